@@ -1,0 +1,179 @@
+//! The one error type of the crate.
+//!
+//! Every input error names what is wrong and where: the vertex, triangle, bone or field and,
+//! where it helps, the offending value. Library code returns [`Result`]; only the binaries
+//! print or exit.
+
+use std::path::PathBuf;
+
+/// Result alias used across the crate.
+pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+/// Everything that can go wrong in skinweights.
+#[allow(missing_docs)] // variant fields are named for what they hold; the variant docs explain them
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum Error {
+    // ---- mesh ----
+    /// The mesh has no vertices or no triangles.
+    #[error("empty mesh: {vertices} vertices, {triangles} triangles (need at least 3 vertices and 1 triangle)")]
+    EmptyMesh { vertices: usize, triangles: usize },
+    /// A vertex coordinate is NaN or infinite.
+    #[error("vertex {vertex} has a non-finite coordinate ({x}, {y})")]
+    NonFiniteCoordinate { vertex: usize, x: f64, y: f64 },
+    /// A triangle refers to a vertex that does not exist.
+    #[error("triangle {triangle} refers to vertex {index}, but the mesh has only {vertex_count} vertices")]
+    IndexOutOfRange {
+        triangle: usize,
+        index: usize,
+        vertex_count: usize,
+    },
+    /// A triangle has (numerically) zero area or repeats a vertex.
+    #[error("triangle {triangle} {corners:?} has zero area ({area:e})")]
+    ZeroAreaTriangle {
+        triangle: usize,
+        corners: [usize; 3],
+        area: f64,
+    },
+    /// The same three vertices appear in two triangles.
+    #[error("triangle {triangle} {corners:?} repeats triangle {first}")]
+    RepeatedTriangle {
+        triangle: usize,
+        first: usize,
+        corners: [usize; 3],
+    },
+    /// An edge is used by more than two triangles (the mesh is not a 2-manifold).
+    #[error("edge ({a}, {b}) is shared by {count} triangles (at most 2 allowed), e.g. triangle {triangle}")]
+    NonManifoldEdge {
+        a: usize,
+        b: usize,
+        count: usize,
+        triangle: usize,
+    },
+    /// Some triangles are counter-clockwise and others clockwise.
+    #[error("mixed orientation: triangle {triangle} {corners:?} is clockwise while {ccw} of {total} triangles are counter-clockwise")]
+    MixedOrientation {
+        triangle: usize,
+        corners: [usize; 3],
+        ccw: usize,
+        total: usize,
+    },
+    /// Every triangle is clockwise (e.g. a y-down file); loaders flip these and say so.
+    #[error("all {total} triangles are clockwise (y-down coordinates?); flip them or load through a scene loader, which does")]
+    ClockwiseMesh { total: usize },
+    /// A vertex is used by no triangle.
+    #[error("vertex {vertex} is not used by any triangle")]
+    UnreferencedVertex { vertex: usize },
+    /// A per-vertex part index is out of range, or the list has the wrong length.
+    #[error("vertex_parts: {message}")]
+    VertexParts { message: String },
+    /// Meshing an outline failed.
+    #[error("meshing failed: {message}")]
+    Meshing { message: String },
+
+    // ---- skeleton / pose ----
+    /// The skeleton has no bones.
+    #[error("the skeleton has no bones")]
+    EmptySkeleton,
+    /// Two bones share a name.
+    #[error("bone name {name:?} is used by bones {first} and {second}")]
+    DuplicateBone {
+        name: String,
+        first: usize,
+        second: usize,
+    },
+    /// A bone names a parent that does not exist.
+    #[error("bone {bone:?} names parent {parent:?}, which is not a bone of this skeleton")]
+    UnknownParent { bone: String, parent: String },
+    /// Following parents from a bone comes back to it.
+    #[error("bone {bone:?} is its own ancestor (parent cycle: {cycle})")]
+    ParentCycle { bone: String, cycle: String },
+    /// A bone coordinate is NaN or infinite.
+    #[error("bone {bone:?}: {field} is not finite")]
+    NonFiniteBone { bone: String, field: &'static str },
+    /// A bone (or pose, probe, weights file) names a part that the mesh does not have.
+    #[error("{context}: unknown part {part:?} (the mesh has parts {known:?})")]
+    UnknownPart {
+        context: String,
+        part: String,
+        known: Vec<String>,
+    },
+    /// A pose, probe or weights file names a bone that the skeleton does not have.
+    #[error("{context}: unknown bone {bone:?}")]
+    UnknownBone { context: String, bone: String },
+    /// A pose value is not finite.
+    #[error("pose: bone {bone:?} has a non-finite {field}")]
+    NonFinitePose { bone: String, field: &'static str },
+
+    // ---- weights ----
+    /// A weights matrix has the wrong shape for the scene.
+    #[error("weights shape mismatch: {message}")]
+    WeightsShape { message: String },
+    /// A weight is NaN, infinite or negative.
+    #[error("weight of vertex {vertex} for bone {bone} is {value} (must be finite and >= 0)")]
+    InvalidWeight {
+        vertex: usize,
+        bone: usize,
+        value: f64,
+    },
+    /// A weight row does not sum to 1.
+    #[error("weights of vertex {vertex} sum to {sum} (must be 1 within {tolerance:e})")]
+    RowSum {
+        vertex: usize,
+        sum: f64,
+        tolerance: f64,
+    },
+
+    // ---- files and formats ----
+    /// A file could not be read or written.
+    #[error("{path}: {source}")]
+    Io {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+    /// A JSON file is not valid JSON or does not match the schema.
+    #[error("{context}: {message}")]
+    Json { context: String, message: String },
+    /// A field of an input has a bad value.
+    #[error("{field}: {message}")]
+    InvalidField { field: String, message: String },
+    /// Refusing to overwrite a file the user did not ask to overwrite.
+    #[error("{path} already exists (pass --force to overwrite)")]
+    WouldOverwrite { path: PathBuf },
+
+    // ---- solvers ----
+    /// No solver has this name.
+    #[error("unknown solver {name:?}; known: {known}")]
+    UnknownSolver { name: String, known: String },
+    /// A solver option is out of range.
+    #[error("solver option {option}: {message}")]
+    InvalidOption { option: String, message: String },
+    /// A sparse factorization or solve failed.
+    #[error("linear algebra: {message}")]
+    LinearAlgebra { message: String },
+    /// A solver cannot produce weights for this input.
+    #[error("solver {solver}: {message}")]
+    Solver { solver: String, message: String },
+    /// Plotting failed.
+    #[error("plot: {message}")]
+    Plot { message: String },
+}
+
+impl Error {
+    /// Wraps an I/O error with the path it concerns.
+    pub fn io(path: impl Into<PathBuf>, source: std::io::Error) -> Self {
+        Error::Io {
+            path: path.into(),
+            source,
+        }
+    }
+
+    /// An invalid-field error.
+    pub fn field(field: impl Into<String>, message: impl Into<String>) -> Self {
+        Error::InvalidField {
+            field: field.into(),
+            message: message.into(),
+        }
+    }
+}

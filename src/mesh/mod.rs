@@ -1,0 +1,304 @@
+//! 2D triangle meshes: the [`Mesh`] type, its validation and topology, meshing of outlines,
+//! and the cotangent Laplacian.
+//!
+//! A mesh is a list of 2D points (f64, y up), counter-clockwise triangles and a part label per
+//! vertex. [`Mesh::new`] validates everything and builds the [`Topology`] once, so every later
+//! stage (solvers, metrics, plots) can rely on a clean 2-manifold with consistent orientation.
+
+mod laplacian;
+mod meshing;
+mod topology;
+
+pub use meshing::{mesh_outline, MeshingOptions, MeshingReport, Outline};
+pub use topology::Topology;
+
+use crate::error::{Error, Result};
+use nalgebra::Point2;
+
+/// Name of the single part a mesh gets when none are given.
+pub const DEFAULT_PART: &str = "body";
+
+/// A validated 2D triangle mesh with per-vertex part labels.
+#[derive(Debug, Clone)]
+pub struct Mesh {
+    vertices: Vec<Point2<f64>>,
+    triangles: Vec<[usize; 3]>,
+    parts: Vec<String>,
+    vertex_parts: Vec<usize>,
+    topology: Topology,
+}
+
+/// Twice the signed area of triangle (a, b, c): positive when counter-clockwise.
+#[inline]
+pub fn signed_area2(a: &Point2<f64>, b: &Point2<f64>, c: &Point2<f64>) -> f64 {
+    (b.x - a.x) * (c.y - a.y) - (b.y - a.y) * (c.x - a.x)
+}
+
+impl Mesh {
+    /// Builds a mesh with one part ([`DEFAULT_PART`]) and validates it.
+    pub fn new(vertices: Vec<Point2<f64>>, triangles: Vec<[usize; 3]>) -> Result<Self> {
+        let n = vertices.len();
+        Self::with_parts(
+            vertices,
+            triangles,
+            vec![DEFAULT_PART.to_string()],
+            vec![0; n],
+        )
+    }
+
+    /// Builds a mesh with named parts (`vertex_parts[v]` indexes `parts`) and validates it.
+    ///
+    /// Errors (each names the offending vertex / triangle / edge): [`Error::EmptyMesh`],
+    /// [`Error::NonFiniteCoordinate`], [`Error::IndexOutOfRange`], [`Error::ZeroAreaTriangle`],
+    /// [`Error::RepeatedTriangle`], [`Error::NonManifoldEdge`], [`Error::MixedOrientation`],
+    /// [`Error::ClockwiseMesh`], [`Error::UnreferencedVertex`], [`Error::VertexParts`].
+    pub fn with_parts(
+        vertices: Vec<Point2<f64>>,
+        triangles: Vec<[usize; 3]>,
+        parts: Vec<String>,
+        vertex_parts: Vec<usize>,
+    ) -> Result<Self> {
+        validate_geometry(&vertices, &triangles)?;
+        validate_parts(vertices.len(), &parts, &vertex_parts)?;
+        let topology = Topology::build(&vertices, &triangles)?;
+        Ok(Mesh {
+            vertices,
+            triangles,
+            parts,
+            vertex_parts,
+            topology,
+        })
+    }
+
+    /// Like [`Mesh::with_parts`], but a mesh whose triangles are *all* clockwise (a y-down
+    /// file) is flipped to counter-clockwise instead of rejected. Returns whether it flipped.
+    pub fn with_parts_fix_winding(
+        vertices: Vec<Point2<f64>>,
+        mut triangles: Vec<[usize; 3]>,
+        parts: Vec<String>,
+        vertex_parts: Vec<usize>,
+    ) -> Result<(Self, bool)> {
+        match validate_geometry(&vertices, &triangles) {
+            Err(Error::ClockwiseMesh { .. }) => {
+                for t in &mut triangles {
+                    t.swap(1, 2);
+                }
+                Ok((
+                    Self::with_parts(vertices, triangles, parts, vertex_parts)?,
+                    true,
+                ))
+            }
+            Err(e) => Err(e),
+            Ok(()) => Ok((
+                Self::with_parts(vertices, triangles, parts, vertex_parts)?,
+                false,
+            )),
+        }
+    }
+
+    /// Vertex positions.
+    pub fn vertices(&self) -> &[Point2<f64>] {
+        &self.vertices
+    }
+    /// Counter-clockwise triangles (vertex indices).
+    pub fn triangles(&self) -> &[[usize; 3]] {
+        &self.triangles
+    }
+    /// Part names.
+    pub fn parts(&self) -> &[String] {
+        &self.parts
+    }
+    /// Part index of every vertex.
+    pub fn vertex_parts(&self) -> &[usize] {
+        &self.vertex_parts
+    }
+    /// Index of the part called `name`.
+    pub fn part_index(&self, name: &str) -> Option<usize> {
+        self.parts.iter().position(|p| p == name)
+    }
+    /// Number of vertices.
+    pub fn vertex_count(&self) -> usize {
+        self.vertices.len()
+    }
+    /// Number of triangles.
+    pub fn triangle_count(&self) -> usize {
+        self.triangles.len()
+    }
+    /// Edges, adjacency, boundary loops and components.
+    pub fn topology(&self) -> &Topology {
+        &self.topology
+    }
+
+    /// Twice the signed area of triangle `t` (positive: counter-clockwise).
+    pub fn triangle_area2(&self, t: usize) -> f64 {
+        let [a, b, c] = self.triangles[t];
+        signed_area2(&self.vertices[a], &self.vertices[b], &self.vertices[c])
+    }
+
+    /// Total area of the mesh.
+    pub fn area(&self) -> f64 {
+        (0..self.triangles.len())
+            .map(|t| self.triangle_area2(t))
+            .sum::<f64>()
+            * 0.5
+    }
+
+    /// Axis-aligned bounding box `(min, max)`.
+    pub fn bounds(&self) -> (Point2<f64>, Point2<f64>) {
+        let mut lo = Point2::new(f64::INFINITY, f64::INFINITY);
+        let mut hi = Point2::new(f64::NEG_INFINITY, f64::NEG_INFINITY);
+        for p in &self.vertices {
+            lo.x = lo.x.min(p.x);
+            lo.y = lo.y.min(p.y);
+            hi.x = hi.x.max(p.x);
+            hi.y = hi.y.max(p.y);
+        }
+        (lo, hi)
+    }
+
+    /// Character height: the rest mesh's bounding-box height. Reported distances are also
+    /// given as a percentage of it.
+    pub fn height(&self) -> f64 {
+        let (lo, hi) = self.bounds();
+        hi.y - lo.y
+    }
+
+    /// Smallest interior angle of triangle `t`, in degrees.
+    pub fn min_angle_deg(&self, t: usize) -> f64 {
+        let [a, b, c] = self.triangles[t].map(|i| self.vertices[i]);
+        let ang = |p: Point2<f64>, q: Point2<f64>, r: Point2<f64>| {
+            let u = q - p;
+            let v = r - p;
+            u.perp(&v).abs().atan2(u.dot(&v)).to_degrees()
+        };
+        ang(a, b, c).min(ang(b, c, a)).min(ang(c, a, b))
+    }
+
+    /// Re-checks every invariant [`Mesh::new`] established (used by tests and fuzzers):
+    /// finite points, CCW non-degenerate triangles, manifold edges, consistent topology.
+    pub fn sanity_check(&self) -> Result<()> {
+        validate_geometry(&self.vertices, &self.triangles)?;
+        validate_parts(self.vertices.len(), &self.parts, &self.vertex_parts)?;
+        self.topology.sanity_check(&self.vertices, &self.triangles)
+    }
+}
+
+fn validate_parts(n: usize, parts: &[String], vertex_parts: &[usize]) -> Result<()> {
+    if parts.is_empty() {
+        return Err(Error::VertexParts {
+            message: "no part names given".into(),
+        });
+    }
+    if vertex_parts.len() != n {
+        return Err(Error::VertexParts {
+            message: format!("{} labels for {} vertices", vertex_parts.len(), n),
+        });
+    }
+    if let Some((v, &p)) = vertex_parts
+        .iter()
+        .enumerate()
+        .find(|(_, &p)| p >= parts.len())
+    {
+        return Err(Error::VertexParts {
+            message: format!(
+                "vertex {v} has part {p}, but there are only {} parts",
+                parts.len()
+            ),
+        });
+    }
+    Ok(())
+}
+
+/// Relative tolerance under which a triangle counts as having zero area.
+const ZERO_AREA_REL: f64 = 1e-14;
+
+fn validate_geometry(vertices: &[Point2<f64>], triangles: &[[usize; 3]]) -> Result<()> {
+    if vertices.len() < 3 || triangles.is_empty() {
+        return Err(Error::EmptyMesh {
+            vertices: vertices.len(),
+            triangles: triangles.len(),
+        });
+    }
+    let mut scale: f64 = 0.0;
+    for (v, p) in vertices.iter().enumerate() {
+        if !p.x.is_finite() || !p.y.is_finite() {
+            return Err(Error::NonFiniteCoordinate {
+                vertex: v,
+                x: p.x,
+                y: p.y,
+            });
+        }
+        scale = scale.max(p.x.abs()).max(p.y.abs());
+    }
+    let n = vertices.len();
+    let eps = ZERO_AREA_REL * scale.max(1e-300) * scale.max(1e-300);
+    let mut ccw = 0usize;
+    let mut first_cw = None;
+    let mut first_ccw = None;
+    for (t, tri) in triangles.iter().enumerate() {
+        for &i in tri {
+            if i >= n {
+                return Err(Error::IndexOutOfRange {
+                    triangle: t,
+                    index: i,
+                    vertex_count: n,
+                });
+            }
+        }
+        let a2 = signed_area2(&vertices[tri[0]], &vertices[tri[1]], &vertices[tri[2]]);
+        if tri[0] == tri[1] || tri[1] == tri[2] || tri[0] == tri[2] || a2.abs() <= eps {
+            return Err(Error::ZeroAreaTriangle {
+                triangle: t,
+                corners: *tri,
+                area: a2 * 0.5,
+            });
+        }
+        if a2 > 0.0 {
+            ccw += 1;
+            first_ccw.get_or_insert(t);
+        } else {
+            first_cw.get_or_insert(t);
+        }
+    }
+    if ccw == 0 {
+        return Err(Error::ClockwiseMesh {
+            total: triangles.len(),
+        });
+    }
+    if ccw < triangles.len() {
+        // Name a triangle of the minority orientation: that is the one most likely wrong.
+        let cw = triangles.len() - ccw;
+        let t = if cw <= ccw {
+            first_cw.unwrap_or(0)
+        } else {
+            first_ccw.unwrap_or(0)
+        };
+        return Err(Error::MixedOrientation {
+            triangle: t,
+            corners: triangles[t],
+            ccw,
+            total: triangles.len(),
+        });
+    }
+    // Repeated triangles: same vertex set, whatever the rotation.
+    let mut keys: Vec<([usize; 3], usize)> = triangles
+        .iter()
+        .enumerate()
+        .map(|(t, tri)| {
+            let mut k = *tri;
+            k.sort_unstable();
+            (k, t)
+        })
+        .collect();
+    keys.sort_unstable();
+    for w in keys.windows(2) {
+        if w[0].0 == w[1].0 {
+            return Err(Error::RepeatedTriangle {
+                triangle: w[1].1,
+                first: w[0].1,
+                corners: triangles[w[1].1],
+            });
+        }
+    }
+    Ok(())
+}

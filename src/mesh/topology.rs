@@ -1,0 +1,235 @@
+//! Mesh connectivity: unique edges, CSR vertex adjacency, boundary loops, components.
+
+use crate::error::{Error, Result};
+use nalgebra::Point2;
+
+/// Connectivity of a validated mesh, built once by [`crate::Mesh::new`].
+#[derive(Debug, Clone, Default)]
+pub struct Topology {
+    /// Unique undirected edges `[a, b]` with `a < b`, sorted.
+    edges: Vec<[usize; 2]>,
+    /// CSR adjacency: the neighbours of `v` are `neighbors[offsets[v]..offsets[v + 1]]`, sorted.
+    offsets: Vec<usize>,
+    neighbors: Vec<usize>,
+    /// Boundary edges directed as in their triangle (the interior lies to their left).
+    boundary_edges: Vec<[usize; 2]>,
+    /// Closed boundary loops, each a vertex cycle with the interior on the left (outer loops
+    /// counter-clockwise, holes clockwise).
+    boundary_loops: Vec<Vec<usize>>,
+    /// Connected component of every vertex.
+    component_of: Vec<usize>,
+    component_count: usize,
+}
+
+impl Topology {
+    /// Builds the topology; fails with [`Error::NonManifoldEdge`] when an edge has more than
+    /// two triangles, or [`Error::UnreferencedVertex`] when a vertex has none.
+    pub(crate) fn build(vertices: &[Point2<f64>], triangles: &[[usize; 3]]) -> Result<Self> {
+        let n = vertices.len();
+        // Directed half-edges keyed by their undirected edge; sorting groups twins together.
+        let mut half: Vec<(u64, u32)> = Vec::with_capacity(triangles.len() * 3);
+        for (t, tri) in triangles.iter().enumerate() {
+            for k in 0..3 {
+                let (a, b) = (tri[k], tri[(k + 1) % 3]);
+                let key = ((a.min(b) as u64) << 32) | a.max(b) as u64;
+                half.push((key, (t * 3 + k) as u32));
+            }
+        }
+        half.sort_unstable();
+        let mut edges = Vec::with_capacity(half.len() / 2 + 16);
+        let mut boundary_edges = Vec::new();
+        let mut degree = vec![0usize; n];
+        let mut i = 0;
+        while i < half.len() {
+            let key = half[i].0;
+            let mut j = i + 1;
+            while j < half.len() && half[j].0 == key {
+                j += 1;
+            }
+            let (a, b) = ((key >> 32) as usize, (key & 0xffff_ffff) as usize);
+            let count = j - i;
+            if count > 2 {
+                return Err(Error::NonManifoldEdge {
+                    a,
+                    b,
+                    count,
+                    triangle: half[i].1 as usize / 3,
+                });
+            }
+            if count == 1 {
+                let h = half[i].1 as usize;
+                let tri = triangles[h / 3];
+                boundary_edges.push([tri[h % 3], tri[(h % 3 + 1) % 3]]);
+            }
+            edges.push([a, b]);
+            degree[a] += 1;
+            degree[b] += 1;
+            i = j;
+        }
+        if let Some(v) = degree.iter().position(|&d| d == 0) {
+            return Err(Error::UnreferencedVertex { vertex: v });
+        }
+        let mut offsets = Vec::with_capacity(n + 1);
+        offsets.push(0);
+        for d in &degree {
+            offsets.push(offsets.last().unwrap() + d);
+        }
+        let mut fill = offsets[..n].to_vec();
+        let mut neighbors = vec![0usize; offsets[n]];
+        for &[a, b] in &edges {
+            neighbors[fill[a]] = b;
+            fill[a] += 1;
+            neighbors[fill[b]] = a;
+            fill[b] += 1;
+        }
+        for v in 0..n {
+            neighbors[offsets[v]..offsets[v + 1]].sort_unstable();
+        }
+        let boundary_loops = trace_loops(n, &boundary_edges);
+        let (component_of, component_count) = components(n, &offsets, &neighbors);
+        Ok(Topology {
+            edges,
+            offsets,
+            neighbors,
+            boundary_edges,
+            boundary_loops,
+            component_of,
+            component_count,
+        })
+    }
+
+    /// Unique undirected edges `[a, b]`, `a < b`, sorted.
+    pub fn edges(&self) -> &[[usize; 2]] {
+        &self.edges
+    }
+    /// Neighbours of vertex `v` (sorted).
+    pub fn neighbors(&self, v: usize) -> &[usize] {
+        &self.neighbors[self.offsets[v]..self.offsets[v + 1]]
+    }
+    /// CSR offsets (length = vertex count + 1).
+    pub fn csr_offsets(&self) -> &[usize] {
+        &self.offsets
+    }
+    /// CSR neighbour array.
+    pub fn csr_neighbors(&self) -> &[usize] {
+        &self.neighbors
+    }
+    /// Boundary edges, directed with the interior on their left.
+    pub fn boundary_edges(&self) -> &[[usize; 2]] {
+        &self.boundary_edges
+    }
+    /// Closed boundary loops (interior on the left).
+    pub fn boundary_loops(&self) -> &[Vec<usize>] {
+        &self.boundary_loops
+    }
+    /// Component index of every vertex.
+    pub fn component_of(&self) -> &[usize] {
+        &self.component_of
+    }
+    /// Number of connected components.
+    pub fn component_count(&self) -> usize {
+        self.component_count
+    }
+
+    pub(crate) fn sanity_check(
+        &self,
+        vertices: &[Point2<f64>],
+        triangles: &[[usize; 3]],
+    ) -> Result<()> {
+        let rebuilt = Topology::build(vertices, triangles)?;
+        let broken = |what: &str| Error::Meshing {
+            message: format!("topology sanity check failed: {what}"),
+        };
+        if rebuilt.edges != self.edges || rebuilt.neighbors != self.neighbors {
+            return Err(broken("edges or adjacency differ from a rebuild"));
+        }
+        // Euler characteristic per mesh: V - E + F = components - holes.
+        let v = vertices.len() as i64;
+        let e = self.edges.len() as i64;
+        let f = triangles.len() as i64;
+        let loops = self.boundary_loops.len() as i64;
+        let holes = loops - self.component_count as i64;
+        if v - e + f != self.component_count as i64 - holes {
+            return Err(broken(
+                "Euler characteristic does not match components and holes",
+            ));
+        }
+        let in_loops: usize = self.boundary_loops.iter().map(Vec::len).sum();
+        if in_loops != self.boundary_edges.len() {
+            return Err(broken("boundary loops do not cover every boundary edge"));
+        }
+        Ok(())
+    }
+}
+
+/// Chains directed boundary edges into closed loops. At a vertex where the boundary touches
+/// itself (two loops share a corner) any unused outgoing edge is taken, which still yields
+/// closed loops covering every edge.
+fn trace_loops(n: usize, boundary: &[[usize; 2]]) -> Vec<Vec<usize>> {
+    let mut out_start = vec![0usize; n + 1];
+    for e in boundary {
+        out_start[e[0] + 1] += 1;
+    }
+    for v in 0..n {
+        out_start[v + 1] += out_start[v];
+    }
+    let mut fill = out_start.clone();
+    let mut out_edge = vec![0usize; boundary.len()];
+    for (i, e) in boundary.iter().enumerate() {
+        out_edge[fill[e[0]]] = i;
+        fill[e[0]] += 1;
+    }
+    let mut used = vec![false; boundary.len()];
+    let mut next_unused = out_start.clone();
+    let mut loops = Vec::new();
+    for start in 0..boundary.len() {
+        if used[start] {
+            continue;
+        }
+        let mut lp = Vec::new();
+        let mut e = start;
+        loop {
+            used[e] = true;
+            lp.push(boundary[e][0]);
+            let to = boundary[e][1];
+            let mut found = None;
+            while next_unused[to] < out_start[to + 1] {
+                let cand = out_edge[next_unused[to]];
+                next_unused[to] += 1;
+                if !used[cand] {
+                    found = Some(cand);
+                    break;
+                }
+            }
+            match found {
+                Some(c) => e = c,
+                None => break,
+            }
+        }
+        loops.push(lp);
+    }
+    loops
+}
+
+fn components(n: usize, offsets: &[usize], neighbors: &[usize]) -> (Vec<usize>, usize) {
+    let mut comp = vec![usize::MAX; n];
+    let mut count = 0;
+    let mut stack = Vec::new();
+    for s in 0..n {
+        if comp[s] != usize::MAX {
+            continue;
+        }
+        comp[s] = count;
+        stack.push(s);
+        while let Some(v) = stack.pop() {
+            for &w in &neighbors[offsets[v]..offsets[v + 1]] {
+                if comp[w] == usize::MAX {
+                    comp[w] = count;
+                    stack.push(w);
+                }
+            }
+        }
+        count += 1;
+    }
+    (comp, count)
+}

@@ -1,0 +1,261 @@
+//! The scene file: JSON, `"format": "skinweights.scene/1"` (see DESIGN.md).
+
+use super::{Probe, Scene, Watch};
+use crate::error::{Error, Result};
+use crate::mesh::{Mesh, DEFAULT_PART};
+use crate::skeleton::{Bone, Pose, Skeleton};
+use nalgebra::{Point2, Vector2};
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+use std::path::Path;
+
+/// The `format` tag of scene files.
+pub const SCENE_FORMAT: &str = "skinweights.scene/1";
+
+#[derive(Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct SceneFile {
+    format: String,
+    name: String,
+    vertices: Vec<[f64; 2]>,
+    triangles: Vec<[usize; 3]>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    parts: Option<Vec<String>>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    vertex_parts: Option<Vec<usize>>,
+    bones: Vec<BoneFile>,
+    #[serde(default)]
+    probes: Vec<ProbeFile>,
+}
+
+#[derive(Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct BoneFile {
+    name: String,
+    parent: Option<String>,
+    head: [f64; 2],
+    tail: [f64; 2],
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    part: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    influences: Option<Vec<String>>,
+}
+
+/// A pose entry: a bare number is a rotation in degrees.
+#[derive(Serialize, Deserialize)]
+#[serde(untagged)]
+enum PoseValue {
+    Degrees(f64),
+    Full {
+        #[serde(default)]
+        rotate: Option<f64>,
+        #[serde(default)]
+        translate: Option<[f64; 2]>,
+    },
+}
+
+#[derive(Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ProbeFile {
+    name: String,
+    pose: BTreeMap<String, PoseValue>,
+    #[serde(default)]
+    watch: WatchFile,
+}
+
+#[derive(Serialize, Deserialize, Default)]
+#[serde(deny_unknown_fields)]
+struct WatchFile {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    part: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    below_y: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    min_distance: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    vertices: Option<Vec<usize>>,
+}
+
+/// Parses and validates a scene from JSON text. Returns the scene and notes about repairs
+/// made while loading (e.g. a consistently clockwise file flipped to counter-clockwise).
+pub fn scene_from_json(text: &str) -> Result<(Scene, Vec<String>)> {
+    let file: SceneFile = serde_json::from_str(text).map_err(|e| Error::Json {
+        context: "scene".into(),
+        message: e.to_string(),
+    })?;
+    if file.format != SCENE_FORMAT {
+        return Err(Error::field(
+            "format",
+            format!("expected {SCENE_FORMAT:?}, found {:?}", file.format),
+        ));
+    }
+    let mut notes = Vec::new();
+    let vertices: Vec<Point2<f64>> = file
+        .vertices
+        .iter()
+        .map(|&[x, y]| Point2::new(x, y))
+        .collect();
+    let (parts, vertex_parts) = match (file.parts, file.vertex_parts) {
+        (Some(p), Some(vp)) => (p, vp),
+        (None, None) => (vec![DEFAULT_PART.to_string()], vec![0; vertices.len()]),
+        (Some(p), None) if p.len() == 1 => (p, vec![0; vertices.len()]),
+        (Some(_), None) => {
+            return Err(Error::field(
+                "vertex_parts",
+                "missing: several parts are named but no vertex is assigned to one",
+            ))
+        }
+        (None, Some(_)) => {
+            return Err(Error::field(
+                "parts",
+                "missing: vertex_parts is given without part names",
+            ))
+        }
+    };
+    let (mesh, flipped) =
+        Mesh::with_parts_fix_winding(vertices, file.triangles, parts, vertex_parts)?;
+    if flipped {
+        notes.push(format!(
+            "all {} triangles were clockwise (y-down file?): flipped to counter-clockwise",
+            mesh.triangle_count()
+        ));
+    }
+    let mut bones = Vec::with_capacity(file.bones.len());
+    for b in &file.bones {
+        let parent = match &b.parent {
+            None => None,
+            Some(p) => Some(
+                file.bones
+                    .iter()
+                    .position(|o| &o.name == p)
+                    .ok_or_else(|| Error::UnknownParent {
+                        bone: b.name.clone(),
+                        parent: p.clone(),
+                    })?,
+            ),
+        };
+        bones.push(Bone {
+            name: b.name.clone(),
+            parent,
+            head: Point2::new(b.head[0], b.head[1]),
+            tail: Point2::new(b.tail[0], b.tail[1]),
+            part: b.part.clone(),
+            influences: b.influences.clone(),
+        });
+    }
+    let skeleton = Skeleton::new(bones)?;
+    let probes = file
+        .probes
+        .into_iter()
+        .map(|p| {
+            let mut pose = Pose::default();
+            for (bone, v) in p.pose {
+                match v {
+                    PoseValue::Degrees(d) => {
+                        pose.rotations.insert(bone, d);
+                    }
+                    PoseValue::Full { rotate, translate } => {
+                        if let Some(d) = rotate {
+                            pose.rotations.insert(bone.clone(), d);
+                        }
+                        if let Some([x, y]) = translate {
+                            pose.translations.insert(bone, Vector2::new(x, y));
+                        }
+                    }
+                }
+            }
+            Probe {
+                name: p.name,
+                pose,
+                watch: Watch {
+                    part: p.watch.part,
+                    below_y: p.watch.below_y,
+                    min_distance: p.watch.min_distance,
+                    vertices: p.watch.vertices,
+                },
+            }
+        })
+        .collect();
+    Ok((Scene::new(file.name, mesh, skeleton, probes)?, notes))
+}
+
+/// Serializes a scene to JSON text in the scene format.
+pub fn scene_to_json(scene: &Scene) -> Result<String> {
+    let mesh = &scene.mesh;
+    let bones = scene.skeleton.bones();
+    let file = SceneFile {
+        format: SCENE_FORMAT.to_string(),
+        name: scene.name.clone(),
+        vertices: mesh.vertices().iter().map(|p| [p.x, p.y]).collect(),
+        triangles: mesh.triangles().to_vec(),
+        parts: Some(mesh.parts().to_vec()),
+        vertex_parts: Some(mesh.vertex_parts().to_vec()),
+        bones: bones
+            .iter()
+            .map(|b| BoneFile {
+                name: b.name.clone(),
+                parent: b.parent.map(|p| bones[p].name.clone()),
+                head: [b.head.x, b.head.y],
+                tail: [b.tail.x, b.tail.y],
+                part: b.part.clone(),
+                influences: b.influences.clone(),
+            })
+            .collect(),
+        probes: scene
+            .probes
+            .iter()
+            .map(|p| {
+                let mut pose = BTreeMap::new();
+                let names: std::collections::BTreeSet<&String> = p
+                    .pose
+                    .rotations
+                    .keys()
+                    .chain(p.pose.translations.keys())
+                    .collect();
+                for n in names {
+                    let r = p.pose.rotations.get(n).copied();
+                    let t = p.pose.translations.get(n).map(|v| [v.x, v.y]);
+                    let v = match (r, t) {
+                        (Some(d), None) => PoseValue::Degrees(d),
+                        (rotate, translate) => PoseValue::Full { rotate, translate },
+                    };
+                    pose.insert(n.clone(), v);
+                }
+                ProbeFile {
+                    name: p.name.clone(),
+                    pose,
+                    watch: WatchFile {
+                        part: p.watch.part.clone(),
+                        below_y: p.watch.below_y,
+                        min_distance: p.watch.min_distance,
+                        vertices: p.watch.vertices.clone(),
+                    },
+                }
+            })
+            .collect(),
+    };
+    serde_json::to_string(&file).map_err(|e| Error::Json {
+        context: "scene".into(),
+        message: e.to_string(),
+    })
+}
+
+/// Loads and validates a scene file. Returns the scene and loading notes (see
+/// [`scene_from_json`]).
+pub fn load_scene(path: impl AsRef<Path>) -> Result<(Scene, Vec<String>)> {
+    let path = path.as_ref();
+    let text = std::fs::read_to_string(path).map_err(|e| Error::io(path, e))?;
+    scene_from_json(&text).map_err(|e| match e {
+        Error::Json { message, .. } => Error::Json {
+            context: path.display().to_string(),
+            message,
+        },
+        e => e,
+    })
+}
+
+/// Writes a scene file (overwrites `path`; the CLI asks before doing so).
+pub fn save_scene(scene: &Scene, path: impl AsRef<Path>) -> Result<()> {
+    let path = path.as_ref();
+    std::fs::write(path, scene_to_json(scene)?).map_err(|e| Error::io(path, e))
+}

@@ -1,0 +1,200 @@
+//! Scenes: a mesh, its skeleton and the probes that measure leakage; the JSON format and the
+//! built-in scene generators.
+
+mod builtin;
+mod format;
+
+pub use builtin::{builtin_scene, BuiltinOptions, BUILTIN_SCENES};
+pub use format::{load_scene, save_scene, scene_from_json, scene_to_json, SCENE_FORMAT};
+
+use crate::error::{Error, Result};
+use crate::mesh::Mesh;
+use crate::skeleton::{Pose, Skeleton};
+
+/// A mesh, a skeleton over it, and named probes.
+#[derive(Debug, Clone)]
+pub struct Scene {
+    /// Scene name (built-in name or the file's `name`).
+    pub name: String,
+    /// The rest mesh.
+    pub mesh: Mesh,
+    /// The bones.
+    pub skeleton: Skeleton,
+    /// Poses with the vertices that must not move.
+    pub probes: Vec<Probe>,
+}
+
+/// Which vertices a probe watches. Every given criterion must hold.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Watch {
+    /// Only vertices of this part.
+    pub part: Option<String>,
+    /// Only vertices with `y < below_y`.
+    pub below_y: Option<f64>,
+    /// Only vertices at least this far from the rest head of the first bone the pose moves.
+    pub min_distance: Option<f64>,
+    /// Only these vertices.
+    pub vertices: Option<Vec<usize>>,
+}
+
+/// A pose plus the vertices that must **not** move in it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Probe {
+    /// Probe name, e.g. `lift_l`.
+    pub name: String,
+    /// The pose to skin.
+    pub pose: Pose,
+    /// The watched vertices.
+    pub watch: Watch,
+}
+
+impl Scene {
+    /// Builds a scene and checks that bones, parts and probes refer to things that exist.
+    pub fn new(
+        name: impl Into<String>,
+        mesh: Mesh,
+        skeleton: Skeleton,
+        probes: Vec<Probe>,
+    ) -> Result<Self> {
+        let scene = Scene {
+            name: name.into(),
+            mesh,
+            skeleton,
+            probes,
+        };
+        scene.check_references()?;
+        Ok(scene)
+    }
+
+    fn check_references(&self) -> Result<()> {
+        let known = self.mesh.parts().to_vec();
+        let check_part = |context: String, part: &str| -> Result<()> {
+            if self.mesh.part_index(part).is_none() {
+                return Err(Error::UnknownPart {
+                    context,
+                    part: part.to_string(),
+                    known: known.clone(),
+                });
+            }
+            Ok(())
+        };
+        for b in self.skeleton.bones() {
+            if let Some(p) = &b.part {
+                check_part(format!("bone {:?} part", b.name), p)?;
+            }
+            for p in b.influences.iter().flatten() {
+                check_part(format!("bone {:?} influences", b.name), p)?;
+            }
+        }
+        for probe in &self.probes {
+            probe.pose.resolve(&self.skeleton).map_err(|e| match e {
+                Error::UnknownBone { bone, .. } => Error::UnknownBone {
+                    context: format!("probe {:?} pose", probe.name),
+                    bone,
+                },
+                e => e,
+            })?;
+            if let Some(p) = &probe.watch.part {
+                check_part(format!("probe {:?} watch", probe.name), p)?;
+            }
+            for &v in probe.watch.vertices.iter().flatten() {
+                if v >= self.mesh.vertex_count() {
+                    return Err(Error::field(
+                        format!("probes[{:?}].watch.vertices", probe.name),
+                        format!(
+                            "vertex {v} out of range (mesh has {})",
+                            self.mesh.vertex_count()
+                        ),
+                    ));
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// The probe called `name`, or the first probe when `name` is `None`.
+    pub fn probe(&self, name: Option<&str>) -> Result<&Probe> {
+        match name {
+            Some(n) => self.probes.iter().find(|p| p.name == n).ok_or_else(|| {
+                Error::field(
+                    "probe",
+                    format!(
+                        "scene {:?} has no probe {n:?} (it has: {:?})",
+                        self.name,
+                        self.probes
+                            .iter()
+                            .map(|p| p.name.as_str())
+                            .collect::<Vec<_>>()
+                    ),
+                )
+            }),
+            None => self.probes.first().ok_or_else(|| {
+                Error::field("probe", format!("scene {:?} has no probes", self.name))
+            }),
+        }
+    }
+
+    /// Part index each bone drives (`None` when the bone names no part).
+    pub fn bone_parts(&self) -> Vec<Option<usize>> {
+        self.skeleton
+            .bones()
+            .iter()
+            .map(|b| b.part.as_deref().and_then(|p| self.mesh.part_index(p)))
+            .collect()
+    }
+
+    /// Re-checks mesh invariants and references (used by tests).
+    pub fn sanity_check(&self) -> Result<()> {
+        self.mesh.sanity_check()?;
+        self.check_references()
+    }
+}
+
+impl Probe {
+    /// Indices of the vertices this probe watches in `scene`.
+    pub fn watched_vertices(&self, scene: &Scene) -> Result<Vec<usize>> {
+        let mesh = &scene.mesh;
+        let part = match &self.watch.part {
+            Some(p) => Some(mesh.part_index(p).ok_or_else(|| Error::UnknownPart {
+                context: format!("probe {:?} watch", self.name),
+                part: p.clone(),
+                known: mesh.parts().to_vec(),
+            })?),
+            None => None,
+        };
+        let anchor = match self.watch.min_distance {
+            Some(_) => {
+                let first = self.pose.moved_bones().next().ok_or_else(|| {
+                    Error::field(
+                        format!("probes[{:?}].watch.min_distance", self.name),
+                        "needs a pose that moves at least one bone",
+                    )
+                })?;
+                let j = scene
+                    .skeleton
+                    .index_of(first)
+                    .ok_or_else(|| Error::UnknownBone {
+                        context: format!("probe {:?} pose", self.name),
+                        bone: first.to_string(),
+                    })?;
+                Some(scene.skeleton.bones()[j].head)
+            }
+            None => None,
+        };
+        let candidates: Box<dyn Iterator<Item = usize>> = match &self.watch.vertices {
+            Some(list) => Box::new(list.iter().copied()),
+            None => Box::new(0..mesh.vertex_count()),
+        };
+        Ok(candidates
+            .filter(|&v| {
+                let p = mesh.vertices()[v];
+                part.is_none_or(|pi| mesh.vertex_parts()[v] == pi)
+                    && self.watch.below_y.is_none_or(|y| p.y < y)
+                    && match (anchor, self.watch.min_distance) {
+                        (Some(a), Some(d)) => (p - a).norm() >= d,
+                        _ => true,
+                    }
+            })
+            .collect())
+    }
+}

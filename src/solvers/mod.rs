@@ -1,0 +1,1 @@
+//! Weight solvers: the [`Solver`] trait, the registry by name, and the shared pieces.

@@ -1,0 +1,346 @@
+//! Skinning weights: a dense vertices × bones matrix.
+
+use crate::error::{Error, Result};
+
+/// Tolerance on row sums that solvers guarantee (DESIGN.md: 1e-9).
+pub const SOLVER_ROW_SUM_TOLERANCE: f64 = 1e-9;
+
+/// Dense skinning weights, row-major: row `v` holds the weight of every bone on vertex `v`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Weights {
+    n_bones: usize,
+    data: Vec<f64>,
+}
+
+impl Weights {
+    /// All-zero weights.
+    pub fn zeros(n_vertices: usize, n_bones: usize) -> Self {
+        Weights {
+            n_bones,
+            data: vec![0.0; n_vertices * n_bones],
+        }
+    }
+
+    /// Weights from rows (one `Vec` per vertex, one entry per bone).
+    pub fn from_rows(rows: &[Vec<f64>], n_bones: usize) -> Result<Self> {
+        let mut data = Vec::with_capacity(rows.len() * n_bones);
+        for (v, r) in rows.iter().enumerate() {
+            if r.len() != n_bones {
+                return Err(Error::WeightsShape {
+                    message: format!(
+                        "row {v} has {} entries, expected {n_bones} (one per bone)",
+                        r.len()
+                    ),
+                });
+            }
+            data.extend_from_slice(r);
+        }
+        Ok(Weights { n_bones, data })
+    }
+
+    /// Weights from a row-major buffer of `n_vertices * n_bones` entries.
+    pub fn from_row_major(data: Vec<f64>, n_bones: usize) -> Result<Self> {
+        if n_bones == 0 || data.len() % n_bones != 0 {
+            return Err(Error::WeightsShape {
+                message: format!(
+                    "{} entries is not a multiple of {n_bones} bones",
+                    data.len()
+                ),
+            });
+        }
+        Ok(Weights { n_bones, data })
+    }
+
+    /// Number of vertices (rows).
+    pub fn vertex_count(&self) -> usize {
+        self.data.len().checked_div(self.n_bones).unwrap_or(0)
+    }
+    /// Number of bones (columns).
+    pub fn bone_count(&self) -> usize {
+        self.n_bones
+    }
+    /// Row of vertex `v`.
+    pub fn row(&self, v: usize) -> &[f64] {
+        &self.data[v * self.n_bones..(v + 1) * self.n_bones]
+    }
+    /// Mutable row of vertex `v`.
+    pub fn row_mut(&mut self, v: usize) -> &mut [f64] {
+        &mut self.data[v * self.n_bones..(v + 1) * self.n_bones]
+    }
+    /// Iterator over rows.
+    pub fn rows(&self) -> std::slice::ChunksExact<'_, f64> {
+        self.data.chunks_exact(self.n_bones)
+    }
+    /// Mutable iterator over rows.
+    pub fn rows_mut(&mut self) -> std::slice::ChunksExactMut<'_, f64> {
+        self.data.chunks_exact_mut(self.n_bones)
+    }
+    /// Weight of bone `b` on vertex `v`.
+    pub fn get(&self, v: usize, b: usize) -> f64 {
+        self.data[v * self.n_bones + b]
+    }
+    /// Sets the weight of bone `b` on vertex `v`.
+    pub fn set(&mut self, v: usize, b: usize, w: f64) {
+        self.data[v * self.n_bones + b] = w;
+    }
+    /// The row-major buffer.
+    pub fn as_slice(&self) -> &[f64] {
+        &self.data
+    }
+    /// Column of bone `b` (one value per vertex).
+    pub fn column(&self, b: usize) -> Vec<f64> {
+        self.rows().map(|r| r[b]).collect()
+    }
+
+    /// Clamps negatives to 0 and divides each row by its sum. A row whose sum is 0 (or not
+    /// finite) is left as is and reported: its vertex index is returned.
+    pub fn normalize(&mut self) -> Vec<usize> {
+        let mut bad = Vec::new();
+        for (v, row) in self.rows_mut().enumerate() {
+            for w in row.iter_mut() {
+                if *w < 0.0 {
+                    *w = 0.0;
+                }
+            }
+            let s: f64 = row.iter().sum();
+            if s > 0.0 && s.is_finite() {
+                row.iter_mut().for_each(|w| *w /= s);
+            } else {
+                bad.push(v);
+            }
+        }
+        bad
+    }
+
+    /// Largest `|sum of row - 1|` over all vertices.
+    pub fn normalization_error(&self) -> f64 {
+        self.rows()
+            .map(|r| (r.iter().sum::<f64>() - 1.0).abs())
+            .fold(0.0, f64::max)
+    }
+
+    /// Checks every weight is finite and >= 0 and every row sums to 1 within `tolerance`;
+    /// the error names the first offending vertex (and bone).
+    pub fn validate_with_tolerance(&self, tolerance: f64) -> Result<()> {
+        for (v, row) in self.rows().enumerate() {
+            let mut s = 0.0;
+            for (b, &w) in row.iter().enumerate() {
+                if !w.is_finite() || w < 0.0 {
+                    return Err(Error::InvalidWeight {
+                        vertex: v,
+                        bone: b,
+                        value: w,
+                    });
+                }
+                s += w;
+            }
+            if (s - 1.0).abs() > tolerance {
+                return Err(Error::RowSum {
+                    vertex: v,
+                    sum: s,
+                    tolerance,
+                });
+            }
+        }
+        Ok(())
+    }
+
+    /// [`Weights::validate_with_tolerance`] with the solvers' tolerance, 1e-9.
+    pub fn validate(&self) -> Result<()> {
+        self.validate_with_tolerance(SOLVER_ROW_SUM_TOLERANCE)
+    }
+
+    /// Keeps the `k` **largest** weights of every row and renormalizes: sort, then truncate,
+    /// then renormalize (the seed's rule). Ties keep the lower bone index.
+    pub fn top_k(&self, k: usize) -> Weights {
+        self.truncated(k, true)
+    }
+
+    /// The seed's bug, kept for experiments: keeps the **first** `k` non-zero influences in
+    /// bone order, whatever their size, and renormalizes. Do not use for real export.
+    pub fn first_k_then_normalize(&self, k: usize) -> Weights {
+        self.truncated(k, false)
+    }
+
+    fn truncated(&self, k: usize, sort: bool) -> Weights {
+        let mut out = self.clone();
+        let mut idx: Vec<usize> = Vec::with_capacity(self.n_bones);
+        for row in out.rows_mut() {
+            idx.clear();
+            idx.extend((0..row.len()).filter(|&b| row[b] > 0.0));
+            if idx.len() <= k {
+                continue;
+            }
+            if sort {
+                // Stable sort: equal weights keep bone order.
+                idx.sort_by(|&a, &b| row[b].total_cmp(&row[a]));
+            }
+            for &b in &idx[k..] {
+                row[b] = 0.0;
+            }
+            let s: f64 = row.iter().sum();
+            if s > 0.0 {
+                row.iter_mut().for_each(|w| *w /= s);
+            }
+        }
+        out
+    }
+
+    /// Number of non-zero weights on each vertex.
+    pub fn influence_counts(&self) -> Vec<usize> {
+        self.rows()
+            .map(|r| r.iter().filter(|&&w| w != 0.0).count())
+            .collect()
+    }
+
+    /// Sparse influence lists (bone index, weight) of non-zero weights, largest first: the
+    /// layout engines and exporters use.
+    pub fn influences(&self) -> Vec<Vec<(usize, f64)>> {
+        self.rows()
+            .map(|r| {
+                let mut l: Vec<(usize, f64)> = r
+                    .iter()
+                    .copied()
+                    .enumerate()
+                    .filter(|&(_, w)| w != 0.0)
+                    .collect();
+                l.sort_by(|a, b| b.1.total_cmp(&a.1));
+                l
+            })
+            .collect()
+    }
+
+    /// Bone with the largest weight on each vertex.
+    pub fn dominant_bones(&self) -> Vec<usize> {
+        self.rows()
+            .map(|r| {
+                let mut best = 0;
+                for b in 1..r.len() {
+                    if r[b] > r[best] {
+                        best = b;
+                    }
+                }
+                best
+            })
+            .collect()
+    }
+}
+
+/// The `format` tag of weights files.
+pub const WEIGHTS_FORMAT: &str = "skinweights.weights/1";
+
+/// A weights file (JSON, `"format": "skinweights.weights/1"`): dense rows in bone order.
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct WeightsFile {
+    /// Always [`WEIGHTS_FORMAT`].
+    pub format: String,
+    /// Name of the scene the weights belong to.
+    pub scene: String,
+    /// Name of the solver (or tool) that made them.
+    pub solver: String,
+    /// Bone names, in column order.
+    pub bones: Vec<String>,
+    /// One row per vertex, one weight per bone.
+    pub weights: Vec<Vec<f64>>,
+}
+
+impl WeightsFile {
+    /// Packs weights for saving.
+    pub fn new(scene: &str, solver: &str, bones: Vec<String>, weights: &Weights) -> Self {
+        WeightsFile {
+            format: WEIGHTS_FORMAT.to_string(),
+            scene: scene.to_string(),
+            solver: solver.to_string(),
+            bones,
+            weights: weights.rows().map(<[f64]>::to_vec).collect(),
+        }
+    }
+
+    /// Parses a weights file from JSON text (shape and format are checked; values are not,
+    /// so that `eval` and `lint` can score broken weights).
+    pub fn from_json(text: &str) -> Result<Self> {
+        let f: WeightsFile = serde_json::from_str(text).map_err(|e| Error::Json {
+            context: "weights".into(),
+            message: e.to_string(),
+        })?;
+        if f.format != WEIGHTS_FORMAT {
+            return Err(Error::field(
+                "format",
+                format!("expected {WEIGHTS_FORMAT:?}, found {:?}", f.format),
+            ));
+        }
+        Ok(f)
+    }
+
+    /// Reads a weights file.
+    pub fn load(path: impl AsRef<std::path::Path>) -> Result<Self> {
+        let path = path.as_ref();
+        let text = std::fs::read_to_string(path).map_err(|e| Error::io(path, e))?;
+        Self::from_json(&text).map_err(|e| match e {
+            Error::Json { message, .. } => Error::Json {
+                context: path.display().to_string(),
+                message,
+            },
+            e => e,
+        })
+    }
+
+    /// Writes the file as JSON.
+    pub fn save(&self, path: impl AsRef<std::path::Path>) -> Result<()> {
+        let path = path.as_ref();
+        let text = serde_json::to_string(self).map_err(|e| Error::Json {
+            context: path.display().to_string(),
+            message: e.to_string(),
+        })?;
+        std::fs::write(path, text).map_err(|e| Error::io(path, e))
+    }
+
+    /// The weights with columns in the order of `bone_names` (the scene's skeleton), after
+    /// checking that the file has exactly those bones and `n_vertices` rows.
+    pub fn to_weights_for(&self, bone_names: &[String], n_vertices: usize) -> Result<Weights> {
+        if self.weights.len() != n_vertices {
+            return Err(Error::WeightsShape {
+                message: format!(
+                    "the weights file has {} rows, the scene has {n_vertices} vertices",
+                    self.weights.len()
+                ),
+            });
+        }
+        let mut columns = Vec::with_capacity(bone_names.len());
+        for name in bone_names {
+            let c = self.bones.iter().position(|b| b == name).ok_or_else(|| {
+                Error::WeightsShape {
+                    message: format!(
+                        "the scene's bone {name:?} is missing from the weights file (it has {:?})",
+                        self.bones
+                    ),
+                }
+            })?;
+            columns.push(c);
+        }
+        if let Some(extra) = self.bones.iter().find(|b| !bone_names.contains(b)) {
+            return Err(Error::WeightsShape {
+                message: format!(
+                    "the weights file has bone {extra:?}, which the scene does not have"
+                ),
+            });
+        }
+        let mut w = Weights::zeros(n_vertices, bone_names.len());
+        for (v, row) in self.weights.iter().enumerate() {
+            if row.len() != self.bones.len() {
+                return Err(Error::WeightsShape {
+                    message: format!(
+                        "row {v} has {} entries, the file lists {} bones",
+                        row.len(),
+                        self.bones.len()
+                    ),
+                });
+            }
+            for (b, &c) in columns.iter().enumerate() {
+                w.set(v, b, row[c]);
+            }
+        }
+        Ok(w)
+    }
+}

@@ -1,6 +1,51 @@
 //! # skinweights
 //!
 //! Automatic skinning weights for 2D characters, and honest measurements of how good they are.
+//!
+//! The data flow is one line (see `ARCHITECTURE.md`):
+//!
+//! ```text
+//! Scene (Mesh + Skeleton + Probes) --Solver--> Weights --Pose + Skinning--> deformed Mesh --> Metrics
+//! ```
+//!
+//! Every stage is a plain value you can save, load and inspect.
+//!
+//! ## Example: a two-bone strip, skinned
+//!
+//! ```
+//! use nalgebra::Point2;
+//! use skinweights::{linear_blend_skinning, Bone, Mesh, Pose, Skeleton, Weights};
+//!
+//! // A 2 x 1 strip of four triangles, counter-clockwise.
+//! let vertices = vec![
+//!     Point2::new(0.0, 0.0), Point2::new(1.0, 0.0), Point2::new(2.0, 0.0),
+//!     Point2::new(0.0, 1.0), Point2::new(1.0, 1.0), Point2::new(2.0, 1.0),
+//! ];
+//! let triangles = vec![[0, 1, 4], [0, 4, 3], [1, 2, 5], [1, 5, 4]];
+//! let mesh = Mesh::new(vertices, triangles)?;
+//! mesh.sanity_check()?;
+//!
+//! // Two bones along the strip's axis; the second is a child of the first.
+//! let skeleton = Skeleton::new(vec![
+//!     Bone::new("upper", Point2::new(0.0, 0.5), Point2::new(1.0, 0.5)),
+//!     Bone::new("lower", Point2::new(1.0, 0.5), Point2::new(2.0, 0.5)).with_parent(0),
+//! ])?;
+//!
+//! // Left column on `upper`, middle column blended, right column on `lower`.
+//! let rows = [[1.0, 0.0], [0.5, 0.5], [0.0, 1.0], [1.0, 0.0], [0.5, 0.5], [0.0, 1.0]];
+//! let weights = Weights::from_rows(&rows.map(|r| r.to_vec()), 2)?;
+//! weights.validate()?;
+//!
+//! // Bend the lower bone by 90 degrees about its head (1, 0.5).
+//! let pose = Pose::rest().rotate("lower", 90.0);
+//! let posed = linear_blend_skinning(mesh.vertices(), &skeleton, &weights, &pose)?;
+//! // The tip (2, 0) swings around the joint to (1.5, 1.5).
+//! assert!((posed[2] - Point2::new(1.5, 1.5)).norm() < 1e-12);
+//! // The rest pose moves nothing (the seed's bind-identity check).
+//! let rest = linear_blend_skinning(mesh.vertices(), &skeleton, &weights, &Pose::rest())?;
+//! assert!(rest.iter().zip(mesh.vertices()).all(|(a, b)| (a - b).norm() < 1e-12));
+//! # Ok::<(), skinweights::Error>(())
+//! ```
 
 #![warn(missing_docs)]
 

@@ -51,6 +51,8 @@
 
 pub mod error;
 pub mod mesh;
+pub mod metrics;
+pub mod plot;
 pub mod scene;
 pub mod skeleton;
 pub mod skinning;

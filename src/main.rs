@@ -65,7 +65,9 @@ struct SceneArg {
 
 fn spinner(message: impl Into<String>) -> ProgressBar {
     let pb = ProgressBar::new_spinner();
-    pb.set_style(ProgressStyle::with_template("{spinner} {msg} ({elapsed})").expect("valid template"));
+    pb.set_style(
+        ProgressStyle::with_template("{spinner} {msg} ({elapsed})").expect("valid template"),
+    );
     pb.set_message(message.into());
     pb.enable_steady_tick(Duration::from_millis(120));
     pb
@@ -85,7 +87,10 @@ fn resolve_scene(name: Option<&str>, builtin: &BuiltinArgs) -> Result<Scene, Err
     if !BUILTIN_SCENES.contains(&name) {
         return Err(Error::field(
             "scene",
-            format!("{name:?} is neither a file nor a built-in scene ({})", BUILTIN_SCENES.join(", ")),
+            format!(
+                "{name:?} is neither a file nor a built-in scene ({})",
+                BUILTIN_SCENES.join(", ")
+            ),
         ));
     }
     let pb = spinner(format!("meshing {name} (~{} vertices)", builtin.vertices));
@@ -103,7 +108,9 @@ fn resolve_scene(name: Option<&str>, builtin: &BuiltinArgs) -> Result<Scene, Err
 /// Refuses to overwrite a file unless `force`.
 fn check_output(path: &Path, force: bool) -> Result<(), Error> {
     if path.exists() && !force {
-        return Err(Error::WouldOverwrite { path: path.to_path_buf() });
+        return Err(Error::WouldOverwrite {
+            path: path.to_path_buf(),
+        });
     }
     Ok(())
 }
@@ -111,7 +118,9 @@ fn check_output(path: &Path, force: bool) -> Result<(), Error> {
 fn run(cli: Cli) -> Result<ExitCode, Error> {
     match cli.command {
         Command::Compare { scene: _ } => {
-            println!("compare: not yet available (the solvers and metrics land in the next issues)");
+            println!(
+                "compare: not yet available (the solvers and metrics land in the next issues)"
+            );
             Ok(ExitCode::SUCCESS)
         }
         Command::Scene {
@@ -124,7 +133,10 @@ fn run(cli: Cli) -> Result<ExitCode, Error> {
             if !BUILTIN_SCENES.contains(&name.as_str()) {
                 return Err(Error::field(
                     "scene",
-                    format!("unknown built-in scene {name:?} (known: {})", BUILTIN_SCENES.join(", ")),
+                    format!(
+                        "unknown built-in scene {name:?} (known: {})",
+                        BUILTIN_SCENES.join(", ")
+                    ),
                 ));
             }
             let scene = resolve_scene(Some(&name), &builtin)?;

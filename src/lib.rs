@@ -50,6 +50,7 @@
 #![warn(missing_docs)]
 
 pub mod error;
+pub mod lint;
 pub mod mesh;
 pub mod metrics;
 pub mod plot;

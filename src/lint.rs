@@ -1,0 +1,116 @@
+//! The seed's table of measurable checks, run on a scene and its weights.
+//!
+//! | check | pass condition | inspect first on failure |
+//! |---|---|---|
+//! | bind-pose identity | max displacement < 1e-6 | inverse bind matrix and multiplication order |
+//! | weight normalization | max abs(row sum - 1) < 1e-5 | uninitialized weights, import precision, missing influence |
+//! | neighbourhood continuity | no isolated discontinuity | automatic-weight radius and hard-edge labels |
+//! | extreme pose (each probe) | no flipped triangle, area loss within the limit | corrective shape, helper bone, blend width |
+//!
+//! The seed's pixel-edge check needs a renderer and textures; it is not run here.
+
+use crate::error::Result;
+use crate::metrics::{
+    area_change_pct, bind_identity_error, flipped_triangles, isolated_discontinuities,
+    posed_positions, DEFAULT_JUMP_THRESHOLD,
+};
+use crate::scene::Scene;
+use crate::skinning::check_shape;
+use crate::weights::Weights;
+use serde::Serialize;
+
+/// Thresholds of the checks.
+#[derive(Debug, Clone)]
+pub struct LintOptions {
+    /// Bind-pose identity limit, scene units (default 1e-6, the seed's).
+    pub bind_tolerance: f64,
+    /// Normalization limit (default 1e-5, the seed's).
+    pub norm_tolerance: f64,
+    /// L1 jump that counts as a discontinuity (default [`DEFAULT_JUMP_THRESHOLD`], 0.5).
+    pub jump_threshold: f64,
+    /// Largest acceptable area loss in an extreme pose, percent (default 10).
+    pub max_area_loss_pct: f64,
+}
+
+impl Default for LintOptions {
+    fn default() -> Self {
+        LintOptions {
+            bind_tolerance: 1e-6,
+            norm_tolerance: 1e-5,
+            jump_threshold: DEFAULT_JUMP_THRESHOLD,
+            max_area_loss_pct: 10.0,
+        }
+    }
+}
+
+/// The result of one check.
+#[derive(Debug, Clone, Serialize)]
+pub struct Check {
+    /// Check name.
+    pub check: String,
+    /// Whether it passed.
+    pub pass: bool,
+    /// The measured number, in words with units.
+    pub measured: String,
+    /// The pass condition.
+    pub condition: String,
+    /// The seed's "inspect first on failure" hint.
+    pub inspect_first: String,
+}
+
+/// Runs every check; one extreme-pose check per probe of the scene.
+pub fn lint(scene: &Scene, weights: &Weights, options: &LintOptions) -> Result<Vec<Check>> {
+    check_shape(scene.mesh.vertex_count(), weights, scene.skeleton.len())?;
+    let mut checks = Vec::new();
+    let bind = bind_identity_error(scene, weights)?;
+    checks.push(Check {
+        check: "bind-pose identity".into(),
+        pass: bind < options.bind_tolerance,
+        measured: format!("max displacement {bind:.3e} px"),
+        condition: format!("< {:e}", options.bind_tolerance),
+        inspect_first: "inverse bind matrix and multiplication order".into(),
+    });
+    let norm = weights.normalization_error();
+    let worst = weights
+        .rows()
+        .enumerate()
+        .map(|(v, r)| (v, (r.iter().sum::<f64>() - 1.0).abs()))
+        .fold((0, 0.0), |a, b| if b.1 > a.1 { b } else { a });
+    checks.push(Check {
+        check: "weight normalization".into(),
+        pass: norm < options.norm_tolerance,
+        measured: format!("max |sum - 1| = {norm:.3e} (vertex {})", worst.0),
+        condition: format!("< {:e}", options.norm_tolerance),
+        inspect_first: "uninitialized weights, import precision, missing influence".into(),
+    });
+    let jumps = isolated_discontinuities(&scene.mesh, weights, options.jump_threshold);
+    checks.push(Check {
+        check: "neighbourhood continuity".into(),
+        pass: jumps.is_empty(),
+        measured: match jumps.first() {
+            Some(v) => format!(
+                "{} isolated discontinuities (first: vertex {v})",
+                jumps.len()
+            ),
+            None => "0 isolated discontinuities".into(),
+        },
+        condition: format!(
+            "no vertex differs from all its neighbours by L1 > {}",
+            options.jump_threshold
+        ),
+        inspect_first: "automatic-weight radius and hard-edge labels".into(),
+    });
+    for probe in &scene.probes {
+        let posed = posed_positions(scene, weights, &probe.pose)?;
+        let flipped = flipped_triangles(&scene.mesh, &posed);
+        let area = area_change_pct(&scene.mesh, &posed);
+        checks.push(Check {
+            check: format!("extreme pose {:?}", probe.name),
+            pass: flipped == 0 && area >= -options.max_area_loss_pct,
+            measured: format!("{flipped} flipped triangles, area change {area:+.3}%"),
+            condition: format!("0 flipped, area loss <= {}%", options.max_area_loss_pct),
+            inspect_first: "corrective shape, helper bone, blend width".into(),
+        });
+    }
+    Ok(checks)
+}

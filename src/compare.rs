@@ -8,7 +8,14 @@ use crate::weights::Weights;
 use serde::{Deserialize, Serialize};
 
 /// The solvers `compare` runs by default, in table order.
-pub const DEFAULT_SOLVERS: &[&str] = &["linear", "euclidean", "geodesic", "heat", "mask", "heat+mask"];
+pub const DEFAULT_SOLVERS: &[&str] = &[
+    "linear",
+    "euclidean",
+    "geodesic",
+    "heat",
+    "mask",
+    "heat+mask",
+];
 
 /// One row of the table: a solver and its metrics.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -49,7 +56,11 @@ pub struct Solved {
 
 /// Runs each named solver on `scene` (one after another, so every timing has the machine to
 /// itself), calling `progress(i, name)` before solver `i`.
-pub fn solve_all(scene: &Scene, solvers: &[String], mut progress: impl FnMut(usize, &str)) -> Result<Vec<Solved>> {
+pub fn solve_all(
+    scene: &Scene,
+    solvers: &[String],
+    mut progress: impl FnMut(usize, &str),
+) -> Result<Vec<Solved>> {
     let mut out = Vec::with_capacity(solvers.len());
     for (i, name) in solvers.iter().enumerate() {
         progress(i, name);
@@ -125,7 +136,9 @@ fn cells(row: &CompareRow) -> Vec<String> {
         format!("{:.1e}", m.bind_err),
         m.discontinuities.to_string(),
         num(m.dirichlet, 3),
-        m.time_s.map(|t| format!("{t:.3}")).unwrap_or_else(|| "-".into()),
+        m.time_s
+            .map(|t| format!("{t:.3}"))
+            .unwrap_or_else(|| "-".into()),
     ]
 }
 
@@ -175,4 +188,51 @@ impl Comparison {
             message: e.to_string(),
         })
     }
+}
+
+/// The two figure panels of one weights set: its weight map, and the probe pose with the
+/// watched vertices coloured by drag (% of height, colour bar up to `drag_scale_pct`).
+pub fn figure_panels(
+    scene: &Scene,
+    weights: &Weights,
+    label: &str,
+    probe: &crate::scene::Probe,
+    drag_scale_pct: f64,
+) -> Result<[crate::plot::Panel; 2]> {
+    use crate::plot::{Panel, PoseMap, WeightMap};
+    let drag = crate::metrics::drag(scene, weights, probe)?;
+    let posed = crate::metrics::posed_positions(scene, weights, &probe.pose)?;
+    let mut value = vec![None; scene.mesh.vertex_count()];
+    for (&v, &d) in drag.vertices.iter().zip(&drag.displacement) {
+        value[v] = Some(d / drag.height * 100.0);
+    }
+    let world = scene.skeleton.world_transforms(&probe.pose)?;
+    let bones = scene
+        .skeleton
+        .bones()
+        .iter()
+        .zip(&world)
+        .map(|(b, m)| {
+            [
+                m * nalgebra::Point2::origin(),
+                m * nalgebra::Point2::new(b.length(), 0.0),
+            ]
+        })
+        .collect();
+    Ok([
+        Panel::Weights(WeightMap::new(scene, weights, format!("{label}: weights"))),
+        Panel::Pose(PoseMap::new(
+            format!(
+                "{label}: {} (max drag {:.2}% h)",
+                probe.name,
+                drag.max_pct()
+            ),
+            scene,
+            posed,
+            bones,
+            &value,
+            drag_scale_pct,
+            "drag % h",
+        )),
+    ])
 }

@@ -49,6 +49,7 @@
 
 #![warn(missing_docs)]
 
+pub mod compare;
 pub mod error;
 pub mod lint;
 pub mod mesh;

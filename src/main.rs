@@ -2,8 +2,12 @@
 
 use clap::{Args, Parser, Subcommand};
 use indicatif::{ProgressBar, ProgressStyle};
+use skinweights::compare::{figure_panels, CompareRow, Comparison};
+use skinweights::lint::{lint, LintOptions};
+use skinweights::metrics::evaluate;
+use skinweights::plot::{save_figure, Grid};
 use skinweights::scene::{builtin_scene, load_scene, save_scene, BuiltinOptions, BUILTIN_SCENES};
-use skinweights::{Error, Scene};
+use skinweights::{Error, Scene, Weights, WeightsFile};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::Duration;
@@ -25,6 +29,59 @@ enum Command {
     Compare {
         #[command(flatten)]
         scene: SceneArg,
+    },
+    /// Score weights made by any tool: every metric on a probe of the scene.
+    ///
+    /// Example: `skinweights eval arms.json blender_weights.json --probe lift_l --json`
+    Eval {
+        /// Scene file or built-in name.
+        scene: String,
+        /// Weights file (skinweights.weights/1 JSON).
+        weights: PathBuf,
+        /// Probe to measure (default: the scene's first probe).
+        #[arg(long)]
+        probe: Option<String>,
+        /// Print JSON instead of a table.
+        #[arg(long)]
+        json: bool,
+        #[command(flatten)]
+        builtin: BuiltinArgs,
+    },
+    /// Run the seed's check table (bind identity, normalization, continuity, extreme poses).
+    ///
+    /// Prints PASS/FAIL per check with the measured number and what to inspect first; exits
+    /// with code 1 when any check fails.
+    Lint {
+        /// Scene file or built-in name.
+        scene: String,
+        /// Weights file (skinweights.weights/1 JSON).
+        weights: PathBuf,
+        /// Print JSON instead of a table.
+        #[arg(long)]
+        json: bool,
+        /// Largest acceptable area loss in an extreme pose, percent.
+        #[arg(long, default_value_t = 10.0)]
+        max_area_loss: f64,
+        #[command(flatten)]
+        builtin: BuiltinArgs,
+    },
+    /// Draw the weight map and the probe pose of a weights file (PNG or SVG by extension).
+    Plot {
+        /// Scene file or built-in name.
+        scene: String,
+        /// Weights file (skinweights.weights/1 JSON).
+        weights: PathBuf,
+        /// Probe to pose (default: the scene's first probe).
+        #[arg(long)]
+        probe: Option<String>,
+        /// Output figure, .png or .svg.
+        #[arg(short, long)]
+        output: PathBuf,
+        /// Overwrite the output file if it exists.
+        #[arg(long)]
+        force: bool,
+        #[command(flatten)]
+        builtin: BuiltinArgs,
     },
     /// Generate a built-in scene and write it as a scene file.
     ///
@@ -115,8 +172,122 @@ fn check_output(path: &Path, force: bool) -> Result<(), Error> {
     Ok(())
 }
 
+/// Loads a weights file and matches its bones to the scene's.
+fn load_weights_for(scene: &Scene, path: &Path) -> Result<Weights, Error> {
+    let file = WeightsFile::load(path)?;
+    if file.scene != scene.name {
+        eprintln!(
+            "note: {} was made for scene {:?}, scoring it on {:?}",
+            path.display(),
+            file.scene,
+            scene.name
+        );
+    }
+    file.to_weights_for(&scene.skeleton.names(), scene.mesh.vertex_count())
+}
+
 fn run(cli: Cli) -> Result<ExitCode, Error> {
     match cli.command {
+        Command::Eval {
+            scene,
+            weights,
+            probe,
+            json,
+            builtin,
+        } => {
+            let scene = resolve_scene(Some(&scene), &builtin)?;
+            let w = load_weights_for(&scene, &weights)?;
+            let probe = scene.probe(probe.as_deref())?;
+            let metrics = evaluate(&scene, &w, probe, None)?;
+            let row = CompareRow {
+                solver: weights.display().to_string(),
+                metrics,
+                warnings: vec![],
+            };
+            let table = Comparison {
+                scene: scene.name.clone(),
+                probe: probe.name.clone(),
+                rows: vec![row],
+            };
+            if json {
+                println!("{}", table.to_json()?);
+            } else {
+                print!("{}", table.to_markdown());
+            }
+            Ok(ExitCode::SUCCESS)
+        }
+        Command::Lint {
+            scene,
+            weights,
+            json,
+            max_area_loss,
+            builtin,
+        } => {
+            let scene = resolve_scene(Some(&scene), &builtin)?;
+            let w = load_weights_for(&scene, &weights)?;
+            let options = LintOptions {
+                max_area_loss_pct: max_area_loss,
+                ..LintOptions::default()
+            };
+            let checks = lint(&scene, &w, &options)?;
+            if json {
+                let text = serde_json::to_string_pretty(&checks).map_err(|e| Error::Json {
+                    context: "lint".into(),
+                    message: e.to_string(),
+                })?;
+                println!("{text}");
+            } else {
+                for c in &checks {
+                    println!(
+                        "{} {:<28} {}  (pass: {})",
+                        if c.pass { "PASS" } else { "FAIL" },
+                        c.check,
+                        c.measured,
+                        c.condition
+                    );
+                    if !c.pass {
+                        println!("     inspect first: {}", c.inspect_first);
+                    }
+                }
+                println!("skipped: pixel-edge check (needs a renderer and the textures)");
+            }
+            Ok(if checks.iter().all(|c| c.pass) {
+                ExitCode::SUCCESS
+            } else {
+                ExitCode::from(1)
+            })
+        }
+        Command::Plot {
+            scene,
+            weights,
+            probe,
+            output,
+            force,
+            builtin,
+        } => {
+            check_output(&output, force)?;
+            let scene = resolve_scene(Some(&scene), &builtin)?;
+            let w = load_weights_for(&scene, &weights)?;
+            let probe = scene.probe(probe.as_deref())?;
+            let label = weights
+                .file_stem()
+                .map(|s| s.to_string_lossy().to_string())
+                .unwrap_or_default();
+            let drag_scale = skinweights::metrics::drag(&scene, &w, probe)?
+                .max_pct()
+                .max(1.0);
+            let panels = figure_panels(&scene, &w, &label, probe, drag_scale)?;
+            save_figure(
+                &Grid {
+                    panels: &panels,
+                    columns: 2,
+                },
+                &output,
+                (1400, 700),
+            )?;
+            println!("wrote {}", output.display());
+            Ok(ExitCode::SUCCESS)
+        }
         Command::Compare { scene: _ } => {
             println!(
                 "compare: not yet available (the solvers and metrics land in the next issues)"

@@ -122,3 +122,20 @@ pub fn viridis(t: f64) -> RGBColor {
     let (a, b) = (STOPS[i], STOPS[i + 1]);
     RGBColor(lerp(a.0, b.0), lerp(a.1, b.1), lerp(a.2, b.2))
 }
+
+/// Either kind of mesh figure, so that weight maps and posed meshes can share one grid.
+pub enum Panel {
+    /// A weight map.
+    Weights(WeightMap),
+    /// A posed mesh.
+    Pose(PoseMap),
+}
+
+impl Figure for Panel {
+    fn draw<DB: DrawingBackend>(&self, area: &DrawingArea<DB, Shift>) -> Result<()> {
+        match self {
+            Panel::Weights(w) => w.draw(area),
+            Panel::Pose(p) => p.draw(area),
+        }
+    }
+}

@@ -147,7 +147,7 @@ pub fn dqs_with_transforms(
                 } else {
                     w
                 };
-                sum = sum + q * s;
+                sum += q * s;
             }
             if sum.real.norm() < WEIGHT_SUM_EPSILON {
                 // All-zero weights: the LBS loop would send the vertex to the origin too.

@@ -58,7 +58,7 @@ const Y_LABELS: u32 = 40;
 /// Draws a smoothly coloured mesh with segments on top, axes in scene units, and returns the
 /// drawing area left over on the right (for a legend or colour bar).
 #[allow(clippy::too_many_arguments)]
-fn draw_mesh_panel<'a, DB: DrawingBackend>(
+fn draw_mesh_panel<DB: DrawingBackend>(
     area: &DrawingArea<DB, Shift>,
     title: &str,
     positions: &[Point2<f64>],
@@ -67,10 +67,7 @@ fn draw_mesh_panel<'a, DB: DrawingBackend>(
     segments: &[([Point2<f64>; 2], RGBColor)],
     side_width: u32,
     bounds: (Point2<f64>, Point2<f64>),
-) -> Result<DrawingArea<DB, Shift>>
-where
-    DB: 'a,
-{
+) -> Result<DrawingArea<DB, Shift>> {
     let area = area
         .titled(title, ("sans-serif", 18).into_font())
         .map_err(plot_err)?;

@@ -9,7 +9,9 @@ mod laplacian;
 mod meshing;
 mod topology;
 
-pub use meshing::{mesh_outline, MeshingOptions, MeshingReport, Outline};
+pub use meshing::{
+    calibrate_max_area, estimate_max_area, mesh_outline, MeshingOptions, MeshingReport, Outline,
+};
 pub use topology::Topology;
 
 use crate::error::{Error, Result};

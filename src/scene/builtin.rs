@@ -202,6 +202,7 @@ struct Spec {
 
 fn build(name: &str, spec: Spec, target_vertices: usize) -> Result<Scene> {
     let total_area: f64 = spec.pieces.iter().map(|p| 2.0 * p.half.area()).sum();
+    let perimeter: f64 = spec.pieces.iter().map(|p| 2.0 * p.half.perimeter()).sum();
     // One area bound for every piece, so the density is uniform across the scene; calibrated
     // on the vertex count of the final (mirrored, merged) mesh.
     let run = |max_area: f64| -> Result<(MeshParts, usize)> {
@@ -219,7 +220,7 @@ fn build(name: &str, spec: Spec, target_vertices: usize) -> Result<Scene> {
         let n = out.vertices.len();
         Ok((out, n))
     };
-    let (mesh, _, _) = calibrate_max_area(target_vertices, total_area, run)?;
+    let (mesh, _, _) = calibrate_max_area(target_vertices, total_area, perimeter, run)?;
     let parts = spec.parts.iter().map(|s| s.to_string()).collect();
     let mesh = Mesh::with_parts(mesh.vertices, mesh.triangles, parts, mesh.labels)?;
     let skeleton = Skeleton::new(spec.bones)?;

@@ -96,6 +96,12 @@ pub struct MeshingReport {
     pub passes: usize,
 }
 
+/// Raw mesh arrays: vertex positions and counter-clockwise triangles (vertex indices).
+pub type MeshArrays = (Vec<Point2<f64>>, Vec<[usize; 3]>);
+
+/// What [`mesh_outline`] returns: vertices, counter-clockwise triangles and a report.
+pub type MeshedOutline = (Vec<Point2<f64>>, Vec<[usize; 3]>, MeshingReport);
+
 /// Upper bound accepted for [`MeshingOptions::min_angle_deg`].
 const MAX_MIN_ANGLE_DEG: f64 = 34.0;
 
@@ -105,13 +111,10 @@ const MAX_MIN_ANGLE_DEG: f64 = 34.0;
 /// of mesh edges. Errors ([`Error::Meshing`]): empty outline, non-finite or out-of-range
 /// coordinates, degenerate or self-overlapping loops, segments crossing the outline or each
 /// other, bad options, and refinement that could not complete.
-pub fn mesh_outline(
-    outline: &Outline,
-    options: &MeshingOptions,
-) -> Result<(Vec<Point2<f64>>, Vec<[usize; 3]>, MeshingReport)> {
+pub fn mesh_outline(outline: &Outline, options: &MeshingOptions) -> Result<MeshedOutline> {
     let prepared = prepare(outline)?;
     check_angle(options.min_angle_deg)?;
-    let run = |max_area: f64| -> Result<((Vec<Point2<f64>>, Vec<[usize; 3]>), usize)> {
+    let run = |max_area: f64| -> Result<(MeshArrays, usize)> {
         let (v, t) = triangulate(&prepared, max_area, options.min_angle_deg)?;
         let n = v.len();
         Ok(((v, t), n))
@@ -351,9 +354,7 @@ fn clean_loop(l: &[Point2<f64>]) -> Vec<Point2<f64>> {
         if n < 3 {
             break;
         }
-        if out[n - 1] == out[0] {
-            out.pop();
-        } else if is_spike(out[n - 2], out[n - 1], out[0]) {
+        if out[n - 1] == out[0] || is_spike(out[n - 2], out[n - 1], out[0]) {
             out.pop();
         } else if is_spike(out[n - 1], out[0], out[1]) {
             out.remove(0);
@@ -461,11 +462,7 @@ fn insert(cdt: &mut Cdt, p: Point2<f64>) -> Result<FixedVertexHandle> {
 }
 
 /// One constrained Delaunay triangulation + refinement with a fixed area bound.
-fn triangulate(
-    prepared: &Prepared,
-    max_area: f64,
-    min_angle_deg: f64,
-) -> Result<(Vec<Point2<f64>>, Vec<[usize; 3]>)> {
+fn triangulate(prepared: &Prepared, max_area: f64, min_angle_deg: f64) -> Result<MeshArrays> {
     let mut cdt = Cdt::new();
     // Segment endpoints first: a loop edge inserted later through such a point is split there,
     // so a bone lying along the outline (e.g. on a symmetry seam) gets its end vertices.
@@ -529,7 +526,7 @@ fn triangulate(
 }
 
 /// Keeps the faces inside the outline; returns compact vertices and CCW triangles.
-fn extract_inside(cdt: &Cdt, prepared: &Prepared) -> (Vec<Point2<f64>>, Vec<[usize; 3]>) {
+fn extract_inside(cdt: &Cdt, prepared: &Prepared) -> MeshArrays {
     const UNSEEN: u32 = u32::MAX;
     let nf = cdt.num_all_faces();
     // Region id of every face; regions are maximal sets of faces connected across

@@ -10,7 +10,8 @@ mod meshing;
 mod topology;
 
 pub use meshing::{
-    calibrate_max_area, estimate_max_area, mesh_outline, MeshingOptions, MeshingReport, Outline,
+    calibrate_max_area, estimate_max_area, mesh_outline, MeshArrays, MeshedOutline, MeshingOptions,
+    MeshingReport, Outline,
 };
 pub use topology::Topology;
 

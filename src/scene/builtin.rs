@@ -12,7 +12,7 @@
 
 use super::{Probe, Scene, Watch};
 use crate::error::{Error, Result};
-use crate::mesh::{calibrate_max_area, mesh_outline, Mesh, MeshingOptions, Outline};
+use crate::mesh::{calibrate_max_area, mesh_outline, Mesh, MeshArrays, MeshingOptions, Outline};
 use crate::skeleton::{Bone, Pose, Skeleton};
 use nalgebra::Point2;
 use std::collections::HashMap;
@@ -257,7 +257,7 @@ fn mirror_half(
     mut vertices: Vec<Point2<f64>>,
     triangles: Vec<[usize; 3]>,
     axis: MirrorAxis,
-) -> Result<(Vec<Point2<f64>>, Vec<[usize; 3]>)> {
+) -> Result<MeshArrays> {
     let n = vertices.len();
     let mut partner = Vec::with_capacity(n);
     for i in 0..n {

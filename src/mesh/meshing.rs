@@ -102,6 +102,9 @@ pub type MeshArrays = (Vec<Point2<f64>>, Vec<[usize; 3]>);
 /// What [`mesh_outline`] returns: vertices, counter-clockwise triangles and a report.
 pub type MeshedOutline = (Vec<Point2<f64>>, Vec<[usize; 3]>, MeshingReport);
 
+/// Refuse requests beyond this many vertices (spade needs roughly 1 GB per 5M vertices).
+pub const MAX_VERTICES: usize = 50_000_000;
+
 /// Upper bound accepted for [`MeshingOptions::min_angle_deg`].
 const MAX_MIN_ANGLE_DEG: f64 = 34.0;
 
@@ -178,9 +181,9 @@ pub fn calibrate_max_area<T>(
     perimeter: f64,
     mut run: impl FnMut(f64) -> Result<(T, usize)>,
 ) -> Result<(T, f64, usize)> {
-    if target_vertices < 3 {
+    if !(3..=MAX_VERTICES).contains(&target_vertices) {
         return Err(Error::Meshing {
-            message: format!("target vertex count {target_vertices} is below 3"),
+            message: format!("target vertex count {target_vertices} is outside 3..={MAX_VERTICES}"),
         });
     }
     if !area.is_finite() || area.abs() <= 0.0 || !perimeter.is_finite() {
@@ -506,6 +509,16 @@ fn triangulate(prepared: &Prepared, max_area: f64, min_angle_deg: f64) -> Result
     // Budget: the whole bounding box may be refined (see the module docs), with generous
     // slack for angle-driven refinement around small features.
     let box_area = ((hi.x - lo.x) * (hi.y - lo.y)).max(max_area);
+    if INTERIOR * box_area / max_area > MAX_VERTICES as f64 {
+        return Err(Error::Meshing {
+            message: format!(
+                "max area {max_area:e} would need more than {MAX_VERTICES} vertices on a \
+                 {:e} x {:e} outline",
+                hi.x - lo.x,
+                hi.y - lo.y
+            ),
+        });
+    }
     let budget = (4.0 * box_area / max_area).min(1e9) as usize + 20 * cdt.num_vertices() + 10_000;
     let params = RefinementParameters::<f64>::new()
         .with_angle_limit(AngleLimit::from_deg(min_angle_deg))

@@ -11,7 +11,7 @@ mod topology;
 
 pub use meshing::{
     calibrate_max_area, estimate_max_area, mesh_outline, MeshArrays, MeshedOutline, MeshingOptions,
-    MeshingReport, Outline,
+    MeshingReport, Outline, MAX_VERTICES,
 };
 pub use topology::Topology;
 

@@ -9,7 +9,10 @@ mod laplacian;
 mod meshing;
 mod topology;
 
-pub use meshing::{mesh_outline, MeshingOptions, MeshingReport, Outline};
+pub use meshing::{
+    calibrate_max_area, estimate_max_area, mesh_outline, MeshArrays, MeshedOutline, MeshingOptions,
+    MeshingReport, Outline, MAX_VERTICES,
+};
 pub use topology::Topology;
 
 use crate::error::{Error, Result};

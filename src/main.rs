@@ -2,11 +2,14 @@
 
 use clap::{Args, Parser, Subcommand};
 use indicatif::{ProgressBar, ProgressStyle};
-use skinweights::compare::{figure_panels, CompareRow, Comparison};
+use skinweights::compare::{
+    compare_solved, figure_panels, solve_all, CompareRow, Comparison, DEFAULT_SOLVERS,
+};
 use skinweights::lint::{lint, LintOptions};
 use skinweights::metrics::evaluate;
 use skinweights::plot::{save_figure, Grid};
 use skinweights::scene::{builtin_scene, load_scene, save_scene, BuiltinOptions, BUILTIN_SCENES};
+use skinweights::solvers::solver_by_name;
 use skinweights::{Error, Scene, Weights, WeightsFile};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -26,9 +29,51 @@ struct Cli {
 #[derive(Subcommand)]
 enum Command {
     /// Run solvers on a scene and compare their metrics (the main job).
+    ///
+    /// With no arguments: built-in arms-down (~10k vertices), solvers linear, euclidean,
+    /// geodesic, heat, mask, heat+mask, probe lift_l. Prints a Markdown table and writes
+    /// compare.md, compare.csv, compare.json and overview.png/.svg (weight maps and probe
+    /// poses, one column per solver) to --out.
     Compare {
         #[command(flatten)]
         scene: SceneArg,
+        /// Comma-separated solver names.
+        #[arg(long, value_delimiter = ',', default_values_t = DEFAULT_SOLVERS.iter().map(|s| s.to_string()))]
+        solvers: Vec<String>,
+        /// Probe to measure (default: the scene's first probe).
+        #[arg(long)]
+        probe: Option<String>,
+        /// Directory for the table files and figures.
+        #[arg(long, default_value = "results/compare")]
+        out: PathBuf,
+        /// Print JSON instead of the Markdown table.
+        #[arg(long)]
+        json: bool,
+        /// Skip the figures (tables only).
+        #[arg(long)]
+        no_figures: bool,
+    },
+    /// Compute weights with one solver and write a weights file.
+    ///
+    /// Example: `skinweights solve arms-down --solver heat+mask --max-influences 4 -o w.json`
+    Solve {
+        #[command(flatten)]
+        scene: SceneArg,
+        /// Solver: linear, euclidean, geodesic, heat, mask, or SOLVER+mask.
+        #[arg(long)]
+        solver: String,
+        /// Solver option as key=value (repeatable), e.g. --option falloff_power=2.
+        #[arg(long = "option", value_name = "KEY=VALUE")]
+        options: Vec<String>,
+        /// Keep at most K influences per vertex (largest first, then renormalize).
+        #[arg(long)]
+        max_influences: Option<usize>,
+        /// Output weights file (JSON).
+        #[arg(short, long)]
+        output: PathBuf,
+        /// Overwrite the output file if it exists.
+        #[arg(long)]
+        force: bool,
     },
     /// Score weights made by any tool: every metric on a probe of the scene.
     ///
@@ -186,6 +231,101 @@ fn load_weights_for(scene: &Scene, path: &Path) -> Result<Weights, Error> {
     file.to_weights_for(&scene.skeleton.names(), scene.mesh.vertex_count())
 }
 
+/// Splits `key=value` solver options.
+fn parse_options(raw: &[String]) -> Result<Vec<(String, String)>, Error> {
+    raw.iter()
+        .map(|kv| match kv.split_once('=') {
+            Some((k, v)) if !k.trim().is_empty() => {
+                Ok((k.trim().to_string(), v.trim().to_string()))
+            }
+            _ => Err(Error::field("--option", format!("{kv:?} is not KEY=VALUE"))),
+        })
+        .collect()
+}
+
+fn run_compare(
+    scene_arg: &SceneArg,
+    solvers: &[String],
+    probe: Option<&str>,
+    out: &Path,
+    json: bool,
+    no_figures: bool,
+) -> Result<ExitCode, Error> {
+    let scene = resolve_scene(scene_arg.scene.as_deref(), &scene_arg.builtin)?;
+    // Validate names and the probe before spending time on solves.
+    for name in solvers {
+        solver_by_name(name, &[])?;
+    }
+    let probe_ref = scene.probe(probe)?;
+    let steps = solvers.len() as u64 + if no_figures { 0 } else { 1 };
+    let pb = ProgressBar::new(steps);
+    pb.set_style(
+        ProgressStyle::with_template("{bar:30} {pos}/{len} {msg} ({elapsed})")
+            .expect("valid template"),
+    );
+    let solved = solve_all(&scene, solvers, |i, name| {
+        pb.set_position(i as u64);
+        pb.set_message(format!("solving {name}"));
+    })?;
+    pb.set_position(solvers.len() as u64);
+    let table = compare_solved(&scene, &solved, Some(&probe_ref.name))?;
+    std::fs::create_dir_all(out).map_err(|e| Error::io(out, e))?;
+    let write = |name: &str, text: String| -> Result<(), Error> {
+        let path = out.join(name);
+        std::fs::write(&path, text).map_err(|e| Error::io(path, e))
+    };
+    write("compare.md", table.to_markdown())?;
+    write("compare.csv", table.to_csv())?;
+    write("compare.json", table.to_json()?)?;
+    if !no_figures {
+        pb.set_message("drawing figures");
+        // One colour scale for every pose panel, so the panels compare at a glance.
+        let scale = table
+            .rows
+            .iter()
+            .map(|r| r.metrics.drag_max_pct)
+            .fold(1.0, f64::max);
+        let mut weight_row = Vec::new();
+        let mut pose_row = Vec::new();
+        for s in &solved {
+            let [w, p] = figure_panels(&scene, &s.weights, &s.solver, probe_ref, scale)?;
+            weight_row.push(w);
+            pose_row.push(p);
+        }
+        let n = solved.len();
+        let panels: Vec<_> = weight_row.into_iter().chain(pose_row).collect();
+        let grid = Grid {
+            panels: &panels,
+            columns: n.max(1),
+        };
+        let size = (440 * n.max(1) as u32, 900);
+        save_figure(&grid, out.join("overview.png"), size)?;
+        save_figure(&grid, out.join("overview.svg"), size)?;
+        pb.inc(1);
+    }
+    pb.finish_and_clear();
+    for r in &table.rows {
+        for w in &r.warnings {
+            eprintln!("warning: {}: {w}", r.solver);
+        }
+    }
+    if json {
+        println!("{}", table.to_json()?);
+    } else {
+        print!("{}", table.to_markdown());
+        println!(
+            "\nwrote {}/compare.{{md,csv,json}}{}",
+            out.display(),
+            if no_figures {
+                ""
+            } else {
+                " and overview.{png,svg}"
+            }
+        );
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
 fn run(cli: Cli) -> Result<ExitCode, Error> {
     match cli.command {
         Command::Eval {
@@ -288,9 +428,52 @@ fn run(cli: Cli) -> Result<ExitCode, Error> {
             println!("wrote {}", output.display());
             Ok(ExitCode::SUCCESS)
         }
-        Command::Compare { scene: _ } => {
+        Command::Compare {
+            scene,
+            solvers,
+            probe,
+            out,
+            json,
+            no_figures,
+        } => run_compare(&scene, &solvers, probe.as_deref(), &out, json, no_figures),
+        Command::Solve {
+            scene,
+            solver,
+            options,
+            max_influences,
+            output,
+            force,
+        } => {
+            check_output(&output, force)?;
+            let scene = resolve_scene(scene.scene.as_deref(), &scene.builtin)?;
+            let options = parse_options(&options)?;
+            let solver_impl = solver_by_name(&solver, &options)?;
+            let pb = spinner(format!(
+                "{solver} on {} ({} vertices)",
+                scene.name,
+                scene.mesh.vertex_count()
+            ));
+            let solution = solver_impl.solve(&scene);
+            pb.finish_and_clear();
+            let solution = solution?;
+            let mut weights = solution.weights;
+            if let Some(k) = max_influences {
+                if k == 0 {
+                    return Err(Error::field("--max-influences", "must be at least 1"));
+                }
+                weights = weights.top_k(k);
+            }
+            for w in &solution.report.warnings {
+                eprintln!("warning: {w}");
+            }
+            WeightsFile::new(&scene.name, &solver, scene.skeleton.names(), &weights)
+                .save(&output)?;
             println!(
-                "compare: not yet available (the solvers and metrics land in the next issues)"
+                "wrote {}: {} vertices x {} bones, {solver} in {:.3} s",
+                output.display(),
+                weights.vertex_count(),
+                weights.bone_count(),
+                solution.report.seconds
             );
             Ok(ExitCode::SUCCESS)
         }

@@ -6,17 +6,84 @@ use plotters::coord::ranged1d::ValueFormatter;
 use plotters::coord::Shift;
 use plotters::prelude::*;
 
+/// How a series is drawn.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum SeriesStyle {
+    /// A solid line with a dot at every point (the default).
+    #[default]
+    LineAndMarkers,
+    /// A solid line only.
+    Line,
+    /// A dashed line only (e.g. an analytic reference curve).
+    Dashed,
+    /// Markers only, no line (e.g. measurements drawn over an analytic curve).
+    Markers,
+}
+
 /// One named line of (x, y) points.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Default)]
 pub struct Series {
     /// Legend entry.
     pub name: String,
     /// Points in drawing order.
     pub points: Vec<(f64, f64)>,
+    /// How the series is drawn (default: line and markers).
+    pub style: SeriesStyle,
+    /// Colour as RGB; `None` takes the next palette colour (by series index).
+    pub color: Option<(u8, u8, u8)>,
+}
+
+impl Series {
+    /// A series drawn as a line with markers, in the palette colour of its index.
+    pub fn new(name: impl Into<String>, points: Vec<(f64, f64)>) -> Self {
+        Series {
+            name: name.into(),
+            points,
+            ..Series::default()
+        }
+    }
+    /// The same series drawn with `style`.
+    pub fn with_style(mut self, style: SeriesStyle) -> Self {
+        self.style = style;
+        self
+    }
+    /// The same series in colour `rgb`.
+    pub fn with_color(mut self, rgb: (u8, u8, u8)) -> Self {
+        self.color = Some(rgb);
+        self
+    }
+    /// The same series drawn as a dashed line (e.g. an analytic reference curve).
+    pub fn dashed(self) -> Self {
+        self.with_style(SeriesStyle::Dashed)
+    }
+    /// The same series drawn as open markers only (e.g. measurements over a curve).
+    pub fn markers(self) -> Self {
+        self.with_style(SeriesStyle::Markers)
+    }
+    /// The same series drawn as a solid line without markers.
+    pub fn line(self) -> Self {
+        self.with_style(SeriesStyle::Line)
+    }
+}
+
+/// Where the legend box goes.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum LegendPosition {
+    /// Top left inside the plot (the default).
+    #[default]
+    UpperLeft,
+    /// Top right inside the plot.
+    UpperRight,
+    /// Bottom left inside the plot.
+    LowerLeft,
+    /// Bottom right inside the plot.
+    LowerRight,
+    /// Middle of the right edge inside the plot.
+    MiddleRight,
 }
 
 /// A line chart. Every field is drawn: title, axis labels (with units), legend.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Default)]
 pub struct LineChart {
     /// Title above the chart.
     pub title: String,
@@ -31,9 +98,16 @@ pub struct LineChart {
     pub log_log: bool,
     /// Horizontal reference lines `(y, label)`, drawn dashed grey.
     pub reference_lines: Vec<(f64, String)>,
+    /// Where the legend goes (default: upper left).
+    pub legend_position: LegendPosition,
+    /// Fixed x range; `None` fits the data.
+    pub x_range: Option<(f64, f64)>,
+    /// Fixed y range; `None` fits the data.
+    pub y_range: Option<(f64, f64)>,
 }
 
-const PALETTE: [RGBColor; 8] = [
+/// The colours series take in order (Tableau 10).
+pub const PALETTE: [RGBColor; 10] = [
     RGBColor(31, 119, 180),
     RGBColor(255, 127, 14),
     RGBColor(44, 160, 44),
@@ -41,10 +115,48 @@ const PALETTE: [RGBColor; 8] = [
     RGBColor(148, 103, 189),
     RGBColor(140, 86, 75),
     RGBColor(227, 119, 194),
+    RGBColor(127, 127, 127),
+    RGBColor(188, 189, 34),
     RGBColor(23, 190, 207),
 ];
 
 impl LineChart {
+    /// An empty linear chart with a title and axis labels.
+    pub fn new(
+        title: impl Into<String>,
+        x_label: impl Into<String>,
+        y_label: impl Into<String>,
+    ) -> Self {
+        LineChart {
+            title: title.into(),
+            x_label: x_label.into(),
+            y_label: y_label.into(),
+            ..LineChart::default()
+        }
+    }
+
+    /// The same chart with the legend at `position`.
+    pub fn with_legend(mut self, position: LegendPosition) -> Self {
+        self.legend_position = position;
+        self
+    }
+    /// The same chart with the legend at the top right.
+    pub fn legend_upper_right(self) -> Self {
+        self.with_legend(LegendPosition::UpperRight)
+    }
+    /// The same chart with the legend at the bottom left.
+    pub fn legend_lower_left(self) -> Self {
+        self.with_legend(LegendPosition::LowerLeft)
+    }
+    /// The same chart with the legend at the bottom right.
+    pub fn legend_lower_right(self) -> Self {
+        self.with_legend(LegendPosition::LowerRight)
+    }
+    /// The same chart with the legend in the middle of the right edge.
+    pub fn legend_middle_right(self) -> Self {
+        self.with_legend(LegendPosition::MiddleRight)
+    }
+
     fn ranges(&self) -> ((f64, f64), (f64, f64)) {
         let pts = self
             .series
@@ -72,7 +184,10 @@ impl LineChart {
             y1 = y1.max(y);
         }
         if !x0.is_finite() {
-            return ((0.0, 1.0), (0.0, 1.0));
+            return (
+                self.x_range.unwrap_or((0.0, 1.0)),
+                self.y_range.unwrap_or((0.0, 1.0)),
+            );
         }
         let widen = |a: f64, b: f64| -> (f64, f64) {
             if self.log_log {
@@ -83,7 +198,10 @@ impl LineChart {
                 (a - 0.05 * span, b + 0.05 * span)
             }
         };
-        (widen(x0, x1), widen(y0, y1))
+        (
+            self.x_range.unwrap_or_else(|| widen(x0, x1)),
+            self.y_range.unwrap_or_else(|| widen(y0, y1)),
+        )
     }
 
     fn draw_on<'a, DB: DrawingBackend + 'a, X, Y>(
@@ -94,38 +212,76 @@ impl LineChart {
         X: Ranged<ValueType = f64> + ValueFormatter<f64>,
         Y: Ranged<ValueType = f64> + ValueFormatter<f64>,
     {
+        let fmt = |v: &f64| short_number(*v);
         chart
             .configure_mesh()
             .x_desc(self.x_label.as_str())
             .y_desc(self.y_label.as_str())
-            .label_style(("sans-serif", 12))
-            .axis_desc_style(("sans-serif", 14))
+            .x_label_formatter(&fmt)
+            .y_label_formatter(&fmt)
+            .label_style(("sans-serif", 13))
+            .axis_desc_style(("sans-serif", 15))
             .light_line_style(RGBColor(235, 235, 235))
             .draw()
             .map_err(plot_err)?;
+        let ((x0, x1), (y0, y1)) = self.ranges();
         let ok = |p: &(f64, f64)| {
-            p.0.is_finite() && p.1.is_finite() && (!self.log_log || (p.0 > 0.0 && p.1 > 0.0))
+            p.0.is_finite()
+                && p.1.is_finite()
+                && (!self.log_log || (p.0 > 0.0 && p.1 > 0.0))
+                && p.0 >= x0.min(x1)
+                && p.0 <= x0.max(x1)
+                && p.1 >= y0.min(y1)
+                && p.1 <= y0.max(y1)
         };
         for (i, s) in self.series.iter().enumerate() {
-            let color = PALETTE[i % PALETTE.len()];
+            let color = s
+                .color
+                .map(|(r, g, b)| RGBColor(r, g, b))
+                .unwrap_or(PALETTE[i % PALETTE.len()]);
             let pts: Vec<(f64, f64)> = s.points.iter().copied().filter(ok).collect();
-            chart
-                .draw_series(LineSeries::new(pts.clone(), color.stroke_width(2)))
-                .map_err(plot_err)?
-                .label(s.name.clone())
-                .legend(move |(x, y)| {
-                    PathElement::new(vec![(x, y), (x + 18, y)], color.stroke_width(2))
-                });
-            chart
-                .draw_series(pts.iter().map(|&p| Circle::new(p, 3, color.filled())))
-                .map_err(plot_err)?;
+            let name = s.name.clone();
+            match s.style {
+                SeriesStyle::LineAndMarkers | SeriesStyle::Line => {
+                    chart
+                        .draw_series(LineSeries::new(pts.clone(), color.stroke_width(2)))
+                        .map_err(plot_err)?
+                        .label(name)
+                        .legend(move |(x, y)| {
+                            PathElement::new(vec![(x, y), (x + 18, y)], color.stroke_width(2))
+                        });
+                    if s.style == SeriesStyle::LineAndMarkers {
+                        chart
+                            .draw_series(pts.iter().map(|&p| Circle::new(p, 3, color.filled())))
+                            .map_err(plot_err)?;
+                    }
+                }
+                SeriesStyle::Dashed => {
+                    chart
+                        .draw_series(DashedLineSeries::new(pts, 7, 5, color.stroke_width(2)))
+                        .map_err(plot_err)?
+                        .label(name)
+                        .legend(move |(x, y)| {
+                            PathElement::new(vec![(x, y), (x + 7, y)], color.stroke_width(2))
+                        });
+                }
+                SeriesStyle::Markers => {
+                    chart
+                        .draw_series(
+                            pts.iter()
+                                .map(|&p| Circle::new(p, 4, color.stroke_width(2))),
+                        )
+                        .map_err(plot_err)?
+                        .label(name)
+                        .legend(move |(x, y)| Circle::new((x + 9, y), 4, color.stroke_width(2)));
+                }
+            }
         }
-        let (xr, _) = self.ranges();
         for (y, label) in &self.reference_lines {
             let grey = RGBColor(120, 120, 120);
             chart
                 .draw_series(DashedLineSeries::new(
-                    vec![(xr.0, *y), (xr.1, *y)],
+                    vec![(x0, *y), (x1, *y)],
                     6,
                     4,
                     grey.stroke_width(1),
@@ -136,15 +292,50 @@ impl LineChart {
                     PathElement::new(vec![(x, y), (x + 18, y)], grey.stroke_width(1))
                 });
         }
+        let position = match self.legend_position {
+            LegendPosition::UpperLeft => SeriesLabelPosition::UpperLeft,
+            LegendPosition::UpperRight => SeriesLabelPosition::UpperRight,
+            LegendPosition::LowerLeft => SeriesLabelPosition::LowerLeft,
+            LegendPosition::LowerRight => SeriesLabelPosition::LowerRight,
+            LegendPosition::MiddleRight => SeriesLabelPosition::MiddleRight,
+        };
         chart
             .configure_series_labels()
             .background_style(WHITE.mix(0.85))
             .border_style(BLACK)
-            .label_font(("sans-serif", 12))
-            .position(SeriesLabelPosition::UpperLeft)
+            .label_font(("sans-serif", 13))
+            .position(position)
             .draw()
             .map_err(plot_err)?;
         Ok(())
+    }
+}
+
+/// Axis tick text: plain numbers with few digits, powers of ten as `1e6` beyond 10^5.
+fn short_number(v: f64) -> String {
+    let a = v.abs();
+    if a == 0.0 {
+        return "0".into();
+    }
+    if !(1e-3..1e5).contains(&a) {
+        let e = a.log10().floor();
+        let m = v / 10f64.powf(e);
+        if (m.round() - m).abs() < 1e-9 {
+            return format!("{}e{}", m.round(), e);
+        }
+        return format!("{m:.1}e{e}");
+    }
+    let s = if a >= 100.0 {
+        format!("{v:.0}")
+    } else if a >= 1.0 {
+        format!("{v:.2}")
+    } else {
+        format!("{v:.3}")
+    };
+    if s.contains('.') {
+        s.trim_end_matches('0').trim_end_matches('.').to_string()
+    } else {
+        s
     }
 }
 
@@ -153,10 +344,10 @@ impl Figure for LineChart {
         let ((x0, x1), (y0, y1)) = self.ranges();
         let mut builder = ChartBuilder::on(area);
         builder
-            .caption(self.title.as_str(), ("sans-serif", 18))
-            .margin(12)
-            .x_label_area_size(44)
-            .y_label_area_size(64);
+            .caption(self.title.as_str(), ("sans-serif", 19))
+            .margin(14)
+            .x_label_area_size(48)
+            .y_label_area_size(72);
         if self.log_log {
             let chart = builder
                 .build_cartesian_2d((x0..x1).log_scale(), (y0..y1).log_scale())
@@ -168,5 +359,21 @@ impl Figure for LineChart {
                 .map_err(plot_err)?;
             self.draw_on(chart)
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::short_number;
+
+    #[test]
+    fn tick_text_is_short() {
+        assert_eq!(short_number(0.0), "0");
+        assert_eq!(short_number(1_000_000.0), "1e6");
+        assert_eq!(short_number(300_000.0), "3e5");
+        assert_eq!(short_number(30_000.0), "30000");
+        assert_eq!(short_number(0.5), "0.5");
+        assert_eq!(short_number(12.0), "12");
+        assert_eq!(short_number(1.25), "1.25");
     }
 }

@@ -1,0 +1,448 @@
+//! # candy_wrapper: how much a joint collapses when it bends, and what fixes it
+//!
+//! On the built-in `bar` (200 x 40, bones `upper` 0..100 and `lower` 100..200 along x, joint at
+//! x = 100) the weights are designed directly with the seed's 1D ramp
+//! `w_lower = clamp((x - (100 - r)) / (2r), 0, 1)`, `w_upper = 1 - w_lower`, r = 20 (no solver
+//! needed). The lower bone bends 0..180 degrees and, for each method, we measure the
+//! **joint cross-section width**: the posed distance between the top (x, 20) and bottom
+//! (x, -20) of every column x across the joint region, the narrowest column divided by the
+//! rest width 40.
+//!
+//! - (a) LBS: the narrowest column is the equal-weight one (x = 100), width `cos(θ/2)`.
+//! - (b) LBS with a half-angle helper bone at the joint ([`HalfAngleHelper`]): `cos(θ/4)`.
+//! - (c) 2D dual-quaternion skinning: the joint keeps its width (columns move rigidly).
+//!
+//! It also reports the total area change of the posed bar mesh per method, and checks the
+//! seed's claim that the blend width r changes how far the collapse spreads, not how deep.
+//!
+//! Writes `results/candy_wrapper/`: `candy_wrapper.csv` (one row per angle), `summary.json`,
+//! and figures `width.png|svg`, `area.png|svg`, `posed.png|svg`.
+//!
+//! ```text
+//! cargo run --release --bin candy_wrapper [-- --out DIR] [--quick]
+//! ```
+
+mod common;
+
+use clap::Parser;
+use common::{csv_num, main_with, progress, save_png_svg, write_json, write_text, Res};
+use nalgebra::Point2;
+use serde::Serialize;
+use skinweights::metrics::area_change_pct;
+use skinweights::plot::{Grid, LineChart, Panel, PoseMap, Series};
+use skinweights::skinning::{dual_quaternion_skinning, linear_blend_skinning, HalfAngleHelper};
+use skinweights::{builtin_scene, BuiltinOptions, Pose, Scene, Skeleton, Weights};
+
+#[derive(Parser)]
+#[command(about = "Joint width and area vs bend angle on the bar: LBS, helper bone, DQS")]
+struct Cli {
+    #[command(flatten)]
+    common: common::CommonArgs,
+}
+
+/// Joint position and half-height of the bar, and the blend half-width r of the ramp.
+const JOINT_X: f64 = 100.0;
+const HALF_HEIGHT: f64 = 20.0;
+const RAMP_R: f64 = 20.0;
+
+/// The seed's ramp: child weight across the joint region.
+fn child_weight(x: f64, r: f64) -> f64 {
+    ((x - (JOINT_X - r)) / (2.0 * r)).clamp(0.0, 1.0)
+}
+
+fn ramp_weights(points: &[Point2<f64>], r: f64) -> Res<Weights> {
+    let rows: Vec<Vec<f64>> = points
+        .iter()
+        .map(|p| {
+            let c = child_weight(p.x, r);
+            vec![1.0 - c, c]
+        })
+        .collect();
+    Ok(Weights::from_rows(&rows, 2)?)
+}
+
+/// Columns across the joint region (and a margin), as top/bottom point pairs.
+fn columns(r: f64) -> Vec<Point2<f64>> {
+    let n = (4.0 * (r + 10.0)) as i64; // 0.5 px steps over [100 - r - 10, 100 + r + 10]
+    let mut pts = Vec::new();
+    for i in -n..=n {
+        let x = JOINT_X + i as f64 * 0.5;
+        pts.push(Point2::new(x, HALF_HEIGHT));
+        pts.push(Point2::new(x, -HALF_HEIGHT));
+    }
+    pts
+}
+
+/// Narrowest posed column width over the rest width.
+fn min_width_ratio(posed: &[Point2<f64>]) -> f64 {
+    posed
+        .chunks(2)
+        .map(|p| (p[0] - p[1]).norm())
+        .fold(f64::INFINITY, f64::min)
+        / (2.0 * HALF_HEIGHT)
+}
+
+/// Widest posed column width over the rest width.
+fn max_width_ratio(posed: &[Point2<f64>]) -> f64 {
+    posed
+        .chunks(2)
+        .map(|p| (p[0] - p[1]).norm())
+        .fold(0.0, f64::max)
+        / (2.0 * HALF_HEIGHT)
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Method {
+    Lbs,
+    Helper,
+    Dqs,
+}
+
+impl Method {
+    const ALL: [Method; 3] = [Method::Lbs, Method::Helper, Method::Dqs];
+    fn label(self) -> &'static str {
+        match self {
+            Method::Lbs => "LBS",
+            Method::Helper => "LBS + half-angle helper",
+            Method::Dqs => "dual quaternions",
+        }
+    }
+}
+
+/// The rig: bar skeleton, and the same skeleton with a helper bone at the joint.
+struct Rig {
+    skeleton: Skeleton,
+}
+
+impl Rig {
+    /// Posed positions of `points` (weights from the ramp) with `method` at bend `theta`.
+    fn pose(&self, method: Method, points: &[Point2<f64>], r: f64, theta: f64) -> Res<Posed> {
+        let w = ramp_weights(points, r)?;
+        let pose = Pose::rest().rotate("lower", theta);
+        Ok(match method {
+            Method::Lbs => Posed {
+                positions: linear_blend_skinning(points, &self.skeleton, &w, &pose)?,
+                bones: posed_bones(&self.skeleton, &pose)?,
+            },
+            Method::Dqs => Posed {
+                positions: dual_quaternion_skinning(points, &self.skeleton, &w, &pose)?,
+                bones: posed_bones(&self.skeleton, &pose)?,
+            },
+            Method::Helper => {
+                let (ext, ext_w, helper) = HalfAngleHelper::add(&self.skeleton, &w, "lower")?;
+                let driven = helper.drive(&self.skeleton, &pose);
+                let mut bones = posed_bones(&ext, &driven)?;
+                // The helper is as long as the child; draw only its first 30% so the picture
+                // shows its direction (half the bend) without a stray line across the figure.
+                let [a, b] = bones[helper.helper];
+                bones[helper.helper] = [a, a + (b - a) * 0.3];
+                Posed {
+                    positions: linear_blend_skinning(points, &ext, &ext_w, &driven)?,
+                    bones,
+                }
+            }
+        })
+    }
+}
+
+struct Posed {
+    positions: Vec<Point2<f64>>,
+    bones: Vec<[Point2<f64>; 2]>,
+}
+
+fn posed_bones(skeleton: &Skeleton, pose: &Pose) -> Res<Vec<[Point2<f64>; 2]>> {
+    let world = skeleton.world_transforms(pose)?;
+    Ok(skeleton
+        .bones()
+        .iter()
+        .zip(&world)
+        .map(|(b, m)| [m * Point2::origin(), m * Point2::new(b.length(), 0.0)])
+        .collect())
+}
+
+/// Per-vertex posed/rest area ratio of the incident triangles.
+fn vertex_area_ratio(scene: &Scene, posed: &[Point2<f64>]) -> Vec<Option<f64>> {
+    let n = scene.mesh.vertex_count();
+    let (mut rest, mut now) = (vec![0.0; n], vec![0.0; n]);
+    let r = scene.mesh.vertices();
+    for t in scene.mesh.triangles() {
+        let a0 = skinweights::mesh::signed_area2(&r[t[0]], &r[t[1]], &r[t[2]]);
+        let a1 = skinweights::mesh::signed_area2(&posed[t[0]], &posed[t[1]], &posed[t[2]]);
+        for &v in t {
+            rest[v] += a0;
+            now[v] += a1;
+        }
+    }
+    rest.iter()
+        .zip(&now)
+        .map(|(a0, a1)| Some((a1 / a0).max(0.0)))
+        .collect()
+}
+
+#[derive(Serialize, Clone, Copy)]
+struct Row {
+    theta_deg: f64,
+    lbs_width: f64,
+    cos_half: f64,
+    helper_width: f64,
+    cos_quarter: f64,
+    dqs_width: f64,
+    dqs_max_width: f64,
+    lbs_area_change_pct: f64,
+    helper_area_change_pct: f64,
+    dqs_area_change_pct: f64,
+}
+
+#[derive(Serialize)]
+struct BlendWidthCheck {
+    r: f64,
+    theta_deg: f64,
+    lbs_min_width: f64,
+    /// Length along the bar (px) of the columns narrower than 90% of rest.
+    collapsed_length_px: f64,
+}
+
+#[derive(Serialize)]
+struct Summary {
+    experiment: &'static str,
+    scene: String,
+    mesh_vertices: usize,
+    ramp_r: f64,
+    rest_width: f64,
+    width_definition: &'static str,
+    max_abs_err_lbs_vs_cos_half: f64,
+    max_abs_err_helper_vs_cos_quarter: f64,
+    max_abs_dqs_width_minus_1: f64,
+    key_angles: Vec<Row>,
+    blend_width_check: Vec<BlendWidthCheck>,
+    seconds: f64,
+}
+
+fn main() -> std::process::ExitCode {
+    let cli = Cli::parse();
+    main_with(|| run(&cli))
+}
+
+fn run(cli: &Cli) -> Res<()> {
+    let started = std::time::Instant::now();
+    let out = cli.common.out_dir("candy_wrapper")?;
+    let quick = cli.common.quick;
+    let scene = builtin_scene(
+        "bar",
+        &BuiltinOptions {
+            vertices: if quick { 800 } else { 3000 },
+            ..BuiltinOptions::default()
+        },
+    )?;
+    let rig = Rig {
+        skeleton: scene.skeleton.clone(),
+    };
+    let step = if quick { 15 } else { 5 };
+    let angles: Vec<f64> = (0..=180).step_by(step).map(f64::from).collect();
+    let cols = columns(RAMP_R);
+    let mesh_pts = scene.mesh.vertices().to_vec();
+
+    let bar = progress(angles.len() as u64, "bending the bar");
+    let mut rows = Vec::new();
+    for &theta in &angles {
+        bar.set_message(format!("bending the bar: {theta} deg"));
+        let mut width = [0.0; 3];
+        let mut area = [0.0; 3];
+        let mut dqs_max = 0.0;
+        for (k, m) in Method::ALL.into_iter().enumerate() {
+            let c = rig.pose(m, &cols, RAMP_R, theta)?;
+            width[k] = min_width_ratio(&c.positions);
+            if m == Method::Dqs {
+                dqs_max = max_width_ratio(&c.positions);
+            }
+            let p = rig.pose(m, &mesh_pts, RAMP_R, theta)?;
+            area[k] = area_change_pct(&scene.mesh, &p.positions);
+        }
+        let t = theta.to_radians();
+        rows.push(Row {
+            theta_deg: theta,
+            lbs_width: width[0],
+            cos_half: (t / 2.0).cos(),
+            helper_width: width[1],
+            cos_quarter: (t / 4.0).cos(),
+            dqs_width: width[2],
+            dqs_max_width: dqs_max,
+            lbs_area_change_pct: area[0],
+            helper_area_change_pct: area[1],
+            dqs_area_change_pct: area[2],
+        });
+        bar.inc(1);
+    }
+    bar.finish();
+
+    // CSV.
+    let mut csv = String::from(
+        "theta_deg,lbs_width,cos_half,helper_width,cos_quarter,dqs_width,dqs_max_width,lbs_area_change_pct,helper_area_change_pct,dqs_area_change_pct\n",
+    );
+    for r in &rows {
+        csv += &format!(
+            "{},{},{},{},{},{},{},{},{},{}\n",
+            r.theta_deg,
+            csv_num(r.lbs_width),
+            csv_num(r.cos_half),
+            csv_num(r.helper_width),
+            csv_num(r.cos_quarter),
+            csv_num(r.dqs_width),
+            csv_num(r.dqs_max_width),
+            csv_num(r.lbs_area_change_pct),
+            csv_num(r.helper_area_change_pct),
+            csv_num(r.dqs_area_change_pct),
+        );
+    }
+    write_text(&out, "candy_wrapper.csv", &csv)?;
+
+    // The seed: the blend width r sets how far the collapse spreads, never how deep.
+    let mut blend_width_check = Vec::new();
+    for r in [5.0, 10.0, 20.0, 40.0] {
+        let theta = 120.0;
+        let cols = columns(r);
+        let c = rig.pose(Method::Lbs, &cols, r, theta)?;
+        let widths: Vec<f64> = c
+            .positions
+            .chunks(2)
+            .map(|p| (p[0] - p[1]).norm() / (2.0 * HALF_HEIGHT))
+            .collect();
+        let collapsed = widths.iter().filter(|&&w| w < 0.9).count() as f64 * 0.5;
+        blend_width_check.push(BlendWidthCheck {
+            r,
+            theta_deg: theta,
+            lbs_min_width: min_width_ratio(&c.positions),
+            collapsed_length_px: collapsed,
+        });
+    }
+
+    let max_err = |f: &dyn Fn(&Row) -> f64| rows.iter().map(f).fold(0.0, f64::max);
+    let summary = Summary {
+        experiment: "candy_wrapper",
+        scene: scene.name.clone(),
+        mesh_vertices: scene.mesh.vertex_count(),
+        ramp_r: RAMP_R,
+        rest_width: 2.0 * HALF_HEIGHT,
+        width_definition: "narrowest posed column (top-bottom distance) across the joint region, over the rest width 40",
+        max_abs_err_lbs_vs_cos_half: max_err(&|r| (r.lbs_width - r.cos_half).abs()),
+        max_abs_err_helper_vs_cos_quarter: max_err(&|r| (r.helper_width - r.cos_quarter).abs()),
+        max_abs_dqs_width_minus_1: max_err(&|r| (r.dqs_width - 1.0).abs()),
+        key_angles: rows
+            .iter()
+            .filter(|r| [0.0, 90.0, 120.0, 180.0].contains(&r.theta_deg))
+            .copied()
+            .collect(),
+        blend_width_check,
+        seconds: started.elapsed().as_secs_f64(),
+    };
+    write_json(&out, "summary.json", &summary)?;
+
+    // Figures.
+    let pts = |f: &dyn Fn(&Row) -> f64| -> Vec<(f64, f64)> {
+        rows.iter().map(|r| (r.theta_deg, f(r))).collect()
+    };
+    let fine: Vec<f64> = (0..=180).map(f64::from).collect();
+    let curve = |f: &dyn Fn(f64) -> f64| -> Vec<(f64, f64)> {
+        fine.iter().map(|&t| (t, f(t.to_radians()))).collect()
+    };
+    let (blue, orange, green) = ((31, 119, 180), (255, 127, 14), (44, 160, 44));
+    let mut width_chart = LineChart::new(
+        "Candy wrapper on the bar: joint width vs bend angle",
+        "bend angle θ (degrees)",
+        "narrowest joint width / rest width (1)",
+    )
+    .legend_lower_left();
+    width_chart.y_range = Some((0.0, 1.08));
+    width_chart.x_range = Some((-4.0, 184.0));
+    width_chart.series = vec![
+        Series::new("analytic cos(θ/2)", curve(&|t| (t / 2.0).cos()))
+            .dashed()
+            .with_color(blue),
+        Series::new("LBS, measured", pts(&|r| r.lbs_width))
+            .markers()
+            .with_color(blue),
+        Series::new("analytic cos(θ/4)", curve(&|t| (t / 4.0).cos()))
+            .dashed()
+            .with_color(orange),
+        Series::new(
+            "LBS + half-angle helper, measured",
+            pts(&|r| r.helper_width),
+        )
+        .markers()
+        .with_color(orange),
+        Series::new("dual quaternions, measured", pts(&|r| r.dqs_width))
+            .markers()
+            .with_color(green),
+    ];
+    save_png_svg(&width_chart, &out, "width", (900, 600))?;
+
+    let mut area_chart = LineChart::new(
+        "Candy wrapper on the bar: total area change vs bend angle",
+        "bend angle θ (degrees)",
+        "posed area vs rest (%)",
+    )
+    .legend_lower_left();
+    area_chart.series = vec![
+        Series::new("LBS", pts(&|r| r.lbs_area_change_pct)).with_color(blue),
+        Series::new(
+            "LBS + half-angle helper",
+            pts(&|r| r.helper_area_change_pct),
+        )
+        .with_color(orange),
+        Series::new("dual quaternions", pts(&|r| r.dqs_area_change_pct)).with_color(green),
+    ];
+    area_chart.reference_lines = vec![(0.0, "rest area".into())];
+    save_png_svg(&area_chart, &out, "area", (900, 600))?;
+
+    // Posed meshes: methods x angles, coloured by local area ratio.
+    let shown = [90.0, 135.0, 180.0];
+    let mut panels = Vec::new();
+    for m in Method::ALL {
+        for &theta in &shown {
+            let p = rig.pose(m, &mesh_pts, RAMP_R, theta)?;
+            let ratio = vertex_area_ratio(&scene, &p.positions);
+            let total = area_change_pct(&scene.mesh, &p.positions);
+            panels.push(Panel::Pose(PoseMap::new(
+                format!("{} at {theta}° (area {total:+.1}%)", m.label()),
+                &scene,
+                p.positions,
+                p.bones,
+                &ratio,
+                1.25,
+                "area ratio",
+            )));
+        }
+    }
+    save_png_svg(
+        &Grid {
+            panels: &panels,
+            columns: shown.len(),
+        },
+        &out,
+        "posed",
+        (1650, 1050),
+    )?;
+
+    println!("candy_wrapper: wrote {}", out.display());
+    for r in summary.key_angles.iter() {
+        println!(
+            "  θ = {:>5.1}°: LBS {:.4} (cos θ/2 {:.4}), helper {:.4} (cos θ/4 {:.4}), DQS {:.4}; area LBS {:+.2}%, helper {:+.2}%, DQS {:+.2}%",
+            r.theta_deg,
+            r.lbs_width,
+            r.cos_half,
+            r.helper_width,
+            r.cos_quarter,
+            r.dqs_width,
+            r.lbs_area_change_pct,
+            r.helper_area_change_pct,
+            r.dqs_area_change_pct
+        );
+    }
+    println!(
+        "  max |LBS - cos θ/2| = {:.1e}, max |helper - cos θ/4| = {:.1e}, max |DQS - 1| = {:.1e}",
+        summary.max_abs_err_lbs_vs_cos_half,
+        summary.max_abs_err_helper_vs_cos_quarter,
+        summary.max_abs_dqs_width_minus_1
+    );
+    Ok(())
+}

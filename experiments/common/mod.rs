@@ -1,0 +1,109 @@
+//! Shared plumbing of the experiment binaries: arguments, output files, figures, progress.
+//! Each experiment includes it with `mod common;`; not every binary uses every helper.
+#![allow(dead_code)]
+
+use indicatif::{ProgressBar, ProgressStyle};
+use serde::Serialize;
+use skinweights::plot::{save_figure, Figure};
+use std::path::{Path, PathBuf};
+
+/// An experiment's error: a message for the user (binaries print it and exit with 1).
+pub type BoxError = Box<dyn std::error::Error + Send + Sync>;
+/// Result of an experiment step.
+pub type Res<T> = std::result::Result<T, BoxError>;
+
+/// Command-line options every experiment accepts.
+#[derive(Debug, Clone, clap::Args)]
+pub struct CommonArgs {
+    /// Output directory (default: results/NAME under the crate root).
+    #[arg(long, value_name = "DIR")]
+    pub out: Option<PathBuf>,
+    /// A fast, small run (coarser meshes, fewer points) to check the pipeline; its numbers
+    /// are not the published ones.
+    #[arg(long)]
+    pub quick: bool,
+}
+
+impl CommonArgs {
+    /// The output directory, created if missing.
+    pub fn out_dir(&self, name: &str) -> Res<PathBuf> {
+        let dir = self.out.clone().unwrap_or_else(|| {
+            Path::new(env!("CARGO_MANIFEST_DIR"))
+                .join("results")
+                .join(name)
+        });
+        std::fs::create_dir_all(&dir)
+            .map_err(|e| format!("cannot create output directory {}: {e}", dir.display()))?;
+        Ok(dir)
+    }
+}
+
+/// Writes `text` to `dir/file`.
+pub fn write_text(dir: &Path, file: &str, text: &str) -> Res<PathBuf> {
+    let path = dir.join(file);
+    std::fs::write(&path, text).map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+    Ok(path)
+}
+
+/// Writes `value` as pretty JSON to `dir/file`.
+pub fn write_json<T: Serialize>(dir: &Path, file: &str, value: &T) -> Res<PathBuf> {
+    let text = serde_json::to_string_pretty(value)?;
+    write_text(dir, file, &(text + "\n"))
+}
+
+/// Draws `figure` to `dir/stem.png` and `dir/stem.svg` at `size` pixels.
+pub fn save_png_svg<F: Figure>(figure: &F, dir: &Path, stem: &str, size: (u32, u32)) -> Res<()> {
+    for ext in ["png", "svg"] {
+        let path = dir.join(format!("{stem}.{ext}"));
+        save_figure(figure, &path, size)
+            .map_err(|e| format!("cannot draw {}: {e}", path.display()))?;
+    }
+    Ok(())
+}
+
+/// A progress bar with a message, on stderr.
+pub fn progress(len: u64, message: &str) -> ProgressBar {
+    let bar = ProgressBar::new(len);
+    bar.set_style(
+        ProgressStyle::with_template(
+            "{msg:<28} [{bar:30}] {pos}/{len} {elapsed_precise} {wide_msg}",
+        )
+        .unwrap_or_else(|_| ProgressStyle::default_bar())
+        .progress_chars("=> "),
+    );
+    bar.set_message(message.to_string());
+    bar
+}
+
+/// A number for CSV: plain `Display` for finite values, `inf`/`nan` spelled out.
+pub fn csv_num(v: f64) -> String {
+    if v.is_finite() {
+        format!("{v}")
+    } else if v.is_nan() {
+        "nan".into()
+    } else if v > 0.0 {
+        "inf".into()
+    } else {
+        "-inf".into()
+    }
+}
+
+/// JSON-safe number: `None` (null) for non-finite values.
+pub fn json_num(v: f64) -> Option<f64> {
+    v.is_finite().then_some(v)
+}
+
+/// Runs an experiment's body and turns an error into a message and exit code 1.
+pub fn main_with(run: impl FnOnce() -> Res<()>) -> std::process::ExitCode {
+    let started = std::time::Instant::now();
+    match run() {
+        Ok(()) => {
+            eprintln!("done in {:.1} s", started.elapsed().as_secs_f64());
+            std::process::ExitCode::SUCCESS
+        }
+        Err(e) => {
+            eprintln!("error: {e}");
+            std::process::ExitCode::from(1)
+        }
+    }
+}

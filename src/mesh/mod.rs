@@ -9,6 +9,7 @@ mod laplacian;
 mod meshing;
 mod topology;
 
+pub use laplacian::CotanLaplacian;
 pub use meshing::{mesh_outline, MeshingOptions, MeshingReport, Outline};
 pub use topology::Topology;
 

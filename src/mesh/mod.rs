@@ -10,7 +10,9 @@ mod meshing;
 mod topology;
 
 pub use laplacian::CotanLaplacian;
-pub use meshing::{mesh_outline, MeshingOptions, MeshingReport, Outline};
+pub use meshing::{
+    calibrate_max_area, estimate_max_area, mesh_outline, MeshingOptions, MeshingReport, Outline,
+};
 pub use topology::Topology;
 
 use crate::error::{Error, Result};

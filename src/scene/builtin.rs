@@ -1,7 +1,21 @@
-//! Built-in scene generators.
+//! Built-in scene generators: `arms-down`, `arms-touching`, `layered-arms`, `bar`, `figure`.
+//!
+//! Every scene is left-right (or, for `bar`, top-bottom) symmetric, and its mesh is *exactly*
+//! symmetric: we mesh the half on the non-negative side of the mirror axis, with the axis as
+//! part of its outline, and add the mirror image with reversed winding, sharing the vertices on
+//! the axis. So every vertex (x, y) has a partner at exactly (-x, y), mirrored vertices carry
+//! mirrored part labels and mirrored bones, and symmetric solvers can be tested for symmetric
+//! weights to the last bit (see [`mirror_vertex_map`]).
+//!
+//! Bones are inserted as constraint segments, so vertices lie on every bone and the bone is
+//! covered by mesh edges. Bones on the axis (spine, bar bones) lie along the half's seam edge.
 
-use super::Scene;
+use super::{Probe, Scene, Watch};
 use crate::error::{Error, Result};
+use crate::mesh::{calibrate_max_area, mesh_outline, Mesh, MeshingOptions, Outline};
+use crate::skeleton::{Bone, Pose, Skeleton};
+use nalgebra::Point2;
+use std::collections::HashMap;
 
 /// Names of the built-in scenes.
 pub const BUILTIN_SCENES: &[&str] = &[
@@ -12,12 +26,25 @@ pub const BUILTIN_SCENES: &[&str] = &[
     "figure",
 ];
 
+/// Default gap between arms and torso in `arms-down` and `layered-arms`.
+pub const DEFAULT_GAP: f64 = 12.0;
+
+/// Minimum angle (degrees) the built-in meshes are refined to.
+pub const BUILTIN_MIN_ANGLE_DEG: f64 = 28.0;
+
+/// Smallest and largest accepted [`BuiltinOptions::vertices`].
+const VERTEX_RANGE: (usize, usize) = (100, 20_000_000);
+/// Largest accepted gap: far beyond any useful scene, small enough to keep the mesh sane.
+const MAX_GAP: f64 = 1000.0;
+
 /// Options of the built-in generators.
 #[derive(Debug, Clone)]
 pub struct BuiltinOptions {
-    /// Gap between arms and torso (arms-down, layered-arms; default 12; arms-touching forces 0).
+    /// Gap between arms and torso (default `None`: [`DEFAULT_GAP`] for arms-down and
+    /// layered-arms). `arms-touching` is the gap-0 scene and rejects any other value; `bar`
+    /// and `figure` ignore it.
     pub gap: Option<f64>,
-    /// Approximate vertex count (default 10 000).
+    /// Approximate vertex count of the whole mesh (default 10 000; the result is within 10%).
     pub vertices: usize,
 }
 
@@ -30,10 +57,541 @@ impl Default for BuiltinOptions {
     }
 }
 
-/// Generates the built-in scene `name`.
-pub fn builtin_scene(name: &str, _options: &BuiltinOptions) -> Result<Scene> {
-    Err(Error::field(
-        "scene",
-        format!("built-in scene {name:?} not implemented yet"),
-    ))
+/// The line a built-in scene is mirrored about.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum MirrorAxis {
+    /// Mirror x -> -x (about the line x = 0): the characters.
+    X,
+    /// Mirror y -> -y (about the line y = 0): the bar.
+    Y,
+}
+
+impl MirrorAxis {
+    /// The mirror image of `p` (exact: only a sign changes).
+    pub fn apply(self, p: Point2<f64>) -> Point2<f64> {
+        match self {
+            MirrorAxis::X => Point2::new(-p.x, p.y),
+            MirrorAxis::Y => Point2::new(p.x, -p.y),
+        }
+    }
+
+    /// The coordinate the mirror negates.
+    fn coord(self, p: Point2<f64>) -> f64 {
+        match self {
+            MirrorAxis::X => p.x,
+            MirrorAxis::Y => p.y,
+        }
+    }
+}
+
+/// For a mesh symmetric about x = 0: the index of each vertex's mirror image (a vertex on the
+/// axis is its own mirror). `None` when some vertex has no exact mirror partner or two vertices
+/// share a position (then partners are ambiguous).
+pub fn mirror_vertex_map(mesh: &Mesh) -> Option<Vec<usize>> {
+    mirror_vertex_map_about(mesh, MirrorAxis::X)
+}
+
+/// Like [`mirror_vertex_map`], about the given axis (`bar` is symmetric about y = 0).
+pub fn mirror_vertex_map_about(mesh: &Mesh, axis: MirrorAxis) -> Option<Vec<usize>> {
+    // Adding +0.0 turns -0.0 into +0.0, so the two zeros hash alike.
+    let key = |p: Point2<f64>| ((p.x + 0.0).to_bits(), (p.y + 0.0).to_bits());
+    let mut at: HashMap<(u64, u64), usize> = HashMap::with_capacity(mesh.vertex_count());
+    for (i, &p) in mesh.vertices().iter().enumerate() {
+        if at.insert(key(p), i).is_some() {
+            return None;
+        }
+    }
+    mesh.vertices()
+        .iter()
+        .map(|&p| at.get(&key(axis.apply(p))).copied())
+        .collect()
+}
+
+/// Generates the built-in scene `name` (one of [`BUILTIN_SCENES`]).
+///
+/// Errors: unknown name, a vertex count outside 100..=20 000 000, a gap that is negative,
+/// non-finite or above 1000 (or non-zero for `arms-touching`), and meshing failures.
+pub fn builtin_scene(name: &str, options: &BuiltinOptions) -> Result<Scene> {
+    let (lo, hi) = VERTEX_RANGE;
+    if !(lo..=hi).contains(&options.vertices) {
+        return Err(Error::field(
+            "vertices",
+            format!("{} is outside {lo}..={hi}", options.vertices),
+        ));
+    }
+    if let Some(g) = options.gap {
+        if !g.is_finite() || !(0.0..=MAX_GAP).contains(&g) {
+            return Err(Error::field(
+                "gap",
+                format!("{g} must be finite and in 0..={MAX_GAP}"),
+            ));
+        }
+    }
+    let gap = options.gap.unwrap_or(DEFAULT_GAP);
+    let spec = match name {
+        "arms-down" => arms_down(gap),
+        "arms-touching" => {
+            if options.gap.is_some_and(|g| g != 0.0) {
+                return Err(Error::field(
+                    "gap",
+                    "arms-touching is the gap-0 scene; use arms-down for other gaps",
+                ));
+            }
+            arms_down(0.0)
+        }
+        "layered-arms" => layered_arms(gap),
+        "bar" => bar(),
+        "figure" => figure(),
+        _ => {
+            return Err(Error::field(
+                "scene",
+                format!("unknown built-in scene {name:?} (known: {BUILTIN_SCENES:?})"),
+            ))
+        }
+    };
+    build(name, spec, options.vertices)
+}
+
+/// The full arms-down outline of DESIGN.md with the five bones as segments (the generator
+/// meshes half of it; this is for users and tests that want the whole shape, e.g. its area
+/// `100*200 + 2*30*180 + 2*g*20`: torso, arms, and the shoulder bridges over the gaps).
+pub fn arms_down_outline(gap: f64) -> Outline {
+    let g = gap;
+    let outline = vec![
+        (-50.0, 0.0),
+        (50.0, 0.0),
+        (50.0, 180.0),
+        (50.0 + g, 180.0),
+        (50.0 + g, 20.0),
+        (80.0 + g, 20.0),
+        (80.0 + g, 200.0),
+        (-80.0 - g, 200.0),
+        (-80.0 - g, 20.0),
+        (-50.0 - g, 20.0),
+        (-50.0 - g, 180.0),
+        (-50.0, 180.0),
+    ];
+    Outline {
+        loops: vec![pts(&outline)],
+        segments: arms_down_bones(g)
+            .iter()
+            .map(|b| [b.head, b.tail])
+            .collect(),
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// The generic part: a scene is a few mirrored pieces plus bones, parts and probes.
+
+/// A region meshed on the non-negative side of `axis` and mirrored.
+struct Piece {
+    /// The half: loops on the non-negative side (touching the axis along a seam edge, or
+    /// not at all) and the bone segments inside it.
+    half: Outline,
+    axis: MirrorAxis,
+    /// Part index of a vertex of this piece (either half), from its position.
+    label: Box<dyn Fn(Point2<f64>) -> usize>,
+}
+
+struct Spec {
+    parts: Vec<&'static str>,
+    pieces: Vec<Piece>,
+    bones: Vec<Bone>,
+    probes: Vec<Probe>,
+}
+
+fn build(name: &str, spec: Spec, target_vertices: usize) -> Result<Scene> {
+    let total_area: f64 = spec.pieces.iter().map(|p| 2.0 * p.half.area()).sum();
+    let perimeter: f64 = spec.pieces.iter().map(|p| 2.0 * p.half.perimeter()).sum();
+    // One area bound for every piece, so the density is uniform across the scene; calibrated
+    // on the vertex count of the final (mirrored, merged) mesh.
+    let run = |max_area: f64| -> Result<(MeshParts, usize)> {
+        let mut out = MeshParts::default();
+        for piece in &spec.pieces {
+            let options = MeshingOptions {
+                max_area: Some(max_area),
+                min_angle_deg: BUILTIN_MIN_ANGLE_DEG,
+                ..MeshingOptions::default()
+            };
+            let (v, t, _) = mesh_outline(&piece.half, &options)?;
+            let (v, t) = mirror_half(v, t, piece.axis)?;
+            out.append(v, t, &piece.label);
+        }
+        let n = out.vertices.len();
+        Ok((out, n))
+    };
+    let (mesh, _, _) = calibrate_max_area(target_vertices, total_area, perimeter, run)?;
+    let parts = spec.parts.iter().map(|s| s.to_string()).collect();
+    let mesh = Mesh::with_parts(mesh.vertices, mesh.triangles, parts, mesh.labels)?;
+    let skeleton = Skeleton::new(spec.bones)?;
+    Scene::new(name, mesh, skeleton, spec.probes)
+}
+
+/// Raw mesh arrays being assembled from pieces.
+#[derive(Default)]
+struct MeshParts {
+    vertices: Vec<Point2<f64>>,
+    triangles: Vec<[usize; 3]>,
+    labels: Vec<usize>,
+}
+
+impl MeshParts {
+    fn append(
+        &mut self,
+        v: Vec<Point2<f64>>,
+        t: Vec<[usize; 3]>,
+        label: &dyn Fn(Point2<f64>) -> usize,
+    ) {
+        let off = self.vertices.len();
+        self.labels.extend(v.iter().map(|&p| label(p)));
+        self.vertices.extend(v);
+        self.triangles
+            .extend(t.into_iter().map(|tri| tri.map(|i| i + off)));
+    }
+}
+
+/// Adds the mirror image of a half mesh: vertices on the axis are shared, the others copied
+/// with the mirrored coordinate negated, and mirrored triangles get reversed winding so they
+/// stay counter-clockwise.
+fn mirror_half(
+    mut vertices: Vec<Point2<f64>>,
+    triangles: Vec<[usize; 3]>,
+    axis: MirrorAxis,
+) -> Result<(Vec<Point2<f64>>, Vec<[usize; 3]>)> {
+    let n = vertices.len();
+    let mut partner = Vec::with_capacity(n);
+    for i in 0..n {
+        let c = axis.coord(vertices[i]);
+        if c == 0.0 {
+            // Normalise -0.0 so the seam vertex is bit-identical to its own mirror.
+            match axis {
+                MirrorAxis::X => vertices[i].x = 0.0,
+                MirrorAxis::Y => vertices[i].y = 0.0,
+            }
+            partner.push(i);
+        } else if c > 0.0 {
+            partner.push(vertices.len());
+            vertices.push(axis.apply(vertices[i]));
+        } else {
+            return Err(Error::Meshing {
+                message: format!(
+                    "half mesh vertex {i} ({}, {}) lies on the wrong side of the mirror axis",
+                    vertices[i].x, vertices[i].y
+                ),
+            });
+        }
+    }
+    let mut out = Vec::with_capacity(2 * triangles.len());
+    out.extend_from_slice(&triangles);
+    out.extend(
+        triangles
+            .iter()
+            .map(|&[a, b, c]| [partner[a], partner[c], partner[b]]),
+    );
+    Ok((vertices, out))
+}
+
+fn pts(list: &[(f64, f64)]) -> Vec<Point2<f64>> {
+    list.iter().map(|&(x, y)| Point2::new(x, y)).collect()
+}
+
+fn bone(name: &str, head: (f64, f64), tail: (f64, f64), part: &str) -> Bone {
+    Bone::new(
+        name,
+        Point2::new(head.0, head.1),
+        Point2::new(tail.0, tail.1),
+    )
+    .with_part(part)
+}
+
+/// Segments of the bones lying in the closed half-plane on the non-negative side of `axis`.
+fn half_segments(bones: &[Bone], axis: MirrorAxis) -> Vec<[Point2<f64>; 2]> {
+    bones
+        .iter()
+        .filter(|b| axis.coord(b.head) >= 0.0 && axis.coord(b.tail) >= 0.0)
+        .map(|b| [b.head, b.tail])
+        .collect()
+}
+
+fn watch_part(part: &str) -> Watch {
+    Watch {
+        part: Some(part.into()),
+        ..Watch::default()
+    }
+}
+
+fn probe(name: &str, bone: &str, degrees: f64, watch: Watch) -> Probe {
+    Probe {
+        name: name.into(),
+        pose: Pose::rest().rotate(bone, degrees),
+        watch,
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// The scenes.
+
+/// arms-down bones in file order: spine, upper_arm_l, forearm_l, upper_arm_r, forearm_r.
+fn arms_down_bones(g: f64) -> Vec<Bone> {
+    let x = 65.0 + g;
+    vec![
+        bone("spine", (0.0, 10.0), (0.0, 190.0), "torso"),
+        bone("upper_arm_l", (-x, 190.0), (-x, 105.0), "arm_l").with_parent(0),
+        bone("forearm_l", (-x, 105.0), (-x, 25.0), "arm_l").with_parent(1),
+        bone("upper_arm_r", (x, 190.0), (x, 105.0), "arm_r").with_parent(0),
+        bone("forearm_r", (x, 105.0), (x, 25.0), "arm_r").with_parent(3),
+    ]
+}
+
+/// The lift probes shared by arms-down and layered-arms: the upper arm swings out to
+/// horizontal; torso vertices more than two arm widths below the armpit must stay put.
+fn lift_probes() -> Vec<Probe> {
+    let watch = Watch {
+        part: Some("torso".into()),
+        below_y: Some(120.0),
+        ..Watch::default()
+    };
+    vec![
+        probe("lift_l", "upper_arm_l", -90.0, watch.clone()),
+        probe("lift_r", "upper_arm_r", 90.0, watch),
+    ]
+}
+
+/// torso |x| <= 50, arm_l x < -50, arm_r x > 50.
+fn arms_label(p: Point2<f64>) -> usize {
+    if p.x < -50.0 {
+        1
+    } else if p.x > 50.0 {
+        2
+    } else {
+        0
+    }
+}
+
+const ARMS_PARTS: [&str; 3] = ["torso", "arm_l", "arm_r"];
+
+fn arms_down(g: f64) -> Spec {
+    let bones = arms_down_bones(g);
+    // The right half (x >= 0) of DESIGN.md's outline; x = 0 is the seam and carries the spine.
+    // With g = 0 the arm edge runs up and back down x = 50: mesh_outline removes that spike,
+    // which glues the arm to the torso.
+    let half = Outline {
+        loops: vec![pts(&[
+            (0.0, 0.0),
+            (50.0, 0.0),
+            (50.0, 180.0),
+            (50.0 + g, 180.0),
+            (50.0 + g, 20.0),
+            (80.0 + g, 20.0),
+            (80.0 + g, 200.0),
+            (0.0, 200.0),
+        ])],
+        segments: half_segments(&bones, MirrorAxis::X),
+    };
+    Spec {
+        parts: ARMS_PARTS.to_vec(),
+        pieces: vec![Piece {
+            half,
+            axis: MirrorAxis::X,
+            label: Box::new(arms_label),
+        }],
+        bones,
+        probes: lift_probes(),
+    }
+}
+
+fn layered_arms(g: f64) -> Spec {
+    let bones = arms_down_bones(g);
+    let torso = Outline {
+        loops: vec![pts(&[(0.0, 0.0), (50.0, 0.0), (50.0, 200.0), (0.0, 200.0)])],
+        segments: vec![[bones[0].head, bones[0].tail]],
+    };
+    // arm_r as a separate layer: an L whose top reaches over the torso's shoulder (x in
+    // [40, 50+g], y in [180, 200]); its mirror image is arm_l. No vertex is shared with the
+    // torso: the pieces are meshed separately.
+    let arm_r = Outline {
+        loops: vec![pts(&[
+            (50.0 + g, 20.0),
+            (80.0 + g, 20.0),
+            (80.0 + g, 200.0),
+            (40.0, 200.0),
+            (40.0, 180.0),
+            (50.0 + g, 180.0),
+        ])],
+        segments: vec![
+            [bones[3].head, bones[3].tail],
+            [bones[4].head, bones[4].tail],
+        ],
+    };
+    Spec {
+        parts: ARMS_PARTS.to_vec(),
+        pieces: vec![
+            Piece {
+                half: torso,
+                axis: MirrorAxis::X,
+                label: Box::new(|_| 0),
+            },
+            Piece {
+                half: arm_r,
+                axis: MirrorAxis::X,
+                label: Box::new(|p| if p.x < 0.0 { 1 } else { 2 }),
+            },
+        ],
+        bones,
+        probes: lift_probes(),
+    }
+}
+
+fn bar() -> Spec {
+    let bones = vec![
+        bone("upper", (0.0, 0.0), (100.0, 0.0), "upper"),
+        bone("lower", (100.0, 0.0), (200.0, 0.0), "lower").with_parent(0),
+    ];
+    // The top half (y >= 0); both bones lie on the seam y = 0.
+    let half = Outline {
+        loops: vec![pts(&[(0.0, 0.0), (200.0, 0.0), (200.0, 20.0), (0.0, 20.0)])],
+        segments: half_segments(&bones, MirrorAxis::Y),
+    };
+    // The part of the upper limb at least one bar width from the joint must not follow the
+    // lower bone.
+    let watch = Watch {
+        part: Some("upper".into()),
+        min_distance: Some(40.0),
+        ..Watch::default()
+    };
+    Spec {
+        parts: vec!["upper", "lower"],
+        pieces: vec![Piece {
+            half,
+            axis: MirrorAxis::Y,
+            label: Box::new(|p| usize::from(p.x >= 100.0)),
+        }],
+        bones,
+        probes: vec![probe("bend", "lower", 90.0, watch)],
+    }
+}
+
+/// Figure geometry (character's height 470, feet at y = 0, symmetric about x = 0).
+mod fig {
+    /// Half width of the torso.
+    pub const TORSO: f64 = 55.0;
+    /// Bottom of the torso (the crotch line); legs are below.
+    pub const HIP_Y: f64 = 180.0;
+    /// Bottom of the neck; neck and head are above.
+    pub const NECK_Y: f64 = 385.0;
+    /// Armpit height.
+    pub const ARMPIT_Y: f64 = 355.0;
+    /// Width of an arm (the lift watch stops two arm widths below the armpit).
+    pub const ARM_W: f64 = 30.0;
+}
+
+/// Parts: torso, head (neck and head), arm_l/arm_r (|x| beyond the torso), leg_l/leg_r (below
+/// the crotch line).
+fn figure_label(p: Point2<f64>) -> usize {
+    let side = usize::from(p.x > 0.0);
+    if p.y >= fig::NECK_Y {
+        1
+    } else if p.y < fig::HIP_Y {
+        4 + side
+    } else if p.x.abs() > fig::TORSO {
+        2 + side
+    } else {
+        0
+    }
+}
+
+fn figure() -> Spec {
+    // Right half, counter-clockwise from the crotch on the seam: leg (x 8..48, foot to 68),
+    // hips, torso side, armpit, arm (x 65..95, gap 10 to the torso) hanging to y = 200,
+    // shoulder, neck (x < 12), head (x < 35, chamfered corners), back down the seam.
+    let half_loop = pts(&[
+        (0.0, 180.0),
+        (8.0, 180.0),
+        (8.0, 0.0),
+        (68.0, 0.0),
+        (68.0, 20.0),
+        (48.0, 20.0),
+        (48.0, 180.0),
+        (55.0, 180.0),
+        (55.0, 355.0),
+        (65.0, 355.0),
+        (65.0, 200.0),
+        (95.0, 200.0),
+        (95.0, 385.0),
+        (12.0, 385.0),
+        (12.0, 410.0),
+        (30.0, 410.0),
+        (35.0, 420.0),
+        (35.0, 460.0),
+        (25.0, 470.0),
+        (0.0, 470.0),
+    ]);
+    let mut bones = vec![
+        bone("hips", (0.0, 190.0), (0.0, 240.0), "torso"),
+        bone("spine", (0.0, 240.0), (0.0, 300.0), "torso").with_parent(0),
+        bone("chest", (0.0, 300.0), (0.0, 370.0), "torso").with_parent(1),
+        bone("neck", (0.0, 370.0), (0.0, 410.0), "head").with_parent(2),
+        bone("head", (0.0, 410.0), (0.0, 462.0), "head").with_parent(3),
+    ];
+    for (suffix, s) in [("l", -1.0), ("r", 1.0)] {
+        let arm = format!("arm_{suffix}");
+        let leg = format!("leg_{suffix}");
+        let base = bones.len();
+        let limb = [
+            ("clavicle", (6.0, 370.0), (80.0, 370.0), "torso", 2),
+            (
+                "upper_arm",
+                (80.0, 370.0),
+                (80.0, 290.0),
+                arm.as_str(),
+                base,
+            ),
+            (
+                "forearm",
+                (80.0, 290.0),
+                (80.0, 225.0),
+                arm.as_str(),
+                base + 1,
+            ),
+            ("hand", (80.0, 225.0), (80.0, 205.0), arm.as_str(), base + 2),
+            ("thigh", (28.0, 185.0), (28.0, 100.0), leg.as_str(), 0),
+            ("shin", (28.0, 100.0), (28.0, 12.0), leg.as_str(), base + 4),
+            ("foot", (28.0, 12.0), (60.0, 12.0), leg.as_str(), base + 5),
+        ];
+        for (name, h, t, part, parent) in limb {
+            bones.push(
+                bone(
+                    &format!("{name}_{suffix}"),
+                    (s * h.0, h.1),
+                    (s * t.0, t.1),
+                    part,
+                )
+                .with_parent(parent),
+            );
+        }
+    }
+    let half = Outline {
+        loops: vec![half_loop],
+        segments: half_segments(&bones, MirrorAxis::X),
+    };
+    let torso_low = Watch {
+        part: Some("torso".into()),
+        below_y: Some(fig::ARMPIT_Y - 2.0 * fig::ARM_W),
+        ..Watch::default()
+    };
+    Spec {
+        parts: vec!["torso", "head", "arm_l", "arm_r", "leg_l", "leg_r"],
+        pieces: vec![Piece {
+            half,
+            axis: MirrorAxis::X,
+            label: Box::new(figure_label),
+        }],
+        bones,
+        probes: vec![
+            probe("lift_l", "upper_arm_l", -90.0, torso_low.clone()),
+            probe("lift_r", "upper_arm_r", 90.0, torso_low),
+            probe("kick_r", "thigh_r", 90.0, watch_part("leg_l")),
+            probe("kick_l", "thigh_l", -90.0, watch_part("leg_r")),
+        ],
+    }
 }

@@ -4,7 +4,10 @@
 mod builtin;
 mod format;
 
-pub use builtin::{builtin_scene, BuiltinOptions, BUILTIN_SCENES};
+pub use builtin::{
+    arms_down_outline, builtin_scene, mirror_vertex_map, mirror_vertex_map_about, BuiltinOptions,
+    MirrorAxis, BUILTIN_MIN_ANGLE_DEG, BUILTIN_SCENES, DEFAULT_GAP,
+};
 pub use format::{load_scene, save_scene, scene_from_json, scene_to_json, SCENE_FORMAT};
 
 use crate::error::{Error, Result};

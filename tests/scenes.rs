@@ -64,10 +64,18 @@ fn check_bones_covered(scene: &Scene) {
         spans.sort_by(|x, y| x.0.total_cmp(&y.0));
         let mut reach = 0.0_f64;
         for (lo, hi) in spans {
-            assert!(lo <= reach + 1e-12, "bone {} not covered at t = {reach}", b.name);
+            assert!(
+                lo <= reach + 1e-12,
+                "bone {} not covered at t = {reach}",
+                b.name
+            );
             reach = reach.max(hi);
         }
-        assert!(reach >= 1.0 - 1e-12, "bone {} covered only to {reach}", b.name);
+        assert!(
+            reach >= 1.0 - 1e-12,
+            "bone {} covered only to {reach}",
+            b.name
+        );
     }
 }
 
@@ -127,7 +135,11 @@ fn every_builtin_is_a_valid_quality_scene() {
         check_mirror(&s, axis);
         for probe in &s.probes {
             let watched = probe.watched_vertices(&s).unwrap();
-            assert!(!watched.is_empty(), "{name}: probe {} watches nothing", probe.name);
+            assert!(
+                !watched.is_empty(),
+                "{name}: probe {} watches nothing",
+                probe.name
+            );
         }
         for b in s.skeleton.bones() {
             assert!(b.part.is_some(), "{name}: bone {} has no part", b.name);
@@ -245,9 +257,11 @@ fn layered_arms_are_separate_overlapping_components() {
     parts.sort_unstable();
     assert_eq!(parts, vec![0, 1, 2]);
     // The arm layer reaches over the torso's shoulder: an arm vertex lies inside the torso.
-    let overlap = mesh.vertices().iter().zip(mesh.vertex_parts()).any(|(q, &part)| {
-        part != 0 && q.x.abs() < 50.0 && q.y > 180.0 && q.y < 200.0
-    });
+    let overlap = mesh
+        .vertices()
+        .iter()
+        .zip(mesh.vertex_parts())
+        .any(|(q, &part)| part != 0 && q.x.abs() < 50.0 && q.y > 180.0 && q.y < 200.0);
     assert!(overlap);
 }
 
@@ -283,7 +297,10 @@ fn generation_is_deterministic() {
 fn bad_builtin_options_are_typed_errors() {
     let bad = |name: &str, gap: Option<f64>, vertices: usize| {
         let r = builtin_scene(name, &BuiltinOptions { gap, vertices });
-        assert!(matches!(r, Err(Error::InvalidField { .. })), "{name} {gap:?} {vertices}");
+        assert!(
+            matches!(r, Err(Error::InvalidField { .. })),
+            "{name} {gap:?} {vertices}"
+        );
     };
     bad("no-such-scene", None, 1000);
     bad("arms-down", None, 0);
@@ -325,7 +342,9 @@ fn holes_and_several_components() {
     assert!((outline.area() - want).abs() < 1e-12);
     assert_eq!(mesh.topology().component_count(), 2);
     assert_eq!(mesh.topology().boundary_loops().len(), 3);
-    assert!(v.iter().all(|q| !(q.x > 3.0 && q.x < 7.0 && q.y > 3.0 && q.y < 7.0)));
+    assert!(v
+        .iter()
+        .all(|q| !(q.x > 3.0 && q.x < 7.0 && q.y > 3.0 && q.y < 7.0)));
     assert!((r.vertices as f64 - 3000.0).abs() < 300.0, "{r:?}");
     assert!(r.min_angle_deg >= 20.0);
 }
@@ -378,7 +397,13 @@ fn bad_outlines_are_meshing_errors() {
     );
     bad(
         Outline {
-            loops: vec![vec![p(0., 0.), p(10., 0.), p(10., 10.), p(5., 0.), p(0., 10.)]],
+            loops: vec![vec![
+                p(0., 0.),
+                p(10., 0.),
+                p(10., 10.),
+                p(5., 0.),
+                p(0., 10.),
+            ]],
             segments: vec![],
         },
         "touching itself mid-edge",
@@ -430,6 +455,9 @@ fn bad_outlines_are_meshing_errors() {
                 ..Default::default()
             },
         );
-        assert!(matches!(r, Err(Error::Meshing { .. })), "{max_area:?} {angle}");
+        assert!(
+            matches!(r, Err(Error::Meshing { .. })),
+            "{max_area:?} {angle}"
+        );
     }
 }

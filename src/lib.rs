@@ -66,4 +66,5 @@ pub use mesh::{Mesh, Topology};
 pub use scene::{builtin_scene, load_scene, save_scene, BuiltinOptions, Probe, Scene, Watch};
 pub use skeleton::{Bone, Pose, Skeleton};
 pub use skinning::linear_blend_skinning;
+pub use solvers::{solve, solver_by_name, Solution, SolveReport, Solver, SOLVER_NAMES};
 pub use weights::{Weights, WeightsFile};

@@ -9,6 +9,7 @@ mod laplacian;
 mod meshing;
 mod topology;
 
+pub use laplacian::CotanLaplacian;
 pub use meshing::{
     calibrate_max_area, estimate_max_area, mesh_outline, MeshArrays, MeshedOutline, MeshingOptions,
     MeshingReport, Outline, MAX_VERTICES,

@@ -1,42 +1,214 @@
 //! Weight solvers: the [`Solver`] trait, the registry by name, and the shared pieces.
-//! (Placeholder until the solvers land.)
+//!
+//! ```no_run
+//! # fn main() -> skinweights::Result<()> {
+//! use skinweights::solvers::{Heat, Solver};
+//! let scene = skinweights::builtin_scene("arms-down", &Default::default())?;
+//! let weights = skinweights::solve(&scene, "heat+mask")?; // by name, as the CLI does
+//! let solution = Heat::default().solve(&scene)?;          // or typed, with a report
+//! println!("{} took {:.3} s", solution.report.solver, solution.report.seconds);
+//! # Ok(()) }
+//! ```
+//!
+//! Names: `linear`, `euclidean`, `geodesic`, `heat`, `mask` (= `euclidean+mask`) and
+//! `SOLVER+mask` for any solver. Every solver returns dense weights with every entry finite,
+//! `>= 0` and every row summing to 1 within 1e-9 (checked before returning), plus a
+//! [`SolveReport`].
+//!
+//! Shared pieces, written once: [`distance`] (point-to-bone distance and the falloff kernel),
+//! [`visibility`] (is a vertex-to-bone segment inside the shape), [`dijkstra`] (multi-source
+//! shortest paths over the mesh) and [`nearest`] (nearest visible bones, blind components).
+
+pub mod dijkstra;
+pub mod distance;
+pub mod euclidean;
+pub mod geodesic;
+pub mod heat;
+pub mod linear;
+pub mod mask;
+pub mod nearest;
+pub mod visibility;
+
+pub use euclidean::{Euclidean, EuclideanOptions};
+pub use geodesic::{Geodesic, GeodesicOptions};
+pub use heat::{Heat, HeatOptions};
+pub use linear::{Linear, LinearOptions};
+pub use mask::Masked;
 
 use crate::error::{Error, Result};
 use crate::scene::Scene;
 use crate::weights::Weights;
+use std::time::Instant;
+
+/// Base solver names the registry knows; each may also be suffixed with `+mask`.
+pub const SOLVER_NAMES: &[&str] = &["linear", "euclidean", "geodesic", "heat", "mask"];
 
 /// What a solver reports besides the weights.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct SolveReport {
-    /// Solver name.
+    /// Registry name of the solver, e.g. `heat+mask`.
     pub solver: String,
-    /// Wall time, seconds.
+    /// Wall time of the whole solve, in seconds.
     pub seconds: f64,
-    /// Warnings.
+    /// Things the user should know, e.g. "component 3 sees no bone: visibility ignored".
     pub warnings: Vec<String>,
 }
 
-/// Weights plus report.
+/// Weights plus the report of the solve that made them.
 #[derive(Debug, Clone)]
 pub struct Solution {
-    /// The weights.
+    /// Dense weights: finite, `>= 0`, rows summing to 1 within 1e-9.
     pub weights: Weights,
-    /// The report.
+    /// Time and warnings.
     pub report: SolveReport,
 }
 
 /// A weight solver.
 pub trait Solver: Send + Sync {
-    /// Name.
+    /// Registry name (`heat`, `euclidean+mask`, ...).
     fn name(&self) -> String;
-    /// Solves.
+    /// Computes weights for every vertex and bone of `scene`.
     fn solve(&self, scene: &Scene) -> Result<Solution>;
 }
 
-/// Looks a solver up by name.
-pub fn solver_by_name(name: &str, _options: &[(String, String)]) -> Result<Box<dyn Solver>> {
-    Err(Error::UnknownSolver {
-        name: name.to_string(),
-        known: String::new(),
+/// Options a solver accepts as `key=value` strings (the CLI's `--option key=value`).
+pub trait SolverOptions: Default {
+    /// Every key [`SolverOptions::set`] accepts.
+    const KEYS: &'static [&'static str];
+    /// Sets one option from text; the error names the key and says what is wrong.
+    fn set(&mut self, key: &str, value: &str) -> Result<()>;
+
+    /// Defaults overridden by `options`, in order.
+    fn from_pairs(solver: &str, options: &[(String, String)]) -> Result<Self> {
+        let mut o = Self::default();
+        for (k, v) in options {
+            if !Self::KEYS.contains(&k.as_str()) {
+                return Err(Error::InvalidOption {
+                    option: k.clone(),
+                    message: format!(
+                        "unknown option for solver {solver}; it accepts: {}",
+                        if Self::KEYS.is_empty() {
+                            "none".to_string()
+                        } else {
+                            Self::KEYS.join(", ")
+                        }
+                    ),
+                });
+            }
+            o.set(k, v)?;
+        }
+        Ok(o)
+    }
+}
+
+/// Parses option `key` as a number satisfying `ok` (described by `expect`, e.g. "> 0").
+pub(crate) fn parse_number(
+    key: &str,
+    value: &str,
+    ok: impl Fn(f64) -> bool,
+    expect: &str,
+) -> Result<f64> {
+    let x: f64 = value.trim().parse().map_err(|_| Error::InvalidOption {
+        option: key.to_string(),
+        message: format!("{value:?} is not a number"),
+    })?;
+    check_number(key, x, ok, expect)
+}
+
+/// Checks that option `key` is finite and satisfies `ok` (described by `expect`).
+pub(crate) fn check_number(
+    key: &str,
+    x: f64,
+    ok: impl Fn(f64) -> bool,
+    expect: &str,
+) -> Result<f64> {
+    if !x.is_finite() || !ok(x) {
+        return Err(Error::InvalidOption {
+            option: key.to_string(),
+            message: format!("must be finite and {expect}, got {x}"),
+        });
+    }
+    Ok(x)
+}
+
+/// Builds the solver called `name` with `key=value` options (applied to the base solver of
+/// a `SOLVER+mask` name). Errors: [`Error::UnknownSolver`], [`Error::InvalidOption`].
+pub fn solver_by_name(name: &str, options: &[(String, String)]) -> Result<Box<dyn Solver>> {
+    let (base, masked) = match name.trim() {
+        "mask" => ("euclidean", true),
+        n => match n.strip_suffix("+mask") {
+            Some(b) => (b, true),
+            None => (n, false),
+        },
+    };
+    let inner: Box<dyn Solver> = match base {
+        "linear" => Box::new(Linear::new(LinearOptions::from_pairs(base, options)?)),
+        "euclidean" => Box::new(Euclidean::new(EuclideanOptions::from_pairs(base, options)?)),
+        "geodesic" => Box::new(Geodesic::new(GeodesicOptions::from_pairs(base, options)?)),
+        "heat" => Box::new(Heat::new(HeatOptions::from_pairs(base, options)?)),
+        _ => {
+            return Err(Error::UnknownSolver {
+                name: name.to_string(),
+                known: "linear, euclidean, geodesic, heat, mask, and SOLVER+mask".to_string(),
+            })
+        }
+    };
+    Ok(if masked {
+        Box::new(Masked::new(inner))
+    } else {
+        inner
     })
+}
+
+/// Solves `scene` with the solver called `name` (default options) and returns its weights.
+pub fn solve(scene: &Scene, name: &str) -> Result<Weights> {
+    Ok(solver_by_name(name, &[])?.solve(scene)?.weights)
+}
+
+/// Checks the weights every solver promises and wraps them with their report.
+pub(crate) fn finish(
+    solver: String,
+    started: Instant,
+    weights: Weights,
+    warnings: Vec<String>,
+) -> Result<Solution> {
+    weights.validate().map_err(|e| Error::Solver {
+        solver: solver.clone(),
+        message: format!("produced invalid weights ({e}); this is a bug, please report it"),
+    })?;
+    Ok(Solution {
+        weights,
+        report: SolveReport {
+            solver,
+            seconds: started.elapsed().as_secs_f64(),
+            warnings,
+        },
+    })
+}
+
+/// Size of the scene (diagonal of the bounding box of mesh and bones): the scale for
+/// relative tolerances.
+pub(crate) fn scene_extent(scene: &Scene) -> f64 {
+    let (mut lo, mut hi) = scene.mesh.bounds();
+    for b in scene.skeleton.bones() {
+        for p in [b.head, b.tail] {
+            lo = lo.inf(&p);
+            hi = hi.sup(&p);
+        }
+    }
+    (hi - lo).norm()
+}
+
+/// Warnings for components where visibility had to be ignored.
+pub(crate) fn blind_warnings(scene: &Scene, blind: &[usize]) -> Vec<String> {
+    blind
+        .iter()
+        .map(|&c| {
+            format!(
+                "component {c} ({} vertices) sees no bone from inside the shape: visibility \
+                 was ignored inside it (straight-line distances)",
+                nearest::component_size(&scene.mesh, c)
+            )
+        })
+        .collect()
 }

@@ -1,0 +1,224 @@
+//! Point-to-bone distances and the falloff kernel shared by the euclidean and geodesic solvers.
+//!
+//! Every formula here is written so that mirroring the scene (x -> -x) mirrors the result
+//! exactly, bit for bit: the mirror-symmetry tests rely on it.
+
+use crate::error::{Error, Result};
+use crate::skeleton::Bone;
+use nalgebra::Point2;
+use rayon::prelude::*;
+
+/// A bone as a segment, with what distance queries need precomputed.
+#[derive(Debug, Clone, Copy)]
+pub struct Segment {
+    /// Start (the bone's head).
+    pub a: Point2<f64>,
+    /// End (the bone's tail).
+    pub b: Point2<f64>,
+    /// `1 / |b - a|^2`, or 0 for a zero-length bone (which then acts as a point).
+    inv_len2: f64,
+}
+
+impl Segment {
+    /// The segment from `a` to `b`.
+    pub fn new(a: Point2<f64>, b: Point2<f64>) -> Self {
+        let len2 = (b - a).norm_squared();
+        Segment {
+            a,
+            b,
+            inv_len2: if len2 > 0.0 { 1.0 / len2 } else { 0.0 },
+        }
+    }
+
+    /// The segment of a bone (head to tail).
+    pub fn of_bone(bone: &Bone) -> Self {
+        Segment::new(bone.head, bone.tail)
+    }
+
+    /// Parameter in `[0, 1]` of the point of the segment closest to `p`.
+    #[inline]
+    pub fn closest_parameter(&self, p: &Point2<f64>) -> f64 {
+        let d = self.b - self.a;
+        ((p - self.a).dot(&d) * self.inv_len2).clamp(0.0, 1.0)
+    }
+
+    /// The point of the segment closest to `p`.
+    #[inline]
+    pub fn closest_point(&self, p: &Point2<f64>) -> Point2<f64> {
+        let t = self.closest_parameter(p);
+        self.a + (self.b - self.a) * t
+    }
+
+    /// Distance from `p` to the segment.
+    #[inline]
+    pub fn distance(&self, p: &Point2<f64>) -> f64 {
+        (p - self.closest_point(p)).norm()
+    }
+}
+
+/// Segments of all bones of a skeleton, in bone order.
+pub fn bone_segments(bones: &[Bone]) -> Vec<Segment> {
+    bones.iter().map(Segment::of_bone).collect()
+}
+
+/// Index of the bone whose segment is nearest to `p` (lowest index on exact ties).
+pub fn nearest_segment(segments: &[Segment], p: &Point2<f64>) -> Option<usize> {
+    let mut best: Option<(usize, f64)> = None;
+    for (j, s) in segments.iter().enumerate() {
+        let d = s.distance(p);
+        if best.is_none_or(|(_, bd)| d < bd) {
+            best = Some((j, d));
+        }
+    }
+    best.map(|(j, _)| j)
+}
+
+/// The inverse-power falloff `w_j ~ 1 / d_j^power`, shared by euclidean and geodesic.
+///
+/// A row is computed as `(d_min / d_j)^power` and then normalized, which never overflows even
+/// for tiny distances. Distances at or below `pin_distance` count as zero: those bones share
+/// the whole weight equally (a vertex lying on a bone gets weight 1 on it). Infinite distances
+/// (unreachable bones) get weight 0.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Falloff {
+    /// Exponent of the inverse power (default 4).
+    pub power: f64,
+    /// Distances at or below this count as "on the bone" (absolute, scene units).
+    pub pin_distance: f64,
+}
+
+impl Falloff {
+    /// Checks that the exponent is finite and positive.
+    pub fn check(power: f64) -> Result<()> {
+        if !(power.is_finite() && power > 0.0) {
+            return Err(Error::InvalidOption {
+                option: "falloff_power".into(),
+                message: format!("must be finite and > 0, got {power}"),
+            });
+        }
+        Ok(())
+    }
+
+    /// Turns one row of distances (one per bone) into normalized weights, in place.
+    /// Returns `false` when every distance is infinite or NaN (the row is then left all zero).
+    pub fn weights_in_place(&self, row: &mut [f64]) -> bool {
+        let mut d_min = f64::INFINITY;
+        for &d in row.iter() {
+            if d < d_min {
+                d_min = d;
+            }
+        }
+        if !d_min.is_finite() {
+            row.iter_mut().for_each(|w| *w = 0.0);
+            return false;
+        }
+        if d_min <= self.pin_distance {
+            let mut k = 0usize;
+            for w in row.iter_mut() {
+                if *w <= self.pin_distance {
+                    *w = 1.0;
+                    k += 1;
+                } else {
+                    *w = 0.0;
+                }
+            }
+            let share = 1.0 / k as f64;
+            row.iter_mut().for_each(|w| *w *= share);
+            return true;
+        }
+        let mut sum = 0.0;
+        for w in row.iter_mut() {
+            // NaN and infinity both fail `is_finite` and get no weight.
+            *w = if w.is_finite() {
+                (d_min / *w).powf(self.power)
+            } else {
+                0.0
+            };
+            sum += *w;
+        }
+        row.iter_mut().for_each(|w| *w /= sum);
+        true
+    }
+}
+
+impl Falloff {
+    /// Weights for `n` vertices and `n_bones` bones: `fill(v, row)` writes vertex `v`'s
+    /// distance to every bone into `row`, which is then turned into weights (rows in
+    /// parallel). Returns the weights and the vertices whose every distance was infinite
+    /// (their rows are all zero; the caller decides what they get).
+    pub fn weights_from(
+        &self,
+        n: usize,
+        n_bones: usize,
+        fill: impl Fn(usize, &mut [f64]) + Sync,
+    ) -> (Vec<f64>, Vec<usize>) {
+        let mut data = vec![0.0; n * n_bones];
+        let empty: Vec<usize> = data
+            .par_chunks_mut(n_bones * ROWS_PER_TASK)
+            .enumerate()
+            .flat_map_iter(|(c, block)| {
+                let mut empty = Vec::new();
+                for (i, row) in block.chunks_exact_mut(n_bones).enumerate() {
+                    let v = c * ROWS_PER_TASK + i;
+                    fill(v, row);
+                    if !self.weights_in_place(row) {
+                        empty.push(v);
+                    }
+                }
+                empty
+            })
+            .collect();
+        (data, empty)
+    }
+}
+
+/// Rows per parallel task of [`Falloff::weights_from`].
+const ROWS_PER_TASK: usize = 2048;
+
+/// Absolute distance under which a vertex counts as lying on a bone: a tiny fraction of the
+/// scene's size, so that it scales with the scene but never catches a real neighbour.
+pub fn pin_distance(extent: f64) -> f64 {
+    1e-9 * extent.max(f64::MIN_POSITIVE)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn closest_point_clamps_to_the_ends() {
+        let s = Segment::new(Point2::new(0.0, 0.0), Point2::new(10.0, 0.0));
+        assert_eq!(
+            s.closest_point(&Point2::new(-5.0, 3.0)),
+            Point2::new(0.0, 0.0)
+        );
+        assert_eq!(
+            s.closest_point(&Point2::new(4.0, 3.0)),
+            Point2::new(4.0, 0.0)
+        );
+        assert_eq!(s.distance(&Point2::new(13.0, 4.0)), 5.0);
+    }
+
+    #[test]
+    fn zero_length_segment_is_a_point() {
+        let s = Segment::new(Point2::new(1.0, 1.0), Point2::new(1.0, 1.0));
+        assert_eq!(s.distance(&Point2::new(4.0, 5.0)), 5.0);
+    }
+
+    #[test]
+    fn falloff_pins_and_normalizes() {
+        let f = Falloff {
+            power: 4.0,
+            pin_distance: 1e-12,
+        };
+        let mut row = [0.0, 2.0, f64::INFINITY];
+        assert!(f.weights_in_place(&mut row));
+        assert_eq!(row, [1.0, 0.0, 0.0]);
+        let mut row = [1.0, 2.0, f64::INFINITY];
+        assert!(f.weights_in_place(&mut row));
+        assert!((row[0] - 16.0 / 17.0).abs() < 1e-15);
+        assert_eq!(row[2], 0.0);
+        let mut row = [f64::INFINITY, f64::NAN];
+        assert!(!f.weights_in_place(&mut row));
+    }
+}

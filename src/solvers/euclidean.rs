@@ -1,0 +1,72 @@
+//! **euclidean**: the straight-line distance from a vertex to each bone segment, through the
+//! shared inverse-power falloff ([`Falloff`]), normalized. Fast, and blind to gaps: it is the
+//! baseline that leaks across the gap between an arm and the torso.
+
+use super::distance::{bone_segments, pin_distance, Falloff};
+use super::{finish, parse_number, scene_extent, Solution, Solver, SolverOptions};
+use crate::error::Result;
+use crate::scene::Scene;
+use crate::weights::Weights;
+use std::time::Instant;
+
+/// Options of [`Euclidean`].
+#[derive(Debug, Clone, PartialEq)]
+pub struct EuclideanOptions {
+    /// Exponent of the inverse-power falloff `w ~ 1 / d^p` (key `falloff_power`, default 4).
+    pub falloff_power: f64,
+}
+
+impl Default for EuclideanOptions {
+    fn default() -> Self {
+        EuclideanOptions { falloff_power: 4.0 }
+    }
+}
+
+impl SolverOptions for EuclideanOptions {
+    const KEYS: &'static [&'static str] = &["falloff_power"];
+    fn set(&mut self, key: &str, value: &str) -> Result<()> {
+        if key == "falloff_power" {
+            self.falloff_power = parse_number(key, value, |x| x > 0.0, "> 0")?;
+        }
+        Ok(())
+    }
+}
+
+/// The euclidean solver.
+#[derive(Debug, Clone, Default)]
+pub struct Euclidean {
+    /// Its options.
+    pub options: EuclideanOptions,
+}
+
+impl Euclidean {
+    /// A solver with these options.
+    pub fn new(options: EuclideanOptions) -> Self {
+        Euclidean { options }
+    }
+}
+
+impl Solver for Euclidean {
+    fn name(&self) -> String {
+        "euclidean".into()
+    }
+
+    fn solve(&self, scene: &Scene) -> Result<Solution> {
+        let started = Instant::now();
+        Falloff::check(self.options.falloff_power)?;
+        let falloff = Falloff {
+            power: self.options.falloff_power,
+            pin_distance: pin_distance(scene_extent(scene)),
+        };
+        let segments = bone_segments(scene.skeleton.bones());
+        let pts = scene.mesh.vertices();
+        // Straight-line distances are finite, so no row can come back empty.
+        let (data, _) = falloff.weights_from(pts.len(), segments.len(), |v, row| {
+            for (d, s) in row.iter_mut().zip(&segments) {
+                *d = s.distance(&pts[v]);
+            }
+        });
+        let weights = Weights::from_row_major(data, segments.len())?;
+        finish(self.name(), started, weights, Vec::new())
+    }
+}

@@ -1,0 +1,136 @@
+//! **geodesic**: the shared falloff kernel on the shortest distance *inside the mesh*.
+//!
+//! For every bone, each vertex is seeded with its straight-line distance to the bone when
+//! that segment stays inside the shape ([`Visibility`]) and with infinity otherwise; a
+//! multi-source Dijkstra over the mesh edges then propagates the distance to every vertex.
+//! Where the straight segment is inside the shape the geodesic distance *is* the Euclidean
+//! one; elsewhere it goes around (a torso vertex reaches an arm bone only via the shoulder).
+//!
+//! Fallback: in a connected component where no vertex sees any bone, visibility is ignored
+//! (every vertex seeded with its straight-line distance) and the report says so.
+
+use super::dijkstra::multi_source_dijkstra;
+use super::distance::{bone_segments, pin_distance, Falloff};
+use super::nearest::components_where_none;
+use super::visibility::Visibility;
+use super::{blind_warnings, finish, parse_number, scene_extent, Solution, Solver, SolverOptions};
+use crate::error::Result;
+use crate::scene::Scene;
+use crate::weights::Weights;
+use rayon::prelude::*;
+use std::time::Instant;
+
+/// Options of [`Geodesic`].
+#[derive(Debug, Clone, PartialEq)]
+pub struct GeodesicOptions {
+    /// Exponent of the inverse-power falloff `w ~ 1 / d^p` on geodesic distance (key
+    /// `falloff_power`, default 4, as euclidean).
+    pub falloff_power: f64,
+}
+
+impl Default for GeodesicOptions {
+    fn default() -> Self {
+        GeodesicOptions { falloff_power: 4.0 }
+    }
+}
+
+impl SolverOptions for GeodesicOptions {
+    const KEYS: &'static [&'static str] = &["falloff_power"];
+    fn set(&mut self, key: &str, value: &str) -> Result<()> {
+        if key == "falloff_power" {
+            self.falloff_power = parse_number(key, value, |x| x > 0.0, "> 0")?;
+        }
+        Ok(())
+    }
+}
+
+/// The geodesic solver.
+#[derive(Debug, Clone, Default)]
+pub struct Geodesic {
+    /// Its options.
+    pub options: GeodesicOptions,
+}
+
+impl Geodesic {
+    /// A solver with these options.
+    pub fn new(options: GeodesicOptions) -> Self {
+        Geodesic { options }
+    }
+}
+
+/// Geodesic distance from every vertex to every bone, one `Vec` per bone, and the
+/// components where visibility had to be ignored.
+pub fn geodesic_distances(scene: &Scene, visibility: &Visibility) -> (Vec<Vec<f64>>, Vec<usize>) {
+    let mesh = &scene.mesh;
+    let segments = bone_segments(scene.skeleton.bones());
+    let pts = mesh.vertices();
+    let comp = mesh.topology().component_of();
+    let pin = pin_distance(scene_extent(scene));
+    let column = |j: usize,
+                  ignore: &(dyn Fn(usize) -> bool + Sync),
+                  only: &(dyn Fn(usize) -> bool + Sync)| {
+        let s = &segments[j];
+        let seeds: Vec<f64> = (0..pts.len())
+            .into_par_iter()
+            .map(|v| {
+                if !only(v) {
+                    return f64::INFINITY;
+                }
+                let q = s.closest_point(&pts[v]);
+                let d = (pts[v] - q).norm();
+                if d <= pin || ignore(v) || visibility.visible(v, &q) {
+                    d
+                } else {
+                    f64::INFINITY
+                }
+            })
+            .collect();
+        multi_source_dijkstra(mesh, &seeds)
+    };
+    let mut columns: Vec<Vec<f64>> = (0..segments.len())
+        .into_par_iter()
+        .map(|j| column(j, &|_| false, &|_| true))
+        .collect();
+    let blind = components_where_none(mesh, |v| columns.iter().any(|c| c[v].is_finite()));
+    if !blind.is_empty() {
+        let is_blind = |v: usize| blind.binary_search(&comp[v]).is_ok();
+        let redo: Vec<Vec<f64>> = (0..segments.len())
+            .into_par_iter()
+            .map(|j| column(j, &|_| true, &is_blind))
+            .collect();
+        for (c, r) in columns.iter_mut().zip(redo) {
+            for (v, d) in r.into_iter().enumerate() {
+                if is_blind(v) {
+                    c[v] = d;
+                }
+            }
+        }
+    }
+    (columns, blind)
+}
+
+impl Solver for Geodesic {
+    fn name(&self) -> String {
+        "geodesic".into()
+    }
+
+    fn solve(&self, scene: &Scene) -> Result<Solution> {
+        let started = Instant::now();
+        Falloff::check(self.options.falloff_power)?;
+        let falloff = Falloff {
+            power: self.options.falloff_power,
+            pin_distance: pin_distance(scene_extent(scene)),
+        };
+        let visibility = Visibility::new(&scene.mesh);
+        let (columns, blind) = geodesic_distances(scene, &visibility);
+        let nb = columns.len();
+        // Every component reaches some bone (through the fallback), so no row is empty.
+        let (data, _) = falloff.weights_from(scene.mesh.vertex_count(), nb, |v, row| {
+            for (d, c) in row.iter_mut().zip(&columns) {
+                *d = c[v];
+            }
+        });
+        let weights = Weights::from_row_major(data, nb)?;
+        finish(self.name(), started, weights, blind_warnings(scene, &blind))
+    }
+}

@@ -1,0 +1,117 @@
+//! **mask** (`SOLVER+mask`; plain `mask` is `euclidean+mask`): part-restricted masking around
+//! any solver.
+//!
+//! Bone `j` may only influence vertices whose part is in its *allowed parts*: its
+//! `influences` when given, otherwise its own part and the parts of all its descendants (so a
+//! child never reaches back into its parent's part). A bone that names neither a part nor
+//! influences is not restricted. Masked rows are renormalized; a row left empty goes wholly to
+//! the nearest bone allowed for that vertex's part, and a part that no bone may influence
+//! keeps the inner solver's row (with a warning naming the part).
+
+use super::distance::bone_segments;
+use super::{finish, Solution, Solver};
+use crate::error::Result;
+use crate::scene::Scene;
+use crate::weights::Weights;
+use rayon::prelude::*;
+use std::time::Instant;
+
+/// Masking around an inner solver.
+pub struct Masked {
+    inner: Box<dyn Solver>,
+}
+
+impl Masked {
+    /// Masks the output of `inner`.
+    pub fn new(inner: Box<dyn Solver>) -> Self {
+        Masked { inner }
+    }
+}
+
+/// `allowed[j][part]`: whether bone `j` may influence vertices of `part`.
+pub fn allowed_parts(scene: &Scene) -> Vec<Vec<bool>> {
+    let bones = scene.skeleton.bones();
+    let n_parts = scene.mesh.parts().len();
+    let own = scene.bone_parts();
+    let mut allowed = vec![vec![false; n_parts]; bones.len()];
+    for (j, b) in bones.iter().enumerate() {
+        match (&b.influences, own[j]) {
+            (Some(list), _) => {
+                for p in list.iter().filter_map(|p| scene.mesh.part_index(p)) {
+                    allowed[j][p] = true;
+                }
+            }
+            (None, Some(_)) => {
+                // Own part and every descendant's part.
+                for (k, part) in own.iter().enumerate() {
+                    if let Some(p) = part {
+                        if scene.skeleton.is_ancestor_or_self(j, k) {
+                            allowed[j][*p] = true;
+                        }
+                    }
+                }
+            }
+            (None, None) => allowed[j].iter_mut().for_each(|a| *a = true),
+        }
+    }
+    allowed
+}
+
+impl Solver for Masked {
+    fn name(&self) -> String {
+        format!("{}+mask", self.inner.name())
+    }
+
+    fn solve(&self, scene: &Scene) -> Result<Solution> {
+        let started = Instant::now();
+        let inner = self.inner.solve(scene)?;
+        let mut data = inner.weights.as_slice().to_vec();
+        let mut warnings = inner.report.warnings;
+        let allowed = allowed_parts(scene);
+        let nb = inner.weights.bone_count();
+        let mesh = &scene.mesh;
+        let parts = mesh.vertex_parts();
+        let pts = mesh.vertices();
+        let segments = bone_segments(scene.skeleton.bones());
+        let mut unmaskable = vec![false; mesh.parts().len()];
+        for (p, flag) in unmaskable.iter_mut().enumerate() {
+            *flag = (0..nb).all(|j| !allowed[j][p]);
+        }
+        data.par_chunks_mut(nb).enumerate().for_each(|(v, row)| {
+            let part = parts[v];
+            if unmaskable[part] {
+                return;
+            }
+            let mut sum = 0.0;
+            for (j, w) in row.iter_mut().enumerate() {
+                if !allowed[j][part] {
+                    *w = 0.0;
+                }
+                sum += *w;
+            }
+            if sum > 0.0 {
+                row.iter_mut().for_each(|w| *w /= sum);
+                return;
+            }
+            // Empty row: the nearest allowed bone takes it all.
+            let mut best = (f64::INFINITY, 0);
+            for (j, s) in segments.iter().enumerate() {
+                let d = s.distance(&pts[v]);
+                if allowed[j][part] && d < best.0 {
+                    best = (d, j);
+                }
+            }
+            row[best.1] = 1.0;
+        });
+        for (p, &flag) in unmaskable.iter().enumerate() {
+            if flag {
+                warnings.push(format!(
+                    "no bone may influence part {:?}: its vertices keep the unmasked weights",
+                    mesh.parts()[p]
+                ));
+            }
+        }
+        let weights = Weights::from_row_major(data, nb)?;
+        finish(self.name(), started, weights, warnings)
+    }
+}

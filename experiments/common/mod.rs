@@ -107,3 +107,42 @@ pub fn main_with(run: impl FnOnce() -> Res<()>) -> std::process::ExitCode {
         }
     }
 }
+
+/// A chart or a mesh panel, so both can share one [`skinweights::plot::Grid`].
+pub enum AnyFigure {
+    /// A line chart.
+    Chart(skinweights::plot::LineChart),
+    /// A weight map or posed mesh.
+    Mesh(skinweights::plot::Panel),
+}
+
+impl Figure for AnyFigure {
+    fn draw<DB: plotters::prelude::DrawingBackend>(
+        &self,
+        area: &plotters::drawing::DrawingArea<DB, plotters::coord::Shift>,
+    ) -> skinweights::Result<()> {
+        match self {
+            AnyFigure::Chart(c) => c.draw(area),
+            AnyFigure::Mesh(p) => p.draw(area),
+        }
+    }
+}
+
+/// The arms-down scene with gap `gap` and about `vertices` vertices.
+pub fn arms_down(gap: f64, vertices: usize) -> Res<skinweights::Scene> {
+    Ok(skinweights::builtin_scene(
+        "arms-down",
+        &skinweights::BuiltinOptions {
+            gap: Some(gap),
+            vertices,
+        },
+    )?)
+}
+
+/// The solvers every comparison runs, in table order.
+pub fn all_solvers() -> Vec<String> {
+    skinweights::compare::DEFAULT_SOLVERS
+        .iter()
+        .map(|s| s.to_string())
+        .collect()
+}

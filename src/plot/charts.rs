@@ -96,6 +96,8 @@ pub struct LineChart {
     /// Logarithmic axes on both x and y (non-positive points are skipped). Default in
     /// callers: false.
     pub log_log: bool,
+    /// Logarithmic y axis only (non-positive y are skipped); ignored when `log_log` is set.
+    pub log_y: bool,
     /// Horizontal reference lines `(y, label)`, drawn dashed grey.
     pub reference_lines: Vec<(f64, String)>,
     /// Where the legend goes (default: upper left).
@@ -169,7 +171,10 @@ impl LineChart {
                     .map(|p| (p.0, *y))
             }))
             .filter(|(x, y)| {
-                x.is_finite() && y.is_finite() && (!self.log_log || (*x > 0.0 && *y > 0.0))
+                x.is_finite()
+                    && y.is_finite()
+                    && (!self.log_log || (*x > 0.0 && *y > 0.0))
+                    && (!self.log_y || *y > 0.0)
             });
         let (mut x0, mut x1, mut y0, mut y1) = (
             f64::INFINITY,
@@ -189,8 +194,8 @@ impl LineChart {
                 self.y_range.unwrap_or((0.0, 1.0)),
             );
         }
-        let widen = |a: f64, b: f64| -> (f64, f64) {
-            if self.log_log {
+        let widen = |a: f64, b: f64, log: bool| -> (f64, f64) {
+            if log {
                 let (a, b) = if a == b { (a / 2.0, b * 2.0) } else { (a, b) };
                 (a / 1.3, b * 1.3)
             } else {
@@ -199,8 +204,9 @@ impl LineChart {
             }
         };
         (
-            self.x_range.unwrap_or_else(|| widen(x0, x1)),
-            self.y_range.unwrap_or_else(|| widen(y0, y1)),
+            self.x_range.unwrap_or_else(|| widen(x0, x1, self.log_log)),
+            self.y_range
+                .unwrap_or_else(|| widen(y0, y1, self.log_log || self.log_y)),
         )
     }
 
@@ -225,50 +231,74 @@ impl LineChart {
             .draw()
             .map_err(plot_err)?;
         let ((x0, x1), (y0, y1)) = self.ranges();
-        let ok = |p: &(f64, f64)| {
+        let valid = |p: &(f64, f64)| {
             p.0.is_finite()
                 && p.1.is_finite()
                 && (!self.log_log || (p.0 > 0.0 && p.1 > 0.0))
-                && p.0 >= x0.min(x1)
-                && p.0 <= x0.max(x1)
-                && p.1 >= y0.min(y1)
-                && p.1 <= y0.max(y1)
+                && (!self.log_y || p.1 > 0.0)
+        };
+        let inside = |p: &(f64, f64)| {
+            p.0 >= x0.min(x1) && p.0 <= x0.max(x1) && p.1 >= y0.min(y1) && p.1 <= y0.max(y1)
+        };
+        let clip = Clip {
+            lo: (x0.min(x1), y0.min(y1)),
+            hi: (x0.max(x1), y0.max(y1)),
+            log_x: self.log_log,
+            log_y: self.log_log || self.log_y,
         };
         for (i, s) in self.series.iter().enumerate() {
             let color = s
                 .color
                 .map(|(r, g, b)| RGBColor(r, g, b))
                 .unwrap_or(PALETTE[i % PALETTE.len()]);
-            let pts: Vec<(f64, f64)> = s.points.iter().copied().filter(ok).collect();
+            let pts: Vec<(f64, f64)> = s.points.iter().copied().filter(valid).collect();
+            // Lines are clipped to the plot (a fixed range may cut them); markers outside it
+            // are dropped.
+            let pieces = clip.polyline(&pts);
+            let marks: Vec<(f64, f64)> = pts.iter().copied().filter(inside).collect();
             let name = s.name.clone();
             match s.style {
-                SeriesStyle::LineAndMarkers | SeriesStyle::Line => {
-                    chart
-                        .draw_series(LineSeries::new(pts.clone(), color.stroke_width(2)))
-                        .map_err(plot_err)?
-                        .label(name)
-                        .legend(move |(x, y)| {
-                            PathElement::new(vec![(x, y), (x + 18, y)], color.stroke_width(2))
-                        });
+                SeriesStyle::LineAndMarkers | SeriesStyle::Line | SeriesStyle::Dashed => {
+                    let dashed = s.style == SeriesStyle::Dashed;
+                    let mut first = true;
+                    for piece in pieces.into_iter().chain(std::iter::once(Vec::new())) {
+                        // The trailing empty piece carries the legend entry if nothing else did.
+                        if piece.is_empty() && !first {
+                            continue;
+                        }
+                        let ann = if dashed {
+                            chart
+                                .draw_series(DashedLineSeries::new(
+                                    piece,
+                                    7,
+                                    5,
+                                    color.stroke_width(2),
+                                ))
+                                .map_err(plot_err)?
+                        } else {
+                            chart
+                                .draw_series(LineSeries::new(piece, color.stroke_width(2)))
+                                .map_err(plot_err)?
+                        };
+                        if first {
+                            let dash = if dashed { 7 } else { 18 };
+                            ann.label(name.clone()).legend(move |(x, y)| {
+                                PathElement::new(vec![(x, y), (x + dash, y)], color.stroke_width(2))
+                            });
+                            first = false;
+                        }
+                    }
                     if s.style == SeriesStyle::LineAndMarkers {
                         chart
-                            .draw_series(pts.iter().map(|&p| Circle::new(p, 3, color.filled())))
+                            .draw_series(marks.iter().map(|&p| Circle::new(p, 3, color.filled())))
                             .map_err(plot_err)?;
                     }
-                }
-                SeriesStyle::Dashed => {
-                    chart
-                        .draw_series(DashedLineSeries::new(pts, 7, 5, color.stroke_width(2)))
-                        .map_err(plot_err)?
-                        .label(name)
-                        .legend(move |(x, y)| {
-                            PathElement::new(vec![(x, y), (x + 7, y)], color.stroke_width(2))
-                        });
                 }
                 SeriesStyle::Markers => {
                     chart
                         .draw_series(
-                            pts.iter()
+                            marks
+                                .iter()
                                 .map(|&p| Circle::new(p, 4, color.stroke_width(2))),
                         )
                         .map_err(plot_err)?
@@ -308,6 +338,103 @@ impl LineChart {
             .draw()
             .map_err(plot_err)?;
         Ok(())
+    }
+}
+
+/// Clips polylines to the plot rectangle, in the axes' own (linear or log) coordinates.
+struct Clip {
+    lo: (f64, f64),
+    hi: (f64, f64),
+    log_x: bool,
+    log_y: bool,
+}
+
+impl Clip {
+    fn to_axes(&self, p: (f64, f64)) -> (f64, f64) {
+        let f = |v: f64, log: bool| if log { v.ln() } else { v };
+        (f(p.0, self.log_x), f(p.1, self.log_y))
+    }
+    fn from_axes(&self, p: (f64, f64)) -> (f64, f64) {
+        let f = |v: f64, log: bool| if log { v.exp() } else { v };
+        (f(p.0, self.log_x), f(p.1, self.log_y))
+    }
+
+    /// Liang-Barsky clip of segment a-b (axes coordinates): the visible part and whether its
+    /// start and end were cut; `None` when it misses the box.
+    #[allow(clippy::type_complexity)]
+    fn segment(
+        &self,
+        a: (f64, f64),
+        b: (f64, f64),
+    ) -> Option<((f64, f64), (f64, f64), bool, bool)> {
+        let (lo, hi) = (self.to_axes(self.lo), self.to_axes(self.hi));
+        let (dx, dy) = (b.0 - a.0, b.1 - a.1);
+        let (mut t0, mut t1) = (0.0f64, 1.0f64);
+        for (p, q) in [
+            (-dx, a.0 - lo.0),
+            (dx, hi.0 - a.0),
+            (-dy, a.1 - lo.1),
+            (dy, hi.1 - a.1),
+        ] {
+            if p == 0.0 {
+                if q < 0.0 {
+                    return None;
+                }
+            } else {
+                let r = q / p;
+                if p < 0.0 {
+                    t0 = t0.max(r);
+                } else {
+                    t1 = t1.min(r);
+                }
+            }
+        }
+        (t0 <= t1).then(|| {
+            (
+                (a.0 + t0 * dx, a.1 + t0 * dy),
+                (a.0 + t1 * dx, a.1 + t1 * dy),
+                t0 > 0.0,
+                t1 < 1.0,
+            )
+        })
+    }
+
+    /// The visible pieces of a polyline (data coordinates).
+    fn polyline(&self, pts: &[(f64, f64)]) -> Vec<Vec<(f64, f64)>> {
+        let mut pieces: Vec<Vec<(f64, f64)>> = Vec::new();
+        let mut current: Vec<(f64, f64)> = Vec::new();
+        if pts.len() == 1 {
+            let p = self.to_axes(pts[0]);
+            if self.segment(p, p).is_some() {
+                pieces.push(pts.to_vec());
+            }
+            return pieces;
+        }
+        for w in pts.windows(2) {
+            match self.segment(self.to_axes(w[0]), self.to_axes(w[1])) {
+                Some((a, b, cut_start, cut_end)) => {
+                    if cut_start || current.is_empty() {
+                        if !current.is_empty() {
+                            pieces.push(std::mem::take(&mut current));
+                        }
+                        current.push(if cut_start { self.from_axes(a) } else { w[0] });
+                    }
+                    current.push(if cut_end { self.from_axes(b) } else { w[1] });
+                    if cut_end {
+                        pieces.push(std::mem::take(&mut current));
+                    }
+                }
+                None => {
+                    if !current.is_empty() {
+                        pieces.push(std::mem::take(&mut current));
+                    }
+                }
+            }
+        }
+        if !current.is_empty() {
+            pieces.push(current);
+        }
+        pieces
     }
 }
 
@@ -353,6 +480,11 @@ impl Figure for LineChart {
                 .build_cartesian_2d((x0..x1).log_scale(), (y0..y1).log_scale())
                 .map_err(plot_err)?;
             self.draw_on(chart)
+        } else if self.log_y {
+            let chart = builder
+                .build_cartesian_2d(x0..x1, (y0..y1).log_scale())
+                .map_err(plot_err)?;
+            self.draw_on(chart)
         } else {
             let chart = builder
                 .build_cartesian_2d(x0..x1, y0..y1)
@@ -365,6 +497,22 @@ impl Figure for LineChart {
 #[cfg(test)]
 mod tests {
     use super::short_number;
+
+    #[test]
+    fn lines_are_clipped_to_the_plot() {
+        let clip = super::Clip {
+            lo: (0.0, 0.0),
+            hi: (10.0, 5.0),
+            log_x: false,
+            log_y: false,
+        };
+        // Up out of the box and back in: two pieces, cut at y = 5.
+        let pieces = clip.polyline(&[(0.0, 0.0), (4.0, 10.0), (8.0, 0.0)]);
+        assert_eq!(pieces.len(), 2);
+        assert_eq!(pieces[0], vec![(0.0, 0.0), (2.0, 5.0)]);
+        assert_eq!(pieces[1], vec![(6.0, 5.0), (8.0, 0.0)]);
+        assert!(clip.polyline(&[(20.0, 0.0), (30.0, 1.0)]).is_empty());
+    }
 
     #[test]
     fn tick_text_is_short() {

@@ -438,13 +438,13 @@ impl Clip {
     }
 }
 
-/// Axis tick text: plain numbers with few digits, powers of ten as `1e6` beyond 10^5.
+/// Axis tick text: plain numbers with few digits, `3e4` style from 10^4 up.
 fn short_number(v: f64) -> String {
     let a = v.abs();
     if a == 0.0 {
         return "0".into();
     }
-    if !(1e-3..1e5).contains(&a) {
+    if !(1e-3..1e4).contains(&a) {
         let e = a.log10().floor();
         let m = v / 10f64.powf(e);
         if (m.round() - m).abs() < 1e-9 {
@@ -519,7 +519,8 @@ mod tests {
         assert_eq!(short_number(0.0), "0");
         assert_eq!(short_number(1_000_000.0), "1e6");
         assert_eq!(short_number(300_000.0), "3e5");
-        assert_eq!(short_number(30_000.0), "30000");
+        assert_eq!(short_number(30_000.0), "3e4");
+        assert_eq!(short_number(5000.0), "5000");
         assert_eq!(short_number(0.5), "0.5");
         assert_eq!(short_number(12.0), "12");
         assert_eq!(short_number(1.25), "1.25");

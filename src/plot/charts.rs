@@ -354,7 +354,7 @@ impl Clip {
         let f = |v: f64, log: bool| if log { v.ln() } else { v };
         (f(p.0, self.log_x), f(p.1, self.log_y))
     }
-    fn from_axes(&self, p: (f64, f64)) -> (f64, f64) {
+    fn to_data(&self, p: (f64, f64)) -> (f64, f64) {
         let f = |v: f64, log: bool| if log { v.exp() } else { v };
         (f(p.0, self.log_x), f(p.1, self.log_y))
     }
@@ -389,14 +389,12 @@ impl Clip {
                 }
             }
         }
-        (t0 <= t1).then(|| {
-            (
-                (a.0 + t0 * dx, a.1 + t0 * dy),
-                (a.0 + t1 * dx, a.1 + t1 * dy),
-                t0 > 0.0,
-                t1 < 1.0,
-            )
-        })
+        (t0 <= t1).then_some((
+            (a.0 + t0 * dx, a.1 + t0 * dy),
+            (a.0 + t1 * dx, a.1 + t1 * dy),
+            t0 > 0.0,
+            t1 < 1.0,
+        ))
     }
 
     /// The visible pieces of a polyline (data coordinates).
@@ -417,9 +415,9 @@ impl Clip {
                         if !current.is_empty() {
                             pieces.push(std::mem::take(&mut current));
                         }
-                        current.push(if cut_start { self.from_axes(a) } else { w[0] });
+                        current.push(if cut_start { self.to_data(a) } else { w[0] });
                     }
-                    current.push(if cut_end { self.from_axes(b) } else { w[1] });
+                    current.push(if cut_end { self.to_data(b) } else { w[1] });
                     if cut_end {
                         pieces.push(std::mem::take(&mut current));
                     }

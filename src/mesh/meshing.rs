@@ -683,3 +683,95 @@ mod tests {
         ));
     }
 }
+
+/// A named region of the drawing: vertices inside `polygon` belong to part `part`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct LabelledRegion {
+    /// Part name.
+    pub part: String,
+    /// Closed polygon (either orientation; the last point connects back to the first).
+    pub polygon: Vec<Point2<f64>>,
+}
+
+/// Assigns every vertex the part of the first region that contains it (points on a region's
+/// boundary, within `1e-9` of the drawing's size, count as inside: shared borders go to the
+/// region listed first). Returns the part names (in region order, duplicates merged) and
+/// each vertex's part index; a vertex inside no region is an [`Error::VertexParts`] naming it.
+pub fn assign_parts(
+    vertices: &[Point2<f64>],
+    regions: &[LabelledRegion],
+) -> Result<(Vec<String>, Vec<usize>)> {
+    if regions.is_empty() {
+        return Err(Error::VertexParts {
+            message: "no labelled regions given".into(),
+        });
+    }
+    let mut names: Vec<String> = Vec::new();
+    let mut region_part = Vec::with_capacity(regions.len());
+    let mut scale: f64 = 0.0;
+    for r in regions {
+        if r.polygon.len() < 3 {
+            return Err(Error::VertexParts {
+                message: format!(
+                    "region {:?} has {} points (need 3)",
+                    r.part,
+                    r.polygon.len()
+                ),
+            });
+        }
+        for &p in &r.polygon {
+            check_point(p, || format!("region {:?}", r.part))?;
+            scale = scale.max(p.x.abs()).max(p.y.abs());
+        }
+        let idx = match names.iter().position(|n| n == &r.part) {
+            Some(i) => i,
+            None => {
+                names.push(r.part.clone());
+                names.len() - 1
+            }
+        };
+        region_part.push(idx);
+    }
+    let tol = 1e-9 * scale.max(1.0);
+    let labels = vertices
+        .iter()
+        .enumerate()
+        .map(|(v, &p)| {
+            regions
+                .iter()
+                .position(|r| polygon_contains(&r.polygon, p, tol))
+                .map(|i| region_part[i])
+                .ok_or_else(|| Error::VertexParts {
+                    message: format!(
+                        "vertex {v} at ({}, {}) lies in no labelled region",
+                        p.x, p.y
+                    ),
+                })
+        })
+        .collect::<Result<Vec<_>>>()?;
+    Ok((names, labels))
+}
+
+/// Even-odd point-in-polygon test that counts points within `tol` of an edge as inside.
+fn polygon_contains(polygon: &[Point2<f64>], p: Point2<f64>, tol: f64) -> bool {
+    let mut inside = false;
+    for (a, b) in loop_edges(polygon) {
+        let ab = b - a;
+        let len2 = ab.norm_squared();
+        let t = if len2 > 0.0 {
+            ((p - a).dot(&ab) / len2).clamp(0.0, 1.0)
+        } else {
+            0.0
+        };
+        if (p - (a + t * ab)).norm() <= tol {
+            return true;
+        }
+        if (a.y > p.y) != (b.y > p.y) {
+            let x = a.x + (p.y - a.y) / (b.y - a.y) * (b.x - a.x);
+            if p.x < x {
+                inside = !inside;
+            }
+        }
+    }
+    inside
+}

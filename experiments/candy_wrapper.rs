@@ -122,16 +122,16 @@ impl Rig {
         Ok(match method {
             Method::Lbs => Posed {
                 positions: linear_blend_skinning(points, &self.skeleton, &w, &pose)?,
-                bones: posed_bones(&self.skeleton, &pose)?,
+                bones: self.skeleton.posed_segments(&pose)?,
             },
             Method::Dqs => Posed {
                 positions: dual_quaternion_skinning(points, &self.skeleton, &w, &pose)?,
-                bones: posed_bones(&self.skeleton, &pose)?,
+                bones: self.skeleton.posed_segments(&pose)?,
             },
             Method::Helper => {
                 let (ext, ext_w, helper) = HalfAngleHelper::add(&self.skeleton, &w, "lower")?;
                 let driven = helper.drive(&self.skeleton, &pose);
-                let mut bones = posed_bones(&ext, &driven)?;
+                let mut bones = ext.posed_segments(&driven)?;
                 // The helper is as long as the child; draw only its first 30% so the picture
                 // shows its direction (half the bend) without a stray line across the figure.
                 let [a, b] = bones[helper.helper];
@@ -148,16 +148,6 @@ impl Rig {
 struct Posed {
     positions: Vec<Point2<f64>>,
     bones: Vec<[Point2<f64>; 2]>,
-}
-
-fn posed_bones(skeleton: &Skeleton, pose: &Pose) -> Res<Vec<[Point2<f64>; 2]>> {
-    let world = skeleton.world_transforms(pose)?;
-    Ok(skeleton
-        .bones()
-        .iter()
-        .zip(&world)
-        .map(|(b, m)| [m * Point2::origin(), m * Point2::new(b.length(), 0.0)])
-        .collect())
 }
 
 /// Per-vertex posed/rest area ratio of the incident triangles.

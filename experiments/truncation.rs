@@ -152,17 +152,6 @@ fn distances(a: &[Point2<f64>], b: &[Point2<f64>]) -> Vec<f64> {
     a.iter().zip(b).map(|(p, q)| (p - q).norm()).collect()
 }
 
-fn posed_bones(scene: &Scene, pose: &Pose) -> Res<Vec<[Point2<f64>; 2]>> {
-    let world = scene.skeleton.world_transforms(pose)?;
-    Ok(scene
-        .skeleton
-        .bones()
-        .iter()
-        .zip(&world)
-        .map(|(b, m)| [m * Point2::origin(), m * Point2::new(b.length(), 0.0)])
-        .collect())
-}
-
 fn run(cli: &Cli) -> Res<()> {
     let started = std::time::Instant::now();
     let out = cli.common.out_dir("truncation")?;
@@ -394,7 +383,7 @@ fn panels(
         ),
         scene,
         scene.mesh.vertices().to_vec(),
-        posed_bones(scene, &Pose::rest())?,
+        scene.skeleton.posed_segments(&Pose::rest())?,
         &counts,
         max_count,
         "influences",
@@ -422,7 +411,7 @@ fn panels(
             format!("heat, {scheme}, {probe}: max error {max:.2}% h"),
             scene,
             posed,
-            posed_bones(scene, pose)?,
+            scene.skeleton.posed_segments(pose)?,
             &err,
             5.0,
             "error % h",
@@ -442,7 +431,7 @@ fn panels(
             format!("heat, runtime top-{k} unnormalized, {name}: shrink up to {max:.2}% h"),
             scene,
             bad,
-            posed_bones(scene, pose)?,
+            scene.skeleton.posed_segments(pose)?,
             &shift,
             5.0,
             "shift % h",

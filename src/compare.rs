@@ -206,19 +206,7 @@ pub fn figure_panels(
     for (&v, &d) in drag.vertices.iter().zip(&drag.displacement) {
         value[v] = Some(d / drag.height * 100.0);
     }
-    let world = scene.skeleton.world_transforms(&probe.pose)?;
-    let bones = scene
-        .skeleton
-        .bones()
-        .iter()
-        .zip(&world)
-        .map(|(b, m)| {
-            [
-                m * nalgebra::Point2::origin(),
-                m * nalgebra::Point2::new(b.length(), 0.0),
-            ]
-        })
-        .collect();
+    let bones = scene.skeleton.posed_segments(&probe.pose)?;
     Ok([
         Panel::Weights(WeightMap::new(scene, weights, format!("{label}: weights"))),
         Panel::Pose(PoseMap::new(

@@ -9,6 +9,7 @@ use crate::mesh::{signed_area2, Mesh};
 use crate::scene::{Probe, Scene};
 use crate::skeleton::Pose;
 use crate::skinning::{check_shape, lbs_with_transforms};
+use crate::solvers::distance::Segment;
 use crate::weights::Weights;
 use nalgebra::{Isometry2, Matrix2, Point2};
 use serde::{Deserialize, Serialize};
@@ -111,7 +112,7 @@ pub fn owning_bones(scene: &Scene) -> Vec<Option<usize>> {
                 if bone_parts[j] != Some(part) {
                     continue;
                 }
-                let d = point_segment_distance(p, &b.head, &b.tail);
+                let d = Segment::of_bone(b).distance(p);
                 if best.is_none_or(|(bd, _)| d < bd) {
                     best = Some((d, j));
                 }
@@ -119,17 +120,6 @@ pub fn owning_bones(scene: &Scene) -> Vec<Option<usize>> {
             best.map(|(_, j)| j)
         })
         .collect()
-}
-
-fn point_segment_distance(p: &Point2<f64>, a: &Point2<f64>, b: &Point2<f64>) -> f64 {
-    let ab = b - a;
-    let len2 = ab.norm_squared();
-    let t = if len2 > 0.0 {
-        ((p - a).dot(&ab) / len2).clamp(0.0, 1.0)
-    } else {
-        0.0
-    };
-    (p - (a + t * ab)).norm()
 }
 
 /// Drag: after skinning the probe pose with LBS, the displacement of each watched vertex from

@@ -214,6 +214,17 @@ impl Skeleton {
         Ok(world)
     }
 
+    /// Posed bone segments `[head, tail]` in world coordinates (for drawing).
+    pub fn posed_segments(&self, pose: &Pose) -> Result<Vec<[Point2<f64>; 2]>> {
+        let world = self.world_transforms(pose)?;
+        Ok(self
+            .bones
+            .iter()
+            .zip(&world)
+            .map(|(b, m)| [m * Point2::origin(), m * Point2::new(b.length(), 0.0)])
+            .collect())
+    }
+
     /// Skinning transforms `S_j = M_j B_j^-1` for a pose.
     pub fn skinning_transforms(&self, pose: &Pose) -> Result<Vec<Isometry2<f64>>> {
         let world = self.world_transforms(pose)?;

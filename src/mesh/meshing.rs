@@ -756,14 +756,7 @@ pub fn assign_parts(
 fn polygon_contains(polygon: &[Point2<f64>], p: Point2<f64>, tol: f64) -> bool {
     let mut inside = false;
     for (a, b) in loop_edges(polygon) {
-        let ab = b - a;
-        let len2 = ab.norm_squared();
-        let t = if len2 > 0.0 {
-            ((p - a).dot(&ab) / len2).clamp(0.0, 1.0)
-        } else {
-            0.0
-        };
-        if (p - (a + t * ab)).norm() <= tol {
+        if crate::solvers::distance::Segment::new(a, b).distance(&p) <= tol {
             return true;
         }
         if (a.y > p.y) != (b.y > p.y) {

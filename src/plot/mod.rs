@@ -9,7 +9,7 @@ mod charts;
 mod maps;
 mod raster;
 
-pub use charts::{LineChart, Series};
+pub use charts::{LegendPosition, LineChart, Series, SeriesStyle};
 pub use maps::{bone_colors, PoseMap, WeightMap};
 pub use raster::{rasterize_triangles, RasterView};
 

@@ -187,7 +187,47 @@ impl Solver for Heat {
 
     fn solve(&self, scene: &Scene) -> Result<Solution> {
         let started = Instant::now();
-        let o = &self.options;
+        let system = HeatSystem::assemble(scene, &self.options)?;
+        let factor = Factorization::new(&system.lower)?;
+        let HeatSystem {
+            lower,
+            mut rhs,
+            nearest,
+        } = system;
+        drop(lower);
+        let blocks = if self.options.parallel_bones {
+            rayon::current_num_threads()
+        } else {
+            1
+        };
+        factor.solve_in_place(rhs.as_mut(), blocks);
+        drop(factor);
+
+        let segments = bone_segments(scene.skeleton.bones());
+        let pts = scene.mesh.vertices();
+        let weights = rows_from_columns(&rhs, &nearest, |v| {
+            nearest_segment(&segments, &pts[v]).unwrap_or(0)
+        })?;
+        let warnings = blind_warnings(scene, &nearest.blind_components);
+        finish(self.name(), started, weights, warnings)
+    }
+}
+
+/// The bone heat linear system of a scene, before factorization (public so that benches can
+/// compare sparse back ends on the real matrix).
+pub struct HeatSystem {
+    /// Lower triangle (diagonal included) of `A = L + M H`.
+    pub lower: SparseColMat<usize, f64>,
+    /// Right-hand sides `M H p_j`, one column per bone.
+    pub rhs: Mat<f64>,
+    /// Nearest visible bones of every vertex (the `H` and `p` terms, and the fallback).
+    pub nearest: NearestBones,
+}
+
+impl HeatSystem {
+    /// Builds `A` and the right-hand sides: visibility, nearest visible bones (with the blind
+    /// component fallback), cotangent Laplacian and lumped mass.
+    pub fn assemble(scene: &Scene, o: &HeatOptions) -> Result<Self> {
         check_number("tie_tolerance", o.tie_tolerance, |x| x >= 0.0, ">= 0")?;
         check_number("distance_floor", o.distance_floor, |x| x > 0.0, "> 0")?;
         let mesh = &scene.mesh;
@@ -218,31 +258,18 @@ impl Solver for Heat {
         let diagonal: Vec<f64> = (0..n)
             .map(|v| heat[v] * nearest.of(v).len() as f64)
             .collect();
-        let system = laplacian.lower_plus_diagonal(&diagonal)?;
-        drop(diagonal);
-        let factor = Factorization::new(&system)?;
-        drop(system);
-
+        let lower = laplacian.lower_plus_diagonal(&diagonal)?;
         let mut rhs = Mat::<f64>::zeros(n, nb);
-        for v in 0..n {
+        for (v, &h) in heat.iter().enumerate() {
             for &j in nearest.of(v) {
-                rhs[(v, j as usize)] = heat[v];
+                rhs[(v, j as usize)] = h;
             }
         }
-        let blocks = if o.parallel_bones {
-            rayon::current_num_threads()
-        } else {
-            1
-        };
-        factor.solve_in_place(rhs.as_mut(), blocks);
-        drop(factor);
-
-        let pts = mesh.vertices();
-        let weights = rows_from_columns(&rhs, &nearest, |v| {
-            nearest_segment(&segments, &pts[v]).unwrap_or(0)
-        })?;
-        let warnings = blind_warnings(scene, &nearest.blind_components);
-        finish(self.name(), started, weights, warnings)
+        Ok(HeatSystem {
+            lower,
+            rhs,
+            nearest,
+        })
     }
 }
 

@@ -1,7 +1,8 @@
 //! Back-end comparisons that keep README's dependency choices reproducible:
-//! - sparse Cholesky of the real bone-heat matrix: faer (supernodal, AMD) vs nalgebra-sparse's
-//!   `CscCholesky` on the same matrix permuted with the same AMD ordering (nalgebra-sparse has
-//!   no fill-reducing ordering of its own); factorization plus all bones' solves;
+//! - sparse Cholesky of the real bone-heat matrix: faer (supernodal) with AMD and with our
+//!   nested dissection, vs nalgebra-sparse's `CscCholesky` on the same matrix permuted with
+//!   the same AMD ordering (nalgebra-sparse has no fill-reducing ordering of its own);
+//!   ordering, factorization and all bones' solves;
 //! - multi-source Dijkstra for one bone: ours over the mesh's CSR adjacency vs petgraph's
 //!   `dijkstra` from a virtual source joined to every seeded vertex (graph built outside the
 //!   timing, which favours petgraph).
@@ -18,6 +19,7 @@ use petgraph::graph::{NodeIndex, UnGraph};
 use skinweights::solvers::dijkstra::multi_source_dijkstra;
 use skinweights::solvers::geodesic::bone_seeds;
 use skinweights::solvers::heat::{Factorization, HeatSystem};
+use skinweights::solvers::ordering::nested_dissection;
 use skinweights::solvers::visibility::Visibility;
 use skinweights::solvers::HeatOptions;
 use skinweights::{builtin_scene, BuiltinOptions, Scene};
@@ -80,7 +82,16 @@ fn bench_cholesky(c: &mut Criterion) {
         .measurement_time(Duration::from_secs(10));
     g.bench_function("faer (AMD, supernodal)", |b| {
         b.iter(|| {
-            let f = Factorization::new(&system.lower).expect("factor");
+            let f = Factorization::new(&system.lower, None).expect("factor");
+            let mut x = system.rhs.clone();
+            f.solve_in_place(x.as_mut(), 1);
+            x
+        })
+    });
+    g.bench_function("faer (nested dissection, supernodal)", |b| {
+        b.iter(|| {
+            let order = nested_dissection(&s.mesh);
+            let f = Factorization::new(&system.lower, Some(&order)).expect("factor");
             let mut x = system.rhs.clone();
             f.solve_in_place(x.as_mut(), 1);
             x

@@ -40,6 +40,10 @@ fn main() -> skinweights::Result<()> {
         peak_rss_mb()
     );
     for name in solvers.split(',') {
+        if name == "heat-stages" {
+            heat_stages(&scene)?;
+            continue;
+        }
         let solver = solver_by_name(name, &[])?;
         let t = Instant::now();
         let solution = solver.solve(&scene)?;
@@ -51,5 +55,28 @@ fn main() -> skinweights::Result<()> {
             solution.report.warnings
         );
     }
+    Ok(())
+}
+
+/// Stage-by-stage timing of the heat solver (`SOLVER` = `heat-stages`).
+pub fn heat_stages(scene: &skinweights::Scene) -> skinweights::Result<()> {
+    use skinweights::solvers::heat::{Factorization, HeatSystem};
+    use skinweights::solvers::HeatOptions;
+    let t = Instant::now();
+    let system = HeatSystem::assemble(scene, &HeatOptions::default())?;
+    let t_assemble = t.elapsed().as_secs_f64();
+    let t = Instant::now();
+    let factor = Factorization::new(&system.lower, None)?;
+    let t_factor = t.elapsed().as_secs_f64();
+    for blocks in [1, 2] {
+        let mut rhs = system.rhs.clone();
+        let t = Instant::now();
+        factor.solve_in_place(rhs.as_mut(), blocks);
+        println!(
+            "  solve, {blocks} column block(s): {:.3} s",
+            t.elapsed().as_secs_f64()
+        );
+    }
+    println!("  assemble (visibility, nearest, Laplacian): {t_assemble:.3} s, factor: {t_factor:.3} s, peak {:.0} MB", peak_rss_mb());
     Ok(())
 }

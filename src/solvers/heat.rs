@@ -19,6 +19,7 @@
 
 use super::distance::{bone_segments, nearest_segment};
 use super::nearest::{nearest_visible_bones, NearestBones};
+use super::ordering::nested_dissection;
 use super::visibility::Visibility;
 use super::{
     blind_warnings, check_number, finish, parse_number, scene_extent, Solution, Solver,
@@ -30,6 +31,7 @@ use crate::scene::Scene;
 use crate::weights::Weights;
 use faer::dyn_stack::{MemBuffer, MemStack};
 use faer::linalg::cholesky::llt::factor::LltRegularization;
+use faer::perm::PermRef;
 use faer::sparse::linalg::cholesky::{
     factorize_symbolic_cholesky, SymbolicCholesky, SymmetricOrdering,
 };
@@ -37,6 +39,15 @@ use faer::sparse::SparseColMat;
 use faer::{Conj, Mat, MatMut, Par, Side};
 use rayon::prelude::*;
 use std::time::Instant;
+
+/// Fill-reducing ordering for the heat system's Cholesky factorization.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Ordering {
+    /// Geometric nested dissection of the mesh ([`nested_dissection`]).
+    NestedDissection,
+    /// faer's approximate minimum degree.
+    Amd,
+}
 
 /// Options of [`Heat`].
 #[derive(Debug, Clone, PartialEq)]
@@ -50,6 +61,9 @@ pub struct HeatOptions {
     /// Whether the 2D visibility test is used (key `visibility`, default true). Without it
     /// every bone counts as visible, as in a 3D tool applied to a flat mesh.
     pub visibility: bool,
+    /// Fill-reducing ordering of the sparse Cholesky (key `ordering`: `nd` or `amd`; default
+    /// `nd`, geometric nested dissection, measured faster than faer's AMD on these meshes).
+    pub ordering: Ordering,
     /// Solve the bones in column blocks on rayon threads (key `parallel_bones`, default
     /// true: measured faster than one sequential call on 2 cores).
     pub parallel_bones: bool,
@@ -61,6 +75,7 @@ impl Default for HeatOptions {
             tie_tolerance: 1e-6,
             distance_floor: 1e-6,
             visibility: true,
+            ordering: Ordering::NestedDissection,
             parallel_bones: true,
         }
     }
@@ -89,6 +104,18 @@ impl SolverOptions for HeatOptions {
             "tie_tolerance" => self.tie_tolerance = parse_number(key, value, |x| x >= 0.0, ">= 0")?,
             "distance_floor" => self.distance_floor = parse_number(key, value, |x| x > 0.0, "> 0")?,
             "visibility" => self.visibility = parse_bool(key, value)?,
+            "ordering" => {
+                self.ordering = match value.trim() {
+                    "nd" => Ordering::NestedDissection,
+                    "amd" => Ordering::Amd,
+                    _ => {
+                        return Err(Error::InvalidOption {
+                            option: key.to_string(),
+                            message: format!("{value:?} is not an ordering (nd, amd)"),
+                        })
+                    }
+                }
+            }
             _ => self.parallel_bones = parse_bool(key, value)?,
         }
         Ok(())
@@ -117,12 +144,38 @@ pub struct Factorization {
 
 impl Factorization {
     /// Factorizes the SPD matrix whose **lower triangle** is `lower` (faer's supernodal
-    /// Cholesky with an AMD ordering, sequential).
-    pub fn new(lower: &SparseColMat<usize, f64>) -> Result<Self> {
+    /// Cholesky, sequential) with the fill-reducing elimination order `order` (`order[k]` =
+    /// the row eliminated `k`-th), or faer's AMD ordering when `order` is `None`.
+    pub fn new(lower: &SparseColMat<usize, f64>, order: Option<&[usize]>) -> Result<Self> {
+        let n = lower.nrows();
+        let inverse: Vec<usize> = match order {
+            Some(fwd) => {
+                if fwd.len() != n {
+                    return Err(Error::LinearAlgebra {
+                        message: format!("ordering has {} entries for {n} rows", fwd.len()),
+                    });
+                }
+                let mut inv = vec![usize::MAX; n];
+                for (k, &v) in fwd.iter().enumerate() {
+                    if v >= n || inv[v] != usize::MAX {
+                        return Err(Error::LinearAlgebra {
+                            message: format!("ordering is not a permutation (row {v})"),
+                        });
+                    }
+                    inv[v] = k;
+                }
+                inv
+            }
+            None => Vec::new(),
+        };
+        let ordering = match order {
+            Some(fwd) => SymmetricOrdering::Custom(PermRef::new_checked(fwd, &inverse, n)),
+            None => SymmetricOrdering::Amd,
+        };
         let symbolic = factorize_symbolic_cholesky(
             lower.symbolic(),
             Side::Lower,
-            SymmetricOrdering::Amd,
+            ordering,
             Default::default(),
         )
         .map_err(|e| Error::LinearAlgebra {
@@ -188,7 +241,12 @@ impl Solver for Heat {
     fn solve(&self, scene: &Scene) -> Result<Solution> {
         let started = Instant::now();
         let system = HeatSystem::assemble(scene, &self.options)?;
-        let factor = Factorization::new(&system.lower)?;
+        let order = match self.options.ordering {
+            Ordering::NestedDissection => Some(nested_dissection(&scene.mesh)),
+            Ordering::Amd => None,
+        };
+        let factor = Factorization::new(&system.lower, order.as_deref())?;
+        drop(order);
         let HeatSystem {
             lower,
             mut rhs,

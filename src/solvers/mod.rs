@@ -27,6 +27,7 @@ pub mod heat;
 pub mod linear;
 pub mod mask;
 pub mod nearest;
+pub mod ordering;
 pub mod visibility;
 
 pub use euclidean::{Euclidean, EuclideanOptions};

@@ -40,6 +40,10 @@ fn main() -> skinweights::Result<()> {
         peak_rss_mb()
     );
     for name in solvers.split(',') {
+        if name == "geodesic-stages" {
+            geodesic_stages(&scene);
+            continue;
+        }
         if name == "heat-stages" {
             heat_stages(&scene)?;
             continue;
@@ -79,4 +83,28 @@ pub fn heat_stages(scene: &skinweights::Scene) -> skinweights::Result<()> {
     }
     println!("  assemble (visibility, nearest, Laplacian): {t_assemble:.3} s, factor: {t_factor:.3} s, peak {:.0} MB", peak_rss_mb());
     Ok(())
+}
+
+/// Per-bone timing of the geodesic solver's two stages (`SOLVER` = `geodesic-stages`).
+pub fn geodesic_stages(scene: &skinweights::Scene) {
+    use skinweights::solvers::dijkstra::multi_source_dijkstra;
+    use skinweights::solvers::geodesic::bone_seeds;
+    use skinweights::solvers::visibility::Visibility;
+    let t = Instant::now();
+    let vis = Visibility::new(&scene.mesh);
+    println!("  visibility structure: {:.3} s", t.elapsed().as_secs_f64());
+    for (j, b) in scene.skeleton.bones().iter().enumerate() {
+        let t = Instant::now();
+        let seeds = bone_seeds(scene, &vis, j);
+        let t_seeds = t.elapsed().as_secs_f64();
+        let seeded = seeds.iter().filter(|d| d.is_finite()).count();
+        let t = Instant::now();
+        let _ = multi_source_dijkstra(&scene.mesh, &seeds);
+        println!(
+            "  {:>12}: seeds {t_seeds:.3} s ({:.0}% visible), dijkstra {:.3} s",
+            b.name,
+            100.0 * seeded as f64 / seeds.len() as f64,
+            t.elapsed().as_secs_f64()
+        );
+    }
 }

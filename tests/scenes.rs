@@ -461,3 +461,28 @@ fn bad_outlines_are_meshing_errors() {
         );
     }
 }
+
+#[test]
+fn loops_without_segments_use_spade_exclusion_correctly() {
+    // With no segments spade may skip refining outside faces; the result must be the same
+    // shape: the square minus its hole, quality everywhere inside.
+    let mut hole = square(2.0, 2.0, 6.0);
+    hole.reverse();
+    let outline = Outline {
+        loops: vec![square(0.0, 0.0, 10.0), hole],
+        segments: vec![],
+    };
+    let (v, t, r) = mesh_outline(
+        &outline,
+        &MeshingOptions {
+            target_vertices: 2000,
+            ..Default::default()
+        },
+    )
+    .unwrap();
+    let mesh = Mesh::new(v.clone(), t.clone()).unwrap();
+    check_quality("ring", &mesh);
+    assert!((area_of(&v, &t) - 64.0).abs() < 1e-9 * 64.0);
+    assert_eq!(mesh.topology().boundary_loops().len(), 2);
+    assert!((r.vertices as f64 - 2000.0).abs() < 200.0, "{r:?}");
+}

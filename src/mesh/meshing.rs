@@ -96,6 +96,15 @@ pub struct MeshingReport {
     pub passes: usize,
 }
 
+/// Raw mesh arrays: vertex positions and counter-clockwise triangles (vertex indices).
+pub type MeshArrays = (Vec<Point2<f64>>, Vec<[usize; 3]>);
+
+/// What [`mesh_outline`] returns: vertices, counter-clockwise triangles and a report.
+pub type MeshedOutline = (Vec<Point2<f64>>, Vec<[usize; 3]>, MeshingReport);
+
+/// Refuse requests beyond this many vertices (spade needs roughly 1 GB per 5M vertices).
+pub const MAX_VERTICES: usize = 50_000_000;
+
 /// Upper bound accepted for [`MeshingOptions::min_angle_deg`].
 const MAX_MIN_ANGLE_DEG: f64 = 34.0;
 
@@ -105,13 +114,10 @@ const MAX_MIN_ANGLE_DEG: f64 = 34.0;
 /// of mesh edges. Errors ([`Error::Meshing`]): empty outline, non-finite or out-of-range
 /// coordinates, degenerate or self-overlapping loops, segments crossing the outline or each
 /// other, bad options, and refinement that could not complete.
-pub fn mesh_outline(
-    outline: &Outline,
-    options: &MeshingOptions,
-) -> Result<(Vec<Point2<f64>>, Vec<[usize; 3]>, MeshingReport)> {
+pub fn mesh_outline(outline: &Outline, options: &MeshingOptions) -> Result<MeshedOutline> {
     let prepared = prepare(outline)?;
     check_angle(options.min_angle_deg)?;
-    let run = |max_area: f64| -> Result<((Vec<Point2<f64>>, Vec<[usize; 3]>), usize)> {
+    let run = |max_area: f64| -> Result<(MeshArrays, usize)> {
         let (v, t) = triangulate(&prepared, max_area, options.min_angle_deg)?;
         let n = v.len();
         Ok(((v, t), n))
@@ -175,9 +181,9 @@ pub fn calibrate_max_area<T>(
     perimeter: f64,
     mut run: impl FnMut(f64) -> Result<(T, usize)>,
 ) -> Result<(T, f64, usize)> {
-    if target_vertices < 3 {
+    if !(3..=MAX_VERTICES).contains(&target_vertices) {
         return Err(Error::Meshing {
-            message: format!("target vertex count {target_vertices} is below 3"),
+            message: format!("target vertex count {target_vertices} is outside 3..={MAX_VERTICES}"),
         });
     }
     if !area.is_finite() || area.abs() <= 0.0 || !perimeter.is_finite() {
@@ -351,9 +357,7 @@ fn clean_loop(l: &[Point2<f64>]) -> Vec<Point2<f64>> {
         if n < 3 {
             break;
         }
-        if out[n - 1] == out[0] {
-            out.pop();
-        } else if is_spike(out[n - 2], out[n - 1], out[0]) {
+        if out[n - 1] == out[0] || is_spike(out[n - 2], out[n - 1], out[0]) {
             out.pop();
         } else if is_spike(out[n - 1], out[0], out[1]) {
             out.remove(0);
@@ -461,11 +465,7 @@ fn insert(cdt: &mut Cdt, p: Point2<f64>) -> Result<FixedVertexHandle> {
 }
 
 /// One constrained Delaunay triangulation + refinement with a fixed area bound.
-fn triangulate(
-    prepared: &Prepared,
-    max_area: f64,
-    min_angle_deg: f64,
-) -> Result<(Vec<Point2<f64>>, Vec<[usize; 3]>)> {
+fn triangulate(prepared: &Prepared, max_area: f64, min_angle_deg: f64) -> Result<MeshArrays> {
     let mut cdt = Cdt::new();
     // Segment endpoints first: a loop edge inserted later through such a point is split there,
     // so a bone lying along the outline (e.g. on a symmetry seam) gets its end vertices.
@@ -509,6 +509,16 @@ fn triangulate(
     // Budget: the whole bounding box may be refined (see the module docs), with generous
     // slack for angle-driven refinement around small features.
     let box_area = ((hi.x - lo.x) * (hi.y - lo.y)).max(max_area);
+    if INTERIOR * box_area / max_area > MAX_VERTICES as f64 {
+        return Err(Error::Meshing {
+            message: format!(
+                "max area {max_area:e} would need more than {MAX_VERTICES} vertices on a \
+                 {:e} x {:e} outline",
+                hi.x - lo.x,
+                hi.y - lo.y
+            ),
+        });
+    }
     let budget = (4.0 * box_area / max_area).min(1e9) as usize + 20 * cdt.num_vertices() + 10_000;
     let params = RefinementParameters::<f64>::new()
         .with_angle_limit(AngleLimit::from_deg(min_angle_deg))
@@ -529,7 +539,7 @@ fn triangulate(
 }
 
 /// Keeps the faces inside the outline; returns compact vertices and CCW triangles.
-fn extract_inside(cdt: &Cdt, prepared: &Prepared) -> (Vec<Point2<f64>>, Vec<[usize; 3]>) {
+fn extract_inside(cdt: &Cdt, prepared: &Prepared) -> MeshArrays {
     const UNSEEN: u32 = u32::MAX;
     let nf = cdt.num_all_faces();
     // Region id of every face; regions are maximal sets of faces connected across

@@ -11,7 +11,8 @@ mod topology;
 
 pub use laplacian::CotanLaplacian;
 pub use meshing::{
-    calibrate_max_area, estimate_max_area, mesh_outline, MeshingOptions, MeshingReport, Outline,
+    calibrate_max_area, estimate_max_area, mesh_outline, MeshArrays, MeshedOutline, MeshingOptions,
+    MeshingReport, Outline, MAX_VERTICES,
 };
 pub use topology::Topology;
 

@@ -309,14 +309,16 @@ impl WeightsFile {
         }
         let mut columns = Vec::with_capacity(bone_names.len());
         for name in bone_names {
-            let c = self.bones.iter().position(|b| b == name).ok_or_else(|| {
-                Error::WeightsShape {
-                    message: format!(
+            let c =
+                self.bones
+                    .iter()
+                    .position(|b| b == name)
+                    .ok_or_else(|| Error::WeightsShape {
+                        message: format!(
                         "the scene's bone {name:?} is missing from the weights file (it has {:?})",
                         self.bones
                     ),
-                }
-            })?;
+                    })?;
             columns.push(c);
         }
         if let Some(extra) = self.bones.iter().find(|b| !bone_names.contains(b)) {

@@ -97,6 +97,7 @@ impl SolverOptions for HeatOptions {
         "tie_tolerance",
         "distance_floor",
         "visibility",
+        "ordering",
         "parallel_bones",
     ];
     fn set(&mut self, key: &str, value: &str) -> Result<()> {

@@ -526,6 +526,7 @@ fn registry_names_and_options() {
         ("geodesic", "falloff_power", "abc"),
         ("linear", "blend_radius", "0"),
         ("heat", "visibility", "maybe"),
+        ("heat", "ordering", "metis"),
         ("heat+mask", "distance_floor", "NaN"),
     ] {
         match solver_by_name(solver, &kv(key, bad)) {

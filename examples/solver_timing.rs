@@ -40,6 +40,14 @@ fn main() -> skinweights::Result<()> {
         peak_rss_mb()
     );
     for name in solvers.split(',') {
+        if name == "geodesic-stages" {
+            geodesic_stages(&scene);
+            continue;
+        }
+        if name == "heat-stages" {
+            heat_stages(&scene)?;
+            continue;
+        }
         let solver = solver_by_name(name, &[])?;
         let t = Instant::now();
         let solution = solver.solve(&scene)?;
@@ -52,4 +60,51 @@ fn main() -> skinweights::Result<()> {
         );
     }
     Ok(())
+}
+
+/// Stage-by-stage timing of the heat solver (`SOLVER` = `heat-stages`).
+pub fn heat_stages(scene: &skinweights::Scene) -> skinweights::Result<()> {
+    use skinweights::solvers::heat::{Factorization, HeatSystem};
+    use skinweights::solvers::HeatOptions;
+    let t = Instant::now();
+    let system = HeatSystem::assemble(scene, &HeatOptions::default())?;
+    let t_assemble = t.elapsed().as_secs_f64();
+    let t = Instant::now();
+    let factor = Factorization::new(&system.lower, None)?;
+    let t_factor = t.elapsed().as_secs_f64();
+    for blocks in [1, 2] {
+        let mut rhs = system.rhs.clone();
+        let t = Instant::now();
+        factor.solve_in_place(rhs.as_mut(), blocks);
+        println!(
+            "  solve, {blocks} column block(s): {:.3} s",
+            t.elapsed().as_secs_f64()
+        );
+    }
+    println!("  assemble (visibility, nearest, Laplacian): {t_assemble:.3} s, factor: {t_factor:.3} s, peak {:.0} MB", peak_rss_mb());
+    Ok(())
+}
+
+/// Per-bone timing of the geodesic solver's two stages (`SOLVER` = `geodesic-stages`).
+pub fn geodesic_stages(scene: &skinweights::Scene) {
+    use skinweights::solvers::dijkstra::multi_source_dijkstra;
+    use skinweights::solvers::geodesic::bone_seeds;
+    use skinweights::solvers::visibility::Visibility;
+    let t = Instant::now();
+    let vis = Visibility::new(&scene.mesh);
+    println!("  visibility structure: {:.3} s", t.elapsed().as_secs_f64());
+    for (j, b) in scene.skeleton.bones().iter().enumerate() {
+        let t = Instant::now();
+        let seeds = bone_seeds(scene, &vis, j);
+        let t_seeds = t.elapsed().as_secs_f64();
+        let seeded = seeds.iter().filter(|d| d.is_finite()).count();
+        let t = Instant::now();
+        let _ = multi_source_dijkstra(&scene.mesh, &seeds);
+        println!(
+            "  {:>12}: seeds {t_seeds:.3} s ({:.0}% visible), dijkstra {:.3} s",
+            b.name,
+            100.0 * seeded as f64 / seeds.len() as f64,
+            t.elapsed().as_secs_f64()
+        );
+    }
 }

@@ -526,6 +526,7 @@ fn registry_names_and_options() {
         ("geodesic", "falloff_power", "abc"),
         ("linear", "blend_radius", "0"),
         ("heat", "visibility", "maybe"),
+        ("heat", "ordering", "metis"),
         ("heat+mask", "distance_floor", "NaN"),
     ] {
         match solver_by_name(solver, &kv(key, bad)) {
@@ -550,6 +551,22 @@ fn registry_names_and_options() {
     let o = skinweights::solvers::LinearOptions::from_pairs("linear", &kv("blend_radius", "7.5"))
         .unwrap();
     assert_eq!(o.blend_radius, Some(7.5));
+    // Both fill-reducing orderings and both solve modes give the same heat weights.
+    let nd = weights(&s, "heat");
+    for (k, v) in [("ordering", "amd"), ("parallel_bones", "false")] {
+        let other = solver_by_name("heat", &kv(k, v))
+            .unwrap()
+            .solve(&s)
+            .unwrap()
+            .weights;
+        let diff = nd
+            .as_slice()
+            .iter()
+            .zip(other.as_slice())
+            .map(|(a, b)| (a - b).abs())
+            .fold(0.0, f64::max);
+        assert!(diff < 1e-9, "{k}={v}: differs by {diff:e}");
+    }
     // The convenience function agrees with the typed solver.
     assert_eq!(
         skinweights::solve(&s, "heat").unwrap(),

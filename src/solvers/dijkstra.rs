@@ -21,19 +21,40 @@ pub fn multi_source_dijkstra(mesh: &Mesh, seeds: &[f64]) -> Vec<f64> {
         .iter()
         .map(|&s| if s >= 0.0 { s } else { f64::INFINITY })
         .collect();
-    // Non-negative f64 order equals the order of their bit patterns, so the heap holds plain
+    // Non-negative f64 order equals the order of their bit patterns, so keys are plain
     // integers: cheaper to compare than floats, and no NaN question.
-    let mut heap: BinaryHeap<Reverse<(u64, u32)>> = dist
+    // Seeds are sorted once and consumed in order; the heap only holds distances improved by
+    // relaxation. Most vertices of a mesh see the bone directly and are never improved, so
+    // the heap stays small (measured 1.5-2x faster than putting every seed in the heap).
+    let mut sorted: Vec<(u64, u32)> = dist
         .iter()
         .enumerate()
         .filter(|(_, d)| d.is_finite())
-        .map(|(v, d)| Reverse((d.to_bits(), v as u32)))
+        .map(|(v, d)| (d.to_bits(), v as u32))
         .collect();
-    while let Some(Reverse((bits, v))) = heap.pop() {
+    sorted.sort_unstable();
+    let mut next = 0;
+    let mut heap: BinaryHeap<Reverse<(u64, u32)>> = BinaryHeap::new();
+    loop {
+        let take_seed = match (sorted.get(next), heap.peek()) {
+            (Some(s), Some(Reverse(h))) => s <= h,
+            (Some(_), None) => true,
+            (None, Some(_)) => false,
+            (None, None) => break,
+        };
+        let (bits, v) = if take_seed {
+            next += 1;
+            sorted[next - 1]
+        } else {
+            match heap.pop() {
+                Some(Reverse(e)) => e,
+                None => break,
+            }
+        };
         let v = v as usize;
         let dv = f64::from_bits(bits);
         if dv > dist[v] {
-            continue; // stale entry
+            continue; // stale: improved since this entry was made
         }
         let pv = pts[v];
         for &w in &neighbors[offsets[v]..offsets[v + 1]] {

@@ -126,11 +126,18 @@ impl Falloff {
             row.iter_mut().for_each(|w| *w *= share);
             return true;
         }
+        // Integer powers (the default 4) through `powi`: several times cheaper than `powf`.
+        let int_power =
+            (self.power.fract() == 0.0 && self.power <= 64.0).then_some(self.power as i32);
         let mut sum = 0.0;
         for w in row.iter_mut() {
             // NaN and infinity both fail `is_finite` and get no weight.
             *w = if w.is_finite() {
-                (d_min / *w).powf(self.power)
+                let ratio = d_min / *w;
+                match int_power {
+                    Some(k) => ratio.powi(k),
+                    None => ratio.powf(self.power),
+                }
             } else {
                 0.0
             };

@@ -10,7 +10,7 @@
 //! (every vertex seeded with its straight-line distance) and the report says so.
 
 use super::dijkstra::multi_source_dijkstra;
-use super::distance::{bone_segments, pin_distance, Falloff};
+use super::distance::{bone_segments, pin_distance, Falloff, Segment};
 use super::nearest::components_where_none;
 use super::visibility::Visibility;
 use super::{blind_warnings, finish, parse_number, scene_extent, Solution, Solver, SolverOptions};
@@ -56,6 +56,26 @@ impl Geodesic {
     pub fn new(options: GeodesicOptions) -> Self {
         Geodesic { options }
     }
+}
+
+/// Seeds of bone `bone` for the multi-source Dijkstra: each vertex's straight-line distance
+/// to the bone where that segment stays inside the shape, infinity elsewhere.
+pub fn bone_seeds(scene: &Scene, visibility: &Visibility, bone: usize) -> Vec<f64> {
+    let pts = scene.mesh.vertices();
+    let s = Segment::of_bone(&scene.skeleton.bones()[bone]);
+    let pin = pin_distance(scene_extent(scene));
+    (0..pts.len())
+        .into_par_iter()
+        .map(|v| {
+            let q = s.closest_point(&pts[v]);
+            let d = (pts[v] - q).norm();
+            if d <= pin || visibility.visible(v, &q) {
+                d
+            } else {
+                f64::INFINITY
+            }
+        })
+        .collect()
 }
 
 /// Geodesic distance from every vertex to every bone, one `Vec` per bone, and the

@@ -17,7 +17,14 @@
 //!
 //! Shared pieces, written once: [`distance`] (point-to-bone distance and the falloff kernel),
 //! [`visibility`] (is a vertex-to-bone segment inside the shape), [`dijkstra`] (multi-source
-//! shortest paths over the mesh) and [`nearest`] (nearest visible bones, blind components).
+//! shortest paths over the mesh), [`nearest`] (nearest visible bones, blind components) and
+//! [`ordering`] (nested dissection for the heat system's Cholesky factorization). The
+//! cotangent Laplacian lives with the mesh: [`crate::mesh::CotanLaplacian`].
+//!
+//! Options from the command line (`--option key=value`) go through [`solver_by_name`]; each
+//! options struct ([`LinearOptions`], [`EuclideanOptions`], [`GeodesicOptions`],
+//! [`HeatOptions`]) documents its keys and defaults. For `SOLVER+mask` the options go to the
+//! base solver (masking has none).
 
 pub mod dijkstra;
 pub mod distance;
@@ -27,6 +34,7 @@ pub mod heat;
 pub mod linear;
 pub mod mask;
 pub mod nearest;
+pub mod ordering;
 pub mod visibility;
 
 pub use euclidean::{Euclidean, EuclideanOptions};

@@ -1,5 +1,6 @@
 //! The nearest **visible** bones of every vertex (with ties), and the connected components
-//! that see no bone at all. Used by heat (its `H` and `p` terms) and geodesic (its fallback).
+//! that see no bone at all. Heat uses the first for its `H` and `p` terms; heat and geodesic
+//! both use the component helpers for their fallback.
 
 use super::distance::Segment;
 use super::visibility::Visibility;
@@ -30,7 +31,8 @@ impl NearestBones {
 }
 
 /// Finds, for every vertex, the nearest bone whose closest point it can see (see
-/// [`Visibility`]; `None` = every bone is visible) and every other visible bone within `tie_tolerance` (relative) of it.
+/// [`Visibility`]; `None` = every bone is visible) and every other visible bone within
+/// `tie_tolerance` (relative) of it.
 /// In a component where no vertex sees any bone, visibility is ignored (the fallback) and the
 /// component is listed in [`NearestBones::blind_components`].
 pub fn nearest_visible_bones(

@@ -324,3 +324,94 @@ fn build(
     nodes[me].right = nodes.len() as u32;
     build(nodes, edges, right, pts);
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A U: a 3 x 3 block of 10-unit cells with the bottom-middle cell (the notch, x in
+    /// 10..20, y in 0..10) missing. `flip` mirrors it (x -> -x).
+    fn u_shape(flip: bool) -> Mesh {
+        let s = if flip { -1.0 } else { 1.0 };
+        let mut v = Vec::new();
+        for j in 0..4 {
+            for i in 0..4 {
+                v.push(Point2::new(s * 10.0 * i as f64, 10.0 * j as f64));
+            }
+        }
+        let mut t = Vec::new();
+        for j in 0..3 {
+            for i in 0..3 {
+                if (i, j) == (1, 0) {
+                    continue;
+                }
+                let a = j * 4 + i;
+                let (t1, t2) = ([a, a + 1, a + 5], [a, a + 5, a + 4]);
+                if flip {
+                    t.push([t1[0], t1[2], t1[1]]);
+                    t.push([t2[0], t2[2], t2[1]]);
+                } else {
+                    t.push(t1);
+                    t.push(t2);
+                }
+            }
+        }
+        Mesh::new(v, t).unwrap()
+    }
+
+    fn at(m: &Mesh, x: f64, y: f64) -> usize {
+        m.vertices()
+            .iter()
+            .position(|p| p.x == x && p.y == y)
+            .unwrap()
+    }
+
+    #[test]
+    fn segments_that_cross_touch_or_graze_the_boundary() {
+        let m = u_shape(false);
+        let vis = Visibility::new(&m);
+        let q = |x: f64, y: f64| Point2::new(x, y);
+        // Across the notch: blocked by a proper crossing.
+        assert!(!vis.visible(at(&m, 0.0, 0.0), &q(25.0, 5.0)));
+        // Inside the left leg and the top: visible.
+        assert!(vis.visible(at(&m, 0.0, 0.0), &q(5.0, 25.0)));
+        // Starting on the outline and heading into the notch: blocked at the start.
+        assert!(!vis.visible(at(&m, 10.0, 0.0), &q(20.0, 5.0)));
+        // Along the notch's ceiling (a boundary edge): grazing the closed shape, visible.
+        assert!(vis.visible(at(&m, 10.0, 10.0), &q(20.0, 10.0)));
+        // Exactly through the reflex corner (10, 10) and on into the notch: blocked.
+        assert!(!vis.visible(at(&m, 0.0, 20.0), &q(18.0, 2.0)));
+        // Exactly through the reflex corner and on into the top row: visible.
+        assert!(vis.visible(at(&m, 0.0, 0.0), &q(15.0, 15.0)));
+        // Ending on the notch's wall, arriving from inside: visible.
+        assert!(vis.visible(at(&m, 0.0, 0.0), &q(10.0, 5.0)));
+        // Ending on the notch's wall from across the notch (through the other wall): blocked.
+        assert!(!vis.visible(at(&m, 30.0, 0.0), &q(10.0, 5.0)));
+        // Ending exactly at a boundary vertex, arriving from outside (through the notch).
+        assert!(!vis.visible(at(&m, 20.0, 0.0), &q(10.0, 0.0)));
+        // Zero-length segment.
+        assert!(vis.visible(at(&m, 0.0, 0.0), &q(0.0, 0.0)));
+    }
+
+    #[test]
+    fn visibility_is_exactly_mirror_symmetric() {
+        let (m, mm) = (u_shape(false), u_shape(true));
+        let (vis, vism) = (Visibility::new(&m), Visibility::new(&mm));
+        let mut targets = Vec::new();
+        for j in 0..=12 {
+            for i in 0..=12 {
+                targets.push(Point2::new(2.5 * i as f64, 2.5 * j as f64));
+            }
+        }
+        let mut blocked = 0;
+        for (v, p) in m.vertices().iter().enumerate() {
+            let w = at(&mm, -p.x, p.y);
+            for q in &targets {
+                let a = vis.visible(v, q);
+                assert_eq!(a, vism.visible(w, &Point2::new(-q.x, q.y)), "{p} -> {q}");
+                blocked += usize::from(!a);
+            }
+        }
+        assert!(blocked > 100, "{blocked}");
+    }
+}

@@ -1,0 +1,64 @@
+//! End-to-end solver timings (criterion; small sample sizes because the machine has 2 cores).
+//!
+//! Measured figures (release build, this 2-core machine, shared with other builds: load
+//! average 1.4-2.9 during the runs, so read them as upper bounds).
+//!
+//! | scene (vertices, bones)          | solver    | criterion (mean) | solver_timing | target  |
+//! |----------------------------------|-----------|------------------|---------------|---------|
+//! | arms-down 496 293, 5             | linear    | 36 ms            | 58-72 ms      | 0.2 s   |
+//! | arms-down 496 293, 5             | euclidean | 24 ms            | 29-43 ms      | 0.2 s   |
+//! | arms-down 496 293, 5             | geodesic  | 0.63 s           | 0.50-0.52 s   | 1.0 s   |
+//! | arms-down 496 293, 5             | heat      | 1.57 s           | 1.53 s        | 2.5 s   |
+//! | figure 992 379, 19               | heat      | 4.35 s           | 4.4-4.6 s     | 8 s     |
+//! | figure 992 379, 19               | geodesic  | -                | 6.6 s         | -       |
+//!
+//! Peak memory (VmHWM of `cargo run --release --example solver_timing -- SCENE N heat`, the
+//! whole process including meshing): arms-down 500k heat 0.52-0.54 GB (0.15 GB before the
+//! solve); figure 1M heat 1.14 GB (0.30 GB before the solve); target 2 GB.
+//!
+//! Heat stages at 1M / 19 bones (AMD ordering, `heat-stages`): assemble (visibility, nearest
+//! visible bones, Laplacian) 1.2 s, symbolic + numeric factorization 4.1 s with AMD (nested
+//! dissection, the default, is what brings the total to 4.4 s), solve of 19 right-hand sides
+//! 0.83 s in one call vs 0.67 s in two column blocks on rayon threads (hence
+//! `parallel_bones = true`).
+
+use criterion::{criterion_group, criterion_main, Criterion};
+use skinweights::{builtin_scene, solver_by_name, BuiltinOptions, Scene};
+use std::time::Duration;
+
+fn scene(name: &str, vertices: usize) -> Scene {
+    builtin_scene(
+        name,
+        &BuiltinOptions {
+            gap: None,
+            vertices,
+        },
+    )
+    .expect("built-in scene")
+}
+
+fn bench_solvers(c: &mut Criterion) {
+    let arms = scene("arms-down", 500_000);
+    let mut g = c.benchmark_group("arms-down 500k, 5 bones");
+    g.sample_size(10)
+        .warm_up_time(Duration::from_secs(1))
+        .measurement_time(Duration::from_secs(5));
+    for name in ["linear", "euclidean", "geodesic", "heat"] {
+        let solver = solver_by_name(name, &[]).expect("solver");
+        g.bench_function(name, |b| b.iter(|| solver.solve(&arms).expect("solve")));
+    }
+    g.finish();
+    drop(arms);
+
+    let figure = scene("figure", 1_000_000);
+    let mut g = c.benchmark_group("figure 1M, 19 bones");
+    g.sample_size(10)
+        .warm_up_time(Duration::from_secs(1))
+        .measurement_time(Duration::from_secs(20));
+    let heat = solver_by_name("heat", &[]).expect("solver");
+    g.bench_function("heat", |b| b.iter(|| heat.solve(&figure).expect("solve")));
+    g.finish();
+}
+
+criterion_group!(benches, bench_solvers);
+criterion_main!(benches);

@@ -73,6 +73,30 @@ pub fn nearest_segment(segments: &[Segment], p: &Point2<f64>) -> Option<usize> {
     best.map(|(j, _)| j)
 }
 
+/// Options of the solvers built on the falloff kernel (euclidean and geodesic).
+#[derive(Debug, Clone, PartialEq)]
+pub struct FalloffOptions {
+    /// Exponent of the inverse-power falloff `w ~ 1 / d^p` on the solver's distance (key
+    /// `falloff_power`, default 4).
+    pub falloff_power: f64,
+}
+
+impl Default for FalloffOptions {
+    fn default() -> Self {
+        FalloffOptions { falloff_power: 4.0 }
+    }
+}
+
+impl super::SolverOptions for FalloffOptions {
+    const KEYS: &'static [&'static str] = &["falloff_power"];
+    fn set(&mut self, key: &str, value: &str) -> Result<()> {
+        if key == "falloff_power" {
+            self.falloff_power = super::parse_number(key, value, |x| x > 0.0, "> 0")?;
+        }
+        Ok(())
+    }
+}
+
 /// The inverse-power falloff `w_j ~ 1 / d_j^power`, shared by euclidean and geodesic.
 ///
 /// A row is computed as `(d_min / d_j)^power` and then normalized, which never overflows even

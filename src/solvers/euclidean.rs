@@ -2,35 +2,15 @@
 //! shared inverse-power falloff ([`Falloff`]), normalized. Fast, and blind to gaps: it is the
 //! baseline that leaks across the gap between an arm and the torso.
 
-use super::distance::{bone_segments, pin_distance, Falloff};
-use super::{finish, parse_number, scene_extent, Solution, Solver, SolverOptions};
+use super::distance::{bone_segments, pin_distance, Falloff, FalloffOptions};
+use super::{finish, scene_extent, Solution, Solver};
 use crate::error::Result;
 use crate::scene::Scene;
 use crate::weights::Weights;
 use std::time::Instant;
 
-/// Options of [`Euclidean`].
-#[derive(Debug, Clone, PartialEq)]
-pub struct EuclideanOptions {
-    /// Exponent of the inverse-power falloff `w ~ 1 / d^p` (key `falloff_power`, default 4).
-    pub falloff_power: f64,
-}
-
-impl Default for EuclideanOptions {
-    fn default() -> Self {
-        EuclideanOptions { falloff_power: 4.0 }
-    }
-}
-
-impl SolverOptions for EuclideanOptions {
-    const KEYS: &'static [&'static str] = &["falloff_power"];
-    fn set(&mut self, key: &str, value: &str) -> Result<()> {
-        if key == "falloff_power" {
-            self.falloff_power = parse_number(key, value, |x| x > 0.0, "> 0")?;
-        }
-        Ok(())
-    }
-}
+/// Options of [`Euclidean`]: the shared falloff options ([`FalloffOptions`]).
+pub type EuclideanOptions = FalloffOptions;
 
 /// The euclidean solver.
 #[derive(Debug, Clone, Default)]

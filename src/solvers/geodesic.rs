@@ -10,39 +10,18 @@
 //! (every vertex seeded with its straight-line distance) and the report says so.
 
 use super::dijkstra::multi_source_dijkstra;
-use super::distance::{bone_segments, pin_distance, Falloff, Segment};
+use super::distance::{bone_segments, pin_distance, Falloff, FalloffOptions, Segment};
 use super::nearest::components_where_none;
 use super::visibility::Visibility;
-use super::{blind_warnings, finish, parse_number, scene_extent, Solution, Solver, SolverOptions};
+use super::{blind_warnings, finish, scene_extent, Solution, Solver};
 use crate::error::Result;
 use crate::scene::Scene;
 use crate::weights::Weights;
 use rayon::prelude::*;
 use std::time::Instant;
 
-/// Options of [`Geodesic`].
-#[derive(Debug, Clone, PartialEq)]
-pub struct GeodesicOptions {
-    /// Exponent of the inverse-power falloff `w ~ 1 / d^p` on geodesic distance (key
-    /// `falloff_power`, default 4, as euclidean).
-    pub falloff_power: f64,
-}
-
-impl Default for GeodesicOptions {
-    fn default() -> Self {
-        GeodesicOptions { falloff_power: 4.0 }
-    }
-}
-
-impl SolverOptions for GeodesicOptions {
-    const KEYS: &'static [&'static str] = &["falloff_power"];
-    fn set(&mut self, key: &str, value: &str) -> Result<()> {
-        if key == "falloff_power" {
-            self.falloff_power = parse_number(key, value, |x| x > 0.0, "> 0")?;
-        }
-        Ok(())
-    }
-}
+/// Options of [`Geodesic`]: the shared falloff options ([`FalloffOptions`]).
+pub type GeodesicOptions = FalloffOptions;
 
 /// The geodesic solver.
 #[derive(Debug, Clone, Default)]

@@ -56,6 +56,7 @@ enum Command {
     /// Compute weights with one solver and write a weights file.
     ///
     /// Example: `skinweights solve arms-down --solver heat+mask --max-influences 4 -o w.json`
+    #[command(after_long_help = SOLVER_OPTIONS_HELP)]
     Solve {
         #[command(flatten)]
         scene: SceneArg,
@@ -144,6 +145,21 @@ enum Command {
         force: bool,
     },
 }
+
+/// The `--option` keys of every solver, with their defaults (`SOLVER+mask` takes the base
+/// solver's keys).
+const SOLVER_OPTIONS_HELP: &str = "Solver options (--option KEY=VALUE):
+  linear     blend_radius=R      half-width of the joint blend in px (default: blend_fraction x height)
+             blend_fraction=F    blend radius as a fraction of the character height (default 0.1)
+             tie_tolerance=T     relative distance under which bones tie for nearest (default 1e-9)
+  euclidean  falloff_power=P     w ~ 1/d^P (default 4)
+  geodesic   falloff_power=P     w ~ 1/d^P on the distance inside the shape (default 4)
+  heat       tie_tolerance=T     bones within this fraction of the nearest distance share the heat (default 1e-6)
+             distance_floor=F    nearest-bone distances floored at F x scene size (default 1e-6)
+             visibility=BOOL     2D visibility test; false = every bone visible, as a 3D tool on a flat mesh (default true)
+             ordering=nd|amd     Cholesky ordering: nested dissection or faer's AMD (default nd)
+             parallel_bones=BOOL solve bones in blocks on threads (default true)
+  SOLVER+mask                    the base solver's keys; mask = euclidean+mask";
 
 /// Options of the built-in scene generators.
 #[derive(Args, Clone)]

@@ -222,3 +222,20 @@ fn solve_eval_lint_plot_round_trip() {
     let o = skinweights(&["plot", &scene, &w, "-o", &p(d.path(), "fig.gif")]);
     assert_eq!(o.status.code(), Some(2));
 }
+
+#[test]
+fn solve_help_lists_every_solver_option() {
+    use skinweights::solvers::{EuclideanOptions, HeatOptions, LinearOptions, SolverOptions};
+    let o = skinweights(&["solve", "--help"]);
+    let help = text(&o);
+    for key in LinearOptions::KEYS
+        .iter()
+        .chain(EuclideanOptions::KEYS)
+        .chain(HeatOptions::KEYS)
+    {
+        assert!(
+            help.contains(&format!("{key}=")),
+            "--help does not explain {key}"
+        );
+    }
+}

@@ -535,7 +535,8 @@ fn triangulate(prepared: &Prepared, max_area: f64, min_angle_deg: f64) -> Result
             ),
         });
     }
-    Ok(extract_inside(&cdt, prepared))
+    let (vertices, triangles) = extract_inside(&cdt, prepared);
+    Ok(spatial_order(vertices, triangles))
 }
 
 /// Keeps the faces inside the outline; returns compact vertices and CCW triangles.
@@ -599,6 +600,71 @@ fn extract_inside(cdt: &Cdt, prepared: &Prepared) -> MeshArrays {
         triangles.push(tri);
     }
     (vertices, triangles)
+}
+
+/// Renumbers vertices along a Hilbert curve and sorts triangles by their first vertex, so
+/// that mesh neighbours are near each other in memory. Spade hands vertices out in refinement
+/// order, which scatters neighbours across the whole array and makes every per-edge pass
+/// (Laplacian assembly, Dijkstra, the sparse factorization) cache-hostile.
+fn spatial_order(vertices: Vec<Point2<f64>>, triangles: Vec<[usize; 3]>) -> MeshArrays {
+    const BITS: u32 = 16;
+    let (mut lo, mut hi) = (
+        Point2::new(f64::INFINITY, f64::INFINITY),
+        Point2::new(f64::NEG_INFINITY, f64::NEG_INFINITY),
+    );
+    for p in &vertices {
+        lo = Point2::new(lo.x.min(p.x), lo.y.min(p.y));
+        hi = Point2::new(hi.x.max(p.x), hi.y.max(p.y));
+    }
+    let span = (hi.x - lo.x).max(hi.y - lo.y).max(f64::MIN_POSITIVE);
+    let cells = ((1u32 << BITS) - 1) as f64;
+    let mut order: Vec<(u64, usize)> = vertices
+        .iter()
+        .enumerate()
+        .map(|(i, p)| {
+            let x = ((p.x - lo.x) / span * cells) as u32;
+            let y = ((p.y - lo.y) / span * cells) as u32;
+            (hilbert_index(BITS, x, y), i)
+        })
+        .collect();
+    order.sort_unstable();
+    let mut new_index = vec![0usize; vertices.len()];
+    for (new, &(_, old)) in order.iter().enumerate() {
+        new_index[old] = new;
+    }
+    let sorted: Vec<Point2<f64>> = order.iter().map(|&(_, old)| vertices[old]).collect();
+    let mut tris: Vec<[usize; 3]> = triangles
+        .iter()
+        .map(|t| {
+            let t = t.map(|i| new_index[i]);
+            // Rotate (keeping the winding) so the smallest index comes first.
+            let k = (0..3).min_by_key(|&k| t[k]).unwrap_or(0);
+            [t[k], t[(k + 1) % 3], t[(k + 2) % 3]]
+        })
+        .collect();
+    tris.sort_unstable();
+    (sorted, tris)
+}
+
+/// Position of cell (x, y) along the Hilbert curve filling a 2^bits x 2^bits grid.
+fn hilbert_index(bits: u32, mut x: u32, mut y: u32) -> u64 {
+    let mut d: u64 = 0;
+    let mut s = 1u32 << (bits - 1);
+    while s > 0 {
+        let rx = u32::from(x & s > 0);
+        let ry = u32::from(y & s > 0);
+        d += (s as u64) * (s as u64) * ((3 * rx) ^ ry) as u64;
+        // Rotate the quadrant so the curve stays continuous.
+        if ry == 0 {
+            if rx == 1 {
+                x = s.wrapping_mul(2).wrapping_sub(1).wrapping_sub(x) & ((1u32 << bits) - 1);
+                y = s.wrapping_mul(2).wrapping_sub(1).wrapping_sub(y) & ((1u32 << bits) - 1);
+            }
+            std::mem::swap(&mut x, &mut y);
+        }
+        s >>= 1;
+    }
+    d
 }
 
 /// Smallest interior angle over all triangles, degrees.

@@ -2,9 +2,10 @@
 //!
 //! Measured on this 2-core machine (shared with other builds), `cargo bench --bench meshing`:
 //! - `builtin arms-down 500k vertices` (~990k triangles; half meshed + mirrored, then
-//!   validated into a `Mesh` with its topology; 986 952 triangles): 0.98 s (973-994 ms)
+//!   validated into a `Mesh` with its topology; 986 952 triangles): 0.92 s (893-952 ms; 0.98 s
+//!   before the Hilbert renumbering, which costs about 0.05 s and speeds up every solver)
 //! - `mesh_outline full arms-down ~1M triangles` (the whole outline in one spade refinement,
-//!   no mirroring, no validation; 988 458 triangles): 1.39 s (1.37-1.42 s)
+//!   no mirroring, no validation; 988 458 triangles): 1.42 s (1.40-1.46 s)
 //!
 //! Target: under 1.5 s.
 

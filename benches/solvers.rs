@@ -5,16 +5,18 @@
 //!
 //! | scene (vertices, bones)          | solver    | criterion (mean) | solver_timing | target  |
 //! |----------------------------------|-----------|------------------|---------------|---------|
-//! | arms-down 496 293, 5             | linear    | 36 ms            | 58-72 ms      | 0.2 s   |
-//! | arms-down 496 293, 5             | euclidean | 24 ms            | 29-43 ms      | 0.2 s   |
-//! | arms-down 496 293, 5             | geodesic  | 0.63 s           | 0.50-0.52 s   | 1.0 s   |
-//! | arms-down 496 293, 5             | heat      | 1.57 s           | 1.53 s        | 2.5 s   |
-//! | figure 992 379, 19               | heat      | 4.35 s           | 4.4-4.6 s     | 8 s     |
-//! | figure 992 379, 19               | geodesic  | -                | 6.6 s         | -       |
+//! | arms-down 496 293, 5             | linear    | 26 ms            | 26 ms         | 0.2 s   |
+//! | arms-down 496 293, 5             | euclidean | 17 ms            | 16 ms         | 0.2 s   |
+//! | arms-down 496 293, 5             | geodesic  | 0.38 s           | 0.40 s        | 1.0 s   |
+//! | arms-down 496 293, 5             | heat      | 1.11 s           | 1.19 s        | 2.5 s   |
+//! | figure 992 379, 19               | heat      | 2.70 s           | 2.75 s        | 8 s     |
+//!
+//! (Re-measured after the meshes were renumbered along a Hilbert curve, on an otherwise idle
+//! machine; before: linear 36 ms, euclidean 24 ms, geodesic 0.63 s, heat 1.57 s / 4.35 s.)
 //!
 //! Peak memory (VmHWM of `cargo run --release --example solver_timing -- SCENE N heat`, the
-//! whole process including meshing): arms-down 500k heat 0.52-0.54 GB (0.15 GB before the
-//! solve); figure 1M heat 1.14 GB (0.30 GB before the solve); target 2 GB.
+//! whole process including meshing): arms-down 500k heat 0.52 GB (0.15 GB before the
+//! solve); figure 1M heat 1.13 GB (0.30 GB before the solve); target 2 GB.
 //!
 //! Heat stages at 1M / 19 bones (AMD ordering, `heat-stages`): assemble (visibility, nearest
 //! visible bones, Laplacian) 1.2 s, symbolic + numeric factorization 4.1 s with AMD (nested

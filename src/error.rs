@@ -50,6 +50,10 @@ pub enum Error {
         count: usize,
         triangle: usize,
     },
+    /// Triangles around a vertex form several separate fans (the mesh is pinched there, or
+    /// a triangle reaches across it).
+    #[error("vertex {vertex} is non-manifold: its triangles form {fans} separate fans (a pinch, or a misplaced triangle index)")]
+    NonManifoldVertex { vertex: usize, fans: usize },
     /// Some triangles are counter-clockwise and others clockwise.
     #[error("mixed orientation: triangle {triangle} {corners:?} is clockwise while {ccw} of {total} triangles are counter-clockwise")]
     MixedOrientation {

@@ -326,3 +326,35 @@ fn weights_validation_and_file_mismatch() {
         Err(Error::InvalidField { .. })
     ));
 }
+
+#[test]
+fn pinched_vertex_and_stray_triangle_are_non_manifold() {
+    // Two triangles touching only at vertex 2 (a bowtie).
+    let v = vec![
+        Point2::new(0.0, 0.0),
+        Point2::new(1.0, 0.0),
+        Point2::new(0.5, 1.0),
+        Point2::new(0.0, 2.0),
+        Point2::new(1.0, 2.0),
+    ];
+    match Mesh::new(v, vec![[0, 1, 2], [2, 4, 3]]) {
+        Err(Error::NonManifoldVertex { vertex: 2, fans: 2 }) => {}
+        other => panic!("{other:?}"),
+    }
+    // A closed fan around the centre of a square plus a stray triangle reaching it: the
+    // counts look like one open fan, the walk finds two.
+    let v = vec![
+        Point2::new(0.0, 0.0),
+        Point2::new(2.0, 0.0),
+        Point2::new(2.0, 2.0),
+        Point2::new(0.0, 2.0),
+        Point2::new(1.0, 1.0),
+        Point2::new(5.0, 0.0),
+        Point2::new(5.0, 3.0),
+    ];
+    let t = vec![[0, 1, 4], [1, 2, 4], [2, 3, 4], [3, 0, 4], [4, 5, 6]];
+    match Mesh::new(v, t) {
+        Err(Error::NonManifoldVertex { vertex: 4, fans: 2 }) => {}
+        other => panic!("{other:?}"),
+    }
+}

@@ -69,6 +69,9 @@ impl Topology {
         if let Some(v) = degree.iter().position(|&d| d == 0) {
             return Err(Error::UnreferencedVertex { vertex: v });
         }
+        if let Some((vertex, fans)) = first_multi_fan_vertex(n, triangles) {
+            return Err(Error::NonManifoldVertex { vertex, fans });
+        }
         let mut offsets = Vec::with_capacity(n + 1);
         offsets.push(0);
         for d in &degree {
@@ -160,6 +163,80 @@ impl Topology {
         }
         Ok(())
     }
+}
+
+/// The first vertex whose triangles form more than one fan, with the number of fans.
+///
+/// The fans around `v` are the connected components of its *link*: the graph on `v`'s
+/// neighbours with an edge (a, b) for each triangle (v, a, b). Every link node has degree at
+/// most 2 (an edge has at most two triangles), so a component is a path (an open fan) or a
+/// cycle (a closed fan). Counting needs a walk: a closed fan plus a stray triangle has the
+/// same vertex, edge and triangle counts as one open fan.
+fn first_multi_fan_vertex(n: usize, triangles: &[[usize; 3]]) -> Option<(usize, usize)> {
+    let mut start = vec![0usize; n + 1];
+    for t in triangles {
+        for &v in t {
+            start[v + 1] += 1;
+        }
+    }
+    for v in 0..n {
+        start[v + 1] += start[v];
+    }
+    let mut fill = start.clone();
+    let mut links = vec![[0usize; 2]; start[n]];
+    for t in triangles {
+        for k in 0..3 {
+            let v = t[k];
+            links[fill[v]] = [t[(k + 1) % 3], t[(k + 2) % 3]];
+            fill[v] += 1;
+        }
+    }
+    let mut nodes: Vec<usize> = Vec::new();
+    let mut seen: Vec<bool> = Vec::new();
+    let mut stack: Vec<usize> = Vec::new();
+    for v in 0..n {
+        let fan = &links[start[v]..start[v + 1]];
+        if fan.len() <= 1 {
+            continue;
+        }
+        nodes.clear();
+        nodes.extend(fan.iter().flatten().copied());
+        nodes.sort_unstable();
+        nodes.dedup();
+        // Components over link nodes; the fan is small, so linear scans are fine.
+        seen.clear();
+        seen.resize(nodes.len(), false);
+        let mut components = 0;
+        for root in 0..nodes.len() {
+            if seen[root] {
+                continue;
+            }
+            components += 1;
+            seen[root] = true;
+            stack.push(nodes[root]);
+            while let Some(w) = stack.pop() {
+                for &[a, b] in fan {
+                    let other = if a == w {
+                        b
+                    } else if b == w {
+                        a
+                    } else {
+                        continue;
+                    };
+                    if let Ok(i) = nodes.binary_search(&other) {
+                        if !seen[i] {
+                            seen[i] = true;
+                            stack.push(other);
+                        }
+                    }
+                }
+            }
+        }
+        if components > 1 {
+            return Some((v, components));
+        }
+    }
+    None
 }
 
 /// Chains directed boundary edges into closed loops. At a vertex where the boundary touches

@@ -81,6 +81,11 @@ pub mod skinning;
 pub mod solvers;
 pub mod weights;
 
+// README's Rust examples run as doctests, so the README cannot drift from the API.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+struct ReadmeDoctests;
+
 pub use error::{Error, Result};
 pub use mesh::{Mesh, Topology};
 pub use scene::{builtin_scene, load_scene, save_scene, BuiltinOptions, Probe, Scene, Watch};

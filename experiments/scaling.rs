@@ -53,14 +53,8 @@ enum Child {
 }
 
 const SIZES: [usize; 5] = [10_000, 30_000, 100_000, 300_000, 1_000_000];
-const SOLVERS: [&str; 6] = [
-    "linear",
-    "euclidean",
-    "geodesic",
-    "heat",
-    "mask",
-    "heat+mask",
-];
+/// Every solver `compare` runs, in its order.
+const SOLVERS: &[&str] = skinweights::compare::DEFAULT_SOLVERS;
 /// A child running longer than this is stopped, and the solver skips larger sizes.
 const CHILD_TIMEOUT: Duration = Duration::from_secs(150);
 /// A run slower than this makes the solver skip larger sizes (they would break the budget).
@@ -252,7 +246,9 @@ fn parent(cli: &Cli) -> Res<()> {
     } else {
         SIZES.to_vec()
     };
-    let names: Vec<&str> = std::iter::once("meshing").chain(SOLVERS).collect();
+    let names: Vec<&str> = std::iter::once("meshing")
+        .chain(SOLVERS.iter().copied())
+        .collect();
     let repeats = if cli.common.quick { 1 } else { REPEATS };
     let bar = progress((sizes.len() * names.len()) as u64, "scaling");
     let mut attempts: Vec<Attempt> = Vec::new();

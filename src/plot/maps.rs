@@ -55,21 +55,42 @@ const MARGIN: u32 = 8;
 const X_LABELS: u32 = 28;
 const Y_LABELS: u32 = 40;
 
-/// Draws a smoothly coloured mesh with segments on top, axes in scene units, and returns the
-/// drawing area left over on the right (for a legend or colour bar).
-#[allow(clippy::too_many_arguments)]
+/// A titled mesh with a colour per vertex: what weight maps and pose maps share.
+struct ColouredMesh {
+    title: String,
+    positions: Vec<Point2<f64>>,
+    triangles: Vec<[usize; 3]>,
+    colors: Vec<[f64; 3]>,
+}
+
+impl ColouredMesh {
+    /// Draws the mesh smoothly coloured, `segments` on top, axes in scene units (the view
+    /// fits the mesh and the segments), and returns the drawing area left over on the right
+    /// (`side_width` pixels, for a legend or colour bar).
+    fn draw_panel<DB: DrawingBackend>(
+        &self,
+        area: &DrawingArea<DB, Shift>,
+        segments: &[([Point2<f64>; 2], RGBColor)],
+        side_width: u32,
+    ) -> Result<DrawingArea<DB, Shift>> {
+        let seg_points: Vec<Point2<f64>> = segments.iter().flat_map(|(s, _)| *s).collect();
+        let bounds = union_bounds(
+            union_bounds((self.positions[0], self.positions[0]), &self.positions),
+            &seg_points,
+        );
+        draw_mesh_panel(area, self, segments, side_width, bounds)
+    }
+}
+
 fn draw_mesh_panel<DB: DrawingBackend>(
     area: &DrawingArea<DB, Shift>,
-    title: &str,
-    positions: &[Point2<f64>],
-    triangles: &[[usize; 3]],
-    colors: &[[f64; 3]],
+    mesh: &ColouredMesh,
     segments: &[([Point2<f64>; 2], RGBColor)],
     side_width: u32,
     bounds: (Point2<f64>, Point2<f64>),
 ) -> Result<DrawingArea<DB, Shift>> {
     let area = area
-        .titled(title, ("sans-serif", 18).into_font())
+        .titled(&mesh.title, ("sans-serif", 18).into_font())
         .map_err(plot_err)?;
     let (w, _) = area.dim_in_pixel();
     let (plot, side) = area.split_horizontally(w.saturating_sub(side_width));
@@ -108,7 +129,7 @@ fn draw_mesh_panel<DB: DrawingBackend>(
         height: rh,
         ..view
     };
-    let pixels = rasterize_triangles(positions, triangles, colors, &view);
+    let pixels = rasterize_triangles(&mesh.positions, &mesh.triangles, &mesh.colors, &view);
     if let Some(img) = BitMapElement::with_owned_buffer((x0, y1), (rw, rh), pixels) {
         chart.draw_series(std::iter::once(img)).map_err(plot_err)?;
     }
@@ -142,10 +163,7 @@ fn union_bounds(a: (Point2<f64>, Point2<f64>), pts: &[Point2<f64>]) -> (Point2<f
 /// A weight map: every vertex coloured by the weight-blended colours of its bones
 /// (interpolated smoothly across triangles), bones drawn on top, with a legend.
 pub struct WeightMap {
-    title: String,
-    positions: Vec<Point2<f64>>,
-    triangles: Vec<[usize; 3]>,
-    colors: Vec<[f64; 3]>,
+    mesh: ColouredMesh,
     bones: Vec<(String, [Point2<f64>; 2], [f64; 3])>,
 }
 
@@ -166,10 +184,12 @@ impl WeightMap {
             })
             .collect();
         WeightMap {
-            title: title.into(),
-            positions: scene.mesh.vertices().to_vec(),
-            triangles: scene.mesh.triangles().to_vec(),
-            colors,
+            mesh: ColouredMesh {
+                title: title.into(),
+                positions: scene.mesh.vertices().to_vec(),
+                triangles: scene.mesh.triangles().to_vec(),
+                colors,
+            },
             bones: scene
                 .skeleton
                 .bones()
@@ -189,25 +209,7 @@ impl Figure for WeightMap {
             .iter()
             .map(|(_, s, c)| (*s, rgb([c[0] * 0.5, c[1] * 0.5, c[2] * 0.5])))
             .collect();
-        let bounds = union_bounds(
-            union_bounds((self.positions[0], self.positions[0]), &self.positions),
-            &self
-                .bones
-                .iter()
-                .flat_map(|(_, s, _)| *s)
-                .collect::<Vec<_>>(),
-        );
-        let legend_w = 130;
-        let side = draw_mesh_panel(
-            area,
-            &self.title,
-            &self.positions,
-            &self.triangles,
-            &self.colors,
-            &segments,
-            legend_w,
-            bounds,
-        )?;
+        let side = self.mesh.draw_panel(area, &segments, 130)?;
         for (i, (name, _, c)) in self.bones.iter().enumerate() {
             let y = 30 + i as i32 * 18;
             side.draw(&Rectangle::new([(4, y), (18, y + 12)], rgb(*c).filled()))
@@ -226,10 +228,7 @@ impl Figure for WeightMap {
 /// A posed mesh: watched vertices coloured by their displacement (viridis from 0 to
 /// `scale_max`), the rest of the mesh light grey, posed bones on top, and a colour bar.
 pub struct PoseMap {
-    title: String,
-    positions: Vec<Point2<f64>>,
-    triangles: Vec<[usize; 3]>,
-    colors: Vec<[f64; 3]>,
+    mesh: ColouredMesh,
     bones: Vec<[Point2<f64>; 2]>,
     scale_max: f64,
     scale_label: String,
@@ -264,10 +263,12 @@ impl PoseMap {
             })
             .collect();
         PoseMap {
-            title: title.into(),
-            positions: posed,
-            triangles: scene.mesh.triangles().to_vec(),
-            colors,
+            mesh: ColouredMesh {
+                title: title.into(),
+                positions: posed,
+                triangles: scene.mesh.triangles().to_vec(),
+                colors,
+            },
             bones,
             scale_max,
             scale_label: scale_label.into(),
@@ -276,7 +277,8 @@ impl PoseMap {
 
     /// Bounding box of the posed mesh.
     pub fn bounds(&self) -> (Point2<f64>, Point2<f64>) {
-        union_bounds((self.positions[0], self.positions[0]), &self.positions)
+        let p = &self.mesh.positions;
+        union_bounds((p[0], p[0]), p)
     }
 }
 
@@ -287,20 +289,7 @@ impl Figure for PoseMap {
             .iter()
             .map(|s| (*s, RGBColor(200, 30, 30)))
             .collect();
-        let bounds = union_bounds(
-            self.bounds(),
-            &self.bones.iter().flatten().copied().collect::<Vec<_>>(),
-        );
-        let side = draw_mesh_panel(
-            area,
-            &self.title,
-            &self.positions,
-            &self.triangles,
-            &self.colors,
-            &segments,
-            90,
-            bounds,
-        )?;
+        let side = self.mesh.draw_panel(area, &segments, 90)?;
         // Colour bar: 0 at the bottom, scale_max at the top.
         let (_, h) = side.dim_in_pixel();
         let top = 30i32;

@@ -87,6 +87,18 @@ impl Default for FalloffOptions {
     }
 }
 
+impl FalloffOptions {
+    /// The checked kernel for `scene` (vertices on a bone are pinned at a scale-relative
+    /// distance).
+    pub fn falloff(&self, scene: &crate::scene::Scene) -> Result<Falloff> {
+        Falloff::check(self.falloff_power)?;
+        Ok(Falloff {
+            power: self.falloff_power,
+            pin_distance: pin_distance(super::scene_extent(scene)),
+        })
+    }
+}
+
 impl super::SolverOptions for FalloffOptions {
     const KEYS: &'static [&'static str] = &["falloff_power"];
     fn set(&mut self, key: &str, value: &str) -> Result<()> {

@@ -1,9 +1,9 @@
 //! **euclidean**: the straight-line distance from a vertex to each bone segment, through the
-//! shared inverse-power falloff ([`Falloff`]), normalized. Fast, and blind to gaps: it is the
+//! shared inverse-power falloff ([`Falloff`](super::distance::Falloff)), normalized. Fast, and blind to gaps: it is the
 //! baseline that leaks across the gap between an arm and the torso.
 
-use super::distance::{bone_segments, pin_distance, Falloff, FalloffOptions};
-use super::{finish, scene_extent, Solution, Solver};
+use super::distance::{bone_segments, FalloffOptions};
+use super::{finish, Solution, Solver};
 use crate::error::Result;
 use crate::scene::Scene;
 use crate::weights::Weights;
@@ -33,11 +33,7 @@ impl Solver for Euclidean {
 
     fn solve(&self, scene: &Scene) -> Result<Solution> {
         let started = Instant::now();
-        Falloff::check(self.options.falloff_power)?;
-        let falloff = Falloff {
-            power: self.options.falloff_power,
-            pin_distance: pin_distance(scene_extent(scene)),
-        };
+        let falloff = self.options.falloff(scene)?;
         let segments = bone_segments(scene.skeleton.bones());
         let pts = scene.mesh.vertices();
         // Straight-line distances are finite, so no row can come back empty.

@@ -10,7 +10,7 @@
 //! (every vertex seeded with its straight-line distance) and the report says so.
 
 use super::dijkstra::multi_source_dijkstra;
-use super::distance::{bone_segments, pin_distance, Falloff, FalloffOptions, Segment};
+use super::distance::{bone_segments, pin_distance, FalloffOptions, Segment};
 use super::nearest::components_where_none;
 use super::visibility::Visibility;
 use super::{blind_warnings, finish, scene_extent, Solution, Solver};
@@ -115,11 +115,7 @@ impl Solver for Geodesic {
 
     fn solve(&self, scene: &Scene) -> Result<Solution> {
         let started = Instant::now();
-        Falloff::check(self.options.falloff_power)?;
-        let falloff = Falloff {
-            power: self.options.falloff_power,
-            pin_distance: pin_distance(scene_extent(scene)),
-        };
+        let falloff = self.options.falloff(scene)?;
         let visibility = Visibility::new(&scene.mesh);
         let (columns, blind) = geodesic_distances(scene, &visibility);
         let nb = columns.len();

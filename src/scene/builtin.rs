@@ -160,20 +160,10 @@ pub fn builtin_scene(name: &str, options: &BuiltinOptions) -> Result<Scene> {
 /// `100*200 + 2*30*180 + 2*g*20`: torso, arms, and the shoulder bridges over the gaps).
 pub fn arms_down_outline(gap: f64) -> Outline {
     let g = gap;
-    let outline = vec![
-        (-50.0, 0.0),
-        (50.0, 0.0),
-        (50.0, 180.0),
-        (50.0 + g, 180.0),
-        (50.0 + g, 20.0),
-        (80.0 + g, 20.0),
-        (80.0 + g, 200.0),
-        (-80.0 - g, 200.0),
-        (-80.0 - g, 20.0),
-        (-50.0 - g, 20.0),
-        (-50.0 - g, 180.0),
-        (-50.0, 180.0),
-    ];
+    let right = arms_down_right_side(g);
+    // DESIGN's loop, counter-clockwise: the right side, then its mirror image walked back.
+    let mut outline = right.clone();
+    outline.extend(right.iter().rev().map(|&(x, y)| (-x, y)));
     Outline {
         loops: vec![pts(&outline)],
         segments: arms_down_bones(g)
@@ -181,6 +171,19 @@ pub fn arms_down_outline(gap: f64) -> Outline {
             .map(|b| [b.head, b.tail])
             .collect(),
     }
+}
+
+/// The right side (x >= 50) of DESIGN.md's arms-down outline, bottom of the torso to the top
+/// of the arm: shared by the full outline and the meshed half.
+fn arms_down_right_side(g: f64) -> Vec<(f64, f64)> {
+    vec![
+        (50.0, 0.0),
+        (50.0, 180.0),
+        (50.0 + g, 180.0),
+        (50.0 + g, 20.0),
+        (80.0 + g, 20.0),
+        (80.0 + g, 200.0),
+    ]
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -379,16 +382,11 @@ fn arms_down(g: f64) -> Spec {
     // With g = 0 the arm edge runs up and back down x = 50: mesh_outline removes that spike,
     // which glues the arm to the torso.
     let half = Outline {
-        loops: vec![pts(&[
-            (0.0, 0.0),
-            (50.0, 0.0),
-            (50.0, 180.0),
-            (50.0 + g, 180.0),
-            (50.0 + g, 20.0),
-            (80.0 + g, 20.0),
-            (80.0 + g, 200.0),
-            (0.0, 200.0),
-        ])],
+        loops: vec![pts(&[(0.0, 0.0)]
+            .into_iter()
+            .chain(arms_down_right_side(g))
+            .chain([(0.0, 200.0)])
+            .collect::<Vec<_>>())],
         segments: half_segments(&bones, MirrorAxis::X),
     };
     Spec {

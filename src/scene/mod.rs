@@ -1,14 +1,19 @@
 //! Scenes: a mesh, its skeleton and the probes that measure leakage; the JSON format and the
-//! built-in scene generators.
+//! built-in scene generators; glTF export and import.
 
 mod builtin;
 mod format;
+pub mod gltf;
 
 pub use builtin::{
     arms_down_outline, builtin_scene, mirror_vertex_map, mirror_vertex_map_about, BuiltinOptions,
     MirrorAxis, BUILTIN_MIN_ANGLE_DEG, BUILTIN_SCENES, DEFAULT_GAP,
 };
 pub use format::{load_scene, save_scene, scene_from_json, scene_to_json, SCENE_FORMAT};
+pub use gltf::{
+    export_gltf, import_gltf, import_gltf_str, GltfImport, GltfOptions, GLTF_INFLUENCES,
+    GLTF_SOLVER_NAME, LEAF_BONE_FRACTION,
+};
 
 use crate::error::{Error, Result};
 use crate::mesh::Mesh;

@@ -518,7 +518,7 @@ fn load_buffers(doc: &Doc, base_dir: Option<&Path>) -> Result<Vec<Vec<u8>>> {
                         format!("external file {uri:?} but no directory to resolve it"),
                     )
                 })?;
-                let path = dir.join(uri);
+                let path = dir.join(percent_decode(uri));
                 std::fs::read(&path).map_err(|e| Error::io(path, e))?
             };
             if bytes.len() < b.byte_length {
@@ -530,6 +530,31 @@ fn load_buffers(doc: &Doc, base_dir: Option<&Path>) -> Result<Vec<Vec<u8>>> {
             Ok(bytes)
         })
         .collect()
+}
+
+/// A relative URI as a file name: `%XX` escapes decoded (glTF URIs follow RFC 3986, so a
+/// space is written `%20`); anything malformed is kept as written.
+fn percent_decode(uri: &str) -> String {
+    let bytes = uri.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        let hex = bytes
+            .get(i + 1..i + 3)
+            .and_then(|h| std::str::from_utf8(h).ok())
+            .and_then(|h| u8::from_str_radix(h, 16).ok());
+        match (bytes[i], hex) {
+            (b'%', Some(b)) => {
+                out.push(b);
+                i += 3;
+            }
+            (c, _) => {
+                out.push(c);
+                i += 1;
+            }
+        }
+    }
+    String::from_utf8_lossy(&out).into_owned()
 }
 
 /// Reads accessors as f64 (normalized integers mapped to [0, 1] / [-1, 1]).

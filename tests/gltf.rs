@@ -157,6 +157,19 @@ fn world_matrices(json: &Value) -> Vec<Matrix4<f64>> {
         .collect()
 }
 
+/// Largest entry-wise difference of two weight matrices of the same shape.
+fn max_abs_diff(a: &Weights, b: &Weights) -> f64 {
+    assert_eq!(
+        (a.vertex_count(), a.bone_count()),
+        (b.vertex_count(), b.bone_count())
+    );
+    a.as_slice()
+        .iter()
+        .zip(b.as_slice())
+        .map(|(x, y)| (x - y).abs())
+        .fold(0.0, f64::max)
+}
+
 fn figure_with_heat() -> (Scene, Weights) {
     let scene = builtin_scene(
         "figure",
@@ -300,8 +313,8 @@ fn figure_export_is_valid_gltf() {
         for k in 0..4 {
             row[jr[k] as usize] += wr[k];
         }
-        for b in 0..nb {
-            max_diff = max_diff.max((row[b] - top.get(v, b)).abs());
+        for (x, y) in row.iter().zip(top.row(v)) {
+            max_diff = max_diff.max((x - y).abs());
         }
     }
     assert!(max_sum_err < 1e-6, "row sums off by {max_sum_err:e}");
@@ -332,31 +345,20 @@ fn figure_export_is_valid_gltf() {
         assert_eq!(j["nodes"][node]["name"], bone.name.as_str());
         let inv = Matrix4::from_column_slice(&m[16 * k..16 * k + 16]);
         max_err = max_err.max((inv * world[node] - Matrix4::identity()).abs().max());
-        let bind = bone.bind_transform().to_homogeneous();
-        let w = world[node];
-        let as_2d = [
-            w[(0, 0)],
-            w[(0, 1)],
-            w[(0, 3)],
-            w[(1, 0)],
-            w[(1, 1)],
-            w[(1, 3)],
-        ];
-        let expected = [
-            bind[(0, 0)],
-            bind[(0, 1)],
-            bind[(0, 2)],
-            bind[(1, 0)],
-            bind[(1, 1)],
-            bind[(1, 2)],
-        ];
-        for (x, y) in as_2d.iter().zip(expected) {
-            assert!(
-                (x - y).abs() < 1e-9,
-                "bone {}: world {as_2d:?} vs bind {expected:?}",
-                bone.name
-            );
-        }
+        // The bone's 2D bind transform placed in the z = 0 plane of a 4x4 matrix.
+        let b = bone.bind_transform().to_homogeneous();
+        let mut expected = Matrix4::identity();
+        expected
+            .fixed_view_mut::<2, 2>(0, 0)
+            .copy_from(&b.fixed_view::<2, 2>(0, 0));
+        expected[(0, 3)] = b[(0, 2)];
+        expected[(1, 3)] = b[(1, 2)];
+        let err = (world[node] - expected).abs().max();
+        assert!(
+            err < 1e-9,
+            "bone {}: world matrix off bind by {err:e}",
+            bone.name
+        );
     }
     // f32 matrices with translations up to ~200 px: ~1e-5 relative error at most.
     assert!(max_err < 2e-5, "IBM x world off identity by {max_err:e}");
@@ -445,13 +447,7 @@ fn figure_round_trips_through_gltf() {
         .unwrap()
         .to_weights_for(&back.skeleton.names(), back.mesh.vertex_count())
         .unwrap();
-    let top = weights.top_k(4);
-    let diff = w
-        .as_slice()
-        .iter()
-        .zip(top.as_slice())
-        .map(|(a, b)| (a - b).abs())
-        .fold(0.0, f64::max);
+    let diff = max_abs_diff(&w, &weights.top_k(4));
     assert!(diff < 1e-6, "weights off top_k(4) by {diff:e}");
 }
 
@@ -501,9 +497,7 @@ fn simpleskin_round_trips() {
     for (p, q) in a.mesh.vertices().iter().zip(b.mesh.vertices()) {
         assert!((p - q).norm() < 1e-6);
     }
-    for (x, y) in w1.as_slice().iter().zip(w2.as_slice()) {
-        assert!((x - y).abs() < 1e-6);
-    }
+    assert!(max_abs_diff(&w1, &w2) < 1e-6);
     for (x, y) in a.skeleton.bones().iter().zip(b.skeleton.bones()) {
         assert_eq!((&x.name, x.parent), (&y.name, y.parent));
         assert!((x.head - y.head).norm() < 1e-6 && (x.tail - y.tail).norm() < 1e-6);
@@ -721,12 +715,7 @@ fn large_meshes_use_wide_indices_and_joints() {
         .unwrap()
         .to_weights_for(&scene.skeleton.names(), 66_000)
         .unwrap();
-    let diff = w
-        .as_slice()
-        .iter()
-        .zip(weights.as_slice())
-        .map(|(a, b)| (a - b).abs())
-        .fold(0.0, f64::max);
+    let diff = max_abs_diff(&w, &weights);
     assert!(diff < 1e-6, "{diff:e}");
 }
 
@@ -746,25 +735,19 @@ fn cli_exports_and_imports() {
         &p("w.json"),
     ]);
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-    let o = run(&[
+    let export = [
         "export",
         "gltf",
         &p("s.json"),
         &p("w.json"),
         "-o",
         &p("s.gltf"),
-    ]);
+    ];
+    let o = run(&export);
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     let before = std::fs::read(p("s.gltf")).unwrap();
     // No overwrite without --force, exit code 2 as for every input error.
-    let o = run(&[
-        "export",
-        "gltf",
-        &p("s.json"),
-        &p("w.json"),
-        "-o",
-        &p("s.gltf"),
-    ]);
+    let o = run(&export);
     assert_eq!(o.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&o.stderr).contains("already exists"));
     assert_eq!(std::fs::read(p("s.gltf")).unwrap(), before);

@@ -50,6 +50,7 @@ use super::Scene;
 use crate::error::{Error, Result};
 use crate::mesh::{Mesh, DEFAULT_PART};
 use crate::skeleton::{Bone, Skeleton};
+use crate::skinning::check_shape;
 use crate::weights::{Weights, WeightsFile};
 use base64::engine::general_purpose::STANDARD as BASE64;
 use base64::Engine as _;
@@ -107,19 +108,27 @@ impl Default for GltfOptions {
     }
 }
 
-/// Accumulates the one binary buffer and its buffer views.
+/// Accumulates the one binary buffer, its buffer views and one accessor per view.
+#[derive(Default)]
 struct BufferBuilder {
     bytes: Vec<u8>,
     views: Vec<Value>,
+    accessors: Vec<Value>,
 }
 
 impl BufferBuilder {
-    /// Appends `data` as a new buffer view starting on a 4-byte boundary (glTF requires
-    /// accessor offsets aligned to their component size; 4 covers every type).
-    fn push(&mut self, data: &[u8], target: Option<u32>) -> usize {
-        while self.bytes.len() % 4 != 0 {
-            self.bytes.push(0);
-        }
+    /// Appends `data` as a new buffer view, starting on a 4-byte boundary (glTF requires
+    /// accessor offsets aligned to their component size; 4 covers every type), and an
+    /// accessor over all of it. Returns the accessor's index.
+    fn push(
+        &mut self,
+        data: &[u8],
+        target: Option<u32>,
+        component: u32,
+        count: usize,
+        kind: &str,
+    ) -> usize {
+        self.pad();
         let mut view = json!({
             "buffer": 0,
             "byteOffset": self.bytes.len(),
@@ -130,7 +139,19 @@ impl BufferBuilder {
         }
         self.bytes.extend_from_slice(data);
         self.views.push(view);
-        self.views.len() - 1
+        self.accessors.push(json!({
+            "bufferView": self.views.len() - 1,
+            "componentType": component,
+            "count": count,
+            "type": kind,
+        }));
+        self.accessors.len() - 1
+    }
+
+    fn pad(&mut self) {
+        while self.bytes.len() % 4 != 0 {
+            self.bytes.push(0);
+        }
     }
 }
 
@@ -175,16 +196,7 @@ pub fn export_gltf(scene: &Scene, weights: &Weights, options: &GltfOptions) -> R
     let mesh = &scene.mesh;
     let bones = scene.skeleton.bones();
     let (n, nb) = (mesh.vertex_count(), bones.len());
-    if weights.vertex_count() != n || weights.bone_count() != nb {
-        return Err(Error::WeightsShape {
-            message: format!(
-                "weights are {} vertices x {} bones, scene {:?} has {n} x {nb}",
-                weights.vertex_count(),
-                weights.bone_count(),
-                scene.name
-            ),
-        });
-    }
+    check_shape(n, weights, nb)?;
     weights.validate_with_tolerance(1e-6)?;
     let scale = options.scale;
     if !(scale.is_finite() && scale > 0.0) {
@@ -200,17 +212,7 @@ pub fn export_gltf(scene: &Scene, weights: &Weights, options: &GltfOptions) -> R
         ));
     }
 
-    let mut buf = BufferBuilder {
-        bytes: Vec::new(),
-        views: Vec::new(),
-    };
-    let mut accessors: Vec<Value> = Vec::new();
-    let mut accessor = |view: usize, component: u32, count: usize, kind: &str| {
-        accessors.push(json!({
-            "bufferView": view, "componentType": component, "count": count, "type": kind,
-        }));
-        accessors.len() - 1
-    };
+    let mut buf = BufferBuilder::default();
 
     // Positions, with min/max of the f32 values actually stored (validators compare exactly).
     let positions: Vec<[f32; 3]> = mesh
@@ -226,11 +228,15 @@ pub fn export_gltf(scene: &Scene, weights: &Weights, options: &GltfOptions) -> R
             hi[k] = hi[k].max(p[k]);
         }
     }
-    let view = buf.push(
+    let position_accessor = buf.push(
         &f32_bytes(positions.iter().flatten().copied()),
         Some(ARRAY_BUFFER),
+        FLOAT,
+        n,
+        "VEC3",
     );
-    let position_accessor = accessor(view, FLOAT, n, "VEC3");
+    buf.accessors[position_accessor]["min"] = json!(lo);
+    buf.accessors[position_accessor]["max"] = json!(hi);
 
     // Indices: 65535 is reserved as a primitive-restart value, so ushort only below it.
     let flat = mesh.triangles().iter().flatten();
@@ -241,8 +247,13 @@ pub fn export_gltf(scene: &Scene, weights: &Weights, options: &GltfOptions) -> R
         let b = flat.flat_map(|&i| (i as u32).to_le_bytes()).collect();
         (b, UNSIGNED_INT)
     };
-    let view = buf.push(&index_bytes, Some(ELEMENT_ARRAY_BUFFER));
-    let index_accessor = accessor(view, index_type, 3 * mesh.triangle_count(), "SCALAR");
+    let index_accessor = buf.push(
+        &index_bytes,
+        Some(ELEMENT_ARRAY_BUFFER),
+        index_type,
+        3 * mesh.triangle_count(),
+        "SCALAR",
+    );
 
     // JOINTS_0 / WEIGHTS_0: sort, keep 4, renormalize (never the first 4 in bone order).
     let rows: Vec<([usize; 4], [f32; 4])> = weights
@@ -261,13 +272,14 @@ pub fn export_gltf(scene: &Scene, weights: &Weights, options: &GltfOptions) -> R
             .collect();
         (b, UNSIGNED_SHORT)
     };
-    let view = buf.push(&joint_bytes, Some(ARRAY_BUFFER));
-    let joints_accessor = accessor(view, joint_type, n, "VEC4");
-    let view = buf.push(
+    let joints_accessor = buf.push(&joint_bytes, Some(ARRAY_BUFFER), joint_type, n, "VEC4");
+    let weights_accessor = buf.push(
         &f32_bytes(rows.iter().flat_map(|(_, w)| *w)),
         Some(ARRAY_BUFFER),
+        FLOAT,
+        n,
+        "VEC4",
     );
-    let weights_accessor = accessor(view, FLOAT, n, "VEC4");
 
     // Skeleton: node 0 is the root, node 1 + j is bone j, node 1 + nb the mesh.
     let scaled_bind: Vec<Isometry2<f64>> = scene
@@ -284,8 +296,7 @@ pub fn export_gltf(scene: &Scene, weights: &Weights, options: &GltfOptions) -> R
         .flat_map(|b| isometry_columns(&b.inverse()).map(|x| x as f32))
         .collect();
     // Inverse bind matrices are not vertex data: no buffer-view target.
-    let view = buf.push(&f32_bytes(ibm), None);
-    let ibm_accessor = accessor(view, FLOAT, nb, "MAT4");
+    let ibm_accessor = buf.push(&f32_bytes(ibm), None, FLOAT, nb, "MAT4");
 
     let mut nodes = vec![json!({
         "name": scene.name,
@@ -342,13 +353,8 @@ pub fn export_gltf(scene: &Scene, weights: &Weights, options: &GltfOptions) -> R
             "vertex_parts": mesh.vertex_parts(),
         }});
     }
-    let mut accessors = accessors;
-    accessors[position_accessor]["min"] = json!(lo);
-    accessors[position_accessor]["max"] = json!(hi);
 
-    while buf.bytes.len() % 4 != 0 {
-        buf.bytes.push(0);
-    }
+    buf.pad();
     let doc = json!({
         "asset": {
             "version": "2.0",
@@ -364,7 +370,7 @@ pub fn export_gltf(scene: &Scene, weights: &Weights, options: &GltfOptions) -> R
             "inverseBindMatrices": ibm_accessor,
             "skeleton": 0,
         }],
-        "accessors": accessors,
+        "accessors": buf.accessors,
         "bufferViews": buf.views,
         "buffers": [{
             "byteLength": buf.bytes.len(),

@@ -553,6 +553,41 @@ fn planes_other_than_z_0_and_back_faces_import() {
 }
 
 #[test]
+fn several_primitives_become_parts() {
+    // Split SimpleSkin's 8 triangles into two primitives over the same vertex accessors.
+    let mut doc = simpleskin_doc();
+    let ind = doc.primitive()["indices"].as_u64().unwrap() as usize;
+    let mut halves = Vec::new();
+    for half in 0..2 {
+        let mut a = doc.json["accessors"][ind].clone();
+        a["byteOffset"] = (24 * half).into();
+        a["count"] = 12.into();
+        doc.json["accessors"].as_array_mut().unwrap().push(a);
+        let mut prim = doc.primitive().clone();
+        prim["indices"] = (doc.json["accessors"].as_array().unwrap().len() - 1).into();
+        halves.push(prim);
+    }
+    doc.json["meshes"][0]["primitives"] = halves.into();
+    let imported = import_gltf_str(&encode(&doc), None, "halves").unwrap();
+    let mesh = &imported.scene.mesh;
+    // Each primitive keeps the 6 vertices its triangles use: rows 0-2 and rows 2-4.
+    assert_eq!((mesh.vertex_count(), mesh.triangle_count()), (12, 8));
+    assert_eq!(mesh.parts(), ["primitive0", "primitive1"]);
+    assert_eq!(mesh.vertex_parts(), [0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1]);
+    assert_eq!(mesh.topology().component_count(), 2);
+    assert!(
+        imported
+            .notes
+            .iter()
+            .any(|n| n.contains("dropped 8 vertices")),
+        "{:?}",
+        imported.notes
+    );
+    let w = imported.weights.unwrap();
+    assert_eq!(w.weights[6], vec![0.5, 0.5]); // primitive 1's first vertex is vertex 4
+}
+
+#[test]
 fn external_buffer_files_are_read() {
     let mut doc = simpleskin_doc();
     let dir = tempfile::tempdir().unwrap();

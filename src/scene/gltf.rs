@@ -740,35 +740,49 @@ pub fn import_gltf_str(text: &str, base_dir: Option<&Path>, name: &str) -> Resul
             format!("{:?} (only glTF 2.x is read)", doc.asset.version),
         ));
     }
-    let (node_index, node) = doc
+    let skinned: Vec<(usize, usize, usize)> = doc
         .nodes
         .iter()
         .enumerate()
-        .find(|(_, n)| n.mesh.is_some() && n.skin.is_some())
+        .filter_map(|(i, n)| Some((i, n.mesh?, n.skin?)))
+        .collect();
+    let &(node_index, mesh_index, skin_index) = skinned
+        .first()
         .ok_or_else(|| Error::field("nodes", "no node has both a mesh and a skin"))?;
-    let (mesh_index, skin_index) = (node.mesh.unwrap_or(0), node.skin.unwrap_or(0));
     let gltf_mesh = lookup(&doc.meshes, mesh_index, "meshes")?;
     let skin = lookup(&doc.skins, skin_index, "skins")?;
     let reader = Reader {
         buffers: load_buffers(&doc, base_dir)?,
         doc: &doc,
     };
-    let mut notes = vec![format!(
-        "read node {node_index} (mesh {mesh_index}, skin {skin_index})"
-    )];
+    let mut notes = Vec::new();
+    if skinned.len() > 1 {
+        notes.push(format!(
+            "read node {node_index} (mesh {mesh_index}, skin {skin_index}), the first of {} \
+             skinned mesh nodes",
+            skinned.len()
+        ));
+    }
 
     let primitives = read_primitives(&reader, gltf_mesh, mesh_index, skin.joints.len())?;
     let geometry = plane_geometry(&primitives, &mut notes)?;
-    let parts = mesh_parts(gltf_mesh, &primitives, geometry.kept.len(), &geometry.kept)?;
+    let (parts, vertex_parts) = mesh_parts(gltf_mesh, &primitives, &geometry.kept)?;
     let (mesh, flipped) =
-        Mesh::with_parts_fix_winding(geometry.vertices, geometry.triangles, parts.0, parts.1)?;
+        Mesh::with_parts_fix_winding(geometry.vertices, geometry.triangles, parts, vertex_parts)?;
     if flipped {
         notes.push(format!(
             "all {} triangles were clockwise seen from +z (the mesh faces -z): flipped",
             mesh.triangle_count()
         ));
     }
-    let skeleton = read_skeleton(&reader, skin, skin_index, &mesh)?;
+    let skeleton = read_skeleton(
+        &reader,
+        skin,
+        skin_index,
+        &mesh,
+        geometry.plane_z,
+        &mut notes,
+    )?;
     let weights = match &geometry.weights {
         Some(rows) => Some(normalized_weights(rows, skeleton.len(), &mut notes)?),
         None => {
@@ -800,8 +814,11 @@ fn read_primitives(
     mesh_index: usize,
     joint_count: usize,
 ) -> Result<Vec<Primitive>> {
-    let mut out = Vec::new();
+    let mut out: Vec<Primitive> = Vec::new();
     for (p, prim) in gltf_mesh.primitives.iter().enumerate() {
+        // Errors count vertices and triangles through the primitives in order.
+        let base = out.iter().map(|q| q.positions.count()).sum::<usize>();
+        let triangle_base = out.iter().map(|q| q.triangles.len()).sum::<usize>();
         let at = format!("meshes[{mesh_index}].primitives[{p}]");
         if prim.mode != TRIANGLES {
             return Err(Error::field(
@@ -842,9 +859,9 @@ fn read_primitives(
         for (t, tri) in triangles.iter().enumerate() {
             if let Some(&index) = tri.iter().find(|&&i| i >= n) {
                 return Err(Error::IndexOutOfRange {
-                    triangle: t,
-                    index,
-                    vertex_count: n,
+                    triangle: triangle_base + t,
+                    index: base + index,
+                    vertex_count: base + n,
                 });
             }
         }
@@ -894,13 +911,13 @@ fn read_primitives(
                     if joint >= joint_count || weight < 0.0 {
                         return Err(if weight < 0.0 {
                             Error::InvalidWeight {
-                                vertex: v,
+                                vertex: base + v,
                                 bone: joint,
                                 value: weight,
                             }
                         } else {
                             Error::JointOutOfRange {
-                                vertex: v,
+                                vertex: base + v,
                                 joint,
                                 joints: joint_count,
                             }
@@ -939,6 +956,8 @@ fn read_primitives(
 struct Geometry {
     vertices: Vec<Point2<f64>>,
     triangles: Vec<[usize; 3]>,
+    /// The plane the mesh lies in.
+    plane_z: f64,
     /// Per kept vertex, its (primitive, index in the primitive).
     kept: Vec<(usize, usize)>,
     weights: Option<Vec<Vec<(usize, f64)>>>,
@@ -970,6 +989,7 @@ fn plane_geometry(primitives: &[Primitive], notes: &mut Vec<String>) -> Result<G
     let mut geometry = Geometry {
         vertices: Vec::new(),
         triangles: Vec::new(),
+        plane_z,
         kept: Vec::new(),
         weights: primitives[0].influences.as_ref().map(|_| Vec::new()),
     };
@@ -1012,7 +1032,6 @@ fn plane_geometry(primitives: &[Primitive], notes: &mut Vec<String>) -> Result<G
 fn mesh_parts(
     gltf_mesh: &MeshJson,
     primitives: &[Primitive],
-    n: usize,
     kept: &[(usize, usize)],
 ) -> Result<(Vec<String>, Vec<usize>)> {
     if let Some(extras) = gltf_mesh.extras.as_ref().and_then(|e| e.get("skinweights")) {
@@ -1040,7 +1059,7 @@ fn mesh_parts(
         return Ok((e.parts, labels));
     }
     if primitives.len() == 1 {
-        return Ok((vec![DEFAULT_PART.to_string()], vec![0; n]));
+        return Ok((vec![DEFAULT_PART.to_string()], vec![0; kept.len()]));
     }
     Ok((
         (0..primitives.len())
@@ -1060,6 +1079,8 @@ fn read_skeleton(
     skin: &SkinJson,
     skin_index: usize,
     mesh: &Mesh,
+    plane_z: f64,
+    notes: &mut Vec<String>,
 ) -> Result<Skeleton> {
     let doc = reader.doc;
     let nj = skin.joints.len();
@@ -1112,6 +1133,17 @@ fn read_skeleton(
         .iter()
         .map(|b| Point2::new(b[(0, 3)], b[(1, 3)]))
         .collect();
+    let (lo, hi) = mesh.bounds();
+    let size = (hi.x - lo.x).max(hi.y - lo.y);
+    let off_plane = bind
+        .iter()
+        .map(|b| (b[(2, 3)] - plane_z).abs())
+        .fold(0.0, f64::max);
+    if off_plane > PLANE_TOLERANCE * size {
+        notes.push(format!(
+            "joints lie up to {off_plane} off the mesh plane: projected onto it"
+        ));
+    }
     let x_axes: Vec<Vector2<f64>> = bind
         .iter()
         .map(|b| {
@@ -1144,8 +1176,7 @@ fn read_skeleton(
         })
         .collect::<Result<_>>()?;
 
-    let (lo, hi) = mesh.bounds();
-    let leaf_length = LEAF_BONE_FRACTION * (hi.x - lo.x).max(hi.y - lo.y);
+    let leaf_length = LEAF_BONE_FRACTION * size;
     let names = joint_names(doc, &skin.joints);
     let mut bones = Vec::with_capacity(nj);
     for (k, &node) in skin.joints.iter().enumerate() {

@@ -153,7 +153,7 @@ enum Command {
     /// the 4 largest influences per vertex, sorted then renormalized) for Blender, three.js
     /// and Godot.
     ///
-    /// Example: `skinweights export gltf figure heat.json -o figure.gltf --vertices 2000`
+    /// Example: `skinweights export gltf figure.json heat.json -o figure.gltf --scale 0.01`
     Export {
         /// Output format.
         format: ExportFormat,

@@ -588,6 +588,54 @@ fn several_primitives_become_parts() {
 }
 
 #[test]
+fn normalized_byte_weights_and_plain_export_import() {
+    // WEIGHTS_0 as normalized UNSIGNED_BYTE, as many exporters write it.
+    let mut doc = simpleskin_doc();
+    let weights = doc.read(doc.attribute("WEIGHTS_0"));
+    let offset = doc.bin.len();
+    doc.bin
+        .extend(weights.iter().map(|&w| (w * 255.0).round() as u8));
+    doc.json["buffers"][0]["byteLength"] = doc.bin.len().into();
+    let views = doc.json["bufferViews"].as_array_mut().unwrap();
+    views.push(serde_json::json!({"buffer": 0, "byteOffset": offset, "byteLength": 40}));
+    let view = views.len() - 1;
+    let accessors = doc.json["accessors"].as_array_mut().unwrap();
+    accessors.push(
+        serde_json::json!({"bufferView": view, "componentType": UNSIGNED_BYTE,
+        "normalized": true, "count": 10, "type": "VEC4"}),
+    );
+    let a = accessors.len() - 1;
+    doc.json["meshes"][0]["primitives"][0]["attributes"]["WEIGHTS_0"] = a.into();
+    let imported = import_gltf_str(&encode(&doc), None, "bytes").unwrap();
+    let w = imported.weights.unwrap();
+    // 0.75 -> 191/255 and 0.25 -> 64/255: rows sum to 1 exactly, ratios within 1/255.
+    assert_eq!(w.weights[2], vec![191.0 / 255.0, 64.0 / 255.0]);
+    assert_eq!(w.weights[4], vec![0.5, 0.5]);
+    // 0.5 -> 128/255 twice sums to 256/255: renormalized, with a note.
+    assert!(
+        imported.notes.iter().any(|n| n.contains("renormalized")),
+        "{:?}",
+        imported.notes
+    );
+
+    // Without extras the file carries nothing skinweights-specific, and still imports.
+    let first = import_gltf(SIMPLE_SKIN).unwrap();
+    let w = first
+        .weights
+        .unwrap()
+        .to_weights_for(&first.scene.skeleton.names(), 10)
+        .unwrap();
+    let plain = GltfOptions {
+        extras: false,
+        ..Default::default()
+    };
+    let text = export_gltf(&first.scene, &w, &plain).unwrap();
+    assert!(!text.contains("extras"));
+    let again = import_gltf_str(&text, None, "plain").unwrap();
+    assert_eq!(again.scene.skeleton.bones()[1].tail, Point2::new(0.7, 1.0));
+}
+
+#[test]
 fn external_buffer_files_are_read() {
     let mut doc = simpleskin_doc();
     let dir = tempfile::tempdir().unwrap();

@@ -74,6 +74,10 @@ pub const GLTF_SOLVER_NAME: &str = "gltf";
 /// f32 rounding (6e-8), well below anything drawn on purpose.
 const PLANE_TOLERANCE: f64 = 1e-6;
 
+/// Exported rows must sum to 1 within this: the f32 rounding absorbed in the largest weight is
+/// meant for float noise, not for hiding unnormalized weights.
+const EXPORT_ROW_SUM_TOLERANCE: f64 = 1e-6;
+
 /// Row sums of imported weights further than this from 1 are reported in a note.
 const ROW_SUM_NOTE: f64 = 1e-6;
 
@@ -197,7 +201,7 @@ pub fn export_gltf(scene: &Scene, weights: &Weights, options: &GltfOptions) -> R
     let bones = scene.skeleton.bones();
     let (n, nb) = (mesh.vertex_count(), bones.len());
     check_shape(n, weights, nb)?;
-    weights.validate_with_tolerance(1e-6)?;
+    weights.validate_with_tolerance(EXPORT_ROW_SUM_TOLERANCE)?;
     let scale = options.scale;
     if !(scale.is_finite() && scale > 0.0) {
         return Err(Error::field(
@@ -1069,11 +1073,6 @@ fn mesh_parts(
     ))
 }
 
-/// A column-major 4x4 matrix from 16 accessor values.
-fn matrix4(values: &[f64]) -> Matrix4<f64> {
-    Matrix4::from_column_slice(values)
-}
-
 fn read_skeleton(
     reader: &Reader,
     skin: &SkinJson,
@@ -1118,12 +1117,14 @@ fn read_skeleton(
             }
             (0..nj)
                 .map(|k| {
-                    matrix4(m.element(k)).try_inverse().ok_or_else(|| {
-                        Error::field(
-                            format!("accessors[{a}] (inverseBindMatrices)"),
-                            format!("matrix {k} is singular"),
-                        )
-                    })
+                    Matrix4::from_column_slice(m.element(k))
+                        .try_inverse()
+                        .ok_or_else(|| {
+                            Error::field(
+                                format!("accessors[{a}] (inverseBindMatrices)"),
+                                format!("matrix {k} is singular"),
+                            )
+                        })
                 })
                 .collect::<Result<_>>()?
         }

@@ -146,6 +146,18 @@ pub enum Error {
     #[error("{path} already exists (pass --force to overwrite)")]
     WouldOverwrite { path: PathBuf },
 
+    // ---- glTF ----
+    /// An imported mesh does not lie in one plane z = const.
+    #[error("vertex {vertex} lies at z = {z}, off the mesh's plane z = {plane_z} (only flat meshes can be imported)")]
+    NonPlanarMesh { vertex: usize, z: f64, plane_z: f64 },
+    /// An imported vertex has weight on a joint the skin does not have.
+    #[error("vertex {vertex} is weighted to joint {joint}, but the skin has {joints} joints")]
+    JointOutOfRange {
+        vertex: usize,
+        joint: usize,
+        joints: usize,
+    },
+
     // ---- solvers ----
     /// No solver has this name.
     #[error("unknown solver {name:?}; known: {known}")]

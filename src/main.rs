@@ -1,6 +1,6 @@
 //! The `skinweights` command line: thin drivers over the library.
 
-use clap::{Args, Parser, Subcommand};
+use clap::{Args, Parser, Subcommand, ValueEnum};
 use indicatif::{ProgressBar, ProgressStyle};
 use skinweights::compare::{
     compare_solved, figure_panels, solve_all, CompareRow, Comparison, DEFAULT_SOLVERS,
@@ -8,7 +8,10 @@ use skinweights::compare::{
 use skinweights::lint::{lint, LintOptions};
 use skinweights::metrics::evaluate;
 use skinweights::plot::{save_figure, Grid};
-use skinweights::scene::{builtin_scene, load_scene, save_scene, BuiltinOptions, BUILTIN_SCENES};
+use skinweights::scene::{
+    builtin_scene, export_gltf, import_gltf, load_scene, save_scene, BuiltinOptions, GltfOptions,
+    BUILTIN_SCENES,
+};
 use skinweights::solvers::solver_by_name;
 use skinweights::{Error, Scene, Weights, WeightsFile};
 use std::path::{Path, PathBuf};
@@ -144,6 +147,52 @@ enum Command {
         #[arg(long)]
         force: bool,
     },
+    /// Write a scene and its weights in another tool's format.
+    ///
+    /// gltf: a .gltf file with an embedded buffer (mesh at z = 0, one node per bone, a skin,
+    /// the 4 largest influences per vertex, sorted then renormalized) for Blender, three.js
+    /// and Godot.
+    ///
+    /// Example: `skinweights export gltf figure.json heat.json -o figure.gltf --scale 0.01`
+    Export {
+        /// Output format.
+        format: ExportFormat,
+        /// Scene file or built-in name.
+        scene: String,
+        /// Weights file (skinweights.weights/1 JSON) for that scene.
+        weights: PathBuf,
+        /// Output file.
+        #[arg(short, long)]
+        output: PathBuf,
+        /// Overwrite the output file if it exists.
+        #[arg(long)]
+        force: bool,
+        /// Multiply every coordinate (glTF units are metres: 0.01 makes 200 px 2 m).
+        #[arg(long, default_value_t = 1.0)]
+        scale: f64,
+        #[command(flatten)]
+        builtin: BuiltinArgs,
+    },
+    /// Read a skinned mesh made by another tool into a scene file (and its weights).
+    ///
+    /// gltf: the first node with a mesh and a skin; the mesh must lie in a plane z = const.
+    ///
+    /// Example: `skinweights import gltf data/khronos-simpleskin/SimpleSkin.gltf -o skin.json --weights skin_w.json`
+    Import {
+        /// Input format.
+        format: ImportFormat,
+        /// Input file.
+        file: PathBuf,
+        /// Output scene file (JSON).
+        #[arg(short, long)]
+        output: PathBuf,
+        /// Also write the file's weights (skinweights.weights/1 JSON).
+        #[arg(long)]
+        weights: Option<PathBuf>,
+        /// Overwrite the output files if they exist.
+        #[arg(long)]
+        force: bool,
+    },
 }
 
 /// The `--option` keys of every solver, with their defaults (`SOLVER+mask` takes the base
@@ -160,6 +209,20 @@ const SOLVER_OPTIONS_HELP: &str = "Solver options (--option KEY=VALUE):
              ordering=nd|amd     Cholesky ordering: nested dissection or faer's AMD (default nd)
              parallel_bones=BOOL solve bones in blocks on threads (default true)
   SOLVER+mask                    the base solver's keys; mask = euclidean+mask";
+
+/// Formats `skinweights export` writes.
+#[derive(Clone, Copy, ValueEnum)]
+enum ExportFormat {
+    /// glTF 2.0 (.gltf with an embedded buffer).
+    Gltf,
+}
+
+/// Formats `skinweights import` reads.
+#[derive(Clone, Copy, ValueEnum)]
+enum ImportFormat {
+    /// glTF 2.0 (.gltf; buffers embedded or beside it).
+    Gltf,
+}
 
 /// Options of the built-in scene generators.
 #[derive(Args, Clone)]
@@ -491,6 +554,81 @@ fn run(cli: Cli) -> Result<ExitCode, Error> {
                 weights.bone_count(),
                 solution.report.seconds
             );
+            Ok(ExitCode::SUCCESS)
+        }
+        Command::Export {
+            format,
+            scene,
+            weights,
+            output,
+            force,
+            scale,
+            builtin,
+        } => {
+            check_output(&output, force)?;
+            let scene = resolve_scene(Some(&scene), &builtin)?;
+            let w = load_weights_for(&scene, &weights)?;
+            let text = match format {
+                ExportFormat::Gltf => export_gltf(
+                    &scene,
+                    &w,
+                    &GltfOptions {
+                        scale,
+                        ..Default::default()
+                    },
+                )?,
+            };
+            std::fs::write(&output, text).map_err(|e| Error::io(&output, e))?;
+            println!(
+                "wrote {}: {} vertices, {} triangles, {} joints",
+                output.display(),
+                scene.mesh.vertex_count(),
+                scene.mesh.triangle_count(),
+                scene.skeleton.len()
+            );
+            Ok(ExitCode::SUCCESS)
+        }
+        Command::Import {
+            format,
+            file,
+            output,
+            weights,
+            force,
+        } => {
+            check_output(&output, force)?;
+            if let Some(w) = &weights {
+                check_output(w, force)?;
+            }
+            let imported = match format {
+                ImportFormat::Gltf => import_gltf(&file)?,
+            };
+            for n in &imported.notes {
+                eprintln!("note: {}: {n}", file.display());
+            }
+            // Check before writing anything, so a failed import leaves no half output.
+            let weights_out = match (&weights, &imported.weights) {
+                (Some(path), Some(w)) => Some((path, w)),
+                (Some(_), None) => {
+                    return Err(Error::field(
+                        "--weights",
+                        format!("{} has no JOINTS_0 / WEIGHTS_0", file.display()),
+                    ))
+                }
+                (None, _) => None,
+            };
+            let scene = &imported.scene;
+            save_scene(scene, &output)?;
+            println!(
+                "wrote {}: {} vertices, {} triangles, {} bones",
+                output.display(),
+                scene.mesh.vertex_count(),
+                scene.mesh.triangle_count(),
+                scene.skeleton.len()
+            );
+            if let Some((path, w)) = weights_out {
+                w.save(path)?;
+                println!("wrote {}", path.display());
+            }
             Ok(ExitCode::SUCCESS)
         }
         Command::Scene {

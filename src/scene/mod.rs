@@ -1,8 +1,9 @@
 //! Scenes: a mesh, its skeleton and the probes that measure leakage; the JSON format and the
-//! built-in scene generators.
+//! built-in scene generators; glTF export and import.
 
 mod builtin;
 mod format;
+pub mod gltf;
 mod subset;
 
 pub use builtin::{
@@ -10,6 +11,10 @@ pub use builtin::{
     MirrorAxis, BUILTIN_MIN_ANGLE_DEG, BUILTIN_SCENES, DEFAULT_GAP,
 };
 pub use format::{load_scene, save_scene, scene_from_json, scene_to_json, SCENE_FORMAT};
+pub use gltf::{
+    export_gltf, import_gltf, import_gltf_str, GltfImport, GltfOptions, GLTF_INFLUENCES,
+    GLTF_SOLVER_NAME, LEAF_BONE_FRACTION,
+};
 pub use subset::PartScene;
 
 use crate::error::{Error, Result};

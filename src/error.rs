@@ -142,6 +142,12 @@ pub enum Error {
     /// A field of an input has a bad value.
     #[error("{field}: {message}")]
     InvalidField { field: String, message: String },
+    /// An image file is not a PNG or cannot be decoded.
+    #[error("{path}: not a readable PNG image ({message})")]
+    Image { path: PathBuf, message: String },
+    /// A sprite has no pixel opaque enough to trace.
+    #[error("{image}: no pixel has alpha >= {threshold} (the image is fully transparent at this threshold)")]
+    TransparentImage { image: String, threshold: u8 },
     /// Refusing to overwrite a file the user did not ask to overwrite.
     #[error("{path} already exists (pass --force to overwrite)")]
     WouldOverwrite { path: PathBuf },

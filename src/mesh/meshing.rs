@@ -42,6 +42,12 @@ impl Outline {
         self.loops.iter().map(|l| loop_area(l)).sum()
     }
 
+    /// Whether `p` is inside the outline's loops (even-odd rule; points on a loop edge may go
+    /// either way).
+    pub fn contains(&self, p: Point2<f64>) -> bool {
+        even_odd_contains(&self.loops, p)
+    }
+
     /// Total length of the loops and segments: the constrained edges along which refinement
     /// puts extra vertices (used to estimate the vertex count).
     pub fn perimeter(&self) -> f64 {
@@ -249,22 +255,28 @@ impl Prepared {
     }
 
     fn contains(&self, p: Point2<f64>) -> bool {
-        let mut inside = false;
-        for l in &self.loops {
-            for (a, b) in loop_edges(l) {
-                if (a.y > p.y) != (b.y > p.y) {
-                    let x = a.x + (p.y - a.y) / (b.y - a.y) * (b.x - a.x);
-                    if p.x < x {
-                        inside = !inside;
-                    }
-                }
-            }
-        }
-        inside
+        even_odd_contains(&self.loops, p)
     }
 }
 
-fn loop_area(l: &[Point2<f64>]) -> f64 {
+/// Even-odd point-in-loops test (a ray towards +x).
+fn even_odd_contains(loops: &[Vec<Point2<f64>>], p: Point2<f64>) -> bool {
+    let mut inside = false;
+    for l in loops {
+        for (a, b) in loop_edges(l) {
+            if (a.y > p.y) != (b.y > p.y) {
+                let x = a.x + (p.y - a.y) / (b.y - a.y) * (b.x - a.x);
+                if p.x < x {
+                    inside = !inside;
+                }
+            }
+        }
+    }
+    inside
+}
+
+/// Shoelace area of one closed loop (counter-clockwise positive).
+pub(crate) fn loop_area(l: &[Point2<f64>]) -> f64 {
     loop_edges(l)
         .map(|(a, b)| a.x * b.y - b.x * a.y)
         .sum::<f64>()
@@ -417,7 +429,12 @@ fn check_loop_intersections(loops: &[Vec<Point2<f64>>]) -> Result<()> {
 }
 
 /// Whether segments ab and cd share any point other than a common endpoint.
-fn improper_contact(a: Point2<f64>, b: Point2<f64>, c: Point2<f64>, d: Point2<f64>) -> bool {
+pub(crate) fn improper_contact(
+    a: Point2<f64>,
+    b: Point2<f64>,
+    c: Point2<f64>,
+    d: Point2<f64>,
+) -> bool {
     let (d1, d2) = (cross(a, b, c), cross(a, b, d));
     let (d3, d4) = (cross(c, d, a), cross(c, d, b));
     if d1 == 0.0 && d2 == 0.0 {

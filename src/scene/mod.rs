@@ -3,12 +3,17 @@
 
 mod builtin;
 mod format;
+mod sprite;
 
 pub use builtin::{
     arms_down_outline, builtin_scene, mirror_vertex_map, mirror_vertex_map_about, BuiltinOptions,
     MirrorAxis, BUILTIN_MIN_ANGLE_DEG, BUILTIN_SCENES, DEFAULT_GAP,
 };
 pub use format::{load_scene, save_scene, scene_from_json, scene_to_json, SCENE_FORMAT};
+pub use sprite::{
+    sprite_scene, trace_alpha, BonesFile, Sprite, SpriteOptions, Trace, TraceOptions, CLIP_MARGIN,
+    DEFAULT_MIN_AREA, DEFAULT_THRESHOLD, DEFAULT_TOLERANCE,
+};
 
 use crate::error::{Error, Result};
 use crate::mesh::Mesh;

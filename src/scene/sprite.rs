@@ -714,6 +714,27 @@ mod tests {
     }
 
     #[test]
+    fn repairs_undo_simplification_that_would_make_loops_touch() {
+        // Two interleaved combs, teeth 1 px apart.
+        let s = sprite(60, 40, |x, y| {
+            let left = x < 6 || (y % 4 == 0 && x < 50);
+            let right = x >= 54 || (y % 4 == 2 && x >= 10);
+            (left || right) && (2..38).contains(&y) && (1..59).contains(&x)
+        });
+        let raw = AlphaGrid::new(&s.image, DEFAULT_THRESHOLD).march();
+        assert_eq!(raw.len(), 2);
+        let plain: Vec<Vec<bool>> = raw.iter().map(|l| douglas_peucker(l, 10.0)).collect();
+        assert!(!touching_edges(&raw, &plain).is_empty());
+        let repaired = simplify_loops(&raw, 10.0);
+        let all = repaired
+            .iter()
+            .map(|l| vec![true; l.len()])
+            .collect::<Vec<_>>();
+        assert!(touching_edges(&repaired, &all).is_empty());
+        assert!(repaired.iter().map(Vec::len).sum::<usize>() < raw.iter().map(Vec::len).sum());
+    }
+
+    #[test]
     fn clipping_keeps_inside_pieces() {
         let sq = |x0: f64, x1: f64| {
             vec![

@@ -179,6 +179,17 @@ impl Error {
         }
     }
 
+    /// Names the file a JSON error came from (other errors already say what they concern).
+    pub fn in_file(self, path: &std::path::Path) -> Self {
+        match self {
+            Error::Json { message, .. } => Error::Json {
+                context: path.display().to_string(),
+                message,
+            },
+            e => e,
+        }
+    }
+
     /// An invalid-field error.
     pub fn field(field: impl Into<String>, message: impl Into<String>) -> Self {
         Error::InvalidField {

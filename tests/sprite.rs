@@ -306,36 +306,6 @@ fn specks_are_dropped_and_counted() {
 }
 
 #[test]
-fn simplification_never_makes_loops_touch() {
-    // Two combs with interleaved teeth 1 px apart: a coarse tolerance would cut straight
-    // across the gaps.
-    let sprite = synthetic(60, 40, |x, y| {
-        let left = x < 6 || (y % 4 == 0 && x < 50);
-        let right = x >= 54 || (y % 4 == 2 && x >= 10);
-        (left || right) && (2..38).contains(&y) && (1..59).contains(&x)
-    });
-    let islands = island_sizes(&sprite.image, DEFAULT_THRESHOLD).len();
-    assert_eq!(islands, 2);
-    for tolerance in [0.0, 0.5, 2.0, 10.0] {
-        let options = SpriteOptions {
-            trace: TraceOptions {
-                tolerance,
-                ..TraceOptions::default()
-            },
-            ..small_mesh()
-        };
-        let (scene, _) = sprite_scene(&sprite, one_bone([3.0, 5.0], [3.0, 30.0]), &options)
-            .unwrap_or_else(|e| panic!("tolerance {tolerance}: {e}"));
-        scene.sanity_check().unwrap();
-        assert_eq!(
-            scene.mesh.topology().component_count(),
-            2,
-            "tolerance {tolerance}"
-        );
-    }
-}
-
-#[test]
 fn a_bone_outside_the_shape_is_clipped_and_reported() {
     let sprite = synthetic(40, 40, |x, y| (5..35).contains(&x) && (5..35).contains(&y));
     // From inside (20, 20) to far outside (20, 60): 25 px of it run outside.
@@ -431,16 +401,12 @@ fn cli_mesh_writes_a_scene_that_compare_reads() {
     let out_s = out.to_string_lossy().to_string();
     let png = data(SPRITES[2].0).to_string_lossy().to_string();
     let bones = data(SPRITES[2].1).to_string_lossy().to_string();
-    let o = skinweights_cli(&[
-        "mesh",
-        &png,
-        "--bones",
-        &bones,
-        "-o",
-        &out_s,
-        "--vertices",
-        "2000",
-    ]);
+    let mesh = |extra: &[&str]| {
+        let mut args = vec!["mesh", &png, "--bones", &bones, "-o", &out_s];
+        args.extend_from_slice(extra);
+        skinweights_cli(&args)
+    };
+    let o = mesh(&["--vertices", "2000"]);
     assert!(o.status.success(), "{}", text(&o));
     assert!(text(&o).contains("1 components"), "{}", text(&o));
     let (scene, _): (Scene, _) = skinweights::load_scene(&out).unwrap();
@@ -448,30 +414,11 @@ fn cli_mesh_writes_a_scene_that_compare_reads() {
     assert_eq!(scene.name, "robot_idle");
     // Never overwrite without --force.
     let before = std::fs::read(&out).unwrap();
-    let o = skinweights_cli(&[
-        "mesh",
-        &png,
-        "--bones",
-        &bones,
-        "-o",
-        &out_s,
-        "--tolerance",
-        "2",
-    ]);
+    let o = mesh(&["--tolerance", "2"]);
     assert_eq!(o.status.code(), Some(2));
     assert!(text(&o).contains("already exists"), "{}", text(&o));
     assert_eq!(std::fs::read(&out).unwrap(), before);
-    let o = skinweights_cli(&[
-        "mesh",
-        &png,
-        "--bones",
-        &bones,
-        "-o",
-        &out_s,
-        "--force",
-        "--threshold",
-        "200",
-    ]);
+    let o = mesh(&["--force", "--threshold", "200", "--vertices", "2000"]);
     assert!(o.status.success(), "{}", text(&o));
     let cmp = d.path().join("cmp").to_string_lossy().to_string();
     let o = skinweights_cli(&[

@@ -16,7 +16,7 @@ pub use meshing::{
 };
 pub use topology::Topology;
 // Outline geometry the sprite tracer reuses (simplification must keep loops valid for the mesher).
-pub(crate) use meshing::{improper_contact, loop_area};
+pub(crate) use meshing::{loop_area, touching_edge_pairs};
 
 use crate::error::{Error, Result};
 use nalgebra::Point2;

@@ -256,13 +256,7 @@ pub fn scene_to_json(scene: &Scene) -> Result<String> {
 pub fn load_scene(path: impl AsRef<Path>) -> Result<(Scene, Vec<String>)> {
     let path = path.as_ref();
     let text = std::fs::read_to_string(path).map_err(|e| Error::io(path, e))?;
-    scene_from_json(&text).map_err(|e| match e {
-        Error::Json { message, .. } => Error::Json {
-            context: path.display().to_string(),
-            message,
-        },
-        e => e,
-    })
+    scene_from_json(&text).map_err(|e| e.in_file(path))
 }
 
 /// Writes a scene file (overwrites `path`; the CLI asks before doing so).

@@ -38,8 +38,8 @@ use super::format::{probes_from_file, skeleton_from_file, BoneFile, ProbeFile};
 use super::{Probe, Scene};
 use crate::error::{Error, Result};
 use crate::mesh::{
-    assign_parts, improper_contact, loop_area, mesh_outline, LabelledRegion, Mesh, MeshingOptions,
-    Outline,
+    assign_parts, loop_area, mesh_outline, touching_edge_pairs, LabelledRegion, Mesh,
+    MeshingOptions, Outline,
 };
 use crate::skeleton::Skeleton;
 use crate::solvers::distance::Segment;
@@ -435,48 +435,19 @@ fn farthest_between(l: &[Point2<f64>], start: usize, end: usize) -> Option<usize
 /// Edges (loop, start point, end point) of the simplified loops that touch another edge
 /// anywhere except at a shared endpoint.
 fn touching_edges(loops: &[Vec<Point2<f64>>], keep: &[Vec<bool>]) -> Vec<(usize, usize, usize)> {
-    struct E {
-        id: (usize, usize, usize),
-        a: Point2<f64>,
-        b: Point2<f64>,
-        lo: f64,
-        hi: f64,
-    }
     let mut edges = Vec::new();
+    let mut ids = Vec::new();
     for (li, (l, k)) in loops.iter().zip(keep).enumerate() {
         let idx: Vec<usize> = (0..l.len()).filter(|&i| k[i]).collect();
         for (n, &s) in idx.iter().enumerate() {
             let e = idx[(n + 1) % idx.len()];
-            let (a, b) = (l[s], l[e]);
-            edges.push(E {
-                id: (li, s, e),
-                a,
-                b,
-                lo: a.x.min(b.x),
-                hi: a.x.max(b.x),
-            });
+            edges.push([l[s], l[e]]);
+            ids.push((li, s, e));
         }
     }
-    // Sweep along x: only edges whose x-ranges overlap can meet.
-    edges.sort_by(|p, q| p.lo.total_cmp(&q.lo));
-    let mut bad = vec![false; edges.len()];
-    for i in 0..edges.len() {
-        for j in i + 1..edges.len() {
-            if edges[j].lo > edges[i].hi {
-                break;
-            }
-            let (e, f) = (&edges[i], &edges[j]);
-            if improper_contact(e.a, e.b, f.a, f.b) {
-                bad[i] = true;
-                bad[j] = true;
-            }
-        }
-    }
-    edges
-        .iter()
-        .zip(bad)
-        .filter(|(_, b)| *b)
-        .map(|(e, _)| e.id)
+    touching_edge_pairs(&edges, false)
+        .into_iter()
+        .flat_map(|(i, j)| [ids[i], ids[j]])
         .collect()
 }
 
@@ -541,13 +512,7 @@ impl BonesFile {
     pub fn load(path: impl AsRef<Path>) -> Result<BonesFile> {
         let path = path.as_ref();
         let text = std::fs::read_to_string(path).map_err(|e| Error::io(path, e))?;
-        BonesFile::from_json(&text).map_err(|e| match e {
-            Error::Json { message, .. } => Error::Json {
-                context: path.display().to_string(),
-                message,
-            },
-            e => e,
-        })
+        BonesFile::from_json(&text).map_err(|e| e.in_file(path))
     }
 }
 

@@ -9,7 +9,9 @@ use skinweights::scene::{
 };
 use skinweights::{Error, Scene};
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+
+mod common;
+use common::{skinweights, text};
 
 /// The four shipped sprites and their bones files.
 const SPRITES: [(&str, &str); 4] = [
@@ -379,21 +381,6 @@ fn bad_input_is_a_typed_error() {
     ));
 }
 
-fn skinweights_cli(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_skinweights"))
-        .args(args)
-        .output()
-        .expect("runs")
-}
-
-fn text(o: &Output) -> String {
-    format!(
-        "{}{}",
-        String::from_utf8_lossy(&o.stdout),
-        String::from_utf8_lossy(&o.stderr)
-    )
-}
-
 #[test]
 fn cli_mesh_writes_a_scene_that_compare_reads() {
     let d = tempfile::tempdir().unwrap();
@@ -404,7 +391,7 @@ fn cli_mesh_writes_a_scene_that_compare_reads() {
     let mesh = |extra: &[&str]| {
         let mut args = vec!["mesh", &png, "--bones", &bones, "-o", &out_s];
         args.extend_from_slice(extra);
-        skinweights_cli(&args)
+        skinweights(&args)
     };
     let o = mesh(&["--vertices", "2000"]);
     assert!(o.status.success(), "{}", text(&o));
@@ -421,7 +408,7 @@ fn cli_mesh_writes_a_scene_that_compare_reads() {
     let o = mesh(&["--force", "--threshold", "200", "--vertices", "2000"]);
     assert!(o.status.success(), "{}", text(&o));
     let cmp = d.path().join("cmp").to_string_lossy().to_string();
-    let o = skinweights_cli(&[
+    let o = skinweights(&[
         "compare",
         &out_s,
         "--solvers",
@@ -466,7 +453,7 @@ fn cli_mesh_bad_input_exits_2_naming_the_file() {
         ),
     ];
     for (sprite, bones, name) in cases {
-        let o = skinweights_cli(&["mesh", &sprite, "--bones", &bones, "-o", &out]);
+        let o = skinweights(&["mesh", &sprite, "--bones", &bones, "-o", &out]);
         assert_eq!(o.status.code(), Some(2), "{}", text(&o));
         let err = String::from_utf8_lossy(&o.stderr);
         assert!(err.contains("error:") && err.contains(name), "{err}");

@@ -32,7 +32,9 @@
 //! vertex in no polygon is an error, so end the list with a catch-all polygon if the regions
 //! do not cover the whole sprite. Without `parts` every vertex is in part `body`. A bone that
 //! leaves the traced shape keeps its position in the skeleton, but only its inside pieces
-//! become mesh constraints; [`sprite_scene`] reports each such bone.
+//! become mesh constraints; [`sprite_scene`] reports each such bone, and splits the
+//! constraints of bones that cross each other at the crossing. Probes select vertices by
+//! `part`, `below_y` or `min_distance`: a `vertices` list would index a mesh not yet made.
 
 use super::format::{probes_from_file, skeleton_from_file, BoneFile, ProbeFile};
 use super::{Probe, Scene};
@@ -545,6 +547,7 @@ pub fn sprite_scene(
     }
     let mut outline = trace.outline;
     let mut segments = Vec::new();
+    let mut owners = Vec::new();
     for bone in bones.skeleton.bones() {
         let (pieces, outside) = bone_constraints(&outline, bone.head, bone.tail);
         if outside > 0.0 {
@@ -556,7 +559,13 @@ pub fn sprite_scene(
                 pieces.len()
             ));
         }
+        owners.extend(std::iter::repeat_n(bone.name.as_str(), pieces.len()));
         segments.extend(pieces);
+    }
+    for (x, y) in split_crossings(&mut segments, &mut owners) {
+        notes.push(format!(
+            "bones {x:?} and {y:?} cross: both mesh constraints are split at the crossing"
+        ));
     }
     outline.segments = segments;
     let (vertices, triangles, _) = mesh_outline(&outline, &options.meshing)?;
@@ -605,6 +614,41 @@ fn bone_constraints(
         })
         .collect();
     (constraints, outside)
+}
+
+/// Splits every pair of constraint segments that cross at an interior point of both at that
+/// point (the mesher rejects crossing constraints; crossed limbs are legitimate rigs).
+/// `owners` names each segment's bone and is split alongside. Returns the pairs of bones
+/// that crossed.
+fn split_crossings<'a>(
+    segments: &mut Vec<[Point2<f64>; 2]>,
+    owners: &mut Vec<&'a str>,
+) -> Vec<(&'a str, &'a str)> {
+    let mut crossed = Vec::new();
+    // Each split removes one crossing and creates none, so this ends.
+    while let Some((i, j, x)) = touching_edge_pairs(segments, false)
+        .into_iter()
+        .find_map(|(i, j)| proper_crossing(segments[i], segments[j]).map(|x| (i, j, x)))
+    {
+        crossed.push((owners[i], owners[j]));
+        for k in [i, j] {
+            let [a, b] = segments[k];
+            segments[k] = [a, x];
+            segments.push([x, b]);
+            owners.push(owners[k]);
+        }
+    }
+    crossed
+}
+
+/// The point where segments `s` and `t` cross, if they cross at an interior point of both.
+fn proper_crossing(s: [Point2<f64>; 2], t: [Point2<f64>; 2]) -> Option<Point2<f64>> {
+    let (d, e) = (s[1] - s[0], t[1] - t[0]);
+    let side = |p: Point2<f64>, q: Point2<f64>, r: Point2<f64>| (q - p).perp(&(r - p));
+    let (s0, s1) = (side(t[0], t[1], s[0]), side(t[0], t[1], s[1]));
+    let (t0, t1) = (side(s[0], s[1], t[0]), side(s[0], s[1], t[1]));
+    let proper = s0 * s1 < 0.0 && t0 * t1 < 0.0;
+    proper.then(|| s[0] + d * ((t[0] - s[0]).perp(&e) / d.perp(&e)))
 }
 
 /// The pieces of segment `a`-`b` inside the outline, in order from `a`.
@@ -697,6 +741,30 @@ mod tests {
             .collect::<Vec<_>>();
         assert!(touching_edges(&repaired, &all).is_empty());
         assert!(repaired.iter().map(Vec::len).sum::<usize>() < raw.iter().map(Vec::len).sum());
+    }
+
+    #[test]
+    fn crossing_bones_are_split_and_meshed() {
+        let s = sprite(20, 20, |_, _| true);
+        let bones = BonesFile::from_json(
+            r#"{"bones": [{"name": "a", "parent": null, "head": [2, 2], "tail": [18, 18]},
+                          {"name": "b", "parent": null, "head": [2, 18], "tail": [18, 2]}]}"#,
+        )
+        .unwrap();
+        let (scene, notes) = sprite_scene(&s, bones, &SpriteOptions::default()).unwrap();
+        scene.sanity_check().unwrap();
+        assert!(
+            notes
+                .iter()
+                .any(|n| n.contains(r#"bones "a" and "b" cross"#)),
+            "{notes:?}"
+        );
+        // The crossing point is a mesh vertex.
+        assert!(scene
+            .mesh
+            .vertices()
+            .iter()
+            .any(|p| (p - Point2::new(10.0, 10.0)).norm() < 1e-9));
     }
 
     #[test]

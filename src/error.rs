@@ -142,6 +142,12 @@ pub enum Error {
     /// A field of an input has a bad value.
     #[error("{field}: {message}")]
     InvalidField { field: String, message: String },
+    /// An image file is not a PNG or cannot be decoded.
+    #[error("{path}: not a readable PNG image ({message})")]
+    Image { path: PathBuf, message: String },
+    /// A sprite has no pixel opaque enough to trace.
+    #[error("{image}: no pixel has alpha >= {threshold} (the image is fully transparent at this threshold)")]
+    TransparentImage { image: String, threshold: u8 },
     /// Refusing to overwrite a file the user did not ask to overwrite.
     #[error("{path} already exists (pass --force to overwrite)")]
     WouldOverwrite { path: PathBuf },
@@ -182,6 +188,17 @@ impl Error {
         Error::Io {
             path: path.into(),
             source,
+        }
+    }
+
+    /// Names the file a JSON error came from (other errors already say what they concern).
+    pub fn in_file(self, path: &std::path::Path) -> Self {
+        match self {
+            Error::Json { message, .. } => Error::Json {
+                context: path.display().to_string(),
+                message,
+            },
+            e => e,
         }
     }
 

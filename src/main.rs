@@ -6,11 +6,13 @@ use skinweights::compare::{
     compare_solved, figure_panels, solve_all, CompareRow, Comparison, DEFAULT_SOLVERS,
 };
 use skinweights::lint::{lint, LintOptions};
+use skinweights::mesh::MeshingOptions;
 use skinweights::metrics::evaluate;
 use skinweights::plot::{save_figure, Grid};
 use skinweights::scene::{
-    builtin_scene, export_gltf, import_gltf, load_scene, save_scene, BuiltinOptions, GltfOptions,
-    BUILTIN_SCENES,
+    builtin_scene, export_gltf, import_gltf, load_scene, save_scene, sprite_scene, BonesFile,
+    BuiltinOptions, GltfOptions, Sprite, SpriteOptions, TraceOptions, BUILTIN_SCENES,
+    DEFAULT_MIN_AREA, DEFAULT_THRESHOLD, DEFAULT_TOLERANCE,
 };
 use skinweights::solvers::solver_by_name;
 use skinweights::{Error, Scene, Weights, WeightsFile};
@@ -190,6 +192,42 @@ enum Command {
         #[arg(long)]
         weights: Option<PathBuf>,
         /// Overwrite the output files if they exist.
+        #[arg(long)]
+        force: bool,
+    },
+    /// Trace a sprite's alpha channel and mesh it around its bones into a scene file.
+    ///
+    /// Marching squares on the alpha channel, Douglas-Peucker simplification, then the
+    /// mesher with the bones as constraint edges. Holes and separate islands are kept.
+    /// Coordinates: 1 unit = 1 pixel, y up, origin at the image's bottom-left corner; the
+    /// bones file uses the same frame. BONES.json holds the scene file's `bones` list and
+    /// optionally `parts` ([{"part": NAME, "polygon": [[x, y], ...]}], first match wins)
+    /// and `probes`. Bones that run outside the traced shape are reported.
+    ///
+    /// Example: `skinweights mesh data/kenney-toon/robot_idle.png --bones
+    /// data/kenney-toon/robot_idle_bones.json -o robot.json && skinweights compare robot.json`
+    Mesh {
+        /// Sprite image (PNG with an alpha channel).
+        sprite: PathBuf,
+        /// Bones file (JSON): bones, optional parts and probes.
+        #[arg(long)]
+        bones: PathBuf,
+        /// Output scene file (JSON).
+        #[arg(short, long)]
+        output: PathBuf,
+        /// A pixel is opaque when its alpha is at least this (1-255).
+        #[arg(long, default_value_t = DEFAULT_THRESHOLD)]
+        threshold: u8,
+        /// Outline simplification tolerance in pixels (0 keeps every traced point).
+        #[arg(long, default_value_t = DEFAULT_TOLERANCE)]
+        tolerance: f64,
+        /// Islands and holes smaller than this many square pixels are dropped.
+        #[arg(long, default_value_t = DEFAULT_MIN_AREA)]
+        min_area: f64,
+        /// Approximate vertex count of the mesh.
+        #[arg(long, default_value_t = 10_000)]
+        vertices: usize,
+        /// Overwrite the output file if it exists.
         #[arg(long)]
         force: bool,
     },
@@ -629,6 +667,50 @@ fn run(cli: Cli) -> Result<ExitCode, Error> {
                 w.save(path)?;
                 println!("wrote {}", path.display());
             }
+            Ok(ExitCode::SUCCESS)
+        }
+        Command::Mesh {
+            sprite,
+            bones,
+            output,
+            threshold,
+            tolerance,
+            min_area,
+            vertices,
+            force,
+        } => {
+            check_output(&output, force)?;
+            let image = Sprite::load(&sprite)?;
+            let bones = BonesFile::load(&bones)?;
+            let options = SpriteOptions {
+                trace: TraceOptions {
+                    threshold,
+                    tolerance,
+                    min_area,
+                },
+                meshing: MeshingOptions {
+                    target_vertices: vertices,
+                    ..MeshingOptions::default()
+                },
+                name: None,
+            };
+            let pb = spinner(format!("tracing and meshing {}", sprite.display()));
+            let result = sprite_scene(&image, bones, &options);
+            pb.finish_and_clear();
+            let (scene, notes) = result?;
+            for n in notes {
+                eprintln!("note: {}: {n}", sprite.display());
+            }
+            save_scene(&scene, &output)?;
+            println!(
+                "wrote {}: {} vertices, {} triangles, {} components, {} bones, {} probes",
+                output.display(),
+                scene.mesh.vertex_count(),
+                scene.mesh.triangle_count(),
+                scene.mesh.topology().component_count(),
+                scene.skeleton.len(),
+                scene.probes.len()
+            );
             Ok(ExitCode::SUCCESS)
         }
         Command::Scene {

@@ -277,13 +277,7 @@ impl WeightsFile {
     pub fn load(path: impl AsRef<std::path::Path>) -> Result<Self> {
         let path = path.as_ref();
         let text = std::fs::read_to_string(path).map_err(|e| Error::io(path, e))?;
-        Self::from_json(&text).map_err(|e| match e {
-            Error::Json { message, .. } => Error::Json {
-                context: path.display().to_string(),
-                message,
-            },
-            e => e,
-        })
+        Self::from_json(&text).map_err(|e| e.in_file(path))
     }
 
     /// Writes the file as JSON.

@@ -1,22 +1,9 @@
 //! The command line end to end: scene, solve, compare, eval, lint, plot, and bad input.
 
+mod common;
+
+use common::{skinweights, text};
 use std::path::Path;
-use std::process::{Command, Output};
-
-fn skinweights(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_skinweights"))
-        .args(args)
-        .output()
-        .expect("runs")
-}
-
-fn text(o: &Output) -> String {
-    format!(
-        "{}{}",
-        String::from_utf8_lossy(&o.stdout),
-        String::from_utf8_lossy(&o.stderr)
-    )
-}
 
 fn tmp() -> tempfile::TempDir {
     tempfile::tempdir().unwrap()

@@ -42,6 +42,12 @@ impl Outline {
         self.loops.iter().map(|l| loop_area(l)).sum()
     }
 
+    /// Whether `p` is inside the outline's loops (even-odd rule; points on a loop edge may go
+    /// either way).
+    pub fn contains(&self, p: Point2<f64>) -> bool {
+        even_odd_contains(&self.loops, p)
+    }
+
     /// Total length of the loops and segments: the constrained edges along which refinement
     /// puts extra vertices (used to estimate the vertex count).
     pub fn perimeter(&self) -> f64 {
@@ -249,22 +255,28 @@ impl Prepared {
     }
 
     fn contains(&self, p: Point2<f64>) -> bool {
-        let mut inside = false;
-        for l in &self.loops {
-            for (a, b) in loop_edges(l) {
-                if (a.y > p.y) != (b.y > p.y) {
-                    let x = a.x + (p.y - a.y) / (b.y - a.y) * (b.x - a.x);
-                    if p.x < x {
-                        inside = !inside;
-                    }
-                }
-            }
-        }
-        inside
+        even_odd_contains(&self.loops, p)
     }
 }
 
-fn loop_area(l: &[Point2<f64>]) -> f64 {
+/// Even-odd point-in-loops test (a ray towards +x).
+fn even_odd_contains(loops: &[Vec<Point2<f64>>], p: Point2<f64>) -> bool {
+    let mut inside = false;
+    for l in loops {
+        for (a, b) in loop_edges(l) {
+            if (a.y > p.y) != (b.y > p.y) {
+                let x = a.x + (p.y - a.y) / (b.y - a.y) * (b.x - a.x);
+                if p.x < x {
+                    inside = !inside;
+                }
+            }
+        }
+    }
+    inside
+}
+
+/// Shoelace area of one closed loop (counter-clockwise positive).
+pub(crate) fn loop_area(l: &[Point2<f64>]) -> f64 {
     loop_edges(l)
         .map(|(a, b)| a.x * b.y - b.x * a.y)
         .sum::<f64>()
@@ -374,46 +386,54 @@ fn is_spike(a: Point2<f64>, b: Point2<f64>, c: Point2<f64>) -> bool {
 
 /// Rejects loop edges that touch anywhere except at a shared endpoint.
 fn check_loop_intersections(loops: &[Vec<Point2<f64>>]) -> Result<()> {
-    struct E {
-        a: Point2<f64>,
-        b: Point2<f64>,
-        lo: f64,
-        hi: f64,
-        id: (usize, usize),
+    let mut edges = Vec::new();
+    let mut ids = Vec::new();
+    for (li, l) in loops.iter().enumerate() {
+        for (ei, (a, b)) in loop_edges(l).enumerate() {
+            edges.push([a, b]);
+            ids.push((li, ei));
+        }
     }
-    let mut edges: Vec<E> = loops
-        .iter()
-        .enumerate()
-        .flat_map(|(li, l)| {
-            loop_edges(l).enumerate().map(move |(ei, (a, b))| E {
-                a,
-                b,
-                lo: a.x.min(b.x),
-                hi: a.x.max(b.x),
-                id: (li, ei),
-            })
-        })
-        .collect();
+    if let Some(&(i, j)) = touching_edge_pairs(&edges, true).first() {
+        let (e, f) = (ids[i], ids[j]);
+        return Err(Error::Meshing {
+            message: format!(
+                "the outline overlaps itself: edge {} of loop {} meets edge {} of loop {} \
+                 away from a shared vertex",
+                e.1, e.0, f.1, f.0
+            ),
+        });
+    }
+    Ok(())
+}
+
+/// Pairs `(i, j)`, `i < j`, of `edges` that share any point other than a common endpoint;
+/// with `first_only`, at most one pair.
+pub(crate) fn touching_edge_pairs(
+    edges: &[[Point2<f64>; 2]],
+    first_only: bool,
+) -> Vec<(usize, usize)> {
+    let lo = |i: usize| edges[i][0].x.min(edges[i][1].x);
+    let hi = |i: usize| edges[i][0].x.max(edges[i][1].x);
     // Sweep along x: only edges whose x-ranges overlap can meet.
-    edges.sort_by(|p, q| p.lo.total_cmp(&q.lo));
-    for i in 0..edges.len() {
-        for j in i + 1..edges.len() {
-            if edges[j].lo > edges[i].hi {
+    let mut order: Vec<usize> = (0..edges.len()).collect();
+    order.sort_by(|&p, &q| lo(p).total_cmp(&lo(q)));
+    let mut pairs = Vec::new();
+    for (n, &i) in order.iter().enumerate() {
+        for &j in &order[n + 1..] {
+            if lo(j) > hi(i) {
                 break;
             }
-            let (e, f) = (&edges[i], &edges[j]);
-            if improper_contact(e.a, e.b, f.a, f.b) {
-                return Err(Error::Meshing {
-                    message: format!(
-                        "the outline overlaps itself: edge {} of loop {} meets edge {} of loop {} \
-                         away from a shared vertex",
-                        e.id.1, e.id.0, f.id.1, f.id.0
-                    ),
-                });
+            let ([a, b], [c, d]) = (edges[i], edges[j]);
+            if improper_contact(a, b, c, d) {
+                pairs.push((i.min(j), i.max(j)));
+                if first_only {
+                    return pairs;
+                }
             }
         }
     }
-    Ok(())
+    pairs
 }
 
 /// Whether segments ab and cd share any point other than a common endpoint.

@@ -15,6 +15,8 @@ pub use meshing::{
     MeshedOutline, MeshingOptions, MeshingReport, Outline, MAX_VERTICES,
 };
 pub use topology::Topology;
+// Outline geometry the sprite tracer reuses (simplification must keep loops valid for the mesher).
+pub(crate) use meshing::{loop_area, touching_edge_pairs};
 
 use crate::error::{Error, Result};
 use nalgebra::Point2;

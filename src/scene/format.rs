@@ -28,9 +28,10 @@ struct SceneFile {
     probes: Vec<ProbeFile>,
 }
 
+/// A bone as written in scene files (and in the sprite importer's bones files).
 #[derive(Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
-struct BoneFile {
+pub(crate) struct BoneFile {
     name: String,
     parent: Option<String>,
     head: [f64; 2],
@@ -54,9 +55,10 @@ enum PoseValue {
     },
 }
 
+/// A probe as written in scene files (and in the sprite importer's bones files).
 #[derive(Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
-struct ProbeFile {
+pub(crate) struct ProbeFile {
     name: String,
     pose: BTreeMap<String, PoseValue>,
     #[serde(default)]
@@ -120,12 +122,19 @@ pub fn scene_from_json(text: &str) -> Result<(Scene, Vec<String>)> {
             mesh.triangle_count()
         ));
     }
-    let mut bones = Vec::with_capacity(file.bones.len());
-    for b in &file.bones {
+    let skeleton = skeleton_from_file(&file.bones)?;
+    let probes = probes_from_file(file.probes);
+    Ok((Scene::new(file.name, mesh, skeleton, probes)?, notes))
+}
+
+/// Builds the skeleton of the `bones` list of a scene file (parents resolved by name).
+pub(crate) fn skeleton_from_file(bones_file: &[BoneFile]) -> Result<Skeleton> {
+    let mut bones = Vec::with_capacity(bones_file.len());
+    for b in bones_file {
         let parent = match &b.parent {
             None => None,
             Some(p) => Some(
-                file.bones
+                bones_file
                     .iter()
                     .position(|o| &o.name == p)
                     .ok_or_else(|| Error::UnknownParent {
@@ -143,9 +152,12 @@ pub fn scene_from_json(text: &str) -> Result<(Scene, Vec<String>)> {
             influences: b.influences.clone(),
         });
     }
-    let skeleton = Skeleton::new(bones)?;
-    let probes = file
-        .probes
+    Skeleton::new(bones)
+}
+
+/// Builds the probes of the `probes` list of a scene file.
+pub(crate) fn probes_from_file(probes: Vec<ProbeFile>) -> Vec<Probe> {
+    probes
         .into_iter()
         .map(|p| {
             let mut pose = Pose::default();
@@ -175,8 +187,7 @@ pub fn scene_from_json(text: &str) -> Result<(Scene, Vec<String>)> {
                 },
             }
         })
-        .collect();
-    Ok((Scene::new(file.name, mesh, skeleton, probes)?, notes))
+        .collect()
 }
 
 /// Serializes a scene to JSON text in the scene format.
@@ -245,13 +256,7 @@ pub fn scene_to_json(scene: &Scene) -> Result<String> {
 pub fn load_scene(path: impl AsRef<Path>) -> Result<(Scene, Vec<String>)> {
     let path = path.as_ref();
     let text = std::fs::read_to_string(path).map_err(|e| Error::io(path, e))?;
-    scene_from_json(&text).map_err(|e| match e {
-        Error::Json { message, .. } => Error::Json {
-            context: path.display().to_string(),
-            message,
-        },
-        e => e,
-    })
+    scene_from_json(&text).map_err(|e| e.in_file(path))
 }
 
 /// Writes a scene file (overwrites `path`; the CLI asks before doing so).

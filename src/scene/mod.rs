@@ -4,6 +4,7 @@
 mod builtin;
 mod format;
 pub mod gltf;
+mod sprite;
 mod subset;
 
 pub use builtin::{
@@ -14,6 +15,10 @@ pub use format::{load_scene, save_scene, scene_from_json, scene_to_json, SCENE_F
 pub use gltf::{
     export_gltf, import_gltf, import_gltf_str, GltfImport, GltfOptions, GLTF_INFLUENCES,
     GLTF_SOLVER_NAME, LEAF_BONE_FRACTION,
+};
+pub use sprite::{
+    sprite_scene, trace_alpha, BonesFile, Sprite, SpriteOptions, Trace, TraceOptions, CLIP_MARGIN,
+    DEFAULT_MIN_AREA, DEFAULT_THRESHOLD, DEFAULT_TOLERANCE,
 };
 pub use subset::PartScene;
 

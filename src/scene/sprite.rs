@@ -1,0 +1,789 @@
+//! Sprite to scene: trace a PNG's alpha channel into outline loops and mesh them around bones.
+//!
+//! [`trace_alpha`] runs marching squares on the alpha channel (samples at pixel centres, the
+//! boundary where alpha crosses `threshold - 0.5`, positions interpolated along cell edges),
+//! then simplifies each loop with Douglas-Peucker. Holes and separate islands are kept; specks
+//! smaller than [`TraceOptions::min_area`] are dropped. [`sprite_scene`] meshes the loops with
+//! [`mesh_outline`], the bones inserted as constraint segments, and labels parts.
+//!
+//! Coordinates: 1 unit = 1 pixel, y up, origin at the image's bottom-left corner. Pixel
+//! (column `c`, row `r`, rows counted from the top) covers the square `[c, c + 1] x
+//! [h - r - 1, h - r]` for an image `h` pixels high, so a hard-edged opaque block traces to
+//! its pixel edges and the traced area matches the opaque pixel count.
+//!
+//! Islands are 8-connected: two opaque pixels touching only at a corner belong to one island
+//! (where four samples form a saddle, the opaque diagonal is joined). Holes are therefore
+//! 4-connected transparent regions.
+//!
+//! # Bones file
+//!
+//! The scene file's `bones` list, plus optional part regions and probes, in the same frame
+//! (pixels, y up, origin bottom-left):
+//!
+//! ```json
+//! {
+//!   "bones": [{"name": "spine", "parent": null, "head": [48, 20], "tail": [48, 44], "part": "torso"}],
+//!   "parts": [{"part": "torso", "polygon": [[0, 0], [96, 0], [96, 128], [0, 128]]}],
+//!   "probes": [{"name": "lift_l", "pose": {"upper_arm_l": -90}, "watch": {"part": "torso", "below_y": 30}}]
+//! }
+//! ```
+//!
+//! Each mesh vertex gets the part of the first polygon containing it (see [`assign_parts`]); a
+//! vertex in no polygon is an error, so end the list with a catch-all polygon if the regions
+//! do not cover the whole sprite. Without `parts` every vertex is in part `body`. A bone that
+//! leaves the traced shape keeps its position in the skeleton, but only its inside pieces
+//! become mesh constraints; [`sprite_scene`] reports each such bone, and splits the
+//! constraints of bones that cross each other at the crossing. Probes select vertices by
+//! `part`, `below_y` or `min_distance`: a `vertices` list would index a mesh not yet made.
+
+use super::format::{probes_from_file, skeleton_from_file, BoneFile, ProbeFile};
+use super::{Probe, Scene};
+use crate::error::{Error, Result};
+use crate::mesh::{
+    assign_parts, loop_area, mesh_outline, touching_edge_pairs, LabelledRegion, Mesh,
+    MeshingOptions, Outline,
+};
+use crate::skeleton::Skeleton;
+use crate::solvers::distance::Segment;
+use image::RgbaImage;
+use nalgebra::Point2;
+use serde::Deserialize;
+use std::path::Path;
+
+/// Default alpha threshold: a pixel is opaque when its alpha is at least 128 of 255.
+pub const DEFAULT_THRESHOLD: u8 = 128;
+/// Default simplification tolerance, pixels.
+pub const DEFAULT_TOLERANCE: f64 = 0.5;
+/// Default minimum loop area, square pixels: smaller islands and holes are dropped.
+pub const DEFAULT_MIN_AREA: f64 = 4.0;
+/// A bone constraint clipped at the outline stops this far (pixels) inside it, so that the
+/// mesher never gets a segment end lying numerically on an outline edge.
+pub const CLIP_MARGIN: f64 = 0.5;
+
+/// A decoded sprite image and the name errors use for it.
+#[derive(Debug, Clone)]
+pub struct Sprite {
+    /// Where the image came from (a file path, or any label); errors name it.
+    pub source: String,
+    /// The pixels.
+    pub image: RgbaImage,
+}
+
+impl Sprite {
+    /// Reads a PNG file. A missing file is an [`Error::Io`], anything that is not a PNG an
+    /// [`Error::Image`]; both name the path.
+    pub fn load(path: impl AsRef<Path>) -> Result<Sprite> {
+        let path = path.as_ref();
+        let bytes = std::fs::read(path).map_err(|e| Error::io(path, e))?;
+        Sprite::from_png_bytes(&bytes, path.display().to_string())
+    }
+
+    /// Decodes PNG bytes; `source` names them in errors.
+    pub fn from_png_bytes(bytes: &[u8], source: impl Into<String>) -> Result<Sprite> {
+        let source = source.into();
+        let image = image::load_from_memory_with_format(bytes, image::ImageFormat::Png)
+            .map_err(|e| Error::Image {
+                path: source.clone().into(),
+                message: e.to_string(),
+            })?
+            .to_rgba8();
+        Ok(Sprite { source, image })
+    }
+
+    /// Wraps pixels already in memory.
+    pub fn from_rgba(image: RgbaImage, source: impl Into<String>) -> Sprite {
+        Sprite {
+            source: source.into(),
+            image,
+        }
+    }
+
+    /// The source's file stem (e.g. `robot_idle` for `data/kenney-toon/robot_idle.png`).
+    pub fn stem(&self) -> String {
+        Path::new(&self.source)
+            .file_stem()
+            .map(|s| s.to_string_lossy().into_owned())
+            .unwrap_or_else(|| self.source.clone())
+    }
+}
+
+/// How [`trace_alpha`] turns alpha into loops.
+#[derive(Debug, Clone)]
+pub struct TraceOptions {
+    /// A pixel is opaque when its alpha is at least this (1 to 255; default
+    /// [`DEFAULT_THRESHOLD`] = 128). The traced boundary runs where the interpolated alpha
+    /// equals `threshold - 0.5`.
+    pub threshold: u8,
+    /// Douglas-Peucker tolerance in pixels (default [`DEFAULT_TOLERANCE`] = 0.5; 0 keeps every
+    /// traced point except exactly collinear ones). Simplification never makes a loop cross
+    /// itself or another loop, nor changes which loops lie inside which.
+    pub tolerance: f64,
+    /// Loops (islands or holes) enclosing less than this many square pixels are dropped
+    /// (default [`DEFAULT_MIN_AREA`] = 4).
+    pub min_area: f64,
+}
+
+impl Default for TraceOptions {
+    fn default() -> Self {
+        TraceOptions {
+            threshold: DEFAULT_THRESHOLD,
+            tolerance: DEFAULT_TOLERANCE,
+            min_area: DEFAULT_MIN_AREA,
+        }
+    }
+}
+
+/// The result of [`trace_alpha`].
+#[derive(Debug, Clone)]
+pub struct Trace {
+    /// The loops in scene coordinates: islands counter-clockwise, holes clockwise; no
+    /// segments.
+    pub outline: Outline,
+    /// Loops dropped for enclosing less than [`TraceOptions::min_area`].
+    pub dropped_specks: usize,
+    /// Points of the kept loops before simplification.
+    pub traced_points: usize,
+}
+
+/// Traces the alpha channel of `sprite` into outline loops (see the module docs).
+///
+/// Errors: a threshold of 0 or a negative / non-finite tolerance or minimum area
+/// ([`Error::InvalidField`]); no opaque pixel ([`Error::TransparentImage`]); every island
+/// smaller than the minimum area ([`Error::InvalidField`] on `min_area`).
+pub fn trace_alpha(sprite: &Sprite, options: &TraceOptions) -> Result<Trace> {
+    check_options(options)?;
+    let grid = AlphaGrid::new(&sprite.image, options.threshold);
+    if !grid.opaque.iter().any(|&o| o) {
+        return Err(Error::TransparentImage {
+            image: sprite.source.clone(),
+            threshold: options.threshold,
+        });
+    }
+    let raw = grid.march();
+    let total = raw.len();
+    let kept: Vec<Vec<Point2<f64>>> = raw
+        .into_iter()
+        .filter(|l| loop_area(l).abs() >= options.min_area)
+        .collect();
+    if kept.is_empty() {
+        return Err(Error::field(
+            "min_area",
+            format!(
+                "{}: every opaque island is smaller than {} square pixels",
+                sprite.source, options.min_area
+            ),
+        ));
+    }
+    let traced_points = kept.iter().map(Vec::len).sum();
+    let dropped_specks = total - kept.len();
+    let loops = simplify_loops(&kept, options.tolerance);
+    Ok(Trace {
+        outline: Outline {
+            loops,
+            segments: Vec::new(),
+        },
+        dropped_specks,
+        traced_points,
+    })
+}
+
+fn check_options(options: &TraceOptions) -> Result<()> {
+    if options.threshold == 0 {
+        return Err(Error::field(
+            "threshold",
+            "must be 1 to 255 (0 makes every pixel opaque)",
+        ));
+    }
+    for (field, value) in [
+        ("tolerance", options.tolerance),
+        ("min_area", options.min_area),
+    ] {
+        if !value.is_finite() || value < 0.0 {
+            return Err(Error::field(
+                field,
+                format!("{value} must be finite and >= 0"),
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// Alpha samples at pixel centres in y-up order, padded with a ring of transparent samples so
+/// that every boundary closes.
+struct AlphaGrid {
+    /// Samples per row (image width + 2).
+    w: usize,
+    /// Rows (image height + 2).
+    h: usize,
+    alpha: Vec<u8>,
+    opaque: Vec<bool>,
+    /// The iso-level: between the last transparent and the first opaque alpha value.
+    level: f64,
+}
+
+impl AlphaGrid {
+    fn new(image: &RgbaImage, threshold: u8) -> Self {
+        let (iw, ih) = (image.width() as usize, image.height() as usize);
+        let (w, h) = (iw + 2, ih + 2);
+        let mut alpha = vec![0u8; w * h];
+        for (c, r, p) in image.enumerate_pixels() {
+            // Sample (c + 1, k + 1) with k = ih - 1 - r: row 0 of the image is the top.
+            let k = ih - 1 - r as usize;
+            alpha[(k + 1) * w + c as usize + 1] = p[3];
+        }
+        let opaque = alpha.iter().map(|&a| a >= threshold).collect();
+        AlphaGrid {
+            w,
+            h,
+            alpha,
+            opaque,
+            level: threshold as f64 - 0.5,
+        }
+    }
+
+    /// Number of horizontal grid edges (they come first in the edge numbering).
+    fn horizontal_edges(&self) -> usize {
+        self.h * (self.w - 1)
+    }
+
+    /// Id of the edge from sample (i, k) to (i + 1, k).
+    fn h_edge(&self, i: usize, k: usize) -> usize {
+        k * (self.w - 1) + i
+    }
+
+    /// Id of the edge from sample (i, k) to (i, k + 1).
+    fn v_edge(&self, i: usize, k: usize) -> usize {
+        self.horizontal_edges() + k * self.w + i
+    }
+
+    /// Where the boundary crosses grid edge `id`, in scene coordinates.
+    fn crossing(&self, id: usize) -> Point2<f64> {
+        let (s0, s1) = if id < self.horizontal_edges() {
+            let (k, i) = (id / (self.w - 1), id % (self.w - 1));
+            ((i, k), (i + 1, k))
+        } else {
+            let id = id - self.horizontal_edges();
+            let (k, i) = (id / self.w, id % self.w);
+            ((i, k), (i, k + 1))
+        };
+        let a0 = self.alpha[s0.1 * self.w + s0.0] as f64;
+        let a1 = self.alpha[s1.1 * self.w + s1.0] as f64;
+        // One side is >= threshold and the other <= threshold - 1, so 0 < t < 1 strictly:
+        // no crossing sits on a sample, and loops never share a point.
+        let t = (self.level - a0) / (a1 - a0);
+        // Sample (i, k) is the centre of pixel column i - 1, y-up row k - 1.
+        let at = |s: (usize, usize)| Point2::new(s.0 as f64 - 0.5, s.1 as f64 - 0.5);
+        at(s0) + (at(s1) - at(s0)) * t
+    }
+
+    /// Marching squares: every boundary as a closed loop with the opaque side on its left.
+    fn march(&self) -> Vec<Vec<Point2<f64>>> {
+        const NONE: u32 = u32::MAX;
+        let edges = self.horizontal_edges() + self.w * (self.h - 1);
+        let mut next = vec![NONE; edges];
+        for k in 0..self.h - 1 {
+            for i in 0..self.w - 1 {
+                // Corners counter-clockwise: bottom-left, bottom-right, top-right, top-left;
+                // cell edge m runs from corner m to corner m + 1.
+                let corners = [(i, k), (i + 1, k), (i + 1, k + 1), (i, k + 1)];
+                let o = corners.map(|(x, y)| self.opaque[y * self.w + x]);
+                if o.iter().all(|&b| b == o[0]) {
+                    continue;
+                }
+                let ids = [
+                    self.h_edge(i, k),
+                    self.v_edge(i + 1, k),
+                    self.h_edge(i, k + 1),
+                    self.v_edge(i, k),
+                ];
+                let crossed: Vec<usize> = (0..4).filter(|&m| o[m] != o[(m + 1) % 4]).collect();
+                // Leaving the opaque side at an exit, the boundary re-enters at the next
+                // crossing counter-clockwise. In a saddle this cuts off the transparent
+                // corners, joining the opaque diagonal (8-connected islands), and it is the
+                // same decision whichever loop reaches the cell first.
+                for (n, &m) in crossed.iter().enumerate() {
+                    if o[m] {
+                        let entry = crossed[(n + 1) % crossed.len()];
+                        next[ids[m]] = ids[entry] as u32;
+                    }
+                }
+            }
+        }
+        let mut loops = Vec::new();
+        for start in 0..edges {
+            if next[start] == NONE {
+                continue;
+            }
+            let mut l = Vec::new();
+            let mut e = start;
+            while next[e] != NONE {
+                l.push(self.crossing(e));
+                let n = next[e] as usize;
+                next[e] = NONE;
+                e = n;
+            }
+            loops.push(l);
+        }
+        loops
+    }
+}
+
+/// Douglas-Peucker on every loop, then repairs: an edge that touches another edge gets its
+/// farthest dropped point back, and a loop whose simplification changed which loops it
+/// contains is kept whole. Both only add points, and the unsimplified loops are valid, so
+/// the repairs end.
+fn simplify_loops(loops: &[Vec<Point2<f64>>], tolerance: f64) -> Vec<Vec<Point2<f64>>> {
+    let mut keep: Vec<Vec<bool>> = loops
+        .iter()
+        .map(|l| douglas_peucker(l, tolerance))
+        .collect();
+    let kept_loops = |keep: &[Vec<bool>]| -> Vec<Vec<Point2<f64>>> {
+        loops
+            .iter()
+            .zip(keep)
+            .map(|(l, k)| {
+                l.iter()
+                    .zip(k)
+                    .filter(|(_, &k)| k)
+                    .map(|(p, _)| *p)
+                    .collect()
+            })
+            .collect()
+    };
+    loop {
+        let mut changed = false;
+        for (li, start, end) in touching_edges(loops, &keep) {
+            if let Some(m) = farthest_between(&loops[li], start, end) {
+                keep[li][m] = true;
+                changed = true;
+            }
+        }
+        if !changed {
+            let simplified = kept_loops(&keep);
+            for m in 0..loops.len() {
+                // Point 0 of every loop is always kept: if the loops do not cross, one point
+                // tells whether a whole loop lies inside loop m.
+                let moved = (0..loops.len()).any(|l| {
+                    l != m
+                        && point_in_loop(&loops[m], loops[l][0])
+                            != point_in_loop(&simplified[m], loops[l][0])
+                });
+                if moved {
+                    keep[m].iter_mut().for_each(|k| *k = true);
+                    changed = true;
+                }
+            }
+        }
+        if !changed {
+            return kept_loops(&keep);
+        }
+    }
+}
+
+/// Which points of a closed loop Douglas-Peucker keeps: the first point, the point farthest
+/// from it, and recursively every point farther than `tolerance` from its chord; at least
+/// three points.
+fn douglas_peucker(l: &[Point2<f64>], tolerance: f64) -> Vec<bool> {
+    let n = l.len();
+    let mut keep = vec![false; n];
+    keep[0] = true;
+    let far = (1..n)
+        .max_by(|&a, &b| (l[a] - l[0]).norm().total_cmp(&(l[b] - l[0]).norm()))
+        .unwrap_or(0);
+    keep[far] = true;
+    // Spans (start, end) over indices, `end == n` meaning point 0 again.
+    let mut stack = vec![(0, far), (far, n)];
+    while let Some((s, e)) = stack.pop() {
+        if let Some((m, d)) = farthest(l, s, e) {
+            if d > tolerance {
+                keep[m] = true;
+                stack.push((s, m));
+                stack.push((m, e));
+            }
+        }
+    }
+    if keep.iter().filter(|&&k| k).count() < 3 {
+        // A loop needs an area: add the point farthest from the chord 0-far.
+        let m = [farthest(l, 0, far), farthest(l, far, n)]
+            .into_iter()
+            .flatten()
+            .max_by(|a, b| a.1.total_cmp(&b.1));
+        if let Some((m, _)) = m {
+            keep[m] = true;
+        }
+    }
+    keep
+}
+
+/// The point strictly between `s` and `e` (indices; `e` may be `l.len()`, meaning 0) farthest
+/// from the chord l[s]-l[e], with its distance.
+fn farthest(l: &[Point2<f64>], s: usize, e: usize) -> Option<(usize, f64)> {
+    let chord = Segment::new(l[s], l[e % l.len()]);
+    (s + 1..e)
+        .map(|m| (m, chord.distance(&l[m])))
+        .max_by(|a, b| a.1.total_cmp(&b.1))
+}
+
+/// [`farthest`] for an edge of the simplified loop from kept point `start` to kept point
+/// `end` (wrapping around the end of the loop); `None` for an unsimplified edge.
+fn farthest_between(l: &[Point2<f64>], start: usize, end: usize) -> Option<usize> {
+    let e = if end <= start { end + l.len() } else { end };
+    let chord = Segment::new(l[start], l[end]);
+    (start + 1..e)
+        .map(|m| m % l.len())
+        .max_by(|&a, &b| chord.distance(&l[a]).total_cmp(&chord.distance(&l[b])))
+}
+
+/// Edges (loop, start point, end point) of the simplified loops that touch another edge
+/// anywhere except at a shared endpoint.
+fn touching_edges(loops: &[Vec<Point2<f64>>], keep: &[Vec<bool>]) -> Vec<(usize, usize, usize)> {
+    let mut edges = Vec::new();
+    let mut ids = Vec::new();
+    for (li, (l, k)) in loops.iter().zip(keep).enumerate() {
+        let idx: Vec<usize> = (0..l.len()).filter(|&i| k[i]).collect();
+        for (n, &s) in idx.iter().enumerate() {
+            let e = idx[(n + 1) % idx.len()];
+            edges.push([l[s], l[e]]);
+            ids.push((li, s, e));
+        }
+    }
+    touching_edge_pairs(&edges, false)
+        .into_iter()
+        .flat_map(|(i, j)| [ids[i], ids[j]])
+        .collect()
+}
+
+fn point_in_loop(l: &[Point2<f64>], p: Point2<f64>) -> bool {
+    Outline {
+        loops: vec![l.to_vec()],
+        segments: Vec::new(),
+    }
+    .contains(p)
+}
+
+/// A bones file: the skeleton, optional part regions and probes (see the module docs).
+#[derive(Debug, Clone)]
+pub struct BonesFile {
+    /// The bones.
+    pub skeleton: Skeleton,
+    /// Part regions in order of priority; empty means one part, `body`.
+    pub regions: Vec<LabelledRegion>,
+    /// Probes (poses and watched vertices).
+    pub probes: Vec<Probe>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct BonesJson {
+    bones: Vec<BoneFile>,
+    #[serde(default)]
+    parts: Vec<RegionJson>,
+    #[serde(default)]
+    probes: Vec<ProbeFile>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RegionJson {
+    part: String,
+    polygon: Vec<[f64; 2]>,
+}
+
+impl BonesFile {
+    /// Parses a bones file's JSON text.
+    pub fn from_json(text: &str) -> Result<BonesFile> {
+        let file: BonesJson = serde_json::from_str(text).map_err(|e| Error::Json {
+            context: "bones file".into(),
+            message: e.to_string(),
+        })?;
+        Ok(BonesFile {
+            skeleton: skeleton_from_file(&file.bones)?,
+            regions: file
+                .parts
+                .into_iter()
+                .map(|r| LabelledRegion {
+                    part: r.part,
+                    polygon: r.polygon.iter().map(|&[x, y]| Point2::new(x, y)).collect(),
+                })
+                .collect(),
+            probes: probes_from_file(file.probes),
+        })
+    }
+
+    /// Reads and parses a bones file; errors name the path.
+    pub fn load(path: impl AsRef<Path>) -> Result<BonesFile> {
+        let path = path.as_ref();
+        let text = std::fs::read_to_string(path).map_err(|e| Error::io(path, e))?;
+        BonesFile::from_json(&text).map_err(|e| e.in_file(path))
+    }
+}
+
+/// Options of [`sprite_scene`].
+#[derive(Debug, Clone, Default)]
+pub struct SpriteOptions {
+    /// Tracing (defaults: threshold 128, tolerance 0.5 px, minimum area 4 px²).
+    pub trace: TraceOptions,
+    /// Meshing (defaults: about 10 000 vertices, minimum angle 25 degrees).
+    pub meshing: MeshingOptions,
+    /// Scene name (default `None`: the sprite's file stem).
+    pub name: Option<String>,
+}
+
+/// Traces `sprite`, meshes it with the bones as constraint segments, labels parts and builds
+/// the scene. Returns the scene and notes: specks dropped, and every bone that runs outside
+/// the traced shape (its constraint is clipped to the inside; the bone itself is unchanged).
+pub fn sprite_scene(
+    sprite: &Sprite,
+    bones: BonesFile,
+    options: &SpriteOptions,
+) -> Result<(Scene, Vec<String>)> {
+    let trace = trace_alpha(sprite, &options.trace)?;
+    let mut notes = Vec::new();
+    if trace.dropped_specks > 0 {
+        notes.push(format!(
+            "dropped {} island(s) or hole(s) smaller than {} square pixels",
+            trace.dropped_specks, options.trace.min_area
+        ));
+    }
+    let mut outline = trace.outline;
+    let mut segments = Vec::new();
+    let mut owners = Vec::new();
+    for bone in bones.skeleton.bones() {
+        let (pieces, outside) = bone_constraints(&outline, bone.head, bone.tail);
+        if outside > 0.0 {
+            notes.push(format!(
+                "bone {:?}: {outside:.1} of its {:.1} px run outside the traced shape; its mesh \
+                 constraint is clipped to {} piece(s) inside",
+                bone.name,
+                (bone.tail - bone.head).norm(),
+                pieces.len()
+            ));
+        }
+        owners.extend(std::iter::repeat_n(bone.name.as_str(), pieces.len()));
+        segments.extend(pieces);
+    }
+    for (x, y) in split_crossings(&mut segments, &mut owners) {
+        notes.push(format!(
+            "bones {x:?} and {y:?} cross: both mesh constraints are split at the crossing"
+        ));
+    }
+    outline.segments = segments;
+    let (vertices, triangles, _) = mesh_outline(&outline, &options.meshing)?;
+    let mesh = if bones.regions.is_empty() {
+        Mesh::new(vertices, triangles)?
+    } else {
+        let (parts, labels) = assign_parts(&vertices, &bones.regions)?;
+        Mesh::with_parts(vertices, triangles, parts, labels)?
+    };
+    let name = options.name.clone().unwrap_or_else(|| sprite.stem());
+    let scene = Scene::new(name, mesh, bones.skeleton, bones.probes)?;
+    Ok((scene, notes))
+}
+
+/// The mesh constraints of bone `a`-`b`: its pieces inside the outline, each end that was cut
+/// at the outline pulled [`CLIP_MARGIN`] inside (pieces left shorter than the margin are
+/// dropped), and the length of the bone outside the outline.
+fn bone_constraints(
+    outline: &Outline,
+    a: Point2<f64>,
+    b: Point2<f64>,
+) -> (Vec<[Point2<f64>; 2]>, f64) {
+    let pieces = clip_to_inside(outline, a, b);
+    let inside: f64 = pieces.iter().map(|p| (p[1] - p[0]).norm()).sum();
+    let length = (b - a).norm();
+    let outside = if length - inside > 1e-9 * length.max(1.0) {
+        length - inside
+    } else {
+        0.0
+    };
+    let constraints = pieces
+        .into_iter()
+        .filter_map(|[p, q]| {
+            let (cut_p, cut_q) = (p != a, q != b);
+            if !(cut_p || cut_q) {
+                return Some([p, q]); // wholly inside (a zero-length bone is just a point)
+            }
+            let len = (q - p).norm();
+            let margin = |cut: bool| if cut { CLIP_MARGIN } else { 0.0 };
+            let (mp, mq) = (margin(cut_p), margin(cut_q));
+            if len <= mp + mq + CLIP_MARGIN {
+                return None;
+            }
+            let dir = (q - p) / len;
+            Some([p + dir * mp, q - dir * mq])
+        })
+        .collect();
+    (constraints, outside)
+}
+
+/// Splits every pair of constraint segments that cross at an interior point of both at that
+/// point (the mesher rejects crossing constraints; crossed limbs are legitimate rigs).
+/// `owners` names each segment's bone and is split alongside. Returns the pairs of bones
+/// that crossed.
+fn split_crossings<'a>(
+    segments: &mut Vec<[Point2<f64>; 2]>,
+    owners: &mut Vec<&'a str>,
+) -> Vec<(&'a str, &'a str)> {
+    let mut crossed = Vec::new();
+    // Each split removes one crossing and creates none, so this ends.
+    while let Some((i, j, x)) = touching_edge_pairs(segments, false)
+        .into_iter()
+        .find_map(|(i, j)| proper_crossing(segments[i], segments[j]).map(|x| (i, j, x)))
+    {
+        crossed.push((owners[i], owners[j]));
+        for k in [i, j] {
+            let [a, b] = segments[k];
+            segments[k] = [a, x];
+            segments.push([x, b]);
+            owners.push(owners[k]);
+        }
+    }
+    crossed
+}
+
+/// The point where segments `s` and `t` cross, if they cross at an interior point of both.
+fn proper_crossing(s: [Point2<f64>; 2], t: [Point2<f64>; 2]) -> Option<Point2<f64>> {
+    let (d, e) = (s[1] - s[0], t[1] - t[0]);
+    let side = |p: Point2<f64>, q: Point2<f64>, r: Point2<f64>| (q - p).perp(&(r - p));
+    let (s0, s1) = (side(t[0], t[1], s[0]), side(t[0], t[1], s[1]));
+    let (t0, t1) = (side(s[0], s[1], t[0]), side(s[0], s[1], t[1]));
+    let proper = s0 * s1 < 0.0 && t0 * t1 < 0.0;
+    proper.then(|| s[0] + d * ((t[0] - s[0]).perp(&e) / d.perp(&e)))
+}
+
+/// The pieces of segment `a`-`b` inside the outline, in order from `a`.
+fn clip_to_inside(outline: &Outline, a: Point2<f64>, b: Point2<f64>) -> Vec<[Point2<f64>; 2]> {
+    let d = b - a;
+    let mut ts = vec![0.0, 1.0];
+    for l in &outline.loops {
+        for i in 0..l.len() {
+            let (p, q) = (l[i], l[(i + 1) % l.len()]);
+            let e = q - p;
+            let denom = d.perp(&e);
+            if denom == 0.0 {
+                continue; // parallel: crossings come from the neighbouring edges
+            }
+            let t = (p - a).perp(&e) / denom;
+            let s = (p - a).perp(&d) / denom;
+            if (0.0..=1.0).contains(&s) && t > 0.0 && t < 1.0 {
+                ts.push(t);
+            }
+        }
+    }
+    ts.sort_by(f64::total_cmp);
+    ts.dedup();
+    let mut pieces: Vec<[f64; 2]> = Vec::new();
+    for w in ts.windows(2) {
+        if !outline.contains(a + d * (0.5 * (w[0] + w[1]))) {
+            continue;
+        }
+        match pieces.last_mut() {
+            Some(last) if last[1] == w[0] => last[1] = w[1],
+            _ => pieces.push([w[0], w[1]]),
+        }
+    }
+    pieces
+        .into_iter()
+        .map(|[t0, t1]| {
+            // Keep the exact end points where the bone itself ends inside.
+            let at = |t: f64| match t {
+                0.0 => a,
+                1.0 => b,
+                t => a + d * t,
+            };
+            [at(t0), at(t1)]
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sprite(w: u32, h: u32, opaque: impl Fn(u32, u32) -> bool) -> Sprite {
+        let image = RgbaImage::from_fn(w, h, |x, y| {
+            image::Rgba([0, 0, 0, if opaque(x, y) { 255 } else { 0 }])
+        });
+        Sprite::from_rgba(image, "test")
+    }
+
+    #[test]
+    fn diagonal_pixels_are_one_island() {
+        let s = sprite(6, 6, |x, y| (x == 2 && y == 2) || (x == 3 && y == 3));
+        let t = trace_alpha(
+            &s,
+            &TraceOptions {
+                min_area: 0.0,
+                tolerance: 0.0,
+                ..Default::default()
+            },
+        )
+        .unwrap();
+        assert_eq!(t.outline.loops.len(), 1);
+    }
+
+    #[test]
+    fn repairs_undo_simplification_that_would_make_loops_touch() {
+        // Two interleaved combs, teeth 1 px apart.
+        let s = sprite(60, 40, |x, y| {
+            let left = x < 6 || (y % 4 == 0 && x < 50);
+            let right = x >= 54 || (y % 4 == 2 && x >= 10);
+            (left || right) && (2..38).contains(&y) && (1..59).contains(&x)
+        });
+        let raw = AlphaGrid::new(&s.image, DEFAULT_THRESHOLD).march();
+        assert_eq!(raw.len(), 2);
+        let plain: Vec<Vec<bool>> = raw.iter().map(|l| douglas_peucker(l, 10.0)).collect();
+        assert!(!touching_edges(&raw, &plain).is_empty());
+        let repaired = simplify_loops(&raw, 10.0);
+        let all = repaired
+            .iter()
+            .map(|l| vec![true; l.len()])
+            .collect::<Vec<_>>();
+        assert!(touching_edges(&repaired, &all).is_empty());
+        assert!(repaired.iter().map(Vec::len).sum::<usize>() < raw.iter().map(Vec::len).sum());
+    }
+
+    #[test]
+    fn crossing_bones_are_split_and_meshed() {
+        let s = sprite(20, 20, |_, _| true);
+        let bones = BonesFile::from_json(
+            r#"{"bones": [{"name": "a", "parent": null, "head": [2, 2], "tail": [18, 18]},
+                          {"name": "b", "parent": null, "head": [2, 18], "tail": [18, 2]}]}"#,
+        )
+        .unwrap();
+        let (scene, notes) = sprite_scene(&s, bones, &SpriteOptions::default()).unwrap();
+        scene.sanity_check().unwrap();
+        assert!(
+            notes
+                .iter()
+                .any(|n| n.contains(r#"bones "a" and "b" cross"#)),
+            "{notes:?}"
+        );
+        // The crossing point is a mesh vertex.
+        assert!(scene
+            .mesh
+            .vertices()
+            .iter()
+            .any(|p| (p - Point2::new(10.0, 10.0)).norm() < 1e-9));
+    }
+
+    #[test]
+    fn clipping_keeps_inside_pieces() {
+        let sq = |x0: f64, x1: f64| {
+            vec![
+                Point2::new(x0, 0.0),
+                Point2::new(x1, 0.0),
+                Point2::new(x1, 10.0),
+                Point2::new(x0, 10.0),
+            ]
+        };
+        let outline = Outline {
+            loops: vec![sq(0.0, 10.0), sq(20.0, 30.0)],
+            segments: vec![],
+        };
+        let pieces = clip_to_inside(&outline, Point2::new(5.0, 5.0), Point2::new(35.0, 5.0));
+        assert_eq!(pieces.len(), 2);
+        assert_eq!(pieces[0], [Point2::new(5.0, 5.0), Point2::new(10.0, 5.0)]);
+        assert_eq!(pieces[1], [Point2::new(20.0, 5.0), Point2::new(30.0, 5.0)]);
+    }
+}

@@ -142,6 +142,15 @@ pub enum Error {
     /// A field of an input has a bad value.
     #[error("{field}: {message}")]
     InvalidField { field: String, message: String },
+    /// A DragonBones file has a missing or bad value: `context` names the armature, bone,
+    /// slot or mesh, `field` the JSON field, `vertex` the mesh vertex when there is one.
+    #[error("DragonBones {context}: {field}: {message}")]
+    DragonBones {
+        context: String,
+        field: String,
+        vertex: Option<usize>,
+        message: String,
+    },
     /// Refusing to overwrite a file the user did not ask to overwrite.
     #[error("{path} already exists (pass --force to overwrite)")]
     WouldOverwrite { path: PathBuf },

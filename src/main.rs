@@ -8,6 +8,7 @@ use skinweights::compare::{
 use skinweights::lint::{lint, LintOptions};
 use skinweights::metrics::evaluate;
 use skinweights::plot::{save_figure, Grid};
+use skinweights::scene::dragonbones::{load_dragonbones, save_dragonbones};
 use skinweights::scene::{builtin_scene, load_scene, save_scene, BuiltinOptions, BUILTIN_SCENES};
 use skinweights::solvers::solver_by_name;
 use skinweights::{Error, Scene, Weights, WeightsFile};
@@ -129,6 +130,45 @@ enum Command {
         #[command(flatten)]
         builtin: BuiltinArgs,
     },
+    /// Import a character from another tool's file: a scene plus the artist's weights.
+    ///
+    /// Example: `skinweights import dragonbones body_ske.json -o body.json` writes body.json
+    /// and body.artist.json and prints what was imported and repaired.
+    Import {
+        /// Input format.
+        format: ImportFormat,
+        /// Input file.
+        input: PathBuf,
+        /// Output scene file (JSON).
+        #[arg(short, long)]
+        output: PathBuf,
+        /// Output weights file for the artist's weights (default: SCENE.artist.json next to
+        /// the scene).
+        #[arg(long)]
+        weights: Option<PathBuf>,
+        /// Overwrite the output files if they exist.
+        #[arg(long)]
+        force: bool,
+    },
+    /// Export a scene and weights to another tool's format.
+    ///
+    /// Example: `skinweights export dragonbones body.json heat.json -o body_heat_ske.json`
+    Export {
+        /// Output format.
+        format: ExportFormat,
+        /// Scene file or built-in name.
+        scene: String,
+        /// Weights file (skinweights.weights/1 JSON).
+        weights: PathBuf,
+        /// Output file.
+        #[arg(short, long)]
+        output: PathBuf,
+        /// Overwrite the output file if it exists.
+        #[arg(long)]
+        force: bool,
+        #[command(flatten)]
+        builtin: BuiltinArgs,
+    },
     /// Generate a built-in scene and write it as a scene file.
     ///
     /// Example: `skinweights scene arms-down --gap 12 --vertices 20000 -o arms.json`
@@ -144,6 +184,20 @@ enum Command {
         #[arg(long)]
         force: bool,
     },
+}
+
+/// Formats `skinweights import` reads.
+#[derive(Clone, Copy, clap::ValueEnum)]
+enum ImportFormat {
+    /// DragonBones 5.5 JSON (`*_ske.json`): armature, mesh displays, artist weights.
+    Dragonbones,
+}
+
+/// Formats `skinweights export` writes.
+#[derive(Clone, Copy, clap::ValueEnum)]
+enum ExportFormat {
+    /// DragonBones 5.5 JSON: one weighted mesh display per part.
+    Dragonbones,
 }
 
 /// The `--option` keys of every solver, with their defaults (`SOLVER+mask` takes the base
@@ -490,6 +544,57 @@ fn run(cli: Cli) -> Result<ExitCode, Error> {
                 weights.vertex_count(),
                 weights.bone_count(),
                 solution.report.seconds
+            );
+            Ok(ExitCode::SUCCESS)
+        }
+        Command::Import {
+            format: ImportFormat::Dragonbones,
+            input,
+            output,
+            weights,
+            force,
+        } => {
+            let weights = weights.unwrap_or_else(|| output.with_extension("artist.json"));
+            check_output(&output, force)?;
+            check_output(&weights, force)?;
+            let imported = load_dragonbones(&input)?;
+            print!("{}", imported.report);
+            save_scene(&imported.scene, &output)?;
+            imported.artist_file().save(&weights)?;
+            println!(
+                "wrote {} ({} vertices, {} triangles, {} bones, probes: {}) and {}",
+                output.display(),
+                imported.scene.mesh.vertex_count(),
+                imported.scene.mesh.triangle_count(),
+                imported.scene.skeleton.len(),
+                imported
+                    .scene
+                    .probes
+                    .iter()
+                    .map(|p| p.name.as_str())
+                    .collect::<Vec<_>>()
+                    .join(", "),
+                weights.display()
+            );
+            Ok(ExitCode::SUCCESS)
+        }
+        Command::Export {
+            format: ExportFormat::Dragonbones,
+            scene,
+            weights,
+            output,
+            force,
+            builtin,
+        } => {
+            check_output(&output, force)?;
+            let scene = resolve_scene(Some(&scene), &builtin)?;
+            let w = load_weights_for(&scene, &weights)?;
+            save_dragonbones(&scene, &w, &output)?;
+            println!(
+                "wrote {}: {} parts as weighted mesh displays, {} bones",
+                output.display(),
+                scene.mesh.parts().len(),
+                scene.skeleton.len()
             );
             Ok(ExitCode::SUCCESS)
         }

@@ -2,6 +2,7 @@
 //! built-in scene generators.
 
 mod builtin;
+pub mod dragonbones;
 mod format;
 
 pub use builtin::{

@@ -5,6 +5,7 @@ use serde_json::Value;
 use skinweights::scene::dragonbones::{
     export_dragonbones, import_dragonbones, load_dragonbones, DragonBonesImport,
 };
+use skinweights::scene::SubScene;
 use skinweights::{linear_blend_skinning, metrics, Error, Pose};
 use std::process::Command;
 
@@ -439,4 +440,51 @@ fn cli_imports_and_exports_and_refuses_to_overwrite() {
         "--force",
     ]);
     assert_eq!(o.status.code(), Some(2));
+}
+
+#[test]
+fn each_mesh_cut_out_with_the_artist_bones_solves_and_scatters_back() {
+    let imp = body();
+    let mut combined = skinweights::Weights::zeros(330, imp.scene.skeleton.len());
+    for m in &imp.report.meshes {
+        let sub = SubScene::new(&imp.scene, &m.part, &m.bones).unwrap();
+        sub.scene.sanity_check().unwrap();
+        assert_eq!(sub.scene.mesh.vertex_count(), m.vertices);
+        assert_eq!(sub.vertices, m.vertex_range().collect::<Vec<_>>());
+        assert_eq!(sub.scene.skeleton.names(), m.bones);
+        // The artist's rows only use these bones: restricting loses nothing.
+        let artist = sub.restrict(&imp.artist).unwrap();
+        sub.scatter(&artist, &mut combined);
+        for name in skinweights::SOLVER_NAMES.iter().chain(&["heat+mask"]) {
+            let w = skinweights::solve(&sub.scene, name).unwrap();
+            w.validate().unwrap();
+        }
+    }
+    assert!(max_abs_diff(combined.as_slice(), imp.artist.as_slice()) < 1e-12);
+    // Kept bones hang from their nearest kept ancestor: forearm_l under upperarm_l, hand_l
+    // (a child of spine2 in the file) under spine2.
+    let arm = SubScene::new(
+        &imp.scene,
+        "a_arm_L",
+        &[
+            "hand_l".into(),
+            "forearm_l".into(),
+            "upperarm_l".into(),
+            "spine2".into(),
+        ],
+    )
+    .unwrap();
+    let sk = &arm.scene.skeleton;
+    let parent = |b: &str| {
+        sk.bones()[sk.index_of(b).unwrap()]
+            .parent
+            .map(|p| sk.bones()[p].name.clone())
+    };
+    assert_eq!(parent("forearm_l").as_deref(), Some("upperarm_l"));
+    assert_eq!(parent("upperarm_l").as_deref(), Some("spine2"));
+    assert_eq!(parent("spine2"), None);
+    assert!(matches!(
+        SubScene::new(&imp.scene, "tail", &["spine".into()]),
+        Err(Error::UnknownPart { .. })
+    ));
 }

@@ -4,12 +4,14 @@
 mod builtin;
 pub mod dragonbones;
 mod format;
+mod subscene;
 
 pub use builtin::{
     arms_down_outline, builtin_scene, mirror_vertex_map, mirror_vertex_map_about, BuiltinOptions,
     MirrorAxis, BUILTIN_MIN_ANGLE_DEG, BUILTIN_SCENES, DEFAULT_GAP,
 };
 pub use format::{load_scene, save_scene, scene_from_json, scene_to_json, SCENE_FORMAT};
+pub use subscene::SubScene;
 
 use crate::error::{Error, Result};
 use crate::mesh::Mesh;

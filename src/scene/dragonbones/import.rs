@@ -425,7 +425,8 @@ pub fn import_dragonbones(text: &str) -> Result<DragonBonesImport> {
         .iter()
         .map(|m| m.max_row_sum_error)
         .fold(0.0, f64::max);
-    if max_err > 0.0 {
+    // Below 1e-9 is float noise (e.g. our own export), not worth a note.
+    if max_err > 1e-9 {
         report.notes.push(format!(
             "artist weight rows summed to 1 within {max_err:.1e} (rounded in the file): normalized"
         ));

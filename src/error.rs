@@ -144,7 +144,7 @@ pub enum Error {
     InvalidField { field: String, message: String },
     /// A DragonBones file has a missing or bad value: `context` names the armature, bone,
     /// slot or mesh, `field` the JSON field, `vertex` the mesh vertex when there is one.
-    #[error("DragonBones {context}: {field}: {message}")]
+    #[error("DragonBones {context}: {field}{}: {message}", .vertex.map(|v| format!(", vertex {v}")).unwrap_or_default())]
     DragonBones {
         context: String,
         field: String,

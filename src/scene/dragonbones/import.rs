@@ -1,13 +1,13 @@
 //! DragonBones JSON → one [`Scene`] with a part per mesh display, plus the artist's weights.
 
-use super::{to_scene, Affine, At};
+use super::parse::{parse_armature, FileArmature, FileBone, FileMesh};
+use super::{to_scene, Affine};
 use crate::error::{Error, Result};
 use crate::mesh::{signed_area2, Mesh};
 use crate::scene::{Probe, Scene, Watch};
 use crate::skeleton::{Bone, Pose, Skeleton};
 use crate::weights::{Weights, WeightsFile};
 use nalgebra::{Point2, Vector2};
-use serde_json::Value;
 use std::collections::{BTreeMap, HashMap};
 use std::fmt;
 use std::path::Path;
@@ -174,36 +174,6 @@ pub fn load_dragonbones(path: impl AsRef<Path>) -> Result<DragonBonesImport> {
     })
 }
 
-/// A bone as the file gives it (y-down).
-struct FileBone {
-    name: String,
-    parent: Option<usize>,
-    length: f64,
-    setup_local: Affine,
-    inherit_translation: bool,
-    inherit_rotation: bool,
-    inherit_scale: bool,
-}
-
-/// The skinning data of a weighted mesh (bone indices into the armature's bone list).
-struct FileSkin {
-    slot_pose: Affine,
-    bone_poses: Vec<(usize, Affine)>,
-    influences: Vec<Vec<(usize, f64)>>,
-    max_row_sum_error: f64,
-}
-
-/// A mesh display as the file gives it.
-struct FileMesh {
-    slot: String,
-    slot_bone: Option<usize>,
-    display: String,
-    display_transform: Affine,
-    vertices: Vec<[f64; 2]>,
-    triangles: Vec<[usize; 3]>,
-    skin: Option<FileSkin>,
-}
-
 /// Parses a DragonBones 5.5 `_ske.json` and builds one scene (see the module docs).
 ///
 /// - The first armature is imported (others are named in the notes).
@@ -230,111 +200,19 @@ struct FileMesh {
 /// context (armature, bone, slot or mesh), the field and, for weights, the vertex; mesh
 /// validation errors from [`Mesh::with_parts`] with scene vertex indices.
 pub fn import_dragonbones(text: &str) -> Result<DragonBonesImport> {
-    let root: Value = serde_json::from_str(text).map_err(|e| Error::Json {
-        context: "DragonBones".into(),
-        message: e.to_string(),
-    })?;
-    let top = At { context: "file" };
-    top.object(&root, "(root)")?;
-    let armatures = top.array(&root, "armature")?;
-    let armature = armatures
-        .first()
-        .ok_or_else(|| top.error("armature", None, "no armature in the file"))?;
-    let mut report = ImportReport {
-        version: top.opt_string(&root, "version")?.unwrap_or_default(),
-        ..ImportReport::default()
-    };
-    let at = At {
-        context: "armature",
-    };
-    at.object(armature, "armature[0]")?;
-    report.armature = at.opt_string(armature, "name")?.unwrap_or_default();
-    if armatures.len() > 1 {
-        report.notes.push(format!(
-            "the file has {} armatures; imported the first, {:?}",
-            armatures.len(),
-            report.armature
-        ));
-    }
-
-    let bones = parse_bones(armature)?;
-    // Validates names and parents and gives a parents-first order.
-    let order = Skeleton::new(
-        bones
-            .iter()
-            .map(|b| Bone {
-                parent: b.parent,
-                ..Bone::new(b.name.clone(), Point2::origin(), Point2::origin())
-            })
-            .collect(),
-    )?
-    .topological_order()
-    .to_vec();
+    let FileArmature {
+        bones,
+        order,
+        meshes,
+        mut report,
+    } = parse_armature(text)?;
     let setup_world = forward_kinematics(&bones, &order, &[]);
-    let slots = parse_slots(armature, &bones)?;
-    let meshes = parse_meshes(armature, &bones, &slots, &mut report.notes)?;
-    if meshes.is_empty() {
-        return Err(at.error("skin", None, "no mesh display to import"));
-    }
 
-    // Bind poses: the first mesh that binds a bone defines it; a different pose in another
-    // mesh is reported (the runtime keeps one local frame per mesh; we keep one per bone).
-    let mut bind: Vec<Option<Affine>> = vec![None; bones.len()];
-    for m in &meshes {
-        for &(j, pose) in m.skin.iter().flat_map(|s| &s.bone_poses) {
-            match bind[j] {
-                None => bind[j] = Some(pose),
-                Some(first) => {
-                    let diff = first
-                        .to_array()
-                        .iter()
-                        .zip(pose.to_array())
-                        .map(|(a, b)| (a - b).abs())
-                        .fold(0.0, f64::max);
-                    if diff > 1e-6 {
-                        report.notes.push(format!(
-                            "bone {:?} has a different bonePose in mesh {:?} (max entry difference {diff:.3e}); kept the first",
-                            bones[j].name, m.slot
-                        ));
-                    }
-                }
-            }
-        }
-    }
+    let bind = bind_poses(&bones, &meshes, &mut report.notes);
     let rest = forward_kinematics(&bones, &order, &bind);
     report.bind_differs = bind_differences(&bones, &setup_world, &rest, &bind);
 
-    // Skeleton in the bind pose, y-up.
-    let mut scene_bones = Vec::with_capacity(bones.len());
-    for (j, b) in bones.iter().enumerate() {
-        let m = rest[j].flip_y();
-        if m.rigidity_error() > RIGID_TOLERANCE {
-            report.notes.push(format!(
-                "bone {:?}: its rest matrix scales, skews or mirrors (deviation {:.3e} from a rotation); kept its position and x direction",
-                b.name,
-                m.rigidity_error()
-            ));
-        }
-        let axis = Vector2::new(m.a, m.b);
-        if axis.norm() < 1e-12 {
-            return Err(Error::DragonBones {
-                context: format!("bone {:?}", b.name),
-                field: "transform".into(),
-                vertex: None,
-                message: "its rest matrix has no x axis (zero scale)".into(),
-            });
-        }
-        let head = Point2::new(m.tx, m.ty);
-        let length = if b.length > 0.0 {
-            b.length
-        } else {
-            ZERO_LENGTH_TAIL
-        };
-        scene_bones.push(Bone {
-            parent: b.parent,
-            ..Bone::new(b.name.clone(), head, head + axis.normalize() * length)
-        });
-    }
+    let mut scene_bones = rest_bones(&bones, &rest, &mut report.notes)?;
 
     // One mesh: every display's vertices, part by part.
     let mut vertices = Vec::new();
@@ -347,7 +225,10 @@ pub fn import_dragonbones(text: &str) -> Result<DragonBonesImport> {
         let first = vertices.len();
         let ctx = format!("mesh {:?} (slot {:?})", m.display, m.slot);
         let placed: Vec<[f64; 2]> = match &m.skin {
-            Some(s) => m.vertices.iter().map(|&v| s.slot_pose.apply(v)).collect(),
+            Some(s) => {
+                rows.extend(s.influences.iter().cloned());
+                m.vertices.iter().map(|&v| s.slot_pose.apply(v)).collect()
+            }
             None => {
                 let j = m.slot_bone.ok_or_else(|| Error::DragonBones {
                     context: ctx.clone(),
@@ -355,11 +236,13 @@ pub fn import_dragonbones(text: &str) -> Result<DragonBonesImport> {
                     vertex: None,
                     message: "an unweighted mesh needs its slot's bone".into(),
                 })?;
+                rows.extend(std::iter::repeat_n(vec![(j, 1.0)], m.vertices.len()));
                 let to_world = rest[j].then(m.display_transform);
                 m.vertices.iter().map(|&v| to_world.apply(v)).collect()
             }
         };
         let mut reoriented = 0;
+        let mut oriented = Vec::with_capacity(m.triangles.len());
         for (t, &tri) in m.triangles.iter().enumerate() {
             let [a, b, c] = tri.map(|i| to_scene(placed[i]));
             let area2 = signed_area2(&a, &b, &c);
@@ -377,15 +260,16 @@ pub fn import_dragonbones(text: &str) -> Result<DragonBonesImport> {
                 reoriented += 1;
                 [tri[0], tri[2], tri[1]]
             };
-            triangles.push(tri.map(|i| i + first));
+            oriented.push(tri);
         }
+        triangles.extend(oriented.iter().map(|t| t.map(|i| i + first)));
         if reoriented > 0 {
             report.notes.push(format!(
                 "{part}: {reoriented} of {} triangles were clockwise after the y flip (DragonBones does not fix a winding): reversed",
                 m.triangles.len()
             ));
         }
-        let folds = overlapping_edges(&m.triangles, &placed);
+        let folds = overlapping_edges(&oriented);
         if folds > 0 {
             report.notes.push(format!(
                 "{part}: {folds} interior edges have both triangles on the same side (the mesh folds over itself there)"
@@ -393,13 +277,6 @@ pub fn import_dragonbones(text: &str) -> Result<DragonBonesImport> {
         }
         vertices.extend(placed.iter().map(|&p| to_scene(p)));
         vertex_parts.extend(std::iter::repeat_n(parts.len(), placed.len()));
-        match &m.skin {
-            Some(s) => rows.extend(s.influences.iter().cloned()),
-            None => rows.extend(std::iter::repeat_n(
-                vec![(m.slot_bone.unwrap_or(0), 1.0)],
-                placed.len(),
-            )),
-        }
         let mut used: Vec<usize> = rows[first..]
             .iter()
             .flat_map(|r| r.iter().filter(|(_, w)| *w > 0.0).map(|&(j, _)| j))
@@ -458,65 +335,72 @@ pub fn import_dragonbones(text: &str) -> Result<DragonBonesImport> {
     })
 }
 
-fn parse_bones(armature: &Value) -> Result<Vec<FileBone>> {
-    let at = At {
-        context: "armature",
-    };
-    let raw = at.array(armature, "bone")?;
-    let mut names: HashMap<String, usize> = HashMap::new();
-    for (i, b) in raw.iter().enumerate() {
-        let name = at
-            .string(b, "name")
-            .map_err(|e| with_context(e, format!("bone {i}")))?;
-        names.entry(name).or_insert(i);
-    }
-    raw.iter()
-        .enumerate()
-        .map(|(i, b)| {
-            let ctx = format!("bone {i}");
-            let at = At { context: &ctx };
-            let name = at.string(b, "name")?;
-            let ctx = format!("bone {name:?}");
-            let at = At { context: &ctx };
-            let parent = match at.opt_string(b, "parent")? {
-                None => None,
-                Some(p) => Some(*names.get(&p).ok_or_else(|| Error::UnknownParent {
-                    bone: name.clone(),
-                    parent: p.clone(),
-                })?),
-            };
-            let length = at.number_or(b, "length", 0.0)?;
-            if length < 0.0 {
-                return Err(at.error("length", None, format!("{length} is negative")));
+/// Each bone's bind pose: the first mesh that binds it defines it; a different pose in
+/// another mesh is noted (the runtime keeps one local frame per mesh; we keep one per bone).
+fn bind_poses(
+    bones: &[FileBone],
+    meshes: &[FileMesh],
+    notes: &mut Vec<String>,
+) -> Vec<Option<Affine>> {
+    let mut bind: Vec<Option<Affine>> = vec![None; bones.len()];
+    for m in meshes {
+        for &(j, pose) in m.skin.iter().flat_map(|s| &s.bone_poses) {
+            match bind[j] {
+                None => bind[j] = Some(pose),
+                Some(first) => {
+                    let diff = first
+                        .to_array()
+                        .iter()
+                        .zip(pose.to_array())
+                        .map(|(a, b)| (a - b).abs())
+                        .fold(0.0, f64::max);
+                    if diff > 1e-6 {
+                        notes.push(format!(
+                            "bone {:?} has a different bonePose in mesh {:?} (max entry difference {diff:.3e}); kept the first",
+                            bones[j].name, m.slot
+                        ));
+                    }
+                }
             }
-            Ok(FileBone {
-                parent,
-                length,
-                setup_local: at.transform(b)?,
-                inherit_translation: at.bool_or(b, "inheritTranslation", true)?,
-                inherit_rotation: at.bool_or(b, "inheritRotation", true)?,
-                inherit_scale: at.bool_or(b, "inheritScale", true)?,
-                name,
-            })
-        })
-        .collect()
+        }
+    }
+    bind
 }
 
-fn with_context(e: Error, context: String) -> Error {
-    match e {
-        Error::DragonBones {
-            field,
-            vertex,
-            message,
-            ..
-        } => Error::DragonBones {
-            context,
-            field,
-            vertex,
-            message,
-        },
-        e => e,
+/// The rest skeleton, y-up, from each bone's rest matrix (y-down).
+fn rest_bones(bones: &[FileBone], rest: &[Affine], notes: &mut Vec<String>) -> Result<Vec<Bone>> {
+    let mut scene_bones = Vec::with_capacity(bones.len());
+    for (j, b) in bones.iter().enumerate() {
+        let m = rest[j].flip_y();
+        if m.rigidity_error() > RIGID_TOLERANCE {
+            notes.push(format!(
+                "bone {:?}: its rest matrix scales, skews or mirrors (deviation {:.3e} from a rotation); kept its position and x direction",
+                b.name,
+                m.rigidity_error()
+            ));
+        }
+        let axis = Vector2::new(m.a, m.b);
+        if axis.norm() < 1e-12 {
+            return Err(Error::DragonBones {
+                context: format!("bone {:?}", b.name),
+                field: "transform".into(),
+                vertex: None,
+                message: "its rest matrix has no x axis (zero scale)".into(),
+            });
+        }
+        let head = Point2::new(m.tx, m.ty);
+        let length = if b.length > 0.0 {
+            b.length
+        } else {
+            ZERO_LENGTH_TAIL
+        };
+        scene_bones.push(Bone {
+            parent: b.parent,
+            ..Bone::new(b.name.clone(), head, head + axis.normalize() * length)
+        });
     }
+
+    Ok(scene_bones)
 }
 
 /// World matrices, parents first: a bone with a `fixed` matrix takes it, the others their
@@ -603,303 +487,6 @@ fn bind_differences(
     out
 }
 
-/// Slot name → index of its parent bone.
-fn parse_slots(armature: &Value, bones: &[FileBone]) -> Result<HashMap<String, Option<usize>>> {
-    let at = At {
-        context: "armature",
-    };
-    let Some(raw) = armature.get("slot") else {
-        return Ok(HashMap::new());
-    };
-    let raw = raw
-        .as_array()
-        .ok_or_else(|| at.error("slot", None, "expected an array"))?;
-    let mut slots = HashMap::new();
-    for (i, s) in raw.iter().enumerate() {
-        let ctx = format!("slot {i}");
-        let at = At { context: &ctx };
-        let name = at.string(s, "name")?;
-        let bone =
-            match at.opt_string(s, "parent")? {
-                None => None,
-                Some(p) => Some(bones.iter().position(|b| b.name == p).ok_or_else(|| {
-                    Error::DragonBones {
-                        context: format!("slot {name:?}"),
-                        field: "parent".into(),
-                        vertex: None,
-                        message: format!("bone {p:?} does not exist"),
-                    }
-                })?),
-            };
-        slots.insert(name, bone);
-    }
-    Ok(slots)
-}
-
-fn is_mesh(display: &Value) -> bool {
-    match display.get("type") {
-        Some(Value::String(s)) => s == "mesh",
-        // DisplayType.Mesh in the binary enum.
-        Some(Value::Number(n)) => n.as_u64() == Some(2),
-        _ => false,
-    }
-}
-
-fn parse_meshes(
-    armature: &Value,
-    bones: &[FileBone],
-    slots: &HashMap<String, Option<usize>>,
-    notes: &mut Vec<String>,
-) -> Result<Vec<FileMesh>> {
-    let at = At {
-        context: "armature",
-    };
-    let skins = match armature.get("skin") {
-        None => return Ok(Vec::new()),
-        Some(s) => s
-            .as_array()
-            .ok_or_else(|| at.error("skin", None, "expected an array"))?,
-    };
-    // The default skin is the one named "" or "default", else the first.
-    let Some(skin) = skins
-        .iter()
-        .find(|s| {
-            matches!(
-                s.get("name").and_then(Value::as_str),
-                None | Some("" | "default")
-            )
-        })
-        .or(skins.first())
-    else {
-        return Ok(Vec::new());
-    };
-    if skins.len() > 1 {
-        notes.push(format!(
-            "{} skins; imported the default one only",
-            skins.len()
-        ));
-    }
-    let mut meshes = Vec::new();
-    let mut skipped = 0;
-    for (i, s) in at.array(skin, "slot")?.iter().enumerate() {
-        let ctx = format!("skin slot {i}");
-        let at = At { context: &ctx };
-        let slot = at.string(s, "name")?;
-        let slot_bone = *slots.get(&slot).ok_or_else(|| Error::DragonBones {
-            context: format!("skin slot {slot:?}"),
-            field: "name".into(),
-            vertex: None,
-            message: "no armature slot has this name".into(),
-        })?;
-        let displays = match s.get("display") {
-            None => continue,
-            Some(d) => d
-                .as_array()
-                .ok_or_else(|| at.error("display", None, "expected an array"))?,
-        };
-        for d in displays {
-            if !is_mesh(d) {
-                skipped += 1;
-                continue;
-            }
-            let display = At {
-                context: &format!("slot {slot:?} display"),
-            }
-            .string(d, "name")?;
-            if d.get("share").is_some() {
-                notes.push(format!(
-                    "slot {slot:?}: linked mesh {display:?} (\"share\") skipped"
-                ));
-                continue;
-            }
-            meshes.push(parse_mesh(d, bones, slot.clone(), slot_bone, display)?);
-        }
-    }
-    if skipped > 0 {
-        notes.push(format!(
-            "{skipped} non-mesh displays (images, armatures, bounding boxes) skipped"
-        ));
-    }
-    Ok(meshes)
-}
-
-fn parse_mesh(
-    d: &Value,
-    bones: &[FileBone],
-    slot: String,
-    slot_bone: Option<usize>,
-    display: String,
-) -> Result<FileMesh> {
-    let ctx = format!("mesh {display:?} (slot {slot:?})");
-    let at = At { context: &ctx };
-    let raw = at.numbers(d, "vertices")?;
-    if raw.len() % 2 != 0 || raw.len() < 6 {
-        return Err(at.error(
-            "vertices",
-            None,
-            format!(
-                "{} numbers: need x, y pairs for at least 3 vertices",
-                raw.len()
-            ),
-        ));
-    }
-    let vertices: Vec<[f64; 2]> = raw.chunks_exact(2).map(|c| [c[0], c[1]]).collect();
-    let n = vertices.len();
-    let raw = at.numbers(d, "triangles")?;
-    if raw.len() % 3 != 0 || raw.is_empty() {
-        return Err(at.error(
-            "triangles",
-            None,
-            format!("{} indices: need a positive multiple of 3", raw.len()),
-        ));
-    }
-    let index = |x: f64, what: &str| -> Result<usize> {
-        if x >= 0.0 && x.fract() == 0.0 {
-            Ok(x as usize)
-        } else {
-            Err(at.error(what, None, format!("{x} is not an index")))
-        }
-    };
-    let mut triangles = Vec::with_capacity(raw.len() / 3);
-    for (t, c) in raw.chunks_exact(3).enumerate() {
-        let mut tri = [0; 3];
-        for k in 0..3 {
-            tri[k] = index(c[k], "triangles")?;
-            if tri[k] >= n {
-                return Err(at.error(
-                    "triangles",
-                    None,
-                    format!("triangle {t} uses vertex {}, but the mesh has {n}", tri[k]),
-                ));
-            }
-        }
-        triangles.push(tri);
-    }
-    let skin = if d.get("weights").is_some() {
-        Some(parse_skin(&at, d, bones, n)?)
-    } else {
-        None
-    };
-    Ok(FileMesh {
-        display_transform: at.transform(d)?,
-        slot,
-        slot_bone,
-        display,
-        vertices,
-        triangles,
-        skin,
-    })
-}
-
-fn parse_skin(at: &At, d: &Value, bones: &[FileBone], n: usize) -> Result<FileSkin> {
-    let slot_pose = at.matrix(d, "slotPose")?;
-    let raw = at.numbers(d, "bonePose")?;
-    if raw.len() % 7 != 0 || raw.is_empty() {
-        return Err(at.error(
-            "bonePose",
-            None,
-            format!(
-                "{} numbers: need [boneIndex, a, b, c, d, tx, ty] per bone",
-                raw.len()
-            ),
-        ));
-    }
-    let bone_index = |x: f64, field: &str, vertex: Option<usize>| -> Result<usize> {
-        if x >= 0.0 && x.fract() == 0.0 && (x as usize) < bones.len() {
-            Ok(x as usize)
-        } else {
-            Err(at.error(
-                field,
-                vertex,
-                format!(
-                    "bone index {x} is out of range (the armature has {} bones)",
-                    bones.len()
-                ),
-            ))
-        }
-    };
-    let mut bone_poses = Vec::new();
-    for c in raw.chunks_exact(7) {
-        let j = bone_index(c[0], "bonePose", None)?;
-        let m = Affine::from_array([c[1], c[2], c[3], c[4], c[5], c[6]]);
-        if m.inverse().is_none() {
-            return Err(at.error(
-                "bonePose",
-                None,
-                format!("the matrix of bone {:?} is singular", bones[j].name),
-            ));
-        }
-        bone_poses.push((j, m));
-    }
-    let w = at.numbers(d, "weights")?;
-    let mut influences = Vec::with_capacity(n);
-    let mut max_row_sum_error: f64 = 0.0;
-    let mut i = 0;
-    let short = |v: usize| {
-        at.error(
-            "weights",
-            Some(v),
-            format!(
-                "the array ends inside vertex {v}'s entry ({} numbers for {n} vertices)",
-                w.len()
-            ),
-        )
-    };
-    for v in 0..n {
-        let count = *w.get(i).ok_or_else(|| short(v))?;
-        i += 1;
-        if !(count >= 1.0 && count.fract() == 0.0) {
-            return Err(at.error(
-                "weights",
-                Some(v),
-                format!("bone count {count} is not a positive integer"),
-            ));
-        }
-        let mut row = Vec::with_capacity(count as usize);
-        let mut sum = 0.0;
-        for _ in 0..count as usize {
-            let (Some(&bj), Some(&wv)) = (w.get(i), w.get(i + 1)) else {
-                return Err(short(v));
-            };
-            i += 2;
-            let j = bone_index(bj, "weights", Some(v))?;
-            if !bone_poses.iter().any(|&(k, _)| k == j) {
-                return Err(at.error(
-                    "weights",
-                    Some(v),
-                    format!("bone {:?} is not listed in bonePose", bones[j].name),
-                ));
-            }
-            if wv < 0.0 {
-                return Err(at.error("weights", Some(v), format!("weight {wv} is negative")));
-            }
-            sum += wv;
-            row.push((j, wv));
-        }
-        if sum <= 0.0 {
-            return Err(at.error("weights", Some(v), "the weights sum to 0"));
-        }
-        max_row_sum_error = max_row_sum_error.max((sum - 1.0).abs());
-        influences.push(row);
-    }
-    if i != w.len() {
-        return Err(at.error(
-            "weights",
-            None,
-            format!(
-                "{} numbers left over after the {n} vertices' entries (weights for more vertices than the mesh has?)",
-                w.len() - i
-            ),
-        ));
-    }
-    Ok(FileSkin {
-        slot_pose,
-        bone_poses,
-        influences,
-        max_row_sum_error,
-    })
-}
-
 /// `name`, or `name#2`, `name#3`... if taken (a slot with several mesh displays).
 fn unique_name(taken: &[String], name: &str) -> String {
     let mut candidate = name.to_string();
@@ -911,17 +498,11 @@ fn unique_name(taken: &[String], name: &str) -> String {
     candidate
 }
 
-/// Interior edges whose two triangles lie on the same side once each is made
-/// counter-clockwise: the mesh folds there.
-fn overlapping_edges(triangles: &[[usize; 3]], placed: &[[f64; 2]]) -> usize {
+/// Interior edges that two counter-clockwise triangles traverse in the same direction:
+/// both lie on the same side of the edge, so the mesh folds over itself there.
+fn overlapping_edges(oriented: &[[usize; 3]]) -> usize {
     let mut directed: HashMap<(usize, usize), usize> = HashMap::new();
-    for &tri in triangles {
-        let [a, b, c] = tri.map(|i| to_scene(placed[i]));
-        let [i, j, k] = if signed_area2(&a, &b, &c) > 0.0 {
-            tri
-        } else {
-            [tri[0], tri[2], tri[1]]
-        };
+    for &[i, j, k] in oriented {
         for e in [(i, j), (j, k), (k, i)] {
             *directed.entry(e).or_default() += 1;
         }

@@ -24,6 +24,7 @@
 
 mod export;
 mod import;
+mod parse;
 
 pub use export::{export_dragonbones, save_dragonbones};
 pub use import::{

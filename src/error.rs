@@ -148,6 +148,15 @@ pub enum Error {
     /// A sprite has no pixel opaque enough to trace.
     #[error("{image}: no pixel has alpha >= {threshold} (the image is fully transparent at this threshold)")]
     TransparentImage { image: String, threshold: u8 },
+    /// A DragonBones file has a missing or bad value: `context` names the armature, bone,
+    /// slot or mesh, `field` the JSON field, `vertex` the mesh vertex when there is one.
+    #[error("DragonBones {context}: {field}{}: {message}", .vertex.map(|v| format!(", vertex {v}")).unwrap_or_default())]
+    DragonBones {
+        context: String,
+        field: String,
+        vertex: Option<usize>,
+        message: String,
+    },
     /// Refusing to overwrite a file the user did not ask to overwrite.
     #[error("{path} already exists (pass --force to overwrite)")]
     WouldOverwrite { path: PathBuf },

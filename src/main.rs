@@ -9,6 +9,7 @@ use skinweights::lint::{lint, LintOptions};
 use skinweights::mesh::MeshingOptions;
 use skinweights::metrics::evaluate;
 use skinweights::plot::{save_figure, Grid};
+use skinweights::scene::dragonbones::{load_dragonbones, save_dragonbones};
 use skinweights::scene::{
     builtin_scene, export_gltf, import_gltf, load_scene, save_scene, sprite_scene, BonesFile,
     BuiltinOptions, GltfOptions, Sprite, SpriteOptions, TraceOptions, BUILTIN_SCENES,
@@ -154,8 +155,11 @@ enum Command {
     /// gltf: a .gltf file with an embedded buffer (mesh at z = 0, one node per bone, a skin,
     /// the 4 largest influences per vertex, sorted then renormalized) for Blender, three.js
     /// and Godot.
+    /// dragonbones: DragonBones 5.5 JSON, the armature in the rest pose and one weighted mesh
+    /// display per part.
     ///
-    /// Example: `skinweights export gltf figure.json heat.json -o figure.gltf --scale 0.01`
+    /// Examples: `skinweights export gltf figure.json heat.json -o figure.gltf --scale 0.01`,
+    /// `skinweights export dragonbones body.json heat.json -o body_heat_ske.json`
     Export {
         /// Output format.
         format: ExportFormat,
@@ -169,7 +173,7 @@ enum Command {
         /// Overwrite the output file if it exists.
         #[arg(long)]
         force: bool,
-        /// Multiply every coordinate (glTF units are metres: 0.01 makes 200 px 2 m).
+        /// glTF only: multiply every coordinate (glTF units are metres: 0.01 makes 200 px 2 m).
         #[arg(long, default_value_t = 1.0)]
         scale: f64,
         #[command(flatten)]
@@ -178,8 +182,12 @@ enum Command {
     /// Read a skinned mesh made by another tool into a scene file (and its weights).
     ///
     /// gltf: the first node with a mesh and a skin; the mesh must lie in a plane z = const.
+    /// dragonbones: the armature (bind pose as rest skeleton), one part per mesh display, the
+    /// artist's weights (written to SCENE.artist.json unless --weights says otherwise), and
+    /// `lift_l` / `lift_r` probes; prints what was imported and repaired.
     ///
-    /// Example: `skinweights import gltf data/khronos-simpleskin/SimpleSkin.gltf -o skin.json --weights skin_w.json`
+    /// Examples: `skinweights import gltf data/khronos-simpleskin/SimpleSkin.gltf -o skin.json --weights skin_w.json`,
+    /// `skinweights import dragonbones data/dragonbones-you-xin/body_ske.json -o body.json`
     Import {
         /// Input format.
         format: ImportFormat,
@@ -188,7 +196,8 @@ enum Command {
         /// Output scene file (JSON).
         #[arg(short, long)]
         output: PathBuf,
-        /// Also write the file's weights (skinweights.weights/1 JSON).
+        /// Also write the file's weights (skinweights.weights/1 JSON); DragonBones default:
+        /// SCENE.artist.json next to the scene.
         #[arg(long)]
         weights: Option<PathBuf>,
         /// Overwrite the output files if they exist.
@@ -253,6 +262,8 @@ const SOLVER_OPTIONS_HELP: &str = "Solver options (--option KEY=VALUE):
 enum ExportFormat {
     /// glTF 2.0 (.gltf with an embedded buffer).
     Gltf,
+    /// DragonBones 5.5 JSON: one weighted mesh display per part.
+    Dragonbones,
 }
 
 /// Formats `skinweights import` reads.
@@ -260,6 +271,8 @@ enum ExportFormat {
 enum ImportFormat {
     /// glTF 2.0 (.gltf; buffers embedded or beside it).
     Gltf,
+    /// DragonBones 5.5 JSON (`*_ske.json`): armature, mesh displays, artist weights.
+    Dragonbones,
 }
 
 /// Options of the built-in scene generators.
@@ -606,24 +619,38 @@ fn run(cli: Cli) -> Result<ExitCode, Error> {
             check_output(&output, force)?;
             let scene = resolve_scene(Some(&scene), &builtin)?;
             let w = load_weights_for(&scene, &weights)?;
-            let text = match format {
-                ExportFormat::Gltf => export_gltf(
-                    &scene,
-                    &w,
-                    &GltfOptions {
+            match format {
+                ExportFormat::Gltf => {
+                    let options = GltfOptions {
                         scale,
                         ..Default::default()
-                    },
-                )?,
-            };
-            std::fs::write(&output, text).map_err(|e| Error::io(&output, e))?;
-            println!(
-                "wrote {}: {} vertices, {} triangles, {} joints",
-                output.display(),
-                scene.mesh.vertex_count(),
-                scene.mesh.triangle_count(),
-                scene.skeleton.len()
-            );
+                    };
+                    let text = export_gltf(&scene, &w, &options)?;
+                    std::fs::write(&output, text).map_err(|e| Error::io(&output, e))?;
+                    println!(
+                        "wrote {}: {} vertices, {} triangles, {} joints",
+                        output.display(),
+                        scene.mesh.vertex_count(),
+                        scene.mesh.triangle_count(),
+                        scene.skeleton.len()
+                    );
+                }
+                ExportFormat::Dragonbones => {
+                    if scale != 1.0 {
+                        return Err(Error::field(
+                            "--scale",
+                            "only glTF export scales coordinates (DragonBones keeps pixels)",
+                        ));
+                    }
+                    save_dragonbones(&scene, &w, &output)?;
+                    println!(
+                        "wrote {}: {} parts as weighted mesh displays, {} bones",
+                        output.display(),
+                        scene.mesh.parts().len(),
+                        scene.skeleton.len()
+                    );
+                }
+            }
             Ok(ExitCode::SUCCESS)
         }
         Command::Import {
@@ -634,17 +661,32 @@ fn run(cli: Cli) -> Result<ExitCode, Error> {
             force,
         } => {
             check_output(&output, force)?;
+            // A DragonBones file always carries the artist's weights: write them by default.
+            let weights = match (format, weights) {
+                (_, Some(w)) => Some(w),
+                (ImportFormat::Dragonbones, None) => Some(output.with_extension("artist.json")),
+                (ImportFormat::Gltf, None) => None,
+            };
             if let Some(w) = &weights {
                 check_output(w, force)?;
             }
-            let imported = match format {
-                ImportFormat::Gltf => import_gltf(&file)?,
+            let (scene, file_weights) = match format {
+                ImportFormat::Gltf => {
+                    let imported = import_gltf(&file)?;
+                    for n in &imported.notes {
+                        eprintln!("note: {}: {n}", file.display());
+                    }
+                    (imported.scene, imported.weights)
+                }
+                ImportFormat::Dragonbones => {
+                    let imported = load_dragonbones(&file)?;
+                    print!("{}", imported.report);
+                    let artist = imported.artist_file();
+                    (imported.scene, Some(artist))
+                }
             };
-            for n in &imported.notes {
-                eprintln!("note: {}: {n}", file.display());
-            }
             // Check before writing anything, so a failed import leaves no half output.
-            let weights_out = match (&weights, &imported.weights) {
+            let weights_out = match (&weights, &file_weights) {
                 (Some(path), Some(w)) => Some((path, w)),
                 (Some(_), None) => {
                     return Err(Error::field(
@@ -654,8 +696,7 @@ fn run(cli: Cli) -> Result<ExitCode, Error> {
                 }
                 (None, _) => None,
             };
-            let scene = &imported.scene;
-            save_scene(scene, &output)?;
+            save_scene(&scene, &output)?;
             println!(
                 "wrote {}: {} vertices, {} triangles, {} bones",
                 output.display(),

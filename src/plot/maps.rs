@@ -165,12 +165,21 @@ fn union_bounds(a: (Point2<f64>, Point2<f64>), pts: &[Point2<f64>]) -> (Point2<f
 pub struct WeightMap {
     mesh: ColouredMesh,
     bones: Vec<(String, [Point2<f64>; 2], [f64; 3])>,
+    /// Whether each bone carries weight somewhere: only those get a legend entry, so a rig
+    /// with many helper bones (70 in the DragonBones character) keeps a readable legend.
+    weighted: Vec<bool>,
 }
 
 impl WeightMap {
     /// A weight map of `weights` on the rest mesh of `scene`.
     pub fn new(scene: &Scene, weights: &Weights, title: impl Into<String>) -> Self {
         let palette = bone_colors(scene.skeleton.len());
+        let mut weighted = vec![false; scene.skeleton.len()];
+        for row in weights.rows() {
+            for (seen, &w) in weighted.iter_mut().zip(row) {
+                *seen |= w > 0.0;
+            }
+        }
         let colors = weights
             .rows()
             .map(|row| {
@@ -197,6 +206,7 @@ impl WeightMap {
                 .zip(&palette)
                 .map(|(b, &c)| (b.name.clone(), [b.head, b.tail], c))
                 .collect(),
+            weighted,
         }
     }
 }
@@ -210,7 +220,30 @@ impl Figure for WeightMap {
             .map(|(_, s, c)| (*s, rgb([c[0] * 0.5, c[1] * 0.5, c[2] * 0.5])))
             .collect();
         let side = self.mesh.draw_panel(area, &segments, 130)?;
-        for (i, (name, _, c)) in self.bones.iter().enumerate() {
+        let legend: Vec<_> = self
+            .bones
+            .iter()
+            .zip(&self.weighted)
+            .filter(|(_, &w)| w)
+            .map(|(b, _)| b)
+            .collect();
+        // Entries that fit below the title; the rest are counted on the last line.
+        let (_, height) = side.dim_in_pixel();
+        let room = ((height as i32 - 40) / 18).max(1) as usize;
+        let shown = if legend.len() > room {
+            room - 1
+        } else {
+            legend.len()
+        };
+        if shown < legend.len() {
+            side.draw(&Text::new(
+                format!("+{} more bones", legend.len() - shown),
+                (4, 30 + shown as i32 * 18),
+                ("sans-serif", 12).into_font(),
+            ))
+            .map_err(plot_err)?;
+        }
+        for (i, (name, _, c)) in legend.into_iter().take(shown).enumerate() {
             let y = 30 + i as i32 * 18;
             side.draw(&Rectangle::new([(4, y), (18, y + 12)], rgb(*c).filled()))
                 .map_err(plot_err)?;

@@ -1,11 +1,13 @@
 //! Scenes: a mesh, its skeleton and the probes that measure leakage; the JSON format and the
-//! built-in scene generators; glTF export and import.
+//! built-in scene generators; importers and exporters (sprites, DragonBones, glTF); one part
+//! of a scene as a scene of its own.
 
 mod builtin;
+pub mod dragonbones;
 mod format;
 pub mod gltf;
 mod sprite;
-mod subset;
+mod subscene;
 
 pub use builtin::{
     arms_down_outline, builtin_scene, mirror_vertex_map, mirror_vertex_map_about, BuiltinOptions,
@@ -20,7 +22,7 @@ pub use sprite::{
     sprite_scene, trace_alpha, BonesFile, Sprite, SpriteOptions, Trace, TraceOptions, CLIP_MARGIN,
     DEFAULT_MIN_AREA, DEFAULT_THRESHOLD, DEFAULT_TOLERANCE,
 };
-pub use subset::PartScene;
+pub use subscene::SubScene;
 
 use crate::error::{Error, Result};
 use crate::mesh::Mesh;

@@ -1,0 +1,375 @@
+//! # artist_agreement: how close does each solver come to an artist's hand-painted weights?
+//!
+//! The DragonBones character in `data/dragonbones-you-xin/body_ske.json` (MIT) is drawn as 7
+//! layered meshes (arms, legs, body, head, face) whose weights an artist painted by hand, up
+//! to 4 bones per vertex. It is imported with `skinweights::scene::load_dragonbones`: one
+//! scene with one part per mesh, the bind pose as rest skeleton, and the artist's weights.
+//!
+//! For each mesh, every solver runs on that mesh alone with exactly the bones the artist
+//! used on it ([`skinweights::scene::SubScene`]); the per-mesh results are assembled into
+//! full-character weights. Solving each mesh with its own bone list *is* a per-part mask, so
+//! `mask` and `heat+mask` would repeat `euclidean` and `heat` here and are not run.
+//!
+//! Scores against the artist, per mesh and over all 330 vertices:
+//! - **mean absolute weight error**: mean over vertices and over the mesh's bones of
+//!   `|w_solver - w_artist|`;
+//! - **misassigned weight**: per vertex, half the L1 distance between the two rows (the share
+//!   of the vertex's weight that sits on other bones than the artist's; 0 to 1), averaged;
+//! - **dominant-bone agreement**: % of vertices whose largest weight is on the same bone.
+//!
+//! And the leak the weights cause, next to the artist's: the drag of each of the scene's
+//! arm-lift probes (see DESIGN.md: displacement of the watched body vertices from where their
+//! own bone alone would put them, % of the character's height).
+//!
+//! Writes `results/artist_agreement/`: `agreement.csv` (solver x mesh), `drag.csv` (solver x
+//! probe), `artist_agreement.json` (both, plus the import report), and `weights.png|svg`
+//! (weight maps and the first lift probe: artist, then each solver).
+//!
+//! ```text
+//! cargo run --release --bin artist_agreement [-- --out DIR]
+//! ```
+
+mod common;
+
+use clap::Parser;
+use common::{csv_num, main_with, progress, save_png_svg, write_json, write_text, Res};
+use serde::Serialize;
+use skinweights::compare::figure_panels;
+use skinweights::metrics::drag;
+use skinweights::plot::Grid;
+use skinweights::scene::dragonbones::load_dragonbones;
+use skinweights::scene::SubScene;
+use skinweights::Weights;
+use std::path::Path;
+
+#[derive(Parser)]
+#[command(about = "Score every solver against an artist's hand-painted weights (DragonBones)")]
+struct Cli {
+    #[command(flatten)]
+    common: common::CommonArgs,
+}
+
+/// Solvers run mesh by mesh with the artist's bones (see the module docs for why the masks
+/// are not).
+const PER_MESH_SOLVERS: [&str; 4] = ["linear", "euclidean", "geodesic", "heat"];
+/// Solvers run once on the whole character with all its bones: compare's list.
+const WHOLE_SOLVERS: &[&str] = skinweights::compare::DEFAULT_SOLVERS;
+/// Label suffixes of the two set-ups.
+const PER_MESH: &str = "per mesh";
+const WHOLE: &str = "whole";
+/// The weight sets drawn in the figure, in column order.
+const FIGURE: [&str; 5] = [
+    "artist",
+    "heat (per mesh)",
+    "geodesic (per mesh)",
+    "heat (whole)",
+    "euclidean (whole)",
+];
+/// The character, relative to the crate root.
+const CHARACTER: &str = "data/dragonbones-you-xin/body_ske.json";
+
+#[derive(Serialize, Clone)]
+struct Agreement {
+    weights: String,
+    mesh: String,
+    vertices: usize,
+    bones: usize,
+    mean_abs_error: f64,
+    misassigned: f64,
+    dominant_agreement_pct: f64,
+    time_s: Option<f64>,
+}
+
+#[derive(Serialize, Clone)]
+struct DragRow {
+    weights: String,
+    probe: String,
+    drag_max_pct: f64,
+    drag_mean_pct: f64,
+}
+
+#[derive(Serialize)]
+struct Output {
+    experiment: &'static str,
+    character: &'static str,
+    meshes: Vec<MeshInfo>,
+    solvers: Vec<String>,
+    agreement: Vec<Agreement>,
+    drag: Vec<DragRow>,
+    seconds: f64,
+}
+
+#[derive(Serialize)]
+struct MeshInfo {
+    mesh: String,
+    vertices: usize,
+    bones: Vec<String>,
+}
+
+fn main() -> std::process::ExitCode {
+    let cli = Cli::parse();
+    main_with(|| run(&cli))
+}
+
+fn run(cli: &Cli) -> Res<()> {
+    let started = std::time::Instant::now();
+    let dir = cli.common.out_dir("artist_agreement")?;
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join(CHARACTER);
+    let imported = load_dragonbones(&path)?;
+    let scene = &imported.scene;
+    let names = scene.skeleton.names();
+    let artist = &imported.artist;
+
+    // Each mesh with the bones the artist used on it.
+    let mut parts = Vec::new();
+    for mesh in &imported.report.meshes {
+        let cut = SubScene::new(scene, &mesh.part, &mesh.bones)?;
+        parts.push((mesh.part.clone(), cut));
+    }
+    let meshes = parts
+        .iter()
+        .map(|(name, cut)| MeshInfo {
+            mesh: name.clone(),
+            vertices: cut.vertices.len(),
+            bones: cut.bones.iter().map(|&b| names[b].clone()).collect(),
+        })
+        .collect();
+
+    let jobs = PER_MESH_SOLVERS.len() * parts.len() + WHOLE_SOLVERS.len();
+    let bar = progress(jobs as u64, "solving");
+    let mut agreement = Vec::new();
+    let mut assembled = Vec::new();
+    for solver in PER_MESH_SOLVERS {
+        let mut full = Weights::zeros(scene.mesh.vertex_count(), scene.skeleton.len());
+        let mut total_time = 0.0;
+        for (name, cut) in &parts {
+            bar.set_message(format!("{solver} on {name}"));
+            let t = std::time::Instant::now();
+            let sub = skinweights::solve(&cut.scene, solver)?;
+            total_time += t.elapsed().as_secs_f64();
+            cut.scatter(&sub, &mut full)?;
+            bar.inc(1);
+        }
+        full.validate()?;
+        assembled.push((format!("{solver} ({PER_MESH})"), full, total_time));
+    }
+    for &solver in WHOLE_SOLVERS {
+        bar.set_message(format!("{solver} on the whole character"));
+        let t = std::time::Instant::now();
+        let full = skinweights::solve(scene, solver)?;
+        assembled.push((
+            format!("{solver} ({WHOLE})"),
+            full,
+            t.elapsed().as_secs_f64(),
+        ));
+        bar.inc(1);
+    }
+    bar.finish_and_clear();
+
+    for (label, full, time_s) in &assembled {
+        let mut per_mesh = Vec::new();
+        for (name, cut) in &parts {
+            per_mesh.push(score(
+                label,
+                name,
+                &cut.vertices,
+                cut.bones.len(),
+                full,
+                artist,
+            ));
+        }
+        let mut overall = combine(label, &per_mesh);
+        overall.time_s = Some(*time_s);
+        agreement.extend(per_mesh);
+        agreement.push(overall);
+    }
+
+    let mut drag_rows = Vec::new();
+    let labelled: Vec<(String, &Weights)> = std::iter::once(("artist".to_string(), artist))
+        .chain(assembled.iter().map(|(n, w, _)| (n.clone(), w)))
+        .collect();
+    for probe in &scene.probes {
+        for (label, w) in &labelled {
+            let d = drag(scene, w, probe)?;
+            drag_rows.push(DragRow {
+                weights: label.clone(),
+                probe: probe.name.clone(),
+                drag_max_pct: d.max_pct(),
+                drag_mean_pct: d.mean_pct(),
+            });
+        }
+    }
+
+    write_text(&dir, "agreement.csv", &agreement_csv(&agreement))?;
+    write_text(&dir, "drag.csv", &drag_csv(&drag_rows))?;
+    print_summary(&agreement, &drag_rows);
+
+    if let Some(probe) = scene.probes.first() {
+        let scale = drag_rows
+            .iter()
+            .filter(|r| r.probe == probe.name)
+            .map(|r| r.drag_max_pct)
+            .fold(0.0, f64::max)
+            .max(1.0);
+        let mut weight_maps = Vec::new();
+        let mut poses = Vec::new();
+        for (label, w) in labelled
+            .iter()
+            .filter(|(l, _)| FIGURE.contains(&l.as_str()))
+        {
+            let [map, pose] = figure_panels(scene, w, label, probe, scale)?;
+            weight_maps.push(map);
+            poses.push(pose);
+        }
+        let columns = weight_maps.len();
+        weight_maps.extend(poses);
+        save_png_svg(
+            &Grid {
+                panels: &weight_maps,
+                columns,
+            },
+            &dir,
+            "weights",
+            (420 * columns as u32, 1000),
+        )?;
+    }
+
+    write_json(
+        &dir,
+        "artist_agreement.json",
+        &Output {
+            experiment: "artist_agreement",
+            character: CHARACTER,
+            meshes,
+            solvers: assembled.iter().map(|(l, _, _)| l.clone()).collect(),
+            agreement,
+            drag: drag_rows,
+            seconds: started.elapsed().as_secs_f64(),
+        },
+    )?;
+    eprintln!("wrote {}", dir.display());
+    Ok(())
+}
+
+/// Agreement of `full` with `artist` on one mesh's `vertices`, whose artist used
+/// `artist_bones` bones. Differences are summed over every bone, so weight a solver puts on a
+/// bone the artist did not use on this mesh counts as error too.
+fn score(
+    label: &str,
+    mesh: &str,
+    vertices: &[usize],
+    artist_bones: usize,
+    full: &Weights,
+    artist: &Weights,
+) -> Agreement {
+    let dominant_full = full.dominant_bones();
+    let dominant_artist = artist.dominant_bones();
+    let mut l1_sum = 0.0;
+    let mut same_dominant = 0usize;
+    for &v in vertices {
+        l1_sum += full
+            .row(v)
+            .iter()
+            .zip(artist.row(v))
+            .map(|(a, b)| (a - b).abs())
+            .sum::<f64>();
+        same_dominant += usize::from(dominant_full[v] == dominant_artist[v]);
+    }
+    let n = vertices.len().max(1) as f64;
+    Agreement {
+        weights: label.to_string(),
+        mesh: mesh.to_string(),
+        vertices: vertices.len(),
+        bones: artist_bones,
+        mean_abs_error: l1_sum / (n * artist_bones.max(1) as f64),
+        misassigned: 0.5 * l1_sum / n,
+        dominant_agreement_pct: 100.0 * same_dominant as f64 / n,
+        time_s: None,
+    }
+}
+
+/// The all-meshes row: entry-wise error averaged over every mesh's (vertex, artist bone)
+/// entries, the other two over all vertices.
+fn combine(label: &str, per_mesh: &[Agreement]) -> Agreement {
+    let entries: f64 = per_mesh.iter().map(|a| (a.vertices * a.bones) as f64).sum();
+    let vertices: usize = per_mesh.iter().map(|a| a.vertices).sum();
+    let by_vertex = |f: fn(&Agreement) -> f64| {
+        per_mesh
+            .iter()
+            .map(|a| f(a) * a.vertices as f64)
+            .sum::<f64>()
+            / vertices.max(1) as f64
+    };
+    Agreement {
+        weights: label.to_string(),
+        mesh: "all".into(),
+        vertices,
+        bones: per_mesh.iter().map(|a| a.bones).sum(),
+        mean_abs_error: per_mesh
+            .iter()
+            .map(|a| a.mean_abs_error * (a.vertices * a.bones) as f64)
+            .sum::<f64>()
+            / entries.max(1.0),
+        misassigned: by_vertex(|a| a.misassigned),
+        dominant_agreement_pct: by_vertex(|a| a.dominant_agreement_pct),
+        time_s: None,
+    }
+}
+
+fn agreement_csv(rows: &[Agreement]) -> String {
+    let mut s = String::from(
+        "weights,mesh,vertices,bones,mean_abs_error,misassigned,dominant_agreement_pct,time_s\n",
+    );
+    for r in rows {
+        s += &format!(
+            "{},{},{},{},{},{},{},{}\n",
+            r.weights,
+            r.mesh,
+            r.vertices,
+            r.bones,
+            csv_num(r.mean_abs_error),
+            csv_num(r.misassigned),
+            csv_num(r.dominant_agreement_pct),
+            r.time_s.map(csv_num).unwrap_or_default()
+        );
+    }
+    s
+}
+
+fn drag_csv(rows: &[DragRow]) -> String {
+    let mut s = String::from("weights,probe,drag_max_pct,drag_mean_pct\n");
+    for r in rows {
+        s += &format!(
+            "{},{},{},{}\n",
+            r.weights,
+            r.probe,
+            csv_num(r.drag_max_pct),
+            csv_num(r.drag_mean_pct)
+        );
+    }
+    s
+}
+
+fn print_summary(agreement: &[Agreement], drag_rows: &[DragRow]) {
+    println!("| weights | mean abs error | misassigned | dominant bone agrees | time (s) |");
+    println!("|---|---|---|---|---|");
+    for a in agreement.iter().filter(|a| a.mesh == "all") {
+        println!(
+            "| {} | {:.3} | {:.3} | {:.1}% | {:.3} |",
+            a.weights,
+            a.mean_abs_error,
+            a.misassigned,
+            a.dominant_agreement_pct,
+            a.time_s.unwrap_or(0.0)
+        );
+    }
+    println!();
+    println!("| weights | probe | drag max (% h) | drag mean (% h) |");
+    println!("|---|---|---|---|");
+    for r in drag_rows {
+        println!(
+            "| {} | {} | {:.2} | {:.2} |",
+            r.weights, r.probe, r.drag_max_pct, r.drag_mean_pct
+        );
+    }
+}

@@ -1,0 +1,174 @@
+//! A scene and its weights → DragonBones 5.5 JSON with one weighted mesh display per part.
+
+use super::Affine;
+use crate::error::{Error, Result};
+use crate::scene::Scene;
+use crate::skinning::check_shape;
+use crate::weights::Weights;
+use serde_json::{json, Value};
+use std::path::Path;
+
+/// Row-sum tolerance for exported weights: what a weights file written by another tool may
+/// be off by and still export.
+const EXPORT_ROW_SUM_TOLERANCE: f64 = 1e-6;
+
+/// Writes `scene` and `weights` as a DragonBones 5.5 `_ske.json` document.
+///
+/// - Armature: the scene's bones in scene order, setup transform = the rest skeleton (each
+///   bone's frame relative to its parent's, y-down), `length` = the bone's length.
+/// - One slot per part (parented to the first root bone) holding one weighted mesh display
+///   named after the part: `vertices` in armature space (y-down) with `slotPose` the
+///   identity, `triangles`, `weights` (`[count, boneIndex, w, ...]` per vertex, largest
+///   first, zero weights left out), `bonePose` (rest matrix of every bone the display uses)
+///   and placeholder `uvs` spanning the display's bounding box (there is no texture).
+/// - A triangle goes to the display of the part most of its corners belong to (ties: the
+///   first corner's); a display holds the vertices its triangles use, so a vertex on a seam
+///   between parts appears in each display that uses it. Scenes whose parts are separate
+///   components (layered art, every DragonBones import) keep their vertex order exactly.
+///
+/// Errors: weights of the wrong shape ([`Error::WeightsShape`]) or not valid
+/// ([`Error::InvalidWeight`], [`Error::RowSum`] beyond 1e-6).
+pub fn export_dragonbones(scene: &Scene, weights: &Weights) -> Result<Value> {
+    let mesh = &scene.mesh;
+    let bones = scene.skeleton.bones();
+    check_shape(mesh.vertex_count(), weights, bones.len())?;
+    weights.validate_with_tolerance(EXPORT_ROW_SUM_TOLERANCE)?;
+
+    // Rest matrices, y-down.
+    let world: Vec<Affine> = scene
+        .skeleton
+        .bind_transforms()
+        .iter()
+        .map(|m| Affine::from_isometry(m).flip_y())
+        .collect();
+    let mut bone_json = Vec::with_capacity(bones.len());
+    for (j, b) in bones.iter().enumerate() {
+        let local = match b.parent {
+            // Rest transforms are rotations, always invertible.
+            Some(p) => world[p]
+                .inverse()
+                .map_or(world[j], |inv| inv.then(world[j])),
+            None => world[j],
+        };
+        let deg = local.angle().to_degrees();
+        let mut o = json!({
+            "name": b.name,
+            "length": b.length(),
+            "transform": {"x": local.tx, "y": local.ty, "skX": deg, "skY": deg},
+        });
+        if let Some(p) = b.parent {
+            o["parent"] = json!(bones[p].name);
+        }
+        bone_json.push(o);
+    }
+    let root = bones
+        .iter()
+        .find(|b| b.parent.is_none())
+        .map(|b| b.name.clone())
+        .unwrap_or_default();
+
+    // Triangles by part (majority of corners).
+    let parts = mesh.parts();
+    let vp = mesh.vertex_parts();
+    let mut part_triangles: Vec<Vec<[usize; 3]>> = vec![Vec::new(); parts.len()];
+    for &t in mesh.triangles() {
+        let [a, b, c] = t.map(|v| vp[v]);
+        let p = if b == c { b } else { a };
+        part_triangles[p].push(t);
+    }
+
+    let influences = weights.influences();
+    let mut slots = Vec::new();
+    let mut displays = Vec::new();
+    for (p, tris) in part_triangles.iter().enumerate() {
+        if tris.is_empty() {
+            continue;
+        }
+        let mut used: Vec<usize> = tris.iter().flatten().copied().collect();
+        used.sort_unstable();
+        used.dedup();
+        let mut local_index = std::collections::HashMap::with_capacity(used.len());
+        for (i, &v) in used.iter().enumerate() {
+            local_index.insert(v, i);
+        }
+        let points: Vec<[f64; 2]> = used
+            .iter()
+            .map(|&v| {
+                let q = mesh.vertices()[v];
+                [q.x, -q.y]
+            })
+            .collect();
+        let (mut lo, mut hi) = ([f64::INFINITY; 2], [f64::NEG_INFINITY; 2]);
+        for q in &points {
+            for k in 0..2 {
+                lo[k] = lo[k].min(q[k]);
+                hi[k] = hi[k].max(q[k]);
+            }
+        }
+        let size = [(hi[0] - lo[0]).max(1e-9), (hi[1] - lo[1]).max(1e-9)];
+        let mut display_bones: Vec<usize> = Vec::new();
+        let mut weight_list = Vec::new();
+        for &v in &used {
+            let row = &influences[v];
+            weight_list.push(json!(row.len()));
+            for &(j, w) in row {
+                weight_list.push(json!(j));
+                weight_list.push(json!(w));
+                if !display_bones.contains(&j) {
+                    display_bones.push(j);
+                }
+            }
+        }
+        display_bones.sort_unstable();
+        let bone_pose: Vec<f64> = display_bones
+            .iter()
+            .flat_map(|&j| std::iter::once(j as f64).chain(world[j].to_array()))
+            .collect();
+        displays.push(json!({
+            "name": parts[p],
+            "display": [{
+                "type": "mesh",
+                "name": parts[p],
+                "width": size[0],
+                "height": size[1],
+                "vertices": points.iter().flatten().collect::<Vec<_>>(),
+                "uvs": points.iter().flat_map(|q| [(q[0] - lo[0]) / size[0], (q[1] - lo[1]) / size[1]]).collect::<Vec<_>>(),
+                "triangles": tris.iter().flatten().map(|v| local_index[v]).collect::<Vec<_>>(),
+                "weights": weight_list,
+                "slotPose": Affine::IDENTITY.to_array(),
+                "bonePose": bone_pose,
+            }],
+        }));
+        slots.push(json!({"name": parts[p], "parent": root}));
+    }
+
+    let (lo, hi) = mesh.bounds();
+    Ok(json!({
+        "frameRate": 24,
+        "name": scene.name,
+        "version": "5.5",
+        "compatibleVersion": "5.5",
+        "armature": [{
+            "type": "Armature",
+            "frameRate": 24,
+            "name": scene.name,
+            "aabb": {"x": lo.x, "y": -hi.y, "width": hi.x - lo.x, "height": hi.y - lo.y},
+            "bone": bone_json,
+            "slot": slots,
+            "skin": [{"name": "", "slot": displays}],
+            "animation": [{"name": "setup", "duration": 1, "playTimes": 0}],
+            "defaultActions": [{"gotoAndPlay": "setup"}],
+        }],
+    }))
+}
+
+/// [`export_dragonbones`] written to `path` (overwrites; the CLI asks before doing so).
+pub fn save_dragonbones(scene: &Scene, weights: &Weights, path: impl AsRef<Path>) -> Result<()> {
+    let path = path.as_ref();
+    let text =
+        serde_json::to_string(&export_dragonbones(scene, weights)?).map_err(|e| Error::Json {
+            context: path.display().to_string(),
+            message: e.to_string(),
+        })?;
+    std::fs::write(path, text).map_err(|e| Error::io(path, e))
+}

@@ -1,0 +1,615 @@
+//! DragonBones JSON → one [`Scene`] with a part per mesh display, plus the artist's weights.
+
+use super::parse::{parse_armature, FileArmature, FileBone, FileMesh};
+use super::{to_scene, Affine};
+use crate::error::{Error, Result};
+use crate::mesh::{signed_area2, Mesh};
+use crate::scene::{Probe, Scene, Watch};
+use crate::skeleton::{Bone, Pose, Skeleton};
+use crate::weights::{Weights, WeightsFile};
+use nalgebra::{Point2, Vector2};
+use std::collections::{BTreeMap, HashMap};
+use std::fmt;
+use std::path::Path;
+
+/// Tail length (px) given to bones of length 0 (DragonBones uses them as pivots, e.g. `pelvis`
+/// here): our [`Bone`] is a segment whose direction is its orientation, so a short tail
+/// along the bone's x axis keeps that orientation; solvers see it as (almost) a point.
+/// Export writes it back as the bone's `length`.
+pub const ZERO_LENGTH_TAIL: f64 = 1.0;
+
+/// Position (px) and angle (degrees) tolerances under which a bone's bind pose counts as equal
+/// to its setup transform.
+const SAME_POSE_PX: f64 = 1e-3;
+const SAME_POSE_DEG: f64 = 1e-3;
+
+/// Largest deviation of a bonePose/slotPose from a rotation that is reported as rigid.
+const RIGID_TOLERANCE: f64 = 1e-6;
+
+/// What [`import_dragonbones`] produced.
+#[derive(Debug, Clone)]
+pub struct DragonBonesImport {
+    /// One part per mesh display, the skeleton in the bind pose, and `lift_*` probes.
+    pub scene: Scene,
+    /// The artist's weights (columns in the scene's bone order), rows normalized.
+    pub artist: Weights,
+    /// What was read and what was repaired.
+    pub report: ImportReport,
+}
+
+impl DragonBonesImport {
+    /// The artist's weights as a weights file (solver `"artist"`).
+    pub fn artist_file(&self) -> WeightsFile {
+        WeightsFile::new(
+            &self.scene.name,
+            "artist",
+            self.scene.skeleton.names(),
+            &self.artist,
+        )
+    }
+}
+
+/// The import report: meshes, bones whose setup transform differs from their bind pose, and
+/// notes on every repair.
+#[derive(Debug, Clone, Default)]
+pub struct ImportReport {
+    /// Armature name.
+    pub armature: String,
+    /// The file's `version`.
+    pub version: String,
+    /// One entry per imported mesh display, in part order.
+    pub meshes: Vec<MeshReport>,
+    /// Bones bound by some mesh whose setup world transform differs from their bind pose.
+    pub bind_differs: Vec<BindDifference>,
+    /// Repairs and things skipped (reoriented triangles, normalized rows, other armatures).
+    pub notes: Vec<String>,
+}
+
+/// One imported mesh display.
+#[derive(Debug, Clone, PartialEq)]
+pub struct MeshReport {
+    /// Part name in the scene (the slot's name).
+    pub part: String,
+    /// Slot name.
+    pub slot: String,
+    /// Display name (texture path).
+    pub display: String,
+    /// Vertices imported.
+    pub vertices: usize,
+    /// Triangles imported.
+    pub triangles: usize,
+    /// Whether the file gives weights (false: attached to the slot's bone).
+    pub weighted: bool,
+    /// Index in the scene's mesh of this display's first vertex (its vertices are contiguous).
+    pub first_vertex: usize,
+    /// Bones the artist's weights use on this mesh, in skeleton order: the bones to give a
+    /// solver when scoring it against the artist.
+    pub bones: Vec<String>,
+    /// Triangles whose winding was reversed to make them counter-clockwise.
+    pub reoriented_triangles: usize,
+    /// Largest `|row sum - 1|` in the file's weights before normalizing.
+    pub max_row_sum_error: f64,
+}
+
+impl MeshReport {
+    /// Scene vertex indices of this mesh.
+    pub fn vertex_range(&self) -> std::ops::Range<usize> {
+        self.first_vertex..self.first_vertex + self.vertices
+    }
+}
+
+/// A bone whose setup transform (what DragonBones shows when the file opens) differs from
+/// the bind pose its meshes were skinned in. The importer's rest skeleton is the bind pose.
+#[derive(Debug, Clone, PartialEq)]
+pub struct BindDifference {
+    /// Bone name.
+    pub bone: String,
+    /// Distance between the setup and bind positions of the bone's origin, px.
+    pub position: f64,
+    /// Bind angle minus setup angle, degrees, counter-clockwise (y-up).
+    pub angle_deg: f64,
+    /// Whether the bone's own transform relative to its parent differs too (false: it only
+    /// follows a parent that moved).
+    pub local: bool,
+}
+
+impl fmt::Display for ImportReport {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        writeln!(
+            f,
+            "armature {:?} (DragonBones {}): {} meshes",
+            self.armature,
+            self.version,
+            self.meshes.len()
+        )?;
+        for m in &self.meshes {
+            writeln!(
+                f,
+                "  {:<12} {:<20} {:>4} vertices {:>4} triangles  {}",
+                m.part,
+                m.display,
+                m.vertices,
+                m.triangles,
+                if m.weighted {
+                    format!("weighted: {}", m.bones.join(", "))
+                } else {
+                    format!("attached to {}", m.bones.join(", "))
+                }
+            )?;
+        }
+        if !self.bind_differs.is_empty() {
+            writeln!(
+                f,
+                "{} bones have a setup transform that differs from their bind pose (the scene uses the bind pose):",
+                self.bind_differs.len()
+            )?;
+            for d in &self.bind_differs {
+                writeln!(
+                    f,
+                    "  {:<12} moved {:8.3} px, turned {:8.3} deg{}",
+                    d.bone,
+                    d.position,
+                    d.angle_deg,
+                    if d.local { "" } else { " (follows its parent)" }
+                )?;
+            }
+        }
+        for n in &self.notes {
+            writeln!(f, "note: {n}")?;
+        }
+        Ok(())
+    }
+}
+
+/// Reads a DragonBones JSON file (see [`import_dragonbones`]).
+pub fn load_dragonbones(path: impl AsRef<Path>) -> Result<DragonBonesImport> {
+    let path = path.as_ref();
+    let text = std::fs::read_to_string(path).map_err(|e| Error::io(path, e))?;
+    import_dragonbones(&text).map_err(|e| match e {
+        Error::Json { message, .. } => Error::Json {
+            context: path.display().to_string(),
+            message,
+        },
+        e => e,
+    })
+}
+
+/// Parses a DragonBones 5.5 `_ske.json` and builds one scene (see the module docs).
+///
+/// - The first armature is imported (others are named in the notes).
+/// - Every mesh display of the default skin becomes a part named after its slot; all parts
+///   share one mesh as separate components. Image and other displays are skipped (noted).
+/// - Rest skeleton: a bone bound by a mesh takes its `bonePose` (head = translation,
+///   direction = the matrix's x axis, tail = head + `length` · direction, a zero length
+///   becoming [`ZERO_LENGTH_TAIL`]); other bones take their setup transform relative to
+///   their parent's rest transform. Bones whose setup differs from the bind pose are listed
+///   in [`ImportReport::bind_differs`].
+/// - Weighted vertices are placed at `slotPose · v` (their bind position); unweighted meshes
+///   at their slot bone's rest transform, weight 1 on that bone.
+/// - Artist rows are normalized to sum to 1 (the file rounds weights; the largest deviation
+///   is in [`MeshReport::max_row_sum_error`]).
+/// - A bone's `part` is the part where the artist gives it the largest mean weight per
+///   vertex; a bone with no weight takes its nearest ancestor's part; a bone with neither
+///   (armature roots, IK targets) gets no part and `influences: []`, so masking never
+///   hands it a vertex.
+/// - Probes `lift_l` / `lift_r` (when upper-arm bones are found, see
+///   [`ImportReport::notes`]) rotate each upper arm by 90° outward and watch the part of the
+///   upper arm's parent bone, beyond one upper-arm length from the shoulder.
+///
+/// Errors: [`Error::Json`] for text that is not JSON; [`Error::DragonBones`] naming the
+/// context (armature, bone, slot or mesh), the field and, for weights, the vertex; mesh
+/// validation errors from [`Mesh::with_parts`] with scene vertex indices.
+pub fn import_dragonbones(text: &str) -> Result<DragonBonesImport> {
+    let FileArmature {
+        bones,
+        order,
+        meshes,
+        mut report,
+    } = parse_armature(text)?;
+    let setup_world = forward_kinematics(&bones, &order, &[]);
+
+    let bind = bind_poses(&bones, &meshes, &mut report.notes);
+    let rest = forward_kinematics(&bones, &order, &bind);
+    report.bind_differs = bind_differences(&bones, &setup_world, &rest, &bind);
+
+    let mut scene_bones = rest_bones(&bones, &rest, &mut report.notes)?;
+
+    // One mesh: every display's vertices, part by part.
+    let mut vertices = Vec::new();
+    let mut triangles = Vec::new();
+    let mut vertex_parts = Vec::new();
+    let mut parts: Vec<String> = Vec::new();
+    let mut rows: Vec<Vec<(usize, f64)>> = Vec::new();
+    for m in &meshes {
+        let part = unique_name(&parts, &m.slot);
+        let first = vertices.len();
+        let ctx = format!("mesh {:?} (slot {:?})", m.display, m.slot);
+        let placed: Vec<[f64; 2]> = match &m.skin {
+            Some(s) => {
+                rows.extend(s.influences.iter().cloned());
+                m.vertices.iter().map(|&v| s.slot_pose.apply(v)).collect()
+            }
+            None => {
+                let j = m.slot_bone.ok_or_else(|| Error::DragonBones {
+                    context: ctx.clone(),
+                    field: "slot.parent".into(),
+                    vertex: None,
+                    message: "an unweighted mesh needs its slot's bone".into(),
+                })?;
+                rows.extend(std::iter::repeat_n(vec![(j, 1.0)], m.vertices.len()));
+                let to_world = rest[j].then(m.display_transform);
+                m.vertices.iter().map(|&v| to_world.apply(v)).collect()
+            }
+        };
+        let mut reoriented = 0;
+        let mut oriented = Vec::with_capacity(m.triangles.len());
+        for (t, &tri) in m.triangles.iter().enumerate() {
+            let [a, b, c] = tri.map(|i| to_scene(placed[i]));
+            let area2 = signed_area2(&a, &b, &c);
+            if area2 == 0.0 {
+                return Err(Error::DragonBones {
+                    context: ctx.clone(),
+                    field: "triangles".into(),
+                    vertex: None,
+                    message: format!("triangle {t} {tri:?} has zero area"),
+                });
+            }
+            let tri = if area2 > 0.0 {
+                tri
+            } else {
+                reoriented += 1;
+                [tri[0], tri[2], tri[1]]
+            };
+            oriented.push(tri);
+        }
+        triangles.extend(oriented.iter().map(|t| t.map(|i| i + first)));
+        if reoriented > 0 {
+            report.notes.push(format!(
+                "{part}: {reoriented} of {} triangles were clockwise after the y flip (DragonBones does not fix a winding): reversed",
+                m.triangles.len()
+            ));
+        }
+        let folds = overlapping_edges(&oriented);
+        if folds > 0 {
+            report.notes.push(format!(
+                "{part}: {folds} interior edges have both triangles on the same side (the mesh folds over itself there)"
+            ));
+        }
+        vertices.extend(placed.iter().map(|&p| to_scene(p)));
+        vertex_parts.extend(std::iter::repeat_n(parts.len(), placed.len()));
+        let mut used: Vec<usize> = rows[first..]
+            .iter()
+            .flat_map(|r| r.iter().filter(|(_, w)| *w > 0.0).map(|&(j, _)| j))
+            .collect();
+        used.sort_unstable();
+        used.dedup();
+        report.meshes.push(MeshReport {
+            part: part.clone(),
+            slot: m.slot.clone(),
+            display: m.display.clone(),
+            vertices: placed.len(),
+            triangles: m.triangles.len(),
+            weighted: m.skin.is_some(),
+            first_vertex: first,
+            bones: used.iter().map(|&j| bones[j].name.clone()).collect(),
+            reoriented_triangles: reoriented,
+            max_row_sum_error: m.skin.as_ref().map_or(0.0, |s| s.max_row_sum_error),
+        });
+        parts.push(part);
+    }
+    let max_err = report
+        .meshes
+        .iter()
+        .map(|m| m.max_row_sum_error)
+        .fold(0.0, f64::max);
+    // Below 1e-9 is float noise (e.g. our own export), not worth a note.
+    if max_err > 1e-9 {
+        report.notes.push(format!(
+            "artist weight rows summed to 1 within {max_err:.1e} (rounded in the file): normalized"
+        ));
+    }
+
+    let mut artist = Weights::zeros(vertices.len(), bones.len());
+    for (v, row) in rows.iter().enumerate() {
+        for &(j, w) in row {
+            artist.set(v, j, artist.get(v, j) + w);
+        }
+    }
+    // Rows were checked to have a positive sum while parsing.
+    artist.normalize();
+
+    let mesh = Mesh::with_parts(vertices, triangles, parts.clone(), vertex_parts)?;
+    assign_parts(&mut scene_bones, &artist, &mesh);
+    let skeleton = Skeleton::new(scene_bones)?;
+    let probes = lift_probes(&skeleton, &mesh, &mut report.notes);
+    let name = if report.armature.is_empty() {
+        "dragonbones".to_string()
+    } else {
+        report.armature.clone()
+    };
+    let scene = Scene::new(name, mesh, skeleton, probes)?;
+    Ok(DragonBonesImport {
+        scene,
+        artist,
+        report,
+    })
+}
+
+/// Each bone's bind pose: the first mesh that binds it defines it; a different pose in
+/// another mesh is noted (the runtime keeps one local frame per mesh; we keep one per bone).
+fn bind_poses(
+    bones: &[FileBone],
+    meshes: &[FileMesh],
+    notes: &mut Vec<String>,
+) -> Vec<Option<Affine>> {
+    let mut bind: Vec<Option<Affine>> = vec![None; bones.len()];
+    for m in meshes {
+        for &(j, pose) in m.skin.iter().flat_map(|s| &s.bone_poses) {
+            match bind[j] {
+                None => bind[j] = Some(pose),
+                Some(first) => {
+                    let diff = first
+                        .to_array()
+                        .iter()
+                        .zip(pose.to_array())
+                        .map(|(a, b)| (a - b).abs())
+                        .fold(0.0, f64::max);
+                    if diff > 1e-6 {
+                        notes.push(format!(
+                            "bone {:?} has a different bonePose in mesh {:?} (max entry difference {diff:.3e}); kept the first",
+                            bones[j].name, m.slot
+                        ));
+                    }
+                }
+            }
+        }
+    }
+    bind
+}
+
+/// The rest skeleton, y-up, from each bone's rest matrix (y-down).
+fn rest_bones(bones: &[FileBone], rest: &[Affine], notes: &mut Vec<String>) -> Result<Vec<Bone>> {
+    let mut scene_bones = Vec::with_capacity(bones.len());
+    for (j, b) in bones.iter().enumerate() {
+        let m = rest[j].flip_y();
+        if m.rigidity_error() > RIGID_TOLERANCE {
+            notes.push(format!(
+                "bone {:?}: its rest matrix scales, skews or mirrors (deviation {:.3e} from a rotation); kept its position and x direction",
+                b.name,
+                m.rigidity_error()
+            ));
+        }
+        let axis = Vector2::new(m.a, m.b);
+        if axis.norm() < 1e-12 {
+            return Err(Error::DragonBones {
+                context: format!("bone {:?}", b.name),
+                field: "transform".into(),
+                vertex: None,
+                message: "its rest matrix has no x axis (zero scale)".into(),
+            });
+        }
+        let head = Point2::new(m.tx, m.ty);
+        let length = if b.length > 0.0 {
+            b.length
+        } else {
+            ZERO_LENGTH_TAIL
+        };
+        scene_bones.push(Bone {
+            parent: b.parent,
+            ..Bone::new(b.name.clone(), head, head + axis.normalize() * length)
+        });
+    }
+
+    Ok(scene_bones)
+}
+
+/// World matrices, parents first: a bone with a `fixed` matrix takes it, the others their
+/// setup transform on top of their parent's world matrix ([`child_world`]).
+fn forward_kinematics(
+    bones: &[FileBone],
+    order: &[usize],
+    fixed: &[Option<Affine>],
+) -> Vec<Affine> {
+    let mut world = vec![Affine::IDENTITY; bones.len()];
+    for &j in order {
+        world[j] = match fixed.get(j) {
+            Some(Some(m)) => *m,
+            _ => child_world(&bones[j], bones[j].parent.map(|p| world[p])),
+        };
+    }
+    world
+}
+
+/// A bone's world matrix from its setup transform and its parent's world matrix, as
+/// DragonBones composes them: `inheritRotation: false` keeps the local orientation,
+/// `inheritScale: false` keeps the parent's rotation without its scale,
+/// `inheritTranslation: false` ignores the parent's frame for the origin.
+fn child_world(b: &FileBone, parent: Option<Affine>) -> Affine {
+    let l = b.setup_local;
+    let Some(pw) = parent else { return l };
+    let [tx, ty] = if b.inherit_translation {
+        pw.apply([l.tx, l.ty])
+    } else {
+        [l.tx, l.ty]
+    };
+    let linear = Affine {
+        tx: 0.0,
+        ty: 0.0,
+        ..l
+    };
+    let parent_linear = match (b.inherit_rotation, b.inherit_scale) {
+        (true, true) => Affine {
+            tx: 0.0,
+            ty: 0.0,
+            ..pw
+        },
+        (true, false) => Affine::from_transform(0.0, 0.0, pw.angle(), 0.0, 1.0, 1.0),
+        (false, _) => Affine::IDENTITY,
+    };
+    Affine {
+        tx,
+        ty,
+        ..parent_linear.then(linear)
+    }
+}
+
+/// Bound bones whose setup world matrix differs from their bind pose.
+fn bind_differences(
+    bones: &[FileBone],
+    setup_world: &[Affine],
+    rest: &[Affine],
+    bind: &[Option<Affine>],
+) -> Vec<BindDifference> {
+    let angle_diff = |from: Affine, to: Affine| {
+        // y-up angles are the negated y-down ones.
+        let d = (-(to.angle() - from.angle())).to_degrees();
+        (d + 180.0).rem_euclid(360.0) - 180.0
+    };
+    let pos_diff = |a: Affine, b: Affine| (a.tx - b.tx).hypot(a.ty - b.ty);
+    let mut out = Vec::new();
+    for (j, b) in bones.iter().enumerate() {
+        let Some(bp) = bind[j] else { continue };
+        let (position, angle_deg) = (pos_diff(setup_world[j], bp), angle_diff(setup_world[j], bp));
+        if position <= SAME_POSE_PX && angle_deg.abs() <= SAME_POSE_DEG {
+            continue;
+        }
+        // Where the setup transform would put the bone on its parent's rest (bind) frame.
+        let expected = child_world(b, b.parent.map(|p| rest[p]));
+        let local =
+            pos_diff(expected, bp) > SAME_POSE_PX || angle_diff(expected, bp).abs() > SAME_POSE_DEG;
+        out.push(BindDifference {
+            bone: b.name.clone(),
+            position,
+            angle_deg,
+            local,
+        });
+    }
+    out
+}
+
+/// `name`, or `name#2`, `name#3`... if taken (a slot with several mesh displays).
+fn unique_name(taken: &[String], name: &str) -> String {
+    let mut candidate = name.to_string();
+    let mut k = 1;
+    while taken.contains(&candidate) {
+        k += 1;
+        candidate = format!("{name}#{k}");
+    }
+    candidate
+}
+
+/// Interior edges that two counter-clockwise triangles traverse in the same direction:
+/// both lie on the same side of the edge, so the mesh folds over itself there.
+fn overlapping_edges(oriented: &[[usize; 3]]) -> usize {
+    let mut directed: HashMap<(usize, usize), usize> = HashMap::new();
+    for &[i, j, k] in oriented {
+        for e in [(i, j), (j, k), (k, i)] {
+            *directed.entry(e).or_default() += 1;
+        }
+    }
+    directed.values().filter(|&&c| c > 1).count()
+}
+
+/// Sets each bone's `part` (see [`import_dragonbones`] for the rule).
+fn assign_parts(bones: &mut [Bone], artist: &Weights, mesh: &Mesh) {
+    let n_parts = mesh.parts().len();
+    let mut sizes = vec![0usize; n_parts];
+    mesh.vertex_parts().iter().for_each(|&p| sizes[p] += 1);
+    // Mean weight per vertex of each part: a bone that drives a small part entirely (the
+    // head) beats one it touches over many vertices (the face).
+    let mut totals = vec![vec![0.0; n_parts]; bones.len()];
+    for (v, row) in artist.rows().enumerate() {
+        let p = mesh.vertex_parts()[v];
+        for (j, &w) in row.iter().enumerate() {
+            totals[j][p] += w / sizes[p] as f64;
+        }
+    }
+    let own: Vec<Option<usize>> = totals
+        .iter()
+        .map(|t| {
+            (0..n_parts)
+                .filter(|&p| t[p] > 0.0)
+                .max_by(|&a, &b| t[a].total_cmp(&t[b]))
+        })
+        .collect();
+    for j in 0..bones.len() {
+        let mut k = Some(j);
+        let mut part = None;
+        while let Some(i) = k {
+            if let Some(p) = own[i] {
+                part = Some(p);
+                break;
+            }
+            k = bones[i].parent;
+        }
+        match part {
+            Some(p) => bones[j].part = Some(mesh.parts()[p].clone()),
+            None => bones[j].influences = Some(Vec::new()),
+        }
+    }
+}
+
+/// `lift_l` / `lift_r`: each upper-arm bone (name containing "upperarm" or "upper_arm")
+/// rotated 90° about its head in the direction that takes its tail away from the
+/// character's vertical centre line, watching the part of the arm's parent bone beyond one
+/// upper-arm length from the shoulder.
+fn lift_probes(skeleton: &Skeleton, mesh: &Mesh, notes: &mut Vec<String>) -> Vec<Probe> {
+    let (lo, hi) = mesh.bounds();
+    let centre_x = 0.5 * (lo.x + hi.x);
+    let bones = skeleton.bones();
+    let mut probes = BTreeMap::new();
+    for b in bones {
+        let lower = b.name.to_lowercase();
+        if !(lower.contains("upperarm") || lower.contains("upper_arm")) {
+            continue;
+        }
+        let side = if lower.ends_with("_l") || lower.ends_with(".l") {
+            "l"
+        } else if lower.ends_with("_r") || lower.ends_with(".r") {
+            "r"
+        } else if b.head.x < centre_x {
+            "l"
+        } else {
+            "r"
+        };
+        let outward = |deg: f64| {
+            let r = nalgebra::Rotation2::new(deg.to_radians());
+            (b.head + r * (b.tail - b.head) - Point2::new(centre_x, b.head.y))
+                .x
+                .abs()
+        };
+        let degrees = if outward(-90.0) >= outward(90.0) {
+            -90.0
+        } else {
+            90.0
+        };
+        let watch_part = b
+            .parent
+            .and_then(|p| bones[p].part.clone())
+            .or_else(|| b.part.clone());
+        let name = format!("lift_{side}");
+        if probes.contains_key(&name) {
+            notes.push(format!(
+                "bone {:?} looks like a second {name} upper arm: no probe for it",
+                b.name
+            ));
+            continue;
+        }
+        probes.insert(
+            name.clone(),
+            Probe {
+                name,
+                pose: Pose::rest().rotate(b.name.clone(), degrees),
+                watch: Watch {
+                    part: watch_part,
+                    min_distance: Some(b.length()),
+                    ..Watch::default()
+                },
+            },
+        );
+    }
+    if probes.is_empty() {
+        notes.push("no upper-arm bone found by name: no lift probes".into());
+    }
+    probes.into_values().collect()
+}

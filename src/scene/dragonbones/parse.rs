@@ -1,0 +1,463 @@
+//! Reading a DragonBones file into checked values (no geometry is built here).
+
+use super::import::ImportReport;
+use super::{Affine, At};
+use crate::error::{Error, Result};
+use crate::skeleton::{Bone, Skeleton};
+use nalgebra::Point2;
+use serde_json::Value;
+use std::collections::HashMap;
+
+/// A bone as the file gives it (y-down).
+pub(super) struct FileBone {
+    pub name: String,
+    pub parent: Option<usize>,
+    pub length: f64,
+    pub setup_local: Affine,
+    pub inherit_translation: bool,
+    pub inherit_rotation: bool,
+    pub inherit_scale: bool,
+}
+
+/// The skinning data of a weighted mesh (bone indices into the armature's bone list).
+pub(super) struct FileSkin {
+    pub slot_pose: Affine,
+    pub bone_poses: Vec<(usize, Affine)>,
+    pub influences: Vec<Vec<(usize, f64)>>,
+    pub max_row_sum_error: f64,
+}
+
+/// A mesh display as the file gives it.
+pub(super) struct FileMesh {
+    pub slot: String,
+    pub slot_bone: Option<usize>,
+    pub display: String,
+    pub display_transform: Affine,
+    pub vertices: Vec<[f64; 2]>,
+    pub triangles: Vec<[usize; 3]>,
+    pub skin: Option<FileSkin>,
+}
+
+/// Everything the importer reads from the file, checked.
+pub(super) struct FileArmature {
+    pub bones: Vec<FileBone>,
+    /// Bones parents-first.
+    pub order: Vec<usize>,
+    pub meshes: Vec<FileMesh>,
+    /// Armature name, version and notes on what was skipped.
+    pub report: ImportReport,
+}
+
+/// Parses the first armature: bones, slots and the default skin's mesh displays.
+pub(super) fn parse_armature(text: &str) -> Result<FileArmature> {
+    let root: Value = serde_json::from_str(text).map_err(|e| Error::Json {
+        context: "DragonBones".into(),
+        message: e.to_string(),
+    })?;
+    let top = At { context: "file" };
+    top.object(&root, "(root)")?;
+    let armatures = top.array(&root, "armature")?;
+    let armature = armatures
+        .first()
+        .ok_or_else(|| top.error("armature", None, "no armature in the file"))?;
+    let mut report = ImportReport {
+        version: top.opt_string(&root, "version")?.unwrap_or_default(),
+        ..ImportReport::default()
+    };
+    let at = At {
+        context: "armature",
+    };
+    at.object(armature, "armature[0]")?;
+    report.armature = at.opt_string(armature, "name")?.unwrap_or_default();
+    if armatures.len() > 1 {
+        report.notes.push(format!(
+            "the file has {} armatures; imported the first, {:?}",
+            armatures.len(),
+            report.armature
+        ));
+    }
+
+    let bones = parse_bones(armature)?;
+    // Validates names and parents and gives a parents-first order.
+    let order = Skeleton::new(
+        bones
+            .iter()
+            .map(|b| Bone {
+                parent: b.parent,
+                ..Bone::new(b.name.clone(), Point2::origin(), Point2::origin())
+            })
+            .collect(),
+    )?
+    .topological_order()
+    .to_vec();
+    let slots = parse_slots(armature, &bones)?;
+    let meshes = parse_meshes(armature, &bones, &slots, &mut report.notes)?;
+    if meshes.is_empty() {
+        return Err(at.error("skin", None, "no mesh display to import"));
+    }
+
+    Ok(FileArmature {
+        bones,
+        order,
+        meshes,
+        report,
+    })
+}
+
+fn parse_bones(armature: &Value) -> Result<Vec<FileBone>> {
+    let at = At {
+        context: "armature",
+    };
+    let raw = at.array(armature, "bone")?;
+    let mut names: HashMap<String, usize> = HashMap::new();
+    for (i, b) in raw.iter().enumerate() {
+        let name = at
+            .string(b, "name")
+            .map_err(|e| with_context(e, format!("bone {i}")))?;
+        names.entry(name).or_insert(i);
+    }
+    raw.iter()
+        .enumerate()
+        .map(|(i, b)| {
+            let ctx = format!("bone {i}");
+            let at = At { context: &ctx };
+            let name = at.string(b, "name")?;
+            let ctx = format!("bone {name:?}");
+            let at = At { context: &ctx };
+            let parent = match at.opt_string(b, "parent")? {
+                None => None,
+                Some(p) => Some(*names.get(&p).ok_or_else(|| Error::UnknownParent {
+                    bone: name.clone(),
+                    parent: p.clone(),
+                })?),
+            };
+            let length = at.number_or(b, "length", 0.0)?;
+            if length < 0.0 {
+                return Err(at.error("length", None, format!("{length} is negative")));
+            }
+            Ok(FileBone {
+                parent,
+                length,
+                setup_local: at.transform(b)?,
+                inherit_translation: at.bool_or(b, "inheritTranslation", true)?,
+                inherit_rotation: at.bool_or(b, "inheritRotation", true)?,
+                inherit_scale: at.bool_or(b, "inheritScale", true)?,
+                name,
+            })
+        })
+        .collect()
+}
+
+fn with_context(e: Error, context: String) -> Error {
+    match e {
+        Error::DragonBones {
+            field,
+            vertex,
+            message,
+            ..
+        } => Error::DragonBones {
+            context,
+            field,
+            vertex,
+            message,
+        },
+        e => e,
+    }
+}
+
+/// Slot name → index of its parent bone.
+fn parse_slots(armature: &Value, bones: &[FileBone]) -> Result<HashMap<String, Option<usize>>> {
+    let at = At {
+        context: "armature",
+    };
+    let Some(raw) = armature.get("slot") else {
+        return Ok(HashMap::new());
+    };
+    let raw = raw
+        .as_array()
+        .ok_or_else(|| at.error("slot", None, "expected an array"))?;
+    let mut slots = HashMap::new();
+    for (i, s) in raw.iter().enumerate() {
+        let ctx = format!("slot {i}");
+        let at = At { context: &ctx };
+        let name = at.string(s, "name")?;
+        let bone =
+            match at.opt_string(s, "parent")? {
+                None => None,
+                Some(p) => Some(bones.iter().position(|b| b.name == p).ok_or_else(|| {
+                    Error::DragonBones {
+                        context: format!("slot {name:?}"),
+                        field: "parent".into(),
+                        vertex: None,
+                        message: format!("bone {p:?} does not exist"),
+                    }
+                })?),
+            };
+        slots.insert(name, bone);
+    }
+    Ok(slots)
+}
+
+fn is_mesh(display: &Value) -> bool {
+    match display.get("type") {
+        Some(Value::String(s)) => s == "mesh",
+        // DisplayType.Mesh in the binary enum.
+        Some(Value::Number(n)) => n.as_u64() == Some(2),
+        _ => false,
+    }
+}
+
+fn parse_meshes(
+    armature: &Value,
+    bones: &[FileBone],
+    slots: &HashMap<String, Option<usize>>,
+    notes: &mut Vec<String>,
+) -> Result<Vec<FileMesh>> {
+    let at = At {
+        context: "armature",
+    };
+    let skins = match armature.get("skin") {
+        None => return Ok(Vec::new()),
+        Some(s) => s
+            .as_array()
+            .ok_or_else(|| at.error("skin", None, "expected an array"))?,
+    };
+    // The default skin is the one named "" or "default", else the first.
+    let Some(skin) = skins
+        .iter()
+        .find(|s| {
+            matches!(
+                s.get("name").and_then(Value::as_str),
+                None | Some("" | "default")
+            )
+        })
+        .or(skins.first())
+    else {
+        return Ok(Vec::new());
+    };
+    if skins.len() > 1 {
+        notes.push(format!(
+            "{} skins; imported the default one only",
+            skins.len()
+        ));
+    }
+    let mut meshes = Vec::new();
+    let mut skipped = 0;
+    for (i, s) in at.array(skin, "slot")?.iter().enumerate() {
+        let ctx = format!("skin slot {i}");
+        let at = At { context: &ctx };
+        let slot = at.string(s, "name")?;
+        let slot_bone = *slots.get(&slot).ok_or_else(|| Error::DragonBones {
+            context: format!("skin slot {slot:?}"),
+            field: "name".into(),
+            vertex: None,
+            message: "no armature slot has this name".into(),
+        })?;
+        let displays = match s.get("display") {
+            None => continue,
+            Some(d) => d
+                .as_array()
+                .ok_or_else(|| at.error("display", None, "expected an array"))?,
+        };
+        for d in displays {
+            if !is_mesh(d) {
+                skipped += 1;
+                continue;
+            }
+            let display = At {
+                context: &format!("slot {slot:?} display"),
+            }
+            .string(d, "name")?;
+            if d.get("share").is_some() {
+                notes.push(format!(
+                    "slot {slot:?}: linked mesh {display:?} (\"share\") skipped"
+                ));
+                continue;
+            }
+            meshes.push(parse_mesh(d, bones, slot.clone(), slot_bone, display)?);
+        }
+    }
+    if skipped > 0 {
+        notes.push(format!(
+            "{skipped} non-mesh displays (images, armatures, bounding boxes) skipped"
+        ));
+    }
+    Ok(meshes)
+}
+
+fn parse_mesh(
+    d: &Value,
+    bones: &[FileBone],
+    slot: String,
+    slot_bone: Option<usize>,
+    display: String,
+) -> Result<FileMesh> {
+    let ctx = format!("mesh {display:?} (slot {slot:?})");
+    let at = At { context: &ctx };
+    let raw = at.numbers(d, "vertices")?;
+    if raw.len() % 2 != 0 || raw.len() < 6 {
+        return Err(at.error(
+            "vertices",
+            None,
+            format!(
+                "{} numbers: need x, y pairs for at least 3 vertices",
+                raw.len()
+            ),
+        ));
+    }
+    let vertices: Vec<[f64; 2]> = raw.chunks_exact(2).map(|c| [c[0], c[1]]).collect();
+    let n = vertices.len();
+    let raw = at.numbers(d, "triangles")?;
+    if raw.len() % 3 != 0 || raw.is_empty() {
+        return Err(at.error(
+            "triangles",
+            None,
+            format!("{} indices: need a positive multiple of 3", raw.len()),
+        ));
+    }
+    let index = |x: f64, what: &str| -> Result<usize> {
+        if x >= 0.0 && x.fract() == 0.0 {
+            Ok(x as usize)
+        } else {
+            Err(at.error(what, None, format!("{x} is not an index")))
+        }
+    };
+    let mut triangles = Vec::with_capacity(raw.len() / 3);
+    for (t, c) in raw.chunks_exact(3).enumerate() {
+        let mut tri = [0; 3];
+        for k in 0..3 {
+            tri[k] = index(c[k], "triangles")?;
+            if tri[k] >= n {
+                return Err(at.error(
+                    "triangles",
+                    None,
+                    format!("triangle {t} uses vertex {}, but the mesh has {n}", tri[k]),
+                ));
+            }
+        }
+        triangles.push(tri);
+    }
+    let skin = if d.get("weights").is_some() {
+        Some(parse_skin(&at, d, bones, n)?)
+    } else {
+        None
+    };
+    Ok(FileMesh {
+        display_transform: at.transform(d)?,
+        slot,
+        slot_bone,
+        display,
+        vertices,
+        triangles,
+        skin,
+    })
+}
+
+fn parse_skin(at: &At, d: &Value, bones: &[FileBone], n: usize) -> Result<FileSkin> {
+    let slot_pose = at.matrix(d, "slotPose")?;
+    let raw = at.numbers(d, "bonePose")?;
+    if raw.len() % 7 != 0 || raw.is_empty() {
+        return Err(at.error(
+            "bonePose",
+            None,
+            format!(
+                "{} numbers: need [boneIndex, a, b, c, d, tx, ty] per bone",
+                raw.len()
+            ),
+        ));
+    }
+    let bone_index = |x: f64, field: &str, vertex: Option<usize>| -> Result<usize> {
+        if x >= 0.0 && x.fract() == 0.0 && (x as usize) < bones.len() {
+            Ok(x as usize)
+        } else {
+            Err(at.error(
+                field,
+                vertex,
+                format!(
+                    "bone index {x} is out of range (the armature has {} bones)",
+                    bones.len()
+                ),
+            ))
+        }
+    };
+    let mut bone_poses = Vec::new();
+    for c in raw.chunks_exact(7) {
+        let j = bone_index(c[0], "bonePose", None)?;
+        let m = Affine::from_array([c[1], c[2], c[3], c[4], c[5], c[6]]);
+        if m.inverse().is_none() {
+            return Err(at.error(
+                "bonePose",
+                None,
+                format!("the matrix of bone {:?} is singular", bones[j].name),
+            ));
+        }
+        bone_poses.push((j, m));
+    }
+    let w = at.numbers(d, "weights")?;
+    let mut influences = Vec::with_capacity(n);
+    let mut max_row_sum_error: f64 = 0.0;
+    let mut i = 0;
+    let short = |v: usize| {
+        at.error(
+            "weights",
+            Some(v),
+            format!(
+                "the array ends inside this vertex's entry ({} numbers for {n} vertices)",
+                w.len()
+            ),
+        )
+    };
+    for v in 0..n {
+        let count = *w.get(i).ok_or_else(|| short(v))?;
+        i += 1;
+        if !(count >= 1.0 && count.fract() == 0.0) {
+            return Err(at.error(
+                "weights",
+                Some(v),
+                format!("bone count {count} is not a positive integer"),
+            ));
+        }
+        let mut row = Vec::with_capacity(count as usize);
+        let mut sum = 0.0;
+        for _ in 0..count as usize {
+            let (Some(&bj), Some(&wv)) = (w.get(i), w.get(i + 1)) else {
+                return Err(short(v));
+            };
+            i += 2;
+            let j = bone_index(bj, "weights", Some(v))?;
+            if !bone_poses.iter().any(|&(k, _)| k == j) {
+                return Err(at.error(
+                    "weights",
+                    Some(v),
+                    format!("bone {:?} is not listed in bonePose", bones[j].name),
+                ));
+            }
+            if wv < 0.0 {
+                return Err(at.error("weights", Some(v), format!("weight {wv} is negative")));
+            }
+            sum += wv;
+            row.push((j, wv));
+        }
+        if sum <= 0.0 {
+            return Err(at.error("weights", Some(v), "the weights sum to 0"));
+        }
+        max_row_sum_error = max_row_sum_error.max((sum - 1.0).abs());
+        influences.push(row);
+    }
+    if i != w.len() {
+        return Err(at.error(
+            "weights",
+            None,
+            format!(
+                "{} numbers left over after the {n} vertices' entries (weights for more vertices than the mesh has?)",
+                w.len() - i
+            ),
+        ));
+    }
+    Ok(FileSkin {
+        slot_pose,
+        bone_poses,
+        influences,
+        max_row_sum_error,
+    })
+}

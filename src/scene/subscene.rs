@@ -1,0 +1,256 @@
+//! One part of a scene with a chosen set of bones: how a solver is scored against an artist
+//! on the same mesh with the same bones (see `ImportReport`'s per-mesh bone lists).
+
+use super::Scene;
+use crate::error::{Error, Result};
+use crate::mesh::Mesh;
+use crate::skeleton::{Bone, Skeleton};
+use crate::weights::Weights;
+use std::collections::HashMap;
+
+/// A part cut out of a scene, with the maps back to the full scene.
+#[derive(Debug, Clone)]
+pub struct SubScene {
+    /// The part's mesh (one part) and the kept bones; probes that fit are kept.
+    pub scene: Scene,
+    /// Full-scene index of each sub-scene vertex.
+    pub vertices: Vec<usize>,
+    /// Full-scene index of each sub-scene bone.
+    pub bones: Vec<usize>,
+}
+
+impl SubScene {
+    /// Cuts `part` out of `scene` with only the named bones.
+    ///
+    /// Vertices keep their order; triangles whose corners all lie in the part are kept. Each
+    /// kept bone's parent becomes its nearest kept ancestor, so posing a bone still moves the
+    /// kept bones below it. A bone keeps its `part` only if it is this part; `influences` are
+    /// dropped (one part: nothing to mask between). Probes are kept when every bone they
+    /// pose is kept and they watch this part (or any part) without a vertex list.
+    ///
+    /// Errors: unknown part or bone ([`Error::UnknownPart`], [`Error::UnknownBone`]), no
+    /// bones, and a part vertex used only by triangles that cross into other parts.
+    pub fn new(scene: &Scene, part: &str, bones: &[String]) -> Result<SubScene> {
+        let mesh = &scene.mesh;
+        let p = mesh.part_index(part).ok_or_else(|| Error::UnknownPart {
+            context: "sub-scene".into(),
+            part: part.to_string(),
+            known: mesh.parts().to_vec(),
+        })?;
+        let vertices: Vec<usize> = (0..mesh.vertex_count())
+            .filter(|&v| mesh.vertex_parts()[v] == p)
+            .collect();
+        let mut new_index = HashMap::with_capacity(vertices.len());
+        for (i, &v) in vertices.iter().enumerate() {
+            new_index.insert(v, i);
+        }
+        let triangles: Vec<[usize; 3]> = mesh
+            .triangles()
+            .iter()
+            .filter_map(|t| {
+                Some([
+                    *new_index.get(&t[0])?,
+                    *new_index.get(&t[1])?,
+                    *new_index.get(&t[2])?,
+                ])
+            })
+            .collect();
+        let mut used = vec![false; vertices.len()];
+        triangles.iter().flatten().for_each(|&i| used[i] = true);
+        if let Some(i) = used.iter().position(|u| !u) {
+            return Err(Error::field(
+                "part",
+                format!(
+                    "vertex {} of part {part:?} is only used by triangles that cross into other parts",
+                    vertices[i]
+                ),
+            ));
+        }
+        let points = vertices.iter().map(|&v| mesh.vertices()[v]).collect();
+        let sub_mesh = Mesh::with_parts(
+            points,
+            triangles,
+            vec![part.to_string()],
+            vec![0; vertices.len()],
+        )?;
+
+        let sk = &scene.skeleton;
+        let mut kept: Vec<usize> = bones
+            .iter()
+            .map(|name| {
+                sk.index_of(name).ok_or_else(|| Error::UnknownBone {
+                    context: "sub-scene".into(),
+                    bone: name.clone(),
+                })
+            })
+            .collect::<Result<_>>()?;
+        kept.sort_unstable();
+        kept.dedup();
+        let position = |j: usize| kept.iter().position(|&k| k == j);
+        let sub_bones: Vec<Bone> = kept
+            .iter()
+            .map(|&j| {
+                let b = &sk.bones()[j];
+                let mut parent = b.parent;
+                while let Some(a) = parent {
+                    if position(a).is_some() {
+                        break;
+                    }
+                    parent = sk.bones()[a].parent;
+                }
+                Bone {
+                    parent: parent.and_then(position),
+                    part: b.part.clone().filter(|q| q == part),
+                    influences: None,
+                    ..b.clone()
+                }
+            })
+            .collect();
+        let sub_skeleton = Skeleton::new(sub_bones)?;
+        let probes = scene
+            .probes
+            .iter()
+            .filter(|pr| {
+                pr.pose
+                    .moved_bones()
+                    .all(|b| sub_skeleton.index_of(b).is_some())
+                    && pr.watch.part.as_deref().is_none_or(|q| q == part)
+                    && pr.watch.vertices.is_none()
+            })
+            .cloned()
+            .collect();
+        Ok(SubScene {
+            scene: Scene::new(
+                format!("{}/{part}", scene.name),
+                sub_mesh,
+                sub_skeleton,
+                probes,
+            )?,
+            vertices,
+            bones: kept,
+        })
+    }
+
+    /// The rows of full-scene `weights` for this part, on the kept bones only, renormalized.
+    /// Errors with [`Error::RowSum`] naming the full-scene vertex when a row has no weight on
+    /// the kept bones.
+    pub fn restrict(&self, weights: &Weights) -> Result<Weights> {
+        let mut out = Weights::zeros(self.vertices.len(), self.bones.len());
+        for (i, &v) in self.vertices.iter().enumerate() {
+            for (k, &j) in self.bones.iter().enumerate() {
+                out.set(i, k, weights.get(v, j));
+            }
+            let sum: f64 = out.row(i).iter().sum();
+            if !(sum > 0.0 && sum.is_finite()) {
+                return Err(Error::RowSum {
+                    vertex: v,
+                    sum,
+                    tolerance: 0.0,
+                });
+            }
+            out.row_mut(i).iter_mut().for_each(|w| *w /= sum);
+        }
+        Ok(out)
+    }
+
+    /// Writes sub-scene weights back into the part's rows of full-scene `weights` (other
+    /// bones get 0 on those rows). Errors with [`Error::WeightsShape`] when `sub` is not
+    /// this sub-scene's shape or `weights` not the full scene's.
+    pub fn scatter(&self, sub: &Weights, weights: &mut Weights) -> Result<()> {
+        if sub.vertex_count() != self.vertices.len() || sub.bone_count() != self.bones.len() {
+            return Err(Error::WeightsShape {
+                message: format!(
+                    "sub-scene {:?}: weights are {} x {}, expected {} x {}",
+                    self.scene.name,
+                    sub.vertex_count(),
+                    sub.bone_count(),
+                    self.vertices.len(),
+                    self.bones.len()
+                ),
+            });
+        }
+        let needed_vertices = self.vertices.iter().max().map_or(0, |v| v + 1);
+        let needed_bones = self.bones.iter().max().map_or(0, |b| b + 1);
+        if weights.vertex_count() < needed_vertices || weights.bone_count() < needed_bones {
+            return Err(Error::WeightsShape {
+                message: format!(
+                    "sub-scene {:?}: full weights are {} x {}, too small for vertex {} and bone {}",
+                    self.scene.name,
+                    weights.vertex_count(),
+                    weights.bone_count(),
+                    needed_vertices - 1,
+                    needed_bones.saturating_sub(1)
+                ),
+            });
+        }
+        for (i, &v) in self.vertices.iter().enumerate() {
+            weights.row_mut(v).iter_mut().for_each(|w| *w = 0.0);
+            for (k, &j) in self.bones.iter().enumerate() {
+                weights.set(v, j, sub.get(i, k));
+            }
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::scene::{builtin_scene, BuiltinOptions};
+
+    #[test]
+    fn arm_layer_with_its_two_bones() {
+        let scene = builtin_scene(
+            "layered-arms",
+            &BuiltinOptions {
+                vertices: 2000,
+                ..Default::default()
+            },
+        )
+        .unwrap();
+        let upper = scene.skeleton.index_of("upper_arm_l").unwrap();
+        let fore = scene.skeleton.index_of("forearm_l").unwrap();
+        let cut =
+            SubScene::new(&scene, "arm_l", &["upper_arm_l".into(), "forearm_l".into()]).unwrap();
+        cut.scene.sanity_check().unwrap();
+        let arm = scene.mesh.part_index("arm_l").unwrap();
+        let in_arm = scene
+            .mesh
+            .vertex_parts()
+            .iter()
+            .filter(|&&p| p == arm)
+            .count();
+        assert_eq!(cut.vertices.len(), in_arm);
+        // The forearm's parent is still the upper arm; the upper arm's parent (spine) is gone.
+        let bones = cut.scene.skeleton.bones();
+        assert_eq!(bones[0].parent, None);
+        assert_eq!(bones[1].parent, Some(0));
+        assert_eq!(bones[1].head, scene.skeleton.bones()[fore].head);
+
+        let sub = crate::solve(&cut.scene, "heat").unwrap();
+        let mut full = Weights::zeros(scene.mesh.vertex_count(), scene.skeleton.len());
+        cut.scatter(&sub, &mut full).unwrap();
+        for (i, &v) in cut.vertices.iter().enumerate() {
+            assert_eq!(full.get(v, upper), sub.get(i, 0));
+            assert_eq!(full.get(v, fore), sub.get(i, 1));
+            assert!((full.row(v).iter().sum::<f64>() - 1.0).abs() < 1e-9);
+        }
+        // restrict is scatter's inverse on the part's rows.
+        let back = cut.restrict(&full).unwrap();
+        assert!(back
+            .as_slice()
+            .iter()
+            .zip(sub.as_slice())
+            .all(|(a, b)| (a - b).abs() < 1e-12));
+        // Wrong shapes are named, not a panic.
+        let mut small = Weights::zeros(3, 1);
+        assert!(matches!(
+            cut.scatter(&sub, &mut small),
+            Err(Error::WeightsShape { .. })
+        ));
+        assert!(matches!(
+            cut.scatter(&Weights::zeros(2, 2), &mut full),
+            Err(Error::WeightsShape { .. })
+        ));
+    }
+}

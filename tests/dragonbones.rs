@@ -516,7 +516,10 @@ fn solvers_against_the_artist() {
     let whole_heat = skinweights::solve(scene, "heat").unwrap();
     let whole_euclidean = skinweights::solve(scene, "euclidean").unwrap();
     let whole_agree = dominant_agreement(&whole_heat, &imp.artist);
-    assert!(whole_agree < 0.5, "whole-character heat agrees on {whole_agree}");
+    assert!(
+        whole_agree < 0.5,
+        "whole-character heat agrees on {whole_agree}"
+    );
 
     let lift = scene.probe(Some("lift_l")).unwrap();
     let drag = |w: &skinweights::Weights| metrics::drag(scene, w, lift).unwrap().max_pct();

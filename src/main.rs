@@ -13,7 +13,7 @@ use skinweights::scene::dragonbones::{load_dragonbones, save_dragonbones};
 use skinweights::scene::{
     builtin_scene, export_gltf, import_gltf, load_scene, save_scene, sprite_scene, BonesFile,
     BuiltinOptions, GltfOptions, Sprite, SpriteOptions, TraceOptions, BUILTIN_SCENES,
-    DEFAULT_MIN_AREA, DEFAULT_THRESHOLD, DEFAULT_TOLERANCE,
+    DEFAULT_MIN_AREA, DEFAULT_THRESHOLD, DEFAULT_TOLERANCE, GLTF_INFLUENCES,
 };
 use skinweights::solvers::solver_by_name;
 use skinweights::{Error, Scene, Weights, WeightsFile};
@@ -627,6 +627,26 @@ fn run(cli: Cli) -> Result<ExitCode, Error> {
                     };
                     let text = export_gltf(&scene, &w, &options)?;
                     std::fs::write(&output, text).map_err(|e| Error::io(&output, e))?;
+                    // glTF holds 4 influences per vertex: say what the truncation cost.
+                    let dropped = w.top_k_dropped(GLTF_INFLUENCES);
+                    let cut: Vec<(usize, f64)> = dropped
+                        .iter()
+                        .copied()
+                        .enumerate()
+                        .filter(|&(_, d)| d > 0.0)
+                        .collect();
+                    if let Some(&(worst, most)) = cut.iter().max_by(|a, b| a.1.total_cmp(&b.1)) {
+                        let mean = cut.iter().map(|c| c.1).sum::<f64>() / cut.len() as f64;
+                        eprintln!(
+                            "note: glTF keeps {GLTF_INFLUENCES} influences per vertex: {} vertices had more; \
+                             the weight dropped before renormalizing is {:.1}% on average over them, \
+                             at most {:.1}% (vertex {worst}). Solve with --max-influences {GLTF_INFLUENCES} \
+                             to eval and plot exactly what the file holds.",
+                            cut.len(),
+                            100.0 * mean,
+                            100.0 * most
+                        );
+                    }
                     println!(
                         "wrote {}: {} vertices, {} triangles, {} joints",
                         output.display(),

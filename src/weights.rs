@@ -162,18 +162,26 @@ impl Weights {
         self.truncated(k, false)
     }
 
+    /// The weight [`Weights::top_k`] drops from each row, before it renormalizes: what an
+    /// exporter limited to `k` influences per vertex (glTF: 4) loses. 0 for rows with at most
+    /// `k` influences.
+    pub fn top_k_dropped(&self, k: usize) -> Vec<f64> {
+        let mut idx = Vec::with_capacity(self.n_bones);
+        self.rows()
+            .map(|row| {
+                ranked_influences(row, true, &mut idx);
+                idx.iter().skip(k).map(|&b| row[b]).sum()
+            })
+            .collect()
+    }
+
     fn truncated(&self, k: usize, sort: bool) -> Weights {
         let mut out = self.clone();
         let mut idx: Vec<usize> = Vec::with_capacity(self.n_bones);
         for row in out.rows_mut() {
-            idx.clear();
-            idx.extend((0..row.len()).filter(|&b| row[b] > 0.0));
+            ranked_influences(row, sort, &mut idx);
             if idx.len() <= k {
                 continue;
-            }
-            if sort {
-                // Stable sort: equal weights keep bone order.
-                idx.sort_by(|&a, &b| row[b].total_cmp(&row[a]));
             }
             for &b in &idx[k..] {
                 row[b] = 0.0;
@@ -338,5 +346,15 @@ impl WeightsFile {
             }
         }
         Ok(w)
+    }
+}
+
+/// Fills `idx` with the bones of `row` that have weight, largest first when `sort` (a stable
+/// sort: equal weights keep bone order), else in bone order.
+fn ranked_influences(row: &[f64], sort: bool, idx: &mut Vec<usize>) {
+    idx.clear();
+    idx.extend((0..row.len()).filter(|&b| row[b] > 0.0));
+    if sort {
+        idx.sort_by(|&a, &b| row[b].total_cmp(&row[a]));
     }
 }

@@ -828,6 +828,8 @@ fn cli_exports_and_imports() {
     ];
     let o = run(&export);
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    // SimpleSkin has 2 joints: nothing is truncated, so no note.
+    assert!(!String::from_utf8_lossy(&o.stderr).contains("influences per vertex"));
     let before = std::fs::read(p("s.gltf")).unwrap();
     // No overwrite without --force, exit code 2 as for every input error.
     let o = run(&export);
@@ -852,4 +854,41 @@ fn cli_exports_and_imports() {
     assert_eq!(o.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&o.stderr).contains("no node has both a mesh and a skin"));
     assert!(!Path::new(&p("b.json")).exists());
+}
+
+#[test]
+fn cli_says_what_the_four_influence_limit_drops() {
+    let bin = env!("CARGO_BIN_EXE_skinweights");
+    let dir = tempfile::tempdir().unwrap();
+    let p = |n: &str| dir.path().join(n).to_string_lossy().to_string();
+    let scene = skinweights::builtin_scene(
+        "figure",
+        &skinweights::BuiltinOptions {
+            vertices: 2000,
+            ..Default::default()
+        },
+    )
+    .unwrap();
+    let weights = skinweights::solve(&scene, "heat").unwrap();
+    skinweights::save_scene(&scene, p("f.json")).unwrap();
+    skinweights::WeightsFile::new(&scene.name, "heat", scene.skeleton.names(), &weights)
+        .save(p("w.json"))
+        .unwrap();
+    let dropped = weights.top_k_dropped(4);
+    let cut = dropped.iter().filter(|&&d| d > 0.0).count();
+    assert!(cut > 100, "{cut}");
+    let o = Command::new(bin)
+        .args([
+            "export",
+            "gltf",
+            &p("f.json"),
+            &p("w.json"),
+            "-o",
+            &p("f.gltf"),
+        ])
+        .output()
+        .unwrap();
+    assert!(o.status.success());
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.contains(&format!("{cut} vertices had more")), "{err}");
 }

@@ -110,6 +110,10 @@ fn top_k_keeps_the_dominant_bone_listed_last() {
     // The dropped bone is the last of the tied minor ones.
     assert_eq!(sorted.get(0, 3), 0.0);
 
+    // What the truncation drops before renormalizing: one minor bone.
+    assert_eq!(w.top_k_dropped(4), vec![0.05]);
+    assert_eq!(w.top_k_dropped(5), vec![0.0]);
+
     // The bug: first four, then normalize: every kept bone gets 0.25, the dominant one 0.
     let naive = w.first_k_then_normalize(4);
     assert_eq!(naive.row(0), &[0.25, 0.25, 0.25, 0.25, 0.0]);

@@ -338,6 +338,42 @@ fn resolve_scene(name: Option<&str>, builtin: &BuiltinArgs) -> Result<Scene, Err
 }
 
 /// Refuses to overwrite a file unless `force`.
+/// Like [`check_output`] for every output, and also refuses two outputs on one path or an
+/// output on one of the command's inputs (even with --force: the input would be lost while
+/// the command still needs it).
+fn check_outputs(inputs: &[&Path], outputs: &[&Path], force: bool) -> Result<(), Error> {
+    for (i, out) in outputs.iter().enumerate() {
+        if inputs.iter().any(|input| same_path(input, out)) {
+            return Err(Error::field(
+                "output",
+                format!(
+                    "{} is also an input of this command; write to another path",
+                    out.display()
+                ),
+            ));
+        }
+        if outputs[..i].iter().any(|other| same_path(other, out)) {
+            return Err(Error::field(
+                "output",
+                format!("two outputs of this command go to {}", out.display()),
+            ));
+        }
+        check_output(out, force)?;
+    }
+    Ok(())
+}
+
+/// Whether two paths name the same file (resolved through the file system when both exist).
+fn same_path(a: &Path, b: &Path) -> bool {
+    match (a.canonicalize(), b.canonicalize()) {
+        (Ok(x), Ok(y)) => x == y,
+        _ => match (std::path::absolute(a), std::path::absolute(b)) {
+            (Ok(x), Ok(y)) => x == y,
+            _ => false,
+        },
+    }
+}
+
 fn check_output(path: &Path, force: bool) -> Result<(), Error> {
     if path.exists() && !force {
         return Err(Error::WouldOverwrite {
@@ -535,7 +571,7 @@ fn run(cli: Cli) -> Result<ExitCode, Error> {
             force,
             builtin,
         } => {
-            check_output(&output, force)?;
+            check_outputs(&[Path::new(&scene), &weights], &[&output], force)?;
             let scene = resolve_scene(Some(&scene), &builtin)?;
             let w = load_weights_for(&scene, &weights)?;
             let probe = scene.probe(probe.as_deref())?;
@@ -574,7 +610,8 @@ fn run(cli: Cli) -> Result<ExitCode, Error> {
             output,
             force,
         } => {
-            check_output(&output, force)?;
+            let input: Vec<&Path> = scene.scene.iter().map(Path::new).collect();
+            check_outputs(&input, &[&output], force)?;
             let scene = resolve_scene(scene.scene.as_deref(), &scene.builtin)?;
             let options = parse_options(&options)?;
             let solver_impl = solver_by_name(&solver, &options)?;
@@ -616,7 +653,7 @@ fn run(cli: Cli) -> Result<ExitCode, Error> {
             scale,
             builtin,
         } => {
-            check_output(&output, force)?;
+            check_outputs(&[Path::new(&scene), &weights], &[&output], force)?;
             let scene = resolve_scene(Some(&scene), &builtin)?;
             let w = load_weights_for(&scene, &weights)?;
             match format {
@@ -680,16 +717,15 @@ fn run(cli: Cli) -> Result<ExitCode, Error> {
             weights,
             force,
         } => {
-            check_output(&output, force)?;
             // A DragonBones file always carries the artist's weights: write them by default.
             let weights = match (format, weights) {
                 (_, Some(w)) => Some(w),
                 (ImportFormat::Dragonbones, None) => Some(output.with_extension("artist.json")),
                 (ImportFormat::Gltf, None) => None,
             };
-            if let Some(w) = &weights {
-                check_output(w, force)?;
-            }
+            let mut outputs: Vec<&Path> = vec![&output];
+            outputs.extend(weights.as_deref());
+            check_outputs(&[&file], &outputs, force)?;
             let (scene, file_weights) = match format {
                 ImportFormat::Gltf => {
                     let imported = import_gltf(&file)?;
@@ -740,7 +776,7 @@ fn run(cli: Cli) -> Result<ExitCode, Error> {
             vertices,
             force,
         } => {
-            check_output(&output, force)?;
+            check_outputs(&[&sprite, &bones], &[&output], force)?;
             let image = Sprite::load(&sprite)?;
             let bones = BonesFile::load(&bones)?;
             let options = SpriteOptions {

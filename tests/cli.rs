@@ -226,3 +226,35 @@ fn solve_help_lists_every_solver_option() {
         );
     }
 }
+
+#[test]
+fn no_output_lands_on_an_input_or_on_another_output_even_with_force() {
+    let d = tmp();
+    let scene = p(d.path(), "bar.json");
+    let o = skinweights(&["scene", "bar", "--vertices", "500", "-o", &scene]);
+    assert!(o.status.success(), "{}", text(&o));
+    let before = std::fs::read(&scene).unwrap();
+    // solve onto its own scene file.
+    let o = skinweights(&["solve", &scene, "--solver", "heat", "-o", &scene, "--force"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(text(&o).contains("is also an input"), "{}", text(&o));
+    assert_eq!(std::fs::read(&scene).unwrap(), before);
+    // import with the scene and weights outputs on one path.
+    let body = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/data/dragonbones-you-xin/body_ske.json"
+    );
+    let same = p(d.path(), "same.json");
+    let o = skinweights(&[
+        "import",
+        "dragonbones",
+        body,
+        "-o",
+        &same,
+        "--weights",
+        &same,
+    ]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(text(&o).contains("two outputs"), "{}", text(&o));
+    assert!(!Path::new(&same).exists());
+}

@@ -17,6 +17,8 @@ pub struct SubScene {
     pub vertices: Vec<usize>,
     /// Full-scene index of each sub-scene bone.
     pub bones: Vec<usize>,
+    /// Vertex and bone counts of the full scene, to check full-scene weights against.
+    full_shape: (usize, usize),
 }
 
 impl SubScene {
@@ -128,6 +130,7 @@ impl SubScene {
             )?,
             vertices,
             bones: kept,
+            full_shape: (mesh.vertex_count(), sk.len()),
         })
     }
 
@@ -135,6 +138,7 @@ impl SubScene {
     /// Errors with [`Error::RowSum`] naming the full-scene vertex when a row has no weight on
     /// the kept bones.
     pub fn restrict(&self, weights: &Weights) -> Result<Weights> {
+        self.check_full_shape(weights)?;
         let mut out = Weights::zeros(self.vertices.len(), self.bones.len());
         for (i, &v) in self.vertices.iter().enumerate() {
             for (k, &j) in self.bones.iter().enumerate() {
@@ -153,6 +157,23 @@ impl SubScene {
         Ok(out)
     }
 
+    /// Full-scene weights must have the full scene's shape: extra columns would shift every
+    /// row's entries, missing ones would read out of bounds.
+    fn check_full_shape(&self, weights: &Weights) -> Result<()> {
+        let (n, b) = self.full_shape;
+        if weights.vertex_count() != n || weights.bone_count() != b {
+            return Err(Error::WeightsShape {
+                message: format!(
+                    "sub-scene {:?}: full-scene weights are {} x {}, the scene is {n} x {b}",
+                    self.scene.name,
+                    weights.vertex_count(),
+                    weights.bone_count()
+                ),
+            });
+        }
+        Ok(())
+    }
+
     /// Writes sub-scene weights back into the part's rows of full-scene `weights` (other
     /// bones get 0 on those rows). Errors with [`Error::WeightsShape`] when `sub` is not
     /// this sub-scene's shape or `weights` not the full scene's.
@@ -169,20 +190,7 @@ impl SubScene {
                 ),
             });
         }
-        let needed_vertices = self.vertices.iter().max().map_or(0, |v| v + 1);
-        let needed_bones = self.bones.iter().max().map_or(0, |b| b + 1);
-        if weights.vertex_count() < needed_vertices || weights.bone_count() < needed_bones {
-            return Err(Error::WeightsShape {
-                message: format!(
-                    "sub-scene {:?}: full weights are {} x {}, too small for vertex {} and bone {}",
-                    self.scene.name,
-                    weights.vertex_count(),
-                    weights.bone_count(),
-                    needed_vertices - 1,
-                    needed_bones.saturating_sub(1)
-                ),
-            });
-        }
+        self.check_full_shape(weights)?;
         for (i, &v) in self.vertices.iter().enumerate() {
             weights.row_mut(v).iter_mut().for_each(|w| *w = 0.0);
             for (k, &j) in self.bones.iter().enumerate() {
@@ -250,6 +258,11 @@ mod tests {
         ));
         assert!(matches!(
             cut.scatter(&Weights::zeros(2, 2), &mut full),
+            Err(Error::WeightsShape { .. })
+        ));
+        let wide = Weights::zeros(scene.mesh.vertex_count(), scene.skeleton.len() + 1);
+        assert!(matches!(
+            cut.restrict(&wide),
             Err(Error::WeightsShape { .. })
         ));
     }

@@ -552,9 +552,9 @@ fn planes_other_than_z_0_and_back_faces_import() {
     assert!((imported.scene.mesh.area() - 2.0).abs() < 1e-12);
 }
 
-#[test]
-fn several_primitives_become_parts() {
-    // Split SimpleSkin's 8 triangles into two primitives over the same vertex accessors.
+/// SimpleSkin with its 8 triangles split into two primitives of 4 (rows 0-2 and rows 2-4) over
+/// the same POSITION / JOINTS_0 / WEIGHTS_0 accessors, as a mesh split by material is stored.
+fn simpleskin_in_two_primitives() -> Doc {
     let mut doc = simpleskin_doc();
     let ind = doc.primitive()["indices"].as_u64().unwrap() as usize;
     let mut halves = Vec::new();
@@ -568,13 +568,45 @@ fn several_primitives_become_parts() {
         halves.push(prim);
     }
     doc.json["meshes"][0]["primitives"] = halves.into();
-    let imported = import_gltf_str(&encode(&doc), None, "halves").unwrap();
+    doc
+}
+
+#[test]
+fn primitives_sharing_accessors_share_vertices() {
+    let whole = import_gltf(SIMPLE_SKIN).unwrap();
+    let imported =
+        import_gltf_str(&encode(&simpleskin_in_two_primitives()), None, "halves").unwrap();
     let mesh = &imported.scene.mesh;
-    // Each primitive keeps the 6 vertices its triangles use: rows 0-2 and rows 2-4.
-    assert_eq!((mesh.vertex_count(), mesh.triangle_count()), (12, 8));
+    // One vertex per accessor vertex: the seam (row 2, vertices 4 and 5) is not split.
+    assert_eq!((mesh.vertex_count(), mesh.triangle_count()), (10, 8));
+    assert_eq!(mesh.topology().component_count(), 1);
+    assert_eq!(mesh.vertices(), whole.scene.mesh.vertices());
+    assert_eq!(mesh.triangles(), whole.scene.mesh.triangles());
+    // Parts still come from the primitives; the seam belongs to the first primitive using it.
     assert_eq!(mesh.parts(), ["primitive0", "primitive1"]);
-    assert_eq!(mesh.vertex_parts(), [0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1]);
+    assert_eq!(mesh.vertex_parts(), [0, 0, 0, 0, 0, 0, 1, 1, 1, 1]);
+    assert!(
+        !imported.notes.iter().any(|n| n.contains("dropped")),
+        "{:?}",
+        imported.notes
+    );
+    let w = imported.weights.unwrap();
+    assert_eq!(w.weights[4], vec![0.5, 0.5]);
+    assert_eq!(w.weights[6], vec![0.25, 0.75]);
+
+    // Other WEIGHTS_0 accessors (over the same bytes) make other vertices: glTF vertices are
+    // tuples of attributes, so the second primitive keeps its own copy of the seam.
+    let mut doc = simpleskin_in_two_primitives();
+    let weights = doc.attribute("WEIGHTS_0") as usize;
+    let copy = doc.json["accessors"][weights].clone();
+    doc.json["accessors"].as_array_mut().unwrap().push(copy);
+    let copy = doc.json["accessors"].as_array().unwrap().len() - 1;
+    doc.json["meshes"][0]["primitives"][1]["attributes"]["WEIGHTS_0"] = copy.into();
+    let imported = import_gltf_str(&encode(&doc), None, "apart").unwrap();
+    let mesh = &imported.scene.mesh;
+    assert_eq!((mesh.vertex_count(), mesh.triangle_count()), (12, 8));
     assert_eq!(mesh.topology().component_count(), 2);
+    assert_eq!(mesh.vertex_parts(), [0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1]);
     assert!(
         imported
             .notes
@@ -583,8 +615,6 @@ fn several_primitives_become_parts() {
         "{:?}",
         imported.notes
     );
-    let w = imported.weights.unwrap();
-    assert_eq!(w.weights[6], vec![0.5, 0.5]); // primitive 1's first vertex is vertex 4
 }
 
 #[test]
@@ -891,4 +921,300 @@ fn cli_says_what_the_four_influence_limit_drops() {
     assert!(o.status.success());
     let err = String::from_utf8_lossy(&o.stderr);
     assert!(err.contains(&format!("{cut} vertices had more")), "{err}");
+}
+
+/// The `InvalidField` error importing `doc` gives: (field, message).
+fn field_error(doc: &Doc) -> (String, String) {
+    match import_gltf_str(&encode(doc), None, "x") {
+        Err(Error::InvalidField { field, message }) => (field, message),
+        r => panic!("expected InvalidField, got {:?}", r.map(|i| i.notes)),
+    }
+}
+
+/// The buffer view of accessor `a`.
+fn view_of(doc: &Doc, a: u64) -> usize {
+    doc.accessor(a)["bufferView"].as_u64().unwrap() as usize
+}
+
+#[test]
+fn overflowing_and_overrunning_numbers_are_typed_errors() {
+    let base = simpleskin_doc();
+    let pos = base.attribute("POSITION");
+    let joints = base.attribute("JOINTS_0");
+    let ibm = base.json["skins"][0]["inverseBindMatrices"]
+        .as_u64()
+        .unwrap();
+    let pv = view_of(&base, pos);
+
+    // View byteOffset + byteLength wraps around u64: the old check passed and slicing panicked.
+    let mut doc = simpleskin_doc();
+    doc.json["bufferViews"][pv]["byteOffset"] = (u64::MAX - 7).into();
+    let (field, message) = field_error(&doc);
+    assert_eq!(field, format!("bufferViews[{pv}].byteLength"));
+    assert!(message.contains(&(u64::MAX - 7).to_string()), "{message}");
+
+    // count 2^62 with stride 12: stride * (count - 1) + 12 wraps to 0.
+    let mut doc = simpleskin_doc();
+    doc.json["bufferViews"][pv]["byteStride"] = 12.into();
+    doc.json["accessors"][pos as usize]["count"] = (1u64 << 62).into();
+    let (field, message) = field_error(&doc);
+    assert_eq!(field, format!("accessors[{pos}].count"));
+    assert!(message.contains("overrun"), "{message}");
+
+    // Accessor byteOffset 2^64 - 4 (aligned, so only the bounds check can catch it).
+    let mut doc = simpleskin_doc();
+    doc.json["accessors"][pos as usize]["byteOffset"] = (u64::MAX - 3).into();
+    let (field, message) = field_error(&doc);
+    assert_eq!(field, format!("accessors[{pos}].byteOffset"));
+    assert!(message.contains("past the end"), "{message}");
+
+    // POSITION without a buffer view, count 2^40: used to allocate 26 TB of zeros.
+    let mut doc = simpleskin_doc();
+    let a = &mut doc.json["accessors"][pos as usize];
+    a.as_object_mut().unwrap().remove("bufferView");
+    a["count"] = (1u64 << 40).into();
+    assert_eq!(field_error(&doc).0, format!("accessors[{pos}].bufferView"));
+
+    // JOINTS_0 without a buffer view: its count must be POSITION's before anything is
+    // allocated ...
+    let mut doc = simpleskin_doc();
+    let a = &mut doc.json["accessors"][joints as usize];
+    a.as_object_mut().unwrap().remove("bufferView");
+    a["count"] = (1u64 << 40).into();
+    let (field, message) = field_error(&doc);
+    assert_eq!(field, format!("accessors[{joints}].count"));
+    assert!(
+        message.contains("expected 10 (one per POSITION)"),
+        "{message}"
+    );
+    // ... and with it, it reads as the spec's zeros: every weight goes to joint 0.
+    doc.json["accessors"][joints as usize]["count"] = 10.into();
+    let imported = import_gltf_str(&encode(&doc), None, "zeros").unwrap();
+    let w = imported.weights.unwrap();
+    assert_eq!(w.weights.len(), 10);
+    assert!(w.weights.iter().all(|row| row == &vec![1.0, 0.0]));
+
+    // inverseBindMatrices count 2^59: 64-byte matrices wrapped the old byte count.
+    let mut doc = simpleskin_doc();
+    doc.json["accessors"][ibm as usize]["count"] = (1u64 << 59).into();
+    let (field, message) = field_error(&doc);
+    assert_eq!(field, format!("accessors[{ibm}].count"));
+    assert!(
+        message.contains("expected 2 (one per skin joint)"),
+        "{message}"
+    );
+
+    // Negative and fractional numbers are not indices or counts.
+    let mut doc = simpleskin_doc();
+    doc.json["accessors"][pos as usize]["count"] = (-1).into();
+    assert!(matches!(
+        import_gltf_str(&encode(&doc), None, "x"),
+        Err(Error::Json { .. })
+    ));
+    let mut doc = simpleskin_doc();
+    doc.json["meshes"][0]["primitives"][0]["attributes"]["POSITION"] = 0.5.into();
+    assert!(matches!(
+        import_gltf_str(&encode(&doc), None, "x"),
+        Err(Error::Json { .. })
+    ));
+}
+
+#[test]
+fn layout_rules_are_typed_errors() {
+    let base = simpleskin_doc();
+    let pos = base.attribute("POSITION");
+    let weights = base.attribute("WEIGHTS_0");
+    let ind = base.primitive()["indices"].as_u64().unwrap();
+    let (pv, wv, iv) = (
+        view_of(&base, pos),
+        view_of(&base, weights),
+        view_of(&base, ind),
+    );
+    // byteStride: a multiple of 4 in 4..=252, and at least the element size (12 for VEC3).
+    for (stride, says) in [
+        (3, "multiple of 4"),
+        (13, "multiple of 4"),
+        (256, "4..=252"),
+        (8, "less than"),
+    ] {
+        let mut doc = simpleskin_doc();
+        doc.json["bufferViews"][pv]["byteStride"] = stride.into();
+        let (field, message) = field_error(&doc);
+        assert_eq!(
+            field,
+            format!("bufferViews[{pv}].byteStride"),
+            "stride {stride}"
+        );
+        assert!(message.contains(says), "stride {stride}: {message}");
+    }
+    // An index view has no byteStride, even a valid-looking one.
+    let mut doc = simpleskin_doc();
+    doc.json["bufferViews"][iv]["byteStride"] = 4.into();
+    let (field, message) = field_error(&doc);
+    assert_eq!(field, format!("bufferViews[{iv}].byteStride"));
+    assert!(message.contains("index data"), "{message}");
+    // Offsets are multiples of the component size: 2 for the UNSIGNED_SHORT indices ...
+    let mut doc = simpleskin_doc();
+    doc.json["accessors"][ind as usize]["byteOffset"] = 1.into();
+    doc.json["accessors"][ind as usize]["count"] = 21.into();
+    assert_eq!(field_error(&doc).0, format!("accessors[{ind}].byteOffset"));
+    // ... and 4 for the float weights, counted from the start of the buffer.
+    let mut doc = simpleskin_doc();
+    let offset = doc.json["bufferViews"][wv]["byteOffset"].as_u64().unwrap();
+    doc.json["bufferViews"][wv]["byteOffset"] = (offset + 2).into();
+    let (field, message) = field_error(&doc);
+    assert_eq!(field, format!("bufferViews[{wv}].byteOffset"));
+    assert!(message.contains("component size 4"), "{message}");
+}
+
+#[test]
+fn joint_and_weight_limits_are_typed_errors() {
+    // No joints at all.
+    let mut doc = simpleskin_doc();
+    doc.json["skins"][0]["joints"] = Value::Array(vec![]);
+    doc.json["skins"][0]
+        .as_object_mut()
+        .unwrap()
+        .remove("inverseBindMatrices");
+    assert_eq!(
+        field_error(&doc),
+        (
+            "skins[0].joints".to_string(),
+            "empty (a skin needs at least one joint)".to_string()
+        )
+    );
+    // More joints than JOINTS_n can name.
+    let mut doc = simpleskin_doc();
+    doc.json["skins"][0]["joints"] = vec![1; 65_537].into();
+    let (field, message) = field_error(&doc);
+    assert_eq!(field, "skins[0].joints");
+    assert!(message.contains("65537 joints"), "{message}");
+
+    // 4,225 vertices x 65,536 distinct joints = 2.8e8 weights (2.2 GB dense): refused before
+    // the matrix is allocated.
+    let (scene, weights) = grid_scene(65, 65);
+    let mut doc = parse(&export_gltf(&scene, &weights, &GltfOptions::default()).unwrap());
+    let nodes = doc.json["nodes"].as_array_mut().unwrap();
+    let first = nodes.len();
+    nodes.extend((0..65_536).map(|_| serde_json::json!({})));
+    let skin = doc.json["skins"][0].as_object_mut().unwrap();
+    skin.remove("inverseBindMatrices");
+    skin.insert(
+        "joints".into(),
+        (first..first + 65_536).collect::<Vec<_>>().into(),
+    );
+    let (field, message) = field_error(&doc);
+    assert_eq!(field, "skins[0].joints");
+    assert!(
+        message.contains("65536 joints x 4225 vertices = 276889600 weights"),
+        "{message}"
+    );
+}
+
+#[test]
+fn node_cycles_are_errors_and_deep_hierarchies_import() {
+    // SimpleSkin exported: node 0 is the root, 1 and 2 the joints, 3 the mesh node.
+    // joint1 -> root closes the cycle 0 -> 1 -> 2 -> 0; no node has two parents.
+    let mut doc = simpleskin_doc();
+    doc.json["nodes"][2]["children"] = vec![0].into();
+    let (field, message) = field_error(&doc);
+    assert!(
+        ["nodes[0]", "nodes[1]", "nodes[2]"].contains(&field.as_str()),
+        "{field}"
+    );
+    assert!(message.contains("own ancestor"), "{message}");
+
+    // A cycle away from the joints is an error too (the hierarchy must be a forest).
+    let mut doc = simpleskin_doc();
+    let nodes = doc.json["nodes"].as_array_mut().unwrap();
+    let n = nodes.len();
+    nodes.push(serde_json::json!({ "children": [n + 1] }));
+    nodes.push(serde_json::json!({ "children": [n] }));
+    let (field, message) = field_error(&doc);
+    assert!(
+        field == format!("nodes[{n}]") || field == format!("nodes[{}]", n + 1),
+        "{field}"
+    );
+    assert!(message.contains("own ancestor"), "{message}");
+
+    // A child index past the nodes.
+    let mut doc = simpleskin_doc();
+    doc.json["nodes"][3]["children"] = vec![99].into();
+    assert_eq!(field_error(&doc).0, "nodes[3].children[0]");
+
+    // 200,000 nodes above the root: walked without recursion, in linear time.
+    let mut doc = simpleskin_doc();
+    let nodes = doc.json["nodes"].as_array_mut().unwrap();
+    let n = nodes.len();
+    let depth = 200_000;
+    nodes.extend((0..depth).map(|i| {
+        let child = if i + 1 < depth { n + i + 1 } else { 0 };
+        serde_json::json!({ "children": [child] })
+    }));
+    let start = std::time::Instant::now();
+    let imported = import_gltf_str(&encode(&doc), None, "deep").unwrap();
+    let bones = imported.scene.skeleton.bones();
+    assert_eq!(
+        (bones.len(), bones[0].parent, bones[1].parent),
+        (2, None, Some(0))
+    );
+    assert!(start.elapsed().as_secs() < 10, "{:?}", start.elapsed());
+}
+
+#[test]
+fn buffer_uris_stay_beside_the_gltf() {
+    let base = simpleskin_doc();
+    let dir = tempfile::tempdir().unwrap();
+    let inner = dir.path().join("inner");
+    std::fs::create_dir_all(inner.join("sub")).unwrap();
+    // The real data outside the .gltf's directory, and inside it in sub/.
+    std::fs::write(dir.path().join("outside.bin"), &base.bin).unwrap();
+    std::fs::write(inner.join("sub/skin.bin"), &base.bin).unwrap();
+    let outside = dir.path().join("outside.bin").to_string_lossy().to_string();
+    let file_uri = format!("file://{outside}");
+    let import = |uri: &str| {
+        let mut doc = simpleskin_doc();
+        doc.json["buffers"][0]["uri"] = uri.into();
+        let path = inner.join("skin.gltf");
+        std::fs::write(&path, doc.json.to_string()).unwrap();
+        import_gltf(&path)
+    };
+    // Below the directory is fine.
+    assert_eq!(
+        import("sub/skin.bin").unwrap().scene.mesh.vertex_count(),
+        10
+    );
+    for (uri, says) in [
+        ("../outside.bin", "`..`"),
+        ("sub/%2E%2E/../outside.bin", "`..`"),
+        ("sub/%2e%2e/%2e%2e/outside.bin", "`..`"),
+        (outside.as_str(), "absolute"),
+        (file_uri.as_str(), "scheme file:"),
+        ("file:sub/skin.bin", "scheme file:"),
+        ("https://example.com/skin.bin", "scheme https:"),
+        ("sub", "not a regular file"),
+    ] {
+        match import(uri) {
+            Err(Error::InvalidField { field, message }) => {
+                assert_eq!(field, "buffers[0].uri", "{uri}");
+                assert!(message.contains(says), "{uri}: {message}");
+            }
+            r => panic!("{uri}: {:?}", r.map(|i| i.notes)),
+        }
+    }
+}
+
+#[test]
+fn json_errors_name_the_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("broken.gltf");
+    std::fs::write(&path, "{\"asset\": ").unwrap();
+    match import_gltf(&path) {
+        Err(Error::Json { context, .. }) => assert_eq!(context, path.display().to_string()),
+        r => panic!("{:?}", r.map(|i| i.notes)),
+    }
+    // Bad mesh extras are a field error naming the mesh, not a JSON error losing it.
+    let mut doc = simpleskin_doc();
+    doc.json["meshes"][0]["extras"] = serde_json::json!({ "skinweights": { "parts": 3 } });
+    assert_eq!(field_error(&doc).0, "meshes[0].extras.skinweights");
 }

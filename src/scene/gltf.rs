@@ -25,9 +25,14 @@
 //! Probes are not exported.
 //!
 //! **Import** ([`import_gltf`], [`import_gltf_str`]) takes the first node that has both a mesh
-//! and a skin. Buffers may be embedded `data:` URIs or files relative to the `.gltf` (`.glb`
-//! is not read). Every triangle primitive of the mesh is read; with several primitives each
-//! becomes a part `primitive<i>` (unless `extras` name the parts). Then:
+//! and a skin. Buffers may be embedded `data:` URIs or files relative to the `.gltf`, in its
+//! directory or below (`.glb` is not read; an absolute path, a `..` component or a scheme
+//! other than `data:` is an error naming `buffers[i].uri`). Every triangle primitive of the
+//! mesh is read. Primitives that name the same `POSITION` accessor (and the same `JOINTS_n` /
+//! `WEIGHTS_n` accessors), as a mesh split by material does, share their vertices: each
+//! accessor vertex becomes one mesh vertex, so the mesh stays in one piece at the seams. With
+//! several primitives each becomes a part `primitive<i>` (unless `extras` name the parts); a
+//! vertex that several primitives use belongs to the part of the first of them. Then:
 //!
 //! - **Plane.** The mesh must lie in a plane z = const (any constant): a vertex off that plane
 //!   is [`Error::NonPlanarMesh`]. x and y are kept, z dropped. Triangles clockwise seen from
@@ -45,6 +50,15 @@
 //!   `UNSIGNED_SHORT`; weights float or normalized ubyte / ushort) and are renormalized (a note
 //!   reports rows that were off by more than 1e-6). A non-zero weight on a joint the skin does
 //!   not have is [`Error::JointOutOfRange`].
+//!
+//! Every number of the file is checked before it is used: an accessor must lie inside its
+//! buffer view and the view inside its buffer (no arithmetic overflow), offsets must be
+//! multiples of the component size, a `byteStride` a multiple of 4 in 4..=252 and absent on
+//! index data, the node hierarchy a forest (a cycle of children is an error), a skin at most
+//! [`MAX_JOINTS`] joints and the weight matrix at most [`MAX_WEIGHT_ENTRIES`] entries. An
+//! accessor without a buffer view (all zeros, says the spec) is read only where its count is
+//! fixed by another (`JOINTS_n` / `WEIGHTS_n` by `POSITION`, inverse bind matrices by the
+//! joints). Bad input is an [`Error`] naming the field, e.g. `accessors[3].byteOffset`.
 
 use super::Scene;
 use crate::error::{Error, Result};
@@ -522,14 +536,14 @@ fn load_buffers(doc: &Doc, base_dir: Option<&Path>) -> Result<Vec<Vec<u8>>> {
                     .decode(data)
                     .map_err(|e| Error::field(&field, format!("bad base64: {e}")))?
             } else {
+                let name = relative_file(uri).map_err(|m| Error::field(&field, m))?;
                 let dir = base_dir.ok_or_else(|| {
                     Error::field(
                         &field,
                         format!("external file {uri:?} but no directory to resolve it"),
                     )
                 })?;
-                let path = dir.join(percent_decode(uri));
-                std::fs::read(&path).map_err(|e| Error::io(path, e))?
+                read_file_prefix(&dir.join(name), b.byte_length, &field)?
             };
             if bytes.len() < b.byte_length {
                 return Err(Error::field(
@@ -540,6 +554,61 @@ fn load_buffers(doc: &Doc, base_dir: Option<&Path>) -> Result<Vec<Vec<u8>>> {
             Ok(bytes)
         })
         .collect()
+}
+
+/// The file name a buffer URI that is not a `data:` URI stands for: percent-decoded, and
+/// refused unless it is a relative path that stays in the `.gltf`'s directory (no scheme such
+/// as `file:` or `http:`, no absolute path, no `..`).
+fn relative_file(uri: &str) -> std::result::Result<String, String> {
+    if let Some(scheme) = uri_scheme(uri) {
+        return Err(format!(
+            "{uri:?}: scheme {scheme}: is not read (only data: URIs and relative file names)"
+        ));
+    }
+    let name = percent_decode(uri);
+    if name.is_empty() || name.contains('\0') {
+        return Err(format!("{uri:?} is not a file name"));
+    }
+    if name.starts_with(['/', '\\']) || Path::new(&name).has_root() {
+        return Err(format!(
+            "{uri:?} is an absolute path (buffer files must lie beside the .gltf)"
+        ));
+    }
+    if name.split(['/', '\\']).any(|c| c == "..") {
+        return Err(format!(
+            "{uri:?} climbs out of the .gltf's directory with `..`"
+        ));
+    }
+    Ok(name)
+}
+
+/// The scheme of a URI (RFC 3986: a letter, then letters, digits, `+`, `-` or `.`, then `:`),
+/// if it has one. A Windows drive (`C:\...`) counts as one.
+fn uri_scheme(uri: &str) -> Option<&str> {
+    let (scheme, _) = uri.split_once(':')?;
+    let mut chars = scheme.chars();
+    let first = chars.next()?;
+    (first.is_ascii_alphabetic() && chars.all(|c| c.is_ascii_alphanumeric() || "+-.".contains(c)))
+        .then_some(scheme)
+}
+
+/// The first `len` bytes (or fewer, when the file is shorter) of the regular file `path`; a
+/// device or a pipe is refused, since reading it might never end.
+fn read_file_prefix(path: &Path, len: usize, field: &str) -> Result<Vec<u8>> {
+    use std::io::Read as _;
+    let io = |e: std::io::Error| Error::io(path, e);
+    let file = std::fs::File::open(path).map_err(io)?;
+    if !file.metadata().map_err(io)?.is_file() {
+        return Err(Error::field(
+            field,
+            format!("{} is not a regular file", path.display()),
+        ));
+    }
+    let mut bytes = Vec::new();
+    file.take(u64::try_from(len).unwrap_or(u64::MAX))
+        .read_to_end(&mut bytes)
+        .map_err(io)?;
+    Ok(bytes)
 }
 
 /// A relative URI as a file name: `%XX` escapes decoded (glTF URIs follow RFC 3986, so a
@@ -589,28 +658,45 @@ impl Values {
     }
 }
 
+/// What an accessor must be in the role it is read for.
+struct Want<'a> {
+    /// `POSITION`, `indices`, `JOINTS_0`, ...: named in errors.
+    role: &'a str,
+    kinds: &'a [&'a str],
+    component_types: &'a [u32],
+    /// The count the accessor must have and what fixes it ("one per POSITION"). Only such an
+    /// accessor may lack a bufferView (the spec's all zeros): nothing else bounds its count.
+    count: Option<(usize, &'a str)>,
+    /// Index data: its buffer view must not have a byteStride.
+    indices: bool,
+}
+
+/// Largest `byteStride` the spec allows.
+const MAX_STRIDE: usize = 252;
+
 impl Reader<'_> {
-    /// Accessor `index`, which must have one of the `kinds` and `component_types`.
-    fn read(
-        &self,
-        index: usize,
-        role: &str,
-        kinds: &[&str],
-        component_types: &[u32],
-    ) -> Result<Values> {
+    /// Accessor `index`, checked against `want` and against its buffer view and buffer before
+    /// anything is allocated: what it reads lies in the file.
+    fn read(&self, index: usize, want: &Want) -> Result<Values> {
         let a = lookup(&self.doc.accessors, index, "accessors")?;
-        let field = format!("accessors[{index}] ({role})");
-        if !kinds.contains(&a.kind.as_str()) || !component_types.contains(&a.component_type) {
+        let role = want.role;
+        let at = |f: &str| format!("accessors[{index}].{f}");
+        if !want.kinds.contains(&a.kind.as_str())
+            || !want.component_types.contains(&a.component_type)
+        {
             return Err(Error::field(
-                field,
+                format!("accessors[{index}] ({role})"),
                 format!(
-                    "type {} / componentType {} (expected {kinds:?} of {component_types:?})",
-                    a.kind, a.component_type
+                    "type {} / componentType {} (expected {:?} of {:?})",
+                    a.kind, a.component_type, want.kinds, want.component_types
                 ),
             ));
         }
         if a.sparse.is_some() {
-            return Err(Error::field(field, "sparse accessors are not supported"));
+            return Err(Error::field(
+                at("sparse"),
+                format!("sparse accessors are not supported ({role})"),
+            ));
         }
         let components = match a.kind.as_str() {
             "SCALAR" => 1,
@@ -618,80 +704,140 @@ impl Reader<'_> {
             "VEC3" => 3,
             "VEC4" => 4,
             "MAT4" => 16,
-            other => return Err(Error::field(field, format!("unsupported type {other}"))),
+            other => return Err(Error::field(at("type"), format!("unsupported {other}"))),
         };
         let size = match a.component_type {
             BYTE | UNSIGNED_BYTE => 1,
             SHORT | UNSIGNED_SHORT => 2,
             _ => 4,
         };
+        if let Some((expected, why)) = want.count {
+            if a.count != expected {
+                return Err(Error::field(
+                    at("count"),
+                    format!("{} {role} elements, expected {expected} ({why})", a.count),
+                ));
+            }
+        }
         let Some(view_index) = a.buffer_view else {
-            // The spec: no buffer view means all zeros.
+            // The spec: no buffer view means all zeros. The count was checked above.
+            if want.count.is_none() {
+                return Err(Error::field(
+                    at("bufferView"),
+                    format!(
+                        "missing: {role} would be all zeros (the spec's default), which makes \
+                         no mesh"
+                    ),
+                ));
+            }
             return Ok(Values {
                 data: vec![0.0; a.count * components],
                 components,
                 component_type: a.component_type,
             });
         };
+        let view_at = |f: &str| format!("bufferViews[{view_index}].{f}");
         let view = lookup(&self.doc.buffer_views, view_index, "bufferViews")?;
         let buffer = lookup(&self.buffers, view.buffer, "buffers")?;
+        let view_end = view
+            .byte_offset
+            .checked_add(view.byte_length)
+            .filter(|&end| end <= buffer.len())
+            .ok_or_else(|| {
+                Error::field(
+                    view_at("byteLength"),
+                    format!(
+                        "{} bytes from byteOffset {} lie outside buffers[{}] ({} bytes)",
+                        view.byte_length,
+                        view.byte_offset,
+                        view.buffer,
+                        buffer.len()
+                    ),
+                )
+            })?;
         let element = components * size;
+        if let Some(stride) = view.byte_stride {
+            if want.indices {
+                return Err(Error::field(
+                    view_at("byteStride"),
+                    format!("{stride}, but index data (accessors[{index}]) has no stride"),
+                ));
+            }
+            if stride % 4 != 0 || !(4..=MAX_STRIDE).contains(&stride) {
+                return Err(Error::field(
+                    view_at("byteStride"),
+                    format!("{stride} (must be a multiple of 4 in 4..={MAX_STRIDE})"),
+                ));
+            }
+            if stride < element {
+                return Err(Error::field(
+                    view_at("byteStride"),
+                    format!(
+                        "{stride} is less than the {element}-byte elements of accessors[{index}]"
+                    ),
+                ));
+            }
+        }
         let stride = view.byte_stride.unwrap_or(element);
-        let needed = match a.count {
-            0 => 0,
-            c => a.byte_offset + stride * (c - 1) + element,
-        };
-        if stride < element || needed > view.byte_length {
+        if a.byte_offset % size != 0 {
             return Err(Error::field(
-                field,
+                at("byteOffset"),
                 format!(
-                    "{} elements of {element} bytes (stride {stride}) from offset {} overrun \
+                    "{} is not a multiple of the component size {size}",
+                    a.byte_offset
+                ),
+            ));
+        }
+        // With the accessor's offset aligned, its start in the buffer is aligned iff the view's is.
+        if view.byte_offset % size != 0 {
+            return Err(Error::field(
+                view_at("byteOffset"),
+                format!(
+                    "{}: accessors[{index}] would start at a buffer offset that is not a multiple \
+                     of its component size {size}",
+                    view.byte_offset
+                ),
+            ));
+        }
+        if a.byte_offset > view.byte_length {
+            return Err(Error::field(
+                at("byteOffset"),
+                format!(
+                    "{} is past the end of bufferViews[{view_index}] ({} bytes)",
+                    a.byte_offset, view.byte_length
+                ),
+            ));
+        }
+        // Bytes the accessor spans: byteOffset + stride * (count - 1) + element.
+        let span = match a.count {
+            0 => Some(0),
+            c => (c - 1)
+                .checked_mul(stride)
+                .and_then(|x| x.checked_add(element))
+                .and_then(|x| x.checked_add(a.byte_offset)),
+        };
+        if span.is_none_or(|s| s > view.byte_length) {
+            return Err(Error::field(
+                at("count"),
+                format!(
+                    "{} elements of {element} bytes (stride {stride}) from byteOffset {} overrun \
                      bufferViews[{view_index}] ({} bytes)",
                     a.count, a.byte_offset, view.byte_length
                 ),
             ));
         }
-        if view.byte_offset + view.byte_length > buffer.len() {
-            return Err(Error::field(
-                format!("bufferViews[{view_index}]"),
-                format!(
-                    "bytes {}..{} lie outside buffers[{}] ({} bytes)",
-                    view.byte_offset,
-                    view.byte_offset + view.byte_length,
-                    view.buffer,
-                    buffer.len()
-                ),
-            ));
-        }
-        let bytes = &buffer[view.byte_offset..view.byte_offset + view.byte_length];
+        // Within the view: count * components <= byteLength / size, so this is bounded by the file.
+        let bytes = &buffer[view.byte_offset..view_end];
         let mut data = Vec::with_capacity(a.count * components);
         for e in 0..a.count {
             let start = a.byte_offset + e * stride;
             for c in bytes[start..start + element].chunks_exact(size) {
-                let raw = match a.component_type {
-                    BYTE => f64::from(c[0] as i8),
-                    UNSIGNED_BYTE => f64::from(c[0]),
-                    SHORT => f64::from(i16::from_le_bytes([c[0], c[1]])),
-                    UNSIGNED_SHORT => f64::from(u16::from_le_bytes([c[0], c[1]])),
-                    UNSIGNED_INT => f64::from(u32::from_le_bytes([c[0], c[1], c[2], c[3]])),
-                    _ => f64::from(f32::from_le_bytes([c[0], c[1], c[2], c[3]])),
-                };
-                data.push(if a.normalized {
-                    match a.component_type {
-                        BYTE => (raw / 127.0).max(-1.0),
-                        UNSIGNED_BYTE => raw / 255.0,
-                        SHORT => (raw / 32767.0).max(-1.0),
-                        UNSIGNED_SHORT => raw / 65535.0,
-                        _ => raw,
-                    }
-                } else {
-                    raw
-                });
+                data.push(component(c, a.component_type, a.normalized));
             }
         }
         if let Some(i) = data.iter().position(|x| !x.is_finite()) {
             return Err(Error::field(
-                field,
+                format!("accessors[{index}] ({role})"),
                 format!("element {} is not finite", i / components),
             ));
         }
@@ -700,6 +846,28 @@ impl Reader<'_> {
             components,
             component_type: a.component_type,
         })
+    }
+}
+
+/// One little-endian component as f64 (normalized integers mapped to [0, 1] / [-1, 1]).
+fn component(c: &[u8], component_type: u32, normalized: bool) -> f64 {
+    let raw = match component_type {
+        BYTE => f64::from(c[0] as i8),
+        UNSIGNED_BYTE => f64::from(c[0]),
+        SHORT => f64::from(i16::from_le_bytes([c[0], c[1]])),
+        UNSIGNED_SHORT => f64::from(u16::from_le_bytes([c[0], c[1]])),
+        UNSIGNED_INT => f64::from(u32::from_le_bytes([c[0], c[1], c[2], c[3]])),
+        _ => f64::from(f32::from_le_bytes([c[0], c[1], c[2], c[3]])),
+    };
+    if !normalized {
+        return raw;
+    }
+    match component_type {
+        BYTE => (raw / 127.0).max(-1.0),
+        UNSIGNED_BYTE => raw / 255.0,
+        SHORT => (raw / 32767.0).max(-1.0),
+        UNSIGNED_SHORT => raw / 65535.0,
+        _ => raw,
     }
 }
 
@@ -723,14 +891,16 @@ pub fn import_gltf(path: impl AsRef<Path>) -> Result<GltfImport> {
         .file_stem()
         .map(|s| s.to_string_lossy().to_string())
         .unwrap_or_else(|| "gltf".into());
-    import_gltf_str(&text, path.parent(), &name).map_err(|e| match e {
-        Error::Json { message, .. } => Error::Json {
-            context: path.display().to_string(),
-            message,
-        },
-        e => e,
-    })
+    import_gltf_str(&text, path.parent(), &name).map_err(|e| e.in_file(path))
 }
+
+/// Most joints a skin may have: `JOINTS_n` are at most `UNSIGNED_SHORT`, so no vertex can be
+/// weighted to a joint past 65535.
+pub const MAX_JOINTS: usize = 1 << 16;
+
+/// Most entries (vertices x joints) of the dense weight matrix an import builds: 2^28 f64,
+/// 2 GiB. Far above any real 2D character (3,000 vertices x 70 bones is 2^18).
+pub const MAX_WEIGHT_ENTRIES: usize = 1 << 28;
 
 /// [`import_gltf`] on JSON text; `base_dir` resolves external buffer files.
 pub fn import_gltf_str(text: &str, base_dir: Option<&Path>, name: &str) -> Result<GltfImport> {
@@ -755,6 +925,21 @@ pub fn import_gltf_str(text: &str, base_dir: Option<&Path>, name: &str) -> Resul
         .ok_or_else(|| Error::field("nodes", "no node has both a mesh and a skin"))?;
     let gltf_mesh = lookup(&doc.meshes, mesh_index, "meshes")?;
     let skin = lookup(&doc.skins, skin_index, "skins")?;
+    if skin.joints.is_empty() {
+        return Err(Error::field(
+            format!("skins[{skin_index}].joints"),
+            "empty (a skin needs at least one joint)",
+        ));
+    }
+    if skin.joints.len() > MAX_JOINTS {
+        return Err(Error::field(
+            format!("skins[{skin_index}].joints"),
+            format!(
+                "{} joints (at most {MAX_JOINTS}: JOINTS_n cannot name more)",
+                skin.joints.len()
+            ),
+        ));
+    }
     let reader = Reader {
         buffers: load_buffers(&doc, base_dir)?,
         doc: &doc,
@@ -768,9 +953,22 @@ pub fn import_gltf_str(text: &str, base_dir: Option<&Path>, name: &str) -> Resul
         ));
     }
 
-    let primitives = read_primitives(&reader, gltf_mesh, mesh_index, skin.joints.len())?;
-    let geometry = plane_geometry(&primitives, &mut notes)?;
-    let (parts, vertex_parts) = mesh_parts(gltf_mesh, &primitives, &geometry.kept)?;
+    let (streams, primitives) = read_primitives(&reader, gltf_mesh, mesh_index, skin.joints.len())?;
+    let geometry = plane_geometry(&streams, &primitives, &mut notes)?;
+    let (parts, vertex_parts) =
+        mesh_parts(gltf_mesh, mesh_index, &streams, &primitives, &geometry.kept)?;
+    let entries = geometry.vertices.len().saturating_mul(skin.joints.len());
+    if geometry.weights.is_some() && entries > MAX_WEIGHT_ENTRIES {
+        return Err(Error::field(
+            format!("skins[{skin_index}].joints"),
+            format!(
+                "{} joints x {} vertices = {entries} weights (at most {MAX_WEIGHT_ENTRIES} are \
+                 imported)",
+                skin.joints.len(),
+                geometry.vertices.len()
+            ),
+        ));
+    }
     let (mesh, flipped) =
         Mesh::with_parts_fix_winding(geometry.vertices, geometry.triangles, parts, vertex_parts)?;
     if flipped {
@@ -804,25 +1002,38 @@ pub fn import_gltf_str(text: &str, base_dir: Option<&Path>, name: &str) -> Resul
     })
 }
 
-/// One triangle primitive, read.
-struct Primitive {
+/// The vertices of one POSITION accessor, with the skin attributes read beside it. Primitives
+/// that name the same POSITION and JOINTS_n / WEIGHTS_n accessors share one stream, so a
+/// vertex they share is read once.
+struct Stream {
     positions: Values,
-    triangles: Vec<[usize; 3]>,
     /// Sparse weights per vertex: (joint, weight), from every JOINTS_n / WEIGHTS_n pair.
     influences: Option<Vec<Vec<(usize, f64)>>>,
 }
 
+/// One triangle primitive: its triangles index the vertices of `streams[stream]`.
+struct Primitive {
+    stream: usize,
+    triangles: Vec<[usize; 3]>,
+}
+
+/// Reads every primitive of the mesh, each distinct vertex stream once.
 fn read_primitives(
     reader: &Reader,
     gltf_mesh: &MeshJson,
     mesh_index: usize,
     joint_count: usize,
-) -> Result<Vec<Primitive>> {
-    let mut out: Vec<Primitive> = Vec::new();
+) -> Result<(Vec<Stream>, Vec<Primitive>)> {
+    let mut streams: Vec<Stream> = Vec::new();
+    // (POSITION, [(JOINTS_n, WEIGHTS_n)]) -> stream.
+    let mut stream_of: BTreeMap<(usize, Vec<(usize, usize)>), usize> = BTreeMap::new();
+    // Errors count vertices through the streams in order: the number of the first of each.
+    let mut bases: Vec<usize> = Vec::new();
+    let mut vertex_total = 0;
+    let mut primitives: Vec<Primitive> = Vec::new();
+    // Errors count triangles through the primitives in order.
+    let mut triangle_base = 0;
     for (p, prim) in gltf_mesh.primitives.iter().enumerate() {
-        // Errors count vertices and triangles through the primitives in order.
-        let base = out.iter().map(|q| q.positions.count()).sum::<usize>();
-        let triangle_base = out.iter().map(|q| q.triangles.len()).sum::<usize>();
         let at = format!("meshes[{mesh_index}].primitives[{p}]");
         if prim.mode != TRIANGLES {
             return Err(Error::field(
@@ -834,15 +1045,37 @@ fn read_primitives(
             .attributes
             .get("POSITION")
             .ok_or_else(|| Error::field(format!("{at}.attributes.POSITION"), "missing"))?;
-        let positions = reader.read(position, "POSITION", &["VEC3"], &[FLOAT])?;
-        let n = positions.count();
+        let mut sets = Vec::new();
+        while let (Some(&j), Some(&w)) = (
+            prim.attributes.get(&format!("JOINTS_{}", sets.len())),
+            prim.attributes.get(&format!("WEIGHTS_{}", sets.len())),
+        ) {
+            sets.push((j, w));
+        }
+        let key = (position, sets);
+        let stream = match stream_of.get(&key) {
+            Some(&s) => s,
+            None => {
+                let stream = read_stream(reader, position, &key.1, vertex_total, joint_count)?;
+                bases.push(vertex_total);
+                vertex_total += stream.positions.count();
+                streams.push(stream);
+                stream_of.insert(key, streams.len() - 1);
+                streams.len() - 1
+            }
+        };
+        let n = streams[stream].positions.count();
         let indices: Vec<usize> = match prim.indices {
             Some(i) => reader
                 .read(
                     i,
-                    "indices",
-                    &["SCALAR"],
-                    &[UNSIGNED_BYTE, UNSIGNED_SHORT, UNSIGNED_INT],
+                    &Want {
+                        role: "indices",
+                        kinds: &["SCALAR"],
+                        component_types: &[UNSIGNED_BYTE, UNSIGNED_SHORT, UNSIGNED_INT],
+                        count: None,
+                        indices: true,
+                    },
                 )?
                 .data
                 .iter()
@@ -860,6 +1093,7 @@ fn read_primitives(
             .chunks_exact(3)
             .map(|t| [t[0], t[1], t[2]])
             .collect();
+        let base = bases[stream];
         for (t, tri) in triangles.iter().enumerate() {
             if let Some(&index) = tri.iter().find(|&&i| i >= n) {
                 return Err(Error::IndexOutOfRange {
@@ -869,110 +1103,140 @@ fn read_primitives(
                 });
             }
         }
-        let mut influences: Option<Vec<Vec<(usize, f64)>>> = None;
-        for set in 0.. {
-            let (Some(&j), Some(&w)) = (
-                prim.attributes.get(&format!("JOINTS_{set}")),
-                prim.attributes.get(&format!("WEIGHTS_{set}")),
-            ) else {
-                break;
-            };
-            let joints = reader.read(
-                j,
-                &format!("JOINTS_{set}"),
-                &["VEC4"],
-                &[UNSIGNED_BYTE, UNSIGNED_SHORT],
-            )?;
-            let weights = reader.read(
-                w,
-                &format!("WEIGHTS_{set}"),
-                &["VEC4"],
-                &[FLOAT, UNSIGNED_BYTE, UNSIGNED_SHORT],
-            )?;
-            if weights.component_type != FLOAT && !reader.doc.accessors[w].normalized {
-                return Err(Error::field(
-                    format!("accessors[{w}] (WEIGHTS_{set})"),
-                    "integer weights must be normalized",
-                ));
-            }
-            if joints.count() != n || weights.count() != n {
-                return Err(Error::field(
-                    format!("{at}.attributes.JOINTS_{set}"),
-                    format!(
-                        "{} joints / {} weights for {n} positions",
-                        joints.count(),
-                        weights.count()
-                    ),
-                ));
-            }
-            let rows = influences.get_or_insert_with(|| vec![Vec::new(); n]);
-            for (v, row) in rows.iter_mut().enumerate() {
-                for (&joint, &weight) in joints.element(v).iter().zip(weights.element(v)) {
-                    if weight == 0.0 {
-                        continue; // padding; its joint index does not matter
-                    }
-                    let joint = joint as usize;
-                    if joint >= joint_count || weight < 0.0 {
-                        return Err(if weight < 0.0 {
-                            Error::InvalidWeight {
-                                vertex: base + v,
-                                bone: joint,
-                                value: weight,
-                            }
-                        } else {
-                            Error::JointOutOfRange {
-                                vertex: base + v,
-                                joint,
-                                joints: joint_count,
-                            }
-                        });
-                    }
-                    row.push((joint, weight));
-                }
-            }
-        }
-        out.push(Primitive {
-            positions,
-            triangles,
-            influences,
-        });
+        triangle_base += triangles.len();
+        primitives.push(Primitive { stream, triangles });
     }
-    if out.is_empty() {
+    if primitives.is_empty() {
         return Err(Error::field(
             format!("meshes[{mesh_index}].primitives"),
             "empty",
         ));
     }
-    let with_weights = out.iter().filter(|p| p.influences.is_some()).count();
-    if with_weights != 0 && with_weights != out.len() {
+    let with_weights = streams.iter().filter(|s| s.influences.is_some()).count();
+    if with_weights != 0 && with_weights != streams.len() {
         return Err(Error::field(
             format!("meshes[{mesh_index}].primitives"),
             format!(
-                "{with_weights} of {} primitives have JOINTS_0 / WEIGHTS_0",
-                out.len()
+                "{with_weights} of {} vertex streams (POSITION accessors) have JOINTS_0 / \
+                 WEIGHTS_0",
+                streams.len()
             ),
         ));
     }
-    Ok(out)
+    Ok((streams, primitives))
 }
 
-/// The primitives merged into one planar vertex list.
+/// Reads the POSITION accessor `position` and its `(JOINTS_n, WEIGHTS_n)` accessors; `base`
+/// numbers its first vertex in errors.
+fn read_stream(
+    reader: &Reader,
+    position: usize,
+    sets: &[(usize, usize)],
+    base: usize,
+    joint_count: usize,
+) -> Result<Stream> {
+    let positions = reader.read(
+        position,
+        &Want {
+            role: "POSITION",
+            kinds: &["VEC3"],
+            component_types: &[FLOAT],
+            count: None,
+            indices: false,
+        },
+    )?;
+    let n = positions.count();
+    let mut influences: Option<Vec<Vec<(usize, f64)>>> = None;
+    for (set, &(j, w)) in sets.iter().enumerate() {
+        let per_position = Some((n, "one per POSITION"));
+        let joints = reader.read(
+            j,
+            &Want {
+                role: &format!("JOINTS_{set}"),
+                kinds: &["VEC4"],
+                component_types: &[UNSIGNED_BYTE, UNSIGNED_SHORT],
+                count: per_position,
+                indices: false,
+            },
+        )?;
+        let weights = reader.read(
+            w,
+            &Want {
+                role: &format!("WEIGHTS_{set}"),
+                kinds: &["VEC4"],
+                component_types: &[FLOAT, UNSIGNED_BYTE, UNSIGNED_SHORT],
+                count: per_position,
+                indices: false,
+            },
+        )?;
+        if weights.component_type != FLOAT && !reader.doc.accessors[w].normalized {
+            return Err(Error::field(
+                format!("accessors[{w}].normalized"),
+                format!("false, but integer WEIGHTS_{set} must be normalized"),
+            ));
+        }
+        let rows = influences.get_or_insert_with(|| vec![Vec::new(); n]);
+        for (v, row) in rows.iter_mut().enumerate() {
+            for (&joint, &weight) in joints.element(v).iter().zip(weights.element(v)) {
+                if weight == 0.0 {
+                    continue; // padding; its joint index does not matter
+                }
+                // An UNSIGNED_BYTE / UNSIGNED_SHORT value: exact in f64 and in usize.
+                let joint = joint as usize;
+                if weight < 0.0 {
+                    return Err(Error::InvalidWeight {
+                        vertex: base + v,
+                        bone: joint,
+                        value: weight,
+                    });
+                }
+                if joint >= joint_count {
+                    return Err(Error::JointOutOfRange {
+                        vertex: base + v,
+                        joint,
+                        joints: joint_count,
+                    });
+                }
+                row.push((joint, weight));
+            }
+        }
+    }
+    Ok(Stream {
+        positions,
+        influences,
+    })
+}
+
+/// The streams merged into one planar vertex list.
 struct Geometry {
     vertices: Vec<Point2<f64>>,
     triangles: Vec<[usize; 3]>,
     /// The plane the mesh lies in.
     plane_z: f64,
-    /// Per kept vertex, its (primitive, index in the primitive).
-    kept: Vec<(usize, usize)>,
+    /// Per kept vertex, where it came from.
+    kept: Vec<Kept>,
     weights: Option<Vec<Vec<(usize, f64)>>>,
 }
 
-/// Concatenates the primitives, checks that every vertex lies in the plane z = z of the first
+/// Where a kept vertex came from.
+#[derive(Clone, Copy)]
+struct Kept {
+    /// The first primitive (in the mesh's order) whose triangles use it: it gives the part.
+    primitive: usize,
+    /// Its index in its stream.
+    vertex: usize,
+}
+
+/// Concatenates the streams, checks that every vertex lies in the plane z = z of the first
 /// vertex, and drops vertices no triangle uses (a note counts them).
-fn plane_geometry(primitives: &[Primitive], notes: &mut Vec<String>) -> Result<Geometry> {
-    let all: Vec<&[f64]> = primitives
+fn plane_geometry(
+    streams: &[Stream],
+    primitives: &[Primitive],
+    notes: &mut Vec<String>,
+) -> Result<Geometry> {
+    let all: Vec<&[f64]> = streams
         .iter()
-        .flat_map(|p| (0..p.positions.count()).map(|v| p.positions.element(v)))
+        .flat_map(|s| (0..s.positions.count()).map(|v| s.positions.element(v)))
         .collect();
     let extent = all
         .iter()
@@ -990,34 +1254,46 @@ fn plane_geometry(primitives: &[Primitive], notes: &mut Vec<String>) -> Result<G
             plane_z,
         });
     }
+    // Per stream vertex, the first primitive that uses it (usize::MAX: none).
+    let mut first_use: Vec<Vec<usize>> = streams
+        .iter()
+        .map(|s| vec![usize::MAX; s.positions.count()])
+        .collect();
+    for (pi, prim) in primitives.iter().enumerate() {
+        let uses = &mut first_use[prim.stream];
+        for &i in prim.triangles.iter().flatten() {
+            uses[i] = uses[i].min(pi);
+        }
+    }
     let mut geometry = Geometry {
         vertices: Vec::new(),
         triangles: Vec::new(),
         plane_z,
         kept: Vec::new(),
-        weights: primitives[0].influences.as_ref().map(|_| Vec::new()),
+        weights: streams[0].influences.as_ref().map(|_| Vec::new()),
     };
     let mut dropped = 0;
-    for (pi, prim) in primitives.iter().enumerate() {
-        let mut new_index = vec![usize::MAX; prim.positions.count()];
-        for tri in &prim.triangles {
-            for &i in tri {
-                new_index[i] = 0;
-            }
-        }
-        for (v, slot) in new_index.iter_mut().enumerate() {
+    // Per stream vertex, its index in the merged mesh; first_use turns into it.
+    for (stream, uses) in streams.iter().zip(&mut first_use) {
+        for (v, slot) in uses.iter_mut().enumerate() {
             if *slot == usize::MAX {
                 dropped += 1;
                 continue;
             }
+            geometry.kept.push(Kept {
+                primitive: *slot,
+                vertex: v,
+            });
             *slot = geometry.vertices.len();
-            let p = prim.positions.element(v);
+            let p = stream.positions.element(v);
             geometry.vertices.push(Point2::new(p[0], p[1]));
-            geometry.kept.push((pi, v));
-            if let (Some(out), Some(rows)) = (&mut geometry.weights, &prim.influences) {
+            if let (Some(out), Some(rows)) = (&mut geometry.weights, &stream.influences) {
                 out.push(rows[v].clone());
             }
         }
+    }
+    for prim in primitives {
+        let new_index = &first_use[prim.stream];
         geometry
             .triangles
             .extend(prim.triangles.iter().map(|t| t.map(|i| new_index[i])));
@@ -1032,11 +1308,14 @@ fn plane_geometry(primitives: &[Primitive], notes: &mut Vec<String>) -> Result<G
 }
 
 /// Part names and per-vertex labels: from `extras.skinweights` when present, else one part
-/// per primitive (one default part for a single primitive).
+/// per primitive (one default part for a single primitive); a vertex that several primitives
+/// use belongs to the first of them.
 fn mesh_parts(
     gltf_mesh: &MeshJson,
+    mesh_index: usize,
+    streams: &[Stream],
     primitives: &[Primitive],
-    kept: &[(usize, usize)],
+    kept: &[Kept],
 ) -> Result<(Vec<String>, Vec<usize>)> {
     if let Some(extras) = gltf_mesh.extras.as_ref().and_then(|e| e.get("skinweights")) {
         #[derive(Deserialize)]
@@ -1044,22 +1323,22 @@ fn mesh_parts(
             parts: Vec<String>,
             vertex_parts: Vec<usize>,
         }
-        let total: usize = primitives.iter().map(|p| p.positions.count()).sum();
-        let e: PartsExtras = serde_json::from_value(extras.clone()).map_err(|e| Error::Json {
-            context: "meshes[].extras.skinweights".into(),
-            message: e.to_string(),
-        })?;
-        if e.vertex_parts.len() != total || primitives.len() != 1 {
+        let field = format!("meshes[{mesh_index}].extras.skinweights");
+        let e: PartsExtras = serde_json::from_value(extras.clone())
+            .map_err(|e| Error::field(&field, e.to_string()))?;
+        let total: usize = streams.iter().map(|s| s.positions.count()).sum();
+        // The labels number the vertices of the one POSITION accessor.
+        if e.vertex_parts.len() != total || streams.len() != 1 {
             return Err(Error::field(
-                "meshes[].extras.skinweights.vertex_parts",
+                format!("{field}.vertex_parts"),
                 format!(
-                    "{} labels for {total} vertices in {} primitives",
+                    "{} labels for {total} vertices in {} POSITION accessors (one expected)",
                     e.vertex_parts.len(),
-                    primitives.len()
+                    streams.len()
                 ),
             ));
         }
-        let labels = kept.iter().map(|&(_, v)| e.vertex_parts[v]).collect();
+        let labels = kept.iter().map(|k| e.vertex_parts[k.vertex]).collect();
         return Ok((e.parts, labels));
     }
     if primitives.len() == 1 {
@@ -1069,7 +1348,7 @@ fn mesh_parts(
         (0..primitives.len())
             .map(|p| format!("primitive{p}"))
             .collect(),
-        kept.iter().map(|&(p, _)| p).collect(),
+        kept.iter().map(|k| k.primitive).collect(),
     ))
 }
 
@@ -1083,38 +1362,30 @@ fn read_skeleton(
 ) -> Result<Skeleton> {
     let doc = reader.doc;
     let nj = skin.joints.len();
-    let mut parent_of = vec![None; doc.nodes.len()];
-    for (p, node) in doc.nodes.iter().enumerate() {
-        for &c in &node.children {
-            lookup(&doc.nodes, c, "nodes")?;
-            if let Some(first) = parent_of[c].replace(p) {
-                return Err(Error::field(
-                    format!("nodes[{c}]"),
-                    format!("is a child of both nodes {first} and {p}"),
-                ));
-            }
-        }
-    }
-    let mut joint_of_node = BTreeMap::new();
+    let mut joint_of_node = vec![None; doc.nodes.len()];
     for (k, &node) in skin.joints.iter().enumerate() {
         lookup(&doc.nodes, node, "nodes")?;
-        if joint_of_node.insert(node, k).is_some() {
+        if joint_of_node[node].replace(k).is_some() {
             return Err(Error::field(
                 format!("skins[{skin_index}].joints"),
                 format!("node {node} is listed twice"),
             ));
         }
     }
+    let joint_above = joints_above(&doc.nodes, &joint_of_node)?;
     // World bind matrices: inverses of the inverse bind matrices.
     let bind: Vec<Matrix4<f64>> = match skin.inverse_bind_matrices {
         Some(a) => {
-            let m = reader.read(a, "inverseBindMatrices", &["MAT4"], &[FLOAT])?;
-            if m.count() != nj {
-                return Err(Error::field(
-                    format!("accessors[{a}] (inverseBindMatrices)"),
-                    format!("{} matrices for {nj} joints", m.count()),
-                ));
-            }
+            let m = reader.read(
+                a,
+                &Want {
+                    role: "inverseBindMatrices",
+                    kinds: &["MAT4"],
+                    component_types: &[FLOAT],
+                    count: Some((nj, "one per skin joint")),
+                    indices: false,
+                },
+            )?;
             (0..nj)
                 .map(|k| {
                     Matrix4::from_column_slice(m.element(k))
@@ -1157,25 +1428,13 @@ fn read_skeleton(
             }
         })
         .collect();
-    let parents: Vec<Option<usize>> = skin
-        .joints
-        .iter()
-        .map(|&node| {
-            let mut at = parent_of[node];
-            let mut steps = 0;
-            while let Some(p) = at {
-                if let Some(&k) = joint_of_node.get(&p) {
-                    return Ok(Some(k));
-                }
-                steps += 1;
-                if steps > doc.nodes.len() {
-                    return Err(Error::field(format!("nodes[{node}]"), "parent cycle"));
-                }
-                at = parent_of[p];
-            }
-            Ok(None)
-        })
-        .collect::<Result<_>>()?;
+    let parents: Vec<Option<usize>> = skin.joints.iter().map(|&n| joint_above[n]).collect();
+    let mut children = vec![Vec::new(); nj];
+    for (k, p) in parents.iter().enumerate() {
+        if let Some(p) = *p {
+            children[p].push(k);
+        }
+    }
 
     let leaf_length = LEAF_BONE_FRACTION * size;
     let names = joint_names(doc, &skin.joints);
@@ -1189,8 +1448,7 @@ fn read_skeleton(
             .and_then(|e| e.get("length"))
             .and_then(Value::as_f64)
             .filter(|l| l.is_finite() && *l > 0.0);
-        let children: Vec<usize> = (0..nj).filter(|&c| parents[c] == Some(k)).collect();
-        let tail = match (length, children.as_slice()) {
+        let tail = match (length, children[k].as_slice()) {
             (Some(l), _) => heads[k] + l * x_axes[k],
             (None, &[c]) if (heads[c] - heads[k]).norm() > 1e-9 * leaf_length => heads[c],
             _ => heads[k] + leaf_length * x_axes[k],
@@ -1213,6 +1471,61 @@ fn read_skeleton(
     Skeleton::new(bones)
 }
 
+/// For every node, the joint (index in the skin, from `joint_of_node`) nearest above it: its
+/// parent when that is a joint, else the parent's. The node graph must be a forest: a node
+/// listed as a child twice, or a cycle of children, is an error. Linear in the node count,
+/// without recursion.
+fn joints_above(nodes: &[NodeJson], joint_of_node: &[Option<usize>]) -> Result<Vec<Option<usize>>> {
+    let mut parent_of = vec![None; nodes.len()];
+    for (p, node) in nodes.iter().enumerate() {
+        for (i, &c) in node.children.iter().enumerate() {
+            if c >= nodes.len() {
+                return Err(Error::field(
+                    format!("nodes[{p}].children[{i}]"),
+                    format!(
+                        "node {c} does not exist (the file has {} nodes)",
+                        nodes.len()
+                    ),
+                ));
+            }
+            if let Some(first) = parent_of[c].replace(p) {
+                return Err(Error::field(
+                    format!("nodes[{c}]"),
+                    format!("is a child of both nodes {first} and {p}"),
+                ));
+            }
+        }
+    }
+    // Walk down from the roots, parents before children.
+    let mut order: Vec<usize> = (0..nodes.len())
+        .filter(|&i| parent_of[i].is_none())
+        .collect();
+    let mut joint_above = vec![None; nodes.len()];
+    let mut next = 0;
+    while let Some(&p) = order.get(next) {
+        next += 1;
+        for &c in &nodes[p].children {
+            joint_above[c] = joint_of_node[p].or(joint_above[p]);
+            order.push(c);
+        }
+    }
+    if order.len() < nodes.len() {
+        // A node no root reaches: with one parent each, going up from it ends in a cycle,
+        // which `nodes.len()` steps up is certainly inside of.
+        let mut reached = vec![false; nodes.len()];
+        order.iter().for_each(|&i| reached[i] = true);
+        let mut at = reached.iter().position(|r| !r).unwrap_or(0);
+        for _ in 0..nodes.len() {
+            at = parent_of[at].unwrap_or(at);
+        }
+        return Err(Error::field(
+            format!("nodes[{at}]"),
+            "is its own ancestor (its children lead back to it)",
+        ));
+    }
+    Ok(joint_above)
+}
+
 /// Bone names: the joint node's name, or `joint<k>` when it has none; repeated names get the
 /// joint index appended so that every bone is addressable.
 fn joint_names(doc: &Doc, joints: &[usize]) -> Vec<String> {
@@ -1227,10 +1540,14 @@ fn joint_names(doc: &Doc, joints: &[usize]) -> Vec<String> {
                 .unwrap_or_else(|| format!("joint{k}"))
         })
         .collect();
+    let mut uses: BTreeMap<&str, usize> = BTreeMap::new();
+    for n in &raw {
+        *uses.entry(n).or_default() += 1;
+    }
     raw.iter()
         .enumerate()
         .map(|(k, n)| {
-            if raw.iter().filter(|m| *m == n).count() > 1 {
+            if uses[n.as_str()] > 1 {
                 format!("{n}#{k}")
             } else {
                 n.clone()

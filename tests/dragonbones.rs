@@ -3,7 +3,7 @@
 
 use serde_json::Value;
 use skinweights::scene::dragonbones::{
-    export_dragonbones, import_dragonbones, load_dragonbones, DragonBonesImport,
+    export_dragonbones, import_dragonbones, load_dragonbones, DragonBonesImport, ZERO_LENGTH_TAIL,
 };
 use skinweights::scene::SubScene;
 use skinweights::{linear_blend_skinning, metrics, Error, Pose};
@@ -111,6 +111,8 @@ fn artist_rows_sum_to_one() {
     assert_eq!(imp.artist_file().solver, "artist");
 }
 
+/// Checks where the vertices are placed (`slotPose · v`, y flipped); skinning at rest is the
+/// identity for any weights and bones, so the bones are checked by the posed tests below.
 #[test]
 fn rest_pose_skinning_reproduces_the_file_positions() {
     let imp = body();
@@ -244,6 +246,24 @@ fn export_then_import_round_trips_weights_and_positions() {
     assert!(w < 1e-6, "weights {w}");
     // Re-exported bind poses equal the setup transforms: nothing differs any more.
     assert!(again.report.bind_differs.is_empty());
+    // Zero-length bones (pivots like pelvis) are written with their 1 px tail as length 1:
+    // the scene cannot tell them from a real 1 px bone, and the round trip keeps the
+    // geometry the same (the length-0 file and the length-1 file import to one skeleton).
+    let raw: Value = serde_json::from_str(&body_text()).unwrap();
+    let length = |doc: &Value, bone: &str| {
+        doc["armature"][0]["bone"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|b| b["name"] == bone)
+            .unwrap()["length"]
+            .as_f64()
+            .unwrap_or(0.0)
+    };
+    assert_eq!(length(&raw, "pelvis"), 0.0);
+    assert_eq!(length(&doc, "pelvis"), ZERO_LENGTH_TAIL);
+    let pelvis = b.skeleton.index_of("pelvis").unwrap();
+    assert_eq!(b.skeleton.bones()[pelvis].length(), ZERO_LENGTH_TAIL);
     // Heat weights export too, and re-import to the same values.
     let heat = skinweights::solve(&imp.scene, "heat").unwrap();
     let doc = export_dragonbones(&imp.scene, &heat).unwrap();
@@ -527,4 +547,533 @@ fn solvers_against_the_artist() {
     assert!(drag(&per_mesh) < 1e-9);
     assert!(drag(&whole_euclidean) > 1.0, "{}", drag(&whole_euclidean));
     assert!(drag(&whole_heat) < 0.2 * drag(&whole_euclidean));
+}
+
+// ---- Posed skinning against DragonBones' own formula, in the file's y-down frame ----
+
+/// A 2x3 matrix in DragonBones' layout `[a, b, c, d, tx, ty]`:
+/// `x' = a·x + c·y + tx`, `y' = b·x + d·y + ty`.
+type M = [f64; 6];
+
+const ID: M = [1.0, 0.0, 0.0, 1.0, 0.0, 0.0];
+
+/// `m · n` (apply `n` first).
+fn mul(m: M, n: M) -> M {
+    [
+        m[0] * n[0] + m[2] * n[1],
+        m[1] * n[0] + m[3] * n[1],
+        m[0] * n[2] + m[2] * n[3],
+        m[1] * n[2] + m[3] * n[3],
+        m[0] * n[4] + m[2] * n[5] + m[4],
+        m[1] * n[4] + m[3] * n[5] + m[5],
+    ]
+}
+
+fn inv(m: M) -> M {
+    let det = m[0] * m[3] - m[1] * m[2];
+    let (a, b, c, d) = (m[3] / det, -m[1] / det, -m[2] / det, m[0] / det);
+    [a, b, c, d, -(a * m[4] + c * m[5]), -(b * m[4] + d * m[5])]
+}
+
+fn apply(m: M, x: f64, y: f64) -> [f64; 2] {
+    [m[0] * x + m[2] * y + m[4], m[1] * x + m[3] * y + m[5]]
+}
+
+/// DragonBones' rotation matrix for `deg` (y-down: turns +x towards +y).
+fn rot(deg: f64) -> M {
+    let (s, c) = deg.to_radians().sin_cos();
+    [c, s, -s, c, 0.0, 0.0]
+}
+
+/// Every weighted mesh vertex of a DragonBones document posed by `rotations` (scene degrees,
+/// counter-clockwise in y-up, about each bone's head), computed straight from the file in
+/// its y-down frame: `v_world = Σ w_i · boneWorld_i · bonePose_i⁻¹ · slotPose · v`, with
+/// `boneWorld_i = boneWorld_parent · bonePose_parent⁻¹ · bonePose_i · R(-θ_i)` (a y-up
+/// counter-clockwise turn is a y-down `R(-θ)`); a bone no mesh binds moves with its parent.
+/// Rows are normalized as the importer does (the file rounds them). Returns, per mesh in
+/// file order, (slot name, positions).
+fn dragonbones_formula(raw: &Value, rotations: &[(&str, f64)]) -> Vec<(String, Vec<[f64; 2]>)> {
+    let armature = &raw["armature"][0];
+    let bones = armature["bone"].as_array().unwrap();
+    let names: Vec<&str> = bones.iter().map(|b| b["name"].as_str().unwrap()).collect();
+    let parent: Vec<Option<usize>> = bones
+        .iter()
+        .map(|b| {
+            b["parent"]
+                .as_str()
+                .map(|p| names.iter().position(|n| *n == p).unwrap())
+        })
+        .collect();
+    let meshes = raw_meshes(raw);
+    let mut bind: Vec<Option<M>> = vec![None; bones.len()];
+    for (_, d) in &meshes {
+        for c in nums(&d["bonePose"]).chunks(7) {
+            bind[c[0] as usize].get_or_insert([c[1], c[2], c[3], c[4], c[5], c[6]]);
+        }
+    }
+    let theta = |j: usize| {
+        rotations
+            .iter()
+            .find(|(n, _)| *n == names[j])
+            .map_or(0.0, |r| r.1)
+    };
+    // motion_j = boneWorld_j · bonePose_j⁻¹ (identity at rest), parents first.
+    fn motion(
+        j: usize,
+        parent: &[Option<usize>],
+        bind: &[Option<M>],
+        theta: &dyn Fn(usize) -> f64,
+        memo: &mut Vec<Option<M>>,
+    ) -> M {
+        if let Some(m) = memo[j] {
+            return m;
+        }
+        let up = parent[j].map_or(ID, |p| motion(p, parent, bind, theta, memo));
+        let m = match bind[j] {
+            Some(b) => {
+                let world = mul(mul(up, b), rot(-theta(j)));
+                mul(world, inv(b))
+            }
+            None => {
+                assert_eq!(theta(j), 0.0, "the test only rotates bound bones");
+                up
+            }
+        };
+        memo[j] = Some(m);
+        m
+    }
+    let mut memo = vec![None; bones.len()];
+    meshes
+        .iter()
+        .map(|(slot, d)| {
+            let sp = nums(&d["slotPose"]);
+            let sp: M = [sp[0], sp[1], sp[2], sp[3], sp[4], sp[5]];
+            let w = nums(&d["weights"]);
+            let mut i = 0;
+            let out = nums(&d["vertices"])
+                .chunks(2)
+                .map(|v| {
+                    let [x, y] = apply(sp, v[0], v[1]);
+                    let count = w[i] as usize;
+                    let entries = &w[i + 1..i + 1 + 2 * count];
+                    i += 1 + 2 * count;
+                    let total: f64 = entries.chunks(2).map(|e| e[1]).sum();
+                    let mut p = [0.0; 2];
+                    for e in entries.chunks(2) {
+                        let m = motion(e[0] as usize, &parent, &bind, &theta, &mut memo);
+                        let q = apply(m, x, y);
+                        p[0] += e[1] / total * q[0];
+                        p[1] += e[1] / total * q[1];
+                    }
+                    p
+                })
+                .collect();
+            (slot.clone(), out)
+        })
+        .collect()
+}
+
+/// Largest distance between our posed import (y-up) and [`dragonbones_formula`] flipped to
+/// y-up, and the largest distance a vertex moved from rest.
+fn posed_difference(raw: &Value, rotations: &[(&str, f64)]) -> (f64, f64) {
+    let imp = import_dragonbones(&raw.to_string()).unwrap();
+    let mut pose = Pose::rest();
+    for &(bone, deg) in rotations {
+        pose = pose.rotate(bone, deg);
+    }
+    let ours = linear_blend_skinning(
+        imp.scene.mesh.vertices(),
+        &imp.scene.skeleton,
+        &imp.artist,
+        &pose,
+    )
+    .unwrap();
+    let (mut worst, mut moved) = (0.0_f64, 0.0_f64);
+    let mut checked = 0;
+    for (slot, expected) in dragonbones_formula(raw, rotations) {
+        let m = imp.report.meshes.iter().find(|m| m.slot == slot).unwrap();
+        assert_eq!(expected.len(), m.vertices);
+        for (i, e) in expected.iter().enumerate() {
+            let v = m.first_vertex + i;
+            let p = ours[v];
+            worst = worst.max((p.x - e[0]).hypot(p.y + e[1]));
+            moved = moved.max((p - imp.scene.mesh.vertices()[v]).norm());
+            checked += 1;
+        }
+    }
+    assert_eq!(checked, imp.scene.mesh.vertex_count());
+    (worst, moved)
+}
+
+#[test]
+fn posed_skinning_matches_the_dragonbones_formula() {
+    let raw: Value = serde_json::from_str(&body_text()).unwrap();
+    // hand_r's bind pose differs from its setup pose by its own transform (16.6 degrees);
+    // thigh_l's too; the others follow the pelvis that moved after binding.
+    let rotations = [
+        ("spine", 15.0),
+        ("thigh_l", 30.0),
+        ("calf_l", -25.0),
+        ("upperarm_r", 40.0),
+        ("forearm_l", 25.0),
+        ("hand_r", 35.0),
+        ("head", -20.0),
+    ];
+    let (worst, moved) = posed_difference(&raw, &rotations);
+    assert!(moved > 100.0, "the pose moves vertices by {moved} px only");
+    assert!(
+        worst < 1e-9,
+        "posed: {worst} px from the DragonBones formula"
+    );
+    // The rest pose, for contrast, is the identity whatever the bones.
+    let (rest, moved) = posed_difference(&raw, &[]);
+    assert!(rest < 1e-6 && moved < 1e-6, "{rest} {moved}");
+}
+
+/// A small armature whose weighted mesh has a slotPose that rotates by 25 degrees and
+/// translates, with bind poses unlike the setup transforms: root, `a` (bound), `b` (bound,
+/// child of `a`), `c` (unbound child of `b`, moves with it). The mesh is a 2x5 strip in the
+/// slot's frame, weighted from `a` to `b` along x.
+fn synthetic() -> Value {
+    let (s, c) = 25f64.to_radians().sin_cos();
+    let slot_pose = [c, s, -s, c, 30.0, -15.0];
+    let pose = |deg: f64, x: f64, y: f64| {
+        let (s, c) = f64::to_radians(deg).sin_cos();
+        [c, s, -s, c, x, y]
+    };
+    let (a, b) = (pose(20.0, 90.0, 40.0), pose(-10.0, 170.0, 70.0));
+    let mut bone_pose = vec![1.0];
+    bone_pose.extend(a);
+    bone_pose.push(2.0);
+    bone_pose.extend(b);
+    let mut vertices = Vec::new();
+    let mut weights = Vec::new();
+    for k in 0..5 {
+        let t = k as f64 / 4.0;
+        for y in [-12.0, 12.0] {
+            vertices.extend([40.0 + 140.0 * t, y]);
+            weights.extend([2.0, 1.0, 1.0 - t, 2.0, t]);
+        }
+    }
+    let mut triangles = Vec::new();
+    for k in 0..4 {
+        let i = 2 * k;
+        triangles.extend([i, i + 2, i + 1, i + 1, i + 2, i + 3]);
+    }
+    serde_json::json!({
+        "version": "5.5",
+        "armature": [{
+            "name": "strip",
+            "bone": [
+                {"name": "root"},
+                {"name": "a", "parent": "root", "length": 80,
+                 "transform": {"x": 100, "y": 50, "skX": 30, "skY": 30}},
+                {"name": "b", "parent": "a", "length": 60,
+                 "transform": {"x": 80, "skX": -45, "skY": -45}},
+                {"name": "c", "parent": "b", "length": 20, "transform": {"x": 60}}
+            ],
+            "slot": [{"name": "s", "parent": "a"}],
+            "skin": [{"slot": [{"name": "s", "display": [{
+                "type": "mesh", "name": "strip",
+                "vertices": vertices, "triangles": triangles, "weights": weights,
+                "slotPose": slot_pose, "bonePose": bone_pose
+            }]}]}]
+        }]
+    })
+}
+
+#[test]
+fn a_non_identity_slot_pose_places_and_poses_the_mesh() {
+    let raw = synthetic();
+    let imp = import_dragonbones(&raw.to_string()).unwrap();
+    // Rest: slotPose · v, flipped to y-up.
+    let sp = nums(&raw["armature"][0]["skin"][0]["slot"][0]["display"][0]["slotPose"]);
+    let v = nums(&raw["armature"][0]["skin"][0]["slot"][0]["display"][0]["vertices"]);
+    let mut worst: f64 = 0.0;
+    for (i, c) in v.chunks(2).enumerate() {
+        let x = sp[0] * c[0] + sp[2] * c[1] + sp[4];
+        let y = sp[1] * c[0] + sp[3] * c[1] + sp[5];
+        let p = imp.scene.mesh.vertices()[i];
+        worst = worst.max((p.x - x).hypot(p.y + y));
+    }
+    assert!(worst < 1e-9, "rest: {worst}");
+    // Vertex 9 (x = 180, y = 12 in the slot frame) lands at (180 cos 25 - 12 sin 25 + 30,
+    // 180 sin 25 + 12 cos 25 - 15) y-down.
+    let p = imp.scene.mesh.vertices()[9];
+    assert!(
+        (p.x - 188.0640).abs() < 1e-3 && (p.y + 71.9470).abs() < 1e-3,
+        "{p}"
+    );
+    // The rest skeleton is the bind pose: a's head at (90, 40), b's at (170, 70), y flipped;
+    // c (unbound) 60 px along b's x axis.
+    let sk = &imp.scene.skeleton;
+    let head = |n: &str| sk.bones()[sk.index_of(n).unwrap()].head;
+    assert!((head("a") - nalgebra::Point2::new(90.0, -40.0)).norm() < 1e-9);
+    assert!((head("b") - nalgebra::Point2::new(170.0, -70.0)).norm() < 1e-9);
+    let (s, c) = (-10f64).to_radians().sin_cos();
+    let expected_c = nalgebra::Point2::new(170.0 + 60.0 * c, -(70.0 + 60.0 * s));
+    assert!((head("c") - expected_c).norm() < 1e-9, "{}", head("c"));
+    // a points along its bonePose's x axis (20 degrees, y-down), 80 px long.
+    let a = &sk.bones()[sk.index_of("a").unwrap()];
+    let (s, c) = 20f64.to_radians().sin_cos();
+    let expected_tail = nalgebra::Point2::new(90.0 + 80.0 * c, -(40.0 + 80.0 * s));
+    assert!((a.tail - expected_tail).norm() < 1e-9, "{}", a.tail);
+    // Posed: a turns 30 degrees, b -40.
+    let (worst, moved) = posed_difference(&raw, &[("a", 30.0), ("b", -40.0)]);
+    assert!(moved > 30.0, "{moved}");
+    assert!(
+        worst < 1e-9,
+        "posed: {worst} px from the DragonBones formula"
+    );
+}
+
+/// The file with one edit to the raw document.
+fn with_raw(edit: impl FnOnce(&mut Value)) -> String {
+    let mut raw: Value = serde_json::from_str(&body_text()).unwrap();
+    edit(&mut raw);
+    raw.to_string()
+}
+
+#[test]
+fn file_numbers_used_as_sizes_or_indices_are_checked_first() {
+    // A vertex's bone count is bounded by the bones in the mesh's bonePose (10 for a_body),
+    // before anything is allocated or looped over: 1e18 and 1e300 overflowed a capacity,
+    // 1e13 aborted allocating 160 TB.
+    for count in [1e18, 1e300, 1e13, 11.0, 0.0, -1.0, 2.5] {
+        let (context, field, vertex, message) = dragonbones_error(&with_body_mesh(|d| {
+            d.get_mut("weights").unwrap()[0] = Value::from(count);
+        }));
+        assert!(context.contains("a_body"), "{context}");
+        assert_eq!((field.as_str(), vertex), ("weights", Some(0)), "{count}");
+        assert!(
+            message.contains("is not an integer in 1..=10 (the bones in bonePose)"),
+            "{count}: {message}"
+        );
+    }
+    let (_, _, _, message) = dragonbones_error(&with_body_mesh(|d| {
+        d.get_mut("weights").unwrap()[0] = Value::from(1e300);
+    }));
+    assert!(message.starts_with("bone count 1e300 "), "{message}");
+
+    // A huge triangle index is reported as written, not saturated to usize::MAX.
+    let (context, field, _, message) = dragonbones_error(&with_body_mesh(|d| {
+        d.get_mut("triangles").unwrap()[0] = Value::from(1e300);
+    }));
+    assert!(context.contains("a_body"));
+    assert_eq!(field, "triangles");
+    assert_eq!(message, "triangle 0 uses vertex 1e300, but the mesh has 74");
+
+    // Weights are fractions.
+    let (_, field, vertex, message) = dragonbones_error(&with_body_mesh(|d| {
+        d.get_mut("weights").unwrap()[2] = Value::from(1e300);
+    }));
+    assert_eq!((field.as_str(), vertex), ("weights", Some(0)));
+    assert!(message.contains("outside 0..=1.001"), "{message}");
+
+    // A vertex coordinate far outside any canvas names the vertex.
+    let (_, field, vertex, message) = dragonbones_error(&with_body_mesh(|d| {
+        d.get_mut("vertices").unwrap()[7] = Value::from(-1e300);
+    }));
+    assert_eq!((field.as_str(), vertex), ("vertices", Some(3)));
+    assert!(message.contains("beyond ±1e6 px"), "{message}");
+
+    // A bone length.
+    let (context, field, _, _) = dragonbones_error(&with_raw(|raw| {
+        raw["armature"][0]["bone"][0]["length"] = Value::from(1e308);
+    }));
+    assert_eq!(
+        (context.as_str(), field.as_str()),
+        ("bone \"root\"", "length")
+    );
+}
+
+#[test]
+fn bad_matrices_are_errors_naming_the_mesh_and_bone() {
+    // A singular slotPose used to surface as "triangle 0 has zero area", and a huge one as a
+    // zero-area triangle of another mesh.
+    for (slot_pose, expected) in [
+        ([0.0; 6], "the matrix is singular"),
+        ([1.0, 2.0, 2.0, 4.0, 0.0, 0.0], "the matrix is singular"),
+        (
+            [1e300, 0.0, 0.0, 1e300, 0.0, 0.0],
+            "the matrix a = 1e300 is beyond ±1000",
+        ),
+        (
+            [1.0, 0.0, 0.0, 1.0, 0.0, 1e300],
+            "the matrix ty = 1e300 is beyond ±1e6 px",
+        ),
+    ] {
+        let (context, field, vertex, message) = dragonbones_error(&with_body_mesh(|d| {
+            d.insert("slotPose".into(), serde_json::json!(slot_pose));
+        }));
+        assert_eq!(context, "mesh \"body/a_body\" (slot \"a_body\")");
+        assert_eq!((field.as_str(), vertex), ("slotPose", None));
+        assert!(message.starts_with(expected), "{message}");
+    }
+    // A within-limits slotPose that still throws a vertex off the canvas names the vertex.
+    let (context, field, vertex, message) = dragonbones_error(&with_body_mesh(|d| {
+        d.insert(
+            "slotPose".into(),
+            serde_json::json!([1000, 0, 0, 1000, 0, 0]),
+        );
+    }));
+    assert!(context.contains("a_body"));
+    assert_eq!((field.as_str(), vertex), ("vertices", Some(0)));
+    assert!(message.starts_with("slotPose places it at"), "{message}");
+
+    // bonePose: the bone's name is in the message.
+    let raw: Value = serde_json::from_str(&body_text()).unwrap();
+    let body = raw_meshes(&raw)
+        .into_iter()
+        .find(|(s, _)| s == "a_body")
+        .unwrap()
+        .1;
+    let first = nums(&body["bonePose"])[0] as usize;
+    let name = raw["armature"][0]["bone"][first]["name"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let (_, field, _, message) = dragonbones_error(&with_body_mesh(|d| {
+        let p = d.get_mut("bonePose").unwrap().as_array_mut().unwrap();
+        for x in &mut p[1..5] {
+            *x = Value::from(0.0);
+        }
+    }));
+    assert_eq!(field, "bonePose");
+    assert!(
+        message.starts_with(&format!("the matrix of bone {name:?} is singular")),
+        "{message}"
+    );
+    let (_, field, _, message) = dragonbones_error(&with_body_mesh(|d| {
+        let p = d.get_mut("bonePose").unwrap().as_array_mut().unwrap();
+        let again: Vec<Value> = p[..7].to_vec();
+        p.extend(again);
+    }));
+    assert_eq!(field, "bonePose");
+    assert_eq!(message, format!("bone {name:?} is listed twice"));
+
+    // An extreme transform names the bone that has it (it used to name a descendant).
+    let (context, field, _, message) = dragonbones_error(&with_raw(|raw| {
+        raw["armature"][0]["bone"][0]["transform"] =
+            serde_json::json!({"skX": 1e308, "skY": 1e308, "x": 1e308, "scX": 1e308});
+    }));
+    assert_eq!(context, "bone \"root\"");
+    assert!(field.starts_with("transform."), "{field}");
+    assert!(message.contains("e308 is beyond"), "{message}");
+
+    // Transforms each within limits whose product is not: the first bone, parents first,
+    // whose world matrix goes out of range is named, with its parent.
+    let mut raw = synthetic();
+    raw["armature"][0]["bone"][0]["transform"] = serde_json::json!({"scX": 1000, "scY": 1000});
+    raw["armature"][0]["bone"][1]["transform"]["x"] = Value::from(2000);
+    let (context, field, _, message) = dragonbones_error(&raw.to_string());
+    assert_eq!(
+        (context.as_str(), field.as_str()),
+        ("bone \"a\"", "transform")
+    );
+    assert_eq!(
+        message,
+        "its setup position (2e6, 5e4) is beyond ±1e6 px, on the frame of its parent \"root\""
+    );
+}
+
+#[test]
+fn repeated_names_and_triangles_are_errors_naming_the_slot_or_mesh() {
+    // Two armature slots with one name: the skin could not tell them apart.
+    let (context, field, _, message) = dragonbones_error(&with_raw(|raw| {
+        let slots = raw["armature"][0]["slot"].as_array_mut().unwrap();
+        slots[1]["name"] = slots[0]["name"].clone();
+    }));
+    assert_eq!((context.as_str(), field.as_str()), ("slot 1", "name"));
+    assert!(message.contains("is also the name of slot 0"), "{message}");
+
+    // A repeated triangle names the display and its own triangle indices.
+    let (context, field, _, message) = dragonbones_error(&with_body_mesh(|d| {
+        let t = d.get_mut("triangles").unwrap().as_array_mut().unwrap();
+        let first: Vec<Value> = t[..3].to_vec();
+        t.extend(first);
+    }));
+    assert!(context.contains("a_body"), "{context}");
+    assert_eq!(field, "triangles");
+    assert!(
+        message.starts_with("triangle 108 ") && message.ends_with("repeats triangle 0"),
+        "{message}"
+    );
+
+    // Two coincident vertices make a zero-area triangle of that display.
+    let (context, field, _, message) = dragonbones_error(&with_body_mesh(|d| {
+        let v = d.get_mut("vertices").unwrap().as_array_mut().unwrap();
+        let (x, y) = (v[0].clone(), v[1].clone());
+        v[2] = x;
+        v[3] = y;
+    }));
+    assert!(context.contains("a_body"), "{context}");
+    assert_eq!(field, "triangles");
+    assert!(message.contains("has zero area"), "{message}");
+}
+
+#[test]
+fn a_file_that_is_not_json_is_named() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("broken_ske.json");
+    std::fs::write(&path, "{").unwrap();
+    match load_dragonbones(&path) {
+        Err(Error::Json { context, .. }) => assert_eq!(context, path.display().to_string()),
+        other => panic!("{other:?}"),
+    }
+}
+
+#[test]
+fn report_prints_no_negative_zero() {
+    let text = body().report.to_string();
+    assert!(!text.contains("-0.000"), "{text}");
+    // calf_r turns by about -1e-14 degrees: shown as 0.
+    let calf = text
+        .lines()
+        .find(|l| l.trim_start().starts_with("calf_r"))
+        .unwrap();
+    assert!(calf.contains("turned    0.000 deg"), "{calf}");
+}
+
+#[test]
+fn two_displays_of_one_slot_become_two_parts() {
+    let mut raw = synthetic();
+    let display = &mut raw["armature"][0]["skin"][0]["slot"][0]["display"];
+    let copy = display[0].clone();
+    display.as_array_mut().unwrap().push(copy);
+    let imp = import_dragonbones(&raw.to_string()).unwrap();
+    assert_eq!(imp.scene.mesh.parts(), ["s", "s#2"]);
+    assert_eq!(imp.scene.mesh.vertex_count(), 20);
+}
+
+#[test]
+fn more_weights_than_the_import_holds_is_an_error() {
+    // 50,000 bones and a 2,002-vertex unweighted strip: 1.0e8 dense weights (800 MB).
+    let mut bones = vec![serde_json::json!({"name": "root"})];
+    bones.extend(
+        (1..50_000).map(|i| serde_json::json!({"name": format!("b{i}"), "parent": "root"})),
+    );
+    let mut vertices = Vec::new();
+    for k in 0..1001 {
+        vertices.extend([k as f64, 0.0, k as f64, 10.0]);
+    }
+    let triangles: Vec<usize> = (0..1000)
+        .flat_map(|k| {
+            let i = 2 * k;
+            [i, i + 2, i + 1, i + 1, i + 2, i + 3]
+        })
+        .collect();
+    let raw = serde_json::json!({"armature": [{
+        "bone": bones,
+        "slot": [{"name": "s", "parent": "root"}],
+        "skin": [{"slot": [{"name": "s", "display": [
+            {"type": "mesh", "name": "strip", "vertices": vertices, "triangles": triangles}
+        ]}]}]
+    }]});
+    let (context, field, _, message) = dragonbones_error(&raw.to_string());
+    assert_eq!((context.as_str(), field.as_str()), ("armature", "bone"));
+    assert_eq!(
+        message,
+        "2002 mesh vertices × 50000 bones is more than the 100000000 weights the import holds"
+    );
 }

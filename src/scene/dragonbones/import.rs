@@ -1,14 +1,14 @@
 //! DragonBones JSON → one [`Scene`] with a part per mesh display, plus the artist's weights.
 
 use super::parse::{parse_armature, FileArmature, FileBone, FileMesh};
-use super::{to_scene, Affine};
+use super::{to_scene, Affine, MAX_COORDINATE, MAX_SCALE};
 use crate::error::{Error, Result};
 use crate::mesh::{signed_area2, Mesh};
 use crate::scene::{Probe, Scene, Watch};
 use crate::skeleton::{Bone, Pose, Skeleton};
 use crate::weights::{Weights, WeightsFile};
 use nalgebra::{Point2, Vector2};
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, HashMap, HashSet};
 use std::fmt;
 use std::path::Path;
 
@@ -25,6 +25,16 @@ const SAME_POSE_DEG: f64 = 1e-3;
 
 /// Largest deviation of a bonePose/slotPose from a rotation that is reported as rigid.
 const RIGID_TOLERANCE: f64 = 1e-6;
+
+/// A triangle whose doubled area is at most this times the square of the scene's largest
+/// coordinate has zero area: the same rule as [`Mesh::with_parts`], checked here first so
+/// that the error names the mesh display.
+const ZERO_AREA_REL: f64 = 1e-14;
+
+/// Most vertices × bones the import holds: the artist's weights (and the bones' part
+/// scores) are dense matrices of that size (1e8 entries is 800 MB; a large character has
+/// a few thousand vertices and a few hundred bones, 1e6).
+const MAX_WEIGHT_ENTRIES: usize = 100_000_000;
 
 /// What [`import_dragonbones`] produced.
 #[derive(Debug, Clone)]
@@ -143,13 +153,15 @@ impl fmt::Display for ImportReport {
                 "{} bones have a setup transform that differs from their bind pose (the scene uses the bind pose):",
                 self.bind_differs.len()
             )?;
+            // What rounds to 0 prints as 0, not -0.000.
+            let shown = |x: f64| if x.abs() < 5e-4 { 0.0 } else { x };
             for d in &self.bind_differs {
                 writeln!(
                     f,
                     "  {:<12} moved {:8.3} px, turned {:8.3} deg{}",
                     d.bone,
-                    d.position,
-                    d.angle_deg,
+                    shown(d.position),
+                    shown(d.angle_deg),
                     if d.local { "" } else { " (follows its parent)" }
                 )?;
             }
@@ -165,13 +177,7 @@ impl fmt::Display for ImportReport {
 pub fn load_dragonbones(path: impl AsRef<Path>) -> Result<DragonBonesImport> {
     let path = path.as_ref();
     let text = std::fs::read_to_string(path).map_err(|e| Error::io(path, e))?;
-    import_dragonbones(&text).map_err(|e| match e {
-        Error::Json { message, .. } => Error::Json {
-            context: path.display().to_string(),
-            message,
-        },
-        e => e,
-    })
+    import_dragonbones(&text).map_err(|e| e.in_file(path))
 }
 
 /// Parses a DragonBones 5.5 `_ske.json` and builds one scene (see the module docs).
@@ -197,8 +203,13 @@ pub fn load_dragonbones(path: impl AsRef<Path>) -> Result<DragonBonesImport> {
 ///   upper arm's parent bone, beyond one upper-arm length from the shoulder.
 ///
 /// Errors: [`Error::Json`] for text that is not JSON; [`Error::DragonBones`] naming the
-/// context (armature, bone, slot or mesh), the field and, for weights, the vertex; mesh
-/// validation errors from [`Mesh::with_parts`] with scene vertex indices.
+/// context (armature, bone, slot or mesh), the field and, for weights and vertices, the
+/// vertex: numbers out of range (coordinates beyond ±1e6 px, scales beyond ±1000, a vertex's
+/// bone count beyond its mesh's `bonePose`), singular `slotPose`/`bonePose` matrices, a
+/// world transform that compounds out of range (the first such bone, parents first),
+/// repeated slot names, and a display's own mesh errors (zero-area or repeated triangles,
+/// non-manifold edges) in its own indices; [`Error::UnknownParent`],
+/// [`Error::DuplicateBone`], [`Error::ParentCycle`] for the bone hierarchy.
 pub fn import_dragonbones(text: &str) -> Result<DragonBonesImport> {
     let FileArmature {
         bones,
@@ -206,24 +217,33 @@ pub fn import_dragonbones(text: &str) -> Result<DragonBonesImport> {
         meshes,
         mut report,
     } = parse_armature(text)?;
+    let n_vertices: usize = meshes.iter().map(|m| m.vertices.len()).sum();
+    if n_vertices.saturating_mul(bones.len()) > MAX_WEIGHT_ENTRIES {
+        return Err(Error::DragonBones {
+            context: "armature".into(),
+            field: "bone".into(),
+            vertex: None,
+            message: format!(
+                "{n_vertices} mesh vertices × {} bones is more than the {MAX_WEIGHT_ENTRIES} weights the import holds",
+                bones.len()
+            ),
+        });
+    }
     let setup_world = forward_kinematics(&bones, &order, &[]);
+    check_world(&bones, &order, &setup_world, "setup")?;
 
     let bind = bind_poses(&bones, &meshes, &mut report.notes);
     let rest = forward_kinematics(&bones, &order, &bind);
+    check_world(&bones, &order, &rest, "rest")?;
     report.bind_differs = bind_differences(&bones, &setup_world, &rest, &bind);
 
-    let mut scene_bones = rest_bones(&bones, &rest, &mut report.notes)?;
+    let mut scene_bones = rest_bones(&bones, &rest, &mut report.notes);
 
-    // One mesh: every display's vertices, part by part.
-    let mut vertices = Vec::new();
-    let mut triangles = Vec::new();
-    let mut vertex_parts = Vec::new();
-    let mut parts: Vec<String> = Vec::new();
+    // Every display's vertices in armature space (y-down), and their weight rows.
     let mut rows: Vec<Vec<(usize, f64)>> = Vec::new();
+    let mut placed_meshes: Vec<Vec<[f64; 2]>> = Vec::with_capacity(meshes.len());
+    let mut scale: f64 = 0.0;
     for m in &meshes {
-        let part = unique_name(&parts, &m.slot);
-        let first = vertices.len();
-        let ctx = format!("mesh {:?} (slot {:?})", m.display, m.slot);
         let placed: Vec<[f64; 2]> = match &m.skin {
             Some(s) => {
                 rows.extend(s.influences.iter().cloned());
@@ -231,7 +251,7 @@ pub fn import_dragonbones(text: &str) -> Result<DragonBonesImport> {
             }
             None => {
                 let j = m.slot_bone.ok_or_else(|| Error::DragonBones {
-                    context: ctx.clone(),
+                    context: mesh_context(m),
                     field: "slot.parent".into(),
                     vertex: None,
                     message: "an unweighted mesh needs its slot's bone".into(),
@@ -241,17 +261,58 @@ pub fn import_dragonbones(text: &str) -> Result<DragonBonesImport> {
                 m.vertices.iter().map(|&v| to_world.apply(v)).collect()
             }
         };
+        for (v, p) in placed.iter().enumerate() {
+            // Negated so that NaN fails too.
+            if !(p[0].abs() <= MAX_COORDINATE && p[1].abs() <= MAX_COORDINATE) {
+                let by = if m.skin.is_some() {
+                    "slotPose"
+                } else {
+                    "its slot bone's rest matrix and the display's transform"
+                };
+                return Err(Error::DragonBones {
+                    context: mesh_context(m),
+                    field: "vertices".into(),
+                    vertex: Some(v),
+                    message: format!(
+                        "{by} places it at ({:e}, {:e}), beyond ±{MAX_COORDINATE:e} px",
+                        p[0], p[1]
+                    ),
+                });
+            }
+            scale = scale.max(p[0].abs()).max(p[1].abs());
+        }
+        placed_meshes.push(placed);
+    }
+    let zero_area = ZERO_AREA_REL * scale * scale;
+
+    // One mesh: every display's vertices, part by part.
+    let mut vertices = Vec::new();
+    let mut triangles = Vec::new();
+    let mut vertex_parts = Vec::new();
+    let mut parts: Vec<String> = Vec::new();
+    let mut names = UniqueNames::default();
+    for (m, placed) in meshes.iter().zip(placed_meshes) {
+        let part = names.take(&m.slot);
+        let first = vertices.len();
+        let ctx = mesh_context(m);
         let mut reoriented = 0;
         let mut oriented = Vec::with_capacity(m.triangles.len());
         for (t, &tri) in m.triangles.iter().enumerate() {
             let [a, b, c] = tri.map(|i| to_scene(placed[i]));
             let area2 = signed_area2(&a, &b, &c);
-            if area2 == 0.0 {
+            if area2.abs() <= zero_area {
                 return Err(Error::DragonBones {
                     context: ctx.clone(),
                     field: "triangles".into(),
                     vertex: None,
-                    message: format!("triangle {t} {tri:?} has zero area"),
+                    message: if area2 == 0.0 {
+                        format!("triangle {t} {tri:?} has zero area")
+                    } else {
+                        format!(
+                            "triangle {t} {tri:?} has zero area ({:.3e} px², under the tolerance of a scene whose largest coordinate is {scale:.3e} px)",
+                            0.5 * area2.abs()
+                        )
+                    },
                 });
             }
             let tri = if area2 > 0.0 {
@@ -262,6 +323,11 @@ pub fn import_dragonbones(text: &str) -> Result<DragonBonesImport> {
             };
             oriented.push(tri);
         }
+        let scene_placed: Vec<Point2<f64>> = placed.iter().map(|&p| to_scene(p)).collect();
+        // The displays are separate components: what the whole mesh's validation would
+        // find (repeated triangles, non-manifold edges, unused vertices) is inside one
+        // display, so check it here and name the display.
+        Mesh::new(scene_placed.clone(), oriented.clone()).map_err(|e| in_display(&ctx, e))?;
         triangles.extend(oriented.iter().map(|t| t.map(|i| i + first)));
         if reoriented > 0 {
             report.notes.push(format!(
@@ -275,9 +341,9 @@ pub fn import_dragonbones(text: &str) -> Result<DragonBonesImport> {
                 "{part}: {folds} interior edges have both triangles on the same side (the mesh folds over itself there)"
             ));
         }
-        vertices.extend(placed.iter().map(|&p| to_scene(p)));
+        vertices.extend(scene_placed);
         vertex_parts.extend(std::iter::repeat_n(parts.len(), placed.len()));
-        let mut used: Vec<usize> = rows[first..]
+        let mut used: Vec<usize> = rows[first..vertices.len()]
             .iter()
             .flat_map(|r| r.iter().filter(|(_, w)| *w > 0.0).map(|&(j, _)| j))
             .collect();
@@ -319,7 +385,7 @@ pub fn import_dragonbones(text: &str) -> Result<DragonBonesImport> {
     artist.normalize();
 
     let mesh = Mesh::with_parts(vertices, triangles, parts.clone(), vertex_parts)?;
-    assign_parts(&mut scene_bones, &artist, &mesh);
+    assign_parts(&mut scene_bones, &order, &artist, &mesh);
     let skeleton = Skeleton::new(scene_bones)?;
     let probes = lift_probes(&skeleton, &mesh, &mut report.notes);
     let name = if report.armature.is_empty() {
@@ -333,6 +399,64 @@ pub fn import_dragonbones(text: &str) -> Result<DragonBonesImport> {
         artist,
         report,
     })
+}
+
+/// `mesh "NAME" (slot "SLOT")`, the context of a display's errors.
+fn mesh_context(m: &FileMesh) -> String {
+    format!("mesh {:?} (slot {:?})", m.display, m.slot)
+}
+
+/// A mesh validation error of one display (display vertex and triangle indices) as a
+/// DragonBones error naming the display.
+fn in_display(ctx: &str, e: Error) -> Error {
+    let vertex = match e {
+        Error::UnreferencedVertex { vertex } | Error::NonManifoldVertex { vertex, .. } => {
+            Some(vertex)
+        }
+        _ => None,
+    };
+    Error::DragonBones {
+        context: ctx.to_string(),
+        field: "triangles".into(),
+        vertex,
+        message: e.to_string(),
+    }
+}
+
+/// Checks world matrices parents first and names the first bone whose matrix is not finite,
+/// scales beyond [`MAX_SCALE`], puts its head beyond [`MAX_COORDINATE`] or (rest pose: the
+/// scene's bone points along it) has no x axis: its parent's matrix is fine, so its own
+/// transform (on that parent) made it so. `pose` is "setup" or "rest".
+fn check_world(bones: &[FileBone], order: &[usize], world: &[Affine], pose: &str) -> Result<()> {
+    for &j in order {
+        let m = world[j];
+        let linear = [m.a, m.b, m.c, m.d];
+        let problem = if !linear.iter().all(|x| x.abs() <= MAX_SCALE) {
+            format!(
+                "its {pose} matrix scales by more than {MAX_SCALE} ([a, b, c, d] = {linear:?}; its own scale times its ancestors')"
+            )
+        } else if !(m.tx.abs() <= MAX_COORDINATE && m.ty.abs() <= MAX_COORDINATE) {
+            format!(
+                "its {pose} position ({:e}, {:e}) is beyond ±{MAX_COORDINATE:e} px",
+                m.tx, m.ty
+            )
+        } else if pose == "rest" && m.a.hypot(m.b) < 1e-12 {
+            "its rest matrix has no x axis (zero scale)".to_string()
+        } else {
+            continue;
+        };
+        let b = &bones[j];
+        return Err(Error::DragonBones {
+            context: format!("bone {:?}", b.name),
+            field: "transform".into(),
+            vertex: None,
+            message: match b.parent {
+                Some(p) => format!("{problem}, on the frame of its parent {:?}", bones[p].name),
+                None => problem,
+            },
+        });
+    }
+    Ok(())
 }
 
 /// Each bone's bind pose: the first mesh that binds it defines it; a different pose in
@@ -367,8 +491,9 @@ fn bind_poses(
     bind
 }
 
-/// The rest skeleton, y-up, from each bone's rest matrix (y-down).
-fn rest_bones(bones: &[FileBone], rest: &[Affine], notes: &mut Vec<String>) -> Result<Vec<Bone>> {
+/// The rest skeleton, y-up, from each bone's rest matrix (y-down; checked by
+/// [`check_world`]).
+fn rest_bones(bones: &[FileBone], rest: &[Affine], notes: &mut Vec<String>) -> Vec<Bone> {
     let mut scene_bones = Vec::with_capacity(bones.len());
     for (j, b) in bones.iter().enumerate() {
         let m = rest[j].flip_y();
@@ -380,14 +505,6 @@ fn rest_bones(bones: &[FileBone], rest: &[Affine], notes: &mut Vec<String>) -> R
             ));
         }
         let axis = Vector2::new(m.a, m.b);
-        if axis.norm() < 1e-12 {
-            return Err(Error::DragonBones {
-                context: format!("bone {:?}", b.name),
-                field: "transform".into(),
-                vertex: None,
-                message: "its rest matrix has no x axis (zero scale)".into(),
-            });
-        }
         let head = Point2::new(m.tx, m.ty);
         let length = if b.length > 0.0 {
             b.length
@@ -399,8 +516,7 @@ fn rest_bones(bones: &[FileBone], rest: &[Affine], notes: &mut Vec<String>) -> R
             ..Bone::new(b.name.clone(), head, head + axis.normalize() * length)
         });
     }
-
-    Ok(scene_bones)
+    scene_bones
 }
 
 /// World matrices, parents first: a bone with a `fixed` matrix takes it, the others their
@@ -487,15 +603,30 @@ fn bind_differences(
     out
 }
 
-/// `name`, or `name#2`, `name#3`... if taken (a slot with several mesh displays).
-fn unique_name(taken: &[String], name: &str) -> String {
-    let mut candidate = name.to_string();
-    let mut k = 1;
-    while taken.contains(&candidate) {
-        k += 1;
-        candidate = format!("{name}#{k}");
+/// Part names not used yet: `name`, or `name#2`, `name#3`... (a slot with several mesh
+/// displays), in time linear in the number of parts.
+#[derive(Default)]
+struct UniqueNames {
+    taken: HashSet<String>,
+    /// Next suffix to try per name.
+    next: HashMap<String, usize>,
+}
+
+impl UniqueNames {
+    fn take(&mut self, name: &str) -> String {
+        let k = self.next.entry(name.to_string()).or_insert(1);
+        loop {
+            let candidate = if *k == 1 {
+                name.to_string()
+            } else {
+                format!("{name}#{k}")
+            };
+            *k += 1;
+            if self.taken.insert(candidate.clone()) {
+                return candidate;
+            }
+        }
     }
-    candidate
 }
 
 /// Interior edges that two counter-clockwise triangles traverse in the same direction:
@@ -510,8 +641,9 @@ fn overlapping_edges(oriented: &[[usize; 3]]) -> usize {
     directed.values().filter(|&&c| c > 1).count()
 }
 
-/// Sets each bone's `part` (see [`import_dragonbones`] for the rule).
-fn assign_parts(bones: &mut [Bone], artist: &Weights, mesh: &Mesh) {
+/// Sets each bone's `part` (see [`import_dragonbones`] for the rule); `order` is parents
+/// first.
+fn assign_parts(bones: &mut [Bone], order: &[usize], artist: &Weights, mesh: &Mesh) {
     let n_parts = mesh.parts().len();
     let mut sizes = vec![0usize; n_parts];
     mesh.vertex_parts().iter().for_each(|&p| sizes[p] += 1);
@@ -532,16 +664,12 @@ fn assign_parts(bones: &mut [Bone], artist: &Weights, mesh: &Mesh) {
                 .max_by(|&a, &b| t[a].total_cmp(&t[b]))
         })
         .collect();
-    for j in 0..bones.len() {
-        let mut k = Some(j);
-        let mut part = None;
-        while let Some(i) = k {
-            if let Some(p) = own[i] {
-                part = Some(p);
-                break;
-            }
-            k = bones[i].parent;
-        }
+    // Parents first, so a bone without weight takes its parent's (already resolved) part:
+    // linear even in a deep chain.
+    let mut part_of: Vec<Option<usize>> = vec![None; bones.len()];
+    for &j in order {
+        let part = own[j].or_else(|| bones[j].parent.and_then(|p| part_of[p]));
+        part_of[j] = part;
         match part {
             Some(p) => bones[j].part = Some(mesh.parts()[p].clone()),
             None => bones[j].influences = Some(Vec::new()),

@@ -36,6 +36,23 @@ use crate::error::{Error, Result};
 use nalgebra::{Isometry2, Point2};
 use serde_json::Value;
 
+/// Largest coordinate (px) accepted anywhere in a file or produced from it: vertices,
+/// translations, bone lengths, bone heads and placed vertices. A character is a few thousand
+/// px; beyond this a number is a corrupt file, and the mesh's relative zero-area test would
+/// start flagging the other meshes' ordinary triangles.
+const MAX_COORDINATE: f64 = 1e6;
+
+/// Largest scale accepted in a matrix or transform (`|a|, |b|, |c|, |d|`, `scX`, `scY`), and
+/// 1 / the smallest length of a matrix axis.
+const MAX_SCALE: f64 = 1e3;
+
+/// Largest angle (degrees) accepted in a transform: beyond it the degrees have no fraction left.
+const MAX_ANGLE_DEG: f64 = 1e6;
+
+/// Smallest `|det| / (|x axis| · |y axis|)` (the sine of the angle between the axes) of a
+/// matrix that is not singular.
+const MIN_AXIS_SINE: f64 = 1e-6;
+
 /// A 2D affine matrix in DragonBones' layout: `x' = a·x + c·y + tx`, `y' = b·x + d·y + ty`.
 #[derive(Debug, Clone, Copy, PartialEq)]
 struct Affine {
@@ -120,6 +137,32 @@ impl Affine {
         })
     }
 
+    /// What is wrong with a bind matrix (`slotPose`, `bonePose`), or `None`: not finite,
+    /// scales beyond [`MAX_SCALE`] either way, translates beyond [`MAX_COORDINATE`], or is
+    /// singular (an axis of length 0 or the axes parallel).
+    fn problem(self) -> Option<String> {
+        let linear = [("a", self.a), ("b", self.b), ("c", self.c), ("d", self.d)];
+        for (name, x) in linear {
+            if !x.is_finite() || x.abs() > MAX_SCALE {
+                return Some(format!("{name} = {x:e} is beyond ±{MAX_SCALE} (scale)"));
+            }
+        }
+        for (name, x) in [("tx", self.tx), ("ty", self.ty)] {
+            if !x.is_finite() || x.abs() > MAX_COORDINATE {
+                return Some(format!("{name} = {x:e} is beyond ±{MAX_COORDINATE:e} px"));
+            }
+        }
+        let sx = self.a.hypot(self.b);
+        let sy = self.c.hypot(self.d);
+        let det = self.a * self.d - self.b * self.c;
+        if sx < 1.0 / MAX_SCALE || sy < 1.0 / MAX_SCALE || det.abs() < MIN_AXIS_SINE * sx * sy {
+            return Some(format!(
+                "is singular (axis lengths {sx:e} and {sy:e}, determinant {det:e})"
+            ));
+        }
+        None
+    }
+
     /// The same map seen through the y flip `F = diag(1, -1)`: `F · self · F`. Converts
     /// between DragonBones' y-down and skinweights' y-up frames (its own inverse).
     fn flip_y(self) -> Affine {
@@ -159,6 +202,16 @@ impl Affine {
             tx: iso.translation.x,
             ty: iso.translation.y,
         }
+    }
+}
+
+/// A number from the file for a message: as written when it is an ordinary size, in
+/// exponent form when it is huge (`1e300`, not 301 digits).
+fn shown(x: f64) -> String {
+    if x.abs() < 1e9 {
+        format!("{x}")
+    } else {
+        format!("{x:e}")
     }
 }
 
@@ -251,12 +304,17 @@ impl At<'_> {
             .collect()
     }
 
+    /// A bind matrix `[a, b, c, d, tx, ty]`, checked with [`Affine::problem`].
     fn matrix(&self, obj: &Value, field: &str) -> Result<Affine> {
         let m = self.numbers(obj, field)?;
         let m: [f64; 6] = m.try_into().map_err(|m: Vec<f64>| {
             self.error(field, None, format!("{} numbers, expected 6", m.len()))
         })?;
-        Ok(Affine::from_array(m))
+        let m = Affine::from_array(m);
+        match m.problem() {
+            Some(p) => Err(self.error(field, None, format!("the matrix {p}"))),
+            None => Ok(m),
+        }
     }
 
     /// A bone or display `transform` object (absent: identity).
@@ -265,20 +323,32 @@ impl At<'_> {
             return Ok(Affine::IDENTITY);
         };
         self.object(t, "transform")?;
-        let n = |f: &str, d: f64| self.number_or(t, f, d);
+        // A finite number within ±limit.
+        let n = |f: &str, default: f64, limit: f64| -> Result<f64> {
+            let x = self.number_or(t, f, default)?;
+            if x.abs() > limit {
+                return Err(self.error(
+                    &format!("transform.{f}"),
+                    None,
+                    format!("{x:e} is beyond ±{limit:e}"),
+                ));
+            }
+            Ok(x)
+        };
+        let angle = |f: &str| n(f, 0.0, MAX_ANGLE_DEG);
         let (rotation, skew) = if t.get("rotate").is_some() || t.get("skew").is_some() {
-            (n("rotate", 0.0)?, n("skew", 0.0)?)
+            (angle("rotate")?, angle("skew")?)
         } else {
-            let sky = n("skY", 0.0)?;
-            (sky, n("skX", 0.0)? - sky)
+            let sky = angle("skY")?;
+            (sky, angle("skX")? - sky)
         };
         Ok(Affine::from_transform(
-            n("x", 0.0)?,
-            n("y", 0.0)?,
+            n("x", 0.0, MAX_COORDINATE)?,
+            n("y", 0.0, MAX_COORDINATE)?,
             rotation.to_radians(),
             skew.to_radians(),
-            n("scX", 1.0)?,
-            n("scY", 1.0)?,
+            n("scX", 1.0, MAX_SCALE)?,
+            n("scY", 1.0, MAX_SCALE)?,
         ))
     }
 }

@@ -1,12 +1,15 @@
 //! Reading a DragonBones file into checked values (no geometry is built here).
 
 use super::import::ImportReport;
-use super::{Affine, At};
+use super::{shown, Affine, At, MAX_COORDINATE};
 use crate::error::{Error, Result};
 use crate::skeleton::{Bone, Skeleton};
 use nalgebra::Point2;
 use serde_json::Value;
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
+
+/// Largest weight accepted: weights are fractions of 1, written rounded.
+const MAX_WEIGHT: f64 = 1.001;
 
 /// A bone as the file gives it (y-down).
 pub(super) struct FileBone {
@@ -132,8 +135,12 @@ fn parse_bones(armature: &Value) -> Result<Vec<FileBone>> {
                 })?),
             };
             let length = at.number_or(b, "length", 0.0)?;
-            if length < 0.0 {
-                return Err(at.error("length", None, format!("{length} is negative")));
+            if !(0.0..=MAX_COORDINATE).contains(&length) {
+                return Err(at.error(
+                    "length",
+                    None,
+                    format!("{length:e} is outside 0..={MAX_COORDINATE:e} px"),
+                ));
             }
             Ok(FileBone {
                 parent,
@@ -176,23 +183,42 @@ fn parse_slots(armature: &Value, bones: &[FileBone]) -> Result<HashMap<String, O
     let raw = raw
         .as_array()
         .ok_or_else(|| at.error("slot", None, "expected an array"))?;
+    let bone_index: HashMap<&str, usize> = bones
+        .iter()
+        .enumerate()
+        .map(|(j, b)| (b.name.as_str(), j))
+        .collect();
     let mut slots = HashMap::new();
+    let mut first_index: HashMap<String, usize> = HashMap::new();
     for (i, s) in raw.iter().enumerate() {
         let ctx = format!("slot {i}");
         let at = At { context: &ctx };
         let name = at.string(s, "name")?;
-        let bone =
-            match at.opt_string(s, "parent")? {
-                None => None,
-                Some(p) => Some(bones.iter().position(|b| b.name == p).ok_or_else(|| {
-                    Error::DragonBones {
-                        context: format!("slot {name:?}"),
-                        field: "parent".into(),
-                        vertex: None,
-                        message: format!("bone {p:?} does not exist"),
-                    }
-                })?),
-            };
+        if let Some(first) = first_index.insert(name.clone(), i) {
+            return Err(at.error(
+                "name",
+                None,
+                format!(
+                    "{name:?} is also the name of slot {first} (a skin could not tell them apart)"
+                ),
+            ));
+        }
+        let bone = match at.opt_string(s, "parent")? {
+            None => None,
+            Some(p) => {
+                Some(
+                    bone_index
+                        .get(p.as_str())
+                        .copied()
+                        .ok_or_else(|| Error::DragonBones {
+                            context: format!("slot {name:?}"),
+                            field: "parent".into(),
+                            vertex: None,
+                            message: format!("bone {p:?} does not exist"),
+                        })?,
+                )
+            }
+        };
         slots.insert(name, bone);
     }
     Ok(slots)
@@ -306,6 +332,17 @@ fn parse_mesh(
         ));
     }
     let vertices: Vec<[f64; 2]> = raw.chunks_exact(2).map(|c| [c[0], c[1]]).collect();
+    if let Some((v, p)) = vertices
+        .iter()
+        .enumerate()
+        .find(|(_, p)| p[0].abs() > MAX_COORDINATE || p[1].abs() > MAX_COORDINATE)
+    {
+        return Err(at.error(
+            "vertices",
+            Some(v),
+            format!("({:e}, {:e}) is beyond ±{MAX_COORDINATE:e} px", p[0], p[1]),
+        ));
+    }
     let n = vertices.len();
     let raw = at.numbers(d, "triangles")?;
     if raw.len() % 3 != 0 || raw.is_empty() {
@@ -315,25 +352,30 @@ fn parse_mesh(
             format!("{} indices: need a positive multiple of 3", raw.len()),
         ));
     }
-    let index = |x: f64, what: &str| -> Result<usize> {
-        if x >= 0.0 && x.fract() == 0.0 {
-            Ok(x as usize)
-        } else {
-            Err(at.error(what, None, format!("{x} is not an index")))
-        }
-    };
     let mut triangles = Vec::with_capacity(raw.len() / 3);
     for (t, c) in raw.chunks_exact(3).enumerate() {
         let mut tri = [0; 3];
         for k in 0..3 {
-            tri[k] = index(c[k], "triangles")?;
-            if tri[k] >= n {
+            let x = c[k];
+            if !(x >= 0.0 && x.fract() == 0.0) {
                 return Err(at.error(
                     "triangles",
                     None,
-                    format!("triangle {t} uses vertex {}, but the mesh has {n}", tri[k]),
+                    format!("triangle {t}: {} is not a vertex index", shown(x)),
                 ));
             }
+            // Compared as floats: a huge index must not saturate into a different number.
+            if x >= n as f64 {
+                return Err(at.error(
+                    "triangles",
+                    None,
+                    format!(
+                        "triangle {t} uses vertex {}, but the mesh has {n}",
+                        shown(x)
+                    ),
+                ));
+            }
+            tri[k] = x as usize;
         }
         triangles.push(tri);
     }
@@ -367,29 +409,32 @@ fn parse_skin(at: &At, d: &Value, bones: &[FileBone], n: usize) -> Result<FileSk
         ));
     }
     let bone_index = |x: f64, field: &str, vertex: Option<usize>| -> Result<usize> {
-        if x >= 0.0 && x.fract() == 0.0 && (x as usize) < bones.len() {
+        if x >= 0.0 && x.fract() == 0.0 && x < bones.len() as f64 {
             Ok(x as usize)
         } else {
             Err(at.error(
                 field,
                 vertex,
                 format!(
-                    "bone index {x} is out of range (the armature has {} bones)",
+                    "bone index {} is out of range (the armature has {} bones)",
+                    shown(x),
                     bones.len()
                 ),
             ))
         }
     };
-    let mut bone_poses = Vec::new();
+    let mut bone_poses: Vec<(usize, Affine)> = Vec::new();
+    // Bones of bonePose, for constant-time look-ups.
+    let mut posed: HashSet<usize> = HashSet::new();
     for c in raw.chunks_exact(7) {
         let j = bone_index(c[0], "bonePose", None)?;
+        let name = &bones[j].name;
+        if !posed.insert(j) {
+            return Err(at.error("bonePose", None, format!("bone {name:?} is listed twice")));
+        }
         let m = Affine::from_array([c[1], c[2], c[3], c[4], c[5], c[6]]);
-        if m.inverse().is_none() {
-            return Err(at.error(
-                "bonePose",
-                None,
-                format!("the matrix of bone {:?} is singular", bones[j].name),
-            ));
+        if let Some(p) = m.problem() {
+            return Err(at.error("bonePose", None, format!("the matrix of bone {name:?} {p}")));
         }
         bone_poses.push((j, m));
     }
@@ -410,30 +455,44 @@ fn parse_skin(at: &At, d: &Value, bones: &[FileBone], n: usize) -> Result<FileSk
     for v in 0..n {
         let count = *w.get(i).ok_or_else(|| short(v))?;
         i += 1;
-        if !(count >= 1.0 && count.fract() == 0.0) {
+        // At most one entry per bone of bonePose (that also bounds the loop below).
+        let most = bone_poses.len();
+        if !(count >= 1.0 && count.fract() == 0.0 && count <= most as f64) {
             return Err(at.error(
                 "weights",
                 Some(v),
-                format!("bone count {count} is not a positive integer"),
+                format!(
+                    "bone count {} is not an integer in 1..={most} (the bones in bonePose)",
+                    shown(count)
+                ),
             ));
         }
-        let mut row = Vec::with_capacity(count as usize);
+        let count = count as usize;
+        let mut row = Vec::new();
         let mut sum = 0.0;
-        for _ in 0..count as usize {
+        for _ in 0..count {
             let (Some(&bj), Some(&wv)) = (w.get(i), w.get(i + 1)) else {
                 return Err(short(v));
             };
             i += 2;
             let j = bone_index(bj, "weights", Some(v))?;
-            if !bone_poses.iter().any(|&(k, _)| k == j) {
+            if !posed.contains(&j) {
                 return Err(at.error(
                     "weights",
                     Some(v),
                     format!("bone {:?} is not listed in bonePose", bones[j].name),
                 ));
             }
-            if wv < 0.0 {
-                return Err(at.error("weights", Some(v), format!("weight {wv} is negative")));
+            // Weights are fractions; a little over 1 is rounding (rows are normalized).
+            if !(0.0..=MAX_WEIGHT).contains(&wv) {
+                return Err(at.error(
+                    "weights",
+                    Some(v),
+                    format!(
+                        "weight {wv:e} of bone {:?} is outside 0..={MAX_WEIGHT}",
+                        bones[j].name
+                    ),
+                ));
             }
             sum += wv;
             row.push((j, wv));

@@ -5,6 +5,11 @@ use crate::error::{Error, Result};
 /// Tolerance on row sums that solvers guarantee (DESIGN.md: 1e-9).
 pub const SOLVER_ROW_SUM_TOLERANCE: f64 = 1e-9;
 
+/// Rows of weights handed to an exporter must sum to 1 within this: loose enough for a
+/// weights file written by another tool (or rounded to f32), tight enough not to hide
+/// unnormalized weights.
+pub const EXPORT_ROW_SUM_TOLERANCE: f64 = 1e-6;
+
 /// Dense skinning weights, row-major: row `v` holds the weight of every bone on vertex `v`.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Weights {

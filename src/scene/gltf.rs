@@ -65,7 +65,7 @@ use crate::error::{Error, Result};
 use crate::mesh::{Mesh, DEFAULT_PART};
 use crate::skeleton::{Bone, Skeleton};
 use crate::skinning::check_shape;
-use crate::weights::{Weights, WeightsFile};
+use crate::weights::{Weights, WeightsFile, EXPORT_ROW_SUM_TOLERANCE};
 use base64::engine::general_purpose::STANDARD as BASE64;
 use base64::Engine as _;
 use nalgebra::{Isometry2, Matrix4, Point2, Vector2};
@@ -87,10 +87,6 @@ pub const GLTF_SOLVER_NAME: &str = "gltf";
 /// Relative tolerance (of the mesh size) on the plane test of imported meshes: well above
 /// f32 rounding (6e-8), well below anything drawn on purpose.
 const PLANE_TOLERANCE: f64 = 1e-6;
-
-/// Exported rows must sum to 1 within this: the f32 rounding absorbed in the largest weight is
-/// meant for float noise, not for hiding unnormalized weights.
-const EXPORT_ROW_SUM_TOLERANCE: f64 = 1e-6;
 
 /// Row sums of imported weights further than this from 1 are reported in a note.
 const ROW_SUM_NOTE: f64 = 1e-6;

@@ -4,13 +4,9 @@ use super::Affine;
 use crate::error::{Error, Result};
 use crate::scene::Scene;
 use crate::skinning::check_shape;
-use crate::weights::Weights;
+use crate::weights::{Weights, EXPORT_ROW_SUM_TOLERANCE};
 use serde_json::{json, Value};
 use std::path::Path;
-
-/// Row-sum tolerance for exported weights: what a weights file written by another tool may
-/// be off by and still export.
-const EXPORT_ROW_SUM_TOLERANCE: f64 = 1e-6;
 
 /// Writes `scene` and `weights` as a DragonBones 5.5 `_ske.json` document.
 ///

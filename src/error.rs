@@ -145,6 +145,15 @@ pub enum Error {
     /// An image file is not a PNG or cannot be decoded.
     #[error("{path}: not a readable PNG image ({message})")]
     Image { path: PathBuf, message: String },
+    /// A sprite image is larger than the tracer accepts (checked before decoding).
+    #[error("{path}: {width} x {height} pixels is too large to trace (at most {max_side} pixels a side and {max_pixels} pixels in all)")]
+    ImageTooLarge {
+        path: PathBuf,
+        width: u32,
+        height: u32,
+        max_side: u32,
+        max_pixels: u64,
+    },
     /// A sprite has no pixel opaque enough to trace.
     #[error("{image}: no pixel has alpha >= {threshold} (the image is fully transparent at this threshold)")]
     TransparentImage { image: String, threshold: u8 },

@@ -794,19 +794,27 @@ fn run(cli: Cli) -> Result<ExitCode, Error> {
             let pb = spinner(format!("tracing and meshing {}", sprite.display()));
             let result = sprite_scene(&image, bones, &options);
             pb.finish_and_clear();
-            let (scene, notes) = result?;
+            let (scene, trace, notes) = result?;
             for n in notes {
                 eprintln!("note: {}: {n}", sprite.display());
             }
             save_scene(&scene, &output)?;
             println!(
-                "wrote {}: {} vertices, {} triangles, {} components, {} bones, {} probes",
+                "wrote {}: {} vertices, {} triangles, {} components, {} bones, {} probes; \
+                 outline: {} loops, {} of {} traced points kept, area {:.1} px² ({:.1} traced) \
+                 for {} opaque pixels",
                 output.display(),
                 scene.mesh.vertex_count(),
                 scene.mesh.triangle_count(),
                 scene.mesh.topology().component_count(),
                 scene.skeleton.len(),
-                scene.probes.len()
+                scene.probes.len(),
+                trace.outline.loops.len(),
+                trace.kept_points(),
+                trace.traced_points,
+                trace.outline.area(),
+                trace.traced_area,
+                trace.opaque_pixels
             );
             Ok(ExitCode::SUCCESS)
         }

@@ -72,7 +72,10 @@ pub struct Skeleton {
 }
 
 impl Skeleton {
-    /// Validates names (unique), parents (in range, no cycles) and coordinates (finite).
+    /// Validates names (unique), parents (in range, no cycles), coordinates (finite) and
+    /// lengths: a bone whose finite head and tail are so far apart that `tail - head` or the
+    /// length overflows (e.g. x from 1e308 to -1e308) is an [`Error::NonFiniteBone`] on
+    /// `length`, since every distance to it would be infinite.
     pub fn new(bones: Vec<Bone>) -> Result<Self> {
         if bones.is_empty() {
             return Err(Error::EmptySkeleton);
@@ -94,6 +97,13 @@ impl Skeleton {
                         field,
                     });
                 }
+            }
+            // The norm of `tail - head` overflows when the difference does or its square does.
+            if !b.length().is_finite() {
+                return Err(Error::NonFiniteBone {
+                    bone: b.name.clone(),
+                    field: "length",
+                });
             }
             if let Some(p) = b.parent {
                 if p >= bones.len() {

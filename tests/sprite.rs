@@ -744,14 +744,12 @@ fn a_bone_whose_length_overflows_is_rejected_naming_it() {
 }
 
 #[test]
-fn tracing_40000_islands_takes_time_linear_in_their_number() {
-    // The reviewer's p08 at 800 x 800: 3 x 3 islands 1 px apart. The nesting check used to
-    // test every loop against every other (about 60 s); 0.1 s since.
+fn tracing_40000_islands_keeps_every_island() {
+    // The reviewer's p08 at 800 x 800: 3 x 3 islands 1 px apart. Its speed (the nesting check
+    // was quadratic: about 60 s, now about 0.1 s) is measured by `cargo bench --bench meshing`,
+    // not here: timings in tests are noise on a shared machine.
     let sprite = synthetic(800, 800, |x, y| x % 4 != 3 && y % 4 != 3);
-    let start = std::time::Instant::now();
     let trace = trace_alpha(&sprite, &TraceOptions::default()).unwrap();
-    let seconds = start.elapsed().as_secs_f64();
-    println!("traced 40 000 islands in {seconds:.3} s");
     // Each island: 12 traced points, 8.5 px²; simplified to 4 points.
     assert_eq!(trace.outline.loops.len(), 40_000);
     assert_eq!(
@@ -763,8 +761,6 @@ fn tracing_40000_islands_takes_time_linear_in_their_number() {
         (480_000, 160_000, 360_000)
     );
     assert_eq!(trace.traced_area, 340_000.0);
-    let limit = if cfg!(debug_assertions) { 60.0 } else { 3.0 };
-    assert!(seconds < limit, "{seconds} s");
 }
 
 #[test]

@@ -230,7 +230,8 @@ enum Command {
         /// Outline simplification tolerance in pixels (0 keeps every traced point).
         #[arg(long, default_value_t = DEFAULT_TOLERANCE)]
         tolerance: f64,
-        /// Islands and holes smaller than this many square pixels are dropped.
+        /// Islands and holes whose traced area is under this many square pixels are dropped
+        /// (marching squares traces n pixels as n - 1/2 px², so 2 x 2 pixels = 3.5).
         #[arg(long, default_value_t = DEFAULT_MIN_AREA)]
         min_area: f64,
         /// Approximate vertex count of the mesh.

@@ -21,8 +21,8 @@ mod common;
 
 use clap::Parser;
 use common::{
-    all_solvers, arms_down, csv_num, main_with, progress, save_png_svg, write_json, write_text,
-    AnyFigure, Res,
+    all_solvers, arms_down, csv_num, main_with, progress, save_png_svg, solver_series, write_json,
+    write_text, AnyFigure, Res,
 };
 use serde::Serialize;
 use skinweights::compare::{figure_panels, solve_all};
@@ -204,18 +204,7 @@ fn run(cli: &Cli) -> Res<()> {
     let series = |f: &dyn Fn(&Row) -> f64| -> Vec<Series> {
         solvers
             .iter()
-            .map(|s| {
-                let line = Series::new(
-                    s.clone(),
-                    of(s).iter().map(|r| (r.gap, f(r))).collect::<Vec<_>>(),
-                );
-                // heat+mask lies on top of mask (both 0): dash it so both show.
-                if s == "heat+mask" {
-                    line.dashed()
-                } else {
-                    line
-                }
-            })
+            .map(|s| solver_series(s, of(s).iter().map(|r| (r.gap, f(r))).collect()))
             .collect()
     };
     let x_label = "gap between arm and torso (px; character height 200 px)";

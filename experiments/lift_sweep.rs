@@ -20,8 +20,8 @@ mod common;
 
 use clap::Parser;
 use common::{
-    all_solvers, arms_down, csv_num, json_num, main_with, progress, save_png_svg, write_json,
-    write_text, AnyFigure, Res,
+    all_solvers, arms_down, csv_num, json_num, main_with, progress, save_png_svg, solver_series,
+    write_json, write_text, AnyFigure, Res,
 };
 use serde::Serialize;
 use skinweights::compare::solve_all;
@@ -159,12 +159,7 @@ fn run(cli: &Cli) -> Res<()> {
                     .filter(|r| &r.solver == name)
                     .filter_map(|r| f(r).map(|y| (r.lift_deg, y)))
                     .collect();
-                let line = Series::new(name.clone(), pts);
-                if name == "heat+mask" {
-                    line.dashed()
-                } else {
-                    line
-                }
+                solver_series(name, pts)
             })
             .collect()
     };

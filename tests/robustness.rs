@@ -73,18 +73,15 @@ fn random_skeletons_give_valid_weights_or_typed_errors() {
     )
     .unwrap();
     let mut rng = Rng(0x5eed_0001);
-    let solvers = [
-        "linear",
-        "euclidean",
-        "geodesic",
-        "heat",
-        "mask",
-        "heat+mask",
-        "geodesic+mask",
-    ];
+    // compare's solvers plus one more mask combination.
+    let solvers = skinweights::compare::DEFAULT_SOLVERS
+        .iter()
+        .copied()
+        .chain(["geodesic+mask"])
+        .collect::<Vec<_>>();
     for case in 0..40 {
         let scene = random_scene(&base, &mut rng);
-        for name in solvers {
+        for &name in &solvers {
             let solver = solver_by_name(name, &[]).unwrap();
             match solver.solve(&scene) {
                 Ok(solution) => {

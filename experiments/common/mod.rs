@@ -146,3 +146,14 @@ pub fn all_solvers() -> Vec<String> {
         .map(|s| s.to_string())
         .collect()
 }
+
+/// One solver's line in a chart. `heat+mask` is dashed: it lies on top of `mask` (leakage, both
+/// 0) or of `heat` (timings), and a dashed line lets both show.
+pub fn solver_series(solver: &str, points: Vec<(f64, f64)>) -> skinweights::plot::Series {
+    let line = skinweights::plot::Series::new(solver, points);
+    if solver == "heat+mask" {
+        line.dashed()
+    } else {
+        line
+    }
+}

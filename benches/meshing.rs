@@ -18,9 +18,9 @@
 use criterion::{criterion_group, criterion_main, Criterion};
 use image::{Rgba, RgbaImage};
 use skinweights::mesh::{estimate_max_area, mesh_outline, MeshingOptions};
-use skinweights::scene::{
-    arms_down_outline, trace_alpha, Sprite, TraceOptions, BUILTIN_MIN_ANGLE_DEG, DEFAULT_GAP,
-};
+use skinweights::scene::{arms_down_outline, BUILTIN_MIN_ANGLE_DEG, DEFAULT_GAP};
+
+use skinweights::io::{trace_alpha, Sprite, TraceOptions};
 use skinweights::{builtin_scene, BuiltinOptions};
 use std::hint::black_box;
 use std::time::Duration;

@@ -64,7 +64,7 @@ fn main() -> skinweights::Result<()> {
 
 /// Stage-by-stage timing of the heat solver (`SOLVER` = `heat-stages`).
 pub fn heat_stages(scene: &skinweights::Scene) -> skinweights::Result<()> {
-    use skinweights::solvers::heat::{Factorization, HeatSystem};
+    use skinweights::solvers::internals::{Factorization, HeatSystem};
     use skinweights::solvers::HeatOptions;
     let t = Instant::now();
     let system = HeatSystem::assemble(scene, &HeatOptions::default())?;
@@ -87,9 +87,9 @@ pub fn heat_stages(scene: &skinweights::Scene) -> skinweights::Result<()> {
 
 /// Per-bone timing of the geodesic solver's two stages (`SOLVER` = `geodesic-stages`).
 pub fn geodesic_stages(scene: &skinweights::Scene) {
-    use skinweights::solvers::dijkstra::multi_source_dijkstra;
-    use skinweights::solvers::geodesic::bone_seeds;
-    use skinweights::solvers::visibility::Visibility;
+    use skinweights::solvers::internals::bone_seeds;
+    use skinweights::solvers::internals::multi_source_dijkstra;
+    use skinweights::solvers::internals::Visibility;
     let t = Instant::now();
     let vis = Visibility::new(&scene.mesh);
     println!("  visibility structure: {:.3} s", t.elapsed().as_secs_f64());

@@ -2,7 +2,7 @@
 //!
 //! The DragonBones character in `data/dragonbones-you-xin/body_ske.json` (MIT) is drawn as 7
 //! layered meshes (arms, legs, body, head, face) whose weights an artist painted by hand, up
-//! to 4 bones per vertex. It is imported with `skinweights::scene::load_dragonbones`: one
+//! to 4 bones per vertex. It is imported with `skinweights::io::dragonbones::load_dragonbones`: one
 //! scene with one part per mesh, the bind pose as rest skeleton, and the artist's weights.
 //!
 //! For each mesh, every solver runs on that mesh alone with exactly the bones the artist
@@ -40,9 +40,9 @@ use clap::Parser;
 use common::{csv_num, main_with, progress, save_png_svg, write_json, write_text, Res};
 use serde::Serialize;
 use skinweights::compare::figure_panels;
+use skinweights::io::dragonbones::load_dragonbones;
 use skinweights::metrics::drag;
 use skinweights::plot::Grid;
-use skinweights::scene::dragonbones::load_dragonbones;
 use skinweights::scene::SubScene;
 use skinweights::Weights;
 use std::path::Path;

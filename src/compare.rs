@@ -1,6 +1,6 @@
 //! Solvers × metrics on one scene → a table (Markdown, CSV, JSON).
 
-use crate::error::{Error, Result};
+use crate::error::Result;
 use crate::metrics::{evaluate, Metrics};
 use crate::scene::Scene;
 use crate::solvers::solver_by_name;
@@ -182,14 +182,16 @@ impl Comparison {
     }
 
     /// The table as pretty JSON (DESIGN.md's keys).
+    #[cfg(feature = "io")]
     pub fn to_json(&self) -> Result<String> {
-        serde_json::to_string_pretty(self).map_err(|e| Error::Json {
+        serde_json::to_string_pretty(self).map_err(|e| crate::error::Error::Json {
             context: "compare".into(),
             message: e.to_string(),
         })
     }
 }
 
+#[cfg(feature = "plot")]
 /// The two figure panels of one weights set: its weight map, and the probe pose with the
 /// watched vertices coloured by drag (% of height, colour bar up to `drag_scale_pct`).
 pub fn figure_panels(

@@ -71,9 +71,13 @@
 
 pub mod compare;
 pub mod error;
+pub mod geometry;
+#[cfg(feature = "io")]
+pub mod io;
 pub mod lint;
 pub mod mesh;
 pub mod metrics;
+#[cfg(feature = "plot")]
 pub mod plot;
 pub mod scene;
 pub mod skeleton;
@@ -82,14 +86,16 @@ pub mod solvers;
 pub mod weights;
 
 // README's Rust examples run as doctests, so the README cannot drift from the API.
-#[cfg(doctest)]
+#[cfg(all(doctest, feature = "cli"))]
 #[doc = include_str!("../README.md")]
 struct ReadmeDoctests;
 
 pub use error::{Error, Result};
+#[cfg(feature = "io")]
+pub use io::{load_scene, save_scene, WeightsFile};
 pub use mesh::{Mesh, Topology};
-pub use scene::{builtin_scene, load_scene, save_scene, BuiltinOptions, Probe, Scene, Watch};
+pub use scene::{builtin_scene, BuiltinOptions, Probe, Scene, Watch};
 pub use skeleton::{Bone, Pose, Skeleton};
 pub use skinning::linear_blend_skinning;
 pub use solvers::{solve, solver_by_name, Solution, SolveReport, Solver, SOLVER_NAMES};
-pub use weights::{Weights, WeightsFile};
+pub use weights::Weights;

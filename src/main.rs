@@ -5,16 +5,17 @@ use indicatif::{ProgressBar, ProgressStyle};
 use skinweights::compare::{
     compare_solved, figure_panels, solve_all, CompareRow, Comparison, DEFAULT_SOLVERS,
 };
+use skinweights::io::dragonbones::{load_dragonbones, save_dragonbones};
+use skinweights::io::{
+    export_gltf, import_gltf, load_scene, save_scene, sprite_scene, BonesFile, GltfOptions, Sprite,
+    SpriteOptions, TraceOptions, DEFAULT_MIN_AREA, DEFAULT_THRESHOLD, DEFAULT_TOLERANCE,
+    GLTF_INFLUENCES,
+};
 use skinweights::lint::{lint, LintOptions};
 use skinweights::mesh::MeshingOptions;
 use skinweights::metrics::evaluate;
 use skinweights::plot::{save_figure, Grid};
-use skinweights::scene::dragonbones::{load_dragonbones, save_dragonbones};
-use skinweights::scene::{
-    builtin_scene, export_gltf, import_gltf, load_scene, save_scene, sprite_scene, BonesFile,
-    BuiltinOptions, GltfOptions, Sprite, SpriteOptions, TraceOptions, BUILTIN_SCENES,
-    DEFAULT_MIN_AREA, DEFAULT_THRESHOLD, DEFAULT_TOLERANCE, GLTF_INFLUENCES,
-};
+use skinweights::scene::{builtin_scene, BuiltinOptions, BUILTIN_SCENES};
 use skinweights::solvers::solver_by_name;
 use skinweights::{Error, Scene, Weights, WeightsFile};
 use std::path::{Path, PathBuf};

@@ -9,7 +9,6 @@ use crate::mesh::{signed_area2, Mesh};
 use crate::scene::{Probe, Scene};
 use crate::skeleton::Pose;
 use crate::skinning::{check_shape, lbs_with_transforms};
-use crate::solvers::distance::Segment;
 use crate::weights::Weights;
 use nalgebra::{Isometry2, Matrix2, Point2};
 use serde::{Deserialize, Serialize};
@@ -112,7 +111,7 @@ pub fn owning_bones(scene: &Scene) -> Vec<Option<usize>> {
                 if bone_parts[j] != Some(part) {
                     continue;
                 }
-                let d = Segment::of_bone(b).distance(p);
+                let d = b.segment().distance(p);
                 if best.is_none_or(|(bd, _)| d < bd) {
                     best = Some((d, j));
                 }

@@ -29,6 +29,11 @@ pub struct Bone {
 }
 
 impl Bone {
+    /// The bone as a segment from head to tail (for distance queries).
+    pub fn segment(&self) -> crate::geometry::Segment {
+        crate::geometry::Segment::new(self.head, self.tail)
+    }
+
     /// A bone with no parent, part or influences.
     pub fn new(name: impl Into<String>, head: Point2<f64>, tail: Point2<f64>) -> Self {
         Bone {

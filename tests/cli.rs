@@ -1,5 +1,7 @@
 //! The command line end to end: scene, solve, compare, eval, lint, plot, and bad input.
 
+#![cfg(feature = "cli")]
+
 mod common;
 
 use common::{skinweights, text};

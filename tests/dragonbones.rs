@@ -1,8 +1,10 @@
 //! DragonBones import and export on the shipped character (`data/dragonbones-you-xin`), and
 //! bad input.
 
+#![cfg(feature = "io")]
+
 use serde_json::Value;
-use skinweights::scene::dragonbones::{
+use skinweights::io::dragonbones::{
     export_dragonbones, import_dragonbones, load_dragonbones, DragonBonesImport, ZERO_LENGTH_TAIL,
 };
 use skinweights::scene::SubScene;

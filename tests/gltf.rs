@@ -1,11 +1,13 @@
 //! glTF 2.0 export and import (issue 6): the exported file checked as a validator would,
 //! the SimpleSkin sample imported and round-tripped, and bad input as typed errors.
 
+#![cfg(feature = "io")]
+
 use base64::engine::general_purpose::STANDARD as BASE64;
 use base64::Engine as _;
 use nalgebra::{Matrix4, Point2, Quaternion, UnitQuaternion, Vector3};
 use serde_json::Value;
-use skinweights::scene::{export_gltf, import_gltf, import_gltf_str, GltfImport, GltfOptions};
+use skinweights::io::{export_gltf, import_gltf, import_gltf_str, GltfImport, GltfOptions};
 use skinweights::{
     builtin_scene, solve, Bone, BuiltinOptions, Error, Mesh, Scene, Skeleton, Weights,
 };

@@ -1,10 +1,12 @@
 //! Seeded random inputs: whatever the input, the library returns valid weights or a typed
 //! error, never a panic and never NaN.
 
+#![cfg(feature = "io")]
+
 use nalgebra::Point2;
+use skinweights::io::{scene_from_json, scene_to_json};
 use skinweights::lint::{lint, LintOptions};
 use skinweights::metrics::evaluate;
-use skinweights::scene::{scene_from_json, scene_to_json};
 use skinweights::{
     builtin_scene, solver_by_name, Bone, BuiltinOptions, Probe, Scene, Skeleton, Watch, Weights,
 };
@@ -112,7 +114,7 @@ fn corrupted_scene_files_never_panic() {
         },
     )
     .unwrap();
-    let json = scene_to_json(&scene).unwrap();
+    let json = scene_to_json(&scene, None).unwrap();
     let bytes = json.as_bytes();
     let mut rng = Rng(0x5eed_0002);
     let replacements = [
@@ -145,7 +147,7 @@ fn corrupted_scene_files_never_panic() {
             replacements[rng.below(replacements.len())],
             &json[end..]
         );
-        match scene_from_json(&text) {
+        match scene_from_json(&text, None) {
             Ok((s, _)) => {
                 s.sanity_check().unwrap_or_else(|e| {
                     std::fs::write("/tmp/bad_scene.json", &text).unwrap();

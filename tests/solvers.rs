@@ -4,10 +4,7 @@
 
 use nalgebra::Point2;
 use skinweights::scene::{mirror_vertex_map, mirror_vertex_map_about, MirrorAxis, BUILTIN_SCENES};
-use skinweights::solvers::distance::Segment;
-use skinweights::solvers::geodesic::geodesic_distances;
-use skinweights::solvers::mask::allowed_parts;
-use skinweights::solvers::visibility::Visibility;
+use skinweights::solvers::allowed_parts;
 use skinweights::solvers::{Heat, HeatOptions, SolverOptions};
 use skinweights::{
     builtin_scene, linear_blend_skinning, solver_by_name, Bone, BuiltinOptions, Error, Mesh, Scene,
@@ -118,7 +115,7 @@ fn a_vertex_on_a_bone_away_from_its_joints_belongs_to_that_bone() {
         let mut on_bone = Vec::new();
         for (v, p) in s.mesh.vertices().iter().enumerate() {
             for (j, b) in bones.iter().enumerate() {
-                let seg = Segment::of_bone(b);
+                let seg = b.segment();
                 let margin = 0.05 * b.length();
                 if seg.distance(p) < 1e-9 * b.length()
                     && (p - b.head).norm() > margin
@@ -190,54 +187,6 @@ fn weights_are_mirror_symmetric_for_every_solver() {
         }
     }
     assert!(mirror_vertex_map(&scene("arms-down").mesh).is_some());
-}
-
-#[test]
-fn geodesic_equals_euclidean_where_the_segment_stays_inside() {
-    // Convex bar: every vertex sees every bone, so geodesic = Euclidean (within 3%).
-    let s = scene("bar");
-    let vis = Visibility::new(&s.mesh);
-    let (geo, blind) = geodesic_distances(&s, &vis);
-    assert!(blind.is_empty());
-    for (j, b) in s.skeleton.bones().iter().enumerate() {
-        let seg = Segment::of_bone(b);
-        for (v, p) in s.mesh.vertices().iter().enumerate() {
-            let e = seg.distance(p);
-            assert!(
-                (geo[j][v] - e).abs() <= 0.03 * e.max(1e-9),
-                "bar: vertex {v} bone {j}: geodesic {} vs euclidean {e}",
-                geo[j][v]
-            );
-        }
-    }
-    // Arms-down: a torso vertex beside the arm must go round by the shoulder.
-    let s = scene("arms-down");
-    let vis = Visibility::new(&s.mesh);
-    let (geo, _) = geodesic_distances(&s, &vis);
-    let arm = s.skeleton.index_of("upper_arm_l").unwrap();
-    let seg = Segment::of_bone(&s.skeleton.bones()[arm]);
-    let torso = s.mesh.part_index("torso").unwrap();
-    let (mut inside_equal, mut detours) = (0, 0);
-    for (v, p) in s.mesh.vertices().iter().enumerate() {
-        let e = seg.distance(p);
-        if vis.visible(v, &seg.closest_point(p)) {
-            assert!((geo[arm][v] - e).abs() <= 1e-9 * e.max(1.0), "vertex {v}");
-            inside_equal += 1;
-        }
-        if s.mesh.vertex_parts()[v] == torso && p.x < -30.0 && p.y < 150.0 {
-            // Beside the arm, below the shoulder: straight line crosses the gap.
-            assert!(
-                !vis.visible(v, &seg.closest_point(p)),
-                "vertex {v} sees across the gap"
-            );
-            assert!(geo[arm][v] > e + 15.0, "vertex {v}: {} vs {e}", geo[arm][v]);
-            detours += 1;
-        }
-    }
-    assert!(
-        inside_equal > 100 && detours > 50,
-        "{inside_equal} {detours}"
-    );
 }
 
 #[test]

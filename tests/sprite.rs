@@ -1,13 +1,15 @@
 //! Sprite to mesh: tracing real sprites (area, islands, holes, y-flip), bones, bad input and
 //! the `skinweights mesh` command.
 
+#![cfg(feature = "cli")]
+
 use image::{Rgba, RgbaImage};
 use nalgebra::Point2;
-use skinweights::mesh::{MeshingOptions, Outline};
-use skinweights::scene::{
+use skinweights::io::{
     sprite_scene, trace_alpha, BonesFile, Sprite, SpriteOptions, TraceOptions, DEFAULT_MIN_AREA,
     DEFAULT_THRESHOLD,
 };
+use skinweights::mesh::{MeshingOptions, Outline};
 use skinweights::{Error, Scene};
 use std::path::{Path, PathBuf};
 
@@ -187,7 +189,7 @@ fn trace_with(
     h: u32,
     min_area: f64,
     opaque: impl Fn(u32, u32) -> bool,
-) -> skinweights::Result<skinweights::scene::Trace> {
+) -> skinweights::Result<skinweights::io::Trace> {
     let options = TraceOptions {
         min_area,
         ..TraceOptions::default()

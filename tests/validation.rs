@@ -1,7 +1,9 @@
 //! Every validation error: feed the bad input, check the typed error and what it names.
 
+#![cfg(feature = "io")]
+
 use nalgebra::Point2;
-use skinweights::scene::scene_from_json;
+use skinweights::io::scene_from_json;
 use skinweights::{Bone, Error, Mesh, Pose, Skeleton, Weights, WeightsFile};
 
 fn square() -> Vec<Point2<f64>> {
@@ -129,7 +131,7 @@ fn clockwise_mesh_is_rejected_by_mesh_and_flipped_by_the_loader() {
         Err(Error::ClockwiseMesh { total: 2 })
     ));
     let json = scene_json(r#"[[0,2,1],[0,3,2]]"#, "null");
-    let (scene, notes) = scene_from_json(&json).unwrap();
+    let (scene, notes) = scene_from_json(&json, None).unwrap();
     assert_eq!(notes.len(), 1, "{notes:?}");
     assert!(notes[0].contains("flipped"));
     assert!(scene.mesh.area() > 0.0);
@@ -213,11 +215,11 @@ fn scene_json(triangles: &str, parent: &str) -> String {
 #[test]
 fn scene_json_round_trip() {
     let json = scene_json("[[0,1,2],[0,2,3]]", r#""root""#);
-    let (scene, notes) = scene_from_json(&json).unwrap();
+    let (scene, notes) = scene_from_json(&json, None).unwrap();
     assert!(notes.is_empty());
     assert_eq!(scene.skeleton.bones()[1].parent, Some(0));
-    let again = skinweights::scene::scene_to_json(&scene).unwrap();
-    let (scene2, _) = scene_from_json(&again).unwrap();
+    let again = skinweights::io::scene_to_json(&scene, None).unwrap();
+    let (scene2, _) = scene_from_json(&again, None).unwrap();
     assert_eq!(scene2.mesh.vertices(), scene.mesh.vertices());
     assert_eq!(scene2.skeleton, scene.skeleton);
     assert_eq!(scene2.probes, scene.probes);
@@ -229,7 +231,7 @@ fn scene_json_round_trip() {
 
 #[test]
 fn scene_json_errors_name_the_problem() {
-    let err = |j: String| scene_from_json(&j).unwrap_err();
+    let err = |j: String| scene_from_json(&j, None).unwrap_err();
     match err(scene_json("[[0,1,2],[0,2,3]]", r#""ghost""#)) {
         Error::UnknownParent { bone, parent } => {
             assert_eq!((bone.as_str(), parent.as_str()), ("tip", "ghost"))
@@ -357,4 +359,108 @@ fn pinched_vertex_and_stray_triangle_are_non_manifold() {
         Err(Error::NonManifoldVertex { vertex: 4, fans: 2 }) => {}
         other => panic!("{other:?}"),
     }
+}
+
+fn bar_with_art() -> skinweights::Scene {
+    use skinweights::scene::{AlphaMode, Art, ArtImage, Layer};
+    let scene = skinweights::builtin_scene(
+        "bar",
+        &skinweights::BuiltinOptions {
+            vertices: 600,
+            ..Default::default()
+        },
+    )
+    .unwrap();
+    // Texture coordinates: the bar's frame flipped to image rows (v down), 1 px per unit.
+    let uvs = scene
+        .mesh
+        .vertices()
+        .iter()
+        .map(|p| Point2::new(p.x, 40.0 - p.y))
+        .collect();
+    let layers = scene
+        .mesh
+        .parts()
+        .iter()
+        .map(|p| Layer {
+            part: p.clone(),
+            image: Some(0),
+        })
+        .collect();
+    let art = Art {
+        images: vec![ArtImage {
+            name: "bar".into(),
+            path: "art/bar.png".into(),
+            alpha: AlphaMode::Premultiplied,
+        }],
+        uvs,
+        layers,
+    };
+    scene.with_art(art).unwrap()
+}
+
+#[test]
+fn scene_art_round_trips_with_paths_relative_to_the_scene_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut scene = bar_with_art();
+    let image = dir.path().join("art/bar.png");
+    scene.art.as_mut().unwrap().images[0].path = image.clone();
+    let file = dir.path().join("scenes/bar.json");
+    std::fs::create_dir_all(file.parent().unwrap()).unwrap();
+    skinweights::save_scene(&scene, &file).unwrap();
+    let text = std::fs::read_to_string(&file).unwrap();
+    assert!(text.contains("\"skinweights.scene/2\""), "format tag");
+    assert!(
+        text.contains("\"../art/bar.png\""),
+        "path relative to the scene file"
+    );
+    let (back, _) = skinweights::load_scene(&file).unwrap();
+    back.sanity_check().unwrap();
+    let (a, b) = (scene.art.as_ref().unwrap(), back.art.as_ref().unwrap());
+    let uv_err = a
+        .uvs
+        .iter()
+        .zip(&b.uvs)
+        .map(|(p, q)| (p - q).norm())
+        .fold(0.0, f64::max);
+    assert!(a.uvs.len() == b.uvs.len() && uv_err < 1e-9, "{uv_err}");
+    assert_eq!(a.layers, b.layers);
+    assert_eq!(
+        b.images[0].alpha,
+        skinweights::scene::AlphaMode::Premultiplied
+    );
+    assert_eq!(
+        std::path::Path::new(&b.images[0].path).components().count(),
+        file.parent()
+            .unwrap()
+            .join("../art/bar.png")
+            .components()
+            .count()
+    );
+    assert!(file.parent().unwrap().join("../art/bar.png") == b.images[0].path);
+    // Without art the file stays at version 1, which older readers accept.
+    let plain = skinweights::builtin_scene("bar", &Default::default()).unwrap();
+    let text = skinweights::io::scene_to_json(&plain, None).unwrap();
+    assert!(text.contains("\"skinweights.scene/1\"") && !text.contains("\"art\""));
+}
+
+#[test]
+fn bad_scene_art_names_the_field() {
+    let scene = bar_with_art();
+    let text = skinweights::io::scene_to_json(&scene, None).unwrap();
+    let err = |t: String| scene_from_json(&t, None).unwrap_err().to_string();
+    let e = err(text.replace("skinweights.scene/2", "skinweights.scene/1"));
+    assert!(e.contains("format") && e.contains("scene/2"), "{e}");
+    let e = err(text.replace("\"premultiplied\"", "\"linear\""));
+    assert!(
+        e.contains("art.images[0].alpha") && e.contains("linear"),
+        "{e}"
+    );
+    let e = err(text.replace("\"image\":0", "\"image\":7"));
+    assert!(
+        e.contains("art.layers[0].image") && e.contains("out of range"),
+        "{e}"
+    );
+    let e = err(text.replace("\"uvs\":[[", "\"uvs\":[[1,2],["));
+    assert!(e.contains("art.uvs") && e.contains("vertices"), "{e}");
 }

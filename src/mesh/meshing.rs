@@ -12,6 +12,9 @@
 //! constraint edges and test one point of each region against the loops.
 
 use crate::error::{Error, Result};
+use crate::geometry::{
+    even_odd_contains, loop_area, loop_edges, signed_area2, touching_edge_pairs, Segment,
+};
 use nalgebra::Point2;
 use spade::{
     handles::FixedVertexHandle, AngleLimit, ConstrainedDelaunayTriangulation, RefinementParameters,
@@ -259,38 +262,6 @@ impl Prepared {
     }
 }
 
-/// Even-odd point-in-loops test (a ray towards +x).
-fn even_odd_contains(loops: &[Vec<Point2<f64>>], p: Point2<f64>) -> bool {
-    let mut inside = false;
-    for l in loops {
-        for (a, b) in loop_edges(l) {
-            if (a.y > p.y) != (b.y > p.y) {
-                let x = a.x + (p.y - a.y) / (b.y - a.y) * (b.x - a.x);
-                if p.x < x {
-                    inside = !inside;
-                }
-            }
-        }
-    }
-    inside
-}
-
-/// Shoelace area of one closed loop (counter-clockwise positive).
-pub(crate) fn loop_area(l: &[Point2<f64>]) -> f64 {
-    loop_edges(l)
-        .map(|(a, b)| a.x * b.y - b.x * a.y)
-        .sum::<f64>()
-        * 0.5
-}
-
-fn loop_edges(l: &[Point2<f64>]) -> impl Iterator<Item = (Point2<f64>, Point2<f64>)> + '_ {
-    (0..l.len()).map(move |i| (l[i], l[(i + 1) % l.len()]))
-}
-
-fn cross(a: Point2<f64>, b: Point2<f64>, c: Point2<f64>) -> f64 {
-    (b.x - a.x) * (c.y - a.y) - (b.y - a.y) * (c.x - a.x)
-}
-
 /// spade rejects coordinates whose magnitude is outside this range (besides exact zero).
 const COORD_LIMIT: f64 = 1e50;
 
@@ -381,7 +352,7 @@ fn clean_loop(l: &[Point2<f64>]) -> Vec<Point2<f64>> {
 }
 
 fn is_spike(a: Point2<f64>, b: Point2<f64>, c: Point2<f64>) -> bool {
-    a == c || (cross(a, b, c) == 0.0 && (b - a).dot(&(c - b)) < 0.0)
+    a == c || (signed_area2(&a, &b, &c) == 0.0 && (b - a).dot(&(c - b)) < 0.0)
 }
 
 /// Rejects loop edges that touch anywhere except at a shared endpoint.
@@ -405,74 +376,6 @@ fn check_loop_intersections(loops: &[Vec<Point2<f64>>]) -> Result<()> {
         });
     }
     Ok(())
-}
-
-/// Pairs `(i, j)`, `i < j`, of `edges` that share any point other than a common endpoint;
-/// with `first_only`, at most one pair.
-pub(crate) fn touching_edge_pairs(
-    edges: &[[Point2<f64>; 2]],
-    first_only: bool,
-) -> Vec<(usize, usize)> {
-    let lo = |i: usize| edges[i][0].x.min(edges[i][1].x);
-    let hi = |i: usize| edges[i][0].x.max(edges[i][1].x);
-    // Sweep along x: only edges whose x-ranges overlap can meet.
-    let mut order: Vec<usize> = (0..edges.len()).collect();
-    order.sort_by(|&p, &q| lo(p).total_cmp(&lo(q)));
-    let mut pairs = Vec::new();
-    for (n, &i) in order.iter().enumerate() {
-        for &j in &order[n + 1..] {
-            if lo(j) > hi(i) {
-                break;
-            }
-            let ([a, b], [c, d]) = (edges[i], edges[j]);
-            if improper_contact(a, b, c, d) {
-                pairs.push((i.min(j), i.max(j)));
-                if first_only {
-                    return pairs;
-                }
-            }
-        }
-    }
-    pairs
-}
-
-/// Whether segments ab and cd share any point other than a common endpoint.
-fn improper_contact(a: Point2<f64>, b: Point2<f64>, c: Point2<f64>, d: Point2<f64>) -> bool {
-    let (d1, d2) = (cross(a, b, c), cross(a, b, d));
-    let (d3, d4) = (cross(c, d, a), cross(c, d, b));
-    if d1 == 0.0 && d2 == 0.0 {
-        // Collinear: any overlap longer than a single shared endpoint is improper.
-        let dir = b - a;
-        let t = |p: Point2<f64>| (p - a).dot(&dir);
-        let (t0, t1) = (0.0_f64, dir.dot(&dir));
-        let (u0, u1) = {
-            let (x, y) = (t(c), t(d));
-            (x.min(y), x.max(y))
-        };
-        let lo = t0.max(u0);
-        let hi = t1.min(u1);
-        return hi > lo || (hi == lo && !shares_endpoint(a, b, c, d));
-    }
-    let crosses = (d1 > 0.0) != (d2 > 0.0) && (d3 > 0.0) != (d4 > 0.0);
-    let proper = crosses && d1 != 0.0 && d2 != 0.0 && d3 != 0.0 && d4 != 0.0;
-    if proper {
-        return true;
-    }
-    // Touching: an endpoint of one lies on the other.
-    let on = |p: Point2<f64>, s: Point2<f64>, e: Point2<f64>| {
-        cross(s, e, p) == 0.0
-            && p.x >= s.x.min(e.x)
-            && p.x <= s.x.max(e.x)
-            && p.y >= s.y.min(e.y)
-            && p.y <= s.y.max(e.y)
-    };
-    let touches = on(c, a, b) || on(d, a, b) || on(a, c, d) || on(b, c, d);
-    touches && !shares_endpoint(a, b, c, d)
-}
-
-fn shares_endpoint(a: Point2<f64>, b: Point2<f64>, c: Point2<f64>, d: Point2<f64>) -> bool {
-    // Non-collinear edges that touch only at a shared endpoint are fine.
-    a == c || a == d || b == c || b == d
 }
 
 type Cdt = ConstrainedDelaunayTriangulation<spade::Point2<f64>>;
@@ -723,10 +626,12 @@ mod tests {
         let (v, t, r) = mesh_outline(&outline, &opts).unwrap();
         let area: f64 = t
             .iter()
-            .map(|t| cross(v[t[0]], v[t[1]], v[t[2]]) * 0.5)
+            .map(|t| signed_area2(&v[t[0]], &v[t[1]], &v[t[2]]) * 0.5)
             .sum();
         assert!((area - 100.0).abs() < 1e-9, "area {area}");
-        assert!(t.iter().all(|t| cross(v[t[0]], v[t[1]], v[t[2]]) > 0.0));
+        assert!(t
+            .iter()
+            .all(|t| signed_area2(&v[t[0]], &v[t[1]], &v[t[2]]) > 0.0));
         assert!(r.min_angle_deg >= 20.0, "{r:?}");
         assert!((r.vertices as f64 - 500.0).abs() < 50.0, "{r:?}");
     }
@@ -842,7 +747,7 @@ pub fn assign_parts(
 fn polygon_contains(polygon: &[Point2<f64>], p: Point2<f64>, tol: f64) -> bool {
     let mut inside = false;
     for (a, b) in loop_edges(polygon) {
-        if crate::solvers::distance::Segment::new(a, b).distance(&p) <= tol {
+        if Segment::new(a, b).distance(&p) <= tol {
             return true;
         }
         if (a.y > p.y) != (b.y > p.y) {

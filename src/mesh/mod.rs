@@ -15,8 +15,6 @@ pub use meshing::{
     MeshedOutline, MeshingOptions, MeshingReport, Outline, MAX_VERTICES,
 };
 pub use topology::Topology;
-// Outline geometry the sprite tracer reuses (simplification must keep loops valid for the mesher).
-pub(crate) use meshing::{loop_area, touching_edge_pairs};
 
 use crate::error::{Error, Result};
 use nalgebra::Point2;
@@ -34,11 +32,7 @@ pub struct Mesh {
     topology: Topology,
 }
 
-/// Twice the signed area of triangle (a, b, c): positive when counter-clockwise.
-#[inline]
-pub fn signed_area2(a: &Point2<f64>, b: &Point2<f64>, c: &Point2<f64>) -> f64 {
-    (b.x - a.x) * (c.y - a.y) - (b.y - a.y) * (c.x - a.x)
-}
+pub use crate::geometry::signed_area2;
 
 impl Mesh {
     /// Builds a mesh with one part ([`DEFAULT_PART`]) and validates it.
@@ -151,15 +145,8 @@ impl Mesh {
 
     /// Axis-aligned bounding box `(min, max)`.
     pub fn bounds(&self) -> (Point2<f64>, Point2<f64>) {
-        let mut lo = Point2::new(f64::INFINITY, f64::INFINITY);
-        let mut hi = Point2::new(f64::NEG_INFINITY, f64::NEG_INFINITY);
-        for p in &self.vertices {
-            lo.x = lo.x.min(p.x);
-            lo.y = lo.y.min(p.y);
-            hi.x = hi.x.max(p.x);
-            hi.y = hi.y.max(p.y);
-        }
-        (lo, hi)
+        let b = crate::geometry::Bounds::of(&self.vertices);
+        (b.lo, b.hi)
     }
 
     /// Character height: the rest mesh's bounding-box height. Reported distances are also

@@ -3,6 +3,7 @@
 use super::raster::{rasterize_triangles, RasterView};
 use super::{plot_err, viridis, Figure};
 use crate::error::Result;
+use crate::geometry::Bounds;
 use crate::scene::Scene;
 use crate::weights::Weights;
 use nalgebra::Point2;
@@ -74,11 +75,8 @@ impl ColouredMesh {
         side_width: u32,
     ) -> Result<DrawingArea<DB, Shift>> {
         let seg_points: Vec<Point2<f64>> = segments.iter().flat_map(|(s, _)| *s).collect();
-        let bounds = union_bounds(
-            union_bounds((self.positions[0], self.positions[0]), &self.positions),
-            &seg_points,
-        );
-        draw_mesh_panel(area, self, segments, side_width, bounds)
+        let b = Bounds::of(self.positions.iter().chain(&seg_points));
+        draw_mesh_panel(area, self, segments, side_width, (b.lo, b.hi))
     }
 }
 
@@ -149,15 +147,6 @@ fn draw_mesh_panel<DB: DrawingBackend>(
             .map_err(plot_err)?;
     }
     Ok(side)
-}
-
-fn union_bounds(a: (Point2<f64>, Point2<f64>), pts: &[Point2<f64>]) -> (Point2<f64>, Point2<f64>) {
-    let (mut lo, mut hi) = a;
-    for p in pts {
-        lo = Point2::new(lo.x.min(p.x), lo.y.min(p.y));
-        hi = Point2::new(hi.x.max(p.x), hi.y.max(p.y));
-    }
-    (lo, hi)
 }
 
 /// A weight map: every vertex coloured by the weight-blended colours of its bones
@@ -310,8 +299,8 @@ impl PoseMap {
 
     /// Bounding box of the posed mesh.
     pub fn bounds(&self) -> (Point2<f64>, Point2<f64>) {
-        let p = &self.mesh.positions;
-        union_bounds((p[0], p[0]), p)
+        let b = Bounds::of(&self.mesh.positions);
+        (b.lo, b.hi)
     }
 }
 

@@ -1,26 +1,16 @@
-//! Scenes: a mesh, its skeleton and the probes that measure leakage; the JSON format and the
-//! built-in scene generators; importers and exporters (sprites, DragonBones, glTF); one part
-//! of a scene as a scene of its own.
+//! Scenes, the model only: a mesh, its skeleton and the probes that measure leakage; the
+//! built-in scene generators; one part of a scene as a scene of its own. File formats live in
+//! [`crate::io`] (feature `io`).
 
+mod art;
 mod builtin;
-pub mod dragonbones;
-mod format;
-pub mod gltf;
-mod sprite;
 mod subscene;
+
+pub use art::{AlphaMode, Art, ArtImage, Layer};
 
 pub use builtin::{
     arms_down_outline, builtin_scene, mirror_vertex_map, mirror_vertex_map_about, BuiltinOptions,
     MirrorAxis, BUILTIN_MIN_ANGLE_DEG, BUILTIN_SCENES, DEFAULT_GAP,
-};
-pub use format::{load_scene, save_scene, scene_from_json, scene_to_json, SCENE_FORMAT};
-pub use gltf::{
-    export_gltf, import_gltf, import_gltf_str, GltfImport, GltfOptions, GLTF_INFLUENCES,
-    GLTF_SOLVER_NAME, LEAF_BONE_FRACTION,
-};
-pub use sprite::{
-    sprite_scene, trace_alpha, BonesFile, Sprite, SpriteOptions, Trace, TraceOptions, CLIP_MARGIN,
-    DEFAULT_MIN_AREA, DEFAULT_THRESHOLD, DEFAULT_TOLERANCE,
 };
 pub use subscene::SubScene;
 
@@ -39,6 +29,9 @@ pub struct Scene {
     pub skeleton: Skeleton,
     /// Poses with the vertices that must not move.
     pub probes: Vec<Probe>,
+    /// The art it is drawn with (images, texture coordinates, layer order), if any. Set it
+    /// with [`Scene::with_art`], which checks it against the mesh.
+    pub art: Option<Art>,
 }
 
 /// Which vertices a probe watches. Every given criterion must hold.
@@ -78,9 +71,18 @@ impl Scene {
             mesh,
             skeleton,
             probes,
+            art: None,
         };
         scene.check_references()?;
         Ok(scene)
+    }
+
+    /// The scene drawn with `art`, after checking it against the mesh (one texture
+    /// coordinate per vertex, every part drawn once).
+    pub fn with_art(mut self, art: Art) -> Result<Self> {
+        art.check(self.mesh.vertex_count(), self.mesh.parts())?;
+        self.art = Some(art);
+        Ok(self)
     }
 
     fn check_references(&self) -> Result<()> {
@@ -163,6 +165,9 @@ impl Scene {
     /// Re-checks mesh invariants and references (used by tests).
     pub fn sanity_check(&self) -> Result<()> {
         self.mesh.sanity_check()?;
+        if let Some(art) = &self.art {
+            art.check(self.mesh.vertex_count(), self.mesh.parts())?;
+        }
         self.check_references()
     }
 }

@@ -4,61 +4,14 @@
 //! exactly, bit for bit: the mirror-symmetry tests rely on it.
 
 use crate::error::{Error, Result};
+pub use crate::geometry::Segment;
 use crate::skeleton::Bone;
 use nalgebra::Point2;
 use rayon::prelude::*;
 
-/// A bone as a segment, with what distance queries need precomputed.
-#[derive(Debug, Clone, Copy)]
-pub struct Segment {
-    /// Start (the bone's head).
-    pub a: Point2<f64>,
-    /// End (the bone's tail).
-    pub b: Point2<f64>,
-    /// `1 / |b - a|^2`, or 0 for a zero-length bone (which then acts as a point).
-    inv_len2: f64,
-}
-
-impl Segment {
-    /// The segment from `a` to `b`.
-    pub fn new(a: Point2<f64>, b: Point2<f64>) -> Self {
-        let len2 = (b - a).norm_squared();
-        Segment {
-            a,
-            b,
-            inv_len2: if len2 > 0.0 { 1.0 / len2 } else { 0.0 },
-        }
-    }
-
-    /// The segment of a bone (head to tail).
-    pub fn of_bone(bone: &Bone) -> Self {
-        Segment::new(bone.head, bone.tail)
-    }
-
-    /// Parameter in `[0, 1]` of the point of the segment closest to `p`.
-    #[inline]
-    pub fn closest_parameter(&self, p: &Point2<f64>) -> f64 {
-        let d = self.b - self.a;
-        ((p - self.a).dot(&d) * self.inv_len2).clamp(0.0, 1.0)
-    }
-
-    /// The point of the segment closest to `p`.
-    #[inline]
-    pub fn closest_point(&self, p: &Point2<f64>) -> Point2<f64> {
-        let t = self.closest_parameter(p);
-        self.a + (self.b - self.a) * t
-    }
-
-    /// Distance from `p` to the segment.
-    #[inline]
-    pub fn distance(&self, p: &Point2<f64>) -> f64 {
-        (p - self.closest_point(p)).norm()
-    }
-}
-
 /// Segments of all bones of a skeleton, in bone order.
 pub fn bone_segments(bones: &[Bone]) -> Vec<Segment> {
-    bones.iter().map(Segment::of_bone).collect()
+    bones.iter().map(Bone::segment).collect()
 }
 
 /// Index of the bone whose segment is nearest to `p` (lowest index on exact ties).

@@ -10,7 +10,7 @@
 //! (every vertex seeded with its straight-line distance) and the report says so.
 
 use super::dijkstra::multi_source_dijkstra;
-use super::distance::{bone_segments, pin_distance, FalloffOptions, Segment};
+use super::distance::{bone_segments, pin_distance, FalloffOptions};
 use super::nearest::components_where_none;
 use super::visibility::Visibility;
 use super::{blind_warnings, finish, scene_extent, Solution, Solver};
@@ -39,9 +39,10 @@ impl Geodesic {
 
 /// Seeds of bone `bone` for the multi-source Dijkstra: each vertex's straight-line distance
 /// to the bone where that segment stays inside the shape, infinity elsewhere.
+#[cfg_attr(not(feature = "internals"), allow(dead_code))]
 pub fn bone_seeds(scene: &Scene, visibility: &Visibility, bone: usize) -> Vec<f64> {
     let pts = scene.mesh.vertices();
-    let s = Segment::of_bone(&scene.skeleton.bones()[bone]);
+    let s = scene.skeleton.bones()[bone].segment();
     let pin = pin_distance(scene_extent(scene));
     (0..pts.len())
         .into_par_iter()
@@ -127,5 +128,59 @@ impl Solver for Geodesic {
         });
         let weights = Weights::from_row_major(data, nb)?;
         finish(self.name(), started, weights, blind_warnings(scene, &blind))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::scene::{builtin_scene, BuiltinOptions};
+
+    #[test]
+    fn geodesic_equals_euclidean_where_the_segment_stays_inside() {
+        // Convex bar: every vertex sees every bone, so geodesic = Euclidean (within 3%).
+        let s = builtin_scene("bar", &BuiltinOptions::default()).unwrap();
+        let vis = Visibility::new(&s.mesh);
+        let (geo, blind) = geodesic_distances(&s, &vis);
+        assert!(blind.is_empty());
+        for (j, b) in s.skeleton.bones().iter().enumerate() {
+            let seg = b.segment();
+            for (v, p) in s.mesh.vertices().iter().enumerate() {
+                let e = seg.distance(p);
+                assert!(
+                    (geo[j][v] - e).abs() <= 0.03 * e.max(1e-9),
+                    "bar: vertex {v} bone {j}: geodesic {} vs euclidean {e}",
+                    geo[j][v]
+                );
+            }
+        }
+        // Arms-down: a torso vertex beside the arm must go round by the shoulder.
+        let s = builtin_scene("arms-down", &BuiltinOptions::default()).unwrap();
+        let vis = Visibility::new(&s.mesh);
+        let (geo, _) = geodesic_distances(&s, &vis);
+        let arm = s.skeleton.index_of("upper_arm_l").unwrap();
+        let seg = s.skeleton.bones()[arm].segment();
+        let torso = s.mesh.part_index("torso").unwrap();
+        let (mut inside_equal, mut detours) = (0, 0);
+        for (v, p) in s.mesh.vertices().iter().enumerate() {
+            let e = seg.distance(p);
+            if vis.visible(v, &seg.closest_point(p)) {
+                assert!((geo[arm][v] - e).abs() <= 1e-9 * e.max(1.0), "vertex {v}");
+                inside_equal += 1;
+            }
+            if s.mesh.vertex_parts()[v] == torso && p.x < -30.0 && p.y < 150.0 {
+                // Beside the arm, below the shoulder: straight line crosses the gap.
+                assert!(
+                    !vis.visible(v, &seg.closest_point(p)),
+                    "vertex {v} sees across the gap"
+                );
+                assert!(geo[arm][v] > e + 15.0, "vertex {v}: {} vs {e}", geo[arm][v]);
+                detours += 1;
+            }
+        }
+        assert!(
+            inside_equal > 100 && detours > 50,
+            "{inside_equal} {detours}"
+        );
     }
 }

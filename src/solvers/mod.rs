@@ -15,33 +15,47 @@
 //! `>= 0` and every row summing to 1 within 1e-9 (checked before returning), plus a
 //! [`SolveReport`].
 //!
-//! Shared pieces, written once: [`distance`] (point-to-bone distance and the falloff kernel),
-//! [`visibility`] (is a vertex-to-bone segment inside the shape), [`dijkstra`] (multi-source
-//! shortest paths over the mesh), [`nearest`] (nearest visible bones, blind components) and
-//! [`ordering`] (nested dissection for the heat system's Cholesky factorization). The
-//! cotangent Laplacian lives with the mesh: [`crate::mesh::CotanLaplacian`].
+//! Shared pieces, written once and private to the crate: `distance` (point-to-bone distance
+//! and the falloff kernel), `visibility` (is a vertex-to-bone segment inside the shape),
+//! `dijkstra` (multi-source shortest paths over the mesh), `nearest` (nearest visible bones,
+//! blind components) and `ordering` (nested dissection for the heat system's Cholesky
+//! factorization). The feature `internals` re-exports them as `solvers::internals` for the
+//! back-end benches. The cotangent Laplacian lives with the mesh:
+//! [`crate::mesh::CotanLaplacian`]; segment geometry in [`crate::geometry`].
 //!
 //! Options from the command line (`--option key=value`) go through [`solver_by_name`]; each
 //! options struct ([`LinearOptions`], [`EuclideanOptions`], [`GeodesicOptions`],
 //! [`HeatOptions`]) documents its keys and defaults. For `SOLVER+mask` the options go to the
 //! base solver (masking has none).
 
-pub mod dijkstra;
-pub mod distance;
-pub mod euclidean;
-pub mod geodesic;
-pub mod heat;
-pub mod linear;
-pub mod mask;
-pub mod nearest;
-pub mod ordering;
-pub mod visibility;
+mod dijkstra;
+mod distance;
+mod euclidean;
+mod geodesic;
+mod heat;
+mod linear;
+mod mask;
+mod nearest;
+mod ordering;
+mod visibility;
 
+pub use distance::FalloffOptions;
 pub use euclidean::{Euclidean, EuclideanOptions};
 pub use geodesic::{Geodesic, GeodesicOptions};
 pub use heat::{Heat, HeatOptions};
 pub use linear::{Linear, LinearOptions};
-pub use mask::Masked;
+pub use mask::{allowed_parts, Masked};
+
+/// Solver internals for the back-end benches (feature `internals`; not a stable API).
+#[cfg(feature = "internals")]
+pub mod internals {
+    pub use super::dijkstra::multi_source_dijkstra;
+    pub use super::geodesic::{bone_seeds, geodesic_distances};
+    pub use super::heat::{Factorization, HeatSystem};
+    pub use super::nearest::{nearest_visible_bones, NearestBones};
+    pub use super::ordering::nested_dissection;
+    pub use super::visibility::Visibility;
+}
 
 use crate::error::{Error, Result};
 use crate::scene::Scene;
@@ -197,14 +211,15 @@ pub(crate) fn finish(
 /// Size of the scene (diagonal of the bounding box of mesh and bones): the scale for
 /// relative tolerances.
 pub(crate) fn scene_extent(scene: &Scene) -> f64 {
-    let (mut lo, mut hi) = scene.mesh.bounds();
-    for b in scene.skeleton.bones() {
-        for p in [b.head, b.tail] {
-            lo = lo.inf(&p);
-            hi = hi.sup(&p);
-        }
-    }
-    (hi - lo).norm()
+    let bones = scene.skeleton.bones().iter().flat_map(|b| [b.head, b.tail]);
+    let b = crate::geometry::Bounds::of(
+        scene
+            .mesh
+            .vertices()
+            .iter()
+            .chain(&bones.collect::<Vec<_>>()),
+    );
+    (b.hi - b.lo).norm()
 }
 
 /// Warnings for components where visibility had to be ignored.

@@ -24,15 +24,11 @@ use nalgebra::{Point2, Vector2};
 /// Edges per BVH leaf.
 const LEAF_SIZE: usize = 4;
 
-/// Twice the signed area of (a, b, c): > 0 when c is left of a -> b.
-#[inline]
-fn orient(a: &Point2<f64>, b: &Point2<f64>, c: &Point2<f64>) -> f64 {
-    (b.x - a.x) * (c.y - a.y) - (b.y - a.y) * (c.x - a.x)
-}
+use crate::geometry::signed_area2 as orient;
 
 #[inline]
 fn cross(u: &Vector2<f64>, v: &Vector2<f64>) -> f64 {
-    u.x * v.y - u.y * v.x
+    u.perp(v)
 }
 
 #[derive(Debug, Clone, Copy)]

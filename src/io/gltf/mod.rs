@@ -60,12 +60,13 @@
 //! fixed by another (`JOINTS_n` / `WEIGHTS_n` by `POSITION`, inverse bind matrices by the
 //! joints). Bad input is an [`Error`] naming the field, e.g. `accessors[3].byteOffset`.
 
-use super::Scene;
 use crate::error::{Error, Result};
+use crate::io::WeightsFile;
 use crate::mesh::{Mesh, DEFAULT_PART};
+use crate::scene::Scene;
 use crate::skeleton::{Bone, Skeleton};
 use crate::skinning::check_shape;
-use crate::weights::{Weights, WeightsFile, EXPORT_ROW_SUM_TOLERANCE};
+use crate::weights::{Weights, EXPORT_ROW_SUM_TOLERANCE};
 use base64::engine::general_purpose::STANDARD as BASE64;
 use base64::Engine as _;
 use nalgebra::{Isometry2, Matrix4, Point2, Vector2};

@@ -3,10 +3,11 @@
 use super::parse::{parse_armature, FileArmature, FileBone, FileMesh};
 use super::{to_scene, Affine, MAX_COORDINATE, MAX_SCALE};
 use crate::error::{Error, Result};
+use crate::io::WeightsFile;
 use crate::mesh::{signed_area2, Mesh};
 use crate::scene::{Probe, Scene, Watch};
 use crate::skeleton::{Bone, Pose, Skeleton};
-use crate::weights::{Weights, WeightsFile};
+use crate::weights::Weights;
 use nalgebra::{Point2, Vector2};
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::fmt;

@@ -1,16 +1,21 @@
-//! The scene file: JSON, `"format": "skinweights.scene/1"` (see DESIGN.md).
+//! The scene file: JSON, `"format": "skinweights.scene/1"` (see DESIGN.md), or
+//! `skinweights.scene/2` when it carries art (`/1` plus an optional `art` object: images
+//! with paths relative to the scene file, a texture coordinate per vertex, layers in draw
+//! order). Scenes without art are written as `/1`, so older readers keep reading them.
 
-use super::{Probe, Scene, Watch};
 use crate::error::{Error, Result};
 use crate::mesh::{Mesh, DEFAULT_PART};
+use crate::scene::{AlphaMode, Art, ArtImage, Layer, Probe, Scene, Watch};
 use crate::skeleton::{Bone, Pose, Skeleton};
 use nalgebra::{Point2, Vector2};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::path::Path;
 
-/// The `format` tag of scene files.
+/// The `format` tag of scene files without art.
 pub const SCENE_FORMAT: &str = "skinweights.scene/1";
+/// The `format` tag of scene files with art (`/1` plus the `art` object).
+pub const SCENE_FORMAT_ART: &str = "skinweights.scene/2";
 
 #[derive(Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -26,6 +31,37 @@ struct SceneFile {
     bones: Vec<BoneFile>,
     #[serde(default)]
     probes: Vec<ProbeFile>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    art: Option<ArtFile>,
+}
+
+#[derive(Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ArtFile {
+    images: Vec<ImageFile>,
+    uvs: Vec<[f64; 2]>,
+    layers: Vec<LayerFile>,
+}
+
+#[derive(Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ImageFile {
+    name: String,
+    path: String,
+    #[serde(default = "straight")]
+    alpha: String,
+}
+
+fn straight() -> String {
+    AlphaMode::Straight.name().to_string()
+}
+
+#[derive(Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct LayerFile {
+    part: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    image: Option<usize>,
 }
 
 /// A bone as written in scene files (and in the sprite importer's bones files).
@@ -80,15 +116,26 @@ struct WatchFile {
 
 /// Parses and validates a scene from JSON text. Returns the scene and notes about repairs
 /// made while loading (e.g. a consistently clockwise file flipped to counter-clockwise).
-pub fn scene_from_json(text: &str) -> Result<(Scene, Vec<String>)> {
+///
+/// Image paths in `art` are resolved against `base_dir` (the scene file's folder) when given.
+pub fn scene_from_json(text: &str, base_dir: Option<&Path>) -> Result<(Scene, Vec<String>)> {
     let file: SceneFile = serde_json::from_str(text).map_err(|e| Error::Json {
         context: "scene".into(),
         message: e.to_string(),
     })?;
-    if file.format != SCENE_FORMAT {
+    if file.format != SCENE_FORMAT && file.format != SCENE_FORMAT_ART {
         return Err(Error::field(
             "format",
-            format!("expected {SCENE_FORMAT:?}, found {:?}", file.format),
+            format!(
+                "expected {SCENE_FORMAT:?} or {SCENE_FORMAT_ART:?}, found {:?}",
+                file.format
+            ),
+        ));
+    }
+    if file.art.is_some() && file.format == SCENE_FORMAT {
+        return Err(Error::field(
+            "format",
+            format!("a scene with \"art\" must say {SCENE_FORMAT_ART:?}"),
         ));
     }
     let mut notes = Vec::new();
@@ -124,7 +171,118 @@ pub fn scene_from_json(text: &str) -> Result<(Scene, Vec<String>)> {
     }
     let skeleton = skeleton_from_file(&file.bones)?;
     let probes = probes_from_file(file.probes);
-    Ok((Scene::new(file.name, mesh, skeleton, probes)?, notes))
+    let scene = Scene::new(file.name, mesh, skeleton, probes)?;
+    let scene = match file.art {
+        Some(art) => scene.with_art(art_from_file(art, base_dir)?)?,
+        None => scene,
+    };
+    Ok((scene, notes))
+}
+
+fn art_from_file(art: ArtFile, base_dir: Option<&Path>) -> Result<Art> {
+    let images = art
+        .images
+        .into_iter()
+        .enumerate()
+        .map(|(i, f)| {
+            let alpha = AlphaMode::from_name(&f.alpha).ok_or_else(|| {
+                Error::field(
+                    format!("art.images[{i}].alpha"),
+                    format!("{:?} is not \"straight\" or \"premultiplied\"", f.alpha),
+                )
+            })?;
+            let path = Path::new(&f.path);
+            Ok(ArtImage {
+                name: f.name,
+                path: match base_dir {
+                    Some(d) if path.is_relative() => d.join(path),
+                    _ => path.to_path_buf(),
+                },
+                alpha,
+            })
+        })
+        .collect::<Result<Vec<_>>>()?;
+    Ok(Art {
+        images,
+        uvs: art.uvs.iter().map(|&[u, v]| Point2::new(u, v)).collect(),
+        layers: art
+            .layers
+            .into_iter()
+            .map(|l| Layer {
+                part: l.part,
+                image: l.image,
+            })
+            .collect(),
+    })
+}
+
+fn art_to_file(art: &Art, out_dir: Option<&Path>) -> ArtFile {
+    ArtFile {
+        images: art
+            .images
+            .iter()
+            .map(|im| ImageFile {
+                name: im.name.clone(),
+                path: relative_to(&im.path, out_dir)
+                    .to_string_lossy()
+                    .into_owned(),
+                alpha: im.alpha.name().to_string(),
+            })
+            .collect(),
+        uvs: art.uvs.iter().map(|p| [p.x, p.y]).collect(),
+        layers: art
+            .layers
+            .iter()
+            .map(|l| LayerFile {
+                part: l.part.clone(),
+                image: l.image,
+            })
+            .collect(),
+    }
+}
+
+/// `path` written relative to `dir` when both resolve to absolute paths (with `..` steps as
+/// needed), else unchanged.
+fn relative_to(path: &Path, dir: Option<&Path>) -> std::path::PathBuf {
+    let (Some(dir), Ok(cwd)) = (dir, std::env::current_dir()) else {
+        return path.to_path_buf();
+    };
+    let abs = |p: &Path| {
+        let p = if p.is_absolute() {
+            p.to_path_buf()
+        } else {
+            cwd.join(p)
+        };
+        // Lexical normalization: `a/./b/../c` -> `a/c` (no file system access needed).
+        let mut out = std::path::PathBuf::new();
+        for c in p.components() {
+            match c {
+                std::path::Component::CurDir => {}
+                std::path::Component::ParentDir => {
+                    out.pop();
+                }
+                c => out.push(c),
+            }
+        }
+        out
+    };
+    let (p, d) = (abs(path), abs(dir));
+    let common = p
+        .components()
+        .zip(d.components())
+        .take_while(|(a, b)| a == b)
+        .count();
+    if common == 0 {
+        return p;
+    }
+    let mut rel = std::path::PathBuf::new();
+    for _ in d.components().skip(common) {
+        rel.push("..");
+    }
+    for c in p.components().skip(common) {
+        rel.push(c);
+    }
+    rel
 }
 
 /// Builds the skeleton of the `bones` list of a scene file (parents resolved by name).
@@ -190,12 +348,19 @@ pub(crate) fn probes_from_file(probes: Vec<ProbeFile>) -> Vec<Probe> {
         .collect()
 }
 
-/// Serializes a scene to JSON text in the scene format.
-pub fn scene_to_json(scene: &Scene) -> Result<String> {
+/// Serializes a scene to JSON text in the scene format. Image paths in `art` are written
+/// relative to `out_dir` (the folder the file goes to) when given.
+pub fn scene_to_json(scene: &Scene, out_dir: Option<&Path>) -> Result<String> {
     let mesh = &scene.mesh;
     let bones = scene.skeleton.bones();
     let file = SceneFile {
-        format: SCENE_FORMAT.to_string(),
+        format: if scene.art.is_some() {
+            SCENE_FORMAT_ART
+        } else {
+            SCENE_FORMAT
+        }
+        .to_string(),
+        art: scene.art.as_ref().map(|a| art_to_file(a, out_dir)),
         name: scene.name.clone(),
         vertices: mesh.vertices().iter().map(|p| [p.x, p.y]).collect(),
         triangles: mesh.triangles().to_vec(),
@@ -256,11 +421,12 @@ pub fn scene_to_json(scene: &Scene) -> Result<String> {
 pub fn load_scene(path: impl AsRef<Path>) -> Result<(Scene, Vec<String>)> {
     let path = path.as_ref();
     let text = std::fs::read_to_string(path).map_err(|e| Error::io(path, e))?;
-    scene_from_json(&text).map_err(|e| e.in_file(path))
+    scene_from_json(&text, path.parent()).map_err(|e| e.in_file(path))
 }
 
 /// Writes a scene file (overwrites `path`; the CLI asks before doing so).
 pub fn save_scene(scene: &Scene, path: impl AsRef<Path>) -> Result<()> {
     let path = path.as_ref();
-    std::fs::write(path, scene_to_json(scene)?).map_err(|e| Error::io(path, e))
+    let text = scene_to_json(scene, path.parent())?;
+    std::fs::write(path, text).map_err(|e| Error::io(path, e))
 }

@@ -49,15 +49,12 @@
 //! constraints of bones that cross each other at the crossing. Probes select vertices by
 //! `part`, `below_y` or `min_distance`: a `vertices` list would index a mesh not yet made.
 
-use super::format::{probes_from_file, skeleton_from_file, BoneFile, ProbeFile};
-use super::{Probe, Scene};
+use super::scene_json::{probes_from_file, skeleton_from_file, BoneFile, ProbeFile};
 use crate::error::{Error, Result};
-use crate::mesh::{
-    assign_parts, loop_area, mesh_outline, touching_edge_pairs, LabelledRegion, Mesh,
-    MeshingOptions, Outline,
-};
+use crate::geometry::{crosses_ray, loop_area, touching_edge_pairs, Segment};
+use crate::mesh::{assign_parts, mesh_outline, LabelledRegion, Mesh, MeshingOptions, Outline};
+use crate::scene::{Probe, Scene};
 use crate::skeleton::Skeleton;
-use crate::solvers::distance::Segment;
 use image::codecs::png::PngDecoder;
 use image::{DynamicImage, ImageDecoder, RgbaImage};
 use nalgebra::Point2;
@@ -613,11 +610,8 @@ impl<'a> EdgeRows<'a> {
         let mut inside = false;
         for &e in &self.rows[r as usize] {
             let (a, b) = self.edge(e);
-            if (a.y > p.y) != (b.y > p.y) {
-                let x = a.x + (p.y - a.y) / (b.y - a.y) * (b.x - a.x);
-                if p.x < x {
-                    inside = !inside;
-                }
+            if crosses_ray(a, b, p) {
+                inside = !inside;
             }
         }
         inside
@@ -971,7 +965,9 @@ fn split_crossings<'a>(
     for _ in 0..8 {
         let mut cuts: Vec<(usize, Point2<f64>)> = Vec::new();
         for (i, j) in touching_edge_pairs(segments, false) {
-            if let Some(x) = proper_crossing(segments[i], segments[j]) {
+            if let Some(x) = Segment::new(segments[i][0], segments[i][1])
+                .proper_crossing(&Segment::new(segments[j][0], segments[j][1]))
+            {
                 crossed.push((owners[i], owners[j]));
                 cuts.push((i, x));
                 cuts.push((j, x));
@@ -997,16 +993,6 @@ fn split_crossings<'a>(
         }
     }
     crossed
-}
-
-/// The point where segments `s` and `t` cross, if they cross at an interior point of both.
-fn proper_crossing(s: [Point2<f64>; 2], t: [Point2<f64>; 2]) -> Option<Point2<f64>> {
-    let (d, e) = (s[1] - s[0], t[1] - t[0]);
-    let side = |p: Point2<f64>, q: Point2<f64>, r: Point2<f64>| (q - p).perp(&(r - p));
-    let (s0, s1) = (side(t[0], t[1], s[0]), side(t[0], t[1], s[1]));
-    let (t0, t1) = (side(s[0], s[1], t[0]), side(s[0], s[1], t[1]));
-    let proper = s0 * s1 < 0.0 && t0 * t1 < 0.0;
-    proper.then(|| s[0] + d * ((t[0] - s[0]).perp(&e) / d.perp(&e)))
 }
 
 /// The pieces of segment `a`-`b` inside the outline, in order from `a`. Only the outline edges

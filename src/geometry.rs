@@ -1,0 +1,308 @@
+//! 2D primitives written once: orientation, segments (distance, crossing, contact), closed
+//! loops (area, point in polygon) and bounding boxes.
+//!
+//! Meshing, sprite tracing, visibility, the solvers and the metrics all use these; nothing
+//! here knows about meshes, bones or files. Every formula is written so that mirroring the
+//! input (x -> -x) mirrors the result exactly, bit for bit: the mirror-symmetry tests rely on
+//! it.
+
+use nalgebra::Point2;
+
+/// Twice the signed area of triangle (a, b, c): positive when counter-clockwise, i.e. when
+/// `c` lies left of the directed line a -> b.
+#[inline]
+pub fn signed_area2(a: &Point2<f64>, b: &Point2<f64>, c: &Point2<f64>) -> f64 {
+    (b.x - a.x) * (c.y - a.y) - (b.y - a.y) * (c.x - a.x)
+}
+
+/// A segment with what distance queries need precomputed (bones are segments from head to
+/// tail).
+#[derive(Debug, Clone, Copy)]
+pub struct Segment {
+    /// Start.
+    pub a: Point2<f64>,
+    /// End.
+    pub b: Point2<f64>,
+    /// `1 / |b - a|^2`, or 0 for a zero-length segment (which then acts as a point).
+    inv_len2: f64,
+}
+
+impl Segment {
+    /// The segment from `a` to `b`.
+    pub fn new(a: Point2<f64>, b: Point2<f64>) -> Self {
+        let len2 = (b - a).norm_squared();
+        Segment {
+            a,
+            b,
+            inv_len2: if len2 > 0.0 { 1.0 / len2 } else { 0.0 },
+        }
+    }
+
+    /// Parameter in `[0, 1]` of the point of the segment closest to `p`.
+    #[inline]
+    pub fn closest_parameter(&self, p: &Point2<f64>) -> f64 {
+        let d = self.b - self.a;
+        ((p - self.a).dot(&d) * self.inv_len2).clamp(0.0, 1.0)
+    }
+
+    /// The point of the segment closest to `p`.
+    #[inline]
+    pub fn closest_point(&self, p: &Point2<f64>) -> Point2<f64> {
+        let t = self.closest_parameter(p);
+        self.a + (self.b - self.a) * t
+    }
+
+    /// Distance from `p` to the segment.
+    #[inline]
+    pub fn distance(&self, p: &Point2<f64>) -> f64 {
+        (p - self.closest_point(p)).norm()
+    }
+
+    /// The point where this segment and `other` cross at an interior point of both (a proper
+    /// crossing), if they do.
+    pub fn proper_crossing(&self, other: &Segment) -> Option<Point2<f64>> {
+        let (s, t) = ([self.a, self.b], [other.a, other.b]);
+        let (d, e) = (s[1] - s[0], t[1] - t[0]);
+        let (s0, s1) = (
+            signed_area2(&t[0], &t[1], &s[0]),
+            signed_area2(&t[0], &t[1], &s[1]),
+        );
+        let (t0, t1) = (
+            signed_area2(&s[0], &s[1], &t[0]),
+            signed_area2(&s[0], &s[1], &t[1]),
+        );
+        let proper = s0 * s1 < 0.0 && t0 * t1 < 0.0;
+        proper.then(|| s[0] + d * ((t[0] - s[0]).perp(&e) / d.perp(&e)))
+    }
+}
+
+/// Whether segments ab and cd share any point other than a common endpoint (a crossing, a
+/// touch of an endpoint on the other segment, or a collinear overlap).
+pub fn improper_contact(a: Point2<f64>, b: Point2<f64>, c: Point2<f64>, d: Point2<f64>) -> bool {
+    let (d1, d2) = (signed_area2(&a, &b, &c), signed_area2(&a, &b, &d));
+    let (d3, d4) = (signed_area2(&c, &d, &a), signed_area2(&c, &d, &b));
+    let shares_endpoint = a == c || a == d || b == c || b == d;
+    if d1 == 0.0 && d2 == 0.0 {
+        // Collinear: any overlap longer than a single shared endpoint is improper.
+        let dir = b - a;
+        let t = |p: Point2<f64>| (p - a).dot(&dir);
+        let (t0, t1) = (0.0_f64, dir.dot(&dir));
+        let (u0, u1) = {
+            let (x, y) = (t(c), t(d));
+            (x.min(y), x.max(y))
+        };
+        let lo = t0.max(u0);
+        let hi = t1.min(u1);
+        return hi > lo || (hi == lo && !shares_endpoint);
+    }
+    let crosses = (d1 > 0.0) != (d2 > 0.0) && (d3 > 0.0) != (d4 > 0.0);
+    let proper = crosses && d1 != 0.0 && d2 != 0.0 && d3 != 0.0 && d4 != 0.0;
+    if proper {
+        return true;
+    }
+    // Touching: an endpoint of one lies on the other.
+    let on = |p: Point2<f64>, s: Point2<f64>, e: Point2<f64>| {
+        signed_area2(&s, &e, &p) == 0.0
+            && p.x >= s.x.min(e.x)
+            && p.x <= s.x.max(e.x)
+            && p.y >= s.y.min(e.y)
+            && p.y <= s.y.max(e.y)
+    };
+    let touches = on(c, a, b) || on(d, a, b) || on(a, c, d) || on(b, c, d);
+    // Non-collinear edges that touch only at a shared endpoint are fine.
+    touches && !shares_endpoint
+}
+
+/// Pairs `(i, j)`, `i < j`, of `edges` that share any point other than a common endpoint;
+/// with `first_only`, at most one pair. A sweep along x: only edges whose x-ranges overlap
+/// are compared.
+pub fn touching_edge_pairs(edges: &[[Point2<f64>; 2]], first_only: bool) -> Vec<(usize, usize)> {
+    let lo = |i: usize| edges[i][0].x.min(edges[i][1].x);
+    let hi = |i: usize| edges[i][0].x.max(edges[i][1].x);
+    let mut order: Vec<usize> = (0..edges.len()).collect();
+    order.sort_by(|&p, &q| lo(p).total_cmp(&lo(q)));
+    let mut pairs = Vec::new();
+    for (n, &i) in order.iter().enumerate() {
+        for &j in &order[n + 1..] {
+            if lo(j) > hi(i) {
+                break;
+            }
+            let ([a, b], [c, d]) = (edges[i], edges[j]);
+            if improper_contact(a, b, c, d) {
+                pairs.push((i.min(j), i.max(j)));
+                if first_only {
+                    return pairs;
+                }
+            }
+        }
+    }
+    pairs
+}
+
+/// The edges of a closed loop (the last point connects back to the first).
+pub fn loop_edges(l: &[Point2<f64>]) -> impl Iterator<Item = (Point2<f64>, Point2<f64>)> + '_ {
+    (0..l.len()).map(move |i| (l[i], l[(i + 1) % l.len()]))
+}
+
+/// Shoelace area of one closed loop (counter-clockwise positive).
+pub fn loop_area(l: &[Point2<f64>]) -> f64 {
+    loop_edges(l)
+        .map(|(a, b)| a.x * b.y - b.x * a.y)
+        .sum::<f64>()
+        * 0.5
+}
+
+/// Whether the edge a -> b crosses the horizontal ray from `p` towards +x (the even-odd
+/// rule's step; half-open in y so a vertex on the ray counts once).
+#[inline]
+pub fn crosses_ray(a: Point2<f64>, b: Point2<f64>, p: Point2<f64>) -> bool {
+    if (a.y > p.y) != (b.y > p.y) {
+        let x = a.x + (p.y - a.y) / (b.y - a.y) * (b.x - a.x);
+        p.x < x
+    } else {
+        false
+    }
+}
+
+/// Even-odd point-in-polygon test over several closed loops (holes included by parity;
+/// points exactly on an edge may go either way).
+pub fn even_odd_contains(loops: &[Vec<Point2<f64>>], p: Point2<f64>) -> bool {
+    let mut inside = false;
+    for l in loops {
+        for (a, b) in loop_edges(l) {
+            if crosses_ray(a, b, p) {
+                inside = !inside;
+            }
+        }
+    }
+    inside
+}
+
+/// An axis-aligned bounding box. Empty (`lo > hi`) until a point is added.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Bounds {
+    /// Lower-left corner.
+    pub lo: Point2<f64>,
+    /// Upper-right corner.
+    pub hi: Point2<f64>,
+}
+
+impl Default for Bounds {
+    fn default() -> Self {
+        Bounds::EMPTY
+    }
+}
+
+impl Bounds {
+    /// The box that contains nothing.
+    pub const EMPTY: Bounds = Bounds {
+        lo: Point2::new(f64::INFINITY, f64::INFINITY),
+        hi: Point2::new(f64::NEG_INFINITY, f64::NEG_INFINITY),
+    };
+
+    /// The smallest box around `points` ([`Bounds::EMPTY`] for none).
+    pub fn of<'a>(points: impl IntoIterator<Item = &'a Point2<f64>>) -> Self {
+        let mut b = Bounds::EMPTY;
+        for p in points {
+            b.add(p);
+        }
+        b
+    }
+
+    /// Grows the box to contain `p`.
+    #[inline]
+    pub fn add(&mut self, p: &Point2<f64>) {
+        self.lo.x = self.lo.x.min(p.x);
+        self.lo.y = self.lo.y.min(p.y);
+        self.hi.x = self.hi.x.max(p.x);
+        self.hi.y = self.hi.y.max(p.y);
+    }
+
+    /// The smallest box containing both.
+    pub fn union(&self, other: &Bounds) -> Bounds {
+        Bounds {
+            lo: self.lo.inf(&other.lo),
+            hi: self.hi.sup(&other.hi),
+        }
+    }
+
+    /// Whether the box contains no point.
+    pub fn is_empty(&self) -> bool {
+        !(self.lo.x <= self.hi.x && self.lo.y <= self.hi.y)
+    }
+
+    /// Width and height (0 for an empty box).
+    pub fn size(&self) -> nalgebra::Vector2<f64> {
+        if self.is_empty() {
+            nalgebra::Vector2::zeros()
+        } else {
+            self.hi - self.lo
+        }
+    }
+
+    /// Whether `p` is inside or on the box.
+    pub fn contains(&self, p: &Point2<f64>) -> bool {
+        p.x >= self.lo.x && p.x <= self.hi.x && p.y >= self.lo.y && p.y <= self.hi.y
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn p(x: f64, y: f64) -> Point2<f64> {
+        Point2::new(x, y)
+    }
+
+    #[test]
+    fn orientation_area_and_containment_of_a_unit_square() {
+        assert_eq!(signed_area2(&p(0., 0.), &p(1., 0.), &p(0., 1.)), 1.0);
+        assert_eq!(signed_area2(&p(0., 0.), &p(0., 1.), &p(1., 0.)), -1.0);
+        let square = vec![p(0., 0.), p(2., 0.), p(2., 2.), p(0., 2.)];
+        assert_eq!(loop_area(&square), 4.0);
+        let hole = vec![p(0.5, 0.5), p(0.5, 1.5), p(1.5, 1.5), p(1.5, 0.5)];
+        assert_eq!(loop_area(&hole), -1.0);
+        let loops = vec![square, hole];
+        assert!(even_odd_contains(&loops, p(0.25, 1.0)));
+        assert!(!even_odd_contains(&loops, p(1.0, 1.0)));
+        assert!(!even_odd_contains(&loops, p(3.0, 1.0)));
+    }
+
+    #[test]
+    fn segment_distance_crossing_and_contact() {
+        let s = Segment::new(p(0., 0.), p(4., 0.));
+        assert_eq!(s.distance(&p(2., 3.)), 3.0);
+        assert_eq!(s.distance(&p(7., 4.)), 5.0);
+        assert_eq!(Segment::new(p(1., 1.), p(1., 1.)).distance(&p(4., 5.)), 5.0);
+        let t = Segment::new(p(1., -1.), p(1., 3.));
+        assert_eq!(s.proper_crossing(&t), Some(p(1., 0.)));
+        // Touching at an endpoint is a contact but not a proper crossing.
+        let u = Segment::new(p(2., 0.), p(2., 5.));
+        assert_eq!(s.proper_crossing(&u), None);
+        assert!(improper_contact(s.a, s.b, u.a, u.b));
+        // Sharing an endpoint only is fine; a collinear overlap is not.
+        assert!(!improper_contact(
+            p(0., 0.),
+            p(1., 0.),
+            p(1., 0.),
+            p(1., 1.)
+        ));
+        assert!(improper_contact(p(0., 0.), p(2., 0.), p(1., 0.), p(3., 0.)));
+        let edges = [
+            [p(0., 0.), p(4., 0.)],
+            [p(1., -1.), p(1., 3.)],
+            [p(9., 9.), p(9., 8.)],
+        ];
+        assert_eq!(touching_edge_pairs(&edges, false), vec![(0, 1)]);
+    }
+
+    #[test]
+    fn bounds_grow_and_report_size() {
+        let b = Bounds::of(&[p(1., 2.), p(-1., 5.), p(0., 0.)]);
+        assert_eq!((b.lo, b.hi), (p(-1., 0.), p(1., 5.)));
+        assert_eq!(b.size(), nalgebra::Vector2::new(2., 5.));
+        assert!(Bounds::EMPTY.is_empty());
+        assert_eq!(Bounds::EMPTY.size(), nalgebra::Vector2::zeros());
+        assert!(b.contains(&p(0., 5.)) && !b.contains(&p(0., 5.1)));
+    }
+}

@@ -1,0 +1,24 @@
+//! Every file format, one module each (feature `io`): the scene and weights JSON files,
+//! sprite tracing (PNG alpha to a scene), glTF 2.0 and DragonBones 5.5.
+//!
+//! Formats convert between files and the model types ([`crate::Scene`], [`crate::Weights`]);
+//! they hold no solver or metric logic.
+
+pub mod dragonbones;
+pub mod gltf;
+mod scene_json;
+mod sprite;
+mod weights_json;
+
+pub use gltf::{
+    export_gltf, import_gltf, import_gltf_str, GltfImport, GltfOptions, GLTF_INFLUENCES,
+    GLTF_SOLVER_NAME, LEAF_BONE_FRACTION,
+};
+pub use scene_json::{
+    load_scene, save_scene, scene_from_json, scene_to_json, SCENE_FORMAT, SCENE_FORMAT_ART,
+};
+pub use sprite::{
+    sprite_scene, trace_alpha, BonesFile, Sprite, SpriteOptions, Trace, TraceOptions, CLIP_MARGIN,
+    DEFAULT_MIN_AREA, DEFAULT_THRESHOLD, DEFAULT_TOLERANCE,
+};
+pub use weights_json::{WeightsFile, WEIGHTS_FORMAT};

@@ -1,0 +1,204 @@
+//! The art a scene is drawn with: images, a texture coordinate per vertex, and the draw
+//! order of the parts (layers).
+//!
+//! Only the model lives here: paths and numbers, no pixels. Reading the images is the
+//! renderer's job (feature `io`), so the numeric core stays free of image decoding.
+
+use crate::error::{Error, Result};
+use nalgebra::Point2;
+use std::path::PathBuf;
+
+/// How an image stores colour at partly transparent texels.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum AlphaMode {
+    /// RGB independent of alpha (what PNG files store). The default.
+    #[default]
+    Straight,
+    /// RGB already multiplied by alpha.
+    Premultiplied,
+}
+
+impl AlphaMode {
+    /// The name used in files and on the command line (`straight`, `premultiplied`).
+    pub fn name(self) -> &'static str {
+        match self {
+            AlphaMode::Straight => "straight",
+            AlphaMode::Premultiplied => "premultiplied",
+        }
+    }
+
+    /// Parses [`AlphaMode::name`]'s output.
+    pub fn from_name(name: &str) -> Option<Self> {
+        match name {
+            "straight" => Some(AlphaMode::Straight),
+            "premultiplied" => Some(AlphaMode::Premultiplied),
+            _ => None,
+        }
+    }
+}
+
+/// One image the layers sample.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ArtImage {
+    /// Short name (shown in reports), e.g. the file stem.
+    pub name: String,
+    /// Where the image is. Scene files store it relative to the scene file; loading resolves
+    /// it against the file's folder.
+    pub path: PathBuf,
+    /// How the image stores colour at partly transparent texels.
+    pub alpha: AlphaMode,
+}
+
+/// One layer: a part of the mesh drawn with one image (or a flat colour).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Layer {
+    /// The part (name in the mesh's `parts`) drawn as this layer.
+    pub part: String,
+    /// Index into [`Art::images`], or `None` for a flat colour.
+    pub image: Option<usize>,
+}
+
+/// Images, texture coordinates and layer order of a scene.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Art {
+    /// The images layers refer to by index.
+    pub images: Vec<ArtImage>,
+    /// Texture coordinate of every vertex, in pixels of its layer's image: u to the right
+    /// from the image's left edge, v down from its top edge (image rows), so (0, 0) is the
+    /// top-left corner of the top-left pixel and pixel (c, r) covers [c, c+1] x [r, r+1].
+    pub uvs: Vec<Point2<f64>>,
+    /// Layers in draw order, back to front; every part of the mesh exactly once.
+    pub layers: Vec<Layer>,
+}
+
+impl Art {
+    /// Checks the art against a mesh with `vertex_count` vertices and part names `parts`:
+    /// one finite texture coordinate per vertex, every part drawn exactly once, image
+    /// indices in range.
+    pub fn check(&self, vertex_count: usize, parts: &[String]) -> Result<()> {
+        if self.uvs.len() != vertex_count {
+            return Err(Error::field(
+                "art.uvs",
+                format!(
+                    "has {} texture coordinates, the mesh has {vertex_count} vertices",
+                    self.uvs.len()
+                ),
+            ));
+        }
+        if let Some(v) = self
+            .uvs
+            .iter()
+            .position(|p| !p.x.is_finite() || !p.y.is_finite())
+        {
+            return Err(Error::field(
+                format!("art.uvs[{v}]"),
+                format!("is not finite: {:?}", self.uvs[v]),
+            ));
+        }
+        for (i, l) in self.layers.iter().enumerate() {
+            if !parts.contains(&l.part) {
+                return Err(Error::UnknownPart {
+                    context: format!("art.layers[{i}]"),
+                    part: l.part.clone(),
+                    known: parts.to_vec(),
+                });
+            }
+            if self.layers[..i].iter().any(|o| o.part == l.part) {
+                return Err(Error::field(
+                    format!("art.layers[{i}]"),
+                    format!("part {:?} is listed twice", l.part),
+                ));
+            }
+            if let Some(k) = l.image {
+                if k >= self.images.len() {
+                    return Err(Error::field(
+                        format!("art.layers[{i}].image"),
+                        format!("image {k} out of range ({} images)", self.images.len()),
+                    ));
+                }
+            }
+        }
+        if let Some(p) = parts
+            .iter()
+            .find(|p| !self.layers.iter().any(|l| &l.part == *p))
+        {
+            return Err(Error::field(
+                "art.layers",
+                format!("part {p:?} is not drawn: list every part once, back to front"),
+            ));
+        }
+        Ok(())
+    }
+
+    /// The layer index (draw position) of every part, indexed like the mesh's parts.
+    pub fn layer_of_part(&self, parts: &[String]) -> Vec<usize> {
+        parts
+            .iter()
+            .map(|p| {
+                self.layers
+                    .iter()
+                    .position(|l| &l.part == p)
+                    .unwrap_or(usize::MAX)
+            })
+            .collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn art() -> Art {
+        Art {
+            images: vec![ArtImage {
+                name: "sheet".into(),
+                path: "sheet.png".into(),
+                alpha: AlphaMode::Straight,
+            }],
+            uvs: vec![Point2::new(0.0, 0.0); 3],
+            layers: vec![
+                Layer {
+                    part: "b".into(),
+                    image: Some(0),
+                },
+                Layer {
+                    part: "a".into(),
+                    image: None,
+                },
+            ],
+        }
+    }
+
+    #[test]
+    fn checks_name_the_offending_field() {
+        let parts = vec!["a".to_string(), "b".to_string()];
+        art().check(3, &parts).unwrap();
+        assert_eq!(art().layer_of_part(&parts), vec![1, 0]);
+        let e = art().check(4, &parts).unwrap_err().to_string();
+        assert!(
+            e.contains("art.uvs") && e.contains("3 texture coordinates"),
+            "{e}"
+        );
+        let mut a = art();
+        a.uvs[1].x = f64::NAN;
+        let e = a.check(3, &parts).unwrap_err().to_string();
+        assert!(e.contains("art.uvs[1]"), "{e}");
+        let mut a = art();
+        a.layers[1].part = "b".into();
+        let e = a.check(3, &parts).unwrap_err().to_string();
+        assert!(e.contains("art.layers[1]") && e.contains("twice"), "{e}");
+        let mut a = art();
+        a.layers.pop();
+        let e = a.check(3, &parts).unwrap_err().to_string();
+        assert!(e.contains("\"a\" is not drawn"), "{e}");
+        let mut a = art();
+        a.layers[0].image = Some(3);
+        let e = a.check(3, &parts).unwrap_err().to_string();
+        assert!(e.contains("art.layers[0].image"), "{e}");
+        assert_eq!(
+            AlphaMode::from_name("premultiplied"),
+            Some(AlphaMode::Premultiplied)
+        );
+        assert_eq!(AlphaMode::from_name("Straight"), None);
+    }
+}

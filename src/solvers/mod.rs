@@ -243,6 +243,15 @@ pub fn solver_by_name(name: &str, options: &[(String, String)]) -> Result<Box<dy
     })
 }
 
+/// The registry name of the solver this toolkit recommends: the best trade-off between
+/// leakage and joint quality measured so far (README, "compare").
+pub const RECOMMENDED_SOLVER: &str = "heat+mask";
+
+/// The recommended solver ([`RECOMMENDED_SOLVER`]) with its default options.
+pub fn recommended() -> Box<dyn Solver> {
+    solver_by_name(RECOMMENDED_SOLVER, &[]).expect("the recommended solver is registered")
+}
+
 /// Solves `scene` with the solver called `name` (default options) and returns its weights.
 pub fn solve(scene: &Scene, name: &str) -> Result<Weights> {
     Ok(solver_by_name(name, &[])?.solve(scene)?.weights)

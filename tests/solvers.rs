@@ -542,3 +542,47 @@ fn linear_follows_the_seed_formula_on_the_bar() {
         }
     }
 }
+
+#[test]
+fn every_options_struct_rejects_unknown_keys_at_the_library_level() {
+    use skinweights::solvers::{EuclideanOptions, GeodesicOptions, LinearOptions};
+    let check = |e: skinweights::Error, key: &str| match e {
+        skinweights::Error::InvalidOption { option, message } => {
+            assert_eq!(option, key);
+            assert!(message.contains("unknown option"), "{message}");
+        }
+        e => panic!("{key}: {e:?}"),
+    };
+    check(
+        HeatOptions::default()
+            .set("paralel_bones", "true")
+            .unwrap_err(),
+        "paralel_bones",
+    );
+    check(
+        LinearOptions::default().set("radius", "3").unwrap_err(),
+        "radius",
+    );
+    check(
+        EuclideanOptions::default().set("power", "2").unwrap_err(),
+        "power",
+    );
+    check(
+        GeodesicOptions::default().set("falloff", "2").unwrap_err(),
+        "falloff",
+    );
+    // The same key through the registry names the solver and lists what it accepts.
+    let e = skinweights::solver_by_name("heat+mask", &[("visiblity".into(), "false".into())])
+        .err()
+        .unwrap()
+        .to_string();
+    assert!(
+        e.contains("visiblity") && e.contains("visibility, ordering"),
+        "{e}"
+    );
+    // Known keys still set, and `get` reads back what `set` wrote.
+    let mut h = HeatOptions::default();
+    h.set("ordering", "amd").unwrap();
+    assert_eq!(h.get("ordering").as_deref(), Some("amd"));
+    assert_eq!(h.get("nope"), None);
+}

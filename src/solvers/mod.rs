@@ -26,22 +26,28 @@
 //! [`HeatOptions`]) documents its keys and defaults. For `SOLVER+mask` the options go to the
 //! base solver (masking has none).
 
+pub mod bbw;
 pub mod dijkstra;
 pub mod distance;
 pub mod euclidean;
 pub mod geodesic;
 pub mod heat;
+pub mod limit;
 pub mod linear;
 pub mod mask;
 pub mod nearest;
 pub mod ordering;
+pub mod refine;
 pub mod visibility;
 
+pub use bbw::{Bbw, BbwOptions};
 pub use euclidean::{Euclidean, EuclideanOptions};
 pub use geodesic::{Geodesic, GeodesicOptions};
 pub use heat::{Heat, HeatOptions};
+pub use limit::{Limited, WeightLimit};
 pub use linear::{Linear, LinearOptions};
 pub use mask::Masked;
+pub use refine::Refined;
 
 use crate::error::{Error, Result};
 use crate::scene::Scene;
@@ -49,7 +55,7 @@ use crate::weights::Weights;
 use std::time::Instant;
 
 /// Base solver names the registry knows; each may also be suffixed with `+mask`.
-pub const SOLVER_NAMES: &[&str] = &["linear", "euclidean", "geodesic", "heat", "mask"];
+pub const SOLVER_NAMES: &[&str] = &["linear", "euclidean", "geodesic", "heat", "bbw", "mask"];
 
 /// What a solver reports besides the weights.
 #[derive(Debug, Clone, PartialEq)]
@@ -140,8 +146,38 @@ pub(crate) fn check_number(
 }
 
 /// Builds the solver called `name` with `key=value` options (applied to the base solver of
-/// a `SOLVER+mask` name). Errors: [`Error::UnknownSolver`], [`Error::InvalidOption`].
+/// a `SOLVER+mask` name). Every solver also accepts `refine=N` (solve on the mesh subdivided
+/// to at least `N` vertices, [`Refined`]) and `limit=LOW:HIGH` (the soft weight limit applied
+/// to its output, [`WeightLimit`]). Errors: [`Error::UnknownSolver`],
+/// [`Error::InvalidOption`].
 pub fn solver_by_name(name: &str, options: &[(String, String)]) -> Result<Box<dyn Solver>> {
+    let (limit, options) = take_option(options, "limit");
+    let (refine, options) = take_option(&options, "refine");
+    let mut solver = base_solver_by_name(name, &options)?;
+    if let Some(n) = refine {
+        solver = Box::new(Refined::new(solver, refine::parse_target(&n)?));
+    }
+    if let Some(l) = limit {
+        solver = Box::new(Limited::new(solver, WeightLimit::parse(&l)?));
+    }
+    Ok(solver)
+}
+
+/// Splits option `key` (its last value) off a list of `key=value` options.
+fn take_option(options: &[(String, String)], key: &str) -> (Option<String>, Vec<(String, String)>) {
+    let mut value = None;
+    let mut rest = Vec::with_capacity(options.len());
+    for (k, v) in options {
+        if k.trim() == key {
+            value = Some(v.clone());
+        } else {
+            rest.push((k.clone(), v.clone()));
+        }
+    }
+    (value, rest)
+}
+
+fn base_solver_by_name(name: &str, options: &[(String, String)]) -> Result<Box<dyn Solver>> {
     let (base, masked) = match name.trim() {
         "mask" => ("euclidean", true),
         n => match n.strip_suffix("+mask") {
@@ -154,10 +190,11 @@ pub fn solver_by_name(name: &str, options: &[(String, String)]) -> Result<Box<dy
         "euclidean" => Box::new(Euclidean::new(EuclideanOptions::from_pairs(base, options)?)),
         "geodesic" => Box::new(Geodesic::new(GeodesicOptions::from_pairs(base, options)?)),
         "heat" => Box::new(Heat::new(HeatOptions::from_pairs(base, options)?)),
+        "bbw" => Box::new(Bbw::new(BbwOptions::from_pairs(base, options)?)),
         _ => {
             return Err(Error::UnknownSolver {
                 name: name.to_string(),
-                known: "linear, euclidean, geodesic, heat, mask, and SOLVER+mask".to_string(),
+                known: "linear, euclidean, geodesic, heat, bbw, mask, and SOLVER+mask".to_string(),
             })
         }
     };

@@ -52,6 +52,11 @@ pub struct BbwOptions {
     /// Give up after this many active-set iterations per bone, keeping the clipped iterate
     /// and warning (key `max_iterations`, default 50).
     pub max_iterations: usize,
+    /// Whether each bone's weight is constrained to 0 on the parts it may not influence (the
+    /// parts `mask` allows, [`super::mask::allowed_parts`]) inside the QP, so it falls to 0
+    /// smoothly (value and slope) at the part border instead of being cut afterwards (key
+    /// `parts`, default false: plain BBW).
+    pub parts: bool,
     /// Whether handle fallbacks use the 2D visibility test when choosing the nearest bone
     /// (key `visibility`, default true).
     pub visibility: bool,
@@ -63,6 +68,7 @@ impl Default for BbwOptions {
             handle_tolerance: 1e-6,
             tolerance: 1e-3,
             max_iterations: 50,
+            parts: false,
             visibility: true,
         }
     }
@@ -73,6 +79,7 @@ impl SolverOptions for BbwOptions {
         "handle_tolerance",
         "tolerance",
         "max_iterations",
+        "parts",
         "visibility",
     ];
     fn set(&mut self, key: &str, value: &str) -> Result<()> {
@@ -89,6 +96,7 @@ impl SolverOptions for BbwOptions {
                     "a whole number >= 1",
                 )? as usize
             }
+            "parts" => self.parts = super::heat::parse_bool(key, value)?,
             _ => self.visibility = super::heat::parse_bool(key, value)?,
         }
         Ok(())
@@ -384,7 +392,10 @@ fn symmetric_product(lower: &SparseColMat<usize, f64>, x: &[f64]) -> Vec<f64> {
 /// `lower` with the rows and columns of the vertices where `fixed[i]` replaced by the
 /// identity, keeping the sparsity pattern (zeros stay stored), so the symbolic factorization
 /// of `lower` can be reused.
-fn with_fixed_rows(lower: &SparseColMat<usize, f64>, fixed: &[bool]) -> SparseColMat<usize, f64> {
+pub(crate) fn with_fixed_rows(
+    lower: &SparseColMat<usize, f64>,
+    fixed: &[bool],
+) -> SparseColMat<usize, f64> {
     let mut out = lower.clone();
     let ptr = lower.symbolic().col_ptr().to_vec();
     let rows = lower.symbolic().row_idx().to_vec();
@@ -406,6 +417,8 @@ enum Bound {
     Free,
     Zero,
     One,
+    /// Zero for good: a part the bone may not influence (option `parts`).
+    Locked,
 }
 
 /// Primal-dual active set (semi-smooth Newton; Hintermüller, Ito & Kunisch 2002) for
@@ -418,14 +431,18 @@ fn active_set(
     factor: &Factorization,
     b: &[f64],
     mut x: Vec<f64>,
+    locked: &[bool],
     o: &BbwOptions,
 ) -> Result<BoneQp> {
     let n = x.len();
     let eps = o.tolerance;
     let mut state: Vec<Bound> = x
         .iter()
-        .map(|&v| {
-            if v < -eps {
+        .zip(locked)
+        .map(|(&v, &lock)| {
+            if lock {
+                Bound::Locked
+            } else if v < -eps {
                 Bound::Zero
             } else if v > 1.0 + eps {
                 Bound::One
@@ -448,7 +465,7 @@ fn active_set(
         for i in 0..n {
             match state[i] {
                 Bound::Free => fixed[i] = false,
-                Bound::Zero => x[i] = 0.0,
+                Bound::Zero | Bound::Locked => x[i] = 0.0,
                 Bound::One => x[i] = 1.0,
             }
         }
@@ -498,6 +515,29 @@ fn active_set(
     })
 }
 
+impl Bbw {
+    /// `locked[j][f]`: free vertex `f` is in a part bone `j` may not influence (all false
+    /// without the `parts` option; a part no bone may influence is never locked).
+    fn locked(&self, scene: &Scene, free: &[usize]) -> Vec<Vec<bool>> {
+        let nb = scene.skeleton.len();
+        if !self.options.parts {
+            return vec![vec![false; free.len()]; nb];
+        }
+        let allowed = super::mask::allowed_parts(scene);
+        let parts = scene.mesh.vertex_parts();
+        let anyone: Vec<bool> = (0..scene.mesh.parts().len())
+            .map(|p| (0..nb).any(|j| allowed[j][p]))
+            .collect();
+        (0..nb)
+            .map(|j| {
+                free.iter()
+                    .map(|&v| anyone[parts[v]] && !allowed[j][parts[v]])
+                    .collect()
+            })
+            .collect()
+    }
+}
+
 impl Solver for Bbw {
     fn name(&self) -> String {
         "bbw".into()
@@ -518,6 +558,7 @@ impl Solver for Bbw {
         if let Some(f) = &factor {
             f.solve_in_place(start.as_mut(), rayon::current_num_threads());
         }
+        let locked = self.locked(scene, &system.free);
         let per_bone: Vec<BoneQp> = (0..nb)
             .into_par_iter()
             .map(|j| {
@@ -533,6 +574,7 @@ impl Solver for Bbw {
                     factor,
                     system.rhs.col_as_slice(j),
                     start.col_as_slice(j).to_vec(),
+                    &locked[j],
                     o,
                 )
             })

@@ -27,6 +27,7 @@
 //! base solver (masking has none).
 
 pub mod bbw;
+pub mod best;
 pub mod dijkstra;
 pub mod distance;
 pub mod euclidean;
@@ -41,6 +42,7 @@ pub mod refine;
 pub mod visibility;
 
 pub use bbw::{Bbw, BbwOptions};
+pub use best::{Best, BestOptions};
 pub use euclidean::{Euclidean, EuclideanOptions};
 pub use geodesic::{Geodesic, GeodesicOptions};
 pub use heat::{Heat, HeatOptions};
@@ -54,8 +56,24 @@ use crate::scene::Scene;
 use crate::weights::Weights;
 use std::time::Instant;
 
+/// The solver this crate recommends: [`Best`] (see its module for the measurements).
+pub const RECOMMENDED_SOLVER: &str = "best";
+
+/// The recommended solver with its default options.
+pub fn recommended() -> Box<dyn Solver> {
+    Box::new(Best::default())
+}
+
 /// Base solver names the registry knows; each may also be suffixed with `+mask`.
-pub const SOLVER_NAMES: &[&str] = &["linear", "euclidean", "geodesic", "heat", "bbw", "mask"];
+pub const SOLVER_NAMES: &[&str] = &[
+    "linear",
+    "euclidean",
+    "geodesic",
+    "heat",
+    "bbw",
+    "best",
+    "mask",
+];
 
 /// What a solver reports besides the weights.
 #[derive(Debug, Clone, PartialEq)]
@@ -191,10 +209,12 @@ fn base_solver_by_name(name: &str, options: &[(String, String)]) -> Result<Box<d
         "geodesic" => Box::new(Geodesic::new(GeodesicOptions::from_pairs(base, options)?)),
         "heat" => Box::new(Heat::new(HeatOptions::from_pairs(base, options)?)),
         "bbw" => Box::new(Bbw::new(BbwOptions::from_pairs(base, options)?)),
+        "best" => Box::new(Best::new(BestOptions::from_pairs(base, options)?)),
         _ => {
             return Err(Error::UnknownSolver {
                 name: name.to_string(),
-                known: "linear, euclidean, geodesic, heat, bbw, mask, and SOLVER+mask".to_string(),
+                known: "linear, euclidean, geodesic, heat, bbw, best, mask, and SOLVER+mask"
+                    .to_string(),
             })
         }
     };

@@ -98,12 +98,15 @@ impl Best {
 
 /// `locked[j][v]`: vertex `v` is in a part bone `j` may not influence and farther than
 /// `band` (along the mesh) from every vertex of a part it may, and from every vertex whose
-/// nearest visible bone is `j` (so a bone that runs into a neighbouring part, such as a thigh
-/// whose head sits in the pelvis, keeps the vertices around it). A part no bone may influence
-/// is never locked.
+/// nearest visible bone is `j` in a connected component that has vertices of a part it may
+/// influence (so a bone that runs into a neighbouring part, such as a thigh whose head sits
+/// in the pelvis, keeps the vertices around it, while a separate layer drawn under an arm,
+/// with no arm vertex, stays locked). A part no bone may influence is never locked.
 pub fn locked_vertices(scene: &Scene, nearest: &NearestBones, band: f64) -> Vec<Vec<bool>> {
     let allowed = super::mask::allowed_parts(scene);
     let parts = scene.mesh.vertex_parts();
+    let component = scene.mesh.topology().component_of();
+    let n_comp = scene.mesh.topology().component_count();
     let nb = scene.skeleton.len();
     let anyone: Vec<bool> = (0..scene.mesh.parts().len())
         .map(|p| (0..nb).any(|j| allowed[j][p]))
@@ -111,14 +114,23 @@ pub fn locked_vertices(scene: &Scene, nearest: &NearestBones, band: f64) -> Vec<
     (0..nb)
         .into_par_iter()
         .map(|j| {
-            let ok = |v: usize| {
-                allowed[j][parts[v]] || !anyone[parts[v]] || nearest.of(v).contains(&(j as u32))
-            };
-            if (0..parts.len()).all(ok) {
+            let allowed_here = |v: usize| allowed[j][parts[v]] || !anyone[parts[v]];
+            if (0..parts.len()).all(allowed_here) {
                 return vec![false; parts.len()];
             }
+            let mut reachable = vec![false; n_comp];
+            for v in (0..parts.len()).filter(|&v| allowed[j][parts[v]]) {
+                reachable[component[v]] = true;
+            }
             let seeds: Vec<f64> = (0..parts.len())
-                .map(|v| if ok(v) { 0.0 } else { f64::INFINITY })
+                .map(|v| {
+                    let own = reachable[component[v]] && nearest.of(v).contains(&(j as u32));
+                    if allowed_here(v) || own {
+                        0.0
+                    } else {
+                        f64::INFINITY
+                    }
+                })
                 .collect();
             let reach = multi_source_dijkstra(&scene.mesh, &seeds);
             reach.iter().map(|&d| d > band).collect()

@@ -18,7 +18,8 @@
 //! better on one.
 //!
 //! Writes `results/pareto/`: `pareto.csv`, `pareto.json`, and `fronts.png|svg` (per scene:
-//! drag against flips, and drag against Dirichlet energy relative to heat; `best` in red).
+//! drag against flips, and drag against Dirichlet energy relative to heat; `best` in red;
+//! "(front)" marks the solvers on the front).
 //!
 //! ```text
 //! cargo run --release --bin pareto [-- --quick] [-- --out DIR]
@@ -278,9 +279,17 @@ fn run(cli: &Cli) -> Res<()> {
     Ok(())
 }
 
-/// Marks the rows no other row dominates on (drag, flips, Dirichlet energy).
+/// Marks the rows no other row dominates on (drag, flips, Dirichlet energy). Drag is
+/// compared at the table's resolution (0.001% of the height) so round-off (1e-14) does not
+/// rank solvers, and Dirichlet energies within 1e-6 relative count as equal.
 fn mark_front(rows: &mut [Row]) {
-    let key = |r: &Row| [r.drag_max_pct, r.flipped as f64, r.dirichlet];
+    let key = |r: &Row| {
+        [
+            (r.drag_max_pct * 1e3).round(),
+            r.flipped as f64,
+            (r.dirichlet_vs_heat * 1e6).round(),
+        ]
+    };
     let keys: Vec<[f64; 3]> = rows.iter().map(key).collect();
     for (i, r) in rows.iter_mut().enumerate() {
         r.on_front = !keys.iter().enumerate().any(|(j, k)| {
@@ -340,6 +349,27 @@ fn print_summary(rows: &[Row]) {
     }
 }
 
+/// Distinct colours for the solver variants, in [`SOLVERS`] order (`best` is red).
+const COLORS: [(u8, u8, u8); 13] = [
+    (31, 119, 180),
+    (255, 127, 14),
+    (44, 160, 44),
+    (148, 103, 189),
+    (140, 86, 75),
+    (227, 119, 194),
+    (127, 127, 127),
+    (188, 189, 34),
+    (23, 190, 207),
+    (0, 0, 0),
+    (220, 0, 0),
+    (255, 152, 150),
+    (152, 223, 138),
+];
+
+/// Charts show drag up to this (% of height) so the solvers near the front stay readable;
+/// points above it (gap 0 and far-leaking solvers) are left out and counted in the title.
+const DRAG_AXIS_MAX: f64 = 8.0;
+
 /// Per scene: drag against flips, and drag against Dirichlet energy relative to heat's.
 fn fronts(rows: &[Row]) -> Vec<LineChart> {
     let mut scenes: Vec<&str> = Vec::new();
@@ -351,6 +381,12 @@ fn fronts(rows: &[Row]) -> Vec<LineChart> {
     let mut charts = Vec::new();
     for scene in scenes {
         let here: Vec<&Row> = rows.iter().filter(|r| r.scene == scene).collect();
+        let shown: Vec<&&Row> = here
+            .iter()
+            .filter(|r| r.drag_max_pct <= DRAG_AXIS_MAX)
+            .collect();
+        let hidden = here.len() - shown.len();
+        let top = shown.iter().map(|r| r.drag_max_pct).fold(0.0, f64::max);
         for (what, x_of) in [
             (
                 "flipped triangles",
@@ -358,23 +394,38 @@ fn fronts(rows: &[Row]) -> Vec<LineChart> {
             ),
             ("Dirichlet energy / heat's", |r: &Row| r.dirichlet_vs_heat),
         ] {
+            let title = match hidden {
+                0 => scene.to_string(),
+                k => format!("{scene} ({k} off the chart)"),
+            };
             let mut chart = LineChart::new(
-                format!("{scene}: drag vs {what}"),
+                title,
                 what.to_string(),
                 "drag max (% of height)".to_string(),
             )
             .with_legend(LegendPosition::UpperRight);
-            for r in &here {
-                let series = Series::new(
-                    format!("{}{}", r.solver, if r.on_front { " *" } else { "" }),
-                    vec![(x_of(r), r.drag_max_pct)],
-                )
-                .markers();
-                chart.series.push(if r.solver == "best" {
-                    series.with_color((220, 0, 0))
-                } else {
-                    series
+            let (lo, hi) = shown
+                .iter()
+                .map(|r| x_of(r))
+                .fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), x| {
+                    (a.min(x), b.max(x))
                 });
+            let pad = ((hi - lo) * 0.1).max(0.05);
+            // Room on the right for the legend.
+            chart.x_range = Some((lo - pad, hi + (hi - lo + pad) * 1.2));
+            chart.y_range = Some((-0.05 * top.max(0.5), top.max(0.5) * 1.1));
+            for (k, r) in here.iter().enumerate() {
+                if r.drag_max_pct > DRAG_AXIS_MAX {
+                    continue;
+                }
+                chart.series.push(
+                    Series::new(
+                        format!("{}{}", r.solver, if r.on_front { " (front)" } else { "" }),
+                        vec![(x_of(r), r.drag_max_pct)],
+                    )
+                    .markers()
+                    .with_color(COLORS[k % COLORS.len()]),
+                );
             }
             charts.push(chart);
         }

@@ -48,8 +48,15 @@ struct Cli {
     common: common::CommonArgs,
 }
 
-/// (label, registry name, options) of every solver variant shown.
-const SOLVERS: &[(&str, &str, &[(&str, &str)])] = &[
+/// A solver variant: (label, registry name, `key=value` options).
+type Variant = (
+    &'static str,
+    &'static str,
+    &'static [(&'static str, &'static str)],
+);
+
+/// Every solver variant shown.
+const SOLVERS: &[Variant] = &[
     ("linear", "linear", &[]),
     ("euclidean", "euclidean", &[]),
     ("geodesic", "geodesic", &[]),

@@ -1,13 +1,16 @@
 //! Bounded biharmonic weights end to end (criterion; 10 samples: the machine has 2 cores).
 //!
-//! Measured figures (release build, this 2-core machine shared with other builds, so read
-//! them as upper bounds; `examples/solver_timing`-style single runs agree within 10%):
+//! Measured figures (release build, this 2-core machine shared with other builds). The
+//! machine's load changes the figures threefold, so both are given: single runs on a
+//! lightly loaded machine (load average about 2) and, under a load average of 9.7, this
+//! bench (`cargo bench --bench bbw`, 10000-vertex case: mean 1.19 s) and
+//! `cargo run --release --example solver_timing -- arms-down N bbw`.
 //!
-//! | arms-down vertices | bbw (this crate) | active-set iterations per bone | heat  | libigl bbw | target |
-//! |--------------------|------------------|--------------------------------|-------|------------|--------|
-//! | 9 817              | 0.37 s           | 6-7                            | 19 ms | -          | -      |
-//! | 49 751             | 10.1 s           | 11-18                          | 0.10 s| 5 s        | 0.5 s  |
-//! | 500k               | not run (> 60 s estimated from the per-iteration cost) | | 1.1 s | > 240 s | 10 s |
+//! | arms-down vertices | bbw, load ~2 | bbw, load 9.7 | iterations per bone | heat, load ~2 | libigl bbw | target |
+//! |--------------------|--------------|---------------|---------------------|---------------|------------|--------|
+//! | 9 817              | 0.37 s       | 1.19-1.25 s   | 6-7                 | 19 ms         | -          | -      |
+//! | 49 751             | 10.1 s       | 28.4 s (peak 270 MB) | 11-18        | 0.10 s        | 5 s        | 0.5 s  |
+//! | 500k               | not run (minutes, from the per-iteration cost) | | | 1.1 s | > 240 s | 10 s |
 //!
 //! **The targets are missed.** Where the time goes at 49 751 vertices: assembly 0.05 s, the
 //! shared factorization of `Q_FF = (L M^-1 L)_FF` (AMD; its stencil is the two-ring, so the

@@ -81,7 +81,7 @@ impl Default for HeatOptions {
     }
 }
 
-fn parse_bool(key: &str, value: &str) -> Result<bool> {
+pub(crate) fn parse_bool(key: &str, value: &str) -> Result<bool> {
     match value.trim() {
         "true" | "1" | "yes" | "on" => Ok(true),
         "false" | "0" | "no" | "off" => Ok(false),
@@ -174,7 +174,8 @@ impl Heat {
 
 /// A factorized SPD sparse matrix: the symbolic analysis and the numeric `L` values.
 pub struct Factorization {
-    symbolic: SymbolicCholesky<usize>,
+    /// Shared with refactorizations of the same pattern ([`Factorization::refactor`]).
+    symbolic: std::sync::Arc<SymbolicCholesky<usize>>,
     values: Vec<f64>,
 }
 
@@ -217,6 +218,19 @@ impl Factorization {
         .map_err(|e| Error::LinearAlgebra {
             message: format!("symbolic Cholesky: {e:?}"),
         })?;
+        Self::numeric(std::sync::Arc::new(symbolic), lower)
+    }
+
+    /// Factorizes `lower`, which must have the sparsity pattern of the matrix this
+    /// factorization was made from, reusing its symbolic analysis (ordering and structure).
+    pub fn refactor(&self, lower: &SparseColMat<usize, f64>) -> Result<Self> {
+        Self::numeric(self.symbolic.clone(), lower)
+    }
+
+    fn numeric(
+        symbolic: std::sync::Arc<SymbolicCholesky<usize>>,
+        lower: &SparseColMat<usize, f64>,
+    ) -> Result<Self> {
         let mut values = vec![0.0; symbolic.len_val()];
         let mut buf = MemBuffer::new(
             symbolic.factorize_numeric_llt_scratch::<f64>(Par::Seq, Default::default()),
@@ -232,7 +246,7 @@ impl Factorization {
                 Default::default(),
             )
             .map_err(|e| Error::LinearAlgebra {
-                message: format!("the heat system is not positive definite ({e:?})"),
+                message: format!("the system is not positive definite ({e:?})"),
             })?;
         Ok(Factorization { symbolic, values })
     }
@@ -260,7 +274,7 @@ impl Factorization {
         if rhs.ncols() == 0 {
             return;
         }
-        let llt = faer::sparse::linalg::cholesky::LltRef::new(&self.symbolic, &self.values);
+        let llt = faer::sparse::linalg::cholesky::LltRef::new(&*self.symbolic, &self.values);
         let mut buf = MemBuffer::new(
             self.symbolic
                 .solve_in_place_scratch::<f64>(rhs.ncols(), Par::Seq),
@@ -369,7 +383,7 @@ impl HeatSystem {
 
 /// Clamps negatives, normalizes each row; a row with no positive value (possible only
 /// through round-off far from every bone) goes to the vertex's nearest bones.
-fn rows_from_columns(
+pub(crate) fn rows_from_columns(
     x: &Mat<f64>,
     nearest: &NearestBones,
     nearest_any: impl Fn(usize) -> usize + Sync,

@@ -28,23 +28,31 @@
 //! [`HeatOptions`]) documents its keys and defaults. For `SOLVER+mask` the options go to the
 //! base solver (masking has none).
 
+mod bbw;
+mod best;
 mod dijkstra;
 mod distance;
 mod euclidean;
 mod geodesic;
 mod heat;
+mod limit;
 mod linear;
 mod mask;
 mod nearest;
 mod ordering;
+mod refine;
 mod visibility;
 
+pub use bbw::{Bbw, BbwOptions};
+pub use best::{Best, BestOptions};
 pub use distance::FalloffOptions;
 pub use euclidean::{Euclidean, EuclideanOptions};
 pub use geodesic::{Geodesic, GeodesicOptions};
 pub use heat::{Heat, HeatOptions};
+pub use limit::{Limited, WeightLimit};
 pub use linear::{Linear, LinearOptions};
 pub use mask::{allowed_parts, Masked};
+pub use refine::Refined;
 
 /// Solver internals for the back-end benches (feature `internals`; not a stable API).
 #[cfg(feature = "internals")]
@@ -62,8 +70,24 @@ use crate::scene::Scene;
 use crate::weights::Weights;
 use std::time::Instant;
 
+/// The solver this crate recommends: [`Best`] (see its module for the measurements).
+pub const RECOMMENDED_SOLVER: &str = "best";
+
+/// The recommended solver with its default options.
+pub fn recommended() -> Box<dyn Solver> {
+    Box::new(Best::default())
+}
+
 /// Base solver names the registry knows; each may also be suffixed with `+mask`.
-pub const SOLVER_NAMES: &[&str] = &["linear", "euclidean", "geodesic", "heat", "mask"];
+pub const SOLVER_NAMES: &[&str] = &[
+    "linear",
+    "euclidean",
+    "geodesic",
+    "heat",
+    "bbw",
+    "best",
+    "mask",
+];
 
 /// What a solver reports besides the weights.
 #[derive(Debug, Clone, PartialEq)]
@@ -180,7 +204,15 @@ pub fn options_help() -> String {
     section("euclidean", EuclideanOptions::help());
     section("geodesic", GeodesicOptions::help());
     section("heat", HeatOptions::help());
+    section("bbw", BbwOptions::help());
+    section("best", BestOptions::help());
     out.push_str("  SOLVER+mask            the base solver's keys; mask = euclidean+mask\n");
+    out.push_str(
+        "  any solver limit=LOW:HIGH    soft weight limit after the solve (weights < LOW -> 0)\n",
+    );
+    out.push_str(
+        "  any solver refine=N          solve on a copy refined to ~N vertices, read back\n",
+    );
     out
 }
 
@@ -215,8 +247,38 @@ pub(crate) fn check_number(
 }
 
 /// Builds the solver called `name` with `key=value` options (applied to the base solver of
-/// a `SOLVER+mask` name). Errors: [`Error::UnknownSolver`], [`Error::InvalidOption`].
+/// a `SOLVER+mask` name). Every solver also accepts `refine=N` (solve on the mesh subdivided
+/// to at least `N` vertices, [`Refined`]) and `limit=LOW:HIGH` (the soft weight limit applied
+/// to its output, [`WeightLimit`]). Errors: [`Error::UnknownSolver`],
+/// [`Error::InvalidOption`].
 pub fn solver_by_name(name: &str, options: &[(String, String)]) -> Result<Box<dyn Solver>> {
+    let (limit, options) = take_option(options, "limit");
+    let (refine, options) = take_option(&options, "refine");
+    let mut solver = base_solver_by_name(name, &options)?;
+    if let Some(n) = refine {
+        solver = Box::new(Refined::new(solver, refine::parse_target(&n)?));
+    }
+    if let Some(l) = limit {
+        solver = Box::new(Limited::new(solver, WeightLimit::parse(&l)?));
+    }
+    Ok(solver)
+}
+
+/// Splits option `key` (its last value) off a list of `key=value` options.
+fn take_option(options: &[(String, String)], key: &str) -> (Option<String>, Vec<(String, String)>) {
+    let mut value = None;
+    let mut rest = Vec::with_capacity(options.len());
+    for (k, v) in options {
+        if k.trim() == key {
+            value = Some(v.clone());
+        } else {
+            rest.push((k.clone(), v.clone()));
+        }
+    }
+    (value, rest)
+}
+
+fn base_solver_by_name(name: &str, options: &[(String, String)]) -> Result<Box<dyn Solver>> {
     let (base, masked) = match name.trim() {
         "mask" => ("euclidean", true),
         n => match n.strip_suffix("+mask") {
@@ -229,10 +291,13 @@ pub fn solver_by_name(name: &str, options: &[(String, String)]) -> Result<Box<dy
         "euclidean" => Box::new(Euclidean::new(EuclideanOptions::from_pairs(base, options)?)),
         "geodesic" => Box::new(Geodesic::new(GeodesicOptions::from_pairs(base, options)?)),
         "heat" => Box::new(Heat::new(HeatOptions::from_pairs(base, options)?)),
+        "bbw" => Box::new(Bbw::new(BbwOptions::from_pairs(base, options)?)),
+        "best" => Box::new(Best::new(BestOptions::from_pairs(base, options)?)),
         _ => {
             return Err(Error::UnknownSolver {
                 name: name.to_string(),
-                known: "linear, euclidean, geodesic, heat, mask, and SOLVER+mask".to_string(),
+                known: "linear, euclidean, geodesic, heat, bbw, best, mask, and SOLVER+mask"
+                    .to_string(),
             })
         }
     };
@@ -241,15 +306,6 @@ pub fn solver_by_name(name: &str, options: &[(String, String)]) -> Result<Box<dy
     } else {
         inner
     })
-}
-
-/// The registry name of the solver this toolkit recommends: the best trade-off between
-/// leakage and joint quality measured so far (README, "compare").
-pub const RECOMMENDED_SOLVER: &str = "heat+mask";
-
-/// The recommended solver ([`RECOMMENDED_SOLVER`]) with its default options.
-pub fn recommended() -> Box<dyn Solver> {
-    solver_by_name(RECOMMENDED_SOLVER, &[]).expect("the recommended solver is registered")
 }
 
 /// Solves `scene` with the solver called `name` (default options) and returns its weights.

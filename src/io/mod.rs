@@ -6,6 +6,7 @@
 
 pub mod dragonbones;
 pub mod gltf;
+pub mod godot;
 mod scene_json;
 mod sprite;
 mod weights_json;

@@ -683,9 +683,19 @@ fn build_tree(sections: &[Section]) -> Result<Vec<Node>> {
                     ));
                 }
                 let Some(&pi) = by_path.get(parent_path) else {
+                    let last = parent_path.rsplit('/').next().unwrap_or(parent_path);
+                    let later = sections[si + 1..]
+                        .iter()
+                        .any(|t| t.tag == "node" && t.attr_str("name") == Some(last));
                     return Err(err(
                         "parent",
-                        format!("{p:?} names no node defined before this one (Godot needs parents first)"),
+                        if last == name {
+                            format!("{p:?} names this node itself: a parent cycle")
+                        } else if later {
+                            format!("{p:?} names no node defined before this one (a node named {last:?} comes later: parents must come first, so a cycle of parents cannot be written)")
+                        } else {
+                            format!("{p:?} names no node defined before this one")
+                        },
                     ));
                 };
                 (Some(pi), own)
@@ -812,13 +822,15 @@ fn find_skeleton(sections: &[Section], nodes: &[Node], report: &mut ImportReport
         }
         match found {
             None => found = Some(k),
-            Some(f) if f != k => return Err(at.error(
-                "",
-                format!(
+            Some(f) if f != k => {
+                return Err(at.error(
+                    "",
+                    format!(
                     "names skeleton {:?} but another polygon names {:?}: one skeleton per import",
                     nodes[k].path, nodes[f].path
                 ),
-            )),
+                ))
+            }
             _ => {}
         }
     }

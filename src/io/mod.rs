@@ -12,8 +12,8 @@ mod sprite;
 mod weights_json;
 
 pub use gltf::{
-    export_gltf, import_gltf, import_gltf_str, GltfImport, GltfOptions, GLTF_INFLUENCES,
-    GLTF_SOLVER_NAME, LEAF_BONE_FRACTION,
+    export_gltf, import_gltf, import_gltf_str, truncation_note, GltfImport, GltfOptions,
+    GLTF_INFLUENCES, GLTF_SOLVER_NAME, LEAF_BONE_FRACTION,
 };
 pub use scene_json::{
     load_scene, save_scene, scene_from_json, scene_to_json, SCENE_FORMAT, SCENE_FORMAT_ART,

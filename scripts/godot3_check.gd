@@ -10,7 +10,7 @@ const WEIGHT_TOLERANCE = 1e-6  # PoolRealArray is 32-bit
 const REST_TOLERANCE = 1e-4
 
 var mismatches = 0
-var root = null
+var scene_root = null
 var expected = null
 
 func mismatch(msg):
@@ -36,8 +36,8 @@ func _init():
 		printerr("Godot could not load res://scene.tscn")
 		quit(2)
 		return
-	root = packed.instance()
-	get_root().add_child(root)
+	scene_root = packed.instance()
+	get_root().add_child(scene_root)
 
 var checked = false
 
@@ -51,7 +51,7 @@ func _idle(_delta):
 	return false
 
 func check():
-	var skel = root.get_node_or_null("Skeleton2D")
+	var skel = scene_root.get_node_or_null("Skeleton2D")
 	if skel == null or not (skel is Skeleton2D):
 		mismatch("no Skeleton2D child of the root")
 		return
@@ -81,7 +81,7 @@ func check():
 	var max_point = 0.0
 	var max_weight = 0.0
 	for e in expected["polygons"]:
-		var p = root.get_node_or_null(e["name"])
+		var p = scene_root.get_node_or_null(e["name"])
 		if p == null or not (p is Polygon2D):
 			mismatch("no Polygon2D " + e["name"])
 			continue
@@ -99,7 +99,7 @@ func check():
 			mismatch("%s: %d polygons, expected %d" % [e["name"], p.polygons.size(), e["triangles"]])
 		if p.skeleton != NodePath("../Skeleton2D"):
 			mismatch("%s: skeleton %s" % [e["name"], p.skeleton])
-		if p.texture == null:
+		if e["texture"] and p.texture == null:
 			mismatch("%s: no texture" % e["name"])
 		var wb = e["bones"]
 		if p.get_bone_count() != wb.size():

@@ -523,3 +523,66 @@ fn godot3_loads_the_exported_player() {
         assert!(stdout.contains(polygons_line), "{stdout}");
     }
 }
+
+/// `skinweights import godot` and `export godot` on the gBot rig: the artist's weights out
+/// and back in, for Godot 3 and 4; no overwrite without --force.
+#[cfg(feature = "cli")]
+#[test]
+fn cli_imports_and_exports_godot() {
+    let dir = tempfile::tempdir().unwrap();
+    let scene = dir.path().join("gbot.json");
+    let artist = dir.path().join("gbot.artist.json");
+    let run = |args: &[&str]| {
+        std::process::Command::new(env!("CARGO_BIN_EXE_skinweights"))
+            .args(args)
+            .output()
+            .unwrap()
+    };
+    let path = |p: &Path| p.to_str().unwrap().to_string();
+    let out = run(&["import", "godot", PLAYER, "-o", &path(&scene)]);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        stdout.contains("110 vertices, 96 triangles, 16 bones"),
+        "{stdout}"
+    );
+    assert!(artist.exists());
+    let g = player();
+    for godot in ["3", "4"] {
+        let tscn = path(&dir.path().join(format!("gbot{godot}.tscn")));
+        let export = |extra: &[&str]| {
+            let mut args = vec!["export", "godot", "", "", "-o", &tscn, "--godot", godot];
+            let (s, a) = (path(&scene), path(&artist));
+            args[2] = &s;
+            args[3] = &a;
+            args.extend(extra);
+            run(&args)
+        };
+        let out = export(&[]);
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let back = load_godot(&tscn).unwrap();
+        assert_eq!(back.scene.mesh.vertex_count(), 110);
+        let mut k = 0;
+        for poly in &godot_vertex_order(&g.scene) {
+            for &v in &poly.vertices {
+                for j in 0..16 {
+                    assert!((back.artist.get(k, j) - g.artist.get(v, j)).abs() < 1e-6);
+                }
+                k += 1;
+            }
+        }
+        // Again: refused without --force, written with it.
+        let out = export(&[]);
+        assert!(!out.status.success());
+        assert!(String::from_utf8_lossy(&out.stderr).contains("--force"));
+        assert!(export(&["--force"]).status.success());
+    }
+}

@@ -140,7 +140,7 @@ impl fmt::Display for ImportReport {
         if !self.posed_bones.is_empty() {
             writeln!(
                 f,
-                "{} bones are saved in a pose other than their rest (the scene uses rest): {}",
+                "{} bones are saved posed away from their rest; the scene uses rest (the pose the weights were painted in): {}",
                 self.posed_bones.len(),
                 self.posed_bones.join(", ")
             )?;
@@ -994,12 +994,6 @@ fn read_bones(
         let mut bone = Bone::new(bones[j].name.clone(), head, tail);
         bone.parent = parents[j];
         bones[j].bone = bone;
-    }
-    if !report.posed_bones.is_empty() {
-        report.notes.push(format!(
-            "{} bones are saved posed away from their rest transform; the scene uses rest (the pose the weights were painted in)",
-            report.posed_bones.len()
-        ));
     }
     Ok(bones)
 }

@@ -99,10 +99,7 @@ fn longest_boundary_loop(tris: &[[usize; 3]]) -> Vec<usize> {
     for s in starts {
         let mut chain = vec![s];
         let mut at = s;
-        loop {
-            let Some(n) = next.get_mut(&at).and_then(|v| v.pop()) else {
-                break;
-            };
+        while let Some(n) = next.get_mut(&at).and_then(|v| v.pop()) {
             if n == s {
                 break;
             }

@@ -699,6 +699,13 @@ x = -inf
         let e = parse_tscn("[node name=\"A\"]\nx = [1, 2\n")
             .unwrap_err()
             .to_string();
+        assert!(
+            e.contains("line 2") && e.contains("not closed") && e.contains("end of the file"),
+            "{e}"
+        );
+        let e = parse_tscn("[node name=\"A\"]\nx = [1, \n")
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("line 2") && e.contains("never closed"), "{e}");
         let e = parse_tscn("[node name=\"A\"\nx = 1\n")
             .unwrap_err()

@@ -32,7 +32,13 @@
 //! cargo run --release --bin artist_agreement [-- --out DIR]
 //! ```
 //!
-//! The character is small (330 vertices), so `--quick` changes nothing.
+//! The same scores for the Godot 4 rig `data/godot-gbot/player.tscn` (MIT: 7 Polygon2D
+//! layers, 110 points, 16 bones, weights painted in Godot's editor), imported with
+//! `skinweights::io::godot::load_godot`, go to `results/artist_agreement/gbot/`. Its bones
+//! have no upper-arm names, so the importer makes no lift probes: no drag rows and no
+//! figure for it.
+//!
+//! The characters are small (330 and 110 vertices), so `--quick` changes nothing.
 
 mod common;
 
@@ -41,10 +47,11 @@ use common::{csv_num, main_with, progress, save_png_svg, write_json, write_text,
 use serde::Serialize;
 use skinweights::compare::figure_panels;
 use skinweights::io::dragonbones::load_dragonbones;
+use skinweights::io::godot::load_godot;
 use skinweights::metrics::drag;
 use skinweights::plot::Grid;
 use skinweights::scene::SubScene;
-use skinweights::Weights;
+use skinweights::{Scene, Weights};
 use std::path::Path;
 
 #[derive(Parser)]
@@ -70,8 +77,18 @@ const FIGURE: [&str; 5] = [
     "heat (whole)",
     "euclidean (whole)",
 ];
-/// The character, relative to the crate root.
+/// The DragonBones character, relative to the crate root.
 const CHARACTER: &str = "data/dragonbones-you-xin/body_ske.json";
+/// The Godot rig, relative to the crate root.
+const GBOT: &str = "data/godot-gbot/player.tscn";
+
+/// A character with painted weights, and per mesh the bones the artist painted on it.
+struct Character {
+    file: &'static str,
+    scene: Scene,
+    artist: Weights,
+    meshes: Vec<(String, Vec<String>)>,
+}
 
 #[derive(Serialize, Clone)]
 struct Agreement {
@@ -118,19 +135,52 @@ fn main() -> std::process::ExitCode {
 }
 
 fn run(cli: &Cli) -> Res<()> {
-    let started = std::time::Instant::now();
     let dir = cli.common.out_dir("artist_agreement")?;
-    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join(CHARACTER);
-    let imported = load_dragonbones(&path)?;
-    let scene = &imported.scene;
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let db = load_dragonbones(root.join(CHARACTER))?;
+    let dragonbones = Character {
+        file: CHARACTER,
+        meshes: db
+            .report
+            .meshes
+            .iter()
+            .map(|m| (m.part.clone(), m.bones.clone()))
+            .collect(),
+        scene: db.scene,
+        artist: db.artist,
+    };
+    evaluate(&dragonbones, &dir)?;
+    let gb = load_godot(root.join(GBOT))?;
+    let gbot = Character {
+        file: GBOT,
+        meshes: gb
+            .report
+            .meshes
+            .iter()
+            .map(|m| (m.part.clone(), m.bones.clone()))
+            .collect(),
+        scene: gb.scene,
+        artist: gb.artist,
+    };
+    let gbot_dir = dir.join("gbot");
+    std::fs::create_dir_all(&gbot_dir)?;
+    evaluate(&gbot, &gbot_dir)
+}
+
+/// Scores every solver against `character`'s painted weights and writes the results to `dir`.
+fn evaluate(character: &Character, dir: &Path) -> Res<()> {
+    let started = std::time::Instant::now();
+    let dir = dir.to_path_buf();
+    println!("## {}\n", character.file);
+    let scene = &character.scene;
     let names = scene.skeleton.names();
-    let artist = &imported.artist;
+    let artist = &character.artist;
 
     // Each mesh with the bones the artist used on it.
     let mut parts = Vec::new();
-    for mesh in &imported.report.meshes {
-        let cut = SubScene::new(scene, &mesh.part, &mesh.bones)?;
-        parts.push((mesh.part.clone(), cut));
+    for (part, bones) in &character.meshes {
+        let cut = SubScene::new(scene, part, bones)?;
+        parts.push((part.clone(), cut));
     }
     let meshes = parts
         .iter()
@@ -238,7 +288,7 @@ fn run(cli: &Cli) -> Res<()> {
         "artist_agreement.json",
         &Output {
             experiment: "artist_agreement",
-            character: CHARACTER,
+            character: character.file,
             meshes,
             solvers: assembled.iter().map(|(l, _, _)| l.clone()).collect(),
             agreement,

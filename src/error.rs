@@ -166,6 +166,14 @@ pub enum Error {
         vertex: Option<usize>,
         message: String,
     },
+    /// A Godot `.tscn` scene has a syntax error or a missing or bad value: `line` is the
+    /// 1-based line in the file, `field` names the node or resource and its property.
+    #[error("Godot scene line {line}: {field}: {message}")]
+    Godot {
+        line: usize,
+        field: String,
+        message: String,
+    },
     /// Refusing to overwrite a file the user did not ask to overwrite.
     #[error("{path} already exists (pass --force to overwrite)")]
     WouldOverwrite { path: PathBuf },

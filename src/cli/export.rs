@@ -3,6 +3,7 @@
 use super::{check_outputs, load_weights_for, resolve_scene, BuiltinArgs};
 use clap::{Args, ValueEnum};
 use skinweights::io::dragonbones::save_dragonbones;
+use skinweights::io::godot::save_godot;
 use skinweights::io::{export_gltf, truncation_note, GltfOptions};
 use skinweights::{Error, Result};
 use std::path::{Path, PathBuf};
@@ -15,6 +16,8 @@ enum ExportFormat {
     Gltf,
     /// DragonBones 5.5 JSON: one weighted mesh display per part.
     Dragonbones,
+    /// Godot .tscn (text scene): a Skeleton2D and one skinned Polygon2D per part.
+    Godot,
 }
 
 /// Arguments of `export`.
@@ -35,6 +38,10 @@ pub struct ExportArgs {
     /// glTF only: multiply every coordinate (glTF units are metres: 0.01 makes 200 px 2 m).
     #[arg(long, default_value_t = GltfOptions::default().scale)]
     scale: f64,
+    /// Godot only: the Godot version to write for, 3 (format=2, Pool*Array) or 4 (format=3,
+    /// Packed*Array).
+    #[arg(long, default_value_t = 4, value_parser = clap::value_parser!(u32).range(3..=4))]
+    godot: u32,
     #[command(flatten)]
     builtin: BuiltinArgs,
 }
@@ -77,6 +84,35 @@ pub fn run(a: ExportArgs) -> Result<ExitCode> {
                 scene.mesh.parts().len(),
                 scene.skeleton.len()
             );
+        }
+        ExportFormat::Godot => {
+            if a.scale != 1.0 {
+                return Err(Error::field(
+                    "--scale",
+                    "only glTF export scales coordinates (Godot keeps pixels)",
+                ));
+            }
+            save_godot(&scene, &w, a.godot, &a.output)?;
+            println!(
+                "wrote {} (Godot {}): {} parts as Polygon2D nodes, {} bones",
+                a.output.display(),
+                a.godot,
+                scene.mesh.parts().len(),
+                scene.skeleton.len()
+            );
+            let out_dir = a.output.parent().unwrap_or(Path::new("."));
+            for image in scene.art.iter().flat_map(|art| &art.images) {
+                if let Some(file) = image.path.file_name() {
+                    if !out_dir.join(file).exists() {
+                        eprintln!(
+                            "note: the scene's texture is res://{}: copy {} beside {}",
+                            file.to_string_lossy(),
+                            image.path.display(),
+                            a.output.display()
+                        );
+                    }
+                }
+            }
         }
     }
     Ok(ExitCode::SUCCESS)

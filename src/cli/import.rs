@@ -3,6 +3,7 @@
 use super::check_outputs;
 use clap::{Args, ValueEnum};
 use skinweights::io::dragonbones::load_dragonbones;
+use skinweights::io::godot::load_godot;
 use skinweights::io::{import_gltf, save_scene};
 use skinweights::{Error, Result};
 use std::path::{Path, PathBuf};
@@ -15,6 +16,8 @@ enum ImportFormat {
     Gltf,
     /// DragonBones 5.5 JSON (`*_ske.json`): armature, mesh displays, artist weights.
     Dragonbones,
+    /// Godot 3 or 4 text scene (.tscn): Skeleton2D, Polygon2D layers, painted weights.
+    Godot,
 }
 
 /// Arguments of `import`.
@@ -27,8 +30,8 @@ pub struct ImportArgs {
     /// Output scene file (JSON).
     #[arg(short, long)]
     output: PathBuf,
-    /// Also write the file's weights (skinweights.weights/1 JSON); DragonBones default:
-    /// SCENE.artist.json next to the scene.
+    /// Also write the file's weights (skinweights.weights/1 JSON); DragonBones and Godot
+    /// default: SCENE.artist.json next to the scene.
     #[arg(long)]
     weights: Option<PathBuf>,
     /// Overwrite the output files if they exist.
@@ -38,10 +41,12 @@ pub struct ImportArgs {
 
 /// Runs `import`.
 pub fn run(a: ImportArgs) -> Result<ExitCode> {
-    // A DragonBones file always carries the artist's weights: write them by default.
+    // DragonBones and Godot files always carry the artist's weights: write them by default.
     let weights = match (a.format, a.weights) {
         (_, Some(w)) => Some(w),
-        (ImportFormat::Dragonbones, None) => Some(a.output.with_extension("artist.json")),
+        (ImportFormat::Dragonbones | ImportFormat::Godot, None) => {
+            Some(a.output.with_extension("artist.json"))
+        }
         (ImportFormat::Gltf, None) => None,
     };
     let mut outputs: Vec<&Path> = vec![&a.output];
@@ -57,6 +62,12 @@ pub fn run(a: ImportArgs) -> Result<ExitCode> {
         }
         ImportFormat::Dragonbones => {
             let imported = load_dragonbones(&a.file)?;
+            print!("{}", imported.report);
+            let artist = imported.artist_file();
+            (imported.scene, Some(artist))
+        }
+        ImportFormat::Godot => {
+            let imported = load_godot(&a.file)?;
             print!("{}", imported.report);
             let artist = imported.artist_file();
             (imported.scene, Some(artist))

@@ -68,9 +68,13 @@ enum Command {
     /// and Godot.
     /// dragonbones: DragonBones 5.5 JSON, the armature in the rest pose and one weighted mesh
     /// display per part.
+    /// godot: a Godot .tscn (--godot 4, the default, or 3): Skeleton2D with Bone2D rest poses,
+    /// one Polygon2D per part (outline + internal vertices, triangles as polygons, every
+    /// bone's weights, texture and UVs when the scene has art; put the image beside the file).
     ///
     /// Examples: `skinweights export gltf figure.json heat.json -o figure.gltf --scale 0.01`,
-    /// `skinweights export dragonbones body.json heat.json -o body_heat_ske.json`
+    /// `skinweights export dragonbones body.json heat.json -o body_heat_ske.json`,
+    /// `skinweights export godot gbot.json heat.json -o gbot_heat.tscn --godot 3`
     Export(export::ExportArgs),
     /// Read a skinned mesh made by another tool into a scene file (and its weights).
     ///
@@ -78,9 +82,13 @@ enum Command {
     /// dragonbones: the armature (bind pose as rest skeleton), one part per mesh display, the
     /// artist's weights (written to SCENE.artist.json unless --weights says otherwise), and
     /// `lift_l` / `lift_r` probes; prints what was imported and repaired.
+    /// godot: a Godot 3 or 4 .tscn: the Skeleton2D's bones at rest, one part per Polygon2D,
+    /// the texture and UVs, the painted weights (written to SCENE.artist.json unless
+    /// --weights says otherwise); prints what was imported and repaired.
     ///
     /// Examples: `skinweights import gltf data/khronos-simpleskin/SimpleSkin.gltf -o skin.json --weights skin_w.json`,
-    /// `skinweights import dragonbones data/dragonbones-you-xin/body_ske.json -o body.json`
+    /// `skinweights import dragonbones data/dragonbones-you-xin/body_ske.json -o body.json`,
+    /// `skinweights import godot data/godot-gbot/player.tscn -o gbot.json`
     Import(import::ImportArgs),
     /// Trace a sprite's alpha channel and mesh it around its bones into a scene file.
     ///

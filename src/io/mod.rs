@@ -8,6 +8,7 @@
 pub mod binary;
 pub mod dragonbones;
 pub mod gltf;
+pub mod godot;
 mod scene_json;
 mod sprite;
 mod weights_json;

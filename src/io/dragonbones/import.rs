@@ -607,14 +607,14 @@ fn bind_differences(
 /// Part names not used yet: `name`, or `name#2`, `name#3`... (a slot with several mesh
 /// displays), in time linear in the number of parts.
 #[derive(Default)]
-struct UniqueNames {
+pub(crate) struct UniqueNames {
     taken: HashSet<String>,
     /// Next suffix to try per name.
     next: HashMap<String, usize>,
 }
 
 impl UniqueNames {
-    fn take(&mut self, name: &str) -> String {
+    pub(crate) fn take(&mut self, name: &str) -> String {
         let k = self.next.entry(name.to_string()).or_insert(1);
         loop {
             let candidate = if *k == 1 {
@@ -644,7 +644,7 @@ fn overlapping_edges(oriented: &[[usize; 3]]) -> usize {
 
 /// Sets each bone's `part` (see [`import_dragonbones`] for the rule); `order` is parents
 /// first.
-fn assign_parts(bones: &mut [Bone], order: &[usize], artist: &Weights, mesh: &Mesh) {
+pub(crate) fn assign_parts(bones: &mut [Bone], order: &[usize], artist: &Weights, mesh: &Mesh) {
     let n_parts = mesh.parts().len();
     let mut sizes = vec![0usize; n_parts];
     mesh.vertex_parts().iter().for_each(|&p| sizes[p] += 1);
@@ -682,7 +682,7 @@ fn assign_parts(bones: &mut [Bone], order: &[usize], artist: &Weights, mesh: &Me
 /// rotated 90° about its head in the direction that takes its tail away from the
 /// character's vertical centre line, watching the part of the arm's parent bone beyond one
 /// upper-arm length from the shoulder.
-fn lift_probes(skeleton: &Skeleton, mesh: &Mesh, notes: &mut Vec<String>) -> Vec<Probe> {
+pub(crate) fn lift_probes(skeleton: &Skeleton, mesh: &Mesh, notes: &mut Vec<String>) -> Vec<Probe> {
     let (lo, hi) = mesh.bounds();
     let centre_x = 0.5 * (lo.x + hi.x);
     let bones = skeleton.bones();

@@ -31,6 +31,8 @@ pub use import::{
     import_dragonbones, load_dragonbones, BindDifference, DragonBonesImport, ImportReport,
     MeshReport, ZERO_LENGTH_TAIL,
 };
+// Shared with the Godot importer (same part and probe rules).
+pub(crate) use import::{assign_parts, lift_probes, UniqueNames};
 
 use crate::error::{Error, Result};
 use nalgebra::{Isometry2, Point2};

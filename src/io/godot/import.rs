@@ -1,0 +1,1300 @@
+//! A Godot `.tscn` with a Skeleton2D and Polygon2D nodes → one [`Scene`] with a part per
+//! Polygon2D, its art, and the painted weights.
+
+use super::triangulate::{ear_clip, insert_points};
+use super::tscn::{parse_tscn, section_name, Section, Value};
+use super::values::{
+    affine_from_parts, apply, each_resource_ref, resource_id, resource_ref, Affine, At,
+};
+use crate::error::{Error, Result};
+use crate::io::dragonbones::{assign_parts, lift_probes, UniqueNames, ZERO_LENGTH_TAIL};
+use crate::io::WeightsFile;
+use crate::mesh::Mesh;
+use crate::scene::{AlphaMode, Art, ArtImage, Layer, Scene};
+use crate::skeleton::{Bone, Skeleton};
+use crate::weights::Weights;
+use nalgebra::Point2;
+use std::collections::HashMap;
+use std::fmt;
+use std::path::{Path, PathBuf};
+
+/// Largest coordinate (px) accepted for a vertex or bone after placing it in the skeleton's
+/// frame (as for DragonBones: beyond it a number is a corrupt file).
+const MAX_COORDINATE: f64 = 1e6;
+
+/// Bone length Godot uses when nothing else gives one (`Bone2D.length` / Godot 3
+/// `default_length` default).
+const GODOT_DEFAULT_LENGTH: f64 = 16.0;
+
+/// A row whose weights sum to within this of 1 is left as it is (not counted as
+/// renormalized).
+const ROW_SUM_TOLERANCE: f64 = 1e-9;
+
+/// Most vertices × bones the import holds (the dense weight matrix).
+const MAX_WEIGHT_ENTRIES: usize = 100_000_000;
+
+/// What [`import_godot`] produced.
+#[derive(Debug, Clone)]
+pub struct GodotImport {
+    /// One part per Polygon2D, the skeleton in its rest pose, the art (texture, UVs, draw
+    /// order) and `lift_*` probes when upper-arm bones are found by name.
+    pub scene: Scene,
+    /// The painted weights (columns in the scene's bone order), after the report's repairs.
+    pub artist: Weights,
+    /// What was read and what was repaired.
+    pub report: ImportReport,
+}
+
+impl GodotImport {
+    /// The painted weights as a weights file (solver `"artist"`).
+    pub fn artist_file(&self) -> WeightsFile {
+        WeightsFile::new(
+            &self.scene.name,
+            "artist",
+            self.scene.skeleton.names(),
+            &self.artist,
+        )
+    }
+}
+
+/// The import report.
+#[derive(Debug, Clone, Default)]
+pub struct ImportReport {
+    /// Godot version the file is written for: 3 (`format=2`) or 4 (`format=3`).
+    pub godot: u32,
+    /// Path of the Skeleton2D node (from the scene root).
+    pub skeleton: String,
+    /// One entry per Polygon2D, in part order.
+    pub meshes: Vec<MeshReport>,
+    /// Bones whose saved pose (`position`/`rotation`/`scale`) differs from their `rest`.
+    pub posed_bones: Vec<String>,
+    /// Every repair and skipped item, in words.
+    pub notes: Vec<String>,
+}
+
+/// One imported Polygon2D.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct MeshReport {
+    /// Part name in the scene.
+    pub part: String,
+    /// Node path from the scene root.
+    pub node: String,
+    /// Vertices imported.
+    pub vertices: usize,
+    /// Triangles imported.
+    pub triangles: usize,
+    /// Entries of `polygons` (n-gons) read; 0 when the outline was triangulated.
+    pub polygons: usize,
+    /// `internal_vertex_count`.
+    pub internal_vertices: usize,
+    /// Whether `polygons` was empty and the outline was triangulated here.
+    pub outline_triangulated: bool,
+    /// Index in the scene's mesh of the first vertex (a part's vertices are contiguous).
+    pub first_vertex: usize,
+    /// Bones with weight on this polygon (after repairs), in skeleton order: the bones to
+    /// give a solver when scoring it against the artist.
+    pub bones: Vec<String>,
+    /// Vertices with no weight in the file, given to a bone by the repair.
+    pub unweighted_vertices: usize,
+    /// Rows whose sum was not 1 (within 1e-9) and were divided by it.
+    pub renormalized_rows: usize,
+    /// Largest `|row sum - 1|` over the weighted rows before renormalizing.
+    pub max_row_sum_error: f64,
+    /// `bones` entries whose path names no bone of the skeleton (all their weights are 0).
+    pub missing_bone_paths: Vec<String>,
+    /// Vertices no triangle uses (dropped).
+    pub dropped_vertices: usize,
+}
+
+impl MeshReport {
+    /// Scene vertex indices of this polygon.
+    pub fn vertex_range(&self) -> std::ops::Range<usize> {
+        self.first_vertex..self.first_vertex + self.vertices
+    }
+}
+
+impl fmt::Display for ImportReport {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        writeln!(
+            f,
+            "Godot {} scene, skeleton {:?}: {} polygons",
+            self.godot,
+            self.skeleton,
+            self.meshes.len()
+        )?;
+        for m in &self.meshes {
+            writeln!(
+                f,
+                "  {:<12} {:>4} vertices {:>4} triangles ({})  weighted: {}",
+                m.part,
+                m.vertices,
+                m.triangles,
+                if m.outline_triangulated {
+                    "outline triangulated".to_string()
+                } else {
+                    format!("{} polygons", m.polygons)
+                },
+                m.bones.join(", ")
+            )?;
+        }
+        if !self.posed_bones.is_empty() {
+            writeln!(
+                f,
+                "{} bones are saved posed away from their rest; the scene uses rest (the pose the weights were painted in): {}",
+                self.posed_bones.len(),
+                self.posed_bones.join(", ")
+            )?;
+        }
+        for n in &self.notes {
+            writeln!(f, "note: {n}")?;
+        }
+        Ok(())
+    }
+}
+
+/// Reads a `.tscn` file (see [`import_godot`]); textures resolve against its project.
+pub fn load_godot(path: impl AsRef<Path>) -> Result<GodotImport> {
+    let path = path.as_ref();
+    let text = std::fs::read_to_string(path).map_err(|e| Error::io(path, e))?;
+    import_godot(&text, path.parent())
+}
+
+/// A node of the scene tree.
+struct Node {
+    name: String,
+    kind: String,
+    /// Path from the root (`.` for the root).
+    path: String,
+    parent: Option<usize>,
+    section: usize,
+    /// Transform relative to the parent (identity for nodes that are not 2D).
+    local: Affine,
+}
+
+/// Parses a Godot 3 or 4 text scene and builds one scene (see the module docs for the
+/// coordinate rules).
+///
+/// - The skeleton is the Skeleton2D the Polygon2D nodes name in `skeleton` (or the first
+///   Skeleton2D). Its bones are the Bone2D nodes under it, in file order, named after their
+///   node (their path below the skeleton when names repeat). Rest pose = each bone's `rest`
+///   composed down the hierarchy, in the Skeleton2D's frame; a bone points at its first
+///   Bone2D child's rest position (Godot's auto length and angle), or along `bone_angle`
+///   (degrees) for `length` when `auto_calculate_length_and_angle = false` or it has no
+///   Bone2D child (Godot 3: along its x axis for `default_length`). A length of 0 becomes
+///   [`ZERO_LENGTH_TAIL`].
+/// - Every Polygon2D becomes a part named after its node: its `polygon` (plus `offset`)
+///   placed by its global transform into the skeleton's frame, each `polygons` n-gon
+///   ear-clipped as Godot draws it (an empty `polygons` triangulates the outline, the first
+///   `len - internal_vertex_count` points, and inserts the internal points), vertices no
+///   triangle uses dropped.
+/// - Weights: `bones` pairs a path (relative to the skeleton) with one weight per vertex.
+///   Paths naming no bone are reported when their weights are all 0 and are an error
+///   otherwise. Rows are divided by their sum; a row with no weight goes to the bone with the
+///   most weight on its polygon (a polygon with none: its nearest Bone2D ancestor, else the
+///   bone nearest its centre). Every repair is counted in the report.
+/// - Art: each texture `ExtResource` is an image (`res://` resolved against the folder
+///   holding `project.godot` above `base_dir`, else `base_dir`; when that file does not
+///   exist, the file of the same name in `base_dir`), `uv` (after `texture_offset`,
+///   `texture_scale`, `texture_rotation`) the texture coordinates, draw order = tree order
+///   sorted by `z_index`.
+///
+/// Errors ([`Error::Godot`], naming the line and the node and property): syntax errors
+/// (unbalanced brackets, unterminated strings), unknown `ExtResource`/`SubResource` ids,
+/// parents that are not defined before their children (including a node that is its own
+/// parent), a skeleton path that names no Skeleton2D, values of the wrong type, weights
+/// arrays whose length is not the vertex count, negative weights, weight on a bone path
+/// that does not exist, n-gons that cannot be triangulated, and invalid meshes.
+pub fn import_godot(text: &str, base_dir: Option<&Path>) -> Result<GodotImport> {
+    let sections = parse_tscn(text)?;
+    let mut report = ImportReport::default();
+    let first = sections.first().ok_or_else(|| Error::Godot {
+        line: 1,
+        field: "file".into(),
+        message: "empty: expected a [gd_scene ...] header".into(),
+    })?;
+    if first.tag != "gd_scene" {
+        return Err(Error::Godot {
+            line: first.line,
+            field: section_name(first),
+            message: format!(
+                "expected a [gd_scene ...] header first, found [{}]",
+                first.tag
+            ),
+        });
+    }
+    report.godot = match first.attr("format") {
+        Some(Value::Int(2)) => 3,
+        Some(Value::Int(3)) => 4,
+        Some(Value::Int(1)) => {
+            return Err(Error::Godot {
+                line: first.line,
+                field: "gd_scene format".into(),
+                message: "format=1 is Godot 2, which has no Skeleton2D".into(),
+            })
+        }
+        other => {
+            report.notes.push(format!(
+                "gd_scene format {other:?} is not 2 (Godot 3) or 3 (Godot 4): read as Godot 4"
+            ));
+            4
+        }
+    };
+
+    let resources = check_resources(&sections)?;
+    let nodes = build_tree(&sections)?;
+    let global = global_transforms(&nodes);
+    let skel = find_skeleton(&sections, &nodes, &mut report)?;
+    report.skeleton = nodes[skel].path.clone();
+
+    let bones = read_bones(&sections, &nodes, skel, &mut report)?;
+    let to_skeleton = global[skel].try_inverse().ok_or_else(|| Error::Godot {
+        line: sections[nodes[skel].section].line,
+        field: section_name(&sections[nodes[skel].section]),
+        message: "the Skeleton2D's global transform is singular (a scale of 0 on it or a parent)"
+            .into(),
+    })?;
+
+    let root_dir = base_dir.map(project_root);
+    let polygon_nodes: Vec<usize> = (0..nodes.len())
+        .filter(|&i| nodes[i].kind == "Polygon2D")
+        .collect();
+    if polygon_nodes.is_empty() {
+        return Err(Error::Godot {
+            line: 1,
+            field: "file".into(),
+            message: "no Polygon2D node: nothing to import".into(),
+        });
+    }
+
+    let mut vertices: Vec<Point2<f64>> = Vec::new();
+    let mut triangles: Vec<[usize; 3]> = Vec::new();
+    let mut vertex_parts: Vec<usize> = Vec::new();
+    let mut rows: Vec<Vec<f64>> = Vec::new();
+    let mut uvs: Vec<Point2<f64>> = Vec::new();
+    let mut parts: Vec<String> = Vec::new();
+    let mut names = UniqueNames::default();
+    let mut images: Vec<ArtImage> = Vec::new();
+    let mut image_of_resource: HashMap<String, usize> = HashMap::new();
+    let mut layer_keys: Vec<(i64, usize, Option<usize>)> = Vec::new();
+
+    for &n in &polygon_nodes {
+        let node = &nodes[n];
+        let section = &sections[node.section];
+        let poly = read_polygon(section, &nodes, &bones, skel)?;
+        let place = to_skeleton * global[n];
+        let placed: Vec<Point2<f64>> = poly
+            .points
+            .iter()
+            .map(|&p| {
+                let [x, y] = apply(&place, [p[0] + poly.offset[0], p[1] + poly.offset[1]]);
+                Point2::new(x, -y)
+            })
+            .collect();
+        if let Some((v, p)) = placed
+            .iter()
+            .enumerate()
+            .find(|(_, p)| !(p.x.abs() <= MAX_COORDINATE && p.y.abs() <= MAX_COORDINATE))
+        {
+            return Err(poly.at_polygon.error(
+                &format!("[{v}]"),
+                format!(
+                    "placed at ({:e}, {:e}) in the skeleton's frame, beyond ±{MAX_COORDINATE:e} px",
+                    p.x, p.y
+                ),
+            ));
+        }
+        let part = names.take(&node.name);
+        let mut mesh_report = MeshReport {
+            part: part.clone(),
+            node: node.path.clone(),
+            polygons: poly.polygons.len(),
+            internal_vertices: poly.internal,
+            missing_bone_paths: poly.missing.clone(),
+            ..MeshReport::default()
+        };
+
+        // Triangles, counter-clockwise in the scene's y-up frame.
+        let mut tris: Vec<[usize; 3]> = Vec::new();
+        if poly.polygons.is_empty() {
+            mesh_report.outline_triangulated = true;
+            let outline_len = poly.points.len() - poly.internal;
+            let outline: Vec<Point2<f64>> = placed[..outline_len].to_vec();
+            tris = ear_clip(&outline).ok_or_else(|| {
+                poly.at_polygon.error(
+                    "",
+                    "polygons is empty and the outline cannot be triangulated (it crosses itself)",
+                )
+            })?;
+            let internal: Vec<usize> = (outline_len..placed.len()).collect();
+            insert_points(&placed, &mut tris, &internal).map_err(|v| {
+                poly.at_polygon.error(
+                    &format!("[{v}]"),
+                    "an internal vertex lies outside the outline",
+                )
+            })?;
+            report.notes.push(format!(
+                "{part}: polygons is empty: triangulated the {outline_len}-point outline{} into {} triangles",
+                if internal.is_empty() {
+                    String::new()
+                } else {
+                    format!(" with {} internal vertices", internal.len())
+                },
+                tris.len()
+            ));
+        } else {
+            let at = poly
+                .at_polygons
+                .as_ref()
+                .expect("polygons were read from a property");
+            for (k, ngon) in poly.polygons.iter().enumerate() {
+                if ngon.len() < 3 {
+                    report.notes.push(format!(
+                        "{part}: polygons[{k}] has {} vertices: skipped (Godot skips it too)",
+                        ngon.len()
+                    ));
+                    continue;
+                }
+                let pts: Vec<Point2<f64>> = ngon.iter().map(|&i| placed[i]).collect();
+                let local = ear_clip(&pts).ok_or_else(|| {
+                    at.error(
+                        &format!("[{k}]"),
+                        "this polygon cannot be triangulated (it crosses itself)",
+                    )
+                })?;
+                tris.extend(local.iter().map(|t| t.map(|i| ngon[i])));
+            }
+        }
+
+        // Drop vertices no triangle uses (Mesh rejects them).
+        let mut used = vec![false; placed.len()];
+        tris.iter().flatten().for_each(|&v| used[v] = true);
+        let mut new_index = vec![usize::MAX; placed.len()];
+        let mut kept = Vec::new();
+        for v in 0..placed.len() {
+            if used[v] {
+                new_index[v] = kept.len();
+                kept.push(v);
+            }
+        }
+        mesh_report.dropped_vertices = placed.len() - kept.len();
+        if mesh_report.dropped_vertices > 0 {
+            report.notes.push(format!(
+                "{part}: {} vertices are in no polygon: dropped",
+                mesh_report.dropped_vertices
+            ));
+        }
+        let tris: Vec<[usize; 3]> = tris.iter().map(|t| t.map(|v| new_index[v])).collect();
+        let local_points: Vec<Point2<f64>> = kept.iter().map(|&v| placed[v]).collect();
+        Mesh::new(local_points.clone(), tris.clone()).map_err(|e| {
+            let at = poly.at_polygons.as_ref().unwrap_or(&poly.at_polygon);
+            at.error("", format!("{e} (indices after dropping unused vertices)"))
+        })?;
+
+        // Weights, with the repairs.
+        let mut poly_rows: Vec<Vec<f64>> = kept.iter().map(|&v| poly.weights[v].clone()).collect();
+        let totals: Vec<f64> = (0..bones.len())
+            .map(|j| poly_rows.iter().map(|r| r[j]).sum())
+            .collect();
+        let dominant = (0..bones.len())
+            .filter(|&j| totals[j] > 0.0)
+            .max_by(|&a, &b| totals[a].total_cmp(&totals[b]));
+        let fallback = dominant
+            .or_else(|| ancestor_bone(&nodes, n, &bones))
+            .unwrap_or_else(|| nearest_bone(&bones, &local_points));
+        for row in &mut poly_rows {
+            let sum: f64 = row.iter().sum();
+            if sum <= 0.0 {
+                mesh_report.unweighted_vertices += 1;
+                row[fallback] = 1.0;
+                continue;
+            }
+            let err = (sum - 1.0).abs();
+            mesh_report.max_row_sum_error = mesh_report.max_row_sum_error.max(err);
+            if err > ROW_SUM_TOLERANCE {
+                mesh_report.renormalized_rows += 1;
+                row.iter_mut().for_each(|w| *w /= sum);
+            }
+        }
+        if mesh_report.unweighted_vertices > 0 {
+            report.notes.push(format!(
+                "{part}: {} vertices have no weight: given to {} ({})",
+                mesh_report.unweighted_vertices,
+                bones[fallback].name,
+                if dominant.is_some() {
+                    "the bone with the most weight on this polygon"
+                } else {
+                    "the polygon has no weights at all"
+                }
+            ));
+        }
+        if mesh_report.renormalized_rows > 0 {
+            report.notes.push(format!(
+                "{part}: {} rows did not sum to 1 (largest deviation {:.3}): divided by their sum",
+                mesh_report.renormalized_rows, mesh_report.max_row_sum_error
+            ));
+        }
+        if !poly.missing.is_empty() {
+            report.notes.push(format!(
+                "{part}: bones lists {} paths that name no bone below the skeleton, all with weight 0: ignored ({})",
+                poly.missing.len(),
+                poly.missing.join(", ")
+            ));
+        }
+        mesh_report.bones = (0..bones.len())
+            .filter(|&j| poly_rows.iter().any(|r| r[j] > 0.0))
+            .map(|j| bones[j].name.clone())
+            .collect();
+
+        // Art.
+        let image = match &poly.texture {
+            Some(id) => {
+                let next = images.len();
+                let k = *image_of_resource.entry(id.clone()).or_insert(next);
+                if k == next {
+                    let path = &resources[id];
+                    let resolved =
+                        resolve_res_path(path, root_dir.as_deref(), base_dir, &mut report.notes);
+                    images.push(ArtImage {
+                        name: Path::new(path)
+                            .file_stem()
+                            .map(|s| s.to_string_lossy().into_owned())
+                            .unwrap_or_else(|| path.clone()),
+                        path: resolved,
+                        alpha: AlphaMode::Straight,
+                    });
+                }
+                Some(k)
+            }
+            None => None,
+        };
+        uvs.extend(kept.iter().map(|&v| {
+            let [u, w] = poly.uvs[v];
+            Point2::new(u, w)
+        }));
+        layer_keys.push((poly.z_index, parts.len(), image));
+
+        mesh_report.first_vertex = vertices.len();
+        mesh_report.vertices = local_points.len();
+        mesh_report.triangles = tris.len();
+        let first = vertices.len();
+        triangles.extend(tris.iter().map(|t| t.map(|v| v + first)));
+        vertices.extend(local_points);
+        vertex_parts.extend(std::iter::repeat_n(parts.len(), kept.len()));
+        rows.extend(poly_rows);
+        parts.push(part);
+        report.meshes.push(mesh_report);
+    }
+    if vertices.len().saturating_mul(bones.len()) > MAX_WEIGHT_ENTRIES {
+        return Err(Error::Godot {
+            line: 1,
+            field: "file".into(),
+            message: format!(
+                "{} vertices × {} bones is more than the {MAX_WEIGHT_ENTRIES} weights the import holds",
+                vertices.len(),
+                bones.len()
+            ),
+        });
+    }
+
+    let artist = Weights::from_rows(&rows, bones.len())?;
+    let mesh = Mesh::with_parts(vertices, triangles, parts.clone(), vertex_parts)?;
+    let mut scene_bones: Vec<Bone> = bones.iter().map(|b| b.bone.clone()).collect();
+    // File order is parents first (Godot writes parents before children).
+    let order: Vec<usize> = (0..scene_bones.len()).collect();
+    assign_parts(&mut scene_bones, &order, &artist, &mesh);
+    let skeleton = Skeleton::new(scene_bones)?;
+    let probes = lift_probes(&skeleton, &mesh, &mut report.notes);
+    let name = nodes[0].name.clone();
+    let scene = Scene::new(name, mesh, skeleton, probes)?;
+    let scene = if images.is_empty() {
+        scene
+    } else {
+        // Stable: equal z_index keeps tree order (Godot draws later siblings on top).
+        layer_keys.sort_by_key(|&(z, i, _)| (z, i));
+        let layers = layer_keys
+            .iter()
+            .map(|&(_, i, image)| Layer {
+                part: parts[i].clone(),
+                image,
+            })
+            .collect();
+        scene.with_art(Art {
+            images,
+            uvs,
+            layers,
+        })?
+    };
+    Ok(GodotImport {
+        scene,
+        artist,
+        report,
+    })
+}
+
+/// Checks every `ExtResource` / `SubResource` reference against the declared ids; returns
+/// the external resources' `path` by id.
+fn check_resources(sections: &[Section]) -> Result<HashMap<String, String>> {
+    let mut ext: HashMap<String, String> = HashMap::new();
+    let mut sub: HashMap<String, usize> = HashMap::new();
+    for s in sections {
+        let (map_has, kind) = match s.tag.as_str() {
+            "ext_resource" => (
+                ext.contains_key(&resource_id(s).unwrap_or_default()),
+                "ext_resource",
+            ),
+            "sub_resource" => (
+                sub.contains_key(&resource_id(s).unwrap_or_default()),
+                "sub_resource",
+            ),
+            _ => continue,
+        };
+        let id = resource_id(s).ok_or_else(|| Error::Godot {
+            line: s.line,
+            field: format!("[{kind}] id"),
+            message: "missing or not an integer or string".into(),
+        })?;
+        if map_has {
+            return Err(Error::Godot {
+                line: s.line,
+                field: format!("[{kind}] id"),
+                message: format!("id {id:?} is declared twice"),
+            });
+        }
+        if kind == "ext_resource" {
+            let path = s.attr_str("path").unwrap_or_default().to_string();
+            ext.insert(id, path);
+        } else {
+            sub.insert(id, s.line);
+        }
+    }
+    for s in sections {
+        let check = |attr: &str, line: usize, v: &Value| -> Result<()> {
+            let mut bad: Option<String> = None;
+            each_resource_ref(v, &mut |r| {
+                if bad.is_some() {
+                    return;
+                }
+                match r {
+                    None => {
+                        bad = Some(
+                            "ExtResource/SubResource takes one id (an integer or a string)".into(),
+                        )
+                    }
+                    Some(("ExtResource", id)) if !ext.contains_key(&id) => {
+                        bad = Some(format!(
+                            "ExtResource({id:?}) names no [ext_resource] (declared ids: {})",
+                            ids(ext.keys())
+                        ))
+                    }
+                    Some(("SubResource", id)) if !sub.contains_key(&id) => {
+                        bad = Some(format!(
+                            "SubResource({id:?}) names no [sub_resource] (declared ids: {})",
+                            ids(sub.keys())
+                        ))
+                    }
+                    _ => {}
+                }
+            });
+            match bad {
+                Some(message) => Err(Error::Godot {
+                    line,
+                    field: format!("{} {attr}", section_name(s)),
+                    message,
+                }),
+                None => Ok(()),
+            }
+        };
+        for (k, v) in &s.attrs {
+            check(k, s.line, v)?;
+        }
+        for p in &s.properties {
+            check(&format!("property {}", p.key), p.line, &p.value)?;
+        }
+    }
+    Ok(ext)
+}
+
+fn ids<'a>(keys: impl Iterator<Item = &'a String>) -> String {
+    let mut k: Vec<&String> = keys.collect();
+    k.sort();
+    if k.is_empty() {
+        "none".into()
+    } else {
+        k.iter()
+            .map(|s| format!("{s:?}"))
+            .collect::<Vec<_>>()
+            .join(", ")
+    }
+}
+
+/// The node tree, in file order: every `[node]` has a `name`, the first has no `parent`, and
+/// every other node's parent is defined before it.
+fn build_tree(sections: &[Section]) -> Result<Vec<Node>> {
+    let mut nodes: Vec<Node> = Vec::new();
+    let mut by_path: HashMap<String, usize> = HashMap::new();
+    for (si, s) in sections.iter().enumerate() {
+        if s.tag != "node" {
+            continue;
+        }
+        let err = |field: &str, message: String| Error::Godot {
+            line: s.line,
+            field: format!("{} {field}", section_name(s)),
+            message,
+        };
+        let name = s
+            .attr_str("name")
+            .ok_or_else(|| err("name", "missing: every [node] has a name".into()))?
+            .to_string();
+        if name.is_empty() || name.contains('/') {
+            return Err(err("name", format!("{name:?} is not a node name")));
+        }
+        let kind = s.attr_str("type").unwrap_or("").to_string();
+        let (parent, path) = match s.attr("parent") {
+            None => {
+                if !nodes.is_empty() {
+                    return Err(err(
+                        "parent",
+                        format!(
+                            "missing: only the first node is the root (the root is {:?})",
+                            nodes[0].name
+                        ),
+                    ));
+                }
+                (None, ".".to_string())
+            }
+            Some(Value::Str(p)) | Some(Value::NodePath(p)) => {
+                if nodes.is_empty() {
+                    return Err(err(
+                        "parent",
+                        "the first node is the root and has no parent".into(),
+                    ));
+                }
+                let p = p.trim_end_matches('/');
+                let parent_path = if p.is_empty() { "." } else { p };
+                let own = if parent_path == "." {
+                    name.clone()
+                } else {
+                    format!("{parent_path}/{name}")
+                };
+                if parent_path == own || parent_path.starts_with(&format!("{own}/")) {
+                    return Err(err(
+                        "parent",
+                        format!("{p:?} is the node itself or below it: a parent cycle"),
+                    ));
+                }
+                let Some(&pi) = by_path.get(parent_path) else {
+                    let last = parent_path.rsplit('/').next().unwrap_or(parent_path);
+                    let later = sections[si + 1..]
+                        .iter()
+                        .any(|t| t.tag == "node" && t.attr_str("name") == Some(last));
+                    return Err(err(
+                        "parent",
+                        if last == name {
+                            format!("{p:?} names this node itself: a parent cycle")
+                        } else if later {
+                            format!("{p:?} names no node defined before this one (a node named {last:?} comes later: parents must come first, so a cycle of parents cannot be written)")
+                        } else {
+                            format!("{p:?} names no node defined before this one")
+                        },
+                    ));
+                };
+                (Some(pi), own)
+            }
+            Some(v) => {
+                return Err(err(
+                    "parent",
+                    format!("expected a string, found {}", v.kind()),
+                ))
+            }
+        };
+        if by_path.contains_key(&path) {
+            return Err(err("name", format!("a node {path:?} already exists")));
+        }
+        let local = node_transform(s)?;
+        by_path.insert(path.clone(), nodes.len());
+        nodes.push(Node {
+            name,
+            kind,
+            path,
+            parent,
+            section: si,
+            local,
+        });
+    }
+    if nodes.is_empty() {
+        return Err(Error::Godot {
+            line: 1,
+            field: "file".into(),
+            message: "no [node] sections".into(),
+        });
+    }
+    Ok(nodes)
+}
+
+/// A node's transform relative to its parent: `transform`, else `position`, `rotation`
+/// (radians; or `rotation_degrees`), `scale` and `skew`.
+fn node_transform(s: &Section) -> Result<Affine> {
+    if let Some(p) = s.get("transform") {
+        return At::property(s, p).transform(&p.value);
+    }
+    let vec = |key: &str, default: [f64; 2]| -> Result<[f64; 2]> {
+        match s.get(key) {
+            Some(p) => At::property(s, p).vector2(&p.value),
+            None => Ok(default),
+        }
+    };
+    let num = |key: &str| -> Result<Option<f64>> {
+        s.get(key)
+            .map(|p| At::property(s, p).number(&p.value))
+            .transpose()
+    };
+    let rotation = match num("rotation")? {
+        Some(r) => r,
+        None => num("rotation_degrees")?.unwrap_or(0.0).to_radians(),
+    };
+    Ok(affine_from_parts(
+        vec("position", [0.0, 0.0])?,
+        rotation,
+        vec("scale", [1.0, 1.0])?,
+        num("skew")?.unwrap_or(0.0),
+    ))
+}
+
+fn global_transforms(nodes: &[Node]) -> Vec<Affine> {
+    let mut global: Vec<Affine> = Vec::with_capacity(nodes.len());
+    for n in nodes {
+        let g = match n.parent {
+            Some(p) => global[p] * n.local,
+            None => n.local,
+        };
+        global.push(g);
+    }
+    global
+}
+
+/// Resolves a NodePath written on node `from` to a node index.
+fn resolve_path(nodes: &[Node], from: usize, path: &str) -> Option<usize> {
+    let mut at = from;
+    for part in path.split('/').filter(|p| !p.is_empty() && *p != ".") {
+        if part == ".." {
+            at = nodes[at].parent?;
+        } else {
+            at =
+                (0..nodes.len()).find(|&i| nodes[i].parent == Some(at) && nodes[i].name == part)?;
+        }
+    }
+    Some(at)
+}
+
+/// The Skeleton2D the polygons name (all must name the same one), else the first.
+fn find_skeleton(sections: &[Section], nodes: &[Node], report: &mut ImportReport) -> Result<usize> {
+    let mut found: Option<usize> = None;
+    for (i, n) in nodes
+        .iter()
+        .enumerate()
+        .filter(|(_, n)| n.kind == "Polygon2D")
+    {
+        let s = &sections[n.section];
+        let Some(p) = s.get("skeleton") else { continue };
+        let at = At::property(s, p);
+        let path = match &p.value {
+            Value::NodePath(x) | Value::Str(x) => x.clone(),
+            v => {
+                return Err(at.error(
+                    "",
+                    format!("expected NodePath(\"...\"), found {}", v.kind()),
+                ))
+            }
+        };
+        if path.is_empty() {
+            continue;
+        }
+        let k = resolve_path(nodes, i, &path)
+            .ok_or_else(|| at.error("", format!("NodePath({path:?}) names no node")))?;
+        if nodes[k].kind != "Skeleton2D" {
+            return Err(at.error(
+                "",
+                format!(
+                    "NodePath({path:?}) names {:?}, a {}, not a Skeleton2D",
+                    nodes[k].path, nodes[k].kind
+                ),
+            ));
+        }
+        match found {
+            None => found = Some(k),
+            Some(f) if f != k => {
+                return Err(at.error(
+                    "",
+                    format!(
+                    "names skeleton {:?} but another polygon names {:?}: one skeleton per import",
+                    nodes[k].path, nodes[f].path
+                ),
+                ))
+            }
+            _ => {}
+        }
+    }
+    if let Some(f) = found {
+        return Ok(f);
+    }
+    let first = nodes
+        .iter()
+        .position(|n| n.kind == "Skeleton2D")
+        .ok_or_else(|| Error::Godot {
+            line: 1,
+            field: "file".into(),
+            message: "no Skeleton2D node".into(),
+        })?;
+    report.notes.push(format!(
+        "no Polygon2D names a skeleton: using the first Skeleton2D, {:?}",
+        nodes[first].path
+    ));
+    Ok(first)
+}
+
+/// A bone as read: the scene bone (y-up, skeleton frame) and what maps paths to it.
+struct ReadBone {
+    bone: Bone,
+    node: usize,
+    name: String,
+    /// Path below the skeleton, e.g. `Hip/Chest`.
+    rel_path: String,
+}
+
+fn read_bones(
+    sections: &[Section],
+    nodes: &[Node],
+    skel: usize,
+    report: &mut ImportReport,
+) -> Result<Vec<ReadBone>> {
+    // Bone2D nodes whose chain up to the skeleton is all Bone2D.
+    let mut index_of_node: HashMap<usize, usize> = HashMap::new();
+    let mut bones: Vec<ReadBone> = Vec::new();
+    let mut rest_world: Vec<Affine> = Vec::new();
+    let mut rest_local: Vec<Affine> = Vec::new();
+    let mut parents: Vec<Option<usize>> = Vec::new();
+    for (i, n) in nodes.iter().enumerate() {
+        if n.kind != "Bone2D" {
+            continue;
+        }
+        let Some(p) = n.parent else { continue };
+        let parent_bone = if p == skel {
+            None
+        } else if let Some(&pb) = index_of_node.get(&p) {
+            Some(pb)
+        } else {
+            continue;
+        };
+        let s = &sections[n.section];
+        let rest = match s.get("rest") {
+            Some(r) => At::property(s, r).transform(&r.value)?,
+            None => Affine::identity(),
+        };
+        let world = match parent_bone {
+            Some(pb) => rest_world[pb] * rest,
+            None => rest,
+        };
+        let pose_differs = (n.local - rest).abs().max() > 1e-4;
+        if pose_differs {
+            report.posed_bones.push(n.name.clone());
+        }
+        index_of_node.insert(i, bones.len());
+        rest_world.push(world);
+        rest_local.push(rest);
+        parents.push(parent_bone);
+        bones.push(ReadBone {
+            bone: Bone::new(n.name.clone(), Point2::origin(), Point2::origin()),
+            node: i,
+            name: n.name.clone(),
+            rel_path: n.path[nodes[skel].path.len() + 1..].to_string(),
+        });
+    }
+    if bones.is_empty() {
+        return Err(Error::Godot {
+            line: sections[nodes[skel].section].line,
+            field: section_name(&sections[nodes[skel].section]),
+            message: "the Skeleton2D has no Bone2D children".into(),
+        });
+    }
+    // Names: the node name, or the path below the skeleton when names repeat.
+    let mut count: HashMap<&str, usize> = HashMap::new();
+    bones
+        .iter()
+        .for_each(|b| *count.entry(b.name.as_str()).or_default() += 1);
+    let unique: Vec<bool> = bones.iter().map(|b| count[b.name.as_str()] == 1).collect();
+    if unique.iter().any(|u| !u) {
+        report.notes.push(
+            "some Bone2D names repeat: those bones are named by their path below the skeleton"
+                .into(),
+        );
+    }
+    for (j, u) in unique.into_iter().enumerate() {
+        if !u {
+            bones[j].name = bones[j].rel_path.clone();
+        }
+    }
+
+    for j in 0..bones.len() {
+        let node = &nodes[bones[j].node];
+        let s = &sections[node.section];
+        let get = |key: &str| s.get(key).map(|p| (At::property(s, p), &p.value));
+        let auto = match get("auto_calculate_length_and_angle") {
+            Some((at, v)) => at.boolean(v)?,
+            None => true,
+        };
+        let first_child = (0..bones.len()).find(|&c| parents[c] == Some(j));
+        let (length, angle) = match first_child {
+            Some(c) if auto => {
+                let o = [rest_local[c][(0, 2)], rest_local[c][(1, 2)]];
+                (o[0].hypot(o[1]), o[1].atan2(o[0]))
+            }
+            _ => {
+                let length = match get("length").or_else(|| get("default_length")) {
+                    Some((at, v)) => at.number(v)?,
+                    None => GODOT_DEFAULT_LENGTH,
+                };
+                let angle = match get("bone_angle") {
+                    Some((at, v)) => at.number(v)?.to_radians(),
+                    None => 0.0,
+                };
+                (length, angle)
+            }
+        };
+        let length = if length > 0.0 {
+            length
+        } else {
+            ZERO_LENGTH_TAIL
+        };
+        let w = &rest_world[j];
+        let head = apply(w, [0.0, 0.0]);
+        let tail = apply(w, [length * angle.cos(), length * angle.sin()]);
+        for (what, p) in [("head", head), ("tail", tail)] {
+            if !(p[0].abs() <= MAX_COORDINATE && p[1].abs() <= MAX_COORDINATE) {
+                return Err(Error::Godot {
+                    line: s.line,
+                    field: format!("{} rest", section_name(s)),
+                    message: format!(
+                        "the bone's {what} lands at ({:e}, {:e}), beyond ±{MAX_COORDINATE:e} px",
+                        p[0], p[1]
+                    ),
+                });
+            }
+        }
+        let (head, tail) = (
+            Point2::new(head[0], -head[1]),
+            Point2::new(tail[0], -tail[1]),
+        );
+        if (tail - head).norm() == 0.0 {
+            return Err(Error::Godot {
+                line: s.line,
+                field: format!("{} rest", section_name(s)),
+                message: "the rest transform has a scale of 0: the bone has no direction".into(),
+            });
+        }
+        let mut bone = Bone::new(bones[j].name.clone(), head, tail);
+        bone.parent = parents[j];
+        bones[j].bone = bone;
+    }
+    Ok(bones)
+}
+
+/// What one Polygon2D holds, read and checked.
+struct Polygon<'a> {
+    points: Vec<[f64; 2]>,
+    offset: [f64; 2],
+    uvs: Vec<[f64; 2]>,
+    polygons: Vec<Vec<usize>>,
+    internal: usize,
+    /// One row (all bones) per point.
+    weights: Vec<Vec<f64>>,
+    missing: Vec<String>,
+    /// `ExtResource` id of the texture.
+    texture: Option<String>,
+    z_index: i64,
+    at_polygon: At<'a>,
+    at_polygons: Option<At<'a>>,
+}
+
+fn read_polygon<'a>(
+    s: &'a Section,
+    nodes: &[Node],
+    bones: &[ReadBone],
+    skel: usize,
+) -> Result<Polygon<'a>> {
+    let err = |field: &str, message: String| Error::Godot {
+        line: s.line,
+        field: format!("{} {field}", section_name(s)),
+        message,
+    };
+    let prop = |key: &str| s.get(key).map(|p| (At::property(s, p), &p.value));
+    let (at_polygon, points) = match prop("polygon") {
+        Some((at, v)) => {
+            let pts = at.vector2_array(v)?;
+            (at, pts)
+        }
+        None => {
+            return Err(err(
+                "polygon",
+                "missing: a Polygon2D needs its points".into(),
+            ))
+        }
+    };
+    if points.len() < 3 {
+        return Err(at_polygon.error(
+            "",
+            format!("{} points: a polygon needs at least 3", points.len()),
+        ));
+    }
+    let n = points.len();
+    let offset = match prop("offset") {
+        Some((at, v)) => at.vector2(v)?,
+        None => [0.0, 0.0],
+    };
+    let internal = match prop("internal_vertex_count") {
+        Some((at, v)) => {
+            let k = at.number(v)?;
+            if k < 0.0 || k.fract() != 0.0 || k > n as f64 {
+                return Err(at.error(
+                    "",
+                    format!("{k} is not a count between 0 and the {n} points"),
+                ));
+            }
+            k as usize
+        }
+        None => 0,
+    };
+    let (at_polygons, polygons) = match prop("polygons") {
+        Some((at, Value::Array(items))) => {
+            let polys = items
+                .iter()
+                .enumerate()
+                .map(|(k, x)| at.index_array(x, &format!("[{k}]"), n))
+                .collect::<Result<Vec<_>>>()?;
+            (Some(at), polys)
+        }
+        Some((at, v)) => {
+            return Err(at.error(
+                "",
+                format!("expected an array of PackedInt32Array, found {}", v.kind()),
+            ))
+        }
+        None => (None, Vec::new()),
+    };
+    if polygons.is_empty() && n - internal < 3 {
+        return Err(err(
+            "polygons",
+            format!(
+                "empty, and the outline has {} points (internal_vertex_count = {internal})",
+                n - internal
+            ),
+        ));
+    }
+
+    // Texture coordinates (pixels), through the texture transform.
+    let texmat = {
+        let v2 = |k: &str, d: [f64; 2]| -> Result<[f64; 2]> {
+            prop(k).map_or(Ok(d), |(at, v)| at.vector2(v))
+        };
+        let rot = match prop("texture_rotation") {
+            Some((at, v)) => at.number(v)?,
+            None => match prop("texture_rotation_degrees") {
+                Some((at, v)) => at.number(v)?.to_radians(),
+                None => 0.0,
+            },
+        };
+        affine_from_parts(
+            v2("texture_offset", [0.0, 0.0])?,
+            rot,
+            v2("texture_scale", [1.0, 1.0])?,
+            0.0,
+        )
+    };
+    let uv_source = match prop("uv") {
+        Some((at, v)) => {
+            let uv = at.vector2_array(v)?;
+            if uv.len() == n {
+                uv
+            } else {
+                // Godot falls back to the points when the sizes differ.
+                points.clone()
+            }
+        }
+        None => points.clone(),
+    };
+    let uvs = uv_source.iter().map(|&p| apply(&texmat, p)).collect();
+
+    // Weights: pairs of (path, weights).
+    let mut weights = vec![vec![0.0; bones.len()]; n];
+    let mut missing = Vec::new();
+    if let Some((at, v)) = prop("bones") {
+        let Value::Array(items) = v else {
+            return Err(at.error(
+                "",
+                format!("expected an array of paths and weights, found {}", v.kind()),
+            ));
+        };
+        if items.len() % 2 != 0 {
+            return Err(at.error(
+                "",
+                format!(
+                    "{} entries: expected pairs of a bone path and its weights",
+                    items.len()
+                ),
+            ));
+        }
+        let skel_path = &nodes[skel].path;
+        let mut seen: HashMap<usize, usize> = HashMap::new();
+        for (k, pair) in items.chunks_exact(2).enumerate() {
+            let path = match &pair[0] {
+                Value::Str(p) | Value::NodePath(p) | Value::StringName(p) => p.clone(),
+                x => {
+                    return Err(at.error(
+                        &format!("[{}]", 2 * k),
+                        format!("expected a bone path, found {}", x.kind()),
+                    ))
+                }
+            };
+            let detail = format!("[{}] (weights of {path:?})", 2 * k + 1);
+            let w = at.float_array(&pair[1], &detail)?;
+            if w.len() != n {
+                return Err(at.error(
+                    &detail,
+                    format!("{} weights for a polygon of {n} points", w.len()),
+                ));
+            }
+            if let Some((v, x)) = w.iter().enumerate().find(|(_, x)| **x < 0.0) {
+                return Err(at.error(&detail, format!("vertex {v} has weight {x}, below 0")));
+            }
+            let target = resolve_path(nodes, skel, &path)
+                .and_then(|i| bones.iter().position(|b| b.node == i));
+            let Some(j) = target else {
+                if let Some(v) = w.iter().position(|&x| x > 0.0) {
+                    return Err(at.error(
+                        &format!("[{}]", 2 * k),
+                        format!(
+                            "bone path {path:?} names no Bone2D below the skeleton {skel_path:?}, yet vertex {v} has weight {} on it",
+                            w[v]
+                        ),
+                    ));
+                }
+                missing.push(path);
+                continue;
+            };
+            if let Some(prev) = seen.insert(j, k) {
+                return Err(at.error(
+                    &format!("[{}]", 2 * k),
+                    format!(
+                        "bone {:?} is listed twice (entries {} and {})",
+                        bones[j].name,
+                        2 * prev,
+                        2 * k
+                    ),
+                ));
+            }
+            for (row, x) in weights.iter_mut().zip(w) {
+                row[j] = x;
+            }
+        }
+    }
+
+    let texture = match prop("texture") {
+        Some((at, v)) => match resource_ref(v) {
+            Some(("ExtResource", id)) => Some(id),
+            // An embedded texture (SubResource) has no file to point at.
+            Some(_) => None,
+            None => {
+                return Err(at.error("", format!("expected ExtResource(...), found {}", v.kind())))
+            }
+        },
+        None => None,
+    };
+    // Own z_index only (parents' z_index and z_as_relative are not followed).
+    let z_index = match prop("z_index") {
+        Some((at, v)) => at.number(v)? as i64,
+        None => 0,
+    };
+    Ok(Polygon {
+        points,
+        offset,
+        uvs,
+        polygons,
+        internal,
+        weights,
+        missing,
+        texture,
+        z_index,
+        at_polygon,
+        at_polygons,
+    })
+}
+
+/// The nearest Bone2D of the skeleton at or above node `n`.
+fn ancestor_bone(nodes: &[Node], n: usize, bones: &[ReadBone]) -> Option<usize> {
+    let mut at = nodes[n].parent;
+    while let Some(i) = at {
+        if let Some(j) = bones.iter().position(|b| b.node == i) {
+            return Some(j);
+        }
+        at = nodes[i].parent;
+    }
+    None
+}
+
+/// The bone whose segment is nearest the centre of `points`.
+fn nearest_bone(bones: &[ReadBone], points: &[Point2<f64>]) -> usize {
+    let c = points.iter().fold(Point2::origin(), |acc: Point2<f64>, p| {
+        acc + p.coords / points.len() as f64
+    });
+    (0..bones.len())
+        .min_by(|&a, &b| {
+            bones[a]
+                .bone
+                .segment()
+                .distance(&c)
+                .total_cmp(&bones[b].bone.segment().distance(&c))
+        })
+        .unwrap_or(0)
+}
+
+/// The folder holding `project.godot` at or above `dir`, else `dir`.
+fn project_root(dir: &Path) -> PathBuf {
+    let mut at = Some(dir);
+    while let Some(d) = at {
+        if d.join("project.godot").is_file() {
+            return d.to_path_buf();
+        }
+        at = d.parent();
+    }
+    dir.to_path_buf()
+}
+
+/// A resource path as a file path: `res://a/b.png` under the project root; a relative path
+/// under `base_dir`. When that file does not exist but one of the same name sits in
+/// `base_dir`, that one (noted).
+fn resolve_res_path(
+    path: &str,
+    root: Option<&Path>,
+    base_dir: Option<&Path>,
+    notes: &mut Vec<String>,
+) -> PathBuf {
+    let (rel, under) = match path.strip_prefix("res://") {
+        Some(r) => (r, root),
+        None => (path, base_dir),
+    };
+    let resolved = match under {
+        Some(d) => d.join(rel),
+        None => PathBuf::from(rel),
+    };
+    if let (Some(dir), Some(file)) = (base_dir, Path::new(rel).file_name()) {
+        if !resolved.exists() && dir.join(file).exists() {
+            let beside = dir.join(file);
+            notes.push(format!(
+                "texture {path:?}: not found at {}, using {} beside the scene",
+                resolved.display(),
+                beside.display()
+            ));
+            return beside;
+        }
+    }
+    resolved
+}

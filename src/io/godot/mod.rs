@@ -1,0 +1,32 @@
+//! Godot scenes (`.tscn`, text): import of a Skeleton2D rig with its Polygon2D layers and
+//! their painted weights, and export of a scene with weights as Polygon2D nodes Godot can
+//! skin. Godot 3 (`format=2`, `PoolVector2Array`) and Godot 4 (`format=3`,
+//! `PackedVector2Array`).
+//!
+//! Format semantics, as Godot's `Polygon2D`, `Skeleton2D` and `Bone2D` use them:
+//!
+//! - A Bone2D's `rest` (a `Transform2D` relative to its parent bone, or to the Skeleton2D
+//!   for the top bones) is the bind pose; the skeleton skins with `pose · rest⁻¹` per bone
+//!   (`Skeleton2D::_update_transform`). The node's `position` / `rotation` / `scale` is only
+//!   the pose it was saved in.
+//! - A Polygon2D's `polygon` points (plus `offset`) are in the Polygon2D's own frame; with a
+//!   `skeleton` the renderer maps them into the Skeleton2D's frame, skins them there and maps
+//!   them back, so the bind position of a vertex is `skeleton_global⁻¹ · polygon_global · p`.
+//! - `bones` alternates a path (relative to the Skeleton2D) and one weight per point;
+//!   `polygons` lists n-gons of point indices, each ear-clipped when drawn; the last
+//!   `internal_vertex_count` points are inside the outline.
+//! - `uv` is in texture pixels (u right, v down from the top-left), the same convention as
+//!   [`crate::scene::Art::uvs`].
+//!
+//! Godot is y-down; skinweights is y-up. Points are flipped `(x, y) → (x, -y)` after
+//! being placed in the skeleton's frame (angles change sign), and every triangle is made
+//! counter-clockwise.
+
+mod export;
+mod import;
+mod triangulate;
+pub mod tscn;
+mod values;
+
+pub use export::{export_godot, godot_vertex_order, save_godot, PolygonOrder};
+pub use import::{import_godot, load_godot, GodotImport, ImportReport, MeshReport};

@@ -930,9 +930,9 @@ pub fn sprite_scene(
 /// The sprite as the art of its own mesh: one image (the sprite's source path, straight
 /// alpha as PNG stores it), every part a layer drawn with it in the mesh's part order, and
 /// texture coordinates `u = x`, `v = height - y` (the scene frame is the image's pixels, y up
-/// from the bottom edge).
+/// from the bottom edge), clamped to the image.
 fn sprite_art(sprite: &Sprite, mesh: &Mesh) -> Art {
-    let h = sprite.image.height() as f64;
+    let (w, h) = (sprite.image.width() as f64, sprite.image.height() as f64);
     Art {
         images: vec![ArtImage {
             name: sprite.stem(),
@@ -942,7 +942,10 @@ fn sprite_art(sprite: &Sprite, mesh: &Mesh) -> Art {
         uvs: mesh
             .vertices()
             .iter()
-            .map(|p| Point2::new(p.x, h - p.y))
+            // A low tracing threshold can put the outline up to half a pixel past the image
+            // edge; clamping changes no sampled colour (within half a pixel of the edge,
+            // clamp-to-edge sampling returns the edge texels either way).
+            .map(|p| Point2::new(p.x.clamp(0.0, w), (h - p.y).clamp(0.0, h)))
             .collect(),
         layers: mesh
             .parts()

@@ -99,5 +99,8 @@ pub use mesh::{Mesh, Topology};
 pub use scene::{builtin_scene, BuiltinOptions, Probe, Scene, Watch};
 pub use skeleton::{Bone, Pose, Skeleton};
 pub use skinning::linear_blend_skinning;
-pub use solvers::{solve, solver_by_name, Solution, SolveReport, Solver, SOLVER_NAMES};
+pub use solvers::{
+    recommended, solve, solver_by_name, Solution, SolveReport, Solver, RECOMMENDED_SOLVER,
+    SOLVER_NAMES,
+};
 pub use weights::Weights;

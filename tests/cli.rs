@@ -217,16 +217,17 @@ fn solve_help_lists_every_solver_option() {
     use skinweights::solvers::{EuclideanOptions, HeatOptions, LinearOptions, SolverOptions};
     let o = skinweights(&["solve", "--help"]);
     let help = text(&o);
-    for key in LinearOptions::KEYS
-        .iter()
-        .chain(EuclideanOptions::KEYS)
-        .chain(HeatOptions::KEYS)
+    for line in LinearOptions::help()
+        .into_iter()
+        .chain(EuclideanOptions::help())
+        .chain(HeatOptions::help())
     {
-        assert!(
-            help.contains(&format!("{key}=")),
-            "--help does not explain {key}"
-        );
+        // Each key with its meaning and its default, as the options struct states them.
+        assert!(help.contains(&line), "--help does not say {line:?}");
     }
+    // The defaults come from the structs' Default, not from a copy of the numbers.
+    assert!(help.contains("tie_tolerance=T") && help.contains("(default 0.000001)"));
+    assert!(help.contains("blend_fraction=F") && help.contains("(default 0.1)"));
 }
 
 #[test]

@@ -1,9 +1,11 @@
 //! Every file format, one module each (feature `io`): the scene and weights JSON files,
-//! sprite tracing (PNG alpha to a scene), glTF 2.0 and DragonBones 5.5.
+//! sprite tracing (PNG alpha to a scene), glTF 2.0 and DragonBones 5.5; [`binary`] holds
+//! the compact `.swb` form of the scene and weights files for large meshes.
 //!
 //! Formats convert between files and the model types ([`crate::Scene`], [`crate::Weights`]);
 //! they hold no solver or metric logic.
 
+pub mod binary;
 pub mod dragonbones;
 pub mod gltf;
 mod scene_json;
@@ -11,11 +13,12 @@ mod sprite;
 mod weights_json;
 
 pub use gltf::{
-    export_gltf, import_gltf, import_gltf_str, GltfImport, GltfOptions, GLTF_INFLUENCES,
-    GLTF_SOLVER_NAME, LEAF_BONE_FRACTION,
+    export_gltf, import_gltf, import_gltf_str, truncation_note, GltfImport, GltfOptions,
+    GLTF_INFLUENCES, GLTF_SOLVER_NAME, LEAF_BONE_FRACTION,
 };
 pub use scene_json::{
-    load_scene, save_scene, scene_from_json, scene_to_json, SCENE_FORMAT, SCENE_FORMAT_ART,
+    load_scene, save_scene, scene_from_binary, scene_from_json, scene_to_binary, scene_to_json,
+    SCENE_FORMAT, SCENE_FORMAT_ART,
 };
 pub use sprite::{
     png_dimensions, sprite_scene, trace_alpha, BonesFile, Sprite, SpriteOptions, Trace,

@@ -3,6 +3,7 @@
 //! with paths relative to the scene file, a texture coordinate per vertex, layers in draw
 //! order). Scenes without art are written as `/1`, so older readers keep reading them.
 
+use super::binary;
 use crate::error::{Error, Result};
 use crate::mesh::{Mesh, DEFAULT_PART};
 use crate::scene::{AlphaMode, Art, ArtImage, Layer, Probe, Scene, Watch};
@@ -123,6 +124,64 @@ pub fn scene_from_json(text: &str, base_dir: Option<&Path>) -> Result<(Scene, Ve
         context: "scene".into(),
         message: e.to_string(),
     })?;
+    scene_from_file(file, base_dir)
+}
+
+/// The header of a binary scene file: the JSON file without its three big arrays, and
+/// their lengths.
+#[derive(Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct BinaryHeader {
+    /// Vertex and triangle counts.
+    counts: [usize; 2],
+    scene: SceneFile,
+}
+
+/// Parses and validates a binary scene (see [`super::binary`]); image paths resolve against
+/// `base_dir` as in [`scene_from_json`].
+pub fn scene_from_binary(bytes: &[u8], base_dir: Option<&Path>) -> Result<(Scene, Vec<String>)> {
+    let (mut reader, header) = binary::Reader::open(bytes, binary::SCENE_MAGIC)?;
+    let header: BinaryHeader = serde_json::from_str(header).map_err(|e| Error::Json {
+        context: "binary scene header".into(),
+        message: e.to_string(),
+    })?;
+    let [n, m] = header.counts;
+    let mut file = header.scene;
+    let xy = reader.f64s("vertices", n.saturating_mul(2))?;
+    file.vertices = xy.chunks_exact(2).map(|c| [c[0], c[1]]).collect();
+    let tri = reader.u32s("triangles", m.saturating_mul(3))?;
+    file.triangles = tri
+        .chunks_exact(3)
+        .map(|c| [c[0] as usize, c[1] as usize, c[2] as usize])
+        .collect();
+    let parts = reader.u32s("vertex_parts", n)?;
+    file.vertex_parts = Some(parts.into_iter().map(|p| p as usize).collect());
+    reader.finish()?;
+    scene_from_file(file, base_dir)
+}
+
+/// Serializes a scene to the binary format; image paths as in [`scene_to_json`].
+pub fn scene_to_binary(scene: &Scene, out_dir: Option<&Path>) -> Result<Vec<u8>> {
+    let mesh = &scene.mesh;
+    let mut file = scene_file(scene, out_dir, false);
+    file.vertex_parts = None;
+    let header = BinaryHeader {
+        counts: [mesh.vertex_count(), mesh.triangle_count()],
+        scene: file,
+    };
+    let header = serde_json::to_string(&header).map_err(|e| Error::Json {
+        context: "scene".into(),
+        message: e.to_string(),
+    })?;
+    let size = mesh.vertex_count() * 20 + mesh.triangle_count() * 12;
+    let mut w = binary::Writer::new(binary::SCENE_MAGIC, &header, size);
+    w.f64s(mesh.vertices().iter().flat_map(|p| [p.x, p.y]));
+    w.u32s("triangles", mesh.triangles().iter().flatten().copied())?;
+    w.u32s("vertex_parts", mesh.vertex_parts().iter().copied())?;
+    Ok(w.finish())
+}
+
+fn scene_from_file(file: SceneFile, base_dir: Option<&Path>) -> Result<(Scene, Vec<String>)> {
     if file.format != SCENE_FORMAT && file.format != SCENE_FORMAT_ART {
         return Err(Error::field(
             "format",
@@ -351,9 +410,18 @@ pub(crate) fn probes_from_file(probes: Vec<ProbeFile>) -> Vec<Probe> {
 /// Serializes a scene to JSON text in the scene format. Image paths in `art` are written
 /// relative to `out_dir` (the folder the file goes to) when given.
 pub fn scene_to_json(scene: &Scene, out_dir: Option<&Path>) -> Result<String> {
+    serde_json::to_string(&scene_file(scene, out_dir, true)).map_err(|e| Error::Json {
+        context: "scene".into(),
+        message: e.to_string(),
+    })
+}
+
+/// The scene as file values; `with_arrays: false` leaves vertices and triangles empty (the
+/// binary format stores them raw).
+fn scene_file(scene: &Scene, out_dir: Option<&Path>, with_arrays: bool) -> SceneFile {
     let mesh = &scene.mesh;
     let bones = scene.skeleton.bones();
-    let file = SceneFile {
+    SceneFile {
         format: if scene.art.is_some() {
             SCENE_FORMAT_ART
         } else {
@@ -362,8 +430,16 @@ pub fn scene_to_json(scene: &Scene, out_dir: Option<&Path>) -> Result<String> {
         .to_string(),
         art: scene.art.as_ref().map(|a| art_to_file(a, out_dir)),
         name: scene.name.clone(),
-        vertices: mesh.vertices().iter().map(|p| [p.x, p.y]).collect(),
-        triangles: mesh.triangles().to_vec(),
+        vertices: if with_arrays {
+            mesh.vertices().iter().map(|p| [p.x, p.y]).collect()
+        } else {
+            Vec::new()
+        },
+        triangles: if with_arrays {
+            mesh.triangles().to_vec()
+        } else {
+            Vec::new()
+        },
         parts: Some(mesh.parts().to_vec()),
         vertex_parts: Some(mesh.vertex_parts().to_vec()),
         bones: bones
@@ -409,24 +485,38 @@ pub fn scene_to_json(scene: &Scene, out_dir: Option<&Path>) -> Result<String> {
                 }
             })
             .collect(),
-    };
-    serde_json::to_string(&file).map_err(|e| Error::Json {
-        context: "scene".into(),
-        message: e.to_string(),
-    })
+    }
 }
 
 /// Loads and validates a scene file. Returns the scene and loading notes (see
 /// [`scene_from_json`]).
+///
+/// Both formats are read: a file that starts with the binary magic is binary, any other is
+/// JSON.
 pub fn load_scene(path: impl AsRef<Path>) -> Result<(Scene, Vec<String>)> {
     let path = path.as_ref();
-    let text = std::fs::read_to_string(path).map_err(|e| Error::io(path, e))?;
+    let bytes = std::fs::read(path).map_err(|e| Error::io(path, e))?;
+    if bytes.starts_with(binary::SCENE_MAGIC) {
+        return scene_from_binary(&bytes, path.parent()).map_err(|e| e.in_file(path));
+    }
+    let text = String::from_utf8(bytes).map_err(|e| {
+        Error::field(
+            "scene",
+            format!("not UTF-8 text (byte {})", e.utf8_error().valid_up_to()),
+        )
+        .in_file(path)
+    })?;
     scene_from_json(&text, path.parent()).map_err(|e| e.in_file(path))
 }
 
-/// Writes a scene file (overwrites `path`; the CLI asks before doing so).
+/// Writes a scene file (overwrites `path`; the CLI asks before doing so): binary when the
+/// extension is `.swb`, JSON otherwise.
 pub fn save_scene(scene: &Scene, path: impl AsRef<Path>) -> Result<()> {
     let path = path.as_ref();
-    let text = scene_to_json(scene, path.parent())?;
-    std::fs::write(path, text).map_err(|e| Error::io(path, e))
+    let bytes = if binary::wants_binary(path) {
+        scene_to_binary(scene, path.parent())?
+    } else {
+        scene_to_json(scene, path.parent())?.into_bytes()
+    };
+    std::fs::write(path, bytes).map_err(|e| Error::io(path, e))
 }

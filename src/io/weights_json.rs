@@ -1,10 +1,23 @@
 //! The weights file: JSON, `"format": "skinweights.weights/1"` (see DESIGN.md).
 
+use super::binary;
 use crate::error::{Error, Result};
 use crate::weights::Weights;
 
 /// The `format` tag of weights files.
 pub const WEIGHTS_FORMAT: &str = "skinweights.weights/1";
+
+/// The header of a binary weights file.
+#[derive(serde::Serialize, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+struct BinaryHeader {
+    format: String,
+    scene: String,
+    solver: String,
+    bones: Vec<String>,
+    vertices: usize,
+    entries: usize,
+}
 
 /// A weights file (JSON, `"format": "skinweights.weights/1"`): dense rows in bone order.
 #[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
@@ -50,21 +63,137 @@ impl WeightsFile {
         Ok(f)
     }
 
-    /// Reads a weights file.
+    /// Reads a weights file, binary (it starts with the binary magic) or JSON.
     pub fn load(path: impl AsRef<std::path::Path>) -> Result<Self> {
         let path = path.as_ref();
-        let text = std::fs::read_to_string(path).map_err(|e| Error::io(path, e))?;
+        let bytes = std::fs::read(path).map_err(|e| Error::io(path, e))?;
+        if bytes.starts_with(binary::WEIGHTS_MAGIC) {
+            return Self::from_binary(&bytes).map_err(|e| e.in_file(path));
+        }
+        let text = String::from_utf8(bytes).map_err(|e| {
+            Error::field(
+                "weights",
+                format!("not UTF-8 text (byte {})", e.utf8_error().valid_up_to()),
+            )
+        })?;
         Self::from_json(&text).map_err(|e| e.in_file(path))
     }
 
-    /// Writes the file as JSON.
+    /// Writes the file: binary when the extension is `.swb`, JSON otherwise.
     pub fn save(&self, path: impl AsRef<std::path::Path>) -> Result<()> {
         let path = path.as_ref();
-        let text = serde_json::to_string(self).map_err(|e| Error::Json {
-            context: path.display().to_string(),
+        let bytes = if binary::wants_binary(path) {
+            self.to_binary()?
+        } else {
+            serde_json::to_vec(self).map_err(|e| Error::Json {
+                context: path.display().to_string(),
+                message: e.to_string(),
+            })?
+        };
+        std::fs::write(path, bytes).map_err(|e| Error::io(path, e))
+    }
+
+    /// The binary form (see [`super::binary`]): zero weights are left out.
+    pub fn to_binary(&self) -> Result<Vec<u8>> {
+        let header = BinaryHeader {
+            format: self.format.clone(),
+            scene: self.scene.clone(),
+            solver: self.solver.clone(),
+            bones: self.bones.clone(),
+            vertices: self.weights.len(),
+            entries: self.weights.iter().flatten().filter(|&&w| w != 0.0).count(),
+        };
+        let text = serde_json::to_string(&header).map_err(|e| Error::Json {
+            context: "weights".into(),
             message: e.to_string(),
         })?;
-        std::fs::write(path, text).map_err(|e| Error::io(path, e))
+        let mut w = binary::Writer::new(
+            binary::WEIGHTS_MAGIC,
+            &text,
+            4 * header.vertices + 12 * header.entries,
+        );
+        let mut offset = 0;
+        let mut offsets = Vec::with_capacity(self.weights.len() + 1);
+        offsets.push(0);
+        for row in &self.weights {
+            offset += row.iter().filter(|&&x| x != 0.0).count();
+            offsets.push(offset);
+        }
+        w.u32s("weights", offsets)?;
+        let nonzero = || {
+            self.weights
+                .iter()
+                .flat_map(|row| row.iter().enumerate().filter(|(_, &x)| x != 0.0))
+        };
+        w.u32s("bones", nonzero().map(|(b, _)| b))?;
+        w.f64s(nonzero().map(|(_, &x)| x));
+        Ok(w.finish())
+    }
+
+    /// Parses the binary form; shape and offsets are checked (values are not, as in
+    /// [`WeightsFile::from_json`]).
+    pub fn from_binary(bytes: &[u8]) -> Result<Self> {
+        let (mut r, header) = binary::Reader::open(bytes, binary::WEIGHTS_MAGIC)?;
+        let h: BinaryHeader = serde_json::from_str(header).map_err(|e| Error::Json {
+            context: "binary weights header".into(),
+            message: e.to_string(),
+        })?;
+        if h.format != WEIGHTS_FORMAT {
+            return Err(Error::field(
+                "format",
+                format!("expected {WEIGHTS_FORMAT:?}, found {:?}", h.format),
+            ));
+        }
+        let offsets = r.u32s("row offsets", h.vertices.saturating_add(1))?;
+        let bones = r.u32s("bones", h.entries)?;
+        let values = r.f64s("weights", h.entries)?;
+        r.finish()?;
+        // Dense rows: check their total size against the entries the file holds, so a
+        // header claiming a billion vertices of a thousand bones cannot allocate for it.
+        let dense = h.vertices.saturating_mul(h.bones.len());
+        if dense > 64 * (bytes.len() + 1024) {
+            return Err(Error::field(
+                "vertices",
+                format!(
+                    "{} rows x {} bones is too large for a {}-byte file",
+                    h.vertices,
+                    h.bones.len(),
+                    bytes.len()
+                ),
+            ));
+        }
+        let mut weights = Vec::with_capacity(h.vertices);
+        for v in 0..h.vertices {
+            let (a, b) = (offsets[v] as usize, offsets[v + 1] as usize);
+            if a > b || b > h.entries {
+                return Err(Error::field(
+                    "row offsets",
+                    format!(
+                        "row {v} runs from {a} to {b} (the file has {} entries)",
+                        h.entries
+                    ),
+                ));
+            }
+            let mut row = vec![0.0; h.bones.len()];
+            for e in a..b {
+                let j = bones[e] as usize;
+                if j >= row.len() {
+                    return Err(Error::field(
+                        "bones",
+                        format!("row {v} names bone {j}, the file lists {}", row.len()),
+                    ));
+                }
+                row[j] = values[e];
+            }
+            weights.push(row);
+        }
+        Ok(WeightsFile {
+            format: h.format,
+            scene: h.scene,
+            solver: h.solver,
+            bones: h.bones,
+            weights,
+        })
     }
 
     /// The weights with columns in the order of `bone_names` (the scene's skeleton), after

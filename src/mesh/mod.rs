@@ -59,6 +59,16 @@ impl Mesh {
         vertex_parts: Vec<usize>,
     ) -> Result<Self> {
         validate_geometry(&vertices, &triangles)?;
+        Self::from_valid_geometry(vertices, triangles, parts, vertex_parts)
+    }
+
+    /// The rest of [`Mesh::with_parts`] once `validate_geometry` has passed.
+    fn from_valid_geometry(
+        vertices: Vec<Point2<f64>>,
+        triangles: Vec<[usize; 3]>,
+        parts: Vec<String>,
+        vertex_parts: Vec<usize>,
+    ) -> Result<Self> {
         validate_parts(vertices.len(), &parts, &vertex_parts)?;
         let topology = Topology::build(&vertices, &triangles)?;
         Ok(Mesh {
@@ -90,7 +100,7 @@ impl Mesh {
             }
             Err(e) => Err(e),
             Ok(()) => Ok((
-                Self::with_parts(vertices, triangles, parts, vertex_parts)?,
+                Self::from_valid_geometry(vertices, triangles, parts, vertex_parts)?,
                 false,
             )),
         }
@@ -273,25 +283,6 @@ fn validate_geometry(vertices: &[Point2<f64>], triangles: &[[usize; 3]]) -> Resu
             total: triangles.len(),
         });
     }
-    // Repeated triangles: same vertex set, whatever the rotation.
-    let mut keys: Vec<([usize; 3], usize)> = triangles
-        .iter()
-        .enumerate()
-        .map(|(t, tri)| {
-            let mut k = *tri;
-            k.sort_unstable();
-            (k, t)
-        })
-        .collect();
-    keys.sort_unstable();
-    for w in keys.windows(2) {
-        if w[0].0 == w[1].0 {
-            return Err(Error::RepeatedTriangle {
-                triangle: w[1].1,
-                first: w[0].1,
-                corners: triangles[w[1].1],
-            });
-        }
-    }
+    // Repeated triangles (same vertex set) are found by the topology pass: they share edges.
     Ok(())
 }

@@ -26,46 +26,67 @@ impl Topology {
     /// two triangles, or [`Error::UnreferencedVertex`] when a vertex has none.
     pub(crate) fn build(vertices: &[Point2<f64>], triangles: &[[usize; 3]]) -> Result<Self> {
         let n = vertices.len();
-        // Directed half-edges keyed by their undirected edge; sorting groups twins together.
-        let mut half: Vec<(u64, u32)> = Vec::with_capacity(triangles.len() * 3);
+        // Half-edges bucketed by their lower vertex (a counting sort), then each small bucket
+        // sorted by the upper vertex: twins end up adjacent and edges come out sorted by
+        // (lo, hi), in O(n) instead of one global sort of every half-edge.
+        let mut bucket = vec![0usize; n + 1];
+        for tri in triangles {
+            for k in 0..3 {
+                bucket[tri[k].min(tri[(k + 1) % 3]) + 1] += 1;
+            }
+        }
+        for v in 0..n {
+            bucket[v + 1] += bucket[v];
+        }
+        let mut fill = bucket[..n].to_vec();
+        // (upper vertex, half-edge id = 3 * triangle + corner)
+        let mut half = vec![(0u32, 0u32); triangles.len() * 3];
         for (t, tri) in triangles.iter().enumerate() {
             for k in 0..3 {
                 let (a, b) = (tri[k], tri[(k + 1) % 3]);
-                let key = ((a.min(b) as u64) << 32) | a.max(b) as u64;
-                half.push((key, (t * 3 + k) as u32));
+                let lo = a.min(b);
+                half[fill[lo]] = (a.max(b) as u32, (t * 3 + k) as u32);
+                fill[lo] += 1;
             }
         }
-        half.sort_unstable();
+        drop(fill);
         let mut edges = Vec::with_capacity(half.len() / 2 + 16);
         let mut boundary_edges = Vec::new();
         let mut degree = vec![0usize; n];
-        let mut i = 0;
-        while i < half.len() {
-            let key = half[i].0;
-            let mut j = i + 1;
-            while j < half.len() && half[j].0 == key {
-                j += 1;
+        for a in 0..n {
+            let group = &mut half[bucket[a]..bucket[a + 1]];
+            group.sort_unstable();
+            let mut i = 0;
+            while i < group.len() {
+                let b = group[i].0 as usize;
+                let mut j = i + 1;
+                while j < group.len() && group[j].0 as usize == b {
+                    j += 1;
+                }
+                let count = j - i;
+                if count > 1 {
+                    repeated_triangle(triangles, &group[i..j])?;
+                }
+                if count > 2 {
+                    return Err(Error::NonManifoldEdge {
+                        a,
+                        b,
+                        count,
+                        triangle: group[i].1 as usize / 3,
+                    });
+                }
+                if count == 1 {
+                    let h = group[i].1 as usize;
+                    let tri = triangles[h / 3];
+                    boundary_edges.push([tri[h % 3], tri[(h % 3 + 1) % 3]]);
+                }
+                edges.push([a, b]);
+                degree[a] += 1;
+                degree[b] += 1;
+                i = j;
             }
-            let (a, b) = ((key >> 32) as usize, (key & 0xffff_ffff) as usize);
-            let count = j - i;
-            if count > 2 {
-                return Err(Error::NonManifoldEdge {
-                    a,
-                    b,
-                    count,
-                    triangle: half[i].1 as usize / 3,
-                });
-            }
-            if count == 1 {
-                let h = half[i].1 as usize;
-                let tri = triangles[h / 3];
-                boundary_edges.push([tri[h % 3], tri[(h % 3 + 1) % 3]]);
-            }
-            edges.push([a, b]);
-            degree[a] += 1;
-            degree[b] += 1;
-            i = j;
         }
+        drop(half);
         if let Some(v) = degree.iter().position(|&d| d == 0) {
             return Err(Error::UnreferencedVertex { vertex: v });
         }
@@ -163,6 +184,29 @@ impl Topology {
         }
         Ok(())
     }
+}
+
+/// Fails with [`Error::RepeatedTriangle`] when two of the triangles sharing one edge (given as
+/// half-edge ids, ascending) have the same three vertices, whatever their rotation.
+fn repeated_triangle(triangles: &[[usize; 3]], group: &[(u32, u32)]) -> Result<()> {
+    let key = |h: u32| {
+        let mut k = triangles[h as usize / 3];
+        k.sort_unstable();
+        k
+    };
+    for (i, &(_, h)) in group.iter().enumerate() {
+        for &(_, g) in &group[..i] {
+            if key(h) == key(g) {
+                let (first, t) = ((g / 3).min(h / 3) as usize, (g / 3).max(h / 3) as usize);
+                return Err(Error::RepeatedTriangle {
+                    triangle: t,
+                    first,
+                    corners: triangles[t],
+                });
+            }
+        }
+    }
+    Ok(())
 }
 
 /// The first vertex whose triangles form more than one fan, with the number of fans.

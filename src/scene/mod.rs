@@ -77,6 +77,30 @@ impl Scene {
         Ok(scene)
     }
 
+    /// A scene of just a mesh and its skeleton, named `scene`, with no probes: all a solver
+    /// needs. Bones' `part` and `influences` must name parts of the mesh.
+    ///
+    /// ```
+    /// use nalgebra::Point2;
+    /// use skinweights::{solvers, Bone, Mesh, Scene, Skeleton};
+    /// let mesh = Mesh::new(
+    ///     vec![Point2::new(0.0, 0.0), Point2::new(2.0, 0.0), Point2::new(2.0, 1.0), Point2::new(0.0, 1.0)],
+    ///     vec![[0, 1, 2], [0, 2, 3]],
+    /// )?;
+    /// let skeleton = Skeleton::new(vec![
+    ///     Bone::new("a", Point2::new(0.0, 0.5), Point2::new(1.0, 0.5)),
+    ///     Bone::new("b", Point2::new(1.0, 0.5), Point2::new(2.0, 0.5)).with_parent(0),
+    /// ])?;
+    /// let scene = Scene::from_mesh(mesh, skeleton)?;
+    /// let weights = solvers::recommended().solve(&scene)?.weights;
+    /// weights.validate()?; // finite, >= 0, rows sum to 1
+    /// assert!(weights.get(0, 0) > 0.99 && weights.get(2, 1) > 0.99);
+    /// # Ok::<(), skinweights::Error>(())
+    /// ```
+    pub fn from_mesh(mesh: Mesh, skeleton: Skeleton) -> Result<Self> {
+        Scene::new("scene", mesh, skeleton, Vec::new())
+    }
+
     /// The scene drawn with `art`, after checking it against the mesh (one texture
     /// coordinate per vertex, every part drawn once).
     pub fn with_art(mut self, art: Art) -> Result<Self> {

@@ -53,12 +53,24 @@ impl FalloffOptions {
 }
 
 impl super::SolverOptions for FalloffOptions {
-    const KEYS: &'static [&'static str] = &["falloff_power"];
+    const OPTIONS: &'static [super::OptionDoc] = &[super::OptionDoc {
+        key: "falloff_power",
+        value: "P",
+        doc: "w ~ 1/d^P on the solver's distance",
+    }];
     fn set(&mut self, key: &str, value: &str) -> Result<()> {
-        if key == "falloff_power" {
-            self.falloff_power = super::parse_number(key, value, |x| x > 0.0, "> 0")?;
+        if key != "falloff_power" {
+            return Err(super::unknown_option(
+                "euclidean/geodesic",
+                key,
+                &Self::keys(),
+            ));
         }
+        self.falloff_power = super::parse_number(key, value, |x| x > 0.0, "> 0")?;
         Ok(())
+    }
+    fn get(&self, key: &str) -> Option<String> {
+        (key == "falloff_power").then(|| self.falloff_power.to_string())
     }
 }
 

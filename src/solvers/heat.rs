@@ -22,8 +22,8 @@ use super::nearest::{nearest_visible_bones, NearestBones};
 use super::ordering::nested_dissection;
 use super::visibility::Visibility;
 use super::{
-    blind_warnings, check_number, finish, parse_number, scene_extent, Solution, Solver,
-    SolverOptions,
+    blind_warnings, check_number, finish, parse_number, scene_extent, unknown_option, OptionDoc,
+    Solution, Solver, SolverOptions,
 };
 use crate::error::{Error, Result};
 use crate::mesh::CotanLaplacian;
@@ -93,13 +93,47 @@ fn parse_bool(key: &str, value: &str) -> Result<bool> {
 }
 
 impl SolverOptions for HeatOptions {
-    const KEYS: &'static [&'static str] = &[
-        "tie_tolerance",
-        "distance_floor",
-        "visibility",
-        "ordering",
-        "parallel_bones",
+    const OPTIONS: &'static [OptionDoc] = &[
+        OptionDoc {
+            key: "tie_tolerance",
+            value: "T",
+            doc: "bones within this fraction of the nearest distance share the heat",
+        },
+        OptionDoc {
+            key: "distance_floor",
+            value: "F",
+            doc: "nearest-bone distances floored at F x scene size",
+        },
+        OptionDoc {
+            key: "visibility",
+            value: "BOOL",
+            doc: "2D visibility test; false = every bone visible, as a 3D tool on a flat mesh",
+        },
+        OptionDoc {
+            key: "ordering",
+            value: "nd|amd",
+            doc: "Cholesky ordering: nested dissection or faer's AMD",
+        },
+        OptionDoc {
+            key: "parallel_bones",
+            value: "BOOL",
+            doc: "solve bones in blocks on threads",
+        },
     ];
+    fn get(&self, key: &str) -> Option<String> {
+        Some(match key {
+            "tie_tolerance" => self.tie_tolerance.to_string(),
+            "distance_floor" => self.distance_floor.to_string(),
+            "visibility" => self.visibility.to_string(),
+            "ordering" => match self.ordering {
+                Ordering::NestedDissection => "nd",
+                Ordering::Amd => "amd",
+            }
+            .to_string(),
+            "parallel_bones" => self.parallel_bones.to_string(),
+            _ => return None,
+        })
+    }
     fn set(&mut self, key: &str, value: &str) -> Result<()> {
         match key {
             "tie_tolerance" => self.tie_tolerance = parse_number(key, value, |x| x >= 0.0, ">= 0")?,
@@ -117,7 +151,8 @@ impl SolverOptions for HeatOptions {
                     }
                 }
             }
-            _ => self.parallel_bones = parse_bool(key, value)?,
+            "parallel_bones" => self.parallel_bones = parse_bool(key, value)?,
+            _ => return Err(unknown_option("heat", key, &Self::keys())),
         }
         Ok(())
     }

@@ -93,34 +93,95 @@ pub trait Solver: Send + Sync {
     fn solve(&self, scene: &Scene) -> Result<Solution>;
 }
 
+/// One documented option key: what `--option KEY=VALUE` accepts. The default is not written
+/// here: it is read from the options struct's `Default` through [`SolverOptions::get`], so it
+/// is stated in one place only.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct OptionDoc {
+    /// The key, e.g. `tie_tolerance`.
+    pub key: &'static str,
+    /// What the value looks like, e.g. `F` or `nd|amd`.
+    pub value: &'static str,
+    /// One line on what it does.
+    pub doc: &'static str,
+}
+
 /// Options a solver accepts as `key=value` strings (the CLI's `--option key=value`).
 pub trait SolverOptions: Default {
-    /// Every key [`SolverOptions::set`] accepts.
-    const KEYS: &'static [&'static str];
-    /// Sets one option from text; the error names the key and says what is wrong.
+    /// Every key [`SolverOptions::set`] accepts, documented.
+    const OPTIONS: &'static [OptionDoc];
+    /// Sets one option from text; the error names the key and says what is wrong. A key not
+    /// in [`SolverOptions::OPTIONS`] is an error.
     fn set(&mut self, key: &str, value: &str) -> Result<()>;
+    /// The current value of `key` as text (`None` for an unknown key or an unset optional).
+    fn get(&self, key: &str) -> Option<String>;
+
+    /// The keys, in documentation order.
+    fn keys() -> Vec<&'static str> {
+        Self::OPTIONS.iter().map(|o| o.key).collect()
+    }
 
     /// Defaults overridden by `options`, in order.
     fn from_pairs(solver: &str, options: &[(String, String)]) -> Result<Self> {
         let mut o = Self::default();
         for (k, v) in options {
-            if !Self::KEYS.contains(&k.as_str()) {
-                return Err(Error::InvalidOption {
-                    option: k.clone(),
-                    message: format!(
-                        "unknown option for solver {solver}; it accepts: {}",
-                        if Self::KEYS.is_empty() {
-                            "none".to_string()
-                        } else {
-                            Self::KEYS.join(", ")
-                        }
-                    ),
-                });
-            }
-            o.set(k, v)?;
+            o.set(k, v).map_err(|e| match e {
+                Error::InvalidOption { option, .. } if !Self::keys().contains(&k.as_str()) => {
+                    unknown_option(solver, &option, &Self::keys())
+                }
+                e => e,
+            })?;
         }
         Ok(o)
     }
+
+    /// One line per key: `key=VALUE  doc (default: X)`, the default read from `Default`.
+    fn help() -> Vec<String> {
+        let defaults = Self::default();
+        Self::OPTIONS
+            .iter()
+            .map(|o| {
+                let d = defaults.get(o.key).unwrap_or_else(|| "unset".into());
+                format!(
+                    "{:<21}{} (default {d})",
+                    format!("{}={}", o.key, o.value),
+                    o.doc
+                )
+            })
+            .collect()
+    }
+}
+
+/// The error for a key no option of `solver` has.
+pub(crate) fn unknown_option(solver: &str, key: &str, keys: &[&str]) -> Error {
+    Error::InvalidOption {
+        option: key.to_string(),
+        message: format!(
+            "unknown option for solver {solver}; it accepts: {}",
+            if keys.is_empty() {
+                "none".to_string()
+            } else {
+                keys.join(", ")
+            }
+        ),
+    }
+}
+
+/// The `--option` keys of every solver with their meaning and defaults, for `--help`.
+pub fn options_help() -> String {
+    let mut out = String::from("Solver options (--option KEY=VALUE):\n");
+    let mut section = |name: &str, lines: Vec<String>| {
+        for (i, l) in lines.iter().enumerate() {
+            let label = if i == 0 { name } else { "" };
+            out.push_str(&format!("  {label:<11}{l}\n"));
+        }
+    };
+    section("linear", LinearOptions::help());
+    section("euclidean", EuclideanOptions::help());
+    section("geodesic", GeodesicOptions::help());
+    section("heat", HeatOptions::help());
+    out.push_str("  SOLVER+mask            the base solver's keys; mask = euclidean+mask\n");
+    out
 }
 
 /// Parses option `key` as a number satisfying `ok` (described by `expect`, e.g. "> 0").
@@ -180,6 +241,15 @@ pub fn solver_by_name(name: &str, options: &[(String, String)]) -> Result<Box<dy
     } else {
         inner
     })
+}
+
+/// The registry name of the solver this toolkit recommends: the best trade-off between
+/// leakage and joint quality measured so far (README, "compare").
+pub const RECOMMENDED_SOLVER: &str = "heat+mask";
+
+/// The recommended solver ([`RECOMMENDED_SOLVER`]) with its default options.
+pub fn recommended() -> Box<dyn Solver> {
+    solver_by_name(RECOMMENDED_SOLVER, &[]).expect("the recommended solver is registered")
 }
 
 /// Solves `scene` with the solver called `name` (default options) and returns its weights.

@@ -200,6 +200,29 @@ fn weights_row_f32(influences: &[(usize, f64)]) -> ([usize; 4], [f32; 4]) {
     (joints, w)
 }
 
+/// What glTF's 4-influence limit drops from `weights`, as one line for the user (`None` when
+/// no vertex has more than [`GLTF_INFLUENCES`] influences): how many vertices lose weight,
+/// the mean and largest share dropped before renormalizing, and the worst vertex.
+pub fn truncation_note(weights: &Weights) -> Option<String> {
+    let cut: Vec<(usize, f64)> = weights
+        .top_k_dropped(GLTF_INFLUENCES)
+        .into_iter()
+        .enumerate()
+        .filter(|&(_, d)| d > 0.0)
+        .collect();
+    let &(worst, most) = cut.iter().max_by(|a, b| a.1.total_cmp(&b.1))?;
+    let mean = cut.iter().map(|c| c.1).sum::<f64>() / cut.len() as f64;
+    Some(format!(
+        "glTF keeps {GLTF_INFLUENCES} influences per vertex: {} vertices had more; the weight \
+         dropped before renormalizing is {:.1}% on average over them, at most {:.1}% (vertex \
+         {worst}). Solve with --max-influences {GLTF_INFLUENCES} to eval and plot exactly what \
+         the file holds.",
+        cut.len(),
+        100.0 * mean,
+        100.0 * most
+    ))
+}
+
 /// Writes `scene` and `weights` as glTF 2.0 JSON with one embedded buffer (see the module
 /// docs for the layout).
 ///

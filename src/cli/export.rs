@@ -1,0 +1,83 @@
+//! `skinweights export`: a scene and its weights in another tool's format.
+
+use super::{check_outputs, load_weights_for, resolve_scene, BuiltinArgs};
+use clap::{Args, ValueEnum};
+use skinweights::io::dragonbones::save_dragonbones;
+use skinweights::io::{export_gltf, truncation_note, GltfOptions};
+use skinweights::{Error, Result};
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+/// Formats `skinweights export` writes.
+#[derive(Clone, Copy, ValueEnum)]
+enum ExportFormat {
+    /// glTF 2.0 (.gltf with an embedded buffer).
+    Gltf,
+    /// DragonBones 5.5 JSON: one weighted mesh display per part.
+    Dragonbones,
+}
+
+/// Arguments of `export`.
+#[derive(Args)]
+pub struct ExportArgs {
+    /// Output format.
+    format: ExportFormat,
+    /// Scene file or built-in name.
+    scene: String,
+    /// Weights file (skinweights.weights/1 JSON) for that scene.
+    weights: PathBuf,
+    /// Output file.
+    #[arg(short, long)]
+    output: PathBuf,
+    /// Overwrite the output file if it exists.
+    #[arg(long)]
+    force: bool,
+    /// glTF only: multiply every coordinate (glTF units are metres: 0.01 makes 200 px 2 m).
+    #[arg(long, default_value_t = GltfOptions::default().scale)]
+    scale: f64,
+    #[command(flatten)]
+    builtin: BuiltinArgs,
+}
+
+/// Runs `export`.
+pub fn run(a: ExportArgs) -> Result<ExitCode> {
+    check_outputs(&[Path::new(&a.scene), &a.weights], &[&a.output], a.force)?;
+    let scene = resolve_scene(Some(&a.scene), &a.builtin)?;
+    let w = load_weights_for(&scene, &a.weights)?;
+    match a.format {
+        ExportFormat::Gltf => {
+            let options = GltfOptions {
+                scale: a.scale,
+                ..Default::default()
+            };
+            let text = export_gltf(&scene, &w, &options)?;
+            std::fs::write(&a.output, text).map_err(|e| Error::io(&a.output, e))?;
+            if let Some(note) = truncation_note(&w) {
+                eprintln!("note: {note}");
+            }
+            println!(
+                "wrote {}: {} vertices, {} triangles, {} joints",
+                a.output.display(),
+                scene.mesh.vertex_count(),
+                scene.mesh.triangle_count(),
+                scene.skeleton.len()
+            );
+        }
+        ExportFormat::Dragonbones => {
+            if a.scale != 1.0 {
+                return Err(Error::field(
+                    "--scale",
+                    "only glTF export scales coordinates (DragonBones keeps pixels)",
+                ));
+            }
+            save_dragonbones(&scene, &w, &a.output)?;
+            println!(
+                "wrote {}: {} parts as weighted mesh displays, {} bones",
+                a.output.display(),
+                scene.mesh.parts().len(),
+                scene.skeleton.len()
+            );
+        }
+    }
+    Ok(ExitCode::SUCCESS)
+}

@@ -1,0 +1,89 @@
+//! `skinweights import`: a skinned mesh made by another tool, as a scene file and weights.
+
+use super::check_outputs;
+use clap::{Args, ValueEnum};
+use skinweights::io::dragonbones::load_dragonbones;
+use skinweights::io::{import_gltf, save_scene};
+use skinweights::{Error, Result};
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+/// Formats `skinweights import` reads.
+#[derive(Clone, Copy, ValueEnum)]
+enum ImportFormat {
+    /// glTF 2.0 (.gltf; buffers embedded or beside it).
+    Gltf,
+    /// DragonBones 5.5 JSON (`*_ske.json`): armature, mesh displays, artist weights.
+    Dragonbones,
+}
+
+/// Arguments of `import`.
+#[derive(Args)]
+pub struct ImportArgs {
+    /// Input format.
+    format: ImportFormat,
+    /// Input file.
+    file: PathBuf,
+    /// Output scene file (JSON).
+    #[arg(short, long)]
+    output: PathBuf,
+    /// Also write the file's weights (skinweights.weights/1 JSON); DragonBones default:
+    /// SCENE.artist.json next to the scene.
+    #[arg(long)]
+    weights: Option<PathBuf>,
+    /// Overwrite the output files if they exist.
+    #[arg(long)]
+    force: bool,
+}
+
+/// Runs `import`.
+pub fn run(a: ImportArgs) -> Result<ExitCode> {
+    // A DragonBones file always carries the artist's weights: write them by default.
+    let weights = match (a.format, a.weights) {
+        (_, Some(w)) => Some(w),
+        (ImportFormat::Dragonbones, None) => Some(a.output.with_extension("artist.json")),
+        (ImportFormat::Gltf, None) => None,
+    };
+    let mut outputs: Vec<&Path> = vec![&a.output];
+    outputs.extend(weights.as_deref());
+    check_outputs(&[&a.file], &outputs, a.force)?;
+    let (scene, file_weights) = match a.format {
+        ImportFormat::Gltf => {
+            let imported = import_gltf(&a.file)?;
+            for n in &imported.notes {
+                eprintln!("note: {}: {n}", a.file.display());
+            }
+            (imported.scene, imported.weights)
+        }
+        ImportFormat::Dragonbones => {
+            let imported = load_dragonbones(&a.file)?;
+            print!("{}", imported.report);
+            let artist = imported.artist_file();
+            (imported.scene, Some(artist))
+        }
+    };
+    // Check before writing anything, so a failed import leaves no half output.
+    let weights_out = match (&weights, &file_weights) {
+        (Some(path), Some(w)) => Some((path, w)),
+        (Some(_), None) => {
+            return Err(Error::field(
+                "--weights",
+                format!("{} has no JOINTS_0 / WEIGHTS_0", a.file.display()),
+            ))
+        }
+        (None, _) => None,
+    };
+    save_scene(&scene, &a.output)?;
+    println!(
+        "wrote {}: {} vertices, {} triangles, {} bones",
+        a.output.display(),
+        scene.mesh.vertex_count(),
+        scene.mesh.triangle_count(),
+        scene.skeleton.len()
+    );
+    if let Some((path, w)) = weights_out {
+        w.save(path)?;
+        println!("wrote {}", path.display());
+    }
+    Ok(ExitCode::SUCCESS)
+}

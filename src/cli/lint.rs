@@ -1,0 +1,62 @@
+//! `skinweights lint`: the seed's table of checks, PASS/FAIL with the measured number.
+
+use super::{load_weights_for, resolve_scene, BuiltinArgs};
+use clap::Args;
+use skinweights::lint::{lint, LintOptions};
+use skinweights::{Error, Result};
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+/// Arguments of `lint`.
+#[derive(Args)]
+pub struct LintArgs {
+    /// Scene file or built-in name.
+    scene: String,
+    /// Weights file (skinweights.weights/1 JSON).
+    weights: PathBuf,
+    /// Print JSON instead of a table.
+    #[arg(long)]
+    json: bool,
+    /// Largest acceptable area loss in an extreme pose, percent.
+    #[arg(long, default_value_t = LintOptions::default().max_area_loss_pct)]
+    max_area_loss: f64,
+    #[command(flatten)]
+    builtin: BuiltinArgs,
+}
+
+/// Runs `lint`: exit code 0 when every check passes, 1 when one fails.
+pub fn run(a: LintArgs) -> Result<ExitCode> {
+    let scene = resolve_scene(Some(&a.scene), &a.builtin)?;
+    let w = load_weights_for(&scene, &a.weights)?;
+    let options = LintOptions {
+        max_area_loss_pct: a.max_area_loss,
+        ..LintOptions::default()
+    };
+    let checks = lint(&scene, &w, &options)?;
+    if a.json {
+        let text = serde_json::to_string_pretty(&checks).map_err(|e| Error::Json {
+            context: "lint".into(),
+            message: e.to_string(),
+        })?;
+        println!("{text}");
+    } else {
+        for c in &checks {
+            println!(
+                "{} {:<28} {}  (pass: {})",
+                if c.pass { "PASS" } else { "FAIL" },
+                c.check,
+                c.measured,
+                c.condition
+            );
+            if !c.pass {
+                println!("     inspect first: {}", c.inspect_first);
+            }
+        }
+        println!("skipped: pixel-edge check (needs a renderer and the textures)");
+    }
+    Ok(if checks.iter().all(|c| c.pass) {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(1)
+    })
+}

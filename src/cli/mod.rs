@@ -1,0 +1,254 @@
+//! The `skinweights` command line: one file per command, each a thin driver over the
+//! library; this file holds the command list and what several commands share (scene
+//! arguments, output checks, progress spinners).
+
+mod compare;
+mod eval;
+mod export;
+mod import;
+mod lint;
+mod mesh;
+mod plot;
+mod scene;
+mod solve;
+
+use clap::{Args, Parser, Subcommand};
+use indicatif::{ProgressBar, ProgressStyle};
+use skinweights::io::{load_scene, WeightsFile};
+use skinweights::scene::{builtin_scene, BuiltinOptions, BUILTIN_SCENES};
+use skinweights::{Error, Result, Scene, Weights};
+use std::path::Path;
+use std::process::ExitCode;
+use std::time::Duration;
+
+/// Automatic skinning weights for 2D characters, and measurements of how good they are.
+///
+/// Start with `skinweights compare`: it builds the arms-down character, runs every solver and
+/// prints leakage and joint-quality numbers side by side.
+#[derive(Parser)]
+#[command(name = "skinweights", version, about, long_about)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Run solvers on a scene and compare their metrics (the main job).
+    ///
+    /// With no arguments: built-in arms-down (~10k vertices), solvers linear, euclidean,
+    /// geodesic, heat, mask, heat+mask, probe lift_l. Prints a Markdown table and writes
+    /// compare.md, compare.csv, compare.json and overview.png/.svg (weight maps and probe
+    /// poses, one column per solver) to --out.
+    Compare(compare::CompareArgs),
+    /// Compute weights with one solver and write a weights file.
+    ///
+    /// Example: `skinweights solve arms-down --solver heat+mask --max-influences 4 -o w.json`
+    #[command(after_long_help = skinweights::solvers::options_help())]
+    Solve(solve::SolveArgs),
+    /// Score weights made by any tool: every metric on a probe of the scene.
+    ///
+    /// Example: `skinweights eval arms.json blender_weights.json --probe lift_l --json`
+    Eval(eval::EvalArgs),
+    /// Run the seed's check table (bind identity, normalization, continuity, extreme poses).
+    ///
+    /// Prints PASS/FAIL per check with the measured number and what to inspect first; exits
+    /// with code 1 when any check fails.
+    Lint(lint::LintArgs),
+    /// Draw the weight map and the probe pose of a weights file (PNG or SVG by extension).
+    Plot(plot::PlotArgs),
+    /// Generate a built-in scene and write it as a scene file.
+    ///
+    /// Example: `skinweights scene arms-down --gap 12 --vertices 20000 -o arms.json`
+    Scene(scene::SceneArgs),
+    /// Write a scene and its weights in another tool's format.
+    ///
+    /// gltf: a .gltf file with an embedded buffer (mesh at z = 0, one node per bone, a skin,
+    /// the 4 largest influences per vertex, sorted then renormalized) for Blender, three.js
+    /// and Godot.
+    /// dragonbones: DragonBones 5.5 JSON, the armature in the rest pose and one weighted mesh
+    /// display per part.
+    ///
+    /// Examples: `skinweights export gltf figure.json heat.json -o figure.gltf --scale 0.01`,
+    /// `skinweights export dragonbones body.json heat.json -o body_heat_ske.json`
+    Export(export::ExportArgs),
+    /// Read a skinned mesh made by another tool into a scene file (and its weights).
+    ///
+    /// gltf: the first node with a mesh and a skin; the mesh must lie in a plane z = const.
+    /// dragonbones: the armature (bind pose as rest skeleton), one part per mesh display, the
+    /// artist's weights (written to SCENE.artist.json unless --weights says otherwise), and
+    /// `lift_l` / `lift_r` probes; prints what was imported and repaired.
+    ///
+    /// Examples: `skinweights import gltf data/khronos-simpleskin/SimpleSkin.gltf -o skin.json --weights skin_w.json`,
+    /// `skinweights import dragonbones data/dragonbones-you-xin/body_ske.json -o body.json`
+    Import(import::ImportArgs),
+    /// Trace a sprite's alpha channel and mesh it around its bones into a scene file.
+    ///
+    /// Marching squares on the alpha channel, Douglas-Peucker simplification, then the
+    /// mesher with the bones as constraint edges. Holes and separate islands are kept.
+    /// Coordinates: 1 unit = 1 pixel, y up, origin at the image's bottom-left corner; the
+    /// bones file uses the same frame. BONES.json holds the scene file's `bones` list and
+    /// optionally `parts` ([{"part": NAME, "polygon": [[x, y], ...]}], first match wins)
+    /// and `probes`. Bones that run outside the traced shape are reported.
+    ///
+    /// Example: `skinweights mesh data/kenney-toon/robot_idle.png --bones
+    /// data/kenney-toon/robot_idle_bones.json -o robot.json && skinweights compare robot.json`
+    Mesh(mesh::MeshArgs),
+}
+
+/// Parses the command line and runs the command; errors print as `error: ...` with exit code 2.
+pub fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let result = match cli.command {
+        Command::Compare(a) => compare::run(a),
+        Command::Solve(a) => solve::run(a),
+        Command::Eval(a) => eval::run(a),
+        Command::Lint(a) => lint::run(a),
+        Command::Plot(a) => plot::run(a),
+        Command::Scene(a) => scene::run(a),
+        Command::Export(a) => export::run(a),
+        Command::Import(a) => import::run(a),
+        Command::Mesh(a) => mesh::run(a),
+    };
+    match result {
+        Ok(code) => code,
+        Err(e) => {
+            eprintln!("error: {e}");
+            ExitCode::from(2)
+        }
+    }
+}
+
+/// Options of the built-in scene generators.
+#[derive(Args, Clone)]
+pub struct BuiltinArgs {
+    /// Gap between arm and torso in px (arms-down, layered-arms; default 12).
+    #[arg(long)]
+    pub gap: Option<f64>,
+    /// Approximate vertex count of the generated mesh.
+    #[arg(long, default_value_t = 10_000)]
+    pub vertices: usize,
+}
+
+/// A scene given as a file or a built-in name.
+#[derive(Args, Clone)]
+pub struct SceneArg {
+    /// Scene file (JSON) or built-in name (default: arms-down).
+    pub scene: Option<String>,
+    #[command(flatten)]
+    pub builtin: BuiltinArgs,
+}
+
+pub fn spinner(message: impl Into<String>) -> ProgressBar {
+    let pb = ProgressBar::new_spinner();
+    pb.set_style(
+        ProgressStyle::with_template("{spinner} {msg} ({elapsed})").expect("valid template"),
+    );
+    pb.set_message(message.into());
+    pb.enable_steady_tick(Duration::from_millis(120));
+    pb
+}
+
+/// Loads a scene file, or generates a built-in scene by name.
+pub fn resolve_scene(name: Option<&str>, builtin: &BuiltinArgs) -> Result<Scene> {
+    let name = name.unwrap_or("arms-down");
+    let path = Path::new(name);
+    if path.exists() || name.ends_with(".json") {
+        let (scene, notes) = load_scene(path)?;
+        for n in notes {
+            eprintln!("note: {}: {n}", path.display());
+        }
+        return Ok(scene);
+    }
+    if !BUILTIN_SCENES.contains(&name) {
+        return Err(Error::field(
+            "scene",
+            format!(
+                "{name:?} is neither a file nor a built-in scene ({})",
+                BUILTIN_SCENES.join(", ")
+            ),
+        ));
+    }
+    let pb = spinner(format!("meshing {name} (~{} vertices)", builtin.vertices));
+    let scene = builtin_scene(
+        name,
+        &BuiltinOptions {
+            gap: builtin.gap,
+            vertices: builtin.vertices,
+        },
+    );
+    pb.finish_and_clear();
+    scene
+}
+
+/// Refuses to overwrite a file unless `force`.
+/// Like [`check_output`] for every output, and also refuses two outputs on one path or an
+/// output on one of the command's inputs (even with --force: the input would be lost while
+/// the command still needs it).
+pub fn check_outputs(inputs: &[&Path], outputs: &[&Path], force: bool) -> Result<()> {
+    for (i, out) in outputs.iter().enumerate() {
+        if inputs.iter().any(|input| same_path(input, out)) {
+            return Err(Error::field(
+                "output",
+                format!(
+                    "{} is also an input of this command; write to another path",
+                    out.display()
+                ),
+            ));
+        }
+        if outputs[..i].iter().any(|other| same_path(other, out)) {
+            return Err(Error::field(
+                "output",
+                format!("two outputs of this command go to {}", out.display()),
+            ));
+        }
+        check_output(out, force)?;
+    }
+    Ok(())
+}
+
+/// Whether two paths name the same file (resolved through the file system when both exist).
+pub fn same_path(a: &Path, b: &Path) -> bool {
+    match (a.canonicalize(), b.canonicalize()) {
+        (Ok(x), Ok(y)) => x == y,
+        _ => match (std::path::absolute(a), std::path::absolute(b)) {
+            (Ok(x), Ok(y)) => x == y,
+            _ => false,
+        },
+    }
+}
+
+pub fn check_output(path: &Path, force: bool) -> Result<()> {
+    if path.exists() && !force {
+        return Err(Error::WouldOverwrite {
+            path: path.to_path_buf(),
+        });
+    }
+    Ok(())
+}
+
+/// Loads a weights file and matches its bones to the scene's.
+pub fn load_weights_for(scene: &Scene, path: &Path) -> Result<Weights> {
+    let file = WeightsFile::load(path)?;
+    if file.scene != scene.name {
+        eprintln!(
+            "note: {} was made for scene {:?}, scoring it on {:?}",
+            path.display(),
+            file.scene,
+            scene.name
+        );
+    }
+    file.to_weights_for(&scene.skeleton.names(), scene.mesh.vertex_count())
+}
+
+/// Splits `key=value` solver options.
+pub fn parse_options(raw: &[String]) -> Result<Vec<(String, String)>> {
+    raw.iter()
+        .map(|kv| match kv.split_once('=') {
+            Some((k, v)) if !k.trim().is_empty() => {
+                Ok((k.trim().to_string(), v.trim().to_string()))
+            }
+            _ => Err(Error::field("--option", format!("{kv:?} is not KEY=VALUE"))),
+        })
+        .collect()
+}

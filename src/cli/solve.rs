@@ -1,0 +1,69 @@
+//! `skinweights solve`: one solver on a scene, written as a weights file.
+
+use super::{check_outputs, parse_options, resolve_scene, spinner, SceneArg};
+use clap::Args;
+use skinweights::io::WeightsFile;
+use skinweights::solvers::solver_by_name;
+use skinweights::{Error, Result};
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+/// Arguments of `solve`.
+#[derive(Args)]
+pub struct SolveArgs {
+    #[command(flatten)]
+    scene: SceneArg,
+    /// Solver: linear, euclidean, geodesic, heat, mask, or SOLVER+mask.
+    #[arg(long)]
+    solver: String,
+    /// Solver option as key=value (repeatable), e.g. --option falloff_power=2.
+    #[arg(long = "option", value_name = "KEY=VALUE")]
+    options: Vec<String>,
+    /// Keep at most K influences per vertex (largest first, then renormalize).
+    #[arg(long)]
+    max_influences: Option<usize>,
+    /// Output weights file (JSON).
+    #[arg(short, long)]
+    output: PathBuf,
+    /// Overwrite the output file if it exists.
+    #[arg(long)]
+    force: bool,
+}
+
+/// Runs `solve`.
+pub fn run(a: SolveArgs) -> Result<ExitCode> {
+    let input: Vec<&Path> = a.scene.scene.iter().map(Path::new).collect();
+    check_outputs(&input, &[&a.output], a.force)?;
+    if a.max_influences == Some(0) {
+        return Err(Error::field("--max-influences", "must be at least 1"));
+    }
+    let scene = resolve_scene(a.scene.scene.as_deref(), &a.scene.builtin)?;
+    let options = parse_options(&a.options)?;
+    let solver = solver_by_name(&a.solver, &options)?;
+    let pb = spinner(format!(
+        "{} on {} ({} vertices)",
+        a.solver,
+        scene.name,
+        scene.mesh.vertex_count()
+    ));
+    let solution = solver.solve(&scene);
+    pb.finish_and_clear();
+    let solution = solution?;
+    let mut weights = solution.weights;
+    if let Some(k) = a.max_influences {
+        weights = weights.top_k(k);
+    }
+    for w in &solution.report.warnings {
+        eprintln!("warning: {w}");
+    }
+    WeightsFile::new(&scene.name, &a.solver, scene.skeleton.names(), &weights).save(&a.output)?;
+    println!(
+        "wrote {}: {} vertices x {} bones, {} in {:.3} s",
+        a.output.display(),
+        weights.vertex_count(),
+        weights.bone_count(),
+        a.solver,
+        solution.report.seconds
+    );
+    Ok(ExitCode::SUCCESS)
+}

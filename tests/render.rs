@@ -615,3 +615,172 @@ fn bad_input_is_a_clear_error() {
     assert!(e.contains("samples"), "{e}");
     let _ = (Rgb([0u8, 0, 0]), RgbImage::new(1, 1), Pose::rest());
 }
+
+/// S, F and G recomputed from PNG files with the definitions written out again here.
+fn matting_from_pngs(dir: &Path) -> (f64, f64, f64) {
+    let load = |n: &str| {
+        image::open(dir.join(format!("{n}.png")))
+            .unwrap()
+            .into_rgb8()
+    };
+    let (k, w, kr, wr) = (
+        load("black"),
+        load("white"),
+        load("ref_black"),
+        load("ref_white"),
+    );
+    let cov = |b: &RgbImage, wh: &RgbImage, x: u32, y: u32| {
+        let (p, q) = (b.get_pixel(x, y), wh.get_pixel(x, y));
+        1.0 - (0..3).map(|c| q[c] as f64 - p[c] as f64).sum::<f64>() / 765.0
+    };
+    let (mut sum, mut count, mut worst) = (0.0, 0usize, 0.0f64);
+    let mut min_a: f64 = 1.0;
+    let (width, height) = k.dimensions();
+    for y in 0..height {
+        for x in 0..width {
+            let (a, ar) = (cov(&k, &w, x, y), cov(&kr, &wr, x, y));
+            if a > 0.0 && a < 1.0 && ar > 0.0 {
+                for c in 0..3 {
+                    let d = k.get_pixel(x, y)[c] as f64 - a * kr.get_pixel(x, y)[c] as f64 / ar;
+                    sum += d;
+                    count += 1;
+                    worst = worst.max(d.abs());
+                }
+            }
+            let interior = (x > 0 && y > 0 && x + 1 < width && y + 1 < height)
+                && (0..3).all(|dy| (0..3).all(|dx| cov(&kr, &wr, x + dx - 1, y + dy - 1) >= 1.0));
+            if interior {
+                min_a = min_a.min(a);
+            }
+        }
+    }
+    (sum / count as f64, worst, 1.0 - min_a)
+}
+
+fn number_after(text: &str, key: &str) -> f64 {
+    let rest = &text[text.find(key).unwrap_or_else(|| panic!("{key} in {text}")) + key.len()..];
+    rest.split_whitespace().next().unwrap().parse().unwrap()
+}
+
+#[test]
+fn cli_render_prints_what_the_pngs_it_writes_give_and_lint_checks_pixel_edges() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = |n: &str| dir.path().join(n).to_str().unwrap().to_string();
+    let run = |args: &[&str]| common::skinweights(args);
+    let png = data("kenney-toon/malePerson_idle.png");
+    let bones = data("kenney-toon/malePerson_idle_bones.json");
+    let o = run(&[
+        "mesh",
+        png.to_str().unwrap(),
+        "--bones",
+        bones.to_str().unwrap(),
+        "--vertices",
+        "1500",
+        "-o",
+        &p("man.json"),
+    ]);
+    assert!(o.status.success(), "{}", common::text(&o));
+    let o = run(&[
+        "solve",
+        &p("man.json"),
+        "--solver",
+        "heat+mask",
+        "-o",
+        &p("w.json"),
+    ]);
+    assert!(o.status.success(), "{}", common::text(&o));
+    for alpha in ["straight", "premultiplied"] {
+        let out = p(&format!("{alpha}.png"));
+        let matting = p(alpha);
+        let o = run(&[
+            "render",
+            &p("man.json"),
+            &p("w.json"),
+            "--probe",
+            "lift_l",
+            "--background",
+            "white",
+            "--scale",
+            "4",
+            "--alpha",
+            alpha,
+            "--rotate",
+            "17",
+            "--offset",
+            "0.37,0.21",
+            "--matting",
+            &matting,
+            "-o",
+            &out,
+        ]);
+        let text = common::text(&o);
+        assert!(o.status.success(), "{text}");
+        let (s, f, g) = matting_from_pngs(Path::new(&matting));
+        let printed = |k: &str| number_after(&text, k);
+        assert!((printed("S = ") - s).abs() < 1e-3, "{text}: S {s}");
+        assert!((printed("F = ") - f).abs() < 1e-3, "{text}: F {f}");
+        assert!((printed("G = ") - g).abs() < 1e-4, "{text}: G {g}");
+        // The picture over white is the white matting render.
+        let a = image::open(&out).unwrap().into_rgb8();
+        let b = image::open(Path::new(&matting).join("white.png"))
+            .unwrap()
+            .into_rgb8();
+        assert_eq!(a, b);
+        if alpha == "premultiplied" {
+            assert!(printed("S = ").abs() <= 1.0, "{text}");
+        }
+    }
+    // lint adds the pixel-edge rows for a scene with art.
+    let o = run(&["lint", &p("man.json"), &p("w.json")]);
+    let text = common::text(&o);
+    assert!(
+        text.contains("pixel edge rest 1x") && text.contains("pixel edge lift_l 4x"),
+        "{text}"
+    );
+    assert!(text.contains("S = ") && text.contains("G = "), "{text}");
+    // Bad input: unknown colour, scale 0 and 1e9, unknown bone.
+    for (args, want) in [
+        (vec!["--background", "purple"], "purple"),
+        (vec!["--scale", "0"], "scale"),
+        (vec!["--scale", "1e9"], "too large"),
+        (vec!["--pose", "nobone=30"], "nobone"),
+    ] {
+        let mut all = vec!["render", "__scene__", "__w__", "-o", "__out__"];
+        all.extend(args);
+        let (scene, w, out) = (p("man.json"), p("w.json"), p("bad.png"));
+        let all: Vec<&str> = all
+            .into_iter()
+            .map(|a| match a {
+                "__scene__" => scene.as_str(),
+                "__w__" => w.as_str(),
+                "__out__" => out.as_str(),
+                a => a,
+            })
+            .collect();
+        let o = run(&all);
+        assert_eq!(o.status.code(), Some(2), "{all:?}");
+        assert!(
+            common::text(&o).contains(want),
+            "{all:?}: {}",
+            common::text(&o)
+        );
+    }
+    // bleed writes a PNG whose alpha is unchanged.
+    let o = run(&[
+        "bleed",
+        png.to_str().unwrap(),
+        "-o",
+        &p("bled.png"),
+        "--rings",
+        "3",
+    ]);
+    assert!(o.status.success(), "{}", common::text(&o));
+    let a = image::open(&png).unwrap().into_rgba8();
+    let b = image::open(p("bled.png")).unwrap().into_rgba8();
+    assert!(a
+        .pixels()
+        .zip(b.pixels())
+        .all(|(x, y)| x[3] == y[3] && (x[3] == 0 || x == y)));
+    let o = run(&["bleed", png.to_str().unwrap(), "-o", &p("bled.png")]);
+    assert_eq!(o.status.code(), Some(2));
+}

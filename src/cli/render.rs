@@ -54,8 +54,8 @@ pub struct RenderArgs {
     #[arg(long, default_value_t = 0.0)]
     rotate: f64,
     /// Sub-pixel offset of the picture, pixels: X,Y.
-    #[arg(long, value_delimiter = ',', num_args = 2, default_values_t = [0.0, 0.0])]
-    offset: Vec<f64>,
+    #[arg(long, default_value = "0,0", value_name = "X,Y")]
+    offset: String,
     /// Also write the renders the fringe numbers come from (black.png, white.png, red.png,
     /// ref_black.png, ref_white.png) into this directory.
     #[arg(long)]
@@ -102,6 +102,15 @@ fn pose_of(scene: &skinweights::Scene, probe: Option<&str>, raw: &[String]) -> R
     Ok(pose)
 }
 
+/// `X,Y` as a vector.
+fn parse_offset(text: &str) -> Result<Vector2<f64>> {
+    let bad = || Error::field("--offset", format!("{text:?} is not X,Y (pixels)"));
+    let (x, y) = text.split_once(',').ok_or_else(bad)?;
+    let x: f64 = x.trim().parse().map_err(|_| bad())?;
+    let y: f64 = y.trim().parse().map_err(|_| bad())?;
+    Ok(Vector2::new(x, y))
+}
+
 /// Runs `render`.
 pub fn run(a: RenderArgs) -> Result<ExitCode> {
     let background = parse_colour(&a.background)?;
@@ -123,7 +132,7 @@ pub fn run(a: RenderArgs) -> Result<ExitCode> {
     let view = View {
         scale: a.scale,
         rotation_deg: a.rotate,
-        offset: Vector2::new(a.offset[0], a.offset[1]),
+        offset: parse_offset(&a.offset)?,
     };
     let frame = Frame::fit(&positions, &view, 2.0)?;
     let textures = match &scene.art {

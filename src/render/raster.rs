@@ -497,35 +497,45 @@ fn draw_tile(
             continue;
         }
         let [a, b, c] = s.v;
+        // Edge functions step by a constant per sample along a row (exact integers).
+        let dx = |p: [i64; 2], q: [i64; 2]| -(q[1] - p[1]) * step;
+        let steps = [dx(a, b), dx(b, c), dx(c, a)];
+        let (du, dv) = (s.u[1] * step as f64, s.w[1] * step as f64);
         for j in j0..=j1 {
             let py = sy0 + j as i64 * step;
-            let row = &mut buf[j * sw..(j + 1) * sw];
-            for (i, dst) in row.iter_mut().enumerate().take(i1 + 1).skip(i0) {
-                let p = [sx0 + i as i64 * step, py];
-                if cross(a, b, p) + s.bias[0] < 0
-                    || cross(b, c, p) + s.bias[1] < 0
-                    || cross(c, a, p) + s.bias[2] < 0
-                {
-                    continue;
-                }
-                match s.paint {
-                    Paint::Flat(col) => *dst = col,
-                    Paint::Texture(k) => {
-                        let (dx, dy) = ((p[0] - a[0]) as f64, (p[1] - a[1]) as f64);
-                        let u = s.u[0] + s.u[1] * dx + s.u[2] * dy;
-                        let v = s.w[0] + s.w[1] * dx + s.w[2] * dy;
-                        let col = texels[k].bilinear(u, v);
-                        let keep = 1.0 - col[3];
-                        for ch in 0..3 {
-                            let src = if premultiplied_blend {
-                                col[ch]
-                            } else {
-                                col[ch] * col[3]
-                            };
-                            dst[ch] = src + dst[ch] * keep;
+            let p0 = [sx0 + i0 as i64 * step, py];
+            let mut e = [
+                cross(a, b, p0) + s.bias[0],
+                cross(b, c, p0) + s.bias[1],
+                cross(c, a, p0) + s.bias[2],
+            ];
+            let (ex, ey) = ((p0[0] - a[0]) as f64, (p0[1] - a[1]) as f64);
+            let mut u = s.u[0] + s.u[1] * ex + s.u[2] * ey;
+            let mut v = s.w[0] + s.w[1] * ex + s.w[2] * ey;
+            let row = &mut buf[j * sw + i0..j * sw + i1 + 1];
+            for dst in row.iter_mut() {
+                if e[0] >= 0 && e[1] >= 0 && e[2] >= 0 {
+                    match s.paint {
+                        Paint::Flat(col) => *dst = col,
+                        Paint::Texture(k) => {
+                            let col = texels[k].bilinear(u, v);
+                            let keep = 1.0 - col[3];
+                            for ch in 0..3 {
+                                let src = if premultiplied_blend {
+                                    col[ch]
+                                } else {
+                                    col[ch] * col[3]
+                                };
+                                dst[ch] = src + dst[ch] * keep;
+                            }
                         }
                     }
                 }
+                for (e, d) in e.iter_mut().zip(steps) {
+                    *e += d;
+                }
+                u += du;
+                v += dv;
             }
         }
     }

@@ -154,6 +154,15 @@ pub enum Error {
         max_side: u32,
         max_pixels: u64,
     },
+    /// A render would be larger than the renderer accepts (checked before allocating).
+    #[error("a {width} x {height} pixel render at {samples} x {samples} samples is too large (at most {max_side} pixels a side and {max_pixels} pixels in all): lower the scale")]
+    RenderTooLarge {
+        width: u64,
+        height: u64,
+        samples: u32,
+        max_side: u64,
+        max_pixels: u64,
+    },
     /// A sprite has no pixel opaque enough to trace.
     #[error("{image}: no pixel has alpha >= {threshold} (the image is fully transparent at this threshold)")]
     TransparentImage { image: String, threshold: u8 },

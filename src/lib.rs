@@ -79,6 +79,8 @@ pub mod mesh;
 pub mod metrics;
 #[cfg(feature = "plot")]
 pub mod plot;
+#[cfg(feature = "io")]
+pub mod render;
 pub mod scene;
 pub mod skeleton;
 pub mod skinning;

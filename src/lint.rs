@@ -7,7 +7,9 @@
 //! | neighbourhood continuity | no isolated discontinuity | automatic-weight radius and hard-edge labels |
 //! | extreme pose (each probe) | no flipped triangle, area loss within the limit | corrective shape, helper bone, blend width |
 //!
-//! The seed's pixel-edge check needs a renderer and textures; it is not run here.
+//! | pixel edge (scenes with art; feature `io`) | \|S\| <= 1 and G <= 2/255 over black, white, red at 1x, 2x, 4x | transparent RGB, premultiplied alpha, texture dilation |
+//!
+//! The pixel-edge rows come from [`pixel_edge_checks`] (they need the textures).
 
 use crate::error::Result;
 use crate::metrics::{
@@ -113,4 +115,40 @@ pub fn lint(scene: &Scene, weights: &Weights, options: &LintOptions) -> Result<V
         });
     }
     Ok(checks)
+}
+
+/// The seed's pixel-edge check as lint rows, one per pose (rest and every probe) and scale,
+/// for a scene with art: see [`crate::render::pixel_edge`] (rendered rotated 17 degrees with
+/// a sub-pixel offset, in the art's own alpha mode, 2 x 2 samples).
+#[cfg(feature = "io")]
+pub fn pixel_edge_checks(
+    scene: &Scene,
+    weights: &Weights,
+    textures: &[crate::render::Texture],
+) -> Result<Vec<Check>> {
+    let options = crate::render::PixelEdgeOptions::for_scene(scene);
+    let rows = crate::render::pixel_edge(scene, weights, textures, &options)?;
+    Ok(rows
+        .into_iter()
+        .map(|r| {
+            let f = r.fringe;
+            Check {
+                check: format!("pixel edge {} {}x", r.pose, r.scale),
+                pass: r.pass,
+                measured: format!(
+                    "S = {:+.2}, F = {:.1} (p99 {:.1}), G = {:.4}, red check {:.1}",
+                    f.bias,
+                    f.max,
+                    f.p99,
+                    f.gap,
+                    f.red_error.unwrap_or(0.0)
+                ),
+                condition: format!(
+                    "|S| <= {}, G <= {:.4} over black, white, red",
+                    options.max_bias, options.max_gap
+                ),
+                inspect_first: "transparent RGB, premultiplied alpha, texture dilation".into(),
+            }
+        })
+        .collect())
 }

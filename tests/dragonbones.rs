@@ -1079,3 +1079,90 @@ fn more_weights_than_the_import_holds_is_an_error() {
         "2002 mesh vertices × 50000 bones is more than the 100000000 weights the import holds"
     );
 }
+
+#[test]
+fn atlas_beside_the_file_gives_each_mesh_its_own_region() {
+    let imp = body();
+    let art = imp
+        .scene
+        .art
+        .as_ref()
+        .expect("body_tex.json sits beside body_ske.json");
+    assert_eq!(art.images.len(), 1);
+    assert!(art.images[0].path.ends_with("body_tex.png"));
+    let atlas: Value = serde_json::from_str(
+        &std::fs::read_to_string(BODY.replace("_ske.json", "_tex.json")).unwrap(),
+    )
+    .unwrap();
+    let region = |name: &str| {
+        let s = atlas["SubTexture"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|s| s["name"] == name)
+            .unwrap();
+        ["x", "y", "width", "height"].map(|k| s[k].as_f64().unwrap())
+    };
+    // Every display's vertices map inside its own region (not another's), and span most of it.
+    for m in &imp.report.meshes {
+        let [x, y, w, h] = region(&m.display);
+        let uvs = &art.uvs[m.vertex_range()];
+        assert!(
+            uvs.iter()
+                .all(|p| p.x >= x && p.x <= x + w && p.y >= y && p.y <= y + h),
+            "{}",
+            m.display
+        );
+        let span = uvs.iter().map(|p| p.x).fold(f64::MIN, f64::max)
+            - uvs.iter().map(|p| p.x).fold(f64::MAX, f64::min);
+        assert!(span > 0.8 * w, "{}: {span} of {w}", m.display);
+    }
+    // Layers follow the armature's slot order, every part once.
+    let raw: Value = serde_json::from_str(&body_text()).unwrap();
+    let slot_order: Vec<&str> = raw["armature"][0]["slot"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["name"].as_str().unwrap())
+        .collect();
+    let pos: Vec<usize> = art
+        .layers
+        .iter()
+        .map(|l| slot_order.iter().position(|s| *s == l.part).unwrap())
+        .collect();
+    assert!(pos.windows(2).all(|w| w[0] < w[1]), "{pos:?}");
+    assert_eq!(art.layers.len(), 7);
+    // Without the atlas file the import has no art.
+    assert!(import_dragonbones(&body_text())
+        .unwrap()
+        .scene
+        .art
+        .is_none());
+}
+
+#[test]
+fn missing_atlas_image_or_region_is_an_error_naming_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let ske = dir.path().join("body_ske.json");
+    std::fs::write(&ske, body_text()).unwrap();
+    let tex = BODY.replace("_ske.json", "_tex.json");
+    std::fs::copy(&tex, dir.path().join("body_tex.json")).unwrap();
+    let e = load_dragonbones(&ske).unwrap_err().to_string();
+    assert!(e.contains("body_tex.png"), "{e}");
+    // An unreadable image names the file too.
+    std::fs::write(dir.path().join("body_tex.png"), b"not a png").unwrap();
+    let e = load_dragonbones(&ske).unwrap_err().to_string();
+    assert!(e.contains("body_tex.png") && e.contains("PNG"), "{e}");
+    // A display whose region is not in the atlas names the display and the texture.
+    std::fs::copy(
+        BODY.replace("_ske.json", "_tex.png"),
+        dir.path().join("body_tex.png"),
+    )
+    .unwrap();
+    let renamed = std::fs::read_to_string(&tex)
+        .unwrap()
+        .replace("body/a_head", "body/other");
+    std::fs::write(dir.path().join("body_tex.json"), renamed).unwrap();
+    let e = load_dragonbones(&ske).unwrap_err().to_string();
+    assert!(e.contains("a_head") && e.contains("not a region"), "{e}");
+}

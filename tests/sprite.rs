@@ -337,6 +337,13 @@ fn shipped_sprites_make_valid_scenes_with_bones_inside_and_solvable_weights() {
             w.validate().unwrap();
             assert_eq!(w.vertex_count(), scene.mesh.vertex_count());
         }
+        // The sprite is the art: u = x, v = height - y, one layer per part.
+        let art = scene.art.as_ref().unwrap();
+        assert_eq!(art.images[0].path, data(png));
+        assert_eq!(art.layers.len(), scene.mesh.parts().len());
+        for (p, uv) in scene.mesh.vertices().iter().zip(&art.uvs) {
+            assert_eq!((uv.x, uv.y), (p.x.clamp(0.0, w), (h - p.y).clamp(0.0, h)));
+        }
         let probe = scene.probe(Some("lift_l")).unwrap();
         assert!(!probe.watched_vertices(&scene).unwrap().is_empty(), "{png}");
         let masked = skinweights::solve(&scene, "heat+mask").unwrap();

@@ -1,8 +1,9 @@
 //! `skinweights lint`: the seed's table of checks, PASS/FAIL with the measured number.
 
-use super::{load_weights_for, resolve_scene, BuiltinArgs};
+use super::{load_weights_for, resolve_scene, spinner, BuiltinArgs};
 use clap::Args;
-use skinweights::lint::{lint, LintOptions};
+use skinweights::lint::{lint, pixel_edge_checks, LintOptions};
+use skinweights::render::Texture;
 use skinweights::{Error, Result};
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -32,7 +33,14 @@ pub fn run(a: LintArgs) -> Result<ExitCode> {
         max_area_loss_pct: a.max_area_loss,
         ..LintOptions::default()
     };
-    let checks = lint(&scene, &w, &options)?;
+    let mut checks = lint(&scene, &w, &options)?;
+    if let Some(art) = &scene.art {
+        let textures = Texture::load_art(art)?;
+        let pb = spinner("pixel edge: rendering the probes over black, white, red at 1x, 2x, 4x");
+        let rows = pixel_edge_checks(&scene, &w, &textures);
+        pb.finish_and_clear();
+        checks.extend(rows?);
+    }
     if a.json {
         let text = serde_json::to_string_pretty(&checks).map_err(|e| Error::Json {
             context: "lint".into(),
@@ -52,7 +60,9 @@ pub fn run(a: LintArgs) -> Result<ExitCode> {
                 println!("     inspect first: {}", c.inspect_first);
             }
         }
-        println!("skipped: pixel-edge check (needs a renderer and the textures)");
+        if scene.art.is_none() {
+            println!("skipped: pixel-edge check (the scene has no art)");
+        }
     }
     Ok(if checks.iter().all(|c| c.pass) {
         ExitCode::SUCCESS

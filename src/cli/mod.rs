@@ -2,6 +2,7 @@
 //! library; this file holds the command list and what several commands share (scene
 //! arguments, output checks, progress spinners).
 
+mod bleed;
 mod compare;
 mod eval;
 mod export;
@@ -9,6 +10,7 @@ mod import;
 mod lint;
 mod mesh;
 mod plot;
+mod render;
 mod scene;
 mod solve;
 
@@ -102,6 +104,23 @@ enum Command {
     /// Example: `skinweights mesh data/kenney-toon/robot_idle.png --bones
     /// data/kenney-toon/robot_idle_bones.json -o robot.json && skinweights compare robot.json`
     Mesh(mesh::MeshArgs),
+    /// Pose a scene with its weights and draw it with its art; print the fringe numbers.
+    ///
+    /// A CPU rasterizer that draws as a GPU does (top-left fill rule, N x N samples, bilinear
+    /// textures, layers blended 'over'). The fringe numbers compare the render over black and
+    /// white with a premultiplied 8 x 8 reference (triangulation matting): bias S (negative:
+    /// dark fringe, positive: bright), F (worst edge colour error) and gap G (background
+    /// showing through); the red check compares the render over red with what black and white
+    /// predict. --matting DIR writes the renders they come from.
+    ///
+    /// Example: `skinweights render robot.json robot_heat.json --probe lift_l --scale 4
+    /// --background white --alpha straight -o robot.png`
+    Render(render::RenderArgs),
+    /// Alpha repairs for a PNG: bleed colour into the fully transparent texels (ring by ring
+    /// from the visible ones; alpha and visible texels unchanged), optionally premultiply.
+    ///
+    /// Example: `skinweights bleed arm.png -o arm_bled.png --rings 4`
+    Bleed(bleed::BleedArgs),
 }
 
 /// Parses the command line and runs the command; errors print as `error: ...` with exit code 2.
@@ -117,6 +136,8 @@ pub fn main() -> ExitCode {
         Command::Export(a) => export::run(a),
         Command::Import(a) => import::run(a),
         Command::Mesh(a) => mesh::run(a),
+        Command::Render(a) => render::run(a),
+        Command::Bleed(a) => bleed::run(a),
     };
     match result {
         Ok(code) => code,

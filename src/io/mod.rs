@@ -22,7 +22,7 @@ pub use scene_json::{
     SCENE_FORMAT, SCENE_FORMAT_ART,
 };
 pub use sprite::{
-    sprite_scene, trace_alpha, BonesFile, Sprite, SpriteOptions, Trace, TraceOptions, CLIP_MARGIN,
-    DEFAULT_MIN_AREA, DEFAULT_THRESHOLD, DEFAULT_TOLERANCE,
+    png_dimensions, sprite_scene, trace_alpha, BonesFile, Sprite, SpriteOptions, Trace,
+    TraceOptions, CLIP_MARGIN, DEFAULT_MIN_AREA, DEFAULT_THRESHOLD, DEFAULT_TOLERANCE,
 };
 pub use weights_json::{WeightsFile, WEIGHTS_FORMAT};

@@ -53,7 +53,7 @@ use super::scene_json::{probes_from_file, skeleton_from_file, BoneFile, ProbeFil
 use crate::error::{Error, Result};
 use crate::geometry::{crosses_ray, loop_area, touching_edge_pairs, Segment};
 use crate::mesh::{assign_parts, mesh_outline, LabelledRegion, Mesh, MeshingOptions, Outline};
-use crate::scene::{Probe, Scene};
+use crate::scene::{AlphaMode, Art, ArtImage, Layer, Probe, Scene};
 use crate::skeleton::Skeleton;
 use image::codecs::png::PngDecoder;
 use image::{DynamicImage, ImageDecoder, RgbaImage};
@@ -850,6 +850,18 @@ impl BonesFile {
     }
 }
 
+/// The size of a PNG file from its header, without decoding pixels. A missing file is an
+/// [`Error::Io`], anything that is not a PNG an [`Error::Image`]; both name the path.
+pub fn png_dimensions(path: impl AsRef<Path>) -> Result<(u32, u32)> {
+    let path = path.as_ref();
+    let file = std::fs::File::open(path).map_err(|e| Error::io(path, e))?;
+    let decoder = PngDecoder::new(std::io::BufReader::new(file)).map_err(|e| Error::Image {
+        path: path.into(),
+        message: e.to_string(),
+    })?;
+    Ok(decoder.dimensions())
+}
+
 /// Options of [`sprite_scene`].
 #[derive(Debug, Clone, Default)]
 pub struct SpriteOptions {
@@ -911,7 +923,39 @@ pub fn sprite_scene(
     };
     let name = options.name.clone().unwrap_or_else(|| sprite.stem());
     let scene = Scene::new(name, mesh, bones.skeleton, bones.probes)?;
-    Ok((scene, trace, notes))
+    let art = sprite_art(sprite, &scene.mesh);
+    Ok((scene.with_art(art)?, trace, notes))
+}
+
+/// The sprite as the art of its own mesh: one image (the sprite's source path, straight
+/// alpha as PNG stores it), every part a layer drawn with it in the mesh's part order, and
+/// texture coordinates `u = x`, `v = height - y` (the scene frame is the image's pixels, y up
+/// from the bottom edge), clamped to the image.
+fn sprite_art(sprite: &Sprite, mesh: &Mesh) -> Art {
+    let (w, h) = (sprite.image.width() as f64, sprite.image.height() as f64);
+    Art {
+        images: vec![ArtImage {
+            name: sprite.stem(),
+            path: sprite.source.clone().into(),
+            alpha: AlphaMode::Straight,
+        }],
+        uvs: mesh
+            .vertices()
+            .iter()
+            // A low tracing threshold can put the outline up to half a pixel past the image
+            // edge; clamping changes no sampled colour (within half a pixel of the edge,
+            // clamp-to-edge sampling returns the edge texels either way).
+            .map(|p| Point2::new(p.x.clamp(0.0, w), (h - p.y).clamp(0.0, h)))
+            .collect(),
+        layers: mesh
+            .parts()
+            .iter()
+            .map(|part| Layer {
+                part: part.clone(),
+                image: Some(0),
+            })
+            .collect(),
+    }
 }
 
 /// The mesh constraints of bone `a`-`b`: its pieces inside the outline, each end that was cut

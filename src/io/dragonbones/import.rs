@@ -1,5 +1,6 @@
 //! DragonBones JSON → one [`Scene`] with a part per mesh display, plus the artist's weights.
 
+use super::atlas::{atlas_art, Atlas};
 use super::parse::{parse_armature, FileArmature, FileBone, FileMesh};
 use super::{to_scene, Affine, MAX_COORDINATE, MAX_SCALE};
 use crate::error::{Error, Result};
@@ -174,11 +175,22 @@ impl fmt::Display for ImportReport {
     }
 }
 
-/// Reads a DragonBones JSON file (see [`import_dragonbones`]).
+/// Reads a DragonBones JSON file (see [`import_dragonbones`]). When a texture atlas sits
+/// beside it (`NAME_ske.json` -> `NAME_tex.json` and the image it names), the scene carries
+/// the art (see [`import_dragonbones_with_atlas`]); a missing or unreadable atlas image is an
+/// error naming the file.
 pub fn load_dragonbones(path: impl AsRef<Path>) -> Result<DragonBonesImport> {
     let path = path.as_ref();
     let text = std::fs::read_to_string(path).map_err(|e| Error::io(path, e))?;
-    import_dragonbones(&text).map_err(|e| e.in_file(path))
+    let atlas = Atlas::beside(path).map(Atlas::load).transpose()?;
+    import(&text, atlas.as_ref()).map_err(|e| e.in_file(path))
+}
+
+/// [`import_dragonbones`], plus the art: the atlas image, each mesh display's `uvs` mapped
+/// into its atlas region (named by the display's `path`, else its `name`), layers in the
+/// armature's slot order. A display whose region is not in the atlas is an error.
+pub fn import_dragonbones_with_atlas(text: &str, atlas: &Atlas) -> Result<DragonBonesImport> {
+    import(text, Some(atlas))
 }
 
 /// Parses a DragonBones 5.5 `_ske.json` and builds one scene (see the module docs).
@@ -212,6 +224,10 @@ pub fn load_dragonbones(path: impl AsRef<Path>) -> Result<DragonBonesImport> {
 /// non-manifold edges) in its own indices; [`Error::UnknownParent`],
 /// [`Error::DuplicateBone`], [`Error::ParentCycle`] for the bone hierarchy.
 pub fn import_dragonbones(text: &str) -> Result<DragonBonesImport> {
+    import(text, None)
+}
+
+fn import(text: &str, atlas: Option<&Atlas>) -> Result<DragonBonesImport> {
     let FileArmature {
         bones,
         order,
@@ -394,7 +410,10 @@ pub fn import_dragonbones(text: &str) -> Result<DragonBonesImport> {
     } else {
         report.armature.clone()
     };
-    let scene = Scene::new(name, mesh, skeleton, probes)?;
+    let mut scene = Scene::new(name, mesh, skeleton, probes)?;
+    if let Some(atlas) = atlas {
+        scene = scene.with_art(atlas_art(atlas, &meshes, &parts, &mut report.notes)?)?;
+    }
     Ok(DragonBonesImport {
         scene,
         artist,

@@ -22,14 +22,16 @@
 //! double-sided and its files mix windings; the importer makes each triangle
 //! counter-clockwise and reports how many it turned.
 
+mod atlas;
 mod export;
 mod import;
 mod parse;
 
+pub use atlas::Atlas;
 pub use export::{export_dragonbones, save_dragonbones};
 pub use import::{
-    import_dragonbones, load_dragonbones, BindDifference, DragonBonesImport, ImportReport,
-    MeshReport, ZERO_LENGTH_TAIL,
+    import_dragonbones, import_dragonbones_with_atlas, load_dragonbones, BindDifference,
+    DragonBonesImport, ImportReport, MeshReport, ZERO_LENGTH_TAIL,
 };
 // Shared with the Godot importer (same part and probe rules).
 pub(crate) use import::{assign_parts, lift_probes, UniqueNames};

@@ -39,6 +39,12 @@ pub(super) struct FileMesh {
     pub vertices: Vec<[f64; 2]>,
     pub triangles: Vec<[usize; 3]>,
     pub skin: Option<FileSkin>,
+    /// Texture coordinates (`uvs`), 0..1 across the display's atlas region, if given.
+    pub uvs: Option<Vec<[f64; 2]>>,
+    /// The atlas region's name: the display's `path`, else its `name`.
+    pub texture: String,
+    /// The slot's place in the armature's `slot` list (draw order, back to front).
+    pub draw_order: usize,
 }
 
 /// Everything the importer reads from the file, checked.
@@ -173,7 +179,12 @@ fn with_context(e: Error, context: String) -> Error {
 }
 
 /// Slot name → index of its parent bone.
-fn parse_slots(armature: &Value, bones: &[FileBone]) -> Result<HashMap<String, Option<usize>>> {
+/// Every slot's bone and its place in the draw order (the armature's `slot` list, back to
+/// front).
+fn parse_slots(
+    armature: &Value,
+    bones: &[FileBone],
+) -> Result<HashMap<String, (Option<usize>, usize)>> {
     let at = At {
         context: "armature",
     };
@@ -219,7 +230,7 @@ fn parse_slots(armature: &Value, bones: &[FileBone]) -> Result<HashMap<String, O
                 )
             }
         };
-        slots.insert(name, bone);
+        slots.insert(name, (bone, i));
     }
     Ok(slots)
 }
@@ -236,7 +247,7 @@ fn is_mesh(display: &Value) -> bool {
 fn parse_meshes(
     armature: &Value,
     bones: &[FileBone],
-    slots: &HashMap<String, Option<usize>>,
+    slots: &HashMap<String, (Option<usize>, usize)>,
     notes: &mut Vec<String>,
 ) -> Result<Vec<FileMesh>> {
     let at = At {
@@ -273,7 +284,7 @@ fn parse_meshes(
         let ctx = format!("skin slot {i}");
         let at = At { context: &ctx };
         let slot = at.string(s, "name")?;
-        let slot_bone = *slots.get(&slot).ok_or_else(|| Error::DragonBones {
+        let (slot_bone, draw_order) = *slots.get(&slot).ok_or_else(|| Error::DragonBones {
             context: format!("skin slot {slot:?}"),
             field: "name".into(),
             vertex: None,
@@ -300,7 +311,9 @@ fn parse_meshes(
                 ));
                 continue;
             }
-            meshes.push(parse_mesh(d, bones, slot.clone(), slot_bone, display)?);
+            let mut mesh = parse_mesh(d, bones, slot.clone(), slot_bone, display)?;
+            mesh.draw_order = draw_order;
+            meshes.push(mesh);
         }
     }
     if skipped > 0 {
@@ -379,6 +392,26 @@ fn parse_mesh(
         }
         triangles.push(tri);
     }
+    let uvs = if d.get("uvs").is_some() {
+        let raw = at.numbers(d, "uvs")?;
+        if raw.len() != 2 * n {
+            return Err(at.error(
+                "uvs",
+                None,
+                format!(
+                    "{} numbers for {n} vertices (need a u, v pair each)",
+                    raw.len()
+                ),
+            ));
+        }
+        Some(raw.chunks_exact(2).map(|c| [c[0], c[1]]).collect())
+    } else {
+        None
+    };
+    let texture = match d.get("path").and_then(Value::as_str) {
+        Some(p) => p.to_string(),
+        None => display.clone(),
+    };
     let skin = if d.get("weights").is_some() {
         Some(parse_skin(&at, d, bones, n)?)
     } else {
@@ -392,6 +425,9 @@ fn parse_mesh(
         vertices,
         triangles,
         skin,
+        uvs,
+        texture,
+        draw_order: 0,
     })
 }
 

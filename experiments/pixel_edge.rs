@@ -1,0 +1,367 @@
+//! # pixel_edge: the seeds' pixel-edge check on real and synthetic art
+//!
+//! The seeds' check table: "Pixel edge: render over black, white and red at 1x, 2x and 4x;
+//! pass: no fixed-colour bright or dark fringe; inspect first: transparent RGB, premultiplied
+//! alpha, texture dilation". For each character, pose (rest and a probe) and scale (1x, 2x,
+//! 4x; rotated 17 degrees with a (0.37, 0.21) px offset, 2 x 2 samples) the art is drawn
+//! three ways:
+//!
+//! - **straight**: the texture as stored, straight-alpha filtering and blending;
+//! - **bleed**: the same pipeline on the texture after alpha bleeding (`skinweights bleed`);
+//! - **premultiplied**: texture premultiplied, premultiplied blending.
+//!
+//! and measured with the fringe metric (`skinweights::render::fringe`): bias S, F (max and
+//! p99), gap G, and the red check.
+//!
+//! Characters: the three Kenney sprites (transparent texels black, as shipped), the
+//! DragonBones you_xin character with its atlas (the frame fitted to its left arm, so that 4x
+//! stays a few megapixels), and a synthetic sprite whose transparent texels are white (the
+//! seeds' case). Sprites are traced at alpha threshold 1, so the mesh covers every visible
+//! texel as a runtime's sprite mesh does; weights are heat+mask (sprites) or the artist's
+//! (DragonBones).
+//!
+//! Writes `results/pixel_edge/`: `pixel_edge.csv` (one row per character, pose, scale and
+//! pipeline), `summary.json`, and `crops_*.png` (4x probe pose, zoomed crops around the worst
+//! edge: rows straight / bleed / premultiplied, columns over black / white / red).
+//!
+//! ```text
+//! cargo run --release --bin pixel_edge [-- --out DIR] [--quick]
+//! ```
+
+mod common;
+
+use clap::Parser;
+use common::{csv_num, main_with, progress, write_json, write_text, Res};
+use image::{Rgb, RgbImage, Rgba, RgbaImage};
+use nalgebra::{Point2, Vector2};
+use serde::Serialize;
+use skinweights::io::dragonbones::load_dragonbones;
+use skinweights::io::{sprite_scene, BonesFile, Sprite, SpriteOptions, TraceOptions};
+use skinweights::mesh::{LabelledRegion, MeshingOptions};
+use skinweights::render::{
+    bleed, coverage, matting_renders, posed_vertices, Drawing, Frame, MattingRenders,
+    RenderOptions, Skinning, Texture, View,
+};
+use skinweights::scene::AlphaMode;
+use skinweights::{Pose, Scene, Weights};
+use std::path::Path;
+
+#[derive(Parser)]
+#[command(about = "Fringe (S, F, G) of straight / bleed / premultiplied art at 1x, 2x, 4x")]
+struct Cli {
+    #[command(flatten)]
+    common: common::CommonArgs,
+}
+
+/// One character to measure.
+struct Case {
+    name: String,
+    scene: Scene,
+    weights: Weights,
+    /// The texture (one image) as stored.
+    texture: RgbaImage,
+    /// Parts whose vertices the frame is fitted to (empty: all).
+    frame_parts: Vec<String>,
+}
+
+#[derive(Serialize, Clone)]
+struct Row {
+    character: String,
+    pose: String,
+    scale: f64,
+    pipeline: String,
+    s: f64,
+    f_max: f64,
+    f_p99: f64,
+    g: f64,
+    red_check: f64,
+    band_pixels: usize,
+}
+
+const PIPELINES: [&str; 3] = ["straight", "bleed", "premultiplied"];
+
+fn data(rel: &str) -> std::path::PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("data").join(rel)
+}
+
+fn sprite_case(name: &str, image: RgbaImage, mut bones: BonesFile, vertices: usize) -> Res<Case> {
+    // Threshold-1 outlines reach past the authored part regions: the rest goes to the
+    // first bone's part.
+    if let Some(part) = bones.skeleton.bones()[0].part.clone() {
+        let (w, h) = (image.width() as f64, image.height() as f64);
+        bones.regions.push(LabelledRegion {
+            part,
+            polygon: vec![
+                Point2::new(-8.0, -8.0),
+                Point2::new(w + 8.0, -8.0),
+                Point2::new(w + 8.0, h + 8.0),
+                Point2::new(-8.0, h + 8.0),
+            ],
+        });
+    }
+    let sprite = Sprite::from_rgba(image.clone(), name);
+    let options = SpriteOptions {
+        trace: TraceOptions {
+            threshold: 1,
+            ..Default::default()
+        },
+        meshing: MeshingOptions {
+            target_vertices: vertices,
+            ..Default::default()
+        },
+        name: Some(name.into()),
+    };
+    let (scene, _, _) = sprite_scene(&sprite, bones, &options)?;
+    let weights = skinweights::solve(&scene, "heat+mask")?;
+    Ok(Case {
+        name: name.into(),
+        scene,
+        weights,
+        texture: image,
+        frame_parts: Vec::new(),
+    })
+}
+
+/// A limb-like synthetic sprite: two overlapping soft-edged ellipses with a colour gradient,
+/// transparent texels white, one bone along it and a 35-degree probe.
+fn synthetic(vertices: usize) -> Res<Case> {
+    let (w, h) = (120u32, 64u32);
+    let image = RgbaImage::from_fn(w, h, |x, y| {
+        let (px, py) = (x as f64 + 0.5, y as f64 + 0.5);
+        let e = |cx: f64, cy: f64, rx: f64, ry: f64| {
+            let d = (((px - cx) / rx).powi(2) + ((py - cy) / ry).powi(2)).sqrt();
+            (1.0 - d) * rx.min(ry) // about the distance inside the edge, px
+        };
+        let inside = e(38.0, 32.0, 32.0, 22.0).max(e(86.0, 32.0, 30.0, 16.0));
+        let a = ((inside + 1.0) / 2.0).clamp(0.0, 1.0);
+        let a = (a * 255.0).round() as u8;
+        if a == 0 {
+            Rgba([255, 255, 255, 0])
+        } else {
+            Rgba([
+                (60.0 + 1.2 * px) as u8,
+                (150.0 - py) as u8,
+                (90.0 + 0.5 * px) as u8,
+                a,
+            ])
+        }
+    });
+    let bones = BonesFile::from_json(
+        r#"{"bones": [{"name": "upper", "parent": null, "head": [10, 32], "tail": [62, 32], "part": "limb"},
+                      {"name": "lower", "parent": "upper", "head": [62, 32], "tail": [112, 32], "part": "limb"}],
+            "probes": [{"name": "bend", "pose": {"lower": 35}}]}"#,
+    )?;
+    sprite_case("synthetic_white", image, bones, vertices)
+}
+
+fn kenney(stem: &str, vertices: usize) -> Res<Case> {
+    let sprite = Sprite::load(data(&format!("kenney-toon/{stem}.png")))?;
+    let bones = BonesFile::load(data(&format!("kenney-toon/{stem}_bones.json")))?;
+    sprite_case(stem, sprite.image, bones, vertices)
+}
+
+fn dragonbones() -> Res<Case> {
+    let imp = load_dragonbones(data("dragonbones-you-xin/body_ske.json"))?;
+    let art = imp
+        .scene
+        .art
+        .as_ref()
+        .ok_or("the atlas beside body_ske.json is missing")?;
+    let texture = Texture::load_art(art)?.remove(0).image;
+    Ok(Case {
+        name: "dragonbones_you_xin".into(),
+        weights: imp.artist.clone(),
+        texture,
+        frame_parts: vec!["a_arm_L".into()],
+        scene: imp.scene,
+    })
+}
+
+/// The three pipelines' matting renders of one case, pose and scale.
+fn renders(case: &Case, pose: &Pose, scale: f64) -> Res<Vec<(String, MattingRenders)>> {
+    let scene = &case.scene;
+    let positions = posed_vertices(scene, &case.weights, pose, Skinning::Lbs)?;
+    let framed: Vec<Point2<f64>> = if case.frame_parts.is_empty() {
+        positions.clone()
+    } else {
+        let parts: Vec<usize> = case
+            .frame_parts
+            .iter()
+            .filter_map(|p| scene.mesh.part_index(p))
+            .collect();
+        positions
+            .iter()
+            .zip(scene.mesh.vertex_parts())
+            .filter(|(_, p)| parts.contains(p))
+            .map(|(q, _)| *q)
+            .collect()
+    };
+    let view = View {
+        scale,
+        rotation_deg: 17.0,
+        offset: Vector2::new(0.37, 0.21),
+    };
+    let frame = Frame::fit(&framed, &view, 4.0)?;
+    let bled = bleed(&case.texture, None);
+    let mut out = Vec::new();
+    for pipeline in PIPELINES {
+        let (image, mode) = match pipeline {
+            "straight" => (&case.texture, AlphaMode::Straight),
+            "bleed" => (&bled, AlphaMode::Straight),
+            _ => (&case.texture, AlphaMode::Premultiplied),
+        };
+        let textures = vec![Texture::new("art", image.clone(), AlphaMode::Straight)];
+        let drawing = Drawing {
+            mesh: &scene.mesh,
+            positions: &positions,
+            art: scene.art.as_ref(),
+            textures: &textures,
+        };
+        let options = RenderOptions::default().with_alpha(mode);
+        out.push((
+            pipeline.to_string(),
+            matting_renders(&drawing, &frame, &options)?,
+        ));
+    }
+    Ok(out)
+}
+
+/// Zoomed crops around the worst straight-alpha edge pixel: rows = pipelines, columns =
+/// black / white / red backgrounds.
+fn crops(sets: &[(String, MattingRenders)]) -> RgbImage {
+    const HALF: i64 = 24;
+    const ZOOM: u32 = 5;
+    let m = &sets[0].1;
+    let a = coverage(&m.black, &m.white);
+    let a_ref = coverage(&m.ref_black, &m.ref_white);
+    let (w, h) = m.black.dimensions();
+    let mut best = (0.0, 0i64, 0i64);
+    for y in 0..h {
+        for x in 0..w {
+            let i = (y * w + x) as usize;
+            if a[i] > 0.0 && a[i] < 1.0 && a_ref[i] > 0.0 {
+                let d: f64 = (0..3)
+                    .map(|c| {
+                        (m.black.get_pixel(x, y)[c] as f64
+                            - a[i] * m.ref_black.get_pixel(x, y)[c] as f64 / a_ref[i])
+                            .abs()
+                    })
+                    .sum();
+                if d > best.0 {
+                    best = (d, x as i64, y as i64);
+                }
+            }
+        }
+    }
+    let side = (2 * HALF) as u32 * ZOOM;
+    let gap = 4;
+    let mut out =
+        RgbImage::from_pixel(3 * side + 2 * gap, 3 * side + 2 * gap, Rgb([128, 128, 128]));
+    for (row, (_, set)) in sets.iter().enumerate() {
+        for (col, im) in [&set.black, &set.white, &set.red].into_iter().enumerate() {
+            for y in 0..side {
+                for x in 0..side {
+                    let sx = (best.1 - HALF + (x / ZOOM) as i64).clamp(0, w as i64 - 1) as u32;
+                    let sy = (best.2 - HALF + (y / ZOOM) as i64).clamp(0, h as i64 - 1) as u32;
+                    out.put_pixel(
+                        col as u32 * (side + gap) + x,
+                        row as u32 * (side + gap) + y,
+                        *im.get_pixel(sx, sy),
+                    );
+                }
+            }
+        }
+    }
+    out
+}
+
+fn main() -> std::process::ExitCode {
+    let cli = Cli::parse();
+    main_with(|| run(&cli))
+}
+
+fn run(cli: &Cli) -> Res<()> {
+    let started = std::time::Instant::now();
+    let out = cli.common.out_dir("pixel_edge")?;
+    let quick = cli.common.quick;
+    let vertices = if quick { 800 } else { 3000 };
+    let mut cases = vec![
+        kenney("robot_idle", vertices)?,
+        kenney("malePerson_idle", vertices)?,
+        kenney("femaleAdventurer_idle", vertices)?,
+        synthetic(vertices)?,
+    ];
+    if !quick {
+        cases.push(dragonbones()?);
+    }
+    let scales = [1.0, 2.0, 4.0];
+    let bar = progress((cases.len() * 2 * scales.len()) as u64, "rendering");
+    let mut rows = Vec::new();
+    for case in &cases {
+        let probe = case.scene.probes.first().ok_or("case without a probe")?;
+        for (pose_name, pose) in [
+            ("rest".to_string(), Pose::rest()),
+            (probe.name.clone(), probe.pose.clone()),
+        ] {
+            for &scale in &scales {
+                let sets = renders(case, &pose, scale)?;
+                for (pipeline, m) in &sets {
+                    let f = m.fringe()?;
+                    rows.push(Row {
+                        character: case.name.clone(),
+                        pose: pose_name.clone(),
+                        scale,
+                        pipeline: pipeline.clone(),
+                        s: f.bias,
+                        f_max: f.max,
+                        f_p99: f.p99,
+                        g: f.gap,
+                        red_check: f.red_error.unwrap_or(0.0),
+                        band_pixels: f.band_pixels,
+                    });
+                }
+                if scale == 4.0 && pose_name != "rest" {
+                    let path = out.join(format!("crops_{}.png", case.name));
+                    crops(&sets)
+                        .save(&path)
+                        .map_err(|e| format!("{}: {e}", path.display()))?;
+                }
+                bar.inc(1);
+            }
+        }
+    }
+    bar.finish_and_clear();
+    let mut csv =
+        String::from("character,pose,scale,pipeline,S,F_max,F_p99,G,red_check,band_pixels\n");
+    for r in &rows {
+        csv.push_str(&format!(
+            "{},{},{},{},{},{},{},{},{},{}\n",
+            r.character,
+            r.pose,
+            r.scale,
+            r.pipeline,
+            csv_num(r.s),
+            csv_num(r.f_max),
+            csv_num(r.f_p99),
+            csv_num(r.g),
+            csv_num(r.red_check),
+            r.band_pixels
+        ));
+    }
+    write_text(&out, "pixel_edge.csv", &csv)?;
+    write_json(&out, "summary.json", &rows)?;
+    println!("| character | pose | scale | pipeline | S | F max | F p99 | G |");
+    println!("|---|---|---|---|---|---|---|---|");
+    for r in &rows {
+        println!(
+            "| {} | {} | {}x | {} | {:+.2} | {:.1} | {:.1} | {:.4} |",
+            r.character, r.pose, r.scale, r.pipeline, r.s, r.f_max, r.f_p99, r.g
+        );
+    }
+    println!(
+        "wrote {} in {:.1} s",
+        out.display(),
+        started.elapsed().as_secs_f64()
+    );
+    Ok(())
+}

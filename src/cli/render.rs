@@ -1,0 +1,206 @@
+//! `skinweights render`: the scene posed and drawn with its art, and the fringe numbers of
+//! that render.
+
+use super::{check_outputs, load_weights_for, resolve_scene, spinner, BuiltinArgs};
+use clap::{Args, ValueEnum};
+use nalgebra::Vector2;
+use skinweights::render::{
+    matting_renders, parse_colour, posed_vertices, render, Drawing, Frame, RenderOptions, Skinning,
+    Texture, View,
+};
+use skinweights::scene::AlphaMode;
+use skinweights::{Error, Pose, Result};
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+/// Alpha pipelines `render` draws with.
+#[derive(Clone, Copy, ValueEnum)]
+pub enum AlphaArg {
+    /// Sample the texture as stored (PNG: straight) and blend `c·a + dst·(1 - a)`.
+    Straight,
+    /// Premultiply the texture, then blend `c + dst·(1 - a)`.
+    Premultiplied,
+}
+
+/// Arguments of `render`.
+#[derive(Args)]
+pub struct RenderArgs {
+    /// Scene file or built-in name (built-in scenes have no art: flat colours).
+    scene: String,
+    /// Weights file.
+    weights: PathBuf,
+    /// Pose the scene in this probe's pose (default: rest pose).
+    #[arg(long, conflicts_with = "pose")]
+    probe: Option<String>,
+    /// Rotate a bone about its head, degrees counter-clockwise: BONE=DEG (repeatable).
+    #[arg(long, value_name = "BONE=DEG")]
+    pose: Vec<String>,
+    /// Background colour: black, white, red or #RRGGBB.
+    #[arg(long, default_value = "black")]
+    background: String,
+    /// Output pixels per scene unit (sprites: 1 = the art's own size).
+    #[arg(long, default_value_t = 1.0)]
+    scale: f64,
+    /// Alpha pipeline.
+    #[arg(long, value_enum, default_value_t = AlphaArg::Straight)]
+    alpha: AlphaArg,
+    /// Samples per pixel side (1, 2, 4 or 8).
+    #[arg(long, default_value_t = RenderOptions::DEFAULT_SAMPLES)]
+    samples: u32,
+    /// Skin with dual quaternions instead of linear blend skinning.
+    #[arg(long)]
+    dqs: bool,
+    /// Rotate the picture, degrees counter-clockwise.
+    #[arg(long, default_value_t = 0.0)]
+    rotate: f64,
+    /// Sub-pixel offset of the picture, pixels: X,Y.
+    #[arg(long, default_value = "0,0", value_name = "X,Y")]
+    offset: String,
+    /// Also write the renders the fringe numbers come from (black.png, white.png, red.png,
+    /// ref_black.png, ref_white.png) into this directory.
+    #[arg(long)]
+    matting: Option<PathBuf>,
+    /// Output image (PNG).
+    #[arg(short, long)]
+    output: PathBuf,
+    /// Overwrite output files that exist.
+    #[arg(long)]
+    force: bool,
+    #[command(flatten)]
+    builtin: BuiltinArgs,
+}
+
+/// The pose of `--probe` or `--pose` (rest when neither is given).
+fn pose_of(scene: &skinweights::Scene, probe: Option<&str>, raw: &[String]) -> Result<Pose> {
+    if let Some(name) = probe {
+        return Ok(scene.probe(Some(name))?.pose.clone());
+    }
+    let mut pose = Pose::rest();
+    for kv in raw {
+        let (bone, deg) = kv
+            .split_once('=')
+            .ok_or_else(|| Error::field("--pose", format!("{kv:?} is not BONE=DEG")))?;
+        let deg: f64 = deg
+            .trim()
+            .parse()
+            .ok()
+            .filter(|d: &f64| d.is_finite())
+            .ok_or_else(|| {
+                Error::field(
+                    "--pose",
+                    format!("{kv:?}: {deg:?} is not a number of degrees"),
+                )
+            })?;
+        if scene.skeleton.index_of(bone.trim()).is_none() {
+            return Err(Error::UnknownBone {
+                context: "--pose".into(),
+                bone: bone.trim().into(),
+            });
+        }
+        pose = pose.rotate(bone.trim(), deg);
+    }
+    Ok(pose)
+}
+
+/// `X,Y` as a vector.
+fn parse_offset(text: &str) -> Result<Vector2<f64>> {
+    let bad = || Error::field("--offset", format!("{text:?} is not X,Y (pixels)"));
+    let (x, y) = text.split_once(',').ok_or_else(bad)?;
+    let x: f64 = x.trim().parse().map_err(|_| bad())?;
+    let y: f64 = y.trim().parse().map_err(|_| bad())?;
+    Ok(Vector2::new(x, y))
+}
+
+/// Runs `render`.
+pub fn run(a: RenderArgs) -> Result<ExitCode> {
+    let background = parse_colour(&a.background)?;
+    let matting_files: Vec<PathBuf> = match &a.matting {
+        Some(dir) => ["black", "white", "red", "ref_black", "ref_white"]
+            .iter()
+            .map(|n| dir.join(format!("{n}.png")))
+            .collect(),
+        None => Vec::new(),
+    };
+    let mut outputs: Vec<&Path> = vec![&a.output];
+    outputs.extend(matting_files.iter().map(PathBuf::as_path));
+    check_outputs(&[Path::new(&a.scene), &a.weights], &outputs, a.force)?;
+    let scene = resolve_scene(Some(&a.scene), &a.builtin)?;
+    let weights = load_weights_for(&scene, &a.weights)?;
+    let pose = pose_of(&scene, a.probe.as_deref(), &a.pose)?;
+    let skinning = if a.dqs { Skinning::Dqs } else { Skinning::Lbs };
+    let positions = posed_vertices(&scene, &weights, &pose, skinning)?;
+    let view = View {
+        scale: a.scale,
+        rotation_deg: a.rotate,
+        offset: parse_offset(&a.offset)?,
+    };
+    let frame = Frame::fit(&positions, &view, 2.0)?;
+    let textures = match &scene.art {
+        Some(art) => Texture::load_art(art)?,
+        None => Vec::new(),
+    };
+    let drawing = Drawing {
+        mesh: &scene.mesh,
+        positions: &positions,
+        art: scene.art.as_ref(),
+        textures: &textures,
+    };
+    let mode = match a.alpha {
+        AlphaArg::Straight => AlphaMode::Straight,
+        AlphaArg::Premultiplied => AlphaMode::Premultiplied,
+    };
+    let options = RenderOptions {
+        samples: a.samples,
+        background,
+        ..RenderOptions::default()
+    }
+    .with_alpha(mode);
+    let pb = spinner(format!(
+        "rendering {} x {} px, and the matting renders",
+        frame.width, frame.height
+    ));
+    let result = render(&drawing, &frame, &options).and_then(|image| {
+        let m = matting_renders(&drawing, &frame, &options)?;
+        Ok((image, m))
+    });
+    pb.finish_and_clear();
+    let (image, m) = result?;
+    let save = |im: &image::RgbImage, path: &Path| {
+        im.save(path).map_err(|e| Error::Image {
+            path: path.into(),
+            message: e.to_string(),
+        })
+    };
+    save(&image, &a.output)?;
+    if let Some(dir) = &a.matting {
+        std::fs::create_dir_all(dir).map_err(|e| Error::io(dir, e))?;
+        for (im, path) in [&m.black, &m.white, &m.red, &m.ref_black, &m.ref_white]
+            .into_iter()
+            .zip(&matting_files)
+        {
+            save(im, path)?;
+        }
+    }
+    let f = m.fringe()?;
+    println!(
+        "wrote {} ({} x {} px, {} alpha, {}x{} samples, scale {})",
+        a.output.display(),
+        frame.width,
+        frame.height,
+        mode.name(),
+        a.samples,
+        a.samples,
+        a.scale
+    );
+    println!(
+        "fringe: S = {:+.3}  F = {:.3} (p99 {:.3})  G = {:.4}  red check {:.2}  ({} edge pixels, {} interior)",
+        f.bias,
+        f.max,
+        f.p99,
+        f.gap,
+        f.red_error.unwrap_or(0.0),
+        f.band_pixels,
+        f.interior_pixels
+    );
+    Ok(ExitCode::SUCCESS)
+}

@@ -1,0 +1,162 @@
+//! The fringe metric: how far the colours at a render's edges are from the correct
+//! (premultiplied) colours, found by triangulation matting over black and white.
+//!
+//! Render the same pose in the same frame over black (K) and white (W). Per pixel, coverage
+//! is `a = 1 - mean_c(W - K) / 255` and the premultiplied colour is K (a colour drawn 'over'
+//! a background B gives `C + (1 - a)·B`). A reference render (premultiplied alpha, 8 x 8
+//! samples) gives `a_ref` and `c_ref = K_ref / a_ref`. In the edge band, pixels with
+//! `0 < a < 1` and `a_ref > 0`, the deviation of each colour channel is
+//! `d = K - a·c_ref` (8-bit units; the colour the reference has, at the test render's own
+//! coverage, so silhouette aliasing does not count):
+//!
+//! - **bias S** = mean of d over the band's channels: positive is a bright fringe, negative
+//!   a dark one (the seeds' "fixed-colour fringe").
+//! - **F** = max |d| and its 99th percentile (nearest rank) over the band's channels: how far
+//!   edge colours are off at worst.
+//! - **gap G** = 1 - min a over the reference's opaque interior (pixels with `a_ref = 1`)
+//!   eroded by one pixel (all 8 neighbours opaque too): background showing through a shape.
+//! - **red check**: a render over red (R) must equal `K + (1 - a)·(255, 0, 0)` up to
+//!   rounding; the largest difference checks that blending is linear in the background.
+
+use crate::error::{Error, Result};
+use image::RgbImage;
+
+/// The fringe numbers of one render (see the module docs).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Fringe {
+    /// Bias S: mean deviation in the edge band, 8-bit units (positive: bright fringe).
+    pub bias: f64,
+    /// F: largest |deviation| in the edge band, 8-bit units.
+    pub max: f64,
+    /// 99th percentile of |deviation| in the edge band, 8-bit units.
+    pub p99: f64,
+    /// Gap G: 1 - the smallest coverage inside the reference's eroded opaque interior.
+    pub gap: f64,
+    /// Pixels in the edge band.
+    pub band_pixels: usize,
+    /// Pixels in the eroded interior.
+    pub interior_pixels: usize,
+    /// Largest |R - (K + (1 - a)·red)| over all pixels and channels, when a red render was
+    /// given.
+    pub red_error: Option<f64>,
+}
+
+/// Renders of one pose in one frame, the inputs of [`fringe`].
+#[derive(Debug, Clone, Copy)]
+pub struct Matting<'a> {
+    /// The render under test over black.
+    pub black: &'a RgbImage,
+    /// The render under test over white.
+    pub white: &'a RgbImage,
+    /// The reference (premultiplied, 8 x 8 samples) over black.
+    pub ref_black: &'a RgbImage,
+    /// The reference over white.
+    pub ref_white: &'a RgbImage,
+    /// The render under test over red, for the consistency check (optional).
+    pub red: Option<&'a RgbImage>,
+}
+
+/// Coverage `a = 1 - mean_c(W - K) / 255` of every pixel.
+pub fn coverage(black: &RgbImage, white: &RgbImage) -> Vec<f64> {
+    black
+        .pixels()
+        .zip(white.pixels())
+        .map(|(k, w)| {
+            let diff: f64 = (0..3).map(|c| w[c] as f64 - k[c] as f64).sum();
+            1.0 - diff / (3.0 * 255.0)
+        })
+        .collect()
+}
+
+/// The fringe metric of a matting set (see the module docs). Errors: images of different
+/// sizes.
+pub fn fringe(m: &Matting) -> Result<Fringe> {
+    let size = m.black.dimensions();
+    for (name, im) in [
+        ("white", Some(m.white)),
+        ("ref_black", Some(m.ref_black)),
+        ("ref_white", Some(m.ref_white)),
+        ("red", m.red),
+    ] {
+        if let Some(im) = im {
+            if im.dimensions() != size {
+                return Err(Error::field(
+                    name,
+                    format!(
+                        "{:?} pixels, the black render has {size:?}",
+                        im.dimensions()
+                    ),
+                ));
+            }
+        }
+    }
+    let (w, h) = (size.0 as usize, size.1 as usize);
+    let a = coverage(m.black, m.white);
+    let a_ref = coverage(m.ref_black, m.ref_white);
+    let k = m.black.as_raw();
+    let k_ref = m.ref_black.as_raw();
+    let mut deviations = Vec::new();
+    let mut band_pixels = 0;
+    for i in 0..w * h {
+        if !(a[i] > 0.0 && a[i] < 1.0 && a_ref[i] > 0.0) {
+            continue;
+        }
+        band_pixels += 1;
+        for c in 0..3 {
+            let c_ref = k_ref[3 * i + c] as f64 / a_ref[i];
+            deviations.push(k[3 * i + c] as f64 - a[i] * c_ref);
+        }
+    }
+    let bias = if deviations.is_empty() {
+        0.0
+    } else {
+        deviations.iter().sum::<f64>() / deviations.len() as f64
+    };
+    let mut abs: Vec<f64> = deviations.iter().map(|d| d.abs()).collect();
+    abs.sort_by(f64::total_cmp);
+    let max = abs.last().copied().unwrap_or(0.0);
+    let p99 = if abs.is_empty() {
+        0.0
+    } else {
+        abs[((0.99 * abs.len() as f64).ceil() as usize).clamp(1, abs.len()) - 1]
+    };
+    let opaque = |x: isize, y: isize| {
+        x >= 0
+            && y >= 0
+            && (x as usize) < w
+            && (y as usize) < h
+            && a_ref[y as usize * w + x as usize] >= 1.0
+    };
+    let mut min_a: f64 = 1.0;
+    let mut interior_pixels = 0;
+    for y in 0..h as isize {
+        for x in 0..w as isize {
+            let inside = (-1..=1).all(|dy| (-1..=1).all(|dx| opaque(x + dx, y + dy)));
+            if inside {
+                interior_pixels += 1;
+                min_a = min_a.min(a[y as usize * w + x as usize]);
+            }
+        }
+    }
+    let red_error = m.red.map(|r| {
+        let r = r.as_raw();
+        let mut worst: f64 = 0.0;
+        for i in 0..w * h {
+            let red = [255.0, 0.0, 0.0];
+            for c in 0..3 {
+                let predicted = k[3 * i + c] as f64 + (1.0 - a[i]) * red[c];
+                worst = worst.max((r[3 * i + c] as f64 - predicted).abs());
+            }
+        }
+        worst
+    });
+    Ok(Fringe {
+        bias,
+        max,
+        p99,
+        gap: 1.0 - min_a,
+        band_pixels,
+        interior_pixels,
+        red_error,
+    })
+}

@@ -1,0 +1,192 @@
+//! The seeds' pixel-edge check: "render over black, white and red at 1x, 2x and 4x; pass: no
+//! fixed-colour bright or dark fringe", measured with the fringe metric.
+
+use super::fringe::{fringe, Fringe, Matting};
+use super::raster::{render, Drawing, Frame, RenderOptions, View};
+use super::texture::Texture;
+use super::{posed_vertices, Skinning};
+use crate::error::{Error, Result};
+use crate::scene::{AlphaMode, Scene};
+use crate::skeleton::Pose;
+use crate::weights::Weights;
+use image::RgbImage;
+use nalgebra::Vector2;
+
+/// Samples per pixel side of the reference render.
+pub const REFERENCE_SAMPLES: u32 = 8;
+
+/// The renders of one pose in one frame that the fringe metric reads.
+#[derive(Debug, Clone)]
+pub struct MattingRenders {
+    /// The render under test over black, white and red.
+    pub black: RgbImage,
+    /// Over white.
+    pub white: RgbImage,
+    /// Over red.
+    pub red: RgbImage,
+    /// The reference (premultiplied, 8 x 8 samples) over black.
+    pub ref_black: RgbImage,
+    /// The reference over white.
+    pub ref_white: RgbImage,
+}
+
+impl MattingRenders {
+    /// The fringe metric of these renders, red check included.
+    pub fn fringe(&self) -> Result<Fringe> {
+        fringe(&Matting {
+            black: &self.black,
+            white: &self.white,
+            ref_black: &self.ref_black,
+            ref_white: &self.ref_white,
+            red: Some(&self.red),
+        })
+    }
+}
+
+/// Renders `drawing` in `frame` over black, white and red with `options` (its background is
+/// ignored), and the premultiplied 8 x 8 reference over black and white.
+pub fn matting_renders(
+    drawing: &Drawing,
+    frame: &Frame,
+    options: &RenderOptions,
+) -> Result<MattingRenders> {
+    let with = |background: [u8; 3]| RenderOptions {
+        background,
+        ..*options
+    };
+    let reference = |background: [u8; 3]| {
+        RenderOptions {
+            samples: REFERENCE_SAMPLES,
+            background,
+            ..RenderOptions::default()
+        }
+        .with_alpha(AlphaMode::Premultiplied)
+    };
+    Ok(MattingRenders {
+        black: render(drawing, frame, &with([0, 0, 0]))?,
+        white: render(drawing, frame, &with([255, 255, 255]))?,
+        red: render(drawing, frame, &with([255, 0, 0]))?,
+        ref_black: render(drawing, frame, &reference([0, 0, 0]))?,
+        ref_white: render(drawing, frame, &reference([255, 255, 255]))?,
+    })
+}
+
+/// Settings of [`pixel_edge`].
+#[derive(Debug, Clone)]
+pub struct PixelEdgeOptions {
+    /// Output scales (default 1, 2, 4: the seeds').
+    pub scales: Vec<f64>,
+    /// Rotation of the picture, degrees (default 17: a pixel-aligned render hides fringes).
+    pub rotation_deg: f64,
+    /// Sub-pixel offset, pixels (default (0.37, 0.21)).
+    pub offset: Vector2<f64>,
+    /// How the art is drawn (default: 2 x 2 samples, the images' stored alpha mode for both
+    /// texture and blend; see [`PixelEdgeOptions::for_scene`]).
+    pub render: RenderOptions,
+    /// Skinning (default LBS).
+    pub skinning: Skinning,
+    /// Pass limit on |S|, 8-bit units (default 1).
+    pub max_bias: f64,
+    /// Pass limit on G (default 2/255).
+    pub max_gap: f64,
+    /// Pass limit on the red check, 8-bit units (default 3: rounding of three renders).
+    pub max_red_error: f64,
+}
+
+impl Default for PixelEdgeOptions {
+    fn default() -> Self {
+        PixelEdgeOptions {
+            scales: vec![1.0, 2.0, 4.0],
+            rotation_deg: 17.0,
+            offset: Vector2::new(0.37, 0.21),
+            render: RenderOptions::default(),
+            skinning: Skinning::Lbs,
+            max_bias: 1.0,
+            max_gap: 2.0 / 255.0,
+            max_red_error: 3.0,
+        }
+    }
+}
+
+impl PixelEdgeOptions {
+    /// The defaults, drawing the art as it declares itself: texture and blend in the first
+    /// image's stored alpha mode.
+    pub fn for_scene(scene: &Scene) -> Self {
+        let mode = scene
+            .art
+            .as_ref()
+            .and_then(|a| a.images.first())
+            .map_or(AlphaMode::Straight, |i| i.alpha);
+        PixelEdgeOptions {
+            render: RenderOptions::default().with_alpha(mode),
+            ..Default::default()
+        }
+    }
+}
+
+/// One pose at one scale.
+#[derive(Debug, Clone)]
+pub struct PixelEdgeRow {
+    /// `rest` or the probe's name.
+    pub pose: String,
+    /// Output scale.
+    pub scale: f64,
+    /// The fringe numbers.
+    pub fringe: Fringe,
+    /// Whether |S|, G and the red check are within the limits.
+    pub pass: bool,
+}
+
+/// Runs the pixel-edge check on a scene with art: the rest pose and every probe, at every
+/// scale, each over black, white and red (the red render checks the blend), against the
+/// premultiplied 8 x 8 reference. Errors: a scene without art, textures that do not match
+/// it, renders over the size limits.
+pub fn pixel_edge(
+    scene: &Scene,
+    weights: &Weights,
+    textures: &[Texture],
+    options: &PixelEdgeOptions,
+) -> Result<Vec<PixelEdgeRow>> {
+    let art = scene.art.as_ref().ok_or_else(|| {
+        Error::field(
+            "art",
+            format!("scene {:?} has no art to render", scene.name),
+        )
+    })?;
+    let mut poses = vec![("rest".to_string(), Pose::rest())];
+    poses.extend(
+        scene
+            .probes
+            .iter()
+            .map(|p| (p.name.clone(), p.pose.clone())),
+    );
+    let mut rows = Vec::new();
+    for (name, pose) in poses {
+        let positions = posed_vertices(scene, weights, &pose, options.skinning)?;
+        let drawing = Drawing {
+            mesh: &scene.mesh,
+            positions: &positions,
+            art: Some(art),
+            textures,
+        };
+        for &scale in &options.scales {
+            let view = View {
+                scale,
+                rotation_deg: options.rotation_deg,
+                offset: options.offset,
+            };
+            let frame = Frame::fit(&positions, &view, 2.0)?;
+            let f = matting_renders(&drawing, &frame, &options.render)?.fringe()?;
+            let pass = f.bias.abs() <= options.max_bias
+                && f.gap <= options.max_gap
+                && f.red_error.is_none_or(|e| e <= options.max_red_error);
+            rows.push(PixelEdgeRow {
+                pose: name.clone(),
+                scale,
+                fringe: f,
+                pass,
+            });
+        }
+    }
+    Ok(rows)
+}

@@ -1,0 +1,562 @@
+//! The rasterizer: triangles drawn as a GPU draws them.
+//!
+//! - Vertex positions are snapped to a fixed-point grid of 1/256 pixel ([`SUBPIXEL`]) and
+//!   coverage is decided with exact integer edge functions, so two triangles sharing an edge
+//!   agree on every sample: nothing is drawn twice and nothing is left out.
+//! - Top-left fill rule: a sample exactly on an edge belongs to the triangle whose top or
+//!   left edge it is. No per-triangle edge antialiasing.
+//! - N x N supersampling (N = 1, 2, 4, 8) on a regular grid, sample `(i, j)` of a pixel at
+//!   `((i + 1/2) / N, (j + 1/2) / N)`; every sample is shaded and blended on its own and the
+//!   pixel is the mean of its samples, rounded to 8 bits.
+//! - Texture coordinates are interpolated affinely (2D), sampled bilinearly with
+//!   clamp-to-edge ([`super::texture`]).
+//! - Layers in draw order, triangles in mesh order within a layer, blended 'over' a
+//!   background colour in straight (`c·a + dst·(1 - a)`) or premultiplied
+//!   (`c + dst·(1 - a)`) alpha.
+//! - The frame is cut into 32 x 32 pixel tiles rendered in parallel (rayon); each tile sees
+//!   the triangles in the same order, so the image does not depend on the thread count.
+
+use super::texture::{Texels, Texture};
+use crate::error::{Error, Result};
+use crate::mesh::Mesh;
+use crate::scene::{AlphaMode, Art};
+use image::RgbImage;
+use nalgebra::{Point2, Vector2};
+use rayon::prelude::*;
+
+/// Fixed-point steps per pixel for vertex positions and sample positions.
+pub const SUBPIXEL: i64 = 256;
+/// Largest render width or height, pixels.
+pub const MAX_RENDER_SIDE: u64 = 16_384;
+/// Largest render, pixels (8192 x 8192).
+pub const MAX_RENDER_PIXELS: u64 = 1 << 26;
+/// Supersampling factors accepted (samples per pixel side).
+pub const SAMPLE_COUNTS: [u32; 4] = [1, 2, 4, 8];
+/// Tile side, pixels.
+const TILE: usize = 32;
+/// Fixed-point coordinates are clamped to this (about ±1M px), so edge functions stay far
+/// inside i64.
+const MAX_FIXED: i64 = 1 << 28;
+
+/// How scene coordinates map to the picture: rotate about the scene origin, scale, flip y
+/// (images count rows down), then shift by a sub-pixel offset.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct View {
+    /// Output pixels per scene unit (default 1).
+    pub scale: f64,
+    /// Counter-clockwise rotation of the picture, degrees (default 0).
+    pub rotation_deg: f64,
+    /// Extra shift in output pixels, added after fitting (default (0, 0)); use fractions of
+    /// a pixel to move edges off the pixel grid.
+    pub offset: Vector2<f64>,
+}
+
+impl Default for View {
+    fn default() -> Self {
+        View {
+            scale: 1.0,
+            rotation_deg: 0.0,
+            offset: Vector2::zeros(),
+        }
+    }
+}
+
+/// The output picture: its size and the map from scene coordinates to pixel coordinates
+/// (x right, y down, pixel `(c, r)` covering `[c, c+1] x [r, r+1]`).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Frame {
+    /// Width, pixels.
+    pub width: u32,
+    /// Height, pixels.
+    pub height: u32,
+    /// `[a, b, c, d, tx, ty]`: pixel `x = a·sx + c·sy + tx`, `y = b·sx + d·sy + ty`.
+    pub matrix: [f64; 6],
+}
+
+impl Frame {
+    /// The smallest frame holding `points` under `view` with `margin` pixels all round (plus
+    /// one pixel for the offset). Errors: a scale that is not finite and positive, a
+    /// non-finite rotation, offset or margin, and a frame over [`MAX_RENDER_SIDE`] a side or
+    /// [`MAX_RENDER_PIXELS`] pixels ([`Error::RenderTooLarge`], before anything is allocated).
+    pub fn fit(points: &[Point2<f64>], view: &View, margin: f64) -> Result<Frame> {
+        if !(view.scale.is_finite() && view.scale > 0.0) {
+            return Err(Error::field(
+                "scale",
+                format!("{} must be finite and > 0", view.scale),
+            ));
+        }
+        for (field, v) in [
+            ("rotation", view.rotation_deg),
+            ("offset.x", view.offset.x),
+            ("offset.y", view.offset.y),
+            ("margin", margin),
+        ] {
+            if !v.is_finite() {
+                return Err(Error::field(field, format!("{v} is not finite")));
+            }
+        }
+        if points.is_empty() {
+            return Err(Error::field("points", "nothing to frame"));
+        }
+        let (s, c) = view.rotation_deg.to_radians().sin_cos();
+        let (a, b, cc, d) = (
+            c * view.scale,
+            -s * view.scale,
+            -s * view.scale,
+            -c * view.scale,
+        );
+        // Rotated and scaled, y flipped: x' = a x + cc y, y' = b x + d y.
+        let mut lo = Vector2::new(f64::INFINITY, f64::INFINITY);
+        let mut hi = -lo;
+        for p in points {
+            let q = Vector2::new(a * p.x + cc * p.y, b * p.x + d * p.y);
+            lo = lo.inf(&q);
+            hi = hi.sup(&q);
+        }
+        let w = (hi.x - lo.x + 2.0 * margin).ceil() + 1.0;
+        let h = (hi.y - lo.y + 2.0 * margin).ceil() + 1.0;
+        check_size(w, h, 1)?;
+        Ok(Frame {
+            width: w as u32,
+            height: h as u32,
+            matrix: [
+                a,
+                b,
+                cc,
+                d,
+                margin - lo.x + view.offset.x,
+                margin - lo.y + view.offset.y,
+            ],
+        })
+    }
+
+    /// Where scene point `p` lands, in pixels.
+    pub fn to_pixels(&self, p: Point2<f64>) -> Point2<f64> {
+        let [a, b, c, d, tx, ty] = self.matrix;
+        Point2::new(a * p.x + c * p.y + tx, b * p.x + d * p.y + ty)
+    }
+}
+
+/// Refuses a render of `w` x `h` pixels (any non-finite or huge size) before allocating.
+fn check_size(w: f64, h: f64, samples: u32) -> Result<()> {
+    let ok = w.is_finite()
+        && h.is_finite()
+        && w >= 1.0
+        && h >= 1.0
+        && w <= MAX_RENDER_SIDE as f64
+        && h <= MAX_RENDER_SIDE as f64
+        && w * h <= MAX_RENDER_PIXELS as f64;
+    if !ok {
+        let size = |v: f64| {
+            if v.is_finite() {
+                v.max(0.0) as u64
+            } else {
+                u64::MAX
+            }
+        };
+        return Err(Error::RenderTooLarge {
+            width: size(w),
+            height: size(h),
+            samples,
+            max_side: MAX_RENDER_SIDE,
+            max_pixels: MAX_RENDER_PIXELS,
+        });
+    }
+    Ok(())
+}
+
+/// How to draw: supersampling, background, alpha modes.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct RenderOptions {
+    /// Samples per pixel side: 1, 2, 4 or 8 (default [`RenderOptions::DEFAULT_SAMPLES`] = 2,
+    /// four samples a pixel like a GPU's common 4x multisampling; 1 is one sample at the
+    /// pixel centre).
+    pub samples: u32,
+    /// Background colour, 8-bit RGB (default black).
+    pub background: [u8; 3],
+    /// The alpha mode textures are sampled in: each image is converted from its stored mode
+    /// (default [`AlphaMode::Straight`], what PNG files hold).
+    pub texture_alpha: AlphaMode,
+    /// How a sampled colour is blended over what is below (default
+    /// [`AlphaMode::Straight`]). Matching `texture_alpha` is correct; a mismatch shows
+    /// what a pipeline with inconsistent modes draws.
+    pub blend: AlphaMode,
+}
+
+impl Default for RenderOptions {
+    fn default() -> Self {
+        RenderOptions {
+            samples: RenderOptions::DEFAULT_SAMPLES,
+            background: [0, 0, 0],
+            texture_alpha: AlphaMode::Straight,
+            blend: AlphaMode::Straight,
+        }
+    }
+}
+
+impl RenderOptions {
+    /// Default samples per pixel side.
+    pub const DEFAULT_SAMPLES: u32 = 2;
+
+    /// Both alpha modes set to `mode` (a consistent pipeline).
+    pub fn with_alpha(mut self, mode: AlphaMode) -> Self {
+        self.texture_alpha = mode;
+        self.blend = mode;
+        self
+    }
+}
+
+/// What to draw: posed vertex positions (scene units) of a mesh, and its art with the
+/// textures of the art's images (in order). Without art every part is drawn in an opaque
+/// flat colour, parts in mesh order.
+#[derive(Debug, Clone, Copy)]
+pub struct Drawing<'a> {
+    /// The mesh (triangles, parts).
+    pub mesh: &'a Mesh,
+    /// Where each vertex is drawn, scene units.
+    pub positions: &'a [Point2<f64>],
+    /// Images, texture coordinates and layer order.
+    pub art: Option<&'a Art>,
+    /// One texture per art image.
+    pub textures: &'a [Texture],
+}
+
+/// Opaque colours of untextured parts, cycled by part index.
+const FLAT_COLOURS: [[f32; 3]; 6] = [
+    [0.85, 0.55, 0.35],
+    [0.35, 0.6, 0.85],
+    [0.5, 0.75, 0.4],
+    [0.8, 0.4, 0.6],
+    [0.9, 0.8, 0.35],
+    [0.55, 0.45, 0.8],
+];
+
+enum Paint {
+    Flat([f32; 3]),
+    Texture(usize),
+}
+
+/// A triangle set up for rasterization.
+struct Setup {
+    /// Corners in fixed point, ordered so that the edge functions are positive inside.
+    v: [[i64; 2]; 3],
+    /// 0 for a top or left edge (a sample on it is inside), -1 otherwise.
+    bias: [i64; 3],
+    /// Bounding box in fixed point: x0, y0, x1, y1.
+    bbox: [i64; 4],
+    /// Texture coordinate planes: `u = u0 + du·(x - x0) + ...` over fixed-point x, y.
+    u: [f64; 3],
+    w: [f64; 3],
+    paint: Paint,
+}
+
+/// Renders `drawing` into `frame`. Errors: a sample count not in [`SAMPLE_COUNTS`], a frame
+/// over the size limits, art whose texture count or coordinate count does not match.
+pub fn render(drawing: &Drawing, frame: &Frame, options: &RenderOptions) -> Result<RgbImage> {
+    let n = options.samples;
+    if !SAMPLE_COUNTS.contains(&n) {
+        return Err(Error::field(
+            "samples",
+            format!("{n} (use 1, 2, 4 or 8 samples per pixel side)"),
+        ));
+    }
+    check_size(frame.width as f64, frame.height as f64, n)?;
+    let mesh = drawing.mesh;
+    if drawing.positions.len() != mesh.vertex_count() {
+        return Err(Error::field(
+            "positions",
+            format!(
+                "{} positions for {} vertices",
+                drawing.positions.len(),
+                mesh.vertex_count()
+            ),
+        ));
+    }
+    if let Some(art) = drawing.art {
+        art.check(mesh.vertex_count(), mesh.parts())?;
+        super::texture::check_uvs(mesh, art, drawing.textures)?;
+    }
+    let texels: Vec<Texels> = match drawing.art {
+        Some(_) => drawing
+            .textures
+            .iter()
+            .map(|t| t.texels(options.texture_alpha))
+            .collect(),
+        None => Vec::new(),
+    };
+    let setups = setup_triangles(drawing, frame);
+
+    // Bin triangle indices (already in draw order) into tiles.
+    let (w, h) = (frame.width as usize, frame.height as usize);
+    let (tx, ty) = (w.div_ceil(TILE), h.div_ceil(TILE));
+    let mut bins: Vec<Vec<u32>> = vec![Vec::new(); tx * ty];
+    let tile_px = (TILE as i64) * SUBPIXEL;
+    for (i, s) in setups.iter().enumerate() {
+        let [x0, y0, x1, y1] = s.bbox;
+        if x1 < 0 || y1 < 0 || x0 >= w as i64 * SUBPIXEL || y0 >= h as i64 * SUBPIXEL {
+            continue;
+        }
+        let c0 = (x0.max(0) / tile_px) as usize;
+        let r0 = (y0.max(0) / tile_px) as usize;
+        let c1 = ((x1 / tile_px) as usize).min(tx - 1);
+        let r1 = ((y1 / tile_px) as usize).min(ty - 1);
+        for r in r0..=r1 {
+            for c in c0..=c1 {
+                bins[r * tx + c].push(i as u32);
+            }
+        }
+    }
+
+    let background = options.background.map(|c| c as f32 / 255.0);
+    let tiles: Vec<Vec<u8>> = (0..tx * ty)
+        .into_par_iter()
+        .map(|t| {
+            let (c, r) = (t % tx, t / tx);
+            let x0 = c * TILE;
+            let y0 = r * TILE;
+            let tw = TILE.min(w - x0);
+            let th = TILE.min(h - y0);
+            let tile = TileRef {
+                x0,
+                y0,
+                w: tw,
+                h: th,
+                n: n as usize,
+            };
+            draw_tile(&tile, &bins[t], &setups, &texels, options, background)
+        })
+        .collect();
+
+    let mut out = RgbImage::new(frame.width, frame.height);
+    for (t, pixels) in tiles.iter().enumerate() {
+        let (c, r) = (t % tx, t / tx);
+        let (x0, y0) = (c * TILE, r * TILE);
+        let tw = TILE.min(w - x0);
+        for (k, px) in pixels.chunks_exact(3).enumerate() {
+            let (x, y) = (x0 + k % tw, y0 + k / tw);
+            out.put_pixel(x as u32, y as u32, image::Rgb([px[0], px[1], px[2]]));
+        }
+    }
+    Ok(out)
+}
+
+/// Triangles in draw order, set up in fixed point. A triangle belongs to the layer of its
+/// corners' parts that is drawn first (corners of one part in a layered mesh; on a sprite
+/// mesh split into part regions, triangles straddling two regions go to the back one).
+/// Triangles that snap to zero area draw nothing, as on a GPU.
+fn setup_triangles(drawing: &Drawing, frame: &Frame) -> Vec<Setup> {
+    let mesh = drawing.mesh;
+    let parts = mesh.parts();
+    let vertex_parts = mesh.vertex_parts();
+    let layer_of_part: Vec<usize> = match drawing.art {
+        Some(art) => art.layer_of_part(parts),
+        None => (0..parts.len()).collect(),
+    };
+    let fixed: Vec<[i64; 2]> = drawing
+        .positions
+        .iter()
+        .map(|&p| {
+            let q = frame.to_pixels(p);
+            let f = |x: f64| ((x * SUBPIXEL as f64).round() as i64).clamp(-MAX_FIXED, MAX_FIXED);
+            [f(q.x), f(q.y)]
+        })
+        .collect();
+    let mut order: Vec<(usize, usize)> = mesh
+        .triangles()
+        .iter()
+        .enumerate()
+        .map(|(t, tri)| {
+            let layer = tri
+                .iter()
+                .map(|&v| layer_of_part[vertex_parts[v]])
+                .min()
+                .unwrap_or(0);
+            (layer, t)
+        })
+        .collect();
+    order.sort_unstable();
+    order
+        .into_iter()
+        .filter_map(|(layer, t)| {
+            let tri = mesh.triangles()[t];
+            let paint = match drawing.art {
+                Some(art) => match art.layers[layer].image {
+                    Some(k) => Paint::Texture(k),
+                    None => Paint::Flat(flat_colour(parts, &art.layers[layer].part)),
+                },
+                None => Paint::Flat(FLAT_COLOURS[layer % FLAT_COLOURS.len()]),
+            };
+            let uv = |k: usize| match drawing.art {
+                Some(art) => art.uvs[tri[k]],
+                None => Point2::origin(),
+            };
+            setup(
+                [fixed[tri[0]], fixed[tri[1]], fixed[tri[2]]],
+                [uv(0), uv(1), uv(2)],
+                paint,
+            )
+        })
+        .collect()
+}
+
+fn flat_colour(parts: &[String], part: &str) -> [f32; 3] {
+    let i = parts.iter().position(|p| p == part).unwrap_or(0);
+    FLAT_COLOURS[i % FLAT_COLOURS.len()]
+}
+
+fn cross(a: [i64; 2], b: [i64; 2], p: [i64; 2]) -> i64 {
+    (b[0] - a[0]) * (p[1] - a[1]) - (b[1] - a[1]) * (p[0] - a[0])
+}
+
+fn setup(mut v: [[i64; 2]; 3], mut uv: [Point2<f64>; 3], paint: Paint) -> Option<Setup> {
+    let mut area = cross(v[0], v[1], v[2]);
+    if area == 0 {
+        return None;
+    }
+    if area < 0 {
+        v.swap(1, 2);
+        uv.swap(1, 2);
+        area = -area;
+    }
+    let mut bias = [0i64; 3];
+    for (i, b) in bias.iter_mut().enumerate() {
+        let (a, c) = (v[i], v[(i + 1) % 3]);
+        let (dx, dy) = (c[0] - a[0], c[1] - a[1]);
+        // With y down and positive area, a top edge runs in +x and a left edge upwards.
+        let top_left = (dy == 0 && dx > 0) || dy < 0;
+        *b = if top_left { 0 } else { -1 };
+    }
+    let bbox = [
+        v.iter().map(|p| p[0]).min()?,
+        v.iter().map(|p| p[1]).min()?,
+        v.iter().map(|p| p[0]).max()?,
+        v.iter().map(|p| p[1]).max()?,
+    ];
+    let det = area as f64;
+    let (x10, y10) = ((v[1][0] - v[0][0]) as f64, (v[1][1] - v[0][1]) as f64);
+    let (x20, y20) = ((v[2][0] - v[0][0]) as f64, (v[2][1] - v[0][1]) as f64);
+    let plane = |f0: f64, f1: f64, f2: f64| {
+        let (d1, d2) = (f1 - f0, f2 - f0);
+        [f0, (d1 * y20 - d2 * y10) / det, (d2 * x10 - d1 * x20) / det]
+    };
+    Some(Setup {
+        v,
+        bias,
+        bbox,
+        u: plane(uv[0].x, uv[1].x, uv[2].x),
+        w: plane(uv[0].y, uv[1].y, uv[2].y),
+        paint,
+    })
+}
+
+struct TileRef {
+    x0: usize,
+    y0: usize,
+    w: usize,
+    h: usize,
+    n: usize,
+}
+
+/// Draws one tile: its samples start at the background, every binned triangle is blended in
+/// order, then each pixel is the mean of its samples. Returns RGB bytes, rows of the tile.
+fn draw_tile(
+    tile: &TileRef,
+    triangles: &[u32],
+    setups: &[Setup],
+    texels: &[Texels],
+    options: &RenderOptions,
+    background: [f32; 3],
+) -> Vec<u8> {
+    let n = tile.n;
+    let sw = tile.w * n; // samples per tile row
+    let sh = tile.h * n;
+    let mut buf = vec![background; sw * sh];
+    // Sample k along a pixel side sits at (2k + 1) / (2n) of the pixel.
+    let step = SUBPIXEL / n as i64;
+    let first = step / 2;
+    let sx0 = tile.x0 as i64 * SUBPIXEL + first;
+    let sy0 = tile.y0 as i64 * SUBPIXEL + first;
+    let premultiplied_blend = options.blend == AlphaMode::Premultiplied;
+    for &t in triangles {
+        let s = &setups[t as usize];
+        // Sample index range inside the bounding box and the tile.
+        let lo = |b: i64, s0: i64| ((b - s0 + step - 1).div_euclid(step)).max(0) as usize;
+        let hi = |b: i64, s0: i64, max: usize| {
+            let k = (b - s0).div_euclid(step);
+            if k < 0 {
+                None
+            } else {
+                Some((k as usize).min(max - 1))
+            }
+        };
+        let (i0, j0) = (lo(s.bbox[0], sx0), lo(s.bbox[1], sy0));
+        let (Some(i1), Some(j1)) = (hi(s.bbox[2], sx0, sw), hi(s.bbox[3], sy0, sh)) else {
+            continue;
+        };
+        if i0 > i1 || j0 > j1 {
+            continue;
+        }
+        let [a, b, c] = s.v;
+        // Edge functions step by a constant per sample along a row (exact integers).
+        let dx = |p: [i64; 2], q: [i64; 2]| -(q[1] - p[1]) * step;
+        let steps = [dx(a, b), dx(b, c), dx(c, a)];
+        let (du, dv) = (s.u[1] * step as f64, s.w[1] * step as f64);
+        for j in j0..=j1 {
+            let py = sy0 + j as i64 * step;
+            let p0 = [sx0 + i0 as i64 * step, py];
+            let mut e = [
+                cross(a, b, p0) + s.bias[0],
+                cross(b, c, p0) + s.bias[1],
+                cross(c, a, p0) + s.bias[2],
+            ];
+            let (ex, ey) = ((p0[0] - a[0]) as f64, (p0[1] - a[1]) as f64);
+            let mut u = s.u[0] + s.u[1] * ex + s.u[2] * ey;
+            let mut v = s.w[0] + s.w[1] * ex + s.w[2] * ey;
+            let row = &mut buf[j * sw + i0..j * sw + i1 + 1];
+            for dst in row.iter_mut() {
+                if e[0] >= 0 && e[1] >= 0 && e[2] >= 0 {
+                    match s.paint {
+                        Paint::Flat(col) => *dst = col,
+                        Paint::Texture(k) => {
+                            let col = texels[k].bilinear(u, v);
+                            let keep = 1.0 - col[3];
+                            for ch in 0..3 {
+                                let src = if premultiplied_blend {
+                                    col[ch]
+                                } else {
+                                    col[ch] * col[3]
+                                };
+                                dst[ch] = src + dst[ch] * keep;
+                            }
+                        }
+                    }
+                }
+                for (e, d) in e.iter_mut().zip(steps) {
+                    *e += d;
+                }
+                u += du;
+                v += dv;
+            }
+        }
+    }
+    // Resolve: mean of each pixel's n x n samples.
+    let inv = 1.0 / (n * n) as f32;
+    let mut out = Vec::with_capacity(tile.w * tile.h * 3);
+    for y in 0..tile.h {
+        for x in 0..tile.w {
+            let mut sum = [0.0f32; 3];
+            for j in 0..n {
+                let row = (y * n + j) * sw + x * n;
+                for px in &buf[row..row + n] {
+                    for ch in 0..3 {
+                        sum[ch] += px[ch];
+                    }
+                }
+            }
+            for v in sum {
+                out.push(((v * inv).clamp(0.0, 1.0) * 255.0).round() as u8);
+            }
+        }
+    }
+    out
+}

@@ -1,0 +1,146 @@
+//! Textures: an art image's pixels, converted to the alpha mode the renderer samples in, and
+//! bilinear sampling with clamp-to-edge, as a GPU's linear filter does.
+
+use crate::error::{Error, Result};
+use crate::io::Sprite;
+use crate::mesh::Mesh;
+use crate::scene::{AlphaMode, Art};
+use image::RgbaImage;
+use std::path::Path;
+
+/// One image's pixels and how they store colour.
+#[derive(Debug, Clone)]
+pub struct Texture {
+    /// Name errors and reports use (the art image's name or path).
+    pub name: String,
+    /// The pixels, 8 bits per channel, rows from the top.
+    pub image: RgbaImage,
+    /// How `image` stores colour at partly transparent texels.
+    pub stored: AlphaMode,
+}
+
+impl Texture {
+    /// Wraps pixels already in memory.
+    pub fn new(name: impl Into<String>, image: RgbaImage, stored: AlphaMode) -> Texture {
+        Texture {
+            name: name.into(),
+            image,
+            stored,
+        }
+    }
+
+    /// Reads a PNG file (errors name the path: missing file, not a PNG, too large).
+    pub fn load(path: &Path, stored: AlphaMode) -> Result<Texture> {
+        let sprite = Sprite::load(path)?;
+        Ok(Texture::new(sprite.source, sprite.image, stored))
+    }
+
+    /// Every image of `art`, in order.
+    pub fn load_art(art: &Art) -> Result<Vec<Texture>> {
+        art.images
+            .iter()
+            .map(|im| Texture::load(&im.path, im.alpha))
+            .collect()
+    }
+
+    /// The texels as floats in `0..=1`, in alpha mode `mode` (converted from the stored mode
+    /// in floating point, without rounding).
+    pub(crate) fn texels(&self, mode: AlphaMode) -> Texels {
+        let data = self
+            .image
+            .pixels()
+            .map(|p| {
+                let [r, g, b, a] = p.0.map(|c| c as f32 / 255.0);
+                match (self.stored, mode) {
+                    (AlphaMode::Straight, AlphaMode::Premultiplied) => [r * a, g * a, b * a, a],
+                    (AlphaMode::Premultiplied, AlphaMode::Straight) if a > 0.0 => {
+                        [(r / a).min(1.0), (g / a).min(1.0), (b / a).min(1.0), a]
+                    }
+                    (AlphaMode::Premultiplied, AlphaMode::Straight) => [0.0; 4],
+                    _ => [r, g, b, a],
+                }
+            })
+            .collect();
+        Texels {
+            width: self.image.width() as usize,
+            height: self.image.height() as usize,
+            data,
+        }
+    }
+}
+
+/// Checks that every vertex of a textured layer has its texture coordinate inside its
+/// image (within 1e-6 px): a coordinate outside is an error naming the vertex, the image and
+/// its size.
+pub fn check_uvs(mesh: &Mesh, art: &Art, textures: &[Texture]) -> Result<()> {
+    if textures.len() != art.images.len() {
+        return Err(Error::field(
+            "textures",
+            format!(
+                "{} textures for {} art images",
+                textures.len(),
+                art.images.len()
+            ),
+        ));
+    }
+    let image_of_part: Vec<Option<usize>> = mesh
+        .parts()
+        .iter()
+        .map(|p| {
+            art.layers
+                .iter()
+                .find(|l| &l.part == p)
+                .and_then(|l| l.image)
+        })
+        .collect();
+    const TOL: f64 = 1e-6;
+    for (v, (&part, uv)) in mesh.vertex_parts().iter().zip(&art.uvs).enumerate() {
+        let Some(k) = image_of_part[part] else {
+            continue;
+        };
+        let (w, h) = (
+            textures[k].image.width() as f64,
+            textures[k].image.height() as f64,
+        );
+        if !(uv.x >= -TOL && uv.x <= w + TOL && uv.y >= -TOL && uv.y <= h + TOL) {
+            return Err(Error::field(
+                format!("art.uvs[{v}]"),
+                format!(
+                    "({}, {}) is outside image {:?} ({w} x {h} pixels)",
+                    uv.x, uv.y, textures[k].name
+                ),
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// Texels as floats, ready to sample.
+pub(crate) struct Texels {
+    width: usize,
+    height: usize,
+    data: Vec<[f32; 4]>,
+}
+
+impl Texels {
+    /// Bilinear sample at `(u, v)` in texel units (texel `(c, r)` covers `[c, c+1] x [r, r+1]`,
+    /// its centre at `+0.5`), clamped to the edge texels.
+    #[inline]
+    pub(crate) fn bilinear(&self, u: f64, v: f64) -> [f32; 4] {
+        let (x, y) = (u - 0.5, v - 0.5);
+        let (x0, y0) = (x.floor(), y.floor());
+        let (fx, fy) = ((x - x0) as f32, (y - y0) as f32);
+        let clamp = |i: f64, n: usize| (i.max(0.0) as usize).min(n - 1);
+        let (c0, c1) = (clamp(x0, self.width), clamp(x0 + 1.0, self.width));
+        let (r0, r1) = (clamp(y0, self.height), clamp(y0 + 1.0, self.height));
+        let at = |c: usize, r: usize| self.data[r * self.width + c];
+        let (p00, p10, p01, p11) = (at(c0, r0), at(c1, r0), at(c0, r1), at(c1, r1));
+        let mut out = [0.0f32; 4];
+        for k in 0..4 {
+            let top = p00[k] + (p10[k] - p00[k]) * fx;
+            let bottom = p01[k] + (p11[k] - p01[k]) * fx;
+            out[k] = top + (bottom - top) * fy;
+        }
+        out
+    }
+}

@@ -703,8 +703,18 @@ fn a_bone_whose_length_overflows_is_rejected_naming_it() {
         match BonesFile::from_json(&format!(
             r#"{{"bones": [{{"name": "long", "parent": null, "head": {head:?}, "tail": {tail:?}}}]}}"#
         )) {
-            Err(e @ Error::NonFiniteBone { .. }) => {
-                assert_eq!(e.to_string(), r#"bone "long": length is not finite"#)
+            Err(e @ Error::BoneTooLong { .. }) => {
+                // Finite ends are not "not finite": the message says what overflowed.
+                let Error::BoneTooLong {
+                    bone,
+                    head: h,
+                    tail: t,
+                } = &e
+                else {
+                    unreachable!()
+                };
+                assert_eq!((bone.as_str(), *h, *t), ("long", head, tail));
+                assert!(e.to_string().contains("too far apart"), "{e}");
             }
             other => panic!("{head:?} {tail:?}: {other:?}"),
         }

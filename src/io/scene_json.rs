@@ -424,9 +424,9 @@ pub fn load_scene(path: impl AsRef<Path>) -> Result<(Scene, Vec<String>)> {
     scene_from_json(&text, path.parent()).map_err(|e| e.in_file(path))
 }
 
-/// Writes a scene file (overwrites `path`; the CLI asks before doing so).
+/// Writes a scene file, whole or not at all (overwrites `path`; the CLI asks before doing so).
 pub fn save_scene(scene: &Scene, path: impl AsRef<Path>) -> Result<()> {
     let path = path.as_ref();
     let text = scene_to_json(scene, path.parent())?;
-    std::fs::write(path, text).map_err(|e| Error::io(path, e))
+    crate::io::write_atomic(path, text)
 }

@@ -57,14 +57,14 @@ impl WeightsFile {
         Self::from_json(&text).map_err(|e| e.in_file(path))
     }
 
-    /// Writes the file as JSON.
+    /// Writes the file as JSON, whole or not at all.
     pub fn save(&self, path: impl AsRef<std::path::Path>) -> Result<()> {
         let path = path.as_ref();
         let text = serde_json::to_string(self).map_err(|e| Error::Json {
             context: path.display().to_string(),
             message: e.to_string(),
         })?;
-        std::fs::write(path, text).map_err(|e| Error::io(path, e))
+        crate::io::write_atomic(path, text)
     }
 
     /// The weights with columns in the order of `bone_names` (the scene's skeleton), after
@@ -77,6 +77,15 @@ impl WeightsFile {
                     self.weights.len()
                 ),
             });
+        }
+        for (i, name) in self.bones.iter().enumerate() {
+            if let Some(first) = self.bones[..i].iter().position(|b| b == name) {
+                return Err(Error::WeightsShape {
+                    message: format!(
+                        "the weights file names bone {name:?} twice (columns {first} and {i})"
+                    ),
+                });
+            }
         }
         let mut columns = Vec::with_capacity(bone_names.len());
         for name in bone_names {

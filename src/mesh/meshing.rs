@@ -447,7 +447,22 @@ fn triangulate(prepared: &Prepared, max_area: f64, min_angle_deg: f64) -> Result
         .with_max_additional_vertices(budget)
         // Spade's own inside test is correct only when every constraint is a loop edge.
         .exclude_outer_faces(prepared.segments.is_empty());
-    let result = cdt.refine(params);
+    // spade 2.15's refinement can panic ("Failed to locate position. This is a bug in
+    // spade.") on outlines with long runs of nearly collinear points (found by the fuzzer on
+    // small traced sprites with tolerance 0): the triangulation is dropped and the panic
+    // becomes a typed error.
+    let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| cdt.refine(params)))
+        .map_err(|panic| Error::Meshing {
+            message: format!(
+                "spade's mesh refinement failed on this outline ({}); simplifying it (a \
+                 tracing tolerance above 0) or a lower minimum angle usually avoids this",
+                panic
+                    .downcast_ref::<&str>()
+                    .copied()
+                    .or_else(|| panic.downcast_ref::<String>().map(String::as_str))
+                    .unwrap_or("panic")
+            ),
+        })?;
     if !result.refinement_complete {
         return Err(Error::Meshing {
             message: format!(

@@ -268,13 +268,13 @@ pub fn export_gltf(scene: &Scene, weights: &Weights, options: &GltfOptions) -> R
             if !(y.abs() <= f64::from(f32::MAX)) {
                 return Err(Error::field(
                     "scale",
-                    format!("{what}: coordinate {x} times scale {scale} overflows f32 (glTF stores f32; at most {:e})", f32::MAX),
+                    format!("{what}: coordinate {x} times scale {scale:e} overflows f32 (glTF stores f32; at most {:e})", f32::MAX),
                 ));
             }
             if x != 0.0 && y.abs() < f64::from(f32::MIN_POSITIVE) {
                 return Err(Error::field(
                     "scale",
-                    format!("{what}: coordinate {x} times scale {scale} underflows f32 to 0 (glTF stores f32; the smallest normal is {:e})", f32::MIN_POSITIVE),
+                    format!("{what}: coordinate {x} times scale {scale:e} underflows f32 to 0 (glTF stores f32; the smallest normal is {:e})", f32::MIN_POSITIVE),
                 ));
             }
         }

@@ -34,8 +34,7 @@ pub fn nested_dissection(mesh: &Mesh) -> Vec<usize> {
     let dense = dense_degree(n);
     let (mut ids, last): (Vec<u32>, Vec<u32>) =
         (0..n as u32).partition(|&v| offsets[v as usize + 1] - offsets[v as usize] <= dense);
-    let n = ids.len();
-    let mut order = Vec::with_capacity(n + last.len());
+    let mut order = Vec::with_capacity(n);
     // stamp[v] == s marks v as in the lower half of the split being processed.
     let mut stamp = vec![0u32; n];
     let mut next_stamp = 0u32;
@@ -45,7 +44,7 @@ pub fn nested_dissection(mesh: &Mesh) -> Vec<usize> {
         Split(usize, usize),
         Emit(usize, usize),
     }
-    let mut stack = vec![Task::Split(0, n)];
+    let mut stack = vec![Task::Split(0, ids.len())];
     while let Some(task) = stack.pop() {
         let (lo, hi) = match task {
             Task::Emit(lo, hi) => {

@@ -190,7 +190,8 @@ fn garbage_weights_are_measured_not_trusted() {
         let mut data: Vec<f64> = (0..n * 2)
             .map(|_| match rng.below(10) {
                 1 => 0.0,
-                2 => rng.range(0.0, 1e6),
+                // Large but scorable (rows up to 1e6, MAX_SCORABLE_ROW_SUM).
+                2 => rng.range(0.0, 4e5),
                 _ => rng.unit(),
             })
             .collect();

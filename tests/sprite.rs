@@ -749,7 +749,9 @@ fn a_bone_whose_length_overflows_is_rejected_naming_it() {
     ]);
     assert_eq!(o.status.code(), Some(2), "{}", text(&o));
     assert!(
-        text(&o).contains(r#"bone "spine": length is not finite"#),
+        text(&o).contains(
+            r#"bone "spine": head [1e308, 10.0] and tail [-1e308, 10.0] are too far apart"#
+        ),
         "{}",
         text(&o)
     );

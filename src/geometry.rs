@@ -235,7 +235,7 @@ impl EvenOddIndex {
 
     /// Whether `p` is inside (even-odd rule), exactly as [`even_odd_contains`] answers.
     pub fn contains(&self, p: Point2<f64>) -> bool {
-        if self.bands.is_empty() || !(p.y >= self.y0) {
+        if self.bands.is_empty() || p.y.is_nan() || p.y < self.y0 {
             return false;
         }
         self.bands[self.band(p.y)]

@@ -393,9 +393,10 @@ fn checkerboard(side: u32) -> Sprite {
 }
 
 #[test]
-fn a_one_pixel_checkerboard_traced_at_tolerance_0_meshes() {
-    // 300 x 300 with --tolerance 0 --min-area 0: 45 000 one-pixel islands. The inside test of
-    // the mesher scanned every loop edge per region: 54 s. Now a banded index: about a second.
+fn a_one_pixel_checkerboard_traced_at_tolerance_0_is_refused_before_meshing() {
+    // 300 x 300 with --tolerance 0 --min-area 0: 178 805 outline points. The mesher's inside
+    // test scanned every loop edge per region (54 s); with a banded index meshing still took
+    // 16 s into a 179k-vertex mesh for a 10k request. Now refused up front, naming the count.
     let sprite = checkerboard(300);
     let bones = BonesFile::from_json(
         r#"{"bones":[{"name":"b","parent":null,"head":[1,1],"tail":[299,299]}]}"#,
@@ -409,19 +410,28 @@ fn a_one_pixel_checkerboard_traced_at_tolerance_0_meshes() {
         },
         ..Default::default()
     };
-    match sprite_scene(&sprite, bones, &options) {
-        Ok((scene, trace, _)) => {
-            assert!(
-                trace.outline.loops.len() > 10_000,
-                "{}",
-                trace.outline.loops.len()
-            );
-            scene.sanity_check().unwrap();
+    let start = std::time::Instant::now();
+    match sprite_scene(&sprite, bones.clone(), &options) {
+        Err(Error::InvalidField { field, message }) => {
+            assert_eq!(field, "outline");
+            assert!(message.contains("keeps 178805 points"), "{message}");
+            assert!(message.contains("more than 100000"), "{message}");
         }
-        // A typed refusal is fine too; what failed was the time.
-        Err(e @ Error::Meshing { .. }) => println!("{e}"),
-        Err(e) => panic!("{e}"),
+        other => panic!("{:?}", other.map(|(s, _, _)| s.mesh.vertex_count())),
     }
+    assert!(start.elapsed().as_secs() < 10, "refused only after meshing");
+    // Asking for enough vertices lifts the limit: the (now banded) inside test meshes it.
+    let smaller = checkerboard(60);
+    let options = SpriteOptions {
+        meshing: skinweights::mesh::MeshingOptions {
+            target_vertices: 2000,
+            ..Default::default()
+        },
+        ..options
+    };
+    let (scene, trace, _) = sprite_scene(&smaller, bones, &options).unwrap();
+    assert!(trace.kept_points() > 5000, "{}", trace.kept_points());
+    scene.sanity_check().unwrap();
 }
 
 // ---------------------------------------------------------------- misleading errors

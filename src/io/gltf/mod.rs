@@ -265,7 +265,7 @@ pub fn export_gltf(scene: &Scene, weights: &Weights, options: &GltfOptions) -> R
     for (what, p) in points.chain(ends) {
         for x in [p.x, p.y] {
             let y = x * scale;
-            if !(y.abs() <= f64::from(f32::MAX)) {
+            if y.is_nan() || y.abs() > f64::from(f32::MAX) {
                 return Err(Error::field(
                     "scale",
                     format!("{what}: coordinate {x} times scale {scale:e} overflows f32 (glTF stores f32; at most {:e})", f32::MAX),

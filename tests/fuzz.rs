@@ -177,7 +177,8 @@ const HOSTILE_TOKENS: &[&str] = &[
 ];
 
 fn hostile_number(rng: &mut Rng) -> Value {
-    serde_json::from_str(*rng.pick(HOSTILE_NUMBERS)).expect("valid JSON number")
+    let text: &&str = rng.pick(HOSTILE_NUMBERS);
+    serde_json::from_str(text).expect("valid JSON number")
 }
 
 /// One structural mutation of a JSON document (the grammar-aware half of the fuzzer).
@@ -378,6 +379,9 @@ impl std::fmt::Display for Bad {
 
 /// Outcome of a target on one input: `Ok(true)` loaded, `Ok(false)` typed error.
 type Outcome = Result<bool, String>;
+
+/// A target's check, boxed so the frozen cases can pick one by folder name.
+type Check<'a> = Box<dyn Fn(&[u8]) -> Outcome + 'a>;
 
 struct Report {
     target: &'static str,
@@ -926,7 +930,7 @@ fn frozen_regressions() {
         for path in files {
             let input = std::fs::read(&path).expect("reads");
             count += 1;
-            let check: Box<dyn Fn(&[u8]) -> Outcome> = match target {
+            let check: Check<'_> = match target {
                 "scene-json" => Box::new(check_scene_json),
                 "weights-json" => Box::new(|i| check_weights_json(&scene, i)),
                 "bones-json" => Box::new(|i| check_bones_json(&sprite, i)),

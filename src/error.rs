@@ -95,6 +95,13 @@ pub enum Error {
     /// A bone coordinate is NaN or infinite.
     #[error("bone {bone:?}: {field} is not finite")]
     NonFiniteBone { bone: String, field: &'static str },
+    /// A bone's head and tail are finite but so far apart that its length overflows f64.
+    #[error("bone {bone:?}: head {head:?} and tail {tail:?} are too far apart (the length overflows f64)")]
+    BoneTooLong {
+        bone: String,
+        head: [f64; 2],
+        tail: [f64; 2],
+    },
     /// A bone (or pose, probe, weights file) names a part that the mesh does not have.
     #[error("{context}: unknown part {part:?} (the mesh has parts {known:?})")]
     UnknownPart {
@@ -127,6 +134,9 @@ pub enum Error {
         sum: f64,
         tolerance: f64,
     },
+    /// A weight row cannot be scored: its sum is 0, not finite, or absurdly large.
+    #[error("weights of vertex {vertex} sum to {sum:e}: scoring needs every row to sum to more than 0 and at most 1e6 (an all-zero row, or entries that overflow)")]
+    UnscorableRow { vertex: usize, sum: f64 },
 
     // ---- files and formats ----
     /// A file could not be read or written.

@@ -178,6 +178,75 @@ pub fn even_odd_contains(loops: &[Vec<Point2<f64>>], p: Point2<f64>) -> bool {
     inside
 }
 
+/// [`even_odd_contains`] for many queries: the loop edges bucketed into horizontal bands, so
+/// a query tests only the edges whose y-range meets its band instead of every edge. Answers
+/// exactly as [`even_odd_contains`] does (the same [`crosses_ray`] on the same edges).
+///
+/// With as many bands as edges (at most 65 536), building takes time and memory about
+/// `edges + bands * (how often a horizontal line crosses the loops)`, and a query about that
+/// crossing count: near-linear for traced sprites, where a full scan per query was quadratic
+/// (a 300 x 300 checkerboard traced to 45 000 loops took 54 s to mesh).
+#[derive(Debug, Clone)]
+pub struct EvenOddIndex {
+    y0: f64,
+    band_height: f64,
+    /// Edges (a, b) of each band, in band order.
+    bands: Vec<Vec<(Point2<f64>, Point2<f64>)>>,
+}
+
+impl EvenOddIndex {
+    /// Indexes the edges of `loops` (closed; holes by parity).
+    pub fn new(loops: &[Vec<Point2<f64>>]) -> Self {
+        // Horizontal edges never cross a horizontal ray.
+        let edges: Vec<(Point2<f64>, Point2<f64>)> = loops
+            .iter()
+            .flat_map(|l| loop_edges(l))
+            .filter(|(a, b)| a.y != b.y)
+            .collect();
+        let (y0, y1) = edges
+            .iter()
+            .fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), (a, b)| {
+                (lo.min(a.y).min(b.y), hi.max(a.y).max(b.y))
+            });
+        let n_bands = edges.len().clamp(1, 1 << 16);
+        let band_height = ((y1 - y0) / n_bands as f64).max(f64::MIN_POSITIVE);
+        let mut index = EvenOddIndex {
+            y0,
+            band_height,
+            bands: vec![Vec::new(); if edges.is_empty() { 0 } else { n_bands }],
+        };
+        for (a, b) in edges {
+            let (lo, hi) = (index.band(a.y.min(b.y)), index.band(a.y.max(b.y)));
+            for band in &mut index.bands[lo..=hi] {
+                band.push((a, b));
+            }
+        }
+        index
+    }
+
+    fn band(&self, y: f64) -> usize {
+        let k = ((y - self.y0) / self.band_height).floor();
+        if k.is_nan() || k <= 0.0 {
+            0
+        } else {
+            (k as usize).min(self.bands.len().saturating_sub(1))
+        }
+    }
+
+    /// Whether `p` is inside (even-odd rule), exactly as [`even_odd_contains`] answers.
+    pub fn contains(&self, p: Point2<f64>) -> bool {
+        if self.bands.is_empty() || p.y.is_nan() || p.y < self.y0 {
+            return false;
+        }
+        self.bands[self.band(p.y)]
+            .iter()
+            .filter(|(a, b)| crosses_ray(*a, *b, p))
+            .count()
+            % 2
+            == 1
+    }
+}
+
 /// An axis-aligned bounding box. Empty (`lo > hi`) until a point is added.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Bounds {
@@ -252,6 +321,41 @@ mod tests {
 
     fn p(x: f64, y: f64) -> Point2<f64> {
         Point2::new(x, y)
+    }
+
+    #[test]
+    fn the_banded_index_answers_as_the_full_scan() {
+        // A checkerboard of unit squares (the tracer's worst case) plus a star with long
+        // slanted edges, queried on a grid that hits vertices, edges and outside points.
+        let mut loops: Vec<Vec<Point2<f64>>> = Vec::new();
+        for i in 0..12 {
+            for j in 0..12 {
+                if (i + j) % 2 == 0 {
+                    let (x, y) = (i as f64, j as f64);
+                    loops.push(vec![p(x, y), p(x + 1., y), p(x + 1., y + 1.), p(x, y + 1.)]);
+                }
+            }
+        }
+        loops.push(
+            (0..10)
+                .map(|k| {
+                    let a = k as f64 * std::f64::consts::PI / 5.0;
+                    let r = if k % 2 == 0 { 9.0 } else { 3.0 };
+                    p(6.0 + r * a.cos(), 6.0 + r * a.sin())
+                })
+                .collect(),
+        );
+        let index = EvenOddIndex::new(&loops);
+        let mut inside = 0;
+        for i in -10..=140 {
+            for j in -10..=140 {
+                let q = p(i as f64 * 0.1 - 0.3, j as f64 * 0.1 - 0.3);
+                assert_eq!(index.contains(q), even_odd_contains(&loops, q), "{q}");
+                inside += usize::from(index.contains(q));
+            }
+        }
+        assert!(inside > 1000, "{inside}");
+        assert!(!EvenOddIndex::new(&[]).contains(p(0., 0.)));
     }
 
     #[test]

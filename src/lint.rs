@@ -11,7 +11,7 @@
 //!
 //! The pixel-edge rows come from [`pixel_edge_checks`] (they need the textures).
 
-use crate::error::Result;
+use crate::error::{Error, Result};
 use crate::metrics::{
     area_change_pct, bind_identity_error, flipped_triangles, isolated_discontinuities,
     posed_positions, DEFAULT_JUMP_THRESHOLD,
@@ -45,6 +45,28 @@ impl Default for LintOptions {
     }
 }
 
+impl LintOptions {
+    /// Every threshold must be a finite number >= 0 (`NaN` would make every comparison fail
+    /// silently, infinity would pass anything): [`Error::InvalidOption`] names the first that
+    /// is not.
+    pub fn check(&self) -> Result<()> {
+        for (option, value) in [
+            ("bind_tolerance", self.bind_tolerance),
+            ("norm_tolerance", self.norm_tolerance),
+            ("jump_threshold", self.jump_threshold),
+            ("max_area_loss_pct", self.max_area_loss_pct),
+        ] {
+            if !(value.is_finite() && value >= 0.0) {
+                return Err(Error::InvalidOption {
+                    option: option.into(),
+                    message: format!("{value} is not a finite number >= 0"),
+                });
+            }
+        }
+        Ok(())
+    }
+}
+
 /// The result of one check.
 #[derive(Debug, Clone, Serialize)]
 pub struct Check {
@@ -62,7 +84,9 @@ pub struct Check {
 
 /// Runs every check; one extreme-pose check per probe of the scene.
 pub fn lint(scene: &Scene, weights: &Weights, options: &LintOptions) -> Result<Vec<Check>> {
+    options.check()?;
     check_shape(scene.mesh.vertex_count(), weights, scene.skeleton.len())?;
+    weights.check_scorable()?;
     let mut checks = Vec::new();
     let bind = bind_identity_error(scene, weights)?;
     checks.push(Check {
@@ -106,6 +130,12 @@ pub fn lint(scene: &Scene, weights: &Weights, options: &LintOptions) -> Result<V
         let posed = posed_positions(scene, weights, &probe.pose)?;
         let flipped = flipped_triangles(&scene.mesh, &posed);
         let area = area_change_pct(&scene.mesh, &posed);
+        if !area.is_finite() {
+            return Err(Error::field(
+                format!("probes[{:?}].pose", probe.name),
+                format!("the area change came out {area}: the pose moves vertices too far to measure in f64"),
+            ));
+        }
         checks.push(Check {
             check: format!("extreme pose {:?}", probe.name),
             pass: flipped == 0 && area >= -options.max_area_loss_pct,

@@ -128,6 +128,13 @@ pub fn drag(scene: &Scene, weights: &Weights, probe: &Probe) -> Result<Drag> {
     check_shape(scene.mesh.vertex_count(), weights, scene.skeleton.len())?;
     let transforms = scene.skeleton.skinning_transforms(&probe.pose)?;
     let watched = probe.watched_vertices(scene)?;
+    if watched.is_empty() {
+        // Nothing watched would measure a drag of 0: a pass that tested nothing.
+        return Err(Error::field(
+            format!("probes[{:?}].watch", probe.name),
+            "selects no vertex of the mesh, so the probe cannot measure anything",
+        ));
+    }
     let owners = owning_bones(scene);
     let rest = scene.mesh.vertices();
     let posed = lbs_with_transforms(rest, weights, &transforms)?;
@@ -322,11 +329,12 @@ pub fn evaluate(
     time_s: Option<f64>,
 ) -> Result<Metrics> {
     check_shape(scene.mesh.vertex_count(), weights, scene.skeleton.len())?;
+    weights.check_scorable()?;
     let transforms: Vec<Isometry2<f64>> = scene.skeleton.skinning_transforms(&probe.pose)?;
     let posed = lbs_with_transforms(scene.mesh.vertices(), weights, &transforms)?;
     let d = drag(scene, weights, probe)?;
     let (distortion_max, distortion_p99) = max_and_p99(&distortion(&scene.mesh, &posed));
-    Ok(Metrics {
+    let metrics = Metrics {
         drag_max_pct: d.max_pct(),
         drag_mean_pct: d.mean_pct(),
         leaked_weight: leaked_weight(scene, weights, probe)?,
@@ -340,5 +348,40 @@ pub fn evaluate(
             .len(),
         dirichlet: dirichlet_energy(&scene.mesh, weights),
         time_s,
-    })
+    };
+    metrics.check_finite(probe)?;
+    Ok(metrics)
+}
+
+impl Metrics {
+    /// Every metric except distortion (infinite for a collapsed triangle, written as `null`)
+    /// must be finite; otherwise the probe's pose moved vertices too far for f64 (e.g. a
+    /// translation of 1e308): an [`Error::InvalidField`] naming the probe and the metric.
+    pub fn check_finite(&self, probe: &Probe) -> Result<()> {
+        for (name, value) in [
+            ("drag_max_pct", self.drag_max_pct),
+            ("drag_mean_pct", self.drag_mean_pct),
+            ("leaked_weight", self.leaked_weight),
+            ("area_change_pct", self.area_change_pct),
+            ("norm_err", self.norm_err),
+            ("bind_err", self.bind_err),
+            ("dirichlet", self.dirichlet),
+        ] {
+            if !value.is_finite() {
+                return Err(Error::field(
+                    format!("probes[{:?}].pose", probe.name),
+                    format!(
+                        "{name} came out {value}: the pose moves vertices too far to measure in f64"
+                    ),
+                ));
+            }
+        }
+        if self.distortion_max.is_nan() || self.distortion_p99.is_nan() {
+            return Err(Error::field(
+                format!("probes[{:?}].pose", probe.name),
+                "distortion came out NaN: the pose moves vertices too far to measure in f64",
+            ));
+        }
+        Ok(())
+    }
 }

@@ -79,8 +79,8 @@ pub struct Skeleton {
 impl Skeleton {
     /// Validates names (unique), parents (in range, no cycles), coordinates (finite) and
     /// lengths: a bone whose finite head and tail are so far apart that `tail - head` or the
-    /// length overflows (e.g. x from 1e308 to -1e308) is an [`Error::NonFiniteBone`] on
-    /// `length`, since every distance to it would be infinite.
+    /// length overflows (e.g. x from 1e308 to -1e308) is an [`Error::BoneTooLong`], since
+    /// every distance to it would be infinite.
     pub fn new(bones: Vec<Bone>) -> Result<Self> {
         if bones.is_empty() {
             return Err(Error::EmptySkeleton);
@@ -105,9 +105,10 @@ impl Skeleton {
             }
             // The norm of `tail - head` overflows when the difference does or its square does.
             if !b.length().is_finite() {
-                return Err(Error::NonFiniteBone {
+                return Err(Error::BoneTooLong {
                     bone: b.name.clone(),
-                    field: "length",
+                    head: [b.head.x, b.head.y],
+                    tail: [b.tail.x, b.tail.y],
                 });
             }
             if let Some(p) = b.parent {

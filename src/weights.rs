@@ -10,6 +10,11 @@ pub const SOLVER_ROW_SUM_TOLERANCE: f64 = 1e-9;
 /// unnormalized weights.
 pub const EXPORT_ROW_SUM_TOLERANCE: f64 = 1e-6;
 
+/// Largest row sum [`Weights::check_scorable`] accepts. Lint scores unnormalized weights (its
+/// normalization check reports them), but a row summing past a million is no weight anyone
+/// exported, and the smoothness energy squares it.
+pub const MAX_SCORABLE_ROW_SUM: f64 = 1e6;
+
 /// Dense skinning weights, row-major: row `v` holds the weight of every bone on vertex `v`.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Weights {
@@ -145,6 +150,31 @@ impl Weights {
                     sum: s,
                     tolerance,
                 });
+            }
+        }
+        Ok(())
+    }
+
+    /// Checks that the weights can be scored (metrics, lint) even when they are not normalized:
+    /// every entry finite and >= 0 ([`Error::InvalidWeight`]), every row's sum positive and at
+    /// most [`MAX_SCORABLE_ROW_SUM`] ([`Error::UnscorableRow`]: an all-zero row places its
+    /// vertex nowhere; sums that overflow, or entries so large that the smoothness energy
+    /// squares them past f64, would turn metrics into NaN or infinity).
+    pub fn check_scorable(&self) -> Result<()> {
+        for (v, row) in self.rows().enumerate() {
+            let mut s = 0.0;
+            for (b, &w) in row.iter().enumerate() {
+                if !w.is_finite() || w < 0.0 {
+                    return Err(Error::InvalidWeight {
+                        vertex: v,
+                        bone: b,
+                        value: w,
+                    });
+                }
+                s += w;
+            }
+            if !(s > 0.0 && s <= MAX_SCORABLE_ROW_SUM) {
+                return Err(Error::UnscorableRow { vertex: v, sum: s });
             }
         }
         Ok(())

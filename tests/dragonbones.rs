@@ -3,6 +3,9 @@
 
 #![cfg(feature = "io")]
 
+mod common;
+
+use common::max_abs_diff;
 use serde_json::Value;
 use skinweights::io::dragonbones::{
     export_dragonbones, import_dragonbones, load_dragonbones, DragonBonesImport, ZERO_LENGTH_TAIL,
@@ -39,14 +42,6 @@ fn raw_meshes(raw: &Value) -> Vec<(String, Value)> {
                 .map(|d| (s["name"].as_str().unwrap().to_string(), d.clone()))
         })
         .collect()
-}
-
-fn max_abs_diff(a: &[f64], b: &[f64]) -> f64 {
-    assert_eq!(a.len(), b.len());
-    a.iter()
-        .zip(b)
-        .map(|(x, y)| (x - y).abs())
-        .fold(0.0, f64::max)
 }
 
 fn nums(v: &Value) -> Vec<f64> {

@@ -3,6 +3,8 @@
 
 #![cfg(feature = "io")]
 
+mod common;
+
 use base64::engine::general_purpose::STANDARD as BASE64;
 use base64::Engine as _;
 use nalgebra::{Matrix4, Point2, Quaternion, UnitQuaternion, Vector3};
@@ -165,11 +167,7 @@ fn max_abs_diff(a: &Weights, b: &Weights) -> f64 {
         (a.vertex_count(), a.bone_count()),
         (b.vertex_count(), b.bone_count())
     );
-    a.as_slice()
-        .iter()
-        .zip(b.as_slice())
-        .map(|(x, y)| (x - y).abs())
-        .fold(0.0, f64::max)
+    common::max_abs_diff(a.as_slice(), b.as_slice())
 }
 
 fn figure_with_heat() -> (Scene, Weights) {

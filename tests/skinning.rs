@@ -2,7 +2,7 @@
 
 use nalgebra::Point2;
 use skinweights::skinning::{dual_quaternion_skinning, linear_blend_skinning, HalfAngleHelper};
-use skinweights::{Bone, Pose, Skeleton, Weights};
+use skinweights::{Bone, Error, Pose, Skeleton, Weights};
 
 /// A bar's joint region: pairs of vertices above and below the axis at x = 1, weighted
 /// with child weight `c` for each c in `cs`.
@@ -83,6 +83,18 @@ fn dual_quaternions_keep_the_joint_width() {
 #[test]
 fn helper_needs_a_joint() {
     let (skeleton, _, w) = joint_pairs(&[0.5]);
-    assert!(HalfAngleHelper::add(&skeleton, &w, "parent").is_err());
-    assert!(HalfAngleHelper::add(&skeleton, &w, "nope").is_err());
+    match HalfAngleHelper::add(&skeleton, &w, "parent") {
+        Err(Error::InvalidField { field, message }) => {
+            assert_eq!(field, "half-angle helper");
+            assert!(
+                message.contains(r#"bone "parent" has no parent"#),
+                "{message}"
+            );
+        }
+        other => panic!("{:?}", other.map(|_| ())),
+    }
+    match HalfAngleHelper::add(&skeleton, &w, "nope") {
+        Err(Error::UnknownBone { bone, .. }) => assert_eq!(bone, "nope"),
+        other => panic!("{:?}", other.map(|_| ())),
+    }
 }

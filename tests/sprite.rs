@@ -710,8 +710,18 @@ fn a_bone_whose_length_overflows_is_rejected_naming_it() {
         match BonesFile::from_json(&format!(
             r#"{{"bones": [{{"name": "long", "parent": null, "head": {head:?}, "tail": {tail:?}}}]}}"#
         )) {
-            Err(e @ Error::NonFiniteBone { .. }) => {
-                assert_eq!(e.to_string(), r#"bone "long": length is not finite"#)
+            Err(e @ Error::BoneTooLong { .. }) => {
+                // Finite ends are not "not finite": the message says what overflowed.
+                let Error::BoneTooLong {
+                    bone,
+                    head: h,
+                    tail: t,
+                } = &e
+                else {
+                    unreachable!()
+                };
+                assert_eq!((bone.as_str(), *h, *t), ("long", head, tail));
+                assert!(e.to_string().contains("too far apart"), "{e}");
             }
             other => panic!("{head:?} {tail:?}: {other:?}"),
         }
@@ -746,7 +756,9 @@ fn a_bone_whose_length_overflows_is_rejected_naming_it() {
     ]);
     assert_eq!(o.status.code(), Some(2), "{}", text(&o));
     assert!(
-        text(&o).contains(r#"bone "spine": length is not finite"#),
+        text(&o).contains(
+            r#"bone "spine": head [1e308, 10.0] and tail [-1e308, 10.0] are too far apart"#
+        ),
         "{}",
         text(&o)
     );

@@ -311,13 +311,25 @@ fn weights_validation_and_file_mismatch() {
     let swapped = vec!["tip".to_string(), "root".to_string()];
     let w = file.to_weights_for(&swapped, 2).unwrap();
     assert_eq!(w.row(0), &[0.0, 1.0]);
-    for (bones, n) in [
-        (names.clone(), 3),
-        (vec!["root".into(), "other".into()], 2),
-        (vec!["root".into()], 2),
+    for (bones, n, says) in [
+        (
+            names.clone(),
+            3,
+            "the weights file has 2 rows, the scene has 3 vertices",
+        ),
+        (
+            vec!["root".into(), "other".into()],
+            2,
+            r#"the scene's bone "other" is missing from the weights file"#,
+        ),
+        (
+            vec!["root".into()],
+            2,
+            r#"the weights file has bone "tip", which the scene does not have"#,
+        ),
     ] {
         match file.to_weights_for(&bones, n) {
-            Err(Error::WeightsShape { message }) => assert!(!message.is_empty()),
+            Err(Error::WeightsShape { message }) => assert!(message.contains(says), "{message}"),
             other => panic!("{other:?}"),
         }
     }

@@ -1,13 +1,13 @@
 //! `skinweights compare`: solvers x metrics on one scene, tables and the overview figure.
 
-use super::{resolve_scene, SceneArg};
+use super::{check_outputs, resolve_scene, SceneArg};
 use clap::Args;
 use indicatif::{ProgressBar, ProgressStyle};
 use skinweights::compare::{compare_solved, figure_panels, solve_all, DEFAULT_SOLVERS};
 use skinweights::plot::{save_figure, Grid};
 use skinweights::solvers::solver_by_name;
 use skinweights::{Error, Result};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 /// Arguments of `compare`.
@@ -32,6 +32,15 @@ pub struct CompareArgs {
     no_figures: bool,
 }
 
+/// The files `compare` writes in `--out`.
+const OUTPUT_FILES: [&str; 5] = [
+    "compare.md",
+    "compare.csv",
+    "compare.json",
+    "overview.png",
+    "overview.svg",
+];
+
 /// Runs `compare`.
 pub fn run(a: CompareArgs) -> Result<ExitCode> {
     let scene = resolve_scene(a.scene.scene.as_deref(), &a.scene.builtin)?;
@@ -41,6 +50,11 @@ pub fn run(a: CompareArgs) -> Result<ExitCode> {
         solver_by_name(name, &[])?;
     }
     let probe_ref = scene.probe(a.probe.as_deref())?;
+    // compare rewrites its outputs in --out freely, but never the scene it reads.
+    let outputs = OUTPUT_FILES.map(|name| out.join(name));
+    if let Some(input) = a.scene.scene.as_deref().map(Path::new) {
+        check_outputs(&[input], &outputs.each_ref().map(PathBuf::as_path), true)?;
+    }
     let steps = solvers.len() as u64 + if no_figures { 0 } else { 1 };
     let pb = ProgressBar::new(steps);
     pb.set_style(
@@ -56,7 +70,7 @@ pub fn run(a: CompareArgs) -> Result<ExitCode> {
     std::fs::create_dir_all(out).map_err(|e| Error::io(out, e))?;
     let write = |name: &str, text: String| -> Result<()> {
         let path = out.join(name);
-        std::fs::write(&path, text).map_err(|e| Error::io(path, e))
+        skinweights::io::write_atomic(&path, text)
     };
     write("compare.md", table.to_markdown())?;
     write("compare.csv", table.to_csv())?;

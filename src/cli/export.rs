@@ -58,7 +58,7 @@ pub fn run(a: ExportArgs) -> Result<ExitCode> {
                 ..Default::default()
             };
             let text = export_gltf(&scene, &w, &options)?;
-            std::fs::write(&a.output, text).map_err(|e| Error::io(&a.output, e))?;
+            skinweights::io::write_atomic(&a.output, text)?;
             if let Some(note) = truncation_note(&w) {
                 eprintln!("note: {note}");
             }

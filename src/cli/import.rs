@@ -93,7 +93,11 @@ pub fn run(a: ImportArgs) -> Result<ExitCode> {
         scene.skeleton.len()
     );
     if let Some((path, w)) = weights_out {
-        w.save(path)?;
+        if let Err(e) = w.save(path) {
+            // Leave no half import behind: the scene alone is not what was asked for.
+            let _ = std::fs::remove_file(&a.output);
+            return Err(e);
+        }
         println!("wrote {}", path.display());
     }
     Ok(ExitCode::SUCCESS)

@@ -236,8 +236,16 @@ pub fn check_outputs(inputs: &[&Path], outputs: &[&Path], force: bool) -> Result
     Ok(())
 }
 
-/// Whether two paths name the same file (resolved through the file system when both exist).
+/// Whether two paths name the same file (resolved through the file system when both exist;
+/// two hard links to one file are the same file).
 pub fn same_path(a: &Path, b: &Path) -> bool {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt;
+        if let (Ok(x), Ok(y)) = (std::fs::metadata(a), std::fs::metadata(b)) {
+            return (x.dev(), x.ino()) == (y.dev(), y.ino());
+        }
+    }
     match (a.canonicalize(), b.canonicalize()) {
         (Ok(x), Ok(y)) => x == y,
         _ => match (std::path::absolute(a), std::path::absolute(b)) {

@@ -509,8 +509,8 @@ pub fn load_scene(path: impl AsRef<Path>) -> Result<(Scene, Vec<String>)> {
     scene_from_json(&text, path.parent()).map_err(|e| e.in_file(path))
 }
 
-/// Writes a scene file (overwrites `path`; the CLI asks before doing so): binary when the
-/// extension is `.swb`, JSON otherwise.
+/// Writes a scene file, whole or not at all (overwrites `path`; the CLI asks before doing
+/// so): binary when the extension is `.swb`, JSON otherwise.
 pub fn save_scene(scene: &Scene, path: impl AsRef<Path>) -> Result<()> {
     let path = path.as_ref();
     let bytes = if binary::wants_binary(path) {
@@ -518,5 +518,5 @@ pub fn save_scene(scene: &Scene, path: impl AsRef<Path>) -> Result<()> {
     } else {
         scene_to_json(scene, path.parent())?.into_bytes()
     };
-    std::fs::write(path, bytes).map_err(|e| Error::io(path, e))
+    crate::io::write_atomic(path, bytes)
 }

@@ -79,7 +79,8 @@ impl WeightsFile {
         Self::from_json(&text).map_err(|e| e.in_file(path))
     }
 
-    /// Writes the file: binary when the extension is `.swb`, JSON otherwise.
+    /// Writes the file, whole or not at all: binary when the extension is `.swb`, JSON
+    /// otherwise.
     pub fn save(&self, path: impl AsRef<std::path::Path>) -> Result<()> {
         let path = path.as_ref();
         let bytes = if binary::wants_binary(path) {
@@ -90,7 +91,7 @@ impl WeightsFile {
                 message: e.to_string(),
             })?
         };
-        std::fs::write(path, bytes).map_err(|e| Error::io(path, e))
+        crate::io::write_atomic(path, bytes)
     }
 
     /// The binary form (see [`super::binary`]): zero weights are left out.
@@ -206,6 +207,15 @@ impl WeightsFile {
                     self.weights.len()
                 ),
             });
+        }
+        for (i, name) in self.bones.iter().enumerate() {
+            if let Some(first) = self.bones[..i].iter().position(|b| b == name) {
+                return Err(Error::WeightsShape {
+                    message: format!(
+                        "the weights file names bone {name:?} twice (columns {first} and {i})"
+                    ),
+                });
+            }
         }
         let mut columns = Vec::with_capacity(bone_names.len());
         for name in bone_names {

@@ -13,7 +13,8 @@
 
 use crate::error::{Error, Result};
 use crate::geometry::{
-    even_odd_contains, loop_area, loop_edges, signed_area2, touching_edge_pairs, Segment,
+    even_odd_contains, loop_area, loop_edges, signed_area2, touching_edge_pairs, EvenOddIndex,
+    Segment,
 };
 use nalgebra::Point2;
 use spade::{
@@ -111,8 +112,9 @@ pub type MeshArrays = (Vec<Point2<f64>>, Vec<[usize; 3]>);
 /// What [`mesh_outline`] returns: vertices, counter-clockwise triangles and a report.
 pub type MeshedOutline = (Vec<Point2<f64>>, Vec<[usize; 3]>, MeshingReport);
 
-/// Refuse requests beyond this many vertices (spade needs roughly 1 GB per 5M vertices).
-pub const MAX_VERTICES: usize = 50_000_000;
+/// Refuse requests beyond this many vertices (spade needs roughly 1 GB per 5M vertices, and
+/// the mesh, its topology and a solve several times that).
+pub const MAX_VERTICES: usize = 5_000_000;
 
 /// Upper bound accepted for [`MeshingOptions::min_angle_deg`].
 const MAX_MIN_ANGLE_DEG: f64 = 34.0;
@@ -255,10 +257,6 @@ impl Prepared {
         // Even-odd inside, so a hole counts negative whatever its stored orientation when it
         // lies inside an outer loop; for calibration the absolute sum is a good enough size.
         self.loops.iter().map(|l| loop_area(l)).sum::<f64>().abs()
-    }
-
-    fn contains(&self, p: Point2<f64>) -> bool {
-        even_odd_contains(&self.loops, p)
     }
 }
 
@@ -449,7 +447,22 @@ fn triangulate(prepared: &Prepared, max_area: f64, min_angle_deg: f64) -> Result
         .with_max_additional_vertices(budget)
         // Spade's own inside test is correct only when every constraint is a loop edge.
         .exclude_outer_faces(prepared.segments.is_empty());
-    let result = cdt.refine(params);
+    // spade 2.15's refinement can panic ("Failed to locate position. This is a bug in
+    // spade.") on outlines with long runs of nearly collinear points (found by the fuzzer on
+    // small traced sprites with tolerance 0): the triangulation is dropped and the panic
+    // becomes a typed error.
+    let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| cdt.refine(params)))
+        .map_err(|panic| Error::Meshing {
+            message: format!(
+                "spade's mesh refinement failed on this outline ({}); simplifying it (a \
+                 tracing tolerance above 0) or a lower minimum angle usually avoids this",
+                panic
+                    .downcast_ref::<&str>()
+                    .copied()
+                    .or_else(|| panic.downcast_ref::<String>().map(String::as_str))
+                    .unwrap_or("panic")
+            ),
+        })?;
     if !result.refinement_complete {
         return Err(Error::Meshing {
             message: format!(
@@ -459,6 +472,22 @@ fn triangulate(prepared: &Prepared, max_area: f64, min_angle_deg: f64) -> Result
         });
     }
     let (vertices, triangles) = extract_inside(&cdt, prepared);
+    // Near-coincident constraint points (bone ends, outline points far from the origin) can
+    // leave slivers the mesh validation would reject naming a triangle the user never gave.
+    for tri in &triangles {
+        let [a, b, c] = tri.map(|i| &vertices[i]);
+        if signed_area2(a, b, c).abs() <= super::zero_area_tolerance(a, b, c) {
+            return Err(Error::Meshing {
+                message: format!(
+                    "the triangulation has a degenerate triangle at ({}, {}), ({}, {}), ({}, {}): \
+                     outline points or bone ends lie closer together than f64 separates at \
+                     this distance from the origin; move them apart or bring the drawing nearer \
+                     the origin",
+                    a.x, a.y, b.x, b.y, c.x, c.y
+                ),
+            });
+        }
+    }
     Ok(spatial_order(vertices, triangles))
 }
 
@@ -471,6 +500,7 @@ fn extract_inside(cdt: &Cdt, prepared: &Prepared) -> MeshArrays {
     let mut region = vec![UNSEEN; nf];
     let mut region_inside: Vec<bool> = Vec::new();
     let mut queue = VecDeque::new();
+    let inside = EvenOddIndex::new(&prepared.loops);
     for face in cdt.inner_faces() {
         let fi = face.fix().index();
         if region[fi] != UNSEEN {
@@ -501,7 +531,7 @@ fn extract_inside(cdt: &Cdt, prepared: &Prepared) -> MeshArrays {
                 }
             }
         }
-        region_inside.push(prepared.contains(best.1));
+        region_inside.push(inside.contains(best.1));
     }
 
     let mut index = vec![usize::MAX; cdt.num_vertices()];

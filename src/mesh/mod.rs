@@ -192,6 +192,13 @@ fn validate_parts(n: usize, parts: &[String], vertex_parts: &[usize]) -> Result<
             message: "no part names given".into(),
         });
     }
+    for (i, name) in parts.iter().enumerate() {
+        if let Some(first) = parts[..i].iter().position(|p| p == name) {
+            return Err(Error::VertexParts {
+                message: format!("part name {name:?} is listed twice (parts {first} and {i})"),
+            });
+        }
+    }
     if vertex_parts.len() != n {
         return Err(Error::VertexParts {
             message: format!("{} labels for {} vertices", vertex_parts.len(), n),
@@ -215,6 +222,23 @@ fn validate_parts(n: usize, parts: &[String], vertex_parts: &[usize]) -> Result<
 /// Relative tolerance under which a triangle counts as having zero area.
 const ZERO_AREA_REL: f64 = 1e-14;
 
+/// Twice the area at or under which triangle (a, b, c) counts as zero: the larger of the
+/// rounding error of its signed area (a few ulps of its largest coordinate times its longest
+/// edge) and a sliver of [`ZERO_AREA_REL`] times its half longest edge squared. Relative to the
+/// triangle itself, so a mesh far from the origin (shifted by 1e9) or with fine features keeps
+/// its good triangles; never above the older whole-mesh rule (1e-14 times the square of the
+/// largest coordinate), which the DragonBones importer still applies first.
+pub(crate) fn zero_area_tolerance(a: &Point2<f64>, b: &Point2<f64>, c: &Point2<f64>) -> f64 {
+    let m = [a, b, c]
+        .iter()
+        .fold(0.0f64, |m, p| m.max(p.x.abs()).max(p.y.abs()));
+    let l2 = (b - a)
+        .norm_squared()
+        .max((c - b).norm_squared())
+        .max((a - c).norm_squared());
+    (8.0 * f64::EPSILON * m * l2.sqrt()).max(ZERO_AREA_REL * 0.25 * l2)
+}
+
 fn validate_geometry(vertices: &[Point2<f64>], triangles: &[[usize; 3]]) -> Result<()> {
     if vertices.len() < 3 || triangles.is_empty() {
         return Err(Error::EmptyMesh {
@@ -222,7 +246,6 @@ fn validate_geometry(vertices: &[Point2<f64>], triangles: &[[usize; 3]]) -> Resu
             triangles: triangles.len(),
         });
     }
-    let mut scale: f64 = 0.0;
     for (v, p) in vertices.iter().enumerate() {
         if !p.x.is_finite() || !p.y.is_finite() {
             return Err(Error::NonFiniteCoordinate {
@@ -231,10 +254,8 @@ fn validate_geometry(vertices: &[Point2<f64>], triangles: &[[usize; 3]]) -> Resu
                 y: p.y,
             });
         }
-        scale = scale.max(p.x.abs()).max(p.y.abs());
     }
     let n = vertices.len();
-    let eps = ZERO_AREA_REL * scale.max(1e-300) * scale.max(1e-300);
     let mut ccw = 0usize;
     let mut first_cw = None;
     let mut first_ccw = None;
@@ -248,8 +269,13 @@ fn validate_geometry(vertices: &[Point2<f64>], triangles: &[[usize; 3]]) -> Resu
                 });
             }
         }
-        let a2 = signed_area2(&vertices[tri[0]], &vertices[tri[1]], &vertices[tri[2]]);
-        if tri[0] == tri[1] || tri[1] == tri[2] || tri[0] == tri[2] || a2.abs() <= eps {
+        let [a, b, c] = tri.map(|i| &vertices[i]);
+        let a2 = signed_area2(a, b, c);
+        if tri[0] == tri[1]
+            || tri[1] == tri[2]
+            || tri[0] == tri[2]
+            || a2.abs() <= zero_area_tolerance(a, b, c)
+        {
             return Err(Error::ZeroAreaTriangle {
                 triangle: t,
                 corners: *tri,

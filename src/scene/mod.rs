@@ -130,7 +130,16 @@ impl Scene {
                 check_part(format!("bone {:?} influences", b.name), p)?;
             }
         }
-        for probe in &self.probes {
+        for (i, probe) in self.probes.iter().enumerate() {
+            if let Some(first) = self.probes[..i].iter().position(|p| p.name == probe.name) {
+                return Err(Error::field(
+                    format!("probes[{i}].name"),
+                    format!(
+                        "probe name {:?} is used by probes {first} and {i}",
+                        probe.name
+                    ),
+                ));
+            }
             probe.pose.resolve(&self.skeleton).map_err(|e| match e {
                 Error::UnknownBone { bone, .. } => Error::UnknownBone {
                     context: format!("probe {:?} pose", probe.name),

@@ -137,7 +137,9 @@ impl SolverOptions for HeatOptions {
     fn set(&mut self, key: &str, value: &str) -> Result<()> {
         match key {
             "tie_tolerance" => self.tie_tolerance = parse_number(key, value, |x| x >= 0.0, ">= 0")?,
-            "distance_floor" => self.distance_floor = parse_number(key, value, |x| x > 0.0, "> 0")?,
+            "distance_floor" => {
+                self.distance_floor = parse_number(key, value, floor_ok, FLOOR_RANGE)?
+            }
             "visibility" => self.visibility = parse_bool(key, value)?,
             "ordering" => {
                 self.ordering = match value.trim() {
@@ -321,6 +323,14 @@ impl Solver for Heat {
     }
 }
 
+/// `distance_floor` is a fraction of the scene size: above 1 it floors every distance, and
+/// far above (1e300) `H` underflows to 0 and the system to a singular Laplacian.
+const FLOOR_RANGE: &str = "in (0, 1] (a fraction of the scene size)";
+
+fn floor_ok(x: f64) -> bool {
+    x > 0.0 && x <= 1.0
+}
+
 /// The bone heat linear system of a scene, before factorization (public so that benches can
 /// compare sparse back ends on the real matrix).
 pub struct HeatSystem {
@@ -337,7 +347,7 @@ impl HeatSystem {
     /// component fallback), cotangent Laplacian and lumped mass.
     pub fn assemble(scene: &Scene, o: &HeatOptions) -> Result<Self> {
         check_number("tie_tolerance", o.tie_tolerance, |x| x >= 0.0, ">= 0")?;
-        check_number("distance_floor", o.distance_floor, |x| x > 0.0, "> 0")?;
+        check_number("distance_floor", o.distance_floor, floor_ok, FLOOR_RANGE)?;
         let mesh = &scene.mesh;
         let n = mesh.vertex_count();
         let segments = bone_segments(scene.skeleton.bones());

@@ -16,7 +16,7 @@ use super::distance::{bone_segments, Segment};
 use super::{
     check_number, finish, parse_number, unknown_option, OptionDoc, Solution, Solver, SolverOptions,
 };
-use crate::error::Result;
+use crate::error::{Error, Result};
 use crate::scene::Scene;
 use crate::skeleton::Bone;
 use crate::weights::Weights;
@@ -138,6 +138,20 @@ impl Solver for Linear {
                     * scene.mesh.height().max(f64::MIN_POSITIVE)
             }
         };
+        if !(2.0 * r).is_finite() {
+            // The blend divides by 2r: infinite, every weight would be NaN.
+            return Err(Error::InvalidOption {
+                option: if o.blend_radius.is_some() {
+                    "blend_radius"
+                } else {
+                    "blend_fraction"
+                }
+                .into(),
+                message: format!(
+                    "the blend half-width comes out {r:e} px, too wide to compute (2r overflows)"
+                ),
+            });
+        }
         let bones = scene.skeleton.bones();
         let nb = bones.len();
         let segments = bone_segments(bones);

@@ -166,5 +166,5 @@ pub fn save_dragonbones(scene: &Scene, weights: &Weights, path: impl AsRef<Path>
             context: path.display().to_string(),
             message: e.to_string(),
         })?;
-    std::fs::write(path, text).map_err(|e| Error::io(path, e))
+    crate::io::write_atomic(path, text)
 }

@@ -29,8 +29,8 @@ const SAME_POSE_DEG: f64 = 1e-3;
 const RIGID_TOLERANCE: f64 = 1e-6;
 
 /// A triangle whose doubled area is at most this times the square of the scene's largest
-/// coordinate has zero area: the same rule as [`Mesh::with_parts`], checked here first so
-/// that the error names the mesh display.
+/// coordinate has zero area: at least as strict as [`Mesh::with_parts`]'s per-triangle rule,
+/// checked here first so that the error names the mesh display.
 const ZERO_AREA_REL: f64 = 1e-14;
 
 /// Most vertices × bones the import holds: the artist's weights (and the bones' part

@@ -250,6 +250,36 @@ pub fn export_gltf(scene: &Scene, weights: &Weights, options: &GltfOptions) -> R
         ));
     }
 
+    // glTF stores positions and bind matrices as f32: every scaled coordinate must survive.
+    let points = mesh
+        .vertices()
+        .iter()
+        .enumerate()
+        .map(|(v, p)| (format!("vertex {v}"), *p));
+    let ends = bones.iter().flat_map(|b| {
+        [
+            (format!("bone {:?} head", b.name), b.head),
+            (format!("bone {:?} tail", b.name), b.tail),
+        ]
+    });
+    for (what, p) in points.chain(ends) {
+        for x in [p.x, p.y] {
+            let y = x * scale;
+            if y.is_nan() || y.abs() > f64::from(f32::MAX) {
+                return Err(Error::field(
+                    "scale",
+                    format!("{what}: coordinate {x} times scale {scale:e} overflows f32 (glTF stores f32; at most {:e})", f32::MAX),
+                ));
+            }
+            if x != 0.0 && y.abs() < f64::from(f32::MIN_POSITIVE) {
+                return Err(Error::field(
+                    "scale",
+                    format!("{what}: coordinate {x} times scale {scale:e} underflows f32 to 0 (glTF stores f32; the smallest normal is {:e})", f32::MIN_POSITIVE),
+                ));
+            }
+        }
+    }
+
     let mut buf = BufferBuilder::default();
 
     // Positions, with min/max of the f32 values actually stored (validators compare exactly).
@@ -453,6 +483,10 @@ struct Doc {
     nodes: Vec<NodeJson>,
     #[serde(default)]
     skins: Vec<SkinJson>,
+    /// Extensions a reader must understand to load the file correctly; this importer
+    /// implements none, so any is an error (glTF 2.0 spec, 3.12).
+    #[serde(default)]
+    extensions_required: Vec<String>,
 }
 
 #[derive(Deserialize)]
@@ -932,6 +966,12 @@ pub fn import_gltf_str(text: &str, base_dir: Option<&Path>, name: &str) -> Resul
         return Err(Error::field(
             "asset.version",
             format!("{:?} (only glTF 2.x is read)", doc.asset.version),
+        ));
+    }
+    if let Some(ext) = doc.extensions_required.first() {
+        return Err(Error::field(
+            "extensionsRequired",
+            format!("the file requires extension {ext:?}, which this importer does not support"),
         ));
     }
     let skinned: Vec<(usize, usize, usize)> = doc
@@ -1464,10 +1504,18 @@ fn read_skeleton(
             .extras
             .as_ref()
             .and_then(|e| e.get("skinweights"));
-        let length = extras
-            .and_then(|e| e.get("length"))
-            .and_then(Value::as_f64)
-            .filter(|l| l.is_finite() && *l > 0.0);
+        let length = match extras.and_then(|e| e.get("length")) {
+            None => None,
+            Some(l) => match l.as_f64() {
+                Some(l) if l.is_finite() && l > 0.0 => Some(l),
+                _ => {
+                    return Err(Error::field(
+                        format!("nodes[{node}].extras.skinweights.length"),
+                        format!("{l} is not a positive number"),
+                    ))
+                }
+            },
+        };
         let tail = match (length, children[k].as_slice()) {
             (Some(l), _) => heads[k] + l * x_axes[k],
             (None, &[c]) if (heads[c] - heads[k]).norm() > 1e-9 * leaf_length => heads[c],

@@ -30,15 +30,16 @@ fn as_ndarray<'py>(obj: &Bound<'py, PyAny>, name: &str) -> PyResult<Bound<'py, P
         .map_err(|e| PyTypeError::new_err(format!("{name}: not an array ({e})")))
 }
 
-/// Checks `ndim` and, where given, the number of columns; returns the shape.
+/// Checks `ndim` (2 for matrices, 1 for vectors) and, where given, the number of columns;
+/// returns the shape.
 fn check_shape(
     a: &Bound<'_, PyUntypedArray>,
     name: &str,
     want: &str,
+    ndim: usize,
     cols: Option<usize>,
 ) -> PyResult<Vec<usize>> {
     let shape = a.shape().to_vec();
-    let ndim = if want.contains(',') { 2 } else { 1 };
     if shape.len() != ndim || cols.is_some_and(|c| shape[1] != c) {
         return Err(value_error(format!(
             "{name} must have shape {want}, got {}",
@@ -79,7 +80,7 @@ pub(crate) fn float_matrix(
 ) -> PyResult<(usize, usize, Vec<f64>)> {
     let a = as_ndarray(obj, name)?;
     let want = cols.map_or("(n, b)".to_string(), |c| format!("(n, {c})"));
-    let shape = check_shape(&a, name, &want, cols)?;
+    let shape = check_shape(&a, name, &want, 2, cols)?;
     if !matches!(a.dtype().kind(), b'f' | b'i' | b'u') {
         return Err(dtype_error(&a, name, "a float array"));
     }
@@ -96,7 +97,7 @@ fn index_array(
 ) -> PyResult<(Vec<usize>, Vec<usize>)> {
     let a = as_ndarray(obj, name)?;
     let want = cols.map_or("(n,)".to_string(), |c| format!("(m, {c})"));
-    let shape = check_shape(&a, name, &want, cols)?;
+    let shape = check_shape(&a, name, &want, if cols.is_some() { 2 } else { 1 }, cols)?;
     let kind = a.dtype().kind();
     if !matches!(kind, b'i' | b'u') {
         return Err(dtype_error(&a, name, "an integer array"));

@@ -13,7 +13,8 @@ from conftest import VERTICES
 def test_builtin_equals_loaded_file(scene):
     b = sw.builtin_scene("arms-down", vertices=VERTICES)
     assert b.name == scene.name == "arms-down"
-    assert np.array_equal(b.vertices, scene.vertices)  # the file stores f64 exactly
+    # serde_json parses floats to within an ulp (no float_roundtrip feature).
+    assert np.max(np.abs(b.vertices - scene.vertices)) < 1e-12
     assert np.array_equal(b.triangles, scene.triangles)
     assert b.bones == scene.bones and b.probes == scene.probes
     names, vp = b.parts
@@ -49,20 +50,21 @@ def test_lbs_rest_identity_and_lift(scene):
 
 def test_measure_drag_sees_a_dragged_torso(scene):
     probe = scene.probe("lift_l")
-    w, _ = sw.solve(scene.vertices, scene.triangles, scene.bones, solver="heat", parts=scene.parts)
+    # heat+mask does not drag at all, so the push below is the whole drag.
+    w, _ = sw.solve(scene.vertices, scene.triangles, scene.bones, solver="heat+mask", parts=scene.parts)
     posed = sw.lbs(scene.vertices, scene.bones, w, probe["pose"])
     moved = posed.copy()
     v = int(sw.measure_drag(scene.vertices, scene.triangles, scene.bones, posed, probe,
                             parts=scene.parts)["vertices"][0])
     moved[v, 0] += 20.0  # push one watched torso vertex 20 units (10% of the height)
     d = sw.measure_drag(scene.vertices, scene.triangles, scene.bones, moved, probe, parts=scene.parts)
-    assert d["drag_max_pct"] >= 10.0 - 1e-9
+    assert d["drag_max_pct"] == pytest.approx(10.0, abs=1e-9)
 
 
 def test_clockwise_mesh_is_flipped_with_a_warning(scene):
-    w, _ = sw.solve(scene.vertices, scene.triangles, scene.bones, solver="heat")
+    w, _ = sw.solve(scene.vertices, scene.triangles, scene.bones, solver="heat", parts=scene.parts)
     cw_tris = scene.triangles[:, [0, 2, 1]]
-    w2, report = sw.solve(scene.vertices, cw_tris, scene.bones, solver="heat")
+    w2, report = sw.solve(scene.vertices, cw_tris, scene.bones, solver="heat", parts=scene.parts)
     assert np.max(np.abs(w - w2)) <= 1e-12
     assert any("clockwise" in m for m in report["warnings"])
 
@@ -81,9 +83,11 @@ def test_solve_releases_the_gil():
     seconds = []
 
     def work():
-        _, report = sw.solve(s.vertices, s.triangles, s.bones, solver="heat")
-        seconds.append(report["seconds"])
-        done.set()
+        try:
+            _, report = sw.solve(s.vertices, s.triangles, s.bones, solver="heat", parts=s.parts)
+            seconds.append(report["seconds"])
+        finally:
+            done.set()
 
     t = threading.Thread(target=work)
     t.start()

@@ -32,9 +32,9 @@ def test_shapes():
 
 def test_dtypes():
     err(r"vertices must be a float array, got dtype <U1", sw.solve, np.array([["a", "b"]] * 4), T, B, exc=TypeError)
-    err(r"vertices must be a float array, got dtype \|b1", sw.solve, np.ones((4, 2), bool), T, B, exc=TypeError)
-    err(r"vertices must be a float array, got dtype <c16", sw.solve, V.astype(complex), T, B, exc=TypeError)
-    err(r"triangles must be an integer array, got dtype <f8", sw.solve, V, T.astype(float), B, exc=TypeError)
+    err(r"vertices must be a float array, got dtype bool", sw.solve, np.ones((4, 2), bool), T, B, exc=TypeError)
+    err(r"vertices must be a float array, got dtype complex128", sw.solve, V.astype(complex), T, B, exc=TypeError)
+    err(r"triangles must be an integer array, got dtype float64", sw.solve, V, T.astype(float), B, exc=TypeError)
     err(r"vertices: not an array", sw.solve, [[0, 0], [1]], T, B, exc=TypeError)
 
 

@@ -1,7 +1,7 @@
 """Headless check of the Blender add-on against Blender's Automatic Weights.
 
     skinweights scene arms-down -o /tmp/arms-down.json
-    blender -b --factory-startup --python python/blender/check_blender.py -- \
+    blender -b --python-exit-code 1 --python python/blender/check_blender.py -- \
         --scene /tmp/arms-down.json [--solver heat] [--out result.json]
 
 Builds the scene's mesh in Blender (in the XZ plane, as a front-view cut-out) with one vertex

@@ -127,6 +127,25 @@ pub fn owning_bones(scene: &Scene) -> Vec<Option<usize>> {
 pub fn drag(scene: &Scene, weights: &Weights, probe: &Probe) -> Result<Drag> {
     check_shape(scene.mesh.vertex_count(), weights, scene.skeleton.len())?;
     let transforms = scene.skeleton.skinning_transforms(&probe.pose)?;
+    let posed = lbs_with_transforms(scene.mesh.vertices(), weights, &transforms)?;
+    drag_of_positions(scene, probe, &posed)
+}
+
+/// The same drag for positions deformed by anything (e.g. another tool's armature
+/// deformation of the probe pose): `posed` has one position per mesh vertex.
+pub fn drag_of_positions(scene: &Scene, probe: &Probe, posed: &[Point2<f64>]) -> Result<Drag> {
+    let rest = scene.mesh.vertices();
+    if posed.len() != rest.len() {
+        return Err(Error::field(
+            "posed",
+            format!(
+                "{} positions for a mesh of {} vertices",
+                posed.len(),
+                rest.len()
+            ),
+        ));
+    }
+    let transforms = scene.skeleton.skinning_transforms(&probe.pose)?;
     let watched = probe.watched_vertices(scene)?;
     if watched.is_empty() {
         // Nothing watched would measure a drag of 0: a pass that tested nothing.
@@ -136,8 +155,6 @@ pub fn drag(scene: &Scene, weights: &Weights, probe: &Probe) -> Result<Drag> {
         ));
     }
     let owners = owning_bones(scene);
-    let rest = scene.mesh.vertices();
-    let posed = lbs_with_transforms(rest, weights, &transforms)?;
     let displacement = watched
         .iter()
         .map(|&v| {

@@ -1,0 +1,139 @@
+"""Type stubs of the compiled module (re-exported by ``skinweights``)."""
+
+from os import PathLike
+from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple, TypedDict, Union
+
+import numpy as np
+import numpy.typing as npt
+
+__version__: str
+DEFAULT_SOLVER: str
+SOLVER_NAMES: List[str]
+BUILTIN_SCENES: List[str]
+
+_Point = Union[Tuple[float, float], Sequence[float], npt.ArrayLike]
+# (name, parent, head, tail, part) or with a sixth field, influences (part names).
+Bone = Union[
+    Tuple[str, Optional[str], _Point, _Point, Optional[str]],
+    Tuple[str, Optional[str], _Point, _Point, Optional[str], Optional[Sequence[str]]],
+]
+# (part_names, vertex_parts): vertex_parts[v] indexes part_names.
+Parts = Tuple[Sequence[str], npt.ArrayLike]
+# {bone: degrees} or {bone: {"rotate": degrees, "translate": (x, y)}}.
+Pose = Mapping[str, Union[float, Mapping[str, Any]]]
+# {"name": str (optional), "pose": Pose, "watch": {"part", "below_y", "min_distance", "vertices"}}.
+Probe = Mapping[str, Any]
+_Path = Union[str, "PathLike[str]"]
+
+class SkinweightsError(ValueError):
+    """Bad input or a failed solve; the message names the vertex, triangle, bone or field."""
+
+class SolveReport(TypedDict):
+    solver: str
+    seconds: float
+    warnings: List[str]
+    bones: List[str]
+
+class Metrics(TypedDict):
+    drag_max_pct: float
+    drag_mean_pct: float
+    leaked_weight: float
+    flipped: int
+    distortion_max: float
+    distortion_p99: float
+    area_change_pct: float
+    norm_err: float
+    bind_err: float
+    discontinuities: int
+    dirichlet: float
+    time_s: Optional[float]
+
+class DragReport(TypedDict):
+    drag_max_pct: float
+    drag_mean_pct: float
+    height: float
+    vertices: npt.NDArray[np.int64]
+    displacement: npt.NDArray[np.float64]
+
+class WeightsInfo(TypedDict):
+    scene: str
+    solver: str
+    bones: List[str]
+
+class Scene:
+    """A scene: mesh (vertices, triangles, parts), bones and probes, in the form the
+    functions take: ``solve(s.vertices, s.triangles, s.bones, parts=s.parts)``."""
+
+    @property
+    def name(self) -> str: ...
+    @property
+    def vertices(self) -> npt.NDArray[np.float64]:
+        """(n, 2) vertex positions."""
+    @property
+    def triangles(self) -> npt.NDArray[np.int64]:
+        """(m, 3) counter-clockwise triangles."""
+    @property
+    def bones(self) -> List[Bone]: ...
+    @property
+    def bone_names(self) -> List[str]: ...
+    @property
+    def parts(self) -> Tuple[List[str], npt.NDArray[np.int64]]: ...
+    @property
+    def probes(self) -> List[Dict[str, Any]]: ...
+    def probe(self, name: Optional[str] = None) -> Dict[str, Any]:
+        """The probe called ``name`` (the first when None)."""
+    @property
+    def height(self) -> float:
+        """Bounding-box height of the rest mesh (drag percentages refer to it)."""
+    @property
+    def notes(self) -> List[str]:
+        """Notes from loading (e.g. a clockwise file flipped)."""
+
+def solve(
+    vertices: npt.ArrayLike,
+    triangles: npt.ArrayLike,
+    bones: Sequence[Bone],
+    solver: str = "best",
+    options: Optional[Mapping[str, Union[str, float, int, bool]]] = None,
+    parts: Optional[Parts] = None,
+) -> Tuple[npt.NDArray[np.float64], SolveReport]:
+    """Skinning weights (n, b) for a 2D mesh, rows summing to 1, and the solve report.
+    Runs with the GIL released."""
+
+def evaluate(
+    vertices: npt.ArrayLike,
+    triangles: npt.ArrayLike,
+    bones: Sequence[Bone],
+    weights: npt.ArrayLike,
+    probe: Probe,
+    parts: Optional[Parts] = None,
+    time_s: Optional[float] = None,
+) -> Metrics:
+    """Every metric of ``weights`` on one probe (the numbers of ``skinweights compare --json``)."""
+
+def measure_drag(
+    vertices: npt.ArrayLike,
+    triangles: npt.ArrayLike,
+    bones: Sequence[Bone],
+    posed: npt.ArrayLike,
+    probe: Probe,
+    parts: Optional[Parts] = None,
+) -> DragReport:
+    """The drag metric for positions deformed by another tool (e.g. Blender) in the probe's pose."""
+
+def lbs(
+    vertices: npt.ArrayLike,
+    bones: Sequence[Bone],
+    weights: npt.ArrayLike,
+    pose: Pose,
+) -> npt.NDArray[np.float64]:
+    """Linear blend skinning: (n, 2) posed positions."""
+
+def load_scene(path: _Path) -> Scene:
+    """Reads a scene file (skinweights.scene/1 or /2)."""
+
+def load_weights(path: _Path) -> Tuple[npt.NDArray[np.float64], WeightsInfo]:
+    """Reads a weights file (skinweights.weights/1): (weights, {"scene", "solver", "bones"})."""
+
+def builtin_scene(name: str, vertices: int = 10000, gap: Optional[float] = None) -> Scene:
+    """Generates a built-in scene (arms-down, arms-touching, layered-arms, bar, figure, ...)."""

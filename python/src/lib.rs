@@ -1,0 +1,270 @@
+//! The `skinweights` Python module (PyO3, stable ABI): the crate's solvers, metrics and LBS
+//! with NumPy arrays in and out, and its scene / weights file loaders.
+//!
+//! Errors of the crate become `skinweights.SkinweightsError` (a `ValueError`) carrying the
+//! crate's message; wrong Python types become `TypeError`. Solves and scene generation run
+//! with the interpreter detached (the GIL released), so other Python threads keep running.
+
+mod convert;
+mod scene;
+
+use numpy::ndarray::Array2;
+use numpy::{IntoPyArray, PyArray2};
+use pyo3::prelude::*;
+use pyo3::types::PyDict;
+use scene::PyScene;
+use skinweights::io::WeightsFile;
+use skinweights::{metrics, BuiltinOptions};
+use std::path::PathBuf;
+
+pyo3::create_exception!(
+    skinweights,
+    SkinweightsError,
+    pyo3::exceptions::PyValueError,
+    "Bad input or a failed solve; the message names the vertex, triangle, bone or field."
+);
+
+/// The crate's error as a Python exception with its message.
+pub(crate) fn to_py(e: skinweights::Error) -> PyErr {
+    SkinweightsError::new_err(e.to_string())
+}
+
+/// The solver the module uses when none is named: the crate's recommended solver.
+const DEFAULT_SOLVER: &str = "best";
+
+fn weights_array<'py>(py: Python<'py>, w: &skinweights::Weights) -> Bound<'py, PyArray2<f64>> {
+    Array2::from_shape_vec((w.vertex_count(), w.bone_count()), w.as_slice().to_vec())
+        .expect("rows x bones values")
+        .into_pyarray(py)
+}
+
+/// (n, 2) float64 array of points.
+pub(crate) fn points_array<'py>(
+    py: Python<'py>,
+    p: &[nalgebra::Point2<f64>],
+) -> Bound<'py, PyArray2<f64>> {
+    let flat: Vec<f64> = p.iter().flat_map(|q| [q.x, q.y]).collect();
+    Array2::from_shape_vec((p.len(), 2), flat)
+        .expect("n x 2 values")
+        .into_pyarray(py)
+}
+
+/// Skinning weights for a 2D mesh.
+///
+/// vertices: (n, 2) float array. triangles: (m, 3) integer array of vertex indices
+/// (counter-clockwise; an all-clockwise mesh is flipped and the report says so).
+/// bones: list of (name, parent, head, tail, part[, influences]) with parent and part names
+/// or None. solver: a registry name ("best", "heat", "heat+mask", "geodesic", ...).
+/// options: dict of solver options, as the CLI's --option key=value.
+/// parts: None (one part) or (part_names, vertex_parts) with vertex_parts an (n,) integer
+/// array of indices into part_names; masks and the drag metric use them.
+///
+/// Returns (weights, report): weights an (n, b) float64 array, rows summing to 1, columns
+/// in bone order; report a dict with "solver", "seconds", "warnings" and "bones".
+/// The solve runs with the GIL released.
+#[pyfunction]
+#[pyo3(signature = (vertices, triangles, bones, solver=DEFAULT_SOLVER, options=None, parts=None))]
+fn solve<'py>(
+    py: Python<'py>,
+    vertices: &Bound<'py, PyAny>,
+    triangles: &Bound<'py, PyAny>,
+    bones: &Bound<'py, PyAny>,
+    solver: &str,
+    options: Option<&Bound<'py, PyAny>>,
+    parts: Option<&Bound<'py, PyAny>>,
+) -> PyResult<(Bound<'py, PyArray2<f64>>, Bound<'py, PyDict>)> {
+    let (scene, note) = convert::scene(vertices, triangles, bones, parts, Vec::new())?;
+    let options = convert::options(options)?;
+    let solver = skinweights::solver_by_name(solver, &options).map_err(to_py)?;
+    let solution = py.detach(|| solver.solve(&scene)).map_err(to_py)?;
+    let report = PyDict::new(py);
+    report.set_item("solver", &solution.report.solver)?;
+    report.set_item("seconds", solution.report.seconds)?;
+    let warnings: Vec<String> = note.into_iter().chain(solution.report.warnings).collect();
+    report.set_item("warnings", warnings)?;
+    report.set_item("bones", scene.skeleton.names())?;
+    Ok((weights_array(py, &solution.weights), report))
+}
+
+/// Every metric of `weights` on one probe: the numbers of `skinweights eval --json` and
+/// `skinweights compare --json`.
+///
+/// probe: {"pose": {bone: degrees}, "watch": {"part": ..., "below_y": ..., "min_distance":
+/// ..., "vertices": [...]}} (the scene file's form; Scene.probe(name) returns one).
+/// Returns a dict with drag_max_pct, drag_mean_pct, leaked_weight, flipped, distortion_max,
+/// distortion_p99, area_change_pct, norm_err, bind_err, discontinuities, dirichlet, time_s.
+#[pyfunction]
+#[pyo3(signature = (vertices, triangles, bones, weights, probe, parts=None, time_s=None))]
+#[allow(clippy::too_many_arguments)]
+fn evaluate<'py>(
+    py: Python<'py>,
+    vertices: &Bound<'py, PyAny>,
+    triangles: &Bound<'py, PyAny>,
+    bones: &Bound<'py, PyAny>,
+    weights: &Bound<'py, PyAny>,
+    probe: &Bound<'py, PyAny>,
+    parts: Option<&Bound<'py, PyAny>>,
+    time_s: Option<f64>,
+) -> PyResult<Bound<'py, PyDict>> {
+    let probe = convert::probe(probe)?;
+    let (scene, _) = convert::scene(vertices, triangles, bones, parts, vec![probe])?;
+    let w = convert::weights(weights, scene.mesh.vertex_count(), scene.skeleton.len())?;
+    let m = py
+        .detach(|| metrics::evaluate(&scene, &w, &scene.probes[0], time_s))
+        .map_err(to_py)?;
+    let d = PyDict::new(py);
+    d.set_item("drag_max_pct", m.drag_max_pct)?;
+    d.set_item("drag_mean_pct", m.drag_mean_pct)?;
+    d.set_item("leaked_weight", m.leaked_weight)?;
+    d.set_item("flipped", m.flipped)?;
+    d.set_item("distortion_max", m.distortion_max)?;
+    d.set_item("distortion_p99", m.distortion_p99)?;
+    d.set_item("area_change_pct", m.area_change_pct)?;
+    d.set_item("norm_err", m.norm_err)?;
+    d.set_item("bind_err", m.bind_err)?;
+    d.set_item("discontinuities", m.discontinuities)?;
+    d.set_item("dirichlet", m.dirichlet)?;
+    d.set_item("time_s", m.time_s)?;
+    Ok(d)
+}
+
+/// The drag metric for positions deformed by anything else (e.g. Blender's armature
+/// modifier in the probe's pose): how far each watched vertex is from where its own part's
+/// bone alone would put it.
+///
+/// posed: (n, 2) float array, one position per vertex. Returns a dict with drag_max_pct,
+/// drag_mean_pct (percent of the character height), height, vertices (watched indices) and
+/// displacement (scene units, one per watched vertex).
+#[pyfunction]
+#[pyo3(signature = (vertices, triangles, bones, posed, probe, parts=None))]
+fn measure_drag<'py>(
+    py: Python<'py>,
+    vertices: &Bound<'py, PyAny>,
+    triangles: &Bound<'py, PyAny>,
+    bones: &Bound<'py, PyAny>,
+    posed: &Bound<'py, PyAny>,
+    probe: &Bound<'py, PyAny>,
+    parts: Option<&Bound<'py, PyAny>>,
+) -> PyResult<Bound<'py, PyDict>> {
+    let probe = convert::probe(probe)?;
+    let (scene, _) = convert::scene(vertices, triangles, bones, parts, vec![probe])?;
+    let posed = convert::points(posed, "posed")?;
+    if let Some(v) = posed
+        .iter()
+        .position(|p| !p.x.is_finite() || !p.y.is_finite())
+    {
+        return Err(convert::value_error(format!("posed[{v}] is not finite")));
+    }
+    let drag = metrics::drag_of_positions(&scene, &scene.probes[0], &posed).map_err(to_py)?;
+    let d = PyDict::new(py);
+    d.set_item("drag_max_pct", drag.max_pct())?;
+    d.set_item("drag_mean_pct", drag.mean_pct())?;
+    d.set_item("height", drag.height)?;
+    let watched: Vec<i64> = drag.vertices.iter().map(|&v| v as i64).collect();
+    d.set_item("vertices", watched.into_pyarray(py))?;
+    d.set_item("displacement", drag.displacement.into_pyarray(py))?;
+    Ok(d)
+}
+
+/// Linear blend skinning: the (n, 2) positions of `vertices` in `pose`.
+///
+/// pose: {bone: degrees} (counter-clockwise, about the bone's head; children follow) or
+/// {bone: {"rotate": degrees, "translate": (x, y)}}. weights: (n, b) float array.
+#[pyfunction]
+fn lbs<'py>(
+    py: Python<'py>,
+    vertices: &Bound<'py, PyAny>,
+    bones: &Bound<'py, PyAny>,
+    weights: &Bound<'py, PyAny>,
+    pose: &Bound<'py, PyAny>,
+) -> PyResult<Bound<'py, PyArray2<f64>>> {
+    let rest = convert::points(vertices, "vertices")?;
+    if let Some(v) = rest
+        .iter()
+        .position(|p| !p.x.is_finite() || !p.y.is_finite())
+    {
+        return Err(to_py(skinweights::Error::NonFiniteCoordinate {
+            vertex: v,
+            x: rest[v].x,
+            y: rest[v].y,
+        }));
+    }
+    let skeleton = convert::skeleton(bones)?;
+    let w = convert::weights(weights, rest.len(), skeleton.len())?;
+    let pose = convert::pose(pose)?;
+    let posed = skinweights::linear_blend_skinning(&rest, &skeleton, &w, &pose).map_err(to_py)?;
+    Ok(points_array(py, &posed))
+}
+
+/// Reads a scene file (skinweights.scene/1 or /2 JSON) into a Scene.
+#[pyfunction]
+fn load_scene(py: Python<'_>, path: PathBuf) -> PyResult<PyScene> {
+    let (inner, notes) = py
+        .detach(|| skinweights::io::load_scene(&path))
+        .map_err(to_py)?;
+    Ok(PyScene { inner, notes })
+}
+
+/// Reads a weights file (skinweights.weights/1 JSON).
+///
+/// Returns (weights, info): weights an (n, b) float64 array (as stored: not re-validated, so
+/// broken weights can be measured); info a dict with "scene", "solver" and "bones".
+#[pyfunction]
+fn load_weights<'py>(
+    py: Python<'py>,
+    path: PathBuf,
+) -> PyResult<(Bound<'py, PyArray2<f64>>, Bound<'py, PyDict>)> {
+    let file = py.detach(|| WeightsFile::load(&path)).map_err(to_py)?;
+    let w = skinweights::Weights::from_rows(&file.weights, file.bones.len()).map_err(to_py)?;
+    let info = PyDict::new(py);
+    info.set_item("scene", &file.scene)?;
+    info.set_item("solver", &file.solver)?;
+    info.set_item("bones", &file.bones)?;
+    Ok((weights_array(py, &w), info))
+}
+
+/// Generates a built-in scene ("arms-down", "arms-touching", "layered-arms", "bar",
+/// "figure", ...): `vertices` is the approximate vertex count, `gap` the arm-torso gap
+/// (None: the scene's default, 12 for arms-down).
+#[pyfunction]
+#[pyo3(signature = (name, vertices=10_000, gap=None))]
+fn builtin_scene(
+    py: Python<'_>,
+    name: &str,
+    vertices: usize,
+    gap: Option<f64>,
+) -> PyResult<PyScene> {
+    let options = BuiltinOptions { gap, vertices };
+    let inner = py
+        .detach(|| skinweights::builtin_scene(name, &options))
+        .map_err(to_py)?;
+    Ok(PyScene {
+        inner,
+        notes: Vec::new(),
+    })
+}
+
+/// Skinning weights for 2D character meshes: the skinweights solvers, metrics and linear
+/// blend skinning with NumPy arrays, and its scene / weights file loaders.
+#[pymodule]
+#[pyo3(name = "_native")]
+fn native(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    let py = m.py();
+    m.add("SkinweightsError", py.get_type::<SkinweightsError>())?;
+    m.add("DEFAULT_SOLVER", DEFAULT_SOLVER)?;
+    m.add("SOLVER_NAMES", skinweights::SOLVER_NAMES.to_vec())?;
+    m.add(
+        "BUILTIN_SCENES",
+        skinweights::scene::BUILTIN_SCENES.to_vec(),
+    )?;
+    m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    m.add_class::<PyScene>()?;
+    m.add_function(wrap_pyfunction!(solve, m)?)?;
+    m.add_function(wrap_pyfunction!(evaluate, m)?)?;
+    m.add_function(wrap_pyfunction!(measure_drag, m)?)?;
+    m.add_function(wrap_pyfunction!(lbs, m)?)?;
+    m.add_function(wrap_pyfunction!(load_scene, m)?)?;
+    m.add_function(wrap_pyfunction!(load_weights, m)?)?;
+    m.add_function(wrap_pyfunction!(builtin_scene, m)?)?;
+    Ok(())
+}

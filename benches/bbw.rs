@@ -30,6 +30,10 @@
 //! | 9 817    | 0.515 s | 0.246 s (2.09x)   | 0.367 s (1.40x) | 6-7 -> 2-4      | 0.365% / 0.365%   | 4.2e-3 |
 //! | 49 751   | 10.7 s  | 3.73 s (2.87x)    | 3.78 s (2.83x)  | 11-18 -> 5-6    | 0.345% / 0.343%   | 3.5e-3 |
 //!
+//! With the default, `cargo run --release --features internals --example solver_timing --
+//! arms-down 100000 bbw` (99 739 vertices, load average 5.5): 11.2 s, peak 530 MB; 500k was
+//! not run (minutes at this rate).
+//!
 //! Tried and dropped: conjugate gradients on each pass's system preconditioned with the
 //! previous pass's factorization (it differs by the few released vertices), warm-started
 //! from the previous iterate, refactorizing after 40 iterations: slower (10k 1.51 s vs

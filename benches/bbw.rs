@@ -19,6 +19,27 @@
 //! symbolic analysis is reused: 0.12 s) per bone. The number of iterations grows with the
 //! resolution (the active region's border advances about one ring of vertices per
 //! iteration), so the cost is about `iterations x bones x numeric factorization / 2 cores`.
+//!
+//! **Bulk release** (option `release_rings`, default 1; issue 13): a vertex the active set
+//! releases also releases the vertices fixed at the same bound one step of `Q`'s stencil
+//! around it (each vertex at most once). `cargo run --release --example bbw_compare` (old =
+//! `release_rings=0` and new in one process, load average 3.8-4.0, arms-down):
+//!
+//! | vertices | rings=0 | rings=1 (default) | rings=2 | passes per bone, 0 -> 1 | lift_l drag 0 / 1 | max weight difference |
+//! |----------|---------|-------------------|---------|-------------------------|-------------------|-----------------------|
+//! | 9 817    | 0.515 s | 0.246 s (2.09x)   | 0.367 s (1.40x) | 6-7 -> 2-4      | 0.365% / 0.365%   | 4.2e-3 |
+//! | 49 751   | 10.7 s  | 3.73 s (2.87x)    | 3.78 s (2.83x)  | 11-18 -> 5-6    | 0.345% / 0.343%   | 3.5e-3 |
+//!
+//! With the default, `cargo run --release --features internals --example solver_timing --
+//! arms-down 100000 bbw` (99 739 vertices, load average 5.5): 11.2 s, peak 530 MB; 500k was
+//! not run (minutes at this rate).
+//!
+//! Tried and dropped: conjugate gradients on each pass's system preconditioned with the
+//! previous pass's factorization (it differs by the few released vertices), warm-started
+//! from the previous iterate, refactorizing after 40 iterations: slower (10k 1.51 s vs
+//! 0.53 s, 50k 50.1 s vs 11.9 s in one process), since 40 triangular solves cost more than
+//! one supernodal numeric refactorization and CG seldom reached the 1e-12 residual in time.
+//!
 //! ADMM with one prefactored `Q + rho M` shared by all bones was tried first: 2 ms per
 //! iteration at 10k vertices but it needed more than 2000 iterations to reach 1e-3 (3.9 s),
 //! and a large `rho` stops early far from the optimum (drag 143%).

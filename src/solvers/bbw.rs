@@ -21,6 +21,10 @@
 //! again with `Q` restricted to them, and a fixed vertex whose multiplier `(Qw - b)_v` has the
 //! wrong sign is released. It stops when the active set no longer changes (violations and
 //! multipliers below `tolerance` are ignored), which is the exact optimum of the QP.
+//! Each released vertex also releases the vertices fixed at the same bound one stencil step
+//! around it (option `release_rings`; each vertex at most once, so this cannot cycle), so the
+//! active region's border recedes several rings per pass instead of about one: 2-4 passes
+//! instead of 6-7 at 10k vertices, 5-6 instead of 11-18 at 50k (`benches/bbw.rs`).
 
 use super::distance::{bone_segments, nearest_segment};
 use super::heat::{rows_from_columns, Factorization};
@@ -52,6 +56,14 @@ pub struct BbwOptions {
     /// Give up after this many active-set iterations per bone, keeping the clipped iterate
     /// and warning (key `max_iterations`, default 50).
     pub max_iterations: usize,
+    /// When an active-set pass releases a vertex, it also releases the vertices fixed at the
+    /// same bound within this many steps of `Q`'s stencil (two mesh rings each) around it
+    /// (key `release_rings`, default 1; 0 is the plain primal-dual active set). Releasing
+    /// lets the active region's border recede several rings per pass instead of about one;
+    /// a vertex released too early goes out of bounds and is fixed again on the next pass
+    /// (and is never bulk-released again, so this cannot cycle), and the stopping rule is
+    /// unchanged, so the result is the same optimum.
+    pub release_rings: usize,
     /// Whether each bone's weight is constrained to 0 on the parts it may not influence (the
     /// parts `mask` allows, [`super::mask::allowed_parts`]) inside the QP, so it falls to 0
     /// smoothly (value and slope) at the part border instead of being cut afterwards (key
@@ -68,6 +80,7 @@ impl Default for BbwOptions {
             handle_tolerance: 1e-6,
             tolerance: 1e-3,
             max_iterations: 50,
+            release_rings: 1,
             parts: false,
             visibility: true,
         }
@@ -92,6 +105,11 @@ impl SolverOptions for BbwOptions {
             doc: "active-set iterations per bone before giving up with a warning",
         },
         OptionDoc {
+            key: "release_rings",
+            value: "N",
+            doc: "a released vertex also releases same-bound vertices N stencil steps around it",
+        },
+        OptionDoc {
             key: "parts",
             value: "BOOL",
             doc: "fix each bone to 0 inside the QP on parts it may not influence",
@@ -107,6 +125,7 @@ impl SolverOptions for BbwOptions {
             "handle_tolerance" => self.handle_tolerance.to_string(),
             "tolerance" => self.tolerance.to_string(),
             "max_iterations" => self.max_iterations.to_string(),
+            "release_rings" => self.release_rings.to_string(),
             "parts" => self.parts.to_string(),
             "visibility" => self.visibility.to_string(),
             _ => return None,
@@ -124,6 +143,14 @@ impl SolverOptions for BbwOptions {
                     value,
                     |x| x >= 1.0 && x.fract() == 0.0,
                     "a whole number >= 1",
+                )? as usize
+            }
+            "release_rings" => {
+                self.release_rings = parse_number(
+                    key,
+                    value,
+                    |x| x >= 0.0 && x.fract() == 0.0,
+                    "a whole number >= 0",
                 )? as usize
             }
             "parts" => self.parts = super::heat::parse_bool(key, value)?,
@@ -438,6 +465,22 @@ pub(crate) fn with_fixed_rows(
     out
 }
 
+/// The neighbours of every row in the stencil of the symmetric matrix whose lower triangle
+/// is `lower`.
+fn stencil_neighbours(lower: &SparseColMat<usize, f64>) -> Vec<Vec<usize>> {
+    let (ptr, rows) = (lower.symbolic().col_ptr(), lower.symbolic().row_idx());
+    let mut out = vec![Vec::new(); lower.ncols()];
+    for k in 0..lower.ncols() {
+        for &r in &rows[ptr[k]..ptr[k + 1]] {
+            if r != k {
+                out[k].push(r);
+                out[r].push(k);
+            }
+        }
+    }
+    out
+}
+
 /// Where a free vertex is in the active-set iteration.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Bound {
@@ -486,6 +529,9 @@ fn active_set(
             converged: true,
         });
     }
+    let neighbours = stencil_neighbours(q);
+    // Each vertex is bulk-released at most once, so the bulk releases cannot cycle.
+    let mut bulk_released = vec![false; n];
     for it in 1..=o.max_iterations {
         // Solve on the free vertices with the active ones fixed.
         let mut fixed = vec![true; n];
@@ -512,6 +558,7 @@ fn active_set(
         x.copy_from_slice(rhs.col_as_slice(0));
         let qx = symmetric_product(q, &x);
         let mut changed = false;
+        let mut released = Vec::new();
         for i in 0..n {
             let mu = qx[i] - b[i];
             let next = match state[i] {
@@ -523,7 +570,24 @@ fn active_set(
                 s => s,
             };
             changed |= next != state[i];
+            if next == Bound::Free && matches!(state[i], Bound::Zero | Bound::One) {
+                released.push((i, state[i]));
+            }
             state[i] = next;
+        }
+        // Bulk release around the released vertices (option `release_rings`).
+        for _ in 0..o.release_rings {
+            let mut next_ring = Vec::new();
+            for &(i, bound) in &released {
+                for &r in &neighbours[i] {
+                    if state[r] == bound && !bulk_released[r] {
+                        bulk_released[r] = true;
+                        state[r] = Bound::Free;
+                        next_ring.push((r, bound));
+                    }
+                }
+            }
+            released = next_ring;
         }
         if !changed {
             x.iter_mut().for_each(|v| *v = v.clamp(0.0, 1.0));

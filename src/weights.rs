@@ -133,17 +133,7 @@ impl Weights {
     /// the error names the first offending vertex (and bone).
     pub fn validate_with_tolerance(&self, tolerance: f64) -> Result<()> {
         for (v, row) in self.rows().enumerate() {
-            let mut s = 0.0;
-            for (b, &w) in row.iter().enumerate() {
-                if !w.is_finite() || w < 0.0 {
-                    return Err(Error::InvalidWeight {
-                        vertex: v,
-                        bone: b,
-                        value: w,
-                    });
-                }
-                s += w;
-            }
+            let s = checked_row_sum(v, row)?;
             if (s - 1.0).abs() > tolerance {
                 return Err(Error::RowSum {
                     vertex: v,
@@ -162,17 +152,7 @@ impl Weights {
     /// squares them past f64, would turn metrics into NaN or infinity).
     pub fn check_scorable(&self) -> Result<()> {
         for (v, row) in self.rows().enumerate() {
-            let mut s = 0.0;
-            for (b, &w) in row.iter().enumerate() {
-                if !w.is_finite() || w < 0.0 {
-                    return Err(Error::InvalidWeight {
-                        vertex: v,
-                        bone: b,
-                        value: w,
-                    });
-                }
-                s += w;
-            }
+            let s = checked_row_sum(v, row)?;
             if !(s > 0.0 && s <= MAX_SCORABLE_ROW_SUM) {
                 return Err(Error::UnscorableRow { vertex: v, sum: s });
             }
@@ -267,6 +247,23 @@ impl Weights {
             })
             .collect()
     }
+}
+
+/// The sum of vertex `v`'s `row`, after checking every entry is finite and >= 0 (the error
+/// names the vertex and the bone).
+fn checked_row_sum(v: usize, row: &[f64]) -> Result<f64> {
+    let mut s = 0.0;
+    for (b, &w) in row.iter().enumerate() {
+        if !w.is_finite() || w < 0.0 {
+            return Err(Error::InvalidWeight {
+                vertex: v,
+                bone: b,
+                value: w,
+            });
+        }
+        s += w;
+    }
+    Ok(s)
 }
 
 /// Fills `idx` with the bones of `row` that have weight, largest first when `sort` (a stable

@@ -63,6 +63,11 @@ impl WeightsFile {
         Ok(f)
     }
 
+    /// Weights painted by an artist for `scene` (solver `"artist"`), as importers return them.
+    pub fn artist(scene: &crate::scene::Scene, weights: &Weights) -> Self {
+        WeightsFile::new(&scene.name, "artist", scene.skeleton.names(), weights)
+    }
+
     /// Reads a weights file, binary (it starts with the binary magic) or JSON.
     pub fn load(path: impl AsRef<std::path::Path>) -> Result<Self> {
         let path = path.as_ref();

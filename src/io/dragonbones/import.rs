@@ -52,12 +52,7 @@ pub struct DragonBonesImport {
 impl DragonBonesImport {
     /// The artist's weights as a weights file (solver `"artist"`).
     pub fn artist_file(&self) -> WeightsFile {
-        WeightsFile::new(
-            &self.scene.name,
-            "artist",
-            self.scene.skeleton.names(),
-            &self.artist,
-        )
+        WeightsFile::artist(&self.scene, &self.artist)
     }
 }
 

@@ -48,12 +48,7 @@ pub struct GodotImport {
 impl GodotImport {
     /// The painted weights as a weights file (solver `"artist"`).
     pub fn artist_file(&self) -> WeightsFile {
-        WeightsFile::new(
-            &self.scene.name,
-            "artist",
-            self.scene.skeleton.names(),
-            &self.artist,
-        )
+        WeightsFile::artist(&self.scene, &self.artist)
     }
 }
 

@@ -1,6 +1,8 @@
 //! The recommended solver against the acceptance targets, on the scenes where they
 //! hold; the misses are measured in `experiments/pareto.rs` and reported in README.
 
+#![cfg(feature = "io")]
+
 use skinweights::io::{sprite_scene, BonesFile, Sprite, SpriteOptions};
 use skinweights::metrics::{evaluate, Metrics};
 use skinweights::solvers::{recommended, RECOMMENDED_SOLVER};

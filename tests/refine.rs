@@ -1,6 +1,8 @@
 //! `refine=N`: solving on a subdivided copy of a coarse mesh and reading the original
 //! vertices back, on the DragonBones character's artist meshes.
 
+#![cfg(feature = "io")]
+
 use skinweights::io::dragonbones::load_dragonbones;
 use skinweights::scene::SubScene;
 use skinweights::{builtin_scene, solver_by_name, BuiltinOptions, Weights};

@@ -82,6 +82,7 @@ pub mod plot;
 #[cfg(feature = "io")]
 pub mod render;
 pub mod scene;
+pub mod seams;
 pub mod skeleton;
 pub mod skinning;
 pub mod solvers;

@@ -1,0 +1,1 @@
+//! Finding the seams of a layered scene and measuring their opening in a pose.

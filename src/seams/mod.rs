@@ -1,0 +1,11 @@
+//! Seams between separately drawn layers (the seeds' crack at the elbow): where layers that
+//! should meet separate once a joint bends, how wide the opening gets, and the repairs in the
+//! seeds' production order (shared boundary vertices, a small inward overlap, alpha dilation,
+//! premultiplied alpha, seam-consistent weights with limited smoothing).
+//!
+//! - [`measure`]: finding the seams of a layered scene and measuring them in a pose.
+//! - [`repair`]: the repairs, each a function that returns the repaired value and a report of
+//!   what it changed.
+
+pub mod measure;
+pub mod repair;

@@ -1,0 +1,1 @@
+//! Seam repairs, in the seeds' order; each returns what it changed.

@@ -13,6 +13,7 @@ mod plot;
 mod render;
 mod scene;
 mod solve;
+mod view;
 
 use clap::{Args, Parser, Subcommand};
 use indicatif::{ProgressBar, ProgressStyle};
@@ -121,6 +122,13 @@ enum Command {
     ///
     /// Example: `skinweights bleed arm.png -o arm_bled.png --rings 4`
     Bleed(bleed::BleedArgs),
+    /// The seeds' interactive demo in the browser: pose any scene, switch solver and skinning,
+    /// read compare's metrics live (a server on 127.0.0.1; --html writes one shareable file).
+    ///
+    /// Examples: `skinweights view` (the two-bone bar, linear falloff, blend width 48, joint
+    /// angle 55), `skinweights view arms-down --port 8080`,
+    /// `skinweights view arms-down --html arms.html`
+    View(view::ViewArgs),
 }
 
 /// Parses the command line and runs the command; errors print as `error: ...` with exit code 2.
@@ -138,6 +146,7 @@ pub fn main() -> ExitCode {
         Command::Mesh(a) => mesh::run(a),
         Command::Render(a) => render::run(a),
         Command::Bleed(a) => bleed::run(a),
+        Command::View(a) => view::run(a),
     };
     match result {
         Ok(code) => code,

@@ -1,0 +1,547 @@
+//! What the `view` page may ask, checked into library values, and the answers as JSON: the
+//! scene's geometry, a solver's weights, and a pose's positions with its live metrics.
+//!
+//! Everything numeric is the library's: solvers through the registry ([`solver_by_name`]),
+//! posing through [`skinweights::skinning`], metrics through [`skinweights::metrics`] (the
+//! same functions `compare` runs, so a probe's pose shows `compare`'s numbers).
+
+use base64::Engine;
+use nalgebra::Point2;
+use serde::{Deserialize, Serialize};
+use serde_json::{json, Value};
+use skinweights::metrics::{
+    area_change_pct, distortion, drag_of_positions, flipped_triangles, leaked_weight, max_and_p99,
+    owning_bones,
+};
+use skinweights::scene::{builtin_scene, BuiltinOptions, Probe, Scene, BUILTIN_SCENES};
+use skinweights::skinning::{dqs_with_transforms, lbs_with_transforms, HalfAngleHelper};
+use skinweights::solvers::{
+    solver_by_name, BbwOptions, BestOptions, EuclideanOptions, GeodesicOptions, HeatOptions,
+    LinearOptions, SolverOptions, SOLVER_NAMES,
+};
+use skinweights::{Error, Pose, Result, Weights};
+use std::collections::BTreeMap;
+use std::sync::{Arc, Mutex};
+
+/// Largest mesh the page is offered (vertices): beyond it a pose no longer redraws at
+/// interactive rates and the page's arrays run to tens of MB.
+pub const MAX_VIEW_VERTICES: usize = 200_000;
+
+/// Solved weights kept per server (oldest dropped first), so switching back is instant.
+const WEIGHTS_CACHE: usize = 24;
+/// Scenes kept besides the one given on the command line.
+const SCENE_CACHE: usize = 4;
+
+/// Generic options every solver takes (see `solver_by_name`), with their meaning.
+const GENERIC_OPTIONS: &[(&str, &str, &str)] = &[
+    (
+        "limit",
+        "LOW:HIGH",
+        "soft weight limit after the solve (weights < LOW -> 0)",
+    ),
+    (
+        "refine",
+        "N",
+        "solve on a copy refined to ~N vertices, read back",
+    ),
+];
+
+/// How the mesh is posed.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum SkinMode {
+    /// Linear blend skinning (what `compare` measures).
+    #[default]
+    Lbs,
+    /// 2D dual-quaternion skinning.
+    Dqs,
+    /// LBS with a half-angle helper bone at every joint.
+    Helper,
+}
+
+/// One request from the page: which scene, solver and options, and (for `/api/pose`) the
+/// pose. Unknown fields are refused so a typo does not pass silently.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ViewRequest {
+    /// Scene: the one given on the command line (by its name, or empty) or a built-in name.
+    #[serde(default)]
+    pub scene: String,
+    /// Vertex count for a built-in scene (default: the command line's, or 10 000).
+    #[serde(default)]
+    pub vertices: Option<usize>,
+    /// Solver registry name, e.g. `heat+mask`.
+    #[serde(default)]
+    pub solver: String,
+    /// Solver options as `key: value` (strings, numbers or booleans; `null` = unset).
+    #[serde(default)]
+    pub options: BTreeMap<String, Value>,
+    /// Rotation in degrees per bone name.
+    #[serde(default)]
+    pub pose: BTreeMap<String, Value>,
+    /// Skinning used to pose.
+    #[serde(default)]
+    pub skinning: SkinMode,
+    /// Probe whose watched vertices the metrics measure (default: the scene's first).
+    #[serde(default)]
+    pub probe: Option<String>,
+}
+
+/// A solve kept in the cache.
+pub struct Solved {
+    /// The weights.
+    pub weights: Weights,
+    /// Solver wall time, seconds.
+    pub seconds: f64,
+    /// Warnings from the solver's report.
+    pub warnings: Vec<String>,
+}
+
+type SceneKey = (String, Option<usize>);
+
+/// The server's state: the command line's scene, and caches of generated scenes and solves.
+pub struct Viewer {
+    /// The command line's scene: its name, and its vertex count when it is a built-in.
+    startup: SceneKey,
+    /// Whether the command line named no scene (the seeds' demo state applies).
+    seeds: bool,
+    scenes: Mutex<Vec<(SceneKey, Arc<Scene>)>>,
+    weights: Mutex<Vec<(String, Arc<Solved>)>>,
+    builtin_vertices: usize,
+}
+
+/// Parses a request body; the error says what is wrong with the JSON.
+pub fn parse_request(body: &[u8]) -> Result<ViewRequest> {
+    serde_json::from_slice(body).map_err(|e| Error::Json {
+        context: "request".into(),
+        message: e.to_string(),
+    })
+}
+
+impl Viewer {
+    /// A viewer serving `scene` first. `seeds`: the command line named no scene, so the page
+    /// opens on the seeds' demo. `builtin_vertices` is the vertex count of built-in scenes
+    /// (the command line's `--vertices`).
+    pub fn new(scene: Scene, seeds: bool, builtin_vertices: usize) -> Result<Self> {
+        check_size(&scene)?;
+        let builtin = BUILTIN_SCENES.contains(&scene.name.as_str());
+        let key = (scene.name.clone(), builtin.then_some(builtin_vertices));
+        Ok(Viewer {
+            startup: key.clone(),
+            seeds,
+            scenes: Mutex::new(vec![(key, Arc::new(scene))]),
+            weights: Mutex::new(Vec::new()),
+            builtin_vertices,
+        })
+    }
+
+    /// The scene a request names (empty: the command line's), with its cache key: the
+    /// startup scene, or a built-in generated once and cached.
+    pub fn scene(&self, req: &ViewRequest) -> Result<(SceneKey, Arc<Scene>)> {
+        let startup = req.scene.is_empty()
+            || (req.scene == self.startup.0
+                && (req.vertices.is_none() || req.vertices == self.startup.1));
+        let key: SceneKey = if startup {
+            self.startup.clone()
+        } else {
+            (
+                req.scene.clone(),
+                Some(req.vertices.unwrap_or(self.builtin_vertices)),
+            )
+        };
+        if let Some(s) = lock(&self.scenes).iter().find(|(k, _)| *k == key) {
+            return Ok((key, s.1.clone()));
+        }
+        if !BUILTIN_SCENES.contains(&req.scene.as_str()) {
+            return Err(Error::field(
+                "scene",
+                format!(
+                    "{:?} is neither this server's scene ({:?}) nor a built-in ({})",
+                    req.scene,
+                    self.startup.0,
+                    BUILTIN_SCENES.join(", ")
+                ),
+            ));
+        }
+        let vertices = key.1.unwrap_or(self.builtin_vertices);
+        if vertices > MAX_VIEW_VERTICES {
+            return Err(too_large(&req.scene, vertices));
+        }
+        let scene = Arc::new(builtin_scene(
+            &req.scene,
+            &BuiltinOptions {
+                gap: None,
+                vertices,
+            },
+        )?);
+        check_size(&scene)?;
+        let mut scenes = lock(&self.scenes);
+        if scenes.len() > SCENE_CACHE {
+            // Keep the startup scene (index 0), drop the oldest generated one.
+            scenes.remove(1);
+        }
+        scenes.push((key.clone(), scene.clone()));
+        Ok((key, scene))
+    }
+
+    /// Everything the page draws and offers for a scene: geometry, bones, probes (with their
+    /// watched vertices), the solvers with their options, and the initial state.
+    pub fn scene_info(&self, req: &ViewRequest) -> Result<Value> {
+        let (key, scene) = self.scene(req)?;
+        let mut info = scene_json(&scene)?;
+        info["solvers"] = solvers_json();
+        info["default_state"] = default_state(&scene, self.seeds && key == self.startup, key.1);
+        Ok(info)
+    }
+
+    /// The request's solver on its scene, from the cache or solved now.
+    pub fn solved(
+        &self,
+        (scene_key, scene): &(SceneKey, Arc<Scene>),
+        req: &ViewRequest,
+    ) -> Result<Arc<Solved>> {
+        let options = option_pairs(&req.options)?;
+        let solver = solver_by_name(&req.solver, &options)?;
+        let key = format!("{scene_key:?}|{}|{options:?}", req.solver);
+        if let Some(s) = lock(&self.weights).iter().find(|(k, _)| *k == key) {
+            return Ok(s.1.clone());
+        }
+        // A solver bug must come back as an error on the page, not kill the request thread
+        // silently (the other requests keep being served either way).
+        let solution =
+            std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| solver.solve(scene)))
+                .map_err(|_| {
+                    Error::field(
+                        "solver",
+                        format!(
+                            "{} panicked on {}; please report it",
+                            req.solver, scene.name
+                        ),
+                    )
+                })??;
+        let solved = Arc::new(Solved {
+            weights: solution.weights,
+            seconds: solution.report.seconds,
+            warnings: solution.report.warnings,
+        });
+        let mut cache = lock(&self.weights);
+        if cache.len() >= WEIGHTS_CACHE {
+            cache.remove(0);
+        }
+        cache.push((key, solved.clone()));
+        Ok(solved)
+    }
+
+    /// `/api/solve`: the weights (base64 f32, vertex-major), time and warnings.
+    pub fn solve(&self, req: &ViewRequest) -> Result<Value> {
+        let solved = self.solved(&self.scene(req)?, req)?;
+        Ok(json!({
+            "solver": req.solver,
+            "bones": solved.weights.bone_count(),
+            "weights": floats_base64(solved.weights.as_slice().iter().copied(), false),
+            "seconds": solved.seconds,
+            "warnings": solved.warnings,
+        }))
+    }
+
+    /// `/api/pose`: posed positions, posed bones, live metrics and per-vertex drag.
+    pub fn pose(&self, req: &ViewRequest) -> Result<Value> {
+        let keyed = self.scene(req)?;
+        let scene = &keyed.1;
+        let pose = parse_pose(&req.pose)?;
+        // Check the pose before a possibly long solve.
+        let segments = scene.skeleton.posed_segments(&pose)?;
+        let solved = self.solved(&keyed, req)?;
+        let posed = posed_positions(scene, &solved.weights, &pose, req.skinning)?;
+        let probe = match scene.probes.is_empty() {
+            true => None,
+            false => Some(scene.probe(req.probe.as_deref())?),
+        };
+        let (metrics, drag) = match probe {
+            Some(p) => {
+                let (m, d) = live_metrics(scene, &solved.weights, &posed, p, &pose)?;
+                (json!(m), json!(d))
+            }
+            None => (Value::Null, Value::Null),
+        };
+        Ok(json!({
+            "positions": floats_base64(posed.iter().flat_map(|p| [p.x, p.y]), false),
+            "bones": segments.iter().map(|[h, t]| [h.x, h.y, t.x, t.y]).collect::<Vec<_>>(),
+            "metrics": metrics,
+            "drag": drag,
+            "seconds": solved.seconds,
+            "warnings": solved.warnings,
+        }))
+    }
+}
+
+/// The page's initial state (what Reset returns to): the seeds' demo (`seeds`: the two-bone
+/// bar, linear falloff, blend width 48, joint angle 55, parent blue / child red, point grid),
+/// else heat+mask at the scene's first probe pose, bones coloured by weight. `vertices`: the
+/// built-in's vertex count, so a shared link rebuilds the same mesh.
+pub fn default_state(scene: &Scene, seeds: bool, vertices: Option<usize>) -> Value {
+    let probe = scene.probes.first().map(|p| p.name.clone());
+    if seeds {
+        return json!({
+            "scene": scene.name, "vertices": vertices, "solver": "linear",
+            "options": {"blend_radius": "48"}, "pose": {"lower": 55.0}, "skinning": "lbs",
+            "colour": "joint", "bone": "lower", "grid": true, "probe": probe,
+        });
+    }
+    let joint = scene
+        .skeleton
+        .bones()
+        .iter()
+        .find(|b| b.parent.is_some())
+        .or(scene.skeleton.bones().first())
+        .map(|b| b.name.clone());
+    let pose = scene.probes.first().map(|p| p.pose.rotations.clone());
+    json!({
+        "scene": scene.name, "vertices": vertices, "solver": "heat+mask", "options": {},
+        "pose": pose.unwrap_or_default(), "skinning": "lbs", "colour": "blend", "bone": joint,
+        "grid": false, "probe": probe,
+    })
+}
+
+/// The page's metrics for the current pose: `compare`'s pose metrics, measured on the watched
+/// vertices of `probe` with the pose replaced by the current one.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct LiveMetrics {
+    /// Probe whose watched vertices are measured.
+    pub probe: String,
+    /// Largest drag of a watched vertex, % of height.
+    pub drag_max_pct: f64,
+    /// Mean drag, % of height.
+    pub drag_mean_pct: f64,
+    /// Mean weight of the moved bones on the watched vertices.
+    pub leaked_weight: f64,
+    /// Triangles with signed area <= 0.
+    pub flipped: usize,
+    /// Largest singular-value ratio (`null` when a triangle collapsed).
+    pub distortion_max: f64,
+    /// Its 99th percentile.
+    pub distortion_p99: f64,
+    /// Posed total area vs rest, %.
+    pub area_change_pct: f64,
+}
+
+/// Live metrics of `posed` (positions of every vertex in `pose`) and the drag of each of
+/// `probe`'s watched vertices, % of height (in the order of `probe.watched_vertices`). With
+/// LBS positions these are exactly `metrics::evaluate`'s numbers for the same pose.
+pub fn live_metrics(
+    scene: &Scene,
+    weights: &Weights,
+    posed: &[Point2<f64>],
+    probe: &Probe,
+    pose: &Pose,
+) -> Result<(LiveMetrics, Vec<f64>)> {
+    let probe = Probe {
+        name: probe.name.clone(),
+        pose: pose.clone(),
+        watch: probe.watch.clone(),
+    };
+    let drag = drag_of_positions(scene, &probe, posed)?;
+    let (distortion_max, distortion_p99) = max_and_p99(&distortion(&scene.mesh, posed));
+    let m = LiveMetrics {
+        probe: probe.name.clone(),
+        drag_max_pct: drag.max_pct(),
+        drag_mean_pct: drag.mean_pct(),
+        leaked_weight: leaked_weight(scene, weights, &probe)?,
+        flipped: flipped_triangles(&scene.mesh, posed),
+        distortion_max,
+        distortion_p99,
+        area_change_pct: area_change_pct(&scene.mesh, posed),
+    };
+    let pct = 100.0 / drag.height;
+    Ok((m, drag.displacement.iter().map(|d| d * pct).collect()))
+}
+
+/// Every vertex of `scene` posed with `weights` by `mode`.
+pub fn posed_positions(
+    scene: &Scene,
+    weights: &Weights,
+    pose: &Pose,
+    mode: SkinMode,
+) -> Result<Vec<Point2<f64>>> {
+    let rest = scene.mesh.vertices();
+    match mode {
+        SkinMode::Lbs => {
+            lbs_with_transforms(rest, weights, &scene.skeleton.skinning_transforms(pose)?)
+        }
+        SkinMode::Dqs => {
+            dqs_with_transforms(rest, weights, &scene.skeleton.skinning_transforms(pose)?)
+        }
+        SkinMode::Helper => {
+            // One helper per joint, added in bone order; each moves that joint's blend.
+            let (mut skeleton, mut w, mut driven) =
+                (scene.skeleton.clone(), weights.clone(), pose.clone());
+            for bone in scene.skeleton.bones().iter().filter(|b| b.parent.is_some()) {
+                let (ext, ext_w, helper) = HalfAngleHelper::add(&skeleton, &w, &bone.name)?;
+                driven = helper.drive(&ext, &driven);
+                (skeleton, w) = (ext, ext_w);
+            }
+            lbs_with_transforms(rest, &w, &skeleton.skinning_transforms(&driven)?)
+        }
+    }
+}
+
+/// A pose from the page: every value a finite number of degrees (bones are checked when the
+/// pose is used).
+pub fn parse_pose(raw: &BTreeMap<String, Value>) -> Result<Pose> {
+    let mut pose = Pose::rest();
+    for (bone, v) in raw {
+        match v.as_f64() {
+            Some(d) if d.is_finite() => pose = pose.rotate(bone.clone(), d),
+            _ => {
+                return Err(Error::NonFinitePose {
+                    bone: bone.clone(),
+                    field: "rotation",
+                })
+            }
+        }
+    }
+    Ok(pose)
+}
+
+/// Options as the registry's `key=value` text pairs; `null` leaves an option unset.
+pub fn option_pairs(raw: &BTreeMap<String, Value>) -> Result<Vec<(String, String)>> {
+    let mut out = Vec::new();
+    for (k, v) in raw {
+        let text = match v {
+            Value::Null => continue,
+            Value::String(s) if s.trim().is_empty() => continue,
+            Value::String(s) => s.clone(),
+            Value::Number(n) => n.to_string(),
+            Value::Bool(b) => b.to_string(),
+            other => {
+                return Err(Error::InvalidOption {
+                    option: k.clone(),
+                    message: format!("{other} is not a number, text or true/false"),
+                })
+            }
+        };
+        out.push((k.clone(), text));
+    }
+    Ok(out)
+}
+
+/// The scene as the page needs it: rest geometry (full precision: the page recomputes
+/// positions from it when it runs without the server), parts, bones, probes with their
+/// watched vertices, the owning bone of every vertex (for drag), height and area.
+pub fn scene_json(scene: &Scene) -> Result<Value> {
+    let mesh = &scene.mesh;
+    let bones = scene.skeleton.bones();
+    let probes = scene
+        .probes
+        .iter()
+        .map(|p| {
+            Ok(json!({
+                "name": p.name,
+                "pose": p.pose.rotations,
+                "watched": p.watched_vertices(scene)?,
+            }))
+        })
+        .collect::<Result<Vec<_>>>()?;
+    let owners: Vec<i64> = owning_bones(scene)
+        .iter()
+        .map(|o| o.map_or(-1, |j| j as i64))
+        .collect();
+    let (lo, hi) = mesh.bounds();
+    Ok(json!({
+        "name": scene.name,
+        "vertices": mesh.vertices().iter().flat_map(|p| [p.x, p.y]).collect::<Vec<_>>(),
+        "triangles": mesh.triangles().iter().flatten().collect::<Vec<_>>(),
+        "parts": mesh.parts(),
+        "vertex_parts": mesh.vertex_parts(),
+        "bones": bones.iter().map(|b| json!({
+            "name": b.name,
+            "parent": b.parent,
+            "head": [b.head.x, b.head.y],
+            "tail": [b.tail.x, b.tail.y],
+            "part": b.part,
+        })).collect::<Vec<_>>(),
+        "probes": probes,
+        "owners": owners,
+        "height": mesh.height(),
+        "area": mesh.area(),
+        "bounds": [lo.x, lo.y, hi.x, hi.y],
+    }))
+}
+
+/// Every registered solver (each base and its `+mask` form) with its documented options and
+/// their defaults, read from the options structs.
+pub fn solvers_json() -> Value {
+    fn docs<O: SolverOptions>() -> Vec<Value> {
+        let defaults = O::default();
+        O::OPTIONS
+            .iter()
+            .map(|o| json!({"key": o.key, "value": o.value, "doc": o.doc, "default": defaults.get(o.key)}))
+            .collect()
+    }
+    let generic: Vec<Value> = GENERIC_OPTIONS
+        .iter()
+        .map(|(k, v, d)| json!({"key": k, "value": v, "doc": d, "default": null}))
+        .collect();
+    let base_docs = |base: &str| -> Vec<Value> {
+        let mut d = match base {
+            "linear" => docs::<LinearOptions>(),
+            "euclidean" | "mask" => docs::<EuclideanOptions>(),
+            "geodesic" => docs::<GeodesicOptions>(),
+            "heat" => docs::<HeatOptions>(),
+            "bbw" => docs::<BbwOptions>(),
+            "best" => docs::<BestOptions>(),
+            _ => Vec::new(),
+        };
+        d.extend(generic.iter().cloned());
+        d
+    };
+    let mut out = Vec::new();
+    for &base in SOLVER_NAMES {
+        out.push(json!({"name": base, "options": base_docs(base)}));
+    }
+    for &base in SOLVER_NAMES.iter().filter(|&&b| b != "mask") {
+        out.push(json!({"name": format!("{base}+mask"), "options": base_docs(base)}));
+    }
+    Value::Array(out)
+}
+
+/// Values as base64 of little-endian floats, f64 when `exact` else f32 (the page decodes it
+/// with a `Float64Array` / `Float32Array`). f32 is enough to draw; the `--html` page poses
+/// and measures from f64 weights so its numbers match the library's.
+pub fn floats_base64(values: impl Iterator<Item = f64>, exact: bool) -> String {
+    let bytes: Vec<u8> = if exact {
+        values.flat_map(f64::to_le_bytes).collect()
+    } else {
+        values.flat_map(|v| (v as f32).to_le_bytes()).collect()
+    };
+    base64::engine::general_purpose::STANDARD.encode(bytes)
+}
+
+/// Refuses a scene larger than [`MAX_VIEW_VERTICES`].
+pub fn check_size(scene: &Scene) -> Result<()> {
+    let n = scene.mesh.vertex_count();
+    if n > MAX_VIEW_VERTICES {
+        return Err(too_large(&scene.name, n));
+    }
+    Ok(())
+}
+
+fn too_large(name: &str, vertices: usize) -> Error {
+    Error::field(
+        "scene",
+        format!(
+            "{name} has {vertices} vertices; the view draws at most {MAX_VIEW_VERTICES} \
+             (use `skinweights compare` or `render` for larger meshes)"
+        ),
+    )
+}
+
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    // A panic while holding the lock only interrupted a cache update; the data is still whole.
+    m.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// A map for error bodies.
+pub fn error_json(e: &Error) -> Value {
+    json!({ "error": e.to_string() })
+}

@@ -1,0 +1,161 @@
+//! `skinweights view`: the seeds' interactive demo for any scene and solver, in the browser.
+//!
+//! A loopback HTTP server ([`server`]) answers the page's requests with the library
+//! ([`api`]); the page (`page.html`, `view.js`, `view.css`, embedded with `include_str!`, no
+//! CDN, no build step) draws on a canvas. `--html` writes the same page as one file with
+//! every solver's weights inside: pose, colouring and the live metrics then run in the page
+//! itself (`view.js` ports the library's forward kinematics, LBS, DQS, helper bones and pose
+//! metrics; `tests/view_browser.rs` checks them against the library).
+
+pub mod api;
+mod server;
+
+use super::{check_outputs, resolve_scene, BuiltinArgs, SceneArg};
+use api::{scene_json, solvers_json, Viewer};
+use clap::Args;
+use indicatif::{ProgressBar, ProgressStyle};
+use serde_json::{json, Value};
+use skinweights::metrics::evaluate;
+use skinweights::solvers::solver_by_name;
+use skinweights::{Result, Scene};
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::sync::Arc;
+
+const PAGE: &str = include_str!("page.html");
+const SCRIPT: &str = include_str!("view.js");
+const STYLE: &str = include_str!("view.css");
+
+/// The seeds' demo: the two-bone bar, linear falloff, blend width 48, joint angle 55.
+const SEEDS_SCENE: &str = "bar";
+
+/// Solvers precomputed into an `--html` file by default: every registered one.
+const HTML_SOLVERS: &[&str] = &[
+    "linear",
+    "euclidean",
+    "geodesic",
+    "heat",
+    "bbw",
+    "best",
+    "mask",
+    "heat+mask",
+];
+
+/// Arguments of `view`.
+#[derive(Args)]
+pub struct ViewArgs {
+    /// Scene file (JSON) or built-in name (default: the seeds' two-bone bar, linear falloff,
+    /// blend width 48, joint angle 55).
+    scene: Option<String>,
+    #[command(flatten)]
+    builtin: BuiltinArgs,
+    /// Port on 127.0.0.1 (0: any free port).
+    #[arg(long, default_value_t = 8765)]
+    port: u16,
+    /// Write the page as one self-contained HTML file with every solver's weights instead of
+    /// serving it (pose and colouring stay live; re-solving needs the server).
+    #[arg(long, value_name = "OUT.html")]
+    html: Option<PathBuf>,
+    /// Solvers precomputed into the --html file (comma-separated).
+    #[arg(long, value_delimiter = ',', default_values_t = HTML_SOLVERS.iter().map(|s| s.to_string()))]
+    solvers: Vec<String>,
+    /// Overwrite the --html file if it exists.
+    #[arg(long)]
+    force: bool,
+}
+
+/// Runs `view`.
+pub fn run(a: ViewArgs) -> Result<ExitCode> {
+    let seeds = a.scene.is_none();
+    let scene_arg = SceneArg {
+        scene: Some(a.scene.clone().unwrap_or_else(|| SEEDS_SCENE.into())),
+        builtin: a.builtin.clone(),
+    };
+    if let Some(out) = &a.html {
+        let inputs: Vec<&Path> = a.scene.iter().map(Path::new).collect();
+        check_outputs(&inputs, &[out], a.force)?;
+        for name in &a.solvers {
+            solver_by_name(name, &[])?;
+        }
+    }
+    let scene = resolve_scene(scene_arg.scene.as_deref(), &scene_arg.builtin)?;
+    api::check_size(&scene)?;
+    let builtin = skinweights::scene::BUILTIN_SCENES.contains(&scene.name.as_str());
+    let state = api::default_state(&scene, seeds, builtin.then_some(a.builtin.vertices));
+    match &a.html {
+        Some(out) => write_html(&scene, state, &a.solvers, out),
+        None => {
+            let viewer = Arc::new(Viewer::new(scene, seeds, a.builtin.vertices)?);
+            let (server, port) = server::bind(a.port)?;
+            let page = Arc::new(page(&json!({"mode": "server"})));
+            println!("skinweights view: http://127.0.0.1:{port}/  (Ctrl-C stops)");
+            server::serve(server, port, viewer, page);
+            Ok(ExitCode::SUCCESS)
+        }
+    }
+}
+
+/// The page with `embedded` (the mode, and for a file the scene and weights) inlined.
+pub fn page(embedded: &Value) -> String {
+    // `<` only occurs inside JSON strings, where \u003c means the same: no `</script>` can
+    // end the data block early.
+    let data = embedded.to_string().replace('<', "\\u003c");
+    PAGE.replace("/*STYLE*/", STYLE)
+        .replace("/*SCRIPT*/", SCRIPT)
+        .replace("\"EMBEDDED\"", &data)
+}
+
+/// `--html`: every solver's weights and the library's metrics of every probe, in one page.
+fn write_html(scene: &Scene, mut state: Value, solvers: &[String], out: &Path) -> Result<ExitCode> {
+    let pb = ProgressBar::new(solvers.len() as u64);
+    pb.set_style(
+        ProgressStyle::with_template("{bar:30} {pos}/{len} {msg} ({elapsed})")
+            .expect("valid template"),
+    );
+    let mut solved = Vec::new();
+    for name in solvers {
+        pb.set_message(format!("solving {name}"));
+        let options = if state["solver"] == name.as_str() {
+            api::option_pairs(
+                &serde_json::from_value(state["options"].clone()).unwrap_or_default(),
+            )?
+        } else {
+            Vec::new()
+        };
+        let solution = solver_by_name(name, &options)?.solve(scene)?;
+        let w = &solution.weights;
+        // The library's numbers for each probe pose, shown beside the page's own.
+        let mut metrics = serde_json::Map::new();
+        for p in &scene.probes {
+            let m = evaluate(scene, w, p, Some(solution.report.seconds))?;
+            metrics.insert(p.name.clone(), json!(m));
+        }
+        solved.push(json!({
+            "name": name,
+            "options": options.iter().cloned().collect::<std::collections::BTreeMap<_, _>>(),
+            "weights": api::floats_base64(w.as_slice().iter().copied(), true),
+            "seconds": solution.report.seconds,
+            "warnings": solution.report.warnings,
+            "metrics": metrics,
+        }));
+        pb.inc(1);
+    }
+    pb.finish_and_clear();
+    if !solvers.iter().any(|s| state["solver"] == s.as_str()) {
+        state["solver"] = json!(solvers.first());
+        state["options"] = json!({});
+    }
+    let mut info = scene_json(scene)?;
+    info["solvers"] = solvers_json();
+    info["default_state"] = state;
+    let html = page(&json!({"mode": "file", "scene": info, "solved": solved}));
+    skinweights::io::write_atomic(out, &html)?;
+    println!(
+        "wrote {} ({:.1} MB): {} with {} solvers precomputed; open it in a browser",
+        out.display(),
+        html.len() as f64 / 1e6,
+        scene.name,
+        solvers.len()
+    );
+    Ok(ExitCode::SUCCESS)
+}

@@ -10,7 +10,7 @@
   // What tests and curious users can read: the state, the numbers shown, the last error.
   const view = (window.skinweightsView = {
     mode: embedded.mode, idle: false, frame: 0, state: null, metrics: null, error: null,
-    drag: null, seconds: null,
+    drag: null, bones: null, seconds: null,
   });
 
   let scene = null; // scene info (geometry, bones, probes, solvers, default_state)
@@ -481,6 +481,7 @@
     const m = posed?.metrics;
     view.metrics = m ? clone(m) : null;
     view.drag = posed?.drag ? Array.from(posed.drag) : null;
+    view.bones = posed ? posed.bones : null;
     $("probe-name").textContent = m ? `(watch: ${m.probe})` : "(scene has no probe)";
     for (const key of Object.keys(DIGITS).concat(["flipped"])) {
       const cell = $("m-" + key);

@@ -545,3 +545,203 @@ fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
 pub fn error_json(e: &Error) -> Value {
     json!({ "error": e.to_string() })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use skinweights::metrics::evaluate;
+
+    fn viewer() -> Viewer {
+        let bar = builtin_scene(
+            "bar",
+            &BuiltinOptions {
+                gap: None,
+                vertices: 500,
+            },
+        )
+        .unwrap();
+        Viewer::new(bar, true, 500).unwrap()
+    }
+
+    fn req(v: Value) -> ViewRequest {
+        parse_request(v.to_string().as_bytes()).unwrap()
+    }
+
+    fn error_of(r: Result<Value>) -> String {
+        r.expect_err("must be refused").to_string()
+    }
+
+    #[test]
+    fn options_and_pose_are_checked_into_library_values() {
+        let pairs = option_pairs(
+            &req(json!({"options": {"a": 1.5, "b": "x", "c": true, "d": null, "e": " "}})).options,
+        )
+        .unwrap();
+        let want = [("a", "1.5"), ("b", "x"), ("c", "true")];
+        assert_eq!(pairs.len(), 3);
+        for ((k, v), (wk, wv)) in pairs.iter().zip(want) {
+            assert_eq!((k.as_str(), v.as_str()), (wk, wv));
+        }
+        let e = option_pairs(&req(json!({"options": {"a": [1]}})).options).unwrap_err();
+        assert!(e.to_string().contains("option a"), "{e}");
+        let pose = parse_pose(&req(json!({"pose": {"lower": -30.5}})).pose).unwrap();
+        assert_eq!(pose.rotations["lower"], -30.5);
+        for bad in [json!(null), json!("12"), json!([1])] {
+            let e = parse_pose(&req(json!({"pose": {"lower": bad}})).pose).unwrap_err();
+            assert!(e.to_string().contains("non-finite rotation"), "{e}");
+        }
+        // JSON cannot carry inf or NaN; 1e999 is refused by the parser.
+        assert!(parse_request(br#"{"pose": {"lower": 1e999}}"#).is_err());
+        let e = parse_request(br#"{"solver": "heat", "colour": "red"}"#).unwrap_err();
+        assert!(e.to_string().contains("unknown field `colour`"), "{e}");
+    }
+
+    #[test]
+    fn bad_requests_get_errors_naming_the_problem() {
+        let v = viewer();
+        let base = json!({"scene": "bar", "solver": "linear", "pose": {"lower": 55}});
+        let with = |k: &str, val: Value| {
+            let mut b = base.clone();
+            b[k] = val;
+            req(b)
+        };
+        for (r, needle) in [
+            (with("solver", json!("nope")), "unknown solver \"nope\""),
+            (
+                with("options", json!({"blend_radius": -1})),
+                "blend_radius: must be finite and > 0",
+            ),
+            (with("options", json!({"radius": 3})), "unknown option"),
+            (with("pose", json!({"elbow": 3})), "unknown bone \"elbow\""),
+            (with("probe", json!("nope")), "nope"),
+            (with("scene", json!("moon")), "neither this server's scene"),
+        ] {
+            let e = error_of(v.pose(&r));
+            assert!(e.contains(needle), "{e:?} lacks {needle:?}");
+        }
+        let huge = req(json!({"scene": "arms-down", "vertices": MAX_VIEW_VERTICES + 1}));
+        let e = error_of(v.scene_info(&huge));
+        assert!(e.contains("at most 200000"), "{e}");
+    }
+
+    #[test]
+    fn lbs_pose_metrics_are_compares_numbers() {
+        let v = viewer();
+        let r = req(
+            json!({"scene": "bar", "solver": "linear", "options": {"blend_radius": 48},
+                   "pose": {"lower": 55}}),
+        );
+        let answer = v.pose(&r).unwrap();
+        let (_, scene) = v.scene(&r).unwrap();
+        let w = solver_by_name("linear", &[("blend_radius".into(), "48".into())])
+            .unwrap()
+            .solve(&scene)
+            .unwrap()
+            .weights;
+        let mut probe = scene.probe(Some("bend")).unwrap().clone();
+        probe.pose = Pose::rest().rotate("lower", 55.0);
+        let m = evaluate(&scene, &w, &probe, None).unwrap();
+        let got = &answer["metrics"];
+        assert_eq!(got["drag_max_pct"].as_f64(), Some(m.drag_max_pct));
+        assert_eq!(got["drag_mean_pct"].as_f64(), Some(m.drag_mean_pct));
+        assert_eq!(got["leaked_weight"].as_f64(), Some(m.leaked_weight));
+        assert_eq!(got["flipped"].as_u64(), Some(m.flipped as u64));
+        assert_eq!(got["distortion_p99"].as_f64(), Some(m.distortion_p99));
+        assert_eq!(got["area_change_pct"].as_f64(), Some(m.area_change_pct));
+        assert!(m.drag_max_pct > 0.0);
+        // The lower bone is drawn at 55 degrees.
+        let b = &answer["bones"][1];
+        let angle = (b[3].as_f64().unwrap() - b[1].as_f64().unwrap())
+            .atan2(b[2].as_f64().unwrap() - b[0].as_f64().unwrap())
+            .to_degrees();
+        assert!((angle - 55.0).abs() < 1e-9, "{angle}");
+        // Second ask: from the cache, same numbers.
+        assert_eq!(v.pose(&r).unwrap()["metrics"], answer["metrics"]);
+    }
+
+    #[test]
+    fn every_skinning_keeps_the_rest_pose_and_differs_when_bent() {
+        let v = viewer();
+        let r = req(json!({"scene": "bar", "solver": "heat"}));
+        let keyed = v.scene(&r).unwrap();
+        let w = v.solved(&keyed, &r).unwrap();
+        let scene = &keyed.1;
+        let bent = Pose::rest().rotate("lower", 120.0);
+        let mut at_bend = Vec::new();
+        for mode in [SkinMode::Lbs, SkinMode::Dqs, SkinMode::Helper] {
+            let rest = posed_positions(scene, &w.weights, &Pose::rest(), mode).unwrap();
+            let err = rest
+                .iter()
+                .zip(scene.mesh.vertices())
+                .map(|(a, b)| (a - b).norm())
+                .fold(0.0, f64::max);
+            assert!(err < 1e-9, "{mode:?} moves the rest pose by {err}");
+            let p = posed_positions(scene, &w.weights, &bent, mode).unwrap();
+            assert!(p.iter().all(|q| q.x.is_finite() && q.y.is_finite()));
+            at_bend.push(area_change_pct(&scene.mesh, &p));
+        }
+        // LBS loses the most area at a 120-degree bend; DQS and helpers less (the seed's
+        // candy-wrapper).
+        assert!(
+            at_bend[0] < at_bend[1] && at_bend[0] < at_bend[2],
+            "{at_bend:?}"
+        );
+    }
+
+    #[test]
+    fn seeds_state_and_solver_list() {
+        let v = viewer();
+        let info = v.scene_info(&req(json!({}))).unwrap();
+        let s = &info["default_state"];
+        assert_eq!(s["scene"], "bar");
+        assert_eq!(s["solver"], "linear");
+        assert_eq!(s["options"]["blend_radius"], "48");
+        assert_eq!(s["pose"]["lower"], 55.0);
+        assert_eq!(s["colour"], "joint");
+        let names: Vec<&str> = info["solvers"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|s| s["name"].as_str().unwrap())
+            .collect();
+        for n in [
+            "linear",
+            "euclidean",
+            "heat",
+            "mask",
+            "heat+mask",
+            "bbw",
+            "best",
+        ] {
+            assert!(names.contains(&n), "{n} missing from {names:?}");
+            assert!(solver_by_name(n, &[]).is_ok());
+        }
+        let linear = &info["solvers"][0];
+        assert_eq!(linear["options"][0]["key"], "blend_radius");
+        assert_eq!(linear["options"][1]["default"], "0.1");
+        // Another scene gets its own default state (its first probe's pose).
+        let arms = v
+            .scene_info(&req(json!({"scene": "arms-down", "vertices": 500})))
+            .unwrap();
+        assert_eq!(arms["default_state"]["pose"]["upper_arm_l"], -90.0);
+        assert_eq!(arms["default_state"]["vertices"], 500);
+    }
+
+    #[test]
+    fn floats_round_trip_through_base64() {
+        use base64::Engine;
+        let xs = [0.1, -2.5, 1e-7];
+        for exact in [true, false] {
+            let bytes = base64::engine::general_purpose::STANDARD
+                .decode(floats_base64(xs.iter().copied(), exact))
+                .unwrap();
+            assert_eq!(bytes.len(), xs.len() * if exact { 8 } else { 4 });
+            let first = if exact {
+                f64::from_le_bytes(bytes[..8].try_into().unwrap())
+            } else {
+                f32::from_le_bytes(bytes[..4].try_into().unwrap()) as f64
+            };
+            assert!((first - 0.1).abs() < if exact { 0.0 } else { 1e-8 } + 1e-17);
+        }
+    }
+}

@@ -159,3 +159,19 @@ fn write_html(scene: &Scene, mut state: Value, solvers: &[String], out: &Path) -
     );
     Ok(ExitCode::SUCCESS)
 }
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn page_inlines_assets_and_data_that_cannot_end_the_script() {
+        let html = super::page(&serde_json::json!({"mode": "file", "name": "</script><b>"}));
+        assert!(!html.contains("/*SCRIPT*/") && !html.contains("/*STYLE*/"));
+        assert!(!html.contains("\"EMBEDDED\""));
+        assert!(!html.contains("</script><b>"));
+        assert!(html.contains(r"\u003c/script>\u003cb>"));
+        assert!(
+            !html.contains("http://") && !html.contains("https://"),
+            "no CDN"
+        );
+    }
+}

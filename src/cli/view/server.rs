@@ -142,3 +142,17 @@ fn json_response(status: u16, value: &Value) -> Response<std::io::Cursor<Vec<u8>
 fn header(name: &str, value: &str) -> Header {
     Header::from_bytes(name.as_bytes(), value.as_bytes()).expect("ASCII header")
 }
+
+#[cfg(test)]
+mod tests {
+    use super::allowed_host;
+
+    #[test]
+    fn only_loopback_host_names_are_served() {
+        assert!(allowed_host("127.0.0.1:8765", 8765));
+        assert!(allowed_host("localhost:8765", 8765));
+        assert!(!allowed_host("127.0.0.1:8766", 8765));
+        assert!(!allowed_host("evil.example:8765", 8765));
+        assert!(!allowed_host("127.0.0.1.evil.example:8765", 8765));
+    }
+}

@@ -492,8 +492,9 @@
     $("m-seconds").textContent = solvedInfo ? solvedInfo.seconds.toFixed(3) : "–";
     view.seconds = solvedInfo?.seconds ?? null;
     $("warnings").textContent = (solvedInfo?.warnings || []).map((w) => "warning: " + w).join("\n");
-    let note = state.skinning === "lbs" ? "LBS: compare's numbers for this pose." :
-      "Pose metrics of the " + (state.skinning === "dqs" ? "DQS" : "helper-bone") + " positions (compare uses LBS).";
+    let note = (state.skinning === "lbs" ? "LBS: compare's numbers for this pose." :
+      "Pose metrics of the " + (state.skinning === "dqs" ? "DQS" : "helper-bone") + " positions (compare uses LBS).") +
+      " Dots: the watched vertices, magenta where dragged.";
     if (fileMode) {
       const s = embedded.solved.find((x) => x.name === state.solver);
       const lib = s && m ? s.metrics[m.probe] : null;

@@ -546,13 +546,23 @@ fn browser_live_server() {
     b.open(&format!("{url}#solver=euclidean&probe=lift_l"));
     b.set("angle-upper_arm_l", "0", "input");
     let rest = b.canvas();
+    let t = Instant::now();
     b.set("angle-upper_arm_l", "-90", "input");
+    eprintln!(
+        "live: slider move to redrawn page {:.3} s (arms-down, 10k vertices)",
+        t.elapsed().as_secs_f64()
+    );
     let mut last = b.canvas();
     assert_ne!(rest, last, "the upper-arm slider moved nothing");
     let s = scene("arms-down");
     for solver in ["euclidean", "heat", "heat+mask"] {
         if solver != "euclidean" {
+            let t = Instant::now();
             b.set("solver", solver, "change");
+            eprintln!(
+                "live: switch to {solver} (solve + pose + redraw) {:.3} s",
+                t.elapsed().as_secs_f64()
+            );
             let now = b.canvas();
             assert_ne!(now, last, "switching to {solver} drew the same image");
             last = now;
@@ -628,7 +638,12 @@ fn browser_html_file() {
     assert_eq!(b.view("mode"), "file");
     b.set("angle-upper_arm_l", "0", "input");
     let rest = b.canvas();
+    let t = Instant::now();
     b.set("angle-upper_arm_l", "-90", "input");
+    eprintln!(
+        "file: slider move to redrawn page {:.3} s (arms-down, 10k vertices, posed in JS)",
+        t.elapsed().as_secs_f64()
+    );
     let mut last = b.canvas();
     assert_ne!(rest, last, "the upper-arm slider moved nothing");
     let s = scene("arms-down");

@@ -549,8 +549,9 @@ fn browser_live_server() {
     let t = Instant::now();
     b.set("angle-upper_arm_l", "-90", "input");
     eprintln!(
-        "live: slider move to redrawn page {:.3} s (arms-down, 10k vertices)",
-        t.elapsed().as_secs_f64()
+        "live: slider move to redrawn page {:.3} s (arms-down, 10k vertices; in the page: {})",
+        t.elapsed().as_secs_f64(),
+        b.view("timing")
     );
     let mut last = b.canvas();
     assert_ne!(rest, last, "the upper-arm slider moved nothing");
@@ -560,8 +561,9 @@ fn browser_live_server() {
             let t = Instant::now();
             b.set("solver", solver, "change");
             eprintln!(
-                "live: switch to {solver} (solve + pose + redraw) {:.3} s",
-                t.elapsed().as_secs_f64()
+                "live: switch to {solver} (solve + pose + redraw) {:.3} s; in the page: {}",
+                t.elapsed().as_secs_f64(),
+                b.view("timing")
             );
             let now = b.canvas();
             assert_ne!(now, last, "switching to {solver} drew the same image");
@@ -641,8 +643,9 @@ fn browser_html_file() {
     let t = Instant::now();
     b.set("angle-upper_arm_l", "-90", "input");
     eprintln!(
-        "file: slider move to redrawn page {:.3} s (arms-down, 10k vertices, posed in JS)",
-        t.elapsed().as_secs_f64()
+        "file: slider move to redrawn page {:.3} s (arms-down, 10k vertices, posed in JS; {})",
+        t.elapsed().as_secs_f64(),
+        b.view("timing")
     );
     let mut last = b.canvas();
     assert_ne!(rest, last, "the upper-arm slider moved nothing");
@@ -712,4 +715,46 @@ fn browser_html_file() {
         "seeds default file",
     );
     b.screenshot("file_seeds_default");
+}
+
+/// A scene with textured art (the Godot robot, imported): the art is drawn, posing moves it.
+#[test]
+fn browser_textured_art() {
+    let Some(b) = browser() else { return };
+    let dir = tempfile::tempdir().unwrap();
+    let gbot = dir.path().join("gbot.json");
+    let tscn = Path::new(env!("CARGO_MANIFEST_DIR")).join("data/godot-gbot/player.tscn");
+    let out = Command::new(env!("CARGO_BIN_EXE_skinweights"))
+        .args(["import", "godot"])
+        .arg(&tscn)
+        .arg("-o")
+        .arg(&gbot)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{out:?}");
+    let (_server, port) = start_view(&[gbot.to_str().unwrap()]);
+    let url = format!("http://127.0.0.1:{port}/");
+    b.open(&format!("{url}#solver=heat&colour=blend"));
+    assert_eq!(b.view("error"), Value::Null);
+    let flat = b.canvas();
+    b.set("colour", "art", "change");
+    let art = b.canvas();
+    assert_ne!(flat, art, "the art drew like the bone colours");
+    // The texture is really drawn: a good share of the canvas is neither background nor a
+    // bone colour, i.e. the robot's own pixels.
+    let textured = b.js(
+        "const c = document.getElementById('canvas'), g = c.getContext('2d');
+         const d = g.getImageData(0, 0, c.width, c.height).data; let n = 0;
+         for (let i = 0; i < d.length; i += 4) if (d[i] !== 15 || d[i+1] !== 17 || d[i+2] !== 21) n++;
+         return n / (d.length / 4);",
+        json!([]),
+    );
+    assert!(textured.as_f64().unwrap() > 0.05, "drawn share {textured}");
+    let bone = b.js(
+        "return document.querySelector('#bones input[type=range]').id",
+        json!([]),
+    );
+    b.set(bone.as_str().unwrap(), "40", "input");
+    assert_ne!(b.canvas(), art, "posing did not move the art");
+    b.screenshot("gbot_art");
 }

@@ -13,7 +13,7 @@ use skinweights::metrics::{
     area_change_pct, distortion, drag_of_positions, flipped_triangles, leaked_weight, max_and_p99,
     owning_bones,
 };
-use skinweights::scene::{builtin_scene, BuiltinOptions, Probe, Scene, BUILTIN_SCENES};
+use skinweights::scene::{builtin_scene, ArtImage, BuiltinOptions, Probe, Scene, BUILTIN_SCENES};
 use skinweights::skinning::{dqs_with_transforms, lbs_with_transforms, HalfAngleHelper};
 use skinweights::solvers::{
     solver_by_name, BbwOptions, BestOptions, EuclideanOptions, GeodesicOptions, HeatOptions,
@@ -277,7 +277,8 @@ impl Viewer {
 
 /// The page's initial state (what Reset returns to): the seeds' demo (`seeds`: the two-bone
 /// bar, linear falloff, blend width 48, joint angle 55, parent blue / child red, point grid),
-/// else heat+mask at the scene's first probe pose, bones coloured by weight. `vertices`: the
+/// else heat+mask at the scene's first probe pose, its textured art when it has some, bones
+/// coloured by weight otherwise. `vertices`: the
 /// built-in's vertex count, so a shared link rebuilds the same mesh.
 pub fn default_state(scene: &Scene, seeds: bool, vertices: Option<usize>) -> Value {
     let probe = scene.probes.first().map(|p| p.name.clone());
@@ -296,9 +297,10 @@ pub fn default_state(scene: &Scene, seeds: bool, vertices: Option<usize>) -> Val
         .or(scene.skeleton.bones().first())
         .map(|b| b.name.clone());
     let pose = scene.probes.first().map(|p| p.pose.rotations.clone());
+    let colour = if scene.art.is_some() { "art" } else { "blend" };
     json!({
         "scene": scene.name, "vertices": vertices, "solver": "heat+mask", "options": {},
-        "pose": pose.unwrap_or_default(), "skinning": "lbs", "colour": "blend", "bone": joint,
+        "pose": pose.unwrap_or_default(), "skinning": "lbs", "colour": colour, "bone": joint,
         "grid": false, "probe": probe,
     })
 }
@@ -447,7 +449,19 @@ pub fn scene_json(scene: &Scene) -> Result<Value> {
         .map(|o| o.map_or(-1, |j| j as i64))
         .collect();
     let (lo, hi) = mesh.bounds();
+    let art = scene.art.as_ref().map(|art| {
+        let images: Vec<Value> = art.images.iter().map(image_data_url).collect();
+        json!({
+            "images": images,
+            "uvs": art.uvs.iter().flat_map(|p| [p.x, p.y]).collect::<Vec<_>>(),
+            "layers": art.layers.iter().map(|l| json!({
+                "part": mesh.part_index(&l.part),
+                "image": l.image,
+            })).collect::<Vec<_>>(),
+        })
+    });
     Ok(json!({
+        "art": art,
         "name": scene.name,
         "vertices": mesh.vertices().iter().flat_map(|p| [p.x, p.y]).collect::<Vec<_>>(),
         "triangles": mesh.triangles().iter().flatten().collect::<Vec<_>>(),
@@ -466,6 +480,38 @@ pub fn scene_json(scene: &Scene) -> Result<Value> {
         "area": mesh.area(),
         "bounds": [lo.x, lo.y, hi.x, hi.y],
     }))
+}
+
+/// Largest art image inlined into the page, bytes.
+const MAX_IMAGE_BYTES: u64 = 16 << 20;
+
+/// An art image as a `data:` URL the page can draw, or `{"error": ...}` naming the file when
+/// it cannot be read (the page then draws that layer flat and says why).
+fn image_data_url(image: &ArtImage) -> Value {
+    let path = &image.path;
+    let read = || -> std::result::Result<Vec<u8>, String> {
+        let size = std::fs::metadata(path).map_err(|e| e.to_string())?.len();
+        if size > MAX_IMAGE_BYTES {
+            return Err(format!(
+                "{size} bytes, the page inlines at most {MAX_IMAGE_BYTES}"
+            ));
+        }
+        let bytes = std::fs::read(path).map_err(|e| e.to_string())?;
+        if !bytes.starts_with(b"\x89PNG\r\n\x1a\n") {
+            return Err("not a PNG file".into());
+        }
+        Ok(bytes)
+    };
+    match read() {
+        Ok(bytes) => json!({
+            "url": format!(
+                "data:image/png;base64,{}",
+                base64::engine::general_purpose::STANDARD.encode(bytes)
+            ),
+            "alpha": image.alpha.name(),
+        }),
+        Err(e) => json!({"error": format!("art image {}: {e}", path.display())}),
+    }
 }
 
 /// Every registered solver (each base and its `+mask` form) with its documented options and

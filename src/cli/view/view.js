@@ -379,6 +379,62 @@
     return out;
   }
 
+  // Textured art: each triangle clipped and drawn with the affine map from its texture
+  // coordinates (pixels of its layer's image) to the screen, layers back to front.
+  let artImages = [];
+  async function loadArt() {
+    artImages = [];
+    if (!scene.art) return [];
+    const notes = [];
+    for (const im of scene.art.images) {
+      if (!im.url) { artImages.push(null); notes.push(im.error); continue; }
+      const img = new Image();
+      img.src = im.url;
+      try { await img.decode(); artImages.push(img); } catch (e) { artImages.push(null); notes.push("an art image did not decode"); }
+    }
+    return notes;
+  }
+
+  function drawArt(P, sx, sy, col) {
+    const T = scene.triangles, parts = scene.vertex_parts, uv = scene.art.uvs;
+    const grow = 0.6 * (window.devicePixelRatio || 1); // overlap, so clip edges leave no seams
+    for (const layer of scene.art.layers) {
+      const img = layer.image == null ? null : artImages[layer.image];
+      for (let t = 0; t < T.length; t += 3) {
+        const v = [T[t], T[t + 1], T[t + 2]];
+        if (parts[v[0]] !== layer.part) continue;
+        const X = v.map((i) => sx(P[2 * i])), Y = v.map((i) => sy(P[2 * i + 1]));
+        const cx = (X[0] + X[1] + X[2]) / 3, cy = (Y[0] + Y[1] + Y[2]) / 3;
+        ctx.save();
+        ctx.beginPath();
+        for (let k = 0; k < 3; k++) {
+          const d = Math.hypot(X[k] - cx, Y[k] - cy) || 1;
+          ctx.lineTo(X[k] + ((X[k] - cx) * grow) / d, Y[k] + ((Y[k] - cy) * grow) / d);
+        }
+        ctx.closePath();
+        if (!img) {
+          const m = [0, 1, 2].map((q) => (col[3 * v[0] + q] + col[3 * v[1] + q] + col[3 * v[2] + q]) / 3 | 0);
+          ctx.fillStyle = `rgb(${m})`;
+          ctx.fill();
+          ctx.restore();
+          continue;
+        }
+        ctx.clip();
+        const [u0, u1, u2] = v.map((i) => uv[2 * i]), [w0, w1, w2] = v.map((i) => uv[2 * i + 1]);
+        const du1 = u1 - u0, dv1 = w1 - w0, du2 = u2 - u0, dv2 = w2 - w0;
+        const dx1 = X[1] - X[0], dy1 = Y[1] - Y[0], dx2 = X[2] - X[0], dy2 = Y[2] - Y[0];
+        const det = du1 * dv2 - du2 * dv1;
+        if (det !== 0 && Number.isFinite(det)) {
+          const a = (dx1 * dv2 - dx2 * dv1) / det, b = (dy1 * dv2 - dy2 * dv1) / det;
+          const c = (dx2 * du1 - dx1 * du2) / det, d = (dy2 * du1 - dy1 * du2) / det;
+          ctx.setTransform(a, b, c, d, X[0] - a * u0 - c * w0, Y[0] - b * u0 - d * w0);
+          ctx.drawImage(img, 0, 0);
+        }
+        ctx.restore();
+      }
+    }
+  }
+
   function growFrame(P, bones) {
     let [x0, y0, x1, y1] = frameBox || scene.bounds;
     for (let i = 0; i < P.length; i += 2) {
@@ -409,7 +465,9 @@
     const sx = (x) => ox + k * x, sy = (y) => oy - k * y; // y up
     const col = vertexColours();
     const n = P.length / 2;
-    if (state.grid) {
+    if (state.colour === "art" && scene.art && !state.grid) {
+      drawArt(P, sx, sy, col);
+    } else if (state.grid) {
       // The seeds' point grid: every vertex a dot in its colour.
       const r = Math.max(1.2 * dpr, Math.min(3 * dpr, 0.35 * k * Math.sqrt(scene.area / n)));
       for (let v = 0; v < n; v++) {
@@ -492,7 +550,7 @@
     $("m-seconds").textContent = solvedInfo ? solvedInfo.seconds.toFixed(3) : "–";
     view.seconds = solvedInfo?.seconds ?? null;
     $("warnings").textContent = (solvedInfo?.warnings || []).map((w) => "warning: " + w).join("\n");
-    let note = (state.skinning === "lbs" ? "LBS: compare's numbers for this pose." :
+    let note = !m ? "No probe: nothing watched to measure." : (state.skinning === "lbs" ? "LBS: compare's numbers for this pose." :
       "Pose metrics of the " + (state.skinning === "dqs" ? "DQS" : "helper-bone") + " positions (compare uses LBS).") +
       " Dots: the watched vertices, magenta where dragged.";
     if (fileMode) {
@@ -500,6 +558,8 @@
       const lib = s && m ? s.metrics[m.probe] : null;
       if (lib) note += ` Library at the ${m.probe} pose: drag max ${fmt(lib.drag_max_pct, 3)}% h.`;
     }
+    if (state.colour === "art" && !scene.art) note += " This scene has no art: drawn in bone colours.";
+    if ($("solver-note").dataset.art) note += " " + $("solver-note").dataset.art;
     $("metrics-note").textContent = note;
   }
 
@@ -665,7 +725,7 @@
     $("skinning").value = state.skinning;
     $("colour").value = state.colour;
     $("bone").value = state.bone ?? scene.bones[0].name;
-    $("bone-label").hidden = state.colour === "blend";
+    $("bone-label").hidden = state.colour === "blend" || state.colour === "art";
     $("grid").checked = !!state.grid;
     $("solver").value = state.solver;
   }
@@ -685,6 +745,8 @@
     while (pending) {
       const level = pending;
       pending = 0;
+      const t0 = performance.now();
+      let t1 = t0;
       try {
         if (level >= 3) {
           const s = await backend.solve();
@@ -696,9 +758,13 @@
       } catch (e) {
         showError(e.message || String(e));
       }
+      t1 = performance.now();
       writeUrl();
       draw();
       showMetrics();
+      // Where the time of the last update went, in ms: solve/pose requests (or posing in
+      // the page), then drawing.
+      view.timing = { level, compute_ms: t1 - t0, draw_ms: performance.now() - t1 };
       view.frame++;
     }
     running = false;
@@ -709,6 +775,9 @@
     try {
       const hashed = decodeState(location.hash, { scene: null, vertices: null, solver: "", options: {}, pose: {}, skinning: "lbs", colour: "blend", grid: false });
       scene = await backend.scene(hashed.scene, hashed.vertices);
+      const artNotes = await loadArt();
+      if (scene.art) $("colour").append(new Option("textured art", "art"));
+      $("solver-note").dataset.art = artNotes.join("; ");
       state = decodeState(location.hash, scene.default_state);
       if (!state.bone) state.bone = scene.bones[0].name;
       buildControls();

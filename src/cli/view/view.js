@@ -435,6 +435,40 @@
     }
   }
 
+  // Triangles with colours interpolated from their vertices (Gouraud), rasterized into the
+  // canvas's pixels directly: a path fill per triangle took 0.3-1 s at 19k triangles in
+  // software-rendered Chromium. Pixel centres inside or on an edge are filled, so shared edges
+  // leave no gap.
+  function fillTriangles(P, col, sx, sy, W, H) {
+    const image = ctx.getImageData(0, 0, W, H), d = image.data, T = scene.triangles;
+    for (let t = 0; t < T.length; t += 3) {
+      const a = T[t], b = T[t + 1], c = T[t + 2];
+      const x0 = sx(P[2 * a]), y0 = sy(P[2 * a + 1]), x1 = sx(P[2 * b]), y1 = sy(P[2 * b + 1]);
+      const x2 = sx(P[2 * c]), y2 = sy(P[2 * c + 1]);
+      const area = (x1 - x0) * (y2 - y0) - (x2 - x0) * (y1 - y0);
+      if (!(Math.abs(area) > 0)) continue;
+      const xa = Math.max(0, Math.floor(Math.min(x0, x1, x2))), xb = Math.min(W - 1, Math.ceil(Math.max(x0, x1, x2)));
+      const ya = Math.max(0, Math.floor(Math.min(y0, y1, y2))), yb = Math.min(H - 1, Math.ceil(Math.max(y0, y1, y2)));
+      const inv = 1 / area;
+      for (let py = ya; py <= yb; py++) {
+        const qy = py + 0.5;
+        for (let px = xa; px <= xb; px++) {
+          const qx = px + 0.5;
+          const l0 = ((x1 - qx) * (y2 - qy) - (x2 - qx) * (y1 - qy)) * inv;
+          const l1 = ((x2 - qx) * (y0 - qy) - (x0 - qx) * (y2 - qy)) * inv;
+          const l2 = 1 - l0 - l1;
+          if (l0 < -1e-9 || l1 < -1e-9 || l2 < -1e-9) continue;
+          const o = 4 * (py * W + px);
+          d[o] = l0 * col[3 * a] + l1 * col[3 * b] + l2 * col[3 * c];
+          d[o + 1] = l0 * col[3 * a + 1] + l1 * col[3 * b + 1] + l2 * col[3 * c + 1];
+          d[o + 2] = l0 * col[3 * a + 2] + l1 * col[3 * b + 2] + l2 * col[3 * c + 2];
+          d[o + 3] = 255;
+        }
+      }
+    }
+    ctx.putImageData(image, 0, 0);
+  }
+
   function growFrame(P, bones) {
     let [x0, y0, x1, y1] = frameBox || scene.bounds;
     for (let i = 0; i < P.length; i += 2) {
@@ -475,30 +509,7 @@
         ctx.fillRect(sx(P[2 * v]) - r, sy(P[2 * v + 1]) - r, 2 * r, 2 * r);
       }
     } else {
-      // Triangles filled with their mean colour, batched by colour (quantized) for speed.
-      const T = scene.triangles, buckets = new Map();
-      for (let t = 0; t < T.length; t += 3) {
-        const a = T[t], b = T[t + 1], c = T[t + 2];
-        const key = [0, 1, 2].map((q) => ((col[3 * a + q] + col[3 * b + q] + col[3 * c + q]) / 3) >> 2 << 2).join(",");
-        let list = buckets.get(key);
-        if (!list) buckets.set(key, (list = []));
-        list.push(t);
-      }
-      ctx.lineWidth = 0.7 * dpr;
-      ctx.lineJoin = "round";
-      for (const [key, list] of buckets) {
-        ctx.beginPath();
-        for (const t of list) {
-          const a = T[t], b = T[t + 1], c = T[t + 2];
-          ctx.moveTo(sx(P[2 * a]), sy(P[2 * a + 1]));
-          ctx.lineTo(sx(P[2 * b]), sy(P[2 * b + 1]));
-          ctx.lineTo(sx(P[2 * c]), sy(P[2 * c + 1]));
-          ctx.closePath();
-        }
-        ctx.fillStyle = ctx.strokeStyle = `rgb(${key})`;
-        ctx.fill();
-        ctx.stroke();
-      }
+      fillTriangles(P, col, sx, sy, W, H);
     }
     // Watched vertices shaded by drag: faint white = stays put, opaque magenta = dragged
     // (scale: the larger of 1% of the height and the current max).

@@ -27,8 +27,9 @@ use std::sync::{Arc, Mutex};
 /// interactive rates and the page's arrays run to tens of MB.
 pub const MAX_VIEW_VERTICES: usize = 200_000;
 
-/// Solved weights kept per server (oldest dropped first), so switching back is instant.
-const WEIGHTS_CACHE: usize = 24;
+/// Bytes of solved weights kept per server (oldest dropped first), so switching back to a
+/// solver is instant: 24 solves of a 10k-vertex, 5-bone scene take 10 MB.
+const WEIGHTS_CACHE_BYTES: usize = 256 << 20;
 /// Scenes kept besides the one given on the command line.
 const SCENE_CACHE: usize = 4;
 
@@ -225,10 +226,13 @@ impl Viewer {
             warnings: solution.report.warnings,
         });
         let mut cache = lock(&self.weights);
-        if cache.len() >= WEIGHTS_CACHE {
+        cache.push((key, solved.clone()));
+        let bytes = |c: &[(String, Arc<Solved>)]| -> usize {
+            c.iter().map(|(_, s)| s.weights.as_slice().len() * 8).sum()
+        };
+        while cache.len() > 1 && bytes(&cache) > WEIGHTS_CACHE_BYTES {
             cache.remove(0);
         }
-        cache.push((key, solved.clone()));
         Ok(solved)
     }
 

@@ -451,6 +451,23 @@ fn server_validates_requests_and_serves_while_solving() {
     assert_eq!(status, 400, "{text}");
     let (status, _) = http(port, "GET", "/api/pose", None);
     assert_eq!(status, 405);
+    // Another site's page cannot drive the server: foreign Origin, or not JSON.
+    let raw = |extra: &str| {
+        let mut s = TcpStream::connect(("127.0.0.1", port)).unwrap();
+        write!(
+            s,
+            "POST /api/solve HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\n{extra}\
+             Content-Length: 2\r\nConnection: close\r\n\r\n{{}}"
+        )
+        .unwrap();
+        let mut text = String::new();
+        s.read_to_string(&mut text).unwrap();
+        text
+    };
+    let foreign = raw("Content-Type: application/json\r\nOrigin: https://evil.example\r\n");
+    assert!(foreign.starts_with("HTTP/1.1 403"), "{foreign}");
+    let plain = raw("Content-Type: text/plain\r\n");
+    assert!(plain.starts_with("HTTP/1.1 415"), "{plain}");
     let big = format!("{{\"scene\": \"{}\"}}", "x".repeat(100_000));
     let (status, text) = http(port, "POST", "/api/scene", Some(&big));
     assert_eq!(status, 400);

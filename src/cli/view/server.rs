@@ -62,12 +62,39 @@ fn handle(mut request: Request, port: u16, viewer: &Viewer, page: &str) {
         ));
         return;
     }
+    // A page on another site can send simple cross-origin POSTs to loopback: refuse a
+    // foreign Origin, and require the JSON content type (which such a page can only send
+    // after a CORS preflight this server never grants).
+    let header_value = |name: &'static str| {
+        request
+            .headers()
+            .iter()
+            .find(|h| h.field.equiv(name))
+            .map(|h| h.value.as_str().to_string())
+    };
+    let origin_ok = header_value("Origin").is_none_or(|o| allowed_origin(&o, port));
+    let json_body = header_value("Content-Type").is_some_and(|c| {
+        c.trim()
+            .to_ascii_lowercase()
+            .starts_with("application/json")
+    });
+    if !origin_ok {
+        let _ = request.respond(json_response(
+            403,
+            &serde_json::json!({"error": "requests from other sites are refused"}),
+        ));
+        return;
+    }
     let url = request.url().split('?').next().unwrap_or("").to_string();
     let response = match (request.method(), url.as_str()) {
         (Method::Get, "/" | "/index.html") => Response::from_string(page)
             .with_header(header("Content-Type", "text/html; charset=utf-8"))
             .with_header(header("Cache-Control", "no-store")),
         (Method::Get, "/favicon.ico") => Response::from_string("").with_status_code(204),
+        (Method::Post, "/api/scene" | "/api/solve" | "/api/pose") if !json_body => json_response(
+            415,
+            &serde_json::json!({"error": "send the request as Content-Type: application/json"}),
+        ),
         (Method::Post, "/api/scene" | "/api/solve" | "/api/pose") => {
             match read_body(&mut request).and_then(|b| parse_request(&b)) {
                 Ok(req) => answer(viewer, &url, &req),
@@ -107,6 +134,14 @@ pub fn allowed_host(host: &str, port: u16) -> bool {
     ["127.0.0.1", "localhost"]
         .iter()
         .any(|h| host == format!("{h}:{port}") || (port == 80 && host == *h))
+}
+
+/// Whether an `Origin` header is this server's own page: `http://127.0.0.1:PORT` or
+/// `http://localhost:PORT`.
+pub fn allowed_origin(origin: &str, port: u16) -> bool {
+    origin
+        .strip_prefix("http://")
+        .is_some_and(|host| allowed_host(host, port))
 }
 
 fn read_body(request: &mut Request) -> Result<Vec<u8>> {
@@ -154,5 +189,8 @@ mod tests {
         assert!(!allowed_host("127.0.0.1:8766", 8765));
         assert!(!allowed_host("evil.example:8765", 8765));
         assert!(!allowed_host("127.0.0.1.evil.example:8765", 8765));
+        assert!(super::allowed_origin("http://127.0.0.1:8765", 8765));
+        assert!(!super::allowed_origin("https://evil.example", 8765));
+        assert!(!super::allowed_origin("null", 8765));
     }
 }

@@ -410,6 +410,13 @@ fn drag_other_skinning(scene: &Scene, w: &Weights, helper: bool) -> f64 {
 /// quick request made while it runs (no browser needed).
 #[test]
 fn server_validates_requests_and_serves_while_solving() {
+    let too_big = Command::new(env!("CARGO_BIN_EXE_skinweights"))
+        .args(["view", "arms-down", "--vertices", "300000", "--port", "0"])
+        .output()
+        .unwrap();
+    assert_eq!(too_big.status.code(), Some(2));
+    let e = String::from_utf8_lossy(&too_big.stderr);
+    assert!(e.contains("at most 200000"), "{e}");
     let (_server, port) = start_view(&["arms-down"]);
     let (status, page) = http(port, "GET", "/", None);
     assert_eq!(status, 200);

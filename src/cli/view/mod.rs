@@ -78,7 +78,22 @@ pub fn run(a: ViewArgs) -> Result<ExitCode> {
             solver_by_name(name, &[])?;
         }
     }
-    let scene = resolve_scene(scene_arg.scene.as_deref(), &scene_arg.builtin)?;
+    let name = scene_arg.scene.as_deref().unwrap_or(SEEDS_SCENE);
+    if skinweights::scene::BUILTIN_SCENES.contains(&name)
+        && !Path::new(name).exists()
+        && a.builtin.vertices > api::MAX_VIEW_VERTICES
+    {
+        // Refuse before meshing, which would take a while at that size.
+        return Err(skinweights::Error::field(
+            "--vertices",
+            format!(
+                "{} vertices: the view draws at most {}",
+                a.builtin.vertices,
+                api::MAX_VIEW_VERTICES
+            ),
+        ));
+    }
+    let scene = resolve_scene(Some(name), &scene_arg.builtin)?;
     api::check_size(&scene)?;
     let builtin = skinweights::scene::BUILTIN_SCENES.contains(&scene.name.as_str());
     let state = api::default_state(&scene, seeds, builtin.then_some(a.builtin.vertices));

@@ -526,6 +526,8 @@ fn browser_live_server() {
     let (_seeds, port) = start_view(&[]);
     b.open(&format!("http://127.0.0.1:{port}/"));
     assert_eq!(b.view("error"), Value::Null);
+    b.set("angle-lower", "55", "input");
+    eprintln!("seeds default, point grid: {}", b.view("timing"));
     let state = b.view("state");
     assert_eq!(state["scene"], "bar");
     assert_eq!(state["solver"], "linear");

@@ -134,6 +134,42 @@ impl<'a> Reader<'a> {
             .collect())
     }
 
+    /// `count` records of `K` little-endian `f64`s each (vertices: `K = 2`), read straight
+    /// into their final array (a 500k-vertex scene is read without intermediate copies).
+    pub(crate) fn f64_records<const K: usize>(
+        &mut self,
+        field: &str,
+        count: usize,
+    ) -> Result<Vec<[f64; K]>> {
+        Ok(self
+            .take(field, count, 8 * K)?
+            .chunks_exact(8 * K)
+            .map(|c| {
+                std::array::from_fn(|k| {
+                    f64::from_le_bytes(c[8 * k..8 * k + 8].try_into().expect("8 bytes"))
+                })
+            })
+            .collect())
+    }
+
+    /// `count` records of `K` little-endian `u32` indices each, widened to `usize`
+    /// (triangles: `K = 3`; vertex parts: `K = 1`).
+    pub(crate) fn index_records<const K: usize>(
+        &mut self,
+        field: &str,
+        count: usize,
+    ) -> Result<Vec<[usize; K]>> {
+        Ok(self
+            .take(field, count, 4 * K)?
+            .chunks_exact(4 * K)
+            .map(|c| {
+                std::array::from_fn(|k| {
+                    u32::from_le_bytes(c[4 * k..4 * k + 4].try_into().expect("4 bytes")) as usize
+                })
+            })
+            .collect())
+    }
+
     pub(crate) fn u32s(&mut self, field: &str, count: usize) -> Result<Vec<u32>> {
         Ok(self
             .take(field, count, 4)?

@@ -28,10 +28,10 @@ impl Topology {
         let n = vertices.len();
         // Indices are stored as u32 in the scratch arrays (the binary format's limit too):
         // at 500k vertices these arrays are most of the build's memory traffic and page faults.
-        if triangles.len() * 3 > u32::MAX as usize || n > u32::MAX as usize {
+        if triangles.len() * 3 > (u32::MAX >> 1) as usize || n > u32::MAX as usize {
             return Err(Error::Meshing {
                 message: format!(
-                    "{} vertices and {} triangles exceed the 2^32 indices topology supports",
+                    "{} vertices and {} triangles exceed the indices topology supports (2^32 vertices, 2^31 corners)",
                     n,
                     triangles.len()
                 ),
@@ -50,13 +50,15 @@ impl Topology {
             bucket[v + 1] += bucket[v];
         }
         let mut fill = bucket[..n].to_vec();
-        // (upper vertex, half-edge id = 3 * triangle + corner)
+        // (upper vertex, 2 x half-edge id + 1 if it runs downwards), half-edge id = 3 x
+        // triangle + corner: the low bit keeps the ids' order and tells twins apart.
         let mut half = vec![(0u32, 0u32); triangles.len() * 3];
         for (t, tri) in triangles.iter().enumerate() {
             for k in 0..3 {
                 let (a, b) = (tri[k], tri[(k + 1) % 3]);
                 let lo = a.min(b);
-                half[fill[lo] as usize] = (a.max(b) as u32, (t * 3 + k) as u32);
+                half[fill[lo] as usize] =
+                    (a.max(b) as u32, ((t * 3 + k) * 2 + (a > b) as usize) as u32);
                 fill[lo] += 1;
             }
         }
@@ -76,7 +78,10 @@ impl Topology {
                     j += 1;
                 }
                 let count = j - i;
-                if count > 1 {
+                // Two counter-clockwise triangles (validation made them all so) with the same
+                // three vertices have the same cyclic order, so they run along a shared edge in
+                // the same direction: twins running opposite ways cannot repeat a triangle.
+                if count > 2 || (count == 2 && (group[i].1 ^ group[i + 1].1) & 1 == 0) {
                     repeated_triangle(triangles, &group[i..j])?;
                 }
                 if count > 2 {
@@ -84,11 +89,11 @@ impl Topology {
                         a,
                         b,
                         count,
-                        triangle: group[i].1 as usize / 3,
+                        triangle: (group[i].1 >> 1) as usize / 3,
                     });
                 }
                 if count == 1 {
-                    let h = group[i].1 as usize;
+                    let h = (group[i].1 >> 1) as usize;
                     let tri = triangles[h / 3];
                     boundary_edges.push([tri[h % 3], tri[(h % 3 + 1) % 3]]);
                 }
@@ -207,15 +212,17 @@ impl Topology {
 }
 
 /// Fails with [`Error::RepeatedTriangle`] when two of the triangles sharing one edge (given as
-/// half-edge ids, ascending) have the same three vertices, whatever their rotation.
+/// half-edge entries of [`Topology::build`], ascending) have the same three vertices, whatever
+/// their rotation.
 fn repeated_triangle(triangles: &[[usize; 3]], group: &[(u32, u32)]) -> Result<()> {
     let key = |h: u32| {
         let mut k = triangles[h as usize / 3];
         k.sort_unstable();
         k
     };
-    for (i, &(_, h)) in group.iter().enumerate() {
-        for &(_, g) in &group[..i] {
+    let ids = group.iter().map(|&(_, h)| h >> 1);
+    for (i, h) in ids.clone().enumerate() {
+        for g in ids.clone().take(i) {
             if key(h) == key(g) {
                 let (first, t) = ((g / 3).min(h / 3) as usize, (g / 3).max(h / 3) as usize);
                 return Err(Error::RepeatedTriangle {

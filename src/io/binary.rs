@@ -66,6 +66,13 @@ impl Writer {
         Ok(())
     }
 
+    /// Appends `len` zero bytes and returns them, for arrays filled together in one pass.
+    pub(crate) fn region(&mut self, len: usize) -> &mut [u8] {
+        let start = self.bytes.len();
+        self.bytes.resize(start + len, 0);
+        &mut self.bytes[start..]
+    }
+
     pub(crate) fn finish(self) -> Vec<u8> {
         self.bytes
     }

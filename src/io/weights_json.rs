@@ -275,11 +275,14 @@ impl<'a, R: Iterator<Item = &'a [f64]> + Clone> FileRef<'a, R> {
     }
 
     fn to_binary(&self) -> Result<Vec<u8>> {
-        let nonzero = |row: &'a [f64]| row.iter().filter(|&&x| x != 0.0).count();
-        let (vertices, entries) = self
-            .rows
-            .clone()
-            .fold((0, 0), |(v, e), row| (v + 1, e + nonzero(row)));
+        // Two passes over the rows: entries per row, then bones and values together.
+        let mut offsets = vec![0usize];
+        let mut entries = 0;
+        for row in self.rows.clone() {
+            entries += row.iter().filter(|&&x| x != 0.0).count();
+            offsets.push(entries);
+        }
+        let vertices = offsets.len() - 1;
         let header = BinaryHeader {
             format: self.format.to_string(),
             scene: self.scene.to_string(),
@@ -293,18 +296,24 @@ impl<'a, R: Iterator<Item = &'a [f64]> + Clone> FileRef<'a, R> {
             message: e.to_string(),
         })?;
         let mut w = binary::Writer::new(binary::WEIGHTS_MAGIC, &text, 4 * vertices + 12 * entries);
-        let offsets = std::iter::once(0).chain(self.rows.clone().scan(0, |offset, row| {
-            *offset += nonzero(row);
-            Some(*offset)
-        }));
         w.u32s("weights", offsets)?;
-        let entries = || {
-            self.rows
-                .clone()
-                .flat_map(|row| row.iter().enumerate().filter(|(_, &x)| x != 0.0))
-        };
-        w.u32s("bones", entries().map(|(b, _)| b))?;
-        w.f64s(entries().map(|(_, &x)| x));
+        if self.bones.len() > u32::MAX as usize {
+            return Err(Error::field(
+                "bones",
+                format!("{} do not fit the binary format's u32", self.bones.len()),
+            ));
+        }
+        let (bones, values) = w.region(12 * entries).split_at_mut(4 * entries);
+        let entries = self
+            .rows
+            .clone()
+            .flat_map(|row| row.iter().enumerate().filter(|(_, &x)| x != 0.0));
+        for ((b, &x), (bo, vo)) in
+            entries.zip(bones.chunks_exact_mut(4).zip(values.chunks_exact_mut(8)))
+        {
+            bo.copy_from_slice(&(b as u32).to_le_bytes());
+            vo.copy_from_slice(&x.to_le_bytes());
+        }
         Ok(w.finish())
     }
 }

@@ -54,9 +54,17 @@ pub fn run(a: ImportArgs) -> Result<ExitCode> {
     check_outputs(&[&a.file], &outputs, a.force)?;
     let (scene, file_weights) = match a.format {
         ImportFormat::Gltf => {
-            let imported = import_gltf(&a.file)?;
+            let mut imported = import_gltf(&a.file)?;
             for n in &imported.notes {
                 eprintln!("note: {}: {n}", a.file.display());
+            }
+            // Embedded textures become image files beside the scene file.
+            let dir = match a.output.parent() {
+                Some(d) if !d.as_os_str().is_empty() => d,
+                _ => Path::new("."),
+            };
+            for p in imported.write_embedded_images(dir, a.force)? {
+                println!("wrote {}", p.display());
             }
             (imported.scene, imported.weights)
         }

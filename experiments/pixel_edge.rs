@@ -76,6 +76,8 @@ struct Row {
     g: f64,
     red_check: f64,
     band_pixels: usize,
+    /// Band pixels left out of F: the posed mesh overlaps itself there.
+    f_excluded: usize,
 }
 
 const PIPELINES: [&str; 3] = ["straight", "bleed", "premultiplied"];
@@ -318,6 +320,7 @@ fn run(cli: &Cli) -> Res<()> {
                         g: f.gap,
                         red_check: f.red_error.unwrap_or(0.0),
                         band_pixels: f.band_pixels,
+                        f_excluded: f.f_excluded,
                     });
                 }
                 if scale == 4.0 && pose_name != "rest" {
@@ -331,11 +334,12 @@ fn run(cli: &Cli) -> Res<()> {
         }
     }
     bar.finish_and_clear();
-    let mut csv =
-        String::from("character,pose,scale,pipeline,S,F_max,F_p99,G,red_check,band_pixels\n");
+    let mut csv = String::from(
+        "character,pose,scale,pipeline,S,F_max,F_p99,G,red_check,band_pixels,F_excluded\n",
+    );
     for r in &rows {
         csv.push_str(&format!(
-            "{},{},{},{},{},{},{},{},{},{}\n",
+            "{},{},{},{},{},{},{},{},{},{},{}\n",
             r.character,
             r.pose,
             r.scale,
@@ -345,7 +349,8 @@ fn run(cli: &Cli) -> Res<()> {
             csv_num(r.f_p99),
             csv_num(r.g),
             csv_num(r.red_check),
-            r.band_pixels
+            r.band_pixels,
+            r.f_excluded
         ));
     }
     write_text(&out, "pixel_edge.csv", &csv)?;

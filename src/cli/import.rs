@@ -52,11 +52,28 @@ pub fn run(a: ImportArgs) -> Result<ExitCode> {
     let mut outputs: Vec<&Path> = vec![&a.output];
     outputs.extend(weights.as_deref());
     check_outputs(&[&a.file], &outputs, a.force)?;
+    let no_weights = || {
+        Error::field(
+            "--weights",
+            format!("{} has no JOINTS_0 / WEIGHTS_0", a.file.display()),
+        )
+    };
     let (scene, file_weights) = match a.format {
         ImportFormat::Gltf => {
-            let imported = import_gltf(&a.file)?;
+            let mut imported = import_gltf(&a.file)?;
             for n in &imported.notes {
                 eprintln!("note: {}: {n}", a.file.display());
+            }
+            if weights.is_some() && imported.weights.is_none() {
+                return Err(no_weights());
+            }
+            // Embedded textures become image files beside the scene file.
+            let dir = match a.output.parent() {
+                Some(d) if !d.as_os_str().is_empty() => d,
+                _ => Path::new("."),
+            };
+            for p in imported.write_embedded_images(dir, a.force)? {
+                println!("wrote {}", p.display());
             }
             (imported.scene, imported.weights)
         }
@@ -76,12 +93,7 @@ pub fn run(a: ImportArgs) -> Result<ExitCode> {
     // Check before writing anything, so a failed import leaves no half output.
     let weights_out = match (&weights, &file_weights) {
         (Some(path), Some(w)) => Some((path, w)),
-        (Some(_), None) => {
-            return Err(Error::field(
-                "--weights",
-                format!("{} has no JOINTS_0 / WEIGHTS_0", a.file.display()),
-            ))
-        }
+        (Some(_), None) => return Err(no_weights()),
         (None, _) => None,
     };
     save_scene(&scene, &a.output)?;

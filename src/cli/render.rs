@@ -57,7 +57,8 @@ pub struct RenderArgs {
     #[arg(long, default_value = "0,0", value_name = "X,Y")]
     offset: String,
     /// Also write the renders the fringe numbers come from (black.png, white.png, red.png,
-    /// ref_black.png, ref_white.png) into this directory.
+    /// ref_black.png, ref_white.png) into this directory, and overlap.png (white: pixels where
+    /// the mesh overlaps itself, which F leaves out).
     #[arg(long)]
     matting: Option<PathBuf>,
     /// Output image (PNG).
@@ -115,7 +116,7 @@ fn parse_offset(text: &str) -> Result<Vector2<f64>> {
 pub fn run(a: RenderArgs) -> Result<ExitCode> {
     let background = parse_colour(&a.background)?;
     let matting_files: Vec<PathBuf> = match &a.matting {
-        Some(dir) => ["black", "white", "red", "ref_black", "ref_white"]
+        Some(dir) => ["black", "white", "red", "ref_black", "ref_white", "overlap"]
             .iter()
             .map(|n| dir.join(format!("{n}.png")))
             .collect(),
@@ -174,9 +175,24 @@ pub fn run(a: RenderArgs) -> Result<ExitCode> {
     save(&image, &a.output)?;
     if let Some(dir) = &a.matting {
         std::fs::create_dir_all(dir).map_err(|e| Error::io(dir, e))?;
-        for (im, path) in [&m.black, &m.white, &m.red, &m.ref_black, &m.ref_white]
-            .into_iter()
-            .zip(&matting_files)
+        let overlap = image::RgbImage::from_fn(frame.width, frame.height, |x, y| {
+            let v = if m.overlap[(y * frame.width + x) as usize] {
+                255
+            } else {
+                0
+            };
+            image::Rgb([v, v, v])
+        });
+        for (im, path) in [
+            &m.black,
+            &m.white,
+            &m.red,
+            &m.ref_black,
+            &m.ref_white,
+            &overlap,
+        ]
+        .into_iter()
+        .zip(&matting_files)
         {
             save(im, path)?;
         }

@@ -56,7 +56,13 @@ pub fn run(a: SolveArgs) -> Result<ExitCode> {
     for w in &solution.report.warnings {
         eprintln!("warning: {w}");
     }
-    WeightsFile::new(&scene.name, &a.solver, scene.skeleton.names(), &weights).save(&a.output)?;
+    WeightsFile::save_weights(
+        &a.output,
+        &scene.name,
+        &a.solver,
+        &scene.skeleton.names(),
+        &weights,
+    )?;
     println!(
         "wrote {}: {} vertices x {} bones, {} in {:.3} s",
         a.output.display(),

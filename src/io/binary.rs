@@ -66,6 +66,13 @@ impl Writer {
         Ok(())
     }
 
+    /// Appends `len` zero bytes and returns them, for arrays filled together in one pass.
+    pub(crate) fn region(&mut self, len: usize) -> &mut [u8] {
+        let start = self.bytes.len();
+        self.bytes.resize(start + len, 0);
+        &mut self.bytes[start..]
+    }
+
     pub(crate) fn finish(self) -> Vec<u8> {
         self.bytes
     }
@@ -131,6 +138,42 @@ impl<'a> Reader<'a> {
             .take(field, count, 8)?
             .chunks_exact(8)
             .map(|c| f64::from_le_bytes(c.try_into().expect("8 bytes")))
+            .collect())
+    }
+
+    /// `count` records of `K` little-endian `f64`s each (vertices: `K = 2`), read straight
+    /// into their final array (a 500k-vertex scene is read without intermediate copies).
+    pub(crate) fn f64_records<const K: usize>(
+        &mut self,
+        field: &str,
+        count: usize,
+    ) -> Result<Vec<[f64; K]>> {
+        Ok(self
+            .take(field, count, 8 * K)?
+            .chunks_exact(8 * K)
+            .map(|c| {
+                std::array::from_fn(|k| {
+                    f64::from_le_bytes(c[8 * k..8 * k + 8].try_into().expect("8 bytes"))
+                })
+            })
+            .collect())
+    }
+
+    /// `count` records of `K` little-endian `u32` indices each, widened to `usize`
+    /// (triangles: `K = 3`; vertex parts: `K = 1`).
+    pub(crate) fn index_records<const K: usize>(
+        &mut self,
+        field: &str,
+        count: usize,
+    ) -> Result<Vec<[usize; K]>> {
+        Ok(self
+            .take(field, count, 4 * K)?
+            .chunks_exact(4 * K)
+            .map(|c| {
+                std::array::from_fn(|k| {
+                    u32::from_le_bytes(c[4 * k..4 * k + 4].try_into().expect("4 bytes")) as usize
+                })
+            })
             .collect())
     }
 

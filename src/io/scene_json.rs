@@ -147,15 +147,11 @@ pub fn scene_from_binary(bytes: &[u8], base_dir: Option<&Path>) -> Result<(Scene
     })?;
     let [n, m] = header.counts;
     let mut file = header.scene;
-    let xy = reader.f64s("vertices", n.saturating_mul(2))?;
-    file.vertices = xy.chunks_exact(2).map(|c| [c[0], c[1]]).collect();
-    let tri = reader.u32s("triangles", m.saturating_mul(3))?;
-    file.triangles = tri
-        .chunks_exact(3)
-        .map(|c| [c[0] as usize, c[1] as usize, c[2] as usize])
-        .collect();
-    let parts = reader.u32s("vertex_parts", n)?;
-    file.vertex_parts = Some(parts.into_iter().map(|p| p as usize).collect());
+    file.vertices = reader.f64_records::<2>("vertices", n)?;
+    file.triangles = reader.index_records::<3>("triangles", m)?;
+    let parts = reader.index_records::<1>("vertex_parts", n)?;
+    // Same size and alignment: collected in place, without a copy.
+    file.vertex_parts = Some(parts.into_iter().map(|[p]| p).collect());
     reader.finish()?;
     scene_from_file(file, base_dir)
 }
@@ -198,10 +194,11 @@ fn scene_from_file(file: SceneFile, base_dir: Option<&Path>) -> Result<(Scene, V
         ));
     }
     let mut notes = Vec::new();
+    // Same size and alignment: collected in place, without a copy.
     let vertices: Vec<Point2<f64>> = file
         .vertices
-        .iter()
-        .map(|&[x, y]| Point2::new(x, y))
+        .into_iter()
+        .map(|[x, y]| Point2::new(x, y))
         .collect();
     let (parts, vertex_parts) = match (file.parts, file.vertex_parts) {
         (Some(p), Some(vp)) => (p, vp),

@@ -87,53 +87,42 @@ impl WeightsFile {
     /// Writes the file, whole or not at all: binary when the extension is `.swb`, JSON
     /// otherwise.
     pub fn save(&self, path: impl AsRef<std::path::Path>) -> Result<()> {
-        let path = path.as_ref();
-        let bytes = if binary::wants_binary(path) {
-            self.to_binary()?
-        } else {
-            serde_json::to_vec(self).map_err(|e| Error::Json {
-                context: path.display().to_string(),
-                message: e.to_string(),
-            })?
-        };
-        crate::io::write_atomic(path, bytes)
+        self.borrowed().save(path.as_ref())
+    }
+
+    /// Writes solver output as a weights file, like `WeightsFile::new(..).save(path)` but
+    /// without copying every row first (at 500k vertices that copy is half a million
+    /// allocations).
+    pub fn save_weights(
+        path: impl AsRef<std::path::Path>,
+        scene: &str,
+        solver: &str,
+        bones: &[String],
+        weights: &Weights,
+    ) -> Result<()> {
+        FileRef {
+            format: WEIGHTS_FORMAT,
+            scene,
+            solver,
+            bones,
+            rows: weights.rows(),
+        }
+        .save(path.as_ref())
     }
 
     /// The binary form (see [`super::binary`]): zero weights are left out.
     pub fn to_binary(&self) -> Result<Vec<u8>> {
-        let header = BinaryHeader {
-            format: self.format.clone(),
-            scene: self.scene.clone(),
-            solver: self.solver.clone(),
-            bones: self.bones.clone(),
-            vertices: self.weights.len(),
-            entries: self.weights.iter().flatten().filter(|&&w| w != 0.0).count(),
-        };
-        let text = serde_json::to_string(&header).map_err(|e| Error::Json {
-            context: "weights".into(),
-            message: e.to_string(),
-        })?;
-        let mut w = binary::Writer::new(
-            binary::WEIGHTS_MAGIC,
-            &text,
-            4 * header.vertices + 12 * header.entries,
-        );
-        let mut offset = 0;
-        let mut offsets = Vec::with_capacity(self.weights.len() + 1);
-        offsets.push(0);
-        for row in &self.weights {
-            offset += row.iter().filter(|&&x| x != 0.0).count();
-            offsets.push(offset);
+        self.borrowed().to_binary()
+    }
+
+    fn borrowed(&self) -> FileRef<'_, impl Iterator<Item = &[f64]> + Clone> {
+        FileRef {
+            format: &self.format,
+            scene: &self.scene,
+            solver: &self.solver,
+            bones: &self.bones,
+            rows: self.weights.iter().map(Vec::as_slice),
         }
-        w.u32s("weights", offsets)?;
-        let nonzero = || {
-            self.weights
-                .iter()
-                .flat_map(|row| row.iter().enumerate().filter(|(_, &x)| x != 0.0))
-        };
-        w.u32s("bones", nonzero().map(|(b, _)| b))?;
-        w.f64s(nonzero().map(|(_, &x)| x));
-        Ok(w.finish())
     }
 
     /// Parses the binary form; shape and offsets are checked (values are not, as in
@@ -259,5 +248,95 @@ impl WeightsFile {
             }
         }
         Ok(w)
+    }
+}
+
+/// A weights file's content, borrowed (rows from a [`WeightsFile`] or a [`Weights`]), as
+/// it is written.
+struct FileRef<'a, R> {
+    format: &'a str,
+    scene: &'a str,
+    solver: &'a str,
+    bones: &'a [String],
+    rows: R,
+}
+
+impl<'a, R: Iterator<Item = &'a [f64]> + Clone> FileRef<'a, R> {
+    fn save(&self, path: &std::path::Path) -> Result<()> {
+        let bytes = if binary::wants_binary(path) {
+            self.to_binary()?
+        } else {
+            serde_json::to_vec(self).map_err(|e| Error::Json {
+                context: path.display().to_string(),
+                message: e.to_string(),
+            })?
+        };
+        crate::io::write_atomic(path, bytes)
+    }
+
+    fn to_binary(&self) -> Result<Vec<u8>> {
+        // Two passes over the rows: entries per row, then bones and values together.
+        let mut offsets = vec![0usize];
+        let mut entries = 0;
+        for row in self.rows.clone() {
+            entries += row.iter().filter(|&&x| x != 0.0).count();
+            offsets.push(entries);
+        }
+        let vertices = offsets.len() - 1;
+        let header = BinaryHeader {
+            format: self.format.to_string(),
+            scene: self.scene.to_string(),
+            solver: self.solver.to_string(),
+            bones: self.bones.to_vec(),
+            vertices,
+            entries,
+        };
+        let text = serde_json::to_string(&header).map_err(|e| Error::Json {
+            context: "weights".into(),
+            message: e.to_string(),
+        })?;
+        let mut w = binary::Writer::new(binary::WEIGHTS_MAGIC, &text, 4 * vertices + 12 * entries);
+        w.u32s("weights", offsets)?;
+        if self.bones.len() > u32::MAX as usize {
+            return Err(Error::field(
+                "bones",
+                format!("{} do not fit the binary format's u32", self.bones.len()),
+            ));
+        }
+        let (bones, values) = w.region(12 * entries).split_at_mut(4 * entries);
+        let entries = self
+            .rows
+            .clone()
+            .flat_map(|row| row.iter().enumerate().filter(|(_, &x)| x != 0.0));
+        for ((b, &x), (bo, vo)) in
+            entries.zip(bones.chunks_exact_mut(4).zip(values.chunks_exact_mut(8)))
+        {
+            bo.copy_from_slice(&(b as u32).to_le_bytes());
+            vo.copy_from_slice(&x.to_le_bytes());
+        }
+        Ok(w.finish())
+    }
+}
+
+/// The same JSON as the derived `Serialize` of [`WeightsFile`] (fields in that order).
+impl<'a, R: Iterator<Item = &'a [f64]> + Clone> serde::Serialize for FileRef<'a, R> {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
+        use serde::ser::SerializeStruct;
+        let mut st = s.serialize_struct("WeightsFile", 5)?;
+        st.serialize_field("format", self.format)?;
+        st.serialize_field("scene", self.scene)?;
+        st.serialize_field("solver", self.solver)?;
+        st.serialize_field("bones", self.bones)?;
+        st.serialize_field("weights", &Rows(self.rows.clone()))?;
+        st.end()
+    }
+}
+
+/// Rows serialized as a JSON array of arrays.
+struct Rows<R>(R);
+
+impl<'a, R: Iterator<Item = &'a [f64]> + Clone> serde::Serialize for Rows<R> {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
+        s.collect_seq(self.0.clone())
     }
 }

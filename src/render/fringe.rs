@@ -12,7 +12,12 @@
 //! - **bias S** = mean of d over the band's channels: positive is a bright fringe, negative
 //!   a dark one (the seeds' "fixed-colour fringe").
 //! - **F** = max |d| and its 99th percentile (nearest rank) over the band's channels: how far
-//!   edge colours are off at worst.
+//!   edge colours are off at worst. Band pixels where the drawn mesh overlaps itself (a fold
+//!   of the posed mesh, or one part over another; [`super::overlap_mask`], given to
+//!   [`fringe_excluding`]) are left out of F: there the colour is a mix of two surfaces in
+//!   proportions that depend on where the samples fall, so the render and the reference differ
+//!   by sampling alone (up to 16 levels in `pixel_edge`'s probe poses, premultiplied), which
+//!   says nothing about the alpha pipeline. S and G use every band / interior pixel as before.
 //! - **gap G** = 1 - min a over the reference's opaque interior (pixels with `a_ref = 1`)
 //!   eroded by one pixel (all 8 neighbours opaque too): background showing through a shape.
 //! - **red check**: a render over red (R) must equal `K + (1 - a)·(255, 0, 0)` up to
@@ -34,6 +39,8 @@ pub struct Fringe {
     pub gap: f64,
     /// Pixels in the edge band.
     pub band_pixels: usize,
+    /// Band pixels left out of F (where the mesh overlaps itself; 0 without a mask).
+    pub f_excluded: usize,
     /// Pixels in the eroded interior.
     pub interior_pixels: usize,
     /// Largest |R - (K + (1 - a)·red)| over all pixels and channels, when a red render was
@@ -68,9 +75,15 @@ pub fn coverage(black: &RgbImage, white: &RgbImage) -> Vec<f64> {
         .collect()
 }
 
-/// The fringe metric of a matting set (see the module docs). Errors: images of different
-/// sizes.
+/// The fringe metric of a matting set (see the module docs), F over the whole band. Errors:
+/// images of different sizes.
 pub fn fringe(m: &Matting) -> Result<Fringe> {
+    fringe_excluding(m, None)
+}
+
+/// [`fringe`] with F taken over the band pixels not flagged in `excluded` (one flag per pixel,
+/// row-major, e.g. [`super::overlap_mask`]). Errors: images or a mask of different sizes.
+pub fn fringe_excluding(m: &Matting, excluded: Option<&[bool]>) -> Result<Fringe> {
     let size = m.black.dimensions();
     for (name, im) in [
         ("white", Some(m.white)),
@@ -91,20 +104,36 @@ pub fn fringe(m: &Matting) -> Result<Fringe> {
         }
     }
     let (w, h) = (size.0 as usize, size.1 as usize);
+    if let Some(mask) = excluded {
+        if mask.len() != w * h {
+            return Err(Error::field(
+                "excluded",
+                format!("{} flags for {} pixels", mask.len(), w * h),
+            ));
+        }
+    }
     let a = coverage(m.black, m.white);
     let a_ref = coverage(m.ref_black, m.ref_white);
     let k = m.black.as_raw();
     let k_ref = m.ref_black.as_raw();
     let mut deviations = Vec::new();
+    let mut abs = Vec::new();
     let mut band_pixels = 0;
+    let mut f_excluded = 0;
     for i in 0..w * h {
         if !(a[i] > 0.0 && a[i] < 1.0 && a_ref[i] > 0.0) {
             continue;
         }
         band_pixels += 1;
+        let in_f = !excluded.is_some_and(|mask| mask[i]);
+        f_excluded += usize::from(!in_f);
         for c in 0..3 {
             let c_ref = k_ref[3 * i + c] as f64 / a_ref[i];
-            deviations.push(k[3 * i + c] as f64 - a[i] * c_ref);
+            let d = k[3 * i + c] as f64 - a[i] * c_ref;
+            deviations.push(d);
+            if in_f {
+                abs.push(d.abs());
+            }
         }
     }
     let bias = if deviations.is_empty() {
@@ -112,7 +141,6 @@ pub fn fringe(m: &Matting) -> Result<Fringe> {
     } else {
         deviations.iter().sum::<f64>() / deviations.len() as f64
     };
-    let mut abs: Vec<f64> = deviations.iter().map(|d| d.abs()).collect();
     abs.sort_by(f64::total_cmp);
     let max = abs.last().copied().unwrap_or(0.0);
     let p99 = if abs.is_empty() {
@@ -156,6 +184,7 @@ pub fn fringe(m: &Matting) -> Result<Fringe> {
         p99,
         gap: 1.0 - min_a,
         band_pixels,
+        f_excluded,
         interior_pixels,
         red_error,
     })

@@ -13,12 +13,14 @@
 
 pub mod alpha;
 pub mod fringe;
+pub mod overlap;
 pub mod pixel_edge;
 pub mod raster;
 pub mod texture;
 
 pub use alpha::{bleed, fill_transparent, premultiply};
-pub use fringe::{coverage, fringe, Fringe, Matting};
+pub use fringe::{coverage, fringe, fringe_excluding, Fringe, Matting};
+pub use overlap::overlap_mask;
 pub use pixel_edge::{
     matting_renders, pixel_edge, MattingRenders, PixelEdgeOptions, PixelEdgeRow, REFERENCE_SAMPLES,
 };

@@ -1,7 +1,8 @@
 //! The seeds' pixel-edge check: "render over black, white and red at 1x, 2x and 4x; pass: no
 //! fixed-colour bright or dark fringe", measured with the fringe metric.
 
-use super::fringe::{fringe, Fringe, Matting};
+use super::fringe::{fringe_excluding, Fringe, Matting};
+use super::overlap::overlap_mask;
 use super::raster::{render, Drawing, Frame, RenderOptions, View};
 use super::texture::Texture;
 use super::{posed_vertices, Skinning};
@@ -28,18 +29,23 @@ pub struct MattingRenders {
     pub ref_black: RgbImage,
     /// The reference over white.
     pub ref_white: RgbImage,
+    /// Pixels where the drawn mesh overlaps itself ([`overlap_mask`]): left out of F.
+    pub overlap: Vec<bool>,
 }
 
 impl MattingRenders {
-    /// The fringe metric of these renders, red check included.
+    /// The fringe metric of these renders, red check included, F outside the overlap.
     pub fn fringe(&self) -> Result<Fringe> {
-        fringe(&Matting {
-            black: &self.black,
-            white: &self.white,
-            ref_black: &self.ref_black,
-            ref_white: &self.ref_white,
-            red: Some(&self.red),
-        })
+        fringe_excluding(
+            &Matting {
+                black: &self.black,
+                white: &self.white,
+                ref_black: &self.ref_black,
+                ref_white: &self.ref_white,
+                red: Some(&self.red),
+            },
+            Some(&self.overlap),
+        )
     }
 }
 
@@ -68,6 +74,7 @@ pub fn matting_renders(
         red: render(drawing, frame, &with([255, 0, 0]))?,
         ref_black: render(drawing, frame, &reference([0, 0, 0]))?,
         ref_white: render(drawing, frame, &reference([255, 255, 255]))?,
+        overlap: overlap_mask(drawing.mesh, drawing.positions, frame),
     })
 }
 

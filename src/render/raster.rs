@@ -554,9 +554,21 @@ fn draw_tile(
                 }
             }
             for v in sum {
-                out.push(((v * inv).clamp(0.0, 1.0) * 255.0).round() as u8);
+                out.push(round_to_u8((v * inv).clamp(0.0, 1.0) * 255.0));
             }
         }
     }
     out
+}
+
+/// `x.round() as u8` for `x` in `0..=255` (halves away from zero), without the library call
+/// this target makes for `round`: `x - trunc(x)` is exact, so the comparison with 1/2 is too.
+#[inline]
+fn round_to_u8(x: f32) -> u8 {
+    let t = x as u8;
+    if x - t as f32 >= 0.5 {
+        t + 1
+    } else {
+        t
+    }
 }

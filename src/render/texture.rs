@@ -128,7 +128,7 @@ impl Texels {
     #[inline]
     pub(crate) fn bilinear(&self, u: f64, v: f64) -> [f32; 4] {
         let (x, y) = (u - 0.5, v - 0.5);
-        let (x0, y0) = (x.floor(), y.floor());
+        let (x0, y0) = (floor(x), floor(y));
         let (fx, fy) = ((x - x0) as f32, (y - y0) as f32);
         let clamp = |i: f64, n: usize| (i.max(0.0) as usize).min(n - 1);
         let (c0, c1) = (clamp(x0, self.width), clamp(x0 + 1.0, self.width));
@@ -142,5 +142,22 @@ impl Texels {
             out[k] = top + (bottom - top) * fy;
         }
         out
+    }
+}
+
+/// `x.floor()` without the library call this target makes for it (no SSE4.1 `roundsd`):
+/// identical for every f64 (numbers of magnitude 2^52 and up, infinities and NaN are their
+/// own floor), except that -0.0 becomes +0.0, which no sample can tell apart.
+#[inline]
+pub(crate) fn floor(x: f64) -> f64 {
+    if x.abs() < 4_503_599_627_370_496.0 {
+        let t = x as i64 as f64;
+        if t > x {
+            t - 1.0
+        } else {
+            t
+        }
+    } else {
+        x
     }
 }

@@ -75,6 +75,9 @@ use serde_json::{json, Value};
 use std::collections::BTreeMap;
 use std::path::Path;
 
+mod texture;
+pub use texture::EmbeddedImage;
+
 /// Influences per vertex in `JOINTS_0` / `WEIGHTS_0` (what every glTF loader reads).
 pub const GLTF_INFLUENCES: usize = 4;
 
@@ -465,6 +468,9 @@ pub struct GltfImport {
     pub weights: Option<WeightsFile>,
     /// Repairs and assumptions (flipped winding, renormalized rows, dropped vertices, ...).
     pub notes: Vec<String>,
+    /// Images the file embeds (`data:` URIs, buffer views) that the scene's art names by file
+    /// name: write them with [`GltfImport::write_embedded_images`] before saving the scene.
+    pub embedded_images: Vec<EmbeddedImage>,
 }
 
 #[derive(Deserialize)]
@@ -483,6 +489,12 @@ struct Doc {
     nodes: Vec<NodeJson>,
     #[serde(default)]
     skins: Vec<SkinJson>,
+    #[serde(default)]
+    materials: Vec<texture::MaterialJson>,
+    #[serde(default)]
+    textures: Vec<texture::TextureJson>,
+    #[serde(default)]
+    images: Vec<texture::ImageJson>,
     /// Extensions a reader must understand to load the file correctly; this importer
     /// implements none, so any is an error (glTF 2.0 spec, 3.12).
     #[serde(default)]
@@ -538,6 +550,7 @@ struct PrimitiveJson {
     indices: Option<usize>,
     #[serde(default = "triangles_mode")]
     mode: u32,
+    material: Option<usize>,
 }
 
 fn triangles_mode() -> u32 {
@@ -729,6 +742,29 @@ struct Want<'a> {
 const MAX_STRIDE: usize = 252;
 
 impl Reader<'_> {
+    /// The bytes of buffer view `view_index`, checked to lie inside its buffer.
+    fn view_bytes(&self, view_index: usize) -> Result<&[u8]> {
+        let view = lookup(&self.doc.buffer_views, view_index, "bufferViews")?;
+        let buffer = lookup(&self.buffers, view.buffer, "buffers")?;
+        let view_end = view
+            .byte_offset
+            .checked_add(view.byte_length)
+            .filter(|&end| end <= buffer.len())
+            .ok_or_else(|| {
+                Error::field(
+                    format!("bufferViews[{view_index}].byteLength"),
+                    format!(
+                        "{} bytes from byteOffset {} lie outside buffers[{}] ({} bytes)",
+                        view.byte_length,
+                        view.byte_offset,
+                        view.buffer,
+                        buffer.len()
+                    ),
+                )
+            })?;
+        Ok(&buffer[view.byte_offset..view_end])
+    }
+
     /// Accessor `index`, checked against `want` and against its buffer view and buffer before
     /// anything is allocated: what it reads lies in the file.
     fn read(&self, index: usize, want: &Want) -> Result<Values> {
@@ -792,23 +828,7 @@ impl Reader<'_> {
         };
         let view_at = |f: &str| format!("bufferViews[{view_index}].{f}");
         let view = lookup(&self.doc.buffer_views, view_index, "bufferViews")?;
-        let buffer = lookup(&self.buffers, view.buffer, "buffers")?;
-        let view_end = view
-            .byte_offset
-            .checked_add(view.byte_length)
-            .filter(|&end| end <= buffer.len())
-            .ok_or_else(|| {
-                Error::field(
-                    view_at("byteLength"),
-                    format!(
-                        "{} bytes from byteOffset {} lie outside buffers[{}] ({} bytes)",
-                        view.byte_length,
-                        view.byte_offset,
-                        view.buffer,
-                        buffer.len()
-                    ),
-                )
-            })?;
+        let bytes = self.view_bytes(view_index)?;
         let element = components * size;
         if let Some(stride) = view.byte_stride {
             if want.indices {
@@ -881,7 +901,6 @@ impl Reader<'_> {
             ));
         }
         // Within the view: count * components <= byteLength / size, so this is bounded by the file.
-        let bytes = &buffer[view.byte_offset..view_end];
         let mut data = Vec::with_capacity(a.count * components);
         for e in 0..a.count {
             let start = a.byte_offset + e * stride;
@@ -1052,13 +1071,34 @@ pub fn import_gltf_str(text: &str, base_dir: Option<&Path>, name: &str) -> Resul
             None
         }
     };
-    let scene = Scene::new(name, mesh, skeleton, vec![])?;
+    let vertex_counts: Vec<usize> = primitives
+        .iter()
+        .map(|p| streams[p.stream].positions.count())
+        .collect();
+    let art = texture::read_art(
+        &reader,
+        &gltf_mesh.primitives,
+        mesh_index,
+        &vertex_counts,
+        &mesh,
+        &geometry.kept,
+        name,
+        base_dir,
+        &mut notes,
+    )?;
+    let mut scene = Scene::new(name, mesh, skeleton, vec![])?;
+    let mut embedded_images = Vec::new();
+    if let Some((art, embedded)) = art {
+        scene = scene.with_art(art)?;
+        embedded_images = embedded;
+    }
     let weights = weights
         .map(|w| WeightsFile::new(&scene.name, GLTF_SOLVER_NAME, scene.skeleton.names(), &w));
     Ok(GltfImport {
         scene,
         weights,
         notes,
+        embedded_images,
     })
 }
 

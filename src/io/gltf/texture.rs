@@ -1,0 +1,329 @@
+//! glTF textures on import: each primitive's material `baseColorTexture` becomes the image of
+//! its part's layer, and its `TEXCOORD_n` the vertices' texture coordinates in image pixels
+//! (`u · width`, `v · height`: glTF and [`Art`] both put the origin at the image's top-left,
+//! v down).
+//!
+//! The image may be a file beside the `.gltf` (the same rules as buffer files: relative, no
+//! `..`), a `data:` URI, or bytes in a buffer view. A file must exist and be an image this
+//! build reads (PNG); its size is read from its header. Embedded images are decoded to check
+//! them and come back as [`EmbeddedImage`]s, which [`GltfImport::write_embedded_images`] writes
+//! beside the output scene (the art model refers to images by path). A texture coordinate
+//! outside `[0, 1]` (a repeating texture, which layers cannot draw) is an error naming the
+//! vertex. A mesh without textures has no art.
+
+use super::{lookup, relative_file, GltfImport, Kept, PrimitiveJson, Reader, Values, Want};
+use super::{FLOAT, UNSIGNED_BYTE, UNSIGNED_SHORT};
+use crate::error::{Error, Result};
+use crate::mesh::Mesh;
+use crate::scene::{AlphaMode, Art, ArtImage, Layer};
+use base64::engine::general_purpose::STANDARD as BASE64;
+use base64::Engine as _;
+use nalgebra::Point2;
+use serde::Deserialize;
+use std::path::{Path, PathBuf};
+
+/// How far (in texture units) a coordinate may stray outside `[0, 1]`: f32 rounding.
+const UV_TOLERANCE: f64 = 1e-6;
+
+/// `materials[i]`: only the base colour texture is read.
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub(super) struct MaterialJson {
+    pbr_metallic_roughness: Option<PbrJson>,
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct PbrJson {
+    base_color_texture: Option<TextureInfoJson>,
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct TextureInfoJson {
+    index: usize,
+    #[serde(default)]
+    tex_coord: usize,
+}
+
+/// `textures[i]`.
+#[derive(Deserialize)]
+pub(super) struct TextureJson {
+    source: Option<usize>,
+}
+
+/// `images[i]`.
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub(super) struct ImageJson {
+    uri: Option<String>,
+    buffer_view: Option<usize>,
+    name: Option<String>,
+}
+
+/// An image stored inside the glTF (a `data:` URI or a buffer view): its bytes as stored,
+/// to be written to the file name of [`Art::images`]`[image]` before the scene is used.
+#[derive(Debug, Clone)]
+pub struct EmbeddedImage {
+    /// Index into the imported art's images.
+    pub image: usize,
+    /// File name to write it under (no folder): `SCENE_imageK.png`.
+    pub file_name: String,
+    /// The encoded image (PNG).
+    pub bytes: Vec<u8>,
+}
+
+impl GltfImport {
+    /// Writes the embedded images into `dir` and points the scene's art at them; refuses to
+    /// overwrite a file unless `force`. Returns the paths written (none for a glTF whose
+    /// images are files).
+    pub fn write_embedded_images(&mut self, dir: &Path, force: bool) -> Result<Vec<PathBuf>> {
+        let Some(art) = self.scene.art.as_mut() else {
+            return Ok(Vec::new());
+        };
+        let paths: Vec<PathBuf> = self
+            .embedded_images
+            .iter()
+            .map(|e| dir.join(&e.file_name))
+            .collect();
+        if let Some(p) = paths.iter().find(|p| !force && p.exists()) {
+            return Err(Error::field(
+                "output",
+                format!("{} exists (use --force to overwrite)", p.display()),
+            ));
+        }
+        for (e, path) in self.embedded_images.iter().zip(&paths) {
+            crate::io::write_atomic(path, &e.bytes)?;
+            art.images[e.image].path = path.clone();
+        }
+        Ok(paths)
+    }
+}
+
+/// The art of the imported mesh, or `None` when no primitive has a base colour texture.
+/// `vertex_counts[p]` is the vertex count of primitive `p`'s POSITION accessor, `kept` where
+/// each mesh vertex came from, `name` the scene's (it names embedded image files).
+#[allow(clippy::too_many_arguments)]
+pub(super) fn read_art(
+    reader: &Reader,
+    prims: &[PrimitiveJson],
+    mesh_index: usize,
+    vertex_counts: &[usize],
+    mesh: &Mesh,
+    kept: &[Kept],
+    name: &str,
+    base_dir: Option<&Path>,
+    notes: &mut Vec<String>,
+) -> Result<Option<(Art, Vec<EmbeddedImage>)>> {
+    let (parts, vertex_parts) = (mesh.parts(), mesh.vertex_parts());
+    // Per primitive: (glTF image index, TEXCOORD set).
+    let mut textured: Vec<Option<(usize, usize)>> = Vec::with_capacity(prims.len());
+    for (p, prim) in prims.iter().enumerate() {
+        textured.push(primitive_texture(reader, prim, p)?);
+    }
+    if textured.iter().all(Option::is_none) {
+        return Ok(None);
+    }
+    // Each glTF image used, once, in order of first use: art image k.
+    let mut used: Vec<usize> = Vec::new();
+    for &(image, _) in textured.iter().flatten() {
+        if !used.contains(&image) {
+            used.push(image);
+        }
+    }
+    let mut images = Vec::with_capacity(used.len());
+    let mut sizes = Vec::with_capacity(used.len());
+    let mut embedded = Vec::new();
+    for (k, &i) in used.iter().enumerate() {
+        let (image, size, bytes) = read_image(reader, i, name, k, base_dir)?;
+        if let Some(bytes) = bytes {
+            embedded.push(EmbeddedImage {
+                image: k,
+                file_name: image.path.to_string_lossy().into_owned(),
+                bytes,
+            });
+        }
+        images.push(image);
+        sizes.push(size);
+    }
+    // Texture coordinates per primitive (read once for a stream's vertex count).
+    let mut coords: Vec<Option<Values>> = Vec::with_capacity(prims.len());
+    for (p, (prim, tex)) in prims.iter().zip(&textured).enumerate() {
+        coords.push(match tex {
+            None => None,
+            Some((_, set)) => {
+                let role = format!("TEXCOORD_{set}");
+                let field = format!("meshes[{mesh_index}].primitives[{p}].attributes.{role}");
+                let &accessor = prim.attributes.get(&role).ok_or_else(|| {
+                    Error::field(&field, "missing, but the material has a texture")
+                })?;
+                let n = vertex_counts[p];
+                Some(reader.read(
+                    accessor,
+                    &Want {
+                        role: &role,
+                        kinds: &["VEC2"],
+                        component_types: &[FLOAT, UNSIGNED_BYTE, UNSIGNED_SHORT],
+                        count: Some((n, "one per POSITION")),
+                        indices: false,
+                    },
+                )?)
+            }
+        });
+    }
+    // A part is drawn with the image of the primitive its first vertex came from.
+    let mut layer_image: Vec<Option<Option<usize>>> = vec![None; parts.len()];
+    let mut uvs = Vec::with_capacity(kept.len());
+    for (v, (k, &part)) in kept.iter().zip(vertex_parts).enumerate() {
+        let image =
+            textured[k.primitive].map(|(i, _)| used.iter().position(|&u| u == i).unwrap_or(0));
+        match layer_image[part] {
+            None => layer_image[part] = Some(image),
+            Some(first) if first != image => {
+                notes.push(format!(
+                    "part {:?} mixes primitives with different textures: drawn with its first \
+                     vertex's",
+                    parts[part]
+                ));
+                layer_image[part] = Some(first);
+            }
+            Some(_) => {}
+        }
+        let uv = match (&coords[k.primitive], image) {
+            (Some(c), Some(img)) => {
+                let t = c.element(k.vertex);
+                let outside = |x: f64| !(-UV_TOLERANCE..=1.0 + UV_TOLERANCE).contains(&x);
+                if outside(t[0]) || outside(t[1]) {
+                    return Err(Error::field(
+                        format!(
+                            "meshes[{mesh_index}].primitives[{}] TEXCOORD of vertex {v}",
+                            k.primitive
+                        ),
+                        format!(
+                            "({}, {}) is outside [0, 1]: repeating textures are not supported",
+                            t[0], t[1]
+                        ),
+                    ));
+                }
+                let (w, h) = sizes[img];
+                Point2::new(
+                    t[0].clamp(0.0, 1.0) * w as f64,
+                    t[1].clamp(0.0, 1.0) * h as f64,
+                )
+            }
+            _ => Point2::origin(),
+        };
+        uvs.push(uv);
+    }
+    let layers = parts
+        .iter()
+        .zip(&layer_image)
+        .map(|(part, image)| Layer {
+            part: part.clone(),
+            image: image.flatten(),
+        })
+        .collect();
+    Ok(Some((
+        Art {
+            images,
+            uvs,
+            layers,
+        },
+        embedded,
+    )))
+}
+
+/// The (image index, TEXCOORD set) of primitive `p`'s base colour texture, if it has one.
+fn primitive_texture(
+    reader: &Reader,
+    prim: &PrimitiveJson,
+    p: usize,
+) -> Result<Option<(usize, usize)>> {
+    let Some(m) = prim.material else {
+        return Ok(None);
+    };
+    let material = lookup(&reader.doc.materials, m, "materials")?;
+    let Some(info) = material
+        .pbr_metallic_roughness
+        .as_ref()
+        .and_then(|pbr| pbr.base_color_texture.as_ref())
+    else {
+        return Ok(None);
+    };
+    let texture = lookup(&reader.doc.textures, info.index, "textures")?;
+    let source = texture.source.ok_or_else(|| {
+        Error::field(
+            format!("textures[{}].source", info.index),
+            format!("missing (primitive {p}'s material {m} uses it)"),
+        )
+    })?;
+    lookup(&reader.doc.images, source, "images")?;
+    Ok(Some((source, info.tex_coord)))
+}
+
+/// Art image `k` from glTF image `i`, its size in pixels, and its bytes when embedded.
+fn read_image(
+    reader: &Reader,
+    i: usize,
+    scene: &str,
+    k: usize,
+    base_dir: Option<&Path>,
+) -> Result<(ArtImage, (u32, u32), Option<Vec<u8>>)> {
+    let json = &reader.doc.images[i];
+    let field = format!("images[{i}]");
+    let embedded_name = || format!("{scene}_image{k}.png");
+    let (path, bytes) = match (&json.uri, json.buffer_view) {
+        (Some(uri), _) if uri.starts_with("data:") => {
+            let (_, data) = uri["data:".len()..]
+                .split_once(";base64,")
+                .ok_or_else(|| Error::field(format!("{field}.uri"), "data URI is not base64"))?;
+            let bytes = BASE64
+                .decode(data)
+                .map_err(|e| Error::field(format!("{field}.uri"), format!("bad base64: {e}")))?;
+            (PathBuf::from(embedded_name()), Some(bytes))
+        }
+        (Some(uri), _) => {
+            let name = relative_file(uri).map_err(|m| Error::field(format!("{field}.uri"), m))?;
+            let dir = base_dir.ok_or_else(|| {
+                Error::field(
+                    format!("{field}.uri"),
+                    format!("image file {uri:?} but no directory to resolve it"),
+                )
+            })?;
+            (dir.join(name), None)
+        }
+        (None, Some(view)) => {
+            let bytes = reader.view_bytes(view)?;
+            (PathBuf::from(embedded_name()), Some(bytes.to_vec()))
+        }
+        (None, None) => {
+            return Err(Error::field(&field, "has neither a uri nor a bufferView"));
+        }
+    };
+    let size = match &bytes {
+        Some(b) => image::load_from_memory(b)
+            .map(|im| (im.width(), im.height()))
+            .map_err(|e| Error::field(&field, format!("embedded image does not decode: {e}")))?,
+        None => image::image_dimensions(&path).map_err(|e| {
+            Error::field(&field, format!("cannot read image {}: {e}", path.display()))
+        })?,
+    };
+    if size.0 == 0 || size.1 == 0 {
+        return Err(Error::field(&field, "image has no pixels"));
+    }
+    let name = json.name.clone().unwrap_or_else(|| match &bytes {
+        Some(_) => format!("image{k}"),
+        None => path
+            .file_stem()
+            .map_or_else(|| format!("image{k}"), |s| s.to_string_lossy().into_owned()),
+    });
+    Ok((
+        ArtImage {
+            name,
+            path,
+            alpha: AlphaMode::Straight,
+        },
+        size,
+        bytes,
+    ))
+}

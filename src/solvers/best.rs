@@ -20,10 +20,13 @@
 use super::bbw::with_fixed_rows;
 use super::dijkstra::multi_source_dijkstra;
 use super::distance::{bone_segments, nearest_segment};
-use super::heat::{rows_from_columns, Factorization, HeatOptions, HeatSystem, Ordering};
+use super::heat::{
+    distance_floor, rows_from_columns, Factorization, HeatOptions, HeatSystem, Ordering,
+};
 use super::limit::WeightLimit;
-use super::nearest::NearestBones;
+use super::nearest::{nearest_visible_allowed_bones, nearest_visible_bones, NearestBones};
 use super::ordering::nested_dissection;
+use super::visibility::Visibility;
 use super::{
     check_number, finish, parse_number, unknown_option, OptionDoc, Solution, Solver, SolverOptions,
 };
@@ -46,6 +49,15 @@ pub struct BestOptions {
     pub limit: Option<WeightLimit>,
     /// Options of the underlying heat system (defaults of [`HeatOptions`]).
     pub heat: HeatOptions,
+    /// Which parts a bone may reach freely (key `reach`): `own` (the default) = only the
+    /// bone's own part (or its `influences`), so a parent such as the spine is also held
+    /// to the band inside its children's parts; `allowed` = the parts `mask` allows (own and
+    /// descendants' parts).
+    pub own_part_only: bool,
+    /// Whether each vertex's heat source (the `H` and `p` terms) is its nearest visible bone
+    /// among those that may influence its part (key `part_sources`, default true), instead
+    /// of its nearest visible bone of all. See the module docs.
+    pub part_sources: bool,
 }
 
 impl Default for BestOptions {
@@ -57,6 +69,8 @@ impl Default for BestOptions {
                 high: 0.05,
             }),
             heat: HeatOptions::default(),
+            own_part_only: false,
+            part_sources: true,
         }
     }
 }
@@ -78,6 +92,16 @@ impl SolverOptions for BestOptions {
             value: "BOOL",
             doc: "2D visibility test of the heat system",
         },
+        OptionDoc {
+            key: "part_sources",
+            value: "BOOL",
+            doc: "heat sources: each vertex's nearest visible bone that may influence its part",
+        },
+        OptionDoc {
+            key: "reach",
+            value: "own|allowed",
+            doc: "parts a bone reaches freely: its own, or its own and its descendants'",
+        },
     ];
     fn get(&self, key: &str) -> Option<String> {
         Some(match key {
@@ -87,6 +111,8 @@ impl SolverOptions for BestOptions {
                 None => "none".into(),
             },
             "visibility" => self.heat.visibility.to_string(),
+            "part_sources" => self.part_sources.to_string(),
+            "reach" => if self.own_part_only { "own" } else { "allowed" }.to_string(),
             _ => return None,
         })
     }
@@ -106,6 +132,19 @@ impl SolverOptions for BestOptions {
                 }
             }
             "visibility" => self.heat.visibility = super::heat::parse_bool(key, value)?,
+            "part_sources" => self.part_sources = super::heat::parse_bool(key, value)?,
+            "reach" => {
+                self.own_part_only = match value.trim() {
+                    "own" => true,
+                    "allowed" => false,
+                    _ => {
+                        return Err(Error::InvalidOption {
+                            option: key.to_string(),
+                            message: format!("{value:?} is not own or allowed"),
+                        })
+                    }
+                }
+            }
             _ => return Err(unknown_option("best", key, &Self::keys())),
         }
         Ok(())
@@ -126,14 +165,23 @@ impl Best {
     }
 }
 
-/// `locked[j][v]`: vertex `v` is in a part bone `j` may not influence and farther than
-/// `band` (along the mesh) from every vertex of a part it may, and from every vertex whose
-/// nearest visible bone is `j` in a connected component that has vertices of a part it may
-/// influence (so a bone that runs into a neighbouring part, such as a thigh whose head sits
+/// `reach[j][v]`: 0 on the vertices bone `j` may influence (and on those whose nearest
+/// visible bone is `j` in a connected component that has vertices of a part it may
+/// influence, so a bone that runs into a neighbouring part, such as a thigh whose head sits
 /// in the pelvis, keeps the vertices around it, while a separate layer drawn under an arm,
-/// with no arm vertex, stays locked). A part no bone may influence is never locked.
-pub fn locked_vertices(scene: &Scene, nearest: &NearestBones, band: f64) -> Vec<Vec<bool>> {
-    let allowed = super::mask::allowed_parts(scene);
+/// with no arm vertex, stays out of reach), else the distance along the mesh to the nearest
+/// such vertex (infinite in components it cannot reach). `None` for a bone that may
+/// influence every vertex. A part no bone may influence is reachable by every bone.
+pub fn reach_distances(
+    scene: &Scene,
+    nearest: &NearestBones,
+    own_part_only: bool,
+) -> Vec<Option<Vec<f64>>> {
+    let allowed = if own_part_only {
+        own_parts(scene)
+    } else {
+        super::mask::allowed_parts(scene)
+    };
     let parts = scene.mesh.vertex_parts();
     let component = scene.mesh.topology().component_of();
     let n_comp = scene.mesh.topology().component_count();
@@ -146,7 +194,7 @@ pub fn locked_vertices(scene: &Scene, nearest: &NearestBones, band: f64) -> Vec<
         .map(|j| {
             let allowed_here = |v: usize| allowed[j][parts[v]] || !anyone[parts[v]];
             if (0..parts.len()).all(allowed_here) {
-                return vec![false; parts.len()];
+                return None;
             }
             let mut reachable = vec![false; n_comp];
             for v in (0..parts.len()).filter(|&v| allowed[j][parts[v]]) {
@@ -162,8 +210,50 @@ pub fn locked_vertices(scene: &Scene, nearest: &NearestBones, band: f64) -> Vec<
                     }
                 })
                 .collect();
-            let reach = multi_source_dijkstra(&scene.mesh, &seeds);
-            reach.iter().map(|&d| d > band).collect()
+            Some(multi_source_dijkstra(&scene.mesh, &seeds))
+        })
+        .collect()
+}
+
+/// `locked[j][v]`: [`reach_distances`] farther than `band` (see there).
+pub fn locked_vertices(
+    scene: &Scene,
+    nearest: &NearestBones,
+    band: f64,
+    own_part_only: bool,
+) -> Vec<Vec<bool>> {
+    let n = scene.mesh.vertex_count();
+    reach_distances(scene, nearest, own_part_only)
+        .into_iter()
+        .map(|d| match d {
+            Some(d) => d.iter().map(|&x| x > band).collect(),
+            None => vec![false; n],
+        })
+        .collect()
+}
+
+/// `own[j][part]`: bone `j`'s `influences` when given, else its own part; a bone with
+/// neither may reach every part.
+fn own_parts(scene: &Scene) -> Vec<Vec<bool>> {
+    let n_parts = scene.mesh.parts().len();
+    let own = scene.bone_parts();
+    scene
+        .skeleton
+        .bones()
+        .iter()
+        .enumerate()
+        .map(|(j, b)| {
+            let mut row = vec![false; n_parts];
+            match (&b.influences, own[j]) {
+                (Some(list), _) => {
+                    for p in list.iter().filter_map(|p| scene.mesh.part_index(p)) {
+                        row[p] = true;
+                    }
+                }
+                (None, Some(p)) => row[p] = true,
+                (None, None) => row.iter_mut().for_each(|a| *a = true),
+            }
+            row
         })
         .collect()
 }
@@ -177,13 +267,46 @@ impl Solver for Best {
         let started = Instant::now();
         let o = &self.options;
         check_number("band", o.band, |x| x >= 0.0, ">= 0")?;
-        let system = HeatSystem::assemble(scene, &o.heat)?;
+        let segments = bone_segments(scene.skeleton.bones());
+        let visibility = o.heat.visibility.then(|| Visibility::new(&scene.mesh));
+        let floor = distance_floor(scene, &o.heat);
+        let nearest = nearest_visible_bones(
+            &scene.mesh,
+            &segments,
+            visibility.as_ref(),
+            o.heat.tie_tolerance,
+            floor,
+        );
+        let sources = if o.part_sources {
+            let allowed = super::mask::allowed_parts(scene);
+            let parts = scene.mesh.vertex_parts();
+            let anyone: Vec<bool> = (0..scene.mesh.parts().len())
+                .map(|p| allowed.iter().any(|a| a[p]))
+                .collect();
+            nearest_visible_allowed_bones(
+                &scene.mesh,
+                &segments,
+                visibility.as_ref(),
+                o.heat.tie_tolerance,
+                floor,
+                &|v, j| !anyone[parts[v]] || allowed[j][parts[v]],
+            )
+        } else {
+            nearest.clone()
+        };
+        drop(visibility);
+        let system = HeatSystem::assemble_with(scene, &o.heat, sources)?;
         let order = match o.heat.ordering {
             Ordering::NestedDissection => Some(nested_dissection(&scene.mesh)),
             Ordering::Amd => None,
         };
         let factor = Factorization::new(&system.lower, order.as_deref())?;
-        let locked = locked_vertices(scene, &system.nearest, o.band * scene.mesh.height());
+        let locked = locked_vertices(
+            scene,
+            &nearest,
+            o.band * scene.mesh.height(),
+            o.own_part_only,
+        );
         let (n, nb) = (scene.mesh.vertex_count(), scene.skeleton.len());
         // Bones with nothing locked share one multi-column solve with the plain factor.
         let mut x = system.rhs.clone();
@@ -213,7 +336,6 @@ impl Solver for Best {
         for (j, col) in constrained {
             x.col_as_slice_mut(j).copy_from_slice(&col);
         }
-        let segments = bone_segments(scene.skeleton.bones());
         let pts = scene.mesh.vertices();
         let mut weights = rows_from_columns(&x, &system.nearest, |v| {
             nearest_segment(&segments, &pts[v]).unwrap_or(0)

@@ -79,6 +79,12 @@ pub struct BestOptions {
     /// arms-down gaps 2-48 and on femaleAdventurer and robot, where none leaves 0-6; 89.4%
     /// agreement with the DragonBones artist's dominant bones, where none gives 75.5%).
     pub source_blend: Option<f64>,
+    /// A mesh with fewer vertices than this is solved on a uniformly subdivided copy with at
+    /// least this many and read back at its own vertices ([`super::refine::Refined`]; key
+    /// `coarse_refine`, `N` or `none`; default 2000: artists' meshes of 7-150 vertices, where
+    /// it lifts the dominant-bone agreement from 89.4% to 90.0% on the DragonBones character
+    /// and from 86.4% to 88.2% on gBot).
+    pub coarse_refine: Option<usize>,
 }
 
 impl Default for BestOptions {
@@ -92,6 +98,7 @@ impl Default for BestOptions {
             heat: HeatOptions::default(),
             part_sources: true,
             source_blend: Some(0.05),
+            coarse_refine: Some(2000),
         }
     }
 }
@@ -120,6 +127,11 @@ impl SolverOptions for BestOptions {
                 "blend each heat source with its parent along the bone axis (half-width F x height)",
         },
         OptionDoc {
+            key: "coarse_refine",
+            value: "N|none",
+            doc: "meshes under N vertices are solved on a subdivided copy of at least N",
+        },
+        OptionDoc {
             key: "part_sources",
             value: "BOOL",
             doc: "heat sources: each vertex's nearest visible bone that may influence its part",
@@ -134,6 +146,10 @@ impl SolverOptions for BestOptions {
             },
             "visibility" => self.heat.visibility.to_string(),
             "part_sources" => self.part_sources.to_string(),
+            "coarse_refine" => match self.coarse_refine {
+                Some(n) => n.to_string(),
+                None => "none".into(),
+            },
             "source_blend" => match self.source_blend {
                 Some(f) => f.to_string(),
                 None => "none".into(),
@@ -158,6 +174,18 @@ impl SolverOptions for BestOptions {
             }
             "visibility" => self.heat.visibility = super::heat::parse_bool(key, value)?,
             "part_sources" => self.part_sources = super::heat::parse_bool(key, value)?,
+            "coarse_refine" => {
+                self.coarse_refine = match value.trim() {
+                    "none" => None,
+                    v => Some(super::refine::parse_target(v).map_err(|e| match e {
+                        Error::InvalidOption { message, .. } => Error::InvalidOption {
+                            option: key.to_string(),
+                            message,
+                        },
+                        e => e,
+                    })?),
+                }
+            }
             "source_blend" => {
                 self.source_blend = match value.trim() {
                     "none" => None,
@@ -336,6 +364,14 @@ impl Solver for Best {
         let started = Instant::now();
         let o = &self.options;
         check_number("band", o.band, |x| x >= 0.0, ">= 0")?;
+        if let Some(target) = o.coarse_refine {
+            if super::refine::subdivision_factor(&scene.mesh, target) > 1 {
+                let mut fine = self.clone();
+                fine.options.coarse_refine = None;
+                let solved = super::refine::Refined::new(Box::new(fine), target).solve(scene)?;
+                return finish(self.name(), started, solved.weights, solved.report.warnings);
+            }
+        }
         let segments = bone_segments(scene.skeleton.bones());
         let visibility = o.heat.visibility.then(|| Visibility::new(&scene.mesh));
         let floor = distance_floor(scene, &o.heat);

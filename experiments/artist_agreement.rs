@@ -63,9 +63,11 @@ struct Cli {
 
 /// Solvers run mesh by mesh with the artist's bones (see the module docs for why the masks
 /// are not).
-const PER_MESH_SOLVERS: [&str; 4] = ["linear", "euclidean", "geodesic", "heat"];
-/// Solvers run once on the whole character with all its bones: compare's list.
+const PER_MESH_SOLVERS: [&str; 5] = ["linear", "euclidean", "geodesic", "heat", "best"];
+/// Solvers run once on the whole character with all its bones: compare's list, then these.
 const WHOLE_SOLVERS: &[&str] = skinweights::compare::DEFAULT_SOLVERS;
+/// Run on the whole character after compare's list: the recommended solver.
+const WHOLE_EXTRA: &[&str] = &[skinweights::solvers::RECOMMENDED_SOLVER];
 /// Label suffixes of the two set-ups.
 const PER_MESH: &str = "per mesh";
 const WHOLE: &str = "whole";
@@ -191,7 +193,7 @@ fn evaluate(character: &Character, dir: &Path) -> Res<()> {
         })
         .collect();
 
-    let jobs = PER_MESH_SOLVERS.len() * parts.len() + WHOLE_SOLVERS.len();
+    let jobs = PER_MESH_SOLVERS.len() * parts.len() + WHOLE_SOLVERS.len() + WHOLE_EXTRA.len();
     let bar = progress(jobs as u64, "solving");
     let mut agreement = Vec::new();
     let mut assembled = Vec::new();
@@ -209,7 +211,7 @@ fn evaluate(character: &Character, dir: &Path) -> Res<()> {
         full.validate()?;
         assembled.push((format!("{solver} ({PER_MESH})"), full, total_time));
     }
-    for &solver in WHOLE_SOLVERS {
+    for &solver in WHOLE_SOLVERS.iter().chain(WHOLE_EXTRA) {
         bar.set_message(format!("{solver} on the whole character"));
         let t = std::time::Instant::now();
         let full = skinweights::solve(scene, solver)?;

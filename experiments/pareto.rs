@@ -7,7 +7,8 @@
 //!
 //! Solvers: compare's list (linear, euclidean, geodesic, heat, mask, heat+mask), `bbw` (plain
 //! and with the part constraint inside the QP), heat with the soft limit at 0.02:0.05 and
-//! 0.05:0.1, and `best` with its defaults and two variants (band 0.1; no soft limit).
+//! 0.05:0.1, and `best` with its defaults and four variants (band 0.1; no soft limit; no
+//! blended sources; `best v1` = neither part nor blended sources, the first version).
 //!
 //! Per scene and solver, over the scene's probes: the largest drag (% of height), the most
 //! flipped triangles, the largest distortion p99, the Dirichlet energy (also relative to
@@ -72,6 +73,12 @@ const SOLVERS: &[Variant] = &[
     ("best", "best", &[]),
     ("best band 0.1", "best", &[("band", "0.1")]),
     ("best no limit", "best", &[("soft_limit", "none")]),
+    ("best no blend", "best", &[("source_blend", "none")]),
+    (
+        "best v1",
+        "best",
+        &[("source_blend", "none"), ("part_sources", "false")],
+    ),
 ];
 
 /// The DragonBones character, relative to the crate root.
@@ -359,7 +366,7 @@ fn print_summary(rows: &[Row]) {
 }
 
 /// Distinct colours for the solver variants, in [`SOLVERS`] order (`best` is red).
-const COLORS: [(u8, u8, u8); 13] = [
+const COLORS: [(u8, u8, u8); 15] = [
     (31, 119, 180),
     (255, 127, 14),
     (44, 160, 44),
@@ -373,6 +380,8 @@ const COLORS: [(u8, u8, u8); 13] = [
     (220, 0, 0),
     (255, 152, 150),
     (152, 223, 138),
+    (255, 187, 120),
+    (158, 218, 229),
 ];
 
 /// Charts show drag up to this (% of height) so the solvers near the front stay readable;

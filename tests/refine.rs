@@ -12,20 +12,63 @@ const BODY: &str = concat!(
     "/data/dragonbones-you-xin/body_ske.json"
 );
 
+const GBOT: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/data/godot-gbot/player.tscn");
+
 /// Dominant-bone agreement with the artist (%), every mesh solved with its artist's bones.
 fn agreement(solver: &str, options: &[(String, String)]) -> f64 {
     let imported = load_dragonbones(BODY).unwrap();
-    let scene = &imported.scene;
+    let meshes: Vec<(String, Vec<String>)> = imported
+        .report
+        .meshes
+        .iter()
+        .map(|m| (m.part.clone(), m.bones.clone()))
+        .collect();
+    agreement_on(&imported.scene, &imported.artist, &meshes, solver, options)
+}
+
+fn agreement_on(
+    scene: &skinweights::Scene,
+    artist: &Weights,
+    meshes: &[(String, Vec<String>)],
+    solver: &str,
+    options: &[(String, String)],
+) -> f64 {
     let s = solver_by_name(solver, options).unwrap();
     let mut full = Weights::zeros(scene.mesh.vertex_count(), scene.skeleton.len());
-    for mesh in &imported.report.meshes {
-        let cut = SubScene::new(scene, &mesh.part, &mesh.bones).unwrap();
+    for (part, bones) in meshes {
+        let cut = SubScene::new(scene, part, bones).unwrap();
         let w = s.solve(&cut.scene).unwrap().weights;
         assert!(w.normalization_error() < 1e-9);
         cut.scatter(&w, &mut full).unwrap();
     }
-    let (a, b) = (full.dominant_bones(), imported.artist.dominant_bones());
+    let (a, b) = (full.dominant_bones(), artist.dominant_bones());
     100.0 * a.iter().zip(&b).filter(|(x, y)| x == y).count() as f64 / a.len() as f64
+}
+
+#[test]
+fn best_agrees_with_artists_at_least_as_often_as_linear_on_coarse_meshes() {
+    // DragonBones (7 meshes, 19-74 vertices): measured best 90.0%, linear 79.7%, heat
+    // 75.5%; best without coarse_refine 89.4%, without blended sources 75.5%.
+    let (best, linear) = (agreement("best", &[]), agreement("linear", &[]));
+    assert!(best >= linear, "{best} vs {linear}");
+    assert!(best > 89.0, "{best}");
+    let no_blend = vec![("source_blend".to_string(), "none".to_string())];
+    assert!(agreement("best", &no_blend) < linear);
+    // gBot (7 meshes, 7-21 points): measured best 88.2% = linear 88.2%; without
+    // coarse_refine best gets 86.4%.
+    let g = skinweights::io::godot::load_godot(GBOT).unwrap();
+    let meshes: Vec<(String, Vec<String>)> = g
+        .report
+        .meshes
+        .iter()
+        .map(|m| (m.part.clone(), m.bones.clone()))
+        .collect();
+    let on_gbot =
+        |s: &str, o: &[(String, String)]| agreement_on(&g.scene, &g.artist, &meshes, s, o);
+    let (best, linear) = (on_gbot("best", &[]), on_gbot("linear", &[]));
+    assert!(best >= linear, "gBot: {best} vs {linear}");
+    let unrefined = vec![("coarse_refine".to_string(), "none".to_string())];
+    assert!(on_gbot("best", &unrefined) < linear);
 }
 
 #[test]

@@ -349,15 +349,23 @@ impl HeatSystem {
         check_number("tie_tolerance", o.tie_tolerance, |x| x >= 0.0, ">= 0")?;
         check_number("distance_floor", o.distance_floor, floor_ok, FLOOR_RANGE)?;
         let mesh = &scene.mesh;
-        let n = mesh.vertex_count();
         let segments = bone_segments(scene.skeleton.bones());
-        let nb = segments.len();
-        let floor = o.distance_floor * scene_extent(scene).max(f64::MIN_POSITIVE);
-
+        let floor = distance_floor(scene, o);
         let visibility = o.visibility.then(|| Visibility::new(mesh));
         let nearest =
             nearest_visible_bones(mesh, &segments, visibility.as_ref(), o.tie_tolerance, floor);
         drop(visibility);
+        Self::assemble_with(scene, o, nearest)
+    }
+
+    /// Builds `A` and the right-hand sides from given nearest visible bones (the `H` and `p`
+    /// terms; `best` passes bones restricted by part).
+    pub fn assemble_with(scene: &Scene, o: &HeatOptions, nearest: NearestBones) -> Result<Self> {
+        check_number("distance_floor", o.distance_floor, floor_ok, FLOOR_RANGE)?;
+        let mesh = &scene.mesh;
+        let n = mesh.vertex_count();
+        let nb = scene.skeleton.len();
+        let floor = distance_floor(scene, o);
 
         let laplacian = CotanLaplacian::new(mesh);
         let mass = laplacian.mass();
@@ -389,6 +397,11 @@ impl HeatSystem {
             nearest,
         })
     }
+}
+
+/// Nearest-bone distances are floored at this (scene units).
+pub(crate) fn distance_floor(scene: &Scene, o: &HeatOptions) -> f64 {
+    o.distance_floor * scene_extent(scene).max(f64::MIN_POSITIVE)
 }
 
 /// Clamps negatives, normalizes each row; a row with no positive value (possible only

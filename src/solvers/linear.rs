@@ -102,13 +102,14 @@ impl Linear {
 }
 
 /// A bone's joint frame: head and unit axis (`None` for a zero-length bone).
-struct Axis {
+pub(crate) struct Axis {
     head: Point2<f64>,
     dir: Option<Vector2<f64>>,
 }
 
 impl Axis {
-    fn of(bone: &Bone) -> Self {
+    /// The frame of `bone`.
+    pub(crate) fn of(bone: &Bone) -> Self {
         let d = bone.tail - bone.head;
         let len = d.norm();
         Axis {
@@ -186,7 +187,7 @@ impl Solver for Linear {
 
 /// Adds `scale` times the linear row of a vertex at `p` owned by bone `j`.
 #[allow(clippy::too_many_arguments)]
-fn add_row(
+pub(crate) fn add_row(
     row: &mut [f64],
     j: usize,
     p: &Point2<f64>,

@@ -42,6 +42,26 @@ pub fn nearest_visible_bones(
     tie_tolerance: f64,
     pin_distance: f64,
 ) -> NearestBones {
+    nearest_visible_allowed_bones(
+        mesh,
+        segments,
+        visibility,
+        tie_tolerance,
+        pin_distance,
+        &|_, _| true,
+    )
+}
+
+/// [`nearest_visible_bones`] among the bones `allowed(vertex, bone)` lets each vertex have
+/// (a vertex with no allowed visible bone gets an infinite distance and no bone).
+pub fn nearest_visible_allowed_bones(
+    mesh: &Mesh,
+    segments: &[Segment],
+    visibility: Option<&Visibility>,
+    tie_tolerance: f64,
+    pin_distance: f64,
+    allowed: &(dyn Fn(usize, usize) -> bool + Sync),
+) -> NearestBones {
     let n = mesh.vertex_count();
     let all: Vec<usize> = (0..n).collect();
     let first = nearest_for(
@@ -51,6 +71,7 @@ pub fn nearest_visible_bones(
         tie_tolerance,
         pin_distance,
         &all,
+        allowed,
     );
     let blind_components = components_where_none(mesh, |v| first.distance[v].is_finite());
     if blind_components.is_empty() {
@@ -60,7 +81,15 @@ pub fn nearest_visible_bones(
     let comp = mesh.topology().component_of();
     let is_blind = |v: usize| blind_components.binary_search(&comp[v]).is_ok();
     let blind: Vec<usize> = (0..n).filter(|&v| is_blind(v)).collect();
-    let redo = nearest_for(mesh, segments, None, tie_tolerance, pin_distance, &blind);
+    let redo = nearest_for(
+        mesh,
+        segments,
+        None,
+        tie_tolerance,
+        pin_distance,
+        &blind,
+        allowed,
+    );
     let mut merged = Partial::default();
     let mut k = 0;
     for v in 0..n {
@@ -132,6 +161,7 @@ fn nearest_for(
     tie_tolerance: f64,
     pin_distance: f64,
     vertices: &[usize],
+    allowed: &(dyn Fn(usize, usize) -> bool + Sync),
 ) -> Partial {
     let pts = mesh.vertices();
     let parts: Vec<Partial> = vertices
@@ -144,7 +174,8 @@ fn nearest_for(
                 let p = pts[v];
                 for (j, s) in segments.iter().enumerate() {
                     dist[j] = s.distance(&p);
-                    tried[j] = false;
+                    // A bone the vertex may not have counts as already tried.
+                    tried[j] = !allowed(v, j);
                 }
                 let sees = |j: usize| -> bool {
                     dist[j] <= pin_distance

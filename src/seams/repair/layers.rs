@@ -287,28 +287,39 @@ fn inside(c: &[Point2<f64>; 3], p: Point2<f64>, eps: f64) -> Option<[f64; 3]> {
     })
 }
 
-/// The outer silhouette: the same-layer boundary edges whose midpoint no other layer covers
-/// (seams and edges tucked under another layer are not silhouette).
+/// Pieces each boundary edge is cut into when the silhouette is classified.
+const SILHOUETTE_PIECES: usize = 8;
+
+/// The outer silhouette as segments: each same-layer boundary edge cut into
+/// [`SILHOUETTE_PIECES`] pieces, keeping the pieces whose midpoint no other layer covers
+/// (seams and edges tucked under another layer are not silhouette; an edge crossing into
+/// another layer keeps its uncovered part, to an eighth of its length).
 pub(crate) fn outer_silhouette(mesh: &Mesh, layers: &Layers) -> Vec<[Point2<f64>; 2]> {
     let pts = mesh.vertices();
     let locator = TriangleLocator::new(pts, mesh.triangles());
-    layers
-        .boundary
-        .iter()
-        .filter(|&&[a, b]| {
-            let mid = Point2::from((pts[a].coords + pts[b].coords) * 0.5);
-            !locator
+    let mut out = Vec::new();
+    for &[a, b] in &layers.boundary {
+        for k in 0..SILHOUETTE_PIECES {
+            let at = |s: f64| pts[a] + (pts[b] - pts[a]) * (s / SILHOUETTE_PIECES as f64);
+            let (p, q) = (at(k as f64), at(k as f64 + 1.0));
+            let mid = Point2::from((p.coords + q.coords) * 0.5);
+            let covered = locator
                 .containing(mid, layers.eps)
                 .iter()
-                .any(|&(t, _)| layers.layer[mesh.triangles()[t][0]] != layers.layer[a])
-        })
-        .map(|&[a, b]| [pts[a], pts[b]])
-        .collect()
+                .any(|&(t, _)| layers.layer[mesh.triangles()[t][0]] != layers.layer[a]);
+            if !covered {
+                out.push([p, q]);
+            }
+        }
+    }
+    out
 }
 
 /// How far the outer silhouette of `after` strays from that of `before`: the largest
-/// distance from a vertex or edge midpoint of `after`'s silhouette to `before`'s silhouette
-/// (one-sided: closing a gap removes silhouette edges, which is no change of the outline).
+/// distance from a point of `after`'s silhouette (the ends and midpoints of its pieces, see
+/// below) to `before`'s silhouette. One-sided: closing a gap removes silhouette edges, which
+/// is no change of the outline. The silhouette is the layers' boundary edges cut in eighths,
+/// keeping the pieces no other layer covers.
 pub fn silhouette_change(before: &Scene, after: &Scene) -> Result<f64> {
     let (lb, la) = (Layers::of(before)?, Layers::of(after)?);
     let old = outer_silhouette(&before.mesh, &lb);

@@ -59,6 +59,13 @@ pub(crate) struct Union {
 
 impl Union {
     /// Joins the layers of `scene` at their seams.
+    ///
+    /// Only the seam positions at an end of a seam edge the two layers meet across are
+    /// joined (a boundary edge of one layer running backwards along a boundary edge of the
+    /// other): layers touching at a single point, or overlapping along an edge on the same
+    /// side, would pinch or fold the joined mesh, so those keep their vertices apart (and get
+    /// their members' mean weights in [`Union::transfer`]). Should a join still pinch the
+    /// mesh, the joins around the pinch are undone; as a last resort nothing is joined.
     pub fn build(scene: &Scene, layers: &Layers) -> Result<Union> {
         let mesh = &scene.mesh;
         let pts = mesh.vertices();
@@ -71,7 +78,31 @@ impl Union {
                 group_of[v] = Some(g);
             }
         }
-        // Overlap strip: a vertex next to one of its layer's seam vertices, inside another
+        // Directed triangle edges: a boundary edge x -> y of one layer has its interior on the
+        // left; the layers meet across it when the other layer has a triangle edge y -> x.
+        let directed: HashSet<(usize, usize)> = mesh
+            .triangles()
+            .iter()
+            .flat_map(|t| (0..3).map(move |k| (t[k], t[(k + 1) % 3])))
+            .collect();
+        let twin = |v: usize, l: usize| {
+            group_of[v].and_then(|g| groups[g].iter().copied().find(|&w| layer[w] == l))
+        };
+        let mut split = vec![true; groups.len()];
+        for &[x, y] in &layers.boundary {
+            let (Some(gx), Some(gy)) = (group_of[x], group_of[y]) else {
+                continue;
+            };
+            let across = groups[gx].iter().any(|&a| {
+                layer[a] != layer[x]
+                    && twin(y, layer[a]).is_some_and(|b| directed.contains(&(b, a)))
+            });
+            if across {
+                split[gx] = false;
+                split[gy] = false;
+            }
+        }
+        // Overlap strip: a vertex next to one of its layer's joined seam vertices, inside a
         // layer that the seam joins it to.
         let locator = TriangleLocator::new(pts, mesh.triangles());
         let topo = mesh.topology();
@@ -81,7 +112,7 @@ impl Union {
                 let partners: HashSet<usize> = topo
                     .neighbors(v)
                     .iter()
-                    .filter_map(|&u| group_of[u])
+                    .filter_map(|&u| group_of[u].filter(|&g| !split[g]))
                     .flat_map(|g| groups[g].iter().map(|&w| layer[w]))
                     .filter(|&l| l != layer[v])
                     .collect();
@@ -95,106 +126,58 @@ impl Union {
         let mut left_out = vec![false; n];
         overlap.iter().for_each(|&v| left_out[v] = true);
 
-        let mut split = vec![false; groups.len()];
+        let assemble = |split: &[bool], left_out: &[bool]| {
+            assemble(scene, layers, &groups, &group_of, split, left_out)
+        };
         for _attempt in 0..=groups.len() {
-            let key = |v: usize| match group_of[v] {
-                Some(g) if !split[g] => n + g,
-                _ => v,
-            };
-            let mut edge_count: HashMap<(usize, usize), u8> = HashMap::new();
-            let mut seen: HashSet<[usize; 3]> = HashSet::new();
-            let mut kept: Vec<([usize; 3], usize)> = Vec::new();
-            for tri in mesh.triangles() {
-                if tri.iter().any(|&v| left_out[v]) {
-                    continue;
-                }
-                let k = tri.map(key);
-                if k[0] == k[1] || k[1] == k[2] || k[0] == k[2] {
-                    continue;
-                }
-                let mut sorted = k;
-                sorted.sort_unstable();
-                let edges =
-                    [(k[0], k[1]), (k[1], k[2]), (k[2], k[0])].map(|(a, b)| (a.min(b), a.max(b)));
-                if seen.contains(&sorted)
-                    || edges
-                        .iter()
-                        .any(|e| edge_count.get(e).copied().unwrap_or(0) >= 2)
-                {
-                    continue;
-                }
-                seen.insert(sorted);
-                for e in edges {
-                    *edge_count.entry(e).or_default() += 1;
-                }
-                kept.push((k, layer[tri[0]]));
-            }
-            // Compact the referenced keys into union vertices.
-            let mut index: HashMap<usize, usize> = HashMap::new();
-            let mut points = Vec::new();
-            let mut parts = Vec::new();
-            let mut seam = Vec::new();
-            let mut of = vec![None; n];
-            let mut triangles = Vec::with_capacity(kept.len());
-            let mut triangle_layer = Vec::with_capacity(kept.len());
-            for (k, l) in &kept {
-                let t = k.map(|key| {
-                    *index.entry(key).or_insert_with(|| {
-                        let v = if key >= n { groups[key - n][0] } else { key };
-                        points.push(pts[v]);
-                        parts.push(mesh.vertex_parts()[v]);
-                        seam.push(key >= n);
-                        points.len() - 1
-                    })
-                });
-                triangles.push(t);
-                triangle_layer.push(*l);
-            }
-            for v in 0..n {
-                if !left_out[v] {
-                    of[v] = index.get(&key(v)).copied();
-                }
-            }
-            match Mesh::with_parts(points, triangles, mesh.parts().to_vec(), parts) {
-                Ok(m) => {
-                    let scene = Scene::new(
-                        format!("{} (layers joined)", scene.name),
-                        m,
-                        scene.skeleton.clone(),
-                        Vec::new(),
-                    )?;
-                    return Ok(Union {
-                        scene,
-                        of,
-                        triangle_layer,
-                        groups,
-                        seam,
-                        overlap,
-                    });
-                }
+            let a = assemble(&split, &left_out);
+            match &a.mesh {
+                Ok(_) => return Union::new(scene, a, groups.clone(), overlap),
                 Err(Error::NonManifoldVertex { vertex, .. }) => {
-                    // A seam position where the layers touch at a single point: keep its
-                    // vertices apart and try again.
-                    let Some(key) = index.iter().find(|(_, &u)| u == vertex).map(|(&k, _)| k)
-                    else {
-                        break;
-                    };
-                    if key < n {
-                        break;
+                    let key = a.keys[*vertex];
+                    if key >= n {
+                        split[key - n] = true;
+                    } else {
+                        // An ordinary vertex pinched by joins next to it: undo those.
+                        let mut any = false;
+                        for &w in topo.neighbors(key) {
+                            if let Some(g) = group_of[w].filter(|&g| !split[g]) {
+                                split[g] = true;
+                                any = true;
+                            }
+                        }
+                        if !any {
+                            break;
+                        }
                     }
-                    split[key - n] = true;
                 }
-                Err(e) => {
-                    return Err(Error::Solver {
-                        solver: "seam-consistent".into(),
-                        message: format!("joining the layers at their seams failed: {e}"),
-                    })
-                }
+                Err(_) => break,
             }
         }
-        Err(Error::Solver {
-            solver: "seam-consistent".into(),
-            message: "joining the layers at their seams left a non-manifold vertex".into(),
+        // Nothing joined, nothing left out: the scene's own (valid) mesh.
+        let a = assemble(&vec![true; groups.len()], &vec![false; n]);
+        Union::new(scene, a, groups, Vec::new())
+    }
+
+    fn new(
+        scene: &Scene,
+        a: Assembled,
+        groups: Vec<Vec<usize>>,
+        overlap: Vec<usize>,
+    ) -> Result<Union> {
+        let out_scene = Scene::new(
+            format!("{} (layers joined)", scene.name),
+            a.mesh?,
+            scene.skeleton.clone(),
+            Vec::new(),
+        )?;
+        Ok(Union {
+            scene: out_scene,
+            of: a.of,
+            triangle_layer: a.triangle_layer,
+            groups,
+            seam: a.seam,
+            overlap: if a.kept_left_out { overlap } else { Vec::new() },
         })
     }
 
@@ -239,6 +222,99 @@ impl Union {
         }
         out.normalize();
         out
+    }
+}
+
+/// A joined mesh and its maps back to the scene.
+struct Assembled {
+    mesh: Result<Mesh>,
+    /// Union key (see [`union_key`]) of every union vertex.
+    keys: Vec<usize>,
+    of: Vec<Option<usize>>,
+    triangle_layer: Vec<usize>,
+    seam: Vec<bool>,
+    kept_left_out: bool,
+}
+
+/// The union vertex key of original vertex `v`: its group's (`n + g`) when joined, else `v`.
+fn union_key(group_of: &[Option<usize>], split: &[bool], n: usize, v: usize) -> usize {
+    match group_of[v] {
+        Some(g) if !split[g] => n + g,
+        _ => v,
+    }
+}
+
+/// Builds the joined mesh: triangles without left-out corners, corners mapped to their union
+/// keys, skipping triangles that collapse, repeat, or would put a third triangle on an edge.
+fn assemble(
+    scene: &Scene,
+    layers: &Layers,
+    groups: &[Vec<usize>],
+    group_of: &[Option<usize>],
+    split: &[bool],
+    left_out: &[bool],
+) -> Assembled {
+    let mesh = &scene.mesh;
+    let pts = mesh.vertices();
+    let n = pts.len();
+    let key = |v: usize| union_key(group_of, split, n, v);
+    let mut edge_count: HashMap<(usize, usize), u8> = HashMap::new();
+    let mut seen: HashSet<[usize; 3]> = HashSet::new();
+    let mut index: HashMap<usize, usize> = HashMap::new();
+    let (mut points, mut parts, mut seam) = (Vec::new(), Vec::new(), Vec::new());
+    let mut keys = Vec::new();
+    let mut triangles = Vec::new();
+    let mut triangle_layer = Vec::new();
+    for tri in mesh.triangles() {
+        if tri.iter().any(|&v| left_out[v]) {
+            continue;
+        }
+        let k = tri.map(key);
+        if k[0] == k[1] || k[1] == k[2] || k[0] == k[2] {
+            continue;
+        }
+        let mut sorted = k;
+        sorted.sort_unstable();
+        let edges = [(k[0], k[1]), (k[1], k[2]), (k[2], k[0])].map(|(a, b)| (a.min(b), a.max(b)));
+        if seen.contains(&sorted)
+            || edges
+                .iter()
+                .any(|e| edge_count.get(e).copied().unwrap_or(0) >= 2)
+        {
+            continue;
+        }
+        seen.insert(sorted);
+        for e in edges {
+            *edge_count.entry(e).or_default() += 1;
+        }
+        triangles.push(k.map(|key| {
+            *index.entry(key).or_insert_with(|| {
+                let v = if key >= n { groups[key - n][0] } else { key };
+                points.push(pts[v]);
+                parts.push(mesh.vertex_parts()[v]);
+                seam.push(key >= n);
+                keys.push(key);
+                points.len() - 1
+            })
+        }));
+        triangle_layer.push(layers.layer[tri[0]]);
+    }
+    let of = (0..n)
+        .map(|v| {
+            if left_out[v] {
+                None
+            } else {
+                index.get(&key(v)).copied()
+            }
+        })
+        .collect();
+    Assembled {
+        mesh: Mesh::with_parts(points, triangles, mesh.parts().to_vec(), parts),
+        keys,
+        of,
+        triangle_layer,
+        seam,
+        kept_left_out: left_out.iter().any(|&x| x),
     }
 }
 

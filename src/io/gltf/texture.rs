@@ -135,7 +135,7 @@ pub(super) fn read_art(
     let mut sizes = Vec::with_capacity(used.len());
     let mut embedded = Vec::new();
     for (k, &i) in used.iter().enumerate() {
-        let (image, size, bytes) = read_image(reader, i, name, k, base_dir)?;
+        let FoundImage { image, size, bytes } = read_image(reader, i, name, k, base_dir)?;
         if let Some(bytes) = bytes {
             embedded.push(EmbeddedImage {
                 image: k,
@@ -261,14 +261,21 @@ fn primitive_texture(
     Ok(Some((source, info.tex_coord)))
 }
 
-/// Art image `k` from glTF image `i`, its size in pixels, and its bytes when embedded.
+/// What [`read_image`] found: the art image, its size in pixels, its bytes when embedded.
+struct FoundImage {
+    image: ArtImage,
+    size: (u32, u32),
+    bytes: Option<Vec<u8>>,
+}
+
+/// Art image `k` from glTF image `i`.
 fn read_image(
     reader: &Reader,
     i: usize,
     scene: &str,
     k: usize,
     base_dir: Option<&Path>,
-) -> Result<(ArtImage, (u32, u32), Option<Vec<u8>>)> {
+) -> Result<FoundImage> {
     let json = &reader.doc.images[i];
     let field = format!("images[{i}]");
     let embedded_name = || format!("{scene}_image{k}.png");
@@ -317,13 +324,13 @@ fn read_image(
             .file_stem()
             .map_or_else(|| format!("image{k}"), |s| s.to_string_lossy().into_owned()),
     });
-    Ok((
-        ArtImage {
+    Ok(FoundImage {
+        image: ArtImage {
             name,
             path,
             alpha: AlphaMode::Straight,
         },
         size,
         bytes,
-    ))
+    })
 }

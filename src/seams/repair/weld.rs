@@ -14,6 +14,11 @@ use crate::scene::Scene;
 use nalgebra::Point2;
 use std::collections::HashMap;
 
+/// Boundaries of two layers meet (and are welded) where they run antiparallel within 60
+/// degrees: the cosine of that angle. Layers that overlap along an edge (boundaries parallel,
+/// interiors on the same side) or cross are no seam and stay as they are.
+const FACING_COS: f64 = 0.5;
+
 /// What [`weld_seams`] changed.
 #[derive(Debug, Clone, PartialEq)]
 pub struct WeldReport {
@@ -44,6 +49,9 @@ pub struct Seam {
 }
 
 /// Welds the boundaries of different layers that meet within `tolerance` (px):
+///
+/// Only boundaries that meet are welded: running antiparallel within 60 degrees (interiors
+/// on opposite sides); layers that overlap or cross keep their vertices.
 ///
 /// 1. boundary vertices of different layers within `tolerance` are paired, nearest first
 ///    (one vertex per layer at a position), and moved to their mean position;
@@ -76,6 +84,21 @@ pub fn weld_seams(scene: &Scene, tolerance: f64) -> Result<(Scene, WeldReport)> 
         edge_length += (pts[b] - pts[a]).norm();
     }
     let bverts: Vec<usize> = (0..n).filter(|&v| on_boundary[v]).collect();
+    // Directions of the boundary edges at each vertex. Two layers meet (rather than overlap
+    // or cross) where their boundaries run antiparallel: interiors on opposite sides.
+    let mut dirs: Vec<Vec<nalgebra::Vector2<f64>>> = vec![Vec::new(); n];
+    for &[a, b] in &layers.boundary {
+        let d = pts[b] - pts[a];
+        if d.norm() > 0.0 {
+            dirs[a].push(d.normalize());
+            dirs[b].push(d.normalize());
+        }
+    }
+    let facing = |v: usize, others: &[nalgebra::Vector2<f64>]| {
+        dirs[v]
+            .iter()
+            .any(|d| others.iter().any(|e| d.dot(e) < -FACING_COS))
+    };
     let mean_edge = edge_length / layers.boundary.len().max(1) as f64;
     let reach = tol.max(layers.eps);
     let grid = PointGrid::new(&original, &bverts, reach.max(mean_edge));
@@ -84,7 +107,7 @@ pub fn weld_seams(scene: &Scene, tolerance: f64) -> Result<(Scene, WeldReport)> 
     let mut pairs: Vec<(f64, usize, usize)> = Vec::new();
     for &v in &bverts {
         for w in grid.near(original[v], reach) {
-            if w > v && layer[w] != layer[v] {
+            if w > v && layer[w] != layer[v] && facing(v, &dirs[w]) {
                 pairs.push(((original[w] - original[v]).norm(), v, w));
             }
         }
@@ -146,6 +169,10 @@ pub fn weld_seams(scene: &Scene, tolerance: f64) -> Result<(Scene, WeldReport)> 
                 continue;
             }
             let p = pts[v];
+            let along = [(pts[b] - pts[a]).normalize()];
+            if !facing(v, &along) {
+                continue;
+            }
             let t = seg.closest_parameter(&p);
             let q = seg.closest_point(&p);
             let d = (q - p).norm();

@@ -24,6 +24,11 @@ use skinweights::{
 /// different densities (so their seam vertices do not match), one bone each along y = 15,
 /// drawn as two flat-colour layers with texture coordinates = positions.
 fn two_rectangles() -> Scene {
+    two_rectangles_apart(0.0)
+}
+
+/// [`two_rectangles`] with the forearm starting `gap` px right of the upper arm's end.
+fn two_rectangles_apart(gap: f64) -> Scene {
     let rect = |x0: f64, x1: f64, max_area: f64| {
         let outline = Outline {
             loops: vec![vec![
@@ -43,7 +48,7 @@ fn two_rectangles() -> Scene {
     };
     let (mut v, mut t, _) = rect(0.0, 100.0, 12.0);
     let n = v.len();
-    let (v2, t2, _) = rect(100.0, 200.0, 20.0);
+    let (v2, t2, _) = rect(100.0 + gap, 200.0, 20.0);
     let m = v2.len();
     v.extend(v2);
     t.extend(t2.into_iter().map(|tri| tri.map(|i| i + n)));
@@ -52,10 +57,19 @@ fn two_rectangles() -> Scene {
     let uvs = v.clone();
     let mesh = Mesh::with_parts(v, t, vec!["upper".into(), "lower".into()], parts).unwrap();
     let skeleton = Skeleton::new(vec![
-        Bone::new("upper", Point2::new(0.0, 15.0), Point2::new(100.0, 15.0)).with_part("upper"),
-        Bone::new("lower", Point2::new(100.0, 15.0), Point2::new(200.0, 15.0))
-            .with_parent(0)
-            .with_part("lower"),
+        Bone::new(
+            "upper",
+            Point2::new(0.0, 15.0),
+            Point2::new(100.0 + gap, 15.0),
+        )
+        .with_part("upper"),
+        Bone::new(
+            "lower",
+            Point2::new(100.0 + gap, 15.0),
+            Point2::new(200.0, 15.0),
+        )
+        .with_parent(0)
+        .with_part("lower"),
     ])
     .unwrap();
     let art = Art {
@@ -188,6 +202,38 @@ fn weld_then_seam_consistent_weights_move_the_seam_together() {
         println!("lint {}: {} {}", c.check, c.pass, c.measured);
     }
     assert!(checks.iter().all(|c| c.pass));
+}
+
+#[test]
+fn weld_closes_a_sub_pixel_gap_and_moves_the_silhouette_less_than_the_tolerance() {
+    let scene = two_rectangles_apart(0.3);
+    let (welded, r) = weld_seams(&scene, 0.5).unwrap();
+    println!("gap 0.3 px, weld 0.5: {r:?}");
+    welded.sanity_check().unwrap();
+    assert_layers_kept(&scene, &welded);
+    assert_eq!(r.seams.len(), 1);
+    // Pairs meet halfway (0.15 px each); T-junction vertices move onto the other side's
+    // edge, whose ends met halfway too: nothing moves more than 0.15 px.
+    assert!(r.vertices_moved >= 4);
+    assert!(
+        (r.max_displacement - 0.15).abs() < 1e-9,
+        "{}",
+        r.max_displacement
+    );
+    assert!(r.silhouette_change <= 0.5, "{}", r.silhouette_change);
+    assert!(r.silhouette_change > 0.0);
+    // A tolerance under the gap welds nothing.
+    let (same, none) = weld_seams(&scene, 0.2).unwrap();
+    assert!(none.seams.is_empty() && none.vertices_moved == 0);
+    assert_eq!(same.mesh.vertices(), scene.mesh.vertices());
+    let (w, c) = seam_consistent_weights(&welded, &Heat::default()).unwrap();
+    assert_valid_rows(&w);
+    let together = max_seam_separation(&welded, &w, "lower");
+    println!(
+        "gap closed: seam opening {together:e} px, alone difference {:.4}",
+        c.alone_max_difference
+    );
+    assert!(together <= 1e-9);
 }
 
 #[test]

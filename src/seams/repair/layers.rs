@@ -105,8 +105,8 @@ impl Layers {
     ) -> Result<()> {
         for (l, t) in self.thickness(mesh).into_iter().enumerate() {
             if amount > 0.5 * t {
-                return Err(Error::InvalidOption {
-                    option: what.to_string(),
+                return Err(Error::InvalidField {
+                    field: what.to_string(),
                     message: format!(
                         "{amount} px is more than half the thickness of layer {:?} ({:.3} px = \
                          2 x area / boundary length): it would weld or cover the whole layer, \
@@ -395,8 +395,8 @@ pub(crate) fn rebuild(
 /// Checks a repair amount (tolerance, px, area): finite and >= 0.
 pub(crate) fn check_amount(what: &str, value: f64) -> Result<f64> {
     if !(value.is_finite() && value >= 0.0) {
-        return Err(Error::InvalidOption {
-            option: what.to_string(),
+        return Err(Error::InvalidField {
+            field: what.to_string(),
             message: format!("must be a finite number >= 0, got {value}"),
         });
     }

@@ -67,8 +67,8 @@ pub fn smooth_seam_weights(
 ) -> Result<(Weights, SmoothReport)> {
     let band = check_amount("smooth band", options.band)?;
     if !(options.strength > 0.0 && options.strength <= 1.0) {
-        return Err(Error::InvalidOption {
-            option: "smooth strength".into(),
+        return Err(Error::InvalidField {
+            field: "smooth strength".into(),
             message: format!("must be in (0, 1], got {}", options.strength),
         });
     }

@@ -291,8 +291,8 @@ pub fn weld_seams(scene: &Scene, tolerance: f64) -> Result<(Scene, WeldReport)> 
                         .total_cmp(&(pts[y] - original[y]).norm())
                 })
                 .unwrap_or(tri[0]);
-            return Err(Error::InvalidOption {
-                option: "weld tolerance".into(),
+            return Err(Error::InvalidField {
+                field: "weld tolerance".into(),
                 message: format!(
                     "{tol} px is too large here: welding moves vertex {v} of layer {:?} by \
                      {:.4} px and folds triangle {t}; use a smaller tolerance",
@@ -311,8 +311,8 @@ pub fn weld_seams(scene: &Scene, tolerance: f64) -> Result<(Scene, WeldReport)> 
         per_layer[layer[v]].0 += 1;
     }
     if let Some(l) = (0..layers.count()).find(|&l| 2 * per_layer[l].0 > per_layer[l].1) {
-        return Err(Error::InvalidOption {
-            option: "weld tolerance".into(),
+        return Err(Error::InvalidField {
+            field: "weld tolerance".into(),
             message: format!(
                 "{tol} px would move {} of the {} vertices of layer {:?} (more than half): \
                  that welds the whole layer, not its edge; use a smaller tolerance",

@@ -355,10 +355,18 @@ fn a_scene_file_with_two_touching_layers_repairs_the_same_way() {
 
 #[test]
 fn layered_arms_repairs_pass_lint() {
+    // At 10k vertices some arm and torso vertices coincide exactly along their parallel top
+    // edges: an overlap, not a seam, so they must not be joined or averaged either.
+    for vertices in [1500, 10_000] {
+        layered_arms_at(vertices);
+    }
+}
+
+fn layered_arms_at(vertices: usize) {
     let scene = builtin_scene(
         "layered-arms",
         &BuiltinOptions {
-            vertices: 1500,
+            vertices,
             ..Default::default()
         },
     )

@@ -71,7 +71,7 @@ impl Union {
         let pts = mesh.vertices();
         let n = pts.len();
         let layer = &layers.layer;
-        let groups = layers.coincident_groups(pts);
+        let groups = layers.coincident_groups(mesh);
         let mut group_of: Vec<Option<usize>> = vec![None; n];
         for (g, members) in groups.iter().enumerate() {
             for &v in members {
@@ -345,7 +345,7 @@ pub fn seam_weight_difference(scene: &Scene, weights: &Weights) -> Result<f64> {
     let layers = Layers::of(scene)?;
     crate::skinning::check_shape(scene.mesh.vertex_count(), weights, scene.skeleton.len())?;
     Ok(group_difference(
-        &layers.coincident_groups(scene.mesh.vertices()),
+        &layers.coincident_groups(&scene.mesh),
         weights,
     ))
 }

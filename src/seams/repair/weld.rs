@@ -14,11 +14,6 @@ use crate::scene::Scene;
 use nalgebra::Point2;
 use std::collections::HashMap;
 
-/// Boundaries of two layers meet (and are welded) where they run antiparallel within 60
-/// degrees: the cosine of that angle. Layers that overlap along an edge (boundaries parallel,
-/// interiors on the same side) or cross are no seam and stay as they are.
-const FACING_COS: f64 = 0.5;
-
 /// What [`weld_seams`] changed.
 #[derive(Debug, Clone, PartialEq)]
 pub struct WeldReport {
@@ -84,21 +79,9 @@ pub fn weld_seams(scene: &Scene, tolerance: f64) -> Result<(Scene, WeldReport)> 
         edge_length += (pts[b] - pts[a]).norm();
     }
     let bverts: Vec<usize> = (0..n).filter(|&v| on_boundary[v]).collect();
-    // Directions of the boundary edges at each vertex. Two layers meet (rather than overlap
-    // or cross) where their boundaries run antiparallel: interiors on opposite sides.
-    let mut dirs: Vec<Vec<nalgebra::Vector2<f64>>> = vec![Vec::new(); n];
-    for &[a, b] in &layers.boundary {
-        let d = pts[b] - pts[a];
-        if d.norm() > 0.0 {
-            dirs[a].push(d.normalize());
-            dirs[b].push(d.normalize());
-        }
-    }
-    let facing = |v: usize, others: &[nalgebra::Vector2<f64>]| {
-        dirs[v]
-            .iter()
-            .any(|d| others.iter().any(|e| d.dot(e) < -FACING_COS))
-    };
+    // Two layers meet (rather than overlap or cross) where their boundaries run antiparallel.
+    let dirs = &layers.dirs;
+    let facing = |v: usize, others: &[nalgebra::Vector2<f64>]| layers.facing(v, others);
     let mean_edge = edge_length / layers.boundary.len().max(1) as f64;
     let reach = tol.max(layers.eps);
     let grid = PointGrid::new(&original, &bverts, reach.max(mean_edge));
@@ -389,7 +372,7 @@ pub fn weld_seams(scene: &Scene, tolerance: f64) -> Result<(Scene, WeldReport)> 
         .fold(0.0, f64::max);
     let out = rebuild(scene, pts, triangles, parts, uvs)?;
     let out_layers = Layers::of(&out)?;
-    let seams = count_seams(&out_layers, out.mesh.vertices());
+    let seams = count_seams(&out_layers, &out.mesh);
     let report = WeldReport {
         tolerance: tol,
         seams,
@@ -403,9 +386,9 @@ pub fn weld_seams(scene: &Scene, tolerance: f64) -> Result<(Scene, WeldReport)> 
 
 /// The seams of a scene: per pair of layers, the positions where they have coincident
 /// vertices.
-pub(crate) fn count_seams(layers: &Layers, points: &[Point2<f64>]) -> Vec<Seam> {
+pub(crate) fn count_seams(layers: &Layers, mesh: &crate::mesh::Mesh) -> Vec<Seam> {
     let mut count: HashMap<(usize, usize), usize> = HashMap::new();
-    for g in layers.coincident_groups(points) {
+    for g in layers.coincident_groups(mesh) {
         let mut ls: Vec<usize> = g.iter().map(|&v| layers.layer[v]).collect();
         ls.sort_unstable();
         ls.dedup();

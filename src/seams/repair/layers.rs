@@ -6,7 +6,7 @@ use crate::error::{Error, Result};
 use crate::geometry::{signed_area2, Bounds, Segment};
 use crate::mesh::Mesh;
 use crate::scene::Scene;
-use nalgebra::Point2;
+use nalgebra::{Point2, Vector2};
 use std::collections::HashMap;
 
 /// Two vertices at most this far apart, relative to the scene's size, count as one position
@@ -28,7 +28,14 @@ pub(crate) struct Layers {
     pub boundary: Vec<[usize; 2]>,
     /// The distance under which two points are one position.
     pub eps: f64,
+    /// Unit directions of the boundary edges at every vertex (empty off the boundary).
+    pub dirs: Vec<Vec<Vector2<f64>>>,
 }
+
+/// Boundaries of two layers meet where they run antiparallel within 60 degrees (interiors on
+/// opposite sides): the cosine of that angle. Layers that overlap along an edge (boundaries
+/// parallel, interiors on the same side) or cross have no seam there.
+pub(crate) const FACING_COS: f64 = 0.5;
 
 impl Layers {
     /// The layer view of `scene`; fails when the scene has fewer than two layers (parts).
@@ -54,7 +61,7 @@ impl Layers {
             ));
         }
         let layer: Vec<usize> = mesh.vertex_parts().iter().map(|&p| of_part[p]).collect();
-        let boundary = mesh
+        let boundary: Vec<[usize; 2]> = mesh
             .topology()
             .boundary_edges()
             .iter()
@@ -63,11 +70,21 @@ impl Layers {
             .collect();
         let b = Bounds::of(mesh.vertices());
         let eps = COINCIDENT_REL * (b.hi - b.lo).norm().max(1.0);
+        let pts = mesh.vertices();
+        let mut dirs: Vec<Vec<Vector2<f64>>> = vec![Vec::new(); pts.len()];
+        for &[a, b] in &boundary {
+            let d = pts[b] - pts[a];
+            if d.norm() > 0.0 {
+                dirs[a].push(d.normalize());
+                dirs[b].push(d.normalize());
+            }
+        }
         Ok(Layers {
             layer,
             names,
             boundary,
             eps,
+            dirs,
         })
     }
 
@@ -105,8 +122,8 @@ impl Layers {
     ) -> Result<()> {
         for (l, t) in self.thickness(mesh).into_iter().enumerate() {
             if amount > 0.5 * t {
-                return Err(Error::InvalidOption {
-                    option: what.to_string(),
+                return Err(Error::InvalidField {
+                    field: what.to_string(),
                     message: format!(
                         "{amount} px is more than half the thickness of layer {:?} ({:.3} px = \
                          2 x area / boundary length): it would weld or cover the whole layer, \
@@ -121,12 +138,39 @@ impl Layers {
         Ok(())
     }
 
-    /// Groups of two or more vertices at one position (within [`Layers::eps`]), at least two
-    /// of them in different layers: the welded seams. Sorted by first member.
-    pub fn coincident_groups(&self, points: &[Point2<f64>]) -> Vec<Vec<usize>> {
-        let all: Vec<usize> = (0..points.len()).collect();
+    /// Whether vertex `v` has a boundary edge antiparallel (within 60 degrees) to one of
+    /// the directions `others`: its layer meets theirs there.
+    pub fn facing(&self, v: usize, others: &[Vector2<f64>]) -> bool {
+        self.dirs[v]
+            .iter()
+            .any(|d| others.iter().any(|e| d.dot(e) < -FACING_COS))
+    }
+
+    /// Groups of two or more vertices of different layers at one position (within
+    /// [`Layers::eps`]) where the layers meet across a seam edge: a boundary edge x -> y of
+    /// one layer whose ends coincide with the ends of a triangle edge y' -> x' of the other
+    /// (that triangle lies on the far side). Layers that merely overlap or cross at a shared
+    /// position, or touch at a lone point, form no group. Sorted by first member.
+    pub fn coincident_groups(&self, mesh: &Mesh) -> Vec<Vec<usize>> {
+        let points = mesh.vertices();
+        let n = points.len();
+        let all: Vec<usize> = (0..n).collect();
         let grid = PointGrid::new(points, &all, self.eps.max(f64::MIN_POSITIVE));
-        let mut parent: Vec<usize> = (0..points.len()).collect();
+        // Every vertex of another layer at the same position.
+        let mut same_place: Vec<Vec<usize>> = vec![Vec::new(); n];
+        for (v, &p) in points.iter().enumerate() {
+            for w in grid.near(p, self.eps) {
+                if w != v && self.layer[w] != self.layer[v] {
+                    same_place[v].push(w);
+                }
+            }
+        }
+        let directed: std::collections::HashSet<(usize, usize)> = mesh
+            .triangles()
+            .iter()
+            .flat_map(|t| (0..3).map(move |k| (t[k], t[(k + 1) % 3])))
+            .collect();
+        let mut parent: Vec<usize> = (0..n).collect();
         fn root(parent: &mut [usize], mut v: usize) -> usize {
             while parent[v] != v {
                 parent[v] = parent[parent[v]];
@@ -134,25 +178,28 @@ impl Layers {
             }
             v
         }
-        for v in 0..points.len() {
-            for w in grid.near(points[v], self.eps) {
-                if w > v {
-                    let (a, b) = (root(&mut parent, v), root(&mut parent, w));
-                    if a != b {
-                        parent[a.max(b)] = a.min(b);
+        let join = |parent: &mut Vec<usize>, v: usize, w: usize| {
+            let (a, b) = (root(parent, v), root(parent, w));
+            if a != b {
+                parent[a.max(b)] = a.min(b);
+            }
+        };
+        for &[x, y] in &self.boundary {
+            for &a in &same_place[x] {
+                for &b in &same_place[y] {
+                    if self.layer[a] == self.layer[b] && directed.contains(&(b, a)) {
+                        join(&mut parent, x, a);
+                        join(&mut parent, y, b);
                     }
                 }
             }
         }
         let mut groups: HashMap<usize, Vec<usize>> = HashMap::new();
-        for v in 0..points.len() {
+        for v in 0..n {
             let r = root(&mut parent, v);
             groups.entry(r).or_default().push(v);
         }
-        let mut out: Vec<Vec<usize>> = groups
-            .into_values()
-            .filter(|g| g.iter().any(|&v| self.layer[v] != self.layer[g[0]]))
-            .collect();
+        let mut out: Vec<Vec<usize>> = groups.into_values().filter(|g| g.len() > 1).collect();
         out.sort_unstable_by_key(|g| g[0]);
         out
     }
@@ -395,8 +442,8 @@ pub(crate) fn rebuild(
 /// Checks a repair amount (tolerance, px, area): finite and >= 0.
 pub(crate) fn check_amount(what: &str, value: f64) -> Result<f64> {
     if !(value.is_finite() && value >= 0.0) {
-        return Err(Error::InvalidOption {
-            option: what.to_string(),
+        return Err(Error::InvalidField {
+            field: what.to_string(),
             message: format!("must be a finite number >= 0, got {value}"),
         });
     }

@@ -58,7 +58,7 @@ pub fn inward_overlap(scene: &Scene, px: f64) -> Result<(Scene, OverlapReport)> 
     layers.check_amount_against_thickness(mesh, "overlap", px)?;
     let pts = mesh.vertices();
     let layer = &layers.layer;
-    let groups = layers.coincident_groups(pts);
+    let groups = layers.coincident_groups(mesh);
     let mut group_of: Vec<Option<usize>> = vec![None; pts.len()];
     for (g, m) in groups.iter().enumerate() {
         m.iter().for_each(|&v| group_of[v] = Some(g));

@@ -54,9 +54,9 @@ pub struct SmoothReport {
 /// ([`CotanLaplacian`]: `(d_i w_i - (L w)_i) / d_i`), clamps negatives (obtuse triangles) and
 /// renormalizes. The outer silhouette (boundary vertices of the joined mesh that are not
 /// seam positions) and everything outside the band keep their rows bit for bit; the seam
-/// positions (also where a seam meets the outline) end with one row for all their members,
-/// and overlap-strip vertices re-read theirs from the joined mesh. Rows stay finite, >= 0
-/// and sum to 1.
+/// positions (also where a seam meets the outline, and those the join keeps apart off the
+/// outline) end with one row for all their members, and overlap-strip vertices re-read
+/// theirs from the joined mesh. Rows stay finite, >= 0 and sum to 1.
 ///
 /// Errors: options out of range (negative or non-finite band, strength outside (0, 1]);
 /// weights of the wrong shape; a scene with fewer than two layers.
@@ -67,8 +67,8 @@ pub fn smooth_seam_weights(
 ) -> Result<(Weights, SmoothReport)> {
     let band = check_amount("smooth band", options.band)?;
     if !(options.strength > 0.0 && options.strength <= 1.0) {
-        return Err(Error::InvalidOption {
-            option: "smooth strength".into(),
+        return Err(Error::InvalidField {
+            field: "smooth strength".into(),
             message: format!("must be in (0, 1], got {}", options.strength),
         });
     }
@@ -141,9 +141,16 @@ pub fn smooth_seam_weights(
     let joined = Weights::from_row_major(w, bones)?;
     let transferred = union.transfer(scene, &layers, &joined);
     let mut out = weights.clone();
-    for v in 0..n {
-        let take = match union.of[v] {
-            Some(u) => in_band[u] || (union.seam[u] && !silhouette[u]),
+    // Seam positions the join kept apart (off the silhouette) still end with one row.
+    let mut at_seam = vec![false; n];
+    union
+        .groups
+        .iter()
+        .flatten()
+        .for_each(|&v| at_seam[v] = true);
+    for (v, (&of, &seam)) in union.of.iter().zip(&at_seam).enumerate() {
+        let take = match of {
+            Some(u) => in_band[u] || (seam && !silhouette[u]),
             None => true,
         };
         if take {

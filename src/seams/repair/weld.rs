@@ -45,6 +45,9 @@ pub struct Seam {
 
 /// Welds the boundaries of different layers that meet within `tolerance` (px):
 ///
+/// Only boundaries that meet are welded: running antiparallel within 60 degrees (interiors
+/// on opposite sides); layers that overlap or cross keep their vertices.
+///
 /// 1. boundary vertices of different layers within `tolerance` are paired, nearest first
 ///    (one vertex per layer at a position), and moved to their mean position;
 /// 2. a boundary vertex that lies within `tolerance` of another layer's boundary edge (not
@@ -76,6 +79,9 @@ pub fn weld_seams(scene: &Scene, tolerance: f64) -> Result<(Scene, WeldReport)> 
         edge_length += (pts[b] - pts[a]).norm();
     }
     let bverts: Vec<usize> = (0..n).filter(|&v| on_boundary[v]).collect();
+    // Two layers meet (rather than overlap or cross) where their boundaries run antiparallel.
+    let dirs = &layers.dirs;
+    let facing = |v: usize, others: &[nalgebra::Vector2<f64>]| layers.facing(v, others);
     let mean_edge = edge_length / layers.boundary.len().max(1) as f64;
     let reach = tol.max(layers.eps);
     let grid = PointGrid::new(&original, &bverts, reach.max(mean_edge));
@@ -84,7 +90,7 @@ pub fn weld_seams(scene: &Scene, tolerance: f64) -> Result<(Scene, WeldReport)> 
     let mut pairs: Vec<(f64, usize, usize)> = Vec::new();
     for &v in &bverts {
         for w in grid.near(original[v], reach) {
-            if w > v && layer[w] != layer[v] {
+            if w > v && layer[w] != layer[v] && facing(v, &dirs[w]) {
                 pairs.push(((original[w] - original[v]).norm(), v, w));
             }
         }
@@ -107,14 +113,14 @@ pub fn weld_seams(scene: &Scene, tolerance: f64) -> Result<(Scene, WeldReport)> 
                     group_of[u] = Some(g);
                 }
             }
-            (Some(g), Some(h)) if g != h => {
-                if groups[h].iter().all(|&u| !has_layer(&groups[g], layer[u])) {
-                    let moved = std::mem::take(&mut groups[h]);
-                    for &u in &moved {
-                        group_of[u] = Some(g);
-                    }
-                    groups[g].extend(moved);
+            (Some(g), Some(h))
+                if g != h && groups[h].iter().all(|&u| !has_layer(&groups[g], layer[u])) =>
+            {
+                let moved = std::mem::take(&mut groups[h]);
+                for &u in &moved {
+                    group_of[u] = Some(g);
                 }
+                groups[g].extend(moved);
             }
             _ => {}
         }
@@ -146,6 +152,10 @@ pub fn weld_seams(scene: &Scene, tolerance: f64) -> Result<(Scene, WeldReport)> 
                 continue;
             }
             let p = pts[v];
+            let along = [(pts[b] - pts[a]).normalize()];
+            if !facing(v, &along) {
+                continue;
+            }
             let t = seg.closest_parameter(&p);
             let q = seg.closest_point(&p);
             let d = (q - p).norm();
@@ -163,10 +173,67 @@ pub fn weld_seams(scene: &Scene, tolerance: f64) -> Result<(Scene, WeldReport)> 
         .into_iter()
         .map(|((v, _), (_, e, t))| (e, v, 0, t))
         .collect();
-    junctions.sort_by(|x, y| (x.0, x.1).cmp(&(y.0, y.1)));
+    junctions.sort_by_key(|x| (x.0, x.1));
     // One move per vertex: the first edge (in edge order) wins.
     let mut junction_moved = vec![false; n];
     junctions.retain(|&(_, v, _, _)| !std::mem::replace(&mut junction_moved[v], true));
+
+    // 3. Only welds that form a seam edge stay: a welded vertex needs a boundary neighbour
+    //    (same layer) welded to the same other layer. A lone contact point is no seam, and
+    //    welding it would only pull one vertex toward another layer's bones.
+    let mut neighbours: Vec<Vec<usize>> = vec![Vec::new(); n];
+    for &[a, b] in &layers.boundary {
+        neighbours[a].push(b);
+        neighbours[b].push(a);
+    }
+    let edge_layer = |e: usize| layer[layers.boundary[e][0]];
+    let mut group_alive: Vec<bool> = groups.iter().map(|g| !g.is_empty()).collect();
+    let mut junction_alive = vec![true; junctions.len()];
+    loop {
+        let mut welded_to: Vec<Vec<usize>> = vec![Vec::new(); n];
+        for (_, m) in groups.iter().enumerate().filter(|(g, _)| group_alive[*g]) {
+            for &v in m {
+                welded_to[v].extend(m.iter().map(|&u| layer[u]).filter(|&l| l != layer[v]));
+            }
+        }
+        for (j, &(e, v, _, _)) in junctions.iter().enumerate() {
+            if junction_alive[j] {
+                welded_to[v].push(edge_layer(e));
+            }
+        }
+        let supported =
+            |v: usize, l: usize| neighbours[v].iter().any(|&u| welded_to[u].contains(&l));
+        let mut changed = false;
+        for (g, m) in groups.iter().enumerate() {
+            let keep = m
+                .iter()
+                .any(|&v| welded_to[v].iter().any(|&l| supported(v, l)));
+            if group_alive[g] && !keep {
+                group_alive[g] = false;
+                changed = true;
+            }
+        }
+        for (j, &(e, v, _, _)) in junctions.iter().enumerate() {
+            if junction_alive[j] && !supported(v, edge_layer(e)) {
+                junction_alive[j] = false;
+                changed = true;
+            }
+        }
+        if !changed {
+            break;
+        }
+    }
+    for (g, m) in groups.iter_mut().enumerate() {
+        if !group_alive[g] {
+            for &u in m.iter() {
+                pts[u] = original[u];
+                group_of[u] = None;
+            }
+            m.clear();
+        }
+    }
+    let mut alive = junction_alive.into_iter();
+    junctions.retain(|_| alive.next().unwrap_or(false));
 
     let mut parts = mesh.vertex_parts().to_vec();
     let mut uvs = scene.art.as_ref().map(|a| a.uvs.clone());
@@ -178,6 +245,12 @@ pub fn weld_seams(scene: &Scene, tolerance: f64) -> Result<(Scene, WeldReport)> 
         .flat_map(|(t, tri)| (0..3).map(move |k| ((tri[k], tri[(k + 1) % 3]), (t, k))))
         .collect();
     let mut inserted: HashMap<usize, [Vec<(f64, usize)>; 3]> = HashMap::new();
+    // The edges' ends may have moved back (dropped welds): project onto the final edge.
+    junctions.retain_mut(|j| {
+        let [a, b] = layers.boundary[j.0];
+        j.3 = Segment::new(pts[a], pts[b]).closest_parameter(&pts[j.1]);
+        j.3 > 1e-6 && j.3 < 1.0 - 1e-6
+    });
     for j in junctions.iter_mut() {
         let (e, v, _, t) = *j;
         let [a, b] = layers.boundary[e];
@@ -196,7 +269,7 @@ pub fn weld_seams(scene: &Scene, tolerance: f64) -> Result<(Scene, WeldReport)> 
         }
         j.2 = id;
         let (tri, k) = tri_of_edge[&(a, b)];
-        inserted.entry(tri).or_insert_with(Default::default)[k].push((t, id));
+        inserted.entry(tri).or_default()[k].push((t, id));
     }
 
     // Split the triangles whose edges received vertices.
@@ -264,8 +337,8 @@ pub fn weld_seams(scene: &Scene, tolerance: f64) -> Result<(Scene, WeldReport)> 
                         .total_cmp(&(pts[y] - original[y]).norm())
                 })
                 .unwrap_or(tri[0]);
-            return Err(Error::InvalidOption {
-                option: "weld tolerance".into(),
+            return Err(Error::InvalidField {
+                field: "weld tolerance".into(),
                 message: format!(
                     "{tol} px is too large here: welding moves vertex {v} of layer {:?} by \
                      {:.4} px and folds triangle {t}; use a smaller tolerance",
@@ -284,8 +357,8 @@ pub fn weld_seams(scene: &Scene, tolerance: f64) -> Result<(Scene, WeldReport)> 
         per_layer[layer[v]].0 += 1;
     }
     if let Some(l) = (0..layers.count()).find(|&l| 2 * per_layer[l].0 > per_layer[l].1) {
-        return Err(Error::InvalidOption {
-            option: "weld tolerance".into(),
+        return Err(Error::InvalidField {
+            field: "weld tolerance".into(),
             message: format!(
                 "{tol} px would move {} of the {} vertices of layer {:?} (more than half): \
                  that welds the whole layer, not its edge; use a smaller tolerance",
@@ -299,7 +372,7 @@ pub fn weld_seams(scene: &Scene, tolerance: f64) -> Result<(Scene, WeldReport)> 
         .fold(0.0, f64::max);
     let out = rebuild(scene, pts, triangles, parts, uvs)?;
     let out_layers = Layers::of(&out)?;
-    let seams = count_seams(&out_layers, out.mesh.vertices());
+    let seams = count_seams(&out_layers, &out.mesh);
     let report = WeldReport {
         tolerance: tol,
         seams,
@@ -313,9 +386,9 @@ pub fn weld_seams(scene: &Scene, tolerance: f64) -> Result<(Scene, WeldReport)> 
 
 /// The seams of a scene: per pair of layers, the positions where they have coincident
 /// vertices.
-pub(crate) fn count_seams(layers: &Layers, points: &[Point2<f64>]) -> Vec<Seam> {
+pub(crate) fn count_seams(layers: &Layers, mesh: &crate::mesh::Mesh) -> Vec<Seam> {
     let mut count: HashMap<(usize, usize), usize> = HashMap::new();
-    for g in layers.coincident_groups(points) {
+    for g in layers.coincident_groups(mesh) {
         let mut ls: Vec<usize> = g.iter().map(|&v| layers.layer[v]).collect();
         ls.sort_unstable();
         ls.dedup();

@@ -11,6 +11,7 @@ mod lint;
 mod mesh;
 mod plot;
 mod render;
+mod repair;
 mod scene;
 mod solve;
 
@@ -121,6 +122,21 @@ enum Command {
     ///
     /// Example: `skinweights bleed arm.png -o arm_bled.png --rings 4`
     Bleed(bleed::BleedArgs),
+    /// Seam repairs for layered art (the crack at the elbow), in the seeds' order, and
+    /// seam-consistent weights.
+    ///
+    /// Steps (each prints what it changed): --merge-islands AREA (islands under AREA px^2 join
+    /// the neighbour with the closest colour, small holes close), --weld TOL (layer boundaries
+    /// that meet become coincident seam vertices, T-junctions resolved), --overlap PX (back
+    /// layers extend PX under the front layer along each seam; the silhouette stays put).
+    /// With --solver NAME --weights OUT.json: weights solved on the layers joined at their
+    /// seams, so seam vertices get identical weights (and --smooth-seams smooths them in a
+    /// band around the seams). Alpha repairs are the `bleed` command.
+    ///
+    /// Example: `skinweights repair elbow.json --weld 0.5 --overlap 1.5 --solver heat
+    /// --weights elbow_w.json --smooth-seams -o elbow_fixed.json && skinweights lint
+    /// elbow_fixed.json elbow_w.json`
+    Repair(repair::RepairArgs),
 }
 
 /// Parses the command line and runs the command; errors print as `error: ...` with exit code 2.
@@ -138,6 +154,7 @@ pub fn main() -> ExitCode {
         Command::Mesh(a) => mesh::run(a),
         Command::Render(a) => render::run(a),
         Command::Bleed(a) => bleed::run(a),
+        Command::Repair(a) => repair::run(a),
     };
     match result {
         Ok(code) => code,

@@ -1,0 +1,200 @@
+//! `skinweights repair`: the seam repairs on a layered scene (tiny components, weld, inward
+//! overlap) and, with a solver, seam-consistent weights with optional limited smoothing.
+
+use super::{check_outputs, parse_options, resolve_scene, spinner, BuiltinArgs};
+use clap::Args;
+use skinweights::io::{save_scene, WeightsFile};
+use skinweights::seams::repair::{repair, repaired_weights, RepairOptions, SmoothOptions};
+use skinweights::solvers::solver_by_name;
+use skinweights::{Error, Result};
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+/// Arguments of `repair`.
+#[derive(Args)]
+pub struct RepairArgs {
+    /// Scene file or built-in name (e.g. layered-arms).
+    scene: String,
+    /// Step 1, shared boundary: weld boundaries of different layers that meet within TOL px
+    /// into coincident seam vertices (T-junctions get a vertex on the other side). 0 welds
+    /// only boundaries that already touch exactly.
+    #[arg(long, value_name = "TOL")]
+    weld: Option<f64>,
+    /// Step 2, inward overlap: extend each back layer PX (the seeds say 1-2) under the layer
+    /// in front along every welded seam; the outer silhouette does not move.
+    #[arg(long, value_name = "PX")]
+    overlap: Option<f64>,
+    /// Asset Lab: merge islands smaller than AREA px^2 into the neighbour with the closest
+    /// colour and close holes smaller than AREA (runs before the weld).
+    #[arg(long, value_name = "AREA")]
+    merge_islands: Option<f64>,
+    /// Smooth the written weights in a band around the seams (outer silhouette untouched).
+    #[arg(long, requires = "weights")]
+    smooth_seams: bool,
+    /// Width of the smoothing band, px.
+    #[arg(long, value_name = "PX", default_value_t = SmoothOptions::default().band)]
+    smooth_band: f64,
+    /// Solver for the seam-consistent weights (solved on the layers joined at their seams).
+    #[arg(long, requires = "weights")]
+    solver: Option<String>,
+    /// Solver option as key=value (repeatable).
+    #[arg(long = "option", value_name = "KEY=VALUE")]
+    options: Vec<String>,
+    /// Write seam-consistent weights of the repaired scene here (needs --solver).
+    #[arg(long, value_name = "OUT.json", requires = "solver")]
+    weights: Option<PathBuf>,
+    /// Output scene file (image paths are rewritten relative to its folder).
+    #[arg(short, long)]
+    output: PathBuf,
+    /// Overwrite output files that exist.
+    #[arg(long)]
+    force: bool,
+    #[command(flatten)]
+    builtin: BuiltinArgs,
+}
+
+/// Runs `repair`.
+pub fn run(a: RepairArgs) -> Result<ExitCode> {
+    let input = Path::new(&a.scene);
+    let inputs: Vec<&Path> = if input.exists() { vec![input] } else { vec![] };
+    let mut outputs = vec![a.output.as_path()];
+    outputs.extend(a.weights.as_deref());
+    check_outputs(&inputs, &outputs, a.force)?;
+    if a.weld.is_none() && a.overlap.is_none() && a.merge_islands.is_none() && a.weights.is_none() {
+        return Err(Error::field(
+            "repair",
+            "nothing to do: give --weld TOL, --overlap PX, --merge-islands AREA or \
+             --solver NAME --weights OUT.json (see skinweights repair --help)",
+        ));
+    }
+    let scene = resolve_scene(Some(&a.scene), &a.builtin)?;
+    let options = RepairOptions {
+        weld: a.weld,
+        overlap: a.overlap,
+        merge_islands: a.merge_islands,
+        smooth_seams: a.smooth_seams,
+        smooth: SmoothOptions {
+            band: a.smooth_band,
+            ..SmoothOptions::default()
+        },
+    };
+    let pb = spinner(format!(
+        "repairing {} ({} vertices)",
+        scene.name,
+        scene.mesh.vertex_count()
+    ));
+    let repaired = repair(&scene, &options);
+    pb.finish_and_clear();
+    let (fixed, report) = repaired?;
+    if let Some(r) = &report.islands {
+        println!(
+            "tiny components (< {} px^2): {} islands merged, {} already in their neighbour's \
+             part, {} kept; {} holes closed ({:.3} px^2)",
+            r.area,
+            r.merged.len(),
+            r.already_same_part,
+            r.kept.len(),
+            r.holes_closed,
+            r.hole_area_closed
+        );
+        for m in &r.merged {
+            println!(
+                "  island of {} vertices ({:.3} px^2): {} -> {} ({:.3} px away{})",
+                m.vertices,
+                m.area,
+                m.from,
+                m.into,
+                m.distance,
+                m.colour_distance
+                    .map(|c| format!(", colour distance {c:.3}"))
+                    .unwrap_or_default()
+            );
+        }
+        for k in &r.kept {
+            println!("  kept: {k}");
+        }
+    }
+    if let Some(r) = &report.weld {
+        println!(
+            "weld (tolerance {} px): {} seams, {} vertices moved (max {:.4} px), {} inserted; \
+             silhouette moved {:.4} px",
+            r.tolerance,
+            r.seams.len(),
+            r.vertices_moved,
+            r.max_displacement,
+            r.vertices_inserted,
+            r.silhouette_change
+        );
+        for s in &r.seams {
+            println!(
+                "  seam {} | {}: {} shared positions",
+                s.layers[0], s.layers[1], s.vertices
+            );
+        }
+    }
+    if let Some(r) = &report.overlap {
+        println!(
+            "overlap ({} px): {} seams extended, {} vertices and {} triangles added, {:.3} px^2 \
+             under the front layers; existing vertices moved: {}; silhouette moved {:.4} px",
+            r.px,
+            r.seams,
+            r.vertices_added,
+            r.triangles_added,
+            r.area_added,
+            r.vertices_moved,
+            r.silhouette_change
+        );
+        if r.seams == 0 {
+            println!("  no welded seam between a back and a front layer: nothing to extend");
+        }
+    }
+    save_scene(&fixed, &a.output)?;
+    println!(
+        "wrote {}: {} vertices, {} triangles",
+        a.output.display(),
+        fixed.mesh.vertex_count(),
+        fixed.mesh.triangle_count()
+    );
+    if let (Some(name), Some(path)) = (&a.solver, &a.weights) {
+        let solver = solver_by_name(name, &parse_options(&a.options)?)?;
+        let pb = spinner(format!(
+            "{name}: each layer alone and on the layers joined at their seams"
+        ));
+        let solved = repaired_weights(&fixed, &options, solver.as_ref());
+        pb.finish_and_clear();
+        let (weights, r) = solved?;
+        let c = &r.consistent;
+        println!(
+            "seam-consistent weights ({name}): {} seam positions ({} joined), {} overlap \
+             vertices interpolated; max weight difference across a seam: layers alone {:.4}, \
+             seam-consistent {:.1e} ({:.3} s)",
+            c.seam_positions,
+            c.joined,
+            c.overlap_vertices,
+            c.alone_max_difference,
+            c.consistent_max_difference,
+            c.seconds
+        );
+        if let Some(s) = &r.smooth {
+            println!(
+                "smoothing (band {} px): {} band vertices, {} rows changed (max {:.4}), {} \
+                 silhouette vertices unchanged; seam difference {:.1e} -> {:.1e}",
+                options.smooth.band,
+                s.band_vertices,
+                s.vertices_changed,
+                s.max_change,
+                s.silhouette_vertices,
+                s.seam_difference[0],
+                s.seam_difference[1]
+            );
+        }
+        WeightsFile::new(&fixed.name, name, fixed.skeleton.names(), &weights).save(path)?;
+        println!(
+            "wrote {}; check it with: skinweights lint {} {}",
+            path.display(),
+            a.output.display(),
+            path.display()
+        );
+    }
+    Ok(ExitCode::SUCCESS)
+}

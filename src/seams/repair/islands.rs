@@ -1,0 +1,303 @@
+//! Tiny components (the seeds' Asset Lab): mesh islands under an area threshold join the
+//! neighbour with the closest colour, and holes under it are closed.
+
+use super::layers::check_amount;
+use crate::error::Result;
+use crate::geometry::loop_area;
+use crate::mesh::{mesh_outline, MeshingOptions, Outline};
+use crate::scene::Scene;
+use nalgebra::Point2;
+use std::collections::HashMap;
+
+/// What [`merge_tiny_components`] changed.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct IslandReport {
+    /// The area threshold, px^2.
+    pub area: f64,
+    /// Islands relabelled into a neighbour's part.
+    pub merged: Vec<MergedIsland>,
+    /// Islands under the threshold already labelled with their chosen neighbour's part
+    /// (nothing to relabel).
+    pub already_same_part: usize,
+    /// Islands under the threshold left alone: the only piece of their part (merging would
+    /// drop a part label), or no neighbour drawn with the same image.
+    pub kept: Vec<String>,
+    /// Holes under the threshold closed with triangles over their own boundary vertices.
+    pub holes_closed: usize,
+    /// Their total area, px^2.
+    pub hole_area_closed: f64,
+}
+
+/// One merged island.
+#[derive(Debug, Clone, PartialEq)]
+pub struct MergedIsland {
+    /// Its vertices.
+    pub vertices: usize,
+    /// Its area, px^2.
+    pub area: f64,
+    /// The part it had.
+    pub from: String,
+    /// The part it joined.
+    pub into: String,
+    /// Distance to that neighbour, px.
+    pub distance: f64,
+    /// Colour distance to that neighbour (RGB in 0..1, Euclidean), when the art was read.
+    pub colour_distance: Option<f64>,
+}
+
+/// Merges mesh islands (connected components) smaller than `area` (px^2) into the
+/// neighbouring component with the closest colour, and closes holes smaller than `area`.
+///
+/// With the `io` feature and art, colours are the layers' mean texture colours sampled at
+/// the vertices' texture coordinates (alpha-weighted), read from the images; otherwise the
+/// nearest neighbour wins (see [`merge_tiny_components_with`] to pass colours yourself).
+pub fn merge_tiny_components(scene: &Scene, area: f64) -> Result<(Scene, IslandReport)> {
+    #[cfg(feature = "io")]
+    let colours = match &scene.art {
+        Some(art) => Some(vertex_colours(scene, art)?),
+        None => None,
+    };
+    #[cfg(not(feature = "io"))]
+    let colours: Option<Vec<[f64; 4]>> = None;
+    merge_tiny_components_with(scene, area, colours.as_deref())
+}
+
+/// [`merge_tiny_components`] with the colour (RGBA in 0..1) of every vertex given, or none.
+///
+/// - An island is a connected component with area below `area`. Its neighbours are the other
+///   components (islands merged in this call excluded) drawn with the same image (so its
+///   texture coordinates stay meaningful); among those within `sqrt(area)` of the nearest,
+///   the one whose mean colour is closest to the island's wins (the nearest without colours).
+///   The island's vertices take that neighbour's part, so it is drawn in that layer and
+///   skinned with it. An island that is the only piece of its part is kept (no layer loses
+///   its part label).
+/// - A hole is a boundary loop turning clockwise (interior outside) enclosing less than
+///   `area`; it is closed by a constrained triangulation of its own vertices (no new
+///   vertices, texture coordinates untouched).
+///
+/// Errors: `area` negative or not finite; colours of the wrong length.
+pub fn merge_tiny_components_with(
+    scene: &Scene,
+    area: f64,
+    colours: Option<&[[f64; 4]]>,
+) -> Result<(Scene, IslandReport)> {
+    let threshold = check_amount("island area", area)?;
+    let mesh = &scene.mesh;
+    let n = mesh.vertex_count();
+    if let Some(c) = colours {
+        if c.len() != n {
+            return Err(crate::Error::field(
+                "colours",
+                format!("{} colours for {n} vertices", c.len()),
+            ));
+        }
+    }
+    let pts = mesh.vertices();
+    let topo = mesh.topology();
+    let comp = topo.component_of();
+    let count = topo.component_count();
+    let mut comp_area = vec![0.0; count];
+    for (t, tri) in mesh.triangles().iter().enumerate() {
+        comp_area[comp[tri[0]]] += 0.5 * mesh.triangle_area2(t);
+    }
+    let mut members: Vec<Vec<usize>> = vec![Vec::new(); count];
+    for v in 0..n {
+        members[comp[v]].push(v);
+    }
+    let part_of = |c: usize| majority(members[c].iter().map(|&v| mesh.vertex_parts()[v]));
+    let parts: Vec<usize> = (0..count).map(part_of).collect();
+    let image_of = |p: usize| {
+        scene.art.as_ref().map(|a| {
+            a.layers
+                .iter()
+                .find(|l| l.part == mesh.parts()[p])
+                .and_then(|l| l.image)
+        })
+    };
+    let mean_colour = |c: usize| -> Option<[f64; 3]> {
+        let cs = colours?;
+        let (mut sum, mut weight) = ([0.0; 3], 0.0);
+        for &v in &members[c] {
+            let a = cs[v][3].max(1e-6);
+            for k in 0..3 {
+                sum[k] += a * cs[v][k];
+            }
+            weight += a;
+        }
+        Some(sum.map(|s| s / weight))
+    };
+    let mut boundary_of: Vec<Vec<usize>> = vec![Vec::new(); count];
+    for lp in topo.boundary_loops() {
+        for &v in lp {
+            boundary_of[comp[v]].push(v);
+        }
+    }
+
+    let mut report = IslandReport {
+        area: threshold,
+        ..IslandReport::default()
+    };
+    let mut vertex_parts = mesh.vertex_parts().to_vec();
+    let mut merged = vec![false; count];
+    let mut order: Vec<usize> = (0..count).filter(|&c| comp_area[c] < threshold).collect();
+    order.sort_by(|&a, &b| comp_area[a].total_cmp(&comp_area[b]));
+    for &c in &order {
+        let name = &mesh.parts()[parts[c]];
+        let others_of_part = (0..count)
+            .filter(|&d| d != c && !merged[d] && parts[d] == parts[c])
+            .count();
+        if others_of_part == 0 {
+            report.kept.push(format!(
+                "island of {} vertices ({:.2} px^2) is the only piece of part {name:?}",
+                members[c].len(),
+                comp_area[c]
+            ));
+            continue;
+        }
+        let candidates: Vec<(usize, f64)> = (0..count)
+            .filter(|&d| d != c && !merged[d] && image_of(parts[d]) == image_of(parts[c]))
+            .map(|d| {
+                let dist = members[c]
+                    .iter()
+                    .flat_map(|&v| {
+                        boundary_of[d]
+                            .iter()
+                            .map(move |&w| (pts[v] - pts[w]).norm())
+                    })
+                    .fold(f64::INFINITY, f64::min);
+                (d, dist)
+            })
+            .collect();
+        let Some(nearest) = candidates.iter().map(|c| c.1).reduce(f64::min) else {
+            report.kept.push(format!(
+                "island of {} vertices ({:.2} px^2) of part {name:?} has no neighbour drawn \
+                 with the same image",
+                members[c].len(),
+                comp_area[c]
+            ));
+            continue;
+        };
+        let reach = nearest + threshold.sqrt();
+        let own = mean_colour(c);
+        let colour_distance = |d: usize| -> Option<f64> {
+            let (a, b) = (own?, mean_colour(d)?);
+            Some((0..3).map(|k| (a[k] - b[k]).powi(2)).sum::<f64>().sqrt())
+        };
+        let &(best, distance) = candidates
+            .iter()
+            .filter(|&&(_, dist)| dist <= reach)
+            .min_by(|x, y| {
+                let key = |&(d, dist): &(usize, f64)| (colour_distance(d).unwrap_or(0.0), dist);
+                let (a, b) = (key(x), key(y));
+                a.0.total_cmp(&b.0).then(a.1.total_cmp(&b.1))
+            })
+            .expect("the nearest candidate is within reach");
+        merged[c] = true;
+        if parts[best] == parts[c] {
+            report.already_same_part += 1;
+            continue;
+        }
+        for &v in &members[c] {
+            vertex_parts[v] = parts[best];
+        }
+        report.merged.push(MergedIsland {
+            vertices: members[c].len(),
+            area: comp_area[c],
+            from: name.clone(),
+            into: mesh.parts()[parts[best]].clone(),
+            distance,
+            colour_distance: colour_distance(best),
+        });
+    }
+
+    // Holes: clockwise boundary loops enclosing less than the threshold.
+    let mut triangles = mesh.triangles().to_vec();
+    for lp in topo.boundary_loops() {
+        let ring: Vec<Point2<f64>> = lp.iter().map(|&v| pts[v]).collect();
+        let a = loop_area(&ring);
+        if a >= 0.0 || -a >= threshold {
+            continue;
+        }
+        if let Some(fill) = fill_hole(lp, pts) {
+            triangles.extend(fill);
+            report.holes_closed += 1;
+            report.hole_area_closed += -a;
+        }
+    }
+    let out = super::layers::rebuild(scene, pts.to_vec(), triangles, vertex_parts, None)?;
+    Ok((out, report))
+}
+
+/// Triangles (counter-clockwise, over the loop's own vertices) covering a hole loop, or
+/// `None` when the triangulation needed new vertices or failed.
+fn fill_hole(lp: &[usize], pts: &[Point2<f64>]) -> Option<Vec<[usize; 3]>> {
+    let ring: Vec<Point2<f64>> = lp.iter().map(|&v| pts[v]).collect();
+    let options = MeshingOptions {
+        max_area: Some(f64::MAX / 4.0),
+        min_angle_deg: 0.0,
+        ..MeshingOptions::default()
+    };
+    let outline = Outline {
+        loops: vec![ring.clone()],
+        segments: Vec::new(),
+    };
+    let (v, t, _) = mesh_outline(&outline, &options).ok()?;
+    let index: HashMap<(u64, u64), usize> = ring
+        .iter()
+        .zip(lp)
+        .map(|(p, &i)| ((p.x.to_bits(), p.y.to_bits()), i))
+        .collect();
+    let map: Option<Vec<usize>> = v
+        .iter()
+        .map(|p| index.get(&(p.x.to_bits(), p.y.to_bits())).copied())
+        .collect();
+    let map = map?;
+    Some(t.into_iter().map(|tri| tri.map(|i| map[i])).collect())
+}
+
+fn majority(values: impl Iterator<Item = usize>) -> usize {
+    let mut count: HashMap<usize, usize> = HashMap::new();
+    for v in values {
+        *count.entry(v).or_default() += 1;
+    }
+    count
+        .into_iter()
+        .max_by(|a, b| a.1.cmp(&b.1).then(b.0.cmp(&a.0)))
+        .map_or(0, |(v, _)| v)
+}
+
+/// The colour (RGBA in 0..1, straight alpha) of every vertex: its layer's image sampled at
+/// its texture coordinate (nearest texel, clamped); flat-colour layers get opaque grey.
+#[cfg(feature = "io")]
+pub fn vertex_colours(scene: &Scene, art: &crate::scene::Art) -> Result<Vec<[f64; 4]>> {
+    use crate::scene::AlphaMode;
+    let textures = crate::render::Texture::load_art(art)?;
+    let parts = scene.mesh.parts();
+    let image_of_part: Vec<Option<usize>> = parts
+        .iter()
+        .map(|p| {
+            art.layers
+                .iter()
+                .find(|l| &l.part == p)
+                .and_then(|l| l.image)
+        })
+        .collect();
+    Ok((0..scene.mesh.vertex_count())
+        .map(|v| match image_of_part[scene.mesh.vertex_parts()[v]] {
+            Some(k) => {
+                let im = &textures[k].image;
+                let uv = art.uvs[v];
+                let x = (uv.x.floor().max(0.0) as u32).min(im.width().saturating_sub(1));
+                let y = (uv.y.floor().max(0.0) as u32).min(im.height().saturating_sub(1));
+                let p = im.get_pixel(x, y).0.map(|c| c as f64 / 255.0);
+                match textures[k].stored {
+                    AlphaMode::Premultiplied if p[3] > 0.0 => {
+                        [p[0] / p[3], p[1] / p[3], p[2] / p[3], p[3]]
+                    }
+                    _ => p,
+                }
+            }
+            None => [0.5, 0.5, 0.5, 1.0],
+        })
+        .collect())
+}

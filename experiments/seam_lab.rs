@@ -265,7 +265,7 @@ fn measure(case: &Case, v: &Variant, name: &str, angles: &[f64]) -> Res<Vec<Row>
             let render = RenderOptions::default().with_alpha(v.alpha);
             let m = matting_renders(&drawing, &frame, &render)?;
             let f = m.fringe()?;
-            let gap = seam_pixel_gaps(&v.scene, &seams, &posed, &frame, &m.black, &m.white)?;
+            let gap = seam_pixel_gaps(&v.scene, &seams, &posed, &frame, &m)?;
             let (seam_gap, seam_pixels) = gap.first().map_or((0.0, 0), |g| (g.gap, g.pixels));
             rows.push(Row {
                 case: case.name.clone(),

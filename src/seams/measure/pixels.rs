@@ -3,9 +3,8 @@
 use super::grid::TriangleGrid;
 use super::{check_positions, chord_quads, coverage_grid, posed_chords, Seam};
 use crate::error::{Error, Result};
-use crate::render::{coverage, Frame};
+use crate::render::{coverage, Frame, MattingRenders};
 use crate::scene::Scene;
-use image::RgbImage;
 use nalgebra::Point2;
 
 /// Gap G at one seam.
@@ -25,24 +24,33 @@ pub const SEAM_BAND_PX: f64 = 1.5;
 const REFERENCE_SAMPLES: usize = 4;
 
 /// Gap G per seam for a render of the scene posed at `posed` into `frame`, given as its
-/// renders over black and white (triangulation matting, [`crate::render::coverage`]).
+/// matting renders ([`crate::render::matting_renders`]: the render under test over black
+/// and white, and the premultiplied 8 x 8 reference).
 ///
-/// The reference is what should be covered: a pixel counts when all its 4 x 4 sample
-/// points, and those of its 8 neighbours, lie in a posed triangle or in the seam's open
-/// region (the quads between the chords), and it lies within [`SEAM_BAND_PX`] of the seam.
-/// A crack, a sub-pixel gap between edges that are rasterized apart, or two translucent
-/// antialiased edges on top of each other all leave `a < 1` there. Errors: renders of
-/// different sizes or not the frame's, positions that do not match the mesh.
+/// The reference is what should be covered: a pixel should be covered when all its 4 x 4
+/// sample points lie in a posed triangle or in the seam's open region (the quads between
+/// the chords), and either some of them lie in the open region or the reference render
+/// covers it fully (so the art's own antialiased silhouette, where the seam meets the
+/// outline, does not count as a gap). A pixel counts when it and its 8 neighbours should be
+/// covered and it lies within [`SEAM_BAND_PX`] of the seam. A crack, a sub-pixel gap between
+/// edges that are rasterized apart, or two translucent edges on top of each other all leave
+/// `a < 1` there. Errors: renders of different sizes or not the frame's, positions that do
+/// not match the mesh.
 pub fn seam_pixel_gaps(
     scene: &Scene,
     seams: &[Seam],
     posed: &[Point2<f64>],
     frame: &Frame,
-    black: &RgbImage,
-    white: &RgbImage,
+    renders: &MattingRenders,
 ) -> Result<Vec<SeamPixelGap>> {
     check_positions(scene, posed)?;
-    for (name, im) in [("black", black), ("white", white)] {
+    let (black, white) = (&renders.black, &renders.white);
+    for (name, im) in [
+        ("black", black),
+        ("white", white),
+        ("ref_black", &renders.ref_black),
+        ("ref_white", &renders.ref_white),
+    ] {
         if im.dimensions() != (frame.width, frame.height) {
             return Err(Error::field(
                 name,
@@ -55,6 +63,7 @@ pub fn seam_pixel_gaps(
         }
     }
     let a = coverage(black, white);
+    let a_ref = coverage(&renders.ref_black, &renders.ref_white);
     let (w, h) = (frame.width as i64, frame.height as i64);
     let to_px = |p: Point2<f64>| frame.to_pixels(p);
     let cover = coverage_grid(scene, posed, to_px, 0.0);
@@ -119,14 +128,23 @@ pub fn seam_pixel_gaps(
             let full: Vec<bool> = (0..ww * wh)
                 .map(|k| {
                     let (px, py) = ((k % ww) as i64 + x0 - 1, (k / ww) as i64 + y0 - 1);
-                    (0..REFERENCE_SAMPLES * REFERENCE_SAMPLES).all(|s| {
-                        let n = REFERENCE_SAMPLES as f64;
+                    let n = REFERENCE_SAMPLES as f64;
+                    let mut open = false;
+                    let covered = (0..REFERENCE_SAMPLES * REFERENCE_SAMPLES).all(|s| {
                         let p = Point2::new(
                             px as f64 + ((s % REFERENCE_SAMPLES) as f64 + 0.5) / n,
                             py as f64 + ((s / REFERENCE_SAMPLES) as f64 + 0.5) / n,
                         );
-                        cover.covers(p) || region.covers(p)
-                    })
+                        let in_region = region.covers(p);
+                        open |= in_region;
+                        in_region || cover.covers(p)
+                    });
+                    let art_opaque = px >= 0
+                        && py >= 0
+                        && px < w
+                        && py < h
+                        && a_ref[(py * w + px) as usize] >= 1.0;
+                    covered && (open || art_opaque)
                 })
                 .collect();
             let mut min_a: f64 = 1.0;

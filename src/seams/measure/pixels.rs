@@ -1,7 +1,7 @@
 //! The fringe metric's gap G restricted to each seam (feature `io`).
 
 use super::grid::TriangleGrid;
-use super::{check_positions, chord_quads, coverage_grid, posed_chords, Seam};
+use super::{check_positions, chord_quads, coverage_grid, posed_chords, Chords, Seam};
 use crate::error::{Error, Result};
 use crate::render::{coverage, Frame, MattingRenders};
 use crate::scene::Scene;
@@ -70,7 +70,7 @@ pub fn seam_pixel_gaps(
     Ok(seams
         .iter()
         .map(|seam| {
-            let chords: Vec<Vec<(Point2<f64>, Option<Point2<f64>>)>> =
+            let chords: Chords =
                 posed_chords(scene, seam, posed)
                     .into_iter()
                     .map(|e| {

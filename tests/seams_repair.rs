@@ -135,7 +135,7 @@ fn assert_layers_kept(before: &Scene, after: &Scene) {
     assert_eq!(a.images, b.images);
     for p in 0..after.mesh.parts().len() {
         assert!(
-            after.mesh.vertex_parts().iter().any(|&q| q == p),
+            after.mesh.vertex_parts().contains(&p),
             "part {} lost",
             after.mesh.parts()[p]
         );
@@ -460,7 +460,7 @@ fn tiny_islands_join_their_neighbour_and_small_holes_close() {
     assert!((fixed.mesh.area() - area_before - 4.0).abs() < 1e-9);
     assert_eq!(fixed.mesh.topology().boundary_loops().len(), 3);
     // The big square of b keeps its label: b is not lost.
-    assert!(fixed.mesh.vertex_parts().iter().any(|&p| p == 1));
+    assert!(fixed.mesh.vertex_parts().contains(&1));
 }
 
 fn expect<T: std::fmt::Debug>(r: Result<T, Error>, words: &[&str]) {

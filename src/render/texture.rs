@@ -83,16 +83,7 @@ pub fn check_uvs(mesh: &Mesh, art: &Art, textures: &[Texture]) -> Result<()> {
             ),
         ));
     }
-    let image_of_part: Vec<Option<usize>> = mesh
-        .parts()
-        .iter()
-        .map(|p| {
-            art.layers
-                .iter()
-                .find(|l| &l.part == p)
-                .and_then(|l| l.image)
-        })
-        .collect();
+    let image_of_part = art.image_of_part(mesh.parts());
     const TOL: f64 = 1e-6;
     for (v, (&part, uv)) in mesh.vertex_parts().iter().zip(&art.uvs).enumerate() {
         let Some(k) = image_of_part[part] else {

@@ -130,6 +130,20 @@ impl Art {
         Ok(())
     }
 
+    /// The image index of every part (`None`: a flat colour, or a part with no layer),
+    /// indexed like the mesh's parts.
+    pub fn image_of_part(&self, parts: &[String]) -> Vec<Option<usize>> {
+        parts
+            .iter()
+            .map(|p| {
+                self.layers
+                    .iter()
+                    .find(|l| &l.part == p)
+                    .and_then(|l| l.image)
+            })
+            .collect()
+    }
+
     /// The layer index (draw position) of every part, indexed like the mesh's parts.
     pub fn layer_of_part(&self, parts: &[String]) -> Vec<usize> {
         parts

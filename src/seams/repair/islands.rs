@@ -106,14 +106,8 @@ pub fn merge_tiny_components_with(
     }
     let part_of = |c: usize| majority(members[c].iter().map(|&v| mesh.vertex_parts()[v]));
     let parts: Vec<usize> = (0..count).map(part_of).collect();
-    let image_of = |p: usize| {
-        scene.art.as_ref().map(|a| {
-            a.layers
-                .iter()
-                .find(|l| l.part == mesh.parts()[p])
-                .and_then(|l| l.image)
-        })
-    };
+    let images = scene.art.as_ref().map(|a| a.image_of_part(mesh.parts()));
+    let image_of = |p: usize| images.as_ref().map(|i| i[p]);
     let mean_colour = |c: usize| -> Option<[f64; 3]> {
         let cs = colours?;
         let (mut sum, mut weight) = ([0.0; 3], 0.0);
@@ -272,16 +266,7 @@ fn majority(values: impl Iterator<Item = usize>) -> usize {
 pub fn vertex_colours(scene: &Scene, art: &crate::scene::Art) -> Result<Vec<[f64; 4]>> {
     use crate::scene::AlphaMode;
     let textures = crate::render::Texture::load_art(art)?;
-    let parts = scene.mesh.parts();
-    let image_of_part: Vec<Option<usize>> = parts
-        .iter()
-        .map(|p| {
-            art.layers
-                .iter()
-                .find(|l| &l.part == p)
-                .and_then(|l| l.image)
-        })
-        .collect();
+    let image_of_part = art.image_of_part(scene.mesh.parts());
     Ok((0..scene.mesh.vertex_count())
         .map(|v| match image_of_part[scene.mesh.vertex_parts()[v]] {
             Some(k) => {

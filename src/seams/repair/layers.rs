@@ -134,8 +134,8 @@ impl Layers {
             }
             v
         }
-        for v in 0..points.len() {
-            for w in grid.near(points[v], self.eps) {
+        for (v, &p) in points.iter().enumerate() {
+            for w in grid.near(p, self.eps) {
                 if w > v {
                     let (a, b) = (root(&mut parent, v), root(&mut parent, w));
                     if a != b {

@@ -191,11 +191,11 @@ impl Union {
         let mut out = Weights::zeros(pts.len(), bones);
         let umesh = &self.scene.mesh;
         let locator = TriangleLocator::new(umesh.vertices(), umesh.triangles());
-        for v in 0..pts.len() {
+        for (v, &p) in pts.iter().enumerate() {
             match self.of[v] {
                 Some(u) => out.row_mut(v).copy_from_slice(union.row(u)),
                 None => {
-                    let hits = locator.containing(pts[v], layers.eps);
+                    let hits = locator.containing(p, layers.eps);
                     let pick = hits
                         .iter()
                         .find(|&&(t, _)| self.triangle_layer[t] != layers.layer[v])
@@ -210,7 +210,7 @@ impl Union {
                             }
                         }
                         None => {
-                            let u = nearest(umesh.vertices(), pts[v]);
+                            let u = nearest(umesh.vertices(), p);
                             row.copy_from_slice(union.row(u));
                         }
                     }

@@ -130,14 +130,14 @@ pub fn weld_seams(scene: &Scene, tolerance: f64) -> Result<(Scene, WeldReport)> 
                     group_of[u] = Some(g);
                 }
             }
-            (Some(g), Some(h)) if g != h => {
-                if groups[h].iter().all(|&u| !has_layer(&groups[g], layer[u])) {
-                    let moved = std::mem::take(&mut groups[h]);
-                    for &u in &moved {
-                        group_of[u] = Some(g);
-                    }
-                    groups[g].extend(moved);
+            (Some(g), Some(h))
+                if g != h && groups[h].iter().all(|&u| !has_layer(&groups[g], layer[u])) =>
+            {
+                let moved = std::mem::take(&mut groups[h]);
+                for &u in &moved {
+                    group_of[u] = Some(g);
                 }
+                groups[g].extend(moved);
             }
             _ => {}
         }
@@ -190,10 +190,67 @@ pub fn weld_seams(scene: &Scene, tolerance: f64) -> Result<(Scene, WeldReport)> 
         .into_iter()
         .map(|((v, _), (_, e, t))| (e, v, 0, t))
         .collect();
-    junctions.sort_by(|x, y| (x.0, x.1).cmp(&(y.0, y.1)));
+    junctions.sort_by_key(|x| (x.0, x.1));
     // One move per vertex: the first edge (in edge order) wins.
     let mut junction_moved = vec![false; n];
     junctions.retain(|&(_, v, _, _)| !std::mem::replace(&mut junction_moved[v], true));
+
+    // 3. Only welds that form a seam edge stay: a welded vertex needs a boundary neighbour
+    //    (same layer) welded to the same other layer. A lone contact point is no seam, and
+    //    welding it would only pull one vertex toward another layer's bones.
+    let mut neighbours: Vec<Vec<usize>> = vec![Vec::new(); n];
+    for &[a, b] in &layers.boundary {
+        neighbours[a].push(b);
+        neighbours[b].push(a);
+    }
+    let edge_layer = |e: usize| layer[layers.boundary[e][0]];
+    let mut group_alive: Vec<bool> = groups.iter().map(|g| !g.is_empty()).collect();
+    let mut junction_alive = vec![true; junctions.len()];
+    loop {
+        let mut welded_to: Vec<Vec<usize>> = vec![Vec::new(); n];
+        for (_, m) in groups.iter().enumerate().filter(|(g, _)| group_alive[*g]) {
+            for &v in m {
+                welded_to[v].extend(m.iter().map(|&u| layer[u]).filter(|&l| l != layer[v]));
+            }
+        }
+        for (j, &(e, v, _, _)) in junctions.iter().enumerate() {
+            if junction_alive[j] {
+                welded_to[v].push(edge_layer(e));
+            }
+        }
+        let supported =
+            |v: usize, l: usize| neighbours[v].iter().any(|&u| welded_to[u].contains(&l));
+        let mut changed = false;
+        for (g, m) in groups.iter().enumerate() {
+            let keep = m
+                .iter()
+                .any(|&v| welded_to[v].iter().any(|&l| supported(v, l)));
+            if group_alive[g] && !keep {
+                group_alive[g] = false;
+                changed = true;
+            }
+        }
+        for (j, &(e, v, _, _)) in junctions.iter().enumerate() {
+            if junction_alive[j] && !supported(v, edge_layer(e)) {
+                junction_alive[j] = false;
+                changed = true;
+            }
+        }
+        if !changed {
+            break;
+        }
+    }
+    for (g, m) in groups.iter_mut().enumerate() {
+        if !group_alive[g] {
+            for &u in m.iter() {
+                pts[u] = original[u];
+                group_of[u] = None;
+            }
+            m.clear();
+        }
+    }
+    let mut alive = junction_alive.into_iter();
+    junctions.retain(|_| alive.next().unwrap_or(false));
 
     let mut parts = mesh.vertex_parts().to_vec();
     let mut uvs = scene.art.as_ref().map(|a| a.uvs.clone());
@@ -205,6 +262,12 @@ pub fn weld_seams(scene: &Scene, tolerance: f64) -> Result<(Scene, WeldReport)> 
         .flat_map(|(t, tri)| (0..3).map(move |k| ((tri[k], tri[(k + 1) % 3]), (t, k))))
         .collect();
     let mut inserted: HashMap<usize, [Vec<(f64, usize)>; 3]> = HashMap::new();
+    // The edges' ends may have moved back (dropped welds): project onto the final edge.
+    junctions.retain_mut(|j| {
+        let [a, b] = layers.boundary[j.0];
+        j.3 = Segment::new(pts[a], pts[b]).closest_parameter(&pts[j.1]);
+        j.3 > 1e-6 && j.3 < 1.0 - 1e-6
+    });
     for j in junctions.iter_mut() {
         let (e, v, _, t) = *j;
         let [a, b] = layers.boundary[e];
@@ -223,7 +286,7 @@ pub fn weld_seams(scene: &Scene, tolerance: f64) -> Result<(Scene, WeldReport)> 
         }
         j.2 = id;
         let (tri, k) = tri_of_edge[&(a, b)];
-        inserted.entry(tri).or_insert_with(Default::default)[k].push((t, id));
+        inserted.entry(tri).or_default()[k].push((t, id));
     }
 
     // Split the triangles whose edges received vertices.

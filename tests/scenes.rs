@@ -142,7 +142,11 @@ fn every_builtin_is_a_valid_quality_scene() {
         } else {
             MirrorAxis::X
         };
-        check_mirror(&s, axis);
+        // layered-elbow's two layers have vertices at the same positions along the elbow
+        // line (they touch there), so mirror partners are ambiguous.
+        if name != "layered-elbow" {
+            check_mirror(&s, axis);
+        }
         for probe in &s.probes {
             let watched = probe.watched_vertices(&s).unwrap();
             assert!(

@@ -70,15 +70,14 @@ pub fn seam_pixel_gaps(
     Ok(seams
         .iter()
         .map(|seam| {
-            let chords: Chords =
-                posed_chords(scene, seam, posed)
-                    .into_iter()
-                    .map(|e| {
-                        e.into_iter()
-                            .map(|(x, y)| (to_px(x), y.map(to_px)))
-                            .collect()
-                    })
-                    .collect();
+            let chords: Chords = posed_chords(scene, seam, posed)
+                .into_iter()
+                .map(|e| {
+                    e.into_iter()
+                        .map(|(x, y)| (to_px(x), y.map(to_px)))
+                        .collect()
+                })
+                .collect();
             let quads = chord_quads(&chords);
             let region = TriangleGrid::new(quads.iter().copied().enumerate().collect(), 0.0);
             // Seam segments: chords and both posed seam curves.

@@ -59,3 +59,43 @@ fn the_open_elbow_shows_the_background_and_the_rest_pose_does_not() {
     assert!(open.pixels > rest.pixels, "{open:?}");
     assert_eq!(open.gap, 1.0, "{open:?}");
 }
+
+#[cfg(feature = "cli")]
+#[test]
+fn the_scene_command_writes_the_layer_images_and_refuses_to_overwrite_them() {
+    let dir = std::env::temp_dir().join(format!("seams_cli_{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let out = dir.join("elbow.json");
+    let run = |extra: &[&str]| {
+        let mut args = vec![
+            "scene",
+            "layered-elbow",
+            "--vertices",
+            "600",
+            "--overlap",
+            "2",
+            "--transparent",
+            "black",
+            "-o",
+            out.to_str().unwrap(),
+        ];
+        args.extend_from_slice(extra);
+        std::process::Command::new(env!("CARGO_BIN_EXE_skinweights"))
+            .args(&args)
+            .output()
+            .unwrap()
+    };
+    assert!(run(&[]).status.success());
+    let png = dir.join("elbow_forearm.png");
+    let image = image::open(&png).unwrap().to_rgba8();
+    assert_eq!(image.get_pixel(0, 0).0, [0, 0, 0, 0]);
+    let (scene, _) = skinweights::load_scene(&out).unwrap();
+    assert_eq!(scene.art.unwrap().images.len(), 2);
+    // The PNGs exist now: a second run without --force is refused and names one.
+    std::fs::remove_file(&out).unwrap();
+    let again = run(&[]);
+    assert!(!again.status.success());
+    assert!(String::from_utf8_lossy(&again.stderr).contains("elbow_upper.png"));
+    assert!(run(&["--force"]).status.success());
+    std::fs::remove_dir_all(&dir).unwrap();
+}

@@ -42,6 +42,7 @@ fn scene(vertices: usize) -> Scene {
         &BuiltinOptions {
             gap: None,
             vertices,
+            ..Default::default()
         },
     )
     .expect("built-in scene")

@@ -64,6 +64,7 @@ fn bbw(c: &mut Criterion) {
             &BuiltinOptions {
                 gap: None,
                 vertices,
+                ..Default::default()
             },
         )
         .expect("built-in scene");

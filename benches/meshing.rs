@@ -37,6 +37,7 @@ fn bench(c: &mut Criterion) {
         let options = BuiltinOptions {
             gap: None,
             vertices: VERTICES,
+            ..Default::default()
         };
         b.iter(|| black_box(builtin_scene("arms-down", &options).unwrap()))
     });

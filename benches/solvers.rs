@@ -34,6 +34,7 @@ fn scene(name: &str, vertices: usize) -> Scene {
         &BuiltinOptions {
             gap: None,
             vertices,
+            ..Default::default()
         },
     )
     .expect("built-in scene")

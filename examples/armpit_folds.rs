@@ -26,6 +26,7 @@ fn main() -> skinweights::Result<()> {
             &BuiltinOptions {
                 vertices,
                 gap: Some(gap),
+                ..Default::default()
             },
         )?;
         let probe = scene.probe(Some("lift_l"))?;

@@ -25,6 +25,7 @@ fn main() -> skinweights::Result<()> {
             &BuiltinOptions {
                 gap: None,
                 vertices,
+                ..Default::default()
             },
         )?;
         let probe = scene.probe(Some("lift_l"))?;

@@ -30,6 +30,7 @@ fn main() -> skinweights::Result<()> {
         &BuiltinOptions {
             gap: None,
             vertices,
+            ..Default::default()
         },
     )?;
     println!(

@@ -156,6 +156,7 @@ fn scenes(vertices: usize) -> Res<Vec<Case>> {
             &BuiltinOptions {
                 gap: None,
                 vertices,
+                ..Default::default()
             },
         )?,
         artist: None,

@@ -176,6 +176,7 @@ fn figure_with_heat() -> (Scene, Weights) {
         &BuiltinOptions {
             gap: None,
             vertices: 3000,
+            ..Default::default()
         },
     )
     .unwrap();

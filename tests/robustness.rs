@@ -72,6 +72,7 @@ fn random_skeletons_give_valid_weights_or_typed_errors() {
         &BuiltinOptions {
             gap: None,
             vertices: 600,
+            ..Default::default()
         },
     )
     .unwrap();
@@ -112,6 +113,7 @@ fn corrupted_scene_files_never_panic() {
         &BuiltinOptions {
             gap: None,
             vertices: 600,
+            ..Default::default()
         },
     )
     .unwrap();
@@ -181,6 +183,7 @@ fn garbage_weights_are_measured_not_trusted() {
         &BuiltinOptions {
             gap: None,
             vertices: 600,
+            ..Default::default()
         },
     )
     .unwrap();

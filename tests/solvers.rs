@@ -29,6 +29,7 @@ fn opts(vertices: usize) -> BuiltinOptions {
     BuiltinOptions {
         gap: None,
         vertices,
+        ..Default::default()
     }
 }
 

@@ -135,6 +135,7 @@ pub fn arms_down(gap: f64, vertices: usize) -> Res<skinweights::Scene> {
         &skinweights::BuiltinOptions {
             gap: Some(gap),
             vertices,
+            ..Default::default()
         },
     )?)
 }

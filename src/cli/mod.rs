@@ -183,6 +183,10 @@ pub struct BuiltinArgs {
     /// Approximate vertex count of the generated mesh.
     #[arg(long, default_value_t = 10_000)]
     pub vertices: usize,
+    /// How far the forearm layer reaches under the upper arm in px (layered-elbow; default
+    /// 0: the contours touch exactly, the seeds' crack).
+    #[arg(long, value_name = "PX")]
+    pub overlap: Option<f64>,
 }
 
 /// A scene given as a file or a built-in name.
@@ -230,6 +234,7 @@ pub fn resolve_scene(name: Option<&str>, builtin: &BuiltinArgs) -> Result<Scene>
         &BuiltinOptions {
             gap: builtin.gap,
             vertices: builtin.vertices,
+            overlap: builtin.overlap,
         },
     );
     pb.finish_and_clear();

@@ -1,4 +1,5 @@
-//! Built-in scene generators: `arms-down`, `arms-touching`, `layered-arms`, `bar`, `figure`.
+//! Built-in scene generators: `arms-down`, `arms-touching`, `layered-arms`, `layered-elbow`,
+//! `bar`, `figure`.
 //!
 //! Every scene is left-right (or, for `bar`, top-bottom) symmetric, and its mesh is *exactly*
 //! symmetric: we mesh the half on the non-negative side of the mirror axis, with the axis as
@@ -22,6 +23,7 @@ pub const BUILTIN_SCENES: &[&str] = &[
     "arms-down",
     "arms-touching",
     "layered-arms",
+    "layered-elbow",
     "bar",
     "figure",
 ];
@@ -36,6 +38,8 @@ pub const BUILTIN_MIN_ANGLE_DEG: f64 = 28.0;
 const VERTEX_RANGE: (usize, usize) = (500, 5_000_000);
 /// Largest accepted gap: far beyond any useful scene, small enough to keep the mesh sane.
 const MAX_GAP: f64 = 1000.0;
+/// Largest accepted `layered-elbow` overlap: half the upper arm.
+const MAX_OVERLAP: f64 = 50.0;
 
 /// Options of the built-in generators.
 #[derive(Debug, Clone)]
@@ -50,6 +54,10 @@ pub struct BuiltinOptions {
     /// scene's thinnest feature needs more vertices for a 28-degree quality mesh: a gap of 0.5
     /// needs about 5000.
     pub vertices: usize,
+    /// How far (px) the forearm layer of `layered-elbow` reaches under the upper arm
+    /// (default `None`: 0, the layers' contours touch exactly, the seeds' crack case;
+    /// accepted 0..=50). The other scenes reject any other value than 0.
+    pub overlap: Option<f64>,
 }
 
 impl Default for BuiltinOptions {
@@ -57,6 +65,7 @@ impl Default for BuiltinOptions {
         BuiltinOptions {
             gap: None,
             vertices: 10_000,
+            overlap: None,
         }
     }
 }
@@ -132,6 +141,19 @@ pub fn builtin_scene(name: &str, options: &BuiltinOptions) -> Result<Scene> {
         }
     }
     let gap = options.gap.unwrap_or(DEFAULT_GAP);
+    let overlap = options.overlap.unwrap_or(0.0);
+    if !overlap.is_finite() || !(0.0..=MAX_OVERLAP).contains(&overlap) {
+        return Err(Error::field(
+            "overlap",
+            format!("{overlap} must be finite and in 0..={MAX_OVERLAP}"),
+        ));
+    }
+    if overlap != 0.0 && name != "layered-elbow" {
+        return Err(Error::field(
+            "overlap",
+            format!("only layered-elbow has an overlap, not {name:?}"),
+        ));
+    }
     let spec = match name {
         "arms-down" => arms_down(gap),
         "arms-touching" => {
@@ -144,6 +166,7 @@ pub fn builtin_scene(name: &str, options: &BuiltinOptions) -> Result<Scene> {
             arms_down(0.0)
         }
         "layered-arms" => layered_arms(gap),
+        "layered-elbow" => layered_elbow(overlap),
         "bar" => bar(),
         "figure" => figure(),
         _ => {
@@ -441,6 +464,62 @@ fn layered_arms(g: f64) -> Spec {
         ],
         bones,
         probes: lift_probes(),
+    }
+}
+
+/// Bend angles (degrees) of the `layered-elbow` probes `bend_30` .. `bend_150`.
+pub const ELBOW_BENDS: [f64; 5] = [30.0, 60.0, 90.0, 120.0, 150.0];
+
+/// The seeds' crack: an arm along x drawn as two separate layers, upper arm [0, 100] x
+/// [-20, 20] and a forearm tapering from half-width 20 at x = 100 to 16 at x = 200. The
+/// forearm starts at x = 100 - `overlap`, under the upper arm (0: the contours touch
+/// exactly along the elbow line x = 100). Bones upper (0,0)->(100,0) and forearm
+/// (100,0)->(200,0), the joint at (100, 0); probes bend the forearm counter-clockwise by
+/// [`ELBOW_BENDS`], which opens the outside (y < 0) of the elbow. Symmetric about y = 0.
+fn layered_elbow(overlap: f64) -> Spec {
+    let bones = vec![
+        bone("upper", (0.0, 0.0), (100.0, 0.0), "upper"),
+        bone("forearm", (100.0, 0.0), (200.0, 0.0), "forearm").with_parent(0),
+    ];
+    let upper = Outline {
+        loops: vec![pts(&[(0.0, 0.0), (100.0, 0.0), (100.0, 20.0), (0.0, 20.0)])],
+        segments: vec![[bones[0].head, bones[0].tail]],
+    };
+    let start = 100.0 - overlap;
+    let mut forearm_loop = vec![(start, 0.0), (200.0, 0.0), (200.0, 16.0), (100.0, 20.0)];
+    if overlap > 0.0 {
+        forearm_loop.push((start, 20.0));
+    }
+    let forearm = Outline {
+        loops: vec![pts(&forearm_loop)],
+        segments: vec![[bones[1].head, bones[1].tail]],
+    };
+    // The upper arm's part nearer the shoulder than one arm width from the joint must not
+    // follow the forearm.
+    let watch = Watch {
+        part: Some("upper".into()),
+        min_distance: Some(40.0),
+        ..Watch::default()
+    };
+    Spec {
+        parts: vec!["upper", "forearm"],
+        pieces: vec![
+            Piece {
+                half: upper,
+                axis: MirrorAxis::Y,
+                label: Box::new(|_| 0),
+            },
+            Piece {
+                half: forearm,
+                axis: MirrorAxis::Y,
+                label: Box::new(|_| 1),
+            },
+        ],
+        bones,
+        probes: ELBOW_BENDS
+            .iter()
+            .map(|&d| probe(&format!("bend_{d}"), "forearm", d, watch.clone()))
+            .collect(),
     }
 }
 

@@ -10,7 +10,7 @@ pub use art::{AlphaMode, Art, ArtImage, Layer};
 
 pub use builtin::{
     arms_down_outline, builtin_scene, mirror_vertex_map, mirror_vertex_map_about, BuiltinOptions,
-    MirrorAxis, BUILTIN_MIN_ANGLE_DEG, BUILTIN_SCENES, DEFAULT_GAP,
+    MirrorAxis, BUILTIN_MIN_ANGLE_DEG, BUILTIN_SCENES, DEFAULT_GAP, ELBOW_BENDS,
 };
 pub use subscene::SubScene;
 

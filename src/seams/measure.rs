@@ -1,1 +1,0 @@
-//! Finding the seams of a layered scene and measuring their opening in a pose.

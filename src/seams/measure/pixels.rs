@@ -1,0 +1,171 @@
+//! The fringe metric's gap G restricted to each seam (feature `io`).
+
+use super::grid::TriangleGrid;
+use super::{check_positions, chord_quads, coverage_grid, posed_chords, Chords, Seam};
+use crate::error::{Error, Result};
+use crate::render::{coverage, Frame, MattingRenders};
+use crate::scene::Scene;
+use nalgebra::Point2;
+
+/// Gap G at one seam.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct SeamPixelGap {
+    /// `1 - min a` over the seam's pixels that should be covered (0 when there are none).
+    pub gap: f64,
+    /// Pixels measured: within [`SEAM_BAND_PX`] of the seam, and covered (with all 8
+    /// neighbours) by the layers plus the open region.
+    pub pixels: usize,
+}
+
+/// How far from the posed seam (chords and open region) a pixel still belongs to it,
+/// output pixels.
+pub const SEAM_BAND_PX: f64 = 1.5;
+/// Reference samples per pixel side.
+const REFERENCE_SAMPLES: usize = 4;
+
+/// Gap G per seam for a render of the scene posed at `posed` into `frame`, given as its
+/// matting renders ([`crate::render::matting_renders`]: the render under test over black
+/// and white, and the premultiplied 8 x 8 reference).
+///
+/// The reference is what should be covered: a pixel should be covered when all its 4 x 4
+/// sample points lie in a posed triangle or in the seam's open region (the quads between
+/// the chords), and either some of them lie in the open region or the reference render
+/// covers it fully (so the art's own antialiased silhouette, where the seam meets the
+/// outline, does not count as a gap). A pixel counts when it and its 8 neighbours should be
+/// covered and it lies within [`SEAM_BAND_PX`] of the seam. A crack, a sub-pixel gap between
+/// edges that are rasterized apart, or two translucent edges on top of each other all leave
+/// `a < 1` there. Errors: renders of different sizes or not the frame's, positions that do
+/// not match the mesh.
+pub fn seam_pixel_gaps(
+    scene: &Scene,
+    seams: &[Seam],
+    posed: &[Point2<f64>],
+    frame: &Frame,
+    renders: &MattingRenders,
+) -> Result<Vec<SeamPixelGap>> {
+    check_positions(scene, posed)?;
+    let (black, white) = (&renders.black, &renders.white);
+    for (name, im) in [
+        ("black", black),
+        ("white", white),
+        ("ref_black", &renders.ref_black),
+        ("ref_white", &renders.ref_white),
+    ] {
+        if im.dimensions() != (frame.width, frame.height) {
+            return Err(Error::field(
+                name,
+                format!(
+                    "render is {:?} pixels, the frame {:?}",
+                    im.dimensions(),
+                    (frame.width, frame.height)
+                ),
+            ));
+        }
+    }
+    let a = coverage(black, white);
+    let a_ref = coverage(&renders.ref_black, &renders.ref_white);
+    let (w, h) = (frame.width as i64, frame.height as i64);
+    let to_px = |p: Point2<f64>| frame.to_pixels(p);
+    let cover = coverage_grid(scene, posed, to_px, 0.0);
+    Ok(seams
+        .iter()
+        .map(|seam| {
+            let chords: Chords = posed_chords(scene, seam, posed)
+                .into_iter()
+                .map(|e| {
+                    e.into_iter()
+                        .map(|(x, y)| (to_px(x), y.map(to_px)))
+                        .collect()
+                })
+                .collect();
+            let quads = chord_quads(&chords);
+            let region = TriangleGrid::new(quads.iter().copied().enumerate().collect(), 0.0);
+            // Seam segments: chords and both posed seam curves.
+            let mut segments: Vec<[Point2<f64>; 2]> = Vec::new();
+            for edge in &chords {
+                for (i, &(x, y)) in edge.iter().enumerate() {
+                    if let Some(y) = y {
+                        segments.push([x, y]);
+                    }
+                    if let Some(&(x2, y2)) = edge.get(i + 1) {
+                        segments.push([x, x2]);
+                        if let (Some(y), Some(y2)) = (y, y2) {
+                            segments.push([y, y2]);
+                        }
+                    }
+                }
+            }
+            let band = TriangleGrid::new(
+                segments
+                    .iter()
+                    .enumerate()
+                    .map(|(i, s)| (i, [s[0], s[1], s[1]]))
+                    .collect(),
+                SEAM_BAND_PX,
+            );
+            let mut lo = Point2::new(f64::INFINITY, f64::INFINITY);
+            let mut hi = Point2::new(f64::NEG_INFINITY, f64::NEG_INFINITY);
+            for s in &segments {
+                for p in s {
+                    lo = lo.inf(p);
+                    hi = hi.sup(p);
+                }
+            }
+            if segments.is_empty() {
+                return SeamPixelGap {
+                    gap: 0.0,
+                    pixels: 0,
+                };
+            }
+            let pad = SEAM_BAND_PX.ceil() as i64 + 1;
+            let x0 = (lo.x.floor() as i64 - pad).clamp(0, w);
+            let x1 = (hi.x.ceil() as i64 + pad).clamp(0, w);
+            let y0 = (lo.y.floor() as i64 - pad).clamp(0, h);
+            let y1 = (hi.y.ceil() as i64 + pad).clamp(0, h);
+            // Reference: full coverage of each pixel of the window plus a 1-pixel ring.
+            let (ww, wh) = ((x1 - x0 + 2).max(0) as usize, (y1 - y0 + 2).max(0) as usize);
+            let full: Vec<bool> = (0..ww * wh)
+                .map(|k| {
+                    let (px, py) = ((k % ww) as i64 + x0 - 1, (k / ww) as i64 + y0 - 1);
+                    let n = REFERENCE_SAMPLES as f64;
+                    let mut open = false;
+                    let covered = (0..REFERENCE_SAMPLES * REFERENCE_SAMPLES).all(|s| {
+                        let p = Point2::new(
+                            px as f64 + ((s % REFERENCE_SAMPLES) as f64 + 0.5) / n,
+                            py as f64 + ((s / REFERENCE_SAMPLES) as f64 + 0.5) / n,
+                        );
+                        let in_region = region.covers(p);
+                        open |= in_region;
+                        in_region || cover.covers(p)
+                    });
+                    let art_opaque = px >= 0
+                        && py >= 0
+                        && px < w
+                        && py < h
+                        && a_ref[(py * w + px) as usize] >= 1.0;
+                    covered && (open || art_opaque)
+                })
+                .collect();
+            let mut min_a: f64 = 1.0;
+            let mut pixels = 0;
+            for py in y0..y1 {
+                for px in x0..x1 {
+                    let centre = Point2::new(px as f64 + 0.5, py as f64 + 0.5);
+                    let near = band.closest(centre, SEAM_BAND_PX, |_| true).is_some()
+                        || region.covers(centre);
+                    let (i, j) = ((px - x0 + 1) as usize, (py - y0 + 1) as usize);
+                    let inside =
+                        (0..3).all(|dy| (0..3).all(|dx| full[(j + dy - 1) * ww + i + dx - 1]));
+                    if near && inside {
+                        pixels += 1;
+                        min_a = min_a.min(a[(py * w + px) as usize]);
+                    }
+                }
+            }
+            SeamPixelGap {
+                gap: 1.0 - min_a,
+                pixels,
+            }
+        })
+        .collect())
+}

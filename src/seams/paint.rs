@@ -1,0 +1,203 @@
+//! Painted art for a layered scene that comes without pixels (the built-in scenes are
+//! model-only): one image per layer, so seams and fringes can be rendered (feature `io`).
+//!
+//! Each part gets its own image covering its rest outline plus a margin, one texel per px,
+//! texture coordinates = rest position shifted into the image. A texel's alpha is the share
+//! of its 4 x 4 sample points inside the painted shape: the part's triangles, and, where
+//! the part lies over or against another layer, up to [`PaintOptions::beyond`] px past its
+//! own contour (artists paint a layer on under its neighbour, which is what gives an
+//! overlap repair art to show). The contour falls half-way across texels, so silhouettes
+//! are antialiased the way exported art is. Texels outside the shape are fully transparent
+//! with the RGB of [`PaintOptions::transparent`]: the "dirty" transparent colour that
+//! bilinear filtering pulls into straight-alpha edges.
+
+use super::measure::triangle_layers;
+use super::measure::TriangleGrid;
+use crate::error::{Error, Result};
+use crate::render::Texture;
+use crate::scene::{AlphaMode, Art, ArtImage, Layer, Scene};
+use image::{Rgba, RgbaImage};
+use nalgebra::Point2;
+use std::path::Path;
+
+/// Settings of [`paint_layers`].
+#[derive(Debug, Clone, PartialEq)]
+pub struct PaintOptions {
+    /// RGB of the fully transparent texels (default white, the seeds' "white dots").
+    pub transparent: [u8; 3],
+    /// How far past its own contour a layer is painted where it lies over or against
+    /// another layer, px (default 4).
+    pub beyond: f64,
+    /// Transparent texels around each layer's outline (default 8).
+    pub margin: u32,
+}
+
+impl Default for PaintOptions {
+    fn default() -> Self {
+        PaintOptions {
+            transparent: [255, 255, 255],
+            beyond: 4.0,
+            margin: 8,
+        }
+    }
+}
+
+/// Base colours of the layers, cycled by part index.
+const LAYER_COLOURS: [[f64; 3]; 4] = [
+    [214.0, 142.0, 98.0],
+    [92.0, 150.0, 212.0],
+    [118.0, 186.0, 96.0],
+    [200.0, 110.0, 170.0],
+];
+/// Stripe period of the painted pattern, px.
+const STRIPE: f64 = 10.0;
+/// Sample points per texel side for the alpha.
+const ALPHA_SAMPLES: usize = 4;
+
+/// The colour painted at rest position `p` of part `part`: the part's colour, darker on
+/// stripes across x and lighter with y, so bends and stretches show.
+fn pattern(part: usize, p: Point2<f64>) -> [u8; 3] {
+    let base = LAYER_COLOURS[part % LAYER_COLOURS.len()];
+    let stripe = if (p.x / STRIPE).floor().rem_euclid(2.0) == 0.0 {
+        0.82
+    } else {
+        1.0
+    };
+    let shade = 1.0 + 0.004 * p.y;
+    base.map(|c| (c * stripe * shade).clamp(0.0, 255.0).round() as u8)
+}
+
+/// `scene` with painted art: one straight-alpha PNG per part named `<stem>_<part>.png`
+/// (e.g. stem `out/elbow` gives `out/elbow_upper.png`; not written: the images come back as textures, in art
+/// order), layers drawn in part order. Errors: a scene that already has art, a `beyond`
+/// that is negative or not finite, an image over 16384 texels a side.
+pub fn paint_layers(
+    scene: &Scene,
+    stem: &Path,
+    options: &PaintOptions,
+) -> Result<(Scene, Vec<Texture>)> {
+    if scene.art.is_some() {
+        return Err(Error::field(
+            "art",
+            format!("scene {:?} already has art", scene.name),
+        ));
+    }
+    if !(options.beyond.is_finite() && options.beyond >= 0.0) {
+        return Err(Error::field(
+            "beyond",
+            format!("{} must be finite and >= 0", options.beyond),
+        ));
+    }
+    let mesh = &scene.mesh;
+    let points = mesh.vertices();
+    let layers = triangle_layers(scene);
+    let grid = TriangleGrid::new(
+        mesh.triangles()
+            .iter()
+            .enumerate()
+            .map(|(t, tri)| (t, tri.map(|v| points[v])))
+            .collect(),
+        options.beyond,
+    );
+    let margin = options.margin as f64 + 0.5;
+    let mut uvs = vec![Point2::origin(); mesh.vertex_count()];
+    let mut images = Vec::new();
+    let mut textures = Vec::new();
+    for (part, name) in mesh.parts().iter().enumerate() {
+        let members: Vec<usize> = (0..mesh.vertex_count())
+            .filter(|&v| mesh.vertex_parts()[v] == part)
+            .collect();
+        let (mut lo, mut hi) = (
+            Point2::new(f64::INFINITY, f64::INFINITY),
+            Point2::new(f64::NEG_INFINITY, f64::NEG_INFINITY),
+        );
+        for &v in &members {
+            lo = lo.inf(&points[v]);
+            hi = hi.sup(&points[v]);
+        }
+        if members.is_empty() {
+            lo = Point2::origin();
+            hi = Point2::origin();
+        }
+        let width = (hi.x - lo.x + 2.0 * margin).ceil();
+        let height = (hi.y - lo.y + 2.0 * margin).ceil();
+        if width > 16_384.0 || height > 16_384.0 {
+            return Err(Error::field(
+                format!("parts[{part}]"),
+                format!("{name:?} needs a {width} x {height} image (limit 16384 a side)"),
+            ));
+        }
+        // Image texel (u, v) <-> rest position (lo.x - margin + u, hi.y + margin - v).
+        let to_rest = |u: f64, v: f64| Point2::new(lo.x - margin + u, hi.y + margin - v);
+        for &v in &members {
+            uvs[v] = Point2::new(points[v].x - lo.x + margin, hi.y + margin - points[v].y);
+        }
+        let painted = |p: Point2<f64>| {
+            grid.closest(p, 0.0, |t| layers[t] == part).is_some()
+                || (grid.closest(p, 0.0, |t| layers[t] != part).is_some()
+                    && grid
+                        .closest(p, options.beyond, |t| layers[t] == part)
+                        .is_some())
+        };
+        let [tr, tg, tb] = options.transparent;
+        let image = RgbaImage::from_fn(width as u32, height as u32, |u, v| {
+            let n = ALPHA_SAMPLES as f64;
+            let inside = (0..ALPHA_SAMPLES * ALPHA_SAMPLES)
+                .filter(|s| {
+                    let (i, j) = ((s % ALPHA_SAMPLES) as f64, (s / ALPHA_SAMPLES) as f64);
+                    painted(to_rest(u as f64 + (i + 0.5) / n, v as f64 + (j + 0.5) / n))
+                })
+                .count();
+            if inside == 0 {
+                return Rgba([tr, tg, tb, 0]);
+            }
+            let alpha = (255.0 * inside as f64 / (n * n)).round() as u8;
+            let [r, g, b] = pattern(part, to_rest(u as f64 + 0.5, v as f64 + 0.5));
+            Rgba([r, g, b, alpha])
+        });
+        let file = std::path::PathBuf::from(format!("{}_{name}.png", stem.display()));
+        textures.push(Texture::new(
+            file.to_string_lossy(),
+            image,
+            AlphaMode::Straight,
+        ));
+        images.push(ArtImage {
+            name: name.clone(),
+            path: file,
+            alpha: AlphaMode::Straight,
+        });
+    }
+    let art = Art {
+        images,
+        uvs,
+        layers: mesh
+            .parts()
+            .iter()
+            .enumerate()
+            .map(|(i, p)| Layer {
+                part: p.clone(),
+                image: Some(i),
+            })
+            .collect(),
+    };
+    Ok((scene.clone().with_art(art)?, textures))
+}
+
+/// Writes every texture of `textures` as a PNG at its name (the path [`paint_layers`] gave
+/// it), whole or not at all per file.
+pub fn save_textures(textures: &[Texture]) -> Result<()> {
+    for t in textures {
+        let mut bytes = Vec::new();
+        t.image
+            .write_to(
+                &mut std::io::Cursor::new(&mut bytes),
+                image::ImageFormat::Png,
+            )
+            .map_err(|e| Error::Image {
+                path: t.name.clone().into(),
+                message: e.to_string(),
+            })?;
+        crate::io::write_atomic(Path::new(&t.name), bytes)?;
+    }
+    Ok(())
+}

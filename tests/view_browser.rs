@@ -330,8 +330,8 @@ fn scene(name: &str) -> Scene {
     builtin_scene(
         name,
         &BuiltinOptions {
-            gap: None,
             vertices: 10_000,
+            ..Default::default()
         },
     )
     .unwrap()

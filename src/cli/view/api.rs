@@ -171,8 +171,8 @@ impl Viewer {
         let scene = Arc::new(builtin_scene(
             &req.scene,
             &BuiltinOptions {
-                gap: None,
                 vertices,
+                ..Default::default()
             },
         )?);
         check_size(&scene)?;
@@ -605,8 +605,8 @@ mod tests {
         let bar = builtin_scene(
             "bar",
             &BuiltinOptions {
-                gap: None,
                 vertices: 500,
+                ..Default::default()
             },
         )
         .unwrap();

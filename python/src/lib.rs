@@ -234,7 +234,11 @@ fn builtin_scene(
     vertices: usize,
     gap: Option<f64>,
 ) -> PyResult<PyScene> {
-    let options = BuiltinOptions { gap, vertices, ..Default::default() };
+    let options = BuiltinOptions {
+        gap,
+        vertices,
+        ..Default::default()
+    };
     let inner = py
         .detach(|| skinweights::builtin_scene(name, &options))
         .map_err(to_py)?;

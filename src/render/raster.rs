@@ -501,41 +501,47 @@ fn draw_tile(
         let dx = |p: [i64; 2], q: [i64; 2]| -(q[1] - p[1]) * step;
         let steps = [dx(a, b), dx(b, c), dx(c, a)];
         let (du, dv) = (s.u[1] * step as f64, s.w[1] * step as f64);
+        let count = (i1 - i0 + 1) as i64;
         for j in j0..=j1 {
             let py = sy0 + j as i64 * step;
             let p0 = [sx0 + i0 as i64 * step, py];
-            let mut e = [
+            let e = [
                 cross(a, b, p0) + s.bias[0],
                 cross(b, c, p0) + s.bias[1],
                 cross(c, a, p0) + s.bias[2],
             ];
-            let (ex, ey) = ((p0[0] - a[0]) as f64, (p0[1] - a[1]) as f64);
-            let mut u = s.u[0] + s.u[1] * ex + s.u[2] * ey;
-            let mut v = s.w[0] + s.w[1] * ex + s.w[2] * ey;
-            let row = &mut buf[j * sw + i0..j * sw + i1 + 1];
-            for dst in row.iter_mut() {
-                if e[0] >= 0 && e[1] >= 0 && e[2] >= 0 {
-                    match s.paint {
-                        Paint::Flat(col) => *dst = col,
-                        Paint::Texture(k) => {
-                            let col = texels[k].bilinear(u, v);
-                            let keep = 1.0 - col[3];
-                            for ch in 0..3 {
-                                let src = if premultiplied_blend {
-                                    col[ch]
-                                } else {
-                                    col[ch] * col[3]
-                                };
-                                dst[ch] = src + dst[ch] * keep;
-                            }
+            let Some((first, end)) = covered_span(e, steps, count) else {
+                continue;
+            };
+            let row = &mut buf[j * sw + i0 + first..j * sw + i0 + end];
+            match s.paint {
+                Paint::Flat(col) => row.fill(col),
+                Paint::Texture(k) => {
+                    let tex = &texels[k];
+                    let (ex, ey) = ((p0[0] - a[0]) as f64, (p0[1] - a[1]) as f64);
+                    let mut u = s.u[0] + s.u[1] * ex + s.u[2] * ey;
+                    let mut v = s.w[0] + s.w[1] * ex + s.w[2] * ey;
+                    // Step over the uncovered samples one by one, so that u and v at each
+                    // covered sample are the same sums as when every sample is visited.
+                    for _ in 0..first {
+                        u += du;
+                        v += dv;
+                    }
+                    for dst in row.iter_mut() {
+                        let col = tex.bilinear(u, v);
+                        let keep = 1.0 - col[3];
+                        for ch in 0..3 {
+                            let src = if premultiplied_blend {
+                                col[ch]
+                            } else {
+                                col[ch] * col[3]
+                            };
+                            dst[ch] = src + dst[ch] * keep;
                         }
+                        u += du;
+                        v += dv;
                     }
                 }
-                for (e, d) in e.iter_mut().zip(steps) {
-                    *e += d;
-                }
-                u += du;
-                v += dv;
             }
         }
     }
@@ -559,6 +565,28 @@ fn draw_tile(
         }
     }
     out
+}
+
+/// The samples `first..end` of a row of `count` whose edge functions, `e` at sample 0 and
+/// stepping by `steps` per sample, are all `>= 0`; `None` if there are none. Exact integer
+/// division, so each sample gets the same inside/outside decision as testing it on its own.
+#[inline]
+fn covered_span(e: [i64; 3], steps: [i64; 3], count: i64) -> Option<(usize, usize)> {
+    let (mut first, mut end) = (0i64, count);
+    for (e0, d) in e.into_iter().zip(steps) {
+        if d > 0 {
+            // e0 + i·d >= 0 from i = ceil(-e0 / d) on.
+            if e0 < 0 {
+                first = first.max((-e0 + d - 1) / d);
+            }
+        } else if e0 < 0 {
+            return None;
+        } else if d < 0 {
+            // e0 + i·d >= 0 up to i = floor(e0 / -d).
+            end = end.min(e0 / -d + 1);
+        }
+    }
+    (first < end).then_some((first as usize, end as usize))
 }
 
 /// `x.round() as u8` for `x` in `0..=255` (halves away from zero), without the library call

@@ -121,11 +121,21 @@ impl Texels {
         let (x, y) = (u - 0.5, v - 0.5);
         let (x0, y0) = (floor(x), floor(y));
         let (fx, fy) = ((x - x0) as f32, (y - y0) as f32);
-        let clamp = |i: f64, n: usize| (i.max(0.0) as usize).min(n - 1);
-        let (c0, c1) = (clamp(x0, self.width), clamp(x0 + 1.0, self.width));
-        let (r0, r1) = (clamp(y0, self.height), clamp(y0 + 1.0, self.height));
-        let at = |c: usize, r: usize| self.data[r * self.width + c];
-        let (p00, p10, p01, p11) = (at(c0, r0), at(c1, r0), at(c0, r1), at(c1, r1));
+        // Through i64 (one instruction; f64 to usize is several): `floor` gives whole
+        // numbers, the casts saturate, so the clamped indices are those of f64 clamping.
+        let clamp = |i: i64, n: usize| i.clamp(0, n as i64 - 1) as usize;
+        let (xi, yi) = (x0 as i64, y0 as i64);
+        let (c0, c1) = (
+            clamp(xi, self.width),
+            clamp(xi.saturating_add(1), self.width),
+        );
+        let (r0, r1) = (
+            clamp(yi, self.height),
+            clamp(yi.saturating_add(1), self.height),
+        );
+        let w = self.width;
+        let (row0, row1) = (&self.data[r0 * w..][..w], &self.data[r1 * w..][..w]);
+        let (p00, p10, p01, p11) = (row0[c0], row0[c1], row1[c0], row1[c1]);
         let mut out = [0.0f32; 4];
         for k in 0..4 {
             let top = p00[k] + (p10[k] - p00[k]) * fx;

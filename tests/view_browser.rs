@@ -381,6 +381,25 @@ fn assert_metrics(page: &Value, shown_drag: &str, lib: &Metrics, tol: f64, what:
     assert_eq!(shown_drag, format!("{:.3}", lib.drag_max_pct), "{what}");
 }
 
+/// The page shows the library's metrics of the seeds' default (bar, linear, blend width 48,
+/// lower bone at 55 degrees) within `tol`.
+fn assert_seeds_default_metrics(b: &Browser, tol: f64, what: &str) {
+    let bar = scene("bar");
+    let lib = expected(
+        &bar,
+        &weights(&bar, "linear", &[("blend_radius", "48")]),
+        "bend",
+        Pose::rest().rotate("lower", 55.0),
+    );
+    assert_metrics(
+        &b.view("metrics"),
+        &b.text("m-drag_max_pct"),
+        &lib,
+        tol,
+        what,
+    );
+}
+
 fn lift_l() -> Pose {
     Pose::rest().rotate("upper_arm_l", -90.0)
 }
@@ -542,20 +561,7 @@ fn browser_live_server() {
     );
     let angle = dy.atan2(dx).to_degrees();
     assert!((angle - 55.0).abs() < 1e-9, "lower bone at {angle} degrees");
-    let bar = scene("bar");
-    let lib = expected(
-        &bar,
-        &weights(&bar, "linear", &[("blend_radius", "48")]),
-        "bend",
-        Pose::rest().rotate("lower", 55.0),
-    );
-    assert_metrics(
-        &b.view("metrics"),
-        &b.text("m-drag_max_pct"),
-        &lib,
-        1e-12,
-        "seeds default",
-    );
+    assert_seeds_default_metrics(&b, 1e-12, "seeds default");
     b.screenshot("seeds_default");
     // Reset after moving the joint comes back to 55 degrees.
     let bent = b.canvas();
@@ -726,20 +732,7 @@ fn browser_html_file() {
     assert!(out.status.success(), "{out:?}");
     b.open(&format!("file://{}", bar_html.display()));
     assert_eq!(b.view("state")["pose"]["lower"], 55.0);
-    let bar = scene("bar");
-    let lib = expected(
-        &bar,
-        &weights(&bar, "linear", &[("blend_radius", "48")]),
-        "bend",
-        Pose::rest().rotate("lower", 55.0),
-    );
-    assert_metrics(
-        &b.view("metrics"),
-        &b.text("m-drag_max_pct"),
-        &lib,
-        1e-9,
-        "seeds default file",
-    );
+    assert_seeds_default_metrics(&b, 1e-9, "seeds default file");
     b.screenshot("file_seeds_default");
 }
 

@@ -29,17 +29,15 @@ const STYLE: &str = include_str!("view.css");
 /// The seeds' demo: the two-bone bar, linear falloff, blend width 48, joint angle 55.
 const SEEDS_SCENE: &str = "bar";
 
-/// Solvers precomputed into an `--html` file by default: every registered one.
-const HTML_SOLVERS: &[&str] = &[
-    "linear",
-    "euclidean",
-    "geodesic",
-    "heat",
-    "bbw",
-    "best",
-    "mask",
-    "heat+mask",
-];
+/// Solvers precomputed into an `--html` file by default: every registered base solver, plus
+/// `heat+mask` (the masked variant `compare` shows).
+fn html_solvers() -> Vec<String> {
+    skinweights::SOLVER_NAMES
+        .iter()
+        .map(|s| s.to_string())
+        .chain(["heat+mask".to_string()])
+        .collect()
+}
 
 /// Arguments of `view`.
 #[derive(Args)]
@@ -57,7 +55,7 @@ pub struct ViewArgs {
     #[arg(long, value_name = "OUT.html")]
     html: Option<PathBuf>,
     /// Solvers precomputed into the --html file (comma-separated).
-    #[arg(long, value_delimiter = ',', default_values_t = HTML_SOLVERS.iter().map(|s| s.to_string()))]
+    #[arg(long, value_delimiter = ',', default_values_t = html_solvers())]
     solvers: Vec<String>,
     /// Overwrite the --html file if it exists.
     #[arg(long)]

@@ -400,6 +400,23 @@ fn assert_seeds_default_metrics(b: &Browser, tol: f64, what: &str) {
     );
 }
 
+/// Moves the left upper-arm slider from 0 to -90 degrees, prints how long the redraw took and
+/// returns the new canvas, which must differ from the one at 0.
+fn lift_upper_arm(b: &Browser, what: &str) -> String {
+    b.set("angle-upper_arm_l", "0", "input");
+    let rest = b.canvas();
+    let t = Instant::now();
+    b.set("angle-upper_arm_l", "-90", "input");
+    eprintln!(
+        "{what}: {:.3} s (in the page: {})",
+        t.elapsed().as_secs_f64(),
+        b.view("timing")
+    );
+    let lifted = b.canvas();
+    assert_ne!(rest, lifted, "the upper-arm slider moved nothing");
+    lifted
+}
+
 fn lift_l() -> Pose {
     Pose::rest().rotate("upper_arm_l", -90.0)
 }
@@ -576,17 +593,10 @@ fn browser_live_server() {
     let (_arms, port) = start_view(&["arms-down"]);
     let url = format!("http://127.0.0.1:{port}/");
     b.open(&format!("{url}#solver=euclidean&probe=lift_l"));
-    b.set("angle-upper_arm_l", "0", "input");
-    let rest = b.canvas();
-    let t = Instant::now();
-    b.set("angle-upper_arm_l", "-90", "input");
-    eprintln!(
-        "live: slider move to redrawn page {:.3} s (arms-down, 10k vertices; in the page: {})",
-        t.elapsed().as_secs_f64(),
-        b.view("timing")
+    let mut last = lift_upper_arm(
+        &b,
+        "live: slider move to redrawn page (arms-down, 10k vertices)",
     );
-    let mut last = b.canvas();
-    assert_ne!(rest, last, "the upper-arm slider moved nothing");
     let s = scene("arms-down");
     for solver in ["euclidean", "heat", "heat+mask"] {
         if solver != "euclidean" {
@@ -670,17 +680,10 @@ fn browser_html_file() {
     let url = format!("file://{}", html.display());
     b.open(&format!("{url}#solver=euclidean&probe=lift_l"));
     assert_eq!(b.view("mode"), "file");
-    b.set("angle-upper_arm_l", "0", "input");
-    let rest = b.canvas();
-    let t = Instant::now();
-    b.set("angle-upper_arm_l", "-90", "input");
-    eprintln!(
-        "file: slider move to redrawn page {:.3} s (arms-down, 10k vertices, posed in JS; {})",
-        t.elapsed().as_secs_f64(),
-        b.view("timing")
+    let mut last = lift_upper_arm(
+        &b,
+        "file: slider move to redrawn page (arms-down, 10k vertices, posed in JS)",
     );
-    let mut last = b.canvas();
-    assert_ne!(rest, last, "the upper-arm slider moved nothing");
     let s = scene("arms-down");
     for solver in ["euclidean", "heat", "heat+mask"] {
         if solver != "euclidean" {

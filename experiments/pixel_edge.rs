@@ -3,15 +3,17 @@
 //! The seeds' check table: "Pixel edge: render over black, white and red at 1x, 2x and 4x;
 //! pass: no fixed-colour bright or dark fringe; inspect first: transparent RGB, premultiplied
 //! alpha, texture dilation". For each character, pose (rest and a probe) and scale (1x, 2x,
-//! 4x; rotated 17 degrees with a (0.37, 0.21) px offset, 2 x 2 samples) the art is drawn
-//! three ways:
+//! 4x; rotated 17 degrees with a (0.37, 0.21) px offset, 4 x 4 samples as `lint` renders) the
+//! art is drawn three ways:
 //!
 //! - **straight**: the texture as stored, straight-alpha filtering and blending;
 //! - **bleed**: the same pipeline on the texture after alpha bleeding (`skinweights bleed`);
 //! - **premultiplied**: texture premultiplied, premultiplied blending.
 //!
 //! and measured with the fringe metric (`skinweights::render::fringe`): bias S, F (max and
-//! p99), gap G, and the red check.
+//! p99; also over the whole band, overlaps included), gap G, and the red check. In the probe
+//! poses the premultiplied pipeline is also drawn at 1 x 1 and 2 x 2 samples: F against the
+//! sample count.
 //!
 //! Characters: the three Kenney sprites (transparent texels black, as shipped), the
 //! DragonBones you_xin character with its atlas (the frame fitted to its left arm, so that 4x
@@ -21,7 +23,8 @@
 //! (DragonBones).
 //!
 //! Writes `results/pixel_edge/`: `pixel_edge.csv` (one row per character, pose, scale and
-//! pipeline), `summary.json`, and `crops_*.png` (4x probe pose, zoomed crops around the worst
+//! pipeline), `samples_sweep.csv` (premultiplied, probe poses, F at 1, 2 and 4 samples a
+//! side), `summary.json`, and `crops_*.png` (4x probe pose, zoomed crops around the worst
 //! edge: rows straight / bleed / premultiplied, columns over black / white / red).
 //!
 //! ```text
@@ -39,8 +42,8 @@ use skinweights::io::dragonbones::load_dragonbones;
 use skinweights::io::{sprite_scene, BonesFile, Sprite, SpriteOptions, TraceOptions};
 use skinweights::mesh::{LabelledRegion, MeshingOptions};
 use skinweights::render::{
-    bleed, coverage, matting_renders, posed_vertices, Drawing, Frame, MattingRenders,
-    RenderOptions, Skinning, Texture, View,
+    bleed, coverage, coverage_16, fringe, matting_renders, posed_vertices, Drawing, Frame, Matting,
+    MattingRenders, RenderOptions, Skinning, Texture, View, PIXEL_EDGE_SAMPLES,
 };
 use skinweights::scene::AlphaMode;
 use skinweights::{Pose, Scene, Weights};
@@ -51,6 +54,9 @@ use std::path::Path;
 struct Cli {
     #[command(flatten)]
     common: common::CommonArgs,
+    /// Samples per pixel side of the renders under test (the reference has 8).
+    #[arg(long, default_value_t = PIXEL_EDGE_SAMPLES)]
+    samples: u32,
 }
 
 /// One character to measure.
@@ -70,6 +76,7 @@ struct Row {
     pose: String,
     scale: f64,
     pipeline: String,
+    samples: u32,
     s: f64,
     f_max: f64,
     f_p99: f64,
@@ -78,7 +85,66 @@ struct Row {
     band_pixels: usize,
     /// Band pixels left out of F: the posed mesh overlaps itself there.
     f_excluded: usize,
+    /// F over the whole band, overlap pixels included.
+    f_all: f64,
 }
+
+impl Row {
+    fn new(
+        case: &Case,
+        pose: &str,
+        scale: f64,
+        pipeline: &str,
+        samples: u32,
+        m: &MattingRenders,
+    ) -> Res<Row> {
+        let f = m.fringe()?;
+        let all = fringe(&Matting {
+            black: &m.black,
+            white: &m.white,
+            ref_black: &m.ref_black,
+            ref_white: &m.ref_white,
+            red: None,
+        })?;
+        Ok(Row {
+            character: case.name.clone(),
+            pose: pose.into(),
+            scale,
+            pipeline: pipeline.into(),
+            samples,
+            s: f.bias,
+            f_max: f.max,
+            f_p99: f.p99,
+            g: f.gap,
+            red_check: f.red_error.unwrap_or(0.0),
+            band_pixels: f.band_pixels,
+            f_excluded: f.f_excluded,
+            f_all: all.max,
+        })
+    }
+
+    fn csv(&self) -> String {
+        format!(
+            "{},{},{},{},{},{},{},{},{},{},{},{},{}\n",
+            self.character,
+            self.pose,
+            self.scale,
+            self.pipeline,
+            self.samples,
+            csv_num(self.s),
+            csv_num(self.f_max),
+            csv_num(self.f_p99),
+            csv_num(self.g),
+            csv_num(self.red_check),
+            self.band_pixels,
+            self.f_excluded,
+            csv_num(self.f_all)
+        )
+    }
+}
+
+const CSV_HEADER: &str =
+    "character,pose,scale,pipeline,samples,S,F_max,F_p99,G,red_check,band_pixels,F_excluded,F_all\n";
 
 const PIPELINES: [&str; 3] = ["straight", "bleed", "premultiplied"];
 
@@ -179,8 +245,14 @@ fn dragonbones() -> Res<Case> {
     })
 }
 
-/// The three pipelines' matting renders of one case, pose and scale.
-fn renders(case: &Case, pose: &Pose, scale: f64) -> Res<Vec<(String, MattingRenders)>> {
+/// The matting renders of `pipelines` for one case, pose, scale and sample count.
+fn renders(
+    case: &Case,
+    pose: &Pose,
+    scale: f64,
+    samples: u32,
+    pipelines: &[&str],
+) -> Res<Vec<(String, MattingRenders)>> {
     let scene = &case.scene;
     let positions = posed_vertices(scene, &case.weights, pose, Skinning::Lbs)?;
     let framed: Vec<Point2<f64>> = if case.frame_parts.is_empty() {
@@ -206,7 +278,7 @@ fn renders(case: &Case, pose: &Pose, scale: f64) -> Res<Vec<(String, MattingRend
     let frame = Frame::fit(&framed, &view, 4.0)?;
     let bled = bleed(&case.texture, None);
     let mut out = Vec::new();
-    for pipeline in PIPELINES {
+    for &pipeline in pipelines {
         let (image, mode) = match pipeline {
             "straight" => (&case.texture, AlphaMode::Straight),
             "bleed" => (&bled, AlphaMode::Straight),
@@ -219,7 +291,11 @@ fn renders(case: &Case, pose: &Pose, scale: f64) -> Res<Vec<(String, MattingRend
             art: scene.art.as_ref(),
             textures: &textures,
         };
-        let options = RenderOptions::default().with_alpha(mode);
+        let options = RenderOptions {
+            samples,
+            ..RenderOptions::default()
+        }
+        .with_alpha(mode);
         out.push((
             pipeline.to_string(),
             matting_renders(&drawing, &frame, &options)?,
@@ -235,7 +311,7 @@ fn crops(sets: &[(String, MattingRenders)]) -> RgbImage {
     const ZOOM: u32 = 5;
     let m = &sets[0].1;
     let a = coverage(&m.black, &m.white);
-    let a_ref = coverage(&m.ref_black, &m.ref_white);
+    let a_ref = coverage_16(&m.ref_black, &m.ref_white);
     let (w, h) = m.black.dimensions();
     let mut best = (0.0, 0i64, 0i64);
     for y in 0..h {
@@ -245,7 +321,7 @@ fn crops(sets: &[(String, MattingRenders)]) -> RgbImage {
                 let d: f64 = (0..3)
                     .map(|c| {
                         (m.black.get_pixel(x, y)[c] as f64
-                            - a[i] * m.ref_black.get_pixel(x, y)[c] as f64 / a_ref[i])
+                            - a[i] * m.ref_black.get_pixel(x, y)[c] as f64 / 257.0 / a_ref[i])
                             .abs()
                     })
                     .sum();
@@ -299,6 +375,7 @@ fn run(cli: &Cli) -> Res<()> {
     let scales = [1.0, 2.0, 4.0];
     let bar = progress((cases.len() * 2 * scales.len()) as u64, "rendering");
     let mut rows = Vec::new();
+    let mut sweep = Vec::new();
     for case in &cases {
         let probe = case.scene.probes.first().ok_or("case without a probe")?;
         for (pose_name, pose) in [
@@ -306,22 +383,18 @@ fn run(cli: &Cli) -> Res<()> {
             (probe.name.clone(), probe.pose.clone()),
         ] {
             for &scale in &scales {
-                let sets = renders(case, &pose, scale)?;
+                let sets = renders(case, &pose, scale, cli.samples, &PIPELINES)?;
                 for (pipeline, m) in &sets {
-                    let f = m.fringe()?;
-                    rows.push(Row {
-                        character: case.name.clone(),
-                        pose: pose_name.clone(),
-                        scale,
-                        pipeline: pipeline.clone(),
-                        s: f.bias,
-                        f_max: f.max,
-                        f_p99: f.p99,
-                        g: f.gap,
-                        red_check: f.red_error.unwrap_or(0.0),
-                        band_pixels: f.band_pixels,
-                        f_excluded: f.f_excluded,
-                    });
+                    rows.push(Row::new(case, &pose_name, scale, pipeline, cli.samples, m)?);
+                }
+                if pose_name != "rest" {
+                    sweep.push(rows[rows.len() - 1].clone());
+                    for samples in [1, 2].into_iter().filter(|&n| n != cli.samples) {
+                        let pre = "premultiplied";
+                        for (_, m) in renders(case, &pose, scale, samples, &[pre])? {
+                            sweep.push(Row::new(case, &pose_name, scale, pre, samples, &m)?);
+                        }
+                    }
                 }
                 if scale == 4.0 && pose_name != "rest" {
                     let path = out.join(format!("crops_{}.png", case.name));
@@ -334,33 +407,35 @@ fn run(cli: &Cli) -> Res<()> {
         }
     }
     bar.finish_and_clear();
-    let mut csv = String::from(
-        "character,pose,scale,pipeline,S,F_max,F_p99,G,red_check,band_pixels,F_excluded\n",
-    );
-    for r in &rows {
-        csv.push_str(&format!(
-            "{},{},{},{},{},{},{},{},{},{},{}\n",
+    let csv: String = std::iter::once(CSV_HEADER.to_string())
+        .chain(rows.iter().map(Row::csv))
+        .collect();
+    write_text(&out, "pixel_edge.csv", &csv)?;
+    sweep.sort_by(|a, b| {
+        (a.character.cmp(&b.character))
+            .then(a.scale.total_cmp(&b.scale))
+            .then(a.samples.cmp(&b.samples))
+    });
+    let csv: String = std::iter::once(CSV_HEADER.to_string())
+        .chain(sweep.iter().map(Row::csv))
+        .collect();
+    write_text(&out, "samples_sweep.csv", &csv)?;
+    write_json(&out, "summary.json", &rows)?;
+    println!("| character | pose | scale | pipeline | samples | S | F max | F p99 | F all | G |");
+    println!("|---|---|---|---|---|---|---|---|---|---|");
+    for r in rows.iter().chain(&sweep) {
+        println!(
+            "| {} | {} | {}x | {} | {} | {:+.2} | {:.1} | {:.1} | {:.1} | {:.4} |",
             r.character,
             r.pose,
             r.scale,
             r.pipeline,
-            csv_num(r.s),
-            csv_num(r.f_max),
-            csv_num(r.f_p99),
-            csv_num(r.g),
-            csv_num(r.red_check),
-            r.band_pixels,
-            r.f_excluded
-        ));
-    }
-    write_text(&out, "pixel_edge.csv", &csv)?;
-    write_json(&out, "summary.json", &rows)?;
-    println!("| character | pose | scale | pipeline | S | F max | F p99 | G |");
-    println!("|---|---|---|---|---|---|---|---|");
-    for r in &rows {
-        println!(
-            "| {} | {} | {}x | {} | {:+.2} | {:.1} | {:.1} | {:.4} |",
-            r.character, r.pose, r.scale, r.pipeline, r.s, r.f_max, r.f_p99, r.g
+            r.samples,
+            r.s,
+            r.f_max,
+            r.f_p99,
+            r.f_all,
+            r.g
         );
     }
     println!(

@@ -623,11 +623,17 @@ fn matting_from_pngs(dir: &Path) -> (f64, f64, f64) {
             .unwrap()
             .into_rgb8()
     };
+    // The reference is written at 16 bits a channel: its levels in 8-bit units.
+    let load_ref = |n: &str| {
+        let im = image::open(dir.join(format!("{n}.png"))).unwrap();
+        assert_eq!(im.color(), image::ColorType::Rgb16, "{n}.png");
+        im.into_rgb16()
+    };
     let (k, w, kr, wr) = (
         load("black"),
         load("white"),
-        load("ref_black"),
-        load("ref_white"),
+        load_ref("ref_black"),
+        load_ref("ref_white"),
     );
     // F leaves out the pixels where the mesh overlaps itself (white in overlap.png).
     let overlap = load("overlap");
@@ -635,15 +641,20 @@ fn matting_from_pngs(dir: &Path) -> (f64, f64, f64) {
         let (p, q) = (b.get_pixel(x, y), wh.get_pixel(x, y));
         1.0 - (0..3).map(|c| q[c] as f64 - p[c] as f64).sum::<f64>() / 765.0
     };
+    let cov_ref = |x: u32, y: u32| {
+        let (p, q) = (kr.get_pixel(x, y), wr.get_pixel(x, y));
+        1.0 - (0..3).map(|c| q[c] as f64 - p[c] as f64).sum::<f64>() / (3.0 * 65535.0)
+    };
     let (mut sum, mut count, mut worst) = (0.0, 0usize, 0.0f64);
     let mut min_a: f64 = 1.0;
     let (width, height) = k.dimensions();
     for y in 0..height {
         for x in 0..width {
-            let (a, ar) = (cov(&k, &w, x, y), cov(&kr, &wr, x, y));
+            let (a, ar) = (cov(&k, &w, x, y), cov_ref(x, y));
             if a > 0.0 && a < 1.0 && ar > 0.0 {
                 for c in 0..3 {
-                    let d = k.get_pixel(x, y)[c] as f64 - a * kr.get_pixel(x, y)[c] as f64 / ar;
+                    let k_ref = kr.get_pixel(x, y)[c] as f64 * 255.0 / 65535.0;
+                    let d = k.get_pixel(x, y)[c] as f64 - a * k_ref / ar;
                     sum += d;
                     count += 1;
                     if overlap.get_pixel(x, y)[0] == 0 {
@@ -652,7 +663,7 @@ fn matting_from_pngs(dir: &Path) -> (f64, f64, f64) {
                 }
             }
             let interior = (x > 0 && y > 0 && x + 1 < width && y + 1 < height)
-                && (0..3).all(|dy| (0..3).all(|dx| cov(&kr, &wr, x + dx - 1, y + dy - 1) >= 1.0));
+                && (0..3).all(|dy| (0..3).all(|dx| cov_ref(x + dx - 1, y + dy - 1) >= 1.0));
             if interior {
                 min_a = min_a.min(a);
             }

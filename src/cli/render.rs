@@ -6,7 +6,7 @@ use clap::{Args, ValueEnum};
 use nalgebra::Vector2;
 use skinweights::render::{
     matting_renders, parse_colour, posed_vertices, render, Drawing, Frame, RenderOptions, Skinning,
-    Texture, View,
+    Texture, View, PIXEL_EDGE_SAMPLES,
 };
 use skinweights::scene::AlphaMode;
 use skinweights::{Error, Pose, Result};
@@ -44,8 +44,10 @@ pub struct RenderArgs {
     /// Alpha pipeline.
     #[arg(long, value_enum, default_value_t = AlphaArg::Straight)]
     alpha: AlphaArg,
-    /// Samples per pixel side (1, 2, 4 or 8).
-    #[arg(long, default_value_t = RenderOptions::DEFAULT_SAMPLES)]
+    /// Samples per pixel side (1, 2, 4 or 8). The default, 4, is the pixel-edge check's (lint):
+    /// at 2 x 2 the edge colour where a dark outline meets the lit interior differs from the
+    /// 8 x 8 reference by sampling alone, enough to lift F above 4.
+    #[arg(long, default_value_t = PIXEL_EDGE_SAMPLES)]
     samples: u32,
     /// Skin with dual quaternions instead of linear blend skinning.
     #[arg(long)]
@@ -56,8 +58,8 @@ pub struct RenderArgs {
     /// Sub-pixel offset of the picture, pixels: X,Y.
     #[arg(long, default_value = "0,0", value_name = "X,Y")]
     offset: String,
-    /// Also write the renders the fringe numbers come from (black.png, white.png, red.png,
-    /// ref_black.png, ref_white.png) into this directory, and overlap.png (white: pixels where
+    /// Also write the renders the fringe numbers come from (black.png, white.png, red.png;
+    /// ref_black.png, ref_white.png at 16 bits a channel) into this directory, and overlap.png (white: pixels where
     /// the mesh overlaps itself, which F leaves out).
     #[arg(long)]
     matting: Option<PathBuf>,
@@ -110,6 +112,18 @@ fn parse_offset(text: &str) -> Result<Vector2<f64>> {
     let x: f64 = x.trim().parse().map_err(|_| bad())?;
     let y: f64 = y.trim().parse().map_err(|_| bad())?;
     Ok(Vector2::new(x, y))
+}
+
+/// Writes a PNG (8 or 16 bits a channel).
+fn save<P>(im: &image::ImageBuffer<P, Vec<P::Subpixel>>, path: &Path) -> Result<()>
+where
+    P: image::PixelWithColorType,
+    [P::Subpixel]: image::EncodableLayout,
+{
+    im.save(path).map_err(|e| Error::Image {
+        path: path.into(),
+        message: e.to_string(),
+    })
 }
 
 /// Runs `render`.
@@ -166,12 +180,6 @@ pub fn run(a: RenderArgs) -> Result<ExitCode> {
     });
     pb.finish_and_clear();
     let (image, m) = result?;
-    let save = |im: &image::RgbImage, path: &Path| {
-        im.save(path).map_err(|e| Error::Image {
-            path: path.into(),
-            message: e.to_string(),
-        })
-    };
     save(&image, &a.output)?;
     if let Some(dir) = &a.matting {
         std::fs::create_dir_all(dir).map_err(|e| Error::io(dir, e))?;
@@ -183,19 +191,13 @@ pub fn run(a: RenderArgs) -> Result<ExitCode> {
             };
             image::Rgb([v, v, v])
         });
-        for (im, path) in [
-            &m.black,
-            &m.white,
-            &m.red,
-            &m.ref_black,
-            &m.ref_white,
-            &overlap,
-        ]
-        .into_iter()
-        .zip(&matting_files)
-        {
+        for (im, path) in [&m.black, &m.white, &m.red].into_iter().zip(&matting_files) {
             save(im, path)?;
         }
+        // The reference at its own 16 bits a channel, as the fringe numbers read it.
+        save(&m.ref_black, &matting_files[3])?;
+        save(&m.ref_white, &matting_files[4])?;
+        save(&overlap, &matting_files[5])?;
     }
     let f = m.fringe()?;
     println!(

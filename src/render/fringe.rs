@@ -4,7 +4,10 @@
 //! Render the same pose in the same frame over black (K) and white (W). Per pixel, coverage
 //! is `a = 1 - mean_c(W - K) / 255` and the premultiplied colour is K (a colour drawn 'over'
 //! a background B gives `C + (1 - a)·B`). A reference render (premultiplied alpha, 8 x 8
-//! samples) gives `a_ref` and `c_ref = K_ref / a_ref`. In the edge band, pixels with
+//! samples) gives `a_ref` and `c_ref = K_ref / a_ref`. The reference is an ideal, so it is
+//! kept at 16 bits per channel (in 8-bit units, `K_ref` to 1/257 of a level): at a pixel the
+//! reference barely covers, an 8-bit `a_ref` of one level (1/765) makes `c_ref` mostly rounding
+//! (F = 5.0 on `pixel_edge`'s synthetic limb came from one such pixel). In the edge band, pixels with
 //! `0 < a < 1` and `a_ref > 0`, the deviation of each colour channel is
 //! `d = K - a·c_ref` (8-bit units; the colour the reference has, at the test render's own
 //! coverage, so silhouette aliasing does not count):
@@ -23,6 +26,7 @@
 //! - **red check**: a render over red (R) must equal `K + (1 - a)·(255, 0, 0)` up to
 //!   rounding; the largest difference checks that blending is linear in the background.
 
+use super::raster::Rgb16Image;
 use crate::error::{Error, Result};
 use image::RgbImage;
 
@@ -55,22 +59,31 @@ pub struct Matting<'a> {
     pub black: &'a RgbImage,
     /// The render under test over white.
     pub white: &'a RgbImage,
-    /// The reference (premultiplied, 8 x 8 samples) over black.
-    pub ref_black: &'a RgbImage,
+    /// The reference (premultiplied, 8 x 8 samples, 16 bits) over black.
+    pub ref_black: &'a Rgb16Image,
     /// The reference over white.
-    pub ref_white: &'a RgbImage,
+    pub ref_white: &'a Rgb16Image,
     /// The render under test over red, for the consistency check (optional).
     pub red: Option<&'a RgbImage>,
 }
 
 /// Coverage `a = 1 - mean_c(W - K) / 255` of every pixel.
 pub fn coverage(black: &RgbImage, white: &RgbImage) -> Vec<f64> {
+    coverage_of(black.as_raw(), white.as_raw(), 255.0)
+}
+
+/// [`coverage`] of 16-bit renders (`/ 65535`), such as the reference.
+pub fn coverage_16(black: &Rgb16Image, white: &Rgb16Image) -> Vec<f64> {
+    coverage_of(black.as_raw(), white.as_raw(), 65535.0)
+}
+
+fn coverage_of<T: Copy + Into<f64>>(black: &[T], white: &[T], max: f64) -> Vec<f64> {
     black
-        .pixels()
-        .zip(white.pixels())
+        .chunks_exact(3)
+        .zip(white.chunks_exact(3))
         .map(|(k, w)| {
-            let diff: f64 = (0..3).map(|c| w[c] as f64 - k[c] as f64).sum();
-            1.0 - diff / (3.0 * 255.0)
+            let diff: f64 = (0..3).map(|c| w[c].into() - k[c].into()).sum();
+            1.0 - diff / (3.0 * max)
         })
         .collect()
 }
@@ -85,20 +98,17 @@ pub fn fringe(m: &Matting) -> Result<Fringe> {
 /// row-major, e.g. [`super::overlap_mask`]). Errors: images or a mask of different sizes.
 pub fn fringe_excluding(m: &Matting, excluded: Option<&[bool]>) -> Result<Fringe> {
     let size = m.black.dimensions();
-    for (name, im) in [
-        ("white", Some(m.white)),
-        ("ref_black", Some(m.ref_black)),
-        ("ref_white", Some(m.ref_white)),
-        ("red", m.red),
+    for (name, dimensions) in [
+        ("white", Some(m.white.dimensions())),
+        ("ref_black", Some(m.ref_black.dimensions())),
+        ("ref_white", Some(m.ref_white.dimensions())),
+        ("red", m.red.map(RgbImage::dimensions)),
     ] {
-        if let Some(im) = im {
-            if im.dimensions() != size {
+        if let Some(dimensions) = dimensions {
+            if dimensions != size {
                 return Err(Error::field(
                     name,
-                    format!(
-                        "{:?} pixels, the black render has {size:?}",
-                        im.dimensions()
-                    ),
+                    format!("{dimensions:?} pixels, the black render has {size:?}"),
                 ));
             }
         }
@@ -113,9 +123,11 @@ pub fn fringe_excluding(m: &Matting, excluded: Option<&[bool]>) -> Result<Fringe
         }
     }
     let a = coverage(m.black, m.white);
-    let a_ref = coverage(m.ref_black, m.ref_white);
+    let a_ref = coverage_16(m.ref_black, m.ref_white);
     let k = m.black.as_raw();
     let k_ref = m.ref_black.as_raw();
+    // 16-bit reference levels in 8-bit units.
+    let ref_level = 255.0 / 65535.0;
     let mut deviations = Vec::new();
     let mut abs = Vec::new();
     let mut band_pixels = 0;
@@ -128,7 +140,7 @@ pub fn fringe_excluding(m: &Matting, excluded: Option<&[bool]>) -> Result<Fringe
         let in_f = !excluded.is_some_and(|mask| mask[i]);
         f_excluded += usize::from(!in_f);
         for c in 0..3 {
-            let c_ref = k_ref[3 * i + c] as f64 / a_ref[i];
+            let c_ref = k_ref[3 * i + c] as f64 * ref_level / a_ref[i];
             let d = k[3 * i + c] as f64 - a[i] * c_ref;
             deviations.push(d);
             if in_f {

@@ -19,13 +19,15 @@ pub mod raster;
 pub mod texture;
 
 pub use alpha::{bleed, fill_transparent, premultiply};
-pub use fringe::{coverage, fringe, fringe_excluding, Fringe, Matting};
+pub use fringe::{coverage, coverage_16, fringe, fringe_excluding, Fringe, Matting};
 pub use overlap::overlap_mask;
 pub use pixel_edge::{
-    matting_renders, pixel_edge, MattingRenders, PixelEdgeOptions, PixelEdgeRow, REFERENCE_SAMPLES,
+    matting_renders, pixel_edge, MattingRenders, PixelEdgeOptions, PixelEdgeRow,
+    PIXEL_EDGE_SAMPLES, REFERENCE_SAMPLES,
 };
 pub use raster::{
-    render, Drawing, Frame, RenderOptions, View, MAX_RENDER_PIXELS, MAX_RENDER_SIDE, SAMPLE_COUNTS,
+    render, render_16, Drawing, Frame, RenderOptions, Rgb16Image, View, MAX_RENDER_PIXELS,
+    MAX_RENDER_SIDE, SAMPLE_COUNTS,
 };
 pub use texture::{check_uvs, Texture};
 

@@ -20,7 +20,7 @@ use super::texture::{Texels, Texture};
 use crate::error::{Error, Result};
 use crate::mesh::Mesh;
 use crate::scene::{AlphaMode, Art};
-use image::RgbImage;
+use image::{ImageBuffer, Rgb, RgbImage};
 use nalgebra::{Point2, Vector2};
 use rayon::prelude::*;
 
@@ -253,6 +253,36 @@ struct Setup {
 /// Renders `drawing` into `frame`. Errors: a sample count not in [`SAMPLE_COUNTS`], a frame
 /// over the size limits, art whose texture count or coordinate count does not match.
 pub fn render(drawing: &Drawing, frame: &Frame, options: &RenderOptions) -> Result<RgbImage> {
+    let pixels = render_resolved(drawing, frame, options, |m| round_to_u8(m * 255.0))?;
+    RgbImage::from_raw(frame.width, frame.height, pixels).ok_or_else(size_mismatch)
+}
+
+/// [`render`] with 16 bits per channel: the same samples, each pixel's mean rounded to
+/// 1/65535 instead of 1/255. The fringe metric's reference is rendered this way: it divides
+/// by the reference's coverage, and at a pixel whose coverage is one 8-bit level the 8-bit
+/// colour is all rounding (`c_ref` off by up to half its value).
+pub fn render_16(drawing: &Drawing, frame: &Frame, options: &RenderOptions) -> Result<Rgb16Image> {
+    let pixels = render_resolved(drawing, frame, options, |m| (m * 65535.0 + 0.5) as u16)?;
+    Rgb16Image::from_raw(frame.width, frame.height, pixels).ok_or_else(size_mismatch)
+}
+
+/// The error of a resolved buffer that does not fill its frame (cannot happen: one RGB triple
+/// is resolved per pixel).
+fn size_mismatch() -> Error {
+    Error::field("render", "resolved pixels do not fill the frame")
+}
+
+/// An RGB image with 16 bits per channel.
+pub type Rgb16Image = ImageBuffer<Rgb<u16>, Vec<u16>>;
+
+/// Draws and resolves every pixel's mean colour (in `0..=1`) with `resolve`: RGB channels,
+/// rows from the top.
+fn render_resolved<T: Copy + Default + Send>(
+    drawing: &Drawing,
+    frame: &Frame,
+    options: &RenderOptions,
+    resolve: impl Fn(f32) -> T + Sync,
+) -> Result<Vec<T>> {
     let n = options.samples;
     if !SAMPLE_COUNTS.contains(&n) {
         return Err(Error::field(
@@ -308,7 +338,7 @@ pub fn render(drawing: &Drawing, frame: &Frame, options: &RenderOptions) -> Resu
     }
 
     let background = options.background.map(|c| c as f32 / 255.0);
-    let tiles: Vec<Vec<u8>> = (0..tx * ty)
+    let tiles: Vec<Vec<T>> = (0..tx * ty)
         .into_par_iter()
         .map(|t| {
             let (c, r) = (t % tx, t / tx);
@@ -323,18 +353,20 @@ pub fn render(drawing: &Drawing, frame: &Frame, options: &RenderOptions) -> Resu
                 h: th,
                 n: n as usize,
             };
-            draw_tile(&tile, &bins[t], &setups, &texels, options, background)
+            draw_tile(
+                &tile, &bins[t], &setups, &texels, options, background, &resolve,
+            )
         })
         .collect();
 
-    let mut out = RgbImage::new(frame.width, frame.height);
+    let mut out = vec![T::default(); w * h * 3];
     for (t, pixels) in tiles.iter().enumerate() {
         let (c, r) = (t % tx, t / tx);
         let (x0, y0) = (c * TILE, r * TILE);
         let tw = TILE.min(w - x0);
-        for (k, px) in pixels.chunks_exact(3).enumerate() {
-            let (x, y) = (x0 + k % tw, y0 + k / tw);
-            out.put_pixel(x as u32, y as u32, image::Rgb([px[0], px[1], px[2]]));
+        for (k, row) in pixels.chunks_exact(3 * tw).enumerate() {
+            let at = 3 * ((y0 + k) * w + x0);
+            out[at..at + 3 * tw].copy_from_slice(row);
         }
     }
     Ok(out)
@@ -458,15 +490,17 @@ struct TileRef {
 }
 
 /// Draws one tile: its samples start at the background, every binned triangle is blended in
-/// order, then each pixel is the mean of its samples. Returns RGB bytes, rows of the tile.
-fn draw_tile(
+/// order, then each pixel is the mean of its samples (in `0..=1`), stored with `resolve`.
+/// Returns RGB channels, rows of the tile.
+fn draw_tile<T>(
     tile: &TileRef,
     triangles: &[u32],
     setups: &[Setup],
     texels: &[Texels],
     options: &RenderOptions,
     background: [f32; 3],
-) -> Vec<u8> {
+    resolve: impl Fn(f32) -> T,
+) -> Vec<T> {
     let n = tile.n;
     let sw = tile.w * n; // samples per tile row
     let sh = tile.h * n;
@@ -560,7 +594,7 @@ fn draw_tile(
                 }
             }
             for v in sum {
-                out.push(round_to_u8((v * inv).clamp(0.0, 1.0) * 255.0));
+                out.push(resolve((v * inv).clamp(0.0, 1.0)));
             }
         }
     }

@@ -3,7 +3,7 @@
 use super::grid::TriangleGrid;
 use super::{check_positions, chord_quads, coverage_grid, posed_chords, Chords, Seam};
 use crate::error::{Error, Result};
-use crate::render::{coverage, Frame, MattingRenders};
+use crate::render::{coverage, coverage_16, Frame, MattingRenders};
 use crate::scene::Scene;
 use nalgebra::Point2;
 
@@ -45,25 +45,25 @@ pub fn seam_pixel_gaps(
 ) -> Result<Vec<SeamPixelGap>> {
     check_positions(scene, posed)?;
     let (black, white) = (&renders.black, &renders.white);
-    for (name, im) in [
-        ("black", black),
-        ("white", white),
-        ("ref_black", &renders.ref_black),
-        ("ref_white", &renders.ref_white),
+    for (name, dimensions) in [
+        ("black", black.dimensions()),
+        ("white", white.dimensions()),
+        ("ref_black", renders.ref_black.dimensions()),
+        ("ref_white", renders.ref_white.dimensions()),
     ] {
-        if im.dimensions() != (frame.width, frame.height) {
+        if dimensions != (frame.width, frame.height) {
             return Err(Error::field(
                 name,
                 format!(
                     "render is {:?} pixels, the frame {:?}",
-                    im.dimensions(),
+                    dimensions,
                     (frame.width, frame.height)
                 ),
             ));
         }
     }
     let a = coverage(black, white);
-    let a_ref = coverage(&renders.ref_black, &renders.ref_white);
+    let a_ref = coverage_16(&renders.ref_black, &renders.ref_white);
     let (w, h) = (frame.width as i64, frame.height as i64);
     let to_px = |p: Point2<f64>| frame.to_pixels(p);
     let cover = coverage_grid(scene, posed, to_px, 0.0);

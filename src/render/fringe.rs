@@ -19,7 +19,8 @@
 //!   of the posed mesh, or one part over another; [`super::overlap_mask`], given to
 //!   [`fringe_excluding`]) are left out of F: there the colour is a mix of two surfaces in
 //!   proportions that depend on where the samples fall, so the render and the reference differ
-//!   by sampling alone (up to 16 levels in `pixel_edge`'s probe poses, premultiplied), which
+//!   by sampling alone (up to 16 levels in `pixel_edge`'s probe poses, premultiplied, 2 x 2
+//!   samples), which
 //!   says nothing about the alpha pipeline. S and G use every band / interior pixel as before.
 //! - **gap G** = 1 - min a over the reference's opaque interior (pixels with `a_ref = 1`)
 //!   eroded by one pixel (all 8 neighbours opaque too): background showing through a shape.

@@ -4,8 +4,8 @@
 //! The fringe metric's F compares the render's edge colours with a reference's at the
 //! render's own coverage, which assumes one surface per pixel. Where two surfaces overlap
 //! inside a pixel the mix of their colours depends on how much of each the samples hit, so
-//! the 2 x 2 render and the 8 x 8 reference disagree by sampling alone (up to 16 levels in the
-//! probe poses of `pixel_edge`), whatever the alpha pipeline. F leaves these pixels out
+//! the test render and the 8 x 8 reference disagree by sampling alone (up to 16 levels in the
+//! probe poses of `pixel_edge` at 2 x 2 samples), whatever the alpha pipeline. F leaves these pixels out
 //! (see [`super::fringe`]).
 
 use super::raster::Frame;

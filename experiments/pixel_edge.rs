@@ -24,7 +24,9 @@
 //!
 //! Writes `results/pixel_edge/`: `pixel_edge.csv` (one row per character, pose, scale and
 //! pipeline), `samples_sweep.csv` (premultiplied, probe poses, F at 1, 2 and 4 samples a
-//! side), `summary.json`, and `crops_*.png` (4x probe pose, zoomed crops around the worst
+//! side), `summary.json`, `worst_pixels.json` (the worst premultiplied pixel of each probe
+//! render: coverages, colours, how fast the reference colour changes around it), and
+//! `crops_*.png` (4x probe pose, zoomed crops around the worst
 //! edge: rows straight / bleed / premultiplied, columns over black / white / red).
 //!
 //! ```text
@@ -304,6 +306,85 @@ fn renders(
     Ok(out)
 }
 
+/// The worst premultiplied pixel of a probe render (largest |d| outside the overlap): what
+/// the test render and the reference see there.
+#[derive(Serialize)]
+struct WorstPixel {
+    character: String,
+    pose: String,
+    scale: f64,
+    samples: u32,
+    x: u32,
+    y: u32,
+    /// Largest |d| over the channels, 8-bit units.
+    d: f64,
+    a: f64,
+    a_ref: f64,
+    /// The test render's colour K / a, and the reference's c_ref (RGB).
+    colour: [f64; 3],
+    c_ref: [f64; 3],
+    /// Largest change of c_ref over the 3 x 3 neighbourhood (pixels with a_ref > 0.05).
+    c_ref_range: f64,
+}
+
+/// The worst premultiplied pixel of `m` (a probe render of `case` at `scale` and `samples`).
+fn worst_pixel(
+    case: &Case,
+    pose: &str,
+    scale: f64,
+    samples: u32,
+    m: &MattingRenders,
+) -> Option<WorstPixel> {
+    let a = coverage(&m.black, &m.white);
+    let a_ref = coverage_16(&m.ref_black, &m.ref_white);
+    let w = m.black.width() as usize;
+    let c_ref =
+        |i: usize| [0, 1, 2].map(|c| m.ref_black.as_raw()[3 * i + c] as f64 / 257.0 / a_ref[i]);
+    let colour = |i: usize| [0, 1, 2].map(|c| m.black.as_raw()[3 * i + c] as f64 / a[i]);
+    let (mut best, mut at) = (-1.0, 0);
+    for i in 0..a.len() {
+        if a[i] > 0.0 && a[i] < 1.0 && a_ref[i] > 0.0 && !m.overlap[i] {
+            let d = (0..3)
+                .map(|c| (m.black.as_raw()[3 * i + c] as f64 - a[i] * c_ref(i)[c]).abs())
+                .fold(0.0, f64::max);
+            if d > best {
+                (best, at) = (d, i);
+            }
+        }
+    }
+    if best < 0.0 {
+        return None;
+    }
+    let (x, y) = (at % w, at / w);
+    let (mut lo, mut hi) = ([f64::INFINITY; 3], [f64::NEG_INFINITY; 3]);
+    for yy in y.saturating_sub(1)..(y + 2).min(a.len() / w) {
+        for xx in x.saturating_sub(1)..(x + 2).min(w) {
+            let j = yy * w + xx;
+            if a_ref[j] > 0.05 {
+                let c = c_ref(j);
+                for k in 0..3 {
+                    lo[k] = lo[k].min(c[k]);
+                    hi[k] = hi[k].max(c[k]);
+                }
+            }
+        }
+    }
+    Some(WorstPixel {
+        character: case.name.clone(),
+        pose: pose.into(),
+        scale,
+        samples,
+        x: x as u32,
+        y: y as u32,
+        d: best,
+        a: a[at],
+        a_ref: a_ref[at],
+        colour: colour(at),
+        c_ref: c_ref(at),
+        c_ref_range: (0..3).map(|k| hi[k] - lo[k]).fold(0.0, f64::max),
+    })
+}
+
 /// Zoomed crops around the worst straight-alpha edge pixel: rows = pipelines, columns =
 /// black / white / red backgrounds.
 fn crops(sets: &[(String, MattingRenders)]) -> RgbImage {
@@ -376,6 +457,7 @@ fn run(cli: &Cli) -> Res<()> {
     let bar = progress((cases.len() * 2 * scales.len()) as u64, "rendering");
     let mut rows = Vec::new();
     let mut sweep = Vec::new();
+    let mut worst = Vec::new();
     for case in &cases {
         let probe = case.scene.probes.first().ok_or("case without a probe")?;
         for (pose_name, pose) in [
@@ -395,6 +477,10 @@ fn run(cli: &Cli) -> Res<()> {
                             sweep.push(Row::new(case, &pose_name, scale, pre, samples, &m)?);
                         }
                     }
+                }
+                if pose_name != "rest" {
+                    let pre = &sets[2].1;
+                    worst.extend(worst_pixel(case, &pose_name, scale, cli.samples, pre));
                 }
                 if scale == 4.0 && pose_name != "rest" {
                     let path = out.join(format!("crops_{}.png", case.name));
@@ -421,6 +507,14 @@ fn run(cli: &Cli) -> Res<()> {
         .collect();
     write_text(&out, "samples_sweep.csv", &csv)?;
     write_json(&out, "summary.json", &rows)?;
+    write_json(&out, "worst_pixels.json", &worst)?;
+    println!("worst premultiplied pixel of each probe render (outside overlaps):");
+    for p in &worst {
+        println!(
+            "  {} {} {}x: ({}, {}) |d| {:.2}, a {:.3} a_ref {:.3}, K/a {:.1?} c_ref {:.1?}, c_ref range in 3x3 {:.0}",
+            p.character, p.pose, p.scale, p.x, p.y, p.d, p.a, p.a_ref, p.colour, p.c_ref, p.c_ref_range
+        );
+    }
     println!("| character | pose | scale | pipeline | samples | S | F max | F p99 | F all | G |");
     println!("|---|---|---|---|---|---|---|---|---|---|");
     for r in rows.iter().chain(&sweep) {

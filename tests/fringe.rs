@@ -9,7 +9,7 @@
 
 use image::{Rgba, RgbaImage};
 use nalgebra::{Point2, Vector2};
-use skinweights::io::dragonbones::load_dragonbones;
+use skinweights::io::dragonbones::{load_dragonbones, Atlas};
 use skinweights::io::{sprite_scene, BonesFile, Sprite, SpriteOptions, TraceOptions};
 use skinweights::mesh::{LabelledRegion, MeshingOptions};
 use skinweights::render::{
@@ -314,6 +314,10 @@ fn shipped_characters_keep_premultiplied_edge_colours_in_their_probe_poses() {
     );
     assert!(f.band_pixels > 1000, "{f:?}");
     let coarse = probe_f_at_4x(&scene, &weights, &textures, &[], 2);
+    println!(
+        "robot_idle lift_l 4x: F {:.2} at 4 x 4, {:.2} at 2 x 2",
+        f.max, coarse.max
+    );
     assert!(
         coarse.bias.abs() <= 1.0 && coarse.max > 4.0,
         "robot_idle lift_l at 2 x 2: {coarse:?}"
@@ -323,6 +327,7 @@ fn shipped_characters_keep_premultiplied_edge_colours_in_their_probe_poses() {
     let textures = Texture::load_art(imp.scene.art.as_ref().unwrap()).unwrap();
     let f = probe_f_at_4x(&imp.scene, &imp.artist, &textures, &["a_arm_L"], n);
     assert!(f.bias.abs() <= 1.0 && f.max <= 4.0, "you_xin lift_l: {f:?}");
+    println!("you_xin lift_l 4x: S {:+.3}, F {:.2}", f.bias, f.max);
     assert!(f.band_pixels > 1000, "{f:?}");
     // A synthetic limb with white transparent texels at the experiment's mesh density.
     let (image, bones) = synthetic_sprite(11, [255, 255, 255]);
@@ -330,6 +335,7 @@ fn shipped_characters_keep_premultiplied_edge_colours_in_their_probe_poses() {
     let textures = vec![Texture::new("limb", image, AlphaMode::Straight)];
     let f = probe_f_at_4x(&scene, &weights, &textures, &[], n);
     assert!(f.bias.abs() <= 1.0 && f.max <= 4.0, "synthetic bend: {f:?}");
+    println!("synthetic bend 4x: S {:+.3}, F {:.2}", f.bias, f.max);
 }
 
 #[test]
@@ -370,4 +376,92 @@ fn the_16_bit_reference_is_the_8_bit_render_without_its_rounding() {
     }
     // Edge pixels hold levels between the 8-bit ones.
     assert!(between > 100, "{between} channels between 8-bit levels");
+}
+
+/// Which texels of an atlas image lie in a region (0), in the one-texel ring around one (1),
+/// or further out (2).
+fn atlas_zones(atlas: &Atlas) -> Vec<u8> {
+    let (w, h) = atlas.size;
+    let mut zone = vec![2u8; (w * h) as usize];
+    for pass in [1u8, 0] {
+        for &[x, y, rw, rh] in atlas.regions.values() {
+            let grow = pass as i64;
+            let (x0, y0) = (x as i64 - grow, y as i64 - grow);
+            let (x1, y1) = ((x + rw) as i64 + grow, (y + rh) as i64 + grow);
+            for r in y0.max(0)..y1.min(h as i64) {
+                for c in x0.max(0)..x1.min(w as i64) {
+                    let k = (r * w as i64 + c) as usize;
+                    zone[k] = zone[k].min(pass);
+                }
+            }
+        }
+    }
+    zone
+}
+
+#[test]
+fn dragonbones_meshes_read_only_their_own_atlas_region() {
+    let skeleton = data("dragonbones-you-xin/body_ske.json");
+    let atlas = Atlas::load(data("dragonbones-you-xin/body_tex.json")).unwrap();
+    let imp = load_dragonbones(&skeleton).unwrap();
+    let scene = &imp.scene;
+    let art = scene.art.as_ref().unwrap();
+    let image = Texture::load_art(art).unwrap().remove(0).image;
+    assert_eq!(image.dimensions(), atlas.size);
+    let zones = atlas_zones(&atlas);
+    // The ring around every region is transparent (the packer's padding).
+    let ring_alpha = image
+        .pixels()
+        .zip(&zones)
+        .filter(|(_, &z)| z == 1)
+        .map(|(p, _)| p[3])
+        .max();
+    assert_eq!(ring_alpha, Some(0));
+    let paint = |zone: u8| {
+        let mut im = image.clone();
+        for (p, &z) in im.pixels_mut().zip(&zones) {
+            if z == zone {
+                *p = Rgba([255, 0, 255, 255]);
+            }
+        }
+        im
+    };
+    let (far, ring) = (paint(2), paint(1));
+    for pose in [Pose::rest(), scene.probes[0].pose.clone()] {
+        let positions = posed_vertices(scene, &imp.artist, &pose, Skinning::Lbs).unwrap();
+        let frame = Frame::fit(
+            &positions,
+            &View {
+                scale: 1.0,
+                rotation_deg: 17.0,
+                offset: Vector2::new(0.37, 0.21),
+            },
+            2.0,
+        )
+        .unwrap();
+        let draw = |im: &RgbaImage| {
+            let textures = vec![Texture::new("atlas", im.clone(), AlphaMode::Straight)];
+            let drawing = Drawing {
+                mesh: &scene.mesh,
+                positions: &positions,
+                art: Some(art),
+                textures: &textures,
+            };
+            let options = RenderOptions::default().with_alpha(AlphaMode::Premultiplied);
+            render(&drawing, &frame, &options).unwrap()
+        };
+        let shipped = draw(&image);
+        // Texels more than one texel outside every region never reach the picture: the UVs
+        // stay inside their regions and the bilinear filter reaches one texel further.
+        assert_eq!(draw(&far), shipped, "texels beyond the regions' rings");
+        // The ring is read (UVs run to the region's border), which is why it must be, and
+        // is, transparent.
+        let changed = draw(&ring)
+            .pixels()
+            .zip(shipped.pixels())
+            .filter(|(a, b)| a != b)
+            .count();
+        assert!(changed > 0, "the ring is never sampled");
+        println!("pixels that read the ring: {changed}");
+    }
 }

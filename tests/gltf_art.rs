@@ -547,3 +547,55 @@ fn unreadable_images_and_coordinates_outside_them_are_errors() {
         .to_string();
     assert!(e.contains("art.uvs[7]") && e.contains("outside"), "{e}");
 }
+
+#[cfg(feature = "cli")]
+#[test]
+fn cli_export_then_import_gives_the_atlas_back() {
+    use common::{skinweights, text};
+    let dir = tempfile::tempdir().unwrap();
+    let at = |name: &str| dir.path().join(name).to_string_lossy().into_owned();
+    let ske = data("dragonbones-you-xin/body_ske.json");
+    let o = skinweights(&[
+        "import",
+        "dragonbones",
+        ske.to_str().unwrap(),
+        "-o",
+        &at("db.json"),
+        "--weights",
+        &at("w.json"),
+    ]);
+    assert!(o.status.success(), "{}", text(&o));
+    let o = skinweights(&[
+        "export",
+        "gltf",
+        &at("db.json"),
+        &at("w.json"),
+        "-o",
+        &at("db.gltf"),
+    ]);
+    assert!(o.status.success(), "{}", text(&o));
+    assert!(
+        text(&o).contains("1 images embedded, 7 layers as primitives"),
+        "{}",
+        text(&o)
+    );
+    let o = skinweights(&[
+        "import",
+        "gltf",
+        &at("db.gltf"),
+        "-o",
+        &at("back.json"),
+        "--weights",
+        &at("back_w.json"),
+    ]);
+    assert!(o.status.success(), "{}", text(&o));
+    assert_eq!(
+        std::fs::read(dir.path().join("db_image0.png")).unwrap(),
+        std::fs::read(data("dragonbones-you-xin/body_tex.png")).unwrap()
+    );
+    let layers = |f: &str| {
+        let v: Value = serde_json::from_str(&std::fs::read_to_string(at(f)).unwrap()).unwrap();
+        v["art"]["layers"].clone()
+    };
+    assert_eq!(layers("db.json"), layers("back.json"));
+}

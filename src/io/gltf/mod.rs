@@ -5,7 +5,9 @@
 //! `data:application/octet-stream;base64,` URI), so Blender, three.js or Godot load it as is:
 //!
 //! - the mesh at z = 0, as **one primitive** (glTF has no notion of parts; the part labels
-//!   travel in `extras`, see below), triangles counter-clockwise seen from +z (glTF's front
+//!   travel in `extras`, see below) when the scene has no art; with art, one primitive per
+//!   layer in draw order sharing the vertex accessors, plus the images, a material per image
+//!   and `TEXCOORD_0` (see `art_export.rs`); triangles counter-clockwise seen from +z (glTF's front
 //!   face); `POSITION` float VEC3 with min/max, indices `UNSIGNED_SHORT` when every index fits
 //!   below 65535 (that value is reserved) and `UNSIGNED_INT` otherwise;
 //! - `JOINTS_0` (`UNSIGNED_BYTE` VEC4 up to 256 bones, `UNSIGNED_SHORT` above) and
@@ -32,7 +34,8 @@
 //! `WEIGHTS_n` accessors), as a mesh split by material does, share their vertices: each
 //! accessor vertex becomes one mesh vertex, so the mesh stays in one piece at the seams. With
 //! several primitives each becomes a part `primitive<i>` (unless `extras` name the parts); a
-//! vertex that several primitives use belongs to the part of the first of them. Then:
+//! vertex that several primitives use belongs to the part of the first of them. Textures
+//! become the scene's art (`texture.rs`). Then:
 //!
 //! - **Plane.** The mesh must lie in a plane z = const (any constant): a vertex off that plane
 //!   is [`Error::NonPlanarMesh`]. x and y are kept, z dropped. Triangles clockwise seen from

@@ -10,6 +10,13 @@
 //! beside the output scene (the art model refers to images by path). A texture coordinate
 //! outside `[0, 1]` (a repeating texture, which layers cannot draw) is an error naming the
 //! vertex. A mesh without textures has no art.
+//!
+//! Layers: a primitive whose `extras.skinweights.part` names a part (what the exporter
+//! writes, one primitive per layer) gives that part its image, and the primitives' order is
+//! the draw order; parts no primitive names follow in part order, each with the image of the
+//! primitive its first vertex came from (one part per primitive in other files). A vertex's
+//! coordinate is scaled by its part's image size. `extras.skinweights.alpha` =
+//! `premultiplied` on an image marks art stored premultiplied (glTF's default is straight).
 
 use super::{lookup, relative_file, GltfImport, Kept, PrimitiveJson, Reader, Values, Want};
 use super::{FLOAT, UNSIGNED_BYTE, UNSIGNED_SHORT};

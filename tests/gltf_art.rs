@@ -599,3 +599,42 @@ fn cli_export_then_import_gives_the_atlas_back() {
     };
     assert_eq!(layers("db.json"), layers("back.json"));
 }
+
+/// The extras the importer reads for art are checked: a primitive naming a part the mesh
+/// does not have, a part name that is not a string, an unknown alpha mode.
+#[test]
+fn bad_art_extras_are_errors_naming_the_field() {
+    let dir = tempfile::tempdir().unwrap();
+    let png = dir.path().join("rb.png");
+    let size = red_over_blue(&png);
+    let base = small_scene("arms-down");
+    let scene = figure_with_art(&png, size, all_layers(&base));
+    let weights = solved(&scene, "euclidean");
+    let doc: Value =
+        serde_json::from_str(&export_gltf(&scene, &weights, &GltfOptions::default()).unwrap())
+            .unwrap();
+    let import = |doc: &Value| {
+        skinweights::io::import_gltf_str(&doc.to_string(), Some(dir.path()), "x")
+            .map(|_| ())
+            .unwrap_err()
+            .to_string()
+    };
+    let mut bad = doc.clone();
+    bad["meshes"][0]["primitives"][1]["extras"]["skinweights"]["part"] = "nope".into();
+    let e = import(&bad);
+    assert!(
+        e.contains("primitives[1].extras.skinweights.part") && e.contains("nope"),
+        "{e}"
+    );
+    let mut bad = doc.clone();
+    bad["meshes"][0]["primitives"][0]["extras"]["skinweights"]["part"] = 3.into();
+    let e = import(&bad);
+    assert!(e.contains("primitives[0].extras.skinweights.part"), "{e}");
+    let mut bad = doc;
+    bad["images"][0]["extras"] = serde_json::json!({"skinweights": {"alpha": "linear"}});
+    let e = import(&bad);
+    assert!(
+        e.contains("images[0].extras.skinweights.alpha") && e.contains("linear"),
+        "{e}"
+    );
+}

@@ -240,13 +240,10 @@ pub(super) fn read_art(
     }
     // Draw order: the named parts in primitive order, then the others in part order.
     let mut order: Vec<usize> = Vec::with_capacity(parts.len());
-    for part in named
-        .iter()
-        .flatten()
-        .chain(&(0..parts.len()).collect::<Vec<_>>())
-    {
-        if !order.contains(part) {
-            order.push(*part);
+    let mut placed = vec![false; parts.len()];
+    for part in named.iter().flatten().copied().chain(0..parts.len()) {
+        if !std::mem::replace(&mut placed[part], true) {
+            order.push(part);
         }
     }
     let layers = order

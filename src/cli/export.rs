@@ -12,7 +12,8 @@ use std::process::ExitCode;
 /// Formats `skinweights export` writes.
 #[derive(Clone, Copy, ValueEnum)]
 enum ExportFormat {
-    /// glTF 2.0 (.gltf with an embedded buffer).
+    /// glTF 2.0 (.gltf with an embedded buffer; the scene's art as embedded PNG images, one
+    /// material per image and one primitive per layer).
     Gltf,
     /// DragonBones 5.5 JSON: one weighted mesh display per part.
     Dragonbones,
@@ -62,8 +63,15 @@ pub fn run(a: ExportArgs) -> Result<ExitCode> {
             if let Some(note) = truncation_note(&w) {
                 eprintln!("note: {note}");
             }
+            let art = scene.art.as_ref().map_or(String::new(), |art| {
+                format!(
+                    ", {} images embedded, {} layers as primitives",
+                    art.images.len(),
+                    art.layers.len()
+                )
+            });
             println!(
-                "wrote {}: {} vertices, {} triangles, {} joints",
+                "wrote {}: {} vertices, {} triangles, {} joints{art}",
                 a.output.display(),
                 scene.mesh.vertex_count(),
                 scene.mesh.triangle_count(),

@@ -19,7 +19,7 @@
 use super::texture::{Texels, Texture};
 use crate::error::{Error, Result};
 use crate::mesh::Mesh;
-use crate::scene::{AlphaMode, Art};
+use crate::scene::{triangle_layers, AlphaMode, Art};
 use image::{ImageBuffer, Rgb, RgbImage};
 use nalgebra::{Point2, Vector2};
 use rayon::prelude::*;
@@ -379,7 +379,6 @@ fn render_resolved<T: Copy + Default + Send>(
 fn setup_triangles(drawing: &Drawing, frame: &Frame) -> Vec<Setup> {
     let mesh = drawing.mesh;
     let parts = mesh.parts();
-    let vertex_parts = mesh.vertex_parts();
     let layer_of_part: Vec<usize> = match drawing.art {
         Some(art) => art.layer_of_part(parts),
         None => (0..parts.len()).collect(),
@@ -393,18 +392,10 @@ fn setup_triangles(drawing: &Drawing, frame: &Frame) -> Vec<Setup> {
             [f(q.x), f(q.y)]
         })
         .collect();
-    let mut order: Vec<(usize, usize)> = mesh
-        .triangles()
-        .iter()
+    let mut order: Vec<(usize, usize)> = triangle_layers(mesh, &layer_of_part)
+        .into_iter()
         .enumerate()
-        .map(|(t, tri)| {
-            let layer = tri
-                .iter()
-                .map(|&v| layer_of_part[vertex_parts[v]])
-                .min()
-                .unwrap_or(0);
-            (layer, t)
-        })
+        .map(|(t, layer)| (layer, t))
         .collect();
     order.sort_unstable();
     order

@@ -5,6 +5,7 @@
 //! renderer's job (feature `io`), so the numeric core stays free of image decoding.
 
 use crate::error::{Error, Result};
+use crate::mesh::Mesh;
 use nalgebra::Point2;
 use std::path::PathBuf;
 
@@ -156,6 +157,23 @@ impl Art {
             })
             .collect()
     }
+}
+
+/// The layer every triangle is drawn in, given each part's layer (`layer_of_part`, indexed
+/// like the mesh's parts): the first-drawn layer among its corners' parts. Corners of one
+/// part in a layered mesh; on a sprite mesh split into part regions, a triangle straddling
+/// two regions goes to the back one. The renderer and the glTF exporter share this rule.
+pub fn triangle_layers(mesh: &Mesh, layer_of_part: &[usize]) -> Vec<usize> {
+    let vertex_parts = mesh.vertex_parts();
+    mesh.triangles()
+        .iter()
+        .map(|tri| {
+            tri.iter()
+                .map(|&v| layer_of_part[vertex_parts[v]])
+                .min()
+                .unwrap_or(0)
+        })
+        .collect()
 }
 
 #[cfg(test)]

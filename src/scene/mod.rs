@@ -6,7 +6,7 @@ mod art;
 mod builtin;
 mod subscene;
 
-pub use art::{AlphaMode, Art, ArtImage, Layer};
+pub use art::{triangle_layers, AlphaMode, Art, ArtImage, Layer};
 
 pub use builtin::{
     arms_down_outline, builtin_scene, mirror_vertex_map, mirror_vertex_map_about, BuiltinOptions,

@@ -5,7 +5,9 @@
 //! `data:application/octet-stream;base64,` URI), so Blender, three.js or Godot load it as is:
 //!
 //! - the mesh at z = 0, as **one primitive** (glTF has no notion of parts; the part labels
-//!   travel in `extras`, see below), triangles counter-clockwise seen from +z (glTF's front
+//!   travel in `extras`, see below) when the scene has no art; with art, one primitive per
+//!   layer in draw order sharing the vertex accessors, plus the images, a material per image
+//!   and `TEXCOORD_0` (see `art_export.rs`); triangles counter-clockwise seen from +z (glTF's front
 //!   face); `POSITION` float VEC3 with min/max, indices `UNSIGNED_SHORT` when every index fits
 //!   below 65535 (that value is reserved) and `UNSIGNED_INT` otherwise;
 //! - `JOINTS_0` (`UNSIGNED_BYTE` VEC4 up to 256 bones, `UNSIGNED_SHORT` above) and
@@ -32,7 +34,8 @@
 //! `WEIGHTS_n` accessors), as a mesh split by material does, share their vertices: each
 //! accessor vertex becomes one mesh vertex, so the mesh stays in one piece at the seams. With
 //! several primitives each becomes a part `primitive<i>` (unless `extras` name the parts); a
-//! vertex that several primitives use belongs to the part of the first of them. Then:
+//! vertex that several primitives use belongs to the part of the first of them. Textures
+//! become the scene's art (`texture.rs`). Then:
 //!
 //! - **Plane.** The mesh must lie in a plane z = const (any constant): a vertex off that plane
 //!   is [`Error::NonPlanarMesh`]. x and y are kept, z dropped. Triangles clockwise seen from
@@ -75,6 +78,7 @@ use serde_json::{json, Value};
 use std::collections::BTreeMap;
 use std::path::Path;
 
+mod art_export;
 mod texture;
 pub use texture::EmbeddedImage;
 
@@ -171,6 +175,26 @@ impl BufferBuilder {
             self.bytes.push(0);
         }
     }
+}
+
+/// Appends `triangles` as an index accessor over `vertex_count` vertices and returns it.
+/// 65535 is reserved as a primitive-restart value, so `UNSIGNED_SHORT` only below it.
+fn push_indices(buf: &mut BufferBuilder, triangles: &[[usize; 3]], vertex_count: usize) -> usize {
+    let flat = triangles.iter().flatten();
+    let (bytes, index_type): (Vec<u8>, u32) = if vertex_count <= usize::from(u16::MAX) {
+        let b = flat.flat_map(|&i| (i as u16).to_le_bytes()).collect();
+        (b, UNSIGNED_SHORT)
+    } else {
+        let b = flat.flat_map(|&i| (i as u32).to_le_bytes()).collect();
+        (b, UNSIGNED_INT)
+    };
+    buf.push(
+        &bytes,
+        Some(ELEMENT_ARRAY_BUFFER),
+        index_type,
+        3 * triangles.len(),
+        "SCALAR",
+    )
 }
 
 fn f32_bytes(values: impl IntoIterator<Item = f32>) -> Vec<u8> {
@@ -309,23 +333,6 @@ pub fn export_gltf(scene: &Scene, weights: &Weights, options: &GltfOptions) -> R
     buf.accessors[position_accessor]["min"] = json!(lo);
     buf.accessors[position_accessor]["max"] = json!(hi);
 
-    // Indices: 65535 is reserved as a primitive-restart value, so ushort only below it.
-    let flat = mesh.triangles().iter().flatten();
-    let (index_bytes, index_type): (Vec<u8>, u32) = if n <= usize::from(u16::MAX) {
-        let b = flat.flat_map(|&i| (i as u16).to_le_bytes()).collect();
-        (b, UNSIGNED_SHORT)
-    } else {
-        let b = flat.flat_map(|&i| (i as u32).to_le_bytes()).collect();
-        (b, UNSIGNED_INT)
-    };
-    let index_accessor = buf.push(
-        &index_bytes,
-        Some(ELEMENT_ARRAY_BUFFER),
-        index_type,
-        3 * mesh.triangle_count(),
-        "SCALAR",
-    );
-
     // JOINTS_0 / WEIGHTS_0: sort, keep 4, renormalize (never the first 4 in bone order).
     let rows: Vec<([usize; 4], [f32; 4])> = weights
         .top_k(GLTF_INFLUENCES)
@@ -406,18 +413,31 @@ pub fn export_gltf(scene: &Scene, weights: &Weights, options: &GltfOptions) -> R
     }
     nodes.push(json!({ "name": format!("{}_mesh", scene.name), "mesh": 0, "skin": 0 }));
 
-    let mut gltf_mesh = json!({
-        "name": scene.name,
-        "primitives": [{
-            "attributes": {
-                "POSITION": position_accessor,
-                "JOINTS_0": joints_accessor,
-                "WEIGHTS_0": weights_accessor,
-            },
-            "indices": index_accessor,
-            "mode": TRIANGLES,
-        }],
+    let attributes = json!({
+        "POSITION": position_accessor,
+        "JOINTS_0": joints_accessor,
+        "WEIGHTS_0": weights_accessor,
     });
+    // With art: one primitive per layer and the images (art_export.rs); without: one.
+    let art = match &scene.art {
+        Some(art) => Some(art_export::export_art(
+            scene,
+            art,
+            &attributes,
+            &mut buf,
+            options.extras,
+        )?),
+        None => None,
+    };
+    let primitives = match &art {
+        Some(a) => a.primitives.clone(),
+        None => vec![json!({
+            "attributes": attributes,
+            "indices": push_indices(&mut buf, mesh.triangles(), n),
+            "mode": TRIANGLES,
+        })],
+    };
+    let mut gltf_mesh = json!({ "name": scene.name, "primitives": primitives });
     if options.extras && mesh.parts().len() > 1 {
         gltf_mesh["extras"] = json!({ "skinweights": {
             "parts": mesh.parts(),
@@ -426,7 +446,7 @@ pub fn export_gltf(scene: &Scene, weights: &Weights, options: &GltfOptions) -> R
     }
 
     buf.pad();
-    let doc = json!({
+    let mut doc = json!({
         "asset": {
             "version": "2.0",
             "generator": concat!("skinweights ", env!("CARGO_PKG_VERSION")),
@@ -448,6 +468,13 @@ pub fn export_gltf(scene: &Scene, weights: &Weights, options: &GltfOptions) -> R
             "uri": format!("data:application/octet-stream;base64,{}", BASE64.encode(&buf.bytes)),
         }],
     });
+    if let Some(a) = art {
+        doc["materials"] = json!(a.materials);
+        doc["textures"] = json!(a.textures);
+        doc["images"] = json!(a.images);
+        doc["samplers"] = json!(a.samplers);
+        doc["extensionsUsed"] = json!(["KHR_materials_unlit"]);
+    }
     serde_json::to_string_pretty(&doc).map_err(|e| Error::Json {
         context: "glTF export".into(),
         message: e.to_string(),
@@ -551,6 +578,8 @@ struct PrimitiveJson {
     #[serde(default = "triangles_mode")]
     mode: u32,
     material: Option<usize>,
+    /// `extras.skinweights.part`: the layer's part (art_export.rs writes it).
+    extras: Option<Value>,
 }
 
 fn triangles_mode() -> u32 {

@@ -10,6 +10,13 @@
 //! beside the output scene (the art model refers to images by path). A texture coordinate
 //! outside `[0, 1]` (a repeating texture, which layers cannot draw) is an error naming the
 //! vertex. A mesh without textures has no art.
+//!
+//! Layers: a primitive whose `extras.skinweights.part` names a part (what the exporter
+//! writes, one primitive per layer) gives that part its image, and the primitives' order is
+//! the draw order; parts no primitive names follow in part order, each with the image of the
+//! primitive its first vertex came from (one part per primitive in other files). A vertex's
+//! coordinate is scaled by its part's image size. `extras.skinweights.alpha` =
+//! `premultiplied` on an image marks art stored premultiplied (glTF's default is straight).
 
 use super::{lookup, relative_file, GltfImport, Kept, PrimitiveJson, Reader, Values, Want};
 use super::{FLOAT, UNSIGNED_BYTE, UNSIGNED_SHORT};
@@ -59,6 +66,8 @@ pub(super) struct ImageJson {
     uri: Option<String>,
     buffer_view: Option<usize>,
     name: Option<String>,
+    /// `extras.skinweights.alpha`: `premultiplied` for art stored premultiplied.
+    extras: Option<serde_json::Value>,
 }
 
 /// An image stored inside the glTF (a `data:` URI or a buffer view): its bytes as stored,
@@ -171,34 +180,48 @@ pub(super) fn read_art(
             }
         });
     }
-    // A part is drawn with the image of the primitive its first vertex came from.
-    let mut layer_image: Vec<Option<Option<usize>>> = vec![None; parts.len()];
-    let mut uvs = Vec::with_capacity(kept.len());
-    for (v, (k, &part)) in kept.iter().zip(vertex_parts).enumerate() {
-        let image =
-            textured[k.primitive].map(|(i, _)| used.iter().position(|&u| u == i).unwrap_or(0));
-        match layer_image[part] {
-            None => layer_image[part] = Some(image),
-            Some(first) if first != image => {
-                notes.push(format!(
-                    "part {:?} mixes primitives with different textures: drawn with its first \
-                     vertex's",
-                    parts[part]
-                ));
-                layer_image[part] = Some(first);
+    // The primitive that gives each part its image: the one whose `extras.skinweights.part`
+    // names it (what the exporter writes), else the one its first vertex came from.
+    let named = named_parts(prims, mesh_index, parts)?;
+    let mut source: Vec<Option<usize>> = vec![None; parts.len()];
+    for (p, part) in named.iter().enumerate() {
+        if let Some(part) = *part {
+            source[part].get_or_insert(p);
+        }
+    }
+    let art_image =
+        |p: usize| textured[p].map(|(i, _)| used.iter().position(|&u| u == i).unwrap_or(0));
+    for (k, &part) in kept.iter().zip(vertex_parts) {
+        match source[part] {
+            None => source[part] = Some(k.primitive),
+            Some(first) if named.iter().all(|n| *n != Some(part)) => {
+                if art_image(first) != art_image(k.primitive) {
+                    notes.push(format!(
+                        "part {:?} mixes primitives with different textures: drawn with its \
+                         first vertex's",
+                        parts[part]
+                    ));
+                }
             }
             Some(_) => {}
         }
-        let uv = match (&coords[k.primitive], image) {
+    }
+    let part_image: Vec<Option<usize>> = source.iter().map(|s| s.and_then(art_image)).collect();
+    let mut uvs = Vec::with_capacity(kept.len());
+    for (v, (k, &part)) in kept.iter().zip(vertex_parts).enumerate() {
+        // The coordinates of the part's own primitive when it numbers the same vertices.
+        let q = source[part]
+            .filter(|&q| {
+                prims[q].attributes.get("POSITION") == prims[k.primitive].attributes.get("POSITION")
+            })
+            .unwrap_or(k.primitive);
+        let uv = match (&coords[q], part_image[part]) {
             (Some(c), Some(img)) => {
                 let t = c.element(k.vertex);
                 let outside = |x: f64| !(-UV_TOLERANCE..=1.0 + UV_TOLERANCE).contains(&x);
                 if outside(t[0]) || outside(t[1]) {
                     return Err(Error::field(
-                        format!(
-                            "meshes[{mesh_index}].primitives[{}] TEXCOORD of vertex {v}",
-                            k.primitive
-                        ),
+                        format!("meshes[{mesh_index}].primitives[{q}] TEXCOORD of vertex {v}"),
                         format!(
                             "({}, {}) is outside [0, 1]: repeating textures are not supported",
                             t[0], t[1]
@@ -215,12 +238,19 @@ pub(super) fn read_art(
         };
         uvs.push(uv);
     }
-    let layers = parts
+    // Draw order: the named parts in primitive order, then the others in part order.
+    let mut order: Vec<usize> = Vec::with_capacity(parts.len());
+    let mut placed = vec![false; parts.len()];
+    for part in named.iter().flatten().copied().chain(0..parts.len()) {
+        if !std::mem::replace(&mut placed[part], true) {
+            order.push(part);
+        }
+    }
+    let layers = order
         .iter()
-        .zip(&layer_image)
-        .map(|(part, image)| Layer {
-            part: part.clone(),
-            image: image.flatten(),
+        .map(|&part| Layer {
+            part: parts[part].clone(),
+            image: part_image[part],
         })
         .collect();
     Ok(Some((
@@ -231,6 +261,42 @@ pub(super) fn read_art(
         },
         embedded,
     )))
+}
+
+/// Per primitive, the part its `extras.skinweights.part` names (`None` without one); a name
+/// that is not a part of the mesh is an error naming the primitive.
+fn named_parts(
+    prims: &[PrimitiveJson],
+    mesh_index: usize,
+    parts: &[String],
+) -> Result<Vec<Option<usize>>> {
+    prims
+        .iter()
+        .enumerate()
+        .map(|(p, prim)| {
+            let Some(name) = prim
+                .extras
+                .as_ref()
+                .and_then(|e| e.get("skinweights"))
+                .and_then(|e| e.get("part"))
+            else {
+                return Ok(None);
+            };
+            let context = format!("meshes[{mesh_index}].primitives[{p}].extras.skinweights.part");
+            let name = name
+                .as_str()
+                .ok_or_else(|| Error::field(&context, format!("{name} is not a string")))?;
+            parts
+                .iter()
+                .position(|q| q == name)
+                .map(Some)
+                .ok_or_else(|| Error::UnknownPart {
+                    context,
+                    part: name.to_string(),
+                    known: parts.to_vec(),
+                })
+        })
+        .collect()
 }
 
 /// The (image index, TEXCOORD set) of primitive `p`'s base colour texture, if it has one.
@@ -324,12 +390,22 @@ fn read_image(
             .file_stem()
             .map_or_else(|| format!("image{k}"), |s| s.to_string_lossy().into_owned()),
     });
+    let alpha = match json
+        .extras
+        .as_ref()
+        .and_then(|e| e.get("skinweights"))
+        .and_then(|e| e.get("alpha"))
+    {
+        None => AlphaMode::Straight,
+        Some(a) => a.as_str().and_then(AlphaMode::from_name).ok_or_else(|| {
+            Error::field(
+                format!("{field}.extras.skinweights.alpha"),
+                format!("{a} (expected \"straight\" or \"premultiplied\")"),
+            )
+        })?,
+    };
     Ok(FoundImage {
-        image: ArtImage {
-            name,
-            path,
-            alpha: AlphaMode::Straight,
-        },
+        image: ArtImage { name, path, alpha },
         size,
         bytes,
     })

@@ -2,7 +2,7 @@
 //! `cargo run --release --example bbw_compare -- [SCENE] [VERTICES...]
 //! [KEY=VALUE[,KEY=VALUE]...]` (defaults arms-down, 10000 50000) solves the built-in scene
 //! with the whole free set factored every pass
-//! (`subdomain=false`, the solver before the subdomains; with `release_rings=0` as well,
+//! (`subdomain=0`, the solver before the subdomains; with `release_rings=0` as well,
 //! the plain primal-dual active set), then with the defaults and each extra option set
 //! given, and prints the wall times, their ratios to the first, the largest weight
 //! difference to the first and the lift_l drag of each.
@@ -24,8 +24,8 @@ fn main() -> skinweights::Result<()> {
         .find(|s| s.parse::<usize>().is_err() && !s.contains('='))
         .map_or("arms-down", String::as_str);
     let mut variants = vec![
-        "subdomain=false,release_rings=0".to_string(),
-        "subdomain=false".to_string(),
+        "subdomain=0,release_rings=0".to_string(),
+        "subdomain=0".to_string(),
         String::new(),
     ];
     variants.extend(args.iter().filter(|s| s.contains('=')).cloned());

@@ -574,6 +574,10 @@ impl<'a> Region<'a> {
     /// Factorizes `Q` on the region with the rows where `fixed` replaced by the identity.
     fn factor(&mut self, fixed: &[bool]) -> Result<&Factorization> {
         let matrix = with_fixed_rows(&self.lower, fixed);
+        if self.shared.is_some() {
+            // Its analysis is the shared one: free the last factor before making the next.
+            self.latest = None;
+        }
         let next = match self.latest.as_ref().or(self.shared) {
             Some(f) => f.refactor(&matrix)?,
             None => Factorization::new(&matrix, Some(&self.order))?,

@@ -118,6 +118,12 @@ fn bbw(c: &mut Criterion) {
         group.bench_function(format!("arms-down {vertices}"), |b| {
             b.iter(|| solver.solve(&scene).expect("bbw solves arms-down"))
         });
+        // The subdomains' case: parts lock most of the mesh for every bone.
+        let parts =
+            solver_by_name("bbw", &[("parts".into(), "true".into())]).expect("bbw takes parts");
+        group.bench_function(format!("arms-down {vertices} parts"), |b| {
+            b.iter(|| parts.solve(&scene).expect("bbw parts solves arms-down"))
+        });
     }
     group.finish();
 }

@@ -34,6 +34,52 @@
 //! arms-down 100000 bbw` (99 739 vertices, load average 5.5): 11.2 s, peak 530 MB; 500k was
 //! not run (minutes at this rate).
 //!
+//! **Subdomains** (option `subdomain`, issue 13 item 1). A bone whose weight is off its
+//! bounds on at most half of the free set is solved on that part plus two stencil steps,
+//! with its own symbolic analysis; the multipliers outside grow it when needed and the
+//! stopping test covers the whole mesh (test `bbw_subdomains_give_the_whole_mesh_optimum`:
+//! same weights within 2e-3 as the whole free set, with and without `parts`).
+//! `cargo run --release --example bbw_compare -- [figure] N parts=true,subdomain=0
+//! parts=true` (old = `subdomain=0` and new in one process; uptime's load average given):
+//!
+//! | scene, vertices | load | bbw old / new | bbw parts=true old / new | parts speed-up |
+//! |-----------------|------|---------------|--------------------------|----------------|
+//! | arms-down 9 817 | 4.7-5.9 | 0.345 s / 0.288 s | 0.277 s / 0.093 s | 3.0x |
+//! | arms-down 49 751 | 3.1-4.0 | 5.10 s / 5.07 s | 5.56 s / 1.98 s | 2.8x |
+//! | figure 10 080 | 4.7 | 1.97 s / 2.26 s | 4.14 s / 0.88 s | 4.7x |
+//!
+//! For plain BBW they change nothing: each bone's weight is strictly inside `(0, 1)` on
+//! 55-97% of arms-down (free vertices per bone at 10k after the first pass: 5 212, 7 786,
+//! 9 131 of 9 556) and 70-97% of `figure` (13 bones), so the region is most of the mesh,
+//! and a region's own symbolic analysis (faer, in the free set's AMD order restricted to
+//! it) costs about 2.4 numeric factorizations (10k: 0.024-0.035 s for the first pass of a
+//! region vs 0.007-0.014 s for the next ones). Forcing them (`subdomain=1`) was slower:
+//! 10k 0.447 s vs 0.225 s (load 2.4), 50k 8.50 s vs 7.05 s (load 7.7). With `parts=true`
+//! most of the mesh is locked to 0 for every bone, and the regions are small.
+//!
+//! **The targets stay missed for plain BBW.** Figures with the default (old and new are the
+//! same path there; the load-1 figures were taken at the start of the round with the code
+//! before the subdomains, the others with it), `solver_timing -- arms-down N bbw`:
+//!
+//! | arms-down vertices | bbw | load | peak memory | libigl bbw | target |
+//! |--------------------|-----|------|-------------|------------|--------|
+//! | 9 817   | 0.138 s (new code: 0.245 s, 55 MB) | 0.9 (5.3) | 43 MB | - | - |
+//! | 49 751  | 2.98 s (new code: 3.64 s, 256 MB) | 1.1 (5.2) | 245 MB | 5 s | 0.5 s |
+//! | 99 739  | 12.3 s  | 5.8-6.1 | 854 MB | - | - |
+//! | 496 293 | 1 075 s wall, 278 s CPU (226 user + 52 sys; the process got 25% of a core pair) | 6.6-8.8 | 3.16 GB | > 240 s | 10 s |
+//!
+//! The cost is passes x bones x one numeric factorization of the whole free set (5 bones,
+//! 4-7 passes at 10k, 5-6 at 50k, more at 500k: the border of the zero set recedes about
+//! two stencil steps a pass, since a multiplier is 0 wherever its whole stencil sits at one
+//! bound). Reaching the targets needs the passes down to 1-2 per bone (a coarse-to-fine
+//! prediction of the active set, which needs a coarser mesh of the same shape: not built
+//! here) or a cheaper solve per pass.
+//!
+//! Also tried this round: nested dissection (`ordering::nested_dissection`, restricted to
+//! the free set) instead of AMD for `Q`: its one-ring separators do not separate `Q`'s
+//! two-ring stencil, and the factor had 22.0 M values instead of 5.4 M at 50k (shared
+//! factorization 1.0-2.8 s vs 0.31-0.51 s at load 8, whole solve 49-81 s vs 6.8-8.2 s).
+//!
 //! Tried and dropped: conjugate gradients on each pass's system preconditioned with the
 //! previous pass's factorization (it differs by the few released vertices), warm-started
 //! from the previous iterate, refactorizing after 40 iterations: slower (10k 1.51 s vs
@@ -71,6 +117,12 @@ fn bbw(c: &mut Criterion) {
         let solver = solver_by_name("bbw", &[]).expect("bbw is registered");
         group.bench_function(format!("arms-down {vertices}"), |b| {
             b.iter(|| solver.solve(&scene).expect("bbw solves arms-down"))
+        });
+        // The subdomains' case: parts lock most of the mesh for every bone.
+        let parts =
+            solver_by_name("bbw", &[("parts".into(), "true".into())]).expect("bbw takes parts");
+        group.bench_function(format!("arms-down {vertices} parts"), |b| {
+            b.iter(|| parts.solve(&scene).expect("bbw parts solves arms-down"))
         });
     }
     group.finish();

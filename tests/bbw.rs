@@ -2,7 +2,7 @@
 //! arms-down.
 
 use skinweights::metrics::evaluate;
-use skinweights::solvers::{Bbw, Solver};
+use skinweights::solvers::{Bbw, BbwOptions, Solver};
 use skinweights::{builtin_scene, BuiltinOptions};
 
 #[test]
@@ -52,4 +52,47 @@ fn bbw_drag_on_arms_down_is_within_the_published_range() {
     assert!(m.drag_max_pct <= 0.5, "drag {}", m.drag_max_pct);
     assert!(m.norm_err < 1e-9);
     assert!(m.bind_err < 1e-6);
+}
+
+/// The subdomain path (every bone solved on its own region, grown where a multiplier asks)
+/// reaches the optimum the whole-free-set active set reaches.
+#[test]
+fn bbw_subdomains_give_the_whole_mesh_optimum() {
+    let scene = builtin_scene(
+        "arms-down",
+        &BuiltinOptions {
+            vertices: 3000,
+            ..Default::default()
+        },
+    )
+    .unwrap();
+    for parts in [false, true] {
+        let solve = |subdomain: f64, region_rings: usize| {
+            let solution = Bbw::new(BbwOptions {
+                subdomain,
+                region_rings,
+                parts,
+                ..Default::default()
+            })
+            .solve(&scene)
+            .unwrap();
+            assert!(solution.report.warnings.is_empty());
+            solution.weights
+        };
+        let whole = solve(0.0, 2);
+        // Margin 0 makes the regions grow during the iteration.
+        for (rings, sub) in [(0, solve(1.0, 0)), (2, solve(1.0, 2))] {
+            let diff = whole
+                .rows()
+                .zip(sub.rows())
+                .flat_map(|(a, b)| a.iter().zip(b).map(|(x, y)| (x - y).abs()))
+                .fold(0.0, f64::max);
+            // Both stop with every bound violation and multiplier within the 1e-3 tolerance.
+            assert!(diff < 2e-3, "parts {parts}, region_rings {rings}: {diff}");
+            for row in sub.rows() {
+                assert!(row.iter().all(|x| x.is_finite() && *x >= 0.0));
+                assert!((row.iter().sum::<f64>() - 1.0).abs() < 1e-9);
+            }
+        }
+    }
 }

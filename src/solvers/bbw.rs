@@ -25,10 +25,22 @@
 //! around it (option `release_rings`; each vertex at most once, so this cannot cycle), so the
 //! active region's border recedes several rings per pass instead of about one: 2-4 passes
 //! instead of 6-7 at 10k vertices, 5-6 instead of 11-18 at 50k (`benches/bbw.rs`).
+//!
+//! **Subdomains** (option `subdomain`). A bone whose weight is off its bounds on a small
+//! part of the mesh (with `parts=true`, where it is locked to 0 on the parts it may not
+//! influence) is solved on that part plus a margin of `region_rings` stencil steps: the
+//! principal submatrix of `Q` gets its own symbolic analysis (in the whole free set's AMD
+//! order restricted to it) and every other vertex stays at its bound. The multipliers of
+//! the vertices outside are checked too (where a whole stencil is at one bound the
+//! multiplier is 0, so only the region's neighbours can change; the stopping test looks at
+//! every vertex): one of the wrong sign grows the region around it, so the result is the
+//! plain iteration's optimum. A bone whose region covers more than the `subdomain`
+//! fraction of the free set uses the whole free set and the shared symbolic analysis.
 
 use super::distance::{bone_segments, nearest_segment};
 use super::heat::{rows_from_columns, Factorization};
 use super::nearest::{components_where_none, nearest_visible_bones, NearestBones};
+use super::subdomain::Symmetric;
 use super::visibility::Visibility;
 use super::{
     blind_warnings, check_number, finish, parse_number, scene_extent, unknown_option, OptionDoc,
@@ -64,6 +76,22 @@ pub struct BbwOptions {
     /// (and is never bulk-released again, so this cannot cycle), and the stopping rule is
     /// unchanged, so the result is the same optimum.
     pub release_rings: usize,
+    /// A bone whose subdomain (the vertices where its weight is not at a bound, plus
+    /// `region_rings` stencil steps around them) covers at most this fraction of the free
+    /// vertices is solved on the subdomain alone, every other vertex fixed at its bound,
+    /// with its own (smaller) symbolic analysis; larger ones factor the whole free set
+    /// every pass, reusing one shared symbolic analysis (key `subdomain`, default 0.5; 0:
+    /// never, 1: always). A vertex outside the subdomain whose multiplier asks to release
+    /// it grows the subdomain, and the stopping test covers the whole mesh, so the optimum
+    /// is the same. A fresh symbolic analysis costs about 2.4 numeric factorizations, so
+    /// this pays only for small subdomains: plain BBW leaves each bone's weight strictly
+    /// inside `(0, 1)` on 55-97% of arms-down and `figure`, while `parts=true` locks most
+    /// of the mesh (measured in `benches/bbw.rs`).
+    pub subdomain: f64,
+    /// Margin of the subdomain, in steps of `Q`'s stencil (two mesh rings each) around
+    /// the vertices not at a bound, and around any vertex that later grows it (key
+    /// `region_rings`, default 2).
+    pub region_rings: usize,
     /// Whether each bone's weight is constrained to 0 on the parts it may not influence (the
     /// parts `mask` allows, [`super::mask::allowed_parts`]) inside the QP, so it falls to 0
     /// smoothly (value and slope) at the part border instead of being cut afterwards (key
@@ -81,6 +109,8 @@ impl Default for BbwOptions {
             tolerance: 1e-3,
             max_iterations: 50,
             release_rings: 1,
+            subdomain: 0.5,
+            region_rings: 2,
             parts: false,
             visibility: true,
         }
@@ -110,6 +140,16 @@ impl SolverOptions for BbwOptions {
             doc: "a released vertex also releases same-bound vertices N stencil steps around it",
         },
         OptionDoc {
+            key: "subdomain",
+            value: "F",
+            doc: "solve a bone only where its weight is off its bounds if that is <= F of the mesh",
+        },
+        OptionDoc {
+            key: "region_rings",
+            value: "N",
+            doc: "margin of the subdomain, in stencil steps (two mesh rings each)",
+        },
+        OptionDoc {
             key: "parts",
             value: "BOOL",
             doc: "fix each bone to 0 inside the QP on parts it may not influence",
@@ -126,6 +166,8 @@ impl SolverOptions for BbwOptions {
             "tolerance" => self.tolerance.to_string(),
             "max_iterations" => self.max_iterations.to_string(),
             "release_rings" => self.release_rings.to_string(),
+            "subdomain" => self.subdomain.to_string(),
+            "region_rings" => self.region_rings.to_string(),
             "parts" => self.parts.to_string(),
             "visibility" => self.visibility.to_string(),
             _ => return None,
@@ -147,6 +189,18 @@ impl SolverOptions for BbwOptions {
             }
             "release_rings" => {
                 self.release_rings = parse_number(
+                    key,
+                    value,
+                    |x| x >= 0.0 && x.fract() == 0.0,
+                    "a whole number >= 0",
+                )? as usize
+            }
+            "subdomain" => {
+                self.subdomain =
+                    parse_number(key, value, |x| (0.0..=1.0).contains(&x), "in [0, 1]")?
+            }
+            "region_rings" => {
+                self.region_rings = parse_number(
                     key,
                     value,
                     |x| x >= 0.0 && x.fract() == 0.0,
@@ -423,26 +477,6 @@ struct BoneQp {
     converged: bool,
 }
 
-/// `y = Q x` for the symmetric `Q` whose lower triangle is `lower`.
-fn symmetric_product(lower: &SparseColMat<usize, f64>, x: &[f64]) -> Vec<f64> {
-    let (ptr, rows, vals) = (
-        lower.symbolic().col_ptr(),
-        lower.symbolic().row_idx(),
-        lower.val(),
-    );
-    let mut y = vec![0.0; x.len()];
-    for k in 0..x.len() {
-        for p in ptr[k]..ptr[k + 1] {
-            let (r, q) = (rows[p], vals[p]);
-            y[r] += q * x[k];
-            if r != k {
-                y[k] += q * x[r];
-            }
-        }
-    }
-    y
-}
-
 /// `lower` with the rows and columns of the vertices where `fixed[i]` replaced by the
 /// identity, keeping the sparsity pattern (zeros stay stored), so the symbolic factorization
 /// of `lower` can be reused.
@@ -465,22 +499,6 @@ pub(crate) fn with_fixed_rows(
     out
 }
 
-/// The neighbours of every row in the stencil of the symmetric matrix whose lower triangle
-/// is `lower`.
-fn stencil_neighbours(lower: &SparseColMat<usize, f64>) -> Vec<Vec<usize>> {
-    let (ptr, rows) = (lower.symbolic().col_ptr(), lower.symbolic().row_idx());
-    let mut out = vec![Vec::new(); lower.ncols()];
-    for k in 0..lower.ncols() {
-        for &r in &rows[ptr[k]..ptr[k + 1]] {
-            if r != k {
-                out[k].push(r);
-                out[r].push(k);
-            }
-        }
-    }
-    out
-}
-
 /// Where a free vertex is in the active-set iteration.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Bound {
@@ -491,14 +509,98 @@ enum Bound {
     Locked,
 }
 
+/// The rows one bone's QP is solved on (option `subdomain`): the vertices not at a bound
+/// plus a margin, with the bound vertices inside it fixed by identity rows so that its
+/// symbolic analysis serves every pass until the region grows.
+struct Region<'a> {
+    /// Its rows, ascending.
+    rows: Vec<usize>,
+    /// The rows and their stencil neighbours: outside them, every row's stencil is at a
+    /// bound, so its multiplier cannot change while the region stays.
+    watch: Vec<usize>,
+    /// Lower triangle of `Q` on `rows`.
+    lower: SparseColMat<usize, f64>,
+    /// The latest factorization made on the region, whose symbolic analysis the next
+    /// passes reuse.
+    latest: Option<Factorization>,
+    /// The whole free set's factorization, whose symbolic analysis it uses instead when
+    /// the region is the whole free set.
+    shared: Option<&'a Factorization>,
+    /// The whole free set's elimination order restricted to the region, which spares the
+    /// region its own AMD analysis.
+    order: Vec<usize>,
+}
+
+impl<'a> Region<'a> {
+    /// The region of the rows where `inside`, factored in the order `order` of the whole
+    /// free set; or, when it covers more than `fraction` of the rows, the whole free set
+    /// (all of `inside` set) with the `shared` factorization's symbolic analysis.
+    fn new(
+        q: &Symmetric,
+        inside: &mut [bool],
+        order: &[usize],
+        shared: &'a Factorization,
+        fraction: f64,
+    ) -> Self {
+        let count = inside.iter().filter(|&&i| i).count();
+        let shared = (count as f64 > fraction * inside.len() as f64).then(|| {
+            inside.iter_mut().for_each(|i| *i = true);
+            shared
+        });
+        let rows: Vec<usize> = (0..inside.len()).filter(|&i| inside[i]).collect();
+        let mut local = vec![usize::MAX; inside.len()];
+        rows.iter().enumerate().for_each(|(k, &i)| local[i] = k);
+        let order = match shared {
+            Some(_) => Vec::new(),
+            None => order
+                .iter()
+                .filter(|&&i| local[i] != usize::MAX)
+                .map(|&i| local[i])
+                .collect(),
+        };
+        let mut watched = inside.to_vec();
+        let mut watch = rows.clone();
+        watch.extend(q.dilate(&mut watched, &rows, 1));
+        Region {
+            lower: q.lower_submatrix(&rows, &local),
+            rows,
+            watch,
+            latest: None,
+            shared,
+            order,
+        }
+    }
+
+    /// Factorizes `Q` on the region with the rows where `fixed` replaced by the identity.
+    fn factor(&mut self, fixed: &[bool]) -> Result<&Factorization> {
+        let matrix = with_fixed_rows(&self.lower, fixed);
+        if self.shared.is_some() {
+            // Its analysis is the shared one: free the last factor before making the next.
+            self.latest = None;
+        }
+        let next = match self.latest.as_ref().or(self.shared) {
+            Some(f) => f.refactor(&matrix)?,
+            None => Factorization::new(&matrix, Some(&self.order))?,
+        };
+        Ok(self.latest.insert(next))
+    }
+}
+
 /// Primal-dual active set (semi-smooth Newton; Hintermüller, Ito & Kunisch 2002) for
 /// `min 1/2 x'Qx - b'x, 0 <= x <= 1`, started from the unconstrained solution `x`. Each
 /// iteration fixes the active vertices at their bound, solves the free ones with a fresh
 /// Cholesky factorization of `Q` restricted to them, and recomputes the multipliers
 /// `mu = Qx - b` on the active ones.
+///
+/// The solve is restricted to a [`Region`] (option `subdomain`); the vertices
+/// outside it stay at their bound, which is what the plain iteration does as long as none
+/// of them is released. One that is (its multiplier has the wrong sign) grows the region
+/// around it, and the iteration only stops once every multiplier on the whole free set has
+/// the right sign, so the result is the same optimum.
 fn active_set(
-    q: &SparseColMat<usize, f64>,
-    factor: &Factorization,
+    q: &Symmetric,
+    shared: &Factorization,
+    order: &[usize],
     b: &[f64],
     mut x: Vec<f64>,
     locked: &[bool],
@@ -529,61 +631,92 @@ fn active_set(
             converged: true,
         });
     }
-    let neighbours = stencil_neighbours(q);
+    let mut inside = vec![false; n];
+    let free: Vec<usize> = (0..n).filter(|&i| state[i] == Bound::Free).collect();
+    q.dilate(&mut inside, &free, o.region_rings);
+    let mut region = Region::new(q, &mut inside, order, shared, o.subdomain);
     // Each vertex is bulk-released at most once, so the bulk releases cannot cycle.
     let mut bulk_released = vec![false; n];
     for it in 1..=o.max_iterations {
-        // Solve on the free vertices with the active ones fixed.
-        let mut fixed = vec![true; n];
         for i in 0..n {
             match state[i] {
-                Bound::Free => fixed[i] = false,
+                Bound::Free => {}
                 Bound::Zero | Bound::Locked => x[i] = 0.0,
                 Bound::One => x[i] = 1.0,
             }
         }
+        // Solve on the region's free rows with everything else fixed:
         // rhs = b_I - Q_IA x_A on the free rows, the bound on the fixed ones.
-        let mut fixed_only = x.clone();
-        (0..n)
-            .filter(|&i| !fixed[i])
-            .for_each(|i| fixed_only[i] = 0.0);
-        let qa = symmetric_product(q, &fixed_only);
-        let mut rhs = Mat::<f64>::zeros(n, 1);
-        for i in 0..n {
-            rhs[(i, 0)] = if fixed[i] { x[i] } else { b[i] - qa[i] };
+        let m = region.rows.len();
+        let fixed: Vec<bool> = region
+            .rows
+            .iter()
+            .map(|&i| state[i] != Bound::Free)
+            .collect();
+        let mut rhs = Mat::<f64>::zeros(m, 1);
+        for (k, &i) in region.rows.iter().enumerate() {
+            rhs[(k, 0)] = if fixed[k] {
+                x[i]
+            } else {
+                let (cols, vals) = q.row(i);
+                let qa: f64 = cols
+                    .iter()
+                    .zip(vals)
+                    .filter(|(&c, _)| state[c] != Bound::Free)
+                    .map(|(&c, &v)| v * x[c])
+                    .sum();
+                b[i] - qa
+            };
         }
-        factor
-            .refactor(&with_fixed_rows(q, &fixed))?
-            .solve_in_place(rhs.as_mut(), 1);
-        x.copy_from_slice(rhs.col_as_slice(0));
-        let qx = symmetric_product(q, &x);
-        let mut changed = false;
-        let mut released = Vec::new();
-        for i in 0..n {
-            let mu = qx[i] - b[i];
+        if m > 0 {
+            region.factor(&fixed)?.solve_in_place(rhs.as_mut(), 1);
+        }
+        for (k, &i) in region.rows.iter().enumerate() {
+            x[i] = rhs[(k, 0)];
+        }
+        // The next state of vertex `i`, and whether it changes.
+        let update = |i: usize, state: &[Bound], x: &[f64]| {
             let next = match state[i] {
                 Bound::Free if x[i] < -eps => Bound::Zero,
                 Bound::Free if x[i] > 1.0 + eps => Bound::One,
                 // A multiplier of the wrong sign releases the vertex.
-                Bound::Zero if mu < -eps => Bound::Free,
-                Bound::One if mu > eps => Bound::Free,
+                Bound::Zero if q.row_product(i, x) - b[i] < -eps => Bound::Free,
+                Bound::One if q.row_product(i, x) - b[i] > eps => Bound::Free,
                 s => s,
             };
-            changed |= next != state[i];
-            if next == Bound::Free && matches!(state[i], Bound::Zero | Bound::One) {
+            (next != state[i]).then_some(next)
+        };
+        let mut changes: Vec<(usize, Bound)> = region
+            .watch
+            .iter()
+            .filter_map(|&i| Some((i, update(i, &state, &x)?)))
+            .collect();
+        if changes.is_empty() && region.watch.len() < n {
+            // The stopping test covers the whole free set: outside the watched rows the
+            // multipliers were not looked at since the region was made.
+            changes = (0..n)
+                .filter_map(|i| Some((i, update(i, &state, &x)?)))
+                .collect();
+        }
+        let changed = !changes.is_empty();
+        let mut released = Vec::new();
+        for (i, next) in changes {
+            if next == Bound::Free {
                 released.push((i, state[i]));
             }
             state[i] = next;
         }
         // Bulk release around the released vertices (option `release_rings`).
+        let mut grow: Vec<usize> = released.iter().map(|&(i, _)| i).collect();
         for _ in 0..o.release_rings {
             let mut next_ring = Vec::new();
             for &(i, bound) in &released {
-                for &r in &neighbours[i] {
+                for &r in q.row(i).0 {
                     if state[r] == bound && !bulk_released[r] {
                         bulk_released[r] = true;
                         state[r] = Bound::Free;
                         next_ring.push((r, bound));
+                        grow.push(r);
                     }
                 }
             }
@@ -596,6 +729,11 @@ fn active_set(
                 iterations: it,
                 converged: true,
             });
+        }
+        grow.retain(|&i| !inside[i]);
+        if !grow.is_empty() {
+            q.dilate(&mut inside, &grow, o.region_rings);
+            region = Region::new(q, &mut inside, order, shared, o.subdomain);
         }
     }
     x.iter_mut().for_each(|v| *v = v.clamp(0.0, 1.0));
@@ -650,6 +788,8 @@ impl Solver for Bbw {
             f.solve_in_place(start.as_mut(), rayon::current_num_threads());
         }
         let locked = self.locked(scene, &system.free);
+        let q = Symmetric::from_lower(&system.q_lower);
+        let order = factor.as_ref().map_or_else(Vec::new, Factorization::order);
         let per_bone: Vec<BoneQp> = (0..nb)
             .into_par_iter()
             .map(|j| {
@@ -661,8 +801,9 @@ impl Solver for Bbw {
                     });
                 };
                 active_set(
-                    &system.q_lower,
+                    &q,
                     factor,
+                    &order,
                     system.rhs.col_as_slice(j),
                     start.col_as_slice(j).to_vec(),
                     &locked[j],

@@ -223,6 +223,15 @@ impl Factorization {
         Self::numeric(std::sync::Arc::new(symbolic), lower)
     }
 
+    /// The elimination order it uses (`order[k]` = the row eliminated `k`-th), so that a
+    /// principal submatrix can be factored in the same order without a new AMD analysis.
+    pub fn order(&self) -> Vec<usize> {
+        match self.symbolic.perm() {
+            Some(p) => p.arrays().0.to_vec(),
+            None => (0..self.symbolic.nrows()).collect(),
+        }
+    }
+
     /// Factorizes `lower`, which must have the sparsity pattern of the matrix this
     /// factorization was made from, reusing its symbolic analysis (ordering and structure).
     pub fn refactor(&self, lower: &SparseColMat<usize, f64>) -> Result<Self> {

@@ -41,6 +41,7 @@ mod mask;
 mod nearest;
 mod ordering;
 mod refine;
+mod subdomain;
 mod visibility;
 
 pub use bbw::{Bbw, BbwOptions};

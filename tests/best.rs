@@ -197,3 +197,27 @@ fn best_on_unseen_traced_sprites_drags_nothing_with_no_more_flips_than_heat() {
         }
     }
 }
+
+/// Max over vertices and bones of `|a - b|`.
+fn max_difference(a: &skinweights::Weights, b: &skinweights::Weights) -> f64 {
+    a.as_slice()
+        .iter()
+        .zip(b.as_slice())
+        .map(|(x, y)| (x - y).abs())
+        .fold(0.0, f64::max)
+}
+
+#[test]
+fn reduced_solves_give_the_weights_of_the_full_refactorization() {
+    let scene = builtin_scene("figure", &BuiltinOptions::default()).unwrap();
+    let solve = |reduced: &str| {
+        solver_by_name("best", &[("reduced_solves".into(), reduced.into())])
+            .unwrap()
+            .solve(&scene)
+            .unwrap()
+            .weights
+    };
+    // The same system restricted to the free vertices: equal up to rounding.
+    let d = max_difference(&solve("true"), &solve("false"));
+    assert!(d < 1e-9, "{d}");
+}

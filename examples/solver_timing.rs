@@ -1,6 +1,7 @@
 //! Quick release-mode timing of the solvers on a built-in scene, without criterion:
 //! `cargo run --release --example solver_timing -- SCENE VERTICES SOLVER[,SOLVER...]`
-//! (defaults: arms-down 500000 linear,euclidean,geodesic,heat). Prints wall time per
+//! (defaults: arms-down 500000 linear,euclidean,geodesic,heat); `SOLVER:key=value:...` sets
+//! options. Prints wall time per
 //! solver and the process's peak resident memory (Linux).
 
 use skinweights::{builtin_scene, solver_by_name, BuiltinOptions};
@@ -49,7 +50,13 @@ fn main() -> skinweights::Result<()> {
             heat_stages(&scene)?;
             continue;
         }
-        let solver = solver_by_name(name, &[])?;
+        // `NAME:key=value:key=value` passes options, so variants are timed in one process.
+        let mut fields = name.split(':');
+        let base = fields.next().unwrap_or(name);
+        let options: Vec<(String, String)> = fields
+            .filter_map(|kv| kv.split_once('=').map(|(k, v)| (k.into(), v.into())))
+            .collect();
+        let solver = solver_by_name(base, &options)?;
         let t = Instant::now();
         let solution = solver.solve(&scene)?;
         println!(

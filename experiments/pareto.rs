@@ -7,8 +7,9 @@
 //!
 //! Solvers: compare's list (linear, euclidean, geodesic, heat, mask, heat+mask), `bbw` (plain
 //! and with the part constraint inside the QP), heat with the soft limit at 0.02:0.05 and
-//! 0.05:0.1, and `best` with its defaults and four variants (band 0.1; no soft limit; no
-//! blended sources; `best v1` = neither part nor blended sources, the first version).
+//! 0.05:0.1, and `best` with its defaults and five variants (band 0.1; no soft limit; no
+//! blended sources; `best v1` = neither part nor blended sources, the first version;
+//! `best v2` = the blend before it was widened away from the axis and faded along the parent).
 //!
 //! Per scene and solver, over the scene's probes: the largest drag (% of height), the most
 //! flipped triangles, the largest distortion p99, the Dirichlet energy (also relative to
@@ -74,6 +75,11 @@ const SOLVERS: &[Variant] = &[
     ("best band 0.1", "best", &[("band", "0.1")]),
     ("best no limit", "best", &[("soft_limit", "none")]),
     ("best no blend", "best", &[("source_blend", "none")]),
+    (
+        "best v2",
+        "best",
+        &[("blend_widen", "0"), ("blend_fade", "1:1")],
+    ),
     (
         "best v1",
         "best",

@@ -199,6 +199,35 @@ pub fn triangle_layers(scene: &Scene) -> Vec<usize> {
         .collect()
 }
 
+/// A joint between two parts: a bone that drives one part while its parent drives the other.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct JointLink {
+    /// The bone (its head is the joint).
+    pub bone: usize,
+    /// The bone's part and its parent's part.
+    pub parts: [usize; 2],
+}
+
+/// Every joint between two different parts of `scene` (see [`JointLink`]), in bone order.
+/// Layers linked this way should stay together when the joint bends; layers in contact
+/// without such a bone (two legs side by side) should be free to separate.
+pub fn joint_links(scene: &Scene) -> Vec<JointLink> {
+    let bones = scene.skeleton.bones();
+    let bone_parts = scene.bone_parts();
+    (0..bones.len())
+        .filter_map(|j| {
+            let parent = bones[j].parent.and_then(|p| bone_parts[p]);
+            match (bone_parts[j], parent) {
+                (Some(x), Some(y)) if x != y => Some(JointLink {
+                    bone: j,
+                    parts: [x, y],
+                }),
+                _ => None,
+            }
+        })
+        .collect()
+}
+
 /// Boundary edges of every layer: `(layer, [a, b])`, directed as in their triangle (the
 /// layer lies to the left).
 fn layer_boundary_edges(scene: &Scene, layers: &[usize]) -> Vec<(usize, [usize; 2])> {
@@ -281,7 +310,7 @@ pub fn find_seams(scene: &Scene, options: &SeamOptions) -> Result<Vec<Seam>> {
         }
     }
     let bones = scene.skeleton.bones();
-    let bone_parts = scene.bone_parts();
+    let links = joint_links(scene);
     let mut pairs: Vec<(usize, usize)> =
         contact.keys().map(|&(a, b)| (a.min(b), a.max(b))).collect();
     pairs.sort_unstable();
@@ -299,12 +328,10 @@ pub fn find_seams(scene: &Scene, options: &SeamOptions) -> Result<Vec<Seam>> {
             .map(|&[a, b]| nalgebra::center(&points[a], &points[b]))
             .collect();
         // The joint: a bone of one layer whose parent drives the other, nearest the contact.
-        let joint = (0..bones.len())
-            .filter(|&j| {
-                let parent = bones[j].parent.and_then(|p| bone_parts[p]);
-                matches!((bone_parts[j], parent), (Some(x), Some(y))
-                    if (x == pa && y == pb) || (x == pb && y == pa))
-            })
+        let joint = links
+            .iter()
+            .filter(|l| l.parts == [pa, pb] || l.parts == [pb, pa])
+            .map(|l| l.bone)
             .min_by(|&i, &j| {
                 let d = |k: usize| {
                     midpoints

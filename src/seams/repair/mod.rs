@@ -53,6 +53,7 @@
 mod islands;
 mod layers;
 mod overlap;
+mod overlap_weights;
 mod smooth;
 mod transfer;
 mod weld;
@@ -62,6 +63,7 @@ pub use islands::vertex_colours;
 pub use islands::{merge_tiny_components, merge_tiny_components_with, IslandReport, MergedIsland};
 pub use layers::silhouette_change;
 pub use overlap::{inward_overlap, OverlapReport};
+pub use overlap_weights::{overlap_consistent_weights, OverlapWeightsReport};
 pub use smooth::{smooth_seam_weights, SmoothOptions, SmoothReport};
 pub use transfer::{seam_consistent_weights, seam_weight_difference, SeamWeightsReport};
 pub use weld::{weld_seams, Seam, WeldReport};
@@ -128,28 +130,35 @@ pub fn repair(scene: &Scene, options: &RepairOptions) -> Result<(Scene, RepairRe
 }
 
 /// The weight steps for a (repaired) scene: seam-consistent weights with `solver`, then,
-/// when `options.smooth_seams`, limited smoothing around the seams.
+/// when `options.smooth_seams`, limited smoothing around the seams; the blend of
+/// overlapping layers linked by a joint ([`overlap_consistent_weights`]) comes last.
 pub fn repaired_weights(
     scene: &Scene,
     options: &RepairOptions,
     solver: &dyn Solver,
 ) -> Result<(Weights, WeightsRepairReport)> {
-    let (weights, consistent) = seam_consistent_weights(scene, solver)?;
-    if !options.smooth_seams {
+    if options.smooth_seams {
+        // Smooth the joined weights, then blend the overlaps (smoothing re-reads the band's
+        // rows from the joined mesh).
+        let (joined, mut consistent) = transfer::joined_weights(scene, solver)?;
+        let (smoothed, smooth) = smooth_seam_weights(scene, &joined, &options.smooth)?;
+        let (weights, overlap) = overlap_consistent_weights(scene, &smoothed)?;
+        consistent.overlap = overlap;
+        consistent.consistent_max_difference = seam_weight_difference(scene, &weights)?;
         return Ok((
             weights,
             WeightsRepairReport {
                 consistent,
-                smooth: None,
+                smooth: Some(smooth),
             },
         ));
     }
-    let (weights, smooth) = smooth_seam_weights(scene, &weights, &options.smooth)?;
+    let (weights, consistent) = seam_consistent_weights(scene, solver)?;
     Ok((
         weights,
         WeightsRepairReport {
             consistent,
-            smooth: Some(smooth),
+            smooth: None,
         },
     ))
 }

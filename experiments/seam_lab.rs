@@ -44,7 +44,9 @@ use skinweights::render::{
     bleed, matting_renders, posed_vertices, Drawing, Frame, RenderOptions, Skinning, Texture, View,
 };
 use skinweights::scene::AlphaMode;
-use skinweights::seams::measure::{find_seams, measure_seams, seam_pixel_gaps, Seam, SeamOptions};
+use skinweights::seams::measure::{
+    find_contacts, find_seams, measure_seams, seam_pixel_gaps_in_art, Seam, SeamOptions,
+};
 use skinweights::seams::paint::{paint_layers, PaintOptions};
 use skinweights::seams::repair::{repair, repaired_weights, weld_seams, RepairOptions};
 use skinweights::solvers::{Heat, Solver};
@@ -265,7 +267,7 @@ fn measure(case: &Case, v: &Variant, name: &str, angles: &[f64]) -> Res<Vec<Row>
             let render = RenderOptions::default().with_alpha(v.alpha);
             let m = matting_renders(&drawing, &frame, &render)?;
             let f = m.fringe()?;
-            let gap = seam_pixel_gaps(&v.scene, &seams, &posed, &frame, &m)?;
+            let gap = seam_pixel_gaps_in_art(&v.scene, &seams, &posed, &frame, &m, &v.textures)?;
             let (seam_gap, seam_pixels) = gap.first().map_or((0.0, 0), |g| (g.gap, g.pixels));
             rows.push(Row {
                 case: case.name.clone(),
@@ -352,11 +354,15 @@ fn run(cli: Cli) -> Res<()> {
     ];
     // The seams each character has at rest.
     let mut seam_csv =
-        String::from("case,seam,parts,joint,length_px,vertices_a,vertices_b,radius_px\n");
+        String::from("case,kind,seam,parts,joint,length_px,vertices_a,vertices_b,radius_px\n");
     for case in &cases {
-        for s in find_seams(&case.scene, &SeamOptions::default())? {
+        let options = SeamOptions::default();
+        let seams = find_seams(&case.scene, &options)?;
+        let contacts = find_contacts(&case.scene, &options)?;
+        let kinds = std::iter::repeat("seam").zip(seams);
+        for (kind, s) in kinds.chain(std::iter::repeat("contact").zip(contacts)) {
             seam_csv += &format!(
-                "{},{},{}|{},{},{},{},{},{}\n",
+                "{},{kind},{},{}|{},{},{},{},{},{}\n",
                 case.name,
                 s.label(),
                 s.names[0],

@@ -194,6 +194,7 @@ fn variant(case: &Case, name: &str) -> Res<Variant> {
     let weights = if has("seam_weights") {
         let options = RepairOptions {
             smooth_seams: true,
+            blend_overlaps: true,
             ..Default::default()
         };
         repaired_weights(&scene, &options, &Heat::default())?.0

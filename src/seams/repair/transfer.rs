@@ -6,7 +6,7 @@
 //! a seam different weights, one of the seeds' four causes of the crack at the elbow.
 
 use super::layers::{Layers, TriangleLocator};
-use super::overlap_weights::{overlap_consistent_weights, OverlapWeightsReport};
+use super::overlap_weights::OverlapWeightsReport;
 use crate::error::{Error, Result};
 use crate::mesh::Mesh;
 use crate::scene::Scene;
@@ -36,10 +36,10 @@ pub struct SeamWeightsReport {
     pub alone_max_difference: f64,
     /// The same after the transfer (0 up to rounding).
     pub consistent_max_difference: f64,
-    /// The blend where layers linked by a joint overlap (see
-    /// [`super::overlap_consistent_weights`]).
-    pub overlap: OverlapWeightsReport,
-    /// Wall time of both solves, the transfer and the blend, seconds.
+    /// The blend where layers linked by a joint overlap, when [`super::repaired_weights`]
+    /// ran it (see [`super::overlap_consistent_weights`]).
+    pub overlap: Option<OverlapWeightsReport>,
+    /// Wall time of both solves and the transfer, seconds.
     pub seconds: f64,
 }
 
@@ -376,9 +376,9 @@ pub(crate) fn group_difference(groups: &[Vec<usize>], weights: &Weights) -> f64 
 /// different layers become one vertex), solves the joined mesh with `solver`, and transfers
 /// the weights back, so vertices that share a position get the same row, and overlap-strip
 /// vertices (inside another layer, next to a seam) the joined mesh's weights at their
-/// position. Last, where layers linked by a joint overlap, both layers' vertices in the
-/// overlap get one blended field ([`super::overlap_consistent_weights`]). The report
-/// compares the seam with each layer solved alone (the input scene solved as drawn).
+/// position. The report compares the seam with each layer solved alone (the input scene
+/// solved as drawn). Layers that overlap instead of touching have no seam to join: see
+/// [`super::overlap_consistent_weights`].
 ///
 /// Weld first ([`super::weld_seams`]): layers that only touch without coincident vertices
 /// have no seam to join. Under a masking solver a joined vertex keeps the part of its first
@@ -386,23 +386,6 @@ pub(crate) fn group_difference(groups: &[Vec<usize>], weights: &Weights) -> f64 
 ///
 /// Errors: the solver's errors; a scene with fewer than two layers.
 pub fn seam_consistent_weights(
-    scene: &Scene,
-    solver: &dyn Solver,
-) -> Result<(Weights, SeamWeightsReport)> {
-    let started = Instant::now();
-    let (joined, mut report) = joined_weights(scene, solver)?;
-    let (weights, overlap) = overlap_consistent_weights(scene, &joined)?;
-    let layers = Layers::of(scene)?;
-    report.consistent_max_difference =
-        group_difference(&layers.coincident_groups(&scene.mesh), &weights);
-    report.overlap = overlap;
-    report.seconds = started.elapsed().as_secs_f64();
-    Ok((weights, report))
-}
-
-/// The union solve and transfer of [`seam_consistent_weights`], without the overlap blend
-/// (its report's `overlap` is empty).
-pub(crate) fn joined_weights(
     scene: &Scene,
     solver: &dyn Solver,
 ) -> Result<(Weights, SeamWeightsReport)> {
@@ -427,7 +410,7 @@ pub(crate) fn joined_weights(
         ],
         alone_max_difference: group_difference(&union.groups, &alone),
         consistent_max_difference: group_difference(&union.groups, &weights),
-        overlap: OverlapWeightsReport::default(),
+        overlap: None,
         seconds: started.elapsed().as_secs_f64(),
     };
     Ok((weights, report))

@@ -12,13 +12,15 @@
 //! - each repair alone: `weld` (shared boundary vertices, `weld_seams` 0.5 px), `overlap`
 //!   (1.5 px inward overlap, `repair` with `overlap`), `bleed` (alpha dilation of the
 //!   textures), `premultiplied` (premultiplied texture and blending), `seam_weights`
-//!   (seam-consistent heat weights with limited smoothing);
+//!   (seam-consistent heat weights with limited smoothing and the blend of overlapping
+//!   layers linked by a joint, `blend_overlaps`);
 //! - `all`: every step in the seeds' order (weld, overlap, bleed, premultiplied, seam
 //!   weights + smoothing).
 //!
 //! Per variant, angle and scale (1x, 2x, 4x; frame fitted around the joint, 0.37/0.21 px
 //! offset, 2 x 2 samples): the seam's widest opening (px) and open area (px^2)
-//! (`seams::measure`), the gap G restricted to the seam (`seam_pixel_gaps`), and the fringe
+//! (`seams::measure`), the gap G restricted to the seam (`seam_pixel_gaps_in_art`: the open
+//! region counts between opaque art only), and the fringe
 //! metric of the whole frame (bias S, F, G, the red check), rendered over black, white and
 //! red.
 //!

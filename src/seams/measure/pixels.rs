@@ -104,8 +104,8 @@ fn opaque_samples(scene: &Scene, seam: &Seam, textures: &[Texture]) -> Vec<Vec<b
                     let there = partner.map(|p| {
                         let c = tris[p.triangle];
                         let mut uv = Point2::origin();
-                        for k in 0..3 {
-                            uv += art.uvs[c[k]].coords * p.bary[k];
+                        for (&v, &l) in c.iter().zip(&p.bary) {
+                            uv += art.uvs[v].coords * l;
                         }
                         (c[0], uv)
                     });

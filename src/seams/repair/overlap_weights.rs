@@ -81,9 +81,9 @@ pub fn overlap_consistent_weights_with(
     let count = layers.count();
     let linked = layers.linked(scene);
     let mut pairs = Vec::new();
-    for a in 0..count {
-        for b in (a + 1)..count {
-            if linked[a][b] {
+    for (a, row) in linked.iter().enumerate() {
+        for (b, &yes) in row.iter().enumerate().skip(a + 1) {
+            if yes {
                 pairs.push([layers.names[a].clone(), layers.names[b].clone()]);
             }
         }
@@ -227,7 +227,7 @@ impl Context<'_> {
             // Each other linked layer containing p, with its own weights there.
             others.clear();
             for lt in (0..count).filter(|&l| linked[own][l]) {
-                if let Some(row) = interpolate(&locator, weights, tris, &layers, p, lt) {
+                if let Some(row) = interpolate(locator, weights, tris, layers, p, lt) {
                     others.push((lt, row));
                 }
             }

@@ -12,13 +12,15 @@
 //! - each repair alone: `weld` (shared boundary vertices, `weld_seams` 0.5 px), `overlap`
 //!   (1.5 px inward overlap, `repair` with `overlap`), `bleed` (alpha dilation of the
 //!   textures), `premultiplied` (premultiplied texture and blending), `seam_weights`
-//!   (seam-consistent heat weights with limited smoothing);
+//!   (seam-consistent heat weights with limited smoothing and the blend of overlapping
+//!   layers linked by a joint, `blend_overlaps`);
 //! - `all`: every step in the seeds' order (weld, overlap, bleed, premultiplied, seam
 //!   weights + smoothing).
 //!
 //! Per variant, angle and scale (1x, 2x, 4x; frame fitted around the joint, 0.37/0.21 px
 //! offset, 2 x 2 samples): the seam's widest opening (px) and open area (px^2)
-//! (`seams::measure`), the gap G restricted to the seam (`seam_pixel_gaps`), and the fringe
+//! (`seams::measure`), the gap G restricted to the seam (`seam_pixel_gaps_in_art`: the open
+//! region counts between opaque art only), and the fringe
 //! metric of the whole frame (bias S, F, G, the red check), rendered over black, white and
 //! red.
 //!
@@ -44,7 +46,9 @@ use skinweights::render::{
     bleed, matting_renders, posed_vertices, Drawing, Frame, RenderOptions, Skinning, Texture, View,
 };
 use skinweights::scene::AlphaMode;
-use skinweights::seams::measure::{find_seams, measure_seams, seam_pixel_gaps, Seam, SeamOptions};
+use skinweights::seams::measure::{
+    find_contacts, find_seams, measure_seams, seam_pixel_gaps_in_art, Seam, SeamOptions,
+};
 use skinweights::seams::paint::{paint_layers, PaintOptions};
 use skinweights::seams::repair::{repair, repaired_weights, weld_seams, RepairOptions};
 use skinweights::solvers::{Heat, Solver};
@@ -192,6 +196,7 @@ fn variant(case: &Case, name: &str) -> Res<Variant> {
     let weights = if has("seam_weights") {
         let options = RepairOptions {
             smooth_seams: true,
+            blend_overlaps: true,
             ..Default::default()
         };
         repaired_weights(&scene, &options, &Heat::default())?.0
@@ -265,7 +270,7 @@ fn measure(case: &Case, v: &Variant, name: &str, angles: &[f64]) -> Res<Vec<Row>
             let render = RenderOptions::default().with_alpha(v.alpha);
             let m = matting_renders(&drawing, &frame, &render)?;
             let f = m.fringe()?;
-            let gap = seam_pixel_gaps(&v.scene, &seams, &posed, &frame, &m)?;
+            let gap = seam_pixel_gaps_in_art(&v.scene, &seams, &posed, &frame, &m, &v.textures)?;
             let (seam_gap, seam_pixels) = gap.first().map_or((0.0, 0), |g| (g.gap, g.pixels));
             rows.push(Row {
                 case: case.name.clone(),
@@ -352,11 +357,15 @@ fn run(cli: Cli) -> Res<()> {
     ];
     // The seams each character has at rest.
     let mut seam_csv =
-        String::from("case,seam,parts,joint,length_px,vertices_a,vertices_b,radius_px\n");
+        String::from("case,kind,seam,parts,joint,length_px,vertices_a,vertices_b,radius_px\n");
     for case in &cases {
-        for s in find_seams(&case.scene, &SeamOptions::default())? {
+        let options = SeamOptions::default();
+        let seams = find_seams(&case.scene, &options)?;
+        let contacts = find_contacts(&case.scene, &options)?;
+        let kinds = std::iter::repeat("seam").zip(seams);
+        for (kind, s) in kinds.chain(std::iter::repeat("contact").zip(contacts)) {
             seam_csv += &format!(
-                "{},{},{}|{},{},{},{},{},{}\n",
+                "{},{kind},{},{}|{},{},{},{},{},{}\n",
                 case.name,
                 s.label(),
                 s.names[0],

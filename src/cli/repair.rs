@@ -31,6 +31,10 @@ pub struct RepairArgs {
     /// Smooth the written weights in a band around the seams (outer silhouette untouched).
     #[arg(long, requires = "weights")]
     smooth_seams: bool,
+    /// Last weight step: where layers a joint links overlap (an arm drawn over the body),
+    /// blend both layers' weights in the overlap so they move together.
+    #[arg(long, requires = "weights")]
+    blend_overlaps: bool,
     /// Width of the smoothing band, px.
     #[arg(long, value_name = "PX", default_value_t = SmoothOptions::default().band)]
     smooth_band: f64,
@@ -77,6 +81,7 @@ pub fn run(a: RepairArgs) -> Result<ExitCode> {
             band: a.smooth_band,
             ..SmoothOptions::default()
         },
+        blend_overlaps: a.blend_overlaps,
     };
     let pb = spinner(format!(
         "repairing {} ({} vertices)",
@@ -186,6 +191,13 @@ pub fn run(a: RepairArgs) -> Result<ExitCode> {
                 s.silhouette_vertices,
                 s.seam_difference[0],
                 s.seam_difference[1]
+            );
+        }
+        if let Some(o) = &c.overlap {
+            println!(
+                "overlap blend: layers linked by a joint {:?}, {} vertices blended; weight \
+                 difference in the overlaps {:.4} -> {:.4}",
+                o.linked, o.vertices_blended, o.overlap_difference[0], o.overlap_difference[1]
             );
         }
         WeightsFile::new(&fixed.name, name, fixed.skeleton.names(), &weights).save(path)?;

@@ -17,7 +17,9 @@
 //! the torso separates when the arm lifts, and must), so contact edges count only within
 //! [`SeamOptions::joint_radius`] half-widths of the joint: the half-width is the distance
 //! from the joint to the nearest boundary of the two layers that is not in contact (at an
-//! elbow, half the arm's thickness).
+//! elbow, half the arm's thickness). Layers in contact with no such bone between them (two
+//! legs side by side) are *contacts*, not seams ([`find_contacts`]): nothing ties them, so
+//! they may separate, and no repair welds or blends them.
 //!
 //! Along every contact edge, sample points at most [`SeamOptions::spacing`] apart each get
 //! a *partner*: the closest point of the other layer at rest (itself when inside it),
@@ -51,7 +53,7 @@ mod grid;
 mod pixels;
 
 #[cfg(feature = "io")]
-pub use pixels::{seam_pixel_gaps, SeamPixelGap};
+pub use pixels::{seam_pixel_gaps, seam_pixel_gaps_in_art, SeamPixelGap, OPAQUE_ALPHA};
 
 use crate::error::{Error, Result};
 use crate::geometry::Segment;
@@ -199,6 +201,35 @@ pub fn triangle_layers(scene: &Scene) -> Vec<usize> {
         .collect()
 }
 
+/// A joint between two parts: a bone that drives one part while its parent drives the other.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct JointLink {
+    /// The bone (its head is the joint).
+    pub bone: usize,
+    /// The bone's part and its parent's part.
+    pub parts: [usize; 2],
+}
+
+/// Every joint between two different parts of `scene` (see [`JointLink`]), in bone order.
+/// Layers linked this way should stay together when the joint bends; layers in contact
+/// without such a bone (two legs side by side) should be free to separate.
+pub fn joint_links(scene: &Scene) -> Vec<JointLink> {
+    let bones = scene.skeleton.bones();
+    let bone_parts = scene.bone_parts();
+    (0..bones.len())
+        .filter_map(|j| {
+            let parent = bones[j].parent.and_then(|p| bone_parts[p]);
+            match (bone_parts[j], parent) {
+                (Some(x), Some(y)) if x != y => Some(JointLink {
+                    bone: j,
+                    parts: [x, y],
+                }),
+                _ => None,
+            }
+        })
+        .collect()
+}
+
 /// Boundary edges of every layer: `(layer, [a, b])`, directed as in their triangle (the
 /// layer lies to the left).
 fn layer_boundary_edges(scene: &Scene, layers: &[usize]) -> Vec<(usize, [usize; 2])> {
@@ -223,9 +254,31 @@ fn layer_boundary_edges(scene: &Scene, layers: &[usize]) -> Vec<(usize, [usize; 
     out
 }
 
-/// The seams of `scene` at rest (see the module docs), ordered by their part pair. Errors:
-/// bad options.
+/// The seams of `scene` at rest (see the module docs), ordered by their part pair: layers
+/// in contact that a joint links (a bone of one layer whose parent drives the other), which
+/// should stay together when it bends. Contacts between layers no joint links are not
+/// seams: see [`find_contacts`]. Errors: bad options.
 pub fn find_seams(scene: &Scene, options: &SeamOptions) -> Result<Vec<Seam>> {
+    Ok(all_contacts(scene, options)?
+        .into_iter()
+        .filter(|s| s.joint.is_some())
+        .collect())
+}
+
+/// Contacts at rest between layers that no joint links (two legs side by side, an arm
+/// hanging against the other leg): found the way [`find_seams`] finds seams, with
+/// [`Seam::joint`] `None` and the contact kept whole (no joint radius). Such layers may
+/// separate in a pose, so they are reported, not measured as cracks, and the weight repairs
+/// leave them apart. Errors: bad options.
+pub fn find_contacts(scene: &Scene, options: &SeamOptions) -> Result<Vec<Seam>> {
+    Ok(all_contacts(scene, options)?
+        .into_iter()
+        .filter(|s| s.joint.is_none())
+        .collect())
+}
+
+/// Seams and contacts together, ordered by part pair.
+fn all_contacts(scene: &Scene, options: &SeamOptions) -> Result<Vec<Seam>> {
     options.check()?;
     let mesh = &scene.mesh;
     let points = mesh.vertices();
@@ -281,7 +334,7 @@ pub fn find_seams(scene: &Scene, options: &SeamOptions) -> Result<Vec<Seam>> {
         }
     }
     let bones = scene.skeleton.bones();
-    let bone_parts = scene.bone_parts();
+    let links = joint_links(scene);
     let mut pairs: Vec<(usize, usize)> =
         contact.keys().map(|&(a, b)| (a.min(b), a.max(b))).collect();
     pairs.sort_unstable();
@@ -299,12 +352,10 @@ pub fn find_seams(scene: &Scene, options: &SeamOptions) -> Result<Vec<Seam>> {
             .map(|&[a, b]| nalgebra::center(&points[a], &points[b]))
             .collect();
         // The joint: a bone of one layer whose parent drives the other, nearest the contact.
-        let joint = (0..bones.len())
-            .filter(|&j| {
-                let parent = bones[j].parent.and_then(|p| bone_parts[p]);
-                matches!((bone_parts[j], parent), (Some(x), Some(y))
-                    if (x == pa && y == pb) || (x == pb && y == pa))
-            })
+        let joint = links
+            .iter()
+            .filter(|l| l.parts == [pa, pb] || l.parts == [pb, pa])
+            .map(|l| l.bone)
             .min_by(|&i, &j| {
                 let d = |k: usize| {
                     midpoints

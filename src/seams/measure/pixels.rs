@@ -3,7 +3,7 @@
 use super::grid::TriangleGrid;
 use super::{check_positions, chord_quads, coverage_grid, posed_chords, Chords, Seam};
 use crate::error::{Error, Result};
-use crate::render::{coverage, coverage_16, Frame, MattingRenders};
+use crate::render::{coverage, coverage_16, Frame, MattingRenders, Texture};
 use crate::scene::Scene;
 use nalgebra::Point2;
 
@@ -43,6 +43,102 @@ pub fn seam_pixel_gaps(
     frame: &Frame,
     renders: &MattingRenders,
 ) -> Result<Vec<SeamPixelGap>> {
+    gaps(scene, seams, posed, frame, renders, None)
+}
+
+/// [`seam_pixel_gaps`] for a scene drawn with `textures` (its art's images, in order): the
+/// open region counts only between seam points where both layers' art is opaque at rest
+/// (texture alpha at least [`OPAQUE_ALPHA`] at the seam point and at its partner). Meshes
+/// of real art run a few px into the images' transparent margins; an opening between two
+/// transparent margins shows the background as the art does at rest, so it is no crack.
+/// Errors: those of [`seam_pixel_gaps`]; textures that do not match the art.
+pub fn seam_pixel_gaps_in_art(
+    scene: &Scene,
+    seams: &[Seam],
+    posed: &[Point2<f64>],
+    frame: &Frame,
+    renders: &MattingRenders,
+    textures: &[Texture],
+) -> Result<Vec<SeamPixelGap>> {
+    let art = scene
+        .art
+        .as_ref()
+        .ok_or_else(|| Error::field("art", format!("scene {:?} has no art", scene.name)))?;
+    crate::render::check_uvs(&scene.mesh, art, textures)?;
+    gaps(scene, seams, posed, frame, renders, Some(textures))
+}
+
+/// Texture alpha (0-1) from which a seam point counts as drawn art.
+pub const OPAQUE_ALPHA: f64 = 0.5;
+
+/// Whether the art is opaque at rest at every seam sample and its partner, per edge and
+/// sample (see [`seam_pixel_gaps_in_art`]).
+fn opaque_samples(scene: &Scene, seam: &Seam, textures: &[Texture]) -> Vec<Vec<bool>> {
+    let Some(art) = &scene.art else {
+        return seam
+            .edges
+            .iter()
+            .map(|e| vec![true; e.samples.len()])
+            .collect();
+    };
+    let mesh = &scene.mesh;
+    let layer_of_part = art.layer_of_part(mesh.parts());
+    let image_of = |v: usize| {
+        art.layers
+            .get(layer_of_part[mesh.vertex_parts()[v]])
+            .and_then(|l| l.image)
+            .and_then(|i| textures.get(i))
+    };
+    let opaque_at = |v: usize, uv: Point2<f64>| {
+        image_of(v).is_none_or(|t| alpha_at(&t.image, uv) >= OPAQUE_ALPHA)
+    };
+    let tris = mesh.triangles();
+    seam.edges
+        .iter()
+        .map(|e| {
+            let [a, b] = e.ends;
+            e.samples
+                .iter()
+                .map(|&(t, partner)| {
+                    let here = art.uvs[a] + (art.uvs[b] - art.uvs[a]) * t;
+                    let there = partner.map(|p| {
+                        let c = tris[p.triangle];
+                        let mut uv = Point2::origin();
+                        for (&v, &l) in c.iter().zip(&p.bary) {
+                            uv += art.uvs[v].coords * l;
+                        }
+                        (c[0], uv)
+                    });
+                    opaque_at(a, here) && there.is_some_and(|(v, uv)| opaque_at(v, uv))
+                })
+                .collect()
+        })
+        .collect()
+}
+
+/// Bilinear alpha (0-1) of `image` at texture coordinate `uv` (pixels, clamp to edge).
+fn alpha_at(image: &image::RgbaImage, uv: Point2<f64>) -> f64 {
+    let (w, h) = (image.width() as i64, image.height() as i64);
+    let (x, y) = (uv.x - 0.5, uv.y - 0.5);
+    let (x0, y0) = (x.floor(), y.floor());
+    let (fx, fy) = (x - x0, y - y0);
+    let texel = |i: i64, j: i64| {
+        let (i, j) = (i.clamp(0, w - 1), j.clamp(0, h - 1));
+        image.get_pixel(i as u32, j as u32)[3] as f64 / 255.0
+    };
+    let (i, j) = (x0 as i64, y0 as i64);
+    (texel(i, j) * (1.0 - fx) + texel(i + 1, j) * fx) * (1.0 - fy)
+        + (texel(i, j + 1) * (1.0 - fx) + texel(i + 1, j + 1) * fx) * fy
+}
+
+fn gaps(
+    scene: &Scene,
+    seams: &[Seam],
+    posed: &[Point2<f64>],
+    frame: &Frame,
+    renders: &MattingRenders,
+    textures: Option<&[Texture]>,
+) -> Result<Vec<SeamPixelGap>> {
     check_positions(scene, posed)?;
     let (black, white) = (&renders.black, &renders.white);
     for (name, dimensions) in [
@@ -70,11 +166,18 @@ pub fn seam_pixel_gaps(
     Ok(seams
         .iter()
         .map(|seam| {
+            let opaque = textures.map(|t| opaque_samples(scene, seam, t));
+            // A chord between transparent art drops its partner: no open region there.
             let chords: Chords = posed_chords(scene, seam, posed)
                 .into_iter()
-                .map(|e| {
+                .enumerate()
+                .map(|(i, e)| {
                     e.into_iter()
-                        .map(|(x, y)| (to_px(x), y.map(to_px)))
+                        .enumerate()
+                        .map(|(k, (x, y))| {
+                            let keep = opaque.as_ref().is_none_or(|o| o[i][k]);
+                            (to_px(x), y.filter(|_| keep).map(to_px))
+                        })
                         .collect()
                 })
                 .collect();

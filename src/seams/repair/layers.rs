@@ -93,6 +93,29 @@ impl Layers {
         self.names.len()
     }
 
+    /// Which layer pairs a joint links ([`crate::seams::measure::joint_links`]): only those
+    /// are welded and given shared weights; layers merely in contact (two legs) stay free.
+    /// When no bone links two parts at all (bones without parts), every pair counts as
+    /// linked: nothing tells the layers apart.
+    pub fn linked(&self, scene: &Scene) -> Vec<Vec<bool>> {
+        let count = self.count();
+        let mesh = &scene.mesh;
+        let mut layer_of_part = vec![usize::MAX; mesh.parts().len()];
+        for (v, &p) in mesh.vertex_parts().iter().enumerate() {
+            layer_of_part[p] = self.layer[v];
+        }
+        let links = crate::seams::measure::joint_links(scene);
+        let mut linked = vec![vec![links.is_empty(); count]; count];
+        for link in links {
+            let [a, b] = link.parts.map(|p| layer_of_part[p]);
+            if a < count && b < count {
+                linked[a][b] = true;
+                linked[b][a] = true;
+            }
+        }
+        linked
+    }
+
     /// The thickness of every layer: twice its area over its boundary length (a w x h
     /// rectangle with h >> w gives w, a disc of radius r gives r). Layers with no boundary
     /// get infinity.

@@ -53,6 +53,7 @@
 mod islands;
 mod layers;
 mod overlap;
+mod overlap_weights;
 mod smooth;
 mod transfer;
 mod weld;
@@ -62,6 +63,10 @@ pub use islands::vertex_colours;
 pub use islands::{merge_tiny_components, merge_tiny_components_with, IslandReport, MergedIsland};
 pub use layers::silhouette_change;
 pub use overlap::{inward_overlap, OverlapReport};
+pub use overlap_weights::{
+    overlap_consistent_weights, overlap_consistent_weights_with, OverlapWeightsReport,
+    DEFAULT_BAND as OVERLAP_BLEND_BAND,
+};
 pub use smooth::{smooth_seam_weights, SmoothOptions, SmoothReport};
 pub use transfer::{seam_consistent_weights, seam_weight_difference, SeamWeightsReport};
 pub use weld::{weld_seams, Seam, WeldReport};
@@ -89,6 +94,12 @@ pub struct RepairOptions {
     pub smooth_seams: bool,
     /// Options of that smoothing (default [`SmoothOptions::default`]).
     pub smooth: SmoothOptions,
+    /// Last weight step: where layers linked by a joint overlap instead of touching (real
+    /// layered art: an arm drawn over the body), give both layers' vertices in the overlap
+    /// one blended weight field (default `false`). See [`overlap_consistent_weights`]: it
+    /// closes such a shoulder, but a narrow overlap far from its joint folds in extreme
+    /// poses.
+    pub blend_overlaps: bool,
 }
 
 /// What [`repair`] changed, step by step (`None`: the step did not run).
@@ -128,30 +139,28 @@ pub fn repair(scene: &Scene, options: &RepairOptions) -> Result<(Scene, RepairRe
 }
 
 /// The weight steps for a (repaired) scene: seam-consistent weights with `solver`, then,
-/// when `options.smooth_seams`, limited smoothing around the seams.
+/// when `options.smooth_seams`, limited smoothing around the seams, and when
+/// `options.blend_overlaps`, the blend of overlapping layers linked by a joint
+/// ([`overlap_consistent_weights`]).
 pub fn repaired_weights(
     scene: &Scene,
     options: &RepairOptions,
     solver: &dyn Solver,
 ) -> Result<(Weights, WeightsRepairReport)> {
-    let (weights, consistent) = seam_consistent_weights(scene, solver)?;
-    if !options.smooth_seams {
-        return Ok((
-            weights,
-            WeightsRepairReport {
-                consistent,
-                smooth: None,
-            },
-        ));
+    let (mut weights, mut consistent) = seam_consistent_weights(scene, solver)?;
+    let mut smooth = None;
+    if options.smooth_seams {
+        let (w, r) = smooth_seam_weights(scene, &weights, &options.smooth)?;
+        weights = w;
+        smooth = Some(r);
     }
-    let (weights, smooth) = smooth_seam_weights(scene, &weights, &options.smooth)?;
-    Ok((
-        weights,
-        WeightsRepairReport {
-            consistent,
-            smooth: Some(smooth),
-        },
-    ))
+    if options.blend_overlaps {
+        let (w, r) = overlap_consistent_weights(scene, &weights)?;
+        weights = w;
+        consistent.overlap = Some(r);
+        consistent.consistent_max_difference = seam_weight_difference(scene, &weights)?;
+    }
+    Ok((weights, WeightsRepairReport { consistent, smooth }))
 }
 
 /// What [`repaired_weights`] did.

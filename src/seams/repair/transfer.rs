@@ -6,6 +6,7 @@
 //! a seam different weights, one of the seeds' four causes of the crack at the elbow.
 
 use super::layers::{Layers, TriangleLocator};
+use super::overlap_weights::OverlapWeightsReport;
 use crate::error::{Error, Result};
 use crate::mesh::Mesh;
 use crate::scene::Scene;
@@ -35,6 +36,9 @@ pub struct SeamWeightsReport {
     pub alone_max_difference: f64,
     /// The same after the transfer (0 up to rounding).
     pub consistent_max_difference: f64,
+    /// The blend where layers linked by a joint overlap, when [`super::repaired_weights`]
+    /// ran it (see [`super::overlap_consistent_weights`]).
+    pub overlap: Option<OverlapWeightsReport>,
     /// Wall time of both solves and the transfer, seconds.
     pub seconds: f64,
 }
@@ -102,12 +106,14 @@ impl Union {
                 split[gy] = false;
             }
         }
-        // Overlap strip: a vertex next to one of its layer's joined seam vertices, inside a
-        // layer that the seam joins it to.
+        // Overlap strip: a vertex on its layer's outline next to one of its layer's joined
+        // seam vertices, inside a layer that the seam joins it to. (The front layer's own
+        // vertices that the strip covers are interior to their layer and stay in the union:
+        // leaving them out would pinch it and undo every join.)
         let locator = TriangleLocator::new(pts, mesh.triangles());
         let topo = mesh.topology();
         let overlap: Vec<usize> = (0..n)
-            .filter(|&v| group_of[v].is_none())
+            .filter(|&v| group_of[v].is_none() && !layers.dirs[v].is_empty())
             .filter(|&v| {
                 let partners: HashSet<usize> = topo
                     .neighbors(v)
@@ -371,7 +377,8 @@ pub(crate) fn group_difference(groups: &[Vec<usize>], weights: &Weights) -> f64 
 /// the weights back, so vertices that share a position get the same row, and overlap-strip
 /// vertices (inside another layer, next to a seam) the joined mesh's weights at their
 /// position. The report compares the seam with each layer solved alone (the input scene
-/// solved as drawn).
+/// solved as drawn). Layers that overlap instead of touching have no seam to join: see
+/// [`super::overlap_consistent_weights`].
 ///
 /// Weld first ([`super::weld_seams`]): layers that only touch without coincident vertices
 /// have no seam to join. Under a masking solver a joined vertex keeps the part of its first
@@ -403,6 +410,7 @@ pub fn seam_consistent_weights(
         ],
         alone_max_difference: group_difference(&union.groups, &alone),
         consistent_max_difference: group_difference(&union.groups, &weights),
+        overlap: None,
         seconds: started.elapsed().as_secs_f64(),
     };
     Ok((weights, report))

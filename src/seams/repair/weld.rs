@@ -54,6 +54,10 @@ pub struct Seam {
 ///    near its ends) is moved onto the edge and a vertex is inserted into that edge at the
 ///    same point (T-junction resolved), so both boundaries are conforming.
 ///
+/// Only layers a joint links are welded (a bone of one layer whose parent drives the other,
+/// [`crate::seams::measure::joint_links`]; every pair when no bone names a part): two legs
+/// that touch are contacts, free to part, not seams.
+///
 /// Each layer keeps its own vertices, texture coordinates (inserted vertices interpolate
 /// them along their edge) and part labels; vertices are only appended, so indices stay
 /// valid. `tolerance = 0` welds only boundaries that already touch exactly.
@@ -82,6 +86,8 @@ pub fn weld_seams(scene: &Scene, tolerance: f64) -> Result<(Scene, WeldReport)> 
     // Two layers meet (rather than overlap or cross) where their boundaries run antiparallel.
     let dirs = &layers.dirs;
     let facing = |v: usize, others: &[nalgebra::Vector2<f64>]| layers.facing(v, others);
+    // Only layers a joint links are welded (two legs touching stay free to part).
+    let linked = layers.linked(scene);
     let mean_edge = edge_length / layers.boundary.len().max(1) as f64;
     let reach = tol.max(layers.eps);
     let grid = PointGrid::new(&original, &bverts, reach.max(mean_edge));
@@ -90,7 +96,7 @@ pub fn weld_seams(scene: &Scene, tolerance: f64) -> Result<(Scene, WeldReport)> 
     let mut pairs: Vec<(f64, usize, usize)> = Vec::new();
     for &v in &bverts {
         for w in grid.near(original[v], reach) {
-            if w > v && layer[w] != layer[v] && facing(v, &dirs[w]) {
+            if w > v && layer[w] != layer[v] && linked[layer[v]][layer[w]] && facing(v, &dirs[w]) {
                 pairs.push(((original[w] - original[v]).norm(), v, w));
             }
         }
@@ -147,6 +153,7 @@ pub fn weld_seams(scene: &Scene, tolerance: f64) -> Result<(Scene, WeldReport)> 
         let l = layer[a];
         for v in moved_grid.in_box(pts[a], pts[b], reach) {
             if layer[v] == l
+                || !linked[layer[v]][l]
                 || group_of[v].is_some_and(|g| groups[g].iter().any(|&u| layer[u] == l))
             {
                 continue;

@@ -66,7 +66,7 @@
 //! | 9 817   | 0.138 s (new code: 0.245 s, 55 MB) | 0.9 (5.3) | 43 MB | - | - |
 //! | 49 751  | 2.98 s (new code: 3.64 s, 256 MB) | 1.1 (5.2) | 245 MB | 5 s | 0.5 s |
 //! | 99 739  | 12.3 s  | 5.8-6.1 | 854 MB | - | - |
-//! | 496 293 | 1 075 s wall, 278 s CPU (226 user + 52 sys; the process got 25% of a core pair) | 6.6-8.8 | 3.16 GB | > 240 s | 10 s |
+//! | 496 293 | 267 s wall, 249 s CPU (207 user + 42 sys; load 1-4); an earlier run: 1 075 s wall, 278 s CPU (the process got 25% of a core pair) | 1-4; 6.6-8.8 | 3.16 GB | > 240 s | 10 s |
 //!
 //! The cost is passes x bones x one numeric factorization of the whole free set (5 bones,
 //! 4-7 passes at 10k, 5-6 at 50k, more at 500k: the border of the zero set recedes about

@@ -455,12 +455,7 @@ impl JointBlend {
                     .flatten()
             })
             .collect();
-        let total: f64 = shares.iter().map(|&(_, f)| f).sum();
-        let norm = total.max(1.0);
-        for &(c, f) in &shares {
-            row[c] += own * f / norm;
-        }
-        row[j] += own * (1.0 - total / norm);
+        super::linear::split_among_children(row, j, own, &shares);
     }
 }
 

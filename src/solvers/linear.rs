@@ -211,9 +211,15 @@ pub(crate) fn add_row(
         .filter(|&&c| (bones[c].head - q).norm() <= r)
         .filter_map(|&c| axes[c].child_share(p, r).map(|f| (c, f)))
         .collect();
+    split_among_children(row, j, own, &shares);
+}
+
+/// Adds `own` to bone `j`'s entry of `row`, minus what its children take: each child `c`
+/// gets `own * f_c`, scaled down together when the shares sum past 1 so the row keeps its sum.
+pub(crate) fn split_among_children(row: &mut [f64], j: usize, own: f64, shares: &[(usize, f64)]) {
     let total: f64 = shares.iter().map(|&(_, f)| f).sum();
     let norm = total.max(1.0);
-    for &(c, f) in &shares {
+    for &(c, f) in shares {
         row[c] += own * f / norm;
     }
     row[j] += own * (1.0 - total / norm);

@@ -79,6 +79,10 @@
 //! the free set) instead of AMD for `Q`: its one-ring separators do not separate `Q`'s
 //! two-ring stencil, and the factor had 22.0 M values instead of 5.4 M at 50k (shared
 //! factorization 1.0-2.8 s vs 0.31-0.51 s at load 8, whole solve 49-81 s vs 6.8-8.2 s).
+//! With two-ring separators (the upper half's two layers nearest the lower half; a scratch
+//! build, not kept) the first factorization is on par (50k: 0.158 s vs AMD's 0.189 s) but
+//! the passes are slower: whole solve 3.37 s vs 2.84 s at 50k, 30.6 s vs 17.6 s at 150k
+//! (one after the other, load average 3-4).
 //!
 //! Tried and dropped: conjugate gradients on each pass's system preconditioned with the
 //! previous pass's factorization (it differs by the few released vertices), warm-started

@@ -3,6 +3,9 @@
 
 #![cfg(feature = "io")]
 
+mod common;
+use common::Rng;
+
 use skinweights::io::{sprite_scene, BonesFile, Sprite, SpriteOptions};
 use skinweights::metrics::{evaluate, Metrics};
 use skinweights::solvers::{recommended, RECOMMENDED_SOLVER};
@@ -94,21 +97,6 @@ fn best_stops_the_drag_on_two_kenney_sprites_with_no_more_flips_than_heat() {
     }
 }
 
-/// A small xorshift generator: the synthetic sprites are seeded, not random per run.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> f64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        (self.0 >> 11) as f64 / (1u64 << 53) as f64
-    }
-    fn range(&mut self, lo: f64, hi: f64) -> f64 {
-        lo + (hi - lo) * self.next()
-    }
-}
-
 /// A character sprite none of the solvers was tuned on, drawn into a 96 x 128 alpha image
 /// the way the Kenney sprites are laid out (y up, origin at the bottom): legs, a torso, a
 /// head on a neck, and arms hanging beside the torso separated from it by a slit `gap`
@@ -149,7 +137,7 @@ fn synthetic_sprite_with(seed: u64, gap: f64, limbs: &Limbs) -> Scene {
     let aw = rng.range(9.0, 13.0); // arm width
     let armpit = rng.range(34.0, 38.0); // top of the slit
     let head_r = rng.range(17.0, 21.0);
-    let noise: Vec<f64> = (0..(w * h)).map(|_| rng.next()).collect();
+    let noise: Vec<f64> = (0..(w * h)).map(|_| rng.unit()).collect();
     let arm_out = tw + gap + aw; // outer edge of an arm, from the centre line
     let inside = |x: f64, y: f64| -> bool {
         let dx = (x - cx).abs();

@@ -7,6 +7,9 @@
 
 #![cfg(feature = "io")]
 
+mod common;
+use common::{data, Rng};
+
 use image::{Rgba, RgbaImage};
 use nalgebra::{Point2, Vector2};
 use skinweights::io::dragonbones::{load_dragonbones, Atlas};
@@ -18,26 +21,6 @@ use skinweights::render::{
 };
 use skinweights::scene::AlphaMode;
 use skinweights::{Pose, Scene, Weights};
-use std::path::{Path, PathBuf};
-
-fn data(rel: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("data").join(rel)
-}
-
-/// A seeded xorshift generator (no dependency, same numbers on every run).
-struct Rng(u64);
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
-    }
-    /// Uniform in `[lo, hi)`.
-    fn range(&mut self, lo: f64, hi: f64) -> f64 {
-        lo + (hi - lo) * (self.next() >> 11) as f64 / (1u64 << 53) as f64
-    }
-}
 
 /// A limb-like sprite from `seed`: three overlapping ellipses along x (about the distance
 /// inside the outline is the largest of their `(1 - d)·min(rx, ry)`), alpha ramping from 0 to

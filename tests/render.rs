@@ -4,6 +4,7 @@
 #![cfg(feature = "io")]
 
 mod common;
+use common::{data, Rng};
 
 use image::{Rgb, RgbImage, Rgba, RgbaImage};
 use nalgebra::{Point2, Vector2};
@@ -15,25 +16,7 @@ use skinweights::render::{
 };
 use skinweights::scene::{AlphaMode, Art, ArtImage, Layer};
 use skinweights::{builtin_scene, BuiltinOptions, Error, Pose, Scene};
-use std::path::{Path, PathBuf};
-
-fn data(rel: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("data").join(rel)
-}
-
-/// A seeded xorshift generator (no dependency, same numbers on every run).
-struct Rng(u64);
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
-    }
-    fn byte(&mut self) -> u8 {
-        (self.next() >> 24) as u8
-    }
-}
+use std::path::Path;
 
 /// A 4 x 4 square (two triangles) with the 4 x 4 texture `tex` mapped onto it texel for
 /// texel: scene (x, y) -> uv (x, 4 - y).

@@ -42,7 +42,7 @@ use nalgebra::{Point2, Vector2};
 use serde::Serialize;
 use skinweights::io::dragonbones::load_dragonbones;
 use skinweights::io::{sprite_scene, BonesFile, Sprite, SpriteOptions, TraceOptions};
-use skinweights::mesh::{LabelledRegion, MeshingOptions};
+use skinweights::mesh::MeshingOptions;
 use skinweights::render::{
     bleed, coverage, coverage_16, fringe, matting_renders, posed_vertices, Drawing, Frame, Matting,
     MattingRenders, RenderOptions, Skinning, Texture, View, PIXEL_EDGE_SAMPLES,
@@ -157,18 +157,7 @@ fn data(rel: &str) -> std::path::PathBuf {
 fn sprite_case(name: &str, image: RgbaImage, mut bones: BonesFile, vertices: usize) -> Res<Case> {
     // Threshold-1 outlines reach past the authored part regions: the rest goes to the
     // first bone's part.
-    if let Some(part) = bones.skeleton.bones()[0].part.clone() {
-        let (w, h) = (image.width() as f64, image.height() as f64);
-        bones.regions.push(LabelledRegion {
-            part,
-            polygon: vec![
-                Point2::new(-8.0, -8.0),
-                Point2::new(w + 8.0, -8.0),
-                Point2::new(w + 8.0, h + 8.0),
-                Point2::new(-8.0, h + 8.0),
-            ],
-        });
-    }
+    bones.cover_rest_with_first_part(image.width() as f64, image.height() as f64);
     let sprite = Sprite::from_rgba(image.clone(), name);
     let options = SpriteOptions {
         trace: TraceOptions {

@@ -14,7 +14,7 @@ use image::{Rgba, RgbaImage};
 use nalgebra::{Point2, Vector2};
 use skinweights::io::dragonbones::{load_dragonbones, Atlas};
 use skinweights::io::{sprite_scene, BonesFile, Sprite, SpriteOptions, TraceOptions};
-use skinweights::mesh::{LabelledRegion, MeshingOptions};
+use skinweights::mesh::MeshingOptions;
 use skinweights::render::{
     bleed, matting_renders, pixel_edge, posed_vertices, render, render_16, Drawing, Frame, Fringe,
     PixelEdgeOptions, RenderOptions, Skinning, Texture, View, PIXEL_EDGE_SAMPLES,
@@ -99,17 +99,11 @@ fn synthetic_sprite(seed: u64, dirt: [u8; 3]) -> (RgbaImage, BonesFile) {
 /// runtime's sprite mesh does), with a catch-all region for the first bone's part, and its
 /// heat+mask weights.
 fn sprite_case(image: &RgbaImage, mut bones: BonesFile, vertices: usize) -> (Scene, Weights) {
-    let part = bones.skeleton.bones()[0].part.clone().unwrap();
-    let (w, h) = (image.width() as f64, image.height() as f64);
-    bones.regions.push(LabelledRegion {
-        part,
-        polygon: vec![
-            Point2::new(-8.0, -8.0),
-            Point2::new(w + 8.0, -8.0),
-            Point2::new(w + 8.0, h + 8.0),
-            Point2::new(-8.0, h + 8.0),
-        ],
-    });
+    assert!(
+        bones.skeleton.bones()[0].part.is_some(),
+        "the first bone has a part"
+    );
+    bones.cover_rest_with_first_part(image.width() as f64, image.height() as f64);
     let options = SpriteOptions {
         trace: TraceOptions {
             threshold: 1,

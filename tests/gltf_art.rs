@@ -248,6 +248,19 @@ fn figure_with_art(image: &Path, (w, h): (u32, u32), layers: Vec<Layer>) -> Scen
     scene.with_art(art).unwrap()
 }
 
+/// The figure drawn with the red-over-blue image written into `dir` (every part one layer),
+/// and its glTF export (euclidean weights) parsed as JSON.
+fn exported_red_over_blue_figure(dir: &Path) -> (Scene, Value) {
+    let png = dir.join("rb.png");
+    let size = red_over_blue(&png);
+    let base = small_scene("arms-down");
+    let scene = figure_with_art(&png, size, all_layers(&base));
+    let weights = solved(&scene, "euclidean");
+    let text = export_gltf(&scene, &weights, &GltfOptions::default()).unwrap();
+    let doc: Value = serde_json::from_str(&text).unwrap();
+    (scene, doc)
+}
+
 fn all_layers(scene: &Scene) -> Vec<Layer> {
     scene
         .mesh
@@ -282,13 +295,7 @@ fn floats(doc: &Value, a: usize) -> Vec<f32> {
 #[test]
 fn texture_origin_is_the_images_top_left_as_gltf_says() {
     let dir = tempfile::tempdir().unwrap();
-    let png = dir.path().join("rb.png");
-    let size = red_over_blue(&png);
-    let base = small_scene("arms-down");
-    let scene = figure_with_art(&png, size, all_layers(&base));
-    let weights = solved(&scene, "euclidean");
-    let text = export_gltf(&scene, &weights, &GltfOptions::default()).unwrap();
-    let doc: Value = serde_json::from_str(&text).unwrap();
+    let (scene, doc) = exported_red_over_blue_figure(dir.path());
     let prim = &doc["meshes"][0]["primitives"][0];
     let uv = floats(
         &doc,
@@ -605,14 +612,7 @@ fn cli_export_then_import_gives_the_atlas_back() {
 #[test]
 fn bad_art_extras_are_errors_naming_the_field() {
     let dir = tempfile::tempdir().unwrap();
-    let png = dir.path().join("rb.png");
-    let size = red_over_blue(&png);
-    let base = small_scene("arms-down");
-    let scene = figure_with_art(&png, size, all_layers(&base));
-    let weights = solved(&scene, "euclidean");
-    let doc: Value =
-        serde_json::from_str(&export_gltf(&scene, &weights, &GltfOptions::default()).unwrap())
-            .unwrap();
+    let (_, doc) = exported_red_over_blue_figure(dir.path());
     let import = |doc: &Value| {
         skinweights::io::import_gltf_str(&doc.to_string(), Some(dir.path()), "x")
             .map(|_| ())

@@ -851,6 +851,25 @@ impl BonesFile {
         let text = std::fs::read_to_string(path).map_err(|e| Error::io(path, e))?;
         BonesFile::from_json(&text).map_err(|e| e.in_file(path))
     }
+
+    /// Appends a last-priority region covering a `width` x `height` image (and 8 px around
+    /// it) for the first bone's part, so an outline traced at a low alpha threshold, which
+    /// reaches past the authored regions, leaves no vertex without a part. Does nothing when
+    /// the first bone has no part.
+    pub fn cover_rest_with_first_part(&mut self, width: f64, height: f64) {
+        let Some(part) = self.skeleton.bones().first().and_then(|b| b.part.clone()) else {
+            return;
+        };
+        self.regions.push(LabelledRegion {
+            part,
+            polygon: vec![
+                Point2::new(-8.0, -8.0),
+                Point2::new(width + 8.0, -8.0),
+                Point2::new(width + 8.0, height + 8.0),
+                Point2::new(-8.0, height + 8.0),
+            ],
+        });
+    }
 }
 
 /// The size of a PNG file from its header, without decoding pixels. A missing file is an

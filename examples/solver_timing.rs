@@ -46,6 +46,10 @@ fn main() -> skinweights::Result<()> {
             geodesic_stages(&scene);
             continue;
         }
+        if name == "bbw-stages" {
+            bbw_stages(&scene)?;
+            continue;
+        }
         if name == "heat-stages" {
             heat_stages(&scene)?;
             continue;
@@ -90,6 +94,41 @@ pub fn heat_stages(scene: &skinweights::Scene) -> skinweights::Result<()> {
         );
     }
     println!("  assemble (visibility, nearest, Laplacian): {t_assemble:.3} s, factor: {t_factor:.3} s, peak {:.0} MB", peak_rss_mb());
+    Ok(())
+}
+
+/// Stage-by-stage timing of the bbw solver's linear algebra (`SOLVER` = `bbw-stages`).
+pub fn bbw_stages(scene: &skinweights::Scene) -> skinweights::Result<()> {
+    use skinweights::solvers::internals::{BiharmonicSystem, Factorization};
+    use skinweights::solvers::BbwOptions;
+    let t = Instant::now();
+    let system = BiharmonicSystem::assemble(scene, &BbwOptions::default())?;
+    println!(
+        "  assemble: {:.3} s, {} free, Q lower {} values",
+        t.elapsed().as_secs_f64(),
+        system.free.len(),
+        system.q_lower.val().len()
+    );
+    let t = Instant::now();
+    let factor = Factorization::new(&system.q_lower, None)?;
+    println!(
+        "  symbolic + numeric: {:.3} s, factor {} values, peak {:.0} MB",
+        t.elapsed().as_secs_f64(),
+        factor.stored_values(),
+        peak_rss_mb()
+    );
+    let t = Instant::now();
+    let again = factor.refactor(&system.q_lower)?;
+    println!("  numeric only: {:.3} s", t.elapsed().as_secs_f64());
+    drop(again);
+    let mut rhs = system.rhs.clone();
+    let t = Instant::now();
+    factor.solve_in_place(rhs.as_mut(), 1);
+    println!(
+        "  solve {} columns: {:.3} s",
+        rhs.ncols(),
+        t.elapsed().as_secs_f64()
+    );
     Ok(())
 }
 

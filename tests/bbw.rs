@@ -3,7 +3,7 @@
 
 use skinweights::metrics::evaluate;
 use skinweights::solvers::{Bbw, BbwOptions, Solver};
-use skinweights::{builtin_scene, BuiltinOptions};
+use skinweights::{builtin_scene, BuiltinOptions, Weights};
 
 #[test]
 fn bbw_rows_are_bounded_normalized_and_one_on_handles() {
@@ -67,32 +67,75 @@ fn bbw_subdomains_give_the_whole_mesh_optimum() {
     )
     .unwrap();
     for parts in [false, true] {
-        let solve = |subdomain: f64, region_rings: usize| {
-            let solution = Bbw::new(BbwOptions {
+        let solve = |subdomain, region_rings| {
+            let options = BbwOptions {
                 subdomain,
                 region_rings,
                 parts,
                 ..Default::default()
-            })
-            .solve(&scene)
-            .unwrap();
-            assert!(solution.report.warnings.is_empty());
-            solution.weights
+            };
+            solve_quietly(&scene, options)
         };
         let whole = solve(0.0, 2);
         // Margin 0 makes the regions grow during the iteration.
         for (rings, sub) in [(0, solve(1.0, 0)), (2, solve(1.0, 2))] {
-            let diff = whole
-                .rows()
-                .zip(sub.rows())
-                .flat_map(|(a, b)| a.iter().zip(b).map(|(x, y)| (x - y).abs()))
-                .fold(0.0, f64::max);
-            // Both stop with every bound violation and multiplier within the 1e-3 tolerance.
-            assert!(diff < 2e-3, "parts {parts}, region_rings {rings}: {diff}");
-            for row in sub.rows() {
-                assert!(row.iter().all(|x| x.is_finite() && *x >= 0.0));
-                assert!((row.iter().sum::<f64>() - 1.0).abs() < 1e-9);
+            assert_same_optimum(
+                &whole,
+                &sub,
+                &format!("parts {parts}, region_rings {rings}"),
+            );
+        }
+    }
+}
+
+/// The local passes (option `local_reach`) only choose the active set the whole passes
+/// solve with, so they reach the optimum the whole passes alone reach: at 3k and 10k
+/// vertices, with and without parts, and with a reach wide enough to cover the mesh.
+#[test]
+fn bbw_local_passes_give_the_whole_pass_optimum() {
+    for vertices in [3000, 10_000] {
+        let scene = builtin_scene(
+            "arms-down",
+            &BuiltinOptions {
+                vertices,
+                ..Default::default()
+            },
+        )
+        .unwrap();
+        for parts in [false, true] {
+            let options = |local_reach| BbwOptions {
+                local_reach,
+                parts,
+                ..Default::default()
+            };
+            let whole = solve_quietly(&scene, options(0.0));
+            for reach in [0.03, BbwOptions::default().local_reach, 1.0] {
+                let local = solve_quietly(&scene, options(reach));
+                let what = format!("{vertices} vertices, parts {parts}, reach {reach}");
+                assert_same_optimum(&whole, &local, &what);
             }
         }
+    }
+}
+
+/// `bbw` with `options` on `scene`, which must converge without warnings.
+fn solve_quietly(scene: &skinweights::Scene, options: BbwOptions) -> Weights {
+    let solution = Bbw::new(options).solve(scene).unwrap();
+    assert!(solution.report.warnings.is_empty());
+    solution.weights
+}
+
+/// `other` is a valid weight table within the active-set tolerance of `whole`: both stop
+/// with every bound violation and multiplier within 1e-3.
+fn assert_same_optimum(whole: &Weights, other: &Weights, what: &str) {
+    let diff = whole
+        .rows()
+        .zip(other.rows())
+        .flat_map(|(a, b)| a.iter().zip(b).map(|(x, y)| (x - y).abs()))
+        .fold(0.0, f64::max);
+    assert!(diff < 2e-3, "{what}: {diff}");
+    for row in other.rows() {
+        assert!(row.iter().all(|x| x.is_finite() && *x >= 0.0));
+        assert!((row.iter().sum::<f64>() - 1.0).abs() < 1e-9);
     }
 }

@@ -26,6 +26,16 @@
 //! active region's border recedes several rings per pass instead of about one: 2-4 passes
 //! instead of 6-7 at 10k vertices, 5-6 instead of 11-18 at 50k (`benches/bbw.rs`).
 //!
+//! **Local passes** (option `local_reach`). Even so the border creeps: at 500k vertices
+//! each bone took 14-20 whole passes, the later ones releasing 2-50 vertices each. Between
+//! whole passes the active set is now iterated on the rows around the vertices that just
+//! changed (a band of `local_reach x sqrt(n)` stencil steps, the rest of the mesh held at
+//! its current values, a small factorization per pass) until nothing there changes; the
+//! next whole pass solves with that active set and its stopping test covers every vertex,
+//! so the result is still the exact optimum of the QP, reached in 1-2 whole passes per
+//! bone. Whole-set factors reuse one pool of storage (0.7 GB each at 500k) instead of
+//! being allocated per pass.
+//!
 //! **Subdomains** (option `subdomain`). A bone whose weight is off its bounds on a small
 //! part of the mesh (with `parts=true`, where it is locked to 0 on the parts it may not
 //! influence) is solved on that part plus a margin of `region_rings` stencil steps: the
@@ -76,17 +86,32 @@ pub struct BbwOptions {
     /// (and is never bulk-released again, so this cannot cycle), and the stopping rule is
     /// unchanged, so the result is the same optimum.
     pub release_rings: usize,
+    /// Between passes on the whole free set, the active set is iterated *locally*: the rows
+    /// within `local_reach x sqrt(free vertices)` steps of `Q`'s stencil (two mesh rings
+    /// each; at least 2) of the vertices that last changed bound are solved with every
+    /// other row held at its current value (a small factorization of their own), until no
+    /// vertex there changes (key `local_reach`, default 0.1: 10 steps at 10k vertices, 22 at
+    /// 50k, 70 at 500k; 0: every pass is a whole-set pass). The active region's border
+    /// creeps a few rings per pass; the local passes let it creep cheaply, and the
+    /// whole-set pass that follows, with its stopping test over every vertex, keeps the
+    /// result the exact optimum. Also before the first whole pass when the unconstrained
+    /// start is out of bounds on at most a tenth of the free vertices (a larger change
+    /// moves the far field, which the local passes hold fixed). Measured in
+    /// `benches/bbw.rs`.
+    pub local_reach: f64,
     /// A bone whose subdomain (the vertices where its weight is not at a bound, plus
     /// `region_rings` stencil steps around them) covers at most this fraction of the free
     /// vertices is solved on the subdomain alone, every other vertex fixed at its bound,
     /// with its own (smaller) symbolic analysis; larger ones factor the whole free set
-    /// every pass, reusing one shared symbolic analysis (key `subdomain`, default 0.5; 0:
+    /// every pass, reusing one shared symbolic analysis (key `subdomain`, default 0.7; 0:
     /// never, 1: always). A vertex outside the subdomain whose multiplier asks to release
     /// it grows the subdomain, and the stopping test covers the whole mesh, so the optimum
-    /// is the same. A fresh symbolic analysis costs about 2.4 numeric factorizations, so
-    /// this pays only for small subdomains: plain BBW leaves each bone's weight strictly
-    /// inside `(0, 1)` on 55-97% of arms-down and `figure`, while `parts=true` locks most
-    /// of the mesh (measured in `benches/bbw.rs`).
+    /// is the same. A fresh symbolic analysis (in the shared order, no new AMD) costs about
+    /// 2.4 numeric factorizations at 10k vertices but a third of one at 500k, and with the
+    /// local passes a region is analysed once or twice: 0.7 pays on arms-down's forearms
+    /// (free on 55% of the mesh) while plain BBW leaves most bones strictly inside `(0, 1)`
+    /// on 80-97% of arms-down and `figure`; `parts=true` locks most of the mesh (measured
+    /// in `benches/bbw.rs`).
     pub subdomain: f64,
     /// Margin of the subdomain, in steps of `Q`'s stencil (two mesh rings each) around
     /// the vertices not at a bound, and around any vertex that later grows it (key
@@ -109,7 +134,8 @@ impl Default for BbwOptions {
             tolerance: 1e-3,
             max_iterations: 50,
             release_rings: 1,
-            subdomain: 0.5,
+            local_reach: 0.1,
+            subdomain: 0.7,
             region_rings: 2,
             parts: false,
             visibility: true,
@@ -140,6 +166,11 @@ impl SolverOptions for BbwOptions {
             doc: "a released vertex also releases same-bound vertices N stencil steps around it",
         },
         OptionDoc {
+            key: "local_reach",
+            value: "F",
+            doc: "iterate the active set locally, F x sqrt(free vertices) stencil steps around changes",
+        },
+        OptionDoc {
             key: "subdomain",
             value: "F",
             doc: "solve a bone only where its weight is off its bounds if that is <= F of the mesh",
@@ -166,6 +197,7 @@ impl SolverOptions for BbwOptions {
             "tolerance" => self.tolerance.to_string(),
             "max_iterations" => self.max_iterations.to_string(),
             "release_rings" => self.release_rings.to_string(),
+            "local_reach" => self.local_reach.to_string(),
             "subdomain" => self.subdomain.to_string(),
             "region_rings" => self.region_rings.to_string(),
             "parts" => self.parts.to_string(),
@@ -195,6 +227,7 @@ impl SolverOptions for BbwOptions {
                     "a whole number >= 0",
                 )? as usize
             }
+            "local_reach" => self.local_reach = parse_number(key, value, |x| x >= 0.0, ">= 0")?,
             "subdomain" => {
                 self.subdomain =
                     parse_number(key, value, |x| (0.0..=1.0).contains(&x), "in [0, 1]")?
@@ -509,6 +542,29 @@ enum Bound {
     Locked,
 }
 
+/// Storage of whole-free-set factors, handed from bone to bone: at 500k vertices a factor
+/// is 0.7 GB, and allocating (and page-faulting) a fresh one per bone cost more than a
+/// second each.
+#[derive(Default)]
+struct FactorPool(std::sync::Mutex<Vec<Vec<f64>>>);
+
+impl FactorPool {
+    fn take(&self) -> Vec<f64> {
+        self.0
+            .lock()
+            .map(|mut p| p.pop())
+            .ok()
+            .flatten()
+            .unwrap_or_default()
+    }
+
+    fn give(&self, values: Vec<f64>) {
+        if let Ok(mut p) = self.0.lock() {
+            p.push(values);
+        }
+    }
+}
+
 /// The rows one bone's QP is solved on (option `subdomain`): the vertices not at a bound
 /// plus a margin, with the bound vertices inside it fixed by identity rows so that its
 /// symbolic analysis serves every pass until the region grows.
@@ -572,19 +628,172 @@ impl<'a> Region<'a> {
     }
 
     /// Factorizes `Q` on the region with the rows where `fixed` replaced by the identity.
-    fn factor(&mut self, fixed: &[bool]) -> Result<&Factorization> {
+    fn factor(&mut self, fixed: &[bool], pool: &FactorPool) -> Result<&Factorization> {
         let matrix = with_fixed_rows(&self.lower, fixed);
-        if self.shared.is_some() {
-            // Its analysis is the shared one: free the last factor before making the next.
-            self.latest = None;
-        }
-        let next = match self.latest.as_ref().or(self.shared) {
-            Some(f) => f.refactor(&matrix)?,
-            None => Factorization::new(&matrix, Some(&self.order))?,
+        // The pattern never changes while the region stays: refactor into the last
+        // factor's storage.
+        let next = match self.latest.take() {
+            Some(mut latest) => {
+                latest.refactor_in_place(&matrix)?;
+                latest
+            }
+            None => match self.shared {
+                Some(f) => f.refactor_into(&matrix, pool.take())?,
+                None => Factorization::new(&matrix, Some(&self.order))?,
+            },
         };
         Ok(self.latest.insert(next))
     }
+
+    /// Hands a whole-free-set factor's storage back to `pool`.
+    fn release(self, pool: &FactorPool) {
+        if let (Some(mut f), Some(_)) = (self.latest, self.shared) {
+            pool.give(f.take_values());
+        }
+    }
 }
+
+/// The next state of vertex `i` in the active-set iteration, if it changes: a free vertex
+/// out of `[0, 1]` is fixed at the bound it crossed, a fixed one whose multiplier
+/// `(Qx - b)_i` has the wrong sign is released.
+fn next_bound(
+    q: &Symmetric,
+    b: &[f64],
+    eps: f64,
+    i: usize,
+    state: &[Bound],
+    x: &[f64],
+) -> Option<Bound> {
+    let next = match state[i] {
+        Bound::Free if x[i] < -eps => Bound::Zero,
+        Bound::Free if x[i] > 1.0 + eps => Bound::One,
+        Bound::Zero if q.row_product(i, x) - b[i] < -eps => Bound::Free,
+        Bound::One if q.row_product(i, x) - b[i] > eps => Bound::Free,
+        s => s,
+    };
+    (next != state[i]).then_some(next)
+}
+
+/// Applies `changes` to `state`, with the bulk release around released vertices (option
+/// `release_rings`; each vertex at most once, so it cannot cycle). Returns every vertex
+/// whose state changed and, separately, the released ones.
+fn apply_changes(
+    q: &Symmetric,
+    state: &mut [Bound],
+    bulk_released: &mut [bool],
+    changes: Vec<(usize, Bound)>,
+    release_rings: usize,
+) -> (Vec<usize>, Vec<usize>) {
+    let mut changed = Vec::with_capacity(changes.len());
+    let mut released = Vec::new();
+    for (i, next) in changes {
+        if next == Bound::Free {
+            released.push((i, state[i]));
+        }
+        state[i] = next;
+        changed.push(i);
+    }
+    let mut freed: Vec<usize> = released.iter().map(|&(i, _)| i).collect();
+    for _ in 0..release_rings {
+        let mut next_ring = Vec::new();
+        for &(i, bound) in &released {
+            for &r in q.row(i).0 {
+                if state[r] == bound && !bulk_released[r] {
+                    bulk_released[r] = true;
+                    state[r] = Bound::Free;
+                    next_ring.push((r, bound));
+                    freed.push(r);
+                    changed.push(r);
+                }
+            }
+        }
+        released = next_ring;
+    }
+    (changed, freed)
+}
+
+/// Sets the fixed vertices of `x` to their bounds.
+fn fix_at_bounds(x: &mut [f64], state: &[Bound], rows: impl Iterator<Item = usize>) {
+    for i in rows {
+        match state[i] {
+            Bound::Free => {}
+            Bound::Zero | Bound::Locked => x[i] = 0.0,
+            Bound::One => x[i] = 1.0,
+        }
+    }
+}
+
+/// The local passes (option `local_reach`): starting from the vertices in `seeds` (those
+/// whose state last changed), solves the free rows within `steps` stencil steps of
+/// them with every other row held at its current value, updates the state where that can
+/// change it (the rows and their stencil neighbours), and repeats around the vertices
+/// that changed, until none does. Returns the vertices it released (which the caller's
+/// subdomain must contain).
+#[allow(clippy::too_many_arguments)]
+fn local_passes(
+    q: &Symmetric,
+    b: &[f64],
+    x: &mut [f64],
+    state: &mut [Bound],
+    bulk_released: &mut [bool],
+    mut seeds: Vec<usize>,
+    steps: usize,
+    o: &BbwOptions,
+) -> Result<Vec<usize>> {
+    let n = x.len();
+    let mut inside = vec![false; n];
+    let mut local = vec![usize::MAX; n];
+    let mut freed_all = Vec::new();
+    for _ in 0..o.max_iterations {
+        if seeds.is_empty() {
+            break;
+        }
+        let mut region = q.dilate(&mut inside, &seeds, steps);
+        region.sort_unstable();
+        fix_at_bounds(x, state, region.iter().copied());
+        let rows: Vec<usize> = region
+            .iter()
+            .copied()
+            .filter(|&i| state[i] == Bound::Free)
+            .collect();
+        rows.iter().enumerate().for_each(|(k, &i)| local[i] = k);
+        if !rows.is_empty() {
+            // rhs = b_I - Q_IO x_O, O: every row held (outside or at a bound).
+            let mut rhs = Mat::<f64>::zeros(rows.len(), 1);
+            for (k, &i) in rows.iter().enumerate() {
+                let (cols, vals) = q.row(i);
+                let held: f64 = cols
+                    .iter()
+                    .zip(vals)
+                    .filter(|(&c, _)| local[c] == usize::MAX)
+                    .map(|(&c, &v)| v * x[c])
+                    .sum();
+                rhs[(k, 0)] = b[i] - held;
+            }
+            let lower = q.lower_submatrix(&rows, &local);
+            Factorization::new(&lower, None)?.solve_in_place(rhs.as_mut(), 1);
+            for (k, &i) in rows.iter().enumerate() {
+                x[i] = rhs[(k, 0)];
+            }
+        }
+        let mut watch = region.clone();
+        watch.extend(q.dilate(&mut inside, &region, 1));
+        let changes: Vec<(usize, Bound)> = watch
+            .iter()
+            .filter_map(|&i| Some((i, next_bound(q, b, o.tolerance, i, state, x)?)))
+            .collect();
+        watch.iter().for_each(|&i| inside[i] = false);
+        rows.iter().for_each(|&i| local[i] = usize::MAX);
+        let (changed, freed) = apply_changes(q, state, bulk_released, changes, o.release_rings);
+        freed_all.extend(freed);
+        seeds = changed;
+    }
+    Ok(freed_all)
+}
+
+/// Local passes run before the first whole pass only if at most `1 / LOCAL_START` of the
+/// free vertices start out of bounds (see [`BbwOptions::local_reach`]).
+const LOCAL_START: usize = 10;
 
 /// Primal-dual active set (semi-smooth Newton; Hintermüller, Ito & Kunisch 2002) for
 /// `min 1/2 x'Qx - b'x, 0 <= x <= 1`, started from the unconstrained solution `x`. Each
@@ -592,14 +801,20 @@ impl<'a> Region<'a> {
 /// Cholesky factorization of `Q` restricted to them, and recomputes the multipliers
 /// `mu = Qx - b` on the active ones.
 ///
+/// Before each such whole pass, [`local_passes`] move the active set where it just
+/// changed (option `local_reach`); they only choose the next active set, the whole pass
+/// solves with it.
+///
 /// The solve is restricted to a [`Region`] (option `subdomain`); the vertices
 /// outside it stay at their bound, which is what the plain iteration does as long as none
 /// of them is released. One that is (its multiplier has the wrong sign) grows the region
 /// around it, and the iteration only stops once every multiplier on the whole free set has
 /// the right sign, so the result is the same optimum.
+#[allow(clippy::too_many_arguments)]
 fn active_set(
     q: &Symmetric,
     shared: &Factorization,
+    pool: &FactorPool,
     order: &[usize],
     b: &[f64],
     mut x: Vec<f64>,
@@ -631,20 +846,34 @@ fn active_set(
             converged: true,
         });
     }
+    // Each vertex is bulk-released at most once, so the bulk releases cannot cycle.
+    let mut bulk_released = vec![false; n];
+    let mut seeds: Vec<usize> = (0..n)
+        .filter(|&i| matches!(state[i], Bound::Zero | Bound::One))
+        .collect();
+    // Stencil steps of the local passes (none: 0).
+    let steps = match o.local_reach > 0.0 {
+        true => ((o.local_reach * (n as f64).sqrt()).round() as usize).max(2),
+        false => 0,
+    };
+    if steps > 0 && seeds.len() * LOCAL_START <= n {
+        local_passes(
+            q,
+            b,
+            &mut x,
+            &mut state,
+            &mut bulk_released,
+            seeds,
+            steps,
+            o,
+        )?;
+    }
     let mut inside = vec![false; n];
     let free: Vec<usize> = (0..n).filter(|&i| state[i] == Bound::Free).collect();
     q.dilate(&mut inside, &free, o.region_rings);
     let mut region = Region::new(q, &mut inside, order, shared, o.subdomain);
-    // Each vertex is bulk-released at most once, so the bulk releases cannot cycle.
-    let mut bulk_released = vec![false; n];
     for it in 1..=o.max_iterations {
-        for i in 0..n {
-            match state[i] {
-                Bound::Free => {}
-                Bound::Zero | Bound::Locked => x[i] = 0.0,
-                Bound::One => x[i] = 1.0,
-            }
-        }
+        fix_at_bounds(&mut x, &state, 0..n);
         // Solve on the region's free rows with everything else fixed:
         // rhs = b_I - Q_IA x_A on the free rows, the bound on the fixed ones.
         let m = region.rows.len();
@@ -669,60 +898,21 @@ fn active_set(
             };
         }
         if m > 0 {
-            region.factor(&fixed)?.solve_in_place(rhs.as_mut(), 1);
+            region.factor(&fixed, pool)?.solve_in_place(rhs.as_mut(), 1);
         }
         for (k, &i) in region.rows.iter().enumerate() {
             x[i] = rhs[(k, 0)];
         }
-        // The next state of vertex `i`, and whether it changes.
-        let update = |i: usize, state: &[Bound], x: &[f64]| {
-            let next = match state[i] {
-                Bound::Free if x[i] < -eps => Bound::Zero,
-                Bound::Free if x[i] > 1.0 + eps => Bound::One,
-                // A multiplier of the wrong sign releases the vertex.
-                Bound::Zero if q.row_product(i, x) - b[i] < -eps => Bound::Free,
-                Bound::One if q.row_product(i, x) - b[i] > eps => Bound::Free,
-                s => s,
-            };
-            (next != state[i]).then_some(next)
-        };
-        let mut changes: Vec<(usize, Bound)> = region
-            .watch
-            .iter()
-            .filter_map(|&i| Some((i, update(i, &state, &x)?)))
-            .collect();
+        let update = |i: usize| Some((i, next_bound(q, b, eps, i, &state, &x)?));
+        let mut changes: Vec<(usize, Bound)> =
+            region.watch.iter().filter_map(|&i| update(i)).collect();
         if changes.is_empty() && region.watch.len() < n {
             // The stopping test covers the whole free set: outside the watched rows the
             // multipliers were not looked at since the region was made.
-            changes = (0..n)
-                .filter_map(|i| Some((i, update(i, &state, &x)?)))
-                .collect();
+            changes = (0..n).filter_map(update).collect();
         }
-        let changed = !changes.is_empty();
-        let mut released = Vec::new();
-        for (i, next) in changes {
-            if next == Bound::Free {
-                released.push((i, state[i]));
-            }
-            state[i] = next;
-        }
-        // Bulk release around the released vertices (option `release_rings`).
-        let mut grow: Vec<usize> = released.iter().map(|&(i, _)| i).collect();
-        for _ in 0..o.release_rings {
-            let mut next_ring = Vec::new();
-            for &(i, bound) in &released {
-                for &r in q.row(i).0 {
-                    if state[r] == bound && !bulk_released[r] {
-                        bulk_released[r] = true;
-                        state[r] = Bound::Free;
-                        next_ring.push((r, bound));
-                        grow.push(r);
-                    }
-                }
-            }
-            released = next_ring;
-        }
-        if !changed {
+        if changes.is_empty() {
+            region.release(pool);
             x.iter_mut().for_each(|v| *v = v.clamp(0.0, 1.0));
             return Ok(BoneQp {
                 x,
@@ -730,12 +920,29 @@ fn active_set(
                 converged: true,
             });
         }
+        let (changed, mut grow) =
+            apply_changes(q, &mut state, &mut bulk_released, changes, o.release_rings);
+        seeds = changed;
+        if steps > 0 {
+            grow.extend(local_passes(
+                q,
+                b,
+                &mut x,
+                &mut state,
+                &mut bulk_released,
+                seeds,
+                steps,
+                o,
+            )?);
+        }
         grow.retain(|&i| !inside[i]);
         if !grow.is_empty() {
             q.dilate(&mut inside, &grow, o.region_rings);
-            region = Region::new(q, &mut inside, order, shared, o.subdomain);
+            let grown = Region::new(q, &mut inside, order, shared, o.subdomain);
+            std::mem::replace(&mut region, grown).release(pool);
         }
     }
+    region.release(pool);
     x.iter_mut().for_each(|v| *v = v.clamp(0.0, 1.0));
     Ok(BoneQp {
         x,
@@ -780,37 +987,55 @@ impl Solver for Bbw {
         let nb = scene.skeleton.len();
         // The unconstrained biharmonic solution of every bone, one factorization for all.
         let mut start = system.rhs.clone();
-        let factor = match system.free.is_empty() {
+        let mut factor = match system.free.is_empty() {
             true => None,
             false => Some(Factorization::new(&system.q_lower, None)?),
         };
-        if let Some(f) = &factor {
+        let pool = FactorPool::default();
+        if let Some(f) = &mut factor {
             f.solve_in_place(start.as_mut(), rayon::current_num_threads());
+            // Only its symbolic analysis is used from here on.
+            pool.give(f.take_values());
         }
         let locked = self.locked(scene, &system.free);
         let q = Symmetric::from_lower(&system.q_lower);
         let order = factor.as_ref().map_or_else(Vec::new, Factorization::order);
-        let per_bone: Vec<BoneQp> = (0..nb)
+        // Longest first, one bone per task, so that the threads finish together: a bone
+        // whose unconstrained weight leaves [0, 1] on more vertices takes more passes.
+        let eps = o.tolerance;
+        let outside = |j: usize| {
+            let col = start.col_as_slice(j);
+            col.iter().filter(|&&v| v < -eps || v > 1.0 + eps).count()
+        };
+        let mut schedule: Vec<(usize, usize)> = (0..nb).map(|j| (outside(j), j)).collect();
+        schedule.sort_unstable_by(|a, b| b.cmp(a));
+        let mut per_bone: Vec<(usize, BoneQp)> = schedule
             .into_par_iter()
-            .map(|j| {
+            .with_max_len(1)
+            .map(|(_, j)| {
                 let Some(factor) = &factor else {
-                    return Ok(BoneQp {
+                    let empty = BoneQp {
                         x: Vec::new(),
                         iterations: 0,
                         converged: true,
-                    });
+                    };
+                    return Ok((j, empty));
                 };
-                active_set(
+                let qp = active_set(
                     &q,
                     factor,
+                    &pool,
                     &order,
                     system.rhs.col_as_slice(j),
                     start.col_as_slice(j).to_vec(),
                     &locked[j],
                     o,
-                )
+                )?;
+                Ok((j, qp))
             })
             .collect::<Result<_>>()?;
+        per_bone.sort_unstable_by_key(|(j, _)| *j);
+        let per_bone: Vec<BoneQp> = per_bone.into_iter().map(|(_, qp)| qp).collect();
         drop(start);
         let n = scene.mesh.vertex_count();
         let mut all = Mat::<f64>::zeros(n, nb);

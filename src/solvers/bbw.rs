@@ -738,13 +738,21 @@ fn local_passes(
     bulk_released: &mut [bool],
     mut seeds: Vec<usize>,
     steps: usize,
+    order: &[usize],
     o: &BbwOptions,
 ) -> Result<Vec<usize>> {
     let n = x.len();
     let mut inside = vec![false; n];
     let mut local = vec![usize::MAX; n];
     let mut freed_all = Vec::new();
+    // One storage for the passes' factors.
+    let mut storage = Vec::new();
     for _ in 0..o.max_iterations {
+        // A vertex fixed with its whole stencil cannot move anything: only the changes on
+        // the border between free and fixed vertices need the rows around them.
+        seeds.retain(|&i| {
+            state[i] == Bound::Free || q.row(i).0.iter().any(|&c| state[c] == Bound::Free)
+        });
         if seeds.is_empty() {
             break;
         }
@@ -771,7 +779,15 @@ fn local_passes(
                 rhs[(k, 0)] = b[i] - held;
             }
             let lower = q.lower_submatrix(&rows, &local);
-            Factorization::new(&lower, None)?.solve_in_place(rhs.as_mut(), 1);
+            // The whole free set's elimination order restricted to the rows: no AMD pass.
+            let sub_order: Vec<usize> = order
+                .iter()
+                .filter(|&&i| local[i] != usize::MAX)
+                .map(|&i| local[i])
+                .collect();
+            let mut factor = Factorization::new_into(&lower, Some(&sub_order), storage)?;
+            factor.solve_in_place(rhs.as_mut(), 1);
+            storage = factor.take_values();
             for (k, &i) in rows.iter().enumerate() {
                 x[i] = rhs[(k, 0)];
             }
@@ -865,6 +881,7 @@ fn active_set(
             &mut bulk_released,
             seeds,
             steps,
+            order,
             o,
         )?;
     }
@@ -932,6 +949,7 @@ fn active_set(
                 &mut bulk_released,
                 seeds,
                 steps,
+                order,
                 o,
             )?);
         }

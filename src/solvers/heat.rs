@@ -186,6 +186,16 @@ impl Factorization {
     /// Cholesky, sequential) with the fill-reducing elimination order `order` (`order[k]` =
     /// the row eliminated `k`-th), or faer's AMD ordering when `order` is `None`.
     pub fn new(lower: &SparseColMat<usize, f64>, order: Option<&[usize]>) -> Result<Self> {
+        Self::new_into(lower, order, Vec::new())
+    }
+
+    /// [`Factorization::new`] into the storage `values` (of an earlier factor, taken with
+    /// [`Factorization::take_values`]), for many factorizations made in turn.
+    pub fn new_into(
+        lower: &SparseColMat<usize, f64>,
+        order: Option<&[usize]>,
+        values: Vec<f64>,
+    ) -> Result<Self> {
         let n = lower.nrows();
         let inverse: Vec<usize> = match order {
             Some(fwd) => {
@@ -220,7 +230,7 @@ impl Factorization {
         .map_err(|e| Error::LinearAlgebra {
             message: format!("symbolic Cholesky: {e:?}"),
         })?;
-        Self::numeric(std::sync::Arc::new(symbolic), lower)
+        Self::numeric(std::sync::Arc::new(symbolic), lower, values)
     }
 
     /// Number of stored values of the Cholesky factor (its fill, for the timing example).
@@ -241,7 +251,7 @@ impl Factorization {
     /// Factorizes `lower`, which must have the sparsity pattern of the matrix this
     /// factorization was made from, reusing its symbolic analysis (ordering and structure).
     pub fn refactor(&self, lower: &SparseColMat<usize, f64>) -> Result<Self> {
-        Self::numeric(self.symbolic.clone(), lower)
+        Self::numeric(self.symbolic.clone(), lower, Vec::new())
     }
 
     /// [`Factorization::refactor`] into the storage `values` (of an earlier factor, taken
@@ -250,15 +260,9 @@ impl Factorization {
     pub fn refactor_into(
         &self,
         lower: &SparseColMat<usize, f64>,
-        mut values: Vec<f64>,
+        values: Vec<f64>,
     ) -> Result<Self> {
-        values.clear();
-        values.resize(self.symbolic.len_val(), 0.0);
-        Self::numeric_into(&self.symbolic, lower, &mut values)?;
-        Ok(Factorization {
-            symbolic: self.symbolic.clone(),
-            values,
-        })
+        Self::numeric(self.symbolic.clone(), lower, values)
     }
 
     /// Takes the numeric factor's storage out for [`Factorization::refactor_into`]; this
@@ -273,7 +277,7 @@ impl Factorization {
     /// costs no fresh allocation (at 50k vertices the page faults of a new factor were a
     /// sixth of `bbw`'s time).
     pub fn refactor_in_place(&mut self, lower: &SparseColMat<usize, f64>) -> Result<()> {
-        self.values.clear();
+        // faer zeroes the factor itself.
         self.values.resize(self.symbolic.len_val(), 0.0);
         Self::numeric_into(&self.symbolic, lower, &mut self.values)
     }
@@ -281,8 +285,10 @@ impl Factorization {
     fn numeric(
         symbolic: std::sync::Arc<SymbolicCholesky<usize>>,
         lower: &SparseColMat<usize, f64>,
+        mut values: Vec<f64>,
     ) -> Result<Self> {
-        let mut values = vec![0.0; symbolic.len_val()];
+        // faer zeroes the factor itself: only new length needs initializing.
+        values.resize(symbolic.len_val(), 0.0);
         Self::numeric_into(&symbolic, lower, &mut values)?;
         Ok(Factorization { symbolic, values })
     }

@@ -57,7 +57,7 @@
 //! 10k 0.447 s vs 0.225 s (load 2.4), 50k 8.50 s vs 7.05 s (load 7.7). With `parts=true`
 //! most of the mesh is locked to 0 for every bone, and the regions are small.
 //!
-//! **The targets stay missed for plain BBW.** Figures with the default (old and new are the
+//! **The targets stayed missed for plain BBW** (last round, before the local passes). Figures with the default (old and new are the
 //! same path there; the load-1 figures were taken at the start of the round with the code
 //! before the subdomains, the others with it), `solver_timing -- arms-down N bbw`:
 //!
@@ -74,6 +74,44 @@
 //! bound). Reaching the targets needs the passes down to 1-2 per bone (a coarse-to-fine
 //! prediction of the active set, which needs a coarser mesh of the same shape: not built
 //! here) or a cheaper solve per pass.
+//!
+//! **Local passes** (option `local_reach`, default 0.1; this round). A trace of the passes
+//! at 496 293 vertices showed each bone taking 14-20 whole passes (3.2 s of numeric
+//! factorization each), the later ones releasing 2-50 vertices: the border of the zero set
+//! creeps. Between whole passes the active set is now iterated on the rows within
+//! `0.1 x sqrt(free vertices)` stencil steps of the vertices that changed (22 steps at 50k,
+//! 70 at 500k), the rest held at its current values, with its own small factorization (in
+//! the whole set's AMD order restricted: no AMD per pass); the next whole pass solves with
+//! that active set and its stopping test covers every vertex, so the optimum is the same
+//! (test `bbw_local_passes_give_the_whole_pass_optimum`: within 2e-3 of `local_reach=0`
+//! at 3k and 10k, with and without parts, reaches 0.03 / 0.1 / 1). Whole passes per bone at
+//! 500k: 14-20 -> 1-2 (8 for the 5 bones; 85 local passes of 0.05-0.19 s). Local passes
+//! also run before the first whole pass when at most a tenth of the free vertices start
+//! out of bounds (a larger change moves the far field, which they hold fixed: tried, the
+//! next whole pass then changed 3 000-30 000 vertices). Reach measured (one process each,
+//! load 1-2): 50k 0.03 / 0.07 / 0.1 / 0.14 -> 1.15 / 0.88 / 0.70 / 0.77 s; 500k
+//! 0.05 / 0.07 / 0.1 / 0.2 -> 15.1 / 18.2 / 17.6 / 24.9 s. Also: whole-set factors reuse
+//! one storage pool (at 500k a fresh 0.7 GB factor per pass cost 1-2 s of page faults; a
+//! whole pass went from 3.7-5.6 s to 1.7-1.8 s), faer zero-fills the factor itself (no
+//! second fill), `subdomain` default 0.5 -> 0.7 (50k 0.72-0.79 s -> 0.67 s). Tried and
+//! dropped: smaller regions for a phase's later local passes (50k same, 500k 11-21 whole
+//! passes instead of 8), bulk release of 0 / 2 / 3 rings inside local passes (0: 49 s at
+//! 500k; 2: 23.3 s CPU vs 25.5 s, within noise), faer's parallel numeric factorization
+//! (`Par::rayon(2)` at 500k: 2.36 s vs 1.65 s sequential, and 40 more crates).
+//!
+//! | arms-down vertices | before this round (5c659d6) | `local_reach=0, subdomain=0.5` | new default | libigl bbw | target |
+//! |--------------------|-----------------------------|-------------------------------|-------------|------------|--------|
+//! | 9 817   | 0.120 s | 0.151 s | 0.083 s | - | - |
+//! | 49 751  | 1.74 s  | 1.56 s  | 0.653 s (criterion: 690 ms) | 5 s | 0.5 s |
+//! | 99 739  | -       | 4.99 s  | 1.58 s  | - | - |
+//! | 496 293 | 267 s (earlier round) | - | 15.5 s wall, 25.2 s user + 2.3 s sys, peak 2.32 GB (was 3.16 GB) | > 240 s | 10 s |
+//!
+//! (`solver_timing -- arms-down N bbw:local_reach=0:subdomain=0.5,bbw`, one process, load
+//! average 0.8-1.8 with one other developer building; `figure` 10k: 0.759 s -> 0.315 s.)
+//! Criterion this round (`cargo bench --bench bbw`, load 1.3-1.8): 10k 77.6 ms, 10k parts
+//! 51.7 ms, 50k 690 ms. Both targets are still missed: 1.3x at 50k and 1.55x at 500k. What
+//! is left at 500k: the shared factorization of the unconstrained system (AMD + numeric,
+//! 2.8 s, sequential), 8 whole passes of 1.7 s, and 9.4 s of local passes (CPU).
 //!
 //! Also tried this round: nested dissection (`ordering::nested_dissection`, restricted to
 //! the free set) instead of AMD for `Q`: its one-ring separators do not separate `Q`'s

@@ -47,11 +47,22 @@
 //! 1/6, and a child's share in its parent's sources fades linearly to 0 between its head
 //! and `1.5 r` (`blend_fade`), a gradient along the parent, radial to the joint, which does
 //! not fold. Measured (10k vertices): `figure` 1 -> 0 flips, the other scenes keep 0 flips
-//! and 0 drag where separated, malePerson's drag 4.22% -> 3.69%; at 30k `figure` folds 1
-//! triangle at the concave hip corner (3 before; heat 0). On artists' coarse meshes the
+//! and 0 drag where separated, malePerson's drag 4.22% -> 3.69%; at 15k and 25k-100k
+//! vertices `figure` still folds 1 triangle per kick at the outer hip's concave corner
+//! (heat 0; see README, "Misses"). On artists' coarse meshes the
 //! seed's blend agrees with the artists more (gBot 88.2% vs 87.3%, one point of 110;
 //! DragonBones 90.0% vs 88.8%), so meshes solved through `coarse_refine` keep it
 //! (`coarse_seed_blend`).
+//!
+//! **Cut shares fade.** A share of a bone that may not be a source in a vertex's part (the
+//! upper arm's share in the clavicle's sources on the torso) used to be dropped at the part
+//! border. Vertices on a bone are pinned to their source, so on `figure`'s clavicle the
+//! last torso vertex kept no upper-arm weight next to an arm vertex with 10-15%: one fold
+//! per lift at 20k, 25k and 35k vertices (smallest posed/rest area ratio -0.95 to -1.28).
+//! The share now fades linearly to 0 over `cut_fade` (0.5) x `r` beyond the border, along
+//! the mesh: those folds are gone (ratio 0.27-0.28 at 10k-100k), and the `best_check`
+//! figures at 3k, 10k and 30k and the artist agreement are unchanged (but `figure`'s
+//! energy at 30k, 0.30x -> 0.29x heat's).
 //!
 //! **Coarse meshes.** A mesh under `coarse_refine` vertices (default 2000) is solved on a
 //! copy whose triangles are split uniformly until it has at least that many, then read back
@@ -139,6 +150,14 @@ pub struct BestOptions {
     /// gBot and 90.0% on DragonBones, where the widened blend gets 87.3% and 88.8%; the
     /// whole DragonBones character folds 5 triangles either way).
     pub coarse_seed_blend: bool,
+    /// A bone's share in a blended source does not stop at the border of the parts where
+    /// it may be a source: it fades linearly to 0 over this many blend half-widths `r`
+    /// beyond them, along the mesh (key `cut_fade`, default 0.5; 0 = the hard cut). On
+    /// `figure` the hard cut left the torso's vertices on the clavicle (pinned to its
+    /// source) with no upper-arm share next to arm vertices with 10-15%, which folded one
+    /// triangle per lift at 20k, 25k and 35k vertices; 0.25, 0.5 and 1 remove it and leave
+    /// every `best_check` figure at 3k, 10k and 30k vertices unchanged.
+    pub cut_fade: f64,
 }
 
 impl Default for BestOptions {
@@ -157,6 +176,7 @@ impl Default for BestOptions {
             blend_fade: (0.0, 1.5),
             reduced_solves: true,
             coarse_seed_blend: true,
+            cut_fade: 0.5,
         }
     }
 }
@@ -210,6 +230,11 @@ impl SolverOptions for BestOptions {
             doc: "meshes solved through coarse_refine use the seed's blend (widen 0, fade 1:1)",
         },
         OptionDoc {
+            key: "cut_fade",
+            value: "F",
+            doc: "a bone's source share fades to 0 over F x r beyond the parts it may source",
+        },
+        OptionDoc {
             key: "part_sources",
             value: "BOOL",
             doc: "heat sources: each vertex's nearest visible bone that may influence its part",
@@ -227,6 +252,7 @@ impl SolverOptions for BestOptions {
             "blend_widen" => self.blend_widen.to_string(),
             "reduced_solves" => self.reduced_solves.to_string(),
             "coarse_seed_blend" => self.coarse_seed_blend.to_string(),
+            "cut_fade" => self.cut_fade.to_string(),
             "blend_fade" => format!("{}:{}", self.blend_fade.0, self.blend_fade.1),
             "coarse_refine" => match self.coarse_refine {
                 Some(n) => n.to_string(),
@@ -259,6 +285,7 @@ impl SolverOptions for BestOptions {
             "reduced_solves" => self.reduced_solves = super::heat::parse_bool(key, value)?,
             "coarse_seed_blend" => self.coarse_seed_blend = super::heat::parse_bool(key, value)?,
             "blend_widen" => self.blend_widen = parse_number(key, value, |x| x >= 0.0, ">= 0")?,
+            "cut_fade" => self.cut_fade = parse_number(key, value, |x| x >= 0.0, ">= 0")?,
             "blend_fade" => {
                 let (a, b) = value.split_once(':').unwrap_or((value, value));
                 let a = parse_number(key, a, |x| x >= 0.0, ">= 0")?;
@@ -459,14 +486,38 @@ impl JointBlend {
     }
 }
 
+/// `keep[j][v]`: the fraction of bone `j`'s share a vertex's blended source keeps: 1 in the
+/// parts where `j` may be a source (`ok`), falling linearly to 0 at `fade` along the mesh
+/// from the nearest such vertex (0: a hard cut at the part border).
+fn source_keep(scene: &Scene, ok: &[Vec<bool>], fade: f64) -> Vec<Vec<f64>> {
+    let parts = scene.mesh.vertex_parts();
+    ok.par_iter()
+        .map(|ok| {
+            let seeds: Vec<f64> = parts
+                .iter()
+                .map(|&p| if ok[p] { 0.0 } else { f64::INFINITY })
+                .collect();
+            if fade <= 0.0 || seeds.iter().all(|&x| x == 0.0) {
+                return parts.iter().map(|&p| f64::from(u8::from(ok[p]))).collect();
+            }
+            multi_source_dijkstra(&scene.mesh, &seeds)
+                .into_iter()
+                .map(|d| (1.0 - d / fade).max(0.0))
+                .collect()
+        })
+        .collect()
+}
+
 /// Replaces each vertex's one-hot heat source by the blended row of its source bones
-/// ([`JointBlend`]), keeping only bones that may be a source in the vertex's part.
+/// ([`JointBlend`]), keeping the shares of bones that may be a source in the vertex's part
+/// and fading the others out over `cut_fade x r` beyond that part ([`source_keep`]).
 fn blend_sources(
     scene: &Scene,
     system: &mut HeatSystem,
     blend: JointBlend,
     segments: &[crate::geometry::Segment],
     on_bone: f64,
+    cut_fade: f64,
 ) {
     let bones = scene.skeleton.bones();
     let nb = bones.len();
@@ -477,8 +528,8 @@ fn blend_sources(
         }
     }
     let ok = source_parts(scene, segments, on_bone);
-    let parts = scene.mesh.vertex_parts();
     let pts = scene.mesh.vertices();
+    let keep = source_keep(scene, &ok, cut_fade * blend.r);
     let mut row = vec![0.0; nb];
     for v in 0..scene.mesh.vertex_count() {
         let tied = system.nearest.of(v);
@@ -498,16 +549,12 @@ fn blend_sources(
                 &children,
             );
         }
-        let kept: f64 = (0..nb).filter(|&j| ok[j][parts[v]]).map(|j| row[j]).sum();
+        let kept: f64 = (0..nb).map(|j| keep[j][v] * row[j]).sum();
         if kept <= 0.0 {
             continue;
         }
         for j in 0..nb {
-            system.rhs[(v, j)] = if ok[j][parts[v]] {
-                total * row[j] / kept
-            } else {
-                0.0
-            };
+            system.rhs[(v, j)] = total * keep[j][v] * row[j] / kept;
         }
     }
 }
@@ -683,6 +730,7 @@ impl Solver for Best {
                 },
                 &segments,
                 floor,
+                o.cut_fade,
             );
         }
         let order = match o.heat.ordering {

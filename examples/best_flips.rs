@@ -1,5 +1,5 @@
 //! Where `best` folds triangles that heat does not: `cargo run --release --example best_flips
-//! -- SCENE VERTICES [SOLVER,...] [key=value ...]` prints, per probe and solver, drag, flips
+//! -- SCENE VERTICES [SOLVER,...] [key=value ...]` (`gap=G` sets arms-down's gap) prints, per probe and solver, drag, flips
 //! the smallest posed / rest triangle area ratio (how close the pose is to folding, and where)
 //! and for each flipped triangle its centroid and the weights of its corners.
 
@@ -11,15 +11,21 @@ fn main() -> skinweights::Result<()> {
     let name = args.first().map_or("figure", String::as_str);
     let vertices = args.get(1).and_then(|s| s.parse().ok()).unwrap_or(10_000);
     let solvers = args.get(2).map_or("heat,best", String::as_str);
-    let options: Vec<(String, String)> = args
+    let mut options: Vec<(String, String)> = args
         .iter()
         .skip(3)
         .filter_map(|a| a.split_once('=').map(|(k, v)| (k.into(), v.into())))
         .collect();
+    // `gap=G` is the scene's (arms-down), not the solver's.
+    let gap = options
+        .iter()
+        .position(|(k, _)| k == "gap")
+        .and_then(|i| options.remove(i).1.parse().ok());
     let scene = builtin_scene(
         name,
         &BuiltinOptions {
             vertices,
+            gap,
             ..Default::default()
         },
     )?;

@@ -1,5 +1,6 @@
 //! Where `best` folds triangles that heat does not: `cargo run --release --example best_flips
-//! -- SCENE VERTICES [SOLVER,...] [key=value ...]` prints, per probe and solver, drag, flips
+//! -- SCENE VERTICES [SOLVER,...] [key=value ...]` (`gap=G` sets arms-down's gap) prints, per probe and solver, drag, flips
+//! the smallest posed / rest triangle area ratio (how close the pose is to folding, and where)
 //! and for each flipped triangle its centroid and the weights of its corners.
 
 use skinweights::metrics::{evaluate, posed_positions};
@@ -10,15 +11,21 @@ fn main() -> skinweights::Result<()> {
     let name = args.first().map_or("figure", String::as_str);
     let vertices = args.get(1).and_then(|s| s.parse().ok()).unwrap_or(10_000);
     let solvers = args.get(2).map_or("heat,best", String::as_str);
-    let options: Vec<(String, String)> = args
+    let mut options: Vec<(String, String)> = args
         .iter()
         .skip(3)
         .filter_map(|a| a.split_once('=').map(|(k, v)| (k.into(), v.into())))
         .collect();
+    // `gap=G` is the scene's (arms-down), not the solver's.
+    let gap = options
+        .iter()
+        .position(|(k, _)| k == "gap")
+        .and_then(|i| options.remove(i).1.parse().ok());
     let scene = builtin_scene(
         name,
         &BuiltinOptions {
             vertices,
+            gap,
             ..Default::default()
         },
     )?;
@@ -40,12 +47,33 @@ fn main() -> skinweights::Result<()> {
         }
         for probe in &scene.probes {
             let m = evaluate(&scene, &w, probe, None)?;
-            println!(
-                "{s:>6} {:>7}: drag {:.3}% flips {} dirichlet {:.1}",
-                probe.name, m.drag_max_pct, m.flipped, m.dirichlet
-            );
             let posed = posed_positions(&scene, &w, &probe.pose)?;
             let pts = scene.mesh.vertices();
+            // The smallest posed / rest area ratio: how close the pose is to folding.
+            let (ratio, at) = scene
+                .mesh
+                .triangles()
+                .iter()
+                .map(|t| {
+                    let a = |p: &[nalgebra::Point2<f64>]| {
+                        (p[t[1]] - p[t[0]]).perp(&(p[t[2]] - p[t[0]]))
+                    };
+                    (
+                        a(&posed) / a(pts),
+                        (pts[t[0]].coords + pts[t[1]].coords + pts[t[2]].coords) / 3.0,
+                    )
+                })
+                .fold((f64::INFINITY, nalgebra::Vector2::zeros()), |m, x| {
+                    if x.0 < m.0 {
+                        x
+                    } else {
+                        m
+                    }
+                });
+            println!(
+                "{s:>6} {:>7}: drag {:.3}% flips {} dirichlet {:.1} min area ratio {ratio:.3} at ({:.1}, {:.1})",
+                probe.name, m.drag_max_pct, m.flipped, m.dirichlet, at.x, at.y
+            );
             for t in scene.mesh.triangles() {
                 let a =
                     |p: &[nalgebra::Point2<f64>]| (p[t[1]] - p[t[0]]).perp(&(p[t[2]] - p[t[0]]));

@@ -7,9 +7,10 @@
 //!
 //! Solvers: compare's list (linear, euclidean, geodesic, heat, mask, heat+mask), `bbw` (plain
 //! and with the part constraint inside the QP), heat with the soft limit at 0.02:0.05 and
-//! 0.05:0.1, and `best` with its defaults and five variants (band 0.1; no soft limit; no
+//! 0.05:0.1, and `best` with its defaults and six variants (band 0.1; no soft limit; no
 //! blended sources; `best v1` = neither part nor blended sources, the first version;
-//! `best v2` = the blend before it was widened away from the axis and faded along the parent).
+//! `best v2` = the blend before it was widened away from the axis and faded along the parent;
+//! `best v3` = the half-width 0.05 and the hard part cut before the wider ramp).
 //!
 //! Per scene and solver, over the scene's probes: the largest drag (% of height), the most
 //! flipped triangles, the largest distortion p99, the Dirichlet energy (also relative to
@@ -76,9 +77,23 @@ const SOLVERS: &[Variant] = &[
     ("best no limit", "best", &[("soft_limit", "none")]),
     ("best no blend", "best", &[("source_blend", "none")]),
     (
+        "best v3",
+        "best",
+        &[
+            ("source_blend", "0.05"),
+            ("blend_fade", "0:1.5"),
+            ("cut_fade", "0"),
+        ],
+    ),
+    (
         "best v2",
         "best",
-        &[("blend_widen", "0"), ("blend_fade", "1:1")],
+        &[
+            ("source_blend", "0.05"),
+            ("blend_widen", "0"),
+            ("blend_fade", "1:1"),
+            ("cut_fade", "0"),
+        ],
     ),
     (
         "best v1",

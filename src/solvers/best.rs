@@ -47,11 +47,35 @@
 //! 1/6, and a child's share in its parent's sources fades linearly to 0 between its head
 //! and `1.5 r` (`blend_fade`), a gradient along the parent, radial to the joint, which does
 //! not fold. Measured (10k vertices): `figure` 1 -> 0 flips, the other scenes keep 0 flips
-//! and 0 drag where separated, malePerson's drag 4.22% -> 3.69%; at 30k `figure` folds 1
-//! triangle at the concave hip corner (3 before; heat 0). On artists' coarse meshes the
+//! and 0 drag where separated, malePerson's drag 4.22% -> 3.69%; at 15k and 25k-100k
+//! vertices `figure` still folded 1 triangle per kick at the outer hip's concave corner
+//! (heat 0), until the wider ramp below. On artists' coarse meshes the
 //! seed's blend agrees with the artists more (gBot 88.2% vs 87.3%, one point of 110;
 //! DragonBones 90.0% vs 88.8%), so meshes solved through `coarse_refine` keep it
 //! (`coarse_seed_blend`).
+//!
+//! **Cut shares fade.** A share of a bone that may not be a source in a vertex's part (the
+//! upper arm's share in the clavicle's sources on the torso) used to be dropped at the part
+//! border. Vertices on a bone are pinned to their source, so on `figure`'s clavicle the
+//! last torso vertex kept no upper-arm weight next to an arm vertex with 10-15%: one fold
+//! per lift at 20k, 25k and 35k vertices (smallest posed/rest area ratio -0.95 to -1.28).
+//! The share now fades linearly to 0 over `cut_fade` (0.5) x `r` beyond the border, along
+//! the mesh: those folds are gone (ratio 0.27-0.28 at 10k-100k), and the `best_check`
+//! figures at 3k, 10k and 30k and the artist agreement are unchanged (but `figure`'s
+//! energy at 30k, 0.30x -> 0.29x heat's).
+//!
+//! **Wider ramp, same reach.** The vertices on a bone are pinned to their source, so near
+//! a joint the field follows the blend's ramp along the bone (slope `1 / (2r)`), and the
+//! heat solve carries that slope sideways: at `figure`'s outer hip, a concave corner 20.6
+//! units from the thigh's head, the thigh weight fell by 0.029 per unit in the corner
+//! triangles (0.021 from the ramp at `r` = 0.05 x height, steepened by the reflex corner,
+//! more so on finer meshes), past the ~0.026 at which a 90-degree kick folds there. The
+//! default half-width is now 0.12 with the child's share ending at 0.6 `r` (the same 34
+//! units as 1.5 x 0.05 before; a longer reach lets a thigh's share reach the other leg):
+//! smallest posed/rest area ratio in the kicks 0.08-0.19 at 15k-100k vertices (before
+//! -0.16 to +0.03), 0 flips on every shipped scene at 3k and 10k and at 30k but one on
+//! arms-down gap 48 (heat 4), energy 0.18-0.52x heat's (before 0.29-0.79x), malePerson's
+//! drag 3.69% -> 3.37% at 10k. Coarse meshes keep 0.05 ([`COARSE_SOURCE_BLEND`]).
 //!
 //! **Coarse meshes.** A mesh under `coarse_refine` vertices (default 2000) is solved on a
 //! copy whose triangles are split uniformly until it has at least that many, then read back
@@ -89,6 +113,10 @@ use nalgebra::Point2;
 use rayon::prelude::*;
 use std::time::Instant;
 
+/// The blended sources' half-width (fraction of the height) on meshes solved through
+/// `coarse_refine` with `coarse_seed_blend` (see [`BestOptions::coarse_seed_blend`]).
+pub const COARSE_SOURCE_BLEND: f64 = 0.05;
+
 /// Options of [`Best`].
 #[derive(Debug, Clone, PartialEq)]
 pub struct BestOptions {
@@ -107,9 +135,12 @@ pub struct BestOptions {
     /// of its nearest visible bone of all. See the module docs.
     pub part_sources: bool,
     /// Half-width of the seed's linear joint blend applied to the heat sources, as a fraction
-    /// of the height (key `source_blend`, `F` or `none`; default 0.05: zero flips on
-    /// arms-down gaps 2-48 and on femaleAdventurer and robot, where none leaves 0-6; 89.4%
-    /// agreement with the DragonBones artist's dominant bones, where none gives 75.5%).
+    /// of the height (key `source_blend`, `F` or `none`; default 0.12, with `blend_fade`
+    /// 0:0.6: no fold at `figure`'s outer hip at 3k-100k vertices, where 0.05 with 0:1.5
+    /// folds one triangle per kick at 15k and 25k-100k; zero flips on arms-down gaps 2-48,
+    /// femaleAdventurer and robot at 3k and 10k, where none leaves 0-6. Meshes solved
+    /// through `coarse_refine` use [`COARSE_SOURCE_BLEND`] instead, see
+    /// `coarse_seed_blend`).
     pub source_blend: Option<f64>,
     /// A mesh with fewer vertices than this is solved on a uniformly subdivided copy with at
     /// least this many and read back at its own vertices ([`super::refine::Refined`]; key
@@ -124,9 +155,11 @@ pub struct BestOptions {
     pub blend_widen: f64,
     /// A child's share in its parent's sources keeps its full value up to `A x r` from the
     /// child's head (measured at the vertex's closest point on the parent) and fades
-    /// linearly to 0 at `B x r` (key `blend_fade` as `A:B`; default 0:1.5: no fold at
-    /// `figure`'s clavicle, and the lowest Dirichlet energy of 0:1, 0:1.5 and 0:2 with the
-    /// same flips; 1:1 = the seed's hard stop at `r`). See the module docs ("Joint folds").
+    /// linearly to 0 at `B x r` (key `blend_fade` as `A:B`; default 0:0.6, which with
+    /// `source_blend` 0.12 ends the share at 7.2% of the height from the child's head, as
+    /// 0:1.5 did with 0.05: a longer reach lets a thigh's share reach the other leg (0.08
+    /// with 0:1.5 drags `figure`'s kicks by 0.46% at 30k); 1:1 = the seed's hard stop at
+    /// `r`). See the module docs ("Joint folds", "Wider ramp").
     pub blend_fade: (f64, f64),
     /// Each bone with locked vertices is solved on the system restricted to its free
     /// vertices (bones with the same locked set share one factorization) instead of
@@ -134,11 +167,21 @@ pub struct BestOptions {
     /// `reduced_solves`, default true; the same system, so the same weights up to rounding).
     pub reduced_solves: bool,
     /// A mesh solved through `coarse_refine` (an artist's mesh) uses the seed's joint blend
-    /// (`blend_widen` 0, `blend_fade` 1:1) instead of `blend_widen` and `blend_fade` (key
-    /// `coarse_seed_blend`, default true: dominant-bone agreement with the artists 88.2% on
-    /// gBot and 90.0% on DragonBones, where the widened blend gets 87.3% and 88.8%; the
-    /// whole DragonBones character folds 5 triangles either way).
+    /// (`blend_widen` 0, `blend_fade` 1:1, half-width [`COARSE_SOURCE_BLEND`] = 0.05 unless
+    /// `source_blend` is none) instead of `blend_widen`, `blend_fade` and `source_blend`
+    /// (key `coarse_seed_blend`, default true: dominant-bone agreement with the artists
+    /// 88.2% on gBot and 90.0% on DragonBones, where the widened blend of half-width 0.05
+    /// gets 87.3% and 88.8%, and the default blend 88.2% and 87.6%; the whole DragonBones
+    /// character folds 5 triangles either way).
     pub coarse_seed_blend: bool,
+    /// A bone's share in a blended source does not stop at the border of the parts where
+    /// it may be a source: it fades linearly to 0 over this many blend half-widths `r`
+    /// beyond them, along the mesh (key `cut_fade`, default 0.5; 0 = the hard cut). On
+    /// `figure` the hard cut left the torso's vertices on the clavicle (pinned to its
+    /// source) with no upper-arm share next to arm vertices with 10-15%, which folded one
+    /// triangle per lift at 20k, 25k and 35k vertices; 0.25, 0.5 and 1 remove it and leave
+    /// every `best_check` figure at 3k, 10k and 30k vertices unchanged.
+    pub cut_fade: f64,
 }
 
 impl Default for BestOptions {
@@ -151,12 +194,13 @@ impl Default for BestOptions {
             }),
             heat: HeatOptions::default(),
             part_sources: true,
-            source_blend: Some(0.05),
+            source_blend: Some(0.12),
             coarse_refine: Some(2000),
             blend_widen: 3.0,
-            blend_fade: (0.0, 1.5),
+            blend_fade: (0.0, 0.6),
             reduced_solves: true,
             coarse_seed_blend: true,
+            cut_fade: 0.5,
         }
     }
 }
@@ -207,7 +251,13 @@ impl SolverOptions for BestOptions {
         OptionDoc {
             key: "coarse_seed_blend",
             value: "BOOL",
-            doc: "meshes solved through coarse_refine use the seed's blend (widen 0, fade 1:1)",
+            doc:
+                "meshes solved through coarse_refine use the seed's blend (widen 0, fade 1:1, 0.05)",
+        },
+        OptionDoc {
+            key: "cut_fade",
+            value: "F",
+            doc: "a bone's source share fades to 0 over F x r beyond the parts it may source",
         },
         OptionDoc {
             key: "part_sources",
@@ -227,6 +277,7 @@ impl SolverOptions for BestOptions {
             "blend_widen" => self.blend_widen.to_string(),
             "reduced_solves" => self.reduced_solves.to_string(),
             "coarse_seed_blend" => self.coarse_seed_blend.to_string(),
+            "cut_fade" => self.cut_fade.to_string(),
             "blend_fade" => format!("{}:{}", self.blend_fade.0, self.blend_fade.1),
             "coarse_refine" => match self.coarse_refine {
                 Some(n) => n.to_string(),
@@ -259,6 +310,7 @@ impl SolverOptions for BestOptions {
             "reduced_solves" => self.reduced_solves = super::heat::parse_bool(key, value)?,
             "coarse_seed_blend" => self.coarse_seed_blend = super::heat::parse_bool(key, value)?,
             "blend_widen" => self.blend_widen = parse_number(key, value, |x| x >= 0.0, ">= 0")?,
+            "cut_fade" => self.cut_fade = parse_number(key, value, |x| x >= 0.0, ">= 0")?,
             "blend_fade" => {
                 let (a, b) = value.split_once(':').unwrap_or((value, value));
                 let a = parse_number(key, a, |x| x >= 0.0, ">= 0")?;
@@ -459,14 +511,38 @@ impl JointBlend {
     }
 }
 
+/// `keep[j][v]`: the fraction of bone `j`'s share a vertex's blended source keeps: 1 in the
+/// parts where `j` may be a source (`ok`), falling linearly to 0 at `fade` along the mesh
+/// from the nearest such vertex (0: a hard cut at the part border).
+fn source_keep(scene: &Scene, ok: &[Vec<bool>], fade: f64) -> Vec<Vec<f64>> {
+    let parts = scene.mesh.vertex_parts();
+    ok.par_iter()
+        .map(|ok| {
+            let seeds: Vec<f64> = parts
+                .iter()
+                .map(|&p| if ok[p] { 0.0 } else { f64::INFINITY })
+                .collect();
+            if fade <= 0.0 || seeds.iter().all(|&x| x == 0.0) {
+                return parts.iter().map(|&p| f64::from(u8::from(ok[p]))).collect();
+            }
+            multi_source_dijkstra(&scene.mesh, &seeds)
+                .into_iter()
+                .map(|d| (1.0 - d / fade).max(0.0))
+                .collect()
+        })
+        .collect()
+}
+
 /// Replaces each vertex's one-hot heat source by the blended row of its source bones
-/// ([`JointBlend`]), keeping only bones that may be a source in the vertex's part.
+/// ([`JointBlend`]), keeping the shares of bones that may be a source in the vertex's part
+/// and fading the others out over `cut_fade x r` beyond that part ([`source_keep`]).
 fn blend_sources(
     scene: &Scene,
     system: &mut HeatSystem,
     blend: JointBlend,
     segments: &[crate::geometry::Segment],
     on_bone: f64,
+    cut_fade: f64,
 ) {
     let bones = scene.skeleton.bones();
     let nb = bones.len();
@@ -477,8 +553,8 @@ fn blend_sources(
         }
     }
     let ok = source_parts(scene, segments, on_bone);
-    let parts = scene.mesh.vertex_parts();
     let pts = scene.mesh.vertices();
+    let keep = source_keep(scene, &ok, cut_fade * blend.r);
     let mut row = vec![0.0; nb];
     for v in 0..scene.mesh.vertex_count() {
         let tied = system.nearest.of(v);
@@ -498,16 +574,12 @@ fn blend_sources(
                 &children,
             );
         }
-        let kept: f64 = (0..nb).filter(|&j| ok[j][parts[v]]).map(|j| row[j]).sum();
+        let kept: f64 = (0..nb).map(|j| keep[j][v] * row[j]).sum();
         if kept <= 0.0 {
             continue;
         }
         for j in 0..nb {
-            system.rhs[(v, j)] = if ok[j][parts[v]] {
-                total * row[j] / kept
-            } else {
-                0.0
-            };
+            system.rhs[(v, j)] = total * keep[j][v] * row[j] / kept;
         }
     }
 }
@@ -637,6 +709,7 @@ impl Solver for Best {
                 if o.coarse_seed_blend {
                     fine.options.blend_widen = 0.0;
                     fine.options.blend_fade = (1.0, 1.0);
+                    fine.options.source_blend = o.source_blend.map(|_| COARSE_SOURCE_BLEND);
                 }
                 let solved = super::refine::Refined::new(Box::new(fine), target).solve(scene)?;
                 return finish(self.name(), started, solved.weights, solved.report.warnings);
@@ -683,6 +756,7 @@ impl Solver for Best {
                 },
                 &segments,
                 floor,
+                o.cut_fade,
             );
         }
         let order = match o.heat.ordering {

@@ -864,7 +864,7 @@ fn active_set(
     }
     // Each vertex is bulk-released at most once, so the bulk releases cannot cycle.
     let mut bulk_released = vec![false; n];
-    let mut seeds: Vec<usize> = (0..n)
+    let seeds: Vec<usize> = (0..n)
         .filter(|&i| matches!(state[i], Bound::Zero | Bound::One))
         .collect();
     // Stencil steps of the local passes (none: 0).
@@ -872,18 +872,12 @@ fn active_set(
         true => ((o.local_reach * (n as f64).sqrt()).round() as usize).max(2),
         false => 0,
     };
-    if steps > 0 && seeds.len() * LOCAL_START <= n {
-        local_passes(
-            q,
-            b,
-            &mut x,
-            &mut state,
-            &mut bulk_released,
-            seeds,
-            steps,
-            order,
-            o,
-        )?;
+    let local = |x: &mut [f64], state: &mut [Bound], bulk: &mut [bool], seeds| match steps {
+        0 => Ok(Vec::new()),
+        _ => local_passes(q, b, x, state, bulk, seeds, steps, order, o),
+    };
+    if seeds.len() * LOCAL_START <= n {
+        local(&mut x, &mut state, &mut bulk_released, seeds)?;
     }
     let mut inside = vec![false; n];
     let free: Vec<usize> = (0..n).filter(|&i| state[i] == Bound::Free).collect();
@@ -939,20 +933,7 @@ fn active_set(
         }
         let (changed, mut grow) =
             apply_changes(q, &mut state, &mut bulk_released, changes, o.release_rings);
-        seeds = changed;
-        if steps > 0 {
-            grow.extend(local_passes(
-                q,
-                b,
-                &mut x,
-                &mut state,
-                &mut bulk_released,
-                seeds,
-                steps,
-                order,
-                o,
-            )?);
-        }
+        grow.extend(local(&mut x, &mut state, &mut bulk_released, changed)?);
         grow.retain(|&i| !inside[i]);
         if !grow.is_empty() {
             q.dilate(&mut inside, &grow, o.region_rings);

@@ -113,6 +113,35 @@
 //! is left at 500k: the shared factorization of the unconstrained system (AMD + numeric,
 //! 2.8 s, sequential), 8 whole passes of 1.7 s, and 9.4 s of local passes (CPU).
 //!
+//! **Round 5 (profiled; nothing kept).** A `perf` profile at 496 293 vertices (29 s of CPU
+//! for one solve) put about 40% in faer's dense kernels and the rest in overheads: faer's
+//! symbolic analysis of each local pass 11%, first-touch page faults 12%, faer's zero fill
+//! 4% (outside faults), its permutation of the matrix into factor order 4.6%, `dilate` 2.6%.
+//! A pass-by-pass trace (one process, idle machine): the shared unconstrained factorization
+//! and assembly 3.2 s on one core; then per bone, the two arm bones take whole 1.0 s +
+//! local 3.4 s (16 passes, each releasing 186 -> 0 vertices, about 128k rows in reach) +
+//! whole 1.0 s, the three others 1.4-1.7 s of local passes and one or two whole passes of
+//! 1.6-2.9 s. At 49 751 vertices the five bones cost about the same (0.14-0.15 s each),
+//! so two threads run three bones on one core and two on the other: 0.44 s against an even
+//! split's 0.36 s. Tried, all measured in one process against the default, none kept:
+//! - reusing every factor's memory (values and faer's work space, region factors and local
+//!   passes through pools, the fixed-row matrix in place): the whole passes' CPU went from
+//!   13.9 s to 11.9 s at 500k, but wall time 17.7-18.8 s -> 18.9-19.5 s and peak memory
+//!   2.39 -> 2.95 GB; 50k 0.73-0.76 s -> 0.74-0.80 s;
+//! - faer's supernode amalgamation (`relax`) looser than CHOLMOD's defaults (8/32/96 up to
+//!   32/128/256 columns): the factor grows 5.4 M -> 6.0-8.0 M values at 50k and each
+//!   numeric factorization gets slower (0.063 s -> 0.065-0.076 s);
+//! - faer's parallel numeric factorization (`Par::rayon(2)`, for the shared factorization
+//!   that runs alone): 50k 0.065 s -> 0.164 s, 500k 1.61 s -> 2.15 s (into reused memory);
+//! - local passes at a third or 0.4 of the reach, with one full-reach pass to confirm
+//!   (50k 0.65-0.69 s as before, 500k 16.6-17.8 s);
+//! - `local_reach` 0.03 / 0.05 / 0.07 at 500k: 23.7 / 14.9 / 14.3 s (default 0.1: 15.7-17.3 s
+//!   in the same hour; 0.07 is 0.88 s at 50k against 0.70 s, so the default stays);
+//! - `release_rings` 2 / 3 at 500k: 19.0 / 16.3 s.
+//! Reaching 0.5 s at 50k would need the five bones' per-bone work cut by half (even a
+//! perfect split of today's work gives about 0.55 s), and 10 s at 500k needs fewer creeping
+//! local passes or a cheaper factorization than faer's sequential supernodal one.
+//!
 //! Also tried this round: nested dissection (`ordering::nested_dissection`, restricted to
 //! the free set) instead of AMD for `Q`: its one-ring separators do not separate `Q`'s
 //! two-ring stencil, and the factor had 22.0 M values instead of 5.4 M at 50k (shared

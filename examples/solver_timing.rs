@@ -120,7 +120,22 @@ pub fn bbw_stages(scene: &skinweights::Scene) -> skinweights::Result<()> {
     let t = Instant::now();
     let again = factor.refactor(&system.q_lower)?;
     println!("  numeric only: {:.3} s", t.elapsed().as_secs_f64());
+    let mut again = again;
+    let t = Instant::now();
+    again.refactor_in_place(&system.q_lower)?;
+    println!(
+        "  numeric into the same storage: {:.3} s",
+        t.elapsed().as_secs_f64()
+    );
     drop(again);
+    let order = factor.order();
+    let t = Instant::now();
+    let ordered = Factorization::new(&system.q_lower, Some(&order))?;
+    println!(
+        "  symbolic in that order + numeric: {:.3} s",
+        t.elapsed().as_secs_f64()
+    );
+    drop(ordered);
     let mut rhs = system.rhs.clone();
     let t = Instant::now();
     factor.solve_in_place(rhs.as_mut(), 1);

@@ -140,6 +140,7 @@
 //! - `release_rings` 2 / 3 at 500k: 19.0 / 16.3 s; inside local passes only, doubling the
 //!   rings (up to 4, 8 or 16) after a pass that fixed nothing: 50k 0.72-0.75 s -> 0.75-0.81 s,
 //!   500k 17.6 s -> 20.2 s (up to 8).
+//!
 //! Reaching 0.5 s at 50k would need the five bones' per-bone work cut by half (even a
 //! perfect split of today's work gives about 0.55 s), and 10 s at 500k needs fewer creeping
 //! local passes or a cheaper factorization than faer's sequential supernodal one.

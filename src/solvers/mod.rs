@@ -30,6 +30,8 @@
 
 mod bbw;
 mod best;
+#[cfg(test)]
+mod box_qp_reference;
 mod dijkstra;
 mod distance;
 mod euclidean;
@@ -58,7 +60,7 @@ pub use refine::Refined;
 /// Solver internals for the back-end benches (feature `internals`; not a stable API).
 #[cfg(feature = "internals")]
 pub mod internals {
-    pub use super::bbw::BiharmonicSystem;
+    pub use super::bbw::{BiharmonicSystem, BoneQp};
     pub use super::dijkstra::multi_source_dijkstra;
     pub use super::geodesic::{bone_seeds, geodesic_distances};
     pub use super::heat::{Factorization, HeatSystem};

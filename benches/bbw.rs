@@ -188,7 +188,12 @@
 //! `nightly`, which builds on stable 1.95) give the same numeric factorization time at 50k
 //! (0.081-0.089 s against 0.082-0.087 s, alternating runs); nested dissection on `Q`'s own
 //! two-ring graph gives 6.4 M factor values against AMD's 5.4 M at 50k and 93.7 M against
-//! 90.4 M at 496k.
+//! 90.4 M at 496k. Local passes before the first whole pass up to a fifth of the free
+//! vertices out of bounds instead of a tenth (`LOCAL_START` 5; it spares the torso bone one
+//! whole pass): arms-down 50k 0.822-0.834 s -> 0.765-0.799 s, 150k 2.96-2.99 s -> 2.92-2.96 s,
+//! 496k 17.54 s -> 17.59 s, `figure` 10k 0.356-0.369 s -> 0.372-0.392 s, `figure` 50k
+//! 2.18-2.23 s -> 2.14-2.19 s (alternating runs): within the noise except arms-down 50k, so
+//! not kept.
 
 use criterion::{criterion_group, criterion_main, Criterion};
 use skinweights::{builtin_scene, solver_by_name, BuiltinOptions};

@@ -1,6 +1,8 @@
 //! Bounded biharmonic weights: the invariants of the QP and the published leakage on
 //! arms-down.
 
+mod common;
+
 use skinweights::metrics::evaluate;
 use skinweights::solvers::{Bbw, BbwOptions, Solver};
 use skinweights::{builtin_scene, BuiltinOptions, Weights};
@@ -58,14 +60,7 @@ fn bbw_drag_on_arms_down_is_within_the_published_range() {
 /// reaches the optimum the whole-free-set active set reaches.
 #[test]
 fn bbw_subdomains_give_the_whole_mesh_optimum() {
-    let scene = builtin_scene(
-        "arms-down",
-        &BuiltinOptions {
-            vertices: 3000,
-            ..Default::default()
-        },
-    )
-    .unwrap();
+    let scene = common::scene_at("arms-down", 3000);
     for parts in [false, true] {
         let solve = |subdomain, region_rings| {
             let options = BbwOptions {
@@ -94,14 +89,7 @@ fn bbw_subdomains_give_the_whole_mesh_optimum() {
 #[test]
 fn bbw_local_passes_give_the_whole_pass_optimum() {
     for vertices in [3000, 10_000] {
-        let scene = builtin_scene(
-            "arms-down",
-            &BuiltinOptions {
-                vertices,
-                ..Default::default()
-            },
-        )
-        .unwrap();
+        let scene = common::scene_at("arms-down", vertices);
         for parts in [false, true] {
             let options = |local_reach| BbwOptions {
                 local_reach,

@@ -369,14 +369,7 @@ fn best_on_unseen_limbs_angles_and_resolutions_drags_nothing_with_no_more_flips_
 /// and at most 1.5x its Dirichlet energy; returns heat's flips and those of `best` with the
 /// `previous` options (the recipe before a fix, to show the test can fail).
 fn figure_against_heat(vertices: usize, previous: &[(&str, &str)]) -> (usize, usize) {
-    let scene = builtin_scene(
-        "figure",
-        &BuiltinOptions {
-            vertices,
-            ..Default::default()
-        },
-    )
-    .unwrap();
+    let scene = common::scene_at("figure", vertices);
     let (heat, best) = (metrics(&scene, "heat"), metrics(&scene, "best"));
     assert_best_meets_the_targets(&format!("figure {vertices}"), &heat, &best);
     let previous: Vec<(String, String)> = previous

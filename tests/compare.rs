@@ -1,5 +1,7 @@
 //! The compare table on arms-down: the seed's leakage story in numbers.
 
+mod common;
+
 use skinweights::compare::{compare_solved, solve_all, DEFAULT_SOLVERS};
 use skinweights::{builtin_scene, BuiltinOptions};
 
@@ -54,14 +56,7 @@ fn mask_crease_shows_in_dirichlet_energy_at_every_resolution() {
     let mut heat = Vec::new();
     let mut mask = Vec::new();
     for vertices in [3_000, 10_000, 30_000] {
-        let scene = builtin_scene(
-            "arms-down",
-            &BuiltinOptions {
-                vertices,
-                ..Default::default()
-            },
-        )
-        .unwrap();
+        let scene = common::scene_at("arms-down", vertices);
         let names = vec!["heat".to_string(), "mask".to_string()];
         let solved = solve_all(&scene, &names, |_, _| {}).unwrap();
         let table = compare_solved(&scene, &solved, Some("lift_l")).unwrap();

@@ -4,6 +4,8 @@
 
 #![cfg(feature = "io")]
 
+mod common;
+
 use nalgebra::Point2;
 use skinweights::io::scene_from_json;
 use skinweights::lint::{lint, LintOptions};
@@ -15,10 +17,7 @@ use skinweights::seams::repair::{
     SmoothOptions,
 };
 use skinweights::solvers::Heat;
-use skinweights::{
-    builtin_scene, linear_blend_skinning, Bone, BuiltinOptions, Error, Mesh, Pose, Scene, Skeleton,
-    Weights,
-};
+use skinweights::{linear_blend_skinning, Bone, Error, Mesh, Pose, Scene, Skeleton, Weights};
 
 /// An upper arm [0, 100] x [0, 30] and a forearm [100, 200] x [0, 30], meshed separately at
 /// different densities (so their seam vertices do not match), one bone each along y = 15,
@@ -363,14 +362,7 @@ fn layered_arms_repairs_pass_lint() {
 }
 
 fn layered_arms_at(vertices: usize) {
-    let scene = builtin_scene(
-        "layered-arms",
-        &BuiltinOptions {
-            vertices,
-            ..Default::default()
-        },
-    )
-    .unwrap();
+    let scene = common::scene_at("layered-arms", vertices);
     let options = RepairOptions {
         weld: Some(0.5),
         overlap: Some(1.0),
@@ -496,14 +488,7 @@ fn bad_amounts_and_single_layer_scenes_are_typed_errors() {
     );
     expect(inward_overlap(&scene, 12.0), &["overlap", "thickness"]);
     expect(merge_tiny_components(&scene, -3.0), &["island area"]);
-    let one = builtin_scene(
-        "bar",
-        &BuiltinOptions {
-            vertices: 500,
-            ..Default::default()
-        },
-    )
-    .unwrap();
+    let one = common::scene_at("bar", 500);
     let single = Scene::from_mesh(
         Mesh::new(one.mesh.vertices().to_vec(), one.mesh.triangles().to_vec()).unwrap(),
         Skeleton::new(vec![Bone::new(

@@ -27,10 +27,15 @@ pub fn text(o: &Output) -> String {
 
 /// Built-in scene `name` at 500 vertices (the smallest accepted): fast to solve.
 pub fn small_scene(name: &str) -> Scene {
+    scene_at(name, 500)
+}
+
+/// Built-in scene `name` meshed with about `vertices` vertices (default options otherwise).
+pub fn scene_at(name: &str, vertices: usize) -> Scene {
     builtin_scene(
         name,
         &BuiltinOptions {
-            vertices: 500,
+            vertices,
             ..Default::default()
         },
     )

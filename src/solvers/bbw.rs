@@ -1042,7 +1042,6 @@ impl Solver for Bbw {
     fn solve(&self, scene: &Scene) -> Result<Solution> {
         let started = Instant::now();
         let o = &self.options;
-        check_number("tolerance", o.tolerance, |x| x > 0.0, "> 0")?;
         let system = BiharmonicSystem::assemble(scene, o)?;
         let nb = scene.skeleton.len();
         let per_bone = system.bone_solutions(scene, o)?;

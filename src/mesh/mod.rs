@@ -5,10 +5,13 @@
 //! vertex. [`Mesh::new`] validates everything and builds the [`Topology`] once, so every later
 //! stage (solvers, metrics, plots) can rely on a clean 2-manifold with consistent orientation.
 
+mod coarsen;
 mod laplacian;
 mod meshing;
 mod topology;
+pub(crate) mod triangle_grid;
 
+pub use coarsen::CoarseMesh;
 pub use laplacian::CotanLaplacian;
 pub use meshing::{
     assign_parts, calibrate_max_area, estimate_max_area, mesh_outline, LabelledRegion, MeshArrays,

@@ -47,6 +47,7 @@
 //! plain iteration's optimum. A bone whose region covers more than the `subdomain`
 //! fraction of the free set uses the whole free set and the shared symbolic analysis.
 
+use super::coarse_start::coarse_solution;
 use super::distance::{bone_segments, nearest_segment};
 use super::heat::{rows_from_columns, Factorization};
 use super::nearest::{components_where_none, nearest_visible_bones, NearestBones};
@@ -125,7 +126,21 @@ pub struct BbwOptions {
     /// Whether handle fallbacks use the 2D visibility test when choosing the nearest bone
     /// (key `visibility`, default true).
     pub visibility: bool,
+    /// Coarse-to-fine start: with at least [`COARSE_MIN_FREE`] free vertices, the QP is
+    /// first solved on a copy of the mesh meshed again with this many times fewer vertices
+    /// ([`crate::mesh::CoarseMesh`]; itself solved the same way while it is large enough),
+    /// and every bone's active set starts from that solution interpolated, instead of from
+    /// the unconstrained solution (key `coarse`, default 8; 0: off). The active set starts
+    /// where the coarse solution is 0 or 1, so its border is a few rings from the optimum's
+    /// instead of creeping there pass by pass; the stopping test is unchanged, so the
+    /// result is the same optimum. A copy that cannot be meshed (a loop that would cross
+    /// another once resampled) falls back to the unconstrained start.
+    pub coarse: f64,
 }
+
+/// Fewer free vertices than this are solved without the coarse start (option `coarse`):
+/// there the unconstrained start costs less than a coarse level.
+pub const COARSE_MIN_FREE: usize = 20_000;
 
 impl Default for BbwOptions {
     fn default() -> Self {
@@ -139,6 +154,7 @@ impl Default for BbwOptions {
             region_rings: 2,
             parts: false,
             visibility: true,
+            coarse: 8.0,
         }
     }
 }
@@ -190,6 +206,11 @@ impl SolverOptions for BbwOptions {
             value: "BOOL",
             doc: "2D visibility when a handle falls back to the nearest bone",
         },
+        OptionDoc {
+            key: "coarse",
+            value: "F",
+            doc: "start the active set from a copy with F times fewer vertices (0: off)",
+        },
     ];
     fn get(&self, key: &str) -> Option<String> {
         Some(match key {
@@ -202,6 +223,7 @@ impl SolverOptions for BbwOptions {
             "region_rings" => self.region_rings.to_string(),
             "parts" => self.parts.to_string(),
             "visibility" => self.visibility.to_string(),
+            "coarse" => self.coarse.to_string(),
             _ => return None,
         })
     }
@@ -242,6 +264,9 @@ impl SolverOptions for BbwOptions {
             }
             "parts" => self.parts = super::heat::parse_bool(key, value)?,
             "visibility" => self.visibility = super::heat::parse_bool(key, value)?,
+            "coarse" => {
+                self.coarse = parse_number(key, value, |x| x == 0.0 || x > 1.0, "0 or > 1")?
+            }
             _ => return Err(unknown_option("bbw", key, &Self::keys())),
         }
         Ok(())
@@ -441,29 +466,41 @@ impl BiharmonicSystem {
     pub fn bone_solutions(&self, scene: &Scene, o: &BbwOptions) -> Result<Vec<BoneQp>> {
         check_number("tolerance", o.tolerance, |x| x > 0.0, "> 0")?;
         let nb = scene.skeleton.len();
-        // The unconstrained biharmonic solution of every bone, one factorization for all.
-        let mut start = self.rhs.clone();
-        let mut factor = match self.free.is_empty() {
-            true => None,
-            false => Some(Factorization::new(&self.q_lower, None)?),
-        };
+        let nf = self.free.len();
+        let coarse = coarse_solution(scene, self, o);
         let pool = FactorPool::default();
-        if let Some(f) = &mut factor {
-            f.solve_in_place(start.as_mut(), rayon::current_num_threads());
-            // Only its symbolic analysis is used from here on.
-            pool.give(f.take_values());
-        }
+        // The start: the coarse solution, or the unconstrained biharmonic solution of every
+        // bone (one factorization for all); only the symbolic analysis is shared from here on.
+        let (start, factor) = match (&coarse, nf) {
+            (_, 0) => (self.rhs.clone(), None),
+            (Some(values), _) => (
+                Mat::from_fn(nf, nb, |f, j| values[f * nb + j]),
+                Some(Factorization::analyze(&self.q_lower)?),
+            ),
+            (None, _) => {
+                let mut start = self.rhs.clone();
+                let mut factor = Factorization::new(&self.q_lower, None)?;
+                factor.solve_in_place(start.as_mut(), rayon::current_num_threads());
+                pool.give(factor.take_values());
+                (start, Some(factor))
+            }
+        };
+        let predicted = coarse.is_some();
         let locked = locked_vertices(scene, &self.free, o.parts);
         let q = Symmetric::from_lower(&self.q_lower);
         let order = factor.as_ref().map_or_else(Vec::new, Factorization::order);
         // Longest first, one bone per task, so that the threads finish together: a bone
-        // whose unconstrained weight leaves [0, 1] on more vertices takes more passes.
+        // whose unconstrained weight leaves [0, 1] on more vertices takes more passes, and
+        // one whose coarse weight is off its bounds on more vertices has a larger system.
         let eps = o.tolerance;
-        let outside = |j: usize| {
+        let cost = |j: usize| {
             let col = start.col_as_slice(j);
-            col.iter().filter(|&&v| v < -eps || v > 1.0 + eps).count()
+            match predicted {
+                true => col.iter().filter(|&&v| v > 0.0 && v < 1.0).count(),
+                false => col.iter().filter(|&&v| v < -eps || v > 1.0 + eps).count(),
+            }
         };
-        let mut schedule: Vec<(usize, usize)> = (0..nb).map(|j| (outside(j), j)).collect();
+        let mut schedule: Vec<(usize, usize)> = (0..nb).map(|j| (cost(j), j)).collect();
         schedule.sort_unstable_by(|a, b| b.cmp(a));
         let mut per_bone: Vec<(usize, BoneQp)> = schedule
             .into_par_iter()
@@ -484,6 +521,7 @@ impl BiharmonicSystem {
                     &order,
                     self.rhs.col_as_slice(j),
                     start.col_as_slice(j).to_vec(),
+                    predicted,
                     &locked[j],
                     o,
                 )?;
@@ -897,27 +935,33 @@ fn active_set(
     order: &[usize],
     b: &[f64],
     mut x: Vec<f64>,
+    predicted: bool,
     locked: &[bool],
     o: &BbwOptions,
 ) -> Result<BoneQp> {
     let n = x.len();
     let eps = o.tolerance;
+    // A predicted start is fixed where it is at a bound, an unconstrained one where it
+    // crosses one.
+    let at_zero = |v: f64| if predicted { v <= 0.0 } else { v < -eps };
+    let at_one = |v: f64| if predicted { v >= 1.0 } else { v > 1.0 + eps };
     let mut state: Vec<Bound> = x
         .iter()
         .zip(locked)
         .map(|(&v, &lock)| {
             if lock {
                 Bound::Locked
-            } else if v < -eps {
+            } else if at_zero(v) {
                 Bound::Zero
-            } else if v > 1.0 + eps {
+            } else if at_one(v) {
                 Bound::One
             } else {
                 Bound::Free
             }
         })
         .collect();
-    if state.iter().all(|&s| s == Bound::Free) {
+    // The unconstrained solution inside the bounds is the optimum.
+    if !predicted && state.iter().all(|&s| s == Bound::Free) {
         x.iter_mut().for_each(|v| *v = v.clamp(0.0, 1.0));
         return Ok(BoneQp {
             x,

@@ -233,6 +233,26 @@ impl Factorization {
         Self::numeric(std::sync::Arc::new(symbolic), lower, values)
     }
 
+    /// The symbolic analysis alone (faer's AMD ordering and the factor's structure) of the
+    /// matrix whose lower triangle is `lower`: like a factorization after
+    /// [`Factorization::take_values`], it gives [`Factorization::order`] and
+    /// [`Factorization::refactor_into`] but cannot solve.
+    pub fn analyze(lower: &SparseColMat<usize, f64>) -> Result<Self> {
+        let symbolic = factorize_symbolic_cholesky(
+            lower.symbolic(),
+            Side::Lower,
+            SymmetricOrdering::Amd,
+            Default::default(),
+        )
+        .map_err(|e| Error::LinearAlgebra {
+            message: format!("symbolic Cholesky: {e:?}"),
+        })?;
+        Ok(Factorization {
+            symbolic: std::sync::Arc::new(symbolic),
+            values: Vec::new(),
+        })
+    }
+
     /// Number of stored values of the Cholesky factor (its fill, for the timing example).
     #[cfg_attr(not(feature = "internals"), allow(dead_code))]
     pub fn stored_values(&self) -> usize {

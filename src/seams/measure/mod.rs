@@ -48,7 +48,6 @@
 //! seam: the render's coverage (triangulation matting, [`crate::render::coverage`]) against
 //! what should be covered there (the layers plus the open region).
 
-mod grid;
 #[cfg(feature = "io")]
 mod pixels;
 
@@ -57,8 +56,8 @@ pub use pixels::{seam_pixel_gaps, seam_pixel_gaps_in_art, SeamPixelGap, OPAQUE_A
 
 use crate::error::{Error, Result};
 use crate::geometry::Segment;
+pub(crate) use crate::mesh::triangle_grid::TriangleGrid;
 use crate::scene::Scene;
-pub(crate) use grid::TriangleGrid;
 use nalgebra::Point2;
 use std::collections::HashMap;
 

@@ -1,8 +1,8 @@
 //! The fringe metric's gap G restricted to each seam (feature `io`).
 
-use super::grid::TriangleGrid;
 use super::{check_positions, chord_quads, coverage_grid, posed_chords, Chords, Seam};
 use crate::error::{Error, Result};
+use crate::mesh::triangle_grid::TriangleGrid;
 use crate::render::{coverage, coverage_16, Frame, MattingRenders, Texture};
 use crate::scene::Scene;
 use nalgebra::Point2;

@@ -1,5 +1,6 @@
-//! A uniform bucket grid over triangles for the seam queries: which triangle covers a point,
-//! the closest triangle within a radius, and how much of a segment triangles cover.
+//! A uniform bucket grid over triangles: which triangle covers a point, the closest
+//! triangle within a radius, and how much of a segment triangles cover (the seam queries,
+//! and the transfer of values between a mesh and its coarse copy).
 
 use crate::geometry::{signed_area2, Segment};
 use nalgebra::Point2;

@@ -1,0 +1,298 @@
+//! A coarser copy of a mesh with the same shape, and the transfer of vertex values from it
+//! back to the original vertices.
+//!
+//! Each connected component is meshed again ([`mesh_outline`]) from its own boundary loops,
+//! resampled at the coarse edge length: a loop keeps a vertex only where the chord from the
+//! last kept one would grow longer than that length or stray farther than a tenth of it
+//! from the original boundary, so corners, slits and holes keep their shape (and a loop
+//! that would cross another makes meshing fail, which callers treat as "no coarse copy").
+//! Components are meshed one at a time so that overlapping layers stay separate, and the
+//! parts of the coarse vertices are those of the closest original vertex of the same
+//! component. The bbw solver solves its QP on such a copy to predict the active set of the
+//! full-resolution QP (option `coarse`).
+
+use super::meshing::{estimate_max_area, mesh_outline, MeshingOptions, Outline};
+use super::triangle_grid::TriangleGrid;
+use super::Mesh;
+use crate::error::Result;
+use crate::geometry::Segment;
+use nalgebra::Point2;
+use rayon::prelude::*;
+
+/// Components with fewer vertices than this in the coarse copy are copied unchanged.
+const MIN_COMPONENT_VERTICES: usize = 64;
+/// A resampled loop strays at most this fraction of the coarse edge length from the original.
+const DEVIATION: f64 = 0.1;
+
+/// A coarse copy of a mesh with the map back to the original.
+#[derive(Debug, Clone)]
+pub struct CoarseMesh {
+    /// The coarse mesh (the original's part names; components in the original's order).
+    pub mesh: Mesh,
+    /// Component (of the original mesh) of every coarse triangle.
+    triangle_component: Vec<usize>,
+    /// How far an original vertex may lie outside the coarse mesh.
+    reach: f64,
+}
+
+impl CoarseMesh {
+    /// Meshes `mesh` again with about `target_vertices` vertices (see the module docs),
+    /// with `segments` (for example the bones) as constrained edges of the components that
+    /// contain them whole; a component where they cannot be meshed is meshed without them.
+    /// Errors ([`crate::Error::Meshing`]) when a component's resampled loops cannot be meshed.
+    pub fn new(mesh: &Mesh, segments: &[Segment], target_vertices: usize) -> Result<Self> {
+        let n = mesh.vertex_count();
+        let topology = mesh.topology();
+        let component_of = topology.component_of();
+        let components = topology.component_count();
+        let points = mesh.vertices();
+        let mut loops_of: Vec<Vec<&Vec<usize>>> = vec![Vec::new(); components];
+        for l in topology.boundary_loops() {
+            if let Some(&v) = l.first() {
+                loops_of[component_of[v]].push(l);
+            }
+        }
+        let mut count = vec![0usize; components];
+        component_of.iter().for_each(|&c| count[c] += 1);
+        let mut vertices: Vec<Point2<f64>> = Vec::new();
+        let mut triangles: Vec<[usize; 3]> = Vec::new();
+        let mut triangle_component = Vec::new();
+        // Original vertices copied unchanged (`usize::MAX`: a new vertex).
+        let mut copied_from: Vec<usize> = Vec::new();
+        let mut reach: f64 = 0.0;
+        let ratio = target_vertices as f64 / n.max(1) as f64;
+        for c in 0..components {
+            let target = (count[c] as f64 * ratio).round() as usize;
+            let base = vertices.len();
+            if target < MIN_COMPONENT_VERTICES || 2 * target > count[c] {
+                let mut index = vec![usize::MAX; n];
+                for v in (0..n).filter(|&v| component_of[v] == c) {
+                    index[v] = vertices.len();
+                    vertices.push(points[v]);
+                    copied_from.push(v);
+                }
+                for t in mesh.triangles().iter().filter(|t| component_of[t[0]] == c) {
+                    triangles.push(t.map(|v| index[v]));
+                    triangle_component.push(c);
+                }
+                continue;
+            }
+            let (area, perimeter) = component_size(mesh, c, &loops_of[c]);
+            let max_area = estimate_max_area(area, perimeter, target);
+            // The edge of an equilateral triangle of that area.
+            let edge = (4.0 * max_area / 3f64.sqrt()).sqrt();
+            let tolerance = DEVIATION * edge;
+            let shared = shared_loop_vertices(&loops_of[c], n);
+            let loops: Vec<Vec<Point2<f64>>> = loops_of[c]
+                .iter()
+                .map(|l| resample_loop(points, l, &shared, edge, tolerance))
+                .collect();
+            let mut outline = Outline {
+                loops,
+                segments: Vec::new(),
+            };
+            outline.segments = segments
+                .iter()
+                .filter(|s| outline.contains(s.a) && outline.contains(s.b))
+                .map(|s| [s.a, s.b])
+                .collect();
+            let options = MeshingOptions {
+                target_vertices: target.max(3),
+                max_area: Some(max_area),
+                ..Default::default()
+            };
+            let meshed = match mesh_outline(&outline, &options) {
+                Ok(m) => m,
+                Err(_) if !outline.segments.is_empty() => {
+                    outline.segments.clear();
+                    mesh_outline(&outline, &options)?
+                }
+                Err(e) => return Err(e),
+            };
+            let (pts, tris, _) = meshed;
+            reach = reach.max(tolerance);
+            copied_from.extend(std::iter::repeat_n(usize::MAX, pts.len()));
+            vertices.extend(pts);
+            for t in tris {
+                triangles.push(t.map(|v| v + base));
+                triangle_component.push(c);
+            }
+        }
+        let vertex_parts = coarse_parts(
+            mesh,
+            &vertices,
+            &triangles,
+            &triangle_component,
+            &copied_from,
+            reach,
+        );
+        let mesh = Mesh::with_parts(vertices, triangles, mesh.parts().to_vec(), vertex_parts)?;
+        Ok(CoarseMesh {
+            mesh,
+            triangle_component,
+            // Round-off of the points on the chords.
+            reach: reach * 1.01 + 1e-9 * mesh_scale(points),
+        })
+    }
+
+    /// Interpolates `values` (`columns` per coarse vertex, row-major) at the vertices `at`
+    /// of the original mesh `original` (linearly in the coarse triangle of the same
+    /// component that is closest): `columns` values per entry of `at`, row-major. `None`
+    /// when one of them lies farther from every such triangle than the resampling allows
+    /// (`original` is not the mesh this copy was made from).
+    pub fn interpolate(
+        &self,
+        original: &Mesh,
+        at: &[usize],
+        values: &[f64],
+        columns: usize,
+    ) -> Option<Vec<f64>> {
+        let coarse = &self.mesh;
+        if values.len() != coarse.vertex_count() * columns {
+            return None;
+        }
+        let corners = |t: usize| coarse.triangles()[t].map(|v| coarse.vertices()[v]);
+        let grid = TriangleGrid::new(
+            (0..coarse.triangle_count())
+                .map(|t| (t, corners(t)))
+                .collect(),
+            self.reach,
+        );
+        let component_of = original.topology().component_of();
+        let rows: Option<Vec<Vec<f64>>> = at
+            .par_iter()
+            .map(|&v| {
+                let c = *component_of.get(v)?;
+                let p = *original.vertices().get(v)?;
+                let hit = grid.closest(p, self.reach, |t| self.triangle_component[t] == c)?;
+                let tri = coarse.triangles()[hit.id];
+                let mut row = vec![0.0; columns];
+                for (k, &cv) in tri.iter().enumerate() {
+                    let from = &values[cv * columns..(cv + 1) * columns];
+                    row.iter_mut()
+                        .zip(from)
+                        .for_each(|(r, &x)| *r += hit.bary[k] * x);
+                }
+                Some(row)
+            })
+            .collect();
+        Some(rows?.concat())
+    }
+}
+
+/// Area and boundary length of component `c`.
+fn component_size(mesh: &Mesh, c: usize, loops: &[&Vec<usize>]) -> (f64, f64) {
+    let component_of = mesh.topology().component_of();
+    let area: f64 = (0..mesh.triangle_count())
+        .filter(|&t| component_of[mesh.triangles()[t][0]] == c)
+        .map(|t| mesh.triangle_area2(t) / 2.0)
+        .sum();
+    let p = mesh.vertices();
+    let perimeter = loops
+        .iter()
+        .flat_map(|l| (0..l.len()).map(move |i| (p[l[(i + 1) % l.len()]] - p[l[i]]).norm()))
+        .sum();
+    (area, perimeter)
+}
+
+/// Vertices that appear more than once on the loops (where the boundary touches itself):
+/// every loop keeps them, so resampled loops still meet only there.
+fn shared_loop_vertices(loops: &[&Vec<usize>], n: usize) -> Vec<bool> {
+    let mut seen = vec![0u8; n];
+    for l in loops {
+        for &v in l.iter() {
+            seen[v] = seen[v].saturating_add(1);
+        }
+    }
+    seen.into_iter().map(|s| s > 1).collect()
+}
+
+/// The loop `l` of `points` with only the vertices the coarse edge `edge` needs: greedily,
+/// the farthest next vertex whose chord from the last kept one is at most `edge` long and
+/// stays within `tolerance` of the skipped vertices (vertices in `keep` are always kept).
+fn resample_loop(
+    points: &[Point2<f64>],
+    l: &[usize],
+    keep: &[bool],
+    edge: f64,
+    tolerance: f64,
+) -> Vec<Point2<f64>> {
+    let m = l.len();
+    // Start at a kept vertex when there is one, so that it is never skipped.
+    let start = (0..m).find(|&i| keep[l[i]]).unwrap_or(0);
+    let at = |i: usize| points[l[(start + i) % m]];
+    let mut out = vec![at(0)];
+    let mut last = 0;
+    while last < m {
+        let mut next = last + 1;
+        while next < m {
+            let candidate = next + 1;
+            let chord = Segment::new(at(last), at(candidate % m));
+            let fits = (chord.b - chord.a).norm() <= edge
+                && !keep[l[(start + next) % m]]
+                && (last + 1..candidate).all(|k| chord.distance(&at(k)) <= tolerance);
+            if !fits {
+                break;
+            }
+            next = candidate;
+        }
+        if next < m {
+            out.push(at(next));
+        }
+        last = next;
+    }
+    // A loop smaller than the coarse edge (a small hole) keeps its shape.
+    match out.len() < 4 {
+        true => (0..m).map(at).collect(),
+        false => out,
+    }
+}
+
+/// Largest absolute coordinate (at least 1), for round-off margins.
+fn mesh_scale(points: &[Point2<f64>]) -> f64 {
+    points
+        .iter()
+        .fold(1.0f64, |s, p| s.max(p.x.abs()).max(p.y.abs()))
+}
+
+/// Part of every coarse vertex: the copied vertex's own part, else that of the corner
+/// nearest to it of the closest original triangle of the same component.
+fn coarse_parts(
+    mesh: &Mesh,
+    vertices: &[Point2<f64>],
+    triangles: &[[usize; 3]],
+    triangle_component: &[usize],
+    copied_from: &[usize],
+    reach: f64,
+) -> Vec<usize> {
+    let parts = mesh.vertex_parts();
+    if mesh.parts().len() <= 1 {
+        return vec![0; vertices.len()];
+    }
+    let component_of = mesh.topology().component_of();
+    let mut component = vec![0; vertices.len()];
+    for (t, tri) in triangles.iter().enumerate() {
+        tri.iter()
+            .for_each(|&v| component[v] = triangle_component[t]);
+    }
+    let originals = mesh.triangles();
+    let corners = |t: usize| originals[t].map(|v| mesh.vertices()[v]);
+    let pad = reach * 1.01 + 1e-9 * mesh_scale(mesh.vertices());
+    let grid = TriangleGrid::new((0..originals.len()).map(|t| (t, corners(t))).collect(), pad);
+    (0..vertices.len())
+        .into_par_iter()
+        .map(|v| {
+            if copied_from[v] != usize::MAX {
+                return parts[copied_from[v]];
+            }
+            let c = component[v];
+            let hit = grid.closest(vertices[v], pad, |t| component_of[originals[t][0]] == c);
+            hit.map_or(0, |h| {
+                let k = (0..3)
+                    .max_by(|&a, &b| h.bary[a].total_cmp(&h.bary[b]))
+                    .unwrap_or(0);
+                parts[originals[h.id][k]]
+            })
+        })
+        .collect()
+}

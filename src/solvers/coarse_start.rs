@@ -1,0 +1,50 @@
+//! The coarse-to-fine start of bbw's active set (option `coarse` of
+//! [`super::bbw::BbwOptions`]): every bone's bounded QP solved on a coarse copy of the mesh
+//! ([`CoarseMesh`]) and interpolated at the free vertices.
+//!
+//! Started from the unconstrained solution, the active set's border creeps to the
+//! optimum's a few rings per pass, and at 500k vertices that is most of the solve. From
+//! the coarse optimum it starts a few fine rings away: with the exact optimum's active set
+//! as the start, the five bones of arms-down took 2 passes each and 1.9 s in all at 496k
+//! vertices (`benches/bbw.rs`).
+
+use super::bbw::{BbwOptions, BiharmonicSystem, COARSE_MIN_FREE};
+use super::distance::bone_segments;
+use crate::mesh::CoarseMesh;
+use crate::scene::Scene;
+
+/// Every bone's QP solution on a coarse copy of `scene`'s mesh interpolated at `system`'s
+/// free vertices (row-major: `bones` values per free vertex, each in `[0, 1]`), or `None`
+/// when the option is off, the mesh is too small, or the copy cannot be made or solved
+/// (then the caller starts from the unconstrained solution; the optimum is the same).
+pub(super) fn coarse_solution(
+    scene: &Scene,
+    system: &BiharmonicSystem,
+    o: &BbwOptions,
+) -> Option<Vec<f64>> {
+    if o.coarse <= 1.0 || system.free.len() < COARSE_MIN_FREE {
+        return None;
+    }
+    let n = scene.mesh.vertex_count();
+    let target = (n as f64 / o.coarse).round() as usize;
+    let segments = bone_segments(scene.skeleton.bones());
+    let coarse = CoarseMesh::new(&scene.mesh, &segments, target).ok()?;
+    let coarse_scene = Scene {
+        name: scene.name.clone(),
+        mesh: coarse.mesh.clone(),
+        skeleton: scene.skeleton.clone(),
+        probes: Vec::new(),
+        art: None,
+    };
+    let coarse_system = BiharmonicSystem::assemble(&coarse_scene, o).ok()?;
+    let solutions = coarse_system.bone_solutions(&coarse_scene, o).ok()?;
+    // Every coarse vertex's value: the handles' fixed ones, the QP's on the free ones.
+    let nb = scene.skeleton.len();
+    let mut values = coarse_system.handles.values.clone();
+    for (j, qp) in solutions.iter().enumerate() {
+        for (f, &v) in coarse_system.free.iter().enumerate() {
+            values[v * nb + j] = qp.x[f];
+        }
+    }
+    coarse.interpolate(&scene.mesh, &system.free, &values, nb)
+}

@@ -13,6 +13,11 @@ use super::distance::bone_segments;
 use crate::mesh::CoarseMesh;
 use crate::scene::Scene;
 
+/// Whether the coarse start is tried for a system with `free` free vertices.
+pub(super) fn coarse_applies(o: &BbwOptions, free: usize) -> bool {
+    o.coarse > 1.0 && free >= COARSE_MIN_FREE
+}
+
 /// Every bone's QP solution on a coarse copy of `scene`'s mesh interpolated at `system`'s
 /// free vertices (row-major: `bones` values per free vertex, each in `[0, 1]`), or `None`
 /// when the option is off, the mesh is too small, or the copy cannot be made or solved
@@ -22,7 +27,7 @@ pub(super) fn coarse_solution(
     system: &BiharmonicSystem,
     o: &BbwOptions,
 ) -> Option<Vec<f64>> {
-    if o.coarse <= 1.0 || system.free.len() < COARSE_MIN_FREE {
+    if !coarse_applies(o, system.free.len()) {
         return None;
     }
     let n = scene.mesh.vertex_count();

@@ -194,6 +194,51 @@
 //! 496k 17.54 s -> 17.59 s, `figure` 10k 0.356-0.369 s -> 0.372-0.392 s, `figure` 50k
 //! 2.18-2.23 s -> 2.14-2.19 s (alternating runs): within the noise except arms-down 50k, so
 //! not kept.
+//!
+//! **Round 7: the coarse start (option `coarse`, default 8) meets both targets.** A trace
+//! in a scratch build first started every bone from the optimum's own active set (the
+//! oracle): 2 passes per bone, 0.10 s for the 5 bones at 50k and 1.9 s at 496k, against
+//! 0.77 s and 19.8 s for the whole solve in the same runs. So the creeping border was the
+//! cost, and a prediction of the active set a few rings off would remove most of it. The
+//! prediction is
+//! the QP solved on a copy meshed again with 8 times fewer vertices (`mesh::CoarseMesh`,
+//! recursive), interpolated; each bone's first region is its predicted free set with no
+//! margin, and the whole free set gets only its symbolic analysis, beside the coarse solve.
+//! `cargo run --release --features internals --example solver_timing -- arms-down N
+//! bbw:coarse=0,bbw` (one process, load average 1.4-1.6):
+//!
+//! | arms-down vertices | `coarse=0` | default | libigl bbw | target |
+//! |--------------------|------------|---------|------------|--------|
+//! | 9 817   | 0.078 s | 0.073 s (under 20 000 free vertices, the same path) | - | - |
+//! | 49 751  | 0.60-0.62 s | 0.26-0.27 s (criterion 277 ms) | 5 s | 0.5 s |
+//! | 496 293 | 15.1-15.8 s, peak 2.37 GB | 4.55-4.81 s, peak 1.20 GB (criterion 4.69 s) | > 240 s | 10 s |
+//! | 994 561 | - | 13.8 s, peak 2.46 GB | - | - |
+//!
+//! `figure` 50k (19 bones): 1.73 s -> 1.02 s. Criterion this round (`cargo bench --bench
+//! bbw`, load average about 1.5): 10k 68.4 ms, 10k parts 45.3 ms, 50k 277 ms, 50k parts
+//! 202 ms, 500k 4.69 s (10 samples, 4.63-4.75 s).
+//!
+//! Measured on the way (scratch builds, one process each, `figure` and arms-down at 50k
+//! unless said), in the order they were tried:
+//! - the copy meshed with spade's refinement from loops resampled at the coarse edge
+//!   length: `figure` failed to mesh at every size (its long straight runs kept nearly
+//!   collinear vertices, whose slivers spade does not refine away); simplifying the loops
+//!   by deviation alone (a tenth of the coarse edge) meshes every built-in at 25k-500k;
+//! - the coarse ratio at 496k: 4 / 8 / 16 -> 7.70 / 6.30-6.93 / 6.35 s (8 kept; with a
+//!   2-step region margin, before the two changes below);
+//! - region margin for the predicted start: 2 / 1 / 0 steps -> 496k 6.13 / 6.11 / 5.28 s,
+//!   arms-down 0.37-0.40 / 0.37 / 0.31 s, `figure` 1.15 / 1.10 / 1.03-1.04 s (0 kept: the
+//!   torso's first pass at 496k fell from 2.7 s to 0.9 s, its region from 340k rows to
+//!   208k); at 10k, without the coarse start, 0 and 2 are within noise, so the unconstrained
+//!   start keeps `region_rings`;
+//! - the whole free set's AMD analysis overlapped with the coarse solve (`rayon::join`):
+//!   496k 5.28 s -> 4.59 s;
+//! - local passes before the first whole pass of a predicted start: passes per bone 2 -> 1,
+//!   but no faster (`figure` 1.27-1.30 s against 1.24-1.25 s, arms-down 0.45-0.47 s
+//!   against 0.40-0.42 s), not kept;
+//! - `local_reach` 0.03 / 0.05 / 0.15 with the coarse start: `figure` 1.11 / 1.04 / 1.29 s
+//!   against 1.15-1.21 s, arms-down 0.376 / 0.374 / 0.374 s against 0.37-0.41 s: within
+//!   the noise, default kept.
 
 use criterion::{criterion_group, criterion_main, Criterion};
 use skinweights::{builtin_scene, solver_by_name, BuiltinOptions};
@@ -203,7 +248,7 @@ fn bbw(c: &mut Criterion) {
     let mut group = c.benchmark_group("bbw");
     group.sample_size(10);
     group.measurement_time(Duration::from_secs(20));
-    for vertices in [10_000, 50_000] {
+    for vertices in [10_000, 50_000, 500_000] {
         let scene = builtin_scene(
             "arms-down",
             &BuiltinOptions {
@@ -217,6 +262,9 @@ fn bbw(c: &mut Criterion) {
         group.bench_function(format!("arms-down {vertices}"), |b| {
             b.iter(|| solver.solve(&scene).expect("bbw solves arms-down"))
         });
+        if vertices > 50_000 {
+            continue;
+        }
         // The subdomains' case: parts lock most of the mesh for every bone.
         let parts =
             solver_by_name("bbw", &[("parts".into(), "true".into())]).expect("bbw takes parts");

@@ -1,7 +1,8 @@
 //! Quick release-mode timing of the solvers on a built-in scene, without criterion:
 //! `cargo run --release --example solver_timing -- SCENE VERTICES SOLVER[,SOLVER...]`
 //! (defaults: arms-down 500000 linear,euclidean,geodesic,heat); `SOLVER:key=value:...` sets
-//! options. Prints wall time per
+//! options. `SCENE` is a built-in name or a scene file (`*.json`; `VERTICES` is then
+//! ignored). Prints wall time per
 //! solver and the process's peak resident memory (Linux).
 
 use skinweights::{builtin_scene, solver_by_name, BuiltinOptions};
@@ -26,14 +27,18 @@ fn main() -> skinweights::Result<()> {
         .get(2)
         .map_or("linear,euclidean,geodesic,heat", String::as_str);
     let t = Instant::now();
-    let scene = builtin_scene(
-        scene_name,
-        &BuiltinOptions {
-            gap: None,
-            vertices,
-            ..Default::default()
-        },
-    )?;
+    // A scene file (for example a sprite traced with `skinweights mesh`), or a built-in.
+    let scene = match scene_name.ends_with(".json") {
+        true => skinweights::io::load_scene(scene_name)?.0,
+        false => builtin_scene(
+            scene_name,
+            &BuiltinOptions {
+                gap: None,
+                vertices,
+                ..Default::default()
+            },
+        )?,
+    };
     println!(
         "{scene_name}: {} vertices, {} bones, meshed in {:.2} s, peak {:.0} MB",
         scene.mesh.vertex_count(),

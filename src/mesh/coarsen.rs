@@ -52,8 +52,15 @@ impl CoarseMesh {
                 loops_of[component_of[v]].push(l);
             }
         }
-        let mut count = vec![0usize; components];
-        component_of.iter().for_each(|&c| count[c] += 1);
+        // Every component's vertices, triangles and area, in one pass each.
+        let mut vertices_of: Vec<Vec<usize>> = vec![Vec::new(); components];
+        (0..n).for_each(|v| vertices_of[component_of[v]].push(v));
+        let mut triangles_of: Vec<Vec<usize>> = vec![Vec::new(); components];
+        let mut area = vec![0.0; components];
+        for (t, tri) in mesh.triangles().iter().enumerate() {
+            triangles_of[component_of[tri[0]]].push(t);
+            area[component_of[tri[0]]] += mesh.triangle_area2(t) / 2.0;
+        }
         let mut vertices: Vec<Point2<f64>> = Vec::new();
         let mut triangles: Vec<[usize; 3]> = Vec::new();
         let mut triangle_component = Vec::new();
@@ -61,28 +68,29 @@ impl CoarseMesh {
         let mut copied_from: Vec<usize> = Vec::new();
         let mut reach: f64 = 0.0;
         let ratio = target_vertices as f64 / n.max(1) as f64;
+        let all_loops: Vec<&Vec<usize>> = topology.boundary_loops().iter().collect();
+        let shared = shared_loop_vertices(&all_loops, n);
+        let mut index = vec![usize::MAX; n];
         for c in 0..components {
-            let target = (count[c] as f64 * ratio).round() as usize;
+            let target = (vertices_of[c].len() as f64 * ratio).round() as usize;
             let base = vertices.len();
-            if target < MIN_COMPONENT_VERTICES || 2 * target > count[c] {
-                let mut index = vec![usize::MAX; n];
-                for v in (0..n).filter(|&v| component_of[v] == c) {
+            if target < MIN_COMPONENT_VERTICES || 2 * target > vertices_of[c].len() {
+                for &v in &vertices_of[c] {
                     index[v] = vertices.len();
                     vertices.push(points[v]);
                     copied_from.push(v);
                 }
-                for t in mesh.triangles().iter().filter(|t| component_of[t[0]] == c) {
-                    triangles.push(t.map(|v| index[v]));
+                for &t in &triangles_of[c] {
+                    triangles.push(mesh.triangles()[t].map(|v| index[v]));
                     triangle_component.push(c);
                 }
                 continue;
             }
-            let (area, perimeter) = component_size(mesh, c, &loops_of[c]);
-            let max_area = estimate_max_area(area, perimeter, target);
+            let perimeter = loop_length(points, &loops_of[c]);
+            let max_area = estimate_max_area(area[c], perimeter, target);
             // The edge of an equilateral triangle of that area.
             let edge = (4.0 * max_area / 3f64.sqrt()).sqrt();
             let tolerance = DEVIATION * edge;
-            let shared = shared_loop_vertices(&loops_of[c], n);
             let loops: Vec<Vec<Point2<f64>>> = loops_of[c]
                 .iter()
                 .map(|l| simplify_loop(points, l, &shared, tolerance))
@@ -180,19 +188,14 @@ impl CoarseMesh {
     }
 }
 
-/// Area and boundary length of component `c`.
-fn component_size(mesh: &Mesh, c: usize, loops: &[&Vec<usize>]) -> (f64, f64) {
-    let component_of = mesh.topology().component_of();
-    let area: f64 = (0..mesh.triangle_count())
-        .filter(|&t| component_of[mesh.triangles()[t][0]] == c)
-        .map(|t| mesh.triangle_area2(t) / 2.0)
-        .sum();
-    let p = mesh.vertices();
-    let perimeter = loops
+/// Total length of `loops`.
+fn loop_length(points: &[Point2<f64>], loops: &[&Vec<usize>]) -> f64 {
+    loops
         .iter()
-        .flat_map(|l| (0..l.len()).map(move |i| (p[l[(i + 1) % l.len()]] - p[l[i]]).norm()))
-        .sum();
-    (area, perimeter)
+        .flat_map(|l| {
+            (0..l.len()).map(move |i| (points[l[(i + 1) % l.len()]] - points[l[i]]).norm())
+        })
+        .sum()
 }
 
 /// Vertices that appear more than once on the loops (where the boundary touches itself):

@@ -3,10 +3,12 @@
 //! ([`CoarseMesh`]) and interpolated at the free vertices.
 //!
 //! Started from the unconstrained solution, the active set's border creeps to the
-//! optimum's a few rings per pass, and at 500k vertices that is most of the solve. From
-//! the coarse optimum it starts a few fine rings away: with the exact optimum's active set
-//! as the start, the five bones of arms-down took 2 passes each and 1.9 s in all at 496k
-//! vertices (`benches/bbw.rs`).
+//! optimum's a few rings per pass, and at 500k vertices that was most of the solve (8-9
+//! whole passes and about 12 s of CPU in local passes for arms-down's five bones). From
+//! the coarse optimum it starts a few fine rings away: every bone then takes 2 whole
+//! passes on its own free set and a few local passes in between (arms-down 496k: 15.1-15.8 s
+//! -> 4.6-4.8 s; `cargo run --release --features internals --example solver_timing --
+//! arms-down 500000 bbw:coarse=0,bbw`).
 
 use super::bbw::{BbwOptions, BiharmonicSystem, COARSE_MIN_FREE};
 use super::distance::bone_segments;
@@ -34,13 +36,7 @@ pub(super) fn coarse_solution(
     let target = (n as f64 / o.coarse).round() as usize;
     let segments = bone_segments(scene.skeleton.bones());
     let coarse = CoarseMesh::new(&scene.mesh, &segments, target).ok()?;
-    let coarse_scene = Scene {
-        name: scene.name.clone(),
-        mesh: coarse.mesh.clone(),
-        skeleton: scene.skeleton.clone(),
-        probes: Vec::new(),
-        art: None,
-    };
+    let coarse_scene = Scene::from_mesh(coarse.mesh.clone(), scene.skeleton.clone()).ok()?;
     let coarse_system = BiharmonicSystem::assemble(&coarse_scene, o).ok()?;
     let solutions = coarse_system.bone_solutions(&coarse_scene, o).ok()?;
     // Every coarse vertex's value: the handles' fixed ones, the QP's on the free ones.

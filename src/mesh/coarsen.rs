@@ -39,7 +39,7 @@ impl CoarseMesh {
     /// Meshes `mesh` again with about `target_vertices` vertices (see the module docs),
     /// with `segments` (for example the bones) as constrained edges of the components that
     /// contain them whole; a component where they cannot be meshed is meshed without them.
-    /// Errors ([`crate::Error::Meshing`]) when a component's resampled loops cannot be meshed.
+    /// Errors ([`crate::Error::Meshing`]) when a component's simplified loops cannot be meshed.
     pub fn new(mesh: &Mesh, segments: &[Segment], target_vertices: usize) -> Result<Self> {
         let n = mesh.vertex_count();
         let topology = mesh.topology();
@@ -146,7 +146,7 @@ impl CoarseMesh {
     /// Interpolates `values` (`columns` per coarse vertex, row-major) at the vertices `at`
     /// of the original mesh `original` (linearly in the coarse triangle of the same
     /// component that is closest): `columns` values per entry of `at`, row-major. `None`
-    /// when one of them lies farther from every such triangle than the resampling allows
+    /// when one of them lies farther from every such triangle than the simplified loops allow
     /// (`original` is not the mesh this copy was made from).
     pub fn interpolate(
         &self,
@@ -199,7 +199,7 @@ fn loop_length(points: &[Point2<f64>], loops: &[&Vec<usize>]) -> f64 {
 }
 
 /// Vertices that appear more than once on the loops (where the boundary touches itself):
-/// every loop keeps them, so resampled loops still meet only there.
+/// every loop keeps them, so simplified loops still meet only there.
 fn shared_loop_vertices(loops: &[&Vec<usize>], n: usize) -> Vec<bool> {
     let mut seen = vec![0u8; n];
     for l in loops {

@@ -205,18 +205,22 @@
 //! recursive), interpolated; each bone's first region is its predicted free set with no
 //! margin, and the whole free set gets only its symbolic analysis, beside the coarse solve.
 //! `cargo run --release --features internals --example solver_timing -- arms-down N
-//! bbw:coarse=0,bbw` (one process, load average 1.4-1.6):
+//! bbw:coarse=0,bbw,bbw:coarse=0,bbw` (old and new alternating in one process, load
+//! average 1.4-1.7; with the half-width local passes below):
 //!
 //! | arms-down vertices | `coarse=0` | default | libigl bbw | target |
 //! |--------------------|------------|---------|------------|--------|
-//! | 9 817   | 0.078 s | 0.073 s (under 20 000 free vertices, the same path) | - | - |
-//! | 49 751  | 0.60-0.62 s | 0.26-0.27 s (criterion 277 ms) | 5 s | 0.5 s |
-//! | 496 293 | 15.1-15.8 s, peak 2.37 GB | 4.55-4.81 s, peak 1.20 GB (criterion 4.69 s) | > 240 s | 10 s |
-//! | 994 561 | - | 13.8 s, peak 2.46 GB | - | - |
+//! | 9 817   | 0.075 s | 0.066 s (under 20 000 free vertices, the same path) | - | - |
+//! | 49 751  | 0.58-0.60 s | 0.26-0.27 s (criterion 271 ms) | 5 s | 0.5 s |
+//! | 496 293 | 15.5 s, peak 2.36 GB | 4.17-4.29 s, peak 1.18 GB (criterion 4.27 s) | > 240 s | 10 s |
+//! | 994 561 | - | 11.5 s, peak 2.39 GB | - | - |
 //!
-//! `figure` 50k (19 bones): 1.73 s -> 1.02 s. Criterion this round (`cargo bench --bench
-//! bbw`, load average about 1.5): 10k 68.4 ms, 10k parts 45.3 ms, 50k 277 ms, 50k parts
-//! 202 ms, 500k 4.69 s (10 samples, 4.63-4.75 s).
+//! `figure` 50k (19 bones): 1.65-1.66 s -> 0.87-0.88 s. The Kenney sprites traced at 60k
+//! vertices (11 bones, scene files from `skinweights mesh ... --vertices 60000`): robot
+//! 3.58-3.67 s -> 2.25-2.26 s, malePerson 3.75-3.77 s -> 1.94-1.95 s, femaleAdventurer
+//! 3.40-3.46 s -> 1.74 s. Criterion (`cargo bench --bench bbw`, load average about 1.5):
+//! 10k 68.0 ms, 10k parts 45.1 ms, 50k 271 ms, 50k parts 189 ms, 500k 4.27 s
+//! (4.25-4.30 s).
 //!
 //! Measured on the way (scratch builds, one process each, `figure` and arms-down at 50k
 //! unless said), in the order they were tried:
@@ -237,8 +241,13 @@
 //!   but no faster (`figure` 1.27-1.30 s against 1.24-1.25 s, arms-down 0.45-0.47 s
 //!   against 0.40-0.42 s), not kept;
 //! - `local_reach` 0.03 / 0.05 / 0.15 with the coarse start: `figure` 1.11 / 1.04 / 1.29 s
-//!   against 1.15-1.21 s, arms-down 0.376 / 0.374 / 0.374 s against 0.37-0.41 s: within
-//!   the noise, default kept.
+//!   against 1.15-1.21 s, arms-down 0.376 / 0.374 / 0.374 s against 0.37-0.41 s (before
+//!   the two changes above); measured again after them, with the sprites and at 496k: 0 /
+//!   0.03 / 0.04 / 0.05 / 0.07 / 0.1 -> robot 60k 4.67 / 2.92 / 2.68 / 2.32-2.38 / 2.58 /
+//!   2.81-2.90 s, `figure` 1.82 / - / 0.88 / 0.84-0.89 / 0.91 / 0.96-1.00 s, arms-down 50k
+//!   0.344 / - / - / 0.250 / - / 0.254-0.283 s, 496k - / 4.79 / - / 4.09-4.10 / - / 4.89 s.
+//!   So local passes from a coarse start reach half of `local_reach` (0.05 by default); the
+//!   unconstrained start keeps the full reach, measured best there in round 4.
 
 use criterion::{criterion_group, criterion_main, Criterion};
 use skinweights::{builtin_scene, solver_by_name, BuiltinOptions};

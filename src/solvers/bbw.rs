@@ -53,12 +53,13 @@
 //! 62k -> 7.9k vertices on arms-down), while the whole free set's symbolic analysis runs
 //! beside it; no unconstrained solution is factored. Each bone's active set starts where
 //! the interpolated coarse solution is 0 or 1, on a region without margin (its border is
-//! a few rings from the optimum's), and takes 2 whole passes with local passes between.
-//! The stopping test is unchanged, so the optimum is the same (unit test
-//! `the_coarse_start_reaches_the_unconstrained_start_optimum`: objectives within 2e-7
-//! relative at 25k vertices). Arms-down, `solver_timing -- arms-down N
-//! bbw:coarse=0,bbw` in one process: 50k 0.60-0.62 s -> 0.26-0.27 s, 496k 15.1-15.8 s ->
-//! 4.6-4.8 s (peak memory 2.37 GB -> 1.2 GB); `figure` 50k (19 bones) 1.73 s -> 1.02 s.
+//! a few rings from the optimum's), and takes 2 whole passes with local passes between
+//! (half as wide: `COARSE_START_REACH`). The stopping test is unchanged, so the optimum
+//! is the same (unit test `the_coarse_start_reaches_the_unconstrained_start_optimum`:
+//! objectives within 2e-7 relative at 25k vertices). Arms-down, `solver_timing --
+//! arms-down N bbw:coarse=0,bbw` in one process: 50k 0.58-0.60 s -> 0.26-0.27 s, 496k
+//! 15.5 s -> 4.2-4.3 s (peak memory 2.36 GB -> 1.18 GB); `figure` 50k (19 bones) 1.65 s ->
+//! 0.88 s.
 
 use super::coarse_start::{coarse_applies, coarse_solution};
 use super::distance::{bone_segments, nearest_segment};
@@ -110,8 +111,8 @@ pub struct BbwOptions {
     /// whole-set pass that follows, with its stopping test over every vertex, keeps the
     /// result the exact optimum. Also before the first whole pass when the unconstrained
     /// start is out of bounds on at most a tenth of the free vertices (a larger change
-    /// moves the far field, which the local passes hold fixed). Measured in
-    /// `benches/bbw.rs`.
+    /// moves the far field, which the local passes hold fixed). With the coarse start
+    /// (option `coarse`) the band is half as wide. Measured in `benches/bbw.rs`.
     pub local_reach: f64,
     /// A bone whose subdomain (the vertices where its weight is not at a bound, plus
     /// `region_rings` stencil steps around them) covers at most this fraction of the free
@@ -151,7 +152,7 @@ pub struct BbwOptions {
     /// instead of creeping there pass by pass; the stopping test is unchanged, so the
     /// result is the same optimum. A copy that cannot be meshed (a loop that would cross
     /// another once simplified) falls back to the unconstrained start. Measured in the
-    /// module docs: arms-down 50k 0.61 s -> 0.26 s, 496k 15.1-15.8 s -> 4.6-4.8 s.
+    /// module docs: arms-down 50k 0.58-0.60 s -> 0.26-0.27 s, 496k 15.5 s -> 4.2-4.3 s.
     pub coarse: f64,
 }
 
@@ -936,6 +937,12 @@ fn local_passes(
     Ok(freed_all)
 }
 
+/// With the coarse start (option `coarse`) the local passes reach this fraction of
+/// `local_reach`: its active set starts a few rings from the optimum's, and the narrower
+/// band measured faster at 50k-500k (arms-down 496k 4.89 s -> 4.09 s, the robot sprite at
+/// 60k 2.81-2.90 s -> 2.32-2.38 s; 0.4 and 0.7 were slower than 0.5, 0 much slower).
+const COARSE_START_REACH: f64 = 0.5;
+
 /// Local passes run before the first whole pass only if at most `1 / LOCAL_START` of the
 /// free vertices start out of bounds (see [`BbwOptions::local_reach`]).
 const LOCAL_START: usize = 10;
@@ -1003,8 +1010,12 @@ fn active_set(
         .filter(|&i| matches!(state[i], Bound::Zero | Bound::One))
         .collect();
     // Stencil steps of the local passes (none: 0).
-    let steps = match o.local_reach > 0.0 {
-        true => ((o.local_reach * (n as f64).sqrt()).round() as usize).max(2),
+    let reach = match predicted {
+        true => o.local_reach * COARSE_START_REACH,
+        false => o.local_reach,
+    };
+    let steps = match reach > 0.0 {
+        true => ((reach * (n as f64).sqrt()).round() as usize).max(2),
         false => 0,
     };
     let local = |x: &mut [f64], state: &mut [Bound], bulk: &mut [bool], seeds| match steps {

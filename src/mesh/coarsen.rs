@@ -460,7 +460,11 @@ mod tests {
             meshed += 1;
             let (tf, tc) = (fine.topology(), copy.mesh.topology());
             assert_eq!(tf.component_count(), tc.component_count(), "case {case}");
-            assert_eq!(tf.boundary_loops().len(), tc.boundary_loops().len(), "case {case}");
+            assert_eq!(
+                tf.boundary_loops().len(),
+                tc.boundary_loops().len(),
+                "case {case}"
+            );
             let all: Vec<usize> = (0..fine.vertex_count()).collect();
             let ones = vec![1.0; copy.mesh.vertex_count()];
             let at = copy.interpolate(&fine, &all, &ones, 1);

@@ -314,6 +314,20 @@ mod tests {
         builtin_scene(name, &options).unwrap().mesh
     }
 
+    /// The mesh of the outline made of `loops`, with about `vertices` vertices.
+    fn meshed_loops(loops: Vec<Vec<Point2<f64>>>, vertices: usize) -> Mesh {
+        let outline = Outline {
+            loops,
+            segments: Vec::new(),
+        };
+        let options = MeshingOptions {
+            target_vertices: vertices,
+            ..Default::default()
+        };
+        let (points, triangles, _) = mesh_outline(&outline, &options).unwrap();
+        Mesh::new(points, triangles).unwrap()
+    }
+
     /// Area of every part (a third of each triangle to each corner's part).
     fn part_areas(mesh: &Mesh) -> Vec<f64> {
         let mut areas = vec![0.0; mesh.parts().len()];
@@ -398,16 +412,7 @@ mod tests {
                 Point2::new(-s, s),
             ]
         };
-        let outline = Outline {
-            loops: vec![square(10.0), square(3.0)],
-            segments: Vec::new(),
-        };
-        let options = MeshingOptions {
-            target_vertices: 8_000,
-            ..Default::default()
-        };
-        let (points, triangles, _) = mesh_outline(&outline, &options).unwrap();
-        let fine = Mesh::new(points, triangles).unwrap();
+        let fine = meshed_loops(vec![square(10.0), square(3.0)], 8_000);
         let coarse = CoarseMesh::new(&fine, &[], 1_000).unwrap().mesh;
         assert_eq!(coarse.topology().boundary_loops().len(), 2);
         assert!((coarse.area() - fine.area()).abs() < 1e-9 * fine.area());
@@ -444,16 +449,7 @@ mod tests {
                     Point2::new(8.0 * angle.cos(), 8.0 * angle.sin())
                 })
                 .collect();
-            let outline = Outline {
-                loops: vec![outer, hole],
-                segments: Vec::new(),
-            };
-            let options = MeshingOptions {
-                target_vertices: 24_000,
-                ..Default::default()
-            };
-            let (points, triangles, _) = mesh_outline(&outline, &options).unwrap();
-            let fine = Mesh::new(points, triangles).unwrap();
+            let fine = meshed_loops(vec![outer, hole], 24_000);
             let Ok(copy) = CoarseMesh::new(&fine, &[], fine.vertex_count() / 8) else {
                 continue;
             };

@@ -172,7 +172,7 @@ pub trait SolverOptions: Default {
             .map(|o| {
                 let d = defaults.get(o.key).unwrap_or_else(|| "unset".into());
                 format!(
-                    "{:<21}{} (default {d})",
+                    "{:<20} {} (default {d})",
                     format!("{}={}", o.key, o.value),
                     o.doc
                 )

@@ -2,7 +2,7 @@
 //!
 //! The built-in `arms-down` character (gap 12 px) is meshed at about 10k, 30k, 100k, 300k and
 //! 1M vertices, and every solver (linear, euclidean, geodesic, heat, mask = euclidean+mask,
-//! heat+mask) computes its weights. Each (solver, size) runs in a **fresh child process** (this
+//! heat+mask, bbw) computes its weights. Each (solver, size) runs in a **fresh child process** (this
 //! binary re-executed with a hidden subcommand), so its peak memory is its own: the child
 //! reads `VmHWM` (peak resident set) from `/proc/self/status`. After meshing, the child resets
 //! the peak (`echo 5 > /proc/self/clear_refs`, Linux >= 4.0) so the solve's peak is measured
@@ -54,7 +54,13 @@ enum Child {
 
 const SIZES: [usize; 5] = [10_000, 30_000, 100_000, 300_000, 1_000_000];
 /// Every solver `compare` runs, in its order.
-const SOLVERS: &[&str] = skinweights::compare::DEFAULT_SOLVERS;
+/// compare's solvers, then `bbw` (bounded biharmonic weights, the slowest).
+fn solvers() -> impl Iterator<Item = &'static str> {
+    skinweights::compare::DEFAULT_SOLVERS
+        .iter()
+        .copied()
+        .chain(std::iter::once("bbw"))
+}
 /// A child running longer than this is stopped, and the solver skips larger sizes.
 const CHILD_TIMEOUT: Duration = Duration::from_secs(150);
 /// A run slower than this makes the solver skip larger sizes (they would break the budget).
@@ -247,7 +253,7 @@ fn parent(cli: &Cli) -> Res<()> {
         SIZES.to_vec()
     };
     let names: Vec<&str> = std::iter::once("meshing")
-        .chain(SOLVERS.iter().copied())
+        .chain(solvers())
         .collect();
     let repeats = if cli.common.quick { 1 } else { REPEATS };
     let bar = progress((sizes.len() * names.len()) as u64, "scaling");

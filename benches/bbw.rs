@@ -210,12 +210,13 @@
 //!
 //! | arms-down vertices | `coarse=0` | default | libigl bbw | target |
 //! |--------------------|------------|---------|------------|--------|
-//! | 9 817   | 0.075 s | 0.066 s (under 20 000 free vertices, the same path) | - | - |
+//! | 2 956   | 0.025 s | 0.011 s | - | - |
+//! | 9 817   | 0.069-0.075 s | 0.046 s | - | - |
 //! | 49 751  | 0.58-0.60 s | 0.26-0.27 s (criterion 271 ms) | 5 s | 0.5 s |
 //! | 496 293 | 15.5 s, peak 2.36 GB | 4.17-4.29 s, peak 1.18 GB (criterion 4.27 s) | > 240 s | 10 s |
 //! | 994 561 | - | 11.5 s, peak 2.39 GB | - | - |
 //!
-//! `figure` 50k (19 bones): 1.65-1.66 s -> 0.87-0.88 s. The Kenney sprites traced at 60k
+//! `figure` (19 bones): 10k 0.30-0.31 s -> 0.13 s, 50k 1.65-1.66 s -> 0.87-0.88 s. The Kenney sprites traced at 60k
 //! vertices (11 bones, scene files from `skinweights mesh ... --vertices 60000`): robot
 //! 3.58-3.67 s -> 2.25-2.26 s, malePerson 3.75-3.77 s -> 1.94-1.95 s, femaleAdventurer
 //! 3.40-3.46 s -> 1.74 s. Criterion (`cargo bench --bench bbw`, load average about 1.5):
@@ -247,7 +248,11 @@
 //!   2.81-2.90 s, `figure` 1.82 / - / 0.88 / 0.84-0.89 / 0.91 / 0.96-1.00 s, arms-down 50k
 //!   0.344 / - / - / 0.250 / - / 0.254-0.283 s, 496k - / 4.79 / - / 4.09-4.10 / - / 4.89 s.
 //!   So local passes from a coarse start reach half of `local_reach` (0.05 by default); the
-//!   unconstrained start keeps the full reach, measured best there in round 4.
+//!   unconstrained start keeps the full reach, measured best there in round 4;
+//! - the smallest mesh that takes the coarse start (`COARSE_MIN_FREE`), first 20 000 free
+//!   vertices: the coarse start measured faster at every size down to 2.5k (arms-down 2.5k
+//!   0.018 s -> 0.009 s, 10k 0.067-0.076 s -> 0.045 s, 20k 0.15-0.18 s -> 0.074 s, `figure`
+//!   10k 0.30-0.31 s -> 0.13 s; 1.5k within noise), so it is 2 000 now.
 
 use criterion::{criterion_group, criterion_main, Criterion};
 use skinweights::{builtin_scene, solver_by_name, BuiltinOptions};

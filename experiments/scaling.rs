@@ -252,9 +252,7 @@ fn parent(cli: &Cli) -> Res<()> {
     } else {
         SIZES.to_vec()
     };
-    let names: Vec<&str> = std::iter::once("meshing")
-        .chain(solvers())
-        .collect();
+    let names: Vec<&str> = std::iter::once("meshing").chain(solvers()).collect();
     let repeats = if cli.common.quick { 1 } else { REPEATS };
     let bar = progress((sizes.len() * names.len()) as u64, "scaling");
     let mut attempts: Vec<Attempt> = Vec::new();

@@ -61,12 +61,13 @@ fn bbw_drag_on_arms_down_is_within_the_published_range() {
 #[test]
 fn bbw_subdomains_give_the_whole_mesh_optimum() {
     let scene = common::scene_at("arms-down", 3000);
-    for parts in [false, true] {
+    for (parts, coarse) in starts() {
         let solve = |subdomain, region_rings| {
             let options = BbwOptions {
                 subdomain,
                 region_rings,
                 parts,
+                coarse,
                 ..Default::default()
             };
             solve_quietly(&scene, options)
@@ -74,32 +75,39 @@ fn bbw_subdomains_give_the_whole_mesh_optimum() {
         let whole = solve(0.0, 2);
         // Margin 0 makes the regions grow during the iteration.
         for (rings, sub) in [(0, solve(1.0, 0)), (2, solve(1.0, 2))] {
-            assert_same_optimum(
-                &whole,
-                &sub,
-                &format!("parts {parts}, region_rings {rings}"),
-            );
+            let what = format!("parts {parts}, coarse {coarse}, region_rings {rings}");
+            assert_same_optimum(&whole, &sub, &what);
         }
     }
 }
 
+/// With and without parts, from the coarse start (the default above 2 000 free vertices)
+/// and from the unconstrained solution (`coarse=0`).
+fn starts() -> Vec<(bool, f64)> {
+    let coarse = BbwOptions::default().coarse;
+    vec![(false, coarse), (true, coarse), (false, 0.0), (true, 0.0)]
+}
+
 /// The local passes (option `local_reach`) only choose the active set the whole passes
 /// solve with, so they reach the optimum the whole passes alone reach: at 3k and 10k
-/// vertices, with and without parts, and with a reach wide enough to cover the mesh.
+/// vertices, with and without parts, from both starts, and with a reach wide enough to
+/// cover the mesh.
 #[test]
 fn bbw_local_passes_give_the_whole_pass_optimum() {
     for vertices in [3000, 10_000] {
         let scene = common::scene_at("arms-down", vertices);
-        for parts in [false, true] {
+        for (parts, coarse) in starts() {
             let options = |local_reach| BbwOptions {
                 local_reach,
                 parts,
+                coarse,
                 ..Default::default()
             };
             let whole = solve_quietly(&scene, options(0.0));
             for reach in [0.03, BbwOptions::default().local_reach, 1.0] {
                 let local = solve_quietly(&scene, options(reach));
-                let what = format!("{vertices} vertices, parts {parts}, reach {reach}");
+                let what =
+                    format!("{vertices} vertices, parts {parts}, coarse {coarse}, reach {reach}");
                 assert_same_optimum(&whole, &local, &what);
             }
         }

@@ -157,8 +157,12 @@ pub struct BbwOptions {
 }
 
 /// Fewer free vertices than this are solved without the coarse start (option `coarse`):
-/// there the unconstrained start costs less than a coarse level.
-pub const COARSE_MIN_FREE: usize = 20_000;
+/// a coarse copy would have a few hundred vertices. Above it the coarse start paid at every
+/// size measured (`solver_timing -- SCENE N bbw:coarse=0,bbw`): arms-down 2.5k 0.018 s ->
+/// 0.009 s, 3k 0.026-0.028 s -> 0.012-0.013 s, 10k 0.067-0.076 s -> 0.045 s, 20k 0.15-0.18 s
+/// -> 0.074 s; `figure` 10k 0.30-0.31 s -> 0.13 s; at 1.5k the two were within noise
+/// (0.008-0.014 s).
+pub const COARSE_MIN_FREE: usize = 2_000;
 
 impl Default for BbwOptions {
     fn default() -> Self {
@@ -1174,6 +1178,7 @@ mod tests {
         vertices: usize,
         parts: bool,
         tolerance: f64,
+        coarse: f64,
     ) -> (f64, f64) {
         let scene = builtin_scene(
             scene,
@@ -1186,6 +1191,7 @@ mod tests {
         let o = BbwOptions {
             parts,
             tolerance,
+            coarse,
             ..Default::default()
         };
         let system = BiharmonicSystem::assemble(&scene, &o).unwrap();
@@ -1214,20 +1220,26 @@ mod tests {
 
     #[test]
     fn the_active_set_reaches_the_interior_point_optimum() {
-        // Measured: objective gaps 1.7e-7 / 3.5e-6 and weight gaps 4.4e-3 / 1.8e-2 at the
-        // default tolerance (1e-3 on violations and multipliers), 0 and 1.1e-3 / 3.5e-4 at
-        // 1e-6 (what is left is the interior point's own accuracy along the energy's flat
-        // directions).
-        for (scene, parts, tolerance, max_objective_gap, max_weight_gap) in [
-            ("arms-down", false, 1e-3, 1e-6, 1e-2),
-            ("arms-down", true, 1e-3, 1e-6, 1e-2),
-            ("figure", false, 1e-3, 1e-5, 3e-2),
-            ("arms-down", false, 1e-6, 1e-9, 2e-3),
-            ("figure", false, 1e-6, 1e-9, 2e-3),
+        // Both starts: the coarse one (the default at 3k) and the unconstrained one.
+        // Measured (arms-down / figure): objective gaps 1.9e-7 / 3.6e-6 from the coarse start
+        // and 1.7e-7 / 3.5e-6 from the unconstrained one, weight gaps 3.2e-3 / 1.8e-2 and
+        // 4.4e-3 / 1.8e-2, at the default tolerance (1e-3 on violations and multipliers); 0
+        // and 1.1e-3 / 3.5e-4 at 1e-6 (what is left is the interior point's own accuracy
+        // along the energy's flat directions).
+        let coarse = BbwOptions::default().coarse;
+        for (scene, parts, tolerance, start, max_objective_gap, max_weight_gap) in [
+            ("arms-down", false, 1e-3, coarse, 1e-6, 1e-2),
+            ("arms-down", true, 1e-3, coarse, 1e-6, 1e-2),
+            ("figure", false, 1e-3, coarse, 1e-5, 3e-2),
+            ("arms-down", false, 1e-6, coarse, 1e-9, 2e-3),
+            ("figure", false, 1e-6, coarse, 1e-9, 2e-3),
+            ("arms-down", false, 1e-3, 0.0, 1e-6, 1e-2),
+            ("arms-down", true, 1e-3, 0.0, 1e-6, 1e-2),
+            ("figure", false, 1e-3, 0.0, 1e-5, 3e-2),
         ] {
             let (objective_gap, weight_gap) =
-                gaps_to_the_interior_point(scene, 3000, parts, tolerance);
-            let case = format!("{scene} parts={parts} tolerance={tolerance}");
+                gaps_to_the_interior_point(scene, 3000, parts, tolerance, start);
+            let case = format!("{scene} parts={parts} tolerance={tolerance} coarse={start}");
             assert!(
                 objective_gap <= max_objective_gap,
                 "{case}: objective {objective_gap:e} above the interior point's (relative)"

@@ -114,6 +114,54 @@ fn bbw_local_passes_give_the_whole_pass_optimum() {
     }
 }
 
+/// A mesh of many small components (36 squares of about 110 vertices, like a sprite's
+/// separate pieces): the coarse copy keeps such components unchanged, so it is no smaller.
+/// Regression: the coarse start then recursed on the same mesh until the stack overflowed
+/// (found on gBot traced at 10k vertices, 7 pieces). It must fall back to the
+/// unconstrained start and give its weights.
+#[test]
+fn bbw_solves_meshes_of_many_small_components() {
+    use nalgebra::Point2;
+    use skinweights::mesh::{mesh_outline, Mesh, MeshingOptions, Outline};
+    use skinweights::{Bone, Scene, Skeleton};
+    let square = |x: f64, y: f64| {
+        vec![
+            Point2::new(x, y),
+            Point2::new(x + 10.0, y),
+            Point2::new(x + 10.0, y + 10.0),
+            Point2::new(x, y + 10.0),
+        ]
+    };
+    let loops: Vec<Vec<Point2<f64>>> = (0..36)
+        .map(|k| square(15.0 * (k % 6) as f64, 15.0 * (k / 6) as f64))
+        .collect();
+    let bones = [
+        Bone::new("left", Point2::new(2.0, 5.0), Point2::new(8.0, 5.0)),
+        Bone::new("right", Point2::new(77.0, 80.0), Point2::new(83.0, 80.0)),
+    ];
+    let outline = Outline {
+        loops,
+        segments: bones.iter().map(|b| [b.head, b.tail]).collect(),
+    };
+    let options = MeshingOptions {
+        target_vertices: 4_000,
+        ..Default::default()
+    };
+    let (points, triangles, _) = mesh_outline(&outline, &options).unwrap();
+    let mesh = Mesh::new(points, triangles).unwrap();
+    assert_eq!(mesh.topology().component_count(), 36);
+    let scene = Scene::from_mesh(mesh, Skeleton::new(bones.to_vec()).unwrap()).unwrap();
+    let solve = |coarse| {
+        let options = BbwOptions {
+            coarse,
+            ..Default::default()
+        };
+        Bbw::new(options).solve(&scene).unwrap().weights
+    };
+    let (with, without) = (solve(BbwOptions::default().coarse), solve(0.0));
+    assert_same_optimum(&without, &with, "36 components");
+}
+
 /// `bbw` with `options` on `scene`, which must converge without warnings.
 fn solve_quietly(scene: &skinweights::Scene, options: BbwOptions) -> Weights {
     let solution = Bbw::new(options).solve(scene).unwrap();

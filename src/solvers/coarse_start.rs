@@ -36,6 +36,11 @@ pub(super) fn coarse_solution(
     let target = (n as f64 / o.coarse).round() as usize;
     let segments = bone_segments(scene.skeleton.bones());
     let coarse = CoarseMesh::new(&scene.mesh, &segments, target).ok()?;
+    // Small components are copied unchanged: a copy that is not at least twice as small
+    // would not pay (and each level halving the mesh bounds the recursion).
+    if 2 * coarse.mesh.vertex_count() > n {
+        return None;
+    }
     let coarse_scene = Scene::from_mesh(coarse.mesh.clone(), scene.skeleton.clone()).ok()?;
     let coarse_system = BiharmonicSystem::assemble(&coarse_scene, o).ok()?;
     let solutions = coarse_system.bone_solutions(&coarse_scene, o).ok()?;

@@ -170,7 +170,7 @@ fn solve_quietly(scene: &skinweights::Scene, options: BbwOptions) -> Weights {
 }
 
 /// `other` is a valid weight table within the active-set tolerance of `whole`: both stop
-/// with every bound violation and multiplier within 1e-3.
+/// with every bound violation and multiplier within the tolerance (1e-4 by default).
 fn assert_same_optimum(whole: &Weights, other: &Weights, what: &str) {
     let diff = whole
         .rows()

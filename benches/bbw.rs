@@ -205,23 +205,24 @@
 //! recursive), interpolated; each bone's first region is its predicted free set with no
 //! margin, and the whole free set gets only its symbolic analysis, beside the coarse solve.
 //! `cargo run --release --features internals --example solver_timing -- arms-down N
-//! bbw:coarse=0,bbw,bbw:coarse=0,bbw` (old and new alternating in one process, load
-//! average 1.4-1.7; with the half-width local passes below):
+//! bbw:coarse=0:tolerance=0.001,bbw:coarse=0,bbw` twice in one process (load average
+//! 1.5-1.8): the previous default, the unconstrained start at the new default tolerance
+//! 1e-4 (see the last item below), and the new default:
 //!
-//! | arms-down vertices | `coarse=0` | default | libigl bbw | target |
-//! |--------------------|------------|---------|------------|--------|
-//! | 2 956   | 0.025 s | 0.011 s | - | - |
-//! | 9 817   | 0.069-0.075 s | 0.046 s | - | - |
-//! | 49 751  | 0.58-0.60 s | 0.26-0.27 s (criterion 271 ms) | 5 s | 0.5 s |
-//! | 496 293 | 15.5 s, peak 2.36 GB | 4.17-4.29 s, peak 1.18 GB (criterion 4.27 s) | > 240 s | 10 s |
-//! | 994 561 | - | 11.5 s, peak 2.39 GB | - | - |
+//! | arms-down vertices | before | `coarse=0` | default | libigl bbw | target |
+//! |--------------------|--------|------------|---------|------------|--------|
+//! | 2 956   | 0.023-0.025 s | 0.024 s | 0.013 s | - | - |
+//! | 9 817   | 0.069-0.082 s | 0.101-0.105 s | 0.057-0.059 s | - | - |
+//! | 49 751  | 0.65-0.70 s | 0.89-0.90 s | 0.31-0.33 s (criterion 324 ms) | 5 s | 0.5 s |
+//! | 496 293 | 15.6 s, peak 2.41 GB | 37.2 s | 7.0-7.1 s, peak 1.24 GB (criterion 7.05 s) | > 240 s | 10 s |
+//! | 994 561 | - | - | 25.4 s, peak 2.66 GB | - | - |
 //!
-//! `figure` (19 bones): 10k 0.30-0.31 s -> 0.13 s, 50k 1.65-1.66 s -> 0.87-0.88 s. The Kenney sprites traced at 60k
-//! vertices (11 bones, scene files from `skinweights mesh ... --vertices 60000`): robot
-//! 3.58-3.67 s -> 2.25-2.26 s, malePerson 3.75-3.77 s -> 1.94-1.95 s, femaleAdventurer
-//! 3.40-3.46 s -> 1.74 s. Criterion (`cargo bench --bench bbw`, load average about 1.5):
-//! 10k 68.0 ms, 10k parts 45.1 ms, 50k 271 ms, 50k parts 189 ms, 500k 4.27 s
-//! (4.25-4.30 s).
+//! `figure` (19 bones): 10k 0.31-0.32 / 0.40-0.42 / 0.16-0.18 s, 50k 1.91 / 2.65-2.66 /
+//! 0.89-0.91 s. The Kenney sprites traced at 60k vertices (11 bones, scene files from
+//! `skinweights mesh ... --vertices 60000`): robot 4.04-4.24 / 5.63-5.73 / 3.18-3.22 s,
+//! malePerson 4.13-4.24 / 4.77-4.89 / 2.35 s, femaleAdventurer 3.90-3.96 / 5.43-5.44 /
+//! 1.91-1.92 s. Criterion (`cargo bench --bench bbw`): 10k 54.6 ms, 10k parts 41.1 ms,
+//! 50k 324 ms, 50k parts 277 ms, 500k 7.05 s (7.01-7.09 s).
 //!
 //! Measured on the way (scratch builds, one process each, `figure` and arms-down at 50k
 //! unless said), in the order they were tried:
@@ -252,7 +253,14 @@
 //! - the smallest mesh that takes the coarse start (`COARSE_MIN_FREE`), first 20 000 free
 //!   vertices: the coarse start measured faster at every size down to 2.5k (arms-down 2.5k
 //!   0.018 s -> 0.009 s, 10k 0.067-0.076 s -> 0.045 s, 20k 0.15-0.18 s -> 0.074 s, `figure`
-//!   10k 0.30-0.31 s -> 0.13 s; 1.5k within noise), so it is 2 000 now.
+//!   10k 0.30-0.31 s -> 0.13 s; 1.5k within noise), so it is 2 000 now;
+//! - the pareto run then showed `figure` 10k's kick probes folding 58-62 triangles with
+//!   `bbw` instead of 31: both stops are within the tolerance 1e-3, but `Q`'s flat
+//!   directions leave vertices fixed whose release would still move the weights, and the
+//!   coarse start leaves different ones. At 1e-4 either start folds 29-30 (1e-5: 29, the
+//!   optimum), so the default tolerance is 1e-4 now. Its cost with the coarse start: 10k
+//!   0.046 -> 0.051 s, 50k 0.23 -> 0.30-0.33 s, 496k 4.2 -> 6.6-7.1 s, 994k 11.5 -> 25.4 s
+//!   (3e-4: 0.26-0.28 s, 4.8 s, 18.2 s and 30-31 folds; 1e-5: 0.49-0.51 s, 11.3 s).
 
 use criterion::{criterion_group, criterion_main, Criterion};
 use skinweights::{builtin_scene, solver_by_name, BuiltinOptions};

@@ -56,10 +56,11 @@
 //! a few rings from the optimum's), and takes 2 whole passes with local passes between
 //! (half as wide: `COARSE_START_REACH`). The stopping test is unchanged, so the optimum
 //! is the same (unit test `the_coarse_start_reaches_the_unconstrained_start_optimum`:
-//! objectives within 2e-7 relative at 25k vertices). Arms-down, `solver_timing --
-//! arms-down N bbw:coarse=0,bbw` in one process: 50k 0.58-0.60 s -> 0.26-0.27 s, 496k
-//! 15.5 s -> 4.2-4.3 s (peak memory 2.36 GB -> 1.18 GB); `figure` 50k (19 bones) 1.65 s ->
-//! 0.88 s.
+//! objectives within 1e-9 relative at 25k vertices). Against the previous default (the
+//! unconstrained start at tolerance 1e-3), `solver_timing -- SCENE N
+//! bbw:coarse=0:tolerance=0.001,bbw` in one process: arms-down 50k 0.65-0.70 s -> 0.31-0.33
+//! s, 496k 15.6 s -> 7.0-7.1 s (peak memory 2.41 GB -> 1.24 GB); `figure` 50k (19 bones)
+//! 1.91 s -> 0.89-0.91 s.
 
 use super::coarse_start::{coarse_applies, coarse_solution};
 use super::distance::{bone_segments, nearest_segment};
@@ -157,17 +158,18 @@ pub struct BbwOptions {
     /// where the coarse solution is 0 or 1, so its border is a few rings from the optimum's
     /// instead of creeping there pass by pass; the stopping test is unchanged, so the
     /// result is the same optimum. A copy that cannot be meshed (a loop that would cross
-    /// another once simplified) falls back to the unconstrained start. Measured in the
-    /// module docs: arms-down 50k 0.58-0.60 s -> 0.26-0.27 s, 496k 15.5 s -> 4.2-4.3 s.
+    /// another once simplified) falls back to the unconstrained start, and so does a copy
+    /// not at least twice as small. Measured in the module docs: arms-down 50k 0.89-0.90 s
+    /// -> 0.31-0.33 s, 496k 37.2 s -> 7.0-7.1 s (both at tolerance 1e-4).
     pub coarse: f64,
 }
 
 /// Fewer free vertices than this are solved without the coarse start (option `coarse`):
 /// a coarse copy would have a few hundred vertices. Above it the coarse start paid at every
-/// size measured (`solver_timing -- SCENE N bbw:coarse=0,bbw`): arms-down 2.5k 0.018 s ->
-/// 0.009 s, 3k 0.026-0.028 s -> 0.012-0.013 s, 10k 0.067-0.076 s -> 0.045 s, 20k 0.15-0.18 s
-/// -> 0.074 s; `figure` 10k 0.30-0.31 s -> 0.13 s; at 1.5k the two were within noise
-/// (0.008-0.014 s).
+/// size measured (`solver_timing -- SCENE N bbw:coarse=0,bbw`, tolerance 1e-3): arms-down
+/// 2.5k 0.018 s -> 0.009 s, 3k 0.026-0.028 s -> 0.012-0.013 s, 10k 0.067-0.076 s -> 0.045
+/// s, 20k 0.15-0.18 s -> 0.074 s; `figure` 10k 0.30-0.31 s -> 0.13 s; at 1.5k the two were
+/// within noise (0.008-0.014 s).
 pub const COARSE_MIN_FREE: usize = 2_000;
 
 impl Default for BbwOptions {
@@ -949,8 +951,9 @@ fn local_passes(
 
 /// With the coarse start (option `coarse`) the local passes reach this fraction of
 /// `local_reach`: its active set starts a few rings from the optimum's, and the narrower
-/// band measured faster at 50k-500k (arms-down 496k 4.89 s -> 4.09 s, the robot sprite at
-/// 60k 2.81-2.90 s -> 2.32-2.38 s; 0.4 and 0.7 were slower than 0.5, 0 much slower).
+/// band measured faster at 50k-500k (at tolerance 1e-3: arms-down 496k 4.89 s -> 4.09 s,
+/// the robot sprite at 60k 2.81-2.90 s -> 2.32-2.38 s; 0.4 and 0.7 were slower than 0.5,
+/// 0 much slower).
 const COARSE_START_REACH: f64 = 0.5;
 
 /// Local passes run before the first whole pass only if at most `1 / LOCAL_START` of the

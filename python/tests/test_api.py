@@ -78,14 +78,15 @@ def test_lists_and_int_arrays_are_accepted():
 
 
 def test_solve_releases_the_gil():
-    s = sw.builtin_scene("arms-down", vertices=20000)
+    s = sw.builtin_scene("arms-down", vertices=60000)
     done = threading.Event()
     seconds = []
 
     def work():
         try:
-            # bbw, not heat: heat solves 20k vertices in about 0.04 s here, too short for the
-            # ticks to tell anything (bbw takes about 0.2 s).
+            # bbw, not heat: heat solves 60k vertices in about 0.1 s here, too short for the
+            # ticks to tell anything (bbw takes about 0.4 s; at 20k, since its coarse start,
+            # under 0.1 s).
             _, report = sw.solve(s.vertices, s.triangles, s.bones, solver="bbw", parts=s.parts)
             seconds.append(report["seconds"])
         finally:

@@ -200,10 +200,10 @@
 //! oracle): 2 passes per bone, 0.10 s for the 5 bones at 50k and 1.9 s at 496k, against
 //! 0.77 s and 19.8 s for the whole solve in the same runs. So the creeping border was the
 //! cost, and a prediction of the active set a few rings off would remove most of it. The
-//! prediction is
-//! the QP solved on a copy meshed again with 8 times fewer vertices (`mesh::CoarseMesh`,
-//! recursive), interpolated; each bone's first region is its predicted free set with no
-//! margin, and the whole free set gets only its symbolic analysis, beside the coarse solve.
+//! prediction is the QP solved on a copy meshed again with 8 times fewer vertices
+//! (`mesh::CoarseMesh`, recursive), interpolated; each bone's first region is its
+//! predicted free set with no margin, and the whole free set gets only its symbolic
+//! analysis, beside the coarse solve.
 //! `cargo run --release --features internals --example solver_timing -- arms-down N
 //! bbw:coarse=0:tolerance=0.001,bbw:coarse=0,bbw` twice in one process (load average
 //! 1.5-1.8): the previous default, the unconstrained start at the new default tolerance

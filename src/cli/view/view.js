@@ -259,7 +259,7 @@
   const area2 = (P, a, b, c) =>
     (P[2 * b] - P[2 * a]) * (P[2 * c + 1] - P[2 * a + 1]) - (P[2 * b + 1] - P[2 * a + 1]) * (P[2 * c] - P[2 * a]);
 
-  // metrics.rs: drag_of_positions, leaked_weight, flipped_triangles, distortion (+ max_and_p99),
+  // metrics/mod.rs: drag_of_positions, leaked_weight, flipped_triangles, distortion (+ max_and_p99),
   // area_change_pct, for the current pose and the chosen probe's watched vertices.
   function metricsInPage(sc, w, P, S, angles, probeName) {
     const probe = sc.probes.find((p) => p.name === probeName) || sc.probes[0];

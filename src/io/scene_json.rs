@@ -1,4 +1,4 @@
-//! The scene file: JSON, `"format": "skinweights.scene/1"` (see DESIGN.md), or
+//! The scene file: JSON, `"format": "skinweights.scene/1"` (see docs/formats.md), or
 //! `skinweights.scene/2` when it carries art (`/1` plus an optional `art` object: images
 //! with paths relative to the scene file, a texture coordinate per vertex, layers in draw
 //! order). Scenes without art are written as `/1`, so older readers keep reading them.

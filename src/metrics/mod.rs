@@ -18,7 +18,7 @@ use serde::{Deserialize, Serialize};
 pub const DEFAULT_JUMP_THRESHOLD: f64 = 0.5;
 
 /// All metrics of one weights set on one probe; field names are the `--json` keys of
-/// DESIGN.md.
+/// docs/metrics.md.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Metrics {
     /// Largest drag of a watched vertex, % of character height ([`drag`]).

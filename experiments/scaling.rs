@@ -159,7 +159,7 @@ fn child(solver: &str, vertices: usize) -> Res<()> {
         warnings: Vec::new(),
     };
     if solver != "meshing" {
-        let s = solver_by_name(solver, &[])?;
+        let s = solver_by_name(solver, skinweights::solvers::NO_OPTIONS)?;
         // Reset the peak so that the solve's peak is not meshing's.
         run.peak_reset = std::fs::write("/proc/self/clear_refs", "5").is_ok();
         let t = Instant::now();

@@ -439,7 +439,7 @@ fn a_one_pixel_checkerboard_traced_at_tolerance_0_is_refused_before_meshing() {
 #[test]
 fn a_huge_blend_fraction_is_an_option_error_not_a_bug_report() {
     let scene = small_scene("bar");
-    let solver = solver_by_name("linear", &[("blend_fraction".into(), "1e308".into())]).unwrap();
+    let solver = solver_by_name("linear", [("blend_fraction", "1e308")]).unwrap();
     match solver.solve(&scene) {
         Err(Error::InvalidOption { option, message }) => {
             assert_eq!(option, "blend_fraction");
@@ -451,7 +451,7 @@ fn a_huge_blend_fraction_is_an_option_error_not_a_bug_report() {
 
 #[test]
 fn a_huge_distance_floor_is_an_option_error_not_a_pivot() {
-    match solver_by_name("heat", &[("distance_floor".into(), "1e300".into())]) {
+    match solver_by_name("heat", [("distance_floor", "1e300")]) {
         Err(Error::InvalidOption { option, message }) => {
             assert_eq!(option, "distance_floor");
             assert!(message.contains("(0, 1]"), "{message}");

@@ -29,7 +29,10 @@ fn largest_edge_jump(scene: &skinweights::Scene, w: &Weights) -> f64 {
 fn heat_with_a_soft_limit_drags_less_and_stays_continuous() {
     let scene = builtin_scene("arms-down", &BuiltinOptions::default()).unwrap();
     let probe = scene.probe(Some("lift_l")).unwrap();
-    let heat = solver_by_name("heat", &[]).unwrap().solve(&scene).unwrap();
+    let heat = solver_by_name("heat", skinweights::solvers::NO_OPTIONS)
+        .unwrap()
+        .solve(&scene)
+        .unwrap();
     let limited = solver_by_name("heat", &opts("0.05:0.1")).unwrap();
     assert_eq!(limited.name(), "heat+limit(0.05:0.1)");
     let limited = limited.solve(&scene).unwrap();

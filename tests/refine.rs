@@ -97,7 +97,7 @@ fn refine_reads_the_original_vertices_back() {
     let refined = solver_by_name("heat", &opts("8000")).unwrap();
     assert_eq!(refined.name(), "heat+refine(8000)");
     let fine = refined.solve(&scene).unwrap().weights;
-    let coarse = solver_by_name("heat", &[])
+    let coarse = solver_by_name("heat", skinweights::solvers::NO_OPTIONS)
         .unwrap()
         .solve(&scene)
         .unwrap()

@@ -398,3 +398,16 @@ pub fn parse_options(raw: &[String]) -> Result<Vec<(String, String)>> {
         })
         .collect()
 }
+
+#[cfg(test)]
+mod tests {
+    use super::Cli;
+    use clap::CommandFactory;
+
+    /// clap's own consistency checks (a debug build panics on them at parse time; release
+    /// builds do not check): no flag defined twice, as `repair --overlap` once was.
+    #[test]
+    fn the_command_line_is_consistent() {
+        Cli::command().debug_assert();
+    }
+}

@@ -478,7 +478,7 @@ fn registry_names_and_options() {
         Err(Error::UnknownSolver { .. })
     ));
     let kv = |k: &str, v: &str| vec![(k.to_string(), v.to_string())];
-    match solver_by_name("heat", &kv("falloff_power", "4")) {
+    match solver_by_name("heat", kv("falloff_power", "4")) {
         Err(Error::InvalidOption { option, message }) => {
             assert_eq!(option, "falloff_power");
             assert!(message.contains("tie_tolerance"), "{message}");
@@ -493,14 +493,14 @@ fn registry_names_and_options() {
         ("heat", "ordering", "metis"),
         ("heat+mask", "distance_floor", "NaN"),
     ] {
-        match solver_by_name(solver, &kv(key, bad)) {
+        match solver_by_name(solver, kv(key, bad)) {
             Err(Error::InvalidOption { option, .. }) => assert_eq!(option, key),
             other => panic!("{solver} {key}={bad}: {:?}", other.map(|s| s.name())),
         }
     }
     // Options take effect: a softer falloff spreads more weight across the joint.
     let sharp = weights(&s, "euclidean");
-    let soft = solver_by_name("euclidean", &kv("falloff_power", "1"))
+    let soft = solver_by_name("euclidean", kv("falloff_power", "1"))
         .unwrap()
         .solve(&s)
         .unwrap()
@@ -524,7 +524,7 @@ fn registry_names_and_options() {
     // Both fill-reducing orderings and both solve modes give the same heat weights.
     let nd = weights(&s, "heat");
     for (k, v) in [("ordering", "amd"), ("parallel_bones", "false")] {
-        let other = solver_by_name("heat", &kv(k, v))
+        let other = solver_by_name("heat", kv(k, v))
             .unwrap()
             .solve(&s)
             .unwrap()

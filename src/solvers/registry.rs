@@ -55,6 +55,9 @@ pub const GENERIC_OPTIONS: &[(&str, &str, &str)] = &[
     ),
 ];
 
+/// What builds a registered solver from its `key=value` options.
+type Build = fn(&[(String, String)]) -> Result<Box<dyn Solver>>;
+
 /// One row of the registry.
 #[derive(Clone, Copy)]
 pub struct SolverEntry {
@@ -69,7 +72,7 @@ pub struct SolverEntry {
     /// Whether it is already a masked solver (then `NAME+mask` is not offered).
     pub masked: bool,
     options: fn() -> Vec<OptionHelp>,
-    build: fn(&[(String, String)]) -> Result<Box<dyn Solver>>,
+    build: Build,
 }
 
 impl std::fmt::Debug for SolverEntry {

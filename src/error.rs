@@ -197,6 +197,35 @@ pub enum Error {
     #[error("{path} already exists (pass --force to overwrite)")]
     WouldOverwrite { path: PathBuf },
 
+    // ---- outputs (io::atomic, the CLI's output checks) ----
+    /// The disk (or device) is full: nothing was replaced (ENOSPC).
+    #[error("{path}: no space left on the device (nothing was replaced)")]
+    NoSpace { path: PathBuf },
+    /// The operating system refused access to the path (EACCES / EPERM).
+    #[error("{path}: permission denied")]
+    PermissionDenied { path: PathBuf },
+    /// An output path names a folder.
+    #[error("{path} is a folder; name a file to write")]
+    OutputIsDirectory { path: PathBuf },
+    /// An output path names no file (`/`, `..`).
+    #[error("{path} names no file")]
+    OutputNamesNoFile { path: PathBuf },
+    /// Following an output symlink came back to itself (or went on too long).
+    #[error("{path}: more than {hops} symlinks to follow (a loop?)")]
+    SymlinkLoop { path: PathBuf, hops: usize },
+    /// An output of a command is also one of its inputs (same file, or a hard link to it).
+    #[error("{path} is also an input of this command; write to another path")]
+    OutputIsInput { path: PathBuf },
+    /// Two outputs of one command go to the same file.
+    #[error("two outputs of this command go to {path}")]
+    DuplicateOutput { path: PathBuf },
+    /// Command-line arguments that contradict each other or would be ignored.
+    #[error("{argument}: {reason}")]
+    ConflictingArguments {
+        argument: &'static str,
+        reason: String,
+    },
+
     // ---- glTF ----
     /// An imported mesh does not lie in one plane z = const.
     #[error("vertex {vertex} lies at z = {z}, off the mesh's plane z = {plane_z} (only flat meshes can be imported)")]
@@ -229,10 +258,14 @@ pub enum Error {
 
 impl Error {
     /// Wraps an I/O error with the path it concerns.
+    /// A full disk (ENOSPC) is [`Error::NoSpace`], a refused permission (EACCES, EPERM)
+    /// [`Error::PermissionDenied`], so callers can match them.
     pub fn io(path: impl Into<PathBuf>, source: std::io::Error) -> Self {
-        Error::Io {
-            path: path.into(),
-            source,
+        let path = path.into();
+        match source.kind() {
+            std::io::ErrorKind::StorageFull => Error::NoSpace { path },
+            std::io::ErrorKind::PermissionDenied => Error::PermissionDenied { path },
+            _ => Error::Io { path, source },
         }
     }
 

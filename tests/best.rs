@@ -265,7 +265,7 @@ fn max_difference(a: &skinweights::Weights, b: &skinweights::Weights) -> f64 {
 fn reduced_solves_give_the_weights_of_the_full_refactorization() {
     let scene = builtin_scene("figure", &BuiltinOptions::default()).unwrap();
     let solve = |reduced: &str| {
-        solver_by_name("best", &[("reduced_solves".into(), reduced.into())])
+        solver_by_name("best", [("reduced_solves", reduced)])
             .unwrap()
             .solve(&scene)
             .unwrap()

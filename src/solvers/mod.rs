@@ -45,6 +45,7 @@ mod nearest;
 mod ordering;
 mod refine;
 mod subdomain;
+mod unused;
 mod visibility;
 
 pub use bbw::{Bbw, BbwOptions};

@@ -50,6 +50,15 @@ pub enum Error {
         count: usize,
         triangle: usize,
     },
+    /// Two counter-clockwise triangles lie on the same side of their shared edge: the mesh
+    /// folds over itself there (an artist mesh; [`crate::Mesh::from_artist`] accepts it).
+    #[error("edge ({a}, {b}) is folded: triangles {first} and {second} lie on the same side of it and overlap (load it as an artist mesh)")]
+    FoldedEdge {
+        a: usize,
+        b: usize,
+        first: usize,
+        second: usize,
+    },
     /// Triangles around a vertex form several separate fans (the mesh is pinched there, or
     /// a triangle reaches across it).
     #[error("vertex {vertex} is non-manifold: its triangles form {fans} separate fans (a pinch, or a misplaced triangle index)")]

@@ -217,14 +217,9 @@ fn scene_from_file(file: SceneFile, base_dir: Option<&Path>) -> Result<(Scene, V
             ))
         }
     };
-    let (mesh, flipped) =
-        Mesh::with_parts_fix_winding(vertices, file.triangles, parts, vertex_parts)?;
-    if flipped {
-        notes.push(format!(
-            "all {} triangles were clockwise (y-down file?): flipped to counter-clockwise",
-            mesh.triangle_count()
-        ));
-    }
+    // Artist meshes (folded, either orientation, unused vertices) load with notes.
+    let (mesh, mesh_notes) = Mesh::from_artist(vertices, file.triangles, parts, vertex_parts)?;
+    notes.extend(mesh_notes.messages());
     let skeleton = skeleton_from_file(&file.bones)?;
     let probes = probes_from_file(file.probes);
     let scene = Scene::new(file.name, mesh, skeleton, probes)?;

@@ -1139,6 +1139,10 @@ impl Solver for Bbw {
     }
 
     fn solve(&self, scene: &Scene) -> Result<Solution> {
+        // Unused vertices (artist meshes) would make the system singular.
+        if let Some(s) = super::unused::solve_on_used(scene, self.name(), |s| self.solve(s))? {
+            return Ok(s);
+        }
         let started = Instant::now();
         let o = &self.options;
         let system = BiharmonicSystem::assemble(scene, o)?;

@@ -802,6 +802,10 @@ impl Solver for Best {
     }
 
     fn solve(&self, scene: &Scene) -> Result<Solution> {
+        // Unused vertices (artist meshes) would make the system singular.
+        if let Some(s) = super::unused::solve_on_used(scene, self.name(), |s| self.solve(s))? {
+            return Ok(s);
+        }
         let started = Instant::now();
         let o = &self.options;
         check_number("band", o.band, |x| x >= 0.0, ">= 0")?;

@@ -46,6 +46,7 @@ mod ordering;
 mod refine;
 mod registry;
 mod subdomain;
+mod unused;
 mod visibility;
 
 pub use bbw::{Bbw, BbwOptions};

@@ -4,6 +4,8 @@
 //! solves or draws. Distances are reported as a percentage of the character height (the rest
 //! mesh's bounding-box height) so results compare across scenes.
 
+pub mod artist;
+
 use crate::error::{Error, Result};
 use crate::mesh::{signed_area2, Mesh};
 use crate::scene::{Probe, Scene};

@@ -193,6 +193,57 @@ impl SubScene {
     }
 }
 
+/// The named bones of `skeleton` (scene order) as a skeleton of their own: each bone's parent
+/// becomes its nearest kept ancestor, so posing a bone still moves the kept bones below it.
+/// With `part`, bones keep their `part` only if it is that part, and lose `influences` (one
+/// part: nothing to mask between).
+fn kept_skeleton(
+    skeleton: &Skeleton,
+    bones: &[String],
+    part: Option<&str>,
+) -> Result<(Vec<usize>, Skeleton)> {
+    let sk = skeleton;
+    let mut kept: Vec<usize> = bones
+        .iter()
+        .map(|name| {
+            sk.index_of(name).ok_or_else(|| Error::UnknownBone {
+                context: "sub-scene".into(),
+                bone: name.clone(),
+            })
+        })
+        .collect::<Result<_>>()?;
+    kept.sort_unstable();
+    kept.dedup();
+    let position = |j: usize| kept.iter().position(|&k| k == j);
+    let sub_bones: Vec<Bone> = kept
+        .iter()
+        .map(|&j| {
+            let b = &sk.bones()[j];
+            let mut parent = b.parent;
+            while let Some(a) = parent {
+                if position(a).is_some() {
+                    break;
+                }
+                parent = sk.bones()[a].parent;
+            }
+            match part {
+                Some(part) => Bone {
+                    parent: parent.and_then(position),
+                    part: b.part.clone().filter(|q| q == part),
+                    influences: None,
+                    ..b.clone()
+                },
+                None => Bone {
+                    parent: parent.and_then(position),
+                    ..b.clone()
+                },
+            }
+        })
+        .collect();
+    let skeleton = Skeleton::new(sub_bones)?;
+    Ok((kept, skeleton))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -258,55 +309,4 @@ mod tests {
             Err(Error::WeightsShape { .. })
         ));
     }
-}
-
-/// The named bones of `skeleton` (scene order) as a skeleton of their own: each bone's parent
-/// becomes its nearest kept ancestor, so posing a bone still moves the kept bones below it.
-/// With `part`, bones keep their `part` only if it is that part, and lose `influences` (one
-/// part: nothing to mask between).
-fn kept_skeleton(
-    skeleton: &Skeleton,
-    bones: &[String],
-    part: Option<&str>,
-) -> Result<(Vec<usize>, Skeleton)> {
-    let sk = skeleton;
-    let mut kept: Vec<usize> = bones
-        .iter()
-        .map(|name| {
-            sk.index_of(name).ok_or_else(|| Error::UnknownBone {
-                context: "sub-scene".into(),
-                bone: name.clone(),
-            })
-        })
-        .collect::<Result<_>>()?;
-    kept.sort_unstable();
-    kept.dedup();
-    let position = |j: usize| kept.iter().position(|&k| k == j);
-    let sub_bones: Vec<Bone> = kept
-        .iter()
-        .map(|&j| {
-            let b = &sk.bones()[j];
-            let mut parent = b.parent;
-            while let Some(a) = parent {
-                if position(a).is_some() {
-                    break;
-                }
-                parent = sk.bones()[a].parent;
-            }
-            match part {
-                Some(part) => Bone {
-                    parent: parent.and_then(position),
-                    part: b.part.clone().filter(|q| q == part),
-                    influences: None,
-                    ..b.clone()
-                },
-                None => Bone {
-                    parent: parent.and_then(position),
-                    ..b.clone()
-                },
-            }
-        })
-        .collect();
-    let skeleton = Skeleton::new(sub_bones)?;
-    Ok((kept, skeleton))
 }

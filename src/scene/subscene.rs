@@ -104,6 +104,9 @@ impl SubScene {
                     parent: parent.and_then(position),
                     part: b.part.clone().filter(|q| q == part),
                     influences: None,
+                    // A sub-skeleton re-parents bones, so setup transforms relative to the
+                    // old parents no longer hold: its bones are rigid (head and tail kept).
+                    local: None,
                     ..b.clone()
                 }
             })

@@ -121,9 +121,53 @@ pub enum Error {
     /// A pose, probe or weights file names a bone that the skeleton does not have.
     #[error("{context}: unknown bone {bone:?}")]
     UnknownBone { context: String, bone: String },
+    /// A transform that must be inverted has determinant 0 (a scale of 0) or its inverse
+    /// overflows; `context` names the bone.
+    #[error("{context} is singular (determinant {determinant:e}): it cannot be inverted (a scale of 0?)")]
+    SingularTransform { context: String, determinant: f64 },
+    /// A bone's world transform overflows f64 (scales like 1e308 compounded down the chain).
+    #[error("bone {bone:?}: its world transform overflows f64 (scales or translations too large)")]
+    TransformOverflow { bone: String },
+    /// A bone's head and the origin of its local transform's world frame disagree.
+    #[error(
+        "bone {bone:?}: head {head:?} is not the world origin {origin:?} of its local transform"
+    )]
+    LocalHeadMismatch {
+        bone: String,
+        head: [f64; 2],
+        origin: [f64; 2],
+    },
+    /// A bone length is negative.
+    #[error("bone {bone:?}: length {length} is negative")]
+    NegativeBoneLength { bone: String, length: f64 },
     /// A pose value is not finite.
     #[error("pose: bone {bone:?} has a non-finite {field}")]
     NonFinitePose { bone: String, field: &'static str },
+
+    // ---- clips ----
+    /// A clip as a whole is invalid (duration, duplicate tracks, sampling time).
+    #[error("clip {clip:?}: {message}")]
+    InvalidClip { clip: String, message: String },
+    /// A key of a clip channel is invalid (not finite, out of order, outside the clip, bad
+    /// curve control points).
+    #[error("clip {clip:?}, bone {bone:?}, channel {channel}, key {key}: {message}")]
+    InvalidKey {
+        clip: String,
+        bone: String,
+        channel: &'static str,
+        key: usize,
+        message: String,
+    },
+    /// Clips hold more keys than accepted (checked before sampling or allocating).
+    #[error("clip {clip:?}: {count} keys is more than the {max} accepted")]
+    TooManyKeys {
+        clip: String,
+        count: usize,
+        max: usize,
+    },
+    /// An IK constraint does not fit the skeleton or has bad values.
+    #[error("IK constraint {constraint:?}: {message}")]
+    InvalidIk { constraint: String, message: String },
 
     // ---- weights ----
     /// A weights matrix has the wrong shape for the scene.

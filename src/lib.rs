@@ -69,6 +69,7 @@
 
 #![warn(missing_docs)]
 
+pub mod animation;
 pub mod compare;
 pub mod error;
 pub mod geometry;
@@ -101,7 +102,7 @@ pub use error::{Error, Result};
 pub use io::{load_scene, save_scene, WeightsFile};
 pub use mesh::{Mesh, Topology};
 pub use scene::{builtin_scene, BuiltinOptions, Probe, Scene, Watch};
-pub use skeleton::{Bone, Pose, Skeleton};
+pub use skeleton::{Affine2, Bone, Inherit, LocalBone, LocalTransform, Pose, Skeleton};
 pub use skinning::linear_blend_skinning;
 pub use solvers::{
     recommended, solve, solver_by_name, Solution, SolveReport, Solver, RECOMMENDED_SOLVER,

@@ -227,14 +227,18 @@ fn kept_skeleton(
                 parent = sk.bones()[a].parent;
             }
             match part {
+                // Re-parenting breaks setup transforms relative to the old parents: the
+                // kept bones are rigid (head and tail kept).
                 Some(part) => Bone {
                     parent: parent.and_then(position),
                     part: b.part.clone().filter(|q| q == part),
                     influences: None,
+                    local: None,
                     ..b.clone()
                 },
                 None => Bone {
                     parent: parent.and_then(position),
+                    local: None,
                     ..b.clone()
                 },
             }

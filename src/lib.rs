@@ -70,6 +70,7 @@
 #![warn(missing_docs)]
 
 pub mod compare;
+pub mod correctives;
 pub mod error;
 pub mod geometry;
 #[cfg(feature = "io")]

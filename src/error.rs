@@ -307,6 +307,67 @@ pub enum Error {
     /// Plotting failed.
     #[error("plot: {message}")]
     Plot { message: String },
+
+    // ---- posed measures ----
+    /// A list of posed positions does not have one position per mesh vertex.
+    #[error("{given} posed positions for a mesh of {vertices} vertices")]
+    PosedPositions { given: usize, vertices: usize },
+    /// The per-triangle layer list does not fit the mesh (wrong length, or a layer index
+    /// without a name).
+    #[error("triangle layers: {message}")]
+    TriangleLayers { message: String },
+
+    // ---- corrective shapes ----
+    /// A corrective names a bone with no parent: there is no joint angle to key it on.
+    #[error(
+        "corrective for bone {bone:?}: the bone has no parent, so there is no joint to correct"
+    )]
+    NotAJoint { bone: String },
+    /// Two correctives for the same joint.
+    #[error("joint {joint:?} has two correctives (correctives {first} and {second})")]
+    DuplicateCorrective {
+        joint: String,
+        first: usize,
+        second: usize,
+    },
+    /// A corrective has no key angles.
+    #[error("corrective for joint {joint:?} has no keys")]
+    EmptyCorrective { joint: String },
+    /// A key angle or an offset of a corrective is NaN or infinite.
+    #[error("corrective for joint {joint:?}, key {key}: {what} is not finite")]
+    NonFiniteCorrective {
+        joint: String,
+        key: usize,
+        what: String,
+    },
+    /// Key angles of a corrective are not strictly increasing.
+    #[error("corrective for joint {joint:?}: key {key} is at {angle} degrees, not after key {} at {previous} degrees (keys must be in strictly increasing angle order)", .key - 1)]
+    CorrectiveAngleOrder {
+        joint: String,
+        key: usize,
+        angle: f64,
+        previous: f64,
+    },
+    /// A corrective names a vertex the mesh does not have.
+    #[error(
+        "corrective for joint {joint:?}: vertex {vertex} out of range (the mesh has {vertices})"
+    )]
+    CorrectiveVertex {
+        joint: String,
+        vertex: usize,
+        vertices: usize,
+    },
+    /// A corrective lists a vertex twice.
+    #[error("corrective for joint {joint:?} lists vertex {vertex} twice")]
+    DuplicateCorrectiveVertex { joint: String, vertex: usize },
+    /// A corrective key does not have one offset per vertex.
+    #[error("corrective for joint {joint:?}, key {key}: {given} offsets for {vertices} vertices")]
+    CorrectiveOffsets {
+        joint: String,
+        key: usize,
+        given: usize,
+        vertices: usize,
+    },
 }
 
 impl Error {

@@ -71,6 +71,7 @@
 
 pub mod animation;
 pub mod compare;
+pub mod correctives;
 pub mod error;
 pub mod geometry;
 #[cfg(feature = "io")]

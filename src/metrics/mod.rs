@@ -1,10 +1,17 @@
 //! Metrics: how good a set of weights is, measured on a scene with a probe.
 //!
+//! [`interpenetration`] (its own module): where a posed mesh covers the plane more than once.
+//!
 //! Every function takes plain values (scene, weights, probe) and returns numbers; nothing here
 //! solves or draws. Distances are reported as a percentage of the character height (the rest
 //! mesh's bounding-box height) so results compare across scenes.
 
 pub mod artist;
+pub mod interpenetration;
+
+pub use interpenetration::{
+    interpenetration, EdgeCrossing, Interpenetration, InterpenetrationReport, LayerOverlap,
+};
 
 use crate::error::{Error, Result};
 use crate::mesh::{signed_area2, Mesh};

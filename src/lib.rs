@@ -71,6 +71,7 @@
 
 pub mod animation;
 pub mod compare;
+pub mod correctives;
 pub mod error;
 pub mod geometry;
 #[cfg(feature = "io")]
@@ -89,10 +90,13 @@ pub mod skinning;
 pub mod solvers;
 pub mod weights;
 
-// README's Rust examples run as doctests, so the README cannot drift from the API.
+// README's and docs/library.md's Rust examples run as doctests, so they cannot drift from the API.
 #[cfg(all(doctest, feature = "cli"))]
 #[doc = include_str!("../README.md")]
 struct ReadmeDoctests;
+#[cfg(all(doctest, feature = "cli"))]
+#[doc = include_str!("../docs/library.md")]
+struct LibraryDocDoctests;
 
 pub use error::{Error, Result};
 #[cfg(feature = "io")]

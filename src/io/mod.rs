@@ -5,7 +5,7 @@
 //! Formats convert between files and the model types ([`crate::Scene`], [`crate::Weights`]);
 //! they hold no solver or metric logic.
 
-mod atomic;
+pub mod atomic;
 pub mod binary;
 pub mod dragonbones;
 pub mod gltf;
@@ -14,7 +14,7 @@ mod scene_json;
 mod sprite;
 mod weights_json;
 
-pub use atomic::write_atomic;
+pub use atomic::{is_stdout, output_kind, write_atomic, OutputKind};
 pub use gltf::{
     export_gltf, import_gltf, import_gltf_str, truncation_note, EmbeddedImage, GltfImport,
     GltfOptions, GLTF_INFLUENCES, GLTF_SOLVER_NAME, LEAF_BONE_FRACTION,

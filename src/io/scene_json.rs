@@ -1,4 +1,4 @@
-//! The scene file: JSON, `"format": "skinweights.scene/1"` (see DESIGN.md),
+//! The scene file: JSON, `"format": "skinweights.scene/1"` (see docs/formats.md),
 //! `skinweights.scene/2` when it carries art (`/1` plus an optional `art` object: images
 //! with paths relative to the scene file, a texture coordinate per vertex, layers in draw
 //! order), or `skinweights.scene/3` when bones carry setup transforms (`"local": {x, y,
@@ -603,14 +603,9 @@ fn scene_from_file(file: SceneFile, base_dir: Option<&Path>) -> Result<(Scene, V
             ))
         }
     };
-    let (mesh, flipped) =
-        Mesh::with_parts_fix_winding(vertices, file.triangles, parts, vertex_parts)?;
-    if flipped {
-        notes.push(format!(
-            "all {} triangles were clockwise (y-down file?): flipped to counter-clockwise",
-            mesh.triangle_count()
-        ));
-    }
+    // Artist meshes (folded, either orientation, unused vertices) load with notes.
+    let (mesh, mesh_notes) = Mesh::from_artist(vertices, file.triangles, parts, vertex_parts)?;
+    notes.extend(mesh_notes.messages());
     let skeleton = skeleton_from_file(&file.bones)?;
     let probes = probes_from_file(file.probes);
     let scene = Scene::new(file.name, mesh, skeleton, probes)?;

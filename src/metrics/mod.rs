@@ -1,10 +1,19 @@
 //! Metrics: how good a set of weights is, measured on a scene with a probe.
 //!
+//! [`interpenetration`] (its own module): where a posed mesh covers the plane more than once.
+//! [`clip`]: the same weights judged over whole animation clips.
+//!
 //! Every function takes plain values (scene, weights, probe) and returns numbers; nothing here
 //! solves or draws. Distances are reported as a percentage of the character height (the rest
 //! mesh's bounding-box height) so results compare across scenes.
 
+pub mod artist;
 pub mod clip;
+pub mod interpenetration;
+
+pub use interpenetration::{
+    interpenetration, EdgeCrossing, Interpenetration, InterpenetrationReport, LayerOverlap,
+};
 
 use crate::error::{Error, Result};
 use crate::mesh::{signed_area2, Mesh};
@@ -20,7 +29,7 @@ use serde::{Deserialize, Serialize};
 pub const DEFAULT_JUMP_THRESHOLD: f64 = 0.5;
 
 /// All metrics of one weights set on one probe; field names are the `--json` keys of
-/// DESIGN.md.
+/// docs/metrics.md.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Metrics {
     /// Largest drag of a watched vertex, % of character height ([`drag`]).

@@ -346,7 +346,7 @@ fn ik_reaches_a_reachable_target() {
         vec!["upper_arm_l".into(), "forearm_l".into()],
         "upper_arm_r",
     );
-    let posed = apply_ik(sk, &Pose::rest(), &[ik.clone()]).unwrap();
+    let posed = apply_ik(sk, &Pose::rest(), std::slice::from_ref(&ik)).unwrap();
     let seg = sk.posed_segments(&posed).unwrap();
     let f = sk.index_of("forearm_l").unwrap();
     let goal = sk.bones()[sk.index_of("upper_arm_r").unwrap()].head;

@@ -21,7 +21,7 @@
 //!   mesh of `|w_solver - w_artist|`.
 //!
 //! And the leak the weights cause, next to the artist's: the drag of each of the scene's
-//! arm-lift probes (see DESIGN.md: displacement of the watched body vertices from where their
+//! arm-lift probes (see docs/metrics.md: displacement of the watched body vertices from where their
 //! own bone alone would put them, % of the character's height).
 //!
 //! Writes `results/artist_agreement/`: `agreement.csv` (solver x mesh), `drag.csv` (solver x

@@ -38,7 +38,7 @@ const fn default_solvers() -> [&'static str; DEFAULT_COUNT] {
 pub struct CompareRow {
     /// Solver name.
     pub solver: String,
-    /// Its metrics (flattened into the row in JSON, with DESIGN.md's keys).
+    /// Its metrics (flattened into the row in JSON, with docs/metrics.md's keys).
     #[serde(flatten)]
     pub metrics: Metrics,
     /// Warnings from the solver's report.
@@ -197,7 +197,7 @@ impl Comparison {
         s
     }
 
-    /// The table as pretty JSON (DESIGN.md's keys).
+    /// The table as pretty JSON (docs/metrics.md's keys).
     #[cfg(feature = "io")]
     pub fn to_json(&self) -> Result<String> {
         serde_json::to_string_pretty(self).map_err(|e| crate::error::Error::Json {

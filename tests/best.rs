@@ -1,5 +1,5 @@
 //! The recommended solver against the acceptance targets, on the scenes where they
-//! hold; the misses are measured in `experiments/pareto.rs` and reported in README.
+//! hold; the misses are measured in `experiments/pareto.rs` and reported in docs/best.md.
 
 #![cfg(feature = "io")]
 

@@ -62,7 +62,7 @@ fn arms_down_leakage_story() {
     assert!(row("mask").distortion_max > 50.0 * row("mask").distortion_p99);
 }
 
-/// Issue 4 asked for "heat's distortion max lower than mask's". Under DESIGN's definition (the
+/// Issue 4 asked for "heat's distortion max lower than mask's". In docs/metrics.md (the
 /// worst single triangle's singular-value ratio) that comparison flips with the mesh: heat
 /// nearly collapses one or two triangles inside the armpit, and their ratio swings between 12
 /// and 12 826 as the mesh changes. The crease a mask makes is measured robustly by the Dirichlet

@@ -21,7 +21,7 @@ pub use gltf::{
 };
 pub use scene_json::{
     load_scene, save_scene, scene_from_binary, scene_from_json, scene_to_binary, scene_to_json,
-    SCENE_FORMAT, SCENE_FORMAT_ART,
+    SCENE_FORMAT, SCENE_FORMAT_ANIM, SCENE_FORMAT_ART,
 };
 pub use sprite::{
     png_dimensions, sprite_scene, trace_alpha, BonesFile, Sprite, SpriteOptions, Trace,

@@ -149,7 +149,7 @@ pub struct BestOptions {
     /// 0:0.6: no fold at `figure`'s outer hip at 3k-100k vertices, where 0.05 with 0:1.5
     /// folds one triangle per kick at 15k and 25k-100k; zero flips on arms-down gaps 2-48,
     /// femaleAdventurer and robot at 3k and 10k, where none leaves 0-6. Meshes solved
-    /// through `coarse_refine` use [`COARSE_SOURCE_BLEND`] instead, see
+    /// through `coarse_refine` use `COARSE_SOURCE_BLEND` (0.05) instead, see
     /// `coarse_seed_blend`).
     ///
     /// Default: [`BestOptions::DEFAULT_SOURCE_BLEND`] (0.12).
@@ -187,7 +187,7 @@ pub struct BestOptions {
     /// Default: [`BestOptions::DEFAULT_REDUCED_SOLVES`] (true).
     pub reduced_solves: bool,
     /// A mesh solved through `coarse_refine` (an artist's mesh) uses the seed's joint blend
-    /// (`blend_widen` 0, `blend_fade` 1:1, half-width [`COARSE_SOURCE_BLEND`] = 0.05 unless
+    /// (`blend_widen` 0, `blend_fade` 1:1, half-width `COARSE_SOURCE_BLEND` = 0.05 unless
     /// `source_blend` is none) instead of `blend_widen`, `blend_fade` and `source_blend`
     /// (key `coarse_seed_blend`, default true: dominant-bone agreement with the artists
     /// 88.2% on gBot and 90.0% on DragonBones, where the widened blend of half-width 0.05
@@ -802,6 +802,10 @@ impl Solver for Best {
     }
 
     fn solve(&self, scene: &Scene) -> Result<Solution> {
+        // Unused vertices (artist meshes) would make the system singular.
+        if let Some(s) = super::unused::solve_on_used(scene, self.name(), |s| self.solve(s))? {
+            return Ok(s);
+        }
         let started = Instant::now();
         let o = &self.options;
         check_number("band", o.band, |x| x >= 0.0, ">= 0")?;

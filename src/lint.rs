@@ -176,7 +176,7 @@ pub fn lint(scene: &Scene, weights: &Weights, options: &LintOptions) -> Result<V
 }
 
 /// The seed's pixel-edge check as lint rows, one per pose (rest and every probe) and scale,
-/// for a scene with art: see [`crate::render::pixel_edge`] (rendered rotated 17 degrees with
+/// for a scene with art: see [`mod@crate::render::pixel_edge`] (rendered rotated 17 degrees with
 /// a sub-pixel offset, in the art's own alpha mode, 4 x 4 samples:
 /// [`crate::render::PIXEL_EDGE_SAMPLES`]).
 #[cfg(feature = "io")]

@@ -900,6 +900,107 @@ fn fuzz_dragonbones() {
     ));
 }
 
+// ---------------------------------------------------------------- artist triangle soups
+
+/// Every solver of the registry and both wrappers (issue 25: artist meshes solve with all).
+const ARTIST_SOLVERS: &[(&str, &str)] = &[
+    ("linear", ""),
+    ("euclidean", ""),
+    ("geodesic", ""),
+    ("heat", ""),
+    ("mask", ""),
+    ("heat+mask", ""),
+    ("bbw", ""),
+    ("best", ""),
+    ("heat", "limit=0.05:0.1"),
+    ("geodesic", "refine=200"),
+];
+
+/// A scene file of random triangles over random points (either orientation, folds, repeats,
+/// unused and repeated vertices, edges of many triangles), two parts, and bones of which some
+/// have length 0 and some lie far outside the mesh.
+fn artist_soup(rng: &mut Rng) -> Vec<u8> {
+    let n = 3 + rng.below(40);
+    let coord = |rng: &mut Rng| (rng.below(2001) as f64 - 1000.0) / 100.0;
+    let mut vertices: Vec<[f64; 2]> = (0..n).map(|_| [coord(rng), coord(rng)]).collect();
+    if rng.chance(4) {
+        vertices[1] = vertices[0]; // two vertices on one point
+    }
+    let triangles: Vec<[usize; 3]> = (0..1 + rng.below(60))
+        .map(|_| {
+            if rng.chance(5) {
+                [0, 1, 2] // one edge of many triangles
+            } else {
+                [rng.below(n), rng.below(n), rng.below(n)]
+            }
+        })
+        .collect();
+    let vertex_parts: Vec<usize> = (0..n).map(|_| rng.below(2)).collect();
+    let bones: Vec<Value> = (0..1 + rng.below(4))
+        .map(|j| {
+            let head = [coord(rng), coord(rng)];
+            let tail = match rng.below(3) {
+                0 => head,                               // length 0: a control bone
+                1 => [head[0] + 500.0, head[1] + 500.0], // far outside
+                _ => [coord(rng), coord(rng)],
+            };
+            let parent = if j > 0 {
+                Value::from(format!("b{}", rng.below(j)))
+            } else {
+                Value::Null
+            };
+            let part = ["a", "b"][rng.below(2)];
+            serde_json::json!({"name": format!("b{j}"), "parent": parent, "head": head,
+                "tail": tail, "part": part})
+        })
+        .collect();
+    serde_json::json!({
+        "format": "skinweights.scene/1", "name": "soup", "vertices": vertices,
+        "triangles": triangles, "parts": ["a", "b"], "vertex_parts": vertex_parts,
+        "bones": bones,
+    })
+    .to_string()
+    .into_bytes()
+}
+
+/// A loaded soup solves with every solver: weights finite, `>= 0`, rows summing to 1.
+fn check_artist_soup(input: &[u8]) -> Outcome {
+    let Ok(text) = std::str::from_utf8(input) else {
+        return Ok(false);
+    };
+    let scene = match scene_from_json(text, None) {
+        Ok((scene, _)) => scene,
+        Err(e) => return typed(e),
+    };
+    scene
+        .sanity_check()
+        .map_err(|e| format!("loaded scene fails sanity_check: {e}"))?;
+    for &(name, option) in ARTIST_SOLVERS {
+        let options: Vec<(String, String)> = option
+            .split_once('=')
+            .map(|(k, v)| vec![(k.to_string(), v.to_string())])
+            .unwrap_or_default();
+        let w = skinweights::solver_by_name(name, &options)
+            .and_then(|s| s.solve(&scene))
+            .map_err(|e| format!("{name} {option}: {e}"))?
+            .weights;
+        w.validate()
+            .map_err(|e| format!("{name} {option}: invalid weights: {e}"))?;
+    }
+    Ok(true)
+}
+
+#[test]
+fn fuzz_artist_soups() {
+    assert_clean(fuzz(
+        "artist-soup",
+        7_000_000,
+        150,
+        &artist_soup,
+        &check_artist_soup,
+    ));
+}
+
 // ---------------------------------------------------------------- frozen regressions
 
 /// Every file under `tests/fuzz_regressions/<target>/` replays through its target.
@@ -921,6 +1022,7 @@ fn frozen_regressions() {
         "png-tracing",
         "gltf",
         "dragonbones",
+        "artist-soup",
     ] {
         let Ok(dir) = std::fs::read_dir(root.join(target)) else {
             continue;
@@ -936,6 +1038,7 @@ fn frozen_regressions() {
                 "bones-json" => Box::new(|i| check_bones_json(&sprite, i)),
                 "png-tracing" => Box::new(check_png),
                 "gltf" => Box::new(check_gltf),
+                "artist-soup" => Box::new(check_artist_soup),
                 _ => Box::new(check_dragonbones),
             };
             if let Err(bad) = run_case(&input, &*check) {

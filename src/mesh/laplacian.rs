@@ -13,6 +13,10 @@ use super::{Mesh, Topology};
 use crate::error::{Error, Result};
 use faer::sparse::{SparseColMat, SymbolicSparseColMat};
 
+/// Largest half cotangent a triangle contributes (an angle of about 5e-7 rad): quality meshes
+/// never come near it (their smallest angles are above 20 degrees, half cotangents under 1.4).
+const MAX_HALF_COT: f64 = 1e6;
+
 /// Cotangent Laplacian and lumped mass of one mesh, assembled once.
 #[derive(Debug, Clone)]
 pub struct CotanLaplacian<'m> {
@@ -43,13 +47,22 @@ impl<'m> CotanLaplacian<'m> {
         for tri in mesh.triangles() {
             let p = tri.map(|v| pts[v]);
             let area2 = super::signed_area2(&p[0], &p[1], &p[2]);
+            // cot of the angle at c = dot / |cross|, and |cross| = twice the area.
+            let mut half_cot = [0usize, 1, 2].map(|k| {
+                let (u, v) = (p[k] - p[(k + 2) % 3], p[(k + 1) % 3] - p[(k + 2) % 3]);
+                0.5 * u.dot(&v) / area2
+            });
+            // A sliver (artist meshes have them) is scaled down as a whole so that no
+            // cotangent passes MAX_HALF_COT: the triangle's stiffness stays positive
+            // semi-definite (a scaled copy) and the Cholesky keeps its pivots.
+            let largest = half_cot.iter().fold(0.0f64, |m, x| m.max(x.abs()));
+            if largest > MAX_HALF_COT {
+                half_cot = half_cot.map(|x| x * (MAX_HALF_COT / largest));
+            }
             for k in 0..3 {
-                let (a, b, c) = (tri[k], tri[(k + 1) % 3], tri[(k + 2) % 3]);
-                let (u, v) = (pts[a] - pts[c], pts[b] - pts[c]);
-                // cot of the angle at c = dot / |cross|, and |cross| = twice the area.
-                let half_cot = 0.5 * u.dot(&v) / area2;
-                edge_weights[slot(a, b)] += half_cot;
-                edge_weights[slot(b, a)] += half_cot;
+                let (a, b) = (tri[k], tri[(k + 1) % 3]);
+                edge_weights[slot(a, b)] += half_cot[k];
+                edge_weights[slot(b, a)] += half_cot[k];
                 mass[a] += area2 / 6.0;
             }
         }

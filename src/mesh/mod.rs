@@ -4,13 +4,19 @@
 //! A mesh is a list of 2D points (f64, y up), counter-clockwise triangles and a part label per
 //! vertex. [`Mesh::new`] validates everything and builds the [`Topology`] once, so every later
 //! stage (solvers, metrics, plots) can rely on a clean 2-manifold with consistent orientation.
+//!
+//! Artist meshes (Spine, DragonBones, Godot: folded, either orientation, unused vertices,
+//! edges of three triangles) come in through [`Mesh::from_artist`] instead, which keeps them
+//! and reports what it met as [`ArtistMeshNotes`]; see `docs/artist-meshes.md`.
 
+mod artist;
 mod coarsen;
 mod laplacian;
 mod meshing;
 mod topology;
 pub(crate) mod triangle_grid;
 
+pub use artist::ArtistMeshNotes;
 pub use coarsen::CoarseMesh;
 pub use laplacian::CotanLaplacian;
 pub use meshing::{
@@ -33,6 +39,9 @@ pub struct Mesh {
     parts: Vec<String>,
     vertex_parts: Vec<usize>,
     topology: Topology,
+    /// `Some` for a mesh built by [`Mesh::from_artist`] that is not a clean manifold: the
+    /// invariants are then the artist ones (see [`Mesh::sanity_check`]).
+    artist: Option<Box<ArtistMeshNotes>>,
 }
 
 pub use crate::geometry::signed_area2;
@@ -80,6 +89,7 @@ impl Mesh {
             parts,
             vertex_parts,
             topology,
+            artist: None,
         })
     }
 
@@ -180,12 +190,31 @@ impl Mesh {
         ang(a, b, c).min(ang(b, c, a)).min(ang(c, a, b))
     }
 
+    /// What [`Mesh::from_artist`] met in this mesh, when it is not a clean manifold (`None`
+    /// for meshes [`Mesh::new`] accepts).
+    pub fn artist_notes(&self) -> Option<&ArtistMeshNotes> {
+        self.artist.as_deref()
+    }
+
+    /// Vertices no triangle uses (only artist meshes have them), ascending.
+    pub fn unused_vertices(&self) -> &[usize] {
+        self.artist
+            .as_ref()
+            .map_or(&[][..], |a| &a.unused_vertices[..])
+    }
+
     /// Re-checks every invariant [`Mesh::new`] established (used by tests and fuzzers):
-    /// finite points, CCW non-degenerate triangles, manifold edges, consistent topology.
+    /// finite points, CCW non-degenerate triangles, manifold edges, consistent topology. For
+    /// an artist mesh ([`Mesh::artist_notes`] is `Some`): finite points, indices in range,
+    /// every triangle counter-clockwise with non-zero area, the topology equal to a rebuild.
     pub fn sanity_check(&self) -> Result<()> {
-        validate_geometry(&self.vertices, &self.triangles)?;
+        match &self.artist {
+            None => validate_geometry(&self.vertices, &self.triangles)?,
+            Some(_) => artist::validate_stored(&self.vertices, &self.triangles)?,
+        }
         validate_parts(self.vertices.len(), &self.parts, &self.vertex_parts)?;
-        self.topology.sanity_check(&self.vertices, &self.triangles)
+        self.topology
+            .sanity_check(&self.vertices, &self.triangles, self.artist.is_none())
     }
 }
 

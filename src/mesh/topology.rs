@@ -21,11 +21,61 @@ pub struct Topology {
     component_count: usize,
 }
 
+/// What a lenient build ([`Topology::build_lenient`], for artist meshes) met where the strict
+/// one fails. Counts, plus the first example of each for the notes.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub(crate) struct Irregularities {
+    /// Edges used by more than two triangles, and the first one with its triangle count.
+    pub non_manifold_edges: usize,
+    pub first_non_manifold_edge: Option<([usize; 2], usize)>,
+    /// Edges whose two triangles run along them in the same direction: both lie on the same
+    /// side (each is counter-clockwise), so the mesh folds over itself there.
+    pub folded_edges: usize,
+    pub first_folded_edge: Option<[usize; 2]>,
+    /// Triangles repeating the three vertices of an earlier one, and the first `(later,
+    /// earlier)` pair.
+    pub repeated_triangles: usize,
+    pub first_repeated: Option<(usize, usize)>,
+    /// Vertices no triangle uses, ascending.
+    pub unused_vertices: Vec<usize>,
+    /// Vertices whose triangles form several fans (bow-ties, pinches), and the first with its
+    /// fan count.
+    pub pinched_vertices: usize,
+    pub first_pinched: Option<(usize, usize)>,
+}
+
+/// Fans longer than this skip the walk of [`one_fan_by_walk`] (quadratic in the fan's length)
+/// for the sort-based count (a hostile vertex used by 10^5 triangles).
+const WALK_MAX_FAN: usize = 64;
+
 impl Topology {
-    /// Builds the topology; fails with [`Error::NonManifoldEdge`] when an edge has more than
-    /// two triangles, or [`Error::UnreferencedVertex`] when a vertex has none.
+    /// Builds the topology of a validated (counter-clockwise, non-degenerate) mesh; fails with
+    /// [`Error::RepeatedTriangle`], [`Error::NonManifoldEdge`] when an edge has more than two
+    /// triangles, [`Error::FoldedEdge`] when two triangles lie on the same side of their
+    /// shared edge, [`Error::UnreferencedVertex`] when a vertex has none, or
+    /// [`Error::NonManifoldVertex`] when a vertex's triangles form several fans.
     pub(crate) fn build(vertices: &[Point2<f64>], triangles: &[[usize; 3]]) -> Result<Self> {
-        let n = vertices.len();
+        Ok(Self::build_with(vertices.len(), triangles, true)?.0)
+    }
+
+    /// Builds the topology of any triangle soup over `n` vertices (indices in range): every
+    /// condition [`Topology::build`] rejects is counted in the [`Irregularities`] instead.
+    /// Edges are undirected keys; boundary edges are those of one triangle; loops are traced
+    /// through bow-tie vertices and folds ([`trace_loops`]). Fails only on sizes past the
+    /// index limits.
+    pub(crate) fn build_lenient(
+        n: usize,
+        triangles: &[[usize; 3]],
+    ) -> Result<(Self, Irregularities)> {
+        Self::build_with(n, triangles, false)
+    }
+
+    fn build_with(
+        n: usize,
+        triangles: &[[usize; 3]],
+        strict: bool,
+    ) -> Result<(Self, Irregularities)> {
+        let mut found = Irregularities::default();
         // Indices are stored as u32 in the scratch arrays (the binary format's limit too):
         // at 500k vertices these arrays are most of the build's memory traffic and page faults.
         if triangles.len() * 3 > (u32::MAX >> 1) as usize || n > u32::MAX as usize {
@@ -62,6 +112,7 @@ impl Topology {
                 fill[lo] += 1;
             }
         }
+        drop(fill);
         let mut edges = Vec::with_capacity(half.len() / 2 + 16);
         let mut boundary_edges = Vec::new();
         let mut degree = vec![0u32; n];
@@ -78,19 +129,48 @@ impl Topology {
                     j += 1;
                 }
                 let count = j - i;
-                // Two counter-clockwise triangles (validation made them all so) with the same
-                // three vertices have the same cyclic order, so they run along a shared edge in
-                // the same direction: twins running opposite ways cannot repeat a triangle.
-                if count > 2 || (count == 2 && (group[i].1 ^ group[i + 1].1) & 1 == 0) {
-                    repeated_triangle(triangles, &group[i..j])?;
+                // Two counter-clockwise triangles (every stored triangle is) with the same
+                // three vertices have the same cyclic order, so they run along a shared edge
+                // in the same direction: twins running opposite ways cannot repeat a triangle,
+                // and cannot overlap either (their third corners lie on opposite sides).
+                let same_way = count == 2 && (group[i].1 ^ group[i + 1].1) & 1 == 0;
+                if count > 2 || same_way {
+                    let (repeats, first) = repeated_triangles(triangles, a, b, &group[i..j]);
+                    if let Some((t, earlier)) = first {
+                        if strict {
+                            return Err(Error::RepeatedTriangle {
+                                triangle: t,
+                                first: earlier,
+                                corners: triangles[t],
+                            });
+                        }
+                        found.first_repeated.get_or_insert((t, earlier));
+                    }
+                    found.repeated_triangles += repeats;
                 }
+                let first_triangle = (group[i].1 >> 1) as usize / 3;
                 if count > 2 {
-                    return Err(Error::NonManifoldEdge {
-                        a,
-                        b,
-                        count,
-                        triangle: (group[i].1 >> 1) as usize / 3,
-                    });
+                    if strict {
+                        return Err(Error::NonManifoldEdge {
+                            a,
+                            b,
+                            count,
+                            triangle: first_triangle,
+                        });
+                    }
+                    found.non_manifold_edges += 1;
+                    found.first_non_manifold_edge.get_or_insert(([a, b], count));
+                } else if same_way {
+                    if strict {
+                        return Err(Error::FoldedEdge {
+                            a,
+                            b,
+                            first: first_triangle,
+                            second: (group[i + 1].1 >> 1) as usize / 3,
+                        });
+                    }
+                    found.folded_edges += 1;
+                    found.first_folded_edge.get_or_insert([a, b]);
                 }
                 if count == 1 {
                     let h = (group[i].1 >> 1) as usize;
@@ -103,13 +183,22 @@ impl Topology {
                 i = j;
             }
         }
-        if let Some(v) = degree.iter().position(|&d| d == 0) {
-            return Err(Error::UnreferencedVertex { vertex: v });
+        if strict {
+            if let Some(v) = degree.iter().position(|&d| d == 0) {
+                return Err(Error::UnreferencedVertex { vertex: v });
+            }
+        } else {
+            found.unused_vertices = (0..n).filter(|&v| degree[v] == 0).collect();
         }
         // The fan check reuses the half-edge array (one entry per triangle corner, as there
         // is one per half-edge) and the bucket array for its per-vertex starts.
-        if let Some((vertex, fans)) = first_multi_fan_vertex(triangles, &mut bucket, &mut half) {
-            return Err(Error::NonManifoldVertex { vertex, fans });
+        let pinched = multi_fan_vertices(triangles, &mut bucket, &mut half, strict);
+        if let Some(&(vertex, fans)) = pinched.first() {
+            if strict {
+                return Err(Error::NonManifoldVertex { vertex, fans });
+            }
+            found.pinched_vertices = pinched.len();
+            found.first_pinched = Some((vertex, fans));
         }
         drop(half);
         let mut offsets = Vec::with_capacity(n + 1);
@@ -136,15 +225,18 @@ impl Topology {
             .all(|w| w[0] < w[1])));
         let boundary_loops = trace_loops(&boundary_edges);
         let (component_of, component_count) = components(n, &offsets, &neighbors);
-        Ok(Topology {
-            edges,
-            offsets,
-            neighbors,
-            boundary_edges,
-            boundary_loops,
-            component_of,
-            component_count,
-        })
+        Ok((
+            Topology {
+                edges,
+                offsets,
+                neighbors,
+                boundary_edges,
+                boundary_loops,
+                component_of,
+                component_count,
+            },
+            found,
+        ))
     }
 
     /// Unique undirected edges `[a, b]`, `a < b`, sorted.
@@ -180,17 +272,34 @@ impl Topology {
         self.component_count
     }
 
+    /// Re-checks the topology against a rebuild. `strict`: the mesh came through
+    /// [`Topology::build`], so the Euler characteristic must match too and every loop closes.
     pub(crate) fn sanity_check(
         &self,
         vertices: &[Point2<f64>],
         triangles: &[[usize; 3]],
+        strict: bool,
     ) -> Result<()> {
-        let rebuilt = Topology::build(vertices, triangles)?;
+        let rebuilt = if strict {
+            Topology::build(vertices, triangles)?
+        } else {
+            Topology::build_lenient(vertices.len(), triangles)?.0
+        };
         let broken = |what: &str| Error::Meshing {
             message: format!("topology sanity check failed: {what}"),
         };
         if rebuilt.edges != self.edges || rebuilt.neighbors != self.neighbors {
             return Err(broken("edges or adjacency differ from a rebuild"));
+        }
+        let in_loops: usize = self.boundary_loops.iter().map(Vec::len).sum();
+        if !strict {
+            // An open chain (at an edge of three or more triangles) lists one vertex more
+            // than it has edges.
+            let (e, l) = (self.boundary_edges.len(), self.boundary_loops.len());
+            if in_loops < e || in_loops > e + l {
+                return Err(broken("boundary loops do not cover every boundary edge"));
+            }
+            return Ok(());
         }
         // Euler characteristic per mesh: V - E + F = components - holes.
         let v = vertices.len() as i64;
@@ -203,7 +312,6 @@ impl Topology {
                 "Euler characteristic does not match components and holes",
             ));
         }
-        let in_loops: usize = self.boundary_loops.iter().map(Vec::len).sum();
         if in_loops != self.boundary_edges.len() {
             return Err(broken("boundary loops do not cover every boundary edge"));
         }
@@ -211,45 +319,58 @@ impl Topology {
     }
 }
 
-/// Fails with [`Error::RepeatedTriangle`] when two of the triangles sharing one edge (given as
-/// half-edge entries of [`Topology::build`], ascending) have the same three vertices, whatever
-/// their rotation.
-fn repeated_triangle(triangles: &[[usize; 3]], group: &[(u32, u32)]) -> Result<()> {
-    let key = |h: u32| {
-        let mut k = triangles[h as usize / 3];
-        k.sort_unstable();
-        k
-    };
-    let ids = group.iter().map(|&(_, h)| h >> 1);
-    for (i, h) in ids.clone().enumerate() {
-        for g in ids.clone().take(i) {
-            if key(h) == key(g) {
-                let (first, t) = ((g / 3).min(h / 3) as usize, (g / 3).max(h / 3) as usize);
-                return Err(Error::RepeatedTriangle {
-                    triangle: t,
-                    first,
-                    corners: triangles[t],
-                });
+/// Repeated triangles among those sharing edge `(a, b)` (given as half-edge entries of
+/// [`Topology::build_with`]): the number of triangles repeating an earlier one's three vertices
+/// (whatever their rotation), and the first `(later, earlier)` pair. Only counted at a
+/// triangle's lowest edge, so each repeat counts once; sorted, so 10^5 triangles on one edge
+/// cost `O(k log k)`.
+fn repeated_triangles(
+    triangles: &[[usize; 3]],
+    a: usize,
+    b: usize,
+    group: &[(u32, u32)],
+) -> (usize, Option<(usize, usize)>) {
+    let mut keys: Vec<([usize; 3], usize)> = group
+        .iter()
+        .filter_map(|&(_, h)| {
+            let t = (h >> 1) as usize / 3;
+            let mut k = triangles[t];
+            k.sort_unstable();
+            (k[0] == a && k[1] == b).then_some((k, t))
+        })
+        .collect();
+    keys.sort_unstable();
+    let mut repeats = 0;
+    let mut first: Option<(usize, usize)> = None;
+    for w in keys.windows(2) {
+        if w[0].0 == w[1].0 {
+            repeats += 1;
+            // The earliest pair: the smallest later triangle of any run.
+            let pair = (w[1].1, w[0].1);
+            if first.map_or(true, |f| pair.0 < f.0) {
+                first = Some(pair);
             }
         }
     }
-    Ok(())
+    (repeats, first)
 }
 
-/// The first vertex whose triangles form more than one fan, with the number of fans.
+/// The vertices whose triangles form more than one fan, with their number of fans (only the
+/// first when `first_only`).
 ///
 /// The fans around `v` are the connected components of its *link*: the graph on `v`'s
-/// neighbours with an edge (a, b) for each triangle (v, a, b). Every link node has degree at
-/// most 2 (an edge has at most two triangles), so a component is a path (an open fan) or a
-/// cycle (a closed fan). Counting needs a walk: a closed fan plus a stray triangle has the
-/// same vertex, edge and triangle counts as one open fan.
+/// neighbours with an edge (a, b) for each triangle (v, a, b). In a manifold every link node
+/// has degree at most 2, so a component is a path (an open fan) or a cycle (a closed fan).
+/// Counting needs a walk: a closed fan plus a stray triangle has the same vertex, edge and
+/// triangle counts as one open fan.
 ///
 /// `start` (length vertices + 1) and `links` (length 3 x triangles) are scratch space.
-fn first_multi_fan_vertex(
+fn multi_fan_vertices(
     triangles: &[[usize; 3]],
     start: &mut [u32],
     links: &mut [(u32, u32)],
-) -> Option<(usize, usize)> {
+    first_only: bool,
+) -> Vec<(usize, usize)> {
     let n = start.len() - 1;
     start.fill(0);
     for t in triangles {
@@ -271,17 +392,21 @@ fn first_multi_fan_vertex(
     // Now start[v + 1] is v's first slot; v's last slot ends at v + 1's first slot.
     start.rotate_left(1);
     start[n] = links.len() as u32;
+    let mut found = Vec::new();
     for v in 0..n {
         let fan = &links[start[v] as usize..start[v + 1] as usize];
-        if fan.len() <= 1 || one_fan_by_walk(fan) {
+        if fan.len() <= 1 || (fan.len() <= WALK_MAX_FAN && one_fan_by_walk(fan)) {
             continue;
         }
         let fans = count_fans(fan);
         if fans > 1 {
-            return Some((v, fans));
+            found.push((v, fans));
+            if first_only {
+                break;
+            }
         }
     }
-    None
+    found
 }
 
 /// Whether the link edges `fan` (each `(a, b)` from a counter-clockwise triangle (v, a, b))
@@ -320,80 +445,94 @@ fn one_fan_by_walk(fan: &[(u32, u32)]) -> bool {
     steps == fan.len()
 }
 
-/// Number of connected components of the link edges `fan` (undirected).
+/// Number of connected components of the link edges `fan` (undirected): union-find over
+/// its sorted nodes, `O(k log k)` whatever the fan's shape (a folded or non-manifold fan
+/// has link nodes of any degree).
 fn count_fans(fan: &[(u32, u32)]) -> usize {
     let mut nodes: Vec<u32> = fan.iter().flat_map(|&(a, b)| [a, b]).collect();
     nodes.sort_unstable();
     nodes.dedup();
-    // Components over link nodes; the fan is small, so linear scans are fine.
-    let mut seen = vec![false; nodes.len()];
-    let mut stack = Vec::new();
-    let mut components = 0;
-    for root in 0..nodes.len() {
-        if seen[root] {
-            continue;
+    let mut parent: Vec<usize> = (0..nodes.len()).collect();
+    fn root(parent: &mut [usize], mut i: usize) -> usize {
+        while parent[i] != i {
+            parent[i] = parent[parent[i]];
+            i = parent[i];
         }
-        components += 1;
-        seen[root] = true;
-        stack.push(nodes[root]);
-        while let Some(w) = stack.pop() {
-            for &(a, b) in fan {
-                let other = if a == w {
-                    b
-                } else if b == w {
-                    a
-                } else {
-                    continue;
-                };
-                if let Ok(i) = nodes.binary_search(&other) {
-                    if !seen[i] {
-                        seen[i] = true;
-                        stack.push(other);
-                    }
-                }
-            }
+        i
+    }
+    let index = |x: u32| nodes.binary_search(&x).unwrap_or(0);
+    let mut components = nodes.len();
+    for &(a, b) in fan {
+        let (ra, rb) = (root(&mut parent, index(a)), root(&mut parent, index(b)));
+        if ra != rb {
+            parent[ra] = rb;
+            components -= 1;
         }
     }
     components
 }
 
-/// Chains directed boundary edges into closed loops. At a vertex where the boundary touches
-/// itself (two loops share a corner) any unused outgoing edge is taken, which still yields
-/// closed loops covering every edge.
+/// Chains boundary edges (each directed as in its triangle) into loops, robustly: from each
+/// vertex the walk takes an unused edge starting there (so consistently oriented boundaries
+/// come out with the interior on the left, and a boundary touching itself at a corner still
+/// closes), else an unused edge ending there, walked backwards (a fold or a bow-tie vertex
+/// where two boundary edges arrive and none leaves). Every vertex has an even number of
+/// boundary edges when no edge has three or more triangles, so every walk closes; otherwise
+/// a walk that stops is extended backwards from its start and kept as an open chain (its
+/// last vertex is then not joined to its first). Every boundary edge is in exactly one loop.
 fn trace_loops(boundary: &[[usize; 2]]) -> Vec<Vec<usize>> {
-    // Outgoing edges grouped by their start vertex (by index within a vertex), found by
-    // binary search: the boundary is small, so no arrays as long as the vertex list.
-    let mut out_edge: Vec<usize> = (0..boundary.len()).collect();
-    out_edge.sort_by_key(|&i| boundary[i][0]);
-    let group = |v: usize| out_edge.partition_point(|&i| boundary[i][0] < v);
-    // next_unused[g]: the next candidate of the group starting at position g.
-    let mut next_unused: Vec<usize> = (0..boundary.len()).collect();
+    // Both ends of every edge, grouped by vertex, edges starting there first: (vertex,
+    // 1 if the edge ends there, edge). Binary search finds a vertex's group: the boundary
+    // is small, so no arrays as long as the vertex list.
+    let mut ends: Vec<(usize, usize, usize)> = (0..boundary.len())
+        .flat_map(|e| [(boundary[e][0], 0, e), (boundary[e][1], 1, e)])
+        .collect();
+    ends.sort_unstable();
+    let group = |v: usize| ends.partition_point(|&(w, _, _)| w < v);
+    // cursor[g]: the next candidate of the group starting at position g.
+    let mut cursor: Vec<usize> = (0..ends.len()).collect();
     let mut used = vec![false; boundary.len()];
+    // The next unused edge at `v` and the vertex it leads to.
+    let mut step = |v: usize, used: &mut [bool]| -> Option<usize> {
+        let g = group(v);
+        if g >= ends.len() {
+            return None;
+        }
+        while cursor[g] < ends.len() && ends[cursor[g]].0 == v {
+            let (_, at_end, e) = ends[cursor[g]];
+            cursor[g] += 1;
+            if !used[e] {
+                used[e] = true;
+                return Some(boundary[e][1 - at_end]);
+            }
+        }
+        None
+    };
     let mut loops = Vec::new();
     for start in 0..boundary.len() {
         if used[start] {
             continue;
         }
-        let mut lp = Vec::new();
-        let mut e = start;
-        loop {
-            used[e] = true;
-            lp.push(boundary[e][0]);
-            let to = boundary[e][1];
-            let g = group(to);
-            let mut found = None;
-            while next_unused[g] < out_edge.len() && boundary[out_edge[next_unused[g]]][0] == to {
-                let cand = out_edge[next_unused[g]];
-                next_unused[g] += 1;
-                if !used[cand] {
-                    found = Some(cand);
-                    break;
-                }
+        used[start] = true;
+        let mut lp = vec![boundary[start][0]];
+        let mut to = boundary[start][1];
+        while let Some(next) = step(to, &mut used) {
+            lp.push(to);
+            to = next;
+        }
+        if to != lp[0] {
+            // Open: the walk ended at `to`, which joins the chain; then backwards from the
+            // start as far as it goes.
+            lp.push(to);
+            let mut back = Vec::new();
+            let mut from = lp[0];
+            while let Some(prev) = step(from, &mut used) {
+                back.push(prev);
+                from = prev;
             }
-            match found {
-                Some(c) => e = c,
-                None => break,
-            }
+            back.reverse();
+            back.extend(lp);
+            lp = back;
         }
         loops.push(lp);
     }

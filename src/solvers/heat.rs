@@ -375,6 +375,10 @@ impl Solver for Heat {
     }
 
     fn solve(&self, scene: &Scene) -> Result<Solution> {
+        // Unused vertices (artist meshes) would make the system singular.
+        if let Some(s) = super::unused::solve_on_used(scene, self.name(), |s| self.solve(s))? {
+            return Ok(s);
+        }
         let started = Instant::now();
         let system = HeatSystem::assemble(scene, &self.options)?;
         let order = match self.options.ordering {

@@ -118,7 +118,7 @@ pub fn subdivide(mesh: &Mesh, k: usize) -> Result<Mesh> {
             }
         }
     }
-    Mesh::with_parts(vertices, triangles, mesh.parts().to_vec(), vertex_parts)
+    mesh.with_parts_like(vertices, triangles, mesh.parts().to_vec(), vertex_parts)
 }
 
 /// An inner solver run on a refined copy of the scene's mesh.

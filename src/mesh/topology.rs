@@ -347,7 +347,7 @@ fn repeated_triangles(
             repeats += 1;
             // The earliest pair: the smallest later triangle of any run.
             let pair = (w[1].1, w[0].1);
-            if first.map_or(true, |f| pair.0 < f.0) {
+            if first.is_none_or(|f| pair.0 < f.0) {
                 first = Some(pair);
             }
         }

@@ -19,7 +19,7 @@ pub struct Topology {
     /// Closed boundary loops, each a vertex cycle with the interior on the left (outer loops
     /// counter-clockwise, holes clockwise). In an artist mesh a loop walks backwards through
     /// a fold, and at an edge of three or more triangles it may be an open chain
-    /// ([`trace_loops`]).
+    /// (see `trace_loops`).
     boundary_loops: Vec<Vec<usize>>,
     /// Connected component of every vertex.
     component_of: Vec<usize>,

@@ -1,4 +1,4 @@
-//! Back-end comparisons that keep README's dependency choices reproducible:
+//! Back-end comparisons that keep docs/performance.md's dependency choices reproducible:
 //! - sparse Cholesky of the real bone-heat matrix: faer (supernodal) with AMD and with our
 //!   nested dissection, vs nalgebra-sparse's `CscCholesky` on the same matrix permuted with
 //!   the same AMD ordering (nalgebra-sparse has no fill-reducing ordering of its own);

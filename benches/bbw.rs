@@ -280,7 +280,8 @@ fn bbw(c: &mut Criterion) {
             },
         )
         .expect("built-in scene");
-        let solver = solver_by_name("bbw", &[]).expect("bbw is registered");
+        let solver =
+            solver_by_name("bbw", skinweights::solvers::NO_OPTIONS).expect("bbw is registered");
         group.bench_function(format!("arms-down {vertices}"), |b| {
             b.iter(|| solver.solve(&scene).expect("bbw solves arms-down"))
         });
@@ -288,8 +289,7 @@ fn bbw(c: &mut Criterion) {
             continue;
         }
         // The subdomains' case: parts lock most of the mesh for every bone.
-        let parts =
-            solver_by_name("bbw", &[("parts".into(), "true".into())]).expect("bbw takes parts");
+        let parts = solver_by_name("bbw", [("parts", "true")]).expect("bbw takes parts");
         group.bench_function(format!("arms-down {vertices} parts"), |b| {
             b.iter(|| parts.solve(&scene).expect("bbw parts solves arms-down"))
         });

@@ -47,7 +47,7 @@ fn bench_solvers(c: &mut Criterion) {
         .warm_up_time(Duration::from_secs(1))
         .measurement_time(Duration::from_secs(5));
     for name in ["linear", "euclidean", "geodesic", "heat"] {
-        let solver = solver_by_name(name, &[]).expect("solver");
+        let solver = solver_by_name(name, skinweights::solvers::NO_OPTIONS).expect("solver");
         g.bench_function(name, |b| b.iter(|| solver.solve(&arms).expect("solve")));
     }
     g.finish();
@@ -58,7 +58,7 @@ fn bench_solvers(c: &mut Criterion) {
     g.sample_size(10)
         .warm_up_time(Duration::from_secs(1))
         .measurement_time(Duration::from_secs(20));
-    let heat = solver_by_name("heat", &[]).expect("solver");
+    let heat = solver_by_name("heat", skinweights::solvers::NO_OPTIONS).expect("solver");
     g.bench_function("heat", |b| b.iter(|| heat.solve(&figure).expect("solve")));
     g.finish();
 }

@@ -47,7 +47,9 @@ fn main() -> skinweights::Result<()> {
             if name == "bbw" && vertices > 50_000 {
                 continue; // minutes at 200k: see benches/bbw.rs
             }
-            let weights = solver_by_name(name, &[])?.solve(&scene)?.weights;
+            let weights = solver_by_name(name, skinweights::solvers::NO_OPTIONS)?
+                .solve(&scene)?
+                .weights;
             let posed = posed_positions(&scene, &weights, &probe.pose)?;
             let mut flips = 0;
             let mut farthest = 0.0f64;

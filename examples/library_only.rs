@@ -44,7 +44,7 @@ fn main() -> skinweights::Result<()> {
         .expect("the bone's tail is a mesh vertex");
     for solver in [
         solvers::recommended(),
-        solvers::solver_by_name("heat", &[])?,
+        solvers::solver_by_name("heat", skinweights::solvers::NO_OPTIONS)?,
     ] {
         let solution = solver.solve(&scene)?;
         solution.weights.validate()?;

@@ -21,7 +21,7 @@
 //!   mesh of `|w_solver - w_artist|`.
 //!
 //! And the leak the weights cause, next to the artist's: the drag of each of the scene's
-//! arm-lift probes (see DESIGN.md: displacement of the watched body vertices from where their
+//! arm-lift probes (see docs/metrics.md: displacement of the watched body vertices from where their
 //! own bone alone would put them, % of the character's height).
 //!
 //! Writes `results/artist_agreement/`: `agreement.csv` (solver x mesh), `drag.csv` (solver x
@@ -64,9 +64,12 @@ struct Cli {
 /// Solvers run mesh by mesh with the artist's bones (see the module docs for why the masks
 /// are not).
 const PER_MESH_SOLVERS: [&str; 5] = ["linear", "euclidean", "geodesic", "heat", "best"];
-/// Solvers run once on the whole character with all its bones: compare's list, then these.
-const WHOLE_SOLVERS: &[&str] = skinweights::compare::DEFAULT_SOLVERS;
-/// Run on the whole character after compare's list: the recommended solver.
+/// Solvers run once on the whole character with all its bones: the registry's baselines,
+/// then these.
+fn whole_solvers() -> Vec<&'static str> {
+    skinweights::solvers::with_role(skinweights::solvers::Role::Baseline)
+}
+/// Run on the whole character after the baselines: the recommended solver.
 const WHOLE_EXTRA: &[&str] = &[skinweights::solvers::RECOMMENDED_SOLVER];
 /// Label suffixes of the two set-ups.
 const PER_MESH: &str = "per mesh";
@@ -193,7 +196,7 @@ fn evaluate(character: &Character, dir: &Path) -> Res<()> {
         })
         .collect();
 
-    let jobs = PER_MESH_SOLVERS.len() * parts.len() + WHOLE_SOLVERS.len() + WHOLE_EXTRA.len();
+    let jobs = PER_MESH_SOLVERS.len() * parts.len() + whole_solvers().len() + WHOLE_EXTRA.len();
     let bar = progress(jobs as u64, "solving");
     let mut agreement = Vec::new();
     let mut assembled = Vec::new();
@@ -211,7 +214,7 @@ fn evaluate(character: &Character, dir: &Path) -> Res<()> {
         full.validate()?;
         assembled.push((format!("{solver} ({PER_MESH})"), full, total_time));
     }
-    for &solver in WHOLE_SOLVERS.iter().chain(WHOLE_EXTRA) {
+    for &solver in whole_solvers().iter().chain(WHOLE_EXTRA) {
         bar.set_message(format!("{solver} on the whole character"));
         let t = std::time::Instant::now();
         let full = skinweights::solve(scene, solver)?;

@@ -53,13 +53,13 @@ enum Child {
 }
 
 const SIZES: [usize; 5] = [10_000, 30_000, 100_000, 300_000, 1_000_000];
-/// Every solver `compare` runs, in its order.
-/// compare's solvers, then `bbw` (bounded biharmonic weights, the slowest).
+/// The registry's baselines, then its reference `bbw` (bounded biharmonic weights, the
+/// slowest).
 fn solvers() -> impl Iterator<Item = &'static str> {
-    skinweights::compare::DEFAULT_SOLVERS
-        .iter()
-        .copied()
-        .chain(std::iter::once("bbw"))
+    use skinweights::solvers::{with_role, Role};
+    with_role(Role::Baseline)
+        .into_iter()
+        .chain(with_role(Role::Reference))
 }
 /// A child running longer than this is stopped, and the solver skips larger sizes.
 const CHILD_TIMEOUT: Duration = Duration::from_secs(150);
@@ -159,7 +159,7 @@ fn child(solver: &str, vertices: usize) -> Res<()> {
         warnings: Vec::new(),
     };
     if solver != "meshing" {
-        let s = solver_by_name(solver, &[])?;
+        let s = solver_by_name(solver, skinweights::solvers::NO_OPTIONS)?;
         // Reset the peak so that the solve's peak is not meshing's.
         run.peak_reset = std::fs::write("/proc/self/clear_refs", "5").is_ok();
         let t = Instant::now();

@@ -179,7 +179,9 @@ fn run(cli: &Cli) -> Res<()> {
     let mut figure_panels: Vec<AnyFigure> = Vec::new();
     for name in SOLVERS {
         bar.set_message(format!("truncation: {name}"));
-        let raw = solver_by_name(name, &[])?.solve(&scene)?.weights;
+        let raw = solver_by_name(name, skinweights::solvers::NO_OPTIONS)?
+            .solve(&scene)?
+            .weights;
         let full = export(&raw);
         let counts = full.influence_counts();
         let over: Vec<bool> = counts.iter().map(|&c| c > K).collect();

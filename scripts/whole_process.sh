@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Whole-process time of `skinweights solve` against the solve itself, at 500k vertices, for
-# the JSON and the binary (.swb) scene and weights files. README's table comes from this.
+# the JSON and the binary (.swb) scene and weights files. docs/performance.md shows its table.
 #
 #   bash scripts/whole_process.sh [VERTICES]     (default 500000; builds the release binary)
 set -euo pipefail

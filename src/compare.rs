@@ -3,26 +3,42 @@
 use crate::error::Result;
 use crate::metrics::{evaluate, Metrics};
 use crate::scene::Scene;
-use crate::solvers::solver_by_name;
+use crate::solvers::{solver_by_name, NO_OPTIONS, SOLVERS};
 use crate::weights::Weights;
 use serde::{Deserialize, Serialize};
 
-/// The solvers `compare` runs by default, in table order.
-pub const DEFAULT_SOLVERS: &[&str] = &[
-    "linear",
-    "euclidean",
-    "geodesic",
-    "heat",
-    "mask",
-    "heat+mask",
-];
+/// The solvers `compare` runs by default, in table order: the registry's entries marked
+/// `compare` ([`crate::solvers::SOLVERS`]).
+pub const DEFAULT_SOLVERS: &[&str] = &default_solvers();
+
+const DEFAULT_COUNT: usize = {
+    let (mut n, mut i) = (0, 0);
+    while i < SOLVERS.len() {
+        n += SOLVERS[i].compare as usize;
+        i += 1;
+    }
+    n
+};
+
+const fn default_solvers() -> [&'static str; DEFAULT_COUNT] {
+    let mut out = [""; DEFAULT_COUNT];
+    let (mut n, mut i) = (0, 0);
+    while i < SOLVERS.len() {
+        if SOLVERS[i].compare {
+            out[n] = SOLVERS[i].name;
+            n += 1;
+        }
+        i += 1;
+    }
+    out
+}
 
 /// One row of the table: a solver and its metrics.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct CompareRow {
     /// Solver name.
     pub solver: String,
-    /// Its metrics (flattened into the row in JSON, with DESIGN.md's keys).
+    /// Its metrics (flattened into the row in JSON, with docs/metrics.md's keys).
     #[serde(flatten)]
     pub metrics: Metrics,
     /// Warnings from the solver's report.
@@ -64,7 +80,7 @@ pub fn solve_all(
     let mut out = Vec::with_capacity(solvers.len());
     for (i, name) in solvers.iter().enumerate() {
         progress(i, name);
-        let solver = solver_by_name(name, &[])?;
+        let solver = solver_by_name(name, NO_OPTIONS)?;
         let solution = solver.solve(scene)?;
         out.push(Solved {
             solver: name.clone(),
@@ -181,7 +197,7 @@ impl Comparison {
         s
     }
 
-    /// The table as pretty JSON (DESIGN.md's keys).
+    /// The table as pretty JSON (docs/metrics.md's keys).
     #[cfg(feature = "io")]
     pub fn to_json(&self) -> Result<String> {
         serde_json::to_string_pretty(self).map_err(|e| crate::error::Error::Json {

@@ -121,9 +121,53 @@ pub enum Error {
     /// A pose, probe or weights file names a bone that the skeleton does not have.
     #[error("{context}: unknown bone {bone:?}")]
     UnknownBone { context: String, bone: String },
+    /// A transform that must be inverted has determinant 0 (a scale of 0) or its inverse
+    /// overflows; `context` names the bone.
+    #[error("{context} is singular (determinant {determinant:e}): it cannot be inverted (a scale of 0?)")]
+    SingularTransform { context: String, determinant: f64 },
+    /// A bone's world transform overflows f64 (scales like 1e308 compounded down the chain).
+    #[error("bone {bone:?}: its world transform overflows f64 (scales or translations too large)")]
+    TransformOverflow { bone: String },
+    /// A bone's head and the origin of its local transform's world frame disagree.
+    #[error(
+        "bone {bone:?}: head {head:?} is not the world origin {origin:?} of its local transform"
+    )]
+    LocalHeadMismatch {
+        bone: String,
+        head: [f64; 2],
+        origin: [f64; 2],
+    },
+    /// A bone length is negative.
+    #[error("bone {bone:?}: length {length} is negative")]
+    NegativeBoneLength { bone: String, length: f64 },
     /// A pose value is not finite.
     #[error("pose: bone {bone:?} has a non-finite {field}")]
     NonFinitePose { bone: String, field: &'static str },
+
+    // ---- clips ----
+    /// A clip as a whole is invalid (duration, duplicate tracks, sampling time).
+    #[error("clip {clip:?}: {message}")]
+    InvalidClip { clip: String, message: String },
+    /// A key of a clip channel is invalid (not finite, out of order, outside the clip, bad
+    /// curve control points).
+    #[error("clip {clip:?}, bone {bone:?}, channel {channel}, key {key}: {message}")]
+    InvalidKey {
+        clip: String,
+        bone: String,
+        channel: &'static str,
+        key: usize,
+        message: String,
+    },
+    /// Clips hold more keys than accepted (checked before sampling or allocating).
+    #[error("clip {clip:?}: {count} keys is more than the {max} accepted")]
+    TooManyKeys {
+        clip: String,
+        count: usize,
+        max: usize,
+    },
+    /// An IK constraint does not fit the skeleton or has bad values.
+    #[error("IK constraint {constraint:?}: {message}")]
+    InvalidIk { constraint: String, message: String },
 
     // ---- weights ----
     /// A weights matrix has the wrong shape for the scene.
@@ -206,6 +250,35 @@ pub enum Error {
     #[error("{path} already exists (pass --force to overwrite)")]
     WouldOverwrite { path: PathBuf },
 
+    // ---- outputs (io::atomic, the CLI's output checks) ----
+    /// The disk (or device) is full: nothing was replaced (ENOSPC).
+    #[error("{path}: no space left on the device (nothing was replaced)")]
+    NoSpace { path: PathBuf },
+    /// The operating system refused access to the path (EACCES / EPERM).
+    #[error("{path}: permission denied")]
+    PermissionDenied { path: PathBuf },
+    /// An output path names a folder.
+    #[error("{path} is a folder; name a file to write")]
+    OutputIsDirectory { path: PathBuf },
+    /// An output path names no file (`/`, `..`).
+    #[error("{path} names no file")]
+    OutputNamesNoFile { path: PathBuf },
+    /// Following an output symlink came back to itself (or went on too long).
+    #[error("{path}: more than {hops} symlinks to follow (a loop?)")]
+    SymlinkLoop { path: PathBuf, hops: usize },
+    /// An output of a command is also one of its inputs (same file, or a hard link to it).
+    #[error("{path} is also an input of this command; write to another path")]
+    OutputIsInput { path: PathBuf },
+    /// Two outputs of one command go to the same file.
+    #[error("two outputs of this command go to {path}")]
+    DuplicateOutput { path: PathBuf },
+    /// Command-line arguments that contradict each other or would be ignored.
+    #[error("{argument}: {reason}")]
+    ConflictingArguments {
+        argument: &'static str,
+        reason: String,
+    },
+
     // ---- glTF ----
     /// An imported mesh does not lie in one plane z = const.
     #[error("vertex {vertex} lies at z = {z}, off the mesh's plane z = {plane_z} (only flat meshes can be imported)")]
@@ -234,14 +307,79 @@ pub enum Error {
     /// Plotting failed.
     #[error("plot: {message}")]
     Plot { message: String },
+
+    // ---- posed measures ----
+    /// A list of posed positions does not have one position per mesh vertex.
+    #[error("{given} posed positions for a mesh of {vertices} vertices")]
+    PosedPositions { given: usize, vertices: usize },
+    /// The per-triangle layer list does not fit the mesh (wrong length, or a layer index
+    /// without a name).
+    #[error("triangle layers: {message}")]
+    TriangleLayers { message: String },
+
+    // ---- corrective shapes ----
+    /// A corrective names a bone with no parent: there is no joint angle to key it on.
+    #[error(
+        "corrective for bone {bone:?}: the bone has no parent, so there is no joint to correct"
+    )]
+    NotAJoint { bone: String },
+    /// Two correctives for the same joint.
+    #[error("joint {joint:?} has two correctives (correctives {first} and {second})")]
+    DuplicateCorrective {
+        joint: String,
+        first: usize,
+        second: usize,
+    },
+    /// A corrective has no key angles.
+    #[error("corrective for joint {joint:?} has no keys")]
+    EmptyCorrective { joint: String },
+    /// A key angle or an offset of a corrective is NaN or infinite.
+    #[error("corrective for joint {joint:?}, key {key}: {what} is not finite")]
+    NonFiniteCorrective {
+        joint: String,
+        key: usize,
+        what: String,
+    },
+    /// Key angles of a corrective are not strictly increasing.
+    #[error("corrective for joint {joint:?}: key {key} is at {angle} degrees, not after key {} at {previous} degrees (keys must be in strictly increasing angle order)", .key - 1)]
+    CorrectiveAngleOrder {
+        joint: String,
+        key: usize,
+        angle: f64,
+        previous: f64,
+    },
+    /// A corrective names a vertex the mesh does not have.
+    #[error(
+        "corrective for joint {joint:?}: vertex {vertex} out of range (the mesh has {vertices})"
+    )]
+    CorrectiveVertex {
+        joint: String,
+        vertex: usize,
+        vertices: usize,
+    },
+    /// A corrective lists a vertex twice.
+    #[error("corrective for joint {joint:?} lists vertex {vertex} twice")]
+    DuplicateCorrectiveVertex { joint: String, vertex: usize },
+    /// A corrective key does not have one offset per vertex.
+    #[error("corrective for joint {joint:?}, key {key}: {given} offsets for {vertices} vertices")]
+    CorrectiveOffsets {
+        joint: String,
+        key: usize,
+        given: usize,
+        vertices: usize,
+    },
 }
 
 impl Error {
     /// Wraps an I/O error with the path it concerns.
+    /// A full disk (ENOSPC) is [`Error::NoSpace`], a refused permission (EACCES, EPERM)
+    /// [`Error::PermissionDenied`], so callers can match them.
     pub fn io(path: impl Into<PathBuf>, source: std::io::Error) -> Self {
-        Error::Io {
-            path: path.into(),
-            source,
+        let path = path.into();
+        match source.kind() {
+            std::io::ErrorKind::StorageFull => Error::NoSpace { path },
+            std::io::ErrorKind::PermissionDenied => Error::PermissionDenied { path },
+            _ => Error::Io { path, source },
         }
     }
 

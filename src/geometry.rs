@@ -114,29 +114,43 @@ pub fn improper_contact(a: Point2<f64>, b: Point2<f64>, c: Point2<f64>, d: Point
 }
 
 /// Pairs `(i, j)`, `i < j`, of `edges` that share any point other than a common endpoint;
-/// with `first_only`, at most one pair. A sweep along x: only edges whose x-ranges overlap
-/// are compared.
+/// with `first_only`, at most one pair. A sweep along x ([`x_overlapping_pairs`]): only edges
+/// whose x-ranges overlap are compared.
 pub fn touching_edge_pairs(edges: &[[Point2<f64>; 2]], first_only: bool) -> Vec<(usize, usize)> {
+    let mut pairs = Vec::new();
+    x_overlapping_pairs(edges, |i, j| {
+        let ([a, b], [c, d]) = (edges[i], edges[j]);
+        if improper_contact(a, b, c, d) {
+            pairs.push((i.min(j), i.max(j)));
+            return !first_only;
+        }
+        true
+    });
+    pairs
+}
+
+/// The sweep along x behind [`touching_edge_pairs`]: calls `visit(i, j)` for every pair of
+/// `edges` whose x-ranges overlap (each pair once, `i` the one starting further left), until
+/// `visit` returns false. Edges are compared only with those starting within their own
+/// x-range, so an outline of short edges costs about `edges x (edges a vertical line meets)`.
+pub fn x_overlapping_pairs(
+    edges: &[[Point2<f64>; 2]],
+    mut visit: impl FnMut(usize, usize) -> bool,
+) {
     let lo = |i: usize| edges[i][0].x.min(edges[i][1].x);
     let hi = |i: usize| edges[i][0].x.max(edges[i][1].x);
     let mut order: Vec<usize> = (0..edges.len()).collect();
     order.sort_by(|&p, &q| lo(p).total_cmp(&lo(q)));
-    let mut pairs = Vec::new();
     for (n, &i) in order.iter().enumerate() {
         for &j in &order[n + 1..] {
             if lo(j) > hi(i) {
                 break;
             }
-            let ([a, b], [c, d]) = (edges[i], edges[j]);
-            if improper_contact(a, b, c, d) {
-                pairs.push((i.min(j), i.max(j)));
-                if first_only {
-                    return pairs;
-                }
+            if !visit(i, j) {
+                return;
             }
         }
     }
-    pairs
 }
 
 /// The edges of a closed loop (the last point connects back to the first).

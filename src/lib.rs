@@ -69,7 +69,9 @@
 
 #![warn(missing_docs)]
 
+pub mod animation;
 pub mod compare;
+pub mod correctives;
 pub mod error;
 pub mod geometry;
 #[cfg(feature = "io")]
@@ -88,17 +90,20 @@ pub mod skinning;
 pub mod solvers;
 pub mod weights;
 
-// README's Rust examples run as doctests, so the README cannot drift from the API.
+// README's and docs/library.md's Rust examples run as doctests, so they cannot drift from the API.
 #[cfg(all(doctest, feature = "cli"))]
 #[doc = include_str!("../README.md")]
 struct ReadmeDoctests;
+#[cfg(all(doctest, feature = "cli"))]
+#[doc = include_str!("../docs/library.md")]
+struct LibraryDocDoctests;
 
 pub use error::{Error, Result};
 #[cfg(feature = "io")]
 pub use io::{load_scene, save_scene, WeightsFile};
 pub use mesh::{Mesh, Topology};
 pub use scene::{builtin_scene, BuiltinOptions, Probe, Scene, Watch};
-pub use skeleton::{Bone, Pose, Skeleton};
+pub use skeleton::{Affine2, Bone, Inherit, LocalBone, LocalTransform, Pose, Skeleton};
 pub use skinning::linear_blend_skinning;
 pub use solvers::{
     recommended, solve, solver_by_name, Solution, SolveReport, Solver, RECOMMENDED_SOLVER,

@@ -6,20 +6,28 @@
 //! | weight normalization | max abs(row sum - 1) < 1e-5 | uninitialized weights, import precision, missing influence |
 //! | neighbourhood continuity | no isolated discontinuity | automatic-weight radius and hard-edge labels |
 //! | extreme pose (each probe) | no flipped triangle, area loss within the limit | corrective shape, helper bone, blend width |
+//! | interpenetration (each probe) | the posed contour does not interpenetrate: no crossing boundary edges, interpenetrating area <= the limit (default 0 px²) | corrective shape, helper bone, blend width; then the layer pair and crossing it names |
 //!
 //! | pixel edge (scenes with art; feature `io`) | \|S\| <= 1 and G <= 2/255 over black, white, red at 1x, 2x, 4x | transparent RGB, premultiplied alpha, texture dilation |
 //!
 //! The pixel-edge rows come from [`pixel_edge_checks`] (they need the textures).
+//!
+//! The interpenetration row is the seeds' extreme-pose condition "no intersection"
+//! ([`crate::metrics::interpenetration`]): crossing pairs of posed boundary edges (a layer's
+//! outline crossing itself, or two layers' outlines crossing where they did not overlap at
+//! rest) and the area covered more than once that was not at rest. Its [`Check::values`]
+//! (JSON key `values`) are `self_crossings`, `layer_crossings`, `area_px2` and `area_pct`.
 
 use crate::error::{Error, Result};
 use crate::metrics::{
     area_change_pct, bind_identity_error, flipped_triangles, isolated_discontinuities,
-    posed_positions, DEFAULT_JUMP_THRESHOLD,
+    posed_positions, Interpenetration, DEFAULT_JUMP_THRESHOLD,
 };
 use crate::scene::Scene;
 use crate::skinning::check_shape;
 use crate::weights::Weights;
 use serde::Serialize;
+use std::collections::BTreeMap;
 
 /// Thresholds of the checks.
 #[derive(Debug, Clone)]
@@ -32,6 +40,9 @@ pub struct LintOptions {
     pub jump_threshold: f64,
     /// Largest acceptable area loss in an extreme pose, percent (default 10).
     pub max_area_loss_pct: f64,
+    /// Largest acceptable interpenetrating area in an extreme pose, px² (default 0: the
+    /// seeds' "no intersection").
+    pub max_interpenetration_px2: f64,
 }
 
 impl Default for LintOptions {
@@ -41,6 +52,7 @@ impl Default for LintOptions {
             norm_tolerance: 1e-5,
             jump_threshold: DEFAULT_JUMP_THRESHOLD,
             max_area_loss_pct: 10.0,
+            max_interpenetration_px2: 0.0,
         }
     }
 }
@@ -55,6 +67,7 @@ impl LintOptions {
             ("norm_tolerance", self.norm_tolerance),
             ("jump_threshold", self.jump_threshold),
             ("max_area_loss_pct", self.max_area_loss_pct),
+            ("max_interpenetration_px2", self.max_interpenetration_px2),
         ] {
             if !(value.is_finite() && value >= 0.0) {
                 return Err(Error::InvalidOption {
@@ -80,6 +93,10 @@ pub struct Check {
     pub condition: String,
     /// The seed's "inspect first on failure" hint.
     pub inspect_first: String,
+    /// The measured numbers by name, for machines (JSON key `values`, left out when empty);
+    /// see the module docs for the rows that have them.
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    pub values: BTreeMap<String, f64>,
 }
 
 /// Runs every check; one extreme-pose check per probe of the scene.
@@ -95,6 +112,7 @@ pub fn lint(scene: &Scene, weights: &Weights, options: &LintOptions) -> Result<V
         measured: format!("max displacement {bind:.3e} px"),
         condition: format!("< {:e}", options.bind_tolerance),
         inspect_first: "inverse bind matrix and multiplication order".into(),
+        values: BTreeMap::new(),
     });
     let norm = weights.normalization_error();
     let worst = weights
@@ -108,6 +126,7 @@ pub fn lint(scene: &Scene, weights: &Weights, options: &LintOptions) -> Result<V
         measured: format!("max |sum - 1| = {norm:.3e} (vertex {})", worst.0),
         condition: format!("< {:e}", options.norm_tolerance),
         inspect_first: "uninitialized weights, import precision, missing influence".into(),
+        values: BTreeMap::new(),
     });
     let jumps = isolated_discontinuities(&scene.mesh, weights, options.jump_threshold);
     checks.push(Check {
@@ -125,7 +144,9 @@ pub fn lint(scene: &Scene, weights: &Weights, options: &LintOptions) -> Result<V
             options.jump_threshold
         ),
         inspect_first: "automatic-weight radius and hard-edge labels".into(),
+        values: BTreeMap::new(),
     });
+    let contour = Interpenetration::for_scene(scene)?;
     for probe in &scene.probes {
         let posed = posed_positions(scene, weights, &probe.pose)?;
         let flipped = flipped_triangles(&scene.mesh, &posed);
@@ -142,13 +163,20 @@ pub fn lint(scene: &Scene, weights: &Weights, options: &LintOptions) -> Result<V
             measured: format!("{flipped} flipped triangles, area change {area:+.3}%"),
             condition: format!("0 flipped, area loss <= {}%", options.max_area_loss_pct),
             inspect_first: "corrective shape, helper bone, blend width".into(),
+            values: BTreeMap::new(),
         });
+        checks.push(interpenetration_check(
+            &contour,
+            &probe.name,
+            &posed,
+            options.max_interpenetration_px2,
+        )?);
     }
     Ok(checks)
 }
 
 /// The seed's pixel-edge check as lint rows, one per pose (rest and every probe) and scale,
-/// for a scene with art: see [`crate::render::pixel_edge`] (rendered rotated 17 degrees with
+/// for a scene with art: see [`mod@crate::render::pixel_edge`] (rendered rotated 17 degrees with
 /// a sub-pixel offset, in the art's own alpha mode, 4 x 4 samples:
 /// [`crate::render::PIXEL_EDGE_SAMPLES`]).
 #[cfg(feature = "io")]
@@ -179,7 +207,46 @@ pub fn pixel_edge_checks(
                     options.max_bias, options.max_gap
                 ),
                 inspect_first: "transparent RGB, premultiplied alpha, texture dilation".into(),
+                values: BTreeMap::new(),
             }
         })
         .collect())
+}
+
+/// The interpenetration row of one pose (a probe or a clip frame, named `pose`): pass when no
+/// boundary edges cross and the interpenetrating area is at most `max_area_px2`.
+pub fn interpenetration_check(
+    contour: &Interpenetration<'_>,
+    pose: &str,
+    posed: &[nalgebra::Point2<f64>],
+    max_area_px2: f64,
+) -> Result<Check> {
+    let r = contour.measure(posed)?;
+    let mut measured = format!(
+        "{} self-crossing and {} layer-crossing edge pairs, area {:.3} px² ({:.3}%)",
+        r.self_crossings, r.layer_crossings, r.area_px2, r.area_pct
+    );
+    if let Some(c) = &r.first_crossing {
+        measured += &format!(
+            "; first: {}|{} edges {:?} x {:?} at ({:.1}, {:.1})",
+            c.layers[0], c.layers[1], c.edges[0], c.edges[1], c.point[0], c.point[1]
+        );
+    } else if let Some(p) = r.pairs.first() {
+        measured += &format!("; most: {}|{} {:.3} px²", p.layers[0], p.layers[1], p.area);
+    }
+    let values = BTreeMap::from([
+        ("self_crossings".to_string(), r.self_crossings as f64),
+        ("layer_crossings".to_string(), r.layer_crossings as f64),
+        ("area_px2".to_string(), r.area_px2),
+        ("area_pct".to_string(), r.area_pct),
+    ]);
+    Ok(Check {
+        check: format!("interpenetration {pose:?}"),
+        pass: r.crossings() == 0 && r.area_px2 <= max_area_px2,
+        measured,
+        condition: format!("0 crossing edge pairs, area <= {max_area_px2} px²"),
+        inspect_first:
+            "corrective shape, helper bone, blend width; then the layers and edges named".into(),
+        values,
+    })
 }

@@ -1,7 +1,7 @@
 //! Deforming a mesh with its weights: linear blend skinning (the seed's CPU reference loop).
 
 use crate::error::{Error, Result};
-use crate::skeleton::{Pose, Skeleton};
+use crate::skeleton::{Affine2, Pose, Skeleton};
 use crate::weights::Weights;
 use nalgebra::{Isometry2, Point2};
 use rayon::prelude::*;
@@ -34,11 +34,24 @@ pub fn blend(influences: &[(f64, Point2<f64>)]) -> Point2<f64> {
 }
 
 /// Linear blend skinning of every rest position with per-bone skinning transforms
-/// `S_j = M_j B_j^-1`: `v' = sum_j max(w_j, 0) S_j v / max(sum_j max(w_j, 0), epsilon)`.
+/// `S_j = M_j B_j^-1` given as isometries (converted exactly to [`Affine2`]; see
+/// [`lbs_with_affines`]).
 pub fn lbs_with_transforms(
     rest: &[Point2<f64>],
     weights: &Weights,
     transforms: &[Isometry2<f64>],
+) -> Result<Vec<Point2<f64>>> {
+    let affines: Vec<Affine2> = transforms.iter().map(Affine2::from_isometry).collect();
+    lbs_with_affines(rest, weights, &affines)
+}
+
+/// Linear blend skinning of every rest position with per-bone affine skinning transforms
+/// `S_j = W_j(pose) W_j(rest)^-1`:
+/// `v' = sum_j max(w_j, 0) S_j v / max(sum_j max(w_j, 0), epsilon)`.
+pub fn lbs_with_affines(
+    rest: &[Point2<f64>],
+    weights: &Weights,
+    transforms: &[Affine2],
 ) -> Result<Vec<Point2<f64>>> {
     check_shape(rest.len(), weights, transforms.len())?;
     Ok(rest
@@ -52,7 +65,7 @@ pub fn lbs_with_transforms(
                 if w == 0.0 {
                     continue;
                 }
-                out += w * (transforms[j] * v).coords;
+                out += w * transforms[j].apply(*v).coords;
                 sum += w;
             }
             Point2::from(out / sum.max(WEIGHT_SUM_EPSILON))
@@ -60,15 +73,16 @@ pub fn lbs_with_transforms(
         .collect())
 }
 
-/// Linear blend skinning of `rest` positions for a pose of `skeleton`.
+/// Linear blend skinning of `rest` positions for a pose of `skeleton` (the affine path:
+/// rotation, translation, scale, shear and every inherit mode).
 pub fn linear_blend_skinning(
     rest: &[Point2<f64>],
     skeleton: &Skeleton,
     weights: &Weights,
     pose: &Pose,
 ) -> Result<Vec<Point2<f64>>> {
-    let transforms = skeleton.skinning_transforms(pose)?;
-    lbs_with_transforms(rest, weights, &transforms)
+    let transforms = skeleton.skinning_affines(pose)?;
+    lbs_with_affines(rest, weights, &transforms)
 }
 
 pub(crate) fn check_shape(n_vertices: usize, weights: &Weights, n_bones: usize) -> Result<()> {

@@ -2,7 +2,7 @@
 
 use crate::error::{Error, Result};
 
-/// Tolerance on row sums that solvers guarantee (DESIGN.md: 1e-9).
+/// Tolerance on row sums that solvers guarantee (docs/solvers.md: 1e-9).
 pub const SOLVER_ROW_SUM_TOLERANCE: f64 = 1e-9;
 
 /// Rows of weights handed to an exporter must sum to 1 within this: loose enough for a

@@ -61,7 +61,7 @@ fn scene_writes_a_valid_file_and_refuses_to_overwrite() {
 }
 
 #[test]
-fn compare_default_lists_six_solvers_and_writes_the_evidence() {
+fn compare_default_lists_every_registered_solver_and_writes_the_evidence() {
     let d = tmp();
     let out = p(d.path(), "cmp");
     let o = skinweights(&["compare", "--vertices", "3000", "--out", &out, "--json"]);
@@ -79,7 +79,9 @@ fn compare_default_lists_six_solvers_and_writes_the_evidence() {
             "geodesic",
             "heat",
             "mask",
-            "heat+mask"
+            "heat+mask",
+            "bbw",
+            "best"
         ]
     );
     for key in [
@@ -109,12 +111,243 @@ fn compare_default_lists_six_solvers_and_writes_the_evidence() {
         assert!(meta.len() > 100, "{f} is empty");
     }
     let png = image::open(d.path().join("cmp/overview.png")).unwrap();
-    assert_eq!((png.width(), png.height()), (440 * 6, 900));
+    assert_eq!((png.width(), png.height()), (440 * 8, 900));
     let md = std::fs::read_to_string(d.path().join("cmp/compare.md")).unwrap();
     assert!(md.contains("| drag max (% h) |"));
     let o = skinweights(&["compare", "--solvers", "heat,nonsense", "--out", &out]);
     assert_eq!(o.status.code(), Some(2));
     assert!(text(&o).contains("nonsense"));
+    // A second run into the same folder is refused without --force, before any solve.
+    let before = std::fs::read(d.path().join("cmp/compare.md")).unwrap();
+    let again = ["compare", "--vertices", "3000", "--solvers", "linear"];
+    let o = skinweights(&[&again[..], &["--out", &out, "--no-figures"]].concat());
+    assert_eq!(o.status.code(), Some(2));
+    assert!(text(&o).contains("already exists"), "{}", text(&o));
+    assert_eq!(
+        std::fs::read(d.path().join("cmp/compare.md")).unwrap(),
+        before
+    );
+    let o = skinweights(&[&again[..], &["--out", &out, "--no-figures", "--force"]].concat());
+    assert!(o.status.success(), "{}", text(&o));
+    let md = std::fs::read_to_string(d.path().join("cmp/compare.md")).unwrap();
+    assert_eq!(md.matches("| linear |").count(), 1, "{md}");
+    assert!(!md.contains("| heat |"), "{md}");
+}
+
+#[test]
+fn compare_by_default_writes_outside_the_tracked_results() {
+    // The main job run in a checkout must not rewrite README's results/compare.
+    let d = tmp();
+    let o = std::process::Command::new(env!("CARGO_BIN_EXE_skinweights"))
+        .args(["compare", "bar", "--vertices", "500", "--solvers", "linear"])
+        .arg("--no-figures")
+        .current_dir(d.path())
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", text(&o));
+    assert!(d.path().join("skinweights-compare/compare.md").exists());
+    assert!(!d.path().join("results").exists());
+}
+
+#[test]
+fn solve_defaults_to_best_and_dash_writes_standard_output() {
+    let d = tmp();
+    let w = p(d.path(), "w.json");
+    let o = skinweights(&["solve", "bar", "--vertices", "500", "-o", &w]);
+    assert!(o.status.success(), "{}", text(&o));
+    let file = skinweights::WeightsFile::load(&w).unwrap();
+    assert_eq!(file.solver, "best");
+    // `-o -`: the file on standard output, the status line on standard error, no file `-`.
+    let o = std::process::Command::new(env!("CARGO_BIN_EXE_skinweights"))
+        .args(["solve", "bar", "--vertices", "500", "-o", "-"])
+        .current_dir(d.path())
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", text(&o));
+    let json: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(json["solver"], "best");
+    assert_eq!(
+        json["weights"].as_array().unwrap().len(),
+        file.weights.len()
+    );
+    assert!(String::from_utf8_lossy(&o.stderr).contains("wrote -"));
+    assert!(!d.path().join("-").exists());
+    // The help names the default and every registered solver.
+    let o = skinweights(&["solve", "--help"]);
+    let help = String::from_utf8_lossy(&o.stdout).to_string();
+    assert!(help.contains("[default: best]"), "{help}");
+    for name in skinweights::SOLVER_NAMES {
+        assert!(
+            help.contains(&format!("  {name} ")),
+            "{name} missing from {help}"
+        );
+    }
+    let o = skinweights(&["compare", "--help"]);
+    let help = String::from_utf8_lossy(&o.stdout).to_string();
+    assert!(
+        help.contains("[default: linear euclidean geodesic heat mask heat+mask bbw best]"),
+        "{help}"
+    );
+}
+
+#[test]
+fn generator_options_with_a_scene_file_are_errors() {
+    let d = tmp();
+    let scene = p(d.path(), "bar.json");
+    let o = skinweights(&["scene", "bar", "--vertices", "500", "-o", &scene]);
+    assert!(o.status.success(), "{}", text(&o));
+    let w = p(d.path(), "w.json");
+    for (flag, value) in [("--vertices", "500"), ("--gap", "4"), ("--overlap", "1")] {
+        let o = skinweights(&["solve", &scene, flag, value, "--solver", "linear", "-o", &w]);
+        assert_eq!(o.status.code(), Some(2), "{flag}");
+        assert!(
+            text(&o).contains(flag) && text(&o).contains("scene file"),
+            "{}",
+            text(&o)
+        );
+        assert!(!Path::new(&w).exists());
+    }
+}
+
+#[test]
+fn repair_applies_the_built_in_scene_overlap_and_its_own() {
+    // `--overlap` is the repair step; the layered-elbow generator's overlap is
+    // `--scene-overlap` (both used to be `--overlap`, and the scene's never applied).
+    let d = tmp();
+    let scene_of = |args: &[&str], name: &str| {
+        let out = p(d.path(), name);
+        let mut all = vec![
+            "repair",
+            "layered-elbow",
+            "--vertices",
+            "3000",
+            "--weld",
+            "0",
+        ];
+        all.extend_from_slice(args);
+        all.extend_from_slice(&["-o", &out]);
+        let o = skinweights(&all);
+        assert!(o.status.success(), "{}", text(&o));
+        skinweights::load_scene(&out).unwrap().0
+    };
+    let plain = scene_of(&[], "plain.json");
+    let under = scene_of(&["--scene-overlap", "3"], "under.json");
+    // The scene's own overlap moves the forearm layer's contour: another mesh.
+    assert_ne!(plain.mesh.vertices(), under.mesh.vertices());
+}
+
+#[test]
+fn outputs_onto_devices_fifos_and_symlinks() {
+    use std::os::unix::fs::FileTypeExt;
+    let d = tmp();
+    let dir = d.path();
+    // /dev/full: a typed "no space" error, and the node stays a device.
+    let o = skinweights(&[
+        "scene",
+        "bar",
+        "--vertices",
+        "500",
+        "-o",
+        "/dev/full",
+        "--force",
+    ]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(text(&o).contains("no space left"), "{}", text(&o));
+    assert!(std::fs::metadata("/dev/full")
+        .unwrap()
+        .file_type()
+        .is_char_device());
+    // A private null device made with mknod (as root), written through without --force.
+    let null = dir.join("null");
+    let made = std::process::Command::new("mknod")
+        .arg(&null)
+        .args(["c", "1", "3"])
+        .status()
+        .map(|s| s.success())
+        .unwrap_or(false);
+    if made {
+        let o = skinweights(&["scene", "bar", "--vertices", "500", "-o", &p(dir, "null")]);
+        assert!(o.status.success(), "{}", text(&o));
+        assert!(std::fs::metadata(&null)
+            .unwrap()
+            .file_type()
+            .is_char_device());
+    } else {
+        eprintln!("note: mknod refused here; the private device node case is skipped");
+    }
+    // A FIFO: its reader receives the whole file, and the FIFO stays.
+    let fifo = dir.join("fifo");
+    assert!(std::process::Command::new("mkfifo")
+        .arg(&fifo)
+        .status()
+        .unwrap()
+        .success());
+    let reader = {
+        let fifo = fifo.clone();
+        std::thread::spawn(move || std::fs::read(fifo).unwrap())
+    };
+    let o = skinweights(&["scene", "bar", "--vertices", "500", "-o", &p(dir, "fifo")]);
+    assert!(o.status.success(), "{}", text(&o));
+    let got = reader.join().unwrap();
+    let scene = skinweights::io::scene_from_json(std::str::from_utf8(&got).unwrap(), None)
+        .unwrap()
+        .0;
+    assert_eq!(scene.name, "bar");
+    assert!(std::fs::metadata(&fifo).unwrap().file_type().is_fifo());
+    // A symlink: its target (in another folder) is written, the link stays a link; an
+    // existing target still needs --force.
+    std::fs::create_dir(dir.join("real")).unwrap();
+    let link = dir.join("link.json");
+    std::os::unix::fs::symlink(dir.join("real/target.json"), &link).unwrap();
+    let o = skinweights(&[
+        "scene",
+        "bar",
+        "--vertices",
+        "500",
+        "-o",
+        &p(dir, "link.json"),
+    ]);
+    assert!(o.status.success(), "{}", text(&o));
+    assert!(std::fs::symlink_metadata(&link)
+        .unwrap()
+        .file_type()
+        .is_symlink());
+    assert_eq!(
+        skinweights::load_scene(dir.join("real/target.json"))
+            .unwrap()
+            .0
+            .name,
+        "bar"
+    );
+    let o = skinweights(&[
+        "scene",
+        "arms-down",
+        "--vertices",
+        "500",
+        "-o",
+        &p(dir, "link.json"),
+    ]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(text(&o).contains("already exists"), "{}", text(&o));
+    let o = skinweights(&[
+        "scene",
+        "arms-down",
+        "--vertices",
+        "500",
+        "-o",
+        &p(dir, "link.json"),
+        "--force",
+    ]);
+    assert!(o.status.success(), "{}", text(&o));
+    assert!(std::fs::symlink_metadata(&link)
+        .unwrap()
+        .file_type()
+        .is_symlink());
+    let target = skinweights::load_scene(dir.join("real/target.json"))
+        .unwrap()
+        .0;
+    assert_eq!(target.name, "arms-down");
+    assert_eq!(std::fs::read_dir(dir.join("real")).unwrap().count(), 1);
 }
 
 #[test]

@@ -9,9 +9,13 @@ use skinweights::{builtin_scene, BuiltinOptions};
 fn arms_down_leakage_story() {
     let scene = builtin_scene("arms-down", &BuiltinOptions::default()).unwrap();
     let names: Vec<String> = DEFAULT_SOLVERS.iter().map(|s| s.to_string()).collect();
+    let started = std::time::Instant::now();
     let solved = solve_all(&scene, &names, |_, _| {}).unwrap();
+    let wall = started.elapsed().as_secs_f64();
     let table = compare_solved(&scene, &solved, Some("lift_l")).unwrap();
     let row = |n: &str| &table.rows.iter().find(|r| r.solver == n).unwrap().metrics;
+    // compare's default rows: the baselines, the reference and the recommended solver.
+    assert!(names.iter().any(|n| n == "bbw") && names.iter().any(|n| n == "best"));
     assert!(
         row("euclidean").drag_max_pct > 20.0,
         "{}",
@@ -27,14 +31,27 @@ fn arms_down_leakage_story() {
     assert_eq!(row("mask").leaked_weight, 0.0);
     assert_eq!(row("heat+mask").leaked_weight, 0.0);
     assert!(row("euclidean").leaked_weight > 10.0 * row("heat").leaked_weight);
+    // The recommended solver: no drag, no leak, no more folds than heat, smoother than
+    // heat; the optimum reference drags less than heat.
+    assert_eq!(row("best").drag_max_pct, 0.0);
+    assert_eq!(row("best").leaked_weight, 0.0);
+    assert!(row("best").flipped <= row("heat").flipped);
+    assert!(row("best").dirichlet < row("heat").dirichlet);
+    assert!(row("bbw").drag_max_pct < row("heat").drag_max_pct);
+    let mut total = 0.0;
     for r in &table.rows {
         let m = &r.metrics;
         assert!(m.norm_err < 1e-9, "{}: {}", r.solver, m.norm_err);
         assert!(m.bind_err < 1e-6, "{}: {}", r.solver, m.bind_err);
         // A solve takes time: a zero or missing time means the timer was not wired.
         let t = m.time_s.unwrap();
-        assert!(t > 0.0 && t < 60.0, "{}: {t}", r.solver);
+        assert!(t > 0.0 && t.is_finite(), "{}: {t}", r.solver);
+        total += t;
     }
+    // The solves run one after another, so their times add up to at most the wall time
+    // around them all: the timer measures the solve, whatever the machine's load (no
+    // threshold in seconds).
+    assert!(total <= wall + 1e-6, "rows {total} s, wall {wall} s");
     // Heat is the smoothest field that does not leak: lower Dirichlet energy than the masks
     // (which cut at the part boundary) and than geodesic.
     assert!(row("heat").dirichlet < row("mask").dirichlet);
@@ -45,7 +62,7 @@ fn arms_down_leakage_story() {
     assert!(row("mask").distortion_max > 50.0 * row("mask").distortion_p99);
 }
 
-/// Issue 4 asked for "heat's distortion max lower than mask's". Under DESIGN's definition (the
+/// Issue 4 asked for "heat's distortion max lower than mask's". In docs/metrics.md (the
 /// worst single triangle's singular-value ratio) that comparison flips with the mesh: heat
 /// nearly collapses one or two triangles inside the armpit, and their ratio swings between 12
 /// and 12 826 as the mesh changes. The crease a mask makes is measured robustly by the Dirichlet

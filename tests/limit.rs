@@ -29,8 +29,11 @@ fn largest_edge_jump(scene: &skinweights::Scene, w: &Weights) -> f64 {
 fn heat_with_a_soft_limit_drags_less_and_stays_continuous() {
     let scene = builtin_scene("arms-down", &BuiltinOptions::default()).unwrap();
     let probe = scene.probe(Some("lift_l")).unwrap();
-    let heat = solver_by_name("heat", &[]).unwrap().solve(&scene).unwrap();
-    let limited = solver_by_name("heat", &opts("0.05:0.1")).unwrap();
+    let heat = solver_by_name("heat", skinweights::solvers::NO_OPTIONS)
+        .unwrap()
+        .solve(&scene)
+        .unwrap();
+    let limited = solver_by_name("heat", opts("0.05:0.1")).unwrap();
     assert_eq!(limited.name(), "heat+limit(0.05:0.1)");
     let limited = limited.solve(&scene).unwrap();
     let before = evaluate(&scene, &heat.weights, probe, None).unwrap();
@@ -63,12 +66,12 @@ fn limit_composes_with_mask_and_refuses_bad_values() {
         },
     )
     .unwrap();
-    let s = solver_by_name("heat+mask", &opts("0.02:0.05")).unwrap();
+    let s = solver_by_name("heat+mask", opts("0.02:0.05")).unwrap();
     assert_eq!(s.name(), "heat+mask+limit(0.02:0.05)");
     let w = s.solve(&scene).unwrap().weights;
     assert!(w.normalization_error() < 1e-9);
     for bad in ["0.1", "0.3:0.2", "x:0.2", "0:2"] {
-        match solver_by_name("heat", &opts(bad)) {
+        match solver_by_name("heat", opts(bad)) {
             Err(Error::InvalidOption { option, .. }) => assert_eq!(option, "limit"),
             other => panic!(
                 "{bad}: expected InvalidOption, got {:?}",

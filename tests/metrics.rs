@@ -1,4 +1,4 @@
-//! Metrics against an independent computation of DESIGN.md's definitions.
+//! Metrics against an independent computation of docs/metrics.md's definitions.
 
 use nalgebra::{Point2, Rotation2, Vector2};
 use skinweights::lint::{lint, LintOptions};

@@ -94,10 +94,10 @@ fn refine_reads_the_original_vertices_back() {
     )
     .unwrap();
     let opts = |n: &str| vec![("refine".to_string(), n.to_string())];
-    let refined = solver_by_name("heat", &opts("8000")).unwrap();
+    let refined = solver_by_name("heat", opts("8000")).unwrap();
     assert_eq!(refined.name(), "heat+refine(8000)");
     let fine = refined.solve(&scene).unwrap().weights;
-    let coarse = solver_by_name("heat", &[])
+    let coarse = solver_by_name("heat", skinweights::solvers::NO_OPTIONS)
         .unwrap()
         .solve(&scene)
         .unwrap()
@@ -113,10 +113,10 @@ fn refine_reads_the_original_vertices_back() {
         .fold(0.0, f64::max);
     assert!(diff > 1e-6 && diff < 0.5, "{diff}");
     // A target below the mesh's size changes nothing.
-    let same = solver_by_name("heat", &opts("100"))
+    let same = solver_by_name("heat", opts("100"))
         .unwrap()
         .solve(&scene)
         .unwrap();
     assert_eq!(same.weights.as_slice(), coarse.as_slice());
-    assert!(solver_by_name("heat", &opts("-3")).is_err());
+    assert!(solver_by_name("heat", opts("-3")).is_err());
 }

@@ -86,7 +86,7 @@ fn random_skeletons_give_valid_weights_or_typed_errors() {
     for case in 0..40 {
         let scene = random_scene(&base, &mut rng);
         for &name in &solvers {
-            let solver = solver_by_name(name, &[]).unwrap();
+            let solver = solver_by_name(name, skinweights::solvers::NO_OPTIONS).unwrap();
             match solver.solve(&scene) {
                 Ok(solution) => {
                     solution

@@ -46,7 +46,10 @@ fn scene(name: &str) -> Scene {
 }
 
 fn weights(scene: &Scene, solver: &str) -> Weights {
-    let solution = solver_by_name(solver, &[]).unwrap().solve(scene).unwrap();
+    let solution = solver_by_name(solver, skinweights::solvers::NO_OPTIONS)
+        .unwrap()
+        .solve(scene)
+        .unwrap();
     let expected = if solver == "mask" {
         "euclidean+mask"
     } else {
@@ -278,7 +281,10 @@ fn layered_arms_every_component_gets_weights() {
     let topo = s.mesh.topology();
     assert!(topo.component_count() >= 3);
     for &solver in ALL {
-        let sol = solver_by_name(solver, &[]).unwrap().solve(&s).unwrap();
+        let sol = solver_by_name(solver, skinweights::solvers::NO_OPTIONS)
+            .unwrap()
+            .solve(&s)
+            .unwrap();
         assert_valid(
             &sol.weights,
             s.mesh.vertex_count(),
@@ -341,7 +347,10 @@ fn a_component_no_bone_can_see_falls_back_and_is_named() {
         ],
     );
     for solver in ["geodesic", "heat", "heat+mask"] {
-        let sol = solver_by_name(solver, &[]).unwrap().solve(&s).unwrap();
+        let sol = solver_by_name(solver, skinweights::solvers::NO_OPTIONS)
+            .unwrap()
+            .solve(&s)
+            .unwrap();
         assert_valid(&sol.weights, 18, 2, solver);
         assert_eq!(
             sol.report.warnings.len(),
@@ -383,7 +392,10 @@ fn awkward_skeletons_give_valid_weights() {
         )],
     );
     for &solver in ALL {
-        let sol = solver_by_name(solver, &[]).unwrap().solve(&s).unwrap();
+        let sol = solver_by_name(solver, skinweights::solvers::NO_OPTIONS)
+            .unwrap()
+            .solve(&s)
+            .unwrap();
         assert!(sol.weights.as_slice().iter().all(|&w| w == 1.0), "{solver}");
         if solver.starts_with("heat") || solver.starts_with("geodesic") {
             assert!(sol
@@ -447,7 +459,9 @@ fn registry_names_and_options() {
     let s = scene("bar");
     for &name in skinweights::SOLVER_NAMES {
         assert_eq!(
-            solver_by_name(name, &[]).unwrap().name(),
+            solver_by_name(name, skinweights::solvers::NO_OPTIONS)
+                .unwrap()
+                .name(),
             if name == "mask" {
                 "euclidean+mask"
             } else {
@@ -456,15 +470,15 @@ fn registry_names_and_options() {
         );
     }
     assert!(matches!(
-        solver_by_name("magic", &[]),
+        solver_by_name("magic", skinweights::solvers::NO_OPTIONS),
         Err(Error::UnknownSolver { .. })
     ));
     assert!(matches!(
-        solver_by_name("magic+mask", &[]),
+        solver_by_name("magic+mask", skinweights::solvers::NO_OPTIONS),
         Err(Error::UnknownSolver { .. })
     ));
     let kv = |k: &str, v: &str| vec![(k.to_string(), v.to_string())];
-    match solver_by_name("heat", &kv("falloff_power", "4")) {
+    match solver_by_name("heat", kv("falloff_power", "4")) {
         Err(Error::InvalidOption { option, message }) => {
             assert_eq!(option, "falloff_power");
             assert!(message.contains("tie_tolerance"), "{message}");
@@ -479,14 +493,14 @@ fn registry_names_and_options() {
         ("heat", "ordering", "metis"),
         ("heat+mask", "distance_floor", "NaN"),
     ] {
-        match solver_by_name(solver, &kv(key, bad)) {
+        match solver_by_name(solver, kv(key, bad)) {
             Err(Error::InvalidOption { option, .. }) => assert_eq!(option, key),
             other => panic!("{solver} {key}={bad}: {:?}", other.map(|s| s.name())),
         }
     }
     // Options take effect: a softer falloff spreads more weight across the joint.
     let sharp = weights(&s, "euclidean");
-    let soft = solver_by_name("euclidean", &kv("falloff_power", "1"))
+    let soft = solver_by_name("euclidean", kv("falloff_power", "1"))
         .unwrap()
         .solve(&s)
         .unwrap()
@@ -510,7 +524,7 @@ fn registry_names_and_options() {
     // Both fill-reducing orderings and both solve modes give the same heat weights.
     let nd = weights(&s, "heat");
     for (k, v) in [("ordering", "amd"), ("parallel_bones", "false")] {
-        let other = solver_by_name("heat", &kv(k, v))
+        let other = solver_by_name("heat", kv(k, v))
             .unwrap()
             .solve(&s)
             .unwrap()
@@ -573,7 +587,7 @@ fn every_options_struct_rejects_unknown_keys_at_the_library_level() {
         "falloff",
     );
     // The same key through the registry names the solver and lists what it accepts.
-    let e = skinweights::solver_by_name("heat+mask", &[("visiblity".into(), "false".into())])
+    let e = skinweights::solver_by_name("heat+mask", [("visiblity", "false")])
         .err()
         .unwrap()
         .to_string();

@@ -135,7 +135,7 @@ fn one_bone(head: [f64; 2], tail: [f64; 2]) -> BonesFile {
 
 #[test]
 fn outline_area_is_within_a_quarter_percent_of_the_opaque_pixel_count() {
-    // The figures `skinweights mesh` prints and the README quotes: opaque pixels, outline
+    // The figures `skinweights mesh` prints and docs/sprites.md quotes: opaque pixels, outline
     // area after simplification (-0.19%, +0.24%, +0.01%, -0.19%), points kept of traced.
     let pixels = [4306, 4584, 3974, 231_269];
     let kept = [78, 87, 118, 610];
@@ -530,7 +530,7 @@ fn cli_mesh_writes_a_scene_that_compare_reads() {
     };
     let o = mesh(&["--vertices", "2000"]);
     assert!(o.status.success(), "{}", text(&o));
-    // The outline figures the README quotes for the robot.
+    // The outline figures docs/sprites.md quotes for the robot.
     for want in [
         "1 components",
         "outline: 1 loops, 118 of 616 traced points kept, area 3974.2 px² (4004.1 traced) for \

@@ -140,11 +140,12 @@ pub fn arms_down(gap: f64, vertices: usize) -> Res<skinweights::Scene> {
     )?)
 }
 
-/// The solvers every comparison runs, in table order.
+/// The solvers the sweeps run, in table order: the registry's baselines (the sweeps measure
+/// the seeds' methods; `best` and `bbw` have experiments of their own, pareto and scaling).
 pub fn all_solvers() -> Vec<String> {
-    skinweights::compare::DEFAULT_SOLVERS
-        .iter()
-        .map(|s| s.to_string())
+    skinweights::solvers::with_role(skinweights::solvers::Role::Baseline)
+        .into_iter()
+        .map(str::to_string)
         .collect()
 }
 

@@ -5,7 +5,7 @@ use super::check_outputs;
 use clap::Args;
 use skinweights::io::Sprite;
 use skinweights::render::{bleed, premultiply};
-use skinweights::{Error, Result};
+use skinweights::Result;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -38,20 +38,20 @@ pub fn run(a: BleedArgs) -> Result<ExitCode> {
     if a.premultiply {
         out = premultiply(&out);
     }
-    out.save(&a.output).map_err(|e| Error::Image {
-        path: a.output.clone(),
-        message: e.to_string(),
-    })?;
-    println!(
-        "wrote {}: {} x {} px, {transparent} transparent texels coloured from their visible \
+    super::save_image(&out, &a.output)?;
+    super::status(
+        &a.output,
+        format_args!(
+            "wrote {}: {} x {} px, {transparent} transparent texels coloured from their visible \
          neighbours{}{}",
-        a.output.display(),
-        out.width(),
-        out.height(),
-        a.rings
-            .map(|k| format!(" (at most {k} rings)"))
-            .unwrap_or_default(),
-        if a.premultiply { ", premultiplied" } else { "" }
+            a.output.display(),
+            out.width(),
+            out.height(),
+            a.rings
+                .map(|k| format!(" (at most {k} rings)"))
+                .unwrap_or_default(),
+            if a.premultiply { ", premultiplied" } else { "" }
+        ),
     );
     Ok(ExitCode::SUCCESS)
 }

@@ -15,15 +15,19 @@ use std::process::ExitCode;
 pub struct CompareArgs {
     #[command(flatten)]
     scene: SceneArg,
-    /// Comma-separated solver names.
+    /// Comma-separated solver names (default: every registered solver, listed below).
     #[arg(long, value_delimiter = ',', default_values_t = DEFAULT_SOLVERS.iter().map(|s| s.to_string()))]
     solvers: Vec<String>,
     /// Probe to measure (default: the scene's first probe).
     #[arg(long)]
     probe: Option<String>,
-    /// Directory for the table files and figures.
-    #[arg(long, default_value = "results/compare")]
+    /// Directory for the table files and figures (README's are in results/compare: rewrite
+    /// them with `--out results/compare --force`).
+    #[arg(long, default_value = DEFAULT_OUT)]
     out: PathBuf,
+    /// Overwrite table files and figures that already exist in --out.
+    #[arg(long)]
+    force: bool,
     /// Print JSON instead of the Markdown table.
     #[arg(long)]
     json: bool,
@@ -31,6 +35,11 @@ pub struct CompareArgs {
     #[arg(long)]
     no_figures: bool,
 }
+
+/// Where `compare` writes by default: a folder of its own, not the tracked results/compare
+/// that README shows, so running the main job in a checkout leaves it clean (the timings
+/// change on every run).
+const DEFAULT_OUT: &str = "skinweights-compare";
 
 /// The files `compare` writes in `--out`.
 const OUTPUT_FILES: [&str; 5] = [
@@ -47,14 +56,18 @@ pub fn run(a: CompareArgs) -> Result<ExitCode> {
     // Validate names and the probe before spending time on solves.
     let (solvers, out, json, no_figures) = (&a.solvers, a.out.as_path(), a.json, a.no_figures);
     for name in solvers {
-        solver_by_name(name, &[])?;
+        solver_by_name(name, skinweights::solvers::NO_OPTIONS)?;
     }
     let probe_ref = scene.probe(a.probe.as_deref())?;
-    // compare rewrites its outputs in --out freely, but never the scene it reads.
-    let outputs = OUTPUT_FILES.map(|name| out.join(name));
-    if let Some(input) = a.scene.scene.as_deref().map(Path::new) {
-        check_outputs(&[input], &outputs.each_ref().map(PathBuf::as_path), true)?;
-    }
+    // Outputs already in --out are replaced only with --force, and never the scene read.
+    let written = if no_figures { 3 } else { OUTPUT_FILES.len() };
+    let outputs: Vec<PathBuf> = OUTPUT_FILES[..written]
+        .iter()
+        .map(|name| out.join(name))
+        .collect();
+    let inputs: Vec<&Path> = a.scene.scene.iter().map(Path::new).collect();
+    let outputs_ref: Vec<&Path> = outputs.iter().map(PathBuf::as_path).collect();
+    check_outputs(&inputs, &outputs_ref, a.force)?;
     let steps = solvers.len() as u64 + if no_figures { 0 } else { 1 };
     let pb = ProgressBar::new(steps);
     pb.set_style(

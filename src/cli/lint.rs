@@ -21,6 +21,10 @@ pub struct LintArgs {
     /// Largest acceptable area loss in an extreme pose, percent.
     #[arg(long, default_value_t = LintOptions::default().max_area_loss_pct)]
     max_area_loss: f64,
+    /// Largest acceptable interpenetrating area in an extreme pose, px² (0: the contour must
+    /// not interpenetrate at all).
+    #[arg(long, default_value_t = LintOptions::default().max_interpenetration_px2)]
+    max_interpenetration: f64,
     #[command(flatten)]
     builtin: BuiltinArgs,
 }
@@ -31,6 +35,7 @@ pub fn run(a: LintArgs) -> Result<ExitCode> {
     let w = load_weights_for(&scene, &a.weights)?;
     let options = LintOptions {
         max_area_loss_pct: a.max_area_loss,
+        max_interpenetration_px2: a.max_interpenetration,
         ..LintOptions::default()
     };
     let mut checks = lint(&scene, &w, &options)?;

@@ -65,22 +65,25 @@ pub fn run(a: MeshArgs) -> Result<ExitCode> {
         eprintln!("note: {}: {n}", a.sprite.display());
     }
     save_scene(&scene, &a.output)?;
-    println!(
-        "wrote {}: {} vertices, {} triangles, {} components, {} bones, {} probes; \
+    super::status(
+        &a.output,
+        format_args!(
+            "wrote {}: {} vertices, {} triangles, {} components, {} bones, {} probes; \
          outline: {} loops, {} of {} traced points kept, area {:.1} px² ({:.1} traced) \
          for {} opaque pixels",
-        a.output.display(),
-        scene.mesh.vertex_count(),
-        scene.mesh.triangle_count(),
-        scene.mesh.topology().component_count(),
-        scene.skeleton.len(),
-        scene.probes.len(),
-        trace.outline.loops.len(),
-        trace.kept_points(),
-        trace.traced_points,
-        trace.outline.area(),
-        trace.traced_area,
-        trace.opaque_pixels
+            a.output.display(),
+            scene.mesh.vertex_count(),
+            scene.mesh.triangle_count(),
+            scene.mesh.topology().component_count(),
+            scene.skeleton.len(),
+            scene.probes.len(),
+            trace.outline.loops.len(),
+            trace.kept_points(),
+            trace.traced_points,
+            trace.outline.area(),
+            trace.traced_area,
+            trace.opaque_pixels
+        ),
     );
     Ok(ExitCode::SUCCESS)
 }

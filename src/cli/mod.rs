@@ -18,7 +18,7 @@ mod view;
 
 use clap::{Args, Parser, Subcommand};
 use indicatif::{ProgressBar, ProgressStyle};
-use skinweights::io::{load_scene, WeightsFile};
+use skinweights::io::{is_stdout, load_scene, output_kind, OutputKind, WeightsFile};
 use skinweights::scene::{builtin_scene, BuiltinOptions, BUILTIN_SCENES};
 use skinweights::{Error, Result, Scene, Weights};
 use std::path::Path;
@@ -40,15 +40,22 @@ struct Cli {
 enum Command {
     /// Run solvers on a scene and compare their metrics (the main job).
     ///
-    /// With no arguments: built-in arms-down (~10k vertices), solvers linear, euclidean,
-    /// geodesic, heat, mask, heat+mask, probe lift_l. Prints a Markdown table and writes
-    /// compare.md, compare.csv, compare.json and overview.png/.svg (weight maps and probe
-    /// poses, one column per solver) to --out.
+    /// With no arguments: built-in arms-down (~10k vertices), every solver listed below (the
+    /// registry's; `best` is the recommended one, `bbw` the optimum reference), probe lift_l.
+    /// Prints a Markdown table and writes compare.md, compare.csv, compare.json and
+    /// overview.png/.svg (weight maps and probe poses, one column per solver) to --out, which
+    /// must not hold them already unless --force is given.
+    #[command(after_long_help = skinweights::solvers::solvers_help())]
     Compare(compare::CompareArgs),
     /// Compute weights with one solver and write a weights file.
     ///
-    /// Example: `skinweights solve arms-down --solver heat+mask --max-influences 4 -o w.json`
-    #[command(after_long_help = skinweights::solvers::options_help())]
+    /// Without --solver it runs `best`, the recommended solver. Example: `skinweights solve
+    /// arms-down --max-influences 4 -o w.json` (`-o -` prints the file).
+    #[command(after_long_help = format!(
+        "{}\n{}",
+        skinweights::solvers::solvers_help(),
+        skinweights::solvers::options_help()
+    ))]
     Solve(solve::SolveArgs),
     /// Score weights made by any tool: every metric on a probe of the scene.
     ///
@@ -180,13 +187,36 @@ pub struct BuiltinArgs {
     /// Gap between arm and torso in px (arms-down, layered-arms; default 12).
     #[arg(long)]
     pub gap: Option<f64>,
-    /// Approximate vertex count of the generated mesh.
-    #[arg(long, default_value_t = 10_000)]
-    pub vertices: usize,
+    /// Approximate vertex count of the generated mesh (default 10000).
+    #[arg(long)]
+    pub vertices: Option<usize>,
     /// How far the forearm layer reaches under the upper arm in px (layered-elbow; default
     /// 0: the contours touch exactly, the seeds' crack).
     #[arg(long, value_name = "PX")]
     pub overlap: Option<f64>,
+}
+
+impl BuiltinArgs {
+    /// Vertex count of a built-in scene when `--vertices` is not given.
+    pub const DEFAULT_VERTICES: usize = 10_000;
+
+    /// The vertex count asked for, or the default.
+    pub fn vertices(&self) -> usize {
+        self.vertices.unwrap_or(Self::DEFAULT_VERTICES)
+    }
+
+    /// The first generator option given, for the error when a scene file is read instead.
+    fn given(&self) -> Option<&'static str> {
+        if self.gap.is_some() {
+            Some("--gap")
+        } else if self.vertices.is_some() {
+            Some("--vertices")
+        } else if self.overlap.is_some() {
+            Some("--overlap")
+        } else {
+            None
+        }
+    }
 }
 
 /// A scene given as a file or a built-in name.
@@ -213,6 +243,15 @@ pub fn resolve_scene(name: Option<&str>, builtin: &BuiltinArgs) -> Result<Scene>
     let name = name.unwrap_or("arms-down");
     let path = Path::new(name);
     if path.exists() || name.ends_with(".json") {
+        if let Some(argument) = builtin.given() {
+            return Err(Error::ConflictingArguments {
+                argument,
+                reason: format!(
+                    "shapes a built-in scene, but {} is a scene file (it would be ignored)",
+                    path.display()
+                ),
+            });
+        }
         let (scene, notes) = load_scene(path)?;
         for n in notes {
             eprintln!("note: {}: {n}", path.display());
@@ -228,12 +267,12 @@ pub fn resolve_scene(name: Option<&str>, builtin: &BuiltinArgs) -> Result<Scene>
             ),
         ));
     }
-    let pb = spinner(format!("meshing {name} (~{} vertices)", builtin.vertices));
+    let pb = spinner(format!("meshing {name} (~{} vertices)", builtin.vertices()));
     let scene = builtin_scene(
         name,
         &BuiltinOptions {
             gap: builtin.gap,
-            vertices: builtin.vertices,
+            vertices: builtin.vertices(),
             overlap: builtin.overlap,
         },
     );
@@ -247,20 +286,23 @@ pub fn resolve_scene(name: Option<&str>, builtin: &BuiltinArgs) -> Result<Scene>
 /// the command still needs it).
 pub fn check_outputs(inputs: &[&Path], outputs: &[&Path], force: bool) -> Result<()> {
     for (i, out) in outputs.iter().enumerate() {
+        if is_stdout(out) {
+            if outputs[..i].iter().any(|o| is_stdout(o)) {
+                return Err(Error::DuplicateOutput {
+                    path: out.to_path_buf(),
+                });
+            }
+            continue;
+        }
         if inputs.iter().any(|input| same_path(input, out)) {
-            return Err(Error::field(
-                "output",
-                format!(
-                    "{} is also an input of this command; write to another path",
-                    out.display()
-                ),
-            ));
+            return Err(Error::OutputIsInput {
+                path: out.to_path_buf(),
+            });
         }
         if outputs[..i].iter().any(|other| same_path(other, out)) {
-            return Err(Error::field(
-                "output",
-                format!("two outputs of this command go to {}", out.display()),
-            ));
+            return Err(Error::DuplicateOutput {
+                path: out.to_path_buf(),
+            });
         }
         check_output(out, force)?;
     }
@@ -286,13 +328,49 @@ pub fn same_path(a: &Path, b: &Path) -> bool {
     }
 }
 
+/// Refuses to write over data without `--force`: a regular file (also through a symlink) or
+/// a block device. Standard output (`-`), a character device and a FIFO are written
+/// through, replacing nothing, so they need no `--force`; a folder is refused.
 pub fn check_output(path: &Path, force: bool) -> Result<()> {
-    if path.exists() && !force {
+    let kind = output_kind(path)?;
+    if kind == OutputKind::Directory {
+        return Err(Error::OutputIsDirectory {
+            path: path.to_path_buf(),
+        });
+    }
+    if kind.holds_data() && !force {
         return Err(Error::WouldOverwrite {
             path: path.to_path_buf(),
         });
     }
     Ok(())
+}
+
+/// Writes an image through [`skinweights::io::write_atomic`] (so `-`, devices, FIFOs and
+/// symlinks behave as for every other output), encoded by the path's extension (PNG when it
+/// has none that names a format, as for `-`).
+pub fn save_image<P>(im: &image::ImageBuffer<P, Vec<P::Subpixel>>, path: &Path) -> Result<()>
+where
+    P: image::PixelWithColorType,
+    [P::Subpixel]: image::EncodableLayout,
+{
+    let format = image::ImageFormat::from_path(path).unwrap_or(image::ImageFormat::Png);
+    let mut bytes = std::io::Cursor::new(Vec::new());
+    im.write_to(&mut bytes, format).map_err(|e| Error::Image {
+        path: path.into(),
+        message: e.to_string(),
+    })?;
+    skinweights::io::write_atomic(path, bytes.into_inner())
+}
+
+/// Prints a status line (`wrote ...`) on standard output, or on standard error when the
+/// command's output goes to standard output (`-o -`), so the written file stays clean.
+pub fn status(output: &Path, line: impl std::fmt::Display) {
+    if is_stdout(output) {
+        eprintln!("{line}");
+    } else {
+        println!("{line}");
+    }
 }
 
 /// Loads a weights file and matches its bones to the scene's.
@@ -319,4 +397,17 @@ pub fn parse_options(raw: &[String]) -> Result<Vec<(String, String)>> {
             _ => Err(Error::field("--option", format!("{kv:?} is not KEY=VALUE"))),
         })
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Cli;
+    use clap::CommandFactory;
+
+    /// clap's own consistency checks (a debug build panics on them at parse time; release
+    /// builds do not check): no flag defined twice, as `repair --overlap` once was.
+    #[test]
+    fn the_command_line_is_consistent() {
+        Cli::command().debug_assert();
+    }
 }

@@ -38,7 +38,8 @@ pub struct RenderArgs {
     /// Background colour: black, white, red or #RRGGBB.
     #[arg(long, default_value = "black")]
     background: String,
-    /// Output pixels per scene unit (sprites: 1 = the art's own size).
+    /// Output units per scene unit, here pixels (sprites: 1 = the art's own size); the same
+    /// factor as `export --scale`, whose output units are glTF's metres.
     #[arg(long, default_value_t = 1.0)]
     scale: f64,
     /// Alpha pipeline.
@@ -120,10 +121,7 @@ where
     P: image::PixelWithColorType,
     [P::Subpixel]: image::EncodableLayout,
 {
-    im.save(path).map_err(|e| Error::Image {
-        path: path.into(),
-        message: e.to_string(),
-    })
+    super::save_image(im, path)
 }
 
 /// Runs `render`.
@@ -200,7 +198,8 @@ pub fn run(a: RenderArgs) -> Result<ExitCode> {
         save(&overlap, &matting_files[5])?;
     }
     let f = m.fringe()?;
-    println!(
+    let say = |line: String| super::status(&a.output, line);
+    say(format!(
         "wrote {} ({} x {} px, {} alpha, {}x{} samples, scale {})",
         a.output.display(),
         frame.width,
@@ -209,8 +208,8 @@ pub fn run(a: RenderArgs) -> Result<ExitCode> {
         a.samples,
         a.samples,
         a.scale
-    );
-    println!(
+    ));
+    say(format!(
         "fringe: S = {:+.3}  F = {:.3} (p99 {:.3})  G = {:.4}  red check {:.2}  ({} edge pixels, {} interior)",
         f.bias,
         f.max,
@@ -219,6 +218,6 @@ pub fn run(a: RenderArgs) -> Result<ExitCode> {
         f.red_error.unwrap_or(0.0),
         f.band_pixels,
         f.interior_pixels
-    );
+    ));
     Ok(ExitCode::SUCCESS)
 }

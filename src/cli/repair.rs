@@ -53,8 +53,28 @@ pub struct RepairArgs {
     /// Overwrite output files that exist.
     #[arg(long)]
     force: bool,
-    #[command(flatten)]
-    builtin: BuiltinArgs,
+    /// Built-in scenes: gap between arm and torso in px (arms-down, layered-arms).
+    #[arg(long)]
+    gap: Option<f64>,
+    /// Built-in scenes: approximate vertex count (default 10000).
+    #[arg(long)]
+    vertices: Option<usize>,
+    /// Built-in layered-elbow: how far the forearm layer reaches under the upper arm in px
+    /// (the scene's own overlap; `--overlap` is the repair step, which other commands'
+    /// `--overlap` is not).
+    #[arg(long, value_name = "PX")]
+    scene_overlap: Option<f64>,
+}
+
+impl RepairArgs {
+    /// The built-in scene's options (`--scene-overlap` is the generators' `--overlap`).
+    fn builtin(&self) -> BuiltinArgs {
+        BuiltinArgs {
+            gap: self.gap,
+            vertices: self.vertices,
+            overlap: self.scene_overlap,
+        }
+    }
 }
 
 /// Runs `repair`.
@@ -71,7 +91,7 @@ pub fn run(a: RepairArgs) -> Result<ExitCode> {
              --solver NAME --weights OUT.json (see skinweights repair --help)",
         ));
     }
-    let scene = resolve_scene(Some(&a.scene), &a.builtin)?;
+    let scene = resolve_scene(Some(&a.scene), &a.builtin())?;
     let options = RepairOptions {
         weld: a.weld,
         overlap: a.overlap,

@@ -73,13 +73,16 @@ pub fn run(a: SceneArgs) -> Result<ExitCode> {
         scene = painted;
     }
     save_scene(&scene, &a.output)?;
-    println!(
-        "wrote {}: {} vertices, {} triangles, {} bones, {} probes",
-        a.output.display(),
-        scene.mesh.vertex_count(),
-        scene.mesh.triangle_count(),
-        scene.skeleton.len(),
-        scene.probes.len()
+    super::status(
+        &a.output,
+        format_args!(
+            "wrote {}: {} vertices, {} triangles, {} bones, {} probes",
+            a.output.display(),
+            scene.mesh.vertex_count(),
+            scene.mesh.triangle_count(),
+            scene.skeleton.len(),
+            scene.probes.len()
+        ),
     );
     for p in images {
         println!("wrote {}", p.display());

@@ -13,8 +13,8 @@ use std::process::ExitCode;
 pub struct SolveArgs {
     #[command(flatten)]
     scene: SceneArg,
-    /// Solver: linear, euclidean, geodesic, heat, mask, or SOLVER+mask.
-    #[arg(long)]
+    /// Solver: a name from the list below, or SOLVER+mask (default: best, the recommended one).
+    #[arg(long, default_value = skinweights::RECOMMENDED_SOLVER)]
     solver: String,
     /// Solver option as key=value (repeatable), e.g. --option falloff_power=2.
     #[arg(long = "option", value_name = "KEY=VALUE")]
@@ -22,7 +22,7 @@ pub struct SolveArgs {
     /// Keep at most K influences per vertex (largest first, then renormalize).
     #[arg(long)]
     max_influences: Option<usize>,
-    /// Output weights file (JSON).
+    /// Output weights file (JSON; `.swb` for the binary form; `-` for standard output).
     #[arg(short, long)]
     output: PathBuf,
     /// Overwrite the output file if it exists.
@@ -63,13 +63,16 @@ pub fn run(a: SolveArgs) -> Result<ExitCode> {
         &scene.skeleton.names(),
         &weights,
     )?;
-    println!(
-        "wrote {}: {} vertices x {} bones, {} in {:.3} s",
-        a.output.display(),
-        weights.vertex_count(),
-        weights.bone_count(),
-        a.solver,
-        solution.report.seconds
+    super::status(
+        &a.output,
+        format_args!(
+            "wrote {}: {} vertices x {} bones, {} in {:.3} s",
+            a.output.display(),
+            weights.vertex_count(),
+            weights.bone_count(),
+            a.solver,
+            solution.report.seconds
+        ),
     );
     Ok(ExitCode::SUCCESS)
 }

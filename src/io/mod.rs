@@ -5,7 +5,7 @@
 //! Formats convert between files and the model types ([`crate::Scene`], [`crate::Weights`]);
 //! they hold no solver or metric logic.
 
-mod atomic;
+pub mod atomic;
 pub mod binary;
 pub mod dragonbones;
 pub mod gltf;
@@ -14,14 +14,14 @@ mod scene_json;
 mod sprite;
 mod weights_json;
 
-pub use atomic::write_atomic;
+pub use atomic::{is_stdout, output_kind, write_atomic, OutputKind};
 pub use gltf::{
     export_gltf, import_gltf, import_gltf_str, truncation_note, EmbeddedImage, GltfImport,
     GltfOptions, GLTF_INFLUENCES, GLTF_SOLVER_NAME, LEAF_BONE_FRACTION,
 };
 pub use scene_json::{
     load_scene, save_scene, scene_from_binary, scene_from_json, scene_to_binary, scene_to_json,
-    SCENE_FORMAT, SCENE_FORMAT_ART,
+    SCENE_FORMAT, SCENE_FORMAT_ANIM, SCENE_FORMAT_ART,
 };
 pub use sprite::{
     png_dimensions, sprite_scene, trace_alpha, BonesFile, Sprite, SpriteOptions, Trace,

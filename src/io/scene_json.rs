@@ -1,13 +1,20 @@
-//! The scene file: JSON, `"format": "skinweights.scene/1"` (see DESIGN.md), or
+//! The scene file: JSON, `"format": "skinweights.scene/1"` (see docs/formats.md),
 //! `skinweights.scene/2` when it carries art (`/1` plus an optional `art` object: images
 //! with paths relative to the scene file, a texture coordinate per vertex, layers in draw
-//! order). Scenes without art are written as `/1`, so older readers keep reading them.
+//! order), or `skinweights.scene/3` when bones carry setup transforms (`"local": {x, y,
+//! rotation, scale_x, scale_y, shear_x, shear_y, inherit}`, see [`crate::skeleton::local`])
+//! or the scene has clips and IK constraints (see `docs/clips.md`). Every scene is written in
+//! the lowest version that holds its content, so older readers keep reading them; all three
+//! versions are read.
 
 use super::binary;
+use crate::animation::{
+    BoneTrack, Channel, ChannelKind, Clip, Curve, Easing, IkConstraint, Key, MAX_KEYS,
+};
 use crate::error::{Error, Result};
 use crate::mesh::{Mesh, DEFAULT_PART};
 use crate::scene::{AlphaMode, Art, ArtImage, Layer, Probe, Scene, Watch};
-use crate::skeleton::{Bone, Pose, Skeleton};
+use crate::skeleton::{Bone, Inherit, LocalTransform, Pose, Skeleton};
 use nalgebra::{Point2, Vector2};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
@@ -17,6 +24,9 @@ use std::path::Path;
 pub const SCENE_FORMAT: &str = "skinweights.scene/1";
 /// The `format` tag of scene files with art (`/1` plus the `art` object).
 pub const SCENE_FORMAT_ART: &str = "skinweights.scene/2";
+/// The `format` tag of scene files with bone setup transforms (`local`), clips or IK
+/// constraints (`/2` plus those).
+pub const SCENE_FORMAT_ANIM: &str = "skinweights.scene/3";
 
 #[derive(Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -34,6 +44,290 @@ struct SceneFile {
     probes: Vec<ProbeFile>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     art: Option<ArtFile>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    clips: Vec<ClipFile>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    ik: Vec<IkFile>,
+}
+
+/// A clip: `{"name", "duration", "tracks": [{"bone", "rotation": [keys], ...}]}`.
+#[derive(Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ClipFile {
+    name: String,
+    duration: f64,
+    #[serde(default)]
+    tracks: Vec<TrackFile>,
+}
+
+#[derive(Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct TrackFile {
+    bone: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    rotation: Option<KeyList>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    translate_x: Option<KeyList>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    translate_y: Option<KeyList>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    scale_x: Option<KeyList>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    scale_y: Option<KeyList>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    shear_x: Option<KeyList>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    shear_y: Option<KeyList>,
+}
+
+#[derive(Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct KeyFile {
+    time: f64,
+    value: f64,
+    #[serde(default, skip_serializing_if = "CurveFile::is_linear")]
+    curve: CurveFile,
+}
+
+/// A curve: a name (`"linear"`, `"stepped"`, `"ease-in"`, ...) or `{"bezier": [x1, y1, x2,
+/// y2]}` or `{"godot_ease": c}`.
+#[derive(Serialize, Deserialize)]
+#[serde(untagged)]
+enum CurveFile {
+    Name(String),
+    Bezier { bezier: [f64; 4] },
+    Godot { godot_ease: f64 },
+}
+
+impl Default for CurveFile {
+    fn default() -> Self {
+        CurveFile::Name("linear".into())
+    }
+}
+
+impl CurveFile {
+    fn is_linear(&self) -> bool {
+        matches!(self, CurveFile::Name(n) if n == "linear")
+    }
+    fn from_model(c: &Curve) -> Self {
+        match *c {
+            Curve::Linear => CurveFile::Name("linear".into()),
+            Curve::Stepped => CurveFile::Name("stepped".into()),
+            Curve::Easing(e) => CurveFile::Name(e.name().into()),
+            Curve::Bezier { x1, y1, x2, y2 } => CurveFile::Bezier {
+                bezier: [x1, y1, x2, y2],
+            },
+            Curve::GodotEase(c) => CurveFile::Godot { godot_ease: c },
+        }
+    }
+    fn to_model(&self, at: impl Fn() -> String) -> Result<Curve> {
+        Ok(match self {
+            CurveFile::Name(n) => match n.as_str() {
+                "linear" => Curve::Linear,
+                "stepped" => Curve::Stepped,
+                other => Curve::Easing(Easing::from_name(other).ok_or_else(|| {
+                    Error::field(
+                        at(),
+                        format!(
+                            "unknown curve {other:?} (known: linear, stepped, {}, {{\"bezier\": [x1, y1, x2, y2]}}, {{\"godot_ease\": c}})",
+                            Easing::ALL.map(Easing::name).join(", ")
+                        ),
+                    )
+                })?),
+            },
+            &CurveFile::Bezier {
+                bezier: [x1, y1, x2, y2],
+            } => Curve::Bezier { x1, y1, x2, y2 },
+            &CurveFile::Godot { godot_ease } => Curve::GodotEase(godot_ease),
+        })
+    }
+}
+
+/// A key list whose length counts against [`MAX_KEYS`] for the whole file while it is read,
+/// so a hostile file fails before it allocates its keys.
+struct KeyList(Vec<KeyFile>);
+
+thread_local! {
+    static KEY_BUDGET: std::cell::Cell<usize> = const { std::cell::Cell::new(MAX_KEYS) };
+}
+
+impl Serialize for KeyList {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
+        self.0.serialize(s)
+    }
+}
+
+impl<'de> Deserialize<'de> for KeyList {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> std::result::Result<Self, D::Error> {
+        struct V;
+        impl<'de> serde::de::Visitor<'de> for V {
+            type Value = KeyList;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("a list of keys {\"time\", \"value\", \"curve\"}")
+            }
+            fn visit_seq<A: serde::de::SeqAccess<'de>>(
+                self,
+                mut seq: A,
+            ) -> std::result::Result<KeyList, A::Error> {
+                let mut keys = Vec::new();
+                while let Some(k) = seq.next_element::<KeyFile>()? {
+                    let left = KEY_BUDGET.with(|b| {
+                        let left = b.get().checked_sub(1);
+                        b.set(left.unwrap_or(0));
+                        left
+                    });
+                    if left.is_none() {
+                        return Err(serde::de::Error::custom(format!(
+                            "the clips hold more than {MAX_KEYS} keys"
+                        )));
+                    }
+                    keys.push(k);
+                }
+                Ok(KeyList(keys))
+            }
+        }
+        d.deserialize_seq(V)
+    }
+}
+
+/// Parses a scene file with a fresh key budget.
+fn parse_with_key_budget<T>(parse: impl FnOnce() -> T) -> T {
+    KEY_BUDGET.with(|b| b.set(MAX_KEYS));
+    let out = parse();
+    KEY_BUDGET.with(|b| b.set(MAX_KEYS));
+    out
+}
+
+/// An IK constraint: `{"name", "bones": [1 or 2 names], "target", "mix", "bend_positive",
+/// "softness"}`.
+#[derive(Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct IkFile {
+    name: String,
+    bones: Vec<String>,
+    target: String,
+    #[serde(default = "one")]
+    mix: f64,
+    #[serde(default = "yes")]
+    bend_positive: bool,
+    #[serde(default)]
+    softness: f64,
+}
+
+fn yes() -> bool {
+    true
+}
+
+fn clips_from_file(clips: Vec<ClipFile>) -> Result<Vec<Clip>> {
+    clips
+        .into_iter()
+        .map(|c| {
+            let mut clip = Clip::new(c.name, c.duration);
+            for (ti, t) in c.tracks.into_iter().enumerate() {
+                let mut track = BoneTrack::new(t.bone);
+                let lists = [
+                    t.rotation,
+                    t.translate_x,
+                    t.translate_y,
+                    t.scale_x,
+                    t.scale_y,
+                    t.shear_x,
+                    t.shear_y,
+                ];
+                for (kind, list) in ChannelKind::ALL.into_iter().zip(lists) {
+                    let Some(list) = list else { continue };
+                    let keys = list
+                        .0
+                        .into_iter()
+                        .enumerate()
+                        .map(|(ki, k)| {
+                            let at = || {
+                                format!(
+                                    "clips[{:?}].tracks[{ti}].{}[{ki}].curve",
+                                    clip.name,
+                                    kind.name()
+                                )
+                            };
+                            Ok(Key {
+                                time: k.time,
+                                value: k.value,
+                                curve: k.curve.to_model(at)?,
+                            })
+                        })
+                        .collect::<Result<Vec<_>>>()?;
+                    *track.channels.get_mut(kind) = Some(Channel::new(keys));
+                }
+                clip.tracks.push(track);
+            }
+            Ok(clip)
+        })
+        .collect()
+}
+
+fn clips_to_file(clips: &[Clip]) -> Vec<ClipFile> {
+    clips
+        .iter()
+        .map(|c| ClipFile {
+            name: c.name.clone(),
+            duration: c.duration,
+            tracks: c
+                .tracks
+                .iter()
+                .map(|t| {
+                    let list = |kind: ChannelKind| {
+                        t.channels.get(kind).map(|ch| {
+                            KeyList(
+                                ch.keys
+                                    .iter()
+                                    .map(|k| KeyFile {
+                                        time: k.time,
+                                        value: k.value,
+                                        curve: CurveFile::from_model(&k.curve),
+                                    })
+                                    .collect(),
+                            )
+                        })
+                    };
+                    TrackFile {
+                        bone: t.bone.clone(),
+                        rotation: list(ChannelKind::Rotation),
+                        translate_x: list(ChannelKind::TranslateX),
+                        translate_y: list(ChannelKind::TranslateY),
+                        scale_x: list(ChannelKind::ScaleX),
+                        scale_y: list(ChannelKind::ScaleY),
+                        shear_x: list(ChannelKind::ShearX),
+                        shear_y: list(ChannelKind::ShearY),
+                    }
+                })
+                .collect(),
+        })
+        .collect()
+}
+
+fn ik_from_file(ik: Vec<IkFile>) -> Vec<IkConstraint> {
+    ik.into_iter()
+        .map(|k| IkConstraint {
+            name: k.name,
+            bones: k.bones,
+            target: k.target,
+            mix: k.mix,
+            bend_positive: k.bend_positive,
+            softness: k.softness,
+        })
+        .collect()
+}
+
+fn ik_to_file(ik: &[IkConstraint]) -> Vec<IkFile> {
+    ik.iter()
+        .map(|k| IkFile {
+            name: k.name.clone(),
+            bones: k.bones.clone(),
+            target: k.target.clone(),
+            mix: k.mix,
+            bend_positive: k.bend_positive,
+            softness: k.softness,
+        })
+        .collect()
 }
 
 #[derive(Serialize, Deserialize)]
@@ -77,6 +371,77 @@ pub(crate) struct BoneFile {
     part: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     influences: Option<Vec<String>>,
+    /// The setup transform relative to the parent (format version 3).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    local: Option<LocalFile>,
+}
+
+/// A bone's `local` object: Spine's setup transform fields (angles in degrees).
+#[derive(Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct LocalFile {
+    #[serde(default)]
+    x: f64,
+    #[serde(default)]
+    y: f64,
+    #[serde(default)]
+    rotation: f64,
+    #[serde(default = "one")]
+    scale_x: f64,
+    #[serde(default = "one")]
+    scale_y: f64,
+    #[serde(default)]
+    shear_x: f64,
+    #[serde(default)]
+    shear_y: f64,
+    #[serde(default = "normal")]
+    inherit: String,
+}
+
+fn one() -> f64 {
+    1.0
+}
+
+fn normal() -> String {
+    Inherit::Normal.spine_name().to_string()
+}
+
+impl LocalFile {
+    fn to_model(&self, bone: &str) -> Result<LocalTransform> {
+        let inherit = Inherit::from_spine_name(&self.inherit).ok_or_else(|| {
+            Error::field(
+                format!("bones[{bone:?}].local.inherit"),
+                format!(
+                    "{:?} is not one of {:?}",
+                    self.inherit,
+                    Inherit::ALL.map(Inherit::spine_name)
+                ),
+            )
+        })?;
+        Ok(LocalTransform {
+            x: self.x,
+            y: self.y,
+            rotation: self.rotation,
+            scale_x: self.scale_x,
+            scale_y: self.scale_y,
+            shear_x: self.shear_x,
+            shear_y: self.shear_y,
+            inherit,
+        })
+    }
+
+    fn from_model(l: &LocalTransform) -> Self {
+        LocalFile {
+            x: l.x,
+            y: l.y,
+            rotation: l.rotation,
+            scale_x: l.scale_x,
+            scale_y: l.scale_y,
+            shear_x: l.shear_x,
+            shear_y: l.shear_y,
+            inherit: l.inherit.spine_name().to_string(),
+        }
+    }
 }
 
 /// A pose entry: a bare number is a rotation in degrees.
@@ -120,10 +485,11 @@ struct WatchFile {
 ///
 /// Image paths in `art` are resolved against `base_dir` (the scene file's folder) when given.
 pub fn scene_from_json(text: &str, base_dir: Option<&Path>) -> Result<(Scene, Vec<String>)> {
-    let file: SceneFile = serde_json::from_str(text).map_err(|e| Error::Json {
-        context: "scene".into(),
-        message: e.to_string(),
-    })?;
+    let file: SceneFile =
+        parse_with_key_budget(|| serde_json::from_str(text)).map_err(|e| Error::Json {
+            context: "scene".into(),
+            message: e.to_string(),
+        })?;
     scene_from_file(file, base_dir)
 }
 
@@ -141,10 +507,11 @@ struct BinaryHeader {
 /// `base_dir` as in [`scene_from_json`].
 pub fn scene_from_binary(bytes: &[u8], base_dir: Option<&Path>) -> Result<(Scene, Vec<String>)> {
     let (mut reader, header) = binary::Reader::open(bytes, binary::SCENE_MAGIC)?;
-    let header: BinaryHeader = serde_json::from_str(header).map_err(|e| Error::Json {
-        context: "binary scene header".into(),
-        message: e.to_string(),
-    })?;
+    let header: BinaryHeader =
+        parse_with_key_budget(|| serde_json::from_str(header)).map_err(|e| Error::Json {
+            context: "binary scene header".into(),
+            message: e.to_string(),
+        })?;
     let [n, m] = header.counts;
     let mut file = header.scene;
     file.vertices = reader.f64_records::<2>("vertices", n)?;
@@ -178,20 +545,39 @@ pub fn scene_to_binary(scene: &Scene, out_dir: Option<&Path>) -> Result<Vec<u8>>
 }
 
 fn scene_from_file(file: SceneFile, base_dir: Option<&Path>) -> Result<(Scene, Vec<String>)> {
-    if file.format != SCENE_FORMAT && file.format != SCENE_FORMAT_ART {
+    let version = match file.format.as_str() {
+        SCENE_FORMAT => 1,
+        SCENE_FORMAT_ART => 2,
+        SCENE_FORMAT_ANIM => 3,
+        _ => {
+            return Err(Error::field(
+                "format",
+                format!(
+                    "expected {SCENE_FORMAT:?}, {SCENE_FORMAT_ART:?} or {SCENE_FORMAT_ANIM:?}, found {:?}",
+                    file.format
+                ),
+            ))
+        }
+    };
+    if file.art.is_some() && version < 2 {
         return Err(Error::field(
             "format",
-            format!(
-                "expected {SCENE_FORMAT:?} or {SCENE_FORMAT_ART:?}, found {:?}",
-                file.format
-            ),
+            format!("a scene with \"art\" must say {SCENE_FORMAT_ART:?} or later"),
         ));
     }
-    if file.art.is_some() && file.format == SCENE_FORMAT {
+    if version < 3 && (!file.clips.is_empty() || !file.ik.is_empty()) {
         return Err(Error::field(
             "format",
-            format!("a scene with \"art\" must say {SCENE_FORMAT_ART:?}"),
+            format!("a scene with \"clips\" or \"ik\" must say {SCENE_FORMAT_ANIM:?}"),
         ));
+    }
+    if let Some(b) = file.bones.iter().find(|b| b.local.is_some()) {
+        if version < 3 {
+            return Err(Error::field(
+                format!("bones[{:?}].local", b.name),
+                format!("a scene with bone \"local\" transforms must say {SCENE_FORMAT_ANIM:?}"),
+            ));
+        }
     }
     let mut notes = Vec::new();
     // Same size and alignment: collected in place, without a copy.
@@ -227,6 +613,9 @@ fn scene_from_file(file: SceneFile, base_dir: Option<&Path>) -> Result<(Scene, V
         Some(art) => scene.with_art(art_from_file(art, base_dir)?)?,
         None => scene,
     };
+    let ik = ik_from_file(file.ik);
+    notes.extend(ik.iter().flat_map(IkConstraint::notes));
+    let scene = scene.with_animation(clips_from_file(file.clips)?, ik)?;
     Ok((scene, notes))
 }
 
@@ -359,6 +748,7 @@ pub(crate) fn skeleton_from_file(bones_file: &[BoneFile]) -> Result<Skeleton> {
             tail: Point2::new(b.tail[0], b.tail[1]),
             part: b.part.clone(),
             influences: b.influences.clone(),
+            local: b.local.as_ref().map(|l| l.to_model(&b.name)).transpose()?,
         });
     }
     Skeleton::new(bones)
@@ -414,13 +804,21 @@ fn scene_file(scene: &Scene, out_dir: Option<&Path>, with_arrays: bool) -> Scene
     let mesh = &scene.mesh;
     let bones = scene.skeleton.bones();
     SceneFile {
-        format: if scene.art.is_some() {
+        // The lowest version that holds the content, so older readers keep reading it.
+        format: if scene.skeleton.has_local_transforms()
+            || !scene.clips.is_empty()
+            || !scene.ik.is_empty()
+        {
+            SCENE_FORMAT_ANIM
+        } else if scene.art.is_some() {
             SCENE_FORMAT_ART
         } else {
             SCENE_FORMAT
         }
         .to_string(),
         art: scene.art.as_ref().map(|a| art_to_file(a, out_dir)),
+        clips: clips_to_file(&scene.clips),
+        ik: ik_to_file(&scene.ik),
         name: scene.name.clone(),
         vertices: if with_arrays {
             mesh.vertices().iter().map(|p| [p.x, p.y]).collect()
@@ -443,6 +841,7 @@ fn scene_file(scene: &Scene, out_dir: Option<&Path>, with_arrays: bool) -> Scene
                 tail: [b.tail.x, b.tail.y],
                 part: b.part.clone(),
                 influences: b.influences.clone(),
+                local: b.local.as_ref().map(LocalFile::from_model),
             })
             .collect(),
         probes: scene

@@ -1,4 +1,4 @@
-//! The weights file: JSON, `"format": "skinweights.weights/1"` (see DESIGN.md).
+//! The weights file: JSON, `"format": "skinweights.weights/1"` (see docs/formats.md).
 
 use super::binary;
 use crate::error::{Error, Result};

@@ -1,16 +1,25 @@
 //! Metrics: how good a set of weights is, measured on a scene with a probe.
 //!
+//! [`interpenetration`] (its own module): where a posed mesh covers the plane more than once.
+//!
 //! Every function takes plain values (scene, weights, probe) and returns numbers; nothing here
 //! solves or draws. Distances are reported as a percentage of the character height (the rest
 //! mesh's bounding-box height) so results compare across scenes.
+
+pub mod artist;
+pub mod interpenetration;
+
+pub use interpenetration::{
+    interpenetration, EdgeCrossing, Interpenetration, InterpenetrationReport, LayerOverlap,
+};
 
 use crate::error::{Error, Result};
 use crate::mesh::{signed_area2, Mesh};
 use crate::scene::{Probe, Scene};
 use crate::skeleton::Pose;
-use crate::skinning::{check_shape, lbs_with_transforms};
+use crate::skinning::{check_shape, lbs_with_affines};
 use crate::weights::Weights;
-use nalgebra::{Isometry2, Matrix2, Point2};
+use nalgebra::{Matrix2, Point2};
 use serde::{Deserialize, Serialize};
 
 /// Default L1 jump between a vertex's weight row and a neighbour's above which the two count
@@ -18,7 +27,7 @@ use serde::{Deserialize, Serialize};
 pub const DEFAULT_JUMP_THRESHOLD: f64 = 0.5;
 
 /// All metrics of one weights set on one probe; field names are the `--json` keys of
-/// DESIGN.md.
+/// docs/metrics.md.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Metrics {
     /// Largest drag of a watched vertex, % of character height ([`drag`]).
@@ -91,8 +100,8 @@ impl Drag {
 
 /// Posed positions of every vertex for a pose (linear blend skinning).
 pub fn posed_positions(scene: &Scene, weights: &Weights, pose: &Pose) -> Result<Vec<Point2<f64>>> {
-    let transforms = scene.skeleton.skinning_transforms(pose)?;
-    lbs_with_transforms(scene.mesh.vertices(), weights, &transforms)
+    let transforms = scene.skeleton.skinning_affines(pose)?;
+    lbs_with_affines(scene.mesh.vertices(), weights, &transforms)
 }
 
 /// The bone that "owns" each vertex: the nearest (at rest) among the bones driving the
@@ -126,8 +135,8 @@ pub fn owning_bones(scene: &Scene) -> Vec<Option<usize>> {
 /// bone is compared with its rest position).
 pub fn drag(scene: &Scene, weights: &Weights, probe: &Probe) -> Result<Drag> {
     check_shape(scene.mesh.vertex_count(), weights, scene.skeleton.len())?;
-    let transforms = scene.skeleton.skinning_transforms(&probe.pose)?;
-    let posed = lbs_with_transforms(scene.mesh.vertices(), weights, &transforms)?;
+    let transforms = scene.skeleton.skinning_affines(&probe.pose)?;
+    let posed = lbs_with_affines(scene.mesh.vertices(), weights, &transforms)?;
     drag_of_positions(scene, probe, &posed)
 }
 
@@ -145,7 +154,7 @@ pub fn drag_of_positions(scene: &Scene, probe: &Probe, posed: &[Point2<f64>]) ->
             ),
         ));
     }
-    let transforms = scene.skeleton.skinning_transforms(&probe.pose)?;
+    let transforms = scene.skeleton.skinning_affines(&probe.pose)?;
     let watched = probe.watched_vertices(scene)?;
     if watched.is_empty() {
         // Nothing watched would measure a drag of 0: a pass that tested nothing.
@@ -347,8 +356,8 @@ pub fn evaluate(
 ) -> Result<Metrics> {
     check_shape(scene.mesh.vertex_count(), weights, scene.skeleton.len())?;
     weights.check_scorable()?;
-    let transforms: Vec<Isometry2<f64>> = scene.skeleton.skinning_transforms(&probe.pose)?;
-    let posed = lbs_with_transforms(scene.mesh.vertices(), weights, &transforms)?;
+    let transforms = scene.skeleton.skinning_affines(&probe.pose)?;
+    let posed = lbs_with_affines(scene.mesh.vertices(), weights, &transforms)?;
     let d = drag(scene, weights, probe)?;
     let (distortion_max, distortion_p99) = max_and_p99(&distortion(&scene.mesh, &posed));
     let metrics = Metrics {

@@ -6,9 +6,9 @@
 //!   layers blended 'over' in straight or premultiplied alpha), parallel over tiles.
 //! - [`texture`]: art images as textures, converted to the alpha mode sampled in.
 //! - [`alpha`]: the seeds' alpha repairs: bleeding and premultiplication.
-//! - [`fringe`]: the fringe metric (triangulation matting over black and white against a
+//! - [`mod@fringe`]: the fringe metric (triangulation matting over black and white against a
 //!   premultiplied 8 x 8 reference): bias S, F, gap G.
-//! - [`pixel_edge`]: the seeds' pixel-edge check (probes over black, white and red at 1x, 2x
+//! - [`mod@pixel_edge`]: the seeds' pixel-edge check (probes over black, white and red at 1x, 2x
 //!   and 4x), used by `lint`.
 
 pub mod alpha;

@@ -6,7 +6,7 @@
 //! inside a pixel the mix of their colours depends on how much of each the samples hit, so
 //! the test render and the 8 x 8 reference disagree by sampling alone (up to 16 levels in the
 //! probe poses of `pixel_edge` at 2 x 2 samples), whatever the alpha pipeline. F leaves these pixels out
-//! (see [`super::fringe`]).
+//! (see [`mod@super::fringe`]).
 
 use super::raster::Frame;
 use crate::mesh::Mesh;

@@ -179,13 +179,13 @@ pub fn builtin_scene(name: &str, options: &BuiltinOptions) -> Result<Scene> {
     build(name, spec, options.vertices)
 }
 
-/// The full arms-down outline of DESIGN.md with the five bones as segments (the generator
+/// The full arms-down outline of docs/scenes.md with the five bones as segments (the generator
 /// meshes half of it; this is for users and tests that want the whole shape, e.g. its area
 /// `100*200 + 2*30*180 + 2*g*20`: torso, arms, and the shoulder bridges over the gaps).
 pub fn arms_down_outline(gap: f64) -> Outline {
     let g = gap;
     let right = arms_down_right_side(g);
-    // DESIGN's loop, counter-clockwise: the right side, then its mirror image walked back.
+    // docs/scenes.md's loop, counter-clockwise: the right side, then its mirror image walked back.
     let mut outline = right.clone();
     outline.extend(right.iter().rev().map(|&(x, y)| (-x, y)));
     Outline {
@@ -197,7 +197,7 @@ pub fn arms_down_outline(gap: f64) -> Outline {
     }
 }
 
-/// The right side (x >= 50) of DESIGN.md's arms-down outline, bottom of the torso to the top
+/// The right side (x >= 50) of docs/scenes.md's arms-down outline, bottom of the torso to the top
 /// of the arm: shared by the full outline and the meshed half.
 fn arms_down_right_side(g: f64) -> Vec<(f64, f64)> {
     vec![
@@ -402,7 +402,7 @@ const ARMS_PARTS: [&str; 3] = ["torso", "arm_l", "arm_r"];
 
 fn arms_down(g: f64) -> Spec {
     let bones = arms_down_bones(g);
-    // The right half (x >= 0) of DESIGN.md's outline; x = 0 is the seam and carries the spine.
+    // The right half (x >= 0) of docs/scenes.md's outline; x = 0 is the seam and carries the spine.
     // With g = 0 the arm edge runs up and back down x = 50: mesh_outline removes that spike,
     // which glues the arm to the torso.
     let half = Outline {

@@ -14,6 +14,7 @@ pub use builtin::{
 };
 pub use subscene::SubScene;
 
+use crate::animation::{Clip, IkConstraint, MAX_KEYS};
 use crate::error::{Error, Result};
 use crate::mesh::Mesh;
 use crate::skeleton::{Pose, Skeleton};
@@ -32,6 +33,11 @@ pub struct Scene {
     /// The art it is drawn with (images, texture coordinates, layer order), if any. Set it
     /// with [`Scene::with_art`], which checks it against the mesh.
     pub art: Option<Art>,
+    /// Animation clips (see [`crate::animation`]). Set them with
+    /// [`Scene::with_animation`], which checks them against the skeleton.
+    pub clips: Vec<Clip>,
+    /// IK constraints applied after sampling a clip, in order.
+    pub ik: Vec<IkConstraint>,
 }
 
 /// Which vertices a probe watches. Every given criterion must hold.
@@ -72,6 +78,8 @@ impl Scene {
             skeleton,
             probes,
             art: None,
+            clips: Vec::new(),
+            ik: Vec::new(),
         };
         scene.check_references()?;
         Ok(scene)
@@ -108,6 +116,44 @@ impl Scene {
         art.check(self.mesh.vertex_count(), self.mesh.parts())?;
         self.art = Some(art);
         Ok(self)
+    }
+
+    /// The scene with clips and IK constraints, after checking them against the skeleton:
+    /// unique clip names ([`Error::InvalidClip`]) and constraint names
+    /// ([`Error::InvalidIk`]), every clip ([`Clip::check`]), at most [`MAX_KEYS`] keys over
+    /// all clips ([`Error::TooManyKeys`]), every constraint ([`IkConstraint::check`]).
+    pub fn with_animation(mut self, clips: Vec<Clip>, ik: Vec<IkConstraint>) -> Result<Self> {
+        check_animation(&self.skeleton, &clips, &ik)?;
+        self.clips = clips;
+        self.ik = ik;
+        Ok(self)
+    }
+
+    /// The clip called `name`.
+    pub fn clip(&self, name: &str) -> Result<&Clip> {
+        self.clips.iter().find(|c| c.name == name).ok_or_else(|| {
+            Error::field(
+                "clip",
+                format!(
+                    "scene {:?} has no clip {name:?} (it has: {:?})",
+                    self.name,
+                    self.clips
+                        .iter()
+                        .map(|c| c.name.as_str())
+                        .collect::<Vec<_>>()
+                ),
+            )
+        })
+    }
+
+    /// The pose of `clip` at `time` seconds: sampled ([`Clip::sample`]), then the scene's
+    /// IK constraints applied ([`crate::animation::apply_ik`]).
+    pub fn clip_pose(&self, clip: &Clip, time: f64) -> Result<Pose> {
+        let pose = clip.sample_checked(time)?;
+        if self.ik.is_empty() {
+            return Ok(pose);
+        }
+        crate::animation::apply_ik(&self.skeleton, &pose, &self.ik)
     }
 
     fn check_references(&self) -> Result<()> {
@@ -202,8 +248,40 @@ impl Scene {
         if let Some(art) = &self.art {
             art.check(self.mesh.vertex_count(), self.mesh.parts())?;
         }
-        self.check_references()
+        self.check_references()?;
+        check_animation(&self.skeleton, &self.clips, &self.ik)
     }
+}
+
+fn check_animation(skeleton: &Skeleton, clips: &[Clip], ik: &[IkConstraint]) -> Result<()> {
+    let mut total = 0usize;
+    for (i, c) in clips.iter().enumerate() {
+        if clips[..i].iter().any(|o| o.name == c.name) {
+            return Err(Error::InvalidClip {
+                clip: c.name.clone(),
+                message: "two clips have this name".into(),
+            });
+        }
+        total = total.saturating_add(c.key_count());
+        if total > MAX_KEYS {
+            return Err(Error::TooManyKeys {
+                clip: c.name.clone(),
+                count: total,
+                max: MAX_KEYS,
+            });
+        }
+        c.check(skeleton)?;
+    }
+    for (i, k) in ik.iter().enumerate() {
+        if ik[..i].iter().any(|o| o.name == k.name) {
+            return Err(Error::InvalidIk {
+                constraint: k.name.clone(),
+                message: "two IK constraints have this name".into(),
+            });
+        }
+        k.check(skeleton)?;
+    }
+    Ok(())
 }
 
 impl Probe {

@@ -76,39 +76,7 @@ impl SubScene {
             vec![0; vertices.len()],
         )?;
 
-        let sk = &scene.skeleton;
-        let mut kept: Vec<usize> = bones
-            .iter()
-            .map(|name| {
-                sk.index_of(name).ok_or_else(|| Error::UnknownBone {
-                    context: "sub-scene".into(),
-                    bone: name.clone(),
-                })
-            })
-            .collect::<Result<_>>()?;
-        kept.sort_unstable();
-        kept.dedup();
-        let position = |j: usize| kept.iter().position(|&k| k == j);
-        let sub_bones: Vec<Bone> = kept
-            .iter()
-            .map(|&j| {
-                let b = &sk.bones()[j];
-                let mut parent = b.parent;
-                while let Some(a) = parent {
-                    if position(a).is_some() {
-                        break;
-                    }
-                    parent = sk.bones()[a].parent;
-                }
-                Bone {
-                    parent: parent.and_then(position),
-                    part: b.part.clone().filter(|q| q == part),
-                    influences: None,
-                    ..b.clone()
-                }
-            })
-            .collect();
-        let sub_skeleton = Skeleton::new(sub_bones)?;
+        let (kept, sub_skeleton) = kept_skeleton(&scene.skeleton, bones, Some(part))?;
         let probes = scene
             .probes
             .iter()
@@ -130,7 +98,31 @@ impl SubScene {
             )?,
             vertices,
             bones: kept,
-            full_shape: (mesh.vertex_count(), sk.len()),
+            full_shape: (mesh.vertex_count(), scene.skeleton.len()),
+        })
+    }
+
+    /// The whole scene (every vertex, every part, the probes that only move kept bones) with
+    /// only the named bones: a fully automatic solve with a rig's deforming bones, leaving out
+    /// control bones and IK targets. Parents are relinked as in [`SubScene::new`]; bones keep
+    /// their `part` and `influences`.
+    pub fn with_bones(scene: &Scene, bones: &[String]) -> Result<SubScene> {
+        let (kept, skeleton) = kept_skeleton(&scene.skeleton, bones, None)?;
+        let probes = scene
+            .probes
+            .iter()
+            .filter(|pr| {
+                pr.pose
+                    .moved_bones()
+                    .all(|b| skeleton.index_of(b).is_some())
+            })
+            .cloned()
+            .collect();
+        Ok(SubScene {
+            scene: Scene::new(scene.name.clone(), scene.mesh.clone(), skeleton, probes)?,
+            vertices: (0..scene.mesh.vertex_count()).collect(),
+            bones: kept,
+            full_shape: (scene.mesh.vertex_count(), scene.skeleton.len()),
         })
     }
 
@@ -199,6 +191,61 @@ impl SubScene {
         }
         Ok(())
     }
+}
+
+/// The named bones of `skeleton` (scene order) as a skeleton of their own: each bone's parent
+/// becomes its nearest kept ancestor, so posing a bone still moves the kept bones below it.
+/// With `part`, bones keep their `part` only if it is that part, and lose `influences` (one
+/// part: nothing to mask between).
+fn kept_skeleton(
+    skeleton: &Skeleton,
+    bones: &[String],
+    part: Option<&str>,
+) -> Result<(Vec<usize>, Skeleton)> {
+    let sk = skeleton;
+    let mut kept: Vec<usize> = bones
+        .iter()
+        .map(|name| {
+            sk.index_of(name).ok_or_else(|| Error::UnknownBone {
+                context: "sub-scene".into(),
+                bone: name.clone(),
+            })
+        })
+        .collect::<Result<_>>()?;
+    kept.sort_unstable();
+    kept.dedup();
+    let position = |j: usize| kept.iter().position(|&k| k == j);
+    let sub_bones: Vec<Bone> = kept
+        .iter()
+        .map(|&j| {
+            let b = &sk.bones()[j];
+            let mut parent = b.parent;
+            while let Some(a) = parent {
+                if position(a).is_some() {
+                    break;
+                }
+                parent = sk.bones()[a].parent;
+            }
+            match part {
+                // Re-parenting breaks setup transforms relative to the old parents: the
+                // kept bones are rigid (head and tail kept).
+                Some(part) => Bone {
+                    parent: parent.and_then(position),
+                    part: b.part.clone().filter(|q| q == part),
+                    influences: None,
+                    local: None,
+                    ..b.clone()
+                },
+                None => Bone {
+                    parent: parent.and_then(position),
+                    local: None,
+                    ..b.clone()
+                },
+            }
+        })
+        .collect();
+    let skeleton = Skeleton::new(sub_bones)?;
+    Ok((kept, skeleton))
 }
 
 #[cfg(test)]

@@ -150,7 +150,7 @@ pub struct BbwOptions {
     /// Whether handle fallbacks use the 2D visibility test when choosing the nearest bone
     /// (key `visibility`, default true).
     pub visibility: bool,
-    /// Coarse-to-fine start: with at least [`COARSE_MIN_FREE`] free vertices, the QP is
+    /// Coarse-to-fine start: with at least `COARSE_MIN_FREE` (2 000) free vertices, the QP is
     /// first solved on a copy of the mesh meshed again with this many times fewer vertices
     /// ([`crate::mesh::CoarseMesh`]; itself solved the same way while it is large enough),
     /// and every bone's active set starts from that solution interpolated, instead of from

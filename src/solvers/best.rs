@@ -119,39 +119,55 @@ pub const COARSE_SOURCE_BLEND: f64 = 0.05;
 
 /// Options of [`Best`].
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct BestOptions {
     /// Width of the band, as a fraction of the character height, inside which a bone's
     /// weight may still reach into a part it may not influence before it is fixed to 0 (key
     /// `band`, default 0.05; see the pareto experiment for the measurements behind it).
+    ///
+    /// Default: [`BestOptions::DEFAULT_BAND`] (0.05).
     pub band: f64,
-    /// The soft weight limit applied last (key `soft_limit` as `LOW:HIGH`, or `none`;
+    /// The soft weight limit applied last (key `limit`, alias `soft_limit`, as `LOW:HIGH`, or `none`; the generic
+    /// `limit=` option of [`super::solver_by_name`] sets this one, so `best` never applies two;
     /// default 0.02:0.05: on arms-down as few flips as heat where 0.05:0.1 added one, and it
     /// takes the robot sprite's residual drag from 0.43% to 0.02%).
+    ///
+    /// Default: [`BestOptions::DEFAULT_LIMIT`] (0.02:0.05).
     pub limit: Option<WeightLimit>,
     /// Options of the underlying heat system (defaults of [`HeatOptions`]).
+    ///
+    /// Default: [`HeatOptions::default()`].
     pub heat: HeatOptions,
     /// Whether each vertex's heat source (the `H` and `p` terms) is its nearest visible bone
     /// among those that may influence its part (key `part_sources`, default true), instead
     /// of its nearest visible bone of all. See the module docs.
+    ///
+    /// Default: [`BestOptions::DEFAULT_PART_SOURCES`] (true).
     pub part_sources: bool,
     /// Half-width of the seed's linear joint blend applied to the heat sources, as a fraction
     /// of the height (key `source_blend`, `F` or `none`; default 0.12, with `blend_fade`
     /// 0:0.6: no fold at `figure`'s outer hip at 3k-100k vertices, where 0.05 with 0:1.5
     /// folds one triangle per kick at 15k and 25k-100k; zero flips on arms-down gaps 2-48,
     /// femaleAdventurer and robot at 3k and 10k, where none leaves 0-6. Meshes solved
-    /// through `coarse_refine` use [`COARSE_SOURCE_BLEND`] instead, see
+    /// through `coarse_refine` use `COARSE_SOURCE_BLEND` (0.05) instead, see
     /// `coarse_seed_blend`).
+    ///
+    /// Default: [`BestOptions::DEFAULT_SOURCE_BLEND`] (0.12).
     pub source_blend: Option<f64>,
     /// A mesh with fewer vertices than this is solved on a uniformly subdivided copy with at
     /// least this many and read back at its own vertices ([`super::refine::Refined`]; key
     /// `coarse_refine`, `N` or `none`; default 2000: artists' meshes of 7-150 vertices, where
     /// it lifts the dominant-bone agreement from 89.4% to 90.0% on the DragonBones character
     /// and from 86.4% to 88.2% on gBot).
+    ///
+    /// Default: [`BestOptions::DEFAULT_COARSE_REFINE`] (2000).
     pub coarse_refine: Option<usize>,
     /// The blended sources' half-width grows with the distance from the bone's axis: at a
     /// vertex `l` away from the axis line it is `max(r, widen x l)` (key `blend_widen`,
     /// default 3: no fold at `figure`'s outer hip where 2 and 2.5 leave one; 0 = the seed's
     /// constant half-width). See the module docs ("Joint folds").
+    ///
+    /// Default: [`BestOptions::DEFAULT_BLEND_WIDEN`] (3).
     pub blend_widen: f64,
     /// A child's share in its parent's sources keeps its full value up to `A x r` from the
     /// child's head (measured at the vertex's closest point on the parent) and fades
@@ -160,19 +176,25 @@ pub struct BestOptions {
     /// 0:1.5 did with 0.05: a longer reach lets a thigh's share reach the other leg (0.08
     /// with 0:1.5 drags `figure`'s kicks by 0.46% at 30k); 1:1 = the seed's hard stop at
     /// `r`). See the module docs ("Joint folds", "Wider ramp").
+    ///
+    /// Default: [`BestOptions::DEFAULT_BLEND_FADE`] (0:0.6).
     pub blend_fade: (f64, f64),
     /// Each bone with locked vertices is solved on the system restricted to its free
     /// vertices (bones with the same locked set share one factorization) instead of
     /// refactoring the whole system with the locked rows set to the identity (key
     /// `reduced_solves`, default true; the same system, so the same weights up to rounding).
+    ///
+    /// Default: [`BestOptions::DEFAULT_REDUCED_SOLVES`] (true).
     pub reduced_solves: bool,
     /// A mesh solved through `coarse_refine` (an artist's mesh) uses the seed's joint blend
-    /// (`blend_widen` 0, `blend_fade` 1:1, half-width [`COARSE_SOURCE_BLEND`] = 0.05 unless
+    /// (`blend_widen` 0, `blend_fade` 1:1, half-width `COARSE_SOURCE_BLEND` = 0.05 unless
     /// `source_blend` is none) instead of `blend_widen`, `blend_fade` and `source_blend`
     /// (key `coarse_seed_blend`, default true: dominant-bone agreement with the artists
     /// 88.2% on gBot and 90.0% on DragonBones, where the widened blend of half-width 0.05
     /// gets 87.3% and 88.8%, and the default blend 88.2% and 87.6%; the whole DragonBones
     /// character folds 5 triangles either way).
+    ///
+    /// Default: [`BestOptions::DEFAULT_COARSE_SEED_BLEND`] (true).
     pub coarse_seed_blend: bool,
     /// A bone's share in a blended source does not stop at the border of the parts where
     /// it may be a source: it fades linearly to 0 over this many blend half-widths `r`
@@ -181,26 +203,107 @@ pub struct BestOptions {
     /// source) with no upper-arm share next to arm vertices with 10-15%, which folded one
     /// triangle per lift at 20k, 25k and 35k vertices; 0.25, 0.5 and 1 remove it and leave
     /// every `best_check` figure at 3k, 10k and 30k vertices unchanged.
+    ///
+    /// Default: [`BestOptions::DEFAULT_CUT_FADE`] (0.5).
     pub cut_fade: f64,
+}
+
+impl BestOptions {
+    /// Default of [`BestOptions::band`].
+    pub const DEFAULT_BAND: f64 = 0.05;
+    /// Default of [`BestOptions::limit`].
+    pub const DEFAULT_LIMIT: Option<WeightLimit> = Some(WeightLimit {
+        low: 0.02,
+        high: 0.05,
+    });
+    /// Default of [`BestOptions::part_sources`].
+    pub const DEFAULT_PART_SOURCES: bool = true;
+    /// Default of [`BestOptions::source_blend`].
+    pub const DEFAULT_SOURCE_BLEND: Option<f64> = Some(0.12);
+    /// Default of [`BestOptions::coarse_refine`].
+    pub const DEFAULT_COARSE_REFINE: Option<usize> = Some(2000);
+    /// Default of [`BestOptions::blend_widen`].
+    pub const DEFAULT_BLEND_WIDEN: f64 = 3.0;
+    /// Default of [`BestOptions::blend_fade`].
+    pub const DEFAULT_BLEND_FADE: (f64, f64) = (0.0, 0.6);
+    /// Default of [`BestOptions::reduced_solves`].
+    pub const DEFAULT_REDUCED_SOLVES: bool = true;
+    /// Default of [`BestOptions::coarse_seed_blend`].
+    pub const DEFAULT_COARSE_SEED_BLEND: bool = true;
+    /// Default of [`BestOptions::cut_fade`].
+    pub const DEFAULT_CUT_FADE: f64 = 0.5;
+
+    /// With [`BestOptions::band`] set.
+    pub fn with_band(mut self, band: f64) -> Self {
+        self.band = band;
+        self
+    }
+    /// With [`BestOptions::limit`] set (`None`: no soft limit).
+    pub fn with_limit(mut self, limit: Option<WeightLimit>) -> Self {
+        self.limit = limit;
+        self
+    }
+    /// With [`BestOptions::heat`] set.
+    pub fn with_heat(mut self, heat: HeatOptions) -> Self {
+        self.heat = heat;
+        self
+    }
+    /// With [`BestOptions::part_sources`] set.
+    pub fn with_part_sources(mut self, on: bool) -> Self {
+        self.part_sources = on;
+        self
+    }
+    /// With [`BestOptions::source_blend`] set.
+    pub fn with_source_blend(mut self, half_width: Option<f64>) -> Self {
+        self.source_blend = half_width;
+        self
+    }
+    /// With [`BestOptions::coarse_refine`] set.
+    pub fn with_coarse_refine(mut self, vertices: Option<usize>) -> Self {
+        self.coarse_refine = vertices;
+        self
+    }
+    /// With [`BestOptions::blend_widen`] set.
+    pub fn with_blend_widen(mut self, widen: f64) -> Self {
+        self.blend_widen = widen;
+        self
+    }
+    /// With [`BestOptions::blend_fade`] set.
+    pub fn with_blend_fade(mut self, from: f64, to: f64) -> Self {
+        self.blend_fade = (from, to);
+        self
+    }
+    /// With [`BestOptions::reduced_solves`] set.
+    pub fn with_reduced_solves(mut self, on: bool) -> Self {
+        self.reduced_solves = on;
+        self
+    }
+    /// With [`BestOptions::coarse_seed_blend`] set.
+    pub fn with_coarse_seed_blend(mut self, on: bool) -> Self {
+        self.coarse_seed_blend = on;
+        self
+    }
+    /// With [`BestOptions::cut_fade`] set.
+    pub fn with_cut_fade(mut self, fade: f64) -> Self {
+        self.cut_fade = fade;
+        self
+    }
 }
 
 impl Default for BestOptions {
     fn default() -> Self {
         BestOptions {
-            band: 0.05,
-            limit: Some(WeightLimit {
-                low: 0.02,
-                high: 0.05,
-            }),
+            band: Self::DEFAULT_BAND,
+            limit: Self::DEFAULT_LIMIT,
             heat: HeatOptions::default(),
-            part_sources: true,
-            source_blend: Some(0.12),
-            coarse_refine: Some(2000),
-            blend_widen: 3.0,
-            blend_fade: (0.0, 0.6),
-            reduced_solves: true,
-            coarse_seed_blend: true,
-            cut_fade: 0.5,
+            part_sources: Self::DEFAULT_PART_SOURCES,
+            source_blend: Self::DEFAULT_SOURCE_BLEND,
+            coarse_refine: Self::DEFAULT_COARSE_REFINE,
+            blend_widen: Self::DEFAULT_BLEND_WIDEN,
+            blend_fade: Self::DEFAULT_BLEND_FADE,
+            reduced_solves: Self::DEFAULT_REDUCED_SOLVES,
+            coarse_seed_blend: Self::DEFAULT_COARSE_SEED_BLEND,
+            cut_fade: Self::DEFAULT_CUT_FADE,
         }
     }
 }
@@ -213,9 +316,9 @@ impl SolverOptions for BestOptions {
             doc: "band (fraction of the height) a bone may reach into parts it may not influence",
         },
         OptionDoc {
-            key: "soft_limit",
+            key: "limit",
             value: "LOW:HIGH|none",
-            doc: "the soft weight limit applied last",
+            doc: "the soft weight limit applied last (alias soft_limit)",
         },
         OptionDoc {
             key: "visibility",
@@ -268,7 +371,7 @@ impl SolverOptions for BestOptions {
     fn get(&self, key: &str) -> Option<String> {
         Some(match key {
             "band" => self.band.to_string(),
-            "soft_limit" => match self.limit {
+            "limit" | "soft_limit" => match self.limit {
                 Some(l) => format!("{}:{}", l.low, l.high),
                 None => "none".into(),
             },
@@ -293,7 +396,7 @@ impl SolverOptions for BestOptions {
     fn set(&mut self, key: &str, value: &str) -> Result<()> {
         match key {
             "band" => self.band = parse_number(key, value, |x| x >= 0.0, ">= 0")?,
-            "soft_limit" => {
+            "limit" | "soft_limit" => {
                 self.limit = match value.trim() {
                     "none" => None,
                     v => Some(WeightLimit::parse(v).map_err(|e| match e {

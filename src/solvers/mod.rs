@@ -44,6 +44,7 @@ mod mask;
 mod nearest;
 mod ordering;
 mod refine;
+mod registry;
 mod subdomain;
 mod unused;
 mod visibility;
@@ -53,6 +54,8 @@ pub use best::{Best, BestOptions};
 pub use distance::FalloffOptions;
 pub use euclidean::{Euclidean, EuclideanOptions};
 pub use geodesic::{Geodesic, GeodesicOptions};
+/// The heat solver's sparse Cholesky, shared with the automatic correctives' fit.
+pub(crate) use heat::Factorization;
 pub use heat::{Heat, HeatOptions};
 pub use limit::{Limited, WeightLimit};
 pub use linear::{Linear, LinearOptions};
@@ -84,16 +87,10 @@ pub fn recommended() -> Box<dyn Solver> {
     Box::new(Best::default())
 }
 
-/// Base solver names the registry knows; each may also be suffixed with `+mask`.
-pub const SOLVER_NAMES: &[&str] = &[
-    "linear",
-    "euclidean",
-    "geodesic",
-    "heat",
-    "bbw",
-    "best",
-    "mask",
-];
+pub use registry::{
+    compare_defaults, entry, known_names, options_help, solvers_help, with_role, OptionHelp, Role,
+    SolverEntry, GENERIC_OPTIONS, SOLVERS, SOLVER_NAMES,
+};
 
 /// What a solver reports besides the weights.
 #[derive(Debug, Clone, PartialEq)]
@@ -197,31 +194,6 @@ pub(crate) fn unknown_option(solver: &str, key: &str, keys: &[&str]) -> Error {
     }
 }
 
-/// The `--option` keys of every solver with their meaning and defaults, for `--help`.
-pub fn options_help() -> String {
-    let mut out = String::from("Solver options (--option KEY=VALUE):\n");
-    let mut section = |name: &str, lines: Vec<String>| {
-        for (i, l) in lines.iter().enumerate() {
-            let label = if i == 0 { name } else { "" };
-            out.push_str(&format!("  {label:<11}{l}\n"));
-        }
-    };
-    section("linear", LinearOptions::help());
-    section("euclidean", EuclideanOptions::help());
-    section("geodesic", GeodesicOptions::help());
-    section("heat", HeatOptions::help());
-    section("bbw", BbwOptions::help());
-    section("best", BestOptions::help());
-    out.push_str("  SOLVER+mask            the base solver's keys; mask = euclidean+mask\n");
-    out.push_str(
-        "  any solver limit=LOW:HIGH    soft weight limit after the solve (weights < LOW -> 0)\n",
-    );
-    out.push_str(
-        "  any solver refine=N          solve on a copy refined to ~N vertices, read back\n",
-    );
-    out
-}
-
 /// Parses option `key` as a number satisfying `ok` (described by `expect`, e.g. "> 0").
 pub(crate) fn parse_number(
     key: &str,
@@ -252,22 +224,89 @@ pub(crate) fn check_number(
     Ok(x)
 }
 
-/// Builds the solver called `name` with `key=value` options (applied to the base solver of
-/// a `SOLVER+mask` name). Every solver also accepts `refine=N` (solve on the mesh subdivided
-/// to at least `N` vertices, [`Refined`]) and `limit=LOW:HIGH` (the soft weight limit applied
-/// to its output, [`WeightLimit`]). Errors: [`Error::UnknownSolver`],
-/// [`Error::InvalidOption`].
-pub fn solver_by_name(name: &str, options: &[(String, String)]) -> Result<Box<dyn Solver>> {
-    let (limit, options) = take_option(options, "limit");
-    let (refine, options) = take_option(&options, "refine");
-    let mut solver = base_solver_by_name(name, &options)?;
+/// One `key=value` solver option: `(&str, &str)`, `(String, String)`, references to either,
+/// or any pair of `AsRef<str>`.
+pub trait OptionPair {
+    /// The key.
+    fn key(&self) -> &str;
+    /// The value as text.
+    fn value(&self) -> &str;
+}
+
+impl<K: AsRef<str>, V: AsRef<str>> OptionPair for (K, V) {
+    fn key(&self) -> &str {
+        self.0.as_ref()
+    }
+    fn value(&self) -> &str {
+        self.1.as_ref()
+    }
+}
+
+impl<P: OptionPair + ?Sized> OptionPair for &P {
+    fn key(&self) -> &str {
+        (**self).key()
+    }
+    fn value(&self) -> &str {
+        (**self).value()
+    }
+}
+
+/// No options, for [`solver_by_name`] (an empty `&[]` cannot name its item type).
+pub const NO_OPTIONS: [(&str, &str); 0] = [];
+
+/// Builds the solver called `name` (a [`SOLVERS`] entry, or `SOLVER+mask` for an unmasked
+/// entry) with `key=value` options, e.g. `[("falloff_power", "2")]`, a `&Vec<(String,
+/// String)>` or [`NO_OPTIONS`]. Every solver also accepts `refine=N` (solve on the mesh
+/// subdivided to at least `N` vertices, [`Refined`]) and `limit=LOW:HIGH` (the soft weight
+/// limit applied to its output, [`WeightLimit`]; `none` = no limit). A solver with a soft
+/// limit of its own (`best`) takes `limit` as that limit, so only one limit is ever applied.
+/// Errors: [`Error::UnknownSolver`], [`Error::InvalidOption`].
+pub fn solver_by_name<I>(name: &str, options: I) -> Result<Box<dyn Solver>>
+where
+    I: IntoIterator,
+    I::Item: OptionPair,
+{
+    let options: Vec<(String, String)> = options
+        .into_iter()
+        .map(|p| (p.key().to_string(), p.value().to_string()))
+        .collect();
+    let (entry, masked) = resolve(name)?;
+    let (limit, mut options) = take_option(&options, "limit");
+    let (refine, rest) = take_option(&options, "refine");
+    options = rest;
+    let mut limit = limit;
+    if entry.takes("limit") {
+        if let Some(l) = limit.take() {
+            options.push(("limit".into(), l));
+        }
+    }
+    let mut solver = entry.build(&options)?;
+    if masked {
+        solver = Box::new(Masked::new(solver));
+    }
     if let Some(n) = refine {
         solver = Box::new(Refined::new(solver, refine::parse_target(&n)?));
     }
-    if let Some(l) = limit {
+    if let Some(l) = limit.filter(|l| l.trim() != "none") {
         solver = Box::new(Limited::new(solver, WeightLimit::parse(&l)?));
     }
     Ok(solver)
+}
+
+/// The registry entry for `name` and whether `+mask` is to be added around it.
+fn resolve(name: &str) -> Result<(&'static SolverEntry, bool)> {
+    let unknown = || Error::UnknownSolver {
+        name: name.to_string(),
+        known: known_names(),
+    };
+    if let Some(e) = entry(name) {
+        return Ok((e, false));
+    }
+    let base = name.trim().strip_suffix("+mask").ok_or_else(unknown)?;
+    match entry(base) {
+        Some(e) if !e.masked => Ok((e, true)),
+        _ => Err(unknown()),
+    }
 }
 
 /// Splits option `key` (its last value) off a list of `key=value` options.
@@ -284,39 +323,9 @@ fn take_option(options: &[(String, String)], key: &str) -> (Option<String>, Vec<
     (value, rest)
 }
 
-fn base_solver_by_name(name: &str, options: &[(String, String)]) -> Result<Box<dyn Solver>> {
-    let (base, masked) = match name.trim() {
-        "mask" => ("euclidean", true),
-        n => match n.strip_suffix("+mask") {
-            Some(b) => (b, true),
-            None => (n, false),
-        },
-    };
-    let inner: Box<dyn Solver> = match base {
-        "linear" => Box::new(Linear::new(LinearOptions::from_pairs(base, options)?)),
-        "euclidean" => Box::new(Euclidean::new(EuclideanOptions::from_pairs(base, options)?)),
-        "geodesic" => Box::new(Geodesic::new(GeodesicOptions::from_pairs(base, options)?)),
-        "heat" => Box::new(Heat::new(HeatOptions::from_pairs(base, options)?)),
-        "bbw" => Box::new(Bbw::new(BbwOptions::from_pairs(base, options)?)),
-        "best" => Box::new(Best::new(BestOptions::from_pairs(base, options)?)),
-        _ => {
-            return Err(Error::UnknownSolver {
-                name: name.to_string(),
-                known: "linear, euclidean, geodesic, heat, bbw, best, mask, and SOLVER+mask"
-                    .to_string(),
-            })
-        }
-    };
-    Ok(if masked {
-        Box::new(Masked::new(inner))
-    } else {
-        inner
-    })
-}
-
 /// Solves `scene` with the solver called `name` (default options) and returns its weights.
 pub fn solve(scene: &Scene, name: &str) -> Result<Weights> {
-    Ok(solver_by_name(name, &[])?.solve(scene)?.weights)
+    Ok(solver_by_name(name, NO_OPTIONS)?.solve(scene)?.weights)
 }
 
 /// Checks the weights every solver promises and wraps them with their report.

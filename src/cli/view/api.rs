@@ -15,10 +15,7 @@ use skinweights::metrics::{
 };
 use skinweights::scene::{builtin_scene, ArtImage, BuiltinOptions, Probe, Scene, BUILTIN_SCENES};
 use skinweights::skinning::{dqs_with_transforms, lbs_with_transforms, HalfAngleHelper};
-use skinweights::solvers::{
-    solver_by_name, BbwOptions, BestOptions, EuclideanOptions, GeodesicOptions, HeatOptions,
-    LinearOptions, SolverOptions, SOLVER_NAMES,
-};
+use skinweights::solvers::{solver_by_name, SolverEntry, SOLVERS, SOLVER_NAMES};
 use skinweights::{Error, Pose, Result, Weights};
 use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex};
@@ -32,20 +29,6 @@ pub const MAX_VIEW_VERTICES: usize = 200_000;
 const WEIGHTS_CACHE_BYTES: usize = 256 << 20;
 /// Scenes kept besides the one given on the command line.
 const SCENE_CACHE: usize = 4;
-
-/// Generic options every solver takes (see `solver_by_name`), with their meaning.
-const GENERIC_OPTIONS: &[(&str, &str, &str)] = &[
-    (
-        "limit",
-        "LOW:HIGH",
-        "soft weight limit after the solve (weights < LOW -> 0)",
-    ),
-    (
-        "refine",
-        "N",
-        "solve on a copy refined to ~N vertices, read back",
-    ),
-];
 
 /// How the mesh is posed.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -518,39 +501,24 @@ fn image_data_url(image: &ArtImage) -> Value {
     }
 }
 
-/// Every registered solver (each base and its `+mask` form) with its documented options and
-/// their defaults, read from the options structs.
+/// Every registered solver (each entry of the registry, then the `+mask` form of each
+/// unmasked one the registry does not list) with its documented options and their defaults.
 pub fn solvers_json() -> Value {
-    fn docs<O: SolverOptions>() -> Vec<Value> {
-        let defaults = O::default();
-        O::OPTIONS
-            .iter()
-            .map(|o| json!({"key": o.key, "value": o.value, "doc": o.doc, "default": defaults.get(o.key)}))
+    let docs = |e: &SolverEntry| -> Vec<Value> {
+        e.all_options()
+            .into_iter()
+            .map(|o| json!({"key": o.key, "value": o.value, "doc": o.doc, "default": o.default}))
             .collect()
-    }
-    let generic: Vec<Value> = GENERIC_OPTIONS
-        .iter()
-        .map(|(k, v, d)| json!({"key": k, "value": v, "doc": d, "default": null}))
-        .collect();
-    let base_docs = |base: &str| -> Vec<Value> {
-        let mut d = match base {
-            "linear" => docs::<LinearOptions>(),
-            "euclidean" | "mask" => docs::<EuclideanOptions>(),
-            "geodesic" => docs::<GeodesicOptions>(),
-            "heat" => docs::<HeatOptions>(),
-            "bbw" => docs::<BbwOptions>(),
-            "best" => docs::<BestOptions>(),
-            _ => Vec::new(),
-        };
-        d.extend(generic.iter().cloned());
-        d
     };
-    let mut out = Vec::new();
-    for &base in SOLVER_NAMES {
-        out.push(json!({"name": base, "options": base_docs(base)}));
-    }
-    for &base in SOLVER_NAMES.iter().filter(|&&b| b != "mask") {
-        out.push(json!({"name": format!("{base}+mask"), "options": base_docs(base)}));
+    let mut out: Vec<Value> = SOLVERS
+        .iter()
+        .map(|e| json!({"name": e.name, "options": docs(e)}))
+        .collect();
+    for e in SOLVERS.iter().filter(|e| !e.masked) {
+        let name = format!("{}+mask", e.name);
+        if !SOLVER_NAMES.contains(&name.as_str()) {
+            out.push(json!({"name": name, "options": docs(e)}));
+        }
     }
     Value::Array(out)
 }
@@ -683,7 +651,7 @@ mod tests {
         );
         let answer = v.pose(&r).unwrap();
         let (_, scene) = v.scene(&r).unwrap();
-        let w = solver_by_name("linear", &[("blend_radius".into(), "48".into())])
+        let w = solver_by_name("linear", [("blend_radius", "48")])
             .unwrap()
             .solve(&scene)
             .unwrap()
@@ -764,7 +732,7 @@ mod tests {
             "best",
         ] {
             assert!(names.contains(&n), "{n} missing from {names:?}");
-            assert!(solver_by_name(n, &[]).is_ok());
+            assert!(solver_by_name(n, skinweights::solvers::NO_OPTIONS).is_ok());
         }
         let linear = &info["solvers"][0];
         assert_eq!(linear["options"][0]["key"], "blend_radius");

@@ -29,13 +29,11 @@ const STYLE: &str = include_str!("view.css");
 /// The seeds' demo: the two-bone bar, linear falloff, blend width 48, joint angle 55.
 const SEEDS_SCENE: &str = "bar";
 
-/// Solvers precomputed into an `--html` file by default: every registered base solver, plus
-/// `heat+mask` (the masked variant `compare` shows).
+/// Solvers precomputed into an `--html` file by default: every entry of the registry.
 fn html_solvers() -> Vec<String> {
     skinweights::SOLVER_NAMES
         .iter()
         .map(|s| s.to_string())
-        .chain(["heat+mask".to_string()])
         .collect()
 }
 
@@ -73,20 +71,20 @@ pub fn run(a: ViewArgs) -> Result<ExitCode> {
         let inputs: Vec<&Path> = a.scene.iter().map(Path::new).collect();
         check_outputs(&inputs, &[out], a.force)?;
         for name in &a.solvers {
-            solver_by_name(name, &[])?;
+            solver_by_name(name, skinweights::solvers::NO_OPTIONS)?;
         }
     }
     let name = scene_arg.scene.as_deref().unwrap_or(SEEDS_SCENE);
     if skinweights::scene::BUILTIN_SCENES.contains(&name)
         && !Path::new(name).exists()
-        && a.builtin.vertices > api::MAX_VIEW_VERTICES
+        && a.builtin.vertices() > api::MAX_VIEW_VERTICES
     {
         // Refuse before meshing, which would take a while at that size.
         return Err(skinweights::Error::field(
             "--vertices",
             format!(
                 "{} vertices: the view draws at most {}",
-                a.builtin.vertices,
+                a.builtin.vertices(),
                 api::MAX_VIEW_VERTICES
             ),
         ));
@@ -94,11 +92,11 @@ pub fn run(a: ViewArgs) -> Result<ExitCode> {
     let scene = resolve_scene(Some(name), &scene_arg.builtin)?;
     api::check_size(&scene)?;
     let builtin = skinweights::scene::BUILTIN_SCENES.contains(&scene.name.as_str());
-    let state = api::default_state(&scene, seeds, builtin.then_some(a.builtin.vertices));
+    let state = api::default_state(&scene, seeds, builtin.then_some(a.builtin.vertices()));
     match &a.html {
         Some(out) => write_html(&scene, state, &a.solvers, out),
         None => {
-            let viewer = Arc::new(Viewer::new(scene, seeds, a.builtin.vertices)?);
+            let viewer = Arc::new(Viewer::new(scene, seeds, a.builtin.vertices())?);
             let (server, port) = server::bind(a.port)?;
             let page = Arc::new(page(&json!({"mode": "server"})));
             println!("skinweights view: http://127.0.0.1:{port}/  (Ctrl-C stops)");

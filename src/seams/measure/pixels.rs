@@ -12,7 +12,7 @@ use nalgebra::Point2;
 pub struct SeamPixelGap {
     /// `1 - min a` over the seam's pixels that should be covered (0 when there are none).
     pub gap: f64,
-    /// Pixels measured: within [`SEAM_BAND_PX`] of the seam, and covered (with all 8
+    /// Pixels measured: within `SEAM_BAND_PX` (1.5 px) of the seam, and covered (with all 8
     /// neighbours) by the layers plus the open region.
     pub pixels: usize,
 }
@@ -32,7 +32,7 @@ const REFERENCE_SAMPLES: usize = 4;
 /// the chords), and either some of them lie in the open region or the reference render
 /// covers it fully (so the art's own antialiased silhouette, where the seam meets the
 /// outline, does not count as a gap). A pixel counts when it and its 8 neighbours should be
-/// covered and it lies within [`SEAM_BAND_PX`] of the seam. A crack, a sub-pixel gap between
+/// covered and it lies within `SEAM_BAND_PX` (1.5 px) of the seam. A crack, a sub-pixel gap between
 /// edges that are rasterized apart, or two translucent edges on top of each other all leave
 /// `a < 1` there. Errors: renders of different sizes or not the frame's, positions that do
 /// not match the mesh.

@@ -1,0 +1,24 @@
+//! Animation clips: named durations of keyed per-bone channels, sampled to poses, with IK as
+//! a pose step. The format, the curves' formulas and examples are in `docs/clips.md`.
+//!
+//! - [`model`]: [`Clip`], [`BoneTrack`], [`BoneChannels`], [`Channel`], [`Key`] and their
+//!   validation ([`Clip::check`]).
+//! - [`curves`]: [`Curve`] (stepped, linear, Bézier, easing presets, Godot's transition) and
+//!   their exact evaluation.
+//! - [`sampling`]: [`Channel::sample`], [`Clip::sample`] (a [`crate::Pose`] at a time),
+//!   [`Clip::frame_times`].
+//! - [`ik`]: [`IkConstraint`] and [`apply_ik`].
+//!
+//! Channel values are offsets from the setup pose exactly like [`crate::Pose`]: rotation,
+//! translation and shear added, scale multiplied; loaders of formats with absolute
+//! properties (Godot) convert.
+
+pub mod curves;
+pub mod ik;
+pub mod model;
+pub mod sampling;
+
+pub use curves::{Curve, Easing};
+pub use ik::{apply_ik, IkConstraint};
+pub use model::{BoneChannels, BoneTrack, Channel, ChannelKind, Clip, Key, MAX_KEYS};
+pub use sampling::{DEFAULT_FPS, MAX_FRAMES};

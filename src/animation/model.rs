@@ -1,0 +1,328 @@
+//! The clip model: named clips of keyed per-bone channels, and their validation.
+
+use super::curves::Curve;
+use crate::error::{Error, Result};
+use crate::skeleton::Skeleton;
+
+/// Most keys a scene's clips may hold in all (checked before sampling or storing).
+pub const MAX_KEYS: usize = 1_000_000;
+
+/// One key: a value at a time, and the curve from this key to the next.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Key {
+    /// Time in seconds from the clip's start.
+    pub time: f64,
+    /// The channel's value (an offset from the setup pose, see [`ChannelKind`]).
+    pub value: f64,
+    /// Interpolation to the next key (ignored on the last key).
+    pub curve: Curve,
+}
+
+impl Key {
+    /// A key with a linear curve to the next.
+    pub fn new(time: f64, value: f64) -> Self {
+        Key {
+            time,
+            value,
+            curve: Curve::Linear,
+        }
+    }
+    /// Sets the curve to the next key.
+    pub fn with_curve(mut self, curve: Curve) -> Self {
+        self.curve = curve;
+        self
+    }
+}
+
+/// Keys of one scalar channel, in time order (equal times allowed: a jump, the later key
+/// holds from that time on).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Channel {
+    /// The keys.
+    pub keys: Vec<Key>,
+}
+
+impl Channel {
+    /// A channel of these keys.
+    pub fn new(keys: Vec<Key>) -> Self {
+        Channel { keys }
+    }
+}
+
+/// The seven scalar channels of a bone, each an offset from the setup transform exactly
+/// like [`crate::Pose`]: rotation, translation and shear added, scale multiplied.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum ChannelKind {
+    /// Degrees added to the rotation.
+    Rotation,
+    /// Added to x in the parent's frame.
+    TranslateX,
+    /// Added to y in the parent's frame.
+    TranslateY,
+    /// Multiplies the setup x scale.
+    ScaleX,
+    /// Multiplies the setup y scale.
+    ScaleY,
+    /// Degrees added to the x shear.
+    ShearX,
+    /// Degrees added to the y shear.
+    ShearY,
+}
+
+impl ChannelKind {
+    /// Every channel, in file order.
+    pub const ALL: [ChannelKind; 7] = [
+        ChannelKind::Rotation,
+        ChannelKind::TranslateX,
+        ChannelKind::TranslateY,
+        ChannelKind::ScaleX,
+        ChannelKind::ScaleY,
+        ChannelKind::ShearX,
+        ChannelKind::ShearY,
+    ];
+    /// The channel's name in scene files.
+    pub fn name(self) -> &'static str {
+        match self {
+            ChannelKind::Rotation => "rotation",
+            ChannelKind::TranslateX => "translate_x",
+            ChannelKind::TranslateY => "translate_y",
+            ChannelKind::ScaleX => "scale_x",
+            ChannelKind::ScaleY => "scale_y",
+            ChannelKind::ShearX => "shear_x",
+            ChannelKind::ShearY => "shear_y",
+        }
+    }
+    /// The value of a bone with no key on this channel (1 for scales, else 0).
+    pub fn rest_value(self) -> f64 {
+        match self {
+            ChannelKind::ScaleX | ChannelKind::ScaleY => 1.0,
+            _ => 0.0,
+        }
+    }
+}
+
+/// The keyed channels of one bone (absent = not animated).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct BoneChannels {
+    /// Degrees added to the setup rotation.
+    pub rotation: Option<Channel>,
+    /// Added to the setup x, in the parent's frame.
+    pub translate_x: Option<Channel>,
+    /// Added to the setup y, in the parent's frame.
+    pub translate_y: Option<Channel>,
+    /// Multiplies the setup x scale.
+    pub scale_x: Option<Channel>,
+    /// Multiplies the setup y scale.
+    pub scale_y: Option<Channel>,
+    /// Degrees added to the setup x shear.
+    pub shear_x: Option<Channel>,
+    /// Degrees added to the setup y shear.
+    pub shear_y: Option<Channel>,
+}
+
+impl BoneChannels {
+    /// The channel of a kind.
+    pub fn get(&self, kind: ChannelKind) -> Option<&Channel> {
+        match kind {
+            ChannelKind::Rotation => self.rotation.as_ref(),
+            ChannelKind::TranslateX => self.translate_x.as_ref(),
+            ChannelKind::TranslateY => self.translate_y.as_ref(),
+            ChannelKind::ScaleX => self.scale_x.as_ref(),
+            ChannelKind::ScaleY => self.scale_y.as_ref(),
+            ChannelKind::ShearX => self.shear_x.as_ref(),
+            ChannelKind::ShearY => self.shear_y.as_ref(),
+        }
+    }
+    /// The channel slot of a kind.
+    pub fn get_mut(&mut self, kind: ChannelKind) -> &mut Option<Channel> {
+        match kind {
+            ChannelKind::Rotation => &mut self.rotation,
+            ChannelKind::TranslateX => &mut self.translate_x,
+            ChannelKind::TranslateY => &mut self.translate_y,
+            ChannelKind::ScaleX => &mut self.scale_x,
+            ChannelKind::ScaleY => &mut self.scale_y,
+            ChannelKind::ShearX => &mut self.shear_x,
+            ChannelKind::ShearY => &mut self.shear_y,
+        }
+    }
+    /// The present channels with their kinds.
+    pub fn iter(&self) -> impl Iterator<Item = (ChannelKind, &Channel)> {
+        ChannelKind::ALL
+            .into_iter()
+            .filter_map(|k| self.get(k).map(|c| (k, c)))
+    }
+}
+
+/// The animation of one bone in a clip.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct BoneTrack {
+    /// The bone's name.
+    pub bone: String,
+    /// Its keyed channels.
+    pub channels: BoneChannels,
+}
+
+impl BoneTrack {
+    /// An empty track for a bone.
+    pub fn new(bone: impl Into<String>) -> Self {
+        BoneTrack {
+            bone: bone.into(),
+            channels: BoneChannels::default(),
+        }
+    }
+    /// Sets one channel.
+    pub fn with(mut self, kind: ChannelKind, keys: Vec<Key>) -> Self {
+        *self.channels.get_mut(kind) = Some(Channel::new(keys));
+        self
+    }
+}
+
+/// A named animation: a duration and per-bone keyed channels.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Clip {
+    /// Unique name within the scene.
+    pub name: String,
+    /// Length in seconds (sampling clamps time to `[0, duration]`).
+    pub duration: f64,
+    /// One track per animated bone.
+    pub tracks: Vec<BoneTrack>,
+}
+
+impl Clip {
+    /// A clip with no tracks.
+    pub fn new(name: impl Into<String>, duration: f64) -> Self {
+        Clip {
+            name: name.into(),
+            duration,
+            tracks: Vec::new(),
+        }
+    }
+    /// Adds a track.
+    pub fn with_track(mut self, track: BoneTrack) -> Self {
+        self.tracks.push(track);
+        self
+    }
+
+    /// Number of keys over all channels.
+    pub fn key_count(&self) -> usize {
+        self.tracks
+            .iter()
+            .flat_map(|t| t.channels.iter())
+            .map(|(_, c)| c.keys.len())
+            .sum()
+    }
+
+    /// Every key time of the clip, sorted and deduplicated.
+    pub fn key_times(&self) -> Vec<f64> {
+        let mut t: Vec<f64> = self
+            .tracks
+            .iter()
+            .flat_map(|t| t.channels.iter())
+            .flat_map(|(_, c)| c.keys.iter().map(|k| k.time))
+            .collect();
+        t.sort_by(f64::total_cmp);
+        t.dedup();
+        t
+    }
+
+    /// Checks the clip against a skeleton: a finite duration >= 0 ([`Error::InvalidClip`]),
+    /// tracks naming known bones ([`Error::UnknownBone`]) once each, at most [`MAX_KEYS`]
+    /// keys ([`Error::TooManyKeys`]), and per key ([`Error::InvalidKey`]): finite time and
+    /// value, times in `[0, duration]` and never decreasing, Bézier control times in
+    /// `[0, 1]` and finite control values, finite Godot exponents.
+    pub fn check(&self, skeleton: &Skeleton) -> Result<()> {
+        if !self.duration.is_finite() || self.duration < 0.0 {
+            return Err(Error::InvalidClip {
+                clip: self.name.clone(),
+                message: format!("duration {} must be finite and >= 0", self.duration),
+            });
+        }
+        let keys = self.key_count();
+        if keys > MAX_KEYS {
+            return Err(Error::TooManyKeys {
+                clip: self.name.clone(),
+                count: keys,
+                max: MAX_KEYS,
+            });
+        }
+        for (i, t) in self.tracks.iter().enumerate() {
+            if skeleton.index_of(&t.bone).is_none() {
+                return Err(Error::UnknownBone {
+                    context: format!("clip {:?} track {i}", self.name),
+                    bone: t.bone.clone(),
+                });
+            }
+            if let Some(first) = self.tracks[..i].iter().position(|o| o.bone == t.bone) {
+                return Err(Error::InvalidClip {
+                    clip: self.name.clone(),
+                    message: format!(
+                        "bone {:?} has two tracks ({first} and {i}); merge their channels",
+                        t.bone
+                    ),
+                });
+            }
+            for (kind, channel) in t.channels.iter() {
+                self.check_channel(&t.bone, kind, channel)?;
+            }
+        }
+        Ok(())
+    }
+
+    fn check_channel(&self, bone: &str, kind: ChannelKind, channel: &Channel) -> Result<()> {
+        let bad = |key: usize, message: String| Error::InvalidKey {
+            clip: self.name.clone(),
+            bone: bone.to_string(),
+            channel: kind.name(),
+            key,
+            message,
+        };
+        let mut previous = f64::NEG_INFINITY;
+        for (i, k) in channel.keys.iter().enumerate() {
+            if !k.time.is_finite() || !k.value.is_finite() {
+                return Err(bad(
+                    i,
+                    format!("time {} and value {} must be finite", k.time, k.value),
+                ));
+            }
+            if k.time < 0.0 || k.time > self.duration {
+                return Err(bad(
+                    i,
+                    format!("time {} is outside the clip [0, {}]", k.time, self.duration),
+                ));
+            }
+            if k.time < previous {
+                return Err(bad(
+                    i,
+                    format!(
+                        "time {} comes before the previous key's {previous}: keys out of order",
+                        k.time
+                    ),
+                ));
+            }
+            previous = k.time;
+            match k.curve {
+                Curve::Bezier { x1, y1, x2, y2 } => {
+                    if !(0.0..=1.0).contains(&x1) || !(0.0..=1.0).contains(&x2) {
+                        return Err(bad(
+                            i,
+                            format!(
+                                "Bezier control times {x1} and {x2} must lie in [0, 1] (time would run backwards)"
+                            ),
+                        ));
+                    }
+                    if !y1.is_finite() || !y2.is_finite() {
+                        return Err(bad(
+                            i,
+                            format!("Bezier control values {y1} and {y2} must be finite"),
+                        ));
+                    }
+                }
+                Curve::GodotEase(c) if !c.is_finite() => {
+                    return Err(bad(i, format!("Godot transition {c} must be finite")));
+                }
+                _ => {}
+            }
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,124 @@
+//! Sampling: a channel at a time, a clip at a time as a [`Pose`].
+
+use super::model::{BoneChannels, Channel, ChannelKind, Clip};
+use crate::error::{Error, Result};
+use crate::skeleton::{Pose, Skeleton};
+use nalgebra::Vector2;
+
+impl Channel {
+    /// The value at time `t`: the first key's value before it, the last key's after it;
+    /// between keys `i` and `i + 1` (`t_i <= t < t_{i+1}`),
+    /// `v_i + (v_{i+1} - v_i) f_i(u)` with `u = (t - t_i) / (t_{i+1} - t_i)` and `f_i`
+    /// key `i`'s curve. At a key's time the value is that key's exactly (of several keys at
+    /// one time, the last). `None` for a channel with no keys.
+    pub fn sample(&self, t: f64) -> Option<f64> {
+        let keys = &self.keys;
+        let first = keys.first()?;
+        if t < first.time {
+            return Some(first.value);
+        }
+        // The last key with time <= t: then t < next.time, so the segment has length.
+        let i = keys.partition_point(|k| k.time <= t) - 1;
+        let k = &keys[i];
+        let Some(next) = keys.get(i + 1) else {
+            return Some(k.value);
+        };
+        if t == k.time {
+            return Some(k.value);
+        }
+        let u = (t - k.time) / (next.time - k.time);
+        let f = k.curve.eval(u);
+        Some(k.value + (next.value - k.value) * f)
+    }
+}
+
+impl BoneChannels {
+    /// The value of a channel at `t`, or its rest value when the channel is absent.
+    pub fn value(&self, kind: ChannelKind, t: f64) -> f64 {
+        self.get(kind)
+            .and_then(|c| c.sample(t))
+            .unwrap_or(kind.rest_value())
+    }
+}
+
+impl Clip {
+    /// The pose at `time` seconds (clamped to `[0, duration]`): each track's channels
+    /// sampled (see [`Channel::sample`]) into the pose's offsets. Checks the clip first
+    /// ([`Clip::check`]); a non-finite time is an [`Error::InvalidClip`].
+    pub fn sample(&self, skeleton: &Skeleton, time: f64) -> Result<Pose> {
+        self.check(skeleton)?;
+        self.sample_checked(time)
+    }
+
+    /// [`Clip::sample`] without checking the clip again (for many frames of one checked
+    /// clip).
+    pub fn sample_checked(&self, time: f64) -> Result<Pose> {
+        if !time.is_finite() {
+            return Err(Error::InvalidClip {
+                clip: self.name.clone(),
+                message: format!("cannot sample at time {time}"),
+            });
+        }
+        let t = time.clamp(0.0, self.duration.max(0.0));
+        let mut pose = Pose::rest();
+        for track in &self.tracks {
+            let c = &track.channels;
+            let bone = &track.bone;
+            if c.rotation.is_some() {
+                pose.rotations
+                    .insert(bone.clone(), c.value(ChannelKind::Rotation, t));
+            }
+            // A pair of channels sets the pose's vector when either is keyed.
+            let pair = |x: ChannelKind, y: ChannelKind| {
+                (c.get(x).is_some() || c.get(y).is_some())
+                    .then(|| Vector2::new(c.value(x, t), c.value(y, t)))
+            };
+            use ChannelKind as K;
+            let maps = [
+                (&mut pose.translations, K::TranslateX, K::TranslateY),
+                (&mut pose.scales, K::ScaleX, K::ScaleY),
+                (&mut pose.shears, K::ShearX, K::ShearY),
+            ];
+            for (map, x, y) in maps {
+                if let Some(v) = pair(x, y) {
+                    map.insert(bone.clone(), v);
+                }
+            }
+        }
+        Ok(pose)
+    }
+
+    /// Frame times at `fps` frames per second from 0, plus the last frame at `duration`
+    /// when the step does not land on it. `fps` must be finite and > 0, and the clip at
+    /// most [`MAX_FRAMES`] frames long ([`Error::InvalidOption`]).
+    pub fn frame_times(&self, fps: f64) -> Result<Vec<f64>> {
+        if !fps.is_finite() || fps <= 0.0 {
+            return Err(Error::InvalidOption {
+                option: "fps".into(),
+                message: format!("{fps} must be finite and > 0"),
+            });
+        }
+        let d = self.duration.max(0.0);
+        let n = (d * fps + 1e-9).floor();
+        if n.is_nan() || n >= MAX_FRAMES as f64 {
+            return Err(Error::InvalidOption {
+                option: "fps".into(),
+                message: format!(
+                    "clip {:?} of {d} s at {fps} fps is more than {MAX_FRAMES} frames",
+                    self.name
+                ),
+            });
+        }
+        let mut times: Vec<f64> = (0..=n as usize).map(|i| i as f64 / fps).collect();
+        if times.last().is_some_and(|&t| d - t > 1e-9 * d.max(1.0)) {
+            times.push(d);
+        }
+        Ok(times)
+    }
+}
+
+/// Most frames [`Clip::frame_times`] gives.
+pub const MAX_FRAMES: usize = 1_000_000;
+
+/// The default frame rate clip metrics sample at.
+pub const DEFAULT_FPS: f64 = 30.0;

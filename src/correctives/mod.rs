@@ -1,0 +1,381 @@
+//! Corrective shapes: the seeds' third remedy for linear blend skinning's collapse, "draw
+//! the correct cross-section at a few key angles and interpolate between them".
+//!
+//! A [`Corrective`] belongs to one **joint**, named by its child bone: the joint angle is the
+//! child's local rotation in the pose (degrees, counter-clockwise, relative to its parent).
+//! It moves a fixed list of vertices (the joint's band) by an offset per **key angle**. In a
+//! pose, the offsets of the two keys around the joint angle are interpolated
+//! ([`Interpolation`]) and added **after skinning**:
+//!
+//! ```text
+//! v'' = v' + R_parent * o(θ)
+//! o(θ) = (1 - s) o_k + s o_(k+1),  t = (θ - θ_k) / (θ_(k+1) - θ_k),  s = t (linear) or t² (3 - 2t) (smooth)
+//! ```
+//!
+//! where `v'` is the skinned position, `θ_k <= θ <= θ_(k+1)` the keys around the joint
+//! angle and `R_parent` the rotation of the parent bone's skinning transform `M_p B_p^-1`, so
+//! that the corrective turns with the limb when the whole character moves (offsets are
+//! stored as rest-pose world vectors, i.e. in the parent's frame when the parent is at
+//! rest). The rest angle 0 is a key with zero offsets unless a key is given there; beyond the
+//! first or last key the nearest key's offsets are held. Both interpolations are convex
+//! blends of two keys, so a corrective never goes beyond what was drawn; the smooth one has
+//! zero slope at every key (no kink when the angle passes a key).
+//!
+//! Hand-made correctives are plain values (a scene file can carry them); [`fit`] computes
+//! automatic ones: per key angle, the band's positions that restore the rest shape as far as
+//! possible with the bones held ([`fit::auto_corrective`]).
+
+pub mod fit;
+
+pub use fit::{auto_corrective, AutoCorrective, AutoCorrectiveOptions};
+
+use crate::error::{Error, Result};
+use crate::skeleton::{Pose, Skeleton};
+use crate::skinning::lbs_with_transforms;
+use crate::weights::Weights;
+use nalgebra::{Point2, Vector2};
+
+/// How offsets are blended between two key angles.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Interpolation {
+    /// Piecewise linear in the angle. The default.
+    #[default]
+    Linear,
+    /// Smoothstep `t² (3 - 2t)` between keys: zero slope at every key.
+    Smooth,
+}
+
+impl Interpolation {
+    /// The name used in files and on the command line (`linear`, `smooth`).
+    pub fn name(self) -> &'static str {
+        match self {
+            Interpolation::Linear => "linear",
+            Interpolation::Smooth => "smooth",
+        }
+    }
+
+    /// Parses [`Interpolation::name`]'s output.
+    pub fn from_name(name: &str) -> Option<Self> {
+        match name {
+            "linear" => Some(Interpolation::Linear),
+            "smooth" => Some(Interpolation::Smooth),
+            _ => None,
+        }
+    }
+
+    /// The blend `s` in `[0, 1]` at the fraction `t` in `[0, 1]` between two keys.
+    fn blend(self, t: f64) -> f64 {
+        match self {
+            Interpolation::Linear => t,
+            Interpolation::Smooth => t * t * (3.0 - 2.0 * t),
+        }
+    }
+}
+
+/// The offsets of a corrective at one key angle.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CorrectiveKey {
+    /// Joint angle, degrees.
+    pub angle: f64,
+    /// One offset per vertex of [`Corrective::vertices`] (same order), rest-pose world
+    /// units (px), carried by the parent bone's rotation.
+    pub offsets: Vec<Vector2<f64>>,
+}
+
+/// Corrective offsets for one joint at key angles (see the module docs).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Corrective {
+    /// The joint: the child bone whose local rotation is the joint angle.
+    pub joint: String,
+    /// The vertices it moves (the joint's band), each once.
+    pub vertices: Vec<usize>,
+    /// The keys, in strictly increasing angle order.
+    pub keys: Vec<CorrectiveKey>,
+    /// How keys are blended.
+    pub interpolation: Interpolation,
+}
+
+/// A corrective resolved against a skeleton: bone indices found once.
+#[derive(Debug, Clone, Copy)]
+struct Resolved {
+    joint: usize,
+    parent: usize,
+}
+
+impl Corrective {
+    /// Checks the corrective against a skeleton and a mesh of `vertex_count` vertices: the
+    /// joint is a bone with a parent, the vertices exist and are listed once, every key has
+    /// one finite offset per vertex and a finite angle, and angles strictly increase.
+    ///
+    /// Errors: [`Error::UnknownBone`], [`Error::NotAJoint`], [`Error::EmptyCorrective`],
+    /// [`Error::CorrectiveVertex`], [`Error::DuplicateCorrectiveVertex`],
+    /// [`Error::CorrectiveOffsets`], [`Error::NonFiniteCorrective`],
+    /// [`Error::CorrectiveAngleOrder`].
+    pub fn check(&self, skeleton: &Skeleton, vertex_count: usize) -> Result<()> {
+        self.resolve(skeleton)?;
+        let joint = || self.joint.clone();
+        if self.keys.is_empty() {
+            return Err(Error::EmptyCorrective { joint: joint() });
+        }
+        let mut seen = vec![false; vertex_count];
+        for &v in &self.vertices {
+            if v >= vertex_count {
+                return Err(Error::CorrectiveVertex {
+                    joint: joint(),
+                    vertex: v,
+                    vertices: vertex_count,
+                });
+            }
+            if std::mem::replace(&mut seen[v], true) {
+                return Err(Error::DuplicateCorrectiveVertex {
+                    joint: joint(),
+                    vertex: v,
+                });
+            }
+        }
+        for (k, key) in self.keys.iter().enumerate() {
+            if !key.angle.is_finite() {
+                return Err(Error::NonFiniteCorrective {
+                    joint: joint(),
+                    key: k,
+                    what: format!("the angle ({})", key.angle),
+                });
+            }
+            if key.offsets.len() != self.vertices.len() {
+                return Err(Error::CorrectiveOffsets {
+                    joint: joint(),
+                    key: k,
+                    given: key.offsets.len(),
+                    vertices: self.vertices.len(),
+                });
+            }
+            if let Some(i) = key
+                .offsets
+                .iter()
+                .position(|o| !o.x.is_finite() || !o.y.is_finite())
+            {
+                return Err(Error::NonFiniteCorrective {
+                    joint: joint(),
+                    key: k,
+                    what: format!(
+                        "the offset of vertex {} ({}, {})",
+                        self.vertices[i], key.offsets[i].x, key.offsets[i].y
+                    ),
+                });
+            }
+            if k > 0 && key.angle <= self.keys[k - 1].angle {
+                return Err(Error::CorrectiveAngleOrder {
+                    joint: joint(),
+                    key: k,
+                    angle: key.angle,
+                    previous: self.keys[k - 1].angle,
+                });
+            }
+        }
+        Ok(())
+    }
+
+    fn resolve(&self, skeleton: &Skeleton) -> Result<Resolved> {
+        let joint = skeleton
+            .index_of(&self.joint)
+            .ok_or_else(|| Error::UnknownBone {
+                context: "corrective joint".into(),
+                bone: self.joint.clone(),
+            })?;
+        let parent = skeleton.bones()[joint]
+            .parent
+            .ok_or_else(|| Error::NotAJoint {
+                bone: self.joint.clone(),
+            })?;
+        Ok(Resolved { joint, parent })
+    }
+
+    /// The interpolated offsets at joint angle `angle` (degrees), one per vertex, in the
+    /// rest frame (before the parent's rotation). Assumes [`Corrective::check`] passed.
+    pub fn offsets_at(&self, angle: f64) -> Vec<Vector2<f64>> {
+        let zero = vec![Vector2::zeros(); self.vertices.len()];
+        // The keys with the implicit zero key at 0 where none is given.
+        let mut keys: Vec<(f64, &[Vector2<f64>])> = Vec::with_capacity(self.keys.len() + 1);
+        for key in &self.keys {
+            keys.push((key.angle, &key.offsets));
+        }
+        if !self.keys.iter().any(|k| k.angle == 0.0) {
+            let at = keys.partition_point(|k| k.0 < 0.0);
+            keys.insert(at, (0.0, &zero));
+        }
+        let blend = |a: &[Vector2<f64>], b: &[Vector2<f64>], s: f64| -> Vec<Vector2<f64>> {
+            a.iter()
+                .zip(b)
+                .map(|(p, q)| p * (1.0 - s) + q * s)
+                .collect()
+        };
+        let last = keys.len() - 1;
+        if angle <= keys[0].0 {
+            return keys[0].1.to_vec();
+        }
+        if angle >= keys[last].0 {
+            return keys[last].1.to_vec();
+        }
+        let k = keys.partition_point(|k| k.0 <= angle) - 1;
+        let (a0, o0) = keys[k];
+        let (a1, o1) = keys[k + 1];
+        let t = (angle - a0) / (a1 - a0);
+        blend(o0, o1, self.interpolation.blend(t))
+    }
+}
+
+/// Checks a list of correctives ([`Corrective::check`] each) and that no joint has two.
+pub fn check_correctives(
+    correctives: &[Corrective],
+    skeleton: &Skeleton,
+    vertex_count: usize,
+) -> Result<()> {
+    for (i, c) in correctives.iter().enumerate() {
+        c.check(skeleton, vertex_count)?;
+        if let Some(first) = correctives[..i].iter().position(|o| o.joint == c.joint) {
+            return Err(Error::DuplicateCorrective {
+                joint: c.joint.clone(),
+                first,
+                second: i,
+            });
+        }
+    }
+    Ok(())
+}
+
+/// Adds the correctives' offsets for `pose` to skinned positions `posed` (one per mesh
+/// vertex), after checking them ([`check_correctives`]).
+pub fn apply_correctives(
+    correctives: &[Corrective],
+    skeleton: &Skeleton,
+    pose: &Pose,
+    posed: &mut [Point2<f64>],
+) -> Result<()> {
+    check_correctives(correctives, skeleton, posed.len())?;
+    if correctives.is_empty() {
+        return Ok(());
+    }
+    let transforms = skeleton.skinning_transforms(pose)?;
+    let local = pose.resolve(skeleton)?;
+    for c in correctives {
+        let r = c.resolve(skeleton)?;
+        let rotation = transforms[r.parent].rotation;
+        let offsets = c.offsets_at(local[r.joint].rotation);
+        for (&v, o) in c.vertices.iter().zip(&offsets) {
+            posed[v] += rotation * o;
+        }
+    }
+    Ok(())
+}
+
+/// Linear blend skinning of `rest` for `pose`, then the correctives: what a runtime that
+/// supports corrective shapes (deform keys, morph targets) draws.
+pub fn skin_with_correctives(
+    rest: &[Point2<f64>],
+    skeleton: &Skeleton,
+    weights: &Weights,
+    pose: &Pose,
+    correctives: &[Corrective],
+) -> Result<Vec<Point2<f64>>> {
+    let transforms = skeleton.skinning_transforms(pose)?;
+    let mut posed = lbs_with_transforms(rest, weights, &transforms)?;
+    apply_correctives(correctives, skeleton, pose, &mut posed)?;
+    Ok(posed)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::skeleton::Bone;
+
+    fn skeleton() -> Skeleton {
+        Skeleton::new(vec![
+            Bone::new("upper", Point2::new(0.0, 0.0), Point2::new(1.0, 0.0)),
+            Bone::new("lower", Point2::new(1.0, 0.0), Point2::new(2.0, 0.0)).with_parent(0),
+        ])
+        .unwrap()
+    }
+
+    fn corrective(interpolation: Interpolation) -> Corrective {
+        Corrective {
+            joint: "lower".into(),
+            vertices: vec![1, 3],
+            keys: vec![
+                CorrectiveKey {
+                    angle: 90.0,
+                    offsets: vec![Vector2::new(1.0, 0.0), Vector2::new(0.0, 2.0)],
+                },
+                CorrectiveKey {
+                    angle: 150.0,
+                    offsets: vec![Vector2::new(3.0, 0.0), Vector2::new(0.0, -2.0)],
+                },
+            ],
+            interpolation,
+        }
+    }
+
+    #[test]
+    fn offsets_interpolate_from_the_implicit_rest_key_and_hold_past_the_last() {
+        let c = corrective(Interpolation::Linear);
+        c.check(&skeleton(), 4).unwrap();
+        assert_eq!(c.offsets_at(0.0), vec![Vector2::zeros(); 2]);
+        assert_eq!(c.offsets_at(-30.0), vec![Vector2::zeros(); 2]);
+        assert_eq!(c.offsets_at(45.0)[0], Vector2::new(0.5, 0.0));
+        assert_eq!(c.offsets_at(120.0)[0], Vector2::new(2.0, 0.0));
+        assert_eq!(c.offsets_at(120.0)[1], Vector2::new(0.0, 0.0));
+        assert_eq!(c.offsets_at(200.0)[0], Vector2::new(3.0, 0.0));
+        let s = corrective(Interpolation::Smooth);
+        // t = 0.25: smoothstep 0.15625.
+        assert!((s.offsets_at(22.5)[0].x - 0.15625).abs() < 1e-15);
+        assert_eq!(s.offsets_at(120.0)[0], Vector2::new(2.0, 0.0));
+        assert_eq!(s.offsets_at(90.0)[1], Vector2::new(0.0, 2.0));
+    }
+
+    #[test]
+    fn offsets_turn_with_the_parent() {
+        let sk = skeleton();
+        let c = corrective(Interpolation::Linear);
+        let mut posed = vec![Point2::origin(); 4];
+        let pose = Pose::rest().rotate("upper", 90.0).rotate("lower", 90.0);
+        apply_correctives(std::slice::from_ref(&c), &sk, &pose, &mut posed).unwrap();
+        // (1, 0) turned by the parent's 90 degrees is (0, 1).
+        assert!((posed[1] - Point2::new(0.0, 1.0)).norm() < 1e-12);
+        assert!((posed[3] - Point2::new(-2.0, 0.0)).norm() < 1e-12);
+        assert_eq!(posed[0], Point2::origin());
+    }
+
+    #[test]
+    fn hostile_correctives_are_typed_errors() {
+        let sk = skeleton();
+        let mut c = corrective(Interpolation::Linear);
+        c.keys[1].offsets[1].y = f64::NAN;
+        assert!(matches!(
+            c.check(&sk, 4),
+            Err(Error::NonFiniteCorrective { key: 1, .. })
+        ));
+        let mut c = corrective(Interpolation::Linear);
+        c.keys[1].angle = 60.0;
+        assert!(matches!(
+            c.check(&sk, 4),
+            Err(Error::CorrectiveAngleOrder { key: 1, .. })
+        ));
+        let mut c = corrective(Interpolation::Linear);
+        c.joint = "elbow".into();
+        assert!(matches!(c.check(&sk, 4), Err(Error::UnknownBone { .. })));
+        c.joint = "upper".into();
+        assert!(matches!(c.check(&sk, 4), Err(Error::NotAJoint { .. })));
+        let c = corrective(Interpolation::Linear);
+        assert!(matches!(
+            c.check(&sk, 3),
+            Err(Error::CorrectiveVertex { vertex: 3, .. })
+        ));
+        assert!(matches!(
+            check_correctives(&[c.clone(), c], &sk, 4),
+            Err(Error::DuplicateCorrective {
+                first: 0,
+                second: 1,
+                ..
+            })
+        ));
+    }
+}

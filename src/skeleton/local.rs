@@ -1,0 +1,306 @@
+//! A bone's transform relative to its parent, in Spine's model (the Spine user guide's
+//! "Bones" page: translation, rotation, scale, shear and transform inheritance).
+//!
+//! ## The local matrix
+//! A [`LocalTransform`] `(x, y, rotation r, scale_x sx, scale_y sy, shear_x hx, shear_y hy)`
+//! (angles in degrees, counter-clockwise) is the affine map whose x axis points at angle
+//! `r + hx` with length `sx`, whose y axis points at angle `r + 90 + hy` with length `sy`,
+//! and whose origin is `(x, y)` in the parent's frame:
+//!
+//! ```text
+//! a = sx cos(r + hx)   b = -sy sin(r + hy)   tx = x
+//! c = sx sin(r + hx)   d =  sy cos(r + hy)   ty = y
+//! ```
+//!
+//! (`-sin(r + hy) = cos(r + 90 + hy)` is written without the 90 so that zero shear gives an
+//! exact rotation.) The bone's own x axis is the bone direction: its tail is the world image
+//! of `(length, 0)`.
+//!
+//! ## World transforms and inheritance
+//! With the parent's world transform `P = [A | p]` (linear part `A`, origin `p`) and the
+//! local matrix `L = [l | (x, y)]`, the bone's world origin is always `P (x, y)`: every
+//! mode inherits the parent's translation, so children stay attached. The linear part is:
+//!
+//! | [`Inherit`] | world linear part | meaning (user guide checkboxes) |
+//! |---|---|---|
+//! | `Normal` | `A l` | rotation, scale, reflection and shear inherited |
+//! | `OnlyTranslation` | `l` | nothing but the position inherited |
+//! | `NoRotationOrReflection` | `F R(-φ) A l` | the parent's scale and shear, not its rotation or reflection |
+//! | `NoScale` | `R(φ) G l` | the parent's rotation and reflection, not its scale or shear |
+//! | `NoScaleOrReflection` | `R(φ) l` | the parent's rotation only |
+//!
+//! where `φ = atan2(c, a)` is the world angle of the parent's x axis, `R(φ)` the rotation by
+//! it, `F = diag(1, sign det A)` undoes a reflection after the rotation is removed (the
+//! remaining matrix is upper triangular with `|A x-axis|` and `det A / |A x-axis|` on its
+//! diagonal), and `G = diag(1, sign det A)` keeps the parent's reflection as a flip of the
+//! y axis. A root bone's parent is the identity. These are the behaviours the user guide
+//! describes for the Inherit Rotation / Scale / Reflection checkboxes; for parents that
+//! are rotations and uniform scales they are the only possible reading, with sheared
+//! parents other implementations may distribute the shear differently.
+
+use super::affine::Affine2;
+use nalgebra::Vector2;
+
+/// Which parts of the parent's world transform a bone inherits (Spine's `inherit`, called
+/// `transform` in Spine 4.0 and 4.1). Translation is always inherited.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
+pub enum Inherit {
+    /// Everything: `world = parent * local`.
+    #[default]
+    Normal,
+    /// Only the parent's translation.
+    OnlyTranslation,
+    /// The parent's scale and shear, not its rotation or reflection.
+    NoRotationOrReflection,
+    /// The parent's rotation and reflection, not its scale.
+    NoScale,
+    /// The parent's rotation, not its scale or reflection.
+    NoScaleOrReflection,
+}
+
+impl Inherit {
+    /// Every mode, in Spine's order.
+    pub const ALL: [Inherit; 5] = [
+        Inherit::Normal,
+        Inherit::OnlyTranslation,
+        Inherit::NoRotationOrReflection,
+        Inherit::NoScale,
+        Inherit::NoScaleOrReflection,
+    ];
+
+    /// The mode named as in Spine's JSON (`"normal"`, `"onlyTranslation"`,
+    /// `"noRotationOrReflection"`, `"noScale"`, `"noScaleOrReflection"`).
+    pub fn from_spine_name(name: &str) -> Option<Inherit> {
+        Inherit::ALL.into_iter().find(|m| m.spine_name() == name)
+    }
+
+    /// The mode's name in Spine's JSON (and the scene file).
+    pub fn spine_name(self) -> &'static str {
+        match self {
+            Inherit::Normal => "normal",
+            Inherit::OnlyTranslation => "onlyTranslation",
+            Inherit::NoRotationOrReflection => "noRotationOrReflection",
+            Inherit::NoScale => "noScale",
+            Inherit::NoScaleOrReflection => "noScaleOrReflection",
+        }
+    }
+
+    /// The world transform of a bone with parent world `parent` and local matrix `local`.
+    pub fn compose(self, parent: &Affine2, local: &Affine2) -> Affine2 {
+        let origin = parent.apply(nalgebra::Point2::new(local.tx, local.ty));
+        let lin = match self {
+            Inherit::Normal => return *parent * *local,
+            Inherit::OnlyTranslation => Affine2::IDENTITY,
+            Inherit::NoRotationOrReflection => {
+                let (cos, sin) = unit_x(parent);
+                let flip = reflection_sign(parent);
+                // R(-φ) A, then the reflection (if any) undone on the y row.
+                Affine2::new(
+                    cos * parent.a + sin * parent.c,
+                    cos * parent.b + sin * parent.d,
+                    flip * (-sin * parent.a + cos * parent.c),
+                    flip * (-sin * parent.b + cos * parent.d),
+                    0.0,
+                    0.0,
+                )
+            }
+            Inherit::NoScale => {
+                let (cos, sin) = unit_x(parent);
+                let flip = reflection_sign(parent);
+                Affine2::new(cos, -sin * flip, sin, cos * flip, 0.0, 0.0)
+            }
+            Inherit::NoScaleOrReflection => {
+                let (cos, sin) = unit_x(parent);
+                Affine2::new(cos, -sin, sin, cos, 0.0, 0.0)
+            }
+        };
+        let l = Affine2 {
+            tx: 0.0,
+            ty: 0.0,
+            ..*local
+        };
+        Affine2 {
+            tx: origin.x,
+            ty: origin.y,
+            ..lin * l
+        }
+    }
+}
+
+/// `(cos φ, sin φ)` of the parent's x axis; a collapsed axis counts as angle 0.
+fn unit_x(m: &Affine2) -> (f64, f64) {
+    let n = m.a.hypot(m.c);
+    if n > 0.0 && n.is_finite() {
+        (m.a / n, m.c / n)
+    } else {
+        (1.0, 0.0)
+    }
+}
+
+fn reflection_sign(m: &Affine2) -> f64 {
+    if m.determinant() < 0.0 {
+        -1.0
+    } else {
+        1.0
+    }
+}
+
+/// A bone's setup transform relative to its parent (Spine's bone fields). Default: the
+/// identity with `Inherit::Normal`.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct LocalTransform {
+    /// Origin x in the parent's frame. Default: 0.
+    pub x: f64,
+    /// Origin y in the parent's frame. Default: 0.
+    pub y: f64,
+    /// Rotation in degrees, counter-clockwise. Default: 0.
+    pub rotation: f64,
+    /// Scale of the bone's x axis. Default: 1.
+    pub scale_x: f64,
+    /// Scale of the bone's y axis. Default: 1.
+    pub scale_y: f64,
+    /// Extra rotation of the x axis, degrees. Default: 0.
+    pub shear_x: f64,
+    /// Extra rotation of the y axis, degrees. Default: 0.
+    pub shear_y: f64,
+    /// What the bone inherits from its parent. Default: `Normal`.
+    pub inherit: Inherit,
+}
+
+impl Default for LocalTransform {
+    fn default() -> Self {
+        LocalTransform {
+            x: 0.0,
+            y: 0.0,
+            rotation: 0.0,
+            scale_x: 1.0,
+            scale_y: 1.0,
+            shear_x: 0.0,
+            shear_y: 0.0,
+            inherit: Inherit::Normal,
+        }
+    }
+}
+
+impl LocalTransform {
+    /// A translation and rotation (degrees), unit scale, no shear, `Normal`.
+    pub fn new(x: f64, y: f64, rotation: f64) -> Self {
+        LocalTransform {
+            x,
+            y,
+            rotation,
+            ..Default::default()
+        }
+    }
+    /// Sets the scale.
+    pub fn with_scale(mut self, scale_x: f64, scale_y: f64) -> Self {
+        self.scale_x = scale_x;
+        self.scale_y = scale_y;
+        self
+    }
+    /// Sets the shear (degrees).
+    pub fn with_shear(mut self, shear_x: f64, shear_y: f64) -> Self {
+        self.shear_x = shear_x;
+        self.shear_y = shear_y;
+        self
+    }
+    /// Sets the inheritance mode.
+    pub fn with_inherit(mut self, inherit: Inherit) -> Self {
+        self.inherit = inherit;
+        self
+    }
+
+    /// The fields by name, for error messages and file formats.
+    pub fn fields(&self) -> [(&'static str, f64); 7] {
+        [
+            ("x", self.x),
+            ("y", self.y),
+            ("rotation", self.rotation),
+            ("scale_x", self.scale_x),
+            ("scale_y", self.scale_y),
+            ("shear_x", self.shear_x),
+            ("shear_y", self.shear_y),
+        ]
+    }
+
+    /// The first field that is not finite, if any.
+    pub fn non_finite_field(&self) -> Option<&'static str> {
+        self.fields()
+            .into_iter()
+            .find(|(_, v)| !v.is_finite())
+            .map(|(n, _)| n)
+    }
+
+    /// This transform with a pose's offsets applied: rotation, translation and shear added,
+    /// scale multiplied (Spine's animated local = setup + offsets).
+    pub fn offset(&self, by: &BoneOffset) -> LocalTransform {
+        LocalTransform {
+            x: self.x + by.translation.x,
+            y: self.y + by.translation.y,
+            rotation: self.rotation + by.rotation,
+            scale_x: self.scale_x * by.scale.x,
+            scale_y: self.scale_y * by.scale.y,
+            shear_x: self.shear_x + by.shear.x,
+            shear_y: self.shear_y + by.shear.y,
+            inherit: self.inherit,
+        }
+    }
+
+    /// The local matrix (see the module documentation).
+    pub fn matrix(&self) -> Affine2 {
+        let mut m = linear_part(self.rotation, self.scale(), self.shear());
+        m.tx = self.x;
+        m.ty = self.y;
+        m
+    }
+
+    fn scale(&self) -> Vector2<f64> {
+        Vector2::new(self.scale_x, self.scale_y)
+    }
+    fn shear(&self) -> Vector2<f64> {
+        Vector2::new(self.shear_x, self.shear_y)
+    }
+}
+
+/// `x axis = sx (cos(r + hx), sin(r + hx))`, `y axis = sy (-sin(r + hy), cos(r + hy))`.
+pub(crate) fn linear_part(
+    rotation: f64,
+    scale: impl Into<Vector2<f64>>,
+    shear: Vector2<f64>,
+) -> Affine2 {
+    let scale = scale.into();
+    let (sx_, cx) = (rotation + shear.x).to_radians().sin_cos();
+    let (sy_, cy) = (rotation + shear.y).to_radians().sin_cos();
+    Affine2::new(
+        scale.x * cx,
+        -scale.y * sy_,
+        scale.x * sx_,
+        scale.y * cy,
+        0.0,
+        0.0,
+    )
+}
+
+/// A pose's offsets for one bone, relative to its setup transform.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct BoneOffset {
+    /// Degrees added to the rotation.
+    pub rotation: f64,
+    /// Added to the origin, in the parent's frame.
+    pub translation: Vector2<f64>,
+    /// Multiplies the setup scale.
+    pub scale: Vector2<f64>,
+    /// Degrees added to the shear.
+    pub shear: Vector2<f64>,
+}
+
+impl Default for BoneOffset {
+    fn default() -> Self {
+        BoneOffset {
+            rotation: 0.0,
+            translation: Vector2::zeros(),
+            scale: Vector2::new(1.0, 1.0),
+            shear: Vector2::zeros(),
+        }
+    }
+}

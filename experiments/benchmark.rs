@@ -167,7 +167,7 @@ fn run(cli: &Cli) -> Res<()> {
         .clone()
         .unwrap_or_else(|| DEFAULT_SOLVERS.iter().map(|s| s.to_string()).collect());
     for s in &solvers {
-        skinweights::solvers::solver_by_name(s, &[])?;
+        skinweights::solvers::solver_by_name(s, skinweights::solvers::NO_OPTIONS)?;
     }
 
     let jobs: usize = rigs.iter().map(|r| r.meshes.len() + 1).sum::<usize>() * solvers.len();

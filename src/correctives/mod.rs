@@ -260,7 +260,7 @@ pub fn apply_correctives(
     for c in correctives {
         let r = c.resolve(skeleton)?;
         let rotation = transforms[r.parent].rotation;
-        let offsets = c.offsets_at(local[r.joint].0);
+        let offsets = c.offsets_at(local[r.joint].rotation);
         for (&v, o) in c.vertices.iter().zip(&offsets) {
             posed[v] += rotation * o;
         }

@@ -100,7 +100,7 @@ impl Seams {
             let p0 = rest[group[0]];
             for &v in &group[1..] {
                 let d = (rest[v] - p0).norm();
-                if !(d <= JOINT_TOLERANCE) {
+                if d.is_nan() || d > JOINT_TOLERANCE {
                     return Err(Error::SeamSpread {
                         seam,
                         vertex: v,

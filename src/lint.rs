@@ -15,7 +15,7 @@
 //! The pixel-edge rows come from [`pixel_edge_checks`] (they need the textures).
 //!
 //! The interpenetration row is the seeds' extreme-pose condition "no intersection"
-//! ([`crate::metrics::interpenetration`]): crossing pairs of posed boundary edges (a layer's
+//! ([`mod@crate::metrics::interpenetration`]): crossing pairs of posed boundary edges (a layer's
 //! outline crossing itself, or two layers' outlines crossing where they did not overlap at
 //! rest) and the area covered more than once that was not at rest. Its [`Check::values`]
 //! (JSON key `values`) are `self_crossings`, `layer_crossings`, `area_px2` and `area_pct`.

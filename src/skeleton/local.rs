@@ -25,18 +25,21 @@
 //! |---|---|---|
 //! | `Normal` | `A l` | rotation, scale, reflection and shear inherited |
 //! | `OnlyTranslation` | `l` | nothing but the position inherited |
-//! | `NoRotationOrReflection` | `F R(-φ) A l` | the parent's scale and shear, not its rotation or reflection |
-//! | `NoScale` | `R(φ) G l` | the parent's rotation and reflection, not its scale or shear |
-//! | `NoScaleOrReflection` | `R(φ) l` | the parent's rotation only |
+//! | `NoRotationOrReflection` | `R(φ) D R(-φ) l` | the parent's scale along its own axes, not its rotation, reflection or shear |
+//! | `NoScale` | `[z, ±z⊥] K` | the parent's rotation (and reflection), not its scale |
+//! | `NoScaleOrReflection` | `[z, z⊥] K` | the parent's rotation only |
 //!
 //! where `φ = atan2(c, a)` is the world angle of the parent's x axis, `R(φ)` the rotation by
-//! it, `F = diag(1, sign det A)` undoes a reflection after the rotation is removed (the
-//! remaining matrix is upper triangular with `|A x-axis|` and `det A / |A x-axis|` on its
-//! diagonal), and `G = diag(1, sign det A)` keeps the parent's reflection as a flip of the
-//! y axis. A root bone's parent is the identity. These are the behaviours the user guide
-//! describes for the Inherit Rotation / Scale / Reflection checkboxes; for parents that
-//! are rotations and uniform scales they are the only possible reading, with sheared
-//! parents other implementations may distribute the shear differently.
+//! it and `D = diag(|A x|, |det A| / |A x|)` the parent's scale with a positive determinant
+//! (when `|A x|² <= 1e-4` the y axis gives `φ` instead). For the two no-scale modes `z` is
+//! the unit vector along `A (cos r, sin r)` (the parent's image of the bone's rotation
+//! direction), `z⊥` it turned by 90 degrees, `-z⊥` for `NoScale` under a reflecting parent
+//! (`det A < 0`), and `K` the bone's own scale and shear without its rotation
+//! (`linear_part(0, scale, shear)`). A root bone's world transform is its local matrix.
+//! For parents that are rotations and uniform scales every mode reduces to the plain
+//! reading of the user guide's Inherit Rotation / Scale / Reflection checkboxes; the Spine
+//! importer places setup poses with exactly these matrices, so clips sampled in the scene
+//! move bones the way the project's setup pose was built.
 
 use super::affine::Affine2;
 use nalgebra::Vector2;
@@ -85,63 +88,56 @@ impl Inherit {
         }
     }
 
-    /// The world transform of a bone with parent world `parent` and local matrix `local`.
-    pub fn compose(self, parent: &Affine2, local: &Affine2) -> Affine2 {
-        let origin = parent.apply(nalgebra::Point2::new(local.tx, local.ty));
+    /// The world transform of a bone with parent world `parent` and (posed) local transform
+    /// `local` (see the module documentation for each mode's matrix).
+    pub fn compose(self, parent: &Affine2, local: &LocalTransform) -> Affine2 {
+        let origin = parent.apply(nalgebra::Point2::new(local.x, local.y));
         let lin = match self {
-            Inherit::Normal => return *parent * *local,
-            Inherit::OnlyTranslation => Affine2::IDENTITY,
+            Inherit::Normal => *parent * local.linear(),
+            Inherit::OnlyTranslation => local.linear(),
             Inherit::NoRotationOrReflection => {
-                let (cos, sin) = unit_x(parent);
-                let flip = reflection_sign(parent);
-                // R(-φ) A, then the reflection (if any) undone on the y row.
-                Affine2::new(
-                    cos * parent.a + sin * parent.c,
-                    cos * parent.b + sin * parent.d,
-                    flip * (-sin * parent.a + cos * parent.c),
-                    flip * (-sin * parent.b + cos * parent.d),
-                    0.0,
-                    0.0,
-                )
+                // The parent as a rotation R(φ) times an upper-triangular scale with a
+                // positive determinant: keep the scale on the parent's rotated axes
+                // (R(φ) diag(|A x|, |det A| / |A x|)), take φ out of the bone's rotation.
+                let p = parent;
+                let s2 = p.a * p.a + p.c * p.c;
+                let (pa, pb, pc, pd, phi) = if s2 > 1e-4 {
+                    let s = p.determinant().abs() / s2;
+                    (p.a, -p.c * s, p.c, p.a * s, p.c.atan2(p.a).to_degrees())
+                } else {
+                    // A collapsed x axis: the y axis gives the rotation.
+                    (0.0, p.b, 0.0, p.d, 90.0 - p.d.atan2(p.b).to_degrees())
+                };
+                let l = linear_part(local.rotation - phi, local.scale(), local.shear());
+                Affine2::new(pa, pb, pc, pd, 0.0, 0.0) * l
             }
-            Inherit::NoScale => {
-                let (cos, sin) = unit_x(parent);
-                let flip = reflection_sign(parent);
-                Affine2::new(cos, -sin * flip, sin, cos * flip, 0.0, 0.0)
+            Inherit::NoScale | Inherit::NoScaleOrReflection => {
+                // The parent's image of the bone's rotation direction, made unit length; the
+                // y axis perpendicular to it, flipped when the mode keeps the parent's
+                // reflection; then the bone's own scale and shear (not its rotation again).
+                let (sin, cos) = local.rotation.to_radians().sin_cos();
+                let p = parent;
+                let mut za = p.a * cos + p.b * sin;
+                let mut zc = p.c * cos + p.d * sin;
+                let n = za.hypot(zc);
+                if n > 1e-5 {
+                    za /= n;
+                    zc /= n;
+                }
+                let mut s = za.hypot(zc);
+                if self == Inherit::NoScale && p.determinant() < 0.0 {
+                    s = -s;
+                }
+                let r = std::f64::consts::FRAC_PI_2 + zc.atan2(za);
+                let z = Affine2::new(za, r.cos() * s, zc, r.sin() * s, 0.0, 0.0);
+                z * linear_part(0.0, local.scale(), local.shear())
             }
-            Inherit::NoScaleOrReflection => {
-                let (cos, sin) = unit_x(parent);
-                Affine2::new(cos, -sin, sin, cos, 0.0, 0.0)
-            }
-        };
-        let l = Affine2 {
-            tx: 0.0,
-            ty: 0.0,
-            ..*local
         };
         Affine2 {
             tx: origin.x,
             ty: origin.y,
-            ..lin * l
+            ..lin
         }
-    }
-}
-
-/// `(cos φ, sin φ)` of the parent's x axis; a collapsed axis counts as angle 0.
-fn unit_x(m: &Affine2) -> (f64, f64) {
-    let n = m.a.hypot(m.c);
-    if n > 0.0 && n.is_finite() {
-        (m.a / n, m.c / n)
-    } else {
-        (1.0, 0.0)
-    }
-}
-
-fn reflection_sign(m: &Affine2) -> f64 {
-    if m.determinant() < 0.0 {
-        -1.0
-    } else {
-        1.0
     }
 }
 
@@ -252,6 +248,11 @@ impl LocalTransform {
         m.tx = self.x;
         m.ty = self.y;
         m
+    }
+
+    /// The local matrix without its translation.
+    pub fn linear(&self) -> Affine2 {
+        linear_part(self.rotation, self.scale(), self.shear())
     }
 
     fn scale(&self) -> Vector2<f64> {

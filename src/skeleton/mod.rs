@@ -520,10 +520,11 @@ fn posed_affines(
         let off = &offsets[j];
         world[j] = match (&b.local, b.parent) {
             (Some(l), parent) => {
-                let posed = l.offset(off).matrix();
+                let posed = l.offset(off);
                 match parent {
                     Some(p) => l.inherit.compose(&world[p], &posed),
-                    None => l.inherit.compose(&Affine2::IDENTITY, &posed),
+                    // A root's world transform is its local one, whatever its mode.
+                    None => posed.matrix(),
                 }
             }
             (None, parent) => {

@@ -1,12 +1,13 @@
 //! A scene and its weights → Spine JSON: a source project with its meshes' weighted vertices
 //! rewritten, or a minimal project (bones, a slot and a mesh per layer, the atlas).
 
-use super::import::{part_name, place, setup_world, Chosen};
+use super::import::{apply, part_name, place, setup_skeleton, Chosen};
 use super::parse::{parse_skeleton, FileAttachment, Geometry, Kind};
-use super::{spine_error, Affine};
+use super::spine_error;
 use crate::error::{Error, Result};
 use crate::io::png_dimensions;
 use crate::scene::Scene;
+use crate::skeleton::Affine2;
 use crate::skinning::check_shape;
 use crate::weights::{Weights, EXPORT_ROW_SUM_TOLERANCE};
 use serde_json::{json, Value};
@@ -136,8 +137,9 @@ fn with_source(scene: &Scene, rows: &[Vec<(usize, f64)>], text: &str) -> Result<
             ),
         ));
     }
-    let world = setup_world(&file)?;
-    let inverse: Vec<Option<Affine>> = world.iter().map(Affine::inverse).collect();
+    let setup = setup_skeleton(&file, &mut Vec::new())?;
+    let world = setup.rest_affines();
+    let inverse: Vec<Option<Affine2>> = world.iter().map(|w| w.inverse().ok()).collect();
     let mesh = &scene.mesh;
     let mut part_vertices: Vec<Vec<usize>> = vec![Vec::new(); mesh.parts().len()];
     for (v, &p) in mesh.vertex_parts().iter().enumerate() {
@@ -185,7 +187,7 @@ fn with_source(scene: &Scene, rows: &[Vec<(usize, f64)>], text: &str) -> Result<
                     };
                 let placed = place(
                     &file,
-                    &world,
+                    world,
                     &Chosen {
                         att: a,
                         mesh: Some(target),
@@ -258,7 +260,7 @@ fn with_source(scene: &Scene, rows: &[Vec<(usize, f64)>], text: &str) -> Result<
                 row.iter_mut().for_each(|r| r.1 /= s);
                 out.push(json!(row.len()));
                 for (j, w) in row {
-                    let [bx, by] = inverse[j].expect("filtered").apply([q.x, q.y]);
+                    let [bx, by] = apply(&inverse[j].expect("filtered"), [q.x, q.y]);
                     out.extend([json!(j), json!(bx), json!(by), json!(w)]);
                 }
             }

@@ -2,13 +2,13 @@
 
 use super::atlas::{Atlas, AtlasRegion};
 use super::parse::{parse_skeleton, FileAttachment, FileRegion, FileSkeleton, Geometry, Kind};
-use super::{spine_error, world_of, Affine, MAX_COORDINATE, MAX_SCALE, ZERO_LENGTH_TAIL};
+use super::{spine_error, MAX_COORDINATE, MAX_SCALE, ZERO_LENGTH_TAIL};
 use crate::error::{Error, Result};
 use crate::io::dragonbones::{assign_parts, lift_probes, overlapping_edges, UniqueNames};
 use crate::io::WeightsFile;
 use crate::mesh::{signed_area2, Mesh};
 use crate::scene::{Art, ArtImage, Layer, Scene};
-use crate::skeleton::{Bone, Skeleton};
+use crate::skeleton::{Affine2, Bone, LocalBone, Skeleton};
 use crate::weights::Weights;
 use nalgebra::{Point2, Vector2};
 use std::fmt;
@@ -229,38 +229,72 @@ pub(super) fn part_name(file: &FileSkeleton, att: &FileAttachment, all: bool) ->
     }
 }
 
-/// Setup world matrices, parents first, checked: the first bone whose matrix is not finite,
-/// scales beyond [`MAX_SCALE`]² or whose origin is beyond [`MAX_COORDINATE`] is an error.
-pub(super) fn setup_world(file: &FileSkeleton) -> Result<Vec<Affine>> {
-    let mut world = vec![Affine::IDENTITY; file.bones.len()];
+/// Stands in for a setup scale of exactly 0, which has no inverse (the skinning transform
+/// needs one); vertices move by at most `1e-9 · |bind|` px.
+const ZERO_SCALE: f64 = 1e-9;
+
+/// The file's bones as a skeleton in Spine's transform model ([`Skeleton::from_local`]: the
+/// bones' [`crate::skeleton::LocalTransform`]s with their inherit modes), checked: the first
+/// bone (parents first) whose setup world matrix scales beyond [`MAX_SCALE`]² or whose origin
+/// is beyond [`MAX_COORDINATE`] is an error, as are the skeleton's own checks (overflow,
+/// singular matrices). Setup scales of exactly 0 become [`ZERO_SCALE`] (noted). Heads sit at
+/// the bones' world origins; tails at `(length, 0)` (the caller may move them).
+pub(super) fn setup_skeleton(file: &FileSkeleton, notes: &mut Vec<String>) -> Result<Skeleton> {
+    let mut zero = Vec::new();
+    let bones = file
+        .bones
+        .iter()
+        .map(|b| {
+            let mut local = b.local;
+            for s in [&mut local.scale_x, &mut local.scale_y] {
+                if *s == 0.0 {
+                    *s = ZERO_SCALE;
+                    zero.push(b.name.clone());
+                }
+            }
+            LocalBone {
+                name: b.name.clone(),
+                parent: b.parent,
+                local,
+                length: b.length,
+            }
+        })
+        .collect();
+    zero.dedup();
+    if !zero.is_empty() {
+        notes.push(format!(
+            "bones with a setup scale of 0 were given scale {ZERO_SCALE:e} (a skinning transform needs an inverse): {}",
+            zero.join(", ")
+        ));
+    }
+    let skeleton = Skeleton::from_local(bones)?;
+    let world = skeleton.rest_affines();
     for &j in &file.order {
-        let b = &file.bones[j];
-        let w = world_of(&b.local, b.parent.map(|p| &world[p]));
+        let w = &world[j];
         let linear = [w.a, w.b, w.c, w.d];
         let problem = if !linear.iter().all(|x| x.abs() <= MAX_SCALE * MAX_SCALE) {
             Some(format!(
                 "its setup world matrix scales beyond {} ([a, b, c, d] = {linear:?}; its own scale times its ancestors')",
                 MAX_SCALE * MAX_SCALE
             ))
-        } else if !(w.x.abs() <= MAX_COORDINATE && w.y.abs() <= MAX_COORDINATE) {
+        } else if !(w.tx.abs() <= MAX_COORDINATE && w.ty.abs() <= MAX_COORDINATE) {
             Some(format!(
                 "its setup position ({:e}, {:e}) is beyond ±{MAX_COORDINATE:e} px",
-                w.x, w.y
+                w.tx, w.ty
             ))
         } else {
             None
         };
         if let Some(p) = problem {
             return Err(spine_error(
-                format!("bone {:?}", b.name),
+                format!("bone {:?}", file.bones[j].name),
                 "transform",
                 None,
                 p,
             ));
         }
-        world[j] = w;
     }
-    Ok(world)
+    Ok(skeleton)
 }
 
 /// The attachments to import, in draw order.
@@ -425,9 +459,15 @@ fn region_quad(r: &FileRegion, atlas: Option<&AtlasRegion>) -> [[f64; 2]; 4] {
         .map(|[x, y]| [cos * x - sin * y + r.x, sin * x + cos * y + r.y])
 }
 
+/// `m` applied to a point given as `[x, y]`.
+pub(super) fn apply(m: &Affine2, [x, y]: [f64; 2]) -> [f64; 2] {
+    let q = m.apply(Point2::new(x, y));
+    [q.x, q.y]
+}
+
 pub(super) fn place(
     file: &FileSkeleton,
-    world: &[Affine],
+    world: &[Affine2],
     c: &Chosen,
     atlas: Option<&Atlas>,
 ) -> Placed {
@@ -438,7 +478,7 @@ pub(super) fn place(
             let quad = region_quad(r, region.map(|(_, r)| r));
             let bw = &world[slot_bone];
             Placed {
-                points: quad.iter().map(|&p| bw.apply(p)).collect(),
+                points: quad.iter().map(|&p| apply(bw, p)).collect(),
                 triangles: vec![[0, 1, 2], [0, 2, 3]],
                 rows: vec![vec![(slot_bone, 1.0)]; 4],
                 uvs: region.map(|(_, reg)| {
@@ -460,7 +500,7 @@ pub(super) fn place(
                         .map(|row| {
                             let mut p = [0.0, 0.0];
                             for &(j, bind, w) in row {
-                                let q = world[j].apply(bind);
+                                let q = apply(&world[j], bind);
                                 p[0] += w * q[0];
                                 p[1] += w * q[1];
                             }
@@ -473,7 +513,7 @@ pub(super) fn place(
                     true,
                 ),
                 Geometry::Rigid(vs) => (
-                    vs.iter().map(|&p| world[slot_bone].apply(p)).collect(),
+                    vs.iter().map(|&p| apply(&world[slot_bone], p)).collect(),
                     vec![vec![(slot_bone, 1.0)]; vs.len()],
                     false,
                 ),
@@ -530,14 +570,15 @@ pub fn import_spine(
         animations: file.animations.clone(),
         ..SpineReport::default()
     };
-    let world = setup_world(&file)?;
+    let setup = setup_skeleton(&file, &mut report.notes)?;
+    let world = setup.rest_affines();
     let chosen = choose(&file, &options.skin, &mut report.notes)?;
     let all = options.skin == SkinSelection::All;
 
     let mut placed_all = Vec::with_capacity(chosen.len());
     let mut n_vertices = 0usize;
     for c in &chosen {
-        let p = place(&file, &world, c, atlas);
+        let p = place(&file, world, c, atlas);
         for (v, q) in p.points.iter().enumerate() {
             if !(q[0].abs() <= MAX_COORDINATE && q[1].abs() <= MAX_COORDINATE) {
                 return Err(spine_error(
@@ -756,7 +797,7 @@ pub fn import_spine(
     let mut no_axis = Vec::new();
     for (j, b) in file.bones.iter().enumerate() {
         let w = &world[j];
-        let head = Point2::new(w.x, w.y);
+        let head = Point2::new(w.tx, w.ty);
         let mut axis = Vector2::new(w.a, w.c);
         if axis.norm() <= 1e-12 || !axis.norm().is_finite() {
             // A bone scaled to 0 along x keeps its rotation's direction.
@@ -769,8 +810,11 @@ pub fn import_spine(
         } else {
             ZERO_LENGTH_TAIL
         };
+        // The scene bone keeps the setup transform (clips pose it in Spine's model); its
+        // segment runs along the world x axis for `length` px, as the solvers expect.
         bones.push(Bone {
             parent: b.parent,
+            local: setup.bones()[j].local,
             ..Bone::new(b.name.clone(), head, head + axis.normalize() * length)
         });
     }

@@ -1,8 +1,8 @@
 //! Reading a Spine JSON project into checked values (no scene is built here).
 
-use super::{shown, spine_error, Local, SpineInherit, MAX_ANGLE_DEG, MAX_COORDINATE, MAX_SCALE};
+use super::{shown, spine_error, MAX_ANGLE_DEG, MAX_COORDINATE, MAX_SCALE};
 use crate::error::{Error, Result};
-use crate::skeleton::{Bone, Skeleton};
+use crate::skeleton::{Bone, Inherit, LocalTransform, Skeleton};
 use nalgebra::Point2;
 use serde_json::{Map, Value};
 use std::collections::HashMap;
@@ -16,7 +16,7 @@ pub(super) struct FileBone {
     pub name: String,
     pub parent: Option<usize>,
     pub length: f64,
-    pub local: Local,
+    pub local: LocalTransform,
 }
 
 /// A slot: its bone and setup attachment. Slots are in draw order (back to front).
@@ -296,15 +296,15 @@ fn parse_bones(root: &Value) -> Result<Vec<FileBone>> {
             "transform"
         };
         let inherit = match at.opt_string(b, inherit_field)? {
-            None => SpineInherit::Normal,
-            Some(s) => SpineInherit::from_spine_name(&s).ok_or_else(|| {
+            None => Inherit::Normal,
+            Some(s) => Inherit::from_spine_name(&s).ok_or_else(|| {
                 at.error(
                     inherit_field,
                     format!("{s:?} is not normal, onlyTranslation, noRotationOrReflection, noScale or noScaleOrReflection"),
                 )
             })?,
         };
-        let local = Local {
+        let local = LocalTransform {
             x: at.number(b, "x", 0.0, MAX_COORDINATE)?,
             y: at.number(b, "y", 0.0, MAX_COORDINATE)?,
             rotation: at.number(b, "rotation", 0.0, MAX_ANGLE_DEG)?,

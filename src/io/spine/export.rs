@@ -3,7 +3,7 @@
 
 use super::import::{apply, part_name, place, setup_skeleton, Chosen};
 use super::parse::{parse_skeleton, FileAttachment, Geometry, Kind};
-use super::spine_error;
+use super::{spine_error, ZERO_LENGTH_TAIL};
 use crate::error::{Error, Result};
 use crate::io::png_dimensions;
 use crate::scene::Scene;
@@ -364,29 +364,82 @@ fn minimal(scene: &Scene, rows: &[Vec<(usize, f64)>]) -> Result<SpineExport> {
     } else {
         skeleton.topological_order().to_vec()
     };
+    let mut notes = Vec::new();
     let mut new_index = vec![0; bones.len()];
     for (k, &j) in order.iter().enumerate() {
         new_index[j] = k;
     }
     let bind = skeleton.bind_transforms();
+    // Bind positions are in each bone's rest world frame (its bind isometry for a rigid
+    // bone, its setup affine for one with a local transform).
+    let rest_inverse: Vec<Option<Affine2>> = skeleton
+        .rest_affines()
+        .iter()
+        .map(|w| w.inverse().ok())
+        .collect();
     let mut bone_json = Vec::with_capacity(bones.len());
+    let mut rigid_under_local = Vec::new();
     for &j in &order {
         let b = &bones[j];
-        let local = match b.parent {
-            Some(p) => bind[p].inverse() * bind[j],
-            None => bind[j],
+        let mut o = match b.local {
+            // The setup transform as Spine writes it: the scene's clips pose it the same way.
+            Some(l) => {
+                // The importer draws a bone `length` px along its world x axis, and gives
+                // bones of length 0 a ZERO_LENGTH_TAIL.
+                let length = if (b.length() - ZERO_LENGTH_TAIL).abs() < 1e-12 {
+                    0.0
+                } else {
+                    b.length()
+                };
+                let mut o = json!({
+                    "name": b.name,
+                    "x": l.x,
+                    "y": l.y,
+                    "rotation": l.rotation,
+                    "length": length,
+                });
+                for (key, v, d) in [
+                    ("scaleX", l.scale_x, 1.0),
+                    ("scaleY", l.scale_y, 1.0),
+                    ("shearX", l.shear_x, 0.0),
+                    ("shearY", l.shear_y, 0.0),
+                ] {
+                    if v != d {
+                        o[key] = json!(v);
+                    }
+                }
+                if l.inherit != crate::skeleton::Inherit::Normal {
+                    o["inherit"] = json!(l.inherit.spine_name());
+                }
+                o
+            }
+            None => {
+                if b.parent.is_some_and(|p| bones[p].local.is_some()) {
+                    rigid_under_local.push(b.name.clone());
+                }
+                let local = match b.parent {
+                    Some(p) => bind[p].inverse() * bind[j],
+                    None => bind[j],
+                };
+                json!({
+                    "name": b.name,
+                    "x": local.translation.x,
+                    "y": local.translation.y,
+                    "rotation": local.rotation.angle().to_degrees(),
+                    "length": b.length(),
+                })
+            }
         };
-        let mut o = json!({
-            "name": b.name,
-            "x": local.translation.x,
-            "y": local.translation.y,
-            "rotation": local.rotation.angle().to_degrees(),
-            "length": b.length(),
-        });
         if let Some(p) = b.parent {
             o["parent"] = json!(bones[p].name);
         }
         bone_json.push(o);
+    }
+    if !rigid_under_local.is_empty() {
+        notes.push(format!(
+            "rigid bones under bones with a local transform were written relative to their parent's bind frame (the parent's scale and shear are not undone): {}",
+            rigid_under_local.join(", ")
+        ));
     }
     let root_bone = bones[order[0]].name.clone();
     let mesh = &scene.mesh;
@@ -406,7 +459,6 @@ fn minimal(scene: &Scene, rows: &[Vec<(usize, f64)>]) -> Result<SpineExport> {
     let mut regions_by_page: Vec<Vec<String>> = vec![Vec::new(); page_sizes.len()];
     let mut slots = Vec::new();
     let mut attachments = serde_json::Map::new();
-    let mut notes = Vec::new();
     let mut meshes = 0;
     for &p in &layer_order {
         let tris = &part_triangles[p];
@@ -461,8 +513,16 @@ fn minimal(scene: &Scene, rows: &[Vec<(usize, f64)>]) -> Result<SpineExport> {
             let q = mesh.vertices()[v];
             vertices.push(json!(rows[v].len()));
             for &(j, w) in &rows[v] {
-                let b = bind[j].inverse() * nalgebra::Point2::new(q.x, q.y);
-                vertices.extend([json!(new_index[j]), json!(b.x), json!(b.y), json!(w)]);
+                let Some(inv) = &rest_inverse[j] else {
+                    return Err(spine_error(
+                        format!("bone {:?}", bones[j].name),
+                        "transform",
+                        None,
+                        "its rest world transform is singular: no bind position for the vertices it weights",
+                    ));
+                };
+                let [bx, by] = apply(inv, [q.x, q.y]);
+                vertices.extend([json!(new_index[j]), json!(bx), json!(by), json!(w)]);
             }
         }
         let mut att = serde_json::Map::new();
@@ -479,6 +539,7 @@ fn minimal(scene: &Scene, rows: &[Vec<(usize, f64)>]) -> Result<SpineExport> {
         slots.push(json!({"name": parts[p], "bone": root_bone, "attachment": parts[p]}));
         meshes += 1;
     }
+    let (animations, ik) = super::animation::animation_json(scene, &mut notes);
     let (lo, hi) = mesh.bounds();
     let atlas = scene.art.as_ref().map(|art| {
         let mut text = String::new();
@@ -503,20 +564,27 @@ fn minimal(scene: &Scene, rows: &[Vec<(usize, f64)>]) -> Result<SpineExport> {
         }
         text
     });
+    let mut json = json!({
+        "skeleton": {
+            "spine": "4.2.00",
+            "x": lo.x,
+            "y": lo.y,
+            "width": hi.x - lo.x,
+            "height": hi.y - lo.y,
+            "images": "",
+        },
+        "bones": bone_json,
+        "slots": slots,
+        "skins": [{"name": "default", "attachments": attachments}],
+    });
+    if !scene.ik.is_empty() {
+        json["ik"] = ik;
+    }
+    if !scene.clips.is_empty() {
+        json["animations"] = animations;
+    }
     Ok(SpineExport {
-        json: json!({
-            "skeleton": {
-                "spine": "4.2.00",
-                "x": lo.x,
-                "y": lo.y,
-                "width": hi.x - lo.x,
-                "height": hi.y - lo.y,
-                "images": "",
-            },
-            "bones": bone_json,
-            "slots": slots,
-            "skins": [{"name": "default", "attachments": attachments}],
-        }),
+        json,
         atlas: atlas.filter(|t| !t.is_empty()),
         meshes,
         notes,

@@ -93,8 +93,12 @@ pub struct SpineReport {
     pub slots: usize,
     /// Skin names in file order.
     pub skins: Vec<String>,
-    /// Animation names (not imported as clips yet; see the notes).
+    /// Animation names (each imported as the scene's clip of that name).
     pub animations: Vec<String>,
+    /// Keys over all imported clip channels.
+    pub keys: usize,
+    /// IK constraints imported (applied after sampling a clip).
+    pub ik: usize,
     /// One entry per imported attachment, in part order.
     pub attachments: Vec<AttachmentReport>,
     /// Things skipped and repaired.
@@ -157,12 +161,14 @@ impl fmt::Display for SpineReport {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         writeln!(
             f,
-            "Spine {}: {} bones, {} slots, {} skins, {} animations; imported {} attachments ({} meshes, {} weighted vertices)",
+            "Spine {}: {} bones, {} slots, {} skins, {} animations ({} keys, {} IK); imported {} attachments ({} meshes, {} weighted vertices)",
             self.version,
             self.bones,
             self.slots,
             self.skins.len(),
             self.animations.len(),
+            self.keys,
+            self.ik,
             self.attachments.len(),
             self.meshes(),
             self.weighted_vertices()
@@ -549,7 +555,10 @@ pub(super) fn place(
 ///   triangle uses, edges shared by three triangles) is skipped with a note naming it.
 /// - With an atlas the scene carries the art: one image per page, each vertex's page
 ///   pixel, layers in draw order. An attachment whose region is missing is drawn flat (noted).
-/// - Animations and constraints are listed in the notes, not applied.
+/// - Animations become the scene's clips and IK constraints its IK (see the `animation`
+///   module); transform, path and physics constraints and the timelines the clip model has
+///   no channel for (slots, deform, draw order, events, constraint timelines) are listed in
+///   the notes, not applied.
 ///
 /// Errors: [`Error::Json`] for text that is not JSON; [`Error::Spine`] naming the bone, slot,
 /// skin or attachment, the field and the vertex (wrong types, numbers beyond ±1e6 px or
@@ -771,18 +780,18 @@ pub fn import_spine(
             "{sequences} attachments are sequences: their setup frame is drawn"
         ));
     }
-    if !file.animations.is_empty() {
-        report.notes.push(format!(
-            "{} animations not imported (the scene has no clips yet): {}",
-            file.animations.len(),
-            file.animations.join(", ")
-        ));
-    }
-    let [ik, transform, path, physics] = file.constraints;
-    if ik + transform + path + physics > 0 {
-        report.notes.push(format!(
-            "constraints not applied (the scene is the setup pose): {ik} ik, {transform} transform, {path} path, {physics} physics"
-        ));
+    report.notes.extend(file.animation.notes.iter().cloned());
+    let [_, transform, path, physics] = file.constraints;
+    for (n, what) in [
+        (transform, "transform"),
+        (path, "path"),
+        (physics, "physics"),
+    ] {
+        if n > 0 {
+            report
+                .notes
+                .push(format!("{n} {what} constraints not applied"));
+        }
     }
 
     let mut artist = Weights::zeros(vertices.len(), file.bones.len());
@@ -856,6 +865,18 @@ pub fn import_spine(
             layers,
         })?;
     }
+    // IK constraints the scene's model cannot take (a second bone that is not the first's
+    // child, a mix outside [0, 1]) are left out, named; clips are checked as they are.
+    let mut ik = Vec::new();
+    for c in &file.animation.ik {
+        match c.check(&scene.skeleton) {
+            Ok(()) => ik.push(c.clone()),
+            Err(e) => report.notes.push(format!("IK constraint left out: {e}")),
+        }
+    }
+    report.keys = file.animation.clips.iter().map(|c| c.key_count()).sum();
+    report.ik = ik.len();
+    let scene = scene.with_animation(file.animation.clips.clone(), ik)?;
     Ok(SpineImport {
         scene,
         artist,

@@ -27,6 +27,7 @@
 //! - A linked mesh (`linkedmesh`) takes its `parent` mesh's vertices, triangles and uvs (the
 //!   parent in skin `skin`, default `default`, same slot) and its own image (`path`).
 
+mod animation;
 mod atlas;
 mod export;
 mod import;

@@ -93,22 +93,24 @@ pub(super) struct FileSkeleton {
     pub skins: Vec<String>,
     pub attachments: Vec<FileAttachment>,
     pub animations: Vec<String>,
+    /// The animations as clips, the IK constraints, and what is not applied.
+    pub animation: super::animation::FileAnimation,
     /// Constraint counts: ik, transform, path, physics.
     pub constraints: [usize; 4],
 }
 
 /// Where a value is, for errors.
-struct At<'a>(&'a str);
+pub(super) struct At<'a>(pub &'a str);
 
 impl At<'_> {
-    fn error(&self, field: &str, message: impl Into<String>) -> Error {
+    pub(super) fn error(&self, field: &str, message: impl Into<String>) -> Error {
         spine_error(self.0, field, None, message)
     }
-    fn object<'v>(&self, v: &'v Value, field: &str) -> Result<&'v Map<String, Value>> {
+    pub(super) fn object<'v>(&self, v: &'v Value, field: &str) -> Result<&'v Map<String, Value>> {
         v.as_object()
             .ok_or_else(|| self.error(field, format!("expected a JSON object, found {}", kind(v))))
     }
-    fn string(&self, o: &Value, field: &str) -> Result<String> {
+    pub(super) fn string(&self, o: &Value, field: &str) -> Result<String> {
         match o.get(field) {
             None => Err(self.error(field, "missing")),
             Some(v) => v
@@ -117,7 +119,7 @@ impl At<'_> {
                 .ok_or_else(|| self.error(field, format!("expected a string, found {}", kind(v)))),
         }
     }
-    fn opt_string(&self, o: &Value, field: &str) -> Result<Option<String>> {
+    pub(super) fn opt_string(&self, o: &Value, field: &str) -> Result<Option<String>> {
         match o.get(field) {
             None | Some(Value::Null) => Ok(None),
             Some(v) => v
@@ -127,7 +129,7 @@ impl At<'_> {
         }
     }
     /// A finite number within ±limit, or `default` when absent.
-    fn number(&self, o: &Value, field: &str, default: f64, limit: f64) -> Result<f64> {
+    pub(super) fn number(&self, o: &Value, field: &str, default: f64, limit: f64) -> Result<f64> {
         match o.get(field) {
             None | Some(Value::Null) => Ok(default),
             Some(v) => match v.as_f64() {
@@ -139,7 +141,7 @@ impl At<'_> {
             },
         }
     }
-    fn array<'v>(&self, o: &'v Value, field: &str) -> Result<&'v Vec<Value>> {
+    pub(super) fn array<'v>(&self, o: &'v Value, field: &str) -> Result<&'v Vec<Value>> {
         match o.get(field) {
             None => Err(self.error(field, "missing")),
             Some(v) => v
@@ -147,7 +149,7 @@ impl At<'_> {
                 .ok_or_else(|| self.error(field, format!("expected an array, found {}", kind(v)))),
         }
     }
-    fn numbers(&self, o: &Value, field: &str, limit: f64) -> Result<Vec<f64>> {
+    pub(super) fn numbers(&self, o: &Value, field: &str, limit: f64) -> Result<Vec<f64>> {
         self.array(o, field)?
             .iter()
             .enumerate()
@@ -167,7 +169,7 @@ impl At<'_> {
 }
 
 /// A JSON value's kind, for "expected X, found Y".
-fn kind(v: &Value) -> &'static str {
+pub(super) fn kind(v: &Value) -> &'static str {
     match v {
         Value::Null => "null",
         Value::Bool(_) => "a boolean",
@@ -238,6 +240,7 @@ pub(super) fn parse_skeleton(text: &str) -> Result<FileSkeleton> {
                 .ok_or_else(|| top.error(key, format!("expected an array, found {}", kind(v)))),
         }
     };
+    let animation = super::animation::parse_animation(&root, &bones, &version)?;
     let constraints = [
         count("ik")?,
         count("transform")?,
@@ -252,6 +255,7 @@ pub(super) fn parse_skeleton(text: &str) -> Result<FileSkeleton> {
         skins,
         attachments,
         animations,
+        animation,
         constraints,
     })
 }

@@ -1,0 +1,549 @@
+//! Spine animations and IK constraints ↔ the scene's clips ([`Clip`]) and IK
+//! ([`IkConstraint`]).
+//!
+//! Read as the user guide's "JSON export format" page documents them:
+//!
+//! - `animations.NAME.bones.BONE.TIMELINE` is an array of keys. `rotate` (`value`, 3.x
+//!   `angle`), `translatex`, `translatey`, `scalex`, `scaley`, `shearx`, `sheary` key one
+//!   channel (`value`); `translate`, `scale`, `shear` key two (`x`, `y`). `time` defaults to
+//!   0, values to 0 (scales to 1). Rotation, translation and shear are added to the setup
+//!   pose and scale multiplies it, exactly as the clip model stores its channels, so a value
+//!   is copied unchanged.
+//! - A key's `curve` shapes the segment to the next key: absent = linear, `"stepped"`, or (4.x)
+//!   4 numbers per channel, `cx1, cy1, cx2, cy2` in absolute time and value
+//!   ([`Curve::from_absolute_bezier`]); 3.x writes `curve: c1, c2: .., c3: .., c4: ..` (or an
+//!   array of 4) already normalized to the segment.
+//! - A clip lasts until the last key of any of its timelines (drawn or not).
+//! - `ik`: `name`, `order`, `bones` (1 or 2), `target`, `mix` (default 1), `bendPositive`
+//!   (default true), `softness`; applied in `order`.
+//!
+//! Slot, deform, attachment, draw-order, event, IK, transform, path and physics timelines are
+//! not applied (the report's notes name each kind and its animations).
+
+use super::parse::{kind, At, FileBone};
+use super::{shown, MAX_ANGLE_DEG, MAX_COORDINATE, MAX_SCALE};
+use crate::animation::{
+    BoneTrack, Channel, ChannelKind, Clip, Curve, Easing, IkConstraint, Key, MAX_KEYS,
+};
+use crate::error::{Error, Result};
+use crate::scene::Scene;
+use serde_json::{json, Map, Value};
+use std::collections::{BTreeMap, HashMap};
+
+/// Largest key time (s) accepted.
+const MAX_TIME: f64 = 1e6;
+
+/// The animations and IK read from a file.
+#[derive(Debug, Clone, Default)]
+pub(super) struct FileAnimation {
+    pub clips: Vec<Clip>,
+    pub ik: Vec<IkConstraint>,
+    /// What is read but not applied.
+    pub notes: Vec<String>,
+}
+
+/// One bone timeline: its channels, each `(kind, key field, default value, limit)`.
+fn timeline_channels(
+    name: &str,
+    angle: bool,
+) -> Option<Vec<(ChannelKind, &'static str, f64, f64)>> {
+    use ChannelKind as K;
+    let one = |k, d, l| vec![(k, "value", d, l)];
+    let two = |x, y, d, l| vec![(x, "x", d, l), (y, "y", d, l)];
+    Some(match name {
+        "rotate" => vec![(
+            K::Rotation,
+            if angle { "angle" } else { "value" },
+            0.0,
+            MAX_ANGLE_DEG,
+        )],
+        "translate" => two(K::TranslateX, K::TranslateY, 0.0, MAX_COORDINATE),
+        "translatex" => one(K::TranslateX, 0.0, MAX_COORDINATE),
+        "translatey" => one(K::TranslateY, 0.0, MAX_COORDINATE),
+        "scale" => two(K::ScaleX, K::ScaleY, 1.0, MAX_SCALE),
+        "scalex" => one(K::ScaleX, 1.0, MAX_SCALE),
+        "scaley" => one(K::ScaleY, 1.0, MAX_SCALE),
+        "shear" => two(K::ShearX, K::ShearY, 0.0, MAX_ANGLE_DEG),
+        "shearx" => one(K::ShearX, 0.0, MAX_ANGLE_DEG),
+        "sheary" => one(K::ShearY, 0.0, MAX_ANGLE_DEG),
+        _ => return None,
+    })
+}
+
+/// Bézier segments the clip model takes only approximately.
+#[derive(Debug, Default)]
+struct CurveCounts {
+    /// Control times outside the segment, clamped to it.
+    clamped: usize,
+    /// Between two equal values, with control values off that value: made flat.
+    flat: usize,
+}
+
+/// How a key's `curve` was written.
+enum RawCurve {
+    Linear,
+    Stepped,
+    /// 4.x: absolute control points, 4 per channel.
+    Absolute(Vec<f64>),
+    /// 3.x: one normalized Bézier for every channel.
+    Normalized([f64; 4]),
+}
+
+/// The largest `time` anywhere in a value (keys of every timeline kind).
+fn last_time(v: &Value) -> f64 {
+    match v {
+        Value::Object(m) => m
+            .iter()
+            .map(|(k, x)| match (k.as_str(), x.as_f64()) {
+                ("time", Some(t)) if t.is_finite() => t,
+                _ => last_time(x),
+            })
+            .fold(0.0, f64::max),
+        Value::Array(a) => a.iter().map(last_time).fold(0.0, f64::max),
+        _ => 0.0,
+    }
+}
+
+/// Timeline kinds that are read but not applied, per animation: `(kind, animation, count)`.
+fn unapplied(name: &str, anim: &Map<String, Value>, out: &mut BTreeMap<String, Vec<String>>) {
+    let count = |v: &Value| -> usize {
+        match v {
+            Value::Object(m) => m.len(),
+            Value::Array(a) => usize::from(!a.is_empty()),
+            _ => 1,
+        }
+    };
+    for (k, v) in anim {
+        let label = match k.as_str() {
+            "bones" => continue,
+            "slots" => {
+                // Slot timelines by kind (attachment, rgba, rgba2, rgb, alpha, sequence, ...).
+                let mut kinds: BTreeMap<&str, usize> = BTreeMap::new();
+                if let Some(slots) = v.as_object() {
+                    for tl in slots.values().filter_map(Value::as_object) {
+                        for t in tl.keys() {
+                            *kinds.entry(t.as_str()).or_default() += 1;
+                        }
+                    }
+                }
+                for (t, n) in kinds {
+                    out.entry(format!("slot {t} timelines"))
+                        .or_default()
+                        .push(format!("{name} ({n})"));
+                }
+                continue;
+            }
+            "attachments" | "deform" => "deform/sequence (attachment) timelines".to_string(),
+            "drawOrder" | "draworder" => "draw order timelines".to_string(),
+            "events" => "event timelines".to_string(),
+            "ik" => "IK timelines (mix, bendPositive, softness keyed; the setup values are used)"
+                .to_string(),
+            "transform" => "transform constraint timelines".to_string(),
+            "path" => "path constraint timelines".to_string(),
+            "physics" => "physics constraint timelines".to_string(),
+            other => format!("{other:?} timelines"),
+        };
+        out.entry(label)
+            .or_default()
+            .push(format!("{name} ({})", count(v)));
+    }
+}
+
+/// Reads `animations` and `ik` of a project (bones already read).
+pub(super) fn parse_animation(
+    root: &Value,
+    bones: &[FileBone],
+    version: &str,
+) -> Result<FileAnimation> {
+    let mut out = FileAnimation::default();
+    let legacy = version.starts_with("3.") || version.starts_with("2.");
+    let bone_index: HashMap<&str, usize> = bones
+        .iter()
+        .enumerate()
+        .map(|(i, b)| (b.name.as_str(), i))
+        .collect();
+    let mut not_applied: BTreeMap<String, Vec<String>> = BTreeMap::new();
+    let mut counts = CurveCounts::default();
+    let mut keys_total = 0usize;
+    if let Some(anims) = root.get("animations") {
+        let anims = At("skeleton").object(anims, "animations")?;
+        for (name, anim) in anims {
+            let ctx = format!("animation {name:?}");
+            let at = At(&ctx);
+            let anim = at.object(anim, "animations")?;
+            unapplied(name, anim, &mut not_applied);
+            let mut clip = Clip::new(name.clone(), last_time(&Value::Object(anim.clone())));
+            if let Some(bt) = anim.get("bones") {
+                for (bone, timelines) in at.object(bt, "bones")? {
+                    if !bone_index.contains_key(bone.as_str()) {
+                        return Err(at.error("bones", format!("no bone is called {bone:?}")));
+                    }
+                    let bctx = format!("animation {name:?} bone {bone:?}");
+                    let bat = At(&bctx);
+                    let mut track = BoneTrack::new(bone.clone());
+                    for (tl, keys) in bat.object(timelines, "bones")? {
+                        let keys = keys.as_array().ok_or_else(|| {
+                            bat.error(
+                                tl,
+                                format!("expected an array of keys, found {}", kind(keys)),
+                            )
+                        })?;
+                        let angle = keys.first().is_some_and(|k| k.get("angle").is_some());
+                        let Some(channels) = timeline_channels(tl, angle) else {
+                            not_applied
+                                .entry(format!("bone {tl} timelines"))
+                                .or_default()
+                                .push(format!("{name} ({bone})"));
+                            continue;
+                        };
+                        keys_total = keys_total.saturating_add(keys.len() * channels.len());
+                        if keys_total > MAX_KEYS {
+                            return Err(Error::TooManyKeys {
+                                clip: name.clone(),
+                                count: keys_total,
+                                max: MAX_KEYS,
+                            });
+                        }
+                        let read = read_timeline(&bat, tl, keys, &channels, legacy, &mut counts)?;
+                        for (kind, channel) in read {
+                            let slot = track.channels.get_mut(kind);
+                            if slot.is_some() {
+                                not_applied
+                                    .entry(format!(
+                                        "second timelines of one channel ({}; the first is kept)",
+                                        kind.name()
+                                    ))
+                                    .or_default()
+                                    .push(format!("{name} ({bone} {tl})"));
+                                continue;
+                            }
+                            *slot = Some(channel);
+                        }
+                    }
+                    if track.channels.iter().next().is_some() {
+                        clip.tracks.push(track);
+                    }
+                }
+            }
+            out.clips.push(clip);
+        }
+    }
+    if counts.clamped > 0 {
+        out.notes.push(format!(
+            "{} Bézier segments have a control point before or after their segment in time (Spine allows it): clamped to the segment",
+            counts.clamped
+        ));
+    }
+    if counts.flat > 0 {
+        out.notes.push(format!(
+            "{} Bézier segments between two equal values bulge in Spine; the clip model has no such curve, they are linear (flat)",
+            counts.flat
+        ));
+    }
+    for (label, anims) in not_applied {
+        out.notes
+            .push(format!("{label} not applied: {}", anims.join(", ")));
+    }
+    out.ik = parse_ik(root, &bone_index, &mut out.notes)?;
+    Ok(out)
+}
+
+/// The keys of one bone timeline, one channel per `channels` entry.
+fn read_timeline(
+    at: &At,
+    tl: &str,
+    keys: &[Value],
+    channels: &[(ChannelKind, &'static str, f64, f64)],
+    legacy: bool,
+    counts: &mut CurveCounts,
+) -> Result<Vec<(ChannelKind, Channel)>> {
+    let n = channels.len();
+    let mut times = Vec::with_capacity(keys.len());
+    let mut values: Vec<Vec<f64>> = vec![Vec::with_capacity(keys.len()); n];
+    let mut curves = Vec::with_capacity(keys.len());
+    for (i, k) in keys.iter().enumerate() {
+        let field = format!("{tl}[{i}]");
+        at.object(k, &field)?;
+        let number = |f: &str, d: f64, l: f64| -> Result<f64> {
+            At(&format!("{} {tl} key {i}", at.0)).number(k, f, d, l)
+        };
+        let t = number("time", 0.0, MAX_TIME)?;
+        if t < 0.0 {
+            return Err(at.error(&field, format!("time {} is negative", shown(t))));
+        }
+        times.push(t);
+        for (c, &(_, f, d, l)) in channels.iter().enumerate() {
+            values[c].push(number(f, d, l)?);
+        }
+        let curve = match k.get("curve") {
+            None | Some(Value::Null) => RawCurve::Linear,
+            Some(Value::String(s)) if s == "stepped" => RawCurve::Stepped,
+            Some(Value::String(s)) if s == "linear" => RawCurve::Linear,
+            Some(Value::Number(c1)) => {
+                let c1 = c1.as_f64().unwrap_or(f64::NAN);
+                RawCurve::Normalized([
+                    c1,
+                    number("c2", 0.0, MAX_TIME)?,
+                    number("c3", 1.0, MAX_TIME)?,
+                    number("c4", 1.0, MAX_TIME)?,
+                ])
+            }
+            Some(Value::Array(a)) => {
+                let c: Vec<f64> = a
+                    .iter()
+                    .map(|x| {
+                        x.as_f64()
+                            .filter(|x| x.is_finite() && x.abs() <= MAX_TIME.max(MAX_COORDINATE))
+                    })
+                    .collect::<Option<_>>()
+                    .ok_or_else(|| {
+                        at.error(&format!("{field}.curve"), "expected numbers within ±1e6")
+                    })?;
+                if legacy && c.len() == 4 {
+                    RawCurve::Normalized([c[0], c[1], c[2], c[3]])
+                } else if c.len() == 4 * n {
+                    RawCurve::Absolute(c)
+                } else {
+                    return Err(at.error(
+                        &format!("{field}.curve"),
+                        format!(
+                            "{} numbers; a {tl} key's Bézier has {} (4 per channel)",
+                            c.len(),
+                            4 * n
+                        ),
+                    ));
+                }
+            }
+            Some(v) => {
+                return Err(at.error(
+                    &format!("{field}.curve"),
+                    format!(
+                        "expected \"stepped\" or an array of numbers, found {}",
+                        kind(v)
+                    ),
+                ))
+            }
+        };
+        curves.push(curve);
+    }
+    let mut out = Vec::with_capacity(n);
+    for (c, &(kind, ..)) in channels.iter().enumerate() {
+        let mut ch = Vec::with_capacity(keys.len());
+        for i in 0..keys.len() {
+            let (t0, v0) = (times[i], values[c][i]);
+            let curve = match (&curves[i], i + 1 < keys.len()) {
+                (_, false) | (RawCurve::Linear, _) => Curve::Linear,
+                (RawCurve::Stepped, _) => Curve::Stepped,
+                (RawCurve::Normalized([x1, y1, x2, y2]), _) => {
+                    let (c1, c2) = (x1.clamp(0.0, 1.0), x2.clamp(0.0, 1.0));
+                    if c1 != *x1 || c2 != *x2 {
+                        counts.clamped += 1;
+                    }
+                    Curve::Bezier {
+                        x1: c1,
+                        y1: *y1,
+                        x2: c2,
+                        y2: *y2,
+                    }
+                }
+                (RawCurve::Absolute(a), true) => {
+                    let b = [a[4 * c], a[4 * c + 1], a[4 * c + 2], a[4 * c + 3]];
+                    let (t1, v1) = (times[i + 1], values[c][i + 1]);
+                    match Curve::from_absolute_bezier(t0, v0, t1, v1, b) {
+                        // Spine lets a handle reach past its segment in time; the clip
+                        // model's timing curve must not run backwards: clamped (counted).
+                        Some((Curve::Bezier { x1, y1, x2, y2 }, true)) => {
+                            let (c1, c2) = (x1.clamp(0.0, 1.0), x2.clamp(0.0, 1.0));
+                            if c1 != x1 || c2 != x2 {
+                                counts.clamped += 1;
+                            }
+                            Curve::Bezier {
+                                x1: c1,
+                                y1,
+                                x2: c2,
+                                y2,
+                            }
+                        }
+                        Some((curve, true)) => curve,
+                        Some((curve, false)) => {
+                            if b[1] != v0 || b[3] != v0 {
+                                counts.flat += 1;
+                            }
+                            curve
+                        }
+                        // A segment without length in time: no curve to shape.
+                        None => Curve::Linear,
+                    }
+                }
+            };
+            ch.push(Key {
+                time: t0,
+                value: v0,
+                curve,
+            });
+        }
+        out.push((kind, Channel::new(ch)));
+    }
+    Ok(out)
+}
+
+/// The `ik` constraints, in `order`.
+fn parse_ik(
+    root: &Value,
+    bone_index: &HashMap<&str, usize>,
+    notes: &mut Vec<String>,
+) -> Result<Vec<IkConstraint>> {
+    let top = At("skeleton");
+    let Some(raw) = root.get("ik") else {
+        return Ok(Vec::new());
+    };
+    let raw = raw
+        .as_array()
+        .ok_or_else(|| top.error("ik", format!("expected an array, found {}", kind(raw))))?;
+    let mut out: Vec<(f64, IkConstraint)> = Vec::with_capacity(raw.len());
+    let mut left_out = Vec::new();
+    for (i, c) in raw.iter().enumerate() {
+        let ctx = format!("ik[{i}]");
+        let at = At(&ctx);
+        at.object(c, "ik")?;
+        let name = at.string(c, "name")?;
+        let ctx = format!("IK constraint {name:?}");
+        let at = At(&ctx);
+        let known = |b: String| -> Result<String> {
+            if bone_index.contains_key(b.as_str()) {
+                Ok(b)
+            } else {
+                Err(at.error("bones", format!("no bone is called {b:?}")))
+            }
+        };
+        let bones = at
+            .array(c, "bones")?
+            .iter()
+            .map(|b| {
+                b.as_str()
+                    .map(str::to_string)
+                    .ok_or_else(|| {
+                        at.error("bones", format!("expected bone names, found {}", kind(b)))
+                    })
+                    .and_then(known)
+            })
+            .collect::<Result<Vec<String>>>()?;
+        let target = known(at.string(c, "target")?)?;
+        let mut ik = IkConstraint::new(name.clone(), bones, target);
+        ik.mix = at.number(c, "mix", 1.0, 1e6)?;
+        ik.softness = at.number(c, "softness", 0.0, MAX_COORDINATE)?;
+        ik.bend_positive = match c.get("bendPositive") {
+            None | Some(Value::Null) => true,
+            Some(Value::Bool(b)) => *b,
+            Some(v) => {
+                return Err(at.error(
+                    "bendPositive",
+                    format!("expected true or false, found {}", kind(v)),
+                ))
+            }
+        };
+        for flag in ["compress", "stretch", "uniform"] {
+            if c.get(flag).and_then(Value::as_bool) == Some(true) {
+                left_out.push(format!("{name} {flag}"));
+            }
+        }
+        notes.extend(ik.notes());
+        out.push((at.number(c, "order", 0.0, 1e9)?, ik));
+    }
+    if !left_out.is_empty() {
+        notes.push(format!("IK options not applied: {}", left_out.join(", ")));
+    }
+    out.sort_by(|a, b| a.0.total_cmp(&b.0));
+    Ok(out.into_iter().map(|(_, c)| c).collect())
+}
+
+/// The scene's clips as Spine `animations` (single-channel timelines: `rotate`,
+/// `translatex`, ... so every channel keeps its own keys) and its IK as `ik`, with notes on
+/// curves Spine has no form for.
+pub(super) fn animation_json(scene: &Scene, notes: &mut Vec<String>) -> (Value, Value) {
+    let mut anims = Map::new();
+    let mut approximated: BTreeMap<String, usize> = BTreeMap::new();
+    for clip in &scene.clips {
+        let mut bones = Map::new();
+        for track in &clip.tracks {
+            let mut timelines = Map::new();
+            for (kind, channel) in track.channels.iter() {
+                let name = match kind {
+                    ChannelKind::Rotation => "rotate",
+                    ChannelKind::TranslateX => "translatex",
+                    ChannelKind::TranslateY => "translatey",
+                    ChannelKind::ScaleX => "scalex",
+                    ChannelKind::ScaleY => "scaley",
+                    ChannelKind::ShearX => "shearx",
+                    ChannelKind::ShearY => "sheary",
+                };
+                let keys = &channel.keys;
+                let mut out = Vec::with_capacity(keys.len());
+                for (i, k) in keys.iter().enumerate() {
+                    let mut key = json!({"time": k.time, "value": k.value});
+                    if let Some(next) = keys.get(i + 1) {
+                        let (dt, dv) = (next.time - k.time, next.value - k.value);
+                        let absolute = |x1: f64, y1: f64, x2: f64, y2: f64| {
+                            json!([
+                                k.time + x1 * dt,
+                                k.value + y1 * dv,
+                                k.time + x2 * dt,
+                                k.value + y2 * dv
+                            ])
+                        };
+                        match k.curve {
+                            Curve::Linear => {}
+                            Curve::Stepped => key["curve"] = json!("stepped"),
+                            Curve::Bezier { x1, y1, x2, y2 } => {
+                                key["curve"] = absolute(x1, y1, x2, y2)
+                            }
+                            // u² and 2u - u² are cubic Béziers with x(s) = s exactly.
+                            Curve::Easing(Easing::EaseIn) => {
+                                key["curve"] = absolute(1.0 / 3.0, 0.0, 2.0 / 3.0, 1.0 / 3.0)
+                            }
+                            Curve::Easing(Easing::EaseOut) => {
+                                key["curve"] = absolute(1.0 / 3.0, 2.0 / 3.0, 2.0 / 3.0, 1.0)
+                            }
+                            other => {
+                                let label = match other {
+                                    Curve::Easing(e) => e.name().to_string(),
+                                    _ => "godot_ease".to_string(),
+                                };
+                                *approximated.entry(label).or_default() += 1;
+                            }
+                        }
+                    }
+                    out.push(key);
+                }
+                timelines.insert(name.into(), Value::Array(out));
+            }
+            bones.insert(track.bone.clone(), Value::Object(timelines));
+        }
+        anims.insert(clip.name.clone(), json!({"bones": bones}));
+    }
+    for (label, n) in approximated {
+        notes.push(format!(
+            "{n} {label} segments have no Spine curve: written linear"
+        ));
+    }
+    let ik: Vec<Value> = scene
+        .ik
+        .iter()
+        .enumerate()
+        .map(|(order, c)| {
+            let mut o = json!({
+                "name": c.name,
+                "order": order,
+                "bones": c.bones,
+                "target": c.target,
+                "mix": c.mix,
+                "bendPositive": c.bend_positive,
+            });
+            if c.softness != 0.0 {
+                o["softness"] = json!(c.softness);
+            }
+            o
+        })
+        .collect();
+    (Value::Object(anims), Value::Array(ik))
+}

@@ -90,3 +90,43 @@ impl Rng {
         (self.next() >> 24) as u8
     }
 }
+
+/// A small valid Spine 4.2 project (bones with an inherit mode, a weighted mesh, a region,
+/// two animations with every curve kind, a two-bone IK constraint): the seed of the Spine
+/// fuzz target and of the Spine clip tests' hostile cases.
+pub const TINY_SPINE: &str = r#"{
+"skeleton": {"spine": "4.2.22"},
+"bones": [
+  {"name": "root"},
+  {"name": "upper", "parent": "root", "rotation": 90, "length": 60},
+  {"name": "lower", "parent": "upper", "x": 60, "length": 50},
+  {"name": "tip", "parent": "lower", "x": 50, "inherit": "noScale", "scaleX": 0.5},
+  {"name": "target", "parent": "root", "x": 40, "y": 80}
+],
+"slots": [
+  {"name": "arm", "bone": "upper", "attachment": "arm"},
+  {"name": "hat", "bone": "tip", "attachment": "hat"}
+],
+"ik": [{"name": "reach", "bones": ["upper", "lower"], "target": "target", "mix": 0.5}],
+"skins": [{"name": "default", "attachments": {
+  "arm": {"arm": {"type": "mesh", "uvs": [0, 1, 1, 1, 1, 0, 0, 0], "triangles": [0, 1, 2, 0, 2, 3],
+    "vertices": [1, 1, 0, 10, 1, 1, 1, 0, -10, 1,
+                 2, 1, 110, -10, 0.5, 2, 50, -10, 0.5, 2, 1, 110, 10, 0.5, 2, 50, 10, 0.5],
+    "hull": 4}},
+  "hat": {"hat": {"x": 10, "width": 20, "height": 20}}
+}}],
+"animations": {
+  "wave": {
+    "bones": {
+      "upper": {"rotate": [{"value": 0, "curve": [0.1, 5, 0.3, 25]}, {"time": 0.4, "value": 30},
+                           {"time": 1, "value": 0}]},
+      "lower": {"translate": [{"curve": "stepped"}, {"time": 0.5, "x": 5, "y": -5}],
+                "scale": [{"curve": [0.2, 1, 0.6, 1.2, 0.3, 1, 0.7, 0.9]}, {"time": 1, "x": 1.5, "y": 0.8}],
+                "shear": [{"time": 0.2, "x": 10}]},
+      "tip": {"shearx": [{"value": 0}, {"time": 0.8, "value": -15}]}
+    },
+    "slots": {"hat": {"rgba": [{"color": "ffffffff"}, {"time": 1.25, "color": "ffffff00"}]}}
+  },
+  "idle": {"bones": {"root": {"translatex": [{"value": 0}, {"time": 2, "value": 10}]}}}
+}
+}"#;

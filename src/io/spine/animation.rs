@@ -519,7 +519,14 @@ pub(super) fn animation_json(scene: &Scene, notes: &mut Vec<String>) -> (Value, 
             }
             bones.insert(track.bone.clone(), Value::Object(timelines));
         }
-        anims.insert(clip.name.clone(), json!({"bones": bones}));
+        let mut anim = json!({"bones": bones});
+        // Spine has no duration: a clip lasts to its last key. A draw-order key that keeps the
+        // setup order marks a duration longer than the bone keys.
+        let last = clip.key_times().last().copied().unwrap_or(0.0);
+        if clip.duration > last {
+            anim["drawOrder"] = json!([{"time": clip.duration}]);
+        }
+        anims.insert(clip.name.clone(), anim);
     }
     for (label, n) in approximated {
         notes.push(format!(

@@ -15,6 +15,8 @@
 
 #![cfg(feature = "io")]
 
+mod common;
+
 use serde_json::{Map, Value};
 use skinweights::io::{
     export_gltf, import_gltf_str, scene_from_json, scene_to_json, sprite_scene, trace_alpha,
@@ -953,6 +955,199 @@ fn fuzz_dragonbones() {
     ));
 }
 
+// ---------------------------------------------------------------- Spine
+
+/// An atlas for the tiny Spine project: a 64 x 64 page with both regions on it.
+const TINY_ATLAS: &str = "tiny.png\nsize: 64, 64\nfilter: Linear, Linear\narm\nbounds: 0, 0, 32, 32\nhat\nbounds: 40, 40, 20, 20\n";
+
+/// A Spine case: the tiny project with one hostile edit of the kinds issue 25 and 26 name
+/// (or generic mutations), or an atlas case (`ATLAS\n` + text).
+fn spine_case(rng: &mut Rng) -> Vec<u8> {
+    use serde_json::json;
+    let seed = json_of(common::TINY_SPINE);
+    let mut doc = seed.clone();
+    let anim =
+        |d: &mut Value| -> Value { d["animations"]["wave"]["bones"]["upper"]["rotate"].clone() };
+    match rng.below(16) {
+        0..=3 => return mutate_text(rng, &seed),
+        4 => {
+            // A bone index past the skeleton (or negative, fractional).
+            let i = *rng.pick(&[1usize, 6, 11, 15]);
+            doc["skins"][0]["attachments"]["arm"]["arm"]["vertices"][i] = rng
+                .pick(&[json!(5), json!(99), json!(-1), json!(1.5), json!(1e300)])
+                .clone();
+        }
+        5 => {
+            // boneCount overrunning the array, or zero.
+            let i = *rng.pick(&[0usize, 5, 10, 19]);
+            doc["skins"][0]["attachments"]["arm"]["arm"]["vertices"][i] = rng
+                .pick(&[json!(4), json!(0), json!(1_000_000), json!(2)])
+                .clone();
+        }
+        6 => {
+            // A parent cycle (a parent named after its child) or a self parent.
+            let (b, p) = *rng.pick(&[(1usize, "tip"), (2, "lower"), (1, "upper"), (4, "ghost")]);
+            doc["bones"][b]["parent"] = json!(p);
+        }
+        7 => {
+            let b = rng.below(5);
+            let key = *rng.pick(&["scaleX", "scaleY", "shearX", "rotation", "x"]);
+            doc["bones"][b][key] = rng
+                .pick(&[
+                    json!(0),
+                    json!(1e308),
+                    json!(-0.0),
+                    json!(1e-300),
+                    json!(1e3),
+                    json!(-1e3),
+                ])
+                .clone();
+        }
+        8 => {
+            // Many keys: 10^6 (the limit) now and then, else 10^4.
+            let n = if rng.chance(40) { 1_000_000 } else { 10_000 };
+            let keys: Vec<Value> = (0..n).map(|_| json!({})).collect();
+            doc["animations"]["idle"]["bones"]["root"]["rotate"] = Value::Array(keys);
+        }
+        9 => {
+            // Not-a-number keys: strings and values past every limit.
+            let mut k = anim(&mut doc);
+            k[rng.below(3)][*rng.pick(&["time", "value"])] = rng
+                .pick(&[
+                    json!("NaN"),
+                    json!(1e308),
+                    json!(-1e308),
+                    json!(null),
+                    json!([]),
+                ])
+                .clone();
+            doc["animations"]["wave"]["bones"]["upper"]["rotate"] = k;
+        }
+        10 => {
+            // Times out of order, duplicated, negative.
+            let mut k = anim(&mut doc);
+            k[rng.below(3)]["time"] = rng
+                .pick(&[json!(5), json!(0.4), json!(-1), json!(0)])
+                .clone();
+            doc["animations"]["wave"]["bones"]["upper"]["rotate"] = k;
+        }
+        11 => {
+            // Unknown bones in animations and IK, unknown IK targets.
+            match rng.below(3) {
+                0 => doc["animations"]["wave"]["bones"]["ghost"] = json!({"rotate": [{}]}),
+                1 => doc["ik"][0]["bones"][rng.below(2)] = json!("ghost"),
+                _ => doc["ik"][0]["target"] = json!(*rng.pick(&["ghost", "upper", "lower"])),
+            }
+        }
+        12 => {
+            // Bézier control points outside the segment, huge, or of the wrong count.
+            let mut k = anim(&mut doc);
+            k[rng.below(2)]["curve"] = rng
+                .pick(&[
+                    json!([-5, 1e6, 99, -1e6]),
+                    json!([2, 0, -1, 0]),
+                    json!([0.1, 5, 0.3]),
+                    json!([1e308, 1, 1, 1]),
+                    json!("bounce"),
+                ])
+                .clone();
+            doc["animations"]["wave"]["bones"]["upper"]["rotate"] = k;
+        }
+        13 => {
+            // IK values Spine would not write.
+            doc["ik"][0][*rng.pick(&["mix", "softness", "bendPositive", "order"])] = rng
+                .pick(&[json!(-1), json!(1e308), json!("x"), json!(2)])
+                .clone();
+        }
+        _ => {
+            // An atlas case: regions outside their page, bad sizes, generic byte damage.
+            let mut text = TINY_ATLAS.to_string();
+            let edit = *rng.pick(&[
+                ("bounds: 40, 40, 20, 20", "bounds: 50, 50, 32, 32"),
+                ("bounds: 0, 0, 32, 32", "bounds: -1, 0, 32, 32"),
+                ("size: 64, 64", "size: 0, 0"),
+                ("size: 64, 64", "size: 99999999999, 1"),
+                ("bounds: 0, 0, 32, 32", "bounds: 0, 0, 1e308, 32"),
+                ("hat\n", ""),
+            ]);
+            text = text.replace(edit.0, edit.1);
+            let mut bytes = format!("ATLAS\n{text}").into_bytes();
+            if rng.chance(3) {
+                mutate_bytes(rng, &mut bytes);
+            }
+            return bytes;
+        }
+    }
+    if rng.chance(3) {
+        mutate_json(rng, &mut doc);
+    }
+    serde_json::to_vec(&doc).expect("serializes")
+}
+
+fn check_spine(input: &[u8]) -> Outcome {
+    use skinweights::io::spine::{import_spine, Atlas, SkinSelection, SpineImportOptions};
+    let Ok(text) = std::str::from_utf8(input) else {
+        return Ok(false);
+    };
+    if let Some(atlas) = text.strip_prefix("ATLAS\n") {
+        return match Atlas::parse(atlas, Path::new("."), "fuzz.atlas") {
+            Ok(a) => {
+                // Every region's corners on its page.
+                for r in &a.regions {
+                    let (w, h) = a.pages[r.page].size;
+                    for (u, v) in [(0.0, 0.0), (1.0, 0.0), (0.0, 1.0), (1.0, 1.0)] {
+                        let [x, y] = r.trimmed_pixel(u, v);
+                        if !(x >= -1e-9 && x <= w + 1e-9 && y >= -1e-9 && y <= h + 1e-9) {
+                            return Err(format!(
+                                "region {:?} corner ({x}, {y}) is off its {w} x {h} page",
+                                r.name
+                            ));
+                        }
+                    }
+                }
+                Ok(true)
+            }
+            Err(e) => typed(e),
+        };
+    }
+    let options = SpineImportOptions::default().with_skin(SkinSelection::All);
+    match import_spine(text, None, &options) {
+        Ok(import) => {
+            let scene = &import.scene;
+            import
+                .artist
+                .validate()
+                .map_err(|e| format!("artist weights invalid: {e}"))?;
+            if import.artist.as_slice().iter().any(|w| !w.is_finite()) {
+                return Err("NaN artist weights".into());
+            }
+            for clip in &scene.clips {
+                for t in [0.0, clip.duration * 0.37, clip.duration] {
+                    match scene
+                        .clip_pose(clip, t)
+                        .and_then(|p| scene.skeleton.world_affines(&p))
+                    {
+                        Ok(w) if w.iter().any(|m| !m.is_finite()) => {
+                            return Err(format!("clip {:?} at {t}: non-finite world", clip.name))
+                        }
+                        Err(e) if admits_bug(&e) => {
+                            return Err(format!("clip {:?}: {e}", clip.name))
+                        }
+                        _ => {}
+                    }
+                }
+            }
+            score(scene, &import.artist).map(|()| true)
+        }
+        Err(e) => typed(e),
+    }
+}
+
+#[test]
+fn fuzz_spine() {
+    assert_clean(fuzz("spine", 8_000_000, 1500, &spine_case, &check_spine));
+}
+
 // ---------------------------------------------------------------- artist triangle soups
 
 /// Every solver of the registry and both wrappers (issue 25: artist meshes solve with all).
@@ -1076,6 +1271,7 @@ fn frozen_regressions() {
         "gltf",
         "dragonbones",
         "artist-soup",
+        "spine",
     ] {
         let Ok(dir) = std::fs::read_dir(root.join(target)) else {
             continue;
@@ -1092,6 +1288,7 @@ fn frozen_regressions() {
                 "png-tracing" => Box::new(check_png),
                 "gltf" => Box::new(check_gltf),
                 "artist-soup" => Box::new(check_artist_soup),
+                "spine" => Box::new(check_spine),
                 _ => Box::new(check_dragonbones),
             };
             if let Err(bad) = run_case(&input, &*check) {

@@ -430,9 +430,12 @@ fn pose_json_world_transforms_match_an_independent_computation_at_key_times() {
     assert!(poses > 50, "{poses}");
 }
 
-/// World transforms of every bone at every frame (30 fps) of every clip, IK applied.
-fn clip_worlds(i: &SpineImport) -> Vec<Vec<[f64; 6]>> {
-    let s = &i.scene;
+/// World transforms of every bone at every frame (30 fps) of every clip, IK applied or not.
+fn clip_worlds(i: &SpineImport, ik: bool) -> Vec<Vec<[f64; 6]>> {
+    let mut s = i.scene.clone();
+    if !ik {
+        s.ik.clear();
+    }
     let mut out = Vec::new();
     for clip in &s.clips {
         for t in clip.frame_times(30.0).unwrap() {
@@ -487,27 +490,43 @@ fn export_round_trips_the_clips() {
                 .collect::<Vec<_>>()
         };
         assert_eq!(names(&again), names(&first), "{folder}");
-        let (a, b) = (clip_worlds(&first), clip_worlds(&again));
-        assert_eq!(a.len(), b.len(), "{folder}");
-        let mut worst: f64 = 0.0;
-        for (fa, fb) in a.iter().zip(&b) {
-            for (wa, wb) in fa.iter().zip(fb) {
-                for (x, y) in wa.iter().zip(wb) {
-                    worst = worst.max((x - y).abs());
-                }
-            }
-        }
-        assert!(worst <= 1e-9, "{folder}: {worst}");
+        // Every channel of every clip at every frame: the same within 1e-9.
+        let mut channels: f64 = 0.0;
         for (ca, cb) in first.scene.clips.iter().zip(&again.scene.clips) {
-            assert_eq!(ca.duration, cb.duration);
+            assert_eq!(ca.duration, cb.duration, "{folder} {}", ca.name);
             for t in ca.frame_times(30.0).unwrap() {
-                let (pa, pb) = (ca.sample_checked(t).unwrap(), cb.sample_checked(t).unwrap());
-                for (bone, r) in &pa.rotations {
-                    let d = (r - pb.rotations.get(bone).copied().unwrap_or(0.0)).abs();
-                    assert!(d <= 1e-9, "{folder} {} {bone} t {t}: {d}", ca.name);
+                for ta in &ca.tracks {
+                    let tb = cb.tracks.iter().find(|t| t.bone == ta.bone).unwrap();
+                    for kind in ChannelKind::ALL {
+                        let d = (ta.channels.value(kind, t) - tb.channels.value(kind, t)).abs();
+                        channels = channels.max(d);
+                    }
                 }
             }
         }
+        assert!(channels <= 1e-9, "{folder}: channels {channels}");
+        // Bone world matrices at every frame: without IK within 1e-9; with IK within 1e-5,
+        // since bone lengths are written back from the scene's segments (rounded by ~1e-13
+        // px) and a two-bone chain near full reach amplifies that through acos.
+        let worst = |ik: bool| {
+            let (a, b) = (clip_worlds(&first, ik), clip_worlds(&again, ik));
+            assert_eq!(a.len(), b.len(), "{folder}");
+            let mut worst: f64 = 0.0;
+            for (fa, fb) in a.iter().zip(&b) {
+                for (wa, wb) in fa.iter().zip(fb) {
+                    for (x, y) in wa.iter().zip(wb) {
+                        worst = worst.max((x - y).abs());
+                    }
+                }
+            }
+            worst
+        };
+        let (plain, with_ik) = (worst(false), worst(true));
+        println!(
+            "{folder}: round trip channels {channels:e}, worlds {plain:e}, with IK {with_ik:e}"
+        );
+        assert!(plain <= 1e-9, "{folder}: {plain}");
+        assert!(with_ik <= 1e-5, "{folder}: {with_ik}");
     }
 }
 

@@ -122,6 +122,10 @@ fn sample(keys: &[Value], field: &str, d: f64, ch: usize, t: f64) -> f64 {
     }
 }
 
+/// A timeline: its name, `(index into the local values, key field, default)` per channel,
+/// and whether it adds (else multiplies).
+type Timeline = (&'static str, &'static [(usize, &'static str, f64)], bool);
+
 /// A bone's animated local values `[x, y, rotation, scaleX, scaleY, shearX, shearY]` at `t`.
 fn animated_local(bone: &Value, timelines: Option<&Value>, t: f64) -> [f64; 7] {
     let mut l = [
@@ -138,7 +142,7 @@ fn animated_local(bone: &Value, timelines: Option<&Value>, t: f64) -> [f64; 7] {
     };
     let mut set = [false; 7];
     // (timeline, [(index into l, field, default)], additive)
-    let spec: [(&str, &[(usize, &str, f64)], bool); 10] = [
+    let spec: [Timeline; 10] = [
         ("rotate", &[(2, "value", 0.0)], true),
         ("translate", &[(0, "x", 0.0), (1, "y", 0.0)], true),
         ("translatex", &[(0, "value", 0.0)], true),

@@ -780,3 +780,100 @@ fn browser_textured_art() {
     assert_ne!(b.canvas(), art, "posing did not move the art");
     b.screenshot("gbot_art");
 }
+
+/// A scene with a clip: arms-down at 2000 vertices, `wave` rotating its first child bone
+/// 0 -> 70 -> 0 degrees over 1 s, saved as a scene file (format with clips) and read back.
+fn clip_scene_file(dir: &Path) -> (PathBuf, Scene) {
+    use skinweights::animation::{BoneTrack, ChannelKind, Clip, Key};
+    let s = builtin_scene(
+        "arms-down",
+        &BuiltinOptions {
+            vertices: 2000,
+            ..Default::default()
+        },
+    )
+    .unwrap();
+    let bone = s
+        .skeleton
+        .bones()
+        .iter()
+        .find(|b| b.parent.is_some())
+        .unwrap()
+        .name
+        .clone();
+    let clip = Clip::new("wave", 1.0).with_track(BoneTrack::new(&bone).with(
+        ChannelKind::Rotation,
+        vec![Key::new(0.0, 0.0), Key::new(0.5, 70.0), Key::new(1.0, 0.0)],
+    ));
+    let s = s.with_animation(vec![clip], vec![]).unwrap();
+    let path = dir.join("clip_scene.json");
+    skinweights::io::save_scene(&s, &path).unwrap();
+    let (loaded, _) = skinweights::io::load_scene(&path).unwrap();
+    (path, loaded)
+}
+
+#[test]
+fn browser_clip_playback() {
+    let Some(b) = browser() else { return };
+    let dir = tempfile::tempdir().unwrap();
+    let (path, s) = clip_scene_file(dir.path());
+    let (_view, port) = start_view(&[path.to_str().unwrap()]);
+    b.open(&format!("http://127.0.0.1:{port}/#solver=euclidean"));
+    assert_eq!(b.view("error"), Value::Null);
+    b.set("clip", "wave", "change");
+    assert_eq!(b.view("error"), Value::Null);
+    let clip = b.view("clip");
+    assert_eq!(clip["name"], "wave");
+    assert_eq!(clip["frames"], 31, "1 s at 30 fps: {clip}");
+    assert_eq!(clip["frame"], 0);
+
+    // Playing changes the canvas frame to frame.
+    let rest = b.canvas();
+    b.js("document.getElementById('clip-play').click()", json!([]));
+    let (mut seen, mut frames) = (vec![rest.clone()], std::collections::BTreeSet::new());
+    let start = Instant::now();
+    while start.elapsed() < Duration::from_millis(900) {
+        std::thread::sleep(Duration::from_millis(60));
+        frames.insert(b.view("clip")["frame"].as_u64().unwrap());
+        let c = b.canvas();
+        if seen.last() != Some(&c) {
+            seen.push(c);
+        }
+    }
+    b.js("document.getElementById('clip-play').click()", json!([]));
+    assert!(
+        frames.len() >= 4 && seen.len() >= 4,
+        "playing showed frames {frames:?} and {} distinct canvases",
+        seen.len()
+    );
+    b.screenshot("clip_playing");
+
+    // Scrubbing to 0.5 s (frame 15, the arm up) shows the library's metrics of that frame.
+    let w = weights(&s, "euclidean", &[]);
+    let clip_model = s.clip("wave").unwrap();
+    for frame in [15usize, 7] {
+        b.set("clip-scrub", &frame.to_string(), "input");
+        let shown = b.view("clip");
+        assert_eq!(shown["frame"], frame as u64);
+        let t = clip_model.frame_times(30.0).unwrap()[frame];
+        let pose = s.clip_pose(clip_model, t).unwrap();
+        let posed = lbs_with_transforms(
+            s.mesh.vertices(),
+            &w,
+            &s.skeleton.skinning_transforms(&pose).unwrap(),
+        )
+        .unwrap();
+        let flipped = skinweights::metrics::flipped_triangles(&s.mesh, &posed);
+        let area = skinweights::metrics::area_change_pct(&s.mesh, &posed);
+        assert_eq!(shown["flipped"].as_u64().unwrap() as usize, flipped);
+        let page_area = shown["area_change_pct"].as_f64().unwrap();
+        assert!(
+            (page_area - area).abs() <= 1e-12 * area.abs().max(1.0),
+            "frame {frame}: page {page_area}, library {area}"
+        );
+        let text = b.text("clip-metric");
+        assert!(text.contains(&format!("area change {area:.3} %")), "{text}");
+        assert_ne!(b.canvas(), rest, "frame {frame} looks like the rest pose");
+    }
+    b.screenshot("clip_scrubbed");
+}

@@ -69,7 +69,18 @@ pub struct ViewRequest {
     /// Probe whose watched vertices the metrics measure (default: the scene's first).
     #[serde(default)]
     pub probe: Option<String>,
+    /// Clip to play (`/api/clip`).
+    #[serde(default)]
+    pub clip: Option<String>,
+    /// Frames per second the clip is sampled at (`/api/clip`; default
+    /// [`skinweights::animation::DEFAULT_FPS`]).
+    #[serde(default)]
+    pub fps: Option<f64>,
 }
+
+/// Most vertex positions (frames x vertices) one `/api/clip` answer carries: 20M f32 pairs
+/// are 160 MB of base64, about what a browser tab decodes without stalling for seconds.
+pub const MAX_CLIP_POSITIONS: usize = 20_000_000;
 
 /// A solve kept in the cache.
 pub struct Solved {
@@ -256,6 +267,65 @@ impl Viewer {
             "bones": segments.iter().map(|[h, t]| [h.x, h.y, t.x, t.y]).collect::<Vec<_>>(),
             "metrics": metrics,
             "drag": drag,
+            "seconds": solved.seconds,
+            "warnings": solved.warnings,
+        }))
+    }
+}
+
+impl Viewer {
+    /// `/api/clip`: the request's clip sampled at its fps, every frame's posed positions
+    /// (base64 f32, one string a frame), posed bones, and per-frame metrics (flipped
+    /// triangles, area change %, the library's [`skinweights::metrics`] functions on the
+    /// same positions).
+    pub fn clip(&self, req: &ViewRequest) -> Result<Value> {
+        let keyed = self.scene(req)?;
+        let scene = &keyed.1;
+        let name = req
+            .clip
+            .as_deref()
+            .ok_or_else(|| Error::field("clip", "name the clip to play"))?;
+        let clip = scene.clip(name)?;
+        clip.check(&scene.skeleton)?;
+        let fps = req.fps.unwrap_or(skinweights::animation::DEFAULT_FPS);
+        let times = clip.frame_times(fps)?;
+        let count = times.len().saturating_mul(scene.mesh.vertex_count());
+        if count > MAX_CLIP_POSITIONS {
+            return Err(Error::InvalidOption {
+                option: "fps".into(),
+                message: format!(
+                    "{} frames x {} vertices is over the {MAX_CLIP_POSITIONS} positions the \
+                     page is sent; lower the fps",
+                    times.len(),
+                    scene.mesh.vertex_count()
+                ),
+            });
+        }
+        let solved = self.solved(&keyed, req)?;
+        let (mut positions, mut bones, mut flipped, mut area) =
+            (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+        for &t in &times {
+            let pose = scene.clip_pose(clip, t)?;
+            let posed = posed_positions(scene, &solved.weights, &pose, req.skinning)?;
+            let segments = scene.skeleton.posed_segments(&pose)?;
+            flipped.push(flipped_triangles(&scene.mesh, &posed));
+            area.push(area_change_pct(&scene.mesh, &posed));
+            positions.push(floats_base64(posed.iter().flat_map(|p| [p.x, p.y]), false));
+            bones.push(
+                segments
+                    .iter()
+                    .map(|[h, t]| [h.x, h.y, t.x, t.y])
+                    .collect::<Vec<_>>(),
+            );
+        }
+        Ok(json!({
+            "clip": clip.name,
+            "duration": clip.duration,
+            "fps": fps,
+            "times": times,
+            "positions": positions,
+            "bones": bones,
+            "metrics": {"flipped": flipped, "area_change_pct": area},
             "seconds": solved.seconds,
             "warnings": solved.warnings,
         }))
@@ -462,6 +532,9 @@ pub fn scene_json(scene: &Scene) -> Result<Value> {
             "part": b.part,
         })).collect::<Vec<_>>(),
         "probes": probes,
+        "clips": scene.clips.iter().map(|c| json!({
+            "name": c.name, "duration": c.duration,
+        })).collect::<Vec<_>>(),
         "owners": owners,
         "height": mesh.height(),
         "area": mesh.area(),

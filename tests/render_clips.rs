@@ -24,14 +24,27 @@ fn clip_scene(dir: &Path) -> (String, String, String, String) {
         ChannelKind::Rotation,
         vec![Key::new(0.0, 0.0), Key::new(0.5, 60.0), Key::new(1.0, 0.0)],
     ));
-    let scene = scene.with_animation(vec![clip], vec![]).expect("valid clip");
+    let scene = scene
+        .with_animation(vec![clip], vec![])
+        .expect("valid clip");
     let path = |n: &str| dir.join(n).to_str().unwrap().to_string();
     save_scene(&scene, path("scene.json")).unwrap();
-    let names: Vec<String> = scene.skeleton.bones().iter().map(|b| b.name.clone()).collect();
+    let names: Vec<String> = scene
+        .skeleton
+        .bones()
+        .iter()
+        .map(|b| b.name.clone())
+        .collect();
     for solver in ["heat+mask", "euclidean"] {
         let w = common::solved(&scene, solver);
-        WeightsFile::save_weights(path(&format!("{solver}.json")), &scene.name, solver, &names, &w)
-            .unwrap();
+        WeightsFile::save_weights(
+            path(&format!("{solver}.json")),
+            &scene.name,
+            solver,
+            &names,
+            &w,
+        )
+        .unwrap();
     }
     (
         path("scene.json"),
@@ -77,7 +90,15 @@ fn clip_renders_as_animation_sheet_and_side_by_side() {
 
     // 1 s at 10 fps: frames at 0, 0.1, ..., 1.0.
     let text = run_ok(&[
-        "render", &scene, &w1, "--clip", "wave", "--fps", "10", "-o", &out("a.apng"),
+        "render",
+        &scene,
+        &w1,
+        "--clip",
+        "wave",
+        "--fps",
+        "10",
+        "-o",
+        &out("a.apng"),
     ]);
     assert!(text.contains("11 frames at 10 fps"), "{text}");
     let frames = apng_frames(&out("a.apng"));
@@ -85,16 +106,31 @@ fn clip_renders_as_animation_sheet_and_side_by_side() {
     // The pose at 0 s and 1 s is the rest pose: identical frames; at 0.5 s the arm is up.
     assert_eq!(differing_pixels(&frames[0], &frames[10]), 0);
     let moved = differing_pixels(&frames[0], &frames[5]);
-    assert!(moved > 100, "only {moved} pixels changed at the clip's middle");
+    assert!(
+        moved > 100,
+        "only {moved} pixels changed at the clip's middle"
+    );
     // Consecutive frames differ while the arm moves.
     for i in 0..10 {
-        assert!(differing_pixels(&frames[i], &frames[i + 1]) > 0, "frame {i}");
+        assert!(
+            differing_pixels(&frames[i], &frames[i + 1]) > 0,
+            "frame {i}"
+        );
     }
     let (fw, fh) = frames[0].dimensions();
 
     // The contact sheet: 4 columns, 3 rows, each cell the animation's frame.
     run_ok(&[
-        "render", &scene, &w1, "--clip", "wave", "--fps", "10", "--columns", "4", "-o",
+        "render",
+        &scene,
+        &w1,
+        "--clip",
+        "wave",
+        "--fps",
+        "10",
+        "--columns",
+        "4",
+        "-o",
         &out("sheet.png"),
     ]);
     let sheet = image::open(out("sheet.png")).unwrap().to_rgb8();
@@ -104,7 +140,16 @@ fn clip_renders_as_animation_sheet_and_side_by_side() {
 
     // Two solvers side by side: twice as wide, the same at rest, different mid-clip.
     run_ok(&[
-        "render", &scene, &w1, "--clip", "wave", "--fps", "10", "--compare", &w2, "-o",
+        "render",
+        &scene,
+        &w1,
+        "--clip",
+        "wave",
+        "--fps",
+        "10",
+        "--compare",
+        &w2,
+        "-o",
         &out("both.apng"),
     ]);
     let both = apng_frames(&out("both.apng"));
@@ -114,7 +159,10 @@ fn clip_renders_as_animation_sheet_and_side_by_side() {
     let half = |im: &RgbImage, right: bool| {
         image::imageops::crop_imm(im, if right { bw / 2 } else { 0 }, 0, bw / 2, bh).to_image()
     };
-    assert_eq!(differing_pixels(&half(&both[0], false), &half(&both[0], true)), 0);
+    assert_eq!(
+        differing_pixels(&half(&both[0], false), &half(&both[0], true)),
+        0
+    );
     assert!(differing_pixels(&half(&both[5], false), &half(&both[5], true)) > 0);
 }
 
@@ -128,11 +176,29 @@ fn clip_render_errors_name_the_problem() {
         assert!(!o.status.success(), "{args:?} succeeded");
         common::text(&o)
     };
-    let t = fail(&["render", &scene, &w1, "--clip", "nope", "-o", &out("x.apng")]);
+    let t = fail(&[
+        "render",
+        &scene,
+        &w1,
+        "--clip",
+        "nope",
+        "-o",
+        &out("x.apng"),
+    ]);
     assert!(t.contains("no clip \"nope\"") && t.contains("wave"), "{t}");
     let t = fail(&["render", &scene, &w1, "--clip", "wave", "-o", &out("x.gif")]);
     assert!(t.contains("GIF") && t.contains(".apng"), "{t}");
-    let t = fail(&["render", &scene, &w1, "--clip", "wave", "--fps", "0", "-o", &out("x.apng")]);
+    let t = fail(&[
+        "render",
+        &scene,
+        &w1,
+        "--clip",
+        "wave",
+        "--fps",
+        "0",
+        "-o",
+        &out("x.apng"),
+    ]);
     assert!(t.contains("fps"), "{t}");
     assert!(!Path::new(&out("x.apng")).exists());
 }

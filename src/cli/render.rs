@@ -3,12 +3,11 @@
 
 use super::{check_outputs, load_weights_for, resolve_scene, spinner, BuiltinArgs};
 use clap::{Args, ValueEnum};
-use nalgebra::Vector2;
 use indicatif::{ProgressBar, ProgressStyle};
+use nalgebra::Vector2;
 use skinweights::render::{
-    clip_frames, contact_sheet, encode_apng, side_by_side,
-    matting_renders, parse_colour, posed_vertices, render, Drawing, Frame, RenderOptions, Skinning,
-    Texture, View, PIXEL_EDGE_SAMPLES,
+    clip_frames, contact_sheet, encode_apng, matting_renders, parse_colour, posed_vertices, render,
+    side_by_side, Drawing, Frame, RenderOptions, Skinning, Texture, View, PIXEL_EDGE_SAMPLES,
 };
 use skinweights::scene::AlphaMode;
 use skinweights::{Error, Pose, Result};

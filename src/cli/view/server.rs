@@ -91,10 +91,12 @@ fn handle(mut request: Request, port: u16, viewer: &Viewer, page: &str) {
             .with_header(header("Content-Type", "text/html; charset=utf-8"))
             .with_header(header("Cache-Control", "no-store")),
         (Method::Get, "/favicon.ico") => Response::from_string("").with_status_code(204),
-        (Method::Post, "/api/scene" | "/api/solve" | "/api/pose" | "/api/clip") if !json_body => json_response(
-            415,
-            &serde_json::json!({"error": "send the request as Content-Type: application/json"}),
-        ),
+        (Method::Post, "/api/scene" | "/api/solve" | "/api/pose" | "/api/clip") if !json_body => {
+            json_response(
+                415,
+                &serde_json::json!({"error": "send the request as Content-Type: application/json"}),
+            )
+        }
         (Method::Post, "/api/scene" | "/api/solve" | "/api/pose" | "/api/clip") => {
             match read_body(&mut request).and_then(|b| parse_request(&b)) {
                 Ok(req) => answer(viewer, &url, &req),

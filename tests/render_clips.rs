@@ -187,7 +187,10 @@ fn clip_render_errors_name_the_problem() {
     ]);
     assert!(t.contains("no clip \"nope\"") && t.contains("wave"), "{t}");
     let t = fail(&["render", &scene, &w1, "--clip", "wave", "-o", &out("x.gif")]);
-    assert!(t.contains("GIF") && t.contains(".apng"), "{t}");
+    assert!(
+        t.contains("cannot write .gif files") && t.contains("OUT.apng") && t.contains("OUT.png"),
+        "{t}"
+    );
     let t = fail(&[
         "render",
         &scene,

@@ -814,10 +814,21 @@ fn clip_scene_file(dir: &Path) -> (PathBuf, Scene) {
 
 #[test]
 fn browser_clip_playback() {
+    use skinweights::metrics::clip::{clip_metrics, ClipOptions};
     let Some(b) = browser() else { return };
     let dir = tempfile::tempdir().unwrap();
     let (path, s) = clip_scene_file(dir.path());
-    let (_view, port) = start_view(&[path.to_str().unwrap()]);
+    // The page solves euclidean; `--reference` gives linear's weights as the "artist's".
+    let reference = weights(&s, "linear", &[]);
+    let ref_path = dir.path().join("reference.json");
+    skinweights::WeightsFile::new(&s.name, "linear", s.skeleton.names(), &reference)
+        .save(&ref_path)
+        .unwrap();
+    let (_view, port) = start_view(&[
+        path.to_str().unwrap(),
+        "--reference",
+        ref_path.to_str().unwrap(),
+    ]);
     b.open(&format!("http://127.0.0.1:{port}/#solver=euclidean"));
     assert_eq!(b.view("error"), Value::Null);
     b.set("clip", "wave", "change");
@@ -827,53 +838,103 @@ fn browser_clip_playback() {
     assert_eq!(clip["frames"], 31, "1 s at 30 fps: {clip}");
     assert_eq!(clip["frame"], 0);
 
-    // Playing changes the canvas frame to frame.
+    // Playing changes the canvas frame to frame: every sample showing another frame index
+    // than the sample before shows another picture.
     let rest = b.canvas();
     b.js("document.getElementById('clip-play').click()", json!([]));
-    let (mut seen, mut frames) = (vec![rest.clone()], std::collections::BTreeSet::new());
+    let (mut last, mut frames, mut changes) = ((0u64, rest.clone()), Vec::new(), 0);
     let start = Instant::now();
     while start.elapsed() < Duration::from_millis(900) {
         std::thread::sleep(Duration::from_millis(60));
-        frames.insert(b.view("clip")["frame"].as_u64().unwrap());
-        let c = b.canvas();
-        if seen.last() != Some(&c) {
-            seen.push(c);
+        // One script reads the frame index and the canvas, so they belong together.
+        let v = b.js(
+            "return [window.skinweightsView.clip.frame, \
+             document.getElementById('canvas').toDataURL()]",
+            json!([]),
+        );
+        let now = (v[0].as_u64().unwrap(), v[1].as_str().unwrap().to_string());
+        if now.0 != last.0 {
+            assert_ne!(
+                now.1, last.1,
+                "frames {} and {} drew the same",
+                last.0, now.0
+            );
+            changes += 1;
         }
+        frames.push(now.0);
+        last = now;
     }
     b.js("document.getElementById('clip-play').click()", json!([]));
     assert!(
-        frames.len() >= 4 && seen.len() >= 4,
-        "playing showed frames {frames:?} and {} distinct canvases",
-        seen.len()
+        changes >= 4,
+        "playing showed frames {frames:?}: {changes} changes"
     );
     b.screenshot("clip_playing");
 
-    // Scrubbing to 0.5 s (frame 15, the arm up) shows the library's metrics of that frame.
+    // Scrubbing to 0.5 s (frame 15, the arm up) and 7 shows the library's clip metrics of
+    // that frame (metrics::clip, what `eval --clip --reference` prints).
     let w = weights(&s, "euclidean", &[]);
     let clip_model = s.clip("wave").unwrap();
+    let lib = clip_metrics(
+        &s,
+        &w,
+        Some(&reference),
+        clip_model,
+        &ClipOptions::default().with_fps(30.0),
+    )
+    .unwrap();
+    assert!(
+        lib.deviation_max_px.unwrap() > 0.0,
+        "the two solvers differ"
+    );
     for frame in [15usize, 7] {
         b.set("clip-scrub", &frame.to_string(), "input");
         let shown = b.view("clip");
         assert_eq!(shown["frame"], frame as u64);
-        let t = clip_model.frame_times(30.0).unwrap()[frame];
-        let pose = s.clip_pose(clip_model, t).unwrap();
-        let posed = lbs_with_transforms(
-            s.mesh.vertices(),
-            &w,
-            &s.skeleton.skinning_transforms(&pose).unwrap(),
-        )
-        .unwrap();
-        let flipped = skinweights::metrics::flipped_triangles(&s.mesh, &posed);
-        let area = skinweights::metrics::area_change_pct(&s.mesh, &posed);
-        assert_eq!(shown["flipped"].as_u64().unwrap() as usize, flipped);
-        let page_area = shown["area_change_pct"].as_f64().unwrap();
+        let expect = &lib.per_frame[frame];
+        assert_eq!(shown["flipped"].as_u64().unwrap() as usize, expect.flipped);
+        let close = |key: &str, want: f64| {
+            let got = shown[key].as_f64().unwrap_or(f64::NAN);
+            assert!(
+                (got - want).abs() <= 1e-12 * want.abs().max(1.0),
+                "frame {frame} {key}: page {got}, library {want}"
+            );
+        };
+        close("area_change_pct", expect.area_change_pct);
+        let dmax = expect.deviation_max_px.unwrap();
+        let dp95 = expect.deviation_p95_px.unwrap();
         assert!(
-            (page_area - area).abs() <= 1e-12 * area.abs().max(1.0),
-            "frame {frame}: page {page_area}, library {area}"
+            dmax > 0.0,
+            "frame {frame}: the weights differ where the arm bends"
         );
+        close("deviation_max_px", dmax);
+        close("deviation_p95_px", dp95);
+        close("deviation_mean_px", expect.deviation_mean_px.unwrap());
         let text = b.text("clip-metric");
-        assert!(text.contains(&format!("area change {area:.3} %")), "{text}");
+        for want in [
+            format!("area change {:.3} %", expect.area_change_pct),
+            format!("deviation max {dmax:.4} px"),
+            format!("p95 {dp95:.4} px"),
+        ] {
+            assert!(text.contains(&want), "{text:?} lacks {want:?}");
+        }
         assert_ne!(b.canvas(), rest, "frame {frame} looks like the rest pose");
     }
+    // The clip's own summary is the library's too.
+    let summary = &b.view("clip")["summary"];
+    assert_eq!(summary["deviation_max_px"].as_f64(), lib.deviation_max_px);
+    assert_eq!(summary["deviation_p95_px"].as_f64(), lib.deviation_p95_px);
+    assert_eq!(
+        summary["worst_frame"]["frame"].as_u64(),
+        lib.worst_frame.as_ref().map(|w| w.frame as u64)
+    );
+    let text = b.text("clip-summary");
+    assert!(
+        text.contains(&format!(
+            "deviation max {:.4} px",
+            lib.deviation_max_px.unwrap()
+        )),
+        "{text}"
+    );
     b.screenshot("clip_scrubbed");
 }

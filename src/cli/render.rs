@@ -256,21 +256,19 @@ fn clip_output(path: &Path) -> Result<ClipOutput> {
     match ext.as_deref() {
         Some("png") => Ok(ClipOutput::Sheet),
         Some("apng") => Ok(ClipOutput::Animation),
-        Some("gif") => Err(Error::InvalidOption {
-            option: "--output".into(),
-            message: "GIF is not built in (it would add the gif crate); write OUT.apng, an \
-                      animated PNG every browser plays, or OUT.png for a contact sheet"
-                .into(),
-        }),
-        _ => Err(Error::InvalidOption {
-            option: "--output".into(),
-            message: format!(
-                "{}: with --clip the output is OUT.apng (animation) or OUT.png (contact sheet)",
-                path.display()
-            ),
+        // GIF would need the gif crate (nothing in the build has it); APNG plays in every
+        // browser, so it is the animation format.
+        other => Err(Error::UnsupportedOutput {
+            path: path.to_path_buf(),
+            extension: other.unwrap_or("").to_string(),
+            supported: CLIP_OUTPUTS.into(),
         }),
     }
 }
+
+/// The outputs `render --clip` writes, for the error naming them.
+const CLIP_OUTPUTS: &str =
+    "OUT.apng (an animated PNG every browser plays) or OUT.png (a contact sheet of the frames)";
 
 /// `render --clip`: every frame drawn into one frame that holds all of them (so the camera
 /// stays still), the weights side by side with `--compare`'s.

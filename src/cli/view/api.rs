@@ -9,6 +9,7 @@ use base64::Engine;
 use nalgebra::Point2;
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
+use skinweights::metrics::clip::{clip_metrics, ClipOptions, FrameMetrics};
 use skinweights::metrics::{
     area_change_pct, distortion, drag_of_positions, flipped_triangles, leaked_weight, max_and_p99,
     owning_bones,
@@ -103,6 +104,9 @@ pub struct Viewer {
     scenes: Mutex<Vec<(SceneKey, Arc<Scene>)>>,
     weights: Mutex<Vec<(String, Arc<Solved>)>>,
     builtin_vertices: usize,
+    /// Reference weights of the command line's scene (`--reference`): clip frames then
+    /// show the deviation from them.
+    reference: Option<Weights>,
 }
 
 /// Parses a request body; the error says what is wrong with the JSON.
@@ -127,7 +131,15 @@ impl Viewer {
             scenes: Mutex::new(vec![(key, Arc::new(scene))]),
             weights: Mutex::new(Vec::new()),
             builtin_vertices,
+            reference: None,
         })
+    }
+
+    /// Clip frames of the command line's scene measure their deviation from `reference`
+    /// (whose shape the caller checked against that scene).
+    pub fn with_reference(mut self, reference: Option<Weights>) -> Self {
+        self.reference = reference;
+        self
     }
 
     /// The scene a request names (empty: the command line's), with its cache key: the
@@ -275,9 +287,11 @@ impl Viewer {
 
 impl Viewer {
     /// `/api/clip`: the request's clip sampled at its fps, every frame's posed positions
-    /// (base64 f32, one string a frame), posed bones, and per-frame metrics (flipped
-    /// triangles, area change %, the library's [`skinweights::metrics`] functions on the
-    /// same positions).
+    /// (base64 f32, one string a frame) and posed bones, and the clip's metrics from
+    /// [`clip_metrics`] (what `eval --clip` prints): per frame flipped triangles, area
+    /// change and, with `--reference` weights, the deviation max / p95 / mean; over the clip
+    /// the same summary `eval --clip --json` gives. The metrics are LBS's whatever skinning
+    /// the page draws with.
     pub fn clip(&self, req: &ViewRequest) -> Result<Value> {
         let keyed = self.scene(req)?;
         let scene = &keyed.1;
@@ -302,14 +316,20 @@ impl Viewer {
             });
         }
         let solved = self.solved(&keyed, req)?;
-        let (mut positions, mut bones, mut flipped, mut area) =
-            (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+        let reference = self.reference.as_ref().filter(|_| keyed.0 == self.startup);
+        let mut metrics = clip_metrics(
+            scene,
+            &solved.weights,
+            reference,
+            clip,
+            &ClipOptions::default().with_fps(fps),
+        )?;
+        let per_frame = std::mem::take(&mut metrics.per_frame);
+        let (mut positions, mut bones) = (Vec::new(), Vec::new());
         for &t in &times {
             let pose = scene.clip_pose(clip, t)?;
             let posed = posed_positions(scene, &solved.weights, &pose, req.skinning)?;
             let segments = scene.skeleton.posed_segments(&pose)?;
-            flipped.push(flipped_triangles(&scene.mesh, &posed));
-            area.push(area_change_pct(&scene.mesh, &posed));
             positions.push(floats_base64(posed.iter().flat_map(|p| [p.x, p.y]), false));
             bones.push(
                 segments
@@ -318,6 +338,7 @@ impl Viewer {
                     .collect::<Vec<_>>(),
             );
         }
+        let column = |f: fn(&FrameMetrics) -> Value| per_frame.iter().map(f).collect::<Vec<_>>();
         Ok(json!({
             "clip": clip.name,
             "duration": clip.duration,
@@ -325,7 +346,15 @@ impl Viewer {
             "times": times,
             "positions": positions,
             "bones": bones,
-            "metrics": {"flipped": flipped, "area_change_pct": area},
+            "metrics": {
+                "flipped": column(|f| json!(f.flipped)),
+                "area_change_pct": column(|f| json!(f.area_change_pct)),
+                "deviation_max_px": column(|f| json!(f.deviation_max_px)),
+                "deviation_p95_px": column(|f| json!(f.deviation_p95_px)),
+                "deviation_mean_px": column(|f| json!(f.deviation_mean_px)),
+            },
+            "summary": metrics,
+            "reference": reference.is_some(),
             "seconds": solved.seconds,
             "warnings": solved.warnings,
         }))

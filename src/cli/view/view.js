@@ -747,13 +747,28 @@
     const scrub = $("clip-scrub");
     scrub.max = d.times.length - 1;
     scrub.value = i;
-    const f = d.metrics.flipped[i], a = d.metrics.area_change_pct[i];
+    // Every number is the library's clip metrics (metrics::clip, as `eval --clip`), sent
+    // per frame by the server; the page formats them only.
+    const mt = d.metrics, f = mt.flipped[i], a = mt.area_change_pct[i];
+    const dmax = mt.deviation_max_px[i], dp95 = mt.deviation_p95_px[i];
     $("clip-time").textContent = `${d.times[i].toFixed(3)} s of ${d.duration} s · frame ${i + 1} of ${d.times.length}`;
     const m = $("clip-metric");
-    m.textContent = `flipped ${f} · area change ${fmt(a, 3)} %`;
+    let text = `flipped ${f} · area change ${fmt(a, 3)} %`;
+    if (dmax != null) text += ` · deviation max ${fmt(dmax, 4)} px · p95 ${fmt(dp95, 4)} px`;
+    if (state.skinning !== "lbs") text += " (LBS)";
+    m.textContent = text;
     m.dataset.flipped = String(f);
     m.dataset.area_change_pct = String(a);
-    view.clip = { name: d.clip, frame: i, time: d.times[i], flipped: f, area_change_pct: a, frames: d.times.length };
+    view.clip = {
+      name: d.clip, frame: i, time: d.times[i], frames: d.times.length,
+      flipped: f, area_change_pct: a,
+      deviation_max_px: dmax, deviation_p95_px: dp95, deviation_mean_px: mt.deviation_mean_px[i],
+      summary: d.summary,
+    };
+    const s = d.summary;
+    $("clip-summary").textContent = s.deviation_max_px == null ? "" :
+      `clip: deviation max ${fmt(s.deviation_max_px, 4)} px (${fmt(s.deviation_max_pct, 3)} % of height), ` +
+      `p95 ${fmt(s.deviation_p95_px, 4)} px, worst frame ${s.worst_frame ? s.worst_frame.frame + 1 : "-"}`;
   }
 
   function showClipFrame(i) {
@@ -769,8 +784,9 @@
     if (!clipData) return;
     const n = clipData.times.length;
     const x = (i) => (n > 1 ? (i / (n - 1)) * (c.width - 4) + 2 : c.width / 2);
-    for (const [key, colour] of [["flipped", "#ea4335"], ["area_change_pct", "#4285f4"]]) {
+    for (const [key, colour] of [["flipped", "#ea4335"], ["area_change_pct", "#4285f4"], ["deviation_max_px", "#fbbc04"]]) {
       const v = clipData.metrics[key];
+      if (v.some((t) => t == null)) continue;
       const lo = Math.min(...v), hi = Math.max(...v);
       const y = (t) => c.height - 4 - (hi > lo ? (t - lo) / (hi - lo) : 0.5) * (c.height - 8);
       g.strokeStyle = colour;
@@ -831,6 +847,7 @@
       view.clip = null;
       $("clip-time").textContent = "";
       $("clip-metric").textContent = "";
+      $("clip-summary").textContent = "";
       schedule(2);
     };
     $("clip-play").onclick = () => playClip(!clipPlaying);

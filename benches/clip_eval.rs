@@ -77,6 +77,17 @@ fn bench(c: &mut Criterion) {
         m.flipped_max,
         m.area_change_max_pct
     );
+    // CPU time (user + system, all threads) of one evaluation, which other processes on the
+    // machine inflate less than wall time: on a quiet 2-core machine the wall time is about
+    // this divided by 2.
+    let cpu = cpu_seconds();
+    let runs = 3;
+    for _ in 0..runs {
+        black_box(clip_metrics(&scene, &weights, Some(&reference), clip, &options).unwrap());
+    }
+    if let (Some(a), Some(b)) = (cpu, cpu_seconds()) {
+        eprintln!("CPU time per evaluation: {:.2} s", (b - a) / runs as f64);
+    }
     let mut group = c.benchmark_group("clip_eval");
     group
         .sample_size(10)
@@ -88,6 +99,16 @@ fn bench(c: &mut Criterion) {
         })
     });
     group.finish();
+}
+
+/// This process's user + system CPU time from `/proc/self/stat` (Linux), seconds.
+fn cpu_seconds() -> Option<f64> {
+    let stat = std::fs::read_to_string("/proc/self/stat").ok()?;
+    // Fields after the parenthesized command name; utime and stime are fields 14 and 15.
+    let rest = &stat[stat.rfind(')')? + 2..];
+    let f: Vec<&str> = rest.split_whitespace().collect();
+    let ticks: f64 = f.get(11)?.parse::<f64>().ok()? + f.get(12)?.parse::<f64>().ok()?;
+    Some(ticks / 100.0)
 }
 
 criterion_group!(benches, bench);

@@ -843,8 +843,10 @@ fn browser_clip_playback() {
     let rest = b.canvas();
     b.js("document.getElementById('clip-play').click()", json!([]));
     let (mut last, mut frames, mut changes) = ((0u64, rest.clone()), Vec::new(), 0);
+    // Sample until four changes were seen (the clip loops; each sample reads a canvas, which
+    // takes a while on a loaded machine, so the count and not a time decides).
     let start = Instant::now();
-    while start.elapsed() < Duration::from_millis(900) {
+    while changes < 4 && start.elapsed() < Duration::from_secs(30) {
         std::thread::sleep(Duration::from_millis(60));
         // One script reads the frame index and the canvas, so they belong together.
         let v = b.js(

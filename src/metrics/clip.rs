@@ -488,3 +488,34 @@ fn triangle_stats(
     let area = stats.iter().map(|s| s.1).sum::<f64>() * 0.5;
     (flipped, area)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn histogram_quantile_equals_the_sorting_percentile() {
+        // Ties, zeros, values spread over many octaves, and more than one slice and chunk.
+        let a: Vec<f64> = (0..600_001u64)
+            .map(|i| ((i * 7919) % 1000) as f64 * 0.013)
+            .collect();
+        let b: Vec<f64> = (0..1000).map(|i| (i as f64).powi(3) * 1e-6).collect();
+        let all: Vec<f64> = a.iter().chain(&b).copied().collect();
+        let mut h = Histogram::new();
+        h.fill(&a);
+        let mut hb = Histogram::new();
+        hb.fill(&b);
+        h.add(&hb);
+        for q in [0.0, 0.01, 0.5, 0.95, 0.999, 1.0] {
+            assert_eq!(h.quantile(&[&a, &b], q), percentile(&all, q), "q = {q}");
+        }
+        hb.fill(&b);
+        assert_eq!(hb.quantile(&[&b], 0.95), percentile(&b, 0.95));
+        // A negative zero (sign bit set) takes the general path.
+        let c = [0.5, -0.0, 2.0, 1.0];
+        let mut hc = Histogram::new();
+        hc.fill(&c);
+        assert_eq!(hc.quantile(&[&c], 0.5), percentile(&c, 0.5));
+        assert_eq!(Histogram::new().quantile(&[], 0.95), 0.0);
+    }
+}

@@ -14,7 +14,11 @@
 //! total-variation weight distance, and the one-bone deviation (each bone of the mesh rotated
 //! by 40 degrees in turn on the whole rig: the worst vertex's distance from where the
 //! artist's weights put it, % of the mesh's diagonal; mean and 95th percentile over
-//! (mesh, bone) pairs), plus solve time and failures.
+//! (mesh, bone) pairs); over the rig's own clips (sampled at `--fps`, IK applied) the clip
+//! deviation (per mesh and frame the worst vertex's distance from where the artist's
+//! weights put it, % of the mesh's diagonal; mean, 95th percentile and max over every
+//! (mesh, frame) of every clip) and the flips over clips (% of (triangle, frame) pairs
+//! flipped, next to the artist's own); plus solve time and failures.
 //!
 //! **Folds.** The shipped rigs are split once, by name, into a *tuning* fold and a
 //! *held-out* fold ([`FOLDS`]). Defaults are chosen on the tuning fold; the held-out fold's
@@ -36,7 +40,9 @@ use serde::Serialize;
 use skinweights::io::dragonbones::load_dragonbones;
 use skinweights::io::godot::load_godot;
 use skinweights::io::spine::{load_spine, SkinSelection, SpineImport, SpineImportOptions};
-use skinweights::metrics::artist::{score_against_artist, ArtistMesh, ArtistScoreOptions};
+use skinweights::metrics::artist::{
+    score_against_artist, ArtistClipFrames, ArtistMesh, ArtistScoreOptions, ClipScore,
+};
 use skinweights::scene::SubScene;
 use skinweights::{Scene, Weights};
 use std::path::{Path, PathBuf};
@@ -54,6 +60,9 @@ struct Cli {
     /// Print the results as JSON on standard output instead of the table.
     #[arg(long)]
     json: bool,
+    /// Frames per second the rigs' clips are played at for the clip scores.
+    #[arg(long, default_value_t = 30.0)]
+    fps: f64,
     #[command(flatten)]
     common: common::CommonArgs,
 }
@@ -120,6 +129,16 @@ struct MeshRow {
     agreeing: usize,
     weight_distance_sum: f64,
     one_bone_deviation_pct: Vec<f64>,
+    /// Over the rig's clips: frames, and the mean, max of the per-frame worst deviation
+    /// (% of the mesh diagonal); flipped (triangle, frame) pairs, and with the artist's.
+    clip_frames: usize,
+    clip_deviation_mean_pct: Option<f64>,
+    clip_deviation_max_pct: Option<f64>,
+    clip_flipped: usize,
+    clip_artist_flipped: usize,
+    clip_triangle_frames: usize,
+    #[serde(skip)]
+    clip_deviation_pct: Vec<f64>,
     failed: Option<String>,
 }
 
@@ -136,6 +155,12 @@ struct Leader {
     weight_distance: f64,
     one_bone_mean_pct: f64,
     one_bone_p95_pct: f64,
+    clip_frames: usize,
+    clip_deviation_mean_pct: Option<f64>,
+    clip_deviation_p95_pct: Option<f64>,
+    clip_deviation_max_pct: Option<f64>,
+    clip_flipped_pct: Option<f64>,
+    clip_artist_flipped_pct: Option<f64>,
     failed_meshes: usize,
     time_s: f64,
 }
@@ -157,6 +182,8 @@ struct RigInfo {
     vertices: usize,
     bones: usize,
     meshes: usize,
+    clips: usize,
+    clip_frames: usize,
 }
 
 /// Meshes under this many vertices are also scored apart: most artist meshes are this small.
@@ -194,12 +221,19 @@ fn run(cli: &Cli) -> Res<()> {
     for s in &solvers {
         skinweights::solvers::solver_by_name(s, skinweights::solvers::NO_OPTIONS)?;
     }
+    let clip_frames: Vec<ArtistClipFrames> = rigs
+        .iter()
+        .map(|r| {
+            ArtistClipFrames::new(&r.scene, &r.artist, &r.scene.clips, cli.fps)
+                .map_err(|e| format!("{}: {e}", r.name).into())
+        })
+        .collect::<Res<_>>()?;
 
     let jobs: usize = rigs.iter().map(|r| r.meshes.len() + 1).sum::<usize>() * solvers.len();
     let bar = progress(jobs as u64, "solving");
     let mut rows = Vec::new();
     let mut times: Vec<(String, &'static str, String, f64)> = Vec::new();
-    for rig in &rigs {
+    for (rig, frames) in rigs.iter().zip(&clip_frames) {
         let cuts: Vec<(String, SubScene)> = rig
             .meshes
             .iter()
@@ -229,7 +263,9 @@ fn run(cli: &Cli) -> Res<()> {
                 solver.clone(),
                 t.elapsed().as_secs_f64(),
             ));
-            rows.extend(score_rig(rig, &cuts, &full, solver, "per mesh", &failed)?);
+            rows.extend(score_rig(
+                rig, frames, &cuts, &full, solver, "per mesh", &failed,
+            )?);
 
             // (b) the whole character with its deforming bones.
             bar.set_message(format!("{} {solver} on the whole character", rig.name));
@@ -242,7 +278,9 @@ fn run(cli: &Cli) -> Res<()> {
                 t.elapsed().as_secs_f64(),
             ));
             let failed = vec![failure; cuts.len()];
-            rows.extend(score_rig(rig, &cuts, &whole, solver, "whole", &failed)?);
+            rows.extend(score_rig(
+                rig, frames, &cuts, &whole, solver, "whole", &failed,
+            )?);
             bar.inc(1);
         }
     }
@@ -253,12 +291,15 @@ fn run(cli: &Cli) -> Res<()> {
         experiment: "benchmark",
         rigs: rigs
             .iter()
-            .map(|r| RigInfo {
+            .zip(&clip_frames)
+            .map(|(r, f)| RigInfo {
                 name: r.name.clone(),
                 fold: r.fold.clone(),
                 vertices: r.scene.mesh.vertex_count(),
                 bones: r.scene.skeleton.len(),
                 meshes: r.meshes.len(),
+                clips: r.scene.clips.len(),
+                clip_frames: f.frame_count(),
             })
             .collect(),
         solvers: solvers.clone(),
@@ -396,6 +437,7 @@ fn solve_whole(rig: &Rig, deforming: &[usize], solver: &str) -> Res<(Weights, Op
 
 fn score_rig(
     rig: &Rig,
+    frames: &ArtistClipFrames,
     cuts: &[(String, SubScene)],
     weights: &Weights,
     solver: &str,
@@ -403,13 +445,26 @@ fn score_rig(
     failed: &[Option<String>],
 ) -> Res<Vec<MeshRow>> {
     let options = ArtistScoreOptions::default();
-    let mut rows = Vec::new();
-    for ((part, cut), failed) in cuts.iter().zip(failed) {
-        let mesh = ArtistMesh {
+    let meshes: Vec<ArtistMesh> = cuts
+        .iter()
+        .map(|(_, cut)| ArtistMesh {
             vertices: &cut.vertices,
             bones: &cut.bones,
-        };
-        let s = score_against_artist(&rig.scene, weights, &rig.artist, mesh, &options)?;
+        })
+        .collect();
+    let clip_scores = frames.score(&rig.scene, weights, &meshes)?;
+    let mut rows = Vec::new();
+    for (((part, cut), failed), (mesh, clip)) in
+        cuts.iter().zip(failed).zip(meshes.iter().zip(clip_scores))
+    {
+        let s = score_against_artist(&rig.scene, weights, &rig.artist, *mesh, &options)?;
+        let ClipScore {
+            frame_deviation_pct,
+            flipped,
+            artist_flipped,
+            triangle_frames,
+        } = clip;
+        let n = frame_deviation_pct.len();
         rows.push(MeshRow {
             rig: rig.name.clone(),
             fold: rig.fold.clone(),
@@ -421,6 +476,15 @@ fn score_rig(
             agreeing: s.agreeing,
             weight_distance_sum: s.weight_distance_sum,
             one_bone_deviation_pct: s.one_bone_deviation_pct,
+            clip_frames: n,
+            clip_deviation_mean_pct: (n > 0)
+                .then(|| frame_deviation_pct.iter().sum::<f64>() / n as f64),
+            clip_deviation_max_pct: (n > 0)
+                .then(|| frame_deviation_pct.iter().copied().fold(0.0, f64::max)),
+            clip_flipped: flipped,
+            clip_artist_flipped: artist_flipped,
+            clip_triangle_frames: triangle_frames,
+            clip_deviation_pct: frame_deviation_pct,
             failed: failed.clone(),
         });
     }
@@ -459,6 +523,19 @@ fn leaderboard(
                     .flat_map(|r| r.one_bone_deviation_pct.iter().copied())
                     .collect();
                 dev.sort_by(f64::total_cmp);
+                let mut clip: Vec<f64> = mine
+                    .iter()
+                    .flat_map(|r| r.clip_deviation_pct.iter().copied())
+                    .collect();
+                clip.sort_by(f64::total_cmp);
+                let has_clips = !clip.is_empty();
+                let triangle_frames: usize = mine.iter().map(|r| r.clip_triangle_frames).sum();
+                let flips_pct = |f: fn(&MeshRow) -> usize| {
+                    (triangle_frames > 0).then(|| {
+                        100.0 * mine.iter().map(|r| f(r)).sum::<usize>() as f64
+                            / triangle_frames as f64
+                    })
+                };
                 let mut rigs: Vec<&str> = mine.iter().map(|r| r.rig.as_str()).collect();
                 rigs.dedup();
                 out.push(Leader {
@@ -475,6 +552,13 @@ fn leaderboard(
                         / vertices.max(1) as f64,
                     one_bone_mean_pct: dev.iter().sum::<f64>() / dev.len().max(1) as f64,
                     one_bone_p95_pct: percentile(&dev, 0.95),
+                    clip_frames: clip.len(),
+                    clip_deviation_mean_pct: has_clips
+                        .then(|| clip.iter().sum::<f64>() / clip.len() as f64),
+                    clip_deviation_p95_pct: has_clips.then(|| percentile(&clip, 0.95)),
+                    clip_deviation_max_pct: clip.last().copied(),
+                    clip_flipped_pct: flips_pct(|r| r.clip_flipped),
+                    clip_artist_flipped_pct: flips_pct(|r| r.clip_artist_flipped),
                     failed_meshes: mine.iter().filter(|r| r.failed.is_some()).count(),
                     time_s: times
                         .iter()
@@ -515,11 +599,18 @@ fn leaderboard_md(rows: &[Leader]) -> String {
                 r.meshes,
                 r.vertices
             );
-            s += "| solver | dominant bone agrees (%) | on meshes < 60 vertices (%) | weight distance | one-bone deviation mean (% diag) | p95 | failed meshes | time (s) |\n";
-            s += "|---|---|---|---|---|---|---|---|\n";
+            if let Some(a) = r.clip_artist_flipped_pct {
+                s += &format!(
+                    "clips: {} (mesh, frame) pairs; the artist's own weights flip {a:.2}% of (triangle, frame) pairs.\n\n",
+                    r.clip_frames
+                );
+            }
+            s += "| solver | dominant bone agrees (%) | on meshes < 60 vertices (%) | weight distance | one-bone deviation mean (% diag) | p95 | clip deviation mean (% diag) | p95 | max | clip flips (%) | failed meshes | time (s) |\n";
+            s += "|---|---|---|---|---|---|---|---|---|---|---|---|\n";
         }
+        let opt = |v: Option<f64>| v.map_or("-".into(), |a| format!("{a:.2}"));
         s += &format!(
-            "| {} | {:.1} | {} | {:.3} | {:.2} | {:.2} | {} | {:.2} |\n",
+            "| {} | {:.1} | {} | {:.3} | {:.2} | {:.2} | {} | {} | {} | {} | {} | {:.2} |\n",
             r.solver,
             r.agreement_pct,
             r.agreement_small_pct
@@ -527,6 +618,10 @@ fn leaderboard_md(rows: &[Leader]) -> String {
             r.weight_distance,
             r.one_bone_mean_pct,
             r.one_bone_p95_pct,
+            opt(r.clip_deviation_mean_pct),
+            opt(r.clip_deviation_p95_pct),
+            opt(r.clip_deviation_max_pct),
+            opt(r.clip_flipped_pct),
             r.failed_meshes,
             r.time_s
         );
@@ -536,11 +631,11 @@ fn leaderboard_md(rows: &[Leader]) -> String {
 
 fn leaderboard_csv(rows: &[Leader]) -> String {
     let mut s = String::from(
-        "fold,protocol,solver,rigs,meshes,vertices,agreement_pct,agreement_small_pct,weight_distance,one_bone_mean_pct,one_bone_p95_pct,failed_meshes,time_s\n",
+        "fold,protocol,solver,rigs,meshes,vertices,agreement_pct,agreement_small_pct,weight_distance,one_bone_mean_pct,one_bone_p95_pct,clip_frames,clip_deviation_mean_pct,clip_deviation_p95_pct,clip_deviation_max_pct,clip_flipped_pct,clip_artist_flipped_pct,failed_meshes,time_s\n",
     );
     for r in rows {
         s += &format!(
-            "{},{},{},{},{},{},{},{},{},{},{},{},{}\n",
+            "{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n",
             r.fold,
             r.protocol,
             r.solver,
@@ -552,6 +647,12 @@ fn leaderboard_csv(rows: &[Leader]) -> String {
             csv_num(r.weight_distance),
             csv_num(r.one_bone_mean_pct),
             csv_num(r.one_bone_p95_pct),
+            r.clip_frames,
+            r.clip_deviation_mean_pct.map_or(String::new(), csv_num),
+            r.clip_deviation_p95_pct.map_or(String::new(), csv_num),
+            r.clip_deviation_max_pct.map_or(String::new(), csv_num),
+            r.clip_flipped_pct.map_or(String::new(), csv_num),
+            r.clip_artist_flipped_pct.map_or(String::new(), csv_num),
             r.failed_meshes,
             json_num(r.time_s).map_or(String::new(), csv_num)
         );

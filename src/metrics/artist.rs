@@ -13,11 +13,20 @@
 //!   worst vertex's distance between where the solver's weights and where the artist's
 //!   weights put it, as % of the mesh's bounding-box diagonal. One value per bone, so a
 //!   benchmark can average over (mesh, bone) pairs and take percentiles.
+//! - **Clip deviation**: the artist's own clips played ([`ArtistClipFrames`], sampled at a
+//!   frame rate, IK applied): per frame, the worst vertex's distance between where the
+//!   solver's and the artist's weights put it, % of the mesh's diagonal; one value per
+//!   (mesh, frame), so a benchmark can take mean, 95th percentile and max over every frame
+//!   of every clip. Alongside, the mesh's **flips over clips**: (triangle, frame) pairs whose
+//!   posed signed area is 0 or of the other sign than at rest, with the solver's weights and
+//!   with the artist's (the artist's own rig flips too: the baseline).
 
+use crate::animation::Clip;
 use crate::error::{Error, Result};
+use crate::geometry::signed_area2;
 use crate::scene::Scene;
-use crate::skeleton::Pose;
-use crate::skinning::linear_blend_skinning;
+use crate::skeleton::{Affine2, Pose};
+use crate::skinning::{lbs_with_affines, linear_blend_skinning};
 use crate::weights::Weights;
 use nalgebra::Point2;
 
@@ -120,28 +129,7 @@ pub fn score_against_artist(
     mesh: ArtistMesh<'_>,
     options: &ArtistScoreOptions,
 ) -> Result<ArtistScore> {
-    let (n, bones) = (scene.mesh.vertex_count(), scene.skeleton.len());
-    for w in [weights, artist] {
-        if w.vertex_count() != n || w.bone_count() != bones {
-            return Err(Error::WeightsShape {
-                message: format!(
-                    "weights are {} vertices x {} bones, the scene has {n} vertices x {bones} bones",
-                    w.vertex_count(),
-                    w.bone_count()
-                ),
-            });
-        }
-    }
-    if let Some(&v) = mesh.vertices.iter().find(|&&v| v >= n) {
-        return Err(Error::WeightsShape {
-            message: format!("artist mesh vertex {v} is out of range ({n} vertices)"),
-        });
-    }
-    if let Some(&b) = mesh.bones.iter().find(|&&b| b >= bones) {
-        return Err(Error::WeightsShape {
-            message: format!("artist mesh bone {b} is out of range ({bones} bones)"),
-        });
-    }
+    check_shapes(scene, &[weights, artist], &[mesh])?;
     let mut agreeing = 0;
     let mut weight_distance_sum = 0.0;
     for &v in mesh.vertices {
@@ -175,6 +163,163 @@ pub fn score_against_artist(
         weight_distance_sum,
         one_bone_deviation_pct,
     })
+}
+
+/// Weights of the scene's shape, and meshes whose vertices and bones are in range
+/// ([`Error::WeightsShape`] naming what is not).
+fn check_shapes(scene: &Scene, weights: &[&Weights], meshes: &[ArtistMesh<'_>]) -> Result<()> {
+    let (n, bones) = (scene.mesh.vertex_count(), scene.skeleton.len());
+    for w in weights {
+        if w.vertex_count() != n || w.bone_count() != bones {
+            return Err(Error::WeightsShape {
+                message: format!(
+                    "weights are {} vertices x {} bones, the scene has {n} vertices x {bones} bones",
+                    w.vertex_count(),
+                    w.bone_count()
+                ),
+            });
+        }
+    }
+    for mesh in meshes {
+        if let Some(&v) = mesh.vertices.iter().find(|&&v| v >= n) {
+            return Err(Error::WeightsShape {
+                message: format!("artist mesh vertex {v} is out of range ({n} vertices)"),
+            });
+        }
+        if let Some(&b) = mesh.bones.iter().find(|&&b| b >= bones) {
+            return Err(Error::WeightsShape {
+                message: format!("artist mesh bone {b} is out of range ({bones} bones)"),
+            });
+        }
+    }
+    Ok(())
+}
+
+/// An artist rig's clips sampled once, to score many weights on them: per frame the bones'
+/// skinning transforms and where the artist's weights put every vertex.
+#[derive(Debug, Clone)]
+pub struct ArtistClipFrames {
+    frames: Vec<SampledFrame>,
+}
+
+#[derive(Debug, Clone)]
+struct SampledFrame {
+    affines: Vec<Affine2>,
+    artist: Vec<Point2<f64>>,
+}
+
+/// One mesh's scores over the clips of an [`ArtistClipFrames`].
+#[derive(Debug, Clone, PartialEq)]
+pub struct ClipScore {
+    /// Per frame (every frame of every clip, in order), the worst vertex's distance from
+    /// where the artist's weights put it, % of the mesh's diagonal.
+    pub frame_deviation_pct: Vec<f64>,
+    /// (triangle, frame) pairs of the mesh flipped relative to rest with the weights.
+    pub flipped: usize,
+    /// The same with the artist's weights.
+    pub artist_flipped: usize,
+    /// Triangles of the mesh times frames: what `flipped` counts out of.
+    pub triangle_frames: usize,
+}
+
+impl ArtistClipFrames {
+    /// Samples every clip at `fps` frames per second ([`Clip::frame_times`]; the scene's IK
+    /// applied, [`Scene::clip_pose`]) and skins the rest mesh with `artist`.
+    ///
+    /// Errors: `artist` of the wrong shape ([`Error::WeightsShape`]); a clip naming a bone
+    /// the skeleton lacks or a bad frame rate (the clip's and [`Clip::frame_times`]' errors).
+    pub fn new(scene: &Scene, artist: &Weights, clips: &[Clip], fps: f64) -> Result<Self> {
+        check_shapes(scene, &[artist], &[])?;
+        let mut frames = Vec::new();
+        for clip in clips {
+            clip.check(&scene.skeleton)?;
+            for t in clip.frame_times(fps)? {
+                let pose = scene.clip_pose(clip, t)?;
+                let affines = scene.skeleton.skinning_affines(&pose)?;
+                let artist = lbs_with_affines(scene.mesh.vertices(), artist, &affines)?;
+                frames.push(SampledFrame { affines, artist });
+            }
+        }
+        Ok(ArtistClipFrames { frames })
+    }
+
+    /// Frames sampled over all clips.
+    pub fn frame_count(&self) -> usize {
+        self.frames.len()
+    }
+
+    /// The clip scores of `weights` on each of `meshes` (whole-scene weights, as for
+    /// [`score_against_artist`]).
+    ///
+    /// Errors: weights of the wrong shape or a mesh out of range ([`Error::WeightsShape`]).
+    pub fn score(
+        &self,
+        scene: &Scene,
+        weights: &Weights,
+        meshes: &[ArtistMesh<'_>],
+    ) -> Result<Vec<ClipScore>> {
+        check_shapes(scene, &[weights], meshes)?;
+        let rest = scene.mesh.vertices();
+        let triangles = mesh_triangles(scene, meshes);
+        let diagonals: Vec<f64> = meshes
+            .iter()
+            .map(|m| {
+                let points: Vec<_> = m.vertices.iter().map(|&v| rest[v]).collect();
+                diagonal_of(&points).max(f64::MIN_POSITIVE)
+            })
+            .collect();
+        let rest_signs: Vec<Vec<f64>> = triangles
+            .iter()
+            .map(|ts| ts.iter().map(|t| area2(rest, t).signum()).collect())
+            .collect();
+        let mut scores: Vec<ClipScore> = triangles
+            .iter()
+            .map(|ts| ClipScore {
+                frame_deviation_pct: Vec::with_capacity(self.frames.len()),
+                flipped: 0,
+                artist_flipped: 0,
+                triangle_frames: ts.len() * self.frames.len(),
+            })
+            .collect();
+        for frame in &self.frames {
+            let ours = lbs_with_affines(rest, weights, &frame.affines)?;
+            for (k, mesh) in meshes.iter().enumerate() {
+                let worst = mesh
+                    .vertices
+                    .iter()
+                    .map(|&v| (ours[v] - frame.artist[v]).norm())
+                    .fold(0.0, f64::max);
+                let score = &mut scores[k];
+                score.frame_deviation_pct.push(100.0 * worst / diagonals[k]);
+                for (t, &sign) in triangles[k].iter().zip(&rest_signs[k]) {
+                    score.flipped += usize::from(area2(&ours, t) * sign <= 0.0);
+                    score.artist_flipped += usize::from(area2(&frame.artist, t) * sign <= 0.0);
+                }
+            }
+        }
+        Ok(scores)
+    }
+}
+
+/// Per mesh, the scene triangles whose three corners are vertices of the mesh.
+fn mesh_triangles(scene: &Scene, meshes: &[ArtistMesh<'_>]) -> Vec<Vec<[usize; 3]>> {
+    let mut owner = vec![usize::MAX; scene.mesh.vertex_count()];
+    let mut out = vec![Vec::new(); meshes.len()];
+    for (k, m) in meshes.iter().enumerate() {
+        m.vertices.iter().for_each(|&v| owner[v] = k);
+        out[k] = scene
+            .mesh
+            .triangles()
+            .iter()
+            .filter(|t| t.iter().all(|&v| owner[v] == k))
+            .copied()
+            .collect();
+    }
+    out
+}
+
+fn area2(points: &[Point2<f64>], t: &[usize; 3]) -> f64 {
+    signed_area2(&points[t[0]], &points[t[1]], &points[t[2]])
 }
 
 /// The length of the bounding-box diagonal of `points` (0 for none).
@@ -217,6 +362,18 @@ mod tests {
         Scene::from_mesh(mesh, skeleton).unwrap()
     }
 
+    /// The artist's weights on the strip: the right end on bone b.
+    fn artist_weights() -> Weights {
+        let rows = [[1.0, 0.0], [0.0, 1.0], [0.0, 1.0], [1.0, 0.0]].map(|r| r.to_vec());
+        Weights::from_rows(&rows, 2).unwrap()
+    }
+
+    /// The artist's weights with vertex 1 (2, 0) given to bone a instead of b.
+    fn vertex_1_on_a() -> Weights {
+        let rows = [[1.0, 0.0], [1.0, 0.0], [0.0, 1.0], [1.0, 0.0]].map(|r| r.to_vec());
+        Weights::from_rows(&rows, 2).unwrap()
+    }
+
     fn whole() -> ArtistMesh<'static> {
         ArtistMesh {
             vertices: &[0, 1, 2, 3],
@@ -235,16 +392,7 @@ mod tests {
     #[test]
     fn the_artists_own_weights_score_perfectly_and_others_do_not() {
         let scene = strip();
-        let artist = Weights::from_rows(
-            &[
-                vec![1.0, 0.0],
-                vec![0.0, 1.0],
-                vec![0.0, 1.0],
-                vec![1.0, 0.0],
-            ],
-            2,
-        )
-        .unwrap();
+        let artist = artist_weights();
         let own =
             score_against_artist(&scene, &artist, &artist, whole(), &Default::default()).unwrap();
         assert_eq!(own.agreeing, 4);
@@ -254,16 +402,7 @@ mod tests {
         // Vertex 1 (2, 0) given to bone a instead of b: rotating a by 40 degrees about
         // (0, 0.5) moves it with a, while the artist's weights move it with b, whose head is
         // carried by a as well; rotating b moves only the artist's copy.
-        let other = Weights::from_rows(
-            &[
-                vec![1.0, 0.0],
-                vec![1.0, 0.0],
-                vec![0.0, 1.0],
-                vec![1.0, 0.0],
-            ],
-            2,
-        )
-        .unwrap();
+        let other = vertex_1_on_a();
         let s =
             score_against_artist(&scene, &other, &artist, whole(), &Default::default()).unwrap();
         assert_eq!(s.agreeing, 3);
@@ -274,5 +413,44 @@ mod tests {
         let expected = 2.0 * (20f64).to_radians().sin() * (1.25f64).sqrt();
         let diagonal = 5f64.sqrt();
         assert!((s.one_bone_deviation_pct[1] - 100.0 * expected / diagonal).abs() < 1e-9);
+    }
+
+    #[test]
+    fn clip_deviation_is_zero_for_the_artist_and_the_one_bone_figure_at_the_key() {
+        use crate::animation::{BoneTrack, ChannelKind, Key};
+        let scene = strip();
+        let artist = artist_weights();
+        let other = vertex_1_on_a();
+        // Bone b swings 0 -> 40 degrees over one second: frames at 0, 0.5 and 1 s.
+        let clip = Clip::new("swing", 1.0).with_track(BoneTrack::new("b").with(
+            ChannelKind::Rotation,
+            vec![Key::new(0.0, 0.0), Key::new(1.0, 40.0)],
+        ));
+        let frames = ArtistClipFrames::new(&scene, &artist, &[clip], 2.0).unwrap();
+        assert_eq!(frames.frame_count(), 3);
+        let own = frames.score(&scene, &artist, &[whole()]).unwrap();
+        assert_eq!(own[0].frame_deviation_pct, vec![0.0; 3]);
+        assert_eq!(own[0].flipped, own[0].artist_flipped);
+        assert_eq!(own[0].triangle_frames, 6);
+        let s = frames.score(&scene, &other, &[whole()]).unwrap();
+        let d = &s[0].frame_deviation_pct;
+        assert_eq!(d[0], 0.0);
+        // At 1 s the pose is the one-bone 40-degree rotation of b.
+        let one = score_against_artist(&scene, &other, &artist, whole(), &Default::default())
+            .unwrap()
+            .one_bone_deviation_pct[1];
+        assert!((d[2] - one).abs() < 1e-12, "{} vs {one}", d[2]);
+        // Halfway, 20 degrees: 2 |sin 10| |(1, -0.5)| over the diagonal.
+        let expected = 2.0 * (10f64).to_radians().sin() * (1.25f64).sqrt() / 5f64.sqrt();
+        assert!((d[1] - 100.0 * expected).abs() < 1e-9);
+        // Out-of-range meshes are typed errors.
+        let bad = ArtistMesh {
+            vertices: &[7],
+            bones: &[0],
+        };
+        assert!(matches!(
+            frames.score(&scene, &artist, &[bad]),
+            Err(Error::WeightsShape { .. })
+        ));
     }
 }

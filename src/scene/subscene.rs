@@ -57,9 +57,12 @@ impl SubScene {
                 ])
             })
             .collect();
+        // An artist mesh may fold and leave vertices unused (the solvers handle both); a
+        // meshed scene may not.
+        let artist = mesh.artist_notes().is_some();
         let mut used = vec![false; vertices.len()];
         triangles.iter().flatten().for_each(|&i| used[i] = true);
-        if let Some(i) = used.iter().position(|u| !u) {
+        if let Some(i) = used.iter().position(|u| !u).filter(|_| !artist) {
             return Err(Error::field(
                 "part",
                 format!(
@@ -69,12 +72,12 @@ impl SubScene {
             ));
         }
         let points = vertices.iter().map(|&v| mesh.vertices()[v]).collect();
-        let sub_mesh = Mesh::with_parts(
-            points,
-            triangles,
-            vec![part.to_string()],
-            vec![0; vertices.len()],
-        )?;
+        let parts = vec![part.to_string()];
+        let sub_mesh = if artist {
+            Mesh::from_artist(points, triangles, parts, vec![0; vertices.len()])?.0
+        } else {
+            Mesh::with_parts(points, triangles, parts, vec![0; vertices.len()])?
+        };
 
         let (kept, sub_skeleton) = kept_skeleton(&scene.skeleton, bones, Some(part))?;
         let probes = scene

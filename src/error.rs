@@ -208,6 +208,14 @@ pub enum Error {
     /// An image file is not a PNG or cannot be decoded.
     #[error("{path}: not a readable PNG image ({message})")]
     Image { path: PathBuf, message: String },
+    /// An output's extension names a format this build does not write (e.g. `render --clip
+    /// OUT.gif`); `supported` lists the extensions that work.
+    #[error("{path}: cannot write .{extension} files here; use {supported}")]
+    UnsupportedOutput {
+        path: PathBuf,
+        extension: String,
+        supported: String,
+    },
     /// A sprite image is larger than the tracer accepts (checked before decoding).
     #[error("{path}: {width} x {height} pixels is too large to trace (at most {max_side} pixels a side and {max_pixels} pixels in all)")]
     ImageTooLarge {

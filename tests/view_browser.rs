@@ -780,3 +780,163 @@ fn browser_textured_art() {
     assert_ne!(b.canvas(), art, "posing did not move the art");
     b.screenshot("gbot_art");
 }
+
+/// A scene with a clip: arms-down at 2000 vertices, `wave` rotating its first child bone
+/// 0 -> 70 -> 0 degrees over 1 s, saved as a scene file (format with clips) and read back.
+fn clip_scene_file(dir: &Path) -> (PathBuf, Scene) {
+    use skinweights::animation::{BoneTrack, ChannelKind, Clip, Key};
+    let s = builtin_scene(
+        "arms-down",
+        &BuiltinOptions {
+            vertices: 2000,
+            ..Default::default()
+        },
+    )
+    .unwrap();
+    let bone = s
+        .skeleton
+        .bones()
+        .iter()
+        .find(|b| b.parent.is_some())
+        .unwrap()
+        .name
+        .clone();
+    let clip = Clip::new("wave", 1.0).with_track(BoneTrack::new(&bone).with(
+        ChannelKind::Rotation,
+        vec![Key::new(0.0, 0.0), Key::new(0.5, 70.0), Key::new(1.0, 0.0)],
+    ));
+    let s = s.with_animation(vec![clip], vec![]).unwrap();
+    let path = dir.join("clip_scene.json");
+    skinweights::io::save_scene(&s, &path).unwrap();
+    let (loaded, _) = skinweights::io::load_scene(&path).unwrap();
+    (path, loaded)
+}
+
+#[test]
+fn browser_clip_playback() {
+    use skinweights::metrics::clip::{clip_metrics, ClipOptions};
+    let Some(b) = browser() else { return };
+    let dir = tempfile::tempdir().unwrap();
+    let (path, s) = clip_scene_file(dir.path());
+    // The page solves euclidean; `--reference` gives linear's weights as the "artist's".
+    let reference = weights(&s, "linear", &[]);
+    let ref_path = dir.path().join("reference.json");
+    skinweights::WeightsFile::new(&s.name, "linear", s.skeleton.names(), &reference)
+        .save(&ref_path)
+        .unwrap();
+    let (_view, port) = start_view(&[
+        path.to_str().unwrap(),
+        "--reference",
+        ref_path.to_str().unwrap(),
+    ]);
+    b.open(&format!("http://127.0.0.1:{port}/#solver=euclidean"));
+    assert_eq!(b.view("error"), Value::Null);
+    b.set("clip", "wave", "change");
+    assert_eq!(b.view("error"), Value::Null);
+    let clip = b.view("clip");
+    assert_eq!(clip["name"], "wave");
+    assert_eq!(clip["frames"], 31, "1 s at 30 fps: {clip}");
+    assert_eq!(clip["frame"], 0);
+
+    // Playing changes the canvas frame to frame: every sample showing another frame index
+    // than the sample before shows another picture.
+    let rest = b.canvas();
+    b.js("document.getElementById('clip-play').click()", json!([]));
+    let (mut last, mut frames, mut changes) = ((0u64, rest.clone()), Vec::new(), 0);
+    // Sample until four changes were seen (the clip loops; each sample reads a canvas, which
+    // takes a while on a loaded machine, so the count and not a time decides).
+    let start = Instant::now();
+    while changes < 4 && start.elapsed() < Duration::from_secs(30) {
+        std::thread::sleep(Duration::from_millis(60));
+        // One script reads the frame index and the canvas, so they belong together.
+        let v = b.js(
+            "return [window.skinweightsView.clip.frame, \
+             document.getElementById('canvas').toDataURL()]",
+            json!([]),
+        );
+        let now = (v[0].as_u64().unwrap(), v[1].as_str().unwrap().to_string());
+        if now.0 != last.0 {
+            assert_ne!(
+                now.1, last.1,
+                "frames {} and {} drew the same",
+                last.0, now.0
+            );
+            changes += 1;
+        }
+        frames.push(now.0);
+        last = now;
+    }
+    b.js("document.getElementById('clip-play').click()", json!([]));
+    assert!(
+        changes >= 4,
+        "playing showed frames {frames:?}: {changes} changes"
+    );
+    b.screenshot("clip_playing");
+
+    // Scrubbing to 0.5 s (frame 15, the arm up) and 7 shows the library's clip metrics of
+    // that frame (metrics::clip, what `eval --clip --reference` prints).
+    let w = weights(&s, "euclidean", &[]);
+    let clip_model = s.clip("wave").unwrap();
+    let lib = clip_metrics(
+        &s,
+        &w,
+        Some(&reference),
+        clip_model,
+        &ClipOptions::default().with_fps(30.0),
+    )
+    .unwrap();
+    assert!(
+        lib.deviation_max_px.unwrap() > 0.0,
+        "the two solvers differ"
+    );
+    for frame in [15usize, 7] {
+        b.set("clip-scrub", &frame.to_string(), "input");
+        let shown = b.view("clip");
+        assert_eq!(shown["frame"], frame as u64);
+        let expect = &lib.per_frame[frame];
+        assert_eq!(shown["flipped"].as_u64().unwrap() as usize, expect.flipped);
+        let close = |key: &str, want: f64| {
+            let got = shown[key].as_f64().unwrap_or(f64::NAN);
+            assert!(
+                (got - want).abs() <= 1e-12 * want.abs().max(1.0),
+                "frame {frame} {key}: page {got}, library {want}"
+            );
+        };
+        close("area_change_pct", expect.area_change_pct);
+        let dmax = expect.deviation_max_px.unwrap();
+        let dp95 = expect.deviation_p95_px.unwrap();
+        assert!(
+            dmax > 0.0,
+            "frame {frame}: the weights differ where the arm bends"
+        );
+        close("deviation_max_px", dmax);
+        close("deviation_p95_px", dp95);
+        close("deviation_mean_px", expect.deviation_mean_px.unwrap());
+        let text = b.text("clip-metric");
+        for want in [
+            format!("area change {:.3} %", expect.area_change_pct),
+            format!("deviation max {dmax:.4} px"),
+            format!("p95 {dp95:.4} px"),
+        ] {
+            assert!(text.contains(&want), "{text:?} lacks {want:?}");
+        }
+        assert_ne!(b.canvas(), rest, "frame {frame} looks like the rest pose");
+    }
+    // The clip's own summary is the library's too.
+    let summary = &b.view("clip")["summary"];
+    assert_eq!(summary["deviation_max_px"].as_f64(), lib.deviation_max_px);
+    assert_eq!(summary["deviation_p95_px"].as_f64(), lib.deviation_p95_px);
+    assert_eq!(
+        summary["worst_frame"]["frame"].as_u64(),
+        lib.worst_frame.as_ref().map(|w| w.frame as u64)
+    );
+    let text = b.text("clip-summary");
+    assert!(
+        text.contains(&format!(
+            "deviation max {:.4} px",
+            lib.deviation_max_px.unwrap()
+        )),
+        "{text}"
+    );
+    b.screenshot("clip_scrubbed");
+}

@@ -3,10 +3,11 @@
 
 use super::{check_outputs, load_weights_for, resolve_scene, spinner, BuiltinArgs};
 use clap::{Args, ValueEnum};
+use indicatif::{ProgressBar, ProgressStyle};
 use nalgebra::Vector2;
 use skinweights::render::{
-    matting_renders, parse_colour, posed_vertices, render, Drawing, Frame, RenderOptions, Skinning,
-    Texture, View, PIXEL_EDGE_SAMPLES,
+    clip_frames, contact_sheet, encode_apng, matting_renders, parse_colour, posed_vertices, render,
+    side_by_side, Drawing, Frame, RenderOptions, Skinning, Texture, View, PIXEL_EDGE_SAMPLES,
 };
 use skinweights::scene::AlphaMode;
 use skinweights::{Error, Pose, Result};
@@ -30,11 +31,24 @@ pub struct RenderArgs {
     /// Weights file.
     weights: PathBuf,
     /// Pose the scene in this probe's pose (default: rest pose).
-    #[arg(long, conflicts_with = "pose")]
+    #[arg(long, conflicts_with_all = ["pose", "clip"])]
     probe: Option<String>,
     /// Rotate a bone about its head, degrees counter-clockwise: BONE=DEG (repeatable).
-    #[arg(long, value_name = "BONE=DEG")]
+    #[arg(long, value_name = "BONE=DEG", conflicts_with = "clip")]
     pose: Vec<String>,
+    /// Play this clip of the scene: OUT.apng is an animated PNG, OUT.png a contact sheet of
+    /// the frames (left to right, top to bottom).
+    #[arg(long)]
+    clip: Option<String>,
+    /// Frames per second the clip is sampled at (with --clip).
+    #[arg(long, default_value_t = skinweights::animation::DEFAULT_FPS, requires = "clip")]
+    fps: f64,
+    /// A second weights file drawn to the right of the first, same frames (with --clip).
+    #[arg(long, value_name = "W2.json", requires = "clip")]
+    compare: Option<PathBuf>,
+    /// Contact sheet columns (0: as square as the frame count allows).
+    #[arg(long, default_value_t = 0, requires = "clip")]
+    columns: u32,
     /// Background colour: black, white, red or #RRGGBB.
     #[arg(long, default_value = "black")]
     background: String,
@@ -62,9 +76,9 @@ pub struct RenderArgs {
     /// Also write the renders the fringe numbers come from (black.png, white.png, red.png;
     /// ref_black.png, ref_white.png at 16 bits a channel) into this directory, and overlap.png (white: pixels where
     /// the mesh overlaps itself, which F leaves out).
-    #[arg(long)]
+    #[arg(long, conflicts_with = "clip")]
     matting: Option<PathBuf>,
-    /// Output image (PNG).
+    /// Output image (PNG; with --clip also APNG).
     #[arg(short, long)]
     output: PathBuf,
     /// Overwrite output files that exist.
@@ -126,6 +140,9 @@ where
 
 /// Runs `render`.
 pub fn run(a: RenderArgs) -> Result<ExitCode> {
+    if a.clip.is_some() {
+        return run_clip(a);
+    }
     let background = parse_colour(&a.background)?;
     let matting_files: Vec<PathBuf> = match &a.matting {
         Some(dir) => ["black", "white", "red", "ref_black", "ref_white", "overlap"]
@@ -219,5 +236,147 @@ pub fn run(a: RenderArgs) -> Result<ExitCode> {
         f.band_pixels,
         f.interior_pixels
     ));
+    Ok(ExitCode::SUCCESS)
+}
+
+/// What `render --clip` writes, from the output's extension.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum ClipOutput {
+    /// `.png`: one picture, the frames on a grid.
+    Sheet,
+    /// `.apng`: an animated PNG.
+    Animation,
+}
+
+fn clip_output(path: &Path) -> Result<ClipOutput> {
+    let ext = path
+        .extension()
+        .and_then(|e| e.to_str())
+        .map(str::to_ascii_lowercase);
+    match ext.as_deref() {
+        Some("png") => Ok(ClipOutput::Sheet),
+        Some("apng") => Ok(ClipOutput::Animation),
+        // GIF would need the gif crate (nothing in the build has it); APNG plays in every
+        // browser, so it is the animation format.
+        other => Err(Error::UnsupportedOutput {
+            path: path.to_path_buf(),
+            extension: other.unwrap_or("").to_string(),
+            supported: CLIP_OUTPUTS.into(),
+        }),
+    }
+}
+
+/// The outputs `render --clip` writes, for the error naming them.
+const CLIP_OUTPUTS: &str =
+    "OUT.apng (an animated PNG every browser plays) or OUT.png (a contact sheet of the frames)";
+
+/// `render --clip`: every frame drawn into one frame that holds all of them (so the camera
+/// stays still), the weights side by side with `--compare`'s.
+fn run_clip(a: RenderArgs) -> Result<ExitCode> {
+    let kind = clip_output(&a.output)?;
+    let background = parse_colour(&a.background)?;
+    let mut inputs: Vec<&Path> = vec![Path::new(&a.scene), &a.weights];
+    if let Some(c) = &a.compare {
+        inputs.push(c);
+    }
+    check_outputs(&inputs, &[&a.output], a.force)?;
+    let scene = resolve_scene(Some(&a.scene), &a.builtin)?;
+    let clip = scene.clip(a.clip.as_deref().unwrap_or_default())?;
+    let skinning = if a.dqs { Skinning::Dqs } else { Skinning::Lbs };
+    let mut sets = vec![load_weights_for(&scene, &a.weights)?];
+    if let Some(c) = &a.compare {
+        sets.push(load_weights_for(&scene, c)?);
+    }
+    let frames = sets
+        .iter()
+        .map(|w| clip_frames(&scene, w, clip, a.fps, skinning))
+        .collect::<Result<Vec<_>>>()?;
+    let view = View {
+        scale: a.scale,
+        rotation_deg: a.rotate,
+        offset: parse_offset(&a.offset)?,
+    };
+    let all: Vec<_> = frames
+        .iter()
+        .flatten()
+        .flat_map(|f| f.positions.iter().copied())
+        .collect();
+    let frame = Frame::fit(&all, &view, 2.0)?;
+    let textures = match &scene.art {
+        Some(art) => Texture::load_art(art)?,
+        None => Vec::new(),
+    };
+    let mode = match a.alpha {
+        AlphaArg::Straight => AlphaMode::Straight,
+        AlphaArg::Premultiplied => AlphaMode::Premultiplied,
+    };
+    let options = RenderOptions {
+        samples: a.samples,
+        background,
+        ..RenderOptions::default()
+    }
+    .with_alpha(mode);
+    let n = frames[0].len();
+    let pb = ProgressBar::new((n * frames.len()) as u64);
+    pb.set_style(
+        ProgressStyle::with_template("{bar:30} {pos}/{len} frames ({elapsed}, eta {eta})")
+            .expect("valid template"),
+    );
+    let result = (0..n)
+        .map(|i| {
+            let pictures = frames
+                .iter()
+                .map(|set| {
+                    let drawing = Drawing {
+                        mesh: &scene.mesh,
+                        positions: &set[i].positions,
+                        art: scene.art.as_ref(),
+                        textures: &textures,
+                    };
+                    let im = render(&drawing, &frame, &options);
+                    pb.inc(1);
+                    im
+                })
+                .collect::<Result<Vec<_>>>()?;
+            if pictures.len() == 1 {
+                Ok(pictures.into_iter().next().unwrap_or_default())
+            } else {
+                side_by_side(&pictures)
+            }
+        })
+        .collect::<Result<Vec<_>>>();
+    pb.finish_and_clear();
+    let pictures = result?;
+    let times: Vec<f64> = frames[0].iter().map(|f| f.time).collect();
+    let (w, h) = match kind {
+        ClipOutput::Sheet => {
+            let sheet = contact_sheet(&pictures, a.columns, background)?;
+            save(&sheet, &a.output)?;
+            sheet.dimensions()
+        }
+        ClipOutput::Animation => {
+            let bytes = encode_apng(&pictures, &times, &a.output)?;
+            skinweights::io::write_atomic(&a.output, bytes)?;
+            pictures[0].dimensions()
+        }
+    };
+    super::status(
+        &a.output,
+        format!(
+            "wrote {} ({} x {} px, clip {:?}: {} frames at {} fps, {} s{})",
+            a.output.display(),
+            w,
+            h,
+            clip.name,
+            n,
+            a.fps,
+            clip.duration,
+            if sets.len() > 1 {
+                ", two weights side by side"
+            } else {
+                ""
+            }
+        ),
+    );
     Ok(ExitCode::SUCCESS)
 }

@@ -22,9 +22,12 @@ use crate::animation::{Clip, DEFAULT_FPS};
 use crate::error::Result;
 use crate::mesh::{signed_area2, Mesh};
 use crate::scene::Scene;
-use crate::skinning::{check_shape, lbs_with_affines};
+use crate::skinning::{
+    check_shape, lbs_vertex_pair, lbs_with_affines, lbs_with_affines_into, LBS_CHUNK,
+};
 use crate::weights::Weights;
 use nalgebra::Point2;
+use rayon::prelude::*;
 use serde::Serialize;
 
 /// Options of the clip metrics.
@@ -100,7 +103,7 @@ pub struct ClipMetrics {
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub per_frame: Vec<FrameMetrics>,
     #[serde(skip)]
-    pooled: Vec<f64>,
+    pooled: Pooled,
 }
 
 /// The frame with the largest deviation.
@@ -128,6 +131,11 @@ pub fn clip_frame_positions(
 
 /// The metrics of `weights` over `clip` (see the module documentation), with deviations when
 /// `reference` weights are given.
+///
+/// One pass per frame over the vertices (both skinnings and the deviation fused, in
+/// parallel) and one over the triangles, into buffers allocated once per clip; percentiles
+/// are exact (nearest rank) by a histogram of the values' bit patterns and a selection
+/// inside the one bin that holds the rank.
 pub fn clip_metrics(
     scene: &Scene,
     weights: &Weights,
@@ -142,47 +150,105 @@ pub fn clip_metrics(
     }
     clip.check(&scene.skeleton)?;
     let times = clip.frame_times(options.fps)?;
-    let rest_signs = rest_signs(&scene.mesh);
-    let rest_area = abs_area(&scene.mesh, scene.mesh.vertices());
+    let mesh = &scene.mesh;
+    let rest = mesh.vertices();
+    let rest_signs = rest_signs(mesh);
+    let rest_area = triangle_stats(mesh, &rest_signs, rest, &mut Vec::new()).1;
+    let nb = scene.skeleton.len().max(1);
+    let chunks = n.div_ceil(LBS_CHUNK);
+    let mut posed = vec![Point2::origin(); n];
+    let mut dev = vec![0.0; if reference.is_some() { n } else { 0 }];
+    let mut chunk_stats = vec![(0.0, 0.0); chunks];
+    let mut tri_stats = Vec::new();
+    let mut hist = Histogram::new();
+    let mut pooled_hist = Histogram::new();
+    let mut pooled = Vec::with_capacity(if reference.is_some() {
+        n * times.len()
+    } else {
+        0
+    });
     let mut per_frame = Vec::with_capacity(times.len());
-    let mut pooled = Vec::new();
     let mut worst: Option<(f64, usize)> = None;
+    let mut total = 0.0;
     for (fi, &t) in times.iter().enumerate() {
         let pose = scene.clip_pose(clip, t)?;
         let s = scene.skeleton.skinning_affines(&pose)?;
-        let posed = lbs_with_affines(scene.mesh.vertices(), weights, &s)?;
         let (mut dmax, mut dp95, mut dmean) = (None, None, None);
-        if let Some(r) = reference {
-            let refd = lbs_with_affines(scene.mesh.vertices(), r, &s)?;
-            let d: Vec<f64> = posed
-                .iter()
-                .zip(&refd)
-                .map(|(p, q)| (p - q).norm())
-                .collect();
-            let m = d.iter().copied().fold(0.0, f64::max);
-            if worst.is_none_or(|(w, _)| m > w) {
-                worst = Some((m, fi));
+        match reference {
+            Some(r) => {
+                // Both skinnings and the deviation in one pass (the weights are the memory
+                // traffic); per-chunk max and sum, combined in chunk order (deterministic).
+                posed
+                    .par_chunks_mut(LBS_CHUNK)
+                    .zip(dev.par_chunks_mut(LBS_CHUNK))
+                    .zip(rest.par_chunks(LBS_CHUNK))
+                    .zip(weights.as_slice().par_chunks(LBS_CHUNK * nb))
+                    .zip(r.as_slice().par_chunks(LBS_CHUNK * nb))
+                    .zip(chunk_stats.par_iter_mut())
+                    .for_each(|(((((p, d), v), w), r), st)| {
+                        let (mut mx, mut sum) = (0.0f64, 0.0);
+                        for ((((p, d), v), w), r) in p
+                            .iter_mut()
+                            .zip(d.iter_mut())
+                            .zip(v)
+                            .zip(w.chunks_exact(nb))
+                            .zip(r.chunks_exact(nb))
+                        {
+                            let (pw, pr) = lbs_vertex_pair(*v, w, r, &s);
+                            *p = pw;
+                            *d = (pw - pr).norm();
+                            mx = mx.max(*d);
+                            sum += *d;
+                        }
+                        *st = (mx, sum);
+                    });
+                let m = chunk_stats.iter().fold(0.0, |a: f64, s| a.max(s.0));
+                let sum: f64 = chunk_stats.iter().map(|s| s.1).sum();
+                total += sum;
+                if worst.is_none_or(|(w, _)| m > w) {
+                    worst = Some((m, fi));
+                }
+                hist.fill(&dev);
+                pooled_hist.add(&hist);
+                dmax = Some(m);
+                dp95 = Some(hist.quantile(&[&dev], 0.95));
+                dmean = Some(if n == 0 { 0.0 } else { sum / n as f64 });
+                pooled.extend_from_slice(&dev);
             }
-            dmax = Some(m);
-            dp95 = Some(percentile(&d, 0.95));
-            dmean = Some(mean(&d));
-            pooled.extend(d);
+            None => lbs_with_affines_into(rest, weights, &s, &mut posed)?,
         }
+        let (flipped, area) = triangle_stats(mesh, &rest_signs, &posed, &mut tri_stats);
         per_frame.push(FrameMetrics {
             time: t,
             deviation_max_px: dmax,
             deviation_p95_px: dp95,
             deviation_mean_px: dmean,
-            flipped: flipped_vs_rest(&scene.mesh, &rest_signs, &posed),
-            area_change_pct: (abs_area(&scene.mesh, &posed) / rest_area - 1.0) * 100.0,
+            flipped,
+            area_change_pct: (area / rest_area - 1.0) * 100.0,
         });
     }
+    let deviations = reference.map(|_| {
+        let count = pooled.len();
+        (
+            worst.map_or(0.0, |w| w.0),
+            pooled_hist.quantile(&[&pooled], 0.95),
+            if count == 0 {
+                0.0
+            } else {
+                total / count as f64
+            },
+        )
+    });
+    let pooled = Pooled {
+        values: pooled,
+        hist: pooled_hist,
+    };
     let mut m = finish(
         clip.name.clone(),
         scene.mesh.height(),
         per_frame,
         pooled,
-        reference.is_some(),
+        deviations,
     );
     m.worst_frame = worst.map(|(_, fi)| WorstFrame {
         clip: clip.name.clone(),
@@ -197,12 +263,34 @@ pub fn clip_metrics(
 pub fn summarize(clips: &[ClipMetrics]) -> ClipMetrics {
     let height = clips.first().map_or(1.0, |c| c.height);
     let with_reference = clips.iter().any(|c| c.deviation_max_px.is_some());
-    let pooled: Vec<f64> = clips
-        .iter()
-        .flat_map(|c| c.pooled.iter().copied())
-        .collect();
     let frames = clips.iter().map(|c| c.frames).sum();
-    let mut m = finish("all".into(), height, Vec::new(), pooled, with_reference);
+    let mut hist = Histogram::new();
+    for c in clips {
+        hist.add(&c.pooled.hist);
+    }
+    let values: Vec<&[f64]> = clips.iter().map(|c| c.pooled.values.as_slice()).collect();
+    let deviations = with_reference.then(|| {
+        let count: usize = values.iter().map(|v| v.len()).sum();
+        let sum: f64 = clips
+            .iter()
+            .map(|c| c.deviation_mean_px.unwrap_or(0.0) * c.pooled.values.len() as f64)
+            .sum();
+        (
+            clips
+                .iter()
+                .filter_map(|c| c.deviation_max_px)
+                .fold(0.0, f64::max),
+            hist.quantile(&values, 0.95),
+            if count == 0 { 0.0 } else { sum / count as f64 },
+        )
+    });
+    let mut m = finish(
+        "all".into(),
+        height,
+        Vec::new(),
+        Pooled::default(),
+        deviations,
+    );
     m.frames = frames;
     m.flipped_max = clips.iter().map(|c| c.flipped_max).max().unwrap_or(0);
     m.flipped_frames = clips.iter().map(|c| c.flipped_frames).sum();
@@ -221,33 +309,120 @@ pub fn summarize(clips: &[ClipMetrics]) -> ClipMetrics {
     m
 }
 
+/// Every (frame, vertex) deviation of a clip and their histogram, kept for [`summarize`].
+#[derive(Debug, Clone, Default, PartialEq)]
+struct Pooled {
+    values: Vec<f64>,
+    hist: Histogram,
+}
+
+/// Bins of [`Histogram`]: the top 16 bits of an `f64` (sign, exponent, 4 mantissa bits), so
+/// for values >= 0 bin order is value order and a bin spans 1/16 of an octave.
+const BINS: usize = 1 << 16;
+/// Values per parallel task of [`Histogram::fill`].
+const HIST_CHUNK: usize = 1 << 18;
+
+/// Counts of values per bin of their bit pattern, for exact nearest-rank percentiles of many
+/// non-negative values without sorting them: find the bin holding the rank, select inside it.
+#[derive(Debug, Clone, PartialEq)]
+struct Histogram {
+    counts: Vec<u64>,
+    locals: Vec<Vec<u32>>,
+}
+
+impl Default for Histogram {
+    fn default() -> Self {
+        Histogram::new()
+    }
+}
+
+impl Histogram {
+    fn new() -> Self {
+        Histogram {
+            counts: vec![0; BINS],
+            locals: Vec::new(),
+        }
+    }
+
+    fn bin(x: f64) -> usize {
+        (x.to_bits() >> 48) as usize
+    }
+
+    /// The histogram of `values` (replacing what it held).
+    fn fill(&mut self, values: &[f64]) {
+        let chunks = values.len().div_ceil(HIST_CHUNK);
+        self.locals.resize_with(chunks, || vec![0; BINS]);
+        self.locals
+            .par_iter_mut()
+            .zip(values.par_chunks(HIST_CHUNK))
+            .for_each(|(h, c)| {
+                h.fill(0);
+                for &x in c {
+                    h[Self::bin(x)] += 1;
+                }
+            });
+        self.counts.fill(0);
+        for h in &self.locals[..chunks] {
+            for (c, &l) in self.counts.iter_mut().zip(h) {
+                *c += u64::from(l);
+            }
+        }
+    }
+
+    fn add(&mut self, other: &Histogram) {
+        for (c, &o) in self.counts.iter_mut().zip(&other.counts) {
+            *c += o;
+        }
+    }
+
+    /// The `q` quantile (nearest rank, as [`percentile`]) of the values in `slices`, which
+    /// this histogram counts.
+    fn quantile(&self, slices: &[&[f64]], q: f64) -> f64 {
+        let total: u64 = self.counts.iter().sum();
+        if total == 0 {
+            return 0.0;
+        }
+        if self.counts[BINS / 2..].iter().any(|&c| c > 0) {
+            // A value with the sign bit set (-0.0 or a NaN): bit order is not value order,
+            // so take the general path.
+            let all: Vec<f64> = slices.iter().flat_map(|s| s.iter().copied()).collect();
+            return percentile(&all, q);
+        }
+        let rank = ((q * total as f64).ceil() as u64).clamp(1, total);
+        let (mut below, mut bin) = (0, 0);
+        for (b, &c) in self.counts.iter().enumerate() {
+            if below + c >= rank {
+                bin = b;
+                break;
+            }
+            below += c;
+        }
+        let mut inside: Vec<f64> = slices
+            .par_iter()
+            .flat_map(|s| s.par_iter().copied().filter(|&x| Self::bin(x) == bin))
+            .collect();
+        let (_, x, _) = inside.select_nth_unstable_by((rank - below - 1) as usize, f64::total_cmp);
+        *x
+    }
+}
+
 fn finish(
     clip: String,
     height: f64,
     per_frame: Vec<FrameMetrics>,
-    pooled: Vec<f64>,
-    with_reference: bool,
+    pooled: Pooled,
+    deviations: Option<(f64, f64, f64)>,
 ) -> ClipMetrics {
-    let pct = |v: Option<f64>| v.map(|x| x / height * 100.0);
-    let (max, p95, avg) = if with_reference {
-        (
-            Some(pooled.iter().copied().fold(0.0, f64::max)),
-            Some(percentile(&pooled, 0.95)),
-            Some(mean(&pooled)),
-        )
-    } else {
-        (None, None, None)
-    };
-    ClipMetrics {
+    let mut m = ClipMetrics {
         clip,
         frames: per_frame.len(),
         height,
-        deviation_max_px: max,
-        deviation_p95_px: p95,
-        deviation_mean_px: avg,
-        deviation_max_pct: pct(max),
-        deviation_p95_pct: pct(p95),
-        deviation_mean_pct: pct(avg),
+        deviation_max_px: None,
+        deviation_p95_px: None,
+        deviation_mean_px: None,
+        deviation_max_pct: None,
+        deviation_p95_pct: None,
+        deviation_mean_pct: None,
         worst_frame: None,
         flipped_max: per_frame.iter().map(|f| f.flipped).max().unwrap_or(0),
         flipped_frames: per_frame.iter().filter(|f| f.flipped > 0).count(),
@@ -257,14 +432,23 @@ fn finish(
             .fold(0.0, |a: f64, b| if b.abs() > a.abs() { b } else { a }),
         per_frame,
         pooled,
+    };
+    if let Some((max, p95, mean)) = deviations {
+        m.set_deviations(max, p95, mean);
     }
+    m
 }
 
-fn mean(v: &[f64]) -> f64 {
-    if v.is_empty() {
-        0.0
-    } else {
-        v.iter().sum::<f64>() / v.len() as f64
+impl ClipMetrics {
+    fn set_deviations(&mut self, max: f64, p95: f64, mean: f64) {
+        let height = self.height;
+        let pct = |x: f64| Some(x / height * 100.0);
+        self.deviation_max_pct = pct(max);
+        self.deviation_p95_pct = pct(p95);
+        self.deviation_mean_pct = pct(mean);
+        self.deviation_max_px = Some(max);
+        self.deviation_p95_px = Some(p95);
+        self.deviation_mean_px = Some(mean);
     }
 }
 
@@ -276,18 +460,62 @@ fn rest_signs(mesh: &Mesh) -> Vec<f64> {
         .collect()
 }
 
-fn flipped_vs_rest(mesh: &Mesh, rest_signs: &[f64], posed: &[Point2<f64>]) -> usize {
-    mesh.triangles()
-        .iter()
-        .zip(rest_signs)
-        .filter(|(t, &s)| signed_area2(&posed[t[0]], &posed[t[1]], &posed[t[2]]) * s <= 0.0)
-        .count()
+/// Triangles flipped relative to rest (posed signed area 0 or of the other sign) and the
+/// posed total |area|, in parallel over chunks combined in chunk order (deterministic).
+fn triangle_stats(
+    mesh: &Mesh,
+    rest_signs: &[f64],
+    posed: &[Point2<f64>],
+    stats: &mut Vec<(usize, f64)>,
+) -> (usize, f64) {
+    const CHUNK: usize = 8192;
+    let tris = mesh.triangles();
+    stats.resize(tris.len().div_ceil(CHUNK), (0, 0.0));
+    stats
+        .par_iter_mut()
+        .zip(tris.par_chunks(CHUNK))
+        .zip(rest_signs.par_chunks(CHUNK))
+        .for_each(|((st, tris), signs)| {
+            let (mut flipped, mut area) = (0, 0.0);
+            for (t, &s) in tris.iter().zip(signs) {
+                let a = signed_area2(&posed[t[0]], &posed[t[1]], &posed[t[2]]);
+                flipped += usize::from(a * s <= 0.0);
+                area += a.abs();
+            }
+            *st = (flipped, area);
+        });
+    let flipped = stats.iter().map(|s| s.0).sum();
+    let area = stats.iter().map(|s| s.1).sum::<f64>() * 0.5;
+    (flipped, area)
 }
 
-fn abs_area(mesh: &Mesh, posed: &[Point2<f64>]) -> f64 {
-    mesh.triangles()
-        .iter()
-        .map(|t| signed_area2(&posed[t[0]], &posed[t[1]], &posed[t[2]]).abs())
-        .sum::<f64>()
-        * 0.5
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn histogram_quantile_equals_the_sorting_percentile() {
+        // Ties, zeros, values spread over many octaves, and more than one slice and chunk.
+        let a: Vec<f64> = (0..600_001u64)
+            .map(|i| ((i * 7919) % 1000) as f64 * 0.013)
+            .collect();
+        let b: Vec<f64> = (0..1000).map(|i| (i as f64).powi(3) * 1e-6).collect();
+        let all: Vec<f64> = a.iter().chain(&b).copied().collect();
+        let mut h = Histogram::new();
+        h.fill(&a);
+        let mut hb = Histogram::new();
+        hb.fill(&b);
+        h.add(&hb);
+        for q in [0.0, 0.01, 0.5, 0.95, 0.999, 1.0] {
+            assert_eq!(h.quantile(&[&a, &b], q), percentile(&all, q), "q = {q}");
+        }
+        hb.fill(&b);
+        assert_eq!(hb.quantile(&[&b], 0.95), percentile(&b, 0.95));
+        // A negative zero (sign bit set) takes the general path.
+        let c = [0.5, -0.0, 2.0, 1.0];
+        let mut hc = Histogram::new();
+        hc.fill(&c);
+        assert_eq!(hc.quantile(&[&c], 0.5), percentile(&c, 0.5));
+        assert_eq!(Histogram::new().quantile(&[], 0.95), 0.0);
+    }
 }

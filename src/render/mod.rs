@@ -4,6 +4,7 @@
 //! - [`raster`]: a deterministic CPU rasterizer that draws as a GPU does (fixed-point
 //!   vertices, top-left fill rule, N x N supersampling, bilinear clamp-to-edge sampling,
 //!   layers blended 'over' in straight or premultiplied alpha), parallel over tiles.
+//! - [`clip`]: a clip frame by frame, as an animated PNG, a contact sheet or side by side.
 //! - [`texture`]: art images as textures, converted to the alpha mode sampled in.
 //! - [`alpha`]: the seeds' alpha repairs: bleeding and premultiplication.
 //! - [`mod@fringe`]: the fringe metric (triangulation matting over black and white against a
@@ -12,6 +13,7 @@
 //!   and 4x), used by `lint`.
 
 pub mod alpha;
+pub mod clip;
 pub mod fringe;
 pub mod overlap;
 pub mod pixel_edge;
@@ -19,6 +21,7 @@ pub mod raster;
 pub mod texture;
 
 pub use alpha::{bleed, fill_transparent, premultiply};
+pub use clip::{clip_frames, contact_sheet, encode_apng, side_by_side, ClipFrame};
 pub use fringe::{coverage, coverage_16, fringe, fringe_excluding, Fringe, Matting};
 pub use overlap::overlap_mask;
 pub use pixel_edge::{

@@ -138,7 +138,7 @@ impl Frame {
 }
 
 /// Refuses a render of `w` x `h` pixels (any non-finite or huge size) before allocating.
-fn check_size(w: f64, h: f64, samples: u32) -> Result<()> {
+pub(crate) fn check_size(w: f64, h: f64, samples: u32) -> Result<()> {
     let ok = w.is_finite()
         && h.is_finite()
         && w >= 1.0

@@ -9,6 +9,7 @@ use base64::Engine;
 use nalgebra::Point2;
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
+use skinweights::metrics::clip::{clip_metrics, ClipOptions, FrameMetrics};
 use skinweights::metrics::{
     area_change_pct, distortion, drag_of_positions, flipped_triangles, leaked_weight, max_and_p99,
     owning_bones,
@@ -69,7 +70,18 @@ pub struct ViewRequest {
     /// Probe whose watched vertices the metrics measure (default: the scene's first).
     #[serde(default)]
     pub probe: Option<String>,
+    /// Clip to play (`/api/clip`).
+    #[serde(default)]
+    pub clip: Option<String>,
+    /// Frames per second the clip is sampled at (`/api/clip`; default
+    /// [`skinweights::animation::DEFAULT_FPS`]).
+    #[serde(default)]
+    pub fps: Option<f64>,
 }
+
+/// Most vertex positions (frames x vertices) one `/api/clip` answer carries: 20M f32 pairs
+/// are 160 MB of base64, about what a browser tab decodes without stalling for seconds.
+pub const MAX_CLIP_POSITIONS: usize = 20_000_000;
 
 /// A solve kept in the cache.
 pub struct Solved {
@@ -92,6 +104,9 @@ pub struct Viewer {
     scenes: Mutex<Vec<(SceneKey, Arc<Scene>)>>,
     weights: Mutex<Vec<(String, Arc<Solved>)>>,
     builtin_vertices: usize,
+    /// Reference weights of the command line's scene (`--reference`): clip frames then
+    /// show the deviation from them.
+    reference: Option<Weights>,
 }
 
 /// Parses a request body; the error says what is wrong with the JSON.
@@ -116,7 +131,15 @@ impl Viewer {
             scenes: Mutex::new(vec![(key, Arc::new(scene))]),
             weights: Mutex::new(Vec::new()),
             builtin_vertices,
+            reference: None,
         })
+    }
+
+    /// Clip frames of the command line's scene measure their deviation from `reference`
+    /// (whose shape the caller checked against that scene).
+    pub fn with_reference(mut self, reference: Option<Weights>) -> Self {
+        self.reference = reference;
+        self
     }
 
     /// The scene a request names (empty: the command line's), with its cache key: the
@@ -256,6 +279,82 @@ impl Viewer {
             "bones": segments.iter().map(|[h, t]| [h.x, h.y, t.x, t.y]).collect::<Vec<_>>(),
             "metrics": metrics,
             "drag": drag,
+            "seconds": solved.seconds,
+            "warnings": solved.warnings,
+        }))
+    }
+}
+
+impl Viewer {
+    /// `/api/clip`: the request's clip sampled at its fps, every frame's posed positions
+    /// (base64 f32, one string a frame) and posed bones, and the clip's metrics from
+    /// [`clip_metrics`] (what `eval --clip` prints): per frame flipped triangles, area
+    /// change and, with `--reference` weights, the deviation max / p95 / mean; over the clip
+    /// the same summary `eval --clip --json` gives. The metrics are LBS's whatever skinning
+    /// the page draws with.
+    pub fn clip(&self, req: &ViewRequest) -> Result<Value> {
+        let keyed = self.scene(req)?;
+        let scene = &keyed.1;
+        let name = req
+            .clip
+            .as_deref()
+            .ok_or_else(|| Error::field("clip", "name the clip to play"))?;
+        let clip = scene.clip(name)?;
+        clip.check(&scene.skeleton)?;
+        let fps = req.fps.unwrap_or(skinweights::animation::DEFAULT_FPS);
+        let times = clip.frame_times(fps)?;
+        let count = times.len().saturating_mul(scene.mesh.vertex_count());
+        if count > MAX_CLIP_POSITIONS {
+            return Err(Error::InvalidOption {
+                option: "fps".into(),
+                message: format!(
+                    "{} frames x {} vertices is over the {MAX_CLIP_POSITIONS} positions the \
+                     page is sent; lower the fps",
+                    times.len(),
+                    scene.mesh.vertex_count()
+                ),
+            });
+        }
+        let solved = self.solved(&keyed, req)?;
+        let reference = self.reference.as_ref().filter(|_| keyed.0 == self.startup);
+        let mut metrics = clip_metrics(
+            scene,
+            &solved.weights,
+            reference,
+            clip,
+            &ClipOptions::default().with_fps(fps),
+        )?;
+        let per_frame = std::mem::take(&mut metrics.per_frame);
+        let (mut positions, mut bones) = (Vec::new(), Vec::new());
+        for &t in &times {
+            let pose = scene.clip_pose(clip, t)?;
+            let posed = posed_positions(scene, &solved.weights, &pose, req.skinning)?;
+            let segments = scene.skeleton.posed_segments(&pose)?;
+            positions.push(floats_base64(posed.iter().flat_map(|p| [p.x, p.y]), false));
+            bones.push(
+                segments
+                    .iter()
+                    .map(|[h, t]| [h.x, h.y, t.x, t.y])
+                    .collect::<Vec<_>>(),
+            );
+        }
+        let column = |f: fn(&FrameMetrics) -> Value| per_frame.iter().map(f).collect::<Vec<_>>();
+        Ok(json!({
+            "clip": clip.name,
+            "duration": clip.duration,
+            "fps": fps,
+            "times": times,
+            "positions": positions,
+            "bones": bones,
+            "metrics": {
+                "flipped": column(|f| json!(f.flipped)),
+                "area_change_pct": column(|f| json!(f.area_change_pct)),
+                "deviation_max_px": column(|f| json!(f.deviation_max_px)),
+                "deviation_p95_px": column(|f| json!(f.deviation_p95_px)),
+                "deviation_mean_px": column(|f| json!(f.deviation_mean_px)),
+            },
+            "summary": metrics,
+            "reference": reference.is_some(),
             "seconds": solved.seconds,
             "warnings": solved.warnings,
         }))
@@ -462,6 +561,9 @@ pub fn scene_json(scene: &Scene) -> Result<Value> {
             "part": b.part,
         })).collect::<Vec<_>>(),
         "probes": probes,
+        "clips": scene.clips.iter().map(|c| json!({
+            "name": c.name, "duration": c.duration,
+        })).collect::<Vec<_>>(),
         "owners": owners,
         "height": mesh.height(),
         "area": mesh.area(),

@@ -10,7 +10,7 @@
 pub mod api;
 mod server;
 
-use super::{check_outputs, resolve_scene, BuiltinArgs, SceneArg};
+use super::{check_outputs, load_weights_for, resolve_scene, BuiltinArgs, SceneArg};
 use api::{scene_json, solvers_json, Viewer};
 use clap::Args;
 use indicatif::{ProgressBar, ProgressStyle};
@@ -58,6 +58,10 @@ pub struct ViewArgs {
     /// Overwrite the --html file if it exists.
     #[arg(long)]
     force: bool,
+    /// Reference weights (e.g. the artist's) of the scene: playing a clip then shows each
+    /// frame's deviation from them (max and p95 px), as `eval --clip --reference` measures.
+    #[arg(long, value_name = "REF.json", conflicts_with = "html")]
+    reference: Option<PathBuf>,
 }
 
 /// Runs `view`.
@@ -96,7 +100,14 @@ pub fn run(a: ViewArgs) -> Result<ExitCode> {
     match &a.html {
         Some(out) => write_html(&scene, state, &a.solvers, out),
         None => {
-            let viewer = Arc::new(Viewer::new(scene, seeds, a.builtin.vertices())?);
+            let reference = a
+                .reference
+                .as_ref()
+                .map(|p| load_weights_for(&scene, p))
+                .transpose()?;
+            let viewer = Arc::new(
+                Viewer::new(scene, seeds, a.builtin.vertices())?.with_reference(reference),
+            );
             let (server, port) = server::bind(a.port)?;
             let page = Arc::new(page(&json!({"mode": "server"})));
             println!("skinweights view: http://127.0.0.1:{port}/  (Ctrl-C stops)");

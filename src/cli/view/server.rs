@@ -91,17 +91,19 @@ fn handle(mut request: Request, port: u16, viewer: &Viewer, page: &str) {
             .with_header(header("Content-Type", "text/html; charset=utf-8"))
             .with_header(header("Cache-Control", "no-store")),
         (Method::Get, "/favicon.ico") => Response::from_string("").with_status_code(204),
-        (Method::Post, "/api/scene" | "/api/solve" | "/api/pose") if !json_body => json_response(
-            415,
-            &serde_json::json!({"error": "send the request as Content-Type: application/json"}),
-        ),
-        (Method::Post, "/api/scene" | "/api/solve" | "/api/pose") => {
+        (Method::Post, "/api/scene" | "/api/solve" | "/api/pose" | "/api/clip") if !json_body => {
+            json_response(
+                415,
+                &serde_json::json!({"error": "send the request as Content-Type: application/json"}),
+            )
+        }
+        (Method::Post, "/api/scene" | "/api/solve" | "/api/pose" | "/api/clip") => {
             match read_body(&mut request).and_then(|b| parse_request(&b)) {
                 Ok(req) => answer(viewer, &url, &req),
                 Err(e) => json_response(400, &error_json(&e)),
             }
         }
-        (_, "/api/scene" | "/api/solve" | "/api/pose") => json_response(
+        (_, "/api/scene" | "/api/solve" | "/api/pose" | "/api/clip") => json_response(
             405,
             &serde_json::json!({"error": format!("{url} takes POST with a JSON body")}),
         ),
@@ -117,6 +119,7 @@ fn answer(viewer: &Viewer, url: &str, req: &ViewRequest) -> Response<std::io::Cu
     let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| match url {
         "/api/scene" => viewer.scene_info(req),
         "/api/solve" => viewer.solve(req),
+        "/api/clip" => viewer.clip(req),
         _ => viewer.pose(req),
     }));
     match result {

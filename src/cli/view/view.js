@@ -538,7 +538,7 @@
     const opts = Object.entries(state.options).filter(([, v]) => v !== "" && v != null).map(([k, v]) => `${k}=${v}`).join(" ");
     ctx.fillStyle = "#dde1e8";
     ctx.font = `${14 * dpr}px system-ui, sans-serif`;
-    ctx.fillText(`${scene.name} · ${state.solver}${opts ? " " + opts : ""} · ${state.skinning.toUpperCase()} · ${pose || "rest"}` +
+    ctx.fillText(`${scene.name} · ${state.solver}${opts ? " " + opts : ""} · ${state.skinning.toUpperCase()} · ${clipName && view.clip ? `clip ${clipName} ${view.clip.time.toFixed(2)} s` : pose || "rest"}` +
       (posed.metrics ? ` · drag max ${fmt(posed.metrics.drag_max_pct, 3)}% h` : ""), 12 * dpr, 22 * dpr);
   }
 
@@ -727,6 +727,137 @@
     syncControls();
   }
 
+
+  // ---------------------------------------------------------------- clips
+  // The server samples the clip (Scene::clip_pose), skins every frame and measures it with
+  // the library's metrics; the page only picks the frame to show.
+  let clipName = "", clipData = null, clipFrame = 0, clipPlaying = false, clipT0 = 0, clipStart = 0;
+
+  async function fetchClip() {
+    const r = await post("/api/clip", { ...request(), clip: clipName, fps: 30 });
+    clipData = { ...r, positions: r.positions.map((p) => decodeFloats(p, false)) };
+    clipFrame = Math.min(clipFrame, clipData.times.length - 1);
+    setClipFrame(clipFrame);
+  }
+
+  function setClipFrame(i) {
+    const d = clipData;
+    clipFrame = i;
+    posed = { positions: d.positions[i], bones: d.bones[i], metrics: null, drag: null };
+    const scrub = $("clip-scrub");
+    scrub.max = d.times.length - 1;
+    scrub.value = i;
+    // Every number is the library's clip metrics (metrics::clip, as `eval --clip`), sent
+    // per frame by the server; the page formats them only.
+    const mt = d.metrics, f = mt.flipped[i], a = mt.area_change_pct[i];
+    const dmax = mt.deviation_max_px[i], dp95 = mt.deviation_p95_px[i];
+    $("clip-time").textContent = `${d.times[i].toFixed(3)} s of ${d.duration} s · frame ${i + 1} of ${d.times.length}`;
+    const m = $("clip-metric");
+    let text = `flipped ${f} · area change ${fmt(a, 3)} %`;
+    if (dmax != null) text += ` · deviation max ${fmt(dmax, 4)} px · p95 ${fmt(dp95, 4)} px`;
+    if (state.skinning !== "lbs") text += " (LBS)";
+    m.textContent = text;
+    m.dataset.flipped = String(f);
+    m.dataset.area_change_pct = String(a);
+    view.clip = {
+      name: d.clip, frame: i, time: d.times[i], frames: d.times.length,
+      flipped: f, area_change_pct: a,
+      deviation_max_px: dmax, deviation_p95_px: dp95, deviation_mean_px: mt.deviation_mean_px[i],
+      summary: d.summary,
+    };
+    const s = d.summary;
+    $("clip-summary").textContent = s.deviation_max_px == null ? "" :
+      `clip: deviation max ${fmt(s.deviation_max_px, 4)} px (${fmt(s.deviation_max_pct, 3)} % of height), ` +
+      `p95 ${fmt(s.deviation_p95_px, 4)} px, worst frame ${s.worst_frame ? s.worst_frame.frame + 1 : "-"}`;
+  }
+
+  function showClipFrame(i) {
+    setClipFrame(i);
+    draw();
+    drawClipPlot();
+    view.frame++;
+  }
+
+  function drawClipPlot() {
+    const c = $("clip-plot"), g = c.getContext("2d");
+    g.clearRect(0, 0, c.width, c.height);
+    if (!clipData) return;
+    const n = clipData.times.length;
+    const x = (i) => (n > 1 ? (i / (n - 1)) * (c.width - 4) + 2 : c.width / 2);
+    for (const [key, colour] of [["flipped", "#ea4335"], ["area_change_pct", "#4285f4"], ["deviation_max_px", "#fbbc04"]]) {
+      const v = clipData.metrics[key];
+      if (v.some((t) => t == null)) continue;
+      const lo = Math.min(...v), hi = Math.max(...v);
+      const y = (t) => c.height - 4 - (hi > lo ? (t - lo) / (hi - lo) : 0.5) * (c.height - 8);
+      g.strokeStyle = colour;
+      g.lineWidth = 1.5;
+      g.beginPath();
+      v.forEach((t, i) => (i ? g.lineTo(x(i), y(t)) : g.moveTo(x(i), y(t))));
+      g.stroke();
+    }
+    g.strokeStyle = "#fff";
+    g.beginPath(); g.moveTo(x(clipFrame), 0); g.lineTo(x(clipFrame), c.height); g.stroke();
+  }
+
+  function tick(now) {
+    const d = clipData;
+    if (!d || !clipPlaying) return;
+    const speed = Number($("clip-speed").value) || 1;
+    let t = clipStart + ((now - clipT0) / 1000) * speed;
+    if (t > d.duration) {
+      if ($("clip-loop").checked && d.duration > 0) t %= d.duration;
+      else { t = d.duration; clipPlaying = false; }
+    }
+    // The last frame at or before t.
+    let i = 0;
+    while (i + 1 < d.times.length && d.times[i + 1] <= t + 1e-9) i++;
+    if (i !== clipFrame) showClipFrame(i);
+    if (clipPlaying) requestAnimationFrame(tick);
+    $("clip-play").textContent = clipPlaying ? "pause" : "play";
+  }
+
+  function playClip(on) {
+    clipPlaying = on && !!clipData;
+    if (clipPlaying) {
+      if (clipFrame >= clipData.times.length - 1) clipFrame = 0;
+      clipStart = clipData.times[clipFrame];
+      clipT0 = performance.now();
+      requestAnimationFrame(tick);
+    }
+    $("clip-play").textContent = clipPlaying ? "pause" : "play";
+  }
+
+  function buildClipControls() {
+    const clips = scene.clips || [];
+    $("clip-box").hidden = clips.length === 0 || fileMode;
+    const sel = $("clip");
+    sel.length = 1;
+    for (const c of clips) sel.append(new Option(`${c.name} (${c.duration} s)`, c.name));
+    sel.value = clipName;
+    sel.onchange = () => {
+      playClip(false);
+      if (fileMode && sel.value) {
+        sel.value = "";
+        showError("playing clips needs the server: skinweights view SCENE");
+        return;
+      }
+      clipName = sel.value;
+      clipData = null;
+      clipFrame = 0;
+      view.clip = null;
+      $("clip-time").textContent = "";
+      $("clip-metric").textContent = "";
+      $("clip-summary").textContent = "";
+      schedule(2);
+    };
+    $("clip-play").onclick = () => playClip(!clipPlaying);
+    $("clip-scrub").oninput = () => {
+      playClip(false);
+      if (clipData) showClipFrame(Number($("clip-scrub").value));
+    };
+    $("clip-speed").onchange = () => playClip(clipPlaying);
+  }
+
   function syncControls() {
     for (const b of scene.bones) {
       const d = state.pose[b.name] ?? 0;
@@ -764,7 +895,8 @@
           weights = s.weights;
           solvedInfo = { seconds: s.seconds, warnings: s.warnings };
         }
-        if (level >= 2) posed = await backend.pose();
+        if (level >= 2 && clipName && !fileMode) await fetchClip();
+        else if (level >= 2) posed = await backend.pose();
         showError(null);
       } catch (e) {
         showError(e.message || String(e));
@@ -773,6 +905,7 @@
       writeUrl();
       draw();
       showMetrics();
+      drawClipPlot();
       // Where the time of the last update went, in ms: solve/pose requests (or posing in
       // the page), then drawing.
       view.timing = { level, compute_ms: t1 - t0, draw_ms: performance.now() - t1 };
@@ -792,6 +925,7 @@
       state = decodeState(location.hash, scene.default_state);
       if (!state.bone) state.bone = scene.bones[0].name;
       buildControls();
+      buildClipControls();
       window.addEventListener("resize", () => schedule(1));
       schedule(3);
     } catch (e) {

@@ -22,6 +22,10 @@ use std::path::Path;
 ///   between parts appears in each display that uses it. Scenes whose parts are separate
 ///   components (layered art, every DragonBones import) keep their vertex order exactly.
 ///
+/// - Animations: the scene's clips (see the `clips` module: bone timelines at the first
+///   frame rate of [`super::EXPORT_FRAME_RATES`] on which every key time lands), else one
+///   empty `setup` animation.
+///
 /// Errors: weights of the wrong shape ([`Error::WeightsShape`]) or not valid
 /// ([`Error::InvalidWeight`], [`Error::RowSum`] beyond 1e-6).
 pub fn export_dragonbones(scene: &Scene, weights: &Weights) -> Result<Value> {
@@ -138,22 +142,29 @@ pub fn export_dragonbones(scene: &Scene, weights: &Weights) -> Result<Value> {
         slots.push(json!({"name": parts[p], "parent": root}));
     }
 
+    let (rate, animations) = if scene.clips.is_empty() {
+        (24.0, vec![json!({"name": "setup", "duration": 1, "playTimes": 0})])
+    } else {
+        let rate = super::clips::export_rate(&scene.clips, None)?;
+        (rate, super::clips::write_clips(&scene.clips, rate)?)
+    };
+    let first = animations[0]["name"].clone();
     let (lo, hi) = mesh.bounds();
     Ok(json!({
-        "frameRate": 24,
+        "frameRate": rate,
         "name": scene.name,
         "version": "5.5",
         "compatibleVersion": "5.5",
         "armature": [{
             "type": "Armature",
-            "frameRate": 24,
+            "frameRate": rate,
             "name": scene.name,
             "aabb": {"x": lo.x, "y": -hi.y, "width": hi.x - lo.x, "height": hi.y - lo.y},
             "bone": bone_json,
             "slot": slots,
             "skin": [{"name": "", "slot": displays}],
-            "animation": [{"name": "setup", "duration": 1, "playTimes": 0}],
-            "defaultActions": [{"gotoAndPlay": "setup"}],
+            "animation": animations,
+            "defaultActions": [{"gotoAndPlay": first}],
         }],
     }))
 }

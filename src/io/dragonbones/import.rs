@@ -228,6 +228,7 @@ fn import(text: &str, atlas: Option<&Atlas>) -> Result<DragonBonesImport> {
         order,
         meshes,
         mut report,
+        clips,
     } = parse_armature(text)?;
     let n_vertices: usize = meshes.iter().map(|m| m.vertices.len()).sum();
     if n_vertices.saturating_mul(bones.len()) > MAX_WEIGHT_ENTRIES {
@@ -405,7 +406,14 @@ fn import(text: &str, atlas: Option<&Atlas>) -> Result<DragonBonesImport> {
     } else {
         report.armature.clone()
     };
-    let mut scene = Scene::new(name, mesh, skeleton, probes)?;
+    // Clip offsets are relative to the setup transform; the scene's rest is the bind pose.
+    if !clips.is_empty() && !report.bind_differs.is_empty() {
+        report.notes.push(format!(
+            "{} bones' bind pose differs from their setup transform: the clips' offsets apply to the bind pose",
+            report.bind_differs.len()
+        ));
+    }
+    let mut scene = Scene::new(name, mesh, skeleton, probes)?.with_animation(clips, Vec::new())?;
     if let Some(atlas) = atlas {
         scene = scene.with_art(atlas_art(atlas, &meshes, &parts, &mut report.notes)?)?;
     }

@@ -1,0 +1,297 @@
+//! Clip loaders and writers: DragonBones animations into `Scene.clips` and back.
+
+use serde_json::{json, Value};
+use skinweights::animation::{ChannelKind, Clip, Curve};
+use skinweights::error::Error;
+use skinweights::io::dragonbones::{export_dragonbones, import_dragonbones};
+
+const BODY: &str = concat!(
+    env!("CARGO_MANIFEST_DIR"),
+    "/data/dragonbones-you-xin/body_ske.json"
+);
+
+fn body_text() -> String {
+    std::fs::read_to_string(BODY).unwrap()
+}
+
+#[test]
+fn the_dragonbones_body_has_ten_clips_of_540_frames() {
+    let rig = import_dragonbones(&body_text()).unwrap();
+    let clips = &rig.scene.clips;
+    assert_eq!(clips.len(), 10);
+    let frames: f64 = clips.iter().map(|c| c.duration * 30.0).sum();
+    assert!((frames - 540.0).abs() < 1e-9, "{frames}");
+    let idle = rig.scene.clip("idle").unwrap();
+    assert!((idle.duration - 70.0 / 30.0).abs() < 1e-12);
+    assert_eq!(idle.tracks.len(), 56);
+    // The pelvis's first translate frame carries a Bézier curve [0.2595, 0, 0.946, 0.84].
+    let pelvis = idle.tracks.iter().find(|t| t.bone == "pelvis").unwrap();
+    let tx = pelvis.channels.get(ChannelKind::TranslateX).unwrap();
+    assert!(matches!(tx.keys[0].curve, Curve::Bezier { x1, .. } if x1 == 0.2595));
+    assert_eq!(tx.keys[1].value, -3.82);
+    // y-down → y-up.
+    let ty = pelvis.channels.get(ChannelKind::TranslateY).unwrap();
+    assert_eq!(ty.keys[1].value, -0.6);
+}
+
+#[test]
+fn sampled_channels_equal_their_keys_at_key_times() {
+    let rig = import_dragonbones(&body_text()).unwrap();
+    let mut checked = 0;
+    for clip in &rig.scene.clips {
+        for track in &clip.tracks {
+            for (_, ch) in track.channels.iter() {
+                for (i, k) in ch.keys.iter().enumerate() {
+                    // Of several keys at one time the last holds.
+                    if ch.keys.get(i + 1).is_some_and(|n| n.time == k.time) {
+                        continue;
+                    }
+                    assert_eq!(ch.sample(k.time), Some(k.value));
+                    checked += 1;
+                }
+            }
+        }
+    }
+    assert!(checked > 1000, "{checked}");
+}
+
+fn poses_agree(a: &[Clip], b: &[Clip], skeleton: &skinweights::skeleton::Skeleton, tol: f64) {
+    assert_eq!(a.len(), b.len());
+    for (ca, cb) in a.iter().zip(b) {
+        assert_eq!(ca.name, cb.name);
+        assert!((ca.duration - cb.duration).abs() < 1e-12);
+        for t in ca.key_times() {
+            let wa = skeleton.world_affines(&ca.sample(skeleton, t).unwrap()).unwrap();
+            let wb = skeleton.world_affines(&cb.sample(skeleton, t).unwrap()).unwrap();
+            for (j, (p, q)) in wa.iter().zip(&wb).enumerate() {
+                let d = [p.a - q.a, p.b - q.b, p.c - q.c, p.d - q.d, p.tx - q.tx, p.ty - q.ty]
+                    .iter()
+                    .fold(0.0_f64, |m, x| m.max(x.abs()));
+                assert!(d <= tol, "clip {} t {t} bone {j}: {d:e}", ca.name);
+            }
+        }
+    }
+}
+
+#[test]
+fn dragonbones_round_trip_keeps_the_clips() {
+    let rig = import_dragonbones(&body_text()).unwrap();
+    let out = export_dragonbones(&rig.scene, &rig.artist).unwrap();
+    assert_eq!(out["frameRate"], json!(30.0));
+    let back = import_dragonbones(&out.to_string()).unwrap();
+    assert_eq!(back.scene.clips.len(), 10);
+    let keys: usize = rig.scene.clips.iter().map(Clip::key_count).sum();
+    let keys_back: usize = back.scene.clips.iter().map(Clip::key_count).sum();
+    assert_eq!(keys, keys_back);
+    poses_agree(&rig.scene.clips, &back.scene.clips, &rig.scene.skeleton, 1e-9);
+}
+
+/// DragonBones' matrix `x' = a x + c y + tx, y' = b x + d y + ty` from a transform.
+fn db_matrix(x: f64, y: f64, rot: f64, skew: f64, sx: f64, sy: f64) -> [f64; 6] {
+    let (r, k) = (rot.to_radians(), (rot + skew).to_radians());
+    [r.cos() * sx, r.sin() * sx, -k.sin() * sy, k.cos() * sy, x, y]
+}
+
+fn db_mul(p: [f64; 6], l: [f64; 6]) -> [f64; 6] {
+    [
+        p[0] * l[0] + p[2] * l[1],
+        p[1] * l[0] + p[3] * l[1],
+        p[0] * l[2] + p[2] * l[3],
+        p[1] * l[2] + p[3] * l[3],
+        p[0] * l[4] + p[2] * l[5] + p[4],
+        p[1] * l[4] + p[3] * l[5] + p[5],
+    ]
+}
+
+/// y of the Bézier timing curve at x = u, by bisection (independent of the library's solver).
+fn bezier_at(c: &[f64], u: f64) -> f64 {
+    let b = |p1: f64, p2: f64, s: f64| {
+        3.0 * (1.0 - s) * (1.0 - s) * s * p1 + 3.0 * (1.0 - s) * s * s * p2 + s * s * s
+    };
+    let (mut lo, mut hi) = (0.0, 1.0);
+    for _ in 0..100 {
+        let m = 0.5 * (lo + hi);
+        if b(c[0], c[2], m) < u {
+            lo = m
+        } else {
+            hi = m
+        }
+    }
+    b(c[1], c[3], 0.5 * (lo + hi))
+}
+
+/// A raw timeline's `(field, default)` value at `frame`, straight from the file's frames.
+fn raw_value(frames: &[Value], field: &str, default: f64, frame: f64) -> f64 {
+    let v = |f: &Value| f.get(field).and_then(Value::as_f64).unwrap_or(default);
+    let mut start = 0.0;
+    for (i, f) in frames.iter().enumerate() {
+        let d = f.get("duration").and_then(Value::as_f64).unwrap_or(1.0);
+        let last = i + 1 == frames.len();
+        if frame < start + d || last {
+            if last || d == 0.0 || frame <= start {
+                return v(f);
+            }
+            let u = (frame - start) / d;
+            let next = v(&frames[i + 1]);
+            let w = if let Some(c) = f.get("curve").and_then(Value::as_array) {
+                let c: Vec<f64> = c.iter().map(|x| x.as_f64().unwrap()).collect();
+                bezier_at(&c, u)
+            } else {
+                match f.get("tweenEasing").and_then(Value::as_f64) {
+                    None => 0.0,
+                    Some(e) => {
+                        assert_eq!(e, 0.0, "the body uses only linear easing");
+                        u
+                    }
+                }
+            };
+            return v(f) + (next - v(f)) * w;
+        }
+        start += d;
+    }
+    default
+}
+
+#[test]
+fn posed_world_transforms_on_the_body_match_the_raw_file() {
+    let text = body_text();
+    let raw: Value = serde_json::from_str(&text).unwrap();
+    let arm = &raw["armature"][0];
+    let rig = import_dragonbones(&text).unwrap();
+    assert!(rig.report.bind_differs.is_empty());
+    let skeleton = &rig.scene.skeleton;
+    let bones = arm["bone"].as_array().unwrap();
+    let rate = arm["frameRate"].as_f64().unwrap();
+    let mut compared = 0;
+    for anim in arm["animation"].as_array().unwrap() {
+        let name = anim["name"].as_str().unwrap();
+        let clip = rig.scene.clip(name).unwrap();
+        let timelines = anim["bone"].as_array().unwrap();
+        for t in clip.key_times() {
+            let frame = t * rate;
+            let pose = clip.sample(skeleton, t).unwrap();
+            let scene_world = skeleton.world_affines(&pose).unwrap();
+            let mut world: Vec<[f64; 6]> = Vec::new();
+            for b in bones {
+                let n = b["name"].as_str().unwrap();
+                let tf = &b["transform"];
+                let g = |f: &str, d: f64| tf.get(f).and_then(Value::as_f64).unwrap_or(d);
+                let tl = timelines.iter().find(|x| x["name"] == n);
+                let frames = |k: &str| -> Vec<Value> {
+                    tl.and_then(|x| x.get(k))
+                        .and_then(Value::as_array)
+                        .cloned()
+                        .unwrap_or_default()
+                };
+                let (tr, ro, sc) = (
+                    frames("translateFrame"),
+                    frames("rotateFrame"),
+                    frames("scaleFrame"),
+                );
+                let x = g("x", 0.0) + raw_value(&tr, "x", 0.0, frame);
+                let y = g("y", 0.0) + raw_value(&tr, "y", 0.0, frame);
+                let rot = g("skY", 0.0) + raw_value(&ro, "rotate", 0.0, frame);
+                let skew = g("skX", 0.0) - g("skY", 0.0);
+                let sx = g("scX", 1.0) * raw_value(&sc, "x", 1.0, frame);
+                let sy = g("scY", 1.0) * raw_value(&sc, "y", 1.0, frame);
+                let local = db_matrix(x, y, rot, skew, sx, sy);
+                let m = match b.get("parent").and_then(Value::as_str) {
+                    Some(p) => {
+                        let pi = bones.iter().position(|o| o["name"] == p).unwrap();
+                        db_mul(world[pi], local)
+                    }
+                    None => local,
+                };
+                world.push(m);
+            }
+            for (j, m) in world.iter().enumerate() {
+                let s = &scene_world[j];
+                // The scene's y-up matrix seen y-down.
+                let s_db = [s.a, -s.c, -s.b, s.d, s.tx, -s.ty];
+                let d = (0..6).fold(0.0_f64, |acc, k| acc.max((s_db[k] - m[k]).abs()));
+                assert!(d < 1e-6, "{name} t {t} bone {j}: {d:e} {s_db:?} {m:?}");
+                compared += 1;
+            }
+        }
+    }
+    assert!(compared > 10_000, "{compared}");
+}
+
+/// A tiny DragonBones document: two bones, one mesh, and `animation`.
+fn tiny(animation: Value) -> String {
+    let mut doc: Value = serde_json::from_str(&body_text()).unwrap();
+    doc["armature"][0]["animation"] = animation;
+    doc.to_string()
+}
+
+fn frames(list: Value) -> Value {
+    json!([{"name": "a", "duration": 10, "bone": [{"name": "pelvis", "rotateFrame": list}]}])
+}
+
+#[test]
+fn hostile_dragonbones_clips_are_typed_errors() {
+    // Unknown bone.
+    let e = import_dragonbones(&tiny(json!([{"name": "a", "duration": 10,
+        "bone": [{"name": "nobody", "rotateFrame": [{"duration": 0, "rotate": 1}]}]}])))
+    .unwrap_err();
+    assert!(matches!(e, Error::UnknownBone { ref bone, .. } if bone == "nobody"), "{e}");
+    // Keys past the clip's end (times out of order cannot be written with durations >= 0;
+    // a negative duration is refused).
+    let e = import_dragonbones(&tiny(frames(json!([
+        {"duration": 20, "tweenEasing": 0, "rotate": 1}, {"duration": 0}
+    ]))))
+    .unwrap_err();
+    assert!(matches!(e, Error::InvalidKey { key: 1, .. }), "{e}");
+    let e = import_dragonbones(&tiny(frames(json!([
+        {"duration": -3, "rotate": 1}, {"duration": 0}
+    ]))))
+    .unwrap_err();
+    assert!(
+        matches!(e, Error::DragonBones { ref field, .. } if field.contains("duration")),
+        "{e}"
+    );
+    // Control times outside [0, 1].
+    let e = import_dragonbones(&tiny(frames(json!([
+        {"duration": 5, "curve": [1.5, 0, 0.5, 1], "rotate": 1}, {"duration": 0}
+    ]))))
+    .unwrap_err();
+    assert!(
+        matches!(e, Error::DragonBones { ref field, .. } if field.ends_with("curve")),
+        "{e}"
+    );
+    // A non-number key value (JSON has no NaN).
+    let e = import_dragonbones(&tiny(frames(json!([
+        {"duration": 5, "rotate": "NaN"}, {"duration": 0}
+    ]))))
+    .unwrap_err();
+    assert!(
+        matches!(e, Error::DragonBones { ref field, .. } if field.ends_with("rotate")),
+        "{e}"
+    );
+    // More keys than MAX_KEYS.
+    let many: Vec<Value> = (0..skinweights::animation::MAX_KEYS + 1)
+        .map(|_| json!({"duration": 0}))
+        .collect();
+    let e = import_dragonbones(&tiny(frames(Value::Array(many)))).unwrap_err();
+    assert!(matches!(e, Error::TooManyKeys { .. }), "{e}");
+}
+
+#[test]
+fn dragonbones_easings_map_to_exact_curves() {
+    // tweenEasing 0.5: f(u) = u + 0.5 u (1 - u).
+    let text = tiny(frames(json!([
+        {"duration": 10, "tweenEasing": 0.5, "rotate": 0}, {"duration": 0, "rotate": 10}
+    ])));
+    let rig = import_dragonbones(&text).unwrap();
+    let ch = rig.scene.clips[0].tracks[0]
+        .channels
+        .get(ChannelKind::Rotation)
+        .unwrap()
+        .clone();
+    for i in 0..=10 {
+        let u = i as f64 / 10.0;
+        let want = -10.0 * (u + 0.5 * u * (1.0 - u));
+        let got = ch.sample(u * 10.0 / 30.0).unwrap();
+        assert!((got - want).abs() < 1e-9, "u {u}: {got} vs {want}");
+    }
+}

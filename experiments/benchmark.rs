@@ -1,7 +1,8 @@
 //! # benchmark: every solver against every artist-weighted rig
 //!
-//! Each rig is a character whose weights an artist painted (DragonBones, Godot; any such
-//! file can be given). Two protocols:
+//! Each rig is a character whose weights an artist painted (Spine, DragonBones, Godot; any
+//! such file can be given). Spine rigs are read with every attachment of every skin, and
+//! their weighted meshes with two or more bones are scored. Two protocols:
 //! - **(a) the artist's workflow** (`per mesh`): each mesh is solved alone with the bones its
 //!   artist bound it to ([`skinweights::scene::SubScene`]), and the per-mesh weights are
 //!   assembled into whole-character weights;
@@ -34,6 +35,7 @@ use common::{csv_num, json_num, main_with, progress, write_json, write_text, Res
 use serde::Serialize;
 use skinweights::io::dragonbones::load_dragonbones;
 use skinweights::io::godot::load_godot;
+use skinweights::io::spine::{load_spine, SkinSelection, SpineImport, SpineImportOptions};
 use skinweights::metrics::artist::{score_against_artist, ArtistMesh, ArtistScoreOptions};
 use skinweights::scene::SubScene;
 use skinweights::{Scene, Weights};
@@ -43,8 +45,8 @@ use std::time::Instant;
 #[derive(Parser)]
 #[command(about = "Score every solver against artist-weighted rigs, mesh by mesh and whole")]
 struct Cli {
-    /// Rig files (DragonBones `_ske.json`, Godot `.tscn`). Default: every artist-weighted rig
-    /// the project ships.
+    /// Rig files (Spine JSON, DragonBones `_ske.json`, Godot `.tscn`). Default: every
+    /// artist-weighted rig the project ships.
     rigs: Vec<PathBuf>,
     /// Comma-separated solvers (default: linear, euclidean, geodesic, heat, bbw, best).
     #[arg(long, value_delimiter = ',')]
@@ -62,7 +64,20 @@ const DEFAULT_SOLVERS: [&str; 6] = ["linear", "euclidean", "geodesic", "heat", "
 
 /// The fixed split of the shipped rigs (by rig name): decide on `tune`, report `held-out`.
 /// Chosen once so the two folds have similar vertex counts and both mix formats and sizes.
-pub const FOLDS: &[(&str, &str)] = &[("dragonbones-you-xin", "tune"), ("gbot", "held-out")];
+pub const FOLDS: &[(&str, &str)] = &[
+    ("dragonbones-you-xin", "tune"),
+    ("spineboy", "tune"),
+    ("stretchyman", "tune"),
+    ("owl", "tune"),
+    ("alien", "tune"),
+    ("cloud-pot", "tune"),
+    ("gbot", "held-out"),
+    ("raptor", "held-out"),
+    ("tank", "held-out"),
+    ("vine", "held-out"),
+    ("powerup", "held-out"),
+    ("goblins", "held-out"),
+];
 
 /// The shipped rigs, relative to the crate root.
 const SHIPPED: &[(&str, &str)] = &[
@@ -71,6 +86,16 @@ const SHIPPED: &[(&str, &str)] = &[
         "data/dragonbones-you-xin/body_ske.json",
     ),
     ("gbot", "data/godot-gbot/player.tscn"),
+    ("spineboy", "data/spine/spineboy/spineboy-pro.json"),
+    ("stretchyman", "data/spine/stretchyman/stretchyman-pro.json"),
+    ("owl", "data/spine/owl/owl-pro.json"),
+    ("alien", "data/spine/alien/alien-pro.json"),
+    ("cloud-pot", "data/spine/cloud-pot/cloud-pot.json"),
+    ("raptor", "data/spine/raptor/raptor-pro.json"),
+    ("tank", "data/spine/tank/tank-pro.json"),
+    ("vine", "data/spine/vine/vine-pro.json"),
+    ("powerup", "data/spine/powerup/powerup-pro.json"),
+    ("goblins", "data/spine/goblins/goblins-pro.json"),
 ];
 
 /// A character with painted weights, and per mesh the bones the artist bound it to.
@@ -167,7 +192,7 @@ fn run(cli: &Cli) -> Res<()> {
         .clone()
         .unwrap_or_else(|| DEFAULT_SOLVERS.iter().map(|s| s.to_string()).collect());
     for s in &solvers {
-        skinweights::solvers::solver_by_name(s, &[])?;
+        skinweights::solvers::solver_by_name(s, skinweights::solvers::NO_OPTIONS)?;
     }
 
     let jobs: usize = rigs.iter().map(|r| r.meshes.len() + 1).sum::<usize>() * solvers.len();
@@ -264,10 +289,16 @@ fn fold_of(name: &str) -> &'static str {
         .unwrap_or("given")
 }
 
-/// Reads a rig by its extension and content: Godot `.tscn`, or DragonBones JSON.
+/// Reads a rig by its extension and content: Godot `.tscn`, Spine JSON (a `skeleton.spine`
+/// version; every attachment of every skin), or DragonBones JSON.
 fn load_rig(path: &Path, name: &str, fold: &str) -> Res<Rig> {
     let is_tscn = path.extension().is_some_and(|e| e == "tscn");
-    let (scene, artist, meshes) = if is_tscn {
+    let (scene, artist, meshes) = if !is_tscn && is_spine(path)? {
+        let options = SpineImportOptions::default().with_skin(SkinSelection::All);
+        let s = load_spine(path, None, &options)?;
+        let meshes = spine_meshes(&s);
+        (s.scene, s.artist, meshes)
+    } else if is_tscn {
         let g = load_godot(path)?;
         let meshes = g
             .report
@@ -291,6 +322,33 @@ fn load_rig(path: &Path, name: &str, fold: &str) -> Res<Rig> {
         artist,
         meshes,
     })
+}
+
+/// Whether a JSON file is a Spine export (its `skeleton` object names a `spine` version).
+fn is_spine(path: &Path) -> Res<bool> {
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+    let json: serde_json::Value =
+        serde_json::from_str(&text).map_err(|e| format!("{} is not JSON: {e}", path.display()))?;
+    Ok(json["skeleton"]["spine"].is_string())
+}
+
+/// A Spine rig's weighted meshes with at least two bones, each with the bones its artist
+/// weighted it to (rigid and one-bone meshes score 100% for every solver and are left out).
+fn spine_meshes(s: &SpineImport) -> Vec<(String, Vec<String>)> {
+    let names = s.scene.skeleton.names();
+    s.report
+        .attachments
+        .iter()
+        .filter(|a| a.weighted)
+        .filter_map(|a| {
+            let bones: Vec<String> = (0..names.len())
+                .filter(|&b| a.vertex_range().any(|v| s.artist.get(v, b) > 0.0))
+                .map(|b| names[b].clone())
+                .collect();
+            (bones.len() >= 2).then(|| (a.part.clone(), bones))
+        })
+        .collect()
 }
 
 /// Equal weights on every bone: what a failed mesh is scored with.

@@ -11,12 +11,23 @@
 //! - (a) LBS: the narrowest column is the equal-weight one (x = 100), width `cos(θ/2)`.
 //! - (b) LBS with a half-angle helper bone at the joint ([`HalfAngleHelper`]): `cos(θ/4)`.
 //! - (c) 2D dual-quaternion skinning: the joint keeps its width (columns move rigidly).
+//! - (d) LBS plus an automatic corrective ([`auto_corrective`]: as-rigid-as-possible fit of
+//!   the joint's band with the bones held, keys at 45, 90, 135 and 180 degrees, smooth
+//!   interpolation between them). Correctives live on mesh vertices, so its width is measured
+//!   on the mesh's columns: each top boundary vertex (x, 20) with its mirror (x, -20), within
+//!   the band (60 px of the joint); `lbs_mesh_width` is LBS on the same columns.
+//!
+//! For every method it also measures the joint's **outer bulge**: how far a posed mesh
+//! vertex lies outside the ideal bent bar (the upper limb at rest, the lower limb turned
+//! rigidly by θ, and the round joint, the disc of the half-width 20 about the joint), over
+//! the width 40; and the **run-time cost**: the median wall time of skinning the whole mesh
+//! once (LBS; DQS; LBS on the skeleton with the helper bone; LBS plus the corrective).
 //!
 //! It also reports the total area change of the posed bar mesh per method, and checks the
 //! seed's claim that the blend width r changes how far the collapse spreads, not how deep.
 //!
 //! Writes `results/candy_wrapper/`: `candy_wrapper.csv` (one row per angle), `summary.json`,
-//! and figures `width.png|svg`, `area.png|svg`, `posed.png|svg`.
+//! and figures `width.png|svg`, `area.png|svg`, `bulge.png|svg`, `posed.png|svg`.
 //!
 //! ```text
 //! cargo run --release --bin candy_wrapper [-- --out DIR] [--quick]
@@ -27,11 +38,16 @@ mod common;
 use clap::Parser;
 use common::{csv_num, main_with, progress, save_png_svg, write_json, write_text, Res};
 use nalgebra::Point2;
+use nalgebra::{Rotation2, Vector2};
 use serde::Serialize;
-use skinweights::metrics::area_change_pct;
+use skinweights::correctives::{
+    auto_corrective, skin_with_correctives, AutoCorrectiveOptions, Corrective,
+};
+use skinweights::metrics::{area_change_pct, flipped_triangles};
 use skinweights::plot::{Grid, LineChart, Panel, PoseMap, Series};
 use skinweights::skinning::{dual_quaternion_skinning, linear_blend_skinning, HalfAngleHelper};
 use skinweights::{builtin_scene, BuiltinOptions, Pose, Scene, Skeleton, Weights};
+use std::time::Instant;
 
 #[derive(Parser)]
 #[command(about = "Joint width and area vs bend angle on the bar: LBS, helper bone, DQS")]
@@ -181,6 +197,80 @@ struct Row {
     lbs_area_change_pct: f64,
     helper_area_change_pct: f64,
     dqs_area_change_pct: f64,
+    lbs_mesh_width: f64,
+    corrective_width: f64,
+    corrective_max_width: f64,
+    corrective_area_change_pct: f64,
+    corrective_flipped: usize,
+    lbs_bulge_pct: f64,
+    helper_bulge_pct: f64,
+    dqs_bulge_pct: f64,
+    corrective_bulge_pct: f64,
+}
+
+/// How far a posed point lies outside the ideal bent bar (see the module docs), px.
+fn outside_ideal(p: Point2<f64>, theta: f64) -> f64 {
+    let rect = |q: Vector2<f64>| {
+        let dx = (-q.x).max(q.x - 100.0).max(0.0);
+        let dy = (q.y.abs() - HALF_HEIGHT).max(0.0);
+        dx.hypot(dy)
+    };
+    let q = p - Point2::new(JOINT_X, 0.0);
+    let upper = rect(Vector2::new(-q.x, -q.y));
+    let lower = rect(Rotation2::new(-theta.to_radians()) * q);
+    let disc = (q.norm() - HALF_HEIGHT).max(0.0);
+    upper.min(lower).min(disc)
+}
+
+/// Largest outer bulge of posed points, % of the width 40.
+fn bulge_pct(posed: &[Point2<f64>], theta: f64) -> f64 {
+    posed
+        .iter()
+        .map(|&p| outside_ideal(p, theta))
+        .fold(0.0, f64::max)
+        / (2.0 * HALF_HEIGHT)
+        * 100.0
+}
+
+/// The mesh's columns across the band: top boundary vertex (x, 20) and its mirror.
+fn mesh_columns(scene: &Scene, reach: f64) -> Vec<[usize; 2]> {
+    let v = scene.mesh.vertices();
+    (0..v.len())
+        .filter(|&i| v[i].y == HALF_HEIGHT && (v[i].x - JOINT_X).abs() <= reach)
+        .filter_map(|i| {
+            (0..v.len())
+                .find(|&j| v[j].y == -HALF_HEIGHT && v[j].x == v[i].x)
+                .map(|j| [i, j])
+        })
+        .collect()
+}
+
+/// Narrowest and widest posed mesh column over the rest width.
+fn mesh_width(posed: &[Point2<f64>], cols: &[[usize; 2]]) -> (f64, f64) {
+    cols.iter()
+        .map(|&[a, b]| (posed[a] - posed[b]).norm() / (2.0 * HALF_HEIGHT))
+        .fold((f64::INFINITY, 0.0f64), |(lo, hi), w| {
+            (lo.min(w), hi.max(w))
+        })
+}
+
+/// Run-time cost of one method: median wall time of skinning the whole mesh once.
+#[derive(Serialize)]
+struct Cost {
+    method: &'static str,
+    median_ms: f64,
+    vertices: usize,
+}
+
+fn median_ms(mut f: impl FnMut() -> Res<()>) -> Res<f64> {
+    let mut t = Vec::new();
+    for _ in 0..41 {
+        let s = Instant::now();
+        f()?;
+        t.push(s.elapsed().as_secs_f64() * 1e3);
+    }
+    t.sort_by(f64::total_cmp);
+    Ok(t[t.len() / 2])
 }
 
 #[derive(Serialize)]
@@ -203,6 +293,16 @@ struct Summary {
     max_abs_err_lbs_vs_cos_half: f64,
     max_abs_err_helper_vs_cos_quarter: f64,
     max_abs_dqs_width_minus_1: f64,
+    corrective_keys_deg: Vec<f64>,
+    corrective_band_vertices: usize,
+    corrective_fit_seconds: f64,
+    corrective_min_width: f64,
+    corrective_max_width: f64,
+    corrective_max_bulge_pct: f64,
+    corrective_max_flipped: usize,
+    max_bulge_pct: [f64; 4],
+    bulge_definition: &'static str,
+    run_time_cost: Vec<Cost>,
     key_angles: Vec<Row>,
     blend_width_check: Vec<BlendWidthCheck>,
     seconds: f64,
@@ -231,6 +331,19 @@ fn run(cli: &Cli) -> Res<()> {
     let angles: Vec<f64> = (0..=180).step_by(step).map(f64::from).collect();
     let cols = columns(RAMP_R);
     let mesh_pts = scene.mesh.vertices().to_vec();
+    let mesh_w = ramp_weights(&mesh_pts, RAMP_R)?;
+    let keys = [45.0, 90.0, 135.0, 180.0];
+    let fit_started = Instant::now();
+    let auto = auto_corrective(
+        &scene,
+        &mesh_w,
+        "lower",
+        &keys,
+        &AutoCorrectiveOptions::default(),
+    )?;
+    let fit_seconds = fit_started.elapsed().as_secs_f64();
+    let corrective: Vec<Corrective> = vec![auto.corrective.clone()];
+    let mcols = mesh_columns(&scene, auto.band_radius);
 
     let bar = progress(angles.len() as u64, "bending the bar");
     let mut rows = Vec::new();
@@ -238,7 +351,9 @@ fn run(cli: &Cli) -> Res<()> {
         bar.set_message(format!("bending the bar: {theta} deg"));
         let mut width = [0.0; 3];
         let mut area = [0.0; 3];
+        let mut bulge = [0.0; 3];
         let mut dqs_max = 0.0;
+        let mut lbs_mesh = 0.0;
         for (k, m) in Method::ALL.into_iter().enumerate() {
             let c = rig.pose(m, &cols, RAMP_R, theta)?;
             width[k] = min_width_ratio(&c.positions);
@@ -247,7 +362,14 @@ fn run(cli: &Cli) -> Res<()> {
             }
             let p = rig.pose(m, &mesh_pts, RAMP_R, theta)?;
             area[k] = area_change_pct(&scene.mesh, &p.positions);
+            bulge[k] = bulge_pct(&p.positions, theta);
+            if m == Method::Lbs {
+                lbs_mesh = mesh_width(&p.positions, &mcols).0;
+            }
         }
+        let pose = Pose::rest().rotate("lower", theta);
+        let fixed = skin_with_correctives(&mesh_pts, &scene.skeleton, &mesh_w, &pose, &corrective)?;
+        let (cw_lo, cw_hi) = mesh_width(&fixed, &mcols);
         let t = theta.to_radians();
         rows.push(Row {
             theta_deg: theta,
@@ -260,6 +382,15 @@ fn run(cli: &Cli) -> Res<()> {
             lbs_area_change_pct: area[0],
             helper_area_change_pct: area[1],
             dqs_area_change_pct: area[2],
+            lbs_mesh_width: lbs_mesh,
+            corrective_width: cw_lo,
+            corrective_max_width: cw_hi,
+            corrective_area_change_pct: area_change_pct(&scene.mesh, &fixed),
+            corrective_flipped: flipped_triangles(&scene.mesh, &fixed),
+            lbs_bulge_pct: bulge[0],
+            helper_bulge_pct: bulge[1],
+            dqs_bulge_pct: bulge[2],
+            corrective_bulge_pct: bulge_pct(&fixed, theta),
         });
         bar.inc(1);
     }
@@ -267,21 +398,36 @@ fn run(cli: &Cli) -> Res<()> {
 
     // CSV.
     let mut csv = String::from(
-        "theta_deg,lbs_width,cos_half,helper_width,cos_quarter,dqs_width,dqs_max_width,lbs_area_change_pct,helper_area_change_pct,dqs_area_change_pct\n",
+        "theta_deg,lbs_width,cos_half,helper_width,cos_quarter,dqs_width,dqs_max_width,lbs_area_change_pct,helper_area_change_pct,dqs_area_change_pct,lbs_mesh_width,corrective_width,corrective_max_width,corrective_area_change_pct,corrective_flipped,lbs_bulge_pct,helper_bulge_pct,dqs_bulge_pct,corrective_bulge_pct\n",
     );
     for r in &rows {
+        let nums = [
+            r.lbs_width,
+            r.cos_half,
+            r.helper_width,
+            r.cos_quarter,
+            r.dqs_width,
+            r.dqs_max_width,
+            r.lbs_area_change_pct,
+            r.helper_area_change_pct,
+            r.dqs_area_change_pct,
+            r.lbs_mesh_width,
+            r.corrective_width,
+            r.corrective_max_width,
+            r.corrective_area_change_pct,
+        ];
+        let bulges = [
+            r.lbs_bulge_pct,
+            r.helper_bulge_pct,
+            r.dqs_bulge_pct,
+            r.corrective_bulge_pct,
+        ];
         csv += &format!(
-            "{},{},{},{},{},{},{},{},{},{}\n",
+            "{},{},{},{}\n",
             r.theta_deg,
-            csv_num(r.lbs_width),
-            csv_num(r.cos_half),
-            csv_num(r.helper_width),
-            csv_num(r.cos_quarter),
-            csv_num(r.dqs_width),
-            csv_num(r.dqs_max_width),
-            csv_num(r.lbs_area_change_pct),
-            csv_num(r.helper_area_change_pct),
-            csv_num(r.dqs_area_change_pct),
+            nums.map(csv_num).join(","),
+            r.corrective_flipped,
+            bulges.map(csv_num).join(",")
         );
     }
     write_text(&out, "candy_wrapper.csv", &csv)?;
@@ -306,7 +452,55 @@ fn run(cli: &Cli) -> Res<()> {
         });
     }
 
+    // Run-time cost of skinning the whole mesh once, per method.
+    let pose = Pose::rest().rotate("lower", 120.0);
+    let (ext, ext_w, helper) = HalfAngleHelper::add(&scene.skeleton, &mesh_w, "lower")?;
+    let driven = helper.drive(&scene.skeleton, &pose);
+    let sk = &scene.skeleton;
+    let n = mesh_pts.len();
+    let run_time_cost = vec![
+        Cost {
+            method: "LBS",
+            median_ms: median_ms(|| {
+                std::hint::black_box(linear_blend_skinning(&mesh_pts, sk, &mesh_w, &pose)?);
+                Ok(())
+            })?,
+            vertices: n,
+        },
+        Cost {
+            method: "dual quaternions",
+            median_ms: median_ms(|| {
+                std::hint::black_box(dual_quaternion_skinning(&mesh_pts, sk, &mesh_w, &pose)?);
+                Ok(())
+            })?,
+            vertices: n,
+        },
+        Cost {
+            method: "LBS + half-angle helper",
+            median_ms: median_ms(|| {
+                std::hint::black_box(linear_blend_skinning(&mesh_pts, &ext, &ext_w, &driven)?);
+                Ok(())
+            })?,
+            vertices: n,
+        },
+        Cost {
+            method: "LBS + corrective",
+            median_ms: median_ms(|| {
+                std::hint::black_box(skin_with_correctives(
+                    &mesh_pts,
+                    sk,
+                    &mesh_w,
+                    &pose,
+                    &corrective,
+                )?);
+                Ok(())
+            })?,
+            vertices: n,
+        },
+    ];
+
     let max_err = |f: &dyn Fn(&Row) -> f64| rows.iter().map(f).fold(0.0, f64::max);
+    let min_of = |f: &dyn Fn(&Row) -> f64| rows.iter().map(f).fold(f64::INFINITY, f64::min);
     let summary = Summary {
         experiment: "candy_wrapper",
         scene: scene.name.clone(),
@@ -317,6 +511,21 @@ fn run(cli: &Cli) -> Res<()> {
         max_abs_err_lbs_vs_cos_half: max_err(&|r| (r.lbs_width - r.cos_half).abs()),
         max_abs_err_helper_vs_cos_quarter: max_err(&|r| (r.helper_width - r.cos_quarter).abs()),
         max_abs_dqs_width_minus_1: max_err(&|r| (r.dqs_width - 1.0).abs()),
+        corrective_keys_deg: keys.to_vec(),
+        corrective_band_vertices: auto.corrective.vertices.len(),
+        corrective_fit_seconds: fit_seconds,
+        corrective_min_width: min_of(&|r| r.corrective_width),
+        corrective_max_width: max_err(&|r| r.corrective_max_width),
+        corrective_max_bulge_pct: max_err(&|r| r.corrective_bulge_pct),
+        corrective_max_flipped: rows.iter().map(|r| r.corrective_flipped).max().unwrap_or(0),
+        max_bulge_pct: [
+            max_err(&|r| r.lbs_bulge_pct),
+            max_err(&|r| r.helper_bulge_pct),
+            max_err(&|r| r.dqs_bulge_pct),
+            max_err(&|r| r.corrective_bulge_pct),
+        ],
+        bulge_definition: "largest distance of a posed mesh vertex outside the ideal bent bar (upper limb at rest, lower limb turned rigidly, disc of radius 20 about the joint), % of the width 40; order LBS, helper, DQS, corrective",
+        run_time_cost,
         key_angles: rows
             .iter()
             .filter(|r| [0.0, 90.0, 120.0, 180.0].contains(&r.theta_deg))
@@ -335,7 +544,7 @@ fn run(cli: &Cli) -> Res<()> {
     let curve = |f: &dyn Fn(f64) -> f64| -> Vec<(f64, f64)> {
         fine.iter().map(|&t| (t, f(t.to_radians()))).collect()
     };
-    let (blue, orange, green) = ((31, 119, 180), (255, 127, 14), (44, 160, 44));
+    let (blue, orange, green, red) = ((31, 119, 180), (255, 127, 14), (44, 160, 44), (214, 39, 40));
     let mut width_chart = LineChart::new(
         "Candy wrapper on the bar: joint width vs bend angle",
         "bend angle θ (degrees)",
@@ -363,8 +572,32 @@ fn run(cli: &Cli) -> Res<()> {
         Series::new("dual quaternions, measured", pts(&|r| r.dqs_width))
             .markers()
             .with_color(green),
+        Series::new(
+            "LBS + automatic corrective (keys 45/90/135/180), mesh columns",
+            pts(&|r| r.corrective_width),
+        )
+        .markers()
+        .with_color(red),
     ];
     save_png_svg(&width_chart, &out, "width", (900, 600))?;
+
+    let mut bulge_chart = LineChart::new(
+        "Candy wrapper on the bar: outer bulge vs bend angle",
+        "bend angle θ (degrees)",
+        "largest vertex distance outside the ideal bent bar / width (%)",
+    );
+    bulge_chart.series = vec![
+        Series::new("LBS", pts(&|r| r.lbs_bulge_pct)).with_color(blue),
+        Series::new("LBS + half-angle helper", pts(&|r| r.helper_bulge_pct)).with_color(orange),
+        Series::new("dual quaternions", pts(&|r| r.dqs_bulge_pct)).with_color(green),
+        Series::new(
+            "LBS + automatic corrective",
+            pts(&|r| r.corrective_bulge_pct),
+        )
+        .with_color(red),
+    ];
+    bulge_chart.reference_lines = vec![(2.0, "2 % of the width".into())];
+    save_png_svg(&bulge_chart, &out, "bulge", (900, 600))?;
 
     let mut area_chart = LineChart::new(
         "Candy wrapper on the bar: total area change vs bend angle",
@@ -380,6 +613,11 @@ fn run(cli: &Cli) -> Res<()> {
         )
         .with_color(orange),
         Series::new("dual quaternions", pts(&|r| r.dqs_area_change_pct)).with_color(green),
+        Series::new(
+            "LBS + automatic corrective",
+            pts(&|r| r.corrective_area_change_pct),
+        )
+        .with_color(red),
     ];
     area_chart.reference_lines = vec![(0.0, "rest area".into())];
     save_png_svg(&area_chart, &out, "area", (900, 600))?;
@@ -426,6 +664,23 @@ fn run(cli: &Cli) -> Res<()> {
             r.lbs_area_change_pct,
             r.helper_area_change_pct,
             r.dqs_area_change_pct
+        );
+    }
+    println!(
+        "  corrective (keys {:?}, band {} vertices, fit {:.2} s): width {:.4}..{:.4}, bulge <= {:.2}%, flipped <= {}; max bulge LBS/helper/DQS/corrective {:.2?}%",
+        summary.corrective_keys_deg,
+        summary.corrective_band_vertices,
+        summary.corrective_fit_seconds,
+        summary.corrective_min_width,
+        summary.corrective_max_width,
+        summary.corrective_max_bulge_pct,
+        summary.corrective_max_flipped,
+        summary.max_bulge_pct
+    );
+    for c in &summary.run_time_cost {
+        println!(
+            "  cost {}: {:.3} ms per pose ({} vertices)",
+            c.method, c.median_ms, c.vertices
         );
     }
     println!(

@@ -238,6 +238,22 @@ pub enum Error {
         vertex: Option<usize>,
         message: String,
     },
+    /// A Spine project has a missing or bad value: `context` names the skeleton, bone, slot,
+    /// skin or attachment, `field` the JSON field, `vertex` the mesh vertex when there is one.
+    #[error("Spine {context}: {field}{}: {message}", .vertex.map(|v| format!(", vertex {v}")).unwrap_or_default())]
+    Spine {
+        context: String,
+        field: String,
+        vertex: Option<usize>,
+        message: String,
+    },
+    /// A Spine (libgdx) text atlas has a syntax error or a bad value: `line` is 1-based.
+    #[error("Spine atlas {file} line {line}: {message}")]
+    SpineAtlas {
+        file: String,
+        line: usize,
+        message: String,
+    },
     /// A Godot `.tscn` scene has a syntax error or a missing or bad value: `line` is the
     /// 1-based line in the file, `field` names the node or resource and its property.
     #[error("Godot scene line {line}: {field}: {message}")]

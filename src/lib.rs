@@ -110,3 +110,10 @@ pub use solvers::{
     SOLVER_NAMES,
 };
 pub use weights::Weights;
+
+/// The nalgebra version this crate is built with.
+pub use nalgebra;
+/// The nalgebra types the API takes and returns (always with `f64`), re-exported so callers
+/// need no nalgebra dependency of their own, nor one of the same version:
+/// `skinweights::Point2::new(0.0, 1.0)`. The crate itself: [`nalgebra`].
+pub use nalgebra::{Isometry2, Matrix2, Point2, Vector2};

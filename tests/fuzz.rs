@@ -552,6 +552,24 @@ fn check_scene(scene: &Scene) -> Result<(), String> {
     scene
         .sanity_check()
         .map_err(|e| format!("loaded scene fails sanity_check: {e}"))?;
+    // Clips of a loaded scene sample to finite poses (or a typed refusal such as overflow).
+    for clip in &scene.clips {
+        for t in [0.0, clip.duration * 0.37, clip.duration] {
+            match scene
+                .clip_pose(clip, t)
+                .and_then(|p| scene.skeleton.world_affines(&p))
+            {
+                Ok(w) if w.iter().any(|m| !m.is_finite()) => {
+                    return Err(format!(
+                        "clip {:?} at {t}: non-finite world transform",
+                        clip.name
+                    ))
+                }
+                Err(e) if admits_bug(&e) => return Err(format!("clip {:?}: {e}", clip.name)),
+                _ => {}
+            }
+        }
+    }
     if scene.mesh.vertex_count() > 5000 {
         return Ok(()); // solving is not the loader's cost; keep cases fast
     }
@@ -610,10 +628,45 @@ fn check_scene_json(input: &[u8]) -> Outcome {
 }
 
 fn scene_seeds() -> Vec<Value> {
-    ["bar", "arms-down", "layered-arms"]
+    let mut seeds: Vec<Value> = ["bar", "arms-down", "layered-arms"]
         .iter()
         .map(|n| json_of(&scene_to_json(&small_scene(n), None).expect("writes")))
-        .collect()
+        .collect();
+    seeds.push(json_of(
+        &scene_to_json(&animated_bar(), None).expect("writes"),
+    ));
+    seeds
+}
+
+/// The bar with a clip of every curve kind and a one-bone IK constraint (format /3).
+fn animated_bar() -> Scene {
+    use skinweights::animation::{
+        BoneTrack, ChannelKind as K, Clip, Curve, Easing, IkConstraint, Key,
+    };
+    let clip = Clip::new("swing", 1.0)
+        .with_track(
+            BoneTrack::new("lower")
+                .with(
+                    K::Rotation,
+                    vec![
+                        Key::new(0.0, 0.0).with_curve(Curve::Bezier {
+                            x1: 0.2,
+                            y1: -0.3,
+                            x2: 0.8,
+                            y2: 1.4,
+                        }),
+                        Key::new(0.3, 40.0).with_curve(Curve::Easing(Easing::Bounce)),
+                        Key::new(0.6, -20.0).with_curve(Curve::GodotEase(-1.5)),
+                        Key::new(1.0, 0.0).with_curve(Curve::Stepped),
+                    ],
+                )
+                .with(K::ShearX, vec![Key::new(0.0, 0.0), Key::new(1.0, 10.0)]),
+        )
+        .with_track(BoneTrack::new("upper").with(K::ScaleY, vec![Key::new(0.5, 1.2)]));
+    let ik = IkConstraint::new("aim", vec!["lower".into()], "upper");
+    small_scene("bar")
+        .with_animation(vec![clip], vec![ik])
+        .expect("valid clip")
 }
 
 #[test]

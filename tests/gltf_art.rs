@@ -262,15 +262,7 @@ fn exported_red_over_blue_figure(dir: &Path) -> (Scene, Value) {
 }
 
 fn all_layers(scene: &Scene) -> Vec<Layer> {
-    scene
-        .mesh
-        .parts()
-        .iter()
-        .map(|p| Layer {
-            part: p.clone(),
-            image: Some(0),
-        })
-        .collect()
+    Layer::one_per_part(scene.mesh.parts(), Some(0))
 }
 
 /// The floats of accessor `a` of an exported (one embedded buffer) glTF.

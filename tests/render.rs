@@ -14,7 +14,7 @@ use skinweights::render::{
     bleed, fill_transparent, matting_renders, parse_colour, premultiply, render, Drawing, Frame,
     RenderOptions, Texture, View,
 };
-use skinweights::scene::{AlphaMode, Art, ArtImage, Layer};
+use skinweights::scene::{AlphaMode, Art, ArtImage};
 use skinweights::{builtin_scene, BuiltinOptions, Error, Pose, Scene};
 use std::path::Path;
 
@@ -28,21 +28,18 @@ fn square(tex: RgbaImage) -> (Mesh, Art, Vec<Texture>) {
         Point2::new(0.0, 4.0),
     ];
     let mesh = Mesh::new(vertices.clone(), vec![[0, 1, 2], [0, 2, 3]]).unwrap();
-    let art = Art {
-        images: vec![ArtImage {
+    let art = Art::single_image(
+        ArtImage {
             name: "tex".into(),
             path: "tex.png".into(),
             alpha: AlphaMode::Straight,
-        }],
-        uvs: vertices
+        },
+        vertices
             .iter()
             .map(|p| Point2::new(p.x, 4.0 - p.y))
             .collect(),
-        layers: vec![Layer {
-            part: mesh.parts()[0].clone(),
-            image: Some(0),
-        }],
-    };
+        mesh.parts(),
+    );
     (
         mesh,
         art,
@@ -153,23 +150,15 @@ fn translucent_bar() -> (Scene, Vec<Texture>) {
         },
     )
     .unwrap();
-    let art = Art {
-        images: vec![ArtImage {
+    let art = Art::single_image(
+        ArtImage {
             name: "flat".into(),
             path: "flat.png".into(),
             alpha: AlphaMode::Straight,
-        }],
-        uvs: vec![Point2::new(1.0, 1.0); scene.mesh.vertex_count()],
-        layers: scene
-            .mesh
-            .parts()
-            .iter()
-            .map(|p| Layer {
-                part: p.clone(),
-                image: Some(0),
-            })
-            .collect(),
-    };
+        },
+        vec![Point2::new(1.0, 1.0); scene.mesh.vertex_count()],
+        scene.mesh.parts(),
+    );
     let tex = RgbaImage::from_pixel(2, 2, Rgba([40, 160, 220, 128]));
     let scene = scene.with_art(art).unwrap();
     (scene, vec![Texture::new("flat", tex, AlphaMode::Straight)])

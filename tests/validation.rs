@@ -374,7 +374,7 @@ fn pinched_vertex_and_stray_triangle_are_non_manifold() {
 }
 
 fn bar_with_art() -> skinweights::Scene {
-    use skinweights::scene::{AlphaMode, Art, ArtImage, Layer};
+    use skinweights::scene::{AlphaMode, Art, ArtImage};
     let scene = skinweights::builtin_scene(
         "bar",
         &skinweights::BuiltinOptions {
@@ -390,24 +390,15 @@ fn bar_with_art() -> skinweights::Scene {
         .iter()
         .map(|p| Point2::new(p.x, 40.0 - p.y))
         .collect();
-    let layers = scene
-        .mesh
-        .parts()
-        .iter()
-        .map(|p| Layer {
-            part: p.clone(),
-            image: Some(0),
-        })
-        .collect();
-    let art = Art {
-        images: vec![ArtImage {
+    let art = Art::single_image(
+        ArtImage {
             name: "bar".into(),
             path: "art/bar.png".into(),
             alpha: AlphaMode::Premultiplied,
-        }],
+        },
         uvs,
-        layers,
-    };
+        scene.mesh.parts(),
+    );
     scene.with_art(art).unwrap()
 }
 

@@ -22,3 +22,8 @@ pub use curves::{Curve, Easing};
 pub use ik::{apply_ik, IkConstraint};
 pub use model::{BoneChannels, BoneTrack, Channel, ChannelKind, Clip, Key, MAX_KEYS};
 pub use sampling::{DEFAULT_FPS, MAX_FRAMES};
+
+// docs/clips.md's Rust example runs as a doctest, so the page cannot drift from the API.
+#[cfg(doctest)]
+#[doc = include_str!("../../docs/clips.md")]
+struct ClipsDocDoctests;

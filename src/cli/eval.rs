@@ -1,10 +1,13 @@
-//! `skinweights eval`: every metric of a weights file on a probe of the scene.
+//! `skinweights eval`: every metric of a weights file on a probe of the scene, or over its
+//! clips (`--clip NAME|all`, with `--reference` weights for the deviation).
 
 use super::{load_weights_for, resolve_scene, BuiltinArgs};
 use clap::Args;
+use serde_json::json;
 use skinweights::compare::{CompareRow, Comparison};
+use skinweights::metrics::clip::{clip_metrics, summarize, ClipMetrics, ClipOptions};
 use skinweights::metrics::evaluate;
-use skinweights::Result;
+use skinweights::{Error, Result, Scene, Weights};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -16,8 +19,17 @@ pub struct EvalArgs {
     /// Weights file (skinweights.weights/1 JSON).
     weights: PathBuf,
     /// Probe to measure (default: the scene's first probe).
-    #[arg(long)]
+    #[arg(long, conflicts_with = "clip")]
     probe: Option<String>,
+    /// Measure over a clip of the scene, or `all` of them, instead of a probe.
+    #[arg(long)]
+    clip: Option<String>,
+    /// Reference weights (e.g. the artist's) for the clip deviation.
+    #[arg(long, requires = "clip")]
+    reference: Option<PathBuf>,
+    /// Frames per second clips are sampled at (plus each clip's last frame).
+    #[arg(long, default_value_t = skinweights::animation::DEFAULT_FPS, requires = "clip")]
+    fps: f64,
     /// Print JSON instead of a table.
     #[arg(long)]
     json: bool,
@@ -29,6 +41,14 @@ pub struct EvalArgs {
 pub fn run(a: EvalArgs) -> Result<ExitCode> {
     let scene = resolve_scene(Some(&a.scene), &a.builtin)?;
     let w = load_weights_for(&scene, &a.weights)?;
+    if let Some(clip) = &a.clip {
+        let reference = a
+            .reference
+            .as_ref()
+            .map(|p| load_weights_for(&scene, p))
+            .transpose()?;
+        return run_clips(&a, &scene, &w, reference.as_ref(), clip);
+    }
     let probe = scene.probe(a.probe.as_deref())?;
     let metrics = evaluate(&scene, &w, probe, None)?;
     let table = Comparison {
@@ -44,6 +64,67 @@ pub fn run(a: EvalArgs) -> Result<ExitCode> {
         println!("{}", table.to_json()?);
     } else {
         print!("{}", table.to_markdown());
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn run_clips(
+    a: &EvalArgs,
+    scene: &Scene,
+    w: &Weights,
+    reference: Option<&Weights>,
+    name: &str,
+) -> Result<ExitCode> {
+    let clips: Vec<_> = if name == "all" {
+        if scene.clips.is_empty() {
+            return Err(Error::field(
+                "--clip",
+                format!("scene {:?} has no clips", scene.name),
+            ));
+        }
+        scene.clips.iter().collect()
+    } else {
+        vec![scene.clip(name)?]
+    };
+    let options = ClipOptions::default().with_fps(a.fps);
+    let per_clip: Vec<ClipMetrics> = clips
+        .iter()
+        .map(|c| clip_metrics(scene, w, reference, c, &options))
+        .collect::<Result<_>>()?;
+    let all = summarize(&per_clip);
+    if a.json {
+        let out = json!({
+            "scene": scene.name,
+            "weights": a.weights.display().to_string(),
+            "reference": a.reference.as_ref().map(|p| p.display().to_string()),
+            "fps": a.fps,
+            "clips": per_clip,
+            "all": all,
+        });
+        println!("{out}");
+        return Ok(ExitCode::SUCCESS);
+    }
+    let f = |v: Option<f64>| v.map_or("-".to_string(), |x| format!("{x:.3}"));
+    println!(
+        "| clip | frames | deviation max px | p95 px | mean px | max % | worst frame | flipped max | area change max % |"
+    );
+    println!("|---|---|---|---|---|---|---|---|---|");
+    for m in per_clip.iter().chain(std::iter::once(&all)) {
+        let worst = m.worst_frame.as_ref().map_or("-".into(), |w| {
+            format!("{} #{} ({:.3} s)", w.clip, w.frame, w.time)
+        });
+        println!(
+            "| {} | {} | {} | {} | {} | {} | {} | {} | {:.3} |",
+            m.clip,
+            m.frames,
+            f(m.deviation_max_px),
+            f(m.deviation_p95_px),
+            f(m.deviation_mean_px),
+            f(m.deviation_max_pct),
+            worst,
+            m.flipped_max,
+            m.area_change_max_pct
+        );
     }
     Ok(ExitCode::SUCCESS)
 }

@@ -4,6 +4,7 @@ use super::{check_outputs, load_weights_for, resolve_scene, BuiltinArgs};
 use clap::{Args, ValueEnum};
 use skinweights::io::dragonbones::save_dragonbones;
 use skinweights::io::godot::save_godot;
+use skinweights::io::spine::{save_spine, SpineExportOptions};
 use skinweights::io::{export_gltf, truncation_note, GltfOptions};
 use skinweights::{Error, Result};
 use std::path::{Path, PathBuf};
@@ -19,6 +20,9 @@ enum ExportFormat {
     Dragonbones,
     /// Godot .tscn (text scene): a Skeleton2D and one skinned Polygon2D per part.
     Godot,
+    /// Spine 4.2 JSON: with `--source`, that project with its meshes' weighted vertices
+    /// rewritten; without, a minimal project (bones, a slot and mesh per part, the atlas).
+    Spine,
 }
 
 /// Arguments of `export`.
@@ -43,13 +47,40 @@ pub struct ExportArgs {
     /// Packed*Array).
     #[arg(long, default_value_t = 4, value_parser = clap::value_parser!(u32).range(3..=4))]
     godot: u32,
+    /// Spine only: the project the scene was imported from; only its meshes' vertices are
+    /// rewritten.
+    #[arg(long)]
+    source: Option<PathBuf>,
+    /// Spine only: keep at most K influences per vertex (the largest, renormalized);
+    /// default: all.
+    #[arg(long, value_name = "K", value_parser = clap::value_parser!(u32).range(1..))]
+    max_influences: Option<u32>,
     #[command(flatten)]
     builtin: BuiltinArgs,
 }
 
 /// Runs `export`.
 pub fn run(a: ExportArgs) -> Result<ExitCode> {
-    check_outputs(&[Path::new(&a.scene), &a.weights], &[&a.output], a.force)?;
+    if !matches!(a.format, ExportFormat::Spine)
+        && (a.source.is_some() || a.max_influences.is_some())
+    {
+        return Err(Error::field(
+            if a.source.is_some() {
+                "--source"
+            } else {
+                "--max-influences"
+            },
+            "only Spine exports take a source project or an influence limit",
+        ));
+    }
+    let mut inputs = vec![Path::new(&a.scene), a.weights.as_path()];
+    inputs.extend(a.source.as_deref());
+    let atlas_out = a.output.with_extension("atlas");
+    let mut outputs = vec![a.output.as_path()];
+    if matches!(a.format, ExportFormat::Spine) && a.source.is_none() {
+        outputs.push(&atlas_out);
+    }
+    check_outputs(&inputs, &outputs, a.force)?;
     let scene = resolve_scene(Some(&a.scene), &a.builtin)?;
     let w = load_weights_for(&scene, &a.weights)?;
     match a.format {
@@ -91,6 +122,31 @@ pub fn run(a: ExportArgs) -> Result<ExitCode> {
                 a.output.display(),
                 scene.mesh.parts().len(),
                 scene.skeleton.len()
+            );
+        }
+        ExportFormat::Spine => {
+            if a.scale != 1.0 {
+                return Err(Error::field(
+                    "--scale",
+                    "only glTF export scales coordinates (Spine keeps pixels)",
+                ));
+            }
+            let options = SpineExportOptions::default()
+                .with_max_influences(a.max_influences.map(|k| k as usize));
+            let out = save_spine(&scene, &w, a.source.as_deref(), &options, &a.output)?;
+            for n in &out.notes {
+                eprintln!("note: {n}");
+            }
+            println!(
+                "wrote {}: {} mesh attachments with weighted vertices, {} bones{}",
+                a.output.display(),
+                out.meshes,
+                scene.skeleton.len(),
+                if out.atlas.is_some() {
+                    format!(" (and {})", atlas_out.display())
+                } else {
+                    String::new()
+                }
             );
         }
         ExportFormat::Godot => {

@@ -4,6 +4,7 @@ use super::check_outputs;
 use clap::{Args, ValueEnum};
 use skinweights::io::dragonbones::load_dragonbones;
 use skinweights::io::godot::load_godot;
+use skinweights::io::spine::{load_spine, SkinSelection, SpineImportOptions};
 use skinweights::io::{import_gltf, save_scene};
 use skinweights::{Error, Result};
 use std::path::{Path, PathBuf};
@@ -18,6 +19,9 @@ enum ImportFormat {
     Dragonbones,
     /// Godot 3 or 4 text scene (.tscn): Skeleton2D, Polygon2D layers, painted weights.
     Godot,
+    /// Spine 4.x JSON: bones in the setup pose, mesh and region attachments, artist weights,
+    /// the atlas (`--atlas`, default NAME.atlas beside the file).
+    Spine,
 }
 
 /// Arguments of `import`.
@@ -34,6 +38,14 @@ pub struct ImportArgs {
     /// default: SCENE.artist.json next to the scene.
     #[arg(long)]
     weights: Option<PathBuf>,
+    /// Spine only: the atlas (libgdx text .atlas); default: NAME.atlas beside the file
+    /// (`-pro`/`-ess` dropped) when it exists.
+    #[arg(long)]
+    atlas: Option<PathBuf>,
+    /// Spine only: the skin to merge over the default one (each slot's setup attachment), or
+    /// `all` for every attachment of every skin, each its own layer.
+    #[arg(long)]
+    skin: Option<String>,
     /// Overwrite the output files if they exist.
     #[arg(long)]
     force: bool,
@@ -44,11 +56,21 @@ pub fn run(a: ImportArgs) -> Result<ExitCode> {
     // DragonBones and Godot files always carry the artist's weights: write them by default.
     let weights = match (a.format, a.weights) {
         (_, Some(w)) => Some(w),
-        (ImportFormat::Dragonbones | ImportFormat::Godot, None) => {
+        (ImportFormat::Dragonbones | ImportFormat::Godot | ImportFormat::Spine, None) => {
             Some(a.output.with_extension("artist.json"))
         }
         (ImportFormat::Gltf, None) => None,
     };
+    if !matches!(a.format, ImportFormat::Spine) && (a.atlas.is_some() || a.skin.is_some()) {
+        return Err(Error::field(
+            if a.atlas.is_some() {
+                "--atlas"
+            } else {
+                "--skin"
+            },
+            "only Spine imports take an atlas file or a skin",
+        ));
+    }
     let mut outputs: Vec<&Path> = vec![&a.output];
     outputs.extend(weights.as_deref());
     check_outputs(&[&a.file], &outputs, a.force)?;
@@ -79,6 +101,17 @@ pub fn run(a: ImportArgs) -> Result<ExitCode> {
         }
         ImportFormat::Dragonbones => {
             let imported = load_dragonbones(&a.file)?;
+            print!("{}", imported.report);
+            let artist = imported.artist_file();
+            (imported.scene, Some(artist))
+        }
+        ImportFormat::Spine => {
+            let options = SpineImportOptions::default().with_skin(
+                a.skin
+                    .as_deref()
+                    .map_or(SkinSelection::Default, SkinSelection::from_arg),
+            );
+            let imported = load_spine(&a.file, a.atlas.as_deref(), &options)?;
             print!("{}", imported.report);
             let artist = imported.artist_file();
             (imported.scene, Some(artist))

@@ -10,6 +10,7 @@ mod import;
 mod lint;
 mod mesh;
 mod plot;
+mod pose;
 mod render;
 mod repair;
 mod scene;
@@ -61,6 +62,10 @@ enum Command {
     ///
     /// Example: `skinweights eval arms.json blender_weights.json --probe lift_l --json`
     Eval(eval::EvalArgs),
+    /// Print every bone's local and world transform in a frame of a clip (or the setup pose).
+    ///
+    /// Example: `skinweights pose hero.json --clip walk --time 0.5 --json`
+    Pose(pose::PoseArgs),
     /// Run the seed's check table (bind identity, normalization, continuity, extreme poses).
     ///
     /// Prints PASS/FAIL per check with the measured number and what to inspect first; exits
@@ -161,6 +166,7 @@ pub fn main() -> ExitCode {
         Command::Compare(a) => compare::run(a),
         Command::Solve(a) => solve::run(a),
         Command::Eval(a) => eval::run(a),
+        Command::Pose(a) => pose::run(a),
         Command::Lint(a) => lint::run(a),
         Command::Plot(a) => plot::run(a),
         Command::Scene(a) => scene::run(a),

@@ -17,12 +17,12 @@
 //!
 //! (`p` the rest positions, `R_i` a rotation per vertex), with every vertex outside the band
 //! held where linear blend skinning puts it for the key's pose (the joint rotated by the key
-//! angle, every other bone at rest). Local step: each `R_i` is the rotation that best maps the
+//! angle, every other bone at rest). The band starts from dual-quaternion skinning. Local step: each `R_i` is the rotation that best maps the
 //! rest edges around `i` onto the current ones (`atan2(S_01 - S_10, S_00 + S_11)` of
 //! `S = sum_j w_ij (p_i - p_j)(x_i - x_j)^T`). Global step: `L_FF x_F = b_F + w_FC x_C`,
 //! `b_i = sum_j w_ij (R_i + R_j)(p_i - p_j) / 2`, one sparse Cholesky factorization of the
-//! band's Laplacian (faer, as the heat solver) reused for every iteration and key. The start
-//! is the LBS pose; iterations stop when no vertex moves more than
+//! band's Laplacian (faer, as the heat solver) reused for every iteration and key.
+//! Iterations stop when no vertex moves more than
 //! [`AutoCorrectiveOptions::tolerance`]. The offsets are the fitted minus the LBS positions.
 
 use super::{Corrective, CorrectiveKey, Interpolation};
@@ -31,7 +31,7 @@ use crate::geometry::Segment;
 use crate::mesh::CotanLaplacian;
 use crate::scene::Scene;
 use crate::skeleton::Pose;
-use crate::skinning::{check_shape, lbs_with_transforms};
+use crate::skinning::{check_shape, dqs_with_transforms, lbs_with_transforms};
 use crate::solvers::Factorization;
 use crate::weights::Weights;
 use faer::sparse::{SparseColMat, SymbolicSparseColMat};
@@ -57,9 +57,9 @@ pub struct AutoCorrectiveOptions {
 /// Default band radius in joint half-widths.
 pub const DEFAULT_BAND_HALF_WIDTHS: f64 = 3.0;
 /// Default iteration limit.
-pub const DEFAULT_ITERATIONS: usize = 200;
+pub const DEFAULT_ITERATIONS: usize = 1000;
 /// Default convergence tolerance, px.
-pub const DEFAULT_TOLERANCE: f64 = 1e-4;
+pub const DEFAULT_TOLERANCE: f64 = 1e-6;
 
 impl Default for AutoCorrectiveOptions {
     fn default() -> Self {
@@ -210,7 +210,15 @@ pub fn auto_corrective(
         let pose = Pose::rest().rotate(joint, angle);
         let transforms = skeleton.skinning_transforms(&pose)?;
         let lbs = lbs_with_transforms(rest, weights, &transforms)?;
-        let (fitted, its) = system.fit(&lbs, options.iterations, options.tolerance)?;
+        // Start the band from dual quaternions (no collapse, no fold: ARAP started from the
+        // folded LBS joint stays folded), every other vertex held where LBS puts it.
+        let mut start = dqs_with_transforms(rest, weights, &transforms)?;
+        for (v, p) in start.iter_mut().enumerate() {
+            if system.slot[v] == usize::MAX {
+                *p = lbs[v];
+            }
+        }
+        let (fitted, its) = system.fit(&start, options.iterations, options.tolerance)?;
         let offsets: Vec<Vector2<f64>> = band.iter().map(|&v| fitted[v] - lbs[v]).collect();
         max_offset.push(offsets.iter().map(|o| o.norm()).fold(0.0, f64::max));
         iterations.push(its);

@@ -3,7 +3,9 @@
 use crate::error::{Error, Result};
 use nalgebra::Point2;
 
-/// Connectivity of a validated mesh, built once by [`crate::Mesh::new`].
+/// Connectivity of a mesh, built once by [`crate::Mesh::new`] (a validated manifold) or
+/// [`crate::Mesh::from_artist`] (any triangle soup: folds, edges of three or more triangles,
+/// unused vertices, each of which is then a component of its own).
 #[derive(Debug, Clone, Default)]
 pub struct Topology {
     /// Unique undirected edges `[a, b]` with `a < b`, sorted.
@@ -11,10 +13,13 @@ pub struct Topology {
     /// CSR adjacency: the neighbours of `v` are `neighbors[offsets[v]..offsets[v + 1]]`, sorted.
     offsets: Vec<usize>,
     neighbors: Vec<usize>,
-    /// Boundary edges directed as in their triangle (the interior lies to their left).
+    /// Boundary edges (those of exactly one triangle) directed as in their triangle, which lies
+    /// to their left.
     boundary_edges: Vec<[usize; 2]>,
     /// Closed boundary loops, each a vertex cycle with the interior on the left (outer loops
-    /// counter-clockwise, holes clockwise).
+    /// counter-clockwise, holes clockwise). In an artist mesh a loop walks backwards through
+    /// a fold, and at an edge of three or more triangles it may be an open chain
+    /// (see `trace_loops`).
     boundary_loops: Vec<Vec<usize>>,
     /// Connected component of every vertex.
     component_of: Vec<usize>,
@@ -255,11 +260,12 @@ impl Topology {
     pub fn csr_neighbors(&self) -> &[usize] {
         &self.neighbors
     }
-    /// Boundary edges, directed with the interior on their left.
+    /// Boundary edges (of one triangle each), directed with their triangle on their left.
     pub fn boundary_edges(&self) -> &[[usize; 2]] {
         &self.boundary_edges
     }
-    /// Closed boundary loops (interior on the left).
+    /// Boundary loops: closed, interior on the left, for a manifold; see `docs/artist-meshes.md`
+    /// for folded and non-manifold artist meshes.
     pub fn boundary_loops(&self) -> &[Vec<usize>] {
         &self.boundary_loops
     }
@@ -347,7 +353,7 @@ fn repeated_triangles(
             repeats += 1;
             // The earliest pair: the smallest later triangle of any run.
             let pair = (w[1].1, w[0].1);
-            if first.map_or(true, |f| pair.0 < f.0) {
+            if first.is_none_or(|f| pair.0 < f.0) {
                 first = Some(pair);
             }
         }

@@ -1,12 +1,14 @@
 //! Metrics: how good a set of weights is, measured on a scene with a probe.
 //!
 //! [`interpenetration`] (its own module): where a posed mesh covers the plane more than once.
+//! [`clip`]: the same weights judged over whole animation clips.
 //!
 //! Every function takes plain values (scene, weights, probe) and returns numbers; nothing here
 //! solves or draws. Distances are reported as a percentage of the character height (the rest
 //! mesh's bounding-box height) so results compare across scenes.
 
 pub mod artist;
+pub mod clip;
 pub mod interpenetration;
 
 pub use interpenetration::{
@@ -264,13 +266,22 @@ pub fn singular_values_2x2(m: &Matrix2<f64>) -> (f64, f64) {
 /// Largest value and 99th percentile (nearest rank: the value at index ceil(0.99 n) - 1 of the
 /// sorted list) of a list; `(0, 0)` for an empty one.
 pub fn max_and_p99(values: &[f64]) -> (f64, f64) {
+    match values.iter().copied().max_by(f64::total_cmp) {
+        Some(max) => (max, percentile(values, 0.99)),
+        None => (0.0, 0.0),
+    }
+}
+
+/// The `q` quantile by nearest rank: the value at index `ceil(q n) - 1` of the sorted list
+/// (0 for an empty list).
+pub fn percentile(values: &[f64], q: f64) -> f64 {
     if values.is_empty() {
-        return (0.0, 0.0);
+        return 0.0;
     }
     let mut v = values.to_vec();
-    v.sort_by(f64::total_cmp);
-    let rank = ((0.99 * v.len() as f64).ceil() as usize).clamp(1, v.len());
-    (v[v.len() - 1], v[rank - 1])
+    let rank = ((q * v.len() as f64).ceil() as usize).clamp(1, v.len());
+    let (_, x, _) = v.select_nth_unstable_by(rank - 1, f64::total_cmp);
+    *x
 }
 
 /// Posed total signed area relative to rest, in percent (negative: area lost).

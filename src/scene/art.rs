@@ -59,6 +59,19 @@ pub struct Layer {
     pub image: Option<usize>,
 }
 
+impl Layer {
+    /// One layer per part, in the parts' order (back to front), each drawn with `image`.
+    pub fn one_per_part(parts: &[String], image: Option<usize>) -> Vec<Layer> {
+        parts
+            .iter()
+            .map(|p| Layer {
+                part: p.clone(),
+                image,
+            })
+            .collect()
+    }
+}
+
 /// Images, texture coordinates and layer order of a scene.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct Art {
@@ -73,6 +86,17 @@ pub struct Art {
 }
 
 impl Art {
+    /// Art with one image and one layer per part, in the parts' order, every layer drawn with
+    /// that image: what a single sprite sheet gives (`uvs`: one per vertex, in the image's
+    /// pixels). Checked against the mesh when attached ([`crate::Scene::with_art`]).
+    pub fn single_image(image: ArtImage, uvs: Vec<Point2<f64>>, parts: &[String]) -> Self {
+        Art {
+            images: vec![image],
+            uvs,
+            layers: Layer::one_per_part(parts, Some(0)),
+        }
+    }
+
     /// Checks the art against a mesh with `vertex_count` vertices and part names `parts`:
     /// one finite texture coordinate per vertex, every part drawn exactly once, image
     /// indices in range.

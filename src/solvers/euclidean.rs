@@ -36,13 +36,25 @@ impl Solver for Euclidean {
         let falloff = self.options.falloff(scene)?;
         let segments = bone_segments(scene.skeleton.bones());
         let pts = scene.mesh.vertices();
-        // Straight-line distances are finite, so no row can come back empty.
-        let (data, _) = falloff.weights_from(pts.len(), segments.len(), |v, row| {
+        let nb = segments.len();
+        let (mut data, empty) = falloff.weights_from(pts.len(), nb, |v, row| {
             for (d, s) in row.iter_mut().zip(&segments) {
                 *d = s.distance(&pts[v]);
             }
         });
-        let weights = Weights::from_row_major(data, segments.len())?;
-        finish(self.name(), started, weights, Vec::new())
+        // Only a vertex so far out that every distance overflows (an artist mesh's unused
+        // vertex at 1e301) comes back empty: it gets equal shares.
+        for &v in &empty {
+            data[v * nb..(v + 1) * nb].fill(1.0 / nb as f64);
+        }
+        let warnings = match empty.first() {
+            Some(v) => vec![format!(
+                "{} vertices (e.g. vertex {v}) are so far away that every bone distance overflows: equal weights",
+                empty.len()
+            )],
+            None => Vec::new(),
+        };
+        let weights = Weights::from_row_major(data, nb)?;
+        finish(self.name(), started, weights, warnings)
     }
 }

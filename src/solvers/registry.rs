@@ -305,3 +305,110 @@ pub fn solvers_help() -> String {
     out.push_str("  SOLVER+mask any of them cut to the parts each bone may influence\n");
     out
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::solvers::{solver_by_name, NO_OPTIONS};
+
+    #[test]
+    fn names_are_unique_and_every_entry_builds_under_its_name() {
+        for (i, e) in SOLVERS.iter().enumerate() {
+            assert_eq!(SOLVER_NAMES[i], e.name);
+            assert!(!SOLVER_NAMES[..i].contains(&e.name), "{} twice", e.name);
+            let built = solver_by_name(e.name, NO_OPTIONS).unwrap().name();
+            let expected = if e.name == "mask" {
+                "euclidean+mask"
+            } else {
+                e.name
+            };
+            assert_eq!(built, expected);
+        }
+        assert_eq!(
+            compare_defaults(),
+            [
+                "linear",
+                "euclidean",
+                "geodesic",
+                "heat",
+                "mask",
+                "heat+mask",
+                "bbw",
+                "best"
+            ]
+        );
+        assert_eq!(
+            with_role(Role::Recommended),
+            [super::super::RECOMMENDED_SOLVER]
+        );
+        assert_eq!(with_role(Role::Reference), ["bbw"]);
+    }
+
+    #[test]
+    fn options_come_as_any_pairs_of_strings() {
+        let owned = vec![("falloff_power".to_string(), "2".to_string())];
+        for s in [
+            solver_by_name("euclidean", [("falloff_power", "2")]).unwrap(),
+            solver_by_name("euclidean", &owned).unwrap(),
+            solver_by_name("euclidean", owned.clone()).unwrap(),
+            solver_by_name("euclidean", owned.iter().map(|(k, v)| (k, v))).unwrap(),
+        ] {
+            assert_eq!(s.name(), "euclidean");
+        }
+        assert!(matches!(
+            solver_by_name("euclidean", [("falloff_power", "-1")]),
+            Err(crate::Error::InvalidOption { ref option, .. }) if option == "falloff_power"
+        ));
+    }
+
+    #[test]
+    fn best_takes_limit_as_its_own_soft_limit_so_only_one_applies() {
+        let scene = crate::builtin_scene(
+            "bar",
+            &crate::BuiltinOptions {
+                vertices: 500,
+                ..Default::default()
+            },
+        )
+        .unwrap();
+        let solve = |o: &[(&str, &str)]| {
+            let s = solver_by_name("best", o).unwrap();
+            (s.name(), s.solve(&scene).unwrap().weights)
+        };
+        let (name, generic) = solve(&[("limit", "0.1:0.2")]);
+        // Not wrapped in a second limit: the name stays, and the weights are best's with
+        // its own limit set to 0.1:0.2.
+        assert_eq!(name, "best");
+        let (_, own) = solve(&[("soft_limit", "0.1:0.2")]);
+        assert_eq!(generic.as_slice(), own.as_slice());
+        let (_, default) = solve(&[]);
+        assert_ne!(generic.as_slice(), default.as_slice());
+        // limit=none turns it off, for best and for any other solver.
+        let (_, off) = solve(&[("limit", "none")]);
+        let (_, off2) = solve(&[("soft_limit", "none")]);
+        assert_eq!(off.as_slice(), off2.as_slice());
+        assert_eq!(
+            solver_by_name("heat", [("limit", "none")]).unwrap().name(),
+            "heat"
+        );
+        assert_eq!(
+            solver_by_name("heat", [("limit", "0.1:0.2")])
+                .unwrap()
+                .name(),
+            "heat+limit(0.1:0.2)"
+        );
+    }
+
+    #[test]
+    fn every_generic_option_is_listed_once_per_solver() {
+        for e in SOLVERS {
+            let keys: Vec<&str> = e.all_options().iter().map(|o| o.key).collect();
+            for (k, _, _) in GENERIC_OPTIONS {
+                assert_eq!(keys.iter().filter(|x| *x == k).count(), 1, "{} {k}", e.name);
+            }
+        }
+        let best = entry("best").unwrap().all_options();
+        let limit = best.iter().find(|o| o.key == "limit").unwrap();
+        assert_eq!(limit.default.as_deref(), Some("0.02:0.05"));
+    }
+}

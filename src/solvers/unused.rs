@@ -28,11 +28,11 @@ pub(crate) fn solve_on_used(
     let mut new_index = vec![usize::MAX; n];
     let mut used = Vec::with_capacity(n - unused.len());
     let mut skip = unused.iter().peekable();
-    for v in 0..n {
+    for (v, slot) in new_index.iter_mut().enumerate() {
         if skip.peek() == Some(&&v) {
             skip.next();
         } else {
-            new_index[v] = used.len();
+            *slot = used.len();
             used.push(v);
         }
     }

@@ -67,15 +67,8 @@ pub fn export_dragonbones(scene: &Scene, weights: &Weights) -> Result<Value> {
         .map(|b| b.name.clone())
         .unwrap_or_default();
 
-    // Triangles by part (majority of corners).
     let parts = mesh.parts();
-    let vp = mesh.vertex_parts();
-    let mut part_triangles: Vec<Vec<[usize; 3]>> = vec![Vec::new(); parts.len()];
-    for &t in mesh.triangles() {
-        let [a, b, c] = t.map(|v| vp[v]);
-        let p = if b == c { b } else { a };
-        part_triangles[p].push(t);
-    }
+    let part_triangles = triangles_by_part(mesh);
 
     let influences = weights.influences();
     let mut slots = Vec::new();
@@ -178,4 +171,17 @@ pub fn save_dragonbones(scene: &Scene, weights: &Weights, path: impl AsRef<Path>
             message: e.to_string(),
         })?;
     crate::io::write_atomic(path, text)
+}
+
+/// Each part's triangles: a triangle goes to the part most of its corners belong to (ties:
+/// the first corner's). Shared with the Spine export.
+pub(crate) fn triangles_by_part(mesh: &crate::mesh::Mesh) -> Vec<Vec<[usize; 3]>> {
+    let vp = mesh.vertex_parts();
+    let mut part_triangles: Vec<Vec<[usize; 3]>> = vec![Vec::new(); mesh.parts().len()];
+    for &t in mesh.triangles() {
+        let [a, b, c] = t.map(|v| vp[v]);
+        let p = if b == c { b } else { a };
+        part_triangles[p].push(t);
+    }
+    part_triangles
 }

@@ -654,7 +654,7 @@ impl UniqueNames {
 
 /// Interior edges that two counter-clockwise triangles traverse in the same direction:
 /// both lie on the same side of the edge, so the mesh folds over itself there.
-fn overlapping_edges(oriented: &[[usize; 3]]) -> usize {
+pub(crate) fn overlapping_edges(oriented: &[[usize; 3]]) -> usize {
     let mut directed: HashMap<(usize, usize), usize> = HashMap::new();
     for &[i, j, k] in oriented {
         for e in [(i, j), (j, k), (k, i)] {

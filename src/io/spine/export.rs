@@ -1,0 +1,552 @@
+//! A scene and its weights → Spine JSON: a source project with its meshes' weighted vertices
+//! rewritten, or a minimal project (bones, a slot and a mesh per layer, the atlas).
+
+use super::import::{part_name, place, setup_world, Chosen};
+use super::parse::{parse_skeleton, FileAttachment, Geometry, Kind};
+use super::{spine_error, Affine};
+use crate::error::{Error, Result};
+use crate::io::png_dimensions;
+use crate::scene::Scene;
+use crate::skinning::check_shape;
+use crate::weights::{Weights, EXPORT_ROW_SUM_TOLERANCE};
+use serde_json::{json, Value};
+use std::collections::HashSet;
+use std::path::{Path, PathBuf};
+
+/// Default of [`SpineExportOptions::max_influences`]: no limit (Spine has none).
+pub const DEFAULT_MAX_INFLUENCES: Option<usize> = None;
+
+/// How far (px) a scene part's vertices may be from a source mesh's setup positions for the
+/// part to be taken as that mesh.
+const MATCH_TOLERANCE_PX: f64 = 1e-3;
+
+/// Options of [`export_spine`].
+#[derive(Debug, Clone, Default)]
+#[non_exhaustive]
+pub struct SpineExportOptions {
+    /// Keep at most this many influences per vertex (the largest, renormalized).
+    /// Default: [`DEFAULT_MAX_INFLUENCES`] (all).
+    pub max_influences: Option<usize>,
+}
+
+impl SpineExportOptions {
+    /// Sets [`SpineExportOptions::max_influences`].
+    pub fn with_max_influences(mut self, k: Option<usize>) -> Self {
+        self.max_influences = k;
+        self
+    }
+}
+
+/// What [`export_spine`] produced.
+#[derive(Debug, Clone)]
+pub struct SpineExport {
+    /// The skeleton JSON.
+    pub json: Value,
+    /// The atlas text (minimal projects whose scene has art), to be written beside the JSON.
+    pub atlas: Option<String>,
+    /// Mesh attachments whose vertices were written.
+    pub meshes: usize,
+    /// What was left out or changed.
+    pub notes: Vec<String>,
+}
+
+/// Each vertex's influences, largest first, zeros dropped, at most `k` (renormalized).
+fn influence_rows(weights: &Weights, k: Option<usize>) -> Vec<Vec<(usize, f64)>> {
+    weights
+        .influences()
+        .into_iter()
+        .map(|mut row| {
+            row.retain(|&(_, w)| w > 0.0);
+            row.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
+            if let Some(k) = k {
+                row.truncate(k.max(1));
+            }
+            let s: f64 = row.iter().map(|r| r.1).sum();
+            row.iter_mut().for_each(|r| r.1 /= s);
+            row
+        })
+        .collect()
+}
+
+/// Writes `scene` and `weights` as Spine 4.2 JSON.
+///
+/// With `source` (the project the scene was imported from, its text), the result is that
+/// project with only the `vertices` of the mesh attachments matching the scene's parts
+/// rewritten as weighted vertices: each influence's bind position is the vertex's setup
+/// position in that bone's setup world frame, influences largest first, zeros dropped. A part
+/// matches the mesh whose part name (see `import_spine`) and setup-pose vertices it has
+/// (within 1e-3 px); a linked mesh's part writes its parent's vertices when the parent is not
+/// in the scene. Unweighted meshes whose new weights are 1 on their slot's bone, region
+/// attachments and everything else stay as they are.
+///
+/// Without `source`, a minimal project: the scene's bones (parents first) at their rest
+/// transforms, one slot (on the first root bone) with one weighted mesh per part in layer
+/// order, named after the part, and with art an atlas with one page per image and one region
+/// per part spanning its page.
+///
+/// Errors: weights of the wrong shape or not valid; [`Error::Spine`] when the source's bones
+/// differ from the scene's (names in order), or a vertex's only influences are bones whose
+/// setup matrix is singular.
+pub fn export_spine(
+    scene: &Scene,
+    weights: &Weights,
+    source: Option<&str>,
+    options: &SpineExportOptions,
+) -> Result<SpineExport> {
+    check_shape(scene.mesh.vertex_count(), weights, scene.skeleton.len())?;
+    weights.validate_with_tolerance(EXPORT_ROW_SUM_TOLERANCE)?;
+    let rows = influence_rows(weights, options.max_influences);
+    match source {
+        Some(text) => with_source(scene, &rows, text),
+        None => minimal(scene, &rows),
+    }
+}
+
+/// The part's base name: without the `#N` a repeated name gets.
+fn base_name(part: &str) -> &str {
+    match part.rsplit_once('#') {
+        Some((base, n)) if !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()) => base,
+        _ => part,
+    }
+}
+
+fn with_source(scene: &Scene, rows: &[Vec<(usize, f64)>], text: &str) -> Result<SpineExport> {
+    let file = parse_skeleton(text)?;
+    let mut root: Value = serde_json::from_str(text).map_err(|e| Error::Json {
+        context: "Spine source".into(),
+        message: e.to_string(),
+    })?;
+    let names = scene.skeleton.names();
+    if names.len() != file.bones.len() || names.iter().zip(&file.bones).any(|(a, b)| *a != b.name) {
+        let at = names
+            .iter()
+            .zip(&file.bones)
+            .position(|(a, b)| *a != b.name)
+            .unwrap_or(names.len().min(file.bones.len()));
+        return Err(spine_error(
+            "skeleton",
+            "bones",
+            None,
+            format!(
+                "the scene's {} bones differ from the source's {} at index {at} ({:?} vs {:?}): export to the project the scene was imported from",
+                names.len(),
+                file.bones.len(),
+                names.get(at),
+                file.bones.get(at).map(|b| &b.name)
+            ),
+        ));
+    }
+    let world = setup_world(&file)?;
+    let inverse: Vec<Option<Affine>> = world.iter().map(Affine::inverse).collect();
+    let mesh = &scene.mesh;
+    let mut part_vertices: Vec<Vec<usize>> = vec![Vec::new(); mesh.parts().len()];
+    for (v, &p) in mesh.vertex_parts().iter().enumerate() {
+        part_vertices[p].push(v);
+    }
+    let mut notes = Vec::new();
+    let mut written: HashSet<(usize, usize, String)> = HashSet::new();
+    let mut unmatched = Vec::new();
+    let mut regions = 0;
+    let mut singular = HashSet::new();
+    // Direct meshes first, then linked meshes for parents no part wrote.
+    for pass in 0..2 {
+        for (p, part) in mesh.parts().iter().enumerate() {
+            let base = base_name(part);
+            let verts = &part_vertices[p];
+            let candidates: Vec<&FileAttachment> = file
+                .attachments
+                .iter()
+                .filter(|a| part_name(&file, a, true) == base || part_name(&file, a, false) == base)
+                .collect();
+            if candidates.iter().any(|a| matches!(a.kind, Kind::Region(_))) {
+                if pass == 0 {
+                    regions += 1;
+                }
+                continue;
+            }
+            let mut best: Option<(&FileAttachment, &FileAttachment, f64)> = None;
+            for a in candidates {
+                let target =
+                    match &a.kind {
+                        Kind::Mesh(_) if pass == 0 => a,
+                        Kind::Linked { parent, skin } if pass == 1 => {
+                            let k = file
+                                .skins
+                                .iter()
+                                .position(|s| s == skin.as_deref().unwrap_or("default"));
+                            match file.attachments.iter().find(|t| {
+                                Some(t.skin) == k && t.slot == a.slot && &t.name == parent
+                            }) {
+                                Some(t) if matches!(t.kind, Kind::Mesh(_)) => t,
+                                _ => continue,
+                            }
+                        }
+                        _ => continue,
+                    };
+                let placed = place(
+                    &file,
+                    &world,
+                    &Chosen {
+                        att: a,
+                        mesh: Some(target),
+                    },
+                    None,
+                );
+                if placed.points.len() != verts.len() {
+                    continue;
+                }
+                let d = placed
+                    .points
+                    .iter()
+                    .zip(verts)
+                    .map(|(q, &v)| {
+                        let s = mesh.vertices()[v];
+                        (q[0] - s.x).hypot(q[1] - s.y)
+                    })
+                    .fold(0.0, f64::max);
+                if best.is_none_or(|b| d < b.2) {
+                    best = Some((a, target, d));
+                }
+            }
+            let Some((_, target, d)) = best.filter(|b| b.2 <= MATCH_TOLERANCE_PX) else {
+                if pass == 1 && !written_part(&written, &file, part) {
+                    unmatched.push(part.clone());
+                }
+                continue;
+            };
+            let key = (target.skin, target.slot, target.name.clone());
+            if written.contains(&key) {
+                continue;
+            }
+            let _ = d;
+            let slot_bone = file.slots[target.slot].bone;
+            let rigid =
+                matches!(&target.kind, Kind::Mesh(m) if matches!(m.geometry, Geometry::Rigid(_)));
+            if rigid
+                && verts.iter().all(|&v| {
+                    rows[v].len() == 1
+                        && rows[v][0].0 == slot_bone
+                        && (rows[v][0].1 - 1.0).abs() < 1e-12
+                })
+            {
+                written.insert(key);
+                continue;
+            }
+            let mut out: Vec<Value> = Vec::new();
+            for (i, &v) in verts.iter().enumerate() {
+                let q = mesh.vertices()[v];
+                let mut row: Vec<(usize, f64)> = rows[v]
+                    .iter()
+                    .copied()
+                    .filter(|&(j, _)| {
+                        let ok = inverse[j].is_some();
+                        if !ok {
+                            singular.insert(file.bones[j].name.clone());
+                        }
+                        ok
+                    })
+                    .collect();
+                let s: f64 = row.iter().map(|r| r.1).sum();
+                if row.is_empty() || s <= 0.0 {
+                    return Err(spine_error(
+                        format!("attachment {:?} (slot {:?})", target.name, file.slots[target.slot].name),
+                        "vertices",
+                        Some(i),
+                        "every bone weighting it has a singular setup matrix (scale 0): no bind position",
+                    ));
+                }
+                row.iter_mut().for_each(|r| r.1 /= s);
+                out.push(json!(row.len()));
+                for (j, w) in row {
+                    let [bx, by] = inverse[j].expect("filtered").apply([q.x, q.y]);
+                    out.extend([json!(j), json!(bx), json!(by), json!(w)]);
+                }
+            }
+            let slot_name = &file.slots[target.slot].name;
+            let skin_name = &file.skins[target.skin];
+            let node = attachment_json(&mut root, skin_name, slot_name, &target.name).ok_or_else(
+                || {
+                    spine_error(
+                        format!(
+                            "attachment {:?} (skin {skin_name:?}, slot {slot_name:?})",
+                            target.name
+                        ),
+                        "vertices",
+                        None,
+                        "not found in the source's JSON",
+                    )
+                },
+            )?;
+            node["vertices"] = Value::Array(out);
+            written.insert(key);
+        }
+    }
+    if regions > 0 {
+        notes.push(format!(
+            "{regions} region attachments kept as they are (rigid to their slot's bone)"
+        ));
+    }
+    if !unmatched.is_empty() {
+        notes.push(format!(
+            "{} parts match no mesh of the source (name and setup vertices): not written: {}",
+            unmatched.len(),
+            unmatched.join(", ")
+        ));
+    }
+    if !singular.is_empty() {
+        let mut s: Vec<String> = singular.into_iter().collect();
+        s.sort();
+        notes.push(format!(
+            "weights on bones with a singular setup matrix were dropped and rows renormalized: {}",
+            s.join(", ")
+        ));
+    }
+    Ok(SpineExport {
+        json: root,
+        atlas: None,
+        meshes: written.len(),
+        notes,
+    })
+}
+
+/// Whether some written mesh carries this part's name (a linked part whose parent was
+/// written from its own part is not unmatched).
+fn written_part(
+    written: &HashSet<(usize, usize, String)>,
+    file: &super::parse::FileSkeleton,
+    part: &str,
+) -> bool {
+    let base = base_name(part);
+    file.attachments.iter().any(|a| {
+        (part_name(file, a, true) == base || part_name(file, a, false) == base)
+            && match &a.kind {
+                Kind::Linked { parent, skin } => written.iter().any(|(k, s, n)| {
+                    *s == a.slot
+                        && n == parent
+                        && file.skins[*k] == skin.as_deref().unwrap_or("default")
+                }),
+                _ => written.contains(&(a.skin, a.slot, a.name.clone())),
+            }
+    })
+}
+
+/// The JSON object of one attachment (4.x skins array, or 3.x skins object).
+fn attachment_json<'v>(
+    root: &'v mut Value,
+    skin: &str,
+    slot: &str,
+    name: &str,
+) -> Option<&'v mut Value> {
+    let skins = root.get_mut("skins")?;
+    let slots = match skins {
+        Value::Array(list) => list
+            .iter_mut()
+            .find(|s| s.get("name").and_then(Value::as_str) == Some(skin))?
+            .get_mut("attachments")?,
+        Value::Object(map) => map.get_mut(skin)?,
+        _ => return None,
+    };
+    slots.get_mut(slot)?.get_mut(name)
+}
+
+fn minimal(scene: &Scene, rows: &[Vec<(usize, f64)>]) -> Result<SpineExport> {
+    let skeleton = &scene.skeleton;
+    let bones = skeleton.bones();
+    // Spine lists parents before children.
+    let parents_first = bones
+        .iter()
+        .enumerate()
+        .all(|(j, b)| b.parent.is_none_or(|p| p < j));
+    let order: Vec<usize> = if parents_first {
+        (0..bones.len()).collect()
+    } else {
+        skeleton.topological_order().to_vec()
+    };
+    let mut new_index = vec![0; bones.len()];
+    for (k, &j) in order.iter().enumerate() {
+        new_index[j] = k;
+    }
+    let bind = skeleton.bind_transforms();
+    let mut bone_json = Vec::with_capacity(bones.len());
+    for &j in &order {
+        let b = &bones[j];
+        let local = match b.parent {
+            Some(p) => bind[p].inverse() * bind[j],
+            None => bind[j],
+        };
+        let mut o = json!({
+            "name": b.name,
+            "x": local.translation.x,
+            "y": local.translation.y,
+            "rotation": local.rotation.angle().to_degrees(),
+            "length": b.length(),
+        });
+        if let Some(p) = b.parent {
+            o["parent"] = json!(bones[p].name);
+        }
+        bone_json.push(o);
+    }
+    let root_bone = bones[order[0]].name.clone();
+    let mesh = &scene.mesh;
+    let parts = mesh.parts();
+    let part_triangles = crate::io::dragonbones::triangles_by_part(mesh);
+    let layer_order: Vec<usize> = match &scene.art {
+        Some(art) => art
+            .layers
+            .iter()
+            .filter_map(|l| mesh.part_index(&l.part))
+            .collect(),
+        None => (0..parts.len()).collect(),
+    };
+    let image_of_part = scene.art.as_ref().map(|a| a.image_of_part(parts));
+    let mut page_sizes: Vec<Option<(u32, u32)>> =
+        vec![None; scene.art.as_ref().map_or(0, |a| a.images.len())];
+    let mut regions_by_page: Vec<Vec<String>> = vec![Vec::new(); page_sizes.len()];
+    let mut slots = Vec::new();
+    let mut attachments = serde_json::Map::new();
+    let mut notes = Vec::new();
+    let mut meshes = 0;
+    for &p in &layer_order {
+        let tris = &part_triangles[p];
+        if tris.is_empty() {
+            notes.push(format!(
+                "part {:?} has no triangles of its own: left out",
+                parts[p]
+            ));
+            continue;
+        }
+        let mut used: Vec<usize> = tris.iter().flatten().copied().collect();
+        used.sort_unstable();
+        used.dedup();
+        let local: std::collections::HashMap<usize, usize> =
+            used.iter().enumerate().map(|(i, &v)| (v, i)).collect();
+        let image = image_of_part.as_ref().and_then(|i| i[p]);
+        let uvs: Vec<f64> = match (image, &scene.art) {
+            (Some(k), Some(art)) => {
+                let size = match page_sizes[k] {
+                    Some(s) => s,
+                    None => {
+                        let s = png_dimensions(&art.images[k].path)?;
+                        page_sizes[k] = Some(s);
+                        s
+                    }
+                };
+                regions_by_page[k].push(parts[p].clone());
+                used.iter()
+                    .flat_map(|&v| [art.uvs[v].x / size.0 as f64, art.uvs[v].y / size.1 as f64])
+                    .collect()
+            }
+            _ => {
+                let (mut lo, mut hi) = ([f64::INFINITY; 2], [f64::NEG_INFINITY; 2]);
+                for &v in &used {
+                    let q = mesh.vertices()[v];
+                    for (k, x) in [q.x, q.y].into_iter().enumerate() {
+                        lo[k] = lo[k].min(x);
+                        hi[k] = hi[k].max(x);
+                    }
+                }
+                let size = [(hi[0] - lo[0]).max(1e-9), (hi[1] - lo[1]).max(1e-9)];
+                used.iter()
+                    .flat_map(|&v| {
+                        let q = mesh.vertices()[v];
+                        [(q.x - lo[0]) / size[0], (hi[1] - q.y) / size[1]]
+                    })
+                    .collect()
+            }
+        };
+        let mut vertices = Vec::new();
+        for &v in &used {
+            let q = mesh.vertices()[v];
+            vertices.push(json!(rows[v].len()));
+            for &(j, w) in &rows[v] {
+                let b = bind[j].inverse() * nalgebra::Point2::new(q.x, q.y);
+                vertices.extend([json!(new_index[j]), json!(b.x), json!(b.y), json!(w)]);
+            }
+        }
+        let mut att = serde_json::Map::new();
+        att.insert(
+            parts[p].clone(),
+            json!({
+                "type": "mesh",
+                "uvs": uvs,
+                "triangles": tris.iter().flatten().map(|v| local[v]).collect::<Vec<_>>(),
+                "vertices": vertices,
+            }),
+        );
+        attachments.insert(parts[p].clone(), Value::Object(att));
+        slots.push(json!({"name": parts[p], "bone": root_bone, "attachment": parts[p]}));
+        meshes += 1;
+    }
+    let (lo, hi) = mesh.bounds();
+    let atlas = scene.art.as_ref().map(|art| {
+        let mut text = String::new();
+        for (k, image) in art.images.iter().enumerate() {
+            let Some((w, h)) = page_sizes[k] else {
+                continue;
+            };
+            let page = image
+                .path
+                .file_name()
+                .map(|f| PathBuf::from(f).display().to_string())
+                .unwrap_or_default();
+            text.push_str(&format!(
+                "\n{page}\n\tsize: {w}, {h}\n\tfilter: Linear, Linear\n"
+            ));
+            if image.alpha == crate::scene::AlphaMode::Premultiplied {
+                text.push_str("\tpma: true\n");
+            }
+            for r in &regions_by_page[k] {
+                text.push_str(&format!("{r}\n\tbounds: 0, 0, {w}, {h}\n"));
+            }
+        }
+        text
+    });
+    Ok(SpineExport {
+        json: json!({
+            "skeleton": {
+                "spine": "4.2.00",
+                "x": lo.x,
+                "y": lo.y,
+                "width": hi.x - lo.x,
+                "height": hi.y - lo.y,
+                "images": "",
+            },
+            "bones": bone_json,
+            "slots": slots,
+            "skins": [{"name": "default", "attachments": attachments}],
+        }),
+        atlas: atlas.filter(|t| !t.is_empty()),
+        meshes,
+        notes,
+    })
+}
+
+/// [`export_spine`] written to `path` (and, for a minimal project with art, `path` with the
+/// extension `.atlas` beside it; the page images are named by file name, to be copied beside
+/// it). `source` is read from its file. Outputs are written whole or not at all.
+pub fn save_spine(
+    scene: &Scene,
+    weights: &Weights,
+    source: Option<&Path>,
+    options: &SpineExportOptions,
+    path: impl AsRef<Path>,
+) -> Result<SpineExport> {
+    let path = path.as_ref();
+    let text = match source {
+        Some(s) => Some(std::fs::read_to_string(s).map_err(|e| Error::io(s, e))?),
+        None => None,
+    };
+    let out = export_spine(scene, weights, text.as_deref(), options).map_err(|e| match source {
+        Some(s) => e.in_file(s),
+        None => e,
+    })?;
+    let json = serde_json::to_string_pretty(&out.json).map_err(|e| Error::Json {
+        context: path.display().to_string(),
+        message: e.to_string(),
+    })?;
+    crate::io::write_atomic(path, json)?;
+    if let Some(atlas) = &out.atlas {
+        crate::io::write_atomic(path.with_extension("atlas"), atlas)?;
+    }
+    Ok(out)
+}

@@ -1,0 +1,820 @@
+//! Spine JSON → one [`Scene`] with a part per imported attachment, plus the artist's weights.
+
+use super::atlas::{Atlas, AtlasRegion};
+use super::parse::{parse_skeleton, FileAttachment, FileRegion, FileSkeleton, Geometry, Kind};
+use super::{spine_error, world_of, Affine, MAX_COORDINATE, MAX_SCALE, ZERO_LENGTH_TAIL};
+use crate::error::{Error, Result};
+use crate::io::dragonbones::{assign_parts, lift_probes, overlapping_edges, UniqueNames};
+use crate::io::WeightsFile;
+use crate::mesh::{signed_area2, Mesh};
+use crate::scene::{Art, ArtImage, Layer, Scene};
+use crate::skeleton::{Bone, Skeleton};
+use crate::weights::Weights;
+use nalgebra::{Point2, Vector2};
+use std::fmt;
+use std::path::Path;
+
+/// Most vertices × bones the import holds (the artist's weights are a dense matrix).
+const MAX_WEIGHT_ENTRIES: usize = 100_000_000;
+
+/// Which skin's attachments to import.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub enum SkinSelection {
+    /// The default skin: each slot's setup attachment. The default.
+    #[default]
+    Default,
+    /// The named skin merged over the default one, as the runtimes do: each slot's setup
+    /// attachment, taken from the named skin when it has one, else from the default skin.
+    Named(String),
+    /// Every attachment of every skin, each its own part (what a benchmark needs).
+    All,
+}
+
+impl SkinSelection {
+    /// `all` is [`SkinSelection::All`], `default` the default skin, any other name that skin.
+    pub fn from_arg(s: &str) -> Self {
+        match s {
+            "all" => SkinSelection::All,
+            "default" => SkinSelection::Default,
+            name => SkinSelection::Named(name.to_string()),
+        }
+    }
+}
+
+/// Options of [`import_spine`].
+#[derive(Debug, Clone, Default)]
+#[non_exhaustive]
+pub struct SpineImportOptions {
+    /// Which attachments to import. Default: [`SkinSelection::Default`].
+    pub skin: SkinSelection,
+    /// Scene name. Default: `None` (the file stem, or `"spine"`).
+    pub name: Option<String>,
+}
+
+impl SpineImportOptions {
+    /// Sets [`SpineImportOptions::skin`].
+    pub fn with_skin(mut self, skin: SkinSelection) -> Self {
+        self.skin = skin;
+        self
+    }
+    /// Sets [`SpineImportOptions::name`].
+    pub fn with_name(mut self, name: impl Into<String>) -> Self {
+        self.name = Some(name.into());
+        self
+    }
+}
+
+/// What [`import_spine`] produced.
+#[derive(Debug, Clone)]
+pub struct SpineImport {
+    /// One part per imported attachment (slot draw order), the skeleton in the setup pose.
+    pub scene: Scene,
+    /// The artist's weights (columns in the file's bone order), rows normalized.
+    pub artist: Weights,
+    /// What was read, skipped and repaired.
+    pub report: SpineReport,
+}
+
+impl SpineImport {
+    /// The artist's weights as a weights file (solver `"artist"`).
+    pub fn artist_file(&self) -> WeightsFile {
+        WeightsFile::artist(&self.scene, &self.artist)
+    }
+}
+
+/// The import report.
+#[derive(Debug, Clone, Default)]
+pub struct SpineReport {
+    /// The file's `skeleton.spine` version.
+    pub version: String,
+    /// Bones in the file.
+    pub bones: usize,
+    /// Slots in the file.
+    pub slots: usize,
+    /// Skin names in file order.
+    pub skins: Vec<String>,
+    /// Animation names (not imported as clips yet; see the notes).
+    pub animations: Vec<String>,
+    /// One entry per imported attachment, in part order.
+    pub attachments: Vec<AttachmentReport>,
+    /// Things skipped and repaired.
+    pub notes: Vec<String>,
+}
+
+impl SpineReport {
+    /// Imported mesh and linked-mesh attachments.
+    pub fn meshes(&self) -> usize {
+        self.attachments
+            .iter()
+            .filter(|a| a.kind != "region")
+            .count()
+    }
+    /// Vertices of imported weighted meshes.
+    pub fn weighted_vertices(&self) -> usize {
+        self.attachments
+            .iter()
+            .filter(|a| a.weighted)
+            .map(|a| a.vertices)
+            .sum()
+    }
+}
+
+/// One imported attachment.
+#[derive(Debug, Clone, PartialEq)]
+pub struct AttachmentReport {
+    /// Part name in the scene.
+    pub part: String,
+    /// Skin it comes from.
+    pub skin: String,
+    /// Slot.
+    pub slot: String,
+    /// Attachment key in the skin.
+    pub attachment: String,
+    /// `mesh`, `linkedmesh` or `region`.
+    pub kind: &'static str,
+    /// Vertices imported.
+    pub vertices: usize,
+    /// Triangles imported.
+    pub triangles: usize,
+    /// Whether the file weights its vertices (false: rigid to the slot's bone).
+    pub weighted: bool,
+    /// Scene index of its first vertex (its vertices are contiguous, in file order).
+    pub first_vertex: usize,
+    /// Triangles turned to make them counter-clockwise.
+    pub reoriented_triangles: usize,
+    /// Largest `|row sum - 1|` of the file's weights before normalizing.
+    pub max_row_sum_error: f64,
+}
+
+impl AttachmentReport {
+    /// Scene vertex indices of this attachment.
+    pub fn vertex_range(&self) -> std::ops::Range<usize> {
+        self.first_vertex..self.first_vertex + self.vertices
+    }
+}
+
+impl fmt::Display for SpineReport {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        writeln!(
+            f,
+            "Spine {}: {} bones, {} slots, {} skins, {} animations; imported {} attachments ({} meshes, {} weighted vertices)",
+            self.version,
+            self.bones,
+            self.slots,
+            self.skins.len(),
+            self.animations.len(),
+            self.attachments.len(),
+            self.meshes(),
+            self.weighted_vertices()
+        )?;
+        for a in &self.attachments {
+            writeln!(
+                f,
+                "  {:<32} {:<10} {:>4} vertices {:>4} triangles{}",
+                a.part,
+                a.kind,
+                a.vertices,
+                a.triangles,
+                if a.weighted { "  weighted" } else { "" }
+            )?;
+        }
+        for n in &self.notes {
+            writeln!(f, "note: {n}")?;
+        }
+        Ok(())
+    }
+}
+
+/// Reads a Spine JSON file (see [`import_spine`]). The atlas is `atlas` when given, else
+/// the `.atlas` beside the file ([`Atlas::beside`]) when there is one.
+pub fn load_spine(
+    path: impl AsRef<Path>,
+    atlas: Option<&Path>,
+    options: &SpineImportOptions,
+) -> Result<SpineImport> {
+    let path = path.as_ref();
+    let text = std::fs::read_to_string(path).map_err(|e| Error::io(path, e))?;
+    let atlas_path = atlas.map(Path::to_path_buf).or_else(|| Atlas::beside(path));
+    let atlas = atlas_path.map(Atlas::load).transpose()?;
+    let mut options = options.clone();
+    if options.name.is_none() {
+        options.name = path
+            .file_stem()
+            .map(|s| s.to_string_lossy().trim_end_matches("-pro").to_string());
+    }
+    import_spine(&text, atlas.as_ref(), &options).map_err(|e| e.in_file(path))
+}
+
+/// An attachment ready to place: where its geometry comes from and its image.
+pub(super) struct Chosen<'a> {
+    pub att: &'a FileAttachment,
+    /// The mesh whose geometry it uses (itself, or a linked mesh's parent); `None`: a region.
+    pub mesh: Option<&'a FileAttachment>,
+}
+
+/// Part name of an attachment: the slot's name when the attachment is named after its slot,
+/// else `slot/attachment`; `skin:` in front for a skin other than the default one when every
+/// skin is imported.
+pub(super) fn part_name(file: &FileSkeleton, att: &FileAttachment, all: bool) -> String {
+    let slot = &file.slots[att.slot].name;
+    let base = if &att.name == slot {
+        slot.clone()
+    } else {
+        format!("{slot}/{}", att.name)
+    };
+    if all && file.skins[att.skin] != "default" {
+        format!("{}:{base}", file.skins[att.skin])
+    } else {
+        base
+    }
+}
+
+/// Setup world matrices, parents first, checked: the first bone whose matrix is not finite,
+/// scales beyond [`MAX_SCALE`]² or whose origin is beyond [`MAX_COORDINATE`] is an error.
+pub(super) fn setup_world(file: &FileSkeleton) -> Result<Vec<Affine>> {
+    let mut world = vec![Affine::IDENTITY; file.bones.len()];
+    for &j in &file.order {
+        let b = &file.bones[j];
+        let w = world_of(&b.local, b.parent.map(|p| &world[p]));
+        let linear = [w.a, w.b, w.c, w.d];
+        let problem = if !linear.iter().all(|x| x.abs() <= MAX_SCALE * MAX_SCALE) {
+            Some(format!(
+                "its setup world matrix scales beyond {} ([a, b, c, d] = {linear:?}; its own scale times its ancestors')",
+                MAX_SCALE * MAX_SCALE
+            ))
+        } else if !(w.x.abs() <= MAX_COORDINATE && w.y.abs() <= MAX_COORDINATE) {
+            Some(format!(
+                "its setup position ({:e}, {:e}) is beyond ±{MAX_COORDINATE:e} px",
+                w.x, w.y
+            ))
+        } else {
+            None
+        };
+        if let Some(p) = problem {
+            return Err(spine_error(
+                format!("bone {:?}", b.name),
+                "transform",
+                None,
+                p,
+            ));
+        }
+        world[j] = w;
+    }
+    Ok(world)
+}
+
+/// The attachments to import, in draw order.
+fn choose<'a>(
+    file: &'a FileSkeleton,
+    skin: &SkinSelection,
+    notes: &mut Vec<String>,
+) -> Result<Vec<Chosen<'a>>> {
+    let skin_index = |name: &str| file.skins.iter().position(|s| s == name);
+    let default = skin_index("default");
+    let find = |skin: Option<usize>, slot: usize, name: &str| {
+        skin.and_then(|k| {
+            file.attachments
+                .iter()
+                .find(|a| a.skin == k && a.slot == slot && a.name == name)
+        })
+    };
+    let mut picked: Vec<&FileAttachment> = Vec::new();
+    match skin {
+        SkinSelection::All => {
+            for slot in 0..file.slots.len() {
+                for k in 0..file.skins.len() {
+                    picked.extend(
+                        file.attachments
+                            .iter()
+                            .filter(|a| a.slot == slot && a.skin == k),
+                    );
+                }
+            }
+        }
+        SkinSelection::Default | SkinSelection::Named(_) => {
+            let named = match skin {
+                SkinSelection::Named(n) => Some(skin_index(n).ok_or_else(|| {
+                    spine_error(
+                        "skeleton",
+                        "skins",
+                        None,
+                        format!(
+                            "no skin is called {n:?} (the file has {:?}; `all` imports every skin)",
+                            file.skins
+                        ),
+                    )
+                })?),
+                _ => None,
+            };
+            let mut missing = Vec::new();
+            for (s, slot) in file.slots.iter().enumerate() {
+                let Some(name) = &slot.attachment else {
+                    continue;
+                };
+                match find(named, s, name).or_else(|| find(default, s, name)) {
+                    Some(a) => picked.push(a),
+                    None => missing.push(format!("{}/{name}", slot.name)),
+                }
+            }
+            if !missing.is_empty() {
+                notes.push(format!(
+                    "{} setup attachments are in no selected skin: {}",
+                    missing.len(),
+                    missing.join(", ")
+                ));
+            }
+        }
+    }
+    let mut skipped: Vec<String> = Vec::new();
+    let mut out = Vec::new();
+    for a in picked {
+        let mesh = match &a.kind {
+            Kind::Region(_) => None,
+            Kind::Mesh(_) => Some(a),
+            Kind::Linked { parent, skin } => {
+                let k = match skin {
+                    Some(s) => skin_index(s),
+                    None => default,
+                };
+                let ctx = || {
+                    format!(
+                        "attachment {:?} (skin {:?}, slot {:?})",
+                        a.name, file.skins[a.skin], file.slots[a.slot].name
+                    )
+                };
+                let p = find(k, a.slot, parent).ok_or_else(|| {
+                    spine_error(
+                        ctx(),
+                        "parent",
+                        None,
+                        format!(
+                            "no mesh {parent:?} in slot {:?} of skin {:?}",
+                            file.slots[a.slot].name,
+                            skin.as_deref().unwrap_or("default")
+                        ),
+                    )
+                })?;
+                if !matches!(p.kind, Kind::Mesh(_)) {
+                    return Err(spine_error(
+                        ctx(),
+                        "parent",
+                        None,
+                        format!("{parent:?} is not a mesh attachment (a linked mesh's parent must be one)"),
+                    ));
+                }
+                Some(p)
+            }
+            Kind::Skipped(ty) => {
+                skipped.push(format!("{ty} {}/{}", file.slots[a.slot].name, a.name));
+                continue;
+            }
+        };
+        out.push(Chosen { att: a, mesh });
+    }
+    if !skipped.is_empty() {
+        notes.push(format!(
+            "{} attachments are not drawn art and were skipped: {}",
+            skipped.len(),
+            skipped.join(", ")
+        ));
+    }
+    Ok(out)
+}
+
+/// The geometry of one chosen attachment in the setup pose.
+pub(super) struct Placed {
+    pub points: Vec<[f64; 2]>,
+    pub triangles: Vec<[usize; 3]>,
+    /// Weight rows (file bone indices), not normalized.
+    pub rows: Vec<Vec<(usize, f64)>>,
+    /// Page pixel of each vertex and the page, when the atlas has the region.
+    pub uvs: Option<(usize, Vec<[f64; 2]>)>,
+    pub weighted: bool,
+}
+
+/// The rectangle of a region attachment in its bone's frame (BL, BR, TR, TL) and the trimmed
+/// region's corners' texture coordinates (0..1 across the trimmed region, v down).
+fn region_quad(r: &FileRegion, atlas: Option<&AtlasRegion>) -> [[f64; 2]; 4] {
+    let (w, h, ox, oy, ow, oh) = match atlas {
+        Some(a) => (
+            a.bounds[2],
+            a.bounds[3],
+            a.offsets[0],
+            a.offsets[1],
+            a.offsets[2],
+            a.offsets[3],
+        ),
+        None => (r.width, r.height, 0.0, 0.0, r.width, r.height),
+    };
+    // Skeleton units per original-image pixel.
+    let sx = if ow > 0.0 {
+        r.width / ow * r.scale_x
+    } else {
+        r.scale_x
+    };
+    let sy = if oh > 0.0 {
+        r.height / oh * r.scale_y
+    } else {
+        r.scale_y
+    };
+    let x0 = -r.width / 2.0 * r.scale_x + ox * sx;
+    let y0 = -r.height / 2.0 * r.scale_y + oy * sy;
+    let (x1, y1) = (x0 + w * sx, y0 + h * sy);
+    let (sin, cos) = r.rotation.to_radians().sin_cos();
+    [[x0, y0], [x1, y0], [x1, y1], [x0, y1]]
+        .map(|[x, y]| [cos * x - sin * y + r.x, sin * x + cos * y + r.y])
+}
+
+pub(super) fn place(
+    file: &FileSkeleton,
+    world: &[Affine],
+    c: &Chosen,
+    atlas: Option<&Atlas>,
+) -> Placed {
+    let slot_bone = file.slots[c.att.slot].bone;
+    let region = atlas.and_then(|a| a.region(&c.att.path).map(|r| (a, r)));
+    match (&c.att.kind, c.mesh.map(|m| &m.kind)) {
+        (Kind::Region(r), _) => {
+            let quad = region_quad(r, region.map(|(_, r)| r));
+            let bw = &world[slot_bone];
+            Placed {
+                points: quad.iter().map(|&p| bw.apply(p)).collect(),
+                triangles: vec![[0, 1, 2], [0, 2, 3]],
+                rows: vec![vec![(slot_bone, 1.0)]; 4],
+                uvs: region.map(|(_, reg)| {
+                    (
+                        reg.page,
+                        [[0.0, 1.0], [1.0, 1.0], [1.0, 0.0], [0.0, 0.0]]
+                            .iter()
+                            .map(|&[u, v]| reg.trimmed_pixel(u, v))
+                            .collect(),
+                    )
+                }),
+                weighted: false,
+            }
+        }
+        (_, Some(Kind::Mesh(m))) => {
+            let (points, rows, weighted) = match &m.geometry {
+                Geometry::Weighted(vs) => (
+                    vs.iter()
+                        .map(|row| {
+                            let mut p = [0.0, 0.0];
+                            for &(j, bind, w) in row {
+                                let q = world[j].apply(bind);
+                                p[0] += w * q[0];
+                                p[1] += w * q[1];
+                            }
+                            p
+                        })
+                        .collect(),
+                    vs.iter()
+                        .map(|row| row.iter().map(|&(j, _, w)| (j, w)).collect())
+                        .collect(),
+                    true,
+                ),
+                Geometry::Rigid(vs) => (
+                    vs.iter().map(|&p| world[slot_bone].apply(p)).collect(),
+                    vec![vec![(slot_bone, 1.0)]; vs.len()],
+                    false,
+                ),
+            };
+            Placed {
+                points,
+                triangles: m.triangles.clone(),
+                rows,
+                uvs: region.map(|(_, reg)| {
+                    (
+                        reg.page,
+                        m.uvs.iter().map(|&[u, v]| reg.page_pixel(u, v)).collect(),
+                    )
+                }),
+                weighted,
+            }
+        }
+        _ => unreachable!("choose() gives every mesh and linked mesh its mesh"),
+    }
+}
+
+/// Parses a Spine JSON project and builds one scene (see the module docs for the format).
+///
+/// - Bones: every bone of the file, in file order, at its setup world transform: head = the
+///   bone's origin, tail along its world x axis at its `length` (a length of 0 becomes
+///   [`ZERO_LENGTH_TAIL`]). Scale and shear stay in the vertex positions, not the bones.
+/// - Parts: one per imported attachment (see [`SkinSelection`]), named by
+///   `slot`, `slot/attachment` or `skin:slot/attachment`, in draw order; every vertex at
+///   its setup-pose world position. Region attachments become two-triangle quads rigid to
+///   their slot's bone; clipping, bounding box, path and point attachments are skipped (noted).
+/// - Triangles are made counter-clockwise (counted in the report); triangles of zero area
+///   are dropped (noted); an attachment whose mesh `Mesh::new` still rejects (vertices no
+///   triangle uses, edges shared by three triangles) is skipped with a note naming it.
+/// - With an atlas the scene carries the art: one image per page, each vertex's page
+///   pixel, layers in draw order. An attachment whose region is missing is drawn flat (noted).
+/// - Animations and constraints are listed in the notes, not applied.
+///
+/// Errors: [`Error::Json`] for text that is not JSON; [`Error::Spine`] naming the bone, slot,
+/// skin or attachment, the field and the vertex (wrong types, numbers beyond ±1e6 px or
+/// scales beyond ±1000, bone indices out of range, a `boneCount` overrunning `vertices`,
+/// unknown skins, linked meshes without a parent mesh); [`Error::UnknownParent`],
+/// [`Error::DuplicateBone`] for the hierarchy.
+pub fn import_spine(
+    text: &str,
+    atlas: Option<&Atlas>,
+    options: &SpineImportOptions,
+) -> Result<SpineImport> {
+    let file = parse_skeleton(text)?;
+    let mut report = SpineReport {
+        version: file.version.clone(),
+        bones: file.bones.len(),
+        slots: file.slots.len(),
+        skins: file.skins.clone(),
+        animations: file.animations.clone(),
+        ..SpineReport::default()
+    };
+    let world = setup_world(&file)?;
+    let chosen = choose(&file, &options.skin, &mut report.notes)?;
+    let all = options.skin == SkinSelection::All;
+
+    let mut placed_all = Vec::with_capacity(chosen.len());
+    let mut n_vertices = 0usize;
+    for c in &chosen {
+        let p = place(&file, &world, c, atlas);
+        for (v, q) in p.points.iter().enumerate() {
+            if !(q[0].abs() <= MAX_COORDINATE && q[1].abs() <= MAX_COORDINATE) {
+                return Err(spine_error(
+                    attachment_context(&file, c.att),
+                    "vertices",
+                    Some(v),
+                    format!(
+                        "its setup position ({:e}, {:e}) is beyond ±{MAX_COORDINATE:e} px",
+                        q[0], q[1]
+                    ),
+                ));
+            }
+        }
+        n_vertices += p.points.len();
+        if n_vertices.saturating_mul(file.bones.len()) > MAX_WEIGHT_ENTRIES {
+            return Err(spine_error(
+                "skeleton",
+                "skins",
+                None,
+                format!(
+                    "more than {MAX_WEIGHT_ENTRIES} vertices × bones ({} bones): more weights than the import holds",
+                    file.bones.len()
+                ),
+            ));
+        }
+        placed_all.push(p);
+    }
+
+    let mut vertices: Vec<Point2<f64>> = Vec::new();
+    let mut triangles = Vec::new();
+    let mut vertex_parts = Vec::new();
+    let mut parts: Vec<String> = Vec::new();
+    let mut rows: Vec<Vec<(usize, f64)>> = Vec::new();
+    let mut uvs: Vec<Point2<f64>> = Vec::new();
+    let mut layer_images: Vec<Option<usize>> = Vec::new();
+    let mut names = UniqueNames::default();
+    let mut missing_regions = Vec::new();
+    let mut rejected = Vec::new();
+    let mut folded = Vec::new();
+    let mut max_err_all: f64 = 0.0;
+    for (c, p) in chosen.iter().zip(placed_all) {
+        let name = part_name(&file, c.att, all);
+        let ctx = attachment_context(&file, c.att);
+        let points: Vec<Point2<f64>> = p.points.iter().map(|&[x, y]| Point2::new(x, y)).collect();
+        let mut reoriented = 0;
+        let mut dropped = 0;
+        let mut oriented = Vec::with_capacity(p.triangles.len());
+        for &t in &p.triangles {
+            let [a, b, cc] = t.map(|i| points[i]);
+            let area2 = signed_area2(&a, &b, &cc);
+            let scale = [a, b, cc]
+                .iter()
+                .map(|q| q.x.abs().max(q.y.abs()))
+                .fold(1.0, f64::max);
+            if area2.abs() <= 1e-12 * scale * scale || t[0] == t[1] || t[1] == t[2] || t[0] == t[2]
+            {
+                dropped += 1;
+                continue;
+            }
+            if area2 > 0.0 {
+                oriented.push(t);
+            } else {
+                reoriented += 1;
+                oriented.push([t[0], t[2], t[1]]);
+            }
+        }
+        if dropped > 0 {
+            report.notes.push(format!(
+                "{ctx}: {dropped} triangles of zero area in the setup pose dropped"
+            ));
+        }
+        if let Err(e) = Mesh::new(points.clone(), oriented.clone()) {
+            rejected.push(format!("{ctx} ({e})"));
+            continue;
+        }
+        let folds = overlapping_edges(&oriented);
+        if folds > 0 {
+            folded.push(format!("{name} ({folds} edges)"));
+        }
+        let part = names.take(&name);
+        let first = vertices.len();
+        triangles.extend(oriented.iter().map(|t| t.map(|i| i + first)));
+        vertices.extend(points);
+        vertex_parts.extend(std::iter::repeat_n(parts.len(), p.points.len()));
+        let mut max_err: f64 = 0.0;
+        for row in &p.rows {
+            let s: f64 = row.iter().map(|r| r.1).sum();
+            max_err = max_err.max((s - 1.0).abs());
+        }
+        max_err_all = max_err_all.max(max_err);
+        rows.extend(p.rows);
+        match p.uvs {
+            Some((page, pixels)) => {
+                uvs.extend(pixels.iter().map(|&[u, v]| Point2::new(u, v)));
+                layer_images.push(Some(page));
+            }
+            None => {
+                if atlas.is_some() {
+                    missing_regions.push(c.att.path.clone());
+                }
+                uvs.extend(std::iter::repeat_n(Point2::origin(), p.points.len()));
+                layer_images.push(None);
+            }
+        }
+        report.attachments.push(AttachmentReport {
+            part: part.clone(),
+            skin: file.skins[c.att.skin].clone(),
+            slot: file.slots[c.att.slot].name.clone(),
+            attachment: c.att.name.clone(),
+            kind: match c.att.kind {
+                Kind::Region(_) => "region",
+                Kind::Linked { .. } => "linkedmesh",
+                _ => "mesh",
+            },
+            vertices: p.points.len(),
+            triangles: oriented.len(),
+            weighted: p.weighted,
+            first_vertex: first,
+            reoriented_triangles: reoriented,
+            max_row_sum_error: max_err,
+        });
+        parts.push(part);
+    }
+    if parts.is_empty() {
+        return Err(spine_error(
+            "skeleton",
+            "skins",
+            None,
+            format!(
+                "no attachment to import with {} ({})",
+                match &options.skin {
+                    SkinSelection::Default => "the default skin".to_string(),
+                    SkinSelection::Named(n) => format!("skin {n:?}"),
+                    SkinSelection::All => "every skin".to_string(),
+                },
+                if rejected.is_empty() {
+                    "try --skin all".to_string()
+                } else {
+                    format!("rejected: {}", rejected.join("; "))
+                }
+            ),
+        ));
+    }
+    let reoriented: usize = report
+        .attachments
+        .iter()
+        .map(|a| a.reoriented_triangles)
+        .sum();
+    if reoriented > 0 {
+        report.notes.push(format!(
+            "{reoriented} triangles were clockwise in the setup pose (Spine draws both sides): reversed"
+        ));
+    }
+    if !folded.is_empty() {
+        report.notes.push(format!(
+            "{} meshes fold over themselves in the setup pose: {}",
+            folded.len(),
+            folded.join(", ")
+        ));
+    }
+    if !rejected.is_empty() {
+        report.notes.push(format!(
+            "{} attachments skipped (the mesh model does not take them yet): {}",
+            rejected.len(),
+            rejected.join("; ")
+        ));
+    }
+    if !missing_regions.is_empty() {
+        report.notes.push(format!(
+            "{} attachments have no atlas region and are drawn flat: {}",
+            missing_regions.len(),
+            missing_regions.join(", ")
+        ));
+    }
+    if max_err_all > 1e-9 {
+        report.notes.push(format!(
+            "artist weight rows summed to 1 within {max_err_all:.1e} (rounded in the file): normalized"
+        ));
+    }
+    let sequences = chosen.iter().filter(|c| c.att.sequence).count();
+    if sequences > 0 {
+        report.notes.push(format!(
+            "{sequences} attachments are sequences: their setup frame is drawn"
+        ));
+    }
+    if !file.animations.is_empty() {
+        report.notes.push(format!(
+            "{} animations not imported (the scene has no clips yet): {}",
+            file.animations.len(),
+            file.animations.join(", ")
+        ));
+    }
+    let [ik, transform, path, physics] = file.constraints;
+    if ik + transform + path + physics > 0 {
+        report.notes.push(format!(
+            "constraints not applied (the scene is the setup pose): {ik} ik, {transform} transform, {path} path, {physics} physics"
+        ));
+    }
+
+    let mut artist = Weights::zeros(vertices.len(), file.bones.len());
+    for (v, row) in rows.iter().enumerate() {
+        for &(j, w) in row {
+            artist.set(v, j, artist.get(v, j) + w);
+        }
+    }
+    artist.normalize();
+
+    let mut bones = Vec::with_capacity(file.bones.len());
+    let mut no_axis = Vec::new();
+    for (j, b) in file.bones.iter().enumerate() {
+        let w = &world[j];
+        let head = Point2::new(w.x, w.y);
+        let mut axis = Vector2::new(w.a, w.c);
+        if axis.norm() <= 1e-12 || !axis.norm().is_finite() {
+            // A bone scaled to 0 along x keeps its rotation's direction.
+            no_axis.push(b.name.clone());
+            let r = b.local.rotation.to_radians();
+            axis = Vector2::new(r.cos(), r.sin());
+        }
+        let length = if b.length > 0.0 {
+            b.length
+        } else {
+            ZERO_LENGTH_TAIL
+        };
+        bones.push(Bone {
+            parent: b.parent,
+            ..Bone::new(b.name.clone(), head, head + axis.normalize() * length)
+        });
+    }
+    if !no_axis.is_empty() {
+        report.notes.push(format!(
+            "bones with a world x axis of length 0 point along their local rotation: {}",
+            no_axis.join(", ")
+        ));
+    }
+    let mesh = Mesh::with_parts(vertices, triangles, parts.clone(), vertex_parts)?;
+    assign_parts(&mut bones, &file.order, &artist, &mesh);
+    let skeleton = Skeleton::new(bones)?;
+    let probes = lift_probes(&skeleton, &mesh, &mut report.notes);
+    let name = options.name.clone().unwrap_or_else(|| "spine".into());
+    let mut scene = Scene::new(name, mesh, skeleton, probes)?;
+    if let Some(atlas) = atlas {
+        let images = atlas
+            .pages
+            .iter()
+            .enumerate()
+            .map(|(k, p)| ArtImage {
+                name: p.name.clone(),
+                path: p.image.clone(),
+                alpha: atlas.alpha(k),
+            })
+            .collect();
+        let layers = parts
+            .iter()
+            .zip(layer_images)
+            .map(|(part, image)| Layer {
+                part: part.clone(),
+                image,
+            })
+            .collect();
+        scene = scene.with_art(Art {
+            images,
+            uvs,
+            layers,
+        })?;
+    }
+    Ok(SpineImport {
+        scene,
+        artist,
+        report,
+    })
+}
+
+/// `attachment "NAME" (skin "S", slot "SLOT")`, the context of an attachment's errors.
+pub(super) fn attachment_context(file: &FileSkeleton, a: &FileAttachment) -> String {
+    format!(
+        "attachment {:?} (skin {:?}, slot {:?})",
+        a.name, file.skins[a.skin], file.slots[a.slot].name
+    )
+}

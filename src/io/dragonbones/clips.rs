@@ -19,7 +19,7 @@
 //!   segment → [`Curve::Bezier`]; longer `curve` arrays (several joined Bézier pieces) are
 //!   refused. Else `tweenEasing`: absent or `null` → [`Curve::Stepped`], `0` → linear,
 //!   `e` in `[-1, 1]` → DragonBones' quadratic blend `u + e·u(1-u)` (ease out for `e > 0`,
-//!   ease in for `e < 0`), which is exactly the Bézier `(1/3, (1+e)/3, 2/3, (5+e)/6)`;
+//!   ease in for `e < 0`), which is exactly the Bézier `(1/3, (1+e)/3, 2/3, (2+e)/3)`;
 //!   `e > 1` (a sine in-out blend no clip curve holds) is refused.
 
 use super::At;
@@ -35,7 +35,9 @@ pub const EXPORT_FRAME_RATES: [f64; 8] = [24.0, 25.0, 30.0, 48.0, 50.0, 60.0, 12
 
 /// Parses every animation's bone timelines into clips (not yet checked against the skeleton).
 pub(super) fn parse_clips(root: &Value, armature: &Value) -> Result<Vec<Clip>> {
-    let top = At { context: "armature" };
+    let top = At {
+        context: "armature",
+    };
     let rate = match armature.get("frameRate") {
         Some(v) if !v.is_null() => top.number_or(armature, "frameRate", DEFAULT_FRAME_RATE)?,
         _ => At { context: "file" }.number_or(root, "frameRate", DEFAULT_FRAME_RATE)?,
@@ -177,7 +179,7 @@ fn frame_curve(at: &At, f: &Value, fld: &str) -> Result<Curve> {
                     x1: 1.0 / 3.0,
                     y1: (1.0 + e) / 3.0,
                     x2: 2.0 / 3.0,
-                    y2: (5.0 + e) / 6.0,
+                    y2: (2.0 + e) / 3.0,
                 }
             } else {
                 return Err(at.error(
@@ -420,17 +422,25 @@ fn merge(
     let (x, y) = match (a, b) {
         (Some(x), None) => {
             let r = kinds[1].rest_value();
-            return Ok(x.keys.iter().map(|k| (k.time, [k.value, r], k.curve)).collect());
+            return Ok(x
+                .keys
+                .iter()
+                .map(|k| (k.time, [k.value, r], k.curve))
+                .collect());
         }
         (None, Some(y)) => {
             let r = kinds[0].rest_value();
-            return Ok(y.keys.iter().map(|k| (k.time, [r, k.value], k.curve)).collect());
+            return Ok(y
+                .keys
+                .iter()
+                .map(|k| (k.time, [r, k.value], k.curve))
+                .collect());
         }
         (Some(x), Some(y)) => (x, y),
         (None, None) => return Ok(Vec::new()),
     };
-    let same_times = x.keys.len() == y.keys.len()
-        && x.keys.iter().zip(&y.keys).all(|(p, q)| p.time == q.time);
+    let same_times =
+        x.keys.len() == y.keys.len() && x.keys.iter().zip(&y.keys).all(|(p, q)| p.time == q.time);
     if same_times {
         return x
             .keys

@@ -136,7 +136,10 @@ pub fn export_dragonbones(scene: &Scene, weights: &Weights) -> Result<Value> {
     }
 
     let (rate, animations) = if scene.clips.is_empty() {
-        (24.0, vec![json!({"name": "setup", "duration": 1, "playTimes": 0})])
+        (
+            24.0,
+            vec![json!({"name": "setup", "duration": 1, "playTimes": 0})],
+        )
     } else {
         let rate = super::clips::export_rate(&scene.clips, None)?;
         (rate, super::clips::write_clips(&scene.clips, rate)?)

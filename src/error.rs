@@ -295,6 +295,33 @@ pub enum Error {
         reason: String,
     },
 
+    // ---- seams ----
+    /// A seam names a vertex the mesh does not have.
+    #[error("seam {seam}: vertex {vertex} is out of range (the mesh has {vertex_count} vertices)")]
+    SeamVertexOutOfRange {
+        seam: String,
+        vertex: usize,
+        vertex_count: usize,
+    },
+    /// A vertex is in two seams (or twice in one): its weights would depend on the order.
+    #[error("seam {seam}: vertex {vertex} is already in seam {first} (a vertex belongs to one seam at most)")]
+    SeamVertexRepeated {
+        seam: String,
+        vertex: usize,
+        first: String,
+    },
+    /// The members of a joint are not at one rest position.
+    #[error("seam {seam}: vertex {vertex} is {distance:e} px from vertex {other}; the vertices of a joint share one rest position (weld them first: repair --weld TOL)")]
+    SeamSpread {
+        seam: String,
+        vertex: usize,
+        other: usize,
+        distance: f64,
+    },
+    /// A seam that cannot be applied (too few members, bad barycentric coordinates, a chain).
+    #[error("seam {seam}: {message}")]
+    InvalidSeam { seam: String, message: String },
+
     // ---- glTF ----
     /// An imported mesh does not lie in one plane z = const.
     #[error("vertex {vertex} lies at z = {z}, off the mesh's plane z = {plane_z} (only flat meshes can be imported)")]

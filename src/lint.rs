@@ -6,6 +6,8 @@
 //! | weight normalization | max abs(row sum - 1) < 1e-5 | uninitialized weights, import precision, missing influence |
 //! | neighbourhood continuity | no isolated discontinuity | automatic-weight radius and hard-edge labels |
 //! | extreme pose (each probe) | no flipped triangle, area loss within the limit | corrective shape, helper bone, blend width |
+//! | seam weights (scenes with recorded seams) | max weight difference across a seam <= 1e-12 | weights solved outside the registry or edited after it |
+//! | seam opening (each probe and clip frame) | max distance between a joint's posed vertices <= 1e-6 px | seam weights, then the joint's rest positions |
 //! | interpenetration (each probe) | the posed contour does not interpenetrate: no crossing boundary edges, interpenetrating area <= the limit (default 0 px²) | corrective shape, helper bone, blend width; then the layer pair and crossing it names |
 //!
 //! | pixel edge (scenes with art; feature `io`) | \|S\| <= 1 and G <= 2/255 over black, white, red at 1x, 2x, 4x | transparent RGB, premultiplied alpha, texture dilation |
@@ -13,7 +15,7 @@
 //! The pixel-edge rows come from [`pixel_edge_checks`] (they need the textures).
 //!
 //! The interpenetration row is the seeds' extreme-pose condition "no intersection"
-//! ([`crate::metrics::interpenetration`]): crossing pairs of posed boundary edges (a layer's
+//! ([`mod@crate::metrics::interpenetration`]): crossing pairs of posed boundary edges (a layer's
 //! outline crossing itself, or two layers' outlines crossing where they did not overlap at
 //! rest) and the area covered more than once that was not at rest. Its [`Check::values`]
 //! (JSON key `values`) are `self_crossings`, `layer_crossings`, `area_px2` and `area_pct`.
@@ -43,6 +45,9 @@ pub struct LintOptions {
     /// Largest acceptable interpenetrating area in an extreme pose, px² (default 0: the
     /// seeds' "no intersection").
     pub max_interpenetration_px2: f64,
+    /// Largest acceptable opening between the vertices of a recorded seam joint in a probe
+    /// or clip frame, px (default 1e-6).
+    pub max_seam_opening_px: f64,
 }
 
 impl Default for LintOptions {
@@ -53,6 +58,7 @@ impl Default for LintOptions {
             jump_threshold: DEFAULT_JUMP_THRESHOLD,
             max_area_loss_pct: 10.0,
             max_interpenetration_px2: 0.0,
+            max_seam_opening_px: 1e-6,
         }
     }
 }
@@ -68,6 +74,7 @@ impl LintOptions {
             ("jump_threshold", self.jump_threshold),
             ("max_area_loss_pct", self.max_area_loss_pct),
             ("max_interpenetration_px2", self.max_interpenetration_px2),
+            ("max_seam_opening_px", self.max_seam_opening_px),
         ] {
             if !(value.is_finite() && value >= 0.0) {
                 return Err(Error::InvalidOption {
@@ -172,8 +179,65 @@ pub fn lint(scene: &Scene, weights: &Weights, options: &LintOptions) -> Result<V
             options.max_interpenetration_px2,
         )?);
     }
+    checks.extend(seam_checks(scene, weights, options.max_seam_opening_px)?);
     Ok(checks)
 }
+
+/// The seam rows of a scene with recorded seams ([`crate::scene::Seams`]; none without):
+/// the largest weight difference across a seam (pass: 0 up to 1e-12), and the largest
+/// opening between a joint's vertices in each probe and each clip frame (at
+/// [`crate::animation::DEFAULT_FPS`]), pass when at most `max_opening_px`. Their
+/// [`Check::values`] are `weight_difference`, and `opening_px` per pose.
+pub fn seam_checks(scene: &Scene, weights: &Weights, max_opening_px: f64) -> Result<Vec<Check>> {
+    let seams = &scene.seams;
+    if seams.is_empty() {
+        return Ok(Vec::new());
+    }
+    check_shape(scene.mesh.vertex_count(), weights, scene.skeleton.len())?;
+    let diff = seams.max_weight_difference(weights);
+    let mut checks = vec![Check {
+        check: "seam weights".into(),
+        pass: diff <= SEAM_WEIGHT_TOLERANCE,
+        measured: format!(
+            "max weight difference across a seam {diff:.3e} ({} joints, {} welds)",
+            seams.joints.len(),
+            seams.welds.len()
+        ),
+        condition: format!("<= {SEAM_WEIGHT_TOLERANCE:e}"),
+        inspect_first: "weights solved outside the registry, or edited after the solve".into(),
+        values: BTreeMap::from([("weight_difference".to_string(), diff)]),
+    }];
+    let mut poses: Vec<(String, crate::skeleton::Pose)> = scene
+        .probes
+        .iter()
+        .map(|p| (format!("{:?}", p.name), p.pose.clone()))
+        .collect();
+    for clip in &scene.clips {
+        for t in clip.frame_times(crate::animation::DEFAULT_FPS)? {
+            poses.push((
+                format!("{:?} at {t:.3} s", clip.name),
+                scene.clip_pose(clip, t)?,
+            ));
+        }
+    }
+    for (name, pose) in poses {
+        let posed = posed_positions(scene, weights, &pose)?;
+        let opening = seams.max_opening(&posed);
+        checks.push(Check {
+            check: format!("seam opening {name}"),
+            pass: opening <= max_opening_px,
+            measured: format!("max opening {opening:.3e} px"),
+            condition: format!("<= {max_opening_px:e} px"),
+            inspect_first: "seam weights, then the joint's rest positions".into(),
+            values: BTreeMap::from([("opening_px".to_string(), opening)]),
+        });
+    }
+    Ok(checks)
+}
+
+/// Largest weight difference across a recorded seam that the seam row passes (rounding of
+/// the join's mean).
+pub const SEAM_WEIGHT_TOLERANCE: f64 = 1e-12;
 
 /// The seed's pixel-edge check as lint rows, one per pose (rest and every probe) and scale,
 /// for a scene with art: see [`mod@crate::render::pixel_edge`] (rendered rotated 17 degrees with

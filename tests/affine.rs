@@ -1,5 +1,6 @@
 //! The affine bone model: on rigid skeletons it equals the isometry path; local (Spine-style)
 //! skeletons round-trip through the scene file (version 3) and skin with W(pose) W(rest)^-1.
+#![cfg(feature = "io")]
 
 mod common;
 

@@ -1,6 +1,7 @@
 //! The `benchmark` experiment: it runs on a rig it is given, scores every solver in both
 //! protocols, and the artist's own weights would score perfectly (checked through the
 //! library's scores, which the experiment uses).
+#![cfg(feature = "cli")]
 
 use skinweights::io::dragonbones::load_dragonbones;
 use skinweights::metrics::artist::{score_against_artist, ArtistMesh, ArtistScoreOptions};

@@ -2,6 +2,7 @@
 //! independently, clip metrics are 0 for the reference itself and equal an independent LBS
 //! from `pose --json` for other weights, the scene file keeps clips, hostile clips are typed
 //! errors.
+#![cfg(feature = "cli")]
 
 mod common;
 

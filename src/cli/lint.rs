@@ -25,6 +25,9 @@ pub struct LintArgs {
     /// not interpenetrate at all).
     #[arg(long, default_value_t = LintOptions::default().max_interpenetration_px2)]
     max_interpenetration: f64,
+    /// Largest acceptable opening at a recorded seam in a probe or clip frame, px.
+    #[arg(long, value_name = "PX", default_value_t = LintOptions::default().max_seam_opening_px)]
+    max_seam_opening: f64,
     #[command(flatten)]
     builtin: BuiltinArgs,
 }
@@ -36,6 +39,7 @@ pub fn run(a: LintArgs) -> Result<ExitCode> {
     let options = LintOptions {
         max_area_loss_pct: a.max_area_loss,
         max_interpenetration_px2: a.max_interpenetration,
+        max_seam_opening_px: a.max_seam_opening,
         ..LintOptions::default()
     };
     let mut checks = lint(&scene, &w, &options)?;

@@ -35,6 +35,11 @@ pub struct RepairArgs {
     /// blend both layers' weights in the overlap so they move together.
     #[arg(long, requires = "weights")]
     blend_overlaps: bool,
+    /// Spine's Weld, recorded in the scene: every vertex of a layer under a layer in front
+    /// of it that a joint links follows that layer's weights at its position, whichever
+    /// solver solves the written scene later (docs/seams-model.md).
+    #[arg(long)]
+    weld_overlaps: bool,
     /// Width of the smoothing band, px.
     #[arg(long, value_name = "PX", default_value_t = SmoothOptions::default().band)]
     smooth_band: f64,
@@ -84,11 +89,16 @@ pub fn run(a: RepairArgs) -> Result<ExitCode> {
     let mut outputs = vec![a.output.as_path()];
     outputs.extend(a.weights.as_deref());
     check_outputs(&inputs, &outputs, a.force)?;
-    if a.weld.is_none() && a.overlap.is_none() && a.merge_islands.is_none() && a.weights.is_none() {
+    if a.weld.is_none()
+        && a.overlap.is_none()
+        && a.merge_islands.is_none()
+        && a.weights.is_none()
+        && !a.weld_overlaps
+    {
         return Err(Error::field(
             "repair",
             "nothing to do: give --weld TOL, --overlap PX, --merge-islands AREA or \
-             --solver NAME --weights OUT.json (see skinweights repair --help)",
+             --weld-overlaps or --solver NAME --weights OUT.json (see skinweights repair --help)",
         ));
     }
     let scene = resolve_scene(Some(&a.scene), &a.builtin())?;
@@ -102,6 +112,7 @@ pub fn run(a: RepairArgs) -> Result<ExitCode> {
             ..SmoothOptions::default()
         },
         blend_overlaps: a.blend_overlaps,
+        weld_overlaps: a.weld_overlaps,
     };
     let pb = spinner(format!(
         "repairing {} ({} vertices)",
@@ -172,6 +183,15 @@ pub fn run(a: RepairArgs) -> Result<ExitCode> {
         if r.seams == 0 {
             println!("  no welded seam between a back and a front layer: nothing to extend");
         }
+    }
+    if !fixed.seams.is_empty() {
+        println!(
+            "seams recorded in the scene: {} joints ({} vertices), {} welds; every solver joins \
+             them (docs/seams-model.md)",
+            fixed.seams.joints.len(),
+            fixed.seams.joints.iter().map(Vec::len).sum::<usize>(),
+            fixed.seams.welds.len()
+        );
     }
     save_scene(&fixed, &a.output)?;
     println!(

@@ -48,6 +48,59 @@ struct SceneFile {
     clips: Vec<ClipFile>,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     ik: Vec<IkFile>,
+    /// Recorded seams (format version 3; see docs/seams-model.md).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    seams: Option<SeamsFile>,
+}
+
+/// `"seams": {"joints": [[v, ...], ...], "welds": [{"vertex", "from": [a, b, c], "at": [u, v, w]}]}`.
+#[derive(Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct SeamsFile {
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    joints: Vec<Vec<usize>>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    welds: Vec<WeldFile>,
+}
+
+#[derive(Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct WeldFile {
+    vertex: usize,
+    from: [usize; 3],
+    at: [f64; 3],
+}
+
+impl SeamsFile {
+    fn of(seams: &crate::scene::Seams) -> Option<SeamsFile> {
+        (!seams.is_empty()).then(|| SeamsFile {
+            joints: seams.joints.clone(),
+            welds: seams
+                .welds
+                .iter()
+                .map(|w| WeldFile {
+                    vertex: w.vertex,
+                    from: w.from,
+                    at: w.at,
+                })
+                .collect(),
+        })
+    }
+
+    fn into_seams(self) -> crate::scene::Seams {
+        crate::scene::Seams {
+            joints: self.joints,
+            welds: self
+                .welds
+                .into_iter()
+                .map(|w| crate::scene::Weld {
+                    vertex: w.vertex,
+                    from: w.from,
+                    at: w.at,
+                })
+                .collect(),
+        }
+    }
 }
 
 /// A clip: `{"name", "duration", "tracks": [{"bone", "rotation": [keys], ...}]}`.
@@ -571,6 +624,12 @@ fn scene_from_file(file: SceneFile, base_dir: Option<&Path>) -> Result<(Scene, V
             format!("a scene with \"clips\" or \"ik\" must say {SCENE_FORMAT_ANIM:?}"),
         ));
     }
+    if version < 3 && file.seams.is_some() {
+        return Err(Error::field(
+            "format",
+            format!("a scene with \"seams\" must say {SCENE_FORMAT_ANIM:?}"),
+        ));
+    }
     if let Some(b) = file.bones.iter().find(|b| b.local.is_some()) {
         if version < 3 {
             return Err(Error::field(
@@ -616,6 +675,10 @@ fn scene_from_file(file: SceneFile, base_dir: Option<&Path>) -> Result<(Scene, V
     let ik = ik_from_file(file.ik);
     notes.extend(ik.iter().flat_map(IkConstraint::notes));
     let scene = scene.with_animation(clips_from_file(file.clips)?, ik)?;
+    let scene = match file.seams {
+        Some(seams) => scene.with_seams(seams.into_seams())?,
+        None => scene,
+    };
     Ok((scene, notes))
 }
 
@@ -808,6 +871,7 @@ fn scene_file(scene: &Scene, out_dir: Option<&Path>, with_arrays: bool) -> Scene
         format: if scene.skeleton.has_local_transforms()
             || !scene.clips.is_empty()
             || !scene.ik.is_empty()
+            || !scene.seams.is_empty()
         {
             SCENE_FORMAT_ANIM
         } else if scene.art.is_some() {
@@ -819,6 +883,7 @@ fn scene_file(scene: &Scene, out_dir: Option<&Path>, with_arrays: bool) -> Scene
         art: scene.art.as_ref().map(|a| art_to_file(a, out_dir)),
         clips: clips_to_file(&scene.clips),
         ik: ik_to_file(&scene.ik),
+        seams: SeamsFile::of(&scene.seams),
         name: scene.name.clone(),
         vertices: if with_arrays {
             mesh.vertices().iter().map(|p| [p.x, p.y]).collect()

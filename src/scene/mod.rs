@@ -4,6 +4,7 @@
 
 mod art;
 mod builtin;
+mod seams;
 mod subscene;
 
 pub use art::{triangle_layers, AlphaMode, Art, ArtImage, Layer};
@@ -12,6 +13,7 @@ pub use builtin::{
     arms_down_outline, builtin_scene, mirror_vertex_map, mirror_vertex_map_about, BuiltinOptions,
     MirrorAxis, BUILTIN_MIN_ANGLE_DEG, BUILTIN_SCENES, DEFAULT_GAP, ELBOW_BENDS,
 };
+pub use seams::{Seams, Weld, BARYCENTRIC_TOLERANCE, JOINT_TOLERANCE};
 pub use subscene::SubScene;
 
 use crate::animation::{Clip, IkConstraint, MAX_KEYS};
@@ -38,6 +40,10 @@ pub struct Scene {
     pub clips: Vec<Clip>,
     /// IK constraints applied after sampling a clip, in order.
     pub ik: Vec<IkConstraint>,
+    /// Vertices of different layers that move together (see [`Seams`]); every registry
+    /// solver joins its result at them. Set them with [`Scene::with_seams`], which checks
+    /// them against the mesh.
+    pub seams: Seams,
 }
 
 /// Which vertices a probe watches. Every given criterion must hold.
@@ -80,6 +86,7 @@ impl Scene {
             art: None,
             clips: Vec::new(),
             ik: Vec::new(),
+            seams: Seams::default(),
         };
         scene.check_references()?;
         Ok(scene)
@@ -249,7 +256,15 @@ impl Scene {
             art.check(self.mesh.vertex_count(), self.mesh.parts())?;
         }
         self.check_references()?;
+        self.seams.check(self.mesh.vertices())?;
         check_animation(&self.skeleton, &self.clips, &self.ik)
+    }
+
+    /// The scene with these seams, after checking them against the mesh ([`Seams::check`]).
+    pub fn with_seams(mut self, seams: Seams) -> Result<Self> {
+        seams.check(self.mesh.vertices())?;
+        self.seams = seams;
+        Ok(self)
     }
 }
 

@@ -84,7 +84,7 @@ pub const RECOMMENDED_SOLVER: &str = "best";
 
 /// The recommended solver with its default options.
 pub fn recommended() -> Box<dyn Solver> {
-    Box::new(Best::default())
+    Box::new(SeamJoined(Box::new(Best::default())))
 }
 
 pub use registry::{
@@ -290,7 +290,27 @@ where
     if let Some(l) = limit.filter(|l| l.trim() != "none") {
         solver = Box::new(Limited::new(solver, WeightLimit::parse(&l)?));
     }
-    Ok(solver)
+    Ok(Box::new(SeamJoined(solver)))
+}
+
+/// The join hook: every solver the registry builds gives the scene's recorded seams
+/// ([`crate::scene::Seams`]) their joined rows after its own solve, so a repaired scene stays
+/// repaired whichever solver, command or binding solves it. A scene without seams is
+/// untouched (the same weights, bit for bit).
+struct SeamJoined(Box<dyn Solver>);
+
+impl Solver for SeamJoined {
+    fn name(&self) -> String {
+        self.0.name()
+    }
+
+    fn solve(&self, scene: &Scene) -> Result<Solution> {
+        let mut solution = self.0.solve(scene)?;
+        if !scene.seams.is_empty() {
+            scene.seams.join(&mut solution.weights)?;
+        }
+        Ok(solution)
+    }
 }
 
 /// The registry entry for `name` and whether `+mask` is to be added around it.

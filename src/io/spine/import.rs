@@ -609,7 +609,14 @@ pub fn import_spine(
                 "{ctx}: {dropped} triangles of zero area in the setup pose dropped"
             ));
         }
-        if let Err(e) = Mesh::new(points.clone(), oriented.clone()) {
+        // Artist meshes fold, overlap and leave vertices unused: the artist entry point
+        // keeps them (solvers use connectivity); only what no mesh can hold is rejected.
+        if let Err(e) = Mesh::from_artist(
+            points.clone(),
+            oriented.clone(),
+            vec![name.clone()],
+            vec![0; points.len()],
+        ) {
             rejected.push(format!("{ctx} ({e})"));
             continue;
         }
@@ -773,7 +780,8 @@ pub fn import_spine(
             no_axis.join(", ")
         ));
     }
-    let mesh = Mesh::with_parts(vertices, triangles, parts.clone(), vertex_parts)?;
+    let (mesh, mesh_notes) = Mesh::from_artist(vertices, triangles, parts.clone(), vertex_parts)?;
+    report.notes.extend(mesh_notes.messages());
     assign_parts(&mut bones, &file.order, &artist, &mesh);
     let skeleton = Skeleton::new(bones)?;
     let probes = lift_probes(&skeleton, &mesh, &mut report.notes);

@@ -54,6 +54,7 @@ mod islands;
 mod layers;
 mod overlap;
 mod overlap_weights;
+mod record;
 mod smooth;
 mod transfer;
 mod weld;
@@ -67,6 +68,7 @@ pub use overlap_weights::{
     overlap_consistent_weights, overlap_consistent_weights_with, OverlapWeightsReport,
     DEFAULT_BAND as OVERLAP_BLEND_BAND,
 };
+pub use record::recorded_seams;
 pub use smooth::{smooth_seam_weights, SmoothOptions, SmoothReport};
 pub use transfer::{seam_consistent_weights, seam_weight_difference, SeamWeightsReport};
 pub use weld::{weld_seams, Seam, WeldReport};
@@ -100,6 +102,11 @@ pub struct RepairOptions {
     /// closes such a shoulder, but a narrow overlap far from its joint folds in extreme
     /// poses.
     pub blend_overlaps: bool,
+    /// Record Spine's Weld in the repaired scene (default `false`): every vertex of a layer
+    /// under a triangle of a layer in front of it that a joint links follows that layer's
+    /// weights at its position, whichever solver solves the scene later. See
+    /// [`recorded_seams`]. `blend_overlaps` records the same welds.
+    pub weld_overlaps: bool,
 }
 
 /// What [`repair`] changed, step by step (`None`: the step did not run).
@@ -135,6 +142,12 @@ pub fn repair(scene: &Scene, options: &RepairOptions) -> Result<(Scene, RepairRe
         current = s;
         report.overlap = Some(r);
     }
+    // The scene remembers its seams, so any later solve joins them again (with fewer than
+    // two layers there is nothing to record and the scene's own seams stay).
+    let seams = recorded_seams(&current, options.weld_overlaps || options.blend_overlaps)?;
+    if !seams.is_empty() {
+        current = current.with_seams(seams)?;
+    }
     Ok((current, report))
 }
 
@@ -158,6 +171,11 @@ pub fn repaired_weights(
         let (w, r) = overlap_consistent_weights(scene, &weights)?;
         weights = w;
         consistent.overlap = Some(r);
+    }
+    // Last: the scene's recorded seams (joints and welds), as every registry solve applies
+    // them, so these weights are the ones a later `solve` of the scene gives at the seams.
+    scene.seams.join(&mut weights)?;
+    if options.blend_overlaps || !scene.seams.is_empty() {
         consistent.consistent_max_difference = seam_weight_difference(scene, &weights)?;
     }
     Ok((weights, WeightsRepairReport { consistent, smooth }))

@@ -25,6 +25,7 @@
 use super::At;
 use crate::animation::{BoneTrack, Channel, ChannelKind, Clip, Curve, Easing, Key, MAX_KEYS};
 use crate::error::{Error, Result};
+use crate::skeleton::{LocalTransform, Skeleton};
 use serde_json::{json, Value};
 
 /// The frame rate DragonBones assumes when a file gives none.
@@ -252,7 +253,8 @@ fn parse_track(
     }
     // The older whole-transform frames.
     let old = frames(at, timeline, "frame", rate, clip, keys)?;
-    if !old.is_empty() && !(tr.is_empty() && ro.is_empty() && sc.is_empty()) {
+    let newer = !(tr.is_empty() && ro.is_empty() && sc.is_empty());
+    if !old.is_empty() && newer {
         return Err(at.error(
             "frame",
             None,
@@ -288,6 +290,68 @@ fn parse_track(
     set(K::ScaleX, sx);
     set(K::ScaleY, sy);
     Ok(track)
+}
+
+/// Below this (px, degrees, or relative scale) a setup transform equals the bind local one.
+const SAME_LOCAL: f64 = 1e-9;
+
+/// Rebases clips read relative to each bone's DragonBones setup transform (`setup`, in bone
+/// order, y-up) onto the skeleton's rest (the bind pose, [`Skeleton::setup_local`]): every
+/// channel of a bone whose setup differs gets the constant difference (added; scales
+/// multiplied by the ratio), and a missing channel a single key at 0 holding it, so that
+/// `rest ⊕ offset = setup ⊕ animation` field by field and a sampled pose is the one
+/// DragonBones plays. Returns the rebased bones' names.
+pub(super) fn rebase_clips(
+    clips: &mut [Clip],
+    skeleton: &Skeleton,
+    setup: &[LocalTransform],
+) -> Result<Vec<String>> {
+    use ChannelKind as K;
+    let mut rebased = Vec::new();
+    for (j, s) in setup.iter().enumerate() {
+        let b = skeleton.setup_local(j);
+        let ratio = |num: f64, den: f64| if den != 0.0 { num / den } else { 1.0 };
+        let deltas = [
+            (K::TranslateX, s.x - b.x),
+            (K::TranslateY, s.y - b.y),
+            (K::Rotation, wrap_degrees(s.rotation - b.rotation)),
+            (K::ScaleX, ratio(s.scale_x, b.scale_x)),
+            (K::ScaleY, ratio(s.scale_y, b.scale_y)),
+            (K::ShearX, s.shear_x - b.shear_x),
+            (K::ShearY, s.shear_y - b.shear_y),
+        ];
+        let moved: Vec<(K, f64)> = deltas
+            .into_iter()
+            .filter(|&(k, d)| (d - k.rest_value()).abs() > SAME_LOCAL)
+            .collect();
+        if moved.is_empty() {
+            continue;
+        }
+        let name = &skeleton.bones()[j].name;
+        rebased.push(name.clone());
+        for clip in clips.iter_mut() {
+            let i = match clip.tracks.iter().position(|t| &t.bone == name) {
+                Some(i) => i,
+                None => {
+                    clip.tracks.push(BoneTrack::new(name.clone()));
+                    clip.tracks.len() - 1
+                }
+            };
+            let channels = &mut clip.tracks[i].channels;
+            for &(kind, d) in &moved {
+                let slot = channels.get_mut(kind);
+                let channel = slot
+                    .get_or_insert_with(|| Channel::new(vec![Key::new(0.0, kind.rest_value())]));
+                for k in &mut channel.keys {
+                    match kind {
+                        K::ScaleX | K::ScaleY => k.value *= d,
+                        _ => k.value += d,
+                    }
+                }
+            }
+        }
+    }
+    Ok(rebased)
 }
 
 /// `d` in degrees brought into `(-180, 180]`.

@@ -3,6 +3,7 @@
 use super::Affine;
 use crate::error::{Error, Result};
 use crate::scene::Scene;
+use crate::skeleton::Inherit;
 use crate::skinning::check_shape;
 use crate::weights::{Weights, EXPORT_ROW_SUM_TOLERANCE};
 use serde_json::{json, Value};
@@ -50,12 +51,25 @@ pub fn export_dragonbones(scene: &Scene, weights: &Weights) -> Result<Value> {
                 .map_or(world[j], |inv| inv.then(world[j])),
             None => world[j],
         };
-        let deg = local.angle().to_degrees();
+        let inherit = b.local.map(|l| l.inherit).unwrap_or_default();
+        // A bone that inherits no rotation holds its world angle (DragonBones'
+        // `inheritRotation: false`).
+        let deg = match inherit {
+            Inherit::OnlyTranslation => world[j].angle().to_degrees(),
+            _ => local.angle().to_degrees(),
+        };
         let mut o = json!({
             "name": b.name,
             "length": b.length(),
             "transform": {"x": local.tx, "y": local.ty, "skX": deg, "skY": deg},
         });
+        match inherit {
+            Inherit::Normal => {}
+            Inherit::OnlyTranslation | Inherit::NoRotationOrReflection => {
+                o["inheritRotation"] = json!(false)
+            }
+            Inherit::NoScale | Inherit::NoScaleOrReflection => o["inheritScale"] = json!(false),
+        }
         if let Some(p) = b.parent {
             o["parent"] = json!(bones[p].name);
         }

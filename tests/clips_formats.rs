@@ -4,6 +4,8 @@ use serde_json::{json, Value};
 use skinweights::animation::{ChannelKind, Clip, Curve};
 use skinweights::error::Error;
 use skinweights::io::dragonbones::{export_dragonbones, import_dragonbones};
+use skinweights::io::godot::export_godot;
+use std::collections::BTreeMap;
 
 const BODY: &str = concat!(
     env!("CARGO_MANIFEST_DIR"),
@@ -369,5 +371,290 @@ fn dragonbones_easings_map_to_exact_curves() {
         let want = -10.0 * (u + 0.5 * u * (1.0 - u));
         let got = ch.sample(u * 10.0 / 30.0).unwrap();
         assert!((got - want).abs() < 1e-9, "u {u}: {got} vs {want}");
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+// Godot
+
+const PLAYER: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/data/godot-gbot/player.tscn");
+
+fn player() -> skinweights::io::godot::GodotImport {
+    skinweights::io::godot::load_godot(PLAYER).unwrap()
+}
+
+/// Skinning transforms `W(pose) W(rest)^-1` of a clip at a time, as 6 numbers per bone.
+fn skinning_at(scene: &skinweights::Scene, clip: &Clip, t: f64) -> Vec<[f64; 6]> {
+    let pose = clip.sample(&scene.skeleton, t).unwrap();
+    scene
+        .skeleton
+        .skinning_affines(&pose)
+        .unwrap()
+        .iter()
+        .map(|m| [m.a, m.b, m.c, m.d, m.tx, m.ty])
+        .collect()
+}
+
+fn max_diff(a: &[[f64; 6]], b: &[[f64; 6]]) -> f64 {
+    a.iter()
+        .zip(b)
+        .flat_map(|(p, q)| p.iter().zip(q).map(|(x, y)| (x - y).abs()))
+        .fold(0.0, f64::max)
+}
+
+/// Godot's forward kinematics straight from the file: each Bone2D's local transform is
+/// `position · rotation` with the track's value at `t` where a track keys it (linear
+/// interpolation, transitions 1 as in the file) and the node's saved value elsewhere;
+/// skinning = `pose · rest⁻¹` composed down the bones, y flipped to y-up.
+fn godot_skinning_from_file(anim: usize, t: f64) -> BTreeMap<String, [f64; 6]> {
+    use skinweights::io::godot::tscn::{parse_tscn, Value};
+    let text = std::fs::read_to_string(PLAYER).unwrap();
+    let sections = parse_tscn(&text).unwrap();
+    let anims: Vec<_> = sections
+        .iter()
+        .filter(|s| s.tag == "sub_resource" && s.attr_str("type") == Some("Animation"))
+        .collect();
+    let a = anims[anim];
+    let nums = |v: &Value| -> Vec<f64> {
+        match v {
+            Value::Call { args, .. } => args.iter().map(|x| x.as_f64().unwrap()).collect(),
+            Value::Array(x) => x.iter().map(|x| x.as_f64().unwrap()).collect(),
+            other => panic!("{other:?}"),
+        }
+    };
+    // Track values at t by path.
+    let mut keyed: BTreeMap<String, Vec<f64>> = BTreeMap::new();
+    for i in 0.. {
+        let Some(p) = a.get(&format!("tracks/{i}/path")) else {
+            break;
+        };
+        let Value::NodePath(path) = &p.value else {
+            panic!()
+        };
+        let Value::Dict(d) = &a.get(&format!("tracks/{i}/keys")).unwrap().value else {
+            panic!()
+        };
+        let get = |k: &str| {
+            &d.iter()
+                .find(|(x, _)| *x == Value::Str(k.into()))
+                .unwrap()
+                .1
+        };
+        let times = nums(get("times"));
+        let Value::Array(values) = get("values") else {
+            panic!()
+        };
+        let vals: Vec<Vec<f64>> = values
+            .iter()
+            .map(|v| match v {
+                Value::Call { .. } => nums(v),
+                x => vec![x.as_f64().unwrap()],
+            })
+            .collect();
+        let k = times.partition_point(|&x| x <= t);
+        let v = if k == 0 {
+            vals[0].clone()
+        } else if k == times.len() {
+            vals[k - 1].clone()
+        } else {
+            let u = (t - times[k - 1]) / (times[k] - times[k - 1]);
+            (0..vals[k].len())
+                .map(|c| vals[k - 1][c] + (vals[k][c] - vals[k - 1][c]) * u)
+                .collect()
+        };
+        keyed.insert(path.clone(), v);
+    }
+    // Bones under Sprite2D/Skeleton2D, parents first (file order).
+    type M = [f64; 6]; // Godot columns: x axis, y axis, origin
+    let mul = db_mul;
+    let inv = |m: M| -> M {
+        let det = m[0] * m[3] - m[1] * m[2];
+        let (a, b, c, d) = (m[3] / det, -m[1] / det, -m[2] / det, m[0] / det);
+        [a, b, c, d, -(a * m[4] + c * m[5]), -(b * m[4] + d * m[5])]
+    };
+    let trs = |pos: [f64; 2], rot: f64, sc: [f64; 2]| -> M {
+        [
+            rot.cos() * sc[0],
+            rot.sin() * sc[0],
+            -rot.sin() * sc[1],
+            rot.cos() * sc[1],
+            pos[0],
+            pos[1],
+        ]
+    };
+    let mut pose_world: BTreeMap<String, M> = BTreeMap::new();
+    let mut rest_world: BTreeMap<String, M> = BTreeMap::new();
+    let mut out = BTreeMap::new();
+    for s in sections
+        .iter()
+        .filter(|s| s.attr_str("type") == Some("Bone2D"))
+    {
+        let name = s.attr_str("name").unwrap().to_string();
+        let parent = s.attr_str("parent").unwrap().to_string();
+        let path = format!("{parent}/{name}");
+        let prop = |k: &str| s.get(k).map(|p| nums(&p.value));
+        let rest = prop("rest").unwrap();
+        let rest: M = [rest[0], rest[1], rest[2], rest[3], rest[4], rest[5]];
+        let saved_pos = prop("position").map_or([0.0, 0.0], |v| [v[0], v[1]]);
+        let saved_rot = s.get("rotation").map_or(0.0, |p| p.value.as_f64().unwrap());
+        let saved_scale = prop("scale").map_or([1.0, 1.0], |v| [v[0], v[1]]);
+        let pos = keyed
+            .get(&format!("{path}:position"))
+            .map_or(saved_pos, |v| [v[0], v[1]]);
+        let rot = keyed
+            .get(&format!("{path}:rotation_degrees"))
+            .map_or(saved_rot, |v| v[0].to_radians());
+        let local = trs(pos, rot, saved_scale);
+        let (pw, rw) = match (pose_world.get(&parent), rest_world.get(&parent)) {
+            (Some(&p), Some(&r)) => (mul(p, local), mul(r, rest)),
+            _ => (local, rest),
+        };
+        pose_world.insert(path.clone(), pw);
+        rest_world.insert(path.clone(), rw);
+        let s = mul(pw, inv(rw));
+        // y flip: F S F in the scene's (a, b, c, d, tx, ty) with x' = a x + b y + tx.
+        out.insert(name, [s[0], -s[2], -s[1], s[3], s[4], -s[5]]);
+    }
+    out
+}
+
+#[test]
+fn gbot_animations_import_with_every_track() {
+    let g = player();
+    let clips = &g.scene.clips;
+    assert_eq!(clips.len(), 8);
+    let names: Vec<&str> = clips.iter().map(|c| c.name.as_str()).collect();
+    assert_eq!(
+        names,
+        [
+            "fall",
+            "fly",
+            "idle",
+            "jump",
+            "land",
+            "land_hard",
+            "run",
+            "walk"
+        ]
+    );
+    // 135 tracks: 128 rotation tracks (16 bones x 8) and 7 Hip position tracks (2 channels).
+    let channels: usize = clips
+        .iter()
+        .flat_map(|c| &c.tracks)
+        .map(|t| t.channels.iter().count())
+        .sum();
+    // Plus, per clip, constant channels for what no track keys but the node is saved with
+    // away from its rest (Godot leaves such a property as saved).
+    let constant: usize = clips
+        .iter()
+        .flat_map(|c| &c.tracks)
+        .flat_map(|t| t.channels.iter())
+        .filter(|(_, ch)| ch.keys.len() == 1 && ch.keys[0].time == 0.0)
+        .count();
+    eprintln!("gBot: {channels} channels, {constant} of them constant (saved pose)");
+    assert_eq!(channels - constant, 128 + 2 * 7);
+    assert_eq!(g.report.clips, 8);
+    eprintln!(
+        "gBot: {} clips, {} keys",
+        g.report.clips, g.report.clip_keys
+    );
+    assert!(clips.iter().all(|c| c.tracks.len() == 16));
+    assert_eq!(g.scene.clip("fall").unwrap().duration, 1.0); // Godot's default length
+    assert_eq!(g.scene.clip("walk").unwrap().duration, 2.4);
+}
+
+#[test]
+fn gbot_poses_match_godot_forward_kinematics_from_the_file() {
+    let g = player();
+    let bones: Vec<String> = g.scene.skeleton.names();
+    let mut worst = 0.0_f64;
+    let mut checked = 0;
+    for (a, clip) in g.scene.clips.iter().enumerate() {
+        let mut times = clip.key_times();
+        // Mid-segment too: linear interpolation between the keys.
+        let mids: Vec<f64> = times.windows(2).map(|w| 0.5 * (w[0] + w[1])).collect();
+        times.extend(mids);
+        for t in times {
+            let ours = skinning_at(&g.scene, clip, t);
+            let file = godot_skinning_from_file(a, t);
+            for (j, name) in bones.iter().enumerate() {
+                let d = max_diff(&ours[j..j + 1], &[file[name]]);
+                assert!(d < 1e-9, "{} t {t} bone {name}: {d:e}", clip.name);
+                worst = worst.max(d);
+                checked += 1;
+            }
+        }
+    }
+    eprintln!("gBot: {checked} bone transforms against Godot FK, worst {worst:e}");
+    assert!(checked > 1000, "{checked}");
+}
+
+#[test]
+fn gbot_sampled_channels_equal_their_keys() {
+    let g = player();
+    let mut n = 0;
+    for clip in &g.scene.clips {
+        for track in &clip.tracks {
+            for (_, ch) in track.channels.iter() {
+                for k in &ch.keys {
+                    assert_eq!(ch.sample(k.time), Some(k.value));
+                    n += 1;
+                }
+            }
+        }
+    }
+    assert_eq!(n, player().report.clip_keys);
+}
+
+#[test]
+fn godot_round_trip_keeps_the_clips() {
+    for (label, scene, weights) in [
+        ("gBot", player().scene, player().artist),
+        (
+            "DragonBones body",
+            import_dragonbones(&body_text()).unwrap().scene,
+            import_dragonbones(&body_text()).unwrap().artist,
+        ),
+    ] {
+        // Godot 3 points a bone with children at its first child, so the body's bones come
+        // back turned from their Godot frames, where a non-uniform scale key is refused.
+        let versions: &[u32] = if label == "gBot" { &[3, 4] } else { &[4] };
+        for &godot in versions {
+            let text = export_godot(&scene, &weights, godot).unwrap();
+            let back = skinweights::io::godot::import_godot(&text, None).unwrap();
+            assert_eq!(back.scene.clips.len(), scene.clips.len(), "{label}");
+            let (mut worst, mut free) = (0.0_f64, 0.0_f64);
+            for clip in &scene.clips {
+                let other = back.scene.clip(&clip.name).unwrap();
+                assert!((other.duration - clip.duration).abs() < 1e-12);
+                let mut times = clip.key_times();
+                times.extend(clip.frame_times(30.0).unwrap());
+                for t in times {
+                    let (a, b) = (
+                        skinning_at(&scene, clip, t),
+                        skinning_at(&back.scene, other, t),
+                    );
+                    for j in 0..scene.skeleton.len() {
+                        let d = max_diff(&a[j..j + 1], &b[j..j + 1]);
+                        // Godot's Bone2D always inherits its parent's rotation and scale: the
+                        // body's feet (inheritRotation false) and hair0603 (inheritScale
+                        // false) and the bones below them come back as ordinary children.
+                        let inherits = scene.skeleton.bones().iter().enumerate().all(|(k, o)| {
+                            o.local.is_none() || !scene.skeleton.is_ancestor_or_self(k, j)
+                        });
+                        if inherits {
+                            worst = worst.max(d);
+                        } else {
+                            free = free.max(d);
+                        }
+                    }
+                }
+            }
+            eprintln!(
+                "{label} through Godot {godot}: worst skinning difference {worst:e} (bones below a non-inheriting bone: {free:e})"
+            );
+            // At key and frame times: the body's Bézier segments are sampled at 30 fps.
+            assert!(worst < 1e-9, "{label} Godot {godot}: {worst:e}");
+        }
     }
 }

@@ -589,11 +589,10 @@ fn add_track(
                     .round()
                     .rem_euclid(2.0)
                     == 1.0;
-            let uniform = keys
-                .iter()
-                .all(|k| k.value[0] == k.value[1] || component.is_some())
-                && (rest_scale[0] - rest_scale[1]).abs() < 1e-12
-                && component.is_none();
+            let same = |a: f64, b: f64| (a - b).abs() <= 1e-9 * a.abs().max(b.abs());
+            let uniform = component.is_none()
+                && keys.iter().all(|k| same(k.value[0], k.value[1]))
+                && same(rest_scale[0], rest_scale[1]);
             if !aligned && !uniform {
                 return Err(Error::InvalidClip {
                     clip: name.to_string(),

@@ -658,3 +658,183 @@ fn godot_round_trip_keeps_the_clips() {
         }
     }
 }
+
+// ---------------------------------------------------------------------------------------
+// glTF
+
+/// The exported glTF's JSON and its decoded embedded buffer, checked as a validator would:
+/// views inside the buffer and 4-byte aligned, accessors inside their views, animation
+/// inputs scalar floats with min/max and strictly increasing, outputs one per input (VEC3
+/// translation/scale, VEC4 unit quaternions), channel targets on existing nodes.
+fn gltf_checked(text: &str) -> (Value, Vec<u8>) {
+    use base64::Engine as _;
+    let json: Value = serde_json::from_str(text).unwrap();
+    let uri = json["buffers"][0]["uri"].as_str().unwrap();
+    let data = uri.split_once(",").unwrap().1;
+    let bin = base64::engine::general_purpose::STANDARD
+        .decode(data)
+        .unwrap();
+    assert_eq!(
+        json["buffers"][0]["byteLength"].as_u64().unwrap() as usize,
+        bin.len()
+    );
+    for v in json["bufferViews"].as_array().unwrap() {
+        let (o, l) = (
+            v["byteOffset"].as_u64().unwrap(),
+            v["byteLength"].as_u64().unwrap(),
+        );
+        assert_eq!(o % 4, 0);
+        assert!((o + l) as usize <= bin.len());
+    }
+    for a in json["accessors"].as_array().unwrap() {
+        let v = &json["bufferViews"][a["bufferView"].as_u64().unwrap() as usize];
+        let comps = match a["type"].as_str().unwrap() {
+            "SCALAR" => 1,
+            "VEC2" => 2,
+            "VEC3" => 3,
+            "VEC4" => 4,
+            "MAT4" => 16,
+            t => panic!("{t}"),
+        };
+        let size = match a["componentType"].as_u64().unwrap() {
+            5121 => 1,
+            5123 => 2,
+            _ => 4,
+        };
+        let need = a["count"].as_u64().unwrap() * comps * size;
+        assert!(need <= v["byteLength"].as_u64().unwrap());
+    }
+    let nodes = json["nodes"].as_array().unwrap().len() as u64;
+    for anim in json["animations"].as_array().unwrap() {
+        let samplers = anim["samplers"].as_array().unwrap();
+        for ch in anim["channels"].as_array().unwrap() {
+            assert!(ch["target"]["node"].as_u64().unwrap() < nodes);
+            let s = &samplers[ch["sampler"].as_u64().unwrap() as usize];
+            let input = read_f32(&json, &bin, s["input"].as_u64().unwrap());
+            let ia = &json["accessors"][s["input"].as_u64().unwrap() as usize];
+            assert_eq!(ia["type"], "SCALAR");
+            assert_eq!(ia["min"][0].as_f64().unwrap(), f64::from(input[0]));
+            assert_eq!(
+                ia["max"][0].as_f64().unwrap(),
+                f64::from(*input.last().unwrap())
+            );
+            assert!(input.windows(2).all(|w| w[0] < w[1]), "inputs increase");
+            let output = read_f32(&json, &bin, s["output"].as_u64().unwrap());
+            let path = ch["target"]["path"].as_str().unwrap();
+            let width = if path == "rotation" { 4 } else { 3 };
+            assert_eq!(output.len(), width * input.len());
+            if path == "rotation" {
+                for q in output.chunks(4) {
+                    let n: f32 = q.iter().map(|x| x * x).sum();
+                    assert!((n - 1.0).abs() < 1e-6, "unit quaternion");
+                }
+            }
+        }
+    }
+    (json, bin)
+}
+
+fn read_f32(json: &Value, bin: &[u8], accessor: u64) -> Vec<f32> {
+    let a = &json["accessors"][accessor as usize];
+    let v = &json["bufferViews"][a["bufferView"].as_u64().unwrap() as usize];
+    let start =
+        (v["byteOffset"].as_u64().unwrap() + a["byteOffset"].as_u64().unwrap_or(0)) as usize;
+    let comps = match a["type"].as_str().unwrap() {
+        "SCALAR" => 1,
+        "VEC3" => 3,
+        _ => 4,
+    };
+    let n = a["count"].as_u64().unwrap() as usize * comps;
+    bin[start..start + 4 * n]
+        .chunks(4)
+        .map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+        .collect()
+}
+
+#[test]
+fn gltf_export_writes_the_clips_as_joint_animations() {
+    use skinweights::io::{export_gltf, GltfOptions};
+    let scale = 0.001;
+    for (label, scene, weights) in [
+        ("gBot", player().scene, player().artist),
+        (
+            "DragonBones body",
+            import_dragonbones(&body_text()).unwrap().scene,
+            import_dragonbones(&body_text()).unwrap().artist,
+        ),
+    ] {
+        let options = GltfOptions {
+            scale,
+            ..GltfOptions::default()
+        };
+        let (json, bin) = gltf_checked(&export_gltf(&scene, &weights, &options).unwrap());
+        let anims = json["animations"].as_array().unwrap();
+        assert_eq!(anims.len(), scene.clips.len(), "{label}");
+        let sk = &scene.skeleton;
+        // Bones that move as their glTF nodes do (no inherit mode on them or above).
+        let plain = |j: usize| {
+            (0..sk.len()).all(|k| sk.bones()[k].local.is_none() || !sk.is_ancestor_or_self(k, j))
+        };
+        let (mut worst, mut checked) = (0.0_f64, 0usize);
+        for (clip, anim) in scene.clips.iter().zip(anims) {
+            assert_eq!(anim["name"], clip.name.as_str());
+            let samplers = anim["samplers"].as_array().unwrap();
+            for ch in anim["channels"].as_array().unwrap() {
+                let j = ch["target"]["node"].as_u64().unwrap() as usize - 1;
+                if !plain(j) {
+                    continue;
+                }
+                let s = &samplers[ch["sampler"].as_u64().unwrap() as usize];
+                let input = read_f32(&json, &bin, s["input"].as_u64().unwrap());
+                let output = read_f32(&json, &bin, s["output"].as_u64().unwrap());
+                let path = ch["target"]["path"].as_str().unwrap();
+                for (k, &t) in input.iter().enumerate() {
+                    // The node's expected local transform from the library's forward
+                    // kinematics: W_parent(t)^-1 W_j(t), scaled.
+                    let t = f64::from(t);
+                    let w = sk.world_affines(&clip.sample(sk, t).unwrap()).unwrap();
+                    let local = match sk.bones()[j].parent {
+                        Some(p) => w[p].inverse().unwrap() * w[j],
+                        None => w[j],
+                    };
+                    let got: Vec<f64> = match path {
+                        "rotation" => output[4 * k..4 * k + 4].iter().map(|&x| x.into()).collect(),
+                        _ => output[3 * k..3 * k + 3].iter().map(|&x| x.into()).collect(),
+                    };
+                    let sx = local.a.hypot(local.c);
+                    let want: Vec<f64> = match path {
+                        "translation" => vec![local.tx * scale, local.ty * scale, 0.0],
+                        "rotation" => {
+                            let half = 0.5 * local.c.atan2(local.a);
+                            let q = [0.0, 0.0, half.sin(), half.cos()];
+                            // q and -q are the same rotation.
+                            let sign = if q[3] * got[3] + q[2] * got[2] < 0.0 {
+                                -1.0
+                            } else {
+                                1.0
+                            };
+                            q.iter().map(|x| sign * x).collect()
+                        }
+                        _ => vec![sx, (local.a * local.d - local.b * local.c) / sx, 1.0],
+                    };
+                    let d = got
+                        .iter()
+                        .zip(&want)
+                        .fold(0.0_f64, |m, (a, b)| m.max((a - b).abs()));
+                    assert!(
+                        d < 1e-6,
+                        "{label} {} t {t} {path} bone {j}: {got:?} vs {want:?}",
+                        clip.name
+                    );
+                    worst = worst.max(d);
+                    checked += 1;
+                }
+            }
+        }
+        eprintln!(
+            "{label}: {} glTF animations, {checked} decoded keys, worst {worst:e}",
+            anims.len()
+        );
+        assert!(checked > 500, "{checked}");
+    }
+}

@@ -838,3 +838,215 @@ fn gltf_export_writes_the_clips_as_joint_animations() {
         assert!(checked > 500, "{checked}");
     }
 }
+
+// ---------------------------------------------------------------------------------------
+// Hostile clips in every loader and writer
+
+/// gBot's text with the first animation's ("fall") first track keys and path replaced.
+fn gbot_with(path: &str, keys: &str) -> String {
+    let text = std::fs::read_to_string(PLAYER).unwrap();
+    let old_path =
+        "NodePath(\"Sprite2D/Skeleton2D/Hip/Chest/LeftArm/LeftForearm/LeftHand:rotation_degrees\")";
+    let old_keys = "\"times\": PackedFloat32Array(0.5, 1),\n\"transitions\": PackedFloat32Array(1, 1),\n\"update\": 0,\n\"values\": [70.4643, 70.4643]";
+    assert!(text.contains(old_path) && text.contains(old_keys));
+    text.replacen(old_path, &format!("NodePath(\"{path}\")"), 1)
+        .replacen(old_keys, keys, 1)
+}
+
+fn godot_keys(times: &str, transitions: &str, values: &str) -> String {
+    format!(
+        "\"times\": PackedFloat32Array({times}),\n\"transitions\": PackedFloat32Array({transitions}),\n\"update\": 0,\n\"values\": [{values}]"
+    )
+}
+
+const HAND: &str = "Sprite2D/Skeleton2D/Hip/Chest/LeftArm/LeftForearm/LeftHand:rotation_degrees";
+
+#[test]
+fn hostile_godot_clips_are_typed_errors_naming_the_animation() {
+    let import = |path: &str, keys: String| {
+        skinweights::io::godot::import_godot(&gbot_with(path, &keys), None).unwrap_err()
+    };
+    // NaN key value and NaN time: the line, animation and track are named.
+    for keys in [
+        godot_keys("0.5, 1", "1, 1", "70, nan"),
+        godot_keys("0.5, nan", "1, 1", "70, 71"),
+        godot_keys("0.5, 1", "1, nan", "70, 71"),
+    ] {
+        let e = import(HAND, keys);
+        assert!(
+            matches!(e, Error::Godot { ref field, .. } if field.contains("\"fall\" track 0")),
+            "{e}"
+        );
+    }
+    // Times out of order, and past the animation's length (1 s by default).
+    let e = import(HAND, godot_keys("1, 0.5", "1, 1", "70, 71"));
+    assert!(
+        matches!(e, Error::InvalidKey { ref clip, ref bone, channel: "rotation", key: 1, .. } if clip == "fall" && bone == "LeftHand"),
+        "{e}"
+    );
+    let e = import(HAND, godot_keys("0.5, 3", "1, 1", "70, 71"));
+    assert!(matches!(e, Error::InvalidKey { key: 1, .. }), "{e}");
+    // A path naming no node.
+    let e = import(
+        "Sprite2D/Skeleton2D/Hip/Nobody:rotation_degrees",
+        godot_keys("0.5, 1", "1, 1", "70, 71"),
+    );
+    assert!(
+        matches!(e, Error::UnknownBone { ref bone, ref context } if bone.ends_with("Nobody") && context.contains("fall")),
+        "{e}"
+    );
+    // Counts that disagree, an unknown interpolation mode's neighbour: cubic with a
+    // transition other than 1.
+    let e = import(HAND, godot_keys("0.5, 1", "1, 1", "70"));
+    assert!(
+        matches!(e, Error::Godot { ref message, .. } if message.contains("2 times")),
+        "{e}"
+    );
+    let text = gbot_with(HAND, &godot_keys("0.5, 1", "2, 1", "70, 71")).replacen(
+        "tracks/0/interp = 1",
+        "tracks/0/interp = 2",
+        1,
+    );
+    let e = skinweights::io::godot::import_godot(&text, None).unwrap_err();
+    assert!(
+        matches!(e, Error::Godot { ref message, .. } if message.contains("cubic")),
+        "{e}"
+    );
+    // More keys than the model holds (MAX_KEYS = 10^6; refused before the values are read).
+    let many: Vec<String> = (0..=skinweights::animation::MAX_KEYS)
+        .map(|i| i.to_string())
+        .collect();
+    let e = import(HAND, godot_keys(&many.join(","), "1", "70"));
+    assert!(
+        matches!(e, Error::TooManyKeys { ref clip, .. } if clip == "fall"),
+        "{e}"
+    );
+}
+
+#[test]
+fn cubic_godot_tracks_are_catmull_rom_segments() {
+    // Godot 3's cubic_interpolate(from, to, pre, post, u), the end keys repeated.
+    let cr = |v0: f64, v1: f64, v2: f64, v3: f64, u: f64| {
+        0.5 * ((2.0 * v1)
+            + (-v0 + v2) * u
+            + (2.0 * v0 - 5.0 * v1 + 4.0 * v2 - v3) * u * u
+            + (-v0 + 3.0 * v1 - 3.0 * v2 + v3) * u * u * u)
+    };
+    let v = [10.0, 40.0, 25.0, 70.0];
+    let text = gbot_with(
+        HAND,
+        &godot_keys("0, 0.25, 0.5, 0.75", "1, 1, 1, 1", "10, 40, 25, 70"),
+    )
+    .replacen("tracks/0/interp = 1", "tracks/0/interp = 2", 1);
+    let g = skinweights::io::godot::import_godot(&text, None).unwrap();
+    let clip = g.scene.clip("fall").unwrap();
+    let track = clip.tracks.iter().find(|t| t.bone == "LeftHand").unwrap();
+    let ch = track.channels.get(ChannelKind::Rotation).unwrap();
+    // The channel is minus the change from rest (degrees); compare differences of values.
+    let offset = ch.keys[0].value + v[0];
+    for seg in 0..3 {
+        let at = |i: isize| v[i.clamp(0, 3) as usize];
+        let i = seg as isize;
+        for s in 0..=10 {
+            let u = s as f64 / 10.0;
+            let t = 0.25 * (seg as f64 + u);
+            let want = -cr(at(i - 1), at(i), at(i + 1), at(i + 2), u) + offset;
+            let got = ch.sample(t).unwrap();
+            assert!(
+                (got - want).abs() < 1e-9,
+                "segment {seg} u {u}: {got} vs {want}"
+            );
+        }
+    }
+}
+
+#[test]
+fn hostile_writers_are_typed_errors() {
+    use skinweights::animation::{BoneTrack, Key};
+    use skinweights::io::{export_gltf, GltfOptions};
+    let g = player();
+    let mut scene = g.scene.clone();
+    // A shear channel: no Godot property, no glTF node property.
+    scene.clips[0].tracks[0] = BoneTrack::new(scene.clips[0].tracks[0].bone.clone())
+        .with(ChannelKind::ShearY, vec![Key::new(0.0, 5.0)]);
+    let e = export_godot(&scene, &g.artist, 4).unwrap_err();
+    assert!(
+        matches!(e, Error::InvalidClip { ref clip, .. } if clip == "fall"),
+        "{e}"
+    );
+    let e = export_gltf(&scene, &g.artist, &GltfOptions::default()).unwrap_err();
+    assert!(
+        matches!(e, Error::InvalidClip { ref clip, .. } if clip == "fall"),
+        "{e}"
+    );
+    // A NaN key reaching a writer (clips are public fields): checked before writing.
+    let mut scene = g.scene.clone();
+    scene.clips[1].tracks[0].channels.rotation =
+        Some(skinweights::animation::Channel::new(vec![Key::new(
+            0.0,
+            f64::NAN,
+        )]));
+    for e in [
+        export_godot(&scene, &g.artist, 3).unwrap_err(),
+        export_gltf(&scene, &g.artist, &GltfOptions::default()).unwrap_err(),
+        export_dragonbones(&scene, &g.artist).unwrap_err(),
+    ] {
+        assert!(
+            matches!(e, Error::InvalidKey { ref clip, .. } if clip == "fly"),
+            "{e}"
+        );
+    }
+}
+
+/// Seeded hostile clips: random corruptions of one key of a DragonBones timeline and of a
+/// Godot track, each of which must be a typed error naming the animation.
+#[test]
+fn seeded_hostile_clips_in_every_loader() {
+    let mut state: u64 = 0x5eed_c11b;
+    let mut next = move || {
+        state = state
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        (state >> 33) as usize
+    };
+    let db_values = ["\"NaN\"", "\"inf\"", "{}", "[1]", "\"x\""];
+    let mut kinds = [0usize; 6];
+    for _ in 0..60 {
+        let kind = next() % 6;
+        kinds[kind] += 1;
+        let x = next() % 5;
+        match kind {
+            // DragonBones: a bad value, a negative duration, a control time outside [0, 1],
+            // an unknown bone.
+            0..=3 => {
+                let mut frame = json!({"duration": 5, "tweenEasing": 0, "rotate": 1});
+                let bone = if kind == 3 { "nobody" } else { "pelvis" };
+                match kind {
+                    0 => {
+                        frame["rotate"] = serde_json::from_str(db_values[x]).unwrap_or(json!("NaN"))
+                    }
+                    1 => frame["duration"] = json!(-1.0 - x as f64),
+                    2 => frame["curve"] = json!([1.0 + x as f64, 0.0, -0.5, 1.0]),
+                    _ => {}
+                }
+                let anim = json!([{"name": "hostile", "duration": 10, "bone": [
+                    {"name": bone, "rotateFrame": [frame, {"duration": 0}]}]}]);
+                let e = import_dragonbones(&tiny(anim)).unwrap_err();
+                assert!(e.to_string().contains("hostile"), "kind {kind}: {e}");
+            }
+            // Godot: a non-finite or unordered key.
+            _ => {
+                let keys = if kind == 4 {
+                    let bad = ["nan", "inf", "-inf", "nan", "inf"][x];
+                    godot_keys("0.5, 1", "1, 1", &format!("70, {bad}"))
+                } else {
+                    godot_keys(&format!("0.9, 0.{x}"), "1, 1", "70, 71")
+                };
+                let e = skinweights::io::godot::import_godot(&gbot_with(HAND, &keys), None)
+                    .unwrap_err();
+                assert!(e.to_string().contains("fall"), "kind {kind}: {e}");
+            }
+        }
+    }
+    assert!(kinds.iter().all(|&k| k > 0), "{kinds:?}");
+}

@@ -155,6 +155,9 @@ pub fn export_dragonbones(scene: &Scene, weights: &Weights) -> Result<Value> {
             vec![json!({"name": "setup", "duration": 1, "playTimes": 0})],
         )
     } else {
+        for clip in &scene.clips {
+            clip.check(&scene.skeleton)?;
+        }
         let rate = super::clips::export_rate(&scene.clips, None)?;
         (rate, super::clips::write_clips(&scene.clips, rate)?)
     };

@@ -1050,3 +1050,116 @@ fn seeded_hostile_clips_in_every_loader() {
     }
     assert!(kinds.iter().all(|&k| k > 0), "{kinds:?}");
 }
+
+/// Plays the Godot 3 export of gBot's clips in the real engine (when `godot3` is installed:
+/// `apt-get install godot3 xvfb`; skipped with a note otherwise) and compares every bone's
+/// transform at key and mid-segment times with the library's forward kinematics.
+#[test]
+#[ignore = "fails: Godot 3 plays the exported gBot clips up to 98 px (matrix entry) from the library's FK at key times (the animation is applied: 200 px from rest); not diagnosed yet"]
+fn godot3_plays_the_exported_clips() {
+    let installed = std::process::Command::new("godot3")
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| String::from_utf8_lossy(&o.stdout).starts_with("3."));
+    if !installed {
+        eprintln!("godot3 is not installed: skipping (apt-get install godot3 xvfb)");
+        return;
+    }
+    let g = player();
+    let dir = tempfile::tempdir().unwrap();
+    let p = dir.path();
+    std::fs::write(
+        p.join("project.godot"),
+        "config_version=4\n\n[application]\n\nconfig/name=\"clips\"\n",
+    )
+    .unwrap();
+    std::fs::write(
+        p.join("scene.tscn"),
+        export_godot(&g.scene, &g.artist, 3).unwrap(),
+    )
+    .unwrap();
+    std::fs::copy(
+        &g.scene.art.as_ref().unwrap().images[0].path,
+        p.join("gBot.png"),
+    )
+    .unwrap();
+    std::fs::copy(
+        concat!(env!("CARGO_MANIFEST_DIR"), "/scripts/godot3_clips_check.gd"),
+        p.join("check.gd"),
+    )
+    .unwrap();
+    let sk = &g.scene.skeleton;
+    // Node paths below the Skeleton2D, as the export writes them.
+    let paths: Vec<String> = (0..sk.len())
+        .map(|j| {
+            let mut chain = vec![sk.bones()[j].name.clone()];
+            let mut at = sk.bones()[j].parent;
+            while let Some(p) = at {
+                chain.push(sk.bones()[p].name.clone());
+                at = sk.bones()[p].parent;
+            }
+            chain.reverse();
+            chain.join("/")
+        })
+        .collect();
+    let mut times = serde_json::Map::new();
+    for clip in &g.scene.clips {
+        let mut t = clip.key_times();
+        let mids: Vec<f64> = t.windows(2).map(|w| 0.5 * (w[0] + w[1])).collect();
+        t.extend(mids);
+        times.insert(clip.name.clone(), json!(t));
+    }
+    std::fs::write(
+        p.join("times.json"),
+        json!({"clips": times, "bones": paths}).to_string(),
+    )
+    .unwrap();
+    let run = |args: &[&str]| {
+        std::process::Command::new("xvfb-run")
+            .args(["-a", "godot3", "--no-window", "--path"])
+            .arg(p)
+            .args(args)
+            .output()
+            .unwrap()
+    };
+    let _ = run(&["--editor", "--quit"]);
+    let out = run(&["-s", "res://check.gd"]);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let line = stdout
+        .lines()
+        .find_map(|l| l.strip_prefix("CLIPS "))
+        .unwrap_or_else(|| panic!("{stdout}\n{}", String::from_utf8_lossy(&out.stderr)));
+    let got: Value = serde_json::from_str(line).unwrap();
+    let (mut worst, mut checked) = (0.0_f64, 0usize);
+    for clip in &g.scene.clips {
+        let ts = times[&clip.name].as_array().unwrap();
+        for (k, t) in ts.iter().enumerate() {
+            let t = t.as_f64().unwrap();
+            let w = sk.world_affines(&clip.sample(sk, t).unwrap()).unwrap();
+            for (j, m) in w.iter().enumerate() {
+                // y-down Godot columns of the scene's y-up matrix.
+                let want = [m.a, -m.c, -m.b, m.d, m.tx, -m.ty];
+                let row = &got[&clip.name][k][j];
+                for (i, x) in want.iter().enumerate() {
+                    let d = (row[i].as_f64().unwrap() - x).abs();
+                    worst = worst.max(d);
+                }
+                checked += 1;
+            }
+        }
+    }
+    let rest = sk.rest_affines();
+    let mut vs_rest = 0.0_f64;
+    for clip in &g.scene.clips {
+        for (k, _) in times[&clip.name].as_array().unwrap().iter().enumerate() {
+            for (j, m) in rest.iter().enumerate() {
+                let want = [m.a, -m.c, -m.b, m.d, m.tx, -m.ty];
+                for (i, x) in want.iter().enumerate() {
+                    vs_rest = vs_rest.max((got[&clip.name][k][j][i].as_f64().unwrap() - x).abs());
+                }
+            }
+        }
+    }
+    eprintln!("godot3 played {checked} bone transforms, worst difference {worst:e} (from rest {vs_rest:e})");
+    assert!(worst < 1e-3, "{worst:e}");
+}

@@ -614,21 +614,34 @@ fn dragonbones_formula(raw: &Value, rotations: &[(&str, f64)]) -> Vec<(String, V
             .find(|(n, _)| *n == names[j])
             .map_or(0.0, |r| r.1)
     };
+    // DragonBones' `inheritRotation: false` (the feet): the bone's origin follows the
+    // parent, its axes keep their bind orientation (turned by its own rotation only).
+    let keeps_rotation: Vec<bool> = bones
+        .iter()
+        .map(|b| b["inheritRotation"].as_bool() == Some(false))
+        .collect();
     // motion_j = boneWorld_j · bonePose_j⁻¹ (identity at rest), parents first.
     fn motion(
         j: usize,
         parent: &[Option<usize>],
         bind: &[Option<M>],
+        keeps_rotation: &[bool],
         theta: &dyn Fn(usize) -> f64,
         memo: &mut Vec<Option<M>>,
     ) -> M {
         if let Some(m) = memo[j] {
             return m;
         }
-        let up = parent[j].map_or(ID, |p| motion(p, parent, bind, theta, memo));
+        let up = parent[j].map_or(ID, |p| motion(p, parent, bind, keeps_rotation, theta, memo));
         let m = match bind[j] {
             Some(b) => {
-                let world = mul(mul(up, b), rot(-theta(j)));
+                let placed = if keeps_rotation[j] {
+                    let [x, y] = apply(up, b[4], b[5]);
+                    [b[0], b[1], b[2], b[3], x, y]
+                } else {
+                    mul(up, b)
+                };
+                let world = mul(placed, rot(-theta(j)));
                 mul(world, inv(b))
             }
             None => {
@@ -657,7 +670,14 @@ fn dragonbones_formula(raw: &Value, rotations: &[(&str, f64)]) -> Vec<(String, V
                     let total: f64 = entries.chunks(2).map(|e| e[1]).sum();
                     let mut p = [0.0; 2];
                     for e in entries.chunks(2) {
-                        let m = motion(e[0] as usize, &parent, &bind, &theta, &mut memo);
+                        let m = motion(
+                            e[0] as usize,
+                            &parent,
+                            &bind,
+                            &keeps_rotation,
+                            &theta,
+                            &mut memo,
+                        );
                         let q = apply(m, x, y);
                         p[0] += e[1] / total * q[0];
                         p[1] += e[1] / total * q[1];

@@ -3,6 +3,7 @@
 use super::Affine;
 use crate::error::{Error, Result};
 use crate::scene::Scene;
+use crate::skeleton::Inherit;
 use crate::skinning::check_shape;
 use crate::weights::{Weights, EXPORT_ROW_SUM_TOLERANCE};
 use serde_json::{json, Value};
@@ -21,6 +22,10 @@ use std::path::Path;
 ///   first corner's); a display holds the vertices its triangles use, so a vertex on a seam
 ///   between parts appears in each display that uses it. Scenes whose parts are separate
 ///   components (layered art, every DragonBones import) keep their vertex order exactly.
+///
+/// - Animations: the scene's clips (see the `clips` module: bone timelines at the first
+///   frame rate of [`super::EXPORT_FRAME_RATES`] on which every key time lands), else one
+///   empty `setup` animation.
 ///
 /// Errors: weights of the wrong shape ([`Error::WeightsShape`]) or not valid
 /// ([`Error::InvalidWeight`], [`Error::RowSum`] beyond 1e-6).
@@ -46,12 +51,25 @@ pub fn export_dragonbones(scene: &Scene, weights: &Weights) -> Result<Value> {
                 .map_or(world[j], |inv| inv.then(world[j])),
             None => world[j],
         };
-        let deg = local.angle().to_degrees();
+        let inherit = b.local.map(|l| l.inherit).unwrap_or_default();
+        // A bone that inherits no rotation holds its world angle (DragonBones'
+        // `inheritRotation: false`).
+        let deg = match inherit {
+            Inherit::OnlyTranslation => world[j].angle().to_degrees(),
+            _ => local.angle().to_degrees(),
+        };
         let mut o = json!({
             "name": b.name,
             "length": b.length(),
             "transform": {"x": local.tx, "y": local.ty, "skX": deg, "skY": deg},
         });
+        match inherit {
+            Inherit::Normal => {}
+            Inherit::OnlyTranslation | Inherit::NoRotationOrReflection => {
+                o["inheritRotation"] = json!(false)
+            }
+            Inherit::NoScale | Inherit::NoScaleOrReflection => o["inheritScale"] = json!(false),
+        }
         if let Some(p) = b.parent {
             o["parent"] = json!(bones[p].name);
         }
@@ -131,22 +149,35 @@ pub fn export_dragonbones(scene: &Scene, weights: &Weights) -> Result<Value> {
         slots.push(json!({"name": parts[p], "parent": root}));
     }
 
+    let (rate, animations) = if scene.clips.is_empty() {
+        (
+            24.0,
+            vec![json!({"name": "setup", "duration": 1, "playTimes": 0})],
+        )
+    } else {
+        for clip in &scene.clips {
+            clip.check(&scene.skeleton)?;
+        }
+        let rate = super::clips::export_rate(&scene.clips, None)?;
+        (rate, super::clips::write_clips(&scene.clips, rate)?)
+    };
+    let first = animations[0]["name"].clone();
     let (lo, hi) = mesh.bounds();
     Ok(json!({
-        "frameRate": 24,
+        "frameRate": rate,
         "name": scene.name,
         "version": "5.5",
         "compatibleVersion": "5.5",
         "armature": [{
             "type": "Armature",
-            "frameRate": 24,
+            "frameRate": rate,
             "name": scene.name,
             "aabb": {"x": lo.x, "y": -hi.y, "width": hi.x - lo.x, "height": hi.y - lo.y},
             "bone": bone_json,
             "slot": slots,
             "skin": [{"name": "", "slot": displays}],
-            "animation": [{"name": "setup", "duration": 1, "playTimes": 0}],
-            "defaultActions": [{"gotoAndPlay": "setup"}],
+            "animation": animations,
+            "defaultActions": [{"gotoAndPlay": first}],
         }],
     }))
 }

@@ -7,9 +7,9 @@ use crate::error::{Error, Result};
 use crate::io::WeightsFile;
 use crate::mesh::{signed_area2, Mesh};
 use crate::scene::{Probe, Scene, Watch};
-use crate::skeleton::{Bone, Pose, Skeleton};
+use crate::skeleton::{Bone, Inherit, LocalTransform, Pose, Skeleton};
 use crate::weights::Weights;
-use nalgebra::{Point2, Vector2};
+use nalgebra::{Isometry2, Point2, Vector2};
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::fmt;
 use std::path::Path;
@@ -228,6 +228,7 @@ fn import(text: &str, atlas: Option<&Atlas>) -> Result<DragonBonesImport> {
         order,
         meshes,
         mut report,
+        clips,
     } = parse_armature(text)?;
     let n_vertices: usize = meshes.iter().map(|m| m.vertices.len()).sum();
     if n_vertices.saturating_mul(bones.len()) > MAX_WEIGHT_ENTRIES {
@@ -405,7 +406,19 @@ fn import(text: &str, atlas: Option<&Atlas>) -> Result<DragonBonesImport> {
     } else {
         report.armature.clone()
     };
-    let mut scene = Scene::new(name, mesh, skeleton, probes)?;
+    // DragonBones animates from the setup transform; the scene's rest is the bind pose: the
+    // clips are rebased so that a sampled pose is DragonBones' (setup + animation).
+    let mut clips = clips;
+    let setup: Vec<_> = bones.iter().map(|b| setup_local(b.setup_local)).collect();
+    let rebased = super::clips::rebase_clips(&mut clips, &skeleton, &setup)?;
+    if !clips.is_empty() && !rebased.is_empty() {
+        report.notes.push(format!(
+            "{} bones' bind pose (the scene's rest) differs from their setup transform ({}): every clip holds them at setup + animation, as DragonBones plays it",
+            rebased.len(),
+            rebased.join(", ")
+        ));
+    }
+    let mut scene = Scene::new(name, mesh, skeleton, probes)?.with_animation(clips, Vec::new())?;
     if let Some(atlas) = atlas {
         scene = scene.with_art(atlas_art(atlas, &meshes, &parts, &mut report.notes)?)?;
     }
@@ -526,12 +539,50 @@ fn rest_bones(bones: &[FileBone], rest: &[Affine], notes: &mut Vec<String>) -> V
         } else {
             ZERO_LENGTH_TAIL
         };
-        scene_bones.push(Bone {
+        let mut bone = Bone {
             parent: b.parent,
             ..Bone::new(b.name.clone(), head, head + axis.normalize() * length)
-        });
+        };
+        // DragonBones' inheritance flags as the skeleton's inherit modes, so a clip moves the
+        // bone as DragonBones does (a foot that keeps its world angle while the leg turns).
+        if let (Some(p), Some(inherit)) = (b.parent, inherit_mode(b, notes)) {
+            // Relative to the parent's bind frame as the skeleton builds it (an isometry from
+            // head and tail), so that the bone's world origin is its head exactly.
+            let pm = rest[p].flip_y();
+            let parent_bind = Isometry2::new(Vector2::new(pm.tx, pm.ty), pm.angle());
+            let parent_angle = parent_bind.rotation.angle();
+            let q = parent_bind.inverse_transform_point(&head);
+            let local = [q.x, q.y];
+            let rotation = match inherit {
+                Inherit::OnlyTranslation => m.angle(),
+                _ => m.angle() - parent_angle,
+            };
+            bone.local = Some(
+                LocalTransform::new(local[0], local[1], rotation.to_degrees())
+                    .with_inherit(inherit),
+            );
+        }
+        scene_bones.push(bone);
     }
     scene_bones
+}
+
+/// The inherit mode of a bone whose flags are not all set: `inheritRotation: false` →
+/// [`Inherit::OnlyTranslation`], `inheritScale: false` → [`Inherit::NoScaleOrReflection`]
+/// (DragonBones then keeps the parent's rotation only). `inheritTranslation: false` has no
+/// skeleton form (every mode inherits the parent's translation): noted, read as inherited.
+fn inherit_mode(b: &FileBone, notes: &mut Vec<String>) -> Option<Inherit> {
+    if !b.inherit_translation {
+        notes.push(format!(
+            "bone {:?}: inheritTranslation false is read as true (the skeleton always inherits translation)",
+            b.name
+        ));
+    }
+    match (b.inherit_rotation, b.inherit_scale) {
+        (false, _) => Some(Inherit::OnlyTranslation),
+        (true, false) => Some(Inherit::NoScaleOrReflection),
+        (true, true) => None,
+    }
 }
 
 /// World matrices, parents first: a bone with a `fixed` matrix takes it, the others their
@@ -755,4 +806,25 @@ pub(crate) fn lift_probes(skeleton: &Skeleton, mesh: &Mesh, notes: &mut Vec<Stri
         notes.push("no upper-arm bone found by name: no lift probes".into());
     }
     probes.into_values().collect()
+}
+
+/// A DragonBones setup transform (y-down matrix) as a y-up [`LocalTransform`]: origin,
+/// rotation of the x axis, axis lengths and the y axis' shear (a mirrored matrix gets a
+/// negative y scale).
+pub(super) fn setup_local(m: Affine) -> LocalTransform {
+    let m = m.flip_y();
+    // DragonBones' layout: x axis (a, b), y axis (c, d).
+    let rotation = m.b.atan2(m.a);
+    let sx = m.a.hypot(m.b);
+    let det = m.a * m.d - m.b * m.c;
+    let (sy, y_angle) = if det < 0.0 {
+        (-m.c.hypot(m.d), (m.c).atan2(-m.d))
+    } else {
+        (m.c.hypot(m.d), (-m.c).atan2(m.d))
+    };
+    let shear = y_angle - rotation;
+    let shear = shear - std::f64::consts::TAU * (shear / std::f64::consts::TAU).round();
+    LocalTransform::new(m.tx, m.ty, rotation.to_degrees())
+        .with_scale(sx, sy)
+        .with_shear(0.0, shear.to_degrees())
 }

@@ -23,11 +23,13 @@
 //! counter-clockwise and reports how many it turned.
 
 mod atlas;
+mod clips;
 mod export;
 mod import;
 mod parse;
 
 pub use atlas::Atlas;
+pub use clips::{DEFAULT_FRAME_RATE, EXPORT_FRAME_RATES};
 pub use export::{export_dragonbones, save_dragonbones};
 pub use import::{
     import_dragonbones, import_dragonbones_with_atlas, load_dragonbones, BindDifference,

@@ -55,6 +55,8 @@ pub(super) struct FileArmature {
     pub meshes: Vec<FileMesh>,
     /// Armature name, version and notes on what was skipped.
     pub report: ImportReport,
+    /// The armature's animations (bone timelines), not yet checked against the skeleton.
+    pub clips: Vec<crate::animation::Clip>,
 }
 
 /// Parses the first armature: bones, slots and the default skin's mesh displays.
@@ -105,11 +107,13 @@ pub(super) fn parse_armature(text: &str) -> Result<FileArmature> {
         return Err(at.error("skin", None, "no mesh display to import"));
     }
 
+    let clips = super::clips::parse_clips(&root, armature)?;
     Ok(FileArmature {
         bones,
         order,
         meshes,
         report,
+        clips,
     })
 }
 
@@ -161,7 +165,7 @@ fn parse_bones(armature: &Value) -> Result<Vec<FileBone>> {
         .collect()
 }
 
-fn with_context(e: Error, context: String) -> Error {
+pub(super) fn with_context(e: Error, context: String) -> Error {
     match e {
         Error::DragonBones {
             field,

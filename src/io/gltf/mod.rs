@@ -18,7 +18,10 @@
 //!   with local TRS such that each node's world transform is the bone's bind transform
 //!   (translation at the head, rotation about z by the bone's angle); joint `j` is bone `j`;
 //! - a skin whose `inverseBindMatrices` (MAT4 float, column-major) invert each joint's world
-//!   bind matrix, a mesh node carrying the skin, and one scene.
+//!   bind matrix, a mesh node carrying the skin, and one scene;
+//! - the scene's clips as animations on the joint nodes (`animation.rs`: translation,
+//!   rotation about z and scale channels; curves other than linear and stepped are sampled
+//!   at the clip's frames into `LINEAR` keys).
 //!
 //! glTF cannot say everything a skinweights scene holds; with [`GltfOptions::extras`] (the
 //! default) the rest is written into `extras.skinweights` objects, which other tools keep as
@@ -78,6 +81,7 @@ use serde_json::{json, Value};
 use std::collections::BTreeMap;
 use std::path::Path;
 
+mod animation;
 mod art_export;
 mod texture;
 pub use texture::EmbeddedImage;
@@ -380,11 +384,13 @@ pub fn export_gltf(scene: &Scene, weights: &Weights, options: &GltfOptions) -> R
         "name": scene.name,
         "children": (0..nb).filter(|&j| bones[j].parent.is_none()).map(|j| j + 1).collect::<Vec<_>>(),
     })];
+    let mut locals = Vec::with_capacity(nb);
     for (j, bone) in bones.iter().enumerate() {
         let local = match bone.parent {
             Some(p) => scaled_bind[p].inverse() * scaled_bind[j],
             None => scaled_bind[j],
         };
+        locals.push(local);
         let half = local.rotation.angle() / 2.0;
         let t = local.translation.vector;
         let mut node = json!({
@@ -445,6 +451,7 @@ pub fn export_gltf(scene: &Scene, weights: &Weights, options: &GltfOptions) -> R
         }});
     }
 
+    let animations = animation::write_animations(scene, &locals, scale, |j| j + 1, &mut buf)?;
     buf.pad();
     let mut doc = json!({
         "asset": {
@@ -468,6 +475,9 @@ pub fn export_gltf(scene: &Scene, weights: &Weights, options: &GltfOptions) -> R
             "uri": format!("data:application/octet-stream;base64,{}", BASE64.encode(&buf.bytes)),
         }],
     });
+    if !animations.is_empty() {
+        doc["animations"] = json!(animations);
+    }
     if let Some(a) = art {
         doc["materials"] = json!(a.materials);
         doc["textures"] = json!(a.textures);

@@ -136,7 +136,7 @@ fn node_name(name: &str) -> String {
 
 /// A number as Godot reads it back exactly: the shortest decimal that round-trips, with an
 /// exponent for tiny values (no 300-digit fractions).
-fn num(x: f64) -> String {
+pub(super) fn num(x: f64) -> String {
     if x != 0.0 && x.abs() < 1e-4 {
         format!("{x:e}")
     } else {
@@ -144,7 +144,7 @@ fn num(x: f64) -> String {
     }
 }
 
-fn quoted(s: &str) -> String {
+pub(super) fn quoted(s: &str) -> String {
     let mut out = String::with_capacity(s.len() + 2);
     out.push('"');
     for c in s.chars() {
@@ -255,10 +255,25 @@ pub fn export_godot(scene: &Scene, weights: &Weights, godot: u32) -> Result<Stri
     } else {
         ("PoolVector2Array", "PoolIntArray", "PoolRealArray")
     };
+    // Clips: Animation sub-resources (and a Godot 4 AnimationLibrary) before the nodes.
+    let rests: Vec<([f64; 2], f64)> = (0..bones.len())
+        .map(|j| {
+            let local = match bones[j].parent {
+                Some(p) => world[p].try_inverse().unwrap_or_else(Affine::identity) * world[j],
+                None => world[j],
+            };
+            let [xx, xy, _, _, ox, oy] = affine_columns(&local);
+            ([ox, oy], xy.atan2(xx))
+        })
+        .collect();
+    let player_paths: Vec<String> = paths.iter().map(|p| format!("Skeleton2D/{p}")).collect();
+    let (animations, entries) =
+        super::clips::write_clips(&scene.clips, &scene.skeleton, &player_paths, &rests, g4, 1)?;
+    let library = g4 && !entries.is_empty();
     let _ = writeln!(
         s,
         "[gd_scene load_steps={} format={}]\n",
-        images.len() + 1,
+        images.len() + 1 + entries.len() + usize::from(library),
         if g4 { 3 } else { 2 }
     );
     if let Some(art) = &scene.art {
@@ -286,6 +301,18 @@ pub fn export_godot(scene: &Scene, weights: &Weights, godot: u32) -> Result<Stri
         if !images.is_empty() {
             s.push('\n');
         }
+    }
+    s.push_str(&animations);
+    if library {
+        let data: Vec<String> = entries
+            .iter()
+            .map(|(name, id)| format!("{}: SubResource({id})", quoted(name)))
+            .collect();
+        let _ = writeln!(
+            s,
+            "[sub_resource type=\"AnimationLibrary\" id=\"library\"]\n_data = {{\n{}\n}}\n",
+            data.join(",\n")
+        );
     }
     let _ = writeln!(
         s,
@@ -337,6 +364,9 @@ pub fn export_godot(scene: &Scene, weights: &Weights, godot: u32) -> Result<Stri
 
     let mut part_names: HashSet<String> = HashSet::new();
     part_names.insert("Skeleton2D".into());
+    if !entries.is_empty() {
+        part_names.insert("AnimationPlayer".into());
+    }
     for poly in &polygons {
         let part = &mesh.parts()[poly.part];
         let name = node_name(part);
@@ -410,6 +440,20 @@ pub fn export_godot(scene: &Scene, weights: &Weights, godot: u32) -> Result<Stri
             "internal_vertex_count = {}\n",
             poly.vertices.len() - poly.outline
         );
+    }
+    if !entries.is_empty() {
+        let _ = writeln!(
+            s,
+            "[node name=\"AnimationPlayer\" type=\"AnimationPlayer\" parent=\".\"]"
+        );
+        if g4 {
+            let _ = writeln!(s, "libraries = {{\n\"\": SubResource(\"library\")\n}}");
+        } else {
+            for (name, id) in &entries {
+                let _ = writeln!(s, "anims/{name} = SubResource( {id} )");
+            }
+        }
+        s.push('\n');
     }
     Ok(s)
 }

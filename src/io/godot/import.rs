@@ -1,6 +1,7 @@
 //! A Godot `.tscn` with a Skeleton2D and Polygon2D nodes → one [`Scene`] with a part per
 //! Polygon2D, its art, and the painted weights.
 
+use super::clips::{BoneFrame, NodeRef};
 use super::triangulate::{ear_clip, insert_points};
 use super::tscn::{parse_tscn, section_name, Section, Value};
 use super::values::{
@@ -65,6 +66,10 @@ pub struct ImportReport {
     pub posed_bones: Vec<String>,
     /// Every repair and skipped item, in words.
     pub notes: Vec<String>,
+    /// Animations read into the scene's clips.
+    pub clips: usize,
+    /// Keys over all of them.
+    pub clip_keys: usize,
 }
 
 /// One imported Polygon2D.
@@ -500,7 +505,10 @@ pub fn import_godot(text: &str, base_dir: Option<&Path>) -> Result<GodotImport> 
     let skeleton = Skeleton::new(scene_bones)?;
     let probes = lift_probes(&skeleton, &mesh, &mut report.notes);
     let name = nodes[0].name.clone();
-    let scene = Scene::new(name, mesh, skeleton, probes)?;
+    let clips = read_clips(&sections, &nodes, &bones, &skeleton, &mut report.notes)?;
+    report.clips = clips.len();
+    report.clip_keys = clips.iter().map(|c| c.key_count()).sum();
+    let scene = Scene::new(name, mesh, skeleton, probes)?.with_animation(clips, Vec::new())?;
     let scene = if images.is_empty() {
         scene
     } else {
@@ -854,6 +862,10 @@ struct ReadBone {
     name: String,
     /// Path below the skeleton, e.g. `Hip/Chest`.
     rel_path: String,
+    /// `rest` relative to the parent bone (y-down).
+    rest_local: Affine,
+    /// `rest` composed down to the skeleton (y-down).
+    rest_world: Affine,
 }
 
 fn read_bones(
@@ -902,6 +914,8 @@ fn read_bones(
             node: i,
             name: n.name.clone(),
             rel_path: n.path[nodes[skel].path.len() + 1..].to_string(),
+            rest_local: rest,
+            rest_world: world,
         });
     }
     if bones.is_empty() {
@@ -1292,4 +1306,45 @@ fn resolve_res_path(
         }
     }
     resolved
+}
+
+/// The scene's clips from the file's Animation resources (see the `clips` module).
+fn read_clips(
+    sections: &[Section],
+    nodes: &[Node],
+    bones: &[ReadBone],
+    skeleton: &Skeleton,
+    notes: &mut Vec<String>,
+) -> Result<Vec<crate::animation::Clip>> {
+    let refs: Vec<NodeRef> = nodes
+        .iter()
+        .map(|n| NodeRef {
+            kind: &n.kind,
+            parent: n.parent,
+            section: n.section,
+        })
+        .collect();
+    let frames: Vec<BoneFrame> = bones
+        .iter()
+        .zip(skeleton.bones())
+        .map(|(b, sb)| {
+            let w = &b.rest_world;
+            let (xx, xy, yx, yy) = (w[(0, 0)], w[(1, 0)], w[(0, 1)], w[(1, 1)]);
+            let rigid = (xx.hypot(xy) - 1.0).abs() < 1e-6
+                && (yx.hypot(yy) - 1.0).abs() < 1e-6
+                && (xx * yx + xy * yy).abs() < 1e-6
+                && xx * yy - xy * yx > 0.0;
+            // The Godot frame's x axis seen y-up, and the scene bone's direction.
+            let godot = (-xy).atan2(xx);
+            let d = sb.tail - sb.head;
+            BoneFrame {
+                node: b.node,
+                rest: b.rest_local,
+                saved: nodes[b.node].local,
+                alpha: rigid.then(|| d.y.atan2(d.x) - godot),
+            }
+        })
+        .collect();
+    let resolve = |from: usize, path: &str| resolve_path(nodes, from, path);
+    super::clips::read_clips(sections, &refs, &resolve, &frames, skeleton, notes)
 }

@@ -22,11 +22,13 @@
 //! being placed in the skeleton's frame (angles change sign), and every triangle is made
 //! counter-clockwise.
 
+mod clips;
 mod export;
 mod import;
 mod triangulate;
 pub mod tscn;
 mod values;
 
+pub use clips::GODOT_DEFAULT_LENGTH;
 pub use export::{export_godot, godot_vertex_order, save_godot, PolygonOrder};
 pub use import::{import_godot, load_godot, GodotImport, ImportReport, MeshReport};

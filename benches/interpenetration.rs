@@ -2,19 +2,23 @@
 //! and the interpenetrating area (scanline over the outlines and the flipped triangles),
 //! given the rest-pose work ([`Interpenetration::new`], done once per mesh, not timed).
 //!
-//! Measured on this 2-core machine (shared with other builds), `cargo bench --bench
-//! interpenetration`:
+//! Measured on this 2-core machine, `cargo bench --bench interpenetration` (2026-12-02,
+//! load average 2-5):
 //! - `bar 1M bend 90` (991 731 vertices, 5 856 boundary edges, the seed's ramp folding the
-//!   inner side: 262.2 px², 0 crossings): 223 ms (201-250 ms);
-//! - `bar 1M bend 270` (LBS at 270 degrees is the -90 bend: the same numbers): 243 ms
-//!   (220-273 ms);
+//!   inner side: 262.2 px², 0 crossings): 19.8 ms (19.3-20.6 ms);
+//! - `bar 1M bend 270` (LBS at 270 degrees is the -90 bend: the same numbers): 22.3 ms
+//!   (21.4-22.9 ms);
 //! - `figure 1M lift_l` (992 379 vertices, 11 990 boundary edges, 1283.1 px² folded at the
-//!   armpit, 0 crossings): 330 ms (306-356 ms);
+//!   armpit, 0 crossings): 86.7 ms (83.6-90.0 ms).
 //!
-//! all with the machine under a load average of about 12 on its 2 cores (other helpers'
-//! builds), so not yet a quiet-machine figure: over the 0.1 s target as measured. Not yet
-//! profiled; the per-pose work is one pass over the triangles for flips (2M), the sweep over
-//! the boundary and flipped-triangle edges, and the scanline.
+//! Before (the same day, load about 9): 56, 46 and 116 ms. Two changes: edge pairs from a
+//! uniform grid ([`skinweights::geometry::bbox_overlapping_pairs`]) instead of the sweep
+//! along x, which compared every edge of the bent bar's vertical sides with all of them
+//! (bar 90: pairs 8 -> <1 ms); and the scanline keeps its active edges in x order between
+//! slabs (insertion sort of a nearly sorted list instead of a full sort per slab). On
+//! `figure` the remaining time is the scanline (8 319 slabs, 207 active edges each on
+//! average), the grid pairs (~24 ms: the welded part lines are boundary edges of both
+//! layers, so every such edge pairs with its twin) and the flip pass over 2M triangles.
 //!
 //! Target: at most 0.1 s per pose at 1M vertices.
 

@@ -153,6 +153,118 @@ pub fn x_overlapping_pairs(
     }
 }
 
+/// Calls `visit(i, j)` (`i < j`) once for every pair of `edges` whose bounding boxes
+/// overlap (touching counts), in no particular order. A uniform grid of cells about twice
+/// the median edge extent: each edge is listed in the cells its box covers and a pair is
+/// visited in the one cell holding the low corner of the two boxes' intersection, so an
+/// outline of short edges costs about linear time wherever its edges lie (the sweep of
+/// [`x_overlapping_pairs`] compares every edge with all the edges a vertical line through
+/// it meets: 10^7 pairs for the long vertical sides of a 1M-vertex mesh). Edges covering
+/// more than [`GRID_MAX_CELLS_PER_EDGE`] cells are compared with every edge directly.
+pub fn bbox_overlapping_pairs(edges: &[[Point2<f64>; 2]], mut visit: impl FnMut(usize, usize)) {
+    let n = edges.len();
+    if n < 2 {
+        return;
+    }
+    let boxes: Vec<[f64; 4]> = edges
+        .iter()
+        .map(|[a, b]| [a.x.min(b.x), a.y.min(b.y), a.x.max(b.x), a.y.max(b.y)])
+        .collect();
+    let overlap =
+        |p: &[f64; 4], q: &[f64; 4]| p[0] <= q[2] && q[0] <= p[2] && p[1] <= q[3] && q[1] <= p[3];
+    let (mut x0, mut y0, mut x1, mut y1) = (
+        f64::INFINITY,
+        f64::INFINITY,
+        f64::NEG_INFINITY,
+        f64::NEG_INFINITY,
+    );
+    for b in &boxes {
+        x0 = x0.min(b[0]);
+        y0 = y0.min(b[1]);
+        x1 = x1.max(b[2]);
+        y1 = y1.max(b[3]);
+    }
+    let mut extents: Vec<f64> = boxes
+        .iter()
+        .map(|b| (b[2] - b[0]).max(b[3] - b[1]))
+        .collect();
+    let mid = extents.len() / 2;
+    let median = *extents.select_nth_unstable_by(mid, f64::total_cmp).1;
+    // Cells about twice the median edge, but never more cells than 4 per edge.
+    let area_cell = ((x1 - x0).max(f64::MIN_POSITIVE) * (y1 - y0).max(f64::MIN_POSITIVE)
+        / (4.0 * n as f64))
+        .sqrt();
+    let span = (x1 - x0).max(y1 - y0) / (4.0 * n as f64);
+    let h = (2.0 * median).max(area_cell).max(span);
+    if !h.is_finite() || h <= 0.0 {
+        // Every edge is a point at one place (or coordinates are not finite): compare all.
+        for i in 0..n {
+            for j in i + 1..n {
+                if overlap(&boxes[i], &boxes[j]) {
+                    visit(i, j);
+                }
+            }
+        }
+        return;
+    }
+    let cols = (((x1 - x0) / h).floor() as usize).saturating_add(1);
+    let cell =
+        |x: f64, y: f64| -> (usize, usize) { (((x - x0) / h) as usize, ((y - y0) / h) as usize) };
+    let mut entries: Vec<(usize, u32)> = Vec::with_capacity(2 * n);
+    let mut big: Vec<usize> = Vec::new();
+    for (i, b) in boxes.iter().enumerate() {
+        let (c0, r0) = cell(b[0], b[1]);
+        let (c1, r1) = cell(b[2], b[3]);
+        if (c1 - c0 + 1).saturating_mul(r1 - r0 + 1) > GRID_MAX_CELLS_PER_EDGE {
+            big.push(i);
+            continue;
+        }
+        for r in r0..=r1 {
+            for c in c0..=c1 {
+                entries.push((r * cols + c, i as u32));
+            }
+        }
+    }
+    entries.sort_unstable();
+    let mut k = 0;
+    while k < entries.len() {
+        let id = entries[k].0;
+        let mut end = k;
+        while end < entries.len() && entries[end].0 == id {
+            end += 1;
+        }
+        for a in k..end {
+            let i = entries[a].1 as usize;
+            for e in &entries[a + 1..end] {
+                let j = e.1 as usize;
+                let (p, q) = (&boxes[i], &boxes[j]);
+                if !overlap(p, q) {
+                    continue;
+                }
+                let (c, r) = cell(p[0].max(q[0]), p[1].max(q[1]));
+                if r * cols + c == id {
+                    visit(i.min(j), i.max(j));
+                }
+            }
+        }
+        k = end;
+    }
+    // Edges too long for the grid, against every edge (each pair of two long ones once).
+    let mut is_big = vec![false; n];
+    big.iter().for_each(|&i| is_big[i] = true);
+    for &i in &big {
+        for j in 0..n {
+            if j != i && (!is_big[j] || j > i) && overlap(&boxes[i], &boxes[j]) {
+                visit(i.min(j), i.max(j));
+            }
+        }
+    }
+}
+
+/// Most grid cells an edge is listed in by [`bbox_overlapping_pairs`] before it is compared
+/// with every edge instead.
+pub const GRID_MAX_CELLS_PER_EDGE: usize = 64;
+
 /// The edges of a closed loop (the last point connects back to the first).
 pub fn loop_edges(l: &[Point2<f64>]) -> impl Iterator<Item = (Point2<f64>, Point2<f64>)> + '_ {
     (0..l.len()).map(move |i| (l[i], l[(i + 1) % l.len()]))
@@ -422,5 +534,54 @@ mod tests {
         assert!(Bounds::EMPTY.is_empty());
         assert_eq!(Bounds::EMPTY.size(), nalgebra::Vector2::zeros());
         assert!(b.contains(&p(0., 5.)) && !b.contains(&p(0., 5.1)));
+    }
+}
+
+#[cfg(test)]
+mod grid_pairs_tests {
+    use super::*;
+
+    /// The grid visits exactly the pairs whose boxes overlap, each once: seeded random short
+    /// edges, some long ones (listed outside the grid), duplicates and points.
+    #[test]
+    fn grid_pairs_equal_brute_force() {
+        let mut state = 0x9e37_79b9_7f4a_7c15u64;
+        let mut next = move || {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            (state >> 11) as f64 / (1u64 << 53) as f64
+        };
+        for case in 0..20 {
+            let mut edges = Vec::new();
+            for k in 0..300 {
+                let a = Point2::new(100.0 * next(), 40.0 * next());
+                let len = if k % 37 == 0 { 80.0 } else { 3.0 };
+                let b = Point2::new(a.x + len * (next() - 0.5), a.y + len * (next() - 0.5));
+                edges.push([a, b]);
+                if k % 50 == case % 50 {
+                    edges.push([a, b]);
+                    edges.push([a, a]);
+                }
+            }
+            let overlap = |p: &[Point2<f64>; 2], q: &[Point2<f64>; 2]| {
+                p[0].x.min(p[1].x) <= q[0].x.max(q[1].x)
+                    && q[0].x.min(q[1].x) <= p[0].x.max(p[1].x)
+                    && p[0].y.min(p[1].y) <= q[0].y.max(q[1].y)
+                    && q[0].y.min(q[1].y) <= p[0].y.max(p[1].y)
+            };
+            let mut expected = Vec::new();
+            for i in 0..edges.len() {
+                for j in i + 1..edges.len() {
+                    if overlap(&edges[i], &edges[j]) {
+                        expected.push((i, j));
+                    }
+                }
+            }
+            let mut got = Vec::new();
+            bbox_overlapping_pairs(&edges, |i, j| got.push((i, j)));
+            got.sort_unstable();
+            assert_eq!(got, expected, "case {case}");
+        }
     }
 }

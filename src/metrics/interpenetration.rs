@@ -45,7 +45,7 @@
 //! DQS, correctives, a clip frame); [`Interpenetration::new`] does the rest-pose work once.
 
 use crate::error::{Error, Result};
-use crate::geometry::{signed_area2, x_overlapping_pairs, Segment};
+use crate::geometry::{bbox_overlapping_pairs, signed_area2, Segment};
 use crate::mesh::Mesh;
 use crate::scene::Scene;
 use nalgebra::Point2;
@@ -293,32 +293,48 @@ impl<'m> Interpenetration<'m> {
         // boundary edges of layers that may not overlap are also reported.
         let mut event_ys = Vec::new();
         let mut stats: BTreeMap<(u32, u32), PairStat> = BTreeMap::new();
-        x_overlapping_pairs(&ends, |i, j| {
+        let mut found: Vec<((f64, usize, f64, usize), EdgeCrossing)> = Vec::new();
+        bbox_overlapping_pairs(&ends, |i, j| {
             let (s, t) = (&segments[i], &segments[j]);
-            if s.hi.y < t.lo.y || t.hi.y < s.lo.y {
-                return true;
-            }
             let Some(p) = Segment::new(s.lo, s.hi).proper_crossing(&Segment::new(t.lo, t.hi))
             else {
-                return true;
+                return;
             };
             event_ys.push(p.y);
             if let (Some(e), Some(f)) = (s.edge, t.edge) {
                 let (la, lb) = (s.layer, t.layer);
                 if !self.allowed(la, lb) {
                     stats.entry((la.min(lb), la.max(lb))).or_default().crossings += 1;
-                    if list.len() < limit {
+                    if limit > 0 {
+                        // Listed in sweep order: by the left end of the edge further left.
+                        let left = |k: usize| ends[k][0].x.min(ends[k][1].x);
+                        let (first, second) = if (left(j), j) < (left(i), i) {
+                            (j, i)
+                        } else {
+                            (i, j)
+                        };
+                        let (e, f) = if first == i { (e, f) } else { (f, e) };
+                        let (la, lb) = (segments[first].layer, segments[second].layer);
                         let (e, f) = (self.edges[e as usize], self.edges[f as usize]);
-                        list.push(EdgeCrossing {
-                            layers: [self.name(la), self.name(lb)],
-                            edges: [[e.a as usize, e.b as usize], [f.a as usize, f.b as usize]],
-                            point: [p.x, p.y],
-                        });
+                        found.push((
+                            (left(first), first, left(second), second),
+                            EdgeCrossing {
+                                layers: [self.name(la), self.name(lb)],
+                                edges: [[e.a as usize, e.b as usize], [f.a as usize, f.b as usize]],
+                                point: [p.x, p.y],
+                            },
+                        ));
                     }
                 }
             }
-            true
         });
+        found.sort_by(|(p, _), (q, _)| {
+            (p.0.total_cmp(&q.0))
+                .then(p.1.cmp(&q.1))
+                .then(p.2.total_cmp(&q.2))
+                .then(p.3.cmp(&q.3))
+        });
+        list.extend(found.into_iter().take(limit).map(|f| f.1));
         let total = self.sweep_area(&segments, event_ys, &mut stats);
         (stats, total)
     }
@@ -405,7 +421,7 @@ impl<'m> Interpenetration<'m> {
         order.sort_unstable_by(|&p, &q| segments[p].lo.y.total_cmp(&segments[q].lo.y));
         let mut next = 0;
         let mut active: Vec<usize> = Vec::new();
-        let mut hits: Vec<(f64, u32, i32)> = Vec::new();
+        let mut hits: Vec<(f64, u32, i32, usize)> = Vec::new();
         let mut state: Vec<(u32, i32)> = Vec::new();
         let mut offending: Vec<(u32, u32)> = Vec::new();
         let mut total = 0.0;
@@ -426,15 +442,20 @@ impl<'m> Interpenetration<'m> {
             hits.clear();
             hits.extend(active.iter().map(|&i| {
                 let s = &segments[i];
-                (s.x_at(ym), s.layer, s.delta)
+                (s.x_at(ym), s.layer, s.delta, i)
             }));
-            hits.sort_unstable_by(|p, q| p.0.total_cmp(&q.0));
+            // `active` keeps the previous slab's order by x, which changes only where edges
+            // cross (every crossing is an event) or start: nearly sorted, so insertion sort
+            // costs about the new edges' moves instead of a full sort per slab.
+            insertion_sort_by_x(&mut hits);
+            active.clear();
+            active.extend(hits.iter().map(|h| h.3));
             state.clear();
             let mut k = 0;
             while k < hits.len() {
                 let x = hits[k].0;
                 while k < hits.len() && hits[k].0 == x {
-                    let (_, layer, delta) = hits[k];
+                    let (_, layer, delta, _) = hits[k];
                     match state.iter_mut().find(|s| s.0 == layer) {
                         Some(s) => s.1 += delta,
                         None => state.push((layer, delta)),
@@ -470,6 +491,17 @@ impl<'m> Interpenetration<'m> {
             }
         }
         total
+    }
+}
+
+/// Sorts nearly sorted scanline hits by x (stable; linear when already sorted).
+fn insertion_sort_by_x(hits: &mut [(f64, u32, i32, usize)]) {
+    for i in 1..hits.len() {
+        let mut j = i;
+        while j > 0 && hits[j - 1].0.total_cmp(&hits[j].0).is_gt() {
+            hits.swap(j - 1, j);
+            j -= 1;
+        }
     }
 }
 

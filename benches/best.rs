@@ -1,6 +1,7 @@
 //! The recommended solver against heat (criterion; small samples: the machine has 2 cores
 //! shared with other builds). `best:full` is the previous way of solving the constrained
-//! bones (option `reduced_solves=false`: one refactorization of the whole system per bone).
+//! bones (one refactorization of the whole system per bone; no user option, only with
+//! `--features internals`: `cargo bench --features internals --bench best`).
 //!
 //! Measured (`cargo bench --bench best`, load average 4.8-5.4, criterion means):
 //!
@@ -14,7 +15,8 @@
 //! locked set, so one factorization of a restricted system per group).
 
 use criterion::{criterion_group, criterion_main, Criterion};
-use skinweights::{builtin_scene, solver_by_name, BuiltinOptions, Scene};
+use skinweights::solvers::NO_OPTIONS;
+use skinweights::{builtin_scene, solver_by_name, BuiltinOptions, Scene, Solver};
 use std::time::Duration;
 
 fn scene(name: &str, vertices: usize) -> Scene {
@@ -38,17 +40,21 @@ fn bench_best(c: &mut Criterion) {
         g.sample_size(10)
             .warm_up_time(Duration::from_secs(1))
             .measurement_time(Duration::from_secs(5));
-        for (id, solver, options) in [
-            ("heat", "heat", vec![]),
-            ("best", "best", vec![]),
-            (
-                "best:full",
-                "best",
-                vec![("reduced_solves".to_string(), "false".to_string())],
+        #[cfg_attr(not(feature = "internals"), allow(unused_mut))]
+        let mut solvers: Vec<(&str, Box<dyn Solver>)> = vec![
+            ("heat", solver_by_name("heat", NO_OPTIONS).expect("heat")),
+            ("best", solver_by_name("best", NO_OPTIONS).expect("best")),
+        ];
+        #[cfg(feature = "internals")]
+        solvers.push((
+            "best:full",
+            Box::new(
+                skinweights::solvers::internals::best_with_recipe(&[("reduced_solves", "false")])
+                    .expect("best"),
             ),
-        ] {
-            let solver = solver_by_name(solver, &options).expect("solver");
-            g.bench_function(id, |b| b.iter(|| solver.solve(&s).expect("solve")));
+        ));
+        for (id, solver) in &solvers {
+            g.bench_function(*id, |b| b.iter(|| solver.solve(&s).expect("solve")));
         }
         g.finish();
     }

@@ -494,3 +494,52 @@ fn no_output_lands_on_an_input_or_on_another_output_even_with_force() {
     assert!(text(&o).contains("two outputs"), "{}", text(&o));
     assert!(!Path::new(&same).exists());
 }
+
+/// `skinweights ... | head`: the reader closes the pipe before the command writes. The
+/// command must end quietly (SIGPIPE, as Unix tools do), not panic on the broken pipe.
+#[cfg(unix)]
+#[test]
+fn a_closed_standard_output_ends_the_command_quietly() {
+    use std::os::unix::process::ExitStatusExt;
+    use std::process::{Command, Stdio};
+    let d = tmp();
+    for args in [
+        &[
+            "compare",
+            "bar",
+            "--vertices",
+            "300",
+            "--solvers",
+            "linear",
+            "--json",
+        ][..],
+        &["pose", "bar", "--json"][..],
+        &[
+            "solve",
+            "bar",
+            "--vertices",
+            "300",
+            "--solver",
+            "linear",
+            "-o",
+            "-",
+        ][..],
+    ] {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_skinweights"))
+            .args(args)
+            .current_dir(d.path())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        drop(child.stdout.take());
+        let o = child.wait_with_output().unwrap();
+        let stderr = String::from_utf8_lossy(&o.stderr);
+        assert!(!stderr.contains("panicked"), "{args:?}: {stderr}");
+        assert!(
+            o.status.signal() == Some(13) || o.status.code() == Some(2),
+            "{args:?}: {:?} {stderr}",
+            o.status
+        );
+    }
+}

@@ -93,8 +93,12 @@ pub fn json_num(v: f64) -> Option<f64> {
     v.is_finite().then_some(v)
 }
 
+#[path = "../../src/cli/sigpipe.rs"]
+mod sigpipe;
+
 /// Runs an experiment's body and turns an error into a message and exit code 1.
 pub fn main_with(run: impl FnOnce() -> Res<()>) -> std::process::ExitCode {
+    sigpipe::die_quietly_on_broken_pipe();
     let started = std::time::Instant::now();
     match run() {
         Ok(()) => {

@@ -14,6 +14,7 @@ mod pose;
 mod render;
 mod repair;
 mod scene;
+mod sigpipe;
 mod solve;
 mod view;
 
@@ -161,6 +162,7 @@ enum Command {
 
 /// Parses the command line and runs the command; errors print as `error: ...` with exit code 2.
 pub fn main() -> ExitCode {
+    sigpipe::die_quietly_on_broken_pipe();
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Compare(a) => compare::run(a),

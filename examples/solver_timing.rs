@@ -1,9 +1,9 @@
 //! Quick release-mode timing of the solvers on a built-in scene, without criterion:
 //! `cargo run --release --example solver_timing -- SCENE VERTICES SOLVER[,SOLVER...]`
 //! (defaults: arms-down 500000 linear,euclidean,geodesic,heat); `SOLVER:key=value:...` sets
-//! options (for `best` also its recipe's constants, such as `reduced_solves=false`). `SCENE` is a built-in name or a scene file (`*.json`; `VERTICES` is then
-//! ignored). Prints wall time per
-//! solver and the process's peak resident memory (Linux).
+//! options (for `best` also its recipe's constants, such as `reduced_solves=false`).
+//! `SCENE` is a built-in name or a scene file (`*.json`; `VERTICES` is then ignored).
+//! Prints wall time per solver and the process's peak resident memory (Linux).
 
 use skinweights::solvers::internals::{best_with_recipe, BestRecipe};
 use skinweights::{builtin_scene, solver_by_name, BuiltinOptions, Solver};

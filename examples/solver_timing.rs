@@ -1,11 +1,12 @@
 //! Quick release-mode timing of the solvers on a built-in scene, without criterion:
 //! `cargo run --release --example solver_timing -- SCENE VERTICES SOLVER[,SOLVER...]`
 //! (defaults: arms-down 500000 linear,euclidean,geodesic,heat); `SOLVER:key=value:...` sets
-//! options. `SCENE` is a built-in name or a scene file (`*.json`; `VERTICES` is then
-//! ignored). Prints wall time per
-//! solver and the process's peak resident memory (Linux).
+//! options (for `best` also its recipe's constants, such as `reduced_solves=false`).
+//! `SCENE` is a built-in name or a scene file (`*.json`; `VERTICES` is then ignored).
+//! Prints wall time per solver and the process's peak resident memory (Linux).
 
-use skinweights::{builtin_scene, solver_by_name, BuiltinOptions};
+use skinweights::solvers::internals::{best_with_recipe, BestRecipe};
+use skinweights::{builtin_scene, solver_by_name, BuiltinOptions, Solver};
 use std::time::Instant;
 
 fn peak_rss_mb() -> f64 {
@@ -65,7 +66,20 @@ fn main() -> skinweights::Result<()> {
         let options: Vec<(String, String)> = fields
             .filter_map(|kv| kv.split_once('=').map(|(k, v)| (k.into(), v.into())))
             .collect();
-        let solver = solver_by_name(base, &options)?;
+        // `best`'s recipe constants (`reduced_solves=false`, ...) are no options.
+        let recipe = base == "best"
+            && options
+                .iter()
+                .any(|(k, _)| BestRecipe::KEYS.contains(&k.as_str()));
+        let solver: Box<dyn Solver> = if recipe {
+            let pairs: Vec<(&str, &str)> = options
+                .iter()
+                .map(|(k, v)| (k.as_str(), v.as_str()))
+                .collect();
+            Box::new(best_with_recipe(&pairs)?)
+        } else {
+            solver_by_name(base, &options)?
+        };
         let t = Instant::now();
         let solution = solver.solve(&scene)?;
         println!(

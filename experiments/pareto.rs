@@ -25,10 +25,13 @@
 //! "(front)" marks the solvers on the front).
 //!
 //! ```text
-//! cargo run --release --bin pareto [-- --quick] [-- --out DIR]
+//! cargo run --release --features internals --bin pareto [-- --quick] [-- --out DIR]
 //! ```
 //!
 //! `--quick` meshes the built-in scenes and sprites at 3 000 vertices instead of 10 000.
+//!
+//! The earlier `best` versions change values that are constants of the recipe, not options
+//! (`blend_widen`, `blend_fade`, `cut_fade`, `part_sources`), hence the feature `internals`.
 
 mod common;
 
@@ -41,7 +44,8 @@ use skinweights::plot::{Grid, LegendPosition, LineChart, Series};
 use skinweights::scene::SubScene;
 
 use skinweights::io::{sprite_scene, BonesFile, Sprite, SpriteOptions};
-use skinweights::{builtin_scene, solver_by_name, BuiltinOptions, Scene, Weights};
+use skinweights::solvers::internals::{best_with_recipe, BestRecipe};
+use skinweights::{builtin_scene, solver_by_name, BuiltinOptions, Scene, Solver, Weights};
 use std::path::Path;
 
 #[derive(Parser)]
@@ -101,6 +105,23 @@ const SOLVERS: &[Variant] = &[
         &[("source_blend", "none"), ("part_sources", "false")],
     ),
 ];
+
+/// The solver of a variant: `best` with one of its recipe's constants changed comes from
+/// [`best_with_recipe`] (those are no options), any other from the registry.
+fn solver_for(name: &str, options: &[(String, String)]) -> Res<Box<dyn Solver>> {
+    if name == "best"
+        && options
+            .iter()
+            .any(|(k, _)| BestRecipe::KEYS.contains(&k.as_str()))
+    {
+        let pairs: Vec<(&str, &str)> = options
+            .iter()
+            .map(|(k, v)| (k.as_str(), v.as_str()))
+            .collect();
+        return Ok(Box::new(best_with_recipe(&pairs)?));
+    }
+    Ok(solver_by_name(name, options)?)
+}
 
 /// The DragonBones character, relative to the crate root.
 const CHARACTER: &str = "data/dragonbones-you-xin/body_ske.json";
@@ -235,7 +256,7 @@ fn run(cli: &Cli) -> Res<()> {
                 .iter()
                 .map(|(k, v)| (k.to_string(), v.to_string()))
                 .collect();
-            let solver = solver_by_name(name, &options)?;
+            let solver = solver_for(name, &options)?;
             let t = std::time::Instant::now();
             let solution = solver.solve(scene)?;
             let time_s = t.elapsed().as_secs_f64();

@@ -13,6 +13,14 @@ use std::collections::BinaryHeap;
 /// vertex `v` (`f64::INFINITY` for none; NaN and negative values are treated as no seed).
 /// Vertices no seed can reach keep `f64::INFINITY`.
 pub fn multi_source_dijkstra(mesh: &Mesh, seeds: &[f64]) -> Vec<f64> {
+    multi_source_dijkstra_within(mesh, seeds, f64::INFINITY)
+}
+
+/// [`multi_source_dijkstra`] that stops at `limit`: the distances up to `limit` are the same
+/// (bit for bit: a path through a vertex farther than `limit` is longer than `limit`), the
+/// vertices farther stay infinite (or at their seed). For callers that only threshold the
+/// distances (`best`'s band and fades), so the far side of a part is never searched.
+pub fn multi_source_dijkstra_within(mesh: &Mesh, seeds: &[f64], limit: f64) -> Vec<f64> {
     let topo = mesh.topology();
     let offsets = topo.csr_offsets();
     let neighbors = topo.csr_neighbors();
@@ -59,7 +67,7 @@ pub fn multi_source_dijkstra(mesh: &Mesh, seeds: &[f64]) -> Vec<f64> {
         let pv = pts[v];
         for &w in &neighbors[offsets[v]..offsets[v + 1]] {
             let nd = dv + (pts[w] - pv).norm();
-            if nd < dist[w] {
+            if nd < dist[w] && nd <= limit {
                 dist[w] = nd;
                 heap.push(Reverse((nd.to_bits(), w as u32)));
             }
@@ -86,6 +94,9 @@ mod tests {
         let d = multi_source_dijkstra(&m, &[0.0, f64::INFINITY, f64::INFINITY, 1.0]);
         // Vertex 2: 5 straight from 0, but 1 + 3 from the seed at 3.
         assert_eq!(d, vec![0.0, 3.0, 4.0, 1.0]);
+        // Stopped at 3.5: the distances up to it unchanged, vertex 2 (4) left infinite.
+        let d = multi_source_dijkstra_within(&m, &[0.0, f64::INFINITY, f64::INFINITY, 1.0], 3.5);
+        assert_eq!(d, vec![0.0, 3.0, f64::INFINITY, 1.0]);
         let d = multi_source_dijkstra(&m, &[f64::INFINITY; 4]);
         assert!(d.iter().all(|x| x.is_infinite()));
     }

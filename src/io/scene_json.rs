@@ -461,7 +461,7 @@ fn normal() -> String {
 
 impl LocalFile {
     fn to_model(&self, bone: &str) -> Result<LocalTransform> {
-        let inherit = Inherit::from_spine_name(&self.inherit).ok_or_else(|| {
+        let inherit = Inherit::from_scene_name(&self.inherit).ok_or_else(|| {
             Error::field(
                 format!("bones[{bone:?}].local.inherit"),
                 format!(

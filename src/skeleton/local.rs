@@ -28,6 +28,7 @@
 //! | `NoRotationOrReflection` | `R(φ) D R(-φ) l` | the parent's scale along its own axes, not its rotation, reflection or shear |
 //! | `NoScale` | `[z, ±z⊥] K` | the parent's rotation (and reflection), not its scale |
 //! | `NoScaleOrReflection` | `[z, z⊥] K` | the parent's rotation only |
+//! | `ParentAngleOnly` | `R(φ) l` | the angle of the parent's x axis only (DragonBones' `inheritScale: false`) |
 //!
 //! where `φ = atan2(c, a)` is the world angle of the parent's x axis, `R(φ)` the rotation by
 //! it and `D = diag(|A x|, |det A| / |A x|)` the parent's scale with a positive determinant
@@ -59,11 +60,26 @@ pub enum Inherit {
     NoScale,
     /// The parent's rotation, not its scale or reflection.
     NoScaleOrReflection,
+    /// The angle of the parent's x axis added to the bone's own rotation, nothing else of
+    /// the parent's matrix: `world linear = R(φ) l`. DragonBones' `inheritScale: false`; not
+    /// a Spine mode (Spine's `noScaleOrReflection` turns the bone's direction through the
+    /// parent's matrix instead, which differs under non-uniformly scaled parents).
+    ParentAngleOnly,
 }
 
 impl Inherit {
-    /// Every mode, in Spine's order.
-    pub const ALL: [Inherit; 5] = [
+    /// Every mode: Spine's five in Spine's order, then [`Inherit::ParentAngleOnly`].
+    pub const ALL: [Inherit; 6] = [
+        Inherit::Normal,
+        Inherit::OnlyTranslation,
+        Inherit::NoRotationOrReflection,
+        Inherit::NoScale,
+        Inherit::NoScaleOrReflection,
+        Inherit::ParentAngleOnly,
+    ];
+
+    /// The five modes Spine has, in Spine's order.
+    pub const SPINE: [Inherit; 5] = [
         Inherit::Normal,
         Inherit::OnlyTranslation,
         Inherit::NoRotationOrReflection,
@@ -74,10 +90,16 @@ impl Inherit {
     /// The mode named as in Spine's JSON (`"normal"`, `"onlyTranslation"`,
     /// `"noRotationOrReflection"`, `"noScale"`, `"noScaleOrReflection"`).
     pub fn from_spine_name(name: &str) -> Option<Inherit> {
+        Inherit::SPINE.into_iter().find(|m| m.spine_name() == name)
+    }
+
+    /// The mode named as in the scene file: Spine's names and `"parentAngleOnly"`.
+    pub fn from_scene_name(name: &str) -> Option<Inherit> {
         Inherit::ALL.into_iter().find(|m| m.spine_name() == name)
     }
 
-    /// The mode's name in Spine's JSON (and the scene file).
+    /// The mode's name in Spine's JSON and the scene file (`"parentAngleOnly"`, which Spine
+    /// lacks, only in the scene file).
     pub fn spine_name(self) -> &'static str {
         match self {
             Inherit::Normal => "normal",
@@ -85,6 +107,7 @@ impl Inherit {
             Inherit::NoRotationOrReflection => "noRotationOrReflection",
             Inherit::NoScale => "noScale",
             Inherit::NoScaleOrReflection => "noScaleOrReflection",
+            Inherit::ParentAngleOnly => "parentAngleOnly",
         }
     }
 
@@ -110,6 +133,17 @@ impl Inherit {
                 };
                 let l = linear_part(local.rotation - phi, local.scale(), local.shear());
                 Affine2::new(pa, pb, pc, pd, 0.0, 0.0) * l
+            }
+            Inherit::ParentAngleOnly => {
+                let p = parent;
+                let phi = if p.a * p.a + p.c * p.c > 1e-4 {
+                    p.c.atan2(p.a)
+                } else {
+                    // A collapsed x axis: the y axis gives the angle.
+                    p.d.atan2(p.b) - std::f64::consts::FRAC_PI_2
+                };
+                let (sin, cos) = phi.sin_cos();
+                Affine2::new(cos, -sin, sin, cos, 0.0, 0.0) * local.linear()
             }
             Inherit::NoScale | Inherit::NoScaleOrReflection => {
                 // The parent's image of the bone's rotation direction, made unit length; the

@@ -72,6 +72,7 @@ fn inherit_modes_follow_their_definitions() {
         (Inherit::NoRotationOrReflection, [3.0, 0.0, 0.0, 2.0]),
         (Inherit::NoScale, [0.0, -1.0, 1.0, 0.0]),
         (Inherit::NoScaleOrReflection, [0.0, -1.0, 1.0, 0.0]),
+        (Inherit::ParentAngleOnly, [0.0, -1.0, 1.0, 0.0]),
     ];
     for (mode, lin) in expect {
         let w = mk(mode).world_affines(&Pose::rest()).unwrap()[1];
@@ -93,6 +94,22 @@ fn inherit_modes_follow_their_definitions() {
     assert!((nsr.determinant() - 1.0).abs() < 1e-12);
     let nrr = Inherit::NoRotationOrReflection.compose(&p, &l);
     assert!(nrr.determinant() > 0.0 && (nrr.determinant() - 2.0).abs() < 1e-12);
+    // Under a non-uniformly scaled parent (2 along x) a bone turned 45 degrees: DragonBones'
+    // inheritScale false adds the parent's angle (0) to 45; Spine's noScaleOrReflection turns
+    // the direction through the parent, (2, 1), at atan(1/2) = 26.57 degrees.
+    let p = Affine2::new(2.0, 0.0, 0.0, 1.0, 0.0, 0.0);
+    let l = LocalTransform::new(0.0, 0.0, 45.0);
+    let angle = |m: Affine2| m.c.atan2(m.a).to_degrees();
+    let dragonbones = Inherit::ParentAngleOnly.compose(&p, &l);
+    assert!((angle(dragonbones) - 45.0).abs() < 1e-12);
+    assert!((dragonbones.determinant() - 1.0).abs() < 1e-12);
+    let spine = Inherit::NoScaleOrReflection.compose(&p, &l);
+    assert!((angle(spine) - 0.5f64.atan().to_degrees()).abs() < 1e-12);
+    assert_eq!(Inherit::from_spine_name("parentAngleOnly"), None);
+    assert_eq!(
+        Inherit::from_scene_name("parentAngleOnly"),
+        Some(Inherit::ParentAngleOnly)
+    );
 }
 
 #[test]

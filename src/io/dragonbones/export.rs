@@ -68,7 +68,9 @@ pub fn export_dragonbones(scene: &Scene, weights: &Weights) -> Result<Value> {
             Inherit::OnlyTranslation | Inherit::NoRotationOrReflection => {
                 o["inheritRotation"] = json!(false)
             }
-            Inherit::NoScale | Inherit::NoScaleOrReflection => o["inheritScale"] = json!(false),
+            Inherit::NoScale | Inherit::NoScaleOrReflection | Inherit::ParentAngleOnly => {
+                o["inheritScale"] = json!(false)
+            }
         }
         if let Some(p) = b.parent {
             o["parent"] = json!(bones[p].name);

@@ -568,7 +568,7 @@ fn rest_bones(bones: &[FileBone], rest: &[Affine], notes: &mut Vec<String>) -> V
 }
 
 /// The inherit mode of a bone whose flags are not all set: `inheritRotation: false` →
-/// [`Inherit::OnlyTranslation`], `inheritScale: false` → [`Inherit::NoScaleOrReflection`]
+/// [`Inherit::OnlyTranslation`], `inheritScale: false` → [`Inherit::ParentAngleOnly`]
 /// (DragonBones then keeps the parent's rotation only). `inheritTranslation: false` has no
 /// skeleton form (every mode inherits the parent's translation): noted, read as inherited.
 fn inherit_mode(b: &FileBone, notes: &mut Vec<String>) -> Option<Inherit> {
@@ -580,7 +580,7 @@ fn inherit_mode(b: &FileBone, notes: &mut Vec<String>) -> Option<Inherit> {
     }
     match (b.inherit_rotation, b.inherit_scale) {
         (false, _) => Some(Inherit::OnlyTranslation),
-        (true, false) => Some(Inherit::NoScaleOrReflection),
+        (true, false) => Some(Inherit::ParentAngleOnly),
         (true, true) => None,
     }
 }

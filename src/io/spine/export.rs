@@ -408,8 +408,16 @@ fn minimal(scene: &Scene, rows: &[Vec<(usize, f64)>]) -> Result<SpineExport> {
                         o[key] = json!(v);
                     }
                 }
-                if l.inherit != crate::skeleton::Inherit::Normal {
-                    o["inherit"] = json!(l.inherit.spine_name());
+                // Spine has no `parentAngleOnly` (DragonBones' inheritScale false): its
+                // nearest mode, equal under uniformly scaled parents.
+                let inherit = match l.inherit {
+                    crate::skeleton::Inherit::ParentAngleOnly => {
+                        crate::skeleton::Inherit::NoScaleOrReflection
+                    }
+                    other => other,
+                };
+                if inherit != crate::skeleton::Inherit::Normal {
+                    o["inherit"] = json!(inherit.spine_name());
                 }
                 o
             }

@@ -143,6 +143,19 @@ fn find_program(names: &[&str]) -> Option<PathBuf> {
 
 /// Chromium through chromedriver, headless; `None` (after a loud note) when either is missing
 /// and the browser is not required.
+/// Whether chromedriver on `port` answers `/status` with `ready`. A driver still starting
+/// may accept the connection and then reset it: that is "not yet", not a failure (the
+/// client's read panics on it; caught here).
+fn driver_ready(port: u16) -> bool {
+    if TcpStream::connect(("127.0.0.1", port)).is_err() {
+        return false;
+    }
+    std::panic::catch_unwind(|| http(port, "GET", "/status", None))
+        .ok()
+        .and_then(|(_, body)| serde_json::from_str::<Value>(&body).ok())
+        .is_some_and(|v| v["value"]["ready"] == true)
+}
+
 fn browser() -> Option<Browser> {
     let chromium = find_program(&["/usr/lib/chromium/chromium", "chromium", "chromium-browser"]);
     let driver = find_program(&["chromedriver"]);
@@ -168,10 +181,7 @@ fn browser() -> Option<Browser> {
     let driver = Running(child);
     let start = Instant::now();
     loop {
-        let ready = TcpStream::connect(("127.0.0.1", port)).is_ok()
-            && serde_json::from_str::<Value>(&http(port, "GET", "/status", None).1)
-                .map(|v| v["value"]["ready"] == true)
-                .unwrap_or(false);
+        let ready = driver_ready(port);
         if ready {
             break;
         }

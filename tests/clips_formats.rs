@@ -1,5 +1,7 @@
 //! Clip loaders and writers: DragonBones animations into `Scene.clips` and back.
 
+#![cfg(feature = "cli")]
+
 use serde_json::{json, Value};
 use skinweights::animation::{ChannelKind, Clip, Curve};
 use skinweights::error::Error;

@@ -332,9 +332,12 @@ struct PlacedDisplay {
 /// position), an unweighted mesh at its slot bone's rest transform (`rest`), weight 1 on that
 /// bone. A coordinate beyond [`MAX_COORDINATE`] is an error naming the vertex.
 fn place_display(m: &FileMesh, rest: &[Affine]) -> Result<PlacedDisplay> {
-    let (points, rows): (Vec<[f64; 2]>, Vec<Vec<(usize, f64)>>) = match &m.skin {
+    let (points, rows) = match &m.skin {
         Some(s) => (
-            m.vertices.iter().map(|&v| s.slot_pose.apply(v)).collect(),
+            m.vertices
+                .iter()
+                .map(|&v| s.slot_pose.apply(v))
+                .collect::<Vec<_>>(),
             s.influences.clone(),
         ),
         None => {

@@ -154,3 +154,45 @@ impl fmt::Display for OverlapWeightsReport {
         )
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::super::Seam;
+    use super::*;
+
+    #[test]
+    fn a_repair_report_prints_a_line_per_step_and_an_indented_line_per_seam() {
+        let report = RepairReport {
+            islands: None,
+            weld: Some(WeldReport {
+                tolerance: 1.0,
+                seams: vec![Seam {
+                    layers: ["upper".into(), "forearm".into()],
+                    vertices: 12,
+                }],
+                vertices_moved: 3,
+                vertices_inserted: 2,
+                max_displacement: 0.25,
+                silhouette_change: 0.125,
+            }),
+            overlap: Some(OverlapReport {
+                px: 2.0,
+                seams: 0,
+                vertices_added: 0,
+                triangles_added: 0,
+                area_added: 0.0,
+                vertices_moved: 0,
+                silhouette_change: 0.0,
+            }),
+        };
+        assert_eq!(
+            report.to_string(),
+            "weld (tolerance 1 px): 1 seams, 3 vertices moved (max 0.2500 px), 2 inserted; \
+             silhouette moved 0.1250 px\n  seam upper | forearm: 12 shared positions\n\
+             overlap (2 px): 0 seams extended, 0 vertices and 0 triangles added, 0.000 px^2 \
+             under the front layers; existing vertices moved: 0; silhouette moved 0.0000 px\n  \
+             no welded seam between a back and a front layer: nothing to extend"
+        );
+        assert_eq!(RepairReport::default().to_string(), "");
+    }
+}

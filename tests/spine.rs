@@ -514,3 +514,135 @@ fn skins_merge_over_the_default_one() {
     .to_string();
     assert!(e.contains("no skin is called \"elf\""), "{e}");
 }
+
+/// Raptor (`--skin all`) with every region attachment's four corners given 20%, 35%, 50%
+/// and 65% on a second bone (the slot bone's parent): weights no region can hold.
+fn raptor_with_bent_regions() -> (String, Atlas, SpineImport, Weights, Vec<String>) {
+    let (folder, file) = ("raptor", "raptor-pro.json");
+    let text = std::fs::read_to_string(path(folder, file)).unwrap();
+    let atlas = Atlas::load(Atlas::beside(&path(folder, file)).unwrap()).unwrap();
+    let options = SpineImportOptions::default().with_skin(SkinSelection::All);
+    let first = import_spine(&text, Some(&atlas), &options).unwrap();
+    let bones = first.scene.skeleton.bones();
+    let mut w = first.artist.clone();
+    let mut regions = Vec::new();
+    for a in first
+        .report
+        .attachments
+        .iter()
+        .filter(|a| a.kind == "region")
+    {
+        for (i, v) in a.vertex_range().enumerate() {
+            let j = (0..bones.len()).find(|&j| w.get(v, j) == 1.0).unwrap();
+            let other = bones[j].parent.unwrap_or(1);
+            let f = 0.2 + 0.15 * i as f64;
+            w.set(v, j, 1.0 - f);
+            w.set(v, other, f);
+        }
+        regions.push(a.part.clone());
+    }
+    (text, atlas, first, w, regions)
+}
+
+#[test]
+fn export_turns_bent_regions_into_meshes_with_the_option() {
+    let (text, atlas, first, w, regions) = raptor_with_bent_regions();
+    assert_eq!(regions.len(), 24);
+    let out = export_spine(
+        &first.scene,
+        &w,
+        Some(&text),
+        &SpineExportOptions::default().with_regions_to_meshes(true),
+    )
+    .unwrap();
+    assert_eq!(out.regions_to_meshes, 24, "{:?}", out.notes);
+    assert_eq!(out.meshes, 15 + 24);
+    assert!(out.bent_regions.is_empty());
+    let doc: Value = serde_json::from_str(&text).unwrap();
+    let options = SpineImportOptions::default().with_skin(SkinSelection::All);
+    let again = import_spine(
+        &serde_json::to_string(&out.json).unwrap(),
+        Some(&atlas),
+        &options,
+    )
+    .unwrap();
+    let (first_art, again_art) = (
+        first.scene.art.as_ref().unwrap(),
+        again.scene.art.as_ref().unwrap(),
+    );
+    let (mut moved, mut weight_err, mut pixel_err) = (0.0f64, 0.0f64, 0.0f64);
+    for part in &regions {
+        let old = first.report.attachments.iter().find(|a| &a.part == part);
+        let new = again.report.attachments.iter().find(|a| &a.part == part);
+        let (old, new) = (old.unwrap(), new.unwrap());
+        assert_eq!(
+            (new.kind, new.weighted, new.vertices),
+            ("mesh", true, 4),
+            "{part}"
+        );
+        // The same image: the mesh keeps the region's name and path.
+        let (src, _) = attachment(&doc, &old.skin, &old.slot, &old.attachment);
+        let (mesh, _) = attachment(&out.json, &old.skin, &old.slot, &old.attachment);
+        assert_eq!(mesh["type"], "mesh");
+        assert_eq!(mesh["hull"], 4);
+        assert_eq!(mesh.get("path"), src.get("path"), "{part}");
+        assert_eq!(mesh["width"].as_f64(), src["width"].as_f64(), "{part}");
+        for (u, v) in old.vertex_range().zip(new.vertex_range()) {
+            let (p, q) = (
+                first.scene.mesh.vertices()[u],
+                again.scene.mesh.vertices()[v],
+            );
+            moved = moved.max((p - q).norm());
+            pixel_err = pixel_err.max((first_art.uvs[u] - again_art.uvs[v]).norm());
+            for j in 0..first.scene.skeleton.len() {
+                weight_err = weight_err.max((w.get(u, j) - again.artist.get(v, j)).abs());
+            }
+        }
+    }
+    println!("24 regions as meshes: moved {moved:e} px, weights {weight_err:e}, page pixels {pixel_err:e}");
+    assert!(moved <= 1e-4, "setup positions moved {moved} px");
+    assert!(weight_err <= 1e-6, "weights differ by {weight_err}");
+    // uvs from the atlas region, rotation included: the same page pixels.
+    assert!(pixel_err <= 1e-6, "page pixels differ by {pixel_err}");
+}
+
+#[test]
+fn export_keeps_bent_regions_without_the_option_and_names_them() {
+    let (text, _, first, w, regions) = raptor_with_bent_regions();
+    let out = export_spine(
+        &first.scene,
+        &w,
+        Some(&text),
+        &SpineExportOptions::default(),
+    )
+    .unwrap();
+    assert_eq!(out.regions_to_meshes, 0);
+    assert_eq!(out.bent_regions, regions);
+    let note = out
+        .notes
+        .iter()
+        .find(|n| n.contains("bent by the new weights"))
+        .unwrap();
+    assert!(regions.iter().all(|r| note.contains(r.as_str())), "{note}");
+    let doc: Value = serde_json::from_str(&text).unwrap();
+    for a in first
+        .report
+        .attachments
+        .iter()
+        .filter(|a| a.kind == "region")
+    {
+        let (old, _) = attachment(&doc, &a.skin, &a.slot, &a.attachment);
+        let (new, _) = attachment(&out.json, &a.skin, &a.slot, &a.attachment);
+        assert_eq!(old, new, "{}", a.part);
+    }
+    // The artist's own weights bend no region: no note.
+    let own = export_spine(
+        &first.scene,
+        &first.artist,
+        Some(&text),
+        &SpineExportOptions::default().with_regions_to_meshes(true),
+    )
+    .unwrap();
+    assert_eq!((own.regions_to_meshes, own.bent_regions.len()), (0, 0));
+    assert_eq!(without_vertices(own.json), without_vertices(doc));
+}

@@ -178,13 +178,25 @@ fn animated_local(bone: &Value, timelines: Option<&Value>, t: f64) -> [f64; 7] {
 
 /// World `(linear, origin)` of every bone at time `t` of animation `anim` (no constraints).
 fn worlds_at(doc: &Value, anim: &str, t: f64) -> Vec<(Matrix2<f64>, Vector2<f64>)> {
+    let n = doc["bones"].as_array().unwrap().len();
+    worlds_with(doc, anim, t, &vec![0.0; n])
+}
+
+/// [`worlds_at`] with `extra[j]` degrees added to bone `j`'s local rotation.
+fn worlds_with(
+    doc: &Value,
+    anim: &str,
+    t: f64,
+    extra: &[f64],
+) -> Vec<(Matrix2<f64>, Vector2<f64>)> {
     let bones = doc["bones"].as_array().unwrap();
     let names: Vec<&str> = bones.iter().map(|b| b["name"].as_str().unwrap()).collect();
     let tracks = &doc["animations"][anim]["bones"];
     let mut out: Vec<(Matrix2<f64>, Vector2<f64>)> = Vec::new();
-    for b in bones {
-        let [x, y, r, sx, sy, hx, hy] =
+    for (j, b) in bones.iter().enumerate() {
+        let [x, y, mut r, sx, sy, hx, hy] =
             animated_local(b, tracks.get(b["name"].as_str().unwrap()), t);
+        r += extra[j];
         let local = columns(r + hx, r + 90.0 + hy, sx, sy);
         let t = Vector2::new(x, y);
         let mode = b.get("inherit").and_then(Value::as_str).unwrap_or("normal");
@@ -235,6 +247,114 @@ fn bone_key_times(doc: &Value, anim: &str) -> Vec<f64> {
     times.sort_by(f64::total_cmp);
     times.dedup();
     times
+}
+
+/// Constraint `c`'s (raw `ik` entry) mix and bend at time `t` of `anim`: its IK timeline's
+/// when it has one (`mix` as a channel, default 1; `bendPositive` held from the key at or
+/// before `t`, the first before it, default true), else its own (same defaults).
+fn ik_state(doc: &Value, anim: &str, c: &Value, t: f64, timelines: bool) -> (f64, bool) {
+    let bend = |v: &Value| {
+        v.get("bendPositive")
+            .and_then(Value::as_bool)
+            .unwrap_or(true)
+    };
+    let name = c["name"].as_str().unwrap();
+    match doc["animations"][anim]["ik"][name].as_array() {
+        Some(keys) if timelines && !keys.is_empty() => {
+            let i = keys
+                .iter()
+                .rposition(|k| num(k, "time", 0.0) <= t)
+                .unwrap_or(0);
+            (sample(keys, "mix", 1.0, 0, t), bend(&keys[i]))
+        }
+        _ => (num(c, "mix", 1.0), bend(c)),
+    }
+}
+
+fn wrap(a: f64) -> f64 {
+    let tau = std::f64::consts::TAU;
+    (a + std::f64::consts::PI).rem_euclid(tau) - std::f64::consts::PI
+}
+
+fn angle(v: Vector2<f64>) -> f64 {
+    v.y.atan2(v.x)
+}
+
+/// World transforms at `t` of `anim` with the file's IK constraints applied in `order`, as
+/// docs/clips.md and the `ik` module document the step: one bone turns its x axis toward the
+/// target's origin; two bones (law of cosines, `bendPositive` counter-clockwise) put the
+/// child's tip (its x axis at its setup `length`, 1 px for length 0) on the target when it
+/// can reach; each turn scaled by `mix` and added to the bone's local rotation (negated
+/// under a reflecting parent for `normal`/`noScale` bones). `timelines: false` uses the
+/// constraints' own mix and bend.
+fn worlds_with_ik(
+    doc: &Value,
+    anim: &str,
+    t: f64,
+    timelines: bool,
+) -> Vec<(Matrix2<f64>, Vector2<f64>)> {
+    let bones = doc["bones"].as_array().unwrap();
+    let index = |name: &Value| bones.iter().position(|b| b["name"] == *name).unwrap();
+    let setup = worlds_at(doc, "", 0.0);
+    let reach = |j: usize| {
+        let l = num(&bones[j], "length", 0.0);
+        (if l > 0.0 { l } else { 1.0 }) / setup[j].0.column(0).norm()
+    };
+    let tip = |w: &[(Matrix2<f64>, Vector2<f64>)], j: usize| {
+        w[j].1 + w[j].0.column(0).into_owned() * reach(j)
+    };
+    let mut extra = vec![0.0; bones.len()];
+    let add = |extra: &mut Vec<f64>, w: &[(Matrix2<f64>, Vector2<f64>)], j: usize, d: f64| {
+        let mode = bones[j]
+            .get("inherit")
+            .and_then(Value::as_str)
+            .unwrap_or("normal");
+        let parent = bones[j].get("parent").map(index);
+        let reflected = matches!(mode, "normal" | "noScale")
+            && parent.is_some_and(|p| w[p].0.determinant() < 0.0);
+        extra[j] += if reflected { -d } else { d }.to_degrees();
+    };
+    let mut constraints: Vec<&Value> = doc["ik"].as_array().into_iter().flatten().collect();
+    constraints.sort_by(|a, b| num(a, "order", 0.0).total_cmp(&num(b, "order", 0.0)));
+    for c in constraints {
+        let (mix, bend) = ik_state(doc, anim, c, t, timelines);
+        let chain: Vec<usize> = c["bones"].as_array().unwrap().iter().map(index).collect();
+        let target = index(&c["target"]);
+        let w = worlds_with(doc, anim, t, &extra);
+        let goal = w[target].1;
+        let aim = |w: &[(Matrix2<f64>, Vector2<f64>)], j: usize| {
+            let (o, tp) = (w[j].1, tip(w, j));
+            if (tp - o).norm() == 0.0 || (goal - o).norm() == 0.0 {
+                0.0
+            } else {
+                wrap(angle(goal - o) - angle(tp - o))
+            }
+        };
+        match chain[..] {
+            [one] => {
+                let d = aim(&w, one);
+                add(&mut extra, &w, one, d * mix);
+            }
+            [p, ch] => {
+                let (o1, o2) = (w[p].1, w[ch].1);
+                let (a, b) = ((o2 - o1).norm(), (tip(&w, ch) - o2).norm());
+                let to = goal - o1;
+                let d = to.norm().clamp((a - b).abs(), a + b);
+                let mut d1 = 0.0;
+                if a > 0.0 && d > 0.0 {
+                    let cos = ((a * a + d * d - b * b) / (2.0 * a * d)).clamp(-1.0, 1.0);
+                    let sign = if bend { 1.0 } else { -1.0 };
+                    d1 = wrap(angle(to) + sign * cos.acos() - angle(o2 - o1));
+                }
+                add(&mut extra, &w, p, d1 * mix);
+                let w = worlds_with(doc, anim, t, &extra);
+                let d2 = aim(&w, ch);
+                add(&mut extra, &w, ch, d2 * mix);
+            }
+            _ => panic!("{} bones", chain.len()),
+        }
+    }
+    worlds_with(doc, anim, t, &extra)
 }
 
 // ------------------------------------------------------------------------------ tests
@@ -387,6 +507,9 @@ fn pose_json_world_transforms_match_an_independent_computation_at_key_times() {
         let doc = raw(folder, file);
         let mut scene = import(folder, file).scene;
         scene.ik.clear();
+        for c in &mut scene.clips {
+            c.ik.clear();
+        }
         let sp = dir.path().join(format!("{folder}.json"));
         save_scene(&scene, &sp).unwrap();
         for clip in &scene.clips {
@@ -642,4 +765,186 @@ fn hostile_animations_are_typed_errors() {
         .notes
         .iter()
         .any(|n| n.contains("IK constraint left out")));
+}
+
+/// (folder, file, IK timelines, IK keys) of the examples that key IK constraints.
+const IK_EXAMPLES: [(&str, &str, usize, usize); 3] = [
+    ("raptor", "raptor-pro.json", 12, 16),
+    ("spineboy", "spineboy-pro.json", 14, 29),
+    ("stretchyman", "stretchyman-pro.json", 2, 2),
+];
+
+#[test]
+fn ik_timelines_are_read_with_their_keys() {
+    let mut keys_checked = 0;
+    for (folder, file, timelines, keys) in IK_EXAMPLES {
+        let doc = raw(folder, file);
+        let i = import(folder, file);
+        assert_eq!(
+            (i.report.ik_timelines, i.report.ik_keys),
+            (timelines, keys),
+            "{folder}"
+        );
+        for clip in &i.scene.clips {
+            for track in &clip.ik {
+                let raw_keys = doc["animations"][&clip.name]["ik"][&track.constraint]
+                    .as_array()
+                    .unwrap();
+                assert_eq!(track.keys.len(), raw_keys.len());
+                for (k, r) in track.keys.iter().zip(raw_keys) {
+                    assert_eq!(k.time, num(r, "time", 0.0));
+                    assert_eq!(k.mix, num(r, "mix", 1.0));
+                    assert_eq!(k.softness, num(r, "softness", 0.0));
+                    let flag = |f: &str, d: bool| r.get(f).and_then(Value::as_bool).unwrap_or(d);
+                    assert_eq!(k.bend_positive, flag("bendPositive", true));
+                    assert_eq!(k.stretch, flag("stretch", false));
+                    // Sampled at its time (the last of several keys at one time).
+                    let s = track.sample(k.time).unwrap();
+                    if raw_keys
+                        .iter()
+                        .filter(|o| num(o, "time", 0.0) == k.time)
+                        .count()
+                        == 1
+                    {
+                        assert_eq!((s.mix, s.bend_positive), (k.mix, k.bend_positive));
+                    }
+                    keys_checked += 1;
+                }
+                // Between keys: mix as the independent channel sampler has it.
+                for w in track.keys.windows(2) {
+                    let t = 0.5 * (w[0].time + w[1].time);
+                    let want = sample(raw_keys, "mix", 1.0, 0, t);
+                    let got = track.sample(t).unwrap().mix;
+                    assert!(
+                        (got - want).abs() <= 1e-9,
+                        "{folder} {}: {got} vs {want}",
+                        clip.name
+                    );
+                }
+            }
+        }
+    }
+    assert_eq!(keys_checked, 16 + 29 + 2);
+}
+
+/// `pose --json` of the whole scene (IK applied, with the clips' IK timelines) at every IK
+/// key time and between keys, against this file's FK + IK straight from the JSON.
+#[test]
+fn pose_json_applies_ik_timelines_like_an_independent_reading() {
+    let dir = tempfile::tempdir().unwrap();
+    let (mut worst, mut poses, mut changed) = (0.0f64, 0, 0);
+    for (folder, file, ..) in IK_EXAMPLES {
+        let doc = raw(folder, file);
+        let scene = import(folder, file).scene;
+        let sp = dir.path().join(format!("{folder}.json"));
+        save_scene(&scene, &sp).unwrap();
+        for clip in scene.clips.iter().filter(|c| !c.ik.is_empty()) {
+            let mut times: Vec<f64> = Vec::new();
+            for track in &clip.ik {
+                for (i, k) in track.keys.iter().enumerate() {
+                    times.push(k.time);
+                    if let Some(next) = track.keys.get(i + 1) {
+                        times.push(0.5 * (k.time + next.time));
+                    }
+                }
+            }
+            times.push(0.5 * clip.duration);
+            times.sort_by(f64::total_cmp);
+            times.dedup();
+            for &t in &times {
+                let out = skinweights(&[
+                    "pose",
+                    &sp.display().to_string(),
+                    "--clip",
+                    &clip.name,
+                    "--time",
+                    &format!("{t}"),
+                    "--json",
+                ]);
+                assert!(out.status.success(), "{}", text(&out));
+                let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+                let want = worlds_with_ik(&doc, &clip.name, t, true);
+                let setup_ik = worlds_with_ik(&doc, &clip.name, t, false);
+                let got = v["bones"].as_array().unwrap();
+                let mut differs = false;
+                for ((g, (m, o)), (m0, o0)) in got.iter().zip(&want).zip(&setup_ik) {
+                    let w: Vec<f64> = g["world"]
+                        .as_array()
+                        .unwrap()
+                        .iter()
+                        .map(|x| x.as_f64().unwrap())
+                        .collect();
+                    let e = [m[(0, 0)], m[(0, 1)], m[(1, 0)], m[(1, 1)], o.x, o.y];
+                    for (a, b) in w.iter().zip(e) {
+                        worst = worst.max((a - b).abs());
+                        // 1e-5: a two-bone chain near full reach amplifies the ~1e-13 px
+                        // by which the scene's bone lengths differ from the file's (acos).
+                        assert!(
+                            (a - b).abs() <= 1e-5,
+                            "{folder} {} t {t} bone {}: {w:?} vs {e:?}",
+                            clip.name,
+                            g["name"]
+                        );
+                    }
+                    differs |= (o - o0).norm() > 1e-3 || (m - m0).norm() > 1e-6;
+                }
+                changed += usize::from(differs);
+                poses += 1;
+            }
+        }
+    }
+    println!("{poses} poses with IK timelines, worst world entry difference {worst:e}; {changed} differ from the constraints' own mix and bend");
+    assert!(poses >= 40, "{poses}");
+    // The timelines matter: many poses differ from the setup mix and bend.
+    assert!(changed >= 10, "{changed}");
+}
+
+#[test]
+fn ik_timelines_round_trip_through_scene_files_and_spine_export() {
+    let dir = tempfile::tempdir().unwrap();
+    for (folder, file, timelines, keys) in IK_EXAMPLES {
+        let first = import(folder, file);
+        // Scene file: the clips, IK tracks included, come back equal.
+        let sp = dir.path().join(format!("{folder}.json"));
+        save_scene(&first.scene, &sp).unwrap();
+        let (loaded, _) = skinweights::io::load_scene(&sp).unwrap();
+        assert_eq!(loaded.clips, first.scene.clips, "{folder}");
+        // Spine without --source: written as animations.NAME.ik and read back.
+        let out = export_spine(
+            &first.scene,
+            &first.artist,
+            None,
+            &SpineExportOptions::default(),
+        )
+        .unwrap();
+        let text = serde_json::to_string(&out.json).unwrap();
+        let options = SpineImportOptions::default().with_skin(SkinSelection::All);
+        let again = import_spine(&text, None, &options).unwrap();
+        assert_eq!(
+            (again.report.ik_timelines, again.report.ik_keys),
+            (timelines, keys),
+            "{folder}"
+        );
+        let mut worst = 0.0f64;
+        for (ca, cb) in first.scene.clips.iter().zip(&again.scene.clips) {
+            assert_eq!(ca.ik.len(), cb.ik.len(), "{folder} {}", ca.name);
+            for (ta, tb) in ca.ik.iter().zip(&cb.ik) {
+                assert_eq!(ta.constraint, tb.constraint);
+                for (ka, kb) in ta.keys.iter().zip(&tb.keys) {
+                    assert_eq!(
+                        (ka.time, ka.bend_positive, ka.compress, ka.stretch),
+                        (kb.time, kb.bend_positive, kb.compress, kb.stretch)
+                    );
+                }
+                for t in ca.frame_times(30.0).unwrap() {
+                    let (a, b) = (ta.sample(t).unwrap(), tb.sample(t).unwrap());
+                    worst = worst.max((a.mix - b.mix).abs());
+                    worst = worst.max((a.softness - b.softness).abs());
+                    assert_eq!(a.bend_positive, b.bend_positive);
+                }
+            }
+        }
+        println!("{folder}: IK timelines round trip, worst mix/softness difference {worst:e}");
+        assert!(worst <= 1e-9, "{folder}: {worst}");
+    }
 }

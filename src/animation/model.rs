@@ -177,7 +177,84 @@ impl BoneTrack {
     }
 }
 
-/// A named animation: a duration and per-bone keyed channels.
+/// One key of an IK timeline: the constraint's values from this time on. Unlike bone
+/// channels these are absolute (a keyed mix replaces the constraint's mix), as Spine keys
+/// them.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct IkKey {
+    /// Time in seconds from the clip's start.
+    pub time: f64,
+    /// Blend of the solved rotations, in `[0, 1]`. Default: 1.
+    pub mix: f64,
+    /// Spine's softness (px), kept but not applied (see [`crate::animation::ik`]).
+    /// Default: 0.
+    pub softness: f64,
+    /// Bend direction of a two-bone chain, held until the next key. Default: true.
+    pub bend_positive: bool,
+    /// Spine's `compress` (one-bone chains scale to a near target), kept, not applied.
+    /// Default: false.
+    pub compress: bool,
+    /// Spine's `stretch` (the chain scales to a far target), kept, not applied.
+    /// Default: false.
+    pub stretch: bool,
+    /// Interpolation of `mix` to the next key. Default: linear.
+    pub mix_curve: Curve,
+    /// Interpolation of `softness` to the next key. Default: linear.
+    pub softness_curve: Curve,
+}
+
+impl IkKey {
+    /// A key of this mix, softness 0, bending positive, linear to the next key.
+    pub fn new(time: f64, mix: f64) -> Self {
+        IkKey {
+            time,
+            mix,
+            softness: 0.0,
+            bend_positive: true,
+            compress: false,
+            stretch: false,
+            mix_curve: Curve::Linear,
+            softness_curve: Curve::Linear,
+        }
+    }
+    /// Sets [`IkKey::bend_positive`].
+    pub fn with_bend_positive(mut self, bend_positive: bool) -> Self {
+        self.bend_positive = bend_positive;
+        self
+    }
+    /// Sets [`IkKey::softness`].
+    pub fn with_softness(mut self, softness: f64) -> Self {
+        self.softness = softness;
+        self
+    }
+    /// Sets both curves ([`IkKey::mix_curve`], [`IkKey::softness_curve`]).
+    pub fn with_curve(mut self, curve: Curve) -> Self {
+        self.mix_curve = curve;
+        self.softness_curve = curve;
+        self
+    }
+}
+
+/// The keyed values of one IK constraint (of the scene's [`crate::Scene::ik`]) in a clip.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct IkTrack {
+    /// The constraint's name.
+    pub constraint: String,
+    /// Its keys in time order (equal times allowed, as in [`Channel`]).
+    pub keys: Vec<IkKey>,
+}
+
+impl IkTrack {
+    /// A track of these keys.
+    pub fn new(constraint: impl Into<String>, keys: Vec<IkKey>) -> Self {
+        IkTrack {
+            constraint: constraint.into(),
+            keys,
+        }
+    }
+}
+
+/// A named animation: a duration, per-bone keyed channels and keyed IK constraints.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Clip {
     /// Unique name within the scene.
@@ -186,6 +263,8 @@ pub struct Clip {
     pub duration: f64,
     /// One track per animated bone.
     pub tracks: Vec<BoneTrack>,
+    /// One track per keyed IK constraint (constraints without one keep their own values).
+    pub ik: Vec<IkTrack>,
 }
 
 impl Clip {
@@ -195,6 +274,7 @@ impl Clip {
             name: name.into(),
             duration,
             tracks: Vec::new(),
+            ik: Vec::new(),
         }
     }
     /// Adds a track.
@@ -202,8 +282,18 @@ impl Clip {
         self.tracks.push(track);
         self
     }
+    /// Adds an IK track.
+    pub fn with_ik_track(mut self, track: IkTrack) -> Self {
+        self.ik.push(track);
+        self
+    }
 
-    /// Number of keys over all channels.
+    /// Number of IK keys over all IK tracks.
+    pub fn ik_key_count(&self) -> usize {
+        self.ik.iter().map(|t| t.keys.len()).sum()
+    }
+
+    /// Number of keys over all bone channels (IK keys: [`Clip::ik_key_count`]).
     pub fn key_count(&self) -> usize {
         self.tracks
             .iter()
@@ -212,13 +302,14 @@ impl Clip {
             .sum()
     }
 
-    /// Every key time of the clip, sorted and deduplicated.
+    /// Every key time of the clip (bone channels and IK tracks), sorted and deduplicated.
     pub fn key_times(&self) -> Vec<f64> {
         let mut t: Vec<f64> = self
             .tracks
             .iter()
             .flat_map(|t| t.channels.iter())
             .flat_map(|(_, c)| c.keys.iter().map(|k| k.time))
+            .chain(self.ik.iter().flat_map(|t| t.keys.iter().map(|k| k.time)))
             .collect();
         t.sort_by(f64::total_cmp);
         t.dedup();
@@ -229,7 +320,10 @@ impl Clip {
     /// tracks naming known bones ([`Error::UnknownBone`]) once each, at most [`MAX_KEYS`]
     /// keys ([`Error::TooManyKeys`]), and per key ([`Error::InvalidKey`]): finite time and
     /// value, times in `[0, duration]` and never decreasing, Bézier control times in
-    /// `[0, 1]` and finite control values, finite Godot exponents.
+    /// `[0, 1]` and finite control values, finite Godot exponents. IK tracks
+    /// ([`Error::InvalidIk`]): one per constraint, keys with finite times in order within
+    /// the clip, mix in `[0, 1]`, softness finite and >= 0, curves as above (the names are
+    /// checked against the scene's constraints by [`Clip::check_ik_names`]).
     pub fn check(&self, skeleton: &Skeleton) -> Result<()> {
         if !self.duration.is_finite() || self.duration < 0.0 {
             return Err(Error::InvalidClip {
@@ -237,7 +331,7 @@ impl Clip {
                 message: format!("duration {} must be finite and >= 0", self.duration),
             });
         }
-        let keys = self.key_count();
+        let keys = self.key_count().saturating_add(self.ik_key_count());
         if keys > MAX_KEYS {
             return Err(Error::TooManyKeys {
                 clip: self.name.clone(),
@@ -263,6 +357,74 @@ impl Clip {
             }
             for (kind, channel) in t.channels.iter() {
                 self.check_channel(&t.bone, kind, channel)?;
+            }
+        }
+        for (i, t) in self.ik.iter().enumerate() {
+            self.check_ik_track(i, t)?;
+        }
+        Ok(())
+    }
+
+    /// Checks that every IK track names one of `constraints` ([`Error::InvalidIk`]).
+    pub fn check_ik_names(&self, constraints: &[super::IkConstraint]) -> Result<()> {
+        match self
+            .ik
+            .iter()
+            .find(|t| !constraints.iter().any(|c| c.name == t.constraint))
+        {
+            Some(t) => Err(Error::InvalidIk {
+                constraint: t.constraint.clone(),
+                message: format!(
+                    "clip {:?} keys it, but the scene has no IK constraint of that name (it has {:?})",
+                    self.name,
+                    constraints.iter().map(|c| c.name.as_str()).collect::<Vec<_>>()
+                ),
+            }),
+            None => Ok(()),
+        }
+    }
+
+    fn check_ik_track(&self, i: usize, track: &IkTrack) -> Result<()> {
+        let bad = |message: String| Error::InvalidIk {
+            constraint: track.constraint.clone(),
+            message: format!("clip {:?}: {message}", self.name),
+        };
+        if let Some(first) = self.ik[..i]
+            .iter()
+            .position(|o| o.constraint == track.constraint)
+        {
+            return Err(bad(format!(
+                "two IK tracks ({first} and {i}) key this constraint; merge them"
+            )));
+        }
+        let mut previous = f64::NEG_INFINITY;
+        for (k, key) in track.keys.iter().enumerate() {
+            if !key.time.is_finite() || key.time < 0.0 || key.time > self.duration {
+                return Err(bad(format!(
+                    "key {k}: time {} is outside the clip [0, {}]",
+                    key.time, self.duration
+                )));
+            }
+            if key.time < previous {
+                return Err(bad(format!(
+                    "key {k}: time {} comes before the previous key's {previous}: keys out of order",
+                    key.time
+                )));
+            }
+            previous = key.time;
+            if !(0.0..=1.0).contains(&key.mix) {
+                return Err(bad(format!("key {k}: mix {} must lie in [0, 1]", key.mix)));
+            }
+            if !key.softness.is_finite() || key.softness < 0.0 {
+                return Err(bad(format!(
+                    "key {k}: softness {} must be finite and >= 0",
+                    key.softness
+                )));
+            }
+            for (what, curve) in [("mix", key.mix_curve), ("softness", key.softness_curve)] {
+                if let Some(problem) = curve_problem(&curve) {
+                    return Err(bad(format!("key {k}: {what} curve: {problem}")));
+                }
             }
         }
         Ok(())
@@ -300,29 +462,34 @@ impl Clip {
                 ));
             }
             previous = k.time;
-            match k.curve {
-                Curve::Bezier { x1, y1, x2, y2 } => {
-                    if !(0.0..=1.0).contains(&x1) || !(0.0..=1.0).contains(&x2) {
-                        return Err(bad(
-                            i,
-                            format!(
-                                "Bezier control times {x1} and {x2} must lie in [0, 1] (time would run backwards)"
-                            ),
-                        ));
-                    }
-                    if !y1.is_finite() || !y2.is_finite() {
-                        return Err(bad(
-                            i,
-                            format!("Bezier control values {y1} and {y2} must be finite"),
-                        ));
-                    }
-                }
-                Curve::GodotEase(c) if !c.is_finite() => {
-                    return Err(bad(i, format!("Godot transition {c} must be finite")));
-                }
-                _ => {}
+            if let Some(problem) = curve_problem(&k.curve) {
+                return Err(bad(i, problem));
             }
         }
         Ok(())
+    }
+}
+
+/// What makes a curve invalid: Bézier control times outside `[0, 1]` or non-finite control
+/// values, a non-finite Godot exponent.
+fn curve_problem(curve: &Curve) -> Option<String> {
+    match *curve {
+        Curve::Bezier { x1, y1, x2, y2 } => {
+            if !(0.0..=1.0).contains(&x1) || !(0.0..=1.0).contains(&x2) {
+                Some(format!(
+                    "Bezier control times {x1} and {x2} must lie in [0, 1] (time would run backwards)"
+                ))
+            } else if !y1.is_finite() || !y2.is_finite() {
+                Some(format!(
+                    "Bezier control values {y1} and {y2} must be finite"
+                ))
+            } else {
+                None
+            }
+        }
+        Curve::GodotEase(c) if !c.is_finite() => {
+            Some(format!("Godot transition {c} must be finite"))
+        }
+        _ => None,
     }
 }

@@ -1,6 +1,7 @@
 //! Sampling: a channel at a time, a clip at a time as a [`Pose`].
 
-use super::model::{BoneChannels, Channel, ChannelKind, Clip};
+use super::ik::IkConstraint;
+use super::model::{BoneChannels, Channel, ChannelKind, Clip, IkKey, IkTrack};
 use crate::error::{Error, Result};
 use crate::skeleton::{Pose, Skeleton};
 use nalgebra::Vector2;
@@ -13,22 +14,69 @@ impl Channel {
     /// one time, the last). `None` for a channel with no keys.
     pub fn sample(&self, t: f64) -> Option<f64> {
         let keys = &self.keys;
-        let first = keys.first()?;
-        if t < first.time {
-            return Some(first.value);
+        Some(match locate(keys.len(), |i| keys[i].time, t)? {
+            Segment::At(i) => keys[i].value,
+            Segment::Between(i, u) => {
+                let (k, next) = (&keys[i], &keys[i + 1]);
+                k.value + (next.value - k.value) * k.curve.eval(u)
+            }
+        })
+    }
+}
+
+/// Where a time falls among keys.
+enum Segment {
+    /// Key `i`'s values hold (before the first key, at a key, after the last).
+    At(usize),
+    /// Between keys `i` and `i + 1`, at fraction `u` in `(0, 1)` of the segment.
+    Between(usize, f64),
+}
+
+/// The segment of `t` among `n` keys in time order (`time(i)`); `None` without keys. Of
+/// several keys at one time, the last holds from it on.
+fn locate(n: usize, time: impl Fn(usize) -> f64, t: f64) -> Option<Segment> {
+    if n == 0 {
+        return None;
+    }
+    if t < time(0) {
+        return Some(Segment::At(0));
+    }
+    // The last key with time <= t: then t < the next key's time, so the segment has length.
+    let (mut lo, mut hi) = (0, n);
+    while lo < hi {
+        let mid = (lo + hi) / 2;
+        if time(mid) <= t {
+            lo = mid + 1;
+        } else {
+            hi = mid;
         }
-        // The last key with time <= t: then t < next.time, so the segment has length.
-        let i = keys.partition_point(|k| k.time <= t) - 1;
-        let k = &keys[i];
-        let Some(next) = keys.get(i + 1) else {
-            return Some(k.value);
-        };
-        if t == k.time {
-            return Some(k.value);
-        }
-        let u = (t - k.time) / (next.time - k.time);
-        let f = k.curve.eval(u);
-        Some(k.value + (next.value - k.value) * f)
+    }
+    let i = lo - 1;
+    if i + 1 == n || t == time(i) {
+        return Some(Segment::At(i));
+    }
+    Some(Segment::Between(i, (t - time(i)) / (time(i + 1) - time(i))))
+}
+
+impl IkTrack {
+    /// The keyed values at time `t`: `mix` and `softness` interpolated as a [`Channel`]
+    /// (each by its own curve), `bend_positive`, `compress` and `stretch` held from the key
+    /// at or before `t` (the first key's before it). The returned key's `time` is `t`.
+    /// `None` for a track with no keys.
+    pub fn sample(&self, t: f64) -> Option<IkKey> {
+        let keys = &self.keys;
+        Some(match locate(keys.len(), |i| keys[i].time, t)? {
+            Segment::At(i) => IkKey { time: t, ..keys[i] },
+            Segment::Between(i, u) => {
+                let (k, next) = (&keys[i], &keys[i + 1]);
+                IkKey {
+                    time: t,
+                    mix: k.mix + (next.mix - k.mix) * k.mix_curve.eval(u),
+                    softness: k.softness + (next.softness - k.softness) * k.softness_curve.eval(u),
+                    ..*k
+                }
+            }
+        })
     }
 }
 
@@ -86,6 +134,34 @@ impl Clip {
             }
         }
         Ok(pose)
+    }
+
+    /// The scene's IK `constraints` as this clip drives them at `time` (clamped to
+    /// `[0, duration]`): each constraint with an IK track takes the track's sampled `mix`,
+    /// `softness` and `bend_positive` ([`IkTrack::sample`]); the others are unchanged.
+    /// Tracks naming no constraint of `constraints` are ignored (a scene checks them on
+    /// load, [`Clip::check_ik_names`]).
+    pub fn ik_at(&self, constraints: &[IkConstraint], time: f64) -> Vec<IkConstraint> {
+        let t = time.clamp(0.0, self.duration.max(0.0));
+        constraints
+            .iter()
+            .map(|c| {
+                let keyed = self
+                    .ik
+                    .iter()
+                    .find(|tr| tr.constraint == c.name)
+                    .and_then(|tr| tr.sample(t));
+                match keyed {
+                    Some(k) => IkConstraint {
+                        mix: k.mix,
+                        softness: k.softness,
+                        bend_positive: k.bend_positive,
+                        ..c.clone()
+                    },
+                    None => c.clone(),
+                }
+            })
+            .collect()
     }
 
     /// Frame times at `fps` frames per second from 0, plus the last frame at `duration`

@@ -55,6 +55,12 @@ pub struct ExportArgs {
     /// default: all.
     #[arg(long, value_name = "K", value_parser = clap::value_parser!(u32).range(1..))]
     max_influences: Option<u32>,
+    /// Spine with --source only: write each region attachment the new weights bend (more
+    /// than one bone, or a bone other than its slot's) as a weighted mesh attachment of the
+    /// same name and image (a 4-vertex quad); without it such regions stay rigid and a
+    /// note names each.
+    #[arg(long)]
+    regions_to_meshes: bool,
     #[command(flatten)]
     builtin: BuiltinArgs,
 }
@@ -71,6 +77,12 @@ pub fn run(a: ExportArgs) -> Result<ExitCode> {
                 "--max-influences"
             },
             "only Spine exports take a source project or an influence limit",
+        ));
+    }
+    if a.regions_to_meshes && a.source.is_none() {
+        return Err(Error::field(
+            "--regions-to-meshes",
+            "only an export with --source has region attachments to turn into meshes",
         ));
     }
     let mut inputs = vec![Path::new(&a.scene), a.weights.as_path()];
@@ -132,15 +144,21 @@ pub fn run(a: ExportArgs) -> Result<ExitCode> {
                 ));
             }
             let options = SpineExportOptions::default()
-                .with_max_influences(a.max_influences.map(|k| k as usize));
+                .with_max_influences(a.max_influences.map(|k| k as usize))
+                .with_regions_to_meshes(a.regions_to_meshes);
             let out = save_spine(&scene, &w, a.source.as_deref(), &options, &a.output)?;
             for n in &out.notes {
                 eprintln!("note: {n}");
             }
             println!(
-                "wrote {}: {} mesh attachments with weighted vertices, {} bones{}",
+                "wrote {}: {} mesh attachments with weighted vertices{}, {} bones{}",
                 a.output.display(),
                 out.meshes,
+                if out.regions_to_meshes > 0 {
+                    format!(" ({} of them regions before)", out.regions_to_meshes)
+                } else {
+                    String::new()
+                },
                 scene.skeleton.len(),
                 if out.atlas.is_some() {
                     format!(" (and {})", atlas_out.display())

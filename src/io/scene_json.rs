@@ -9,7 +9,8 @@
 
 use super::binary;
 use crate::animation::{
-    BoneTrack, Channel, ChannelKind, Clip, Curve, Easing, IkConstraint, Key, MAX_KEYS,
+    BoneTrack, Channel, ChannelKind, Clip, Curve, Easing, IkConstraint, IkKey, IkTrack, Key,
+    MAX_KEYS,
 };
 use crate::error::{Error, Result};
 use crate::mesh::{Mesh, DEFAULT_PART};
@@ -103,7 +104,8 @@ impl SeamsFile {
     }
 }
 
-/// A clip: `{"name", "duration", "tracks": [{"bone", "rotation": [keys], ...}]}`.
+/// A clip: `{"name", "duration", "tracks": [{"bone", "rotation": [keys], ...}], "ik":
+/// [{"constraint", "keys": [ik keys]}]}` (`ik` optional: older v3 files have none).
 #[derive(Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 struct ClipFile {
@@ -111,6 +113,51 @@ struct ClipFile {
     duration: f64,
     #[serde(default)]
     tracks: Vec<TrackFile>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    ik: Vec<IkTrackFile>,
+}
+
+/// An IK timeline of a clip.
+#[derive(Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct IkTrackFile {
+    constraint: String,
+    keys: KeyList<IkKeyFile>,
+}
+
+/// An IK key: `{"time", "mix", "softness", "bend_positive", "compress", "stretch",
+/// "mix_curve", "softness_curve"}`, all but `time` optional (1, 0, true, false, false,
+/// linear, linear).
+#[derive(Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct IkKeyFile {
+    time: f64,
+    #[serde(default = "one")]
+    mix: f64,
+    #[serde(default, skip_serializing_if = "is_zero")]
+    softness: f64,
+    #[serde(default = "yes", skip_serializing_if = "is_true")]
+    bend_positive: bool,
+    #[serde(default, skip_serializing_if = "is_false")]
+    compress: bool,
+    #[serde(default, skip_serializing_if = "is_false")]
+    stretch: bool,
+    #[serde(default, skip_serializing_if = "CurveFile::is_linear")]
+    mix_curve: CurveFile,
+    #[serde(default, skip_serializing_if = "CurveFile::is_linear")]
+    softness_curve: CurveFile,
+}
+
+fn is_zero(x: &f64) -> bool {
+    *x == 0.0
+}
+
+fn is_true(b: &bool) -> bool {
+    *b
+}
+
+fn is_false(b: &bool) -> bool {
+    !*b
 }
 
 #[derive(Serialize, Deserialize)]
@@ -196,34 +243,34 @@ impl CurveFile {
     }
 }
 
-/// A key list whose length counts against [`MAX_KEYS`] for the whole file while it is read,
-/// so a hostile file fails before it allocates its keys.
-struct KeyList(Vec<KeyFile>);
+/// A key list (bone channel keys, or IK keys) whose length counts against [`MAX_KEYS`] for
+/// the whole file while it is read, so a hostile file fails before it allocates its keys.
+struct KeyList<K = KeyFile>(Vec<K>);
 
 thread_local! {
     static KEY_BUDGET: std::cell::Cell<usize> = const { std::cell::Cell::new(MAX_KEYS) };
 }
 
-impl Serialize for KeyList {
+impl<K: Serialize> Serialize for KeyList<K> {
     fn serialize<S: serde::Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
         self.0.serialize(s)
     }
 }
 
-impl<'de> Deserialize<'de> for KeyList {
+impl<'de, K: Deserialize<'de>> Deserialize<'de> for KeyList<K> {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> std::result::Result<Self, D::Error> {
-        struct V;
-        impl<'de> serde::de::Visitor<'de> for V {
-            type Value = KeyList;
+        struct V<K>(std::marker::PhantomData<K>);
+        impl<'de, K: Deserialize<'de>> serde::de::Visitor<'de> for V<K> {
+            type Value = KeyList<K>;
             fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
                 f.write_str("a list of keys {\"time\", \"value\", \"curve\"}")
             }
             fn visit_seq<A: serde::de::SeqAccess<'de>>(
                 self,
                 mut seq: A,
-            ) -> std::result::Result<KeyList, A::Error> {
+            ) -> std::result::Result<KeyList<K>, A::Error> {
                 let mut keys = Vec::new();
-                while let Some(k) = seq.next_element::<KeyFile>()? {
+                while let Some(k) = seq.next_element::<K>()? {
                     let left = KEY_BUDGET.with(|b| {
                         let left = b.get().checked_sub(1);
                         b.set(left.unwrap_or(0));
@@ -239,7 +286,7 @@ impl<'de> Deserialize<'de> for KeyList {
                 Ok(KeyList(keys))
             }
         }
-        d.deserialize_seq(V)
+        d.deserialize_seq(V(std::marker::PhantomData))
     }
 }
 
@@ -312,6 +359,31 @@ fn clips_from_file(clips: Vec<ClipFile>) -> Result<Vec<Clip>> {
                 }
                 clip.tracks.push(track);
             }
+            for (ti, t) in c.ik.into_iter().enumerate() {
+                let keys = t
+                    .keys
+                    .0
+                    .into_iter()
+                    .enumerate()
+                    .map(|(ki, k)| {
+                        let name = &clip.name;
+                        let at = |what: &'static str| {
+                            move || format!("clips[{name:?}].ik[{ti}].keys[{ki}].{what}")
+                        };
+                        Ok(IkKey {
+                            time: k.time,
+                            mix: k.mix,
+                            softness: k.softness,
+                            bend_positive: k.bend_positive,
+                            compress: k.compress,
+                            stretch: k.stretch,
+                            mix_curve: k.mix_curve.to_model(at("mix_curve"))?,
+                            softness_curve: k.softness_curve.to_model(at("softness_curve"))?,
+                        })
+                    })
+                    .collect::<Result<Vec<_>>>()?;
+                clip.ik.push(IkTrack::new(t.constraint, keys));
+            }
             Ok(clip)
         })
         .collect()
@@ -351,6 +423,28 @@ fn clips_to_file(clips: &[Clip]) -> Vec<ClipFile> {
                         shear_x: list(ChannelKind::ShearX),
                         shear_y: list(ChannelKind::ShearY),
                     }
+                })
+                .collect(),
+            ik: c
+                .ik
+                .iter()
+                .map(|t| IkTrackFile {
+                    constraint: t.constraint.clone(),
+                    keys: KeyList(
+                        t.keys
+                            .iter()
+                            .map(|k| IkKeyFile {
+                                time: k.time,
+                                mix: k.mix,
+                                softness: k.softness,
+                                bend_positive: k.bend_positive,
+                                compress: k.compress,
+                                stretch: k.stretch,
+                                mix_curve: CurveFile::from_model(&k.mix_curve),
+                                softness_curve: CurveFile::from_model(&k.softness_curve),
+                            })
+                            .collect(),
+                    ),
                 })
                 .collect(),
         })

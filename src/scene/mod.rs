@@ -154,13 +154,14 @@ impl Scene {
     }
 
     /// The pose of `clip` at `time` seconds: sampled ([`Clip::sample`]), then the scene's
-    /// IK constraints applied ([`crate::animation::apply_ik`]).
+    /// IK constraints applied ([`crate::animation::apply_ik`]) with the mix and bend the
+    /// clip keys for them at that time ([`Clip::ik_at`]).
     pub fn clip_pose(&self, clip: &Clip, time: f64) -> Result<Pose> {
         let pose = clip.sample_checked(time)?;
         if self.ik.is_empty() {
             return Ok(pose);
         }
-        crate::animation::apply_ik(&self.skeleton, &pose, &self.ik)
+        crate::animation::apply_ik(&self.skeleton, &pose, &clip.ik_at(&self.ik, time))
     }
 
     fn check_references(&self) -> Result<()> {
@@ -277,7 +278,7 @@ fn check_animation(skeleton: &Skeleton, clips: &[Clip], ik: &[IkConstraint]) -> 
                 message: "two clips have this name".into(),
             });
         }
-        total = total.saturating_add(c.key_count());
+        total = total.saturating_add(c.key_count() + c.ik_key_count());
         if total > MAX_KEYS {
             return Err(Error::TooManyKeys {
                 clip: c.name.clone(),
@@ -286,6 +287,7 @@ fn check_animation(skeleton: &Skeleton, clips: &[Clip], ik: &[IkConstraint]) -> 
             });
         }
         c.check(skeleton)?;
+        c.check_ik_names(ik)?;
     }
     for (i, k) in ik.iter().enumerate() {
         if ik[..i].iter().any(|o| o.name == k.name) {

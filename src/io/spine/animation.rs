@@ -16,14 +16,20 @@
 //! - A clip lasts until the last key of any of its timelines (drawn or not).
 //! - `ik`: `name`, `order`, `bones` (1 or 2), `target`, `mix` (default 1), `bendPositive`
 //!   (default true), `softness`; applied in `order`.
+//! - `animations.NAME.ik.CONSTRAINT` (IK timelines) become the clip's [`IkTrack`]s: per key
+//!   `time`, `mix` (default 1), `softness` (0), `bendPositive` (true), `compress`, `stretch`
+//!   (false), and one `curve` for `mix` and `softness` (4.x: 8 numbers). Their values are
+//!   absolute, replacing the constraint's while the clip plays; mix and bend are applied,
+//!   softness, compress and stretch kept but not applied (noted).
 //!
-//! Slot, deform, attachment, draw-order, event, IK, transform, path and physics timelines are
+//! Slot, deform, attachment, draw-order, event, transform, path and physics timelines are
 //! not applied (the report's notes name each kind and its animations).
 
 use super::parse::{kind, At, FileBone};
 use super::{shown, MAX_ANGLE_DEG, MAX_COORDINATE, MAX_SCALE};
 use crate::animation::{
-    BoneTrack, Channel, ChannelKind, Clip, Curve, Easing, IkConstraint, Key, MAX_KEYS,
+    BoneTrack, Channel, ChannelKind, Clip, Curve, Easing, IkConstraint, IkKey, IkTrack, Key,
+    MAX_KEYS,
 };
 use crate::error::{Error, Result};
 use crate::scene::Scene;
@@ -115,7 +121,7 @@ fn unapplied(name: &str, anim: &Map<String, Value>, out: &mut BTreeMap<String, V
     };
     for (k, v) in anim {
         let label = match k.as_str() {
-            "bones" => continue,
+            "bones" | "ik" => continue,
             "slots" => {
                 // Slot timelines by kind (attachment, rgba, rgba2, rgb, alpha, sequence, ...).
                 let mut kinds: BTreeMap<&str, usize> = BTreeMap::new();
@@ -136,8 +142,6 @@ fn unapplied(name: &str, anim: &Map<String, Value>, out: &mut BTreeMap<String, V
             "attachments" | "deform" => "deform/sequence (attachment) timelines".to_string(),
             "drawOrder" | "draworder" => "draw order timelines".to_string(),
             "events" => "event timelines".to_string(),
-            "ik" => "IK timelines (mix, bendPositive, softness keyed; the setup values are used)"
-                .to_string(),
             "transform" => "transform constraint timelines".to_string(),
             "path" => "path constraint timelines".to_string(),
             "physics" => "physics constraint timelines".to_string(),
@@ -165,6 +169,7 @@ pub(super) fn parse_animation(
     let mut not_applied: BTreeMap<String, Vec<String>> = BTreeMap::new();
     let mut counts = CurveCounts::default();
     let mut keys_total = 0usize;
+    out.ik = parse_ik(root, &bone_index, &mut out.notes)?;
     if let Some(anims) = root.get("animations") {
         let anims = At("skeleton").object(anims, "animations")?;
         for (name, anim) in anims {
@@ -204,8 +209,10 @@ pub(super) fn parse_animation(
                                 max: MAX_KEYS,
                             });
                         }
-                        let read = read_timeline(&bat, tl, keys, &channels, legacy, &mut counts)?;
-                        for (kind, channel) in read {
+                        let fields: Vec<_> =
+                            channels.iter().map(|&(_, f, d, l)| (f, d, l)).collect();
+                        let read = read_timeline(&bat, tl, keys, &fields, legacy, &mut counts)?;
+                        for (&(kind, ..), channel) in channels.iter().zip(read) {
                             let slot = track.channels.get_mut(kind);
                             if slot.is_some() {
                                 not_applied
@@ -223,6 +230,44 @@ pub(super) fn parse_animation(
                     if track.channels.iter().next().is_some() {
                         clip.tracks.push(track);
                     }
+                }
+            }
+            if let Some(timelines) = anim.get("ik") {
+                for (constraint, keys) in at.object(timelines, "ik")? {
+                    if !out.ik.iter().any(|c| &c.name == constraint) {
+                        return Err(
+                            at.error("ik", format!("no IK constraint is called {constraint:?}"))
+                        );
+                    }
+                    let field = format!("ik.{constraint}");
+                    let keys = keys.as_array().ok_or_else(|| {
+                        at.error(
+                            &field,
+                            format!("expected an array of keys, found {}", kind(keys)),
+                        )
+                    })?;
+                    keys_total = keys_total.saturating_add(keys.len() * 2);
+                    if keys_total > MAX_KEYS {
+                        return Err(Error::TooManyKeys {
+                            clip: name.clone(),
+                            count: keys_total,
+                            max: MAX_KEYS,
+                        });
+                    }
+                    let track = read_ik_timeline(&at, constraint, keys, legacy, &mut counts)?;
+                    for (what, keyed) in [
+                        ("softness", track.keys.iter().any(|k| k.softness != 0.0)),
+                        ("compress", track.keys.iter().any(|k| k.compress)),
+                        ("stretch", track.keys.iter().any(|k| k.stretch)),
+                    ] {
+                        if keyed {
+                            not_applied
+                                .entry(format!("IK timeline {what} keys (kept in the clip)"))
+                                .or_default()
+                                .push(format!("{name} ({constraint})"));
+                        }
+                    }
+                    clip.ik.push(track);
                 }
             }
             out.clips.push(clip);
@@ -244,19 +289,19 @@ pub(super) fn parse_animation(
         out.notes
             .push(format!("{label} not applied: {}", anims.join(", ")));
     }
-    out.ik = parse_ik(root, &bone_index, &mut out.notes)?;
     Ok(out)
 }
 
-/// The keys of one bone timeline, one channel per `channels` entry.
+/// The keys of one timeline, one channel per `channels` entry `(key field, default value,
+/// limit)` (bone timelines; IK timelines' `mix` and `softness`).
 fn read_timeline(
     at: &At,
     tl: &str,
     keys: &[Value],
-    channels: &[(ChannelKind, &'static str, f64, f64)],
+    channels: &[(&'static str, f64, f64)],
     legacy: bool,
     counts: &mut CurveCounts,
-) -> Result<Vec<(ChannelKind, Channel)>> {
+) -> Result<Vec<Channel>> {
     let n = channels.len();
     let mut times = Vec::with_capacity(keys.len());
     let mut values: Vec<Vec<f64>> = vec![Vec::with_capacity(keys.len()); n];
@@ -272,7 +317,7 @@ fn read_timeline(
             return Err(at.error(&field, format!("time {} is negative", shown(t))));
         }
         times.push(t);
-        for (c, &(_, f, d, l)) in channels.iter().enumerate() {
+        for (c, &(f, d, l)) in channels.iter().enumerate() {
             values[c].push(number(f, d, l)?);
         }
         let curve = match k.get("curve") {
@@ -327,7 +372,7 @@ fn read_timeline(
         curves.push(curve);
     }
     let mut out = Vec::with_capacity(n);
-    for (c, &(kind, ..)) in channels.iter().enumerate() {
+    for c in 0..n {
         let mut ch = Vec::with_capacity(keys.len());
         for i in 0..keys.len() {
             let (t0, v0) = (times[i], values[c][i]);
@@ -382,9 +427,60 @@ fn read_timeline(
                 curve,
             });
         }
-        out.push((kind, Channel::new(ch)));
+        out.push(Channel::new(ch));
     }
     Ok(out)
+}
+
+/// One IK timeline (`animations.NAME.ik.CONSTRAINT`): per key `time`, `mix` (default 1),
+/// `softness` (0), `bendPositive` (true), `compress` and `stretch` (false), and a `curve`
+/// for `mix` and `softness` (4.x: 8 numbers, 4 per channel), as [`read_timeline`] reads
+/// bone timelines. Values are absolute: they replace the constraint's own.
+fn read_ik_timeline(
+    at: &At,
+    constraint: &str,
+    keys: &[Value],
+    legacy: bool,
+    counts: &mut CurveCounts,
+) -> Result<IkTrack> {
+    let tl = format!("ik.{constraint}");
+    let channels = [("mix", 1.0, 1.0), ("softness", 0.0, MAX_COORDINATE)];
+    let read = read_timeline(at, &tl, keys, &channels, legacy, counts)?;
+    let (mix, softness) = (&read[0].keys, &read[1].keys);
+    let mut out = Vec::with_capacity(keys.len());
+    for (i, k) in keys.iter().enumerate() {
+        let kat = At(&format!("{} {tl} key {i}", at.0));
+        if mix[i].value < 0.0 || softness[i].value < 0.0 {
+            return Err(kat.error(
+                "mix",
+                format!(
+                    "mix {} and softness {} must not be negative",
+                    shown(mix[i].value),
+                    shown(softness[i].value)
+                ),
+            ));
+        }
+        out.push(IkKey {
+            time: mix[i].time,
+            mix: mix[i].value,
+            softness: softness[i].value,
+            bend_positive: boolean(&kat, k, "bendPositive", true)?,
+            compress: boolean(&kat, k, "compress", false)?,
+            stretch: boolean(&kat, k, "stretch", false)?,
+            mix_curve: mix[i].curve,
+            softness_curve: softness[i].curve,
+        });
+    }
+    Ok(IkTrack::new(constraint, out))
+}
+
+/// A `true`/`false` field, `default` when absent.
+fn boolean(at: &At, v: &Value, field: &str, default: bool) -> Result<bool> {
+    match v.get(field) {
+        None | Some(Value::Null) => Ok(default),
+        Some(Value::Bool(b)) => Ok(*b),
+        Some(x) => Err(at.error(field, format!("expected true or false, found {}", kind(x)))),
+    }
 }
 
 /// The `ik` constraints, in `order`.
@@ -432,16 +528,7 @@ fn parse_ik(
         let mut ik = IkConstraint::new(name.clone(), bones, target);
         ik.mix = at.number(c, "mix", 1.0, 1e6)?;
         ik.softness = at.number(c, "softness", 0.0, MAX_COORDINATE)?;
-        ik.bend_positive = match c.get("bendPositive") {
-            None | Some(Value::Null) => true,
-            Some(Value::Bool(b)) => *b,
-            Some(v) => {
-                return Err(at.error(
-                    "bendPositive",
-                    format!("expected true or false, found {}", kind(v)),
-                ))
-            }
-        };
+        ik.bend_positive = boolean(&at, c, "bendPositive", true)?;
         for flag in ["compress", "stretch", "uniform"] {
             if c.get(flag).and_then(Value::as_bool) == Some(true) {
                 left_out.push(format!("{name} {flag}"));
@@ -455,6 +542,94 @@ fn parse_ik(
     }
     out.sort_by(|a, b| a.0.total_cmp(&b.0));
     Ok(out.into_iter().map(|(_, c)| c).collect())
+}
+
+/// How a curve is written in Spine: `None` linear (no `curve`), `Some(None)` stepped,
+/// `Some(Some(b))` the normalized Bézier `b`. Curves Spine has no form for are linear
+/// (counted in `approximated` by name).
+fn spine_curve(
+    curve: &Curve,
+    approximated: &mut BTreeMap<String, usize>,
+) -> Option<Option<[f64; 4]>> {
+    match *curve {
+        Curve::Linear => None,
+        Curve::Stepped => Some(None),
+        Curve::Bezier { x1, y1, x2, y2 } => Some(Some([x1, y1, x2, y2])),
+        // u² and 2u - u² are cubic Béziers with x(s) = s exactly.
+        Curve::Easing(Easing::EaseIn) => Some(Some([1.0 / 3.0, 0.0, 2.0 / 3.0, 1.0 / 3.0])),
+        Curve::Easing(Easing::EaseOut) => Some(Some([1.0 / 3.0, 2.0 / 3.0, 2.0 / 3.0, 1.0])),
+        other => {
+            let label = match other {
+                Curve::Easing(e) => e.name().to_string(),
+                _ => "godot_ease".to_string(),
+            };
+            *approximated.entry(label).or_default() += 1;
+            None
+        }
+    }
+}
+
+/// A normalized Bézier in Spine 4's absolute form over the segment `(t0, v0)`–`(t1, v1)`.
+fn absolute([x1, y1, x2, y2]: [f64; 4], (t0, v0, t1, v1): (f64, f64, f64, f64)) -> [f64; 4] {
+    let (dt, dv) = (t1 - t0, v1 - v0);
+    [t0 + x1 * dt, v0 + y1 * dv, t0 + x2 * dt, v0 + y2 * dv]
+}
+
+/// One IK track as a Spine IK timeline: `time`, `mix`, and `softness`, `bendPositive`,
+/// `compress`, `stretch` where they differ from Spine's defaults; one `curve` for both
+/// channels (`"stepped"` when both are, else 8 numbers, a linear channel as the straight
+/// Bézier; a stepped channel beside a Bézier one is written linear, counted).
+fn ik_timeline_json(track: &IkTrack, approximated: &mut BTreeMap<String, usize>) -> Value {
+    const STRAIGHT: [f64; 4] = [1.0 / 3.0, 1.0 / 3.0, 2.0 / 3.0, 2.0 / 3.0];
+    let keys = &track.keys;
+    let mut out = Vec::with_capacity(keys.len());
+    for (i, k) in keys.iter().enumerate() {
+        let mut key = json!({"time": k.time, "mix": k.mix});
+        if k.softness != 0.0 {
+            key["softness"] = json!(k.softness);
+        }
+        if !k.bend_positive {
+            key["bendPositive"] = json!(false);
+        }
+        for (field, on) in [("compress", k.compress), ("stretch", k.stretch)] {
+            if on {
+                key[field] = json!(true);
+            }
+        }
+        if let Some(next) = keys.get(i + 1) {
+            let curves = [
+                spine_curve(&k.mix_curve, approximated),
+                spine_curve(&k.softness_curve, approximated),
+            ];
+            match curves {
+                [None, None] => {}
+                [Some(None), Some(None)] => key["curve"] = json!("stepped"),
+                _ => {
+                    let segments = [
+                        (k.time, k.mix, next.time, next.mix),
+                        (k.time, k.softness, next.time, next.softness),
+                    ];
+                    let mut numbers = Vec::with_capacity(8);
+                    for (c, seg) in curves.into_iter().zip(segments) {
+                        let b = match c {
+                            Some(Some(b)) => b,
+                            None => STRAIGHT,
+                            Some(None) => {
+                                *approximated
+                                    .entry("stepped (beside a Bézier channel)".into())
+                                    .or_default() += 1;
+                                STRAIGHT
+                            }
+                        };
+                        numbers.extend(absolute(b, seg));
+                    }
+                    key["curve"] = json!(numbers);
+                }
+            }
+        }
+        out.push(key);
+    }
+    Value::Array(out)
 }
 
 /// The scene's clips as Spine `animations` (single-channel timelines: `rotate`,
@@ -482,35 +657,11 @@ pub(super) fn animation_json(scene: &Scene, notes: &mut Vec<String>) -> (Value, 
                 for (i, k) in keys.iter().enumerate() {
                     let mut key = json!({"time": k.time, "value": k.value});
                     if let Some(next) = keys.get(i + 1) {
-                        let (dt, dv) = (next.time - k.time, next.value - k.value);
-                        let absolute = |x1: f64, y1: f64, x2: f64, y2: f64| {
-                            json!([
-                                k.time + x1 * dt,
-                                k.value + y1 * dv,
-                                k.time + x2 * dt,
-                                k.value + y2 * dv
-                            ])
-                        };
-                        match k.curve {
-                            Curve::Linear => {}
-                            Curve::Stepped => key["curve"] = json!("stepped"),
-                            Curve::Bezier { x1, y1, x2, y2 } => {
-                                key["curve"] = absolute(x1, y1, x2, y2)
-                            }
-                            // u² and 2u - u² are cubic Béziers with x(s) = s exactly.
-                            Curve::Easing(Easing::EaseIn) => {
-                                key["curve"] = absolute(1.0 / 3.0, 0.0, 2.0 / 3.0, 1.0 / 3.0)
-                            }
-                            Curve::Easing(Easing::EaseOut) => {
-                                key["curve"] = absolute(1.0 / 3.0, 2.0 / 3.0, 2.0 / 3.0, 1.0)
-                            }
-                            other => {
-                                let label = match other {
-                                    Curve::Easing(e) => e.name().to_string(),
-                                    _ => "godot_ease".to_string(),
-                                };
-                                *approximated.entry(label).or_default() += 1;
-                            }
+                        let segment = (k.time, k.value, next.time, next.value);
+                        match spine_curve(&k.curve, &mut approximated) {
+                            None => {}
+                            Some(None) => key["curve"] = json!("stepped"),
+                            Some(Some(b)) => key["curve"] = json!(absolute(b, segment)),
                         }
                     }
                     out.push(key);
@@ -520,6 +671,14 @@ pub(super) fn animation_json(scene: &Scene, notes: &mut Vec<String>) -> (Value, 
             bones.insert(track.bone.clone(), Value::Object(timelines));
         }
         let mut anim = json!({"bones": bones});
+        if !clip.ik.is_empty() {
+            let ik: Map<String, Value> = clip
+                .ik
+                .iter()
+                .map(|t| (t.constraint.clone(), ik_timeline_json(t, &mut approximated)))
+                .collect();
+            anim["ik"] = Value::Object(ik);
+        }
         // Spine has no duration: a clip lasts to its last key. A draw-order key that keeps the
         // setup order marks a duration longer than the bone keys.
         let last = clip.key_times().last().copied().unwrap_or(0.0);

@@ -2,7 +2,7 @@
 //! rewritten, or a minimal project (bones, a slot and a mesh per layer, the atlas).
 
 use super::import::{apply, part_name, place, setup_skeleton, Chosen};
-use super::parse::{parse_skeleton, FileAttachment, Geometry, Kind};
+use super::parse::{parse_skeleton, FileAttachment, FileRegion, FileSkeleton, Geometry, Kind};
 use super::{spine_error, ZERO_LENGTH_TAIL};
 use crate::error::{Error, Result};
 use crate::io::png_dimensions;
@@ -21,19 +21,46 @@ pub const DEFAULT_MAX_INFLUENCES: Option<usize> = None;
 /// part to be taken as that mesh.
 const MATCH_TOLERANCE_PX: f64 = 1e-3;
 
+/// Default of [`SpineExportOptions::regions_to_meshes`]: region attachments stay regions.
+pub const DEFAULT_REGIONS_TO_MESHES: bool = false;
+
+/// How far (in 0..1 image units) a region part's recovered corner may be from its image's
+/// rectangle for the part to be taken as that region.
+const REGION_UV_TOLERANCE: f64 = 1e-6;
+
 /// Options of [`export_spine`].
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone)]
 #[non_exhaustive]
 pub struct SpineExportOptions {
     /// Keep at most this many influences per vertex (the largest, renormalized).
     /// Default: [`DEFAULT_MAX_INFLUENCES`] (all).
     pub max_influences: Option<usize>,
+    /// With a source project: write each region attachment whose new weights are not rigid
+    /// to its slot's bone (several bones, or another bone) as a weighted `mesh` attachment of
+    /// the same name and image (a quad: `uvs` across its image, `triangles`, `hull` 4,
+    /// `width`/`height`); when false such regions stay as they are and a note names each.
+    /// Default: [`DEFAULT_REGIONS_TO_MESHES`] (false).
+    pub regions_to_meshes: bool,
+}
+
+impl Default for SpineExportOptions {
+    fn default() -> Self {
+        SpineExportOptions {
+            max_influences: DEFAULT_MAX_INFLUENCES,
+            regions_to_meshes: DEFAULT_REGIONS_TO_MESHES,
+        }
+    }
 }
 
 impl SpineExportOptions {
     /// Sets [`SpineExportOptions::max_influences`].
     pub fn with_max_influences(mut self, k: Option<usize>) -> Self {
         self.max_influences = k;
+        self
+    }
+    /// Sets [`SpineExportOptions::regions_to_meshes`].
+    pub fn with_regions_to_meshes(mut self, on: bool) -> Self {
+        self.regions_to_meshes = on;
         self
     }
 }
@@ -45,8 +72,14 @@ pub struct SpineExport {
     pub json: Value,
     /// The atlas text (minimal projects whose scene has art), to be written beside the JSON.
     pub atlas: Option<String>,
-    /// Mesh attachments whose vertices were written.
+    /// Mesh attachments whose vertices were written (converted regions included).
     pub meshes: usize,
+    /// Region attachments written as weighted meshes
+    /// ([`SpineExportOptions::regions_to_meshes`]).
+    pub regions_to_meshes: usize,
+    /// Region attachments (part names) the new weights bend, kept rigid because
+    /// [`SpineExportOptions::regions_to_meshes`] is off.
+    pub bent_regions: Vec<String>,
     /// What was left out or changed.
     pub notes: Vec<String>,
 }
@@ -98,7 +131,7 @@ pub fn export_spine(
     weights.validate_with_tolerance(EXPORT_ROW_SUM_TOLERANCE)?;
     let rows = influence_rows(weights, options.max_influences);
     match source {
-        Some(text) => with_source(scene, &rows, text),
+        Some(text) => with_source(scene, &rows, text, options),
         None => minimal(scene, &rows),
     }
 }
@@ -111,211 +144,419 @@ fn base_name(part: &str) -> &str {
     }
 }
 
-fn with_source(scene: &Scene, rows: &[Vec<(usize, f64)>], text: &str) -> Result<SpineExport> {
+fn with_source(
+    scene: &Scene,
+    rows: &[Vec<(usize, f64)>],
+    text: &str,
+    options: &SpineExportOptions,
+) -> Result<SpineExport> {
     let file = parse_skeleton(text)?;
-    let mut root: Value = serde_json::from_str(text).map_err(|e| Error::Json {
+    let root: Value = serde_json::from_str(text).map_err(|e| Error::Json {
         context: "Spine source".into(),
         message: e.to_string(),
     })?;
-    let names = scene.skeleton.names();
-    if names.len() != file.bones.len() || names.iter().zip(&file.bones).any(|(a, b)| *a != b.name) {
-        let at = names
-            .iter()
-            .zip(&file.bones)
-            .position(|(a, b)| *a != b.name)
-            .unwrap_or(names.len().min(file.bones.len()));
-        return Err(spine_error(
-            "skeleton",
-            "bones",
-            None,
-            format!(
-                "the scene's {} bones differ from the source's {} at index {at} ({:?} vs {:?}): export to the project the scene was imported from",
-                names.len(),
-                file.bones.len(),
-                names.get(at),
-                file.bones.get(at).map(|b| &b.name)
-            ),
-        ));
-    }
+    check_same_bones(scene, &file)?;
     let setup = setup_skeleton(&file, &mut Vec::new())?;
     let world = setup.rest_affines();
-    let inverse: Vec<Option<Affine2>> = world.iter().map(|w| w.inverse().ok()).collect();
-    let mesh = &scene.mesh;
-    let mut part_vertices: Vec<Vec<usize>> = vec![Vec::new(); mesh.parts().len()];
-    for (v, &p) in mesh.vertex_parts().iter().enumerate() {
+    let mut part_vertices: Vec<Vec<usize>> = vec![Vec::new(); scene.mesh.parts().len()];
+    for (v, &p) in scene.mesh.vertex_parts().iter().enumerate() {
         part_vertices[p].push(v);
     }
-    let mut notes = Vec::new();
-    let mut written: HashSet<(usize, usize, String)> = HashSet::new();
-    let mut unmatched = Vec::new();
-    let mut regions = 0;
-    let mut singular = HashSet::new();
+    let mut out = SourceWriter {
+        scene,
+        rows,
+        file: &file,
+        world,
+        inverse: world.iter().map(|w| w.inverse().ok()).collect(),
+        part_vertices,
+        options,
+        root,
+        written: HashSet::new(),
+        singular: HashSet::new(),
+        regions_kept: 0,
+        converted: 0,
+        bent: Vec::new(),
+        unmatched: Vec::new(),
+    };
+    let parts = scene.mesh.parts().len();
+    let mut region_parts = vec![false; parts];
+    for (p, is_region) in region_parts.iter_mut().enumerate() {
+        *is_region = out.region_part(p)?;
+    }
     // Direct meshes first, then linked meshes for parents no part wrote.
-    for pass in 0..2 {
-        for (p, part) in mesh.parts().iter().enumerate() {
-            let base = base_name(part);
-            let verts = &part_vertices[p];
-            let candidates: Vec<&FileAttachment> = file
-                .attachments
-                .iter()
-                .filter(|a| part_name(&file, a, true) == base || part_name(&file, a, false) == base)
-                .collect();
-            if candidates.iter().any(|a| matches!(a.kind, Kind::Region(_))) {
-                if pass == 0 {
-                    regions += 1;
-                }
-                continue;
-            }
-            let mut best: Option<(&FileAttachment, &FileAttachment, f64)> = None;
-            for a in candidates {
-                let target =
-                    match &a.kind {
-                        Kind::Mesh(_) if pass == 0 => a,
-                        Kind::Linked { parent, skin } if pass == 1 => {
-                            let k = file
-                                .skins
-                                .iter()
-                                .position(|s| s == skin.as_deref().unwrap_or("default"));
-                            match file.attachments.iter().find(|t| {
-                                Some(t.skin) == k && t.slot == a.slot && &t.name == parent
-                            }) {
-                                Some(t) if matches!(t.kind, Kind::Mesh(_)) => t,
-                                _ => continue,
-                            }
-                        }
-                        _ => continue,
-                    };
-                let placed = place(
-                    &file,
-                    world,
-                    &Chosen {
-                        att: a,
-                        mesh: Some(target),
-                    },
-                    None,
-                );
-                if placed.points.len() != verts.len() {
-                    continue;
-                }
-                let d = placed
-                    .points
-                    .iter()
-                    .zip(verts)
-                    .map(|(q, &v)| {
-                        let s = mesh.vertices()[v];
-                        (q[0] - s.x).hypot(q[1] - s.y)
-                    })
-                    .fold(0.0, f64::max);
-                if best.is_none_or(|b| d < b.2) {
-                    best = Some((a, target, d));
-                }
-            }
-            let Some((_, target, d)) = best.filter(|b| b.2 <= MATCH_TOLERANCE_PX) else {
-                if pass == 1 && !written_part(&written, &file, part) {
-                    unmatched.push(part.clone());
-                }
-                continue;
-            };
-            let key = (target.skin, target.slot, target.name.clone());
-            if written.contains(&key) {
-                continue;
-            }
-            let _ = d;
-            let slot_bone = file.slots[target.slot].bone;
-            let rigid =
-                matches!(&target.kind, Kind::Mesh(m) if matches!(m.geometry, Geometry::Rigid(_)));
-            if rigid
-                && verts.iter().all(|&v| {
-                    rows[v].len() == 1
-                        && rows[v][0].0 == slot_bone
-                        && (rows[v][0].1 - 1.0).abs() < 1e-12
-                })
-            {
-                written.insert(key);
-                continue;
-            }
-            let mut out: Vec<Value> = Vec::new();
-            for (i, &v) in verts.iter().enumerate() {
-                let q = mesh.vertices()[v];
-                let mut row: Vec<(usize, f64)> = rows[v]
-                    .iter()
-                    .copied()
-                    .filter(|&(j, _)| {
-                        let ok = inverse[j].is_some();
-                        if !ok {
-                            singular.insert(file.bones[j].name.clone());
-                        }
-                        ok
-                    })
-                    .collect();
-                let s: f64 = row.iter().map(|r| r.1).sum();
-                if row.is_empty() || s <= 0.0 {
-                    return Err(spine_error(
-                        format!("attachment {:?} (slot {:?})", target.name, file.slots[target.slot].name),
-                        "vertices",
-                        Some(i),
-                        "every bone weighting it has a singular setup matrix (scale 0): no bind position",
-                    ));
-                }
-                row.iter_mut().for_each(|r| r.1 /= s);
-                out.push(json!(row.len()));
-                for (j, w) in row {
-                    let [bx, by] = apply(&inverse[j].expect("filtered"), [q.x, q.y]);
-                    out.extend([json!(j), json!(bx), json!(by), json!(w)]);
-                }
-            }
-            let slot_name = &file.slots[target.slot].name;
-            let skin_name = &file.skins[target.skin];
-            let node = attachment_json(&mut root, skin_name, slot_name, &target.name).ok_or_else(
-                || {
-                    spine_error(
-                        format!(
-                            "attachment {:?} (skin {skin_name:?}, slot {slot_name:?})",
-                            target.name
-                        ),
-                        "vertices",
-                        None,
-                        "not found in the source's JSON",
-                    )
-                },
-            )?;
-            node["vertices"] = Value::Array(out);
-            written.insert(key);
+    for pass in [Pass::Meshes, Pass::Linked] {
+        for p in (0..parts).filter(|&p| !region_parts[p]) {
+            out.mesh_part(p, pass)?;
         }
     }
-    if regions > 0 {
-        notes.push(format!(
-            "{regions} region attachments kept as they are (rigid to their slot's bone)"
-        ));
+    Ok(out.finish())
+}
+
+/// [`Error::Spine`] unless the scene's bones are the source's (names, in order).
+fn check_same_bones(scene: &Scene, file: &FileSkeleton) -> Result<()> {
+    let names = scene.skeleton.names();
+    if names.len() == file.bones.len() && names.iter().zip(&file.bones).all(|(a, b)| *a == b.name) {
+        return Ok(());
     }
-    if !unmatched.is_empty() {
-        notes.push(format!(
-            "{} parts match no mesh of the source (name and setup vertices): not written: {}",
-            unmatched.len(),
-            unmatched.join(", ")
-        ));
+    let at = names
+        .iter()
+        .zip(&file.bones)
+        .position(|(a, b)| *a != b.name)
+        .unwrap_or(names.len().min(file.bones.len()));
+    Err(spine_error(
+        "skeleton",
+        "bones",
+        None,
+        format!(
+            "the scene's {} bones differ from the source's {} at index {at} ({:?} vs {:?}): export to the project the scene was imported from",
+            names.len(),
+            file.bones.len(),
+            names.get(at),
+            file.bones.get(at).map(|b| &b.name)
+        ),
+    ))
+}
+
+/// The source's attachments a part may come from (by part name, with or without the skin).
+fn candidates<'f>(file: &'f FileSkeleton, part: &str) -> Vec<&'f FileAttachment> {
+    let base = base_name(part);
+    file.attachments
+        .iter()
+        .filter(|a| part_name(file, a, true) == base || part_name(file, a, false) == base)
+        .collect()
+}
+
+/// Whether a vertex's influences are exactly 1 on `bone`.
+fn rigid_to(row: &[(usize, f64)], bone: usize) -> bool {
+    row.len() == 1 && row[0].0 == bone && (row[0].1 - 1.0).abs() < 1e-12
+}
+
+/// The two passes over the parts: meshes of their own, then linked meshes whose parent no
+/// part wrote.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Pass {
+    Meshes,
+    Linked,
+}
+
+/// The source project being rewritten, and what has been written.
+struct SourceWriter<'a> {
+    scene: &'a Scene,
+    rows: &'a [Vec<(usize, f64)>],
+    file: &'a FileSkeleton,
+    /// Setup world matrices of the source's bones, and their inverses.
+    world: &'a [Affine2],
+    inverse: Vec<Option<Affine2>>,
+    /// Scene vertices of each part, in order.
+    part_vertices: Vec<Vec<usize>>,
+    options: &'a SpineExportOptions,
+    /// The source's JSON, rewritten in place.
+    root: Value,
+    /// `(skin, slot, attachment)` written (or kept as they are).
+    written: HashSet<(usize, usize, String)>,
+    /// Bones with a singular setup matrix whose weights were dropped.
+    singular: HashSet<String>,
+    regions_kept: usize,
+    converted: usize,
+    /// Regions the new weights bend, kept rigid.
+    bent: Vec<String>,
+    unmatched: Vec<String>,
+}
+
+impl<'a> SourceWriter<'a> {
+    /// A part that is one of the source's region attachments: kept, or (with
+    /// [`SpineExportOptions::regions_to_meshes`] and weights that bend it) written as a
+    /// weighted mesh. False when no region carries the part's name.
+    fn region_part(&mut self, p: usize) -> Result<bool> {
+        let file = self.file;
+        let part = &self.scene.mesh.parts()[p];
+        let regions: Vec<(&FileAttachment, &FileRegion)> = candidates(file, part)
+            .into_iter()
+            .filter_map(|a| match &a.kind {
+                Kind::Region(r) => Some((a, r)),
+                _ => None,
+            })
+            .collect();
+        if regions.is_empty() {
+            return Ok(false);
+        }
+        let verts = &self.part_vertices[p];
+        let found = regions
+            .iter()
+            .find_map(|&(a, r)| self.region_uvs(a, r, verts).map(|uvs| (a, r, uvs)));
+        let Some((a, r, uvs)) = found else {
+            self.regions_kept += 1;
+            return Ok(true);
+        };
+        let slot_bone = file.slots[a.slot].bone;
+        if verts.iter().all(|&v| rigid_to(&self.rows[v], slot_bone)) {
+            self.regions_kept += 1;
+            return Ok(true);
+        }
+        if !self.options.regions_to_meshes {
+            self.bent.push(part.clone());
+            return Ok(true);
+        }
+        let key = (a.skin, a.slot, a.name.clone());
+        if self.written.contains(&key) {
+            return Ok(true);
+        }
+        let vertices = self.weighted_vertices(a, p)?;
+        let node = self.node(a)?;
+        region_to_mesh(node, r, &uvs, vertices);
+        self.written.insert(key);
+        self.converted += 1;
+        Ok(true)
     }
-    if !singular.is_empty() {
-        let mut s: Vec<String> = singular.into_iter().collect();
-        s.sort();
-        notes.push(format!(
-            "weights on bones with a singular setup matrix were dropped and rows renormalized: {}",
-            s.join(", ")
-        ));
+
+    /// The texture coordinates (0..1 across the region's whole image, v down) of a region
+    /// part's four corners, recovered from their setup positions: the corners in the slot
+    /// bone's frame, moved and turned back by the attachment's `x, y, rotation` and divided
+    /// by its scaled `width × height`. `None` unless they are a rectangle of that image
+    /// (BL, BR, TR, TL) within [`REGION_UV_TOLERANCE`]: the part is not this region.
+    fn region_uvs(
+        &self,
+        a: &FileAttachment,
+        r: &FileRegion,
+        verts: &[usize],
+    ) -> Option<[[f64; 2]; 4]> {
+        if verts.len() != 4 {
+            return None;
+        }
+        let inv = self.inverse[self.file.slots[a.slot].bone].as_ref()?;
+        let (w, h) = (r.width * r.scale_x, r.height * r.scale_y);
+        if w == 0.0 || h == 0.0 {
+            return None;
+        }
+        let (sin, cos) = r.rotation.to_radians().sin_cos();
+        let mut uv = [[0.0; 2]; 4];
+        for (c, &v) in uv.iter_mut().zip(verts) {
+            let q = self.scene.mesh.vertices()[v];
+            let [x, y] = apply(inv, [q.x, q.y]);
+            let (dx, dy) = (x - r.x, y - r.y);
+            let (lx, ly) = (cos * dx + sin * dy, -sin * dx + cos * dy);
+            *c = [lx / w + 0.5, 0.5 - ly / h];
+        }
+        let tol = REGION_UV_TOLERANCE;
+        let near = |a: f64, b: f64| (a - b).abs() <= tol;
+        let inside = uv
+            .iter()
+            .flatten()
+            .all(|&x| x.is_finite() && (-tol..=1.0 + tol).contains(&x));
+        let rectangle = near(uv[0][0], uv[3][0])
+            && near(uv[1][0], uv[2][0])
+            && near(uv[0][1], uv[1][1])
+            && near(uv[2][1], uv[3][1])
+            && uv[1][0] > uv[0][0]
+            && uv[0][1] > uv[3][1];
+        (inside && rectangle).then(|| uv.map(|c| c.map(|x| x.clamp(0.0, 1.0))))
     }
-    Ok(SpineExport {
-        json: root,
-        atlas: None,
-        meshes: written.len(),
-        notes,
-    })
+
+    /// A part that is one of the source's meshes (or, in the second pass, a linked mesh's
+    /// parent): its weighted vertices written. Rigid meshes whose weights stay rigid are
+    /// left as they are.
+    fn mesh_part(&mut self, p: usize, pass: Pass) -> Result<()> {
+        let part = &self.scene.mesh.parts()[p];
+        let Some(target) = self.matching_mesh(p, pass) else {
+            if pass == Pass::Linked && !written_part(&self.written, self.file, part) {
+                self.unmatched.push(part.clone());
+            }
+            return Ok(());
+        };
+        let key = (target.skin, target.slot, target.name.clone());
+        if self.written.contains(&key) {
+            return Ok(());
+        }
+        let slot_bone = self.file.slots[target.slot].bone;
+        let rigid =
+            matches!(&target.kind, Kind::Mesh(m) if matches!(m.geometry, Geometry::Rigid(_)));
+        let verts = &self.part_vertices[p];
+        if rigid && verts.iter().all(|&v| rigid_to(&self.rows[v], slot_bone)) {
+            self.written.insert(key);
+            return Ok(());
+        }
+        let vertices = self.weighted_vertices(target, p)?;
+        self.node(target)?["vertices"] = Value::Array(vertices);
+        self.written.insert(key);
+        Ok(())
+    }
+
+    /// The mesh whose setup vertices the part has (within [`MATCH_TOLERANCE_PX`]): of the
+    /// candidates by name, the closest. In [`Pass::Linked`], a linked mesh's parent.
+    fn matching_mesh(&self, p: usize, pass: Pass) -> Option<&'a FileAttachment> {
+        let file = self.file;
+        let verts = &self.part_vertices[p];
+        let mut best: Option<(&'a FileAttachment, f64)> = None;
+        for a in candidates(file, &self.scene.mesh.parts()[p]) {
+            let target = match (&a.kind, pass) {
+                (Kind::Mesh(_), Pass::Meshes) => a,
+                (Kind::Linked { parent, skin }, Pass::Linked) => {
+                    let k = file
+                        .skins
+                        .iter()
+                        .position(|s| s == skin.as_deref().unwrap_or("default"));
+                    match file
+                        .attachments
+                        .iter()
+                        .find(|t| Some(t.skin) == k && t.slot == a.slot && &t.name == parent)
+                    {
+                        Some(t) if matches!(t.kind, Kind::Mesh(_)) => t,
+                        _ => continue,
+                    }
+                }
+                _ => continue,
+            };
+            let chosen = Chosen {
+                att: a,
+                mesh: Some(target),
+            };
+            let placed = place(file, self.world, &chosen, None);
+            if placed.points.len() != verts.len() {
+                continue;
+            }
+            let d = placed
+                .points
+                .iter()
+                .zip(verts)
+                .map(|(q, &v)| {
+                    let s = self.scene.mesh.vertices()[v];
+                    (q[0] - s.x).hypot(q[1] - s.y)
+                })
+                .fold(0.0, f64::max);
+            if best.is_none_or(|b| d < b.1) {
+                best = Some((target, d));
+            }
+        }
+        best.filter(|b| b.1 <= MATCH_TOLERANCE_PX).map(|b| b.0)
+    }
+
+    /// Spine's weighted `vertices` of part `p` written into attachment `a`: per vertex the
+    /// influence count, then `bone, bindX, bindY, weight`, the bind position the vertex's
+    /// setup position in that bone's setup frame. Influences on bones with a singular setup
+    /// matrix are dropped (remembered for a note) and the row renormalized.
+    fn weighted_vertices(&mut self, a: &FileAttachment, p: usize) -> Result<Vec<Value>> {
+        let file = self.file;
+        let mut out: Vec<Value> = Vec::new();
+        for (i, &v) in self.part_vertices[p].iter().enumerate() {
+            let q = self.scene.mesh.vertices()[v];
+            let mut row: Vec<(usize, f64)> = Vec::with_capacity(self.rows[v].len());
+            for &(j, w) in &self.rows[v] {
+                if self.inverse[j].is_some() {
+                    row.push((j, w));
+                } else {
+                    self.singular.insert(file.bones[j].name.clone());
+                }
+            }
+            let s: f64 = row.iter().map(|r| r.1).sum();
+            if row.is_empty() || s <= 0.0 {
+                return Err(spine_error(
+                    format!("attachment {:?} (slot {:?})", a.name, file.slots[a.slot].name),
+                    "vertices",
+                    Some(i),
+                    "every bone weighting it has a singular setup matrix (scale 0): no bind position",
+                ));
+            }
+            out.push(json!(row.len()));
+            for (j, w) in row {
+                let inv = self.inverse[j]
+                    .as_ref()
+                    .expect("kept only invertible bones");
+                let [bx, by] = apply(inv, [q.x, q.y]);
+                out.extend([json!(j), json!(bx), json!(by), json!(w / s)]);
+            }
+        }
+        Ok(out)
+    }
+
+    /// The JSON object of attachment `a` in the source.
+    fn node(&mut self, a: &FileAttachment) -> Result<&mut Value> {
+        let slot = &self.file.slots[a.slot].name;
+        let skin = &self.file.skins[a.skin];
+        attachment_json(&mut self.root, skin, slot, &a.name).ok_or_else(|| {
+            spine_error(
+                format!("attachment {:?} (skin {skin:?}, slot {slot:?})", a.name),
+                "vertices",
+                None,
+                "not found in the source's JSON",
+            )
+        })
+    }
+
+    /// The rewritten project and the notes on what was kept or left out.
+    fn finish(self) -> SpineExport {
+        let mut notes = Vec::new();
+        if self.regions_kept > 0 {
+            notes.push(format!(
+                "{} region attachments kept as they are (their new weights are rigid to their slot's bone)",
+                self.regions_kept
+            ));
+        }
+        if !self.bent.is_empty() {
+            notes.push(format!(
+                "{} region attachments are bent by the new weights but were kept rigid (--regions-to-meshes writes them as weighted meshes): {}",
+                self.bent.len(),
+                self.bent.join(", ")
+            ));
+        }
+        if self.converted > 0 {
+            notes.push(format!(
+                "{} region attachments written as weighted mesh attachments",
+                self.converted
+            ));
+        }
+        if !self.unmatched.is_empty() {
+            notes.push(format!(
+                "{} parts match no mesh of the source (name and setup vertices): not written: {}",
+                self.unmatched.len(),
+                self.unmatched.join(", ")
+            ));
+        }
+        if !self.singular.is_empty() {
+            let mut s: Vec<String> = self.singular.into_iter().collect();
+            s.sort();
+            notes.push(format!(
+                "weights on bones with a singular setup matrix were dropped and rows renormalized: {}",
+                s.join(", ")
+            ));
+        }
+        SpineExport {
+            json: self.root,
+            atlas: None,
+            meshes: self.written.len(),
+            regions_to_meshes: self.converted,
+            bent_regions: self.bent,
+            notes,
+        }
+    }
+}
+
+/// A region attachment's JSON turned into a weighted mesh of the same image: its placement
+/// (`x, y, rotation, scaleX, scaleY`) is in the vertices now; `path`, `color` and the rest
+/// stay, so the atlas lookup is the same.
+fn region_to_mesh(node: &mut Value, r: &FileRegion, uvs: &[[f64; 2]; 4], vertices: Vec<Value>) {
+    let Some(o) = node.as_object_mut() else {
+        return;
+    };
+    for k in ["x", "y", "rotation", "scaleX", "scaleY"] {
+        o.remove(k);
+    }
+    o.insert("type".into(), json!("mesh"));
+    o.insert(
+        "uvs".into(),
+        json!(uvs.iter().flatten().copied().collect::<Vec<f64>>()),
+    );
+    o.insert("triangles".into(), json!([0, 1, 2, 0, 2, 3]));
+    o.insert("hull".into(), json!(4));
+    o.insert("vertices".into(), Value::Array(vertices));
+    o.insert("width".into(), json!(r.width));
+    o.insert("height".into(), json!(r.height));
 }
 
 /// Whether some written mesh carries this part's name (a linked part whose parent was
 /// written from its own part is not unmatched).
 fn written_part(
     written: &HashSet<(usize, usize, String)>,
-    file: &super::parse::FileSkeleton,
+    file: &FileSkeleton,
     part: &str,
 ) -> bool {
     let base = base_name(part);
@@ -595,6 +836,8 @@ fn minimal(scene: &Scene, rows: &[Vec<(usize, f64)>]) -> Result<SpineExport> {
         json,
         atlas: atlas.filter(|t| !t.is_empty()),
         meshes,
+        regions_to_meshes: 0,
+        bent_regions: Vec::new(),
         notes,
     })
 }

@@ -99,6 +99,10 @@ pub struct SpineReport {
     pub keys: usize,
     /// IK constraints imported (applied after sampling a clip).
     pub ik: usize,
+    /// IK timelines imported (the clips' [`crate::animation::IkTrack`]s).
+    pub ik_timelines: usize,
+    /// Keys over those IK timelines.
+    pub ik_keys: usize,
     /// One entry per imported attachment, in part order.
     pub attachments: Vec<AttachmentReport>,
     /// Things skipped and repaired.
@@ -161,7 +165,7 @@ impl fmt::Display for SpineReport {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         writeln!(
             f,
-            "Spine {}: {} bones, {} slots, {} skins, {} animations ({} keys, {} IK); imported {} attachments ({} meshes, {} weighted vertices)",
+            "Spine {}: {} bones, {} slots, {} skins, {} animations ({} keys, {} IK{}); imported {} attachments ({} meshes, {} weighted vertices)",
             self.version,
             self.bones,
             self.slots,
@@ -169,6 +173,11 @@ impl fmt::Display for SpineReport {
             self.animations.len(),
             self.keys,
             self.ik,
+            if self.ik_timelines > 0 {
+                format!(", {} IK timelines of {} keys", self.ik_timelines, self.ik_keys)
+            } else {
+                String::new()
+            },
             self.attachments.len(),
             self.meshes(),
             self.weighted_vertices()
@@ -874,9 +883,28 @@ pub fn import_spine(
             Err(e) => report.notes.push(format!("IK constraint left out: {e}")),
         }
     }
-    report.keys = file.animation.clips.iter().map(|c| c.key_count()).sum();
+    let mut clips = file.animation.clips.clone();
+    let mut orphaned = Vec::new();
+    for c in &mut clips {
+        c.ik.retain(|t| {
+            let kept = ik.iter().any(|k| k.name == t.constraint);
+            if !kept {
+                orphaned.push(format!("{} ({})", c.name, t.constraint));
+            }
+            kept
+        });
+    }
+    if !orphaned.is_empty() {
+        report.notes.push(format!(
+            "IK timelines of left-out constraints dropped: {}",
+            orphaned.join(", ")
+        ));
+    }
+    report.keys = clips.iter().map(|c| c.key_count()).sum();
     report.ik = ik.len();
-    let scene = scene.with_animation(file.animation.clips.clone(), ik)?;
+    report.ik_timelines = clips.iter().map(|c| c.ik.len()).sum();
+    report.ik_keys = clips.iter().map(|c| c.ik_key_count()).sum();
+    let scene = scene.with_animation(clips, ik)?;
     Ok(SpineImport {
         scene,
         artist,

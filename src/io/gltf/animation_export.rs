@@ -13,7 +13,8 @@
 //! [`Error::InvalidClip`]). glTF nodes always inherit their parent's transform: bones with
 //! another inherit mode (DragonBones `inheritRotation: false`) move as ordinary children.
 
-use super::{BufferBuilder, FLOAT};
+use super::export::BufferBuilder;
+use super::FLOAT;
 use crate::animation::{Channel, ChannelKind, Clip, Curve, DEFAULT_FPS};
 use crate::error::{Error, Result};
 use crate::scene::Scene;

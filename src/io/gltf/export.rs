@@ -181,6 +181,7 @@ pub fn export_gltf(scene: &Scene, weights: &Weights, options: &GltfOptions) -> R
         options.scale,
         |j| j + 1,
         &mut buf,
+        options.extras,
     )?;
     buf.pad();
     let doc = document(scene, buf, skeleton, mesh, animations);

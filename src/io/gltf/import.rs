@@ -1,6 +1,7 @@
 //! glTF import: the first skinned mesh node as a planar scene with its weights (what is read
 //! and how is in the module documentation of [`super`]).
 
+use super::animation_import::read_clips;
 use super::json::{lookup, Doc, MeshJson, SkinJson};
 use super::primitives::{mesh_parts, plane_geometry, read_primitives, Kept};
 use super::reader::{load_buffers, Reader};
@@ -81,6 +82,9 @@ pub fn import_gltf_str(text: &str, base_dir: Option<&Path>, name: &str) -> Resul
         read.plane_z,
         &mut notes,
     )?;
+    let (lo, hi) = read.mesh.bounds();
+    let size = (hi.x - lo.x).max(hi.y - lo.y);
+    let clips = read_clips(&reader, target.skin, &skeleton, size, &mut notes)?;
     let weights = match &read.weight_rows {
         Some(rows) => Some(normalized_weights(rows, skeleton.len(), &mut notes)?),
         None => {
@@ -100,6 +104,9 @@ pub fn import_gltf_str(text: &str, base_dir: Option<&Path>, name: &str) -> Resul
         &mut notes,
     )?;
     let mut scene = Scene::new(name, read.mesh, skeleton, vec![])?;
+    if !clips.is_empty() {
+        scene = scene.with_animation(clips, Vec::new())?;
+    }
     let mut embedded_images = Vec::new();
     if let Some((art, embedded)) = art {
         scene = scene.with_art(art)?;

@@ -32,6 +32,8 @@ pub(super) struct Doc {
     /// implements none, so any is an error (glTF 2.0 spec, 3.12).
     #[serde(default)]
     pub(super) extensions_required: Vec<String>,
+    #[serde(default)]
+    pub(super) animations: Vec<AnimationJson>,
 }
 
 #[derive(Deserialize)]
@@ -100,6 +102,12 @@ pub(super) struct NodeJson {
     pub(super) mesh: Option<usize>,
     pub(super) skin: Option<usize>,
     pub(super) extras: Option<Value>,
+    /// The static TRS or matrix, kept as JSON: read (and checked) only when the file has
+    /// animations, so that a file without them imports as it always did.
+    pub(super) translation: Option<Value>,
+    pub(super) rotation: Option<Value>,
+    pub(super) scale: Option<Value>,
+    pub(super) matrix: Option<Value>,
 }
 
 #[derive(Deserialize)]
@@ -117,4 +125,38 @@ pub(super) fn lookup<'a, T>(list: &'a [T], i: usize, what: &str) -> Result<&'a T
             format!("does not exist (the file has {} {what})", list.len()),
         )
     })
+}
+
+#[derive(Deserialize)]
+pub(super) struct AnimationJson {
+    pub(super) name: Option<String>,
+    pub(super) channels: Vec<AnimationChannelJson>,
+    pub(super) samplers: Vec<SamplerJson>,
+    /// `extras.skinweights.duration`: the clip's length when it outlasts its last key.
+    pub(super) extras: Option<Value>,
+}
+
+#[derive(Deserialize)]
+pub(super) struct AnimationChannelJson {
+    pub(super) sampler: usize,
+    pub(super) target: TargetJson,
+}
+
+#[derive(Deserialize)]
+pub(super) struct TargetJson {
+    /// Absent when an extension (KHR_animation_pointer) names the target.
+    pub(super) node: Option<usize>,
+    pub(super) path: String,
+}
+
+#[derive(Deserialize)]
+pub(super) struct SamplerJson {
+    pub(super) input: usize,
+    #[serde(default = "linear")]
+    pub(super) interpolation: String,
+    pub(super) output: usize,
+}
+
+fn linear() -> String {
+    "LINEAR".into()
 }

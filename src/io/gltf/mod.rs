@@ -21,7 +21,8 @@
 //!   bind matrix, a mesh node carrying the skin, and one scene;
 //! - the scene's clips as animations on the joint nodes (`animation.rs`: translation,
 //!   rotation about z and scale channels; curves other than linear and stepped are sampled
-//!   at the clip's frames into `LINEAR` keys).
+//!   at the clip's frames into `LINEAR` keys; the clip's length in
+//!   `extras.skinweights.duration`).
 //!
 //! glTF cannot say everything a skinweights scene holds; with [`GltfOptions::extras`] (the
 //! default) the rest is written into `extras.skinweights` objects, which other tools keep as
@@ -38,7 +39,9 @@
 //! accessor vertex becomes one mesh vertex, so the mesh stays in one piece at the seams. With
 //! several primitives each becomes a part `primitive<i>` (unless `extras` name the parts); a
 //! vertex that several primitives use belongs to the part of the first of them. Textures
-//! become the scene's art (`texture.rs`). Then:
+//! become the scene's art (`texture.rs`), and the animations the scene's clips
+//! (`animation_import.rs`: `LINEAR`, `STEP` and `CUBICSPLINE` samplers on the joint nodes).
+//! Then:
 //!
 //! - **Plane.** The mesh must lie in a plane z = const (any constant): a vertex off that plane
 //!   is [`Error::NonPlanarMesh`]. x and y are kept, z dropped. Triangles clockwise seen from
@@ -67,6 +70,7 @@
 //! joints). Bad input is an [`Error`] naming the field, e.g. `accessors[3].byteOffset`.
 
 mod animation_export;
+mod animation_import;
 mod art_export;
 mod export;
 mod import;
@@ -76,6 +80,7 @@ mod reader;
 mod skeleton_read;
 mod texture;
 
+pub use animation_import::ROTATION_SAMPLING_TOLERANCE;
 pub use export::{export_gltf, truncation_note, GltfOptions};
 pub use import::{import_gltf, import_gltf_str, GltfImport, MAX_JOINTS, MAX_WEIGHT_ENTRIES};
 pub use texture::EmbeddedImage;

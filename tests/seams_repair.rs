@@ -74,16 +74,7 @@ fn two_rectangles_apart(gap: f64) -> Scene {
     let art = Art {
         images: Vec::new(),
         uvs,
-        layers: vec![
-            Layer {
-                part: "upper".into(),
-                image: None,
-            },
-            Layer {
-                part: "lower".into(),
-                image: None,
-            },
-        ],
+        layers: Layer::one_per_part(mesh.parts(), None),
     };
     Scene::new("two-rectangles", mesh, skeleton, Vec::new())
         .unwrap()

@@ -4,9 +4,11 @@
 use super::{check_outputs, parse_options, resolve_scene, spinner, BuiltinArgs};
 use clap::Args;
 use skinweights::io::{save_scene, WeightsFile};
-use skinweights::seams::repair::{repair, repaired_weights, RepairOptions, SmoothOptions};
+use skinweights::seams::repair::{
+    repair, repaired_weights, RepairOptions, RepairReport, SmoothOptions,
+};
 use skinweights::solvers::solver_by_name;
-use skinweights::{Error, Result};
+use skinweights::{Error, Result, Scene};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
@@ -80,6 +82,22 @@ impl RepairArgs {
             overlap: self.scene_overlap,
         }
     }
+
+    /// The repair steps the flags ask for.
+    fn repair_options(&self) -> RepairOptions {
+        RepairOptions {
+            weld: self.weld,
+            overlap: self.overlap,
+            merge_islands: self.merge_islands,
+            smooth_seams: self.smooth_seams,
+            smooth: SmoothOptions {
+                band: self.smooth_band,
+                ..SmoothOptions::default()
+            },
+            blend_overlaps: self.blend_overlaps,
+            weld_overlaps: self.weld_overlaps,
+        }
+    }
 }
 
 /// Runs `repair`.
@@ -102,18 +120,7 @@ pub fn run(a: RepairArgs) -> Result<ExitCode> {
         ));
     }
     let scene = resolve_scene(Some(&a.scene), &a.builtin())?;
-    let options = RepairOptions {
-        weld: a.weld,
-        overlap: a.overlap,
-        merge_islands: a.merge_islands,
-        smooth_seams: a.smooth_seams,
-        smooth: SmoothOptions {
-            band: a.smooth_band,
-            ..SmoothOptions::default()
-        },
-        blend_overlaps: a.blend_overlaps,
-        weld_overlaps: a.weld_overlaps,
-    };
+    let options = a.repair_options();
     let pb = spinner(format!(
         "repairing {} ({} vertices)",
         scene.name,
@@ -122,67 +129,8 @@ pub fn run(a: RepairArgs) -> Result<ExitCode> {
     let repaired = repair(&scene, &options);
     pb.finish_and_clear();
     let (fixed, report) = repaired?;
-    if let Some(r) = &report.islands {
-        println!(
-            "tiny components (< {} px^2): {} islands merged, {} already in their neighbour's \
-             part, {} kept; {} holes closed ({:.3} px^2)",
-            r.area,
-            r.merged.len(),
-            r.already_same_part,
-            r.kept.len(),
-            r.holes_closed,
-            r.hole_area_closed
-        );
-        for m in &r.merged {
-            println!(
-                "  island of {} vertices ({:.3} px^2): {} -> {} ({:.3} px away{})",
-                m.vertices,
-                m.area,
-                m.from,
-                m.into,
-                m.distance,
-                m.colour_distance
-                    .map(|c| format!(", colour distance {c:.3}"))
-                    .unwrap_or_default()
-            );
-        }
-        for k in &r.kept {
-            println!("  kept: {k}");
-        }
-    }
-    if let Some(r) = &report.weld {
-        println!(
-            "weld (tolerance {} px): {} seams, {} vertices moved (max {:.4} px), {} inserted; \
-             silhouette moved {:.4} px",
-            r.tolerance,
-            r.seams.len(),
-            r.vertices_moved,
-            r.max_displacement,
-            r.vertices_inserted,
-            r.silhouette_change
-        );
-        for s in &r.seams {
-            println!(
-                "  seam {} | {}: {} shared positions",
-                s.layers[0], s.layers[1], s.vertices
-            );
-        }
-    }
-    if let Some(r) = &report.overlap {
-        println!(
-            "overlap ({} px): {} seams extended, {} vertices and {} triangles added, {:.3} px^2 \
-             under the front layers; existing vertices moved: {}; silhouette moved {:.4} px",
-            r.px,
-            r.seams,
-            r.vertices_added,
-            r.triangles_added,
-            r.area_added,
-            r.vertices_moved,
-            r.silhouette_change
-        );
-        if r.seams == 0 {
-            println!("  no welded seam between a back and a front layer: nothing to extend");
-        }
+    if report != RepairReport::default() {
+        println!("{report}");
     }
     if !fixed.seams.is_empty() {
         println!(
@@ -201,52 +149,40 @@ pub fn run(a: RepairArgs) -> Result<ExitCode> {
         fixed.mesh.triangle_count()
     );
     if let (Some(name), Some(path)) = (&a.solver, &a.weights) {
-        let solver = solver_by_name(name, &parse_options(&a.options)?)?;
-        let pb = spinner(format!(
-            "{name}: each layer alone and on the layers joined at their seams"
-        ));
-        let solved = repaired_weights(&fixed, &options, solver.as_ref());
-        pb.finish_and_clear();
-        let (weights, r) = solved?;
-        let c = &r.consistent;
-        println!(
-            "seam-consistent weights ({name}): {} seam positions ({} joined), {} overlap \
-             vertices interpolated; max weight difference across a seam: layers alone {:.4}, \
-             seam-consistent {:.1e} ({:.3} s)",
-            c.seam_positions,
-            c.joined,
-            c.overlap_vertices,
-            c.alone_max_difference,
-            c.consistent_max_difference,
-            c.seconds
-        );
-        if let Some(s) = &r.smooth {
-            println!(
-                "smoothing (band {} px): {} band vertices, {} rows changed (max {:.4}), {} \
-                 silhouette vertices unchanged; seam difference {:.1e} -> {:.1e}",
-                options.smooth.band,
-                s.band_vertices,
-                s.vertices_changed,
-                s.max_change,
-                s.silhouette_vertices,
-                s.seam_difference[0],
-                s.seam_difference[1]
-            );
-        }
-        if let Some(o) = &c.overlap {
-            println!(
-                "overlap blend: layers linked by a joint {:?}, {} vertices blended; weight \
-                 difference in the overlaps {:.4} -> {:.4}",
-                o.linked, o.vertices_blended, o.overlap_difference[0], o.overlap_difference[1]
-            );
-        }
-        WeightsFile::new(&fixed.name, name, fixed.skeleton.names(), &weights).save(path)?;
-        println!(
-            "wrote {}; check it with: skinweights lint {} {}",
-            path.display(),
-            a.output.display(),
-            path.display()
-        );
+        write_weights(&a, &fixed, &options, name, path)?;
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// Solves the seam-consistent weights of the repaired scene with solver `name` (and the
+/// weight steps `options` asks for), prints what they did and writes them to `path`.
+fn write_weights(
+    a: &RepairArgs,
+    fixed: &Scene,
+    options: &RepairOptions,
+    name: &str,
+    path: &Path,
+) -> Result<()> {
+    let solver = solver_by_name(name, &parse_options(&a.options)?)?;
+    let pb = spinner(format!(
+        "{name}: each layer alone and on the layers joined at their seams"
+    ));
+    let solved = repaired_weights(fixed, options, solver.as_ref());
+    pb.finish_and_clear();
+    let (weights, r) = solved?;
+    println!("seam-consistent weights ({name}): {}", r.consistent);
+    if let Some(s) = &r.smooth {
+        println!("smoothing (band {} px): {s}", options.smooth.band);
+    }
+    if let Some(o) = &r.consistent.overlap {
+        println!("{o}");
+    }
+    WeightsFile::new(&fixed.name, name, fixed.skeleton.names(), &weights).save(path)?;
+    println!(
+        "wrote {}; check it with: skinweights lint {} {}",
+        path.display(),
+        a.output.display(),
+        path.display()
+    );
+    Ok(())
 }

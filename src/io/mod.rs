@@ -10,6 +10,7 @@ pub mod binary;
 pub mod dragonbones;
 pub mod gltf;
 pub mod godot;
+mod scene_builder;
 mod scene_json;
 pub mod spine;
 mod sprite;

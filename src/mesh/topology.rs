@@ -92,108 +92,17 @@ impl Topology {
                 ),
             });
         }
-        // Half-edges bucketed by their lower vertex (a counting sort), then each small bucket
-        // sorted by the upper vertex: twins end up adjacent and edges come out sorted by
-        // (lo, hi), in O(n) instead of one global sort of every half-edge.
-        let mut bucket = vec![0u32; n + 1];
-        for tri in triangles {
-            for k in 0..3 {
-                bucket[tri[k].min(tri[(k + 1) % 3]) + 1] += 1;
-            }
-        }
-        for v in 0..n {
-            bucket[v + 1] += bucket[v];
-        }
-        let mut fill = bucket[..n].to_vec();
-        // (upper vertex, 2 x half-edge id + 1 if it runs downwards), half-edge id = 3 x
-        // triangle + corner: the low bit keeps the ids' order and tells twins apart.
-        let mut half = vec![(0u32, 0u32); triangles.len() * 3];
-        for (t, tri) in triangles.iter().enumerate() {
-            for k in 0..3 {
-                let (a, b) = (tri[k], tri[(k + 1) % 3]);
-                let lo = a.min(b);
-                half[fill[lo] as usize] =
-                    (a.max(b) as u32, ((t * 3 + k) * 2 + (a > b) as usize) as u32);
-                fill[lo] += 1;
-            }
-        }
-        drop(fill);
-        let mut edges = Vec::with_capacity(half.len() / 2 + 16);
-        let mut boundary_edges = Vec::new();
-        let mut degree = vec![0u32; n];
-        for a in 0..n {
-            let group = &mut half[bucket[a] as usize..bucket[a + 1] as usize];
-            if group.len() > 1 {
-                group.sort_unstable();
-            }
-            let mut i = 0;
-            while i < group.len() {
-                let b = group[i].0 as usize;
-                let mut j = i + 1;
-                while j < group.len() && group[j].0 as usize == b {
-                    j += 1;
-                }
-                let count = j - i;
-                // Two counter-clockwise triangles (every stored triangle is) with the same
-                // three vertices have the same cyclic order, so they run along a shared edge
-                // in the same direction: twins running opposite ways cannot repeat a triangle,
-                // and cannot overlap either (their third corners lie on opposite sides).
-                let same_way = count == 2 && (group[i].1 ^ group[i + 1].1) & 1 == 0;
-                if count > 2 || same_way {
-                    let (repeats, first) = repeated_triangles(triangles, a, b, &group[i..j]);
-                    if let Some((t, earlier)) = first {
-                        if strict {
-                            return Err(Error::RepeatedTriangle {
-                                triangle: t,
-                                first: earlier,
-                                corners: triangles[t],
-                            });
-                        }
-                        found.first_repeated.get_or_insert((t, earlier));
-                    }
-                    found.repeated_triangles += repeats;
-                }
-                let first_triangle = (group[i].1 >> 1) as usize / 3;
-                if count > 2 {
-                    if strict {
-                        return Err(Error::NonManifoldEdge {
-                            a,
-                            b,
-                            count,
-                            triangle: first_triangle,
-                        });
-                    }
-                    found.non_manifold_edges += 1;
-                    found.first_non_manifold_edge.get_or_insert(([a, b], count));
-                } else if same_way {
-                    if strict {
-                        return Err(Error::FoldedEdge {
-                            a,
-                            b,
-                            first: first_triangle,
-                            second: (group[i + 1].1 >> 1) as usize / 3,
-                        });
-                    }
-                    found.folded_edges += 1;
-                    found.first_folded_edge.get_or_insert([a, b]);
-                }
-                if count == 1 {
-                    let h = (group[i].1 >> 1) as usize;
-                    let tri = triangles[h / 3];
-                    boundary_edges.push([tri[h % 3], tri[(h % 3 + 1) % 3]]);
-                }
-                edges.push([a, b]);
-                degree[a] += 1;
-                degree[b] += 1;
-                i = j;
-            }
-        }
+        let HalfEdges {
+            mut bucket,
+            mut half,
+        } = HalfEdges::bucketed(n, triangles);
+        let scan = scan_edges(n, triangles, &bucket, &mut half, strict, &mut found)?;
         if strict {
-            if let Some(v) = degree.iter().position(|&d| d == 0) {
+            if let Some(v) = scan.degree.iter().position(|&d| d == 0) {
                 return Err(Error::UnreferencedVertex { vertex: v });
             }
         } else {
-            found.unused_vertices = (0..n).filter(|&v| degree[v] == 0).collect();
+            found.unused_vertices = (0..n).filter(|&v| scan.degree[v] == 0).collect();
         }
         // The fan check reuses the half-edge array (one entry per triangle corner, as there
         // is one per half-edge) and the bucket array for its per-vertex starts.
@@ -206,36 +115,15 @@ impl Topology {
             found.first_pinched = Some((vertex, fans));
         }
         drop(half);
-        let mut offsets = Vec::with_capacity(n + 1);
-        offsets.push(0);
-        for &d in &degree {
-            offsets.push(offsets.last().unwrap() + d as usize);
-        }
-        // Per-vertex write cursors, in the (no longer needed) bucket array.
-        let mut fill = bucket;
-        for v in 0..n {
-            fill[v] = offsets[v] as u32;
-        }
-        let mut neighbors = vec![0usize; offsets[n]];
-        for &[a, b] in &edges {
-            neighbors[fill[a] as usize] = b;
-            fill[a] += 1;
-            neighbors[fill[b] as usize] = a;
-            fill[b] += 1;
-        }
-        // Edges are visited in (a, b) order, so each vertex's higher neighbours arrive sorted
-        // and after its lower ones, which arrive sorted too: every list is already sorted.
-        debug_assert!((0..n).all(|v| neighbors[offsets[v]..offsets[v + 1]]
-            .windows(2)
-            .all(|w| w[0] < w[1])));
-        let boundary_loops = trace_loops(&boundary_edges);
+        let (offsets, neighbors) = csr_adjacency(n, &scan.degree, &scan.edges, bucket);
+        let boundary_loops = trace_loops(&scan.boundary_edges);
         let (component_of, component_count) = components(n, &offsets, &neighbors);
         Ok((
             Topology {
-                edges,
+                edges: scan.edges,
                 offsets,
                 neighbors,
-                boundary_edges,
+                boundary_edges: scan.boundary_edges,
                 boundary_loops,
                 component_of,
                 component_count,
@@ -566,4 +454,182 @@ fn components(n: usize, offsets: &[usize], neighbors: &[usize]) -> (Vec<usize>, 
         count += 1;
     }
     (comp, count)
+}
+
+/// Half-edges bucketed by their lower vertex (a counting sort): twins end up in one bucket,
+/// and sorting each small bucket by the upper vertex puts them side by side with the edges
+/// in (lo, hi) order, in O(n) instead of one global sort of every half-edge.
+struct HalfEdges {
+    /// Bucket of vertex `v`: `half[bucket[v]..bucket[v + 1]]`.
+    bucket: Vec<u32>,
+    /// (upper vertex, 2 x half-edge id + 1 if it runs downwards), half-edge id = 3 x
+    /// triangle + corner: the low bit keeps the ids' order and tells twins apart.
+    half: Vec<(u32, u32)>,
+}
+
+impl HalfEdges {
+    fn bucketed(n: usize, triangles: &[[usize; 3]]) -> Self {
+        let mut bucket = vec![0u32; n + 1];
+        for tri in triangles {
+            for k in 0..3 {
+                bucket[tri[k].min(tri[(k + 1) % 3]) + 1] += 1;
+            }
+        }
+        for v in 0..n {
+            bucket[v + 1] += bucket[v];
+        }
+        let mut fill = bucket[..n].to_vec();
+        let mut half = vec![(0u32, 0u32); triangles.len() * 3];
+        for (t, tri) in triangles.iter().enumerate() {
+            for k in 0..3 {
+                let (a, b) = (tri[k], tri[(k + 1) % 3]);
+                let lo = a.min(b);
+                half[fill[lo] as usize] =
+                    (a.max(b) as u32, ((t * 3 + k) * 2 + (a > b) as usize) as u32);
+                fill[lo] += 1;
+            }
+        }
+        HalfEdges { bucket, half }
+    }
+}
+
+/// The unique edges found by [`scan_edges`].
+struct EdgeScan {
+    /// Undirected, sorted.
+    edges: Vec<[usize; 2]>,
+    /// Edges of one triangle, directed as in it.
+    boundary_edges: Vec<[usize; 2]>,
+    /// Edges at every vertex.
+    degree: Vec<u32>,
+}
+
+/// Walks the bucketed half-edges ([`HalfEdges`]) edge by edge: the unique edges, the
+/// boundary, the degrees; repeated triangles, edges of three or more triangles and folded
+/// edges fail a strict build and are counted in `found` otherwise.
+fn scan_edges(
+    n: usize,
+    triangles: &[[usize; 3]],
+    bucket: &[u32],
+    half: &mut [(u32, u32)],
+    strict: bool,
+    found: &mut Irregularities,
+) -> Result<EdgeScan> {
+    let mut scan = EdgeScan {
+        edges: Vec::with_capacity(half.len() / 2 + 16),
+        boundary_edges: Vec::new(),
+        degree: vec![0u32; n],
+    };
+    for a in 0..n {
+        let group = &mut half[bucket[a] as usize..bucket[a + 1] as usize];
+        if group.len() > 1 {
+            group.sort_unstable();
+        }
+        let mut i = 0;
+        while i < group.len() {
+            let b = group[i].0 as usize;
+            let mut j = i + 1;
+            while j < group.len() && group[j].0 as usize == b {
+                j += 1;
+            }
+            check_edge(triangles, [a, b], &group[i..j], strict, found)?;
+            if j - i == 1 {
+                let h = (group[i].1 >> 1) as usize;
+                let tri = triangles[h / 3];
+                scan.boundary_edges.push([tri[h % 3], tri[(h % 3 + 1) % 3]]);
+            }
+            scan.edges.push([a, b]);
+            scan.degree[a] += 1;
+            scan.degree[b] += 1;
+            i = j;
+        }
+    }
+    Ok(scan)
+}
+
+/// Checks edge `[a, b]` (`a < b`) against its half-edges `group`: repeated triangles, more
+/// than two triangles, two triangles on the same side (a fold).
+fn check_edge(
+    triangles: &[[usize; 3]],
+    [a, b]: [usize; 2],
+    group: &[(u32, u32)],
+    strict: bool,
+    found: &mut Irregularities,
+) -> Result<()> {
+    let count = group.len();
+    // Two counter-clockwise triangles (every stored triangle is) with the same three
+    // vertices have the same cyclic order, so they run along a shared edge in the same
+    // direction: twins running opposite ways cannot repeat a triangle, and cannot overlap
+    // either (their third corners lie on opposite sides).
+    let same_way = count == 2 && (group[0].1 ^ group[1].1) & 1 == 0;
+    if count > 2 || same_way {
+        let (repeats, first) = repeated_triangles(triangles, a, b, group);
+        if let Some((t, earlier)) = first {
+            if strict {
+                return Err(Error::RepeatedTriangle {
+                    triangle: t,
+                    first: earlier,
+                    corners: triangles[t],
+                });
+            }
+            found.first_repeated.get_or_insert((t, earlier));
+        }
+        found.repeated_triangles += repeats;
+    }
+    let first_triangle = (group[0].1 >> 1) as usize / 3;
+    if count > 2 {
+        if strict {
+            return Err(Error::NonManifoldEdge {
+                a,
+                b,
+                count,
+                triangle: first_triangle,
+            });
+        }
+        found.non_manifold_edges += 1;
+        found.first_non_manifold_edge.get_or_insert(([a, b], count));
+    } else if same_way {
+        if strict {
+            return Err(Error::FoldedEdge {
+                a,
+                b,
+                first: first_triangle,
+                second: (group[1].1 >> 1) as usize / 3,
+            });
+        }
+        found.folded_edges += 1;
+        found.first_folded_edge.get_or_insert([a, b]);
+    }
+    Ok(())
+}
+
+/// CSR adjacency (offsets, neighbours) from the sorted unique edges; `scratch` (the bucket
+/// array, no longer needed, of at least `n` entries) holds the write cursors.
+fn csr_adjacency(
+    n: usize,
+    degree: &[u32],
+    edges: &[[usize; 2]],
+    scratch: Vec<u32>,
+) -> (Vec<usize>, Vec<usize>) {
+    let mut offsets = Vec::with_capacity(n + 1);
+    offsets.push(0);
+    for &d in degree {
+        offsets.push(offsets.last().unwrap() + d as usize);
+    }
+    let mut fill = scratch;
+    for v in 0..n {
+        fill[v] = offsets[v] as u32;
+    }
+    let mut neighbors = vec![0usize; offsets[n]];
+    for &[a, b] in edges {
+        neighbors[fill[a] as usize] = b;
+        fill[a] += 1;
+        neighbors[fill[b] as usize] = a;
+        fill[b] += 1;
+    }
+    // Edges are visited in (a, b) order, so each vertex's higher neighbours arrive sorted
+    // and after its lower ones, which arrive sorted too: every list is already sorted.
+    debug_assert!((0..n).all(|v| neighbors[offsets[v]..offsets[v + 1]]
+        .windows(2)
+        .all(|w| w[0] < w[1])));
+    (offsets, neighbors)
 }

@@ -2,8 +2,9 @@
 
 use super::Affine;
 use crate::error::{Error, Result};
+use crate::mesh::Mesh;
 use crate::scene::Scene;
-use crate::skeleton::Inherit;
+use crate::skeleton::{Bone, Inherit};
 use crate::skinning::check_shape;
 use crate::weights::{Weights, EXPORT_ROW_SUM_TOLERANCE};
 use serde_json::{json, Value};
@@ -42,41 +43,9 @@ pub fn export_dragonbones(scene: &Scene, weights: &Weights) -> Result<Value> {
         .iter()
         .map(|m| Affine::from_isometry(m).flip_y())
         .collect();
-    let mut bone_json = Vec::with_capacity(bones.len());
-    for (j, b) in bones.iter().enumerate() {
-        let local = match b.parent {
-            // Rest transforms are rotations, always invertible.
-            Some(p) => world[p]
-                .inverse()
-                .map_or(world[j], |inv| inv.then(world[j])),
-            None => world[j],
-        };
-        let inherit = b.local.map(|l| l.inherit).unwrap_or_default();
-        // A bone that inherits no rotation holds its world angle (DragonBones'
-        // `inheritRotation: false`).
-        let deg = match inherit {
-            Inherit::OnlyTranslation => world[j].angle().to_degrees(),
-            _ => local.angle().to_degrees(),
-        };
-        let mut o = json!({
-            "name": b.name,
-            "length": b.length(),
-            "transform": {"x": local.tx, "y": local.ty, "skX": deg, "skY": deg},
-        });
-        match inherit {
-            Inherit::Normal => {}
-            Inherit::OnlyTranslation | Inherit::NoRotationOrReflection => {
-                o["inheritRotation"] = json!(false)
-            }
-            Inherit::NoScale | Inherit::NoScaleOrReflection | Inherit::ParentAngleOnly => {
-                o["inheritScale"] = json!(false)
-            }
-        }
-        if let Some(p) = b.parent {
-            o["parent"] = json!(bones[p].name);
-        }
-        bone_json.push(o);
-    }
+    let bone_json: Vec<Value> = (0..bones.len())
+        .map(|j| bone_entry(bones, &world, j))
+        .collect();
     let root = bones
         .iter()
         .find(|b| b.parent.is_none())
@@ -84,85 +53,18 @@ pub fn export_dragonbones(scene: &Scene, weights: &Weights) -> Result<Value> {
         .unwrap_or_default();
 
     let parts = mesh.parts();
-    let part_triangles = triangles_by_part(mesh);
-
     let influences = weights.influences();
     let mut slots = Vec::new();
     let mut displays = Vec::new();
-    for (p, tris) in part_triangles.iter().enumerate() {
+    for (p, tris) in triangles_by_part(mesh).iter().enumerate() {
         if tris.is_empty() {
             continue;
         }
-        let mut used: Vec<usize> = tris.iter().flatten().copied().collect();
-        used.sort_unstable();
-        used.dedup();
-        let mut local_index = std::collections::HashMap::with_capacity(used.len());
-        for (i, &v) in used.iter().enumerate() {
-            local_index.insert(v, i);
-        }
-        let points: Vec<[f64; 2]> = used
-            .iter()
-            .map(|&v| {
-                let q = mesh.vertices()[v];
-                [q.x, -q.y]
-            })
-            .collect();
-        let (mut lo, mut hi) = ([f64::INFINITY; 2], [f64::NEG_INFINITY; 2]);
-        for q in &points {
-            for k in 0..2 {
-                lo[k] = lo[k].min(q[k]);
-                hi[k] = hi[k].max(q[k]);
-            }
-        }
-        let size = [(hi[0] - lo[0]).max(1e-9), (hi[1] - lo[1]).max(1e-9)];
-        let mut display_bones: Vec<usize> = Vec::new();
-        let mut weight_list = Vec::new();
-        for &v in &used {
-            let row = &influences[v];
-            weight_list.push(json!(row.len()));
-            for &(j, w) in row {
-                weight_list.push(json!(j));
-                weight_list.push(json!(w));
-                if !display_bones.contains(&j) {
-                    display_bones.push(j);
-                }
-            }
-        }
-        display_bones.sort_unstable();
-        let bone_pose: Vec<f64> = display_bones
-            .iter()
-            .flat_map(|&j| std::iter::once(j as f64).chain(world[j].to_array()))
-            .collect();
-        displays.push(json!({
-            "name": parts[p],
-            "display": [{
-                "type": "mesh",
-                "name": parts[p],
-                "width": size[0],
-                "height": size[1],
-                "vertices": points.iter().flatten().collect::<Vec<_>>(),
-                "uvs": points.iter().flat_map(|q| [(q[0] - lo[0]) / size[0], (q[1] - lo[1]) / size[1]]).collect::<Vec<_>>(),
-                "triangles": tris.iter().flatten().map(|v| local_index[v]).collect::<Vec<_>>(),
-                "weights": weight_list,
-                "slotPose": Affine::IDENTITY.to_array(),
-                "bonePose": bone_pose,
-            }],
-        }));
+        displays.push(mesh_display(&parts[p], tris, mesh, &influences, &world));
         slots.push(json!({"name": parts[p], "parent": root}));
     }
 
-    let (rate, animations) = if scene.clips.is_empty() {
-        (
-            24.0,
-            vec![json!({"name": "setup", "duration": 1, "playTimes": 0})],
-        )
-    } else {
-        for clip in &scene.clips {
-            clip.check(&scene.skeleton)?;
-        }
-        let rate = super::clips::export_rate(&scene.clips, None)?;
-        (rate, super::clips::write_clips(&scene.clips, rate)?)
-    };
+    let (rate, animations) = animations(scene)?;
     let first = animations[0]["name"].clone();
     let (lo, hi) = mesh.bounds();
     Ok(json!({
@@ -184,6 +86,126 @@ pub fn export_dragonbones(scene: &Scene, weights: &Weights) -> Result<Value> {
     }))
 }
 
+/// Bone `j`'s armature entry: its setup transform = its rest frame (`world`, y-down)
+/// relative to its parent's, its length and inheritance flags.
+fn bone_entry(bones: &[Bone], world: &[Affine], j: usize) -> Value {
+    let b = &bones[j];
+    let local = match b.parent {
+        // Rest transforms are rotations, always invertible.
+        Some(p) => world[p]
+            .inverse()
+            .map_or(world[j], |inv| inv.then(world[j])),
+        None => world[j],
+    };
+    let inherit = b.local.map(|l| l.inherit).unwrap_or_default();
+    // A bone that inherits no rotation holds its world angle (DragonBones'
+    // `inheritRotation: false`).
+    let deg = match inherit {
+        Inherit::OnlyTranslation => world[j].angle().to_degrees(),
+        _ => local.angle().to_degrees(),
+    };
+    let mut o = json!({
+        "name": b.name,
+        "length": b.length(),
+        "transform": {"x": local.tx, "y": local.ty, "skX": deg, "skY": deg},
+    });
+    match inherit {
+        Inherit::Normal => {}
+        Inherit::OnlyTranslation | Inherit::NoRotationOrReflection => {
+            o["inheritRotation"] = json!(false)
+        }
+        Inherit::NoScale | Inherit::NoScaleOrReflection | Inherit::ParentAngleOnly => {
+            o["inheritScale"] = json!(false)
+        }
+    }
+    if let Some(p) = b.parent {
+        o["parent"] = json!(bones[p].name);
+    }
+    o
+}
+
+/// The slot display of part `name`: a weighted mesh of the vertices its triangles `tris`
+/// use, in armature space (y-down), placeholder `uvs` over its bounding box, the rest
+/// matrix of every bone it uses.
+fn mesh_display(
+    name: &str,
+    tris: &[[usize; 3]],
+    mesh: &Mesh,
+    influences: &[Vec<(usize, f64)>],
+    world: &[Affine],
+) -> Value {
+    let mut used: Vec<usize> = tris.iter().flatten().copied().collect();
+    used.sort_unstable();
+    used.dedup();
+    let mut local_index = std::collections::HashMap::with_capacity(used.len());
+    for (i, &v) in used.iter().enumerate() {
+        local_index.insert(v, i);
+    }
+    let points: Vec<[f64; 2]> = used
+        .iter()
+        .map(|&v| {
+            let q = mesh.vertices()[v];
+            [q.x, -q.y]
+        })
+        .collect();
+    let (mut lo, mut hi) = ([f64::INFINITY; 2], [f64::NEG_INFINITY; 2]);
+    for q in &points {
+        for k in 0..2 {
+            lo[k] = lo[k].min(q[k]);
+            hi[k] = hi[k].max(q[k]);
+        }
+    }
+    let size = [(hi[0] - lo[0]).max(1e-9), (hi[1] - lo[1]).max(1e-9)];
+    let mut display_bones: Vec<usize> = Vec::new();
+    let mut weight_list = Vec::new();
+    for &v in &used {
+        let row = &influences[v];
+        weight_list.push(json!(row.len()));
+        for &(j, w) in row {
+            weight_list.push(json!(j));
+            weight_list.push(json!(w));
+            if !display_bones.contains(&j) {
+                display_bones.push(j);
+            }
+        }
+    }
+    display_bones.sort_unstable();
+    let bone_pose: Vec<f64> = display_bones
+        .iter()
+        .flat_map(|&j| std::iter::once(j as f64).chain(world[j].to_array()))
+        .collect();
+    json!({
+        "name": name,
+        "display": [{
+            "type": "mesh",
+            "name": name,
+            "width": size[0],
+            "height": size[1],
+            "vertices": points.iter().flatten().collect::<Vec<_>>(),
+            "uvs": points.iter().flat_map(|q| [(q[0] - lo[0]) / size[0], (q[1] - lo[1]) / size[1]]).collect::<Vec<_>>(),
+            "triangles": tris.iter().flatten().map(|v| local_index[v]).collect::<Vec<_>>(),
+            "weights": weight_list,
+            "slotPose": Affine::IDENTITY.to_array(),
+            "bonePose": bone_pose,
+        }],
+    })
+}
+
+/// The frame rate and the animations: the scene's clips, else one empty `setup`.
+fn animations(scene: &Scene) -> Result<(f64, Vec<Value>)> {
+    if scene.clips.is_empty() {
+        return Ok((
+            24.0,
+            vec![json!({"name": "setup", "duration": 1, "playTimes": 0})],
+        ));
+    }
+    for clip in &scene.clips {
+        clip.check(&scene.skeleton)?;
+    }
+    let rate = super::clips::export_rate(&scene.clips, None)?;
+    Ok((rate, super::clips::write_clips(&scene.clips, rate)?))
+}
+
 /// [`export_dragonbones`] written to `path` (overwrites; the CLI asks before doing so).
 pub fn save_dragonbones(scene: &Scene, weights: &Weights, path: impl AsRef<Path>) -> Result<()> {
     let path = path.as_ref();
@@ -197,7 +219,7 @@ pub fn save_dragonbones(scene: &Scene, weights: &Weights, path: impl AsRef<Path>
 
 /// Each part's triangles: a triangle goes to the part most of its corners belong to (ties:
 /// the first corner's). Shared with the Spine export.
-pub(crate) fn triangles_by_part(mesh: &crate::mesh::Mesh) -> Vec<Vec<[usize; 3]>> {
+pub(crate) fn triangles_by_part(mesh: &Mesh) -> Vec<Vec<[usize; 3]>> {
     let vp = mesh.vertex_parts();
     let mut part_triangles: Vec<Vec<[usize; 3]>> = vec![Vec::new(); mesh.parts().len()];
     for &t in mesh.triangles() {

@@ -4,13 +4,14 @@ use super::atlas::{atlas_art, Atlas};
 use super::parse::{parse_armature, FileArmature, FileBone, FileMesh};
 use super::{to_scene, Affine, MAX_COORDINATE, MAX_SCALE};
 use crate::error::{Error, Result};
+use crate::io::scene_builder::SceneBuilder;
 use crate::io::WeightsFile;
 use crate::mesh::{signed_area2, Mesh};
 use crate::scene::{Probe, Scene, Watch};
 use crate::skeleton::{Bone, Inherit, LocalTransform, Pose, Skeleton};
 use crate::weights::Weights;
 use nalgebra::{Isometry2, Point2, Vector2};
-use std::collections::{BTreeMap, HashMap, HashSet};
+use std::collections::{BTreeMap, HashMap};
 use std::fmt;
 use std::path::Path;
 
@@ -244,137 +245,24 @@ fn import(text: &str, atlas: Option<&Atlas>) -> Result<DragonBonesImport> {
     }
     let setup_world = forward_kinematics(&bones, &order, &[]);
     check_world(&bones, &order, &setup_world, "setup")?;
-
     let bind = bind_poses(&bones, &meshes, &mut report.notes);
     let rest = forward_kinematics(&bones, &order, &bind);
     check_world(&bones, &order, &rest, "rest")?;
     report.bind_differs = bind_differences(&bones, &setup_world, &rest, &bind);
+    let scene_bones = rest_bones(&bones, &rest, &mut report.notes);
 
-    let mut scene_bones = rest_bones(&bones, &rest, &mut report.notes);
-
-    // Every display's vertices in armature space (y-down), and their weight rows.
-    let mut rows: Vec<Vec<(usize, f64)>> = Vec::new();
-    let mut placed_meshes: Vec<Vec<[f64; 2]>> = Vec::with_capacity(meshes.len());
-    let mut scale: f64 = 0.0;
-    for m in &meshes {
-        let placed: Vec<[f64; 2]> = match &m.skin {
-            Some(s) => {
-                rows.extend(s.influences.iter().cloned());
-                m.vertices.iter().map(|&v| s.slot_pose.apply(v)).collect()
-            }
-            None => {
-                let j = m.slot_bone.ok_or_else(|| Error::DragonBones {
-                    context: mesh_context(m),
-                    field: "slot.parent".into(),
-                    vertex: None,
-                    message: "an unweighted mesh needs its slot's bone".into(),
-                })?;
-                rows.extend(std::iter::repeat_n(vec![(j, 1.0)], m.vertices.len()));
-                let to_world = rest[j].then(m.display_transform);
-                m.vertices.iter().map(|&v| to_world.apply(v)).collect()
-            }
-        };
-        for (v, p) in placed.iter().enumerate() {
-            // Negated so that NaN fails too.
-            if !(p[0].abs() <= MAX_COORDINATE && p[1].abs() <= MAX_COORDINATE) {
-                let by = if m.skin.is_some() {
-                    "slotPose"
-                } else {
-                    "its slot bone's rest matrix and the display's transform"
-                };
-                return Err(Error::DragonBones {
-                    context: mesh_context(m),
-                    field: "vertices".into(),
-                    vertex: Some(v),
-                    message: format!(
-                        "{by} places it at ({:e}, {:e}), beyond ±{MAX_COORDINATE:e} px",
-                        p[0], p[1]
-                    ),
-                });
-            }
-            scale = scale.max(p[0].abs()).max(p[1].abs());
-        }
-        placed_meshes.push(placed);
-    }
-    let zero_area = ZERO_AREA_REL * scale * scale;
-
-    // One mesh: every display's vertices, part by part.
-    let mut vertices = Vec::new();
-    let mut triangles = Vec::new();
-    let mut vertex_parts = Vec::new();
-    let mut parts: Vec<String> = Vec::new();
-    let mut names = UniqueNames::default();
-    for (m, placed) in meshes.iter().zip(placed_meshes) {
-        let part = names.take(&m.slot);
-        let first = vertices.len();
-        let ctx = mesh_context(m);
-        let mut reoriented = 0;
-        let mut oriented = Vec::with_capacity(m.triangles.len());
-        for (t, &tri) in m.triangles.iter().enumerate() {
-            let [a, b, c] = tri.map(|i| to_scene(placed[i]));
-            let area2 = signed_area2(&a, &b, &c);
-            if area2.abs() <= zero_area {
-                return Err(Error::DragonBones {
-                    context: ctx.clone(),
-                    field: "triangles".into(),
-                    vertex: None,
-                    message: if area2 == 0.0 {
-                        format!("triangle {t} {tri:?} has zero area")
-                    } else {
-                        format!(
-                            "triangle {t} {tri:?} has zero area ({:.3e} px², under the tolerance of a scene whose largest coordinate is {scale:.3e} px)",
-                            0.5 * area2.abs()
-                        )
-                    },
-                });
-            }
-            let tri = if area2 > 0.0 {
-                tri
-            } else {
-                reoriented += 1;
-                [tri[0], tri[2], tri[1]]
-            };
-            oriented.push(tri);
-        }
-        let scene_placed: Vec<Point2<f64>> = placed.iter().map(|&p| to_scene(p)).collect();
-        // The displays are separate components: what the whole mesh's validation would
-        // find (repeated triangles, non-manifold edges, unused vertices) is inside one
-        // display, so check it here and name the display.
-        Mesh::new(scene_placed.clone(), oriented.clone()).map_err(|e| in_display(&ctx, e))?;
-        triangles.extend(oriented.iter().map(|t| t.map(|i| i + first)));
-        if reoriented > 0 {
-            report.notes.push(format!(
-                "{part}: {reoriented} of {} triangles were clockwise after the y flip (DragonBones does not fix a winding): reversed",
-                m.triangles.len()
-            ));
-        }
-        let folds = overlapping_edges(&oriented);
-        if folds > 0 {
-            report.notes.push(format!(
-                "{part}: {folds} interior edges have both triangles on the same side (the mesh folds over itself there)"
-            ));
-        }
-        vertices.extend(scene_placed);
-        vertex_parts.extend(std::iter::repeat_n(parts.len(), placed.len()));
-        let mut used: Vec<usize> = rows[first..vertices.len()]
-            .iter()
-            .flat_map(|r| r.iter().filter(|(_, w)| *w > 0.0).map(|&(j, _)| j))
-            .collect();
-        used.sort_unstable();
-        used.dedup();
+    let placed = meshes
+        .iter()
+        .map(|m| place_display(m, &rest))
+        .collect::<Result<Vec<_>>>()?;
+    let scale = placed.iter().map(|p| p.scale).fold(0.0, f64::max);
+    let mut builder = SceneBuilder::new(bones.len());
+    for (m, p) in meshes.iter().zip(placed) {
+        let added = add_display(&mut builder, m, p, scale, &mut report.notes)?;
         report.meshes.push(MeshReport {
-            part: part.clone(),
-            slot: m.slot.clone(),
-            display: m.display.clone(),
-            vertices: placed.len(),
-            triangles: m.triangles.len(),
-            weighted: m.skin.is_some(),
-            first_vertex: first,
-            bones: used.iter().map(|&j| bones[j].name.clone()).collect(),
-            reoriented_triangles: reoriented,
-            max_row_sum_error: m.skin.as_ref().map_or(0.0, |s| s.max_row_sum_error),
+            bones: added.used.iter().map(|&j| bones[j].name.clone()).collect(),
+            ..added.report
         });
-        parts.push(part);
     }
     let max_err = report
         .meshes
@@ -387,46 +275,215 @@ fn import(text: &str, atlas: Option<&Atlas>) -> Result<DragonBonesImport> {
             "artist weight rows summed to 1 within {max_err:.1e} (rounded in the file): normalized"
         ));
     }
-
-    let mut artist = Weights::zeros(vertices.len(), bones.len());
-    for (v, row) in rows.iter().enumerate() {
-        for &(j, w) in row {
-            artist.set(v, j, artist.get(v, j) + w);
-        }
-    }
     // Rows were checked to have a positive sum while parsing.
-    artist.normalize();
-
-    let mesh = Mesh::with_parts(vertices, triangles, parts.clone(), vertex_parts)?;
-    assign_parts(&mut scene_bones, &order, &artist, &mesh);
-    let skeleton = Skeleton::new(scene_bones)?;
-    let probes = lift_probes(&skeleton, &mesh, &mut report.notes);
+    builder.normalize_weights();
+    let built = builder.finish(scene_bones, &order, &mut report.notes)?;
     let name = if report.armature.is_empty() {
         "dragonbones".to_string()
     } else {
         report.armature.clone()
     };
-    // DragonBones animates from the setup transform; the scene's rest is the bind pose: the
-    // clips are rebased so that a sampled pose is DragonBones' (setup + animation).
-    let mut clips = clips;
+    let clips = rebased_clips(clips, &bones, &built.skeleton, &mut report.notes)?;
+    let art = atlas
+        .map(|a| atlas_art(a, &meshes, built.mesh.parts(), &mut report.notes))
+        .transpose()?;
+    let mut scene = Scene::new(name, built.mesh, built.skeleton, built.probes)?
+        .with_animation(clips, Vec::new())?;
+    if let Some(art) = art {
+        scene = scene.with_art(art)?;
+    }
+    Ok(DragonBonesImport {
+        scene,
+        artist: built.artist,
+        report,
+    })
+}
+
+/// DragonBones animates from the setup transform; the scene's rest is the bind pose: the
+/// clips rebased so that a sampled pose is DragonBones' (setup + animation), noted.
+fn rebased_clips(
+    mut clips: Vec<crate::animation::Clip>,
+    bones: &[FileBone],
+    skeleton: &Skeleton,
+    notes: &mut Vec<String>,
+) -> Result<Vec<crate::animation::Clip>> {
     let setup: Vec<_> = bones.iter().map(|b| setup_local(b.setup_local)).collect();
-    let rebased = super::clips::rebase_clips(&mut clips, &skeleton, &setup)?;
+    let rebased = super::clips::rebase_clips(&mut clips, skeleton, &setup)?;
     if !clips.is_empty() && !rebased.is_empty() {
-        report.notes.push(format!(
+        notes.push(format!(
             "{} bones' bind pose (the scene's rest) differs from their setup transform ({}): every clip holds them at setup + animation, as DragonBones plays it",
             rebased.len(),
             rebased.join(", ")
         ));
     }
-    let mut scene = Scene::new(name, mesh, skeleton, probes)?.with_animation(clips, Vec::new())?;
-    if let Some(atlas) = atlas {
-        scene = scene.with_art(atlas_art(atlas, &meshes, &parts, &mut report.notes)?)?;
+    Ok(clips)
+}
+
+/// A display's vertices in armature space (y-down) and their weight rows.
+struct PlacedDisplay {
+    points: Vec<[f64; 2]>,
+    /// `(bone, weight)` pairs per vertex, as the file gives them.
+    rows: Vec<Vec<(usize, f64)>>,
+    /// Largest |coordinate|.
+    scale: f64,
+}
+
+/// Mesh display `m` placed in armature space: weighted vertices at `slotPose · v` (their bind
+/// position), an unweighted mesh at its slot bone's rest transform (`rest`), weight 1 on that
+/// bone. A coordinate beyond [`MAX_COORDINATE`] is an error naming the vertex.
+fn place_display(m: &FileMesh, rest: &[Affine]) -> Result<PlacedDisplay> {
+    let (points, rows) = match &m.skin {
+        Some(s) => (
+            m.vertices
+                .iter()
+                .map(|&v| s.slot_pose.apply(v))
+                .collect::<Vec<_>>(),
+            s.influences.clone(),
+        ),
+        None => {
+            let j = m.slot_bone.ok_or_else(|| Error::DragonBones {
+                context: mesh_context(m),
+                field: "slot.parent".into(),
+                vertex: None,
+                message: "an unweighted mesh needs its slot's bone".into(),
+            })?;
+            let to_world = rest[j].then(m.display_transform);
+            (
+                m.vertices.iter().map(|&v| to_world.apply(v)).collect(),
+                vec![vec![(j, 1.0)]; m.vertices.len()],
+            )
+        }
+    };
+    let mut scale: f64 = 0.0;
+    for (v, p) in points.iter().enumerate() {
+        // Negated so that NaN fails too.
+        if !(p[0].abs() <= MAX_COORDINATE && p[1].abs() <= MAX_COORDINATE) {
+            let by = if m.skin.is_some() {
+                "slotPose"
+            } else {
+                "its slot bone's rest matrix and the display's transform"
+            };
+            return Err(Error::DragonBones {
+                context: mesh_context(m),
+                field: "vertices".into(),
+                vertex: Some(v),
+                message: format!(
+                    "{by} places it at ({:e}, {:e}), beyond ±{MAX_COORDINATE:e} px",
+                    p[0], p[1]
+                ),
+            });
+        }
+        scale = scale.max(p[0].abs()).max(p[1].abs());
     }
-    Ok(DragonBonesImport {
-        scene,
-        artist,
-        report,
+    Ok(PlacedDisplay {
+        points,
+        rows,
+        scale,
     })
+}
+
+/// A display's report before its bones are named: `used` the bones its rows weigh.
+struct DisplayReport {
+    report: MeshReport,
+    used: Vec<usize>,
+}
+
+/// Display `m` (placed) as a part of `builder`: triangles made counter-clockwise in the y-up
+/// frame (noted), its own mesh checked (an error names the display), its weight rows.
+/// `scale` is the largest coordinate of the scene (the zero-area tolerance).
+fn add_display(
+    builder: &mut SceneBuilder,
+    m: &FileMesh,
+    placed: PlacedDisplay,
+    scale: f64,
+    notes: &mut Vec<String>,
+) -> Result<DisplayReport> {
+    let part = builder.unique_name(&m.slot);
+    let ctx = mesh_context(m);
+    let (oriented, reoriented) = orient_triangles(m, &placed.points, scale)?;
+    let scene_placed: Vec<Point2<f64>> = placed.points.iter().map(|&p| to_scene(p)).collect();
+    // The displays are separate components: what the whole mesh's validation would find
+    // (repeated triangles, non-manifold edges, unused vertices) is inside one display, so
+    // check it here and name the display.
+    Mesh::new(scene_placed.clone(), oriented.clone()).map_err(|e| in_display(&ctx, e))?;
+    if reoriented > 0 {
+        notes.push(format!(
+            "{part}: {reoriented} of {} triangles were clockwise after the y flip (DragonBones does not fix a winding): reversed",
+            m.triangles.len()
+        ));
+    }
+    let folds = overlapping_edges(&oriented);
+    if folds > 0 {
+        notes.push(format!(
+            "{part}: {folds} interior edges have both triangles on the same side (the mesh folds over itself there)"
+        ));
+    }
+    let added = builder.add_part(part, scene_placed, &oriented);
+    for (v, row) in added.vertices.clone().zip(&placed.rows) {
+        for &(j, w) in row {
+            builder.add_weight(v, j, w);
+        }
+    }
+    let mut used: Vec<usize> = placed
+        .rows
+        .iter()
+        .flat_map(|r| r.iter().filter(|(_, w)| *w > 0.0).map(|&(j, _)| j))
+        .collect();
+    used.sort_unstable();
+    used.dedup();
+    Ok(DisplayReport {
+        report: MeshReport {
+            part: added.name,
+            slot: m.slot.clone(),
+            display: m.display.clone(),
+            vertices: placed.points.len(),
+            triangles: m.triangles.len(),
+            weighted: m.skin.is_some(),
+            first_vertex: added.vertices.start,
+            bones: Vec::new(),
+            reoriented_triangles: reoriented,
+            max_row_sum_error: m.skin.as_ref().map_or(0.0, |s| s.max_row_sum_error),
+        },
+        used,
+    })
+}
+
+/// Display `m`'s triangles, each made counter-clockwise in the y-up frame, and how many were
+/// reversed. A triangle of zero area (under [`ZERO_AREA_REL`] · `scale`²) is an error.
+fn orient_triangles(
+    m: &FileMesh,
+    placed: &[[f64; 2]],
+    scale: f64,
+) -> Result<(Vec<[usize; 3]>, usize)> {
+    let zero_area = ZERO_AREA_REL * scale * scale;
+    let mut reoriented = 0;
+    let mut oriented = Vec::with_capacity(m.triangles.len());
+    for (t, &tri) in m.triangles.iter().enumerate() {
+        let [a, b, c] = tri.map(|i| to_scene(placed[i]));
+        let area2 = signed_area2(&a, &b, &c);
+        if area2.abs() <= zero_area {
+            return Err(Error::DragonBones {
+                context: mesh_context(m),
+                field: "triangles".into(),
+                vertex: None,
+                message: if area2 == 0.0 {
+                    format!("triangle {t} {tri:?} has zero area")
+                } else {
+                    format!(
+                        "triangle {t} {tri:?} has zero area ({:.3e} px², under the tolerance of a scene whose largest coordinate is {scale:.3e} px)",
+                        0.5 * area2.abs()
+                    )
+                },
+            });
+        }
+        if area2 > 0.0 {
+            oriented.push(tri);
+        } else {
+            reoriented += 1;
+            oriented.push([tri[0], tri[2], tri[1]]);
+        }
+    }
+    Ok((oriented, reoriented))
 }
 
 /// `mesh "NAME" (slot "SLOT")`, the context of a display's errors.
@@ -667,32 +724,6 @@ fn bind_differences(
         });
     }
     out
-}
-
-/// Part names not used yet: `name`, or `name#2`, `name#3`... (a slot with several mesh
-/// displays), in time linear in the number of parts.
-#[derive(Default)]
-pub(crate) struct UniqueNames {
-    taken: HashSet<String>,
-    /// Next suffix to try per name.
-    next: HashMap<String, usize>,
-}
-
-impl UniqueNames {
-    pub(crate) fn take(&mut self, name: &str) -> String {
-        let k = self.next.entry(name.to_string()).or_insert(1);
-        loop {
-            let candidate = if *k == 1 {
-                name.to_string()
-            } else {
-                format!("{name}#{k}")
-            };
-            *k += 1;
-            if self.taken.insert(candidate.clone()) {
-                return candidate;
-            }
-        }
-    }
 }
 
 /// Interior edges that two counter-clockwise triangles traverse in the same direction:

@@ -361,6 +361,33 @@ fn parse_mesh(
         ));
     }
     let n = vertices.len();
+    let triangles = parse_triangles(&at, d, n)?;
+    let uvs = parse_uvs(&at, d, n)?;
+    let texture = match d.get("path").and_then(Value::as_str) {
+        Some(p) => p.to_string(),
+        None => display.clone(),
+    };
+    let skin = if d.get("weights").is_some() {
+        Some(parse_skin(&at, d, bones, n)?)
+    } else {
+        None
+    };
+    Ok(FileMesh {
+        display_transform: at.transform(d)?,
+        slot,
+        slot_bone,
+        display,
+        vertices,
+        triangles,
+        skin,
+        uvs,
+        texture,
+        draw_order: 0,
+    })
+}
+
+/// `triangles`: a positive multiple of 3 indices, each a vertex of the `n`.
+fn parse_triangles(at: &At, d: &Value, n: usize) -> Result<Vec<[usize; 3]>> {
     let raw = at.numbers(d, "triangles")?;
     if raw.len() % 3 != 0 || raw.is_empty() {
         return Err(at.error(
@@ -396,47 +423,92 @@ fn parse_mesh(
         }
         triangles.push(tri);
     }
-    let uvs = if d.get("uvs").is_some() {
-        let raw = at.numbers(d, "uvs")?;
-        if raw.len() != 2 * n {
-            return Err(at.error(
-                "uvs",
-                None,
-                format!(
-                    "{} numbers for {n} vertices (need a u, v pair each)",
-                    raw.len()
-                ),
-            ));
-        }
-        Some(raw.chunks_exact(2).map(|c| [c[0], c[1]]).collect())
-    } else {
-        None
-    };
-    let texture = match d.get("path").and_then(Value::as_str) {
-        Some(p) => p.to_string(),
-        None => display.clone(),
-    };
-    let skin = if d.get("weights").is_some() {
-        Some(parse_skin(&at, d, bones, n)?)
-    } else {
-        None
-    };
-    Ok(FileMesh {
-        display_transform: at.transform(d)?,
-        slot,
-        slot_bone,
-        display,
-        vertices,
-        triangles,
-        skin,
-        uvs,
-        texture,
-        draw_order: 0,
-    })
+    Ok(triangles)
+}
+
+/// `uvs` when given: a u, v pair for each of the `n` vertices.
+fn parse_uvs(at: &At, d: &Value, n: usize) -> Result<Option<Vec<[f64; 2]>>> {
+    if d.get("uvs").is_none() {
+        return Ok(None);
+    }
+    let raw = at.numbers(d, "uvs")?;
+    if raw.len() != 2 * n {
+        return Err(at.error(
+            "uvs",
+            None,
+            format!(
+                "{} numbers for {n} vertices (need a u, v pair each)",
+                raw.len()
+            ),
+        ));
+    }
+    Ok(Some(raw.chunks_exact(2).map(|c| [c[0], c[1]]).collect()))
 }
 
 fn parse_skin(at: &At, d: &Value, bones: &[FileBone], n: usize) -> Result<FileSkin> {
     let slot_pose = at.matrix(d, "slotPose")?;
+    let bone_poses = parse_bone_poses(at, d, bones)?;
+    let mut reader = WeightReader {
+        at,
+        bones,
+        // Bones of bonePose, for constant-time look-ups.
+        posed: bone_poses.iter().map(|&(j, _)| j).collect(),
+        w: at.numbers(d, "weights")?,
+        i: 0,
+        n,
+    };
+    let mut influences = Vec::with_capacity(n);
+    let mut max_row_sum_error: f64 = 0.0;
+    for v in 0..n {
+        let (row, sum) = reader.row(v)?;
+        max_row_sum_error = max_row_sum_error.max((sum - 1.0).abs());
+        influences.push(row);
+    }
+    let (i, w) = (reader.i, &reader.w);
+    if i != w.len() {
+        return Err(at.error(
+            "weights",
+            None,
+            format!(
+                "{} numbers left over after the {n} vertices' entries (weights for more vertices than the mesh has?)",
+                w.len() - i
+            ),
+        ));
+    }
+    Ok(FileSkin {
+        slot_pose,
+        bone_poses,
+        influences,
+        max_row_sum_error,
+    })
+}
+
+/// `x` as an index into the armature's bones, else an error on `field` (and `vertex`).
+fn bone_index(
+    at: &At,
+    bones: &[FileBone],
+    x: f64,
+    field: &str,
+    vertex: Option<usize>,
+) -> Result<usize> {
+    if x >= 0.0 && x.fract() == 0.0 && x < bones.len() as f64 {
+        Ok(x as usize)
+    } else {
+        Err(at.error(
+            field,
+            vertex,
+            format!(
+                "bone index {} is out of range (the armature has {} bones)",
+                shown(x),
+                bones.len()
+            ),
+        ))
+    }
+}
+
+/// `bonePose`: `[boneIndex, a, b, c, d, tx, ty]` per bone, each bone once, each matrix
+/// usable.
+fn parse_bone_poses(at: &At, d: &Value, bones: &[FileBone]) -> Result<Vec<(usize, Affine)>> {
     let raw = at.numbers(d, "bonePose")?;
     if raw.len() % 7 != 0 || raw.is_empty() {
         return Err(at.error(
@@ -448,26 +520,10 @@ fn parse_skin(at: &At, d: &Value, bones: &[FileBone], n: usize) -> Result<FileSk
             ),
         ));
     }
-    let bone_index = |x: f64, field: &str, vertex: Option<usize>| -> Result<usize> {
-        if x >= 0.0 && x.fract() == 0.0 && x < bones.len() as f64 {
-            Ok(x as usize)
-        } else {
-            Err(at.error(
-                field,
-                vertex,
-                format!(
-                    "bone index {} is out of range (the armature has {} bones)",
-                    shown(x),
-                    bones.len()
-                ),
-            ))
-        }
-    };
     let mut bone_poses: Vec<(usize, Affine)> = Vec::new();
-    // Bones of bonePose, for constant-time look-ups.
     let mut posed: HashSet<usize> = HashSet::new();
     for c in raw.chunks_exact(7) {
-        let j = bone_index(c[0], "bonePose", None)?;
+        let j = bone_index(at, bones, c[0], "bonePose", None)?;
         let name = &bones[j].name;
         if !posed.insert(j) {
             return Err(at.error("bonePose", None, format!("bone {name:?} is listed twice")));
@@ -478,25 +534,43 @@ fn parse_skin(at: &At, d: &Value, bones: &[FileBone], n: usize) -> Result<FileSk
         }
         bone_poses.push((j, m));
     }
-    let w = at.numbers(d, "weights")?;
-    let mut influences = Vec::with_capacity(n);
-    let mut max_row_sum_error: f64 = 0.0;
-    let mut i = 0;
-    let short = |v: usize| {
-        at.error(
+    Ok(bone_poses)
+}
+
+/// Reads `weights` (`[count, boneIndex, w, ...]` per vertex) one vertex at a time.
+struct WeightReader<'a> {
+    at: &'a At<'a>,
+    bones: &'a [FileBone],
+    /// Bones of `bonePose`.
+    posed: HashSet<usize>,
+    w: Vec<f64>,
+    /// Next number to read.
+    i: usize,
+    /// Vertices of the mesh.
+    n: usize,
+}
+
+impl WeightReader<'_> {
+    /// The array ended inside vertex `v`'s entry.
+    fn short(&self, v: usize) -> Error {
+        self.at.error(
             "weights",
             Some(v),
             format!(
-                "the array ends inside this vertex's entry ({} numbers for {n} vertices)",
-                w.len()
+                "the array ends inside this vertex's entry ({} numbers for {} vertices)",
+                self.w.len(),
+                self.n
             ),
         )
-    };
-    for v in 0..n {
-        let count = *w.get(i).ok_or_else(|| short(v))?;
-        i += 1;
+    }
+
+    /// Vertex `v`'s `(bone, weight)` pairs and their sum (positive).
+    fn row(&mut self, v: usize) -> Result<(Vec<(usize, f64)>, f64)> {
+        let (at, bones) = (self.at, self.bones);
+        let count = *self.w.get(self.i).ok_or_else(|| self.short(v))?;
+        self.i += 1;
         // At most one entry per bone of bonePose (that also bounds the loop below).
-        let most = bone_poses.len();
+        let most = self.posed.len();
         if !(count >= 1.0 && count.fract() == 0.0 && count <= most as f64) {
             return Err(at.error(
                 "weights",
@@ -507,16 +581,15 @@ fn parse_skin(at: &At, d: &Value, bones: &[FileBone], n: usize) -> Result<FileSk
                 ),
             ));
         }
-        let count = count as usize;
         let mut row = Vec::new();
         let mut sum = 0.0;
-        for _ in 0..count {
-            let (Some(&bj), Some(&wv)) = (w.get(i), w.get(i + 1)) else {
-                return Err(short(v));
+        for _ in 0..count as usize {
+            let (Some(&bj), Some(&wv)) = (self.w.get(self.i), self.w.get(self.i + 1)) else {
+                return Err(self.short(v));
             };
-            i += 2;
-            let j = bone_index(bj, "weights", Some(v))?;
-            if !posed.contains(&j) {
+            self.i += 2;
+            let j = bone_index(at, bones, bj, "weights", Some(v))?;
+            if !self.posed.contains(&j) {
                 return Err(at.error(
                     "weights",
                     Some(v),
@@ -540,23 +613,6 @@ fn parse_skin(at: &At, d: &Value, bones: &[FileBone], n: usize) -> Result<FileSk
         if sum <= 0.0 {
             return Err(at.error("weights", Some(v), "the weights sum to 0"));
         }
-        max_row_sum_error = max_row_sum_error.max((sum - 1.0).abs());
-        influences.push(row);
+        Ok((row, sum))
     }
-    if i != w.len() {
-        return Err(at.error(
-            "weights",
-            None,
-            format!(
-                "{} numbers left over after the {n} vertices' entries (weights for more vertices than the mesh has?)",
-                w.len() - i
-            ),
-        ));
-    }
-    Ok(FileSkin {
-        slot_pose,
-        bone_poses,
-        influences,
-        max_row_sum_error,
-    })
 }

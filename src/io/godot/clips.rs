@@ -216,10 +216,10 @@ pub(super) fn read_clips(
         indices.dedup();
         for i in indices {
             let track = read_track(s, i, &name, resolve, root, &bone_of_node, bones, notes)?;
-            let Some((j, prop, keys)) = track else {
+            let Some(track) = track else {
                 continue;
             };
-            keys_total = keys_total.saturating_add(keys.len());
+            keys_total = keys_total.saturating_add(track.keys.len());
             if keys_total > MAX_KEYS {
                 return Err(Error::TooManyKeys {
                     clip: name,
@@ -227,7 +227,7 @@ pub(super) fn read_clips(
                     max: MAX_KEYS,
                 });
             }
-            add_track(&mut clip, skeleton, bones, j, prop, keys, &name, i)?;
+            add_track(&mut clip, skeleton, bones, track, &name, i)?;
         }
         fill_saved(&mut clip, skeleton, bones)?;
         clip.check(skeleton)?;
@@ -258,6 +258,60 @@ fn track_error(
     }
 }
 
+/// A track as read: the bone (index into the skeleton) and property it sets, its keys.
+struct RawTrack {
+    bone: usize,
+    prop: Prop,
+    keys: Vec<RawKey>,
+}
+
+/// Track `i` of animation section `s` (clip `clip`), for reading its fields and naming it
+/// in errors.
+struct TrackAt<'a> {
+    s: &'a Section,
+    i: usize,
+    clip: &'a str,
+    /// `tracks/i/path` (empty when missing).
+    path: String,
+    /// Line of the path (else the type, else the section).
+    line: usize,
+}
+
+impl<'a> TrackAt<'a> {
+    fn new(s: &'a Section, i: usize, clip: &'a str) -> Self {
+        let get = |f: &str| s.get(&format!("tracks/{i}/{f}"));
+        let path = match get("path").map(|p| &p.value) {
+            Some(Value::NodePath(p)) | Some(Value::Str(p)) => p.clone(),
+            _ => String::new(),
+        };
+        let line = get("path").or(get("type")).map_or(s.line, |p| p.line);
+        TrackAt {
+            s,
+            i,
+            clip,
+            path,
+            line,
+        }
+    }
+
+    /// Property `tracks/i/field`.
+    fn get(&self, field: &str) -> Option<&'a super::tscn::Property> {
+        self.s.get(&format!("tracks/{}/{field}", self.i))
+    }
+
+    fn err(&self, message: String) -> Error {
+        track_error(self.s, self.line, self.clip, self.i, &self.path, message)
+    }
+
+    /// A note on the track: `animation "CLIP" track I (PATH): what`.
+    fn note(&self, what: &str) -> String {
+        format!(
+            "animation {:?} track {} ({}): {what}",
+            self.clip, self.i, self.path
+        )
+    }
+}
+
 #[allow(clippy::too_many_arguments)]
 fn read_track(
     s: &Section,
@@ -268,36 +322,84 @@ fn read_track(
     bone_of_node: &HashMap<usize, usize>,
     bones: &[BoneFrame],
     notes: &mut Vec<String>,
-) -> Result<Option<(usize, Prop, Vec<RawKey>)>> {
-    let get = |f: &str| s.get(&format!("tracks/{i}/{f}"));
-    let kind = match get("type").map(|p| &p.value) {
+) -> Result<Option<RawTrack>> {
+    let t = TrackAt::new(s, i, clip);
+    let Some((j, prop)) = track_target(&t, resolve, root, bone_of_node, notes)? else {
+        return Ok(None);
+    };
+    if bones[j].alpha.is_none() {
+        let property = t.path.split_once(':').map_or("", |(_, p)| p);
+        return Err(t.err(format!(
+            "the bone's rest scales or skews: its tracks are not read (property {property})"
+        )));
+    }
+    let interp = match t.get("interp") {
+        Some(p) => At::property(s, p).number(&p.value)?,
+        None => 1.0,
+    };
+    let mut dict = read_key_dict(&t, prop)?;
+    // Unwrap angle interpolation to the short way round.
+    let (angle, cubic) = match interp as i64 {
+        0 => (false, false),
+        1 => (false, false),
+        2 => (false, true),
+        3 => (true, false),
+        4 => (true, true),
+        other => return Err(t.err(format!("interp {other}: expected 0 to 4"))),
+    };
+    if angle {
+        if let Prop::Rotation { degrees } = prop {
+            unwrap_turns(
+                &mut dict.values,
+                if degrees {
+                    360.0
+                } else {
+                    std::f64::consts::TAU
+                },
+            );
+        }
+    }
+    let stepped = interp == 0.0 || dict.update == 1.0;
+    let keys = key_curves(&t, &dict, stepped, cubic)?;
+    Ok(Some(RawTrack {
+        bone: j,
+        prop,
+        keys,
+    }))
+}
+
+/// The bone and property a value track sets; `None` (noted) for other tracks, nodes that
+/// are no bone of the skeleton and properties not read.
+fn track_target(
+    t: &TrackAt,
+    resolve: Resolve,
+    root: usize,
+    bone_of_node: &HashMap<usize, usize>,
+    notes: &mut Vec<String>,
+) -> Result<Option<(usize, Prop)>> {
+    let kind = match t.get("type").map(|p| &p.value) {
         Some(Value::Str(k)) => k.clone(),
         _ => String::new(),
     };
-    let path = match get("path").map(|p| &p.value) {
-        Some(Value::NodePath(p)) | Some(Value::Str(p)) => p.clone(),
-        _ => String::new(),
-    };
-    let line = get("path").or(get("type")).map_or(s.line, |p| p.line);
-    let err = |message: String| track_error(s, line, clip, i, &path, message);
     if kind != "value" {
-        notes.push(format!(
-            "animation {clip:?} track {i} ({path}): a {kind:?} track: skipped (only value tracks move bones)"
-        ));
+        notes.push(t.note(&format!(
+            "a {kind:?} track: skipped (only value tracks move bones)"
+        )));
         return Ok(None);
     }
-    let (node_path, property) = match path.split_once(':') {
+    let (node_path, property) = match t.path.split_once(':') {
         Some((n, p)) => (n, p),
-        None => return Err(err("the path has no :property".into())),
+        None => return Err(t.err("the path has no :property".into())),
     };
     let node = resolve(root, node_path).ok_or_else(|| Error::UnknownBone {
-        context: format!("Godot animation {clip:?} track {i} (line {line})"),
+        context: format!(
+            "Godot animation {:?} track {} (line {})",
+            t.clip, t.i, t.line
+        ),
         bone: node_path.to_string(),
     })?;
     let Some(&j) = bone_of_node.get(&node) else {
-        notes.push(format!(
-            "animation {clip:?} track {i} ({path}): not a bone of the skeleton: skipped"
-        ));
+        notes.push(t.note("not a bone of the skeleton: skipped"));
         return Ok(None);
     };
     let prop = match property {
@@ -310,25 +412,28 @@ fn read_track(
         "scale:x" => Prop::Scale(Some(0)),
         "scale:y" => Prop::Scale(Some(1)),
         other => {
-            notes.push(format!(
-                "animation {clip:?} track {i} ({path}): property {other:?} is not read"
-            ));
+            notes.push(t.note(&format!("property {other:?} is not read")));
             return Ok(None);
         }
     };
-    if bones[j].alpha.is_none() {
-        return Err(err(format!(
-            "the bone's rest scales or skews: its tracks are not read (property {property})"
-        )));
-    }
-    let interp = match get("interp") {
-        Some(p) => At::property(s, p).number(&p.value)?,
-        None => 1.0,
-    };
-    let keys_prop = get("keys").ok_or_else(|| err("no keys".into()))?;
-    let at = At::property(s, keys_prop);
+    Ok(Some((j, prop)))
+}
+
+/// A track's `keys` dictionary, checked: as many times, transitions and values.
+struct KeyDict {
+    times: Vec<f64>,
+    transitions: Vec<f64>,
+    /// `update` (1: discrete).
+    update: f64,
+    /// Each key's value: a vector, or a number twice.
+    values: Vec<[f64; 2]>,
+}
+
+fn read_key_dict(t: &TrackAt, prop: Prop) -> Result<KeyDict> {
+    let keys_prop = t.get("keys").ok_or_else(|| t.err("no keys".into()))?;
+    let at = At::property(t.s, keys_prop);
     let Value::Dict(entries) = &keys_prop.value else {
-        return Err(err(format!(
+        return Err(t.err(format!(
             "keys: expected a dictionary, found {}",
             keys_prop.value.kind()
         )));
@@ -340,18 +445,18 @@ fn read_track(
             .map(|(_, v)| v)
     };
     let wrap = |e: Error| match e {
-        Error::Godot { message, .. } => err(message),
+        Error::Godot { message, .. } => t.err(message),
         e => e,
     };
     let times = at
         .float_array(
-            field("times").ok_or_else(|| err("keys has no \"times\"".into()))?,
+            field("times").ok_or_else(|| t.err("keys has no \"times\"".into()))?,
             ".times",
         )
         .map_err(wrap)?;
     if times.len() > MAX_KEYS {
         return Err(Error::TooManyKeys {
-            clip: clip.to_string(),
+            clip: t.clip.to_string(),
             count: times.len(),
             max: MAX_KEYS,
         });
@@ -364,15 +469,15 @@ fn read_track(
     let values = match field("values") {
         Some(Value::Array(v)) => v,
         Some(v) => {
-            return Err(err(format!(
+            return Err(t.err(format!(
                 "keys.values: expected an array, found {}",
                 v.kind()
             )))
         }
-        None => return Err(err("keys has no \"values\"".into())),
+        None => return Err(t.err("keys has no \"values\"".into())),
     };
     if values.len() != times.len() || transitions.len() != times.len() {
-        return Err(err(format!(
+        return Err(t.err(format!(
             "{} times, {} transitions and {} values: expected as many of each",
             times.len(),
             transitions.len(),
@@ -381,77 +486,63 @@ fn read_track(
     }
     let mut raw: Vec<[f64; 2]> = Vec::with_capacity(values.len());
     for (k, v) in values.iter().enumerate() {
+        let in_key = |e: Error| wrap(e).with_suffix(&format!(" (key {k})"));
         let x = match prop {
-            Prop::Position(None) | Prop::Scale(None) => at
-                .vector2(v)
-                .map_err(|e| wrap(e).with_suffix(&format!(" (key {k})")))?,
+            Prop::Position(None) | Prop::Scale(None) => at.vector2(v).map_err(in_key)?,
             _ => {
-                let x = at
-                    .number(v)
-                    .map_err(|e| wrap(e).with_suffix(&format!(" (key {k})")))?;
+                let x = at.number(v).map_err(in_key)?;
                 [x, x]
             }
         };
         raw.push(x);
     }
-    // Unwrap angle interpolation to the short way round.
-    let (angle, cubic) = match interp as i64 {
-        0 => (false, false),
-        1 => (false, false),
-        2 => (false, true),
-        3 => (true, false),
-        4 => (true, true),
-        other => return Err(err(format!("interp {other}: expected 0 to 4"))),
-    };
-    if angle {
-        if let Prop::Rotation { degrees } = prop {
-            let turn = if degrees {
-                360.0
-            } else {
-                std::f64::consts::TAU
-            };
-            for k in 1..raw.len() {
-                let d = raw[k][0] - raw[k - 1][0];
-                let d = d - turn * (d / turn).round();
-                raw[k] = [raw[k - 1][0] + d; 2];
-            }
-        }
+    Ok(KeyDict {
+        times,
+        transitions,
+        update,
+        values: raw,
+    })
+}
+
+/// Angles (first component) unwrapped so that each step goes the short way round a `turn`.
+fn unwrap_turns(values: &mut [[f64; 2]], turn: f64) {
+    for k in 1..values.len() {
+        let d = values[k][0] - values[k - 1][0];
+        let d = d - turn * (d / turn).round();
+        values[k] = [values[k - 1][0] + d; 2];
     }
-    let stepped = interp == 0.0 || update == 1.0;
-    let mut keys = Vec::with_capacity(raw.len());
-    for (k, (&t, &c)) in times.iter().zip(&transitions).enumerate() {
+}
+
+/// The keys with their curves: stepped (nearest / discrete or transition 0), linear,
+/// Godot's ease, or marked cubic ([`CUBIC_MARK`], made a Catmull-Rom Bézier per channel).
+fn key_curves(t: &TrackAt, dict: &KeyDict, stepped: bool, cubic: bool) -> Result<Vec<RawKey>> {
+    let mut keys = Vec::with_capacity(dict.values.len());
+    for (k, (&time, &c)) in dict.times.iter().zip(&dict.transitions).enumerate() {
         if !c.is_finite() {
-            return Err(err(format!("transition {c} of key {k} is not finite")));
+            return Err(t.err(format!("transition {c} of key {k} is not finite")));
         }
         let curve = if stepped || c == 0.0 {
             Curve::Stepped
         } else if cubic {
             if c != 1.0 {
-                return Err(err(format!(
+                return Err(t.err(format!(
                     "key {k}: a cubic track with transition {c}: only transition 1 is read on cubic tracks"
                 )));
             }
-            Curve::Linear // replaced per channel by the Catmull-Rom Bézier
+            // Marks the track cubic for add_track.
+            CUBIC_MARK
         } else if c == 1.0 {
             Curve::Linear
         } else {
             Curve::GodotEase(c)
         };
         keys.push(RawKey {
-            time: t,
-            value: raw[k],
+            time,
+            value: dict.values[k],
             curve,
         });
     }
-    if cubic && !stepped {
-        // Marks the track cubic for add_track.
-        for k in &mut keys {
-            if k.curve == Curve::Linear {
-                k.curve = CUBIC_MARK;
-            }
-        }
-    }
-    Ok(Some((j, prop, keys)))
+    Ok(keys)
 }
 
 /// Placeholder curve for keys of a cubic track until the channel values are known.
@@ -505,126 +596,39 @@ fn catmull_rom(v0: f64, v1: f64, v2: f64, v3: f64) -> (Curve, bool) {
     )
 }
 
-/// Converts a track's absolute keys into offset channels of bone `j`.
-#[allow(clippy::too_many_arguments)]
+/// A channel of offsets from the rest, one value per key.
+struct OffsetChannel {
+    kind: ChannelKind,
+    values: Vec<f64>,
+}
+
+/// Converts a track's absolute keys into offset channels of its bone.
 fn add_track(
     clip: &mut Clip,
     skeleton: &Skeleton,
     bones: &[BoneFrame],
-    j: usize,
-    prop: Prop,
-    keys: Vec<RawKey>,
+    track: RawTrack,
     name: &str,
     index: usize,
 ) -> Result<()> {
-    use ChannelKind as K;
-    let b = &bones[j];
-    let (rest_pos, rest_rot, rest_scale) = parts(&b.rest);
-    let parent_alpha = skeleton.bones()[j]
-        .parent
-        .and_then(|p| bones[p].alpha)
-        .unwrap_or(0.0);
-    let alpha = b.alpha.unwrap_or(0.0);
-    let mut channels: Vec<(K, Vec<f64>)> = Vec::new();
-    match prop {
-        Prop::Rotation { degrees } => {
-            let v = keys
-                .iter()
-                .map(|k| {
-                    let r = if degrees {
-                        k.value[0].to_radians()
-                    } else {
-                        k.value[0]
-                    };
-                    -(r - rest_rot).to_degrees()
-                })
-                .collect();
-            channels.push((K::Rotation, v));
-        }
+    let j = track.bone;
+    let what = TrackOf {
+        clip: name,
+        index,
+        bone: &skeleton.bones()[j].name,
+    };
+    let channels = match track.prop {
+        Prop::Rotation { degrees } => vec![rotation_offsets(&bones[j], &track.keys, degrees)],
         Prop::Position(component) => {
-            let (s, c) = (-parent_alpha).sin_cos();
-            let offset = |p: [f64; 2]| {
-                let d = [p[0] - rest_pos[0], -(p[1] - rest_pos[1])];
-                [c * d[0] - s * d[1], s * d[0] + c * d[1]]
-            };
-            match component {
-                None => {
-                    let o: Vec<[f64; 2]> = keys.iter().map(|k| offset(k.value)).collect();
-                    channels.push((K::TranslateX, o.iter().map(|v| v[0]).collect()));
-                    channels.push((K::TranslateY, o.iter().map(|v| v[1]).collect()));
-                }
-                Some(axis) => {
-                    if (s.abs() > 1e-12) && (c.abs() > 1e-12) {
-                        return Err(Error::InvalidClip {
-                            clip: name.to_string(),
-                            message: format!(
-                                "track {index}: position:{} on bone {:?}, whose parent's frame is turned {:.3}° from its bone: the other axis is unknown",
-                                ["x", "y"][axis],
-                                skeleton.bones()[j].name,
-                                parent_alpha.to_degrees()
-                            ),
-                        });
-                    }
-                    // Only the keyed axis moves; the parent frame is a multiple of 90°.
-                    let o: Vec<[f64; 2]> = keys
-                        .iter()
-                        .map(|k| {
-                            let mut p = rest_pos;
-                            p[axis] = k.value[0];
-                            offset(p)
-                        })
-                        .collect();
-                    let turned = s.abs() > 0.5;
-                    let out = if turned { 1 - axis } else { axis };
-                    let kind = [K::TranslateX, K::TranslateY][out];
-                    channels.push((kind, o.iter().map(|v| v[out]).collect()));
-                }
-            }
+            let parent_alpha = skeleton.bones()[j]
+                .parent
+                .and_then(|p| bones[p].alpha)
+                .unwrap_or(0.0);
+            position_offsets(&bones[j], &track.keys, component, parent_alpha, &what)?
         }
-        Prop::Scale(component) => {
-            let q = alpha.rem_euclid(std::f64::consts::FRAC_PI_2);
-            let aligned = q < 1e-9 || std::f64::consts::FRAC_PI_2 - q < 1e-9;
-            let swap = aligned
-                && (alpha / std::f64::consts::FRAC_PI_2)
-                    .round()
-                    .rem_euclid(2.0)
-                    == 1.0;
-            let same = |a: f64, b: f64| (a - b).abs() <= 1e-9 * a.abs().max(b.abs());
-            let uniform = component.is_none()
-                && keys.iter().all(|k| same(k.value[0], k.value[1]))
-                && same(rest_scale[0], rest_scale[1]);
-            if !aligned && !uniform {
-                return Err(Error::InvalidClip {
-                    clip: name.to_string(),
-                    message: format!(
-                        "track {index}: non-uniform scale on bone {:?}, whose Godot frame is turned {:.3}° from its bone: not a scale of the bone",
-                        skeleton.bones()[j].name,
-                        alpha.to_degrees()
-                    ),
-                });
-            }
-            let axes: Vec<usize> = match component {
-                None => vec![0, 1],
-                Some(a) => vec![a],
-            };
-            for a in axes {
-                let v = keys
-                    .iter()
-                    .map(|k| {
-                        let value = if component.is_some() {
-                            k.value[0]
-                        } else {
-                            k.value[a]
-                        };
-                        value / rest_scale[a]
-                    })
-                    .collect();
-                let out = if swap && !uniform { 1 - a } else { a };
-                channels.push(([K::ScaleX, K::ScaleY][out], v));
-            }
-        }
-    }
-    let bone = skeleton.bones()[j].name.clone();
+        Prop::Scale(component) => scale_offsets(&bones[j], &track.keys, component, &what)?,
+    };
+    let bone = what.bone.to_string();
     let ti = match clip.tracks.iter().position(|t| t.bone == bone) {
         Some(i) => i,
         None => {
@@ -632,7 +636,8 @@ fn add_track(
             clip.tracks.len() - 1
         }
     };
-    for (kind, values) in channels {
+    let keys = &track.keys;
+    for OffsetChannel { kind, values } in channels {
         let n = values.len();
         let ks: Vec<Key> = (0..n)
             .map(|k| {
@@ -648,17 +653,153 @@ fn add_track(
             .collect();
         let slot = clip.tracks[ti].channels.get_mut(kind);
         if slot.is_some() {
-            return Err(Error::InvalidClip {
-                clip: name.to_string(),
-                message: format!(
-                    "track {index}: bone {bone:?} {} is keyed by two tracks",
-                    kind.name()
-                ),
-            });
+            return Err(what.error(format!(
+                "bone {bone:?} {} is keyed by two tracks",
+                kind.name()
+            )));
         }
         *slot = Some(Channel::new(ks));
     }
     Ok(())
+}
+
+/// The track a conversion error names.
+struct TrackOf<'a> {
+    clip: &'a str,
+    index: usize,
+    bone: &'a str,
+}
+
+impl TrackOf<'_> {
+    fn error(&self, message: String) -> Error {
+        Error::InvalidClip {
+            clip: self.clip.to_string(),
+            message: format!("track {}: {message}", self.index),
+        }
+    }
+}
+
+/// Rotation keys (radians, or degrees) as offsets from the rest, degrees y-up.
+fn rotation_offsets(b: &BoneFrame, keys: &[RawKey], degrees: bool) -> OffsetChannel {
+    let (_, rest_rot, _) = parts(&b.rest);
+    let values = keys
+        .iter()
+        .map(|k| {
+            let r = if degrees {
+                k.value[0].to_radians()
+            } else {
+                k.value[0]
+            };
+            -(r - rest_rot).to_degrees()
+        })
+        .collect();
+    OffsetChannel {
+        kind: ChannelKind::Rotation,
+        values,
+    }
+}
+
+/// Position keys (both axes, or the one `component`) as translation offsets from the rest,
+/// turned by the parent's frame angle `parent_alpha` (a single axis needs a multiple of
+/// 90°).
+fn position_offsets(
+    b: &BoneFrame,
+    keys: &[RawKey],
+    component: Option<usize>,
+    parent_alpha: f64,
+    what: &TrackOf,
+) -> Result<Vec<OffsetChannel>> {
+    use ChannelKind as K;
+    let (rest_pos, _, _) = parts(&b.rest);
+    let (s, c) = (-parent_alpha).sin_cos();
+    let offset = |p: [f64; 2]| {
+        let d = [p[0] - rest_pos[0], -(p[1] - rest_pos[1])];
+        [c * d[0] - s * d[1], s * d[0] + c * d[1]]
+    };
+    let channel = |kind: K, o: &[[f64; 2]], axis: usize| OffsetChannel {
+        kind,
+        values: o.iter().map(|v| v[axis]).collect(),
+    };
+    let Some(axis) = component else {
+        let o: Vec<[f64; 2]> = keys.iter().map(|k| offset(k.value)).collect();
+        return Ok(vec![
+            channel(K::TranslateX, &o, 0),
+            channel(K::TranslateY, &o, 1),
+        ]);
+    };
+    if (s.abs() > 1e-12) && (c.abs() > 1e-12) {
+        return Err(what.error(format!(
+            "position:{} on bone {:?}, whose parent's frame is turned {:.3}° from its bone: the other axis is unknown",
+            ["x", "y"][axis],
+            what.bone,
+            parent_alpha.to_degrees()
+        )));
+    }
+    // Only the keyed axis moves; the parent frame is a multiple of 90°.
+    let o: Vec<[f64; 2]> = keys
+        .iter()
+        .map(|k| {
+            let mut p = rest_pos;
+            p[axis] = k.value[0];
+            offset(p)
+        })
+        .collect();
+    let turned = s.abs() > 0.5;
+    let out = if turned { 1 - axis } else { axis };
+    Ok(vec![channel([K::TranslateX, K::TranslateY][out], &o, out)])
+}
+
+/// Scale keys (both axes, or the one `component`) as factors of the rest scale; a bone
+/// whose Godot frame is turned from its bone by other than a multiple of 90° takes only
+/// uniform scale.
+fn scale_offsets(
+    b: &BoneFrame,
+    keys: &[RawKey],
+    component: Option<usize>,
+    what: &TrackOf,
+) -> Result<Vec<OffsetChannel>> {
+    use std::f64::consts::FRAC_PI_2;
+    let (_, _, rest_scale) = parts(&b.rest);
+    let alpha = b.alpha.unwrap_or(0.0);
+    let q = alpha.rem_euclid(FRAC_PI_2);
+    let aligned = q < 1e-9 || FRAC_PI_2 - q < 1e-9;
+    let swap = aligned && (alpha / FRAC_PI_2).round().rem_euclid(2.0) == 1.0;
+    let same = |a: f64, b: f64| (a - b).abs() <= 1e-9 * a.abs().max(b.abs());
+    let uniform = component.is_none()
+        && keys.iter().all(|k| same(k.value[0], k.value[1]))
+        && same(rest_scale[0], rest_scale[1]);
+    if !aligned && !uniform {
+        return Err(what.error(format!(
+            "non-uniform scale on bone {:?}, whose Godot frame is turned {:.3}° from its bone: not a scale of the bone",
+            what.bone,
+            alpha.to_degrees()
+        )));
+    }
+    let axes: Vec<usize> = match component {
+        None => vec![0, 1],
+        Some(a) => vec![a],
+    };
+    Ok(axes
+        .into_iter()
+        .map(|a| {
+            let values = keys
+                .iter()
+                .map(|k| {
+                    let value = if component.is_some() {
+                        k.value[0]
+                    } else {
+                        k.value[a]
+                    };
+                    value / rest_scale[a]
+                })
+                .collect();
+            let out = if swap && !uniform { 1 - a } else { a };
+            OffsetChannel {
+                kind: [ChannelKind::ScaleX, ChannelKind::ScaleY][out],
+                values,
+            }
+        })
+        .collect())
 }
 
 /// Unkeyed properties of bones saved away from their rest hold the saved value (Godot
@@ -676,57 +817,37 @@ fn fill_saved(clip: &mut Clip, skeleton: &Skeleton, bones: &[BoneFrame]) -> Resu
                 .find(|t| t.bone == name)
                 .is_some_and(|t| t.channels.get(kind).is_some())
         };
-        let one = |value: [f64; 2]| {
-            vec![RawKey {
+        // A track of one key at time 0 holding the saved value.
+        let saved = |prop: Prop, value: [f64; 2]| RawTrack {
+            bone: j,
+            prop,
+            keys: vec![RawKey {
                 time: 0.0,
                 value,
                 curve: Curve::Linear,
-            }]
+            }],
         };
         use ChannelKind as K;
         let (p0, r0, s0) = parts(&b.rest);
+        let clip_name = clip.name.clone();
         if (rot - r0).abs() > 1e-12 && !keyed(clip, K::Rotation) {
-            add_track(
-                clip,
-                skeleton,
-                bones,
-                j,
-                Prop::Rotation { degrees: false },
-                one([rot; 2]),
-                &clip.name.clone(),
-                usize::MAX,
-            )?;
+            let track = saved(Prop::Rotation { degrees: false }, [rot; 2]);
+            add_track(clip, skeleton, bones, track, &clip_name, usize::MAX)?;
         }
         if (pos[0] - p0[0]).hypot(pos[1] - p0[1]) > 1e-9
             && !keyed(clip, K::TranslateX)
             && !keyed(clip, K::TranslateY)
         {
-            add_track(
-                clip,
-                skeleton,
-                bones,
-                j,
-                Prop::Position(None),
-                one(pos),
-                &clip.name.clone(),
-                usize::MAX,
-            )?;
+            let track = saved(Prop::Position(None), pos);
+            add_track(clip, skeleton, bones, track, &clip_name, usize::MAX)?;
         }
         if ((scale[0] - s0[0]).abs() > 1e-9 || (scale[1] - s0[1]).abs() > 1e-9)
             && !keyed(clip, K::ScaleX)
             && !keyed(clip, K::ScaleY)
         {
             // A saved scale that cannot be expressed is left at rest rather than refused.
-            let _ = add_track(
-                clip,
-                skeleton,
-                bones,
-                j,
-                Prop::Scale(None),
-                one(scale),
-                &clip.name.clone(),
-                usize::MAX,
-            );
+            let track = saved(Prop::Scale(None), scale);
+            let _ = add_track(clip, skeleton, bones, track, &clip_name, usize::MAX);
         }
     }
     Ok(())
@@ -802,7 +923,14 @@ pub(super) fn write_clips(
     first_id: usize,
 ) -> Result<(String, Vec<(String, String)>)> {
     let num = super::export::num;
-    let mut out = String::new();
+    let mut w = ClipWriter {
+        out: String::new(),
+        skeleton,
+        paths,
+        rest,
+        g4,
+        n: 0,
+    };
     let mut entries = Vec::new();
     for (c, clip) in clips.iter().enumerate() {
         clip.check(skeleton)?;
@@ -811,97 +939,148 @@ pub(super) fn write_clips(
         } else {
             format!("{}", first_id + c)
         };
-        let _ = writeln!(out, "[sub_resource type=\"Animation\" id={id}]");
+        let _ = writeln!(w.out, "[sub_resource type=\"Animation\" id={id}]");
         if g4 {
-            let _ = writeln!(out, "resource_name = {}", super::export::quoted(&clip.name));
+            let _ = writeln!(
+                w.out,
+                "resource_name = {}",
+                super::export::quoted(&clip.name)
+            );
         }
-        let _ = writeln!(out, "length = {}", num(clip.duration));
-        let (float_array, lb, rb) = if g4 {
+        let _ = writeln!(w.out, "length = {}", num(clip.duration));
+        w.n = 0;
+        for track in &clip.tracks {
+            w.bone_track(clip, track)?;
+        }
+        w.out.push('\n');
+        entries.push((clip.name.clone(), id));
+    }
+    Ok((w.out, entries))
+}
+
+/// A key as written: its time, the value as Godot text, the transition to the next key.
+struct WrittenKey {
+    time: f64,
+    value: String,
+    transition: f64,
+}
+
+/// The Animation resources being written.
+struct ClipWriter<'a> {
+    out: String,
+    skeleton: &'a Skeleton,
+    /// Node path of every bone from the player's root.
+    paths: &'a [String],
+    /// Every bone's rest position and rotation (Godot's frame).
+    rest: &'a [([f64; 2], f64)],
+    g4: bool,
+    /// Tracks written in the current clip.
+    n: usize,
+}
+
+impl ClipWriter<'_> {
+    /// The value tracks of one bone: rotation, position, scale (an x/y pair keyed on one
+    /// axis only holds the other at its rest value at the same keys).
+    fn bone_track(&mut self, clip: &Clip, track: &BoneTrack) -> Result<()> {
+        use ChannelKind as K;
+        let num = super::export::num;
+        let j = self.skeleton.index_of(&track.bone).unwrap_or(0);
+        let ch = &track.channels;
+        if ch.shear_x.is_some() || ch.shear_y.is_some() {
+            return Err(Error::InvalidClip {
+                clip: clip.name.clone(),
+                message: format!(
+                    "bone {:?}: shear channels have no Godot Bone2D property",
+                    track.bone
+                ),
+            });
+        }
+        let (pos0, rot0) = self.rest[j];
+        let g4 = self.g4;
+        let vec2 = |x: f64, y: f64| {
+            if g4 {
+                format!("Vector2({}, {})", num(x), num(y))
+            } else {
+                format!("Vector2( {}, {} )", num(x), num(y))
+            }
+        };
+        if let Some(r) = ch.get(K::Rotation) {
+            let keys = written(track_keys(clip, &[r], &[0.0])?, |v| {
+                let rad = rot0 - v[0].to_radians();
+                if g4 {
+                    num(rad)
+                } else {
+                    num(rad.to_degrees())
+                }
+            });
+            let prop = if g4 { "rotation" } else { "rotation_degrees" };
+            self.value_track(j, prop, keys);
+        }
+        let pair = |x: K, y: K| -> Option<Vec<Channel>> {
+            match (ch.get(x), ch.get(y)) {
+                (None, None) => None,
+                (Some(a), Some(b)) => Some(vec![a.clone(), b.clone()]),
+                (Some(a), None) => Some(vec![a.clone(), held(a, y.rest_value())]),
+                (None, Some(b)) => Some(vec![held(b, x.rest_value()), b.clone()]),
+            }
+        };
+        if let Some(cs) = pair(K::TranslateX, K::TranslateY) {
+            let cs: Vec<&Channel> = cs.iter().collect();
+            let keys = written(track_keys(clip, &cs, &[0.0, 0.0])?, |v| {
+                vec2(pos0[0] + v[0], pos0[1] - v[1])
+            });
+            self.value_track(j, "position", keys);
+        }
+        if let Some(cs) = pair(K::ScaleX, K::ScaleY) {
+            let cs: Vec<&Channel> = cs.iter().collect();
+            let keys = written(track_keys(clip, &cs, &[1.0, 1.0])?, |v| vec2(v[0], v[1]));
+            self.value_track(j, "scale", keys);
+        }
+        Ok(())
+    }
+
+    /// One value track setting `prop` of bone `j`.
+    fn value_track(&mut self, j: usize, prop: &str, keys: Vec<WrittenKey>) {
+        let num = super::export::num;
+        let (float_array, lb, rb) = if self.g4 {
             ("PackedFloat32Array", "(", ")")
         } else {
             ("PoolRealArray", "( ", " )")
         };
-        let mut n = 0usize;
-        for track in &clip.tracks {
-            let j = skeleton.index_of(&track.bone).unwrap_or(0);
-            let ch = &track.channels;
-            let err = |message: String| Error::InvalidClip {
-                clip: clip.name.clone(),
-                message: format!("bone {:?}: {message}", track.bone),
-            };
-            if ch.shear_x.is_some() || ch.shear_y.is_some() {
-                return Err(err("shear channels have no Godot Bone2D property".into()));
-            }
-            use ChannelKind as K;
-            let (pos0, rot0) = rest[j];
-            let mut write = |prop: &str, keys: Vec<(f64, String, f64)>| {
-                let times: Vec<String> = keys.iter().map(|k| num(k.0)).collect();
-                let trans: Vec<String> = keys.iter().map(|k| num(k.2)).collect();
-                let values: Vec<String> = keys.iter().map(|k| k.1.clone()).collect();
-                let _ = writeln!(out, "tracks/{n}/type = \"value\"");
-                let _ = writeln!(out, "tracks/{n}/path = NodePath(\"{}:{prop}\")", paths[j]);
-                let _ = writeln!(out, "tracks/{n}/interp = 1");
-                let _ = writeln!(out, "tracks/{n}/loop_wrap = true");
-                let _ = writeln!(out, "tracks/{n}/imported = false");
-                let _ = writeln!(out, "tracks/{n}/enabled = true");
-                let _ = writeln!(
-                    out,
-                    "tracks/{n}/keys = {{\n\"times\": {float_array}{lb}{}{rb},\n\"transitions\": {float_array}{lb}{}{rb},\n\"update\": 0,\n\"values\": [ {} ]\n}}",
-                    times.join(", "),
-                    trans.join(", "),
-                    values.join(", ")
-                );
-                n += 1;
-            };
-            let vec2 = |x: f64, y: f64| {
-                if g4 {
-                    format!("Vector2({}, {})", num(x), num(y))
-                } else {
-                    format!("Vector2( {}, {} )", num(x), num(y))
-                }
-            };
-            if let Some(r) = ch.get(K::Rotation) {
-                let keys = track_keys(clip, &[r], &[0.0])?
-                    .into_iter()
-                    .map(|(t, v, c)| {
-                        let rad = rot0 - v[0].to_radians();
-                        let value = if g4 { num(rad) } else { num(rad.to_degrees()) };
-                        (t, value, c)
-                    })
-                    .collect();
-                write(if g4 { "rotation" } else { "rotation_degrees" }, keys);
-            }
-            // An x/y pair keyed on one axis only: the other holds its rest value at the same
-            // keys, so the pair is written key for key.
-            let pair = |x: K, y: K| -> Option<Vec<Channel>> {
-                match (ch.get(x), ch.get(y)) {
-                    (None, None) => None,
-                    (Some(a), Some(b)) => Some(vec![a.clone(), b.clone()]),
-                    (Some(a), None) => Some(vec![a.clone(), held(a, y.rest_value())]),
-                    (None, Some(b)) => Some(vec![held(b, x.rest_value()), b.clone()]),
-                }
-            };
-            if let Some(cs) = pair(K::TranslateX, K::TranslateY) {
-                let cs: Vec<&Channel> = cs.iter().collect();
-                let keys = track_keys(clip, &cs, &[0.0, 0.0])?
-                    .into_iter()
-                    .map(|(t, v, c)| (t, vec2(pos0[0] + v[0], pos0[1] - v[1]), c))
-                    .collect();
-                write("position", keys);
-            }
-            if let Some(cs) = pair(K::ScaleX, K::ScaleY) {
-                let cs: Vec<&Channel> = cs.iter().collect();
-                let keys = track_keys(clip, &cs, &[1.0, 1.0])?
-                    .into_iter()
-                    .map(|(t, v, c)| (t, vec2(v[0], v[1]), c))
-                    .collect();
-                write("scale", keys);
-            }
-        }
-        out.push('\n');
-        entries.push((clip.name.clone(), id));
+        let times: Vec<String> = keys.iter().map(|k| num(k.time)).collect();
+        let trans: Vec<String> = keys.iter().map(|k| num(k.transition)).collect();
+        let values: Vec<String> = keys.iter().map(|k| k.value.clone()).collect();
+        let (out, n) = (&mut self.out, self.n);
+        let _ = writeln!(out, "tracks/{n}/type = \"value\"");
+        let _ = writeln!(
+            out,
+            "tracks/{n}/path = NodePath(\"{}:{prop}\")",
+            self.paths[j]
+        );
+        let _ = writeln!(out, "tracks/{n}/interp = 1");
+        let _ = writeln!(out, "tracks/{n}/loop_wrap = true");
+        let _ = writeln!(out, "tracks/{n}/imported = false");
+        let _ = writeln!(out, "tracks/{n}/enabled = true");
+        let _ = writeln!(
+            out,
+            "tracks/{n}/keys = {{\n\"times\": {float_array}{lb}{}{rb},\n\"transitions\": {float_array}{lb}{}{rb},\n\"update\": 0,\n\"values\": [ {} ]\n}}",
+            times.join(", "),
+            trans.join(", "),
+            values.join(", ")
+        );
+        self.n += 1;
     }
-    Ok((out, entries))
+}
+
+/// [`track_keys`]' keys with their values written by `value`.
+fn written(keys: Vec<(f64, Vec<f64>, f64)>, value: impl Fn(&[f64]) -> String) -> Vec<WrittenKey> {
+    keys.into_iter()
+        .map(|(time, v, transition)| WrittenKey {
+            time,
+            value: value(&v),
+            transition,
+        })
+        .collect()
 }
 
 /// `like`'s keys (times and curves) all holding `value`.

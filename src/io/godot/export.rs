@@ -4,6 +4,7 @@
 use super::values::{affine_columns, affine_from_parts, Affine};
 use crate::error::{Error, Result};
 use crate::scene::Scene;
+use crate::skeleton::Bone;
 use crate::skinning::check_shape;
 use crate::weights::{Weights, EXPORT_ROW_SUM_TOLERANCE};
 use std::collections::{HashMap, HashSet};
@@ -187,13 +188,63 @@ pub fn export_godot(scene: &Scene, weights: &Weights, godot: u32) -> Result<Stri
             message: format!("{godot}: expected 3 or 4"),
         });
     }
-    let g4 = godot == 4;
-    let mesh = &scene.mesh;
     let bones = scene.skeleton.bones();
-    check_shape(mesh.vertex_count(), weights, bones.len())?;
+    check_shape(scene.mesh.vertex_count(), weights, bones.len())?;
     weights.validate_with_tolerance(EXPORT_ROW_SUM_TOLERANCE)?;
+    let paths = bone_paths(bones)?;
+    // Rest frames in the y-down skeleton frame.
+    let world: Vec<Affine> = bones
+        .iter()
+        .map(|b| {
+            let d = b.tail - b.head;
+            affine_from_parts([b.head.x, -b.head.y], -d.y.atan2(d.x), [1.0, 1.0], 0.0)
+        })
+        .collect();
+    let polygons = godot_vertex_order(scene);
+    let mut w = TscnWriter {
+        s: String::new(),
+        scene,
+        weights,
+        g4: godot == 4,
+        images: texture_images(scene, &polygons),
+        paths,
+        world,
+    };
+    // Clips: Animation sub-resources (and a Godot 4 AnimationLibrary) before the nodes.
+    let rests: Vec<([f64; 2], f64)> = (0..bones.len())
+        .map(|j| {
+            let [xx, xy, _, _, ox, oy] = affine_columns(&w.local_rest(j));
+            ([ox, oy], xy.atan2(xx))
+        })
+        .collect();
+    let player_paths: Vec<String> = w.paths.iter().map(|p| format!("Skeleton2D/{p}")).collect();
+    let (animations, entries) = super::clips::write_clips(
+        &scene.clips,
+        &scene.skeleton,
+        &player_paths,
+        &rests,
+        w.g4,
+        1,
+    )?;
+    w.header(&entries);
+    w.s.push_str(&animations);
+    w.library(&entries);
+    w.skeleton_nodes();
+    let mut part_names: HashSet<String> = HashSet::new();
+    part_names.insert("Skeleton2D".into());
+    if !entries.is_empty() {
+        part_names.insert("AnimationPlayer".into());
+    }
+    for poly in &polygons {
+        w.polygon_node(poly, &mut part_names)?;
+    }
+    w.animation_player(&entries);
+    Ok(w.s)
+}
 
-    // Bone node paths below the skeleton.
+/// Each bone's node path below the skeleton; two bones whose paths collide (names that
+/// differ only in characters Godot replaces) are an error.
+fn bone_paths(bones: &[Bone]) -> Result<Vec<String>> {
     let mut paths: Vec<String> = Vec::with_capacity(bones.len());
     let mut taken: HashSet<String> = HashSet::new();
     for b in bones {
@@ -210,190 +261,202 @@ pub fn export_godot(scene: &Scene, weights: &Weights, godot: u32) -> Result<Stri
         }
         paths.push(path);
     }
-    // Rest frames in the y-down skeleton frame.
-    let world: Vec<Affine> = bones
-        .iter()
-        .map(|b| {
-            let d = b.tail - b.head;
-            affine_from_parts([b.head.x, -b.head.y], -d.y.atan2(d.x), [1.0, 1.0], 0.0)
-        })
-        .collect();
+    Ok(paths)
+}
 
-    let polygons = godot_vertex_order(scene);
+/// The image of each part's layer (none without art).
+fn layer_image(scene: &Scene, part: &str) -> Option<usize> {
+    let art = scene.art.as_ref()?;
+    art.layers
+        .iter()
+        .find(|l| l.part == part)
+        .and_then(|l| l.image)
+}
+
+/// The art images the polygons use, in the order first used (each an `ext_resource`).
+fn texture_images(scene: &Scene, polygons: &[PolygonOrder]) -> Vec<usize> {
     let mut images: Vec<usize> = Vec::new();
-    if let Some(art) = &scene.art {
-        for poly in &polygons {
-            let part = &mesh.parts()[poly.part];
-            if let Some(k) = art
-                .layers
-                .iter()
-                .find(|l| &l.part == part)
-                .and_then(|l| l.image)
-            {
-                if !images.contains(&k) {
-                    images.push(k);
-                }
+    for poly in polygons {
+        if let Some(k) = layer_image(scene, &scene.mesh.parts()[poly.part]) {
+            if !images.contains(&k) {
+                images.push(k);
             }
         }
     }
-    let res_id = |k: usize| {
-        let i = images.iter().position(|&x| x == k).unwrap_or(0) + 1;
-        if g4 {
+    images
+}
+
+/// The `.tscn` text being written, and what its sections share.
+struct TscnWriter<'a> {
+    s: String,
+    scene: &'a Scene,
+    weights: &'a Weights,
+    /// Godot 4 (else 3).
+    g4: bool,
+    /// Art images written as `ext_resource`s, in id order.
+    images: Vec<usize>,
+    /// Bone node paths below the skeleton.
+    paths: Vec<String>,
+    /// Bone rest frames in the skeleton's y-down frame.
+    world: Vec<Affine>,
+}
+
+impl TscnWriter<'_> {
+    /// The resource id of art image `k`.
+    fn res_id(&self, k: usize) -> String {
+        let i = self.images.iter().position(|&x| x == k).unwrap_or(0) + 1;
+        if self.g4 {
             format!("\"{i}\"")
         } else {
             i.to_string()
         }
-    };
+    }
 
-    let mut s = String::new();
-    let (vec_array, int_array, float_array) = if g4 {
-        (
-            "PackedVector2Array",
-            "PackedInt32Array",
-            "PackedFloat32Array",
-        )
-    } else {
-        ("PoolVector2Array", "PoolIntArray", "PoolRealArray")
-    };
-    // Clips: Animation sub-resources (and a Godot 4 AnimationLibrary) before the nodes.
-    let rests: Vec<([f64; 2], f64)> = (0..bones.len())
-        .map(|j| {
-            let local = match bones[j].parent {
-                Some(p) => world[p].try_inverse().unwrap_or_else(Affine::identity) * world[j],
-                None => world[j],
-            };
-            let [xx, xy, _, _, ox, oy] = affine_columns(&local);
-            ([ox, oy], xy.atan2(xx))
-        })
-        .collect();
-    let player_paths: Vec<String> = paths.iter().map(|p| format!("Skeleton2D/{p}")).collect();
-    let (animations, entries) =
-        super::clips::write_clips(&scene.clips, &scene.skeleton, &player_paths, &rests, g4, 1)?;
-    let library = g4 && !entries.is_empty();
-    let _ = writeln!(
-        s,
-        "[gd_scene load_steps={} format={}]\n",
-        images.len() + 1 + entries.len() + usize::from(library),
-        if g4 { 3 } else { 2 }
-    );
-    if let Some(art) = &scene.art {
-        for &k in &images {
+    /// The packed array type names: vectors, integers, floats.
+    fn arrays(&self) -> (&'static str, &'static str, &'static str) {
+        if self.g4 {
+            (
+                "PackedVector2Array",
+                "PackedInt32Array",
+                "PackedFloat32Array",
+            )
+        } else {
+            ("PoolVector2Array", "PoolIntArray", "PoolRealArray")
+        }
+    }
+
+    /// Bone `j`'s rest frame relative to its parent's.
+    fn local_rest(&self, j: usize) -> Affine {
+        match self.scene.skeleton.bones()[j].parent {
+            // Rest frames are rotations: always invertible.
+            Some(p) => self.world[p].try_inverse().unwrap_or_else(Affine::identity) * self.world[j],
+            None => self.world[j],
+        }
+    }
+
+    /// `[gd_scene]` and the texture `ext_resource`s.
+    fn header(&mut self, entries: &[(String, String)]) {
+        let library = self.g4 && !entries.is_empty();
+        let _ = writeln!(
+            self.s,
+            "[gd_scene load_steps={} format={}]\n",
+            self.images.len() + 1 + entries.len() + usize::from(library),
+            if self.g4 { 3 } else { 2 }
+        );
+        let Some(art) = &self.scene.art else { return };
+        for &k in &self.images {
             let file = art.images[k]
                 .path
                 .file_name()
                 .map(|f| f.to_string_lossy().into_owned())
                 .unwrap_or_else(|| art.images[k].name.clone());
             let path = quoted(&format!("res://{file}"));
-            let _ = if g4 {
+            let id = self.res_id(k);
+            let _ = if self.g4 {
                 writeln!(
-                    s,
-                    "[ext_resource type=\"Texture2D\" path={path} id={}]",
-                    res_id(k)
+                    self.s,
+                    "[ext_resource type=\"Texture2D\" path={path} id={id}]"
                 )
             } else {
                 writeln!(
-                    s,
-                    "[ext_resource path={path} type=\"Texture\" id={}]",
-                    res_id(k)
+                    self.s,
+                    "[ext_resource path={path} type=\"Texture\" id={id}]"
                 )
             };
         }
-        if !images.is_empty() {
-            s.push('\n');
+        if !self.images.is_empty() {
+            self.s.push('\n');
         }
     }
-    s.push_str(&animations);
-    if library {
+
+    /// Godot 4's AnimationLibrary of the clips (`entries`: name, sub-resource id).
+    fn library(&mut self, entries: &[(String, String)]) {
+        if !self.g4 || entries.is_empty() {
+            return;
+        }
         let data: Vec<String> = entries
             .iter()
             .map(|(name, id)| format!("{}: SubResource({id})", quoted(name)))
             .collect();
         let _ = writeln!(
-            s,
+            self.s,
             "[sub_resource type=\"AnimationLibrary\" id=\"library\"]\n_data = {{\n{}\n}}\n",
             data.join(",\n")
         );
     }
-    let _ = writeln!(
-        s,
-        "[node name={} type=\"Node2D\"]\n",
-        quoted(&node_name(&scene.name))
-    );
-    let _ = writeln!(
-        s,
-        "[node name=\"Skeleton2D\" type=\"Skeleton2D\" parent=\".\"]\n"
-    );
-    for (j, b) in bones.iter().enumerate() {
-        let local = match b.parent {
-            // Rest frames are rotations: always invertible.
-            Some(p) => world[p].try_inverse().unwrap_or_else(Affine::identity) * world[j],
-            None => world[j],
-        };
-        let parent = match b.parent {
-            Some(p) => format!("Skeleton2D/{}", paths[p]),
-            None => "Skeleton2D".into(),
-        };
-        let [xx, xy, yx, yy, ox, oy] = affine_columns(&local);
+
+    /// The root node, the Skeleton2D and a Bone2D per bone in its rest pose.
+    fn skeleton_nodes(&mut self) {
         let _ = writeln!(
-            s,
-            "[node name={} type=\"Bone2D\" parent={}]",
-            quoted(&node_name(&b.name)),
-            quoted(&parent)
+            self.s,
+            "[node name={} type=\"Node2D\"]\n",
+            quoted(&node_name(&self.scene.name))
         );
-        let _ = writeln!(s, "position = Vector2({}, {})", num(ox), num(oy));
-        let _ = writeln!(s, "rotation = {}", num(xy.atan2(xx)));
         let _ = writeln!(
-            s,
-            "rest = Transform2D({}, {}, {}, {}, {}, {})",
-            num(xx),
-            num(xy),
-            num(yx),
-            num(yy),
-            num(ox),
-            num(oy)
+            self.s,
+            "[node name=\"Skeleton2D\" type=\"Skeleton2D\" parent=\".\"]\n"
         );
-        if g4 {
-            let _ = writeln!(s, "auto_calculate_length_and_angle = false");
-            let _ = writeln!(s, "length = {}", num(b.length()));
-            let _ = writeln!(s, "bone_angle = 0.0");
-        } else {
-            let _ = writeln!(s, "default_length = {}", num(b.length()));
+        for (j, b) in self.scene.skeleton.bones().iter().enumerate() {
+            let parent = match b.parent {
+                Some(p) => format!("Skeleton2D/{}", self.paths[p]),
+                None => "Skeleton2D".into(),
+            };
+            let [xx, xy, yx, yy, ox, oy] = affine_columns(&self.local_rest(j));
+            let s = &mut self.s;
+            let _ = writeln!(
+                s,
+                "[node name={} type=\"Bone2D\" parent={}]",
+                quoted(&node_name(&b.name)),
+                quoted(&parent)
+            );
+            let _ = writeln!(s, "position = Vector2({}, {})", num(ox), num(oy));
+            let _ = writeln!(s, "rotation = {}", num(xy.atan2(xx)));
+            let _ = writeln!(
+                s,
+                "rest = Transform2D({}, {}, {}, {}, {}, {})",
+                num(xx),
+                num(xy),
+                num(yx),
+                num(yy),
+                num(ox),
+                num(oy)
+            );
+            if self.g4 {
+                let _ = writeln!(s, "auto_calculate_length_and_angle = false");
+                let _ = writeln!(s, "length = {}", num(b.length()));
+                let _ = writeln!(s, "bone_angle = 0.0");
+            } else {
+                let _ = writeln!(s, "default_length = {}", num(b.length()));
+            }
+            s.push('\n');
         }
-        s.push('\n');
     }
 
-    let mut part_names: HashSet<String> = HashSet::new();
-    part_names.insert("Skeleton2D".into());
-    if !entries.is_empty() {
-        part_names.insert("AnimationPlayer".into());
-    }
-    for poly in &polygons {
+    /// One Polygon2D; its node name must not be in `taken` (then it is).
+    fn polygon_node(&mut self, poly: &PolygonOrder, taken: &mut HashSet<String>) -> Result<()> {
+        let (scene, mesh) = (self.scene, &self.scene.mesh);
         let part = &mesh.parts()[poly.part];
         let name = node_name(part);
-        if !part_names.insert(name.clone()) {
+        if !taken.insert(name.clone()) {
             return Err(Error::field(
                 format!("part {part:?}"),
                 format!("its Godot node name {name:?} is taken (by the skeleton or another part)"),
             ));
         }
+        let (vec_array, int_array, _) = self.arrays();
+        let texture = layer_image(scene, part).map(|k| self.res_id(k));
+        let s = &mut self.s;
         let _ = writeln!(
             s,
             "[node name={} type=\"Polygon2D\" parent=\".\"]",
             quoted(&name)
         );
-        if let Some(art) = &scene.art {
-            if let Some(k) = art
-                .layers
-                .iter()
-                .find(|l| &l.part == part)
-                .and_then(|l| l.image)
-            {
-                let _ = if g4 {
-                    writeln!(s, "texture = ExtResource({})", res_id(k))
-                } else {
-                    writeln!(s, "texture = ExtResource( {} )", res_id(k))
-                };
-            }
+        if let Some(id) = texture {
+            let _ = if self.g4 {
+                writeln!(s, "texture = ExtResource({id})")
+            } else {
+                writeln!(s, "texture = ExtResource( {id} )")
+            };
         }
         let _ = writeln!(s, "skeleton = NodePath(\"../Skeleton2D\")");
         let points: Vec<String> = poly
@@ -419,43 +482,56 @@ pub fn export_godot(scene: &Scene, weights: &Weights, godot: u32) -> Result<Stri
             .map(|[a, b, c]| format!("{int_array}({a}, {b}, {c})"))
             .collect();
         let _ = writeln!(s, "polygons = [{}]", tris.join(", "));
-        let entries: Vec<String> = (0..bones.len())
+        let bones = self.bone_weights(poly);
+        let _ = writeln!(self.s, "bones = [{bones}]");
+        let _ = writeln!(
+            self.s,
+            "internal_vertex_count = {}\n",
+            poly.vertices.len() - poly.outline
+        );
+        Ok(())
+    }
+
+    /// A polygon's `bones` entries: every bone's path and one weight per point.
+    fn bone_weights(&self, poly: &PolygonOrder) -> String {
+        let (_, _, float_array) = self.arrays();
+        let entries: Vec<String> = (0..self.paths.len())
             .map(|j| {
                 let w: Vec<String> = poly
                     .vertices
                     .iter()
-                    .map(|&v| num(weights.get(v, j)))
+                    .map(|&v| num(self.weights.get(v, j)))
                     .collect();
-                let path = if g4 {
-                    quoted(&paths[j])
+                let path = if self.g4 {
+                    quoted(&self.paths[j])
                 } else {
-                    format!("NodePath({})", quoted(&paths[j]))
+                    format!("NodePath({})", quoted(&self.paths[j]))
                 };
                 format!("{path}, {float_array}({})", w.join(", "))
             })
             .collect();
-        let _ = writeln!(s, "bones = [{}]", entries.join(", "));
-        let _ = writeln!(
-            s,
-            "internal_vertex_count = {}\n",
-            poly.vertices.len() - poly.outline
-        );
+        entries.join(", ")
     }
-    if !entries.is_empty() {
+
+    /// The AnimationPlayer holding the clips (none without clips).
+    fn animation_player(&mut self, entries: &[(String, String)]) {
+        if entries.is_empty() {
+            return;
+        }
+        let s = &mut self.s;
         let _ = writeln!(
             s,
             "[node name=\"AnimationPlayer\" type=\"AnimationPlayer\" parent=\".\"]"
         );
-        if g4 {
+        if self.g4 {
             let _ = writeln!(s, "libraries = {{\n\"\": SubResource(\"library\")\n}}");
         } else {
-            for (name, id) in &entries {
+            for (name, id) in entries {
                 let _ = writeln!(s, "anims/{name} = SubResource( {id} )");
             }
         }
         s.push('\n');
     }
-    Ok(s)
 }
 
 /// [`export_godot`] written to `path` (overwrites; the CLI asks before doing so).

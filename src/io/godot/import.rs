@@ -8,10 +8,11 @@ use super::values::{
     affine_from_parts, apply, each_resource_ref, resource_id, resource_ref, Affine, At,
 };
 use crate::error::{Error, Result};
-use crate::io::dragonbones::{assign_parts, lift_probes, UniqueNames, ZERO_LENGTH_TAIL};
+use crate::io::dragonbones::ZERO_LENGTH_TAIL;
+use crate::io::scene_builder::SceneBuilder;
 use crate::io::WeightsFile;
 use crate::mesh::Mesh;
-use crate::scene::{AlphaMode, Art, ArtImage, Layer, Scene};
+use crate::scene::{AlphaMode, ArtImage, Scene};
 use crate::skeleton::{Bone, Skeleton};
 use crate::weights::Weights;
 use nalgebra::Point2;
@@ -207,6 +208,66 @@ struct Node {
 pub fn import_godot(text: &str, base_dir: Option<&Path>) -> Result<GodotImport> {
     let sections = parse_tscn(text)?;
     let mut report = ImportReport::default();
+    report.godot = godot_version(&sections, &mut report.notes)?;
+    let resources = check_resources(&sections)?;
+    let nodes = build_tree(&sections)?;
+    let global = global_transforms(&nodes);
+    let skel = find_skeleton(&sections, &nodes, &mut report)?;
+    report.skeleton = nodes[skel].path.clone();
+    let bones = read_bones(&sections, &nodes, skel, &mut report)?;
+    let to_skeleton = global[skel].try_inverse().ok_or_else(|| Error::Godot {
+        line: sections[nodes[skel].section].line,
+        field: section_name(&sections[nodes[skel].section]),
+        message: "the Skeleton2D's global transform is singular (a scale of 0 on it or a parent)"
+            .into(),
+    })?;
+    let tree = Tree {
+        sections: &sections,
+        nodes: &nodes,
+        bones: &bones,
+        skel,
+    };
+    let textures = Textures {
+        resources: &resources,
+        root_dir: base_dir.map(project_root),
+        base_dir,
+        image_of_resource: HashMap::new(),
+    };
+    let builder = add_polygons(&tree, &global, &to_skeleton, textures, &mut report)?;
+    let scene_bones: Vec<Bone> = bones.iter().map(|b| b.bone.clone()).collect();
+    // File order is parents first (Godot writes parents before children).
+    let order: Vec<usize> = (0..scene_bones.len()).collect();
+    let built = builder.finish(scene_bones, &order, &mut report.notes)?;
+    let clips = read_clips(
+        &sections,
+        &nodes,
+        &bones,
+        &built.skeleton,
+        &mut report.notes,
+    )?;
+    report.clips = clips.len();
+    report.clip_keys = clips.iter().map(|c| c.key_count()).sum();
+    let scene = Scene::new(
+        nodes[0].name.clone(),
+        built.mesh,
+        built.skeleton,
+        built.probes,
+    )?
+    .with_animation(clips, Vec::new())?;
+    let scene = match built.art {
+        Some(art) => scene.with_art(art)?,
+        None => scene,
+    };
+    Ok(GodotImport {
+        scene,
+        artist: built.artist,
+        report,
+    })
+}
+
+/// The Godot version of the `[gd_scene]` header's `format`: 3 (`format=2`), 4 (`format=3`
+/// or another format, noted).
+fn godot_version(sections: &[Section], notes: &mut Vec<String>) -> Result<u32> {
     let first = sections.first().ok_or_else(|| Error::Godot {
         line: 1,
         field: "file".into(),
@@ -222,41 +283,75 @@ pub fn import_godot(text: &str, base_dir: Option<&Path>) -> Result<GodotImport> 
             ),
         });
     }
-    report.godot = match first.attr("format") {
-        Some(Value::Int(2)) => 3,
-        Some(Value::Int(3)) => 4,
-        Some(Value::Int(1)) => {
-            return Err(Error::Godot {
-                line: first.line,
-                field: "gd_scene format".into(),
-                message: "format=1 is Godot 2, which has no Skeleton2D".into(),
-            })
-        }
+    match first.attr("format") {
+        Some(Value::Int(2)) => Ok(3),
+        Some(Value::Int(3)) => Ok(4),
+        Some(Value::Int(1)) => Err(Error::Godot {
+            line: first.line,
+            field: "gd_scene format".into(),
+            message: "format=1 is Godot 2, which has no Skeleton2D".into(),
+        }),
         other => {
-            report.notes.push(format!(
+            notes.push(format!(
                 "gd_scene format {other:?} is not 2 (Godot 3) or 3 (Godot 4): read as Godot 4"
             ));
-            4
+            Ok(4)
         }
-    };
+    }
+}
 
-    let resources = check_resources(&sections)?;
-    let nodes = build_tree(&sections)?;
-    let global = global_transforms(&nodes);
-    let skel = find_skeleton(&sections, &nodes, &mut report)?;
-    report.skeleton = nodes[skel].path.clone();
+/// The parsed file as the polygons read it.
+struct Tree<'a> {
+    sections: &'a [Section],
+    nodes: &'a [Node],
+    bones: &'a [ReadBone],
+    /// Node index of the Skeleton2D.
+    skel: usize,
+}
 
-    let bones = read_bones(&sections, &nodes, skel, &mut report)?;
-    let to_skeleton = global[skel].try_inverse().ok_or_else(|| Error::Godot {
-        line: sections[nodes[skel].section].line,
-        field: section_name(&sections[nodes[skel].section]),
-        message: "the Skeleton2D's global transform is singular (a scale of 0 on it or a parent)"
-            .into(),
-    })?;
+/// Texture resources turned into art images, each once.
+struct Textures<'a> {
+    /// `ExtResource` paths by id.
+    resources: &'a HashMap<String, String>,
+    /// The folder holding `project.godot` (what `res://` names).
+    root_dir: Option<PathBuf>,
+    base_dir: Option<&'a Path>,
+    /// Art image index by `ExtResource` id.
+    image_of_resource: HashMap<String, usize>,
+}
 
-    let root_dir = base_dir.map(project_root);
-    let polygon_nodes: Vec<usize> = (0..nodes.len())
-        .filter(|&i| nodes[i].kind == "Polygon2D")
+impl Textures<'_> {
+    /// The art image of texture resource `id`, added to `builder` the first time.
+    fn image(&mut self, id: &str, builder: &mut SceneBuilder, notes: &mut Vec<String>) -> usize {
+        if let Some(&k) = self.image_of_resource.get(id) {
+            return k;
+        }
+        let path = &self.resources[id];
+        let resolved = resolve_res_path(path, self.root_dir.as_deref(), self.base_dir, notes);
+        let k = builder.add_image(ArtImage {
+            name: Path::new(path)
+                .file_stem()
+                .map(|s| s.to_string_lossy().into_owned())
+                .unwrap_or_else(|| path.clone()),
+            path: resolved,
+            alpha: AlphaMode::Straight,
+        });
+        self.image_of_resource.insert(id.to_string(), k);
+        k
+    }
+}
+
+/// Every Polygon2D as a part (see [`add_polygon`]); none is an error, and so are more
+/// weights than the import holds.
+fn add_polygons(
+    tree: &Tree,
+    global: &[Affine],
+    to_skeleton: &Affine,
+    mut textures: Textures,
+    report: &mut ImportReport,
+) -> Result<SceneBuilder> {
+    let polygon_nodes: Vec<usize> = (0..tree.nodes.len())
+        .filter(|&i| tree.nodes[i].kind == "Polygon2D")
         .collect();
     if polygon_nodes.is_empty() {
         return Err(Error::Godot {
@@ -265,273 +360,293 @@ pub fn import_godot(text: &str, base_dir: Option<&Path>) -> Result<GodotImport> 
             message: "no Polygon2D node: nothing to import".into(),
         });
     }
-
-    let mut vertices: Vec<Point2<f64>> = Vec::new();
-    let mut triangles: Vec<[usize; 3]> = Vec::new();
-    let mut vertex_parts: Vec<usize> = Vec::new();
-    let mut rows: Vec<Vec<f64>> = Vec::new();
-    let mut uvs: Vec<Point2<f64>> = Vec::new();
-    let mut parts: Vec<String> = Vec::new();
-    let mut names = UniqueNames::default();
-    let mut images: Vec<ArtImage> = Vec::new();
-    let mut image_of_resource: HashMap<String, usize> = HashMap::new();
-    let mut layer_keys: Vec<(i64, usize, Option<usize>)> = Vec::new();
-
+    let n_bones = tree.bones.len();
+    let mut builder = SceneBuilder::new(n_bones);
     for &n in &polygon_nodes {
-        let node = &nodes[n];
-        let section = &sections[node.section];
-        let poly = read_polygon(section, &nodes, &bones, skel)?;
         let place = to_skeleton * global[n];
-        let placed: Vec<Point2<f64>> = poly
-            .points
-            .iter()
-            .map(|&p| {
-                let [x, y] = apply(&place, [p[0] + poly.offset[0], p[1] + poly.offset[1]]);
-                Point2::new(x, -y)
-            })
-            .collect();
-        if let Some((v, p)) = placed
-            .iter()
-            .enumerate()
-            .find(|(_, p)| !(p.x.abs() <= MAX_COORDINATE && p.y.abs() <= MAX_COORDINATE))
-        {
-            return Err(poly.at_polygon.error(
-                &format!("[{v}]"),
-                format!(
-                    "placed at ({:e}, {:e}) in the skeleton's frame, beyond ±{MAX_COORDINATE:e} px",
-                    p.x, p.y
-                ),
-            ));
-        }
-        let part = names.take(&node.name);
-        let mut mesh_report = MeshReport {
-            part: part.clone(),
-            node: node.path.clone(),
-            polygons: poly.polygons.len(),
-            internal_vertices: poly.internal,
-            missing_bone_paths: poly.missing.clone(),
-            ..MeshReport::default()
-        };
-
-        // Triangles, counter-clockwise in the scene's y-up frame.
-        let mut tris: Vec<[usize; 3]> = Vec::new();
-        if poly.polygons.is_empty() {
-            mesh_report.outline_triangulated = true;
-            let outline_len = poly.points.len() - poly.internal;
-            let outline: Vec<Point2<f64>> = placed[..outline_len].to_vec();
-            tris = ear_clip(&outline).ok_or_else(|| {
-                poly.at_polygon.error(
-                    "",
-                    "polygons is empty and the outline cannot be triangulated (it crosses itself)",
-                )
-            })?;
-            let internal: Vec<usize> = (outline_len..placed.len()).collect();
-            insert_points(&placed, &mut tris, &internal).map_err(|v| {
-                poly.at_polygon.error(
-                    &format!("[{v}]"),
-                    "an internal vertex lies outside the outline",
-                )
-            })?;
-            report.notes.push(format!(
-                "{part}: polygons is empty: triangulated the {outline_len}-point outline{} into {} triangles",
-                if internal.is_empty() {
-                    String::new()
-                } else {
-                    format!(" with {} internal vertices", internal.len())
-                },
-                tris.len()
-            ));
-        } else {
-            let at = poly
-                .at_polygons
-                .as_ref()
-                .expect("polygons were read from a property");
-            for (k, ngon) in poly.polygons.iter().enumerate() {
-                if ngon.len() < 3 {
-                    report.notes.push(format!(
-                        "{part}: polygons[{k}] has {} vertices: skipped (Godot skips it too)",
-                        ngon.len()
-                    ));
-                    continue;
-                }
-                let pts: Vec<Point2<f64>> = ngon.iter().map(|&i| placed[i]).collect();
-                let local = ear_clip(&pts).ok_or_else(|| {
-                    at.error(
-                        &format!("[{k}]"),
-                        "this polygon cannot be triangulated (it crosses itself)",
-                    )
-                })?;
-                tris.extend(local.iter().map(|t| t.map(|i| ngon[i])));
-            }
-        }
-
-        // Drop vertices no triangle uses (Mesh rejects them).
-        let mut used = vec![false; placed.len()];
-        tris.iter().flatten().for_each(|&v| used[v] = true);
-        let mut new_index = vec![usize::MAX; placed.len()];
-        let mut kept = Vec::new();
-        for v in 0..placed.len() {
-            if used[v] {
-                new_index[v] = kept.len();
-                kept.push(v);
-            }
-        }
-        mesh_report.dropped_vertices = placed.len() - kept.len();
-        if mesh_report.dropped_vertices > 0 {
-            report.notes.push(format!(
-                "{part}: {} vertices are in no polygon: dropped",
-                mesh_report.dropped_vertices
-            ));
-        }
-        let tris: Vec<[usize; 3]> = tris.iter().map(|t| t.map(|v| new_index[v])).collect();
-        let local_points: Vec<Point2<f64>> = kept.iter().map(|&v| placed[v]).collect();
-        Mesh::new(local_points.clone(), tris.clone()).map_err(|e| {
-            let at = poly.at_polygons.as_ref().unwrap_or(&poly.at_polygon);
-            at.error("", format!("{e} (indices after dropping unused vertices)"))
-        })?;
-
-        // Weights, with the repairs.
-        let mut poly_rows: Vec<Vec<f64>> = kept.iter().map(|&v| poly.weights[v].clone()).collect();
-        let totals: Vec<f64> = (0..bones.len())
-            .map(|j| poly_rows.iter().map(|r| r[j]).sum())
-            .collect();
-        let dominant = (0..bones.len())
-            .filter(|&j| totals[j] > 0.0)
-            .max_by(|&a, &b| totals[a].total_cmp(&totals[b]));
-        let fallback = dominant
-            .or_else(|| ancestor_bone(&nodes, n, &bones))
-            .unwrap_or_else(|| nearest_bone(&bones, &local_points));
-        for row in &mut poly_rows {
-            let sum: f64 = row.iter().sum();
-            if sum <= 0.0 {
-                mesh_report.unweighted_vertices += 1;
-                row[fallback] = 1.0;
-                continue;
-            }
-            let err = (sum - 1.0).abs();
-            mesh_report.max_row_sum_error = mesh_report.max_row_sum_error.max(err);
-            if err > ROW_SUM_TOLERANCE {
-                mesh_report.renormalized_rows += 1;
-                row.iter_mut().for_each(|w| *w /= sum);
-            }
-        }
-        if mesh_report.unweighted_vertices > 0 {
-            report.notes.push(format!(
-                "{part}: {} vertices have no weight: given to {} ({})",
-                mesh_report.unweighted_vertices,
-                bones[fallback].name,
-                if dominant.is_some() {
-                    "the bone with the most weight on this polygon"
-                } else {
-                    "the polygon has no weights at all"
-                }
-            ));
-        }
-        if mesh_report.renormalized_rows > 0 {
-            report.notes.push(format!(
-                "{part}: {} rows did not sum to 1 (largest deviation {:.3}): divided by their sum",
-                mesh_report.renormalized_rows, mesh_report.max_row_sum_error
-            ));
-        }
-        if !poly.missing.is_empty() {
-            report.notes.push(format!(
-                "{part}: bones lists {} paths that name no bone below the skeleton, all with weight 0: ignored ({})",
-                poly.missing.len(),
-                poly.missing.join(", ")
-            ));
-        }
-        mesh_report.bones = (0..bones.len())
-            .filter(|&j| poly_rows.iter().any(|r| r[j] > 0.0))
-            .map(|j| bones[j].name.clone())
-            .collect();
-
-        // Art.
-        let image = match &poly.texture {
-            Some(id) => {
-                let next = images.len();
-                let k = *image_of_resource.entry(id.clone()).or_insert(next);
-                if k == next {
-                    let path = &resources[id];
-                    let resolved =
-                        resolve_res_path(path, root_dir.as_deref(), base_dir, &mut report.notes);
-                    images.push(ArtImage {
-                        name: Path::new(path)
-                            .file_stem()
-                            .map(|s| s.to_string_lossy().into_owned())
-                            .unwrap_or_else(|| path.clone()),
-                        path: resolved,
-                        alpha: AlphaMode::Straight,
-                    });
-                }
-                Some(k)
-            }
-            None => None,
-        };
-        uvs.extend(kept.iter().map(|&v| {
-            let [u, w] = poly.uvs[v];
-            Point2::new(u, w)
-        }));
-        layer_keys.push((poly.z_index, parts.len(), image));
-
-        mesh_report.first_vertex = vertices.len();
-        mesh_report.vertices = local_points.len();
-        mesh_report.triangles = tris.len();
-        let first = vertices.len();
-        triangles.extend(tris.iter().map(|t| t.map(|v| v + first)));
-        vertices.extend(local_points);
-        vertex_parts.extend(std::iter::repeat_n(parts.len(), kept.len()));
-        rows.extend(poly_rows);
-        parts.push(part);
-        report.meshes.push(mesh_report);
+        add_polygon(tree, n, &place, &mut textures, &mut builder, report)?;
     }
-    if vertices.len().saturating_mul(bones.len()) > MAX_WEIGHT_ENTRIES {
+    let n_vertices = builder.vertex_count();
+    if n_vertices.saturating_mul(n_bones) > MAX_WEIGHT_ENTRIES {
         return Err(Error::Godot {
             line: 1,
             field: "file".into(),
             message: format!(
-                "{} vertices × {} bones is more than the {MAX_WEIGHT_ENTRIES} weights the import holds",
-                vertices.len(),
-                bones.len()
+                "{n_vertices} vertices × {n_bones} bones is more than the {MAX_WEIGHT_ENTRIES} weights the import holds"
             ),
         });
     }
+    Ok(builder)
+}
 
-    let artist = Weights::from_rows(&rows, bones.len())?;
-    let mesh = Mesh::with_parts(vertices, triangles, parts.clone(), vertex_parts)?;
-    let mut scene_bones: Vec<Bone> = bones.iter().map(|b| b.bone.clone()).collect();
-    // File order is parents first (Godot writes parents before children).
-    let order: Vec<usize> = (0..scene_bones.len()).collect();
-    assign_parts(&mut scene_bones, &order, &artist, &mesh);
-    let skeleton = Skeleton::new(scene_bones)?;
-    let probes = lift_probes(&skeleton, &mesh, &mut report.notes);
-    let name = nodes[0].name.clone();
-    let clips = read_clips(&sections, &nodes, &bones, &skeleton, &mut report.notes)?;
-    report.clips = clips.len();
-    report.clip_keys = clips.iter().map(|c| c.key_count()).sum();
-    let scene = Scene::new(name, mesh, skeleton, probes)?.with_animation(clips, Vec::new())?;
-    let scene = if images.is_empty() {
-        scene
-    } else {
-        // Stable: equal z_index keeps tree order (Godot draws later siblings on top).
-        layer_keys.sort_by_key(|&(z, i, _)| (z, i));
-        let layers = layer_keys
-            .iter()
-            .map(|&(_, i, image)| Layer {
-                part: parts[i].clone(),
-                image,
-            })
-            .collect();
-        scene.with_art(Art {
-            images,
-            uvs,
-            layers,
-        })?
+/// Polygon2D node `n` as a part of `builder`: placed by `place` into the skeleton's frame
+/// (y flipped), triangulated, unused vertices dropped, weights repaired, its art.
+fn add_polygon(
+    tree: &Tree,
+    n: usize,
+    place: &Affine,
+    textures: &mut Textures,
+    builder: &mut SceneBuilder,
+    report: &mut ImportReport,
+) -> Result<()> {
+    let node = &tree.nodes[n];
+    let poly = read_polygon(
+        &tree.sections[node.section],
+        tree.nodes,
+        tree.bones,
+        tree.skel,
+    )?;
+    let placed = place_points(&poly, place)?;
+    let part = builder.unique_name(&node.name);
+    let mut mesh_report = MeshReport {
+        part: part.clone(),
+        node: node.path.clone(),
+        polygons: poly.polygons.len(),
+        internal_vertices: poly.internal,
+        missing_bone_paths: poly.missing.clone(),
+        outline_triangulated: poly.polygons.is_empty(),
+        ..MeshReport::default()
     };
-    Ok(GodotImport {
-        scene,
-        artist,
-        report,
-    })
+    let tris = if poly.polygons.is_empty() {
+        triangulate_outline(&poly, &placed, &part, &mut report.notes)?
+    } else {
+        clip_ngons(&poly, &placed, &part, &mut report.notes)?
+    };
+    let (kept, tris) = drop_unused(placed.len(), &tris);
+    mesh_report.dropped_vertices = placed.len() - kept.len();
+    if mesh_report.dropped_vertices > 0 {
+        report.notes.push(format!(
+            "{part}: {} vertices are in no polygon: dropped",
+            mesh_report.dropped_vertices
+        ));
+    }
+    let local_points: Vec<Point2<f64>> = kept.iter().map(|&v| placed[v]).collect();
+    Mesh::new(local_points.clone(), tris.clone()).map_err(|e| {
+        let at = poly.at_polygons.as_ref().unwrap_or(&poly.at_polygon);
+        at.error("", format!("{e} (indices after dropping unused vertices)"))
+    })?;
+
+    let mut rows: Vec<Vec<f64>> = kept.iter().map(|&v| poly.weights[v].clone()).collect();
+    let fallback = repair_rows(&mut rows, tree, n, &local_points, &mut mesh_report);
+    weight_notes(&mesh_report, &poly, tree.bones, fallback, &mut report.notes);
+    mesh_report.bones = (0..tree.bones.len())
+        .filter(|&j| rows.iter().any(|r| r[j] > 0.0))
+        .map(|j| tree.bones[j].name.clone())
+        .collect();
+
+    let image = poly
+        .texture
+        .as_ref()
+        .map(|id| textures.image(id, builder, &mut report.notes));
+    mesh_report.vertices = local_points.len();
+    mesh_report.triangles = tris.len();
+    let added = builder.add_part(part, local_points, &tris);
+    mesh_report.first_vertex = added.vertices.start;
+    for (v, row) in added.vertices.clone().zip(&rows) {
+        builder.set_row(v, row);
+    }
+    let uvs = kept
+        .iter()
+        .map(|&v| Point2::new(poly.uvs[v][0], poly.uvs[v][1]));
+    builder.add_layer(added.index, uvs, image, poly.z_index);
+    report.meshes.push(mesh_report);
+    Ok(())
+}
+
+/// The polygon's points (plus `offset`) by `place`, y flipped: the scene's frame. A point
+/// beyond [`MAX_COORDINATE`] is an error naming it.
+fn place_points(poly: &Polygon, place: &Affine) -> Result<Vec<Point2<f64>>> {
+    let placed: Vec<Point2<f64>> = poly
+        .points
+        .iter()
+        .map(|&p| {
+            let [x, y] = apply(place, [p[0] + poly.offset[0], p[1] + poly.offset[1]]);
+            Point2::new(x, -y)
+        })
+        .collect();
+    if let Some((v, p)) = placed
+        .iter()
+        .enumerate()
+        .find(|(_, p)| !(p.x.abs() <= MAX_COORDINATE && p.y.abs() <= MAX_COORDINATE))
+    {
+        return Err(poly.at_polygon.error(
+            &format!("[{v}]"),
+            format!(
+                "placed at ({:e}, {:e}) in the skeleton's frame, beyond ±{MAX_COORDINATE:e} px",
+                p.x, p.y
+            ),
+        ));
+    }
+    Ok(placed)
+}
+
+/// Triangles of a polygon with an empty `polygons`: its outline ear-clipped, the internal
+/// points inserted (counter-clockwise in the scene's y-up frame; noted).
+fn triangulate_outline(
+    poly: &Polygon,
+    placed: &[Point2<f64>],
+    part: &str,
+    notes: &mut Vec<String>,
+) -> Result<Vec<[usize; 3]>> {
+    let outline_len = poly.points.len() - poly.internal;
+    let mut tris = ear_clip(&placed[..outline_len]).ok_or_else(|| {
+        poly.at_polygon.error(
+            "",
+            "polygons is empty and the outline cannot be triangulated (it crosses itself)",
+        )
+    })?;
+    let internal: Vec<usize> = (outline_len..placed.len()).collect();
+    insert_points(placed, &mut tris, &internal).map_err(|v| {
+        poly.at_polygon.error(
+            &format!("[{v}]"),
+            "an internal vertex lies outside the outline",
+        )
+    })?;
+    notes.push(format!(
+        "{part}: polygons is empty: triangulated the {outline_len}-point outline{} into {} triangles",
+        if internal.is_empty() {
+            String::new()
+        } else {
+            format!(" with {} internal vertices", internal.len())
+        },
+        tris.len()
+    ));
+    Ok(tris)
+}
+
+/// Triangles of each `polygons` n-gon, ear-clipped as Godot draws it (counter-clockwise in
+/// the scene's y-up frame); n-gons of fewer than 3 vertices are skipped (noted).
+fn clip_ngons(
+    poly: &Polygon,
+    placed: &[Point2<f64>],
+    part: &str,
+    notes: &mut Vec<String>,
+) -> Result<Vec<[usize; 3]>> {
+    let at = poly
+        .at_polygons
+        .as_ref()
+        .expect("polygons were read from a property");
+    let mut tris = Vec::new();
+    for (k, ngon) in poly.polygons.iter().enumerate() {
+        if ngon.len() < 3 {
+            notes.push(format!(
+                "{part}: polygons[{k}] has {} vertices: skipped (Godot skips it too)",
+                ngon.len()
+            ));
+            continue;
+        }
+        let pts: Vec<Point2<f64>> = ngon.iter().map(|&i| placed[i]).collect();
+        let local = ear_clip(&pts).ok_or_else(|| {
+            at.error(
+                &format!("[{k}]"),
+                "this polygon cannot be triangulated (it crosses itself)",
+            )
+        })?;
+        tris.extend(local.iter().map(|t| t.map(|i| ngon[i])));
+    }
+    Ok(tris)
+}
+
+/// The vertices (of `n`) some triangle uses, in order, and the triangles renumbered to
+/// index them (a mesh has no unused vertices).
+fn drop_unused(n: usize, tris: &[[usize; 3]]) -> (Vec<usize>, Vec<[usize; 3]>) {
+    let mut used = vec![false; n];
+    tris.iter().flatten().for_each(|&v| used[v] = true);
+    let mut new_index = vec![usize::MAX; n];
+    let mut kept = Vec::new();
+    for v in 0..n {
+        if used[v] {
+            new_index[v] = kept.len();
+            kept.push(v);
+        }
+    }
+    let tris = tris.iter().map(|t| t.map(|v| new_index[v])).collect();
+    (kept, tris)
+}
+
+/// Repairs polygon `n`'s weight rows in place: a row without weight goes to the fallback
+/// bone (returned: the bone with the most weight on the polygon, else its nearest Bone2D
+/// ancestor, else the bone nearest its centre), a row not summing to 1 is divided by its
+/// sum. Counts go into `mesh_report`.
+fn repair_rows(
+    rows: &mut [Vec<f64>],
+    tree: &Tree,
+    n: usize,
+    points: &[Point2<f64>],
+    mesh_report: &mut MeshReport,
+) -> Fallback {
+    let bones = tree.bones;
+    let totals: Vec<f64> = (0..bones.len())
+        .map(|j| rows.iter().map(|r| r[j]).sum())
+        .collect();
+    let dominant = (0..bones.len())
+        .filter(|&j| totals[j] > 0.0)
+        .max_by(|&a, &b| totals[a].total_cmp(&totals[b]));
+    let bone = dominant
+        .or_else(|| ancestor_bone(tree.nodes, n, bones))
+        .unwrap_or_else(|| nearest_bone(bones, points));
+    for row in rows {
+        let sum: f64 = row.iter().sum();
+        if sum <= 0.0 {
+            mesh_report.unweighted_vertices += 1;
+            row[bone] = 1.0;
+            continue;
+        }
+        let err = (sum - 1.0).abs();
+        mesh_report.max_row_sum_error = mesh_report.max_row_sum_error.max(err);
+        if err > ROW_SUM_TOLERANCE {
+            mesh_report.renormalized_rows += 1;
+            row.iter_mut().for_each(|w| *w /= sum);
+        }
+    }
+    Fallback {
+        bone,
+        dominant: dominant.is_some(),
+    }
+}
+
+/// The bone [`repair_rows`] gave the rows without weight.
+struct Fallback {
+    bone: usize,
+    /// Whether it is the bone with the most weight on the polygon (else the polygon has
+    /// none).
+    dominant: bool,
+}
+
+/// The notes on a polygon's weight repairs and ignored bone paths.
+fn weight_notes(
+    m: &MeshReport,
+    poly: &Polygon,
+    bones: &[ReadBone],
+    fallback: Fallback,
+    notes: &mut Vec<String>,
+) {
+    let part = &m.part;
+    if m.unweighted_vertices > 0 {
+        notes.push(format!(
+            "{part}: {} vertices have no weight: given to {} ({})",
+            m.unweighted_vertices,
+            bones[fallback.bone].name,
+            if fallback.dominant {
+                "the bone with the most weight on this polygon"
+            } else {
+                "the polygon has no weights at all"
+            }
+        ));
+    }
+    if m.renormalized_rows > 0 {
+        notes.push(format!(
+            "{part}: {} rows did not sum to 1 (largest deviation {:.3}): divided by their sum",
+            m.renormalized_rows, m.max_row_sum_error
+        ));
+    }
+    if !poly.missing.is_empty() {
+        notes.push(format!(
+            "{part}: bones lists {} paths that name no bone below the skeleton, all with weight 0: ignored ({})",
+            poly.missing.len(),
+            poly.missing.join(", ")
+        ));
+    }
 }
 
 /// Checks every `ExtResource` / `SubResource` reference against the declared ids; returns
@@ -672,35 +787,8 @@ fn build_tree(sections: &[Section]) -> Result<Vec<Node>> {
                         "the first node is the root and has no parent".into(),
                     ));
                 }
-                let p = p.trim_end_matches('/');
-                let parent_path = if p.is_empty() { "." } else { p };
-                let own = if parent_path == "." {
-                    name.clone()
-                } else {
-                    format!("{parent_path}/{name}")
-                };
-                if parent_path == own || parent_path.starts_with(&format!("{own}/")) {
-                    return Err(err(
-                        "parent",
-                        format!("{p:?} is the node itself or below it: a parent cycle"),
-                    ));
-                }
-                let Some(&pi) = by_path.get(parent_path) else {
-                    let last = parent_path.rsplit('/').next().unwrap_or(parent_path);
-                    let later = sections[si + 1..]
-                        .iter()
-                        .any(|t| t.tag == "node" && t.attr_str("name") == Some(last));
-                    return Err(err(
-                        "parent",
-                        if last == name {
-                            format!("{p:?} names this node itself: a parent cycle")
-                        } else if later {
-                            format!("{p:?} names no node defined before this one (a node named {last:?} comes later: parents must come first, so a cycle of parents cannot be written)")
-                        } else {
-                            format!("{p:?} names no node defined before this one")
-                        },
-                    ));
-                };
+                let (pi, own) = find_parent(&sections[si + 1..], &by_path, &name, p)
+                    .map_err(|m| err("parent", m))?;
                 (Some(pi), own)
             }
             Some(v) => {
@@ -732,6 +820,43 @@ fn build_tree(sections: &[Section]) -> Result<Vec<Node>> {
         });
     }
     Ok(nodes)
+}
+
+/// The parent of a node named `name` whose `parent` is `p`: its index (in `by_path`, the
+/// nodes defined so far) and the node's own path; else why not (`later`: the sections after
+/// this one, to tell a parent defined too late).
+fn find_parent(
+    later: &[Section],
+    by_path: &HashMap<String, usize>,
+    name: &str,
+    p: &str,
+) -> std::result::Result<(usize, String), String> {
+    let p = p.trim_end_matches('/');
+    let parent_path = if p.is_empty() { "." } else { p };
+    let own = if parent_path == "." {
+        name.to_string()
+    } else {
+        format!("{parent_path}/{name}")
+    };
+    if parent_path == own || parent_path.starts_with(&format!("{own}/")) {
+        return Err(format!(
+            "{p:?} is the node itself or below it: a parent cycle"
+        ));
+    }
+    let Some(&pi) = by_path.get(parent_path) else {
+        let last = parent_path.rsplit('/').next().unwrap_or(parent_path);
+        let later = later
+            .iter()
+            .any(|t| t.tag == "node" && t.attr_str("name") == Some(last));
+        return Err(if last == name {
+            format!("{p:?} names this node itself: a parent cycle")
+        } else if later {
+            format!("{p:?} names no node defined before this one (a node named {last:?} comes later: parents must come first, so a cycle of parents cannot be written)")
+        } else {
+            format!("{p:?} names no node defined before this one")
+        });
+    };
+    Ok((pi, own))
 }
 
 /// A node's transform relative to its parent: `transform`, else `position`, `rotation`
@@ -862,6 +987,8 @@ struct ReadBone {
     name: String,
     /// Path below the skeleton, e.g. `Hip/Chest`.
     rel_path: String,
+    /// Index of the parent bone (none: a child of the skeleton).
+    parent: Option<usize>,
     /// `rest` relative to the parent bone (y-down).
     rest_local: Affine,
     /// `rest` composed down to the skeleton (y-down).
@@ -874,12 +1001,42 @@ fn read_bones(
     skel: usize,
     report: &mut ImportReport,
 ) -> Result<Vec<ReadBone>> {
-    // Bone2D nodes whose chain up to the skeleton is all Bone2D.
+    let mut bones = collect_bones(sections, nodes, skel, report)?;
+    if bones.is_empty() {
+        return Err(Error::Godot {
+            line: sections[nodes[skel].section].line,
+            field: section_name(&sections[nodes[skel].section]),
+            message: "the Skeleton2D has no Bone2D children".into(),
+        });
+    }
+    name_repeated_by_path(&mut bones, &mut report.notes);
+    for j in 0..bones.len() {
+        let s = &sections[nodes[bones[j].node].section];
+        let (length, angle) = bone_direction(s, &bones, j)?;
+        let length = if length > 0.0 {
+            length
+        } else {
+            ZERO_LENGTH_TAIL
+        };
+        let (head, tail) = head_and_tail(s, &bones[j].rest_world, length, angle)?;
+        let mut bone = Bone::new(bones[j].name.clone(), head, tail);
+        bone.parent = bones[j].parent;
+        bones[j].bone = bone;
+    }
+    Ok(bones)
+}
+
+/// The Bone2D nodes whose chain up to the skeleton is all Bone2D, in file order (parents
+/// first), with their rest transforms; their scene bones are placeholders. Bones saved
+/// posed away from their rest are listed in the report.
+fn collect_bones(
+    sections: &[Section],
+    nodes: &[Node],
+    skel: usize,
+    report: &mut ImportReport,
+) -> Result<Vec<ReadBone>> {
     let mut index_of_node: HashMap<usize, usize> = HashMap::new();
     let mut bones: Vec<ReadBone> = Vec::new();
-    let mut rest_world: Vec<Affine> = Vec::new();
-    let mut rest_local: Vec<Affine> = Vec::new();
-    let mut parents: Vec<Option<usize>> = Vec::new();
     for (i, n) in nodes.iter().enumerate() {
         if n.kind != "Bone2D" {
             continue;
@@ -898,41 +1055,35 @@ fn read_bones(
             None => Affine::identity(),
         };
         let world = match parent_bone {
-            Some(pb) => rest_world[pb] * rest,
+            Some(pb) => bones[pb].rest_world * rest,
             None => rest,
         };
-        let pose_differs = (n.local - rest).abs().max() > 1e-4;
-        if pose_differs {
+        if (n.local - rest).abs().max() > 1e-4 {
             report.posed_bones.push(n.name.clone());
         }
         index_of_node.insert(i, bones.len());
-        rest_world.push(world);
-        rest_local.push(rest);
-        parents.push(parent_bone);
         bones.push(ReadBone {
             bone: Bone::new(n.name.clone(), Point2::origin(), Point2::origin()),
             node: i,
             name: n.name.clone(),
             rel_path: n.path[nodes[skel].path.len() + 1..].to_string(),
+            parent: parent_bone,
             rest_local: rest,
             rest_world: world,
         });
     }
-    if bones.is_empty() {
-        return Err(Error::Godot {
-            line: sections[nodes[skel].section].line,
-            field: section_name(&sections[nodes[skel].section]),
-            message: "the Skeleton2D has no Bone2D children".into(),
-        });
-    }
-    // Names: the node name, or the path below the skeleton when names repeat.
+    Ok(bones)
+}
+
+/// Names bones by their path below the skeleton where node names repeat (noted).
+fn name_repeated_by_path(bones: &mut [ReadBone], notes: &mut Vec<String>) {
     let mut count: HashMap<&str, usize> = HashMap::new();
     bones
         .iter()
         .for_each(|b| *count.entry(b.name.as_str()).or_default() += 1);
     let unique: Vec<bool> = bones.iter().map(|b| count[b.name.as_str()] == 1).collect();
     if unique.iter().any(|u| !u) {
-        report.notes.push(
+        notes.push(
             "some Bone2D names repeat: those bones are named by their path below the skeleton"
                 .into(),
         );
@@ -942,69 +1093,70 @@ fn read_bones(
             bones[j].name = bones[j].rel_path.clone();
         }
     }
+}
 
-    for j in 0..bones.len() {
-        let node = &nodes[bones[j].node];
-        let s = &sections[node.section];
-        let get = |key: &str| s.get(key).map(|p| (At::property(s, p), &p.value));
-        let auto = match get("auto_calculate_length_and_angle") {
-            Some((at, v)) => at.boolean(v)?,
-            None => true,
-        };
-        let first_child = (0..bones.len()).find(|&c| parents[c] == Some(j));
-        let (length, angle) = match first_child {
-            Some(c) if auto => {
-                let o = [rest_local[c][(0, 2)], rest_local[c][(1, 2)]];
-                (o[0].hypot(o[1]), o[1].atan2(o[0]))
-            }
-            _ => {
-                let length = match get("length").or_else(|| get("default_length")) {
-                    Some((at, v)) => at.number(v)?,
-                    None => GODOT_DEFAULT_LENGTH,
-                };
-                let angle = match get("bone_angle") {
-                    Some((at, v)) => at.number(v)?.to_radians(),
-                    None => 0.0,
-                };
-                (length, angle)
-            }
-        };
-        let length = if length > 0.0 {
-            length
-        } else {
-            ZERO_LENGTH_TAIL
-        };
-        let w = &rest_world[j];
-        let head = apply(w, [0.0, 0.0]);
-        let tail = apply(w, [length * angle.cos(), length * angle.sin()]);
-        for (what, p) in [("head", head), ("tail", tail)] {
-            if !(p[0].abs() <= MAX_COORDINATE && p[1].abs() <= MAX_COORDINATE) {
-                return Err(Error::Godot {
-                    line: s.line,
-                    field: format!("{} rest", section_name(s)),
-                    message: format!(
-                        "the bone's {what} lands at ({:e}, {:e}), beyond ±{MAX_COORDINATE:e} px",
-                        p[0], p[1]
-                    ),
-                });
-            }
+/// Bone `j`'s length and angle (radians, in its rest frame): towards its first Bone2D
+/// child's rest position (Godot's auto length and angle), else `length` (Godot 3:
+/// `default_length`) along `bone_angle`.
+fn bone_direction(s: &Section, bones: &[ReadBone], j: usize) -> Result<(f64, f64)> {
+    let get = |key: &str| s.get(key).map(|p| (At::property(s, p), &p.value));
+    let auto = match get("auto_calculate_length_and_angle") {
+        Some((at, v)) => at.boolean(v)?,
+        None => true,
+    };
+    match bones.iter().find(|c| c.parent == Some(j)) {
+        Some(c) if auto => {
+            let o = [c.rest_local[(0, 2)], c.rest_local[(1, 2)]];
+            Ok((o[0].hypot(o[1]), o[1].atan2(o[0])))
         }
-        let (head, tail) = (
-            Point2::new(head[0], -head[1]),
-            Point2::new(tail[0], -tail[1]),
-        );
-        if (tail - head).norm() == 0.0 {
+        _ => {
+            let length = match get("length").or_else(|| get("default_length")) {
+                Some((at, v)) => at.number(v)?,
+                None => GODOT_DEFAULT_LENGTH,
+            };
+            let angle = match get("bone_angle") {
+                Some((at, v)) => at.number(v)?.to_radians(),
+                None => 0.0,
+            };
+            Ok((length, angle))
+        }
+    }
+}
+
+/// A bone's head and tail in the scene's frame (y-up) from its rest transform composed to
+/// the skeleton (`world`, y-down); beyond [`MAX_COORDINATE`] or of no direction is an error.
+fn head_and_tail(
+    s: &Section,
+    world: &Affine,
+    length: f64,
+    angle: f64,
+) -> Result<(Point2<f64>, Point2<f64>)> {
+    let head = apply(world, [0.0, 0.0]);
+    let tail = apply(world, [length * angle.cos(), length * angle.sin()]);
+    for (what, p) in [("head", head), ("tail", tail)] {
+        if !(p[0].abs() <= MAX_COORDINATE && p[1].abs() <= MAX_COORDINATE) {
             return Err(Error::Godot {
                 line: s.line,
                 field: format!("{} rest", section_name(s)),
-                message: "the rest transform has a scale of 0: the bone has no direction".into(),
+                message: format!(
+                    "the bone's {what} lands at ({:e}, {:e}), beyond ±{MAX_COORDINATE:e} px",
+                    p[0], p[1]
+                ),
             });
         }
-        let mut bone = Bone::new(bones[j].name.clone(), head, tail);
-        bone.parent = parents[j];
-        bones[j].bone = bone;
     }
-    Ok(bones)
+    let (head, tail) = (
+        Point2::new(head[0], -head[1]),
+        Point2::new(tail[0], -tail[1]),
+    );
+    if (tail - head).norm() == 0.0 {
+        return Err(Error::Godot {
+            line: s.line,
+            field: format!("{} rest", section_name(s)),
+            message: "the rest transform has a scale of 0: the bone has no direction".into(),
+        });
+    }
+    Ok((head, tail))
 }
 
 /// What one Polygon2D holds, read and checked.
@@ -1030,19 +1182,14 @@ fn read_polygon<'a>(
     bones: &[ReadBone],
     skel: usize,
 ) -> Result<Polygon<'a>> {
-    let err = |field: &str, message: String| Error::Godot {
-        line: s.line,
-        field: format!("{} {field}", section_name(s)),
-        message,
-    };
-    let prop = |key: &str| s.get(key).map(|p| (At::property(s, p), &p.value));
-    let (at_polygon, points) = match prop("polygon") {
+    let (at_polygon, points) = match prop(s, "polygon") {
         Some((at, v)) => {
             let pts = at.vector2_array(v)?;
             (at, pts)
         }
         None => {
-            return Err(err(
+            return Err(section_error(
+                s,
                 "polygon",
                 "missing: a Polygon2D needs its points".into(),
             ))
@@ -1055,42 +1202,15 @@ fn read_polygon<'a>(
         ));
     }
     let n = points.len();
-    let offset = match prop("offset") {
+    let offset = match prop(s, "offset") {
         Some((at, v)) => at.vector2(v)?,
         None => [0.0, 0.0],
     };
-    let internal = match prop("internal_vertex_count") {
-        Some((at, v)) => {
-            let k = at.number(v)?;
-            if k < 0.0 || k.fract() != 0.0 || k > n as f64 {
-                return Err(at.error(
-                    "",
-                    format!("{k} is not a count between 0 and the {n} points"),
-                ));
-            }
-            k as usize
-        }
-        None => 0,
-    };
-    let (at_polygons, polygons) = match prop("polygons") {
-        Some((at, Value::Array(items))) => {
-            let polys = items
-                .iter()
-                .enumerate()
-                .map(|(k, x)| at.index_array(x, &format!("[{k}]"), n))
-                .collect::<Result<Vec<_>>>()?;
-            (Some(at), polys)
-        }
-        Some((at, v)) => {
-            return Err(at.error(
-                "",
-                format!("expected an array of PackedInt32Array, found {}", v.kind()),
-            ))
-        }
-        None => (None, Vec::new()),
-    };
+    let internal = read_internal_count(s, n)?;
+    let (at_polygons, polygons) = read_ngons(s, n)?;
     if polygons.is_empty() && n - internal < 3 {
-        return Err(err(
+        return Err(section_error(
+            s,
             "polygons",
             format!(
                 "empty, and the outline has {} points (internal_vertex_count = {internal})",
@@ -1098,115 +1218,12 @@ fn read_polygon<'a>(
             ),
         ));
     }
-
-    // Texture coordinates (pixels), through the texture transform.
-    let texmat = {
-        let v2 = |k: &str, d: [f64; 2]| -> Result<[f64; 2]> {
-            prop(k).map_or(Ok(d), |(at, v)| at.vector2(v))
-        };
-        let rot = match prop("texture_rotation") {
-            Some((at, v)) => at.number(v)?,
-            None => match prop("texture_rotation_degrees") {
-                Some((at, v)) => at.number(v)?.to_radians(),
-                None => 0.0,
-            },
-        };
-        affine_from_parts(
-            v2("texture_offset", [0.0, 0.0])?,
-            rot,
-            v2("texture_scale", [1.0, 1.0])?,
-            0.0,
-        )
+    let uvs = read_uvs(s, &points)?;
+    let (weights, missing) = match prop(s, "bones") {
+        Some((at, v)) => read_weights(&at, v, n, nodes, bones, skel)?,
+        None => (vec![vec![0.0; bones.len()]; n], Vec::new()),
     };
-    let uv_source = match prop("uv") {
-        Some((at, v)) => {
-            let uv = at.vector2_array(v)?;
-            if uv.len() == n {
-                uv
-            } else {
-                // Godot falls back to the points when the sizes differ.
-                points.clone()
-            }
-        }
-        None => points.clone(),
-    };
-    let uvs = uv_source.iter().map(|&p| apply(&texmat, p)).collect();
-
-    // Weights: pairs of (path, weights).
-    let mut weights = vec![vec![0.0; bones.len()]; n];
-    let mut missing = Vec::new();
-    if let Some((at, v)) = prop("bones") {
-        let Value::Array(items) = v else {
-            return Err(at.error(
-                "",
-                format!("expected an array of paths and weights, found {}", v.kind()),
-            ));
-        };
-        if items.len() % 2 != 0 {
-            return Err(at.error(
-                "",
-                format!(
-                    "{} entries: expected pairs of a bone path and its weights",
-                    items.len()
-                ),
-            ));
-        }
-        let skel_path = &nodes[skel].path;
-        let mut seen: HashMap<usize, usize> = HashMap::new();
-        for (k, pair) in items.chunks_exact(2).enumerate() {
-            let path = match &pair[0] {
-                Value::Str(p) | Value::NodePath(p) | Value::StringName(p) => p.clone(),
-                x => {
-                    return Err(at.error(
-                        &format!("[{}]", 2 * k),
-                        format!("expected a bone path, found {}", x.kind()),
-                    ))
-                }
-            };
-            let detail = format!("[{}] (weights of {path:?})", 2 * k + 1);
-            let w = at.float_array(&pair[1], &detail)?;
-            if w.len() != n {
-                return Err(at.error(
-                    &detail,
-                    format!("{} weights for a polygon of {n} points", w.len()),
-                ));
-            }
-            if let Some((v, x)) = w.iter().enumerate().find(|(_, x)| **x < 0.0) {
-                return Err(at.error(&detail, format!("vertex {v} has weight {x}, below 0")));
-            }
-            let target = resolve_path(nodes, skel, &path)
-                .and_then(|i| bones.iter().position(|b| b.node == i));
-            let Some(j) = target else {
-                if let Some(v) = w.iter().position(|&x| x > 0.0) {
-                    return Err(at.error(
-                        &format!("[{}]", 2 * k),
-                        format!(
-                            "bone path {path:?} names no Bone2D below the skeleton {skel_path:?}, yet vertex {v} has weight {} on it",
-                            w[v]
-                        ),
-                    ));
-                }
-                missing.push(path);
-                continue;
-            };
-            if let Some(prev) = seen.insert(j, k) {
-                return Err(at.error(
-                    &format!("[{}]", 2 * k),
-                    format!(
-                        "bone {:?} is listed twice (entries {} and {})",
-                        bones[j].name,
-                        2 * prev,
-                        2 * k
-                    ),
-                ));
-            }
-            for (row, x) in weights.iter_mut().zip(w) {
-                row[j] = x;
-            }
-        }
-    }
-
-    let texture = match prop("texture") {
+    let texture = match prop(s, "texture") {
         Some((at, v)) => match resource_ref(v) {
             Some(("ExtResource", id)) => Some(id),
             // An embedded texture (SubResource) has no file to point at.
@@ -1218,7 +1235,7 @@ fn read_polygon<'a>(
         None => None,
     };
     // Own z_index only (parents' z_index and z_as_relative are not followed).
-    let z_index = match prop("z_index") {
+    let z_index = match prop(s, "z_index") {
         Some((at, v)) => at.number(v)? as i64,
         None => 0,
     };
@@ -1235,6 +1252,176 @@ fn read_polygon<'a>(
         at_polygon,
         at_polygons,
     })
+}
+
+/// Property `key` of section `s` with where it was written.
+fn prop<'a>(s: &'a Section, key: &str) -> Option<(At<'a>, &'a Value)> {
+    s.get(key).map(|p| (At::property(s, p), &p.value))
+}
+
+/// An error on field `field` of section `s`, at the section's line.
+fn section_error(s: &Section, field: &str, message: String) -> Error {
+    Error::Godot {
+        line: s.line,
+        field: format!("{} {field}", section_name(s)),
+        message,
+    }
+}
+
+/// `internal_vertex_count`: a whole number from 0 to the `n` points (default 0).
+fn read_internal_count(s: &Section, n: usize) -> Result<usize> {
+    let Some((at, v)) = prop(s, "internal_vertex_count") else {
+        return Ok(0);
+    };
+    let k = at.number(v)?;
+    if k < 0.0 || k.fract() != 0.0 || k > n as f64 {
+        return Err(at.error(
+            "",
+            format!("{k} is not a count between 0 and the {n} points"),
+        ));
+    }
+    Ok(k as usize)
+}
+
+/// `polygons`: n-gons of indices below `n`, and where they were written (none when absent).
+fn read_ngons(s: &Section, n: usize) -> Result<(Option<At<'_>>, Vec<Vec<usize>>)> {
+    match prop(s, "polygons") {
+        Some((at, Value::Array(items))) => {
+            let polys = items
+                .iter()
+                .enumerate()
+                .map(|(k, x)| at.index_array(x, &format!("[{k}]"), n))
+                .collect::<Result<Vec<_>>>()?;
+            Ok((Some(at), polys))
+        }
+        Some((at, v)) => Err(at.error(
+            "",
+            format!("expected an array of PackedInt32Array, found {}", v.kind()),
+        )),
+        None => Ok((None, Vec::new())),
+    }
+}
+
+/// Texture coordinates (pixels): `uv` (the points when absent or of another size, as Godot
+/// does) through `texture_offset`, `texture_rotation` and `texture_scale`.
+fn read_uvs(s: &Section, points: &[[f64; 2]]) -> Result<Vec<[f64; 2]>> {
+    let v2 = |k: &str, d: [f64; 2]| -> Result<[f64; 2]> {
+        prop(s, k).map_or(Ok(d), |(at, v)| at.vector2(v))
+    };
+    let rot = match prop(s, "texture_rotation") {
+        Some((at, v)) => at.number(v)?,
+        None => match prop(s, "texture_rotation_degrees") {
+            Some((at, v)) => at.number(v)?.to_radians(),
+            None => 0.0,
+        },
+    };
+    let texmat = affine_from_parts(
+        v2("texture_offset", [0.0, 0.0])?,
+        rot,
+        v2("texture_scale", [1.0, 1.0])?,
+        0.0,
+    );
+    let uv_source = match prop(s, "uv") {
+        Some((at, v)) => {
+            let uv = at.vector2_array(v)?;
+            if uv.len() == points.len() {
+                uv
+            } else {
+                // Godot falls back to the points when the sizes differ.
+                points.to_vec()
+            }
+        }
+        None => points.to_vec(),
+    };
+    Ok(uv_source.iter().map(|&p| apply(&texmat, p)).collect())
+}
+
+/// `bones` (value `v`, written at `at`): pairs of a path below the skeleton and `n` weights,
+/// as one row (all bones) per point, and the paths that name no bone (all their weights 0).
+fn read_weights(
+    at: &At,
+    v: &Value,
+    n: usize,
+    nodes: &[Node],
+    bones: &[ReadBone],
+    skel: usize,
+) -> Result<(Vec<Vec<f64>>, Vec<String>)> {
+    let Value::Array(items) = v else {
+        return Err(at.error(
+            "",
+            format!("expected an array of paths and weights, found {}", v.kind()),
+        ));
+    };
+    if items.len() % 2 != 0 {
+        return Err(at.error(
+            "",
+            format!(
+                "{} entries: expected pairs of a bone path and its weights",
+                items.len()
+            ),
+        ));
+    }
+    let mut weights = vec![vec![0.0; bones.len()]; n];
+    let mut missing = Vec::new();
+    let mut seen: HashMap<usize, usize> = HashMap::new();
+    for (k, pair) in items.chunks_exact(2).enumerate() {
+        let (path, w) = read_weight_pair(at, k, pair, n)?;
+        let target =
+            resolve_path(nodes, skel, &path).and_then(|i| bones.iter().position(|b| b.node == i));
+        let Some(j) = target else {
+            if let Some(v) = w.iter().position(|&x| x > 0.0) {
+                return Err(at.error(
+                    &format!("[{}]", 2 * k),
+                    format!(
+                        "bone path {path:?} names no Bone2D below the skeleton {:?}, yet vertex {v} has weight {} on it",
+                        nodes[skel].path, w[v]
+                    ),
+                ));
+            }
+            missing.push(path);
+            continue;
+        };
+        if let Some(prev) = seen.insert(j, k) {
+            return Err(at.error(
+                &format!("[{}]", 2 * k),
+                format!(
+                    "bone {:?} is listed twice (entries {} and {})",
+                    bones[j].name,
+                    2 * prev,
+                    2 * k
+                ),
+            ));
+        }
+        for (row, x) in weights.iter_mut().zip(w) {
+            row[j] = x;
+        }
+    }
+    Ok((weights, missing))
+}
+
+/// Pair `k` of `bones`: the bone path and its `n` weights (none below 0).
+fn read_weight_pair(at: &At, k: usize, pair: &[Value], n: usize) -> Result<(String, Vec<f64>)> {
+    let path = match &pair[0] {
+        Value::Str(p) | Value::NodePath(p) | Value::StringName(p) => p.clone(),
+        x => {
+            return Err(at.error(
+                &format!("[{}]", 2 * k),
+                format!("expected a bone path, found {}", x.kind()),
+            ))
+        }
+    };
+    let detail = format!("[{}] (weights of {path:?})", 2 * k + 1);
+    let w = at.float_array(&pair[1], &detail)?;
+    if w.len() != n {
+        return Err(at.error(
+            &detail,
+            format!("{} weights for a polygon of {n} points", w.len()),
+        ));
+    }
+    if let Some((v, x)) = w.iter().enumerate().find(|(_, x)| **x < 0.0) {
+        return Err(at.error(&detail, format!("vertex {v} has weight {x}, below 0")));
+    }
+    Ok((path, w))
 }
 
 /// The nearest Bone2D of the skeleton at or above node `n`.

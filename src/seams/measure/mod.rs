@@ -282,94 +282,147 @@ fn all_contacts(scene: &Scene, options: &SeamOptions) -> Result<Vec<Seam>> {
     let mesh = &scene.mesh;
     let points = mesh.vertices();
     let layers = triangle_layers(scene);
-    let tol = options.tolerance;
-    let rest_grid = TriangleGrid::new(
-        mesh.triangles()
-            .iter()
-            .enumerate()
-            .map(|(t, tri)| (t, tri.map(|v| points[v])))
-            .collect(),
-        tol,
-    );
-    // Layers within the tolerance of every boundary vertex (other than the edge's own).
-    let boundary = layer_boundary_edges(scene, &layers);
-    let mut near: HashMap<usize, Vec<usize>> = HashMap::new();
-    for &(_, [a, b]) in &boundary {
-        for v in [a, b] {
-            near.entry(v).or_insert_with(|| {
-                let mut found: Vec<usize> = Vec::new();
-                while let Some(c) =
-                    rest_grid.closest(points[v], tol, |t| !found.contains(&layers[t]))
-                {
-                    found.push(layers[c.id]);
-                }
-                found
-            });
-        }
-    }
-    // Contact edges per (layer, other layer); non-contact boundary edges per layer.
-    let mut contact: HashMap<(usize, usize), Vec<[usize; 2]>> = HashMap::new();
-    let mut free: HashMap<usize, Vec<[usize; 2]>> = HashMap::new();
-    for &(layer, [a, b]) in &boundary {
-        let mut touched = false;
-        // The point just outside the edge (the layer lies to its left).
-        let d = points[b] - points[a];
-        let outside = nalgebra::center(&points[a], &points[b])
-            + nalgebra::Vector2::new(d.y, -d.x) * (2.0 * tol / d.norm().max(f64::MIN_POSITIVE));
-        for &other in &near[&a] {
-            // Both layers on the same side: a shared stretch of silhouette, not a seam.
-            let facing = || {
-                rest_grid
-                    .closest(outside, 0.0, |t| layers[t] == other)
-                    .is_some()
-            };
-            if other != layer && near[&b].contains(&other) && facing() {
-                contact.entry((layer, other)).or_default().push([a, b]);
-                touched = true;
-            }
-        }
-        if !touched {
-            free.entry(layer).or_default().push([a, b]);
-        }
-    }
-    let bones = scene.skeleton.bones();
+    let rest = RestLayers {
+        points,
+        grid: TriangleGrid::new(
+            mesh.triangles()
+                .iter()
+                .enumerate()
+                .map(|(t, tri)| (t, tri.map(|v| points[v])))
+                .collect(),
+            options.tolerance,
+        ),
+        layers,
+        tol: options.tolerance,
+    };
+    let boundary = layer_boundary_edges(scene, &rest.layers);
+    let edges = rest.contact_edges(&boundary);
     let links = joint_links(scene);
-    let mut pairs: Vec<(usize, usize)> =
-        contact.keys().map(|&(a, b)| (a.min(b), a.max(b))).collect();
+    let mut pairs: Vec<(usize, usize)> = edges
+        .contact
+        .keys()
+        .map(|&(a, b)| (a.min(b), a.max(b)))
+        .collect();
     pairs.sort_unstable();
     pairs.dedup();
-    let mut seams = Vec::new();
-    for (pa, pb) in pairs {
+    Ok(pairs
+        .into_iter()
+        .filter_map(|pair| rest.seam(scene, options, &edges, &links, pair))
+        .collect())
+}
+
+/// The rest mesh as the contact search reads it: triangles in a grid, each one's layer.
+struct RestLayers<'a> {
+    points: &'a [Point2<f64>],
+    grid: TriangleGrid,
+    /// Layer of every triangle.
+    layers: Vec<usize>,
+    /// Contact distance, px.
+    tol: f64,
+}
+
+/// Boundary edges sorted by contact.
+struct ContactEdges {
+    /// Edges of a layer in contact with another, per (layer, other layer).
+    contact: HashMap<(usize, usize), Vec<[usize; 2]>>,
+    /// The other boundary edges, per layer.
+    free: HashMap<usize, Vec<[usize; 2]>>,
+}
+
+/// The contact edges of one seam kept within the joint radius, both sides.
+struct SeamSides {
+    edges: Vec<ContactEdge>,
+    vertices: [Vec<usize>; 2],
+    /// Length of each side's edges, px.
+    lengths: [f64; 2],
+}
+
+impl RestLayers<'_> {
+    /// The layers within the tolerance of every vertex of a boundary edge.
+    fn near_layers(&self, boundary: &[(usize, [usize; 2])]) -> HashMap<usize, Vec<usize>> {
+        let mut near: HashMap<usize, Vec<usize>> = HashMap::new();
+        for &(_, [a, b]) in boundary {
+            for v in [a, b] {
+                near.entry(v).or_insert_with(|| {
+                    let mut found: Vec<usize> = Vec::new();
+                    while let Some(c) = self.grid.closest(self.points[v], self.tol, |t| {
+                        !found.contains(&self.layers[t])
+                    }) {
+                        found.push(self.layers[c.id]);
+                    }
+                    found
+                });
+            }
+        }
+        near
+    }
+
+    /// Sorts the boundary edges: an edge both of whose ends are near another layer that
+    /// lies just outside it (facing it, not on the same side) is in contact with it.
+    fn contact_edges(&self, boundary: &[(usize, [usize; 2])]) -> ContactEdges {
+        let (points, tol) = (self.points, self.tol);
+        let near = self.near_layers(boundary);
+        let mut edges = ContactEdges {
+            contact: HashMap::new(),
+            free: HashMap::new(),
+        };
+        for &(layer, [a, b]) in boundary {
+            let mut touched = false;
+            // The point just outside the edge (the layer lies to its left).
+            let d = points[b] - points[a];
+            let outside = nalgebra::center(&points[a], &points[b])
+                + nalgebra::Vector2::new(d.y, -d.x) * (2.0 * tol / d.norm().max(f64::MIN_POSITIVE));
+            for &other in &near[&a] {
+                // Both layers on the same side: a shared stretch of silhouette, not a seam.
+                let facing = || {
+                    self.grid
+                        .closest(outside, 0.0, |t| self.layers[t] == other)
+                        .is_some()
+                };
+                if other != layer && near[&b].contains(&other) && facing() {
+                    edges
+                        .contact
+                        .entry((layer, other))
+                        .or_default()
+                        .push([a, b]);
+                    touched = true;
+                }
+            }
+            if !touched {
+                edges.free.entry(layer).or_default().push([a, b]);
+            }
+        }
+        edges
+    }
+
+    /// The seam (or contact) between layers `pa < pb`, when an edge is left within the
+    /// joint radius.
+    fn seam(
+        &self,
+        scene: &Scene,
+        options: &SeamOptions,
+        edges: &ContactEdges,
+        links: &[JointLink],
+        (pa, pb): (usize, usize),
+    ) -> Option<Seam> {
+        let (points, bones) = (self.points, scene.skeleton.bones());
         let empty = Vec::new();
         let sides = [
-            contact.get(&(pa, pb)).unwrap_or(&empty),
-            contact.get(&(pb, pa)).unwrap_or(&empty),
+            edges.contact.get(&(pa, pb)).unwrap_or(&empty),
+            edges.contact.get(&(pb, pa)).unwrap_or(&empty),
         ];
         let midpoints: Vec<Point2<f64>> = sides
             .iter()
             .flat_map(|s| s.iter())
             .map(|&[a, b]| nalgebra::center(&points[a], &points[b]))
             .collect();
-        // The joint: a bone of one layer whose parent drives the other, nearest the contact.
-        let joint = links
-            .iter()
-            .filter(|l| l.parts == [pa, pb] || l.parts == [pb, pa])
-            .map(|l| l.bone)
-            .min_by(|&i, &j| {
-                let d = |k: usize| {
-                    midpoints
-                        .iter()
-                        .map(|m| (m - bones[k].head).norm())
-                        .fold(f64::INFINITY, f64::min)
-                };
-                d(i).total_cmp(&d(j))
-            });
+        let joint = nearest_joint(links, bones, [pa, pb], &midpoints);
         let radius = match joint {
             Some(j) if options.joint_radius.is_finite() => {
                 let head = bones[j].head;
                 let half_width = [pa, pb]
                     .iter()
-                    .flat_map(|l| free.get(l).into_iter().flatten())
+                    .flat_map(|l| edges.free.get(l).into_iter().flatten())
                     .map(|&[a, b]| Segment::new(points[a], points[b]).distance(&head))
                     .fold(f64::INFINITY, f64::min);
                 options.joint_radius * half_width
@@ -377,60 +430,97 @@ fn all_contacts(scene: &Scene, options: &SeamOptions) -> Result<Vec<Seam>> {
             _ => f64::INFINITY,
         };
         let within = |v: usize| joint.is_none_or(|j| (points[v] - bones[j].head).norm() <= radius);
-        let mut edges = Vec::new();
-        let mut vertices: [Vec<usize>; 2] = [Vec::new(), Vec::new()];
-        let mut lengths = [0.0; 2];
+        let mut kept = self.sample_sides(options, sides, [pb, pa], within);
+        if kept.edges.is_empty() {
+            return None;
+        }
+        for v in &mut kept.vertices {
+            v.sort_unstable();
+            v.dedup();
+        }
+        let parts = scene.mesh.parts();
+        Some(Seam {
+            parts: [pa, pb],
+            names: [parts[pa].clone(), parts[pb].clone()],
+            vertices: kept.vertices,
+            joint,
+            joint_name: joint.map(|j| bones[j].name.clone()),
+            length: (kept.lengths[0] + kept.lengths[1]) / 2.0,
+            radius,
+            edges: kept.edges,
+        })
+    }
+
+    /// The contact edges of both sides with both ends `within` the joint radius, sampled
+    /// every `options.spacing` px with their partners on the other side's layer (`others`).
+    fn sample_sides(
+        &self,
+        options: &SeamOptions,
+        sides: [&Vec<[usize; 2]>; 2],
+        others: [usize; 2],
+        within: impl Fn(usize) -> bool,
+    ) -> SeamSides {
+        let mut kept = SeamSides {
+            edges: Vec::new(),
+            vertices: [Vec::new(), Vec::new()],
+            lengths: [0.0; 2],
+        };
         for (side, list) in sides.iter().enumerate() {
-            let other = if side == 0 { pb } else { pa };
+            let other = others[side];
             for &[a, b] in list.iter() {
                 if !(within(a) && within(b)) {
                     continue;
                 }
-                let (p, q) = (points[a], points[b]);
+                let (p, q) = (self.points[a], self.points[b]);
                 let length = (q - p).norm();
-                lengths[side] += length;
+                kept.lengths[side] += length;
                 let n = ((length / options.spacing).ceil() as usize).max(1);
                 let samples = (0..=n)
                     .map(|i| {
                         let t = i as f64 / n as f64;
                         let x = p + (q - p) * t;
-                        let partner =
-                            rest_grid
-                                .closest(x, tol, |tri| layers[tri] == other)
-                                .map(|c| Partner {
-                                    triangle: c.id,
-                                    bary: c.bary,
-                                });
+                        let partner = self
+                            .grid
+                            .closest(x, self.tol, |tri| self.layers[tri] == other)
+                            .map(|c| Partner {
+                                triangle: c.id,
+                                bary: c.bary,
+                            });
                         (t, partner)
                     })
                     .collect();
-                edges.push(ContactEdge {
+                kept.edges.push(ContactEdge {
                     ends: [a, b],
                     samples,
                 });
-                vertices[side].extend([a, b]);
+                kept.vertices[side].extend([a, b]);
             }
         }
-        if edges.is_empty() {
-            continue;
-        }
-        for v in &mut vertices {
-            v.sort_unstable();
-            v.dedup();
-        }
-        let parts = mesh.parts();
-        seams.push(Seam {
-            parts: [pa, pb],
-            names: [parts[pa].clone(), parts[pb].clone()],
-            vertices,
-            joint,
-            joint_name: joint.map(|j| bones[j].name.clone()),
-            length: (lengths[0] + lengths[1]) / 2.0,
-            radius,
-            edges,
-        });
+        kept
     }
-    Ok(seams)
+}
+
+/// The joint of two layers: a bone of one whose parent drives the other, nearest the
+/// contact (its edges' `midpoints`).
+fn nearest_joint(
+    links: &[JointLink],
+    bones: &[crate::skeleton::Bone],
+    [pa, pb]: [usize; 2],
+    midpoints: &[Point2<f64>],
+) -> Option<usize> {
+    links
+        .iter()
+        .filter(|l| l.parts == [pa, pb] || l.parts == [pb, pa])
+        .map(|l| l.bone)
+        .min_by(|&i, &j| {
+            let d = |k: usize| {
+                midpoints
+                    .iter()
+                    .map(|m| (m - bones[k].head).norm())
+                    .fold(f64::INFINITY, f64::min)
+            };
+            d(i).total_cmp(&d(j))
+        })
 }
 
 /// A seam's chords in a pose: for every edge, the posed sample points and partners (a

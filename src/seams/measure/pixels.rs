@@ -140,29 +140,15 @@ fn gaps(
     textures: Option<&[Texture]>,
 ) -> Result<Vec<SeamPixelGap>> {
     check_positions(scene, posed)?;
-    let (black, white) = (&renders.black, &renders.white);
-    for (name, dimensions) in [
-        ("black", black.dimensions()),
-        ("white", white.dimensions()),
-        ("ref_black", renders.ref_black.dimensions()),
-        ("ref_white", renders.ref_white.dimensions()),
-    ] {
-        if dimensions != (frame.width, frame.height) {
-            return Err(Error::field(
-                name,
-                format!(
-                    "render is {:?} pixels, the frame {:?}",
-                    dimensions,
-                    (frame.width, frame.height)
-                ),
-            ));
-        }
-    }
-    let a = coverage(black, white);
-    let a_ref = coverage_16(&renders.ref_black, &renders.ref_white);
-    let (w, h) = (frame.width as i64, frame.height as i64);
+    check_render_sizes(frame, renders)?;
     let to_px = |p: Point2<f64>| frame.to_pixels(p);
-    let cover = coverage_grid(scene, posed, to_px, 0.0);
+    let pixels = PixelMaps {
+        a: coverage(&renders.black, &renders.white),
+        a_ref: coverage_16(&renders.ref_black, &renders.ref_white),
+        cover: coverage_grid(scene, posed, to_px, 0.0),
+        w: frame.width as i64,
+        h: frame.height as i64,
+    };
     Ok(seams
         .iter()
         .map(|seam| {
@@ -181,94 +167,174 @@ fn gaps(
                         .collect()
                 })
                 .collect();
-            let quads = chord_quads(&chords);
-            let region = TriangleGrid::new(quads.iter().copied().enumerate().collect(), 0.0);
-            // Seam segments: chords and both posed seam curves.
-            let mut segments: Vec<[Point2<f64>; 2]> = Vec::new();
-            for edge in &chords {
-                for (i, &(x, y)) in edge.iter().enumerate() {
-                    if let Some(y) = y {
-                        segments.push([x, y]);
-                    }
-                    if let Some(&(x2, y2)) = edge.get(i + 1) {
-                        segments.push([x, x2]);
-                        if let (Some(y), Some(y2)) = (y, y2) {
-                            segments.push([y, y2]);
-                        }
-                    }
-                }
-            }
-            let band = TriangleGrid::new(
-                segments
-                    .iter()
-                    .enumerate()
-                    .map(|(i, s)| (i, [s[0], s[1], s[1]]))
-                    .collect(),
-                SEAM_BAND_PX,
-            );
-            let mut lo = Point2::new(f64::INFINITY, f64::INFINITY);
-            let mut hi = Point2::new(f64::NEG_INFINITY, f64::NEG_INFINITY);
-            for s in &segments {
-                for p in s {
-                    lo = lo.inf(p);
-                    hi = hi.sup(p);
-                }
-            }
-            if segments.is_empty() {
-                return SeamPixelGap {
-                    gap: 0.0,
-                    pixels: 0,
-                };
-            }
-            let pad = SEAM_BAND_PX.ceil() as i64 + 1;
-            let x0 = (lo.x.floor() as i64 - pad).clamp(0, w);
-            let x1 = (hi.x.ceil() as i64 + pad).clamp(0, w);
-            let y0 = (lo.y.floor() as i64 - pad).clamp(0, h);
-            let y1 = (hi.y.ceil() as i64 + pad).clamp(0, h);
-            // Reference: full coverage of each pixel of the window plus a 1-pixel ring.
-            let (ww, wh) = ((x1 - x0 + 2).max(0) as usize, (y1 - y0 + 2).max(0) as usize);
-            let full: Vec<bool> = (0..ww * wh)
-                .map(|k| {
-                    let (px, py) = ((k % ww) as i64 + x0 - 1, (k / ww) as i64 + y0 - 1);
-                    let n = REFERENCE_SAMPLES as f64;
-                    let mut open = false;
-                    let covered = (0..REFERENCE_SAMPLES * REFERENCE_SAMPLES).all(|s| {
-                        let p = Point2::new(
-                            px as f64 + ((s % REFERENCE_SAMPLES) as f64 + 0.5) / n,
-                            py as f64 + ((s / REFERENCE_SAMPLES) as f64 + 0.5) / n,
-                        );
-                        let in_region = region.covers(p);
-                        open |= in_region;
-                        in_region || cover.covers(p)
-                    });
-                    let art_opaque = px >= 0
-                        && py >= 0
-                        && px < w
-                        && py < h
-                        && a_ref[(py * w + px) as usize] >= 1.0;
-                    covered && (open || art_opaque)
-                })
-                .collect();
-            let mut min_a: f64 = 1.0;
-            let mut pixels = 0;
-            for py in y0..y1 {
-                for px in x0..x1 {
-                    let centre = Point2::new(px as f64 + 0.5, py as f64 + 0.5);
-                    let near = band.closest(centre, SEAM_BAND_PX, |_| true).is_some()
-                        || region.covers(centre);
-                    let (i, j) = ((px - x0 + 1) as usize, (py - y0 + 1) as usize);
-                    let inside =
-                        (0..3).all(|dy| (0..3).all(|dx| full[(j + dy - 1) * ww + i + dx - 1]));
-                    if near && inside {
-                        pixels += 1;
-                        min_a = min_a.min(a[(py * w + px) as usize]);
-                    }
-                }
-            }
-            SeamPixelGap {
-                gap: 1.0 - min_a,
-                pixels,
-            }
+            pixels.seam_gap(&chords)
         })
         .collect())
+}
+
+/// Every render of `renders` must be the frame's size.
+fn check_render_sizes(frame: &Frame, renders: &MattingRenders) -> Result<()> {
+    for (name, dimensions) in [
+        ("black", renders.black.dimensions()),
+        ("white", renders.white.dimensions()),
+        ("ref_black", renders.ref_black.dimensions()),
+        ("ref_white", renders.ref_white.dimensions()),
+    ] {
+        if dimensions != (frame.width, frame.height) {
+            return Err(Error::field(
+                name,
+                format!(
+                    "render is {:?} pixels, the frame {:?}",
+                    dimensions,
+                    (frame.width, frame.height)
+                ),
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// The per-pixel maps every seam is measured on (output pixels).
+struct PixelMaps {
+    /// Coverage of the render under test.
+    a: Vec<f64>,
+    /// Coverage of the reference render.
+    a_ref: Vec<f64>,
+    /// The posed triangles.
+    cover: TriangleGrid,
+    w: i64,
+    h: i64,
+}
+
+/// The pixels around a seam: `[x0, x1) x [y0, y1)`, and the size of the reference window
+/// (one more pixel all round).
+struct Window {
+    x0: i64,
+    x1: i64,
+    y0: i64,
+    y1: i64,
+    ww: usize,
+    wh: usize,
+}
+
+impl PixelMaps {
+    /// Gap G at the seam whose posed chords (pixels) are `chords`.
+    fn seam_gap(&self, chords: &Chords) -> SeamPixelGap {
+        let quads = chord_quads(chords);
+        let region = TriangleGrid::new(quads.iter().copied().enumerate().collect(), 0.0);
+        let segments = seam_segments(chords);
+        if segments.is_empty() {
+            return SeamPixelGap {
+                gap: 0.0,
+                pixels: 0,
+            };
+        }
+        let band = TriangleGrid::new(
+            segments
+                .iter()
+                .enumerate()
+                .map(|(i, s)| (i, [s[0], s[1], s[1]]))
+                .collect(),
+            SEAM_BAND_PX,
+        );
+        let win = self.window(&segments);
+        let full = self.should_cover(&win, &region);
+        let mut min_a: f64 = 1.0;
+        let mut pixels = 0;
+        for py in win.y0..win.y1 {
+            for px in win.x0..win.x1 {
+                let centre = Point2::new(px as f64 + 0.5, py as f64 + 0.5);
+                let near =
+                    band.closest(centre, SEAM_BAND_PX, |_| true).is_some() || region.covers(centre);
+                let (i, j) = ((px - win.x0 + 1) as usize, (py - win.y0 + 1) as usize);
+                let inside =
+                    (0..3).all(|dy| (0..3).all(|dx| full[(j + dy - 1) * win.ww + i + dx - 1]));
+                if near && inside {
+                    pixels += 1;
+                    min_a = min_a.min(self.a[(py * self.w + px) as usize]);
+                }
+            }
+        }
+        SeamPixelGap {
+            gap: 1.0 - min_a,
+            pixels,
+        }
+    }
+
+    /// The pixels within the band of the seam's `segments` (clamped to the frame).
+    fn window(&self, segments: &[[Point2<f64>; 2]]) -> Window {
+        let mut lo = Point2::new(f64::INFINITY, f64::INFINITY);
+        let mut hi = Point2::new(f64::NEG_INFINITY, f64::NEG_INFINITY);
+        for s in segments {
+            for p in s {
+                lo = lo.inf(p);
+                hi = hi.sup(p);
+            }
+        }
+        let (w, h) = (self.w, self.h);
+        let pad = SEAM_BAND_PX.ceil() as i64 + 1;
+        let x0 = (lo.x.floor() as i64 - pad).clamp(0, w);
+        let x1 = (hi.x.ceil() as i64 + pad).clamp(0, w);
+        let y0 = (lo.y.floor() as i64 - pad).clamp(0, h);
+        let y1 = (hi.y.ceil() as i64 + pad).clamp(0, h);
+        Window {
+            x0,
+            x1,
+            y0,
+            y1,
+            ww: (x1 - x0 + 2).max(0) as usize,
+            wh: (y1 - y0 + 2).max(0) as usize,
+        }
+    }
+
+    /// The reference: whether each pixel of the window plus a 1-pixel ring should be
+    /// covered (row-major, `ww` a row): all its sample points in a posed triangle or the
+    /// open `region`, and some in the region or the reference render covering it fully.
+    fn should_cover(&self, win: &Window, region: &TriangleGrid) -> Vec<bool> {
+        let (w, h) = (self.w, self.h);
+        (0..win.ww * win.wh)
+            .map(|k| {
+                let (px, py) = (
+                    (k % win.ww) as i64 + win.x0 - 1,
+                    (k / win.ww) as i64 + win.y0 - 1,
+                );
+                let n = REFERENCE_SAMPLES as f64;
+                let mut open = false;
+                let covered = (0..REFERENCE_SAMPLES * REFERENCE_SAMPLES).all(|s| {
+                    let p = Point2::new(
+                        px as f64 + ((s % REFERENCE_SAMPLES) as f64 + 0.5) / n,
+                        py as f64 + ((s / REFERENCE_SAMPLES) as f64 + 0.5) / n,
+                    );
+                    let in_region = region.covers(p);
+                    open |= in_region;
+                    in_region || self.cover.covers(p)
+                });
+                let art_opaque = px >= 0
+                    && py >= 0
+                    && px < w
+                    && py < h
+                    && self.a_ref[(py * w + px) as usize] >= 1.0;
+                covered && (open || art_opaque)
+            })
+            .collect()
+    }
+}
+
+/// The seam as segments: its chords and both posed seam curves.
+fn seam_segments(chords: &Chords) -> Vec<[Point2<f64>; 2]> {
+    let mut segments: Vec<[Point2<f64>; 2]> = Vec::new();
+    for edge in chords {
+        for (i, &(x, y)) in edge.iter().enumerate() {
+            if let Some(y) = y {
+                segments.push([x, y]);
+            }
+            if let Some(&(x2, y2)) = edge.get(i + 1) {
+                segments.push([x, x2]);
+                if let (Some(y), Some(y2)) = (y, y2) {
+                    segments.push([y, y2]);
+                }
+            }
+        }
+    }
+    segments
 }

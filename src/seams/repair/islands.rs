@@ -4,7 +4,7 @@
 use super::layers::check_amount;
 use crate::error::Result;
 use crate::geometry::loop_area;
-use crate::mesh::{mesh_outline, MeshingOptions, Outline};
+use crate::mesh::{mesh_outline, Mesh, MeshingOptions, Outline};
 use crate::scene::Scene;
 use nalgebra::Point2;
 use std::collections::HashMap;
@@ -92,26 +92,112 @@ pub fn merge_tiny_components_with(
             ));
         }
     }
+    let comps = Components::of(scene, colours);
+    let mut report = IslandReport {
+        area: threshold,
+        ..IslandReport::default()
+    };
+    let mut vertex_parts = mesh.vertex_parts().to_vec();
+    let mut merged = vec![false; comps.count()];
+    let mut order: Vec<usize> = (0..comps.count())
+        .filter(|&c| comps.area[c] < threshold)
+        .collect();
+    order.sort_by(|&a, &b| comps.area[a].total_cmp(&comps.area[b]));
+    for &c in &order {
+        let Some((best, distance)) = comps.neighbour(c, &merged, threshold, &mut report.kept)
+        else {
+            continue;
+        };
+        merged[c] = true;
+        if comps.parts[best] == comps.parts[c] {
+            report.already_same_part += 1;
+            continue;
+        }
+        for &v in &comps.members[c] {
+            vertex_parts[v] = comps.parts[best];
+        }
+        report.merged.push(MergedIsland {
+            vertices: comps.members[c].len(),
+            area: comps.area[c],
+            from: mesh.parts()[comps.parts[c]].clone(),
+            into: mesh.parts()[comps.parts[best]].clone(),
+            distance,
+            colour_distance: comps.colour_distance(comps.mean_colour(c), best),
+        });
+    }
+    let mut triangles = mesh.triangles().to_vec();
+    close_holes(mesh, threshold, &mut triangles, &mut report);
     let pts = mesh.vertices();
-    let topo = mesh.topology();
-    let comp = topo.component_of();
-    let count = topo.component_count();
-    let mut comp_area = vec![0.0; count];
-    for (t, tri) in mesh.triangles().iter().enumerate() {
-        comp_area[comp[tri[0]]] += 0.5 * mesh.triangle_area2(t);
+    let out = super::layers::rebuild(scene, pts.to_vec(), triangles, vertex_parts, None)?;
+    Ok((out, report))
+}
+
+/// The mesh's connected components as the merge sees them.
+struct Components<'a> {
+    pts: &'a [Point2<f64>],
+    /// Area of each, px^2.
+    area: Vec<f64>,
+    /// Vertices of each.
+    members: Vec<Vec<usize>>,
+    /// Majority part of each.
+    parts: Vec<usize>,
+    /// Image of each part (none without art).
+    images: Option<Vec<Option<usize>>>,
+    /// Boundary-loop vertices of each.
+    boundary_of: Vec<Vec<usize>>,
+    colours: Option<&'a [[f64; 4]]>,
+    /// The mesh's part names.
+    part_names: &'a [String],
+}
+
+impl<'a> Components<'a> {
+    fn of(scene: &'a Scene, colours: Option<&'a [[f64; 4]]>) -> Self {
+        let mesh = &scene.mesh;
+        let topo = mesh.topology();
+        let comp = topo.component_of();
+        let count = topo.component_count();
+        let mut area = vec![0.0; count];
+        for (t, tri) in mesh.triangles().iter().enumerate() {
+            area[comp[tri[0]]] += 0.5 * mesh.triangle_area2(t);
+        }
+        let mut members: Vec<Vec<usize>> = vec![Vec::new(); count];
+        for v in 0..mesh.vertex_count() {
+            members[comp[v]].push(v);
+        }
+        let parts = (0..count)
+            .map(|c| majority(members[c].iter().map(|&v| mesh.vertex_parts()[v])))
+            .collect();
+        let mut boundary_of: Vec<Vec<usize>> = vec![Vec::new(); count];
+        for lp in topo.boundary_loops() {
+            for &v in lp {
+                boundary_of[comp[v]].push(v);
+            }
+        }
+        Components {
+            pts: mesh.vertices(),
+            area,
+            members,
+            parts,
+            images: scene.art.as_ref().map(|a| a.image_of_part(mesh.parts())),
+            boundary_of,
+            colours,
+            part_names: mesh.parts(),
+        }
     }
-    let mut members: Vec<Vec<usize>> = vec![Vec::new(); count];
-    for v in 0..n {
-        members[comp[v]].push(v);
+
+    fn count(&self) -> usize {
+        self.area.len()
     }
-    let part_of = |c: usize| majority(members[c].iter().map(|&v| mesh.vertex_parts()[v]));
-    let parts: Vec<usize> = (0..count).map(part_of).collect();
-    let images = scene.art.as_ref().map(|a| a.image_of_part(mesh.parts()));
-    let image_of = |p: usize| images.as_ref().map(|i| i[p]);
-    let mean_colour = |c: usize| -> Option<[f64; 3]> {
-        let cs = colours?;
+
+    fn image_of(&self, p: usize) -> Option<Option<usize>> {
+        self.images.as_ref().map(|i| i[p])
+    }
+
+    /// Alpha-weighted mean colour (RGB) of component `c`, when colours were given.
+    fn mean_colour(&self, c: usize) -> Option<[f64; 3]> {
+        let cs = self.colours?;
         let (mut sum, mut weight) = ([0.0; 3], 0.0);
-        for &v in &members[c] {
+        for &v in &self.members[c] {
             let a = cs[v][3].max(1e-6);
             for k in 0..3 {
                 sum[k] += a * cs[v][k];
@@ -119,65 +205,60 @@ pub fn merge_tiny_components_with(
             weight += a;
         }
         Some(sum.map(|s| s / weight))
-    };
-    let mut boundary_of: Vec<Vec<usize>> = vec![Vec::new(); count];
-    for lp in topo.boundary_loops() {
-        for &v in lp {
-            boundary_of[comp[v]].push(v);
-        }
     }
 
-    let mut report = IslandReport {
-        area: threshold,
-        ..IslandReport::default()
-    };
-    let mut vertex_parts = mesh.vertex_parts().to_vec();
-    let mut merged = vec![false; count];
-    let mut order: Vec<usize> = (0..count).filter(|&c| comp_area[c] < threshold).collect();
-    order.sort_by(|&a, &b| comp_area[a].total_cmp(&comp_area[b]));
-    for &c in &order {
-        let name = &mesh.parts()[parts[c]];
+    /// Distance from colour `own` (a component's mean) to component `d`'s mean colour.
+    fn colour_distance(&self, own: Option<[f64; 3]>, d: usize) -> Option<f64> {
+        let (a, b) = (own?, self.mean_colour(d)?);
+        Some((0..3).map(|k| (a[k] - b[k]).powi(2)).sum::<f64>().sqrt())
+    }
+
+    /// The neighbour island `c` joins and its distance: among the components not merged
+    /// yet drawn with the same image, those within `sqrt(threshold)` of the nearest, the
+    /// closest colour (then the nearest). `None` (with the reason in `kept`) when `c` is the
+    /// only piece of its part or has no such neighbour.
+    fn neighbour(
+        &self,
+        c: usize,
+        merged: &[bool],
+        threshold: f64,
+        kept: &mut Vec<String>,
+    ) -> Option<(usize, f64)> {
+        let count = self.count();
         let others_of_part = (0..count)
-            .filter(|&d| d != c && !merged[d] && parts[d] == parts[c])
+            .filter(|&d| d != c && !merged[d] && self.parts[d] == self.parts[c])
             .count();
+        let island = |what: String| {
+            format!(
+                "island of {} vertices ({:.2} px^2) {what}",
+                self.members[c].len(),
+                self.area[c]
+            )
+        };
         if others_of_part == 0 {
-            report.kept.push(format!(
-                "island of {} vertices ({:.2} px^2) is the only piece of part {name:?}",
-                members[c].len(),
-                comp_area[c]
-            ));
-            continue;
+            kept.push(island(format!(
+                "is the only piece of part {:?}",
+                self.name(c)
+            )));
+            return None;
         }
         let candidates: Vec<(usize, f64)> = (0..count)
-            .filter(|&d| d != c && !merged[d] && image_of(parts[d]) == image_of(parts[c]))
-            .map(|d| {
-                let dist = members[c]
-                    .iter()
-                    .flat_map(|&v| {
-                        boundary_of[d]
-                            .iter()
-                            .map(move |&w| (pts[v] - pts[w]).norm())
-                    })
-                    .fold(f64::INFINITY, f64::min);
-                (d, dist)
+            .filter(|&d| {
+                d != c && !merged[d] && self.image_of(self.parts[d]) == self.image_of(self.parts[c])
             })
+            .map(|d| (d, self.distance(c, d)))
             .collect();
         let Some(nearest) = candidates.iter().map(|c| c.1).reduce(f64::min) else {
-            report.kept.push(format!(
-                "island of {} vertices ({:.2} px^2) of part {name:?} has no neighbour drawn \
-                 with the same image",
-                members[c].len(),
-                comp_area[c]
-            ));
-            continue;
+            kept.push(island(format!(
+                "of part {:?} has no neighbour drawn with the same image",
+                self.name(c)
+            )));
+            return None;
         };
         let reach = nearest + threshold.sqrt();
-        let own = mean_colour(c);
-        let colour_distance = |d: usize| -> Option<f64> {
-            let (a, b) = (own?, mean_colour(d)?);
-            Some((0..3).map(|k| (a[k] - b[k]).powi(2)).sum::<f64>().sqrt())
-        };
-        let &(best, distance) = candidates
+        let own = self.mean_colour(c);
+        let colour_distance = |d: usize| self.colour_distance(own, d);
+        let &best = candidates
             .iter()
             .filter(|&&(_, dist)| dist <= reach)
             .min_by(|x, y| {
@@ -186,27 +267,37 @@ pub fn merge_tiny_components_with(
                 a.0.total_cmp(&b.0).then(a.1.total_cmp(&b.1))
             })
             .expect("the nearest candidate is within reach");
-        merged[c] = true;
-        if parts[best] == parts[c] {
-            report.already_same_part += 1;
-            continue;
-        }
-        for &v in &members[c] {
-            vertex_parts[v] = parts[best];
-        }
-        report.merged.push(MergedIsland {
-            vertices: members[c].len(),
-            area: comp_area[c],
-            from: name.clone(),
-            into: mesh.parts()[parts[best]].clone(),
-            distance,
-            colour_distance: colour_distance(best),
-        });
+        Some(best)
     }
 
-    // Holes: clockwise boundary loops enclosing less than the threshold.
-    let mut triangles = mesh.triangles().to_vec();
-    for lp in topo.boundary_loops() {
+    /// Part name of component `c`.
+    fn name(&self, c: usize) -> &str {
+        &self.part_names[self.parts[c]]
+    }
+
+    /// Distance from component `c`'s vertices to component `d`'s boundary.
+    fn distance(&self, c: usize, d: usize) -> f64 {
+        self.members[c]
+            .iter()
+            .flat_map(|&v| {
+                self.boundary_of[d]
+                    .iter()
+                    .map(move |&w| (self.pts[v] - self.pts[w]).norm())
+            })
+            .fold(f64::INFINITY, f64::min)
+    }
+}
+
+/// Closes holes: clockwise boundary loops enclosing less than `threshold`, filled over
+/// their own vertices (counted in the report).
+fn close_holes(
+    mesh: &Mesh,
+    threshold: f64,
+    triangles: &mut Vec<[usize; 3]>,
+    report: &mut IslandReport,
+) {
+    let pts = mesh.vertices();
+    for lp in mesh.topology().boundary_loops() {
         let ring: Vec<Point2<f64>> = lp.iter().map(|&v| pts[v]).collect();
         let a = loop_area(&ring);
         if a >= 0.0 || -a >= threshold {
@@ -218,8 +309,6 @@ pub fn merge_tiny_components_with(
             report.hole_area_closed += -a;
         }
     }
-    let out = super::layers::rebuild(scene, pts.to_vec(), triangles, vertex_parts, None)?;
-    Ok((out, report))
 }
 
 /// Triangles (counter-clockwise, over the loop's own vertices) covering a hole loop, or

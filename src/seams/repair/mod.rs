@@ -55,6 +55,7 @@ mod layers;
 mod overlap;
 mod overlap_weights;
 mod record;
+mod report;
 mod smooth;
 mod transfer;
 mod weld;

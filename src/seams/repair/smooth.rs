@@ -5,7 +5,7 @@
 use super::layers::{check_amount, Layers};
 use super::transfer::Union;
 use crate::error::{Error, Result};
-use crate::mesh::CotanLaplacian;
+use crate::mesh::{CotanLaplacian, Mesh};
 use crate::scene::Scene;
 use crate::weights::Weights;
 
@@ -76,15 +76,37 @@ pub fn smooth_seam_weights(
     weights.check_scorable()?;
     let layers = Layers::of(scene)?;
     let union = Union::build(scene, &layers)?;
-    let umesh = &union.scene.mesh;
-    let m = umesh.vertex_count();
     let bones = weights.bone_count();
-    let n = scene.mesh.vertex_count();
+    let mut w = joined_rows(&union, weights);
+    let before = seam_gap(&union.groups, weights);
+    let region = BandRegion::of(&union, band.max(layers.eps), band);
+    smooth_rows(&union.scene.mesh, &mut w, bones, &region.in_band, options);
 
-    // Starting rows on the joined mesh: the mean of the members.
+    // Back to the scene: band vertices (and seam positions) take the joined row, the rest
+    // keep theirs; overlap-strip vertices re-read theirs from the joined mesh.
+    let joined = Weights::from_row_major(w, bones)?;
+    let transferred = union.transfer(scene, &layers, &joined);
+    let out = take_band_rows(&union, &region, weights, &transferred);
+    let (changed, max_change) = row_changes(weights, &out);
+    out.validate()?;
+    let report = SmoothReport {
+        band_vertices: region.in_band.iter().filter(|&&b| b).count(),
+        vertices_changed: changed,
+        silhouette_vertices: region.silhouette.iter().filter(|&&s| s).count(),
+        max_change,
+        seam_difference: [before, seam_gap(&union.groups, &out)],
+    };
+    Ok((out, report))
+}
+
+/// The starting rows on the joined mesh (row-major): each union vertex the mean of its
+/// members' rows.
+fn joined_rows(union: &Union, weights: &Weights) -> Vec<f64> {
+    let m = union.scene.mesh.vertex_count();
+    let bones = weights.bone_count();
     let mut members: Vec<Vec<usize>> = vec![Vec::new(); m];
-    for v in 0..n {
-        if let Some(u) = union.of[v] {
+    for (v, of) in union.of.iter().enumerate() {
+        if let Some(u) = *of {
             members[u].push(v);
         }
     }
@@ -96,22 +118,50 @@ pub fn smooth_seam_weights(
             }
         }
     }
-    let before = seam_gap(&union.groups, weights);
+    w
+}
 
-    // The band: union vertices within `band` of a seam position, off the outer silhouette.
-    let upts = umesh.vertices();
-    let seam_points: Vec<usize> = (0..m).filter(|&u| union.seam[u]).collect();
-    let mut on_boundary = vec![false; m];
-    for &[a, b] in umesh.topology().boundary_edges() {
-        on_boundary[a] = true;
-        on_boundary[b] = true;
+/// Which union vertices are smoothed: within the band of a seam position, off the outer
+/// silhouette.
+struct BandRegion {
+    in_band: Vec<bool>,
+    /// Boundary vertices of the joined mesh that are not seam positions.
+    silhouette: Vec<bool>,
+}
+
+impl BandRegion {
+    fn of(union: &Union, cell: f64, band: f64) -> Self {
+        let umesh = &union.scene.mesh;
+        let m = umesh.vertex_count();
+        let upts = umesh.vertices();
+        let seam_points: Vec<usize> = (0..m).filter(|&u| union.seam[u]).collect();
+        let mut on_boundary = vec![false; m];
+        for &[a, b] in umesh.topology().boundary_edges() {
+            on_boundary[a] = true;
+            on_boundary[b] = true;
+        }
+        let silhouette: Vec<bool> = (0..m).map(|u| on_boundary[u] && !union.seam[u]).collect();
+        let grid = super::layers::PointGrid::new(upts, &seam_points, cell);
+        let in_band = (0..m)
+            .map(|u| !silhouette[u] && !grid.near(upts[u], band).is_empty())
+            .collect();
+        BandRegion {
+            in_band,
+            silhouette,
+        }
     }
-    let silhouette: Vec<bool> = (0..m).map(|u| on_boundary[u] && !union.seam[u]).collect();
-    let grid = super::layers::PointGrid::new(upts, &seam_points, band.max(layers.eps));
-    let in_band: Vec<bool> = (0..m)
-        .map(|u| !silhouette[u] && !grid.near(upts[u], band).is_empty())
-        .collect();
+}
 
+/// `options.iterations` steps of cotangent-Laplacian smoothing of the band rows of `w`
+/// (row-major, `bones` a row), each clamped to >= 0 and renormalized.
+fn smooth_rows(
+    umesh: &Mesh,
+    w: &mut Vec<f64>,
+    bones: usize,
+    in_band: &[bool],
+    options: &SmoothOptions,
+) {
+    let m = umesh.vertex_count();
     let laplacian = CotanLaplacian::new(umesh);
     let diag = laplacian.diagonal();
     let lambda = options.strength;
@@ -133,16 +183,21 @@ pub fn smooth_seam_weights(
                 row.iter_mut().for_each(|x| *x /= s);
             }
         }
-        w = next;
+        *w = next;
     }
+}
 
-    // Back to the scene: band vertices (and seam positions) take the joined row, the rest
-    // keep theirs; overlap-strip vertices re-read theirs from the joined mesh.
-    let joined = Weights::from_row_major(w, bones)?;
-    let transferred = union.transfer(scene, &layers, &joined);
+/// `weights` with the rows of band vertices, seam positions off the silhouette (the join
+/// may keep them apart: they still end with one row) and vertices left out of the join
+/// taken from `transferred`.
+fn take_band_rows(
+    union: &Union,
+    region: &BandRegion,
+    weights: &Weights,
+    transferred: &Weights,
+) -> Weights {
     let mut out = weights.clone();
-    // Seam positions the join kept apart (off the silhouette) still end with one row.
-    let mut at_seam = vec![false; n];
+    let mut at_seam = vec![false; weights.vertex_count()];
     union
         .groups
         .iter()
@@ -150,36 +205,33 @@ pub fn smooth_seam_weights(
         .for_each(|&v| at_seam[v] = true);
     for (v, (&of, &seam)) in union.of.iter().zip(&at_seam).enumerate() {
         let take = match of {
-            Some(u) => in_band[u] || (seam && !silhouette[u]),
+            Some(u) => region.in_band[u] || (seam && !region.silhouette[u]),
             None => true,
         };
         if take {
             out.row_mut(v).copy_from_slice(transferred.row(v));
         }
     }
+    out
+}
+
+/// Rows of `after` that differ from `before`, and the largest change of any weight.
+fn row_changes(before: &Weights, after: &Weights) -> (usize, f64) {
     let mut changed = 0;
     let mut max_change: f64 = 0.0;
-    for v in 0..n {
-        let d = out
+    for v in 0..before.vertex_count() {
+        let d = after
             .row(v)
             .iter()
-            .zip(weights.row(v))
+            .zip(before.row(v))
             .map(|(a, b)| (a - b).abs())
             .fold(0.0, f64::max);
-        if out.row(v) != weights.row(v) {
+        if after.row(v) != before.row(v) {
             changed += 1;
         }
         max_change = max_change.max(d);
     }
-    out.validate()?;
-    let report = SmoothReport {
-        band_vertices: in_band.iter().filter(|&&b| b).count(),
-        vertices_changed: changed,
-        silhouette_vertices: silhouette.iter().filter(|&&s| s).count(),
-        max_change,
-        seam_difference: [before, seam_gap(&union.groups, &out)],
-    };
-    Ok((out, report))
+    (changed, max_change)
 }
 
 fn seam_gap(groups: &[Vec<usize>], weights: &Weights) -> f64 {

@@ -1,0 +1,270 @@
+//! The scene an importer builds part by part: each part's vertices, triangles, painted
+//! weights and art appended to one mesh, then the skeleton, the bones' parts and the
+//! `lift_*` probes made once at the end. Written once for every importer (Godot and
+//! DragonBones use it), instead of each keeping parallel vectors of vertices, triangles,
+//! parts, weight rows and texture coordinates in step.
+
+use crate::error::Result;
+use crate::io::dragonbones::{assign_parts, lift_probes};
+use crate::mesh::Mesh;
+use crate::scene::{Art, ArtImage, Layer, Probe};
+use crate::skeleton::{Bone, Skeleton};
+use crate::weights::Weights;
+use nalgebra::Point2;
+use std::collections::{HashMap, HashSet};
+use std::ops::Range;
+
+/// Part names not used yet: `name`, or `name#2`, `name#3`... (a slot with several mesh
+/// displays), in time linear in the number of parts.
+#[derive(Default)]
+pub(crate) struct UniqueNames {
+    taken: HashSet<String>,
+    /// Next suffix to try per name.
+    next: HashMap<String, usize>,
+}
+
+impl UniqueNames {
+    pub(crate) fn take(&mut self, name: &str) -> String {
+        let k = self.next.entry(name.to_string()).or_insert(1);
+        loop {
+            let candidate = if *k == 1 {
+                name.to_string()
+            } else {
+                format!("{name}#{k}")
+            };
+            *k += 1;
+            if self.taken.insert(candidate.clone()) {
+                return candidate;
+            }
+        }
+    }
+}
+
+/// A part just added by [`SceneBuilder::add_part`].
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct AddedPart {
+    /// Index of the part in the mesh's parts.
+    pub index: usize,
+    /// Its name, made unique among the parts.
+    pub name: String,
+    /// Scene vertex indices of its vertices.
+    pub vertices: Range<usize>,
+}
+
+/// A layer of the art before the layers are put in draw order.
+struct PendingLayer {
+    /// Draw order key: lower is drawn first; equal keys keep the parts' order.
+    order: i64,
+    part: usize,
+    image: Option<usize>,
+}
+
+/// One mesh made of parts (each a separate component), the painted weights of its vertices
+/// (a dense vertices × bones matrix; entries start at 0) and, optionally, art.
+pub(crate) struct SceneBuilder {
+    n_bones: usize,
+    names: UniqueNames,
+    vertices: Vec<Point2<f64>>,
+    triangles: Vec<[usize; 3]>,
+    vertex_parts: Vec<usize>,
+    parts: Vec<String>,
+    /// Row-major, `n_bones` entries per vertex.
+    weights: Vec<f64>,
+    images: Vec<ArtImage>,
+    uvs: Vec<Point2<f64>>,
+    layers: Vec<PendingLayer>,
+}
+
+/// What [`SceneBuilder::finish`] made: everything a [`crate::Scene`] is built from.
+pub(crate) struct BuiltScene {
+    /// The parts as one mesh.
+    pub mesh: Mesh,
+    /// The bones, each given the part it weighs most ([`assign_parts`]).
+    pub skeleton: Skeleton,
+    /// `lift_*` probes where upper-arm bones are found by name ([`lift_probes`]).
+    pub probes: Vec<Probe>,
+    /// The painted weights, columns in the skeleton's bone order.
+    pub artist: Weights,
+    /// The art, when an image was added.
+    pub art: Option<Art>,
+}
+
+impl SceneBuilder {
+    /// An empty scene whose weights have `n_bones` columns.
+    pub(crate) fn new(n_bones: usize) -> Self {
+        SceneBuilder {
+            n_bones,
+            names: UniqueNames::default(),
+            vertices: Vec::new(),
+            triangles: Vec::new(),
+            vertex_parts: Vec::new(),
+            parts: Vec::new(),
+            weights: Vec::new(),
+            images: Vec::new(),
+            uvs: Vec::new(),
+            layers: Vec::new(),
+        }
+    }
+
+    /// Vertices added so far.
+    pub(crate) fn vertex_count(&self) -> usize {
+        self.vertices.len()
+    }
+
+    /// `name`, or `name#2`, `name#3`... when a part has it: the name to give
+    /// [`SceneBuilder::add_part`] (taken now, so that notes can name the part before it is
+    /// added).
+    pub(crate) fn unique_name(&mut self, name: &str) -> String {
+        self.names.take(name)
+    }
+
+    /// Appends a part named `name` (from [`SceneBuilder::unique_name`]): `points` in the
+    /// scene's frame and `triangles` indexing them (counter-clockwise; the mesh checks them
+    /// in [`SceneBuilder::finish`]). Its weights start at 0.
+    pub(crate) fn add_part(
+        &mut self,
+        name: String,
+        points: Vec<Point2<f64>>,
+        triangles: &[[usize; 3]],
+    ) -> AddedPart {
+        let index = self.parts.len();
+        let first = self.vertices.len();
+        self.triangles
+            .extend(triangles.iter().map(|t| t.map(|v| v + first)));
+        self.vertex_parts
+            .extend(std::iter::repeat_n(index, points.len()));
+        self.weights
+            .extend(std::iter::repeat_n(0.0, points.len() * self.n_bones));
+        self.vertices.extend(points);
+        self.parts.push(name.clone());
+        AddedPart {
+            index,
+            name,
+            vertices: first..self.vertices.len(),
+        }
+    }
+
+    /// Sets the weights of scene vertex `v` (one entry per bone).
+    pub(crate) fn set_row(&mut self, v: usize, row: &[f64]) {
+        self.weights[v * self.n_bones..(v + 1) * self.n_bones].copy_from_slice(row);
+    }
+
+    /// Adds `w` to the weight of scene vertex `v` on bone `bone` (a file may list a bone
+    /// twice for one vertex).
+    pub(crate) fn add_weight(&mut self, v: usize, bone: usize, w: f64) {
+        self.weights[v * self.n_bones + bone] += w;
+    }
+
+    /// Adds an image to the art; returns its index for [`SceneBuilder::add_layer`].
+    pub(crate) fn add_image(&mut self, image: ArtImage) -> usize {
+        self.images.push(image);
+        self.images.len() - 1
+    }
+
+    /// The art of part `part`: its vertices' texture coordinates (pixels of `image`, in the
+    /// part's vertex order) and its place in the draw order (lower `order` drawn first, equal
+    /// ones in the parts' order). Call once per part, in the parts' order.
+    pub(crate) fn add_layer(
+        &mut self,
+        part: usize,
+        uvs: impl IntoIterator<Item = Point2<f64>>,
+        image: Option<usize>,
+        order: i64,
+    ) {
+        self.uvs.extend(uvs);
+        self.layers.push(PendingLayer { order, part, image });
+    }
+
+    /// Divides every weight row by its sum ([`Weights::normalize`]).
+    pub(crate) fn normalize_weights(&mut self) {
+        if self.n_bones == 0 {
+            return;
+        }
+        let mut w = Weights::from_row_major(std::mem::take(&mut self.weights), self.n_bones)
+            .expect("one row of n_bones entries per vertex");
+        w.normalize();
+        self.weights = w.as_slice().to_vec();
+    }
+
+    /// The mesh, the skeleton of `bones` (`order`: parents first) with each bone's part, the
+    /// probes (noted in `notes`), the weights and the art (when an image was added: the
+    /// layers sorted by their order).
+    pub(crate) fn finish(
+        self,
+        mut bones: Vec<Bone>,
+        order: &[usize],
+        notes: &mut Vec<String>,
+    ) -> Result<BuiltScene> {
+        let artist = if self.n_bones == 0 {
+            Weights::zeros(self.vertices.len(), 0)
+        } else {
+            Weights::from_row_major(self.weights, self.n_bones)?
+        };
+        let art = if self.images.is_empty() {
+            None
+        } else {
+            let mut layers = self.layers;
+            // Stable: equal orders keep the parts' order.
+            layers.sort_by_key(|l| (l.order, l.part));
+            Some(Art {
+                images: self.images,
+                uvs: self.uvs,
+                layers: layers
+                    .iter()
+                    .map(|l| Layer {
+                        part: self.parts[l.part].clone(),
+                        image: l.image,
+                    })
+                    .collect(),
+            })
+        };
+        let mesh = Mesh::with_parts(self.vertices, self.triangles, self.parts, self.vertex_parts)?;
+        assign_parts(&mut bones, order, &artist, &mesh);
+        let skeleton = Skeleton::new(bones)?;
+        let probes = lift_probes(&skeleton, &mesh, notes);
+        Ok(BuiltScene {
+            mesh,
+            skeleton,
+            probes,
+            artist,
+            art,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parts_are_offset_and_weights_start_at_zero() {
+        let mut b = SceneBuilder::new(2);
+        let tri = [[0, 1, 2]];
+        let pts = |x: f64| {
+            vec![
+                Point2::new(x, 0.0),
+                Point2::new(x + 1.0, 0.0),
+                Point2::new(x, 1.0),
+            ]
+        };
+        let name = b.unique_name("arm");
+        let a = b.add_part(name, pts(0.0), &tri);
+        let name = b.unique_name("arm");
+        let c = b.add_part(name, pts(5.0), &tri);
+        assert_eq!((a.index, a.name.as_str(), a.vertices), (0, "arm", 0..3));
+        assert_eq!((c.index, c.name.as_str(), c.vertices), (1, "arm#2", 3..6));
+        b.set_row(0, &[0.25, 0.75]);
+        b.add_weight(4, 1, 0.5);
+        b.add_weight(4, 1, 0.25);
+        let bones = vec![
+            Bone::new("a", Point2::new(0.0, 0.0), Point2::new(1.0, 0.0)),
+            Bone::new("b", Point2::new(5.0, 0.0), Point2::new(6.0, 0.0)),
+        ];
+        let built = b.finish(bones, &[0, 1], &mut Vec::new()).unwrap();
+        assert_eq!(built.mesh.triangles()[1], [3, 4, 5]);
+        assert_eq!(built.artist.row(0), &[0.25, 0.75]);
+        assert_eq!(built.artist.row(4), &[0.0, 0.75]);
+        assert_eq!(built.artist.row(1), &[0.0, 0.0]);
+        assert!(built.art.is_none());
+    }
+}

@@ -916,7 +916,30 @@ fn fuzz_gltf() {
     let scene = small_scene("arms-down");
     let w = solve(&scene, "heat").expect("solves");
     let exported = json_of(&export_gltf(&scene, &w, &GltfOptions::default()).expect("exports"));
-    let gen = from_seeds(vec![simple, exported]);
+    // The same scene with a clip: linear, stepped and Bézier keys become LINEAR and STEP
+    // samplers on the joint nodes (the animation import).
+    let animated = {
+        use skinweights::animation::{BoneTrack, ChannelKind, Clip, Curve, Key};
+        let bone = scene.skeleton.bones()[1].name.clone();
+        let keys = vec![
+            Key::new(0.0, 0.0),
+            Key::new(0.5, 30.0).with_curve(Curve::Stepped),
+            Key::new(1.0, -20.0),
+        ];
+        let moves = vec![Key::new(0.0, 0.0), Key::new(1.0, 4.0)];
+        let clip = Clip::new("wave", 1.2).with_track(
+            BoneTrack::new(bone)
+                .with(ChannelKind::Rotation, keys)
+                .with(ChannelKind::TranslateX, moves.clone())
+                .with(ChannelKind::ScaleY, moves),
+        );
+        let scene = scene
+            .clone()
+            .with_animation(vec![clip], vec![])
+            .expect("clip");
+        json_of(&export_gltf(&scene, &w, &GltfOptions::default()).expect("exports"))
+    };
+    let gen = from_seeds(vec![simple, exported, animated]);
     assert_clean(fuzz("gltf", 5_000_000, 4000, &gen, &check_gltf));
 }
 

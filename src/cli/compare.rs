@@ -1,12 +1,16 @@
-//! `skinweights compare`: solvers x metrics on one scene, tables and the overview figure.
+//! `skinweights compare`: solvers x metrics on one scene, tables and the overview figure; with
+//! `--clip`, each solver's weights played over the scene's clips instead of a probe.
 
-use super::{check_outputs, resolve_scene, SceneArg};
+use super::{check_outputs, load_weights_for, resolve_scene, SceneArg};
 use clap::Args;
 use indicatif::{ProgressBar, ProgressStyle};
-use skinweights::compare::{compare_solved, figure_panels, solve_all, DEFAULT_SOLVERS};
+use serde_json::json;
+use skinweights::animation::{Clip, DEFAULT_FPS};
+use skinweights::compare::{compare_solved, figure_panels, solve_all, Solved, DEFAULT_SOLVERS};
+use skinweights::metrics::clip::{clip_metrics, summarize, ClipMetrics, ClipOptions};
 use skinweights::plot::{save_figure, Grid};
 use skinweights::solvers::solver_by_name;
-use skinweights::{Error, Result};
+use skinweights::{Error, Result, Scene};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
@@ -19,8 +23,18 @@ pub struct CompareArgs {
     #[arg(long, value_delimiter = ',', default_values_t = DEFAULT_SOLVERS.iter().map(|s| s.to_string()))]
     solvers: Vec<String>,
     /// Probe to measure (default: the scene's first probe).
-    #[arg(long)]
+    #[arg(long, conflicts_with = "clip")]
     probe: Option<String>,
+    /// Play each solver's weights over a clip of the scene, or `all` of them, instead of a
+    /// probe: the clip metrics of `eval --clip` per solver (tables only, no figures).
+    #[arg(long)]
+    clip: Option<String>,
+    /// Reference weights (e.g. the artist's) for the clip deviation.
+    #[arg(long, requires = "clip")]
+    reference: Option<PathBuf>,
+    /// Frames per second clips are sampled at (plus each clip's last frame).
+    #[arg(long, default_value_t = DEFAULT_FPS, requires = "clip")]
+    fps: f64,
     /// Directory for the table files and figures (README's are in results/compare: rewrite
     /// them with `--out results/compare --force`).
     #[arg(long, default_value = DEFAULT_OUT)]
@@ -50,9 +64,15 @@ const OUTPUT_FILES: [&str; 5] = [
     "overview.svg",
 ];
 
+/// The files `compare --clip` writes in `--out`.
+const CLIP_OUTPUT_FILES: [&str; 2] = ["compare-clip.md", "compare-clip.json"];
+
 /// Runs `compare`.
 pub fn run(a: CompareArgs) -> Result<ExitCode> {
     let scene = resolve_scene(a.scene.scene.as_deref(), &a.scene.builtin)?;
+    if let Some(clip) = &a.clip {
+        return run_clips(&a, &scene, clip);
+    }
     // Validate names and the probe before spending time on solves.
     let (solvers, out, json, no_figures) = (&a.solvers, a.out.as_path(), a.json, a.no_figures);
     for name in solvers {
@@ -69,16 +89,7 @@ pub fn run(a: CompareArgs) -> Result<ExitCode> {
     let outputs_ref: Vec<&Path> = outputs.iter().map(PathBuf::as_path).collect();
     check_outputs(&inputs, &outputs_ref, a.force)?;
     let steps = solvers.len() as u64 + if no_figures { 0 } else { 1 };
-    let pb = ProgressBar::new(steps);
-    pb.set_style(
-        ProgressStyle::with_template("{bar:30} {pos}/{len} {msg} ({elapsed})")
-            .expect("valid template"),
-    );
-    let solved = solve_all(&scene, solvers, |i, name| {
-        pb.set_position(i as u64);
-        pb.set_message(format!("solving {name}"));
-    })?;
-    pb.set_position(solvers.len() as u64);
+    let (solved, pb) = solve_with_progress(&scene, solvers, steps)?;
     let table = compare_solved(&scene, &solved, Some(&probe_ref.name))?;
     std::fs::create_dir_all(out).map_err(|e| Error::io(out, e))?;
     let write = |name: &str, text: String| -> Result<()> {
@@ -135,4 +146,151 @@ pub fn run(a: CompareArgs) -> Result<ExitCode> {
         );
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// Solves with a progress bar of `steps` steps (the solves first); returns the bar for the
+/// steps after them.
+fn solve_with_progress(
+    scene: &Scene,
+    solvers: &[String],
+    steps: u64,
+) -> Result<(Vec<Solved>, ProgressBar)> {
+    let pb = ProgressBar::new(steps);
+    pb.set_style(
+        ProgressStyle::with_template("{bar:30} {pos}/{len} {msg} ({elapsed})")
+            .expect("valid template"),
+    );
+    let solved = solve_all(scene, solvers, |i, name| {
+        pb.set_position(i as u64);
+        pb.set_message(format!("solving {name}"));
+    })?;
+    pb.set_position(solvers.len() as u64);
+    Ok((solved, pb))
+}
+
+/// One solver's clip metrics: per clip and over all of them.
+struct SolverClips {
+    solver: String,
+    seconds: f64,
+    clips: Vec<ClipMetrics>,
+    all: ClipMetrics,
+}
+
+/// `compare --clip`: every solver's weights over the chosen clips, measured exactly as
+/// `eval --clip` measures one weights file (same library call, same keys).
+fn run_clips(a: &CompareArgs, scene: &Scene, name: &str) -> Result<ExitCode> {
+    for s in &a.solvers {
+        solver_by_name(s, skinweights::solvers::NO_OPTIONS)?;
+    }
+    let clips = chosen_clips(scene, name)?;
+    let reference = a
+        .reference
+        .as_ref()
+        .map(|p| load_weights_for(scene, p))
+        .transpose()?;
+    let options = ClipOptions::default().with_fps(a.fps);
+    // Every frame count and key check before the solves: a bad --fps fails at once.
+    for c in &clips {
+        c.frame_times(a.fps)?;
+    }
+    let out = a.out.as_path();
+    let outputs: Vec<PathBuf> = CLIP_OUTPUT_FILES.iter().map(|f| out.join(f)).collect();
+    let mut inputs: Vec<&Path> = a.scene.scene.iter().map(Path::new).collect();
+    inputs.extend(a.reference.iter().map(PathBuf::as_path));
+    let outputs_ref: Vec<&Path> = outputs.iter().map(PathBuf::as_path).collect();
+    check_outputs(&inputs, &outputs_ref, a.force)?;
+    let (solved, pb) = solve_with_progress(scene, &a.solvers, a.solvers.len() as u64)?;
+    pb.finish_and_clear();
+    let rows = solved
+        .iter()
+        .map(|s| {
+            let per_clip = clips
+                .iter()
+                .map(|c| clip_metrics(scene, &s.weights, reference.as_ref(), c, &options))
+                .collect::<Result<Vec<_>>>()?;
+            Ok(SolverClips {
+                solver: s.solver.clone(),
+                seconds: s.seconds,
+                all: summarize(&per_clip),
+                clips: per_clip,
+            })
+        })
+        .collect::<Result<Vec<_>>>()?;
+    let doc = json!({
+        "scene": scene.name,
+        "clip": name,
+        "reference": a.reference.as_ref().map(|p| p.display().to_string()),
+        "fps": a.fps,
+        "solvers": rows.iter().map(|r| json!({
+            "solver": r.solver,
+            "seconds": r.seconds,
+            "clips": r.clips,
+            "all": r.all,
+        })).collect::<Vec<_>>(),
+    });
+    let json_text = serde_json::to_string_pretty(&doc).map_err(|e| Error::Json {
+        context: "compare --clip".into(),
+        message: e.to_string(),
+    })?;
+    let table = clip_table(scene, name, &rows);
+    std::fs::create_dir_all(out).map_err(|e| Error::io(out, e))?;
+    skinweights::io::write_atomic(&outputs[0], &table)?;
+    skinweights::io::write_atomic(&outputs[1], &json_text)?;
+    for s in &solved {
+        for w in &s.warnings {
+            eprintln!("warning: {}: {w}", s.solver);
+        }
+    }
+    if a.json {
+        println!("{json_text}");
+    } else {
+        print!("{table}");
+        println!("\nwrote {}/compare-clip.{{md,json}}", out.display());
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// The clip called `name`, or every clip for `all` (an error when the scene has none).
+fn chosen_clips<'s>(scene: &'s Scene, name: &str) -> Result<Vec<&'s Clip>> {
+    match name {
+        "all" if scene.clips.is_empty() => Err(Error::field(
+            "--clip",
+            format!("scene {:?} has no clips", scene.name),
+        )),
+        "all" => Ok(scene.clips.iter().collect()),
+        _ => Ok(vec![scene.clip(name)?]),
+    }
+}
+
+/// The Markdown table of `compare --clip`: one row per solver, its numbers over the chosen
+/// clips (`-`: no reference weights, so no deviation).
+fn clip_table(scene: &Scene, name: &str, rows: &[SolverClips]) -> String {
+    let f = |v: Option<f64>| v.map_or("-".to_string(), |x| format!("{x:.3}"));
+    let mut s = format!(
+        "scene {}, clip {name}: each solver's weights played over the clip\n\n| solver | \
+         frames | deviation max px | p95 px | mean px | max % | worst frame | flipped max | \
+         flipped frames | area change max % | time s |\n|---|---|---|---|---|---|---|---|---|---|---|\n",
+        scene.name
+    );
+    for r in rows {
+        let m = &r.all;
+        let worst = m.worst_frame.as_ref().map_or("-".into(), |w| {
+            format!("{} #{} ({:.3} s)", w.clip, w.frame, w.time)
+        });
+        s += &format!(
+            "| {} | {} | {} | {} | {} | {} | {} | {} | {} | {:.3} | {:.2} |\n",
+            r.solver,
+            m.frames,
+            f(m.deviation_max_px),
+            f(m.deviation_p95_px),
+            f(m.deviation_mean_px),
+            f(m.deviation_max_pct),
+            worst,
+            m.flipped_max,
+            m.flipped_frames,
+            m.area_change_max_pct,
+            r.seconds
+        );
+    }
+    s
 }

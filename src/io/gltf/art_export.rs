@@ -26,7 +26,8 @@
 //! glTF viewers blend the primitives in this order at z = 0; the file itself promises no
 //! order, so viewers that sort transparent primitives may differ where layers overlap.
 
-use super::{push_indices, BufferBuilder, ARRAY_BUFFER, FLOAT, TRIANGLES};
+use super::export::{push_indices, BufferBuilder};
+use super::{ARRAY_BUFFER, FLOAT, TRIANGLES};
 use crate::error::{Error, Result};
 use crate::scene::{triangle_layers, AlphaMode, Art, ArtImage, Scene};
 use base64::engine::general_purpose::STANDARD as BASE64;

@@ -18,7 +18,10 @@
 //! coordinate is scaled by its part's image size. `extras.skinweights.alpha` =
 //! `premultiplied` on an image marks art stored premultiplied (glTF's default is straight).
 
-use super::{lookup, relative_file, GltfImport, Kept, PrimitiveJson, Reader, Values, Want};
+use super::json::{lookup, PrimitiveJson};
+use super::primitives::Kept;
+use super::reader::{relative_file, Reader, Values, Want};
+use super::GltfImport;
 use super::{FLOAT, UNSIGNED_BYTE, UNSIGNED_SHORT};
 use crate::error::{Error, Result};
 use crate::mesh::Mesh;

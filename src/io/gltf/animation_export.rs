@@ -13,7 +13,8 @@
 //! [`Error::InvalidClip`]). glTF nodes always inherit their parent's transform: bones with
 //! another inherit mode (DragonBones `inheritRotation: false`) move as ordinary children.
 
-use super::{BufferBuilder, FLOAT};
+use super::export::BufferBuilder;
+use super::FLOAT;
 use crate::animation::{Channel, ChannelKind, Clip, Curve, DEFAULT_FPS};
 use crate::error::{Error, Result};
 use crate::scene::Scene;
@@ -81,13 +82,15 @@ fn f32_bytes(values: &[f32]) -> Vec<u8> {
 }
 
 /// Writes the clips' animations; `local[j]` is bone `j`'s node rest transform (scaled),
-/// `node_of(j)` its node index.
+/// `node_of(j)` its node index; with `extras` each clip's length goes into
+/// `extras.skinweights.duration`.
 pub(super) fn write_animations(
     scene: &Scene,
     local: &[Isometry2<f64>],
     scale: f64,
     node_of: impl Fn(usize) -> usize,
     buf: &mut BufferBuilder,
+    extras: bool,
 ) -> Result<Vec<Value>> {
     use ChannelKind as K;
     let mut animations = Vec::new();
@@ -183,11 +186,17 @@ pub(super) fn write_animations(
             }
         }
         if !channels.is_empty() {
-            animations.push(json!({
+            // glTF animations last until their last key; a clip may hold its last pose
+            // longer (importers of skinweights' files read it back).
+            let mut animation = json!({
                 "name": clip.name,
                 "channels": channels,
                 "samplers": samplers,
-            }));
+            });
+            if extras {
+                animation["extras"] = json!({"skinweights": {"duration": clip.duration}});
+            }
+            animations.push(animation);
         }
     }
     Ok(animations)

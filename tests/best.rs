@@ -4,7 +4,9 @@
 #![cfg(feature = "io")]
 
 mod common;
-use common::Rng;
+#[path = "../experiments/common/synthetic_sprite.rs"]
+mod synthetic_sprite;
+use synthetic_sprite::{synthetic_sprite, synthetic_sprite_with, Limbs};
 
 use skinweights::io::{sprite_scene, BonesFile, Sprite, SpriteOptions};
 use skinweights::metrics::{evaluate, Metrics};
@@ -106,135 +108,11 @@ fn best_stops_the_drag_on_two_kenney_sprites_with_no_more_flips_than_heat() {
     }
 }
 
-/// A character sprite none of the solvers was tuned on, drawn into a 96 x 128 alpha image
-/// the way the Kenney sprites are laid out (y up, origin at the bottom): legs, a torso, a
-/// head on a neck, and arms hanging beside the torso separated from it by a slit `gap`
-/// pixels wide up to the shoulder block. Sizes and the outline's pixel noise come from
-/// `seed`. Returns the traced scene (`skinweights mesh` with a bones file) and its height.
-fn synthetic_sprite(seed: u64, gap: f64) -> Scene {
-    synthetic_sprite_with(seed, gap, &Limbs::default())
-}
-
-/// The arms of a synthetic sprite: where they end and how far they spread.
-struct Limbs {
-    /// Lowest y of the arms (default 8: they reach below the torso's bottom at 18).
-    arm_bottom: f64,
-    /// The arms spread outward by this many degrees from hanging straight down (default 0).
-    tilt_deg: f64,
-    /// Image resolution multiplier for the traced mesh's vertex target (default 10 000).
-    vertices: usize,
-    /// The probe's lift angles (degrees, applied to the left upper arm; default -90).
-    lifts: Vec<f64>,
-}
-
-impl Default for Limbs {
-    fn default() -> Self {
-        Limbs {
-            arm_bottom: 8.0,
-            tilt_deg: 0.0,
-            vertices: 10_000,
-            lifts: vec![-90.0],
-        }
-    }
-}
-
-fn synthetic_sprite_with(seed: u64, gap: f64, limbs: &Limbs) -> Scene {
-    let mut rng = Rng(0x9E37_79B9_7F4A_7C15 ^ seed.wrapping_mul(0x2545_F491_4F6C_DD1D));
-    let (w, h) = (96u32, 128u32);
-    let cx = 48.0;
-    let tw = rng.range(12.0, 16.0); // torso half-width
-    let aw = rng.range(9.0, 13.0); // arm width
-    let armpit = rng.range(34.0, 38.0); // top of the slit
-    let head_r = rng.range(17.0, 21.0);
-    let noise: Vec<f64> = (0..(w * h)).map(|_| rng.unit()).collect();
-    let arm_out = tw + gap + aw; // outer edge of an arm, from the centre line
-    let inside = |x: f64, y: f64| -> bool {
-        let dx = (x - cx).abs();
-        let legs = (2.0..=20.0).contains(&y) && (2.0..=14.0).contains(&dx);
-        let torso = (18.0..=48.0).contains(&y) && dx <= tw;
-        let neck = (46.0..=54.0).contains(&y) && dx <= 5.0;
-        let head = (x - cx).powi(2) + (y - 70.0).powi(2) <= head_r * head_r;
-        // A tilted arm shifts outward by `tan(tilt)` per pixel below the shoulder block.
-        let shift = (armpit - y).max(0.0) * limbs.tilt_deg.to_radians().tan();
-        let arm = (limbs.arm_bottom..=48.0).contains(&y)
-            && dx >= tw + gap + shift
-            && dx <= arm_out + shift;
-        let shoulder = (armpit..=48.0).contains(&y) && dx <= arm_out;
-        legs || torso || neck || head || arm || shoulder
-    };
-    let mut image = image::RgbaImage::new(w, h);
-    for row in 0..h {
-        for col in 0..w {
-            let (x, y) = (col as f64 + 0.5, (h - 1 - row) as f64 + 0.5);
-            // Pixel noise on the outline: an opaque pixel on the edge is cleared with
-            // probability 0.2 (clearing only, so a slit never closes).
-            let here = inside(x, y);
-            let edge = [(1.0, 0.0), (-1.0, 0.0), (0.0, 1.0), (0.0, -1.0)]
-                .iter()
-                .any(|(a, b)| inside(x + a, y + b) != here);
-            let flip = edge && here && noise[(row * w + col) as usize] < 0.2;
-            let alpha = if here != flip { 255 } else { 0 };
-            image.put_pixel(col, row, image::Rgba([90, 120, 200, alpha]));
-        }
-    }
-    let sprite = Sprite::from_rgba(image, format!("synthetic-{seed}-gap{gap}"));
-    let (l, r) = (cx - tw - gap - aw / 2.0, cx + tw + gap + aw / 2.0);
-    let elbow_y = (limbs.arm_bottom + (armpit + 2.0)) / 2.0;
-    let hand_y = limbs.arm_bottom + 2.0;
-    let tan = limbs.tilt_deg.to_radians().tan();
-    let (el, er) = (l - (armpit - elbow_y) * tan, r + (armpit - elbow_y) * tan);
-    let (hl, hr) = (l - (armpit - hand_y) * tan, r + (armpit - hand_y) * tan);
-    let probes: Vec<String> = limbs
-        .lifts
-        .iter()
-        .map(|a| {
-            format!(
-                r#"{{"name": "lift_l {a}", "pose": {{"upper_arm_l": {a}}}, "watch": {{"part": "torso", "below_y": {}}}}}"#,
-                armpit - 7.0
-            )
-        })
-        .collect();
-    let slit_l = cx - tw - gap / 2.0;
-    let slit_r = cx + tw + gap / 2.0;
-    let top = armpit + 2.0;
-    let bones = format!(
-        r#"{{"bones": [
-  {{"name": "spine", "parent": null, "head": [48, 18], "tail": [48, 46], "part": "torso"}},
-  {{"name": "neck", "parent": "spine", "head": [48, 46], "tail": [48, 54], "part": "head"}},
-  {{"name": "head", "parent": "neck", "head": [48, 54], "tail": [48, 88], "part": "head"}},
-  {{"name": "upper_arm_l", "parent": "spine", "head": [{l}, {top}], "tail": [{el}, {elbow_y}], "part": "arm_l"}},
-  {{"name": "forearm_l", "parent": "upper_arm_l", "head": [{el}, {elbow_y}], "tail": [{hl}, {hand_y}], "part": "arm_l"}},
-  {{"name": "upper_arm_r", "parent": "spine", "head": [{r}, {top}], "tail": [{er}, {elbow_y}], "part": "arm_r"}},
-  {{"name": "forearm_r", "parent": "upper_arm_r", "head": [{er}, {elbow_y}], "tail": [{hr}, {hand_y}], "part": "arm_r"}},
-  {{"name": "thigh_l", "parent": "spine", "head": [40, 18], "tail": [40, 10], "part": "leg_l"}},
-  {{"name": "shin_l", "parent": "thigh_l", "head": [40, 10], "tail": [40, 2], "part": "leg_l"}},
-  {{"name": "thigh_r", "parent": "spine", "head": [56, 18], "tail": [56, 10], "part": "leg_r"}},
-  {{"name": "shin_r", "parent": "thigh_r", "head": [56, 10], "tail": [56, 2], "part": "leg_r"}}
- ],
- "parts": [
-  {{"part": "head", "polygon": [[0, 48.5], [96, 48.5], [96, 128], [0, 128]]}},
-  {{"part": "arm_l", "polygon": [[0, 0], [{slit_l}, 0], [{slit_l}, 48.5], [0, 48.5]]}},
-  {{"part": "arm_r", "polygon": [[{slit_r}, 0], [96, 0], [96, 48.5], [{slit_r}, 48.5]]}},
-  {{"part": "leg_l", "polygon": [[0, 0], [48, 0], [48, 18.5], [0, 18.5]]}},
-  {{"part": "leg_r", "polygon": [[48, 0], [96, 0], [96, 18.5], [48, 18.5]]}},
-  {{"part": "torso", "polygon": [[0, 0], [96, 0], [96, 128], [0, 128]]}}
- ],
- "probes": [{probes}]}}"#,
-        probes = probes.join(",")
-    );
-    let bones = BonesFile::from_json(&bones).unwrap();
-    let mut options = SpriteOptions::default();
-    options.meshing.target_vertices = limbs.vertices;
-    let (scene, _, _) = sprite_scene(&sprite, bones, &options).unwrap();
-    scene.sanity_check().unwrap();
-    scene
-}
-
 #[test]
 fn best_on_unseen_traced_sprites_drags_nothing_with_no_more_flips_than_heat() {
     for seed in [1, 2, 3] {
         for gap in [2.0, 4.0, 8.0] {
-            let scene = synthetic_sprite(seed, gap);
+            let scene = synthetic_sprite(seed, gap).unwrap();
             let (heat, best) = (metrics(&scene, "heat"), metrics(&scene, "best"));
             eprintln!(
                 "seed {seed} gap {gap}: heat drag {:.3}% flips {}; best drag {:.3}% flips {} \
@@ -326,7 +204,7 @@ fn best_on_unseen_limbs_angles_and_resolutions_drags_nothing_with_no_more_flips_
         ),
     ];
     for (seed, gap, limbs) in cases {
-        let scene = synthetic_sprite_with(seed, gap, &limbs);
+        let scene = synthetic_sprite_with(seed, gap, &limbs).unwrap();
         let (heat, best) = (metrics(&scene, "heat"), metrics(&scene, "best"));
         let case = format!(
             "seed {seed} gap {gap} arm bottom {} tilt {} lifts {:?} ({} vertices)",

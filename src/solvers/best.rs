@@ -88,6 +88,13 @@
 //! at its own vertices: 90.0% agreement on the DragonBones meshes, 88.2% on gBot's (linear:
 //! 79.7% and 88.2%).
 //!
+//! **Tried, not shipped** (`experiments/leakage_folds.rs`, docs/best.md "Leakage under a
+//! fixed split"): where a sprite's arm is glued to the torso above the slit, the band lets
+//! the arm's weight into the watched torso (malePerson 3.37%). A band of 0 stops that on
+//! every held-out sprite but folds `figure` at 3k vertices once per lift and leaves 2 isolated
+//! spikes on the synthetic sprites. Three recipe constants (`OWN_ON_BONE`, `JOINT_BAND`,
+//! `LOCK_FADE`, all off) meet more of the tune fold's targets but add 4-42 flips on `figure`.
+//!
 //! **Speed.** Bones with nothing locked share one factorization of the heat system. A bone
 //! with locked vertices (fixed to 0) is solved on the system restricted to its free
 //! vertices, which is the same system with the locked rows and columns dropped, factored
@@ -153,6 +160,20 @@ const CUT_FADE: f64 = 0.5;
 /// artists 88.2% on gBot and 90.0% on DragonBones, where the widened blend of half-width
 /// 0.05 gets 87.3% and 88.8%, and the fine meshes' blend 88.2% and 87.6%.
 const COARSE_SEED_BLEND: bool = true;
+
+/// The band is measured from the allowed vertices around the joint a bone's part hangs
+/// from, not from all of them: an arm drawn against the torso below the shoulder gets no
+/// band there (module docs, "Joint band").
+const JOINT_BAND: bool = false;
+
+/// A vertex of a part a bone may not influence stays reachable by its nearest bone only
+/// where that bone's segment runs through the part (a thigh whose head sits in the
+/// pelvis), not wherever the bone is nearest (a torso strip beside a hanging arm).
+const OWN_ON_BONE: bool = false;
+
+/// Next to the vertices where a bone is fixed to 0, its heat pins fade out over this
+/// fraction of the height (module docs, "Lock fade"; 0: pinned up to the lock).
+const LOCK_FADE: f64 = 0.0;
 
 /// Options of [`Best`]: the four a user may change. The recipe's other values are
 /// constants whose measured reasons are in the module docs.
@@ -336,6 +357,12 @@ pub struct Recipe {
     pub cut_fade: f64,
     /// Shipped: `COARSE_SEED_BLEND`.
     pub coarse_seed_blend: bool,
+    /// Shipped: `JOINT_BAND`.
+    pub joint_band: bool,
+    /// Shipped: `OWN_ON_BONE`.
+    pub own_on_bone: bool,
+    /// Shipped: `LOCK_FADE`.
+    pub lock_fade: f64,
     /// Each bone with locked vertices is solved on the system restricted to its free
     /// vertices (true, module docs "Speed"), or the whole system is refactored per bone with
     /// the locked rows set to the identity (false: the previous way, the same weights within
@@ -352,6 +379,9 @@ impl Default for Recipe {
             blend_fade: BLEND_FADE,
             cut_fade: CUT_FADE,
             coarse_seed_blend: COARSE_SEED_BLEND,
+            joint_band: JOINT_BAND,
+            own_on_bone: OWN_ON_BONE,
+            lock_fade: LOCK_FADE,
             reduced_solves: true,
         }
     }
@@ -360,13 +390,16 @@ impl Default for Recipe {
 #[cfg(any(test, feature = "internals"))]
 impl Recipe {
     /// The keys [`Recipe::set`] takes (the former options' names).
-    pub const KEYS: [&'static str; 7] = [
+    pub const KEYS: [&'static str; 10] = [
         "visibility",
         "part_sources",
         "blend_widen",
         "blend_fade",
         "cut_fade",
         "coarse_seed_blend",
+        "joint_band",
+        "own_on_bone",
+        "lock_fade",
         "reduced_solves",
     ];
 
@@ -378,6 +411,9 @@ impl Recipe {
             "part_sources" => self.part_sources = bool_of(value)?,
             "reduced_solves" => self.reduced_solves = bool_of(value)?,
             "coarse_seed_blend" => self.coarse_seed_blend = bool_of(value)?,
+            "joint_band" => self.joint_band = bool_of(value)?,
+            "own_on_bone" => self.own_on_bone = bool_of(value)?,
+            "lock_fade" => self.lock_fade = parse_number(key, value, |x| x >= 0.0, ">= 0")?,
             "blend_widen" => self.blend_widen = parse_number(key, value, |x| x >= 0.0, ">= 0")?,
             "cut_fade" => self.cut_fade = parse_number(key, value, |x| x >= 0.0, ">= 0")?,
             "blend_fade" => {
@@ -439,8 +475,16 @@ impl Best {
 /// such vertex (infinite in components it cannot reach, and beyond `limit`: the search stops
 /// there, which leaves the distances up to it exact). `None` for a bone that may influence
 /// every vertex. A part no bone may influence is reachable by every bone.
-pub fn reach_distances(scene: &Scene, nearest: &NearestBones, limit: f64) -> Vec<Option<Vec<f64>>> {
+pub fn reach_distances(
+    scene: &Scene,
+    nearest: &NearestBones,
+    limit: f64,
+    joint_anchor: bool,
+    own_parts: Option<&[Vec<bool>]>,
+) -> Vec<Option<Vec<f64>>> {
     let allowed = super::mask::allowed_parts(scene);
+    let anchors = joint_anchors(scene);
+    let points = scene.mesh.vertices();
     let parts = scene.mesh.vertex_parts();
     let component = scene.mesh.topology().component_of();
     let n_comp = scene.mesh.topology().component_count();
@@ -459,9 +503,24 @@ pub fn reach_distances(scene: &Scene, nearest: &NearestBones, limit: f64) -> Vec
             for v in (0..parts.len()).filter(|&v| allowed[j][parts[v]]) {
                 reachable[component[v]] = true;
             }
+            // With the joint anchor, the bone reaches into other parts only inside the disk
+            // around the joint its part hangs from that passes `limit` beyond the nearest
+            // vertex it may not influence.
+            let head = anchors[j];
+            let disk = if joint_anchor {
+                (0..parts.len())
+                    .filter(|&v| !allowed_here(v))
+                    .map(|v| (points[v] - head).norm())
+                    .fold(f64::INFINITY, f64::min)
+                    + limit
+            } else {
+                f64::INFINITY
+            };
             let seeds: Vec<f64> = (0..parts.len())
                 .map(|v| {
-                    let own = reachable[component[v]] && nearest.of(v).contains(&(j as u32));
+                    let own = reachable[component[v]]
+                        && own_parts.is_none_or(|o| o[j][parts[v]])
+                        && nearest.of(v).contains(&(j as u32));
                     if allowed_here(v) || own {
                         0.0
                     } else {
@@ -469,16 +528,47 @@ pub fn reach_distances(scene: &Scene, nearest: &NearestBones, limit: f64) -> Vec
                     }
                 })
                 .collect();
-            Some(multi_source_dijkstra_within(&scene.mesh, &seeds, limit))
+            let mut reach = multi_source_dijkstra_within(&scene.mesh, &seeds, limit);
+            for (v, d) in reach.iter_mut().enumerate() {
+                if !allowed_here(v) && (points[v] - head).norm() > disk {
+                    *d = f64::INFINITY;
+                }
+            }
+            Some(reach)
+        })
+        .collect()
+}
+
+/// Per bone, the joint its part hangs from: the head of its topmost ancestor-or-self whose
+/// own part is the bone's (the shoulder for a forearm and an upper arm).
+fn joint_anchors(scene: &Scene) -> Vec<Point2<f64>> {
+    let bones = scene.skeleton.bones();
+    let own = scene.bone_parts();
+    (0..bones.len())
+        .map(|j| {
+            let mut k = j;
+            while let Some(p) = bones[k].parent {
+                if own[p] != own[j] || own[j].is_none() {
+                    break;
+                }
+                k = p;
+            }
+            bones[k].head
         })
         .collect()
 }
 
 /// `locked[j][v]`: [`reach_distances`] farther than `band` (see there; the search stops at
 /// `band`: arms-down 200k 0.15 s -> 0.03 s, `figure` 50k 0.13 s -> 0.05 s).
-pub fn locked_vertices(scene: &Scene, nearest: &NearestBones, band: f64) -> Vec<Vec<bool>> {
+pub fn locked_vertices(
+    scene: &Scene,
+    nearest: &NearestBones,
+    band: f64,
+    joint_anchor: bool,
+    own_parts: Option<&[Vec<bool>]>,
+) -> Vec<Vec<bool>> {
     let n = scene.mesh.vertex_count();
-    reach_distances(scene, nearest, band)
+    reach_distances(scene, nearest, band, joint_anchor, own_parts)
         .into_iter()
         .map(|d| match d {
             Some(d) => d.iter().map(|&x| x > band).collect(),
@@ -690,8 +780,13 @@ fn solve_free(
     free: &[usize],
     rhs: &Mat<f64>,
     bones: &[usize],
+    pin_scale: Option<&[f64]>,
 ) -> Result<Vec<Vec<f64>>> {
     let n = lower.nrows();
+    // A vertex's pin (`M H` on the diagonal) is its right-hand sides' sum: the sources of
+    // a vertex sum to 1.
+    let scale = |v: usize| pin_scale.map_or(1.0, |s| s[v]);
+    let pin = |v: usize| (0..rhs.ncols()).map(|j| rhs[(v, j)]).sum::<f64>();
     let mut index = vec![usize::MAX; n];
     for (i, &v) in free.iter().enumerate() {
         index[v] = i;
@@ -708,7 +803,12 @@ fn solve_free(
         for p in ptr[k]..ptr[k + 1] {
             if index[rows[p]] != usize::MAX {
                 row_idx.push(index[rows[p]]);
-                values.push(vals[p]);
+                let unpinned = if rows[p] == k && scale(k) < 1.0 {
+                    (1.0 - scale(k)) * pin(k)
+                } else {
+                    0.0
+                };
+                values.push(vals[p] - unpinned);
             }
         }
         col_ptr.push(row_idx.len());
@@ -728,13 +828,27 @@ fn solve_free(
     let mut block = Mat::<f64>::zeros(nf, bones.len());
     for (c, &j) in bones.iter().enumerate() {
         for (i, &v) in free.iter().enumerate() {
-            block[(i, c)] = rhs[(v, j)];
+            block[(i, c)] = rhs[(v, j)] * scale(v);
         }
     }
     factor.solve_in_place(block.as_mut(), 1);
     Ok((0..bones.len())
         .map(|c| block.col_as_slice(c).to_vec())
         .collect())
+}
+
+/// Per vertex, how much of its heat pin a bone's system keeps next to the vertices where
+/// the bone is fixed to 0: 0 on them, rising linearly to 1 at `reach` along the mesh, so
+/// the weight leaves the pinned interior harmonically instead of dropping in one ring.
+fn pin_fade(scene: &Scene, lock: &[bool], reach: f64) -> Vec<f64> {
+    let seeds: Vec<f64> = lock
+        .iter()
+        .map(|&l| if l { 0.0 } else { f64::INFINITY })
+        .collect();
+    multi_source_dijkstra_within(&scene.mesh, &seeds, reach)
+        .into_iter()
+        .map(|d| (d / reach).min(1.0))
+        .collect()
 }
 
 /// Factorizes the whole system and solves it for the right-hand sides `rhs[.., j]` of
@@ -846,7 +960,15 @@ impl Solver for Best {
             Ordering::NestedDissection => Some(nested_dissection(&scene.mesh)),
             Ordering::Amd => None,
         };
-        let locked = locked_vertices(scene, &nearest, o.band * scene.mesh.height());
+        let locked = locked_vertices(
+            scene,
+            &nearest,
+            o.band * scene.mesh.height(),
+            r.joint_band,
+            r.own_on_bone
+                .then(|| source_parts(scene, &segments, floor))
+                .as_deref(),
+        );
         let (n, nb) = (scene.mesh.vertex_count(), scene.skeleton.len());
         let plain: Vec<usize> = (0..nb).filter(|&j| !locked[j].contains(&true)).collect();
         let rhs = &system.rhs;
@@ -860,10 +982,18 @@ impl Solver for Best {
                     lock_groups(&locked)
                         .into_par_iter()
                         .map(|bones| {
-                            let free: Vec<usize> =
-                                (0..n).filter(|&v| !locked[bones[0]][v]).collect();
-                            let cols =
-                                solve_free(&system.lower, order.as_deref(), &free, rhs, &bones)?;
+                            let lock = &locked[bones[0]];
+                            let free: Vec<usize> = (0..n).filter(|&v| !lock[v]).collect();
+                            let fade = (r.lock_fade > 0.0)
+                                .then(|| pin_fade(scene, lock, r.lock_fade * scene.mesh.height()));
+                            let cols = solve_free(
+                                &system.lower,
+                                order.as_deref(),
+                                &free,
+                                rhs,
+                                &bones,
+                                fade.as_deref(),
+                            )?;
                             Ok(bones
                                 .into_iter()
                                 .zip(cols)

@@ -1,0 +1,342 @@
+//! # leakage_folds: `best`'s leakage targets under a fixed split of the sprite scenes
+//!
+//! The issue's targets for traced sprites: drag at most 0.1% of the height in every lift
+//! probe, no more flipped triangles than heat, a Dirichlet energy at most 1.5x heat's. The
+//! scenes are split once, so that a recipe is chosen on one fold and reported on the other:
+//!
+//! - **tune**: the built-in arms-down at gaps 2, 12 and 48 and `figure` (10 000 vertices),
+//!   and 24 synthetic sprites (`experiments/common/synthetic_sprite.rs`, seeds 101-124:
+//!   slits of 1-4 px that end under the shoulder block, the watched torso 0-7 px under the
+//!   slit's top, arms spread 0-15 degrees, both arms lifted by 90 degrees);
+//! - **held-out**: the three Kenney sprites and gBot traced as `skinweights mesh` does with
+//!   their `*_bones.json` (bones, parts, probes), every `lift_l` probe also mirrored on the
+//!   right arm.
+//!
+//! Each `--variant` is `default` or `key=value,...` with `best`'s options or its recipe's
+//! constants (`solvers::internals::BestRecipe::KEYS`). Per variant and fold: the scenes that
+//! meet all three targets, the largest drag, the flips over heat's, the largest Dirichlet
+//! ratio; per scene the same in `leakage_folds.json`.
+//!
+//! ```text
+//! cargo run --release --features internals --bin leakage_folds -- [--variant V]... [--fold tune|held-out|both]
+//! ```
+//!
+//! `--quick` meshes everything at 3 000 vertices instead of 10 000.
+
+mod common;
+#[path = "common/synthetic_sprite.rs"]
+mod synthetic_sprite;
+
+use clap::Parser;
+use common::Res;
+use serde::Serialize;
+use skinweights::io::{sprite_scene, BonesFile, Sprite, SpriteOptions};
+use skinweights::metrics::evaluate;
+use skinweights::solvers::internals::best_with_recipe;
+use skinweights::Probe;
+use skinweights::{builtin_scene, solver_by_name, BuiltinOptions, Scene, Solver};
+use std::path::Path;
+use synthetic_sprite::{synthetic_sprite_with, Limbs};
+
+#[derive(Parser)]
+#[command(
+    about = "best's leakage targets (drag, flips, smoothness against heat) on a tune and a held-out fold"
+)]
+struct Cli {
+    /// A `best` variant: `default` or `key=value,...` (options and recipe keys); repeatable
+    /// (default: `default`).
+    #[arg(long = "variant", value_name = "V")]
+    variants: Vec<String>,
+    /// Which fold to run.
+    #[arg(long, default_value = "both", value_parser = ["tune", "held-out", "both"])]
+    fold: String,
+    /// Also write every scene as a scene file into this directory (to `view` or `compare`
+    /// them).
+    #[arg(long, value_name = "DIR")]
+    save_scenes: Option<std::path::PathBuf>,
+    #[command(flatten)]
+    common: common::CommonArgs,
+}
+
+/// The held-out sprites: (label, PNG, bones file), relative to `data/`.
+const SPRITES: [(&str, &str, &str); 4] = [
+    (
+        "femaleAdventurer",
+        "kenney-toon/femaleAdventurer_idle.png",
+        "kenney-toon/femaleAdventurer_idle_bones.json",
+    ),
+    (
+        "malePerson",
+        "kenney-toon/malePerson_idle.png",
+        "kenney-toon/malePerson_idle_bones.json",
+    ),
+    (
+        "robot",
+        "kenney-toon/robot_idle.png",
+        "kenney-toon/robot_idle_bones.json",
+    ),
+    ("gBot", "godot-gbot/gBot.png", "godot-gbot/gBot_bones.json"),
+];
+
+/// One scene of a fold.
+struct Case {
+    fold: &'static str,
+    scene: Scene,
+}
+
+/// The tune fold's scenes.
+fn tune_fold(vertices: usize) -> Res<Vec<Case>> {
+    let mut cases = Vec::new();
+    for gap in [2.0, 12.0, 48.0] {
+        let mut scene = common::arms_down(gap, vertices)?;
+        scene.name = format!("arms-down gap {gap}");
+        cases.push(Case {
+            fold: "tune",
+            scene,
+        });
+    }
+    let figure = builtin_scene(
+        "figure",
+        &BuiltinOptions {
+            vertices,
+            ..Default::default()
+        },
+    )?;
+    cases.push(Case {
+        fold: "tune",
+        scene: figure,
+    });
+    for i in 0..24u64 {
+        let gap = [1.0, 2.0, 3.0, 4.0][(i % 4) as usize];
+        let limbs = Limbs {
+            watch_below_armpit: [0.0, 2.0, 4.0, 7.0][((i / 4) % 4) as usize],
+            tilt_deg: [0.0, 15.0][((i / 16) % 2) as usize],
+            vertices,
+            both_arms: true,
+            ..Limbs::default()
+        };
+        let mut scene = synthetic_sprite_with(101 + i, gap, &limbs)?;
+        scene.name = format!(
+            "synthetic {} gap {gap} watch -{} tilt {}",
+            101 + i,
+            limbs.watch_below_armpit,
+            limbs.tilt_deg
+        );
+        cases.push(Case {
+            fold: "tune",
+            scene,
+        });
+    }
+    Ok(cases)
+}
+
+/// `probe` mirrored onto the right side (`_l` bones become `_r`, angles negated), if every
+/// bone it moves has a right twin.
+fn mirrored(scene: &Scene, probe: &Probe) -> Option<Probe> {
+    let mut pose = skinweights::Pose::rest();
+    for (bone, angle) in &probe.pose.rotations {
+        let twin = bone.strip_suffix("_l")?.to_string() + "_r";
+        scene.skeleton.index_of(&twin)?;
+        pose = pose.rotate(twin, -angle);
+    }
+    if !(probe.pose.translations.is_empty()
+        && probe.pose.scales.is_empty()
+        && probe.pose.shears.is_empty())
+    {
+        return None;
+    }
+    Some(Probe {
+        name: probe.name.replacen("_l", "_r", 1),
+        pose,
+        watch: probe.watch.clone(),
+    })
+}
+
+/// The held-out fold's scenes.
+fn held_out_fold(vertices: usize) -> Res<Vec<Case>> {
+    let data = Path::new(env!("CARGO_MANIFEST_DIR")).join("data");
+    let mut cases = Vec::new();
+    for (label, png, bones) in SPRITES {
+        let sprite = Sprite::load(data.join(png))?;
+        let mut options = SpriteOptions::default();
+        options.meshing.target_vertices = vertices;
+        options.name = Some(label.to_string());
+        let (mut scene, _, _) =
+            sprite_scene(&sprite, BonesFile::load(data.join(bones))?, &options)?;
+        let extra: Vec<Probe> = scene
+            .probes
+            .iter()
+            .filter(|p| p.name.starts_with("lift_l"))
+            .filter_map(|p| mirrored(&scene, p))
+            .collect();
+        scene.probes.extend(extra);
+        cases.push(Case {
+            fold: "held-out",
+            scene,
+        });
+    }
+    Ok(cases)
+}
+
+/// Worst drag (% of height) and most flips over a scene's probes, and the Dirichlet energy.
+fn measure(scene: &Scene, solver: &dyn Solver) -> Res<(f64, usize, f64)> {
+    let w = solver.solve(scene)?.weights;
+    let (mut drag, mut flips, mut dirichlet) = (0.0f64, 0usize, 0.0);
+    for probe in &scene.probes {
+        let m = evaluate(scene, &w, probe, None)?;
+        drag = drag.max(m.drag_max_pct);
+        flips = flips.max(m.flipped);
+        dirichlet = m.dirichlet;
+    }
+    Ok((drag, flips, dirichlet))
+}
+
+/// A variant's solver.
+fn variant_solver(variant: &str) -> Res<Box<dyn Solver>> {
+    let pairs: Vec<(&str, &str)> = if variant == "default" {
+        Vec::new()
+    } else {
+        variant
+            .split(',')
+            .map(|kv| {
+                kv.split_once('=')
+                    .ok_or_else(|| format!("variant `{variant}`: `{kv}` is not key=value"))
+            })
+            .collect::<std::result::Result<_, _>>()?
+    };
+    Ok(Box::new(best_with_recipe(&pairs)?))
+}
+
+#[derive(Serialize)]
+struct Row {
+    fold: &'static str,
+    scene: String,
+    variant: String,
+    vertices: usize,
+    drag_max_pct: f64,
+    flipped: usize,
+    heat_flipped: usize,
+    dirichlet_vs_heat: f64,
+    meets_targets: bool,
+}
+
+#[derive(Serialize)]
+struct Output {
+    experiment: &'static str,
+    quick: bool,
+    rows: Vec<Row>,
+}
+
+fn main() -> std::process::ExitCode {
+    let cli = Cli::parse();
+    common::main_with(|| run(&cli))
+}
+
+fn run(cli: &Cli) -> Res<()> {
+    let vertices = if cli.common.quick { 3_000 } else { 10_000 };
+    let variants = if cli.variants.is_empty() {
+        vec!["default".to_string()]
+    } else {
+        cli.variants.clone()
+    };
+    let solvers = variants
+        .iter()
+        .map(|v| variant_solver(v))
+        .collect::<Res<Vec<_>>>()?;
+    let mut cases = Vec::new();
+    if cli.fold != "held-out" {
+        cases.extend(tune_fold(vertices)?);
+    }
+    if cli.fold != "tune" {
+        cases.extend(held_out_fold(vertices)?);
+    }
+    if let Some(dir) = &cli.save_scenes {
+        std::fs::create_dir_all(dir)?;
+        for case in &cases {
+            let file: String = case
+                .scene
+                .name
+                .chars()
+                .map(|c| if c.is_ascii_alphanumeric() { c } else { '_' })
+                .collect();
+            skinweights::save_scene(&case.scene, dir.join(format!("{file}.json")))?;
+        }
+    }
+    let heat = solver_by_name("heat", &[] as &[(&str, &str)])?;
+    let bar = common::progress((cases.len() * (1 + variants.len())) as u64, "solving");
+    let mut rows = Vec::new();
+    for case in &cases {
+        let (_, heat_flips, heat_dirichlet) = measure(&case.scene, heat.as_ref())?;
+        bar.inc(1);
+        for (variant, solver) in variants.iter().zip(&solvers) {
+            let (drag, flips, dirichlet) = measure(&case.scene, solver.as_ref())?;
+            bar.inc(1);
+            let ratio = dirichlet / heat_dirichlet;
+            rows.push(Row {
+                fold: case.fold,
+                scene: case.scene.name.clone(),
+                variant: variant.clone(),
+                vertices: case.scene.mesh.vertex_count(),
+                drag_max_pct: drag,
+                flipped: flips,
+                heat_flipped: heat_flips,
+                dirichlet_vs_heat: ratio,
+                meets_targets: drag <= 0.1 && flips <= heat_flips && ratio <= 1.5,
+            });
+        }
+    }
+    bar.finish_and_clear();
+    println!(
+        "| fold | scene | variant | drag max (% h) | flips (heat) | Dirichlet / heat | targets |"
+    );
+    println!("|---|---|---|---|---|---|---|");
+    for r in &rows {
+        println!(
+            "| {} | {} | {} | {:.3} | {} ({}) | {:.2} | {} |",
+            r.fold,
+            r.scene,
+            r.variant,
+            r.drag_max_pct,
+            r.flipped,
+            r.heat_flipped,
+            r.dirichlet_vs_heat,
+            if r.meets_targets { "met" } else { "MISSED" }
+        );
+    }
+    println!();
+    println!("| fold | variant | scenes meeting the targets | drag max (% h) | flips over heat's | Dirichlet / heat max |");
+    println!("|---|---|---|---|---|---|");
+    for fold in ["tune", "held-out"] {
+        for v in &variants {
+            let of: Vec<&Row> = rows
+                .iter()
+                .filter(|r| r.fold == fold && &r.variant == v)
+                .collect();
+            if of.is_empty() {
+                continue;
+            }
+            println!(
+                "| {fold} | {v} | {} of {} | {:.3} | {} | {:.2} |",
+                of.iter().filter(|r| r.meets_targets).count(),
+                of.len(),
+                of.iter().map(|r| r.drag_max_pct).fold(0.0, f64::max),
+                of.iter()
+                    .map(|r| r.flipped.saturating_sub(r.heat_flipped))
+                    .sum::<usize>(),
+                of.iter().map(|r| r.dirichlet_vs_heat).fold(0.0, f64::max),
+            );
+        }
+    }
+    let dir = cli.common.out_dir("leakage_folds")?;
+    let path = common::write_json(
+        &dir,
+        "leakage_folds.json",
+        &Output {
+            experiment: "leakage_folds",
+            quick: cli.common.quick,
+            rows,
+        },
+    )?;
+    eprintln!("wrote {}", path.display());
+    Ok(())
+}

@@ -12,7 +12,7 @@
 //!   below 65535 (that value is reserved) and `UNSIGNED_INT` otherwise;
 //! - `JOINTS_0` (`UNSIGNED_BYTE` VEC4 up to 256 bones, `UNSIGNED_SHORT` above) and
 //!   `WEIGHTS_0` (float VEC4): the 4 largest influences of every vertex
-//!   ([`Weights::top_k`]`(4)`: sorted, truncated, renormalized), largest first, padded with
+//!   ([`Weights::top_k`](crate::Weights::top_k)`(4)`: sorted, truncated, renormalized), largest first, padded with
 //!   joint 0 / weight 0;
 //! - one node per bone, under one root node named after the scene (the skin's `skeleton`),
 //!   with local TRS such that each node's world transform is the bone's bind transform
@@ -44,7 +44,7 @@
 //! Then:
 //!
 //! - **Plane.** The mesh must lie in a plane z = const (any constant): a vertex off that plane
-//!   is [`Error::NonPlanarMesh`]. x and y are kept, z dropped. Triangles clockwise seen from
+//!   is [`Error::NonPlanarMesh`](crate::Error::NonPlanarMesh). x and y are kept, z dropped. Triangles clockwise seen from
 //!   +z (a mesh facing -z) are flipped to counter-clockwise and a note says so.
 //! - **Bind pose.** Vertex positions are taken as stored, without the mesh node's transform:
 //!   the glTF spec says a skinned mesh node's transform is ignored, and the inverse bind
@@ -58,7 +58,7 @@
 //! - **Weights** come from every `JOINTS_n` / `WEIGHTS_n` pair (joints `UNSIGNED_BYTE` or
 //!   `UNSIGNED_SHORT`; weights float or normalized ubyte / ushort) and are renormalized (a note
 //!   reports rows that were off by more than 1e-6). A non-zero weight on a joint the skin does
-//!   not have is [`Error::JointOutOfRange`].
+//!   not have is [`Error::JointOutOfRange`](crate::Error::JointOutOfRange).
 //!
 //! Every number of the file is checked before it is used: an accessor must lie inside its
 //! buffer view and the view inside its buffer (no arithmetic overflow), offsets must be
@@ -67,7 +67,7 @@
 //! [`MAX_JOINTS`] joints and the weight matrix at most [`MAX_WEIGHT_ENTRIES`] entries. An
 //! accessor without a buffer view (all zeros, says the spec) is read only where its count is
 //! fixed by another (`JOINTS_n` / `WEIGHTS_n` by `POSITION`, inverse bind matrices by the
-//! joints). Bad input is an [`Error`] naming the field, e.g. `accessors[3].byteOffset`.
+//! joints). Bad input is an [`Error`](crate::Error) naming the field, e.g. `accessors[3].byteOffset`.
 
 mod animation_export;
 mod animation_import;

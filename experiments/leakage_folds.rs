@@ -30,12 +30,10 @@ mod synthetic_sprite;
 use clap::Parser;
 use common::Res;
 use serde::Serialize;
-use skinweights::io::{sprite_scene, BonesFile, Sprite, SpriteOptions};
 use skinweights::metrics::evaluate;
 use skinweights::solvers::internals::best_with_recipe;
 use skinweights::Probe;
 use skinweights::{builtin_scene, solver_by_name, BuiltinOptions, Scene, Solver};
-use std::path::Path;
 use synthetic_sprite::{synthetic_sprite_with, Limbs};
 
 #[derive(Parser)]
@@ -57,26 +55,6 @@ struct Cli {
     #[command(flatten)]
     common: common::CommonArgs,
 }
-
-/// The held-out sprites: (label, PNG, bones file), relative to `data/`.
-const SPRITES: [(&str, &str, &str); 4] = [
-    (
-        "femaleAdventurer",
-        "kenney-toon/femaleAdventurer_idle.png",
-        "kenney-toon/femaleAdventurer_idle_bones.json",
-    ),
-    (
-        "malePerson",
-        "kenney-toon/malePerson_idle.png",
-        "kenney-toon/malePerson_idle_bones.json",
-    ),
-    (
-        "robot",
-        "kenney-toon/robot_idle.png",
-        "kenney-toon/robot_idle_bones.json",
-    ),
-    ("gBot", "godot-gbot/gBot.png", "godot-gbot/gBot_bones.json"),
-];
 
 /// One scene of a fold.
 struct Case {
@@ -154,15 +132,8 @@ fn mirrored(scene: &Scene, probe: &Probe) -> Option<Probe> {
 
 /// The held-out fold's scenes.
 fn held_out_fold(vertices: usize) -> Res<Vec<Case>> {
-    let data = Path::new(env!("CARGO_MANIFEST_DIR")).join("data");
     let mut cases = Vec::new();
-    for (label, png, bones) in SPRITES {
-        let sprite = Sprite::load(data.join(png))?;
-        let mut options = SpriteOptions::default();
-        options.meshing.target_vertices = vertices;
-        options.name = Some(label.to_string());
-        let (mut scene, _, _) =
-            sprite_scene(&sprite, BonesFile::load(data.join(bones))?, &options)?;
+    for mut scene in common::traced_sprites(vertices)? {
         let extra: Vec<Probe> = scene
             .probes
             .iter()

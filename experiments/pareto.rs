@@ -43,7 +43,6 @@ use skinweights::metrics::evaluate;
 use skinweights::plot::{Grid, LegendPosition, LineChart, Series};
 use skinweights::scene::SubScene;
 
-use skinweights::io::{sprite_scene, BonesFile, Sprite, SpriteOptions};
 use skinweights::solvers::internals::{best_with_recipe, BestRecipe};
 use skinweights::{builtin_scene, solver_by_name, BuiltinOptions, Scene, Solver, Weights};
 use std::path::Path;
@@ -125,26 +124,6 @@ fn solver_for(name: &str, options: &[(String, String)]) -> Res<Box<dyn Solver>> 
 
 /// The DragonBones character, relative to the crate root.
 const CHARACTER: &str = "data/dragonbones-you-xin/body_ske.json";
-/// Sprites: (scene label, PNG, bones file), relative to `data/`.
-const SPRITES: [(&str, &str, &str); 4] = [
-    (
-        "femaleAdventurer",
-        "kenney-toon/femaleAdventurer_idle.png",
-        "kenney-toon/femaleAdventurer_idle_bones.json",
-    ),
-    (
-        "malePerson",
-        "kenney-toon/malePerson_idle.png",
-        "kenney-toon/malePerson_idle_bones.json",
-    ),
-    (
-        "robot",
-        "kenney-toon/robot_idle.png",
-        "kenney-toon/robot_idle_bones.json",
-    ),
-    ("gBot", "godot-gbot/gBot.png", "godot-gbot/gBot_bones.json"),
-];
-
 #[derive(Serialize, Clone)]
 struct Row {
     scene: String,
@@ -203,16 +182,7 @@ fn scenes(vertices: usize) -> Res<Vec<Case>> {
         )?,
         artist: None,
     });
-    for (label, png, bones) in SPRITES {
-        let sprite = Sprite::load(root.join("data").join(png))?;
-        let mut options = SpriteOptions::default();
-        options.meshing.target_vertices = vertices;
-        options.name = Some(label.to_string());
-        let (scene, _, _) = sprite_scene(
-            &sprite,
-            BonesFile::load(root.join("data").join(bones))?,
-            &options,
-        )?;
+    for scene in common::traced_sprites(vertices)? {
         cases.push(Case {
             scene,
             artist: None,

@@ -163,3 +163,43 @@ pub fn solver_series(solver: &str, points: Vec<(f64, f64)>) -> skinweights::plot
         line
     }
 }
+
+/// The shipped sprites the experiments trace: (scene label, PNG, bones file), relative to
+/// `data/`.
+pub const SPRITES: [(&str, &str, &str); 4] = [
+    (
+        "femaleAdventurer",
+        "kenney-toon/femaleAdventurer_idle.png",
+        "kenney-toon/femaleAdventurer_idle_bones.json",
+    ),
+    (
+        "malePerson",
+        "kenney-toon/malePerson_idle.png",
+        "kenney-toon/malePerson_idle_bones.json",
+    ),
+    (
+        "robot",
+        "kenney-toon/robot_idle.png",
+        "kenney-toon/robot_idle_bones.json",
+    ),
+    ("gBot", "godot-gbot/gBot.png", "godot-gbot/gBot_bones.json"),
+];
+
+/// Every sprite of [`SPRITES`] traced as `skinweights mesh` does, at about `vertices`
+/// vertices, with its bones file's bones, parts and probes; named by its label.
+pub fn traced_sprites(vertices: usize) -> Res<Vec<skinweights::Scene>> {
+    use skinweights::io::{sprite_scene, BonesFile, Sprite, SpriteOptions};
+    let data = Path::new(env!("CARGO_MANIFEST_DIR")).join("data");
+    SPRITES
+        .iter()
+        .map(|(label, png, bones)| {
+            let sprite = Sprite::load(data.join(png))?;
+            let mut options = SpriteOptions::default();
+            options.meshing.target_vertices = vertices;
+            options.name = Some(label.to_string());
+            let (scene, _, _) =
+                sprite_scene(&sprite, BonesFile::load(data.join(bones))?, &options)?;
+            Ok(scene)
+        })
+        .collect()
+}

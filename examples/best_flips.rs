@@ -1,9 +1,10 @@
 //! Where `best` folds triangles that heat does not: `cargo run --release --example best_flips
-//! -- SCENE VERTICES [SOLVER,...] [key=value ...]` (`gap=G` sets arms-down's gap) prints, per probe and solver, drag, flips
+//! -- SCENE|FILE.json VERTICES [SOLVER,...] [key=value ...]` (`gap=G` sets arms-down's gap) prints, per probe and solver, drag, flips
 //! the smallest posed / rest triangle area ratio (how close the pose is to folding, and where)
 //! and for each flipped triangle its centroid and the weights of its corners.
 
 use skinweights::metrics::{evaluate, posed_positions};
+use skinweights::solvers::Solver;
 use skinweights::{builtin_scene, solver_by_name, BuiltinOptions};
 
 fn main() -> skinweights::Result<()> {
@@ -21,18 +22,31 @@ fn main() -> skinweights::Result<()> {
         .iter()
         .position(|(k, _)| k == "gap")
         .and_then(|i| options.remove(i).1.parse().ok());
-    let scene = builtin_scene(
-        name,
-        &BuiltinOptions {
-            vertices,
-            gap,
-            ..Default::default()
-        },
-    )?;
+    // A path ending in `.json` is a scene file (feature `io`), anything else a built-in.
+    let scene = if name.ends_with(".json") {
+        skinweights::io::load_scene(name)?.0
+    } else {
+        builtin_scene(
+            name,
+            &BuiltinOptions {
+                vertices,
+                gap,
+                ..Default::default()
+            },
+        )?
+    };
     let bones = scene.skeleton.bones();
     for s in solvers.split(',') {
         let opts: Vec<(String, String)> = if s == "heat" { vec![] } else { options.clone() };
-        let w = solver_by_name(s, &opts)?.solve(&scene)?.weights;
+        // `best` takes its recipe's constants too (feature `internals`).
+        let w = if s == "best" {
+            let pairs: Vec<(&str, &str)> =
+                opts.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
+            skinweights::solvers::internals::best_with_recipe(&pairs)?.solve(&scene)?
+        } else {
+            solver_by_name(s, &opts)?.solve(&scene)?
+        }
+        .weights;
         if let Ok(b) = std::env::var("DUMP_BOX") {
             let f: Vec<f64> = b.split(',').map(|x| x.parse().unwrap()).collect();
             for (v, p) in scene.mesh.vertices().iter().enumerate() {

@@ -12,8 +12,8 @@
 //! - (b) LBS with a half-angle helper bone at the joint ([`HalfAngleHelper`]): `cos(θ/4)`.
 //! - (c) 2D dual-quaternion skinning: the joint keeps its width (columns move rigidly).
 //! - (d) LBS plus an automatic corrective ([`auto_corrective`]: the fillet bend of the joint,
-//!   keys at 45, 90, 135 and 170 degrees, smooth interpolation between them, the 170 key held
-//!   up to 180). Correctives live on mesh vertices, so its width is measured on the mesh's
+//!   keys at 45, 90, 135 and 179 degrees (and every 5 degrees between), the 179 key held
+//!   to 180). Correctives live on mesh vertices, so its width is measured on the mesh's
 //!   columns: each top boundary vertex (x, 20) with its mirror (x, -20), all along the bar;
 //!   `lbs_mesh_width` is LBS on the same columns.
 //!
@@ -348,6 +348,21 @@ struct DeformRow {
     flipped: usize,
 }
 
+/// The corrective on one case: scene, weights, joint and angle (widths and bulge on the bar).
+#[derive(Serialize)]
+struct Case {
+    scene: String,
+    solver: &'static str,
+    joint: &'static str,
+    theta_deg: f64,
+    min_width: Option<f64>,
+    max_width: Option<f64>,
+    bulge_pct: Option<f64>,
+    flipped: usize,
+    lbs_flipped: usize,
+    capped: bool,
+}
+
 /// Run-time cost of one method: median wall time of skinning the whole mesh once.
 #[derive(Serialize)]
 struct Cost {
@@ -401,6 +416,7 @@ struct Summary {
     blend_width_check: Vec<BlendWidthCheck>,
     scale_shear_definition: &'static str,
     scale_shear: Vec<DeformRow>,
+    cases: Vec<Case>,
     seconds: f64,
 }
 
@@ -428,7 +444,7 @@ fn run(cli: &Cli) -> Res<()> {
     let cols = columns(RAMP_R);
     let mesh_pts = scene.mesh.vertices().to_vec();
     let mesh_w = ramp_weights(&mesh_pts, RAMP_R)?;
-    let keys = [45.0, 90.0, 135.0, 170.0];
+    let keys = [45.0, 90.0, 135.0, 179.0];
     let fit_started = Instant::now();
     let auto = auto_corrective(
         &scene,
@@ -612,6 +628,77 @@ fn run(cli: &Cli) -> Res<()> {
     }
     write_text(&out, "scale_shear.csv", &csv)?;
 
+    // The corrective on cases it was not tuned on: the bar with the built-in `linear` and
+    // `heat` weights at ±45..170 degrees, and the arms-down character's left elbow (heat).
+    let case_angles = [
+        -170.0, -150.0, -120.0, -90.0, -45.0, 45.0, 90.0, 120.0, 150.0, 170.0,
+    ];
+    let mut cases = Vec::new();
+    for solver in ["linear", "heat"] {
+        let w = skinweights::solve(&scene, solver)?;
+        let fit = auto_corrective(
+            &scene,
+            &w,
+            "lower",
+            &case_angles,
+            &AutoCorrectiveOptions::default(),
+        )?;
+        let c = [fit.corrective.clone()];
+        for &theta in &case_angles {
+            let pose = Pose::rest().rotate("lower", theta);
+            let fixed = skin_with_correctives(&mesh_pts, &scene.skeleton, &w, &pose, &c)?;
+            let lbs = linear_blend_skinning(&mesh_pts, &scene.skeleton, &w, &pose)?;
+            let (lo, hi) = mesh_width(&fixed, &mcols);
+            let capped = fit.bends.iter().any(|b| b.angle == theta && b.capped);
+            cases.push(Case {
+                scene: "bar".into(),
+                solver,
+                joint: "lower",
+                theta_deg: theta,
+                min_width: Some(lo),
+                max_width: Some(hi),
+                bulge_pct: Some(bulge_pct(&fixed, theta)),
+                flipped: flipped_triangles(&scene.mesh, &fixed),
+                lbs_flipped: flipped_triangles(&scene.mesh, &lbs),
+                capped,
+            });
+        }
+    }
+    let arms = builtin_scene(
+        "arms-down",
+        &BuiltinOptions {
+            vertices: if quick { 1500 } else { 5000 },
+            ..BuiltinOptions::default()
+        },
+    )?;
+    let w = skinweights::solve(&arms, "heat")?;
+    let elbow_angles = [-150.0, -90.0, 90.0, 150.0];
+    let fit = auto_corrective(
+        &arms,
+        &w,
+        "forearm_l",
+        &elbow_angles,
+        &AutoCorrectiveOptions::default(),
+    )?;
+    let c = [fit.corrective.clone()];
+    for &theta in &elbow_angles {
+        let pose = Pose::rest().rotate("forearm_l", theta);
+        let fixed = skin_with_correctives(arms.mesh.vertices(), &arms.skeleton, &w, &pose, &c)?;
+        let lbs = linear_blend_skinning(arms.mesh.vertices(), &arms.skeleton, &w, &pose)?;
+        cases.push(Case {
+            scene: format!("arms-down ({} vertices)", arms.mesh.vertex_count()),
+            solver: "heat",
+            joint: "forearm_l",
+            theta_deg: theta,
+            min_width: None,
+            max_width: None,
+            bulge_pct: None,
+            flipped: flipped_triangles(&arms.mesh, &fixed),
+            lbs_flipped: flipped_triangles(&arms.mesh, &lbs),
+            capped: fit.bends.iter().any(|b| b.angle == theta && b.capped),
+        });
+    }
+
     // Run-time cost of skinning the whole mesh once, per method.
     let pose = Pose::rest().rotate("lower", 120.0);
     let (ext, ext_w, helper) = HalfAngleHelper::add(&scene.skeleton, &mesh_w, "lower")?;
@@ -694,6 +781,7 @@ fn run(cli: &Cli) -> Res<()> {
         blend_width_check,
         scale_shear_definition: "lower bone scaled (along x, across y) or its y axis sheared, unbent (theta 0) and bent 90 degrees; child_limb_error_px: largest distance of a vertex weighted wholly to the lower bone from the lower bone's affine skinning transform of it; widths over the mesh columns, over the rest width 40",
         scale_shear: deform_rows.clone(),
+        cases,
         seconds: started.elapsed().as_secs_f64(),
     };
     write_json(&out, "summary.json", &summary)?;
@@ -735,7 +823,7 @@ fn run(cli: &Cli) -> Res<()> {
             .markers()
             .with_color(green),
         Series::new(
-            "LBS + automatic corrective (keys 45/90/135/180), mesh columns",
+            "LBS + automatic corrective (keys 45/90/135/179), mesh columns",
             pts(&|r| r.corrective_width),
         )
         .markers()
@@ -886,6 +974,21 @@ fn run(cli: &Cli) -> Res<()> {
             r.max_width,
             r.area_change_pct,
             r.flipped
+        );
+    }
+    for c in &summary.cases {
+        println!(
+            "  case {} {} {} at {}°: width {:.4?}..{:.4?}, bulge {:.3?}%, {} flipped (LBS {}){}",
+            c.scene,
+            c.solver,
+            c.joint,
+            c.theta_deg,
+            c.min_width,
+            c.max_width,
+            c.bulge_pct,
+            c.flipped,
+            c.lbs_flipped,
+            if c.capped { ", reach capped" } else { "" }
         );
     }
     for c in &summary.run_time_cost {

@@ -11,11 +11,11 @@
 //! - (a) LBS: the narrowest column is the equal-weight one (x = 100), width `cos(θ/2)`.
 //! - (b) LBS with a half-angle helper bone at the joint ([`HalfAngleHelper`]): `cos(θ/4)`.
 //! - (c) 2D dual-quaternion skinning: the joint keeps its width (columns move rigidly).
-//! - (d) LBS plus an automatic corrective ([`auto_corrective`]: as-rigid-as-possible fit of
-//!   the joint's band with the bones held, keys at 45, 90, 135 and 180 degrees, smooth
-//!   interpolation between them). Correctives live on mesh vertices, so its width is measured
-//!   on the mesh's columns: each top boundary vertex (x, 20) with its mirror (x, -20), within
-//!   the band (60 px of the joint); `lbs_mesh_width` is LBS on the same columns.
+//! - (d) LBS plus an automatic corrective ([`auto_corrective`]: the fillet bend of the joint,
+//!   keys at 45, 90, 135 and 179 degrees (and every 5 degrees between), the 179 key held
+//!   to 180). Correctives live on mesh vertices, so its width is measured on the mesh's
+//!   columns: each top boundary vertex (x, 20) with its mirror (x, -20), all along the bar;
+//!   `lbs_mesh_width` is LBS on the same columns.
 //!
 //! For every method it also measures the joint's **outer bulge**: how far a posed mesh
 //! vertex lies outside the ideal bent bar (the upper limb at rest, the lower limb turned
@@ -26,8 +26,21 @@
 //! It also reports the total area change of the posed bar mesh per method, and checks the
 //! seed's claim that the blend width r changes how far the collapse spreads, not how deep.
 //!
-//! Writes `results/candy_wrapper/`: `candy_wrapper.csv` (one row per angle), `summary.json`,
-//! and figures `width.png|svg`, `area.png|svg`, `bulge.png|svg`, `posed.png|svg`.
+//! **Scale and shear.** The same four methods on poses where the lower bone scales
+//! non-uniformly (along its axis by 0.5..2, across by 0.5 and 2) or shears (15..45 degrees),
+//! alone and on top of a 90 degree bend. Per pose and method: the **child limb error** (the
+//! largest distance of a vertex the ramp gives wholly to the lower bone from where the lower
+//! bone's affine skinning transform puts it: how far the method fails to follow the bone),
+//! the narrowest and widest mesh column over the rest width, the area change and the flipped
+//! triangles. What each method does: LBS and the helper blend the affine matrices (scale and
+//! shear followed, the helper bone itself does not scale); dual quaternions blend rigid
+//! transforms only, so they drop scale and shear; the corrective is keyed on the joint angle
+//! only, so it adds nothing to a pose that scales or shears without bending and adds the
+//! unscaled bend's offsets to one that does both.
+//!
+//! Writes `results/candy_wrapper/`: `candy_wrapper.csv` (one row per angle),
+//! `scale_shear.csv` (one row per pose and method), `summary.json`, and figures
+//! `width.png|svg`, `area.png|svg`, `bulge.png|svg`, `posed.png|svg`, `scale_shear.png|svg`.
 //!
 //! ```text
 //! cargo run --release --bin candy_wrapper [-- --out DIR] [--quick]
@@ -55,6 +68,9 @@ struct Cli {
     #[command(flatten)]
     common: common::CommonArgs,
 }
+
+/// The fourth method's name in tables.
+const CORRECTIVE_LABEL: &str = "LBS + automatic corrective";
 
 /// Joint position and half-height of the bar, and the blend half-width r of the ramp.
 const JOINT_X: f64 = 100.0;
@@ -133,8 +149,13 @@ struct Rig {
 impl Rig {
     /// Posed positions of `points` (weights from the ramp) with `method` at bend `theta`.
     fn pose(&self, method: Method, points: &[Point2<f64>], r: f64, theta: f64) -> Res<Posed> {
+        self.pose_with(method, points, r, &Pose::rest().rotate("lower", theta))
+    }
+
+    /// [`Rig::pose`] for any pose.
+    fn pose_with(&self, method: Method, points: &[Point2<f64>], r: f64, pose: &Pose) -> Res<Posed> {
         let w = ramp_weights(points, r)?;
-        let pose = Pose::rest().rotate("lower", theta);
+        let pose = pose.clone();
         Ok(match method {
             Method::Lbs => Posed {
                 positions: linear_blend_skinning(points, &self.skeleton, &w, &pose)?,
@@ -254,6 +275,94 @@ fn mesh_width(posed: &[Point2<f64>], cols: &[[usize; 2]]) -> (f64, f64) {
         })
 }
 
+/// One scale or shear pose of the lower bone, on top of a bend.
+struct Deform {
+    label: String,
+    theta: f64,
+    scale: Vector2<f64>,
+    shear: Vector2<f64>,
+}
+
+impl Deform {
+    fn pose(&self) -> Pose {
+        Pose::rest()
+            .rotate("lower", self.theta)
+            .scale("lower", self.scale)
+            .shear("lower", self.shear)
+    }
+}
+
+/// The scale and shear poses: along-axis scale 0.5..2, across-axis scale 0.5 and 2, shear
+/// of the bone's y axis 15..45 degrees, each unbent and bent 90 degrees.
+fn deform_poses() -> Vec<Deform> {
+    let mut out = Vec::new();
+    for theta in [0.0, 90.0] {
+        let mut add = |label: String, scale: Vector2<f64>, shear: Vector2<f64>| {
+            out.push(Deform {
+                label,
+                theta,
+                scale,
+                shear,
+            })
+        };
+        for sx in [0.5, 0.75, 1.0, 1.5, 2.0] {
+            add(
+                format!("scale x {sx}"),
+                Vector2::new(sx, 1.0),
+                Vector2::zeros(),
+            );
+        }
+        for sy in [0.5, 2.0] {
+            add(
+                format!("scale y {sy}"),
+                Vector2::new(1.0, sy),
+                Vector2::zeros(),
+            );
+        }
+        for sh in [15.0, 30.0, 45.0] {
+            add(
+                format!("shear y {sh}"),
+                Vector2::new(1.0, 1.0),
+                Vector2::new(0.0, sh),
+            );
+        }
+    }
+    out
+}
+
+/// One method on one scale or shear pose.
+#[derive(Serialize, Clone)]
+struct DeformRow {
+    pose: String,
+    theta_deg: f64,
+    scale_x: f64,
+    scale_y: f64,
+    shear_y_deg: f64,
+    method: &'static str,
+    /// Largest distance of a vertex wholly weighted to the lower bone from where the lower
+    /// bone's affine skinning transform puts it, px.
+    child_limb_error_px: f64,
+    min_width: f64,
+    max_width: f64,
+    area_change_pct: f64,
+    flipped: usize,
+}
+
+/// The corrective on one case: scene, weights, joint and angle (widths and bulge on the bar).
+#[derive(Serialize)]
+struct Case {
+    scene: String,
+    solver: &'static str,
+    joint: &'static str,
+    theta_deg: f64,
+    min_width: Option<f64>,
+    max_width: Option<f64>,
+    bulge_pct: Option<f64>,
+    flipped: usize,
+    lbs_flipped: usize,
+    capped: bool,
+}
+
 /// Run-time cost of one method: median wall time of skinning the whole mesh once.
 #[derive(Serialize)]
 struct Cost {
@@ -305,6 +414,9 @@ struct Summary {
     run_time_cost: Vec<Cost>,
     key_angles: Vec<Row>,
     blend_width_check: Vec<BlendWidthCheck>,
+    scale_shear_definition: &'static str,
+    scale_shear: Vec<DeformRow>,
+    cases: Vec<Case>,
     seconds: f64,
 }
 
@@ -332,7 +444,7 @@ fn run(cli: &Cli) -> Res<()> {
     let cols = columns(RAMP_R);
     let mesh_pts = scene.mesh.vertices().to_vec();
     let mesh_w = ramp_weights(&mesh_pts, RAMP_R)?;
-    let keys = [45.0, 90.0, 135.0, 180.0];
+    let keys = [45.0, 90.0, 135.0, 179.0];
     let fit_started = Instant::now();
     let auto = auto_corrective(
         &scene,
@@ -343,7 +455,7 @@ fn run(cli: &Cli) -> Res<()> {
     )?;
     let fit_seconds = fit_started.elapsed().as_secs_f64();
     let corrective: Vec<Corrective> = vec![auto.corrective.clone()];
-    let mcols = mesh_columns(&scene, auto.band_radius);
+    let mcols = mesh_columns(&scene, JOINT_X);
 
     let bar = progress(angles.len() as u64, "bending the bar");
     let mut rows = Vec::new();
@@ -452,6 +564,141 @@ fn run(cli: &Cli) -> Res<()> {
         });
     }
 
+    // Scale and shear: what each method does when the child bone does more than turn.
+    let child_only: Vec<usize> = (0..mesh_pts.len())
+        .filter(|&v| child_weight(mesh_pts[v].x, RAMP_R) == 1.0)
+        .collect();
+    let mut deform_rows = Vec::new();
+    for d in deform_poses() {
+        let pose = d.pose();
+        let child = scene.skeleton.skinning_affines(&pose)?[1];
+        let mut results: Vec<(&'static str, Vec<Point2<f64>>)> = Vec::new();
+        for m in Method::ALL {
+            results.push((
+                m.label(),
+                rig.pose_with(m, &mesh_pts, RAMP_R, &pose)?.positions,
+            ));
+        }
+        results.push((
+            CORRECTIVE_LABEL,
+            skin_with_correctives(&mesh_pts, &scene.skeleton, &mesh_w, &pose, &corrective)?,
+        ));
+        for (method, posed) in results {
+            let (lo, hi) = mesh_width(&posed, &mcols);
+            deform_rows.push(DeformRow {
+                pose: d.label.clone(),
+                theta_deg: d.theta,
+                scale_x: d.scale.x,
+                scale_y: d.scale.y,
+                shear_y_deg: d.shear.y,
+                method,
+                child_limb_error_px: child_only
+                    .iter()
+                    .map(|&v| (posed[v] - child.apply(mesh_pts[v])).norm())
+                    .fold(0.0, f64::max),
+                min_width: lo,
+                max_width: hi,
+                area_change_pct: area_change_pct(&scene.mesh, &posed),
+                flipped: flipped_triangles(&scene.mesh, &posed),
+            });
+        }
+    }
+    let mut csv = String::from(
+        "pose,theta_deg,scale_x,scale_y,shear_y_deg,method,child_limb_error_px,min_width,max_width,area_change_pct,flipped\n",
+    );
+    for r in &deform_rows {
+        csv += &format!(
+            "{},{},{},{},{},{},{},{}\n",
+            r.pose,
+            r.theta_deg,
+            r.scale_x,
+            r.scale_y,
+            r.shear_y_deg,
+            r.method,
+            [
+                r.child_limb_error_px,
+                r.min_width,
+                r.max_width,
+                r.area_change_pct
+            ]
+            .map(csv_num)
+            .join(","),
+            r.flipped
+        );
+    }
+    write_text(&out, "scale_shear.csv", &csv)?;
+
+    // The corrective on cases it was not tuned on: the bar with the built-in `linear` and
+    // `heat` weights at ±45..170 degrees, and the arms-down character's left elbow (heat).
+    let case_angles = [
+        -170.0, -150.0, -120.0, -90.0, -45.0, 45.0, 90.0, 120.0, 150.0, 170.0,
+    ];
+    let mut cases = Vec::new();
+    for solver in ["linear", "heat"] {
+        let w = skinweights::solve(&scene, solver)?;
+        let fit = auto_corrective(
+            &scene,
+            &w,
+            "lower",
+            &case_angles,
+            &AutoCorrectiveOptions::default(),
+        )?;
+        let c = [fit.corrective.clone()];
+        for &theta in &case_angles {
+            let pose = Pose::rest().rotate("lower", theta);
+            let fixed = skin_with_correctives(&mesh_pts, &scene.skeleton, &w, &pose, &c)?;
+            let lbs = linear_blend_skinning(&mesh_pts, &scene.skeleton, &w, &pose)?;
+            let (lo, hi) = mesh_width(&fixed, &mcols);
+            let capped = fit.bends.iter().any(|b| b.angle == theta && b.capped);
+            cases.push(Case {
+                scene: "bar".into(),
+                solver,
+                joint: "lower",
+                theta_deg: theta,
+                min_width: Some(lo),
+                max_width: Some(hi),
+                bulge_pct: Some(bulge_pct(&fixed, theta)),
+                flipped: flipped_triangles(&scene.mesh, &fixed),
+                lbs_flipped: flipped_triangles(&scene.mesh, &lbs),
+                capped,
+            });
+        }
+    }
+    let arms = builtin_scene(
+        "arms-down",
+        &BuiltinOptions {
+            vertices: if quick { 1500 } else { 5000 },
+            ..BuiltinOptions::default()
+        },
+    )?;
+    let w = skinweights::solve(&arms, "heat")?;
+    let elbow_angles = [-150.0, -90.0, 90.0, 150.0];
+    let fit = auto_corrective(
+        &arms,
+        &w,
+        "forearm_l",
+        &elbow_angles,
+        &AutoCorrectiveOptions::default(),
+    )?;
+    let c = [fit.corrective.clone()];
+    for &theta in &elbow_angles {
+        let pose = Pose::rest().rotate("forearm_l", theta);
+        let fixed = skin_with_correctives(arms.mesh.vertices(), &arms.skeleton, &w, &pose, &c)?;
+        let lbs = linear_blend_skinning(arms.mesh.vertices(), &arms.skeleton, &w, &pose)?;
+        cases.push(Case {
+            scene: format!("arms-down ({} vertices)", arms.mesh.vertex_count()),
+            solver: "heat",
+            joint: "forearm_l",
+            theta_deg: theta,
+            min_width: None,
+            max_width: None,
+            bulge_pct: None,
+            flipped: flipped_triangles(&arms.mesh, &fixed),
+            lbs_flipped: flipped_triangles(&arms.mesh, &lbs),
+            capped: fit.bends.iter().any(|b| b.angle == theta && b.capped),
+        });
+    }
+
     // Run-time cost of skinning the whole mesh once, per method.
     let pose = Pose::rest().rotate("lower", 120.0);
     let (ext, ext_w, helper) = HalfAngleHelper::add(&scene.skeleton, &mesh_w, "lower")?;
@@ -484,7 +731,7 @@ fn run(cli: &Cli) -> Res<()> {
             vertices: n,
         },
         Cost {
-            method: "LBS + corrective",
+            method: CORRECTIVE_LABEL,
             median_ms: median_ms(|| {
                 std::hint::black_box(skin_with_correctives(
                     &mesh_pts,
@@ -532,6 +779,9 @@ fn run(cli: &Cli) -> Res<()> {
             .copied()
             .collect(),
         blend_width_check,
+        scale_shear_definition: "lower bone scaled (along x, across y) or its y axis sheared, unbent (theta 0) and bent 90 degrees; child_limb_error_px: largest distance of a vertex weighted wholly to the lower bone from the lower bone's affine skinning transform of it; widths over the mesh columns, over the rest width 40",
+        scale_shear: deform_rows.clone(),
+        cases,
         seconds: started.elapsed().as_secs_f64(),
     };
     write_json(&out, "summary.json", &summary)?;
@@ -573,7 +823,7 @@ fn run(cli: &Cli) -> Res<()> {
             .markers()
             .with_color(green),
         Series::new(
-            "LBS + automatic corrective (keys 45/90/135/180), mesh columns",
+            "LBS + automatic corrective (keys 45/90/135/179), mesh columns",
             pts(&|r| r.corrective_width),
         )
         .markers()
@@ -621,6 +871,40 @@ fn run(cli: &Cli) -> Res<()> {
     ];
     area_chart.reference_lines = vec![(0.0, "rest area".into())];
     save_png_svg(&area_chart, &out, "area", (900, 600))?;
+
+    let mut scale_chart = LineChart::new(
+        "Candy wrapper on the bar: the lower bone scaled along its axis",
+        "scale of the lower bone along its axis sx",
+        "largest child-limb vertex error vs the bone's transform (px)",
+    );
+    let colors = [blue, orange, green, red];
+    let names: Vec<&str> = Method::ALL
+        .iter()
+        .map(|m| m.label())
+        .chain([CORRECTIVE_LABEL])
+        .collect();
+    for (k, name) in names.iter().enumerate() {
+        for theta in [0.0, 90.0] {
+            let points: Vec<(f64, f64)> = deform_rows
+                .iter()
+                .filter(|r| {
+                    r.method == *name
+                        && r.theta_deg == theta
+                        && r.scale_y == 1.0
+                        && r.shear_y_deg == 0.0
+                })
+                .map(|r| (r.scale_x, r.child_limb_error_px))
+                .collect();
+            let series =
+                Series::new(format!("{name}, bend {theta}°"), points).with_color(colors[k]);
+            scale_chart.series.push(if theta == 0.0 {
+                series.dashed()
+            } else {
+                series
+            });
+        }
+    }
+    save_png_svg(&scale_chart, &out, "scale_shear", (900, 600))?;
 
     // Posed meshes: methods x angles, coloured by local area ratio.
     let shown = [90.0, 135.0, 180.0];
@@ -677,6 +961,36 @@ fn run(cli: &Cli) -> Res<()> {
         summary.corrective_max_flipped,
         summary.max_bulge_pct
     );
+    for r in deform_rows.iter().filter(|r| {
+        ["scale x 0.5", "scale x 2", "scale y 2", "shear y 30"].contains(&r.pose.as_str())
+    }) {
+        println!(
+            "  {} at bend {}°, {}: child limb error {:.2} px, width {:.4}..{:.4}, area {:+.2}%, {} flipped",
+            r.pose,
+            r.theta_deg,
+            r.method,
+            r.child_limb_error_px,
+            r.min_width,
+            r.max_width,
+            r.area_change_pct,
+            r.flipped
+        );
+    }
+    for c in &summary.cases {
+        println!(
+            "  case {} {} {} at {}°: width {:.4?}..{:.4?}, bulge {:.3?}%, {} flipped (LBS {}){}",
+            c.scene,
+            c.solver,
+            c.joint,
+            c.theta_deg,
+            c.min_width,
+            c.max_width,
+            c.bulge_pct,
+            c.flipped,
+            c.lbs_flipped,
+            if c.capped { ", reach capped" } else { "" }
+        );
+    }
     for c in &summary.run_time_cost {
         println!(
             "  cost {}: {:.3} ms per pose ({} vertices)",

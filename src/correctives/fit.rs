@@ -1,91 +1,116 @@
-//! Automatic correctives: for each key angle, offsets in the joint's band that restore the
-//! rest shape as far as possible while the bones hold everything outside the band.
+//! Automatic correctives: for each key angle, offsets that bend the joint like a round
+//! ("fillet") bend of the limb instead of linear blend skinning's collapse.
 //!
-//! **Band.** The vertices within [`AutoCorrectiveOptions::band_radius`] of the joint (the
-//! child bone's head) at rest, in the mesh component that holds the joint and, when the two
-//! bones name parts, in the parent's or the child's part. The default radius is 3 joint
-//! half-widths, the half-width being the distance from the joint to the nearest mesh
-//! boundary (20 px on the 40 px bar, so the band spans 120 px of it): long enough that the
-//! bend can spread over more than the bar's width and the inner side need not fold.
+//! **Frame.** The joint `J` is the child bone's head; its axis `a` is the bisector of the
+//! parent's and the child's rest directions (head to tail), `n` the axis turned by +90
+//! degrees. A rest point `p` has an along-axis offset `d = (p - J)·a` and a signed distance
+//! `y = (p - J)·n` from the axis. For a key angle `θ` (the child's local rotation, every other
+//! bone at rest) the inner side of the bend is `y' = sign(θ) y > 0`.
 //!
-//! **Fit.** As-rigid-as-possible (Sorkine and Alexa 2007) with the cotangent weights `w_ij`
-//! of [`crate::mesh::CotanLaplacian`]: the band's posed positions `x` minimise
+//! **Bend.** The corner of the axis is replaced by a circular arc tangent to both limbs at
+//! distance `t` (the bend's reach) from the joint, of radius `ρ = t / tan(|θ|/2)` about the
+//! centre `C = J - t a + ρ sign(θ) n`. A point with `|d| <= t` goes to polar coordinates about
+//! `C`: angle `|θ| (d + t) / (2t)` from the parent's side, radius `r = ρ - y'`; a point with
+//! `d < -t` stays with the parent, one with `d > t` turns rigidly with the child by `θ` about
+//! `J`. The map is continuous, columns (constant `d`) stay straight and keep their rest width,
+//! and the outer side becomes an arc of radius `ρ + h_out` that lies inside the round joint
+//! (the disc of the half-width about `J`). It folds nothing while every radius is positive,
+//! i.e. `ρ > h_in`, the largest inner distance `y'` of the joint's vertices with `|d| <= t`;
+//! the fit takes `ρ = (1 + m) h_in` ([`AutoCorrectiveOptions::margin`] `m`), the smallest
+//! radius that does not fold, because the arc leaves `(ρ - h_in)(1 - cos(θ/2))` of material
+//! in the crook of the joint. Since `h_in` is measured over `|d| <= t`, `t` and `h_in` are
+//! found together (a few fixed-point steps: `h_in` only grows with `t`).
 //!
-//! ```text
-//! E(x) = sum over vertices i, neighbours j of  w_ij |(x_i - x_j) - R_i (p_i - p_j)|²
-//! ```
+//! **Reach cap.** `t` grows as `tan(|θ|/2)`: 20 px at 90 degrees and 76 px at 150 on the
+//! 40 px bar, 233 px at 170. It is capped at [`AutoCorrectiveOptions::max_reach`] times the
+//! shorter of the two bones; then `ρ < (1 + m) h_in` and the inner half of each column in the
+//! arc is compressed, `r = ρ - y' (1 - m) ρ / h_in` (the outer half keeps `r = ρ - y'`), which
+//! folds nothing in the arc but narrows the joint, and where the mesh goes on past the reach
+//! (past a bone's tail) the limbs held rigid there overlap: a bent bar that short cannot keep
+//! both its width and its rigid limbs.
 //!
-//! (`p` the rest positions, `R_i` a rotation per vertex), with every vertex outside the band
-//! held where linear blend skinning puts it for the key's pose (the joint rotated by the key
-//! angle, every other bone at rest). The band starts from dual-quaternion skinning. Local step: each `R_i` is the rotation that best maps the
-//! rest edges around `i` onto the current ones (`atan2(S_01 - S_10, S_00 + S_11)` of
-//! `S = sum_j w_ij (p_i - p_j)(x_i - x_j)^T`). Global step: `L_FF x_F = b_F + w_FC x_C`,
-//! `b_i = sum_j w_ij (R_i + R_j)(p_i - p_j) / 2`, one sparse Cholesky factorization of the
-//! band's Laplacian (faer, as the heat solver) reused for every iteration and key.
-//! Iterations stop when no vertex moves more than
-//! [`AutoCorrectiveOptions::tolerance`]. The offsets are the fitted minus the LBS positions.
+//! **Keys.** The offsets blend linearly between keys while the bend and LBS do not, so the
+//! fit adds keys between the requested angles (and between 0 and the nearest one) no more
+//! than [`AutoCorrectiveOptions::key_step`] apart: keys at 90 and 150 alone leave the bar 11 %
+//! narrow with 32 folded triangles at 120 degrees.
+//!
+//! **Band.** The corrective moves the vertices of the joint's piece (the mesh component
+//! that holds the joint and, when the two bones name parts, the parent's or the child's part)
+//! whose bent position differs from where LBS puts them in the key's pose: the arc, and every
+//! vertex whose weights blend the two limbs, however far from the joint (heat weights reach
+//! far). Vertices outside the piece keep their LBS positions. The offsets are the bent minus
+//! the LBS positions; a vertex that one key moves and another does not has zero offsets in
+//! the other.
 
 use super::{Corrective, CorrectiveKey, Interpolation};
 use crate::error::{Error, Result};
 use crate::geometry::Segment;
-use crate::mesh::CotanLaplacian;
 use crate::scene::Scene;
 use crate::skeleton::Pose;
-use crate::skinning::{check_shape, dqs_with_transforms, lbs_with_transforms};
-use crate::solvers::Factorization;
+use crate::skinning::{check_shape, linear_blend_skinning};
 use crate::weights::Weights;
-use faer::sparse::{SparseColMat, SymbolicSparseColMat};
-use faer::Mat;
-use nalgebra::{Point2, Vector2};
+use nalgebra::{Point2, Rotation2, Vector2};
 
 /// Settings of [`auto_corrective`].
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
 pub struct AutoCorrectiveOptions {
-    /// Radius of the band around the joint, px. Default: `None`, [`DEFAULT_BAND_HALF_WIDTHS`]
-    /// joint half-widths.
-    pub band_radius: Option<f64>,
-    /// Most local/global iterations per key. Default: [`DEFAULT_ITERATIONS`].
-    pub iterations: usize,
-    /// Stop when no band vertex moved more than this in an iteration, px. Default:
-    /// [`DEFAULT_TOLERANCE`].
-    pub tolerance: f64,
-    /// Interpolation of the resulting corrective. Default: [`Interpolation::Smooth`].
+    /// The bend's inner radius margin `m`: the arc radius is `(1 + m)` times the joint's inner
+    /// half-width (see the module docs). Larger leaves more material in the crook of the
+    /// joint, `m h_in (1 - cos(θ/2))`; smaller squeezes the inner side's triangles thinner.
+    /// Accepted: `0 < m <= 1`. Default: [`DEFAULT_MARGIN`].
+    pub margin: f64,
+    /// The bend's reach at most this fraction of the shorter of the joint's two bones.
+    /// Accepted: `0 < f <= 1`. Default: [`DEFAULT_MAX_REACH`].
+    pub max_reach: f64,
+    /// Keys are added between the requested angles (and between the rest angle 0 and the
+    /// nearest requested one) so that no two consecutive keys are more than this many degrees
+    /// apart: offsets blend linearly between keys while the bend and LBS do not, so one wide
+    /// gap (90 to 150 degrees) leaves the joint 11 % narrow and folded in the middle. `None`:
+    /// the requested keys only. Accepted: a finite number > 0. Default:
+    /// `Some(`[`DEFAULT_KEY_STEP`]`)`.
+    pub key_step: Option<f64>,
+    /// Interpolation of the resulting corrective. Default: [`Interpolation::Linear`] (with
+    /// dense keys the smooth blend's zero slope at every key costs more than it gains).
     pub interpolation: Interpolation,
 }
 
-/// Default band radius in joint half-widths.
-pub const DEFAULT_BAND_HALF_WIDTHS: f64 = 3.0;
-/// Default iteration limit.
-pub const DEFAULT_ITERATIONS: usize = 1000;
-/// Default convergence tolerance, px.
-pub const DEFAULT_TOLERANCE: f64 = 1e-6;
+/// Default inner radius margin: 2 % of the inner half-width (at most 0.8 % of the width
+/// left in the crook, at 180 degrees).
+pub const DEFAULT_MARGIN: f64 = 0.02;
+/// Default reach cap: the shorter bone.
+pub const DEFAULT_MAX_REACH: f64 = 1.0;
+/// Default largest gap between consecutive keys, degrees.
+pub const DEFAULT_KEY_STEP: f64 = 5.0;
+/// Key angles are at most this far from the rest angle either way, degrees: at a half turn
+/// the arc radius is 0 and the limbs lie on each other.
+pub const MAX_KEY_ANGLE: f64 = 179.0;
 
 impl Default for AutoCorrectiveOptions {
     fn default() -> Self {
         AutoCorrectiveOptions {
-            band_radius: None,
-            iterations: DEFAULT_ITERATIONS,
-            tolerance: DEFAULT_TOLERANCE,
-            interpolation: Interpolation::Smooth,
+            margin: DEFAULT_MARGIN,
+            max_reach: DEFAULT_MAX_REACH,
+            key_step: Some(DEFAULT_KEY_STEP),
+            interpolation: Interpolation::Linear,
         }
     }
 }
 
 impl AutoCorrectiveOptions {
-    /// Sets the band radius (px).
-    pub fn with_band_radius(mut self, radius: f64) -> Self {
-        self.band_radius = Some(radius);
+    /// Sets the inner radius margin.
+    pub fn with_margin(mut self, margin: f64) -> Self {
+        self.margin = margin;
         self
     }
-    /// Sets the iteration limit.
-    pub fn with_iterations(mut self, iterations: usize) -> Self {
-        self.iterations = iterations;
+    /// Sets the reach cap (fraction of the shorter bone).
+    pub fn with_max_reach(mut self, fraction: f64) -> Self {
+        self.max_reach = fraction;
         self
     }
-    /// Sets the convergence tolerance (px).
-    pub fn with_tolerance(mut self, tolerance: f64) -> Self {
-        self.tolerance = tolerance;
+    /// Sets the largest gap between keys (degrees), or `None` for the requested keys only.
+    pub fn with_key_step(mut self, step: Option<f64>) -> Self {
+        self.key_step = step;
         self
     }
     /// Sets the interpolation of the result.
@@ -95,54 +120,89 @@ impl AutoCorrectiveOptions {
     }
 
     fn check(&self) -> Result<()> {
-        if let Some(r) = self.band_radius {
-            if !(r.is_finite() && r > 0.0) {
+        for (option, value) in [("margin", self.margin), ("max_reach", self.max_reach)] {
+            if !(value.is_finite() && value > 0.0 && value <= 1.0) {
                 return Err(Error::InvalidOption {
-                    option: "band_radius".into(),
-                    message: format!("{r} is not a finite number > 0"),
+                    option: option.into(),
+                    message: format!("{value} is not a number in (0, 1]"),
                 });
             }
         }
-        if !(self.tolerance.is_finite() && self.tolerance > 0.0) {
-            return Err(Error::InvalidOption {
-                option: "tolerance".into(),
-                message: format!("{} is not a finite number > 0", self.tolerance),
-            });
-        }
-        if self.iterations == 0 {
-            return Err(Error::InvalidOption {
-                option: "iterations".into(),
-                message: "must be at least 1".into(),
-            });
+        if let Some(step) = self.key_step {
+            if !(step.is_finite() && step > 0.0) {
+                return Err(Error::InvalidOption {
+                    option: "key_step".into(),
+                    message: format!("{step} is not a finite number > 0"),
+                });
+            }
         }
         Ok(())
     }
+
+    /// The key angles: `angles` with keys added so that no gap exceeds the key step.
+    fn key_angles(&self, angles: &[f64]) -> Vec<f64> {
+        let Some(step) = self.key_step else {
+            return angles.to_vec();
+        };
+        // The implicit rest key at 0 (unless a key is given there) bounds a gap too.
+        let mut stops = angles.to_vec();
+        if !stops.contains(&0.0) {
+            stops.insert(stops.partition_point(|&a| a < 0.0), 0.0);
+        }
+        let mut out = Vec::new();
+        for pair in stops.windows(2) {
+            let (a, b) = (pair[0], pair[1]);
+            let n = ((b - a) / step).ceil().max(1.0) as usize;
+            out.extend((0..n).map(|i| a + (b - a) * i as f64 / n as f64));
+        }
+        out.push(stops[stops.len() - 1]);
+        // The rest key stays implicit (zero offsets), as without added keys.
+        if !angles.contains(&0.0) {
+            out.retain(|&a| a != 0.0);
+        }
+        out
+    }
+}
+
+/// How one key's bend was shaped (see the module docs), px.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct BendShape {
+    /// Key angle, degrees.
+    pub angle: f64,
+    /// Reach `t`: the arc spans `|d| <= t`.
+    pub reach: f64,
+    /// Arc radius `ρ` of the axis.
+    pub radius: f64,
+    /// Largest inner distance `h_in` of the joint's vertices within the reach.
+    pub inner_half_width: f64,
+    /// Whether the reach hit [`AutoCorrectiveOptions::max_reach`] (the inner side is then
+    /// compressed and the joint narrows).
+    pub capped: bool,
+    /// Largest offset of the key.
+    pub max_offset: f64,
 }
 
 /// An automatic corrective and how it was made.
 #[derive(Debug, Clone, PartialEq)]
 pub struct AutoCorrective {
-    /// The corrective (keys at the requested angles).
+    /// The corrective (keys at the requested angles and those [`AutoCorrectiveOptions::key_step`]
+    /// adds).
     pub corrective: Corrective,
     /// The joint's half-width: distance from the joint to the nearest mesh boundary, px.
     pub half_width: f64,
-    /// The band radius used, px.
-    pub band_radius: f64,
-    /// Iterations each key took.
-    pub iterations: Vec<usize>,
-    /// The largest offset of each key, px.
-    pub max_offset: Vec<f64>,
+    /// Each key's bend, in the corrective's key order.
+    pub bends: Vec<BendShape>,
 }
 
 /// Fits an automatic corrective for the joint at bone `joint` (which must have a parent) of
 /// `scene` skinned with `weights`, one key per angle of `angles` (degrees, strictly
-/// increasing): see the module docs.
+/// increasing, each within [`MAX_KEY_ANGLE`] of 0): see the module docs.
 ///
 /// Errors: the corrective's own ([`Error::UnknownBone`], [`Error::NotAJoint`],
 /// [`Error::NonFiniteCorrective`], [`Error::CorrectiveAngleOrder`],
-/// [`Error::EmptyCorrective`]), bad options ([`Error::InvalidOption`]), a weights shape that
-/// does not fit, a joint on the boundary or a band that nothing outside it holds
-/// ([`Error::InvalidOption`] naming `band_radius`).
+/// [`Error::EmptyCorrective`]), bad options or a key angle past [`MAX_KEY_ANGLE`]
+/// ([`Error::InvalidOption`] naming `margin`, `max_reach` or `angles`), a weights shape that
+/// does not fit, a joint on the mesh boundary ([`Error::InvalidOption`] naming `joint`).
 pub fn auto_corrective(
     scene: &Scene,
     weights: &Weights,
@@ -168,9 +228,22 @@ pub fn auto_corrective(
         interpolation: options.interpolation,
     };
     probe.check(skeleton, mesh.vertex_count())?;
+    if let Some((k, &angle)) = angles
+        .iter()
+        .enumerate()
+        .find(|(_, a)| a.abs() > MAX_KEY_ANGLE)
+    {
+        return Err(Error::InvalidOption {
+            option: "angles".into(),
+            message: format!(
+                "key {k} ({angle} degrees) bends more than {MAX_KEY_ANGLE} degrees: the limbs would lie on each other"
+            ),
+        });
+    }
+    let angles = &options.key_angles(angles)[..];
     let j = skeleton.index_of(joint).unwrap_or(0);
     let bone = &skeleton.bones()[j];
-    let parent = bone.parent.unwrap_or(0);
+    let parent_bone = &skeleton.bones()[bone.parent.unwrap_or(0)];
     let center = bone.head;
     let rest = mesh.vertices();
 
@@ -182,49 +255,72 @@ pub fn auto_corrective(
         .fold(f64::INFINITY, f64::min);
     if !(half_width > 0.0 && half_width.is_finite()) {
         return Err(Error::InvalidOption {
-            option: "band_radius".into(),
+            option: "joint".into(),
             message: format!(
                 "joint {joint:?} at ({}, {}) lies on the mesh boundary: it has no width to restore",
                 center.x, center.y
             ),
         });
     }
-    let band_radius = options
-        .band_radius
-        .unwrap_or(DEFAULT_BAND_HALF_WIDTHS * half_width);
-    let band = band_vertices(scene, j, parent, band_radius);
-    if band.is_empty() {
-        return Err(Error::InvalidOption {
-            option: "band_radius".into(),
-            message: format!(
-                "no vertex of the joint's parts lies within {band_radius} px of joint {joint:?}"
-            ),
-        });
-    }
-    let system = ArapSystem::new(scene, &band)?;
+    let frame = JointFrame::new(
+        center,
+        parent_bone.tail - parent_bone.head,
+        bone.tail - bone.head,
+    );
+    let piece = joint_piece(scene, j, bone.parent.unwrap_or(0));
+    let longest_reach = options.max_reach
+        * (parent_bone.tail - parent_bone.head)
+            .norm()
+            .min((bone.tail - bone.head).norm());
 
-    let mut keys = Vec::with_capacity(angles.len());
-    let mut iterations = Vec::with_capacity(angles.len());
-    let mut max_offset = Vec::with_capacity(angles.len());
+    // Per key: bent positions of the piece and the LBS positions they replace.
+    let mut bent_keys = Vec::with_capacity(angles.len());
+    let mut moved = vec![false; rest.len()];
+    let mut bends = Vec::with_capacity(angles.len());
+    let tiny = 1e-9 * half_width;
     for &angle in angles {
+        // The LBS that `skin_with_correctives` adds the offsets to.
         let pose = Pose::rest().rotate(joint, angle);
-        let transforms = skeleton.skinning_transforms(&pose)?;
-        let lbs = lbs_with_transforms(rest, weights, &transforms)?;
-        // Start the band from dual quaternions (no collapse, no fold: ARAP started from the
-        // folded LBS joint stays folded), every other vertex held where LBS puts it.
-        let mut start = dqs_with_transforms(rest, weights, &transforms)?;
-        for (v, p) in start.iter_mut().enumerate() {
-            if system.slot[v] == usize::MAX {
-                *p = lbs[v];
+        let lbs = linear_blend_skinning(rest, skeleton, weights, &pose)?;
+        let bend = Bend::fit(
+            &frame,
+            rest,
+            &piece,
+            angle,
+            half_width,
+            longest_reach,
+            options,
+        );
+        let mut offsets = vec![Vector2::zeros(); rest.len()];
+        let mut max_offset = 0.0f64;
+        for &v in &piece {
+            let o = bend.apply(&frame, rest[v]) - lbs[v];
+            if o.norm() > tiny {
+                moved[v] = true;
+                offsets[v] = o;
+                max_offset = max_offset.max(o.norm());
             }
         }
-        let (fitted, its) = system.fit(&start, options.iterations, options.tolerance)?;
-        let offsets: Vec<Vector2<f64>> = band.iter().map(|&v| fitted[v] - lbs[v]).collect();
-        max_offset.push(offsets.iter().map(|o| o.norm()).fold(0.0, f64::max));
-        iterations.push(its);
-        // The parent is at rest in the key's pose: world offsets are its frame's offsets.
-        keys.push(CorrectiveKey { angle, offsets });
+        bends.push(BendShape {
+            angle,
+            reach: bend.reach,
+            radius: bend.radius,
+            inner_half_width: bend.inner,
+            capped: bend.capped,
+            max_offset,
+        });
+        bent_keys.push(offsets);
     }
+    let band: Vec<usize> = (0..rest.len()).filter(|&v| moved[v]).collect();
+    // The parent is at rest in the key's pose: world offsets are its frame's offsets.
+    let keys = angles
+        .iter()
+        .zip(&bent_keys)
+        .map(|(&angle, all)| CorrectiveKey {
+            angle,
+            offsets: band.iter().map(|&v| all[v]).collect(),
+        })
+        .collect();
     let corrective = Corrective {
         joint: joint.to_string(),
         vertices: band,
@@ -235,14 +331,128 @@ pub fn auto_corrective(
     Ok(AutoCorrective {
         corrective,
         half_width,
-        band_radius,
-        iterations,
-        max_offset,
+        bends,
     })
 }
 
-/// The band of the joint at bone `j` (parent `p`), sorted: see the module docs.
-fn band_vertices(scene: &Scene, j: usize, p: usize, radius: f64) -> Vec<usize> {
+/// The joint's frame: origin `J`, bisector axis `a`, normal `n` (see the module docs).
+struct JointFrame {
+    origin: Point2<f64>,
+    axis: Vector2<f64>,
+    normal: Vector2<f64>,
+}
+
+impl JointFrame {
+    fn new(origin: Point2<f64>, parent: Vector2<f64>, child: Vector2<f64>) -> Self {
+        let (p, c) = (parent.normalize(), child.normalize());
+        // Bones folded back on each other at rest have no bisector: take the parent's axis.
+        let sum = p + c;
+        let axis = if sum.norm() > 1e-9 {
+            sum.normalize()
+        } else {
+            p
+        };
+        JointFrame {
+            origin,
+            axis,
+            normal: Vector2::new(-axis.y, axis.x),
+        }
+    }
+
+    /// `(d, y)` of a rest point.
+    fn coords(&self, p: Point2<f64>) -> (f64, f64) {
+        let q = p - self.origin;
+        (q.dot(&self.axis), q.dot(&self.normal))
+    }
+}
+
+/// One key's bend: signed angle (radians), reach, radius, inner half-width.
+struct Bend {
+    theta: f64,
+    reach: f64,
+    radius: f64,
+    inner: f64,
+    margin: f64,
+    capped: bool,
+}
+
+impl Bend {
+    /// The smallest fold-free bend for `angle` (degrees) of the piece's rest points.
+    fn fit(
+        frame: &JointFrame,
+        rest: &[Point2<f64>],
+        piece: &[usize],
+        angle: f64,
+        half_width: f64,
+        longest_reach: f64,
+        options: &AutoCorrectiveOptions,
+    ) -> Bend {
+        let theta = angle.to_radians();
+        let side = if theta < 0.0 { -1.0 } else { 1.0 };
+        let tan = (theta.abs() / 2.0).tan();
+        let m = options.margin;
+        let coords: Vec<(f64, f64)> = piece.iter().map(|&v| frame.coords(rest[v])).collect();
+        let inner_within = |t: f64| {
+            coords
+                .iter()
+                .filter(|(d, _)| d.abs() <= t)
+                .map(|&(_, y)| side * y)
+                .fold(half_width, f64::max)
+        };
+        let mut reach = ((1.0 + m) * half_width * tan).min(longest_reach);
+        let mut inner = inner_within(reach);
+        // h_in grows with t and t with h_in: a few steps reach the fixed point (or the cap).
+        for _ in 0..32 {
+            let want = ((1.0 + m) * inner * tan).min(longest_reach);
+            if want <= reach {
+                break;
+            }
+            reach = want;
+            inner = inner_within(reach);
+        }
+        let radius = if tan > 0.0 {
+            reach / tan
+        } else {
+            f64::INFINITY
+        };
+        Bend {
+            theta,
+            reach,
+            radius,
+            inner,
+            margin: m,
+            capped: radius < (1.0 + m) * inner * (1.0 - 1e-12),
+        }
+    }
+
+    /// The bent position of rest point `p`.
+    fn apply(&self, frame: &JointFrame, p: Point2<f64>) -> Point2<f64> {
+        let (d, y) = frame.coords(p);
+        let t = self.reach;
+        if self.theta == 0.0 || d < -t {
+            return p;
+        }
+        if d > t {
+            return frame.origin + Rotation2::new(self.theta) * (p - frame.origin);
+        }
+        let side = self.theta.signum();
+        let yi = side * y;
+        let rho = self.radius;
+        let r = if self.capped && yi > 0.0 {
+            rho - yi * (1.0 - self.margin) * rho / self.inner
+        } else {
+            rho - yi
+        };
+        let phi = self.theta.abs() * (d + t) / (2.0 * t);
+        // In the bend's own frame (inner side +y): centre (-t, ρ), the point at angle φ.
+        let (u, v) = (-t + r * phi.sin(), rho - r * phi.cos());
+        frame.origin + frame.axis * u + frame.normal * (side * v)
+    }
+}
+
+/// The joint's piece, sorted: the vertices of the mesh component that holds the joint and,
+/// when the bones name parts, of the parent's or the child's part.
+fn joint_piece(scene: &Scene, j: usize, p: usize) -> Vec<usize> {
     let mesh = &scene.mesh;
     let rest = mesh.vertices();
     let center = scene.skeleton.bones()[j].head;
@@ -258,180 +468,8 @@ fn band_vertices(scene: &Scene, j: usize, p: usize, radius: f64) -> Vec<usize> {
         .unwrap_or(0);
     (0..rest.len())
         .filter(|&v| {
-            (rest[v] - center).norm() < radius
-                && component[v] == component[nearest]
+            component[v] == component[nearest]
                 && (allowed.is_empty() || allowed.contains(&mesh.vertex_parts()[v]))
         })
         .collect()
-}
-
-/// The ARAP system of one band: neighbour weights, the band's factorized Laplacian.
-struct ArapSystem<'s> {
-    rest: &'s [Point2<f64>],
-    /// Band vertices (sorted) and each vertex's position in the band (`usize::MAX` outside).
-    band: Vec<usize>,
-    slot: Vec<usize>,
-    /// Vertices whose rotation the global step needs: the band and its neighbours.
-    active: Vec<usize>,
-    /// Neighbours and cotangent weights `w_ij` of every vertex (full symmetric matrix).
-    ptr: Vec<usize>,
-    rows: Vec<usize>,
-    vals: Vec<f64>,
-    factor: Factorization,
-}
-
-impl<'s> ArapSystem<'s> {
-    fn new(scene: &'s Scene, band: &[usize]) -> Result<Self> {
-        let mesh = &scene.mesh;
-        let n = mesh.vertex_count();
-        let full: SparseColMat<usize, f64> = CotanLaplacian::new(mesh).matrix()?;
-        let (ptr, rows, vals) = (
-            full.symbolic().col_ptr().to_vec(),
-            full.symbolic().row_idx().to_vec(),
-            full.val().to_vec(),
-        );
-        let mut slot = vec![usize::MAX; n];
-        for (k, &v) in band.iter().enumerate() {
-            slot[v] = k;
-        }
-        // Every connected piece of the band needs a held neighbour, or the Laplacian of the
-        // band is singular (the piece could move anywhere).
-        let mut seen = vec![false; band.len()];
-        for start in 0..band.len() {
-            if seen[start] {
-                continue;
-            }
-            seen[start] = true;
-            let mut stack = vec![start];
-            let mut held = false;
-            while let Some(k) = stack.pop() {
-                let v = band[k];
-                for &u in &rows[ptr[v]..ptr[v + 1]] {
-                    if u == v {
-                        continue;
-                    }
-                    match slot[u] {
-                        usize::MAX => held = true,
-                        s if !seen[s] => {
-                            seen[s] = true;
-                            stack.push(s);
-                        }
-                        _ => {}
-                    }
-                }
-            }
-            if !held {
-                return Err(Error::InvalidOption {
-                    option: "band_radius".into(),
-                    message: format!(
-                        "the band around the joint contains a whole piece of the mesh (vertex {}): nothing outside the band holds it, so shrink the radius",
-                        band[start]
-                    ),
-                });
-            }
-        }
-        let mut active: Vec<usize> = band.to_vec();
-        for &v in band {
-            active.extend(rows[ptr[v]..ptr[v + 1]].iter().copied());
-        }
-        active.sort_unstable();
-        active.dedup();
-        // Lower triangle of L_FF in band order (band sorted, so rows stay sorted).
-        let nf = band.len();
-        let mut col_ptr = Vec::with_capacity(nf + 1);
-        let mut row_idx = Vec::new();
-        let mut values = Vec::new();
-        col_ptr.push(0);
-        for &v in band {
-            for p in ptr[v]..ptr[v + 1] {
-                let s = slot[rows[p]];
-                if s != usize::MAX && s >= slot[v] {
-                    row_idx.push(s);
-                    values.push(vals[p]);
-                }
-            }
-            col_ptr.push(row_idx.len());
-        }
-        let lower = SparseColMat::new(
-            SymbolicSparseColMat::new_checked(nf, nf, col_ptr, None, row_idx),
-            values,
-        );
-        let factor = Factorization::new(&lower, None)?;
-        Ok(ArapSystem {
-            rest: mesh.vertices(),
-            band: band.to_vec(),
-            slot,
-            active,
-            ptr,
-            rows,
-            vals,
-            factor,
-        })
-    }
-
-    /// Neighbours of `v` with their weights `w_vu = -L_vu`.
-    fn neighbours(&self, v: usize) -> impl Iterator<Item = (usize, f64)> + '_ {
-        (self.ptr[v]..self.ptr[v + 1])
-            .filter(move |&p| self.rows[p] != v)
-            .map(move |p| (self.rows[p], -self.vals[p]))
-    }
-
-    /// ARAP from the start `start` (every vertex; those outside the band are held): the
-    /// fitted positions and the iterations taken.
-    fn fit(
-        &self,
-        start: &[Point2<f64>],
-        max_iterations: usize,
-        tolerance: f64,
-    ) -> Result<(Vec<Point2<f64>>, usize)> {
-        let p = self.rest;
-        let mut x = start.to_vec();
-        // Rotation (cos, sin) per active vertex, indexed like `x`.
-        let mut rot = vec![(1.0, 0.0); x.len()];
-        let nf = self.band.len();
-        let mut rhs = Mat::<f64>::zeros(nf, 2);
-        for it in 1..=max_iterations {
-            for &i in &self.active {
-                let (mut a, mut b) = (0.0, 0.0);
-                for (j, w) in self.neighbours(i) {
-                    let e = p[i] - p[j];
-                    let f = x[i] - x[j];
-                    // S = sum w e f^T; tr(R S) is maximal at atan2(S01 - S10, S00 + S11).
-                    a += w * (e.x * f.x + e.y * f.y);
-                    b += w * (e.x * f.y - e.y * f.x);
-                }
-                let r = a.hypot(b);
-                rot[i] = if r > 0.0 { (a / r, b / r) } else { (1.0, 0.0) };
-            }
-            for (k, &i) in self.band.iter().enumerate() {
-                let mut s = Vector2::zeros();
-                for (j, w) in self.neighbours(i) {
-                    let e = p[i] - p[j];
-                    let (c, sn) = (rot[i].0 + rot[j].0, rot[i].1 + rot[j].1);
-                    s += 0.5 * w * Vector2::new(c * e.x - sn * e.y, sn * e.x + c * e.y);
-                    if self.slot[j] == usize::MAX {
-                        s += w * x[j].coords;
-                    }
-                }
-                rhs[(k, 0)] = s.x;
-                rhs[(k, 1)] = s.y;
-            }
-            self.factor.solve_in_place(rhs.as_mut(), 1);
-            let mut moved = 0.0f64;
-            for (k, &i) in self.band.iter().enumerate() {
-                let q = Point2::new(rhs[(k, 0)], rhs[(k, 1)]);
-                if !(q.x.is_finite() && q.y.is_finite()) {
-                    return Err(Error::LinearAlgebra {
-                        message: format!("the corrective fit diverged at vertex {i}"),
-                    });
-                }
-                moved = moved.max((q - x[i]).norm());
-                x[i] = q;
-            }
-            if moved <= tolerance {
-                return Ok((x, it));
-            }
-        }
-        Ok((x, max_iterations))
-    }
 }

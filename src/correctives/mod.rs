@@ -31,7 +31,7 @@ pub use fit::{auto_corrective, AutoCorrective, AutoCorrectiveOptions};
 
 use crate::error::{Error, Result};
 use crate::skeleton::{Pose, Skeleton};
-use crate::skinning::lbs_with_transforms;
+use crate::skinning::linear_blend_skinning;
 use crate::weights::Weights;
 use nalgebra::{Point2, Vector2};
 
@@ -268,8 +268,9 @@ pub fn apply_correctives(
     Ok(())
 }
 
-/// Linear blend skinning of `rest` for `pose`, then the correctives: what a runtime that
-/// supports corrective shapes (deform keys, morph targets) draws.
+/// Linear blend skinning of `rest` for `pose` ([`linear_blend_skinning`]: the affine path,
+/// so scale and shear are followed), then the correctives: what a runtime that supports
+/// corrective shapes (deform keys, morph targets) draws.
 pub fn skin_with_correctives(
     rest: &[Point2<f64>],
     skeleton: &Skeleton,
@@ -277,8 +278,7 @@ pub fn skin_with_correctives(
     pose: &Pose,
     correctives: &[Corrective],
 ) -> Result<Vec<Point2<f64>>> {
-    let transforms = skeleton.skinning_transforms(pose)?;
-    let mut posed = lbs_with_transforms(rest, weights, &transforms)?;
+    let mut posed = linear_blend_skinning(rest, skeleton, weights, pose)?;
     apply_correctives(correctives, skeleton, pose, &mut posed)?;
     Ok(posed)
 }

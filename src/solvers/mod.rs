@@ -54,8 +54,6 @@ pub use best::{Best, BestOptions};
 pub use distance::FalloffOptions;
 pub use euclidean::{Euclidean, EuclideanOptions};
 pub use geodesic::{Geodesic, GeodesicOptions};
-/// The heat solver's sparse Cholesky, shared with the automatic correctives' fit.
-pub(crate) use heat::Factorization;
 pub use heat::{Heat, HeatOptions};
 pub use limit::{Limited, WeightLimit};
 pub use linear::{Linear, LinearOptions};

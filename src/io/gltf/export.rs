@@ -1,7 +1,7 @@
 //! glTF export: the scene and its top-4 weights as one `.gltf` JSON file with one embedded
 //! buffer (the layout is in the module documentation of [`super`]).
 
-use super::{animation_export, art_export};
+use super::{animation_export, art_export, morph_export};
 use super::{
     ARRAY_BUFFER, ELEMENT_ARRAY_BUFFER, FLOAT, GLTF_INFLUENCES, TRIANGLES, UNSIGNED_BYTE,
     UNSIGNED_INT, UNSIGNED_SHORT,
@@ -174,12 +174,14 @@ pub fn export_gltf(scene: &Scene, weights: &Weights, options: &GltfOptions) -> R
     let mut buf = BufferBuilder::default();
     let attributes = push_vertex_attributes(&mut buf, scene, weights, options.scale);
     let skeleton = SkeletonNodes::build(scene, options, &mut buf);
-    let mesh = MeshOut::build(scene, &attributes, options.extras, &mut buf)?;
+    let mut mesh = MeshOut::build(scene, &attributes, options.extras, &mut buf)?;
+    mesh.add_morph_targets(scene, options.scale, &mut buf);
     let animations = animation_export::write_animations(
         scene,
         &skeleton.locals,
         options.scale,
         |j| j + 1,
+        scene.skeleton.len() + 1,
         &mut buf,
         options.extras,
     )?;
@@ -437,6 +439,25 @@ impl MeshOut {
             mesh: gltf_mesh,
             art,
         })
+    }
+
+    /// The scene's correctives as morph targets on every primitive (`morph_export.rs`),
+    /// default weights 0 and the targets' names; nothing without correctives.
+    fn add_morph_targets(&mut self, scene: &Scene, scale: f64, buf: &mut BufferBuilder) {
+        if scene.correctives.is_empty() {
+            return;
+        }
+        let (targets, names) = morph_export::push_targets(scene, scale, buf);
+        if let Some(primitives) = self.mesh["primitives"].as_array_mut() {
+            for p in primitives {
+                p["targets"] = targets.clone();
+            }
+        }
+        self.mesh["weights"] = json!(vec![0.0; names.len()]);
+        if !self.mesh["extras"].is_object() {
+            self.mesh["extras"] = json!({});
+        }
+        self.mesh["extras"]["targetNames"] = json!(names);
     }
 }
 

@@ -21,7 +21,13 @@ pub struct CorrectArgs {
     joints: Vec<String>,
     /// Key angles in degrees, strictly increasing, comma-separated (e.g. 90,150): the joint's
     /// local rotation at which each key restores the rest shape.
-    #[arg(long, value_name = "DEG,...", value_delimiter = ',', required = true, allow_hyphen_values = true)]
+    #[arg(
+        long,
+        value_name = "DEG,...",
+        value_delimiter = ',',
+        required = true,
+        allow_hyphen_values = true
+    )]
     angles: Vec<f64>,
     /// Weights the correctives are fitted against (a weights file); without it the scene is
     /// solved with --solver.
@@ -68,9 +74,8 @@ pub fn run(a: CorrectArgs) -> Result<ExitCode> {
             solution?.weights
         }
     };
-    let interpolation = Interpolation::from_name(&a.interpolation).ok_or_else(|| {
-        Error::field("--interpolation", format!("{:?}", a.interpolation))
-    })?;
+    let interpolation = Interpolation::from_name(&a.interpolation)
+        .ok_or_else(|| Error::field("--interpolation", format!("{:?}", a.interpolation)))?;
     let mut options = AutoCorrectiveOptions::default().with_interpolation(interpolation);
     if let Some(r) = a.band {
         options = options.with_band_radius(r);

@@ -30,8 +30,8 @@ pub mod fit;
 pub use fit::{auto_corrective, AutoCorrective, AutoCorrectiveOptions};
 
 use crate::error::{Error, Result};
-use crate::skeleton::{Pose, Skeleton};
 use crate::scene::Scene;
+use crate::skeleton::{Pose, Skeleton};
 use crate::skinning::{lbs_with_transforms, linear_blend_skinning};
 use crate::weights::Weights;
 use nalgebra::{Point2, Vector2};
@@ -392,12 +392,8 @@ mod tests {
                 let w = c.key_weights(angle);
                 let o = c.offsets_at(angle);
                 for (i, oi) in o.iter().enumerate() {
-                    let sum: Vector2<f64> = c
-                        .keys
-                        .iter()
-                        .zip(&w)
-                        .map(|(k, w)| k.offsets[i] * *w)
-                        .sum();
+                    let sum: Vector2<f64> =
+                        c.keys.iter().zip(&w).map(|(k, w)| k.offsets[i] * *w).sum();
                     assert!((sum - oi).norm() < 1e-12, "{angle}: {sum} vs {oi}");
                 }
             }

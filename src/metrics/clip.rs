@@ -24,9 +24,7 @@ use crate::animation::{Clip, DEFAULT_FPS};
 use crate::error::Result;
 use crate::mesh::{signed_area2, Mesh};
 use crate::scene::Scene;
-use crate::skinning::{
-    check_shape, lbs_vertex_pair, lbs_with_affines_into, LBS_CHUNK,
-};
+use crate::skinning::{check_shape, lbs_vertex_pair, lbs_with_affines_into, LBS_CHUNK};
 use crate::weights::Weights;
 use nalgebra::Point2;
 use rayon::prelude::*;

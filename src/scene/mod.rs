@@ -266,11 +266,7 @@ impl Scene {
         }
         self.check_references()?;
         self.seams.check(self.mesh.vertices())?;
-        check_correctives(
-            &self.correctives,
-            &self.skeleton,
-            self.mesh.vertex_count(),
-        )?;
+        check_correctives(&self.correctives, &self.skeleton, self.mesh.vertex_count())?;
         check_animation(&self.skeleton, &self.clips, &self.ik)
     }
 

@@ -63,7 +63,14 @@ pub fn export_dragonbones(scene: &Scene, weights: &Weights) -> Result<Value> {
             continue;
         }
         let used = vertices_of(tris);
-        displays.push(mesh_display(&parts[p], tris, &used, mesh, &influences, &world));
+        displays.push(mesh_display(
+            &parts[p],
+            tris,
+            &used,
+            mesh,
+            &influences,
+            &world,
+        ));
         slots.push(json!({"name": parts[p], "parent": root}));
         written.push((parts[p].clone(), used));
     }

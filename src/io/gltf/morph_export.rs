@@ -25,7 +25,11 @@ use serde_json::{json, Value};
 
 /// The morph targets of the scene's correctives: the `targets` list every primitive of the
 /// mesh carries (empty without correctives) and the targets' names.
-pub(super) fn push_targets(scene: &Scene, scale: f64, buf: &mut BufferBuilder) -> (Value, Vec<String>) {
+pub(super) fn push_targets(
+    scene: &Scene,
+    scale: f64,
+    buf: &mut BufferBuilder,
+) -> (Value, Vec<String>) {
     let n = scene.mesh.vertex_count();
     let (mut targets, mut names) = (Vec::new(), Vec::new());
     for c in &scene.correctives {

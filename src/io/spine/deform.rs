@@ -101,7 +101,13 @@ impl Frame {
     }
 
     /// The deform key at `t` of the mesh of vertices `used`.
-    fn key(&self, t: f64, rows: &[Vec<(usize, f64)>], used: &[usize], singular: &mut usize) -> Value {
+    fn key(
+        &self,
+        t: f64,
+        rows: &[Vec<(usize, f64)>],
+        used: &[usize],
+        singular: &mut usize,
+    ) -> Value {
         let mut flat = Vec::new();
         for &v in used {
             let delta = self.shift[v].coords;

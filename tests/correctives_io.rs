@@ -110,12 +110,15 @@ fn bar_file_with(correctives: &str) -> String {
     s
 }
 
+/// What a hostile case's error must be.
+type ErrorCheck = fn(&Error) -> bool;
+
 #[test]
 fn hostile_correctives_in_a_scene_file_are_typed_errors() {
     let load = |c: &str| scene_from_json(&bar_file_with(c), None).map(|_| ());
     let ok = r#"[{"joint": "lower", "vertices": [0, 1], "keys": [{"angle": 90, "offsets": [[1, 0], [0, 1]]}]}]"#;
     load(ok).unwrap();
-    let cases: Vec<(&str, fn(&Error) -> bool)> = vec![
+    let cases: Vec<(&str, ErrorCheck)> = vec![
         (
             r#"[{"joint": "elbow", "vertices": [0], "keys": [{"angle": 90, "offsets": [[1, 0]]}]}]"#,
             |e| matches!(e, Error::UnknownBone { bone, .. } if bone == "elbow"),

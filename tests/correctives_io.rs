@@ -454,6 +454,22 @@ fn spine_mesh<'a>(json: &'a Value, part: &str) -> &'a Value {
     &skins[0]["attachments"][part][part]
 }
 
+/// A deform key's (Spine) or FFD frame's (DragonBones) values by index: `vertices` starting
+/// at `offset`, 0 outside them.
+fn sparse_values(key: &Value) -> impl Fn(usize) -> f64 {
+    let offset = key["offset"].as_u64().unwrap_or(0) as usize;
+    let values: Vec<f64> = key["vertices"]
+        .as_array()
+        .map(|a| a.iter().map(|x| x.as_f64().unwrap()).collect())
+        .unwrap_or_default();
+    move |i| {
+        i.checked_sub(offset)
+            .and_then(|k| values.get(k))
+            .copied()
+            .unwrap_or(0.0)
+    }
+}
+
 /// The vertices of part `part`'s mesh, ascending: those of the triangles whose corners are
 /// mostly in the part (ties: the first corner's), as the exporters split triangles.
 fn part_vertices(scene: &Scene, part: &str) -> Vec<usize> {
@@ -502,17 +518,7 @@ fn spine_deform_keys_reproduce_the_corrected_positions() {
         let used = part_vertices(&scene, part);
         for key in atts[part]["deform"].as_array().unwrap() {
             let t = key["time"].as_f64().unwrap();
-            let offset = key["offset"].as_u64().unwrap_or(0) as usize;
-            let d: Vec<f64> = key["vertices"]
-                .as_array()
-                .map(|a| a.iter().map(|x| x.as_f64().unwrap()).collect())
-                .unwrap_or_default();
-            let deform = |i: usize| {
-                i.checked_sub(offset)
-                    .and_then(|k| d.get(k))
-                    .copied()
-                    .unwrap_or(0.0)
-            };
+            let deform = sparse_values(key);
             let pose = scene.clip_pose(&scene.clips[0], t).unwrap();
             let world = scene.skeleton.world_affines(&pose).unwrap();
             let expected = skin_scene(&scene, &weights, &pose).unwrap();
@@ -574,17 +580,7 @@ fn dragonbones_ffd_frames_reproduce_the_corrected_positions() {
         for frame in timeline["frame"].as_array().unwrap() {
             let t = frame_start / rate;
             frame_start += frame["duration"].as_f64().unwrap();
-            let offset = frame["offset"].as_u64().unwrap_or(0) as usize;
-            let d: Vec<f64> = frame["vertices"]
-                .as_array()
-                .map(|a| a.iter().map(|x| x.as_f64().unwrap()).collect())
-                .unwrap_or_default();
-            let amount = |i: usize| {
-                i.checked_sub(offset)
-                    .and_then(|k| d.get(k))
-                    .copied()
-                    .unwrap_or(0.0)
-            };
+            let amount = sparse_values(frame);
             let pose = scene.clip_pose(&scene.clips[0], t).unwrap();
             let s = scene.skeleton.skinning_affines(&pose).unwrap();
             let expected = skin_scene(&scene, &weights, &pose).unwrap();

@@ -286,6 +286,17 @@ impl Scene {
         Ok(self)
     }
 
+    /// Per vertex, whether a corrective of the scene moves it (what the exports bake).
+    pub fn corrected_vertices(&self) -> Vec<bool> {
+        let mut corrected = vec![false; self.mesh.vertex_count()];
+        for c in &self.correctives {
+            for &v in &c.vertices {
+                corrected[v] = true;
+            }
+        }
+        corrected
+    }
+
     /// Adds the scene's correctives for `pose` to skinned positions `posed` (one per
     /// vertex; [`apply_correctives`]). Leaves `posed` untouched when the scene has none.
     pub fn apply_correctives(&self, pose: &Pose, posed: &mut [Point2<f64>]) -> Result<()> {

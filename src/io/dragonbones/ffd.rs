@@ -35,12 +35,7 @@ pub(super) fn add_ffd(
     if scene.correctives.is_empty() || scene.clips.is_empty() {
         return Ok(());
     }
-    let mut corrected = vec![false; scene.mesh.vertex_count()];
-    for c in &scene.correctives {
-        for &v in &c.vertices {
-            corrected[v] = true;
-        }
-    }
+    let corrected = scene.corrected_vertices();
     let displays: Vec<&(String, Vec<usize>)> = displays
         .iter()
         .filter(|(_, used)| used.iter().any(|&v| corrected[v]))

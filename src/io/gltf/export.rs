@@ -252,6 +252,30 @@ fn check_f32_range(mesh: &Mesh, bones: &[Bone], scale: f64) -> Result<()> {
         })
 }
 
+/// Appends `values` as a `VEC3` float vertex accessor with the min/max of the f32 values
+/// actually stored (validators compare exactly; `POSITION` accessors need them, morph
+/// targets' too). Returns the accessor's index.
+pub(super) fn push_vec3_with_bounds(buf: &mut BufferBuilder, values: &[[f32; 3]]) -> usize {
+    let mut lo = [f32::INFINITY; 3];
+    let mut hi = [f32::NEG_INFINITY; 3];
+    for p in values {
+        for k in 0..3 {
+            lo[k] = lo[k].min(p[k]);
+            hi[k] = hi[k].max(p[k]);
+        }
+    }
+    let a = buf.push(
+        &f32_bytes(values.iter().flatten().copied()),
+        Some(ARRAY_BUFFER),
+        FLOAT,
+        values.len(),
+        "VEC3",
+    );
+    buf.accessors[a]["min"] = json!(lo);
+    buf.accessors[a]["max"] = json!(hi);
+    a
+}
+
 /// `POSITION`, `JOINTS_0` and `WEIGHTS_0` appended to the buffer; returns the primitive's
 /// `attributes` object.
 fn push_vertex_attributes(
@@ -268,23 +292,7 @@ fn push_vertex_attributes(
         .iter()
         .map(|p| [(p.x * scale) as f32, (p.y * scale) as f32, 0.0])
         .collect();
-    let mut lo = [f32::INFINITY; 3];
-    let mut hi = [f32::NEG_INFINITY; 3];
-    for p in &positions {
-        for k in 0..3 {
-            lo[k] = lo[k].min(p[k]);
-            hi[k] = hi[k].max(p[k]);
-        }
-    }
-    let position_accessor = buf.push(
-        &f32_bytes(positions.iter().flatten().copied()),
-        Some(ARRAY_BUFFER),
-        FLOAT,
-        n,
-        "VEC3",
-    );
-    buf.accessors[position_accessor]["min"] = json!(lo);
-    buf.accessors[position_accessor]["max"] = json!(hi);
+    let position_accessor = push_vec3_with_bounds(buf, &positions);
 
     // JOINTS_0 / WEIGHTS_0: sort, keep 4, renormalize (never the first 4 in bone order).
     let rows: Vec<([usize; 4], [f32; 4])> = weights

@@ -15,8 +15,7 @@
 //! its parent only, smaller and turned part way where it follows the child too (see
 //! docs/correctives.md for the measured difference).
 
-use super::export::{f32_bytes, BufferBuilder};
-use super::{ARRAY_BUFFER, FLOAT};
+use super::export::{push_vec3_with_bounds, BufferBuilder};
 use crate::animation::{Clip, DEFAULT_FPS};
 use crate::correctives::Corrective;
 use crate::error::Result;
@@ -38,23 +37,7 @@ pub(super) fn push_targets(
             for (&v, o) in c.vertices.iter().zip(&key.offsets) {
                 delta[v] = [(o.x * scale) as f32, (o.y * scale) as f32, 0.0];
             }
-            // POSITION accessors of morph targets need min and max too (glTF 2.0, 3.7.2.1).
-            let (mut lo, mut hi) = ([f32::INFINITY; 3], [f32::NEG_INFINITY; 3]);
-            for d in &delta {
-                for k in 0..3 {
-                    lo[k] = lo[k].min(d[k]);
-                    hi[k] = hi[k].max(d[k]);
-                }
-            }
-            let a = buf.push(
-                &f32_bytes(delta.iter().flatten().copied()),
-                Some(ARRAY_BUFFER),
-                FLOAT,
-                n,
-                "VEC3",
-            );
-            buf.accessors[a]["min"] = json!(lo);
-            buf.accessors[a]["max"] = json!(hi);
+            let a = push_vec3_with_bounds(buf, &delta);
             targets.push(json!({ "POSITION": a }));
             names.push(target_name(c, key.angle));
         }

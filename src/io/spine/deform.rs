@@ -32,12 +32,7 @@ pub(super) fn add_deforms(
     if scene.correctives.is_empty() {
         return Ok(());
     }
-    let mut corrected = vec![false; scene.mesh.vertex_count()];
-    for c in &scene.correctives {
-        for &v in &c.vertices {
-            corrected[v] = true;
-        }
-    }
+    let corrected = scene.corrected_vertices();
     let meshes: Vec<&(String, Vec<usize>)> = written
         .iter()
         .filter(|(_, used)| used.iter().any(|&v| corrected[v]))

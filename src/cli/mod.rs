@@ -4,6 +4,7 @@
 
 mod bleed;
 mod compare;
+mod correct;
 mod eval;
 mod export;
 mod import;
@@ -158,6 +159,17 @@ enum Command {
     /// --weights elbow_w.json --smooth-seams -o elbow_fixed.json && skinweights lint
     /// elbow_fixed.json elbow_w.json`
     Repair(repair::RepairArgs),
+    /// Fit automatic corrective shapes for joints and write them into the scene file.
+    ///
+    /// For each key angle the joint is bent (every other bone at rest) and the band around it
+    /// is fitted as rigidly as possible to the rest shape, the rest held where linear blend
+    /// skinning puts it; the offsets from LBS are stored in the scene's `correctives`
+    /// (docs/correctives.md). `render`, `eval --clip`, `view` and `export` (Spine deform,
+    /// DragonBones FFD, glTF morph targets) then use them with the same weights.
+    ///
+    /// Example: `skinweights correct bar.json --weights bar_w.json --joint lower --angles
+    /// 90,150 -o bar_corrected.json`
+    Correct(correct::CorrectArgs),
 }
 
 /// Parses the command line and runs the command; errors print as `error: ...` with exit code 2.
@@ -179,6 +191,7 @@ pub fn main() -> ExitCode {
         Command::Bleed(a) => bleed::run(a),
         Command::View(a) => view::run(a),
         Command::Repair(a) => repair::run(a),
+        Command::Correct(a) => correct::run(a),
     };
     match result {
         Ok(code) => code,

@@ -21,15 +21,17 @@
 //! blends of two keys, so a corrective never goes beyond what was drawn; the smooth one has
 //! zero slope at every key (no kink when the angle passes a key).
 //!
-//! Hand-made correctives are plain values (a scene file can carry them); [`fit`] computes
-//! automatic ones: per key angle, the band's positions that restore the rest shape as far as
-//! possible with the bones held ([`fit::auto_corrective`]).
+//! Hand-made correctives are plain values (a scene file carries them, `Scene::correctives`);
+//! [`fit`] computes automatic ones: per key angle, the joint's corner replaced by a circular
+//! bend that keeps every cross-section at its rest width, with the limbs beyond it where the
+//! bones put them ([`fit::auto_corrective`]).
 
 pub mod fit;
 
 pub use fit::{auto_corrective, AutoCorrective, AutoCorrectiveOptions};
 
 use crate::error::{Error, Result};
+use crate::scene::Scene;
 use crate::skeleton::{Pose, Skeleton};
 use crate::skinning::linear_blend_skinning;
 use crate::weights::Weights;
@@ -190,37 +192,79 @@ impl Corrective {
         Ok(Resolved { joint, parent })
     }
 
+    /// The keys around joint angle `angle`: `(k0, k1, s)` with the offsets
+    /// `(1 - s) o_k0 + s o_k1`, `None` naming the implicit zero key at 0 and `k0 == k1`,
+    /// `s = 0` when the angle lies past the first or last key (held). Assumes
+    /// [`Corrective::check`] passed.
+    fn bracket(&self, angle: f64) -> (Option<usize>, Option<usize>, f64) {
+        // The keys with the implicit zero key at 0 where none is given.
+        let mut keys: Vec<(f64, Option<usize>)> = self
+            .keys
+            .iter()
+            .enumerate()
+            .map(|(k, key)| (key.angle, Some(k)))
+            .collect();
+        if !self.keys.iter().any(|k| k.angle == 0.0) {
+            let at = keys.partition_point(|k| k.0 < 0.0);
+            keys.insert(at, (0.0, None));
+        }
+        let last = keys.len() - 1;
+        if angle <= keys[0].0 {
+            return (keys[0].1, keys[0].1, 0.0);
+        }
+        if angle >= keys[last].0 {
+            return (keys[last].1, keys[last].1, 0.0);
+        }
+        let k = keys.partition_point(|k| k.0 <= angle) - 1;
+        let ((a0, k0), (a1, k1)) = (keys[k], keys[k + 1]);
+        let t = (angle - a0) / (a1 - a0);
+        (k0, k1, self.interpolation.blend(t))
+    }
+
     /// The interpolated offsets at joint angle `angle` (degrees), one per vertex, in the
     /// rest frame (before the parent's rotation). Assumes [`Corrective::check`] passed.
     pub fn offsets_at(&self, angle: f64) -> Vec<Vector2<f64>> {
         let zero = vec![Vector2::zeros(); self.vertices.len()];
-        // The keys with the implicit zero key at 0 where none is given.
-        let mut keys: Vec<(f64, &[Vector2<f64>])> = Vec::with_capacity(self.keys.len() + 1);
-        for key in &self.keys {
-            keys.push((key.angle, &key.offsets));
+        let of = |k: Option<usize>| k.map_or(zero.as_slice(), |k| self.keys[k].offsets.as_slice());
+        let (k0, k1, s) = self.bracket(angle);
+        if k0 == k1 {
+            return of(k0).to_vec();
         }
-        if !self.keys.iter().any(|k| k.angle == 0.0) {
-            let at = keys.partition_point(|k| k.0 < 0.0);
-            keys.insert(at, (0.0, &zero));
+        of(k0)
+            .iter()
+            .zip(of(k1))
+            .map(|(p, q)| p * (1.0 - s) + q * s)
+            .collect()
+    }
+
+    /// The weight of each key at joint angle `angle`: [`Corrective::offsets_at`] is
+    /// `sum_k w_k keys[k].offsets` (the implicit zero key has no weight). What a format that
+    /// blends fixed shapes with animated weights (glTF morph targets) stores per frame.
+    pub fn key_weights(&self, angle: f64) -> Vec<f64> {
+        let mut w = vec![0.0; self.keys.len()];
+        let (k0, k1, s) = self.bracket(angle);
+        if let Some(k) = k0 {
+            w[k] += 1.0 - s;
         }
-        let blend = |a: &[Vector2<f64>], b: &[Vector2<f64>], s: f64| -> Vec<Vector2<f64>> {
-            a.iter()
-                .zip(b)
-                .map(|(p, q)| p * (1.0 - s) + q * s)
-                .collect()
-        };
-        let last = keys.len() - 1;
-        if angle <= keys[0].0 {
-            return keys[0].1.to_vec();
+        if let (Some(k), true) = (k1, k0 != k1) {
+            w[k] += s;
         }
-        if angle >= keys[last].0 {
-            return keys[last].1.to_vec();
-        }
-        let k = keys.partition_point(|k| k.0 <= angle) - 1;
-        let (a0, o0) = keys[k];
-        let (a1, o1) = keys[k + 1];
-        let t = (angle - a0) / (a1 - a0);
-        blend(o0, o1, self.interpolation.blend(t))
+        w
+    }
+
+    /// The joint angle in `pose`: the joint bone's local rotation, degrees. Errors: the
+    /// joint's ([`Error::UnknownBone`], [`Error::NotAJoint`]) and the pose's.
+    pub fn joint_angle(&self, skeleton: &Skeleton, pose: &Pose) -> Result<f64> {
+        let r = self.resolve(skeleton)?;
+        Ok(pose.resolve(skeleton)?[r.joint].rotation)
+    }
+
+    /// The parent bone's index and rotation (radians) of its rigid skinning transform in
+    /// `pose`: what turns the offsets from the rest frame into the posed one.
+    pub fn parent_rotation(&self, skeleton: &Skeleton, pose: &Pose) -> Result<(usize, f64)> {
+        let r = self.resolve(skeleton)?;
+        let transforms = skeleton.skinning_transforms(pose)?;
+        Ok((r.parent, transforms[r.parent].rotation.angle()))
     }
 }
 
@@ -283,6 +327,16 @@ pub fn skin_with_correctives(
     Ok(posed)
 }
 
+/// The scene's vertices drawn in `pose`: linear blend skinning on the affine path
+/// ([`linear_blend_skinning`]), then the scene's correctives ([`Scene::apply_correctives`]).
+/// What `render`, the clip metrics and the view draw; without correctives it is
+/// [`linear_blend_skinning`] exactly.
+pub fn skin_scene(scene: &Scene, weights: &Weights, pose: &Pose) -> Result<Vec<Point2<f64>>> {
+    let mut posed = linear_blend_skinning(scene.mesh.vertices(), &scene.skeleton, weights, pose)?;
+    scene.apply_correctives(pose, &mut posed)?;
+    Ok(posed)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -329,6 +383,27 @@ mod tests {
         assert!((s.offsets_at(22.5)[0].x - 0.15625).abs() < 1e-15);
         assert_eq!(s.offsets_at(120.0)[0], Vector2::new(2.0, 0.0));
         assert_eq!(s.offsets_at(90.0)[1], Vector2::new(0.0, 2.0));
+    }
+
+    #[test]
+    fn key_weights_reproduce_the_offsets() {
+        for interpolation in [Interpolation::Linear, Interpolation::Smooth] {
+            let c = corrective(interpolation);
+            for angle in [-30.0, 0.0, 22.5, 45.0, 90.0, 100.0, 120.0, 150.0, 200.0] {
+                let w = c.key_weights(angle);
+                let o = c.offsets_at(angle);
+                for (i, oi) in o.iter().enumerate() {
+                    let sum: Vector2<f64> =
+                        c.keys.iter().zip(&w).map(|(k, w)| k.offsets[i] * *w).sum();
+                    assert!((sum - oi).norm() < 1e-12, "{angle}: {sum} vs {oi}");
+                }
+            }
+        }
+        let c = corrective(Interpolation::Linear);
+        assert_eq!(c.key_weights(120.0), vec![0.5, 0.5]);
+        assert_eq!(c.key_weights(45.0), vec![0.5, 0.0]);
+        assert_eq!(c.key_weights(-10.0), vec![0.0, 0.0]);
+        assert_eq!(c.key_weights(170.0), vec![0.0, 1.0]);
     }
 
     #[test]

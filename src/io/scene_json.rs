@@ -12,6 +12,7 @@ use crate::animation::{
     BoneTrack, Channel, ChannelKind, Clip, Curve, Easing, IkConstraint, IkKey, IkTrack, Key,
     MAX_KEYS,
 };
+use crate::correctives::{Corrective, CorrectiveKey, Interpolation};
 use crate::error::{Error, Result};
 use crate::mesh::{Mesh, DEFAULT_PART};
 use crate::scene::{AlphaMode, Art, ArtImage, Layer, Probe, Scene, Watch};
@@ -52,6 +53,79 @@ struct SceneFile {
     /// Recorded seams (format version 3; see docs/seams-model.md).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     seams: Option<SeamsFile>,
+    /// Corrective shapes (format version 3; see docs/correctives.md).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    correctives: Vec<CorrectiveFile>,
+}
+
+/// A corrective: `{"joint", "interpolation": "linear" | "smooth", "vertices": [v, ...],
+/// "keys": [{"angle": degrees, "offsets": [[dx, dy], ...]}]}` (`interpolation` optional,
+/// linear).
+#[derive(Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct CorrectiveFile {
+    joint: String,
+    #[serde(default = "linear_name")]
+    interpolation: String,
+    vertices: Vec<usize>,
+    keys: Vec<CorrectiveKeyFile>,
+}
+
+/// One key of a corrective: its angle and one offset per vertex.
+#[derive(Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct CorrectiveKeyFile {
+    angle: f64,
+    offsets: Vec<[f64; 2]>,
+}
+
+fn linear_name() -> String {
+    Interpolation::Linear.name().to_string()
+}
+
+impl CorrectiveFile {
+    fn of(c: &Corrective) -> CorrectiveFile {
+        CorrectiveFile {
+            joint: c.joint.clone(),
+            interpolation: c.interpolation.name().to_string(),
+            vertices: c.vertices.clone(),
+            keys: c
+                .keys
+                .iter()
+                .map(|k| CorrectiveKeyFile {
+                    angle: k.angle,
+                    offsets: k.offsets.iter().map(|o| [o.x, o.y]).collect(),
+                })
+                .collect(),
+        }
+    }
+
+    /// The model value; `i` is the corrective's index, for the error naming a bad
+    /// interpolation (the rest is checked by [`Scene::with_correctives`]).
+    fn into_corrective(self, i: usize) -> Result<Corrective> {
+        let interpolation = Interpolation::from_name(&self.interpolation).ok_or_else(|| {
+            Error::field(
+                format!("correctives[{i}].interpolation"),
+                format!(
+                    "{:?} is not \"linear\" or \"smooth\" (corrective for joint {:?})",
+                    self.interpolation, self.joint
+                ),
+            )
+        })?;
+        Ok(Corrective {
+            joint: self.joint,
+            vertices: self.vertices,
+            keys: self
+                .keys
+                .into_iter()
+                .map(|k| CorrectiveKey {
+                    angle: k.angle,
+                    offsets: k.offsets.iter().map(|&[x, y]| Vector2::new(x, y)).collect(),
+                })
+                .collect(),
+            interpolation,
+        })
+    }
 }
 
 /// `"seams": {"joints": [[v, ...], ...], "welds": [{"vertex", "from": [a, b, c], "at": [u, v, w]}]}`.
@@ -724,6 +798,12 @@ fn scene_from_file(file: SceneFile, base_dir: Option<&Path>) -> Result<(Scene, V
             format!("a scene with \"seams\" must say {SCENE_FORMAT_ANIM:?}"),
         ));
     }
+    if version < 3 && !file.correctives.is_empty() {
+        return Err(Error::field(
+            "format",
+            format!("a scene with \"correctives\" must say {SCENE_FORMAT_ANIM:?}"),
+        ));
+    }
     if let Some(b) = file.bones.iter().find(|b| b.local.is_some()) {
         if version < 3 {
             return Err(Error::field(
@@ -773,6 +853,13 @@ fn scene_from_file(file: SceneFile, base_dir: Option<&Path>) -> Result<(Scene, V
         Some(seams) => scene.with_seams(seams.into_seams())?,
         None => scene,
     };
+    let correctives = file
+        .correctives
+        .into_iter()
+        .enumerate()
+        .map(|(i, c)| c.into_corrective(i))
+        .collect::<Result<Vec<_>>>()?;
+    let scene = scene.with_correctives(correctives)?;
     Ok((scene, notes))
 }
 
@@ -966,6 +1053,7 @@ fn scene_file(scene: &Scene, out_dir: Option<&Path>, with_arrays: bool) -> Scene
             || !scene.clips.is_empty()
             || !scene.ik.is_empty()
             || !scene.seams.is_empty()
+            || !scene.correctives.is_empty()
         {
             SCENE_FORMAT_ANIM
         } else if scene.art.is_some() {
@@ -978,6 +1066,7 @@ fn scene_file(scene: &Scene, out_dir: Option<&Path>, with_arrays: bool) -> Scene
         clips: clips_to_file(&scene.clips),
         ik: ik_to_file(&scene.ik),
         seams: SeamsFile::of(&scene.seams),
+        correctives: scene.correctives.iter().map(CorrectiveFile::of).collect(),
         name: scene.name.clone(),
         vertices: if with_arrays {
             mesh.vertices().iter().map(|p| [p.x, p.y]).collect()

@@ -9,7 +9,9 @@
 //!   the frame's max, 95th percentile (nearest rank) and mean in px and % of the character
 //!   height (the rest mesh's bounding-box height);
 //! - always: **flipped** triangles (posed signed area 0 or of the other sign than at rest)
-//!   and the **area change** (posed total |area| vs rest, %).
+//!   and the **area change** (posed total |area| vs rest, %), of the positions with the
+//!   scene's correctives added ([`Scene::apply_correctives`]; both skinnings get the same
+//!   offsets, so the deviations do not change).
 //!
 //! Over a clip: max, p95 and mean over every (frame, vertex) deviation, the frame with the
 //! largest deviation named by index and time, the most flipped triangles in a frame and the
@@ -22,9 +24,7 @@ use crate::animation::{Clip, DEFAULT_FPS};
 use crate::error::Result;
 use crate::mesh::{signed_area2, Mesh};
 use crate::scene::Scene;
-use crate::skinning::{
-    check_shape, lbs_vertex_pair, lbs_with_affines, lbs_with_affines_into, LBS_CHUNK,
-};
+use crate::skinning::{check_shape, lbs_vertex_pair, lbs_with_affines_into, LBS_CHUNK};
 use crate::weights::Weights;
 use nalgebra::Point2;
 use rayon::prelude::*;
@@ -117,7 +117,8 @@ pub struct WorstFrame {
     pub time: f64,
 }
 
-/// Positions of every vertex in frame `time` of `clip` (IK applied), skinned with `weights`.
+/// Positions of every vertex in frame `time` of `clip` (IK applied), skinned with `weights`
+/// and the scene's correctives added ([`crate::correctives::skin_scene`]).
 pub fn clip_frame_positions(
     scene: &Scene,
     weights: &Weights,
@@ -125,8 +126,7 @@ pub fn clip_frame_positions(
     time: f64,
 ) -> Result<Vec<Point2<f64>>> {
     let pose = scene.clip_pose(clip, time)?;
-    let s = scene.skeleton.skinning_affines(&pose)?;
-    lbs_with_affines(scene.mesh.vertices(), weights, &s)
+    crate::correctives::skin_scene(scene, weights, &pose)
 }
 
 /// The metrics of `weights` over `clip` (see the module documentation), with deviations when
@@ -217,6 +217,9 @@ pub fn clip_metrics(
             }
             None => lbs_with_affines_into(rest, weights, &s, &mut posed)?,
         }
+        // The same offsets move both skinnings, so deviations are unchanged; the flips and
+        // the area are those of the drawn character.
+        scene.apply_correctives(&pose, &mut posed)?;
         let (flipped, area) = triangle_stats(mesh, &rest_signs, &posed, &mut tri_stats);
         per_frame.push(FrameMetrics {
             time: t,

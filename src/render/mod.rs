@@ -37,7 +37,7 @@ pub use texture::{check_uvs, Texture};
 use crate::error::{Error, Result};
 use crate::scene::Scene;
 use crate::skeleton::Pose;
-use crate::skinning::{dual_quaternion_skinning, linear_blend_skinning};
+use crate::skinning::dual_quaternion_skinning;
 use crate::weights::Weights;
 use nalgebra::Point2;
 
@@ -51,7 +51,9 @@ pub enum Skinning {
     Dqs,
 }
 
-/// The scene's vertices skinned into `pose`.
+/// The scene's vertices skinned into `pose`. With [`Skinning::Lbs`] the scene's correctives
+/// are added ([`crate::correctives::skin_scene`]); dual-quaternion skinning is drawn
+/// without them (a corrective is drawn against what LBS does to the joint).
 pub fn posed_vertices(
     scene: &Scene,
     weights: &Weights,
@@ -60,7 +62,7 @@ pub fn posed_vertices(
 ) -> Result<Vec<Point2<f64>>> {
     let rest = scene.mesh.vertices();
     match skinning {
-        Skinning::Lbs => linear_blend_skinning(rest, &scene.skeleton, weights, pose),
+        Skinning::Lbs => crate::correctives::skin_scene(scene, weights, pose),
         Skinning::Dqs => dual_quaternion_skinning(rest, &scene.skeleton, weights, pose),
     }
 }

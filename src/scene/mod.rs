@@ -17,9 +17,11 @@ pub use seams::{Seams, Weld, BARYCENTRIC_TOLERANCE, JOINT_TOLERANCE};
 pub use subscene::SubScene;
 
 use crate::animation::{Clip, IkConstraint, MAX_KEYS};
+use crate::correctives::{apply_correctives, check_correctives, Corrective};
 use crate::error::{Error, Result};
 use crate::mesh::Mesh;
 use crate::skeleton::{Pose, Skeleton};
+use nalgebra::Point2;
 
 /// A mesh, a skeleton over it, and named probes.
 #[derive(Debug, Clone)]
@@ -44,6 +46,11 @@ pub struct Scene {
     /// solver joins its result at them. Set them with [`Scene::with_seams`], which checks
     /// them against the mesh.
     pub seams: Seams,
+    /// Corrective shapes, at most one per joint, added after linear blend skinning
+    /// wherever the character is drawn with it (see [`crate::correctives`] and
+    /// [`Scene::apply_correctives`]). Set them with [`Scene::with_correctives`], which
+    /// checks them against the skeleton and the mesh.
+    pub correctives: Vec<Corrective>,
 }
 
 /// Which vertices a probe watches. Every given criterion must hold.
@@ -87,6 +94,7 @@ impl Scene {
             clips: Vec::new(),
             ik: Vec::new(),
             seams: Seams::default(),
+            correctives: Vec::new(),
         };
         scene.check_references()?;
         Ok(scene)
@@ -258,6 +266,7 @@ impl Scene {
         }
         self.check_references()?;
         self.seams.check(self.mesh.vertices())?;
+        check_correctives(&self.correctives, &self.skeleton, self.mesh.vertex_count())?;
         check_animation(&self.skeleton, &self.clips, &self.ik)
     }
 
@@ -266,6 +275,35 @@ impl Scene {
         seams.check(self.mesh.vertices())?;
         self.seams = seams;
         Ok(self)
+    }
+
+    /// The scene with these correctives, after checking them against the skeleton and the
+    /// mesh ([`check_correctives`]: known joints with a parent, vertices in range, finite
+    /// offsets, one per vertex, angles strictly increasing, one corrective per joint).
+    pub fn with_correctives(mut self, correctives: Vec<Corrective>) -> Result<Self> {
+        check_correctives(&correctives, &self.skeleton, self.mesh.vertex_count())?;
+        self.correctives = correctives;
+        Ok(self)
+    }
+
+    /// Per vertex, whether a corrective of the scene moves it (what the exports bake).
+    pub fn corrected_vertices(&self) -> Vec<bool> {
+        let mut corrected = vec![false; self.mesh.vertex_count()];
+        for c in &self.correctives {
+            for &v in &c.vertices {
+                corrected[v] = true;
+            }
+        }
+        corrected
+    }
+
+    /// Adds the scene's correctives for `pose` to skinned positions `posed` (one per
+    /// vertex; [`apply_correctives`]). Leaves `posed` untouched when the scene has none.
+    pub fn apply_correctives(&self, pose: &Pose, posed: &mut [Point2<f64>]) -> Result<()> {
+        if self.correctives.is_empty() {
+            return Ok(());
+        }
+        apply_correctives(&self.correctives, &self.skeleton, pose, posed)
     }
 }
 

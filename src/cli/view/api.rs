@@ -454,7 +454,11 @@ pub fn posed_positions(
     let rest = scene.mesh.vertices();
     match mode {
         SkinMode::Lbs => {
-            lbs_with_transforms(rest, weights, &scene.skeleton.skinning_transforms(pose)?)
+            // The drawn character: LBS plus the scene's correctives (none: LBS exactly).
+            let mut posed =
+                lbs_with_transforms(rest, weights, &scene.skeleton.skinning_transforms(pose)?)?;
+            scene.apply_correctives(pose, &mut posed)?;
+            Ok(posed)
         }
         SkinMode::Dqs => {
             dqs_with_transforms(rest, weights, &scene.skeleton.skinning_transforms(pose)?)

@@ -26,7 +26,8 @@ use std::path::Path;
 ///
 /// - Animations: the scene's clips (see the `clips` module: bone timelines at the first
 ///   frame rate of [`super::EXPORT_FRAME_RATES`] on which every key time lands), else one
-///   empty `setup` animation.
+///   empty `setup` animation; the scene's correctives as `ffd` timelines, one frame per
+///   frame of each clip (see the `ffd` module).
 ///
 /// Errors: weights of the wrong shape ([`Error::WeightsShape`]) or not valid
 /// ([`Error::InvalidWeight`], [`Error::RowSum`] beyond 1e-6).
@@ -56,15 +57,26 @@ pub fn export_dragonbones(scene: &Scene, weights: &Weights) -> Result<Value> {
     let influences = weights.influences();
     let mut slots = Vec::new();
     let mut displays = Vec::new();
+    let mut written = Vec::new();
     for (p, tris) in triangles_by_part(mesh).iter().enumerate() {
         if tris.is_empty() {
             continue;
         }
-        displays.push(mesh_display(&parts[p], tris, mesh, &influences, &world));
+        let used = vertices_of(tris);
+        displays.push(mesh_display(
+            &parts[p],
+            tris,
+            &used,
+            mesh,
+            &influences,
+            &world,
+        ));
         slots.push(json!({"name": parts[p], "parent": root}));
+        written.push((parts[p].clone(), used));
     }
 
-    let (rate, animations) = animations(scene)?;
+    let (rate, mut animations) = animations(scene)?;
+    super::ffd::add_ffd(scene, &influences, &written, rate, &mut animations)?;
     let first = animations[0]["name"].clone();
     let (lo, hi) = mesh.bounds();
     Ok(json!({
@@ -124,19 +136,17 @@ fn bone_entry(bones: &[Bone], world: &[Affine], j: usize) -> Value {
     o
 }
 
-/// The slot display of part `name`: a weighted mesh of the vertices its triangles `tris`
-/// use, in armature space (y-down), placeholder `uvs` over its bounding box, the rest
+/// The slot display of part `name`: a weighted mesh of the vertices `used` its triangles
+/// `tris` use ([`vertices_of`]), in armature space (y-down), placeholder `uvs` over its bounding box, the rest
 /// matrix of every bone it uses.
 fn mesh_display(
     name: &str,
     tris: &[[usize; 3]],
+    used: &[usize],
     mesh: &Mesh,
     influences: &[Vec<(usize, f64)>],
     world: &[Affine],
 ) -> Value {
-    let mut used: Vec<usize> = tris.iter().flatten().copied().collect();
-    used.sort_unstable();
-    used.dedup();
     let mut local_index = std::collections::HashMap::with_capacity(used.len());
     for (i, &v) in used.iter().enumerate() {
         local_index.insert(v, i);
@@ -158,7 +168,7 @@ fn mesh_display(
     let size = [(hi[0] - lo[0]).max(1e-9), (hi[1] - lo[1]).max(1e-9)];
     let mut display_bones: Vec<usize> = Vec::new();
     let mut weight_list = Vec::new();
-    for &v in &used {
+    for &v in used {
         let row = &influences[v];
         weight_list.push(json!(row.len()));
         for &(j, w) in row {
@@ -215,6 +225,15 @@ pub fn save_dragonbones(scene: &Scene, weights: &Weights, path: impl AsRef<Path>
             message: e.to_string(),
         })?;
     crate::io::write_atomic(path, text)
+}
+
+/// The vertices `tris` use, ascending, once each: a display's (and a Spine mesh's) vertex
+/// order. Shared with the Spine export.
+pub(crate) fn vertices_of(tris: &[[usize; 3]]) -> Vec<usize> {
+    let mut used: Vec<usize> = tris.iter().flatten().copied().collect();
+    used.sort_unstable();
+    used.dedup();
+    used
 }
 
 /// Each part's triangles: a triangle goes to the part most of its corners belong to (ties:

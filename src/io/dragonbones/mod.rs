@@ -25,6 +25,7 @@
 mod atlas;
 mod clips;
 mod export;
+mod ffd;
 mod import;
 mod parse;
 
@@ -37,7 +38,7 @@ pub use import::{
 };
 // Shared with the Godot importer (same part and probe rules).
 pub(crate) use crate::io::scene_builder::UniqueNames;
-pub(crate) use export::triangles_by_part;
+pub(crate) use export::{triangles_by_part, vertices_of};
 pub(crate) use import::{assign_parts, lift_probes, overlapping_edges};
 
 use crate::error::{Error, Result};

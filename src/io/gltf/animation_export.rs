@@ -82,13 +82,15 @@ fn f32_bytes(values: &[f32]) -> Vec<u8> {
 }
 
 /// Writes the clips' animations; `local[j]` is bone `j`'s node rest transform (scaled),
-/// `node_of(j)` its node index; with `extras` each clip's length goes into
-/// `extras.skinweights.duration`.
+/// `node_of(j)` its node index, `mesh_node` the node of the mesh whose morph target weights
+/// follow the scene's correctives (`morph_export.rs`; no channel without correctives); with
+/// `extras` each clip's length goes into `extras.skinweights.duration`.
 pub(super) fn write_animations(
     scene: &Scene,
     local: &[Isometry2<f64>],
     scale: f64,
     node_of: impl Fn(usize) -> usize,
+    mesh_node: usize,
     buf: &mut BufferBuilder,
     extras: bool,
 ) -> Result<Vec<Value>> {
@@ -184,6 +186,19 @@ pub(super) fn write_animations(
                     .collect();
                 add(buf, node, "scale", &times, interpolation, values, "VEC3");
             }
+        }
+        if !channels.is_empty() && !scene.correctives.is_empty() {
+            let (times, weights) = super::morph_export::clip_weights(scene, clip)?;
+            let input: Vec<f32> = times.iter().map(|&t| t as f32).collect();
+            let a = buf.push(&f32_bytes(&input), None, FLOAT, input.len(), "SCALAR");
+            buf.accessors[a]["min"] = json!([input[0]]);
+            buf.accessors[a]["max"] = json!([input[input.len() - 1]]);
+            let b = buf.push(&f32_bytes(&weights), None, FLOAT, weights.len(), "SCALAR");
+            samplers.push(json!({"input": a, "output": b, "interpolation": "LINEAR"}));
+            channels.push(json!({
+                "sampler": samplers.len() - 1,
+                "target": {"node": mesh_node, "path": "weights"},
+            }));
         }
         if !channels.is_empty() {
             // glTF animations last until their last key; a clip may hold its last pose

@@ -1,7 +1,7 @@
 //! glTF export: the scene and its top-4 weights as one `.gltf` JSON file with one embedded
 //! buffer (the layout is in the module documentation of [`super`]).
 
-use super::{animation_export, art_export};
+use super::{animation_export, art_export, morph_export};
 use super::{
     ARRAY_BUFFER, ELEMENT_ARRAY_BUFFER, FLOAT, GLTF_INFLUENCES, TRIANGLES, UNSIGNED_BYTE,
     UNSIGNED_INT, UNSIGNED_SHORT,
@@ -174,12 +174,14 @@ pub fn export_gltf(scene: &Scene, weights: &Weights, options: &GltfOptions) -> R
     let mut buf = BufferBuilder::default();
     let attributes = push_vertex_attributes(&mut buf, scene, weights, options.scale);
     let skeleton = SkeletonNodes::build(scene, options, &mut buf);
-    let mesh = MeshOut::build(scene, &attributes, options.extras, &mut buf)?;
+    let mut mesh = MeshOut::build(scene, &attributes, options.extras, &mut buf)?;
+    mesh.add_morph_targets(scene, options.scale, &mut buf);
     let animations = animation_export::write_animations(
         scene,
         &skeleton.locals,
         options.scale,
         |j| j + 1,
+        scene.skeleton.len() + 1,
         &mut buf,
         options.extras,
     )?;
@@ -250,6 +252,30 @@ fn check_f32_range(mesh: &Mesh, bones: &[Bone], scale: f64) -> Result<()> {
         })
 }
 
+/// Appends `values` as a `VEC3` float vertex accessor with the min/max of the f32 values
+/// actually stored (validators compare exactly; `POSITION` accessors need them, morph
+/// targets' too). Returns the accessor's index.
+pub(super) fn push_vec3_with_bounds(buf: &mut BufferBuilder, values: &[[f32; 3]]) -> usize {
+    let mut lo = [f32::INFINITY; 3];
+    let mut hi = [f32::NEG_INFINITY; 3];
+    for p in values {
+        for k in 0..3 {
+            lo[k] = lo[k].min(p[k]);
+            hi[k] = hi[k].max(p[k]);
+        }
+    }
+    let a = buf.push(
+        &f32_bytes(values.iter().flatten().copied()),
+        Some(ARRAY_BUFFER),
+        FLOAT,
+        values.len(),
+        "VEC3",
+    );
+    buf.accessors[a]["min"] = json!(lo);
+    buf.accessors[a]["max"] = json!(hi);
+    a
+}
+
 /// `POSITION`, `JOINTS_0` and `WEIGHTS_0` appended to the buffer; returns the primitive's
 /// `attributes` object.
 fn push_vertex_attributes(
@@ -266,23 +292,7 @@ fn push_vertex_attributes(
         .iter()
         .map(|p| [(p.x * scale) as f32, (p.y * scale) as f32, 0.0])
         .collect();
-    let mut lo = [f32::INFINITY; 3];
-    let mut hi = [f32::NEG_INFINITY; 3];
-    for p in &positions {
-        for k in 0..3 {
-            lo[k] = lo[k].min(p[k]);
-            hi[k] = hi[k].max(p[k]);
-        }
-    }
-    let position_accessor = buf.push(
-        &f32_bytes(positions.iter().flatten().copied()),
-        Some(ARRAY_BUFFER),
-        FLOAT,
-        n,
-        "VEC3",
-    );
-    buf.accessors[position_accessor]["min"] = json!(lo);
-    buf.accessors[position_accessor]["max"] = json!(hi);
+    let position_accessor = push_vec3_with_bounds(buf, &positions);
 
     // JOINTS_0 / WEIGHTS_0: sort, keep 4, renormalize (never the first 4 in bone order).
     let rows: Vec<([usize; 4], [f32; 4])> = weights
@@ -437,6 +447,25 @@ impl MeshOut {
             mesh: gltf_mesh,
             art,
         })
+    }
+
+    /// The scene's correctives as morph targets on every primitive (`morph_export.rs`),
+    /// default weights 0 and the targets' names; nothing without correctives.
+    fn add_morph_targets(&mut self, scene: &Scene, scale: f64, buf: &mut BufferBuilder) {
+        if scene.correctives.is_empty() {
+            return;
+        }
+        let (targets, names) = morph_export::push_targets(scene, scale, buf);
+        if let Some(primitives) = self.mesh["primitives"].as_array_mut() {
+            for p in primitives {
+                p["targets"] = targets.clone();
+            }
+        }
+        self.mesh["weights"] = json!(vec![0.0; names.len()]);
+        if !self.mesh["extras"].is_object() {
+            self.mesh["extras"] = json!({});
+        }
+        self.mesh["extras"]["targetNames"] = json!(names);
     }
 }
 

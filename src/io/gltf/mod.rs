@@ -22,7 +22,10 @@
 //! - the scene's clips as animations on the joint nodes (`animation.rs`: translation,
 //!   rotation about z and scale channels; curves other than linear and stepped are sampled
 //!   at the clip's frames into `LINEAR` keys; the clip's length in
-//!   `extras.skinweights.duration`).
+//!   `extras.skinweights.duration`);
+//! - the scene's correctives as morph targets, one per corrective key, with a `weights`
+//!   channel per animation on the mesh node (`morph_export.rs`; glTF applies them before
+//!   skinning).
 //!
 //! glTF cannot say everything a skinweights scene holds; with [`GltfOptions::extras`] (the
 //! default) the rest is written into `extras.skinweights` objects, which other tools keep as
@@ -75,6 +78,7 @@ mod art_export;
 mod export;
 mod import;
 mod json;
+mod morph_export;
 mod primitives;
 mod reader;
 mod skeleton_read;

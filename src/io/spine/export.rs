@@ -189,7 +189,14 @@ fn with_source(
             out.mesh_part(p, pass)?;
         }
     }
-    Ok(out.finish())
+    let mut export = out.finish();
+    if !scene.correctives.is_empty() {
+        export.notes.push(format!(
+            "the scene's {} correctives are not baked into a source project (its animations are kept as they are); export without --source for deform timelines",
+            scene.correctives.len()
+        ));
+    }
+    Ok(export)
 }
 
 /// [`Error::Spine`] unless the scene's bones are the source's (names, in order).
@@ -592,7 +599,55 @@ fn attachment_json<'v>(
     slots.get_mut(slot)?.get_mut(name)
 }
 
+/// A minimal project (see [`export_spine`]): the bones, one slot and weighted mesh per part
+/// in layer order, the clips (with the correctives as deform timelines), the atlas.
 fn minimal(scene: &Scene, rows: &[Vec<(usize, f64)>]) -> Result<SpineExport> {
+    let mut notes = Vec::new();
+    let bones = minimal_bones(scene, &mut notes);
+    let meshes = MinimalMeshes::build(scene, rows, &bones.new_index, &mut notes)?;
+    let (mut animations, ik) = super::animation::animation_json(scene, &mut notes);
+    super::deform::add_deforms(scene, rows, &meshes.written, &mut animations, &mut notes)?;
+    let atlas = scene
+        .art
+        .as_ref()
+        .map(|art| atlas_text(art, &meshes.page_sizes, &meshes.regions_by_page));
+    let (lo, hi) = scene.mesh.bounds();
+    let mut json = json!({
+        "skeleton": {
+            "spine": "4.2.00",
+            "x": lo.x,
+            "y": lo.y,
+            "width": hi.x - lo.x,
+            "height": hi.y - lo.y,
+            "images": "",
+        },
+        "bones": bones.json,
+        "slots": meshes.slots,
+        "skins": [{"name": "default", "attachments": meshes.attachments}],
+    });
+    if !scene.ik.is_empty() {
+        json["ik"] = ik;
+    }
+    if !scene.clips.is_empty() {
+        json["animations"] = animations;
+    }
+    Ok(SpineExport {
+        json,
+        atlas: atlas.filter(|t| !t.is_empty()),
+        meshes: meshes.count,
+        regions_to_meshes: 0,
+        bent_regions: Vec::new(),
+        notes,
+    })
+}
+
+/// The minimal project's bones: their JSON (parents first) and each scene bone's index in it.
+struct MinimalBones {
+    json: Vec<Value>,
+    new_index: Vec<usize>,
+}
+
+fn minimal_bones(scene: &Scene, notes: &mut Vec<String>) -> MinimalBones {
     let skeleton = &scene.skeleton;
     let bones = skeleton.bones();
     // Spine lists parents before children.
@@ -605,63 +660,18 @@ fn minimal(scene: &Scene, rows: &[Vec<(usize, f64)>]) -> Result<SpineExport> {
     } else {
         skeleton.topological_order().to_vec()
     };
-    let mut notes = Vec::new();
     let mut new_index = vec![0; bones.len()];
     for (k, &j) in order.iter().enumerate() {
         new_index[j] = k;
     }
     let bind = skeleton.bind_transforms();
-    // Bind positions are in each bone's rest world frame (its bind isometry for a rigid
-    // bone, its setup affine for one with a local transform).
-    let rest_inverse: Vec<Option<Affine2>> = skeleton
-        .rest_affines()
-        .iter()
-        .map(|w| w.inverse().ok())
-        .collect();
-    let mut bone_json = Vec::with_capacity(bones.len());
+    let mut json = Vec::with_capacity(bones.len());
     let mut rigid_under_local = Vec::new();
     for &j in &order {
         let b = &bones[j];
         let mut o = match b.local {
             // The setup transform as Spine writes it: the scene's clips pose it the same way.
-            Some(l) => {
-                // The importer draws a bone `length` px along its world x axis, and gives
-                // bones of length 0 a ZERO_LENGTH_TAIL.
-                let length = if (b.length() - ZERO_LENGTH_TAIL).abs() < 1e-12 {
-                    0.0
-                } else {
-                    b.length()
-                };
-                let mut o = json!({
-                    "name": b.name,
-                    "x": l.x,
-                    "y": l.y,
-                    "rotation": l.rotation,
-                    "length": length,
-                });
-                for (key, v, d) in [
-                    ("scaleX", l.scale_x, 1.0),
-                    ("scaleY", l.scale_y, 1.0),
-                    ("shearX", l.shear_x, 0.0),
-                    ("shearY", l.shear_y, 0.0),
-                ] {
-                    if v != d {
-                        o[key] = json!(v);
-                    }
-                }
-                // Spine has no `parentAngleOnly` (DragonBones' inheritScale false): its
-                // nearest mode, equal under uniformly scaled parents.
-                let inherit = match l.inherit {
-                    crate::skeleton::Inherit::ParentAngleOnly => {
-                        crate::skeleton::Inherit::NoScaleOrReflection
-                    }
-                    other => other,
-                };
-                if inherit != crate::skeleton::Inherit::Normal {
-                    o["inherit"] = json!(inherit.spine_name());
-                }
-                o
-            }
+            Some(l) => local_bone_json(b, &l),
             None => {
                 if b.parent.is_some_and(|p| bones[p].local.is_some()) {
                     rigid_under_local.push(b.name.clone());
@@ -682,7 +692,7 @@ fn minimal(scene: &Scene, rows: &[Vec<(usize, f64)>]) -> Result<SpineExport> {
         if let Some(p) = b.parent {
             o["parent"] = json!(bones[p].name);
         }
-        bone_json.push(o);
+        json.push(o);
     }
     if !rigid_under_local.is_empty() {
         notes.push(format!(
@@ -690,156 +700,234 @@ fn minimal(scene: &Scene, rows: &[Vec<(usize, f64)>]) -> Result<SpineExport> {
             rigid_under_local.join(", ")
         ));
     }
-    let root_bone = bones[order[0]].name.clone();
-    let mesh = &scene.mesh;
-    let parts = mesh.parts();
-    let part_triangles = crate::io::dragonbones::triangles_by_part(mesh);
-    let layer_order: Vec<usize> = match &scene.art {
-        Some(art) => art
-            .layers
-            .iter()
-            .filter_map(|l| mesh.part_index(&l.part))
-            .collect(),
-        None => (0..parts.len()).collect(),
+    MinimalBones { json, new_index }
+}
+
+/// A bone with a setup transform, as Spine writes it.
+fn local_bone_json(b: &crate::skeleton::Bone, l: &crate::skeleton::LocalTransform) -> Value {
+    // The importer draws a bone `length` px along its world x axis, and gives bones of
+    // length 0 a ZERO_LENGTH_TAIL.
+    let length = if (b.length() - ZERO_LENGTH_TAIL).abs() < 1e-12 {
+        0.0
+    } else {
+        b.length()
     };
-    let image_of_part = scene.art.as_ref().map(|a| a.image_of_part(parts));
-    let mut page_sizes: Vec<Option<(u32, u32)>> =
-        vec![None; scene.art.as_ref().map_or(0, |a| a.images.len())];
-    let mut regions_by_page: Vec<Vec<String>> = vec![Vec::new(); page_sizes.len()];
-    let mut slots = Vec::new();
-    let mut attachments = serde_json::Map::new();
-    let mut meshes = 0;
-    for &p in &layer_order {
-        let tris = &part_triangles[p];
-        if tris.is_empty() {
-            notes.push(format!(
-                "part {:?} has no triangles of its own: left out",
-                parts[p]
-            ));
-            continue;
+    let mut o = json!({
+        "name": b.name,
+        "x": l.x,
+        "y": l.y,
+        "rotation": l.rotation,
+        "length": length,
+    });
+    for (key, v, d) in [
+        ("scaleX", l.scale_x, 1.0),
+        ("scaleY", l.scale_y, 1.0),
+        ("shearX", l.shear_x, 0.0),
+        ("shearY", l.shear_y, 0.0),
+    ] {
+        if v != d {
+            o[key] = json!(v);
         }
-        let mut used: Vec<usize> = tris.iter().flatten().copied().collect();
-        used.sort_unstable();
-        used.dedup();
-        let local: std::collections::HashMap<usize, usize> =
-            used.iter().enumerate().map(|(i, &v)| (v, i)).collect();
-        let image = image_of_part.as_ref().and_then(|i| i[p]);
-        let uvs: Vec<f64> = match (image, &scene.art) {
-            (Some(k), Some(art)) => {
-                let size = match page_sizes[k] {
-                    Some(s) => s,
-                    None => {
-                        let s = png_dimensions(&art.images[k].path)?;
-                        page_sizes[k] = Some(s);
-                        s
-                    }
-                };
-                regions_by_page[k].push(parts[p].clone());
-                used.iter()
-                    .flat_map(|&v| [art.uvs[v].x / size.0 as f64, art.uvs[v].y / size.1 as f64])
-                    .collect()
-            }
-            _ => {
-                let (mut lo, mut hi) = ([f64::INFINITY; 2], [f64::NEG_INFINITY; 2]);
-                for &v in &used {
-                    let q = mesh.vertices()[v];
-                    for (k, x) in [q.x, q.y].into_iter().enumerate() {
-                        lo[k] = lo[k].min(x);
-                        hi[k] = hi[k].max(x);
-                    }
-                }
-                let size = [(hi[0] - lo[0]).max(1e-9), (hi[1] - lo[1]).max(1e-9)];
-                used.iter()
-                    .flat_map(|&v| {
-                        let q = mesh.vertices()[v];
-                        [(q.x - lo[0]) / size[0], (hi[1] - q.y) / size[1]]
-                    })
-                    .collect()
-            }
+    }
+    // Spine has no `parentAngleOnly` (DragonBones' inheritScale false): its nearest mode,
+    // equal under uniformly scaled parents.
+    let inherit = match l.inherit {
+        crate::skeleton::Inherit::ParentAngleOnly => crate::skeleton::Inherit::NoScaleOrReflection,
+        other => other,
+    };
+    if inherit != crate::skeleton::Inherit::Normal {
+        o["inherit"] = json!(inherit.spine_name());
+    }
+    o
+}
+
+/// The minimal project's slots and mesh attachments, one per part with triangles.
+struct MinimalMeshes {
+    slots: Vec<Value>,
+    attachments: serde_json::Map<String, Value>,
+    count: usize,
+    /// Per written mesh: its part (slot and attachment name) and its vertices in order.
+    written: Vec<(String, Vec<usize>)>,
+    /// Each art image's size, once a part used it.
+    page_sizes: Vec<Option<(u32, u32)>>,
+    /// The parts drawn from each image.
+    regions_by_page: Vec<Vec<String>>,
+}
+
+impl MinimalMeshes {
+    fn build(
+        scene: &Scene,
+        rows: &[Vec<(usize, f64)>],
+        new_index: &[usize],
+        notes: &mut Vec<String>,
+    ) -> Result<Self> {
+        let mesh = &scene.mesh;
+        let parts = mesh.parts();
+        let skeleton = &scene.skeleton;
+        let root_bone = skeleton.bones()[new_index.iter().position(|&k| k == 0).unwrap_or(0)]
+            .name
+            .clone();
+        let part_triangles = crate::io::dragonbones::triangles_by_part(mesh);
+        let layer_order: Vec<usize> = match &scene.art {
+            Some(art) => art
+                .layers
+                .iter()
+                .filter_map(|l| mesh.part_index(&l.part))
+                .collect(),
+            None => (0..parts.len()).collect(),
         };
-        let mut vertices = Vec::new();
-        for &v in &used {
-            let q = mesh.vertices()[v];
-            vertices.push(json!(rows[v].len()));
-            for &(j, w) in &rows[v] {
-                let Some(inv) = &rest_inverse[j] else {
-                    return Err(spine_error(
-                        format!("bone {:?}", bones[j].name),
-                        "transform",
-                        None,
-                        "its rest world transform is singular: no bind position for the vertices it weights",
-                    ));
-                };
-                let [bx, by] = apply(inv, [q.x, q.y]);
-                vertices.extend([json!(new_index[j]), json!(bx), json!(by), json!(w)]);
-            }
-        }
-        let mut att = serde_json::Map::new();
-        att.insert(
-            parts[p].clone(),
-            json!({
-                "type": "mesh",
-                "uvs": uvs,
-                "triangles": tris.iter().flatten().map(|v| local[v]).collect::<Vec<_>>(),
-                "vertices": vertices,
-            }),
-        );
-        attachments.insert(parts[p].clone(), Value::Object(att));
-        slots.push(json!({"name": parts[p], "bone": root_bone, "attachment": parts[p]}));
-        meshes += 1;
-    }
-    let (animations, ik) = super::animation::animation_json(scene, &mut notes);
-    let (lo, hi) = mesh.bounds();
-    let atlas = scene.art.as_ref().map(|art| {
-        let mut text = String::new();
-        for (k, image) in art.images.iter().enumerate() {
-            let Some((w, h)) = page_sizes[k] else {
+        // Bind positions are in each bone's rest world frame (its bind isometry for a rigid
+        // bone, its setup affine for one with a local transform).
+        let rest_inverse: Vec<Option<Affine2>> = skeleton
+            .rest_affines()
+            .iter()
+            .map(|w| w.inverse().ok())
+            .collect();
+        let images = scene.art.as_ref().map_or(0, |a| a.images.len());
+        let image_of_part = scene.art.as_ref().map(|a| a.image_of_part(parts));
+        let mut out = MinimalMeshes {
+            slots: Vec::new(),
+            attachments: serde_json::Map::new(),
+            count: 0,
+            written: Vec::new(),
+            page_sizes: vec![None; images],
+            regions_by_page: vec![Vec::new(); images],
+        };
+        for &p in &layer_order {
+            let tris = &part_triangles[p];
+            if tris.is_empty() {
+                notes.push(format!(
+                    "part {:?} has no triangles of its own: left out",
+                    parts[p]
+                ));
                 continue;
-            };
-            let page = image
-                .path
-                .file_name()
-                .map(|f| PathBuf::from(f).display().to_string())
-                .unwrap_or_default();
-            text.push_str(&format!(
-                "\n{page}\n\tsize: {w}, {h}\n\tfilter: Linear, Linear\n"
-            ));
-            if image.alpha == crate::scene::AlphaMode::Premultiplied {
-                text.push_str("\tpma: true\n");
             }
-            for r in &regions_by_page[k] {
-                text.push_str(&format!("{r}\n\tbounds: 0, 0, {w}, {h}\n"));
+            let used = crate::io::dragonbones::vertices_of(tris);
+            let local: std::collections::HashMap<usize, usize> =
+                used.iter().enumerate().map(|(i, &v)| (v, i)).collect();
+            let image = image_of_part.as_ref().and_then(|i| i[p]);
+            let uvs = out.part_uvs(scene, image, p, &used)?;
+            let vertices = weighted_json(scene, rows, new_index, &rest_inverse, &used)?;
+            let mut att = serde_json::Map::new();
+            att.insert(
+                parts[p].clone(),
+                json!({
+                    "type": "mesh",
+                    "uvs": uvs,
+                    "triangles": tris.iter().flatten().map(|v| local[v]).collect::<Vec<_>>(),
+                    "vertices": vertices,
+                }),
+            );
+            out.attachments.insert(parts[p].clone(), Value::Object(att));
+            out.slots
+                .push(json!({"name": parts[p], "bone": root_bone, "attachment": parts[p]}));
+            out.written.push((parts[p].clone(), used));
+            out.count += 1;
+        }
+        Ok(out)
+    }
+
+    /// The part's texture coordinates: from its image (recording the page), or its bounding
+    /// box mapped to the unit square without art.
+    fn part_uvs(
+        &mut self,
+        scene: &Scene,
+        image: Option<usize>,
+        p: usize,
+        used: &[usize],
+    ) -> Result<Vec<f64>> {
+        let mesh = &scene.mesh;
+        if let (Some(k), Some(art)) = (image, &scene.art) {
+            let size = match self.page_sizes[k] {
+                Some(s) => s,
+                None => {
+                    let s = png_dimensions(&art.images[k].path)?;
+                    self.page_sizes[k] = Some(s);
+                    s
+                }
+            };
+            self.regions_by_page[k].push(mesh.parts()[p].clone());
+            return Ok(used
+                .iter()
+                .flat_map(|&v| [art.uvs[v].x / size.0 as f64, art.uvs[v].y / size.1 as f64])
+                .collect());
+        }
+        let (mut lo, mut hi) = ([f64::INFINITY; 2], [f64::NEG_INFINITY; 2]);
+        for &v in used {
+            let q = mesh.vertices()[v];
+            for (k, x) in [q.x, q.y].into_iter().enumerate() {
+                lo[k] = lo[k].min(x);
+                hi[k] = hi[k].max(x);
             }
         }
-        text
-    });
-    let mut json = json!({
-        "skeleton": {
-            "spine": "4.2.00",
-            "x": lo.x,
-            "y": lo.y,
-            "width": hi.x - lo.x,
-            "height": hi.y - lo.y,
-            "images": "",
-        },
-        "bones": bone_json,
-        "slots": slots,
-        "skins": [{"name": "default", "attachments": attachments}],
-    });
-    if !scene.ik.is_empty() {
-        json["ik"] = ik;
+        let size = [(hi[0] - lo[0]).max(1e-9), (hi[1] - lo[1]).max(1e-9)];
+        Ok(used
+            .iter()
+            .flat_map(|&v| {
+                let q = mesh.vertices()[v];
+                [(q.x - lo[0]) / size[0], (hi[1] - q.y) / size[1]]
+            })
+            .collect())
     }
-    if !scene.clips.is_empty() {
-        json["animations"] = animations;
+}
+
+/// A weighted mesh's `vertices`: per vertex its influence count, then per influence the
+/// bone's index, the bind position in the bone's rest world frame and the weight.
+fn weighted_json(
+    scene: &Scene,
+    rows: &[Vec<(usize, f64)>],
+    new_index: &[usize],
+    rest_inverse: &[Option<Affine2>],
+    used: &[usize],
+) -> Result<Vec<Value>> {
+    let bones = scene.skeleton.bones();
+    let mut vertices = Vec::new();
+    for &v in used {
+        let q = scene.mesh.vertices()[v];
+        vertices.push(json!(rows[v].len()));
+        for &(j, w) in &rows[v] {
+            let Some(inv) = &rest_inverse[j] else {
+                return Err(spine_error(
+                    format!("bone {:?}", bones[j].name),
+                    "transform",
+                    None,
+                    "its rest world transform is singular: no bind position for the vertices it weights",
+                ));
+            };
+            let [bx, by] = apply(inv, [q.x, q.y]);
+            vertices.extend([json!(new_index[j]), json!(bx), json!(by), json!(w)]);
+        }
     }
-    Ok(SpineExport {
-        json,
-        atlas: atlas.filter(|t| !t.is_empty()),
-        meshes,
-        regions_to_meshes: 0,
-        bent_regions: Vec::new(),
-        notes,
-    })
+    Ok(vertices)
+}
+
+/// The atlas: one page per image a part used, one region per part spanning its page.
+fn atlas_text(
+    art: &crate::scene::Art,
+    page_sizes: &[Option<(u32, u32)>],
+    regions_by_page: &[Vec<String>],
+) -> String {
+    let mut text = String::new();
+    for (k, image) in art.images.iter().enumerate() {
+        let Some((w, h)) = page_sizes[k] else {
+            continue;
+        };
+        let page = image
+            .path
+            .file_name()
+            .map(|f| PathBuf::from(f).display().to_string())
+            .unwrap_or_default();
+        text.push_str(&format!(
+            "\n{page}\n\tsize: {w}, {h}\n\tfilter: Linear, Linear\n"
+        ));
+        if image.alpha == crate::scene::AlphaMode::Premultiplied {
+            text.push_str("\tpma: true\n");
+        }
+        for r in &regions_by_page[k] {
+            text.push_str(&format!("{r}\n\tbounds: 0, 0, {w}, {h}\n"));
+        }
+    }
+    text
 }
 
 /// [`export_spine`] written to `path` (and, for a minimal project with art, `path` with the

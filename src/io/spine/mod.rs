@@ -29,6 +29,7 @@
 
 mod animation;
 mod atlas;
+mod deform;
 mod export;
 mod import;
 mod parse;

@@ -23,6 +23,20 @@
 //!   for the exact pooled p95 and `summarize`) about 6 %. Left: fewer bytes per vertex
 //!   (the dense weight rows of both weights are most of the traffic) and a cheaper pooled
 //!   p95 than keeping every value.
+//! - then (issue 26 follow-up: the weights' nonzero entries read once per clip into a sparse
+//!   pair of rows, a vertex whose two rows are equal skinned once with deviation 0, the
+//!   frame's histogram counted in the vertex pass, triangles as 32-bit indices with 1-byte
+//!   rest signs, and the pooled p95 exact from the frames' histograms keeping only the
+//!   deviations that can still hold the rank, about 5 % of the 99M, instead of all 793 MB):
+//!   the same figures (max 7.752048745001536, p95 1.9886689232355472, mean
+//!   0.30596271492653915); CPU time per evaluation 5.99 s against 5.67 s for the previous
+//!   code run right before it (load average 7.9-8.1, four agents' builds on the 2 cores;
+//!   5.02 s for the previous code at load 7.4 earlier), so no faster under this load, with
+//!   the 793 MB pooled buffer gone. `perf record` (setup included): the triangle pass
+//!   about 27 %, the vertex pass 30 %, the two filter scans of the frame's deviations
+//!   (the frame's p95 bin, the pooled candidates) about 20 %. Still over the 1 s target;
+//!   left: fold the candidate filter into the vertex pass (the floor is known before the
+//!   frame), and guess the frame's p95 bin from the previous frame's to skip its scan.
 //!
 //! Target: at most 1 s for the 100 frames.
 

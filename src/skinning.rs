@@ -83,8 +83,9 @@ pub fn lbs_with_affines_into(
 /// Vertices per parallel task of the LBS loops (large enough that task overhead is noise).
 pub(crate) const LBS_CHUNK: usize = 4096;
 
-/// One vertex of [`lbs_with_affines`]: the one place its arithmetic is written, so every
-/// caller (the clip metrics' fused loop too) gets bit-identical positions.
+/// One vertex of [`lbs_with_affines`]: the one place its arithmetic is written for dense rows
+/// (the clip metrics' fused loop does the same sums over a row's nonzero entries, in the
+/// same order, so its positions are bit-identical).
 #[inline]
 pub(crate) fn lbs_vertex(v: Point2<f64>, row: &[f64], transforms: &[Affine2]) -> Point2<f64> {
     let mut out = nalgebra::Vector2::zeros();
@@ -98,39 +99,6 @@ pub(crate) fn lbs_vertex(v: Point2<f64>, row: &[f64], transforms: &[Affine2]) ->
         sum += w;
     }
     Point2::from(out / sum.max(WEIGHT_SUM_EPSILON))
-}
-
-/// [`lbs_vertex`] with two weight rows at once (the clip metrics' weights and reference):
-/// each `S_j v` is computed once for both; the sums are accumulated in the same order, so
-/// each result is bit-identical to [`lbs_vertex`]'s.
-#[inline]
-pub(crate) fn lbs_vertex_pair(
-    v: Point2<f64>,
-    row: &[f64],
-    other: &[f64],
-    transforms: &[Affine2],
-) -> (Point2<f64>, Point2<f64>) {
-    let (mut out, mut out2) = (nalgebra::Vector2::zeros(), nalgebra::Vector2::zeros());
-    let (mut sum, mut sum2) = (0.0, 0.0);
-    for ((&w, &w2), t) in row.iter().zip(other).zip(transforms) {
-        let (w, w2) = (w.max(0.0), w2.max(0.0));
-        if w == 0.0 && w2 == 0.0 {
-            continue;
-        }
-        let p = t.apply(v).coords;
-        if w != 0.0 {
-            out += w * p;
-            sum += w;
-        }
-        if w2 != 0.0 {
-            out2 += w2 * p;
-            sum2 += w2;
-        }
-    }
-    (
-        Point2::from(out / sum.max(WEIGHT_SUM_EPSILON)),
-        Point2::from(out2 / sum2.max(WEIGHT_SUM_EPSILON)),
-    )
 }
 
 /// Linear blend skinning of `rest` positions for a pose of `skeleton` (the affine path:

@@ -6,14 +6,14 @@
 
 mod common;
 
-use common::{skinweights, small_scene, solved, text};
+use common::{scene_at, skinweights, small_scene, solved, text};
 use nalgebra::{Point2, Vector2};
 use serde_json::Value;
 use skinweights::animation::{
     apply_ik, BoneTrack, ChannelKind, Clip, Curve, Easing, IkConstraint, Key,
 };
 use skinweights::io::{save_scene, scene_from_json, scene_to_json, WeightsFile};
-use skinweights::metrics::clip::{clip_metrics, ClipOptions};
+use skinweights::metrics::clip::{clip_metrics, clips_metrics, ClipMetrics, ClipOptions};
 use skinweights::{Affine2, Error, Pose, Scene};
 
 fn bezier(x1: f64, y1: f64, x2: f64, y2: f64) -> Curve {
@@ -188,6 +188,148 @@ fn write_weights(
         .save(&p)
         .unwrap();
     p.display().to_string()
+}
+
+/// The clip metrics computed the straightforward way: every frame skinned twice with
+/// `lbs_with_affines`, every deviation kept, percentiles by sorting, flips and area by a
+/// loop over the triangles. `(per clip, all)` as (max, p95, mean, flipped per frame, area
+/// change per frame) and the per-frame deviation (max, p95, mean).
+#[allow(clippy::type_complexity)]
+fn straightforward(
+    scene: &Scene,
+    w: &skinweights::Weights,
+    r: &skinweights::Weights,
+    fps: f64,
+) -> (Vec<([f64; 3], Vec<[f64; 3]>, Vec<(usize, f64)>)>, [f64; 3]) {
+    use skinweights::metrics::percentile;
+    use skinweights::skinning::lbs_with_affines;
+    let rest = scene.mesh.vertices();
+    let signed = |p: &[Point2<f64>], t: &[usize; 3]| {
+        let (a, b, c) = (p[t[0]], p[t[1]], p[t[2]]);
+        (b.x - a.x) * (c.y - a.y) - (b.y - a.y) * (c.x - a.x)
+    };
+    let rest_area: f64 = scene
+        .mesh
+        .triangles()
+        .iter()
+        .map(|t| signed(rest, t).abs())
+        .sum();
+    let stats = |d: &[f64]| {
+        let max = d.iter().copied().fold(0.0, f64::max);
+        [
+            max,
+            percentile(d, 0.95),
+            d.iter().sum::<f64>() / d.len() as f64,
+        ]
+    };
+    let mut everything = Vec::new();
+    let mut clips = Vec::new();
+    for clip in &scene.clips {
+        let (mut pooled, mut frames, mut tris) = (Vec::new(), Vec::new(), Vec::new());
+        for t in clip.frame_times(fps).unwrap() {
+            let s = scene
+                .skeleton
+                .skinning_affines(&scene.clip_pose(clip, t).unwrap())
+                .unwrap();
+            let pw = lbs_with_affines(rest, w, &s).unwrap();
+            let pr = lbs_with_affines(rest, r, &s).unwrap();
+            let d: Vec<f64> = pw.iter().zip(&pr).map(|(a, b)| (a - b).norm()).collect();
+            frames.push(stats(&d));
+            let (mut flipped, mut area) = (0, 0.0);
+            for tri in scene.mesh.triangles() {
+                let a = signed(&pw, tri);
+                flipped += usize::from(a * signed(rest, tri).signum() <= 0.0);
+                area += a.abs();
+            }
+            tris.push((flipped, (area / rest_area - 1.0) * 100.0));
+            pooled.extend(d);
+        }
+        clips.push((stats(&pooled), frames, tris));
+        everything.extend(pooled);
+    }
+    (clips, stats(&everything))
+}
+
+fn assert_close(got: Option<f64>, want: f64, what: &str) {
+    let got = got.unwrap();
+    assert!(
+        (got - want).abs() <= 1e-12 * want.abs().max(1.0),
+        "{what}: {got} vs {want}"
+    );
+}
+
+fn assert_deviations(m: &ClipMetrics, want: &[f64; 3], what: &str) {
+    assert_close(m.deviation_max_px, want[0], &format!("{what} max"));
+    assert_close(m.deviation_p95_px, want[1], &format!("{what} p95"));
+    assert_close(m.deviation_mean_px, want[2], &format!("{what} mean"));
+}
+
+#[test]
+fn clip_metrics_equal_a_straightforward_computation_on_random_weights() {
+    let mut state: u64 = 0xc11b_5eed;
+    let mut next = move || {
+        state = state
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        (state >> 11) as f64 / (1u64 << 53) as f64
+    };
+    // 600 vertices, and 140 000 (more than one parallel block of the vertex pass).
+    for (case, vertices) in [600, 600, 600, 140_000].into_iter().enumerate() {
+        let scene = scene_at("bar", vertices);
+        let second = Clip::new("nod", 0.7).with_track(BoneTrack::new("upper").with(
+            ChannelKind::Rotation,
+            vec![Key::new(0.0, 0.0), Key::new(0.7, 35.0 * next())],
+        ));
+        let scene = scene.with_animation(vec![swing(), second], vec![]).unwrap();
+        let n = scene.mesh.vertex_count();
+        // Reference rows: random, some entries 0, some rows all 0 or unnormalized; the
+        // weights: a third of the rows equal to the reference's, the others random.
+        let mut reference = Vec::with_capacity(2 * n);
+        let mut weights = Vec::with_capacity(2 * n);
+        for _ in 0..n {
+            let row: Vec<f64> = (0..2)
+                .map(|_| if next() < 0.3 { 0.0 } else { next() })
+                .collect();
+            let own: Vec<f64> = if next() < 0.33 {
+                row.clone()
+            } else {
+                (0..2)
+                    .map(|_| if next() < 0.2 { 0.0 } else { next() * 1.5 })
+                    .collect()
+            };
+            reference.extend(row);
+            weights.extend(own);
+        }
+        let r = skinweights::Weights::from_row_major(reference, 2).unwrap();
+        let w = skinweights::Weights::from_row_major(weights, 2).unwrap();
+        let fps = [30.0, 12.0, 7.5, 10.0][case];
+        let clips: Vec<&Clip> = scene.clips.iter().collect();
+        let options = ClipOptions::default().with_fps(fps);
+        let got = clips_metrics(&scene, &w, Some(&r), &clips, &options).unwrap();
+        let (want, want_all) = straightforward(&scene, &w, &r, fps);
+        for (m, (pooled, frames, tris)) in got.clips.iter().zip(&want) {
+            assert_deviations(m, pooled, &format!("case {case} clip {}", m.clip));
+            assert_eq!(m.per_frame.len(), frames.len());
+            for (k, (f, want)) in m.per_frame.iter().zip(frames).enumerate() {
+                let what = format!("case {case} clip {} frame {k}", m.clip);
+                assert_close(f.deviation_max_px, want[0], &what);
+                assert_close(f.deviation_p95_px, want[1], &what);
+                assert_close(f.deviation_mean_px, want[2], &what);
+                assert_eq!(f.flipped, tris[k].0, "{what}");
+                assert_close(Some(f.area_change_pct), tris[k].1, &what);
+            }
+        }
+        assert_deviations(&got.all, &want_all, &format!("case {case} all"));
+        let single = clip_metrics(&scene, &w, Some(&r), clips[0], &options).unwrap();
+        assert_eq!(single, got.clips[0]);
+        // Without reference: the same flips and area, no deviations.
+        let plain = clips_metrics(&scene, &w, None, &clips, &options).unwrap();
+        assert_eq!(plain.all.deviation_p95_px, None);
+        for (a, b) in plain.clips.iter().zip(&got.clips) {
+            assert_eq!(a.flipped_max, b.flipped_max);
+            assert_eq!(a.area_change_max_pct, b.area_change_max_pct);
+        }
+    }
 }
 
 #[test]

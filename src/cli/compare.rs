@@ -7,7 +7,7 @@ use indicatif::{ProgressBar, ProgressStyle};
 use serde_json::json;
 use skinweights::animation::{Clip, DEFAULT_FPS};
 use skinweights::compare::{compare_solved, figure_panels, solve_all, Solved, DEFAULT_SOLVERS};
-use skinweights::metrics::clip::{clip_metrics, summarize, ClipMetrics, ClipOptions};
+use skinweights::metrics::clip::{clips_metrics, ClipMetrics, ClipOptions};
 use skinweights::plot::{save_figure, Grid};
 use skinweights::solvers::solver_by_name;
 use skinweights::{Error, Result, Scene};
@@ -204,15 +204,12 @@ fn run_clips(a: &CompareArgs, scene: &Scene, name: &str) -> Result<ExitCode> {
     let rows = solved
         .iter()
         .map(|s| {
-            let per_clip = clips
-                .iter()
-                .map(|c| clip_metrics(scene, &s.weights, reference.as_ref(), c, &options))
-                .collect::<Result<Vec<_>>>()?;
+            let m = clips_metrics(scene, &s.weights, reference.as_ref(), &clips, &options)?;
             Ok(SolverClips {
                 solver: s.solver.clone(),
                 seconds: s.seconds,
-                all: summarize(&per_clip),
-                clips: per_clip,
+                all: m.all,
+                clips: m.clips,
             })
         })
         .collect::<Result<Vec<_>>>()?;
@@ -251,7 +248,7 @@ fn run_clips(a: &CompareArgs, scene: &Scene, name: &str) -> Result<ExitCode> {
 }
 
 /// The clip called `name`, or every clip for `all` (an error when the scene has none).
-fn chosen_clips<'s>(scene: &'s Scene, name: &str) -> Result<Vec<&'s Clip>> {
+pub(super) fn chosen_clips<'s>(scene: &'s Scene, name: &str) -> Result<Vec<&'s Clip>> {
     match name {
         "all" if scene.clips.is_empty() => Err(Error::field(
             "--clip",
@@ -265,7 +262,7 @@ fn chosen_clips<'s>(scene: &'s Scene, name: &str) -> Result<Vec<&'s Clip>> {
 /// The Markdown table of `compare --clip`: one row per solver, its numbers over the chosen
 /// clips (`-`: no reference weights, so no deviation).
 fn clip_table(scene: &Scene, name: &str, rows: &[SolverClips]) -> String {
-    let f = |v: Option<f64>| v.map_or("-".to_string(), |x| format!("{x:.3}"));
+    let f = clip_cell;
     let mut s = format!(
         "scene {}, clip {name}: each solver's weights played over the clip\n\n| solver | \
          frames | deviation max px | p95 px | mean px | max % | worst frame | flipped max | \
@@ -274,9 +271,7 @@ fn clip_table(scene: &Scene, name: &str, rows: &[SolverClips]) -> String {
     );
     for r in rows {
         let m = &r.all;
-        let worst = m.worst_frame.as_ref().map_or("-".into(), |w| {
-            format!("{} #{} ({:.3} s)", w.clip, w.frame, w.time)
-        });
+        let worst = worst_frame_cell(m);
         s += &format!(
             "| {} | {} | {} | {} | {} | {} | {} | {} | {} | {:.3} | {:.2} |\n",
             r.solver,
@@ -293,4 +288,16 @@ fn clip_table(scene: &Scene, name: &str, rows: &[SolverClips]) -> String {
         );
     }
     s
+}
+
+/// A deviation cell of the clip tables: 3 decimals, `-` without reference.
+pub(super) fn clip_cell(v: Option<f64>) -> String {
+    v.map_or("-".to_string(), |x| format!("{x:.3}"))
+}
+
+/// The worst-frame cell of the clip tables: clip, frame index and time.
+pub(super) fn worst_frame_cell(m: &ClipMetrics) -> String {
+    m.worst_frame.as_ref().map_or("-".into(), |w| {
+        format!("{} #{} ({:.3} s)", w.clip, w.frame, w.time)
+    })
 }

@@ -1,13 +1,14 @@
 //! `skinweights eval`: every metric of a weights file on a probe of the scene, or over its
 //! clips (`--clip NAME|all`, with `--reference` weights for the deviation).
 
+use super::compare::{chosen_clips, clip_cell, worst_frame_cell};
 use super::{load_weights_for, resolve_scene, BuiltinArgs};
 use clap::Args;
 use serde_json::json;
 use skinweights::compare::{CompareRow, Comparison};
-use skinweights::metrics::clip::{clip_metrics, summarize, ClipMetrics, ClipOptions};
+use skinweights::metrics::clip::{clips_metrics, ClipOptions};
 use skinweights::metrics::evaluate;
-use skinweights::{Error, Result, Scene, Weights};
+use skinweights::{Result, Scene, Weights};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -75,23 +76,10 @@ fn run_clips(
     reference: Option<&Weights>,
     name: &str,
 ) -> Result<ExitCode> {
-    let clips: Vec<_> = if name == "all" {
-        if scene.clips.is_empty() {
-            return Err(Error::field(
-                "--clip",
-                format!("scene {:?} has no clips", scene.name),
-            ));
-        }
-        scene.clips.iter().collect()
-    } else {
-        vec![scene.clip(name)?]
-    };
+    let clips = chosen_clips(scene, name)?;
     let options = ClipOptions::default().with_fps(a.fps);
-    let per_clip: Vec<ClipMetrics> = clips
-        .iter()
-        .map(|c| clip_metrics(scene, w, reference, c, &options))
-        .collect::<Result<_>>()?;
-    let all = summarize(&per_clip);
+    let m = clips_metrics(scene, w, reference, &clips, &options)?;
+    let (per_clip, all) = (m.clips, m.all);
     if a.json {
         let out = json!({
             "scene": scene.name,
@@ -104,15 +92,13 @@ fn run_clips(
         println!("{out}");
         return Ok(ExitCode::SUCCESS);
     }
-    let f = |v: Option<f64>| v.map_or("-".to_string(), |x| format!("{x:.3}"));
+    let f = clip_cell;
     println!(
         "| clip | frames | deviation max px | p95 px | mean px | max % | worst frame | flipped max | area change max % |"
     );
     println!("|---|---|---|---|---|---|---|---|---|");
     for m in per_clip.iter().chain(std::iter::once(&all)) {
-        let worst = m.worst_frame.as_ref().map_or("-".into(), |w| {
-            format!("{} #{} ({:.3} s)", w.clip, w.frame, w.time)
-        });
+        let worst = worst_frame_cell(m);
         println!(
             "| {} | {} | {} | {} | {} | {} | {} | {} | {:.3} |",
             m.clip,

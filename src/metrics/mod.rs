@@ -10,6 +10,7 @@
 pub mod artist;
 pub mod clip;
 pub mod interpenetration;
+mod quantile;
 
 pub use interpenetration::{
     interpenetration, EdgeCrossing, Interpenetration, InterpenetrationReport, LayerOverlap,

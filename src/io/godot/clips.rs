@@ -29,7 +29,9 @@
 //!
 //! Export writes every clip as an `Animation` with one value track per animated property
 //! (the bones are written with frames along the bone, so `α = 0`): `rotation` (Godot 4,
-//! radians) or `rotation_degrees` (Godot 3), `position`, `scale`, `interp = 1`, transitions
+//! radians) or `rotation_degrees` (Godot 3), `position`, `scale` (a track keyed first after 0
+//! also keyed at 0 with its first value, which Godot would not apply before its first key),
+//! `interp = 1`, transitions
 //! 1 (linear), 0 (stepped), `c` (Godot ease), 2 / 0.5 / -2 (ease-in / ease-out /
 //! ease-in-out, exactly Godot's `ease`); Bézier, bounce and back segments, and x/y channels
 //! keyed at different times with other curves than linear, are sampled at the clip's
@@ -1039,9 +1041,20 @@ impl ClipWriter<'_> {
         Ok(())
     }
 
-    /// One value track setting `prop` of bone `j`.
-    fn value_track(&mut self, j: usize, prop: &str, keys: Vec<WrittenKey>) {
+    /// One value track setting `prop` of bone `j`. A track whose first key is after 0 gets
+    /// a copy of that key at 0: a clip holds its first value from the start, but Godot 3
+    /// applies a value track only from its first key (measured in Godot 3.2.3: gBot's
+    /// `fall` and `idle`, keyed from 0.5 s, played up to 111 px from the clip at 0.25 s).
+    fn value_track(&mut self, j: usize, prop: &str, mut keys: Vec<WrittenKey>) {
         let num = super::export::num;
+        if let Some(first) = keys.first().filter(|k| k.time > 0.0) {
+            let at_zero = WrittenKey {
+                time: 0.0,
+                value: first.value.clone(),
+                transition: 1.0,
+            };
+            keys.insert(0, at_zero);
+        }
         let (float_array, lb, rb) = if self.g4 {
             ("PackedFloat32Array", "(", ")")
         } else {

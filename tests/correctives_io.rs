@@ -639,8 +639,14 @@ fn correct_command_writes_the_fitted_correctives() {
     assert_eq!(c.interpolation, Interpolation::Linear);
     let angles: Vec<f64> = c.keys.iter().map(|k| k.angle).collect();
     // The asked keys, and the fit's own every 5 degrees from the rest angle.
-    assert!(angles.contains(&90.0) && angles.contains(&150.0), "{angles:?}");
-    assert!(angles.windows(2).all(|w| w[1] - w[0] <= 5.0 + 1e-9), "{angles:?}");
+    assert!(
+        angles.contains(&90.0) && angles.contains(&150.0),
+        "{angles:?}"
+    );
+    assert!(
+        angles.windows(2).all(|w| w[1] - w[0] <= 5.0 + 1e-9),
+        "{angles:?}"
+    );
     // The library's fit on the same scene and weights gives the same offsets.
     let bar = small_scene("bar");
     let fit = auto_corrective(

@@ -25,7 +25,7 @@ use crate::error::{Error, Result};
 use crate::mesh::signed_area2;
 use crate::scene::Scene;
 use crate::skeleton::{Affine2, Pose};
-use crate::skinning::{check_shape, lbs_with_affines, LBS_CHUNK, WEIGHT_SUM_EPSILON};
+use crate::skinning::{check_shape, LBS_CHUNK, WEIGHT_SUM_EPSILON};
 use crate::weights::Weights;
 use nalgebra::{Point2, Vector2};
 use rayon::prelude::*;
@@ -505,7 +505,7 @@ fn too_large(n: usize) -> Error {
 
 /// The nonzero entries of the weights' rows and the reference's, as the fused loop reads
 /// them: per vertex the bones either weights (clamped at 0 as `lbs_vertex` clamps), in bone
-/// order, so each position is bit-identical to [`lbs_with_affines`]'.
+/// order, so each position is bit-identical to [`crate::skinning::lbs_with_affines`]'.
 struct PairRows {
     /// Per vertex (and one past the last): 2 × the index of its first entry, + 1 when its
     /// reference row differs from its weights row.

@@ -21,7 +21,7 @@
 //! flipped, next to the artist's own); plus solve time and failures.
 //!
 //! **Folds.** The shipped rigs are split once, by name, into a *tuning* fold and a
-//! *held-out* fold ([`FOLDS`]). Defaults are chosen on the tuning fold; the held-out fold's
+//! *held-out* fold ([`common::rigs::FOLDS`]). Defaults are chosen on the tuning fold; the held-out fold's
 //! figures are the ones to quote. Rigs given on the command line form their own `given`
 //! fold.
 //!
@@ -35,17 +35,15 @@
 mod common;
 
 use clap::Parser;
+use common::rigs::{cut_meshes, load_rigs, solve_per_mesh, solve_spec, uniform, Rig};
 use common::{csv_num, json_num, main_with, progress, write_json, write_text, Res};
 use serde::Serialize;
-use skinweights::io::dragonbones::load_dragonbones;
-use skinweights::io::godot::load_godot;
-use skinweights::io::spine::{load_spine, SkinSelection, SpineImport, SpineImportOptions};
 use skinweights::metrics::artist::{
     score_against_artist, ArtistClipFrames, ArtistMesh, ArtistScoreOptions, ClipScore,
 };
 use skinweights::scene::SubScene;
-use skinweights::{Scene, Weights};
-use std::path::{Path, PathBuf};
+use skinweights::Weights;
+use std::path::PathBuf;
 use std::time::Instant;
 
 #[derive(Parser)]
@@ -70,52 +68,6 @@ struct Cli {
 /// The solvers scored by default. The masks are left out: solving a mesh with its own bones
 /// already is a per-part mask, so in protocol (a) they would repeat their base solver.
 const DEFAULT_SOLVERS: [&str; 6] = ["linear", "euclidean", "geodesic", "heat", "bbw", "best"];
-
-/// The fixed split of the shipped rigs (by rig name): decide on `tune`, report `held-out`.
-/// Chosen once so the two folds have similar vertex counts and both mix formats and sizes.
-pub const FOLDS: &[(&str, &str)] = &[
-    ("dragonbones-you-xin", "tune"),
-    ("spineboy", "tune"),
-    ("stretchyman", "tune"),
-    ("owl", "tune"),
-    ("alien", "tune"),
-    ("cloud-pot", "tune"),
-    ("gbot", "held-out"),
-    ("raptor", "held-out"),
-    ("tank", "held-out"),
-    ("vine", "held-out"),
-    ("powerup", "held-out"),
-    ("goblins", "held-out"),
-];
-
-/// The shipped rigs, relative to the crate root.
-const SHIPPED: &[(&str, &str)] = &[
-    (
-        "dragonbones-you-xin",
-        "data/dragonbones-you-xin/body_ske.json",
-    ),
-    ("gbot", "data/godot-gbot/player.tscn"),
-    ("spineboy", "data/spine/spineboy/spineboy-pro.json"),
-    ("stretchyman", "data/spine/stretchyman/stretchyman-pro.json"),
-    ("owl", "data/spine/owl/owl-pro.json"),
-    ("alien", "data/spine/alien/alien-pro.json"),
-    ("cloud-pot", "data/spine/cloud-pot/cloud-pot.json"),
-    ("raptor", "data/spine/raptor/raptor-pro.json"),
-    ("tank", "data/spine/tank/tank-pro.json"),
-    ("vine", "data/spine/vine/vine-pro.json"),
-    ("powerup", "data/spine/powerup/powerup-pro.json"),
-    ("goblins", "data/spine/goblins/goblins-pro.json"),
-];
-
-/// A character with painted weights, and per mesh the bones the artist bound it to.
-struct Rig {
-    name: String,
-    fold: String,
-    scene: Scene,
-    artist: Weights,
-    /// Per mesh: its part name and the artist's bone names.
-    meshes: Vec<(String, Vec<String>)>,
-}
 
 #[derive(Serialize, Clone)]
 struct MeshRow {
@@ -196,29 +148,12 @@ fn main() -> std::process::ExitCode {
 
 fn run(cli: &Cli) -> Res<()> {
     let started = Instant::now();
-    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let rigs: Vec<Rig> = if cli.rigs.is_empty() {
-        SHIPPED
-            .iter()
-            .map(|(name, file)| load_rig(&root.join(file), name, fold_of(name)))
-            .collect::<Res<_>>()?
-    } else {
-        cli.rigs
-            .iter()
-            .map(|path| {
-                let name = path
-                    .file_stem()
-                    .map(|s| s.to_string_lossy().into_owned())
-                    .unwrap_or_else(|| path.display().to_string());
-                load_rig(path, &name, "given")
-            })
-            .collect::<Res<_>>()?
-    };
+    let rigs = load_rigs(&cli.rigs)?;
     let solvers: Vec<String> = cli
         .solvers
         .clone()
         .unwrap_or_else(|| DEFAULT_SOLVERS.iter().map(|s| s.to_string()).collect());
-    for s in &solvers {
+    for s in solvers.iter().filter(|s| !s.contains('@')) {
         skinweights::solvers::solver_by_name(s, skinweights::solvers::NO_OPTIONS)?;
     }
     let clip_frames: Vec<ArtistClipFrames> = rigs
@@ -234,29 +169,15 @@ fn run(cli: &Cli) -> Res<()> {
     let mut rows = Vec::new();
     let mut times: Vec<(String, &'static str, String, f64)> = Vec::new();
     for (rig, frames) in rigs.iter().zip(&clip_frames) {
-        let cuts: Vec<(String, SubScene)> = rig
-            .meshes
-            .iter()
-            .map(|(part, bones)| Ok((part.clone(), SubScene::new(&rig.scene, part, bones)?)))
-            .collect::<Res<_>>()?;
+        let cuts = cut_meshes(rig)?;
         let deforming = deforming_bones(rig);
         for solver in &solvers {
             // (a) mesh by mesh with the artist's bones.
-            let mut full = Weights::zeros(rig.scene.mesh.vertex_count(), rig.scene.skeleton.len());
-            let mut failed = vec![None; cuts.len()];
             let t = Instant::now();
-            for (k, (part, cut)) in cuts.iter().enumerate() {
+            let (full, failed) = solve_per_mesh(rig, &cuts, solver, |part| {
                 bar.set_message(format!("{} {solver} on {part}", rig.name));
-                let sub = match skinweights::solve(&cut.scene, solver) {
-                    Ok(w) => w,
-                    Err(e) => {
-                        failed[k] = Some(e.to_string());
-                        uniform(cut.vertices.len(), cut.bones.len())
-                    }
-                };
-                cut.scatter(&sub, &mut full)?;
                 bar.inc(1);
-            }
+            })?;
             times.push((
                 rig.fold.clone(),
                 "per mesh",
@@ -322,87 +243,6 @@ fn run(cli: &Cli) -> Res<()> {
     Ok(())
 }
 
-fn fold_of(name: &str) -> &'static str {
-    FOLDS
-        .iter()
-        .find(|(n, _)| *n == name)
-        .map(|(_, f)| *f)
-        .unwrap_or("given")
-}
-
-/// Reads a rig by its extension and content: Godot `.tscn`, Spine JSON (a `skeleton.spine`
-/// version; every attachment of every skin), or DragonBones JSON.
-fn load_rig(path: &Path, name: &str, fold: &str) -> Res<Rig> {
-    let is_tscn = path.extension().is_some_and(|e| e == "tscn");
-    let (scene, artist, meshes) = if !is_tscn && is_spine(path)? {
-        let options = SpineImportOptions::default().with_skin(SkinSelection::All);
-        let s = load_spine(path, None, &options)?;
-        let meshes = spine_meshes(&s);
-        (s.scene, s.artist, meshes)
-    } else if is_tscn {
-        let g = load_godot(path)?;
-        let meshes = g
-            .report
-            .meshes
-            .iter()
-            .map(|m| (m.part.clone(), m.bones.clone()));
-        (g.scene, g.artist, meshes.collect())
-    } else {
-        let d = load_dragonbones(path)?;
-        let meshes = d
-            .report
-            .meshes
-            .iter()
-            .map(|m| (m.part.clone(), m.bones.clone()));
-        (d.scene, d.artist, meshes.collect())
-    };
-    Ok(Rig {
-        name: name.to_string(),
-        fold: fold.to_string(),
-        scene,
-        artist,
-        meshes,
-    })
-}
-
-/// Whether a JSON file is a Spine export (its `skeleton` object names a `spine` version).
-fn is_spine(path: &Path) -> Res<bool> {
-    let text = std::fs::read_to_string(path)
-        .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
-    let json: serde_json::Value =
-        serde_json::from_str(&text).map_err(|e| format!("{} is not JSON: {e}", path.display()))?;
-    Ok(json["skeleton"]["spine"].is_string())
-}
-
-/// A Spine rig's weighted meshes with at least two bones, each with the bones its artist
-/// weighted it to (rigid and one-bone meshes score 100% for every solver and are left out).
-fn spine_meshes(s: &SpineImport) -> Vec<(String, Vec<String>)> {
-    let names = s.scene.skeleton.names();
-    s.report
-        .attachments
-        .iter()
-        .filter(|a| a.weighted)
-        .filter_map(|a| {
-            let bones: Vec<String> = (0..names.len())
-                .filter(|&b| a.vertex_range().any(|v| s.artist.get(v, b) > 0.0))
-                .map(|b| names[b].clone())
-                .collect();
-            (bones.len() >= 2).then(|| (a.part.clone(), bones))
-        })
-        .collect()
-}
-
-/// Equal weights on every bone: what a failed mesh is scored with.
-fn uniform(vertices: usize, bones: usize) -> Weights {
-    let mut w = Weights::zeros(vertices, bones);
-    for v in 0..vertices {
-        w.row_mut(v)
-            .iter_mut()
-            .for_each(|x| *x = 1.0 / bones as f64);
-    }
-    w
-}
-
 /// Scene indices of the bones some mesh of the rig is bound to, in scene order.
 fn deforming_bones(rig: &Rig) -> Vec<usize> {
     let mut out: Vec<usize> = rig
@@ -423,7 +263,7 @@ fn solve_whole(rig: &Rig, deforming: &[usize], solver: &str) -> Res<(Weights, Op
         .map(|&b| rig.scene.skeleton.bones()[b].name.clone())
         .collect();
     let cut = SubScene::with_bones(&rig.scene, &names)?;
-    let (solved, failure) = match skinweights::solve(&cut.scene, solver) {
+    let (solved, failure) = match solve_spec(&cut.scene, solver) {
         Ok(w) => (w, None),
         Err(e) => (
             uniform(cut.vertices.len(), cut.bones.len()),

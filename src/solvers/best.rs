@@ -4,7 +4,8 @@
 //!
 //! Four options ([`BestOptions`]): `band`, `limit`, `source_blend` and `coarse_refine`. The
 //! recipe's other values are constants (`PART_SOURCES`, `BLEND_WIDEN`, `BLEND_FADE`,
-//! `CUT_FADE`, `COARSE_SEED_BLEND`, `COARSE_SOURCE_BLEND`, the heat system's defaults); each
+//! `CUT_FADE`, `COARSE_SEED_BLEND`, `COARSE_SOURCE_BLEND`, `HANDLE_LENGTH`, the lock
+//! constants, the heat system's defaults); each
 //! paragraph below gives the measurement behind one. `Recipe` holds them; the feature
 //! `internals` exposes it for the examples and experiments that replay earlier recipes.
 //!
@@ -87,6 +88,24 @@
 //! copy whose triangles are split uniformly until it has at least that many, then read back
 //! at its own vertices: 90.0% agreement on the DragonBones meshes, 88.2% on gBot's (linear:
 //! 79.7% and 88.2%).
+//!
+//! **Handles** (`HANDLE_LENGTH`, chosen on the benchmark's tune fold, docs/benchmark.md).
+//! Artists bind meshes to bones of length 0 or 1: Spine's control bones, DragonBones'
+//! pelvis, the owl's whole face (`experiments/artist_study.rs`, docs/artist-study.md). The
+//! seed's ramp runs along the child's axis and hands everything behind the child's head to
+//! the parent, which for a handle is a half-plane through a point in an arbitrary
+//! direction: on the owl's body, whose two bones are handles 228 units apart, vertices 61
+//! units from the upper handle and 166 from the lower went 83% to the lower one (the
+//! artist: 10%). A joint whose child and parent are both handles (no longer than 0.04 of the
+//! height) gets no ramp, so its sources are heat's nearest-bone ones. A handle under a
+//! long bone keeps the ramp: there the artists give the handle little weight (the
+//! DragonBones body's breast handles 0.07-0.09, its face control likewise), which the ramp
+//! approximates by halving the handle's region (no ramp for every handle: DragonBones
+//! agreement 90.0% -> 79.4%). Tune fold, protocol (a): agreement 74.5% -> 74.0%, one-bone
+//! deviation 7.00 -> 5.60% of the diagonal, clip deviation 1.86 -> 1.66% (heat 69.0%,
+//! 5.78, 1.82); the held-out fold has no joint between handles (its figures are
+//! unchanged), nor do the 32 leakage scenes. Tried and not kept: no ramp where the child's
+//! head is farther than 1-4 `r` from its parent's segment (tune agreement 68.6-70.3%).
 //!
 //! **Locked from the part border, fading before it** (`experiments/leakage_folds.rs`,
 //! docs/best.md "Leakage under a fixed split"; chosen on the tune fold of arms-down,
@@ -190,6 +209,13 @@ const LOCK_FADE: f64 = 0.0;
 /// (module docs, "Locked from the part border"; 0: the sources keep their blend up to the
 /// lock).
 const LOCK_SOURCE_FADE: f64 = 0.06;
+
+/// A bone no longer than this fraction of the height is a handle, not a segment of the art;
+/// a joint between two handles (or a handle and no parent) gets no seed's blend, so its
+/// sources stay heat's nearest-bone ones (module docs, "Handles"). On the benchmark's tune
+/// fold the bones of the artists' meshes are either at most 0.026 of their mesh's height
+/// (Spine control bones of length 0-1, DragonBones' pelvis) or at least 0.050.
+const HANDLE_LENGTH: f64 = 0.04;
 
 /// Options of [`Best`]: the four a user may change. The recipe's other values are
 /// constants whose measured reasons are in the module docs.
@@ -382,6 +408,8 @@ pub struct Recipe {
     pub lock_fade: f64,
     /// Shipped: `LOCK_SOURCE_FADE`.
     pub lock_source_fade: f64,
+    /// Shipped: `HANDLE_LENGTH`.
+    pub handle_length: f64,
     /// Each bone with locked vertices is solved on the system restricted to its free
     /// vertices (true, module docs "Speed"), or the whole system is refactored per bone with
     /// the locked rows set to the identity (false: the previous way, the same weights within
@@ -402,6 +430,7 @@ impl Default for Recipe {
             own_on_bone: OWN_ON_BONE,
             lock_fade: LOCK_FADE,
             lock_source_fade: LOCK_SOURCE_FADE,
+            handle_length: HANDLE_LENGTH,
             reduced_solves: true,
         }
     }
@@ -410,7 +439,7 @@ impl Default for Recipe {
 #[cfg(any(test, feature = "internals"))]
 impl Recipe {
     /// The keys [`Recipe::set`] takes (the former options' names).
-    pub const KEYS: [&'static str; 11] = [
+    pub const KEYS: [&'static str; 12] = [
         "visibility",
         "part_sources",
         "blend_widen",
@@ -421,6 +450,7 @@ impl Recipe {
         "own_on_bone",
         "lock_fade",
         "lock_source_fade",
+        "handle_length",
         "reduced_solves",
     ];
 
@@ -438,6 +468,7 @@ impl Recipe {
             "lock_source_fade" => {
                 self.lock_source_fade = parse_number(key, value, |x| x >= 0.0, ">= 0")?
             }
+            "handle_length" => self.handle_length = parse_number(key, value, |x| x >= 0.0, ">= 0")?,
             "blend_widen" => self.blend_widen = parse_number(key, value, |x| x >= 0.0, ">= 0")?,
             "cut_fade" => self.cut_fade = parse_number(key, value, |x| x >= 0.0, ">= 0")?,
             "blend_fade" => {
@@ -661,16 +692,25 @@ struct JointBlend {
     /// A child's share fades out between `fade_from x r` and `fade_to x r` from its head.
     fade_from: f64,
     fade_to: f64,
+    /// A bone at most this long is a handle: no ramp at its joint (`HANDLE_LENGTH`).
+    handle: f64,
 }
 
 impl JointBlend {
-    /// The child's weight at `p` for the joint at `bone`'s head (`None` for a zero-length
-    /// bone): the seed's linear ramp along the bone's axis, of half-width `r` widened to
+    /// The child's weight at `p` for the joint at `bone`'s head (`None` for a handle, a bone
+    /// no longer than `handle`): the seed's linear ramp along the bone's axis, of half-width `r` widened to
     /// `widen` x the distance from the axis line.
-    fn child_share(&self, bone: &crate::skeleton::Bone, p: &Point2<f64>) -> Option<f64> {
+    fn child_share(
+        &self,
+        bone: &crate::skeleton::Bone,
+        bones: &[crate::skeleton::Bone],
+        p: &Point2<f64>,
+    ) -> Option<f64> {
         let d = bone.tail - bone.head;
         let len = d.norm();
-        (len > 0.0).then(|| {
+        let is_handle = |b: &crate::skeleton::Bone| (b.tail - b.head).norm() <= self.handle;
+        let between_handles = is_handle(bone) && bone.parent.is_none_or(|q| is_handle(&bones[q]));
+        (len > 0.0 && !between_handles).then(|| {
             let (u, v) = (d / len, p - bone.head);
             let r = self.r.max(self.widen * v.perp(&u).abs());
             ((v.dot(&u) + r) / (2.0 * r)).clamp(0.0, 1.0)
@@ -703,7 +743,7 @@ impl JointBlend {
     ) {
         let mut own = scale;
         if let Some(parent) = bones[j].parent {
-            if let Some(t) = self.child_share(&bones[j], p) {
+            if let Some(t) = self.child_share(&bones[j], bones, p) {
                 row[parent] += own * (1.0 - t);
                 own *= t;
             }
@@ -714,7 +754,7 @@ impl JointBlend {
             .filter_map(|&c| {
                 let keep = self.reach((bones[c].head - q).norm());
                 (keep > 0.0)
-                    .then(|| self.child_share(&bones[c], p).map(|f| (c, keep * f)))
+                    .then(|| self.child_share(&bones[c], bones, p).map(|f| (c, keep * f)))
                     .flatten()
             })
             .collect();
@@ -1030,6 +1070,7 @@ impl Solver for Best {
                     widen: r.blend_widen,
                     fade_from: r.blend_fade.0,
                     fade_to: r.blend_fade.1,
+                    handle: r.handle_length * scene.mesh.height(),
                 },
                 &segments,
                 floor,

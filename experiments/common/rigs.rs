@@ -1,0 +1,218 @@
+//! The artist-weighted rigs the benchmark and the artist study score solvers on: loading,
+//! the fixed split into folds, and the per-mesh solve of protocol (a).
+
+use super::Res;
+use skinweights::io::dragonbones::load_dragonbones;
+use skinweights::io::godot::load_godot;
+use skinweights::io::spine::{load_spine, SkinSelection, SpineImport, SpineImportOptions};
+use skinweights::scene::SubScene;
+use skinweights::{Scene, Weights};
+use std::path::{Path, PathBuf};
+
+/// The fixed split of the shipped rigs (by rig name): decide on `tune`, report `held-out`.
+/// Chosen once so the two folds have similar vertex counts and both mix formats and sizes.
+pub const FOLDS: &[(&str, &str)] = &[
+    ("dragonbones-you-xin", "tune"),
+    ("spineboy", "tune"),
+    ("stretchyman", "tune"),
+    ("owl", "tune"),
+    ("alien", "tune"),
+    ("cloud-pot", "tune"),
+    ("gbot", "held-out"),
+    ("raptor", "held-out"),
+    ("tank", "held-out"),
+    ("vine", "held-out"),
+    ("powerup", "held-out"),
+    ("goblins", "held-out"),
+];
+
+/// The shipped rigs (name, file relative to the crate root).
+pub const SHIPPED: &[(&str, &str)] = &[
+    (
+        "dragonbones-you-xin",
+        "data/dragonbones-you-xin/body_ske.json",
+    ),
+    ("gbot", "data/godot-gbot/player.tscn"),
+    ("spineboy", "data/spine/spineboy/spineboy-pro.json"),
+    ("stretchyman", "data/spine/stretchyman/stretchyman-pro.json"),
+    ("owl", "data/spine/owl/owl-pro.json"),
+    ("alien", "data/spine/alien/alien-pro.json"),
+    ("cloud-pot", "data/spine/cloud-pot/cloud-pot.json"),
+    ("raptor", "data/spine/raptor/raptor-pro.json"),
+    ("tank", "data/spine/tank/tank-pro.json"),
+    ("vine", "data/spine/vine/vine-pro.json"),
+    ("powerup", "data/spine/powerup/powerup-pro.json"),
+    ("goblins", "data/spine/goblins/goblins-pro.json"),
+];
+
+/// A character with painted weights, and per mesh the bones the artist bound it to.
+pub struct Rig {
+    /// Its name (the file stem for a given file).
+    pub name: String,
+    /// `tune`, `held-out` or `given`.
+    pub fold: String,
+    /// The whole character.
+    pub scene: Scene,
+    /// The artist's weights on the whole character.
+    pub artist: Weights,
+    /// Per mesh: its part name and the artist's bone names.
+    pub meshes: Vec<(String, Vec<String>)>,
+}
+
+/// The fold of a shipped rig (`given` for any other).
+pub fn fold_of(name: &str) -> &'static str {
+    FOLDS
+        .iter()
+        .find(|(n, _)| *n == name)
+        .map(|(_, f)| *f)
+        .unwrap_or("given")
+}
+
+/// Reads a rig by its extension and content: Godot `.tscn`, Spine JSON (a `skeleton.spine`
+/// version; every attachment of every skin), or DragonBones JSON.
+/// Reads a Spine JSON, DragonBones `_ske.json` or Godot `.tscn` rig with its artist's weights.
+pub fn load_rig(path: &Path, name: &str, fold: &str) -> Res<Rig> {
+    let is_tscn = path.extension().is_some_and(|e| e == "tscn");
+    let (scene, artist, meshes) = if !is_tscn && is_spine(path)? {
+        let options = SpineImportOptions::default().with_skin(SkinSelection::All);
+        let s = load_spine(path, None, &options)?;
+        let meshes = spine_meshes(&s);
+        (s.scene, s.artist, meshes)
+    } else if is_tscn {
+        let g = load_godot(path)?;
+        let meshes = g
+            .report
+            .meshes
+            .iter()
+            .map(|m| (m.part.clone(), m.bones.clone()));
+        (g.scene, g.artist, meshes.collect())
+    } else {
+        let d = load_dragonbones(path)?;
+        let meshes = d
+            .report
+            .meshes
+            .iter()
+            .map(|m| (m.part.clone(), m.bones.clone()));
+        (d.scene, d.artist, meshes.collect())
+    };
+    Ok(Rig {
+        name: name.to_string(),
+        fold: fold.to_string(),
+        scene,
+        artist,
+        meshes,
+    })
+}
+
+/// Whether a JSON file is a Spine export (its `skeleton` object names a `spine` version).
+fn is_spine(path: &Path) -> Res<bool> {
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+    let json: serde_json::Value =
+        serde_json::from_str(&text).map_err(|e| format!("{} is not JSON: {e}", path.display()))?;
+    Ok(json["skeleton"]["spine"].is_string())
+}
+
+/// A Spine rig's weighted meshes with at least two bones, each with the bones its artist
+/// weighted it to (rigid and one-bone meshes score 100% for every solver and are left out).
+fn spine_meshes(s: &SpineImport) -> Vec<(String, Vec<String>)> {
+    let names = s.scene.skeleton.names();
+    s.report
+        .attachments
+        .iter()
+        .filter(|a| a.weighted)
+        .filter_map(|a| {
+            let bones: Vec<String> = (0..names.len())
+                .filter(|&b| a.vertex_range().any(|v| s.artist.get(v, b) > 0.0))
+                .map(|b| names[b].clone())
+                .collect();
+            (bones.len() >= 2).then(|| (a.part.clone(), bones))
+        })
+        .collect()
+}
+
+/// Equal weights on every bone: what a failed mesh is scored with.
+pub fn uniform(vertices: usize, bones: usize) -> Weights {
+    let mut w = Weights::zeros(vertices, bones);
+    for v in 0..vertices {
+        w.row_mut(v)
+            .iter_mut()
+            .for_each(|x| *x = 1.0 / bones as f64);
+    }
+    w
+}
+
+/// The shipped rigs when `given` is empty, else the given files (fold `given`).
+pub fn load_rigs(given: &[PathBuf]) -> Res<Vec<Rig>> {
+    if given.is_empty() {
+        let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+        return SHIPPED
+            .iter()
+            .map(|(name, file)| load_rig(&root.join(file), name, fold_of(name)))
+            .collect();
+    }
+    given
+        .iter()
+        .map(|path| {
+            let name = path
+                .file_stem()
+                .map(|s| s.to_string_lossy().into_owned())
+                .unwrap_or_else(|| path.display().to_string());
+            load_rig(path, &name, "given")
+        })
+        .collect()
+}
+
+/// Each artist mesh of the rig cut out with the bones its artist bound it to.
+pub fn cut_meshes(rig: &Rig) -> Res<Vec<(String, SubScene)>> {
+    rig.meshes
+        .iter()
+        .map(|(part, bones)| Ok((part.clone(), SubScene::new(&rig.scene, part, bones)?)))
+        .collect()
+}
+
+/// Protocol (a): every cut solved alone with `solver`, assembled into whole-character
+/// weights. A failed solve is scored with equal weights on the mesh's bones; its error is
+/// returned per mesh. `each` is called after every mesh (progress).
+pub fn solve_per_mesh(
+    rig: &Rig,
+    cuts: &[(String, SubScene)],
+    solver: &str,
+    mut each: impl FnMut(&str),
+) -> Res<(Weights, Vec<Option<String>>)> {
+    let mut full = Weights::zeros(rig.scene.mesh.vertex_count(), rig.scene.skeleton.len());
+    let mut failed = vec![None; cuts.len()];
+    for (k, (part, cut)) in cuts.iter().enumerate() {
+        let sub = match solve_spec(&cut.scene, solver) {
+            Ok(w) => w,
+            Err(e) => {
+                failed[k] = Some(e.to_string());
+                uniform(cut.vertices.len(), cut.bones.len())
+            }
+        };
+        cut.scatter(&sub, &mut full)?;
+        each(part);
+    }
+    Ok((full, failed))
+}
+
+/// Solves with a registry name, or (built with the feature `internals`) with `best` at a
+/// recipe variant, `best@KEY=VALUE;KEY=VALUE` (the keys of
+/// `skinweights::solvers::internals::best_with_recipe`): the cross-validation of `best`'s
+/// recipe runs the benchmark on such variants.
+pub fn solve_spec(scene: &skinweights::Scene, spec: &str) -> skinweights::Result<Weights> {
+    match spec.split_once('@') {
+        #[cfg(feature = "internals")]
+        Some((_, recipe)) => {
+            use skinweights::solvers::Solver as _;
+            let pairs: Vec<(&str, &str)> = recipe
+                .split(';')
+                .filter(|p| !p.is_empty())
+                .map(|p| p.split_once('=').unwrap_or((p, "")))
+                .collect();
+            let solver = skinweights::solvers::internals::best_with_recipe(&pairs)?;
+            Ok(solver.solve(scene)?.weights)
+        }
+        _ => skinweights::solve(scene, spec),
+    }
+}

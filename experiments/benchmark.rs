@@ -35,7 +35,9 @@
 mod common;
 
 use clap::Parser;
-use common::rigs::{cut_meshes, load_rigs, solve_per_mesh, solve_spec, uniform, Rig};
+use common::rigs::{
+    cut_meshes, load_rigs, solve_per_mesh, solve_spec, solver_of_spec, uniform, Rig,
+};
 use common::{csv_num, json_num, main_with, progress, write_json, write_text, Res};
 use serde::Serialize;
 use skinweights::metrics::artist::{
@@ -153,8 +155,8 @@ fn run(cli: &Cli) -> Res<()> {
         .solvers
         .clone()
         .unwrap_or_else(|| DEFAULT_SOLVERS.iter().map(|s| s.to_string()).collect());
-    for s in solvers.iter().filter(|s| !s.contains('@')) {
-        skinweights::solvers::solver_by_name(s, skinweights::solvers::NO_OPTIONS)?;
+    for s in &solvers {
+        solver_of_spec(s)?;
     }
     let clip_frames: Vec<ArtistClipFrames> = rigs
         .iter()

@@ -201,18 +201,24 @@ pub fn solve_per_mesh(
 /// `skinweights::solvers::internals::best_with_recipe`): the cross-validation of `best`'s
 /// recipe runs the benchmark on such variants.
 pub fn solve_spec(scene: &skinweights::Scene, spec: &str) -> skinweights::Result<Weights> {
+    Ok(solver_of_spec(spec)?.solve(scene)?.weights)
+}
+
+/// The solver `spec` names (see [`solve_spec`]): an error for an unknown name or recipe key,
+/// so drivers check their specs before solving.
+pub fn solver_of_spec(spec: &str) -> skinweights::Result<Box<dyn skinweights::solvers::Solver>> {
     match spec.split_once('@') {
         #[cfg(feature = "internals")]
         Some((_, recipe)) => {
-            use skinweights::solvers::Solver as _;
             let pairs: Vec<(&str, &str)> = recipe
                 .split(';')
                 .filter(|p| !p.is_empty())
                 .map(|p| p.split_once('=').unwrap_or((p, "")))
                 .collect();
-            let solver = skinweights::solvers::internals::best_with_recipe(&pairs)?;
-            Ok(solver.solve(scene)?.weights)
+            Ok(Box::new(skinweights::solvers::internals::best_with_recipe(
+                &pairs,
+            )?))
         }
-        _ => skinweights::solve(scene, spec),
+        _ => skinweights::solvers::solver_by_name(spec, skinweights::solvers::NO_OPTIONS),
     }
 }

@@ -49,6 +49,21 @@
 //! locked set; sharing one factorization with low-rank or Schur-complement updates for the
 //! locked rows would be the next step) and, on arms-down, the restricted factorizations
 //! running beside the whole one on 2 shared cores.
+//!
+//! Re-measured with the recipe of issue 27's later steps (band 0, lock source fade, the
+//! handle rule and far sources; `cargo run --release --example best_timing`, load average
+//! 3.4, 2026-12-02):
+//!
+//! | scene     | vertices | bones | heat s | best s | best / heat |
+//! |-----------|----------|-------|--------|--------|-------------|
+//! | arms-down | 9 817    | 5     | 0.032  | 0.044  | 1.39        |
+//! | arms-down | 49 751   | 5     | 0.153  | 0.203  | 1.33        |
+//! | arms-down | 198 994  | 5     | 0.966  | 1.148  | 1.19        |
+//! | arms-down | 496 293  | 5     | 2.176  | 2.831  | 1.30        |
+//! | figure    | 49 601   | 19    | 0.194  | 0.566  | 2.92        |
+//!
+//! Met on arms-down from 10k to 500k; still missed on `figure` (19 bones, one restricted
+//! factorization per distinct locked set).
 
 use criterion::{criterion_group, criterion_main, Criterion};
 use skinweights::solvers::NO_OPTIONS;

@@ -1000,6 +1000,47 @@ fn hostile_writers_are_typed_errors() {
     }
 }
 
+/// 10^7 keys (issue 26): DragonBones refuses the file by its object count before parsing it
+/// (parsed, 10^7 one-field frames took 7 GB); Spine and Godot refuse them by `MAX_KEYS` as
+/// they read the keys (tested above at `MAX_KEYS + 1`).
+#[test]
+fn ten_million_dragonbones_keys_are_refused_before_parsing() {
+    let text = tiny(frames(json!([])));
+    let many = vec!["{}"; 10_000_000].join(",");
+    let text = text.replacen(
+        "\"rotateFrame\":[]",
+        &format!("\"rotateFrame\":[{many}]"),
+        1,
+    );
+    assert!(text.len() > 30_000_000);
+    let e = import_dragonbones(&text).unwrap_err();
+    assert!(
+        matches!(e, Error::DragonBones { ref field, ref message, .. } if field == "(root)" && message.contains("JSON objects")),
+        "{e}"
+    );
+}
+
+/// Godot Bézier tracks (the only Godot curves with free control times) are not read: the
+/// track is skipped with a note, the clip imports without it.
+#[test]
+fn godot_bezier_tracks_are_skipped_with_a_note() {
+    let text = std::fs::read_to_string(PLAYER).unwrap().replacen(
+        "tracks/0/type = \"value\"",
+        "tracks/0/type = \"bezier\"",
+        1,
+    );
+    let import = skinweights::io::godot::import_godot(&text, None).unwrap();
+    assert!(
+        import
+            .report
+            .notes
+            .iter()
+            .any(|n| n.contains("\"bezier\" track: skipped")),
+        "{:?}",
+        import.report.notes
+    );
+}
+
 /// Seeded hostile clips: random corruptions of one key of a DragonBones timeline and of a
 /// Godot track, each of which must be a typed error naming the animation.
 #[test]

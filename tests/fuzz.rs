@@ -1272,6 +1272,172 @@ fn fuzz_artist_soups() {
     ));
 }
 
+// ---------------------------------------------------------------- Godot clips
+
+/// Tokens a hostile Godot animation puts where a key number was (issue 26).
+const GODOT_HOSTILE: &[&str] = &[
+    "nan", "inf", "-inf", "-1", "1e39", "-1e39", "1e300", "0", "3", "1e-45", "", "x", ",", ")",
+    "(", "[", "]",
+];
+
+/// The byte range of gBot's `Animation` sub-resources (the clips; the rest of the scene is
+/// left alone so that cases reach the clip loader).
+fn godot_animation_range(text: &str) -> (usize, usize) {
+    let start = text
+        .find("[sub_resource type=\"Animation\"")
+        .expect("gBot has animations");
+    let last = text
+        .rfind("[sub_resource type=\"Animation\"")
+        .expect("gBot has animations");
+    let end = text[last + 1..]
+        .find("\n[")
+        .map_or(text.len(), |k| last + 1 + k);
+    (start, end)
+}
+
+/// The byte ranges of the number tokens in `s`.
+fn number_tokens(s: &str) -> Vec<(usize, usize)> {
+    let b = s.as_bytes();
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < b.len() {
+        let starts =
+            b[i].is_ascii_digit() || (b[i] == b'-' && b.get(i + 1).is_some_and(u8::is_ascii_digit));
+        if starts && (i == 0 || !(b[i - 1].is_ascii_alphanumeric() || b[i - 1] == b'_')) {
+            let j0 = i;
+            i += 1;
+            while i < b.len()
+                && (b[i].is_ascii_digit() || matches!(b[i], b'.' | b'e' | b'E' | b'-' | b'+'))
+            {
+                i += 1;
+            }
+            out.push((j0, i));
+        } else {
+            i += 1;
+        }
+    }
+    out
+}
+
+/// A Godot case: gBot with one to three hostile edits of its animations: a key number
+/// replaced by a hostile token, a `times` array reversed (keys out of order), a track's
+/// path pointed at no node, or raw byte damage inside the animations.
+fn godot_clip_case(rng: &mut Rng, text: &str) -> Vec<u8> {
+    let (start, end) = godot_animation_range(text);
+    let mut region = text[start..end].to_string();
+    for _ in 0..1 + rng.below(3) {
+        match rng.below(5) {
+            0 | 1 => {
+                let tokens = number_tokens(&region);
+                if let Some(&(a, b)) = tokens.get(rng.below(tokens.len().max(1))) {
+                    let token: &&str = rng.pick(GODOT_HOSTILE);
+                    region.replace_range(a..b, token);
+                }
+            }
+            2 => {
+                let arrays: Vec<usize> = region
+                    .match_indices("\"times\": PackedFloat32Array(")
+                    .map(|(k, m)| k + m.len())
+                    .collect();
+                if let Some(&a) = arrays.get(rng.below(arrays.len().max(1))) {
+                    let b = a + region[a..].find(')').unwrap_or(0);
+                    let mut reversed: Vec<&str> = region[a..b].split(", ").collect();
+                    reversed.reverse();
+                    let reversed = reversed.join(", ");
+                    region.replace_range(a..b, &reversed);
+                }
+            }
+            3 => {
+                let paths: Vec<usize> = region
+                    .match_indices("NodePath(\"")
+                    .map(|(k, m)| k + m.len())
+                    .collect();
+                if let Some(&a) = paths.get(rng.below(paths.len().max(1))) {
+                    region.insert_str(a, "Nobody/");
+                }
+            }
+            _ => {
+                let mut bytes = region.into_bytes();
+                mutate_bytes(rng, &mut bytes);
+                region = String::from_utf8_lossy(&bytes).into_owned();
+            }
+        }
+    }
+    let mut out = text[..start].to_string();
+    out.push_str(&region);
+    out.push_str(&text[end..]);
+    out.into_bytes()
+}
+
+/// A Godot case ends in a typed error or a sane scene whose clips pose to finite transforms.
+fn check_godot(input: &[u8]) -> Outcome {
+    let Ok(text) = std::str::from_utf8(input) else {
+        return Ok(false);
+    };
+    match skinweights::io::godot::import_godot(text, None) {
+        Ok(import) => {
+            let scene = &import.scene;
+            scene
+                .sanity_check()
+                .map_err(|e| format!("imported scene fails sanity_check: {e}"))?;
+            import
+                .artist
+                .validate()
+                .map_err(|e| format!("artist weights invalid: {e}"))?;
+            for clip in &scene.clips {
+                for t in [
+                    0.0,
+                    clip.duration * 0.37,
+                    clip.duration * 0.81,
+                    clip.duration,
+                ] {
+                    match scene
+                        .clip_pose(clip, t)
+                        .and_then(|p| scene.skeleton.world_affines(&p))
+                    {
+                        Ok(w) if w.iter().any(|m| !m.is_finite()) => {
+                            return Err(format!(
+                                "clip {:?} at {t}: non-finite world transform",
+                                clip.name
+                            ))
+                        }
+                        Err(e) if admits_bug(&e) => {
+                            return Err(format!("clip {:?}: {e}", clip.name))
+                        }
+                        _ => {}
+                    }
+                }
+            }
+            Ok(true)
+        }
+        Err(e) => typed(e),
+    }
+}
+
+/// Seeded mutations of gBot's Godot animations (issue 26): no panic, no allocation past the
+/// budget, a typed error or finite clip poses. Slow cases are reported but not failed (this
+/// target makes no timing claim).
+#[test]
+fn fuzz_godot_clips() {
+    let text = std::fs::read_to_string(data("godot-gbot/player.tscn")).expect("gBot");
+    let gen = |rng: &mut Rng| godot_clip_case(rng, &text);
+    let mut report = fuzz("godot-clips", 7_000_000, 2000, &gen, &check_godot);
+    report.failures.retain(|(seed, bad, _)| {
+        let slow = matches!(bad, Bad::Slow(_));
+        if slow {
+            println!("  godot-clips seed {seed}: {bad} (not failed: no timing claim)");
+        }
+        !slow
+    });
+    assert!(
+        report.loaded > 0 && report.loaded < report.cases,
+        "{} of {} loaded",
+        report.loaded,
+        report.cases
+    );
+    assert_clean(report);
+}
+
 // ---------------------------------------------------------------- frozen regressions
 
 /// Every file under `tests/fuzz_regressions/<target>/` replays through its target.
@@ -1295,6 +1461,7 @@ fn frozen_regressions() {
         "dragonbones",
         "artist-soup",
         "spine",
+        "godot-clips",
     ] {
         let Ok(dir) = std::fs::read_dir(root.join(target)) else {
             continue;
@@ -1312,6 +1479,7 @@ fn frozen_regressions() {
                 "gltf" => Box::new(check_gltf),
                 "artist-soup" => Box::new(check_artist_soup),
                 "spine" => Box::new(check_spine),
+                "godot-clips" => Box::new(check_godot),
                 _ => Box::new(check_dragonbones),
             };
             if let Err(bad) = run_case(&input, &*check) {

@@ -579,6 +579,14 @@ fn hostile_animations_are_typed_errors_naming_the_animation() {
         matches!(e, Error::InvalidField { ref message, .. } if message.contains("expected 6")),
         "{e}"
     );
+    // More keys than the model holds (MAX_KEYS = 10^6) in one sampler: refused, named.
+    let n = skinweights::animation::MAX_KEYS + 1;
+    let times: Vec<f32> = (0..n).map(|i| i as f32 * 1e-3).collect();
+    let e = with(&times, &vec![0.0f32; 3 * n], 1, "LINEAR");
+    assert!(
+        matches!(e, Error::TooManyKeys { ref clip, .. } if clip == "bad"),
+        "{e}"
+    );
     // An accessor out of range.
     let mut doc = Doc {
         json: base.json.clone(),

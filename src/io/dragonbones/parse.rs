@@ -2,6 +2,7 @@
 
 use super::import::ImportReport;
 use super::{shown, Affine, At, MAX_COORDINATE};
+use crate::animation::MAX_KEYS;
 use crate::error::{Error, Result};
 use crate::skeleton::{Bone, Skeleton};
 use nalgebra::Point2;
@@ -10,6 +11,13 @@ use std::collections::{HashMap, HashSet};
 
 /// Largest weight accepted: weights are fractions of 1, written rounded.
 const MAX_WEIGHT: f64 = 1.001;
+
+/// Most JSON objects (`{` bytes, counted before parsing) a file may hold. Every animation
+/// key is one frame object and a file holds at most [`MAX_KEYS`] of them; the quarter more
+/// is room for bones, slots and displays (the sample body has 1,906 objects in all). Checked
+/// first because the parsed document costs about 650 bytes per one-field object: 10^7 frames
+/// took 7 GB and 44 s before the key cap could refuse them.
+const MAX_OBJECTS: usize = MAX_KEYS + MAX_KEYS / 4;
 
 /// A bone as the file gives it (y-down).
 pub(super) struct FileBone {
@@ -61,6 +69,16 @@ pub(super) struct FileArmature {
 
 /// Parses the first armature: bones, slots and the default skin's mesh displays.
 pub(super) fn parse_armature(text: &str) -> Result<FileArmature> {
+    let objects = text.bytes().filter(|&b| b == b'{').count();
+    if objects > MAX_OBJECTS {
+        return Err(At { context: "file" }.error(
+            "(root)",
+            None,
+            format!(
+                "{objects} JSON objects, more than the {MAX_OBJECTS} the import reads (at most {MAX_KEYS} animation keys)"
+            ),
+        ));
+    }
     let root: Value = serde_json::from_str(text).map_err(|e| Error::Json {
         context: "DragonBones".into(),
         message: e.to_string(),

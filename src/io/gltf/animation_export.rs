@@ -15,7 +15,7 @@
 
 use super::export::BufferBuilder;
 use super::FLOAT;
-use crate::animation::{Channel, ChannelKind, Clip, Curve, DEFAULT_FPS};
+use crate::animation::{BoneTrack, Channel, ChannelKind, Clip, Curve, DEFAULT_FPS};
 use crate::error::{Error, Result};
 use crate::scene::Scene;
 use nalgebra::Isometry2;
@@ -94,99 +94,20 @@ pub(super) fn write_animations(
     buf: &mut BufferBuilder,
     extras: bool,
 ) -> Result<Vec<Value>> {
-    use ChannelKind as K;
     let mut animations = Vec::new();
     for clip in &scene.clips {
         clip.check(&scene.skeleton)?;
-        let (mut channels, mut samplers) = (Vec::new(), Vec::new());
-        let mut add = |buf: &mut BufferBuilder,
-                       node: usize,
-                       path: &str,
-                       times: &[f64],
-                       interpolation: &str,
-                       values: Vec<f32>,
-                       kind: &str| {
-            let input: Vec<f32> = times.iter().map(|&t| t as f32).collect();
-            let a = buf.push(&f32_bytes(&input), None, FLOAT, input.len(), "SCALAR");
-            buf.accessors[a]["min"] = json!([input[0]]);
-            buf.accessors[a]["max"] = json!([input[input.len() - 1]]);
-            let b = buf.push(&f32_bytes(&values), None, FLOAT, input.len(), kind);
-            samplers.push(json!({"input": a, "output": b, "interpolation": interpolation}));
-            channels.push(json!({
-                "sampler": samplers.len() - 1,
-                "target": {"node": node, "path": path},
-            }));
-        };
+        let mut out = AnimationOut::default();
         for track in &clip.tracks {
             let Some(j) = scene.skeleton.index_of(&track.bone) else {
                 continue; // clip.check refused unknown bones
             };
-            let ch = &track.channels;
-            if ch.shear_x.is_some() || ch.shear_y.is_some() {
-                return Err(Error::InvalidClip {
-                    clip: clip.name.clone(),
-                    message: format!("bone {:?}: shear has no glTF node property", track.bone),
-                });
-            }
-            let rest = &local[j];
-            let node = node_of(j);
-            let pair = [ch.get(K::TranslateX), ch.get(K::TranslateY)];
-            let present: Vec<&Channel> = pair.iter().flatten().copied().collect();
-            if !present.is_empty() {
-                let (times, interpolation) = times_for(clip, &present)?;
-                let t0 = rest.translation.vector;
-                let values = times
-                    .iter()
-                    .flat_map(|&t| {
-                        let x = ch.value(K::TranslateX, t);
-                        let y = ch.value(K::TranslateY, t);
-                        [(t0.x + x * scale) as f32, (t0.y + y * scale) as f32, 0.0]
-                    })
-                    .collect();
-                add(
-                    buf,
-                    node,
-                    "translation",
-                    &times,
-                    interpolation,
-                    values,
-                    "VEC3",
-                );
-            }
-            if let Some(r) = ch.get(K::Rotation) {
-                let (times, interpolation) = times_for(clip, &[r])?;
-                let times = if interpolation == "LINEAR" {
-                    refine_rotation(r, times)
-                } else {
-                    times
-                };
-                let a0 = rest.rotation.angle();
-                let values = times
-                    .iter()
-                    .flat_map(|&t| {
-                        let half = 0.5 * (a0 + ch.value(K::Rotation, t).to_radians());
-                        [0.0, 0.0, half.sin() as f32, half.cos() as f32]
-                    })
-                    .collect();
-                add(buf, node, "rotation", &times, interpolation, values, "VEC4");
-            }
-            let pair = [ch.get(K::ScaleX), ch.get(K::ScaleY)];
-            let present: Vec<&Channel> = pair.iter().flatten().copied().collect();
-            if !present.is_empty() {
-                let (times, interpolation) = times_for(clip, &present)?;
-                let values = times
-                    .iter()
-                    .flat_map(|&t| {
-                        [
-                            ch.value(K::ScaleX, t) as f32,
-                            ch.value(K::ScaleY, t) as f32,
-                            1.0,
-                        ]
-                    })
-                    .collect();
-                add(buf, node, "scale", &times, interpolation, values, "VEC3");
-            }
+            out.track(buf, clip, track, &local[j], node_of(j), scale)?;
         }
+        let AnimationOut {
+            mut channels,
+            mut samplers,
+        } = out;
         if !channels.is_empty() && !scene.correctives.is_empty() {
             let (times, weights) = super::morph_export::clip_weights(scene, clip)?;
             let input: Vec<f32> = times.iter().map(|&t| t as f32).collect();
@@ -215,4 +136,117 @@ pub(super) fn write_animations(
         }
     }
     Ok(animations)
+}
+
+/// One glTF animation's channels and samplers, as they are written.
+#[derive(Default)]
+struct AnimationOut {
+    channels: Vec<Value>,
+    samplers: Vec<Value>,
+}
+
+impl AnimationOut {
+    /// Adds a sampler keyed at `times` (`values` of accessor type `kind` per time) and the
+    /// channel driving `path` of `node` with it.
+    #[allow(clippy::too_many_arguments)]
+    fn add(
+        &mut self,
+        buf: &mut BufferBuilder,
+        node: usize,
+        path: &str,
+        times: &[f64],
+        interpolation: &str,
+        values: Vec<f32>,
+        kind: &str,
+    ) {
+        let input: Vec<f32> = times.iter().map(|&t| t as f32).collect();
+        let a = buf.push(&f32_bytes(&input), None, FLOAT, input.len(), "SCALAR");
+        buf.accessors[a]["min"] = json!([input[0]]);
+        buf.accessors[a]["max"] = json!([input[input.len() - 1]]);
+        let b = buf.push(&f32_bytes(&values), None, FLOAT, input.len(), kind);
+        self.samplers
+            .push(json!({"input": a, "output": b, "interpolation": interpolation}));
+        self.channels.push(json!({
+            "sampler": self.samplers.len() - 1,
+            "target": {"node": node, "path": path},
+        }));
+    }
+
+    /// The translation, rotation and scale channels of one bone track; `rest` is the
+    /// bone's node rest transform (scaled), `node` its node.
+    fn track(
+        &mut self,
+        buf: &mut BufferBuilder,
+        clip: &Clip,
+        track: &BoneTrack,
+        rest: &Isometry2<f64>,
+        node: usize,
+        scale: f64,
+    ) -> Result<()> {
+        use ChannelKind as K;
+        let ch = &track.channels;
+        if ch.shear_x.is_some() || ch.shear_y.is_some() {
+            return Err(Error::InvalidClip {
+                clip: clip.name.clone(),
+                message: format!("bone {:?}: shear has no glTF node property", track.bone),
+            });
+        }
+        let pair = [ch.get(K::TranslateX), ch.get(K::TranslateY)];
+        let present: Vec<&Channel> = pair.iter().flatten().copied().collect();
+        if !present.is_empty() {
+            let (times, interpolation) = times_for(clip, &present)?;
+            let t0 = rest.translation.vector;
+            let values = times
+                .iter()
+                .flat_map(|&t| {
+                    let x = ch.value(K::TranslateX, t);
+                    let y = ch.value(K::TranslateY, t);
+                    [(t0.x + x * scale) as f32, (t0.y + y * scale) as f32, 0.0]
+                })
+                .collect();
+            self.add(
+                buf,
+                node,
+                "translation",
+                &times,
+                interpolation,
+                values,
+                "VEC3",
+            );
+        }
+        if let Some(r) = ch.get(K::Rotation) {
+            let (times, interpolation) = times_for(clip, &[r])?;
+            let times = if interpolation == "LINEAR" {
+                refine_rotation(r, times)
+            } else {
+                times
+            };
+            let a0 = rest.rotation.angle();
+            let values = times
+                .iter()
+                .flat_map(|&t| {
+                    let half = 0.5 * (a0 + ch.value(K::Rotation, t).to_radians());
+                    [0.0, 0.0, half.sin() as f32, half.cos() as f32]
+                })
+                .collect();
+            self.add(buf, node, "rotation", &times, interpolation, values, "VEC4");
+        }
+        let pair = [ch.get(K::ScaleX), ch.get(K::ScaleY)];
+        let present: Vec<&Channel> = pair.iter().flatten().copied().collect();
+        if !present.is_empty() {
+            let (times, interpolation) = times_for(clip, &present)?;
+            let values = times
+                .iter()
+                .flat_map(|&t| {
+                    [
+                        ch.value(K::ScaleX, t) as f32,
+                        ch.value(K::ScaleY, t) as f32,
+                        1.0,
+                    ]
+                })
+                .collect();
+            self.add(buf, node, "scale", &times, interpolation, values, "VEC3");
+        }
+        Ok(())
+    }
 }

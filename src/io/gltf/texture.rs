@@ -143,6 +143,53 @@ pub(super) fn read_art(
             used.push(image);
         }
     }
+    let UsedImages {
+        images,
+        sizes,
+        embedded,
+    } = read_used_images(reader, &used, name, base_dir)?;
+    let coords = read_coords(reader, prims, &textured, mesh_index, vertex_counts)?;
+    // The primitive that gives each part its image: the one whose `extras.skinweights.part`
+    // names it (what the exporter writes), else the one its first vertex came from.
+    let named = named_parts(prims, mesh_index, parts)?;
+    let art_image =
+        |p: usize| textured[p].map(|(i, _)| used.iter().position(|&u| u == i).unwrap_or(0));
+    let source = part_sources(&named, parts, kept, vertex_parts, &art_image, notes);
+    let part_image: Vec<Option<usize>> = source.iter().map(|s| s.and_then(art_image)).collect();
+    let uvs = PartCoords {
+        prims,
+        mesh_index,
+        coords: &coords,
+        source: &source,
+        part_image: &part_image,
+        sizes: &sizes,
+    }
+    .vertex_uvs(kept, vertex_parts)?;
+    let layers = draw_layers(&named, parts, &part_image);
+    Ok(Some((
+        Art {
+            images,
+            uvs,
+            layers,
+        },
+        embedded,
+    )))
+}
+
+/// The art images of the glTF images `used`, their sizes and the embedded ones' bytes.
+struct UsedImages {
+    images: Vec<ArtImage>,
+    sizes: Vec<(u32, u32)>,
+    embedded: Vec<EmbeddedImage>,
+}
+
+/// Reads the glTF images `used` (art image k from `used[k]`).
+fn read_used_images(
+    reader: &Reader,
+    used: &[usize],
+    name: &str,
+    base_dir: Option<&Path>,
+) -> Result<UsedImages> {
     let mut images = Vec::with_capacity(used.len());
     let mut sizes = Vec::with_capacity(used.len());
     let mut embedded = Vec::new();
@@ -158,9 +205,24 @@ pub(super) fn read_art(
         images.push(image);
         sizes.push(size);
     }
-    // Texture coordinates per primitive (read once for a stream's vertex count).
+    Ok(UsedImages {
+        images,
+        sizes,
+        embedded,
+    })
+}
+
+/// Texture coordinates per primitive (read once for a stream's vertex count); `None` for
+/// an untextured primitive.
+fn read_coords(
+    reader: &Reader,
+    prims: &[PrimitiveJson],
+    textured: &[Option<(usize, usize)>],
+    mesh_index: usize,
+    vertex_counts: &[usize],
+) -> Result<Vec<Option<Values>>> {
     let mut coords: Vec<Option<Values>> = Vec::with_capacity(prims.len());
-    for (p, (prim, tex)) in prims.iter().zip(&textured).enumerate() {
+    for (p, (prim, tex)) in prims.iter().zip(textured).enumerate() {
         coords.push(match tex {
             None => None,
             Some((_, set)) => {
@@ -183,17 +245,25 @@ pub(super) fn read_art(
             }
         });
     }
-    // The primitive that gives each part its image: the one whose `extras.skinweights.part`
-    // names it (what the exporter writes), else the one its first vertex came from.
-    let named = named_parts(prims, mesh_index, parts)?;
+    Ok(coords)
+}
+
+/// The primitive that gives each part its image: the first primitive that `named` names it
+/// in, else the one its first vertex came from (noting parts that mix textures).
+fn part_sources(
+    named: &[Option<usize>],
+    parts: &[String],
+    kept: &[Kept],
+    vertex_parts: &[usize],
+    art_image: &dyn Fn(usize) -> Option<usize>,
+    notes: &mut Vec<String>,
+) -> Vec<Option<usize>> {
     let mut source: Vec<Option<usize>> = vec![None; parts.len()];
     for (p, part) in named.iter().enumerate() {
         if let Some(part) = *part {
             source[part].get_or_insert(p);
         }
     }
-    let art_image =
-        |p: usize| textured[p].map(|(i, _)| used.iter().position(|&u| u == i).unwrap_or(0));
     for (k, &part) in kept.iter().zip(vertex_parts) {
         match source[part] {
             None => source[part] = Some(k.primitive),
@@ -209,39 +279,69 @@ pub(super) fn read_art(
             Some(_) => {}
         }
     }
-    let part_image: Vec<Option<usize>> = source.iter().map(|s| s.and_then(art_image)).collect();
-    let mut uvs = Vec::with_capacity(kept.len());
-    for (v, (k, &part)) in kept.iter().zip(vertex_parts).enumerate() {
-        // The coordinates of the part's own primitive when it numbers the same vertices.
-        let q = source[part]
-            .filter(|&q| {
-                prims[q].attributes.get("POSITION") == prims[k.primitive].attributes.get("POSITION")
-            })
-            .unwrap_or(k.primitive);
-        let uv = match (&coords[q], part_image[part]) {
-            (Some(c), Some(img)) => {
-                let t = c.element(k.vertex);
-                let outside = |x: f64| !(-UV_TOLERANCE..=1.0 + UV_TOLERANCE).contains(&x);
-                if outside(t[0]) || outside(t[1]) {
-                    return Err(Error::field(
-                        format!("meshes[{mesh_index}].primitives[{q}] TEXCOORD of vertex {v}"),
-                        format!(
-                            "({}, {}) is outside [0, 1]: repeating textures are not supported",
-                            t[0], t[1]
-                        ),
-                    ));
+    source
+}
+
+/// What the mesh vertices' page pixels are read from.
+struct PartCoords<'a> {
+    prims: &'a [PrimitiveJson],
+    mesh_index: usize,
+    /// Texture coordinates per primitive.
+    coords: &'a [Option<Values>],
+    /// The primitive that gives each part its image.
+    source: &'a [Option<usize>],
+    /// Each part's art image.
+    part_image: &'a [Option<usize>],
+    /// Each art image's size in pixels.
+    sizes: &'a [(u32, u32)],
+}
+
+impl PartCoords<'_> {
+    /// Each mesh vertex's pixel in its part's image (the origin for an untextured part).
+    fn vertex_uvs(&self, kept: &[Kept], vertex_parts: &[usize]) -> Result<Vec<Point2<f64>>> {
+        let (prims, mesh_index) = (self.prims, self.mesh_index);
+        let mut uvs = Vec::with_capacity(kept.len());
+        for (v, (k, &part)) in kept.iter().zip(vertex_parts).enumerate() {
+            // The coordinates of the part's own primitive when it numbers the same vertices.
+            let q = self.source[part]
+                .filter(|&q| {
+                    prims[q].attributes.get("POSITION")
+                        == prims[k.primitive].attributes.get("POSITION")
+                })
+                .unwrap_or(k.primitive);
+            let uv = match (&self.coords[q], self.part_image[part]) {
+                (Some(c), Some(img)) => {
+                    let t = c.element(k.vertex);
+                    let outside = |x: f64| !(-UV_TOLERANCE..=1.0 + UV_TOLERANCE).contains(&x);
+                    if outside(t[0]) || outside(t[1]) {
+                        return Err(Error::field(
+                            format!("meshes[{mesh_index}].primitives[{q}] TEXCOORD of vertex {v}"),
+                            format!(
+                                "({}, {}) is outside [0, 1]: repeating textures are not supported",
+                                t[0], t[1]
+                            ),
+                        ));
+                    }
+                    let (w, h) = self.sizes[img];
+                    Point2::new(
+                        t[0].clamp(0.0, 1.0) * w as f64,
+                        t[1].clamp(0.0, 1.0) * h as f64,
+                    )
                 }
-                let (w, h) = sizes[img];
-                Point2::new(
-                    t[0].clamp(0.0, 1.0) * w as f64,
-                    t[1].clamp(0.0, 1.0) * h as f64,
-                )
-            }
-            _ => Point2::origin(),
-        };
-        uvs.push(uv);
+                _ => Point2::origin(),
+            };
+            uvs.push(uv);
+        }
+        Ok(uvs)
     }
-    // Draw order: the named parts in primitive order, then the others in part order.
+}
+
+/// Draw order: the named parts in primitive order, then the others in part order.
+fn draw_layers(
+    named: &[Option<usize>],
+    parts: &[String],
+    part_image: &[Option<usize>],
+) -> Vec<Layer> {
     let mut order: Vec<usize> = Vec::with_capacity(parts.len());
     let mut placed = vec![false; parts.len()];
     for part in named.iter().flatten().copied().chain(0..parts.len()) {
@@ -249,21 +349,13 @@ pub(super) fn read_art(
             order.push(part);
         }
     }
-    let layers = order
+    order
         .iter()
         .map(|&part| Layer {
             part: parts[part].clone(),
             image: part_image[part],
         })
-        .collect();
-    Ok(Some((
-        Art {
-            images,
-            uvs,
-            layers,
-        },
-        embedded,
-    )))
+        .collect()
 }
 
 /// Per primitive, the part its `extras.skinweights.part` names (`None` without one); a name

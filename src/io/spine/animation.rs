@@ -160,73 +160,32 @@ pub(super) fn parse_animation(
     version: &str,
 ) -> Result<FileAnimation> {
     let mut out = FileAnimation::default();
-    let legacy = version.starts_with("3.") || version.starts_with("2.");
-    let bone_index: HashMap<&str, usize> = bones
-        .iter()
-        .enumerate()
-        .map(|(i, b)| (b.name.as_str(), i))
-        .collect();
-    let mut not_applied: BTreeMap<String, Vec<String>> = BTreeMap::new();
-    let mut counts = CurveCounts::default();
-    let mut keys_total = 0usize;
-    out.ik = parse_ik(root, &bone_index, &mut out.notes)?;
+    let mut reader = AnimationReader {
+        legacy: version.starts_with("3.") || version.starts_with("2."),
+        bone_index: bones
+            .iter()
+            .enumerate()
+            .map(|(i, b)| (b.name.as_str(), i))
+            .collect(),
+        not_applied: BTreeMap::new(),
+        counts: CurveCounts::default(),
+        keys_total: 0,
+    };
+    out.ik = parse_ik(root, &reader.bone_index, &mut out.notes)?;
     if let Some(anims) = root.get("animations") {
         let anims = At("skeleton").object(anims, "animations")?;
         for (name, anim) in anims {
             let ctx = format!("animation {name:?}");
             let at = At(&ctx);
             let anim = at.object(anim, "animations")?;
-            unapplied(name, anim, &mut not_applied);
+            unapplied(name, anim, &mut reader.not_applied);
             let mut clip = Clip::new(name.clone(), last_time(&Value::Object(anim.clone())));
             if let Some(bt) = anim.get("bones") {
                 for (bone, timelines) in at.object(bt, "bones")? {
-                    if !bone_index.contains_key(bone.as_str()) {
+                    if !reader.bone_index.contains_key(bone.as_str()) {
                         return Err(at.error("bones", format!("no bone is called {bone:?}")));
                     }
-                    let bctx = format!("animation {name:?} bone {bone:?}");
-                    let bat = At(&bctx);
-                    let mut track = BoneTrack::new(bone.clone());
-                    for (tl, keys) in bat.object(timelines, "bones")? {
-                        let keys = keys.as_array().ok_or_else(|| {
-                            bat.error(
-                                tl,
-                                format!("expected an array of keys, found {}", kind(keys)),
-                            )
-                        })?;
-                        let angle = keys.first().is_some_and(|k| k.get("angle").is_some());
-                        let Some(channels) = timeline_channels(tl, angle) else {
-                            not_applied
-                                .entry(format!("bone {tl} timelines"))
-                                .or_default()
-                                .push(format!("{name} ({bone})"));
-                            continue;
-                        };
-                        keys_total = keys_total.saturating_add(keys.len() * channels.len());
-                        if keys_total > MAX_KEYS {
-                            return Err(Error::TooManyKeys {
-                                clip: name.clone(),
-                                count: keys_total,
-                                max: MAX_KEYS,
-                            });
-                        }
-                        let fields: Vec<_> =
-                            channels.iter().map(|&(_, f, d, l)| (f, d, l)).collect();
-                        let read = read_timeline(&bat, tl, keys, &fields, legacy, &mut counts)?;
-                        for (&(kind, ..), channel) in channels.iter().zip(read) {
-                            let slot = track.channels.get_mut(kind);
-                            if slot.is_some() {
-                                not_applied
-                                    .entry(format!(
-                                        "second timelines of one channel ({}; the first is kept)",
-                                        kind.name()
-                                    ))
-                                    .or_default()
-                                    .push(format!("{name} ({bone} {tl})"));
-                                continue;
-                            }
-                            *slot = Some(channel);
-                        }
-                    }
+                    let track = reader.bone_track(name, bone, timelines)?;
                     if track.channels.iter().next().is_some() {
                         clip.tracks.push(track);
                     }
@@ -239,57 +198,127 @@ pub(super) fn parse_animation(
                             at.error("ik", format!("no IK constraint is called {constraint:?}"))
                         );
                     }
-                    let field = format!("ik.{constraint}");
-                    let keys = keys.as_array().ok_or_else(|| {
-                        at.error(
-                            &field,
-                            format!("expected an array of keys, found {}", kind(keys)),
-                        )
-                    })?;
-                    keys_total = keys_total.saturating_add(keys.len() * 2);
-                    if keys_total > MAX_KEYS {
-                        return Err(Error::TooManyKeys {
-                            clip: name.clone(),
-                            count: keys_total,
-                            max: MAX_KEYS,
-                        });
-                    }
-                    let track = read_ik_timeline(&at, constraint, keys, legacy, &mut counts)?;
-                    for (what, keyed) in [
-                        ("softness", track.keys.iter().any(|k| k.softness != 0.0)),
-                        ("compress", track.keys.iter().any(|k| k.compress)),
-                        ("stretch", track.keys.iter().any(|k| k.stretch)),
-                    ] {
-                        if keyed {
-                            not_applied
-                                .entry(format!("IK timeline {what} keys (kept in the clip)"))
-                                .or_default()
-                                .push(format!("{name} ({constraint})"));
-                        }
-                    }
-                    clip.ik.push(track);
+                    clip.ik.push(reader.ik_track(&at, name, constraint, keys)?);
                 }
             }
             out.clips.push(clip);
         }
     }
-    if counts.clamped > 0 {
-        out.notes.push(format!(
-            "{} Bézier segments have a control point before or after their segment in time (Spine allows it): clamped to the segment",
-            counts.clamped
-        ));
-    }
-    if counts.flat > 0 {
-        out.notes.push(format!(
-            "{} Bézier segments between two equal values bulge in Spine; the clip model has no such curve, they are linear (flat)",
-            counts.flat
-        ));
-    }
-    for (label, anims) in not_applied {
-        out.notes
-            .push(format!("{label} not applied: {}", anims.join(", ")));
-    }
+    reader.notes(&mut out.notes);
     Ok(out)
+}
+
+/// What [`parse_animation`] carries from one timeline to the next.
+struct AnimationReader<'a> {
+    /// A 3.x (or 2.x) file: normalized Bézier curves.
+    legacy: bool,
+    bone_index: HashMap<&'a str, usize>,
+    /// Timelines read but not applied: label → animations.
+    not_applied: BTreeMap<String, Vec<String>>,
+    counts: CurveCounts,
+    /// Keys read so far, every channel counted, against [`MAX_KEYS`].
+    keys_total: usize,
+}
+
+impl AnimationReader<'_> {
+    /// Counts `n` more keys of clip `clip`: [`Error::TooManyKeys`] past [`MAX_KEYS`].
+    fn add_keys(&mut self, clip: &str, n: usize) -> Result<()> {
+        self.keys_total = self.keys_total.saturating_add(n);
+        if self.keys_total > MAX_KEYS {
+            return Err(Error::TooManyKeys {
+                clip: clip.to_string(),
+                count: self.keys_total,
+                max: MAX_KEYS,
+            });
+        }
+        Ok(())
+    }
+
+    /// The track of `bone` in animation `name` from its timelines object.
+    fn bone_track(&mut self, name: &str, bone: &str, timelines: &Value) -> Result<BoneTrack> {
+        let bctx = format!("animation {name:?} bone {bone:?}");
+        let bat = At(&bctx);
+        let mut track = BoneTrack::new(bone.to_string());
+        for (tl, keys) in bat.object(timelines, "bones")? {
+            let keys = keys.as_array().ok_or_else(|| {
+                bat.error(
+                    tl,
+                    format!("expected an array of keys, found {}", kind(keys)),
+                )
+            })?;
+            let angle = keys.first().is_some_and(|k| k.get("angle").is_some());
+            let Some(channels) = timeline_channels(tl, angle) else {
+                self.not_applied
+                    .entry(format!("bone {tl} timelines"))
+                    .or_default()
+                    .push(format!("{name} ({bone})"));
+                continue;
+            };
+            self.add_keys(name, keys.len() * channels.len())?;
+            let fields: Vec<_> = channels.iter().map(|&(_, f, d, l)| (f, d, l)).collect();
+            let read = read_timeline(&bat, tl, keys, &fields, self.legacy, &mut self.counts)?;
+            for (&(kind, ..), channel) in channels.iter().zip(read) {
+                let slot = track.channels.get_mut(kind);
+                if slot.is_some() {
+                    self.not_applied
+                        .entry(format!(
+                            "second timelines of one channel ({}; the first is kept)",
+                            kind.name()
+                        ))
+                        .or_default()
+                        .push(format!("{name} ({bone} {tl})"));
+                    continue;
+                }
+                *slot = Some(channel);
+            }
+        }
+        Ok(track)
+    }
+
+    /// The IK track of `constraint` in animation `name`.
+    fn ik_track(&mut self, at: &At, name: &str, constraint: &str, keys: &Value) -> Result<IkTrack> {
+        let field = format!("ik.{constraint}");
+        let keys = keys.as_array().ok_or_else(|| {
+            at.error(
+                &field,
+                format!("expected an array of keys, found {}", kind(keys)),
+            )
+        })?;
+        self.add_keys(name, keys.len() * 2)?;
+        let track = read_ik_timeline(at, constraint, keys, self.legacy, &mut self.counts)?;
+        for (what, keyed) in [
+            ("softness", track.keys.iter().any(|k| k.softness != 0.0)),
+            ("compress", track.keys.iter().any(|k| k.compress)),
+            ("stretch", track.keys.iter().any(|k| k.stretch)),
+        ] {
+            if keyed {
+                self.not_applied
+                    .entry(format!("IK timeline {what} keys (kept in the clip)"))
+                    .or_default()
+                    .push(format!("{name} ({constraint})"));
+            }
+        }
+        Ok(track)
+    }
+
+    /// The notes of what was approximated or not applied.
+    fn notes(self, notes: &mut Vec<String>) {
+        if self.counts.clamped > 0 {
+            notes.push(format!(
+                "{} Bézier segments have a control point before or after their segment in time (Spine allows it): clamped to the segment",
+                self.counts.clamped
+            ));
+        }
+        if self.counts.flat > 0 {
+            notes.push(format!(
+                "{} Bézier segments between two equal values bulge in Spine; the clip model has no such curve, they are linear (flat)",
+                self.counts.flat
+            ));
+        }
+        for (label, anims) in self.not_applied {
+            notes.push(format!("{label} not applied: {}", anims.join(", ")));
+        }
+    }
 }
 
 /// The keys of one timeline, one channel per `channels` entry `(key field, default value,
@@ -309,127 +338,144 @@ fn read_timeline(
     for (i, k) in keys.iter().enumerate() {
         let field = format!("{tl}[{i}]");
         at.object(k, &field)?;
-        let number = |f: &str, d: f64, l: f64| -> Result<f64> {
-            At(&format!("{} {tl} key {i}", at.0)).number(k, f, d, l)
-        };
-        let t = number("time", 0.0, MAX_TIME)?;
+        let kctx = format!("{} {tl} key {i}", at.0);
+        let key_at = At(&kctx);
+        let t = key_at.number(k, "time", 0.0, MAX_TIME)?;
         if t < 0.0 {
             return Err(at.error(&field, format!("time {} is negative", shown(t))));
         }
         times.push(t);
         for (c, &(f, d, l)) in channels.iter().enumerate() {
-            values[c].push(number(f, d, l)?);
+            values[c].push(key_at.number(k, f, d, l)?);
         }
-        let curve = match k.get("curve") {
-            None | Some(Value::Null) => RawCurve::Linear,
-            Some(Value::String(s)) if s == "stepped" => RawCurve::Stepped,
-            Some(Value::String(s)) if s == "linear" => RawCurve::Linear,
-            Some(Value::Number(c1)) => {
-                let c1 = c1.as_f64().unwrap_or(f64::NAN);
-                RawCurve::Normalized([
-                    c1,
-                    number("c2", 0.0, MAX_TIME)?,
-                    number("c3", 1.0, MAX_TIME)?,
-                    number("c4", 1.0, MAX_TIME)?,
-                ])
-            }
-            Some(Value::Array(a)) => {
-                let c: Vec<f64> = a
-                    .iter()
-                    .map(|x| {
-                        x.as_f64()
-                            .filter(|x| x.is_finite() && x.abs() <= MAX_TIME.max(MAX_COORDINATE))
-                    })
-                    .collect::<Option<_>>()
-                    .ok_or_else(|| {
-                        at.error(&format!("{field}.curve"), "expected numbers within ±1e6")
-                    })?;
-                if legacy && c.len() == 4 {
-                    RawCurve::Normalized([c[0], c[1], c[2], c[3]])
-                } else if c.len() == 4 * n {
-                    RawCurve::Absolute(c)
-                } else {
-                    return Err(at.error(
-                        &format!("{field}.curve"),
-                        format!(
-                            "{} numbers; a {tl} key's Bézier has {} (4 per channel)",
-                            c.len(),
-                            4 * n
-                        ),
-                    ));
-                }
-            }
-            Some(v) => {
-                return Err(at.error(
-                    &format!("{field}.curve"),
-                    format!(
-                        "expected \"stepped\" or an array of numbers, found {}",
-                        kind(v)
-                    ),
-                ))
-            }
-        };
-        curves.push(curve);
+        curves.push(read_curve(at, &key_at, k, tl, &field, n, legacy)?);
     }
     let mut out = Vec::with_capacity(n);
-    for c in 0..n {
+    for (c, vals) in values.iter().enumerate() {
         let mut ch = Vec::with_capacity(keys.len());
         for i in 0..keys.len() {
-            let (t0, v0) = (times[i], values[c][i]);
-            let curve = match (&curves[i], i + 1 < keys.len()) {
-                (_, false) | (RawCurve::Linear, _) => Curve::Linear,
-                (RawCurve::Stepped, _) => Curve::Stepped,
-                (RawCurve::Normalized([x1, y1, x2, y2]), _) => {
-                    let (c1, c2) = (x1.clamp(0.0, 1.0), x2.clamp(0.0, 1.0));
-                    if c1 != *x1 || c2 != *x2 {
-                        counts.clamped += 1;
-                    }
-                    Curve::Bezier {
-                        x1: c1,
-                        y1: *y1,
-                        x2: c2,
-                        y2: *y2,
-                    }
-                }
-                (RawCurve::Absolute(a), true) => {
-                    let b = [a[4 * c], a[4 * c + 1], a[4 * c + 2], a[4 * c + 3]];
-                    let (t1, v1) = (times[i + 1], values[c][i + 1]);
-                    match Curve::from_absolute_bezier(t0, v0, t1, v1, b) {
-                        // Spine lets a handle reach past its segment in time; the clip
-                        // model's timing curve must not run backwards: clamped (counted).
-                        Some((Curve::Bezier { x1, y1, x2, y2 }, true)) => {
-                            let (c1, c2) = (x1.clamp(0.0, 1.0), x2.clamp(0.0, 1.0));
-                            if c1 != x1 || c2 != x2 {
-                                counts.clamped += 1;
-                            }
-                            Curve::Bezier {
-                                x1: c1,
-                                y1,
-                                x2: c2,
-                                y2,
-                            }
-                        }
-                        Some((curve, true)) => curve,
-                        Some((curve, false)) => {
-                            if b[1] != v0 || b[3] != v0 {
-                                counts.flat += 1;
-                            }
-                            curve
-                        }
-                        // A segment without length in time: no curve to shape.
-                        None => Curve::Linear,
-                    }
-                }
-            };
+            let next = (i + 1 < keys.len()).then(|| (times[i + 1], vals[i + 1]));
+            let curve = segment_curve(&curves[i], c, (times[i], vals[i]), next, counts);
             ch.push(Key {
-                time: t0,
-                value: v0,
+                time: times[i],
+                value: vals[i],
                 curve,
             });
         }
         out.push(Channel::new(ch));
     }
     Ok(out)
+}
+
+/// The `curve` of key `k` (`field`, `tl[i]`) of a timeline of `n` channels; `key_at`
+/// names the key in errors of its numbers.
+fn read_curve(
+    at: &At,
+    key_at: &At,
+    k: &Value,
+    tl: &str,
+    field: &str,
+    n: usize,
+    legacy: bool,
+) -> Result<RawCurve> {
+    Ok(match k.get("curve") {
+        None | Some(Value::Null) => RawCurve::Linear,
+        Some(Value::String(s)) if s == "stepped" => RawCurve::Stepped,
+        Some(Value::String(s)) if s == "linear" => RawCurve::Linear,
+        Some(Value::Number(c1)) => {
+            let c1 = c1.as_f64().unwrap_or(f64::NAN);
+            RawCurve::Normalized([
+                c1,
+                key_at.number(k, "c2", 0.0, MAX_TIME)?,
+                key_at.number(k, "c3", 1.0, MAX_TIME)?,
+                key_at.number(k, "c4", 1.0, MAX_TIME)?,
+            ])
+        }
+        Some(Value::Array(a)) => {
+            let c: Vec<f64> = a
+                .iter()
+                .map(|x| {
+                    x.as_f64()
+                        .filter(|x| x.is_finite() && x.abs() <= MAX_TIME.max(MAX_COORDINATE))
+                })
+                .collect::<Option<_>>()
+                .ok_or_else(|| {
+                    at.error(&format!("{field}.curve"), "expected numbers within ±1e6")
+                })?;
+            if legacy && c.len() == 4 {
+                RawCurve::Normalized([c[0], c[1], c[2], c[3]])
+            } else if c.len() == 4 * n {
+                RawCurve::Absolute(c)
+            } else {
+                return Err(at.error(
+                    &format!("{field}.curve"),
+                    format!(
+                        "{} numbers; a {tl} key's Bézier has {} (4 per channel)",
+                        c.len(),
+                        4 * n
+                    ),
+                ));
+            }
+        }
+        Some(v) => {
+            return Err(at.error(
+                &format!("{field}.curve"),
+                format!(
+                    "expected \"stepped\" or an array of numbers, found {}",
+                    kind(v)
+                ),
+            ))
+        }
+    })
+}
+
+/// The clip model's curve of channel `c` from key `(t0, v0)` to the `next` key (none for
+/// the last key) as `raw` shapes it.
+fn segment_curve(
+    raw: &RawCurve,
+    c: usize,
+    (t0, v0): (f64, f64),
+    next: Option<(f64, f64)>,
+    counts: &mut CurveCounts,
+) -> Curve {
+    match (raw, next) {
+        (_, None) | (RawCurve::Linear, _) => Curve::Linear,
+        (RawCurve::Stepped, _) => Curve::Stepped,
+        (RawCurve::Normalized([x1, y1, x2, y2]), _) => clamp_bezier(*x1, *y1, *x2, *y2, counts),
+        (RawCurve::Absolute(a), Some((t1, v1))) => {
+            let b = [a[4 * c], a[4 * c + 1], a[4 * c + 2], a[4 * c + 3]];
+            match Curve::from_absolute_bezier(t0, v0, t1, v1, b) {
+                // Spine lets a handle reach past its segment in time; the clip
+                // model's timing curve must not run backwards: clamped (counted).
+                Some((Curve::Bezier { x1, y1, x2, y2 }, true)) => {
+                    clamp_bezier(x1, y1, x2, y2, counts)
+                }
+                Some((curve, true)) => curve,
+                Some((curve, false)) => {
+                    if b[1] != v0 || b[3] != v0 {
+                        counts.flat += 1;
+                    }
+                    curve
+                }
+                // A segment without length in time: no curve to shape.
+                None => Curve::Linear,
+            }
+        }
+    }
+}
+
+/// A Bézier with its control times clamped to [0, 1] (counted when they were not).
+fn clamp_bezier(x1: f64, y1: f64, x2: f64, y2: f64, counts: &mut CurveCounts) -> Curve {
+    let (c1, c2) = (x1.clamp(0.0, 1.0), x2.clamp(0.0, 1.0));
+    if c1 != x1 || c2 != x2 {
+        counts.clamped += 1;
+    }
+    Curve::Bezier {
+        x1: c1,
+        y1,
+        x2: c2,
+        y2,
+    }
 }
 
 /// One IK timeline (`animations.NAME.ik.CONSTRAINT`): per key `time`, `mix` (default 1),

@@ -102,24 +102,13 @@ impl Atlas {
     /// page or region, numbers that are not finite or of the wrong count, a rotation other
     /// than 0/90/180/270, a region not inside its page, a repeated region name and index.
     pub fn parse(text: &str, dir: &Path, file: &str) -> Result<Atlas> {
-        let err = |line: usize, message: String| Error::SpineAtlas {
-            file: file.to_string(),
-            line,
-            message,
-        };
         let mut atlas = Atlas::default();
-        // Where the fields of the line being read go.
-        enum Entry {
-            None,
-            Page,
-            Region,
-        }
         let mut entry = Entry::None;
         let mut expect_page = true;
         let mut region_lines: Vec<usize> = Vec::new();
         let mut page_sized: Vec<bool> = Vec::new();
         for (i, raw) in text.lines().enumerate() {
-            let line_no = i + 1;
+            let at = AtlasLine { file, line: i + 1 };
             let line = raw.trim();
             if line.is_empty() {
                 expect_page = true;
@@ -132,110 +121,22 @@ impl Atlas {
                 !key.trim().is_empty() && !key.trim().contains(char::is_whitespace)
             });
             match (field, &entry) {
-                (Some((key, value)), Entry::Page | Entry::Region) => {
-                    let key = key.trim();
-                    let value = value.trim();
-                    let numbers = |n: usize| -> Result<Vec<f64>> {
-                        let v: Vec<&str> = value.split(',').map(str::trim).collect();
-                        if v.len() != n {
-                            return Err(err(
-                                line_no,
-                                format!("{key}: {} values, expected {n}", v.len()),
-                            ));
-                        }
-                        v.iter()
-                            .map(|s| match s.parse::<f64>() {
-                                Ok(x) if x.is_finite() && x.abs() <= MAX_PAGE_SIDE * 4.0 => Ok(x),
-                                _ => Err(err(
-                                    line_no,
-                                    format!(
-                                        "{key}: {s:?} is not a number within ±{}",
-                                        MAX_PAGE_SIDE * 4.0
-                                    ),
-                                )),
-                            })
-                            .collect()
-                    };
-                    if matches!(entry, Entry::Page) {
-                        let page = atlas.pages.last_mut().expect("a page entry has a page");
-                        match key {
-                            "size" => {
-                                let s = numbers(2)?;
-                                if !(s[0] > 0.0
-                                    && s[1] > 0.0
-                                    && s[0] <= MAX_PAGE_SIDE
-                                    && s[1] <= MAX_PAGE_SIDE)
-                                {
-                                    return Err(err(
-                                        line_no,
-                                        format!("size {s:?} is outside 1..={MAX_PAGE_SIDE}"),
-                                    ));
-                                }
-                                page.size = (s[0], s[1]);
-                                *page_sized.last_mut().expect("sized per page") = true;
-                            }
-                            "pma" => page.pma = value == "true",
-                            _ => {}
-                        }
-                        continue;
-                    }
+                (Some((key, value)), Entry::Page) => {
+                    let page = atlas.pages.last_mut().expect("a page entry has a page");
+                    let sized = page_sized.last_mut().expect("sized per page");
+                    page_field(page, sized, key.trim(), value.trim(), at)?;
+                }
+                (Some((key, value)), Entry::Region) => {
                     let region = atlas
                         .regions
                         .last_mut()
                         .expect("a region entry has a region");
-                    match key {
-                        "bounds" => region.bounds = numbers(4)?.try_into().expect("4 numbers"),
-                        "xy" => {
-                            let v = numbers(2)?;
-                            region.bounds[0] = v[0];
-                            region.bounds[1] = v[1];
-                        }
-                        "size" => {
-                            let v = numbers(2)?;
-                            region.bounds[2] = v[0];
-                            region.bounds[3] = v[1];
-                        }
-                        "offsets" => region.offsets = numbers(4)?.try_into().expect("4 numbers"),
-                        "offset" => {
-                            let v = numbers(2)?;
-                            region.offsets[0] = v[0];
-                            region.offsets[1] = v[1];
-                        }
-                        "orig" => {
-                            let v = numbers(2)?;
-                            region.offsets[2] = v[0];
-                            region.offsets[3] = v[1];
-                        }
-                        "rotate" => {
-                            region.degrees = match value {
-                                "true" => 90,
-                                "false" => 0,
-                                s => match s.parse::<f64>() {
-                                    Ok(d) if [0.0, 90.0, 180.0, 270.0].contains(&d.rem_euclid(360.0)) => {
-                                        d.rem_euclid(360.0) as u32
-                                    }
-                                    _ => {
-                                        return Err(err(
-                                            line_no,
-                                            format!("region {:?}: rotate {s:?} is not 0, 90, 180 or 270 degrees (or true/false)", region.name),
-                                        ))
-                                    }
-                                },
-                            }
-                        }
-                        "index" => {
-                            region.index = value.parse().map_err(|_| {
-                                err(line_no, format!("region {:?}: index {value:?} is not an integer", region.name))
-                            })?
-                        }
-                        _ => {}
-                    }
+                    region_field(region, key.trim(), value.trim(), at)?;
                 }
-                (Some((key, _)), _) => {
-                    return Err(err(
-                        line_no,
-                        format!("field {:?} before any page or region", key.trim()),
-                    ))
+                (Some((key, _)), Entry::None) => {
+                    return Err(
+                        at.error(format!("field {:?} before any page or region", key.trim()))
+                    )
                 }
                 (None, _) => {
                     if expect_page {
@@ -257,7 +158,7 @@ impl Atlas {
                             degrees: 0,
                             index: -1,
                         });
-                        region_lines.push(line_no);
+                        region_lines.push(i + 1);
                         entry = Entry::Region;
                     }
                 }
@@ -269,10 +170,18 @@ impl Atlas {
                 page.size = (w as f64, h as f64);
             }
         }
-        let mut by_name: HashMap<String, usize> = HashMap::new();
+        atlas.check_regions(file, &region_lines)?;
+        atlas.by_name = atlas.index_by_name();
+        Ok(atlas)
+    }
+
+    /// Fills the regions' original sizes and checks each lies inside its page and image,
+    /// with no name and index repeated; `lines` are the regions' lines.
+    fn check_regions(&mut self, file: &str, lines: &[usize]) -> Result<()> {
         let mut seen: HashMap<(String, i64), usize> = HashMap::new();
-        for (k, r) in atlas.regions.iter_mut().enumerate() {
-            let line = region_lines[k];
+        for (k, r) in self.regions.iter_mut().enumerate() {
+            let line = lines[k];
+            let at = AtlasLine { file, line };
             if r.offsets[2].is_nan() {
                 r.offsets[2] = r.bounds[2];
             }
@@ -280,52 +189,48 @@ impl Atlas {
                 r.offsets[3] = r.bounds[3];
             }
             let [x, y, w, h] = r.bounds;
-            let (pw, ph) = atlas.pages[r.page].size;
+            let (pw, ph) = self.pages[r.page].size;
             let (fw, fh) = if r.degrees % 180 == 90 {
                 (h, w)
             } else {
                 (w, h)
             };
             if !(w > 0.0 && h > 0.0 && x >= 0.0 && y >= 0.0 && x + fw <= pw && y + fh <= ph) {
-                return Err(err(
-                    line,
-                    format!(
-                        "region {:?}: bounds {:?} (rotated {}) are not inside its {pw} x {ph} page {:?}",
-                        r.name, r.bounds, r.degrees, atlas.pages[r.page].name
-                    ),
-                ));
+                return Err(at.error(format!(
+                    "region {:?}: bounds {:?} (rotated {}) are not inside its {pw} x {ph} page {:?}",
+                    r.name, r.bounds, r.degrees, self.pages[r.page].name
+                )));
             }
             let [ox, oy, ow, oh] = r.offsets;
             if !(ox >= 0.0 && oy >= 0.0 && ox + w <= ow + 1e-9 && oy + h <= oh + 1e-9) {
-                return Err(err(
-                    line,
-                    format!(
-                        "region {:?}: the {w} x {h} trimmed region at offsets ({ox}, {oy}) is not inside its {ow} x {oh} original image",
-                        r.name
-                    ),
-                ));
+                return Err(at.error(format!(
+                    "region {:?}: the {w} x {h} trimmed region at offsets ({ox}, {oy}) is not inside its {ow} x {oh} original image",
+                    r.name
+                )));
             }
             if let Some(first) = seen.insert((r.name.clone(), r.index), line) {
-                return Err(err(
-                    line,
-                    format!(
-                        "region {:?} index {} is also on line {first}",
-                        r.name, r.index
-                    ),
-                ));
+                return Err(at.error(format!(
+                    "region {:?} index {} is also on line {first}",
+                    r.name, r.index
+                )));
             }
         }
-        for (k, r) in atlas.regions.iter().enumerate() {
-            // The first frame of a sequence (lowest index) answers a plain name.
+        Ok(())
+    }
+
+    /// Each region name's region: the first frame of a sequence (lowest index) answers a
+    /// plain name.
+    fn index_by_name(&self) -> HashMap<String, usize> {
+        let mut by_name: HashMap<String, usize> = HashMap::new();
+        for (k, r) in self.regions.iter().enumerate() {
             let better = by_name.get(&r.name).is_none_or(|&o| {
-                atlas_index_rank(r.index) < atlas_index_rank(atlas.regions[o].index)
+                atlas_index_rank(r.index) < atlas_index_rank(self.regions[o].index)
             });
             if better {
                 by_name.insert(r.name.clone(), k);
             }
         }
-        atlas.by_name = by_name;
-        Ok(atlas)
+        by_name
     }
 
     /// The region called `name` (the lowest `index` when there are several).
@@ -354,6 +259,127 @@ impl Atlas {
         }
         candidates.into_iter().find(|p| p.is_file())
     }
+}
+/// Where the fields of the atlas line being read go.
+enum Entry {
+    None,
+    Page,
+    Region,
+}
+
+/// The atlas file and line being read, for errors.
+#[derive(Clone, Copy)]
+struct AtlasLine<'a> {
+    file: &'a str,
+    line: usize,
+}
+
+impl AtlasLine<'_> {
+    /// An [`Error::SpineAtlas`] at this line.
+    fn error(self, message: String) -> Error {
+        Error::SpineAtlas {
+            file: self.file.to_string(),
+            line: self.line,
+            message,
+        }
+    }
+
+    /// The `n` comma-separated numbers of field `key`, each finite and within
+    /// ±4 × [`MAX_PAGE_SIDE`].
+    fn numbers(self, key: &str, value: &str, n: usize) -> Result<Vec<f64>> {
+        let v: Vec<&str> = value.split(',').map(str::trim).collect();
+        if v.len() != n {
+            return Err(self.error(format!("{key}: {} values, expected {n}", v.len())));
+        }
+        v.iter()
+            .map(|s| match s.parse::<f64>() {
+                Ok(x) if x.is_finite() && x.abs() <= MAX_PAGE_SIDE * 4.0 => Ok(x),
+                _ => Err(self.error(format!(
+                    "{key}: {s:?} is not a number within ±{}",
+                    MAX_PAGE_SIDE * 4.0
+                ))),
+            })
+            .collect()
+    }
+}
+
+/// Reads one `key: value` field of a page; `sized` records a `size` field.
+fn page_field(
+    page: &mut AtlasPage,
+    sized: &mut bool,
+    key: &str,
+    value: &str,
+    at: AtlasLine,
+) -> Result<()> {
+    match key {
+        "size" => {
+            let s = at.numbers(key, value, 2)?;
+            if !(s[0] > 0.0 && s[1] > 0.0 && s[0] <= MAX_PAGE_SIDE && s[1] <= MAX_PAGE_SIDE) {
+                return Err(at.error(format!("size {s:?} is outside 1..={MAX_PAGE_SIDE}")));
+            }
+            page.size = (s[0], s[1]);
+            *sized = true;
+        }
+        "pma" => page.pma = value == "true",
+        _ => {}
+    }
+    Ok(())
+}
+
+/// Reads one `key: value` field of a region.
+fn region_field(region: &mut AtlasRegion, key: &str, value: &str, at: AtlasLine) -> Result<()> {
+    let numbers = |n: usize| at.numbers(key, value, n);
+    match key {
+        "bounds" => region.bounds = numbers(4)?.try_into().expect("4 numbers"),
+        "xy" => {
+            let v = numbers(2)?;
+            region.bounds[0] = v[0];
+            region.bounds[1] = v[1];
+        }
+        "size" => {
+            let v = numbers(2)?;
+            region.bounds[2] = v[0];
+            region.bounds[3] = v[1];
+        }
+        "offsets" => region.offsets = numbers(4)?.try_into().expect("4 numbers"),
+        "offset" => {
+            let v = numbers(2)?;
+            region.offsets[0] = v[0];
+            region.offsets[1] = v[1];
+        }
+        "orig" => {
+            let v = numbers(2)?;
+            region.offsets[2] = v[0];
+            region.offsets[3] = v[1];
+        }
+        "rotate" => {
+            region.degrees = match value {
+                "true" => 90,
+                "false" => 0,
+                s => match s.parse::<f64>() {
+                    Ok(d) if [0.0, 90.0, 180.0, 270.0].contains(&d.rem_euclid(360.0)) => {
+                        d.rem_euclid(360.0) as u32
+                    }
+                    _ => {
+                        return Err(at.error(format!(
+                    "region {:?}: rotate {s:?} is not 0, 90, 180 or 270 degrees (or true/false)",
+                    region.name
+                )))
+                    }
+                },
+            }
+        }
+        "index" => {
+            region.index = value.parse().map_err(|_| {
+                at.error(format!(
+                    "region {:?}: index {value:?} is not an integer",
+                    region.name
+                ))
+            })?
+        }
+        _ => {}
+    }
+    Ok(())
 }
 
 /// Order of `index` values for picking a sequence's first frame: -1 (no index) first.

@@ -318,101 +318,15 @@ fn choose<'a>(
     skin: &SkinSelection,
     notes: &mut Vec<String>,
 ) -> Result<Vec<Chosen<'a>>> {
-    let skin_index = |name: &str| file.skins.iter().position(|s| s == name);
-    let default = skin_index("default");
-    let find = |skin: Option<usize>, slot: usize, name: &str| {
-        skin.and_then(|k| {
-            file.attachments
-                .iter()
-                .find(|a| a.skin == k && a.slot == slot && a.name == name)
-        })
-    };
-    let mut picked: Vec<&FileAttachment> = Vec::new();
-    match skin {
-        SkinSelection::All => {
-            for slot in 0..file.slots.len() {
-                for k in 0..file.skins.len() {
-                    picked.extend(
-                        file.attachments
-                            .iter()
-                            .filter(|a| a.slot == slot && a.skin == k),
-                    );
-                }
-            }
-        }
-        SkinSelection::Default | SkinSelection::Named(_) => {
-            let named = match skin {
-                SkinSelection::Named(n) => Some(skin_index(n).ok_or_else(|| {
-                    spine_error(
-                        "skeleton",
-                        "skins",
-                        None,
-                        format!(
-                            "no skin is called {n:?} (the file has {:?}; `all` imports every skin)",
-                            file.skins
-                        ),
-                    )
-                })?),
-                _ => None,
-            };
-            let mut missing = Vec::new();
-            for (s, slot) in file.slots.iter().enumerate() {
-                let Some(name) = &slot.attachment else {
-                    continue;
-                };
-                match find(named, s, name).or_else(|| find(default, s, name)) {
-                    Some(a) => picked.push(a),
-                    None => missing.push(format!("{}/{name}", slot.name)),
-                }
-            }
-            if !missing.is_empty() {
-                notes.push(format!(
-                    "{} setup attachments are in no selected skin: {}",
-                    missing.len(),
-                    missing.join(", ")
-                ));
-            }
-        }
-    }
+    let default = skin_index(file, "default");
+    let picked = pick(file, skin, notes)?;
     let mut skipped: Vec<String> = Vec::new();
     let mut out = Vec::new();
     for a in picked {
         let mesh = match &a.kind {
             Kind::Region(_) => None,
             Kind::Mesh(_) => Some(a),
-            Kind::Linked { parent, skin } => {
-                let k = match skin {
-                    Some(s) => skin_index(s),
-                    None => default,
-                };
-                let ctx = || {
-                    format!(
-                        "attachment {:?} (skin {:?}, slot {:?})",
-                        a.name, file.skins[a.skin], file.slots[a.slot].name
-                    )
-                };
-                let p = find(k, a.slot, parent).ok_or_else(|| {
-                    spine_error(
-                        ctx(),
-                        "parent",
-                        None,
-                        format!(
-                            "no mesh {parent:?} in slot {:?} of skin {:?}",
-                            file.slots[a.slot].name,
-                            skin.as_deref().unwrap_or("default")
-                        ),
-                    )
-                })?;
-                if !matches!(p.kind, Kind::Mesh(_)) {
-                    return Err(spine_error(
-                        ctx(),
-                        "parent",
-                        None,
-                        format!("{parent:?} is not a mesh attachment (a linked mesh's parent must be one)"),
-                    ));
-                }
-                Some(p)
-            }
+            Kind::Linked { parent, skin } => Some(linked_parent(file, a, parent, skin, default)?),
             Kind::Skipped(ty) => {
                 skipped.push(format!("{ty} {}/{}", file.slots[a.slot].name, a.name));
                 continue;
@@ -428,6 +342,122 @@ fn choose<'a>(
         ));
     }
     Ok(out)
+}
+
+/// The index of the skin called `name`.
+fn skin_index(file: &FileSkeleton, name: &str) -> Option<usize> {
+    file.skins.iter().position(|s| s == name)
+}
+
+/// The attachment `name` of `slot` in skin `skin` (none when the skin is none).
+fn find_attachment<'a>(
+    file: &'a FileSkeleton,
+    skin: Option<usize>,
+    slot: usize,
+    name: &str,
+) -> Option<&'a FileAttachment> {
+    skin.and_then(|k| {
+        file.attachments
+            .iter()
+            .find(|a| a.skin == k && a.slot == slot && a.name == name)
+    })
+}
+
+/// The attachments `skin` selects, in slot order, before linked meshes are resolved.
+fn pick<'a>(
+    file: &'a FileSkeleton,
+    skin: &SkinSelection,
+    notes: &mut Vec<String>,
+) -> Result<Vec<&'a FileAttachment>> {
+    let mut picked: Vec<&FileAttachment> = Vec::new();
+    if *skin == SkinSelection::All {
+        for slot in 0..file.slots.len() {
+            for k in 0..file.skins.len() {
+                picked.extend(
+                    file.attachments
+                        .iter()
+                        .filter(|a| a.slot == slot && a.skin == k),
+                );
+            }
+        }
+        return Ok(picked);
+    }
+    let default = skin_index(file, "default");
+    let named = match skin {
+        SkinSelection::Named(n) => Some(skin_index(file, n).ok_or_else(|| {
+            spine_error(
+                "skeleton",
+                "skins",
+                None,
+                format!(
+                    "no skin is called {n:?} (the file has {:?}; `all` imports every skin)",
+                    file.skins
+                ),
+            )
+        })?),
+        _ => None,
+    };
+    let mut missing = Vec::new();
+    for (s, slot) in file.slots.iter().enumerate() {
+        let Some(name) = &slot.attachment else {
+            continue;
+        };
+        match find_attachment(file, named, s, name)
+            .or_else(|| find_attachment(file, default, s, name))
+        {
+            Some(a) => picked.push(a),
+            None => missing.push(format!("{}/{name}", slot.name)),
+        }
+    }
+    if !missing.is_empty() {
+        notes.push(format!(
+            "{} setup attachments are in no selected skin: {}",
+            missing.len(),
+            missing.join(", ")
+        ));
+    }
+    Ok(picked)
+}
+
+/// The mesh attachment a linked mesh `a` takes its geometry from.
+fn linked_parent<'a>(
+    file: &'a FileSkeleton,
+    a: &FileAttachment,
+    parent: &str,
+    skin: &Option<String>,
+    default: Option<usize>,
+) -> Result<&'a FileAttachment> {
+    let k = match skin {
+        Some(s) => skin_index(file, s),
+        None => default,
+    };
+    let ctx = || {
+        format!(
+            "attachment {:?} (skin {:?}, slot {:?})",
+            a.name, file.skins[a.skin], file.slots[a.slot].name
+        )
+    };
+    let p = find_attachment(file, k, a.slot, parent).ok_or_else(|| {
+        spine_error(
+            ctx(),
+            "parent",
+            None,
+            format!(
+                "no mesh {parent:?} in slot {:?} of skin {:?}",
+                file.slots[a.slot].name,
+                skin.as_deref().unwrap_or("default")
+            ),
+        )
+    })?;
+    if !matches!(p.kind, Kind::Mesh(_)) {
+        return Err(spine_error(
+            ctx(),
+            "parent",
+            None,
+            format!("{parent:?} is not a mesh attachment (a linked mesh's parent must be one)"),
+        ));
+    }
+    Ok(p)
 }
 
 /// The geometry of one chosen attachment in the setup pose.
@@ -593,14 +623,61 @@ pub fn import_spine(
     let chosen = choose(&file, &options.skin, &mut report.notes)?;
     let all = options.skin == SkinSelection::All;
 
+    let placed_all = place_all(&file, world, &chosen, atlas)?;
+    let mut parts = Assembly::default();
+    for (c, p) in chosen.iter().zip(placed_all) {
+        parts.add(&file, c, p, atlas, all, &mut report.attachments);
+    }
+    if parts.parts.is_empty() {
+        return Err(no_attachment_error(&options.skin, &parts.rejected));
+    }
+    assembly_notes(&file, &chosen, &parts, &mut report);
+
+    let artist = artist_weights(parts.vertices.len(), file.bones.len(), &parts.rows);
+    let mut bones = scene_bones(&file, world, &setup, &mut report.notes);
+    let Assembly {
+        vertices,
+        triangles,
+        vertex_parts,
+        parts,
+        uvs,
+        layer_images,
+        ..
+    } = parts;
+    let (mesh, mesh_notes) = Mesh::from_artist(vertices, triangles, parts.clone(), vertex_parts)?;
+    report.notes.extend(mesh_notes.messages());
+    assign_parts(&mut bones, &file.order, &artist, &mesh);
+    let skeleton = Skeleton::new(bones)?;
+    let probes = lift_probes(&skeleton, &mesh, &mut report.notes);
+    let name = options.name.clone().unwrap_or_else(|| "spine".into());
+    let mut scene = Scene::new(name, mesh, skeleton, probes)?;
+    if let Some(atlas) = atlas {
+        scene = scene.with_art(scene_art(atlas, &parts, layer_images, uvs))?;
+    }
+    let scene = attach_animation(&file, scene, &mut report)?;
+    Ok(SpineImport {
+        scene,
+        artist,
+        report,
+    })
+}
+
+/// Places every chosen attachment in the setup pose, rejecting coordinates beyond
+/// [`MAX_COORDINATE`] and more weights than [`MAX_WEIGHT_ENTRIES`].
+fn place_all(
+    file: &FileSkeleton,
+    world: &[Affine2],
+    chosen: &[Chosen],
+    atlas: Option<&Atlas>,
+) -> Result<Vec<Placed>> {
     let mut placed_all = Vec::with_capacity(chosen.len());
     let mut n_vertices = 0usize;
-    for c in &chosen {
-        let p = place(&file, world, c, atlas);
+    for c in chosen {
+        let p = place(file, world, c, atlas);
         for (v, q) in p.points.iter().enumerate() {
             if !(q[0].abs() <= MAX_COORDINATE && q[1].abs() <= MAX_COORDINATE) {
                 return Err(spine_error(
-                    attachment_context(&file, c.att),
+                    attachment_context(file, c.att),
                     "vertices",
                     Some(v),
                     format!(
@@ -624,47 +701,91 @@ pub fn import_spine(
         }
         placed_all.push(p);
     }
+    Ok(placed_all)
+}
 
-    let mut vertices: Vec<Point2<f64>> = Vec::new();
-    let mut triangles = Vec::new();
-    let mut vertex_parts = Vec::new();
-    let mut parts: Vec<String> = Vec::new();
-    let mut rows: Vec<Vec<(usize, f64)>> = Vec::new();
-    let mut uvs: Vec<Point2<f64>> = Vec::new();
-    let mut layer_images: Vec<Option<usize>> = Vec::new();
-    let mut names = UniqueNames::default();
-    let mut missing_regions = Vec::new();
-    let mut rejected = Vec::new();
-    let mut folded = Vec::new();
-    let mut max_err_all: f64 = 0.0;
-    for (c, p) in chosen.iter().zip(placed_all) {
-        let name = part_name(&file, c.att, all);
-        let ctx = attachment_context(&file, c.att);
-        let points: Vec<Point2<f64>> = p.points.iter().map(|&[x, y]| Point2::new(x, y)).collect();
-        let mut reoriented = 0;
-        let mut dropped = 0;
-        let mut oriented = Vec::with_capacity(p.triangles.len());
-        for &t in &p.triangles {
-            let [a, b, cc] = t.map(|i| points[i]);
-            let area2 = signed_area2(&a, &b, &cc);
-            let scale = [a, b, cc]
-                .iter()
-                .map(|q| q.x.abs().max(q.y.abs()))
-                .fold(1.0, f64::max);
-            if area2.abs() <= 1e-12 * scale * scale || t[0] == t[1] || t[1] == t[2] || t[0] == t[2]
-            {
-                dropped += 1;
-                continue;
-            }
-            if area2 > 0.0 {
-                oriented.push(t);
-            } else {
-                reoriented += 1;
-                oriented.push([t[0], t[2], t[1]]);
-            }
+/// One attachment's triangles made counter-clockwise, with zero-area ones left out.
+struct Oriented {
+    triangles: Vec<[usize; 3]>,
+    /// Triangles that were clockwise and were reversed.
+    reoriented: usize,
+    /// Triangles of zero area (or repeated corners) left out.
+    dropped: usize,
+}
+
+/// Orients `triangles` counter-clockwise over `points`, dropping the degenerate ones.
+fn orient(points: &[Point2<f64>], triangles: &[[usize; 3]]) -> Oriented {
+    let mut reoriented = 0;
+    let mut dropped = 0;
+    let mut oriented = Vec::with_capacity(triangles.len());
+    for &t in triangles {
+        let [a, b, cc] = t.map(|i| points[i]);
+        let area2 = signed_area2(&a, &b, &cc);
+        let scale = [a, b, cc]
+            .iter()
+            .map(|q| q.x.abs().max(q.y.abs()))
+            .fold(1.0, f64::max);
+        if area2.abs() <= 1e-12 * scale * scale || t[0] == t[1] || t[1] == t[2] || t[0] == t[2] {
+            dropped += 1;
+            continue;
         }
+        if area2 > 0.0 {
+            oriented.push(t);
+        } else {
+            reoriented += 1;
+            oriented.push([t[0], t[2], t[1]]);
+        }
+    }
+    Oriented {
+        triangles: oriented,
+        reoriented,
+        dropped,
+    }
+}
+
+/// The imported attachments concatenated into one mesh's worth of arrays.
+#[derive(Default)]
+struct Assembly {
+    vertices: Vec<Point2<f64>>,
+    triangles: Vec<[usize; 3]>,
+    vertex_parts: Vec<usize>,
+    parts: Vec<String>,
+    rows: Vec<Vec<(usize, f64)>>,
+    uvs: Vec<Point2<f64>>,
+    layer_images: Vec<Option<usize>>,
+    names: UniqueNames,
+    /// Notes: attachments whose region the atlas lacks, rejected meshes, folded meshes.
+    missing_regions: Vec<String>,
+    rejected: Vec<String>,
+    folded: Vec<String>,
+    /// Largest deviation of an artist weight row's sum from 1.
+    max_err_all: f64,
+    /// Notes of zero-area triangles dropped, per attachment.
+    dropped_notes: Vec<String>,
+}
+
+impl Assembly {
+    /// Appends one placed attachment as a part (or records why it was rejected) and its
+    /// entry in `reports`.
+    fn add(
+        &mut self,
+        file: &FileSkeleton,
+        c: &Chosen,
+        p: Placed,
+        atlas: Option<&Atlas>,
+        all: bool,
+        reports: &mut Vec<AttachmentReport>,
+    ) {
+        let name = part_name(file, c.att, all);
+        let ctx = attachment_context(file, c.att);
+        let points: Vec<Point2<f64>> = p.points.iter().map(|&[x, y]| Point2::new(x, y)).collect();
+        let Oriented {
+            triangles: oriented,
+            reoriented,
+            dropped,
+        } = orient(&points, &p.triangles);
         if dropped > 0 {
-            report.notes.push(format!(
+            self.dropped_notes.push(format!(
                 "{ctx}: {dropped} triangles of zero area in the setup pose dropped"
             ));
         }
@@ -676,39 +797,29 @@ pub fn import_spine(
             vec![name.clone()],
             vec![0; points.len()],
         ) {
-            rejected.push(format!("{ctx} ({e})"));
-            continue;
+            self.rejected.push(format!("{ctx} ({e})"));
+            return;
         }
         let folds = overlapping_edges(&oriented);
         if folds > 0 {
-            folded.push(format!("{name} ({folds} edges)"));
+            self.folded.push(format!("{name} ({folds} edges)"));
         }
-        let part = names.take(&name);
-        let first = vertices.len();
-        triangles.extend(oriented.iter().map(|t| t.map(|i| i + first)));
-        vertices.extend(points);
-        vertex_parts.extend(std::iter::repeat_n(parts.len(), p.points.len()));
+        let part = self.names.take(&name);
+        let first = self.vertices.len();
+        self.triangles
+            .extend(oriented.iter().map(|t| t.map(|i| i + first)));
+        self.vertices.extend(points);
+        self.vertex_parts
+            .extend(std::iter::repeat_n(self.parts.len(), p.points.len()));
         let mut max_err: f64 = 0.0;
         for row in &p.rows {
             let s: f64 = row.iter().map(|r| r.1).sum();
             max_err = max_err.max((s - 1.0).abs());
         }
-        max_err_all = max_err_all.max(max_err);
-        rows.extend(p.rows);
-        match p.uvs {
-            Some((page, pixels)) => {
-                uvs.extend(pixels.iter().map(|&[u, v]| Point2::new(u, v)));
-                layer_images.push(Some(page));
-            }
-            None => {
-                if atlas.is_some() {
-                    missing_regions.push(c.att.path.clone());
-                }
-                uvs.extend(std::iter::repeat_n(Point2::origin(), p.points.len()));
-                layer_images.push(None);
-            }
-        }
-        report.attachments.push(AttachmentReport {
+        self.max_err_all = self.max_err_all.max(max_err);
+        self.rows.extend(p.rows);
+        self.push_uvs(c, p.uvs, p.points.len(), atlas);
+        reports.push(AttachmentReport {
             part: part.clone(),
             skin: file.skins[c.att.skin].clone(),
             slot: file.slots[c.att.slot].name.clone(),
@@ -725,28 +836,66 @@ pub fn import_spine(
             reoriented_triangles: reoriented,
             max_row_sum_error: max_err,
         });
-        parts.push(part);
+        self.parts.push(part);
     }
-    if parts.is_empty() {
-        return Err(spine_error(
-            "skeleton",
-            "skins",
-            None,
-            format!(
-                "no attachment to import with {} ({})",
-                match &options.skin {
-                    SkinSelection::Default => "the default skin".to_string(),
-                    SkinSelection::Named(n) => format!("skin {n:?}"),
-                    SkinSelection::All => "every skin".to_string(),
-                },
-                if rejected.is_empty() {
-                    "try --skin all".to_string()
-                } else {
-                    format!("rejected: {}", rejected.join("; "))
+
+    /// Appends one attachment's page pixels (the origin for its `n` vertices without a
+    /// region) and its layer's image.
+    fn push_uvs(
+        &mut self,
+        c: &Chosen,
+        uvs: Option<(usize, Vec<[f64; 2]>)>,
+        n: usize,
+        atlas: Option<&Atlas>,
+    ) {
+        match uvs {
+            Some((page, pixels)) => {
+                self.uvs
+                    .extend(pixels.iter().map(|&[u, v]| Point2::new(u, v)));
+                self.layer_images.push(Some(page));
+            }
+            None => {
+                if atlas.is_some() {
+                    self.missing_regions.push(c.att.path.clone());
                 }
-            ),
-        ));
+                self.uvs.extend(std::iter::repeat_n(Point2::origin(), n));
+                self.layer_images.push(None);
+            }
+        }
     }
+}
+
+/// The error when no chosen attachment made it into the mesh.
+fn no_attachment_error(skin: &SkinSelection, rejected: &[String]) -> Error {
+    spine_error(
+        "skeleton",
+        "skins",
+        None,
+        format!(
+            "no attachment to import with {} ({})",
+            match skin {
+                SkinSelection::Default => "the default skin".to_string(),
+                SkinSelection::Named(n) => format!("skin {n:?}"),
+                SkinSelection::All => "every skin".to_string(),
+            },
+            if rejected.is_empty() {
+                "try --skin all".to_string()
+            } else {
+                format!("rejected: {}", rejected.join("; "))
+            }
+        ),
+    )
+}
+
+/// The report's notes about the assembled attachments, the animations and the
+/// constraints not applied.
+fn assembly_notes(
+    file: &FileSkeleton,
+    chosen: &[Chosen],
+    parts: &Assembly,
+    report: &mut SpineReport,
+) {
+    report.notes.extend(parts.dropped_notes.iter().cloned());
     let reoriented: usize = report
         .attachments
         .iter()
@@ -757,30 +906,31 @@ pub fn import_spine(
             "{reoriented} triangles were clockwise in the setup pose (Spine draws both sides): reversed"
         ));
     }
-    if !folded.is_empty() {
+    if !parts.folded.is_empty() {
         report.notes.push(format!(
             "{} meshes fold over themselves in the setup pose: {}",
-            folded.len(),
-            folded.join(", ")
+            parts.folded.len(),
+            parts.folded.join(", ")
         ));
     }
-    if !rejected.is_empty() {
+    if !parts.rejected.is_empty() {
         report.notes.push(format!(
             "{} attachments skipped (the mesh model does not take them yet): {}",
-            rejected.len(),
-            rejected.join("; ")
+            parts.rejected.len(),
+            parts.rejected.join("; ")
         ));
     }
-    if !missing_regions.is_empty() {
+    if !parts.missing_regions.is_empty() {
         report.notes.push(format!(
             "{} attachments have no atlas region and are drawn flat: {}",
-            missing_regions.len(),
-            missing_regions.join(", ")
+            parts.missing_regions.len(),
+            parts.missing_regions.join(", ")
         ));
     }
-    if max_err_all > 1e-9 {
+    if parts.max_err_all > 1e-9 {
         report.notes.push(format!(
-            "artist weight rows summed to 1 within {max_err_all:.1e} (rounded in the file): normalized"
+            "artist weight rows summed to 1 within {:.1e} (rounded in the file): normalized",
+            parts.max_err_all
         ));
     }
     let sequences = chosen.iter().filter(|c| c.att.sequence).count();
@@ -802,15 +952,27 @@ pub fn import_spine(
                 .push(format!("{n} {what} constraints not applied"));
         }
     }
+}
 
-    let mut artist = Weights::zeros(vertices.len(), file.bones.len());
+/// The artist's weight rows as a normalized dense matrix.
+fn artist_weights(n_vertices: usize, n_bones: usize, rows: &[Vec<(usize, f64)>]) -> Weights {
+    let mut artist = Weights::zeros(n_vertices, n_bones);
     for (v, row) in rows.iter().enumerate() {
         for &(j, w) in row {
             artist.set(v, j, artist.get(v, j) + w);
         }
     }
     artist.normalize();
+    artist
+}
 
+/// The scene's bones: the setup transforms, each segment along its world x axis.
+fn scene_bones(
+    file: &FileSkeleton,
+    world: &[Affine2],
+    setup: &Skeleton,
+    notes: &mut Vec<String>,
+) -> Vec<Bone> {
     let mut bones = Vec::with_capacity(file.bones.len());
     let mut no_axis = Vec::new();
     for (j, b) in file.bones.iter().enumerate() {
@@ -837,43 +999,48 @@ pub fn import_spine(
         });
     }
     if !no_axis.is_empty() {
-        report.notes.push(format!(
+        notes.push(format!(
             "bones with a world x axis of length 0 point along their local rotation: {}",
             no_axis.join(", ")
         ));
     }
-    let (mesh, mesh_notes) = Mesh::from_artist(vertices, triangles, parts.clone(), vertex_parts)?;
-    report.notes.extend(mesh_notes.messages());
-    assign_parts(&mut bones, &file.order, &artist, &mesh);
-    let skeleton = Skeleton::new(bones)?;
-    let probes = lift_probes(&skeleton, &mesh, &mut report.notes);
-    let name = options.name.clone().unwrap_or_else(|| "spine".into());
-    let mut scene = Scene::new(name, mesh, skeleton, probes)?;
-    if let Some(atlas) = atlas {
-        let images = atlas
-            .pages
-            .iter()
-            .enumerate()
-            .map(|(k, p)| ArtImage {
-                name: p.name.clone(),
-                path: p.image.clone(),
-                alpha: atlas.alpha(k),
-            })
-            .collect();
-        let layers = parts
-            .iter()
-            .zip(layer_images)
-            .map(|(part, image)| Layer {
-                part: part.clone(),
-                image,
-            })
-            .collect();
-        scene = scene.with_art(Art {
-            images,
-            uvs,
-            layers,
-        })?;
+    bones
+}
+
+/// The scene's art: one image per atlas page, a layer per part in draw order.
+fn scene_art(
+    atlas: &Atlas,
+    parts: &[String],
+    layer_images: Vec<Option<usize>>,
+    uvs: Vec<Point2<f64>>,
+) -> Art {
+    let images = atlas
+        .pages
+        .iter()
+        .enumerate()
+        .map(|(k, p)| ArtImage {
+            name: p.name.clone(),
+            path: p.image.clone(),
+            alpha: atlas.alpha(k),
+        })
+        .collect();
+    let layers = parts
+        .iter()
+        .zip(layer_images)
+        .map(|(part, image)| Layer {
+            part: part.clone(),
+            image,
+        })
+        .collect();
+    Art {
+        images,
+        uvs,
+        layers,
     }
+}
+
+/// Adds the file's clips and the IK constraints the scene's model takes, noting the rest.
+fn attach_animation(file: &FileSkeleton, scene: Scene, report: &mut SpineReport) -> Result<Scene> {
     // IK constraints the scene's model cannot take (a second bone that is not the first's
     // child, a mix outside [0, 1]) are left out, named; clips are checked as they are.
     let mut ik = Vec::new();
@@ -904,12 +1071,7 @@ pub fn import_spine(
     report.ik = ik.len();
     report.ik_timelines = clips.iter().map(|c| c.ik.len()).sum();
     report.ik_keys = clips.iter().map(|c| c.ik_key_count()).sum();
-    let scene = scene.with_animation(clips, ik)?;
-    Ok(SpineImport {
-        scene,
-        artist,
-        report,
-    })
+    scene.with_animation(clips, ik)
 }
 
 /// `attachment "NAME" (skin "S", slot "SLOT")`, the context of an attachment's errors.

@@ -505,6 +505,10 @@ fn parse_attachment(
     })
 }
 
+/// One weighted vertex: `(bone, position in the bone, weight)` per bone.
+type WeightRow = Vec<(usize, [f64; 2], f64)>;
+
+/// A mesh attachment's `uvs`, `triangles` and `vertices` (rigid or weighted to bones).
 fn parse_mesh(at: &At, a: &Value, n_bones: usize) -> Result<FileMesh> {
     let uvs = at.numbers(a, "uvs", MAX_COORDINATE)?;
     if uvs.len() % 2 != 0 {
@@ -515,6 +519,22 @@ fn parse_mesh(at: &At, a: &Value, n_bones: usize) -> Result<FileMesh> {
         return Err(at.error("uvs", format!("{n} vertices (a mesh needs at least 3)")));
     }
     let uvs: Vec<[f64; 2]> = uvs.chunks_exact(2).map(|c| [c[0], c[1]]).collect();
+    let triangles = parse_triangles(at, a, n)?;
+    let v = at.numbers(a, "vertices", MAX_COORDINATE)?;
+    let geometry = if v.len() == 2 * n {
+        Geometry::Rigid(v.chunks_exact(2).map(|c| [c[0], c[1]]).collect())
+    } else {
+        Geometry::Weighted(weighted_vertices(at, &v, n, n_bones)?)
+    };
+    Ok(FileMesh {
+        uvs,
+        triangles,
+        geometry,
+    })
+}
+
+/// A mesh's `triangles`, each index checked against its `n` vertices.
+fn parse_triangles(at: &At, a: &Value, n: usize) -> Result<Vec<[usize; 3]>> {
     let tri = at.numbers(a, "triangles", f64::MAX)?;
     if tri.len() % 3 != 0 || tri.is_empty() {
         return Err(at.error(
@@ -538,82 +558,78 @@ fn parse_mesh(at: &At, a: &Value, n_bones: usize) -> Result<FileMesh> {
         }
         triangles.push(out);
     }
-    let v = at.numbers(a, "vertices", MAX_COORDINATE)?;
-    let geometry = if v.len() == 2 * n {
-        Geometry::Rigid(v.chunks_exact(2).map(|c| [c[0], c[1]]).collect())
-    } else {
-        let mut rows = Vec::with_capacity(n);
-        let mut i = 0;
-        let verr =
-            |vertex: usize, message: String| spine_error(at.0, "vertices", Some(vertex), message);
-        for vertex in 0..n {
-            let count = *v.get(i).ok_or_else(|| {
-                verr(
-                    vertex,
-                    format!("the array ends at entry {i}, before this vertex's boneCount"),
-                )
-            })?;
-            let count = index(count, n_bones + 1).filter(|&c| c > 0).ok_or_else(|| {
-                verr(
-                    vertex,
-                    format!("boneCount {} at entry {i} is not an integer in 1..={n_bones} (the skeleton's bones)", shown(count)),
-                )
-            })?;
-            i += 1;
-            if v.len() - i < 4 * count {
-                return Err(verr(
-                    vertex,
-                    format!(
-                        "boneCount {count} needs {} numbers from entry {i}, the array has {}",
-                        4 * count,
-                        v.len() - i
-                    ),
-                ));
-            }
-            let mut row = Vec::with_capacity(count);
-            for _ in 0..count {
-                let bone = index(v[i], n_bones).ok_or_else(|| {
-                    verr(
-                        vertex,
-                        format!(
-                            "bone index {} at entry {i} is not a bone (the skeleton has {n_bones})",
-                            shown(v[i])
-                        ),
-                    )
-                })?;
-                let w = v[i + 3];
-                if !(0.0..=MAX_WEIGHT).contains(&w) {
-                    return Err(verr(
-                        vertex,
-                        format!(
-                            "weight {} at entry {} is outside 0..={MAX_WEIGHT}",
-                            shown(w),
-                            i + 3
-                        ),
-                    ));
-                }
-                row.push((bone, [v[i + 1], v[i + 2]], w));
-                i += 4;
-            }
-            if row.iter().map(|r| r.2).sum::<f64>() <= 0.0 {
-                return Err(verr(vertex, "its weights sum to 0".into()));
-            }
-            rows.push(row);
-        }
-        if i != v.len() {
-            return Err(at.error(
-                "vertices",
+    Ok(triangles)
+}
+
+/// The weighted `vertices` array `v` of a mesh of `n` vertices: per vertex a boneCount,
+/// then `bone, x, y, weight` per bone.
+fn weighted_vertices(at: &At, v: &[f64], n: usize, n_bones: usize) -> Result<Vec<WeightRow>> {
+    let mut rows = Vec::with_capacity(n);
+    let mut i = 0;
+    let verr =
+        |vertex: usize, message: String| spine_error(at.0, "vertices", Some(vertex), message);
+    for vertex in 0..n {
+        let count = *v.get(i).ok_or_else(|| {
+            verr(
+                vertex,
+                format!("the array ends at entry {i}, before this vertex's boneCount"),
+            )
+        })?;
+        let count = index(count, n_bones + 1).filter(|&c| c > 0).ok_or_else(|| {
+            verr(
+                vertex,
+                format!("boneCount {} at entry {i} is not an integer in 1..={n_bones} (the skeleton's bones)", shown(count)),
+            )
+        })?;
+        i += 1;
+        if v.len() - i < 4 * count {
+            return Err(verr(
+                vertex,
                 format!(
-                    "{} numbers left after the {n} vertices the uvs give",
+                    "boneCount {count} needs {} numbers from entry {i}, the array has {}",
+                    4 * count,
                     v.len() - i
                 ),
             ));
         }
-        Geometry::Weighted(rows)
-    };
-    Ok(FileMesh {
-        uvs,
-        triangles,
-        geometry,
-    })
+        let mut row = Vec::with_capacity(count);
+        for _ in 0..count {
+            let bone = index(v[i], n_bones).ok_or_else(|| {
+                verr(
+                    vertex,
+                    format!(
+                        "bone index {} at entry {i} is not a bone (the skeleton has {n_bones})",
+                        shown(v[i])
+                    ),
+                )
+            })?;
+            let w = v[i + 3];
+            if !(0.0..=MAX_WEIGHT).contains(&w) {
+                return Err(verr(
+                    vertex,
+                    format!(
+                        "weight {} at entry {} is outside 0..={MAX_WEIGHT}",
+                        shown(w),
+                        i + 3
+                    ),
+                ));
+            }
+            row.push((bone, [v[i + 1], v[i + 2]], w));
+            i += 4;
+        }
+        if row.iter().map(|r| r.2).sum::<f64>() <= 0.0 {
+            return Err(verr(vertex, "its weights sum to 0".into()));
+        }
+        rows.push(row);
+    }
+    if i != v.len() {
+        return Err(at.error(
+            "vertices",
+            format!(
+                "{} numbers left after the {n} vertices the uvs give",
+                v.len() - i
+            ),
+        ));
+    }
+    Ok(rows)
 }

@@ -29,7 +29,7 @@
 mod common;
 
 use clap::Parser;
-use common::rigs::{cut_meshes, load_rigs, solve_per_mesh, Rig};
+use common::rigs::{cut_meshes, load_rigs, solve_per_mesh, solver_specs, Rig};
 use common::{main_with, progress, write_json, write_text, Res};
 use nalgebra::Point2;
 use serde::Serialize;
@@ -116,13 +116,7 @@ fn main() -> std::process::ExitCode {
 
 fn run(cli: &Cli) -> Res<()> {
     let rigs = load_rigs(&cli.rigs)?;
-    let solvers: Vec<String> = cli
-        .solvers
-        .clone()
-        .unwrap_or_else(|| DEFAULT_SOLVERS.iter().map(|s| s.to_string()).collect());
-    for s in &solvers {
-        skinweights::solvers::solver_by_name(s, skinweights::solvers::NO_OPTIONS)?;
-    }
+    let solvers = solver_specs(&cli.solvers, &DEFAULT_SOLVERS)?;
     let jobs: usize = rigs.iter().map(|r| r.meshes.len()).sum::<usize>() * solvers.len();
     let bar = progress(jobs as u64, "solving");
     let mut out = Output {

@@ -35,9 +35,7 @@
 mod common;
 
 use clap::Parser;
-use common::rigs::{
-    cut_meshes, load_rigs, solve_per_mesh, solve_spec, solver_of_spec, uniform, Rig,
-};
+use common::rigs::{cut_meshes, load_rigs, solve_per_mesh, solve_spec, solver_specs, uniform, Rig};
 use common::{csv_num, json_num, main_with, progress, write_json, write_text, Res};
 use serde::Serialize;
 use skinweights::metrics::artist::{
@@ -151,13 +149,7 @@ fn main() -> std::process::ExitCode {
 fn run(cli: &Cli) -> Res<()> {
     let started = Instant::now();
     let rigs = load_rigs(&cli.rigs)?;
-    let solvers: Vec<String> = cli
-        .solvers
-        .clone()
-        .unwrap_or_else(|| DEFAULT_SOLVERS.iter().map(|s| s.to_string()).collect());
-    for s in &solvers {
-        solver_of_spec(s)?;
-    }
+    let solvers = solver_specs(&cli.solvers, &DEFAULT_SOLVERS)?;
     let clip_frames: Vec<ArtistClipFrames> = rigs
         .iter()
         .map(|r| {

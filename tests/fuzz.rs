@@ -549,14 +549,11 @@ fn score(scene: &Scene, weights: &Weights) -> Result<(), String> {
     Ok(())
 }
 
-/// A loaded scene: sane, solvable (or a typed refusal), and its solved weights score finite.
-fn check_scene(scene: &Scene) -> Result<(), String> {
-    scene
-        .sanity_check()
-        .map_err(|e| format!("loaded scene fails sanity_check: {e}"))?;
-    // Clips of a loaded scene sample to finite poses (or a typed refusal such as overflow).
+/// Every clip of a loaded scene, sampled at these fractions of its duration, gives finite
+/// world transforms (or a typed refusal such as overflow).
+fn check_clip_poses(scene: &Scene, fractions: &[f64]) -> Result<(), String> {
     for clip in &scene.clips {
-        for t in [0.0, clip.duration * 0.37, clip.duration] {
+        for t in fractions.iter().map(|f| f * clip.duration) {
             match scene
                 .clip_pose(clip, t)
                 .and_then(|p| scene.skeleton.world_affines(&p))
@@ -572,6 +569,15 @@ fn check_scene(scene: &Scene) -> Result<(), String> {
             }
         }
     }
+    Ok(())
+}
+
+/// A loaded scene: sane, solvable (or a typed refusal), and its solved weights score finite.
+fn check_scene(scene: &Scene) -> Result<(), String> {
+    scene
+        .sanity_check()
+        .map_err(|e| format!("loaded scene fails sanity_check: {e}"))?;
+    check_clip_poses(scene, &[0.0, 0.37, 1.0])?;
     if scene.mesh.vertex_count() > 5000 {
         return Ok(()); // solving is not the loader's cost; keep cases fast
     }
@@ -1384,30 +1390,7 @@ fn check_godot(input: &[u8]) -> Outcome {
                 .artist
                 .validate()
                 .map_err(|e| format!("artist weights invalid: {e}"))?;
-            for clip in &scene.clips {
-                for t in [
-                    0.0,
-                    clip.duration * 0.37,
-                    clip.duration * 0.81,
-                    clip.duration,
-                ] {
-                    match scene
-                        .clip_pose(clip, t)
-                        .and_then(|p| scene.skeleton.world_affines(&p))
-                    {
-                        Ok(w) if w.iter().any(|m| !m.is_finite()) => {
-                            return Err(format!(
-                                "clip {:?} at {t}: non-finite world transform",
-                                clip.name
-                            ))
-                        }
-                        Err(e) if admits_bug(&e) => {
-                            return Err(format!("clip {:?}: {e}", clip.name))
-                        }
-                        _ => {}
-                    }
-                }
-            }
+            check_clip_poses(scene, &[0.0, 0.37, 0.81, 1.0])?;
             Ok(true)
         }
         Err(e) => typed(e),

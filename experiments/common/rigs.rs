@@ -222,3 +222,15 @@ pub fn solver_of_spec(spec: &str) -> skinweights::Result<Box<dyn skinweights::so
         _ => skinweights::solvers::solver_by_name(spec, skinweights::solvers::NO_OPTIONS),
     }
 }
+
+/// The solver specs to run: the given ones, else `default`; each checked with
+/// [`solver_of_spec`] before any solve.
+pub fn solver_specs(given: &Option<Vec<String>>, default: &[&str]) -> Res<Vec<String>> {
+    let specs: Vec<String> = given
+        .clone()
+        .unwrap_or_else(|| default.iter().map(|s| s.to_string()).collect());
+    for s in &specs {
+        solver_of_spec(s)?;
+    }
+    Ok(specs)
+}

@@ -1087,21 +1087,64 @@ impl Solver for Best {
             return Ok(s);
         }
         let started = Instant::now();
-        let (o, r) = (&self.options, &self.recipe);
+        let o = &self.options;
         check_number("band", o.band, |x| x >= 0.0, ">= 0")?;
-        if let Some(target) = o.coarse_refine {
-            if super::refine::subdivision_factor(&scene.mesh, target) > 1 {
-                let mut fine = self.clone();
-                fine.options.coarse_refine = None;
-                if r.coarse_seed_blend {
-                    fine.recipe.blend_widen = 0.0;
-                    fine.recipe.blend_fade = (1.0, 1.0);
-                    fine.options.source_blend = o.source_blend.map(|_| r.coarse_source_blend);
-                }
-                let solved = super::refine::Refined::new(Box::new(fine), target).solve(scene)?;
-                return finish(self.name(), started, solved.weights, solved.report.warnings);
-            }
+        if let Some(solved) = self.solve_coarse(scene)? {
+            return finish(self.name(), started, solved.weights, solved.report.warnings);
         }
+        let mut sources = self.heat_sources(scene)?;
+        let locked = self.locked(scene, &sources);
+        self.adjust_sources(scene, &mut sources, &locked);
+        let x = self.solve_columns(scene, &sources.system, &locked)?;
+        let pts = scene.mesh.vertices();
+        let mut weights = rows_from_columns(&x, &sources.system.nearest, |v| {
+            nearest_segment(&sources.segments, &pts[v]).unwrap_or(0)
+        })?;
+        if let Some(limit) = o.limit {
+            limit.apply(&mut weights);
+        }
+        let warnings = super::blind_warnings(scene, &sources.system.nearest.blind_components);
+        finish(self.name(), started, weights, warnings)
+    }
+}
+
+/// The heat system with `best`'s sources, and what the later steps need from its assembly.
+struct SourcedSystem {
+    system: HeatSystem,
+    segments: Vec<crate::geometry::Segment>,
+    /// Nearest visible bones of all (the locks are measured from them).
+    nearest: NearestBones,
+    /// The distance under which a vertex counts as on a bone.
+    floor: f64,
+}
+
+impl Best {
+    /// A mesh under `coarse_refine` vertices solved on a subdivided copy with the coarse
+    /// recipe (module docs, "Coarse meshes"); `None` for any other mesh.
+    fn solve_coarse(&self, scene: &Scene) -> Result<Option<Solution>> {
+        let (o, r) = (&self.options, &self.recipe);
+        let Some(target) = o.coarse_refine else {
+            return Ok(None);
+        };
+        if super::refine::subdivision_factor(&scene.mesh, target) <= 1 {
+            return Ok(None);
+        }
+        let mut fine = self.clone();
+        fine.options.coarse_refine = None;
+        if r.coarse_seed_blend {
+            fine.recipe.blend_widen = 0.0;
+            fine.recipe.blend_fade = (1.0, 1.0);
+            fine.options.source_blend = o.source_blend.map(|_| r.coarse_source_blend);
+        }
+        super::refine::Refined::new(Box::new(fine), target)
+            .solve(scene)
+            .map(Some)
+    }
+
+    /// Visibility, nearest bones, part sources, the heat system and the blended sources
+    /// (module docs, "Part sources" and "Blended sources").
+    fn heat_sources(&self, scene: &Scene) -> Result<SourcedSystem> {
+        let (o, r) = (&self.options, &self.recipe);
         let segments = bone_segments(scene.skeleton.bones());
         let visibility = r.heat.visibility.then(|| Visibility::new(&scene.mesh));
         let floor = distance_floor(scene, &r.heat);
@@ -1132,118 +1175,152 @@ impl Solver for Best {
         drop(visibility);
         let mut system = HeatSystem::assemble_with(scene, &r.heat, sources)?;
         if let Some(f) = o.source_blend {
-            blend_sources(
-                scene,
-                &mut system,
-                JointBlend {
-                    r: f * scene.mesh.height(),
-                    widen: r.blend_widen,
-                    fade_from: r.blend_fade.0,
-                    fade_to: r.blend_fade.1,
-                    handle: r.handle_length * scene.mesh.height(),
-                },
-                &segments,
-                floor,
-                r.cut_fade,
-            );
+            let blend = JointBlend {
+                r: f * scene.mesh.height(),
+                widen: r.blend_widen,
+                fade_from: r.blend_fade.0,
+                fade_to: r.blend_fade.1,
+                handle: r.handle_length * scene.mesh.height(),
+            };
+            blend_sources(scene, &mut system, blend, &segments, floor, r.cut_fade);
         }
-        let order = match r.heat.ordering {
-            Ordering::NestedDissection => Some(nested_dissection(&scene.mesh)),
-            Ordering::Amd => None,
-        };
-        let locked = locked_vertices(
+        Ok(SourcedSystem {
+            system,
+            segments,
+            nearest,
+            floor,
+        })
+    }
+
+    /// Per bone, the vertices where its weight is fixed to 0 (module docs, "Locked from the
+    /// part border").
+    fn locked(&self, scene: &Scene, s: &SourcedSystem) -> Vec<Vec<bool>> {
+        let (o, r) = (&self.options, &self.recipe);
+        locked_vertices(
             scene,
-            &nearest,
+            &s.nearest,
             o.band * scene.mesh.height(),
             r.joint_band,
             r.own_on_bone
-                .then(|| source_parts(scene, &segments, floor))
+                .then(|| source_parts(scene, &s.segments, s.floor))
                 .as_deref(),
-        );
+        )
+    }
+
+    /// The far sources and the sources' fade next to the locks (module docs, "Far
+    /// sources", "Locked from the part border").
+    fn adjust_sources(&self, scene: &Scene, s: &mut SourcedSystem, locked: &[Vec<bool>]) {
+        let r = &self.recipe;
         if let Some((start, end)) = r.far_sources {
-            blend_far_sources(scene, &mut system.rhs, &segments, start, end);
+            blend_far_sources(scene, &mut s.system.rhs, &s.segments, start, end);
         }
         if r.lock_source_fade > 0.0 {
-            fade_sources_at_locks(
-                scene,
-                &mut system.rhs,
-                &locked,
-                r.lock_source_fade * scene.mesh.height(),
-            );
+            let reach = r.lock_source_fade * scene.mesh.height();
+            fade_sources_at_locks(scene, &mut s.system.rhs, locked, reach);
         }
+    }
+
+    /// Every bone's column of the solution: bones with nothing locked share one
+    /// factorization of the whole system and one multi-column solve; the constrained bones
+    /// are solved at the same time on rayon threads (module docs, "Speed").
+    fn solve_columns(
+        &self,
+        scene: &Scene,
+        system: &HeatSystem,
+        locked: &[Vec<bool>],
+    ) -> Result<Mat<f64>> {
+        let order = match self.recipe.heat.ordering {
+            Ordering::NestedDissection => Some(nested_dissection(&scene.mesh)),
+            Ordering::Amd => None,
+        };
         let (n, nb) = (scene.mesh.vertex_count(), scene.skeleton.len());
         let plain: Vec<usize> = (0..nb).filter(|&j| !locked[j].contains(&true)).collect();
         let rhs = &system.rhs;
-        // Bones with nothing locked share one factorization of the whole system and one
-        // multi-column solve; the constrained bones are solved at the same time on rayon
-        // threads (each group of bones with the same locked set on its free vertices).
-        let (unconstrained, constrained) = if r.reduced_solves {
+        let (unconstrained, constrained) = if self.recipe.reduced_solves {
             rayon::join(
                 || solve_plain(&system.lower, order.as_deref(), rhs, &plain),
-                || {
-                    lock_groups(&locked)
-                        .into_par_iter()
-                        .map(|bones| {
-                            let lock = &locked[bones[0]];
-                            let free: Vec<usize> = (0..n).filter(|&v| !lock[v]).collect();
-                            let fade = (r.lock_fade > 0.0)
-                                .then(|| pin_fade(scene, lock, r.lock_fade * scene.mesh.height()));
-                            let cols = solve_free(
-                                &system.lower,
-                                order.as_deref(),
-                                &free,
-                                rhs,
-                                &bones,
-                                fade.as_deref(),
-                            )?;
-                            Ok(bones
-                                .into_iter()
-                                .zip(cols)
-                                .map(|(j, c)| {
-                                    let mut col = vec![0.0; n];
-                                    for (&v, y) in free.iter().zip(c) {
-                                        col[v] = y;
-                                    }
-                                    (j, col)
-                                })
-                                .collect::<Vec<_>>())
-                        })
-                        .collect::<Result<Vec<_>>>()
-                        .map(|g| g.into_iter().flatten().collect::<Vec<_>>())
-                },
+                || self.solve_lock_groups(scene, system, order.as_deref(), locked),
             )
         } else {
             let factor = Factorization::new(&system.lower, order.as_deref())?;
-            let constrained = (0..nb)
-                .into_par_iter()
-                .filter(|&j| locked[j].contains(&true))
-                .map(|j| {
-                    let mut col = Mat::<f64>::zeros(n, 1);
-                    for v in 0..n {
-                        col[(v, 0)] = if locked[j][v] { 0.0 } else { rhs[(v, j)] };
-                    }
-                    factor
-                        .refactor(&with_fixed_rows(&system.lower, &locked[j]))?
-                        .solve_in_place(col.as_mut(), 1);
-                    Ok((j, col.col_as_slice(0).to_vec()))
-                })
-                .collect::<Result<Vec<_>>>();
+            let constrained = solve_refactored(&factor, system, locked);
             (solve_with(&factor, rhs, &plain), constrained)
         };
         let mut x = Mat::<f64>::zeros(n, nb);
         for (j, col) in unconstrained?.into_iter().chain(constrained?) {
             x.col_as_slice_mut(j).copy_from_slice(&col);
         }
-        let pts = scene.mesh.vertices();
-        let mut weights = rows_from_columns(&x, &system.nearest, |v| {
-            nearest_segment(&segments, &pts[v]).unwrap_or(0)
-        })?;
-        if let Some(limit) = o.limit {
-            limit.apply(&mut weights);
-        }
-        let warnings = super::blind_warnings(scene, &system.nearest.blind_components);
-        finish(self.name(), started, weights, warnings)
+        Ok(x)
     }
+
+    /// The constrained bones, each group with the same locked set solved on its free
+    /// vertices ([`solve_free`]); whole-mesh columns.
+    fn solve_lock_groups(
+        &self,
+        scene: &Scene,
+        system: &HeatSystem,
+        order: Option<&[usize]>,
+        locked: &[Vec<bool>],
+    ) -> Result<Vec<(usize, Vec<f64>)>> {
+        let n = scene.mesh.vertex_count();
+        let lock_fade = self.recipe.lock_fade * scene.mesh.height();
+        lock_groups(locked)
+            .into_par_iter()
+            .map(|bones| {
+                let lock = &locked[bones[0]];
+                let free: Vec<usize> = (0..n).filter(|&v| !lock[v]).collect();
+                let fade = (lock_fade > 0.0).then(|| pin_fade(scene, lock, lock_fade));
+                let cols = solve_free(
+                    &system.lower,
+                    order,
+                    &free,
+                    &system.rhs,
+                    &bones,
+                    fade.as_deref(),
+                )?;
+                Ok(bones
+                    .into_iter()
+                    .zip(cols)
+                    .map(|(j, c)| {
+                        let mut col = vec![0.0; n];
+                        for (&v, y) in free.iter().zip(c) {
+                            col[v] = y;
+                        }
+                        (j, col)
+                    })
+                    .collect::<Vec<_>>())
+            })
+            .collect::<Result<Vec<_>>>()
+            .map(|g| g.into_iter().flatten().collect())
+    }
+}
+
+/// The previous way of solving the constrained bones (`Recipe::reduced_solves` false): the
+/// whole system refactored per bone with its locked rows set to the identity.
+fn solve_refactored(
+    factor: &Factorization,
+    system: &HeatSystem,
+    locked: &[Vec<bool>],
+) -> Result<Vec<(usize, Vec<f64>)>> {
+    let n = system.rhs.nrows();
+    (0..locked.len())
+        .into_par_iter()
+        .filter(|&j| locked[j].contains(&true))
+        .map(|j| {
+            let mut col = Mat::<f64>::zeros(n, 1);
+            for v in 0..n {
+                col[(v, 0)] = if locked[j][v] {
+                    0.0
+                } else {
+                    system.rhs[(v, j)]
+                };
+            }
+            factor
+                .refactor(&with_fixed_rows(&system.lower, &locked[j]))?
+                .solve_in_place(col.as_mut(), 1);
+            Ok((j, col.col_as_slice(0).to_vec()))
+        })
+        .collect()
 }
 
 #[cfg(test)]

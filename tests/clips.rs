@@ -264,15 +264,87 @@ fn assert_deviations(m: &ClipMetrics, want: &[f64; 3], what: &str) {
     assert_close(m.deviation_mean_px, want[2], &format!("{what} mean"));
 }
 
-#[test]
-fn clip_metrics_equal_a_straightforward_computation_on_random_weights() {
-    let mut state: u64 = 0xc11b_5eed;
-    let mut next = move || {
+/// A seeded generator of uniform numbers in [0, 1).
+fn uniform(seed: u64) -> impl FnMut() -> f64 {
+    let mut state = seed;
+    move || {
         state = state
             .wrapping_mul(6364136223846793005)
             .wrapping_add(1442695040888963407);
         (state >> 11) as f64 / (1u64 << 53) as f64
-    };
+    }
+}
+
+/// Rigidly bound parts (one-hot rows on one bone), whose triangles the clip metrics score by
+/// the bone's determinant instead of per triangle: the same flips and area as the
+/// straightforward loop, with a clip that mirrors one bone (every triangle it carries flips)
+/// and scales the other, and deviations from a reference that differs on some one-hot rows.
+#[test]
+fn rigid_parts_score_as_the_straightforward_computation() {
+    let mut next = uniform(0x61d_5eed);
+    let scene = scene_at("bar", 20_000);
+    let mirror = Clip::new("mirror", 1.0)
+        .with_track(BoneTrack::new("lower").with(
+            ChannelKind::ScaleX,
+            vec![Key::new(0.0, 1.0), Key::new(0.5, -1.0), Key::new(1.0, 1.0)],
+        ))
+        .with_track(BoneTrack::new("upper").with(
+            ChannelKind::ScaleY,
+            vec![Key::new(0.0, 1.0), Key::new(1.0, 0.5)],
+        ));
+    let scene = scene.with_animation(vec![swing(), mirror], vec![]).unwrap();
+    let joint = scene.skeleton.bones()[0].tail.x;
+    let n = scene.mesh.vertex_count();
+    let (mut weights, mut reference) = (Vec::with_capacity(2 * n), Vec::with_capacity(2 * n));
+    for v in scene.mesh.vertices() {
+        // One-hot by side of the joint, blended in a band around it; the reference moves
+        // some one-hot rows to the other bone and blends some more.
+        let d = v.x - joint;
+        let row = if d.abs() < 15.0 {
+            let u = d / 30.0 + 0.5;
+            [1.0 - u, u]
+        } else if d < 0.0 {
+            [1.0, 0.0]
+        } else {
+            [0.0, 2.5]
+        };
+        let r = match next() {
+            x if x < 0.05 => [row[1], row[0]],
+            x if x < 0.1 => [0.5, 0.5],
+            _ => row,
+        };
+        weights.extend(row);
+        reference.extend(r);
+    }
+    let w = skinweights::Weights::from_row_major(weights, 2).unwrap();
+    let r = skinweights::Weights::from_row_major(reference, 2).unwrap();
+    let clips: Vec<&Clip> = scene.clips.iter().collect();
+    let options = ClipOptions::default().with_fps(20.0);
+    let got = clips_metrics(&scene, &w, Some(&r), &clips, &options).unwrap();
+    let (want, want_all) = straightforward(&scene, &w, &r, 20.0);
+    let mut mirrored = 0;
+    for (m, (pooled, frames, tris)) in got.clips.iter().zip(&want) {
+        assert_deviations(m, pooled, &format!("clip {}", m.clip));
+        for (k, (f, want)) in m.per_frame.iter().zip(frames).enumerate() {
+            let what = format!("clip {} frame {k}", m.clip);
+            assert_close(f.deviation_p95_px, want[1], &what);
+            assert_eq!(f.flipped, tris[k].0, "{what}");
+            assert_close(Some(f.area_change_pct), tris[k].1, &what);
+            mirrored = mirrored.max(f.flipped);
+        }
+    }
+    assert_deviations(&got.all, &want_all, "all");
+    // The mirrored frame flips every triangle of the lower bone's side: thousands.
+    assert!(
+        mirrored > n / 4,
+        "{mirrored} of {} triangles",
+        scene.mesh.triangle_count()
+    );
+}
+
+#[test]
+fn clip_metrics_equal_a_straightforward_computation_on_random_weights() {
+    let mut next = uniform(0xc11b_5eed);
     // 600 vertices, and 140 000 (more than one parallel block of the vertex pass).
     for (case, vertices) in [600, 600, 600, 140_000].into_iter().enumerate() {
         let scene = scene_at("bar", vertices);

@@ -19,17 +19,18 @@
 //! frames. The CLI (`skinweights eval --clip`), the view and Python use these functions and
 //! the JSON keys of [`ClipMetrics`].
 
-use super::quantile::{bin, Histogram, StreamQuantile, BINS};
+use super::quantile::{bin, quantile_and_add, Histogram, StreamQuantile, BINS};
 use crate::animation::{Clip, DEFAULT_FPS};
 use crate::error::{Error, Result};
 use crate::mesh::signed_area2;
 use crate::scene::Scene;
 use crate::skeleton::{Affine2, Pose};
-use crate::skinning::{check_shape, LBS_CHUNK, WEIGHT_SUM_EPSILON};
+use crate::skinning::{check_shape, WEIGHT_SUM_EPSILON};
 use crate::weights::Weights;
 use nalgebra::{Point2, Vector2};
 use rayon::prelude::*;
 use serde::Serialize;
+use std::sync::Mutex;
 
 /// Options of the clip metrics.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -160,8 +161,10 @@ pub struct ClipSetMetrics {
 ///
 /// One pass per frame over the vertices (both skinnings, the deviation and its histogram
 /// fused, in parallel, reading the two weights' nonzero entries only; a vertex whose two rows
-/// are equal has deviation 0 without its reference skinning) and one over the triangles, into
-/// buffers allocated once. Percentiles are exact (nearest rank, as
+/// are equal has deviation 0 without its reference skinning, and one that follows a single
+/// bone and only rigid triangles use is skipped) and one over the triangles (those whose
+/// vertices all follow one bone scored at once by its determinant), into buffers allocated
+/// once. Percentiles are exact (nearest rank, as
 /// [`super::percentile`]): a frame's from the histogram of its deviations and a selection
 /// inside the bin holding the rank; a clip's (and all clips') from the frames' histograms,
 /// keeping only the deviations that can still hold the rank (about the largest 5 %) rather
@@ -206,12 +209,16 @@ pub fn clips_metrics(
                     worst = Some((f.max, fi));
                 }
                 dmax = Some(f.max);
-                dp95 = Some(eval.hist.quantile(&eval.dev, Q));
+                let mut streams = vec![pool];
+                streams.extend(all_pool.as_mut());
+                dp95 = Some(quantile_and_add(
+                    &eval.hist,
+                    &eval.dev,
+                    eval.zeros,
+                    Q,
+                    &mut streams,
+                ));
                 dmean = Some(if n == 0 { 0.0 } else { f.sum / n as f64 });
-                pool.add(&eval.hist, &eval.dev);
-                if let Some(all) = all_pool.as_mut() {
-                    all.add(&eval.hist, &eval.dev);
-                }
             }
             per_frame.push(FrameMetrics {
                 time: t,
@@ -219,7 +226,7 @@ pub fn clips_metrics(
                 deviation_p95_px: dp95,
                 deviation_mean_px: dmean,
                 flipped: f.flipped,
-                area_change_pct: (f.area / eval.rest_area - 1.0) * 100.0,
+                area_change_pct: (f.area / eval.rest_area() - 1.0) * 100.0,
             });
         }
         all_sum += sum;
@@ -341,10 +348,16 @@ impl ClipMetrics {
     }
 }
 
-/// Vertices per parallel task of the fused vertex pass; each task counts its own histogram.
-const BLOCK: usize = 1 << 17;
+/// Vertices per parallel task of the vertex pass.
+const VERTEX_CHUNK: usize = 1 << 14;
+const _: () = assert!(VERTEX_CHUNK <= 1 << 16);
 /// Triangles per parallel task of the triangle pass.
 const TRI_CHUNK: usize = 8192;
+/// A vertex of a general triangle: its position is computed each frame.
+const POSED: u8 = 1;
+/// A vertex whose weights row differs from its reference row: its deviation is computed each
+/// frame (every other vertex's deviation is +0).
+const DIFFERS: u8 = 2;
 
 /// One frame's sums as [`Evaluator::frame`] returns them.
 struct FrameSums {
@@ -357,69 +370,86 @@ struct FrameSums {
     area: f64,
 }
 
-/// A vertex block's part of a frame: largest and summed deviation, counts per bin.
-struct BlockSums {
-    max: f64,
-    sum: f64,
-    counts: Vec<u32>,
-}
-
-/// What stays the same over every frame of the clips (the rows, the triangles as 32-bit
-/// indices, their rest orientation and area) and the buffers each frame writes.
+/// What stays the same over every frame of the clips (the rows, which vertices a frame must
+/// compute, the triangles) and the buffers each frame writes.
 struct Evaluator<'a> {
     rest: &'a [Point2<f64>],
     rows: PairRows,
-    with_reference: bool,
-    triangles: Vec<[u32; 3]>,
-    rest_signs: Vec<i8>,
-    rest_area: f64,
+    /// Per vertex chunk, in vertex order, the offsets in the chunk of the vertices a frame
+    /// computes ([`POSED`] or [`DIFFERS`]): the others follow one bone, only rigid triangles
+    /// use them and their deviation is +0.
+    active: Vec<u16>,
+    /// Per vertex chunk, the index in `active` of its first vertex (and one past the last).
+    active_start: Vec<usize>,
+    /// Per vertex chunk, the index in `dev` of its first vertex that [`DIFFERS`] (and one
+    /// past the last chunk).
+    dev_start: Vec<usize>,
+    triangles: Triangles,
     posed: Vec<Point2<f64>>,
-    /// The frame's deviations (empty without reference).
+    /// The frame's deviations of the vertices that [`DIFFERS`], in vertex order.
     dev: Vec<f64>,
-    /// Their histogram.
+    /// The vertices whose deviation is +0 without being computed (0 without reference).
+    zeros: u64,
+    /// The frame's deviations counted per bin, `zeros` included.
     hist: Histogram,
-    blocks: Vec<BlockSums>,
+    /// Per worker thread, the counts per bin of the deviations its chunks computed.
+    thread_counts: Vec<Mutex<Vec<u32>>>,
+    /// Per vertex chunk, the largest and the summed deviation (summed in chunk order, so the
+    /// mean does not depend on the scheduling).
+    chunk_sums: Vec<(f64, f64)>,
     tri_sums: Vec<(usize, f64)>,
 }
 
 impl<'a> Evaluator<'a> {
     fn new(scene: &'a Scene, weights: &Weights, reference: Option<&Weights>) -> Result<Self> {
-        let mesh = &scene.mesh;
-        let rest = mesh.vertices();
+        let rest = scene.mesh.vertices();
         let n = rest.len();
-        let index = |i: usize| u32::try_from(i).map_err(|_| too_large(n));
-        let triangles = mesh
-            .triangles()
-            .iter()
-            .map(|t| Ok([index(t[0])?, index(t[1])?, index(t[2])?]))
-            .collect::<Result<Vec<_>>>()?;
-        let rest_signs: Vec<i8> = mesh
-            .triangles()
-            .iter()
-            .map(|t| {
-                if signed_area2(&rest[t[0]], &rest[t[1]], &rest[t[2]]).is_sign_negative() {
-                    -1
-                } else {
-                    1
-                }
-            })
+        let rows = PairRows::new(weights, reference)?;
+        // Correctives move vertices off their bones' transforms: then no triangle is rigid.
+        let rigid_allowed = scene.correctives.is_empty();
+        let triangles = Triangles::new(scene, &rows, rigid_allowed)?;
+        let mut kind: Vec<u8> = (0..n)
+            .map(|i| DIFFERS * u8::from(rows.differs(i)))
             .collect();
-        let mut tri_sums = Vec::new();
-        let rest_area = triangle_sums(&triangles, &rest_signs, rest, &mut tri_sums).1;
-        let with_reference = reference.is_some();
+        for t in &triangles.general {
+            for &v in t {
+                kind[v as usize] |= POSED;
+            }
+        }
+        let (mut dev_start, mut active, mut active_start) = (vec![0], Vec::new(), vec![0]);
+        for chunk in kind.chunks(VERTEX_CHUNK) {
+            let differ = chunk.iter().filter(|&&k| k & DIFFERS != 0).count();
+            dev_start.push(dev_start.last().copied().unwrap_or(0) + differ);
+            // VERTEX_CHUNK is at most 2^16, so an offset fits 16 bits.
+            active.extend((0..chunk.len() as u16).filter(|&k| chunk[usize::from(k)] != 0));
+            active_start.push(active.len());
+        }
+        let computed = dev_start.last().copied().unwrap_or(0);
+        let threads = rayon::current_num_threads().max(1);
         Ok(Evaluator {
             rest,
-            rows: PairRows::new(weights, reference)?,
-            with_reference,
+            rows,
+            active,
+            active_start,
+            dev_start,
             triangles,
-            rest_signs,
-            rest_area,
             posed: vec![Point2::origin(); n],
-            dev: vec![0.0; if with_reference { n } else { 0 }],
+            dev: vec![0.0; computed],
+            zeros: if reference.is_some() {
+                (n - computed) as u64
+            } else {
+                0
+            },
             hist: Histogram::new(),
-            blocks: Vec::new(),
-            tri_sums,
+            thread_counts: (0..threads).map(|_| Mutex::new(vec![0; BINS])).collect(),
+            chunk_sums: Vec::new(),
+            tri_sums: Vec::new(),
         })
+    }
+
+    /// Rest total |area|.
+    fn rest_area(&self) -> f64 {
+        self.triangles.rest_area
     }
 
     /// Skins one frame with the skinning transforms `s` into `posed` (and `dev`, `hist`),
@@ -428,69 +458,176 @@ impl<'a> Evaluator<'a> {
     /// character.
     fn frame(&mut self, s: &[Affine2], scene: &Scene, pose: &Pose) -> Result<FrameSums> {
         let (rows, rest) = (&self.rows, self.rest);
-        let (mut max, mut sum) = (0.0, 0.0);
-        if self.with_reference {
-            let blocks = rest.len().div_ceil(BLOCK);
-            self.blocks.resize_with(blocks, || BlockSums {
-                max: 0.0,
-                sum: 0.0,
-                counts: vec![0; BINS],
-            });
-            self.posed
-                .par_chunks_mut(BLOCK)
-                .zip(self.dev.par_chunks_mut(BLOCK))
-                .zip(self.blocks.par_iter_mut())
-                .enumerate()
-                .for_each(|(b, ((p, d), st))| {
-                    let first = b * BLOCK;
-                    st.counts.fill(0);
-                    let (mut mx, mut total, mut zeros) = (0.0f64, 0.0, 0u32);
-                    for (k, (p, d)) in p.iter_mut().zip(d.iter_mut()).enumerate() {
-                        let i = first + k;
-                        let (pw, dev) = rows.vertex(i, rest[i], s);
-                        *p = pw;
-                        *d = dev;
-                        mx = mx.max(dev);
-                        total += dev;
-                        // Equal rows (deviation +0) are counted in a register.
-                        if dev.to_bits() == 0 {
-                            zeros += 1;
-                        } else {
-                            st.counts[bin(dev)] += 1;
-                        }
-                    }
-                    st.counts[bin(0.0)] += zeros;
-                    (st.max, st.sum) = (mx, total);
-                });
-            let blocks = &self.blocks[..blocks];
-            self.hist
-                .set_sum(blocks.iter().map(|b| b.counts.as_slice()));
-            max = blocks.iter().fold(0.0, |a: f64, b| a.max(b.max));
-            sum = blocks.iter().map(|b| b.sum).sum();
-        } else {
-            self.posed
-                .par_chunks_mut(LBS_CHUNK)
-                .enumerate()
-                .for_each(|(b, p)| {
-                    let first = b * LBS_CHUNK;
-                    for (k, p) in p.iter_mut().enumerate() {
-                        *p = rows.vertex(first + k, rest[first + k], s).0;
-                    }
-                });
+        let (active, active_start) = (&self.active, &self.active_start);
+        let chunks = rest.len().div_ceil(VERTEX_CHUNK);
+        self.chunk_sums.resize(chunks, (0.0, 0.0));
+        for c in &self.thread_counts {
+            lock(c).fill(0);
         }
+        // Each chunk's part of `dev`.
+        let mut devs = Vec::with_capacity(chunks);
+        let mut tail = self.dev.as_mut_slice();
+        for c in 0..chunks {
+            let (head, t) = tail.split_at_mut(self.dev_start[c + 1] - self.dev_start[c]);
+            devs.push(head);
+            tail = t;
+        }
+        let thread_counts = &self.thread_counts;
+        self.posed
+            .par_chunks_mut(VERTEX_CHUNK)
+            .zip(devs)
+            .zip(self.chunk_sums.par_iter_mut())
+            .enumerate()
+            .for_each(|(c, ((posed, dev), sums))| {
+                let first = c * VERTEX_CHUNK;
+                let offsets = &active[active_start[c]..active_start[c + 1]];
+                if dev.is_empty() {
+                    for &k in offsets {
+                        let i = first + usize::from(k);
+                        posed[usize::from(k)] = rows.vertex(i, rest[i], s).0;
+                    }
+                    *sums = (0.0, 0.0);
+                    return;
+                }
+                let slot = rayon::current_thread_index().unwrap_or(0) % thread_counts.len();
+                let mut counts = lock(&thread_counts[slot]);
+                let (mut mx, mut total, mut j) = (0.0f64, 0.0, 0);
+                for &k in offsets {
+                    let i = first + usize::from(k);
+                    let (pw, d) = rows.vertex(i, rest[i], s);
+                    posed[usize::from(k)] = pw;
+                    if rows.differs(i) {
+                        dev[j] = d;
+                        j += 1;
+                        mx = mx.max(d);
+                        total += d;
+                        counts[bin(d)] += 1;
+                    }
+                }
+                *sums = (mx, total);
+            });
+        let max = self.chunk_sums.iter().fold(0.0, |a: f64, b| a.max(b.0));
+        let sum = self.chunk_sums.iter().map(|b| b.1).sum();
+        let guards: Vec<_> = self.thread_counts.iter().map(lock).collect();
+        self.hist
+            .set_sum(guards.iter().map(|g| g.as_slice()), self.zeros);
+        drop(guards);
         scene.apply_correctives(pose, &mut self.posed)?;
-        let (flipped, area) = triangle_sums(
-            &self.triangles,
-            &self.rest_signs,
-            &self.posed,
-            &mut self.tri_sums,
-        );
+        let (flipped, area) = self.triangles.sums(s, &self.posed, &mut self.tri_sums);
         Ok(FrameSums {
             max,
             sum,
             flipped,
             area,
         })
+    }
+}
+
+/// The lock of a per-thread histogram (a poisoned one is still a plain vector of counts).
+fn lock(m: &Mutex<Vec<u32>>) -> std::sync::MutexGuard<'_, Vec<u32>> {
+    m.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// The mesh's triangles as the triangle pass reads them: the general ones as 32-bit indices
+/// with their rest orientation, and the rigid ones by the bone they follow.
+struct Triangles {
+    general: Vec<[u32; 3]>,
+    /// Rest orientation of each general triangle (-1 or 1).
+    signs: Vec<i8>,
+    rigid: Vec<RigidGroup>,
+    /// Rest total |area|.
+    rest_area: f64,
+}
+
+/// The triangles whose three vertices follow one bone alone (one-hot weights rows on the same
+/// bone, that weight at least [`WEIGHT_SUM_EPSILON`]), none degenerate at rest: posed by
+/// that bone's affine transform, each signed area is its rest area times the transform's
+/// determinant, so a frame needs only the determinant. This is what makes rigidly bound
+/// parts (about a third of the rows artists paint are one-hot) cost nothing per frame.
+struct RigidGroup {
+    bone: usize,
+    count: usize,
+    /// Sum of twice their rest |area|.
+    area2: f64,
+}
+
+impl Triangles {
+    fn new(scene: &Scene, rows: &PairRows, rigid_allowed: bool) -> Result<Self> {
+        let mesh = &scene.mesh;
+        let rest = mesh.vertices();
+        let n = rest.len();
+        let index = |i: usize| u32::try_from(i).map_err(|_| too_large(n));
+        let all = mesh
+            .triangles()
+            .iter()
+            .map(|t| Ok([index(t[0])?, index(t[1])?, index(t[2])?]))
+            .collect::<Result<Vec<_>>>()?;
+        let area2: Vec<f64> = mesh
+            .triangles()
+            .iter()
+            .map(|t| signed_area2(&rest[t[0]], &rest[t[1]], &rest[t[2]]))
+            .collect();
+        let signs: Vec<i8> = area2
+            .iter()
+            .map(|a| if a.is_sign_negative() { -1 } else { 1 })
+            .collect();
+        let rest_area = general_sums(&all, &signs, rest, &mut Vec::new()).1;
+        let single: Vec<Option<u32>> = (0..n)
+            .map(|i| rigid_allowed.then(|| rows.single_bone(i)).flatten())
+            .collect();
+        let mut tris = Triangles {
+            general: Vec::new(),
+            signs: Vec::new(),
+            rigid: Vec::new(),
+            rest_area,
+        };
+        let mut group_of = vec![usize::MAX; scene.skeleton.len()];
+        for ((t, &a), &sign) in all.iter().zip(&area2).zip(&signs) {
+            let bone = single[t[0] as usize];
+            let rigid = bone.is_some()
+                && t[1..].iter().all(|&v| single[v as usize] == bone)
+                && a != 0.0
+                && a.is_finite();
+            match bone {
+                Some(j) if rigid => {
+                    let j = j as usize;
+                    if group_of[j] == usize::MAX {
+                        group_of[j] = tris.rigid.len();
+                        tris.rigid.push(RigidGroup {
+                            bone: j,
+                            count: 0,
+                            area2: 0.0,
+                        });
+                    }
+                    let g = &mut tris.rigid[group_of[j]];
+                    g.count += 1;
+                    g.area2 += a.abs();
+                }
+                _ => {
+                    tris.general.push(*t);
+                    tris.signs.push(sign);
+                }
+            }
+        }
+        Ok(tris)
+    }
+
+    /// Triangles flipped relative to rest and the posed total |area| (see [`general_sums`]),
+    /// the rigid groups' from the determinants of the skinning transforms `s`.
+    fn sums(
+        &self,
+        s: &[Affine2],
+        posed: &[Point2<f64>],
+        sums: &mut Vec<(usize, f64)>,
+    ) -> (usize, f64) {
+        let (mut flipped, mut area) = general_sums(&self.general, &self.signs, posed, sums);
+        for g in &self.rigid {
+            let det = s[g.bone].determinant();
+            // det * |rest area| has the rest orientation's sign iff det > 0.
+            flipped += if det <= 0.0 { g.count } else { 0 };
+            area += 0.5 * det.abs() * g.area2;
+        }
+        (flipped, area)
     }
 }
 
@@ -503,17 +640,23 @@ fn too_large(n: usize) -> Error {
     }
 }
 
-/// The nonzero entries of the weights' rows and the reference's, as the fused loop reads
+/// The nonzero entries of the weights' rows and the reference's, as the vertex pass reads
 /// them: per vertex the bones either weights (clamped at 0 as `lbs_vertex` clamps), in bone
-/// order, so each position is bit-identical to [`crate::skinning::lbs_with_affines`]'.
+/// order, each with its weight and the difference of its normalized weight (divided by the
+/// row's sum, as `lbs_vertex` divides, by at least [`WEIGHT_SUM_EPSILON`]) and the
+/// reference's. The position is computed as `lbs_vertex` computes it (bit-identical to
+/// [`crate::skinning::lbs_with_affines`]', so flips of nearly collapsed triangles agree),
+/// the deviation as `|sum c_j S_j v|` without the reference's skinning and its division
+/// (equal to the distance of the two skinnings up to rounding; the tests hold it to 1e-12).
 struct PairRows {
     /// Per vertex (and one past the last): 2 × the index of its first entry, + 1 when its
     /// reference row differs from its weights row.
     head: Vec<u32>,
     bone: Vec<u32>,
+    /// The weight of each entry.
     w: Vec<f64>,
-    /// The reference's weight of each entry (read only for rows that differ).
-    r: Vec<f64>,
+    /// Its normalized weight minus the reference's (read only for rows that differ).
+    c: Vec<f64>,
 }
 
 impl PairRows {
@@ -522,11 +665,18 @@ impl PairRows {
         fn row(w: &Weights, i: usize, nb: usize) -> &[f64] {
             &w.as_slice()[i * nb..(i + 1) * nb]
         }
+        // The divisor `lbs_vertex` uses for a row.
+        fn divisor(row: &[f64]) -> f64 {
+            row.iter()
+                .map(|w| w.max(0.0))
+                .sum::<f64>()
+                .max(WEIGHT_SUM_EPSILON)
+        }
         let mut rows = PairRows {
             head: Vec::with_capacity(n + 1),
             bone: Vec::with_capacity(n),
             w: Vec::with_capacity(n),
-            r: Vec::with_capacity(n),
+            c: Vec::with_capacity(n),
         };
         let head = |entries: usize, differs: bool| -> Result<u32> {
             u32::try_from(entries)
@@ -540,18 +690,40 @@ impl PairRows {
             let b = reference.map(|r| row(r, i, nb));
             let differs = b.is_some_and(|b| a.iter().zip(b).any(|(x, y)| x.max(0.0) != y.max(0.0)));
             rows.head.push(head(rows.bone.len(), differs)?);
+            let sa = divisor(a);
+            let sb = b.map_or(1.0, divisor);
             for j in 0..nb {
                 let w = a[j].max(0.0);
                 let r = b.map_or(0.0, |b| b[j].max(0.0));
                 if w != 0.0 || (differs && r != 0.0) {
                     rows.bone.push(j as u32);
                     rows.w.push(w);
-                    rows.r.push(r);
+                    rows.c.push(w / sa - r / sb);
                 }
             }
         }
         rows.head.push(head(rows.bone.len(), false)?);
         Ok(rows)
+    }
+
+    /// Whether vertex `i`'s reference row differs from its weights row.
+    fn differs(&self, i: usize) -> bool {
+        self.head[i] & 1 == 1
+    }
+
+    /// The bone vertex `i` follows alone: its weights row's one nonzero entry, when that is
+    /// at least [`WEIGHT_SUM_EPSILON`] (so the skinned position is the bone's transform of
+    /// the rest position).
+    fn single_bone(&self, i: usize) -> Option<u32> {
+        let e = (self.head[i] >> 1) as usize..(self.head[i + 1] >> 1) as usize;
+        let mut nonzero = self.bone[e.clone()]
+            .iter()
+            .zip(&self.w[e])
+            .filter(|(_, &w)| w != 0.0);
+        match (nonzero.next(), nonzero.next()) {
+            (Some((&j, &w)), None) if w >= WEIGHT_SUM_EPSILON => Some(j),
+            _ => None,
+        }
     }
 
     /// Vertex `i` at rest position `v` skinned with the weights, and its deviation from the
@@ -569,30 +741,23 @@ impl PairRows {
             }
             return (Point2::from(out / sum.max(WEIGHT_SUM_EPSILON)), 0.0);
         }
-        let (mut out2, mut sum2) = (Vector2::zeros(), 0.0);
-        for ((&j, &w), &r) in bones.iter().zip(ws).zip(&self.r[e]) {
+        let mut diff = Vector2::zeros();
+        for ((&j, &w), &c) in bones.iter().zip(ws).zip(&self.c[e]) {
             let p = s[j as usize].apply(v).coords;
             if w != 0.0 {
                 out += w * p;
                 sum += w;
             }
-            if r != 0.0 {
-                out2 += r * p;
-                sum2 += r;
-            }
+            diff += c * p;
         }
-        let (a, b) = (
-            out / sum.max(WEIGHT_SUM_EPSILON),
-            out2 / sum2.max(WEIGHT_SUM_EPSILON),
-        );
-        (Point2::from(a), (a - b).norm())
+        (Point2::from(out / sum.max(WEIGHT_SUM_EPSILON)), diff.norm())
     }
 }
 
 /// Triangles flipped relative to rest (posed signed area 0 or of the other sign than
 /// `rest_signs`) and the posed total |area|, in parallel over chunks combined in chunk order
 /// (deterministic).
-fn triangle_sums(
+fn general_sums(
     triangles: &[[u32; 3]],
     rest_signs: &[i8],
     posed: &[Point2<f64>],

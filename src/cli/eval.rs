@@ -62,7 +62,7 @@ pub fn run(a: EvalArgs) -> Result<ExitCode> {
         }],
     };
     if a.json {
-        println!("{}", table.to_json()?);
+        println!("{}", skinweights::io::comparison_to_json(&table)?);
     } else {
         print!("{}", table.to_markdown());
     }

@@ -95,7 +95,7 @@ fn run(cli: &Cli) -> Res<()> {
             bar.set_message(format!("gap {gap} px: {name}"));
         })?;
         for s in &solved {
-            let m = evaluate(&scene, &s.weights, probe, Some(s.seconds))?;
+            let m = evaluate(&scene, &s.weights, probe)?;
             rows.push(Row {
                 gap,
                 solver: s.solver.clone(),

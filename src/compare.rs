@@ -103,7 +103,10 @@ pub fn compare_solved(scene: &Scene, solved: &[Solved], probe: Option<&str>) -> 
         .map(|s| {
             Ok(CompareRow {
                 solver: s.solver.clone(),
-                metrics: evaluate(scene, &s.weights, probe, Some(s.seconds))?,
+                metrics: Metrics {
+                    time_s: Some(s.seconds),
+                    ..evaluate(scene, &s.weights, probe)?
+                },
                 warnings: s.warnings.clone(),
             })
         })

@@ -51,7 +51,7 @@ pub fn run(a: EvalArgs) -> Result<ExitCode> {
         return run_clips(&a, &scene, &w, reference.as_ref(), clip);
     }
     let probe = scene.probe(a.probe.as_deref())?;
-    let metrics = evaluate(&scene, &w, probe, None)?;
+    let metrics = evaluate(&scene, &w, probe)?;
     let table = Comparison {
         scene: scene.name.clone(),
         probe: probe.name.clone(),

@@ -50,7 +50,7 @@ fn main() -> skinweights::Result<()> {
             let t = Instant::now();
             let solution = solver.solve(&scene)?;
             let secs = t.elapsed().as_secs_f64();
-            let drag = evaluate(&scene, &solution.weights, probe, None)?.drag_max_pct;
+            let drag = evaluate(&scene, &solution.weights, probe)?.drag_max_pct;
             runs.push((secs, drag, solution.weights));
         }
         for (variant, run) in variants.iter().zip(&runs) {

@@ -21,7 +21,7 @@ fn measure(scene: &Scene, solver: &str, options: &[(String, String)]) -> (f64, u
     let secs = t.elapsed().as_secs_f64();
     let (mut drag, mut flips, mut dirichlet) = (0.0f64, 0, 0.0);
     for probe in &scene.probes {
-        let m = evaluate(scene, &w, probe, None).expect("evaluate");
+        let m = evaluate(scene, &w, probe).expect("evaluate");
         drag = drag.max(m.drag_max_pct);
         flips = flips.max(m.flipped);
         dirichlet = m.dirichlet;

@@ -60,7 +60,7 @@ fn main() -> skinweights::Result<()> {
             }
         }
         for probe in &scene.probes {
-            let m = evaluate(&scene, &w, probe, None)?;
+            let m = evaluate(&scene, &w, probe)?;
             let posed = posed_positions(&scene, &w, &probe.pose)?;
             let pts = scene.mesh.vertices();
             // The smallest posed / rest area ratio: how close the pose is to folding.

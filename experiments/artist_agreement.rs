@@ -45,11 +45,11 @@ mod common;
 use clap::Parser;
 use common::{csv_num, main_with, progress, save_png_svg, write_json, write_text, Res};
 use serde::Serialize;
-use skinweights::compare::figure_panels;
+use skinweights::compare::probe_view;
 use skinweights::io::dragonbones::load_dragonbones;
 use skinweights::io::godot::load_godot;
 use skinweights::metrics::drag;
-use skinweights::plot::Grid;
+use skinweights::plot::{figure_panels, Grid};
 use skinweights::scene::SubScene;
 use skinweights::{Scene, Weights};
 use std::path::Path;
@@ -271,7 +271,8 @@ fn evaluate(character: &Character, dir: &Path) -> Res<()> {
             .iter()
             .filter(|(l, _)| FIGURE.contains(&l.as_str()))
         {
-            let [map, pose] = figure_panels(scene, w, label, probe, scale)?;
+            let view = probe_view(scene, w, probe)?;
+            let [map, pose] = figure_panels(scene, w, label, &probe.name, view, scale);
             weight_maps.push(map);
             poses.push(pose);
         }

@@ -25,9 +25,9 @@ use common::{
     write_text, AnyFigure, Res,
 };
 use serde::Serialize;
-use skinweights::compare::{figure_panels, solve_all};
+use skinweights::compare::{probe_view, solve_all};
 use skinweights::metrics::evaluate;
-use skinweights::plot::{Grid, LineChart, Series};
+use skinweights::plot::{figure_panels, Grid, LineChart, Series};
 
 #[derive(Parser)]
 #[command(about = "Leakage (torso drag, leaked weight) vs arm-torso gap for every solver")]
@@ -95,7 +95,7 @@ fn run(cli: &Cli) -> Res<()> {
             bar.set_message(format!("gap {gap} px: {name}"));
         })?;
         for s in &solved {
-            let m = evaluate(&scene, &s.weights, probe, Some(s.seconds))?;
+            let m = evaluate(&scene, &s.weights, probe)?;
             rows.push(Row {
                 gap,
                 solver: s.solver.clone(),
@@ -112,9 +112,10 @@ fn run(cli: &Cli) -> Res<()> {
                     &scene,
                     &s.weights,
                     &format!("{}, gap {gap} px", s.solver),
-                    probe,
+                    &probe.name,
+                    probe_view(&scene, &s.weights, probe)?,
                     5.0,
-                )?;
+                );
                 pose_panels.push(AnyFigure::Mesh(pose));
             }
             bar.inc(1);

@@ -154,7 +154,7 @@ fn measure(scene: &Scene, solver: &dyn Solver) -> Res<(f64, usize, f64)> {
     let w = solver.solve(scene)?.weights;
     let (mut drag, mut flips, mut dirichlet) = (0.0f64, 0usize, 0.0);
     for probe in &scene.probes {
-        let m = evaluate(scene, &w, probe, None)?;
+        let m = evaluate(scene, &w, probe)?;
         drag = drag.max(m.drag_max_pct);
         flips = flips.max(m.flipped);
         dirichlet = m.dirichlet;

@@ -97,7 +97,7 @@ fn run(cli: &Cli) -> Res<()> {
                 pose: Pose::rest().rotate("upper_arm_l", -deg),
                 watch: base.watch.clone(),
             };
-            let m = evaluate(&scene, &s.weights, &probe, Some(s.seconds))?;
+            let m = evaluate(&scene, &s.weights, &probe)?;
             rows.push(Row {
                 lift_deg: deg,
                 solver: s.solver.clone(),

@@ -233,7 +233,7 @@ fn run(cli: &Cli) -> Res<()> {
             let (mut drag, mut flipped, mut p99) = (0.0f64, 0usize, 0.0f64);
             let mut dirichlet = 0.0;
             for probe in &scene.probes {
-                let m = evaluate(scene, &solution.weights, probe, Some(time_s))?;
+                let m = evaluate(scene, &solution.weights, probe)?;
                 drag = drag.max(m.drag_max_pct);
                 flipped = flipped.max(m.flipped);
                 p99 = p99.max(m.distortion_p99);

@@ -1,10 +1,12 @@
-//! Solvers × metrics on one scene → a table (Markdown, CSV, JSON).
+//! Solvers × metrics on one scene → a table (Markdown, CSV; JSON through the serde derive,
+//! written by the `io` layer), and the probe view its figures draw.
 
 use crate::error::Result;
 use crate::metrics::{evaluate, Metrics};
-use crate::scene::Scene;
+use crate::scene::{Probe, Scene};
 use crate::solvers::{solver_by_name, NO_OPTIONS, SOLVERS};
 use crate::weights::Weights;
+use nalgebra::Point2;
 use serde::{Deserialize, Serialize};
 
 /// The solvers `compare` runs by default, in table order: the registry's entries marked
@@ -101,7 +103,10 @@ pub fn compare_solved(scene: &Scene, solved: &[Solved], probe: Option<&str>) -> 
         .map(|s| {
             Ok(CompareRow {
                 solver: s.solver.clone(),
-                metrics: evaluate(scene, &s.weights, probe, Some(s.seconds))?,
+                metrics: Metrics {
+                    time_s: Some(s.seconds),
+                    ..evaluate(scene, &s.weights, probe)?
+                },
                 warnings: s.warnings.clone(),
             })
         })
@@ -196,49 +201,34 @@ impl Comparison {
         }
         s
     }
-
-    /// The table as pretty JSON (docs/metrics.md's keys).
-    #[cfg(feature = "io")]
-    pub fn to_json(&self) -> Result<String> {
-        serde_json::to_string_pretty(self).map_err(|e| crate::error::Error::Json {
-            context: "compare".into(),
-            message: e.to_string(),
-        })
-    }
 }
 
-#[cfg(feature = "plot")]
-/// The two figure panels of one weights set: its weight map, and the probe pose with the
-/// watched vertices coloured by drag (% of height, colour bar up to `drag_scale_pct`).
-pub fn figure_panels(
-    scene: &Scene,
-    weights: &Weights,
-    label: &str,
-    probe: &crate::scene::Probe,
-    drag_scale_pct: f64,
-) -> Result<[crate::plot::Panel; 2]> {
-    use crate::plot::{Panel, PoseMap, WeightMap};
+/// What the figures show of one weights set on a probe, measured here so that plotting only
+/// draws: the posed vertices and bones, and each watched vertex's drag.
+#[derive(Debug, Clone)]
+pub struct ProbeView {
+    /// Vertex positions in the probe pose.
+    pub posed: Vec<Point2<f64>>,
+    /// Each bone's head and tail in the probe pose.
+    pub bones: Vec<[Point2<f64>; 2]>,
+    /// Per vertex: its drag in % of the character's height if watched, else `None`.
+    pub drag_pct: Vec<Option<f64>>,
+    /// The largest drag, % of height.
+    pub max_drag_pct: f64,
+}
+
+/// Measures the [`ProbeView`] of `weights` on `probe`.
+pub fn probe_view(scene: &Scene, weights: &Weights, probe: &Probe) -> Result<ProbeView> {
     let drag = crate::metrics::drag(scene, weights, probe)?;
     let posed = crate::metrics::posed_positions(scene, weights, &probe.pose)?;
-    let mut value = vec![None; scene.mesh.vertex_count()];
+    let mut drag_pct = vec![None; scene.mesh.vertex_count()];
     for (&v, &d) in drag.vertices.iter().zip(&drag.displacement) {
-        value[v] = Some(d / drag.height * 100.0);
+        drag_pct[v] = Some(d / drag.height * 100.0);
     }
-    let bones = scene.skeleton.posed_segments(&probe.pose)?;
-    Ok([
-        Panel::Weights(WeightMap::new(scene, weights, format!("{label}: weights"))),
-        Panel::Pose(PoseMap::new(
-            format!(
-                "{label}: {} (max drag {:.2}% h)",
-                probe.name,
-                drag.max_pct()
-            ),
-            scene,
-            posed,
-            bones,
-            &value,
-            drag_scale_pct,
-            "drag % h",
-        )),
-    ])
+    Ok(ProbeView {
+        posed,
+        bones: scene.skeleton.posed_segments(&probe.pose)?,
+        drag_pct,
+        max_drag_pct: drag.max_pct(),
+    })
 }

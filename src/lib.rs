@@ -57,7 +57,7 @@
 //! for solver in ["euclidean", "heat", "heat+mask"] {
 //!     let weights = skinweights::solve(&scene, solver)?;
 //!     weights.validate()?; // finite, >= 0, rows sum to 1
-//!     let m = metrics::evaluate(&scene, &weights, lift, None)?;
+//!     let m = metrics::evaluate(&scene, &weights, lift)?;
 //!     match solver {
 //!         "euclidean" => assert!(m.drag_max_pct > 20.0), // drags the torso with the arm
 //!         "heat" => assert!(m.drag_max_pct < 2.0),       // heat with 2D visibility does not

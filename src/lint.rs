@@ -12,7 +12,8 @@
 //!
 //! | pixel edge (scenes with art; feature `io`) | \|S\| <= 1 and G <= 2/255 over black, white, red at 1x, 2x, 4x | transparent RGB, premultiplied alpha, texture dilation |
 //!
-//! The pixel-edge rows come from [`pixel_edge_checks`] (they need the textures).
+//! The pixel-edge rows come from [`pixel_edge_checks`], given the renderer's numbers (they
+//! need the textures and the renderer, feature `io`).
 //!
 //! The interpenetration row is the seeds' extreme-pose condition "no intersection"
 //! ([`mod@crate::metrics::interpenetration`]): crossing pairs of posed boundary edges (a layer's
@@ -239,42 +240,50 @@ pub fn seam_checks(scene: &Scene, weights: &Weights, max_opening_px: f64) -> Res
 /// the join's mean).
 pub const SEAM_WEIGHT_TOLERANCE: f64 = 1e-12;
 
-/// The seed's pixel-edge check as lint rows, one per pose (rest and every probe) and scale,
-/// for a scene with art: see [`mod@crate::render::pixel_edge`] (rendered rotated 17 degrees with
-/// a sub-pixel offset, in the art's own alpha mode, 4 x 4 samples:
-/// [`crate::render::PIXEL_EDGE_SAMPLES`]).
-#[cfg(feature = "io")]
-pub fn pixel_edge_checks(
-    scene: &Scene,
-    weights: &Weights,
-    textures: &[crate::render::Texture],
-) -> Result<Vec<Check>> {
-    let options = crate::render::PixelEdgeOptions::for_scene(scene);
-    let rows = crate::render::pixel_edge(scene, weights, textures, &options)?;
-    Ok(rows
-        .into_iter()
-        .map(|r| {
-            let f = r.fringe;
-            Check {
-                check: format!("pixel edge {} {}x", r.pose, r.scale),
-                pass: r.pass,
-                measured: format!(
-                    "S = {:+.2}, F = {:.1} (p99 {:.1}), G = {:.4}, red check {:.1}",
-                    f.bias,
-                    f.max,
-                    f.p99,
-                    f.gap,
-                    f.red_error.unwrap_or(0.0)
-                ),
-                condition: format!(
-                    "|S| <= {}, G <= {:.4} over black, white, red",
-                    options.max_bias, options.max_gap
-                ),
-                inspect_first: "transparent RGB, premultiplied alpha, texture dilation".into(),
-                values: BTreeMap::new(),
-            }
+/// One pose and scale of the seed's pixel-edge check as the renderer measured it (feature
+/// `io` renders; lint only tabulates): the fringe numbers S, F, G and the red check.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PixelEdgeMeasure {
+    /// `rest` or the probe's name.
+    pub pose: String,
+    /// Output scale.
+    pub scale: f64,
+    /// S: the mean signed fringe.
+    pub bias: f64,
+    /// F: the largest fringe.
+    pub max: f64,
+    /// F's 99th percentile.
+    pub p99: f64,
+    /// G: the gap coverage.
+    pub gap: f64,
+    /// The red render's blend error, if measured.
+    pub red_error: Option<f64>,
+    /// Whether the renderer found every number within its limits.
+    pub pass: bool,
+}
+
+/// The seed's pixel-edge check as lint rows, one per measured pose (rest and every probe) and
+/// scale, for a scene with art, with the limits the renderer checked (`max_bias` on |S|,
+/// `max_gap` on G). The caller renders (the `render` module's `pixel_edge`, feature `io`:
+/// rotated 17 degrees with a sub-pixel offset, in the art's own alpha mode, 4 x 4 samples).
+pub fn pixel_edge_checks(rows: &[PixelEdgeMeasure], max_bias: f64, max_gap: f64) -> Vec<Check> {
+    rows.iter()
+        .map(|r| Check {
+            check: format!("pixel edge {} {}x", r.pose, r.scale),
+            pass: r.pass,
+            measured: format!(
+                "S = {:+.2}, F = {:.1} (p99 {:.1}), G = {:.4}, red check {:.1}",
+                r.bias,
+                r.max,
+                r.p99,
+                r.gap,
+                r.red_error.unwrap_or(0.0)
+            ),
+            condition: format!("|S| <= {max_bias}, G <= {max_gap:.4} over black, white, red"),
+            inspect_first: "transparent RGB, premultiplied alpha, texture dilation".into(),
+            values: BTreeMap::new(),
         })
-        .collect())
+        .collect()
 }
 
 /// The interpenetration row of one pose (a probe or a clip frame, named `pose`): pass when no

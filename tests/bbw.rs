@@ -49,7 +49,7 @@ fn bbw_drag_on_arms_down_is_within_the_published_range() {
     let scene = builtin_scene("arms-down", &BuiltinOptions::default()).unwrap();
     let solution = Bbw::default().solve(&scene).unwrap();
     let probe = scene.probe(Some("lift_l")).unwrap();
-    let m = evaluate(&scene, &solution.weights, probe, None).unwrap();
+    let m = evaluate(&scene, &solution.weights, probe).unwrap();
     // libigl's bbw on the same scene: 0.44% (measured outside this repo).
     assert!(m.drag_max_pct <= 0.5, "drag {}", m.drag_max_pct);
     assert!(m.norm_err < 1e-9);

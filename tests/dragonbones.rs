@@ -197,7 +197,7 @@ fn lift_probes_swing_the_arms_out_and_the_artist_keeps_the_body_still() {
         let lifted = sk.posed_segments(&p.pose).unwrap()[j][1];
         assert!(lifted.x.abs() > rest.x.abs() + 100.0 || (lifted.x - rest.x).abs() > 100.0);
         // The artist never weights the body to an arm: no drag.
-        let m = metrics::evaluate(scene, &imp.artist, p, None).unwrap();
+        let m = metrics::evaluate(scene, &imp.artist, p).unwrap();
         assert!(m.drag_max_pct < 1e-9, "{probe}: {}", m.drag_max_pct);
     }
 }

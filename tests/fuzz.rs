@@ -529,7 +529,7 @@ fn check_metrics(m: &Metrics) -> Result<(), String> {
 /// finite numbers.
 fn score(scene: &Scene, weights: &Weights) -> Result<(), String> {
     for probe in &scene.probes {
-        match evaluate(scene, weights, probe, None) {
+        match evaluate(scene, weights, probe) {
             Ok(m) => check_metrics(&m)?,
             Err(e) if admits_bug(&e) => return Err(format!("eval: {e}")),
             Err(_) => {}

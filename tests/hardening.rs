@@ -28,7 +28,7 @@ fn an_all_zero_weight_row_is_an_error_naming_the_vertex_not_nan() {
     w.row_mut(3).fill(0.0);
     let probe = &scene.probes[0];
     for result in [
-        evaluate(&scene, &w, probe, None).map(|_| ()),
+        evaluate(&scene, &w, probe).map(|_| ()),
         lint(&scene, &w, &LintOptions::default()).map(|_| ()),
     ] {
         match result {
@@ -45,7 +45,7 @@ fn overflowing_and_cancelling_huge_weights_are_errors() {
     // 1e308 + 1e308 overflows the row sum.
     let mut w = solved(&scene, "euclidean");
     w.row_mut(7)[..2].copy_from_slice(&[1e308, 1e308]);
-    match evaluate(&scene, &w, probe, None) {
+    match evaluate(&scene, &w, probe) {
         Err(Error::UnscorableRow { vertex: 7, sum }) => assert!(sum.is_infinite()),
         other => panic!("{other:?}"),
     }
@@ -64,7 +64,7 @@ fn overflowing_and_cancelling_huge_weights_are_errors() {
     let mut w = solved(&scene, "euclidean");
     w.row_mut(11)[0] = 1e200;
     assert!(matches!(
-        evaluate(&scene, &w, probe, None),
+        evaluate(&scene, &w, probe),
         Err(Error::UnscorableRow { vertex: 11, .. })
     ));
 }
@@ -97,7 +97,7 @@ fn a_probe_translating_a_bone_by_1e308_is_an_error_naming_the_probe() {
         },
     };
     scene.probes.push(probe.clone());
-    match evaluate(&scene, &w, &probe, None) {
+    match evaluate(&scene, &w, &probe) {
         Err(Error::InvalidField { field, message }) => {
             assert_eq!(field, r#"probes["far"].pose"#);
             assert!(message.contains("too far to measure"), "{message}");
@@ -242,7 +242,7 @@ fn a_probe_watching_no_vertex_is_an_error_not_a_pass() {
     let mut scene = small_scene("arms-down");
     let w = solved(&scene, "euclidean");
     scene.probes[0].watch.below_y = Some(-1e9);
-    match evaluate(&scene, &w, &scene.probes[0], None) {
+    match evaluate(&scene, &w, &scene.probes[0]) {
         Err(Error::InvalidField { field, .. }) => assert_eq!(field, r#"probes["lift_l"].watch"#),
         other => panic!("{other:?}"),
     }
@@ -554,7 +554,7 @@ fn weights_that_score_keep_scoring() {
     let scene = small_scene("arms-down");
     for s in ["linear", "euclidean", "heat+mask"] {
         let w: Weights = solved(&scene, s);
-        let m = evaluate(&scene, &w, &scene.probes[0], None).unwrap();
+        let m = evaluate(&scene, &w, &scene.probes[0]).unwrap();
         assert!(
             m.drag_max_pct.is_finite() && m.dirichlet > 0.0,
             "{s}: {m:?}"

@@ -93,7 +93,7 @@ fn random_skeletons_give_valid_weights_or_typed_errors() {
                         .weights
                         .validate()
                         .unwrap_or_else(|e| panic!("case {case}, {name}: {e}"));
-                    let m = evaluate(&scene, &solution.weights, &scene.probes[0], None).unwrap();
+                    let m = evaluate(&scene, &solution.weights, &scene.probes[0]).unwrap();
                     assert!(
                         m.drag_max_pct.is_finite() && m.area_change_pct.is_finite(),
                         "case {case}, {name}"
@@ -205,7 +205,7 @@ fn garbage_weights_are_measured_not_trusted() {
             }
         }
         let w = Weights::from_row_major(data, 2).unwrap();
-        let m = evaluate(&scene, &w, &scene.probes[0], None).unwrap();
+        let m = evaluate(&scene, &w, &scene.probes[0]).unwrap();
         assert!(m.norm_err.is_finite() && m.bind_err.is_finite() && m.drag_max_pct.is_finite());
         let checks = lint(&scene, &w, &LintOptions::default()).unwrap();
         let norm = checks
@@ -217,7 +217,7 @@ fn garbage_weights_are_measured_not_trusted() {
     // A negative weight is not measured but named (vertex and bone).
     let mut w = Weights::from_rows(&vec![vec![1.0, 0.0]; n], 2).unwrap();
     w.set(4, 1, -0.5);
-    match evaluate(&scene, &w, &scene.probes[0], None) {
+    match evaluate(&scene, &w, &scene.probes[0]) {
         Err(Error::InvalidWeight {
             vertex: 4,
             bone: 1,

@@ -347,7 +347,7 @@ fn shipped_sprites_make_valid_scenes_with_bones_inside_and_solvable_weights() {
         let probe = scene.probe(Some("lift_l")).unwrap();
         assert!(!probe.watched_vertices(&scene).unwrap().is_empty(), "{png}");
         let masked = skinweights::solve(&scene, "heat+mask").unwrap();
-        let m = skinweights::metrics::evaluate(&scene, &masked, probe, None).unwrap();
+        let m = skinweights::metrics::evaluate(&scene, &masked, probe).unwrap();
         assert!(m.drag_max_pct < 1e-9, "{png}: {}", m.drag_max_pct);
     }
 }

@@ -367,7 +367,7 @@ fn expected(scene: &Scene, w: &Weights, probe: &str, pose: Pose) -> Metrics {
         pose,
         watch: p.watch.clone(),
     };
-    evaluate(scene, w, &probe, None).unwrap()
+    evaluate(scene, w, &probe).unwrap()
 }
 
 /// Checks the page's metrics against the library's within `tol` (relative), and the drag

@@ -6,9 +6,9 @@ use clap::Args;
 use indicatif::{ProgressBar, ProgressStyle};
 use serde_json::json;
 use skinweights::animation::{Clip, DEFAULT_FPS};
-use skinweights::compare::{compare_solved, figure_panels, solve_all, Solved, DEFAULT_SOLVERS};
+use skinweights::compare::{compare_solved, probe_view, solve_all, Solved, DEFAULT_SOLVERS};
 use skinweights::metrics::clip::{clips_metrics, ClipMetrics, ClipOptions};
-use skinweights::plot::{save_figure, Grid};
+use skinweights::plot::{figure_panels, save_figure, Grid};
 use skinweights::solvers::solver_by_name;
 use skinweights::{Error, Result, Scene};
 use std::path::{Path, PathBuf};
@@ -98,7 +98,7 @@ pub fn run(a: CompareArgs) -> Result<ExitCode> {
     };
     write("compare.md", table.to_markdown())?;
     write("compare.csv", table.to_csv())?;
-    write("compare.json", table.to_json()?)?;
+    write("compare.json", skinweights::io::comparison_to_json(&table)?)?;
     if !no_figures {
         pb.set_message("drawing figures");
         // One colour scale for every pose panel, so the panels compare at a glance.
@@ -110,7 +110,8 @@ pub fn run(a: CompareArgs) -> Result<ExitCode> {
         let mut weight_row = Vec::new();
         let mut pose_row = Vec::new();
         for s in &solved {
-            let [w, p] = figure_panels(&scene, &s.weights, &s.solver, probe_ref, scale)?;
+            let view = probe_view(&scene, &s.weights, probe_ref)?;
+            let [w, p] = figure_panels(&scene, &s.weights, &s.solver, &probe_ref.name, view, scale);
             weight_row.push(w);
             pose_row.push(p);
         }
@@ -132,7 +133,7 @@ pub fn run(a: CompareArgs) -> Result<ExitCode> {
         }
     }
     if json {
-        println!("{}", table.to_json()?);
+        println!("{}", skinweights::io::comparison_to_json(&table)?);
     } else {
         print!("{}", table.to_markdown());
         println!(

@@ -51,7 +51,7 @@ pub fn run(a: EvalArgs) -> Result<ExitCode> {
         return run_clips(&a, &scene, &w, reference.as_ref(), clip);
     }
     let probe = scene.probe(a.probe.as_deref())?;
-    let metrics = evaluate(&scene, &w, probe, None)?;
+    let metrics = evaluate(&scene, &w, probe)?;
     let table = Comparison {
         scene: scene.name.clone(),
         probe: probe.name.clone(),
@@ -62,7 +62,7 @@ pub fn run(a: EvalArgs) -> Result<ExitCode> {
         }],
     };
     if a.json {
-        println!("{}", table.to_json()?);
+        println!("{}", skinweights::io::comparison_to_json(&table)?);
     } else {
         print!("{}", table.to_markdown());
     }

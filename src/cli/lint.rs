@@ -3,7 +3,7 @@
 use super::{load_weights_for, resolve_scene, spinner, BuiltinArgs};
 use clap::Args;
 use skinweights::lint::{lint, pixel_edge_checks, LintOptions};
-use skinweights::render::Texture;
+use skinweights::render::{pixel_edge, PixelEdgeOptions, PixelEdgeRow, Texture};
 use skinweights::{Error, Result};
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -46,9 +46,11 @@ pub fn run(a: LintArgs) -> Result<ExitCode> {
     if let Some(art) = &scene.art {
         let textures = Texture::load_art(art)?;
         let pb = spinner("pixel edge: rendering the probes over black, white, red at 1x, 2x, 4x");
-        let rows = pixel_edge_checks(&scene, &w, &textures);
+        let edge = PixelEdgeOptions::for_scene(&scene);
+        let rows = pixel_edge(&scene, &w, &textures, &edge);
         pb.finish_and_clear();
-        checks.extend(rows?);
+        let measured: Vec<_> = rows?.iter().map(PixelEdgeRow::lint_measure).collect();
+        checks.extend(pixel_edge_checks(&measured, edge.max_bias, edge.max_gap));
     }
     if a.json {
         let text = serde_json::to_string_pretty(&checks).map_err(|e| Error::Json {

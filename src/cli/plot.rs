@@ -2,8 +2,8 @@
 
 use super::{check_outputs, load_weights_for, resolve_scene, BuiltinArgs};
 use clap::Args;
-use skinweights::compare::figure_panels;
-use skinweights::plot::{save_figure, Grid};
+use skinweights::compare::probe_view;
+use skinweights::plot::{figure_panels, save_figure, Grid};
 use skinweights::Result;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -39,10 +39,9 @@ pub fn run(a: PlotArgs) -> Result<ExitCode> {
         .file_stem()
         .map(|s| s.to_string_lossy().to_string())
         .unwrap_or_default();
-    let drag_scale = skinweights::metrics::drag(&scene, &w, probe)?
-        .max_pct()
-        .max(1.0);
-    let panels = figure_panels(&scene, &w, &label, probe, drag_scale)?;
+    let view = probe_view(&scene, &w, probe)?;
+    let drag_scale = view.max_drag_pct.max(1.0);
+    let panels = figure_panels(&scene, &w, &label, &probe.name, view, drag_scale);
     save_figure(
         &Grid {
             panels: &panels,

@@ -4,8 +4,9 @@ use super::{check_output, check_outputs, resolve_scene, BuiltinArgs};
 use clap::Args;
 use skinweights::io::save_scene;
 use skinweights::render::parse_colour;
+use skinweights::render::Texture;
 use skinweights::scene::BUILTIN_SCENES;
-use skinweights::seams::paint::{paint_layers, save_textures, PaintOptions};
+use skinweights::seams::paint::{paint_layers, PaintOptions};
 use skinweights::{Error, Result};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -88,4 +89,23 @@ pub fn run(a: SceneArgs) -> Result<ExitCode> {
         println!("wrote {}", p.display());
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// Writes every texture of `textures` as a PNG at its name (the path `paint_layers` gave it),
+/// whole or not at all per file.
+fn save_textures(textures: &[Texture]) -> Result<()> {
+    for t in textures {
+        let mut bytes = Vec::new();
+        t.image
+            .write_to(
+                &mut std::io::Cursor::new(&mut bytes),
+                image::ImageFormat::Png,
+            )
+            .map_err(|e| Error::Image {
+                path: t.name.clone().into(),
+                message: e.to_string(),
+            })?;
+        skinweights::io::write_atomic(Path::new(&t.name), bytes)?;
+    }
+    Ok(())
 }

@@ -7,6 +7,7 @@
 
 pub mod atomic;
 pub mod binary;
+mod compare_json;
 pub mod dragonbones;
 pub mod gltf;
 pub mod godot;
@@ -17,6 +18,7 @@ mod sprite;
 mod weights_json;
 
 pub use atomic::{is_stdout, output_kind, write_atomic, OutputKind};
+pub use compare_json::comparison_to_json;
 pub use gltf::{
     export_gltf, import_gltf, import_gltf_str, truncation_note, EmbeddedImage, GltfImport,
     GltfOptions, GLTF_INFLUENCES, GLTF_SOLVER_NAME, LEAF_BONE_FRACTION,

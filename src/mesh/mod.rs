@@ -13,6 +13,7 @@ mod artist;
 mod coarsen;
 mod laplacian;
 mod meshing;
+mod subdivide;
 mod topology;
 pub(crate) mod triangle_grid;
 
@@ -23,6 +24,7 @@ pub use meshing::{
     assign_parts, calibrate_max_area, estimate_max_area, mesh_outline, LabelledRegion, MeshArrays,
     MeshedOutline, MeshingOptions, MeshingReport, Outline, MAX_VERTICES,
 };
+pub(crate) use subdivide::subdivide;
 pub use topology::Topology;
 
 use crate::error::{Error, Result};

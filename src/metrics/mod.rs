@@ -359,13 +359,9 @@ pub fn dirichlet_energy(mesh: &Mesh, weights: &Weights) -> f64 {
         .sum()
 }
 
-/// Every metric for one probe. `time_s` is the solver's wall time, if known.
-pub fn evaluate(
-    scene: &Scene,
-    weights: &Weights,
-    probe: &Probe,
-    time_s: Option<f64>,
-) -> Result<Metrics> {
+/// Every metric for one probe. `time_s` is left `None`: the solve time is the caller's to
+/// record (a compare row sets it), metrics never solve.
+pub fn evaluate(scene: &Scene, weights: &Weights, probe: &Probe) -> Result<Metrics> {
     check_shape(scene.mesh.vertex_count(), weights, scene.skeleton.len())?;
     weights.check_scorable()?;
     let transforms = scene.skeleton.skinning_affines(&probe.pose)?;
@@ -385,7 +381,7 @@ pub fn evaluate(
         discontinuities: isolated_discontinuities(&scene.mesh, weights, DEFAULT_JUMP_THRESHOLD)
             .len(),
         dirichlet: dirichlet_energy(&scene.mesh, weights),
-        time_s,
+        time_s: None,
     };
     metrics.check_finite(probe)?;
     Ok(metrics)

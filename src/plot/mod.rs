@@ -13,7 +13,10 @@ pub use charts::{LegendPosition, LineChart, Series, SeriesStyle};
 pub use maps::{bone_colors, PoseMap, WeightMap};
 pub use raster::{rasterize_triangles, RasterView};
 
+use crate::compare::ProbeView;
 use crate::error::{Error, Result};
+use crate::scene::Scene;
+use crate::weights::Weights;
 use plotters::coord::Shift;
 use plotters::prelude::*;
 use std::path::Path;
@@ -138,4 +141,29 @@ impl Figure for Panel {
             Panel::Pose(p) => p.draw(area),
         }
     }
+}
+
+/// The two figure panels of one weights set: its weight map, and the posed mesh of `probe`
+/// (its name) with the watched vertices coloured by the drag measured in `view` (% of height,
+/// colour bar up to `drag_scale_pct`).
+pub fn figure_panels(
+    scene: &Scene,
+    weights: &Weights,
+    label: &str,
+    probe: &str,
+    view: ProbeView,
+    drag_scale_pct: f64,
+) -> [Panel; 2] {
+    [
+        Panel::Weights(WeightMap::new(scene, weights, format!("{label}: weights"))),
+        Panel::Pose(PoseMap::new(
+            format!("{label}: {probe} (max drag {:.2}% h)", view.max_drag_pct),
+            scene,
+            view.posed,
+            view.bones,
+            &view.drag_pct,
+            drag_scale_pct,
+            "drag % h",
+        )),
+    ]
 }

@@ -7,6 +7,7 @@ use super::raster::{render, render_16, Drawing, Frame, RenderOptions, Rgb16Image
 use super::texture::Texture;
 use super::{posed_vertices, Skinning};
 use crate::error::{Error, Result};
+use crate::lint::PixelEdgeMeasure;
 use crate::scene::{AlphaMode, Scene};
 use crate::skeleton::Pose;
 use crate::weights::Weights;
@@ -155,6 +156,23 @@ pub struct PixelEdgeRow {
     pub fringe: Fringe,
     /// Whether |S|, G and the red check are within the limits.
     pub pass: bool,
+}
+
+impl PixelEdgeRow {
+    /// The numbers the lint table's pixel-edge row shows ([`crate::lint::pixel_edge_checks`]).
+    pub fn lint_measure(&self) -> PixelEdgeMeasure {
+        let f = &self.fringe;
+        PixelEdgeMeasure {
+            pose: self.pose.clone(),
+            scale: self.scale,
+            bias: f.bias,
+            max: f.max,
+            p99: f.p99,
+            gap: f.gap,
+            red_error: f.red_error,
+            pass: self.pass,
+        }
+    }
 }
 
 /// Runs the pixel-edge check on a scene with art: the rest pose and every probe, at every

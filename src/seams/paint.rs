@@ -182,22 +182,3 @@ pub fn paint_layers(
     };
     Ok((scene.clone().with_art(art)?, textures))
 }
-
-/// Writes every texture of `textures` as a PNG at its name (the path [`paint_layers`] gave
-/// it), whole or not at all per file.
-pub fn save_textures(textures: &[Texture]) -> Result<()> {
-    for t in textures {
-        let mut bytes = Vec::new();
-        t.image
-            .write_to(
-                &mut std::io::Cursor::new(&mut bytes),
-                image::ImageFormat::Png,
-            )
-            .map_err(|e| Error::Image {
-                path: t.name.clone().into(),
-                message: e.to_string(),
-            })?;
-        crate::io::write_atomic(Path::new(&t.name), bytes)?;
-    }
-    Ok(())
-}

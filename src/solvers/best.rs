@@ -1346,7 +1346,7 @@ mod tests {
         scene
             .probes
             .iter()
-            .map(|p| evaluate(scene, &w, p, None).unwrap().flipped)
+            .map(|p| evaluate(scene, &w, p).unwrap().flipped)
             .max()
             .unwrap()
     }

@@ -764,7 +764,7 @@ mod tests {
             .weights;
         let mut probe = scene.probe(Some("bend")).unwrap().clone();
         probe.pose = Pose::rest().rotate("lower", 55.0);
-        let m = evaluate(&scene, &w, &probe, None).unwrap();
+        let m = evaluate(&scene, &w, &probe).unwrap();
         let got = &answer["metrics"];
         assert_eq!(got["drag_max_pct"].as_f64(), Some(m.drag_max_pct));
         assert_eq!(got["drag_mean_pct"].as_f64(), Some(m.drag_mean_pct));

@@ -15,7 +15,7 @@ use api::{scene_json, solvers_json, Viewer};
 use clap::Args;
 use indicatif::{ProgressBar, ProgressStyle};
 use serde_json::{json, Value};
-use skinweights::metrics::evaluate;
+use skinweights::metrics::{evaluate, Metrics};
 use skinweights::solvers::solver_by_name;
 use skinweights::{Result, Scene};
 use std::path::{Path, PathBuf};
@@ -149,7 +149,10 @@ fn write_html(scene: &Scene, mut state: Value, solvers: &[String], out: &Path) -
         // The library's numbers for each probe pose, shown beside the page's own.
         let mut metrics = serde_json::Map::new();
         for p in &scene.probes {
-            let m = evaluate(scene, w, p, Some(solution.report.seconds))?;
+            let m = Metrics {
+                time_s: Some(solution.report.seconds),
+                ..evaluate(scene, w, p)?
+            };
             metrics.insert(p.name.clone(), json!(m));
         }
         solved.push(json!({

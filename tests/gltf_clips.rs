@@ -587,6 +587,15 @@ fn hostile_animations_are_typed_errors_naming_the_animation() {
         matches!(e, Error::TooManyKeys { ref clip, .. } if clip == "bad"),
         "{e}"
     );
+    // 10^7 keys: refused by the input accessor's count, before the outputs are read (here
+    // they are far too short, and the error is still the key count).
+    let n = 10_000_000;
+    let times: Vec<f32> = (0..n).map(|i| i as f32).collect();
+    let e = with(&times, &[0.0f32; 3], 1, "LINEAR");
+    assert!(
+        matches!(e, Error::TooManyKeys { ref clip, count, .. } if clip == "bad" && count == n),
+        "{e}"
+    );
     // An accessor out of range.
     let mut doc = Doc {
         json: base.json.clone(),

@@ -409,6 +409,15 @@ fn read_samples(reader: &Reader, sampler: &SamplerJson, at: &ChannelAt) -> Resul
             },
         )?
         .data;
+    // Refused before the outputs are read or any key is built (10^7 keys would otherwise
+    // take gigabytes first).
+    if times.len() > MAX_KEYS {
+        return Err(Error::TooManyKeys {
+            clip: at.clip.to_string(),
+            count: times.len(),
+            max: MAX_KEYS,
+        });
+    }
     check_times(&times, at)?;
     let (per_key, why) = match interpolation {
         Interpolation::CubicSpline => (3, "in-tangent, value, out-tangent per input key"),

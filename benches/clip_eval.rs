@@ -37,21 +37,24 @@
 //!   (the frame's p95 bin, the pooled candidates) about 20 %. Still over the 1 s target;
 //!   left: fold the candidate filter into the vertex pass (the floor is known before the
 //!   frame), and guess the frame's p95 bin from the previous frame's to skip its scan.
-//! - now (issue 26, stop 35; measured on a quiet machine, load average under 2 with only
-//!   this bench running): **856 ms (847-863 ms), under the 1 s target**; 1.45 s CPU per
+//! - now (issue 26, stop 35; before it, the code above measured 3.50 s wall and 3.56 s CPU
+//!   per evaluation the same day under a second agent's build; now measured on a quiet
+//!   machine, load average under 2 with only this bench running): **856 ms (847-863 ms), under the 1 s target**; 1.45 s CPU per
 //!   evaluation. Three changes, the figures printed above unchanged (max 7.7520 px, p95
 //!   1.9887, mean 0.3060, 0 flips, -3.187 %):
 //!   - rigid parts: a triangle whose three vertices follow one bone alone (one-hot rows on
 //!     the same bone) is scored by that bone's determinant (signed area = rest area x det),
 //!     and a vertex that follows one bone, only such triangles use and whose rows agree is
-//!     not computed at all (deviation +0, counted by number in the histograms): here 70 %
-//!     of the vertices and triangles. The rest of the frame iterates per chunk over a list
+//!     not computed at all (deviation +0, counted by number in the histograms): here about
+//!     70 % of the vertices and triangles (the bar outside the 60 px blend band, of 200). The rest of the frame iterates per chunk over a list
 //!     of the vertices it computes;
 //!   - each entry stores the difference of the two normalized weights: the deviation is
 //!     `|sum c_j S_j v|`, without the reference's skinning and its division (the position
 //!     is still computed exactly as `lbs_with_affines` computes it);
 //!   - the quantile scans run over the computed deviations only.
-//!   - per phase over the 100 frames (wall, instrumented once): vertex pass 0.41 s,
+//!   - per phase over the 100 frames (wall, instrumented once, in a version that also
+//!     normalized the positions' weights in advance; it changed the flips of nearly
+//!     collapsed triangles and was not kept): vertex pass 0.41 s,
 //!     triangle pass 0.20 s, frame p95 + pooled candidates 0.18 s, set-up 0.12 s. Dense
 //!     rows (a solver whose every row blends, against a reference that differs everywhere)
 //!     get only the second and third changes: that case is not measured here.

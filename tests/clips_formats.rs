@@ -1020,6 +1020,19 @@ fn ten_million_dragonbones_keys_are_refused_before_parsing() {
     );
 }
 
+/// 10^7 Godot keys (issue 26; a 78 MB `times` array): refused by their count before the
+/// values are read, a typed error naming the animation.
+#[test]
+fn ten_million_godot_keys_are_refused_by_count() {
+    let times: Vec<String> = (0..10_000_000).map(|i| i.to_string()).collect();
+    let text = gbot_with(HAND, &godot_keys(&times.join(","), "1", "70"));
+    let e = skinweights::io::godot::import_godot(&text, None).unwrap_err();
+    assert!(
+        matches!(e, Error::TooManyKeys { ref clip, count, .. } if clip == "fall" && count >= 10_000_000),
+        "{e}"
+    );
+}
+
 /// Godot Bézier tracks (the only Godot curves with free control times) are not read: the
 /// track is skipped with a note, the clip imports without it.
 #[test]

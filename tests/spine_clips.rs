@@ -735,6 +735,16 @@ fn hostile_animations_are_typed_errors() {
         d["animations"]["idle"]["bones"]["root"]["rotate"] = Value::Array(keys);
     });
     assert!(e.contains("1000001 keys"), "{e}");
+    // 10^7 keys (a 30 MB timeline), written as text: a typed error naming the count.
+    let mut doc: Value = serde_json::from_str(TINY_SPINE).unwrap();
+    doc["animations"]["idle"]["bones"]["root"]["rotate"] = serde_json::json!("MANY");
+    let many = format!("[{}]", vec!["{}"; 10_000_000].join(","));
+    let text = doc.to_string().replacen("\"MANY\"", &many, 1);
+    let e = import_spine(&text, None, &SpineImportOptions::default()).unwrap_err();
+    assert!(
+        matches!(e, Error::TooManyKeys { ref clip, .. } if clip == "idle"),
+        "{e}"
+    );
     // Control times past the segment are clamped (Spine allows them), noted.
     let i = tiny(|d| {
         d["animations"]["wave"]["bones"]["upper"]["rotate"][0]["curve"] =

@@ -461,8 +461,12 @@ impl<'a> Evaluator<'a> {
         let (active, active_start) = (&self.active, &self.active_start);
         let chunks = rest.len().div_ceil(VERTEX_CHUNK);
         self.chunk_sums.resize(chunks, (0.0, 0.0));
-        for c in &self.thread_counts {
-            lock(c).fill(0);
+        // Without deviations to compute (no reference, or no row differs) no chunk counts.
+        let counting = !self.dev.is_empty();
+        if counting {
+            for c in &self.thread_counts {
+                lock(c).fill(0);
+            }
         }
         // Each chunk's part of `dev`.
         let mut devs = Vec::with_capacity(chunks);
@@ -508,10 +512,13 @@ impl<'a> Evaluator<'a> {
             });
         let max = self.chunk_sums.iter().fold(0.0, |a: f64, b| a.max(b.0));
         let sum = self.chunk_sums.iter().map(|b| b.1).sum();
-        let guards: Vec<_> = self.thread_counts.iter().map(lock).collect();
-        self.hist
-            .set_sum(guards.iter().map(|g| g.as_slice()), self.zeros);
-        drop(guards);
+        if counting {
+            let guards: Vec<_> = self.thread_counts.iter().map(lock).collect();
+            self.hist
+                .set_sum(guards.iter().map(|g| g.as_slice()), self.zeros);
+        } else {
+            self.hist.set_sum(std::iter::empty(), self.zeros);
+        }
         scene.apply_correctives(pose, &mut self.posed)?;
         let (flipped, area) = self.triangles.sums(s, &self.posed, &mut self.tri_sums);
         Ok(FrameSums {

@@ -63,13 +63,11 @@ fn bbw_subdomains_give_the_whole_mesh_optimum() {
     let scene = common::scene_at("arms-down", 3000);
     for (parts, coarse) in starts() {
         let solve = |subdomain, region_rings| {
-            let options = BbwOptions {
-                subdomain,
-                region_rings,
-                parts,
-                coarse,
-                ..Default::default()
-            };
+            let options = BbwOptions::default()
+                .with_subdomain(subdomain)
+                .with_region_rings(region_rings)
+                .with_parts(parts)
+                .with_coarse(coarse);
             solve_quietly(&scene, options)
         };
         let whole = solve(0.0, 2);
@@ -97,11 +95,11 @@ fn bbw_local_passes_give_the_whole_pass_optimum() {
     for vertices in [3000, 10_000] {
         let scene = common::scene_at("arms-down", vertices);
         for (parts, coarse) in starts() {
-            let options = |local_reach| BbwOptions {
-                local_reach,
-                parts,
-                coarse,
-                ..Default::default()
+            let options = |local_reach| {
+                BbwOptions::default()
+                    .with_local_reach(local_reach)
+                    .with_parts(parts)
+                    .with_coarse(coarse)
             };
             let whole = solve_quietly(&scene, options(0.0));
             for reach in [0.03, BbwOptions::default().local_reach, 1.0] {
@@ -152,10 +150,7 @@ fn bbw_solves_meshes_of_many_small_components() {
     assert_eq!(mesh.topology().component_count(), 36);
     let scene = Scene::from_mesh(mesh, Skeleton::new(bones.to_vec()).unwrap()).unwrap();
     let solve = |coarse| {
-        let options = BbwOptions {
-            coarse,
-            ..Default::default()
-        };
+        let options = BbwOptions::default().with_coarse(coarse);
         Bbw::new(options).solve(&scene).unwrap().weights
     };
     let (with, without) = (solve(BbwOptions::default().coarse), solve(0.0));

@@ -261,12 +261,9 @@ fn lift_l_leakage_story() {
     assert!(heat < 0.02, "heat drags {:.2}% of height", heat * 100.0);
     assert_eq!(masked, 0.0, "euclidean+mask moves a watched vertex");
     // Without 2D visibility (a 3D tool on a flat mesh) heat hands torso to the arm.
-    let blind_heat = Heat::new(HeatOptions {
-        visibility: false,
-        ..Default::default()
-    })
-    .solve(&s)
-    .unwrap();
+    let blind_heat = Heat::new(HeatOptions::default().with_visibility(false))
+        .solve(&s)
+        .unwrap();
     let (no_vis, _) = lift_l_drag(&s, &blind_heat.weights);
     eprintln!("heat without visibility: {no_vis:.4}");
     assert!(

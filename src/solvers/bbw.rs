@@ -82,12 +82,15 @@ use std::time::Instant;
 
 /// Options of [`Bbw`].
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct BbwOptions {
     /// A vertex within this fraction of the scene size of a bone is one of its handles (key
-    /// `handle_tolerance`, default 1e-6: vertices exactly on the bone, up to round-off).
+    /// `handle_tolerance`; 1e-6: vertices exactly on the bone, up to round-off).
+    ///
+    /// Default: [`BbwOptions::DEFAULT_HANDLE_TOLERANCE`] (1e-6).
     pub handle_tolerance: f64,
     /// Bound violations and wrong-sign multipliers smaller than this are ignored by the
-    /// active-set iteration (key `tolerance`, default 1e-4; the weights are clipped to
+    /// active-set iteration (key `tolerance`; the weights are clipped to
     /// `[0, 1]` at the end). `Q`'s flat directions make a loose tolerance leave vertices
     /// fixed whose release would move the weights visibly, and where depends on the start:
     /// at 1e-3, `figure` 10k folded 58-62 triangles in its kick probes from the coarse start
@@ -96,23 +99,29 @@ pub struct BbwOptions {
     /// 10k (0.37% / 0.42% / 0.49% from the unconstrained start); time with the coarse start
     /// 10k 0.046 / 0.051 / 0.058 s, 50k 0.23 / 0.30-0.33 / 0.49-0.51 s, 496k 4.2 / 6.6 /
     /// 11.3 s. Until the coarse start the default was 1e-3.
+    ///
+    /// Default: [`BbwOptions::DEFAULT_TOLERANCE`] (1e-4).
     pub tolerance: f64,
     /// Give up after this many active-set iterations per bone, keeping the clipped iterate
-    /// and warning (key `max_iterations`, default 50).
+    /// and warning (key `max_iterations`).
+    ///
+    /// Default: [`BbwOptions::DEFAULT_MAX_ITERATIONS`] (50).
     pub max_iterations: usize,
     /// When an active-set pass releases a vertex, it also releases the vertices fixed at the
     /// same bound within this many steps of `Q`'s stencil (two mesh rings each) around it
-    /// (key `release_rings`, default 1; 0 is the plain primal-dual active set). Releasing
+    /// (key `release_rings`; 0 is the plain primal-dual active set). Releasing
     /// lets the active region's border recede several rings per pass instead of about one;
     /// a vertex released too early goes out of bounds and is fixed again on the next pass
     /// (and is never bulk-released again, so this cannot cycle), and the stopping rule is
     /// unchanged, so the result is the same optimum.
+    ///
+    /// Default: [`BbwOptions::DEFAULT_RELEASE_RINGS`] (1).
     pub release_rings: usize,
     /// Between passes on the whole free set, the active set is iterated *locally*: the rows
     /// within `local_reach x sqrt(free vertices)` steps of `Q`'s stencil (two mesh rings
     /// each; at least 2) of the vertices that last changed bound are solved with every
     /// other row held at its current value (a small factorization of their own), until no
-    /// vertex there changes (key `local_reach`, default 0.1: 10 steps at 10k vertices, 22 at
+    /// vertex there changes (key `local_reach`; 0.1: 10 steps at 10k vertices, 22 at
     /// 50k, 70 at 500k; 0: every pass is a whole-set pass). The active region's border
     /// creeps a few rings per pass; the local passes let it creep cheaply, and the
     /// whole-set pass that follows, with its stopping test over every vertex, keeps the
@@ -120,12 +129,14 @@ pub struct BbwOptions {
     /// start is out of bounds on at most a tenth of the free vertices (a larger change
     /// moves the far field, which the local passes hold fixed). With the coarse start
     /// (option `coarse`) the band is half as wide. Measured in `benches/bbw.rs`.
+    ///
+    /// Default: [`BbwOptions::DEFAULT_LOCAL_REACH`] (0.1).
     pub local_reach: f64,
     /// A bone whose subdomain (the vertices where its weight is not at a bound, plus
     /// `region_rings` stencil steps around them) covers at most this fraction of the free
     /// vertices is solved on the subdomain alone, every other vertex fixed at its bound,
     /// with its own (smaller) symbolic analysis; larger ones factor the whole free set
-    /// every pass, reusing one shared symbolic analysis (key `subdomain`, default 0.7; 0:
+    /// every pass, reusing one shared symbolic analysis (key `subdomain`; 0:
     /// never, 1: always). A vertex outside the subdomain whose multiplier asks to release
     /// it grows the subdomain, and the stopping test covers the whole mesh, so the optimum
     /// is the same. A fresh symbolic analysis (in the shared order, no new AMD) costs about
@@ -134,33 +145,43 @@ pub struct BbwOptions {
     /// (free on 55% of the mesh) while plain BBW leaves most bones strictly inside `(0, 1)`
     /// on 80-97% of arms-down and `figure`; `parts=true` locks most of the mesh (measured
     /// in `benches/bbw.rs`).
+    ///
+    /// Default: [`BbwOptions::DEFAULT_SUBDOMAIN`] (0.7).
     pub subdomain: f64,
     /// Margin of the subdomain, in steps of `Q`'s stencil (two mesh rings each) around
     /// the vertices not at a bound, and around any vertex that later grows it (key
-    /// `region_rings`, default 2). Not used with the coarse start (option `coarse`), whose
+    /// `region_rings`). Not used with the coarse start (option `coarse`), whose
     /// active set is close to the optimum's from the first pass: there a margin only adds
     /// rows fixed at their bound to every factorization (496k: the torso's first pass
     /// 2.7 s with 2 steps, 0.9 s with none).
+    ///
+    /// Default: [`BbwOptions::DEFAULT_REGION_RINGS`] (2).
     pub region_rings: usize,
     /// Whether each bone's weight is constrained to 0 on the parts it may not influence (the
     /// parts `mask` allows, [`super::mask::allowed_parts`]) inside the QP, so it falls to 0
     /// smoothly (value and slope) at the part border instead of being cut afterwards (key
-    /// `parts`, default false: plain BBW).
+    /// `parts`; false: plain BBW).
+    ///
+    /// Default: [`BbwOptions::DEFAULT_PARTS`] (false).
     pub parts: bool,
     /// Whether handle fallbacks use the 2D visibility test when choosing the nearest bone
-    /// (key `visibility`, default true).
+    /// (key `visibility`).
+    ///
+    /// Default: [`BbwOptions::DEFAULT_VISIBILITY`] (true).
     pub visibility: bool,
     /// Coarse-to-fine start: with at least `COARSE_MIN_FREE` (2 000) free vertices, the QP is
     /// first solved on a copy of the mesh meshed again with this many times fewer vertices
     /// ([`crate::mesh::CoarseMesh`]; itself solved the same way while it is large enough),
     /// and every bone's active set starts from that solution interpolated, instead of from
-    /// the unconstrained solution (key `coarse`, default 8; 0: off). The active set starts
+    /// the unconstrained solution (key `coarse`; 0: off). The active set starts
     /// where the coarse solution is 0 or 1, so its border is a few rings from the optimum's
     /// instead of creeping there pass by pass; the stopping test is unchanged, so the
     /// result is the same optimum. A copy that cannot be meshed (a loop that would cross
     /// another once simplified) falls back to the unconstrained start, and so does a copy
     /// not at least twice as small. Measured in the module docs: arms-down 50k 0.89-0.90 s
     /// -> 0.31-0.33 s, 496k 37.2 s -> 7.0-7.1 s (both at tolerance 1e-4).
+    ///
+    /// Default: [`BbwOptions::DEFAULT_COARSE`] (8).
     pub coarse: f64,
 }
 
@@ -172,19 +193,93 @@ pub struct BbwOptions {
 /// within noise (0.008-0.014 s).
 pub const COARSE_MIN_FREE: usize = 2_000;
 
+impl BbwOptions {
+    /// Default of [`BbwOptions::handle_tolerance`].
+    pub const DEFAULT_HANDLE_TOLERANCE: f64 = 1e-6;
+    /// Default of [`BbwOptions::tolerance`].
+    pub const DEFAULT_TOLERANCE: f64 = 1e-4;
+    /// Default of [`BbwOptions::max_iterations`].
+    pub const DEFAULT_MAX_ITERATIONS: usize = 50;
+    /// Default of [`BbwOptions::release_rings`].
+    pub const DEFAULT_RELEASE_RINGS: usize = 1;
+    /// Default of [`BbwOptions::local_reach`].
+    pub const DEFAULT_LOCAL_REACH: f64 = 0.1;
+    /// Default of [`BbwOptions::subdomain`].
+    pub const DEFAULT_SUBDOMAIN: f64 = 0.7;
+    /// Default of [`BbwOptions::region_rings`].
+    pub const DEFAULT_REGION_RINGS: usize = 2;
+    /// Default of [`BbwOptions::parts`].
+    pub const DEFAULT_PARTS: bool = false;
+    /// Default of [`BbwOptions::visibility`].
+    pub const DEFAULT_VISIBILITY: bool = true;
+    /// Default of [`BbwOptions::coarse`].
+    pub const DEFAULT_COARSE: f64 = 8.0;
+
+    /// With [`BbwOptions::handle_tolerance`] set.
+    pub fn with_handle_tolerance(mut self, handle_tolerance: f64) -> Self {
+        self.handle_tolerance = handle_tolerance;
+        self
+    }
+    /// With [`BbwOptions::tolerance`] set.
+    pub fn with_tolerance(mut self, tolerance: f64) -> Self {
+        self.tolerance = tolerance;
+        self
+    }
+    /// With [`BbwOptions::max_iterations`] set.
+    pub fn with_max_iterations(mut self, max_iterations: usize) -> Self {
+        self.max_iterations = max_iterations;
+        self
+    }
+    /// With [`BbwOptions::release_rings`] set.
+    pub fn with_release_rings(mut self, release_rings: usize) -> Self {
+        self.release_rings = release_rings;
+        self
+    }
+    /// With [`BbwOptions::local_reach`] set.
+    pub fn with_local_reach(mut self, local_reach: f64) -> Self {
+        self.local_reach = local_reach;
+        self
+    }
+    /// With [`BbwOptions::subdomain`] set.
+    pub fn with_subdomain(mut self, subdomain: f64) -> Self {
+        self.subdomain = subdomain;
+        self
+    }
+    /// With [`BbwOptions::region_rings`] set.
+    pub fn with_region_rings(mut self, region_rings: usize) -> Self {
+        self.region_rings = region_rings;
+        self
+    }
+    /// With [`BbwOptions::parts`] set.
+    pub fn with_parts(mut self, parts: bool) -> Self {
+        self.parts = parts;
+        self
+    }
+    /// With [`BbwOptions::visibility`] set.
+    pub fn with_visibility(mut self, visibility: bool) -> Self {
+        self.visibility = visibility;
+        self
+    }
+    /// With [`BbwOptions::coarse`] set.
+    pub fn with_coarse(mut self, coarse: f64) -> Self {
+        self.coarse = coarse;
+        self
+    }
+}
+
 impl Default for BbwOptions {
     fn default() -> Self {
         BbwOptions {
-            handle_tolerance: 1e-6,
-            tolerance: 1e-4,
-            max_iterations: 50,
-            release_rings: 1,
-            local_reach: 0.1,
-            subdomain: 0.7,
-            region_rings: 2,
-            parts: false,
-            visibility: true,
-            coarse: 8.0,
+            handle_tolerance: Self::DEFAULT_HANDLE_TOLERANCE,
+            tolerance: Self::DEFAULT_TOLERANCE,
+            max_iterations: Self::DEFAULT_MAX_ITERATIONS,
+            release_rings: Self::DEFAULT_RELEASE_RINGS,
+            local_reach: Self::DEFAULT_LOCAL_REACH,
+            subdomain: Self::DEFAULT_SUBDOMAIN,
+            region_rings: Self::DEFAULT_REGION_RINGS,
+            parts: Self::DEFAULT_PARTS,
+            visibility: Self::DEFAULT_VISIBILITY,
+            coarse: Self::DEFAULT_COARSE,
         }
     }
 }

@@ -28,19 +28,33 @@ pub fn nearest_segment(segments: &[Segment], p: &Point2<f64>) -> Option<usize> {
 
 /// Options of the solvers built on the falloff kernel (euclidean and geodesic).
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct FalloffOptions {
     /// Exponent of the inverse-power falloff `w ~ 1 / d^p` on the solver's distance (key
-    /// `falloff_power`, default 4).
+    /// `falloff_power`).
+    ///
+    /// Default: [`FalloffOptions::DEFAULT_FALLOFF_POWER`] (4).
     pub falloff_power: f64,
 }
 
 impl Default for FalloffOptions {
     fn default() -> Self {
-        FalloffOptions { falloff_power: 4.0 }
+        FalloffOptions {
+            falloff_power: Self::DEFAULT_FALLOFF_POWER,
+        }
     }
 }
 
 impl FalloffOptions {
+    /// Default of [`FalloffOptions::falloff_power`].
+    pub const DEFAULT_FALLOFF_POWER: f64 = 4.0;
+
+    /// With [`FalloffOptions::falloff_power`] set.
+    pub fn with_falloff_power(mut self, falloff_power: f64) -> Self {
+        self.falloff_power = falloff_power;
+        self
+    }
+
     /// The checked kernel for `scene` (vertices on a bone are pinned at a scale-relative
     /// distance).
     pub fn falloff(&self, scene: &crate::scene::Scene) -> Result<Falloff> {

@@ -51,32 +51,82 @@ pub enum Ordering {
 
 /// Options of [`Heat`].
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct HeatOptions {
     /// Bones whose distances to a vertex differ by less than this fraction are tied for
-    /// nearest and share its heat (key `tie_tolerance`, default 1e-6).
+    /// nearest and share its heat (key `tie_tolerance`).
+    ///
+    /// Default: [`HeatOptions::DEFAULT_TIE_TOLERANCE`] (1e-6).
     pub tie_tolerance: f64,
     /// Distances to the nearest bone are floored at this fraction of the scene size, so a
-    /// vertex on a bone gets a huge but finite `H` (key `distance_floor`, default 1e-6).
+    /// vertex on a bone gets a huge but finite `H` (key `distance_floor`).
+    ///
+    /// Default: [`HeatOptions::DEFAULT_DISTANCE_FLOOR`] (1e-6).
     pub distance_floor: f64,
-    /// Whether the 2D visibility test is used (key `visibility`, default true). Without it
-    /// every bone counts as visible, as in a 3D tool applied to a flat mesh.
+    /// Whether the 2D visibility test is used (key `visibility`). Without it every bone
+    /// counts as visible, as in a 3D tool applied to a flat mesh.
+    ///
+    /// Default: [`HeatOptions::DEFAULT_VISIBILITY`] (true).
     pub visibility: bool,
-    /// Fill-reducing ordering of the sparse Cholesky (key `ordering`: `nd` or `amd`; default
-    /// `nd`, geometric nested dissection, measured faster than faer's AMD on these meshes).
+    /// Fill-reducing ordering of the sparse Cholesky (key `ordering`: `nd` or `amd`; `nd`,
+    /// geometric nested dissection, measured faster than faer's AMD on these meshes).
+    ///
+    /// Default: [`HeatOptions::DEFAULT_ORDERING`] (`nd`).
     pub ordering: Ordering,
-    /// Solve the bones in column blocks on rayon threads (key `parallel_bones`, default
-    /// true: measured faster than one sequential call on 2 cores).
+    /// Solve the bones in column blocks on rayon threads (key `parallel_bones`; true:
+    /// measured faster than one sequential call on 2 cores).
+    ///
+    /// Default: [`HeatOptions::DEFAULT_PARALLEL_BONES`] (true).
     pub parallel_bones: bool,
+}
+
+impl HeatOptions {
+    /// Default of [`HeatOptions::tie_tolerance`].
+    pub const DEFAULT_TIE_TOLERANCE: f64 = 1e-6;
+    /// Default of [`HeatOptions::distance_floor`].
+    pub const DEFAULT_DISTANCE_FLOOR: f64 = 1e-6;
+    /// Default of [`HeatOptions::visibility`].
+    pub const DEFAULT_VISIBILITY: bool = true;
+    /// Default of [`HeatOptions::ordering`].
+    pub const DEFAULT_ORDERING: Ordering = Ordering::NestedDissection;
+    /// Default of [`HeatOptions::parallel_bones`].
+    pub const DEFAULT_PARALLEL_BONES: bool = true;
+
+    /// With [`HeatOptions::tie_tolerance`] set.
+    pub fn with_tie_tolerance(mut self, tie_tolerance: f64) -> Self {
+        self.tie_tolerance = tie_tolerance;
+        self
+    }
+    /// With [`HeatOptions::distance_floor`] set.
+    pub fn with_distance_floor(mut self, distance_floor: f64) -> Self {
+        self.distance_floor = distance_floor;
+        self
+    }
+    /// With [`HeatOptions::visibility`] set.
+    pub fn with_visibility(mut self, visibility: bool) -> Self {
+        self.visibility = visibility;
+        self
+    }
+    /// With [`HeatOptions::ordering`] set.
+    pub fn with_ordering(mut self, ordering: Ordering) -> Self {
+        self.ordering = ordering;
+        self
+    }
+    /// With [`HeatOptions::parallel_bones`] set.
+    pub fn with_parallel_bones(mut self, parallel_bones: bool) -> Self {
+        self.parallel_bones = parallel_bones;
+        self
+    }
 }
 
 impl Default for HeatOptions {
     fn default() -> Self {
         HeatOptions {
-            tie_tolerance: 1e-6,
-            distance_floor: 1e-6,
-            visibility: true,
-            ordering: Ordering::NestedDissection,
-            parallel_bones: true,
+            tie_tolerance: Self::DEFAULT_TIE_TOLERANCE,
+            distance_floor: Self::DEFAULT_DISTANCE_FLOOR,
+            visibility: Self::DEFAULT_VISIBILITY,
+            ordering: Self::DEFAULT_ORDERING,
+            parallel_bones: Self::DEFAULT_PARALLEL_BONES,
         }
     }
 }

@@ -26,24 +26,56 @@ use std::time::Instant;
 
 /// Options of [`Linear`].
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct LinearOptions {
-    /// Blend radius `r` in scene units (key `blend_radius`); `None` (the default) means
-    /// `blend_fraction` times the character height.
+    /// Blend radius `r` in scene units (key `blend_radius`); `None` means `blend_fraction`
+    /// times the character height.
+    ///
+    /// Default: [`LinearOptions::DEFAULT_BLEND_RADIUS`] (`None`).
     pub blend_radius: Option<f64>,
     /// Blend radius as a fraction of the character height when `blend_radius` is `None`
-    /// (key `blend_fraction`, default 0.1: 20 px on a 200 px character).
+    /// (key `blend_fraction`; 0.1: 20 px on a 200 px character).
+    ///
+    /// Default: [`LinearOptions::DEFAULT_BLEND_FRACTION`] (0.1).
     pub blend_fraction: f64,
     /// Bones whose distances differ by less than this fraction count as equally near and
-    /// share the vertex (key `tie_tolerance`, default 1e-9).
+    /// share the vertex (key `tie_tolerance`).
+    ///
+    /// Default: [`LinearOptions::DEFAULT_TIE_TOLERANCE`] (1e-9).
     pub tie_tolerance: f64,
+}
+
+impl LinearOptions {
+    /// Default of [`LinearOptions::blend_radius`].
+    pub const DEFAULT_BLEND_RADIUS: Option<f64> = None;
+    /// Default of [`LinearOptions::blend_fraction`].
+    pub const DEFAULT_BLEND_FRACTION: f64 = 0.1;
+    /// Default of [`LinearOptions::tie_tolerance`].
+    pub const DEFAULT_TIE_TOLERANCE: f64 = 1e-9;
+
+    /// With [`LinearOptions::blend_radius`] set (`None`: `blend_fraction` x height).
+    pub fn with_blend_radius(mut self, blend_radius: Option<f64>) -> Self {
+        self.blend_radius = blend_radius;
+        self
+    }
+    /// With [`LinearOptions::blend_fraction`] set.
+    pub fn with_blend_fraction(mut self, blend_fraction: f64) -> Self {
+        self.blend_fraction = blend_fraction;
+        self
+    }
+    /// With [`LinearOptions::tie_tolerance`] set.
+    pub fn with_tie_tolerance(mut self, tie_tolerance: f64) -> Self {
+        self.tie_tolerance = tie_tolerance;
+        self
+    }
 }
 
 impl Default for LinearOptions {
     fn default() -> Self {
         LinearOptions {
-            blend_radius: None,
-            blend_fraction: 0.1,
-            tie_tolerance: 1e-9,
+            blend_radius: Self::DEFAULT_BLEND_RADIUS,
+            blend_fraction: Self::DEFAULT_BLEND_FRACTION,
+            tie_tolerance: Self::DEFAULT_TIE_TOLERANCE,
         }
     }
 }

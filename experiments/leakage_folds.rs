@@ -5,9 +5,10 @@
 //! scenes are split once, so that a recipe is chosen on one fold and reported on the other:
 //!
 //! - **tune**: the built-in arms-down at gaps 2, 12 and 48 and `figure` (10 000 vertices),
-//!   and 24 synthetic sprites (`experiments/common/synthetic_sprite.rs`, seeds 101-124:
+//!   and 32 synthetic sprites (`experiments/common/synthetic_sprite.rs`; seeds 101-124:
 //!   slits of 1-4 px that end under the shoulder block, the watched torso 0-7 px under the
-//!   slit's top, arms spread 0-15 degrees, both arms lifted by 90 degrees);
+//!   slit's top, arms spread 0-15 degrees; seeds 201-208: arms also glued to the torso 18-26
+//!   px under the armpit, a hand on the hip; both arms lifted by 90 degrees);
 //! - **held-out**: the three Kenney sprites and gBot traced as `skinweights mesh` does with
 //!   their `*_bones.json` (bones, parts, probes), every `lift_l` probe also mirrored on the
 //!   right arm.
@@ -100,6 +101,24 @@ fn tune_fold(vertices: usize) -> Res<Vec<Case>> {
             limbs.watch_below_armpit,
             limbs.tilt_deg
         );
+        cases.push(Case {
+            fold: "tune",
+            scene,
+        });
+    }
+    // Arms glued to the torso far below the shoulder (a hand on the hip), seeds 201-208.
+    for i in 0..8u64 {
+        let gap = [1.0, 2.0, 3.0, 4.0][(i % 4) as usize];
+        let low = [18.0, 21.0][((i / 4) % 2) as usize];
+        let limbs = Limbs {
+            watch_below_armpit: 7.0,
+            vertices,
+            both_arms: true,
+            glued: Some((low, low + 5.0)),
+            ..Limbs::default()
+        };
+        let mut scene = synthetic_sprite_with(201 + i, gap, &limbs)?;
+        scene.name = format!("synthetic {} gap {gap} glued {low}-{}", 201 + i, low + 5.0);
         cases.push(Case {
             fold: "tune",
             scene,

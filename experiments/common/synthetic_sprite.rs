@@ -48,6 +48,9 @@ pub struct Limbs {
     pub watch_below_armpit: f64,
     /// Each lift is also probed mirrored on the right arm (default false).
     pub both_arms: bool,
+    /// The slits are closed between these two heights (y, pixels): the arms touch the torso
+    /// there, far below the shoulder, as a hand resting on the hip does (default none).
+    pub glued: Option<(f64, f64)>,
 }
 
 impl Default for Limbs {
@@ -59,6 +62,7 @@ impl Default for Limbs {
             lifts: vec![-90.0],
             watch_below_armpit: 7.0,
             both_arms: false,
+            glued: None,
         }
     }
 }
@@ -85,7 +89,10 @@ pub fn synthetic_sprite_with(seed: u64, gap: f64, limbs: &Limbs) -> skinweights:
             && dx >= tw + gap + shift
             && dx <= arm_out + shift;
         let shoulder = (armpit..=48.0).contains(&y) && dx <= arm_out;
-        legs || torso || neck || head || arm || shoulder
+        let glue = limbs.glued.is_some_and(|(lo, hi)| {
+            (lo..=hi).contains(&y) && dx >= tw - 3.0 && dx <= tw + gap + shift + 1.0
+        });
+        legs || torso || neck || head || arm || shoulder || glue
     };
     let mut image = image::RgbaImage::new(w, h);
     for row in 0..h {

@@ -4,14 +4,13 @@ use super::atlas::{atlas_art, Atlas};
 use super::parse::{parse_armature, FileArmature, FileBone, FileMesh};
 use super::{to_scene, Affine, MAX_COORDINATE, MAX_SCALE};
 use crate::error::{Error, Result};
-use crate::io::scene_builder::SceneBuilder;
+use crate::io::scene_builder::{overlapping_edges, SceneBuilder};
 use crate::io::WeightsFile;
 use crate::mesh::{signed_area2, Mesh};
-use crate::scene::{Probe, Scene, Watch};
-use crate::skeleton::{Bone, Inherit, LocalTransform, Pose, Skeleton};
+use crate::scene::Scene;
+use crate::skeleton::{Bone, Inherit, LocalTransform, Skeleton};
 use crate::weights::Weights;
 use nalgebra::{Isometry2, Point2, Vector2};
-use std::collections::{BTreeMap, HashMap};
 use std::fmt;
 use std::path::Path;
 
@@ -724,119 +723,6 @@ fn bind_differences(
         });
     }
     out
-}
-
-/// Interior edges that two counter-clockwise triangles traverse in the same direction:
-/// both lie on the same side of the edge, so the mesh folds over itself there.
-pub(crate) fn overlapping_edges(oriented: &[[usize; 3]]) -> usize {
-    let mut directed: HashMap<(usize, usize), usize> = HashMap::new();
-    for &[i, j, k] in oriented {
-        for e in [(i, j), (j, k), (k, i)] {
-            *directed.entry(e).or_default() += 1;
-        }
-    }
-    directed.values().filter(|&&c| c > 1).count()
-}
-
-/// Sets each bone's `part` (see [`import_dragonbones`] for the rule); `order` is parents
-/// first.
-pub(crate) fn assign_parts(bones: &mut [Bone], order: &[usize], artist: &Weights, mesh: &Mesh) {
-    let n_parts = mesh.parts().len();
-    let mut sizes = vec![0usize; n_parts];
-    mesh.vertex_parts().iter().for_each(|&p| sizes[p] += 1);
-    // Mean weight per vertex of each part: a bone that drives a small part entirely (the
-    // head) beats one it touches over many vertices (the face).
-    let mut totals = vec![vec![0.0; n_parts]; bones.len()];
-    for (v, row) in artist.rows().enumerate() {
-        let p = mesh.vertex_parts()[v];
-        for (j, &w) in row.iter().enumerate() {
-            totals[j][p] += w / sizes[p] as f64;
-        }
-    }
-    let own: Vec<Option<usize>> = totals
-        .iter()
-        .map(|t| {
-            (0..n_parts)
-                .filter(|&p| t[p] > 0.0)
-                .max_by(|&a, &b| t[a].total_cmp(&t[b]))
-        })
-        .collect();
-    // Parents first, so a bone without weight takes its parent's (already resolved) part:
-    // linear even in a deep chain.
-    let mut part_of: Vec<Option<usize>> = vec![None; bones.len()];
-    for &j in order {
-        let part = own[j].or_else(|| bones[j].parent.and_then(|p| part_of[p]));
-        part_of[j] = part;
-        match part {
-            Some(p) => bones[j].part = Some(mesh.parts()[p].clone()),
-            None => bones[j].influences = Some(Vec::new()),
-        }
-    }
-}
-
-/// `lift_l` / `lift_r`: each upper-arm bone (name containing "upperarm" or "upper_arm")
-/// rotated 90° about its head in the direction that takes its tail away from the
-/// character's vertical centre line, watching the part of the arm's parent bone beyond one
-/// upper-arm length from the shoulder.
-pub(crate) fn lift_probes(skeleton: &Skeleton, mesh: &Mesh, notes: &mut Vec<String>) -> Vec<Probe> {
-    let (lo, hi) = mesh.bounds();
-    let centre_x = 0.5 * (lo.x + hi.x);
-    let bones = skeleton.bones();
-    let mut probes = BTreeMap::new();
-    for b in bones {
-        let lower = b.name.to_lowercase();
-        if !(lower.contains("upperarm") || lower.contains("upper_arm")) {
-            continue;
-        }
-        let side = if lower.ends_with("_l") || lower.ends_with(".l") {
-            "l"
-        } else if lower.ends_with("_r") || lower.ends_with(".r") {
-            "r"
-        } else if b.head.x < centre_x {
-            "l"
-        } else {
-            "r"
-        };
-        let outward = |deg: f64| {
-            let r = nalgebra::Rotation2::new(deg.to_radians());
-            (b.head + r * (b.tail - b.head) - Point2::new(centre_x, b.head.y))
-                .x
-                .abs()
-        };
-        let degrees = if outward(-90.0) >= outward(90.0) {
-            -90.0
-        } else {
-            90.0
-        };
-        let watch_part = b
-            .parent
-            .and_then(|p| bones[p].part.clone())
-            .or_else(|| b.part.clone());
-        let name = format!("lift_{side}");
-        if probes.contains_key(&name) {
-            notes.push(format!(
-                "bone {:?} looks like a second {name} upper arm: no probe for it",
-                b.name
-            ));
-            continue;
-        }
-        probes.insert(
-            name.clone(),
-            Probe {
-                name,
-                pose: Pose::rest().rotate(b.name.clone(), degrees),
-                watch: Watch {
-                    part: watch_part,
-                    min_distance: Some(b.length()),
-                    ..Watch::default()
-                },
-            },
-        );
-    }
-    if probes.is_empty() {
-        notes.push("no upper-arm bone found by name: no lift probes".into());
-    }
-    probes.into_values().collect()
 }
 
 /// A DragonBones setup transform (y-down matrix) as a y-up [`LocalTransform`]: origin,

@@ -37,9 +37,7 @@ pub use import::{
     DragonBonesImport, ImportReport, MeshReport, ZERO_LENGTH_TAIL,
 };
 // Shared with the Godot importer (same part and probe rules).
-pub(crate) use crate::io::scene_builder::UniqueNames;
 pub(crate) use export::{triangles_by_part, vertices_of};
-pub(crate) use import::{assign_parts, lift_probes, overlapping_edges};
 
 use crate::error::{Error, Result};
 use nalgebra::{Isometry2, Point2};

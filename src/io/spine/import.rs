@@ -4,10 +4,10 @@ use super::atlas::{Atlas, AtlasRegion};
 use super::parse::{parse_skeleton, FileAttachment, FileRegion, FileSkeleton, Geometry, Kind};
 use super::{spine_error, MAX_COORDINATE, MAX_SCALE, ZERO_LENGTH_TAIL};
 use crate::error::{Error, Result};
-use crate::io::dragonbones::{assign_parts, lift_probes, overlapping_edges, UniqueNames};
+use crate::io::scene_builder::{overlapping_edges, SceneBuilder};
 use crate::io::WeightsFile;
 use crate::mesh::{signed_area2, Mesh};
-use crate::scene::{Art, ArtImage, Layer, Scene};
+use crate::scene::{ArtImage, Scene};
 use crate::skeleton::{Affine2, Bone, LocalBone, Skeleton};
 use crate::weights::Weights;
 use nalgebra::{Point2, Vector2};
@@ -624,36 +624,25 @@ pub fn import_spine(
     let all = options.skin == SkinSelection::All;
 
     let placed_all = place_all(&file, world, &chosen, atlas)?;
-    let mut parts = Assembly::default();
+    let mut parts = Assembly::new(file.bones.len(), atlas);
     for (c, p) in chosen.iter().zip(placed_all) {
         parts.add(&file, c, p, atlas, all, &mut report.attachments);
     }
-    if parts.parts.is_empty() {
+    if parts.builder.part_count() == 0 {
         return Err(no_attachment_error(&options.skin, &parts.rejected));
     }
     assembly_notes(&file, &chosen, &parts, &mut report);
 
-    let artist = artist_weights(parts.vertices.len(), file.bones.len(), &parts.rows);
-    let mut bones = scene_bones(&file, world, &setup, &mut report.notes);
-    let Assembly {
-        vertices,
-        triangles,
-        vertex_parts,
-        parts,
-        uvs,
-        layer_images,
-        ..
-    } = parts;
-    let (mesh, mesh_notes) = Mesh::from_artist(vertices, triangles, parts.clone(), vertex_parts)?;
-    report.notes.extend(mesh_notes.messages());
-    assign_parts(&mut bones, &file.order, &artist, &mesh);
-    let skeleton = Skeleton::new(bones)?;
-    let probes = lift_probes(&skeleton, &mesh, &mut report.notes);
+    let mut builder = parts.builder;
+    builder.normalize_weights();
+    let bones = scene_bones(&file, world, &setup, &mut report.notes);
+    let built = builder.finish(bones, &file.order, &mut report.notes)?;
     let name = options.name.clone().unwrap_or_else(|| "spine".into());
-    let mut scene = Scene::new(name, mesh, skeleton, probes)?;
-    if let Some(atlas) = atlas {
-        scene = scene.with_art(scene_art(atlas, &parts, layer_images, uvs))?;
+    let mut scene = Scene::new(name, built.mesh, built.skeleton, built.probes)?;
+    if let Some(art) = built.art {
+        scene = scene.with_art(art)?;
     }
+    let artist = built.artist;
     let scene = attach_animation(&file, scene, &mut report)?;
     Ok(SpineImport {
         scene,
@@ -743,17 +732,12 @@ fn orient(points: &[Point2<f64>], triangles: &[[usize; 3]]) -> Oriented {
     }
 }
 
-/// The imported attachments concatenated into one mesh's worth of arrays.
-#[derive(Default)]
+/// The imported attachments as the parts of one scene, with what the report notes about
+/// them.
 struct Assembly {
-    vertices: Vec<Point2<f64>>,
-    triangles: Vec<[usize; 3]>,
-    vertex_parts: Vec<usize>,
-    parts: Vec<String>,
-    rows: Vec<Vec<(usize, f64)>>,
-    uvs: Vec<Point2<f64>>,
-    layer_images: Vec<Option<usize>>,
-    names: UniqueNames,
+    /// Parts, weight rows (file bone order, summed where a bone repeats) and the art's
+    /// layers in draw order.
+    builder: SceneBuilder,
     /// Notes: attachments whose region the atlas lacks, rejected meshes, folded meshes.
     missing_regions: Vec<String>,
     rejected: Vec<String>,
@@ -765,6 +749,29 @@ struct Assembly {
 }
 
 impl Assembly {
+    /// No parts yet; with an atlas, one image per page.
+    fn new(n_bones: usize, atlas: Option<&Atlas>) -> Self {
+        let mut builder = SceneBuilder::for_artist_meshes(n_bones);
+        if let Some(atlas) = atlas {
+            builder = builder.with_art();
+            for (k, p) in atlas.pages.iter().enumerate() {
+                builder.add_image(ArtImage {
+                    name: p.name.clone(),
+                    path: p.image.clone(),
+                    alpha: atlas.alpha(k),
+                });
+            }
+        }
+        Assembly {
+            builder,
+            missing_regions: Vec::new(),
+            rejected: Vec::new(),
+            folded: Vec::new(),
+            max_err_all: 0.0,
+            dropped_notes: Vec::new(),
+        }
+    }
+
     /// Appends one placed attachment as a part (or records why it was rejected) and its
     /// entry in `reports`.
     fn add(
@@ -804,23 +811,25 @@ impl Assembly {
         if folds > 0 {
             self.folded.push(format!("{name} ({folds} edges)"));
         }
-        let part = self.names.take(&name);
-        let first = self.vertices.len();
-        self.triangles
-            .extend(oriented.iter().map(|t| t.map(|i| i + first)));
-        self.vertices.extend(points);
-        self.vertex_parts
-            .extend(std::iter::repeat_n(self.parts.len(), p.points.len()));
+        let n = points.len();
+        let name = self.builder.unique_name(&name);
+        let added = self.builder.add_part(name, points, &oriented);
+        let first = added.vertices.start;
         let mut max_err: f64 = 0.0;
-        for row in &p.rows {
+        for (k, row) in p.rows.iter().enumerate() {
             let s: f64 = row.iter().map(|r| r.1).sum();
             max_err = max_err.max((s - 1.0).abs());
+            for &(j, w) in row {
+                self.builder.add_weight(first + k, j, w);
+            }
         }
         self.max_err_all = self.max_err_all.max(max_err);
-        self.rows.extend(p.rows);
-        self.push_uvs(c, p.uvs, p.points.len(), atlas);
+        let (uvs, image) = self.layer_art(c, p.uvs, n, atlas);
+        // Layers keep the parts' (draw) order.
+        self.builder
+            .add_layer(added.index, uvs, image, added.index as i64);
         reports.push(AttachmentReport {
-            part: part.clone(),
+            part: added.name,
             skin: file.skins[c.att.skin].clone(),
             slot: file.slots[c.att.slot].name.clone(),
             attachment: c.att.name.clone(),
@@ -829,37 +838,34 @@ impl Assembly {
                 Kind::Linked { .. } => "linkedmesh",
                 _ => "mesh",
             },
-            vertices: p.points.len(),
+            vertices: n,
             triangles: oriented.len(),
             weighted: p.weighted,
             first_vertex: first,
             reoriented_triangles: reoriented,
             max_row_sum_error: max_err,
         });
-        self.parts.push(part);
     }
 
-    /// Appends one attachment's page pixels (the origin for its `n` vertices without a
-    /// region) and its layer's image.
-    fn push_uvs(
+    /// One attachment's page pixels (the origin for its `n` vertices without a region) and
+    /// its layer's image.
+    fn layer_art(
         &mut self,
         c: &Chosen,
         uvs: Option<(usize, Vec<[f64; 2]>)>,
         n: usize,
         atlas: Option<&Atlas>,
-    ) {
+    ) -> (Vec<Point2<f64>>, Option<usize>) {
         match uvs {
-            Some((page, pixels)) => {
-                self.uvs
-                    .extend(pixels.iter().map(|&[u, v]| Point2::new(u, v)));
-                self.layer_images.push(Some(page));
-            }
+            Some((page, pixels)) => (
+                pixels.iter().map(|&[u, v]| Point2::new(u, v)).collect(),
+                Some(page),
+            ),
             None => {
                 if atlas.is_some() {
                     self.missing_regions.push(c.att.path.clone());
                 }
-                self.uvs.extend(std::iter::repeat_n(Point2::origin(), n));
-                self.layer_images.push(None);
+                (vec![Point2::origin(); n], None)
             }
         }
     }
@@ -954,18 +960,6 @@ fn assembly_notes(
     }
 }
 
-/// The artist's weight rows as a normalized dense matrix.
-fn artist_weights(n_vertices: usize, n_bones: usize, rows: &[Vec<(usize, f64)>]) -> Weights {
-    let mut artist = Weights::zeros(n_vertices, n_bones);
-    for (v, row) in rows.iter().enumerate() {
-        for &(j, w) in row {
-            artist.set(v, j, artist.get(v, j) + w);
-        }
-    }
-    artist.normalize();
-    artist
-}
-
 /// The scene's bones: the setup transforms, each segment along its world x axis.
 fn scene_bones(
     file: &FileSkeleton,
@@ -1005,38 +999,6 @@ fn scene_bones(
         ));
     }
     bones
-}
-
-/// The scene's art: one image per atlas page, a layer per part in draw order.
-fn scene_art(
-    atlas: &Atlas,
-    parts: &[String],
-    layer_images: Vec<Option<usize>>,
-    uvs: Vec<Point2<f64>>,
-) -> Art {
-    let images = atlas
-        .pages
-        .iter()
-        .enumerate()
-        .map(|(k, p)| ArtImage {
-            name: p.name.clone(),
-            path: p.image.clone(),
-            alpha: atlas.alpha(k),
-        })
-        .collect();
-    let layers = parts
-        .iter()
-        .zip(layer_images)
-        .map(|(part, image)| Layer {
-            part: part.clone(),
-            image,
-        })
-        .collect();
-    Art {
-        images,
-        uvs,
-        layers,
-    }
 }
 
 /// Adds the file's clips and the IK constraints the scene's model takes, noting the rest.

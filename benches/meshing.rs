@@ -43,15 +43,13 @@ fn bench(c: &mut Criterion) {
     });
 
     let outline = arms_down_outline(DEFAULT_GAP);
-    let options = MeshingOptions {
-        max_area: Some(estimate_max_area(
+    let options = MeshingOptions::default()
+        .with_max_area(Some(estimate_max_area(
             outline.area(),
             outline.perimeter(),
             VERTICES,
-        )),
-        min_angle_deg: BUILTIN_MIN_ANGLE_DEG,
-        ..MeshingOptions::default()
-    };
+        )))
+        .with_min_angle_deg(BUILTIN_MIN_ANGLE_DEG);
     let (_, triangles, _) = mesh_outline(&outline, &options).unwrap();
     eprintln!("full outline: {} triangles", triangles.len());
     group.bench_function("mesh_outline full arms-down ~1M triangles", |b| {

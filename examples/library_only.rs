@@ -24,10 +24,7 @@ fn main() -> skinweights::Result<()> {
         ]],
         segments: vec![[Point2::new(0.0, 0.0), Point2::new(200.0, 0.0)]],
     };
-    let options = MeshingOptions {
-        target_vertices: 2000,
-        ..MeshingOptions::default()
-    };
+    let options = MeshingOptions::default().with_target_vertices(2000);
     let (vertices, triangles, _) = mesh_outline(&outline, &options)?;
     let mesh = Mesh::new(vertices, triangles)?;
     let skeleton = Skeleton::new(vec![

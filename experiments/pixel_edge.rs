@@ -164,10 +164,7 @@ fn sprite_case(name: &str, image: RgbaImage, mut bones: BonesFile, vertices: usi
             threshold: 1,
             ..Default::default()
         },
-        meshing: MeshingOptions {
-            target_vertices: vertices,
-            ..Default::default()
-        },
+        meshing: MeshingOptions::default().with_target_vertices(vertices),
         name: Some(name.into()),
     };
     let (scene, _, _) = sprite_scene(&sprite, bones, &options)?;

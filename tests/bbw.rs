@@ -141,10 +141,7 @@ fn bbw_solves_meshes_of_many_small_components() {
         loops,
         segments: bones.iter().map(|b| [b.head, b.tail]).collect(),
     };
-    let options = MeshingOptions {
-        target_vertices: 4_000,
-        ..Default::default()
-    };
+    let options = MeshingOptions::default().with_target_vertices(4_000);
     let (points, triangles, _) = mesh_outline(&outline, &options).unwrap();
     let mesh = Mesh::new(points, triangles).unwrap();
     assert_eq!(mesh.topology().component_count(), 36);

@@ -109,10 +109,7 @@ fn sprite_case(image: &RgbaImage, mut bones: BonesFile, vertices: usize) -> (Sce
             threshold: 1,
             ..Default::default()
         },
-        meshing: MeshingOptions {
-            target_vertices: vertices,
-            ..Default::default()
-        },
+        meshing: MeshingOptions::default().with_target_vertices(vertices),
         name: Some("sprite".into()),
     };
     let (scene, _, _) =

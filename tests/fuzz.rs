@@ -737,10 +737,7 @@ fn robot() -> Sprite {
 
 fn sprite_options() -> SpriteOptions {
     SpriteOptions {
-        meshing: MeshingOptions {
-            target_vertices: 400,
-            ..Default::default()
-        },
+        meshing: MeshingOptions::default().with_target_vertices(400),
         ..Default::default()
     }
 }

@@ -440,10 +440,7 @@ fn a_one_pixel_checkerboard_traced_at_tolerance_0_is_refused_before_meshing() {
     // Asking for enough vertices lifts the limit: the (now banded) inside test meshes it.
     let smaller = checkerboard(60);
     let options = SpriteOptions {
-        meshing: skinweights::mesh::MeshingOptions {
-            target_vertices: 2000,
-            ..Default::default()
-        },
+        meshing: skinweights::mesh::MeshingOptions::default().with_target_vertices(2000),
         ..options
     };
     let (scene, trace, _) = sprite_scene(&smaller, bones, &options).unwrap();

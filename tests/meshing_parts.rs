@@ -22,10 +22,7 @@ fn a_bar_meshed_and_labelled_by_two_regions() {
             [Point2::new(100.0, 0.0), Point2::new(200.0, 0.0)],
         ],
     };
-    let options = MeshingOptions {
-        target_vertices: 2000,
-        ..MeshingOptions::default()
-    };
+    let options = MeshingOptions::default().with_target_vertices(2000);
     let (v, t, _) = mesh_outline(&outline, &options).unwrap();
     let regions = vec![
         LabelledRegion {

@@ -334,10 +334,7 @@ fn disc_scene(dirt: [u8; 3]) -> (Scene, RgbaImage) {
         &sprite,
         bones,
         &SpriteOptions {
-            meshing: skinweights::mesh::MeshingOptions {
-                target_vertices: 400,
-                ..Default::default()
-            },
+            meshing: skinweights::mesh::MeshingOptions::default().with_target_vertices(400),
             trace: every_visible_texel(),
             ..Default::default()
         },

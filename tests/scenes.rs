@@ -352,10 +352,7 @@ fn holes_and_several_components() {
     };
     let (v, t, r) = mesh_outline(
         &outline,
-        &MeshingOptions {
-            target_vertices: 3000,
-            ..Default::default()
-        },
+        &MeshingOptions::default().with_target_vertices(3000),
     )
     .unwrap();
     let mesh = Mesh::new(v.clone(), t.clone()).unwrap();
@@ -374,10 +371,7 @@ fn holes_and_several_components() {
 
 #[test]
 fn bad_outlines_are_meshing_errors() {
-    let opts = MeshingOptions {
-        target_vertices: 500,
-        ..Default::default()
-    };
+    let opts = MeshingOptions::default().with_target_vertices(500);
     let bad = |outline: Outline, what: &str| {
         let r = mesh_outline(&outline, &opts);
         assert!(matches!(r, Err(Error::Meshing { .. })), "{what}: {r:?}");
@@ -472,11 +466,9 @@ fn bad_outlines_are_meshing_errors() {
                 loops: vec![square(0., 0., 10.)],
                 segments: vec![],
             },
-            &MeshingOptions {
-                max_area,
-                min_angle_deg: angle,
-                ..Default::default()
-            },
+            &MeshingOptions::default()
+                .with_max_area(max_area)
+                .with_min_angle_deg(angle),
         );
         assert!(
             matches!(r, Err(Error::Meshing { .. })),
@@ -497,10 +489,7 @@ fn loops_without_segments_use_spade_exclusion_correctly() {
     };
     let (v, t, r) = mesh_outline(
         &outline,
-        &MeshingOptions {
-            target_vertices: 2000,
-            ..Default::default()
-        },
+        &MeshingOptions::default().with_target_vertices(2000),
     )
     .unwrap();
     let mesh = Mesh::new(v.clone(), t.clone()).unwrap();

@@ -54,11 +54,9 @@ fn rect(x0: f64, x1: f64, y0: f64, y1: f64, max_area: f64) -> (Vec<[f64; 2]>, Ve
         ]],
         segments: vec![[Point2::new(x0, ym), Point2::new(x1, ym)]],
     };
-    let options = MeshingOptions {
-        max_area: Some(max_area),
-        min_angle_deg: 28.0,
-        ..MeshingOptions::default()
-    };
+    let options = MeshingOptions::default()
+        .with_max_area(Some(max_area))
+        .with_min_angle_deg(28.0);
     let (v, t, _) = mesh_outline(&outline, &options).unwrap();
     (v.iter().map(|p| [p.x, p.y]).collect(), t)
 }

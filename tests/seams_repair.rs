@@ -38,11 +38,9 @@ fn two_rectangles_apart(gap: f64) -> Scene {
             ]],
             segments: vec![[Point2::new(x0, 15.0), Point2::new(x1, 15.0)]],
         };
-        let options = MeshingOptions {
-            max_area: Some(max_area),
-            min_angle_deg: 28.0,
-            ..MeshingOptions::default()
-        };
+        let options = MeshingOptions::default()
+            .with_max_area(Some(max_area))
+            .with_min_angle_deg(28.0);
         mesh_outline(&outline, &options).unwrap()
     };
     let (mut v, mut t, _) = rect(0.0, 100.0, 12.0);
@@ -399,10 +397,7 @@ fn tiny_islands_join_their_neighbour_and_small_holes_close() {
     };
     let mut hole = square(9.0, 9.0, 2.0);
     hole.reverse();
-    let options = MeshingOptions {
-        max_area: Some(10.0),
-        ..MeshingOptions::default()
-    };
+    let options = MeshingOptions::default().with_max_area(Some(10.0));
     let (va, ta, _) = mesh_outline(
         &Outline {
             loops: vec![square(0.0, 0.0, 20.0), hole],

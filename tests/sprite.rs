@@ -98,10 +98,7 @@ fn island_loops(outline: &Outline) -> usize {
 
 fn small_mesh() -> SpriteOptions {
     SpriteOptions {
-        meshing: MeshingOptions {
-            target_vertices: 3000,
-            ..MeshingOptions::default()
-        },
+        meshing: MeshingOptions::default().with_target_vertices(3000),
         ..SpriteOptions::default()
     }
 }

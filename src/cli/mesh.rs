@@ -51,10 +51,7 @@ pub fn run(a: MeshArgs) -> Result<ExitCode> {
             tolerance: a.tolerance,
             min_area: a.min_area,
         },
-        meshing: MeshingOptions {
-            target_vertices: a.vertices,
-            ..MeshingOptions::default()
-        },
+        meshing: MeshingOptions::default().with_target_vertices(a.vertices),
         name: None,
     };
     let pb = spinner(format!("tracing and meshing {}", a.sprite.display()));

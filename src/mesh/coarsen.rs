@@ -104,11 +104,9 @@ impl CoarseMesh {
                 .filter(|s| outline.contains(s.a) && outline.contains(s.b))
                 .map(|s| [s.a, s.b])
                 .collect();
-            let options = MeshingOptions {
-                target_vertices: target.max(3),
-                max_area: Some(max_area),
-                ..Default::default()
-            };
+            let options = MeshingOptions::default()
+                .with_target_vertices(target.max(3))
+                .with_max_area(Some(max_area));
             let meshed = match mesh_outline(&outline, &options) {
                 Ok(m) => m,
                 Err(_) if !outline.segments.is_empty() => {
@@ -320,10 +318,7 @@ mod tests {
             loops,
             segments: Vec::new(),
         };
-        let options = MeshingOptions {
-            target_vertices: vertices,
-            ..Default::default()
-        };
+        let options = MeshingOptions::default().with_target_vertices(vertices);
         let (points, triangles, _) = mesh_outline(&outline, &options).unwrap();
         Mesh::new(points, triangles).unwrap()
     }

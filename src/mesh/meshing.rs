@@ -67,26 +67,61 @@ impl Outline {
 }
 
 /// Meshing options.
-#[derive(Debug, Clone)]
+///
+/// ```
+/// use skinweights::mesh::MeshingOptions;
+/// let options = MeshingOptions::default().with_target_vertices(3_000);
+/// assert_eq!(options.target_vertices, 3_000);
+/// assert_eq!(options.min_angle_deg, MeshingOptions::DEFAULT_MIN_ANGLE_DEG);
+/// ```
+#[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct MeshingOptions {
-    /// Target vertex count (default 10 000). The result lands within a few percent of it
-    /// (a calibration pass re-meshes when the first guess is off). Ignored when `max_area` is
-    /// set.
+    /// Target vertex count. The result lands within a few percent of it (a calibration pass
+    /// re-meshes when the first guess is off). Ignored when `max_area` is set.
+    ///
+    /// Default: [`MeshingOptions::DEFAULT_TARGET_VERTICES`] (10 000).
     pub target_vertices: usize,
-    /// Maximum triangle area (default `None`: derived from `target_vertices` and the outline
-    /// area).
+    /// Maximum triangle area; `None`: derived from `target_vertices` and the outline area.
+    ///
+    /// Default: `None`.
     pub max_area: Option<f64>,
-    /// Minimum angle refinement aims for, degrees (default 25; allowed 0 to 34 — spade cannot
-    /// guarantee termination much above 30).
+    /// Minimum angle refinement aims for, degrees (allowed 0 to 34: spade cannot guarantee
+    /// termination much above 30).
+    ///
+    /// Default: [`MeshingOptions::DEFAULT_MIN_ANGLE_DEG`] (25).
     pub min_angle_deg: f64,
+}
+
+impl MeshingOptions {
+    /// Default of [`MeshingOptions::target_vertices`].
+    pub const DEFAULT_TARGET_VERTICES: usize = 10_000;
+    /// Default of [`MeshingOptions::min_angle_deg`].
+    pub const DEFAULT_MIN_ANGLE_DEG: f64 = 25.0;
+
+    /// With [`MeshingOptions::target_vertices`] set.
+    pub fn with_target_vertices(mut self, target_vertices: usize) -> Self {
+        self.target_vertices = target_vertices;
+        self
+    }
+    /// With [`MeshingOptions::max_area`] set (`None`: derived from the target vertex count).
+    pub fn with_max_area(mut self, max_area: Option<f64>) -> Self {
+        self.max_area = max_area;
+        self
+    }
+    /// With [`MeshingOptions::min_angle_deg`] set.
+    pub fn with_min_angle_deg(mut self, min_angle_deg: f64) -> Self {
+        self.min_angle_deg = min_angle_deg;
+        self
+    }
 }
 
 impl Default for MeshingOptions {
     fn default() -> Self {
         MeshingOptions {
-            target_vertices: 10_000,
+            target_vertices: Self::DEFAULT_TARGET_VERTICES,
             max_area: None,
-            min_angle_deg: 25.0,
+            min_angle_deg: Self::DEFAULT_MIN_ANGLE_DEG,
         }
     }
 }
@@ -649,10 +684,7 @@ mod tests {
             loops: vec![vec![p(0., 0.), p(10., 0.), p(10., 10.), p(0., 10.)]],
             segments: vec![[p(5., 2.), p(5., 8.)]],
         };
-        let opts = MeshingOptions {
-            target_vertices: 500,
-            ..Default::default()
-        };
+        let opts = MeshingOptions::default().with_target_vertices(500);
         let (v, t, r) = mesh_outline(&outline, &opts).unwrap();
         let area: f64 = t
             .iter()

@@ -238,11 +238,9 @@ fn build(name: &str, spec: Spec, target_vertices: usize) -> Result<Scene> {
     let run = |max_area: f64| -> Result<(MeshParts, usize)> {
         let mut out = MeshParts::default();
         for piece in &spec.pieces {
-            let options = MeshingOptions {
-                max_area: Some(max_area),
-                min_angle_deg: BUILTIN_MIN_ANGLE_DEG,
-                ..MeshingOptions::default()
-            };
+            let options = MeshingOptions::default()
+                .with_max_area(Some(max_area))
+                .with_min_angle_deg(BUILTIN_MIN_ANGLE_DEG);
             let (v, t, _) = mesh_outline(&piece.half, &options)?;
             let (v, t) = mirror_half(v, t, piece.axis)?;
             out.append(v, t, &piece.label);

@@ -315,11 +315,9 @@ fn close_holes(
 /// `None` when the triangulation needed new vertices or failed.
 fn fill_hole(lp: &[usize], pts: &[Point2<f64>]) -> Option<Vec<[usize; 3]>> {
     let ring: Vec<Point2<f64>> = lp.iter().map(|&v| pts[v]).collect();
-    let options = MeshingOptions {
-        max_area: Some(f64::MAX / 4.0),
-        min_angle_deg: 0.0,
-        ..MeshingOptions::default()
-    };
+    let options = MeshingOptions::default()
+        .with_max_area(Some(f64::MAX / 4.0))
+        .with_min_angle_deg(0.0);
     let outline = Outline {
         loops: vec![ring.clone()],
         segments: Vec::new(),

@@ -326,6 +326,41 @@ pub enum Error {
         other: usize,
         distance: f64,
     },
+    /// A seam repair or measure needs two or more layers (parts drawn separately) and the
+    /// scene has one.
+    #[error("scene {scene:?} has a single layer (part {part:?}): seam repairs need two or more layers (parts drawn separately)")]
+    SingleLayer { scene: String, part: String },
+    /// A repair or measure amount (a tolerance, a width, an area, a strength) outside its
+    /// range: `expected` says what it must be.
+    #[error("{option}: must be {expected}, got {value}")]
+    InvalidAmount {
+        option: String,
+        value: f64,
+        expected: &'static str,
+    },
+    /// A repair amount that would weld or cover a whole layer instead of its edge.
+    #[error("{option}: {message}")]
+    RepairTooLarge {
+        option: String,
+        layer: String,
+        message: String,
+    },
+    /// A scene without art given to a step that reads its art.
+    #[error("art: scene {scene:?} has no art")]
+    NoArt { scene: String },
+    /// A scene that already has art given to a step that would replace it.
+    #[error("art: scene {scene:?} already has art")]
+    HasArt { scene: String },
+    /// Per-vertex colours that are not one per vertex.
+    #[error("colours: {given} colours for {vertices} vertices")]
+    VertexColours { given: usize, vertices: usize },
+    /// A render whose size differs from the frame it is measured in.
+    #[error("{render}: render is {got:?} pixels, the frame {frame:?}")]
+    RenderSize {
+        render: &'static str,
+        got: (u32, u32),
+        frame: (u32, u32),
+    },
     /// A seam that cannot be applied (too few members, bad barycentric coordinates, a chain).
     #[error("seam {seam}: {message}")]
     InvalidSeam { seam: String, message: String },
@@ -363,6 +398,9 @@ pub enum Error {
     /// A list of posed positions does not have one position per mesh vertex.
     #[error("{given} posed positions for a mesh of {vertices} vertices")]
     PosedPositions { given: usize, vertices: usize },
+    /// A posed position is NaN or infinite.
+    #[error("positions[{vertex}] is not finite: ({x}, {y})")]
+    NonFinitePosition { vertex: usize, x: f64, y: f64 },
     /// The per-triangle layer list does not fit the mesh (wrong length, or a layer index
     /// without a name).
     #[error("triangle layers: {message}")]

@@ -499,6 +499,24 @@ fn bad_amounts_and_single_layer_scenes_are_typed_errors() {
       "bones": [{"name": "a", "parent": null, "head": [0,5], "tail": [10,5], "part": "l"}]}"#;
     let (sliver, _) = scene_from_json(json, None).unwrap();
     expect(weld_seams(&sliver, 0.3), &["more than half", "\"l\""]);
+    // The same refusals as typed variants, naming the option and the layer.
+    assert!(matches!(
+        inward_overlap(&scene, -1.0),
+        Err(Error::InvalidAmount { ref option, value, .. }) if option == "overlap" && value == -1.0
+    ));
+    assert!(matches!(
+        weld_seams(&scene, 12.0),
+        Err(Error::RepairTooLarge { ref option, ref layer, .. })
+            if option == "weld tolerance" && layer == "upper"
+    ));
+    assert!(matches!(
+        weld_seams(&sliver, 0.3),
+        Err(Error::RepairTooLarge { ref layer, .. }) if layer == "l"
+    ));
+    assert!(matches!(
+        weld_seams(&single, 0.5),
+        Err(Error::SingleLayer { ref scene, .. }) if scene == &single.name
+    ));
 }
 
 #[cfg(feature = "cli")]

@@ -77,16 +77,16 @@ pub fn paint_layers(
     options: &PaintOptions,
 ) -> Result<(Scene, Vec<Texture>)> {
     if scene.art.is_some() {
-        return Err(Error::field(
-            "art",
-            format!("scene {:?} already has art", scene.name),
-        ));
+        return Err(Error::HasArt {
+            scene: scene.name.clone(),
+        });
     }
     if !(options.beyond.is_finite() && options.beyond >= 0.0) {
-        return Err(Error::field(
-            "beyond",
-            format!("{} must be finite and >= 0", options.beyond),
-        ));
+        return Err(Error::InvalidAmount {
+            option: "beyond".into(),
+            value: options.beyond,
+            expected: "finite and >= 0",
+        });
     }
     let mesh = &scene.mesh;
     let points = mesh.vertices();

@@ -97,17 +97,19 @@ impl SeamOptions {
             ("joint_radius", self.joint_radius),
         ] {
             if v.is_nan() || v <= 0.0 || (field != "joint_radius" && !v.is_finite()) {
-                return Err(Error::field(
-                    field,
-                    format!("{v} must be finite and > 0 (joint_radius may be infinite)"),
-                ));
+                return Err(Error::InvalidAmount {
+                    option: field.to_string(),
+                    value: v,
+                    expected: "finite and > 0 (joint_radius may be infinite)",
+                });
             }
         }
         if !(1..=64).contains(&self.area_samples) {
-            return Err(Error::field(
-                "area_samples",
-                format!("{} must be in 1..=64", self.area_samples),
-            ));
+            return Err(Error::InvalidAmount {
+                option: "area_samples".into(),
+                value: self.area_samples as f64,
+                expected: "in 1..=64",
+            });
         }
         Ok(())
     }
@@ -676,19 +678,20 @@ fn jitter(i: i64, j: i64) -> (f64, f64) {
 fn check_positions(scene: &Scene, posed: &[Point2<f64>]) -> Result<()> {
     let n = scene.mesh.vertex_count();
     if posed.len() != n {
-        return Err(Error::field(
-            "positions",
-            format!("{} positions for {n} vertices", posed.len()),
-        ));
+        return Err(Error::PosedPositions {
+            given: posed.len(),
+            vertices: n,
+        });
     }
     if let Some(v) = posed
         .iter()
         .position(|p| !p.x.is_finite() || !p.y.is_finite())
     {
-        return Err(Error::field(
-            format!("positions[{v}]"),
-            format!("is not finite: {:?}", posed[v]),
-        ));
+        return Err(Error::NonFinitePosition {
+            vertex: v,
+            x: posed[v].x,
+            y: posed[v].y,
+        });
     }
     Ok(())
 }

@@ -60,10 +60,9 @@ pub fn seam_pixel_gaps_in_art(
     renders: &MattingRenders,
     textures: &[Texture],
 ) -> Result<Vec<SeamPixelGap>> {
-    let art = scene
-        .art
-        .as_ref()
-        .ok_or_else(|| Error::field("art", format!("scene {:?} has no art", scene.name)))?;
+    let art = scene.art.as_ref().ok_or_else(|| Error::NoArt {
+        scene: scene.name.clone(),
+    })?;
     crate::render::check_uvs(&scene.mesh, art, textures)?;
     gaps(scene, seams, posed, frame, renders, Some(textures))
 }
@@ -181,14 +180,11 @@ fn check_render_sizes(frame: &Frame, renders: &MattingRenders) -> Result<()> {
         ("ref_white", renders.ref_white.dimensions()),
     ] {
         if dimensions != (frame.width, frame.height) {
-            return Err(Error::field(
-                name,
-                format!(
-                    "render is {:?} pixels, the frame {:?}",
-                    dimensions,
-                    (frame.width, frame.height)
-                ),
-            ));
+            return Err(Error::RenderSize {
+                render: name,
+                got: dimensions,
+                frame: (frame.width, frame.height),
+            });
         }
     }
     Ok(())

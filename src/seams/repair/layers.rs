@@ -50,15 +50,10 @@ impl Layers {
             None => ((0..parts.len()).collect(), parts.to_vec()),
         };
         if names.len() < 2 {
-            return Err(Error::field(
-                "scene",
-                format!(
-                    "scene {:?} has a single layer (part {:?}): seam repairs need two or more \
-                     layers (parts drawn separately)",
-                    scene.name,
-                    names.first().map(String::as_str).unwrap_or("")
-                ),
-            ));
+            return Err(Error::SingleLayer {
+                scene: scene.name.clone(),
+                part: names.first().cloned().unwrap_or_default(),
+            });
         }
         let layer: Vec<usize> = mesh.vertex_parts().iter().map(|&p| of_part[p]).collect();
         let boundary: Vec<[usize; 2]> = mesh
@@ -145,8 +140,9 @@ impl Layers {
     ) -> Result<()> {
         for (l, t) in self.thickness(mesh).into_iter().enumerate() {
             if amount > 0.5 * t {
-                return Err(Error::InvalidField {
-                    field: what.to_string(),
+                return Err(Error::RepairTooLarge {
+                    option: what.to_string(),
+                    layer: self.names[l].clone(),
                     message: format!(
                         "{amount} px is more than half the thickness of layer {:?} ({:.3} px = \
                          2 x area / boundary length): it would weld or cover the whole layer, \
@@ -465,9 +461,10 @@ pub(crate) fn rebuild(
 /// Checks a repair amount (tolerance, px, area): finite and >= 0.
 pub(crate) fn check_amount(what: &str, value: f64) -> Result<f64> {
     if !(value.is_finite() && value >= 0.0) {
-        return Err(Error::InvalidField {
-            field: what.to_string(),
-            message: format!("must be a finite number >= 0, got {value}"),
+        return Err(Error::InvalidAmount {
+            option: what.to_string(),
+            value,
+            expected: "a finite number >= 0",
         });
     }
     Ok(value)

@@ -67,9 +67,10 @@ pub fn smooth_seam_weights(
 ) -> Result<(Weights, SmoothReport)> {
     let band = check_amount("smooth band", options.band)?;
     if !(options.strength > 0.0 && options.strength <= 1.0) {
-        return Err(Error::InvalidField {
-            field: "smooth strength".into(),
-            message: format!("must be in (0, 1], got {}", options.strength),
+        return Err(Error::InvalidAmount {
+            option: "smooth strength".into(),
+            value: options.strength,
+            expected: "in (0, 1]",
         });
     }
     crate::skinning::check_shape(scene.mesh.vertex_count(), weights, scene.skeleton.len())?;

@@ -529,8 +529,9 @@ fn check_folds(
                         .total_cmp(&(pts[y] - original[y]).norm())
                 })
                 .unwrap_or(tri[0]);
-            return Err(Error::InvalidField {
-                field: "weld tolerance".into(),
+            return Err(Error::RepairTooLarge {
+                option: "weld tolerance".into(),
+                layer: layers.names[layers.layer[v.min(n - 1)]].clone(),
                 message: format!(
                     "{tol} px is too large here: welding moves vertex {v} of layer {:?} by \
                      {:.4} px and folds triangle {t}; use a smaller tolerance",
@@ -551,8 +552,9 @@ fn check_layer_share(layers: &Layers, moved: &[usize], tol: f64) -> Result<()> {
     layers.layer.iter().for_each(|&l| total[l] += 1);
     moved.iter().for_each(|&v| moved_in[layers.layer[v]] += 1);
     if let Some(l) = (0..layers.count()).find(|&l| 2 * moved_in[l] > total[l]) {
-        return Err(Error::InvalidField {
-            field: "weld tolerance".into(),
+        return Err(Error::RepairTooLarge {
+            option: "weld tolerance".into(),
+            layer: layers.names[l].clone(),
             message: format!(
                 "{tol} px would move {} of the {} vertices of layer {:?} (more than half): \
                  that welds the whole layer, not its edge; use a smaller tolerance",

@@ -45,11 +45,9 @@ use skinweights::io::godot::load_godot;
 use skinweights::render::{
     bleed, matting_renders, posed_vertices, Drawing, Frame, RenderOptions, Skinning, Texture, View,
 };
+use skinweights::render::{paint_layers, seam_pixel_gaps_in_art, PaintOptions};
 use skinweights::scene::AlphaMode;
-use skinweights::seams::measure::{
-    find_contacts, find_seams, measure_seams, seam_pixel_gaps_in_art, Seam, SeamOptions,
-};
-use skinweights::seams::paint::{paint_layers, PaintOptions};
+use skinweights::seams::measure::{find_contacts, find_seams, measure_seams, Seam, SeamOptions};
 use skinweights::seams::repair::{repair, repaired_weights, weld_seams, RepairOptions};
 use skinweights::solvers::{Heat, Solver};
 use skinweights::{builtin_scene, BuiltinOptions, Pose, Scene, Weights};

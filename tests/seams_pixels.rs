@@ -5,8 +5,8 @@ use nalgebra::Vector2;
 use skinweights::render::{
     matting_renders, posed_vertices, Drawing, Frame, RenderOptions, Skinning, View,
 };
-use skinweights::seams::measure::{find_seams, seam_pixel_gaps, SeamOptions};
-use skinweights::seams::paint::{paint_layers, PaintOptions};
+use skinweights::render::{paint_layers, seam_pixel_gaps, PaintOptions};
+use skinweights::seams::measure::{find_seams, SeamOptions};
 use skinweights::{builtin_scene, BuiltinOptions, Pose};
 use std::path::Path;
 

@@ -9,6 +9,10 @@
 //! - [`alpha`]: the seeds' alpha repairs: bleeding and premultiplication.
 //! - [`mod@fringe`]: the fringe metric (triangulation matting over black and white against a
 //!   premultiplied 8 x 8 reference): bias S, F, gap G.
+//! - [`paint`]: painted layer images for model-only layered scenes (the built-in
+//!   `layered-elbow`).
+//! - [`seam_gaps`]: the fringe metric's gap G restricted to each seam of
+//!   [`crate::seams::measure`].
 //! - [`mod@pixel_edge`]: the seeds' pixel-edge check (probes over black, white and red at 1x, 2x
 //!   and 4x), used by `lint`.
 
@@ -16,14 +20,17 @@ pub mod alpha;
 pub mod clip;
 pub mod fringe;
 pub mod overlap;
+pub mod paint;
 pub mod pixel_edge;
 pub mod raster;
+pub mod seam_gaps;
 pub mod texture;
 
 pub use alpha::{bleed, fill_transparent, premultiply};
 pub use clip::{clip_frames, contact_sheet, encode_apng, side_by_side, ClipFrame};
 pub use fringe::{coverage, coverage_16, fringe, fringe_excluding, Fringe, Matting};
 pub use overlap::overlap_mask;
+pub use paint::{paint_layers, PaintOptions};
 pub use pixel_edge::{
     matting_renders, pixel_edge, MattingRenders, PixelEdgeOptions, PixelEdgeRow,
     PIXEL_EDGE_SAMPLES, REFERENCE_SAMPLES,
@@ -32,7 +39,8 @@ pub use raster::{
     render, render_16, Drawing, Frame, RenderOptions, Rgb16Image, View, MAX_RENDER_PIXELS,
     MAX_RENDER_SIDE, SAMPLE_COUNTS,
 };
-pub use texture::{check_uvs, Texture};
+pub use seam_gaps::{seam_pixel_gaps, seam_pixel_gaps_in_art, SeamPixelGap, OPAQUE_ALPHA};
+pub use texture::{check_uvs, vertex_colours, Texture};
 
 use crate::error::{Error, Result};
 use crate::scene::Scene;

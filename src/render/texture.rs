@@ -4,7 +4,7 @@
 use crate::error::{Error, Result};
 use crate::io::Sprite;
 use crate::mesh::Mesh;
-use crate::scene::{AlphaMode, Art};
+use crate::scene::{AlphaMode, Art, Scene};
 use image::RgbaImage;
 use std::path::Path;
 
@@ -161,4 +161,29 @@ pub(crate) fn floor(x: f64) -> f64 {
     } else {
         x
     }
+}
+
+/// The colour (RGBA in 0..1, straight alpha) of every vertex: its layer's image sampled at
+/// its texture coordinate (nearest texel, clamped); flat-colour layers get opaque grey.
+pub fn vertex_colours(scene: &Scene, art: &Art) -> Result<Vec<[f64; 4]>> {
+    let textures = Texture::load_art(art)?;
+    let image_of_part = art.image_of_part(scene.mesh.parts());
+    Ok((0..scene.mesh.vertex_count())
+        .map(|v| match image_of_part[scene.mesh.vertex_parts()[v]] {
+            Some(k) => {
+                let im = &textures[k].image;
+                let uv = art.uvs[v];
+                let x = (uv.x.floor().max(0.0) as u32).min(im.width().saturating_sub(1));
+                let y = (uv.y.floor().max(0.0) as u32).min(im.height().saturating_sub(1));
+                let p = im.get_pixel(x, y).0.map(|c| c as f64 / 255.0);
+                match textures[k].stored {
+                    AlphaMode::Premultiplied if p[3] > 0.0 => {
+                        [p[0] / p[3], p[1] / p[3], p[2] / p[3], p[3]]
+                    }
+                    _ => p,
+                }
+            }
+            None => [0.5, 0.5, 0.5, 1.0],
+        })
+        .collect())
 }

@@ -4,12 +4,11 @@
 //! premultiplied alpha, seam-consistent weights with limited smoothing).
 //!
 //! - [`measure`]: finding the seams of a layered scene and measuring them in a pose.
-//! - `paint` (feature `io`): painted layer images for model-only layered scenes (the
-//!   built-in `layered-elbow`).
+//! - Painted layer images for model-only layered scenes (the built-in `layered-elbow`) and
+//!   the seams' pixel gap, which draw, are in `render::paint` and `render::seam_gaps`
+//!   (feature `io`).
 //! - [`repair`]: the repairs, each a function that returns the repaired value and a report of
 //!   what it changed.
 
 pub mod measure;
-#[cfg(feature = "io")]
-pub mod paint;
 pub mod repair;

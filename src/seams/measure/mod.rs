@@ -44,15 +44,8 @@
 //! overlap by `o` px, a chord is covered by the extension under the other layer until the
 //! bend moves the corner more than `o`: the seam reads closed up to `sin θ = o / r`.
 //!
-//! With feature `io`, [`seam_pixel_gaps`] gives the fringe metric's gap G restricted to each
-//! seam: the render's coverage (triangulation matting, [`crate::render::coverage`]) against
-//! what should be covered there (the layers plus the open region).
-
-#[cfg(feature = "io")]
-mod pixels;
-
-#[cfg(feature = "io")]
-pub use pixels::{seam_pixel_gaps, seam_pixel_gaps_in_art, SeamPixelGap, OPAQUE_ALPHA};
+//! The fringe metric's gap G restricted to each seam, which needs a render, is in
+//! `render::seam_gaps` (feature `io`): this module only measures geometry.
 
 use crate::error::{Error, Result};
 use crate::geometry::Segment;
@@ -118,19 +111,19 @@ impl SeamOptions {
 /// Where a seam sample's partner lives: a rest triangle of the other layer and barycentric
 /// coordinates in it.
 #[derive(Debug, Clone, Copy, PartialEq)]
-struct Partner {
-    triangle: usize,
-    bary: [f64; 3],
+pub(crate) struct Partner {
+    pub(crate) triangle: usize,
+    pub(crate) bary: [f64; 3],
 }
 
 /// One contact edge: a boundary edge of one layer, sampled, with partners in the other.
 #[derive(Debug, Clone, PartialEq)]
-struct ContactEdge {
+pub(crate) struct ContactEdge {
     /// The edge's vertices (in its triangle's order).
-    ends: [usize; 2],
+    pub(crate) ends: [usize; 2],
     /// Sample positions along the edge (0 at `ends[0]`) and their partners; a sample with
     /// no partner within the tolerance breaks the chain of quads.
-    samples: Vec<(f64, Option<Partner>)>,
+    pub(crate) samples: Vec<(f64, Option<Partner>)>,
 }
 
 /// A seam: two layers that meet at rest and should stay together.
@@ -150,7 +143,8 @@ pub struct Seam {
     pub length: f64,
     /// The contact radius used around the joint, px (infinite without a joint).
     pub radius: f64,
-    edges: Vec<ContactEdge>,
+    /// The contact edges, sampled (the pixel gap reads the art along them).
+    pub(crate) edges: Vec<ContactEdge>,
 }
 
 impl Seam {
@@ -527,9 +521,9 @@ fn nearest_joint(
 
 /// A seam's chords in a pose: for every edge, the posed sample points and partners (a
 /// missing partner is `None`).
-type Chords = Vec<Vec<(Point2<f64>, Option<Point2<f64>>)>>;
+pub(crate) type Chords = Vec<Vec<(Point2<f64>, Option<Point2<f64>>)>>;
 
-fn posed_chords(scene: &Scene, seam: &Seam, posed: &[Point2<f64>]) -> Chords {
+pub(crate) fn posed_chords(scene: &Scene, seam: &Seam, posed: &[Point2<f64>]) -> Chords {
     let tris = scene.mesh.triangles();
     seam.edges
         .iter()
@@ -555,7 +549,7 @@ fn posed_chords(scene: &Scene, seam: &Seam, posed: &[Point2<f64>]) -> Chords {
 }
 
 /// The quads between consecutive chords, each as two triangles.
-fn chord_quads(chords: &Chords) -> Vec<[Point2<f64>; 3]> {
+pub(crate) fn chord_quads(chords: &Chords) -> Vec<[Point2<f64>; 3]> {
     let mut out = Vec::new();
     for edge in chords {
         for w in edge.windows(2) {
@@ -569,7 +563,7 @@ fn chord_quads(chords: &Chords) -> Vec<[Point2<f64>; 3]> {
 }
 
 /// The posed triangles of the whole scene, bucketed for coverage queries.
-fn coverage_grid(
+pub(crate) fn coverage_grid(
     scene: &Scene,
     posed: &[Point2<f64>],
     map: impl Fn(Point2<f64>) -> Point2<f64>,
@@ -675,7 +669,7 @@ fn jitter(i: i64, j: i64) -> (f64, f64) {
     (next(), next())
 }
 
-fn check_positions(scene: &Scene, posed: &[Point2<f64>]) -> Result<()> {
+pub(crate) fn check_positions(scene: &Scene, posed: &[Point2<f64>]) -> Result<()> {
     let n = scene.mesh.vertex_count();
     if posed.len() != n {
         return Err(Error::PosedPositions {

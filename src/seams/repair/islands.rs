@@ -54,7 +54,7 @@ pub struct MergedIsland {
 pub fn merge_tiny_components(scene: &Scene, area: f64) -> Result<(Scene, IslandReport)> {
     #[cfg(feature = "io")]
     let colours = match &scene.art {
-        Some(art) => Some(vertex_colours(scene, art)?),
+        Some(art) => Some(crate::render::vertex_colours(scene, art)?),
         None => None,
     };
     #[cfg(not(feature = "io"))]
@@ -345,31 +345,4 @@ fn majority(values: impl Iterator<Item = usize>) -> usize {
         .into_iter()
         .max_by(|a, b| a.1.cmp(&b.1).then(b.0.cmp(&a.0)))
         .map_or(0, |(v, _)| v)
-}
-
-/// The colour (RGBA in 0..1, straight alpha) of every vertex: its layer's image sampled at
-/// its texture coordinate (nearest texel, clamped); flat-colour layers get opaque grey.
-#[cfg(feature = "io")]
-pub fn vertex_colours(scene: &Scene, art: &crate::scene::Art) -> Result<Vec<[f64; 4]>> {
-    use crate::scene::AlphaMode;
-    let textures = crate::render::Texture::load_art(art)?;
-    let image_of_part = art.image_of_part(scene.mesh.parts());
-    Ok((0..scene.mesh.vertex_count())
-        .map(|v| match image_of_part[scene.mesh.vertex_parts()[v]] {
-            Some(k) => {
-                let im = &textures[k].image;
-                let uv = art.uvs[v];
-                let x = (uv.x.floor().max(0.0) as u32).min(im.width().saturating_sub(1));
-                let y = (uv.y.floor().max(0.0) as u32).min(im.height().saturating_sub(1));
-                let p = im.get_pixel(x, y).0.map(|c| c as f64 / 255.0);
-                match textures[k].stored {
-                    AlphaMode::Premultiplied if p[3] > 0.0 => {
-                        [p[0] / p[3], p[1] / p[3], p[2] / p[3], p[3]]
-                    }
-                    _ => p,
-                }
-            }
-            None => [0.5, 0.5, 0.5, 1.0],
-        })
-        .collect())
 }

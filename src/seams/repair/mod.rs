@@ -60,8 +60,6 @@ mod smooth;
 mod transfer;
 mod weld;
 
-#[cfg(feature = "io")]
-pub use islands::vertex_colours;
 pub use islands::{merge_tiny_components, merge_tiny_components_with, IslandReport, MergedIsland};
 pub use layers::silhouette_change;
 pub use overlap::{inward_overlap, OverlapReport};

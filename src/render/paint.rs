@@ -11,11 +11,10 @@
 //! with the RGB of [`PaintOptions::transparent`]: the "dirty" transparent colour that
 //! bilinear filtering pulls into straight-alpha edges.
 
-use super::measure::triangle_layers;
-use super::measure::TriangleGrid;
 use crate::error::{Error, Result};
 use crate::render::Texture;
 use crate::scene::{AlphaMode, Art, ArtImage, Layer, Scene};
+use crate::seams::measure::{triangle_layers, TriangleGrid};
 use image::{Rgba, RgbaImage};
 use nalgebra::Point2;
 use std::path::Path;

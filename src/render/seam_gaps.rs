@@ -1,10 +1,14 @@
-//! The fringe metric's gap G restricted to each seam (feature `io`).
+//! The fringe metric's gap G restricted to each seam of [`crate::seams::measure`]: the
+//! render's coverage (triangulation matting, [`crate::render::coverage`]) against what should
+//! be covered there (the layers plus the open region).
 
-use super::{check_positions, chord_quads, coverage_grid, posed_chords, Chords, Seam};
 use crate::error::{Error, Result};
 use crate::mesh::triangle_grid::TriangleGrid;
 use crate::render::{coverage, coverage_16, Frame, MattingRenders, Texture};
 use crate::scene::Scene;
+use crate::seams::measure::{
+    check_positions, chord_quads, coverage_grid, posed_chords, Chords, Seam,
+};
 use nalgebra::Point2;
 
 /// Gap G at one seam.

@@ -140,16 +140,23 @@
 //! each locked vertex's distance from the shoulder (0.5-0.6 of it) folded 6-7 and was not
 //! kept: one more constant for 2-3 triangles.
 //!
-//! **Speed.** Bones with nothing locked share one factorization of the heat system. A bone
-//! with locked vertices (fixed to 0) is solved on the system restricted to its free
-//! vertices, which is the same system with the locked rows and columns dropped, factored
-//! on its own with the nested-dissection order restricted to them; bones with the same
-//! locked set share it, and all of this runs beside the whole system's factorization on
-//! rayon threads (`Recipe::reduced_solves`; `false` refactors the whole system per bone
-//! with the locked rows set to the identity, the previous way: same weights within 1e-9,
-//! a unit test here; its timing is the `internals` row of `benches/best.rs`).
-//! Measured in one process: arms-down 50k 0.71 -> 0.34 s (load 10), `figure` 50k 2.3 ->
-//! 0.75 s, arms-down 500k 8.7 -> 4.0 s (heat 2.7 s in the same run, load 4.6).
+//! **Speed.** The bones with the same locked set (vertices fixed to 0) are solved together
+//! on the system restricted to their free vertices, which is the same system with the
+//! locked rows and columns dropped (the bones with nothing locked: the whole system). Free
+//! sets nested in one another share one factorization: a set's inner sets (subsets of it,
+//! disjoint, with no mesh edge between them) are eliminated first, each in the
+//! nested-dissection order restricted to it, so every set is a leading block of its tree's
+//! elimination order and is solved with that block of the factor
+//! ([`Factorization::solve_leading_in_place`]). On `figure` the 12 systems take 5
+//! factorizations (the whole mesh also serves the spine, clavicle_l and the left arm;
+//! clavicle_r serves the right arm, each thigh its leg, the neck the head), on arms-down 3
+//! take 1, and the whole system is not factored when every bone has a locked set. The
+//! trees run on rayon threads. `Recipe::reduced_solves` false refactors the whole system
+//! per bone with the locked rows set to the identity (same weights within 1e-9, a unit
+//! test here). Measured in one process (`examples/solver_timing`, load 3.5-3.7): `figure`
+//! 50k 0.37-0.42 s (heat 0.20-0.21 s; with one factorization per lock group, CLI runs:
+//! 0.56-0.79 s against heat's 0.23-0.31 s), arms-down 50k 0.17-0.19 s (heat 0.14-0.15 s), arms-down
+//! 500k 2.5-2.6 s (heat 2.2-2.6 s); docs/best.md "Speed".
 
 use super::bbw::with_fixed_rows;
 use super::dijkstra::multi_source_dijkstra_within;

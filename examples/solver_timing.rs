@@ -3,7 +3,8 @@
 //! (defaults: arms-down 500000 linear,euclidean,geodesic,heat); `SOLVER:key=value:...` sets
 //! options (for `best` also its recipe's constants, such as `reduced_solves=false`).
 //! `SCENE` is a built-in name or a scene file (`*.json`; `VERTICES` is then ignored).
-//! Prints wall time per solver and the process's peak resident memory (Linux).
+//! Prints wall time per solver, its CPU time (all threads) and the process's peak resident
+//! memory (Linux).
 
 use skinweights::solvers::internals::{best_with_recipe, BestRecipe};
 use skinweights::{builtin_scene, solver_by_name, BuiltinOptions, Solver};
@@ -18,6 +19,21 @@ fn peak_rss_mb() -> f64 {
                 .and_then(|l| l.split_whitespace().nth(1)?.parse::<f64>().ok())
         })
         .map_or(f64::NAN, |kb| kb / 1024.0)
+}
+
+/// CPU time of the whole process so far (user + system, every thread; Linux, 10 ms
+/// ticks): on a shared machine the wall time follows the load, the CPU time much less.
+fn cpu_seconds() -> f64 {
+    std::fs::read_to_string("/proc/self/stat")
+        .ok()
+        .and_then(|s| {
+            // Fields after the command name's closing parenthesis; utime and stime are the
+            // 14th and 15th of the line.
+            let rest = s.rsplit_once(')')?.1;
+            let f: Vec<&str> = rest.split_whitespace().collect();
+            Some((f.get(11)?.parse::<f64>().ok()? + f.get(12)?.parse::<f64>().ok()?) / 100.0)
+        })
+        .unwrap_or(f64::NAN)
 }
 
 fn main() -> skinweights::Result<()> {
@@ -80,12 +96,13 @@ fn main() -> skinweights::Result<()> {
         } else {
             solver_by_name(base, &options)?
         };
-        let t = Instant::now();
+        let (t, cpu) = (Instant::now(), cpu_seconds());
         let solution = solver.solve(&scene)?;
         println!(
-            "{name:>16}: {:.3} s (report {:.3} s), peak {:.0} MB, warnings {:?}",
+            "{name:>16}: {:.3} s (report {:.3} s, cpu {:.2} s), peak {:.0} MB, warnings {:?}",
             t.elapsed().as_secs_f64(),
             solution.report.seconds,
+            cpu_seconds() - cpu,
             peak_rss_mb(),
             solution.report.warnings
         );

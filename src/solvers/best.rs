@@ -140,16 +140,23 @@
 //! each locked vertex's distance from the shoulder (0.5-0.6 of it) folded 6-7 and was not
 //! kept: one more constant for 2-3 triangles.
 //!
-//! **Speed.** Bones with nothing locked share one factorization of the heat system. A bone
-//! with locked vertices (fixed to 0) is solved on the system restricted to its free
-//! vertices, which is the same system with the locked rows and columns dropped, factored
-//! on its own with the nested-dissection order restricted to them; bones with the same
-//! locked set share it, and all of this runs beside the whole system's factorization on
-//! rayon threads (`Recipe::reduced_solves`; `false` refactors the whole system per bone
-//! with the locked rows set to the identity, the previous way: same weights within 1e-9,
-//! a unit test here; its timing is the `internals` row of `benches/best.rs`).
-//! Measured in one process: arms-down 50k 0.71 -> 0.34 s (load 10), `figure` 50k 2.3 ->
-//! 0.75 s, arms-down 500k 8.7 -> 4.0 s (heat 2.7 s in the same run, load 4.6).
+//! **Speed.** The bones with the same locked set (vertices fixed to 0) are solved together
+//! on the system restricted to their free vertices, which is the same system with the
+//! locked rows and columns dropped (the bones with nothing locked: the whole system). Free
+//! sets nested in one another share one factorization: a set's inner sets (subsets of it,
+//! disjoint, with no mesh edge between them) are eliminated first, each in the
+//! nested-dissection order restricted to it, so every set is a leading block of its tree's
+//! elimination order and is solved with that block of the factor
+//! ([`Factorization::solve_leading_in_place`]). On `figure` the 12 systems take 5
+//! factorizations (the whole mesh also serves the spine, clavicle_l and the left arm;
+//! clavicle_r serves the right arm, each thigh its leg, the neck the head), on arms-down 3
+//! take 1, and the whole system is not factored when every bone has a locked set. The
+//! trees run on rayon threads. `Recipe::reduced_solves` false refactors the whole system
+//! per bone with the locked rows set to the identity (same weights within 1e-9, a unit
+//! test here). Measured in one process (`examples/solver_timing`, load 3.5-3.7): `figure`
+//! 50k 0.37-0.42 s (heat 0.20-0.21 s; with one factorization per lock group, CLI runs:
+//! 0.56-0.79 s against heat's 0.23-0.31 s), arms-down 50k 0.17-0.19 s (heat 0.14-0.15 s), arms-down
+//! 500k 2.5-2.6 s (heat 2.2-2.6 s); docs/best.md "Speed".
 
 use super::bbw::with_fixed_rows;
 use super::dijkstra::multi_source_dijkstra_within;
@@ -165,6 +172,7 @@ use super::{
     check_number, finish, parse_number, unknown_option, OptionDoc, Solution, Solver, SolverOptions,
 };
 use crate::error::{Error, Result};
+use crate::mesh::Topology;
 use crate::scene::Scene;
 use faer::sparse::{SparseColMat, SymbolicSparseColMat};
 use faer::Mat;
@@ -939,12 +947,45 @@ fn solve_free(
     bones: &[usize],
     pin_scale: Option<&[f64]>,
 ) -> Result<Vec<Vec<f64>>> {
-    let n = lower.nrows();
     // A vertex's pin (`M H` on the diagonal) is its right-hand sides' sum: the sources of
     // a vertex sum to 1.
     let scale = |v: usize| pin_scale.map_or(1.0, |s| s[v]);
     let pin = |v: usize| (0..rhs.ncols()).map(|j| rhs[(v, j)]).sum::<f64>();
-    let mut index = vec![usize::MAX; n];
+    let (sub, index) = restricted(lower, free, |v| {
+        if scale(v) < 1.0 {
+            (1.0 - scale(v)) * pin(v)
+        } else {
+            0.0
+        }
+    });
+    let sub_order: Option<Vec<usize>> = order.map(|o| {
+        o.iter()
+            .filter(|&&v| index[v] != usize::MAX)
+            .map(|&v| index[v])
+            .collect()
+    });
+    let factor = Factorization::new(&sub, sub_order.as_deref())?;
+    let nf = free.len();
+    let mut block = Mat::<f64>::zeros(nf, bones.len());
+    for (c, &j) in bones.iter().enumerate() {
+        for (i, &v) in free.iter().enumerate() {
+            block[(i, c)] = rhs[(v, j)] * scale(v);
+        }
+    }
+    factor.solve_in_place(block.as_mut(), 1);
+    Ok((0..bones.len())
+        .map(|c| block.col_as_slice(c).to_vec())
+        .collect())
+}
+
+/// `lower`'s rows and columns in `free` (ascending), with `unpin(v)` taken off vertex
+/// `v`'s diagonal, and each vertex's index in it (`usize::MAX` outside `free`).
+fn restricted(
+    lower: &SparseColMat<usize, f64>,
+    free: &[usize],
+    unpin: impl Fn(usize) -> f64,
+) -> (SparseColMat<usize, f64>, Vec<usize>) {
+    let mut index = vec![usize::MAX; lower.nrows()];
     for (i, &v) in free.iter().enumerate() {
         index[v] = i;
     }
@@ -960,12 +1001,8 @@ fn solve_free(
         for p in ptr[k]..ptr[k + 1] {
             if index[rows[p]] != usize::MAX {
                 row_idx.push(index[rows[p]]);
-                let unpinned = if rows[p] == k && scale(k) < 1.0 {
-                    (1.0 - scale(k)) * pin(k)
-                } else {
-                    0.0
-                };
-                values.push(vals[p] - unpinned);
+                let off = if rows[p] == k { unpin(k) } else { 0.0 };
+                values.push(vals[p] - off);
             }
         }
         col_ptr.push(row_idx.len());
@@ -975,23 +1012,7 @@ fn solve_free(
         SymbolicSparseColMat::new_checked(nf, nf, col_ptr, None, row_idx),
         values,
     );
-    let sub_order: Option<Vec<usize>> = order.map(|o| {
-        o.iter()
-            .filter(|&&v| index[v] != usize::MAX)
-            .map(|&v| index[v])
-            .collect()
-    });
-    let factor = Factorization::new(&sub, sub_order.as_deref())?;
-    let mut block = Mat::<f64>::zeros(nf, bones.len());
-    for (c, &j) in bones.iter().enumerate() {
-        for (i, &v) in free.iter().enumerate() {
-            block[(i, c)] = rhs[(v, j)] * scale(v);
-        }
-    }
-    factor.solve_in_place(block.as_mut(), 1);
-    Ok((0..bones.len())
-        .map(|c| block.col_as_slice(c).to_vec())
-        .collect())
+    (sub, index)
 }
 
 /// Per vertex, how much of its heat pin a bone's system keeps next to the vertices where
@@ -1015,17 +1036,18 @@ fn pin_fade(scene: &Scene, lock: &[bool], reach: f64) -> Vec<f64> {
 /// from the blend to 0 in one ring.
 fn fade_sources_at_locks(scene: &Scene, rhs: &mut Mat<f64>, locked: &[Vec<bool>], reach: f64) {
     let nb = rhs.ncols();
-    let mut keep: Vec<Option<Vec<f64>>> = vec![None; nb];
-    let faded: Vec<(usize, Vec<f64>)> = (0..nb)
-        .into_par_iter()
-        .filter(|&j| locked[j].contains(&true))
-        .map(|j| (j, pin_fade(scene, &locked[j], reach)))
+    // One ramp per locked set (bones with the same set share it).
+    let groups = lock_groups(locked);
+    let ramps: Vec<Vec<f64>> = groups
+        .par_iter()
+        .map(|g| pin_fade(scene, &locked[g[0]], reach))
         .collect();
-    for (j, k) in faded {
-        keep[j] = Some(k);
+    let mut keep: Vec<Option<&[f64]>> = vec![None; nb];
+    for (g, ramp) in groups.iter().zip(&ramps) {
+        g.iter().for_each(|&j| keep[j] = Some(ramp));
     }
     let bones = scene.skeleton.bones();
-    let keeps = |j: usize, v: usize| keep[j].as_ref().map_or(1.0, |k| k[v]);
+    let keeps = |j: usize, v: usize| keep[j].map_or(1.0, |k| k[v]);
     for v in 0..rhs.nrows() {
         for j in 0..nb {
             let k = keeps(j, v);
@@ -1043,20 +1065,6 @@ fn fade_sources_at_locks(scene: &Scene, rhs: &mut Mat<f64>, locked: &[Vec<bool>]
             }
         }
     }
-}
-
-/// Factorizes the whole system and solves it for the right-hand sides `rhs[.., j]` of
-/// `bones` (none: nothing to do).
-fn solve_plain(
-    lower: &SparseColMat<usize, f64>,
-    order: Option<&[usize]>,
-    rhs: &Mat<f64>,
-    bones: &[usize],
-) -> Result<Vec<(usize, Vec<f64>)>> {
-    if bones.is_empty() {
-        return Ok(Vec::new());
-    }
-    solve_with(&Factorization::new(lower, order)?, rhs, bones)
 }
 
 /// Solves with `factor` for the right-hand sides `rhs[.., j]` of `bones`, in one
@@ -1224,9 +1232,10 @@ impl Best {
         }
     }
 
-    /// Every bone's column of the solution: bones with nothing locked share one
-    /// factorization of the whole system and one multi-column solve; the constrained bones
-    /// are solved at the same time on rayon threads (module docs, "Speed").
+    /// Every bone's column of the solution: the bones with the same locked set (or with
+    /// nothing locked) are solved together, and the free sets nested in one another share
+    /// one factorization ([`nest_free_sets`]); the factorizations run on rayon threads
+    /// (module docs, "Speed").
     fn solve_columns(
         &self,
         scene: &Scene,
@@ -1240,63 +1249,260 @@ impl Best {
         let (n, nb) = (scene.mesh.vertex_count(), scene.skeleton.len());
         let plain: Vec<usize> = (0..nb).filter(|&j| !locked[j].contains(&true)).collect();
         let rhs = &system.rhs;
-        let (unconstrained, constrained) = if self.recipe.reduced_solves {
-            rayon::join(
-                || solve_plain(&system.lower, order.as_deref(), rhs, &plain),
-                || self.solve_lock_groups(scene, system, order.as_deref(), locked),
-            )
-        } else {
+        let columns = if !self.recipe.reduced_solves {
             let factor = Factorization::new(&system.lower, order.as_deref())?;
-            let constrained = solve_refactored(&factor, system, locked);
-            (solve_with(&factor, rhs, &plain), constrained)
+            let constrained = solve_refactored(&factor, system, locked)?;
+            let mut c = solve_with(&factor, rhs, &plain)?;
+            c.extend(constrained);
+            c
+        } else {
+            let mut sets: Vec<FreeSet> = lock_groups(locked)
+                .into_iter()
+                .map(|bones| FreeSet {
+                    free: (0..n).filter(|&v| !locked[bones[0]][v]).collect(),
+                    bones,
+                })
+                .collect();
+            if !plain.is_empty() {
+                sets.push(FreeSet {
+                    free: (0..n).collect(),
+                    bones: plain,
+                });
+            }
+            let lock_fade = self.recipe.lock_fade * scene.mesh.height();
+            // Each set's own pins (`lock_fade`), or faer's own ordering: one factorization
+            // per set.
+            match order.as_deref().filter(|_| lock_fade <= 0.0) {
+                Some(order) => solve_nested(scene, system, order, &sets)?,
+                None => solve_sets_apart(scene, system, order.as_deref(), &sets, lock_fade)?,
+            }
         };
         let mut x = Mat::<f64>::zeros(n, nb);
-        for (j, col) in unconstrained?.into_iter().chain(constrained?) {
+        for (j, col) in columns {
             x.col_as_slice_mut(j).copy_from_slice(&col);
         }
         Ok(x)
     }
+}
 
-    /// The constrained bones, each group with the same locked set solved on its free
-    /// vertices ([`solve_free`]); whole-mesh columns.
-    fn solve_lock_groups(
-        &self,
-        scene: &Scene,
-        system: &HeatSystem,
-        order: Option<&[usize]>,
-        locked: &[Vec<bool>],
-    ) -> Result<Vec<(usize, Vec<f64>)>> {
-        let n = scene.mesh.vertex_count();
-        let lock_fade = self.recipe.lock_fade * scene.mesh.height();
-        lock_groups(locked)
-            .into_par_iter()
-            .map(|bones| {
-                let lock = &locked[bones[0]];
-                let free: Vec<usize> = (0..n).filter(|&v| !lock[v]).collect();
-                let fade = (lock_fade > 0.0).then(|| pin_fade(scene, lock, lock_fade));
-                let cols = solve_free(
-                    &system.lower,
-                    order,
-                    &free,
-                    &system.rhs,
-                    &bones,
-                    fade.as_deref(),
-                )?;
-                Ok(bones
-                    .into_iter()
-                    .zip(cols)
-                    .map(|(j, c)| {
-                        let mut col = vec![0.0; n];
-                        for (&v, y) in free.iter().zip(c) {
-                            col[v] = y;
-                        }
-                        (j, col)
-                    })
-                    .collect::<Vec<_>>())
-            })
-            .collect::<Result<Vec<_>>>()
-            .map(|g| g.into_iter().flatten().collect())
+/// Each free set factored on its own ([`solve_free`]); whole-mesh columns.
+fn solve_sets_apart(
+    scene: &Scene,
+    system: &HeatSystem,
+    order: Option<&[usize]>,
+    sets: &[FreeSet],
+    lock_fade: f64,
+) -> Result<Vec<(usize, Vec<f64>)>> {
+    let n = scene.mesh.vertex_count();
+    sets.par_iter()
+        .map(|set| {
+            let fade = (lock_fade > 0.0 && set.free.len() < n).then(|| {
+                let mut lock = vec![true; n];
+                set.free.iter().for_each(|&v| lock[v] = false);
+                pin_fade(scene, &lock, lock_fade)
+            });
+            let cols = solve_free(
+                &system.lower,
+                order,
+                &set.free,
+                &system.rhs,
+                &set.bones,
+                fade.as_deref(),
+            )?;
+            Ok(spread_columns(set, cols, n))
+        })
+        .collect::<Result<Vec<_>>>()
+        .map(|g| g.into_iter().flatten().collect())
+}
+
+/// Bones solved together on the vertices they are free on (ascending; every vertex for
+/// the bones with nothing locked).
+struct FreeSet {
+    free: Vec<usize>,
+    bones: Vec<usize>,
+}
+
+/// Columns over `set.free` as whole-mesh columns (0 on the locked vertices).
+fn spread_columns(set: &FreeSet, cols: Vec<Vec<f64>>, n: usize) -> Vec<(usize, Vec<f64>)> {
+    set.bones
+        .iter()
+        .zip(cols)
+        .map(|(&j, c)| {
+            let mut col = vec![0.0; n];
+            for (&v, y) in set.free.iter().zip(c) {
+                col[v] = y;
+            }
+            (j, col)
+        })
+        .collect()
+}
+
+/// A free set and the free sets nested in it that share its factorization.
+struct Nest {
+    set: usize,
+    inner: Vec<Nest>,
+}
+
+/// Groups the free sets into trees that share one factorization each: a set's inner sets
+/// are subsets of it, pairwise disjoint and with no mesh edge between them, taken largest
+/// first (on `figure` the 12 sets become 5 trees: all of it, spine, clavicle and arm in
+/// one). Eliminating the inner sets first ([`nested_order`]) puts each set in a block of
+/// the elimination order preceded only by vertices it has no edge to, so its system is
+/// the factor's leading block up to the set's end.
+fn nest_free_sets(sets: &[FreeSet], n: usize, topology: &Topology) -> Vec<Nest> {
+    let mut by_size: Vec<usize> = (0..sets.len()).collect();
+    by_size.sort_by_key(|&s| std::cmp::Reverse(sets[s].free.len()));
+    let mut taken = vec![false; sets.len()];
+    let mut member = vec![false; n];
+    let mut roots = Vec::new();
+    for &s in &by_size {
+        if !taken[s] {
+            taken[s] = true;
+            roots.push(nest_into(
+                s,
+                sets,
+                &by_size,
+                &mut taken,
+                &mut member,
+                topology,
+            ));
+        }
     }
+    roots
+}
+
+fn nest_into(
+    top: usize,
+    sets: &[FreeSet],
+    by_size: &[usize],
+    taken: &mut [bool],
+    member: &mut [bool],
+    topology: &Topology,
+) -> Nest {
+    sets[top].free.iter().for_each(|&v| member[v] = true);
+    // claimed[v]: v is in, or next to, an inner set already taken at this level.
+    let mut claimed = vec![false; member.len()];
+    let mut inner = Vec::new();
+    for &s in by_size {
+        let free = &sets[s].free;
+        if taken[s] || free.len() >= sets[top].free.len() {
+            continue;
+        }
+        if free.iter().all(|&v| member[v] && !claimed[v]) {
+            taken[s] = true;
+            for &v in free {
+                claimed[v] = true;
+                topology
+                    .neighbors(v)
+                    .iter()
+                    .for_each(|&u| claimed[u] = true);
+            }
+            inner.push(s);
+        }
+    }
+    sets[top].free.iter().for_each(|&v| member[v] = false);
+    Nest {
+        set: top,
+        inner: inner
+            .into_iter()
+            .map(|s| nest_into(s, sets, by_size, taken, member, topology))
+            .collect(),
+    }
+}
+
+/// Appends `nest`'s vertices to `order`: its inner sets' first (recursively), then its
+/// other vertices in the order of `rank` (the whole mesh's nested dissection), those next
+/// to an inner set last, where the inner sets' elimination couples them. Pushes each set
+/// with the length of the order up to its end (its leading block).
+fn nested_order(
+    nest: &Nest,
+    sets: &[FreeSet],
+    rank: &[usize],
+    topology: &Topology,
+    placed: &mut [bool],
+    order: &mut Vec<usize>,
+    leads: &mut Vec<(usize, usize)>,
+) {
+    for inner in &nest.inner {
+        nested_order(inner, sets, rank, topology, placed, order, leads);
+    }
+    let mut rest: Vec<(bool, usize, usize)> = sets[nest.set]
+        .free
+        .iter()
+        .filter(|&&v| !placed[v])
+        .map(|&v| {
+            let next_to_inner = topology.neighbors(v).iter().any(|&u| placed[u]);
+            (next_to_inner, rank[v], v)
+        })
+        .collect();
+    rest.sort_unstable();
+    for &(_, _, v) in &rest {
+        placed[v] = true;
+        order.push(v);
+    }
+    leads.push((nest.set, order.len()));
+}
+
+/// Solves every free set with the factorizations of [`nest_free_sets`]' trees, each in
+/// the order of [`nested_order`] (from the whole mesh's `order`); whole-mesh columns.
+fn solve_nested(
+    scene: &Scene,
+    system: &HeatSystem,
+    order: &[usize],
+    sets: &[FreeSet],
+) -> Result<Vec<(usize, Vec<f64>)>> {
+    let n = scene.mesh.vertex_count();
+    let topology = scene.mesh.topology();
+    let mut rank = vec![0; n];
+    for (k, &v) in order.iter().enumerate() {
+        rank[v] = k;
+    }
+    nest_free_sets(sets, n, topology)
+        .into_par_iter()
+        .map(|nest| {
+            let mut placed = vec![false; n];
+            let (mut elimination, mut leads) = (Vec::new(), Vec::new());
+            nested_order(
+                &nest,
+                sets,
+                &rank,
+                topology,
+                &mut placed,
+                &mut elimination,
+                &mut leads,
+            );
+            let top = &sets[nest.set].free;
+            let (sub, index) = restricted(&system.lower, top, |_| 0.0);
+            let local: Vec<usize> = elimination.iter().map(|&v| index[v]).collect();
+            let factor = Factorization::new(&sub, Some(&local))?;
+            // All the tree's columns in one solve, each up to its set's lead.
+            let served: Vec<(usize, usize, usize)> = leads
+                .iter()
+                .flat_map(|&(s, lead)| sets[s].bones.iter().map(move |&j| (s, j, lead)))
+                .collect();
+            let mut block = Mat::<f64>::zeros(top.len(), served.len());
+            for (c, &(s, j, _)) in served.iter().enumerate() {
+                for &v in &sets[s].free {
+                    block[(index[v], c)] = system.rhs[(v, j)];
+                }
+            }
+            let column_leads: Vec<usize> = served.iter().map(|&(_, _, lead)| lead).collect();
+            factor.solve_leading_in_place(block.as_mut(), &column_leads);
+            let columns: Vec<(usize, Vec<f64>)> = served
+                .iter()
+                .enumerate()
+                .map(|(c, &(s, j, _))| {
+                    let mut col = vec![0.0; n];
+                    for &v in &sets[s].free {
+                        col[v] = block[(index[v], c)];
+                    }
+                    (j, col)
+                })
+                .collect();
+            Ok(columns)
+        })
+        .collect::<Result<Vec<_>>>()
+        .map(|g| g.into_iter().flatten().collect())
 }
 
 /// The previous way of solving the constrained bones (`Recipe::reduced_solves` false): the

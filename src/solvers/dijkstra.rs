@@ -66,6 +66,11 @@ pub fn multi_source_dijkstra_within(mesh: &Mesh, seeds: &[f64], limit: f64) -> V
         }
         let pv = pts[v];
         for &w in &neighbors[offsets[v]..offsets[v + 1]] {
+            // No edge improves a neighbour already as close (the interior of a seeded
+            // region): the same result without its square root.
+            if dist[w] <= dv {
+                continue;
+            }
             let nd = dv + (pts[w] - pv).norm();
             if nd < dist[w] && nd <= limit {
                 dist[w] = nd;

@@ -406,6 +406,56 @@ impl Factorization {
         parts.into_par_iter().for_each(|p| self.solve_block(p));
     }
 
+    /// Solves each column `c` of `rhs` for the leading principal submatrix of the first
+    /// `leads[c]` rows in elimination order (the rows `order()[..leads[c]]`, in `rhs`'s own
+    /// row numbering): its factor is the leading block of this one, so one factorization
+    /// serves every prefix of its order. The other rows' right-hand sides are ignored and
+    /// come back 0.
+    pub fn solve_leading_in_place(&self, mut rhs: MatMut<'_, f64>, leads: &[usize]) {
+        use faer::sparse::linalg::cholesky::{supernodal, SymbolicCholeskyRaw};
+        use faer::sparse::linalg::triangular_solve::{
+            solve_lower_triangular_in_place, solve_lower_triangular_transpose_in_place,
+        };
+        let (n, k) = (self.symbolic.nrows(), rhs.ncols());
+        assert_eq!(leads.len(), k, "one lead per column");
+        let order = self.order();
+        let mut x = Mat::<f64>::zeros(n, k);
+        for (j, &lead) in leads.iter().enumerate() {
+            for (i, &v) in order[..lead.min(n)].iter().enumerate() {
+                x[(i, j)] = rhs[(v, j)];
+            }
+        }
+        // L y = b, then the rows past the lead are dropped before L^T x = y: a column's
+        // leading rows in both triangular solves only involve the leading block.
+        let zero_tails = |x: &mut Mat<f64>| {
+            for (j, &lead) in leads.iter().enumerate() {
+                x.col_as_slice_mut(j)[lead.min(n)..].fill(0.0);
+            }
+        };
+        match self.symbolic.raw() {
+            SymbolicCholeskyRaw::Simplicial(s) => {
+                let l = faer::sparse::SparseColMatRef::new(s.factor(), &self.values);
+                solve_lower_triangular_in_place(l, Conj::No, x.as_mut(), Par::Seq);
+                zero_tails(&mut x);
+                solve_lower_triangular_transpose_in_place(l, Conj::No, x.as_mut(), Par::Seq);
+            }
+            SymbolicCholeskyRaw::Supernodal(s) => {
+                let mut buf =
+                    MemBuffer::new(self.symbolic.solve_in_place_scratch::<f64>(k, Par::Seq));
+                let stack = MemStack::new(&mut buf);
+                let llt = supernodal::SupernodalLltRef::new(s, &self.values);
+                llt.l_solve_with_conj(Conj::No, x.as_mut(), Par::Seq, stack);
+                zero_tails(&mut x);
+                llt.l_transpose_solve_with_conj(Conj::No, x.as_mut(), Par::Seq, stack);
+            }
+        }
+        for j in 0..k {
+            for (i, &v) in order.iter().enumerate() {
+                rhs[(v, j)] = x[(i, j)];
+            }
+        }
+    }
+
     fn solve_block(&self, rhs: MatMut<'_, f64>) {
         if rhs.ncols() == 0 {
             return;

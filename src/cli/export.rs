@@ -6,7 +6,8 @@ use skinweights::io::dragonbones::save_dragonbones;
 use skinweights::io::godot::save_godot;
 use skinweights::io::spine::{save_spine, SpineExportOptions};
 use skinweights::io::{export_gltf, truncation_note, GltfOptions};
-use skinweights::{Error, Result};
+use skinweights::weights::Weights;
+use skinweights::{Error, Result, Scene};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
@@ -67,24 +68,7 @@ pub struct ExportArgs {
 
 /// Runs `export`.
 pub fn run(a: ExportArgs) -> Result<ExitCode> {
-    if !matches!(a.format, ExportFormat::Spine)
-        && (a.source.is_some() || a.max_influences.is_some())
-    {
-        return Err(Error::field(
-            if a.source.is_some() {
-                "--source"
-            } else {
-                "--max-influences"
-            },
-            "only Spine exports take a source project or an influence limit",
-        ));
-    }
-    if a.regions_to_meshes && a.source.is_none() {
-        return Err(Error::field(
-            "--regions-to-meshes",
-            "only an export with --source has region attachments to turn into meshes",
-        ));
-    }
+    check_flags(&a)?;
     let mut inputs = vec![Path::new(&a.scene), a.weights.as_path()];
     inputs.extend(a.source.as_deref());
     let atlas_out = a.output.with_extension("atlas");
@@ -96,106 +80,147 @@ pub fn run(a: ExportArgs) -> Result<ExitCode> {
     let scene = resolve_scene(Some(&a.scene), &a.builtin)?;
     let w = load_weights_for(&scene, &a.weights)?;
     match a.format {
-        ExportFormat::Gltf => {
-            let options = GltfOptions {
-                scale: a.scale,
-                ..Default::default()
-            };
-            let text = export_gltf(&scene, &w, &options)?;
-            skinweights::io::write_atomic(&a.output, text)?;
-            if let Some(note) = truncation_note(&w) {
-                eprintln!("note: {note}");
-            }
-            let art = scene.art.as_ref().map_or(String::new(), |art| {
-                format!(
-                    ", {} images embedded, {} layers as primitives",
-                    art.images.len(),
-                    art.layers.len()
-                )
-            });
-            println!(
-                "wrote {}: {} vertices, {} triangles, {} joints{art}",
-                a.output.display(),
-                scene.mesh.vertex_count(),
-                scene.mesh.triangle_count(),
-                scene.skeleton.len()
-            );
+        ExportFormat::Gltf => write_gltf(&a, &scene, &w)?,
+        ExportFormat::Dragonbones => write_dragonbones(&a, &scene, &w)?,
+        ExportFormat::Spine => write_spine(&a, &scene, &w, &atlas_out)?,
+        ExportFormat::Godot => write_godot(&a, &scene, &w)?,
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Refuses flags the chosen format does not take, before anything is read.
+fn check_flags(a: &ExportArgs) -> Result<()> {
+    let conflict = |argument: &'static str, reason: &str| {
+        Err(Error::ConflictingArguments {
+            argument,
+            reason: reason.to_string(),
+        })
+    };
+    let spine = matches!(a.format, ExportFormat::Spine);
+    if !spine && a.source.is_some() {
+        return conflict(
+            "--source",
+            "only Spine exports take a source project or an influence limit",
+        );
+    }
+    if !spine && a.max_influences.is_some() {
+        return conflict(
+            "--max-influences",
+            "only Spine exports take a source project or an influence limit",
+        );
+    }
+    if a.regions_to_meshes && a.source.is_none() {
+        return conflict(
+            "--regions-to-meshes",
+            "only an export with --source has region attachments to turn into meshes",
+        );
+    }
+    let keeps_pixels = match a.format {
+        ExportFormat::Gltf => None,
+        ExportFormat::Dragonbones => Some("DragonBones"),
+        ExportFormat::Spine => Some("Spine"),
+        ExportFormat::Godot => Some("Godot"),
+    };
+    if let (Some(tool), true) = (keeps_pixels, a.scale != 1.0) {
+        return conflict(
+            "--scale",
+            &format!("only glTF export scales coordinates ({tool} keeps pixels)"),
+        );
+    }
+    Ok(())
+}
+
+/// `export gltf`: the scene, its weights and its art in one .gltf.
+fn write_gltf(a: &ExportArgs, scene: &Scene, w: &Weights) -> Result<()> {
+    let options = GltfOptions {
+        scale: a.scale,
+        ..Default::default()
+    };
+    let text = export_gltf(scene, w, &options)?;
+    skinweights::io::write_atomic(&a.output, text)?;
+    if let Some(note) = truncation_note(w) {
+        eprintln!("note: {note}");
+    }
+    let art = scene.art.as_ref().map_or(String::new(), |art| {
+        format!(
+            ", {} images embedded, {} layers as primitives",
+            art.images.len(),
+            art.layers.len()
+        )
+    });
+    println!(
+        "wrote {}: {} vertices, {} triangles, {} joints{art}",
+        a.output.display(),
+        scene.mesh.vertex_count(),
+        scene.mesh.triangle_count(),
+        scene.skeleton.len()
+    );
+    Ok(())
+}
+
+/// `export dragonbones`: one weighted mesh display per part.
+fn write_dragonbones(a: &ExportArgs, scene: &Scene, w: &Weights) -> Result<()> {
+    save_dragonbones(scene, w, &a.output)?;
+    println!(
+        "wrote {}: {} parts as weighted mesh displays, {} bones",
+        a.output.display(),
+        scene.mesh.parts().len(),
+        scene.skeleton.len()
+    );
+    Ok(())
+}
+
+/// `export spine`: the weights into the source project's meshes, or a new project and its
+/// atlas at `atlas_out`.
+fn write_spine(a: &ExportArgs, scene: &Scene, w: &Weights, atlas_out: &Path) -> Result<()> {
+    let options = SpineExportOptions::default()
+        .with_max_influences(a.max_influences.map(|k| k as usize))
+        .with_regions_to_meshes(a.regions_to_meshes);
+    let out = save_spine(scene, w, a.source.as_deref(), &options, &a.output)?;
+    for n in &out.notes {
+        eprintln!("note: {n}");
+    }
+    println!(
+        "wrote {}: {} mesh attachments with weighted vertices{}, {} bones{}",
+        a.output.display(),
+        out.meshes,
+        if out.regions_to_meshes > 0 {
+            format!(" ({} of them regions before)", out.regions_to_meshes)
+        } else {
+            String::new()
+        },
+        scene.skeleton.len(),
+        if out.atlas.is_some() {
+            format!(" (and {})", atlas_out.display())
+        } else {
+            String::new()
         }
-        ExportFormat::Dragonbones => {
-            if a.scale != 1.0 {
-                return Err(Error::field(
-                    "--scale",
-                    "only glTF export scales coordinates (DragonBones keeps pixels)",
-                ));
-            }
-            save_dragonbones(&scene, &w, &a.output)?;
-            println!(
-                "wrote {}: {} parts as weighted mesh displays, {} bones",
-                a.output.display(),
-                scene.mesh.parts().len(),
-                scene.skeleton.len()
-            );
-        }
-        ExportFormat::Spine => {
-            if a.scale != 1.0 {
-                return Err(Error::field(
-                    "--scale",
-                    "only glTF export scales coordinates (Spine keeps pixels)",
-                ));
-            }
-            let options = SpineExportOptions::default()
-                .with_max_influences(a.max_influences.map(|k| k as usize))
-                .with_regions_to_meshes(a.regions_to_meshes);
-            let out = save_spine(&scene, &w, a.source.as_deref(), &options, &a.output)?;
-            for n in &out.notes {
-                eprintln!("note: {n}");
-            }
-            println!(
-                "wrote {}: {} mesh attachments with weighted vertices{}, {} bones{}",
-                a.output.display(),
-                out.meshes,
-                if out.regions_to_meshes > 0 {
-                    format!(" ({} of them regions before)", out.regions_to_meshes)
-                } else {
-                    String::new()
-                },
-                scene.skeleton.len(),
-                if out.atlas.is_some() {
-                    format!(" (and {})", atlas_out.display())
-                } else {
-                    String::new()
-                }
-            );
-        }
-        ExportFormat::Godot => {
-            if a.scale != 1.0 {
-                return Err(Error::field(
-                    "--scale",
-                    "only glTF export scales coordinates (Godot keeps pixels)",
-                ));
-            }
-            save_godot(&scene, &w, a.godot, &a.output)?;
-            println!(
-                "wrote {} (Godot {}): {} parts as Polygon2D nodes, {} bones",
-                a.output.display(),
-                a.godot,
-                scene.mesh.parts().len(),
-                scene.skeleton.len()
-            );
-            let out_dir = a.output.parent().unwrap_or(Path::new("."));
-            for image in scene.art.iter().flat_map(|art| &art.images) {
-                if let Some(file) = image.path.file_name() {
-                    if !out_dir.join(file).exists() {
-                        eprintln!(
-                            "note: the scene's texture is res://{}: copy {} beside {}",
-                            file.to_string_lossy(),
-                            image.path.display(),
-                            a.output.display()
-                        );
-                    }
-                }
+    );
+    Ok(())
+}
+
+/// `export godot`: one Polygon2D per part; notes a texture not beside the output.
+fn write_godot(a: &ExportArgs, scene: &Scene, w: &Weights) -> Result<()> {
+    save_godot(scene, w, a.godot, &a.output)?;
+    println!(
+        "wrote {} (Godot {}): {} parts as Polygon2D nodes, {} bones",
+        a.output.display(),
+        a.godot,
+        scene.mesh.parts().len(),
+        scene.skeleton.len()
+    );
+    let out_dir = a.output.parent().unwrap_or(Path::new("."));
+    for image in scene.art.iter().flat_map(|art| &art.images) {
+        if let Some(file) = image.path.file_name() {
+            if !out_dir.join(file).exists() {
+                eprintln!(
+                    "note: the scene's texture is res://{}: copy {} beside {}",
+                    file.to_string_lossy(),
+                    image.path.display(),
+                    a.output.display()
+                );
             }
         }
     }
-    Ok(ExitCode::SUCCESS)
+    Ok(())
 }

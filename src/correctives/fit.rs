@@ -45,6 +45,7 @@
 use super::{Corrective, CorrectiveKey, Interpolation};
 use crate::error::{Error, Result};
 use crate::geometry::Segment;
+use crate::mesh::Mesh;
 use crate::scene::Scene;
 use crate::skeleton::Pose;
 use crate::skinning::{check_shape, linear_blend_skinning};
@@ -210,108 +211,42 @@ pub fn auto_corrective(
     angles: &[f64],
     options: &AutoCorrectiveOptions,
 ) -> Result<AutoCorrective> {
-    options.check()?;
+    check_request(scene, weights, joint, angles, options)?;
+    let angles = &options.key_angles(angles)[..];
     let mesh = &scene.mesh;
     let skeleton = &scene.skeleton;
-    check_shape(mesh.vertex_count(), weights, skeleton.len())?;
-    // Validate joint and angles before any work: a corrective with empty offsets checks both.
-    let probe = Corrective {
-        joint: joint.to_string(),
-        vertices: Vec::new(),
-        keys: angles
-            .iter()
-            .map(|&angle| CorrectiveKey {
-                angle,
-                offsets: Vec::new(),
-            })
-            .collect(),
-        interpolation: options.interpolation,
-    };
-    probe.check(skeleton, mesh.vertex_count())?;
-    if let Some((k, &angle)) = angles
-        .iter()
-        .enumerate()
-        .find(|(_, a)| a.abs() > MAX_KEY_ANGLE)
-    {
-        return Err(Error::InvalidOption {
-            option: "angles".into(),
-            message: format!(
-                "key {k} ({angle} degrees) bends more than {MAX_KEY_ANGLE} degrees: the limbs would lie on each other"
-            ),
-        });
-    }
-    let angles = &options.key_angles(angles)[..];
     let j = skeleton.index_of(joint).unwrap_or(0);
     let bone = &skeleton.bones()[j];
     let parent_bone = &skeleton.bones()[bone.parent.unwrap_or(0)];
-    let center = bone.head;
     let rest = mesh.vertices();
-
-    let half_width = mesh
-        .topology()
-        .boundary_edges()
-        .iter()
-        .map(|&[a, b]| Segment::new(rest[a], rest[b]).distance(&center))
-        .fold(f64::INFINITY, f64::min);
-    if !(half_width > 0.0 && half_width.is_finite()) {
-        return Err(Error::InvalidOption {
-            option: "joint".into(),
-            message: format!(
-                "joint {joint:?} at ({}, {}) lies on the mesh boundary: it has no width to restore",
-                center.x, center.y
-            ),
-        });
-    }
+    let half_width = joint_half_width(mesh, joint, bone.head)?;
     let frame = JointFrame::new(
-        center,
+        bone.head,
         parent_bone.tail - parent_bone.head,
         bone.tail - bone.head,
     );
-    let piece = joint_piece(scene, j, bone.parent.unwrap_or(0));
-    let longest_reach = options.max_reach
-        * (parent_bone.tail - parent_bone.head)
-            .norm()
-            .min((bone.tail - bone.head).norm());
+    let fit = KeyFit {
+        frame: &frame,
+        piece: &joint_piece(scene, j, bone.parent.unwrap_or(0)),
+        half_width,
+        longest_reach: options.max_reach
+            * (parent_bone.tail - parent_bone.head)
+                .norm()
+                .min((bone.tail - bone.head).norm()),
+        options,
+    };
 
-    // Per key: bent positions of the piece and the LBS positions they replace.
+    // Per key: the offsets from the LBS positions to the bent ones.
     let mut bent_keys = Vec::with_capacity(angles.len());
-    let mut moved = vec![false; rest.len()];
     let mut bends = Vec::with_capacity(angles.len());
-    let tiny = 1e-9 * half_width;
     for &angle in angles {
-        // The LBS that `skin_with_correctives` adds the offsets to.
-        let pose = Pose::rest().rotate(joint, angle);
-        let lbs = linear_blend_skinning(rest, skeleton, weights, &pose)?;
-        let bend = Bend::fit(
-            &frame,
-            rest,
-            &piece,
-            angle,
-            half_width,
-            longest_reach,
-            options,
-        );
-        let mut offsets = vec![Vector2::zeros(); rest.len()];
-        let mut max_offset = 0.0f64;
-        for &v in &piece {
-            let o = bend.apply(&frame, rest[v]) - lbs[v];
-            if o.norm() > tiny {
-                moved[v] = true;
-                offsets[v] = o;
-                max_offset = max_offset.max(o.norm());
-            }
-        }
-        bends.push(BendShape {
-            angle,
-            reach: bend.reach,
-            radius: bend.radius,
-            inner_half_width: bend.inner,
-            capped: bend.capped,
-            max_offset,
-        });
+        let (offsets, bend) = fit.key(scene, weights, joint, angle)?;
         bent_keys.push(offsets);
+        bends.push(bend);
     }
-    let band: Vec<usize> = (0..rest.len()).filter(|&v| moved[v]).collect();
+    let band: Vec<usize> = (0..rest.len())
+        .filter(|&v| bent_keys.iter().any(|k| k[v] != Vector2::zeros()))
+        .collect();
     // The parent is at rest in the key's pose: world offsets are its frame's offsets.
     let keys = angles
         .iter()
@@ -333,6 +268,124 @@ pub fn auto_corrective(
         half_width,
         bends,
     })
+}
+
+/// Checks the options, the weights' shape, the joint and the key angles before any work (a
+/// corrective with empty offsets checks the joint and the angles' order).
+fn check_request(
+    scene: &Scene,
+    weights: &Weights,
+    joint: &str,
+    angles: &[f64],
+    options: &AutoCorrectiveOptions,
+) -> Result<()> {
+    options.check()?;
+    let mesh = &scene.mesh;
+    check_shape(mesh.vertex_count(), weights, scene.skeleton.len())?;
+    let probe = Corrective {
+        joint: joint.to_string(),
+        vertices: Vec::new(),
+        keys: angles
+            .iter()
+            .map(|&angle| CorrectiveKey {
+                angle,
+                offsets: Vec::new(),
+            })
+            .collect(),
+        interpolation: options.interpolation,
+    };
+    probe.check(&scene.skeleton, mesh.vertex_count())?;
+    if let Some((k, &angle)) = angles
+        .iter()
+        .enumerate()
+        .find(|(_, a)| a.abs() > MAX_KEY_ANGLE)
+    {
+        return Err(Error::InvalidOption {
+            option: "angles".into(),
+            message: format!(
+                "key {k} ({angle} degrees) bends more than {MAX_KEY_ANGLE} degrees: the limbs would lie on each other"
+            ),
+        });
+    }
+    Ok(())
+}
+
+/// The distance from the joint at `center` to the mesh boundary: the limb's half width
+/// there. A joint on the boundary has none to restore (an error naming it).
+fn joint_half_width(mesh: &Mesh, joint: &str, center: Point2<f64>) -> Result<f64> {
+    let rest = mesh.vertices();
+    let half_width = mesh
+        .topology()
+        .boundary_edges()
+        .iter()
+        .map(|&[a, b]| Segment::new(rest[a], rest[b]).distance(&center))
+        .fold(f64::INFINITY, f64::min);
+    if !(half_width > 0.0 && half_width.is_finite()) {
+        return Err(Error::InvalidOption {
+            option: "joint".into(),
+            message: format!(
+                "joint {joint:?} at ({}, {}) lies on the mesh boundary: it has no width to restore",
+                center.x, center.y
+            ),
+        });
+    }
+    Ok(half_width)
+}
+
+/// What every key of one joint's corrective is fitted with.
+struct KeyFit<'a> {
+    frame: &'a JointFrame,
+    /// The vertices the bend may move (the joint's piece of the mesh).
+    piece: &'a [usize],
+    half_width: f64,
+    /// The longest reach along the limbs, px.
+    longest_reach: f64,
+    options: &'a AutoCorrectiveOptions,
+}
+
+impl KeyFit<'_> {
+    /// The key at `angle`: per mesh vertex, the offset from its LBS position to the bent one
+    /// (0 where it is below 1e-9 of the half width), and the bend's shape.
+    fn key(
+        &self,
+        scene: &Scene,
+        weights: &Weights,
+        joint: &str,
+        angle: f64,
+    ) -> Result<(Vec<Vector2<f64>>, BendShape)> {
+        let rest = scene.mesh.vertices();
+        // The LBS that `skin_with_correctives` adds the offsets to.
+        let pose = Pose::rest().rotate(joint, angle);
+        let lbs = linear_blend_skinning(rest, &scene.skeleton, weights, &pose)?;
+        let bend = Bend::fit(
+            self.frame,
+            rest,
+            self.piece,
+            angle,
+            self.half_width,
+            self.longest_reach,
+            self.options,
+        );
+        let tiny = 1e-9 * self.half_width;
+        let mut offsets = vec![Vector2::zeros(); rest.len()];
+        let mut max_offset = 0.0f64;
+        for &v in self.piece {
+            let o = bend.apply(self.frame, rest[v]) - lbs[v];
+            if o.norm() > tiny {
+                offsets[v] = o;
+                max_offset = max_offset.max(o.norm());
+            }
+        }
+        let shape = BendShape {
+            angle,
+            reach: bend.reach,
+            radius: bend.radius,
+            inner_half_width: bend.inner,
+            capped: bend.capped,
+            max_offset,
+        };
+        Ok((offsets, shape))
+    }
 }
 
 /// The joint's frame: origin `J`, bisector axis `a`, normal `n` (see the module docs).

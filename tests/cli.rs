@@ -145,8 +145,23 @@ fn compare_by_default_writes_outside_the_tracked_results() {
         .output()
         .unwrap();
     assert!(o.status.success(), "{}", text(&o));
-    assert!(d.path().join("skinweights-compare/compare.md").exists());
+    let table = d.path().join("skinweights-compare/compare.md");
+    assert!(table.exists());
     assert!(!d.path().join("results").exists());
+    // The main job runs again without --force: its own folder's files are replaced.
+    std::fs::write(&table, "old").unwrap();
+    let o = std::process::Command::new(env!("CARGO_BIN_EXE_skinweights"))
+        .args(["compare", "bar", "--vertices", "500", "--solvers", "heat"])
+        .arg("--no-figures")
+        .current_dir(d.path())
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", text(&o));
+    let md = std::fs::read_to_string(&table).unwrap();
+    assert!(
+        md.contains("| heat |") && !md.contains("| linear |"),
+        "{md}"
+    );
 }
 
 #[test]

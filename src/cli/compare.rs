@@ -35,10 +35,12 @@ pub struct CompareArgs {
     /// Frames per second clips are sampled at (plus each clip's last frame).
     #[arg(long, default_value_t = DEFAULT_FPS, requires = "clip")]
     fps: f64,
-    /// Directory for the table files and figures (README's are in results/compare: rewrite
-    /// them with `--out results/compare --force`).
-    #[arg(long, default_value = DEFAULT_OUT)]
-    out: PathBuf,
+    /// Directory for the table files and figures [default: skinweights-compare, whose files
+    /// each run replaces]. Files that already exist in a folder given here are replaced only
+    /// with --force (README's are in results/compare: rewrite them with `--out
+    /// results/compare --force`).
+    #[arg(long)]
+    out: Option<PathBuf>,
     /// Overwrite table files and figures that already exist in --out.
     #[arg(long)]
     force: bool,
@@ -52,8 +54,20 @@ pub struct CompareArgs {
 
 /// Where `compare` writes by default: a folder of its own, not the tracked results/compare
 /// that README shows, so running the main job in a checkout leaves it clean (the timings
-/// change on every run).
+/// change on every run). Each run replaces the previous run's files there, so the main job
+/// can be run again without `--force`; a folder given with `--out` is the user's and its
+/// files are replaced only with `--force`.
 const DEFAULT_OUT: &str = "skinweights-compare";
+
+impl CompareArgs {
+    /// The output folder and whether files already in it may be replaced.
+    fn output_folder(&self) -> (&Path, bool) {
+        match &self.out {
+            Some(out) => (out.as_path(), self.force),
+            None => (Path::new(DEFAULT_OUT), true),
+        }
+    }
+}
 
 /// The files `compare` writes in `--out`.
 const OUTPUT_FILES: [&str; 5] = [
@@ -74,7 +88,8 @@ pub fn run(a: CompareArgs) -> Result<ExitCode> {
         return run_clips(&a, &scene, clip);
     }
     // Validate names and the probe before spending time on solves.
-    let (solvers, out, json, no_figures) = (&a.solvers, a.out.as_path(), a.json, a.no_figures);
+    let (solvers, json, no_figures) = (&a.solvers, a.json, a.no_figures);
+    let (out, replace) = a.output_folder();
     for name in solvers {
         solver_by_name(name, skinweights::solvers::NO_OPTIONS)?;
     }
@@ -87,7 +102,7 @@ pub fn run(a: CompareArgs) -> Result<ExitCode> {
         .collect();
     let inputs: Vec<&Path> = a.scene.scene.iter().map(Path::new).collect();
     let outputs_ref: Vec<&Path> = outputs.iter().map(PathBuf::as_path).collect();
-    check_outputs(&inputs, &outputs_ref, a.force)?;
+    check_outputs(&inputs, &outputs_ref, replace)?;
     let steps = solvers.len() as u64 + if no_figures { 0 } else { 1 };
     let (solved, pb) = solve_with_progress(&scene, solvers, steps)?;
     let table = compare_solved(&scene, &solved, Some(&probe_ref.name))?;
@@ -194,12 +209,12 @@ fn run_clips(a: &CompareArgs, scene: &Scene, name: &str) -> Result<ExitCode> {
     for c in &clips {
         c.frame_times(a.fps)?;
     }
-    let out = a.out.as_path();
+    let (out, replace) = a.output_folder();
     let outputs: Vec<PathBuf> = CLIP_OUTPUT_FILES.iter().map(|f| out.join(f)).collect();
     let mut inputs: Vec<&Path> = a.scene.scene.iter().map(Path::new).collect();
     inputs.extend(a.reference.iter().map(PathBuf::as_path));
     let outputs_ref: Vec<&Path> = outputs.iter().map(PathBuf::as_path).collect();
-    check_outputs(&inputs, &outputs_ref, a.force)?;
+    check_outputs(&inputs, &outputs_ref, replace)?;
     let (solved, pb) = solve_with_progress(scene, &a.solvers, a.solvers.len() as u64)?;
     pb.finish_and_clear();
     let rows = solved

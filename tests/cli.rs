@@ -138,25 +138,29 @@ fn compare_default_lists_every_registered_solver_and_writes_the_evidence() {
 fn compare_by_default_writes_outside_the_tracked_results() {
     // The main job run in a checkout must not rewrite README's results/compare.
     let d = tmp();
-    let o = std::process::Command::new(env!("CARGO_BIN_EXE_skinweights"))
-        .args(["compare", "bar", "--vertices", "500", "--solvers", "linear"])
-        .arg("--no-figures")
-        .current_dir(d.path())
-        .output()
-        .unwrap();
-    assert!(o.status.success(), "{}", text(&o));
+    let compare_in_checkout = |solver: &str| {
+        let o = std::process::Command::new(env!("CARGO_BIN_EXE_skinweights"))
+            .args([
+                "compare",
+                "bar",
+                "--vertices",
+                "500",
+                "--no-figures",
+                "--solvers",
+            ])
+            .arg(solver)
+            .current_dir(d.path())
+            .output()
+            .unwrap();
+        assert!(o.status.success(), "{}", text(&o));
+    };
+    compare_in_checkout("linear");
     let table = d.path().join("skinweights-compare/compare.md");
     assert!(table.exists());
     assert!(!d.path().join("results").exists());
     // The main job runs again without --force: its own folder's files are replaced.
     std::fs::write(&table, "old").unwrap();
-    let o = std::process::Command::new(env!("CARGO_BIN_EXE_skinweights"))
-        .args(["compare", "bar", "--vertices", "500", "--solvers", "heat"])
-        .arg("--no-figures")
-        .current_dir(d.path())
-        .output()
-        .unwrap();
-    assert!(o.status.success(), "{}", text(&o));
+    compare_in_checkout("heat");
     let md = std::fs::read_to_string(&table).unwrap();
     assert!(
         md.contains("| heat |") && !md.contains("| linear |"),

@@ -1084,48 +1084,17 @@ fn active_set(
 ) -> Result<BoneQp> {
     let n = x.len();
     let eps = o.tolerance;
-    // A predicted start is fixed where it is at a bound, an unconstrained one where it
-    // crosses one.
-    let at_zero = |v: f64| if predicted { v <= 0.0 } else { v < -eps };
-    let at_one = |v: f64| if predicted { v >= 1.0 } else { v > 1.0 + eps };
-    let mut state: Vec<Bound> = x
-        .iter()
-        .zip(locked)
-        .map(|(&v, &lock)| {
-            if lock {
-                Bound::Locked
-            } else if at_zero(v) {
-                Bound::Zero
-            } else if at_one(v) {
-                Bound::One
-            } else {
-                Bound::Free
-            }
-        })
-        .collect();
+    let mut state = starting_bounds(&x, locked, predicted, eps);
     // The unconstrained solution inside the bounds is the optimum.
     if !predicted && state.iter().all(|&s| s == Bound::Free) {
-        x.iter_mut().for_each(|v| *v = v.clamp(0.0, 1.0));
-        return Ok(BoneQp {
-            x,
-            iterations: 0,
-            converged: true,
-        });
+        return Ok(BoneQp::clamped(x, 0, true));
     }
     // Each vertex is bulk-released at most once, so the bulk releases cannot cycle.
     let mut bulk_released = vec![false; n];
     let seeds: Vec<usize> = (0..n)
         .filter(|&i| matches!(state[i], Bound::Zero | Bound::One))
         .collect();
-    // Stencil steps of the local passes (none: 0).
-    let reach = match predicted {
-        true => o.local_reach * COARSE_START_REACH,
-        false => o.local_reach,
-    };
-    let steps = match reach > 0.0 {
-        true => ((reach * (n as f64).sqrt()).round() as usize).max(2),
-        false => 0,
-    };
+    let steps = local_pass_steps(o, predicted, n);
     let local = |x: &mut [f64], state: &mut [Bound], bulk: &mut [bool], seeds| match steps {
         0 => Ok(Vec::new()),
         _ => local_passes(q, b, x, state, bulk, seeds, steps, order, o),
@@ -1142,35 +1111,7 @@ fn active_set(
     let mut region = Region::new(q, &mut inside, order, shared, o.subdomain);
     for it in 1..=o.max_iterations {
         fix_at_bounds(&mut x, &state, 0..n);
-        // Solve on the region's free rows with everything else fixed:
-        // rhs = b_I - Q_IA x_A on the free rows, the bound on the fixed ones.
-        let m = region.rows.len();
-        let fixed: Vec<bool> = region
-            .rows
-            .iter()
-            .map(|&i| state[i] != Bound::Free)
-            .collect();
-        let mut rhs = Mat::<f64>::zeros(m, 1);
-        for (k, &i) in region.rows.iter().enumerate() {
-            rhs[(k, 0)] = if fixed[k] {
-                x[i]
-            } else {
-                let (cols, vals) = q.row(i);
-                let qa: f64 = cols
-                    .iter()
-                    .zip(vals)
-                    .filter(|(&c, _)| state[c] != Bound::Free)
-                    .map(|(&c, &v)| v * x[c])
-                    .sum();
-                b[i] - qa
-            };
-        }
-        if m > 0 {
-            region.factor(&fixed, pool)?.solve_in_place(rhs.as_mut(), 1);
-        }
-        for (k, &i) in region.rows.iter().enumerate() {
-            x[i] = rhs[(k, 0)];
-        }
+        solve_region(q, b, &mut region, &state, &mut x, pool)?;
         let update = |i: usize| Some((i, next_bound(q, b, eps, i, &state, &x)?));
         let mut changes: Vec<(usize, Bound)> =
             region.watch.iter().filter_map(|&i| update(i)).collect();
@@ -1181,12 +1122,7 @@ fn active_set(
         }
         if changes.is_empty() {
             region.release(pool);
-            x.iter_mut().for_each(|v| *v = v.clamp(0.0, 1.0));
-            return Ok(BoneQp {
-                x,
-                iterations: it,
-                converged: true,
-            });
+            return Ok(BoneQp::clamped(x, it, true));
         }
         let (changed, mut grow) =
             apply_changes(q, &mut state, &mut bulk_released, changes, o.release_rings);
@@ -1199,12 +1135,95 @@ fn active_set(
         }
     }
     region.release(pool);
-    x.iter_mut().for_each(|v| *v = v.clamp(0.0, 1.0));
-    Ok(BoneQp {
-        x,
-        iterations: o.max_iterations,
-        converged: false,
-    })
+    Ok(BoneQp::clamped(x, o.max_iterations, false))
+}
+
+impl BoneQp {
+    /// The result `x` clipped to `[0, 1]` (the solves meet the bounds up to rounding).
+    fn clamped(mut x: Vec<f64>, iterations: usize, converged: bool) -> Self {
+        x.iter_mut().for_each(|v| *v = v.clamp(0.0, 1.0));
+        BoneQp {
+            x,
+            iterations,
+            converged,
+        }
+    }
+}
+
+/// The active set the iteration starts from: locked vertices stay locked; a predicted start
+/// (the coarse start) is fixed where it is at a bound, an unconstrained one where it
+/// crosses one by more than `eps`.
+fn starting_bounds(x: &[f64], locked: &[bool], predicted: bool, eps: f64) -> Vec<Bound> {
+    let at_zero = |v: f64| if predicted { v <= 0.0 } else { v < -eps };
+    let at_one = |v: f64| if predicted { v >= 1.0 } else { v > 1.0 + eps };
+    x.iter()
+        .zip(locked)
+        .map(|(&v, &lock)| {
+            if lock {
+                Bound::Locked
+            } else if at_zero(v) {
+                Bound::Zero
+            } else if at_one(v) {
+                Bound::One
+            } else {
+                Bound::Free
+            }
+        })
+        .collect()
+}
+
+/// Stencil steps of the local passes for `n` free vertices (0: no local passes): option
+/// `local_reach` of `sqrt(n)`, scaled by [`COARSE_START_REACH`] after a coarse start.
+fn local_pass_steps(o: &BbwOptions, predicted: bool, n: usize) -> usize {
+    let reach = match predicted {
+        true => o.local_reach * COARSE_START_REACH,
+        false => o.local_reach,
+    };
+    match reach > 0.0 {
+        true => ((reach * (n as f64).sqrt()).round() as usize).max(2),
+        false => 0,
+    }
+}
+
+/// One whole pass: solves the region's free rows with every other row held where `x` has
+/// it (`rhs = b_I - Q_IA x_A`; the fixed rows keep their bound), and writes the solution
+/// into `x`.
+fn solve_region(
+    q: &Symmetric,
+    b: &[f64],
+    region: &mut Region,
+    state: &[Bound],
+    x: &mut [f64],
+    pool: &FactorPool,
+) -> Result<()> {
+    let m = region.rows.len();
+    let fixed: Vec<bool> = region
+        .rows
+        .iter()
+        .map(|&i| state[i] != Bound::Free)
+        .collect();
+    let mut rhs = Mat::<f64>::zeros(m, 1);
+    for (k, &i) in region.rows.iter().enumerate() {
+        rhs[(k, 0)] = if fixed[k] {
+            x[i]
+        } else {
+            let (cols, vals) = q.row(i);
+            let qa: f64 = cols
+                .iter()
+                .zip(vals)
+                .filter(|(&c, _)| state[c] != Bound::Free)
+                .map(|(&c, &v)| v * x[c])
+                .sum();
+            b[i] - qa
+        };
+    }
+    if m > 0 {
+        region.factor(&fixed, pool)?.solve_in_place(rhs.as_mut(), 1);
+    }
+    for (k, &i) in region.rows.iter().enumerate() {
+        x[i] = rhs[(k, 0)];
+    }
+    Ok(())
 }
 
 /// `locked[j][f]`: free vertex `f` is in a part bone `j` may not influence (all false

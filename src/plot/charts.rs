@@ -231,15 +231,6 @@ impl LineChart {
             .draw()
             .map_err(plot_err)?;
         let ((x0, x1), (y0, y1)) = self.ranges();
-        let valid = |p: &(f64, f64)| {
-            p.0.is_finite()
-                && p.1.is_finite()
-                && (!self.log_log || (p.0 > 0.0 && p.1 > 0.0))
-                && (!self.log_y || p.1 > 0.0)
-        };
-        let inside = |p: &(f64, f64)| {
-            p.0 >= x0.min(x1) && p.0 <= x0.max(x1) && p.1 >= y0.min(y1) && p.1 <= y0.max(y1)
-        };
         let clip = Clip {
             lo: (x0.min(x1), y0.min(y1)),
             hi: (x0.max(x1), y0.max(y1)),
@@ -251,61 +242,7 @@ impl LineChart {
                 .color
                 .map(|(r, g, b)| RGBColor(r, g, b))
                 .unwrap_or(PALETTE[i % PALETTE.len()]);
-            let pts: Vec<(f64, f64)> = s.points.iter().copied().filter(valid).collect();
-            // Lines are clipped to the plot (a fixed range may cut them); markers outside it
-            // are dropped.
-            let pieces = clip.polyline(&pts);
-            let marks: Vec<(f64, f64)> = pts.iter().copied().filter(inside).collect();
-            let name = s.name.clone();
-            match s.style {
-                SeriesStyle::LineAndMarkers | SeriesStyle::Line | SeriesStyle::Dashed => {
-                    let dashed = s.style == SeriesStyle::Dashed;
-                    let mut first = true;
-                    for piece in pieces.into_iter().chain(std::iter::once(Vec::new())) {
-                        // The trailing empty piece carries the legend entry if nothing else did.
-                        if piece.is_empty() && !first {
-                            continue;
-                        }
-                        let ann = if dashed {
-                            chart
-                                .draw_series(DashedLineSeries::new(
-                                    piece,
-                                    7,
-                                    5,
-                                    color.stroke_width(2),
-                                ))
-                                .map_err(plot_err)?
-                        } else {
-                            chart
-                                .draw_series(LineSeries::new(piece, color.stroke_width(2)))
-                                .map_err(plot_err)?
-                        };
-                        if first {
-                            let dash = if dashed { 7 } else { 18 };
-                            ann.label(name.clone()).legend(move |(x, y)| {
-                                PathElement::new(vec![(x, y), (x + dash, y)], color.stroke_width(2))
-                            });
-                            first = false;
-                        }
-                    }
-                    if s.style == SeriesStyle::LineAndMarkers {
-                        chart
-                            .draw_series(marks.iter().map(|&p| Circle::new(p, 3, color.filled())))
-                            .map_err(plot_err)?;
-                    }
-                }
-                SeriesStyle::Markers => {
-                    chart
-                        .draw_series(
-                            marks
-                                .iter()
-                                .map(|&p| Circle::new(p, 4, color.stroke_width(2))),
-                        )
-                        .map_err(plot_err)?
-                        .label(name)
-                        .legend(move |(x, y)| Circle::new((x + 9, y), 4, color.stroke_width(2)));
-                }
-            }
+            self.draw_series(&mut chart, s, color, &clip)?;
         }
         for (y, label) in &self.reference_lines {
             let grey = RGBColor(120, 120, 120);
@@ -337,6 +274,77 @@ impl LineChart {
             .position(position)
             .draw()
             .map_err(plot_err)?;
+        Ok(())
+    }
+
+    /// Draws one series with its legend entry: lines clipped to the plot (a fixed range may
+    /// cut them), markers outside it dropped, points an axis cannot show (not finite, or
+    /// not positive on a log axis) left out.
+    fn draw_series<'a, DB: DrawingBackend + 'a, X, Y>(
+        &self,
+        chart: &mut ChartContext<'a, DB, Cartesian2d<X, Y>>,
+        s: &Series,
+        color: RGBColor,
+        clip: &Clip,
+    ) -> Result<()>
+    where
+        X: Ranged<ValueType = f64> + ValueFormatter<f64>,
+        Y: Ranged<ValueType = f64> + ValueFormatter<f64>,
+    {
+        let valid = |p: &(f64, f64)| {
+            p.0.is_finite()
+                && p.1.is_finite()
+                && (!self.log_log || (p.0 > 0.0 && p.1 > 0.0))
+                && (!self.log_y || p.1 > 0.0)
+        };
+        let inside = |p: &(f64, f64)| {
+            p.0 >= clip.lo.0 && p.0 <= clip.hi.0 && p.1 >= clip.lo.1 && p.1 <= clip.hi.1
+        };
+        let pts: Vec<(f64, f64)> = s.points.iter().copied().filter(valid).collect();
+        let pieces = clip.polyline(&pts);
+        let marks: Vec<(f64, f64)> = pts.iter().copied().filter(inside).collect();
+        let name = s.name.clone();
+        if s.style == SeriesStyle::Markers {
+            chart
+                .draw_series(
+                    marks
+                        .iter()
+                        .map(|&p| Circle::new(p, 4, color.stroke_width(2))),
+                )
+                .map_err(plot_err)?
+                .label(name)
+                .legend(move |(x, y)| Circle::new((x + 9, y), 4, color.stroke_width(2)));
+            return Ok(());
+        }
+        let dashed = s.style == SeriesStyle::Dashed;
+        let mut first = true;
+        for piece in pieces.into_iter().chain(std::iter::once(Vec::new())) {
+            // The trailing empty piece carries the legend entry if nothing else did.
+            if piece.is_empty() && !first {
+                continue;
+            }
+            let ann = if dashed {
+                chart
+                    .draw_series(DashedLineSeries::new(piece, 7, 5, color.stroke_width(2)))
+                    .map_err(plot_err)?
+            } else {
+                chart
+                    .draw_series(LineSeries::new(piece, color.stroke_width(2)))
+                    .map_err(plot_err)?
+            };
+            if first {
+                let dash = if dashed { 7 } else { 18 };
+                ann.label(name.clone()).legend(move |(x, y)| {
+                    PathElement::new(vec![(x, y), (x + dash, y)], color.stroke_width(2))
+                });
+                first = false;
+            }
+        }
+        if s.style == SeriesStyle::LineAndMarkers {
+            chart
+                .draw_series(marks.iter().map(|&p| Circle::new(p, 3, color.filled())))
+                .map_err(plot_err)?;
+        }
         Ok(())
     }
 }

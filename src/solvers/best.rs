@@ -157,6 +157,16 @@
 //! 50k 0.37-0.42 s (heat 0.20-0.21 s; with one factorization per lock group, CLI runs:
 //! 0.56-0.79 s against heat's 0.23-0.31 s), arms-down 50k 0.17-0.19 s (heat 0.14-0.15 s), arms-down
 //! 500k 2.5-2.6 s (heat 2.2-2.6 s); docs/best.md "Speed".
+//! Then one nearest-visible-bone pass serves both bone sets
+//! ([`super::nearest::nearest_visible_bones_under`]), the source parts are computed once,
+//! the cut fade's searches are shared by bones with the same source parts, and a search
+//! stopped at 0 (the band) returns its seeds: weights bit-identical; in one process, the
+//! previous binary and this one in turn (load 4.7-5.1), `figure` 50k 0.220-0.274 s ->
+//! 0.195-0.215 s (heat 0.101-0.179 s; 1.8-2.1x after), `figure` 10k 0.044-0.060 s ->
+//! 0.040-0.057 s, arms-down 10k and 50k 0.87-1.2x heat, arms-down 500k 1.04-1.19x (load
+//! 4.0-4.4). What keeps `figure` 50k above 1.5x: the four factorizations beyond the whole
+//! mesh's (1.84M factor values, 0.8 of heat's factor) and about 0.06 s of steps heat does
+//! not have, each about half of heat's time (docs/best.md "Speed").
 
 use super::bbw::with_fixed_rows;
 use super::dijkstra::multi_source_dijkstra_within;

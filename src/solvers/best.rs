@@ -164,7 +164,9 @@
 //! previous binary and this one in turn (load 4.7-5.1), `figure` 50k 0.220-0.274 s ->
 //! 0.195-0.215 s (heat 0.101-0.179 s; 1.8-2.1x after), `figure` 10k 0.044-0.060 s ->
 //! 0.040-0.057 s, arms-down 10k and 50k 0.87-1.2x heat, arms-down 500k 1.04-1.19x (load
-//! 4.0-4.4). What keeps `figure` 50k above 1.5x: the four factorizations beyond the whole
+//! 4.0-4.4). With the machine idle (load 0.01-0.16) `figure` 50k is 1.31-1.49x heat
+//! (before: 1.49-1.66x) and `figure` 10k 1.24-1.45x: the trees use the second core. Under
+//! load what keeps `figure` 50k above 1.5x is the four factorizations beyond the whole
 //! mesh's (1.84M factor values, 0.8 of heat's factor) and about 0.06 s of steps heat does
 //! not have, each about half of heat's time (docs/best.md "Speed").
 

@@ -157,6 +157,18 @@
 //! 50k 0.37-0.42 s (heat 0.20-0.21 s; with one factorization per lock group, CLI runs:
 //! 0.56-0.79 s against heat's 0.23-0.31 s), arms-down 50k 0.17-0.19 s (heat 0.14-0.15 s), arms-down
 //! 500k 2.5-2.6 s (heat 2.2-2.6 s); docs/best.md "Speed".
+//! Then one nearest-visible-bone pass serves both bone sets
+//! ([`super::nearest::nearest_visible_bones_under`]), the source parts are computed once,
+//! the cut fade's searches are shared by bones with the same source parts, and a search
+//! stopped at 0 (the band) returns its seeds: weights bit-identical; in one process, the
+//! previous binary and this one in turn (load 4.7-5.1), `figure` 50k 0.220-0.274 s ->
+//! 0.195-0.215 s (heat 0.101-0.179 s; 1.8-2.1x after), `figure` 10k 0.044-0.060 s ->
+//! 0.040-0.057 s, arms-down 10k and 50k 0.87-1.2x heat, arms-down 500k 1.04-1.19x (load
+//! 4.0-4.4). With the machine idle (load 0.01-0.16) `figure` 50k is 1.31-1.49x heat
+//! (before: 1.49-1.66x) and `figure` 10k 1.24-1.45x: the trees use the second core. Under
+//! load what keeps `figure` 50k above 1.5x is the four factorizations beyond the whole
+//! mesh's (1.84M factor values, 0.8 of heat's factor) and about 0.06 s of steps heat does
+//! not have, each about half of heat's time (docs/best.md "Speed").
 
 use super::bbw::with_fixed_rows;
 use super::dijkstra::multi_source_dijkstra_within;
@@ -165,7 +177,7 @@ use super::heat::{
     distance_floor, rows_from_columns, Factorization, HeatOptions, HeatSystem, Ordering,
 };
 use super::limit::WeightLimit;
-use super::nearest::{nearest_visible_allowed_bones, nearest_visible_bones, NearestBones};
+use super::nearest::{nearest_visible_bones, nearest_visible_bones_under, NearestBones};
 use super::ordering::nested_dissection;
 use super::visibility::Visibility;
 use super::{
@@ -634,9 +646,11 @@ pub fn reach_distances(
                 })
                 .collect();
             let mut reach = multi_source_dijkstra_within(&scene.mesh, &seeds, limit);
-            for (v, d) in reach.iter_mut().enumerate() {
-                if !allowed_here(v) && (points[v] - head).norm() > disk {
-                    *d = f64::INFINITY;
+            if joint_anchor {
+                for (v, d) in reach.iter_mut().enumerate() {
+                    if !allowed_here(v) && (points[v] - head).norm() > disk {
+                        *d = f64::INFINITY;
+                    }
                 }
             }
             Some(reach)
@@ -812,12 +826,25 @@ impl JointBlend {
     }
 }
 
-/// `keep[j][v]`: the fraction of bone `j`'s share a vertex's blended source keeps: 1 in the
-/// parts where `j` may be a source (`ok`), falling linearly to 0 at `fade` along the mesh
-/// from the nearest such vertex (0: a hard cut at the part border).
-fn source_keep(scene: &Scene, ok: &[Vec<bool>], fade: f64) -> Vec<Vec<f64>> {
+/// `(keep, index)`: `keep[index[j]][v]` is the fraction of bone `j`'s share a vertex's
+/// blended source keeps: 1 in the parts where `j` may be a source (`ok`), falling linearly
+/// to 0 at `fade` along the mesh from the nearest such vertex (0: a hard cut at the part
+/// border). Bones with the same `ok` row share one search and one row.
+fn source_keep(scene: &Scene, ok: &[Vec<bool>], fade: f64) -> (Vec<Vec<f64>>, Vec<usize>) {
     let parts = scene.mesh.vertex_parts();
-    ok.par_iter()
+    let mut distinct: Vec<&Vec<bool>> = Vec::new();
+    let index: Vec<usize> = ok
+        .iter()
+        .map(|row| match distinct.iter().position(|d| *d == row) {
+            Some(i) => i,
+            None => {
+                distinct.push(row);
+                distinct.len() - 1
+            }
+        })
+        .collect();
+    let keep = distinct
+        .par_iter()
         .map(|ok| {
             let seeds: Vec<f64> = parts
                 .iter()
@@ -832,18 +859,19 @@ fn source_keep(scene: &Scene, ok: &[Vec<bool>], fade: f64) -> Vec<Vec<f64>> {
                 .map(|d| (1.0 - d / fade).max(0.0))
                 .collect()
         })
-        .collect()
+        .collect();
+    (keep, index)
 }
 
 /// Replaces each vertex's one-hot heat source by the blended row of its source bones
 /// ([`JointBlend`]), keeping the shares of bones that may be a source in the vertex's part
-/// and fading the others out over `cut_fade x r` beyond that part ([`source_keep`]).
+/// and fading the others out over `cut_fade x r` beyond that part ([`source_keep`]; `ok`:
+/// [`source_parts`]).
 fn blend_sources(
     scene: &Scene,
     system: &mut HeatSystem,
     blend: JointBlend,
-    segments: &[crate::geometry::Segment],
-    on_bone: f64,
+    ok: &[Vec<bool>],
     cut_fade: f64,
 ) {
     let bones = scene.skeleton.bones();
@@ -854,9 +882,9 @@ fn blend_sources(
             children[p].push(j);
         }
     }
-    let ok = source_parts(scene, segments, on_bone);
     let pts = scene.mesh.vertices();
-    let keep = source_keep(scene, &ok, cut_fade * blend.r);
+    let (keep, keep_of) = source_keep(scene, ok, cut_fade * blend.r);
+    let keep: Vec<&[f64]> = keep_of.iter().map(|&i| keep[i].as_slice()).collect();
     let mut row = vec![0.0; nb];
     for v in 0..scene.mesh.vertex_count() {
         let tied = system.nearest.of(v);
@@ -1126,8 +1154,9 @@ struct SourcedSystem {
     segments: Vec<crate::geometry::Segment>,
     /// Nearest visible bones of all (the locks are measured from them).
     nearest: NearestBones,
-    /// The distance under which a vertex counts as on a bone.
-    floor: f64,
+    /// [`source_parts`]: the parts where each bone may be a heat source (computed once
+    /// for the part sources, the blend's cut and the locks).
+    source_parts: Vec<Vec<bool>>,
 }
 
 impl Best {
@@ -1160,29 +1189,33 @@ impl Best {
         let segments = bone_segments(scene.skeleton.bones());
         let visibility = r.heat.visibility.then(|| Visibility::new(&scene.mesh));
         let floor = distance_floor(scene, &r.heat);
-        let nearest = nearest_visible_bones(
-            &scene.mesh,
-            &segments,
-            visibility.as_ref(),
-            r.heat.tie_tolerance,
-            floor,
-        );
-        let sources = if r.part_sources {
-            let allowed = source_parts(scene, &segments, floor);
+        let allowed = source_parts(scene, &segments, floor);
+        let (nearest, sources) = if r.part_sources {
             let parts = scene.mesh.vertex_parts();
             let anyone: Vec<bool> = (0..scene.mesh.parts().len())
                 .map(|p| allowed.iter().any(|a| a[p]))
                 .collect();
-            nearest_visible_allowed_bones(
+            // The nearest bones of all and of the vertex's part, in one pass.
+            let [nearest, sources] = nearest_visible_bones_under(
                 &scene.mesh,
                 &segments,
                 visibility.as_ref(),
                 r.heat.tie_tolerance,
                 floor,
-                &|v, j| !anyone[parts[v]] || allowed[j][parts[v]],
-            )
+                [&|_, _| true, &|v, j| {
+                    !anyone[parts[v]] || allowed[j][parts[v]]
+                }],
+            );
+            (nearest, sources)
         } else {
-            nearest.clone()
+            let nearest = nearest_visible_bones(
+                &scene.mesh,
+                &segments,
+                visibility.as_ref(),
+                r.heat.tie_tolerance,
+                floor,
+            );
+            (nearest.clone(), nearest)
         };
         drop(visibility);
         let mut system = HeatSystem::assemble_with(scene, &r.heat, sources)?;
@@ -1194,13 +1227,13 @@ impl Best {
                 fade_to: r.blend_fade.1,
                 handle: r.handle_length * scene.mesh.height(),
             };
-            blend_sources(scene, &mut system, blend, &segments, floor, r.cut_fade);
+            blend_sources(scene, &mut system, blend, &allowed, r.cut_fade);
         }
         Ok(SourcedSystem {
             system,
             segments,
             nearest,
-            floor,
+            source_parts: allowed,
         })
     }
 
@@ -1213,9 +1246,7 @@ impl Best {
             &s.nearest,
             o.band * scene.mesh.height(),
             r.joint_band,
-            r.own_on_bone
-                .then(|| source_parts(scene, &s.segments, s.floor))
-                .as_deref(),
+            r.own_on_bone.then_some(s.source_parts.as_slice()),
         )
     }
 

@@ -29,6 +29,11 @@ pub fn multi_source_dijkstra_within(mesh: &Mesh, seeds: &[f64], limit: f64) -> V
         .iter()
         .map(|&s| if s >= 0.0 { s } else { f64::INFINITY })
         .collect();
+    if limit <= 0.0 {
+        // No edge can be relaxed (a valid mesh has no zero-length edge): the seeds are the
+        // answer, without the sort and the scan (`best`'s band of 0, once per bone).
+        return dist;
+    }
     // Non-negative f64 order equals the order of their bit patterns, so keys are plain
     // integers: cheaper to compare than floats, and no NaN question.
     // Seeds are sorted once and consumed in order; the heap only holds distances improved by
@@ -102,6 +107,9 @@ mod tests {
         // Stopped at 3.5: the distances up to it unchanged, vertex 2 (4) left infinite.
         let d = multi_source_dijkstra_within(&m, &[0.0, f64::INFINITY, f64::INFINITY, 1.0], 3.5);
         assert_eq!(d, vec![0.0, 3.0, f64::INFINITY, 1.0]);
+        // Stopped at 0: the seeds alone.
+        let d = multi_source_dijkstra_within(&m, &[0.0, f64::INFINITY, -1.0, 1.0], 0.0);
+        assert_eq!(d, vec![0.0, f64::INFINITY, f64::INFINITY, 1.0]);
         let d = multi_source_dijkstra(&m, &[f64::INFINITY; 4]);
         assert!(d.iter().all(|x| x.is_infinite()));
     }

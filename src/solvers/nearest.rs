@@ -62,17 +62,54 @@ pub fn nearest_visible_allowed_bones(
     pin_distance: f64,
     allowed: &(dyn Fn(usize, usize) -> bool + Sync),
 ) -> NearestBones {
-    let n = mesh.vertex_count();
-    let all: Vec<usize> = (0..n).collect();
-    let first = nearest_for(
+    let [nearest] = nearest_visible_bones_under(
         mesh,
         segments,
         visibility,
         tie_tolerance,
         pin_distance,
-        &all,
-        allowed,
+        [allowed],
     );
+    nearest
+}
+
+/// [`nearest_visible_allowed_bones`] for several filters in one pass over the vertices:
+/// each vertex's bone distances and visibility tests are made once and shared (`best`
+/// needs the nearest bones of all and those its parts allow: one pass instead of two).
+/// The results are the same as one call per filter.
+pub fn nearest_visible_bones_under<const K: usize>(
+    mesh: &Mesh,
+    segments: &[Segment],
+    visibility: Option<&Visibility>,
+    tie_tolerance: f64,
+    pin_distance: f64,
+    filters: [&(dyn Fn(usize, usize) -> bool + Sync); K],
+) -> [NearestBones; K] {
+    let n = mesh.vertex_count();
+    let all: Vec<usize> = (0..n).collect();
+    let search = Search {
+        segments,
+        tie_tolerance,
+        pin_distance,
+    };
+    let firsts = search.run(mesh, visibility, &all, &filters);
+    let mut k = 0;
+    firsts.map(|first| {
+        let allowed = filters[k];
+        k += 1;
+        with_blind_fallback(mesh, &search, first, allowed)
+    })
+}
+
+/// `first` (every vertex, with visibility) as [`NearestBones`], its blind components (no
+/// vertex saw an allowed bone) recomputed without visibility.
+fn with_blind_fallback(
+    mesh: &Mesh,
+    search: &Search,
+    first: Partial,
+    allowed: &(dyn Fn(usize, usize) -> bool + Sync),
+) -> NearestBones {
+    let n = mesh.vertex_count();
     let blind_components = components_where_none(mesh, |v| first.distance[v].is_finite());
     if blind_components.is_empty() {
         return first.into_nearest(blind_components);
@@ -81,15 +118,7 @@ pub fn nearest_visible_allowed_bones(
     let comp = mesh.topology().component_of();
     let is_blind = |v: usize| blind_components.binary_search(&comp[v]).is_ok();
     let blind: Vec<usize> = (0..n).filter(|&v| is_blind(v)).collect();
-    let redo = nearest_for(
-        mesh,
-        segments,
-        None,
-        tie_tolerance,
-        pin_distance,
-        &blind,
-        allowed,
-    );
+    let [redo] = search.run(mesh, None, &blind, &[allowed]);
     let mut merged = Partial::default();
     let mut k = 0;
     for v in 0..n {
@@ -151,79 +180,116 @@ impl Partial {
             blind_components,
         }
     }
+
+    fn append(&mut self, other: Partial) {
+        self.distance.extend(other.distance);
+        self.counts.extend(other.counts);
+        self.bones.extend(other.bones);
+    }
 }
 
-/// Nearest (visible, if `visibility` is given) bones of the listed vertices.
-fn nearest_for(
-    mesh: &Mesh,
-    segments: &[Segment],
-    visibility: Option<&Visibility>,
+/// The bones and the tie rule of a nearest-bone search.
+struct Search<'a> {
+    segments: &'a [Segment],
     tie_tolerance: f64,
     pin_distance: f64,
-    vertices: &[usize],
-    allowed: &(dyn Fn(usize, usize) -> bool + Sync),
-) -> Partial {
-    let pts = mesh.vertices();
-    let parts: Vec<Partial> = vertices
-        .par_chunks(CHUNK)
-        .map(|chunk| {
-            let mut dist = vec![0.0; segments.len()];
-            let mut tried = vec![false; segments.len()];
-            let mut out = Partial::default();
-            for &v in chunk {
-                let p = pts[v];
-                for (j, s) in segments.iter().enumerate() {
-                    dist[j] = s.distance(&p);
-                    // A bone the vertex may not have counts as already tried.
-                    tried[j] = !allowed(v, j);
-                }
-                let sees = |j: usize| -> bool {
-                    dist[j] <= pin_distance
-                        || visibility
-                            .is_none_or(|vis| vis.visible(v, &segments[j].closest_point(&p)))
-                };
-                // Try bones nearest first until one is visible (usually the very first).
-                let mut found = None;
-                loop {
-                    let mut best: Option<usize> = None;
-                    for j in 0..segments.len() {
-                        if !tried[j] && best.is_none_or(|b| dist[j] < dist[b]) {
-                            best = Some(j);
+}
+
+impl Search<'_> {
+    /// Nearest (visible, if `visibility` is given) bones of the listed vertices, one result
+    /// per filter (a bone a filter refuses a vertex counts as already tried).
+    fn run<const K: usize>(
+        &self,
+        mesh: &Mesh,
+        visibility: Option<&Visibility>,
+        vertices: &[usize],
+        filters: &[&(dyn Fn(usize, usize) -> bool + Sync); K],
+    ) -> [Partial; K] {
+        let (segments, pts) = (self.segments, mesh.vertices());
+        let chunks: Vec<[Partial; K]> = vertices
+            .par_chunks(CHUNK)
+            .map(|chunk| {
+                let nb = segments.len();
+                let mut dist = vec![0.0; nb];
+                let mut tried = vec![false; nb];
+                // Per bone, the vertex's visibility test once made (shared by the filters).
+                let mut seen: Vec<Option<bool>> = vec![None; nb];
+                let mut out: [Partial; K] = std::array::from_fn(|_| Partial::default());
+                for &v in chunk {
+                    let p = pts[v];
+                    for (j, s) in segments.iter().enumerate() {
+                        dist[j] = s.distance(&p);
+                    }
+                    seen.iter_mut().for_each(|x| *x = None);
+                    let mut sees = |j: usize| -> bool {
+                        *seen[j].get_or_insert_with(|| {
+                            dist[j] <= self.pin_distance
+                                || visibility.is_none_or(|vis| {
+                                    vis.visible(v, &segments[j].closest_point(&p))
+                                })
+                        })
+                    };
+                    for (allowed, out) in filters.iter().zip(out.iter_mut()) {
+                        for (j, t) in tried.iter_mut().enumerate() {
+                            *t = !allowed(v, j);
                         }
-                    }
-                    let Some(j) = best else { break };
-                    tried[j] = true;
-                    if sees(j) {
-                        found = Some(j);
-                        break;
+                        self.nearest_of(&dist, &mut tried, &mut sees, out);
                     }
                 }
-                let before = out.bones.len();
-                let d = match found {
-                    Some(j) => {
-                        let limit = dist[j] * (1.0 + tie_tolerance) + pin_distance;
-                        for k in 0..segments.len() {
-                            if k == j || (dist[k] <= limit && !tried[k] && sees(k)) {
-                                out.bones.push(k as u32);
-                            }
-                        }
-                        dist[j]
-                    }
-                    None => f64::INFINITY,
-                };
-                out.distance.push(d);
-                out.counts.push((out.bones.len() - before) as u32);
+                out
+            })
+            .collect();
+        let mut all: [Partial; K] = std::array::from_fn(|_| Partial::default());
+        for chunk in chunks {
+            for (a, c) in all.iter_mut().zip(chunk) {
+                a.append(c);
             }
-            out
-        })
-        .collect();
-    let mut all = Partial::default();
-    for p in parts {
-        all.distance.extend(p.distance);
-        all.counts.extend(p.counts);
-        all.bones.extend(p.bones);
+        }
+        all
     }
-    all
+
+    /// Pushes one vertex's nearest visible bone and the visible bones tied with it (of
+    /// those not yet `tried`) onto `out`.
+    fn nearest_of(
+        &self,
+        dist: &[f64],
+        tried: &mut [bool],
+        sees: &mut impl FnMut(usize) -> bool,
+        out: &mut Partial,
+    ) {
+        let nb = dist.len();
+        // Try bones nearest first until one is visible (usually the very first).
+        let mut found = None;
+        loop {
+            let mut best: Option<usize> = None;
+            for j in 0..nb {
+                if !tried[j] && best.is_none_or(|b| dist[j] < dist[b]) {
+                    best = Some(j);
+                }
+            }
+            let Some(j) = best else { break };
+            tried[j] = true;
+            if sees(j) {
+                found = Some(j);
+                break;
+            }
+        }
+        let before = out.bones.len();
+        let d = match found {
+            Some(j) => {
+                let limit = dist[j] * (1.0 + self.tie_tolerance) + self.pin_distance;
+                for k in 0..nb {
+                    if k == j || (dist[k] <= limit && !tried[k] && sees(k)) {
+                        out.bones.push(k as u32);
+                    }
+                }
+                dist[j]
+            }
+            None => f64::INFINITY,
+        };
+        out.distance.push(d);
+        out.counts.push((out.bones.len() - before) as u32);
+    }
 }
 
 /// Components (sorted) in which `has(v)` holds for no vertex.

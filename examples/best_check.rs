@@ -44,15 +44,15 @@ fn main() -> skinweights::Result<()> {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("data");
     let mut scenes: Vec<Scene> = Vec::new();
     for gap in [0.0, 2.0, 12.0, 48.0] {
-        let mut s = builtin_scene(
+        let s = builtin_scene(
             "arms-down",
             &BuiltinOptions {
                 gap: Some(gap),
                 vertices,
                 ..Default::default()
             },
-        )?;
-        s.name = format!("arms-down {gap}");
+        )?
+        .with_name(format!("arms-down {gap}"));
         scenes.push(s);
     }
     scenes.push(builtin_scene(
@@ -90,8 +90,9 @@ fn main() -> skinweights::Result<()> {
         )?;
         scenes.push(s);
     }
-    let mut db = load_dragonbones(root.join("dragonbones-you-xin/body_ske.json"))?.scene;
-    db.name = "DragonBones".into();
+    let db = load_dragonbones(root.join("dragonbones-you-xin/body_ske.json"))?
+        .scene
+        .with_name("DragonBones");
     scenes.push(db);
     for scene in &scenes {
         let (hd, hf, he, ht) = measure(scene, "heat", &[]);

@@ -67,8 +67,7 @@ struct Case {
 fn tune_fold(vertices: usize) -> Res<Vec<Case>> {
     let mut cases = Vec::new();
     for gap in [2.0, 12.0, 48.0] {
-        let mut scene = common::arms_down(gap, vertices)?;
-        scene.name = format!("arms-down gap {gap}");
+        let scene = common::arms_down(gap, vertices)?.with_name(format!("arms-down gap {gap}"));
         cases.push(Case {
             fold: "tune",
             scene,
@@ -94,13 +93,12 @@ fn tune_fold(vertices: usize) -> Res<Vec<Case>> {
             both_arms: true,
             ..Limbs::default()
         };
-        let mut scene = synthetic_sprite_with(101 + i, gap, &limbs)?;
-        scene.name = format!(
+        let scene = synthetic_sprite_with(101 + i, gap, &limbs)?.with_name(format!(
             "synthetic {} gap {gap} watch -{} tilt {}",
             101 + i,
             limbs.watch_below_armpit,
             limbs.tilt_deg
-        );
+        ));
         cases.push(Case {
             fold: "tune",
             scene,
@@ -117,8 +115,7 @@ fn tune_fold(vertices: usize) -> Res<Vec<Case>> {
             glued: Some((low, low + 5.0)),
             ..Limbs::default()
         };
-        let mut scene = synthetic_sprite_with(201 + i, gap, &limbs)?;
-        scene.name = format!("synthetic {} gap {gap} glued {low}-{}", 201 + i, low + 5.0);
+        let scene = synthetic_sprite_with(201 + i, gap, &limbs)?.with_name(format!("synthetic {} gap {gap} glued {low}-{}", 201 + i, low + 5.0));
         cases.push(Case {
             fold: "tune",
             scene,
@@ -152,14 +149,15 @@ fn mirrored(scene: &Scene, probe: &Probe) -> Option<Probe> {
 /// The held-out fold's scenes.
 fn held_out_fold(vertices: usize) -> Res<Vec<Case>> {
     let mut cases = Vec::new();
-    for mut scene in common::traced_sprites(vertices)? {
+    for scene in common::traced_sprites(vertices)? {
         let extra: Vec<Probe> = scene
-            .probes
+            .probes()
             .iter()
             .filter(|p| p.name.starts_with("lift_l"))
             .filter_map(|p| mirrored(&scene, p))
             .collect();
-        scene.probes.extend(extra);
+        let probes = scene.probes().iter().cloned().chain(extra).collect();
+        let scene = scene.with_probes(probes)?;
         cases.push(Case {
             fold: "held-out",
             scene,

@@ -164,8 +164,7 @@ fn scenes(vertices: usize) -> Res<Vec<Case>> {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let mut cases = Vec::new();
     for gap in [0.0, 2.0, 12.0, 48.0] {
-        let mut scene = common::arms_down(gap, vertices)?;
-        scene.name = format!("arms-down gap {gap}");
+        let scene = common::arms_down(gap, vertices)?.with_name(format!("arms-down gap {gap}"));
         cases.push(Case {
             scene,
             artist: None,
@@ -195,8 +194,7 @@ fn scenes(vertices: usize) -> Res<Vec<Case>> {
         .iter()
         .map(|m| SubScene::new(&imported.scene, &m.part, &m.bones))
         .collect::<skinweights::Result<Vec<_>>>()?;
-    let mut scene = imported.scene;
-    scene.name = "DragonBones character".into();
+    let scene = imported.scene.with_name("DragonBones character");
     cases.push(Case {
         scene,
         artist: Some((imported.artist, cuts)),

@@ -312,8 +312,7 @@ fn drawing_paths_add_the_correctives() {
     let at_peak = clip_frame_positions(&scene, &weights, clip, 0.5).unwrap();
     let peak = scene.clip_pose(clip, 0.5).unwrap();
     assert_eq!(at_peak, skin_scene(&scene, &weights, &peak).unwrap());
-    let mut bare = scene.clone();
-    bare.correctives.clear();
+    let bare = scene.clone().without_correctives();
     let with = clip_metrics(&scene, &weights, None, clip, &ClipOptions::default()).unwrap();
     let without = clip_metrics(&bare, &weights, None, clip, &ClipOptions::default()).unwrap();
     let with_ref = clip_metrics(
@@ -444,8 +443,7 @@ fn gltf_morph_targets_reproduce_the_offsets() {
     assert_eq!(back.scene.mesh.vertex_count(), n);
 
     // Without correctives: no targets, no weights channel.
-    let mut bare = scene.clone();
-    bare.correctives.clear();
+    let bare = scene.clone().without_correctives();
     let plain = export_gltf(&bare, &weights, &GltfOptions::default()).unwrap();
     assert!(!plain.contains("targets") && !plain.contains("\"weights\""));
 }

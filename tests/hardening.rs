@@ -86,7 +86,7 @@ fn negative_weights_are_an_error_in_lint() {
 
 #[test]
 fn a_probe_translating_a_bone_by_1e308_is_an_error_naming_the_probe() {
-    let mut scene = small_scene("arms-down");
+    let scene = small_scene("arms-down");
     let w = solved(&scene, "euclidean");
     let probe = Probe {
         name: "far".into(),
@@ -96,7 +96,9 @@ fn a_probe_translating_a_bone_by_1e308_is_an_error_naming_the_probe() {
             ..Default::default()
         },
     };
-    scene.probes.push(probe.clone());
+    let mut probes = scene.probes().to_vec();
+    probes.push(probe.clone());
+    let scene = scene.with_probes(probes).unwrap();
     match evaluate(&scene, &w, &probe) {
         Err(Error::InvalidField { field, message }) => {
             assert_eq!(field, r#"probes["far"].pose"#);

@@ -505,11 +505,7 @@ fn pose_json_world_transforms_match_an_independent_computation_at_key_times() {
         ("alien", "alien-pro.json"),
     ] {
         let doc = raw(folder, file);
-        let mut scene = import(folder, file).scene;
-        scene.ik.clear();
-        for c in &mut scene.clips {
-            c.ik.clear();
-        }
+        let scene = import(folder, file).scene.without_ik();
         let sp = dir.path().join(format!("{folder}.json"));
         save_scene(&scene, &sp).unwrap();
         for clip in &scene.clips {
@@ -559,10 +555,11 @@ fn pose_json_world_transforms_match_an_independent_computation_at_key_times() {
 
 /// World transforms of every bone at every frame (30 fps) of every clip, IK applied or not.
 fn clip_worlds(i: &SpineImport, ik: bool) -> Vec<Vec<[f64; 6]>> {
-    let mut s = i.scene.clone();
-    if !ik {
-        s.ik.clear();
-    }
+    let s = if ik {
+        i.scene.clone()
+    } else {
+        i.scene.clone().without_ik()
+    };
     let mut out = Vec::new();
     for clip in &s.clips {
         for t in clip.frame_times(30.0).unwrap() {

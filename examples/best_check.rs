@@ -20,7 +20,7 @@ fn measure(scene: &Scene, solver: &str, options: &[(String, String)]) -> (f64, u
         .weights;
     let secs = t.elapsed().as_secs_f64();
     let (mut drag, mut flips, mut dirichlet) = (0.0f64, 0, 0.0);
-    for probe in &scene.probes {
+    for probe in scene.probes() {
         let m = evaluate(scene, &w, probe).expect("evaluate");
         drag = drag.max(m.drag_max_pct);
         flips = flips.max(m.flipped);
@@ -98,8 +98,8 @@ fn main() -> skinweights::Result<()> {
         let (hd, hf, he, ht) = measure(scene, "heat", &[]);
         print!(
             "{:>18} {:>6}v heat {hd:.3}/{hf}/{ht:.2}s |",
-            scene.name,
-            scene.mesh.vertex_count()
+            scene.name(),
+            scene.mesh().vertex_count()
         );
         for v in &variants {
             let (d, f, e, t) = measure(scene, "best", v);

@@ -130,7 +130,7 @@ fn mirrored(scene: &Scene, probe: &Probe) -> Option<Probe> {
     let mut pose = skinweights::Pose::rest();
     for (bone, angle) in &probe.pose.rotations {
         let twin = bone.strip_suffix("_l")?.to_string() + "_r";
-        scene.skeleton.index_of(&twin)?;
+        scene.skeleton().index_of(&twin)?;
         pose = pose.rotate(twin, -angle);
     }
     if !(probe.pose.translations.is_empty()
@@ -170,7 +170,7 @@ fn held_out_fold(vertices: usize) -> Res<Vec<Case>> {
 fn measure(scene: &Scene, solver: &dyn Solver) -> Res<(f64, usize, f64)> {
     let w = solver.solve(scene)?.weights;
     let (mut drag, mut flips, mut dirichlet) = (0.0f64, 0usize, 0.0);
-    for probe in &scene.probes {
+    for probe in scene.probes() {
         let m = evaluate(scene, &w, probe)?;
         drag = drag.max(m.drag_max_pct);
         flips = flips.max(m.flipped);
@@ -243,7 +243,7 @@ fn run(cli: &Cli) -> Res<()> {
         for case in &cases {
             let file: String = case
                 .scene
-                .name
+                .name()
                 .chars()
                 .map(|c| if c.is_ascii_alphanumeric() { c } else { '_' })
                 .collect();
@@ -262,9 +262,9 @@ fn run(cli: &Cli) -> Res<()> {
             let ratio = dirichlet / heat_dirichlet;
             rows.push(Row {
                 fold: case.fold,
-                scene: case.scene.name.clone(),
+                scene: case.scene.name().to_string(),
                 variant: variant.clone(),
-                vertices: case.scene.mesh.vertex_count(),
+                vertices: case.scene.mesh().vertex_count(),
                 drag_max_pct: drag,
                 flipped: flips,
                 heat_flipped: heat_flips,

@@ -91,7 +91,7 @@ fn bench(c: &mut Criterion) {
         ],
     };
     let drawing = Drawing {
-        mesh: &scene.mesh(),
+        mesh: scene.mesh(),
         positions: scene.mesh().vertices(),
         art: scene.art(),
         textures: &textures,

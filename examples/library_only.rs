@@ -47,7 +47,7 @@ fn main() -> skinweights::Result<()> {
         solution.weights.validate()?;
         let posed = linear_blend_skinning(
             scene.mesh().vertices(),
-            &scene.skeleton(),
+            scene.skeleton(),
             &solution.weights,
             &bend,
         )?;

@@ -189,7 +189,7 @@ pub fn geodesic_stages(scene: &skinweights::Scene) {
     use skinweights::solvers::internals::multi_source_dijkstra;
     use skinweights::solvers::internals::Visibility;
     let t = Instant::now();
-    let vis = Visibility::new(&scene.mesh());
+    let vis = Visibility::new(scene.mesh());
     println!("  visibility structure: {:.3} s", t.elapsed().as_secs_f64());
     for (j, b) in scene.skeleton().bones().iter().enumerate() {
         let t = Instant::now();
@@ -197,7 +197,7 @@ pub fn geodesic_stages(scene: &skinweights::Scene) {
         let t_seeds = t.elapsed().as_secs_f64();
         let seeded = seeds.iter().filter(|d| d.is_finite()).count();
         let t = Instant::now();
-        let _ = multi_source_dijkstra(&scene.mesh(), &seeds);
+        let _ = multi_source_dijkstra(scene.mesh(), &seeds);
         println!(
             "  {:>12}: seeds {t_seeds:.3} s ({:.0}% visible), dijkstra {:.3} s",
             b.name,

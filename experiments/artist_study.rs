@@ -166,7 +166,7 @@ struct MeshGeometry {
 
 impl MeshGeometry {
     fn of(cut: &SubScene) -> MeshGeometry {
-        let mesh = &cut.scene.mesh();
+        let mesh = cut.scene.mesh();
         let points = mesh.vertices();
         let diagonal = diagonal_of(points).max(f64::MIN_POSITIVE);
         let inside = |p: Point2<f64>| {

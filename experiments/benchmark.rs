@@ -153,7 +153,7 @@ fn run(cli: &Cli) -> Res<()> {
     let clip_frames: Vec<ArtistClipFrames> = rigs
         .iter()
         .map(|r| {
-            ArtistClipFrames::new(&r.scene, &r.artist, &r.scene.clips(), cli.fps)
+            ArtistClipFrames::new(&r.scene, &r.artist, r.scene.clips(), cli.fps)
                 .map_err(|e| format!("{}: {e}", r.name).into())
         })
         .collect::<Res<_>>()?;

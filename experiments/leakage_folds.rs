@@ -115,7 +115,11 @@ fn tune_fold(vertices: usize) -> Res<Vec<Case>> {
             glued: Some((low, low + 5.0)),
             ..Limbs::default()
         };
-        let scene = synthetic_sprite_with(201 + i, gap, &limbs)?.with_name(format!("synthetic {} gap {gap} glued {low}-{}", 201 + i, low + 5.0));
+        let scene = synthetic_sprite_with(201 + i, gap, &limbs)?.with_name(format!(
+            "synthetic {} gap {gap} glued {low}-{}",
+            201 + i,
+            low + 5.0
+        ));
         cases.push(Case {
             fold: "tune",
             scene,

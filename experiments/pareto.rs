@@ -239,7 +239,8 @@ fn run(cli: &Cli) -> Res<()> {
             }
             let (whole, per_mesh) = match &case.artist {
                 Some((artist, cuts)) => {
-                    let mut full = Weights::zeros(scene.mesh().vertex_count(), scene.skeleton().len());
+                    let mut full =
+                        Weights::zeros(scene.mesh().vertex_count(), scene.skeleton().len());
                     for cut in cuts {
                         cut.scatter(&solver.solve(&cut.scene)?.weights, &mut full)?;
                     }

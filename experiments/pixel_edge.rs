@@ -273,7 +273,7 @@ fn renders(
         };
         let textures = vec![Texture::new("art", image.clone(), AlphaMode::Straight)];
         let drawing = Drawing {
-            mesh: &scene.mesh(),
+            mesh: scene.mesh(),
             positions: &positions,
             art: scene.art(),
             textures: &textures,

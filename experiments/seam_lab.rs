@@ -258,7 +258,7 @@ fn measure(case: &Case, v: &Variant, name: &str, angles: &[f64]) -> Res<Vec<Row>
             .map_or((0.0, 0.0), |o| (o.widest, o.open_area));
         let art = v.scene.art().ok_or("art")?;
         let drawing = Drawing {
-            mesh: &v.scene.mesh(),
+            mesh: v.scene.mesh(),
             positions: &posed,
             art: Some(art),
             textures: &v.textures,
@@ -296,7 +296,7 @@ fn crop(case: &Case, v: &Variant, angle: f64) -> Res<RgbImage> {
     let posed = posed_vertices(&v.scene, &v.weights, &pose, Skinning::Lbs)?;
     let frame = joint_frame(v, case, &posed, 4.0)?;
     let drawing = Drawing {
-        mesh: &v.scene.mesh(),
+        mesh: v.scene.mesh(),
         positions: &posed,
         art: v.scene.art(),
         textures: &v.textures,

@@ -244,8 +244,8 @@ fn run(cli: &Cli) -> Res<()> {
                     .into_iter()
                     .map(|d| d / h * 100.0)
                     .collect();
-                let good_area = area_change_pct(&scene.mesh(), &good);
-                let bad_area = area_change_pct(&scene.mesh(), &bad);
+                let good_area = area_change_pct(scene.mesh(), &good);
+                let bad_area = area_change_pct(scene.mesh(), &bad);
                 shrink.push(ShrinkRow {
                     solver: name.into(),
                     runtime_k: k,

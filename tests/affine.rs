@@ -33,7 +33,7 @@ fn world_affines_equal_world_transforms_on_every_builtin_scene() {
     let mut checked = 0;
     for name in BUILTIN_SCENES {
         let scene = small_scene(name);
-        let sk = &scene.skeleton();
+        let sk = scene.skeleton();
         assert!(!sk.has_local_transforms());
         for _ in 0..20 {
             let pose = random_pose(sk, &mut rng);
@@ -66,7 +66,7 @@ fn world_affines_equal_world_transforms_on_every_builtin_scene() {
 
 /// Each vertex split between its two nearest bones (so every vertex blends).
 fn uniform_nearest(scene: &Scene) -> skinweights::Weights {
-    let sk = &scene.skeleton();
+    let sk = scene.skeleton();
     let rows: Vec<Vec<f64>> = scene
         .mesh()
         .vertices()
@@ -182,7 +182,12 @@ fn local_skeleton_round_trips_through_scene_v3_and_skins_affinely() {
     let posed = linear_blend_skinning(scene.mesh().vertices(), &sk, &w, &pose).unwrap();
     let world = sk.world_affines(&pose).unwrap();
     let rest_w = sk.rest_affines();
-    for (v, (p, row)) in scene.mesh().vertices().iter().zip(posed.iter().zip(w.rows())) {
+    for (v, (p, row)) in scene
+        .mesh()
+        .vertices()
+        .iter()
+        .zip(posed.iter().zip(w.rows()))
+    {
         let mut expect = Vector2::zeros();
         for (j, &wj) in row.iter().enumerate() {
             if wj > 0.0 {

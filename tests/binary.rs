@@ -44,7 +44,7 @@ fn binary_scene_and_weights_round_trip_bit_for_bit() {
     );
 
     let w = skinweights::solve(&scene, "heat").unwrap();
-    let file = WeightsFile::new(&scene.name(), "heat", scene.skeleton().names(), &w);
+    let file = WeightsFile::new(scene.name(), "heat", scene.skeleton().names(), &w);
     let wb = dir.path().join("heat.swb");
     file.save(&wb).unwrap();
     let back = WeightsFile::load(&wb).unwrap();

@@ -155,7 +155,7 @@ fn channels_equal_their_keys_at_key_times() {
         for (kind, ch) in track.channels.iter() {
             for k in &ch.keys {
                 assert_eq!(ch.sample(k.time), Some(k.value), "{kind:?} at {}", k.time);
-                let pose = clip.sample(&scene.skeleton(), k.time).unwrap();
+                let pose = clip.sample(scene.skeleton(), k.time).unwrap();
                 let got = match kind {
                     ChannelKind::Rotation => pose.rotations[&track.bone],
                     ChannelKind::ScaleX => pose.scales[&track.bone].x,
@@ -169,11 +169,11 @@ fn channels_equal_their_keys_at_key_times() {
     }
     assert_eq!(checked, 12);
     // Clamped outside the clip; a stepped segment holds; halfway through a linear key pair.
-    let r = |t: f64| clip.sample(&scene.skeleton(), t).unwrap().rotations["lower"];
+    let r = |t: f64| clip.sample(scene.skeleton(), t).unwrap().rotations["lower"];
     assert_eq!(r(-1.0), 0.0);
     assert_eq!(r(5.0), 0.0);
     assert_eq!(r(1.8), 10.0);
-    let ty = clip.sample(&scene.skeleton(), 1.7).unwrap().translations["upper"];
+    let ty = clip.sample(scene.skeleton(), 1.7).unwrap().translations["upper"];
     assert_eq!(ty, Vector2::new(0.0, 3.0));
 }
 
@@ -184,7 +184,7 @@ fn write_weights(
     w: &skinweights::Weights,
 ) -> String {
     let p = dir.join(name);
-    WeightsFile::new(&scene.name(), name, scene.skeleton().names(), w)
+    WeightsFile::new(scene.name(), name, scene.skeleton().names(), w)
         .save(&p)
         .unwrap();
     p.display().to_string()
@@ -553,7 +553,7 @@ fn clips_and_ik_round_trip_through_the_scene_file() {
 #[test]
 fn ik_reaches_a_reachable_target() {
     let scene = small_scene("arms-down");
-    let sk = &scene.skeleton();
+    let sk = scene.skeleton();
     // Target: the right shoulder, 154 px from the left one; the left arm (85 + 80 px long)
     // bends to reach it.
     let ik = IkConstraint::new(

@@ -21,7 +21,7 @@ fn body_text() -> String {
 #[test]
 fn the_dragonbones_body_has_ten_clips_of_540_frames() {
     let rig = import_dragonbones(&body_text()).unwrap();
-    let clips = &rig.scene.clips();
+    let clips = rig.scene.clips();
     assert_eq!(clips.len(), 10);
     let frames: f64 = clips.iter().map(|c| c.duration * 30.0).sum();
     assert!((frames - 540.0).abs() < 1e-9, "{frames}");
@@ -121,9 +121,9 @@ fn dragonbones_round_trip_keeps_the_clips() {
     let keys_back: usize = back.scene.clips().iter().map(Clip::key_count).sum();
     assert_eq!(keys, keys_back);
     poses_agree(
-        &rig.scene.clips(),
-        &back.scene.clips(),
-        &rig.scene.skeleton(),
+        rig.scene.clips(),
+        back.scene.clips(),
+        rig.scene.skeleton(),
         1e-9,
     );
 }
@@ -232,7 +232,7 @@ fn posed_world_transforms_on_the_body_match_the_raw_file() {
     let arm = &raw["armature"][0];
     let rig = import_dragonbones(&text).unwrap();
     assert_eq!(rig.report.bind_differs.len(), 21);
-    let skeleton = &rig.scene.skeleton();
+    let skeleton = rig.scene.skeleton();
     let bones = arm["bone"].as_array().unwrap();
     let rate = arm["frameRate"].as_f64().unwrap();
     let mut compared = 0;
@@ -387,7 +387,7 @@ fn player() -> skinweights::io::godot::GodotImport {
 
 /// Skinning transforms `W(pose) W(rest)^-1` of a clip at a time, as 6 numbers per bone.
 fn skinning_at(scene: &skinweights::Scene, clip: &Clip, t: f64) -> Vec<[f64; 6]> {
-    let pose = clip.sample(&scene.skeleton(), t).unwrap();
+    let pose = clip.sample(scene.skeleton(), t).unwrap();
     scene
         .skeleton()
         .skinning_affines(&pose)
@@ -523,7 +523,7 @@ fn godot_skinning_from_file(anim: usize, t: f64) -> BTreeMap<String, [f64; 6]> {
 #[test]
 fn gbot_animations_import_with_every_track() {
     let g = player();
-    let clips = &g.scene.clips();
+    let clips = g.scene.clips();
     assert_eq!(clips.len(), 8);
     let names: Vec<&str> = clips.iter().map(|c| c.name.as_str()).collect();
     assert_eq!(
@@ -772,7 +772,7 @@ fn gltf_export_writes_the_clips_as_joint_animations() {
         let (json, bin) = gltf_checked(&export_gltf(&scene, &weights, &options).unwrap());
         let anims = json["animations"].as_array().unwrap();
         assert_eq!(anims.len(), scene.clips().len(), "{label}");
-        let sk = &scene.skeleton();
+        let sk = scene.skeleton();
         // Bones that move as their glTF nodes do (no inherit mode on them or above).
         let plain = |j: usize| {
             (0..sk.len()).all(|k| sk.bones()[k].local.is_none() || !sk.is_ancestor_or_self(k, j))
@@ -1140,17 +1140,13 @@ fn godot3_plays_the_exported_clips() {
         export_godot(&g.scene, &g.artist, 3).unwrap(),
     )
     .unwrap();
-    std::fs::copy(
-        &g.scene.art().unwrap().images[0].path,
-        p.join("gBot.png"),
-    )
-    .unwrap();
+    std::fs::copy(&g.scene.art().unwrap().images[0].path, p.join("gBot.png")).unwrap();
     std::fs::copy(
         concat!(env!("CARGO_MANIFEST_DIR"), "/scripts/godot3_clips_check.gd"),
         p.join("check.gd"),
     )
     .unwrap();
-    let sk = &g.scene.skeleton();
+    let sk = g.scene.skeleton();
     // Node paths below the Skeleton2D, as the export writes them.
     let paths: Vec<String> = (0..sk.len())
         .map(|j| {

@@ -79,9 +79,9 @@ fn scene_file_and_binary_keep_the_correctives() {
     let json = scene_to_json(&scene, None).unwrap();
     assert!(json.contains("\"correctives\"") && json.contains("skinweights.scene/3"));
     let (back, _) = scene_from_json(&json, None).unwrap();
-    let d_json = max_offset_difference(&scene.correctives(), &back.correctives());
+    let d_json = max_offset_difference(scene.correctives(), back.correctives());
     let (bin, _) = scene_from_binary(&scene_to_binary(&scene, None).unwrap(), None).unwrap();
-    let d_bin = max_offset_difference(&scene.correctives(), &bin.correctives());
+    let d_bin = max_offset_difference(scene.correctives(), bin.correctives());
     println!(
         "round trip: {} offsets, largest difference JSON {d_json:e} px, binary {d_bin:e} px",
         scene.correctives()[0].vertices.len() * 2
@@ -280,10 +280,10 @@ fn drawing_paths_add_the_correctives() {
     let pose = Pose::rest().rotate("lower", 120.0);
     let library = skin_with_correctives(
         scene.mesh().vertices(),
-        &scene.skeleton(),
+        scene.skeleton(),
         &weights,
         &pose,
-        &scene.correctives(),
+        scene.correctives(),
     )
     .unwrap();
     let drawn = posed_vertices(&scene, &weights, &pose, Skinning::Lbs).unwrap();
@@ -294,7 +294,7 @@ fn drawing_paths_add_the_correctives() {
         .fold(0.0, f64::max);
     assert!(worst < 1e-9, "render vs library {worst}");
     let lbs =
-        linear_blend_skinning(scene.mesh().vertices(), &scene.skeleton(), &weights, &pose).unwrap();
+        linear_blend_skinning(scene.mesh().vertices(), scene.skeleton(), &weights, &pose).unwrap();
     let moved = lbs
         .iter()
         .zip(&drawn)
@@ -305,7 +305,7 @@ fn drawing_paths_add_the_correctives() {
     let plain = small_scene("bar");
     assert_eq!(
         posed_vertices(&plain, &weights, &pose, Skinning::Lbs).unwrap(),
-        linear_blend_skinning(plain.mesh().vertices(), &plain.skeleton(), &weights, &pose).unwrap()
+        linear_blend_skinning(plain.mesh().vertices(), plain.skeleton(), &weights, &pose).unwrap()
     );
     // Clip frames and clip metrics.
     let clip = &scene.clips()[0];
@@ -405,7 +405,7 @@ fn gltf_morph_targets_reproduce_the_offsets() {
     let (mut worst_morph, mut worst_runtime) = (0.0f64, 0.0f64);
     for (i, &t) in times.iter().enumerate() {
         let pose = scene.clip_pose(&scene.clips()[0], t).unwrap();
-        let angle = c.joint_angle(&scene.skeleton(), &pose).unwrap();
+        let angle = c.joint_angle(scene.skeleton(), &pose).unwrap();
         let offsets = c.offsets_at(angle);
         // base + sum_k w_k target_k from the file, against rest + offsets from the library.
         let mut morphed: Vec<Point2<f64>> = (0..n)
@@ -426,7 +426,7 @@ fn gltf_morph_targets_reproduce_the_offsets() {
             worst_morph = worst_morph.max((a - b).norm());
         }
         // What a glTF runtime draws (morph, then skin) against the library's LBS + R o.
-        let drawn = linear_blend_skinning(&morphed, &scene.skeleton(), &weights, &pose).unwrap();
+        let drawn = linear_blend_skinning(&morphed, scene.skeleton(), &weights, &pose).unwrap();
         let library = skin_scene(&scene, &weights, &pose).unwrap();
         for (a, b) in drawn.iter().zip(&library) {
             worst_runtime = worst_runtime.max((a - b).norm());
@@ -657,7 +657,7 @@ fn correct_command_writes_the_fitted_correctives() {
         &AutoCorrectiveOptions::default(),
     )
     .unwrap();
-    let d = max_offset_difference(std::slice::from_ref(&fit.corrective), &scene.correctives());
+    let d = max_offset_difference(std::slice::from_ref(&fit.corrective), scene.correctives());
     assert!(d < 1e-9, "{d}");
     // Refuses to overwrite without --force; `-o -` prints the scene.
     let o = skinweights(&args);

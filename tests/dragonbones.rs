@@ -116,7 +116,7 @@ fn rest_pose_skinning_reproduces_the_file_positions() {
     let raw: Value = serde_json::from_str(&body_text()).unwrap();
     let posed = linear_blend_skinning(
         imp.scene.mesh().vertices(),
-        &imp.scene.skeleton(),
+        imp.scene.skeleton(),
         &imp.artist,
         &Pose::rest(),
     )
@@ -166,7 +166,7 @@ fn report_names_bones_whose_setup_differs_from_bind() {
     let hand = d.iter().find(|b| b.bone == "hand_r").unwrap();
     assert!((hand.angle_deg + 16.612).abs() < 1e-3, "{}", hand.angle_deg);
     // The rest skeleton is the bind pose: pelvis head at bonePose (-107.18, -913), flipped.
-    let sk = &imp.scene.skeleton();
+    let sk = imp.scene.skeleton();
     let p = &sk.bones()[sk.index_of("pelvis").unwrap()];
     assert!((p.head.x + 107.18).abs() < 1e-9 && (p.head.y - 913.0).abs() < 1e-9);
     // Zero-length bones keep a 1 px tail along their x axis.
@@ -191,7 +191,7 @@ fn lift_probes_swing_the_arms_out_and_the_artist_keeps_the_body_still() {
         let expected = if probe == "lift_l" { 28 } else { 34 };
         assert_eq!(watched.len(), expected, "{probe}");
         // The elbow moves away from the body's centre line.
-        let sk = &scene.skeleton();
+        let sk = scene.skeleton();
         let j = sk.index_of(bone).unwrap();
         let rest = sk.posed_segments(&Pose::rest()).unwrap()[j][1];
         let lifted = sk.posed_segments(&p.pose).unwrap()[j][1];
@@ -491,7 +491,7 @@ fn each_mesh_cut_out_with_the_artist_bones_solves_and_scatters_back() {
         ],
     )
     .unwrap();
-    let sk = &arm.scene.skeleton();
+    let sk = arm.scene.skeleton();
     let parent = |b: &str| {
         sk.bones()[sk.index_of(b).unwrap()]
             .parent
@@ -700,7 +700,7 @@ fn posed_difference(raw: &Value, rotations: &[(&str, f64)]) -> (f64, f64) {
     }
     let ours = linear_blend_skinning(
         imp.scene.mesh().vertices(),
-        &imp.scene.skeleton(),
+        imp.scene.skeleton(),
         &imp.artist,
         &pose,
     )
@@ -823,7 +823,7 @@ fn a_non_identity_slot_pose_places_and_poses_the_mesh() {
     );
     // The rest skeleton is the bind pose: a's head at (90, 40), b's at (170, 70), y flipped;
     // c (unbound) 60 px along b's x axis.
-    let sk = &imp.scene.skeleton();
+    let sk = imp.scene.skeleton();
     let head = |n: &str| sk.bones()[sk.index_of(n).unwrap()].head;
     assert!((head("a") - nalgebra::Point2::new(90.0, -40.0)).norm() < 1e-9);
     assert!((head("b") - nalgebra::Point2::new(170.0, -70.0)).norm() < 1e-9);

@@ -255,7 +255,7 @@ fn probe_f_at_4x(
     };
     let frame = Frame::fit(&framed, &view, 4.0).unwrap();
     let drawing = Drawing {
-        mesh: &scene.mesh(),
+        mesh: scene.mesh(),
         positions: &positions,
         art: scene.art(),
         textures,
@@ -318,7 +318,7 @@ fn the_16_bit_reference_is_the_8_bit_render_without_its_rounding() {
     let (scene, _) = sprite_case(&image, bones, 500);
     let textures = vec![Texture::new("limb", image, AlphaMode::Straight)];
     let drawing = Drawing {
-        mesh: &scene.mesh(),
+        mesh: scene.mesh(),
         positions: scene.mesh().vertices(),
         art: scene.art(),
         textures: &textures,
@@ -416,7 +416,7 @@ fn dragonbones_meshes_read_only_their_own_atlas_region() {
         let draw = |im: &RgbaImage| {
             let textures = vec![Texture::new("atlas", im.clone(), AlphaMode::Straight)];
             let drawing = Drawing {
-                mesh: &scene.mesh(),
+                mesh: scene.mesh(),
                 positions: &positions,
                 art: Some(art),
                 textures: &textures,

@@ -720,7 +720,7 @@ fn fuzz_weights_json() {
         .iter()
         .map(|s| {
             let w = solve(&scene, s).expect("solves");
-            serde_json::to_value(WeightsFile::new(&scene.name(), s, names.clone(), &w))
+            serde_json::to_value(WeightsFile::new(scene.name(), s, names.clone(), &w))
                 .expect("serializes")
         })
         .collect();

@@ -577,7 +577,7 @@ fn primitives_sharing_accessors_share_vertices() {
     let whole = import_gltf(SIMPLE_SKIN).unwrap();
     let imported =
         import_gltf_str(&encode(&simpleskin_in_two_primitives()), None, "halves").unwrap();
-    let mesh = &imported.scene.mesh();
+    let mesh = imported.scene.mesh();
     // One vertex per accessor vertex: the seam (row 2, vertices 4 and 5) is not split.
     assert_eq!((mesh.vertex_count(), mesh.triangle_count()), (10, 8));
     assert_eq!(mesh.topology().component_count(), 1);
@@ -604,7 +604,7 @@ fn primitives_sharing_accessors_share_vertices() {
     let copy = doc.json["accessors"].as_array().unwrap().len() - 1;
     doc.json["meshes"][0]["primitives"][1]["attributes"]["WEIGHTS_0"] = copy.into();
     let imported = import_gltf_str(&encode(&doc), None, "apart").unwrap();
-    let mesh = &imported.scene.mesh();
+    let mesh = imported.scene.mesh();
     assert_eq!((mesh.vertex_count(), mesh.triangle_count()), (12, 8));
     assert_eq!(mesh.topology().component_count(), 2);
     assert_eq!(mesh.vertex_parts(), [0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1]);
@@ -663,7 +663,10 @@ fn normalized_byte_weights_and_plain_export_import() {
     let text = export_gltf(&first.scene, &w, &plain).unwrap();
     assert!(!text.contains("extras"));
     let again = import_gltf_str(&text, None, "plain").unwrap();
-    assert_eq!(again.scene.skeleton().bones()[1].tail, Point2::new(0.7, 1.0));
+    assert_eq!(
+        again.scene.skeleton().bones()[1].tail,
+        Point2::new(0.7, 1.0)
+    );
 }
 
 #[test]
@@ -902,7 +905,7 @@ fn cli_says_what_the_four_influence_limit_drops() {
     .unwrap();
     let weights = skinweights::solve(&scene, "heat").unwrap();
     skinweights::save_scene(&scene, p("f.json")).unwrap();
-    skinweights::WeightsFile::new(&scene.name(), "heat", scene.skeleton().names(), &weights)
+    skinweights::WeightsFile::new(scene.name(), "heat", scene.skeleton().names(), &weights)
         .save(p("w.json"))
         .unwrap();
     let dropped = weights.top_k_dropped(4);

@@ -73,7 +73,7 @@ fn assert_same_art(a: &Scene, b: &Scene) -> f64 {
         );
     }
     // Triangles come back grouped by layer (one primitive each), mesh order within a layer.
-    let layers = triangle_layers(&a.mesh(), &art_a.layer_of_part(a.mesh().parts()));
+    let layers = triangle_layers(a.mesh(), &art_a.layer_of_part(a.mesh().parts()));
     let mut order: Vec<usize> = (0..a.mesh().triangle_count()).collect();
     order.sort_by_key(|&t| layers[t]);
     let expected: Vec<[usize; 3]> = order.iter().map(|&t| a.mesh().triangles()[t]).collect();
@@ -116,7 +116,7 @@ fn compare_renders(
     let draw = |scene: &Scene, positions: &[nalgebra::Point2<f64>]| {
         let textures = Texture::load_art(scene.art().unwrap()).unwrap();
         let drawing = Drawing {
-            mesh: &scene.mesh(),
+            mesh: scene.mesh(),
             positions,
             art: scene.art(),
             textures: &textures,
@@ -186,9 +186,7 @@ fn traced_sprite_keeps_its_image_through_gltf() {
     let sprite = Sprite::load(data("kenney-toon/robot_idle.png")).unwrap();
     let bones = BonesFile::load(data("kenney-toon/robot_idle_bones.json")).unwrap();
     let (scene, _, _) = sprite_scene(&sprite, bones, &SpriteOptions::default()).unwrap();
-    let art = scene
-        .art()
-        .expect("a traced sprite carries its image");
+    let art = scene.art().expect("a traced sprite carries its image");
     assert_eq!(art.images.len(), 1);
     let weights = solved(&scene, "euclidean").top_k(4);
     let dir = tempfile::tempdir().unwrap();

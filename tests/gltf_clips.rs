@@ -173,7 +173,7 @@ fn round_trip(label: &str, scene: &Scene, weights: &Weights) -> (f64, f64, usize
         "{label}: {:?}",
         import.notes
     );
-    let sk = &scene.skeleton();
+    let sk = scene.skeleton();
     let plain = |j: usize| {
         (0..sk.len()).all(|k| sk.bones()[k].local.is_none() || !sk.is_ancestor_or_self(k, j))
     };
@@ -192,7 +192,7 @@ fn round_trip(label: &str, scene: &Scene, weights: &Weights) -> (f64, f64, usize
         for t in times {
             let got = back
                 .skeleton()
-                .world_affines(&clip.sample(&back.skeleton(), t).unwrap())
+                .world_affines(&clip.sample(back.skeleton(), t).unwrap())
                 .unwrap();
             let file = gltf_world(&doc, anim, t);
             let want = sk.world_affines(&original.sample(sk, t).unwrap()).unwrap();

@@ -41,7 +41,9 @@ fn player_imports_with_its_hierarchy_weights_and_texture() {
     assert_eq!(names.len(), 16);
     let parent = |b: &str| {
         let j = scene.skeleton().index_of(b).unwrap();
-        scene.skeleton().bones()[j].parent.map(|p| names[p].as_str())
+        scene.skeleton().bones()[j]
+            .parent
+            .map(|p| names[p].as_str())
     };
     assert_eq!(parent("Hip"), None);
     assert_eq!(parent("Chest"), Some("Hip"));
@@ -130,7 +132,7 @@ fn round_trip(scene: &Scene, weights: &Weights, godot: u32) -> GodotImport {
             for j in 0..scene_names.len() {
                 max_w = max_w.max((back.artist.get(k, j) - weights.get(v, j)).abs());
             }
-            if let (Some(a), Some(b)) = (&scene.art(), &back.scene.art()) {
+            if let (Some(a), Some(b)) = (scene.art(), back.scene.art()) {
                 assert!((a.uvs[v] - b.uvs[k]).norm() < 1e-9);
             }
             k += 1;
@@ -254,7 +256,10 @@ fn a_godot_3_scene_with_empty_polygons_is_triangulated_with_its_internal_vertex(
     assert!((g.scene.mesh().area() - 80.0).abs() < 1e-9);
     check_rows(&g.artist);
     // y flipped: the bone B sits at x = 10 on the x axis; the first point at y = +2.
-    assert_eq!(g.scene.mesh().vertices()[0], nalgebra::Point2::new(0.0, 2.0));
+    assert_eq!(
+        g.scene.mesh().vertices()[0],
+        nalgebra::Point2::new(0.0, 2.0)
+    );
     let art = g.scene.art().unwrap();
     assert_eq!(art.images[0].path, Path::new("/nonexistent/sheet.png"));
     // No uv: the points are the texture coordinates.
@@ -497,7 +502,7 @@ fn godot3_loads_the_exported_player() {
         let dir = tempfile::tempdir().unwrap();
         let scene_path = dir.path().join("scene3.tscn");
         std::fs::write(&scene_path, export_godot(scene, weights, 3).unwrap()).unwrap();
-        if let Some(art) = &scene.art() {
+        if let Some(art) = scene.art() {
             std::fs::copy(&art.images[0].path, dir.path().join("gBot.png")).unwrap();
         }
         let expected_path = dir.path().join("expected.json");

@@ -79,9 +79,9 @@ fn independent_pose(mesh: &Mesh, w: &Weights, theta: f64) -> Vec<Point2<f64>> {
 fn drag_leak_flips_area_match_an_independent_computation() {
     for theta in [30.0, 90.0, 150.0] {
         let scene = strip_scene(theta);
-        let w = ramp_weights(&scene.mesh());
+        let w = ramp_weights(scene.mesh());
         let m = evaluate(&scene, &w, &scene.probes()[0]).unwrap();
-        let posed = independent_pose(&scene.mesh(), &w, theta);
+        let posed = independent_pose(scene.mesh(), &w, theta);
         let height = 1.0;
         // Drag: watched = left part; own bone = l (unmoved), so the target is the rest position.
         let watched: Vec<usize> = (0..scene.mesh().vertex_count())
@@ -128,7 +128,7 @@ fn drag_leak_flips_area_match_an_independent_computation() {
     }
     // A 150-degree bend over a 2-wide ramp folds the inner side of the joint.
     let scene = strip_scene(150.0);
-    let m = evaluate(&scene, &ramp_weights(&scene.mesh()), &scene.probes()[0]).unwrap();
+    let m = evaluate(&scene, &ramp_weights(scene.mesh()), &scene.probes()[0]).unwrap();
     assert!(m.flipped > 0, "expected folds at 150 degrees");
     assert!(m.area_change_pct < 0.0);
 }
@@ -157,7 +157,7 @@ fn rigid_weights_have_no_drag_no_distortion_and_no_flips() {
     assert!(m.distortion_max > 1.5);
     assert!((m.distortion_p99 - 1.0).abs() > 0.0);
     let posed = metrics::posed_positions(&scene, &w, &Pose::rest()).unwrap();
-    assert!(metrics::distortion(&scene.mesh(), &posed)
+    assert!(metrics::distortion(scene.mesh(), &posed)
         .iter()
         .all(|&r| (r - 1.0).abs() < 1e-9));
 }
@@ -191,7 +191,7 @@ fn dirichlet_energy_of_a_linear_field() {
 #[test]
 fn isolated_discontinuity_is_found_and_lint_reports_it() {
     let scene = strip_scene(90.0);
-    let mut w = ramp_weights(&scene.mesh());
+    let mut w = ramp_weights(scene.mesh());
     // An interior vertex at x = 0.5 (all neighbours fully on "l") jumps to "r".
     let v = scene
         .mesh()
@@ -201,7 +201,7 @@ fn isolated_discontinuity_is_found_and_lint_reports_it() {
         .unwrap();
     w.row_mut(v).copy_from_slice(&[0.0, 1.0]);
     assert_eq!(
-        metrics::isolated_discontinuities(&scene.mesh(), &w, 0.5),
+        metrics::isolated_discontinuities(scene.mesh(), &w, 0.5),
         vec![v]
     );
     let checks = lint(&scene, &w, &LintOptions::default()).unwrap();
@@ -220,7 +220,7 @@ fn isolated_discontinuity_is_found_and_lint_reports_it() {
 #[test]
 fn lint_fails_a_row_summing_to_085_with_the_seed_hint() {
     let scene = strip_scene(30.0);
-    let mut w = ramp_weights(&scene.mesh());
+    let mut w = ramp_weights(scene.mesh());
     w.row_mut(7).copy_from_slice(&[0.25, 0.60]);
     let m = evaluate(&scene, &w, &scene.probes()[0]).unwrap();
     assert!((m.norm_err - 0.15).abs() < 1e-12);

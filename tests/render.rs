@@ -187,7 +187,7 @@ fn shared_edges_are_drawn_exactly_once() {
         sx > lo.x + m && sx < hi.x - m && sy > lo.y + m && sy < hi.y - m
     };
     let drawing = Drawing {
-        mesh: &scene.mesh(),
+        mesh: scene.mesh(),
         positions: scene.mesh().vertices(),
         art: scene.art(),
         textures: &textures,
@@ -370,7 +370,7 @@ fn fringe_at(
 ) -> skinweights::render::Fringe {
     let textures = vec![Texture::new("t", tex.clone(), stored)];
     let drawing = Drawing {
-        mesh: &scene.mesh(),
+        mesh: scene.mesh(),
         positions: scene.mesh().vertices(),
         art: scene.art(),
         textures: &textures,

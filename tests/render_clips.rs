@@ -39,7 +39,7 @@ fn clip_scene(dir: &Path) -> (String, String, String, String) {
         let w = common::solved(&scene, solver);
         WeightsFile::save_weights(
             path(&format!("{solver}.json")),
-            &scene.name(),
+            scene.name(),
             solver,
             &names,
             &w,

@@ -52,7 +52,7 @@ fn check_quality(name: &str, mesh: &Mesh) {
 
 /// Every bone segment is the union of collinear mesh edges lying on it.
 fn check_bones_covered(scene: &Scene) {
-    let mesh = &scene.mesh();
+    let mesh = scene.mesh();
     let v = mesh.vertices();
     for b in scene.skeleton().bones() {
         let d = b.tail - b.head;
@@ -92,7 +92,7 @@ fn check_bones_covered(scene: &Scene) {
 /// Every vertex has an exact mirror partner, triangles map to triangles, parts map to the
 /// mirrored part names.
 fn check_mirror(scene: &Scene, axis: MirrorAxis) {
-    let mesh = &scene.mesh();
+    let mesh = scene.mesh();
     let m = mirror_vertex_map_about(mesh, axis).expect("mesh is exactly symmetric");
     for (i, &j) in m.iter().enumerate() {
         assert_eq!(m[j], i);
@@ -129,7 +129,7 @@ fn every_builtin_is_a_valid_quality_scene() {
     for &name in BUILTIN_SCENES {
         let s = scene(name, 4000, None);
         s.sanity_check().unwrap();
-        check_quality(name, &s.mesh());
+        check_quality(name, s.mesh());
         let area = expected_area(name, 12.0);
         assert!(
             (s.mesh().area() - area).abs() <= 1e-6 * area,
@@ -221,7 +221,7 @@ fn arms_down_matches_the_design_geometry() {
         let lift_r = s.probe(Some("lift_r")).unwrap();
         assert_eq!(lift_r.pose.rotations.get("upper_arm_r"), Some(&90.0));
         // The public helper finds the exact x-mirror.
-        assert!(mirror_vertex_map(&s.mesh()).is_some());
+        assert!(mirror_vertex_map(s.mesh()).is_some());
     }
 }
 
@@ -258,7 +258,7 @@ fn arms_touching_is_one_glued_shape() {
 #[test]
 fn layered_arms_are_separate_overlapping_components() {
     let s = scene("layered-arms", 4000, None);
-    let mesh = &s.mesh();
+    let mesh = s.mesh();
     let topo = mesh.topology();
     assert_eq!(topo.component_count(), 3);
     // Each component carries a single part, and the three parts differ.

@@ -73,7 +73,7 @@ fn two_rectangles(overlap: f64) -> (Scene, Weights) {
 fn posed(scene: &Scene, w: &Weights, bone: &str, degrees: f64) -> Vec<Point2<f64>> {
     linear_blend_skinning(
         scene.mesh().vertices(),
-        &scene.skeleton(),
+        scene.skeleton(),
         w,
         &Pose::rest().rotate(bone, degrees),
     )

@@ -122,7 +122,8 @@ fn widest_opening(scene: &Scene, weights: &Weights) -> f64 {
     for k in 1..=10 {
         let pose = Pose::rest().rotate("forearm", 15.0 * k as f64);
         let posed =
-            linear_blend_skinning(scene.mesh().vertices(), &scene.skeleton(), weights, &pose).unwrap();
+            linear_blend_skinning(scene.mesh().vertices(), scene.skeleton(), weights, &pose)
+                .unwrap();
         let o = measure_seams(scene, &seams, &posed, &options).unwrap();
         widest = widest.max(o[0].widest);
     }
@@ -247,7 +248,8 @@ fn layered_arms_blend_closes_the_shoulder_and_folds_in_the_lift() {
     let probe = scene.probes().iter().find(|p| p.name == "lift_l").unwrap();
     let measure = |w: &Weights| {
         let posed =
-            linear_blend_skinning(scene.mesh().vertices(), &scene.skeleton(), w, &probe.pose).unwrap();
+            linear_blend_skinning(scene.mesh().vertices(), scene.skeleton(), w, &probe.pose)
+                .unwrap();
         let widest = measure_seams(&scene, &seams, &posed, &options)
             .unwrap()
             .iter()

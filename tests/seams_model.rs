@@ -117,7 +117,12 @@ fn check_repaired(scene: &Scene, solvers: &[&str]) -> (Scene, Vec<(String, Weigh
         w.validate().unwrap();
         let diff = loaded.seams().max_weight_difference(&w);
         let opening = max_opening(&loaded, &w);
-        assert_eq!(diff, 0.0, "{} {name}: weight difference {diff}", scene.name());
+        assert_eq!(
+            diff,
+            0.0,
+            "{} {name}: weight difference {diff}",
+            scene.name()
+        );
         assert!(
             opening < 1e-6,
             "{} {name}: opening {opening} px",

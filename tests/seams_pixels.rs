@@ -26,7 +26,7 @@ fn the_open_elbow_shows_the_background_and_the_rest_pose_does_not() {
     let art = scene.art().unwrap();
     assert_eq!(art.images.len(), 2);
     assert_eq!(textures[0].image.get_pixel(0, 0).0, [255, 255, 255, 0]);
-    skinweights::render::check_uvs(&scene.mesh(), art, &textures).unwrap();
+    skinweights::render::check_uvs(scene.mesh(), art, &textures).unwrap();
     let weights = skinweights::solve(&scene, "heat").unwrap();
     let seams = find_seams(&scene, &SeamOptions::default()).unwrap();
     let gap = |degrees: f64| {
@@ -44,7 +44,7 @@ fn the_open_elbow_shows_the_background_and_the_rest_pose_does_not() {
         };
         let frame = Frame::fit(&posed, &view, 4.0).unwrap();
         let drawing = Drawing {
-            mesh: &scene.mesh(),
+            mesh: scene.mesh(),
             positions: &posed,
             art: Some(art),
             textures: &textures,

@@ -97,7 +97,7 @@ fn max_seam_separation(scene: &Scene, weights: &Weights, bone: &str) -> f64 {
     let mut worst: f64 = 0.0;
     for k in 0..=10 {
         let pose = Pose::rest().rotate(bone, 15.0 * k as f64);
-        let posed = linear_blend_skinning(pts, &scene.skeleton(), weights, &pose).unwrap();
+        let posed = linear_blend_skinning(pts, scene.skeleton(), weights, &pose).unwrap();
         for &(a, b) in &pairs {
             worst = worst.max((posed[a] - posed[b]).norm());
         }
@@ -130,7 +130,10 @@ fn assert_layers_kept(before: &Scene, after: &Scene) {
     }
     // Vertices are only appended: the old ones keep their part and texture coordinate.
     let n = before.mesh().vertex_count();
-    assert_eq!(&after.mesh().vertex_parts()[..n], before.mesh().vertex_parts());
+    assert_eq!(
+        &after.mesh().vertex_parts()[..n],
+        before.mesh().vertex_parts()
+    );
     assert_eq!(&b.uvs[..n], &a.uvs[..n]);
 }
 
@@ -273,7 +276,7 @@ fn smoothing_closes_weight_jumps_in_the_band_and_keeps_the_silhouette() {
     assert!(r.seam_difference[1] <= 1e-12, "{:?}", r.seam_difference);
     assert!(r.vertices_changed > 0 && r.band_vertices > 0);
     // Outer silhouette (boundary vertices off the seam) and everything far away: unchanged.
-    let mesh = &welded.mesh();
+    let mesh = welded.mesh();
     let mut unchanged = 0;
     for v in 0..mesh.vertex_count() {
         let p = mesh.vertices()[v];
@@ -478,7 +481,11 @@ fn bad_amounts_and_single_layer_scenes_are_typed_errors() {
     expect(merge_tiny_components(&scene, -3.0), &["island area"]);
     let one = common::scene_at("bar", 500);
     let single = Scene::from_mesh(
-        Mesh::new(one.mesh().vertices().to_vec(), one.mesh().triangles().to_vec()).unwrap(),
+        Mesh::new(
+            one.mesh().vertices().to_vec(),
+            one.mesh().triangles().to_vec(),
+        )
+        .unwrap(),
         Skeleton::new(vec![Bone::new(
             "a",
             Point2::new(0.0, 0.0),
@@ -515,7 +522,7 @@ fn bad_amounts_and_single_layer_scenes_are_typed_errors() {
     ));
     assert!(matches!(
         weld_seams(&single, 0.5),
-        Err(Error::SingleLayer { ref scene, .. }) if scene == &single.name()
+        Err(Error::SingleLayer { ref scene, .. }) if scene == single.name()
     ));
 }
 

@@ -176,7 +176,7 @@ fn weights_are_mirror_symmetric_for_every_solver() {
         ("bar", MirrorAxis::Y),
     ] {
         let s = scene(name);
-        let vm = mirror_vertex_map_about(&s.mesh(), axis).expect("mesh is mirror-symmetric");
+        let vm = mirror_vertex_map_about(s.mesh(), axis).expect("mesh is mirror-symmetric");
         let bm = bone_mirror(&s);
         for &solver in ALL {
             let w = weights(&s, solver);
@@ -190,7 +190,7 @@ fn weights_are_mirror_symmetric_for_every_solver() {
             assert!(worst <= 1e-6, "{solver} on {name}: asymmetry {worst:e}");
         }
     }
-    assert!(mirror_vertex_map(&scene("arms-down").mesh()).is_some());
+    assert!(mirror_vertex_map(scene("arms-down").mesh()).is_some());
 }
 
 #[test]
@@ -234,7 +234,7 @@ fn lift_l_drag(s: &Scene, w: &Weights) -> (f64, f64) {
     let probe = s.probe(Some("lift_l")).unwrap();
     let watched = probe.watched_vertices(s).unwrap();
     assert!(watched.len() > 200, "{} watched", watched.len());
-    let posed = linear_blend_skinning(s.mesh().vertices(), &s.skeleton(), w, &probe.pose).unwrap();
+    let posed = linear_blend_skinning(s.mesh().vertices(), s.skeleton(), w, &probe.pose).unwrap();
     let h = s.mesh().height();
     let d: Vec<f64> = watched
         .iter()

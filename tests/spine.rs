@@ -223,7 +223,7 @@ fn geometry<'a>(doc: &'a Value, skin: &str, slot: &str, name: &str) -> (&'a Valu
 
 /// Asserts two imports give the same mesh (positions within 1e-9 px) and weights (1e-12).
 fn assert_same_import(first: &SpineImport, again: &SpineImport, what: &str) {
-    let (m1, m2) = (&first.scene.mesh(), &again.scene.mesh());
+    let (m1, m2) = (first.scene.mesh(), again.scene.mesh());
     assert_eq!(m1.parts(), m2.parts(), "{what}");
     assert_eq!(m1.triangles(), m2.triangles(), "{what}");
     let d = max_distance(m1.vertices(), m2.vertices());
@@ -566,10 +566,7 @@ fn export_turns_bent_regions_into_meshes_with_the_option() {
         &options,
     )
     .unwrap();
-    let (first_art, again_art) = (
-        first.scene.art().unwrap(),
-        again.scene.art().unwrap(),
-    );
+    let (first_art, again_art) = (first.scene.art().unwrap(), again.scene.art().unwrap());
     let (mut moved, mut weight_err, mut pixel_err) = (0.0f64, 0.0f64, 0.0f64);
     for part in &regions {
         let old = first.report.attachments.iter().find(|a| &a.part == part);

@@ -387,7 +387,7 @@ fn every_example_imports_its_animations_as_clips() {
                 }
             }
             assert_eq!(clip.duration, last(anim), "{folder} {}", clip.name);
-            clip.check(&scene.skeleton()).unwrap();
+            clip.check(scene.skeleton()).unwrap();
         }
         total += n;
         scene.sanity_check().ok();

@@ -437,7 +437,12 @@ fn drag_other_skinning(scene: &Scene, w: &Weights, helper: bool) -> f64 {
     let rest = scene.mesh().vertices();
     let posed = if helper {
         let (mut sk, mut ww, mut pose) = (scene.skeleton().clone(), w.clone(), probe.pose.clone());
-        for b in scene.skeleton().bones().iter().filter(|b| b.parent.is_some()) {
+        for b in scene
+            .skeleton()
+            .bones()
+            .iter()
+            .filter(|b| b.parent.is_some())
+        {
             let (s2, w2, h) = HalfAngleHelper::add(&sk, &ww, &b.name).unwrap();
             pose = h.drive(&s2, &pose);
             (sk, ww) = (s2, w2);
@@ -831,7 +836,7 @@ fn browser_clip_playback() {
     // The page solves euclidean; `--reference` gives linear's weights as the "artist's".
     let reference = weights(&s, "linear", &[]);
     let ref_path = dir.path().join("reference.json");
-    skinweights::WeightsFile::new(&s.name(), "linear", s.skeleton().names(), &reference)
+    skinweights::WeightsFile::new(s.name(), "linear", s.skeleton().names(), &reference)
         .save(&ref_path)
         .unwrap();
     let (_view, port) = start_view(&[

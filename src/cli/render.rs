@@ -165,12 +165,12 @@ pub fn run(a: RenderArgs) -> Result<ExitCode> {
         offset: parse_offset(&a.offset)?,
     };
     let frame = Frame::fit(&positions, &view, 2.0)?;
-    let textures = match &scene.art() {
+    let textures = match scene.art() {
         Some(art) => Texture::load_art(art)?,
         None => Vec::new(),
     };
     let drawing = Drawing {
-        mesh: &scene.mesh(),
+        mesh: scene.mesh(),
         positions: &positions,
         art: scene.art(),
         textures: &textures,
@@ -302,7 +302,7 @@ fn run_clip(a: RenderArgs) -> Result<ExitCode> {
         .flat_map(|f| f.positions.iter().copied())
         .collect();
     let frame = Frame::fit(&all, &view, 2.0)?;
-    let textures = match &scene.art() {
+    let textures = match scene.art() {
         Some(art) => Texture::load_art(art)?,
         None => Vec::new(),
     };
@@ -328,7 +328,7 @@ fn run_clip(a: RenderArgs) -> Result<ExitCode> {
                 .iter()
                 .map(|set| {
                     let drawing = Drawing {
-                        mesh: &scene.mesh(),
+                        mesh: scene.mesh(),
                         positions: &set[i].positions,
                         art: scene.art(),
                         textures: &textures,

@@ -177,7 +177,7 @@ fn write_weights(
     if let Some(o) = &r.consistent.overlap {
         println!("{o}");
     }
-    WeightsFile::new(&fixed.name(), name, fixed.skeleton().names(), &weights).save(path)?;
+    WeightsFile::new(fixed.name(), name, fixed.skeleton().names(), &weights).save(path)?;
     println!(
         "wrote {}; check it with: skinweights lint {} {}",
         path.display(),

@@ -58,7 +58,7 @@ pub fn run(a: SolveArgs) -> Result<ExitCode> {
     }
     WeightsFile::save_weights(
         &a.output,
-        &scene.name(),
+        scene.name(),
         &a.solver,
         &scene.skeleton().names(),
         &weights,

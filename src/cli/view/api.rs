@@ -124,7 +124,10 @@ impl Viewer {
     pub fn new(scene: Scene, seeds: bool, builtin_vertices: usize) -> Result<Self> {
         check_size(&scene)?;
         let builtin = BUILTIN_SCENES.contains(&scene.name());
-        let key = (scene.name().to_string(), builtin.then_some(builtin_vertices));
+        let key = (
+            scene.name().to_string(),
+            builtin.then_some(builtin_vertices),
+        );
         Ok(Viewer {
             startup: key.clone(),
             seeds,
@@ -222,7 +225,8 @@ impl Viewer {
                         "solver",
                         format!(
                             "{} panicked on {}; please report it",
-                            req.solver, scene.name()
+                            req.solver,
+                            scene.name()
                         ),
                     )
                 })??;
@@ -300,7 +304,7 @@ impl Viewer {
             .as_deref()
             .ok_or_else(|| Error::field("clip", "name the clip to play"))?;
         let clip = scene.clip(name)?;
-        clip.check(&scene.skeleton())?;
+        clip.check(scene.skeleton())?;
         let fps = req.fps.unwrap_or(skinweights::animation::DEFAULT_FPS);
         let times = clip.frame_times(fps)?;
         let count = times.len().saturating_mul(scene.mesh().vertex_count());
@@ -383,7 +387,11 @@ pub fn default_state(scene: &Scene, seeds: bool, vertices: Option<usize>) -> Val
         .or(scene.skeleton().bones().first())
         .map(|b| b.name.clone());
     let pose = scene.probes().first().map(|p| p.pose.rotations.clone());
-    let colour = if scene.art().is_some() { "art" } else { "blend" };
+    let colour = if scene.art().is_some() {
+        "art"
+    } else {
+        "blend"
+    };
     json!({
         "scene": scene.name(), "vertices": vertices, "solver": "heat+mask", "options": {},
         "pose": pose.unwrap_or_default(), "skinning": "lbs", "colour": colour, "bone": joint,
@@ -429,16 +437,16 @@ pub fn live_metrics(
         watch: probe.watch.clone(),
     };
     let drag = drag_of_positions(scene, &probe, posed)?;
-    let (distortion_max, distortion_p99) = max_and_p99(&distortion(&scene.mesh(), posed));
+    let (distortion_max, distortion_p99) = max_and_p99(&distortion(scene.mesh(), posed));
     let m = LiveMetrics {
         probe: probe.name.clone(),
         drag_max_pct: drag.max_pct(),
         drag_mean_pct: drag.mean_pct(),
         leaked_weight: leaked_weight(scene, weights, &probe)?,
-        flipped: flipped_triangles(&scene.mesh(), posed),
+        flipped: flipped_triangles(scene.mesh(), posed),
         distortion_max,
         distortion_p99,
-        area_change_pct: area_change_pct(&scene.mesh(), posed),
+        area_change_pct: area_change_pct(scene.mesh(), posed),
     };
     let pct = 100.0 / drag.height;
     Ok((m, drag.displacement.iter().map(|d| d * pct).collect()))
@@ -467,7 +475,12 @@ pub fn posed_positions(
             // One helper per joint, added in bone order; each moves that joint's blend.
             let (mut skeleton, mut w, mut driven) =
                 (scene.skeleton().clone(), weights.clone(), pose.clone());
-            for bone in scene.skeleton().bones().iter().filter(|b| b.parent.is_some()) {
+            for bone in scene
+                .skeleton()
+                .bones()
+                .iter()
+                .filter(|b| b.parent.is_some())
+            {
                 let (ext, ext_w, helper) = HalfAngleHelper::add(&skeleton, &w, &bone.name)?;
                 driven = helper.drive(&ext, &driven);
                 (skeleton, w) = (ext, ext_w);
@@ -521,7 +534,7 @@ pub fn option_pairs(raw: &BTreeMap<String, Value>) -> Result<Vec<(String, String
 /// positions from it when it runs without the server), parts, bones, probes with their
 /// watched vertices, the owning bone of every vertex (for drag), height and area.
 pub fn scene_json(scene: &Scene) -> Result<Value> {
-    let mesh = &scene.mesh();
+    let mesh = scene.mesh();
     let bones = scene.skeleton().bones();
     let probes = scene
         .probes()
@@ -645,7 +658,7 @@ pub fn floats_base64(values: impl Iterator<Item = f64>, exact: bool) -> String {
 pub fn check_size(scene: &Scene) -> Result<()> {
     let n = scene.mesh().vertex_count();
     if n > MAX_VIEW_VERTICES {
-        return Err(too_large(&scene.name(), n));
+        return Err(too_large(scene.name(), n));
     }
     Ok(())
 }
@@ -802,7 +815,7 @@ mod tests {
             assert!(err < 1e-9, "{mode:?} moves the rest pose by {err}");
             let p = posed_positions(scene, &w.weights, &bent, mode).unwrap();
             assert!(p.iter().all(|q| q.x.is_finite() && q.y.is_finite()));
-            at_bend.push(area_change_pct(&scene.mesh(), &p));
+            at_bend.push(area_change_pct(scene.mesh(), &p));
         }
         // LBS loses the most area at a 120-degree bend; DQS and helpers less (the seed's
         // candy-wrapper).

@@ -10,7 +10,7 @@ use common::{scene_at, skinweights, small_scene, solved, text};
 use nalgebra::{Point2, Vector2};
 use serde_json::Value;
 use skinweights::animation::{
-    apply_ik, BoneTrack, ChannelKind, Clip, Curve, Easing, IkConstraint, Key,
+    apply_ik, BoneTrack, ChannelKind, Clip, Curve, Easing, IkConstraint, IkKey, IkTrack, Key,
 };
 use skinweights::io::{save_scene, scene_from_json, scene_to_json, WeightsFile};
 use skinweights::metrics::clip::{clip_metrics, clips_metrics, ClipMetrics, ClipOptions};
@@ -548,6 +548,45 @@ fn clips_and_ik_round_trip_through_the_scene_file() {
     let (back, _) = scene_from_json(&text, None).unwrap();
     assert_eq!(back.clips(), scene.clips());
     assert_eq!(back.ik(), scene.ik());
+}
+
+/// `Scene::without_ik` drops the constraints and the clips' IK tracks together (a clip keying
+/// a constraint the scene lacks is refused), so the clip poses are the sampled ones.
+#[test]
+fn without_ik_drops_the_constraints_and_the_clips_ik_tracks() {
+    let ik = IkConstraint::new(
+        "arm",
+        vec!["upper_arm_l".into(), "forearm_l".into()],
+        "upper_arm_r",
+    );
+    let wave = Clip::new("wave", 1.0)
+        .with_track(BoneTrack::new("upper_arm_l").with(
+            ChannelKind::Rotation,
+            vec![Key::new(0.0, 0.0), Key::new(1.0, -90.0)],
+        ))
+        .with_ik_track(IkTrack::new(
+            "arm",
+            vec![IkKey::new(0.0, 1.0), IkKey::new(1.0, 0.5)],
+        ));
+    let scene = small_scene("arms-down")
+        .with_animation(vec![wave], vec![ik])
+        .unwrap();
+    assert!(matches!(
+        scene
+            .clone()
+            .with_animation(scene.clips().to_vec(), Vec::new()),
+        Err(Error::InvalidIk { .. })
+    ));
+    let plain = scene.clone().without_ik();
+    plain.sanity_check().unwrap();
+    assert!(plain.ik().is_empty() && plain.clips()[0].ik.is_empty());
+    assert_eq!(plain.clips()[0].tracks, scene.clips()[0].tracks);
+    let (with, without) = (&scene.clips()[0], &plain.clips()[0]);
+    for t in [0.0, 0.5, 1.0] {
+        let sampled = without.sample(plain.skeleton(), t).unwrap();
+        assert_eq!(plain.clip_pose(without, t).unwrap(), sampled);
+        assert_ne!(scene.clip_pose(with, t).unwrap(), sampled, "t {t}");
+    }
 }
 
 #[test]

@@ -5,7 +5,7 @@ use skinweights::mesh::{mesh_outline, MeshingOptions, Outline};
 use skinweights::scene::{
     arms_down_outline, mirror_vertex_map, mirror_vertex_map_about, MirrorAxis, BUILTIN_SCENES,
 };
-use skinweights::{builtin_scene, BuiltinOptions, Error, Mesh, Scene};
+use skinweights::{builtin_scene, BuiltinOptions, Error, Mesh, Pose, Scene};
 
 fn p(x: f64, y: f64) -> Point2<f64> {
     Point2::new(x, y)
@@ -497,4 +497,47 @@ fn loops_without_segments_use_spade_exclusion_correctly() {
     assert!((area_of(&v, &t) - 64.0).abs() < 1e-9 * 64.0);
     assert_eq!(mesh.topology().boundary_loops().len(), 2);
     assert!((r.vertices as f64 - 2000.0).abs() < 200.0, "{r:?}");
+}
+
+/// A scene is changed only through methods that check what they are given: `with_probes`
+/// refuses what `Scene::new` refuses, `with_name` changes the name alone, and the result
+/// passes `sanity_check`.
+#[test]
+fn probes_and_name_change_through_checking_methods() {
+    let s = scene("arms-down", 500, None);
+    let probes = s.probes().to_vec();
+    assert!(!probes.is_empty());
+    let renamed = s.clone().with_name("renamed");
+    assert_eq!(renamed.name(), "renamed");
+    assert_eq!(renamed.probes(), s.probes());
+    assert_eq!(renamed.mesh().vertices(), s.mesh().vertices());
+    let mut unknown_bone = probes.clone();
+    unknown_bone[0].pose = Pose::rest().rotate("no_such_bone", 10.0);
+    assert!(matches!(
+        s.clone().with_probes(unknown_bone),
+        Err(Error::UnknownBone { ref bone, .. }) if bone == "no_such_bone"
+    ));
+    let mut twice = probes.clone();
+    twice.push(probes[0].clone());
+    assert!(matches!(
+        s.clone().with_probes(twice),
+        Err(Error::InvalidField { ref field, .. }) if field.ends_with(".name")
+    ));
+    let mut out_of_range = probes.clone();
+    out_of_range[0].watch.vertices = Some(vec![s.mesh().vertex_count()]);
+    assert!(matches!(
+        s.clone().with_probes(out_of_range),
+        Err(Error::InvalidField { ref field, .. }) if field.ends_with(".watch.vertices")
+    ));
+    let mut unknown_part = probes.clone();
+    unknown_part[0].watch.part = Some("no_such_part".into());
+    assert!(matches!(
+        s.clone().with_probes(unknown_part),
+        Err(Error::UnknownPart { .. })
+    ));
+    let one = s.clone().with_probes(probes[..1].to_vec()).unwrap();
+    assert_eq!(one.probes(), &probes[..1]);
+    one.sanity_check().unwrap();
+    let none = s.with_probes(Vec::new()).unwrap();
+    assert!(none.probes().is_empty() && none.probe(None).is_err());
 }

@@ -102,7 +102,7 @@ fn bench_cholesky(c: &mut Criterion) {
     });
     g.bench_function("faer (nested dissection, supernodal)", |b| {
         b.iter(|| {
-            let order = nested_dissection(&s.mesh);
+            let order = nested_dissection(s.mesh());
             let f = Factorization::new(&system.lower, Some(&order)).expect("factor");
             let mut x = system.rhs.clone();
             f.solve_in_place(x.as_mut(), 1);
@@ -137,7 +137,7 @@ fn bench_ordering(c: &mut Criterion) {
     for (name, nd) in [("AMD", false), ("nested dissection", true)] {
         g.bench_function(name, |b| {
             b.iter(|| {
-                let order = nd.then(|| nested_dissection(&s.mesh));
+                let order = nd.then(|| nested_dissection(s.mesh()));
                 let f = Factorization::new(&system.lower, order.as_deref()).expect("factor");
                 let mut x = system.rhs.clone();
                 f.solve_in_place(x.as_mut(), 1);
@@ -150,16 +150,16 @@ fn bench_ordering(c: &mut Criterion) {
 
 fn bench_dijkstra(c: &mut Criterion) {
     let s = scene(500_000);
-    let vis = Visibility::new(&s.mesh);
-    let bone = s.skeleton.index_of("upper_arm_l").expect("bone");
+    let vis = Visibility::new(s.mesh());
+    let bone = s.skeleton().index_of("upper_arm_l").expect("bone");
     let seeds = bone_seeds(&s, &vis, bone);
-    let n = s.mesh.vertex_count();
-    let pts = s.mesh.vertices();
-    let mut graph = UnGraph::<(), f64>::with_capacity(n + 1, s.mesh.topology().edges().len() + n);
+    let n = s.mesh().vertex_count();
+    let pts = s.mesh().vertices();
+    let mut graph = UnGraph::<(), f64>::with_capacity(n + 1, s.mesh().topology().edges().len() + n);
     for _ in 0..=n {
         graph.add_node(());
     }
-    for &[a, b] in s.mesh.topology().edges() {
+    for &[a, b] in s.mesh().topology().edges() {
         graph.add_edge(
             NodeIndex::new(a),
             NodeIndex::new(b),
@@ -177,7 +177,7 @@ fn bench_dijkstra(c: &mut Criterion) {
         .warm_up_time(Duration::from_secs(1))
         .measurement_time(Duration::from_secs(5));
     g.bench_function("ours (CSR, multi-source)", |b| {
-        b.iter(|| multi_source_dijkstra(&s.mesh, &seeds))
+        b.iter(|| multi_source_dijkstra(s.mesh(), &seeds))
     });
     g.bench_function("petgraph (virtual source)", |b| {
         b.iter(|| petgraph::algo::dijkstra(&graph, source, None, |e| *e.weight()))

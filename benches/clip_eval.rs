@@ -79,7 +79,7 @@ fn scene() -> Scene {
         },
     )
     .unwrap();
-    let names = s.skeleton.names();
+    let names = s.skeleton().names();
     let clip = Clip::new("swing", 0.99)
         .with_track(BoneTrack::new(&names[1]).with(
             ChannelKind::Rotation,
@@ -100,9 +100,9 @@ fn scene() -> Scene {
 /// Two bones blended across the joint (the upper bone's tail) over `width` px with a
 /// smoothstep: the reference and the weights differ only in the width.
 fn blend(scene: &Scene, width: f64) -> Weights {
-    let joint = scene.skeleton.bones()[0].tail.x;
-    let mut data = Vec::with_capacity(scene.mesh.vertex_count() * 2);
-    for v in scene.mesh.vertices() {
+    let joint = scene.skeleton().bones()[0].tail.x;
+    let mut data = Vec::with_capacity(scene.mesh().vertex_count() * 2);
+    for v in scene.mesh().vertices() {
         let u = ((v.x - joint) / width + 0.5).clamp(0.0, 1.0);
         let child = u * u * (3.0 - 2.0 * u);
         data.extend([1.0 - child, child]);
@@ -115,15 +115,15 @@ fn bench(c: &mut Criterion) {
     let reference = blend(&scene, 20.0);
     let weights = blend(&scene, 60.0);
     let options = ClipOptions::default().with_fps(100.0);
-    let clip = &scene.clips[0];
+    let clip = &scene.clips()[0];
     let m = clip_metrics(&scene, &weights, Some(&reference), clip, &options).unwrap();
     assert_eq!(m.frames, 100);
     assert!(m.deviation_max_px.unwrap() > 0.0);
     eprintln!(
         "bar {} vertices, {} triangles: deviation max {:.4} px, p95 {:.4}, mean {:.4}, \
          flipped max {}, area change max {:.3} %",
-        scene.mesh.vertex_count(),
-        scene.mesh.triangle_count(),
+        scene.mesh().vertex_count(),
+        scene.mesh().triangle_count(),
         m.deviation_max_px.unwrap(),
         m.deviation_p95_px.unwrap(),
         m.deviation_mean_px.unwrap(),

@@ -54,7 +54,7 @@ fn bench(c: &mut Criterion) {
         let r = contour.measure(&posed).unwrap();
         eprintln!(
             "bar {} vertices, {} boundary edges, bend {theta}: {} crossings, area {:.1} px²",
-            bar.mesh.vertex_count(),
+            bar.mesh().vertex_count(),
             contour.boundary_edge_count(),
             r.crossings(),
             r.area_px2
@@ -74,7 +74,7 @@ fn bench(c: &mut Criterion) {
     let r = contour.measure(&posed).unwrap();
     eprintln!(
         "figure {} vertices, {} boundary edges, lift_l: {} crossings, area {:.1} px²",
-        figure.mesh.vertex_count(),
+        figure.mesh().vertex_count(),
         contour.boundary_edge_count(),
         r.crossings(),
         r.area_px2

@@ -40,8 +40,8 @@ fn bench(c: &mut Criterion) {
         },
     )
     .unwrap();
-    assert!(scene.mesh.triangle_count() >= 10_000);
-    let (lo, hi) = scene.mesh.bounds();
+    assert!(scene.mesh().triangle_count() >= 10_000);
+    let (lo, hi) = scene.mesh().bounds();
     let extent = (hi - lo).max();
     // A texture with smooth colour, some transparency, and uvs spanning it.
     let tex = RgbaImage::from_fn(TEXTURE, TEXTURE, |x, y| {
@@ -60,13 +60,13 @@ fn bench(c: &mut Criterion) {
             alpha: AlphaMode::Straight,
         }],
         uvs: scene
-            .mesh
+            .mesh()
             .vertices()
             .iter()
             .map(|p| Point2::new((p.x - lo.x) / extent * t, (hi.y - p.y) / extent * t))
             .collect(),
         layers: scene
-            .mesh
+            .mesh()
             .parts()
             .iter()
             .map(|p| Layer {
@@ -91,9 +91,9 @@ fn bench(c: &mut Criterion) {
         ],
     };
     let drawing = Drawing {
-        mesh: &scene.mesh,
-        positions: scene.mesh.vertices(),
-        art: scene.art.as_ref(),
+        mesh: scene.mesh(),
+        positions: scene.mesh().vertices(),
+        art: scene.art(),
         textures: &textures,
     };
     let options = RenderOptions {

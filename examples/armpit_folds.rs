@@ -30,7 +30,7 @@ fn main() -> skinweights::Result<()> {
             },
         )?;
         let probe = scene.probe(Some("lift_l"))?;
-        let (mesh, pts) = (&scene.mesh, scene.mesh.vertices());
+        let (mesh, pts) = (scene.mesh(), scene.mesh().vertices());
         // Concave boundary corners: the outline turns clockwise there.
         let mut corners = Vec::new();
         for lp in mesh.topology().boundary_loops() {
@@ -66,7 +66,7 @@ fn main() -> skinweights::Result<()> {
                     farthest = farthest.max(d);
                 }
             }
-            let dqs = dual_quaternion_skinning(pts, &scene.skeleton, &weights, &probe.pose)?;
+            let dqs = dual_quaternion_skinning(pts, scene.skeleton(), &weights, &probe.pose)?;
             println!(
                 "{vertices:>7} vertices  {name:<6} {flips:>3} flipped, all within {farthest:.2} of a \
                  concave corner; with DQS instead of LBS: {} flipped",

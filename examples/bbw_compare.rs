@@ -68,7 +68,7 @@ fn main() -> skinweights::Result<()> {
             println!(
                 "{} vertices, {name}: {:.3} s, {:.2}x faster than the first, \
                  {} drag {:.3}%, max weight difference to the first {:.2e}",
-                scene.mesh.vertex_count(),
+                scene.mesh().vertex_count(),
                 run.0,
                 runs[0].0 / run.0,
                 probe.name,

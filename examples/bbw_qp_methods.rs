@@ -28,8 +28,8 @@ fn main() -> skinweights::Result<()> {
     let bones = args
         .get(1)
         .and_then(|s| s.parse().ok())
-        .unwrap_or(scene.skeleton.len())
-        .min(scene.skeleton.len());
+        .unwrap_or(scene.skeleton().len())
+        .min(scene.skeleton().len());
     let o = BbwOptions::default();
     let t = Instant::now();
     let system = BiharmonicSystem::assemble(&scene, &o)?;
@@ -40,9 +40,9 @@ fn main() -> skinweights::Result<()> {
     println!(
         "arms-down: {} vertices ({} free), assembly {assembled:.3} s; active set, all {} \
          bones: {active_set:.3} s",
-        scene.mesh.vertex_count(),
+        scene.mesh().vertex_count(),
         system.free.len(),
-        scene.skeleton.len()
+        scene.skeleton().len()
     );
     let upper = vec![1.0; system.free.len()];
     let mut interior_total = 0.0;

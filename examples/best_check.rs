@@ -20,7 +20,7 @@ fn measure(scene: &Scene, solver: &str, options: &[(String, String)]) -> (f64, u
         .weights;
     let secs = t.elapsed().as_secs_f64();
     let (mut drag, mut flips, mut dirichlet) = (0.0f64, 0, 0.0);
-    for probe in &scene.probes {
+    for probe in scene.probes() {
         let m = evaluate(scene, &w, probe).expect("evaluate");
         drag = drag.max(m.drag_max_pct);
         flips = flips.max(m.flipped);
@@ -44,15 +44,15 @@ fn main() -> skinweights::Result<()> {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("data");
     let mut scenes: Vec<Scene> = Vec::new();
     for gap in [0.0, 2.0, 12.0, 48.0] {
-        let mut s = builtin_scene(
+        let s = builtin_scene(
             "arms-down",
             &BuiltinOptions {
                 gap: Some(gap),
                 vertices,
                 ..Default::default()
             },
-        )?;
-        s.name = format!("arms-down {gap}");
+        )?
+        .with_name(format!("arms-down {gap}"));
         scenes.push(s);
     }
     scenes.push(builtin_scene(
@@ -90,15 +90,16 @@ fn main() -> skinweights::Result<()> {
         )?;
         scenes.push(s);
     }
-    let mut db = load_dragonbones(root.join("dragonbones-you-xin/body_ske.json"))?.scene;
-    db.name = "DragonBones".into();
+    let db = load_dragonbones(root.join("dragonbones-you-xin/body_ske.json"))?
+        .scene
+        .with_name("DragonBones");
     scenes.push(db);
     for scene in &scenes {
         let (hd, hf, he, ht) = measure(scene, "heat", &[]);
         print!(
             "{:>18} {:>6}v heat {hd:.3}/{hf}/{ht:.2}s |",
-            scene.name,
-            scene.mesh.vertex_count()
+            scene.name(),
+            scene.mesh().vertex_count()
         );
         for v in &variants {
             let (d, f, e, t) = measure(scene, "best", v);

@@ -35,7 +35,7 @@ fn main() -> skinweights::Result<()> {
             },
         )?
     };
-    let bones = scene.skeleton.bones();
+    let bones = scene.skeleton().bones();
     for s in solvers.split(',') {
         let opts: Vec<(String, String)> = if s == "heat" { vec![] } else { options.clone() };
         // `best` takes its recipe's constants too (feature `internals`).
@@ -49,7 +49,7 @@ fn main() -> skinweights::Result<()> {
         .weights;
         if let Ok(b) = std::env::var("DUMP_BOX") {
             let f: Vec<f64> = b.split(',').map(|x| x.parse().unwrap()).collect();
-            for (v, p) in scene.mesh.vertices().iter().enumerate() {
+            for (v, p) in scene.mesh().vertices().iter().enumerate() {
                 if p.x >= f[0] && p.x <= f[1] && p.y >= f[2] && p.y <= f[3] {
                     let row: Vec<String> = (0..w.bone_count())
                         .filter(|&j| w.get(v, j) > 1e-3)
@@ -59,13 +59,13 @@ fn main() -> skinweights::Result<()> {
                 }
             }
         }
-        for probe in &scene.probes {
+        for probe in scene.probes() {
             let m = evaluate(&scene, &w, probe)?;
             let posed = posed_positions(&scene, &w, &probe.pose)?;
-            let pts = scene.mesh.vertices();
+            let pts = scene.mesh().vertices();
             // The smallest posed / rest area ratio: how close the pose is to folding.
             let (ratio, at) = scene
-                .mesh
+                .mesh()
                 .triangles()
                 .iter()
                 .map(|t| {
@@ -88,7 +88,7 @@ fn main() -> skinweights::Result<()> {
                 "{s:>6} {:>7}: drag {:.3}% flips {} dirichlet {:.1} min area ratio {ratio:.3} at ({:.1}, {:.1})",
                 probe.name, m.drag_max_pct, m.flipped, m.dirichlet, at.x, at.y
             );
-            for t in scene.mesh.triangles() {
+            for t in scene.mesh().triangles() {
                 let a =
                     |p: &[nalgebra::Point2<f64>]| (p[t[1]] - p[t[0]]).perp(&(p[t[2]] - p[t[0]]));
                 if a(&posed) <= 0.0 {

@@ -62,8 +62,8 @@ fn main() {
         }
         println!(
             "| {name} | {} | {} | {h:.3} | {b:.3} | {:.2} |",
-            scene.mesh.vertex_count(),
-            scene.skeleton.len(),
+            scene.mesh().vertex_count(),
+            scene.skeleton().len(),
             b / h
         );
     }

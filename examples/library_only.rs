@@ -34,7 +34,7 @@ fn main() -> skinweights::Result<()> {
     let scene = Scene::from_mesh(mesh, skeleton)?;
     let bend = Pose::rest().rotate("lower", 90.0);
     let tip = scene
-        .mesh
+        .mesh()
         .vertices()
         .iter()
         .position(|p| p.x == 200.0 && p.y == 0.0)
@@ -46,15 +46,15 @@ fn main() -> skinweights::Result<()> {
         let solution = solver.solve(&scene)?;
         solution.weights.validate()?;
         let posed = linear_blend_skinning(
-            scene.mesh.vertices(),
-            &scene.skeleton,
+            scene.mesh().vertices(),
+            scene.skeleton(),
             &solution.weights,
             &bend,
         )?;
         println!(
             "{:<10} {} vertices in {:.3} s; the tip (200, 0) goes to ({:.2}, {:.2})",
             solution.report.solver,
-            scene.mesh.vertex_count(),
+            scene.mesh().vertex_count(),
             solution.report.seconds,
             posed[tip].x,
             posed[tip].y

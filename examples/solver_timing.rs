@@ -58,8 +58,8 @@ fn main() -> skinweights::Result<()> {
     };
     println!(
         "{scene_name}: {} vertices, {} bones, meshed in {:.2} s, peak {:.0} MB",
-        scene.mesh.vertex_count(),
-        scene.skeleton.len(),
+        scene.mesh().vertex_count(),
+        scene.skeleton().len(),
         t.elapsed().as_secs_f64(),
         peak_rss_mb()
     );
@@ -189,15 +189,15 @@ pub fn geodesic_stages(scene: &skinweights::Scene) {
     use skinweights::solvers::internals::multi_source_dijkstra;
     use skinweights::solvers::internals::Visibility;
     let t = Instant::now();
-    let vis = Visibility::new(&scene.mesh);
+    let vis = Visibility::new(scene.mesh());
     println!("  visibility structure: {:.3} s", t.elapsed().as_secs_f64());
-    for (j, b) in scene.skeleton.bones().iter().enumerate() {
+    for (j, b) in scene.skeleton().bones().iter().enumerate() {
         let t = Instant::now();
         let seeds = bone_seeds(scene, &vis, j);
         let t_seeds = t.elapsed().as_secs_f64();
         let seeded = seeds.iter().filter(|d| d.is_finite()).count();
         let t = Instant::now();
-        let _ = multi_source_dijkstra(&scene.mesh, &seeds);
+        let _ = multi_source_dijkstra(scene.mesh(), &seeds);
         println!(
             "  {:>12}: seeds {t_seeds:.3} s ({:.0}% visible), dijkstra {:.3} s",
             b.name,

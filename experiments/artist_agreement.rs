@@ -178,7 +178,7 @@ fn evaluate(character: &Character, dir: &Path) -> Res<()> {
     let dir = dir.to_path_buf();
     println!("## {}\n", character.file);
     let scene = &character.scene;
-    let names = scene.skeleton.names();
+    let names = scene.skeleton().names();
     let artist = &character.artist;
 
     // Each mesh with the bones the artist used on it.
@@ -201,7 +201,7 @@ fn evaluate(character: &Character, dir: &Path) -> Res<()> {
     let mut agreement = Vec::new();
     let mut assembled = Vec::new();
     for solver in PER_MESH_SOLVERS {
-        let mut full = Weights::zeros(scene.mesh.vertex_count(), scene.skeleton.len());
+        let mut full = Weights::zeros(scene.mesh().vertex_count(), scene.skeleton().len());
         let mut total_time = 0.0;
         for (name, cut) in &parts {
             bar.set_message(format!("{solver} on {name}"));
@@ -242,7 +242,7 @@ fn evaluate(character: &Character, dir: &Path) -> Res<()> {
     let labelled: Vec<(String, &Weights)> = std::iter::once(("artist".to_string(), artist))
         .chain(assembled.iter().map(|(n, w, _)| (n.clone(), w)))
         .collect();
-    for probe in &scene.probes {
+    for probe in scene.probes() {
         for (label, w) in &labelled {
             let d = drag(scene, w, probe)?;
             drag_rows.push(DragRow {
@@ -258,7 +258,7 @@ fn evaluate(character: &Character, dir: &Path) -> Res<()> {
     write_text(&dir, "drag.csv", &drag_csv(&drag_rows))?;
     print_summary(&agreement, &drag_rows);
 
-    if let Some(probe) = scene.probes.first() {
+    if let Some(probe) = scene.probes().first() {
         let scale = drag_rows
             .iter()
             .filter(|r| r.probe == probe.name)

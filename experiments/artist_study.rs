@@ -166,7 +166,7 @@ struct MeshGeometry {
 
 impl MeshGeometry {
     fn of(cut: &SubScene) -> MeshGeometry {
-        let mesh = &cut.scene.mesh;
+        let mesh = cut.scene.mesh();
         let points = mesh.vertices();
         let diagonal = diagonal_of(points).max(f64::MIN_POSITIVE);
         let inside = |p: Point2<f64>| {
@@ -179,7 +179,7 @@ impl MeshGeometry {
                 (x >= 0.0 && y >= 0.0 && z >= 0.0) || (x <= 0.0 && y <= 0.0 && z <= 0.0)
             })
         };
-        let bones = cut.scene.skeleton.bones();
+        let bones = cut.scene.skeleton().bones();
         let class = bones
             .iter()
             .map(|bone| {
@@ -301,7 +301,7 @@ fn accumulate(
 }
 
 fn print_mesh(rig: &Rig, cut: &SubScene, geo: &MeshGeometry, solved: &[(String, Weights)]) {
-    let bones = cut.scene.skeleton.bones();
+    let bones = cut.scene.skeleton().bones();
     println!("{} mesh, {} vertices", rig.name, cut.vertices.len());
     for (b, bone) in bones.iter().enumerate() {
         println!(
@@ -310,7 +310,7 @@ fn print_mesh(rig: &Rig, cut: &SubScene, geo: &MeshGeometry, solved: &[(String, 
         );
     }
     for (i, &v) in cut.vertices.iter().enumerate() {
-        let p = cut.scene.mesh.vertices()[i];
+        let p = cut.scene.mesh().vertices()[i];
         let mut line = format!("  v{i} ({:.1}, {:.1})", p.x, p.y);
         for (name, w) in solved {
             let row: Vec<String> = cut

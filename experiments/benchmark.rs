@@ -153,7 +153,7 @@ fn run(cli: &Cli) -> Res<()> {
     let clip_frames: Vec<ArtistClipFrames> = rigs
         .iter()
         .map(|r| {
-            ArtistClipFrames::new(&r.scene, &r.artist, &r.scene.clips, cli.fps)
+            ArtistClipFrames::new(&r.scene, &r.artist, r.scene.clips(), cli.fps)
                 .map_err(|e| format!("{}: {e}", r.name).into())
         })
         .collect::<Res<_>>()?;
@@ -210,10 +210,10 @@ fn run(cli: &Cli) -> Res<()> {
             .map(|(r, f)| RigInfo {
                 name: r.name.clone(),
                 fold: r.fold.clone(),
-                vertices: r.scene.mesh.vertex_count(),
-                bones: r.scene.skeleton.len(),
+                vertices: r.scene.mesh().vertex_count(),
+                bones: r.scene.skeleton().len(),
                 meshes: r.meshes.len(),
-                clips: r.scene.clips.len(),
+                clips: r.scene.clips().len(),
                 clip_frames: f.frame_count(),
             })
             .collect(),
@@ -243,7 +243,7 @@ fn deforming_bones(rig: &Rig) -> Vec<usize> {
         .meshes
         .iter()
         .flat_map(|(_, bones)| bones.iter())
-        .filter_map(|b| rig.scene.skeleton.index_of(b))
+        .filter_map(|b| rig.scene.skeleton().index_of(b))
         .collect();
     out.sort_unstable();
     out.dedup();
@@ -254,7 +254,7 @@ fn deforming_bones(rig: &Rig) -> Vec<usize> {
 fn solve_whole(rig: &Rig, deforming: &[usize], solver: &str) -> Res<(Weights, Option<String>)> {
     let names: Vec<String> = deforming
         .iter()
-        .map(|&b| rig.scene.skeleton.bones()[b].name.clone())
+        .map(|&b| rig.scene.skeleton().bones()[b].name.clone())
         .collect();
     let cut = SubScene::with_bones(&rig.scene, &names)?;
     let (solved, failure) = match solve_spec(&cut.scene, solver) {
@@ -264,7 +264,7 @@ fn solve_whole(rig: &Rig, deforming: &[usize], solver: &str) -> Res<(Weights, Op
             Some(e.to_string()),
         ),
     };
-    let mut full = Weights::zeros(rig.scene.mesh.vertex_count(), rig.scene.skeleton.len());
+    let mut full = Weights::zeros(rig.scene.mesh().vertex_count(), rig.scene.skeleton().len());
     cut.scatter(&solved, &mut full)?;
     Ok((full, failure))
 }

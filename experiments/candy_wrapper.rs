@@ -189,10 +189,10 @@ struct Posed {
 
 /// Per-vertex posed/rest area ratio of the incident triangles.
 fn vertex_area_ratio(scene: &Scene, posed: &[Point2<f64>]) -> Vec<Option<f64>> {
-    let n = scene.mesh.vertex_count();
+    let n = scene.mesh().vertex_count();
     let (mut rest, mut now) = (vec![0.0; n], vec![0.0; n]);
-    let r = scene.mesh.vertices();
-    for t in scene.mesh.triangles() {
+    let r = scene.mesh().vertices();
+    for t in scene.mesh().triangles() {
         let a0 = skinweights::mesh::signed_area2(&r[t[0]], &r[t[1]], &r[t[2]]);
         let a1 = skinweights::mesh::signed_area2(&posed[t[0]], &posed[t[1]], &posed[t[2]]);
         for &v in t {
@@ -255,7 +255,7 @@ fn bulge_pct(posed: &[Point2<f64>], theta: f64) -> f64 {
 
 /// The mesh's columns across the band: top boundary vertex (x, 20) and its mirror.
 fn mesh_columns(scene: &Scene, reach: f64) -> Vec<[usize; 2]> {
-    let v = scene.mesh.vertices();
+    let v = scene.mesh().vertices();
     (0..v.len())
         .filter(|&i| v[i].y == HALF_HEIGHT && (v[i].x - JOINT_X).abs() <= reach)
         .filter_map(|i| {
@@ -437,12 +437,12 @@ fn run(cli: &Cli) -> Res<()> {
         },
     )?;
     let rig = Rig {
-        skeleton: scene.skeleton.clone(),
+        skeleton: scene.skeleton().clone(),
     };
     let step = if quick { 15 } else { 5 };
     let angles: Vec<f64> = (0..=180).step_by(step).map(f64::from).collect();
     let cols = columns(RAMP_R);
-    let mesh_pts = scene.mesh.vertices().to_vec();
+    let mesh_pts = scene.mesh().vertices().to_vec();
     let mesh_w = ramp_weights(&mesh_pts, RAMP_R)?;
     let keys = [45.0, 90.0, 135.0, 179.0];
     let fit_started = Instant::now();
@@ -473,14 +473,15 @@ fn run(cli: &Cli) -> Res<()> {
                 dqs_max = max_width_ratio(&c.positions);
             }
             let p = rig.pose(m, &mesh_pts, RAMP_R, theta)?;
-            area[k] = area_change_pct(&scene.mesh, &p.positions);
+            area[k] = area_change_pct(scene.mesh(), &p.positions);
             bulge[k] = bulge_pct(&p.positions, theta);
             if m == Method::Lbs {
                 lbs_mesh = mesh_width(&p.positions, &mcols).0;
             }
         }
         let pose = Pose::rest().rotate("lower", theta);
-        let fixed = skin_with_correctives(&mesh_pts, &scene.skeleton, &mesh_w, &pose, &corrective)?;
+        let fixed =
+            skin_with_correctives(&mesh_pts, scene.skeleton(), &mesh_w, &pose, &corrective)?;
         let (cw_lo, cw_hi) = mesh_width(&fixed, &mcols);
         let t = theta.to_radians();
         rows.push(Row {
@@ -497,8 +498,8 @@ fn run(cli: &Cli) -> Res<()> {
             lbs_mesh_width: lbs_mesh,
             corrective_width: cw_lo,
             corrective_max_width: cw_hi,
-            corrective_area_change_pct: area_change_pct(&scene.mesh, &fixed),
-            corrective_flipped: flipped_triangles(&scene.mesh, &fixed),
+            corrective_area_change_pct: area_change_pct(scene.mesh(), &fixed),
+            corrective_flipped: flipped_triangles(scene.mesh(), &fixed),
             lbs_bulge_pct: bulge[0],
             helper_bulge_pct: bulge[1],
             dqs_bulge_pct: bulge[2],
@@ -571,7 +572,7 @@ fn run(cli: &Cli) -> Res<()> {
     let mut deform_rows = Vec::new();
     for d in deform_poses() {
         let pose = d.pose();
-        let child = scene.skeleton.skinning_affines(&pose)?[1];
+        let child = scene.skeleton().skinning_affines(&pose)?[1];
         let mut results: Vec<(&'static str, Vec<Point2<f64>>)> = Vec::new();
         for m in Method::ALL {
             results.push((
@@ -581,7 +582,7 @@ fn run(cli: &Cli) -> Res<()> {
         }
         results.push((
             CORRECTIVE_LABEL,
-            skin_with_correctives(&mesh_pts, &scene.skeleton, &mesh_w, &pose, &corrective)?,
+            skin_with_correctives(&mesh_pts, scene.skeleton(), &mesh_w, &pose, &corrective)?,
         ));
         for (method, posed) in results {
             let (lo, hi) = mesh_width(&posed, &mcols);
@@ -598,8 +599,8 @@ fn run(cli: &Cli) -> Res<()> {
                     .fold(0.0, f64::max),
                 min_width: lo,
                 max_width: hi,
-                area_change_pct: area_change_pct(&scene.mesh, &posed),
-                flipped: flipped_triangles(&scene.mesh, &posed),
+                area_change_pct: area_change_pct(scene.mesh(), &posed),
+                flipped: flipped_triangles(scene.mesh(), &posed),
             });
         }
     }
@@ -646,8 +647,8 @@ fn run(cli: &Cli) -> Res<()> {
         let c = [fit.corrective.clone()];
         for &theta in &case_angles {
             let pose = Pose::rest().rotate("lower", theta);
-            let fixed = skin_with_correctives(&mesh_pts, &scene.skeleton, &w, &pose, &c)?;
-            let lbs = linear_blend_skinning(&mesh_pts, &scene.skeleton, &w, &pose)?;
+            let fixed = skin_with_correctives(&mesh_pts, scene.skeleton(), &w, &pose, &c)?;
+            let lbs = linear_blend_skinning(&mesh_pts, scene.skeleton(), &w, &pose)?;
             let (lo, hi) = mesh_width(&fixed, &mcols);
             let capped = fit.bends.iter().any(|b| b.angle == theta && b.capped);
             cases.push(Case {
@@ -658,8 +659,8 @@ fn run(cli: &Cli) -> Res<()> {
                 min_width: Some(lo),
                 max_width: Some(hi),
                 bulge_pct: Some(bulge_pct(&fixed, theta)),
-                flipped: flipped_triangles(&scene.mesh, &fixed),
-                lbs_flipped: flipped_triangles(&scene.mesh, &lbs),
+                flipped: flipped_triangles(scene.mesh(), &fixed),
+                lbs_flipped: flipped_triangles(scene.mesh(), &lbs),
                 capped,
             });
         }
@@ -683,27 +684,27 @@ fn run(cli: &Cli) -> Res<()> {
     let c = [fit.corrective.clone()];
     for &theta in &elbow_angles {
         let pose = Pose::rest().rotate("forearm_l", theta);
-        let fixed = skin_with_correctives(arms.mesh.vertices(), &arms.skeleton, &w, &pose, &c)?;
-        let lbs = linear_blend_skinning(arms.mesh.vertices(), &arms.skeleton, &w, &pose)?;
+        let fixed = skin_with_correctives(arms.mesh().vertices(), arms.skeleton(), &w, &pose, &c)?;
+        let lbs = linear_blend_skinning(arms.mesh().vertices(), arms.skeleton(), &w, &pose)?;
         cases.push(Case {
-            scene: format!("arms-down ({} vertices)", arms.mesh.vertex_count()),
+            scene: format!("arms-down ({} vertices)", arms.mesh().vertex_count()),
             solver: "heat",
             joint: "forearm_l",
             theta_deg: theta,
             min_width: None,
             max_width: None,
             bulge_pct: None,
-            flipped: flipped_triangles(&arms.mesh, &fixed),
-            lbs_flipped: flipped_triangles(&arms.mesh, &lbs),
+            flipped: flipped_triangles(arms.mesh(), &fixed),
+            lbs_flipped: flipped_triangles(arms.mesh(), &lbs),
             capped: fit.bends.iter().any(|b| b.angle == theta && b.capped),
         });
     }
 
     // Run-time cost of skinning the whole mesh once, per method.
     let pose = Pose::rest().rotate("lower", 120.0);
-    let (ext, ext_w, helper) = HalfAngleHelper::add(&scene.skeleton, &mesh_w, "lower")?;
-    let driven = helper.drive(&scene.skeleton, &pose);
-    let sk = &scene.skeleton;
+    let (ext, ext_w, helper) = HalfAngleHelper::add(scene.skeleton(), &mesh_w, "lower")?;
+    let driven = helper.drive(scene.skeleton(), &pose);
+    let sk = scene.skeleton();
     let n = mesh_pts.len();
     let run_time_cost = vec![
         Cost {
@@ -750,8 +751,8 @@ fn run(cli: &Cli) -> Res<()> {
     let min_of = |f: &dyn Fn(&Row) -> f64| rows.iter().map(f).fold(f64::INFINITY, f64::min);
     let summary = Summary {
         experiment: "candy_wrapper",
-        scene: scene.name.clone(),
-        mesh_vertices: scene.mesh.vertex_count(),
+        scene: scene.name().to_string(),
+        mesh_vertices: scene.mesh().vertex_count(),
         ramp_r: RAMP_R,
         rest_width: 2.0 * HALF_HEIGHT,
         width_definition: "narrowest posed column (top-bottom distance) across the joint region, over the rest width 40",
@@ -913,7 +914,7 @@ fn run(cli: &Cli) -> Res<()> {
         for &theta in &shown {
             let p = rig.pose(m, &mesh_pts, RAMP_R, theta)?;
             let ratio = vertex_area_ratio(&scene, &p.positions);
-            let total = area_change_pct(&scene.mesh, &p.positions);
+            let total = area_change_pct(scene.mesh(), &p.positions);
             panels.push(Panel::Pose(PoseMap::new(
                 format!("{} at {theta}° (area {total:+.1}%)", m.label()),
                 &scene,

@@ -99,7 +99,7 @@ fn run(cli: &Cli) -> Res<()> {
             rows.push(Row {
                 gap,
                 solver: s.solver.clone(),
-                vertices: scene.mesh.vertex_count(),
+                vertices: scene.mesh().vertex_count(),
                 drag_max_pct: m.drag_max_pct,
                 drag_mean_pct: m.drag_mean_pct,
                 leaked_weight: m.leaked_weight,

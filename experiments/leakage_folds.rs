@@ -67,8 +67,7 @@ struct Case {
 fn tune_fold(vertices: usize) -> Res<Vec<Case>> {
     let mut cases = Vec::new();
     for gap in [2.0, 12.0, 48.0] {
-        let mut scene = common::arms_down(gap, vertices)?;
-        scene.name = format!("arms-down gap {gap}");
+        let scene = common::arms_down(gap, vertices)?.with_name(format!("arms-down gap {gap}"));
         cases.push(Case {
             fold: "tune",
             scene,
@@ -94,13 +93,12 @@ fn tune_fold(vertices: usize) -> Res<Vec<Case>> {
             both_arms: true,
             ..Limbs::default()
         };
-        let mut scene = synthetic_sprite_with(101 + i, gap, &limbs)?;
-        scene.name = format!(
+        let scene = synthetic_sprite_with(101 + i, gap, &limbs)?.with_name(format!(
             "synthetic {} gap {gap} watch -{} tilt {}",
             101 + i,
             limbs.watch_below_armpit,
             limbs.tilt_deg
-        );
+        ));
         cases.push(Case {
             fold: "tune",
             scene,
@@ -117,8 +115,11 @@ fn tune_fold(vertices: usize) -> Res<Vec<Case>> {
             glued: Some((low, low + 5.0)),
             ..Limbs::default()
         };
-        let mut scene = synthetic_sprite_with(201 + i, gap, &limbs)?;
-        scene.name = format!("synthetic {} gap {gap} glued {low}-{}", 201 + i, low + 5.0);
+        let scene = synthetic_sprite_with(201 + i, gap, &limbs)?.with_name(format!(
+            "synthetic {} gap {gap} glued {low}-{}",
+            201 + i,
+            low + 5.0
+        ));
         cases.push(Case {
             fold: "tune",
             scene,
@@ -133,7 +134,7 @@ fn mirrored(scene: &Scene, probe: &Probe) -> Option<Probe> {
     let mut pose = skinweights::Pose::rest();
     for (bone, angle) in &probe.pose.rotations {
         let twin = bone.strip_suffix("_l")?.to_string() + "_r";
-        scene.skeleton.index_of(&twin)?;
+        scene.skeleton().index_of(&twin)?;
         pose = pose.rotate(twin, -angle);
     }
     if !(probe.pose.translations.is_empty()
@@ -152,14 +153,15 @@ fn mirrored(scene: &Scene, probe: &Probe) -> Option<Probe> {
 /// The held-out fold's scenes.
 fn held_out_fold(vertices: usize) -> Res<Vec<Case>> {
     let mut cases = Vec::new();
-    for mut scene in common::traced_sprites(vertices)? {
+    for scene in common::traced_sprites(vertices)? {
         let extra: Vec<Probe> = scene
-            .probes
+            .probes()
             .iter()
             .filter(|p| p.name.starts_with("lift_l"))
             .filter_map(|p| mirrored(&scene, p))
             .collect();
-        scene.probes.extend(extra);
+        let probes = scene.probes().iter().cloned().chain(extra).collect();
+        let scene = scene.with_probes(probes)?;
         cases.push(Case {
             fold: "held-out",
             scene,
@@ -172,7 +174,7 @@ fn held_out_fold(vertices: usize) -> Res<Vec<Case>> {
 fn measure(scene: &Scene, solver: &dyn Solver) -> Res<(f64, usize, f64)> {
     let w = solver.solve(scene)?.weights;
     let (mut drag, mut flips, mut dirichlet) = (0.0f64, 0usize, 0.0);
-    for probe in &scene.probes {
+    for probe in scene.probes() {
         let m = evaluate(scene, &w, probe)?;
         drag = drag.max(m.drag_max_pct);
         flips = flips.max(m.flipped);
@@ -245,7 +247,7 @@ fn run(cli: &Cli) -> Res<()> {
         for case in &cases {
             let file: String = case
                 .scene
-                .name
+                .name()
                 .chars()
                 .map(|c| if c.is_ascii_alphanumeric() { c } else { '_' })
                 .collect();
@@ -264,9 +266,9 @@ fn run(cli: &Cli) -> Res<()> {
             let ratio = dirichlet / heat_dirichlet;
             rows.push(Row {
                 fold: case.fold,
-                scene: case.scene.name.clone(),
+                scene: case.scene.name().to_string(),
                 variant: variant.clone(),
-                vertices: case.scene.mesh.vertex_count(),
+                vertices: case.scene.mesh().vertex_count(),
                 drag_max_pct: drag,
                 flipped: flips,
                 heat_flipped: heat_flips,

@@ -138,7 +138,7 @@ fn run(cli: &Cli) -> Res<()> {
             experiment: "lift_sweep",
             scene: "arms-down",
             gap_px: GAP,
-            vertices: scene.mesh.vertex_count(),
+            vertices: scene.mesh().vertex_count(),
             bone: "upper_arm_l",
             angle_convention: "lift angle in degrees; the pose rotates upper_arm_l by -angle (clockwise: outwards and up)",
             solve_seconds: solved

@@ -164,8 +164,7 @@ fn scenes(vertices: usize) -> Res<Vec<Case>> {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let mut cases = Vec::new();
     for gap in [0.0, 2.0, 12.0, 48.0] {
-        let mut scene = common::arms_down(gap, vertices)?;
-        scene.name = format!("arms-down gap {gap}");
+        let scene = common::arms_down(gap, vertices)?.with_name(format!("arms-down gap {gap}"));
         cases.push(Case {
             scene,
             artist: None,
@@ -195,8 +194,7 @@ fn scenes(vertices: usize) -> Res<Vec<Case>> {
         .iter()
         .map(|m| SubScene::new(&imported.scene, &m.part, &m.bones))
         .collect::<skinweights::Result<Vec<_>>>()?;
-    let mut scene = imported.scene;
-    scene.name = "DragonBones character".into();
+    let scene = imported.scene.with_name("DragonBones character");
     cases.push(Case {
         scene,
         artist: Some((imported.artist, cuts)),
@@ -221,7 +219,7 @@ fn run(cli: &Cli) -> Res<()> {
         let scene = &case.scene;
         let first = rows.len();
         for &(label, name, options) in SOLVERS {
-            bar.set_message(format!("{label} on {}", scene.name));
+            bar.set_message(format!("{label} on {}", scene.name()));
             let options: Vec<(String, String)> = options
                 .iter()
                 .map(|(k, v)| (k.to_string(), v.to_string()))
@@ -232,7 +230,7 @@ fn run(cli: &Cli) -> Res<()> {
             let time_s = t.elapsed().as_secs_f64();
             let (mut drag, mut flipped, mut p99) = (0.0f64, 0usize, 0.0f64);
             let mut dirichlet = 0.0;
-            for probe in &scene.probes {
+            for probe in scene.probes() {
                 let m = evaluate(scene, &solution.weights, probe)?;
                 drag = drag.max(m.drag_max_pct);
                 flipped = flipped.max(m.flipped);
@@ -241,7 +239,8 @@ fn run(cli: &Cli) -> Res<()> {
             }
             let (whole, per_mesh) = match &case.artist {
                 Some((artist, cuts)) => {
-                    let mut full = Weights::zeros(scene.mesh.vertex_count(), scene.skeleton.len());
+                    let mut full =
+                        Weights::zeros(scene.mesh().vertex_count(), scene.skeleton().len());
                     for cut in cuts {
                         cut.scatter(&solver.solve(&cut.scene)?.weights, &mut full)?;
                     }
@@ -253,9 +252,9 @@ fn run(cli: &Cli) -> Res<()> {
                 None => (None, None),
             };
             rows.push(Row {
-                scene: scene.name.clone(),
+                scene: scene.name().to_string(),
                 solver: label.to_string(),
-                vertices: scene.mesh.vertex_count(),
+                vertices: scene.mesh().vertex_count(),
                 drag_max_pct: drag,
                 flipped,
                 distortion_p99: json_num(p99),

@@ -220,8 +220,7 @@ fn dragonbones() -> Res<Case> {
     let imp = load_dragonbones(data("dragonbones-you-xin/body_ske.json"))?;
     let art = imp
         .scene
-        .art
-        .as_ref()
+        .art()
         .ok_or("the atlas beside body_ske.json is missing")?;
     let texture = Texture::load_art(art)?.remove(0).image;
     Ok(Case {
@@ -249,11 +248,11 @@ fn renders(
         let parts: Vec<usize> = case
             .frame_parts
             .iter()
-            .filter_map(|p| scene.mesh.part_index(p))
+            .filter_map(|p| scene.mesh().part_index(p))
             .collect();
         positions
             .iter()
-            .zip(scene.mesh.vertex_parts())
+            .zip(scene.mesh().vertex_parts())
             .filter(|(_, p)| parts.contains(p))
             .map(|(q, _)| *q)
             .collect()
@@ -274,9 +273,9 @@ fn renders(
         };
         let textures = vec![Texture::new("art", image.clone(), AlphaMode::Straight)];
         let drawing = Drawing {
-            mesh: &scene.mesh,
+            mesh: scene.mesh(),
             positions: &positions,
-            art: scene.art.as_ref(),
+            art: scene.art(),
             textures: &textures,
         };
         let options = RenderOptions {
@@ -445,7 +444,7 @@ fn run(cli: &Cli) -> Res<()> {
     let mut sweep = Vec::new();
     let mut worst = Vec::new();
     for case in &cases {
-        let probe = case.scene.probes.first().ok_or("case without a probe")?;
+        let probe = case.scene.probes().first().ok_or("case without a probe")?;
         for (pose_name, pose) in [
             ("rest".to_string(), Pose::rest()),
             (probe.name.clone(), probe.pose.clone()),

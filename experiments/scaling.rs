@@ -148,8 +148,8 @@ fn child(solver: &str, vertices: usize) -> Res<()> {
     let mut run = Run {
         solver: solver.to_string(),
         target_vertices: vertices,
-        vertices: scene.mesh.vertex_count(),
-        triangles: scene.mesh.triangle_count(),
+        vertices: scene.mesh().vertex_count(),
+        triangles: scene.mesh().triangle_count(),
         mesh_s,
         solve_s: 0.0,
         mesh_peak_mb,

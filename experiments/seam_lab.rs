@@ -147,7 +147,7 @@ fn elbow(vertices: usize) -> Res<Case> {
 /// A real character: its art, and the joint of its first seam whose joint bone's name has
 /// `joint_hint` in it.
 fn real(name: &str, scene: Scene, joint_hint: &str, sign: f64) -> Res<Case> {
-    let art = scene.art.as_ref().ok_or("the character has no art")?;
+    let art = scene.art().ok_or("the character has no art")?;
     let textures = Texture::load_art(art)?;
     let seams = find_seams(&scene, &SeamOptions::default())?;
     let bone = seams
@@ -224,13 +224,13 @@ fn variant(case: &Case, name: &str) -> Res<Variant> {
 
 /// The frame around the joint: rest vertices within `radius` of it, posed.
 fn joint_frame(v: &Variant, case: &Case, posed: &[Point2<f64>], scale: f64) -> Res<Frame> {
-    let bones = v.scene.skeleton.bones();
-    let j = v.scene.skeleton.index_of(&case.bone).ok_or("bone")?;
+    let bones = v.scene.skeleton().bones();
+    let j = v.scene.skeleton().index_of(&case.bone).ok_or("bone")?;
     let head = bones[j].head;
     let radius = 45.0;
     let near: Vec<Point2<f64>> = v
         .scene
-        .mesh
+        .mesh()
         .vertices()
         .iter()
         .zip(posed)
@@ -256,9 +256,9 @@ fn measure(case: &Case, v: &Variant, name: &str, angles: &[f64]) -> Res<Vec<Row>
         let (widest, area) = opening
             .first()
             .map_or((0.0, 0.0), |o| (o.widest, o.open_area));
-        let art = v.scene.art.as_ref().ok_or("art")?;
+        let art = v.scene.art().ok_or("art")?;
         let drawing = Drawing {
-            mesh: &v.scene.mesh,
+            mesh: v.scene.mesh(),
             positions: &posed,
             art: Some(art),
             textures: &v.textures,
@@ -296,9 +296,9 @@ fn crop(case: &Case, v: &Variant, angle: f64) -> Res<RgbImage> {
     let posed = posed_vertices(&v.scene, &v.weights, &pose, Skinning::Lbs)?;
     let frame = joint_frame(v, case, &posed, 4.0)?;
     let drawing = Drawing {
-        mesh: &v.scene.mesh,
+        mesh: v.scene.mesh(),
         positions: &posed,
-        art: v.scene.art.as_ref(),
+        art: v.scene.art(),
         textures: &v.textures,
     };
     let options = RenderOptions {
@@ -455,8 +455,8 @@ fn run(cli: Cli) -> Res<()> {
         let pose = Pose::rest().rotate(&case.bone, 90.0);
         let posed = posed_vertices(&v.scene, &v.weights, &pose, Skinning::Lbs)?;
         let frame = joint_frame(&v, case, &posed, 4.0)?;
-        let j = v.scene.skeleton.index_of(&case.bone).ok_or("bone")?;
-        let centre = frame.to_pixels(v.scene.skeleton.bones()[j].head + Vector2::new(8.0, -8.0));
+        let j = v.scene.skeleton().index_of(&case.bone).ok_or("bone")?;
+        let centre = frame.to_pixels(v.scene.skeleton().bones()[j].head + Vector2::new(8.0, -8.0));
         crops.push((im, centre));
     }
     let figure = strip(&crops, 160);

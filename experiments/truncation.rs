@@ -130,9 +130,9 @@ fn runtime_truncate(w: &Weights, k: usize) -> Weights {
 
 /// LBS without the division by the weight sum (what such a runtime computes).
 fn raw_lbs(scene: &Scene, w: &Weights, pose: &Pose) -> Res<Vec<Point2<f64>>> {
-    let s = scene.skeleton.skinning_transforms(pose)?;
+    let s = scene.skeleton().skinning_transforms(pose)?;
     Ok(scene
-        .mesh
+        .mesh()
         .vertices()
         .iter()
         .zip(w.rows())
@@ -162,10 +162,10 @@ fn run(cli: &Cli) -> Res<()> {
             ..BuiltinOptions::default()
         },
     )?;
-    let h = scene.mesh.height();
-    let n = scene.mesh.vertex_count();
+    let h = scene.mesh().height();
+    let n = scene.mesh().vertex_count();
     let mut poses: Vec<(String, Pose)> = scene
-        .probes
+        .probes()
         .iter()
         .map(|p| (p.name.clone(), p.pose.clone()))
         .collect();
@@ -244,8 +244,8 @@ fn run(cli: &Cli) -> Res<()> {
                     .into_iter()
                     .map(|d| d / h * 100.0)
                     .collect();
-                let good_area = area_change_pct(&scene.mesh, &good);
-                let bad_area = area_change_pct(&scene.mesh, &bad);
+                let good_area = area_change_pct(scene.mesh(), &good);
+                let bad_area = area_change_pct(scene.mesh(), &bad);
                 shrink.push(ShrinkRow {
                     solver: name.into(),
                     runtime_k: k,
@@ -307,9 +307,9 @@ fn run(cli: &Cli) -> Res<()> {
         "truncation.json",
         &Output {
             experiment: "truncation",
-            scene: scene.name.clone(),
+            scene: scene.name().to_string(),
             vertices: n,
-            bones: scene.skeleton.len(),
+            bones: scene.skeleton().len(),
             export_floor: EXPORT_FLOOR,
             prune_error_max_pct: prune,
             truncation: trunc.clone(),
@@ -369,7 +369,7 @@ fn panels(
     exported: &Weights,
     poses: &[(String, Pose)],
 ) -> Res<Vec<AnyFigure>> {
-    let h = scene.mesh.height();
+    let h = scene.mesh().height();
     let mut out = Vec::new();
     // Influence counts on the rest mesh.
     let counts: Vec<Option<f64>> = full
@@ -384,8 +384,8 @@ fn panels(
             over.iter().filter(|&&o| o).count()
         ),
         scene,
-        scene.mesh.vertices().to_vec(),
-        scene.skeleton.posed_segments(&Pose::rest())?,
+        scene.mesh().vertices().to_vec(),
+        scene.skeleton().posed_segments(&Pose::rest())?,
         &counts,
         max_count,
         "influences",
@@ -413,7 +413,7 @@ fn panels(
             format!("heat, {scheme}, {probe}: max error {max:.2}% h"),
             scene,
             posed,
-            scene.skeleton.posed_segments(pose)?,
+            scene.skeleton().posed_segments(pose)?,
             &err,
             5.0,
             "error % h",
@@ -433,7 +433,7 @@ fn panels(
             format!("heat, runtime top-{k} unnormalized, {name}: shrink up to {max:.2}% h"),
             scene,
             bad,
-            scene.skeleton.posed_segments(pose)?,
+            scene.skeleton().posed_segments(pose)?,
             &shift,
             5.0,
             "shift % h",

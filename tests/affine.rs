@@ -33,7 +33,7 @@ fn world_affines_equal_world_transforms_on_every_builtin_scene() {
     let mut checked = 0;
     for name in BUILTIN_SCENES {
         let scene = small_scene(name);
-        let sk = &scene.skeleton;
+        let sk = scene.skeleton();
         assert!(!sk.has_local_transforms());
         for _ in 0..20 {
             let pose = random_pose(sk, &mut rng);
@@ -45,9 +45,9 @@ fn world_affines_equal_world_transforms_on_every_builtin_scene() {
             }
             // LBS through the affine path equals LBS through the isometry path.
             let w = uniform_nearest(&scene);
-            let a = linear_blend_skinning(scene.mesh.vertices(), sk, &w, &pose).unwrap();
+            let a = linear_blend_skinning(scene.mesh().vertices(), sk, &w, &pose).unwrap();
             let b = lbs_with_transforms(
-                scene.mesh.vertices(),
+                scene.mesh().vertices(),
                 &w,
                 &sk.skinning_transforms(&pose).unwrap(),
             )
@@ -66,9 +66,9 @@ fn world_affines_equal_world_transforms_on_every_builtin_scene() {
 
 /// Each vertex split between its two nearest bones (so every vertex blends).
 fn uniform_nearest(scene: &Scene) -> skinweights::Weights {
-    let sk = &scene.skeleton;
+    let sk = scene.skeleton();
     let rows: Vec<Vec<f64>> = scene
-        .mesh
+        .mesh()
         .vertices()
         .iter()
         .map(|p| {
@@ -167,11 +167,11 @@ fn local_skeleton_round_trips_through_scene_v3_and_skins_affinely() {
     assert!(text.contains("\"skinweights.scene/3\""));
     assert!(text.contains("\"noScale\""));
     let (back, _) = scene_from_json(&text, None).unwrap();
-    assert_eq!(back.skeleton, sk);
+    assert_eq!(back.skeleton(), &sk);
     // Rest skinning is the identity; a pose moves vertices by W(pose) W(rest)^-1.
     let w = uniform_nearest(&scene);
-    let rest = linear_blend_skinning(scene.mesh.vertices(), &sk, &w, &Pose::rest()).unwrap();
-    for (p, q) in rest.iter().zip(scene.mesh.vertices()) {
+    let rest = linear_blend_skinning(scene.mesh().vertices(), &sk, &w, &Pose::rest()).unwrap();
+    for (p, q) in rest.iter().zip(scene.mesh().vertices()) {
         assert!((p - q).norm() < 1e-9);
     }
     let pose = Pose::rest()
@@ -179,10 +179,15 @@ fn local_skeleton_round_trips_through_scene_v3_and_skins_affinely() {
         .scale("arm", Vector2::new(1.3, 0.7))
         .shear("arm", Vector2::new(5.0, 0.0))
         .translate("hat", Vector2::new(2.0, -1.0));
-    let posed = linear_blend_skinning(scene.mesh.vertices(), &sk, &w, &pose).unwrap();
+    let posed = linear_blend_skinning(scene.mesh().vertices(), &sk, &w, &pose).unwrap();
     let world = sk.world_affines(&pose).unwrap();
     let rest_w = sk.rest_affines();
-    for (v, (p, row)) in scene.mesh.vertices().iter().zip(posed.iter().zip(w.rows())) {
+    for (v, (p, row)) in scene
+        .mesh()
+        .vertices()
+        .iter()
+        .zip(posed.iter().zip(w.rows()))
+    {
         let mut expect = Vector2::zeros();
         for (j, &wj) in row.iter().enumerate() {
             if wj > 0.0 {

@@ -38,7 +38,7 @@ fn assert_every_solver(scene: &Scene, what: &str) {
     scene
         .sanity_check()
         .unwrap_or_else(|e| panic!("{what}: sanity_check: {e}"));
-    let n = scene.mesh.vertex_count();
+    let n = scene.mesh().vertex_count();
     for (name, options) in solvers(n) {
         let solver = solver_by_name(name, &options).unwrap();
         let solution = solver
@@ -53,8 +53,8 @@ fn assert_every_solver(scene: &Scene, what: &str) {
 }
 
 fn assert_weights(w: &Weights, scene: &Scene, what: &str) {
-    assert_eq!(w.vertex_count(), scene.mesh.vertex_count(), "{what}");
-    assert_eq!(w.bone_count(), scene.skeleton.len(), "{what}");
+    assert_eq!(w.vertex_count(), scene.mesh().vertex_count(), "{what}");
+    assert_eq!(w.bone_count(), scene.skeleton().len(), "{what}");
     for (v, row) in w.rows().enumerate() {
         assert!(
             row.iter().all(|x| x.is_finite() && *x >= 0.0),
@@ -79,9 +79,9 @@ const FOLDED_STRIP: &str =
 #[test]
 fn folded_36_vertex_strip_loads_with_notes_and_solves() {
     let (scene, notes) = scene_from_json(FOLDED_STRIP, None).unwrap();
-    assert_eq!(scene.mesh.vertex_count(), 36);
-    assert_eq!(scene.mesh.triangle_count(), 34);
-    let a = scene.mesh.artist_notes().expect("an artist mesh");
+    assert_eq!(scene.mesh().vertex_count(), 36);
+    assert_eq!(scene.mesh().triangle_count(), 34);
+    let a = scene.mesh().artist_notes().expect("an artist mesh");
     // Three folds, each along one interior edge of the strip.
     assert_eq!(a.folded_edges, 3, "{notes:?}");
     assert_eq!(
@@ -100,7 +100,7 @@ fn folded_36_vertex_strip_loads_with_notes_and_solves() {
         "{notes:?}"
     );
     // One boundary loop through every boundary edge: 2 x 17 long sides and the 2 ends.
-    let topo = scene.mesh.topology();
+    let topo = scene.mesh().topology();
     assert_eq!(topo.boundary_edges().len(), 36);
     assert_eq!(topo.boundary_loops().len(), 1);
     assert_eq!(topo.boundary_loops()[0].len(), 36);
@@ -109,7 +109,7 @@ fn folded_36_vertex_strip_loads_with_notes_and_solves() {
     // Written and read back: the same mesh.
     let text = scene_to_json(&scene, None).unwrap();
     let (again, _) = scene_from_json(&text, None).unwrap();
-    assert_eq!(again.mesh.triangles(), scene.mesh.triangles());
+    assert_eq!(again.mesh().triangles(), scene.mesh().triangles());
 }
 
 // ---------------------------------------------------------------- generators

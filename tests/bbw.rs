@@ -23,7 +23,7 @@ fn bbw_rows_are_bounded_normalized_and_one_on_handles() {
     }
     // Vertices on exactly one bone carry that bone alone.
     let segs: Vec<_> = scene
-        .skeleton
+        .skeleton()
         .bones()
         .iter()
         .map(|b| (b.head, b.tail))
@@ -34,7 +34,7 @@ fn bbw_rows_are_bounded_normalized_and_one_on_handles() {
         (p - (a + d * t)).norm() < 1e-9
     };
     let mut handles = 0;
-    for (v, p) in scene.mesh.vertices().iter().enumerate() {
+    for (v, p) in scene.mesh().vertices().iter().enumerate() {
         let bones: Vec<usize> = (0..segs.len()).filter(|&j| on(p, segs[j])).collect();
         if bones.len() == 1 {
             handles += 1;

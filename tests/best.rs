@@ -28,7 +28,10 @@ fn worst(scene: &Scene, solver: &str, options: &[(String, String)]) -> Metrics {
         .weights;
     assert!(w.normalization_error() < 1e-9);
     assert!(w.as_slice().iter().all(|x| x.is_finite() && *x >= 0.0));
-    let mut all = scene.probes.iter().map(|p| evaluate(scene, &w, p).unwrap());
+    let mut all = scene
+        .probes()
+        .iter()
+        .map(|p| evaluate(scene, &w, p).unwrap());
     let mut m = all.next().unwrap();
     for n in all {
         m.drag_max_pct = m.drag_max_pct.max(n.drag_max_pct);
@@ -208,7 +211,7 @@ fn best_on_unseen_limbs_angles_and_resolutions_drags_nothing_with_no_more_flips_
             limbs.arm_bottom,
             limbs.tilt_deg,
             limbs.lifts,
-            scene.mesh.vertex_count()
+            scene.mesh().vertex_count()
         );
         assert!(heat.drag_max_pct > 0.3, "{case}: heat leaks");
         assert_best_meets_the_targets(&case, &heat, &best);

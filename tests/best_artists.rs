@@ -18,7 +18,7 @@ fn owl() -> SpineImport {
 /// The attachment `part` cut out with the bones its artist weighted it to, `best`'s weights
 /// on it and the artist's, both restricted to the cut.
 fn solve_part(owl: &SpineImport, part: &str) -> (SubScene, Weights, Weights) {
-    let names = owl.scene.skeleton.names();
+    let names = owl.scene.skeleton().names();
     let a = owl
         .report
         .attachments

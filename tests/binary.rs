@@ -29,12 +29,12 @@ fn binary_scene_and_weights_round_trip_bit_for_bit() {
     let (j, _) = load_scene(&json).unwrap();
     b.sanity_check().unwrap();
     // Binary keeps every bit; JSON text keeps the same mesh (within its float printing).
-    assert_eq!(b.mesh.vertices(), scene.mesh.vertices());
-    assert_eq!(b.mesh.triangles(), scene.mesh.triangles());
-    assert_eq!(b.mesh.vertex_parts(), scene.mesh.vertex_parts());
-    assert_eq!(b.mesh.parts(), j.mesh.parts());
-    assert_eq!(b.skeleton.names(), j.skeleton.names());
-    assert_eq!(b.probes, j.probes);
+    assert_eq!(b.mesh().vertices(), scene.mesh().vertices());
+    assert_eq!(b.mesh().triangles(), scene.mesh().triangles());
+    assert_eq!(b.mesh().vertex_parts(), scene.mesh().vertex_parts());
+    assert_eq!(b.mesh().parts(), j.mesh().parts());
+    assert_eq!(b.skeleton().names(), j.skeleton().names());
+    assert_eq!(b.probes(), j.probes());
     let size = |p: &std::path::Path| std::fs::metadata(p).unwrap().len();
     assert!(
         size(&bin) < size(&json),
@@ -44,7 +44,7 @@ fn binary_scene_and_weights_round_trip_bit_for_bit() {
     );
 
     let w = skinweights::solve(&scene, "heat").unwrap();
-    let file = WeightsFile::new(&scene.name, "heat", scene.skeleton.names(), &w);
+    let file = WeightsFile::new(scene.name(), "heat", scene.skeleton().names(), &w);
     let wb = dir.path().join("heat.swb");
     file.save(&wb).unwrap();
     let back = WeightsFile::load(&wb).unwrap();
@@ -73,7 +73,7 @@ fn corrupt_binary_files_are_typed_errors() {
     assert!(e.contains("3 unexpected bytes"), "{e}");
     // A header claiming far more vertices than the file holds allocates nothing.
     let text = String::from_utf8_lossy(&bytes[24..200]).to_string();
-    let n = scene.mesh.vertex_count();
+    let n = scene.mesh().vertex_count();
     let huge = bytes_with_header(
         &bytes,
         &format!("\"counts\":[{n},"),
@@ -86,7 +86,7 @@ fn corrupt_binary_files_are_typed_errors() {
     );
     // A triangle index out of range is the usual mesh error, naming the triangle.
     let mut bad = bytes.clone();
-    let tri_start = bytes.len() - n * 4 - scene.mesh.triangle_count() * 12;
+    let tri_start = bytes.len() - n * 4 - scene.mesh().triangle_count() * 12;
     bad[tri_start..tri_start + 4].copy_from_slice(&u32::MAX.to_le_bytes());
     let e = err(&bad);
     assert!(e.contains("triangle 0"), "{e}");

@@ -33,10 +33,10 @@ fn scene_writes_a_valid_file_and_refuses_to_overwrite() {
     let (scene, notes) = skinweights::load_scene(&out).unwrap();
     assert!(notes.is_empty());
     scene.sanity_check().unwrap();
-    assert_eq!(scene.name, "arms-down");
-    assert_eq!(scene.skeleton.len(), 5);
-    assert!(scene.probes.iter().any(|p| p.name == "lift_l"));
-    let n = scene.mesh.vertex_count() as f64;
+    assert_eq!(scene.name(), "arms-down");
+    assert_eq!(scene.skeleton().len(), 5);
+    assert!(scene.probes().iter().any(|p| p.name == "lift_l"));
+    let n = scene.mesh().vertex_count() as f64;
     assert!((n - 3000.0).abs() <= 300.0, "{n}");
     // A second run must not clobber the file without --force.
     let before = std::fs::read(&out).unwrap();
@@ -252,7 +252,7 @@ fn repair_applies_the_built_in_scene_overlap_and_its_own() {
     let plain = scene_of(&[], "plain.json");
     let under = scene_of(&["--scene-overlap", "3"], "under.json");
     // The scene's own overlap moves the forearm layer's contour: another mesh.
-    assert_ne!(plain.mesh.vertices(), under.mesh.vertices());
+    assert_ne!(plain.mesh().vertices(), under.mesh().vertices());
 }
 
 #[test]
@@ -311,7 +311,7 @@ fn outputs_onto_devices_fifos_and_symlinks() {
     let scene = skinweights::io::scene_from_json(std::str::from_utf8(&got).unwrap(), None)
         .unwrap()
         .0;
-    assert_eq!(scene.name, "bar");
+    assert_eq!(scene.name(), "bar");
     assert!(std::fs::metadata(&fifo).unwrap().file_type().is_fifo());
     // A symlink: its target (in another folder) is written, the link stays a link; an
     // existing target still needs --force.
@@ -335,7 +335,7 @@ fn outputs_onto_devices_fifos_and_symlinks() {
         skinweights::load_scene(dir.join("real/target.json"))
             .unwrap()
             .0
-            .name,
+            .name(),
         "bar"
     );
     let o = skinweights(&[
@@ -365,7 +365,7 @@ fn outputs_onto_devices_fifos_and_symlinks() {
     let target = skinweights::load_scene(dir.join("real/target.json"))
         .unwrap()
         .0;
-    assert_eq!(target.name, "arms-down");
+    assert_eq!(target.name(), "arms-down");
     assert_eq!(std::fs::read_dir(dir.join("real")).unwrap().count(), 1);
 }
 

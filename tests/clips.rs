@@ -10,7 +10,7 @@ use common::{scene_at, skinweights, small_scene, solved, text};
 use nalgebra::{Point2, Vector2};
 use serde_json::Value;
 use skinweights::animation::{
-    apply_ik, BoneTrack, ChannelKind, Clip, Curve, Easing, IkConstraint, Key,
+    apply_ik, BoneTrack, ChannelKind, Clip, Curve, Easing, IkConstraint, IkKey, IkTrack, Key,
 };
 use skinweights::io::{save_scene, scene_from_json, scene_to_json, WeightsFile};
 use skinweights::metrics::clip::{clip_metrics, clips_metrics, ClipMetrics, ClipOptions};
@@ -57,7 +57,7 @@ fn swing() -> Clip {
 
 fn bar_with_clip() -> Scene {
     let scene = small_scene("bar");
-    let names = scene.skeleton.names();
+    let names = scene.skeleton().names();
     assert_eq!(names, ["upper", "lower"], "the bar's bones");
     scene.with_animation(vec![swing()], vec![]).unwrap()
 }
@@ -149,13 +149,13 @@ fn curves_agree_with_their_formulas() {
 #[test]
 fn channels_equal_their_keys_at_key_times() {
     let scene = bar_with_clip();
-    let clip = &scene.clips[0];
+    let clip = &scene.clips()[0];
     let mut checked = 0;
     for track in &clip.tracks {
         for (kind, ch) in track.channels.iter() {
             for k in &ch.keys {
                 assert_eq!(ch.sample(k.time), Some(k.value), "{kind:?} at {}", k.time);
-                let pose = clip.sample(&scene.skeleton, k.time).unwrap();
+                let pose = clip.sample(scene.skeleton(), k.time).unwrap();
                 let got = match kind {
                     ChannelKind::Rotation => pose.rotations[&track.bone],
                     ChannelKind::ScaleX => pose.scales[&track.bone].x,
@@ -169,11 +169,11 @@ fn channels_equal_their_keys_at_key_times() {
     }
     assert_eq!(checked, 12);
     // Clamped outside the clip; a stepped segment holds; halfway through a linear key pair.
-    let r = |t: f64| clip.sample(&scene.skeleton, t).unwrap().rotations["lower"];
+    let r = |t: f64| clip.sample(scene.skeleton(), t).unwrap().rotations["lower"];
     assert_eq!(r(-1.0), 0.0);
     assert_eq!(r(5.0), 0.0);
     assert_eq!(r(1.8), 10.0);
-    let ty = clip.sample(&scene.skeleton, 1.7).unwrap().translations["upper"];
+    let ty = clip.sample(scene.skeleton(), 1.7).unwrap().translations["upper"];
     assert_eq!(ty, Vector2::new(0.0, 3.0));
 }
 
@@ -184,7 +184,7 @@ fn write_weights(
     w: &skinweights::Weights,
 ) -> String {
     let p = dir.join(name);
-    WeightsFile::new(&scene.name, name, scene.skeleton.names(), w)
+    WeightsFile::new(scene.name(), name, scene.skeleton().names(), w)
         .save(&p)
         .unwrap();
     p.display().to_string()
@@ -203,13 +203,13 @@ fn straightforward(
 ) -> (Vec<([f64; 3], Vec<[f64; 3]>, Vec<(usize, f64)>)>, [f64; 3]) {
     use skinweights::metrics::percentile;
     use skinweights::skinning::lbs_with_affines;
-    let rest = scene.mesh.vertices();
+    let rest = scene.mesh().vertices();
     let signed = |p: &[Point2<f64>], t: &[usize; 3]| {
         let (a, b, c) = (p[t[0]], p[t[1]], p[t[2]]);
         (b.x - a.x) * (c.y - a.y) - (b.y - a.y) * (c.x - a.x)
     };
     let rest_area: f64 = scene
-        .mesh
+        .mesh()
         .triangles()
         .iter()
         .map(|t| signed(rest, t).abs())
@@ -224,11 +224,11 @@ fn straightforward(
     };
     let mut everything = Vec::new();
     let mut clips = Vec::new();
-    for clip in &scene.clips {
+    for clip in scene.clips() {
         let (mut pooled, mut frames, mut tris) = (Vec::new(), Vec::new(), Vec::new());
         for t in clip.frame_times(fps).unwrap() {
             let s = scene
-                .skeleton
+                .skeleton()
                 .skinning_affines(&scene.clip_pose(clip, t).unwrap())
                 .unwrap();
             let pw = lbs_with_affines(rest, w, &s).unwrap();
@@ -236,7 +236,7 @@ fn straightforward(
             let d: Vec<f64> = pw.iter().zip(&pr).map(|(a, b)| (a - b).norm()).collect();
             frames.push(stats(&d));
             let (mut flipped, mut area) = (0, 0.0);
-            for tri in scene.mesh.triangles() {
+            for tri in scene.mesh().triangles() {
                 let a = signed(&pw, tri);
                 flipped += usize::from(a * signed(rest, tri).signum() <= 0.0);
                 area += a.abs();
@@ -293,10 +293,10 @@ fn rigid_parts_score_as_the_straightforward_computation() {
             vec![Key::new(0.0, 1.0), Key::new(1.0, 0.5)],
         ));
     let scene = scene.with_animation(vec![swing(), mirror], vec![]).unwrap();
-    let joint = scene.skeleton.bones()[0].tail.x;
-    let n = scene.mesh.vertex_count();
+    let joint = scene.skeleton().bones()[0].tail.x;
+    let n = scene.mesh().vertex_count();
     let (mut weights, mut reference) = (Vec::with_capacity(2 * n), Vec::with_capacity(2 * n));
-    for v in scene.mesh.vertices() {
+    for v in scene.mesh().vertices() {
         // One-hot by side of the joint, blended in a band around it; the reference moves
         // some one-hot rows to the other bone and blends some more.
         let d = v.x - joint;
@@ -318,7 +318,7 @@ fn rigid_parts_score_as_the_straightforward_computation() {
     }
     let w = skinweights::Weights::from_row_major(weights, 2).unwrap();
     let r = skinweights::Weights::from_row_major(reference, 2).unwrap();
-    let clips: Vec<&Clip> = scene.clips.iter().collect();
+    let clips: Vec<&Clip> = scene.clips().iter().collect();
     let options = ClipOptions::default().with_fps(20.0);
     let got = clips_metrics(&scene, &w, Some(&r), &clips, &options).unwrap();
     let (want, want_all) = straightforward(&scene, &w, &r, 20.0);
@@ -338,7 +338,7 @@ fn rigid_parts_score_as_the_straightforward_computation() {
     assert!(
         mirrored > n / 4,
         "{mirrored} of {} triangles",
-        scene.mesh.triangle_count()
+        scene.mesh().triangle_count()
     );
 }
 
@@ -353,7 +353,7 @@ fn clip_metrics_equal_a_straightforward_computation_on_random_weights() {
             vec![Key::new(0.0, 0.0), Key::new(0.7, 35.0 * next())],
         ));
         let scene = scene.with_animation(vec![swing(), second], vec![]).unwrap();
-        let n = scene.mesh.vertex_count();
+        let n = scene.mesh().vertex_count();
         // Reference rows: random, some entries 0, some rows all 0 or unnormalized; the
         // weights: a third of the rows equal to the reference's, the others random.
         let mut reference = Vec::with_capacity(2 * n);
@@ -375,7 +375,7 @@ fn clip_metrics_equal_a_straightforward_computation_on_random_weights() {
         let r = skinweights::Weights::from_row_major(reference, 2).unwrap();
         let w = skinweights::Weights::from_row_major(weights, 2).unwrap();
         let fps = [30.0, 12.0, 7.5, 10.0][case];
-        let clips: Vec<&Clip> = scene.clips.iter().collect();
+        let clips: Vec<&Clip> = scene.clips().iter().collect();
         let options = ClipOptions::default().with_fps(fps);
         let got = clips_metrics(&scene, &w, Some(&r), &clips, &options).unwrap();
         let (want, want_all) = straightforward(&scene, &w, &r, fps);
@@ -413,7 +413,7 @@ fn clip_deviation_is_zero_for_the_reference_and_matches_lbs_from_pose_json() {
         &scene,
         &artist,
         Some(&artist),
-        &scene.clips[0],
+        &scene.clips()[0],
         &ClipOptions::default(),
     )
     .unwrap();
@@ -485,7 +485,7 @@ fn clip_deviation_is_zero_for_the_reference_and_matches_lbs_from_pose_json() {
     let rest = world_at(None);
     let lbs = |w: &skinweights::Weights, s: &[Affine2]| -> Vec<Point2<f64>> {
         scene
-            .mesh
+            .mesh()
             .vertices()
             .iter()
             .zip(w.rows())
@@ -546,14 +546,53 @@ fn clips_and_ik_round_trip_through_the_scene_file() {
     let text = scene_to_json(&scene, None).unwrap();
     assert!(text.contains("skinweights.scene/3"));
     let (back, _) = scene_from_json(&text, None).unwrap();
-    assert_eq!(back.clips, scene.clips);
-    assert_eq!(back.ik, scene.ik);
+    assert_eq!(back.clips(), scene.clips());
+    assert_eq!(back.ik(), scene.ik());
+}
+
+/// `Scene::without_ik` drops the constraints and the clips' IK tracks together (a clip keying
+/// a constraint the scene lacks is refused), so the clip poses are the sampled ones.
+#[test]
+fn without_ik_drops_the_constraints_and_the_clips_ik_tracks() {
+    let ik = IkConstraint::new(
+        "arm",
+        vec!["upper_arm_l".into(), "forearm_l".into()],
+        "upper_arm_r",
+    );
+    let wave = Clip::new("wave", 1.0)
+        .with_track(BoneTrack::new("upper_arm_l").with(
+            ChannelKind::Rotation,
+            vec![Key::new(0.0, 0.0), Key::new(1.0, -90.0)],
+        ))
+        .with_ik_track(IkTrack::new(
+            "arm",
+            vec![IkKey::new(0.0, 1.0), IkKey::new(1.0, 0.5)],
+        ));
+    let scene = small_scene("arms-down")
+        .with_animation(vec![wave], vec![ik])
+        .unwrap();
+    assert!(matches!(
+        scene
+            .clone()
+            .with_animation(scene.clips().to_vec(), Vec::new()),
+        Err(Error::InvalidIk { .. })
+    ));
+    let plain = scene.clone().without_ik();
+    plain.sanity_check().unwrap();
+    assert!(plain.ik().is_empty() && plain.clips()[0].ik.is_empty());
+    assert_eq!(plain.clips()[0].tracks, scene.clips()[0].tracks);
+    let (with, without) = (&scene.clips()[0], &plain.clips()[0]);
+    for t in [0.0, 0.5, 1.0] {
+        let sampled = without.sample(plain.skeleton(), t).unwrap();
+        assert_eq!(plain.clip_pose(without, t).unwrap(), sampled);
+        assert_ne!(scene.clip_pose(with, t).unwrap(), sampled, "t {t}");
+    }
 }
 
 #[test]
 fn ik_reaches_a_reachable_target() {
     let scene = small_scene("arms-down");
-    let sk = &scene.skeleton;
+    let sk = scene.skeleton();
     // Target: the right shoulder, 154 px from the left one; the left arm (85 + 80 px long)
     // bends to reach it.
     let ik = IkConstraint::new(

@@ -33,7 +33,7 @@ fn bar(sx: f64, sy: f64) -> Bar {
         },
     )
     .unwrap();
-    let v = base.mesh.vertices();
+    let v = base.mesh().vertices();
     // Each top boundary vertex (x, 20) with its mirror (x, -20): the bar's mesh is exactly
     // mirror symmetric.
     let columns: Vec<[usize; 2]> = (0..v.len())
@@ -48,7 +48,7 @@ fn bar(sx: f64, sy: f64) -> Bar {
         base
     } else {
         let points = v.iter().map(|p| Point2::new(p.x * sx, p.y * sy)).collect();
-        let mesh = Mesh::new(points, base.mesh.triangles().to_vec()).unwrap();
+        let mesh = Mesh::new(points, base.mesh().triangles().to_vec()).unwrap();
         let (j, e) = (100.0 * sx, 200.0 * sx);
         let skeleton = Skeleton::new(vec![
             Bone::new("upper", Point2::new(0.0, 0.0), Point2::new(j, 0.0)),
@@ -98,22 +98,22 @@ impl Bar {
     fn measure(&self, w: &Weights, c: &[Corrective], theta: f64) -> (f64, f64, f64, usize) {
         let s = &self.scene;
         let pose = Pose::rest().rotate("lower", theta);
-        let fixed = skin_with_correctives(s.mesh.vertices(), &s.skeleton, w, &pose, c).unwrap();
+        let fixed = skin_with_correctives(s.mesh().vertices(), s.skeleton(), w, &pose, c).unwrap();
         let (lo, hi) = self.widths(&fixed);
         let bulge = fixed
             .iter()
             .map(|&p| self.outside_ideal(p, theta))
             .fold(0.0, f64::max)
             / (2.0 * self.half);
-        let flipped = flipped_triangles(&s.mesh, &fixed);
-        let lbs = linear_blend_skinning(s.mesh.vertices(), &s.skeleton, w, &pose).unwrap();
+        let flipped = flipped_triangles(s.mesh(), &fixed);
+        let lbs = linear_blend_skinning(s.mesh().vertices(), s.skeleton(), w, &pose).unwrap();
         println!(
             "{} x {}, θ = {theta}: corrective narrowest {lo:.4}, widest {hi:.4}, bulge {:.3}% of the width, {flipped} flipped; LBS narrowest {:.4}, {} flipped",
             2.0 * self.joint,
             2.0 * self.half,
             bulge * 100.0,
             self.widths(&lbs).0,
-            flipped_triangles(&s.mesh, &lbs)
+            flipped_triangles(s.mesh(), &lbs)
         );
         (lo, hi, bulge, flipped)
     }
@@ -148,11 +148,12 @@ fn the_automatic_corrective_restores_the_bar_at_90_and_150_degrees() {
     assert!((key(150.0).reach - 20.4 * 75f64.to_radians().tan()).abs() < 1e-9);
     assert!(auto.bends.iter().all(|b| !b.capped));
     let c = std::slice::from_ref(&auto.corrective);
-    check_correctives(c, &scene.skeleton, scene.mesh.vertex_count()).unwrap();
+    check_correctives(c, scene.skeleton(), scene.mesh().vertex_count()).unwrap();
     assert!(bar.columns.len() > 100, "{}", bar.columns.len());
     for theta in [90.0f64, 150.0] {
         let pose = Pose::rest().rotate("lower", theta);
-        let lbs = linear_blend_skinning(scene.mesh.vertices(), &scene.skeleton, &w, &pose).unwrap();
+        let lbs =
+            linear_blend_skinning(scene.mesh().vertices(), scene.skeleton(), &w, &pose).unwrap();
         // LBS collapses to about cos(θ/2) at the equal-weight column.
         let lbs_lo = bar.widths(&lbs).0;
         assert!(
@@ -172,11 +173,17 @@ fn the_automatic_corrective_restores_the_bar_at_90_and_150_degrees() {
         assert_eq!(flipped, 0, "θ = {theta}");
     }
     // At rest the corrective adds nothing.
-    let rest = skin_with_correctives(scene.mesh.vertices(), &scene.skeleton, &w, &Pose::rest(), c)
-        .unwrap();
+    let rest = skin_with_correctives(
+        scene.mesh().vertices(),
+        scene.skeleton(),
+        &w,
+        &Pose::rest(),
+        c,
+    )
+    .unwrap();
     assert!(rest
         .iter()
-        .zip(scene.mesh.vertices())
+        .zip(scene.mesh().vertices())
         .all(|(a, b)| (a - b).norm() < 1e-9));
 }
 
@@ -276,7 +283,7 @@ fn hostile_correctives_are_typed_errors() {
     };
     let pose = Pose::rest().rotate("lower", 90.0);
     assert!(matches!(
-        skin_with_correctives(scene.mesh.vertices(), &scene.skeleton, &w, &pose, &[bad]),
+        skin_with_correctives(scene.mesh().vertices(), scene.skeleton(), &w, &pose, &[bad]),
         Err(Error::NonFiniteCorrective { key: 0, .. })
     ));
 }

@@ -79,12 +79,12 @@ fn scene_file_and_binary_keep_the_correctives() {
     let json = scene_to_json(&scene, None).unwrap();
     assert!(json.contains("\"correctives\"") && json.contains("skinweights.scene/3"));
     let (back, _) = scene_from_json(&json, None).unwrap();
-    let d_json = max_offset_difference(&scene.correctives, &back.correctives);
+    let d_json = max_offset_difference(scene.correctives(), back.correctives());
     let (bin, _) = scene_from_binary(&scene_to_binary(&scene, None).unwrap(), None).unwrap();
-    let d_bin = max_offset_difference(&scene.correctives, &bin.correctives);
+    let d_bin = max_offset_difference(scene.correctives(), bin.correctives());
     println!(
         "round trip: {} offsets, largest difference JSON {d_json:e} px, binary {d_bin:e} px",
-        scene.correctives[0].vertices.len() * 2
+        scene.correctives()[0].vertices.len() * 2
     );
     assert_eq!(d_json, 0.0);
     assert_eq!(d_bin, 0.0);
@@ -97,7 +97,7 @@ fn scene_file_and_binary_keep_the_correctives() {
     let text = scene_to_json(&plain, None).unwrap();
     assert!(!text.contains("correctives") && text.contains("skinweights.scene/1"));
     let (again, _) = scene_from_json(&text, None).unwrap();
-    assert!(again.correctives.is_empty());
+    assert!(again.correctives().is_empty());
     assert_eq!(scene_to_json(&again, None).unwrap(), text);
 }
 
@@ -258,7 +258,7 @@ fn fuzzed_correctives_never_panic() {
             Ok((scene, _)) => {
                 scene.sanity_check().unwrap();
                 // An accepted corrective draws finite positions.
-                let w = Weights::from_rows(&vec![vec![0.5, 0.5]; scene.mesh.vertex_count()], 2)
+                let w = Weights::from_rows(&vec![vec![0.5, 0.5]; scene.mesh().vertex_count()], 2)
                     .unwrap();
                 let posed = skin_scene(&scene, &w, &Pose::rest().rotate("lower", 120.0)).unwrap();
                 assert!(posed.iter().all(|p| p.x.is_finite() && p.y.is_finite()));
@@ -279,11 +279,11 @@ fn drawing_paths_add_the_correctives() {
     let (scene, weights) = corrected_bar();
     let pose = Pose::rest().rotate("lower", 120.0);
     let library = skin_with_correctives(
-        scene.mesh.vertices(),
-        &scene.skeleton,
+        scene.mesh().vertices(),
+        scene.skeleton(),
         &weights,
         &pose,
-        &scene.correctives,
+        scene.correctives(),
     )
     .unwrap();
     let drawn = posed_vertices(&scene, &weights, &pose, Skinning::Lbs).unwrap();
@@ -294,7 +294,7 @@ fn drawing_paths_add_the_correctives() {
         .fold(0.0, f64::max);
     assert!(worst < 1e-9, "render vs library {worst}");
     let lbs =
-        linear_blend_skinning(scene.mesh.vertices(), &scene.skeleton, &weights, &pose).unwrap();
+        linear_blend_skinning(scene.mesh().vertices(), scene.skeleton(), &weights, &pose).unwrap();
     let moved = lbs
         .iter()
         .zip(&drawn)
@@ -305,15 +305,14 @@ fn drawing_paths_add_the_correctives() {
     let plain = small_scene("bar");
     assert_eq!(
         posed_vertices(&plain, &weights, &pose, Skinning::Lbs).unwrap(),
-        linear_blend_skinning(plain.mesh.vertices(), &plain.skeleton, &weights, &pose).unwrap()
+        linear_blend_skinning(plain.mesh().vertices(), plain.skeleton(), &weights, &pose).unwrap()
     );
     // Clip frames and clip metrics.
-    let clip = &scene.clips[0];
+    let clip = &scene.clips()[0];
     let at_peak = clip_frame_positions(&scene, &weights, clip, 0.5).unwrap();
     let peak = scene.clip_pose(clip, 0.5).unwrap();
     assert_eq!(at_peak, skin_scene(&scene, &weights, &peak).unwrap());
-    let mut bare = scene.clone();
-    bare.correctives.clear();
+    let bare = scene.clone().without_correctives();
     let with = clip_metrics(&scene, &weights, None, clip, &ClipOptions::default()).unwrap();
     let without = clip_metrics(&bare, &weights, None, clip, &ClipOptions::default()).unwrap();
     let with_ref = clip_metrics(
@@ -401,12 +400,12 @@ fn gltf_morph_targets_reproduce_the_offsets() {
     let times = doc.floats(&sampler["input"]);
     let w = doc.floats(&sampler["output"]);
     assert_eq!(w.len(), times.len() * targets.len());
-    let c = &scene.correctives[0];
-    let n = scene.mesh.vertex_count();
+    let c = &scene.correctives()[0];
+    let n = scene.mesh().vertex_count();
     let (mut worst_morph, mut worst_runtime) = (0.0f64, 0.0f64);
     for (i, &t) in times.iter().enumerate() {
-        let pose = scene.clip_pose(&scene.clips[0], t).unwrap();
-        let angle = c.joint_angle(&scene.skeleton, &pose).unwrap();
+        let pose = scene.clip_pose(&scene.clips()[0], t).unwrap();
+        let angle = c.joint_angle(scene.skeleton(), &pose).unwrap();
         let offsets = c.offsets_at(angle);
         // base + sum_k w_k target_k from the file, against rest + offsets from the library.
         let mut morphed: Vec<Point2<f64>> = (0..n)
@@ -419,7 +418,7 @@ fn gltf_morph_targets_reproduce_the_offsets() {
                 Point2::new(p[0], p[1])
             })
             .collect();
-        let mut expected: Vec<Point2<f64>> = scene.mesh.vertices().to_vec();
+        let mut expected: Vec<Point2<f64>> = scene.mesh().vertices().to_vec();
         for (&v, o) in c.vertices.iter().zip(&offsets) {
             expected[v] += o;
         }
@@ -427,7 +426,7 @@ fn gltf_morph_targets_reproduce_the_offsets() {
             worst_morph = worst_morph.max((a - b).norm());
         }
         // What a glTF runtime draws (morph, then skin) against the library's LBS + R o.
-        let drawn = linear_blend_skinning(&morphed, &scene.skeleton, &weights, &pose).unwrap();
+        let drawn = linear_blend_skinning(&morphed, scene.skeleton(), &weights, &pose).unwrap();
         let library = skin_scene(&scene, &weights, &pose).unwrap();
         for (a, b) in drawn.iter().zip(&library) {
             worst_runtime = worst_runtime.max((a - b).norm());
@@ -441,11 +440,10 @@ fn gltf_morph_targets_reproduce_the_offsets() {
     assert!(worst_morph < 1e-4, "{worst_morph}");
     // The file still imports (the weights channel is skipped with a note).
     let back = import_gltf_str(&text, None, "bar").unwrap();
-    assert_eq!(back.scene.mesh.vertex_count(), n);
+    assert_eq!(back.scene.mesh().vertex_count(), n);
 
     // Without correctives: no targets, no weights channel.
-    let mut bare = scene.clone();
-    bare.correctives.clear();
+    let bare = scene.clone().without_correctives();
     let plain = export_gltf(&bare, &weights, &GltfOptions::default()).unwrap();
     assert!(!plain.contains("targets") && !plain.contains("\"weights\""));
 }
@@ -475,10 +473,10 @@ fn sparse_values(key: &Value) -> impl Fn(usize) -> f64 {
 /// The vertices of part `part`'s mesh, ascending: those of the triangles whose corners are
 /// mostly in the part (ties: the first corner's), as the exporters split triangles.
 fn part_vertices(scene: &Scene, part: &str) -> Vec<usize> {
-    let p = scene.mesh.part_index(part).unwrap();
-    let vp = scene.mesh.vertex_parts();
+    let p = scene.mesh().part_index(part).unwrap();
+    let vp = scene.mesh().vertex_parts();
     let mut used: Vec<usize> = scene
-        .mesh
+        .mesh()
         .triangles()
         .iter()
         .filter(|t| {
@@ -521,8 +519,8 @@ fn spine_deform_keys_reproduce_the_corrected_positions() {
         for key in atts[part]["deform"].as_array().unwrap() {
             let t = key["time"].as_f64().unwrap();
             let deform = sparse_values(key);
-            let pose = scene.clip_pose(&scene.clips[0], t).unwrap();
-            let world = scene.skeleton.world_affines(&pose).unwrap();
+            let pose = scene.clip_pose(&scene.clips()[0], t).unwrap();
+            let world = scene.skeleton().world_affines(&pose).unwrap();
             let expected = skin_scene(&scene, &weights, &pose).unwrap();
             // Spine's weighted vertex: sum_b w_b W_b (bind_b + deform_b).
             let (mut at, mut pair) = (0usize, 0usize);
@@ -532,7 +530,7 @@ fn spine_deform_keys_reproduce_the_corrected_positions() {
                 let mut q = Vector2::zeros();
                 for _ in 0..count {
                     let bone = &bones[vertices[at] as usize];
-                    let j = scene.skeleton.index_of(bone).unwrap();
+                    let j = scene.skeleton().index_of(bone).unwrap();
                     let local = Point2::new(
                         vertices[at + 1] + deform(2 * pair),
                         vertices[at + 2] + deform(2 * pair + 1),
@@ -575,7 +573,7 @@ fn dragonbones_ffd_frames_reproduce_the_corrected_positions() {
             .collect();
         let index = part_vertices(&scene, name);
         for (i, &v) in index.iter().enumerate() {
-            let p = scene.mesh.vertices()[v];
+            let p = scene.mesh().vertices()[v];
             assert_eq!([setup[2 * i], setup[2 * i + 1]], [p.x, -p.y]);
         }
         let mut frame_start = 0.0;
@@ -583,8 +581,8 @@ fn dragonbones_ffd_frames_reproduce_the_corrected_positions() {
             let t = frame_start / rate;
             frame_start += frame["duration"].as_f64().unwrap();
             let amount = sparse_values(frame);
-            let pose = scene.clip_pose(&scene.clips[0], t).unwrap();
-            let s = scene.skeleton.skinning_affines(&pose).unwrap();
+            let pose = scene.clip_pose(&scene.clips()[0], t).unwrap();
+            let s = scene.skeleton().skinning_affines(&pose).unwrap();
             let expected = skin_scene(&scene, &weights, &pose).unwrap();
             for (i, &v) in index.iter().enumerate() {
                 // Setup vertex plus amount (y down), skinned.
@@ -635,8 +633,8 @@ fn correct_command_writes_the_fitted_correctives() {
     assert!(o.status.success(), "{}", text(&o));
     assert!(text(&o).contains("joint lower"), "{}", text(&o));
     let (scene, _) = skinweights::io::load_scene(&out).unwrap();
-    assert_eq!(scene.correctives.len(), 1);
-    let c = &scene.correctives[0];
+    assert_eq!(scene.correctives().len(), 1);
+    let c = &scene.correctives()[0];
     assert_eq!(c.joint, "lower");
     assert_eq!(c.interpolation, Interpolation::Linear);
     let angles: Vec<f64> = c.keys.iter().map(|k| k.angle).collect();
@@ -659,7 +657,7 @@ fn correct_command_writes_the_fitted_correctives() {
         &AutoCorrectiveOptions::default(),
     )
     .unwrap();
-    let d = max_offset_difference(std::slice::from_ref(&fit.corrective), &scene.correctives);
+    let d = max_offset_difference(std::slice::from_ref(&fit.corrective), scene.correctives());
     assert!(d < 1e-9, "{d}");
     // Refuses to overwrite without --force; `-o -` prints the scene.
     let o = skinweights(&args);
@@ -673,7 +671,7 @@ fn correct_command_writes_the_fitted_correctives() {
     let o = skinweights(&to_stdout);
     assert!(o.status.success(), "{}", text(&o));
     let (piped, _) = scene_from_json(&String::from_utf8(o.stdout).unwrap(), None).unwrap();
-    assert_eq!(piped.correctives.len(), 1);
+    assert_eq!(piped.correctives().len(), 1);
     // A hostile angle list is a typed error naming the key.
     let mut bad = args.to_vec();
     bad[9] = "150,90";

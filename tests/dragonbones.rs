@@ -60,10 +60,10 @@ fn body_has_seven_weighted_meshes_with_330_vertices() {
     assert_eq!(meshes.len(), 7);
     assert!(meshes.iter().all(|m| m.weighted));
     assert_eq!(meshes.iter().map(|m| m.vertices).sum::<usize>(), 330);
-    assert_eq!(imp.scene.mesh.vertex_count(), 330);
-    assert_eq!(imp.scene.mesh.triangle_count(), 418);
-    assert_eq!(imp.scene.mesh.parts().len(), 7);
-    assert_eq!(imp.scene.skeleton.len(), 70);
+    assert_eq!(imp.scene.mesh().vertex_count(), 330);
+    assert_eq!(imp.scene.mesh().triangle_count(), 418);
+    assert_eq!(imp.scene.mesh().parts().len(), 7);
+    assert_eq!(imp.scene.skeleton().len(), 70);
     let counts: Vec<(&str, usize)> = meshes
         .iter()
         .map(|m| (m.part.as_str(), m.vertices))
@@ -115,8 +115,8 @@ fn rest_pose_skinning_reproduces_the_file_positions() {
     let imp = body();
     let raw: Value = serde_json::from_str(&body_text()).unwrap();
     let posed = linear_blend_skinning(
-        imp.scene.mesh.vertices(),
-        &imp.scene.skeleton,
+        imp.scene.mesh().vertices(),
+        imp.scene.skeleton(),
         &imp.artist,
         &Pose::rest(),
     )
@@ -166,7 +166,7 @@ fn report_names_bones_whose_setup_differs_from_bind() {
     let hand = d.iter().find(|b| b.bone == "hand_r").unwrap();
     assert!((hand.angle_deg + 16.612).abs() < 1e-3, "{}", hand.angle_deg);
     // The rest skeleton is the bind pose: pelvis head at bonePose (-107.18, -913), flipped.
-    let sk = &imp.scene.skeleton;
+    let sk = imp.scene.skeleton();
     let p = &sk.bones()[sk.index_of("pelvis").unwrap()];
     assert!((p.head.x + 107.18).abs() < 1e-9 && (p.head.y - 913.0).abs() < 1e-9);
     // Zero-length bones keep a 1 px tail along their x axis.
@@ -177,7 +177,7 @@ fn report_names_bones_whose_setup_differs_from_bind() {
 fn lift_probes_swing_the_arms_out_and_the_artist_keeps_the_body_still() {
     let imp = body();
     let scene = &imp.scene;
-    let names: Vec<&str> = scene.probes.iter().map(|p| p.name.as_str()).collect();
+    let names: Vec<&str> = scene.probes().iter().map(|p| p.name.as_str()).collect();
     assert_eq!(names, ["lift_l", "lift_r"]);
     for (probe, bone, deg) in [
         ("lift_l", "upperarm_l", -90.0),
@@ -191,7 +191,7 @@ fn lift_probes_swing_the_arms_out_and_the_artist_keeps_the_body_still() {
         let expected = if probe == "lift_l" { 28 } else { 34 };
         assert_eq!(watched.len(), expected, "{probe}");
         // The elbow moves away from the body's centre line.
-        let sk = &scene.skeleton;
+        let sk = scene.skeleton();
         let j = sk.index_of(bone).unwrap();
         let rest = sk.posed_segments(&Pose::rest()).unwrap()[j][1];
         let lifted = sk.posed_segments(&p.pose).unwrap()[j][1];
@@ -219,23 +219,23 @@ fn export_then_import_round_trips_weights_and_positions() {
     assert_eq!(doc["version"], "5.5");
     let again = import_dragonbones(&doc.to_string()).unwrap();
     let (a, b) = (&imp.scene, &again.scene);
-    assert_eq!(b.mesh.vertex_count(), 330);
-    assert_eq!(a.mesh.parts(), b.mesh.parts());
-    assert_eq!(a.mesh.triangle_count(), b.mesh.triangle_count());
+    assert_eq!(b.mesh().vertex_count(), 330);
+    assert_eq!(a.mesh().parts(), b.mesh().parts());
+    assert_eq!(a.mesh().triangle_count(), b.mesh().triangle_count());
     let pos = a
-        .mesh
+        .mesh()
         .vertices()
         .iter()
-        .zip(b.mesh.vertices())
+        .zip(b.mesh().vertices())
         .map(|(p, q)| (p - q).norm())
         .fold(0.0, f64::max);
     assert!(pos < 1e-6, "positions {pos}");
-    assert_eq!(a.skeleton.names(), b.skeleton.names());
+    assert_eq!(a.skeleton().names(), b.skeleton().names());
     let bones = a
-        .skeleton
+        .skeleton()
         .bones()
         .iter()
-        .zip(b.skeleton.bones())
+        .zip(b.skeleton().bones())
         .map(|(x, y)| (x.head - y.head).norm().max((x.tail - y.tail).norm()))
         .fold(0.0, f64::max);
     assert!(bones < 1e-6, "bones {bones}");
@@ -259,8 +259,8 @@ fn export_then_import_round_trips_weights_and_positions() {
     };
     assert_eq!(length(&raw, "pelvis"), 0.0);
     assert_eq!(length(&doc, "pelvis"), ZERO_LENGTH_TAIL);
-    let pelvis = b.skeleton.index_of("pelvis").unwrap();
-    assert_eq!(b.skeleton.bones()[pelvis].length(), ZERO_LENGTH_TAIL);
+    let pelvis = b.skeleton().index_of("pelvis").unwrap();
+    assert_eq!(b.skeleton().bones()[pelvis].length(), ZERO_LENGTH_TAIL);
     // Heat weights export too, and re-import to the same values.
     let heat = skinweights::solve(&imp.scene, "heat").unwrap();
     let doc = export_dragonbones(&imp.scene, &heat).unwrap();
@@ -379,21 +379,21 @@ fn unweighted_mesh_is_attached_to_its_slot_bone() {
     let m = &imp.report.meshes[0];
     assert!(!m.weighted);
     assert_eq!(m.bones, ["arm"]);
-    let arm = imp.scene.skeleton.index_of("arm").unwrap();
+    let arm = imp.scene.skeleton().index_of("arm").unwrap();
     for v in 0..4 {
         assert_eq!(imp.artist.get(v, arm), 1.0);
     }
     // Slot frame (10, 0) -> rotated 90 deg (y-down) about (100, -50) -> (100, -40) -> y-up.
-    let p = imp.scene.mesh.vertices()[1];
+    let p = imp.scene.mesh().vertices()[1];
     assert!(
         (p.x - 100.0).abs() < 1e-9 && (p.y - 40.0).abs() < 1e-9,
         "{p}"
     );
     // The arm bone points down in y-up (rotated +90 in y-down), 10 px long.
-    let b = &imp.scene.skeleton.bones()[arm];
+    let b = &imp.scene.skeleton().bones()[arm];
     assert!((b.tail.x - 100.0).abs() < 1e-9 && (b.tail.y - 40.0).abs() < 1e-9);
     // The root binds nothing: no part, no influence under masking.
-    let root = &imp.scene.skeleton.bones()[0];
+    let root = &imp.scene.skeleton().bones()[0];
     assert_eq!(root.part, None);
     assert_eq!(root.influences.as_deref(), Some(&[][..]));
     assert!(imp
@@ -438,7 +438,7 @@ fn cli_imports_and_exports_and_refuses_to_overwrite() {
     ]);
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     let back = load_dragonbones(&exported).unwrap();
-    assert_eq!(back.scene.mesh.vertex_count(), 330);
+    assert_eq!(back.scene.mesh().vertex_count(), 330);
     let o = run(&[
         "export",
         "dragonbones",
@@ -462,13 +462,13 @@ fn cli_imports_and_exports_and_refuses_to_overwrite() {
 #[test]
 fn each_mesh_cut_out_with_the_artist_bones_solves_and_scatters_back() {
     let imp = body();
-    let mut combined = skinweights::Weights::zeros(330, imp.scene.skeleton.len());
+    let mut combined = skinweights::Weights::zeros(330, imp.scene.skeleton().len());
     for m in &imp.report.meshes {
         let sub = SubScene::new(&imp.scene, &m.part, &m.bones).unwrap();
         sub.scene.sanity_check().unwrap();
-        assert_eq!(sub.scene.mesh.vertex_count(), m.vertices);
+        assert_eq!(sub.scene.mesh().vertex_count(), m.vertices);
         assert_eq!(sub.vertices, m.vertex_range().collect::<Vec<_>>());
-        assert_eq!(sub.scene.skeleton.names(), m.bones);
+        assert_eq!(sub.scene.skeleton().names(), m.bones);
         // The artist's rows only use these bones: restricting loses nothing.
         let artist = sub.restrict(&imp.artist).unwrap();
         sub.scatter(&artist, &mut combined).unwrap();
@@ -491,7 +491,7 @@ fn each_mesh_cut_out_with_the_artist_bones_solves_and_scatters_back() {
         ],
     )
     .unwrap();
-    let sk = &arm.scene.skeleton;
+    let sk = arm.scene.skeleton();
     let parent = |b: &str| {
         sk.bones()[sk.index_of(b).unwrap()]
             .parent
@@ -520,7 +520,7 @@ fn dominant_agreement(a: &skinweights::Weights, b: &skinweights::Weights) -> f64
 fn solvers_against_the_artist() {
     let imp = body();
     let scene = &imp.scene;
-    let mut per_mesh = skinweights::Weights::zeros(330, scene.skeleton.len());
+    let mut per_mesh = skinweights::Weights::zeros(330, scene.skeleton().len());
     for m in &imp.report.meshes {
         let sub = SubScene::new(scene, &m.part, &m.bones).unwrap();
         let w = skinweights::solve(&sub.scene, "heat").unwrap();
@@ -699,8 +699,8 @@ fn posed_difference(raw: &Value, rotations: &[(&str, f64)]) -> (f64, f64) {
         pose = pose.rotate(bone, deg);
     }
     let ours = linear_blend_skinning(
-        imp.scene.mesh.vertices(),
-        &imp.scene.skeleton,
+        imp.scene.mesh().vertices(),
+        imp.scene.skeleton(),
         &imp.artist,
         &pose,
     )
@@ -714,11 +714,11 @@ fn posed_difference(raw: &Value, rotations: &[(&str, f64)]) -> (f64, f64) {
             let v = m.first_vertex + i;
             let p = ours[v];
             worst = worst.max((p.x - e[0]).hypot(p.y + e[1]));
-            moved = moved.max((p - imp.scene.mesh.vertices()[v]).norm());
+            moved = moved.max((p - imp.scene.mesh().vertices()[v]).norm());
             checked += 1;
         }
     }
-    assert_eq!(checked, imp.scene.mesh.vertex_count());
+    assert_eq!(checked, imp.scene.mesh().vertex_count());
     (worst, moved)
 }
 
@@ -810,20 +810,20 @@ fn a_non_identity_slot_pose_places_and_poses_the_mesh() {
     for (i, c) in v.chunks(2).enumerate() {
         let x = sp[0] * c[0] + sp[2] * c[1] + sp[4];
         let y = sp[1] * c[0] + sp[3] * c[1] + sp[5];
-        let p = imp.scene.mesh.vertices()[i];
+        let p = imp.scene.mesh().vertices()[i];
         worst = worst.max((p.x - x).hypot(p.y + y));
     }
     assert!(worst < 1e-9, "rest: {worst}");
     // Vertex 9 (x = 180, y = 12 in the slot frame) lands at (180 cos 25 - 12 sin 25 + 30,
     // 180 sin 25 + 12 cos 25 - 15) y-down.
-    let p = imp.scene.mesh.vertices()[9];
+    let p = imp.scene.mesh().vertices()[9];
     assert!(
         (p.x - 188.0640).abs() < 1e-3 && (p.y + 71.9470).abs() < 1e-3,
         "{p}"
     );
     // The rest skeleton is the bind pose: a's head at (90, 40), b's at (170, 70), y flipped;
     // c (unbound) 60 px along b's x axis.
-    let sk = &imp.scene.skeleton;
+    let sk = imp.scene.skeleton();
     let head = |n: &str| sk.bones()[sk.index_of(n).unwrap()].head;
     assert!((head("a") - nalgebra::Point2::new(90.0, -40.0)).norm() < 1e-9);
     assert!((head("b") - nalgebra::Point2::new(170.0, -70.0)).norm() < 1e-9);
@@ -1059,8 +1059,8 @@ fn two_displays_of_one_slot_become_two_parts() {
     let copy = display[0].clone();
     display.as_array_mut().unwrap().push(copy);
     let imp = import_dragonbones(&raw.to_string()).unwrap();
-    assert_eq!(imp.scene.mesh.parts(), ["s", "s#2"]);
-    assert_eq!(imp.scene.mesh.vertex_count(), 20);
+    assert_eq!(imp.scene.mesh().parts(), ["s", "s#2"]);
+    assert_eq!(imp.scene.mesh().vertex_count(), 20);
 }
 
 #[test]
@@ -1100,8 +1100,7 @@ fn atlas_beside_the_file_gives_each_mesh_its_own_region() {
     let imp = body();
     let art = imp
         .scene
-        .art
-        .as_ref()
+        .art()
         .expect("body_tex.json sits beside body_ske.json");
     assert_eq!(art.images.len(), 1);
     assert!(art.images[0].path.ends_with("body_tex.png"));
@@ -1151,7 +1150,7 @@ fn atlas_beside_the_file_gives_each_mesh_its_own_region() {
     assert!(import_dragonbones(&body_text())
         .unwrap()
         .scene
-        .art
+        .art()
         .is_none());
 }
 

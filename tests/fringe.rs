@@ -236,15 +236,15 @@ fn probe_f_at_4x(
     frame_parts: &[&str],
     samples: u32,
 ) -> Fringe {
-    let pose: Pose = scene.probes[0].pose.clone();
+    let pose: Pose = scene.probes()[0].pose.clone();
     let positions = posed_vertices(scene, weights, &pose, Skinning::Lbs).unwrap();
     let parts: Vec<usize> = frame_parts
         .iter()
-        .map(|p| scene.mesh.part_index(p).unwrap())
+        .map(|p| scene.mesh().part_index(p).unwrap())
         .collect();
     let framed: Vec<Point2<f64>> = positions
         .iter()
-        .zip(scene.mesh.vertex_parts())
+        .zip(scene.mesh().vertex_parts())
         .filter(|(_, p)| parts.is_empty() || parts.contains(p))
         .map(|(q, _)| *q)
         .collect();
@@ -255,9 +255,9 @@ fn probe_f_at_4x(
     };
     let frame = Frame::fit(&framed, &view, 4.0).unwrap();
     let drawing = Drawing {
-        mesh: &scene.mesh,
+        mesh: scene.mesh(),
         positions: &positions,
-        art: scene.art.as_ref(),
+        art: scene.art(),
         textures,
     };
     let options = RenderOptions {
@@ -298,7 +298,7 @@ fn shipped_characters_keep_premultiplied_edge_colours_in_their_probe_poses() {
     );
     // DragonBones with its atlas, framed on the raised left arm (10.7 at 2 x 2 samples).
     let imp = load_dragonbones(data("dragonbones-you-xin/body_ske.json")).unwrap();
-    let textures = Texture::load_art(imp.scene.art.as_ref().unwrap()).unwrap();
+    let textures = Texture::load_art(imp.scene.art().unwrap()).unwrap();
     let f = probe_f_at_4x(&imp.scene, &imp.artist, &textures, &["a_arm_L"], n);
     assert!(f.bias.abs() <= 1.0 && f.max <= 4.0, "you_xin lift_l: {f:?}");
     println!("you_xin lift_l 4x: S {:+.3}, F {:.2}", f.bias, f.max);
@@ -318,9 +318,9 @@ fn the_16_bit_reference_is_the_8_bit_render_without_its_rounding() {
     let (scene, _) = sprite_case(&image, bones, 500);
     let textures = vec![Texture::new("limb", image, AlphaMode::Straight)];
     let drawing = Drawing {
-        mesh: &scene.mesh,
-        positions: scene.mesh.vertices(),
-        art: scene.art.as_ref(),
+        mesh: scene.mesh(),
+        positions: scene.mesh().vertices(),
+        art: scene.art(),
         textures: &textures,
     };
     let view = View {
@@ -328,7 +328,7 @@ fn the_16_bit_reference_is_the_8_bit_render_without_its_rounding() {
         rotation_deg: 17.0,
         offset: Vector2::new(0.37, 0.21),
     };
-    let frame = Frame::fit(scene.mesh.vertices(), &view, 2.0).unwrap();
+    let frame = Frame::fit(scene.mesh().vertices(), &view, 2.0).unwrap();
     let options = RenderOptions {
         samples: 8,
         background: [255, 255, 255],
@@ -379,7 +379,7 @@ fn dragonbones_meshes_read_only_their_own_atlas_region() {
     let atlas = Atlas::load(data("dragonbones-you-xin/body_tex.json")).unwrap();
     let imp = load_dragonbones(&skeleton).unwrap();
     let scene = &imp.scene;
-    let art = scene.art.as_ref().unwrap();
+    let art = scene.art().unwrap();
     let image = Texture::load_art(art).unwrap().remove(0).image;
     assert_eq!(image.dimensions(), atlas.size);
     let zones = atlas_zones(&atlas);
@@ -401,7 +401,7 @@ fn dragonbones_meshes_read_only_their_own_atlas_region() {
         im
     };
     let (far, ring) = (paint(2), paint(1));
-    for pose in [Pose::rest(), scene.probes[0].pose.clone()] {
+    for pose in [Pose::rest(), scene.probes()[0].pose.clone()] {
         let positions = posed_vertices(scene, &imp.artist, &pose, Skinning::Lbs).unwrap();
         let frame = Frame::fit(
             &positions,
@@ -416,7 +416,7 @@ fn dragonbones_meshes_read_only_their_own_atlas_region() {
         let draw = |im: &RgbaImage| {
             let textures = vec![Texture::new("atlas", im.clone(), AlphaMode::Straight)];
             let drawing = Drawing {
-                mesh: &scene.mesh,
+                mesh: scene.mesh(),
                 positions: &positions,
                 art: Some(art),
                 textures: &textures,

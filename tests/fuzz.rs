@@ -528,7 +528,7 @@ fn check_metrics(m: &Metrics) -> Result<(), String> {
 /// Scores `weights` on every probe of `scene` and lints them: each either a typed error or
 /// finite numbers.
 fn score(scene: &Scene, weights: &Weights) -> Result<(), String> {
-    for probe in &scene.probes {
+    for probe in scene.probes() {
         match evaluate(scene, weights, probe) {
             Ok(m) => check_metrics(&m)?,
             Err(e) if admits_bug(&e) => return Err(format!("eval: {e}")),
@@ -552,11 +552,11 @@ fn score(scene: &Scene, weights: &Weights) -> Result<(), String> {
 /// Every clip of a loaded scene, sampled at these fractions of its duration, gives finite
 /// world transforms (or a typed refusal such as overflow).
 fn check_clip_poses(scene: &Scene, fractions: &[f64]) -> Result<(), String> {
-    for clip in &scene.clips {
+    for clip in scene.clips() {
         for t in fractions.iter().map(|f| f * clip.duration) {
             match scene
                 .clip_pose(clip, t)
-                .and_then(|p| scene.skeleton.world_affines(&p))
+                .and_then(|p| scene.skeleton().world_affines(&p))
             {
                 Ok(w) if w.iter().any(|m| !m.is_finite()) => {
                     return Err(format!(
@@ -578,7 +578,7 @@ fn check_scene(scene: &Scene) -> Result<(), String> {
         .sanity_check()
         .map_err(|e| format!("loaded scene fails sanity_check: {e}"))?;
     check_clip_poses(scene, &[0.0, 0.37, 1.0])?;
-    if scene.mesh.vertex_count() > 5000 {
+    if scene.mesh().vertex_count() > 5000 {
         return Ok(()); // solving is not the loader's cost; keep cases fast
     }
     match solve(scene, "euclidean") {
@@ -696,12 +696,12 @@ fn check_weights_json(scene: &Scene, input: &[u8]) -> Outcome {
         Err(e) => return typed(e),
     };
     let names: Vec<String> = scene
-        .skeleton
+        .skeleton()
         .bones()
         .iter()
         .map(|b| b.name.clone())
         .collect();
-    match file.to_weights_for(&names, scene.mesh.vertex_count()) {
+    match file.to_weights_for(&names, scene.mesh().vertex_count()) {
         Ok(w) => score(scene, &w).map(|()| true),
         Err(e) => typed(e),
     }
@@ -711,7 +711,7 @@ fn check_weights_json(scene: &Scene, input: &[u8]) -> Outcome {
 fn fuzz_weights_json() {
     let scene = weights_scene();
     let names: Vec<String> = scene
-        .skeleton
+        .skeleton()
         .bones()
         .iter()
         .map(|b| b.name.clone())
@@ -720,7 +720,7 @@ fn fuzz_weights_json() {
         .iter()
         .map(|s| {
             let w = solve(&scene, s).expect("solves");
-            serde_json::to_value(WeightsFile::new(&scene.name, s, names.clone(), &w))
+            serde_json::to_value(WeightsFile::new(scene.name(), s, names.clone(), &w))
                 .expect("serializes")
         })
         .collect();
@@ -894,13 +894,13 @@ fn check_gltf(input: &[u8]) -> Outcome {
             if let Some(file) = import.weights {
                 let names: Vec<String> = import
                     .scene
-                    .skeleton
+                    .skeleton()
                     .bones()
                     .iter()
                     .map(|b| b.name.clone())
                     .collect();
                 let w = file
-                    .to_weights_for(&names, import.scene.mesh.vertex_count())
+                    .to_weights_for(&names, import.scene.mesh().vertex_count())
                     .map_err(|e| format!("imported weights do not fit the scene: {e}"))?;
                 w.validate()
                     .map_err(|e| format!("imported weights invalid: {e}"))?;
@@ -923,7 +923,7 @@ fn fuzz_gltf() {
     // samplers on the joint nodes (the animation import).
     let animated = {
         use skinweights::animation::{BoneTrack, ChannelKind, Clip, Curve, Key};
-        let bone = scene.skeleton.bones()[1].name.clone();
+        let bone = scene.skeleton().bones()[1].name.clone();
         let keys = vec![
             Key::new(0.0, 0.0),
             Key::new(0.5, 30.0).with_curve(Curve::Stepped),
@@ -1147,11 +1147,11 @@ fn check_spine(input: &[u8]) -> Outcome {
             if import.artist.as_slice().iter().any(|w| !w.is_finite()) {
                 return Err("NaN artist weights".into());
             }
-            for clip in &scene.clips {
+            for clip in scene.clips() {
                 for t in [0.0, clip.duration * 0.37, clip.duration] {
                     match scene
                         .clip_pose(clip, t)
-                        .and_then(|p| scene.skeleton.world_affines(&p))
+                        .and_then(|p| scene.skeleton().world_affines(&p))
                     {
                         Ok(w) if w.iter().any(|m| !m.is_finite()) => {
                             return Err(format!("clip {:?} at {t}: non-finite world", clip.name))

@@ -187,8 +187,8 @@ fn figure_with_heat() -> (Scene, Weights) {
 #[test]
 fn figure_export_is_valid_gltf() {
     let (scene, weights) = figure_with_heat();
-    let n = scene.mesh.vertex_count();
-    let nb = scene.skeleton.len();
+    let n = scene.mesh().vertex_count();
+    let nb = scene.skeleton().len();
     assert_eq!(nb, 19);
     let over4 = weights
         .influence_counts()
@@ -244,7 +244,7 @@ fn figure_export_is_valid_gltf() {
     assert_eq!(a["count"].as_u64(), Some(n as u64));
     assert_eq!(target(pos), Some(34962));
     let p = doc.read(pos);
-    let (lo, hi) = scene.mesh.bounds();
+    let (lo, hi) = scene.mesh().bounds();
     let f = |x: f64| f64::from(x as f32);
     let as_f64 = |v: &Value| -> Vec<f64> {
         v.as_array()
@@ -255,7 +255,7 @@ fn figure_export_is_valid_gltf() {
     };
     assert_eq!(as_f64(&a["min"]), vec![f(lo.x), f(lo.y), 0.0]);
     assert_eq!(as_f64(&a["max"]), vec![f(hi.x), f(hi.y), 0.0]);
-    for (v, q) in scene.mesh.vertices().iter().enumerate() {
+    for (v, q) in scene.mesh().vertices().iter().enumerate() {
         assert_eq!(&p[3 * v..3 * v + 3], &[f(q.x), f(q.y), 0.0]);
     }
 
@@ -268,11 +268,11 @@ fn figure_export_is_valid_gltf() {
     );
     assert_eq!(
         a["count"].as_u64(),
-        Some(3 * scene.mesh.triangle_count() as u64)
+        Some(3 * scene.mesh().triangle_count() as u64)
     );
     assert_eq!(target(ind), Some(34963));
     let idx = doc.read(ind);
-    for (t, tri) in scene.mesh.triangles().iter().enumerate() {
+    for (t, tri) in scene.mesh().triangles().iter().enumerate() {
         let [a, b, c] = [0, 1, 2].map(|k| idx[3 * t + k] as usize);
         assert_eq!([a, b, c], *tri);
         let pt = |i: usize| Point2::new(p[3 * i], p[3 * i + 1]);
@@ -341,7 +341,7 @@ fn figure_export_is_valid_gltf() {
     let m = doc.read(ibm);
     let world = world_matrices(j);
     let mut max_err = 0.0f64;
-    for (k, bone) in scene.skeleton.bones().iter().enumerate() {
+    for (k, bone) in scene.skeleton().bones().iter().enumerate() {
         let node = joints[k].as_u64().unwrap() as usize;
         assert_eq!(j["nodes"][node]["name"], bone.name.as_str());
         let inv = Matrix4::from_column_slice(&m[16 * k..16 * k + 16]);
@@ -413,19 +413,19 @@ fn figure_round_trips_through_gltf() {
         weights: w,
         ..
     } = import_gltf_str(&text, None, "figure").unwrap();
-    assert_eq!(back.mesh.triangles(), scene.mesh.triangles());
-    assert_eq!(back.mesh.parts(), scene.mesh.parts());
-    assert_eq!(back.mesh.vertex_parts(), scene.mesh.vertex_parts());
+    assert_eq!(back.mesh().triangles(), scene.mesh().triangles());
+    assert_eq!(back.mesh().parts(), scene.mesh().parts());
+    assert_eq!(back.mesh().vertex_parts(), scene.mesh().vertex_parts());
     let pos_err = back
-        .mesh
+        .mesh()
         .vertices()
         .iter()
-        .zip(scene.mesh.vertices())
+        .zip(scene.mesh().vertices())
         .map(|(a, b)| (a - b).norm())
         .fold(0.0, f64::max);
     // f32 keeps 24 bits: at most 2^-24 of the largest coordinate per axis.
     let size = scene
-        .mesh
+        .mesh()
         .vertices()
         .iter()
         .fold(0.0f64, |m, p| m.max(p.x.abs()).max(p.y.abs()));
@@ -433,7 +433,7 @@ fn figure_round_trips_through_gltf() {
         pos_err <= 1e-7 * size,
         "f32 positions off by {pos_err:e} (size {size})"
     );
-    for (a, b) in back.skeleton.bones().iter().zip(scene.skeleton.bones()) {
+    for (a, b) in back.skeleton().bones().iter().zip(scene.skeleton().bones()) {
         assert_eq!(
             (&a.name, a.parent, &a.part, &a.influences),
             (&b.name, b.parent, &b.part, &b.influences)
@@ -446,7 +446,7 @@ fn figure_round_trips_through_gltf() {
     }
     let w = w
         .unwrap()
-        .to_weights_for(&back.skeleton.names(), back.mesh.vertex_count())
+        .to_weights_for(&back.skeleton().names(), back.mesh().vertex_count())
         .unwrap();
     let diff = max_abs_diff(&w, &weights.top_k(4));
     assert!(diff < 1e-6, "weights off top_k(4) by {diff:e}");
@@ -456,16 +456,16 @@ fn figure_round_trips_through_gltf() {
 fn simpleskin_imports() {
     let imported = import_gltf(SIMPLE_SKIN).unwrap();
     let scene = &imported.scene;
-    assert_eq!(scene.name, "SimpleSkin");
-    assert_eq!(scene.mesh.vertex_count(), 10);
-    assert_eq!(scene.mesh.triangle_count(), 8);
+    assert_eq!(scene.name(), "SimpleSkin");
+    assert_eq!(scene.mesh().vertex_count(), 10);
+    assert_eq!(scene.mesh().triangle_count(), 8);
     // A 1 x 2 strip in the plane z = 0: vertices (0|1, 0.5 k).
-    for (v, p) in scene.mesh.vertices().iter().enumerate() {
+    for (v, p) in scene.mesh().vertices().iter().enumerate() {
         assert_eq!(*p, Point2::new((v % 2) as f64, 0.5 * (v / 2) as f64));
     }
-    assert!((scene.mesh.area() - 2.0).abs() < 1e-12);
-    let bones = scene.skeleton.bones();
-    assert_eq!(scene.skeleton.names(), ["joint0", "joint1"]);
+    assert!((scene.mesh().area() - 2.0).abs() < 1e-12);
+    let bones = scene.skeleton().bones();
+    assert_eq!(scene.skeleton().names(), ["joint0", "joint1"]);
     assert_eq!((bones[0].parent, bones[1].parent), (None, Some(0)));
     // Both inverse bind matrices translate by (-0.5, -1): both joints sit at (0.5, 1).
     for b in bones {
@@ -476,7 +476,7 @@ fn simpleskin_imports() {
     let w = imported
         .weights
         .unwrap()
-        .to_weights_for(&scene.skeleton.names(), 10)
+        .to_weights_for(&scene.skeleton().names(), 10)
         .unwrap();
     // Rows of two vertices each: 1/0, 3/4 1/4, 1/2 1/2, 1/4 3/4, 0/1.
     for v in 0..10 {
@@ -488,18 +488,18 @@ fn simpleskin_imports() {
 #[test]
 fn simpleskin_round_trips() {
     let first = import_gltf(SIMPLE_SKIN).unwrap();
-    let names = first.scene.skeleton.names();
+    let names = first.scene.skeleton().names();
     let w1 = first.weights.unwrap().to_weights_for(&names, 10).unwrap();
     let text = export_gltf(&first.scene, &w1, &GltfOptions::default()).unwrap();
     let second = import_gltf_str(&text, None, "SimpleSkin").unwrap();
     let w2 = second.weights.unwrap().to_weights_for(&names, 10).unwrap();
     let (a, b) = (&first.scene, &second.scene);
-    assert_eq!(a.mesh.triangles(), b.mesh.triangles());
-    for (p, q) in a.mesh.vertices().iter().zip(b.mesh.vertices()) {
+    assert_eq!(a.mesh().triangles(), b.mesh().triangles());
+    for (p, q) in a.mesh().vertices().iter().zip(b.mesh().vertices()) {
         assert!((p - q).norm() < 1e-6);
     }
     assert!(max_abs_diff(&w1, &w2) < 1e-6);
-    for (x, y) in a.skeleton.bones().iter().zip(b.skeleton.bones()) {
+    for (x, y) in a.skeleton().bones().iter().zip(b.skeleton().bones()) {
         assert_eq!((&x.name, x.parent), (&y.name, y.parent));
         assert!((x.head - y.head).norm() < 1e-6 && (x.tail - y.tail).norm() < 1e-6);
     }
@@ -508,7 +508,7 @@ fn simpleskin_round_trips() {
 /// The exported SimpleSkin, for corrupting.
 fn simpleskin_doc() -> Doc {
     let first = import_gltf(SIMPLE_SKIN).unwrap();
-    let names = first.scene.skeleton.names();
+    let names = first.scene.skeleton().names();
     let w = first.weights.unwrap().to_weights_for(&names, 10).unwrap();
     parse(&export_gltf(&first.scene, &w, &GltfOptions::default()).unwrap())
 }
@@ -528,7 +528,7 @@ fn planes_other_than_z_0_and_back_faces_import() {
     doc.json["accessors"][a]["min"][2] = 2.5.into();
     doc.json["accessors"][a]["max"][2] = 2.5.into();
     let imported = import_gltf_str(&encode(&doc), None, "z").unwrap();
-    assert_eq!(imported.scene.mesh.vertex_count(), 10);
+    assert_eq!(imported.scene.mesh().vertex_count(), 10);
     assert!(
         imported.notes.iter().any(|n| n.contains("z = 2.5")),
         "{:?}",
@@ -550,7 +550,7 @@ fn planes_other_than_z_0_and_back_faces_import() {
         "{:?}",
         imported.notes
     );
-    assert!((imported.scene.mesh.area() - 2.0).abs() < 1e-12);
+    assert!((imported.scene.mesh().area() - 2.0).abs() < 1e-12);
 }
 
 /// SimpleSkin with its 8 triangles split into two primitives of 4 (rows 0-2 and rows 2-4) over
@@ -577,12 +577,12 @@ fn primitives_sharing_accessors_share_vertices() {
     let whole = import_gltf(SIMPLE_SKIN).unwrap();
     let imported =
         import_gltf_str(&encode(&simpleskin_in_two_primitives()), None, "halves").unwrap();
-    let mesh = &imported.scene.mesh;
+    let mesh = imported.scene.mesh();
     // One vertex per accessor vertex: the seam (row 2, vertices 4 and 5) is not split.
     assert_eq!((mesh.vertex_count(), mesh.triangle_count()), (10, 8));
     assert_eq!(mesh.topology().component_count(), 1);
-    assert_eq!(mesh.vertices(), whole.scene.mesh.vertices());
-    assert_eq!(mesh.triangles(), whole.scene.mesh.triangles());
+    assert_eq!(mesh.vertices(), whole.scene.mesh().vertices());
+    assert_eq!(mesh.triangles(), whole.scene.mesh().triangles());
     // Parts still come from the primitives; the seam belongs to the first primitive using it.
     assert_eq!(mesh.parts(), ["primitive0", "primitive1"]);
     assert_eq!(mesh.vertex_parts(), [0, 0, 0, 0, 0, 0, 1, 1, 1, 1]);
@@ -604,7 +604,7 @@ fn primitives_sharing_accessors_share_vertices() {
     let copy = doc.json["accessors"].as_array().unwrap().len() - 1;
     doc.json["meshes"][0]["primitives"][1]["attributes"]["WEIGHTS_0"] = copy.into();
     let imported = import_gltf_str(&encode(&doc), None, "apart").unwrap();
-    let mesh = &imported.scene.mesh;
+    let mesh = imported.scene.mesh();
     assert_eq!((mesh.vertex_count(), mesh.triangle_count()), (12, 8));
     assert_eq!(mesh.topology().component_count(), 2);
     assert_eq!(mesh.vertex_parts(), [0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1]);
@@ -654,7 +654,7 @@ fn normalized_byte_weights_and_plain_export_import() {
     let w = first
         .weights
         .unwrap()
-        .to_weights_for(&first.scene.skeleton.names(), 10)
+        .to_weights_for(&first.scene.skeleton().names(), 10)
         .unwrap();
     let plain = GltfOptions {
         extras: false,
@@ -663,7 +663,10 @@ fn normalized_byte_weights_and_plain_export_import() {
     let text = export_gltf(&first.scene, &w, &plain).unwrap();
     assert!(!text.contains("extras"));
     let again = import_gltf_str(&text, None, "plain").unwrap();
-    assert_eq!(again.scene.skeleton.bones()[1].tail, Point2::new(0.7, 1.0));
+    assert_eq!(
+        again.scene.skeleton().bones()[1].tail,
+        Point2::new(0.7, 1.0)
+    );
 }
 
 #[test]
@@ -675,8 +678,8 @@ fn external_buffer_files_are_read() {
     let path = dir.path().join("skin.gltf");
     std::fs::write(&path, doc.json.to_string()).unwrap();
     let imported = import_gltf(&path).unwrap();
-    assert_eq!(imported.scene.mesh.vertex_count(), 10);
-    assert_eq!(imported.scene.name, "skin");
+    assert_eq!(imported.scene.mesh().vertex_count(), 10);
+    assert_eq!(imported.scene.name(), "skin");
 }
 
 #[test]
@@ -823,11 +826,11 @@ fn large_meshes_use_wide_indices_and_joints() {
         Some(UNSIGNED_SHORT)
     );
     let back = import_gltf_str(&encode(&doc), None, "grid").unwrap();
-    assert_eq!(back.scene.mesh.triangles(), scene.mesh.triangles());
+    assert_eq!(back.scene.mesh().triangles(), scene.mesh().triangles());
     let w = back
         .weights
         .unwrap()
-        .to_weights_for(&scene.skeleton.names(), 66_000)
+        .to_weights_for(&scene.skeleton().names(), 66_000)
         .unwrap();
     let diff = max_abs_diff(&w, &weights);
     assert!(diff < 1e-6, "{diff:e}");
@@ -902,7 +905,7 @@ fn cli_says_what_the_four_influence_limit_drops() {
     .unwrap();
     let weights = skinweights::solve(&scene, "heat").unwrap();
     skinweights::save_scene(&scene, p("f.json")).unwrap();
-    skinweights::WeightsFile::new(&scene.name, "heat", scene.skeleton.names(), &weights)
+    skinweights::WeightsFile::new(scene.name(), "heat", scene.skeleton().names(), &weights)
         .save(p("w.json"))
         .unwrap();
     let dropped = weights.top_k_dropped(4);
@@ -1161,7 +1164,7 @@ fn node_cycles_are_errors_and_deep_hierarchies_import() {
     };
     let (_, shallow) = import_above(20_000);
     let (imported, deep) = import_above(200_000);
-    let bones = imported.scene.skeleton.bones();
+    let bones = imported.scene.skeleton().bones();
     assert_eq!(
         (bones.len(), bones[0].parent, bones[1].parent),
         (2, None, Some(0))
@@ -1192,7 +1195,7 @@ fn buffer_uris_stay_beside_the_gltf() {
     };
     // Below the directory is fine.
     assert_eq!(
-        import("sub/skin.bin").unwrap().scene.mesh.vertex_count(),
+        import("sub/skin.bin").unwrap().scene.mesh().vertex_count(),
         10
     );
     for (uri, says) in [

@@ -29,7 +29,7 @@ fn data(rel: &str) -> PathBuf {
 /// images written into `dir`; returns the glTF JSON, the import and its weights.
 fn round_trip(scene: &Scene, weights: &Weights, dir: &Path) -> (Value, GltfImport, Weights) {
     let text = export_gltf(scene, weights, &GltfOptions::default()).unwrap();
-    let path = dir.join(format!("{}.gltf", scene.name));
+    let path = dir.join(format!("{}.gltf", scene.name()));
     std::fs::write(&path, &text).unwrap();
     let mut imported = import_gltf(&path).unwrap();
     imported.write_embedded_images(dir, false).unwrap();
@@ -38,8 +38,8 @@ fn round_trip(scene: &Scene, weights: &Weights, dir: &Path) -> (Value, GltfImpor
         .as_ref()
         .unwrap()
         .to_weights_for(
-            &imported.scene.skeleton.names(),
-            imported.scene.mesh.vertex_count(),
+            &imported.scene.skeleton().names(),
+            imported.scene.mesh().vertex_count(),
         )
         .unwrap();
     (serde_json::from_str(&text).unwrap(), imported, w)
@@ -50,7 +50,7 @@ fn round_trip(scene: &Scene, weights: &Weights, dir: &Path) -> (Value, GltfImpor
 /// order kept within a layer). Returns the largest texture coordinate difference in texture
 /// units (pixels over the image size).
 fn assert_same_art(a: &Scene, b: &Scene) -> f64 {
-    let (art_a, art_b) = (a.art.as_ref().unwrap(), b.art.as_ref().unwrap());
+    let (art_a, art_b) = (a.art().unwrap(), b.art().unwrap());
     assert_eq!(art_a.layers, art_b.layers, "layers and draw order");
     assert_eq!(art_a.images.len(), art_b.images.len());
     for (x, y) in art_a.images.iter().zip(&art_b.images) {
@@ -63,30 +63,30 @@ fn assert_same_art(a: &Scene, b: &Scene) -> f64 {
             x.name
         );
     }
-    assert_eq!(a.mesh.parts(), b.mesh.parts());
-    assert_eq!(a.mesh.vertex_parts(), b.mesh.vertex_parts());
-    assert_eq!(a.mesh.vertex_count(), b.mesh.vertex_count());
-    for (p, q) in a.mesh.vertices().iter().zip(b.mesh.vertices()) {
+    assert_eq!(a.mesh().parts(), b.mesh().parts());
+    assert_eq!(a.mesh().vertex_parts(), b.mesh().vertex_parts());
+    assert_eq!(a.mesh().vertex_count(), b.mesh().vertex_count());
+    for (p, q) in a.mesh().vertices().iter().zip(b.mesh().vertices()) {
         assert!(
             (p - q).norm() <= 1e-6 * p.coords.norm().max(1.0),
             "{p} vs {q}"
         );
     }
     // Triangles come back grouped by layer (one primitive each), mesh order within a layer.
-    let layers = triangle_layers(&a.mesh, &art_a.layer_of_part(a.mesh.parts()));
-    let mut order: Vec<usize> = (0..a.mesh.triangle_count()).collect();
+    let layers = triangle_layers(a.mesh(), &art_a.layer_of_part(a.mesh().parts()));
+    let mut order: Vec<usize> = (0..a.mesh().triangle_count()).collect();
     order.sort_by_key(|&t| layers[t]);
-    let expected: Vec<[usize; 3]> = order.iter().map(|&t| a.mesh.triangles()[t]).collect();
-    assert_eq!(b.mesh.triangles(), &expected[..]);
+    let expected: Vec<[usize; 3]> = order.iter().map(|&t| a.mesh().triangles()[t]).collect();
+    assert_eq!(b.mesh().triangles(), &expected[..]);
     let sizes: Vec<(u32, u32)> = Texture::load_art(art_a)
         .unwrap()
         .iter()
         .map(|t| t.image.dimensions())
         .collect();
-    let image_of_part = art_a.image_of_part(a.mesh.parts());
+    let image_of_part = art_a.image_of_part(a.mesh().parts());
     let mut worst = 0.0f64;
     for (v, (p, q)) in art_a.uvs.iter().zip(&art_b.uvs).enumerate() {
-        if let Some(k) = image_of_part[a.mesh.vertex_parts()[v]] {
+        if let Some(k) = image_of_part[a.mesh().vertex_parts()[v]] {
             let (w, h) = (f64::from(sizes[k].0), f64::from(sizes[k].1));
             worst = worst
                 .max(((p.x - q.x) / w).abs())
@@ -114,11 +114,11 @@ fn compare_renders(
     };
     let frame = Frame::fit(&pa, &view, 2.0).unwrap();
     let draw = |scene: &Scene, positions: &[nalgebra::Point2<f64>]| {
-        let textures = Texture::load_art(scene.art.as_ref().unwrap()).unwrap();
+        let textures = Texture::load_art(scene.art().unwrap()).unwrap();
         let drawing = Drawing {
-            mesh: &scene.mesh,
+            mesh: scene.mesh(),
             positions,
-            art: scene.art.as_ref(),
+            art: scene.art(),
             textures: &textures,
         };
         render(&drawing, &frame, &RenderOptions::default()).unwrap()
@@ -159,12 +159,12 @@ fn assert_renders_agree(a: (&Scene, &Weights), b: (&Scene, &Weights), pose: &Pos
 fn dragonbones_character_keeps_its_atlas_through_gltf() {
     let db = load_dragonbones(data("dragonbones-you-xin/body_ske.json")).unwrap();
     let scene = db.scene;
-    assert!(scene.art.is_some(), "the shipped character has its atlas");
+    assert!(scene.art().is_some(), "the shipped character has its atlas");
     // glTF holds 4 influences: cut first so that posed renders compare the same weights.
     let weights = db.artist.top_k(4);
     let dir = tempfile::tempdir().unwrap();
     let (doc, imported, w) = round_trip(&scene, &weights, dir.path());
-    let art = scene.art.as_ref().unwrap();
+    let art = scene.art().unwrap();
     assert_eq!(
         doc["meshes"][0]["primitives"].as_array().unwrap().len(),
         art.layers.len()
@@ -172,7 +172,7 @@ fn dragonbones_character_keeps_its_atlas_through_gltf() {
     let uv = assert_same_art(&scene, &imported.scene);
     eprintln!("DragonBones: texture coordinates within {uv:e} texture units");
     assert!(uv <= 1e-6, "{uv}");
-    let probe = &scene.probes[0].pose;
+    let probe = &scene.probes()[0].pose;
     assert_renders_agree(
         (&scene, &weights),
         (&imported.scene, &w),
@@ -186,10 +186,7 @@ fn traced_sprite_keeps_its_image_through_gltf() {
     let sprite = Sprite::load(data("kenney-toon/robot_idle.png")).unwrap();
     let bones = BonesFile::load(data("kenney-toon/robot_idle_bones.json")).unwrap();
     let (scene, _, _) = sprite_scene(&sprite, bones, &SpriteOptions::default()).unwrap();
-    let art = scene
-        .art
-        .as_ref()
-        .expect("a traced sprite carries its image");
+    let art = scene.art().expect("a traced sprite carries its image");
     assert_eq!(art.images.len(), 1);
     let weights = solved(&scene, "euclidean").top_k(4);
     let dir = tempfile::tempdir().unwrap();
@@ -197,11 +194,11 @@ fn traced_sprite_keeps_its_image_through_gltf() {
     let uv = assert_same_art(&scene, &imported.scene);
     eprintln!(
         "sprite ({} vertices, {} parts): texture coordinates within {uv:e} texture units",
-        scene.mesh.vertex_count(),
-        scene.mesh.parts().len()
+        scene.mesh().vertex_count(),
+        scene.mesh().parts().len()
     );
     assert!(uv <= 1e-6, "{uv}");
-    let probe = &scene.probes[0].pose;
+    let probe = &scene.probes()[0].pose;
     assert_renders_agree((&scene, &weights), (&imported.scene, &w), probe, "sprite");
 }
 
@@ -224,9 +221,9 @@ fn red_over_blue(path: &Path) -> (u32, u32) {
 /// in the bounding box, the figure's top (largest y: scene y is up) at the image's top row.
 fn figure_with_art(image: &Path, (w, h): (u32, u32), layers: Vec<Layer>) -> Scene {
     let scene = small_scene("arms-down");
-    let (lo, hi) = scene.mesh.bounds();
+    let (lo, hi) = scene.mesh().bounds();
     let uvs = scene
-        .mesh
+        .mesh()
         .vertices()
         .iter()
         .map(|p| {
@@ -262,7 +259,7 @@ fn exported_red_over_blue_figure(dir: &Path) -> (Scene, Value) {
 }
 
 fn all_layers(scene: &Scene) -> Vec<Layer> {
-    Layer::one_per_part(scene.mesh.parts(), Some(0))
+    Layer::one_per_part(scene.mesh().parts(), Some(0))
 }
 
 /// The floats of accessor `a` of an exported (one embedded buffer) glTF.
@@ -303,10 +300,10 @@ fn texture_origin_is_the_images_top_left_as_gltf_says() {
     let image = image::load_from_memory(&BASE64.decode(data).unwrap())
         .unwrap()
         .to_rgba8();
-    let (lo, hi) = scene.mesh.bounds();
+    let (lo, hi) = scene.mesh().bounds();
     let mid = (lo.y + hi.y) / 2.0;
     let (mut red, mut blue) = (0, 0);
-    for v in 0..scene.mesh.vertex_count() {
+    for v in 0..scene.mesh().vertex_count() {
         let (u, t) = (uv[2 * v], uv[2 * v + 1]);
         assert!((0.0..=1.0).contains(&u) && (0.0..=1.0).contains(&t));
         let y = f64::from(pos[3 * v + 1]);
@@ -331,7 +328,7 @@ fn texture_origin_is_the_images_top_left_as_gltf_says() {
     }
     assert!(red > 50 && blue > 50, "{red} {blue}");
     // The figure's highest vertex is at v = 0 exactly, its lowest at v = 1.
-    let top = (0..scene.mesh.vertex_count())
+    let top = (0..scene.mesh().vertex_count())
         .max_by(|&a, &b| pos[3 * a + 1].total_cmp(&pos[3 * b + 1]))
         .unwrap();
     assert_eq!(uv[2 * top + 1], 0.0);
@@ -463,7 +460,7 @@ fn exported_art_follows_the_gltf_rules() {
 #[test]
 fn scene_without_art_exports_one_untextured_primitive() {
     let scene = small_scene("arms-down");
-    assert!(scene.art.is_none());
+    assert!(scene.art().is_none());
     let weights = solved(&scene, "euclidean");
     let doc: Value =
         serde_json::from_str(&export_gltf(&scene, &weights, &GltfOptions::default()).unwrap())
@@ -484,7 +481,7 @@ fn scene_without_art_exports_one_untextured_primitive() {
     let index = prims[0]["indices"].as_u64().unwrap() as usize;
     assert_eq!(
         doc["accessors"][index]["count"].as_u64().unwrap() as usize,
-        3 * scene.mesh.triangle_count()
+        3 * scene.mesh().triangle_count()
     );
 }
 
@@ -499,8 +496,10 @@ fn draw_order_flat_layers_and_premultiplied_images_round_trip() {
     assert!(layers.len() >= 3, "the figure has parts");
     layers.reverse();
     layers[1].image = None;
-    let mut scene = figure_with_art(&png, size, layers);
-    scene.art.as_mut().unwrap().images[0].alpha = AlphaMode::Premultiplied;
+    let scene = figure_with_art(&png, size, layers);
+    let mut art = scene.art().cloned().unwrap();
+    art.images[0].alpha = AlphaMode::Premultiplied;
+    let scene = scene.with_art(art).unwrap();
     let weights = solved(&scene, "euclidean");
     let out = dir.path().join("out");
     std::fs::create_dir(&out).unwrap();
@@ -509,7 +508,7 @@ fn draw_order_flat_layers_and_premultiplied_images_round_trip() {
     assert!(prims[1].get("material").is_none(), "flat layer");
     assert_eq!(
         prims[0]["extras"]["skinweights"]["part"],
-        scene.art.as_ref().unwrap().layers[0].part.as_str()
+        scene.art().unwrap().layers[0].part.as_str()
     );
     // Flat-colour vertices carry no coordinate; compare the textured ones.
     let uv = assert_same_art(&scene, &imported.scene);
@@ -539,8 +538,10 @@ fn unreadable_images_and_coordinates_outside_them_are_errors() {
         .unwrap_err()
         .to_string();
     assert!(e.contains("not.png"), "{e}");
-    let mut scene = figure_with_art(&png, size, all_layers(&base));
-    scene.art.as_mut().unwrap().uvs[7].x = f64::from(size.0) + 0.5;
+    let scene = figure_with_art(&png, size, all_layers(&base));
+    let mut art = scene.art().cloned().unwrap();
+    art.uvs[7].x = f64::from(size.0) + 0.5;
+    let scene = scene.with_art(art).unwrap();
     let e = export_gltf(&scene, &weights, &GltfOptions::default())
         .unwrap_err()
         .to_string();

@@ -168,18 +168,18 @@ fn round_trip(label: &str, scene: &Scene, weights: &Weights) -> (f64, f64, usize
     let back = &import.scene;
     back.sanity_check().unwrap();
     assert_eq!(
-        back.clips.len(),
-        scene.clips.len(),
+        back.clips().len(),
+        scene.clips().len(),
         "{label}: {:?}",
         import.notes
     );
-    let sk = &scene.skeleton;
+    let sk = scene.skeleton();
     let plain = |j: usize| {
         (0..sk.len()).all(|k| sk.bones()[k].local.is_none() || !sk.is_ancestor_or_self(k, j))
     };
     let (mut vs_file, mut vs_original, mut frames) = (0.0f64, 0.0f64, 0usize);
     let anims = doc.json["animations"].as_array().unwrap();
-    for (clip, anim) in back.clips.iter().zip(anims) {
+    for (clip, anim) in back.clips().iter().zip(anims) {
         let original = scene.clip(&clip.name).unwrap();
         assert_eq!(anim["name"], clip.name.as_str());
         assert!(
@@ -191,8 +191,8 @@ fn round_trip(label: &str, scene: &Scene, weights: &Weights) -> (f64, f64, usize
         times.extend(original.key_times());
         for t in times {
             let got = back
-                .skeleton
-                .world_affines(&clip.sample(&back.skeleton, t).unwrap())
+                .skeleton()
+                .world_affines(&clip.sample(back.skeleton(), t).unwrap())
                 .unwrap();
             let file = gltf_world(&doc, anim, t);
             let want = sk.world_affines(&original.sample(sk, t).unwrap()).unwrap();
@@ -230,7 +230,7 @@ fn round_trip(label: &str, scene: &Scene, weights: &Weights) -> (f64, f64, usize
     eprintln!(
         "{label}: {} clips, {frames} frames: imported poses vs the glTF file {vs_file:.3e}, vs \
          the original scene (bones without inherit modes) {vs_original:.3e}",
-        back.clips.len()
+        back.clips().len()
     );
     (vs_file, vs_original, frames)
 }
@@ -401,7 +401,7 @@ fn cubicspline_translation_matches_a_hand_evaluation_of_the_raw_bytes() {
     let clip = import.scene.clip("cubic").unwrap();
     assert_eq!(clip.duration, 1.5);
     let track = &clip.tracks[0];
-    assert_eq!(track.bone, scene.skeleton.bones()[0].name);
+    assert_eq!(track.bone, scene.skeleton().bones()[0].name);
     // The raw triples as stored (values include the rest translation).
     let raw = |c: usize| -> Vec<[f32; 3]> {
         (0..4)
@@ -624,7 +624,7 @@ fn hostile_animations_are_typed_errors_naming_the_animation() {
     );
     add_animation(&mut doc, "tumble", &[(1, "rotation", i, o, "LINEAR")]);
     let import = import_gltf_str(&encode(&doc), None, "x").unwrap();
-    assert!(import.scene.clips.is_empty());
+    assert!(import.scene.clips().is_empty());
     assert!(
         import
             .notes

@@ -36,9 +36,9 @@ fn textured(image: Value, extra_buffer: Option<&[u8]>) -> (Value, Vec<[f64; 2]>)
     let weights = solved(&scene, "euclidean");
     let text = export_gltf(&scene, &weights, &GltfOptions::default()).unwrap();
     let mut doc: Value = serde_json::from_str(&text).unwrap();
-    let (lo, hi) = scene.mesh.bounds();
+    let (lo, hi) = scene.mesh().bounds();
     let uv: Vec<[f32; 2]> = scene
-        .mesh
+        .mesh()
         .vertices()
         .iter()
         .map(|p| {
@@ -105,12 +105,12 @@ fn image_file_beside_the_gltf_becomes_the_art() {
     std::fs::write(dir.path().join("skin tex.png"), png_bytes()).unwrap();
     let (doc, expected) = textured(json!({"uri": "skin%20tex.png"}), None);
     let imported = import_gltf(write(dir.path(), &doc)).unwrap();
-    let art = imported.scene.art.as_ref().expect("textured glTF has art");
+    let art = imported.scene.art().expect("textured glTF has art");
     assert_eq!(art.images.len(), 1);
     assert_eq!(art.images[0].path, dir.path().join("skin tex.png"));
     assert_eq!(art.images[0].name, "skin tex");
     assert!(art.layers.iter().all(|l| l.image == Some(0)));
-    assert_eq!(art.layers.len(), imported.scene.mesh.parts().len());
+    assert_eq!(art.layers.len(), imported.scene.mesh().parts().len());
     assert_uvs(art, &expected);
     // The corners of the bounding box map to the image's corners.
     let max_u = art.uvs.iter().map(|p| p.x).fold(0.0, f64::max);
@@ -149,12 +149,12 @@ fn data_uri_image_is_written_beside_the_scene() {
     let mut imported = import_gltf(write(dir.path(), &doc)).unwrap();
     assert_eq!(imported.embedded_images.len(), 1);
     assert_eq!(imported.embedded_images[0].file_name, "model_image0.png");
-    assert_uvs(imported.scene.art.as_ref().unwrap(), &expected);
+    assert_uvs(imported.scene.art().unwrap(), &expected);
     let out = dir.path().join("out");
     std::fs::create_dir(&out).unwrap();
     let written = imported.write_embedded_images(&out, false).unwrap();
     assert_eq!(written, vec![out.join("model_image0.png")]);
-    let art = imported.scene.art.as_ref().unwrap();
+    let art = imported.scene.art().unwrap();
     assert_eq!(art.images[0].path, out.join("model_image0.png"));
     assert_eq!(
         Texture::load_art(art).unwrap()[0].image.dimensions(),
@@ -180,7 +180,7 @@ fn buffer_view_image_is_read() {
     let imported = import_gltf(write(dir.path(), &doc)).unwrap();
     assert_eq!(imported.embedded_images.len(), 1);
     assert_eq!(imported.embedded_images[0].bytes, png);
-    assert_uvs(imported.scene.art.as_ref().unwrap(), &expected);
+    assert_uvs(imported.scene.art().unwrap(), &expected);
     // A corrupt embedded image is an error naming the image.
     let (doc, _) = textured(json!({"mimeType": "image/png"}), Some(b"garbage"));
     let e = import_gltf(write(dir.path(), &doc))
@@ -221,7 +221,7 @@ fn simpleskin_has_no_texture_and_no_art() {
     let path =
         Path::new(env!("CARGO_MANIFEST_DIR")).join("data/khronos-simpleskin/SimpleSkin.gltf");
     let imported = import_gltf(path).unwrap();
-    assert!(imported.scene.art.is_none());
+    assert!(imported.scene.art().is_none());
     assert!(imported.embedded_images.is_empty());
 }
 
@@ -231,5 +231,5 @@ fn material_without_texture_gives_no_art() {
     let (mut doc, _) = textured(json!({"uri": "unused.png"}), None);
     doc["materials"] = json!([{"pbrMetallicRoughness": {"baseColorFactor": [1, 0, 0, 1]}}]);
     let imported = import_gltf(write(dir.path(), &doc)).unwrap();
-    assert!(imported.scene.art.is_none());
+    assert!(imported.scene.art().is_none());
 }

@@ -34,14 +34,16 @@ fn player_imports_with_its_hierarchy_weights_and_texture() {
     assert_eq!(g.report.godot, 4);
     assert_eq!(g.report.skeleton, "Sprite2D/Skeleton2D");
     assert_eq!(
-        scene.mesh.parts(),
+        scene.mesh().parts(),
         ["RightArm", "RightLeg", "Body", "LeftLeg", "Head", "Chin", "LeftArm"]
     );
-    let names = scene.skeleton.names();
+    let names = scene.skeleton().names();
     assert_eq!(names.len(), 16);
     let parent = |b: &str| {
-        let j = scene.skeleton.index_of(b).unwrap();
-        scene.skeleton.bones()[j].parent.map(|p| names[p].as_str())
+        let j = scene.skeleton().index_of(b).unwrap();
+        scene.skeleton().bones()[j]
+            .parent
+            .map(|p| names[p].as_str())
     };
     assert_eq!(parent("Hip"), None);
     assert_eq!(parent("Chest"), Some("Hip"));
@@ -53,9 +55,9 @@ fn player_imports_with_its_hierarchy_weights_and_texture() {
     assert_eq!(parent("RightFoot"), Some("RightLowerLeg"));
     assert_eq!(parent("RightLeg"), Some("Hip"));
     // Hip's rest is (-3, -11) in the skeleton frame, y-down: (-3, 11) y-up; Chest 32 px above.
-    let hip = &scene.skeleton.bones()[scene.skeleton.index_of("Hip").unwrap()];
+    let hip = &scene.skeleton().bones()[scene.skeleton().index_of("Hip").unwrap()];
     assert!((hip.head - nalgebra::Point2::new(-3.0, 11.0)).norm() < 1e-9);
-    let chest = &scene.skeleton.bones()[scene.skeleton.index_of("Chest").unwrap()];
+    let chest = &scene.skeleton().bones()[scene.skeleton().index_of("Chest").unwrap()];
     assert!((chest.head - nalgebra::Point2::new(-3.0, 43.0)).norm() < 1e-9);
     // Hip points at its first child, Chest.
     assert!((hip.tail - chest.head).norm() < 1e-9);
@@ -63,7 +65,7 @@ fn player_imports_with_its_hierarchy_weights_and_texture() {
     // Every polygon: vertices = the file's points (internal_vertex_count = all of them).
     let counts: Vec<usize> = g.report.meshes.iter().map(|m| m.vertices).collect();
     assert_eq!(counts, [19, 14, 21, 15, 14, 7, 20]);
-    assert_eq!(scene.mesh.vertex_count(), 110);
+    assert_eq!(scene.mesh().vertex_count(), 110);
     for m in &g.report.meshes {
         assert!(!m.outline_triangulated);
         assert_eq!(m.internal_vertices, m.vertices);
@@ -96,7 +98,7 @@ fn player_imports_with_its_hierarchy_weights_and_texture() {
     assert!(g.report.notes.iter().any(|n| n.contains("name no bone")));
 
     // The texture: gBot.png beside the scene (res://player/gBot.png is not there).
-    let art = scene.art.as_ref().unwrap();
+    let art = scene.art().unwrap();
     assert_eq!(art.images.len(), 1);
     assert_eq!(art.images[0].name, "gBot");
     assert!(art.images[0].path.ends_with("godot-gbot/gBot.png"));
@@ -118,32 +120,32 @@ fn round_trip(scene: &Scene, weights: &Weights, godot: u32) -> GodotImport {
     let back = import_godot(&text, None).unwrap_or_else(|e| panic!("{e}\n{text}"));
     assert_eq!(back.report.godot, godot);
     let order = godot_vertex_order(scene);
-    let scene_names = scene.skeleton.names();
-    let back_names = back.scene.skeleton.names();
+    let scene_names = scene.skeleton().names();
+    let back_names = back.scene.skeleton().names();
     assert_eq!(back_names, scene_names);
     let mut k = 0;
     let (mut max_pos, mut max_w) = (0.0f64, 0.0f64);
     for poly in &order {
         for &v in &poly.vertices {
             max_pos =
-                max_pos.max((back.scene.mesh.vertices()[k] - scene.mesh.vertices()[v]).norm());
+                max_pos.max((back.scene.mesh().vertices()[k] - scene.mesh().vertices()[v]).norm());
             for j in 0..scene_names.len() {
                 max_w = max_w.max((back.artist.get(k, j) - weights.get(v, j)).abs());
             }
-            if let (Some(a), Some(b)) = (&scene.art, &back.scene.art) {
+            if let (Some(a), Some(b)) = (scene.art(), back.scene.art()) {
                 assert!((a.uvs[v] - b.uvs[k]).norm() < 1e-9);
             }
             k += 1;
         }
     }
-    assert_eq!(k, back.scene.mesh.vertex_count());
+    assert_eq!(k, back.scene.mesh().vertex_count());
     assert!(max_pos < 1e-4, "positions moved by {max_pos} px");
     assert!(max_w < 1e-6, "weights changed by {max_w}");
     for (a, b) in scene
-        .skeleton
+        .skeleton()
         .bones()
         .iter()
-        .zip(back.scene.skeleton.bones())
+        .zip(back.scene.skeleton().bones())
     {
         assert!((a.head - b.head).norm() < 1e-9, "{}", a.name);
         assert_eq!(a.parent, b.parent);
@@ -160,10 +162,10 @@ fn player_round_trips_through_godot_3_and_4() {
     let g = player();
     for godot in [3, 4] {
         let back = round_trip(&g.scene, &g.artist, godot);
-        assert_eq!(back.scene.mesh.parts(), g.scene.mesh.parts());
+        assert_eq!(back.scene.mesh().parts(), g.scene.mesh().parts());
         assert_eq!(
-            back.scene.mesh.triangle_count(),
-            g.scene.mesh.triangle_count()
+            back.scene.mesh().triangle_count(),
+            g.scene.mesh().triangle_count()
         );
         // Our export lists every bone with its full path: nothing to repair.
         assert!(back.report.meshes.iter().all(|m| m.renormalized_rows == 0
@@ -187,10 +189,10 @@ fn solved_scenes_round_trip_through_godot_3_and_4() {
         for godot in [3, 4] {
             let back = round_trip(&scene, &weights, godot);
             // Seam vertices of a connected scene are written once per polygon using them.
-            assert!(back.scene.mesh.vertex_count() >= scene.mesh.vertex_count());
+            assert!(back.scene.mesh().vertex_count() >= scene.mesh().vertex_count());
             assert_eq!(
-                back.scene.mesh.triangle_count(),
-                scene.mesh.triangle_count()
+                back.scene.mesh().triangle_count(),
+                scene.mesh().triangle_count()
             );
         }
     }
@@ -251,11 +253,14 @@ fn a_godot_3_scene_with_empty_polygons_is_triangulated_with_its_internal_vertex(
     assert_eq!(m.vertices, 5);
     // A 4-point outline (2 triangles) with a point inserted on their shared diagonal: 4.
     assert_eq!(m.triangles, 4);
-    assert!((g.scene.mesh.area() - 80.0).abs() < 1e-9);
+    assert!((g.scene.mesh().area() - 80.0).abs() < 1e-9);
     check_rows(&g.artist);
     // y flipped: the bone B sits at x = 10 on the x axis; the first point at y = +2.
-    assert_eq!(g.scene.mesh.vertices()[0], nalgebra::Point2::new(0.0, 2.0));
-    let art = g.scene.art.as_ref().unwrap();
+    assert_eq!(
+        g.scene.mesh().vertices()[0],
+        nalgebra::Point2::new(0.0, 2.0)
+    );
+    let art = g.scene.art().unwrap();
     assert_eq!(art.images[0].path, Path::new("/nonexistent/sheet.png"));
     // No uv: the points are the texture coordinates.
     assert_eq!(art.uvs[1], nalgebra::Point2::new(20.0, -2.0));
@@ -383,7 +388,7 @@ fn malformed_scenes_name_line_and_field() {
 /// and weights, as our exporter meant them.
 fn expected_json(scene: &Scene, weights: &Weights) -> serde_json::Value {
     use serde_json::json;
-    let bones = scene.skeleton.bones();
+    let bones = scene.skeleton().bones();
     let mut paths: Vec<String> = Vec::new();
     for b in bones {
         paths.push(match b.parent {
@@ -428,7 +433,7 @@ fn expected_json(scene: &Scene, weights: &Weights) -> serde_json::Value {
                 .vertices
                 .iter()
                 .map(|&v| {
-                    let p = scene.mesh.vertices()[v];
+                    let p = scene.mesh().vertices()[v];
                     [p.x, -p.y]
                 })
                 .collect();
@@ -436,13 +441,13 @@ fn expected_json(scene: &Scene, weights: &Weights) -> serde_json::Value {
                 .map(|j| poly.vertices.iter().map(|&v| weights.get(v, j)).collect())
                 .collect();
             json!({
-                "name": scene.mesh.parts()[poly.part],
+                "name": scene.mesh().parts()[poly.part],
                 "points": points,
                 "internal": poly.vertices.len() - poly.outline,
                 "triangles": poly.triangles.len(),
                 "bones": paths,
                 "weights": w,
-                "texture": scene.art.is_some(),
+                "texture": scene.art().is_some(),
             })
         })
         .collect();
@@ -497,7 +502,7 @@ fn godot3_loads_the_exported_player() {
         let dir = tempfile::tempdir().unwrap();
         let scene_path = dir.path().join("scene3.tscn");
         std::fs::write(&scene_path, export_godot(scene, weights, 3).unwrap()).unwrap();
-        if let Some(art) = &scene.art {
+        if let Some(art) = scene.art() {
             std::fs::copy(&art.images[0].path, dir.path().join("gBot.png")).unwrap();
         }
         let expected_path = dir.path().join("expected.json");
@@ -511,7 +516,7 @@ fn godot3_loads_the_exported_player() {
         .output()
         .unwrap();
         let stdout = String::from_utf8_lossy(&out.stdout);
-        println!("{}:\n{stdout}", scene.name);
+        println!("{}:\n{stdout}", scene.name());
         eprintln!("{}", String::from_utf8_lossy(&out.stderr));
         assert!(
             out.status.success(),
@@ -569,7 +574,7 @@ fn cli_imports_and_exports_godot() {
             String::from_utf8_lossy(&out.stderr)
         );
         let back = load_godot(&tscn).unwrap();
-        assert_eq!(back.scene.mesh.vertex_count(), 110);
+        assert_eq!(back.scene.mesh().vertex_count(), 110);
         let mut k = 0;
         for poly in &godot_vertex_order(&g.scene) {
             for &v in &poly.vertices {

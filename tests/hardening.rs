@@ -26,7 +26,7 @@ fn an_all_zero_weight_row_is_an_error_naming_the_vertex_not_nan() {
     let scene = small_scene("arms-down");
     let mut w = solved(&scene, "euclidean");
     w.row_mut(3).fill(0.0);
-    let probe = &scene.probes[0];
+    let probe = &scene.probes()[0];
     for result in [
         evaluate(&scene, &w, probe).map(|_| ()),
         lint(&scene, &w, &LintOptions::default()).map(|_| ()),
@@ -41,7 +41,7 @@ fn an_all_zero_weight_row_is_an_error_naming_the_vertex_not_nan() {
 #[test]
 fn overflowing_and_cancelling_huge_weights_are_errors() {
     let scene = small_scene("arms-down");
-    let probe = &scene.probes[0];
+    let probe = &scene.probes()[0];
     // 1e308 + 1e308 overflows the row sum.
     let mut w = solved(&scene, "euclidean");
     w.row_mut(7)[..2].copy_from_slice(&[1e308, 1e308]);
@@ -86,7 +86,7 @@ fn negative_weights_are_an_error_in_lint() {
 
 #[test]
 fn a_probe_translating_a_bone_by_1e308_is_an_error_naming_the_probe() {
-    let mut scene = small_scene("arms-down");
+    let scene = small_scene("arms-down");
     let w = solved(&scene, "euclidean");
     let probe = Probe {
         name: "far".into(),
@@ -96,7 +96,9 @@ fn a_probe_translating_a_bone_by_1e308_is_an_error_naming_the_probe() {
             ..Default::default()
         },
     };
-    scene.probes.push(probe.clone());
+    let mut probes = scene.probes().to_vec();
+    probes.push(probe.clone());
+    let scene = scene.with_probes(probes).unwrap();
     match evaluate(&scene, &w, &probe) {
         Err(Error::InvalidField { field, message }) => {
             assert_eq!(field, r#"probes["far"].pose"#);
@@ -226,10 +228,10 @@ fn a_part_listed_twice_is_an_error() {
 fn a_weights_file_naming_a_bone_twice_is_an_error() {
     let scene = small_scene("bar");
     let w = solved(&scene, "euclidean");
-    let mut names = scene.skeleton.names();
+    let mut names = scene.skeleton().names();
     names[1] = names[0].clone();
     let file = WeightsFile::new("bar", "euclidean", names.clone(), &w);
-    match file.to_weights_for(&scene.skeleton.names(), scene.mesh.vertex_count()) {
+    match file.to_weights_for(&scene.skeleton().names(), scene.mesh().vertex_count()) {
         Err(Error::WeightsShape { message }) => {
             assert!(message.contains("twice (columns 0 and 1)"), "{message}")
         }
@@ -239,10 +241,12 @@ fn a_weights_file_naming_a_bone_twice_is_an_error() {
 
 #[test]
 fn a_probe_watching_no_vertex_is_an_error_not_a_pass() {
-    let mut scene = small_scene("arms-down");
+    let scene = small_scene("arms-down");
     let w = solved(&scene, "euclidean");
-    scene.probes[0].watch.below_y = Some(-1e9);
-    match evaluate(&scene, &w, &scene.probes[0]) {
+    let mut probes = scene.probes().to_vec();
+    probes[0].watch.below_y = Some(-1e9);
+    let scene = scene.with_probes(probes).unwrap();
+    match evaluate(&scene, &w, &scene.probes()[0]) {
         Err(Error::InvalidField { field, .. }) => assert_eq!(field, r#"probes["lift_l"].watch"#),
         other => panic!("{other:?}"),
     }
@@ -389,7 +393,7 @@ fn builtin_vertex_counts_past_what_fits_are_refused_up_front() {
             assert_eq!(field, "vertices");
             assert!(message.contains("5000000"), "{message}");
         }
-        other => panic!("{:?}", other.map(|s| s.mesh.vertex_count())),
+        other => panic!("{:?}", other.map(|s| s.mesh().vertex_count())),
     }
     // Refused before any meshing (the old code meshed for 34 s and aborted): faster than
     // meshing 500 vertices, a ratio that a loaded machine slows on both sides alike.
@@ -435,7 +439,7 @@ fn a_one_pixel_checkerboard_traced_at_tolerance_0_is_refused_before_meshing() {
             assert!(message.contains("keeps 178805 points"), "{message}");
             assert!(message.contains("more than 100000"), "{message}");
         }
-        other => panic!("{:?}", other.map(|(s, _, _)| s.mesh.vertex_count())),
+        other => panic!("{:?}", other.map(|(s, _, _)| s.mesh().vertex_count())),
     }
     // Asking for enough vertices lifts the limit: the (now banded) inside test meshes it.
     let smaller = checkerboard(60);
@@ -551,7 +555,7 @@ fn weights_that_score_keep_scoring() {
     let scene = small_scene("arms-down");
     for s in ["linear", "euclidean", "heat+mask"] {
         let w: Weights = solved(&scene, s);
-        let m = evaluate(&scene, &w, &scene.probes[0]).unwrap();
+        let m = evaluate(&scene, &w, &scene.probes()[0]).unwrap();
         assert!(
             m.drag_max_pct.is_finite() && m.dirichlet > 0.0,
             "{s}: {m:?}"

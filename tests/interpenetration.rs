@@ -22,7 +22,7 @@ fn bar(vertices: usize) -> Scene {
 /// upper, lower): each limb moves rigidly.
 fn rigid_weights(scene: &Scene) -> Weights {
     let rows: Vec<Vec<f64>> = scene
-        .mesh
+        .mesh()
         .vertex_parts()
         .iter()
         .map(|&p| {
@@ -137,7 +137,7 @@ fn every_builtin_scene_is_clean_at_rest() {
         )
         .unwrap();
         let contour = Interpenetration::for_scene(&scene).unwrap();
-        let report = contour.measure(scene.mesh.vertices()).unwrap();
+        let report = contour.measure(scene.mesh().vertices()).unwrap();
         assert!(report.is_clean(), "{name}: {report:?}");
         // Only the layered character is drawn overlapping on purpose (arms over the torso
         // at the shoulders); the welded meshes and the touching elbow layers do not overlap.
@@ -174,8 +174,9 @@ fn lint_has_an_interpenetration_row_per_probe() {
     );
     assert!(row.values["area_px2"] > 10.0, "{row:?}");
     // At rest the same row passes.
-    let mut rest = scene.clone();
-    rest.probes[0].pose = Pose::rest();
+    let mut probes = scene.probes().to_vec();
+    probes[0].pose = Pose::rest();
+    let rest = scene.clone().with_probes(probes).unwrap();
     let checks = lint(&rest, &w, &LintOptions::default()).unwrap();
     let row = checks
         .iter()
@@ -183,8 +184,9 @@ fn lint_has_an_interpenetration_row_per_probe() {
         .unwrap();
     assert!(row.pass && row.values["area_px2"] == 0.0, "{row:?}");
     // Bent to 250 degrees the lower limb lies over the upper one: edges cross.
-    let mut bent = scene.clone();
-    bent.probes[0].pose = Pose::rest().rotate("lower", 250.0);
+    let mut probes = scene.probes().to_vec();
+    probes[0].pose = Pose::rest().rotate("lower", 250.0);
+    let bent = scene.clone().with_probes(probes).unwrap();
     let checks = lint(&bent, &w, &LintOptions::default()).unwrap();
     let row = checks
         .iter()
@@ -217,12 +219,12 @@ fn sprites_report_interpenetration_at_their_probes() {
         let (scene, _, _) = sprite_scene(&sprite, bones, &options).unwrap();
         let contour = Interpenetration::for_scene(&scene).unwrap();
         assert!(
-            contour.measure(scene.mesh.vertices()).unwrap().is_clean(),
+            contour.measure(scene.mesh().vertices()).unwrap().is_clean(),
             "{stem}"
         );
         let w = skinweights::solve(&scene, "heat").unwrap();
-        assert!(!scene.probes.is_empty());
-        for probe in &scene.probes {
+        assert!(!scene.probes().is_empty());
+        for probe in scene.probes() {
             let posed = posed_positions(&scene, &w, &probe.pose).unwrap();
             let r = contour.measure(&posed).unwrap();
             println!(

@@ -11,7 +11,7 @@ fn opts(limit: &str) -> Vec<(String, String)> {
 /// The largest change of any weight across any mesh edge.
 fn largest_edge_jump(scene: &skinweights::Scene, w: &Weights) -> f64 {
     scene
-        .mesh
+        .mesh()
         .topology()
         .edges()
         .iter()

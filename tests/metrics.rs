@@ -79,17 +79,17 @@ fn independent_pose(mesh: &Mesh, w: &Weights, theta: f64) -> Vec<Point2<f64>> {
 fn drag_leak_flips_area_match_an_independent_computation() {
     for theta in [30.0, 90.0, 150.0] {
         let scene = strip_scene(theta);
-        let w = ramp_weights(&scene.mesh);
-        let m = evaluate(&scene, &w, &scene.probes[0]).unwrap();
-        let posed = independent_pose(&scene.mesh, &w, theta);
+        let w = ramp_weights(scene.mesh());
+        let m = evaluate(&scene, &w, &scene.probes()[0]).unwrap();
+        let posed = independent_pose(scene.mesh(), &w, theta);
         let height = 1.0;
         // Drag: watched = left part; own bone = l (unmoved), so the target is the rest position.
-        let watched: Vec<usize> = (0..scene.mesh.vertex_count())
-            .filter(|&v| scene.mesh.vertices()[v].x < 2.0)
+        let watched: Vec<usize> = (0..scene.mesh().vertex_count())
+            .filter(|&v| scene.mesh().vertices()[v].x < 2.0)
             .collect();
         let d: Vec<f64> = watched
             .iter()
-            .map(|&v| (posed[v] - scene.mesh.vertices()[v]).norm())
+            .map(|&v| (posed[v] - scene.mesh().vertices()[v]).norm())
             .collect();
         let dmax = d.iter().cloned().fold(0.0, f64::max) / height * 100.0;
         let dmean = d.iter().sum::<f64>() / d.len() as f64 / height * 100.0;
@@ -107,14 +107,14 @@ fn drag_leak_flips_area_match_an_independent_computation() {
         // Flips and area from the independently posed positions.
         let area2 = |a: Point2<f64>, b: Point2<f64>, c: Point2<f64>| (b - a).perp(&(c - a));
         let flips = scene
-            .mesh
+            .mesh()
             .triangles()
             .iter()
             .filter(|t| area2(posed[t[0]], posed[t[1]], posed[t[2]]) <= 0.0)
             .count();
         assert_eq!(m.flipped, flips, "theta {theta}");
         let posed_area: f64 = scene
-            .mesh
+            .mesh()
             .triangles()
             .iter()
             .map(|t| area2(posed[t[0]], posed[t[1]], posed[t[2]]))
@@ -128,7 +128,7 @@ fn drag_leak_flips_area_match_an_independent_computation() {
     }
     // A 150-degree bend over a 2-wide ramp folds the inner side of the joint.
     let scene = strip_scene(150.0);
-    let m = evaluate(&scene, &ramp_weights(&scene.mesh), &scene.probes[0]).unwrap();
+    let m = evaluate(&scene, &ramp_weights(scene.mesh()), &scene.probes()[0]).unwrap();
     assert!(m.flipped > 0, "expected folds at 150 degrees");
     assert!(m.area_change_pct < 0.0);
 }
@@ -138,7 +138,7 @@ fn rigid_weights_have_no_drag_no_distortion_and_no_flips() {
     let scene = strip_scene(90.0);
     // Each vertex fully on its own part's bone: a hard cut at x = 2.
     let rows: Vec<Vec<f64>> = scene
-        .mesh
+        .mesh()
         .vertex_parts()
         .iter()
         .map(|&p| {
@@ -150,14 +150,14 @@ fn rigid_weights_have_no_drag_no_distortion_and_no_flips() {
         })
         .collect();
     let w = Weights::from_rows(&rows, 2).unwrap();
-    let m = evaluate(&scene, &w, &scene.probes[0]).unwrap();
+    let m = evaluate(&scene, &w, &scene.probes()[0]).unwrap();
     assert_eq!(m.drag_max_pct, 0.0);
     assert_eq!(m.leaked_weight, 0.0);
     // The cut triangles between x = 1.75 and 2 shear: distortion > 1 there, 1 elsewhere.
     assert!(m.distortion_max > 1.5);
     assert!((m.distortion_p99 - 1.0).abs() > 0.0);
     let posed = metrics::posed_positions(&scene, &w, &Pose::rest()).unwrap();
-    assert!(metrics::distortion(&scene.mesh, &posed)
+    assert!(metrics::distortion(scene.mesh(), &posed)
         .iter()
         .all(|&r| (r - 1.0).abs() < 1e-9));
 }
@@ -191,17 +191,17 @@ fn dirichlet_energy_of_a_linear_field() {
 #[test]
 fn isolated_discontinuity_is_found_and_lint_reports_it() {
     let scene = strip_scene(90.0);
-    let mut w = ramp_weights(&scene.mesh);
+    let mut w = ramp_weights(scene.mesh());
     // An interior vertex at x = 0.5 (all neighbours fully on "l") jumps to "r".
     let v = scene
-        .mesh
+        .mesh()
         .vertices()
         .iter()
         .position(|p| (p.x - 0.5).abs() < 1e-12 && (p.y - 0.5).abs() < 1e-12)
         .unwrap();
     w.row_mut(v).copy_from_slice(&[0.0, 1.0]);
     assert_eq!(
-        metrics::isolated_discontinuities(&scene.mesh, &w, 0.5),
+        metrics::isolated_discontinuities(scene.mesh(), &w, 0.5),
         vec![v]
     );
     let checks = lint(&scene, &w, &LintOptions::default()).unwrap();
@@ -220,9 +220,9 @@ fn isolated_discontinuity_is_found_and_lint_reports_it() {
 #[test]
 fn lint_fails_a_row_summing_to_085_with_the_seed_hint() {
     let scene = strip_scene(30.0);
-    let mut w = ramp_weights(&scene.mesh);
+    let mut w = ramp_weights(scene.mesh());
     w.row_mut(7).copy_from_slice(&[0.25, 0.60]);
-    let m = evaluate(&scene, &w, &scene.probes[0]).unwrap();
+    let m = evaluate(&scene, &w, &scene.probes()[0]).unwrap();
     assert!((m.norm_err - 0.15).abs() < 1e-12);
     let checks = lint(&scene, &w, &LintOptions::default()).unwrap();
     let norm = checks
@@ -245,11 +245,11 @@ fn lint_fails_a_row_summing_to_085_with_the_seed_hint() {
     let short = Weights::from_rows(&[vec![1.0, 0.0]], 2).unwrap();
     let expected = format!(
         "weights are 1 vertices x 2 bones, the scene has {} vertices x 2 bones",
-        scene.mesh.vertex_count()
+        scene.mesh().vertex_count()
     );
     for result in [
         lint(&scene, &short, &LintOptions::default()).map(|_| ()),
-        evaluate(&scene, &short, &scene.probes[0]).map(|_| ()),
+        evaluate(&scene, &short, &scene.probes()[0]).map(|_| ()),
     ] {
         match result {
             Err(Error::WeightsShape { message }) => assert_eq!(message, expected),

@@ -34,7 +34,7 @@ fn agreement_on(
     options: &[(String, String)],
 ) -> f64 {
     let s = solver_by_name(solver, options).unwrap();
-    let mut full = Weights::zeros(scene.mesh.vertex_count(), scene.skeleton.len());
+    let mut full = Weights::zeros(scene.mesh().vertex_count(), scene.skeleton().len());
     for (part, bones) in meshes {
         let cut = SubScene::new(scene, part, bones).unwrap();
         let w = s.solve(&cut.scene).unwrap().weights;
@@ -102,7 +102,7 @@ fn refine_reads_the_original_vertices_back() {
         .solve(&scene)
         .unwrap()
         .weights;
-    assert_eq!(fine.vertex_count(), scene.mesh.vertex_count());
+    assert_eq!(fine.vertex_count(), scene.mesh().vertex_count());
     assert!(fine.normalization_error() < 1e-9);
     // The same field, better resolved: close to the coarse solve, not identical.
     let diff = fine

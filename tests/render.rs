@@ -156,8 +156,8 @@ fn translucent_bar() -> (Scene, Vec<Texture>) {
             path: "flat.png".into(),
             alpha: AlphaMode::Straight,
         },
-        vec![Point2::new(1.0, 1.0); scene.mesh.vertex_count()],
-        scene.mesh.parts(),
+        vec![Point2::new(1.0, 1.0); scene.mesh().vertex_count()],
+        scene.mesh().parts(),
     );
     let tex = RgbaImage::from_pixel(2, 2, Rgba([40, 160, 220, 128]));
     let scene = scene.with_art(art).unwrap();
@@ -167,15 +167,15 @@ fn translucent_bar() -> (Scene, Vec<Texture>) {
 #[test]
 fn shared_edges_are_drawn_exactly_once() {
     let (scene, textures) = translucent_bar();
-    let triangles = scene.mesh.triangle_count();
+    let triangles = scene.mesh().triangle_count();
     assert!(triangles >= 10_000, "{triangles}");
-    let (lo, hi) = scene.mesh.bounds();
+    let (lo, hi) = scene.mesh().bounds();
     let view = View {
         scale: 3.0,
         rotation_deg: 17.0,
         offset: Vector2::new(0.37, 0.21),
     };
-    let frame = Frame::fit(scene.mesh.vertices(), &view, 2.0).unwrap();
+    let frame = Frame::fit(scene.mesh().vertices(), &view, 2.0).unwrap();
     // Pixels whose whole square lies at least 1 px inside the bar's rectangle.
     let [a, b, c, d, tx, ty] = frame.matrix;
     let det = a * d - b * c;
@@ -187,9 +187,9 @@ fn shared_edges_are_drawn_exactly_once() {
         sx > lo.x + m && sx < hi.x - m && sy > lo.y + m && sy < hi.y - m
     };
     let drawing = Drawing {
-        mesh: &scene.mesh,
-        positions: scene.mesh.vertices(),
-        art: scene.art.as_ref(),
+        mesh: scene.mesh(),
+        positions: scene.mesh().vertices(),
+        art: scene.art(),
         textures: &textures,
     };
     for mode in [AlphaMode::Straight, AlphaMode::Premultiplied] {
@@ -370,9 +370,9 @@ fn fringe_at(
 ) -> skinweights::render::Fringe {
     let textures = vec![Texture::new("t", tex.clone(), stored)];
     let drawing = Drawing {
-        mesh: &scene.mesh,
-        positions: scene.mesh.vertices(),
-        art: scene.art.as_ref(),
+        mesh: scene.mesh(),
+        positions: scene.mesh().vertices(),
+        art: scene.art(),
         textures: &textures,
     };
     let view = View {
@@ -380,7 +380,7 @@ fn fringe_at(
         rotation_deg: 17.0,
         offset: Vector2::new(0.37, 0.21),
     };
-    let frame = Frame::fit(scene.mesh.vertices(), &view, 2.0).unwrap();
+    let frame = Frame::fit(scene.mesh().vertices(), &view, 2.0).unwrap();
     let options = RenderOptions {
         samples,
         ..RenderOptions::default()

@@ -13,7 +13,7 @@ use std::path::Path;
 fn clip_scene(dir: &Path) -> (String, String, String, String) {
     let scene = common::small_scene("arms-down");
     let bone = scene
-        .skeleton
+        .skeleton()
         .bones()
         .iter()
         .find(|b| b.parent.is_some())
@@ -30,7 +30,7 @@ fn clip_scene(dir: &Path) -> (String, String, String, String) {
     let path = |n: &str| dir.join(n).to_str().unwrap().to_string();
     save_scene(&scene, path("scene.json")).unwrap();
     let names: Vec<String> = scene
-        .skeleton
+        .skeleton()
         .bones()
         .iter()
         .map(|b| b.name.clone())
@@ -39,7 +39,7 @@ fn clip_scene(dir: &Path) -> (String, String, String, String) {
         let w = common::solved(&scene, solver);
         WeightsFile::save_weights(
             path(&format!("{solver}.json")),
-            &scene.name,
+            scene.name(),
             solver,
             &names,
             &w,

@@ -37,7 +37,7 @@ impl Rng {
 /// random parents (earlier bones only, so no cycles), random parts.
 fn random_scene(base: &Scene, rng: &mut Rng) -> Scene {
     let n = 1 + rng.below(7);
-    let parts = base.mesh.parts().to_vec();
+    let parts = base.mesh().parts().to_vec();
     let mut bones = Vec::new();
     for i in 0..n {
         let head = Point2::new(rng.range(-50.0, 250.0), rng.range(-60.0, 60.0));
@@ -62,7 +62,7 @@ fn random_scene(base: &Scene, rng: &mut Rng) -> Scene {
             .rotate(format!("b{}", rng.below(n)), rng.range(-180.0, 180.0)),
         watch: Watch::default(),
     };
-    Scene::new("random", base.mesh.clone(), skeleton, vec![probe]).unwrap()
+    Scene::new("random", base.mesh().clone(), skeleton, vec![probe]).unwrap()
 }
 
 #[test]
@@ -93,7 +93,7 @@ fn random_skeletons_give_valid_weights_or_typed_errors() {
                         .weights
                         .validate()
                         .unwrap_or_else(|e| panic!("case {case}, {name}: {e}"));
-                    let m = evaluate(&scene, &solution.weights, &scene.probes[0]).unwrap();
+                    let m = evaluate(&scene, &solution.weights, &scene.probes()[0]).unwrap();
                     assert!(
                         m.drag_max_pct.is_finite() && m.area_change_pct.is_finite(),
                         "case {case}, {name}"
@@ -187,7 +187,7 @@ fn garbage_weights_are_measured_not_trusted() {
         },
     )
     .unwrap();
-    let n = scene.mesh.vertex_count();
+    let n = scene.mesh().vertex_count();
     let mut rng = Rng(0x5eed_0003);
     for _ in 0..20 {
         let mut data: Vec<f64> = (0..n * 2)
@@ -205,7 +205,7 @@ fn garbage_weights_are_measured_not_trusted() {
             }
         }
         let w = Weights::from_row_major(data, 2).unwrap();
-        let m = evaluate(&scene, &w, &scene.probes[0]).unwrap();
+        let m = evaluate(&scene, &w, &scene.probes()[0]).unwrap();
         assert!(m.norm_err.is_finite() && m.bind_err.is_finite() && m.drag_max_pct.is_finite());
         let checks = lint(&scene, &w, &LintOptions::default()).unwrap();
         let norm = checks
@@ -217,7 +217,7 @@ fn garbage_weights_are_measured_not_trusted() {
     // A negative weight is not measured but named (vertex and bone).
     let mut w = Weights::from_rows(&vec![vec![1.0, 0.0]; n], 2).unwrap();
     w.set(4, 1, -0.5);
-    match evaluate(&scene, &w, &scene.probes[0]) {
+    match evaluate(&scene, &w, &scene.probes()[0]) {
         Err(Error::InvalidWeight {
             vertex: 4,
             bone: 1,

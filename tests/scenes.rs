@@ -5,7 +5,7 @@ use skinweights::mesh::{mesh_outline, MeshingOptions, Outline};
 use skinweights::scene::{
     arms_down_outline, mirror_vertex_map, mirror_vertex_map_about, MirrorAxis, BUILTIN_SCENES,
 };
-use skinweights::{builtin_scene, BuiltinOptions, Error, Mesh, Scene};
+use skinweights::{builtin_scene, BuiltinOptions, Error, Mesh, Pose, Scene};
 
 fn p(x: f64, y: f64) -> Point2<f64> {
     Point2::new(x, y)
@@ -52,9 +52,9 @@ fn check_quality(name: &str, mesh: &Mesh) {
 
 /// Every bone segment is the union of collinear mesh edges lying on it.
 fn check_bones_covered(scene: &Scene) {
-    let mesh = &scene.mesh;
+    let mesh = scene.mesh();
     let v = mesh.vertices();
-    for b in scene.skeleton.bones() {
+    for b in scene.skeleton().bones() {
         let d = b.tail - b.head;
         let len2 = d.norm_squared();
         let on = |q: Point2<f64>| {
@@ -92,7 +92,7 @@ fn check_bones_covered(scene: &Scene) {
 /// Every vertex has an exact mirror partner, triangles map to triangles, parts map to the
 /// mirrored part names.
 fn check_mirror(scene: &Scene, axis: MirrorAxis) {
-    let mesh = &scene.mesh;
+    let mesh = scene.mesh();
     let m = mirror_vertex_map_about(mesh, axis).expect("mesh is exactly symmetric");
     for (i, &j) in m.iter().enumerate() {
         assert_eq!(m[j], i);
@@ -129,12 +129,12 @@ fn every_builtin_is_a_valid_quality_scene() {
     for &name in BUILTIN_SCENES {
         let s = scene(name, 4000, None);
         s.sanity_check().unwrap();
-        check_quality(name, &s.mesh);
+        check_quality(name, s.mesh());
         let area = expected_area(name, 12.0);
         assert!(
-            (s.mesh.area() - area).abs() <= 1e-6 * area,
+            (s.mesh().area() - area).abs() <= 1e-6 * area,
             "{name}: area {} vs {area}",
-            s.mesh.area()
+            s.mesh().area()
         );
         check_bones_covered(&s);
         let axis = if name == "bar" || name == "layered-elbow" {
@@ -147,7 +147,7 @@ fn every_builtin_is_a_valid_quality_scene() {
         if name != "layered-elbow" {
             check_mirror(&s, axis);
         }
-        for probe in &s.probes {
+        for probe in s.probes() {
             let watched = probe.watched_vertices(&s).unwrap();
             assert!(
                 !watched.is_empty(),
@@ -155,7 +155,7 @@ fn every_builtin_is_a_valid_quality_scene() {
                 probe.name
             );
         }
-        for b in s.skeleton.bones() {
+        for b in s.skeleton().bones() {
             assert!(b.part.is_some(), "{name}: bone {} has no part", b.name);
         }
     }
@@ -166,7 +166,7 @@ fn vertex_count_follows_the_target() {
     for &name in BUILTIN_SCENES {
         for n in [2000, 20_000] {
             let s = scene(name, n, None);
-            let got = s.mesh.vertex_count() as f64;
+            let got = s.mesh().vertex_count() as f64;
             assert!(
                 (got - n as f64).abs() <= 0.1 * n as f64,
                 "{name}: {got} vertices for target {n}"
@@ -180,7 +180,7 @@ fn arms_down_matches_the_design_geometry() {
     for g in [12.0, 5.0, 30.0] {
         let s = scene("arms-down", 3000, Some(g));
         let area = expected_area("arms-down", g);
-        assert!((s.mesh.area() - area).abs() <= 1e-6 * area);
+        assert!((s.mesh().area() - area).abs() <= 1e-6 * area);
         assert!((arms_down_outline(g).area() - area).abs() <= 1e-9 * area);
         let x = 65.0 + g;
         let expect = [
@@ -190,7 +190,7 @@ fn arms_down_matches_the_design_geometry() {
             ("upper_arm_r", Some(0), p(x, 190.), p(x, 105.), "arm_r"),
             ("forearm_r", Some(3), p(x, 105.), p(x, 25.), "arm_r"),
         ];
-        let bones = s.skeleton.bones();
+        let bones = s.skeleton().bones();
         assert_eq!(bones.len(), expect.len());
         for (b, (name, parent, head, tail, part)) in bones.iter().zip(expect) {
             assert_eq!(
@@ -199,7 +199,7 @@ fn arms_down_matches_the_design_geometry() {
             );
         }
         // Parts: torso |x| <= 50, arm_l x < -50, arm_r x > 50.
-        for (i, q) in s.mesh.vertices().iter().enumerate() {
+        for (i, q) in s.mesh().vertices().iter().enumerate() {
             let want = if q.x < -50.0 {
                 "arm_l"
             } else if q.x > 50.0 {
@@ -207,7 +207,7 @@ fn arms_down_matches_the_design_geometry() {
             } else {
                 "torso"
             };
-            assert_eq!(s.mesh.parts()[s.mesh.vertex_parts()[i]], want);
+            assert_eq!(s.mesh().parts()[s.mesh().vertex_parts()[i]], want);
             // Nothing strictly inside the gaps between arms and torso.
             assert!(
                 !(q.x.abs() > 50.0 && q.x.abs() < 50.0 + g && q.y < 180.0),
@@ -221,17 +221,17 @@ fn arms_down_matches_the_design_geometry() {
         let lift_r = s.probe(Some("lift_r")).unwrap();
         assert_eq!(lift_r.pose.rotations.get("upper_arm_r"), Some(&90.0));
         // The public helper finds the exact x-mirror.
-        assert!(mirror_vertex_map(&s.mesh).is_some());
+        assert!(mirror_vertex_map(s.mesh()).is_some());
     }
 }
 
 #[test]
 fn arms_touching_is_one_glued_shape() {
     let s = scene("arms-touching", 3000, None);
-    assert_eq!(s.mesh.topology().component_count(), 1);
+    assert_eq!(s.mesh().topology().component_count(), 1);
     // Gluing leaves one outer boundary loop and no slit: every boundary vertex is on the
     // outline of the union shape.
-    assert_eq!(s.mesh.topology().boundary_loops().len(), 1);
+    assert_eq!(s.mesh().topology().boundary_loops().len(), 1);
     let zero_gap = builtin_scene(
         "arms-down",
         &BuiltinOptions {
@@ -241,7 +241,7 @@ fn arms_touching_is_one_glued_shape() {
         },
     )
     .unwrap();
-    assert_eq!(zero_gap.mesh.vertex_count(), s.mesh.vertex_count());
+    assert_eq!(zero_gap.mesh().vertex_count(), s.mesh().vertex_count());
     assert!(matches!(
         builtin_scene(
             "arms-touching",
@@ -258,7 +258,7 @@ fn arms_touching_is_one_glued_shape() {
 #[test]
 fn layered_arms_are_separate_overlapping_components() {
     let s = scene("layered-arms", 4000, None);
-    let mesh = &s.mesh;
+    let mesh = s.mesh();
     let topo = mesh.topology();
     assert_eq!(topo.component_count(), 3);
     // Each component carries a single part, and the three parts differ.
@@ -284,15 +284,15 @@ fn layered_arms_are_separate_overlapping_components() {
 #[test]
 fn figure_has_about_twenty_bones_and_limb_parts() {
     let s = scene("figure", 4000, None);
-    assert!((18..=22).contains(&s.skeleton.len()));
+    assert!((18..=22).contains(&s.skeleton().len()));
     for part in ["torso", "head", "arm_l", "arm_r", "leg_l", "leg_r"] {
-        assert!(s.mesh.part_index(part).is_some(), "missing part {part}");
+        assert!(s.mesh().part_index(part).is_some(), "missing part {part}");
     }
     for probe in ["lift_l", "lift_r", "kick_l", "kick_r"] {
         assert!(s.probe(Some(probe)).is_ok());
     }
     // Gaps between the legs and between arms and torso stay empty.
-    for q in s.mesh.vertices() {
+    for q in s.mesh().vertices() {
         assert!(!(q.x.abs() < 8.0 && q.y < 180.0), "{q} between the legs");
         assert!(
             !(q.x.abs() > 55.0 && q.x.abs() < 65.0 && q.y > 20.0 && q.y < 355.0),
@@ -305,8 +305,8 @@ fn figure_has_about_twenty_bones_and_limb_parts() {
 fn generation_is_deterministic() {
     let a = scene("arms-down", 2000, None);
     let b = scene("arms-down", 2000, None);
-    assert_eq!(a.mesh.vertices(), b.mesh.vertices());
-    assert_eq!(a.mesh.triangles(), b.mesh.triangles());
+    assert_eq!(a.mesh().vertices(), b.mesh().vertices());
+    assert_eq!(a.mesh().triangles(), b.mesh().triangles());
 }
 
 #[test]
@@ -497,4 +497,47 @@ fn loops_without_segments_use_spade_exclusion_correctly() {
     assert!((area_of(&v, &t) - 64.0).abs() < 1e-9 * 64.0);
     assert_eq!(mesh.topology().boundary_loops().len(), 2);
     assert!((r.vertices as f64 - 2000.0).abs() < 200.0, "{r:?}");
+}
+
+/// A scene is changed only through methods that check what they are given: `with_probes`
+/// refuses what `Scene::new` refuses, `with_name` changes the name alone, and the result
+/// passes `sanity_check`.
+#[test]
+fn probes_and_name_change_through_checking_methods() {
+    let s = scene("arms-down", 500, None);
+    let probes = s.probes().to_vec();
+    assert!(!probes.is_empty());
+    let renamed = s.clone().with_name("renamed");
+    assert_eq!(renamed.name(), "renamed");
+    assert_eq!(renamed.probes(), s.probes());
+    assert_eq!(renamed.mesh().vertices(), s.mesh().vertices());
+    let mut unknown_bone = probes.clone();
+    unknown_bone[0].pose = Pose::rest().rotate("no_such_bone", 10.0);
+    assert!(matches!(
+        s.clone().with_probes(unknown_bone),
+        Err(Error::UnknownBone { ref bone, .. }) if bone == "no_such_bone"
+    ));
+    let mut twice = probes.clone();
+    twice.push(probes[0].clone());
+    assert!(matches!(
+        s.clone().with_probes(twice),
+        Err(Error::InvalidField { ref field, .. }) if field.ends_with(".name")
+    ));
+    let mut out_of_range = probes.clone();
+    out_of_range[0].watch.vertices = Some(vec![s.mesh().vertex_count()]);
+    assert!(matches!(
+        s.clone().with_probes(out_of_range),
+        Err(Error::InvalidField { ref field, .. }) if field.ends_with(".watch.vertices")
+    ));
+    let mut unknown_part = probes.clone();
+    unknown_part[0].watch.part = Some("no_such_part".into());
+    assert!(matches!(
+        s.clone().with_probes(unknown_part),
+        Err(Error::UnknownPart { .. })
+    ));
+    let one = s.clone().with_probes(probes[..1].to_vec()).unwrap();
+    assert_eq!(one.probes(), &probes[..1]);
+    one.sanity_check().unwrap();
+    let none = s.with_probes(Vec::new()).unwrap();
+    assert!(none.probes().is_empty() && none.probe(None).is_err());
 }

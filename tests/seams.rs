@@ -72,8 +72,8 @@ fn two_rectangles(overlap: f64) -> (Scene, Weights) {
 
 fn posed(scene: &Scene, w: &Weights, bone: &str, degrees: f64) -> Vec<Point2<f64>> {
     linear_blend_skinning(
-        scene.mesh.vertices(),
-        &scene.skeleton,
+        scene.mesh().vertices(),
+        scene.skeleton(),
         w,
         &Pose::rest().rotate(bone, degrees),
     )
@@ -96,7 +96,7 @@ fn a_rigid_bend_of_two_rectangles_opens_the_exact_wedge() {
     // The touching ends: 9 vertices of A and 6 of B on x = 100, 40 px long.
     assert_eq!((s.vertices[0].len(), s.vertices[1].len()), (9, 6));
     assert!((s.length - 40.0).abs() < 1e-9, "{}", s.length);
-    let rest = measure_seams(&scene, &seams, scene.mesh.vertices(), &options).unwrap();
+    let rest = measure_seams(&scene, &seams, scene.mesh().vertices(), &options).unwrap();
     assert_eq!((rest[0].widest, rest[0].open_area), (0.0, 0.0));
     for deg in [10.0, 30.0, 60.0, 90.0, 120.0, 150.0] {
         let o = measure_seams(&scene, &seams, &posed(&scene, &w, "b", deg), &options).unwrap()[0];
@@ -153,14 +153,14 @@ fn layered_elbow_opens_with_the_bend() {
     )
     .unwrap();
     scene.sanity_check().unwrap();
-    assert_eq!(scene.mesh.topology().component_count(), 2);
+    assert_eq!(scene.mesh().topology().component_count(), 2);
     let options = SeamOptions::default();
     let seams = find_seams(&scene, &options).unwrap();
     assert_eq!(seams.len(), 1);
     assert_eq!(seams[0].label(), "upper|forearm @ forearm");
     // Each layer solved on its own component: bone heat.
     let w = skinweights::solve(&scene, "heat").unwrap();
-    let rest = measure_seams(&scene, &seams, scene.mesh.vertices(), &options).unwrap()[0];
+    let rest = measure_seams(&scene, &seams, scene.mesh().vertices(), &options).unwrap()[0];
     assert_eq!((rest.widest, rest.open_area), (0.0, 0.0));
     let mut last = (0.0, 0.0);
     for &deg in &ELBOW_BENDS {
@@ -220,13 +220,13 @@ fn bad_options_and_positions_are_errors() {
     let e = measure_seams(
         &scene,
         &seams,
-        &scene.mesh.vertices()[1..],
+        &scene.mesh().vertices()[1..],
         &SeamOptions::default(),
     )
     .unwrap_err()
     .to_string();
     assert!(e.contains("positions"), "{e}");
-    let mut p = scene.mesh.vertices().to_vec();
+    let mut p = scene.mesh().vertices().to_vec();
     p[3].x = f64::NAN;
     let e = measure_seams(&scene, &seams, &p, &SeamOptions::default())
         .unwrap_err()

@@ -122,7 +122,8 @@ fn widest_opening(scene: &Scene, weights: &Weights) -> f64 {
     for k in 1..=10 {
         let pose = Pose::rest().rotate("forearm", 15.0 * k as f64);
         let posed =
-            linear_blend_skinning(scene.mesh.vertices(), &scene.skeleton, weights, &pose).unwrap();
+            linear_blend_skinning(scene.mesh().vertices(), scene.skeleton(), weights, &pose)
+                .unwrap();
         let o = measure_seams(scene, &seams, &posed, &options).unwrap();
         widest = widest.max(o[0].widest);
     }
@@ -244,17 +245,18 @@ fn layered_arms_blend_closes_the_shoulder_and_folds_in_the_lift() {
     .unwrap();
     let options = SeamOptions::default();
     let seams = find_seams(&scene, &options).unwrap();
-    let probe = scene.probes.iter().find(|p| p.name == "lift_l").unwrap();
+    let probe = scene.probes().iter().find(|p| p.name == "lift_l").unwrap();
     let measure = |w: &Weights| {
         let posed =
-            linear_blend_skinning(scene.mesh.vertices(), &scene.skeleton, w, &probe.pose).unwrap();
+            linear_blend_skinning(scene.mesh().vertices(), scene.skeleton(), w, &probe.pose)
+                .unwrap();
         let widest = measure_seams(&scene, &seams, &posed, &options)
             .unwrap()
             .iter()
             .map(|o| o.widest)
             .fold(0.0, f64::max);
         let flipped = scene
-            .mesh
+            .mesh()
             .triangles()
             .iter()
             .filter(|c| (posed[c[1]] - posed[c[0]]).perp(&(posed[c[2]] - posed[c[0]])) <= 0.0)

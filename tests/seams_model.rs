@@ -66,11 +66,11 @@ fn hand_made() -> Scene {
 /// Largest opening at the scene's recorded joints over every probe.
 fn max_opening(scene: &Scene, weights: &Weights) -> f64 {
     scene
-        .probes
+        .probes()
         .iter()
         .map(|p| {
             let posed = posed_positions(scene, weights, &p.pose).unwrap();
-            scene.seams.max_opening(&posed)
+            scene.seams().max_opening(&posed)
         })
         .fold(0.0, f64::max)
 }
@@ -84,21 +84,21 @@ fn check_repaired(scene: &Scene, solvers: &[&str]) -> (Scene, Vec<(String, Weigh
     };
     let (fixed, _) = repair(scene, &options).unwrap();
     assert!(
-        !fixed.seams.joints.is_empty(),
+        !fixed.seams().joints.is_empty(),
         "{}: repair recorded no joint",
-        scene.name
+        scene.name()
     );
     fixed.sanity_check().unwrap();
-    let path = tmp(&format!("{}-repaired.json", scene.name.replace(' ', "_")));
+    let path = tmp(&format!("{}-repaired.json", scene.name().replace(' ', "_")));
     save_scene(&fixed, &path).unwrap();
     let text = std::fs::read_to_string(&path).unwrap();
     assert!(text.contains("\"seams\"") && text.contains("skinweights.scene/3"));
     let loaded = load_scene(&path).unwrap().0;
-    assert_eq!(loaded.seams, fixed.seams);
+    assert_eq!(loaded.seams(), fixed.seams());
     let binary = scene_from_binary(&scene_to_binary(&fixed, None).unwrap(), None)
         .unwrap()
         .0;
-    assert_eq!(binary.seams, fixed.seams);
+    assert_eq!(binary.seams(), fixed.seams());
     // Unrepaired: each layer solved as drawn cracks.
     let before = solver_by_name("heat", NO_OPTIONS)
         .unwrap()
@@ -106,7 +106,7 @@ fn check_repaired(scene: &Scene, solvers: &[&str]) -> (Scene, Vec<(String, Weigh
         .unwrap()
         .weights;
     let groups = recorded_seams(&fixed, false).unwrap();
-    assert_eq!(groups, fixed.seams);
+    assert_eq!(&groups, fixed.seams());
     let mut out = Vec::new();
     for &name in solvers {
         let w = solver_by_name(name, NO_OPTIONS)
@@ -115,30 +115,35 @@ fn check_repaired(scene: &Scene, solvers: &[&str]) -> (Scene, Vec<(String, Weigh
             .unwrap()
             .weights;
         w.validate().unwrap();
-        let diff = loaded.seams.max_weight_difference(&w);
+        let diff = loaded.seams().max_weight_difference(&w);
         let opening = max_opening(&loaded, &w);
-        assert_eq!(diff, 0.0, "{} {name}: weight difference {diff}", scene.name);
+        assert_eq!(
+            diff,
+            0.0,
+            "{} {name}: weight difference {diff}",
+            scene.name()
+        );
         assert!(
             opening < 1e-6,
             "{} {name}: opening {opening} px",
-            scene.name
+            scene.name()
         );
         out.push((name.to_string(), w));
     }
     // The same vertices (appended only) cracked before: the check can fail.
-    let n = scene.mesh.vertex_count();
+    let n = scene.mesh().vertex_count();
     let cracked = fixed
-        .seams
+        .seams()
         .joints
         .iter()
         .filter(|g| g.iter().all(|&v| v < n))
         .any(|g| {
-            scene.probes.iter().any(|p| {
+            scene.probes().iter().any(|p| {
                 let posed = posed_positions(scene, &before, &p.pose).unwrap();
                 (posed[g[0]] - posed[g[1]]).norm() > 0.01
             })
         });
-    assert!(cracked, "{}: no crack before repair to close", scene.name);
+    assert!(cracked, "{}: no crack before repair to close", scene.name());
     (loaded, out)
 }
 
@@ -164,12 +169,12 @@ fn layered_arms_from_file_stays_repaired() {
 /// exported seam) and the largest weight difference between them.
 fn imported_seam_difference(scene: &Scene, weights: &Weights) -> (usize, f64) {
     let mut at: HashMap<(u64, u64), Vec<usize>> = HashMap::new();
-    for (v, p) in scene.mesh.vertices().iter().enumerate() {
+    for (v, p) in scene.mesh().vertices().iter().enumerate() {
         at.entry((p.x.to_bits(), p.y.to_bits()))
             .or_default()
             .push(v);
     }
-    let parts = scene.mesh.vertex_parts();
+    let parts = scene.mesh().vertex_parts();
     let mut groups = 0;
     let mut worst: f64 = 0.0;
     for g in at.values().filter(|g| g.len() > 1) {
@@ -190,7 +195,7 @@ fn imported_seam_difference(scene: &Scene, weights: &Weights) -> (usize, f64) {
 fn exports_keep_identical_weights_at_seams() {
     let (scene, solved) = check_repaired(&hand_made(), &["heat"]);
     let weights = &solved[0].1;
-    let joints = scene.seams.joints.len();
+    let joints = scene.seams().joints.len();
     // glTF
     let text = export_gltf(&scene, weights, &GltfOptions::default()).unwrap();
     let imported = import_gltf_str(&text, None, "arm").unwrap();
@@ -198,8 +203,8 @@ fn exports_keep_identical_weights_at_seams() {
         .weights
         .unwrap()
         .to_weights_for(
-            &imported.scene.skeleton.names(),
-            imported.scene.mesh.vertex_count(),
+            &imported.scene.skeleton().names(),
+            imported.scene.mesh().vertex_count(),
         )
         .unwrap();
     let (groups, diff) = imported_seam_difference(&imported.scene, &w);
@@ -238,17 +243,17 @@ fn weld_overlaps_records_welds_that_every_solver_honours() {
         ..Default::default()
     };
     let (fixed, _) = repair(&scene, &options).unwrap();
-    assert!(!fixed.seams.welds.is_empty(), "no weld recorded");
+    assert!(!fixed.seams().welds.is_empty(), "no weld recorded");
     let text = scene_to_json(&fixed, None).unwrap();
     let loaded = scene_from_json(&text, None).unwrap().0;
-    assert_eq!(loaded.seams, fixed.seams);
+    assert_eq!(loaded.seams(), fixed.seams());
     for name in ["heat", "linear", "best"] {
         let w = solver_by_name(name, NO_OPTIONS)
             .unwrap()
             .solve(&loaded)
             .unwrap()
             .weights;
-        let diff = loaded.seams.max_weight_difference(&w);
+        let diff = loaded.seams().max_weight_difference(&w);
         assert!(diff < 1e-12, "{name}: weld difference {diff}");
     }
 }
@@ -256,7 +261,7 @@ fn weld_overlaps_records_welds_that_every_solver_honours() {
 #[test]
 fn hostile_seams_give_typed_errors() {
     let scene = hand_made();
-    let n = scene.mesh.vertex_count();
+    let n = scene.mesh().vertex_count();
     let joints = |j: Vec<Vec<usize>>| Seams {
         joints: j,
         welds: Vec::new(),

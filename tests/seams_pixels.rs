@@ -23,10 +23,10 @@ fn the_open_elbow_shows_the_background_and_the_rest_pose_does_not() {
     let (scene, textures) =
         paint_layers(&scene, Path::new("elbow"), &PaintOptions::default()).unwrap();
     // Transparent texels are white, every layer has its own image, UVs inside them.
-    let art = scene.art.as_ref().unwrap();
+    let art = scene.art().unwrap();
     assert_eq!(art.images.len(), 2);
     assert_eq!(textures[0].image.get_pixel(0, 0).0, [255, 255, 255, 0]);
-    skinweights::render::check_uvs(&scene.mesh, art, &textures).unwrap();
+    skinweights::render::check_uvs(scene.mesh(), art, &textures).unwrap();
     let weights = skinweights::solve(&scene, "heat").unwrap();
     let seams = find_seams(&scene, &SeamOptions::default()).unwrap();
     let gap = |degrees: f64| {
@@ -44,7 +44,7 @@ fn the_open_elbow_shows_the_background_and_the_rest_pose_does_not() {
         };
         let frame = Frame::fit(&posed, &view, 4.0).unwrap();
         let drawing = Drawing {
-            mesh: &scene.mesh,
+            mesh: scene.mesh(),
             positions: &posed,
             art: Some(art),
             textures: &textures,
@@ -90,7 +90,7 @@ fn the_scene_command_writes_the_layer_images_and_refuses_to_overwrite_them() {
     let image = image::open(&png).unwrap().to_rgba8();
     assert_eq!(image.get_pixel(0, 0).0, [0, 0, 0, 0]);
     let (scene, _) = skinweights::load_scene(&out).unwrap();
-    assert_eq!(scene.art.unwrap().images.len(), 2);
+    assert_eq!(scene.art().unwrap().images.len(), 2);
     // The PNGs exist now: a second run without --force is refused and names one.
     std::fs::remove_file(&out).unwrap();
     let again = run(&[]);

@@ -83,8 +83,8 @@ fn two_rectangles_apart(gap: f64) -> Scene {
 /// The largest distance between posed vertices that share a rest position in different
 /// layers, over bend angles 0, 15, ..., 150 degrees of `bone`.
 fn max_seam_separation(scene: &Scene, weights: &Weights, bone: &str) -> f64 {
-    let pts = scene.mesh.vertices();
-    let parts = scene.mesh.vertex_parts();
+    let pts = scene.mesh().vertices();
+    let parts = scene.mesh().vertex_parts();
     let mut pairs = Vec::new();
     for a in 0..pts.len() {
         for b in a + 1..pts.len() {
@@ -97,7 +97,7 @@ fn max_seam_separation(scene: &Scene, weights: &Weights, bone: &str) -> f64 {
     let mut worst: f64 = 0.0;
     for k in 0..=10 {
         let pose = Pose::rest().rotate(bone, 15.0 * k as f64);
-        let posed = linear_blend_skinning(pts, &scene.skeleton, weights, &pose).unwrap();
+        let posed = linear_blend_skinning(pts, scene.skeleton(), weights, &pose).unwrap();
         for &(a, b) in &pairs {
             worst = worst.max((posed[a] - posed[b]).norm());
         }
@@ -117,20 +117,23 @@ fn assert_valid_rows(w: &Weights) {
 }
 
 fn assert_layers_kept(before: &Scene, after: &Scene) {
-    assert_eq!(before.mesh.parts(), after.mesh.parts());
-    let (a, b) = (before.art.as_ref().unwrap(), after.art.as_ref().unwrap());
+    assert_eq!(before.mesh().parts(), after.mesh().parts());
+    let (a, b) = (before.art().unwrap(), after.art().unwrap());
     assert_eq!(a.layers, b.layers, "layers and their textures");
     assert_eq!(a.images, b.images);
-    for p in 0..after.mesh.parts().len() {
+    for p in 0..after.mesh().parts().len() {
         assert!(
-            after.mesh.vertex_parts().contains(&p),
+            after.mesh().vertex_parts().contains(&p),
             "part {} lost",
-            after.mesh.parts()[p]
+            after.mesh().parts()[p]
         );
     }
     // Vertices are only appended: the old ones keep their part and texture coordinate.
-    let n = before.mesh.vertex_count();
-    assert_eq!(&after.mesh.vertex_parts()[..n], before.mesh.vertex_parts());
+    let n = before.mesh().vertex_count();
+    assert_eq!(
+        &after.mesh().vertex_parts()[..n],
+        before.mesh().vertex_parts()
+    );
     assert_eq!(&b.uvs[..n], &a.uvs[..n]);
 }
 
@@ -148,8 +151,8 @@ fn weld_then_seam_consistent_weights_move_the_seam_together() {
     );
     // The seam x = 100, 0..30 at the denser side's spacing: every vertex of both sides.
     let seam_vertices = |s: &Scene, part: usize| {
-        (0..s.mesh.vertex_count())
-            .filter(|&v| s.mesh.vertex_parts()[v] == part && s.mesh.vertices()[v].x == 100.0)
+        (0..s.mesh().vertex_count())
+            .filter(|&v| s.mesh().vertex_parts()[v] == part && s.mesh().vertices()[v].x == 100.0)
             .count()
     };
     let (up, low) = (seam_vertices(&scene, 0), seam_vertices(&scene, 1));
@@ -213,7 +216,7 @@ fn weld_closes_a_sub_pixel_gap_and_moves_the_silhouette_less_than_the_tolerance(
     // A tolerance under the gap welds nothing.
     let (same, none) = weld_seams(&scene, 0.2).unwrap();
     assert!(none.seams.is_empty() && none.vertices_moved == 0);
-    assert_eq!(same.mesh.vertices(), scene.mesh.vertices());
+    assert_eq!(same.mesh().vertices(), scene.mesh().vertices());
     let (w, c) = seam_consistent_weights(&welded, &Heat::default()).unwrap();
     assert_valid_rows(&w);
     let together = max_seam_separation(&welded, &w, "lower");
@@ -244,13 +247,13 @@ fn overlap_adds_a_strip_under_the_front_layer_and_keeps_the_silhouette() {
         assert!(r.silhouette_change <= px, "{}", r.silhouette_change);
         assert!(silhouette_change(&scene, &over).unwrap() <= 0.5 + px);
         // Every new vertex is upper (the back layer) and inside the lower rectangle.
-        let n = welded.mesh.vertex_count();
-        for v in n..over.mesh.vertex_count() {
-            let p = over.mesh.vertices()[v];
-            assert_eq!(over.mesh.vertex_parts()[v], 0);
+        let n = welded.mesh().vertex_count();
+        for v in n..over.mesh().vertex_count() {
+            let p = over.mesh().vertices()[v];
+            assert_eq!(over.mesh().vertex_parts()[v], 0);
             assert!(p.x > 100.0 && p.x <= 100.0 + px + 1e-9, "{p}");
             // Texture coordinates extrapolate the upper layer's mapping (uv = position).
-            let uv = over.art.as_ref().unwrap().uvs[v];
+            let uv = over.art().unwrap().uvs[v];
             assert!((uv - p).norm() < 1e-9, "{uv} vs {p}");
         }
         let (w, wr) = seam_consistent_weights(&over, &Heat::default()).unwrap();
@@ -273,7 +276,7 @@ fn smoothing_closes_weight_jumps_in_the_band_and_keeps_the_silhouette() {
     assert!(r.seam_difference[1] <= 1e-12, "{:?}", r.seam_difference);
     assert!(r.vertices_changed > 0 && r.band_vertices > 0);
     // Outer silhouette (boundary vertices off the seam) and everything far away: unchanged.
-    let mesh = &welded.mesh;
+    let mesh = welded.mesh();
     let mut unchanged = 0;
     for v in 0..mesh.vertex_count() {
         let p = mesh.vertices()[v];
@@ -321,9 +324,9 @@ fn a_scene_file_with_two_touching_layers_repairs_the_same_way() {
     assert_eq!(weld.vertices_inserted, 1);
     assert_eq!(weld.max_displacement, 0.0);
     // The inserted vertex (10, 5) of the left layer interpolates its texture coordinate.
-    let art = fixed.art.as_ref().unwrap();
-    let v = scene.mesh.vertex_count();
-    assert_eq!(fixed.mesh.vertices()[v], Point2::new(10.0, 5.0));
+    let art = fixed.art().unwrap();
+    let v = scene.mesh().vertex_count();
+    assert_eq!(fixed.mesh().vertices()[v], Point2::new(10.0, 5.0));
     assert_eq!(art.uvs[v], Point2::new(10.0, 5.0));
     let over = report.overlap.as_ref().unwrap();
     assert!((over.area_added - 10.0).abs() < 1e-9, "{}", over.area_added);
@@ -363,7 +366,7 @@ fn layered_arms_at(vertices: usize) {
     let (fixed, report) = repair(&scene, &options).unwrap();
     println!("layered-arms: {report:?}");
     fixed.sanity_check().unwrap();
-    assert_eq!(fixed.mesh.parts(), scene.mesh.parts());
+    assert_eq!(fixed.mesh().parts(), scene.mesh().parts());
     // Its layers overlap at the shoulder (the arm's top lies over the torso, top edges
     // parallel, the arm's lower edge crossing the torso's side): no boundaries meet, so
     // nothing is welded or extended, and the scene comes back unchanged.
@@ -371,7 +374,7 @@ fn layered_arms_at(vertices: usize) {
     assert!(weld.seams.is_empty(), "{:?}", weld.seams);
     assert_eq!((weld.vertices_moved, weld.vertices_inserted), (0, 0));
     assert_eq!(report.overlap.as_ref().unwrap().vertices_added, 0);
-    assert_eq!(fixed.mesh.vertices(), scene.mesh.vertices());
+    assert_eq!(fixed.mesh().vertices(), scene.mesh().vertices());
     let (w, wr) = repaired_weights(&fixed, &options, &Heat::default()).unwrap();
     println!("{wr:?}");
     assert_valid_rows(&w);
@@ -432,7 +435,7 @@ fn tiny_islands_join_their_neighbour_and_small_holes_close() {
     ])
     .unwrap();
     let scene = Scene::new("islands", mesh, skeleton, Vec::new()).unwrap();
-    let area_before = scene.mesh.area();
+    let area_before = scene.mesh().area();
     let (fixed, r) = merge_tiny_components(&scene, 5.0).unwrap();
     println!("{r:?}");
     fixed.sanity_check().unwrap();
@@ -445,10 +448,10 @@ fn tiny_islands_join_their_neighbour_and_small_holes_close() {
     assert!((r.merged[0].distance - 0.5).abs() < 1e-12);
     assert_eq!(r.holes_closed, 1);
     assert!((r.hole_area_closed - 4.0).abs() < 1e-9);
-    assert!((fixed.mesh.area() - area_before - 4.0).abs() < 1e-9);
-    assert_eq!(fixed.mesh.topology().boundary_loops().len(), 3);
+    assert!((fixed.mesh().area() - area_before - 4.0).abs() < 1e-9);
+    assert_eq!(fixed.mesh().topology().boundary_loops().len(), 3);
     // The big square of b keeps its label: b is not lost.
-    assert!(fixed.mesh.vertex_parts().contains(&1));
+    assert!(fixed.mesh().vertex_parts().contains(&1));
 }
 
 fn expect<T: std::fmt::Debug>(r: Result<T, Error>, words: &[&str]) {
@@ -478,7 +481,11 @@ fn bad_amounts_and_single_layer_scenes_are_typed_errors() {
     expect(merge_tiny_components(&scene, -3.0), &["island area"]);
     let one = common::scene_at("bar", 500);
     let single = Scene::from_mesh(
-        Mesh::new(one.mesh.vertices().to_vec(), one.mesh.triangles().to_vec()).unwrap(),
+        Mesh::new(
+            one.mesh().vertices().to_vec(),
+            one.mesh().triangles().to_vec(),
+        )
+        .unwrap(),
         Skeleton::new(vec![Bone::new(
             "a",
             Point2::new(0.0, 0.0),
@@ -515,7 +522,7 @@ fn bad_amounts_and_single_layer_scenes_are_typed_errors() {
     ));
     assert!(matches!(
         weld_seams(&single, 0.5),
-        Err(Error::SingleLayer { ref scene, .. }) if scene == &single.name
+        Err(Error::SingleLayer { ref scene, .. }) if scene == single.name()
     ));
 }
 
@@ -545,8 +552,8 @@ fn cli_repair_writes_a_scene_that_lints_and_refuses_to_overwrite() {
         image::Rgba([(x % 256) as u8, 120, 200, 255])
     });
     image.save(input.join("sheet.png")).unwrap();
-    let mut scene = two_rectangles();
-    let mut art = scene.art.take().unwrap();
+    let scene = two_rectangles();
+    let mut art = scene.art().cloned().unwrap();
     art.images = vec![ArtImage {
         name: "sheet".into(),
         path: input.join("sheet.png"),
@@ -554,7 +561,7 @@ fn cli_repair_writes_a_scene_that_lints_and_refuses_to_overwrite() {
     }];
     art.layers.iter_mut().for_each(|l| l.image = Some(0));
     art.uvs = scene
-        .mesh
+        .mesh()
         .vertices()
         .iter()
         .map(|p| Point2::new(p.x + 10.0, 35.0 - p.y))
@@ -593,7 +600,7 @@ fn cli_repair_writes_a_scene_that_lints_and_refuses_to_overwrite() {
     }
     // The image reference stays valid from the output folder.
     let (back, _) = skinweights::load_scene(&fixed).unwrap();
-    assert!(back.art.as_ref().unwrap().images[0].path.exists());
+    assert!(back.art().unwrap().images[0].path.exists());
     let json = std::fs::read_to_string(&fixed).unwrap();
     assert!(json.contains("../in/sheet.png"), "relative image path");
     let o = run(&["lint", fixed.to_str().unwrap(), weights.to_str().unwrap()]);

@@ -79,7 +79,7 @@ fn assert_valid(w: &Weights, n: usize, nb: usize, what: &str) {
 fn every_solver_on_every_builtin_scene_gives_valid_weights_and_top4_sorts_then_truncates() {
     for &name in BUILTIN_SCENES {
         let s = scene(name);
-        let (n, nb) = (s.mesh.vertex_count(), s.skeleton.len());
+        let (n, nb) = (s.mesh().vertex_count(), s.skeleton().len());
         for &solver in ALL {
             let what = format!("{solver} on {name}");
             let w = weights(&s, solver);
@@ -114,10 +114,10 @@ fn every_solver_on_every_builtin_scene_gives_valid_weights_and_top4_sorts_then_t
 fn a_vertex_on_a_bone_away_from_its_joints_belongs_to_that_bone() {
     for name in ["arms-down", "figure", "bar"] {
         let s = scene(name);
-        let bones = s.skeleton.bones();
+        let bones = s.skeleton().bones();
         // (vertex, bone) pairs: on the segment, at least 5% of the bone length from each end.
         let mut on_bone = Vec::new();
-        for (v, p) in s.mesh.vertices().iter().enumerate() {
+        for (v, p) in s.mesh().vertices().iter().enumerate() {
             for (j, b) in bones.iter().enumerate() {
                 let seg = b.segment();
                 let margin = 0.05 * b.length();
@@ -150,7 +150,7 @@ fn a_vertex_on_a_bone_away_from_its_joints_belongs_to_that_bone() {
 
 /// Index of each bone's mirror image (`_l` <-> `_r`; others map to themselves).
 fn bone_mirror(s: &Scene) -> Vec<usize> {
-    s.skeleton
+    s.skeleton()
         .bones()
         .iter()
         .map(|b| {
@@ -161,7 +161,7 @@ fn bone_mirror(s: &Scene) -> Vec<usize> {
             } else {
                 b.name.clone()
             };
-            s.skeleton.index_of(&twin).unwrap()
+            s.skeleton().index_of(&twin).unwrap()
         })
         .collect()
 }
@@ -176,7 +176,7 @@ fn weights_are_mirror_symmetric_for_every_solver() {
         ("bar", MirrorAxis::Y),
     ] {
         let s = scene(name);
-        let vm = mirror_vertex_map_about(&s.mesh, axis).expect("mesh is mirror-symmetric");
+        let vm = mirror_vertex_map_about(s.mesh(), axis).expect("mesh is mirror-symmetric");
         let bm = bone_mirror(&s);
         for &solver in ALL {
             let w = weights(&s, solver);
@@ -190,7 +190,7 @@ fn weights_are_mirror_symmetric_for_every_solver() {
             assert!(worst <= 1e-6, "{solver} on {name}: asymmetry {worst:e}");
         }
     }
-    assert!(mirror_vertex_map(&scene("arms-down").mesh).is_some());
+    assert!(mirror_vertex_map(scene("arms-down").mesh()).is_some());
 }
 
 #[test]
@@ -200,7 +200,7 @@ fn mask_keeps_bones_in_their_allowed_parts() {
         let allowed = allowed_parts(&s);
         for solver in ["mask", "linear+mask", "geodesic+mask", "heat+mask"] {
             let w = weights(&s, solver);
-            for (v, &part) in s.mesh.vertex_parts().iter().enumerate() {
+            for (v, &part) in s.mesh().vertex_parts().iter().enumerate() {
                 for (j, allowed_j) in allowed.iter().enumerate() {
                     if !allowed_j[part] {
                         assert_eq!(w.get(v, j), 0.0, "{solver} on {name}: vertex {v} bone {j}");
@@ -210,12 +210,12 @@ fn mask_keeps_bones_in_their_allowed_parts() {
         }
     }
     let s = scene("arms-down");
-    let torso = s.mesh.part_index("torso").unwrap();
-    let spine = s.skeleton.index_of("spine").unwrap();
+    let torso = s.mesh().part_index("torso").unwrap();
+    let spine = s.skeleton().index_of("spine").unwrap();
     for solver in ["mask", "heat+mask"] {
         let w = weights(&s, solver);
         let mut count = 0;
-        for (v, &part) in s.mesh.vertex_parts().iter().enumerate() {
+        for (v, &part) in s.mesh().vertex_parts().iter().enumerate() {
             if part == torso {
                 assert_eq!(w.get(v, spine), 1.0, "{solver}: torso vertex {v}");
                 count += 1;
@@ -234,11 +234,11 @@ fn lift_l_drag(s: &Scene, w: &Weights) -> (f64, f64) {
     let probe = s.probe(Some("lift_l")).unwrap();
     let watched = probe.watched_vertices(s).unwrap();
     assert!(watched.len() > 200, "{} watched", watched.len());
-    let posed = linear_blend_skinning(s.mesh.vertices(), &s.skeleton, w, &probe.pose).unwrap();
-    let h = s.mesh.height();
+    let posed = linear_blend_skinning(s.mesh().vertices(), s.skeleton(), w, &probe.pose).unwrap();
+    let h = s.mesh().height();
     let d: Vec<f64> = watched
         .iter()
-        .map(|&v| (posed[v] - s.mesh.vertices()[v]).norm() / h)
+        .map(|&v| (posed[v] - s.mesh().vertices()[v]).norm() / h)
         .collect();
     (
         d.iter().copied().fold(0.0, f64::max),
@@ -275,7 +275,7 @@ fn lift_l_leakage_story() {
 #[test]
 fn layered_arms_every_component_gets_weights() {
     let s = scene("layered-arms");
-    let topo = s.mesh.topology();
+    let topo = s.mesh().topology();
     assert!(topo.component_count() >= 3);
     for &solver in ALL {
         let sol = solver_by_name(solver, skinweights::solvers::NO_OPTIONS)
@@ -284,8 +284,8 @@ fn layered_arms_every_component_gets_weights() {
             .unwrap();
         assert_valid(
             &sol.weights,
-            s.mesh.vertex_count(),
-            s.skeleton.len(),
+            s.mesh().vertex_count(),
+            s.skeleton().len(),
             solver,
         );
         // Every bone sees its own layer: no fallback needed.
@@ -297,11 +297,11 @@ fn layered_arms_every_component_gets_weights() {
     }
     // Each arm layer is driven by its own arm bones under heat.
     let w = weights(&s, "heat");
-    let arm_l = s.mesh.part_index("arm_l").unwrap();
-    let ua = s.skeleton.index_of("upper_arm_l").unwrap();
-    let fa = s.skeleton.index_of("forearm_l").unwrap();
-    for (v, &part) in s.mesh.vertex_parts().iter().enumerate() {
-        if part == arm_l && s.mesh.vertices()[v].y < 170.0 {
+    let arm_l = s.mesh().part_index("arm_l").unwrap();
+    let ua = s.skeleton().index_of("upper_arm_l").unwrap();
+    let fa = s.skeleton().index_of("forearm_l").unwrap();
+    for (v, &part) in s.mesh().vertex_parts().iter().enumerate() {
+        if part == arm_l && s.mesh().vertices()[v].y < 170.0 {
             assert!(w.get(v, ua) + w.get(v, fa) > 0.9, "arm vertex {v}");
         }
     }
@@ -362,7 +362,7 @@ fn a_component_no_bone_can_see_falls_back_and_is_named() {
 #[test]
 fn awkward_skeletons_give_valid_weights() {
     let base = scene("arms-down");
-    let mut bones = base.skeleton.bones().to_vec();
+    let mut bones = base.skeleton().bones().to_vec();
     // A bone entirely outside the mesh, and a zero-length bone inside it.
     bones.push(Bone::new(
         "outside",
@@ -374,14 +374,14 @@ fn awkward_skeletons_give_valid_weights() {
         Point2::new(0.0, 100.0),
         Point2::new(0.0, 100.0),
     ));
-    let s = scene_with(base.mesh.clone(), bones);
+    let s = scene_with(base.mesh().clone(), bones);
     for &solver in ALL {
         let w = weights(&s, solver);
-        assert_valid(&w, s.mesh.vertex_count(), s.skeleton.len(), solver);
+        assert_valid(&w, s.mesh().vertex_count(), s.skeleton().len(), solver);
     }
     // Only a bone outside the mesh: every component is blind; visibility is ignored there.
     let s = scene_with(
-        base.mesh.clone(),
+        base.mesh().clone(),
         vec![Bone::new(
             "far",
             Point2::new(500.0, 0.0),
@@ -404,7 +404,7 @@ fn awkward_skeletons_give_valid_weights() {
     }
     // One bone: everything weighs 1 on it.
     let s = scene_with(
-        base.mesh.clone(),
+        base.mesh().clone(),
         vec![Bone::new(
             "only",
             Point2::new(0.0, 10.0),
@@ -432,14 +432,14 @@ fn sixty_four_bones() {
         }
         bones.push(b);
     }
-    let s = scene_with(s.mesh.clone(), bones);
+    let s = scene_with(s.mesh().clone(), bones);
     for &solver in ALL {
         let w = weights(&s, solver);
-        assert_valid(&w, s.mesh.vertex_count(), 64, solver);
+        assert_valid(&w, s.mesh().vertex_count(), 64, solver);
         // Heat and the kernels keep each vertex near its own bone.
         if solver != "linear" {
             let dom = w.dominant_bones();
-            for (v, p) in s.mesh.vertices().iter().enumerate() {
+            for (v, p) in s.mesh().vertices().iter().enumerate() {
                 let own = ((p.x / 200.0 * 64.0) as usize).min(63);
                 assert!(
                     dom[v].abs_diff(own) <= 2,
@@ -504,7 +504,7 @@ fn registry_names_and_options() {
         .weights;
     // A corner of the bar's far end (off the bone, which pins its own vertices).
     let end = s
-        .mesh
+        .mesh()
         .vertices()
         .iter()
         .position(|p| p.x == 0.0 && p.y == 20.0)
@@ -544,9 +544,9 @@ fn registry_names_and_options() {
 #[test]
 fn linear_follows_the_seed_formula_on_the_bar() {
     let s = scene("bar");
-    let r = 0.1 * s.mesh.height();
+    let r = 0.1 * s.mesh().height();
     let w = weights(&s, "linear");
-    for (v, p) in s.mesh.vertices().iter().enumerate() {
+    for (v, p) in s.mesh().vertices().iter().enumerate() {
         // Along the axis near the joint at x = 100: w_child = clamp((x - (100 - r)) / 2r).
         if p.y.abs() < 1e-9 {
             let expect = ((p.x - (100.0 - r)) / (2.0 * r)).clamp(0.0, 1.0);

@@ -223,7 +223,7 @@ fn geometry<'a>(doc: &'a Value, skin: &str, slot: &str, name: &str) -> (&'a Valu
 
 /// Asserts two imports give the same mesh (positions within 1e-9 px) and weights (1e-12).
 fn assert_same_import(first: &SpineImport, again: &SpineImport, what: &str) {
-    let (m1, m2) = (&first.scene.mesh, &again.scene.mesh);
+    let (m1, m2) = (first.scene.mesh(), again.scene.mesh());
     assert_eq!(m1.parts(), m2.parts(), "{what}");
     assert_eq!(m1.triangles(), m2.triangles(), "{what}");
     let d = max_distance(m1.vertices(), m2.vertices());
@@ -273,11 +273,11 @@ fn every_example_imports_with_its_counts() {
             "{folder}"
         );
         assert!(
-            all.scene.art.is_some(),
+            all.scene.art().is_some(),
             "{folder}: the atlas beside it gives art"
         );
         // Every attachment its own layer, in draw order.
-        let art = all.scene.art.as_ref().unwrap();
+        let art = all.scene.art().unwrap();
         assert_eq!(art.layers.len(), r.attachments.len(), "{folder}");
         total += weighted;
         let default = import(folder, file, SkinSelection::Default);
@@ -294,7 +294,7 @@ fn setup_positions_match_an_independent_reading() {
     for (folder, file, ..) in EXAMPLES {
         let doc = raw(folder, file);
         let imported = import(folder, file, SkinSelection::All);
-        let verts = imported.scene.mesh.vertices();
+        let verts = imported.scene.mesh().vertices();
         for a in &imported.report.attachments {
             if a.kind == "region" {
                 continue;
@@ -322,8 +322,8 @@ fn artist_weights_are_reproduced_through_the_weights_file() {
         let w: Weights = WeightsFile::from_json(&text)
             .unwrap()
             .to_weights_for(
-                &imported.scene.skeleton.names(),
-                imported.scene.mesh.vertex_count(),
+                &imported.scene.skeleton().names(),
+                imported.scene.mesh().vertex_count(),
             )
             .unwrap();
         for a in &imported.report.attachments {
@@ -414,7 +414,7 @@ fn export_with_source_reproduces_the_source_and_round_trips() {
         let again_text = serde_json::to_string(&out.json).unwrap();
         let again = import_spine(&again_text, Some(&atlas), &options).unwrap();
         assert_same_import(&first, &again, folder);
-        assert_eq!(first.scene.skeleton, again.scene.skeleton, "{folder}");
+        assert_eq!(first.scene.skeleton(), again.scene.skeleton(), "{folder}");
     }
 }
 
@@ -451,7 +451,7 @@ fn export_of_best_weights_reimports_with_rows_summing_to_one() {
             None => assert!(d <= 1e-12, "{d}"),
             Some(k) => assert!(w.influence_counts().iter().all(|&c| c <= k)),
         }
-        let moved = max_distance(first.scene.mesh.vertices(), again.scene.mesh.vertices());
+        let moved = max_distance(first.scene.mesh().vertices(), again.scene.mesh().vertices());
         assert!(moved <= 1e-9, "{moved}");
     }
 }
@@ -480,7 +480,7 @@ fn minimal_export_round_trips() {
         )
         .unwrap();
         assert_same_import(&first, &again, folder);
-        let (a1, a2) = (first.scene.art.unwrap(), again.scene.art.unwrap());
+        let (a1, a2) = (first.scene.art().unwrap(), again.scene.art().unwrap());
         let du = max_distance(&a1.uvs, &a2.uvs);
         assert!(du <= 1e-9, "{folder}: uv {du}");
         assert_eq!(a1.layers, a2.layers);
@@ -523,7 +523,7 @@ fn raptor_with_bent_regions() -> (String, Atlas, SpineImport, Weights, Vec<Strin
     let atlas = Atlas::load(Atlas::beside(&path(folder, file)).unwrap()).unwrap();
     let options = SpineImportOptions::default().with_skin(SkinSelection::All);
     let first = import_spine(&text, Some(&atlas), &options).unwrap();
-    let bones = first.scene.skeleton.bones();
+    let bones = first.scene.skeleton().bones();
     let mut w = first.artist.clone();
     let mut regions = Vec::new();
     for a in first
@@ -566,10 +566,7 @@ fn export_turns_bent_regions_into_meshes_with_the_option() {
         &options,
     )
     .unwrap();
-    let (first_art, again_art) = (
-        first.scene.art.as_ref().unwrap(),
-        again.scene.art.as_ref().unwrap(),
-    );
+    let (first_art, again_art) = (first.scene.art().unwrap(), again.scene.art().unwrap());
     let (mut moved, mut weight_err, mut pixel_err) = (0.0f64, 0.0f64, 0.0f64);
     for part in &regions {
         let old = first.report.attachments.iter().find(|a| &a.part == part);
@@ -589,12 +586,12 @@ fn export_turns_bent_regions_into_meshes_with_the_option() {
         assert_eq!(mesh["width"].as_f64(), src["width"].as_f64(), "{part}");
         for (u, v) in old.vertex_range().zip(new.vertex_range()) {
             let (p, q) = (
-                first.scene.mesh.vertices()[u],
-                again.scene.mesh.vertices()[v],
+                first.scene.mesh().vertices()[u],
+                again.scene.mesh().vertices()[v],
             );
             moved = moved.max((p - q).norm());
             pixel_err = pixel_err.max((first_art.uvs[u] - again_art.uvs[v]).norm());
-            for j in 0..first.scene.skeleton.len() {
+            for j in 0..first.scene.skeleton().len() {
                 weight_err = weight_err.max((w.get(u, j) - again.artist.get(v, j)).abs());
             }
         }

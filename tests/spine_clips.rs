@@ -366,8 +366,8 @@ fn every_example_imports_its_animations_as_clips() {
         let doc = raw(folder, file);
         let imported = import(folder, file);
         let scene = &imported.scene;
-        assert_eq!(scene.clips.len(), n, "{folder}");
-        for clip in &scene.clips {
+        assert_eq!(scene.clips().len(), n, "{folder}");
+        for clip in scene.clips() {
             // The duration is the last key of any timeline (slots, deform, events too).
             let anim = &doc["animations"][&clip.name];
             fn last(v: &Value) -> f64 {
@@ -387,7 +387,7 @@ fn every_example_imports_its_animations_as_clips() {
                 }
             }
             assert_eq!(clip.duration, last(anim), "{folder} {}", clip.name);
-            clip.check(&scene.skeleton).unwrap();
+            clip.check(scene.skeleton()).unwrap();
         }
         total += n;
         scene.sanity_check().ok();
@@ -401,7 +401,7 @@ fn channels_equal_their_keys_at_key_times() {
     for (folder, file, _) in EXAMPLES {
         let doc = raw(folder, file);
         let scene = import(folder, file).scene;
-        for clip in &scene.clips {
+        for clip in scene.clips() {
             let Some(bones) = doc["animations"][&clip.name]["bones"].as_object() else {
                 continue;
             };
@@ -449,7 +449,7 @@ fn bezier_segments_agree_with_an_independent_cubic() {
     for (folder, file, _) in EXAMPLES {
         let doc = raw(folder, file);
         let scene = import(folder, file).scene;
-        for clip in &scene.clips {
+        for clip in scene.clips() {
             let Some(bones) = doc["animations"][&clip.name]["bones"].as_object() else {
                 continue;
             };
@@ -505,14 +505,10 @@ fn pose_json_world_transforms_match_an_independent_computation_at_key_times() {
         ("alien", "alien-pro.json"),
     ] {
         let doc = raw(folder, file);
-        let mut scene = import(folder, file).scene;
-        scene.ik.clear();
-        for c in &mut scene.clips {
-            c.ik.clear();
-        }
+        let scene = import(folder, file).scene.without_ik();
         let sp = dir.path().join(format!("{folder}.json"));
         save_scene(&scene, &sp).unwrap();
-        for clip in &scene.clips {
+        for clip in scene.clips() {
             let times = bone_key_times(&doc, &clip.name);
             // At most 6 key times per clip, spread over it.
             let step = times.len().div_ceil(6).max(1);
@@ -559,16 +555,17 @@ fn pose_json_world_transforms_match_an_independent_computation_at_key_times() {
 
 /// World transforms of every bone at every frame (30 fps) of every clip, IK applied or not.
 fn clip_worlds(i: &SpineImport, ik: bool) -> Vec<Vec<[f64; 6]>> {
-    let mut s = i.scene.clone();
-    if !ik {
-        s.ik.clear();
-    }
+    let s = if ik {
+        i.scene.clone()
+    } else {
+        i.scene.clone().without_ik()
+    };
     let mut out = Vec::new();
-    for clip in &s.clips {
+    for clip in s.clips() {
         for t in clip.frame_times(30.0).unwrap() {
             let pose = s.clip_pose(clip, t).unwrap();
             out.push(
-                s.skeleton
+                s.skeleton()
                     .world_affines(&pose)
                     .unwrap()
                     .iter()
@@ -608,10 +605,10 @@ fn export_round_trips_the_clips() {
         .unwrap();
         let again =
             import_spine(&serde_json::to_string(&out.json).unwrap(), None, &options).unwrap();
-        assert_eq!(again.scene.ik, first.scene.ik, "{folder}");
+        assert_eq!(again.scene.ik(), first.scene.ik(), "{folder}");
         let names = |i: &SpineImport| {
             i.scene
-                .clips
+                .clips()
                 .iter()
                 .map(|c| c.name.clone())
                 .collect::<Vec<_>>()
@@ -619,7 +616,7 @@ fn export_round_trips_the_clips() {
         assert_eq!(names(&again), names(&first), "{folder}");
         // Every channel of every clip at every frame: the same within 1e-9.
         let mut channels: f64 = 0.0;
-        for (ca, cb) in first.scene.clips.iter().zip(&again.scene.clips) {
+        for (ca, cb) in first.scene.clips().iter().zip(again.scene.clips()) {
             assert_eq!(ca.duration, cb.duration, "{folder} {}", ca.name);
             for t in ca.frame_times(30.0).unwrap() {
                 for ta in &ca.tracks {
@@ -667,9 +664,9 @@ fn tiny(edit: impl FnOnce(&mut Value)) -> Result<SpineImport, Error> {
 fn the_tiny_project_imports_its_clips_and_ik() {
     let i = tiny(|_| {}).unwrap();
     let s = &i.scene;
-    assert_eq!(s.clips.len(), 2);
-    assert_eq!(s.ik.len(), 1);
-    assert_eq!(s.ik[0].mix, 0.5);
+    assert_eq!(s.clips().len(), 2);
+    assert_eq!(s.ik().len(), 1);
+    assert_eq!(s.ik()[0].mix, 0.5);
     let wave = s.clip("wave").unwrap();
     // The slot timeline's last key sets the duration; it is named in the notes.
     assert_eq!(wave.duration, 1.25);
@@ -686,7 +683,7 @@ fn the_tiny_project_imports_its_clips_and_ik() {
     // The shear key alone: its value from 0 on.
     assert_eq!(lower.channels.value(ChannelKind::ShearX, 0.0), 10.0);
     let pose = s.clip_pose(wave, 0.3).unwrap();
-    let w = s.skeleton.world_affines(&pose).unwrap();
+    let w = s.skeleton().world_affines(&pose).unwrap();
     assert!(w.iter().all(|m| m.is_finite()));
 }
 
@@ -759,17 +756,17 @@ fn hostile_animations_are_typed_errors() {
     // A setup scale of 0 imports (noted), every clip frame finite.
     let i = tiny(|d| d["bones"][2]["scaleX"] = serde_json::json!(0)).unwrap();
     assert!(i.report.notes.iter().any(|n| n.contains("scale of 0")));
-    for c in &i.scene.clips {
+    for c in i.scene.clips() {
         let w = i
             .scene
-            .skeleton
+            .skeleton()
             .world_affines(&i.scene.clip_pose(c, 0.5).unwrap())
             .unwrap();
         assert!(w.iter().all(|m| m.is_finite()));
     }
     // An IK chain the model cannot take is left out, named.
     let i = tiny(|d| d["ik"][0]["bones"] = serde_json::json!(["upper", "tip"])).unwrap();
-    assert!(i.scene.ik.is_empty());
+    assert!(i.scene.ik().is_empty());
     assert!(i
         .report
         .notes
@@ -795,7 +792,7 @@ fn ik_timelines_are_read_with_their_keys() {
             (timelines, keys),
             "{folder}"
         );
-        for clip in &i.scene.clips {
+        for clip in i.scene.clips() {
             for track in &clip.ik {
                 let raw_keys = doc["animations"][&clip.name]["ik"][&track.constraint]
                     .as_array()
@@ -848,7 +845,7 @@ fn pose_json_applies_ik_timelines_like_an_independent_reading() {
         let scene = import(folder, file).scene;
         let sp = dir.path().join(format!("{folder}.json"));
         save_scene(&scene, &sp).unwrap();
-        for clip in scene.clips.iter().filter(|c| !c.ik.is_empty()) {
+        for clip in scene.clips().iter().filter(|c| !c.ik.is_empty()) {
             let mut times: Vec<f64> = Vec::new();
             for track in &clip.ik {
                 for (i, k) in track.keys.iter().enumerate() {
@@ -918,7 +915,7 @@ fn ik_timelines_round_trip_through_scene_files_and_spine_export() {
         let sp = dir.path().join(format!("{folder}.json"));
         save_scene(&first.scene, &sp).unwrap();
         let (loaded, _) = skinweights::io::load_scene(&sp).unwrap();
-        assert_eq!(loaded.clips, first.scene.clips, "{folder}");
+        assert_eq!(loaded.clips(), first.scene.clips(), "{folder}");
         // Spine without --source: written as animations.NAME.ik and read back.
         let out = export_spine(
             &first.scene,
@@ -936,7 +933,7 @@ fn ik_timelines_round_trip_through_scene_files_and_spine_export() {
             "{folder}"
         );
         let mut worst = 0.0f64;
-        for (ca, cb) in first.scene.clips.iter().zip(&again.scene.clips) {
+        for (ca, cb) in first.scene.clips().iter().zip(again.scene.clips()) {
             assert_eq!(ca.ik.len(), cb.ik.len(), "{folder} {}", ca.name);
             for (ta, tb) in ca.ik.iter().zip(&cb.ik) {
                 assert_eq!(ta.constraint, tb.constraint);

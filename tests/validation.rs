@@ -134,7 +134,7 @@ fn clockwise_mesh_is_rejected_by_mesh_and_flipped_by_the_loader() {
     let (scene, notes) = scene_from_json(&json, None).unwrap();
     assert_eq!(notes.len(), 1, "{notes:?}");
     assert!(notes[0].contains("flipped"));
-    assert!(scene.mesh.area() > 0.0);
+    assert!(scene.mesh().area() > 0.0);
 }
 
 #[test]
@@ -217,14 +217,14 @@ fn scene_json_round_trip() {
     let json = scene_json("[[0,1,2],[0,2,3]]", r#""root""#);
     let (scene, notes) = scene_from_json(&json, None).unwrap();
     assert!(notes.is_empty());
-    assert_eq!(scene.skeleton.bones()[1].parent, Some(0));
+    assert_eq!(scene.skeleton().bones()[1].parent, Some(0));
     let again = skinweights::io::scene_to_json(&scene, None).unwrap();
     let (scene2, _) = scene_from_json(&again, None).unwrap();
-    assert_eq!(scene2.mesh.vertices(), scene.mesh.vertices());
-    assert_eq!(scene2.skeleton, scene.skeleton);
-    assert_eq!(scene2.probes, scene.probes);
+    assert_eq!(scene2.mesh().vertices(), scene.mesh().vertices());
+    assert_eq!(scene2.skeleton(), scene.skeleton());
+    assert_eq!(scene2.probes(), scene.probes());
     assert_eq!(
-        scene.probes[0].watched_vertices(&scene).unwrap(),
+        scene.probes()[0].watched_vertices(&scene).unwrap(),
         vec![0, 1]
     );
 }
@@ -385,7 +385,7 @@ fn bar_with_art() -> skinweights::Scene {
     .unwrap();
     // Texture coordinates: the bar's frame flipped to image rows (v down), 1 px per unit.
     let uvs = scene
-        .mesh
+        .mesh()
         .vertices()
         .iter()
         .map(|p| Point2::new(p.x, 40.0 - p.y))
@@ -397,7 +397,7 @@ fn bar_with_art() -> skinweights::Scene {
             alpha: AlphaMode::Premultiplied,
         },
         uvs,
-        scene.mesh.parts(),
+        scene.mesh().parts(),
     );
     scene.with_art(art).unwrap()
 }
@@ -405,9 +405,11 @@ fn bar_with_art() -> skinweights::Scene {
 #[test]
 fn scene_art_round_trips_with_paths_relative_to_the_scene_file() {
     let dir = tempfile::tempdir().unwrap();
-    let mut scene = bar_with_art();
+    let scene = bar_with_art();
     let image = dir.path().join("art/bar.png");
-    scene.art.as_mut().unwrap().images[0].path = image.clone();
+    let mut art = scene.art().cloned().unwrap();
+    art.images[0].path = image.clone();
+    let scene = scene.with_art(art).unwrap();
     let file = dir.path().join("scenes/bar.json");
     std::fs::create_dir_all(file.parent().unwrap()).unwrap();
     skinweights::save_scene(&scene, &file).unwrap();
@@ -419,7 +421,7 @@ fn scene_art_round_trips_with_paths_relative_to_the_scene_file() {
     );
     let (back, _) = skinweights::load_scene(&file).unwrap();
     back.sanity_check().unwrap();
-    let (a, b) = (scene.art.as_ref().unwrap(), back.art.as_ref().unwrap());
+    let (a, b) = (scene.art().unwrap(), back.art().unwrap());
     let uv_err = a
         .uvs
         .iter()

@@ -434,17 +434,22 @@ fn lift_l() -> Pose {
 /// The library's drag max (% h) of lift_l's watched vertices posed by DQS or helper bones.
 fn drag_other_skinning(scene: &Scene, w: &Weights, helper: bool) -> f64 {
     let probe = scene.probe(Some("lift_l")).unwrap();
-    let rest = scene.mesh.vertices();
+    let rest = scene.mesh().vertices();
     let posed = if helper {
-        let (mut sk, mut ww, mut pose) = (scene.skeleton.clone(), w.clone(), probe.pose.clone());
-        for b in scene.skeleton.bones().iter().filter(|b| b.parent.is_some()) {
+        let (mut sk, mut ww, mut pose) = (scene.skeleton().clone(), w.clone(), probe.pose.clone());
+        for b in scene
+            .skeleton()
+            .bones()
+            .iter()
+            .filter(|b| b.parent.is_some())
+        {
             let (s2, w2, h) = HalfAngleHelper::add(&sk, &ww, &b.name).unwrap();
             pose = h.drive(&s2, &pose);
             (sk, ww) = (s2, w2);
         }
         lbs_with_transforms(rest, &ww, &sk.skinning_transforms(&pose).unwrap()).unwrap()
     } else {
-        let t = scene.skeleton.skinning_transforms(&probe.pose).unwrap();
+        let t = scene.skeleton().skinning_transforms(&probe.pose).unwrap();
         dqs_with_transforms(rest, w, &t).unwrap()
     };
     drag_of_positions(scene, probe, &posed).unwrap().max_pct()
@@ -804,7 +809,7 @@ fn clip_scene_file(dir: &Path) -> (PathBuf, Scene) {
     )
     .unwrap();
     let bone = s
-        .skeleton
+        .skeleton()
         .bones()
         .iter()
         .find(|b| b.parent.is_some())
@@ -831,7 +836,7 @@ fn browser_clip_playback() {
     // The page solves euclidean; `--reference` gives linear's weights as the "artist's".
     let reference = weights(&s, "linear", &[]);
     let ref_path = dir.path().join("reference.json");
-    skinweights::WeightsFile::new(&s.name, "linear", s.skeleton.names(), &reference)
+    skinweights::WeightsFile::new(s.name(), "linear", s.skeleton().names(), &reference)
         .save(&ref_path)
         .unwrap();
     let (_view, port) = start_view(&[

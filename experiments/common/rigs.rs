@@ -116,7 +116,7 @@ fn is_spine(path: &Path) -> Res<bool> {
 /// A Spine rig's weighted meshes with at least two bones, each with the bones its artist
 /// weighted it to (rigid and one-bone meshes score 100% for every solver and are left out).
 fn spine_meshes(s: &SpineImport) -> Vec<(String, Vec<String>)> {
-    let names = s.scene.skeleton.names();
+    let names = s.scene.skeleton().names();
     s.report
         .attachments
         .iter()
@@ -180,7 +180,7 @@ pub fn solve_per_mesh(
     solver: &str,
     mut each: impl FnMut(&str),
 ) -> Res<(Weights, Vec<Option<String>>)> {
-    let mut full = Weights::zeros(rig.scene.mesh.vertex_count(), rig.scene.skeleton.len());
+    let mut full = Weights::zeros(rig.scene.mesh().vertex_count(), rig.scene.skeleton().len());
     let mut failed = vec![None; cuts.len()];
     for (k, (part, cut)) in cuts.iter().enumerate() {
         let sub = match solve_spec(&cut.scene, solver) {

@@ -82,7 +82,7 @@ fn solve<'py>(
     report.set_item("seconds", solution.report.seconds)?;
     let warnings: Vec<String> = note.into_iter().chain(solution.report.warnings).collect();
     report.set_item("warnings", warnings)?;
-    report.set_item("bones", scene.skeleton.names())?;
+    report.set_item("bones", scene.skeleton().names())?;
     Ok((weights_array(py, &solution.weights), report))
 }
 
@@ -108,9 +108,9 @@ fn evaluate<'py>(
 ) -> PyResult<Bound<'py, PyDict>> {
     let probe = convert::probe(probe)?;
     let (scene, _) = convert::scene(vertices, triangles, bones, parts, vec![probe])?;
-    let w = convert::weights(weights, scene.mesh.vertex_count(), scene.skeleton.len())?;
+    let w = convert::weights(weights, scene.mesh().vertex_count(), scene.skeleton().len())?;
     let m = py
-        .detach(|| metrics::evaluate(&scene, &w, &scene.probes[0]))
+        .detach(|| metrics::evaluate(&scene, &w, &scene.probes()[0]))
         .map_err(to_py)?;
     // The caller's solve time, reported as given: metrics never time a solve.
     let m = metrics::Metrics { time_s, ..m };
@@ -157,7 +157,7 @@ fn measure_drag<'py>(
     {
         return Err(convert::value_error(format!("posed[{v}] is not finite")));
     }
-    let drag = metrics::drag_of_positions(&scene, &scene.probes[0], &posed).map_err(to_py)?;
+    let drag = metrics::drag_of_positions(&scene, &scene.probes()[0], &posed).map_err(to_py)?;
     let d = PyDict::new(py);
     d.set_item("drag_max_pct", drag.max_pct())?;
     d.set_item("drag_mean_pct", drag.mean_pct())?;

@@ -25,19 +25,19 @@ impl PyScene {
     /// Scene name (built-in name or the file's `name`).
     #[getter]
     fn name(&self) -> &str {
-        &self.inner.name
+        self.inner.name()
     }
 
     /// Vertex positions, float64 array of shape (n, 2).
     #[getter]
     fn vertices<'py>(&self, py: Python<'py>) -> Bound<'py, PyArray2<f64>> {
-        crate::points_array(py, self.inner.mesh.vertices())
+        crate::points_array(py, self.inner.mesh().vertices())
     }
 
     /// Triangles (counter-clockwise vertex indices), int64 array of shape (m, 3).
     #[getter]
     fn triangles<'py>(&self, py: Python<'py>) -> Bound<'py, PyArray2<i64>> {
-        let t = self.inner.mesh.triangles();
+        let t = self.inner.mesh().triangles();
         let flat: Vec<i64> = t.iter().flatten().map(|&i| i as i64).collect();
         Array2::from_shape_vec((t.len(), 3), flat)
             .expect("m x 3 values")
@@ -48,7 +48,7 @@ impl PyScene {
     /// when the bone restricts them.
     #[getter]
     fn bones<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
-        let bones = self.inner.skeleton.bones();
+        let bones = self.inner.skeleton().bones();
         let items = bones
             .iter()
             .map(|b| {
@@ -72,16 +72,16 @@ impl PyScene {
     /// Bone names, in column order of the weights.
     #[getter]
     fn bone_names(&self) -> Vec<String> {
-        self.inner.skeleton.names()
+        self.inner.skeleton().names()
     }
 
     /// `(part_names, vertex_parts)`: the part names and each vertex's part index (int64).
     #[getter]
     fn parts<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyTuple>> {
-        let names = self.inner.mesh.parts().to_vec();
+        let names = self.inner.mesh().parts().to_vec();
         let vp: Vec<i64> = self
             .inner
-            .mesh
+            .mesh()
             .vertex_parts()
             .iter()
             .map(|&p| p as i64)
@@ -94,7 +94,7 @@ impl PyScene {
     #[getter]
     fn probes<'py>(&self, py: Python<'py>) -> PyResult<Vec<Bound<'py, PyDict>>> {
         self.inner
-            .probes
+            .probes()
             .iter()
             .map(|p| probe_dict(py, p))
             .collect()
@@ -109,7 +109,7 @@ impl PyScene {
     /// Character height: the rest mesh's bounding-box height (drag percentages refer to it).
     #[getter]
     fn height(&self) -> f64 {
-        self.inner.mesh.height()
+        self.inner.mesh().height()
     }
 
     /// Notes from loading, e.g. a clockwise (y-down) file flipped to counter-clockwise.
@@ -121,11 +121,11 @@ impl PyScene {
     fn __repr__(&self) -> String {
         format!(
             "<skinweights.Scene {:?}: {} vertices, {} triangles, {} bones, {} probes>",
-            self.inner.name,
-            self.inner.mesh.vertex_count(),
-            self.inner.mesh.triangle_count(),
-            self.inner.skeleton.len(),
-            self.inner.probes.len()
+            self.inner.name(),
+            self.inner.mesh().vertex_count(),
+            self.inner.mesh().triangle_count(),
+            self.inner.skeleton().len(),
+            self.inner.probes().len()
         )
     }
 }

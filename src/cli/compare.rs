@@ -230,7 +230,7 @@ fn run_clips(a: &CompareArgs, scene: &Scene, name: &str) -> Result<ExitCode> {
         })
         .collect::<Result<Vec<_>>>()?;
     let doc = json!({
-        "scene": scene.name,
+        "scene": scene.name(),
         "clip": name,
         "reference": a.reference.as_ref().map(|p| p.display().to_string()),
         "fps": a.fps,
@@ -266,11 +266,11 @@ fn run_clips(a: &CompareArgs, scene: &Scene, name: &str) -> Result<ExitCode> {
 /// The clip called `name`, or every clip for `all` (an error when the scene has none).
 pub(super) fn chosen_clips<'s>(scene: &'s Scene, name: &str) -> Result<Vec<&'s Clip>> {
     match name {
-        "all" if scene.clips.is_empty() => Err(Error::field(
+        "all" if scene.clips().is_empty() => Err(Error::field(
             "--clip",
-            format!("scene {:?} has no clips", scene.name),
+            format!("scene {:?} has no clips", scene.name()),
         )),
-        "all" => Ok(scene.clips.iter().collect()),
+        "all" => Ok(scene.clips().iter().collect()),
         _ => Ok(vec![scene.clip(name)?]),
     }
 }
@@ -283,7 +283,7 @@ fn clip_table(scene: &Scene, name: &str, rows: &[SolverClips]) -> String {
         "scene {}, clip {name}: each solver's weights played over the clip\n\n| solver | \
          frames | deviation max px | p95 px | mean px | max % | worst frame | flipped max | \
          flipped frames | area change max % | time s |\n|---|---|---|---|---|---|---|---|---|---|---|\n",
-        scene.name
+        scene.name()
     );
     for r in rows {
         let m = &r.all;

@@ -74,7 +74,7 @@ pub fn run(a: CorrectArgs) -> Result<ExitCode> {
                 .as_deref()
                 .unwrap_or(skinweights::RECOMMENDED_SOLVER);
             let solver = solver_by_name(name, &parse_options(&a.options)?)?;
-            let pb = spinner(format!("{name} on {}", scene.name));
+            let pb = spinner(format!("{name} on {}", scene.name()));
             let solution = solver.solve(&scene);
             pb.finish_and_clear();
             solution?.weights
@@ -89,7 +89,7 @@ pub fn run(a: CorrectArgs) -> Result<ExitCode> {
     if let Some(step) = a.key_step {
         options = options.with_key_step((step != 0.0).then_some(step));
     }
-    let mut correctives = scene.correctives.clone();
+    let mut correctives = scene.correctives().to_vec();
     for joint in &a.joints {
         let pb = spinner(format!("fitting the corrective of joint {joint}"));
         let fitted = auto_corrective(&scene, &weights, joint, &a.angles, &options);
@@ -118,7 +118,7 @@ pub fn run(a: CorrectArgs) -> Result<ExitCode> {
         format_args!(
             "wrote {}: {} correctives",
             a.output.display(),
-            scene.correctives.len()
+            scene.correctives().len()
         ),
     );
     Ok(ExitCode::SUCCESS)

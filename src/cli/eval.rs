@@ -53,7 +53,7 @@ pub fn run(a: EvalArgs) -> Result<ExitCode> {
     let probe = scene.probe(a.probe.as_deref())?;
     let metrics = evaluate(&scene, &w, probe)?;
     let table = Comparison {
-        scene: scene.name.clone(),
+        scene: scene.name().to_string(),
         probe: probe.name.clone(),
         rows: vec![CompareRow {
             solver: a.weights.display().to_string(),
@@ -82,7 +82,7 @@ fn run_clips(
     let (per_clip, all) = (m.clips, m.all);
     if a.json {
         let out = json!({
-            "scene": scene.name,
+            "scene": scene.name(),
             "weights": a.weights.display().to_string(),
             "reference": a.reference.as_ref().map(|p| p.display().to_string()),
             "fps": a.fps,

@@ -141,7 +141,7 @@ fn write_gltf(a: &ExportArgs, scene: &Scene, w: &Weights) -> Result<()> {
     if let Some(note) = truncation_note(w) {
         eprintln!("note: {note}");
     }
-    let art = scene.art.as_ref().map_or(String::new(), |art| {
+    let art = scene.art().map_or(String::new(), |art| {
         format!(
             ", {} images embedded, {} layers as primitives",
             art.images.len(),
@@ -151,9 +151,9 @@ fn write_gltf(a: &ExportArgs, scene: &Scene, w: &Weights) -> Result<()> {
     println!(
         "wrote {}: {} vertices, {} triangles, {} joints{art}",
         a.output.display(),
-        scene.mesh.vertex_count(),
-        scene.mesh.triangle_count(),
-        scene.skeleton.len()
+        scene.mesh().vertex_count(),
+        scene.mesh().triangle_count(),
+        scene.skeleton().len()
     );
     Ok(())
 }
@@ -164,8 +164,8 @@ fn write_dragonbones(a: &ExportArgs, scene: &Scene, w: &Weights) -> Result<()> {
     println!(
         "wrote {}: {} parts as weighted mesh displays, {} bones",
         a.output.display(),
-        scene.mesh.parts().len(),
-        scene.skeleton.len()
+        scene.mesh().parts().len(),
+        scene.skeleton().len()
     );
     Ok(())
 }
@@ -189,7 +189,7 @@ fn write_spine(a: &ExportArgs, scene: &Scene, w: &Weights, atlas_out: &Path) -> 
         } else {
             String::new()
         },
-        scene.skeleton.len(),
+        scene.skeleton().len(),
         if out.atlas.is_some() {
             format!(" (and {})", atlas_out.display())
         } else {
@@ -206,11 +206,11 @@ fn write_godot(a: &ExportArgs, scene: &Scene, w: &Weights) -> Result<()> {
         "wrote {} (Godot {}): {} parts as Polygon2D nodes, {} bones",
         a.output.display(),
         a.godot,
-        scene.mesh.parts().len(),
-        scene.skeleton.len()
+        scene.mesh().parts().len(),
+        scene.skeleton().len()
     );
     let out_dir = a.output.parent().unwrap_or(Path::new("."));
-    for image in scene.art.iter().flat_map(|art| &art.images) {
+    for image in scene.art().iter().flat_map(|art| &art.images) {
         if let Some(file) = image.path.file_name() {
             if !out_dir.join(file).exists() {
                 eprintln!(

@@ -133,9 +133,9 @@ pub fn run(a: ImportArgs) -> Result<ExitCode> {
     println!(
         "wrote {}: {} vertices, {} triangles, {} bones",
         a.output.display(),
-        scene.mesh.vertex_count(),
-        scene.mesh.triangle_count(),
-        scene.skeleton.len()
+        scene.mesh().vertex_count(),
+        scene.mesh().triangle_count(),
+        scene.skeleton().len()
     );
     if let Some((path, w)) = weights_out {
         if let Err(e) = w.save(path) {

@@ -43,7 +43,7 @@ pub fn run(a: LintArgs) -> Result<ExitCode> {
         ..LintOptions::default()
     };
     let mut checks = lint(&scene, &w, &options)?;
-    if let Some(art) = &scene.art {
+    if let Some(art) = scene.art() {
         let textures = Texture::load_art(art)?;
         let pb = spinner("pixel edge: rendering the probes over black, white, red at 1x, 2x, 4x");
         let edge = PixelEdgeOptions::for_scene(&scene);
@@ -71,7 +71,7 @@ pub fn run(a: LintArgs) -> Result<ExitCode> {
                 println!("     inspect first: {}", c.inspect_first);
             }
         }
-        if scene.art.is_none() {
+        if scene.art().is_none() {
             println!("skipped: pixel-edge check (the scene has no art)");
         }
     }

@@ -397,15 +397,15 @@ pub fn status(output: &Path, line: impl std::fmt::Display) {
 /// Loads a weights file and matches its bones to the scene's.
 pub fn load_weights_for(scene: &Scene, path: &Path) -> Result<Weights> {
     let file = WeightsFile::load(path)?;
-    if file.scene != scene.name {
+    if file.scene != scene.name() {
         eprintln!(
             "note: {} was made for scene {:?}, scoring it on {:?}",
             path.display(),
             file.scene,
-            scene.name
+            scene.name()
         );
     }
-    file.to_weights_for(&scene.skeleton.names(), scene.mesh.vertex_count())
+    file.to_weights_for(&scene.skeleton().names(), scene.mesh().vertex_count())
 }
 
 /// Splits `key=value` solver options.

@@ -34,7 +34,7 @@ pub fn run(a: PoseArgs) -> Result<ExitCode> {
         Some(name) => scene.clip_pose(scene.clip(name)?, a.time)?,
         None => Pose::rest(),
     };
-    let sk = &scene.skeleton;
+    let sk = scene.skeleton();
     let offsets: Vec<BoneOffset> = pose.resolve(sk)?;
     let world = sk.world_affines_with(&offsets)?;
     let bones: Vec<_> = sk

@@ -109,7 +109,7 @@ fn pose_of(scene: &skinweights::Scene, probe: Option<&str>, raw: &[String]) -> R
                     format!("{kv:?}: {deg:?} is not a number of degrees"),
                 )
             })?;
-        if scene.skeleton.index_of(bone.trim()).is_none() {
+        if scene.skeleton().index_of(bone.trim()).is_none() {
             return Err(Error::UnknownBone {
                 context: "--pose".into(),
                 bone: bone.trim().into(),
@@ -165,14 +165,14 @@ pub fn run(a: RenderArgs) -> Result<ExitCode> {
         offset: parse_offset(&a.offset)?,
     };
     let frame = Frame::fit(&positions, &view, 2.0)?;
-    let textures = match &scene.art {
+    let textures = match scene.art() {
         Some(art) => Texture::load_art(art)?,
         None => Vec::new(),
     };
     let drawing = Drawing {
-        mesh: &scene.mesh,
+        mesh: scene.mesh(),
         positions: &positions,
-        art: scene.art.as_ref(),
+        art: scene.art(),
         textures: &textures,
     };
     let mode = match a.alpha {
@@ -302,7 +302,7 @@ fn run_clip(a: RenderArgs) -> Result<ExitCode> {
         .flat_map(|f| f.positions.iter().copied())
         .collect();
     let frame = Frame::fit(&all, &view, 2.0)?;
-    let textures = match &scene.art {
+    let textures = match scene.art() {
         Some(art) => Texture::load_art(art)?,
         None => Vec::new(),
     };
@@ -328,9 +328,9 @@ fn run_clip(a: RenderArgs) -> Result<ExitCode> {
                 .iter()
                 .map(|set| {
                     let drawing = Drawing {
-                        mesh: &scene.mesh,
+                        mesh: scene.mesh(),
                         positions: &set[i].positions,
-                        art: scene.art.as_ref(),
+                        art: scene.art(),
                         textures: &textures,
                     };
                     let im = render(&drawing, &frame, &options);

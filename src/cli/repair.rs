@@ -123,8 +123,8 @@ pub fn run(a: RepairArgs) -> Result<ExitCode> {
     let options = a.repair_options();
     let pb = spinner(format!(
         "repairing {} ({} vertices)",
-        scene.name,
-        scene.mesh.vertex_count()
+        scene.name(),
+        scene.mesh().vertex_count()
     ));
     let repaired = repair(&scene, &options);
     pb.finish_and_clear();
@@ -132,21 +132,21 @@ pub fn run(a: RepairArgs) -> Result<ExitCode> {
     if report != RepairReport::default() {
         println!("{report}");
     }
-    if !fixed.seams.is_empty() {
+    if !fixed.seams().is_empty() {
         println!(
             "seams recorded in the scene: {} joints ({} vertices), {} welds; every solver joins \
              them (docs/seams-model.md)",
-            fixed.seams.joints.len(),
-            fixed.seams.joints.iter().map(Vec::len).sum::<usize>(),
-            fixed.seams.welds.len()
+            fixed.seams().joints.len(),
+            fixed.seams().joints.iter().map(Vec::len).sum::<usize>(),
+            fixed.seams().welds.len()
         );
     }
     save_scene(&fixed, &a.output)?;
     println!(
         "wrote {}: {} vertices, {} triangles",
         a.output.display(),
-        fixed.mesh.vertex_count(),
-        fixed.mesh.triangle_count()
+        fixed.mesh().vertex_count(),
+        fixed.mesh().triangle_count()
     );
     if let (Some(name), Some(path)) = (&a.solver, &a.weights) {
         write_weights(&a, &fixed, &options, name, path)?;
@@ -177,7 +177,7 @@ fn write_weights(
     if let Some(o) = &r.consistent.overlap {
         println!("{o}");
     }
-    WeightsFile::new(&fixed.name, name, fixed.skeleton.names(), &weights).save(path)?;
+    WeightsFile::new(fixed.name(), name, fixed.skeleton().names(), &weights).save(path)?;
     println!(
         "wrote {}; check it with: skinweights lint {} {}",
         path.display(),

@@ -79,10 +79,10 @@ pub fn run(a: SceneArgs) -> Result<ExitCode> {
         format_args!(
             "wrote {}: {} vertices, {} triangles, {} bones, {} probes",
             a.output.display(),
-            scene.mesh.vertex_count(),
-            scene.mesh.triangle_count(),
-            scene.skeleton.len(),
-            scene.probes.len()
+            scene.mesh().vertex_count(),
+            scene.mesh().triangle_count(),
+            scene.skeleton().len(),
+            scene.probes().len()
         ),
     );
     for p in images {

@@ -43,8 +43,8 @@ pub fn run(a: SolveArgs) -> Result<ExitCode> {
     let pb = spinner(format!(
         "{} on {} ({} vertices)",
         a.solver,
-        scene.name,
-        scene.mesh.vertex_count()
+        scene.name(),
+        scene.mesh().vertex_count()
     ));
     let solution = solver.solve(&scene);
     pb.finish_and_clear();
@@ -58,9 +58,9 @@ pub fn run(a: SolveArgs) -> Result<ExitCode> {
     }
     WeightsFile::save_weights(
         &a.output,
-        &scene.name,
+        scene.name(),
         &a.solver,
-        &scene.skeleton.names(),
+        &scene.skeleton().names(),
         &weights,
     )?;
     super::status(

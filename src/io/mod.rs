@@ -32,3 +32,30 @@ pub use sprite::{
     TraceOptions, CLIP_MARGIN, DEFAULT_MIN_AREA, DEFAULT_THRESHOLD, DEFAULT_TOLERANCE,
 };
 pub use weights_json::{WeightsFile, WEIGHTS_FORMAT};
+
+#[cfg(test)]
+mod tests {
+    use crate::animation::{Channel, Key};
+    use crate::error::Error;
+
+    /// A NaN key reaching a writer (outside the crate `Scene::with_animation` refuses it):
+    /// every writer checks the clips before writing.
+    #[test]
+    fn writers_refuse_a_nan_key() {
+        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/data/godot-gbot/player.tscn");
+        let g = super::godot::load_godot(path).unwrap();
+        let mut scene = g.scene.clone();
+        scene.clips[1].tracks[0].channels.rotation =
+            Some(Channel::new(vec![Key::new(0.0, f64::NAN)]));
+        for e in [
+            super::godot::export_godot(&scene, &g.artist, 3).unwrap_err(),
+            super::export_gltf(&scene, &g.artist, &super::GltfOptions::default()).unwrap_err(),
+            super::dragonbones::export_dragonbones(&scene, &g.artist).unwrap_err(),
+        ] {
+            assert!(
+                matches!(e, Error::InvalidKey { ref clip, .. } if clip == "fly"),
+                "{e}"
+            );
+        }
+    }
+}

@@ -24,33 +24,38 @@ use crate::skeleton::{Pose, Skeleton};
 use nalgebra::Point2;
 
 /// A mesh, a skeleton over it, and named probes.
+///
+/// The fields are private so that a scene stays valid: build one with [`Scene::new`] or
+/// [`Scene::from_mesh`] (or a loader in [`crate::io`]), change it with the `with_*` and
+/// `without_*` methods, which check what they are given, and read it with the accessors
+/// ([`Scene::mesh`], [`Scene::skeleton`], ...). [`Scene::sanity_check`] re-checks it all.
 #[derive(Debug, Clone)]
 pub struct Scene {
     /// Scene name (built-in name or the file's `name`).
-    pub name: String,
+    pub(crate) name: String,
     /// The rest mesh.
-    pub mesh: Mesh,
+    pub(crate) mesh: Mesh,
     /// The bones.
-    pub skeleton: Skeleton,
+    pub(crate) skeleton: Skeleton,
     /// Poses with the vertices that must not move.
-    pub probes: Vec<Probe>,
+    pub(crate) probes: Vec<Probe>,
     /// The art it is drawn with (images, texture coordinates, layer order), if any. Set it
     /// with [`Scene::with_art`], which checks it against the mesh.
-    pub art: Option<Art>,
+    pub(crate) art: Option<Art>,
     /// Animation clips (see [`crate::animation`]). Set them with
     /// [`Scene::with_animation`], which checks them against the skeleton.
-    pub clips: Vec<Clip>,
+    pub(crate) clips: Vec<Clip>,
     /// IK constraints applied after sampling a clip, in order.
-    pub ik: Vec<IkConstraint>,
+    pub(crate) ik: Vec<IkConstraint>,
     /// Vertices of different layers that move together (see [`Seams`]); every registry
     /// solver joins its result at them. Set them with [`Scene::with_seams`], which checks
     /// them against the mesh.
-    pub seams: Seams,
+    pub(crate) seams: Seams,
     /// Corrective shapes, at most one per joint, added after linear blend skinning
     /// wherever the character is drawn with it (see [`crate::correctives`] and
     /// [`Scene::apply_correctives`]). Set them with [`Scene::with_correctives`], which
     /// checks them against the skeleton and the mesh.
-    pub correctives: Vec<Corrective>,
+    pub(crate) correctives: Vec<Corrective>,
 }
 
 /// Which vertices a probe watches. Every given criterion must hold.
@@ -125,6 +130,74 @@ impl Scene {
         Scene::new("scene", mesh, skeleton, Vec::new())
     }
 
+    /// Scene name (built-in name or the file's `name`).
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// The rest mesh.
+    pub fn mesh(&self) -> &Mesh {
+        &self.mesh
+    }
+
+    /// The bones.
+    pub fn skeleton(&self) -> &Skeleton {
+        &self.skeleton
+    }
+
+    /// Poses with the vertices that must not move, in order (see [`Scene::probe`] to find
+    /// one by name, [`Scene::with_probes`] to replace them).
+    pub fn probes(&self) -> &[Probe] {
+        &self.probes
+    }
+
+    /// The art it is drawn with (images, texture coordinates, layer order), if any (set by
+    /// [`Scene::with_art`]).
+    pub fn art(&self) -> Option<&Art> {
+        self.art.as_ref()
+    }
+
+    /// Animation clips (see [`crate::animation`] and [`Scene::clip`]; set by
+    /// [`Scene::with_animation`]).
+    pub fn clips(&self) -> &[Clip] {
+        &self.clips
+    }
+
+    /// IK constraints applied after sampling a clip, in order (set by
+    /// [`Scene::with_animation`], dropped by [`Scene::without_ik`]).
+    pub fn ik(&self) -> &[IkConstraint] {
+        &self.ik
+    }
+
+    /// Vertices of different layers that move together (see [`Seams`]); every registry
+    /// solver joins its result at them (set by [`Scene::with_seams`]).
+    pub fn seams(&self) -> &Seams {
+        &self.seams
+    }
+
+    /// Corrective shapes, at most one per joint, added after linear blend skinning
+    /// wherever the character is drawn with it (see [`crate::correctives`] and
+    /// [`Scene::apply_correctives`]; set by [`Scene::with_correctives`], dropped by
+    /// [`Scene::without_correctives`]).
+    pub fn correctives(&self) -> &[Corrective] {
+        &self.correctives
+    }
+
+    /// The scene renamed `name` (nothing else changes).
+    pub fn with_name(mut self, name: impl Into<String>) -> Self {
+        self.name = name.into();
+        self
+    }
+
+    /// The scene with these probes instead of its own, after checking them as
+    /// [`Scene::new`] does: unique names, poses that name bones of the skeleton, watched
+    /// parts of the mesh and vertices in range.
+    pub fn with_probes(mut self, probes: Vec<Probe>) -> Result<Self> {
+        self.probes = probes;
+        self.check_references()?;
+        Ok(self)
+    }
+
     /// The scene drawn with `art`, after checking it against the mesh (one texture
     /// coordinate per vertex, every part drawn once).
     pub fn with_art(mut self, art: Art) -> Result<Self> {
@@ -142,6 +215,17 @@ impl Scene {
         self.clips = clips;
         self.ik = ik;
         Ok(self)
+    }
+
+    /// The scene without IK constraints: its constraints and every clip's IK tracks are
+    /// dropped (the clips keep their bone tracks), so [`Scene::clip_pose`] gives the
+    /// sampled poses as they are.
+    pub fn without_ik(mut self) -> Self {
+        self.ik.clear();
+        for c in &mut self.clips {
+            c.ik.clear();
+        }
+        self
     }
 
     /// The clip called `name`.
@@ -284,6 +368,12 @@ impl Scene {
         check_correctives(&correctives, &self.skeleton, self.mesh.vertex_count())?;
         self.correctives = correctives;
         Ok(self)
+    }
+
+    /// The scene without correctives (drawn with linear blend skinning alone).
+    pub fn without_correctives(mut self) -> Self {
+        self.correctives.clear();
+        self
     }
 
     /// Per vertex, whether a corrective of the scene moves it (what the exports bake).

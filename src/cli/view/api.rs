@@ -123,8 +123,11 @@ impl Viewer {
     /// (the command line's `--vertices`).
     pub fn new(scene: Scene, seeds: bool, builtin_vertices: usize) -> Result<Self> {
         check_size(&scene)?;
-        let builtin = BUILTIN_SCENES.contains(&scene.name.as_str());
-        let key = (scene.name.clone(), builtin.then_some(builtin_vertices));
+        let builtin = BUILTIN_SCENES.contains(&scene.name());
+        let key = (
+            scene.name().to_string(),
+            builtin.then_some(builtin_vertices),
+        );
         Ok(Viewer {
             startup: key.clone(),
             seeds,
@@ -222,7 +225,8 @@ impl Viewer {
                         "solver",
                         format!(
                             "{} panicked on {}; please report it",
-                            req.solver, scene.name
+                            req.solver,
+                            scene.name()
                         ),
                     )
                 })??;
@@ -260,10 +264,10 @@ impl Viewer {
         let scene = &keyed.1;
         let pose = parse_pose(&req.pose)?;
         // Check the pose before a possibly long solve.
-        let segments = scene.skeleton.posed_segments(&pose)?;
+        let segments = scene.skeleton().posed_segments(&pose)?;
         let solved = self.solved(&keyed, req)?;
         let posed = posed_positions(scene, &solved.weights, &pose, req.skinning)?;
-        let probe = match scene.probes.is_empty() {
+        let probe = match scene.probes().is_empty() {
             true => None,
             false => Some(scene.probe(req.probe.as_deref())?),
         };
@@ -300,10 +304,10 @@ impl Viewer {
             .as_deref()
             .ok_or_else(|| Error::field("clip", "name the clip to play"))?;
         let clip = scene.clip(name)?;
-        clip.check(&scene.skeleton)?;
+        clip.check(scene.skeleton())?;
         let fps = req.fps.unwrap_or(skinweights::animation::DEFAULT_FPS);
         let times = clip.frame_times(fps)?;
-        let count = times.len().saturating_mul(scene.mesh.vertex_count());
+        let count = times.len().saturating_mul(scene.mesh().vertex_count());
         if count > MAX_CLIP_POSITIONS {
             return Err(Error::InvalidOption {
                 option: "fps".into(),
@@ -311,7 +315,7 @@ impl Viewer {
                     "{} frames x {} vertices is over the {MAX_CLIP_POSITIONS} positions the \
                      page is sent; lower the fps",
                     times.len(),
-                    scene.mesh.vertex_count()
+                    scene.mesh().vertex_count()
                 ),
             });
         }
@@ -329,7 +333,7 @@ impl Viewer {
         for &t in &times {
             let pose = scene.clip_pose(clip, t)?;
             let posed = posed_positions(scene, &solved.weights, &pose, req.skinning)?;
-            let segments = scene.skeleton.posed_segments(&pose)?;
+            let segments = scene.skeleton().posed_segments(&pose)?;
             positions.push(floats_base64(posed.iter().flat_map(|p| [p.x, p.y]), false));
             bones.push(
                 segments
@@ -367,25 +371,29 @@ impl Viewer {
 /// coloured by weight otherwise. `vertices`: the
 /// built-in's vertex count, so a shared link rebuilds the same mesh.
 pub fn default_state(scene: &Scene, seeds: bool, vertices: Option<usize>) -> Value {
-    let probe = scene.probes.first().map(|p| p.name.clone());
+    let probe = scene.probes().first().map(|p| p.name.clone());
     if seeds {
         return json!({
-            "scene": scene.name, "vertices": vertices, "solver": "linear",
+            "scene": scene.name(), "vertices": vertices, "solver": "linear",
             "options": {"blend_radius": "48"}, "pose": {"lower": 55.0}, "skinning": "lbs",
             "colour": "joint", "bone": "lower", "grid": true, "probe": probe,
         });
     }
     let joint = scene
-        .skeleton
+        .skeleton()
         .bones()
         .iter()
         .find(|b| b.parent.is_some())
-        .or(scene.skeleton.bones().first())
+        .or(scene.skeleton().bones().first())
         .map(|b| b.name.clone());
-    let pose = scene.probes.first().map(|p| p.pose.rotations.clone());
-    let colour = if scene.art.is_some() { "art" } else { "blend" };
+    let pose = scene.probes().first().map(|p| p.pose.rotations.clone());
+    let colour = if scene.art().is_some() {
+        "art"
+    } else {
+        "blend"
+    };
     json!({
-        "scene": scene.name, "vertices": vertices, "solver": "heat+mask", "options": {},
+        "scene": scene.name(), "vertices": vertices, "solver": "heat+mask", "options": {},
         "pose": pose.unwrap_or_default(), "skinning": "lbs", "colour": colour, "bone": joint,
         "grid": false, "probe": probe,
     })
@@ -429,16 +437,16 @@ pub fn live_metrics(
         watch: probe.watch.clone(),
     };
     let drag = drag_of_positions(scene, &probe, posed)?;
-    let (distortion_max, distortion_p99) = max_and_p99(&distortion(&scene.mesh, posed));
+    let (distortion_max, distortion_p99) = max_and_p99(&distortion(scene.mesh(), posed));
     let m = LiveMetrics {
         probe: probe.name.clone(),
         drag_max_pct: drag.max_pct(),
         drag_mean_pct: drag.mean_pct(),
         leaked_weight: leaked_weight(scene, weights, &probe)?,
-        flipped: flipped_triangles(&scene.mesh, posed),
+        flipped: flipped_triangles(scene.mesh(), posed),
         distortion_max,
         distortion_p99,
-        area_change_pct: area_change_pct(&scene.mesh, posed),
+        area_change_pct: area_change_pct(scene.mesh(), posed),
     };
     let pct = 100.0 / drag.height;
     Ok((m, drag.displacement.iter().map(|d| d * pct).collect()))
@@ -451,23 +459,28 @@ pub fn posed_positions(
     pose: &Pose,
     mode: SkinMode,
 ) -> Result<Vec<Point2<f64>>> {
-    let rest = scene.mesh.vertices();
+    let rest = scene.mesh().vertices();
     match mode {
         SkinMode::Lbs => {
             // The drawn character: LBS plus the scene's correctives (none: LBS exactly).
             let mut posed =
-                lbs_with_transforms(rest, weights, &scene.skeleton.skinning_transforms(pose)?)?;
+                lbs_with_transforms(rest, weights, &scene.skeleton().skinning_transforms(pose)?)?;
             scene.apply_correctives(pose, &mut posed)?;
             Ok(posed)
         }
         SkinMode::Dqs => {
-            dqs_with_transforms(rest, weights, &scene.skeleton.skinning_transforms(pose)?)
+            dqs_with_transforms(rest, weights, &scene.skeleton().skinning_transforms(pose)?)
         }
         SkinMode::Helper => {
             // One helper per joint, added in bone order; each moves that joint's blend.
             let (mut skeleton, mut w, mut driven) =
-                (scene.skeleton.clone(), weights.clone(), pose.clone());
-            for bone in scene.skeleton.bones().iter().filter(|b| b.parent.is_some()) {
+                (scene.skeleton().clone(), weights.clone(), pose.clone());
+            for bone in scene
+                .skeleton()
+                .bones()
+                .iter()
+                .filter(|b| b.parent.is_some())
+            {
                 let (ext, ext_w, helper) = HalfAngleHelper::add(&skeleton, &w, &bone.name)?;
                 driven = helper.drive(&ext, &driven);
                 (skeleton, w) = (ext, ext_w);
@@ -521,10 +534,10 @@ pub fn option_pairs(raw: &BTreeMap<String, Value>) -> Result<Vec<(String, String
 /// positions from it when it runs without the server), parts, bones, probes with their
 /// watched vertices, the owning bone of every vertex (for drag), height and area.
 pub fn scene_json(scene: &Scene) -> Result<Value> {
-    let mesh = &scene.mesh;
-    let bones = scene.skeleton.bones();
+    let mesh = scene.mesh();
+    let bones = scene.skeleton().bones();
     let probes = scene
-        .probes
+        .probes()
         .iter()
         .map(|p| {
             Ok(json!({
@@ -539,7 +552,7 @@ pub fn scene_json(scene: &Scene) -> Result<Value> {
         .map(|o| o.map_or(-1, |j| j as i64))
         .collect();
     let (lo, hi) = mesh.bounds();
-    let art = scene.art.as_ref().map(|art| {
+    let art = scene.art().map(|art| {
         let images: Vec<Value> = art.images.iter().map(image_data_url).collect();
         json!({
             "images": images,
@@ -552,7 +565,7 @@ pub fn scene_json(scene: &Scene) -> Result<Value> {
     });
     Ok(json!({
         "art": art,
-        "name": scene.name,
+        "name": scene.name(),
         "vertices": mesh.vertices().iter().flat_map(|p| [p.x, p.y]).collect::<Vec<_>>(),
         "triangles": mesh.triangles().iter().flatten().collect::<Vec<_>>(),
         "parts": mesh.parts(),
@@ -565,7 +578,7 @@ pub fn scene_json(scene: &Scene) -> Result<Value> {
             "part": b.part,
         })).collect::<Vec<_>>(),
         "probes": probes,
-        "clips": scene.clips.iter().map(|c| json!({
+        "clips": scene.clips().iter().map(|c| json!({
             "name": c.name, "duration": c.duration,
         })).collect::<Vec<_>>(),
         "owners": owners,
@@ -643,9 +656,9 @@ pub fn floats_base64(values: impl Iterator<Item = f64>, exact: bool) -> String {
 
 /// Refuses a scene larger than [`MAX_VIEW_VERTICES`].
 pub fn check_size(scene: &Scene) -> Result<()> {
-    let n = scene.mesh.vertex_count();
+    let n = scene.mesh().vertex_count();
     if n > MAX_VIEW_VERTICES {
-        return Err(too_large(&scene.name, n));
+        return Err(too_large(scene.name(), n));
     }
     Ok(())
 }
@@ -796,13 +809,13 @@ mod tests {
             let rest = posed_positions(scene, &w.weights, &Pose::rest(), mode).unwrap();
             let err = rest
                 .iter()
-                .zip(scene.mesh.vertices())
+                .zip(scene.mesh().vertices())
                 .map(|(a, b)| (a - b).norm())
                 .fold(0.0, f64::max);
             assert!(err < 1e-9, "{mode:?} moves the rest pose by {err}");
             let p = posed_positions(scene, &w.weights, &bent, mode).unwrap();
             assert!(p.iter().all(|q| q.x.is_finite() && q.y.is_finite()));
-            at_bend.push(area_change_pct(&scene.mesh, &p));
+            at_bend.push(area_change_pct(scene.mesh(), &p));
         }
         // LBS loses the most area at a 120-degree bend; DQS and helpers less (the seed's
         // candy-wrapper).

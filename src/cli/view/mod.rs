@@ -95,7 +95,7 @@ pub fn run(a: ViewArgs) -> Result<ExitCode> {
     }
     let scene = resolve_scene(Some(name), &scene_arg.builtin)?;
     api::check_size(&scene)?;
-    let builtin = skinweights::scene::BUILTIN_SCENES.contains(&scene.name.as_str());
+    let builtin = skinweights::scene::BUILTIN_SCENES.contains(&scene.name());
     let state = api::default_state(&scene, seeds, builtin.then_some(a.builtin.vertices()));
     match &a.html {
         Some(out) => write_html(&scene, state, &a.solvers, out),
@@ -148,7 +148,7 @@ fn write_html(scene: &Scene, mut state: Value, solvers: &[String], out: &Path) -
         let w = &solution.weights;
         // The library's numbers for each probe pose, shown beside the page's own.
         let mut metrics = serde_json::Map::new();
-        for p in &scene.probes {
+        for p in scene.probes() {
             let m = Metrics {
                 time_s: Some(solution.report.seconds),
                 ..evaluate(scene, w, p)?
@@ -179,7 +179,7 @@ fn write_html(scene: &Scene, mut state: Value, solvers: &[String], out: &Path) -
         "wrote {} ({:.1} MB): {} with {} solvers precomputed; open it in a browser",
         out.display(),
         html.len() as f64 / 1e6,
-        scene.name,
+        scene.name(),
         solvers.len()
     );
     Ok(ExitCode::SUCCESS)

@@ -280,13 +280,11 @@ pub fn resolve_scene(name: Option<&str>, builtin: &BuiltinArgs) -> Result<Scene>
         return Ok(scene);
     }
     if !BUILTIN_SCENES.contains(&name) {
-        return Err(Error::field(
-            "scene",
-            format!(
-                "{name:?} is neither a file nor a built-in scene ({})",
-                BUILTIN_SCENES.join(", ")
-            ),
-        ));
+        return Err(Error::UnknownScene {
+            name: name.to_string(),
+            known: BUILTIN_SCENES.join(", "),
+            server: None,
+        });
     }
     let pb = spinner(format!("meshing {name} (~{} vertices)", builtin.vertices()));
     let scene = builtin_scene(
@@ -415,7 +413,11 @@ pub fn parse_options(raw: &[String]) -> Result<Vec<(String, String)>> {
             Some((k, v)) if !k.trim().is_empty() => {
                 Ok((k.trim().to_string(), v.trim().to_string()))
             }
-            _ => Err(Error::field("--option", format!("{kv:?} is not KEY=VALUE"))),
+            _ => Err(Error::InvalidArgument {
+                argument: "--option",
+                value: kv.clone(),
+                reason: format!("{kv:?} is not KEY=VALUE"),
+            }),
         })
         .collect()
 }

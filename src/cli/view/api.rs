@@ -160,15 +160,11 @@ impl Viewer {
             return Ok((key, s.1.clone()));
         }
         if !BUILTIN_SCENES.contains(&req.scene.as_str()) {
-            return Err(Error::field(
-                "scene",
-                format!(
-                    "{:?} is neither this server's scene ({:?}) nor a built-in ({})",
-                    req.scene,
-                    self.startup.0,
-                    BUILTIN_SCENES.join(", ")
-                ),
-            ));
+            return Err(Error::UnknownScene {
+                name: req.scene.clone(),
+                known: BUILTIN_SCENES.join(", "),
+                server: Some(self.startup.0.clone()),
+            });
         }
         let vertices = key.1.unwrap_or(self.builtin_vertices);
         if vertices > MAX_VIEW_VERTICES {
@@ -217,14 +213,9 @@ impl Viewer {
         // silently (the other requests keep being served either way).
         let solution =
             std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| solver.solve(scene)))
-                .map_err(|_| {
-                    Error::field(
-                        "solver",
-                        format!(
-                            "{} panicked on {}; please report it",
-                            req.solver, scene.name
-                        ),
-                    )
+                .map_err(|_| Error::Solver {
+                    solver: req.solver.clone(),
+                    message: format!("panicked on {}; please report it", scene.name),
                 })??;
         let solved = Arc::new(Solved {
             weights: solution.weights,
@@ -298,7 +289,10 @@ impl Viewer {
         let name = req
             .clip
             .as_deref()
-            .ok_or_else(|| Error::field("clip", "name the clip to play"))?;
+            .ok_or_else(|| Error::MissingArgument {
+                argument: "clip",
+                reason: "name the clip to play".into(),
+            })?;
         let clip = scene.clip(name)?;
         clip.check(&scene.skeleton)?;
         let fps = req.fps.unwrap_or(skinweights::animation::DEFAULT_FPS);
@@ -651,13 +645,11 @@ pub fn check_size(scene: &Scene) -> Result<()> {
 }
 
 fn too_large(name: &str, vertices: usize) -> Error {
-    Error::field(
-        "scene",
-        format!(
-            "{name} has {vertices} vertices; the view draws at most {MAX_VIEW_VERTICES} \
-             (use `skinweights compare` or `render` for larger meshes)"
-        ),
-    )
+    Error::ViewTooLarge {
+        scene: name.to_string(),
+        vertices,
+        max: MAX_VIEW_VERTICES,
+    }
 }
 
 fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {

@@ -18,12 +18,18 @@ const MAX_IN_FLIGHT: usize = 32;
 /// Binds 127.0.0.1:`port` (0 = any free port) and returns the server and its port.
 pub fn bind(port: u16) -> Result<(Server, u16)> {
     let server = Server::http(("127.0.0.1", port))
-        .map_err(|e| Error::field("--port", format!("cannot listen on 127.0.0.1:{port}: {e}")))?;
+        .map_err(|e| Error::Listen {
+            port,
+            reason: e.to_string(),
+        })?;
     let port = server
         .server_addr()
         .to_ip()
         .map(|a| a.port())
-        .ok_or_else(|| Error::field("--port", "the server has no IP address"))?;
+        .ok_or_else(|| Error::Listen {
+            port,
+            reason: "the server has no IP address".into(),
+        })?;
     Ok((server, port))
 }
 
@@ -164,10 +170,9 @@ fn read_body(request: &mut Request) -> Result<Vec<u8>> {
 }
 
 fn too_long() -> Error {
-    Error::field(
-        "request",
-        format!("body longer than {MAX_BODY_BYTES} bytes"),
-    )
+    Error::RequestTooLarge {
+        max: MAX_BODY_BYTES,
+    }
 }
 
 fn json_response(status: u16, value: &Value) -> Response<std::io::Cursor<Vec<u8>>> {

@@ -98,14 +98,16 @@ fn a_probe_translating_a_bone_by_1e308_is_an_error_naming_the_probe() {
     };
     scene.probes.push(probe.clone());
     match evaluate(&scene, &w, &probe) {
-        Err(Error::InvalidField { field, message }) => {
-            assert_eq!(field, r#"probes["far"].pose"#);
-            assert!(message.contains("too far to measure"), "{message}");
+        Err(e @ Error::UnmeasurablePose { .. }) => {
+            assert!(matches!(&e, Error::UnmeasurablePose { probe, .. } if probe == "far"));
+            assert!(e.to_string().contains("too far to measure"), "{e}");
         }
         other => panic!("{other:?}"),
     }
     match lint(&scene, &w, &LintOptions::default()) {
-        Err(Error::InvalidField { field, .. }) => assert_eq!(field, r#"probes["far"].pose"#),
+        Err(Error::UnmeasurablePose { probe, measure, .. }) => {
+            assert_eq!((probe.as_str(), measure), ("far", "the area change"))
+        }
         other => panic!("{other:?}"),
     }
 }
@@ -202,10 +204,11 @@ fn two_probes_with_one_name_are_an_error() {
     probes.push(first);
     let last = probes.len() - 1;
     match load(&doc) {
-        Err(Error::InvalidField { field, message }) => {
-            assert_eq!(field, format!("probes[{last}].name"));
-            assert!(message.contains("lift_l"), "{message}");
-        }
+        Err(Error::DuplicateProbe {
+            name,
+            first,
+            second,
+        }) => assert_eq!((name.as_str(), first, second), ("lift_l", 0, last)),
         other => panic!("{other:?}"),
     }
 }
@@ -243,7 +246,7 @@ fn a_probe_watching_no_vertex_is_an_error_not_a_pass() {
     let w = solved(&scene, "euclidean");
     scene.probes[0].watch.below_y = Some(-1e9);
     match evaluate(&scene, &w, &scene.probes[0]) {
-        Err(Error::InvalidField { field, .. }) => assert_eq!(field, r#"probes["lift_l"].watch"#),
+        Err(Error::ProbeWatchesNothing { probe }) => assert_eq!(probe, "lift_l"),
         other => panic!("{other:?}"),
     }
 }
@@ -385,9 +388,13 @@ fn builtin_vertex_counts_past_what_fits_are_refused_up_front() {
             ..Default::default()
         },
     ) {
-        Err(Error::InvalidField { field, message }) => {
-            assert_eq!(field, "vertices");
-            assert!(message.contains("5000000"), "{message}");
+        Err(Error::InvalidArgument {
+            argument,
+            value,
+            reason,
+        }) => {
+            assert_eq!((argument, value.as_str()), ("vertices", "20000000"));
+            assert!(reason.contains("5000000"), "{reason}");
         }
         other => panic!("{:?}", other.map(|s| s.mesh.vertex_count())),
     }

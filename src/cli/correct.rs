@@ -80,8 +80,8 @@ pub fn run(a: CorrectArgs) -> Result<ExitCode> {
             solution?.weights
         }
     };
-    let interpolation = Interpolation::from_name(&a.interpolation)
-        .ok_or_else(|| Error::InvalidArgument {
+    let interpolation =
+        Interpolation::from_name(&a.interpolation).ok_or_else(|| Error::InvalidArgument {
             argument: "--interpolation",
             value: a.interpolation.clone(),
             reason: format!("{:?} is not linear or smooth", a.interpolation),

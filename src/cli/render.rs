@@ -95,13 +95,11 @@ fn pose_of(scene: &skinweights::Scene, probe: Option<&str>, raw: &[String]) -> R
     }
     let mut pose = Pose::rest();
     for kv in raw {
-        let (bone, deg) = kv
-            .split_once('=')
-            .ok_or_else(|| Error::InvalidArgument {
-                argument: "--pose",
-                value: kv.clone(),
-                reason: format!("{kv:?} is not BONE=DEG"),
-            })?;
+        let (bone, deg) = kv.split_once('=').ok_or_else(|| Error::InvalidArgument {
+            argument: "--pose",
+            value: kv.clone(),
+            reason: format!("{kv:?} is not BONE=DEG"),
+        })?;
         let deg: f64 = deg
             .trim()
             .parse()

@@ -286,13 +286,10 @@ impl Viewer {
     pub fn clip(&self, req: &ViewRequest) -> Result<Value> {
         let keyed = self.scene(req)?;
         let scene = &keyed.1;
-        let name = req
-            .clip
-            .as_deref()
-            .ok_or_else(|| Error::MissingArgument {
-                argument: "clip",
-                reason: "name the clip to play".into(),
-            })?;
+        let name = req.clip.as_deref().ok_or_else(|| Error::MissingArgument {
+            argument: "clip",
+            reason: "name the clip to play".into(),
+        })?;
         let clip = scene.clip(name)?;
         clip.check(&scene.skeleton)?;
         let fps = req.fps.unwrap_or(skinweights::animation::DEFAULT_FPS);

@@ -17,11 +17,10 @@ const MAX_IN_FLIGHT: usize = 32;
 
 /// Binds 127.0.0.1:`port` (0 = any free port) and returns the server and its port.
 pub fn bind(port: u16) -> Result<(Server, u16)> {
-    let server = Server::http(("127.0.0.1", port))
-        .map_err(|e| Error::Listen {
-            port,
-            reason: e.to_string(),
-        })?;
+    let server = Server::http(("127.0.0.1", port)).map_err(|e| Error::Listen {
+        port,
+        reason: e.to_string(),
+    })?;
     let port = server
         .server_addr()
         .to_ip()

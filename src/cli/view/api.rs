@@ -738,6 +738,32 @@ mod tests {
     }
 
     #[test]
+    fn refusals_are_typed_variants_naming_the_value() {
+        let v = viewer();
+        match v.scene(&req(json!({"scene": "moon"}))) {
+            Err(Error::UnknownScene { name, server, .. }) => {
+                assert_eq!((name.as_str(), server.as_deref()), ("moon", Some("bar")))
+            }
+            other => panic!("{:?}", other.map(|_| ())),
+        }
+        let huge = req(json!({"scene": "arms-down", "vertices": MAX_VIEW_VERTICES + 1}));
+        match v.scene_info(&huge) {
+            Err(Error::ViewTooLarge { vertices, max, .. }) => {
+                assert_eq!((vertices, max), (MAX_VIEW_VERTICES + 1, MAX_VIEW_VERTICES))
+            }
+            other => panic!("{other:?}"),
+        }
+        match v.clip(&req(json!({"scene": "bar"}))) {
+            Err(Error::MissingArgument { argument, .. }) => assert_eq!(argument, "clip"),
+            other => panic!("{other:?}"),
+        }
+        match v.clip(&req(json!({"scene": "bar", "clip": "walk"}))) {
+            Err(Error::UnknownClip { clip, .. }) => assert_eq!(clip, "walk"),
+            other => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
     fn lbs_pose_metrics_are_compares_numbers() {
         let v = viewer();
         let r = req(

@@ -188,6 +188,7 @@ fn header(name: &str, value: &str) -> Header {
 #[cfg(test)]
 mod tests {
     use super::allowed_host;
+    use skinweights::Error;
 
     #[test]
     fn only_loopback_host_names_are_served() {
@@ -199,5 +200,21 @@ mod tests {
         assert!(super::allowed_origin("http://127.0.0.1:8765", 8765));
         assert!(!super::allowed_origin("https://evil.example", 8765));
         assert!(!super::allowed_origin("null", 8765));
+    }
+
+    #[test]
+    fn a_taken_port_and_a_long_body_are_typed_errors() {
+        let (_server, port) = super::bind(0).unwrap();
+        match super::bind(port) {
+            Err(Error::Listen { port: p, reason }) => {
+                assert_eq!(p, port);
+                assert!(!reason.is_empty());
+            }
+            other => panic!("{:?}", other.map(|(_, p)| p)),
+        }
+        assert!(matches!(
+            super::too_long(),
+            Error::RequestTooLarge { max } if max == super::MAX_BODY_BYTES
+        ));
     }
 }

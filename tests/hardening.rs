@@ -166,10 +166,14 @@ fn gltf_export_refuses_coordinates_that_overflow_or_underflow_f32() {
                 ..Default::default()
             },
         ) {
-            Err(Error::InvalidField { field, message }) => {
-                assert_eq!(field, "scale");
-                assert!(message.contains(says), "{message}");
-                assert!(message.starts_with("vertex "), "{message}");
+            Err(Error::InvalidArgument {
+                argument,
+                value,
+                reason,
+            }) => {
+                assert_eq!((argument, value), ("scale", scale.to_string()));
+                assert!(reason.contains(says), "{reason}");
+                assert!(reason.starts_with("vertex "), "{reason}");
             }
             other => panic!("{scale}: {other:?}"),
         }

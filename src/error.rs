@@ -212,12 +212,11 @@ pub enum Error {
     /// A JSON file is not valid JSON or does not match the schema.
     #[error("{context}: {message}")]
     Json { context: String, message: String },
-    /// A field of an input file has a bad value. Only the file-format readers and writers
-    /// (`io::gltf`, `io::scene_json`, `io::weights_json`, `io::binary`, DragonBones, Godot,
-    /// the sprite bones file and tracer settings) return it: `field` names the field as the
-    /// file spells it (`accessors[3].count`, `format`), `message` says what is wrong with its
-    /// value. Errors about arguments, scenes, probes, renders and the like have their own
-    /// variants.
+    /// A field of a file has a bad value. Only the file-format readers and writers
+    /// (`io::gltf`, `io::scene_json`, `io::weights_json`, `io::binary`, DragonBones, Godot)
+    /// return it: `field` names the field as the file spells it (`accessors[3].count`,
+    /// `format`), `message` says what is wrong with its value. Errors about arguments,
+    /// scenes, probes, art, renders and the like have their own variants.
     #[error("{field}: {message}")]
     InvalidField { field: String, message: String },
     /// An image file is not a PNG or cannot be decoded.
@@ -248,6 +247,24 @@ pub enum Error {
         samples: u32,
         max_side: u64,
         max_pixels: u64,
+    },
+    /// Every opaque island of a sprite traces to less than `min_area` square pixels (the
+    /// tracer's minimum area); `largest` is the largest island's traced area.
+    #[error("min_area: {image}: every opaque island is smaller than {min_area} square pixels: the largest traces to {largest} px² (marching squares cuts 1/8 px² off each convex pixel corner, so an island of n pixels traces to n - 1/2); lower min_area (--min-area) to keep it")]
+    IslandsTooSmall {
+        image: String,
+        min_area: f64,
+        largest: f64,
+    },
+    /// A sprite's traced outline keeps more points than meshing accepts (`budget`: 10 per
+    /// requested vertex, at least `min_budget`), checked before meshing.
+    #[error("outline: {image}: the traced outline keeps {points} points in {loops} loops, more than {budget} (10 per requested vertex, at least {min_budget}); raise the tolerance or the minimum area, or ask for more vertices")]
+    OutlineTooComplex {
+        image: String,
+        points: usize,
+        loops: usize,
+        budget: usize,
+        min_budget: usize,
     },
     /// A sprite has no pixel opaque enough to trace.
     #[error("{image}: no pixel has alpha >= {threshold} (the image is fully transparent at this threshold)")]

@@ -441,10 +441,8 @@ fn a_one_pixel_checkerboard_traced_at_tolerance_0_is_refused_before_meshing() {
     let refusal = sprite_scene(&sprite, bones.clone(), &options);
     let refused = start.elapsed();
     match refusal {
-        Err(Error::InvalidField { field, message }) => {
-            assert_eq!(field, "outline");
-            assert!(message.contains("keeps 178805 points"), "{message}");
-            assert!(message.contains("more than 100000"), "{message}");
+        Err(Error::OutlineTooComplex { points, budget, .. }) => {
+            assert_eq!((points, budget), (178_805, 100_000))
         }
         other => panic!("{:?}", other.map(|(s, _, _)| s.mesh.vertex_count())),
     }

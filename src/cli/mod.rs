@@ -517,6 +517,7 @@ mod tests {
         std::fs::write(&file, doc.to_string()).unwrap();
         let args = [
             "import",
+            "gltf",
             &file.display().to_string(),
             "-o",
             &dir.path().join("s.json").display().to_string(),

@@ -488,6 +488,20 @@ mod tests {
     }
 
     #[test]
+    fn every_clip_of_a_scene_without_clips_is_no_clips() {
+        let options = skinweights::BuiltinOptions {
+            vertices: 500,
+            ..Default::default()
+        };
+        let scene = skinweights::builtin_scene("bar", &options).unwrap();
+        assert!(scene.clips.is_empty());
+        match super::compare::chosen_clips(&scene, "all") {
+            Err(Error::NoClips { scene }) => assert_eq!(scene, "bar"),
+            other => panic!("{:?}", other.map(|c| c.len())),
+        }
+    }
+
+    #[test]
     fn import_weights_from_a_gltf_without_weights_is_no_file_weights() {
         use skinweights::io::{export_gltf, GltfOptions};
         let dir = tempfile::tempdir().unwrap();

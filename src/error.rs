@@ -80,6 +80,10 @@ pub enum Error {
     /// A per-vertex part index is out of range, or the list has the wrong length.
     #[error("vertex_parts: {message}")]
     VertexParts { message: String },
+    /// Splitting a part out of a mesh leaves one of its vertices only on triangles that
+    /// cross into other parts.
+    #[error("part: vertex {vertex} of part {part:?} is only used by triangles that cross into other parts")]
+    StrandedVertex { part: String, vertex: usize },
     /// Meshing an outline failed.
     #[error("meshing failed: {message}")]
     Meshing { message: String },
@@ -140,6 +144,12 @@ pub enum Error {
     /// A bone length is negative.
     #[error("bone {bone:?}: length {length} is negative")]
     NegativeBoneLength { bone: String, length: f64 },
+    /// A list of per-bone pose offsets does not have one offset per bone.
+    #[error("pose offsets: {given} offsets for {bones} bones")]
+    PoseOffsets { given: usize, bones: usize },
+    /// A half-angle helper asked for a bone without a parent: there is no joint to help.
+    #[error("half-angle helper: bone {bone:?} has no parent: there is no joint to help")]
+    HelperWithoutJoint { bone: String },
     /// A pose value is not finite.
     #[error("pose: bone {bone:?} has a non-finite {field}")]
     NonFinitePose { bone: String, field: &'static str },
@@ -202,7 +212,11 @@ pub enum Error {
     /// A JSON file is not valid JSON or does not match the schema.
     #[error("{context}: {message}")]
     Json { context: String, message: String },
-    /// A field of an input has a bad value.
+    /// A field of a file has a bad value. Only the file-format readers and writers
+    /// (`io::gltf`, `io::scene_json`, `io::weights_json`, `io::binary`, DragonBones, Godot)
+    /// return it: `field` names the field as the file spells it (`accessors[3].count`,
+    /// `format`), `message` says what is wrong with its value. Errors about arguments,
+    /// scenes, probes, art, renders and the like have their own variants.
     #[error("{field}: {message}")]
     InvalidField { field: String, message: String },
     /// An image file is not a PNG or cannot be decoded.
@@ -233,6 +247,24 @@ pub enum Error {
         samples: u32,
         max_side: u64,
         max_pixels: u64,
+    },
+    /// Every opaque island of a sprite traces to less than `min_area` square pixels (the
+    /// tracer's minimum area); `largest` is the largest island's traced area.
+    #[error("min_area: {image}: every opaque island is smaller than {min_area} square pixels: the largest traces to {largest} px² (marching squares cuts 1/8 px² off each convex pixel corner, so an island of n pixels traces to n - 1/2); lower min_area (--min-area) to keep it")]
+    IslandsTooSmall {
+        image: String,
+        min_area: f64,
+        largest: f64,
+    },
+    /// A sprite's traced outline keeps more points than meshing accepts (`budget`: 10 per
+    /// requested vertex, at least `min_budget`), checked before meshing.
+    #[error("outline: {image}: the traced outline keeps {points} points in {loops} loops, more than {budget} (10 per requested vertex, at least {min_budget}); raise the tolerance or the minimum area, or ask for more vertices")]
+    OutlineTooComplex {
+        image: String,
+        points: usize,
+        loops: usize,
+        budget: usize,
+        min_budget: usize,
     },
     /// A sprite has no pixel opaque enough to trace.
     #[error("{image}: no pixel has alpha >= {threshold} (the image is fully transparent at this threshold)")]
@@ -302,6 +334,102 @@ pub enum Error {
         argument: &'static str,
         reason: String,
     },
+    /// An argument (a command-line flag, a setting of a built-in scene generator or of a
+    /// render view) has a bad value: `argument` names it, `value` is the value as given,
+    /// `reason` says what is wrong (and repeats the value where the message shows it).
+    #[error("{argument}: {reason}")]
+    InvalidArgument {
+        argument: &'static str,
+        value: String,
+        reason: String,
+    },
+    /// A command or request lacks an argument it needs: `argument` names the argument (or
+    /// the command when any of several would do), `reason` says what to give.
+    #[error("{argument}: {reason}")]
+    MissingArgument {
+        argument: &'static str,
+        reason: String,
+    },
+    /// `import --weights` on a file that carries no skin weights.
+    #[error("--weights: {} has no JOINTS_0 / WEIGHTS_0", .path.display())]
+    NoFileWeights { path: PathBuf },
+    /// The view's server cannot listen on `127.0.0.1:port` (`reason` is the system's error).
+    #[error("--port: cannot listen on 127.0.0.1:{port}: {reason}")]
+    Listen { port: u16, reason: String },
+    /// A request to the view's server has a body longer than `max` bytes.
+    #[error("request: body longer than {max} bytes")]
+    RequestTooLarge { max: usize },
+    /// A scene has more vertices than the view draws (`max`).
+    #[error("scene: {scene} has {vertices} vertices; the view draws at most {max} (use `skinweights compare` or `render` for larger meshes)")]
+    ViewTooLarge {
+        scene: String,
+        vertices: usize,
+        max: usize,
+    },
+
+    // ---- scenes, probes and clips by name ----
+    /// No built-in scene has this name; `known` lists the names.
+    #[error("scene: unknown built-in scene {name:?} (known: {known})")]
+    UnknownBuiltin { name: String, known: String },
+    /// A scene argument that names neither a file, nor (for the view) the server's scene,
+    /// nor a built-in scene; `known` lists the built-ins, `server` is the view's own scene.
+    #[error("scene: {name:?} is neither {} nor a built-in scene ({known})", .server.as_ref().map_or("a file".to_string(), |s| format!("this server's scene ({s:?})")))]
+    UnknownScene {
+        name: String,
+        known: String,
+        server: Option<String>,
+    },
+    /// A scene has no clip of this name; `known` lists its clips.
+    #[error("clip: scene {scene:?} has no clip {clip:?} (it has: {known:?})")]
+    UnknownClip {
+        scene: String,
+        clip: String,
+        known: Vec<String>,
+    },
+    /// Every clip of a scene was asked for (`--clip all`) and it has none.
+    #[error("--clip: scene {scene:?} has no clips")]
+    NoClips { scene: String },
+    /// A scene has no probe of this name; `known` lists its probes.
+    #[error("probe: scene {scene:?} has no probe {probe:?} (it has: {known:?})")]
+    UnknownProbe {
+        scene: String,
+        probe: String,
+        known: Vec<String>,
+    },
+    /// A probe was asked for (the first by default) and the scene has none.
+    #[error("probe: scene {scene:?} has no probes")]
+    NoProbes { scene: String },
+    /// Two probes of a scene share a name (probes `first` and `second`).
+    #[error("probes[{second}].name: probe name {name:?} is used by probes {first} and {second}")]
+    DuplicateProbe {
+        name: String,
+        first: usize,
+        second: usize,
+    },
+    /// A probe watches a vertex the mesh does not have.
+    #[error(
+        "probes[{probe:?}].watch.vertices: vertex {vertex} out of range (mesh has {vertex_count})"
+    )]
+    ProbeVertex {
+        probe: String,
+        vertex: usize,
+        vertex_count: usize,
+    },
+    /// A probe's watch selects no vertex: it would measure nothing (and pass).
+    #[error("probes[{probe:?}].watch: selects no vertex of the mesh, so the probe cannot measure anything")]
+    ProbeWatchesNothing { probe: String },
+    /// A probe watches by distance from the moved bones (`watch.min_distance`) but its pose
+    /// moves no bone.
+    #[error("probes[{probe:?}].watch.min_distance: needs a pose that moves at least one bone")]
+    ProbeMovesNoBone { probe: String },
+    /// A measure of a probe's pose came out NaN or infinite: the pose moves vertices too far
+    /// for f64 (e.g. a translation of 1e308). `measure` names the measure.
+    #[error("probes[{probe:?}].pose: {measure} came out {value}: the pose moves vertices too far to measure in f64")]
+    UnmeasurablePose {
+        probe: String,
+        measure: &'static str,
+        value: f64,
+    },
 
     // ---- seams ----
     /// A seam names a vertex the mesh does not have.
@@ -354,6 +482,77 @@ pub enum Error {
     /// Per-vertex colours that are not one per vertex.
     #[error("colours: {given} colours for {vertices} vertices")]
     VertexColours { given: usize, vertices: usize },
+    /// Art whose texture coordinates are not one per mesh vertex.
+    #[error("art.uvs: has {given} texture coordinates, the mesh has {vertices} vertices")]
+    ArtUvs { given: usize, vertices: usize },
+    /// An art texture coordinate is NaN or infinite.
+    #[error("art.uvs[{vertex}]: ({u}, {v}) is not finite")]
+    NonFiniteUv { vertex: usize, u: f64, v: f64 },
+    /// An art texture coordinate lies outside its layer's image (`width` x `height` pixels).
+    #[error(
+        "art.uvs[{vertex}]: ({u}, {v}) is outside image {image:?} ({width} x {height} pixels)"
+    )]
+    UvOutsideImage {
+        vertex: usize,
+        u: f64,
+        v: f64,
+        image: String,
+        width: f64,
+        height: f64,
+    },
+    /// Two art layers draw the same part.
+    #[error("art.layers[{layer}]: part {part:?} is listed twice")]
+    DuplicateLayer { layer: usize, part: String },
+    /// An art layer names an image the art does not have.
+    #[error("art.layers[{layer}].image: image {image} out of range ({images} images)")]
+    LayerImage {
+        layer: usize,
+        image: usize,
+        images: usize,
+    },
+    /// A part that no art layer draws.
+    #[error("art.layers: part {part:?} is not drawn: list every part once, back to front")]
+    UndrawnPart { part: String },
+    /// Textures given for art that are not one per art image.
+    #[error("textures: {given} textures for {images} art images")]
+    TextureCount { given: usize, images: usize },
+    /// Painting a part (number `part`, called `name`) would need an image over `max` pixels a
+    /// side.
+    #[error("parts[{part}]: {name:?} needs a {width} x {height} image (limit {max} a side)")]
+    LayerTooLarge {
+        part: usize,
+        name: String,
+        width: f64,
+        height: f64,
+        max: u32,
+    },
+    /// Nothing to put together: no frames (`what` names the output, e.g. `apng`).
+    #[error("{what}: no frames to put together")]
+    NoFrames { what: &'static str },
+    /// A frame whose size differs from frame 0 of the same output.
+    #[error("{what}: frame {frame} is {} x {} px, frame 0 {} x {} px", .size.0, .size.1, .first.0, .first.1)]
+    FrameSize {
+        what: &'static str,
+        frame: usize,
+        size: (u32, u32),
+        first: (u32, u32),
+    },
+    /// Images put side by side whose heights differ from image 0's.
+    #[error("side by side: image {image} is {height} px high, image 0 {first} px")]
+    ImageHeight {
+        image: usize,
+        height: u32,
+        first: u32,
+    },
+    /// An animation whose frame times are not one per frame.
+    #[error("apng: {given} frame times for {frames} frames")]
+    FrameTimes { given: usize, frames: usize },
+    /// A pixel mask that is not one flag per pixel.
+    #[error("excluded: {given} flags for {pixels} pixels")]
+    MaskSize { given: usize, pixels: usize },
+    /// A view fitted around no points.
+    #[error("points: nothing to frame")]
+    NothingToFrame,
     /// A render whose size differs from the frame it is measured in.
     #[error("{render}: render is {got:?} pixels, the frame {frame:?}")]
     RenderSize {
@@ -396,7 +595,7 @@ pub enum Error {
 
     // ---- posed measures ----
     /// A list of posed positions does not have one position per mesh vertex.
-    #[error("{given} posed positions for a mesh of {vertices} vertices")]
+    #[error("posed: {given} positions for a mesh of {vertices} vertices")]
     PosedPositions { given: usize, vertices: usize },
     /// A posed position is NaN or infinite.
     #[error("positions[{vertex}] is not finite: ({x}, {y})")]

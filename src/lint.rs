@@ -160,10 +160,11 @@ pub fn lint(scene: &Scene, weights: &Weights, options: &LintOptions) -> Result<V
         let flipped = flipped_triangles(&scene.mesh, &posed);
         let area = area_change_pct(&scene.mesh, &posed);
         if !area.is_finite() {
-            return Err(Error::field(
-                format!("probes[{:?}].pose", probe.name),
-                format!("the area change came out {area}: the pose moves vertices too far to measure in f64"),
-            ));
+            return Err(Error::UnmeasurablePose {
+                probe: probe.name.clone(),
+                measure: "the area change",
+                value: area,
+            });
         }
         checks.push(Check {
             check: format!("extreme pose {:?}", probe.name),

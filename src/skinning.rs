@@ -232,12 +232,11 @@ impl HalfAngleHelper {
             context: "half-angle helper".into(),
             bone: child.to_string(),
         })?;
-        let p = skeleton.bones()[c].parent.ok_or_else(|| {
-            Error::field(
-                "half-angle helper",
-                format!("bone {child:?} has no parent: there is no joint to help"),
-            )
-        })?;
+        let p = skeleton.bones()[c]
+            .parent
+            .ok_or_else(|| Error::HelperWithoutJoint {
+                bone: child.to_string(),
+            })?;
         check_shape(weights.vertex_count(), weights, skeleton.len())?;
         let name = format!("{child}_half");
         let mut bones = skeleton.bones().to_vec();

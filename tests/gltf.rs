@@ -763,7 +763,7 @@ fn bad_input_is_a_typed_error() {
     let w = Weights::from_rows(&vec![vec![1.0, 0.0]; 10], 2).unwrap();
     assert!(matches!(
         export_gltf(&first.scene, &w, &bad_scale),
-        Err(Error::InvalidField { .. })
+        Err(Error::InvalidArgument { argument: "scale", ref value, .. }) if value == "NaN"
     ));
 }
 

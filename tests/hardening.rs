@@ -100,14 +100,16 @@ fn a_probe_translating_a_bone_by_1e308_is_an_error_naming_the_probe() {
     probes.push(probe.clone());
     let scene = scene.with_probes(probes).unwrap();
     match evaluate(&scene, &w, &probe) {
-        Err(Error::InvalidField { field, message }) => {
-            assert_eq!(field, r#"probes["far"].pose"#);
-            assert!(message.contains("too far to measure"), "{message}");
+        Err(e @ Error::UnmeasurablePose { .. }) => {
+            assert!(matches!(&e, Error::UnmeasurablePose { probe, .. } if probe == "far"));
+            assert!(e.to_string().contains("too far to measure"), "{e}");
         }
         other => panic!("{other:?}"),
     }
     match lint(&scene, &w, &LintOptions::default()) {
-        Err(Error::InvalidField { field, .. }) => assert_eq!(field, r#"probes["far"].pose"#),
+        Err(Error::UnmeasurablePose { probe, measure, .. }) => {
+            assert_eq!((probe.as_str(), measure), ("far", "the area change"))
+        }
         other => panic!("{other:?}"),
     }
 }
@@ -166,10 +168,14 @@ fn gltf_export_refuses_coordinates_that_overflow_or_underflow_f32() {
                 ..Default::default()
             },
         ) {
-            Err(Error::InvalidField { field, message }) => {
-                assert_eq!(field, "scale");
-                assert!(message.contains(says), "{message}");
-                assert!(message.starts_with("vertex "), "{message}");
+            Err(Error::InvalidArgument {
+                argument,
+                value,
+                reason,
+            }) => {
+                assert_eq!((argument, value), ("scale", scale.to_string()));
+                assert!(reason.contains(says), "{reason}");
+                assert!(reason.starts_with("vertex "), "{reason}");
             }
             other => panic!("{scale}: {other:?}"),
         }
@@ -204,10 +210,11 @@ fn two_probes_with_one_name_are_an_error() {
     probes.push(first);
     let last = probes.len() - 1;
     match load(&doc) {
-        Err(Error::InvalidField { field, message }) => {
-            assert_eq!(field, format!("probes[{last}].name"));
-            assert!(message.contains("lift_l"), "{message}");
-        }
+        Err(Error::DuplicateProbe {
+            name,
+            first,
+            second,
+        }) => assert_eq!((name.as_str(), first, second), ("lift_l", 0, last)),
         other => panic!("{other:?}"),
     }
 }
@@ -247,7 +254,7 @@ fn a_probe_watching_no_vertex_is_an_error_not_a_pass() {
     probes[0].watch.below_y = Some(-1e9);
     let scene = scene.with_probes(probes).unwrap();
     match evaluate(&scene, &w, &scene.probes()[0]) {
-        Err(Error::InvalidField { field, .. }) => assert_eq!(field, r#"probes["lift_l"].watch"#),
+        Err(Error::ProbeWatchesNothing { probe }) => assert_eq!(probe, "lift_l"),
         other => panic!("{other:?}"),
     }
 }
@@ -389,9 +396,13 @@ fn builtin_vertex_counts_past_what_fits_are_refused_up_front() {
             ..Default::default()
         },
     ) {
-        Err(Error::InvalidField { field, message }) => {
-            assert_eq!(field, "vertices");
-            assert!(message.contains("5000000"), "{message}");
+        Err(Error::InvalidArgument {
+            argument,
+            value,
+            reason,
+        }) => {
+            assert_eq!((argument, value.as_str()), ("vertices", "20000000"));
+            assert!(reason.contains("5000000"), "{reason}");
         }
         other => panic!("{:?}", other.map(|s| s.mesh().vertex_count())),
     }
@@ -434,10 +445,8 @@ fn a_one_pixel_checkerboard_traced_at_tolerance_0_is_refused_before_meshing() {
     let refusal = sprite_scene(&sprite, bones.clone(), &options);
     let refused = start.elapsed();
     match refusal {
-        Err(Error::InvalidField { field, message }) => {
-            assert_eq!(field, "outline");
-            assert!(message.contains("keeps 178805 points"), "{message}");
-            assert!(message.contains("more than 100000"), "{message}");
+        Err(Error::OutlineTooComplex { points, budget, .. }) => {
+            assert_eq!((points, budget), (178_805, 100_000))
         }
         other => panic!("{:?}", other.map(|(s, _, _)| s.mesh().vertex_count())),
     }

@@ -266,10 +266,9 @@ fn run_clips(a: &CompareArgs, scene: &Scene, name: &str) -> Result<ExitCode> {
 /// The clip called `name`, or every clip for `all` (an error when the scene has none).
 pub(super) fn chosen_clips<'s>(scene: &'s Scene, name: &str) -> Result<Vec<&'s Clip>> {
     match name {
-        "all" if scene.clips().is_empty() => Err(Error::field(
-            "--clip",
-            format!("scene {:?} has no clips", scene.name()),
-        )),
+        "all" if scene.clips().is_empty() => Err(Error::NoClips {
+            scene: scene.name().to_string(),
+        }),
         "all" => Ok(scene.clips().iter().collect()),
         _ => Ok(vec![scene.clip(name)?]),
     }

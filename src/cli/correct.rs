@@ -80,8 +80,12 @@ pub fn run(a: CorrectArgs) -> Result<ExitCode> {
             solution?.weights
         }
     };
-    let interpolation = Interpolation::from_name(&a.interpolation)
-        .ok_or_else(|| Error::field("--interpolation", format!("{:?}", a.interpolation)))?;
+    let interpolation =
+        Interpolation::from_name(&a.interpolation).ok_or_else(|| Error::InvalidArgument {
+            argument: "--interpolation",
+            value: a.interpolation.clone(),
+            reason: format!("{:?} is not linear or smooth", a.interpolation),
+        })?;
     let mut options = AutoCorrectiveOptions::default().with_interpolation(interpolation);
     if let Some(f) = a.max_reach {
         options = options.with_max_reach(f);

@@ -62,23 +62,20 @@ pub fn run(a: ImportArgs) -> Result<ExitCode> {
         (ImportFormat::Gltf, None) => None,
     };
     if !matches!(a.format, ImportFormat::Spine) && (a.atlas.is_some() || a.skin.is_some()) {
-        return Err(Error::field(
-            if a.atlas.is_some() {
+        return Err(Error::ConflictingArguments {
+            argument: if a.atlas.is_some() {
                 "--atlas"
             } else {
                 "--skin"
             },
-            "only Spine imports take an atlas file or a skin",
-        ));
+            reason: "only Spine imports take an atlas file or a skin".into(),
+        });
     }
     let mut outputs: Vec<&Path> = vec![&a.output];
     outputs.extend(weights.as_deref());
     check_outputs(&[&a.file], &outputs, a.force)?;
-    let no_weights = || {
-        Error::field(
-            "--weights",
-            format!("{} has no JOINTS_0 / WEIGHTS_0", a.file.display()),
-        )
+    let no_weights = || Error::NoFileWeights {
+        path: a.file.clone(),
     };
     let (scene, file_weights) = match a.format {
         ImportFormat::Gltf => {

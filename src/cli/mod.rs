@@ -175,8 +175,18 @@ enum Command {
 /// Parses the command line and runs the command; errors print as `error: ...` with exit code 2.
 pub fn main() -> ExitCode {
     sigpipe::die_quietly_on_broken_pipe();
-    let cli = Cli::parse();
-    let result = match cli.command {
+    match run(Cli::parse().command) {
+        Ok(code) => code,
+        Err(e) => {
+            eprintln!("error: {e}");
+            ExitCode::from(2)
+        }
+    }
+}
+
+/// Runs one parsed command.
+fn run(command: Command) -> Result<ExitCode> {
+    match command {
         Command::Compare(a) => compare::run(a),
         Command::Solve(a) => solve::run(a),
         Command::Eval(a) => eval::run(a),
@@ -192,13 +202,6 @@ pub fn main() -> ExitCode {
         Command::View(a) => view::run(a),
         Command::Repair(a) => repair::run(a),
         Command::Correct(a) => correct::run(a),
-    };
-    match result {
-        Ok(code) => code,
-        Err(e) => {
-            eprintln!("error: {e}");
-            ExitCode::from(2)
-        }
     }
 }
 
@@ -280,13 +283,11 @@ pub fn resolve_scene(name: Option<&str>, builtin: &BuiltinArgs) -> Result<Scene>
         return Ok(scene);
     }
     if !BUILTIN_SCENES.contains(&name) {
-        return Err(Error::field(
-            "scene",
-            format!(
-                "{name:?} is neither a file nor a built-in scene ({})",
-                BUILTIN_SCENES.join(", ")
-            ),
-        ));
+        return Err(Error::UnknownScene {
+            name: name.to_string(),
+            known: BUILTIN_SCENES.join(", "),
+            server: None,
+        });
     }
     let pb = spinner(format!("meshing {name} (~{} vertices)", builtin.vertices()));
     let scene = builtin_scene(
@@ -415,7 +416,11 @@ pub fn parse_options(raw: &[String]) -> Result<Vec<(String, String)>> {
             Some((k, v)) if !k.trim().is_empty() => {
                 Ok((k.trim().to_string(), v.trim().to_string()))
             }
-            _ => Err(Error::field("--option", format!("{kv:?} is not KEY=VALUE"))),
+            _ => Err(Error::InvalidArgument {
+                argument: "--option",
+                value: kv.clone(),
+                reason: format!("{kv:?} is not KEY=VALUE"),
+            }),
         })
         .collect()
 }
@@ -423,12 +428,120 @@ pub fn parse_options(raw: &[String]) -> Result<Vec<(String, String)>> {
 #[cfg(test)]
 mod tests {
     use super::Cli;
-    use clap::CommandFactory;
+    use clap::{CommandFactory, Parser};
+    use skinweights::Error;
 
     /// clap's own consistency checks (a debug build panics on them at parse time; release
     /// builds do not check): no flag defined twice, as `repair --overlap` once was.
     #[test]
     fn the_command_line_is_consistent() {
         Cli::command().debug_assert();
+    }
+
+    /// Runs `skinweights ARGS` in-process, returning the command's error.
+    fn refusal(args: &[&str]) -> Error {
+        let cli = Cli::try_parse_from(std::iter::once("skinweights").chain(args.iter().copied()))
+            .expect("the arguments parse");
+        super::run(cli.command).expect_err("the command must be refused")
+    }
+
+    #[test]
+    fn command_refusals_are_typed_variants_naming_the_value() {
+        let dir = tempfile::tempdir().unwrap();
+        let out = |name: &str| dir.path().join(name).display().to_string();
+        match refusal(&["scene", "dragon", "-o", &out("x.json")]) {
+            Error::UnknownBuiltin { name, .. } => assert_eq!(name, "dragon"),
+            e => panic!("{e:?}"),
+        }
+        match refusal(&["solve", "no-such-file", "-o", &out("w.json")]) {
+            Error::UnknownScene { name, server, .. } => {
+                assert_eq!((name.as_str(), server), ("no-such-file", None))
+            }
+            e => panic!("{e:?}"),
+        }
+        let bar = ["--vertices", "500"];
+        let solve = [
+            "solve",
+            "bar",
+            "-o",
+            &out("w.json"),
+            "--max-influences",
+            "0",
+        ];
+        match refusal(&[&solve[..], &bar[..]].concat()) {
+            Error::InvalidArgument {
+                argument, value, ..
+            } => assert_eq!((argument, value.as_str()), ("--max-influences", "0")),
+            e => panic!("{e:?}"),
+        }
+        let option = ["solve", "bar", "-o", &out("w.json"), "--option", "radius"];
+        match refusal(&[&option[..], &bar[..]].concat()) {
+            Error::InvalidArgument {
+                argument, value, ..
+            } => assert_eq!((argument, value.as_str()), ("--option", "radius")),
+            e => panic!("{e:?}"),
+        }
+        match refusal(&["repair", "bar", "-o", &out("r.json")]) {
+            Error::MissingArgument { argument, .. } => assert_eq!(argument, "repair"),
+            e => panic!("{e:?}"),
+        }
+    }
+
+    #[test]
+    fn every_clip_of_a_scene_without_clips_is_no_clips() {
+        let options = skinweights::BuiltinOptions {
+            vertices: 500,
+            ..Default::default()
+        };
+        let scene = skinweights::builtin_scene("bar", &options).unwrap();
+        assert!(scene.clips.is_empty());
+        match super::compare::chosen_clips(&scene, "all") {
+            Err(Error::NoClips { scene }) => assert_eq!(scene, "bar"),
+            other => panic!("{:?}", other.map(|c| c.len())),
+        }
+    }
+
+    #[test]
+    fn import_weights_from_a_gltf_without_weights_is_no_file_weights() {
+        use skinweights::io::{export_gltf, GltfOptions};
+        let dir = tempfile::tempdir().unwrap();
+        let scene = skinweights::builtin_scene(
+            "bar",
+            &skinweights::BuiltinOptions {
+                vertices: 500,
+                ..Default::default()
+            },
+        )
+        .unwrap();
+        let w = skinweights::solver_by_name("euclidean", skinweights::solvers::NO_OPTIONS)
+            .unwrap()
+            .solve(&scene)
+            .unwrap()
+            .weights;
+        let text = export_gltf(&scene, &w, &GltfOptions::default()).unwrap();
+        let mut doc: serde_json::Value = serde_json::from_str(&text).unwrap();
+        for mesh in doc["meshes"].as_array_mut().unwrap() {
+            for prim in mesh["primitives"].as_array_mut().unwrap() {
+                let attributes = prim["attributes"].as_object_mut().unwrap();
+                attributes.remove("JOINTS_0");
+                attributes.remove("WEIGHTS_0");
+            }
+        }
+        let file = dir.path().join("bare.gltf");
+        std::fs::write(&file, doc.to_string()).unwrap();
+        let args = [
+            "import",
+            "gltf",
+            &file.display().to_string(),
+            "-o",
+            &dir.path().join("s.json").display().to_string(),
+            "--weights",
+            &dir.path().join("w.json").display().to_string(),
+        ]
+        .map(String::from);
+        match refusal(&args.iter().map(String::as_str).collect::<Vec<_>>()) {
+            Error::NoFileWeights { path } => assert_eq!(path, file),
+            e => panic!("{e:?}"),
+        }
     }
 }

@@ -95,19 +95,20 @@ fn pose_of(scene: &skinweights::Scene, probe: Option<&str>, raw: &[String]) -> R
     }
     let mut pose = Pose::rest();
     for kv in raw {
-        let (bone, deg) = kv
-            .split_once('=')
-            .ok_or_else(|| Error::field("--pose", format!("{kv:?} is not BONE=DEG")))?;
+        let (bone, deg) = kv.split_once('=').ok_or_else(|| Error::InvalidArgument {
+            argument: "--pose",
+            value: kv.clone(),
+            reason: format!("{kv:?} is not BONE=DEG"),
+        })?;
         let deg: f64 = deg
             .trim()
             .parse()
             .ok()
             .filter(|d: &f64| d.is_finite())
-            .ok_or_else(|| {
-                Error::field(
-                    "--pose",
-                    format!("{kv:?}: {deg:?} is not a number of degrees"),
-                )
+            .ok_or_else(|| Error::InvalidArgument {
+                argument: "--pose",
+                value: kv.clone(),
+                reason: format!("{kv:?}: {deg:?} is not a number of degrees"),
             })?;
         if scene.skeleton().index_of(bone.trim()).is_none() {
             return Err(Error::UnknownBone {
@@ -122,7 +123,11 @@ fn pose_of(scene: &skinweights::Scene, probe: Option<&str>, raw: &[String]) -> R
 
 /// `X,Y` as a vector.
 fn parse_offset(text: &str) -> Result<Vector2<f64>> {
-    let bad = || Error::field("--offset", format!("{text:?} is not X,Y (pixels)"));
+    let bad = || Error::InvalidArgument {
+        argument: "--offset",
+        value: text.to_string(),
+        reason: format!("{text:?} is not X,Y (pixels)"),
+    };
     let (x, y) = text.split_once(',').ok_or_else(bad)?;
     let x: f64 = x.trim().parse().map_err(|_| bad())?;
     let y: f64 = y.trim().parse().map_err(|_| bad())?;

@@ -113,11 +113,13 @@ pub fn run(a: RepairArgs) -> Result<ExitCode> {
         && a.weights.is_none()
         && !a.weld_overlaps
     {
-        return Err(Error::field(
-            "repair",
-            "nothing to do: give --weld TOL, --overlap PX, --merge-islands AREA or \
-             --weld-overlaps or --solver NAME --weights OUT.json (see skinweights repair --help)",
-        ));
+        return Err(Error::MissingArgument {
+            argument: "repair",
+            reason: "nothing to do: give --weld TOL, --overlap PX, --merge-islands AREA or \
+                     --weld-overlaps or --solver NAME --weights OUT.json (see skinweights \
+                     repair --help)"
+                .into(),
+        });
     }
     let scene = resolve_scene(Some(&a.scene), &a.builtin())?;
     let options = a.repair_options();

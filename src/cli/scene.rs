@@ -45,14 +45,10 @@ pub struct SceneArgs {
 pub fn run(a: SceneArgs) -> Result<ExitCode> {
     check_output(&a.output, a.force)?;
     if !BUILTIN_SCENES.contains(&a.name.as_str()) {
-        return Err(Error::field(
-            "scene",
-            format!(
-                "unknown built-in scene {:?} (known: {})",
-                a.name,
-                BUILTIN_SCENES.join(", ")
-            ),
-        ));
+        return Err(Error::UnknownBuiltin {
+            name: a.name.clone(),
+            known: BUILTIN_SCENES.join(", "),
+        });
     }
     let transparent = parse_colour(&a.transparent)?;
     let mut scene = resolve_scene(Some(&a.name), &a.builtin)?;

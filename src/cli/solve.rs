@@ -35,7 +35,11 @@ pub fn run(a: SolveArgs) -> Result<ExitCode> {
     let input: Vec<&Path> = a.scene.scene.iter().map(Path::new).collect();
     check_outputs(&input, &[&a.output], a.force)?;
     if a.max_influences == Some(0) {
-        return Err(Error::field("--max-influences", "must be at least 1"));
+        return Err(Error::InvalidArgument {
+            argument: "--max-influences",
+            value: "0".into(),
+            reason: "must be at least 1".into(),
+        });
     }
     let scene = resolve_scene(a.scene.scene.as_deref(), &a.scene.builtin)?;
     let options = parse_options(&a.options)?;

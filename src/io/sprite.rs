@@ -192,9 +192,9 @@ impl Trace {
 /// Traces the alpha channel of `sprite` into outline loops (see the module docs).
 ///
 /// Errors: a threshold of 0 or a negative / non-finite tolerance or minimum area
-/// ([`Error::InvalidField`]); an image over the size limits ([`Error::ImageTooLarge`]); no
+/// ([`Error::InvalidArgument`]); an image over the size limits ([`Error::ImageTooLarge`]); no
 /// opaque pixel ([`Error::TransparentImage`]); every island's traced area under the minimum
-/// ([`Error::InvalidField`] on `min_area`, giving the largest island's traced area).
+/// ([`Error::IslandsTooSmall`], giving the largest island's traced area).
 pub fn trace_alpha(sprite: &Sprite, options: &TraceOptions) -> Result<Trace> {
     check_options(options)?;
     check_size(&sprite.source, sprite.image.width(), sprite.image.height())?;
@@ -217,16 +217,11 @@ pub fn trace_alpha(sprite: &Sprite, options: &TraceOptions) -> Result<Trace> {
         .filter(|l| loop_area(l).abs() >= options.min_area)
         .collect();
     if kept.iter().all(|l| loop_area(l) < 0.0) {
-        return Err(Error::field(
-            "min_area",
-            format!(
-                "{}: every opaque island is smaller than {} square pixels: the largest traces to \
-                 {largest} px² (marching squares cuts 1/8 px² off each convex pixel corner, so \
-                 an island of n pixels traces to n - 1/2); lower min_area (--min-area) to keep \
-                 it",
-                sprite.source, options.min_area
-            ),
-        ));
+        return Err(Error::IslandsTooSmall {
+            image: sprite.source.clone(),
+            min_area: options.min_area,
+            largest,
+        });
     }
     let traced_points = kept.iter().map(Vec::len).sum();
     let traced_area = kept.iter().map(|l| loop_area(l)).sum();
@@ -263,20 +258,22 @@ fn check_size(source: &str, width: u32, height: u32) -> Result<()> {
 
 fn check_options(options: &TraceOptions) -> Result<()> {
     if options.threshold == 0 {
-        return Err(Error::field(
-            "threshold",
-            "must be 1 to 255 (0 makes every pixel opaque)",
-        ));
+        return Err(Error::InvalidArgument {
+            argument: "threshold",
+            value: "0".into(),
+            reason: "must be 1 to 255 (0 makes every pixel opaque)".into(),
+        });
     }
     for (field, value) in [
         ("tolerance", options.tolerance),
         ("min_area", options.min_area),
     ] {
         if !value.is_finite() || value < 0.0 {
-            return Err(Error::field(
-                field,
-                format!("{value} must be finite and >= 0"),
-            ));
+            return Err(Error::InvalidArgument {
+                argument: field,
+                value: value.to_string(),
+                reason: format!("{value} must be finite and >= 0"),
+            });
         }
     }
     Ok(())
@@ -912,17 +909,13 @@ pub fn sprite_scene(
     // meshes 18 and 62 times the requested 10 000 vertices). Refuse before that work.
     let budget = (10 * options.meshing.target_vertices).max(MIN_OUTLINE_POINT_BUDGET);
     if trace.kept_points() > budget {
-        return Err(Error::field(
-            "outline",
-            format!(
-                "{}: the traced outline keeps {} points in {} loops, more than {budget} (10 per \
-                 requested vertex, at least {MIN_OUTLINE_POINT_BUDGET}); raise the tolerance \
-                 or the minimum area, or ask for more vertices",
-                sprite.source,
-                trace.kept_points(),
-                trace.outline.loops.len()
-            ),
-        ));
+        return Err(Error::OutlineTooComplex {
+            image: sprite.source.clone(),
+            points: trace.kept_points(),
+            loops: trace.outline.loops.len(),
+            budget,
+            min_budget: MIN_OUTLINE_POINT_BUDGET,
+        });
     }
     let mut notes = Vec::new();
     if trace.dropped_specks > 0 {

@@ -148,23 +148,18 @@ pub fn drag(scene: &Scene, weights: &Weights, probe: &Probe) -> Result<Drag> {
 pub fn drag_of_positions(scene: &Scene, probe: &Probe, posed: &[Point2<f64>]) -> Result<Drag> {
     let rest = scene.mesh.vertices();
     if posed.len() != rest.len() {
-        return Err(Error::field(
-            "posed",
-            format!(
-                "{} positions for a mesh of {} vertices",
-                posed.len(),
-                rest.len()
-            ),
-        ));
+        return Err(Error::PosedPositions {
+            given: posed.len(),
+            vertices: rest.len(),
+        });
     }
     let transforms = scene.skeleton.skinning_affines(&probe.pose)?;
     let watched = probe.watched_vertices(scene)?;
     if watched.is_empty() {
         // Nothing watched would measure a drag of 0: a pass that tested nothing.
-        return Err(Error::field(
-            format!("probes[{:?}].watch", probe.name),
-            "selects no vertex of the mesh, so the probe cannot measure anything",
-        ));
+        return Err(Error::ProbeWatchesNothing {
+            probe: probe.name.clone(),
+        });
     }
     let owners = owning_bones(scene);
     let displacement = watched
@@ -390,7 +385,7 @@ pub fn evaluate(scene: &Scene, weights: &Weights, probe: &Probe) -> Result<Metri
 impl Metrics {
     /// Every metric except distortion (infinite for a collapsed triangle, written as `null`)
     /// must be finite; otherwise the probe's pose moved vertices too far for f64 (e.g. a
-    /// translation of 1e308): an [`Error::InvalidField`] naming the probe and the metric.
+    /// translation of 1e308): an [`Error::UnmeasurablePose`] naming the probe and the metric.
     pub fn check_finite(&self, probe: &Probe) -> Result<()> {
         for (name, value) in [
             ("drag_max_pct", self.drag_max_pct),
@@ -402,19 +397,19 @@ impl Metrics {
             ("dirichlet", self.dirichlet),
         ] {
             if !value.is_finite() {
-                return Err(Error::field(
-                    format!("probes[{:?}].pose", probe.name),
-                    format!(
-                        "{name} came out {value}: the pose moves vertices too far to measure in f64"
-                    ),
-                ));
+                return Err(Error::UnmeasurablePose {
+                    probe: probe.name.clone(),
+                    measure: name,
+                    value,
+                });
             }
         }
         if self.distortion_max.is_nan() || self.distortion_p99.is_nan() {
-            return Err(Error::field(
-                format!("probes[{:?}].pose", probe.name),
-                "distortion came out NaN: the pose moves vertices too far to measure in f64",
-            ));
+            return Err(Error::UnmeasurablePose {
+                probe: probe.name.clone(),
+                measure: "distortion",
+                value: f64::NAN,
+            });
         }
         Ok(())
     }

@@ -74,10 +74,11 @@ pub fn save_figure<F: Figure>(figure: &F, path: impl AsRef<Path>, size: (u32, u3
                 message: format!("{}: {e:?}", path.display()),
             })
         }
-        _ => Err(Error::field(
-            "output",
-            format!("{}: figures are written as .png or .svg", path.display()),
-        )),
+        other => Err(Error::UnsupportedOutput {
+            path: path.to_path_buf(),
+            extension: other.unwrap_or("").to_string(),
+            supported: ".png or .svg".into(),
+        }),
     }
 }
 

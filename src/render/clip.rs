@@ -42,26 +42,20 @@ pub fn clip_frames(
 }
 
 /// Frames of one size, or an error naming the first that differs.
-fn common_size(frames: &[RgbImage], what: &str) -> Result<(u32, u32)> {
-    let first = frames
-        .first()
-        .ok_or_else(|| Error::field(what, "no frames to put together"))?;
+fn common_size(frames: &[RgbImage], what: &'static str) -> Result<(u32, u32)> {
+    let first = frames.first().ok_or(Error::NoFrames { what })?;
     let size = first.dimensions();
     if let Some((i, f)) = frames
         .iter()
         .enumerate()
         .find(|(_, f)| f.dimensions() != size)
     {
-        return Err(Error::field(
+        return Err(Error::FrameSize {
             what,
-            format!(
-                "frame {i} is {} x {} px, frame 0 {} x {} px",
-                f.width(),
-                f.height(),
-                size.0,
-                size.1
-            ),
-        ));
+            frame: i,
+            size: f.dimensions(),
+            first: size,
+        });
     }
     Ok(size)
 }
@@ -73,10 +67,10 @@ fn common_size(frames: &[RgbImage], what: &str) -> Result<(u32, u32)> {
 pub fn encode_apng(frames: &[RgbImage], times: &[f64], path: &Path) -> Result<Vec<u8>> {
     let (w, h) = common_size(frames, "apng")?;
     if times.len() != frames.len() {
-        return Err(Error::field(
-            "apng",
-            format!("{} frame times for {} frames", times.len(), frames.len()),
-        ));
+        return Err(Error::FrameTimes {
+            given: times.len(),
+            frames: frames.len(),
+        });
     }
     let n = frames.len();
     let mean_step = if n > 1 {
@@ -133,15 +127,16 @@ pub fn contact_sheet(frames: &[RgbImage], columns: u32, background: [u8; 3]) -> 
 /// Images of one height side by side, left to right. Errors: none given, heights that
 /// differ, a result over the render size limits.
 pub fn side_by_side(images: &[RgbImage]) -> Result<RgbImage> {
-    let first = images
-        .first()
-        .ok_or_else(|| Error::field("side by side", "no images"))?;
+    let first = images.first().ok_or(Error::NoFrames {
+        what: "side by side",
+    })?;
     let h = first.height();
     if let Some((i, im)) = images.iter().enumerate().find(|(_, im)| im.height() != h) {
-        return Err(Error::field(
-            "side by side",
-            format!("image {i} is {} px high, image 0 {h} px", im.height()),
-        ));
+        return Err(Error::ImageHeight {
+            image: i,
+            height: im.height(),
+            first: h,
+        });
     }
     let w: u64 = images.iter().map(|im| im.width() as u64).sum();
     check_size(w as f64, h as f64, 1)?;

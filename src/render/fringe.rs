@@ -107,20 +107,21 @@ pub fn fringe_excluding(m: &Matting, excluded: Option<&[bool]>) -> Result<Fringe
     ] {
         if let Some(dimensions) = dimensions {
             if dimensions != size {
-                return Err(Error::field(
-                    name,
-                    format!("{dimensions:?} pixels, the black render has {size:?}"),
-                ));
+                return Err(Error::RenderSize {
+                    render: name,
+                    got: dimensions,
+                    frame: size,
+                });
             }
         }
     }
     let (w, h) = (size.0 as usize, size.1 as usize);
     if let Some(mask) = excluded {
         if mask.len() != w * h {
-            return Err(Error::field(
-                "excluded",
-                format!("{} flags for {} pixels", mask.len(), w * h),
-            ));
+            return Err(Error::MaskSize {
+                given: mask.len(),
+                pixels: w * h,
+            });
         }
     }
     let a = coverage(m.black, m.white);

@@ -92,9 +92,10 @@ pub fn parse_colour(text: &str) -> Result<[u8; 3]> {
             let byte = |i: usize| u8::from_str_radix(&h[i..i + 2], 16).unwrap_or(0);
             Ok([byte(0), byte(2), byte(4)])
         }
-        None => Err(Error::field(
-            "background",
-            format!("{text:?} is not a colour (use black, white, red or #RRGGBB)"),
-        )),
+        None => Err(Error::InvalidArgument {
+            argument: "background",
+            value: text.to_string(),
+            reason: format!("{text:?} is not a colour (use black, white, red or #RRGGBB)"),
+        }),
     }
 }

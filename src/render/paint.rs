@@ -121,10 +121,13 @@ pub fn paint_layers(
         let width = (hi.x - lo.x + 2.0 * margin).ceil();
         let height = (hi.y - lo.y + 2.0 * margin).ceil();
         if width > 16_384.0 || height > 16_384.0 {
-            return Err(Error::field(
-                format!("parts[{part}]"),
-                format!("{name:?} needs a {width} x {height} image (limit 16384 a side)"),
-            ));
+            return Err(Error::LayerTooLarge {
+                part,
+                name: name.to_string(),
+                width,
+                height,
+                max: 16_384,
+            });
         }
         // Image texel (u, v) <-> rest position (lo.x - margin + u, hi.y + margin - v).
         let to_rest = |u: f64, v: f64| Point2::new(lo.x - margin + u, hi.y + margin - v);

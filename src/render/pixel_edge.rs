@@ -185,11 +185,8 @@ pub fn pixel_edge(
     textures: &[Texture],
     options: &PixelEdgeOptions,
 ) -> Result<Vec<PixelEdgeRow>> {
-    let art = scene.art.as_ref().ok_or_else(|| {
-        Error::field(
-            "art",
-            format!("scene {:?} has no art to render", scene.name),
-        )
+    let art = scene.art.as_ref().ok_or_else(|| Error::NoArt {
+        scene: scene.name.clone(),
     })?;
     let mut poses = vec![("rest".to_string(), Pose::rest())];
     poses.extend(

@@ -80,10 +80,11 @@ impl Frame {
     /// [`MAX_RENDER_PIXELS`] pixels ([`Error::RenderTooLarge`], before anything is allocated).
     pub fn fit(points: &[Point2<f64>], view: &View, margin: f64) -> Result<Frame> {
         if !(view.scale.is_finite() && view.scale > 0.0) {
-            return Err(Error::field(
-                "scale",
-                format!("{} must be finite and > 0", view.scale),
-            ));
+            return Err(Error::InvalidArgument {
+                argument: "scale",
+                value: view.scale.to_string(),
+                reason: format!("{} must be finite and > 0", view.scale),
+            });
         }
         for (field, v) in [
             ("rotation", view.rotation_deg),
@@ -92,11 +93,15 @@ impl Frame {
             ("margin", margin),
         ] {
             if !v.is_finite() {
-                return Err(Error::field(field, format!("{v} is not finite")));
+                return Err(Error::InvalidArgument {
+                    argument: field,
+                    value: v.to_string(),
+                    reason: format!("{v} is not finite"),
+                });
             }
         }
         if points.is_empty() {
-            return Err(Error::field("points", "nothing to frame"));
+            return Err(Error::NothingToFrame);
         }
         let (s, c) = view.rotation_deg.to_radians().sin_cos();
         let (a, b, cc, d) = (
@@ -254,7 +259,8 @@ struct Setup {
 /// over the size limits, art whose texture count or coordinate count does not match.
 pub fn render(drawing: &Drawing, frame: &Frame, options: &RenderOptions) -> Result<RgbImage> {
     let pixels = render_resolved(drawing, frame, options, |m| round_to_u8(m * 255.0))?;
-    RgbImage::from_raw(frame.width, frame.height, pixels).ok_or_else(size_mismatch)
+    let len = pixels.len();
+    RgbImage::from_raw(frame.width, frame.height, pixels).ok_or_else(|| size_mismatch(frame, len))
 }
 
 /// [`render`] with 16 bits per channel: the same samples, each pixel's mean rounded to
@@ -263,13 +269,19 @@ pub fn render(drawing: &Drawing, frame: &Frame, options: &RenderOptions) -> Resu
 /// colour is all rounding (`c_ref` off by up to half its value).
 pub fn render_16(drawing: &Drawing, frame: &Frame, options: &RenderOptions) -> Result<Rgb16Image> {
     let pixels = render_resolved(drawing, frame, options, |m| (m * 65535.0 + 0.5) as u16)?;
-    Rgb16Image::from_raw(frame.width, frame.height, pixels).ok_or_else(size_mismatch)
+    let len = pixels.len();
+    Rgb16Image::from_raw(frame.width, frame.height, pixels).ok_or_else(|| size_mismatch(frame, len))
 }
 
 /// The error of a resolved buffer that does not fill its frame (cannot happen: one RGB triple
 /// is resolved per pixel).
-fn size_mismatch() -> Error {
-    Error::field("render", "resolved pixels do not fill the frame")
+fn size_mismatch(frame: &Frame, len: usize) -> Error {
+    let rows = len / 3 / (frame.width as usize).max(1);
+    Error::RenderSize {
+        render: "resolved pixels",
+        got: (frame.width, u32::try_from(rows).unwrap_or(u32::MAX)),
+        frame: (frame.width, frame.height),
+    }
 }
 
 /// An RGB image with 16 bits per channel.
@@ -285,22 +297,19 @@ fn render_resolved<T: Copy + Default + Send>(
 ) -> Result<Vec<T>> {
     let n = options.samples;
     if !SAMPLE_COUNTS.contains(&n) {
-        return Err(Error::field(
-            "samples",
-            format!("{n} (use 1, 2, 4 or 8 samples per pixel side)"),
-        ));
+        return Err(Error::InvalidArgument {
+            argument: "samples",
+            value: n.to_string(),
+            reason: format!("{n} (use 1, 2, 4 or 8 samples per pixel side)"),
+        });
     }
     check_size(frame.width as f64, frame.height as f64, n)?;
     let mesh = drawing.mesh;
     if drawing.positions.len() != mesh.vertex_count() {
-        return Err(Error::field(
-            "positions",
-            format!(
-                "{} positions for {} vertices",
-                drawing.positions.len(),
-                mesh.vertex_count()
-            ),
-        ));
+        return Err(Error::PosedPositions {
+            given: drawing.positions.len(),
+            vertices: mesh.vertex_count(),
+        });
     }
     if let Some(art) = drawing.art {
         art.check(mesh.vertex_count(), mesh.parts())?;

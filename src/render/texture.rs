@@ -74,14 +74,10 @@ impl Texture {
 /// its size.
 pub fn check_uvs(mesh: &Mesh, art: &Art, textures: &[Texture]) -> Result<()> {
     if textures.len() != art.images.len() {
-        return Err(Error::field(
-            "textures",
-            format!(
-                "{} textures for {} art images",
-                textures.len(),
-                art.images.len()
-            ),
-        ));
+        return Err(Error::TextureCount {
+            given: textures.len(),
+            images: art.images.len(),
+        });
     }
     let image_of_part = art.image_of_part(mesh.parts());
     const TOL: f64 = 1e-6;
@@ -94,13 +90,14 @@ pub fn check_uvs(mesh: &Mesh, art: &Art, textures: &[Texture]) -> Result<()> {
             textures[k].image.height() as f64,
         );
         if !(uv.x >= -TOL && uv.x <= w + TOL && uv.y >= -TOL && uv.y <= h + TOL) {
-            return Err(Error::field(
-                format!("art.uvs[{v}]"),
-                format!(
-                    "({}, {}) is outside image {:?} ({w} x {h} pixels)",
-                    uv.x, uv.y, textures[k].name
-                ),
-            ));
+            return Err(Error::UvOutsideImage {
+                vertex: v,
+                u: uv.x,
+                v: uv.y,
+                image: textures[k].name.clone(),
+                width: w,
+                height: h,
+            });
         }
     }
     Ok(())

@@ -102,23 +102,21 @@ impl Art {
     /// indices in range.
     pub fn check(&self, vertex_count: usize, parts: &[String]) -> Result<()> {
         if self.uvs.len() != vertex_count {
-            return Err(Error::field(
-                "art.uvs",
-                format!(
-                    "has {} texture coordinates, the mesh has {vertex_count} vertices",
-                    self.uvs.len()
-                ),
-            ));
+            return Err(Error::ArtUvs {
+                given: self.uvs.len(),
+                vertices: vertex_count,
+            });
         }
         if let Some(v) = self
             .uvs
             .iter()
             .position(|p| !p.x.is_finite() || !p.y.is_finite())
         {
-            return Err(Error::field(
-                format!("art.uvs[{v}]"),
-                format!("is not finite: {:?}", self.uvs[v]),
-            ));
+            return Err(Error::NonFiniteUv {
+                vertex: v,
+                u: self.uvs[v].x,
+                v: self.uvs[v].y,
+            });
         }
         for (i, l) in self.layers.iter().enumerate() {
             if !parts.contains(&l.part) {
@@ -129,17 +127,18 @@ impl Art {
                 });
             }
             if self.layers[..i].iter().any(|o| o.part == l.part) {
-                return Err(Error::field(
-                    format!("art.layers[{i}]"),
-                    format!("part {:?} is listed twice", l.part),
-                ));
+                return Err(Error::DuplicateLayer {
+                    layer: i,
+                    part: l.part.clone(),
+                });
             }
             if let Some(k) = l.image {
                 if k >= self.images.len() {
-                    return Err(Error::field(
-                        format!("art.layers[{i}].image"),
-                        format!("image {k} out of range ({} images)", self.images.len()),
-                    ));
+                    return Err(Error::LayerImage {
+                        layer: i,
+                        image: k,
+                        images: self.images.len(),
+                    });
                 }
             }
         }
@@ -147,10 +146,7 @@ impl Art {
             .iter()
             .find(|p| !self.layers.iter().any(|l| &l.part == *p))
         {
-            return Err(Error::field(
-                "art.layers",
-                format!("part {p:?} is not drawn: list every part once, back to front"),
-            ));
+            return Err(Error::UndrawnPart { part: p.clone() });
         }
         Ok(())
     }

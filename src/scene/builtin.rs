@@ -127,41 +127,46 @@ pub fn mirror_vertex_map_about(mesh: &Mesh, axis: MirrorAxis) -> Option<Vec<usiz
 pub fn builtin_scene(name: &str, options: &BuiltinOptions) -> Result<Scene> {
     let (lo, hi) = VERTEX_RANGE;
     if !(lo..=hi).contains(&options.vertices) {
-        return Err(Error::field(
-            "vertices",
-            format!("{} is outside {lo}..={hi}", options.vertices),
-        ));
+        return Err(Error::InvalidArgument {
+            argument: "vertices",
+            value: options.vertices.to_string(),
+            reason: format!("{} is outside {lo}..={hi}", options.vertices),
+        });
     }
     if let Some(g) = options.gap {
         if !g.is_finite() || !(0.0..=MAX_GAP).contains(&g) {
-            return Err(Error::field(
-                "gap",
-                format!("{g} must be finite and in 0..={MAX_GAP}"),
-            ));
+            return Err(Error::InvalidArgument {
+                argument: "gap",
+                value: g.to_string(),
+                reason: format!("{g} must be finite and in 0..={MAX_GAP}"),
+            });
         }
     }
     let gap = options.gap.unwrap_or(DEFAULT_GAP);
     let overlap = options.overlap.unwrap_or(0.0);
     if !overlap.is_finite() || !(0.0..=MAX_OVERLAP).contains(&overlap) {
-        return Err(Error::field(
-            "overlap",
-            format!("{overlap} must be finite and in 0..={MAX_OVERLAP}"),
-        ));
+        return Err(Error::InvalidArgument {
+            argument: "overlap",
+            value: overlap.to_string(),
+            reason: format!("{overlap} must be finite and in 0..={MAX_OVERLAP}"),
+        });
     }
     if overlap != 0.0 && name != "layered-elbow" {
-        return Err(Error::field(
-            "overlap",
-            format!("only layered-elbow has an overlap, not {name:?}"),
-        ));
+        return Err(Error::InvalidArgument {
+            argument: "overlap",
+            value: overlap.to_string(),
+            reason: format!("only layered-elbow has an overlap, not {name:?}"),
+        });
     }
     let spec = match name {
         "arms-down" => arms_down(gap),
         "arms-touching" => {
             if options.gap.is_some_and(|g| g != 0.0) {
-                return Err(Error::field(
-                    "gap",
-                    "arms-touching is the gap-0 scene; use arms-down for other gaps",
-                ));
+                return Err(Error::InvalidArgument {
+                    argument: "gap",
+                    value: gap.to_string(),
+                    reason: "arms-touching is the gap-0 scene; use arms-down for other gaps".into(),
+                });
             }
             arms_down(0.0)
         }
@@ -170,10 +175,10 @@ pub fn builtin_scene(name: &str, options: &BuiltinOptions) -> Result<Scene> {
         "bar" => bar(),
         "figure" => figure(),
         _ => {
-            return Err(Error::field(
-                "scene",
-                format!("unknown built-in scene {name:?} (known: {BUILTIN_SCENES:?})"),
-            ))
+            return Err(Error::UnknownBuiltin {
+                name: name.to_string(),
+                known: BUILTIN_SCENES.join(", "),
+            })
         }
     };
     build(name, spec, options.vertices)

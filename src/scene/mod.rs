@@ -230,19 +230,14 @@ impl Scene {
 
     /// The clip called `name`.
     pub fn clip(&self, name: &str) -> Result<&Clip> {
-        self.clips.iter().find(|c| c.name == name).ok_or_else(|| {
-            Error::field(
-                "clip",
-                format!(
-                    "scene {:?} has no clip {name:?} (it has: {:?})",
-                    self.name,
-                    self.clips
-                        .iter()
-                        .map(|c| c.name.as_str())
-                        .collect::<Vec<_>>()
-                ),
-            )
-        })
+        self.clips
+            .iter()
+            .find(|c| c.name == name)
+            .ok_or_else(|| Error::UnknownClip {
+                scene: self.name.clone(),
+                clip: name.to_string(),
+                known: self.clips.iter().map(|c| c.name.clone()).collect(),
+            })
     }
 
     /// The pose of `clip` at `time` seconds: sampled ([`Clip::sample`]), then the scene's
@@ -278,13 +273,11 @@ impl Scene {
         }
         for (i, probe) in self.probes.iter().enumerate() {
             if let Some(first) = self.probes[..i].iter().position(|p| p.name == probe.name) {
-                return Err(Error::field(
-                    format!("probes[{i}].name"),
-                    format!(
-                        "probe name {:?} is used by probes {first} and {i}",
-                        probe.name
-                    ),
-                ));
+                return Err(Error::DuplicateProbe {
+                    name: probe.name.clone(),
+                    first,
+                    second: i,
+                });
             }
             probe.pose.resolve(&self.skeleton).map_err(|e| match e {
                 Error::UnknownBone { bone, .. } => Error::UnknownBone {
@@ -298,13 +291,11 @@ impl Scene {
             }
             for &v in probe.watch.vertices.iter().flatten() {
                 if v >= self.mesh.vertex_count() {
-                    return Err(Error::field(
-                        format!("probes[{:?}].watch.vertices", probe.name),
-                        format!(
-                            "vertex {v} out of range (mesh has {})",
-                            self.mesh.vertex_count()
-                        ),
-                    ));
+                    return Err(Error::ProbeVertex {
+                        probe: probe.name.clone(),
+                        vertex: v,
+                        vertex_count: self.mesh.vertex_count(),
+                    });
                 }
             }
         }
@@ -314,21 +305,18 @@ impl Scene {
     /// The probe called `name`, or the first probe when `name` is `None`.
     pub fn probe(&self, name: Option<&str>) -> Result<&Probe> {
         match name {
-            Some(n) => self.probes.iter().find(|p| p.name == n).ok_or_else(|| {
-                Error::field(
-                    "probe",
-                    format!(
-                        "scene {:?} has no probe {n:?} (it has: {:?})",
-                        self.name,
-                        self.probes
-                            .iter()
-                            .map(|p| p.name.as_str())
-                            .collect::<Vec<_>>()
-                    ),
-                )
-            }),
-            None => self.probes.first().ok_or_else(|| {
-                Error::field("probe", format!("scene {:?} has no probes", self.name))
+            Some(n) => {
+                self.probes
+                    .iter()
+                    .find(|p| p.name == n)
+                    .ok_or_else(|| Error::UnknownProbe {
+                        scene: self.name.clone(),
+                        probe: n.to_string(),
+                        known: self.probes.iter().map(|p| p.name.clone()).collect(),
+                    })
+            }
+            None => self.probes.first().ok_or_else(|| Error::NoProbes {
+                scene: self.name.clone(),
             }),
         }
     }
@@ -443,12 +431,13 @@ impl Probe {
         };
         let anchor = match self.watch.min_distance {
             Some(_) => {
-                let first = self.pose.moved_bones().next().ok_or_else(|| {
-                    Error::field(
-                        format!("probes[{:?}].watch.min_distance", self.name),
-                        "needs a pose that moves at least one bone",
-                    )
-                })?;
+                let first =
+                    self.pose
+                        .moved_bones()
+                        .next()
+                        .ok_or_else(|| Error::ProbeMovesNoBone {
+                            probe: self.name.clone(),
+                        })?;
                 let j = scene
                     .skeleton
                     .index_of(first)

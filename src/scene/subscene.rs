@@ -63,13 +63,10 @@ impl SubScene {
         let mut used = vec![false; vertices.len()];
         triangles.iter().flatten().for_each(|&i| used[i] = true);
         if let Some(i) = used.iter().position(|u| !u).filter(|_| !artist) {
-            return Err(Error::field(
-                "part",
-                format!(
-                    "vertex {} of part {part:?} is only used by triangles that cross into other parts",
-                    vertices[i]
-                ),
-            ));
+            return Err(Error::StrandedVertex {
+                part: part.to_string(),
+                vertex: vertices[i],
+            });
         }
         let points = vertices.iter().map(|&v| mesh.vertices()[v]).collect();
         let parts = vec![part.to_string()];

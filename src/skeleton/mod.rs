@@ -343,10 +343,10 @@ impl Skeleton {
     /// [`Skeleton::world_affines`] from already resolved per-bone offsets (in bone order).
     pub fn world_affines_with(&self, offsets: &[BoneOffset]) -> Result<Vec<Affine2>> {
         if offsets.len() != self.bones.len() {
-            return Err(Error::field(
-                "pose offsets",
-                format!("{} offsets for {} bones", offsets.len(), self.bones.len()),
-            ));
+            return Err(Error::PoseOffsets {
+                given: offsets.len(),
+                bones: self.bones.len(),
+            });
         }
         let world = posed_affines(&self.bones, &self.order, offsets, Some(&self.rest_inverse));
         check_finite(&self.bones, &world)?;

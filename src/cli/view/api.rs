@@ -163,15 +163,11 @@ impl Viewer {
             return Ok((key, s.1.clone()));
         }
         if !BUILTIN_SCENES.contains(&req.scene.as_str()) {
-            return Err(Error::field(
-                "scene",
-                format!(
-                    "{:?} is neither this server's scene ({:?}) nor a built-in ({})",
-                    req.scene,
-                    self.startup.0,
-                    BUILTIN_SCENES.join(", ")
-                ),
-            ));
+            return Err(Error::UnknownScene {
+                name: req.scene.clone(),
+                known: BUILTIN_SCENES.join(", "),
+                server: Some(self.startup.0.clone()),
+            });
         }
         let vertices = key.1.unwrap_or(self.builtin_vertices);
         if vertices > MAX_VIEW_VERTICES {
@@ -220,15 +216,9 @@ impl Viewer {
         // silently (the other requests keep being served either way).
         let solution =
             std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| solver.solve(scene)))
-                .map_err(|_| {
-                    Error::field(
-                        "solver",
-                        format!(
-                            "{} panicked on {}; please report it",
-                            req.solver,
-                            scene.name()
-                        ),
-                    )
+                .map_err(|_| Error::Solver {
+                    solver: req.solver.clone(),
+                    message: format!("panicked on {}; please report it", scene.name()),
                 })??;
         let solved = Arc::new(Solved {
             weights: solution.weights,
@@ -299,10 +289,10 @@ impl Viewer {
     pub fn clip(&self, req: &ViewRequest) -> Result<Value> {
         let keyed = self.scene(req)?;
         let scene = &keyed.1;
-        let name = req
-            .clip
-            .as_deref()
-            .ok_or_else(|| Error::field("clip", "name the clip to play"))?;
+        let name = req.clip.as_deref().ok_or_else(|| Error::MissingArgument {
+            argument: "clip",
+            reason: "name the clip to play".into(),
+        })?;
         let clip = scene.clip(name)?;
         clip.check(scene.skeleton())?;
         let fps = req.fps.unwrap_or(skinweights::animation::DEFAULT_FPS);
@@ -664,13 +654,11 @@ pub fn check_size(scene: &Scene) -> Result<()> {
 }
 
 fn too_large(name: &str, vertices: usize) -> Error {
-    Error::field(
-        "scene",
-        format!(
-            "{name} has {vertices} vertices; the view draws at most {MAX_VIEW_VERTICES} \
-             (use `skinweights compare` or `render` for larger meshes)"
-        ),
-    )
+    Error::ViewTooLarge {
+        scene: name.to_string(),
+        vertices,
+        max: MAX_VIEW_VERTICES,
+    }
 }
 
 fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
@@ -759,6 +747,32 @@ mod tests {
         let huge = req(json!({"scene": "arms-down", "vertices": MAX_VIEW_VERTICES + 1}));
         let e = error_of(v.scene_info(&huge));
         assert!(e.contains("at most 200000"), "{e}");
+    }
+
+    #[test]
+    fn refusals_are_typed_variants_naming_the_value() {
+        let v = viewer();
+        match v.scene(&req(json!({"scene": "moon"}))) {
+            Err(Error::UnknownScene { name, server, .. }) => {
+                assert_eq!((name.as_str(), server.as_deref()), ("moon", Some("bar")))
+            }
+            other => panic!("{:?}", other.map(|_| ())),
+        }
+        let huge = req(json!({"scene": "arms-down", "vertices": MAX_VIEW_VERTICES + 1}));
+        match v.scene_info(&huge) {
+            Err(Error::ViewTooLarge { vertices, max, .. }) => {
+                assert_eq!((vertices, max), (MAX_VIEW_VERTICES + 1, MAX_VIEW_VERTICES))
+            }
+            other => panic!("{other:?}"),
+        }
+        match v.clip(&req(json!({"scene": "bar"}))) {
+            Err(Error::MissingArgument { argument, .. }) => assert_eq!(argument, "clip"),
+            other => panic!("{other:?}"),
+        }
+        match v.clip(&req(json!({"scene": "bar", "clip": "walk"}))) {
+            Err(Error::UnknownClip { clip, .. }) => assert_eq!(clip, "walk"),
+            other => panic!("{other:?}"),
+        }
     }
 
     #[test]

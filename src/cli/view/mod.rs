@@ -84,14 +84,15 @@ pub fn run(a: ViewArgs) -> Result<ExitCode> {
         && a.builtin.vertices() > api::MAX_VIEW_VERTICES
     {
         // Refuse before meshing, which would take a while at that size.
-        return Err(skinweights::Error::field(
-            "--vertices",
-            format!(
+        return Err(skinweights::Error::InvalidArgument {
+            argument: "--vertices",
+            value: a.builtin.vertices().to_string(),
+            reason: format!(
                 "{} vertices: the view draws at most {}",
                 a.builtin.vertices(),
                 api::MAX_VIEW_VERTICES
             ),
-        ));
+        });
     }
     let scene = resolve_scene(Some(name), &scene_arg.builtin)?;
     api::check_size(&scene)?;

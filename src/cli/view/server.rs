@@ -17,13 +17,18 @@ const MAX_IN_FLIGHT: usize = 32;
 
 /// Binds 127.0.0.1:`port` (0 = any free port) and returns the server and its port.
 pub fn bind(port: u16) -> Result<(Server, u16)> {
-    let server = Server::http(("127.0.0.1", port))
-        .map_err(|e| Error::field("--port", format!("cannot listen on 127.0.0.1:{port}: {e}")))?;
+    let server = Server::http(("127.0.0.1", port)).map_err(|e| Error::Listen {
+        port,
+        reason: e.to_string(),
+    })?;
     let port = server
         .server_addr()
         .to_ip()
         .map(|a| a.port())
-        .ok_or_else(|| Error::field("--port", "the server has no IP address"))?;
+        .ok_or_else(|| Error::Listen {
+            port,
+            reason: "the server has no IP address".into(),
+        })?;
     Ok((server, port))
 }
 
@@ -164,10 +169,9 @@ fn read_body(request: &mut Request) -> Result<Vec<u8>> {
 }
 
 fn too_long() -> Error {
-    Error::field(
-        "request",
-        format!("body longer than {MAX_BODY_BYTES} bytes"),
-    )
+    Error::RequestTooLarge {
+        max: MAX_BODY_BYTES,
+    }
 }
 
 fn json_response(status: u16, value: &Value) -> Response<std::io::Cursor<Vec<u8>>> {
@@ -184,6 +188,7 @@ fn header(name: &str, value: &str) -> Header {
 #[cfg(test)]
 mod tests {
     use super::allowed_host;
+    use skinweights::Error;
 
     #[test]
     fn only_loopback_host_names_are_served() {
@@ -195,5 +200,21 @@ mod tests {
         assert!(super::allowed_origin("http://127.0.0.1:8765", 8765));
         assert!(!super::allowed_origin("https://evil.example", 8765));
         assert!(!super::allowed_origin("null", 8765));
+    }
+
+    #[test]
+    fn a_taken_port_and_a_long_body_are_typed_errors() {
+        let (_server, port) = super::bind(0).unwrap();
+        match super::bind(port) {
+            Err(Error::Listen { port: p, reason }) => {
+                assert_eq!(p, port);
+                assert!(!reason.is_empty());
+            }
+            other => panic!("{:?}", other.map(|(_, p)| p)),
+        }
+        assert!(matches!(
+            super::too_long(),
+            Error::RequestTooLarge { max } if max == super::MAX_BODY_BYTES
+        ));
     }
 }

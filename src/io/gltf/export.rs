@@ -167,8 +167,9 @@ pub fn truncation_note(weights: &Weights) -> Option<String> {
 ///
 /// Errors: [`Error::WeightsShape`] when the weights do not match the scene;
 /// [`Error::InvalidWeight`] / [`Error::RowSum`] for weights that are not finite,
-/// non-negative rows summing to 1 within 1e-6; [`Error::InvalidField`] for a bad
-/// `scale` or more than 65536 bones.
+/// non-negative rows summing to 1 within 1e-6; [`Error::InvalidArgument`] for a bad
+/// `scale` (one that is not positive, or that takes a coordinate outside f32);
+/// [`Error::InvalidField`] for more than 65536 bones (`JOINTS_0` cannot name them).
 pub fn export_gltf(scene: &Scene, weights: &Weights, options: &GltfOptions) -> Result<String> {
     check_export(scene, weights, options.scale)?;
     let mut buf = BufferBuilder::default();
@@ -200,10 +201,11 @@ fn check_export(scene: &Scene, weights: &Weights, scale: f64) -> Result<()> {
     check_shape(n, weights, nb)?;
     weights.validate_with_tolerance(EXPORT_ROW_SUM_TOLERANCE)?;
     if !(scale.is_finite() && scale > 0.0) {
-        return Err(Error::field(
-            "scale",
-            format!("{scale} is not a positive number"),
-        ));
+        return Err(Error::InvalidArgument {
+            argument: "scale",
+            value: scale.to_string(),
+            reason: format!("{scale} is not a positive number"),
+        });
     }
     if nb > usize::from(u16::MAX) + 1 {
         return Err(Error::field(
@@ -231,16 +233,18 @@ fn check_f32_range(mesh: &Mesh, bones: &[Bone], scale: f64) -> Result<()> {
     let check = |what: &str, x: f64| {
         let y = x * scale;
         if y.is_nan() || y.abs() > f64::from(f32::MAX) {
-            return Err(Error::field(
-                "scale",
-                format!("{what}: coordinate {x} times scale {scale:e} overflows f32 (glTF stores f32; at most {:e})", f32::MAX),
-            ));
+            return Err(Error::InvalidArgument {
+                argument: "scale",
+                value: scale.to_string(),
+                reason: format!("{what}: coordinate {x} times scale {scale:e} overflows f32 (glTF stores f32; at most {:e})", f32::MAX),
+            });
         }
         if x != 0.0 && y.abs() < f64::from(f32::MIN_POSITIVE) {
-            return Err(Error::field(
-                "scale",
-                format!("{what}: coordinate {x} times scale {scale:e} underflows f32 to 0 (glTF stores f32; the smallest normal is {:e})", f32::MIN_POSITIVE),
-            ));
+            return Err(Error::InvalidArgument {
+                argument: "scale",
+                value: scale.to_string(),
+                reason: format!("{what}: coordinate {x} times scale {scale:e} underflows f32 to 0 (glTF stores f32; the smallest normal is {:e})", f32::MIN_POSITIVE),
+            });
         }
         Ok(())
     };

@@ -99,10 +99,7 @@ impl GltfImport {
             .map(|e| dir.join(&e.file_name))
             .collect();
         if let Some(p) = paths.iter().find(|p| !force && p.exists()) {
-            return Err(Error::field(
-                "output",
-                format!("{} exists (use --force to overwrite)", p.display()),
-            ));
+            return Err(Error::WouldOverwrite { path: p.clone() });
         }
         for (e, path) in self.embedded_images.iter().zip(&paths) {
             crate::io::write_atomic(path, &e.bytes)?;

@@ -494,7 +494,7 @@ mod tests {
             ..Default::default()
         };
         let scene = skinweights::builtin_scene("bar", &options).unwrap();
-        assert!(scene.clips.is_empty());
+        assert!(scene.clips().is_empty());
         match super::compare::chosen_clips(&scene, "all") {
             Err(Error::NoClips { scene }) => assert_eq!(scene, "bar"),
             other => panic!("{:?}", other.map(|c| c.len())),

@@ -524,13 +524,14 @@ fn probes_and_name_change_through_checking_methods() {
     twice.push(probes[0].clone());
     assert!(matches!(
         s.clone().with_probes(twice),
-        Err(Error::InvalidField { ref field, .. }) if field.ends_with(".name")
+        Err(Error::DuplicateProbe { first: 0, second, .. }) if second == probes.len()
     ));
     let mut out_of_range = probes.clone();
     out_of_range[0].watch.vertices = Some(vec![s.mesh().vertex_count()]);
     assert!(matches!(
         s.clone().with_probes(out_of_range),
-        Err(Error::InvalidField { ref field, .. }) if field.ends_with(".watch.vertices")
+        Err(Error::ProbeVertex { vertex, vertex_count, .. })
+            if vertex == vertex_count && vertex_count == s.mesh().vertex_count()
     ));
     let mut unknown_part = probes.clone();
     unknown_part[0].watch.part = Some("no_such_part".into());

@@ -230,6 +230,14 @@ pub enum Error {
         extension: String,
         supported: String,
     },
+    /// An input file is in a variant of a format this build does not read (e.g. binary glTF,
+    /// `.glb`); `hint` says what to do instead.
+    #[error("{path}: {format} is not supported: {hint}")]
+    UnsupportedInput {
+        path: PathBuf,
+        format: String,
+        hint: String,
+    },
     /// A sprite image is larger than the tracer accepts (checked before decoding).
     #[error("{path}: {width} x {height} pixels is too large to trace (at most {max_side} pixels a side and {max_pixels} pixels in all)")]
     ImageTooLarge {

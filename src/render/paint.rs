@@ -66,15 +66,83 @@ fn pattern(part: usize, p: Point2<f64>) -> [u8; 3] {
     base.map(|c| (c * stripe * shade).clamp(0.0, 255.0).round() as u8)
 }
 
-/// `scene` with painted art: one straight-alpha PNG per part named `<stem>_<part>.png`
-/// (e.g. stem `out/elbow` gives `out/elbow_upper.png`; not written: the images come back as textures, in art
-/// order), layers drawn in part order. Errors: a scene that already has art, a `beyond`
-/// that is negative or not finite, an image over 16384 texels a side.
-pub fn paint_layers(
-    scene: &Scene,
-    stem: &Path,
-    options: &PaintOptions,
-) -> Result<(Scene, Vec<Texture>)> {
+/// Where a part's image sits in rest space: texel (u, v) <-> rest position
+/// (`lo.x - margin + u`, `hi.y + margin - v`), so image rows run down while y runs up.
+struct PartFrame {
+    /// Lower-left corner of the part's rest bounding box.
+    lo: Point2<f64>,
+    /// Upper-right corner of the part's rest bounding box.
+    hi: Point2<f64>,
+    /// Transparent texels around the box (plus half a texel, so the contour falls half-way
+    /// across texels).
+    margin: f64,
+}
+
+impl PartFrame {
+    /// The frame around `members` (the origin for a part without vertices).
+    fn around(points: &[Point2<f64>], members: &[usize], margin: f64) -> Self {
+        let (mut lo, mut hi) = (
+            Point2::new(f64::INFINITY, f64::INFINITY),
+            Point2::new(f64::NEG_INFINITY, f64::NEG_INFINITY),
+        );
+        for &v in members {
+            lo = lo.inf(&points[v]);
+            hi = hi.sup(&points[v]);
+        }
+        if members.is_empty() {
+            (lo, hi) = (Point2::origin(), Point2::origin());
+        }
+        PartFrame { lo, hi, margin }
+    }
+
+    /// Image width and height in texels (not yet checked against the size limit).
+    fn size(&self) -> (f64, f64) {
+        (
+            (self.hi.x - self.lo.x + 2.0 * self.margin).ceil(),
+            (self.hi.y - self.lo.y + 2.0 * self.margin).ceil(),
+        )
+    }
+
+    /// The rest position of image point (u, v).
+    fn to_rest(&self, u: f64, v: f64) -> Point2<f64> {
+        Point2::new(self.lo.x - self.margin + u, self.hi.y + self.margin - v)
+    }
+
+    /// The texture coordinate of rest position `p`.
+    fn uv(&self, p: Point2<f64>) -> Point2<f64> {
+        Point2::new(p.x - self.lo.x + self.margin, self.hi.y + self.margin - p.y)
+    }
+}
+
+/// The image of part `part` in `frame`: alpha is the share of each texel's sample points
+/// for which `painted` holds; colour is [`pattern`] where any does, else `transparent`.
+fn paint_part_image(
+    part: usize,
+    frame: &PartFrame,
+    (width, height): (u32, u32),
+    transparent: [u8; 3],
+    painted: impl Fn(Point2<f64>) -> bool,
+) -> RgbaImage {
+    let [tr, tg, tb] = transparent;
+    let n = ALPHA_SAMPLES as f64;
+    RgbaImage::from_fn(width, height, |u, v| {
+        let inside = (0..ALPHA_SAMPLES * ALPHA_SAMPLES)
+            .filter(|s| {
+                let (i, j) = ((s % ALPHA_SAMPLES) as f64, (s / ALPHA_SAMPLES) as f64);
+                painted(frame.to_rest(u as f64 + (i + 0.5) / n, v as f64 + (j + 0.5) / n))
+            })
+            .count();
+        if inside == 0 {
+            return Rgba([tr, tg, tb, 0]);
+        }
+        let alpha = (255.0 * inside as f64 / (n * n)).round() as u8;
+        let [r, g, b] = pattern(part, frame.to_rest(u as f64 + 0.5, v as f64 + 0.5));
+        Rgba([r, g, b, alpha])
+    })
+}
+
+/// The errors of [`paint_layers`] that do not depend on the part being painted.
+fn check_paint_input(scene: &Scene, options: &PaintOptions) -> Result<()> {
     if scene.art.is_some() {
         return Err(Error::HasArt {
             scene: scene.name.clone(),
@@ -87,6 +155,19 @@ pub fn paint_layers(
             expected: "finite and >= 0",
         });
     }
+    Ok(())
+}
+
+/// `scene` with painted art: one straight-alpha PNG per part named `<stem>_<part>.png`
+/// (e.g. stem `out/elbow` gives `out/elbow_upper.png`; not written: the images come back as textures, in art
+/// order), layers drawn in part order. Errors: a scene that already has art, a `beyond`
+/// that is negative or not finite, an image over 16384 texels a side.
+pub fn paint_layers(
+    scene: &Scene,
+    stem: &Path,
+    options: &PaintOptions,
+) -> Result<(Scene, Vec<Texture>)> {
+    check_paint_input(scene, options)?;
     let mesh = &scene.mesh;
     let points = mesh.vertices();
     let layers = triangle_layers(scene);
@@ -98,28 +179,14 @@ pub fn paint_layers(
             .collect(),
         options.beyond,
     );
-    let margin = options.margin as f64 + 0.5;
     let mut uvs = vec![Point2::origin(); mesh.vertex_count()];
-    let mut images = Vec::new();
-    let mut textures = Vec::new();
+    let (mut images, mut textures) = (Vec::new(), Vec::new());
     for (part, name) in mesh.parts().iter().enumerate() {
         let members: Vec<usize> = (0..mesh.vertex_count())
             .filter(|&v| mesh.vertex_parts()[v] == part)
             .collect();
-        let (mut lo, mut hi) = (
-            Point2::new(f64::INFINITY, f64::INFINITY),
-            Point2::new(f64::NEG_INFINITY, f64::NEG_INFINITY),
-        );
-        for &v in &members {
-            lo = lo.inf(&points[v]);
-            hi = hi.sup(&points[v]);
-        }
-        if members.is_empty() {
-            lo = Point2::origin();
-            hi = Point2::origin();
-        }
-        let width = (hi.x - lo.x + 2.0 * margin).ceil();
-        let height = (hi.y - lo.y + 2.0 * margin).ceil();
+        let frame = PartFrame::around(points, &members, options.margin as f64 + 0.5);
+        let (width, height) = frame.size();
         if width > 16_384.0 || height > 16_384.0 {
             return Err(Error::LayerTooLarge {
                 part,
@@ -129,11 +196,11 @@ pub fn paint_layers(
                 max: 16_384,
             });
         }
-        // Image texel (u, v) <-> rest position (lo.x - margin + u, hi.y + margin - v).
-        let to_rest = |u: f64, v: f64| Point2::new(lo.x - margin + u, hi.y + margin - v);
         for &v in &members {
-            uvs[v] = Point2::new(points[v].x - lo.x + margin, hi.y + margin - points[v].y);
+            uvs[v] = frame.uv(points[v]);
         }
+        // Inside the part's own triangles, or over / against another layer and within
+        // `beyond` of this part.
         let painted = |p: Point2<f64>| {
             grid.closest(p, 0.0, |t| layers[t] == part).is_some()
                 || (grid.closest(p, 0.0, |t| layers[t] != part).is_some()
@@ -141,22 +208,8 @@ pub fn paint_layers(
                         .closest(p, options.beyond, |t| layers[t] == part)
                         .is_some())
         };
-        let [tr, tg, tb] = options.transparent;
-        let image = RgbaImage::from_fn(width as u32, height as u32, |u, v| {
-            let n = ALPHA_SAMPLES as f64;
-            let inside = (0..ALPHA_SAMPLES * ALPHA_SAMPLES)
-                .filter(|s| {
-                    let (i, j) = ((s % ALPHA_SAMPLES) as f64, (s / ALPHA_SAMPLES) as f64);
-                    painted(to_rest(u as f64 + (i + 0.5) / n, v as f64 + (j + 0.5) / n))
-                })
-                .count();
-            if inside == 0 {
-                return Rgba([tr, tg, tb, 0]);
-            }
-            let alpha = (255.0 * inside as f64 / (n * n)).round() as u8;
-            let [r, g, b] = pattern(part, to_rest(u as f64 + 0.5, v as f64 + 0.5));
-            Rgba([r, g, b, alpha])
-        });
+        let size = (width as u32, height as u32);
+        let image = paint_part_image(part, &frame, size, options.transparent, painted);
         let file = std::path::PathBuf::from(format!("{}_{name}.png", stem.display()));
         textures.push(Texture::new(
             file.to_string_lossy(),

@@ -39,10 +39,11 @@ pub fn import_gltf(path: impl AsRef<Path>) -> Result<GltfImport> {
     let path = path.as_ref();
     let bytes = std::fs::read(path).map_err(|e| Error::io(path, e))?;
     if bytes.starts_with(b"glTF") {
-        return Err(Error::field(
-            path.display().to_string(),
-            "binary glTF (.glb) is not supported: convert it to .gltf (e.g. gltf-transform copy)",
-        ));
+        return Err(Error::UnsupportedInput {
+            path: path.to_path_buf(),
+            format: "binary glTF (.glb)".into(),
+            hint: "convert it to .gltf (e.g. gltf-transform copy)".into(),
+        });
     }
     let text = String::from_utf8(bytes).map_err(|e| Error::Json {
         context: path.display().to_string(),

@@ -218,7 +218,10 @@ pub struct ProbeView {
 }
 
 /// Measures the [`ProbeView`] of `weights` on `probe`.
+/// Errors: weights that cannot be scored ([`Weights::check_scorable`]: a weight that is not
+/// finite or negative, a row whose sum is 0 or past 10^6, which would pose vertices at infinity).
 pub fn probe_view(scene: &Scene, weights: &Weights, probe: &Probe) -> Result<ProbeView> {
+    weights.check_scorable()?;
     let drag = crate::metrics::drag(scene, weights, probe)?;
     let posed = crate::metrics::posed_positions(scene, weights, &probe.pose)?;
     let mut drag_pct = vec![None; scene.mesh.vertex_count()];

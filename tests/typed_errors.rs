@@ -406,3 +406,18 @@ fn a_binary_gltf_is_unsupported_input_with_a_hint() {
         other => panic!("{:?}", other.map(|_| ())),
     }
 }
+
+#[test]
+fn figures_of_weights_too_large_to_pose_are_unscorable_row_not_a_panic() {
+    let scene = small_scene("bar");
+    let mut w = solved(&scene, "heat");
+    w.row_mut(3)[0] = 1e308;
+    let probe = &scene.probes()[0];
+    match skinweights::compare::probe_view(&scene, &w, probe) {
+        Err(Error::UnscorableRow { vertex, sum }) => {
+            assert_eq!(vertex, 3);
+            assert!(sum >= 1e308, "{sum}");
+        }
+        other => panic!("{:?}", other.map(|v| v.max_drag_pct)),
+    }
+}

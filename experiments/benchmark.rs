@@ -25,8 +25,15 @@
 //! figures are the ones to quote. Rigs given on the command line form their own `given`
 //! fold.
 //!
+//! **Per rig and resampled rigs.** Under the fold tables, protocol (a) rig by rig, and how
+//! often `best` stays first when a fold's rigs are resampled with replacement (every one of
+//! the k^k resamples of a fold of k <= 7 rigs, each pooled like the fold): a fold's pooled
+//! figures are dominated by its largest rigs, and this says how much the ranking depends on
+//! which rigs a fold happens to hold, the question an unseen set of rigs asks.
+//!
 //! Writes `results/benchmark/`: `benchmark.json` (every score per rig, mesh and solver),
-//! `leaderboard.md` and `leaderboard.csv` (per fold and protocol).
+//! `leaderboard.md` (per fold and protocol, then per rig and resampled) and
+//! `leaderboard.csv` (per fold and protocol).
 //!
 //! ```text
 //! cargo run --release --bin benchmark [-- RIG ...] [--solvers LIST] [--json] [--out DIR]
@@ -222,14 +229,15 @@ fn run(cli: &Cli) -> Res<()> {
         meshes: rows,
         seconds: started.elapsed().as_secs_f64(),
     };
+    let report = leaderboard_md(&leaderboard) + &per_rig_md(&output.meshes, &solvers);
     if cli.json {
         println!("{}", serde_json::to_string_pretty(&output)?);
     } else {
-        println!("{}", leaderboard_md(&leaderboard));
+        println!("{report}");
     }
     if cli.rigs.is_empty() || cli.common.out.is_some() {
         let dir = cli.common.out_dir("benchmark")?;
-        write_text(&dir, "leaderboard.md", &leaderboard_md(&leaderboard))?;
+        write_text(&dir, "leaderboard.md", &report)?;
         write_text(&dir, "leaderboard.csv", &leaderboard_csv(&leaderboard))?;
         write_json(&dir, "benchmark.json", &output)?;
         eprintln!("wrote {} in {:.1} s", dir.display(), output.seconds);
@@ -404,6 +412,206 @@ fn leaderboard(
         }
     }
     out
+}
+
+/// Protocol (a) totals of one solver on one rig: what the fold figures pool.
+#[derive(Clone, Copy, Default)]
+struct RigTotals {
+    agreeing: usize,
+    vertices: usize,
+    small_agreeing: usize,
+    small_vertices: usize,
+    one_bone_sum: f64,
+    one_bone_pairs: usize,
+    clip_sum: f64,
+    clip_frames: usize,
+}
+
+impl RigTotals {
+    fn add(&mut self, o: &RigTotals) {
+        self.agreeing += o.agreeing;
+        self.vertices += o.vertices;
+        self.small_agreeing += o.small_agreeing;
+        self.small_vertices += o.small_vertices;
+        self.one_bone_sum += o.one_bone_sum;
+        self.one_bone_pairs += o.one_bone_pairs;
+        self.clip_sum += o.clip_sum;
+        self.clip_frames += o.clip_frames;
+    }
+    fn agreement_pct(&self) -> f64 {
+        100.0 * self.agreeing as f64 / self.vertices.max(1) as f64
+    }
+    fn small_pct(&self) -> Option<f64> {
+        (self.small_vertices > 0)
+            .then(|| 100.0 * self.small_agreeing as f64 / self.small_vertices as f64)
+    }
+    fn one_bone_mean(&self) -> f64 {
+        self.one_bone_sum / self.one_bone_pairs.max(1) as f64
+    }
+    fn clip_mean(&self) -> Option<f64> {
+        (self.clip_frames > 0).then(|| self.clip_sum / self.clip_frames as f64)
+    }
+}
+
+/// A rig's name and each solver's protocol (a) totals on it.
+type RigRow = (String, Vec<RigTotals>);
+
+/// Per fold: its rigs (in name order) and, per rig, each solver's protocol (a) totals in
+/// the order of `solvers`.
+fn rig_totals(rows: &[MeshRow], solvers: &[String]) -> Vec<(String, Vec<RigRow>)> {
+    let mut folds: Vec<(String, Vec<RigRow>)> = Vec::new();
+    for r in rows.iter().filter(|r| r.protocol == "per mesh") {
+        let Some(k) = solvers.iter().position(|s| s == &r.solver) else {
+            continue;
+        };
+        let f = match folds.iter().position(|(f, _)| f == &r.fold) {
+            Some(f) => f,
+            None => {
+                folds.push((r.fold.clone(), Vec::new()));
+                folds.len() - 1
+            }
+        };
+        let rigs = &mut folds[f].1;
+        let g = match rigs.iter().position(|(g, _)| g == &r.rig) {
+            Some(g) => g,
+            None => {
+                rigs.push((r.rig.clone(), vec![RigTotals::default(); solvers.len()]));
+                rigs.len() - 1
+            }
+        };
+        let small = r.vertices < SMALL_MESH;
+        let clip = r
+            .clip_deviation_mean_pct
+            .map_or(0.0, |m| m * r.clip_frames as f64);
+        rigs[g].1[k].add(&RigTotals {
+            agreeing: r.agreeing,
+            vertices: r.vertices,
+            small_agreeing: if small { r.agreeing } else { 0 },
+            small_vertices: if small { r.vertices } else { 0 },
+            one_bone_sum: r.one_bone_deviation_pct.iter().sum(),
+            one_bone_pairs: r.one_bone_deviation_pct.len(),
+            clip_sum: clip,
+            clip_frames: r.clip_frames,
+        });
+    }
+    folds.sort_by(|a, b| a.0.cmp(&b.0));
+    for (_, rigs) in &mut folds {
+        rigs.sort_by(|a, b| a.0.cmp(&b.0));
+    }
+    folds
+}
+
+/// Which of the three measures solver `k` leads (strictly) among `totals`: agreement
+/// (higher is better), one-bone and clip deviation (lower); clip counts as led when no
+/// solver has clip frames.
+fn leads(totals: &[RigTotals], k: usize) -> [bool; 3] {
+    let others = || (0..totals.len()).filter(move |&o| o != k);
+    let me = &totals[k];
+    let clip = |t: &RigTotals| t.clip_mean().unwrap_or(0.0);
+    [
+        others().all(|o| me.agreement_pct() > totals[o].agreement_pct()),
+        others().all(|o| me.one_bone_mean() < totals[o].one_bone_mean()),
+        me.clip_frames == 0 || others().all(|o| clip(me) < clip(&totals[o])),
+    ]
+}
+
+/// Folds with more rigs than this are not resampled exhaustively (7^7 = 823 543 resamples).
+const MAX_RESAMPLED_RIGS: usize = 7;
+
+/// Protocol (a) per rig (agreement / one-bone / clip deviation per solver, and the measures
+/// `best` leads), then per fold how often `best` leads each measure, and has at least 80%
+/// agreement on meshes under 60 vertices, over every resample of the fold's rigs with
+/// replacement.
+fn per_rig_md(rows: &[MeshRow], solvers: &[String]) -> String {
+    let folds = rig_totals(rows, solvers);
+    let recommended = solvers.iter().position(|s| s == "best");
+    let mut s = String::from(
+        "\n### protocol (a) per rig: agreement (%) / one-bone deviation / clip deviation (% diag)\n\n| fold | rig | vertices |",
+    );
+    for solver in solvers {
+        s += &format!(" {solver} |");
+    }
+    s += " best leads |\n|---|---|---|";
+    s += &"---|".repeat(solvers.len() + 1);
+    s += "\n";
+    let names = ["agreement", "one-bone", "clip"];
+    for (fold, rigs) in &folds {
+        for (rig, totals) in rigs {
+            s += &format!("| {fold} | {rig} | {} |", totals[0].vertices);
+            for t in totals {
+                let clip = t.clip_mean().map_or("-".into(), |c| format!("{c:.2}"));
+                s += &format!(
+                    " {:.1} / {:.2} / {clip} |",
+                    t.agreement_pct(),
+                    t.one_bone_mean()
+                );
+            }
+            let led = recommended.map(|k| leads(totals, k));
+            let led: Vec<&str> = led.map_or(Vec::new(), |l| {
+                names
+                    .iter()
+                    .zip(l)
+                    .filter(|(_, l)| *l)
+                    .map(|(n, _)| *n)
+                    .collect()
+            });
+            s += &format!(
+                " {} |\n",
+                if led.is_empty() {
+                    "-".into()
+                } else {
+                    led.join(", ")
+                }
+            );
+        }
+    }
+    let Some(k) = recommended.filter(|_| solvers.len() > 1) else {
+        return s;
+    };
+    s += "\n### rigs resampled: % of the resamples of a fold's rigs (with replacement, every one) in which best leads\n\n";
+    s += "| fold | rigs | resamples | agreement | one-bone | clip | all three | < 60 vertices >= 80% | all four |\n|---|---|---|---|---|---|---|---|---|\n";
+    for (fold, rigs) in &folds {
+        let n = rigs.len();
+        if n == 0 || n > MAX_RESAMPLED_RIGS {
+            continue;
+        }
+        let total = n.pow(n as u32);
+        let mut counts = [0usize; 6];
+        let mut pick = vec![0usize; n];
+        for _ in 0..total {
+            let mut pooled = vec![RigTotals::default(); solvers.len()];
+            for &r in &pick {
+                pooled
+                    .iter_mut()
+                    .zip(&rigs[r].1)
+                    .for_each(|(p, t)| p.add(t));
+            }
+            let l = leads(&pooled, k);
+            let small = pooled[k].small_pct().is_none_or(|p| p >= 80.0);
+            let all3 = l.iter().all(|&x| x);
+            for (c, hit) in counts
+                .iter_mut()
+                .zip([l[0], l[1], l[2], all3, small, all3 && small])
+            {
+                *c += hit as usize;
+            }
+            // The next resample: `pick` counts in base n.
+            for p in pick.iter_mut() {
+                *p += 1;
+                if *p < n {
+                    break;
+                }
+                *p = 0;
+            }
+        }
+        let pct = |c: usize| format!("{:.1}", 100.0 * c as f64 / total as f64);
+        s += &format!("| {fold} | {n} | {total} |");
+        for c in counts {
+            s += &format!(" {} |", pct(c));
+        }
+        s += "\n";
+    }
+    s
 }
 
 /// Nearest-rank percentile of sorted `values` (0 for none).

@@ -64,6 +64,28 @@
 //!
 //! Met on arms-down from 10k to 500k; still missed on `figure` (19 bones, one restricted
 //! factorization per distinct locked set).
+//!
+//! Re-measured after the nested free sets (one factorization per tree of nested locked
+//! sets) and the shared searches, machine idle (load average 0.8-1.0, 2026-12-03):
+//! `cargo bench --bench best`, criterion means: arms-down 50k heat 69.0 ms, best 77.6 ms
+//! (1.12x); `figure` 50k heat 75.5 ms, best 111.0 ms (1.47x).
+//! `cargo run --release --example best_timing`, the same hour:
+//!
+//! | scene     | vertices | bones | heat s | best s | best / heat |
+//! |-----------|----------|-------|--------|--------|-------------|
+//! | arms-down | 9 817    | 5     | 0.015  | 0.018  | 1.18        |
+//! | arms-down | 49 751   | 5     | 0.073  | 0.083  | 1.12        |
+//! | arms-down | 198 994  | 5     | 0.396  | 0.412  | 1.04        |
+//! | arms-down | 496 293  | 5     | 1.072  | 1.208  | 1.13        |
+//! | figure    | 10 080   | 19    | 0.016-0.018 | 0.022-0.024 | 1.30-1.39 |
+//! | figure    | 49 601   | 19    | 0.077-0.086 | 0.115-0.121 | 1.40-1.57 |
+//! | figure    | 198 259  | 19    | 0.419-0.442 | 0.586-0.618 | 1.39-1.40 |
+//!
+//! (`figure` rows: 3-4 runs.) Met on arms-down; on `figure` at the limit. Stage timers (one
+//! run, then removed): `figure` 50k spends 0.03 s on the sources, 0.004 s on the locked sets,
+//! 0.01 s on the far sources and lock fades and 0.07-0.08 s in the five factorizations
+//! (running on both cores), against heat's 0.085 s in all. Under load (one core free) the
+//! five factorizations cost 0.8 of heat's one more, so `figure` 50k is 1.8-2.1x there.
 
 use criterion::{criterion_group, criterion_main, Criterion};
 use skinweights::solvers::NO_OPTIONS;

@@ -230,6 +230,7 @@ def main():
             ["compare", s, "--out", "cmp", "--force", "--solvers", "heat,best"],
             ["export", "gltf", s, W, "-o", "out.gltf", "--force"],
             ["export", "godot", s, W, "-o", "out.tscn", "--force"],
+            ["view", s, "--html", "out.html", "--solvers", "heat,best", "--force"],
         ]
     for w in weights:
         runs += [
@@ -242,6 +243,7 @@ def main():
             ["export", "dragonbones", S, w, "-o", "out_ske.json", "--force"],
             ["export", "godot", S, w, "-o", "out.tscn", "--force"],
             ["export", "spine", S, w, "-o", "out_spine.json", "--force"],
+            ["view", S, "--html", "out.html", "--solvers", "heat", "--reference", w, "--force"],
         ]
     for p in pngs:
         runs += [
@@ -268,7 +270,7 @@ def main():
     before = {p: sha(p) for p in protected}
     for i, r in enumerate(runs):
         cases += 1
-        for out in ["out.json", "out.png", "out.gltf", "out.tscn", "out_ske.json", "out_spine.json"]:
+        for out in ["out.json", "out.png", "out.gltf", "out.tscn", "out_ske.json", "out_spine.json", "out.html"]:
             p = os.path.join(work, out)
             if os.path.exists(p):
                 os.remove(p)

@@ -86,6 +86,11 @@
 //! 0.01 s on the far sources and lock fades and 0.07-0.08 s in the five factorizations
 //! (running on both cores), against heat's 0.085 s in all. Under load (one core free) the
 //! five factorizations cost 0.8 of heat's one more, so `figure` 50k is 1.8-2.1x there.
+//!
+//! After finding the elimination order beside the sources and factoring beside the far
+//! sources and lock fades (weights bit-identical), the same hour: criterion arms-down 50k
+//! heat 69.9 ms, best 77.9 ms (1.11x); `figure` 50k heat 76.3 ms, best 110.1 ms (1.44x).
+//! `best_timing`, 3 runs: `figure` 10k 1.23-1.26x, 50k 1.29-1.39x, 200k 1.25-1.30x.
 
 use criterion::{criterion_group, criterion_main, Criterion};
 use skinweights::solvers::NO_OPTIONS;

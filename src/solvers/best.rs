@@ -169,6 +169,13 @@
 //! load what keeps `figure` 50k above 1.5x is the four factorizations beyond the whole
 //! mesh's (1.84M factor values, 0.8 of heat's factor) and about 0.06 s of steps heat does
 //! not have, each about half of heat's time (docs/best.md "Speed").
+//! Then the whole mesh's elimination order is found beside the sources, and the trees are
+//! factored beside the far sources and the lock fades (they need the matrix only): weights
+//! bit-identical. Idle machine, same hour: criterion (`benches/best.rs`) `figure` 50k
+//! 111.0 -> 110.1 ms (heat 75.5-76.3 ms: 1.47x -> 1.44x); single shots
+//! (`examples/best_timing`, 3 runs each) 50k 1.40-1.57x -> 1.29-1.39x, 10k 1.30-1.39x ->
+//! 1.23-1.26x, 200k 1.39-1.40x -> 1.25-1.30x. A small gain: the trees' factorizations, not
+//! these steps, are what stands between `figure` and heat's time.
 
 use super::bbw::with_fixed_rows;
 use super::dijkstra::multi_source_dijkstra_within;
@@ -1132,10 +1139,26 @@ impl Solver for Best {
         if let Some(solved) = self.solve_coarse(scene)? {
             return finish(self.name(), started, solved.weights, solved.report.warnings);
         }
-        let mut sources = self.heat_sources(scene)?;
+        // The elimination order depends on the mesh alone: found beside the sources.
+        let (order, sources) = rayon::join(
+            || match self.recipe.heat.ordering {
+                Ordering::NestedDissection => Some(nested_dissection(&scene.mesh)),
+                Ordering::Amd => None,
+            },
+            || self.heat_sources(scene),
+        );
+        let mut sources = sources?;
         let locked = self.locked(scene, &sources);
-        self.adjust_sources(scene, &mut sources, &locked);
-        let x = self.solve_columns(scene, &sources.system, &locked)?;
+        let segments = &sources.segments;
+        // The adjusted sources are right-hand sides only: made beside the factorizations.
+        let adjust = |rhs: &mut Mat<f64>| self.adjust_sources(scene, rhs, segments, &locked);
+        let x = self.solve_columns(
+            scene,
+            &mut sources.system,
+            &locked,
+            order.as_deref(),
+            adjust,
+        )?;
         let pts = scene.mesh.vertices();
         let mut weights = rows_from_columns(&x, &sources.system.nearest, |v| {
             nearest_segment(&sources.segments, &pts[v]).unwrap_or(0)
@@ -1252,36 +1275,43 @@ impl Best {
 
     /// The far sources and the sources' fade next to the locks (module docs, "Far
     /// sources", "Locked from the part border").
-    fn adjust_sources(&self, scene: &Scene, s: &mut SourcedSystem, locked: &[Vec<bool>]) {
+    fn adjust_sources(
+        &self,
+        scene: &Scene,
+        rhs: &mut Mat<f64>,
+        segments: &[crate::geometry::Segment],
+        locked: &[Vec<bool>],
+    ) {
         let r = &self.recipe;
         if let Some((start, end)) = r.far_sources {
-            blend_far_sources(scene, &mut s.system.rhs, &s.segments, start, end);
+            blend_far_sources(scene, rhs, segments, start, end);
         }
         if r.lock_source_fade > 0.0 {
             let reach = r.lock_source_fade * scene.mesh.height();
-            fade_sources_at_locks(scene, &mut s.system.rhs, locked, reach);
+            fade_sources_at_locks(scene, rhs, locked, reach);
         }
     }
 
     /// Every bone's column of the solution: the bones with the same locked set (or with
     /// nothing locked) are solved together, and the free sets nested in one another share
     /// one factorization ([`nest_free_sets`]); the factorizations run on rayon threads
-    /// (module docs, "Speed").
+    /// (module docs, "Speed"). `order`: the whole mesh's elimination order (`None`: faer's).
+    /// `adjust` finishes the right-hand sides; on the nested path it runs beside the
+    /// factorizations, which need only the matrix.
     fn solve_columns(
         &self,
         scene: &Scene,
-        system: &HeatSystem,
+        system: &mut HeatSystem,
         locked: &[Vec<bool>],
+        order: Option<&[usize]>,
+        adjust: impl FnOnce(&mut Mat<f64>) + Send,
     ) -> Result<Mat<f64>> {
-        let order = match self.recipe.heat.ordering {
-            Ordering::NestedDissection => Some(nested_dissection(&scene.mesh)),
-            Ordering::Amd => None,
-        };
         let (n, nb) = (scene.mesh.vertex_count(), scene.skeleton.len());
         let plain: Vec<usize> = (0..nb).filter(|&j| !locked[j].contains(&true)).collect();
-        let rhs = &system.rhs;
         let columns = if !self.recipe.reduced_solves {
-            let factor = Factorization::new(&system.lower, order.as_deref())?;
+            adjust(&mut system.rhs);
+            let rhs = &system.rhs;
+            let factor = Factorization::new(&system.lower, order)?;
             let constrained = solve_refactored(&factor, system, locked)?;
             let mut c = solve_with(&factor, rhs, &plain)?;
             c.extend(constrained);
@@ -1303,9 +1333,17 @@ impl Best {
             let lock_fade = self.recipe.lock_fade * scene.mesh.height();
             // Each set's own pins (`lock_fade`), or faer's own ordering: one factorization
             // per set.
-            match order.as_deref().filter(|_| lock_fade <= 0.0) {
-                Some(order) => solve_nested(scene, system, order, &sets)?,
-                None => solve_sets_apart(scene, system, order.as_deref(), &sets, lock_fade)?,
+            match order.filter(|_| lock_fade <= 0.0) {
+                Some(order) => {
+                    let HeatSystem { lower, rhs, .. } = system;
+                    let ((), nests) =
+                        rayon::join(|| adjust(rhs), || factor_nests(scene, lower, order, &sets));
+                    solve_factored_nests(n, rhs, &sets, &nests?)
+                }
+                None => {
+                    adjust(&mut system.rhs);
+                    solve_sets_apart(scene, system, order, &sets, lock_fade)?
+                }
             }
         };
         let mut x = Mat::<f64>::zeros(n, nb);
@@ -1474,14 +1512,27 @@ fn nested_order(
     leads.push((nest.set, order.len()));
 }
 
-/// Solves every free set with the factorizations of [`nest_free_sets`]' trees, each in
-/// the order of [`nested_order`] (from the whole mesh's `order`); whole-mesh columns.
-fn solve_nested(
+/// A tree of nested free sets ([`nest_free_sets`]) factored once, in the order of
+/// [`nested_order`]: its top set's system, and each set of the tree with the length of its
+/// leading block.
+struct FactoredNest {
+    /// The tree's top set (its vertices are the factored system's rows).
+    top: usize,
+    /// Each vertex's row in the factored system (`usize::MAX` outside the top set).
+    index: Vec<usize>,
+    /// Every set of the tree with the end of its leading block.
+    leads: Vec<(usize, usize)>,
+    factor: Factorization,
+}
+
+/// Factors every tree of [`nest_free_sets`] (from the whole mesh's `order`), on rayon
+/// threads. Needs the matrix only, so it can run while the right-hand sides are finished.
+fn factor_nests(
     scene: &Scene,
-    system: &HeatSystem,
+    lower: &SparseColMat<usize, f64>,
     order: &[usize],
     sets: &[FreeSet],
-) -> Result<Vec<(usize, Vec<f64>)>> {
+) -> Result<Vec<FactoredNest>> {
     let n = scene.mesh.vertex_count();
     let topology = scene.mesh.topology();
     let mut rank = vec![0; n];
@@ -1502,23 +1553,45 @@ fn solve_nested(
                 &mut elimination,
                 &mut leads,
             );
-            let top = &sets[nest.set].free;
-            let (sub, index) = restricted(&system.lower, top, |_| 0.0);
+            let (sub, index) = restricted(lower, &sets[nest.set].free, |_| 0.0);
             let local: Vec<usize> = elimination.iter().map(|&v| index[v]).collect();
             let factor = Factorization::new(&sub, Some(&local))?;
-            // All the tree's columns in one solve, each up to its set's lead.
-            let served: Vec<(usize, usize, usize)> = leads
+            Ok(FactoredNest {
+                top: nest.set,
+                index,
+                leads,
+                factor,
+            })
+        })
+        .collect()
+}
+
+/// Solves every free set with its tree's factorization ([`factor_nests`]): all of a tree's
+/// columns in one solve, each up to its set's lead; whole-mesh columns.
+fn solve_factored_nests(
+    n: usize,
+    rhs: &Mat<f64>,
+    sets: &[FreeSet],
+    nests: &[FactoredNest],
+) -> Vec<(usize, Vec<f64>)> {
+    nests
+        .par_iter()
+        .flat_map_iter(|nest| {
+            let index = &nest.index;
+            let served: Vec<(usize, usize, usize)> = nest
+                .leads
                 .iter()
                 .flat_map(|&(s, lead)| sets[s].bones.iter().map(move |&j| (s, j, lead)))
                 .collect();
-            let mut block = Mat::<f64>::zeros(top.len(), served.len());
+            let mut block = Mat::<f64>::zeros(sets[nest.top].free.len(), served.len());
             for (c, &(s, j, _)) in served.iter().enumerate() {
                 for &v in &sets[s].free {
-                    block[(index[v], c)] = system.rhs[(v, j)];
+                    block[(index[v], c)] = rhs[(v, j)];
                 }
             }
             let column_leads: Vec<usize> = served.iter().map(|&(_, _, lead)| lead).collect();
-            factor.solve_leading_in_place(block.as_mut(), &column_leads);
+            nest.factor
+                .solve_leading_in_place(block.as_mut(), &column_leads);
             let columns: Vec<(usize, Vec<f64>)> = served
                 .iter()
                 .enumerate()
@@ -1530,10 +1603,9 @@ fn solve_nested(
                     (j, col)
                 })
                 .collect();
-            Ok(columns)
+            columns
         })
-        .collect::<Result<Vec<_>>>()
-        .map(|g| g.into_iter().flatten().collect())
+        .collect()
 }
 
 /// The previous way of solving the constrained bones (`Recipe::reduced_solves` false): the

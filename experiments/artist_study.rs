@@ -29,7 +29,7 @@
 mod common;
 
 use clap::Parser;
-use common::rigs::{cut_meshes, load_rigs, solve_per_mesh, solver_specs, Rig};
+use common::rigs::{cut_meshes, load_rigs, solve_per_mesh_each, solver_specs, Rig};
 use common::{main_with, progress, write_json, write_text, Res};
 use nalgebra::Point2;
 use serde::Serialize;
@@ -130,13 +130,8 @@ fn run(cli: &Cli) -> Res<()> {
         let cuts = cut_meshes(rig)?;
         let geometry: Vec<MeshGeometry> = cuts.iter().map(|(_, c)| MeshGeometry::of(c)).collect();
         let mut solved: Vec<(String, Weights)> = vec![("artist".into(), rig.artist.clone())];
-        for solver in &solvers {
-            let (w, _) = solve_per_mesh(rig, &cuts, solver, |part| {
-                bar.set_message(format!("{} {solver} on {part}", rig.name));
-                bar.inc(1);
-            })?;
-            solved.push((solver.clone(), w));
-        }
+        let each = solve_per_mesh_each(rig, &cuts, &solvers, &bar)?;
+        solved.extend(solvers.iter().cloned().zip(each));
         for ((part, cut), geo) in cuts.iter().zip(&geometry) {
             for (name, weights) in &solved {
                 accumulate(&mut out, rig, cut, geo, name, weights)?;

@@ -196,6 +196,26 @@ pub fn solve_per_mesh(
     Ok((full, failed))
 }
 
+/// Protocol (a) with every solver of `solvers` in turn ([`solve_per_mesh`]; failed meshes
+/// scored with equal weights), advancing `bar` by one per mesh and solver.
+pub fn solve_per_mesh_each(
+    rig: &Rig,
+    cuts: &[(String, SubScene)],
+    solvers: &[String],
+    bar: &indicatif::ProgressBar,
+) -> Res<Vec<Weights>> {
+    solvers
+        .iter()
+        .map(|solver| {
+            let (w, _) = solve_per_mesh(rig, cuts, solver, |part| {
+                bar.set_message(format!("{} {solver} on {part}", rig.name));
+                bar.inc(1);
+            })?;
+            Ok(w)
+        })
+        .collect()
+}
+
 /// Solves with a registry name, or (built with the feature `internals`) with `best` at a
 /// recipe variant, `best@KEY=VALUE;KEY=VALUE` (the keys of
 /// `skinweights::solvers::internals::best_with_recipe`): the cross-validation of `best`'s

@@ -11,7 +11,12 @@
 //!   px under the armpit, a hand on the hip; both arms lifted by 90 degrees);
 //! - **held-out**: the three Kenney sprites and gBot traced as `skinweights mesh` does with
 //!   their `*_bones.json` (bones, parts, probes), every `lift_l` probe also mirrored on the
-//!   right arm.
+//!   right arm;
+//! - **fresh** (`--fresh N`, default 48): synthetic sprites of seeds 1001.. that no recipe
+//!   was chosen on, each with its slit (1-6 px), watched row (0-7 px under the slit's top),
+//!   spread (0-20 degrees), arm length and, for one in four, a glued stretch drawn from the
+//!   seed (a wider range than the tune fold's grid): a check on the kind of scene, reported
+//!   and never tuned on.
 //!
 //! Each `--variant` is `default` or `key=value,...` with `best`'s options or its recipe's
 //! constants (`solvers::internals::BestRecipe::KEYS`). Per variant and fold: the scenes that
@@ -19,7 +24,7 @@
 //! ratio; per scene the same in `leakage_folds.json`.
 //!
 //! ```text
-//! cargo run --release --features internals --bin leakage_folds -- [--variant V]... [--fold tune|held-out|both]
+//! cargo run --release --features internals --bin leakage_folds -- [--variant V]... [--fold tune|held-out|fresh|both|all] [--fresh N]
 //! ```
 //!
 //! `--quick` meshes everything at 3 000 vertices instead of 10 000.
@@ -46,9 +51,12 @@ struct Cli {
     /// (default: `default`).
     #[arg(long = "variant", value_name = "V")]
     variants: Vec<String>,
-    /// Which fold to run.
-    #[arg(long, default_value = "both", value_parser = ["tune", "held-out", "both"])]
+    /// Which fold to run (`both`: tune and held-out; `all`: the fresh one too).
+    #[arg(long, default_value = "all", value_parser = ["tune", "held-out", "fresh", "both", "all"])]
     fold: String,
+    /// How many sprites the fresh fold draws.
+    #[arg(long, default_value_t = 48)]
+    fresh: u64,
     /// Also write every scene as a scene file into this directory (to `view` or `compare`
     /// them).
     #[arg(long, value_name = "DIR")]
@@ -126,6 +134,59 @@ fn tune_fold(vertices: usize) -> Res<Vec<Case>> {
         });
     }
     Ok(cases)
+}
+
+/// The fresh fold: `count` synthetic sprites of seeds 1001.., their shapes drawn from the
+/// seed over wider ranges than the tune fold's grid.
+fn fresh_fold(vertices: usize, count: u64) -> Res<Vec<Case>> {
+    (0..count)
+        .map(|i| {
+            let seed = 1001 + i;
+            let mut draw = Draw(seed);
+            let gap = draw.range(1.0, 6.0);
+            let glued = (draw.unit() < 0.25).then(|| {
+                let low = draw.range(16.0, 24.0);
+                (low, low + draw.range(3.0, 7.0))
+            });
+            let limbs = Limbs {
+                watch_below_armpit: draw.range(0.0, 7.0),
+                tilt_deg: draw.range(0.0, 20.0),
+                arm_bottom: draw.range(4.0, 14.0),
+                vertices,
+                both_arms: true,
+                glued,
+                ..Limbs::default()
+            };
+            let name = format!(
+                "fresh {seed} gap {gap:.1} watch -{:.1} tilt {:.0} arm to {:.0}{}",
+                limbs.watch_below_armpit,
+                limbs.tilt_deg,
+                limbs.arm_bottom,
+                glued.map_or(String::new(), |(a, b)| format!(" glued {a:.0}-{b:.0}"))
+            );
+            let scene = synthetic_sprite_with(seed, gap, &limbs)?.with_name(name);
+            Ok(Case {
+                fold: "fresh",
+                scene,
+            })
+        })
+        .collect()
+}
+
+/// A splitmix64 stream: the fresh fold's shape parameters from its seed.
+struct Draw(u64);
+
+impl Draw {
+    fn unit(&mut self) -> f64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        ((z ^ (z >> 31)) >> 11) as f64 / (1u64 << 53) as f64
+    }
+    fn range(&mut self, lo: f64, hi: f64) -> f64 {
+        lo + (hi - lo) * self.unit()
+    }
 }
 
 /// `probe` mirrored onto the right side (`_l` bones become `_r`, angles negated), if every
@@ -236,11 +297,15 @@ fn run(cli: &Cli) -> Res<()> {
         .map(|v| variant_solver(v))
         .collect::<Res<Vec<_>>>()?;
     let mut cases = Vec::new();
-    if cli.fold != "held-out" {
+    let fold = cli.fold.as_str();
+    if matches!(fold, "tune" | "both" | "all") {
         cases.extend(tune_fold(vertices)?);
     }
-    if cli.fold != "tune" {
+    if matches!(fold, "held-out" | "both" | "all") {
         cases.extend(held_out_fold(vertices)?);
+    }
+    if matches!(fold, "fresh" | "all") {
+        cases.extend(fresh_fold(vertices, cli.fresh)?);
     }
     if let Some(dir) = &cli.save_scenes {
         std::fs::create_dir_all(dir)?;
@@ -298,7 +363,7 @@ fn run(cli: &Cli) -> Res<()> {
     println!();
     println!("| fold | variant | scenes meeting the targets | drag max (% h) | flips over heat's | Dirichlet / heat max |");
     println!("|---|---|---|---|---|---|");
-    for fold in ["tune", "held-out"] {
+    for fold in ["tune", "held-out", "fresh"] {
         for v in &variants {
             let of: Vec<&Row> = rows
                 .iter()

@@ -12,6 +12,9 @@
 //! - **held-out**: the three Kenney sprites and gBot traced as `skinweights mesh` does with
 //!   their `*_bones.json` (bones, parts, probes), every `lift_l` probe also mirrored on the
 //!   right arm;
+//! - **cross** (6 scenes): each Kenney sprite traced with each other Kenney sprite's bones
+//!   file (bones, parts and probes drawn for another character of the same pack: what a user
+//!   who reuses one rig's bones on the pack's other characters gets), `lift_l` also mirrored;
 //! - **fresh** (`--fresh N`, default 48): synthetic sprites of seeds 1001.. that no recipe
 //!   was chosen on, each with its slit (1-6 px), watched row (0-7 px under the slit's top),
 //!   spread (0-20 degrees), arm length and, for one in four, a glued stretch drawn from the
@@ -24,7 +27,7 @@
 //! ratio; per scene the same in `leakage_folds.json`.
 //!
 //! ```text
-//! cargo run --release --features internals --bin leakage_folds -- [--variant V]... [--fold tune|held-out|fresh|both|all] [--fresh N]
+//! cargo run --release --features internals --bin leakage_folds -- [--variant V]... [--fold tune|held-out|cross|fresh|both|all] [--fresh N]
 //! ```
 //!
 //! `--quick` meshes everything at 3 000 vertices instead of 10 000.
@@ -51,8 +54,8 @@ struct Cli {
     /// (default: `default`).
     #[arg(long = "variant", value_name = "V")]
     variants: Vec<String>,
-    /// Which fold to run (`both`: tune and held-out; `all`: the fresh one too).
-    #[arg(long, default_value = "all", value_parser = ["tune", "held-out", "fresh", "both", "all"])]
+    /// Which fold to run (`both`: tune and held-out; `all`: cross and fresh too).
+    #[arg(long, default_value = "all", value_parser = ["tune", "held-out", "cross", "fresh", "both", "all"])]
     fold: String,
     /// How many sprites the fresh fold draws.
     #[arg(long, default_value_t = 48)]
@@ -211,22 +214,49 @@ fn mirrored(scene: &Scene, probe: &Probe) -> Option<Probe> {
     })
 }
 
+/// The scene with each of its `lift_l` probes also mirrored on the right arm.
+fn with_mirrored_lifts(scene: Scene) -> Res<Scene> {
+    let extra: Vec<Probe> = scene
+        .probes()
+        .iter()
+        .filter(|p| p.name.starts_with("lift_l"))
+        .filter_map(|p| mirrored(&scene, p))
+        .collect();
+    let probes = scene.probes().iter().cloned().chain(extra).collect();
+    Ok(scene.with_probes(probes)?)
+}
+
 /// The held-out fold's scenes.
 fn held_out_fold(vertices: usize) -> Res<Vec<Case>> {
+    common::traced_sprites(vertices)?
+        .into_iter()
+        .map(|scene| {
+            Ok(Case {
+                fold: "held-out",
+                scene: with_mirrored_lifts(scene)?,
+            })
+        })
+        .collect()
+}
+
+/// The cross fold: each Kenney sprite traced with each other Kenney sprite's bones file.
+fn cross_fold(vertices: usize) -> Res<Vec<Case>> {
+    let kenney: Vec<_> = common::SPRITES
+        .iter()
+        .filter(|(_, png, _)| png.starts_with("kenney-toon/"))
+        .collect();
     let mut cases = Vec::new();
-    for scene in common::traced_sprites(vertices)? {
-        let extra: Vec<Probe> = scene
-            .probes()
-            .iter()
-            .filter(|p| p.name.starts_with("lift_l"))
-            .filter_map(|p| mirrored(&scene, p))
-            .collect();
-        let probes = scene.probes().iter().cloned().chain(extra).collect();
-        let scene = scene.with_probes(probes)?;
-        cases.push(Case {
-            fold: "held-out",
-            scene,
-        });
+    for (art, png, _) in &kenney {
+        for (rig, _, bones) in &kenney {
+            if art != rig {
+                let label = format!("{art} with {rig}'s bones");
+                let scene = common::traced_sprite(&label, png, bones, vertices)?;
+                cases.push(Case {
+                    fold: "cross",
+                    scene: with_mirrored_lifts(scene)?,
+                });
+            }
+        }
     }
     Ok(cases)
 }
@@ -304,6 +334,9 @@ fn run(cli: &Cli) -> Res<()> {
     if matches!(fold, "held-out" | "both" | "all") {
         cases.extend(held_out_fold(vertices)?);
     }
+    if matches!(fold, "cross" | "all") {
+        cases.extend(cross_fold(vertices)?);
+    }
     if matches!(fold, "fresh" | "all") {
         cases.extend(fresh_fold(vertices, cli.fresh)?);
     }
@@ -363,7 +396,7 @@ fn run(cli: &Cli) -> Res<()> {
     println!();
     println!("| fold | variant | scenes meeting the targets | drag max (% h) | flips over heat's | Dirichlet / heat max |");
     println!("|---|---|---|---|---|---|");
-    for fold in ["tune", "held-out", "fresh"] {
+    for fold in ["tune", "held-out", "cross", "fresh"] {
         for v in &variants {
             let of: Vec<&Row> = rows
                 .iter()

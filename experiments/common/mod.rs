@@ -189,18 +189,26 @@ pub const SPRITES: [(&str, &str, &str); 4] = [
 /// Every sprite of [`SPRITES`] traced as `skinweights mesh` does, at about `vertices`
 /// vertices, with its bones file's bones, parts and probes; named by its label.
 pub fn traced_sprites(vertices: usize) -> Res<Vec<skinweights::Scene>> {
-    use skinweights::io::{sprite_scene, BonesFile, Sprite, SpriteOptions};
-    let data = Path::new(env!("CARGO_MANIFEST_DIR")).join("data");
     SPRITES
         .iter()
-        .map(|(label, png, bones)| {
-            let sprite = Sprite::load(data.join(png))?;
-            let mut options = SpriteOptions::default();
-            options.meshing.target_vertices = vertices;
-            options.name = Some(label.to_string());
-            let (scene, _, _) =
-                sprite_scene(&sprite, BonesFile::load(data.join(bones))?, &options)?;
-            Ok(scene)
-        })
+        .map(|(label, png, bones)| traced_sprite(label, png, bones, vertices))
         .collect()
+}
+
+/// The sprite `png` traced as `skinweights mesh` does with the bones file `bones` (both
+/// relative to `data/`), at about `vertices` vertices, named `label`.
+pub fn traced_sprite(
+    label: &str,
+    png: &str,
+    bones: &str,
+    vertices: usize,
+) -> Res<skinweights::Scene> {
+    use skinweights::io::{sprite_scene, BonesFile, Sprite, SpriteOptions};
+    let data = Path::new(env!("CARGO_MANIFEST_DIR")).join("data");
+    let sprite = Sprite::load(data.join(png))?;
+    let mut options = SpriteOptions::default();
+    options.meshing.target_vertices = vertices;
+    options.name = Some(label.to_string());
+    let (scene, _, _) = sprite_scene(&sprite, BonesFile::load(data.join(bones))?, &options)?;
+    Ok(scene)
 }

@@ -377,8 +377,9 @@ fn print_summary(rows: &[Row]) {
     }
 }
 
-/// Distinct colours for the solver variants, in [`SOLVERS`] order (`best` is red).
-const COLORS: [(u8, u8, u8); 15] = [
+/// Distinct colours for the solver variants, in [`SOLVERS`] order (`best` is red): one per
+/// variant, so no two share a colour.
+const COLORS: [(u8, u8, u8); 17] = [
     (31, 119, 180),
     (255, 127, 14),
     (44, 160, 44),
@@ -394,7 +395,10 @@ const COLORS: [(u8, u8, u8); 15] = [
     (152, 223, 138),
     (255, 187, 120),
     (158, 218, 229),
+    (0, 90, 50),
+    (0, 0, 128),
 ];
+const _: () = assert!(COLORS.len() >= SOLVERS.len(), "a colour per pareto variant");
 
 /// Charts show drag up to this (% of height) so the solvers near the front stay readable;
 /// points above it (gap 0 and far-leaking solvers) are left out and counted in the title.

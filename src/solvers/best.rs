@@ -147,8 +147,8 @@
 //! disjoint, with no mesh edge between them) are eliminated first, each in the
 //! nested-dissection order restricted to it, so every set is a leading block of its tree's
 //! elimination order and is solved with that block of the factor
-//! ([`Factorization::solve_leading_in_place`]). On `figure` the 12 systems take 5
-//! factorizations (the whole mesh also serves the spine, clavicle_l and the left arm;
+//! (`Factorization::solve_leading_in_place`, since replaced: see below). On `figure` the
+//! 12 systems take 5 factorizations (the whole mesh also serves the spine, clavicle_l and the left arm;
 //! clavicle_r serves the right arm, each thigh its leg, the neck the head), on arms-down 3
 //! take 1, and the whole system is not factored when every bone has a locked set. The
 //! trees run on rayon threads. `Recipe::reduced_solves` false refactors the whole system
@@ -176,6 +176,30 @@
 //! (`examples/best_timing`, 3 runs each) 50k 1.40-1.57x -> 1.29-1.39x, 10k 1.30-1.39x ->
 //! 1.23-1.26x, 200k 1.39-1.40x -> 1.25-1.30x. A small gain: the trees' factorizations, not
 //! these steps, are what stands between `figure` and heat's time.
+//! Then the trees gave way to substructuring ([`Substructured`]): the vertices free for the
+//! same bone groups form an atom (9 on `figure`: torso, arms, legs, head, the neck strip and
+//! the two pelvis strips the thighs reach; 3 on arms-down), an interface covers every matrix
+//! entry between two atoms, each atom's interior is factored once with its border last, and
+//! each free set's system reduces to its interface vertices (at most 508 of 49 601 on
+//! `figure` 50k) through its atoms' Schur complements. The torso, which three of the five
+//! trees factored, is factored once: 2.03M factor values in all on `figure` 50k, where the
+//! trees held 4.16M (heat: 2.37M). The blended sources (right-hand sides only) moved beside
+//! the factorizations, and the locks beside the assembly. Weights within 3.4e-15 of the
+//! trees' (largest difference of any entry, `figure` 10k, 50k and 200k, arms-down 10k and
+//! 50k; layered-elbow bit-identical). The previous binary and this one in turn
+//! (`examples/best_timing`, load 2.7-3.4), best/heat: `figure` 10k 1.05-1.93x ->
+//! 0.87-1.40x; 50k 1.22-2.19x -> 1.15-1.68x (best 0.106-0.247 s -> 0.106-0.160 s); 200k
+//! 1.21-1.84x -> 0.89-1.46x (when the other builders left a core free, 0.50-0.53 s ->
+//! 0.36-0.37 s against heat's 0.39-0.41 s); 500k 1.65-1.72x -> 1.33-1.40x (2.43-2.52 s ->
+//! 1.92-1.94 s); arms-down 10k 0.99-1.32x -> 0.78-1.23x, 50k 0.99-1.19x -> 0.63-1.21x, 200k
+//! 0.99-1.04x -> 0.90-1.11x, 500k 0.96-1.01x -> 0.92-0.99x. One thread
+//! (`RAYON_NUM_THREADS=1`, the work a loaded machine sees): `figure` 50k 0.171-0.201 s ->
+//! 0.152-0.154 s, 200k 0.94-1.10 s -> 0.69-0.82 s (heat 0.084-0.102 s and 0.45-0.68 s),
+//! arms-down 50k 0.090-0.096 s -> 0.088-0.093 s. What is left beyond heat on `figure` 50k,
+//! one thread: the atoms' factorizations 0.050-0.057 s (heat's one: 0.045-0.049 s; each
+//! atom pays its own symbolic analysis), the reduced systems 0.011 s, and the steps heat
+//! does not have: blend 0.010 s, far sources 0.002 s and lock fade 0.011 s (at 200k 0.045,
+//! 0.009 and 0.048 s), locks, limit.
 
 use super::bbw::with_fixed_rows;
 use super::dijkstra::multi_source_dijkstra_within;
@@ -186,14 +210,14 @@ use super::heat::{
 use super::limit::WeightLimit;
 use super::nearest::{nearest_visible_bones, nearest_visible_bones_under, NearestBones};
 use super::ordering::nested_dissection;
+use super::substructure::Substructured;
 use super::visibility::Visibility;
 use super::{
     check_number, finish, parse_number, unknown_option, OptionDoc, Solution, Solver, SolverOptions,
 };
 use crate::error::{Error, Result};
-use crate::mesh::Topology;
 use crate::scene::Scene;
-use faer::sparse::{SparseColMat, SymbolicSparseColMat};
+use faer::sparse::SparseColMat;
 use faer::Mat;
 use nalgebra::Point2;
 use rayon::prelude::*;
@@ -876,7 +900,8 @@ fn source_keep(scene: &Scene, ok: &[Vec<bool>], fade: f64) -> (Vec<Vec<f64>>, Ve
 /// [`source_parts`]).
 fn blend_sources(
     scene: &Scene,
-    system: &mut HeatSystem,
+    rhs: &mut Mat<f64>,
+    sources: &NearestBones,
     blend: JointBlend,
     ok: &[Vec<bool>],
     cut_fade: f64,
@@ -894,11 +919,11 @@ fn blend_sources(
     let keep: Vec<&[f64]> = keep_of.iter().map(|&i| keep[i].as_slice()).collect();
     let mut row = vec![0.0; nb];
     for v in 0..scene.mesh.vertex_count() {
-        let tied = system.nearest.of(v);
+        let tied = sources.of(v);
         if tied.is_empty() {
             continue;
         }
-        let total: f64 = (0..nb).map(|j| system.rhs[(v, j)]).sum();
+        let total: f64 = (0..nb).map(|j| rhs[(v, j)]).sum();
         row.iter_mut().for_each(|x| *x = 0.0);
         for &j in tied {
             let j = j as usize;
@@ -916,7 +941,7 @@ fn blend_sources(
             continue;
         }
         for j in 0..nb {
-            system.rhs[(v, j)] = total * keep[j][v] * row[j] / kept;
+            rhs[(v, j)] = total * keep[j][v] * row[j] / kept;
         }
     }
 }
@@ -1020,33 +1045,17 @@ fn restricted(
     free: &[usize],
     unpin: impl Fn(usize) -> f64,
 ) -> (SparseColMat<usize, f64>, Vec<usize>) {
-    let mut index = vec![usize::MAX; lower.nrows()];
+    let (mut sub, index) = super::substructure::restricted(lower, free);
+    let ptr = sub.symbolic().col_ptr().to_vec();
+    let rows = sub.symbolic().row_idx().to_vec();
+    let vals = sub.val_mut();
     for (i, &v) in free.iter().enumerate() {
-        index[v] = i;
-    }
-    let (ptr, rows, vals) = (
-        lower.symbolic().col_ptr(),
-        lower.symbolic().row_idx(),
-        lower.val(),
-    );
-    let mut col_ptr = Vec::with_capacity(free.len() + 1);
-    col_ptr.push(0);
-    let (mut row_idx, mut values) = (Vec::new(), Vec::new());
-    for &k in free {
-        for p in ptr[k]..ptr[k + 1] {
-            if index[rows[p]] != usize::MAX {
-                row_idx.push(index[rows[p]]);
-                let off = if rows[p] == k { unpin(k) } else { 0.0 };
-                values.push(vals[p] - off);
+        for p in ptr[i]..ptr[i + 1] {
+            if rows[p] == i {
+                vals[p] -= unpin(v);
             }
         }
-        col_ptr.push(row_idx.len());
     }
-    let nf = free.len();
-    let sub = SparseColMat::new(
-        SymbolicSparseColMat::new_checked(nf, nf, col_ptr, None, row_idx),
-        values,
-    );
     (sub, index)
 }
 
@@ -1147,36 +1156,35 @@ impl Solver for Best {
             },
             || self.heat_sources(scene),
         );
-        let mut sources = sources?;
-        let locked = self.locked(scene, &sources);
-        let segments = &sources.segments;
+        let (mut system, sourced) = sources?;
         // The adjusted sources are right-hand sides only: made beside the factorizations.
-        let adjust = |rhs: &mut Mat<f64>| self.adjust_sources(scene, rhs, segments, &locked);
+        let adjust = |rhs: &mut Mat<f64>, sources: &NearestBones| {
+            self.adjust_sources(scene, rhs, sources, &sourced)
+        };
         let x = self.solve_columns(
             scene,
-            &mut sources.system,
-            &locked,
+            &mut system,
+            &sourced.locked,
             order.as_deref(),
             adjust,
         )?;
         let pts = scene.mesh.vertices();
-        let mut weights = rows_from_columns(&x, &sources.system.nearest, |v| {
-            nearest_segment(&sources.segments, &pts[v]).unwrap_or(0)
+        let mut weights = rows_from_columns(&x, &system.nearest, |v| {
+            nearest_segment(&sourced.segments, &pts[v]).unwrap_or(0)
         })?;
         if let Some(limit) = o.limit {
             limit.apply(&mut weights);
         }
-        let warnings = super::blind_warnings(scene, &sources.system.nearest.blind_components);
+        let warnings = super::blind_warnings(scene, &system.nearest.blind_components);
         finish(self.name(), started, weights, warnings)
     }
 }
 
-/// The heat system with `best`'s sources, and what the later steps need from its assembly.
-struct SourcedSystem {
-    system: HeatSystem,
+/// What the later steps need from the heat system's assembly ([`Best::heat_sources`]).
+struct Sourced {
     segments: Vec<crate::geometry::Segment>,
-    /// Nearest visible bones of all (the locks are measured from them).
-    nearest: NearestBones,
+    /// [`Best::locked`]: per bone, the vertices where its weight is fixed to 0.
+    locked: Vec<Vec<bool>>,
     /// [`source_parts`]: the parts where each bone may be a heat source (computed once
     /// for the part sources, the blend's cut and the locks).
     source_parts: Vec<Vec<bool>>,
@@ -1205,10 +1213,11 @@ impl Best {
             .map(Some)
     }
 
-    /// Visibility, nearest bones, part sources, the heat system and the blended sources
-    /// (module docs, "Part sources" and "Blended sources").
-    fn heat_sources(&self, scene: &Scene) -> Result<SourcedSystem> {
-        let (o, r) = (&self.options, &self.recipe);
+    /// Visibility, nearest bones, part sources and the heat system with heat's one-hot
+    /// sources (module docs, "Part sources"; [`Best::adjust_sources`] blends them), and
+    /// the locked vertices, found beside the system's assembly.
+    fn heat_sources(&self, scene: &Scene) -> Result<(HeatSystem, Sourced)> {
+        let r = &self.recipe;
         let segments = bone_segments(scene.skeleton.bones());
         let visibility = r.heat.visibility.then(|| Visibility::new(&scene.mesh));
         let floor = distance_floor(scene, &r.heat);
@@ -1241,7 +1250,48 @@ impl Best {
             (nearest.clone(), nearest)
         };
         drop(visibility);
-        let mut system = HeatSystem::assemble_with(scene, &r.heat, sources)?;
+        let (system, locked) = rayon::join(
+            || HeatSystem::assemble_with(scene, &r.heat, sources),
+            || self.locked(scene, &nearest, &allowed),
+        );
+        let sourced = Sourced {
+            segments,
+            locked,
+            source_parts: allowed,
+        };
+        Ok((system?, sourced))
+    }
+
+    /// Per bone, the vertices where its weight is fixed to 0 (module docs, "Locked from the
+    /// part border"), from the nearest visible bones of all and [`source_parts`].
+    fn locked(
+        &self,
+        scene: &Scene,
+        nearest: &NearestBones,
+        source_parts: &[Vec<bool>],
+    ) -> Vec<Vec<bool>> {
+        let (o, r) = (&self.options, &self.recipe);
+        locked_vertices(
+            scene,
+            nearest,
+            o.band * scene.mesh.height(),
+            r.joint_band,
+            r.own_on_bone.then_some(source_parts),
+        )
+    }
+
+    /// The blended sources, the far sources and the sources' fade next to the locks, in
+    /// this order (module docs, "Blended sources", "Far sources", "Locked from the part
+    /// border"): right-hand sides only (`sources`: each vertex's source bones), so they
+    /// are made beside the factorizations.
+    fn adjust_sources(
+        &self,
+        scene: &Scene,
+        rhs: &mut Mat<f64>,
+        sources: &NearestBones,
+        s: &Sourced,
+    ) {
+        let (o, r) = (&self.options, &self.recipe);
         if let Some(f) = o.source_blend {
             let blend = JointBlend {
                 r: f * scene.mesh.height(),
@@ -1250,39 +1300,9 @@ impl Best {
                 fade_to: r.blend_fade.1,
                 handle: r.handle_length * scene.mesh.height(),
             };
-            blend_sources(scene, &mut system, blend, &allowed, r.cut_fade);
+            blend_sources(scene, rhs, sources, blend, &s.source_parts, r.cut_fade);
         }
-        Ok(SourcedSystem {
-            system,
-            segments,
-            nearest,
-            source_parts: allowed,
-        })
-    }
-
-    /// Per bone, the vertices where its weight is fixed to 0 (module docs, "Locked from the
-    /// part border").
-    fn locked(&self, scene: &Scene, s: &SourcedSystem) -> Vec<Vec<bool>> {
-        let (o, r) = (&self.options, &self.recipe);
-        locked_vertices(
-            scene,
-            &s.nearest,
-            o.band * scene.mesh.height(),
-            r.joint_band,
-            r.own_on_bone.then_some(s.source_parts.as_slice()),
-        )
-    }
-
-    /// The far sources and the sources' fade next to the locks (module docs, "Far
-    /// sources", "Locked from the part border").
-    fn adjust_sources(
-        &self,
-        scene: &Scene,
-        rhs: &mut Mat<f64>,
-        segments: &[crate::geometry::Segment],
-        locked: &[Vec<bool>],
-    ) {
-        let r = &self.recipe;
+        let (segments, locked) = (&s.segments, &s.locked);
         if let Some((start, end)) = r.far_sources {
             blend_far_sources(scene, rhs, segments, start, end);
         }
@@ -1293,23 +1313,24 @@ impl Best {
     }
 
     /// Every bone's column of the solution: the bones with the same locked set (or with
-    /// nothing locked) are solved together, and the free sets nested in one another share
-    /// one factorization ([`nest_free_sets`]); the factorizations run on rayon threads
-    /// (module docs, "Speed"). `order`: the whole mesh's elimination order (`None`: faer's).
-    /// `adjust` finishes the right-hand sides; on the nested path it runs beside the
-    /// factorizations, which need only the matrix.
+    /// nothing locked) are solved together, and the free sets' systems are factored by
+    /// substructuring ([`factor_sets`]: the vertices the sets share factored once), on
+    /// rayon threads (module docs, "Speed"). `order`: the whole mesh's elimination order
+    /// (`None`: faer's). `adjust` finishes the right-hand sides (given each vertex's source
+    /// bones); on the substructured path it runs beside the factorizations, which need only
+    /// the matrix.
     fn solve_columns(
         &self,
         scene: &Scene,
         system: &mut HeatSystem,
         locked: &[Vec<bool>],
         order: Option<&[usize]>,
-        adjust: impl FnOnce(&mut Mat<f64>) + Send,
+        adjust: impl FnOnce(&mut Mat<f64>, &NearestBones) + Send,
     ) -> Result<Mat<f64>> {
         let (n, nb) = (scene.mesh.vertex_count(), scene.skeleton.len());
         let plain: Vec<usize> = (0..nb).filter(|&j| !locked[j].contains(&true)).collect();
         let columns = if !self.recipe.reduced_solves {
-            adjust(&mut system.rhs);
+            adjust(&mut system.rhs, &system.nearest);
             let rhs = &system.rhs;
             let factor = Factorization::new(&system.lower, order)?;
             let constrained = solve_refactored(&factor, system, locked)?;
@@ -1335,13 +1356,22 @@ impl Best {
             // per set.
             match order.filter(|_| lock_fade <= 0.0) {
                 Some(order) => {
-                    let HeatSystem { lower, rhs, .. } = system;
-                    let ((), nests) =
-                        rayon::join(|| adjust(rhs), || factor_nests(scene, lower, order, &sets));
-                    solve_factored_nests(n, rhs, &sets, &nests?)
+                    let HeatSystem {
+                        lower,
+                        rhs,
+                        nearest,
+                    } = system;
+                    let ((), factored) =
+                        rayon::join(|| adjust(rhs, nearest), || factor_sets(lower, order, &sets));
+                    let columns: Vec<(usize, usize)> = (sets.iter().enumerate())
+                        .flat_map(|(s, set)| set.bones.iter().map(move |&j| (s, j)))
+                        .collect();
+                    let mut x = Mat::<f64>::zeros(n, nb);
+                    factored?.solve(rhs.as_ref(), &columns, x.as_mut());
+                    return Ok(x);
                 }
                 None => {
-                    adjust(&mut system.rhs);
+                    adjust(&mut system.rhs, &system.nearest);
                     solve_sets_apart(scene, system, order, &sets, lock_fade)?
                 }
             }
@@ -1406,206 +1436,20 @@ fn spread_columns(set: &FreeSet, cols: Vec<Vec<f64>>, n: usize) -> Vec<(usize, V
         .collect()
 }
 
-/// A free set and the free sets nested in it that share its factorization.
-struct Nest {
-    set: usize,
-    inner: Vec<Nest>,
-}
-
-/// Groups the free sets into trees that share one factorization each: a set's inner sets
-/// are subsets of it, pairwise disjoint and with no mesh edge between them, taken largest
-/// first (on `figure` the 12 sets become 5 trees: all of it, spine, clavicle and arm in
-/// one). Eliminating the inner sets first ([`nested_order`]) puts each set in a block of
-/// the elimination order preceded only by vertices it has no edge to, so its system is
-/// the factor's leading block up to the set's end.
-fn nest_free_sets(sets: &[FreeSet], n: usize, topology: &Topology) -> Vec<Nest> {
-    let mut by_size: Vec<usize> = (0..sets.len()).collect();
-    by_size.sort_by_key(|&s| std::cmp::Reverse(sets[s].free.len()));
-    let mut taken = vec![false; sets.len()];
-    let mut member = vec![false; n];
-    let mut roots = Vec::new();
-    for &s in &by_size {
-        if !taken[s] {
-            taken[s] = true;
-            roots.push(nest_into(
-                s,
-                sets,
-                &by_size,
-                &mut taken,
-                &mut member,
-                topology,
-            ));
-        }
-    }
-    roots
-}
-
-fn nest_into(
-    top: usize,
-    sets: &[FreeSet],
-    by_size: &[usize],
-    taken: &mut [bool],
-    member: &mut [bool],
-    topology: &Topology,
-) -> Nest {
-    sets[top].free.iter().for_each(|&v| member[v] = true);
-    // claimed[v]: v is in, or next to, an inner set already taken at this level.
-    let mut claimed = vec![false; member.len()];
-    let mut inner = Vec::new();
-    for &s in by_size {
-        let free = &sets[s].free;
-        if taken[s] || free.len() >= sets[top].free.len() {
-            continue;
-        }
-        if free.iter().all(|&v| member[v] && !claimed[v]) {
-            taken[s] = true;
-            for &v in free {
-                claimed[v] = true;
-                topology
-                    .neighbors(v)
-                    .iter()
-                    .for_each(|&u| claimed[u] = true);
-            }
-            inner.push(s);
-        }
-    }
-    sets[top].free.iter().for_each(|&v| member[v] = false);
-    Nest {
-        set: top,
-        inner: inner
-            .into_iter()
-            .map(|s| nest_into(s, sets, by_size, taken, member, topology))
-            .collect(),
-    }
-}
-
-/// Appends `nest`'s vertices to `order`: its inner sets' first (recursively), then its
-/// other vertices in the order of `rank` (the whole mesh's nested dissection), those next
-/// to an inner set last, where the inner sets' elimination couples them. Pushes each set
-/// with the length of the order up to its end (its leading block).
-fn nested_order(
-    nest: &Nest,
-    sets: &[FreeSet],
-    rank: &[usize],
-    topology: &Topology,
-    placed: &mut [bool],
-    order: &mut Vec<usize>,
-    leads: &mut Vec<(usize, usize)>,
-) {
-    for inner in &nest.inner {
-        nested_order(inner, sets, rank, topology, placed, order, leads);
-    }
-    let mut rest: Vec<(bool, usize, usize)> = sets[nest.set]
-        .free
-        .iter()
-        .filter(|&&v| !placed[v])
-        .map(|&v| {
-            let next_to_inner = topology.neighbors(v).iter().any(|&u| placed[u]);
-            (next_to_inner, rank[v], v)
-        })
-        .collect();
-    rest.sort_unstable();
-    for &(_, _, v) in &rest {
-        placed[v] = true;
-        order.push(v);
-    }
-    leads.push((nest.set, order.len()));
-}
-
-/// A tree of nested free sets ([`nest_free_sets`]) factored once, in the order of
-/// [`nested_order`]: its top set's system, and each set of the tree with the length of its
-/// leading block.
-struct FactoredNest {
-    /// The tree's top set (its vertices are the factored system's rows).
-    top: usize,
-    /// Each vertex's row in the factored system (`usize::MAX` outside the top set).
-    index: Vec<usize>,
-    /// Every set of the tree with the end of its leading block.
-    leads: Vec<(usize, usize)>,
-    factor: Factorization,
-}
-
-/// Factors every tree of [`nest_free_sets`] (from the whole mesh's `order`), on rayon
-/// threads. Needs the matrix only, so it can run while the right-hand sides are finished.
-fn factor_nests(
-    scene: &Scene,
+/// Factors every free set's system by substructuring ([`Substructured`]), each part in
+/// the whole mesh's elimination order `order`. Needs the matrix only, so it can run while
+/// the right-hand sides are finished.
+fn factor_sets(
     lower: &SparseColMat<usize, f64>,
     order: &[usize],
     sets: &[FreeSet],
-) -> Result<Vec<FactoredNest>> {
-    let n = scene.mesh.vertex_count();
-    let topology = scene.mesh.topology();
-    let mut rank = vec![0; n];
+) -> Result<Substructured> {
+    let mut rank = vec![0; order.len()];
     for (k, &v) in order.iter().enumerate() {
         rank[v] = k;
     }
-    nest_free_sets(sets, n, topology)
-        .into_par_iter()
-        .map(|nest| {
-            let mut placed = vec![false; n];
-            let (mut elimination, mut leads) = (Vec::new(), Vec::new());
-            nested_order(
-                &nest,
-                sets,
-                &rank,
-                topology,
-                &mut placed,
-                &mut elimination,
-                &mut leads,
-            );
-            let (sub, index) = restricted(lower, &sets[nest.set].free, |_| 0.0);
-            let local: Vec<usize> = elimination.iter().map(|&v| index[v]).collect();
-            let factor = Factorization::new(&sub, Some(&local))?;
-            Ok(FactoredNest {
-                top: nest.set,
-                index,
-                leads,
-                factor,
-            })
-        })
-        .collect()
-}
-
-/// Solves every free set with its tree's factorization ([`factor_nests`]): all of a tree's
-/// columns in one solve, each up to its set's lead; whole-mesh columns.
-fn solve_factored_nests(
-    n: usize,
-    rhs: &Mat<f64>,
-    sets: &[FreeSet],
-    nests: &[FactoredNest],
-) -> Vec<(usize, Vec<f64>)> {
-    nests
-        .par_iter()
-        .flat_map_iter(|nest| {
-            let index = &nest.index;
-            let served: Vec<(usize, usize, usize)> = nest
-                .leads
-                .iter()
-                .flat_map(|&(s, lead)| sets[s].bones.iter().map(move |&j| (s, j, lead)))
-                .collect();
-            let mut block = Mat::<f64>::zeros(sets[nest.top].free.len(), served.len());
-            for (c, &(s, j, _)) in served.iter().enumerate() {
-                for &v in &sets[s].free {
-                    block[(index[v], c)] = rhs[(v, j)];
-                }
-            }
-            let column_leads: Vec<usize> = served.iter().map(|&(_, _, lead)| lead).collect();
-            nest.factor
-                .solve_leading_in_place(block.as_mut(), &column_leads);
-            let columns: Vec<(usize, Vec<f64>)> = served
-                .iter()
-                .enumerate()
-                .map(|(c, &(s, j, _))| {
-                    let mut col = vec![0.0; n];
-                    for &v in &sets[s].free {
-                        col[v] = block[(index[v], c)];
-                    }
-                    (j, col)
-                })
-                .collect();
-            columns
-        })
-        .collect()
+    let free: Vec<&[usize]> = sets.iter().map(|s| s.free.as_slice()).collect();
+    Substructured::new(lower, &free, &rank)
 }
 
 /// The previous way of solving the constrained bones (`Recipe::reduced_solves` false): the

@@ -406,54 +406,95 @@ impl Factorization {
         parts.into_par_iter().for_each(|p| self.solve_block(p));
     }
 
-    /// Solves each column `c` of `rhs` for the leading principal submatrix of the first
-    /// `leads[c]` rows in elimination order (the rows `order()[..leads[c]]`, in `rhs`'s own
-    /// row numbering): its factor is the leading block of this one, so one factorization
-    /// serves every prefix of its order. The other rows' right-hand sides are ignored and
-    /// come back 0.
-    pub fn solve_leading_in_place(&self, mut rhs: MatMut<'_, f64>, leads: &[usize]) {
+    /// Solves `L y = x` in place for every column of `x`, whose rows are in elimination
+    /// order (row `k` is row `order()[k]` of the factored matrix): the first half of a
+    /// solve, for callers that change the trailing rows between the two halves
+    /// ([`Factorization::backward_in_place`]).
+    pub fn forward_in_place(&self, x: MatMut<'_, f64>) {
+        self.triangular_in_place(x, false);
+    }
+
+    /// Solves `L^T x = y` in place for every column of `y` (rows in elimination order):
+    /// the second half of a solve ([`Factorization::forward_in_place`]).
+    pub fn backward_in_place(&self, y: MatMut<'_, f64>) {
+        self.triangular_in_place(y, true);
+    }
+
+    fn triangular_in_place(&self, x: MatMut<'_, f64>, transpose: bool) {
         use faer::sparse::linalg::cholesky::{supernodal, SymbolicCholeskyRaw};
         use faer::sparse::linalg::triangular_solve::{
             solve_lower_triangular_in_place, solve_lower_triangular_transpose_in_place,
         };
-        let (n, k) = (self.symbolic.nrows(), rhs.ncols());
-        assert_eq!(leads.len(), k, "one lead per column");
-        let order = self.order();
-        let mut x = Mat::<f64>::zeros(n, k);
-        for (j, &lead) in leads.iter().enumerate() {
-            for (i, &v) in order[..lead.min(n)].iter().enumerate() {
-                x[(i, j)] = rhs[(v, j)];
-            }
+        if x.ncols() == 0 {
+            return;
         }
-        // L y = b, then the rows past the lead are dropped before L^T x = y: a column's
-        // leading rows in both triangular solves only involve the leading block.
-        let zero_tails = |x: &mut Mat<f64>| {
-            for (j, &lead) in leads.iter().enumerate() {
-                x.col_as_slice_mut(j)[lead.min(n)..].fill(0.0);
-            }
-        };
         match self.symbolic.raw() {
             SymbolicCholeskyRaw::Simplicial(s) => {
                 let l = faer::sparse::SparseColMatRef::new(s.factor(), &self.values);
-                solve_lower_triangular_in_place(l, Conj::No, x.as_mut(), Par::Seq);
-                zero_tails(&mut x);
-                solve_lower_triangular_transpose_in_place(l, Conj::No, x.as_mut(), Par::Seq);
+                if transpose {
+                    solve_lower_triangular_transpose_in_place(l, Conj::No, x, Par::Seq);
+                } else {
+                    solve_lower_triangular_in_place(l, Conj::No, x, Par::Seq);
+                }
             }
             SymbolicCholeskyRaw::Supernodal(s) => {
-                let mut buf =
-                    MemBuffer::new(self.symbolic.solve_in_place_scratch::<f64>(k, Par::Seq));
+                let mut buf = MemBuffer::new(
+                    self.symbolic
+                        .solve_in_place_scratch::<f64>(x.ncols(), Par::Seq),
+                );
                 let stack = MemStack::new(&mut buf);
                 let llt = supernodal::SupernodalLltRef::new(s, &self.values);
-                llt.l_solve_with_conj(Conj::No, x.as_mut(), Par::Seq, stack);
-                zero_tails(&mut x);
-                llt.l_transpose_solve_with_conj(Conj::No, x.as_mut(), Par::Seq, stack);
+                if transpose {
+                    llt.l_transpose_solve_with_conj(Conj::No, x, Par::Seq, stack);
+                } else {
+                    llt.l_solve_with_conj(Conj::No, x, Par::Seq, stack);
+                }
             }
         }
-        for j in 0..k {
-            for (i, &v) in order.iter().enumerate() {
-                rhs[(v, j)] = x[(i, j)];
+    }
+
+    /// The factor's last `b` rows and columns in elimination order, as a dense lower
+    /// triangle (`L_BB`, whose `L_BB L_BB^T` is the Schur complement of the rows before
+    /// them onto them).
+    pub fn trailing_block(&self, b: usize) -> Mat<f64> {
+        use faer::sparse::linalg::cholesky::{supernodal, SymbolicCholeskyRaw};
+        let n = self.symbolic.nrows();
+        let first = n - b.min(n);
+        let mut block = Mat::<f64>::zeros(n - first, n - first);
+        match self.symbolic.raw() {
+            SymbolicCholeskyRaw::Simplicial(s) => {
+                let l = faer::sparse::SparseColMatRef::new(s.factor(), &self.values);
+                for c in first..n {
+                    for (r, &v) in l.row_idx_of_col(c).zip(l.val_of_col(c)) {
+                        block[(r - first, c - first)] = v;
+                    }
+                }
+            }
+            SymbolicCholeskyRaw::Supernodal(s) => {
+                let llt = supernodal::SupernodalLltRef::new(s, &self.values);
+                for k in 0..s.n_supernodes() {
+                    let (begin, end) = (s.supernode_begin()[k], s.supernode_end()[k]);
+                    if end <= first {
+                        continue;
+                    }
+                    let node = llt.supernode(k);
+                    let (values, pattern) = (node.val(), node.pattern());
+                    let width = end - begin;
+                    // Column `c`'s rows are its diagonal block's from `c` down, then the
+                    // pattern's (all after the supernode): every one at or after `first`.
+                    for c in begin.max(first)..end {
+                        let j = c - begin;
+                        for i in j..width {
+                            block[(begin + i - first, c - first)] = values[(i, j)];
+                        }
+                        for (t, &r) in pattern.iter().enumerate() {
+                            block[(r - first, c - first)] = values[(width + t, j)];
+                        }
+                    }
+                }
             }
         }
+        block
     }
 
     fn solve_block(&self, rhs: MatMut<'_, f64>) {

@@ -46,6 +46,7 @@ mod ordering;
 mod refine;
 mod registry;
 mod subdomain;
+mod substructure;
 mod unused;
 mod visibility;
 

@@ -190,9 +190,12 @@ pub fn import_dragonbones_with_atlas(text: &str, atlas: &Atlas) -> Result<Dragon
 
 /// Parses a DragonBones 5.5 `_ske.json` and builds one scene (see the module docs).
 ///
-/// - The first armature is imported (others are named in the notes).
-/// - Every mesh display of the default skin becomes a part named after its slot; all parts
-///   share one mesh as separate components. Image and other displays are skipped (noted).
+/// - The first armature with a mesh display is imported (others are named in the notes).
+/// - Every mesh display of every skin becomes a part named after its slot (`skin:slot`
+///   outside the default skin), the default skin's first; all parts share one mesh as
+///   separate components. A `share` mesh takes the geometry and weights of the mesh it names
+///   (one naming none is left out, noted). Image and other displays are skipped (noted).
+/// - Transforms are relative to the parent bone; `isGlobal: 1` data is refused.
 /// - Rest skeleton: a bone bound by a mesh takes its `bonePose` (head = translation,
 ///   direction = the matrix's x axis, tail = head + `length` · direction, a zero length
 ///   becoming [`ZERO_LENGTH_TAIL`]); other bones take their setup transform relative to
@@ -397,7 +400,7 @@ fn add_display(
     scale: f64,
     notes: &mut Vec<String>,
 ) -> Result<DisplayReport> {
-    let part = builder.unique_name(&m.slot);
+    let part = builder.unique_name(&m.part_name());
     let ctx = mesh_context(m);
     let (oriented, reoriented) = orient_triangles(m, &placed.points, scale)?;
     let scene_placed: Vec<Point2<f64>> = placed.points.iter().map(|&p| to_scene(p)).collect();

@@ -533,3 +533,25 @@ fn dragonbones_armature_without_skins_is_a_typed_error() {
         }
     }
 }
+
+#[test]
+fn dragonbones_zero_frame_rate_surfaces_and_value_timelines_load_noted() {
+    let mut json = raw("db50_ske.json");
+    json["frameRate"] = Value::from(0);
+    let armature = &mut json["armature"][0];
+    armature["bone"].as_array_mut().unwrap().push(
+        serde_json::json!({"name": "lattice", "type": "surface", "segmentX": 2, "segmentY": 2}),
+    );
+    armature["animation"][0]["timeline"] = serde_json::json!([{"name": "lattice", "type": 50}]);
+    let d = import_dragonbones(&json.to_string()).unwrap();
+    // 24 frames at DragonBones' default 24 fps.
+    assert!((d.scene.clips()[0].duration - 1.0).abs() < 1e-12);
+    let notes = d.report.notes.join("\n");
+    for kind in [
+        "frameRate 0 read as 24",
+        "1 surface bones read as plain bones",
+        "value timelines (5.6 and later) not applied: wave",
+    ] {
+        assert!(notes.contains(kind), "{kind} in\n{notes}");
+    }
+}

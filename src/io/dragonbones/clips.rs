@@ -3,7 +3,7 @@
 //! Read as DragonBones' format documentation describes them:
 //!
 //! - Times are frames at the armature's `frameRate` (the file's top-level `frameRate`, else
-//!   24); an animation's `duration` and every frame's `duration` count frames. A frame's key
+//!   24; a rate of 0 reads as 24, as DragonBones plays it); an animation's `duration` and every frame's `duration` count frames. A frame's key
 //!   time is the sum of the earlier frames' durations.
 //! - `translateFrame` `{x, y}` (default 0) adds to the bone's setup position in its parent's
 //!   frame; `rotateFrame` `{rotate, skew}` (degrees, default 0) adds to its rotation and skew;
@@ -26,8 +26,9 @@
 //!   `e < 0`), which is exactly the Bézier `(1/3, (1+e)/3, 2/3, (2+e)/3)`; `e` in `(1, 2]`
 //!   blends in a sine in-out, `u + (e-1)(½(1 - cos πu) - u)`, approximated by a Bézier
 //!   within 0.3% of the segment (noted).
-//! - Slot (display, colour), mesh deform (`ffd`), draw order (`zOrder`), IK timelines and
-//!   event frames are not applied (noted), nor are IK constraints.
+//! - Slot (display, colour), mesh deform (`ffd`), draw order (`zOrder`), IK, surface and
+//!   5.6+ value (`timeline`) timelines and event frames are not applied (noted), nor are IK
+//!   constraints.
 
 use super::At;
 use crate::animation::{BoneTrack, Channel, ChannelKind, Clip, Curve, Easing, Key, MAX_KEYS};
@@ -51,10 +52,17 @@ pub(super) fn parse_clips(
     let top = At {
         context: "armature",
     };
-    let rate = match armature.get("frameRate") {
+    let mut rate = match armature.get("frameRate") {
         Some(v) if !v.is_null() => top.number_or(armature, "frameRate", DEFAULT_FRAME_RATE)?,
         _ => At { context: "file" }.number_or(root, "frameRate", DEFAULT_FRAME_RATE)?,
     };
+    // Exports with a frame rate of 0 exist; DragonBones plays them at its default rate.
+    if rate == 0.0 {
+        notes.push(format!(
+            "frameRate 0 read as {DEFAULT_FRAME_RATE}, as DragonBones plays it"
+        ));
+        rate = DEFAULT_FRAME_RATE;
+    }
     if !(rate > 0.0 && rate <= 1e4) {
         return Err(top.error("frameRate", None, format!("{rate} must be in (0, 10000]")));
     }
@@ -157,6 +165,8 @@ impl Reader {
             ("zOrder", "draw order (zOrder) timelines"),
             ("ik", "IK timelines"),
             ("frame", "event and sound frames"),
+            ("surface", "surface timelines"),
+            ("timeline", "value timelines (5.6 and later)"),
         ] {
             if a.get(key).is_some_and(|v| !v.is_null()) {
                 self.not_applied

@@ -117,6 +117,21 @@ pub(super) fn parse_armature(text: &str) -> Result<FileArmature> {
     report.armature = at.opt_string(armature, "name")?.unwrap_or_default();
 
     let bones = parse_bones(armature)?;
+    // 5.7 surface bones deform the meshes bound to them by a lattice; here they are read as
+    // bones like any other (at their transform), so that a file with them still loads.
+    let surfaces: Vec<&str> = at
+        .array(armature, "bone")?
+        .iter()
+        .filter(|b| b.get("type").and_then(Value::as_str) == Some("surface"))
+        .filter_map(|b| b.get("name").and_then(Value::as_str))
+        .collect();
+    if !surfaces.is_empty() {
+        report.notes.push(format!(
+            "{} surface bones read as plain bones (their lattice deformation is not applied): {}",
+            surfaces.len(),
+            surfaces.join(", ")
+        ));
+    }
     // Validates names and parents and gives a parents-first order.
     let order = Skeleton::new(
         bones

@@ -555,3 +555,20 @@ fn dragonbones_zero_frame_rate_surfaces_and_value_timelines_load_noted() {
         assert!(notes.contains(kind), "{kind} in\n{notes}");
     }
 }
+
+#[test]
+fn a_byte_order_mark_is_skipped() {
+    let dir = tempfile::tempdir().unwrap();
+    for name in ["spine42.json", "db55_ske.json"] {
+        let text = std::fs::read_to_string(file(name)).unwrap();
+        let path = dir.path().join(name);
+        std::fs::write(&path, format!("\u{feff}{text}")).unwrap();
+        let loaded = if name.starts_with("spine") {
+            let options = SpineImportOptions::default().with_skin(SkinSelection::All);
+            load_spine(&path, None, &options).map(|s| s.report.attachments.len())
+        } else {
+            load_dragonbones(&path).map(|d| d.report.meshes.len())
+        };
+        assert!(loaded.unwrap() > 0, "{name}");
+    }
+}

@@ -84,6 +84,8 @@ pub(super) struct FileArmature {
 
 /// Parses the first armature: bones, slots and the default skin's mesh displays.
 pub(super) fn parse_armature(text: &str) -> Result<FileArmature> {
+    // Editors on Windows may save JSON with a UTF-8 byte order mark, which JSON parsers refuse.
+    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
     let objects = text.bytes().filter(|&b| b == b'{').count();
     if objects > MAX_OBJECTS {
         return Err(At { context: "file" }.error(

@@ -108,8 +108,10 @@ pub fn load_rig(path: &Path, name: &str, fold: &str) -> Res<Rig> {
 fn is_spine(path: &Path) -> Res<bool> {
     let text = std::fs::read_to_string(path)
         .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+    // As the importers do, a UTF-8 byte order mark is skipped.
+    let text = text.strip_prefix('\u{feff}').unwrap_or(&text);
     let json: serde_json::Value =
-        serde_json::from_str(&text).map_err(|e| format!("{} is not JSON: {e}", path.display()))?;
+        serde_json::from_str(text).map_err(|e| format!("{} is not JSON: {e}", path.display()))?;
     Ok(json["skeleton"]["spine"].is_string())
 }
 

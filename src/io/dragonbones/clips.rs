@@ -3,7 +3,7 @@
 //! Read as DragonBones' format documentation describes them:
 //!
 //! - Times are frames at the armature's `frameRate` (the file's top-level `frameRate`, else
-//!   24); an animation's `duration` and every frame's `duration` count frames. A frame's key
+//!   24; a rate of 0 reads as 24, as DragonBones plays it); an animation's `duration` and every frame's `duration` count frames. A frame's key
 //!   time is the sum of the earlier frames' durations.
 //! - `translateFrame` `{x, y}` (default 0) adds to the bone's setup position in its parent's
 //!   frame; `rotateFrame` `{rotate, skew}` (degrees, default 0) adds to its rotation and skew;
@@ -13,14 +13,22 @@
 //! - y-down to y-up: `translate_y = -y`, `rotation = -rotate`, `shear_y = -skew`; scales keep
 //!   their values.
 //! - Consecutive rotation keys take the short way round (DragonBones normalizes each
-//!   difference to ±180°), so the importer unwraps them; `tweenRotate` (extra turns) is
-//!   refused.
-//! - `curve: [x1, y1, x2, y2]` is a cubic Bézier timing curve already normalized to the
-//!   segment → [`Curve::Bezier`]; longer `curve` arrays (several joined Bézier pieces) are
-//!   refused. Else `tweenEasing`: absent or `null` → [`Curve::Stepped`], `0` → linear,
-//!   `e` in `[-1, 1]` → DragonBones' quadratic blend `u + e·u(1-u)` (ease out for `e > 0`,
-//!   ease in for `e < 0`), which is exactly the Bézier `(1/3, (1+e)/3, 2/3, (2+e)/3)`;
-//!   `e > 1` (a sine in-out blend no clip curve holds) is refused.
+//!   difference to ±180°), so the importer unwraps them; a key's `clockwise` (5.5) or
+//!   `tweenRotate` (the `frame` list) `n ≠ 0` turns to the next key in n's direction instead
+//!   (positive: clockwise on the y-down screen), with up to |n| - 1 extra full turns
+//!   (see `unwrap_turns`).
+//! - `curve` is a cubic Bézier timing curve already normalized to the segment: `[x1, y1, x2,
+//!   y2]` → [`Curve::Bezier`]; a longer array joins several pieces (`4 + 6k` numbers: per
+//!   further piece its start point, then its two control points), and the segment is split
+//!   into one key per piece, each piece's Bézier normalized to its own span (exact). Else
+//!   `tweenEasing`: absent or `null` → [`Curve::Stepped`], `0` → linear, `e ≤ 1` →
+//!   DragonBones' quadratic blend `u + e·u(1-u)` (ease out for `e > 0`, ease in for
+//!   `e < 0`), which is exactly the Bézier `(1/3, (1+e)/3, 2/3, (2+e)/3)`; `e` in `(1, 2]`
+//!   blends in a sine in-out, `u + (e-1)(½(1 - cos πu) - u)`, approximated by a Bézier
+//!   within 0.3% of the segment (noted).
+//! - Slot (display, colour), mesh deform (`ffd`), draw order (`zOrder`), IK, surface and
+//!   5.6+ value (`timeline`) timelines and event frames are not applied (noted), nor are IK
+//!   constraints.
 
 use super::At;
 use crate::animation::{BoneTrack, Channel, ChannelKind, Clip, Curve, Easing, Key, MAX_KEYS};
@@ -34,15 +42,27 @@ pub const DEFAULT_FRAME_RATE: f64 = 24.0;
 /// Frame rates the exporter tries, in order, for clips whose key times must land on frames.
 pub const EXPORT_FRAME_RATES: [f64; 8] = [24.0, 25.0, 30.0, 48.0, 50.0, 60.0, 120.0, 240.0];
 
-/// Parses every animation's bone timelines into clips (not yet checked against the skeleton).
-pub(super) fn parse_clips(root: &Value, armature: &Value) -> Result<Vec<Clip>> {
+/// Parses every animation's bone timelines into clips (not yet checked against the skeleton);
+/// what is approximated or not applied goes to `notes`.
+pub(super) fn parse_clips(
+    root: &Value,
+    armature: &Value,
+    notes: &mut Vec<String>,
+) -> Result<Vec<Clip>> {
     let top = At {
         context: "armature",
     };
-    let rate = match armature.get("frameRate") {
+    let mut rate = match armature.get("frameRate") {
         Some(v) if !v.is_null() => top.number_or(armature, "frameRate", DEFAULT_FRAME_RATE)?,
         _ => At { context: "file" }.number_or(root, "frameRate", DEFAULT_FRAME_RATE)?,
     };
+    // Exports with a frame rate of 0 exist; DragonBones plays them at its default rate.
+    if rate == 0.0 {
+        notes.push(format!(
+            "frameRate 0 read as {DEFAULT_FRAME_RATE}, as DragonBones plays it"
+        ));
+        rate = DEFAULT_FRAME_RATE;
+    }
     if !(rate > 0.0 && rate <= 1e4) {
         return Err(top.error("frameRate", None, format!("{rate} must be in (0, 10000]")));
     }
@@ -52,7 +72,7 @@ pub(super) fn parse_clips(root: &Value, armature: &Value) -> Result<Vec<Clip>> {
     let list = list
         .as_array()
         .ok_or_else(|| top.error("animation", None, "expected an array"))?;
-    let mut keys = 0usize;
+    let mut reader = Reader::default();
     let mut clips = Vec::with_capacity(list.len());
     for (i, a) in list.iter().enumerate() {
         let ctx = format!("animation {i}");
@@ -65,6 +85,7 @@ pub(super) fn parse_clips(root: &Value, armature: &Value) -> Result<Vec<Clip>> {
         if frames < 0.0 {
             return Err(at.error("duration", None, format!("{frames} frames is negative")));
         }
+        reader.unapplied(&name, a);
         let mut clip = Clip::new(name.clone(), frames / rate);
         if let Some(bones) = a.get("bone") {
             let bones = bones
@@ -76,220 +97,430 @@ pub(super) fn parse_clips(root: &Value, armature: &Value) -> Result<Vec<Clip>> {
                 })?;
                 let ctx = format!("animation {name:?} bone {bone:?}");
                 let at = At { context: &ctx };
-                let track = parse_track(&at, timeline, bone, rate, &name, &mut keys)?;
+                let track = reader.track(&at, timeline, bone, rate, &name)?;
                 clip.tracks.push(track);
             }
         }
         clips.push(clip);
     }
+    reader.notes(armature, notes);
     Ok(clips)
 }
 
-/// One frame's parsed timing: start time (s) and curve to the next frame.
-fn frames<'v>(
-    at: &At,
-    timeline: &'v Value,
-    field: &str,
-    rate: f64,
-    clip: &str,
-    keys: &mut usize,
-) -> Result<Vec<(f64, Curve, &'v Value)>> {
-    let Some(list) = timeline.get(field) else {
-        return Ok(Vec::new());
-    };
-    let list = list
-        .as_array()
-        .ok_or_else(|| at.error(field, None, "expected an array"))?;
-    *keys = keys.saturating_add(list.len());
-    if *keys > MAX_KEYS {
-        return Err(Error::TooManyKeys {
-            clip: clip.to_string(),
-            count: *keys,
-            max: MAX_KEYS,
-        });
-    }
-    let mut start = 0.0_f64;
-    let mut out = Vec::with_capacity(list.len());
-    for (i, f) in list.iter().enumerate() {
-        let fld = format!("{field}[{i}]");
-        at.object(f, &fld)?;
-        let d = at
-            .number_or(f, "duration", 1.0)
-            .map_err(|_| at.error(&format!("{fld}.duration"), None, "expected a number"))?;
-        if d < 0.0 {
-            return Err(at.error(
-                &format!("{fld}.duration"),
-                None,
-                format!("{d} frames is negative"),
-            ));
-        }
-        out.push((start / rate, frame_curve(at, f, &fld)?, f));
-        start += d;
-    }
-    Ok(out)
+/// A quadratic-to-sine in-out blend DragonBones applies for `tweenEasing` in `(1, 2]`,
+/// `u + k·(½(1 - cos πu) - u)`, is no cubic Bézier; `½(1 - cos πu)` is within 0.003 of the
+/// Bézier with control values `SINE_IN_OUT` and `1 - SINE_IN_OUT` at times 1/3 and 2/3 (the
+/// best such value, found by a scan of the maximum error), and the blend of it with the
+/// straight line is then exact in the Bézier's control values.
+const SINE_IN_OUT: f64 = -0.0288;
+
+/// What reading the timelines carries from one to the next: the key count (against
+/// [`MAX_KEYS`]), and what was approximated or not applied, for the notes.
+#[derive(Default)]
+struct Reader {
+    keys: usize,
+    /// Segments with a sine in-out `tweenEasing` (approximated by a Bézier).
+    sine: usize,
+    /// Pieces of several-piece `curve`s whose control times left their piece (clamped), or
+    /// that bulge between two equal values (made flat).
+    approximated_pieces: usize,
+    /// Segments split at the joins of several-piece `curve`s.
+    split: usize,
+    /// Timeline kinds not applied: label -> animations.
+    not_applied: std::collections::BTreeMap<String, Vec<String>>,
 }
 
-/// A frame's curve to the next frame (see the module documentation).
-fn frame_curve(at: &At, f: &Value, fld: &str) -> Result<Curve> {
-    if let Some(c) = f.get("curve").filter(|c| !c.is_null()) {
-        let field = format!("{fld}.curve");
-        let arr = c
+/// One frame: its start time (s), its tween to the next frame, and the raw frame.
+struct Frame<'v> {
+    time: f64,
+    tween: Tween,
+    raw: &'v Value,
+}
+
+/// A frame's tween to the next frame: one clip curve from the frame, then (several-piece
+/// `curve`s) each join `(time, value)` (fractions of the segment) with the curve of the
+/// piece that starts there.
+#[derive(Clone)]
+struct Tween {
+    first: Curve,
+    joins: Vec<([f64; 2], Curve)>,
+}
+
+impl From<Curve> for Tween {
+    fn from(first: Curve) -> Self {
+        Tween {
+            first,
+            joins: Vec::new(),
+        }
+    }
+}
+
+impl Reader {
+    /// Records the timeline kinds of animation `a` that the clip model does not apply.
+    fn unapplied(&mut self, name: &str, a: &Value) {
+        for (key, label) in [
+            ("slot", "slot (display, colour) timelines"),
+            ("ffd", "mesh deform (ffd) timelines"),
+            ("deform", "mesh deform timelines"),
+            ("zOrder", "draw order (zOrder) timelines"),
+            ("ik", "IK timelines"),
+            ("frame", "event and sound frames"),
+            ("surface", "surface timelines"),
+            ("timeline", "value timelines (5.6 and later)"),
+        ] {
+            if a.get(key).is_some_and(|v| !v.is_null()) {
+                self.not_applied
+                    .entry(label.to_string())
+                    .or_default()
+                    .push(name.to_string());
+            }
+        }
+    }
+
+    /// The notes of what was approximated or not applied.
+    fn notes(self, armature: &Value, notes: &mut Vec<String>) {
+        if self.split > 0 {
+            notes.push(format!(
+                "{} segments with a several-piece Bézier curve were split into one key per piece",
+                self.split
+            ));
+        }
+        if self.approximated_pieces > 0 {
+            notes.push(format!(
+                "{} Bézier pieces had control times outside their piece (clamped) or bulged between equal values (made flat)",
+                self.approximated_pieces
+            ));
+        }
+        if self.sine > 0 {
+            notes.push(format!(
+                "{} segments ease with DragonBones' sine in-out blend (tweenEasing above 1): approximated by a Bézier within 0.3% of the segment",
+                self.sine
+            ));
+        }
+        let ik = armature
+            .get("ik")
+            .and_then(Value::as_array)
+            .map_or(0, Vec::len);
+        if ik > 0 {
+            notes.push(format!("{ik} IK constraints not applied"));
+        }
+        for (label, anims) in self.not_applied {
+            notes.push(format!("{label} not applied: {}", anims.join(", ")));
+        }
+    }
+
+    /// The frames of `field` of a timeline: start times and tweens.
+    fn frames<'v>(
+        &mut self,
+        at: &At,
+        timeline: &'v Value,
+        field: &str,
+        rate: f64,
+        clip: &str,
+    ) -> Result<Vec<Frame<'v>>> {
+        let Some(list) = timeline.get(field) else {
+            return Ok(Vec::new());
+        };
+        let list = list
             .as_array()
-            .ok_or_else(|| at.error(&field, None, "expected an array"))?;
-        let n: Vec<f64> = arr.iter().filter_map(Value::as_f64).collect();
-        if n.len() != arr.len() || n.len() != 4 || n.iter().any(|x| !x.is_finite()) {
+            .ok_or_else(|| at.error(field, None, "expected an array"))?;
+        self.keys = self.keys.saturating_add(list.len());
+        if self.keys > MAX_KEYS {
+            return Err(Error::TooManyKeys {
+                clip: clip.to_string(),
+                count: self.keys,
+                max: MAX_KEYS,
+            });
+        }
+        let mut start = 0.0_f64;
+        let mut out = Vec::with_capacity(list.len());
+        for (i, f) in list.iter().enumerate() {
+            let fld = format!("{field}[{i}]");
+            at.object(f, &fld)?;
+            let d = at
+                .number_or(f, "duration", 1.0)
+                .map_err(|_| at.error(&format!("{fld}.duration"), None, "expected a number"))?;
+            if d < 0.0 {
+                return Err(at.error(
+                    &format!("{fld}.duration"),
+                    None,
+                    format!("{d} frames is negative"),
+                ));
+            }
+            out.push(Frame {
+                time: start / rate,
+                tween: self.tween(at, f, &fld)?,
+                raw: f,
+            });
+            start += d;
+        }
+        Ok(out)
+    }
+
+    /// A frame's tween to the next frame (see the module documentation).
+    fn tween(&mut self, at: &At, f: &Value, fld: &str) -> Result<Tween> {
+        if let Some(c) = f.get("curve").filter(|c| !c.is_null()) {
+            return self.curve(at, c, &format!("{fld}.curve"));
+        }
+        let field = format!("{fld}.tweenEasing");
+        let e = match f.get("tweenEasing") {
+            None | Some(Value::Null) => return Ok(Curve::Stepped.into()),
+            Some(v) => v
+                .as_f64()
+                .filter(|e| e.is_finite())
+                .ok_or_else(|| at.error(&field, None, format!("expected a number, found {v}")))?,
+        };
+        // Quadratic in and out (`e` in [-1, 1], and beyond -1, a stronger ease in) are the
+        // Bézier `(1/3, (1+e)/3, 2/3, (2+e)/3)` exactly; above 1 the sine blend is not.
+        let (y1, y2) = if e <= 1.0 {
+            ((1.0 + e) / 3.0, (2.0 + e) / 3.0)
+        } else if e <= 2.0 {
+            self.sine += 1;
+            let k = e - 1.0;
+            (
+                (1.0 - k) / 3.0 + k * SINE_IN_OUT,
+                (1.0 - k) * 2.0 / 3.0 + k * (1.0 - SINE_IN_OUT),
+            )
+        } else {
             return Err(at.error(
                 &field,
                 None,
+                format!("{e}: DragonBones' easings run from -1 (and below) to 2"),
+            ));
+        };
+        Ok(if e == 0.0 {
+            Curve::Linear
+        } else if e == 1.0 {
+            Curve::Easing(Easing::EaseOut)
+        } else if e == -1.0 {
+            Curve::Easing(Easing::EaseIn)
+        } else {
+            Curve::Bezier {
+                x1: 1.0 / 3.0,
+                y1,
+                x2: 2.0 / 3.0,
+                y2,
+            }
+        }
+        .into())
+    }
+
+    /// A `curve`: Bézier pieces normalized to the segment, `[x1, y1, x2, y2]` then, per
+    /// further piece, its start `x, y` and its controls (`4 + 6k` numbers; the first piece
+    /// starts at (0, 0), the last ends at (1, 1)). Each piece becomes its own key segment.
+    fn curve(&mut self, at: &At, c: &Value, field: &str) -> Result<Tween> {
+        let arr = c
+            .as_array()
+            .ok_or_else(|| at.error(field, None, "expected an array"))?;
+        let n: Vec<f64> = arr
+            .iter()
+            .filter_map(Value::as_f64)
+            .filter(|x| x.is_finite())
+            .collect();
+        if n.len() != arr.len() || n.len() < 4 || (n.len() - 4) % 6 != 0 {
+            return Err(at.error(
+                field,
+                None,
                 format!(
-                    "{} entries: only one Bézier piece [x1, y1, x2, y2] of finite numbers is read",
+                    "{} entries: expected Bézier pieces, 4 + 6k finite numbers",
                     arr.len()
                 ),
             ));
         }
-        if !(0.0..=1.0).contains(&n[0]) || !(0.0..=1.0).contains(&n[2]) {
+        // The pieces' end points: (0, 0), the joins, (1, 1).
+        let mut points = vec![[0.0, 0.0]];
+        points.extend(n[4..].chunks_exact(6).map(|p| [p[0], p[1]]));
+        points.push([1.0, 1.0]);
+        if points.windows(2).any(|w| w[1][0] <= w[0][0]) {
             return Err(at.error(
-                &field,
+                field,
                 None,
-                format!("control times {} and {} must lie in [0, 1]", n[0], n[2]),
+                "the pieces' joins must lie strictly inside the segment, in time order",
             ));
         }
-        return Ok(Curve::Bezier {
-            x1: n[0],
-            y1: n[1],
-            x2: n[2],
-            y2: n[3],
-        });
-    }
-    let field = format!("{fld}.tweenEasing");
-    match f.get("tweenEasing") {
-        None | Some(Value::Null) => Ok(Curve::Stepped),
-        Some(v) => {
-            let e = v
-                .as_f64()
-                .filter(|e| e.is_finite())
-                .ok_or_else(|| at.error(&field, None, format!("expected a number, found {v}")))?;
-            Ok(if e == 0.0 {
-                Curve::Linear
-            } else if e == 1.0 {
-                Curve::Easing(Easing::EaseOut)
-            } else if e == -1.0 {
-                Curve::Easing(Easing::EaseIn)
-            } else if (-1.0..=1.0).contains(&e) {
-                Curve::Bezier {
-                    x1: 1.0 / 3.0,
-                    y1: (1.0 + e) / 3.0,
-                    x2: 2.0 / 3.0,
-                    y2: (2.0 + e) / 3.0,
+        let controls = std::iter::once(&n[..4]).chain(n[4..].chunks_exact(6).map(|p| &p[2..]));
+        let mut curves = Vec::with_capacity(points.len() - 1);
+        for (w, c) in points.windows(2).zip(controls) {
+            let ([x0, y0], [x3, y3]) = (w[0], w[1]);
+            let (dx, dy) = (x3 - x0, y3 - y0);
+            let (x1, x2) = ((c[0] - x0) / dx, (c[2] - x0) / dx);
+            let curve = if dy == 0.0 {
+                // A flat piece: DragonBones may bulge there; the clip model holds the value.
+                if c[1] != y0 || c[3] != y0 {
+                    self.approximated_pieces += 1;
                 }
+                Curve::Linear
             } else {
-                return Err(at.error(
-                    &field,
-                    None,
-                    format!("{e}: only easings in [-1, 1] (quadratic) are read"),
-                ));
-            })
+                if !(0.0..=1.0).contains(&x1) || !(0.0..=1.0).contains(&x2) {
+                    if n.len() == 4 {
+                        return Err(at.error(
+                            field,
+                            None,
+                            format!("control times {} and {} must lie in [0, 1]", n[0], n[2]),
+                        ));
+                    }
+                    self.approximated_pieces += 1;
+                }
+                Curve::Bezier {
+                    x1: x1.clamp(0.0, 1.0),
+                    y1: (c[1] - y0) / dy,
+                    x2: x2.clamp(0.0, 1.0),
+                    y2: (c[3] - y0) / dy,
+                }
+            };
+            curves.push(curve);
         }
+        self.split += usize::from(curves.len() > 1);
+        let mut curves = curves.into_iter();
+        let first = curves.next().unwrap_or(Curve::Linear);
+        Ok(Tween {
+            first,
+            joins: points[1..points.len() - 1]
+                .iter()
+                .copied()
+                .zip(curves)
+                .collect(),
+        })
+    }
+
+    /// One bone's timelines as a track: `translateFrame`, `rotateFrame`, `scaleFrame`, or
+    /// the older whole-transform `frame` list.
+    fn track(
+        &mut self,
+        at: &At,
+        timeline: &Value,
+        bone: String,
+        rate: f64,
+        clip: &str,
+    ) -> Result<BoneTrack> {
+        let mut track = BoneTrack::new(bone);
+        // A field of every frame (`default` when absent), `sign` applied (y down to y up).
+        let values = |frames: &[Frame], list: &str, name: &str, default: f64, sign: f64| {
+            frames
+                .iter()
+                .enumerate()
+                .map(|(i, f)| {
+                    at.number_or(f.raw, name, default)
+                        .map(|x| sign * x)
+                        .map_err(|_| {
+                            at.error(
+                                &format!("{list}[{i}].{name}"),
+                                None,
+                                "expected a finite number",
+                            )
+                        })
+                })
+                .collect::<Result<Vec<f64>>>()
+        };
+        use ChannelKind as K;
+        let mut set = |kind: K, frames: &[Frame], values: Vec<f64>| {
+            if !frames.is_empty() {
+                *track.channels.get_mut(kind) = Some(Channel::new(keys(frames, &values)));
+            }
+        };
+        let tr = self.frames(at, timeline, "translateFrame", rate, clip)?;
+        set(
+            K::TranslateX,
+            &tr,
+            values(&tr, "translateFrame", "x", 0.0, 1.0)?,
+        );
+        set(
+            K::TranslateY,
+            &tr,
+            values(&tr, "translateFrame", "y", 0.0, -1.0)?,
+        );
+        let ro = self.frames(at, timeline, "rotateFrame", rate, clip)?;
+        let turns = values(&ro, "rotateFrame", "clockwise", 0.0, 1.0)?;
+        let rotate = values(&ro, "rotateFrame", "rotate", 0.0, 1.0)?;
+        set(K::Rotation, &ro, unwrap_turns(&rotate, &turns, -1.0));
+        let skew = values(&ro, "rotateFrame", "skew", 0.0, -1.0)?;
+        if skew.iter().any(|&s| s != 0.0) {
+            set(K::ShearY, &ro, skew);
+        }
+        let sc = self.frames(at, timeline, "scaleFrame", rate, clip)?;
+        set(K::ScaleX, &sc, values(&sc, "scaleFrame", "x", 1.0, 1.0)?);
+        set(K::ScaleY, &sc, values(&sc, "scaleFrame", "y", 1.0, 1.0)?);
+        // The older whole-transform frames (rotation `skY`, skew `skX - skY`).
+        let old = self.frames(at, timeline, "frame", rate, clip)?;
+        if old.is_empty() {
+            return Ok(track);
+        }
+        if !(tr.is_empty() && ro.is_empty() && sc.is_empty()) {
+            return Err(at.error(
+                "frame",
+                None,
+                "both a `frame` list and translate/rotate/scale frames",
+            ));
+        }
+        let empty = json!({});
+        let transforms: Vec<Frame> = old
+            .iter()
+            .map(|f| Frame {
+                time: f.time,
+                tween: f.tween.clone(),
+                raw: f.raw.get("transform").unwrap_or(&empty),
+            })
+            .collect();
+        let field = |name: &str, default: f64, sign: f64| {
+            values(&transforms, "frame.transform", name, default, sign)
+        };
+        let (sky, skx) = (field("skY", 0.0, 1.0)?, field("skX", 0.0, 1.0)?);
+        let turns = values(&old, "frame", "tweenRotate", 0.0, 1.0)?;
+        set(K::TranslateX, &old, field("x", 0.0, 1.0)?);
+        set(K::TranslateY, &old, field("y", 0.0, -1.0)?);
+        set(K::Rotation, &old, unwrap_turns(&sky, &turns, -1.0));
+        let skew: Vec<f64> = skx.iter().zip(&sky).map(|(x, y)| -(x - y)).collect();
+        if skew.iter().any(|&s| s != 0.0) {
+            set(K::ShearY, &old, skew);
+        }
+        set(K::ScaleX, &old, field("scX", 1.0, 1.0)?);
+        set(K::ScaleY, &old, field("scY", 1.0, 1.0)?);
+        Ok(track)
     }
 }
 
-fn parse_track(
-    at: &At,
-    timeline: &Value,
-    bone: String,
-    rate: f64,
-    clip: &str,
-    keys: &mut usize,
-) -> Result<BoneTrack> {
-    let mut track = BoneTrack::new(bone);
-    let num = |f: &Value, fld: &str, name: &str, default: f64| -> Result<f64> {
-        at.number_or(f, name, default)
-            .map_err(|_| at.error(&format!("{fld}.{name}"), None, "expected a finite number"))
-    };
-    use ChannelKind as K;
-    let mut set = |kind: K, ks: Vec<Key>| {
-        if !ks.is_empty() {
-            *track.channels.get_mut(kind) = Some(Channel::new(ks));
+/// A channel's keys from its frames and their values: a key per frame, and a key at each
+/// join of a several-piece curve (its time and value that fraction of the way to the next
+/// frame's), each segment with its piece's curve.
+fn keys(frames: &[Frame], values: &[f64]) -> Vec<Key> {
+    let mut out = Vec::with_capacity(frames.len());
+    for (i, f) in frames.iter().enumerate() {
+        out.push(Key::new(f.time, values[i]).with_curve(f.tween.first));
+        let Some(next) = frames.get(i + 1) else {
+            continue;
+        };
+        let (dt, dv) = (next.time - f.time, values[i + 1] - values[i]);
+        for &([x, y], curve) in &f.tween.joins {
+            out.push(Key::new(f.time + x * dt, values[i] + y * dv).with_curve(curve));
         }
-    };
-    let mk = |t: f64, v: f64, c: Curve| Key::new(t, v).with_curve(c);
-    let tr = frames(at, timeline, "translateFrame", rate, clip, keys)?;
-    let (mut x, mut y) = (Vec::new(), Vec::new());
-    for (i, &(t, c, f)) in tr.iter().enumerate() {
-        let fld = format!("translateFrame[{i}]");
-        x.push(mk(t, num(f, &fld, "x", 0.0)?, c));
-        y.push(mk(t, -num(f, &fld, "y", 0.0)?, c));
     }
-    let ro = frames(at, timeline, "rotateFrame", rate, clip, keys)?;
-    let (mut r, mut s) = (Vec::new(), Vec::new());
-    let mut previous: Option<f64> = None;
-    let mut any_skew = false;
-    for (i, &(t, c, f)) in ro.iter().enumerate() {
-        let fld = format!("rotateFrame[{i}]");
-        let turns = num(f, &fld, "tweenRotate", 0.0)?;
-        if turns != 0.0 {
-            return Err(at.error(
-                &format!("{fld}.tweenRotate"),
-                None,
-                format!("{turns} extra turns are not read"),
-            ));
-        }
-        let mut deg = num(f, &fld, "rotate", 0.0)?;
-        if let Some(p) = previous {
-            deg = p + wrap_degrees(deg - p);
-        }
-        previous = Some(deg);
-        let skew = num(f, &fld, "skew", 0.0)?;
-        any_skew |= skew != 0.0;
-        r.push(mk(t, -deg, c));
-        s.push(mk(t, -skew, c));
+    out
+}
+
+/// Rotation keys (degrees, y down) as DragonBones turns between them, then times `sign`: the
+/// short way round (each difference brought into ±180°), or after a key with `turns` = n ≠ 0
+/// (`clockwise` in 5.5, `tweenRotate` before) in n's direction (positive: clockwise on the
+/// y-down screen, increasing angles), with |n| - 1 extra full turns when the next key already
+/// lies that way and |n| otherwise. The first key is taken as written.
+fn unwrap_turns(raw: &[f64], turns: &[f64], sign: f64) -> Vec<f64> {
+    let mut out: Vec<f64> = Vec::with_capacity(raw.len());
+    for (i, &r) in raw.iter().enumerate() {
+        let deg = match i.checked_sub(1) {
+            None => r,
+            Some(q) => {
+                let (p, n) = (out[q], turns[q]);
+                if n == 0.0 {
+                    p + wrap_degrees(r - p)
+                } else {
+                    let ahead = if n > 0.0 { r >= p } else { r <= p };
+                    r + 360.0 * if ahead { n - n.signum() } else { n }
+                }
+            }
+        };
+        out.push(deg);
     }
-    let sc = frames(at, timeline, "scaleFrame", rate, clip, keys)?;
-    let (mut sx, mut sy) = (Vec::new(), Vec::new());
-    for (i, &(t, c, f)) in sc.iter().enumerate() {
-        let fld = format!("scaleFrame[{i}]");
-        sx.push(mk(t, num(f, &fld, "x", 1.0)?, c));
-        sy.push(mk(t, num(f, &fld, "y", 1.0)?, c));
-    }
-    // The older whole-transform frames.
-    let old = frames(at, timeline, "frame", rate, clip, keys)?;
-    let newer = !(tr.is_empty() && ro.is_empty() && sc.is_empty());
-    if !old.is_empty() && newer {
-        return Err(at.error(
-            "frame",
-            None,
-            "both a `frame` list and translate/rotate/scale frames",
-        ));
-    }
-    let mut previous: Option<f64> = None;
-    for (i, &(t, c, f)) in old.iter().enumerate() {
-        let fld = format!("frame[{i}].transform");
-        let empty = json!({});
-        let tf = f.get("transform").unwrap_or(&empty);
-        let sky = num(tf, &fld, "skY", 0.0)?;
-        let skx = num(tf, &fld, "skX", 0.0)?;
-        let mut deg = sky;
-        if let Some(p) = previous {
-            deg = p + wrap_degrees(deg - p);
-        }
-        previous = Some(deg);
-        any_skew |= skx != sky;
-        x.push(mk(t, num(tf, &fld, "x", 0.0)?, c));
-        y.push(mk(t, -num(tf, &fld, "y", 0.0)?, c));
-        r.push(mk(t, -deg, c));
-        s.push(mk(t, -(skx - sky), c));
-        sx.push(mk(t, num(tf, &fld, "scX", 1.0)?, c));
-        sy.push(mk(t, num(tf, &fld, "scY", 1.0)?, c));
-    }
-    set(K::TranslateX, x);
-    set(K::TranslateY, y);
-    set(K::Rotation, r);
-    if any_skew {
-        set(K::ShearY, s);
-    }
-    set(K::ScaleX, sx);
-    set(K::ScaleY, sy);
-    Ok(track)
+    out.iter_mut().for_each(|d| *d *= sign);
+    out
 }
 
 /// Below this (px, degrees, or relative scale) a setup transform equals the bind local one.

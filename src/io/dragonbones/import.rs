@@ -190,9 +190,12 @@ pub fn import_dragonbones_with_atlas(text: &str, atlas: &Atlas) -> Result<Dragon
 
 /// Parses a DragonBones 5.5 `_ske.json` and builds one scene (see the module docs).
 ///
-/// - The first armature is imported (others are named in the notes).
-/// - Every mesh display of the default skin becomes a part named after its slot; all parts
-///   share one mesh as separate components. Image and other displays are skipped (noted).
+/// - The first armature with a mesh display is imported (others are named in the notes).
+/// - Every mesh display of every skin becomes a part named after its slot (`skin:slot`
+///   outside the default skin), the default skin's first; all parts share one mesh as
+///   separate components. A `share` mesh takes the geometry and weights of the mesh it names
+///   (one naming none is left out, noted). Image and other displays are skipped (noted).
+/// - Transforms are relative to the parent bone; `isGlobal: 1` data is refused.
 /// - Rest skeleton: a bone bound by a mesh takes its `bonePose` (head = translation,
 ///   direction = the matrix's x axis, tail = head + `length` · direction, a zero length
 ///   becoming [`ZERO_LENGTH_TAIL`]); other bones take their setup transform relative to
@@ -215,8 +218,9 @@ pub fn import_dragonbones_with_atlas(text: &str, atlas: &Atlas) -> Result<Dragon
 /// vertex: numbers out of range (coordinates beyond ±1e6 px, scales beyond ±1000, a vertex's
 /// bone count beyond its mesh's `bonePose`), singular `slotPose`/`bonePose` matrices, a
 /// world transform that compounds out of range (the first such bone, parents first),
-/// repeated slot names, and a display's own mesh errors (zero-area or repeated triangles,
-/// non-manifold edges) in its own indices; [`Error::UnknownParent`],
+/// repeated slot names, and a display with no triangle of nonzero area. Zero-area triangles
+/// are left out and repeated triangles, folds and unused vertices kept, as in artist meshes
+/// anywhere (noted); [`Error::UnknownParent`],
 /// [`Error::DuplicateBone`], [`Error::ParentCycle`] for the bone hierarchy.
 pub fn import_dragonbones(text: &str) -> Result<DragonBonesImport> {
     import(text, None)
@@ -255,7 +259,7 @@ fn import(text: &str, atlas: Option<&Atlas>) -> Result<DragonBonesImport> {
         .map(|m| place_display(m, &rest))
         .collect::<Result<Vec<_>>>()?;
     let scale = placed.iter().map(|p| p.scale).fold(0.0, f64::max);
-    let mut builder = SceneBuilder::new(bones.len());
+    let mut builder = SceneBuilder::for_artist_meshes(bones.len());
     for (m, p) in meshes.iter().zip(placed) {
         let added = add_display(&mut builder, m, p, scale, &mut report.notes)?;
         report.meshes.push(MeshReport {
@@ -397,14 +401,31 @@ fn add_display(
     scale: f64,
     notes: &mut Vec<String>,
 ) -> Result<DisplayReport> {
-    let part = builder.unique_name(&m.slot);
+    let part = builder.unique_name(&m.part_name());
     let ctx = mesh_context(m);
-    let (oriented, reoriented) = orient_triangles(m, &placed.points, scale)?;
+    let Oriented {
+        triangles: oriented,
+        reoriented,
+        dropped,
+    } = orient_triangles(m, &placed.points, scale);
     let scene_placed: Vec<Point2<f64>> = placed.points.iter().map(|&p| to_scene(p)).collect();
-    // The displays are separate components: what the whole mesh's validation would find
-    // (repeated triangles, non-manifold edges, unused vertices) is inside one display, so
-    // check it here and name the display.
-    Mesh::new(scene_placed.clone(), oriented.clone()).map_err(|e| in_display(&ctx, e))?;
+    // Artist meshes repeat triangles, fold and leave vertices unused: the artist entry point
+    // keeps them (noted when the scene is built), as the Spine import does; what no mesh can
+    // hold (no triangle of any area left) is an error naming the display.
+    Mesh::from_artist(
+        scene_placed.clone(),
+        oriented.clone(),
+        vec![part.clone()],
+        vec![0; scene_placed.len()],
+    )
+    .map_err(|e| in_display(&ctx, e))?;
+    if !dropped.is_empty() {
+        notes.push(format!(
+            "{part}: {} triangles of zero area left out (the first: display triangle {})",
+            dropped.len(),
+            dropped[0]
+        ));
+    }
     if reoriented > 0 {
         notes.push(format!(
             "{part}: {reoriented} of {} triangles were clockwise after the y flip (DragonBones does not fix a winding): reversed",
@@ -436,7 +457,7 @@ fn add_display(
             slot: m.slot.clone(),
             display: m.display.clone(),
             vertices: placed.points.len(),
-            triangles: m.triangles.len(),
+            triangles: oriented.len(),
             weighted: m.skin.is_some(),
             first_vertex: added.vertices.start,
             bones: Vec::new(),
@@ -447,42 +468,37 @@ fn add_display(
     })
 }
 
-/// Display `m`'s triangles, each made counter-clockwise in the y-up frame, and how many were
-/// reversed. A triangle of zero area (under [`ZERO_AREA_REL`] · `scale`²) is an error.
-fn orient_triangles(
-    m: &FileMesh,
-    placed: &[[f64; 2]],
-    scale: f64,
-) -> Result<(Vec<[usize; 3]>, usize)> {
+/// Display `m`'s triangles, each made counter-clockwise in the y-up frame.
+struct Oriented {
+    triangles: Vec<[usize; 3]>,
+    /// Triangles that were clockwise and were reversed.
+    reoriented: usize,
+    /// Display indices of the triangles of zero area (under [`ZERO_AREA_REL`] · `scale`²)
+    /// left out: artist meshes have them (a vertex placed on an edge, two vertices at one
+    /// point), and they carry no area to draw or to skin.
+    dropped: Vec<usize>,
+}
+
+fn orient_triangles(m: &FileMesh, placed: &[[f64; 2]], scale: f64) -> Oriented {
     let zero_area = ZERO_AREA_REL * scale * scale;
-    let mut reoriented = 0;
-    let mut oriented = Vec::with_capacity(m.triangles.len());
+    let mut out = Oriented {
+        triangles: Vec::with_capacity(m.triangles.len()),
+        reoriented: 0,
+        dropped: Vec::new(),
+    };
     for (t, &tri) in m.triangles.iter().enumerate() {
         let [a, b, c] = tri.map(|i| to_scene(placed[i]));
         let area2 = signed_area2(&a, &b, &c);
         if area2.abs() <= zero_area {
-            return Err(Error::DragonBones {
-                context: mesh_context(m),
-                field: "triangles".into(),
-                vertex: None,
-                message: if area2 == 0.0 {
-                    format!("triangle {t} {tri:?} has zero area")
-                } else {
-                    format!(
-                        "triangle {t} {tri:?} has zero area ({:.3e} px², under the tolerance of a scene whose largest coordinate is {scale:.3e} px)",
-                        0.5 * area2.abs()
-                    )
-                },
-            });
-        }
-        if area2 > 0.0 {
-            oriented.push(tri);
+            out.dropped.push(t);
+        } else if area2 > 0.0 {
+            out.triangles.push(tri);
         } else {
-            reoriented += 1;
-            oriented.push([tri[0], tri[2], tri[1]]);
+            out.reoriented += 1;
+            out.triangles.push([tri[0], tri[2], tri[1]]);
         }
     }
-    Ok((oriented, reoriented))
+    out
 }
 
 /// `mesh "NAME" (slot "SLOT")`, the context of a display's errors.

@@ -31,6 +31,7 @@ pub(super) struct FileBone {
 }
 
 /// The skinning data of a weighted mesh (bone indices into the armature's bone list).
+#[derive(Clone)]
 pub(super) struct FileSkin {
     pub slot_pose: Affine,
     pub bone_poses: Vec<(usize, Affine)>,
@@ -39,7 +40,10 @@ pub(super) struct FileSkin {
 }
 
 /// A mesh display as the file gives it.
+#[derive(Clone)]
 pub(super) struct FileMesh {
+    /// The skin it belongs to: `None` for the default skin (named `""` or `"default"`).
+    pub skin_name: Option<String>,
     pub slot: String,
     pub slot_bone: Option<usize>,
     pub display: String,
@@ -53,6 +57,17 @@ pub(super) struct FileMesh {
     pub texture: String,
     /// The slot's place in the armature's `slot` list (draw order, back to front).
     pub draw_order: usize,
+}
+
+impl FileMesh {
+    /// Its part's name: the slot's, with `skin:` in front for a skin other than the default
+    /// one (as the Spine import names every skin's attachments).
+    pub fn part_name(&self) -> String {
+        match &self.skin_name {
+            None => self.slot.clone(),
+            Some(skin) => format!("{skin}:{}", self.slot),
+        }
+    }
 }
 
 /// Everything the importer reads from the file, checked.
@@ -69,6 +84,8 @@ pub(super) struct FileArmature {
 
 /// Parses the first armature: bones, slots and the default skin's mesh displays.
 pub(super) fn parse_armature(text: &str) -> Result<FileArmature> {
+    // Editors on Windows may save JSON with a UTF-8 byte order mark, which JSON parsers refuse.
+    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
     let objects = text.bytes().filter(|&b| b == b'{').count();
     if objects > MAX_OBJECTS {
         return Err(At { context: "file" }.error(
@@ -86,27 +103,37 @@ pub(super) fn parse_armature(text: &str) -> Result<FileArmature> {
     let top = At { context: "file" };
     top.object(&root, "(root)")?;
     let armatures = top.array(&root, "armature")?;
-    let armature = armatures
-        .first()
-        .ok_or_else(|| top.error("armature", None, "no armature in the file"))?;
+    if armatures.is_empty() {
+        return Err(top.error("armature", None, "no armature in the file"));
+    }
+    let version = top.opt_string(&root, "version")?.unwrap_or_default();
+    refuse_global(&root, &version)?;
     let mut report = ImportReport {
-        version: top.opt_string(&root, "version")?.unwrap_or_default(),
+        version,
         ..ImportReport::default()
     };
+    let armature = choose_armature(armatures, &mut report.notes)?;
     let at = At {
         context: "armature",
     };
-    at.object(armature, "armature[0]")?;
     report.armature = at.opt_string(armature, "name")?.unwrap_or_default();
-    if armatures.len() > 1 {
-        report.notes.push(format!(
-            "the file has {} armatures; imported the first, {:?}",
-            armatures.len(),
-            report.armature
-        ));
-    }
 
     let bones = parse_bones(armature)?;
+    // 5.7 surface bones deform the meshes bound to them by a lattice; here they are read as
+    // bones like any other (at their transform), so that a file with them still loads.
+    let surfaces: Vec<&str> = at
+        .array(armature, "bone")?
+        .iter()
+        .filter(|b| b.get("type").and_then(Value::as_str) == Some("surface"))
+        .filter_map(|b| b.get("name").and_then(Value::as_str))
+        .collect();
+    if !surfaces.is_empty() {
+        report.notes.push(format!(
+            "{} surface bones read as plain bones (their lattice deformation is not applied): {}",
+            surfaces.len(),
+            surfaces.join(", ")
+        ));
+    }
     // Validates names and parents and gives a parents-first order.
     let order = Skeleton::new(
         bones
@@ -125,7 +152,7 @@ pub(super) fn parse_armature(text: &str) -> Result<FileArmature> {
         return Err(at.error("skin", None, "no mesh display to import"));
     }
 
-    let clips = super::clips::parse_clips(&root, armature)?;
+    let clips = super::clips::parse_clips(&root, armature, &mut report.notes)?;
     Ok(FileArmature {
         bones,
         order,
@@ -266,6 +293,105 @@ fn is_mesh(display: &Value) -> bool {
     }
 }
 
+/// Refuses global transforms: DragonBones 4.x and older could write every bone transform in
+/// armature space (`isGlobal` 1). The importer reads transforms relative to the parent bone
+/// (what 5.x writes, and 4.5 with `isGlobal: 0`; an absent flag reads as relative, as the 5.x
+/// runtimes read it), so global data is an error rather than a misplaced skeleton.
+fn refuse_global(root: &Value, version: &str) -> Result<()> {
+    let at = At { context: "file" };
+    let global = match root.get("isGlobal") {
+        None | Some(Value::Null) => false,
+        Some(Value::Bool(b)) => *b,
+        Some(Value::Number(n)) => n.as_f64() != Some(0.0),
+        Some(Value::String(s)) => !matches!(s.as_str(), "" | "0" | "false"),
+        Some(v) => {
+            return Err(at.error("isGlobal", None, format!("expected 0 or 1, found {v}")));
+        }
+    };
+    if global {
+        return Err(at.error(
+            "isGlobal",
+            None,
+            format!("global (armature-space) bone transforms of DragonBones {version} data are not read: export with isGlobal 0 (DragonBones 4.5 or later)"),
+        ));
+    }
+    Ok(())
+}
+
+/// The armature to import: the first whose skins hold a mesh display. Files also carry
+/// armatures of images only (effects, props, sub-armatures shown in a slot), often listed
+/// before the character; the others are named in the notes with their mesh displays.
+fn choose_armature<'v>(armatures: &'v [Value], notes: &mut Vec<String>) -> Result<&'v Value> {
+    for (i, a) in armatures.iter().enumerate() {
+        At {
+            context: "armature",
+        }
+        .object(a, &format!("armature[{i}]"))?;
+    }
+    let counts: Vec<usize> = armatures.iter().map(mesh_display_count).collect();
+    let chosen = counts.iter().position(|&n| n > 0).unwrap_or(0);
+    if armatures.len() > 1 {
+        let name = |a: &Value| {
+            a.get("name")
+                .and_then(Value::as_str)
+                .unwrap_or("")
+                .to_string()
+        };
+        let others: Vec<String> = armatures
+            .iter()
+            .zip(&counts)
+            .enumerate()
+            .filter(|&(i, _)| i != chosen)
+            .map(|(_, (a, n))| format!("{:?} ({n} mesh displays)", name(a)))
+            .collect();
+        notes.push(format!(
+            "the file has {} armatures; imported {:?}, the first with a mesh display; not {}",
+            armatures.len(),
+            name(&armatures[chosen]),
+            others.join(", ")
+        ));
+    }
+    Ok(&armatures[chosen])
+}
+
+/// Mesh displays over every skin of an armature (what does not have the expected layout
+/// counts nothing here: the parser names it if that armature is chosen).
+fn mesh_display_count(armature: &Value) -> usize {
+    armature
+        .get("skin")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .filter_map(|skin| skin.get("slot").and_then(Value::as_array))
+        .flatten()
+        .filter_map(|slot| slot.get("display").and_then(Value::as_array))
+        .flatten()
+        .filter(|d| is_mesh(d))
+        .count()
+}
+
+/// Whether a skin name is the default skin's (`""`, `"default"`, or none).
+fn is_default_skin(name: Option<&str>) -> bool {
+    matches!(name, None | Some("" | "default"))
+}
+
+/// A mesh display that takes its geometry from another (`share`), resolved once every skin is
+/// read: its own name, image and transform, the geometry of the mesh `share` names in the
+/// same slot of skin `skin` (the display's `skin` field, default the default skin).
+struct Shared {
+    /// Where it goes among the parts (file order).
+    index: usize,
+    skin: Option<String>,
+    slot: String,
+    share: String,
+    from_skin: Option<String>,
+    display: String,
+    texture: String,
+    display_transform: Affine,
+}
+
+/// Every mesh display of every skin, the default skin first (each skin's in file order):
+/// meshes with their own geometry, and `share` meshes given the geometry they name.
 fn parse_meshes(
     armature: &Value,
     bones: &[FileBone],
@@ -281,69 +407,131 @@ fn parse_meshes(
             .as_array()
             .ok_or_else(|| at.error("skin", None, "expected an array"))?,
     };
-    // The default skin is the one named "" or "default", else the first.
-    let Some(skin) = skins
-        .iter()
-        .find(|s| {
-            matches!(
-                s.get("name").and_then(Value::as_str),
-                None | Some("" | "default")
-            )
-        })
-        .or(skins.first())
-    else {
+    if skins.is_empty() {
         return Ok(Vec::new());
-    };
-    if skins.len() > 1 {
-        notes.push(format!(
-            "{} skins; imported the default one only",
-            skins.len()
-        ));
     }
-    let mut meshes = Vec::new();
+    let skin_name = |s: &Value| s.get("name").and_then(Value::as_str).map(str::to_string);
+    // The default skin is the one named "" or "default", else the first.
+    let default = skins
+        .iter()
+        .position(|s| is_default_skin(skin_name(s).as_deref()))
+        .unwrap_or(0);
+    let order = std::iter::once(default).chain((0..skins.len()).filter(|&k| k != default));
+    let mut meshes: Vec<Option<FileMesh>> = Vec::new();
+    let mut shared: Vec<Shared> = Vec::new();
     let mut skipped = 0;
-    for (i, s) in at.array(skin, "slot")?.iter().enumerate() {
-        let ctx = format!("skin slot {i}");
-        let at = At { context: &ctx };
-        let slot = at.string(s, "name")?;
-        let (slot_bone, draw_order) = *slots.get(&slot).ok_or_else(|| Error::DragonBones {
-            context: format!("skin slot {slot:?}"),
-            field: "name".into(),
-            vertex: None,
-            message: "no armature slot has this name".into(),
-        })?;
-        let displays = match s.get("display") {
-            None => continue,
-            Some(d) => d
-                .as_array()
-                .ok_or_else(|| at.error("display", None, "expected an array"))?,
+    for k in order {
+        let skin = &skins[k];
+        let name = skin_name(skin).filter(|n| k != default && !is_default_skin(Some(n)));
+        let Some(slot_list) = skin.get("slot") else {
+            continue;
         };
-        for d in displays {
-            if !is_mesh(d) {
-                skipped += 1;
-                continue;
+        let slot_list = slot_list
+            .as_array()
+            .ok_or_else(|| at.error("skin.slot", None, "expected an array"))?;
+        for (i, s) in slot_list.iter().enumerate() {
+            let ctx = format!("skin slot {i}");
+            let at = At { context: &ctx };
+            let slot = at.string(s, "name")?;
+            let (slot_bone, draw_order) = *slots.get(&slot).ok_or_else(|| Error::DragonBones {
+                context: format!("skin slot {slot:?}"),
+                field: "name".into(),
+                vertex: None,
+                message: "no armature slot has this name".into(),
+            })?;
+            let displays = match s.get("display") {
+                None => continue,
+                Some(d) => d
+                    .as_array()
+                    .ok_or_else(|| at.error("display", None, "expected an array"))?,
+            };
+            for d in displays {
+                if !is_mesh(d) {
+                    skipped += 1;
+                    continue;
+                }
+                let dat = At {
+                    context: &format!("slot {slot:?} display"),
+                };
+                let display = dat.string(d, "name")?;
+                let texture = dat
+                    .opt_string(d, "path")?
+                    .unwrap_or_else(|| display.clone());
+                if let Some(share) = dat.opt_string(d, "share")? {
+                    let from_skin = dat.opt_string(d, "skin")?;
+                    shared.push(Shared {
+                        index: meshes.len(),
+                        skin: name.clone(),
+                        slot: slot.clone(),
+                        share,
+                        from_skin: from_skin.filter(|n| !is_default_skin(Some(n))),
+                        display_transform: dat.transform(d)?,
+                        display,
+                        texture,
+                    });
+                    meshes.push(None);
+                    continue;
+                }
+                let mut mesh = parse_mesh(d, bones, slot.clone(), slot_bone, display)?;
+                mesh.skin_name = name.clone();
+                mesh.texture = texture;
+                mesh.draw_order = draw_order;
+                meshes.push(Some(mesh));
             }
-            let display = At {
-                context: &format!("slot {slot:?} display"),
-            }
-            .string(d, "name")?;
-            if d.get("share").is_some() {
-                notes.push(format!(
-                    "slot {slot:?}: linked mesh {display:?} (\"share\") skipped"
-                ));
-                continue;
-            }
-            let mut mesh = parse_mesh(d, bones, slot.clone(), slot_bone, display)?;
-            mesh.draw_order = draw_order;
-            meshes.push(mesh);
         }
     }
+    resolve_shared(&mut meshes, shared, notes);
     if skipped > 0 {
         notes.push(format!(
             "{skipped} non-mesh displays (images, armatures, bounding boxes) skipped"
         ));
     }
-    Ok(meshes)
+    Ok(meshes.into_iter().flatten().collect())
+}
+
+/// Gives each `share` mesh the geometry (vertices, triangles, uvs, weights) of the mesh it
+/// names. A name no mesh of that skin and slot has leaves nothing for DragonBones to draw:
+/// such a display is left out, named in the notes.
+fn resolve_shared(meshes: &mut [Option<FileMesh>], shared: Vec<Shared>, notes: &mut Vec<String>) {
+    let mut unresolved = Vec::new();
+    let count = shared.len();
+    for s in shared {
+        let source = meshes
+            .iter()
+            .flatten()
+            .find(|m| m.skin_name == s.from_skin && m.slot == s.slot && m.display == s.share);
+        match source {
+            Some(m) => {
+                meshes[s.index] = Some(FileMesh {
+                    skin_name: s.skin,
+                    display: s.display,
+                    texture: s.texture,
+                    display_transform: s.display_transform,
+                    ..m.clone()
+                });
+            }
+            None => unresolved.push(format!(
+                "{:?} (slot {:?}, share {:?} of skin {:?})",
+                s.display,
+                s.slot,
+                s.share,
+                s.from_skin.as_deref().unwrap_or("default")
+            )),
+        }
+    }
+    if count > unresolved.len() {
+        notes.push(format!(
+            "{} meshes share another mesh's geometry (\"share\"): imported with it",
+            count - unresolved.len()
+        ));
+    }
+    if !unresolved.is_empty() {
+        notes.push(format!(
+            "{} shared meshes name no mesh of their slot (DragonBones draws nothing for them), left out: {}",
+            unresolved.len(),
+            unresolved.join(", ")
+        ));
+    }
 }
 
 fn parse_mesh(
@@ -381,10 +569,7 @@ fn parse_mesh(
     let n = vertices.len();
     let triangles = parse_triangles(&at, d, n)?;
     let uvs = parse_uvs(&at, d, n)?;
-    let texture = match d.get("path").and_then(Value::as_str) {
-        Some(p) => p.to_string(),
-        None => display.clone(),
-    };
+    let texture = display.clone();
     let skin = if d.get("weights").is_some() {
         Some(parse_skin(&at, d, bones, n)?)
     } else {
@@ -392,6 +577,7 @@ fn parse_mesh(
     };
     Ok(FileMesh {
         display_transform: at.transform(d)?,
+        skin_name: None,
         slot,
         slot_bone,
         display,

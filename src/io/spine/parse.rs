@@ -200,6 +200,8 @@ fn index(x: f64, n: usize) -> Option<usize> {
 
 /// Parses a Spine JSON project (4.x; 3.8's object-of-skins layout too).
 pub(super) fn parse_skeleton(text: &str) -> Result<FileSkeleton> {
+    // Editors on Windows may save JSON with a UTF-8 byte order mark, which JSON parsers refuse.
+    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
     let root: Value = serde_json::from_str(text).map_err(|e| Error::Json {
         context: "Spine".into(),
         message: e.to_string(),

@@ -121,6 +121,17 @@
 //! s). When a core was free, `figure` 200k 0.50-0.53 s -> 0.36-0.37 s (heat 0.39-0.41 s).
 //! The 1.5x target: met on `figure` at 10k, 200k and 500k in every run; at 50k in 4 of 10
 //! runs (1.15-1.49x; 1.55-1.68x in the other 6, under load; before: 3 of 10, up to 2.19x).
+//!
+//! The same code on the idle machine (load average 1.2-1.8, nothing else running),
+//! 2026-12-04: criterion arms-down 50k heat 66.0 ms, best 47.0 ms (0.71x); `figure` 50k
+//! heat 71.8 ms, best 78.7 ms (1.10x). `best_timing`, 2 runs, best/heat: `figure` 10k
+//! 0.84-0.87, 50k 0.98-1.04, 200k 0.93-0.94, 500k 0.92-0.95; arms-down 10k 0.84-0.86, 50k
+//! 0.71, 200k 0.69-0.74, 500k 0.68. With one rayon thread (`RAYON_NUM_THREADS=1`; heat's
+//! time does not change, 0.081 against 0.082 s at `figure` 50k, while best's atoms lose
+//! their second core): `figure` 10k
+//! 1.26, 50k 1.59, 200k 1.37, 500k 1.35; arms-down 50k 1.24, 500k 0.98. So on two free
+//! cores `best` is at most 1.04x heat from 10k to 500k, and single-threaded it misses 1.5x
+//! on `figure` 50k only.
 
 use criterion::{criterion_group, criterion_main, Criterion};
 use skinweights::solvers::NO_OPTIONS;

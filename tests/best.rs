@@ -126,6 +126,38 @@ fn best_stops_the_drag_on_kenney_sprites_rigged_with_the_male_persons_bones() {
 }
 
 #[test]
+fn best_on_parts_assigned_vertex_by_vertex_gives_valid_weights() {
+    // Parts that interleave (every vertex's part taken from its index, as a scene file may
+    // say): every bone's locked set is scattered over the mesh, so substructuring the free
+    // sets would need dense blocks as large as the mesh; best factors each set on its own.
+    let base = arms_down(12.0);
+    let mesh = base.mesh();
+    let parts = mesh.parts().to_vec();
+    let scattered: Vec<usize> = (0..mesh.vertex_count()).map(|v| v % parts.len()).collect();
+    let mesh = skinweights::Mesh::with_parts(
+        mesh.vertices().to_vec(),
+        mesh.triangles().to_vec(),
+        parts,
+        scattered,
+    )
+    .unwrap();
+    let scene = Scene::new(
+        "scattered parts",
+        mesh,
+        base.skeleton().clone(),
+        base.probes().to_vec(),
+    )
+    .unwrap();
+    let w = solver_by_name("best", &[] as &[(&str, &str)])
+        .unwrap()
+        .solve(&scene)
+        .unwrap()
+        .weights;
+    assert!(w.normalization_error() < 1e-9);
+    assert!(w.as_slice().iter().all(|x| x.is_finite() && *x >= 0.0));
+}
+
+#[test]
 fn best_on_unseen_traced_sprites_drags_nothing_with_no_more_flips_than_heat() {
     for seed in [1, 2, 3] {
         for gap in [2.0, 4.0, 8.0] {

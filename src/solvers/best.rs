@@ -1360,15 +1360,21 @@ impl Best {
                         lower,
                         rhs,
                         nearest,
-                    } = system;
+                    } = &mut *system;
                     let ((), factored) =
                         rayon::join(|| adjust(rhs, nearest), || factor_sets(lower, order, &sets));
-                    let columns: Vec<(usize, usize)> = (sets.iter().enumerate())
-                        .flat_map(|(s, set)| set.bones.iter().map(move |&j| (s, j)))
-                        .collect();
-                    let mut x = Mat::<f64>::zeros(n, nb);
-                    factored?.solve(rhs.as_ref(), &columns, x.as_mut());
-                    return Ok(x);
+                    match factored? {
+                        Some(factored) => {
+                            let columns: Vec<(usize, usize)> = (sets.iter().enumerate())
+                                .flat_map(|(s, set)| set.bones.iter().map(move |&j| (s, j)))
+                                .collect();
+                            let mut x = Mat::<f64>::zeros(n, nb);
+                            factored.solve(rhs.as_ref(), &columns, x.as_mut());
+                            return Ok(x);
+                        }
+                        // Interleaved parts: the sets' shared pieces are not worth it.
+                        None => solve_sets_apart(scene, system, Some(order), &sets, 0.0)?,
+                    }
                 }
                 None => {
                     adjust(&mut system.rhs, &system.nearest);
@@ -1437,13 +1443,13 @@ fn spread_columns(set: &FreeSet, cols: Vec<Vec<f64>>, n: usize) -> Vec<(usize, V
 }
 
 /// Factors every free set's system by substructuring ([`Substructured`]), each part in
-/// the whole mesh's elimination order `order`. Needs the matrix only, so it can run while
-/// the right-hand sides are finished.
+/// the whole mesh's elimination order `order` (`None` where the sets' atoms interleave).
+/// Needs the matrix only, so it can run while the right-hand sides are finished.
 fn factor_sets(
     lower: &SparseColMat<usize, f64>,
     order: &[usize],
     sets: &[FreeSet],
-) -> Result<Substructured> {
+) -> Result<Option<Substructured>> {
     let mut rank = vec![0; order.len()];
     for (k, &v) in order.iter().enumerate() {
         rank[v] = k;

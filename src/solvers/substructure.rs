@@ -112,6 +112,13 @@ struct Reduced {
     factor: Option<Factorization>,
 }
 
+/// The most dense border entries (the sum over atoms of the border's size squared) worth
+/// substructuring for: each atom keeps two dense border blocks and factors one, so a mesh
+/// whose atoms interleave (parts assigned vertex by vertex) would need memory and time
+/// quadratic in the mesh. 4M entries: 64 MB for both blocks, a border of 2 048 at worst
+/// (`figure` has 1 097 at 500k vertices); past it the caller factors each set on its own.
+const MAX_DENSE_BORDER_ENTRIES: usize = 1 << 22;
+
 /// Every set's system, factored by substructuring (module docs).
 pub(crate) struct Substructured {
     atoms: Vec<Atom>,
@@ -122,11 +129,13 @@ impl Substructured {
     /// Factors the principal submatrices of the SPD matrix whose lower triangle is
     /// `lower` on each of `sets` (vertex lists, ascending). `rank[v]`: `v`'s position in
     /// a fill-reducing order of the whole matrix, which each interior and border follows.
+    /// `None` when the borders would hold more than [`MAX_DENSE_BORDER_ENTRIES`] dense
+    /// entries (atoms that interleave): factoring each set on its own is cheaper then.
     pub(crate) fn new(
         lower: &SparseColMat<usize, f64>,
         sets: &[&[usize]],
         rank: &[usize],
-    ) -> Result<Self> {
+    ) -> Result<Option<Self>> {
         let n = lower.nrows();
         let (atom_of, atom_sets) = atoms(n, sets);
         let mut size = vec![0usize; atom_sets.len()];
@@ -155,8 +164,16 @@ impl Substructured {
             .zip(borders)
             .zip(atom_sets)
             .filter(|((interior, _), sets)| !interior.is_empty() && !sets.is_empty())
-            .map(|((interior, border), sets)| (interior, border, sets))
+            .map(|((interior, mut border), sets)| {
+                border.sort_unstable();
+                border.dedup();
+                (interior, border, sets)
+            })
             .collect();
+        let dense: usize = parts.iter().map(|(_, b, _)| b.len() * b.len()).sum();
+        if dense > MAX_DENSE_BORDER_ENTRIES {
+            return Ok(None);
+        }
         // The largest first: the threads then finish the factorizations and solves
         // together.
         parts.sort_by_key(|(interior, _, _)| std::cmp::Reverse(interior.len()));
@@ -169,7 +186,7 @@ impl Substructured {
             .enumerate()
             .map(|(s, set)| reduce(lower, &atoms, s, set, &on_interface))
             .collect::<Result<Vec<_>>>()?;
-        Ok(Substructured { atoms, sets })
+        Ok(Some(Substructured { atoms, sets }))
     }
 
     /// For each `(s, j)` of `columns`, solves set `s`'s system for the right-hand side
@@ -479,7 +496,7 @@ mod tests {
         ];
         let refs: Vec<&[usize]> = sets.iter().map(|s| s.as_slice()).collect();
         let rank: Vec<usize> = (0..n).collect();
-        let solved = Substructured::new(&lower, &refs, &rank).unwrap();
+        let solved = Substructured::new(&lower, &refs, &rank).unwrap().unwrap();
         let rhs = Mat::<f64>::from_fn(n, 7, |v, j| ((v * 31 + j * 17) % 11) as f64 - 4.0);
         let columns: Vec<(usize, usize)> = (0..7).map(|j| (j % sets.len(), j)).collect();
         let mut x = Mat::<f64>::zeros(n, 7);
@@ -498,5 +515,23 @@ mod tests {
                 assert!((x[(v, j)] - expected).abs() < 1e-12, "set {s} vertex {v}");
             }
         }
+    }
+
+    #[test]
+    fn interleaved_atoms_are_left_to_the_caller() {
+        // Two sets whose atoms interleave vertex by vertex (a checkerboard): every vertex
+        // of one atom borders the other, so the dense border blocks would be 2 450^2.
+        let w = 70;
+        let n = w * w;
+        let lower = grid(w);
+        let all: Vec<usize> = (0..n).collect();
+        let black: Vec<usize> = (0..n).filter(|&v| (v % w + v / w) % 2 == 0).collect();
+        let rank: Vec<usize> = (0..n).collect();
+        let refs: Vec<&[usize]> = vec![&all, &black];
+        assert!(Substructured::new(&lower, &refs, &rank).unwrap().is_none());
+        // A split into two halves has a border of one grid row: substructured.
+        let left: Vec<usize> = (0..n).filter(|&v| v % w < w / 2).collect();
+        let refs: Vec<&[usize]> = vec![&all, &left];
+        assert!(Substructured::new(&lower, &refs, &rank).unwrap().is_some());
     }
 }

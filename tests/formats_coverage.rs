@@ -28,6 +28,14 @@ fn spine(name: &str) -> SpineImport {
     load_spine(file(name), None, &options).unwrap_or_else(|e| panic!("{name}: {e}"))
 }
 
+/// The inherit mode of bone `name` (a Spine bone, so it has local transforms).
+fn inherit_of(bones: &[skinweights::skeleton::Bone], name: &str) -> Inherit {
+    let bone = bones.iter().find(|b| b.name == name);
+    bone.and_then(|b| b.local)
+        .unwrap_or_else(|| panic!("no local bone {name}"))
+        .inherit
+}
+
 fn dragonbones(name: &str) -> DragonBonesImport {
     load_dragonbones(file(name)).unwrap_or_else(|e| panic!("{name}: {e}"))
 }
@@ -160,15 +168,7 @@ fn spine_rigs_load_with_every_weighted_mesh_and_their_clips() {
 fn spine_40_bone_modes_curves_and_skipped_kinds() {
     let s = spine("spine40.json");
     let bones = s.scene.skeleton().bones();
-    let inherit = |n: &str| {
-        bones
-            .iter()
-            .find(|b| b.name == n)
-            .unwrap()
-            .local
-            .unwrap()
-            .inherit
-    };
+    let inherit = |n: &str| inherit_of(bones, n);
     // 4.0 and 4.1 name the mode `transform`.
     assert_eq!(inherit("lower"), Inherit::NoScale);
     assert_eq!(inherit("hand"), Inherit::OnlyTranslation);
@@ -245,15 +245,7 @@ fn spine_41_sequences_and_cross_skin_linked_meshes() {
 fn spine_42_inherit_physics_and_unicode_names() {
     let s = spine("spine42.json");
     let bones = s.scene.skeleton().bones();
-    let inherit = |n: &str| {
-        bones
-            .iter()
-            .find(|b| b.name == n)
-            .unwrap()
-            .local
-            .unwrap()
-            .inherit
-    };
+    let inherit = |n: &str| inherit_of(bones, n);
     assert_eq!(inherit("spine"), Inherit::NoScaleOrReflection);
     assert_eq!(inherit("head"), Inherit::NoRotationOrReflection);
     assert_eq!(inherit("tail"), Inherit::NoScale);

@@ -34,8 +34,8 @@
 mod common;
 
 use clap::Parser;
-use common::rigs::{cut_meshes, load_rigs, solve_per_mesh_each, solver_specs, Rig};
-use common::{main_with, progress, write_json, write_text, Res};
+use common::rigs::{cut_meshes, rigs_and_solvers, solve_per_mesh_each, Rig};
+use common::{main_with, write_json, write_text, Res};
 use nalgebra::{DMatrix, DVector};
 use serde::Serialize;
 use skinweights::metrics::artist::{
@@ -181,10 +181,7 @@ fn main() -> std::process::ExitCode {
 }
 
 fn run(cli: &Cli) -> Res<()> {
-    let rigs = load_rigs(&cli.rigs)?;
-    let solvers = solver_specs(&cli.solvers, &DEFAULT_SOLVERS)?;
-    let jobs: usize = rigs.iter().map(|r| r.meshes.len()).sum::<usize>() * solvers.len();
-    let bar = progress(jobs as u64, "solving");
+    let (rigs, solvers, bar) = rigs_and_solvers(&cli.rigs, &cli.solvers, &DEFAULT_SOLVERS)?;
     let mut samples = Vec::new();
     for rig in &rigs {
         let cuts = cut_meshes(rig)?;

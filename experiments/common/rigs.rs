@@ -198,6 +198,20 @@ pub fn solve_per_mesh(
     Ok((full, failed))
 }
 
+/// The rigs to score (`given`, else the shipped ones), the solver specs (`given`, else
+/// `default`; checked) and a progress bar over one job per mesh and solver.
+pub fn rigs_and_solvers(
+    given_rigs: &[PathBuf],
+    given_solvers: &Option<Vec<String>>,
+    default: &[&str],
+) -> Res<(Vec<Rig>, Vec<String>, indicatif::ProgressBar)> {
+    let rigs = load_rigs(given_rigs)?;
+    let solvers = solver_specs(given_solvers, default)?;
+    let jobs: usize = rigs.iter().map(|r| r.meshes.len()).sum::<usize>() * solvers.len();
+    let bar = super::progress(jobs as u64, "solving");
+    Ok((rigs, solvers, bar))
+}
+
 /// Protocol (a) with every solver of `solvers` in turn ([`solve_per_mesh`]; failed meshes
 /// scored with equal weights), advancing `bar` by one per mesh and solver.
 pub fn solve_per_mesh_each(

@@ -15,6 +15,7 @@ mod scene_builder;
 mod scene_json;
 pub mod spine;
 mod sprite;
+mod tolerance;
 mod weights_json;
 
 pub use atomic::{is_stdout, output_kind, write_atomic, OutputKind};

@@ -281,12 +281,30 @@ impl At<'_> {
         }
     }
 
-    fn bool_or(&self, obj: &Value, field: &str, default: bool) -> Result<bool> {
+    /// A boolean, or `default` when absent; 0/1 are read as DragonBones 5.0 writes them,
+    /// and the field is added to `numeric` for the report's note.
+    fn bool_or(
+        &self,
+        obj: &Value,
+        field: &str,
+        default: bool,
+        numeric: &mut Vec<String>,
+    ) -> Result<bool> {
         match obj.get(field) {
             None | Some(Value::Null) => Ok(default),
-            Some(v) => v
-                .as_bool()
-                .ok_or_else(|| self.error(field, None, format!("expected true/false, found {v}"))),
+            Some(v) => match crate::io::tolerance::json_flag(v) {
+                Some((b, was_number)) => {
+                    if was_number {
+                        numeric.push(format!("{} {field}", self.context));
+                    }
+                    Ok(b)
+                }
+                None => Err(self.error(
+                    field,
+                    None,
+                    format!("expected true/false (or 0/1), found {v}"),
+                )),
+            },
         }
     }
 

@@ -85,7 +85,7 @@ pub(super) struct FileArmature {
 /// Parses the first armature: bones, slots and the default skin's mesh displays.
 pub(super) fn parse_armature(text: &str) -> Result<FileArmature> {
     // Editors on Windows may save JSON with a UTF-8 byte order mark, which JSON parsers refuse.
-    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
+    let text = crate::io::tolerance::strip_bom(text);
     let objects = text.bytes().filter(|&b| b == b'{').count();
     if objects > MAX_OBJECTS {
         return Err(At { context: "file" }.error(
@@ -118,7 +118,7 @@ pub(super) fn parse_armature(text: &str) -> Result<FileArmature> {
     };
     report.armature = at.opt_string(armature, "name")?.unwrap_or_default();
 
-    let bones = parse_bones(armature)?;
+    let bones = parse_bones(armature, &mut report.notes)?;
     // 5.7 surface bones deform the meshes bound to them by a lattice; here they are read as
     // bones like any other (at their transform), so that a file with them still loads.
     let surfaces: Vec<&str> = at
@@ -162,7 +162,8 @@ pub(super) fn parse_armature(text: &str) -> Result<FileArmature> {
     })
 }
 
-fn parse_bones(armature: &Value) -> Result<Vec<FileBone>> {
+fn parse_bones(armature: &Value, notes: &mut Vec<String>) -> Result<Vec<FileBone>> {
+    let mut numeric = Vec::new();
     let at = At {
         context: "armature",
     };
@@ -174,7 +175,8 @@ fn parse_bones(armature: &Value) -> Result<Vec<FileBone>> {
             .map_err(|e| with_context(e, format!("bone {i}")))?;
         names.entry(name).or_insert(i);
     }
-    raw.iter()
+    let bones = raw
+        .iter()
         .enumerate()
         .map(|(i, b)| {
             let ctx = format!("bone {i}");
@@ -201,13 +203,15 @@ fn parse_bones(armature: &Value) -> Result<Vec<FileBone>> {
                 parent,
                 length,
                 setup_local: at.transform(b)?,
-                inherit_translation: at.bool_or(b, "inheritTranslation", true)?,
-                inherit_rotation: at.bool_or(b, "inheritRotation", true)?,
-                inherit_scale: at.bool_or(b, "inheritScale", true)?,
+                inherit_translation: at.bool_or(b, "inheritTranslation", true, &mut numeric)?,
+                inherit_rotation: at.bool_or(b, "inheritRotation", true, &mut numeric)?,
+                inherit_scale: at.bool_or(b, "inheritScale", true, &mut numeric)?,
                 name,
             })
         })
-        .collect()
+        .collect::<Result<Vec<_>>>()?;
+    notes.extend(crate::io::tolerance::numeric_flags_note(&numeric));
+    Ok(bones)
 }
 
 pub(super) fn with_context(e: Error, context: String) -> Error {

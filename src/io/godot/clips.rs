@@ -232,10 +232,50 @@ pub(super) fn read_clips(
             add_track(&mut clip, skeleton, bones, track, &name, i)?;
         }
         fill_saved(&mut clip, skeleton, bones)?;
+        cut_at_length(&mut clip, notes);
         clip.check(skeleton)?;
         clips.push(clip);
     }
     Ok(clips)
+}
+
+/// Keys past the clip's length, as Godot plays them: never reached, yet the segment into the
+/// first of them shapes the values before the end. Each channel that has them ends with a
+/// key at the length holding its value there (exact for linear and stepped segments; an
+/// eased or cubic segment, now shorter, only approximates its curve), and a note names the
+/// bones.
+fn cut_at_length(clip: &mut Clip, notes: &mut Vec<String>) {
+    let end = clip.duration;
+    let mut cut = Vec::new();
+    for track in &mut clip.tracks {
+        let mut dropped = 0;
+        for kind in ChannelKind::ALL {
+            let Some(channel) = track.channels.get_mut(kind) else {
+                continue;
+            };
+            let Some(first_past) = channel.keys.iter().position(|k| k.time > end) else {
+                continue;
+            };
+            let at_end = channel.sample(end);
+            dropped += channel.keys.len() - first_past;
+            channel.keys.truncate(first_past);
+            if channel.keys.last().is_none_or(|k| k.time < end) {
+                if let Some(v) = at_end {
+                    channel.keys.push(Key::new(end, v));
+                }
+            }
+        }
+        if dropped > 0 {
+            cut.push(format!("{} ({dropped})", track.bone));
+        }
+    }
+    if !cut.is_empty() {
+        notes.push(format!(
+            "clip {:?}: keys past its length {end} s, never played: the value at the end kept, the keys dropped: {}",
+            clip.name,
+            cut.join(", ")
+        ));
+    }
 }
 
 /// A key as read: time, the absolute value(s), the curve to the next key.

@@ -640,6 +640,12 @@ fn weight_notes(
             m.renormalized_rows, m.max_row_sum_error
         ));
     }
+    for (path, len) in &poly.skipped {
+        notes.push(format!(
+            "{part}: the weights of bone {path:?} are {len} numbers for a polygon of {} points: skipped, as Godot skips them",
+            poly.points.len()
+        ));
+    }
     if !poly.missing.is_empty() {
         notes.push(format!(
             "{part}: bones lists {} paths that name no bone below the skeleton, all with weight 0: ignored ({})",
@@ -1169,6 +1175,9 @@ struct Polygon<'a> {
     /// One row (all bones) per point.
     weights: Vec<Vec<f64>>,
     missing: Vec<String>,
+    /// Bones whose weights array is not one weight per point, with its length: Godot skips
+    /// such a bone's weights and draws the rest, and so does the import.
+    skipped: Vec<(String, usize)>,
     /// `ExtResource` id of the texture.
     texture: Option<String>,
     z_index: i64,
@@ -1219,9 +1228,13 @@ fn read_polygon<'a>(
         ));
     }
     let uvs = read_uvs(s, &points)?;
-    let (weights, missing) = match prop(s, "bones") {
+    let read = match prop(s, "bones") {
         Some((at, v)) => read_weights(&at, v, n, nodes, bones, skel)?,
-        None => (vec![vec![0.0; bones.len()]; n], Vec::new()),
+        None => ReadWeights {
+            rows: vec![vec![0.0; bones.len()]; n],
+            missing: Vec::new(),
+            skipped: Vec::new(),
+        },
     };
     let texture = match prop(s, "texture") {
         Some((at, v)) => match resource_ref(v) {
@@ -1245,8 +1258,9 @@ fn read_polygon<'a>(
         uvs,
         polygons,
         internal,
-        weights,
-        missing,
+        weights: read.rows,
+        missing: read.missing,
+        skipped: read.skipped,
         texture,
         z_index,
         at_polygon,
@@ -1336,8 +1350,19 @@ fn read_uvs(s: &Section, points: &[[f64; 2]]) -> Result<Vec<[f64; 2]>> {
     Ok(uv_source.iter().map(|&p| apply(&texmat, p)).collect())
 }
 
-/// `bones` (value `v`, written at `at`): pairs of a path below the skeleton and `n` weights,
-/// as one row (all bones) per point, and the paths that name no bone (all their weights 0).
+/// A Polygon2D's `bones` property, read.
+struct ReadWeights {
+    /// One row (all bones) per point.
+    rows: Vec<Vec<f64>>,
+    /// Paths that name no bone (all their weights 0).
+    missing: Vec<String>,
+    /// Bones skipped because their array is not one weight per point, with its length.
+    skipped: Vec<(String, usize)>,
+}
+
+/// `bones` (value `v`, written at `at`): pairs of a path below the skeleton and `n` weights.
+/// A pair whose array does not hold `n` weights is skipped, as Godot's Polygon2D skips it
+/// when it draws.
 fn read_weights(
     at: &At,
     v: &Value,
@@ -1345,7 +1370,7 @@ fn read_weights(
     nodes: &[Node],
     bones: &[ReadBone],
     skel: usize,
-) -> Result<(Vec<Vec<f64>>, Vec<String>)> {
+) -> Result<ReadWeights> {
     let Value::Array(items) = v else {
         return Err(at.error(
             "",
@@ -1363,9 +1388,14 @@ fn read_weights(
     }
     let mut weights = vec![vec![0.0; bones.len()]; n];
     let mut missing = Vec::new();
+    let mut skipped = Vec::new();
     let mut seen: HashMap<usize, usize> = HashMap::new();
     for (k, pair) in items.chunks_exact(2).enumerate() {
-        let (path, w) = read_weight_pair(at, k, pair, n)?;
+        let (path, w) = read_weight_pair(at, k, pair)?;
+        if w.len() != n {
+            skipped.push((path, w.len()));
+            continue;
+        }
         let target =
             resolve_path(nodes, skel, &path).and_then(|i| bones.iter().position(|b| b.node == i));
         let Some(j) = target else {
@@ -1396,11 +1426,15 @@ fn read_weights(
             row[j] = x;
         }
     }
-    Ok((weights, missing))
+    Ok(ReadWeights {
+        rows: weights,
+        missing,
+        skipped,
+    })
 }
 
-/// Pair `k` of `bones`: the bone path and its `n` weights (none below 0).
-fn read_weight_pair(at: &At, k: usize, pair: &[Value], n: usize) -> Result<(String, Vec<f64>)> {
+/// Pair `k` of `bones`: the bone path and its weights (none below 0).
+fn read_weight_pair(at: &At, k: usize, pair: &[Value]) -> Result<(String, Vec<f64>)> {
     let path = match &pair[0] {
         Value::Str(p) | Value::NodePath(p) | Value::StringName(p) => p.clone(),
         x => {
@@ -1412,12 +1446,6 @@ fn read_weight_pair(at: &At, k: usize, pair: &[Value], n: usize) -> Result<(Stri
     };
     let detail = format!("[{}] (weights of {path:?})", 2 * k + 1);
     let w = at.float_array(&pair[1], &detail)?;
-    if w.len() != n {
-        return Err(at.error(
-            &detail,
-            format!("{} weights for a polygon of {n} points", w.len()),
-        ));
-    }
     if let Some((v, x)) = w.iter().enumerate().find(|(_, x)| **x < 0.0) {
         return Err(at.error(&detail, format!("vertex {v} has weight {x}, below 0")));
     }

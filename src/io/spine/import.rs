@@ -744,6 +744,8 @@ struct Assembly {
     folded: Vec<String>,
     /// Largest deviation of an artist weight row's sum from 1.
     max_err_all: f64,
+    /// Weights past 1 (rounding in the export), as `attachment vertex k: w`.
+    past_one: Vec<String>,
     /// Notes of zero-area triangles dropped, per attachment.
     dropped_notes: Vec<String>,
 }
@@ -768,6 +770,7 @@ impl Assembly {
             rejected: Vec::new(),
             folded: Vec::new(),
             max_err_all: 0.0,
+            past_one: Vec::new(),
             dropped_notes: Vec::new(),
         }
     }
@@ -820,6 +823,9 @@ impl Assembly {
             let s: f64 = row.iter().map(|r| r.1).sum();
             max_err = max_err.max((s - 1.0).abs());
             for &(j, w) in row {
+                if w > 1.0 {
+                    self.past_one.push(format!("{ctx} vertex {k}: {w}"));
+                }
                 self.builder.add_weight(first + k, j, w);
             }
         }
@@ -931,6 +937,18 @@ fn assembly_notes(
             "{} attachments have no atlas region and are drawn flat: {}",
             parts.missing_regions.len(),
             parts.missing_regions.join(", ")
+        ));
+    }
+    if !parts.past_one.is_empty() {
+        let n = parts.past_one.len();
+        let shown = parts.past_one[..n.min(4)].join("; ");
+        report.notes.push(format!(
+            "{n} weights past 1 (rounding in the export; their rows are renormalized): {shown}{}",
+            if n > 4 {
+                format!(" and {} more", n - 4)
+            } else {
+                String::new()
+            }
         ));
     }
     if parts.max_err_all > 1e-9 {

@@ -8,7 +8,7 @@ use serde_json::{Map, Value};
 use std::collections::HashMap;
 
 /// Largest weight accepted: weights are fractions of 1, written rounded.
-const MAX_WEIGHT: f64 = 1.001;
+const MAX_WEIGHT: f64 = crate::io::tolerance::MAX_ROUNDED_WEIGHT;
 
 /// A bone as the file gives it.
 #[derive(Debug, Clone)]
@@ -201,7 +201,7 @@ fn index(x: f64, n: usize) -> Option<usize> {
 /// Parses a Spine JSON project (4.x; 3.8's object-of-skins layout too).
 pub(super) fn parse_skeleton(text: &str) -> Result<FileSkeleton> {
     // Editors on Windows may save JSON with a UTF-8 byte order mark, which JSON parsers refuse.
-    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
+    let text = crate::io::tolerance::strip_bom(text);
     let root: Value = serde_json::from_str(text).map_err(|e| Error::Json {
         context: "Spine".into(),
         message: e.to_string(),
@@ -610,7 +610,7 @@ fn weighted_vertices(at: &At, v: &[f64], n: usize, n_bones: usize) -> Result<Vec
                 return Err(verr(
                     vertex,
                     format!(
-                        "weight {} at entry {} is outside 0..={MAX_WEIGHT}",
+                        "weight {} at entry {} is outside 0..={MAX_WEIGHT} (a fraction of 1, rounded)",
                         shown(w),
                         i + 3
                     ),

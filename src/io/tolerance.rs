@@ -1,0 +1,72 @@
+//! What the authoring tools accept and the readers accept with them: booleans written as
+//! 0/1, a byte order mark, weights rounded a little past 1. Each format's policy is in
+//! docs/formats.md; a file the tool itself would refuse stays a typed error.
+
+use serde_json::Value;
+
+/// Largest single weight read as rounding of 1: exporters write weights rounded, and a
+/// real Spine 4.2 export holds 1.00135. The row is renormalised and a note names it.
+pub const MAX_ROUNDED_WEIGHT: f64 = 1.05;
+
+/// A JSON boolean as the tools read it: `true`/`false`, or the integers 0 and 1 (DragonBones
+/// 5.0 writes `inheritRotation: 0`; Spine's runtimes read any number as `!= 0`, we take 0
+/// and 1 only). The second value is true when the file wrote a number. `None` for anything
+/// else.
+pub fn json_flag(v: &Value) -> Option<(bool, bool)> {
+    match v {
+        Value::Bool(b) => Some((*b, false)),
+        Value::Number(n) => match n.as_f64() {
+            Some(x) if x == 0.0 => Some((false, true)),
+            Some(x) if x == 1.0 => Some((true, true)),
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
+/// The text after a UTF-8 byte order mark, which Windows editors write and serde_json
+/// refuses.
+pub fn strip_bom(text: &str) -> &str {
+    text.strip_prefix('\u{feff}').unwrap_or(text)
+}
+
+/// One note for the fields that wrote a boolean as 0/1, `fields` as `what field` phrases.
+pub fn numeric_flags_note(fields: &[String]) -> Option<String> {
+    if fields.is_empty() {
+        return None;
+    }
+    const SHOWN: usize = 6;
+    let mut list = fields[..fields.len().min(SHOWN)].join(", ");
+    if fields.len() > SHOWN {
+        list.push_str(&format!(" and {} more", fields.len() - SHOWN));
+    }
+    Some(format!(
+        "{} boolean fields written as 0/1 read as false/true, as the authoring tool reads them: {list}",
+        fields.len()
+    ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn flags_accept_booleans_and_zero_one_only() {
+        assert_eq!(json_flag(&json!(true)), Some((true, false)));
+        assert_eq!(json_flag(&json!(0)), Some((false, true)));
+        assert_eq!(json_flag(&json!(1.0)), Some((true, true)));
+        assert_eq!(json_flag(&json!(2)), None);
+        assert_eq!(json_flag(&json!("true")), None);
+        assert_eq!(json_flag(&json!(0.5)), None);
+    }
+
+    #[test]
+    fn note_lists_at_most_six_fields() {
+        let f: Vec<String> = (0..8).map(|i| format!("bone {i} x")).collect();
+        let n = numeric_flags_note(&f).unwrap();
+        assert!(n.starts_with("8 boolean fields"), "{n}");
+        assert!(n.ends_with("and 2 more"), "{n}");
+        assert_eq!(numeric_flags_note(&[]), None);
+    }
+}

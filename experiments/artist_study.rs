@@ -72,8 +72,9 @@ const RATIO_BINS: [f64; 7] = [0.25, 0.5, 0.8, 1.0, 1.25, 2.0, f64::INFINITY];
 const ONE_HOT: f64 = 0.99;
 /// Weights above this count as an influence.
 const INFLUENCE: f64 = 0.01;
-/// The folds summarised, in order (`all` pools them).
-const GROUPS: [&str; 4] = ["tune", "held-out", "given", "all"];
+/// The rig groups summarised, in order (`all` pools them): painted weights, and weights that
+/// look computed by a tool.
+const GROUPS: [&str; 3] = ["painted", "computed?", "all"];
 
 /// Sums for one (group, class, solver) cell.
 #[derive(Default, Clone, Serialize)]

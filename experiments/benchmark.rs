@@ -20,20 +20,21 @@
 //! (mesh, frame) of every clip) and the flips over clips (% of (triangle, frame) pairs
 //! flipped, next to the artist's own); plus solve time and failures.
 //!
-//! **Folds.** The shipped rigs are split once, by name, into a *tuning* fold and a
-//! *held-out* fold ([`common::rigs::FOLDS`]). Defaults are chosen on the tuning fold; the held-out fold's
-//! figures are the ones to quote. Rigs given on the command line form their own `given`
-//! fold.
+//! **Rigs are the unit.** Rigs vary far more than vertices within a rig, so the first table
+//! is per rig and the headline figures are **means over rigs** (each rig counts once) with a
+//! 95% bootstrap interval over rigs and the number of rigs each solver wins; figures pooled
+//! over vertices come second. Rigs whose weights look computed by a tool
+//! ([`skinweights::metrics::weight_style`]) are reported apart (group `computed?`) from the
+//! painted ones (`painted`). A rig that fails to load is listed with its error.
 //!
-//! **Per rig and resampled rigs.** Under the fold tables, protocol (a) rig by rig, and how
-//! often `best` stays first when a fold's rigs are resampled with replacement (every one of
-//! the k^k resamples of a fold of k <= 7 rigs, each pooled like the fold): a fold's pooled
-//! figures are dominated by its largest rigs, and this says how much the ranking depends on
-//! which rigs a fold happens to hold, the question an unseen set of rigs asks.
+//! The default rigs are the manifest `data/rigs.json`: the shipped rigs, plus the artist-rig
+//! corpus when its folder is present (`SKINWEIGHTS_ARTIST_RIGS`, default
+//! `../shared/data/artist-rigs` beside the crate).
 //!
 //! Writes `results/benchmark/`: `benchmark.json` (every score per rig, mesh and solver),
-//! `leaderboard.md` (per fold and protocol, then per rig and resampled) and
-//! `leaderboard.csv` (per fold and protocol).
+//! `leaderboard.md` (means over rigs, per rig, then pooled per group and protocol) and
+//! `leaderboard.csv` (pooled per group and protocol) and `rigs.csv` (protocol (a) per rig
+//! and solver).
 //!
 //! ```text
 //! cargo run --release --bin benchmark [-- RIG ...] [--solvers LIST] [--json] [--out DIR]
@@ -42,7 +43,9 @@
 mod common;
 
 use clap::Parser;
-use common::rigs::{cut_meshes, load_rigs, solve_per_mesh, solve_spec, solver_specs, uniform, Rig};
+use common::rigs::{
+    cut_meshes, load_sources, solve_per_mesh, solve_spec, solver_specs, sources, uniform, Rig,
+};
 use common::{csv_num, json_num, main_with, progress, write_json, write_text, Res};
 use serde::Serialize;
 use skinweights::metrics::artist::{
@@ -56,8 +59,9 @@ use std::time::Instant;
 #[derive(Parser)]
 #[command(about = "Score every solver against artist-weighted rigs, mesh by mesh and whole")]
 struct Cli {
-    /// Rig files (Spine JSON, DragonBones `_ske.json`, Godot `.tscn`). Default: every
-    /// artist-weighted rig the project ships.
+    /// Rig files (Spine JSON, DragonBones `_ske.json`, Godot `.tscn`, Creature JSON).
+    /// Default: every rig of data/rigs.json (the shipped ones, and the artist-rig corpus
+    /// when SKINWEIGHTS_ARTIST_RIGS or ../shared/data/artist-rigs is present).
     rigs: Vec<PathBuf>,
     /// Comma-separated solvers (default: linear, euclidean, geodesic, heat, bbw, best).
     #[arg(long, value_delimiter = ',')]
@@ -138,11 +142,16 @@ struct Output {
 struct RigInfo {
     name: String,
     fold: String,
+    file: String,
     vertices: usize,
     bones: usize,
     meshes: usize,
     clips: usize,
     clip_frames: usize,
+    /// Share of the scored vertices blending three or more bones, and on the paint grid.
+    blend3_share: f64,
+    grid_share: f64,
+    error: Option<String>,
 }
 
 /// Meshes under this many vertices are also scored apart: most artist meshes are this small.
@@ -155,7 +164,17 @@ fn main() -> std::process::ExitCode {
 
 fn run(cli: &Cli) -> Res<()> {
     let started = Instant::now();
-    let rigs = load_rigs(&cli.rigs)?;
+    let sources = sources(&cli.rigs)?;
+    let (rigs, failed_rigs) = load_sources(&sources);
+    for f in &failed_rigs {
+        eprintln!("error: rig {} ({}): {}", f.name, f.file.display(), f.error);
+    }
+    let file_of = |name: &str| {
+        sources
+            .iter()
+            .find(|s| s.name == name)
+            .map_or(String::new(), |s| s.file.display().to_string())
+    };
     let solvers = solver_specs(&cli.solvers, &DEFAULT_SOLVERS)?;
     let clip_frames: Vec<ArtistClipFrames> = rigs
         .iter()
@@ -217,19 +236,40 @@ fn run(cli: &Cli) -> Res<()> {
             .map(|(r, f)| RigInfo {
                 name: r.name.clone(),
                 fold: r.fold.clone(),
+                file: file_of(&r.name),
                 vertices: r.scene.mesh().vertex_count(),
                 bones: r.scene.skeleton().len(),
                 meshes: r.meshes.len(),
                 clips: r.scene.clips().len(),
                 clip_frames: f.frame_count(),
+                blend3_share: r.style.blend3_share(),
+                grid_share: r.style.grid_share(),
+                error: None,
             })
+            .chain(failed_rigs.iter().map(|f| RigInfo {
+                name: f.name.clone(),
+                fold: "failed".into(),
+                file: f.file.display().to_string(),
+                vertices: 0,
+                bones: 0,
+                meshes: 0,
+                clips: 0,
+                clip_frames: 0,
+                blend3_share: 0.0,
+                grid_share: 0.0,
+                error: Some(f.error.clone()),
+            }))
             .collect(),
         solvers: solvers.clone(),
         leaderboard: leaderboard.clone(),
         meshes: rows,
         seconds: started.elapsed().as_secs_f64(),
     };
-    let report = leaderboard_md(&leaderboard) + &per_rig_md(&output.meshes, &solvers);
+    let report = rigs_md(&output.rigs)
+        + &rig_means_md(&output.meshes, &solvers)
+        + &per_rig_md(&output.meshes, &solvers)
+        + "\n## pooled over vertices (each rig weighted by its size)\n"
+        + &leaderboard_md(&leaderboard);
     if cli.json {
         println!("{}", serde_json::to_string_pretty(&output)?);
     } else {
@@ -239,6 +279,7 @@ fn run(cli: &Cli) -> Res<()> {
         let dir = cli.common.out_dir("benchmark")?;
         write_text(&dir, "leaderboard.md", &report)?;
         write_text(&dir, "leaderboard.csv", &leaderboard_csv(&leaderboard))?;
+        write_text(&dir, "rigs.csv", &rigs_csv(&output.meshes, &solvers))?;
         write_json(&dir, "benchmark.json", &output)?;
         eprintln!("wrote {} in {:.1} s", dir.display(), output.seconds);
     }
@@ -414,13 +455,11 @@ fn leaderboard(
     out
 }
 
-/// Protocol (a) totals of one solver on one rig: what the fold figures pool.
+/// Protocol (a) totals of one solver on one rig.
 #[derive(Clone, Copy, Default)]
 struct RigTotals {
     agreeing: usize,
     vertices: usize,
-    small_agreeing: usize,
-    small_vertices: usize,
     one_bone_sum: f64,
     one_bone_pairs: usize,
     clip_sum: f64,
@@ -431,8 +470,6 @@ impl RigTotals {
     fn add(&mut self, o: &RigTotals) {
         self.agreeing += o.agreeing;
         self.vertices += o.vertices;
-        self.small_agreeing += o.small_agreeing;
-        self.small_vertices += o.small_vertices;
         self.one_bone_sum += o.one_bone_sum;
         self.one_bone_pairs += o.one_bone_pairs;
         self.clip_sum += o.clip_sum;
@@ -440,10 +477,6 @@ impl RigTotals {
     }
     fn agreement_pct(&self) -> f64 {
         100.0 * self.agreeing as f64 / self.vertices.max(1) as f64
-    }
-    fn small_pct(&self) -> Option<f64> {
-        (self.small_vertices > 0)
-            .then(|| 100.0 * self.small_agreeing as f64 / self.small_vertices as f64)
     }
     fn one_bone_mean(&self) -> f64 {
         self.one_bone_sum / self.one_bone_pairs.max(1) as f64
@@ -456,7 +489,7 @@ impl RigTotals {
 /// A rig's name and each solver's protocol (a) totals on it.
 type RigRow = (String, Vec<RigTotals>);
 
-/// Per fold: its rigs (in name order) and, per rig, each solver's protocol (a) totals in
+/// Per group: its rigs (in name order) and, per rig, each solver's protocol (a) totals in
 /// the order of `solvers`.
 fn rig_totals(rows: &[MeshRow], solvers: &[String]) -> Vec<(String, Vec<RigRow>)> {
     let mut folds: Vec<(String, Vec<RigRow>)> = Vec::new();
@@ -479,15 +512,12 @@ fn rig_totals(rows: &[MeshRow], solvers: &[String]) -> Vec<(String, Vec<RigRow>)
                 rigs.len() - 1
             }
         };
-        let small = r.vertices < SMALL_MESH;
         let clip = r
             .clip_deviation_mean_pct
             .map_or(0.0, |m| m * r.clip_frames as f64);
         rigs[g].1[k].add(&RigTotals {
             agreeing: r.agreeing,
             vertices: r.vertices,
-            small_agreeing: if small { r.agreeing } else { 0 },
-            small_vertices: if small { r.vertices } else { 0 },
             one_bone_sum: r.one_bone_deviation_pct.iter().sum(),
             one_bone_pairs: r.one_bone_deviation_pct.len(),
             clip_sum: clip,
@@ -501,43 +531,165 @@ fn rig_totals(rows: &[MeshRow], solvers: &[String]) -> Vec<(String, Vec<RigRow>)
     folds
 }
 
-/// Which of the three measures solver `k` leads (strictly) among `totals`: agreement
-/// (higher is better), one-bone and clip deviation (lower); clip counts as led when no
-/// solver has clip frames.
-fn leads(totals: &[RigTotals], k: usize) -> [bool; 3] {
-    let others = || (0..totals.len()).filter(move |&o| o != k);
-    let me = &totals[k];
-    let clip = |t: &RigTotals| t.clip_mean().unwrap_or(0.0);
+/// The three protocol (a) measures of one solver on one rig, `None` where undefined:
+/// agreement (%, higher is better), one-bone and clip deviation (% diag, lower is better).
+fn measures(t: &RigTotals) -> [Option<f64>; 3] {
     [
-        others().all(|o| me.agreement_pct() > totals[o].agreement_pct()),
-        others().all(|o| me.one_bone_mean() < totals[o].one_bone_mean()),
-        me.clip_frames == 0 || others().all(|o| clip(me) < clip(&totals[o])),
+        (t.vertices > 0).then(|| t.agreement_pct()),
+        (t.one_bone_pairs > 0).then(|| t.one_bone_mean()),
+        t.clip_mean(),
     ]
 }
 
-/// Folds with more rigs than this are not resampled exhaustively (7^7 = 823 543 resamples).
-const MAX_RESAMPLED_RIGS: usize = 7;
+/// Measure names, and whether higher is better.
+const MEASURES: [(&str, bool); 3] = [
+    ("agreement (%)", true),
+    ("one-bone deviation (% diag)", false),
+    ("clip deviation (% diag)", false),
+];
 
-/// Protocol (a) per rig (agreement / one-bone / clip deviation per solver, and the measures
-/// `best` leads), then per fold how often `best` leads each measure, and has at least 80%
-/// agreement on meshes under 60 vertices, over every resample of the fold's rigs with
-/// replacement.
-fn per_rig_md(rows: &[MeshRow], solvers: &[String]) -> String {
-    let folds = rig_totals(rows, solvers);
-    let recommended = solvers.iter().position(|s| s == "best");
+/// The solvers (indices) best on measure `m` among `totals`; ties share the win. Empty when
+/// the measure is undefined on the rig.
+fn winners(totals: &[RigTotals], m: usize) -> Vec<usize> {
+    let values: Vec<Option<f64>> = totals.iter().map(|t| measures(t)[m]).collect();
+    let better = |a: f64, b: f64| if MEASURES[m].1 { a > b } else { a < b };
+    let Some(top) = values
+        .iter()
+        .flatten()
+        .copied()
+        .reduce(|a, b| if better(b, a) { b } else { a })
+    else {
+        return Vec::new();
+    };
+    (0..totals.len())
+        .filter(|&k| values[k].is_some_and(|v| (v - top).abs() <= 1e-9 * top.abs().max(1.0)))
+        .collect()
+}
+
+/// Bootstrap resamples of the rigs for the intervals over rigs.
+const BOOTSTRAP: usize = 4000;
+
+/// A small seeded generator (splitmix64) for the bootstrap: the same draws on every run.
+struct SplitMix(u64);
+
+impl SplitMix {
+    fn below(&mut self, n: usize) -> usize {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^= z >> 31;
+        (z % n as u64) as usize
+    }
+}
+
+/// Mean of `values` and its 95% percentile-bootstrap interval over them (each value one rig).
+fn mean_interval(values: &[f64], rng: &mut SplitMix) -> (f64, f64, f64) {
+    let n = values.len();
+    let mean = values.iter().sum::<f64>() / n as f64;
+    let mut means: Vec<f64> = (0..BOOTSTRAP)
+        .map(|_| (0..n).map(|_| values[rng.below(n)]).sum::<f64>() / n as f64)
+        .collect();
+    means.sort_by(f64::total_cmp);
+    (mean, percentile(&means, 0.025), percentile(&means, 0.975))
+}
+
+/// Per group, protocol (a): each solver's mean over rigs (each rig once) of the three
+/// measures, with the 95% bootstrap interval over rigs and the rigs it wins (ties shared).
+fn rig_means_md(rows: &[MeshRow], solvers: &[String]) -> String {
     let mut s = String::from(
-        "\n### protocol (a) per rig: agreement (%) / one-bone deviation / clip deviation (% diag)\n\n| fold | rig | vertices |",
+        "\n## protocol (a), mean over rigs (each rig counts once), 95% bootstrap interval over rigs, rigs won\n",
+    );
+    for (group, rigs) in rig_totals(rows, solvers) {
+        s += &format!("\n### group `{group}` ({} rigs)\n\n| solver |", rigs.len());
+        for (name, _) in MEASURES {
+            s += &format!(" {name}: mean [95% interval] | rigs won |");
+        }
+        s += "\n|---|";
+        s += &"---|---|".repeat(MEASURES.len());
+        s += "\n";
+        for (k, solver) in solvers.iter().enumerate() {
+            s += &format!("| {solver} |");
+            for m in 0..MEASURES.len() {
+                let values: Vec<f64> = rigs
+                    .iter()
+                    .filter_map(|(_, t)| measures(&t[k])[m])
+                    .collect();
+                let rated = rigs
+                    .iter()
+                    .filter(|(_, t)| !winners(t, m).is_empty())
+                    .count();
+                let won = rigs
+                    .iter()
+                    .filter(|(_, t)| winners(t, m).contains(&k))
+                    .count();
+                if values.is_empty() {
+                    s += " - | - |";
+                    continue;
+                }
+                let mut rng = SplitMix(0x5EED ^ (m as u64) << 8);
+                let (mean, lo, hi) = mean_interval(&values, &mut rng);
+                s += &format!(" {mean:.2} [{lo:.2}, {hi:.2}] | {won} of {rated} |");
+            }
+            s += "\n";
+        }
+    }
+    s
+}
+
+/// The rigs scored and the ones that failed to load.
+fn rigs_md(rigs: &[RigInfo]) -> String {
+    let mut s = String::from(
+        "## rigs\n\n| rig | group | vertices | bones | scored meshes | clips | blend 3+ bones (%) | on the 0.05 grid (%) | error |\n|---|---|---|---|---|---|---|---|---|\n",
+    );
+    for r in rigs {
+        s += &format!(
+            "| {} | {} | {} | {} | {} | {} | {:.0} | {:.0} | {} |\n",
+            r.name,
+            r.fold,
+            r.vertices,
+            r.bones,
+            r.meshes,
+            r.clips,
+            100.0 * r.blend3_share,
+            100.0 * r.grid_share,
+            r.error.as_deref().unwrap_or("")
+        );
+    }
+    s
+}
+
+/// Protocol (a) per rig and solver, as CSV.
+fn rigs_csv(rows: &[MeshRow], solvers: &[String]) -> String {
+    let mut s = String::from(
+        "group,rig,solver,vertices,agreement_pct,one_bone_mean_pct,clip_deviation_mean_pct\n",
+    );
+    for (group, rigs) in rig_totals(rows, solvers) {
+        for (rig, totals) in rigs {
+            for (solver, t) in solvers.iter().zip(&totals) {
+                let [a, o, c] = measures(t).map(|m| m.map_or(String::new(), csv_num));
+                s += &format!("{group},{rig},{solver},{},{a},{o},{c}\n", t.vertices);
+            }
+        }
+    }
+    s
+}
+
+/// Protocol (a) per rig: agreement / one-bone / clip deviation per solver, and which solvers
+/// lead each measure on that rig.
+fn per_rig_md(rows: &[MeshRow], solvers: &[String]) -> String {
+    let mut s = String::from(
+        "\n## protocol (a) per rig: agreement (%) / one-bone deviation / clip deviation (% diag)\n\n| group | rig | vertices |",
     );
     for solver in solvers {
         s += &format!(" {solver} |");
     }
-    s += " best leads |\n|---|---|---|";
-    s += &"---|".repeat(solvers.len() + 1);
+    s += " leads agreement | leads one-bone | leads clip |\n|---|---|---|";
+    s += &"---|".repeat(solvers.len() + 3);
     s += "\n";
-    let names = ["agreement", "one-bone", "clip"];
-    for (fold, rigs) in &folds {
-        for (rig, totals) in rigs {
-            s += &format!("| {fold} | {rig} | {} |", totals[0].vertices);
+    for (group, rigs) in rig_totals(rows, solvers) {
+        for (rig, totals) in &rigs {
+            s += &format!("| {group} | {rig} | {} |", totals[0].vertices);
             for t in totals {
                 let clip = t.clip_mean().map_or("-".into(), |c| format!("{c:.2}"));
                 s += &format!(
@@ -546,70 +698,22 @@ fn per_rig_md(rows: &[MeshRow], solvers: &[String]) -> String {
                     t.one_bone_mean()
                 );
             }
-            let led = recommended.map(|k| leads(totals, k));
-            let led: Vec<&str> = led.map_or(Vec::new(), |l| {
-                names
-                    .iter()
-                    .zip(l)
-                    .filter(|(_, l)| *l)
-                    .map(|(n, _)| *n)
-                    .collect()
-            });
-            s += &format!(
-                " {} |\n",
-                if led.is_empty() {
-                    "-".into()
-                } else {
-                    led.join(", ")
-                }
-            );
-        }
-    }
-    let Some(k) = recommended.filter(|_| solvers.len() > 1) else {
-        return s;
-    };
-    s += "\n### rigs resampled: % of the resamples of a fold's rigs (with replacement, every one) in which best leads\n\n";
-    s += "| fold | rigs | resamples | agreement | one-bone | clip | all three | < 60 vertices >= 80% | all four |\n|---|---|---|---|---|---|---|---|---|\n";
-    for (fold, rigs) in &folds {
-        let n = rigs.len();
-        if n == 0 || n > MAX_RESAMPLED_RIGS {
-            continue;
-        }
-        let total = n.pow(n as u32);
-        let mut counts = [0usize; 6];
-        let mut pick = vec![0usize; n];
-        for _ in 0..total {
-            let mut pooled = vec![RigTotals::default(); solvers.len()];
-            for &r in &pick {
-                pooled
-                    .iter_mut()
-                    .zip(&rigs[r].1)
-                    .for_each(|(p, t)| p.add(t));
+            for m in 0..MEASURES.len() {
+                let w: Vec<&str> = winners(totals, m)
+                    .into_iter()
+                    .map(|k| solvers[k].as_str())
+                    .collect();
+                s += &format!(
+                    " {} |",
+                    if w.is_empty() {
+                        "-".into()
+                    } else {
+                        w.join(", ")
+                    }
+                );
             }
-            let l = leads(&pooled, k);
-            let small = pooled[k].small_pct().is_none_or(|p| p >= 80.0);
-            let all3 = l.iter().all(|&x| x);
-            for (c, hit) in counts
-                .iter_mut()
-                .zip([l[0], l[1], l[2], all3, small, all3 && small])
-            {
-                *c += hit as usize;
-            }
-            // The next resample: `pick` counts in base n.
-            for p in pick.iter_mut() {
-                *p += 1;
-                if *p < n {
-                    break;
-                }
-                *p = 0;
-            }
+            s += "\n";
         }
-        let pct = |c: usize| format!("{:.1}", 100.0 * c as f64 / total as f64);
-        s += &format!("| {fold} | {n} | {total} |");
-        for c in counts {
-            s += &format!(" {} |", pct(c));
-        }
-        s += "\n";
     }
     s
 }

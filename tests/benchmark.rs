@@ -65,10 +65,10 @@ fn benchmark_scores_every_solver_in_both_protocols_on_a_given_rig() {
     assert_eq!(
         board.len(),
         4,
-        "2 solvers x 2 protocols in the `given` fold"
+        "2 solvers x 2 protocols in the `painted` group"
     );
     for row in board {
-        assert_eq!(row["fold"], "given");
+        assert_eq!(row["fold"], "painted");
         assert_eq!(row["meshes"], 7);
         assert_eq!(row["vertices"], 330);
         let agreement = row["agreement_pct"].as_f64().unwrap();
@@ -107,4 +107,52 @@ fn benchmark_scores_folded_artist_meshes_of_a_spine_rig() {
         assert!(row["failed"].is_null(), "{row}");
         assert!(row["agreeing"].as_u64().unwrap() <= row["vertices"].as_u64().unwrap());
     }
+}
+
+/// A rig that does not load is a row with its error; the other rigs are still scored, and
+/// the report's first tables are per rig and means over rigs.
+#[test]
+fn a_rig_that_fails_to_load_is_a_row_with_its_error() {
+    let dir = tempfile::tempdir().unwrap();
+    let bad = dir.path().join("broken_ske.json");
+    std::fs::write(&bad, "{\"armature\": 7}").unwrap();
+    let json = benchmark_json(&[
+        robot_path(),
+        bad.to_str().unwrap(),
+        "--solvers",
+        "euclidean,heat",
+    ]);
+    let rigs = json["rigs"].as_array().unwrap();
+    assert_eq!(rigs.len(), 2);
+    let failed = rigs.iter().find(|r| r["name"] == "broken_ske").unwrap();
+    assert_eq!(failed["fold"], "failed");
+    assert!(
+        failed["error"].as_str().unwrap().contains("armature"),
+        "{failed}"
+    );
+    let robot = rigs
+        .iter()
+        .find(|r| r["name"] == "dragonbones-robot_ske")
+        .unwrap();
+    assert!(robot["error"].is_null());
+    assert_eq!(robot["meshes"], 2);
+
+    let run = Command::new(env!("CARGO_BIN_EXE_benchmark"))
+        .args([robot_path(), "--solvers", "euclidean,heat"])
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&run.stdout);
+    let means = text
+        .find("mean over rigs")
+        .expect("a means-over-rigs table");
+    let pooled = text.find("pooled over vertices").expect("a pooled table");
+    assert!(means < pooled, "means over rigs come first");
+    assert!(text.contains("rigs won"), "{text}");
+}
+
+fn robot_path() -> &'static str {
+    concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/data/artist-rigs/dragonbones-robot_ske.json"
+    )
 }

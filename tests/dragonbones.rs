@@ -1188,3 +1188,51 @@ fn missing_atlas_image_or_region_is_an_error_naming_it() {
     let e = load_dragonbones(&ske).unwrap_err().to_string();
     assert!(e.contains("a_head") && e.contains("not a region"), "{e}");
 }
+
+/// DragonBones 5.0 writes booleans as 0/1 (`inheritRotation: 0`), and DragonBones reads
+/// them: so does the import, with one note naming each bone's field; the scene equals the
+/// one read from `false`. A number that is no boolean stays a typed error.
+#[test]
+fn booleans_written_as_zero_or_one_are_read_with_a_note() {
+    let robot = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/data/artist-rigs/dragonbones-robot_ske.json"
+    );
+    let text = std::fs::read_to_string(robot).unwrap();
+    let mut doc: Value = serde_json::from_str(&text).unwrap();
+    let with = |doc: &mut Value, v: Value| {
+        let bone = &mut doc["armature"][0]["bone"][1];
+        bone["inheritRotation"] = v.clone();
+        bone["inheritScale"] = v;
+        serde_json::to_string(doc).unwrap()
+    };
+    let name = doc["armature"][0]["bone"][1]["name"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let numeric = import_dragonbones(&with(&mut doc, serde_json::json!(0))).unwrap();
+    let boolean = import_dragonbones(&with(&mut doc, serde_json::json!(false))).unwrap();
+    assert_eq!(
+        numeric.scene.mesh().vertices(),
+        boolean.scene.mesh().vertices()
+    );
+    assert_eq!(numeric.scene.skeleton(), boolean.scene.skeleton());
+    let note = numeric
+        .report
+        .notes
+        .iter()
+        .find(|n| n.contains("written as 0/1"))
+        .unwrap_or_else(|| panic!("{:?}", numeric.report.notes));
+    assert!(
+        note.starts_with("2 boolean fields")
+            && note.contains(&format!("bone {name:?} inheritRotation")),
+        "{note}"
+    );
+    assert!(!boolean.report.notes.iter().any(|n| n.contains("0/1")));
+
+    let e = import_dragonbones(&with(&mut doc, serde_json::json!(2))).unwrap_err();
+    assert!(
+        matches!(&e, Error::DragonBones { field, .. } if field == "inheritRotation"),
+        "{e}"
+    );
+}

@@ -350,3 +350,67 @@ fn hostile_seams_give_typed_errors() {
     let old = text.replacen("skinweights.scene/3", "skinweights.scene/1", 1);
     assert!(scene_from_json(&old, None).is_err());
 }
+
+/// The join cannot be skipped: a repaired `layered-elbow` solved through a typed solver
+/// struct, `solver_by_name`, `recommended()` and the CLI gives the same weights, its seams
+/// joined (opening below 1e-6 px).
+#[test]
+fn every_way_of_building_a_solver_joins_the_seams() {
+    use skinweights::solvers::{recommended, Best, Heat, Solver};
+    let scene = builtin_scene("layered-elbow", &BuiltinOptions::default()).unwrap();
+    let options = RepairOptions {
+        weld: Some(0.5),
+        ..Default::default()
+    };
+    let (fixed, _) = repair(&scene, &options).unwrap();
+    assert!(!fixed.seams().is_empty());
+    let by_name = |name: &str| {
+        solver_by_name(name, NO_OPTIONS)
+            .unwrap()
+            .solve(&fixed)
+            .unwrap()
+            .weights
+    };
+    let heat_typed = Heat::default().solve(&fixed).unwrap().weights;
+    assert_eq!(heat_typed, by_name("heat"));
+    let best_typed = Best::default().solve(&fixed).unwrap().weights;
+    let best_recommended = recommended().solve(&fixed).unwrap().weights;
+    assert_eq!(best_typed, by_name("best"));
+    assert_eq!(best_recommended, best_typed);
+    for w in [&heat_typed, &best_typed] {
+        assert_eq!(fixed.seams().max_weight_difference(w), 0.0);
+        let opening = max_opening(&fixed, w);
+        assert!(opening < 1e-6, "opening {opening} px");
+    }
+    // What `compute` gives before the join differs: the join is what closes the crack.
+    let raw = Heat::default().compute(&fixed).unwrap().weights;
+    assert!(fixed.seams().max_weight_difference(&raw) > 0.0);
+
+    // The CLI's `solve` on the saved repaired scene writes the same weights.
+    let path = tmp("layered-elbow-repaired-cli.json");
+    save_scene(&fixed, &path).unwrap();
+    let out = tmp("layered-elbow-heat-cli.json");
+    let run = std::process::Command::new(env!("CARGO_BIN_EXE_skinweights"))
+        .args(["solve", path.to_str().unwrap(), "--solver", "heat", "-o"])
+        .arg(&out)
+        .arg("--force")
+        .output()
+        .unwrap();
+    assert!(
+        run.status.success(),
+        "{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+    let text = std::fs::read_to_string(&out).unwrap();
+    let file = skinweights::io::WeightsFile::from_json(&text).unwrap();
+    let cli = file
+        .to_weights_for(&fixed.skeleton().names(), fixed.mesh().vertex_count())
+        .unwrap();
+    assert!(
+        cli.as_slice()
+            .iter()
+            .zip(heat_typed.as_slice())
+            .all(|(a, b)| (a - b).abs() <= 1e-12),
+        "the CLI's weights differ from the typed struct's"
+    );
+}

@@ -643,3 +643,87 @@ fn export_keeps_bent_regions_without_the_option_and_names_them() {
     assert_eq!((own.regions_to_meshes, own.bent_regions.len()), (0, 0));
     assert_eq!(without_vertices(own.json), without_vertices(doc));
 }
+
+/// Every weighted vertex of `imported` against the independent reading of `doc`: placed
+/// within 1e-6 px, weights within 1e-6 after renormalising. Returns the vertices checked.
+fn check_against_reading(doc: &Value, imported: &SpineImport, what: &str) -> usize {
+    let verts = imported.scene.mesh().vertices();
+    let mut checked = 0;
+    for a in imported.report.attachments.iter().filter(|a| a.weighted) {
+        let (mesh, bone) = geometry(doc, &a.skin, &a.slot, &a.attachment);
+        let expected = mesh_positions(doc, mesh, bone);
+        let rows = mesh_weights(mesh).unwrap();
+        for (i, (e, row)) in expected.iter().zip(&rows).enumerate() {
+            let got = verts[a.first_vertex + i];
+            let d = (got.x - e.x).hypot(got.y - e.y);
+            assert!(d <= 1e-6, "{what} {} vertex {i}: {d} px", a.part);
+            for (j, &w) in imported.artist.row(a.first_vertex + i).iter().enumerate() {
+                let e = row.get(&j).copied().unwrap_or(0.0);
+                assert!((w - e).abs() <= 1e-6, "{what} {} vertex {i}", a.part);
+            }
+            checked += 1;
+        }
+    }
+    checked
+}
+
+/// The Defold squirrel (Spine 4.2, `.spinejson`, shipped in data/artist-rigs), and the same
+/// file with one weight rounded past 1 as real exports do (1.00135): both load, placed and
+/// weighted as the independent reading says, and the rounding is named in a note. A weight
+/// that is no rounding of 1 stays a typed error naming the vertex.
+#[test]
+fn squirrel_loads_and_weights_rounded_past_one_are_renormalised_with_a_note() {
+    let file = data("artist-rigs/spine-squirrel.spinejson");
+    let text = std::fs::read_to_string(&file).unwrap();
+    let options = SpineImportOptions::default().with_skin(SkinSelection::All);
+    let doc: Value = serde_json::from_str(&text).unwrap();
+    let imported = import_spine(&text, None, &options).unwrap();
+    assert_eq!(check_against_reading(&doc, &imported, "squirrel"), 110);
+
+    // Vertex 0 of the first weighted mesh: its first weight written as 1.00135.
+    let mut bumped = doc.clone();
+    let (skin, slot, name) = {
+        let a = imported
+            .report
+            .attachments
+            .iter()
+            .find(|a| a.weighted)
+            .unwrap();
+        (a.skin.clone(), a.slot.clone(), a.attachment.clone())
+    };
+    vertices_weight(&mut bumped, &skin, &slot, &name, 1.00135);
+    let bumped_text = serde_json::to_string(&bumped).unwrap();
+    let again = import_spine(&bumped_text, None, &options).unwrap();
+    assert_eq!(
+        check_against_reading(&bumped, &again, "bumped squirrel"),
+        101
+    );
+    let note = again
+        .report
+        .notes
+        .iter()
+        .find(|n| n.contains("past 1"))
+        .unwrap_or_else(|| panic!("{:?}", again.report.notes));
+    assert!(note.contains(&name) && note.contains("vertex 0"), "{note}");
+
+    vertices_weight(&mut bumped, &skin, &slot, &name, 1.5);
+    let e = import_spine(&serde_json::to_string(&bumped).unwrap(), None, &options).unwrap_err();
+    assert!(
+        matches!(
+            e,
+            skinweights::Error::Spine {
+                vertex: Some(0),
+                ..
+            }
+        ),
+        "{e}"
+    );
+    assert!(e.to_string().contains("weight 1.5"), "{e}");
+}
+
+/// Sets the first weight of vertex 0 of attachment `name` to `w`.
+fn vertices_weight(doc: &mut Value, skin: &str, slot: &str, name: &str, w: f64) {
+    let skins = doc["skins"].as_array_mut().unwrap();
+    let s = skins.iter_mut().find(|s| s["name"] == skin).unwrap();
+    s["attachments"][slot][name]["vertices"][4] = serde_json::json!(w);
+}

@@ -5,51 +5,25 @@ use super::Res;
 use skinweights::io::dragonbones::load_dragonbones;
 use skinweights::io::godot::load_godot;
 use skinweights::io::spine::{load_spine, SkinSelection, SpineImport, SpineImportOptions};
+use skinweights::metrics::weight_style::WeightStyle;
 use skinweights::scene::SubScene;
 use skinweights::{Scene, Weights};
 use std::path::{Path, PathBuf};
 
-/// The fixed split of the shipped rigs (by rig name): decide on `tune`, report `held-out`.
-/// Chosen once so the two folds have similar vertex counts and both mix formats and sizes.
-pub const FOLDS: &[(&str, &str)] = &[
-    ("dragonbones-you-xin", "tune"),
-    ("spineboy", "tune"),
-    ("stretchyman", "tune"),
-    ("owl", "tune"),
-    ("alien", "tune"),
-    ("cloud-pot", "tune"),
-    ("gbot", "held-out"),
-    ("raptor", "held-out"),
-    ("tank", "held-out"),
-    ("vine", "held-out"),
-    ("powerup", "held-out"),
-    ("goblins", "held-out"),
-];
+/// The manifest of every rig scored by default (crate-relative): name, format, file,
+/// author and licence, and whether it ships.
+pub const MANIFEST: &str = "data/rigs.json";
 
-/// The shipped rigs (name, file relative to the crate root).
-pub const SHIPPED: &[(&str, &str)] = &[
-    (
-        "dragonbones-you-xin",
-        "data/dragonbones-you-xin/body_ske.json",
-    ),
-    ("gbot", "data/godot-gbot/player.tscn"),
-    ("spineboy", "data/spine/spineboy/spineboy-pro.json"),
-    ("stretchyman", "data/spine/stretchyman/stretchyman-pro.json"),
-    ("owl", "data/spine/owl/owl-pro.json"),
-    ("alien", "data/spine/alien/alien-pro.json"),
-    ("cloud-pot", "data/spine/cloud-pot/cloud-pot.json"),
-    ("raptor", "data/spine/raptor/raptor-pro.json"),
-    ("tank", "data/spine/tank/tank-pro.json"),
-    ("vine", "data/spine/vine/vine-pro.json"),
-    ("powerup", "data/spine/powerup/powerup-pro.json"),
-    ("goblins", "data/spine/goblins/goblins-pro.json"),
-];
+/// Environment variable naming the artist-rig corpus folder (rigs that may not ship); default
+/// `../shared/data/artist-rigs` beside the crate.
+pub const CORPUS_ENV: &str = "SKINWEIGHTS_ARTIST_RIGS";
 
 /// A character with painted weights, and per mesh the bones the artist bound it to.
 pub struct Rig {
-    /// Its name (the file stem for a given file).
+    /// Its name (the manifest's, or the file stem for a given file).
     pub name: String,
-    /// `tune`, `held-out` or `given`.
+    /// `painted`, or `computed?` when its weights look made by a tool
+    /// ([`WeightStyle::looks_computed`]): reported apart.
     pub fold: String,
     /// The whole character.
     pub scene: Scene,
@@ -57,21 +31,27 @@ pub struct Rig {
     pub artist: Weights,
     /// Per mesh: its part name and the artist's bone names.
     pub meshes: Vec<(String, Vec<String>)>,
+    /// How the scored meshes' weights are spread over bones.
+    pub style: WeightStyle,
 }
 
-/// The fold of a shipped rig (`given` for any other).
-pub fn fold_of(name: &str) -> &'static str {
-    FOLDS
-        .iter()
-        .find(|(n, _)| *n == name)
-        .map(|(_, f)| *f)
-        .unwrap_or("given")
+/// A rig that did not load: its name, file and the error.
+pub struct FailedRig {
+    pub name: String,
+    pub file: PathBuf,
+    pub error: String,
 }
 
-/// Reads a rig by its extension and content: Godot `.tscn`, Spine JSON (a `skeleton.spine`
-/// version; every attachment of every skin), or DragonBones JSON.
-/// Reads a Spine JSON, DragonBones `_ske.json` or Godot `.tscn` rig with its artist's weights.
-pub fn load_rig(path: &Path, name: &str, fold: &str) -> Res<Rig> {
+/// One rig to load: a name and a file.
+pub struct RigSource {
+    pub name: String,
+    pub file: PathBuf,
+}
+
+/// Reads a Spine JSON, DragonBones `_ske.json` or Godot `.tscn` rig with its artist's
+/// weights, by its extension and content: Godot `.tscn`, Spine JSON (a `skeleton.spine`
+/// version; every attachment of every skin), else DragonBones JSON.
+pub fn load_rig(path: &Path, name: &str) -> Res<Rig> {
     let is_tscn = path.extension().is_some_and(|e| e == "tscn");
     let (scene, artist, meshes) = if !is_tscn && is_spine(path)? {
         let options = SpineImportOptions::default().with_skin(SkinSelection::All);
@@ -95,12 +75,25 @@ pub fn load_rig(path: &Path, name: &str, fold: &str) -> Res<Rig> {
             .map(|m| (m.part.clone(), m.bones.clone()));
         (d.scene, d.artist, meshes.collect())
     };
+    let scored_parts: Vec<usize> = meshes
+        .iter()
+        .filter_map(|(part, _)| scene.mesh().part_index(part))
+        .collect();
+    let scored = (0..scene.mesh().vertex_count())
+        .filter(|&v| scored_parts.contains(&scene.mesh().vertex_parts()[v]));
+    let style = WeightStyle::of(&artist, scored);
+    let fold = if style.looks_computed() {
+        "computed?"
+    } else {
+        "painted"
+    };
     Ok(Rig {
         name: name.to_string(),
         fold: fold.to_string(),
         scene,
         artist,
         meshes,
+        style,
     })
 }
 
@@ -133,6 +126,92 @@ fn spine_meshes(s: &SpineImport) -> Vec<(String, Vec<String>)> {
         .collect()
 }
 
+/// The artist-rig corpus folder: [`CORPUS_ENV`], else `../shared/data/artist-rigs` beside
+/// the crate; `None` when it does not exist.
+pub fn corpus_dir() -> Option<PathBuf> {
+    let dir = match std::env::var_os(CORPUS_ENV) {
+        Some(d) => PathBuf::from(d),
+        None => Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/data/artist-rigs"),
+    };
+    dir.is_dir().then_some(dir)
+}
+
+/// The rigs of the manifest ([`MANIFEST`]): the shipped ones, and the corpus ones when the
+/// corpus folder is present (a note on standard error when it is not).
+pub fn default_sources() -> Res<Vec<RigSource>> {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let text = std::fs::read_to_string(root.join(MANIFEST))
+        .map_err(|e| format!("cannot read {MANIFEST}: {e}"))?;
+    let manifest: serde_json::Value = serde_json::from_str(&text)?;
+    let corpus = corpus_dir();
+    let mut out = Vec::new();
+    let mut skipped = Vec::new();
+    for r in manifest["rigs"]
+        .as_array()
+        .ok_or("rigs.json: no rigs array")?
+    {
+        let name = r["name"]
+            .as_str()
+            .ok_or("rigs.json: a rig without a name")?;
+        let file = match (r["file"].as_str(), r["corpus_file"].as_str(), &corpus) {
+            (Some(f), _, _) => root.join(f),
+            (None, Some(f), Some(dir)) => dir.join(f),
+            (None, Some(_), None) => {
+                skipped.push(name.to_string());
+                continue;
+            }
+            (None, None, _) => return Err(format!("rigs.json: rig {name} has no file").into()),
+        };
+        out.push(RigSource {
+            name: name.to_string(),
+            file,
+        });
+    }
+    if !skipped.is_empty() {
+        eprintln!(
+            "note: the artist-rig corpus folder is absent (set {CORPUS_ENV}): {} rigs not scored ({})",
+            skipped.len(),
+            skipped.join(", ")
+        );
+    }
+    Ok(out)
+}
+
+/// The given files (named by their stem), else the manifest's rigs.
+pub fn sources(given: &[PathBuf]) -> Res<Vec<RigSource>> {
+    if given.is_empty() {
+        return default_sources();
+    }
+    Ok(given
+        .iter()
+        .map(|path| RigSource {
+            name: path
+                .file_stem()
+                .map(|s| s.to_string_lossy().into_owned())
+                .unwrap_or_else(|| path.display().to_string()),
+            file: path.clone(),
+        })
+        .collect())
+}
+
+/// Every source loaded: the rigs, and the ones that failed with their errors (a failed rig
+/// never stops a run).
+pub fn load_sources(sources: &[RigSource]) -> (Vec<Rig>, Vec<FailedRig>) {
+    let mut rigs = Vec::new();
+    let mut failed = Vec::new();
+    for s in sources {
+        match load_rig(&s.file, &s.name) {
+            Ok(r) => rigs.push(r),
+            Err(e) => failed.push(FailedRig {
+                name: s.name.clone(),
+                file: s.file.clone(),
+                error: e.to_string(),
+            }),
+        }
+    }
+    (rigs, failed)
+}
+
 /// Equal weights on every bone: what a failed mesh is scored with.
 pub fn uniform(vertices: usize, bones: usize) -> Weights {
     let mut w = Weights::zeros(vertices, bones);
@@ -144,25 +223,19 @@ pub fn uniform(vertices: usize, bones: usize) -> Weights {
     w
 }
 
-/// The shipped rigs when `given` is empty, else the given files (fold `given`).
+/// The given files, else the manifest's rigs, loaded; a rig that fails is named on standard
+/// error and left out.
 pub fn load_rigs(given: &[PathBuf]) -> Res<Vec<Rig>> {
-    if given.is_empty() {
-        let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-        return SHIPPED
-            .iter()
-            .map(|(name, file)| load_rig(&root.join(file), name, fold_of(name)))
-            .collect();
+    let (rigs, failed) = load_sources(&sources(given)?);
+    for f in &failed {
+        eprintln!(
+            "warning: rig {} ({}) not loaded: {}",
+            f.name,
+            f.file.display(),
+            f.error
+        );
     }
-    given
-        .iter()
-        .map(|path| {
-            let name = path
-                .file_stem()
-                .map(|s| s.to_string_lossy().into_owned())
-                .unwrap_or_else(|| path.display().to_string());
-            load_rig(path, &name, "given")
-        })
-        .collect()
+    Ok(rigs)
 }
 
 /// Each artist mesh of the rig cut out with the bones its artist bound it to.

@@ -11,6 +11,7 @@ pub mod artist;
 pub mod clip;
 pub mod interpenetration;
 mod quantile;
+pub mod weight_style;
 
 pub use interpenetration::{
     interpenetration, EdgeCrossing, Interpenetration, InterpenetrationReport, LayerOverlap,

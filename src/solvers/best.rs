@@ -1137,9 +1137,9 @@ impl Solver for Best {
         "best".into()
     }
 
-    fn solve(&self, scene: &Scene) -> Result<Solution> {
+    fn compute(&self, scene: &Scene) -> Result<Solution> {
         // Unused vertices (artist meshes) would make the system singular.
-        if let Some(s) = super::unused::solve_on_used(scene, self.name(), |s| self.solve(s))? {
+        if let Some(s) = super::unused::solve_on_used(scene, self.name(), |s| self.compute(s))? {
             return Ok(s);
         }
         let started = Instant::now();
@@ -1209,7 +1209,7 @@ impl Best {
             fine.options.source_blend = o.source_blend.map(|_| r.coarse_source_blend);
         }
         super::refine::Refined::new(Box::new(fine), target)
-            .solve(scene)
+            .compute(scene)
             .map(Some)
     }
 

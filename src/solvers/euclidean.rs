@@ -31,7 +31,7 @@ impl Solver for Euclidean {
         "euclidean".into()
     }
 
-    fn solve(&self, scene: &Scene) -> Result<Solution> {
+    fn compute(&self, scene: &Scene) -> Result<Solution> {
         let started = Instant::now();
         let falloff = self.options.falloff(scene)?;
         let segments = bone_segments(scene.skeleton.bones());

@@ -114,7 +114,7 @@ impl Solver for Geodesic {
         "geodesic".into()
     }
 
-    fn solve(&self, scene: &Scene) -> Result<Solution> {
+    fn compute(&self, scene: &Scene) -> Result<Solution> {
         let started = Instant::now();
         let falloff = self.options.falloff(scene)?;
         let visibility = Visibility::new(&scene.mesh);

@@ -515,9 +515,9 @@ impl Solver for Heat {
         "heat".into()
     }
 
-    fn solve(&self, scene: &Scene) -> Result<Solution> {
+    fn compute(&self, scene: &Scene) -> Result<Solution> {
         // Unused vertices (artist meshes) would make the system singular.
-        if let Some(s) = super::unused::solve_on_used(scene, self.name(), |s| self.solve(s))? {
+        if let Some(s) = super::unused::solve_on_used(scene, self.name(), |s| self.compute(s))? {
             return Ok(s);
         }
         let started = Instant::now();

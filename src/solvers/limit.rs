@@ -114,9 +114,9 @@ impl Solver for Limited {
         )
     }
 
-    fn solve(&self, scene: &Scene) -> Result<Solution> {
+    fn compute(&self, scene: &Scene) -> Result<Solution> {
         let started = Instant::now();
-        let inner = self.inner.solve(scene)?;
+        let inner = self.inner.compute(scene)?;
         let mut weights = inner.weights;
         self.limit.apply(&mut weights);
         finish(self.name(), started, weights, inner.report.warnings)

@@ -161,7 +161,7 @@ impl Solver for Linear {
         "linear".into()
     }
 
-    fn solve(&self, scene: &Scene) -> Result<Solution> {
+    fn compute(&self, scene: &Scene) -> Result<Solution> {
         let started = Instant::now();
         let o = &self.options;
         let r = match o.blend_radius {

@@ -62,9 +62,9 @@ impl Solver for Masked {
         format!("{}+mask", self.inner.name())
     }
 
-    fn solve(&self, scene: &Scene) -> Result<Solution> {
+    fn compute(&self, scene: &Scene) -> Result<Solution> {
         let started = Instant::now();
-        let inner = self.inner.solve(scene)?;
+        let inner = self.inner.compute(scene)?;
         let mut data = inner.weights.as_slice().to_vec();
         let mut warnings = inner.report.warnings;
         let allowed = allowed_parts(scene);

@@ -84,7 +84,7 @@ pub const RECOMMENDED_SOLVER: &str = "best";
 
 /// The recommended solver with its default options.
 pub fn recommended() -> Box<dyn Solver> {
-    Box::new(SeamJoined(Box::new(Best::default())))
+    Box::new(Best::default())
 }
 
 pub use registry::{
@@ -113,11 +113,27 @@ pub struct Solution {
 }
 
 /// A weight solver.
+///
+/// A solver implements [`Solver::compute`]; users call [`Solver::solve`], which gives the
+/// scene's recorded seams ([`crate::scene::Seams`]) their joined rows after the computation,
+/// so a repaired scene stays repaired however the solver was built (a typed struct,
+/// [`solver_by_name`] or [`recommended`]). A scene without seams gets `compute`'s weights
+/// bit for bit.
 pub trait Solver: Send + Sync {
     /// Registry name (`heat`, `euclidean+mask`, ...).
     fn name(&self) -> String;
-    /// Computes weights for every vertex and bone of `scene`.
-    fn solve(&self, scene: &Scene) -> Result<Solution>;
+    /// Computes weights for every vertex and bone of `scene`, before the seams are joined.
+    /// Wrappers (mask, limit, refine) call their inner solver's `compute`, so the join runs
+    /// once, on the outermost result.
+    fn compute(&self, scene: &Scene) -> Result<Solution>;
+    /// Weights for every vertex and bone of `scene`, its seams joined.
+    fn solve(&self, scene: &Scene) -> Result<Solution> {
+        let mut solution = self.compute(scene)?;
+        if !scene.seams.is_empty() {
+            scene.seams.join(&mut solution.weights)?;
+        }
+        Ok(solution)
+    }
 }
 
 /// One documented option key: what `--option KEY=VALUE` accepts. The default is not written
@@ -290,27 +306,7 @@ where
     if let Some(l) = limit.filter(|l| l.trim() != "none") {
         solver = Box::new(Limited::new(solver, WeightLimit::parse(&l)?));
     }
-    Ok(Box::new(SeamJoined(solver)))
-}
-
-/// The join hook: every solver the registry builds gives the scene's recorded seams
-/// ([`crate::scene::Seams`]) their joined rows after its own solve, so a repaired scene stays
-/// repaired whichever solver, command or binding solves it. A scene without seams is
-/// untouched (the same weights, bit for bit).
-struct SeamJoined(Box<dyn Solver>);
-
-impl Solver for SeamJoined {
-    fn name(&self) -> String {
-        self.0.name()
-    }
-
-    fn solve(&self, scene: &Scene) -> Result<Solution> {
-        let mut solution = self.0.solve(scene)?;
-        if !scene.seams.is_empty() {
-            scene.seams.join(&mut solution.weights)?;
-        }
-        Ok(solution)
-    }
+    Ok(solver)
 }
 
 /// The registry entry for `name` and whether `+mask` is to be added around it.

@@ -62,12 +62,12 @@ impl Solver for Refined {
         format!("{}+refine({})", self.inner.name(), self.target)
     }
 
-    fn solve(&self, scene: &Scene) -> Result<Solution> {
+    fn compute(&self, scene: &Scene) -> Result<Solution> {
         let started = Instant::now();
         let n = scene.mesh.vertex_count();
         let k = subdivision_factor(&scene.mesh, self.target);
         if k == 1 {
-            let inner = self.inner.solve(scene)?;
+            let inner = self.inner.compute(scene)?;
             return finish(self.name(), started, inner.weights, inner.report.warnings);
         }
         let fine = Scene::new(
@@ -76,7 +76,7 @@ impl Solver for Refined {
             scene.skeleton.clone(),
             Vec::new(),
         )?;
-        let inner = self.inner.solve(&fine)?;
+        let inner = self.inner.compute(&fine)?;
         let nb = inner.weights.bone_count();
         let data = inner.weights.as_slice()[..n * nb].to_vec();
         let weights = Weights::from_row_major(data, nb)?;

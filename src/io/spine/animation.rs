@@ -13,6 +13,9 @@
 //!   4 numbers per channel, `cx1, cy1, cx2, cy2` in absolute time and value
 //!   ([`Curve::from_absolute_bezier`]); 3.x writes `curve: c1, c2: .., c3: .., c4: ..` (or an
 //!   array of 4) already normalized to the segment.
+//! - Before a timeline's first key Spine shows the setup pose: a timeline whose first key is
+//!   after 0 gets a stepped key at 0 holding the setup value (0, scale 1), so the bone jumps
+//!   to the first key at its time as in Spine.
 //! - A clip lasts until the last key of any of its timelines (drawn or not).
 //! - `ik`: `name`, `order`, `bones` (1 or 2), `target`, `mix` (default 1), `bendPositive`
 //!   (default true), `softness`; applied in `order`.
@@ -257,7 +260,13 @@ impl AnimationReader<'_> {
             self.add_keys(name, keys.len() * channels.len())?;
             let fields: Vec<_> = channels.iter().map(|&(_, f, d, l)| (f, d, l)).collect();
             let read = read_timeline(&bat, tl, keys, &fields, self.legacy, &mut self.counts)?;
-            for (&(kind, ..), channel) in channels.iter().zip(read) {
+            for (&(kind, _, setup, _), mut channel) in channels.iter().zip(read) {
+                // Before a timeline's first key Spine shows the setup pose, and jumps to the
+                // first key at its time.
+                if channel.keys.first().is_some_and(|k| k.time > 0.0) {
+                    let hold = Key::new(0.0, setup).with_curve(Curve::Stepped);
+                    channel.keys.insert(0, hold);
+                }
                 let slot = track.channels.get_mut(kind);
                 if slot.is_some() {
                     self.not_applied
@@ -352,7 +361,7 @@ fn read_timeline(
     }
     let mut out = Vec::with_capacity(n);
     for (c, vals) in values.iter().enumerate() {
-        let mut ch = Vec::with_capacity(keys.len());
+        let mut ch = Vec::with_capacity(keys.len() + 1);
         for i in 0..keys.len() {
             let next = (i + 1 < keys.len()).then(|| (times[i + 1], vals[i + 1]));
             let curve = segment_curve(&curves[i], c, (times[i], vals[i]), next, counts);

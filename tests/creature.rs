@@ -178,9 +178,7 @@ fn normalized_weights(doc: &Value) -> Vec<(String, String, Vec<f64>)> {
     for (name, r) in doc["mesh"]["regions"].as_object().unwrap() {
         let w = r["weights"].as_object().unwrap();
         let n = w.values().next().unwrap().as_array().unwrap().len();
-        let sums: Vec<f64> = (0..n)
-            .map(|k| w.values().map(|a| f(&a[k])).sum())
-            .collect();
+        let sums: Vec<f64> = (0..n).map(|k| w.values().map(|a| f(&a[k])).sum()).collect();
         for (bone, a) in w {
             let col = a
                 .as_array()
@@ -284,7 +282,9 @@ fn cli_round_trip_and_source_is_required() {
     assert!(worst <= 1e-6, "CLI round trip differs by {worst}");
     // Another rig as the source: refused, naming the mismatch.
     let other = path("creature-fox");
-    let o = run(&["export", "creature", s, a, "--source", &other, "-o", e, "--force"]);
+    let o = run(&[
+        "export", "creature", s, a, "--source", &other, "-o", e, "--force",
+    ]);
     assert!(!o.status.success());
     assert!(String::from_utf8_lossy(&o.stderr).contains("vertices"));
 }
@@ -344,7 +344,8 @@ fn hostile_files_give_typed_errors() {
         creature_field(&e),
         ("region \"body\"", "weights.Bone_0", Some(2))
     );
-    let e = edited(|d| d["mesh"]["regions"]["body"]["weights"]["Ghost"] = json!([0, 1, 0, 0, 0, 0]));
+    let e =
+        edited(|d| d["mesh"]["regions"]["body"]["weights"]["Ghost"] = json!([0, 1, 0, 0, 0, 0]));
     assert_eq!(creature_field(&e).2, Some(1));
     let e = edited(|d| d["skeleton"]["Bone_1"]["restParentMat"][12] = json!(null));
     assert_eq!(creature_field(&e).1, "restParentMat");

@@ -1008,9 +1008,8 @@ fn check_creature(input: &[u8]) -> Outcome {
 fn fuzz_creature() {
     // The tiny rig, and the bat with its clip cut to its first four frames (cases stay fast).
     let tiny = json_of(common::TINY_CREATURE);
-    let mut bat = json_of(
-        &std::fs::read_to_string(data("creature/creature-bat.json")).expect("creature"),
-    );
+    let mut bat =
+        json_of(&std::fs::read_to_string(data("creature/creature-bat.json")).expect("creature"));
     if let Some(frames) = bat["animation"]["default"]["bones"].as_object_mut() {
         let keep: Vec<String> = frames.keys().take(4).cloned().collect();
         frames.retain(|k, _| keep.contains(k));

@@ -67,9 +67,7 @@ pub fn run(a: ImportArgs) -> Result<ExitCode> {
             | ImportFormat::Godot
             | ImportFormat::Spine,
             None,
-        ) => {
-            Some(a.output.with_extension("artist.json"))
-        }
+        ) => Some(a.output.with_extension("artist.json")),
         (ImportFormat::Gltf, None) => None,
     };
     if !matches!(a.format, ImportFormat::Spine) && (a.atlas.is_some() || a.skin.is_some()) {

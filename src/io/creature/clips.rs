@@ -53,7 +53,7 @@ fn build_clip(c: &FileClip, skeleton: &Skeleton) -> Result<Clip> {
     for (k, pose) in c.poses.iter().enumerate() {
         let ctx = format!("clip {:?} frame {}", c.name, c.frames[k]);
         let world = posed_worlds(&ctx, pose, skeleton)?;
-        for j in 0..n {
+        for (j, per_kind) in values.iter_mut().enumerate() {
             let o = offsets(skeleton, &world, j).ok_or_else(|| {
                 creature_error(
                     &ctx,
@@ -62,8 +62,8 @@ fn build_clip(c: &FileClip, skeleton: &Skeleton) -> Result<Clip> {
                     "the bone's parent frame is singular here",
                 )
             })?;
-            for (kind, v) in o.into_iter().enumerate() {
-                values[j][kind].push(v);
+            for (keys, v) in per_kind.iter_mut().zip(o) {
+                keys.push(v);
             }
         }
     }
@@ -74,7 +74,9 @@ fn build_clip(c: &FileClip, skeleton: &Skeleton) -> Result<Clip> {
             if matches!(kind, ChannelKind::Rotation | ChannelKind::ShearY) {
                 unwrap_degrees(&mut v);
             }
-            if v.iter().all(|x| (x - kind.rest_value()).abs() <= SAME_VALUE) {
+            if v.iter()
+                .all(|x| (x - kind.rest_value()).abs() <= SAME_VALUE)
+            {
                 continue;
             }
             let keys = times.iter().zip(v).map(|(&t, x)| Key::new(t, x)).collect();
@@ -96,7 +98,7 @@ fn posed_worlds(ctx: &str, pose: &[[[f64; 2]; 2]], skeleton: &Skeleton) -> Resul
             let (dx, dy) = (e[0] - s[0], e[1] - s[1]);
             let length = dx.hypot(dy);
             let lambda = length / b.length();
-            if !(lambda >= 1.0 / MAX_SCALE && lambda <= MAX_SCALE) {
+            if !(1.0 / MAX_SCALE..=MAX_SCALE).contains(&lambda) {
                 return Err(creature_error(
                     ctx,
                     format!("{}.end_pt", b.name),
@@ -205,7 +207,10 @@ mod tests {
         for (j, seg) in segs.iter().enumerate() {
             for (k, q) in seg.iter().enumerate() {
                 let want = pose[j][k];
-                assert!((q.x - want[0]).abs() < 1e-9 && (q.y - want[1]).abs() < 1e-9, "{j} {k} {q:?} {want:?}");
+                assert!(
+                    (q.x - want[0]).abs() < 1e-9 && (q.y - want[1]).abs() < 1e-9,
+                    "{j} {k} {q:?} {want:?}"
+                );
             }
         }
     }

@@ -89,10 +89,13 @@ fn check_match(file: &FileCreature, scene: &Scene) -> Result<()> {
     }
     let mut v = 0;
     for r in &file.regions {
-        for (k, p) in file.points[r.first_point..r.first_point + r.points].iter().enumerate() {
+        for (k, p) in file.points[r.first_point..r.first_point + r.points]
+            .iter()
+            .enumerate()
+        {
             let q = vertices[v];
             let d = (q.x - p[0]).hypot(q.y - p[1]);
-            if !(d <= MATCH_TOLERANCE) {
+            if d.is_nan() || d > MATCH_TOLERANCE {
                 return Err(creature_error(
                     "export",
                     "mesh.points",
@@ -112,7 +115,10 @@ fn check_match(file: &FileCreature, scene: &Scene) -> Result<()> {
                 "export",
                 "skeleton",
                 None,
-                format!("the scene's bone {:?} is not in the source's skeleton", b.name),
+                format!(
+                    "the scene's bone {:?} is not in the source's skeleton",
+                    b.name
+                ),
             ));
         }
     }
@@ -140,15 +146,36 @@ fn weights_spans(text: &str) -> Result<HashMap<String, Range<usize>>> {
         at: 0,
     };
     let mut out = HashMap::new();
-    let broken = || creature_error("export", "(source)", None, "the source text is not the JSON it parsed as");
+    let broken = || {
+        creature_error(
+            "export",
+            "(source)",
+            None,
+            "the source text is not the JSON it parsed as",
+        )
+    };
     s.ws();
     let root = s.members().ok_or_else(broken)?;
     for (_, span) in root.iter().filter(|(k, _)| k == "mesh") {
-        let mut mesh = Scanner { b: text.as_bytes(), at: span.start };
-        for (_, span) in mesh.members().ok_or_else(broken)?.iter().filter(|(k, _)| k == "regions") {
-            let mut regions = Scanner { b: text.as_bytes(), at: span.start };
+        let mut mesh = Scanner {
+            b: text.as_bytes(),
+            at: span.start,
+        };
+        for (_, span) in mesh
+            .members()
+            .ok_or_else(broken)?
+            .iter()
+            .filter(|(k, _)| k == "regions")
+        {
+            let mut regions = Scanner {
+                b: text.as_bytes(),
+                at: span.start,
+            };
             for (name, span) in regions.members().ok_or_else(broken)? {
-                let mut region = Scanner { b: text.as_bytes(), at: span.start };
+                let mut region = Scanner {
+                    b: text.as_bytes(),
+                    at: span.start,
+                };
                 for (k, span) in region.members().ok_or_else(broken)? {
                     if k == "weights" {
                         out.insert(name.clone(), span);

@@ -171,7 +171,10 @@ pub fn import_creature(text: &str) -> Result<CreatureImport> {
     let report = ImportReport {
         meshes,
         bones: bones.len(),
-        clips: clips.iter().map(|c| (c.name.clone(), c.frames.len())).collect(),
+        clips: clips
+            .iter()
+            .map(|c| (c.name.clone(), c.frames.len()))
+            .collect(),
         notes,
     };
     Ok(CreatureImport {

@@ -101,8 +101,9 @@ fn numbers(v: &Value, ctx: &str, field: &str, limit: f64) -> Result<Vec<f64>> {
 /// A point `[x, y]`.
 fn point(v: &Value, ctx: &str, field: &str) -> Result<[f64; 2]> {
     let n = numbers(v, ctx, field, MAX_COORDINATE)?;
-    n.try_into()
-        .map_err(|n: Vec<f64>| creature_error(ctx, field, None, format!("{} numbers, expected 2", n.len())))
+    n.try_into().map_err(|n: Vec<f64>| {
+        creature_error(ctx, field, None, format!("{} numbers, expected 2", n.len()))
+    })
 }
 
 /// A non-negative integer index.
@@ -110,7 +111,12 @@ fn index(obj: &Map<String, Value>, ctx: &str, field: &str) -> Result<usize> {
     let v = get(obj, ctx, field)?;
     match v.as_f64() {
         Some(x) if x >= 0.0 && x.fract() == 0.0 && x < 1e15 => Ok(x as usize),
-        _ => Err(creature_error(ctx, field, None, format!("{v} is not an index (an integer >= 0)"))),
+        _ => Err(creature_error(
+            ctx,
+            field,
+            None,
+            format!("{v} is not an index (an integer >= 0)"),
+        )),
     }
 }
 
@@ -140,7 +146,12 @@ pub(super) fn parse_creature(text: &str) -> Result<FileCreature> {
 }
 
 fn read_points(mesh: &Map<String, Value>) -> Result<Vec<[f64; 2]>> {
-    let flat = numbers(get(mesh, "mesh", "points")?, "mesh", "points", MAX_COORDINATE)?;
+    let flat = numbers(
+        get(mesh, "mesh", "points")?,
+        "mesh",
+        "points",
+        MAX_COORDINATE,
+    )?;
     if flat.len() % 2 != 0 {
         return Err(creature_error(
             "mesh",
@@ -165,7 +176,12 @@ fn read_bones(skeleton: &Map<String, Value>) -> Result<Vec<FileBone>> {
         let b = object(b, &ctx, "(bone)")?;
         if let Some(name) = b.get("name") {
             if name.as_str() != Some(key.as_str()) {
-                return Err(creature_error(&ctx, "name", None, format!("{name} differs from the bone's key")));
+                return Err(creature_error(
+                    &ctx,
+                    "name",
+                    None,
+                    format!("{name} differs from the bone's key"),
+                ));
             }
         }
         let id = match get(b, &ctx, "id")?.as_i64() {
@@ -177,7 +193,11 @@ fn read_bones(skeleton: &Map<String, Value>) -> Result<Vec<FileBone>> {
             None | Some(Value::Null) => Vec::new(),
             Some(c) => array(c, &ctx, "children")?
                 .iter()
-                .map(|k| k.as_i64().ok_or_else(|| creature_error(&ctx, "children", None, format!("{k} is not a bone id"))))
+                .map(|k| {
+                    k.as_i64().ok_or_else(|| {
+                        creature_error(&ctx, "children", None, format!("{k} is not a bone id"))
+                    })
+                })
                 .collect::<Result<Vec<i64>>>()?,
         };
         bones.push(FileBone {
@@ -211,14 +231,22 @@ fn link_parents(bones: &mut Vec<FileBone>, children: &[Vec<i64>]) -> Result<()> 
         for id in kids {
             let ctx = format!("bone {:?}", bones[p].name);
             let Some(&c) = by_id.get(id) else {
-                return Err(creature_error(ctx, "children", None, format!("no bone has id {id}")));
+                return Err(creature_error(
+                    ctx,
+                    "children",
+                    None,
+                    format!("no bone has id {id}"),
+                ));
             };
             if let Some(other) = bones[c].parent.filter(|&o| o != p) {
                 return Err(creature_error(
                     ctx,
                     "children",
                     None,
-                    format!("bone {:?} is also a child of {:?}", bones[c].name, bones[other].name),
+                    format!(
+                        "bone {:?} is also a child of {:?}",
+                        bones[c].name, bones[other].name
+                    ),
                 ));
             }
             bones[c].parent = Some(p);
@@ -242,25 +270,69 @@ fn link_parents(bones: &mut Vec<FileBone>, children: &[Vec<i64>]) -> Result<()> 
 /// A bone's rest world start and end: `restParentMat` (4×4, column major; its 2D affine part)
 /// applied to `localRestStartPt` and `localRestEndPt`.
 fn rest_points(b: &Map<String, Value>, ctx: &str) -> Result<([f64; 2], [f64; 2])> {
-    let m = numbers(get(b, ctx, "restParentMat")?, ctx, "restParentMat", MAX_COORDINATE)?;
+    let m = numbers(
+        get(b, ctx, "restParentMat")?,
+        ctx,
+        "restParentMat",
+        MAX_COORDINATE,
+    )?;
     if m.len() != 16 {
-        return Err(creature_error(ctx, "restParentMat", None, format!("{} numbers, expected 16 (4x4)", m.len())));
+        return Err(creature_error(
+            ctx,
+            "restParentMat",
+            None,
+            format!("{} numbers, expected 16 (4x4)", m.len()),
+        ));
     }
     // Column major: x axis (m0, m1), y axis (m4, m5), translation (m12, m13).
-    if let Some(x) = [m[0], m[1], m[4], m[5]].into_iter().find(|x| x.abs() > MAX_SCALE) {
-        return Err(creature_error(ctx, "restParentMat", None, format!("linear entry {x:e} is beyond ±{MAX_SCALE}")));
+    if let Some(x) = [m[0], m[1], m[4], m[5]]
+        .into_iter()
+        .find(|x| x.abs() > MAX_SCALE)
+    {
+        return Err(creature_error(
+            ctx,
+            "restParentMat",
+            None,
+            format!("linear entry {x:e} is beyond ±{MAX_SCALE}"),
+        ));
     }
-    let apply = |p: [f64; 2]| [m[0] * p[0] + m[4] * p[1] + m[12], m[1] * p[0] + m[5] * p[1] + m[13]];
-    let start = apply(point(get(b, ctx, "localRestStartPt")?, ctx, "localRestStartPt")?);
-    let end = apply(point(get(b, ctx, "localRestEndPt")?, ctx, "localRestEndPt")?);
+    let apply = |p: [f64; 2]| {
+        [
+            m[0] * p[0] + m[4] * p[1] + m[12],
+            m[1] * p[0] + m[5] * p[1] + m[13],
+        ]
+    };
+    let start = apply(point(
+        get(b, ctx, "localRestStartPt")?,
+        ctx,
+        "localRestStartPt",
+    )?);
+    let end = apply(point(
+        get(b, ctx, "localRestEndPt")?,
+        ctx,
+        "localRestEndPt",
+    )?);
     for (field, p) in [("localRestStartPt", start), ("localRestEndPt", end)] {
         if !(p[0].abs() <= MAX_COORDINATE && p[1].abs() <= MAX_COORDINATE) {
-            return Err(creature_error(ctx, field, None, format!("restParentMat places it at ({:e}, {:e}), beyond ±{MAX_COORDINATE:e}", p[0], p[1])));
+            return Err(creature_error(
+                ctx,
+                field,
+                None,
+                format!(
+                    "restParentMat places it at ({:e}, {:e}), beyond ±{MAX_COORDINATE:e}",
+                    p[0], p[1]
+                ),
+            ));
         }
     }
     let length = (end[0] - start[0]).hypot(end[1] - start[1]);
     if length < MIN_BONE_LENGTH {
-        return Err(creature_error(ctx, "localRestEndPt", None, format!("the rest bone has length {length:e}: its start and end points coincide")));
+        return Err(creature_error(
+            ctx,
+            "localRestEndPt",
+            None,
+            format!("the rest bone has length {length:e}: its start and end points coincide"),
+        ));
     }
     Ok((start, end))
 }
@@ -284,7 +356,11 @@ fn read_regions(
             format!("{} points × {} bones is more than the {MAX_WEIGHT_ENTRIES} weights the import holds", points.len(), bones.len()),
         ));
     }
-    let by_name: HashMap<&str, usize> = bones.iter().enumerate().map(|(i, b)| (b.name.as_str(), i)).collect();
+    let by_name: HashMap<&str, usize> = bones
+        .iter()
+        .enumerate()
+        .map(|(i, b)| (b.name.as_str(), i))
+        .collect();
     let mut out = Vec::with_capacity(regions.len());
     for (name, r) in regions {
         out.push(read_region(name, r, points.len(), indices, &by_name)?);
@@ -299,13 +375,22 @@ fn read_regions(
                 format!("region {:?}", w[1].name),
                 "start_pt_index",
                 Some(w[1].first_point),
-                format!("overlaps region {:?} (points {}..={})", w[0].name, w[0].first_point, w[0].first_point + w[0].points - 1),
+                format!(
+                    "overlaps region {:?} (points {}..={})",
+                    w[0].name,
+                    w[0].first_point,
+                    w[0].first_point + w[0].points - 1
+                ),
             ));
         }
     }
     let covered: usize = out.iter().map(|r| r.points).sum();
     if covered < points.len() {
-        notes.push(format!("{} of {} points belong to no region: left out", points.len() - covered, points.len()));
+        notes.push(format!(
+            "{} of {} points belong to no region: left out",
+            points.len() - covered,
+            points.len()
+        ));
     }
     Ok(out)
 }
@@ -319,9 +404,17 @@ fn read_region(
 ) -> Result<FileRegion> {
     let ctx = format!("region {name:?}");
     let r = object(r, &ctx, "(region)")?;
-    let (first, last) = (index(r, &ctx, "start_pt_index")?, index(r, &ctx, "end_pt_index")?);
+    let (first, last) = (
+        index(r, &ctx, "start_pt_index")?,
+        index(r, &ctx, "end_pt_index")?,
+    );
     if first > last || last >= n_points {
-        return Err(creature_error(&ctx, "end_pt_index", None, format!("points {first}..={last} are not inside the mesh's {n_points} points")));
+        return Err(creature_error(
+            &ctx,
+            "end_pt_index",
+            None,
+            format!("points {first}..={last} are not inside the mesh's {n_points} points"),
+        ));
     }
     let (i0, i1) = (index(r, &ctx, "start_index")?, index(r, &ctx, "end_index")?);
     if i0 > i1 || i1 >= indices.len() || (i1 - i0 + 1) % 3 != 0 {
@@ -329,7 +422,10 @@ fn read_region(
             &ctx,
             "end_index",
             None,
-            format!("indices {i0}..={i1} are not whole triangles inside the mesh's {} indices", indices.len()),
+            format!(
+                "indices {i0}..={i1} are not whole triangles inside the mesh's {} indices",
+                indices.len()
+            ),
         ));
     }
     let count = last - first + 1;
@@ -338,7 +434,9 @@ fn read_region(
         let mut out = [0usize; 3];
         for (k, v) in tri.iter().enumerate() {
             match v.as_f64() {
-                Some(x) if x.fract() == 0.0 && x >= first as f64 && x <= last as f64 => out[k] = x as usize - first,
+                Some(x) if x.fract() == 0.0 && x >= first as f64 && x <= last as f64 => {
+                    out[k] = x as usize - first
+                }
                 _ => {
                     return Err(creature_error(
                         &ctx,
@@ -380,7 +478,10 @@ fn read_weights(
         let field = format!("weights.{bone}");
         let values = array(arr, ctx, &field)?;
         if values.len() != count {
-            skipped.push((bone.clone(), format!("{} weights for {count} points", values.len())));
+            skipped.push((
+                bone.clone(),
+                format!("{} weights for {count} points", values.len()),
+            ));
             continue;
         }
         let mut row = Vec::with_capacity(count);
@@ -388,7 +489,12 @@ fn read_weights(
             match v.as_f64() {
                 Some(x) if (0.0..=MAX_ROUNDED_WEIGHT).contains(&x) => row.push(x),
                 _ => {
-                    return Err(creature_error(ctx, &field, Some(first + i), format!("{v} is not a weight in [0, {MAX_ROUNDED_WEIGHT}]")))
+                    return Err(creature_error(
+                        ctx,
+                        &field,
+                        Some(first + i),
+                        format!("{v} is not a weight in [0, {MAX_ROUNDED_WEIGHT}]"),
+                    ))
                 }
             }
         }
@@ -396,9 +502,20 @@ fn read_weights(
             Some(&j) => out.push((j, row)),
             None => match row.iter().position(|&x| x > 0.0) {
                 Some(i) => {
-                    return Err(creature_error(ctx, &field, Some(first + i), format!("no bone is called {bone:?}, yet the point has weight {} on it", row[i])))
+                    return Err(creature_error(
+                        ctx,
+                        &field,
+                        Some(first + i),
+                        format!(
+                            "no bone is called {bone:?}, yet the point has weight {} on it",
+                            row[i]
+                        ),
+                    ))
                 }
-                None => skipped.push((bone.clone(), "not a bone of the skeleton (all weights 0)".into())),
+                None => skipped.push((
+                    bone.clone(),
+                    "not a bone of the skeleton (all weights 0)".into(),
+                )),
             },
         }
     }
@@ -409,9 +526,15 @@ fn read_weights(
 fn read_clips(animation: &Map<String, Value>, bones: &[FileBone]) -> Result<Vec<FileClip>> {
     let total_frames: usize = animation
         .values()
-        .map(|c| c.get("bones").and_then(Value::as_object).map_or(0, Map::len))
+        .map(|c| {
+            c.get("bones")
+                .and_then(Value::as_object)
+                .map_or(0, Map::len)
+        })
         .fold(0, usize::saturating_add);
-    let keys = total_frames.saturating_mul(bones.len()).saturating_mul(CHANNELS_PER_BONE);
+    let keys = total_frames
+        .saturating_mul(bones.len())
+        .saturating_mul(CHANNELS_PER_BONE);
     if keys > MAX_KEYS {
         return Err(Error::TooManyKeys {
             clip: "(all clips)".into(),
@@ -419,7 +542,11 @@ fn read_clips(animation: &Map<String, Value>, bones: &[FileBone]) -> Result<Vec<
             max: MAX_KEYS,
         });
     }
-    let by_name: HashMap<&str, usize> = bones.iter().enumerate().map(|(i, b)| (b.name.as_str(), i)).collect();
+    let by_name: HashMap<&str, usize> = bones
+        .iter()
+        .enumerate()
+        .map(|(i, b)| (b.name.as_str(), i))
+        .collect();
     animation
         .iter()
         .map(|(name, c)| read_clip(name, c, &by_name))
@@ -435,12 +562,26 @@ fn read_clip(name: &str, c: &Value, bones: &HashMap<&str, usize>) -> Result<File
     }
     let mut by_frame: BTreeMap<i64, (&str, &Value)> = BTreeMap::new();
     for (key, f) in frames {
-        let frame = key.trim().parse::<f64>().ok().filter(|x| x.fract() == 0.0 && x.abs() <= MAX_FRAME);
+        let frame = key
+            .trim()
+            .parse::<f64>()
+            .ok()
+            .filter(|x| x.fract() == 0.0 && x.abs() <= MAX_FRAME);
         let Some(frame) = frame else {
-            return Err(creature_error(&ctx, format!("bones.{key}"), None, "a frame must be an integer number (as a string)"));
+            return Err(creature_error(
+                &ctx,
+                format!("bones.{key}"),
+                None,
+                "a frame must be an integer number (as a string)",
+            ));
         };
         if let Some((other, _)) = by_frame.insert(frame as i64, (key, f)) {
-            return Err(creature_error(&ctx, format!("bones.{key}"), None, format!("frame {frame} is also keyed as {other:?}")));
+            return Err(creature_error(
+                &ctx,
+                format!("bones.{key}"),
+                None,
+                format!("frame {frame} is also keyed as {other:?}"),
+            ));
         }
     }
     let mut out = FileClip {
@@ -451,7 +592,8 @@ fn read_clip(name: &str, c: &Value, bones: &HashMap<&str, usize>) -> Result<File
     };
     for (frame, (key, f)) in by_frame {
         out.frames.push(frame as f64);
-        out.poses.push(read_frame(&format!("{ctx} frame {key}"), f, bones)?);
+        out.poses
+            .push(read_frame(&format!("{ctx} frame {key}"), f, bones)?);
     }
     Ok(out)
 }
@@ -462,7 +604,12 @@ fn read_frame(ctx: &str, f: &Value, bones: &HashMap<&str, usize>) -> Result<Vec<
     let mut pose: Vec<Option<[[f64; 2]; 2]>> = vec![None; bones.len()];
     for (bone, v) in f {
         let Some(&j) = bones.get(bone.as_str()) else {
-            return Err(creature_error(ctx, bone, None, "no bone of the skeleton has this name"));
+            return Err(creature_error(
+                ctx,
+                bone,
+                None,
+                "no bone of the skeleton has this name",
+            ));
         };
         let bctx = format!("{ctx} bone {bone:?}");
         let v = object(v, &bctx, "(bone)")?;
@@ -479,7 +626,11 @@ fn read_frame(ctx: &str, f: &Value, bones: &HashMap<&str, usize>) -> Result<Vec<
     };
     pose.into_iter()
         .enumerate()
-        .map(|(j, p)| p.ok_or_else(|| creature_error(ctx, by_index[j], None, "the frame does not key this bone")))
+        .map(|(j, p)| {
+            p.ok_or_else(|| {
+                creature_error(ctx, by_index[j], None, "the frame does not key this bone")
+            })
+        })
         .collect()
 }
 
@@ -513,7 +664,11 @@ fn unapplied(c: &Map<String, Value>) -> Vec<&'static str> {
     if frames("uv_swaps").any(|m| m.get("enabled").and_then(Value::as_bool) == Some(true)) {
         out.push("uv swaps");
     }
-    if frames("mesh_opacities").any(|m| m.get("opacity").and_then(Value::as_f64).is_some_and(|o| o != 100.0)) {
+    if frames("mesh_opacities").any(|m| {
+        m.get("opacity")
+            .and_then(Value::as_f64)
+            .is_some_and(|o| o != 100.0)
+    }) {
         out.push("opacities");
     }
     out

@@ -295,6 +295,16 @@ pub enum Error {
         vertex: Option<usize>,
         message: String,
     },
+    /// A Creature JSON file has a missing or bad value: `context` names the file part
+    /// (mesh, region, bone, clip and frame), `field` the JSON field, `vertex` the point (the
+    /// file's point index) when there is one.
+    #[error("Creature {context}: {field}{}: {message}", .vertex.map(|v| format!(", vertex {v}")).unwrap_or_default())]
+    Creature {
+        context: String,
+        field: String,
+        vertex: Option<usize>,
+        message: String,
+    },
     /// A Spine (libgdx) text atlas has a syntax error or a bad value: `line` is 1-based.
     #[error("Spine atlas {file} line {line}: {message}")]
     SpineAtlas {

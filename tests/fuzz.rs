@@ -981,6 +981,46 @@ fn fuzz_dragonbones() {
     ));
 }
 
+// ---------------------------------------------------------------- Creature
+
+fn check_creature(input: &[u8]) -> Outcome {
+    let Ok(text) = std::str::from_utf8(input) else {
+        return Ok(false);
+    };
+    match skinweights::io::creature::import_creature(text) {
+        Ok(import) => {
+            import
+                .scene
+                .sanity_check()
+                .map_err(|e| format!("imported scene fails sanity_check: {e}"))?;
+            import
+                .artist
+                .validate()
+                .map_err(|e| format!("artist weights invalid: {e}"))?;
+            check_clip_poses(&import.scene, &[0.0, 0.37, 1.0])?;
+            score(&import.scene, &import.artist).map(|()| true)
+        }
+        Err(e) => typed(e),
+    }
+}
+
+#[test]
+fn fuzz_creature() {
+    // The tiny rig, and the bat with its clip cut to its first four frames (cases stay fast).
+    let tiny = json_of(common::TINY_CREATURE);
+    let mut bat =
+        json_of(&std::fs::read_to_string(data("creature/creature-bat.json")).expect("creature"));
+    if let Some(frames) = bat["animation"]["default"]["bones"].as_object_mut() {
+        let keep: Vec<String> = frames.keys().take(4).cloned().collect();
+        frames.retain(|k, _| keep.contains(k));
+    }
+    for field in ["meshes", "uv_swaps", "mesh_opacities"] {
+        bat["animation"]["default"][field] = Value::Object(Map::new());
+    }
+    let gen = from_seeds(vec![tiny.clone(), tiny, bat]);
+    assert_clean(fuzz("creature", 9_000_000, 3000, &gen, &check_creature));
+}
+
 // ---------------------------------------------------------------- Spine
 
 /// An atlas for the tiny Spine project: a 64 x 64 page with both regions on it.
@@ -1442,6 +1482,7 @@ fn frozen_regressions() {
         "artist-soup",
         "spine",
         "godot-clips",
+        "creature",
     ] {
         let Ok(dir) = std::fs::read_dir(root.join(target)) else {
             continue;
@@ -1460,6 +1501,7 @@ fn frozen_regressions() {
                 "artist-soup" => Box::new(check_artist_soup),
                 "spine" => Box::new(check_spine),
                 "godot-clips" => Box::new(check_godot),
+                "creature" => Box::new(check_creature),
                 _ => Box::new(check_dragonbones),
             };
             if let Err(bad) = run_case(&input, &*check) {

@@ -2,6 +2,7 @@
 
 use super::{check_outputs, load_weights_for, resolve_scene, BuiltinArgs};
 use clap::{Args, ValueEnum};
+use skinweights::io::creature::save_creature;
 use skinweights::io::dragonbones::save_dragonbones;
 use skinweights::io::godot::save_godot;
 use skinweights::io::spine::{save_spine, SpineExportOptions};
@@ -17,6 +18,9 @@ enum ExportFormat {
     /// glTF 2.0 (.gltf with an embedded buffer; the scene's art as embedded PNG images, one
     /// material per image and one primitive per layer).
     Gltf,
+    /// Creature JSON: the `--source` file (required) with each region's weights rewritten,
+    /// everything else kept as in the source.
+    Creature,
     /// DragonBones 5.5 JSON: one weighted mesh display per part.
     Dragonbones,
     /// Godot .tscn (text scene): a Skeleton2D and one skinned Polygon2D per part.
@@ -48,8 +52,9 @@ pub struct ExportArgs {
     /// Packed*Array).
     #[arg(long, default_value_t = 4, value_parser = clap::value_parser!(u32).range(3..=4))]
     godot: u32,
-    /// Spine only: the project the scene was imported from; only its meshes' vertices are
-    /// rewritten.
+    /// Spine: the project the scene was imported from; only its meshes' vertices are
+    /// rewritten. Creature (required): the file the scene was imported from; only its
+    /// regions' weights are rewritten.
     #[arg(long)]
     source: Option<PathBuf>,
     /// Spine only: keep at most K influences per vertex (the largest, renormalized);
@@ -81,6 +86,7 @@ pub fn run(a: ExportArgs) -> Result<ExitCode> {
     let w = load_weights_for(&scene, &a.weights)?;
     match a.format {
         ExportFormat::Gltf => write_gltf(&a, &scene, &w)?,
+        ExportFormat::Creature => write_creature(&a, &scene, &w)?,
         ExportFormat::Dragonbones => write_dragonbones(&a, &scene, &w)?,
         ExportFormat::Spine => write_spine(&a, &scene, &w, &atlas_out)?,
         ExportFormat::Godot => write_godot(&a, &scene, &w)?,
@@ -97,10 +103,17 @@ fn check_flags(a: &ExportArgs) -> Result<()> {
         })
     };
     let spine = matches!(a.format, ExportFormat::Spine);
-    if !spine && a.source.is_some() {
+    let creature = matches!(a.format, ExportFormat::Creature);
+    if creature && a.source.is_none() {
+        return Err(Error::MissingArgument {
+            argument: "--source",
+            reason: "a Creature export writes the weights into a copy of the file the scene was imported from: give it with --source FILE.json".into(),
+        });
+    }
+    if !spine && !creature && a.source.is_some() {
         return conflict(
             "--source",
-            "only Spine exports take a source project or an influence limit",
+            "only Spine and Creature exports take a source file",
         );
     }
     if !spine && a.max_influences.is_some() {
@@ -117,6 +130,7 @@ fn check_flags(a: &ExportArgs) -> Result<()> {
     }
     let keeps_pixels = match a.format {
         ExportFormat::Gltf => None,
+        ExportFormat::Creature => Some("Creature"),
         ExportFormat::Dragonbones => Some("DragonBones"),
         ExportFormat::Spine => Some("Spine"),
         ExportFormat::Godot => Some("Godot"),
@@ -153,6 +167,25 @@ fn write_gltf(a: &ExportArgs, scene: &Scene, w: &Weights) -> Result<()> {
         a.output.display(),
         scene.mesh().vertex_count(),
         scene.mesh().triangle_count(),
+        scene.skeleton().len()
+    );
+    Ok(())
+}
+
+/// `export creature`: the weights into a copy of the `--source` file.
+fn write_creature(a: &ExportArgs, scene: &Scene, w: &Weights) -> Result<()> {
+    let Some(source) = a.source.as_deref() else {
+        return Err(Error::MissingArgument {
+            argument: "--source",
+            reason: "a Creature export needs the file the scene was imported from".into(),
+        });
+    };
+    save_creature(scene, w, source, &a.output)?;
+    println!(
+        "wrote {}: {} with the weights of {} vertices on {} bones",
+        a.output.display(),
+        source.display(),
+        scene.mesh().vertex_count(),
         scene.skeleton().len()
     );
     Ok(())

@@ -2,6 +2,7 @@
 
 use super::check_outputs;
 use clap::{Args, ValueEnum};
+use skinweights::io::creature::load_creature;
 use skinweights::io::dragonbones::load_dragonbones;
 use skinweights::io::godot::load_godot;
 use skinweights::io::spine::{load_spine, SkinSelection, SpineImportOptions};
@@ -15,6 +16,9 @@ use std::process::ExitCode;
 enum ImportFormat {
     /// glTF 2.0 (.gltf; buffers embedded or beside it).
     Gltf,
+    /// Creature JSON (Kestrel Moon's "Game Engines" export): mesh regions as parts, the
+    /// skeleton, artist weights and clips (frames at 60 fps).
+    Creature,
     /// DragonBones 5.5 JSON (`*_ske.json`): armature, mesh displays, artist weights.
     Dragonbones,
     /// Godot 3 or 4 text scene (.tscn): Skeleton2D, Polygon2D layers, painted weights.
@@ -34,8 +38,8 @@ pub struct ImportArgs {
     /// Output scene file (JSON).
     #[arg(short, long)]
     output: PathBuf,
-    /// Also write the file's weights (skinweights.weights/1 JSON); DragonBones and Godot
-    /// default: SCENE.artist.json next to the scene.
+    /// Also write the file's weights (skinweights.weights/1 JSON); Creature, DragonBones,
+    /// Godot and Spine default: SCENE.artist.json next to the scene.
     #[arg(long)]
     weights: Option<PathBuf>,
     /// Spine only: the atlas (libgdx text .atlas); default: NAME.atlas beside the file
@@ -53,12 +57,17 @@ pub struct ImportArgs {
 
 /// Runs `import`.
 pub fn run(a: ImportArgs) -> Result<ExitCode> {
-    // DragonBones and Godot files always carry the artist's weights: write them by default.
+    // Creature, DragonBones, Godot and Spine files always carry the artist's weights: write
+    // them by default.
     let weights = match (a.format, a.weights) {
         (_, Some(w)) => Some(w),
-        (ImportFormat::Dragonbones | ImportFormat::Godot | ImportFormat::Spine, None) => {
-            Some(a.output.with_extension("artist.json"))
-        }
+        (
+            ImportFormat::Creature
+            | ImportFormat::Dragonbones
+            | ImportFormat::Godot
+            | ImportFormat::Spine,
+            None,
+        ) => Some(a.output.with_extension("artist.json")),
         (ImportFormat::Gltf, None) => None,
     };
     if !matches!(a.format, ImportFormat::Spine) && (a.atlas.is_some() || a.skin.is_some()) {
@@ -95,6 +104,12 @@ pub fn run(a: ImportArgs) -> Result<ExitCode> {
                 println!("wrote {}", p.display());
             }
             (imported.scene, imported.weights)
+        }
+        ImportFormat::Creature => {
+            let imported = load_creature(&a.file)?;
+            print!("{}", imported.report);
+            let artist = imported.artist_file();
+            (imported.scene, Some(artist))
         }
         ImportFormat::Dragonbones => {
             let imported = load_dragonbones(&a.file)?;

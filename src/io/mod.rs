@@ -1,5 +1,5 @@
 //! Every file format, one module each (feature `io`): the scene and weights JSON files,
-//! sprite tracing (PNG alpha to a scene), glTF 2.0, DragonBones 5.5, Godot and Spine 4.x; [`binary`] holds
+//! sprite tracing (PNG alpha to a scene), glTF 2.0, Creature JSON, DragonBones 5.5, Godot and Spine 4.x; [`binary`] holds
 //! the compact `.swb` form of the scene and weights files for large meshes.
 //!
 //! Formats convert between files and the model types ([`crate::Scene`], [`crate::Weights`]);
@@ -8,6 +8,7 @@
 pub mod atomic;
 pub mod binary;
 mod compare_json;
+pub mod creature;
 pub mod dragonbones;
 pub mod gltf;
 pub mod godot;

@@ -16,8 +16,8 @@ pub fn json_flag(v: &Value) -> Option<(bool, bool)> {
     match v {
         Value::Bool(b) => Some((*b, false)),
         Value::Number(n) => match n.as_f64() {
-            Some(x) if x == 0.0 => Some((false, true)),
-            Some(x) if x == 1.0 => Some((true, true)),
+            Some(0.0) => Some((false, true)),
+            Some(1.0) => Some((true, true)),
             _ => None,
         },
         _ => None,

@@ -130,3 +130,39 @@ pub const TINY_SPINE: &str = r#"{
   "idle": {"bones": {"root": {"translatex": [{"value": 0}, {"time": 2, "value": 10}]}}}
 }
 }"#;
+
+/// A tiny Creature JSON file: a root bone from (0, 0) to (2, 0) and its child from (2, 0) to
+/// (4, 0) (`restParentMat` the root's frame at its end point), a six-point strip region
+/// `body` and a three-point region `tip`, and a clip `wave` keyed at frames 0, 10 and 20 (the
+/// child turning up, then the root turning up and stretching 1.5 times).
+pub const TINY_CREATURE: &str = r#"{
+"mesh": {
+  "points": [0, -1, 2, -1, 4, -1, 4, 1, 2, 1, 0, 1, 4, -0.5, 5, 0, 4, 0.5],
+  "uvs": [0, 0, 0.5, 0, 1, 0, 1, 1, 0.5, 1, 0, 1, 0, 0, 1, 0.5, 0, 1],
+  "indices": [0, 1, 4, 0, 4, 5, 1, 2, 3, 1, 3, 4, 6, 7, 8],
+  "regions": {
+    "body": {"start_pt_index": 0, "end_pt_index": 5, "start_index": 0, "end_index": 11, "id": 1,
+      "weights": {"Bone_0": [1, 0.5, 0, 0, 0.5, 1], "Bone_1": [0, 0.5, 1, 1, 0.5, 0]}},
+    "tip": {"start_pt_index": 6, "end_pt_index": 8, "start_index": 12, "end_index": 14, "id": 2,
+      "weights": {"Bone_0": [0, 0, 0], "Bone_1": [1, 1, 1]}}
+  }
+},
+"skeleton": {
+  "Bone_0": {"name": "Bone_0", "id": 2, "restParentMat": [1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1],
+    "localRestStartPt": [0, 0], "localRestEndPt": [2, 0], "children": [3]},
+  "Bone_1": {"name": "Bone_1", "id": 3, "restParentMat": [1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 2, 0, 0, 1],
+    "localRestStartPt": [0, 0], "localRestEndPt": [2, 0], "children": []}
+},
+"animation": {
+  "wave": {
+    "bones": {
+      "0": {"Bone_0": {"start_pt": [0, 0], "end_pt": [2, 0]}, "Bone_1": {"start_pt": [2, 0], "end_pt": [4, 0]}},
+      "10": {"Bone_0": {"start_pt": [0, 0], "end_pt": [2, 0]}, "Bone_1": {"start_pt": [2, 0], "end_pt": [2, 2]}},
+      "20": {"Bone_0": {"start_pt": [0, 0], "end_pt": [0, 3]}, "Bone_1": {"start_pt": [0, 3], "end_pt": [-2, 3]}}
+    },
+    "meshes": {}, "uv_swaps": {}, "mesh_opacities": {}
+  }
+},
+"uv_swap_items": {},
+"anchor_points_items": {"AnchorPoints": []}
+}"#;

@@ -1,0 +1,62 @@
+//! Creature JSON (Kestrel Moon's Creature animation tool, the "Game Engines" export): import of
+//! the character's mesh regions, skeleton, artist weights and animation clips, and export of
+//! weights back into a copy of the source file.
+//!
+//! Format semantics, as Kestrel Moon's runtime documentation describes the exported file and
+//! as the shipped files bear out (see `docs/creature.md`):
+//!
+//! - `mesh.points` (x, y per point, flat) are the rest pose in the character's world frame,
+//!   y up (legs below the torso, as in the WebGL viewer): no flip is applied.
+//! - `mesh.indices` are triangles (flat, point indices). `mesh.regions` maps a region name to
+//!   a contiguous point range `start_pt_index..=end_pt_index` and a range of `indices`
+//!   `start_index..=end_index` (both inclusive), and `weights`: bone name → one weight per
+//!   point of the region.
+//! - `skeleton` maps bone names to `id`, `children` (ids), `restParentMat` (4×4, column
+//!   major) and `localRestStartPt` / `localRestEndPt`. The bone's rest world start and end
+//!   points are `restParentMat · local`; `restParentMat` is the parent's rest frame (origin at
+//!   the parent's end point, x axis along its start → end), the identity for the root.
+//! - `animation` maps a clip name to `bones`: frame number (a string) → bone name →
+//!   `start_pt`, `end_pt`, each bone's world start and end at that frame (baked keys, played
+//!   linearly in between). Frames are converted to seconds at [`FRAME_RATE`] frames per
+//!   second, the clip's first frame at time 0.
+//!
+//! A scene bone is the segment from the rest start to the rest end point; a clip key gives the
+//! bone the world frame with its origin at the frame's start point, its x axis along start →
+//! end, scaled by the length's ratio to the rest length (see [`clips`]).
+
+mod clips;
+mod export;
+mod import;
+mod parse;
+
+pub use clips::FRAME_RATE;
+pub use export::{export_creature, save_creature};
+pub use import::{import_creature, load_creature, CreatureImport, ImportReport, MeshReport};
+
+use crate::error::Error;
+
+/// Largest coordinate accepted anywhere in a file or produced from it: points, bone start and
+/// end points, matrix translations. A character is a few thousand units wide at most.
+const MAX_COORDINATE: f64 = 1e6;
+
+/// Largest entry of a matrix's linear part, and largest ratio of a bone's animated length to
+/// its rest length (either way).
+const MAX_SCALE: f64 = 1e3;
+
+/// Shortest rest bone accepted: a bone's direction is its frame's x axis.
+const MIN_BONE_LENGTH: f64 = 1e-9;
+
+/// A Creature error.
+fn creature_error(
+    context: impl Into<String>,
+    field: impl Into<String>,
+    vertex: Option<usize>,
+    message: impl Into<String>,
+) -> Error {
+    Error::Creature {
+        context: context.into(),
+        field: field.into(),
+        vertex,
+        message: message.into(),
+    }
+}

@@ -148,8 +148,8 @@ struct RigInfo {
     meshes: usize,
     clips: usize,
     clip_frames: usize,
-    /// Share of the scored vertices blending three or more bones, and on the paint grid.
-    blend3_share: f64,
+    /// Share of the scored vertices blending two or more bones, and on the paint grid.
+    blend_share: f64,
     grid_share: f64,
     error: Option<String>,
 }
@@ -242,7 +242,7 @@ fn run(cli: &Cli) -> Res<()> {
                 meshes: r.meshes.len(),
                 clips: r.scene.clips().len(),
                 clip_frames: f.frame_count(),
-                blend3_share: r.style.blend3_share(),
+                blend_share: r.style.blend_share(),
                 grid_share: r.style.grid_share(),
                 error: None,
             })
@@ -255,7 +255,7 @@ fn run(cli: &Cli) -> Res<()> {
                 meshes: 0,
                 clips: 0,
                 clip_frames: 0,
-                blend3_share: 0.0,
+                blend_share: 0.0,
                 grid_share: 0.0,
                 error: Some(f.error.clone()),
             }))
@@ -640,7 +640,7 @@ fn rig_means_md(rows: &[MeshRow], solvers: &[String]) -> String {
 /// The rigs scored and the ones that failed to load.
 fn rigs_md(rigs: &[RigInfo]) -> String {
     let mut s = String::from(
-        "## rigs\n\n| rig | group | vertices | bones | scored meshes | clips | blend 3+ bones (%) | on the 0.05 grid (%) | error |\n|---|---|---|---|---|---|---|---|---|\n",
+        "## rigs\n\n| rig | group | vertices | bones | scored meshes | clips | blend 2+ bones (%) | on the 0.05 grid (%) | error |\n|---|---|---|---|---|---|---|---|---|\n",
     );
     for r in rigs {
         s += &format!(
@@ -651,7 +651,7 @@ fn rigs_md(rigs: &[RigInfo]) -> String {
             r.bones,
             r.meshes,
             r.clips,
-            100.0 * r.blend3_share,
+            100.0 * r.blend_share,
             100.0 * r.grid_share,
             r.error.as_deref().unwrap_or("")
         );

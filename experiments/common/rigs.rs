@@ -2,6 +2,7 @@
 //! the fixed split into folds, and the per-mesh solve of protocol (a).
 
 use super::Res;
+use skinweights::io::creature::load_creature;
 use skinweights::io::dragonbones::load_dragonbones;
 use skinweights::io::godot::load_godot;
 use skinweights::io::spine::{load_spine, SkinSelection, SpineImport, SpineImportOptions};
@@ -48,12 +49,23 @@ pub struct RigSource {
     pub file: PathBuf,
 }
 
-/// Reads a Spine JSON, DragonBones `_ske.json` or Godot `.tscn` rig with its artist's
-/// weights, by its extension and content: Godot `.tscn`, Spine JSON (a `skeleton.spine`
-/// version; every attachment of every skin), else DragonBones JSON.
+/// Reads a Spine JSON, Creature JSON, DragonBones `_ske.json` or Godot `.tscn` rig with its
+/// artist's weights, by its extension and content: Godot `.tscn`, Spine JSON (a
+/// `skeleton.spine` version; every attachment of every skin), Creature JSON (`mesh.regions`;
+/// regions with two or more bones scored), else DragonBones JSON.
 pub fn load_rig(path: &Path, name: &str) -> Res<Rig> {
     let is_tscn = path.extension().is_some_and(|e| e == "tscn");
-    let (scene, artist, meshes) = if !is_tscn && is_spine(path)? {
+    let kind = if is_tscn { JsonKind::Other } else { json_kind(path)? };
+    let (scene, artist, meshes) = if kind == JsonKind::Creature {
+        let c = load_creature(path)?;
+        let meshes = c
+            .report
+            .meshes
+            .iter()
+            .filter(|m| m.bones.len() >= 2)
+            .map(|m| (m.part.clone(), m.bones.clone()));
+        (c.scene, c.artist, meshes.collect())
+    } else if kind == JsonKind::Spine {
         let options = SpineImportOptions::default().with_skin(SkinSelection::All);
         let s = load_spine(path, None, &options)?;
         let meshes = spine_meshes(&s);
@@ -97,15 +109,31 @@ pub fn load_rig(path: &Path, name: &str) -> Res<Rig> {
     })
 }
 
-/// Whether a JSON file is a Spine export (its `skeleton` object names a `spine` version).
-fn is_spine(path: &Path) -> Res<bool> {
+/// What a JSON rig file is, by its content.
+#[derive(PartialEq)]
+enum JsonKind {
+    /// A `skeleton` object naming a `spine` version.
+    Spine,
+    /// `mesh.regions` beside a `skeleton` (Creature's export).
+    Creature,
+    /// Anything else (read as DragonBones).
+    Other,
+}
+
+fn json_kind(path: &Path) -> Res<JsonKind> {
     let text = std::fs::read_to_string(path)
         .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
     // As the importers do, a UTF-8 byte order mark is skipped.
     let text = text.strip_prefix('\u{feff}').unwrap_or(&text);
     let json: serde_json::Value =
         serde_json::from_str(text).map_err(|e| format!("{} is not JSON: {e}", path.display()))?;
-    Ok(json["skeleton"]["spine"].is_string())
+    Ok(if json["skeleton"]["spine"].is_string() {
+        JsonKind::Spine
+    } else if json["mesh"]["regions"].is_object() && json["skeleton"].is_object() {
+        JsonKind::Creature
+    } else {
+        JsonKind::Other
+    })
 }
 
 /// A Spine rig's weighted meshes with at least two bones, each with the bones its artist

@@ -208,7 +208,7 @@ fn add_region(
     .map_err(|e| creature_error(&ctx, "indices", None, e.to_string()))?;
     for (bone, why) in &r.skipped {
         notes.push(format!(
-            "{ctx}: the weights of bone {bone:?} are skipped ({why}), as Creature's tolerance would leave them out"
+            "{ctx}: the weights of bone {bone:?} are skipped ({why}); the region's other weights are kept"
         ));
     }
     let mut sums = vec![0.0; r.points];

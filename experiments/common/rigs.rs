@@ -55,7 +55,11 @@ pub struct RigSource {
 /// regions with two or more bones scored), else DragonBones JSON.
 pub fn load_rig(path: &Path, name: &str) -> Res<Rig> {
     let is_tscn = path.extension().is_some_and(|e| e == "tscn");
-    let kind = if is_tscn { JsonKind::Other } else { json_kind(path)? };
+    let kind = if is_tscn {
+        JsonKind::Other
+    } else {
+        json_kind(path)?
+    };
     let (scene, artist, meshes) = if kind == JsonKind::Creature {
         let c = load_creature(path)?;
         let meshes = c

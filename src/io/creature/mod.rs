@@ -22,7 +22,7 @@
 //!
 //! A scene bone is the segment from the rest start to the rest end point; a clip key gives the
 //! bone the world frame with its origin at the frame's start point, its x axis along start →
-//! end, scaled by the length's ratio to the rest length (see [`clips`]).
+//! end, scaled by the length's ratio to the rest length (the `clips` module).
 
 mod clips;
 mod export;

@@ -696,7 +696,7 @@ fn squirrel_loads_and_weights_rounded_past_one_are_renormalised_with_a_note() {
     let again = import_spine(&bumped_text, None, &options).unwrap();
     assert_eq!(
         check_against_reading(&bumped, &again, "bumped squirrel"),
-        101
+        110
     );
     let note = again
         .report

@@ -34,7 +34,7 @@
 mod common;
 
 use clap::Parser;
-use common::rigs::{cut_meshes, rigs_and_solvers, solve_per_mesh_each, Rig};
+use common::rigs::{cut_meshes, rigs_and_solvers, solve_per_mesh, Rig};
 use common::{main_with, write_json, write_text, Res};
 use nalgebra::{DMatrix, DVector};
 use serde::Serialize;
@@ -45,6 +45,7 @@ use skinweights::scene::SubScene;
 use skinweights::Weights;
 use std::fmt::Write as _;
 use std::path::PathBuf;
+use std::time::Instant;
 
 #[derive(Parser)]
 #[command(about = "Fit small models on the artists' weights and score them on held-out rigs")]
@@ -59,6 +60,19 @@ struct Cli {
     /// Frames per second the rigs' clips are played at for the clip scores.
     #[arg(long, default_value_t = 30.0)]
     fps: f64,
+    /// Candidate recipes for the recommended solver on artists' meshes (solver specs, each
+    /// also in `--solvers`): each rig is scored with the candidate chosen on the other rigs
+    /// (lowest mean rank over the three measures) among those within `--max-time-ratio` of
+    /// heat's time.
+    #[arg(long, value_delimiter = ',')]
+    candidates: Vec<String>,
+    /// A candidate slower than this many times heat (over every mesh) is not chosen.
+    #[arg(long, default_value_t = 1.5)]
+    max_time_ratio: f64,
+    /// Timed solves per solver and rig (the time reported is their mean; one untimed solve
+    /// comes first).
+    #[arg(long, default_value_t = 3)]
+    timing_runs: usize,
     #[command(flatten)]
     common: common::CommonArgs,
 }
@@ -73,24 +87,50 @@ const HANDLE_LENGTH: f64 = 0.04;
 /// Meshes under this many vertices are also scored apart (as the benchmark).
 const SMALL_MESH: usize = 60;
 
-/// The models fitted, in table order.
-#[derive(Clone, Copy, PartialEq, Serialize)]
-enum Model {
-    Mix,
-    LogitSolvers,
-    LogitAll,
+/// The solvers whose time adds little to heat's on an artist's mesh: the `logit cheap`
+/// models use only these.
+const CHEAP: [&str; 3] = ["linear", "euclidean", "heat"];
+
+/// A model fitted: a mixture of solvers' rows, or a logit over some solvers' log weights and
+/// optionally the geometric features.
+#[derive(Clone, Serialize)]
+struct Model {
+    name: String,
+    mixture: bool,
+    /// Indices into the solvers.
+    solvers: Vec<usize>,
+    geometry: bool,
 }
 
-const MODELS: [Model; 3] = [Model::Mix, Model::LogitSolvers, Model::LogitAll];
-
-impl Model {
-    fn name(self) -> &'static str {
-        match self {
-            Model::Mix => "mix",
-            Model::LogitSolvers => "logit solvers",
-            Model::LogitAll => "logit all",
-        }
-    }
+/// The models fitted, in table order: over every solver, over the cheap ones, over heat,
+/// and over the geometry alone.
+fn models(solvers: &[String]) -> Vec<Model> {
+    let all: Vec<usize> = (0..solvers.len()).collect();
+    let of = |names: &[&str]| -> Vec<usize> {
+        (0..solvers.len())
+            .filter(|&k| names.contains(&solvers[k].as_str()))
+            .collect()
+    };
+    let logit = |name: &str, solvers: Vec<usize>, geometry: bool| Model {
+        name: name.into(),
+        mixture: false,
+        solvers,
+        geometry,
+    };
+    vec![
+        Model {
+            name: "mix".into(),
+            mixture: true,
+            solvers: all.clone(),
+            geometry: false,
+        },
+        logit("logit solvers", all.clone(), false),
+        logit("logit all", all, true),
+        logit("logit cheap", of(&CHEAP), false),
+        logit("logit cheap+geometry", of(&CHEAP), true),
+        logit("logit heat+geometry", of(&["heat"]), true),
+        logit("logit geometry", Vec::new(), true),
+    ]
 }
 
 /// One artist mesh ready to fit on and predict: per vertex and bone of the mesh, every
@@ -107,8 +147,8 @@ struct MeshSample {
     artist: Vec<Vec<f64>>,
 }
 
-/// Geometric features per (vertex, bone): log distance ratio, handle, handle x ratio, depth.
-const GEOMETRY: usize = 4;
+/// Geometric features per (vertex, bone) ([`mesh_geometry`]).
+const GEOMETRY: usize = 9;
 
 /// A rig with its meshes sampled and its clips sampled.
 struct RigSamples<'a> {
@@ -123,7 +163,7 @@ struct RigSamples<'a> {
 /// A fitted model: the mixture's or the logit's coefficients.
 #[derive(Clone, Serialize)]
 struct Fitted {
-    model: Model,
+    model: usize,
     coefficients: Vec<f64>,
 }
 
@@ -139,14 +179,6 @@ struct Pooled {
 }
 
 impl Pooled {
-    fn add(&mut self, other: &Pooled) {
-        self.vertices += other.vertices;
-        self.agreeing += other.agreeing;
-        self.small_vertices += other.small_vertices;
-        self.small_agreeing += other.small_agreeing;
-        self.one_bone.extend(&other.one_bone);
-        self.clip.extend(&other.clip);
-    }
     fn summary(&self) -> [f64; 4] {
         let mean = |x: &[f64]| x.iter().sum::<f64>() / x.len().max(1) as f64;
         [
@@ -158,21 +190,32 @@ impl Pooled {
     }
 }
 
+/// One rig's protocol (a) scores of every method: agreement %, agreement under 60 %,
+/// one-bone mean %, clip mean % (the models fitted without this rig).
 #[derive(Serialize)]
-struct SplitResult {
-    split: String,
-    /// Per method (solvers, then models): agreement %, agreement under 60 %, one-bone mean
-    /// %, clip mean %.
-    scores: Vec<(String, [f64; 4])>,
-    /// The models fitted for this split, each with what it was fitted on.
-    fitted: Vec<(String, Fitted)>,
+struct RigScores {
+    rig: String,
+    vertices: usize,
+    scores: Vec<[f64; 4]>,
 }
 
 #[derive(Serialize)]
 struct Output {
+    /// Per held-out rig, the candidate chosen on the other rigs (`--candidates`).
+    chosen: Vec<(String, String)>,
     experiment: &'static str,
     solvers: Vec<String>,
-    splits: Vec<SplitResult>,
+    /// The solvers, then the models: the columns of `rigs[..].scores`.
+    methods: Vec<String>,
+    rigs: Vec<RigScores>,
+    /// Per solver: its protocol (a) solves of every rig's meshes, in seconds (the second of
+    /// two runs).
+    seconds: Vec<f64>,
+    /// Meshes solved per solver (every rig's, computed-looking ones included).
+    meshes: usize,
+    models: Vec<Model>,
+    /// Each model fitted on every painted rig (what a shipped model would be).
+    fitted_on_all: Vec<Fitted>,
 }
 
 fn main() -> std::process::ExitCode {
@@ -183,9 +226,25 @@ fn main() -> std::process::ExitCode {
 fn run(cli: &Cli) -> Res<()> {
     let (rigs, solvers, bar) = rigs_and_solvers(&cli.rigs, &cli.solvers, &DEFAULT_SOLVERS)?;
     let mut samples = Vec::new();
+    let mut seconds = vec![0.0; solvers.len()];
     for rig in &rigs {
         let cuts = cut_meshes(rig)?;
-        let solved = solve_per_mesh_each(rig, &cuts, &solvers, &bar)?;
+        let mut solved = Vec::new();
+        for (k, solver) in solvers.iter().enumerate() {
+            // The first solve warms caches and the thread pool; the next `timing_runs` are
+            // timed.
+            solve_per_mesh(rig, &cuts, solver, |_| {})?;
+            let started = Instant::now();
+            for _ in 1..cli.timing_runs {
+                solve_per_mesh(rig, &cuts, solver, |_| {})?;
+            }
+            let (w, _) = solve_per_mesh(rig, &cuts, solver, |part| {
+                bar.set_message(format!("{} {solver} on {part}", rig.name));
+                bar.inc(1);
+            })?;
+            seconds[k] += started.elapsed().as_secs_f64() / cli.timing_runs.max(1) as f64;
+            solved.push(w);
+        }
         let meshes = cuts
             .iter()
             .map(|(_, cut)| mesh_sample(rig, cut, &solved))
@@ -202,35 +261,40 @@ fn run(cli: &Cli) -> Res<()> {
     }
     bar.finish_and_clear();
 
-    let mut splits = Vec::new();
-    if samples.len() >= 3 {
-        let samples = &samples;
-        let all: Vec<usize> = (0..samples.len()).collect();
-        let per_rig: Vec<Vec<Fitted>> = all
-            .iter()
-            .map(|&r| {
-                let train: Vec<usize> = all.iter().copied().filter(|&o| o != r).collect();
-                fit_models(samples, &train, solvers.len())
-            })
-            .collect::<Res<_>>()?;
-        let scores = score_split(samples, &all, &solvers, |r| per_rig[r].clone())?;
-        splits.push(SplitResult {
-            split: "leave one rig out (each rig fitted on the others), all rigs".into(),
-            scores,
-            fitted: all
-                .iter()
-                .flat_map(|&r| {
-                    per_rig[r]
-                        .iter()
-                        .map(move |f| (format!("without {}", samples[r].rig.name), f.clone()))
-                })
-                .collect(),
-        });
+    let models = models(&solvers);
+    // Rigs whose weights look computed by a tool are neither fitted on nor scored.
+    let painted: Vec<usize> = (0..samples.len())
+        .filter(|&r| samples[r].rig.fold == "painted")
+        .collect();
+    if painted.len() < 3 {
+        return Err("leave-one-rig-out needs at least 3 painted rigs".into());
     }
+    let per_rig: Vec<Vec<Fitted>> = painted
+        .iter()
+        .map(|&r| {
+            let train: Vec<usize> = painted.iter().copied().filter(|&o| o != r).collect();
+            fit_models(&samples, &train, &models)
+        })
+        .collect::<Res<_>>()?;
+    let all_fitted = fit_models(&samples, &painted, &models)?;
+    let rigs_scores = score_rigs(&samples, &painted, &solvers, &models, |k| {
+        per_rig[k].clone()
+    })?;
+    let chosen = choose_by_rig(&rigs_scores, &solvers, &seconds, cli)?;
     let out = Output {
+        chosen,
         experiment: "artist_fit",
         solvers: solvers.clone(),
-        splits,
+        methods: solvers
+            .iter()
+            .cloned()
+            .chain(models.iter().map(|m| m.name.clone()))
+            .collect(),
+        rigs: rigs_scores,
+        meshes: samples.iter().map(|s| s.meshes.len()).sum(),
+        seconds,
+        models,
+        fitted_on_all: all_fitted,
     };
     let md = fit_md(&out);
     println!("{md}");
@@ -270,21 +334,24 @@ fn mesh_sample(rig: &Rig, cut: &SubScene, solved: &[Weights]) -> MeshSample {
     }
 }
 
-/// Per vertex and bone of the cut: `ln((d_b + e) / (min_b' d_b' + e))` with `e` 1% of the
-/// mesh's diagonal, the handle flag, handle times that ratio, and the bone's depth below the
-/// mesh's root-most bone in the rig's skeleton.
+/// Per vertex and bone of the cut, with `e` 1% of the mesh's diagonal and `n` the vertex's
+/// nearest bone (by segment distance): `ln((d_b + e) / (d_n + e))`, the handle flag, handle
+/// times that ratio, the bone's depth below the mesh's root-most bone, `ln((h_b + e) / (d_n +
+/// e))` with `h_b` the distance to the bone's head, whether `b` is `n`, `n`'s parent or `n`'s
+/// child, and `ln(0.01 + length / height)`.
 fn mesh_geometry(rig: &Rig, cut: &SubScene) -> Vec<Vec<[f64; GEOMETRY]>> {
     let mesh = cut.scene.mesh();
     let points = mesh.vertices();
     let eps = 0.01 * diagonal_of(points).max(f64::MIN_POSITIVE);
     let bones = cut.scene.skeleton().bones();
+    let height = mesh.height().max(f64::MIN_POSITIVE);
     let handle: Vec<f64> = bones
         .iter()
-        .map(|b| {
-            f64::from(u8::from(
-                (b.tail - b.head).norm() <= HANDLE_LENGTH * mesh.height(),
-            ))
-        })
+        .map(|b| f64::from(u8::from((b.tail - b.head).norm() <= HANDLE_LENGTH * height)))
+        .collect();
+    let length: Vec<f64> = bones
+        .iter()
+        .map(|b| (0.01 + (b.tail - b.head).norm() / height).ln())
         .collect();
     let all = rig.scene.skeleton().bones();
     let depth: Vec<f64> = cut
@@ -300,16 +367,32 @@ fn mesh_geometry(rig: &Rig, cut: &SubScene) -> Vec<Vec<[f64; GEOMETRY]>> {
         })
         .collect();
     let min_depth = depth.iter().copied().fold(f64::INFINITY, f64::min);
+    let parent_of = |b: usize, c: usize| all[cut.bones[c]].parent == Some(cut.bones[b]);
     points
         .iter()
         .map(|p| {
             let d: Vec<f64> = bones.iter().map(|b| b.segment().distance(p)).collect();
-            let nearest = d.iter().copied().fold(f64::INFINITY, f64::min);
+            let n = (0..d.len())
+                .min_by(|&a, &b| d[a].total_cmp(&d[b]))
+                .unwrap_or(0);
+            let nearest = d[n];
             d.iter()
                 .enumerate()
                 .map(|(b, &db)| {
                     let ratio = ((db + eps) / (nearest + eps)).ln();
-                    [ratio, handle[b], handle[b] * ratio, depth[b] - min_depth]
+                    let head = (((bones[b].head - p).norm() + eps) / (nearest + eps)).ln();
+                    let flag = |x: bool| f64::from(u8::from(x));
+                    [
+                        ratio,
+                        handle[b],
+                        handle[b] * ratio,
+                        depth[b] - min_depth,
+                        head,
+                        flag(b == n),
+                        flag(parent_of(b, n)),
+                        flag(parent_of(n, b)),
+                        length[b],
+                    ]
                 })
                 .collect()
         })
@@ -317,35 +400,37 @@ fn mesh_geometry(rig: &Rig, cut: &SubScene) -> Vec<Vec<[f64; GEOMETRY]>> {
 }
 
 /// The features of bone `b` at vertex `v` for a logit model.
-fn features(model: Model, m: &MeshSample, v: usize, b: usize, out: &mut Vec<f64>) {
+fn features(model: &Model, m: &MeshSample, v: usize, b: usize, out: &mut Vec<f64>) {
     out.clear();
     out.extend(
-        m.solver_rows
+        model
+            .solvers
             .iter()
-            .map(|rows| rows[v][b].max(LOG_FLOOR).ln()),
+            .map(|&s| m.solver_rows[s][v][b].max(LOG_FLOOR).ln()),
     );
-    if model == Model::LogitAll {
+    if model.geometry {
         out.extend(m.geometry[v][b]);
     }
 }
 
 /// A model's rows on one mesh.
-fn predict(fitted: &Fitted, m: &MeshSample) -> Vec<Vec<f64>> {
+fn predict(model: &Model, fitted: &Fitted, m: &MeshSample) -> Vec<Vec<f64>> {
     let nb = m.bones.len();
     let mut f = Vec::new();
     (0..m.vertices.len())
-        .map(|v| match fitted.model {
-            Model::Mix => (0..nb)
-                .map(|b| {
-                    fitted
-                        .coefficients
-                        .iter()
-                        .zip(&m.solver_rows)
-                        .map(|(a, rows)| a * rows[v][b])
-                        .sum()
-                })
-                .collect(),
-            model => {
+        .map(|v| {
+            if model.mixture {
+                (0..nb)
+                    .map(|b| {
+                        fitted
+                            .coefficients
+                            .iter()
+                            .zip(&model.solvers)
+                            .map(|(a, &s)| a * m.solver_rows[s][v][b])
+                            .sum()
+                    })
+                    .collect()
+            } else {
                 let scores: Vec<f64> = (0..nb)
                     .map(|b| {
                         features(model, m, v, b, &mut f);
@@ -366,22 +451,23 @@ fn softmax(scores: &[f64]) -> Vec<f64> {
 }
 
 /// Every model fitted on the meshes of rigs `train`.
-fn fit_models(samples: &[RigSamples], train: &[usize], solvers: usize) -> Res<Vec<Fitted>> {
+fn fit_models(samples: &[RigSamples], train: &[usize], models: &[Model]) -> Res<Vec<Fitted>> {
     let meshes: Vec<&MeshSample> = train
         .iter()
         .flat_map(|&r| samples[r].meshes.iter())
         .collect();
-    MODELS
+    models
         .iter()
-        .map(|&model| match model {
-            Model::Mix => Ok(Fitted {
-                model,
-                coefficients: fit_mixture(&meshes, solvers),
-            }),
-            _ => Ok(Fitted {
-                model,
-                coefficients: fit_logit(&meshes, model)?,
-            }),
+        .enumerate()
+        .map(|(k, model)| {
+            Ok(Fitted {
+                model: k,
+                coefficients: if model.mixture {
+                    fit_mixture(&meshes, model.solvers.len())
+                } else {
+                    fit_logit(&meshes, model)?
+                },
+            })
         })
         .collect()
 }
@@ -423,7 +509,7 @@ fn fit_mixture(meshes: &[&MeshSample], solvers: usize) -> Vec<f64> {
 }
 
 /// Newton's method on the ridge-regularised cross-entropy of the logit model.
-fn fit_logit(meshes: &[&MeshSample], model: Model) -> Res<Vec<f64>> {
+fn fit_logit(meshes: &[&MeshSample], model: &Model) -> Res<Vec<f64>> {
     let mut f = Vec::new();
     features(model, meshes[0], 0, 0, &mut f);
     let k = f.len();
@@ -502,42 +588,47 @@ fn fit_logit(meshes: &[&MeshSample], model: Model) -> Res<Vec<f64>> {
 
 /// Pooled scores on rigs `test` of every solver and every model (`fitted_for(r)`: the models
 /// to predict rig `r` with).
-fn score_split(
+/// Each rig of `test`: every solver's scores, then every model's (`fitted_for(k)`: the
+/// models to predict `test[k]` with).
+fn score_rigs(
     samples: &[RigSamples],
     test: &[usize],
     solvers: &[String],
+    models: &[Model],
     fitted_for: impl Fn(usize) -> Vec<Fitted>,
-) -> Res<Vec<(String, [f64; 4])>> {
-    let mut pooled: Vec<(String, Pooled)> = solvers
-        .iter()
-        .map(|s| (s.clone(), Pooled::default()))
-        .chain(
-            MODELS
-                .iter()
-                .map(|m| (m.name().to_string(), Pooled::default())),
-        )
-        .collect();
-    for &r in test {
+) -> Res<Vec<RigScores>> {
+    let mut out = Vec::new();
+    for (k, &r) in test.iter().enumerate() {
         let s = &samples[r];
-        for (k, w) in s.solved.iter().enumerate() {
-            pooled[k].1.add(&score_rig(s, w)?);
+        let mut scores = Vec::new();
+        for w in &s.solved {
+            scores.push(score_rig(s, w)?.summary());
         }
-        for (k, fitted) in fitted_for(r).iter().enumerate() {
+        for fitted in fitted_for(k) {
             let mut w = Weights::zeros(
                 s.rig.scene.mesh().vertex_count(),
                 s.rig.scene.skeleton().len(),
             );
             for m in &s.meshes {
-                for (row, &v) in predict(fitted, m).iter().zip(&m.vertices) {
+                for (row, &v) in predict(&models[fitted.model], &fitted, m)
+                    .iter()
+                    .zip(&m.vertices)
+                {
                     for (x, &b) in row.iter().zip(&m.bones) {
                         w.set(v, b, *x);
                     }
                 }
             }
-            pooled[solvers.len() + k].1.add(&score_rig(s, &w)?);
+            scores.push(score_rig(s, &w)?.summary());
         }
+        debug_assert_eq!(scores.len(), solvers.len() + models.len());
+        out.push(RigScores {
+            rig: s.rig.name.clone(),
+            vertices: s.meshes.iter().map(|m| m.vertices.len()).sum(),
+            scores,
+        });
     }
-    Ok(pooled.into_iter().map(|(n, p)| (n, p.summary())).collect())
+    Ok(out)
 }
 
 /// Protocol (a) scores of whole-rig weights on one rig's meshes.
@@ -569,34 +660,168 @@ fn score_rig(s: &RigSamples, weights: &Weights) -> Res<Pooled> {
     Ok(p)
 }
 
+/// Leave one rig out over the candidates: per rig, the candidate (solver index) whose mean
+/// over the other rigs of its rank sum on the three measures is lowest, among those within
+/// `max_time_ratio` of heat.
+fn choose_by_rig(
+    rigs: &[RigScores],
+    solvers: &[String],
+    seconds: &[f64],
+    cli: &Cli,
+) -> Res<Vec<(String, String)>> {
+    if cli.candidates.is_empty() {
+        return Ok(Vec::new());
+    }
+    let heat = solvers
+        .iter()
+        .position(|s| s == "heat")
+        .ok_or("--candidates needs heat among --solvers (the time budget)")?;
+    let mut fast = Vec::new();
+    for c in &cli.candidates {
+        let k = solvers
+            .iter()
+            .position(|s| s == c)
+            .ok_or_else(|| format!("candidate {c} is not among --solvers"))?;
+        let ratio = seconds[k] / seconds[heat];
+        if ratio <= cli.max_time_ratio {
+            fast.push(k);
+        } else {
+            eprintln!("candidate {c}: {ratio:.2}x heat's time, not chosen");
+        }
+    }
+    if fast.is_empty() {
+        return Err("no candidate is within the time budget".into());
+    }
+    // ranks[r][i]: candidate fast[i]'s rank sum on rig r (1 = best on a measure; ties share).
+    let ranks: Vec<Vec<f64>> = rigs
+        .iter()
+        .map(|r| {
+            let mut sum = vec![0.0; fast.len()];
+            for (m, higher) in [(0, true), (2, false), (3, false)] {
+                for (i, &k) in fast.iter().enumerate() {
+                    let better = fast
+                        .iter()
+                        .filter(|&&o| {
+                            let (a, b) = (r.scores[o][m], r.scores[k][m]);
+                            if higher {
+                                a > b + 1e-9
+                            } else {
+                                a < b - 1e-9
+                            }
+                        })
+                        .count();
+                    sum[i] += 1.0 + better as f64;
+                }
+            }
+            sum
+        })
+        .collect();
+    Ok((0..rigs.len())
+        .map(|held| {
+            let mean = |i: usize| -> f64 {
+                (0..rigs.len())
+                    .filter(|&r| r != held)
+                    .map(|r| ranks[r][i])
+                    .sum::<f64>()
+            };
+            let pick = (0..fast.len())
+                .min_by(|&a, &b| mean(a).total_cmp(&mean(b)))
+                .unwrap_or(0);
+            (rigs[held].rig.clone(), solvers[fast[pick]].clone())
+        })
+        .collect())
+}
+
 fn fit_md(out: &Output) -> String {
     let mut md = String::from("# artist_fit: models fitted on the artists' weights\n\n");
     let _ = writeln!(
         md,
-        "Protocol (a) of the benchmark. Models built from: {}.\n",
+        "Protocol (a) of the benchmark on {} painted rigs, leave one rig out: each rig \
+         predicted by the models fitted on all the others. Models built from: {}.\n",
+        out.rigs.len(),
         out.solvers.join(", ")
     );
-    for split in &out.splits {
-        let _ = writeln!(md, "## {}\n", split.split);
-        md.push_str(
-            "| method | agreement % | agreement < 60 % | one-bone mean % | clip mean % |\n",
+    md.push_str("## mean over rigs (each rig counts once), rigs won\n\n");
+    md.push_str(
+        "| method | agreement % | won | one-bone mean % | won | clip mean % | won |\n\
+         |---|---|---|---|---|---|---|\n",
+    );
+    let n = out.rigs.len() as f64;
+    // (index in the summary, higher is better)
+    let measures = [(0, true), (2, false), (3, false)];
+    for (k, name) in out.methods.iter().enumerate() {
+        let _ = write!(md, "| {name} |");
+        for &(i, higher) in &measures {
+            let mean = out.rigs.iter().map(|r| r.scores[k][i]).sum::<f64>() / n;
+            let won = out
+                .rigs
+                .iter()
+                .filter(|r| {
+                    let top = r
+                        .scores
+                        .iter()
+                        .map(|s| s[i])
+                        .reduce(|a, b| if (b > a) == higher { b } else { a })
+                        .unwrap_or(f64::NAN);
+                    (r.scores[k][i] - top).abs() <= 1e-9
+                })
+                .count();
+            let _ = write!(md, " {mean:.2} | {won} |");
+        }
+        md.push('\n');
+    }
+    if !out.chosen.is_empty() {
+        let _ = write!(md, "| chosen by leave one rig out |");
+        for &(i, _) in &measures {
+            let value = |r: &RigScores, name: &str| -> f64 {
+                let k = out.methods.iter().position(|m| m == name).unwrap_or(0);
+                r.scores[k][i]
+            };
+            let mean = (out.rigs.iter().zip(&out.chosen))
+                .map(|(r, (_, c))| value(r, c))
+                .sum::<f64>()
+                / n;
+            let _ = write!(md, " {mean:.2} | - |");
+        }
+        md.push_str("\n\nChosen per held-out rig:\n\n");
+        for (rig, c) in &out.chosen {
+            let _ = writeln!(md, "- {rig}: `{c}`");
+        }
+    }
+    md.push_str("\n## time: every mesh of every rig solved once (the second of two runs)\n\n");
+    md.push_str("| solver | seconds | per mesh (ms) | x heat |\n|---|---|---|---|\n");
+    let meshes: usize = out.meshes;
+    let heat = (out.solvers.iter())
+        .position(|s| s == "heat")
+        .map(|k| out.seconds[k]);
+    for (name, s) in out.solvers.iter().zip(&out.seconds) {
+        let ratio = heat.map_or(String::from("-"), |h| format!("{:.2}", s / h));
+        let per = 1e3 * s / meshes.max(1) as f64;
+        let _ = writeln!(md, "| {name} | {s:.3} | {per:.2} | {ratio} |");
+    }
+    md.push_str("\n## per rig: agreement % / one-bone % / clip %\n\n| rig | vertices |");
+    for name in &out.methods {
+        let _ = write!(md, " {name} |");
+    }
+    md.push_str("\n|---|---|");
+    md.push_str(&"---|".repeat(out.methods.len()));
+    md.push('\n');
+    for r in &out.rigs {
+        let _ = write!(md, "| {} | {} |", r.rig, r.vertices);
+        for s in &r.scores {
+            let _ = write!(md, " {:.1} / {:.2} / {:.2} |", s[0], s[2], s[3]);
+        }
+        md.push('\n');
+    }
+    md.push_str("\n## fitted on every painted rig\n\n");
+    for f in &out.fitted_on_all {
+        let coefficients: Vec<String> = f.coefficients.iter().map(|c| format!("{c:.3}")).collect();
+        let _ = writeln!(
+            md,
+            "- `{}`: {}",
+            out.models[f.model].name,
+            coefficients.join(", ")
         );
-        md.push_str("|---|---|---|---|---|\n");
-        for (name, [a, s, o, c]) in &split.scores {
-            let _ = writeln!(md, "| {name} | {a:.1} | {s:.1} | {o:.2} | {c:.2} |");
-        }
-        md.push('\n');
-        for (on, f) in split.fitted.iter().take(MODELS.len()) {
-            let coefficients: Vec<String> =
-                f.coefficients.iter().map(|c| format!("{c:.3}")).collect();
-            let _ = writeln!(
-                md,
-                "- `{}` (fitted {on}): {}",
-                f.model.name(),
-                coefficients.join(", ")
-            );
-        }
-        md.push('\n');
     }
     md
 }

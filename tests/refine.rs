@@ -46,16 +46,19 @@ fn agreement_on(
 }
 
 #[test]
-fn best_agrees_with_artists_at_least_as_often_as_linear_on_coarse_meshes() {
-    // DragonBones (7 meshes, 19-74 vertices): measured best 90.0%, linear 79.7%, heat
-    // 75.5%; best without coarse_refine 89.4%, without blended sources 75.5%.
+fn best_agrees_with_artists_more_often_than_linear_and_coarse_refine_adds_to_it() {
+    // DragonBones (7 meshes, 19-74 vertices): measured best 89.4% (coarse_refine=2000:
+    // 90.0%), linear 79.7%, heat 75.5%, best without blended sources 75.5%.
     let (best, linear) = (agreement("best", &[]), agreement("linear", &[]));
     assert!(best >= linear, "{best} vs {linear}");
     assert!(best > 89.0, "{best}");
+    let refined = vec![("coarse_refine".to_string(), "2000".to_string())];
+    assert!(agreement("best", &refined) > best);
     let no_blend = vec![("source_blend".to_string(), "none".to_string())];
     assert!(agreement("best", &no_blend) < linear);
-    // gBot (7 meshes, 7-21 points): measured best 88.2% = linear 88.2%; without
-    // coarse_refine best gets 86.4%.
+    // gBot (7 meshes, 7-21 points): measured linear 88.2%, best with coarse_refine=2000
+    // 88.2%, best on the meshes' own vertices 86.4% (one of the few rigs where subdividing
+    // changes the ranking; docs/benchmark.md).
     let g = skinweights::io::godot::load_godot(GBOT).unwrap();
     let meshes: Vec<(String, Vec<String>)> = g
         .report
@@ -65,10 +68,9 @@ fn best_agrees_with_artists_at_least_as_often_as_linear_on_coarse_meshes() {
         .collect();
     let on_gbot =
         |s: &str, o: &[(String, String)]| agreement_on(&g.scene, &g.artist, &meshes, s, o);
-    let (best, linear) = (on_gbot("best", &[]), on_gbot("linear", &[]));
-    assert!(best >= linear, "gBot: {best} vs {linear}");
-    let unrefined = vec![("coarse_refine".to_string(), "none".to_string())];
-    assert!(on_gbot("best", &unrefined) < linear);
+    let (refined, linear) = (on_gbot("best", &refined), on_gbot("linear", &[]));
+    assert!(refined >= linear, "gBot: {refined} vs {linear}");
+    assert!(on_gbot("best", &[]) < linear);
 }
 
 #[test]

@@ -84,10 +84,10 @@
 //! arms-down gap 48 (heat 4), energy 0.18-0.52x heat's (before 0.29-0.79x), malePerson's
 //! drag 3.69% -> 3.37% at 10k. Coarse meshes keep 0.05 (`COARSE_SOURCE_BLEND`).
 //!
-//! **Coarse meshes.** A mesh under `coarse_refine` vertices (default 2000) is solved on a
-//! copy whose triangles are split uniformly until it has at least that many, then read back
-//! at its own vertices: 90.0% agreement on the DragonBones meshes, 88.2% on gBot's (linear:
-//! 79.7% and 88.2%).
+//! **Artists' meshes.** A mesh under [`ARTIST_MESH`] vertices is an artist's: it gets the
+//! narrow linear joint blend, on its own vertices. With `coarse_refine=N` it is solved on a
+//! copy whose triangles are split uniformly until it has at least `N`, then read back at its
+//! own vertices: a little closer to the artists at 27x the time (docs/benchmark.md).
 //!
 //! **Handles** (`HANDLE_LENGTH`, chosen on the benchmark's tune fold, docs/benchmark.md).
 //! Artists bind meshes to bones of length 0 or 1: Spine's control bones, DragonBones'
@@ -251,7 +251,7 @@ const BLEND_FADE: (f64, f64) = (0.0, 0.6);
 /// 3k, 10k and 30k vertices unchanged.
 const CUT_FADE: f64 = 0.5;
 
-/// A mesh solved through `coarse_refine` (an artist's mesh) uses the seed's joint blend
+/// An artist's mesh ([`ARTIST_MESH`]) uses the seed's joint blend
 /// (widen 0, fade 1:1, half-width `COARSE_SOURCE_BLEND`): dominant-bone agreement with the
 /// artists 88.2% on gBot and 90.0% on DragonBones, where the widened blend of half-width
 /// 0.05 gets 87.3% and 88.8%, and the fine meshes' blend 88.2% and 87.6%.
@@ -292,6 +292,12 @@ const HANDLE_LENGTH: f64 = 0.04;
 /// unchanged).
 const FAR_SOURCES: Option<(f64, f64)> = Some((0.5, 1.0));
 
+/// A mesh with fewer vertices than this is an artist's mesh (module docs, "Artists'
+/// meshes"): its sources get the narrow linear joint blend (`COARSE_SEED_BLEND`), and it is
+/// subdivided first only when [`BestOptions::coarse_refine`] asks. The benchmark's artists'
+/// meshes have 4-679 vertices; the sprites and built-in scenes are meshed at 3 000 or more.
+pub const ARTIST_MESH: usize = 2000;
+
 /// Options of [`Best`]: the four a user may change. The recipe's other values are
 /// constants whose measured reasons are in the module docs.
 #[derive(Debug, Clone, PartialEq)]
@@ -316,18 +322,19 @@ pub struct BestOptions {
     /// of the height (key `source_blend`, `F` or `none`; 0.12: no fold at `figure`'s outer
     /// hip at 3k-100k vertices, where 0.05 folds one triangle per kick at 15k and 25k-100k;
     /// zero flips on arms-down gaps 2-48, femaleAdventurer and robot at 3k and 10k, where
-    /// none leaves 0-6, and the DragonBones agreement 75.5% without. Meshes solved through
-    /// `coarse_refine` use 0.05 instead, unless this is none).
+    /// none leaves 0-6, and the DragonBones agreement 75.5% without. Artists' meshes
+    /// ([`ARTIST_MESH`]) use 0.05 instead, unless this is none).
     ///
     /// Default: [`BestOptions::DEFAULT_SOURCE_BLEND`] (0.12).
     pub source_blend: Option<f64>,
-    /// A mesh with fewer vertices than this is solved on a uniformly subdivided copy with at
-    /// least this many and read back at its own vertices ([`super::refine::Refined`]; key
-    /// `coarse_refine`, `N` or `none`; 2000: artists' meshes of 7-150 vertices, where it
-    /// lifts the dominant-bone agreement from 89.4% to 90.0% on the DragonBones character
-    /// and from 86.4% to 88.2% on gBot).
+    /// An artist's mesh (under [`ARTIST_MESH`] vertices) is solved on a uniformly subdivided
+    /// copy with at least this many vertices and read back at its own vertices
+    /// ([`super::refine::Refined`]; key `coarse_refine`, `N` or `none`). Off by default:
+    /// over 20 artists' rigs, left out one at a time, 2000 adds 0.7 points of agreement
+    /// and takes 0.3 and 0.1 off the one-bone and clip deviations (% of the diagonal), at
+    /// 27x the time (docs/benchmark.md, "The recipe on artists' meshes").
     ///
-    /// Default: [`BestOptions::DEFAULT_COARSE_REFINE`] (2000).
+    /// Default: [`BestOptions::DEFAULT_COARSE_REFINE`] (none).
     pub coarse_refine: Option<usize>,
 }
 
@@ -342,7 +349,7 @@ impl BestOptions {
     /// Default of [`BestOptions::source_blend`].
     pub const DEFAULT_SOURCE_BLEND: Option<f64> = Some(0.12);
     /// Default of [`BestOptions::coarse_refine`].
-    pub const DEFAULT_COARSE_REFINE: Option<usize> = Some(2000);
+    pub const DEFAULT_COARSE_REFINE: Option<usize> = None;
 
     /// With [`BestOptions::band`] set.
     pub fn with_band(mut self, band: f64) -> Self {
@@ -398,7 +405,7 @@ impl SolverOptions for BestOptions {
         OptionDoc {
             key: "coarse_refine",
             value: "N|none",
-            doc: "meshes under N vertices are solved on a subdivided copy of at least N",
+            doc: "artists' meshes (under 2000 vertices) are solved on a subdivided copy of at least N vertices",
         },
     ];
     fn get(&self, key: &str) -> Option<String> {
@@ -1142,12 +1149,20 @@ impl Solver for Best {
         if let Some(s) = super::unused::solve_on_used(scene, self.name(), |s| self.compute(s))? {
             return Ok(s);
         }
+        check_number("band", self.options.band, |x| x >= 0.0, ">= 0")?;
         let started = Instant::now();
-        let o = &self.options;
-        check_number("band", o.band, |x| x >= 0.0, ">= 0")?;
         if let Some(solved) = self.solve_coarse(scene)? {
             return finish(self.name(), started, solved.weights, solved.report.warnings);
         }
+        self.compute_recipe(scene)
+    }
+}
+
+impl Best {
+    /// The recipe on the scene's own mesh, whatever its size.
+    fn compute_recipe(&self, scene: &Scene) -> Result<Solution> {
+        let started = Instant::now();
+        let o = &self.options;
         // The elimination order depends on the mesh alone: found beside the sources.
         let (order, sources) = rayon::join(
             || match self.recipe.heat.ordering {
@@ -1180,6 +1195,21 @@ impl Solver for Best {
     }
 }
 
+/// `f` on a one-thread pool of the calling thread's own: an artist's mesh solves in a few
+/// tenths of a millisecond, less than rayon's joins cost when each hands work to the global
+/// pool (measured over the benchmark's 124 artists' meshes: 1.5x heat's time on the pool,
+/// docs/benchmark.md).
+fn on_one_thread<T: Send>(f: impl FnOnce() -> T + Send) -> T {
+    thread_local! {
+        static POOL: Option<rayon::ThreadPool> =
+            rayon::ThreadPoolBuilder::new().num_threads(1).build().ok();
+    }
+    POOL.with(|pool| match pool {
+        Some(pool) => pool.install(f),
+        None => f(),
+    })
+}
+
 /// What the later steps need from the heat system's assembly ([`Best::heat_sources`]).
 struct Sourced {
     segments: Vec<crate::geometry::Segment>,
@@ -1191,14 +1221,12 @@ struct Sourced {
 }
 
 impl Best {
-    /// A mesh under `coarse_refine` vertices solved on a subdivided copy with the coarse
-    /// recipe (module docs, "Coarse meshes"); `None` for any other mesh.
+    /// An artist's mesh (under [`ARTIST_MESH`] vertices) solved with the coarse recipe
+    /// (module docs, "Artists' meshes"), on a subdivided copy when `coarse_refine` asks for
+    /// one; `None` for any other mesh.
     fn solve_coarse(&self, scene: &Scene) -> Result<Option<Solution>> {
         let (o, r) = (&self.options, &self.recipe);
-        let Some(target) = o.coarse_refine else {
-            return Ok(None);
-        };
-        if super::refine::subdivision_factor(&scene.mesh, target) <= 1 {
+        if scene.mesh.vertex_count() >= ARTIST_MESH {
             return Ok(None);
         }
         let mut fine = self.clone();
@@ -1208,9 +1236,14 @@ impl Best {
             fine.recipe.blend_fade = (1.0, 1.0);
             fine.options.source_blend = o.source_blend.map(|_| r.coarse_source_blend);
         }
-        super::refine::Refined::new(Box::new(fine), target)
-            .compute(scene)
-            .map(Some)
+        match o.coarse_refine {
+            Some(target) if super::refine::subdivision_factor(&scene.mesh, target) > 1 => {
+                super::refine::Refined::new(Box::new(fine), target)
+                    .compute(scene)
+                    .map(Some)
+            }
+            _ => on_one_thread(|| fine.compute_recipe(scene)).map(Some),
+        }
     }
 
     /// Visibility, nearest bones, part sources and the heat system with heat's one-hot

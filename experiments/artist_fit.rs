@@ -1,34 +1,28 @@
-//! # artist_fit: a small model fitted on the artists' weights, cross-validated by rig
+//! # artist_fit: models fitted on the artists' weights, and the recipe chosen on artists' meshes, by leaving one rig out
 //!
-//! Issue 27 lists, among the candidates for `best`, "a model fitted on the folds' artist
-//! weights (per-vertex features such as each solver's weights, bone distances and chain
-//! position, combined by a small regression) if it wins on held-out rigs". This experiment
-//! fits such models and scores them exactly as the benchmark's protocol (a) does (each artist
-//! mesh solved alone with its artist's bones; dominant-bone agreement, agreement on meshes
-//! under 60 vertices, one-bone deviation at 40 degrees, clip deviation over the rig's own
-//! clips), next to the solvers they are built from.
-//!
-//! The models, each over a mesh's bones `b` at a vertex `v`:
-//! - **`mix`**: a convex combination of the solvers' rows, `w = sum_s a_s w_s`, the `a_s`
-//!   fitted by EM to maximise the likelihood of the artist's rows (linear pooling);
-//! - **`logit solvers`**: `w_b = softmax_b(sum_s t_s ln max(w_s(v, b), 1e-3))` (a weighted
-//!   geometric pooling of the solvers; multinomial logistic regression with one coefficient
-//!   per solver shared by every bone);
-//! - **`logit all`**: the same with the bone's geometry added: `ln` of the vertex's distance
-//!   to the bone's segment over its distance to the nearest bone of the mesh, whether the bone
-//!   is a handle (no longer than 0.04 of the mesh's height, `best`'s rule) and that ratio for
-//!   handles, and the bone's depth in the mesh's chain (0 for the mesh's root-most bone).
-//!
-//! The logits are fitted by Newton's method on the cross-entropy to the artist's rows (each
-//! row normalised over the mesh's bones; a ridge of 1e-3 per vertex), and scored leaving one
-//! rig out: each rig predicted by the model fitted on all the others, pooled. (No fixed
-//! split: rigs are the unit that varies, and one split of a few rigs is decided by its
-//! largest rig.)
+//! Scores exactly as the benchmark's protocol (a) does (each artist mesh solved alone with
+//! its artist's bones; dominant-bone agreement, one-bone deviation at 40 degrees, clip
+//! deviation over the rig's own clips), on the painted rigs (the ones whose weights look
+//! computed are left out), each rig counting once:
+//! - every solver of `--solvers`;
+//! - models fitted on all the other rigs and scored on the one left out, each over a mesh's
+//!   bones `b` at a vertex `v`:
+//!   - **`mix`**: a convex combination of the solvers' rows, fitted by EM;
+//!   - **`logit ...`**: `w_b = softmax_b(theta . f(v, b))`, a multinomial logit fitted by
+//!     Newton's method on the cross-entropy to the artist's rows (ridge 1e-3 per vertex),
+//!     over the log weights (floored at 1e-3) of every solver, of the cheap ones (linear,
+//!     euclidean, heat) or of heat alone, with or without the geometric features
+//!     ([`mesh_geometry`]: distance ratios to the bone's segment and head, handle, depth,
+//!     nearest bone and its parent and child, length);
+//! - `--candidates`: recipes of the recommended solver; each rig is scored with the one
+//!   whose rank sum over the three measures is lowest on the other rigs, among those within
+//!   `--max-time-ratio` (1.5) of heat's time;
+//! - the time of each solver over every mesh (mean of `--timing-runs` runs after a warm-up).
 //!
 //! Writes `results/artist_fit/`: `fit.md` and `fit.json`.
 //!
 //! ```text
-//! cargo run --release --bin artist_fit [-- RIG ...] [--solvers LIST]
+//! cargo run --release --bin artist_fit [-- RIG ...] [--solvers LIST] [--candidates LIST]
 //! ```
 
 mod common;
@@ -53,8 +47,8 @@ struct Cli {
     /// Rig files (Spine JSON, DragonBones `_ske.json`, Godot `.tscn`). Default: the rigs the
     /// benchmark scores, with its folds.
     rigs: Vec<PathBuf>,
-    /// Comma-separated solvers the models combine (default: linear, euclidean, geodesic,
-    /// heat, bbw, best).
+    /// Comma-separated solvers the models combine, as `NAME` or `NAME:KEY=VALUE;...` (default:
+    /// linear, euclidean, geodesic, heat, bbw, best, best:coarse_refine=2000).
     #[arg(long, value_delimiter = ',')]
     solvers: Option<Vec<String>>,
     /// Frames per second the rigs' clips are played at for the clip scores.
@@ -64,7 +58,11 @@ struct Cli {
     /// also in `--solvers`): each rig is scored with the candidate chosen on the other rigs
     /// (lowest mean rank over the three measures) among those within `--max-time-ratio` of
     /// heat's time.
-    #[arg(long, value_delimiter = ',')]
+    #[arg(
+        long,
+        value_delimiter = ',',
+        default_value = "best,best:coarse_refine=2000"
+    )]
     candidates: Vec<String>,
     /// A candidate slower than this many times heat (over every mesh) is not chosen.
     #[arg(long, default_value_t = 1.5)]
@@ -77,7 +75,15 @@ struct Cli {
     common: common::CommonArgs,
 }
 
-const DEFAULT_SOLVERS: [&str; 6] = ["linear", "euclidean", "geodesic", "heat", "bbw", "best"];
+const DEFAULT_SOLVERS: [&str; 7] = [
+    "linear",
+    "euclidean",
+    "geodesic",
+    "heat",
+    "bbw",
+    "best",
+    "best:coarse_refine=2000",
+];
 /// Weights are floored at this before their logarithm is a feature.
 const LOG_FLOOR: f64 = 1e-3;
 /// Ridge on the logit coefficients, per fitted vertex.
@@ -788,7 +794,9 @@ fn fit_md(out: &Output) -> String {
             let _ = writeln!(md, "- {rig}: `{c}`");
         }
     }
-    md.push_str("\n## time: every mesh of every rig solved once (the second of two runs)\n\n");
+    md.push_str(
+        "\n## time: every mesh of every rig solved (mean of the timed runs after a warm-up)\n\n",
+    );
     md.push_str("| solver | seconds | per mesh (ms) | x heat |\n|---|---|---|---|\n");
     let meshes: usize = out.meshes;
     let heat = (out.solvers.iter())

@@ -43,10 +43,11 @@
 mod common;
 
 use clap::Parser;
+use common::rig_chart::{MeasurePanel, RigScoresChart, SolverScores};
 use common::rigs::{
     cut_meshes, load_sources, solve_per_mesh, solve_spec, solver_specs, sources, uniform, Rig,
 };
-use common::{csv_num, json_num, main_with, progress, write_json, write_text, Res};
+use common::{csv_num, json_num, main_with, progress, save_png_svg, write_json, write_text, Res};
 use serde::Serialize;
 use skinweights::metrics::artist::{
     score_against_artist, ArtistClipFrames, ArtistMesh, ArtistScoreOptions, ClipScore,
@@ -281,6 +282,9 @@ fn run(cli: &Cli) -> Res<()> {
         write_text(&dir, "leaderboard.csv", &leaderboard_csv(&leaderboard))?;
         write_text(&dir, "rigs.csv", &rigs_csv(&output.meshes, &solvers))?;
         write_json(&dir, "benchmark.json", &output)?;
+        if let Some(chart) = rig_chart(&output.meshes, &solvers, "painted") {
+            save_png_svg(&chart, &dir, "rigs", (1500, 520))?;
+        }
         eprintln!("wrote {} in {:.1} s", dir.display(), output.seconds);
     }
     Ok(())
@@ -592,6 +596,53 @@ fn mean_interval(values: &[f64], rng: &mut SplitMix) -> (f64, f64, f64) {
         .collect();
     means.sort_by(f64::total_cmp);
     (mean, percentile(&means, 0.025), percentile(&means, 0.975))
+}
+
+/// The chart of per-rig scores of the rigs of `group` (`None`: no such rigs).
+fn rig_chart(rows: &[MeshRow], solvers: &[String], group: &str) -> Option<RigScoresChart> {
+    let (_, rigs) = rig_totals(rows, solvers)
+        .into_iter()
+        .find(|(g, _)| g == group)?;
+    let panels = MEASURES
+        .iter()
+        .enumerate()
+        .map(|(m, &(name, higher))| MeasurePanel {
+            measure: name.to_string(),
+            higher_is_better: higher,
+            solvers: solvers
+                .iter()
+                .enumerate()
+                .map(|(k, solver)| {
+                    let values: Vec<f64> = rigs
+                        .iter()
+                        .filter_map(|(_, t)| measures(&t[k])[m])
+                        .collect();
+                    // The same draws as the table's intervals.
+                    let mut rng = SplitMix(0x5EED ^ (m as u64) << 8);
+                    let (mean, low, high) = if values.is_empty() {
+                        (f64::NAN, f64::NAN, f64::NAN)
+                    } else {
+                        mean_interval(&values, &mut rng)
+                    };
+                    let scores = SolverScores {
+                        rigs: values,
+                        mean,
+                        low,
+                        high,
+                    };
+                    (solver.clone(), scores)
+                })
+                .collect(),
+        })
+        .collect();
+    Some(RigScoresChart {
+        title: format!(
+            "protocol (a) on the {} {group} rigs: one dot per rig, mean over rigs (triangle) \
+             and its 95% bootstrap interval (bar)",
+            rigs.len()
+        ),
+        panels,
+    })
 }
 
 /// Per group, protocol (a): each solver's mean over rigs (each rig once) of the three

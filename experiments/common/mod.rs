@@ -93,6 +93,7 @@ pub fn json_num(v: f64) -> Option<f64> {
     v.is_finite().then_some(v)
 }
 
+pub mod rig_chart;
 pub mod rigs;
 #[path = "../../src/cli/sigpipe.rs"]
 mod sigpipe;

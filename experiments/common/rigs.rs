@@ -337,7 +337,7 @@ pub fn solve_per_mesh_each(
         .collect()
 }
 
-/// Solves with a registry name, a registry name with options (`NAME:KEY=VALUE,KEY=VALUE`), or (built with the feature `internals`) with `best` at a
+/// Solves with a registry name, a registry name with options (`NAME:KEY=VALUE;KEY=VALUE`), or (built with the feature `internals`) with `best` at a
 /// recipe variant, `best@KEY=VALUE;KEY=VALUE` (the keys of
 /// `skinweights::solvers::internals::best_with_recipe`): the cross-validation of `best`'s
 /// recipe runs the benchmark on such variants.
@@ -361,11 +361,11 @@ pub fn solver_of_spec(spec: &str) -> skinweights::Result<Box<dyn skinweights::so
             )?))
         }
         _ => match spec.split_once(':') {
-            // `NAME:KEY=VALUE,KEY=VALUE`: a registered solver with options.
+            // `NAME:KEY=VALUE;KEY=VALUE`: a registered solver with options.
             Some((name, options)) => skinweights::solvers::solver_by_name(
                 name,
                 options
-                    .split(',')
+                    .split(';')
                     .map(|p| p.split_once('=').unwrap_or((p, "")))
                     .collect::<Vec<_>>(),
             ),

@@ -357,7 +357,7 @@ impl Viewer {
 
 /// The page's initial state (what Reset returns to): the seeds' demo (`seeds`: the two-bone
 /// bar, linear falloff, blend width 48, joint angle 55, parent blue / child red, point grid),
-/// else heat+mask at the scene's first probe pose, its textured art when it has some, bones
+/// else the recommended solver ([`skinweights::solvers::RECOMMENDED_SOLVER`]) at the scene's first probe pose, its textured art when it has some, bones
 /// coloured by weight otherwise. `vertices`: the
 /// built-in's vertex count, so a shared link rebuilds the same mesh.
 pub fn default_state(scene: &Scene, seeds: bool, vertices: Option<usize>) -> Value {
@@ -383,7 +383,7 @@ pub fn default_state(scene: &Scene, seeds: bool, vertices: Option<usize>) -> Val
         "blend"
     };
     json!({
-        "scene": scene.name(), "vertices": vertices, "solver": "heat+mask", "options": {},
+        "scene": scene.name(), "vertices": vertices, "solver": skinweights::solvers::RECOMMENDED_SOLVER, "options": {},
         "pose": pose.unwrap_or_default(), "skinning": "lbs", "colour": colour, "bone": joint,
         "grid": false, "probe": probe,
     })

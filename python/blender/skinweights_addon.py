@@ -254,8 +254,24 @@ class FlatRig:
 # ---- user interface ----
 
 
+# Blender keeps only references to the enum items' strings: they must outlive the callback.
+_SOLVER_ITEMS = []
+
+
+def solver_names():
+    """The module's recommended solver first, then its other solvers; the static list when
+    the module is not installed (the panel says how to install it)."""
+    try:
+        sw = module()
+    except SkinweightsAddonError:
+        return SOLVERS
+    names = [sw.DEFAULT_SOLVER] + [s for s in SOLVERS if s != sw.DEFAULT_SOLVER]
+    return names + [s for s in sw.SOLVER_NAMES if s not in names]
+
+
 def solver_items(_self, _context):
-    return [(s, s, f"skinweights solver {s}") for s in SOLVERS]
+    _SOLVER_ITEMS[:] = [(s, s, f"skinweights solver {s}") for s in solver_names()]
+    return _SOLVER_ITEMS
 
 
 class SkinweightsSettings(bpy.types.PropertyGroup):

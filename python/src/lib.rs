@@ -30,7 +30,7 @@ pub(crate) fn to_py(e: skinweights::Error) -> PyErr {
 }
 
 /// The solver the module uses when none is named: the crate's recommended solver.
-const DEFAULT_SOLVER: &str = "best";
+const DEFAULT_SOLVER: &str = skinweights::solvers::RECOMMENDED_SOLVER;
 
 fn weights_array<'py>(py: Python<'py>, w: &skinweights::Weights) -> Bound<'py, PyArray2<f64>> {
     Array2::from_shape_vec((w.vertex_count(), w.bone_count()), w.as_slice().to_vec())

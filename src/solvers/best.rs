@@ -1,205 +1,36 @@
-//! **best**: the recommended solver. Bone heat with part-aware, blended heat sources and a
-//! *continuous* part constraint, then the soft weight limit; meshes under 2000 vertices
-//! (artists' meshes) are solved on a subdivided copy ([`super::refine`]).
+//! **best**: the recommended solver. Bone heat whose sources know the character's parts and
+//! blend across joints, with a *continuous* part constraint, then a soft weight limit.
 //!
-//! Four options ([`BestOptions`]): `band`, `limit`, `source_blend` and `coarse_refine`. The
-//! recipe's other values are constants (`PART_SOURCES`, `BLEND_WIDEN`, `BLEND_FADE`,
-//! `CUT_FADE`, `COARSE_SEED_BLEND`, `COARSE_SOURCE_BLEND`, `HANDLE_LENGTH`, `FAR_SOURCES`, the lock
-//! constants, the heat system's defaults); each
-//! paragraph below gives the measurement behind one. `Recipe` holds them; the feature
-//! `internals` exposes it for the examples and experiments that replay earlier recipes.
+//! Why each step (measurements: docs/best.md, "The recipe, step by step"):
+//! - **Part constraint.** Bone `j`'s weight is fixed to 0 on the vertices of parts it may not
+//!   influence ([`super::mask::allowed_parts`]) that lie farther than `band` from every vertex
+//!   it may influence, measured along the mesh. Heat alone drags 2-30% of an arm into the
+//!   torso where they touch; cutting that afterwards (`+mask`) creases the border.
+//! - **Part sources.** A vertex's heat source is its nearest visible bone among those that may
+//!   influence its part: the torso is sourced by torso bones, so the armpit does not fold.
+//! - **Blended sources.** Each source is a linear row across the joint (half-width
+//!   `source_blend`), widened away from the bone axis and faded along the parent, so the
+//!   joint's blend is not squeezed between one-hot pins (`BLEND_WIDEN`, `BLEND_FADE`,
+//!   `CUT_FADE`).
+//! - **Handles** (`HANDLE_LENGTH`). A joint between two bones of length 0-1 (artists' control
+//!   bones) gets no blend: its axis says nothing.
+//! - **Far sources** (`FAR_SOURCES`). Far from every bone, sources follow the inverse-distance
+//!   row of the bones rather than the nearest bone.
+//! - **Lock fade** (`LOCK_SOURCE_FADE`). Next to the locked vertices a bone's share in the
+//!   sources fades to 0, its ancestor taking it up, so the field meets the lock smoothly.
+//! - **Soft limit** (`limit`). Small far-field weights are removed smoothly
+//!   ([`WeightLimit`]).
+//! - **Artists' meshes** ([`ARTIST_MESH`]). A mesh under 2000 vertices gets the narrow blend
+//!   (`COARSE_SEED_BLEND`, `COARSE_SOURCE_BLEND`) on its own vertices, or on a subdivided copy
+//!   with `coarse_refine`; it is solved on a one-thread pool, where rayon's joins would cost
+//!   more than the solve.
+//! - **Speed.** Bones with the same locked set are solved together, and the sets' systems are
+//!   factored by substructuring ([`Substructured`]): the vertices the sets share are factored
+//!   once.
 //!
-//! Heat is the smoothest field that keeps weights near their bones, but diffusion carries
-//! 2-30% of an arm's weight into the torso wherever the two touch (the sprites' shoulders) or
-//! lie close. Cutting that weight afterwards (`+mask`) leaves a jump at the part border: a
-//! crease with 3-5x heat's Dirichlet energy and 10-30 flipped triangles. Here the part
-//! information enters the solve instead: bone `j`'s weight is fixed to 0 (a Dirichlet
-//! condition in its heat system) on the vertices of parts it may not influence (the parts
-//! [`super::mask::allowed_parts`] allows) **that are farther than `band` from every vertex it
-//! may influence**, measured along the mesh (`multi_source_dijkstra_within`). Inside the band the
-//! weight diffuses freely and reaches 0 at the band's far edge, so the field stays
-//! continuous and the blend across a shoulder keeps its width; beyond it the bone cannot
-//! drag anything. Then the soft limit ([`WeightLimit`]) removes the remaining small far-field
-//! weights smoothly.
-//!
-//! **Part sources.** Heat pins every vertex towards its nearest visible bone. At a sprite's
-//! armpit the torso vertices see the upper arm first (it is 8 px away, the spine 15), so
-//! heat hands them about half the arm's weight, and when the arm lifts they swing down into
-//! the torso below: the armpit folds. Here a vertex's heat source is its nearest visible
-//! bone among those that may influence its part (or whose segment passes through one of the
-//! part's vertices, as a thigh whose head sits in the pelvis): the torso's sources are torso
-//! bones, and the arm's weight reaches the torso only by diffusion through the shoulder.
-//! Measured (10k vertices, lift_l): flips on arms-down gap 2 6 -> 2, femaleAdventurer
-//! 8 -> 3, robot 16 -> 6 (heat: 3, 2, 4), drag unchanged at 0 (constant `PART_SOURCES`).
-//!
-//! **Blended sources.** Plain heat makes each vertex's source one-hot: a vertex on the upper
-//! arm is pinned to 1 right up to the shoulder, so the whole joint blend is squeezed into
-//! the few vertices where the nearest bone changes (and a tiny bone, such as a 1-unit face
-//! control, owns its whole Voronoi region). Here a vertex's source is the seed's linear row
-//! of its source bone: `w_child = clamp((x - (pivot - r)) / (2r), 0, 1)` along the bone's
-//! axis, shared with its parent (and with children whose heads are within `r`), with `r` =
-//! `source_blend` x height. The heat solve then smooths that blend. Measured (10k
-//! vertices): Dirichlet energy 0.41-0.67x heat's, zero flips on arms-down gaps 2-48,
-//! femaleAdventurer and robot; on the DragonBones artist meshes the dominant bone agrees
-//! with the artist on 89.4% of the vertices (linear 79.7%, heat 75.5%).
-//!
-//! **Joint folds.** Linear blend skinning folds a triangle at distance `d` from a joint
-//! rotated by 90 degrees when the child's weight changes faster than about `0.5 / d` along
-//! the rotation (towards the compressed side). The seed's blend is a slab across the bone
-//! axis with slope `1 / (2r)` at any distance from the axis, and a child's share in its
-//! parent's sources stopped abruptly `r` from the child's head; on `figure` that folded one
-//! triangle per probe, at the clavicle 22 units from the shoulder and at the outer hip
-//! corner 20 units from the hip (heat: 0). Here the half-width grows to `BLEND_WIDEN` (3)
-//! times the distance from the axis line, which bounds the slab's `slope x distance` by
-//! 1/6, and a child's share in its parent's sources fades linearly to 0 between its head
-//! and `1.5 r` (`BLEND_FADE`), a gradient along the parent, radial to the joint, which does
-//! not fold. Measured (10k vertices): `figure` 1 -> 0 flips, the other scenes keep 0 flips
-//! and 0 drag where separated, malePerson's drag 4.22% -> 3.69%; at 15k and 25k-100k
-//! vertices `figure` still folded 1 triangle per kick at the outer hip's concave corner
-//! (heat 0), until the wider ramp below. On artists' coarse meshes the
-//! seed's blend agrees with the artists more (gBot 88.2% vs 87.3%, one point of 110;
-//! DragonBones 90.0% vs 88.8%), so meshes solved through `coarse_refine` keep it
-//! (constant `COARSE_SEED_BLEND`).
-//!
-//! **Cut shares fade.** A share of a bone that may not be a source in a vertex's part (the
-//! upper arm's share in the clavicle's sources on the torso) used to be dropped at the part
-//! border. Vertices on a bone are pinned to their source, so on `figure`'s clavicle the
-//! last torso vertex kept no upper-arm weight next to an arm vertex with 10-15%: one fold
-//! per lift at 20k, 25k and 35k vertices (smallest posed/rest area ratio -0.95 to -1.28).
-//! The share now fades linearly to 0 over `CUT_FADE` (0.5) x `r` beyond the border, along
-//! the mesh: those folds are gone (ratio 0.27-0.28 at 10k-100k), and the `best_check`
-//! figures at 3k, 10k and 30k and the artist agreement are unchanged (but `figure`'s
-//! energy at 30k, 0.30x -> 0.29x heat's).
-//!
-//! **Wider ramp, same reach.** The vertices on a bone are pinned to their source, so near
-//! a joint the field follows the blend's ramp along the bone (slope `1 / (2r)`), and the
-//! heat solve carries that slope sideways: at `figure`'s outer hip, a concave corner 20.6
-//! units from the thigh's head, the thigh weight fell by 0.029 per unit in the corner
-//! triangles (0.021 from the ramp at `r` = 0.05 x height, steepened by the reflex corner,
-//! more so on finer meshes), past the ~0.026 at which a 90-degree kick folds there. The
-//! default half-width (option `source_blend`) is now 0.12 with the child's share ending at 0.6 `r` (the same 34
-//! units as 1.5 x 0.05 before; a longer reach lets a thigh's share reach the other leg):
-//! smallest posed/rest area ratio in the kicks 0.08-0.19 at 15k-100k vertices (before
-//! -0.16 to +0.03), 0 flips on every shipped scene at 3k and 10k and at 30k but one on
-//! arms-down gap 48 (heat 4), energy 0.18-0.52x heat's (before 0.29-0.79x), malePerson's
-//! drag 3.69% -> 3.37% at 10k. Coarse meshes keep 0.05 (`COARSE_SOURCE_BLEND`).
-//!
-//! **Artists' meshes.** A mesh under [`ARTIST_MESH`] vertices is an artist's: it gets the
-//! narrow linear joint blend, on its own vertices. With `coarse_refine=N` it is solved on a
-//! copy whose triangles are split uniformly until it has at least `N`, then read back at its
-//! own vertices: a little closer to the artists at 27x the time (docs/benchmark.md).
-//!
-//! **Handles** (`HANDLE_LENGTH`, chosen on the benchmark's tune fold, docs/benchmark.md).
-//! Artists bind meshes to bones of length 0 or 1: Spine's control bones, DragonBones'
-//! pelvis, the owl's whole face (`experiments/artist_study.rs`, docs/artist-study.md). The
-//! seed's ramp runs along the child's axis and hands everything behind the child's head to
-//! the parent, which for a handle is a half-plane through a point in an arbitrary
-//! direction: on the owl's body, whose two bones are handles 228 units apart, vertices 61
-//! units from the upper handle and 166 from the lower went 83% to the lower one (the
-//! artist: 10%). A joint whose child and parent are both handles (no longer than 0.04 of the
-//! height) gets no ramp, so its sources are heat's nearest-bone ones. A handle under a
-//! long bone keeps the ramp: there the artists give the handle little weight (the
-//! DragonBones body's breast handles 0.07-0.09, its face control likewise), which the ramp
-//! approximates by halving the handle's region (no ramp for every handle: DragonBones
-//! agreement 90.0% -> 79.4%). Tune fold, protocol (a): agreement 74.5% -> 74.0%, one-bone
-//! deviation 7.00 -> 5.60% of the diagonal, clip deviation 1.86 -> 1.66% (heat 69.0%,
-//! 5.78, 1.82); the held-out fold has no joint between handles (its figures are
-//! unchanged), nor do the 32 leakage scenes. Tried and not kept: no ramp where the child's
-//! head is farther than 1-4 `r` from its parent's segment (tune agreement 68.6-70.3%).
-//!
-//! **Far sources** (`FAR_SOURCES`, chosen on the benchmark's tune fold). Artists bind
-//! small meshes to bones far outside them (the owl's eye highlights, 42 x 39 units, to two
-//! handles 100-400 units away) and give those bones much weight: 0.56 on average over such
-//! meshes, the same row on every corner (0.25 / 0.75), where heat pins every vertex to the
-//! nearest bone (0 / 1). A vertex farther than 0.5 x height from every bone now gets a heat
-//! source blended into the inverse-distance row of the bones (euclidean's kernel, power 4),
-//! fully from 1 x height: the heat solve then spreads it nearly evenly over the mesh, as the
-//! artists do. Tune fold, protocol (a): one-bone deviation 5.60 -> 4.99%, clip deviation
-//! 1.66 -> 1.65%, agreement 74.0% unchanged; 0.25:0.5 gives 4.95% but 73.8%, 1:2 5.06%,
-//! 0.1:0.3 5.03% and 73.3%. No vertex of the 28 leakage scenes or of a whole character is
-//! that far from every bone: those are unchanged.
-//!
-//! **Locked from the part border, fading before it** (`experiments/leakage_folds.rs`,
-//! docs/best.md "Leakage under a fixed split"; chosen on the tune fold of arms-down,
-//! `figure` and 24 synthetic sprites, reported on the held-out Kenney sprites and gBot).
-//! Where a sprite's arm is glued to the torso above the slit, a band of 0.05 let the arm's
-//! weight into the watched torso (malePerson 3.37%): the default `band` is now 0, so a
-//! bone is fixed to 0 on every vertex of a part it may not influence. Two constants make
-//! that safe. `OWN_ON_BONE`: a vertex of such a part stays free for its nearest bone only
-//! where the bone's segment runs through the part (a thigh's head in the pelvis), not
-//! wherever the bone is nearest (the torso strip beside a hanging arm, which dragged 0.6-3.6%
-//! on 5 tune sprites). `LOCK_SOURCE_FADE` (0.1 of the height): next to its locked vertices
-//! a bone's share in the heat sources fades to 0 and goes to its nearest ancestor that is not
-//! fading there, so the field reaches the lock continuously (without it `figure`'s shoulder
-//! top row, labelled head, sat locked beside arm vertices holding 0.25 of the upper arm: 1
-//! fold per lift). Tune fold (36 scenes, 8 of them synthetic sprites whose arms are also
-//! glued to the torso near the hip): all 36 meet the targets (the band of 0.05: 10; band 0
-//! without the two rules: 22). Fades from 0.06 to 0.25 all give 36; on the glued sprites
-//! 0.06 folds 26 triangles in all, 0.1 folds 9, 0.15 folds 1 and 0.25 folds 5 (heat: 319),
-//! but 0.15 and 0.25 fold `figure` at 30k vertices, so the fade is 0.1. A fade growing with
-//! each locked vertex's distance from the shoulder (0.5-0.6 of it) folded 6-7 and was not
-//! kept: one more constant for 2-3 triangles.
-//!
-//! **Speed.** The bones with the same locked set (vertices fixed to 0) are solved together
-//! on the system restricted to their free vertices, which is the same system with the
-//! locked rows and columns dropped (the bones with nothing locked: the whole system). Free
-//! sets nested in one another share one factorization: a set's inner sets (subsets of it,
-//! disjoint, with no mesh edge between them) are eliminated first, each in the
-//! nested-dissection order restricted to it, so every set is a leading block of its tree's
-//! elimination order and is solved with that block of the factor
-//! (`Factorization::solve_leading_in_place`, since replaced: see below). On `figure` the
-//! 12 systems take 5 factorizations (the whole mesh also serves the spine, clavicle_l and the left arm;
-//! clavicle_r serves the right arm, each thigh its leg, the neck the head), on arms-down 3
-//! take 1, and the whole system is not factored when every bone has a locked set. The
-//! trees run on rayon threads. `Recipe::reduced_solves` false refactors the whole system
-//! per bone with the locked rows set to the identity (same weights within 1e-9, a unit
-//! test here). Measured in one process (`examples/solver_timing`, load 3.5-3.7): `figure`
-//! 50k 0.37-0.42 s (heat 0.20-0.21 s; with one factorization per lock group, CLI runs:
-//! 0.56-0.79 s against heat's 0.23-0.31 s), arms-down 50k 0.17-0.19 s (heat 0.14-0.15 s), arms-down
-//! 500k 2.5-2.6 s (heat 2.2-2.6 s); docs/best.md "Speed".
-//! Then one nearest-visible-bone pass serves both bone sets
-//! ([`super::nearest::nearest_visible_bones_under`]), the source parts are computed once,
-//! the cut fade's searches are shared by bones with the same source parts, and a search
-//! stopped at 0 (the band) returns its seeds: weights bit-identical; in one process, the
-//! previous binary and this one in turn (load 4.7-5.1), `figure` 50k 0.220-0.274 s ->
-//! 0.195-0.215 s (heat 0.101-0.179 s; 1.8-2.1x after), `figure` 10k 0.044-0.060 s ->
-//! 0.040-0.057 s, arms-down 10k and 50k 0.87-1.2x heat, arms-down 500k 1.04-1.19x (load
-//! 4.0-4.4). With the machine idle (load 0.01-0.16) `figure` 50k is 1.31-1.49x heat
-//! (before: 1.49-1.66x) and `figure` 10k 1.24-1.45x: the trees use the second core. Under
-//! load what keeps `figure` 50k above 1.5x is the four factorizations beyond the whole
-//! mesh's (1.84M factor values, 0.8 of heat's factor) and about 0.06 s of steps heat does
-//! not have, each about half of heat's time (docs/best.md "Speed").
-//! Then the whole mesh's elimination order is found beside the sources, and the trees are
-//! factored beside the far sources and the lock fades (they need the matrix only): weights
-//! bit-identical. Idle machine, same hour: criterion (`benches/best.rs`) `figure` 50k
-//! 111.0 -> 110.1 ms (heat 75.5-76.3 ms: 1.47x -> 1.44x); single shots
-//! (`examples/best_timing`, 3 runs each) 50k 1.40-1.57x -> 1.29-1.39x, 10k 1.30-1.39x ->
-//! 1.23-1.26x, 200k 1.39-1.40x -> 1.25-1.30x. A small gain: the trees' factorizations, not
-//! these steps, are what stands between `figure` and heat's time.
-//! Then the trees gave way to substructuring ([`Substructured`]): the vertices free for the
-//! same bone groups form an atom (9 on `figure`: torso, arms, legs, head, the neck strip and
-//! the two pelvis strips the thighs reach; 3 on arms-down), an interface covers every matrix
-//! entry between two atoms, each atom's interior is factored once with its border last, and
-//! each free set's system reduces to its interface vertices (at most 508 of 49 601 on
-//! `figure` 50k) through its atoms' Schur complements. The torso, which three of the five
-//! trees factored, is factored once: 2.03M factor values in all on `figure` 50k, where the
-//! trees held 4.16M (heat: 2.37M). The blended sources (right-hand sides only) moved beside
-//! the factorizations, and the locks beside the assembly. Weights within 3.4e-15 of the
-//! trees' (largest difference of any entry, `figure` 10k, 50k and 200k, arms-down 10k and
-//! 50k; layered-elbow bit-identical). The previous binary and this one in turn
-//! (`examples/best_timing`, load 2.7-3.4), best/heat: `figure` 10k 1.05-1.93x ->
-//! 0.87-1.40x; 50k 1.22-2.19x -> 1.15-1.68x (best 0.106-0.247 s -> 0.106-0.160 s); 200k
-//! 1.21-1.84x -> 0.89-1.46x (when the other builders left a core free, 0.50-0.53 s ->
-//! 0.36-0.37 s against heat's 0.39-0.41 s); 500k 1.65-1.72x -> 1.33-1.40x (2.43-2.52 s ->
-//! 1.92-1.94 s); arms-down 10k 0.99-1.32x -> 0.78-1.23x, 50k 0.99-1.19x -> 0.63-1.21x, 200k
-//! 0.99-1.04x -> 0.90-1.11x, 500k 0.96-1.01x -> 0.92-0.99x. One thread
-//! (`RAYON_NUM_THREADS=1`, the work a loaded machine sees): `figure` 50k 0.171-0.201 s ->
-//! 0.152-0.154 s, 200k 0.94-1.10 s -> 0.69-0.82 s (heat 0.084-0.102 s and 0.45-0.68 s),
-//! arms-down 50k 0.090-0.096 s -> 0.088-0.093 s. What is left beyond heat on `figure` 50k,
-//! one thread: the atoms' factorizations 0.050-0.057 s (heat's one: 0.045-0.049 s; each
-//! atom pays its own symbolic analysis), the reduced systems 0.011 s, and the steps heat
-//! does not have: blend 0.010 s, far sources 0.002 s and lock fade 0.011 s (at 200k 0.045,
-//! 0.009 and 0.048 s), locks, limit.
+//! Four options ([`BestOptions`]): `band`, `limit`, `source_blend`, `coarse_refine`. The other
+//! values are constants of the [`Recipe`]; the feature `internals` exposes it so that
+//! experiments can replay variants.
 
 use super::bbw::with_fixed_rows;
 use super::dijkstra::multi_source_dijkstra_within;
@@ -234,14 +65,14 @@ const PART_SOURCES: bool = true;
 
 /// The blend's half-width at a vertex `l` away from the bone's axis line is
 /// `max(r, BLEND_WIDEN x l)` (module docs, "Joint folds": no fold at `figure`'s outer hip,
-/// where 2 and 2.5 leave one; 0 would be the seed's constant half-width).
+/// where 2 and 2.5 leave one; 0 would be a constant half-width).
 const BLEND_WIDEN: f64 = 3.0;
 
 /// A child's share in its parent's sources keeps its full value up to `A x r` from the
 /// child's head and fades linearly to 0 at `B x r` (module docs, "Joint folds" and "Wider
 /// ramp"): 0:0.6 with half-width 0.12 ends the share at 7.2% of the height, as 0:1.5 did
 /// with 0.05; a longer reach lets a thigh's share reach the other leg (0.08 with 0:1.5 drags
-/// `figure`'s kicks by 0.46% at 30k); 1:1 is the seed's hard stop at `r`.
+/// `figure`'s kicks by 0.46% at 30k); 1:1 is a hard stop at `r`.
 const BLEND_FADE: (f64, f64) = (0.0, 0.6);
 
 /// A bone's share in a blended source fades linearly to 0 over this many half-widths `r`
@@ -251,7 +82,7 @@ const BLEND_FADE: (f64, f64) = (0.0, 0.6);
 /// 3k, 10k and 30k vertices unchanged.
 const CUT_FADE: f64 = 0.5;
 
-/// An artist's mesh ([`ARTIST_MESH`]) uses the seed's joint blend
+/// An artist's mesh ([`ARTIST_MESH`]) uses the narrow linear joint blend
 /// (widen 0, fade 1:1, half-width `COARSE_SOURCE_BLEND`): dominant-bone agreement with the
 /// artists 88.2% on gBot and 90.0% on DragonBones, where the widened blend of half-width
 /// 0.05 gets 87.3% and 88.8%, and the fine meshes' blend 88.2% and 87.6%.
@@ -278,7 +109,7 @@ const LOCK_FADE: f64 = 0.0;
 const LOCK_SOURCE_FADE: f64 = 0.1;
 
 /// A bone no longer than this fraction of the height is a handle, not a segment of the art;
-/// a joint between two handles (or a handle and no parent) gets no seed's blend, so its
+/// a joint between two handles (or a handle and no parent) gets no linear blend, so its
 /// sources stay heat's nearest-bone ones (module docs, "Handles"). On the benchmark's tune
 /// fold the bones of the artists' meshes are either at most 0.026 of their mesh's height
 /// (Spine control bones of length 0-1, DragonBones' pelvis) or at least 0.050.
@@ -318,7 +149,7 @@ pub struct BestOptions {
     ///
     /// Default: [`BestOptions::DEFAULT_LIMIT`] (0.02:0.05).
     pub limit: Option<WeightLimit>,
-    /// Half-width of the seed's linear joint blend applied to the heat sources, as a fraction
+    /// Half-width of the linear joint blend applied to the heat sources, as a fraction
     /// of the height (key `source_blend`, `F` or `none`; 0.12: no fold at `figure`'s outer
     /// hip at 3k-100k vertices, where 0.05 folds one triangle per kick at 15k and 25k-100k;
     /// zero flips on arms-down gaps 2-48, femaleAdventurer and robot at 3k and 10k, where
@@ -800,7 +631,7 @@ struct JointBlend {
 
 impl JointBlend {
     /// The child's weight at `p` for the joint at `bone`'s head (`None` for a handle, a bone
-    /// no longer than `handle`): the seed's linear ramp along the bone's axis, of half-width `r` widened to
+    /// no longer than `handle`): the linear joint ramp along the bone's axis, of half-width `r` widened to
     /// `widen` x the distance from the axis line.
     fn child_share(
         &self,
@@ -1609,7 +1440,7 @@ mod tests {
     /// had at `figure`'s joints (heat: 0).
     const EARLIER_RECIPES: [(&str, &[(&str, &str)]); 4] = [
         (
-            // The seed's constant-width blend with a hard stop: 1 fold per probe at the
+            // A constant-width blend with a hard stop: 1 fold per probe at the
             // clavicle and the outer hip.
             "unwidened blend",
             &[

@@ -547,7 +547,7 @@ fn matches_word(name: &str, keyword: &str) -> bool {
         if keyword.len() >= 4 {
             w.starts_with(keyword)
         } else {
-            w == keyword || *w == format!("{keyword}s")
+            w == keyword || w.strip_suffix('s') == Some(keyword)
         }
     })
 }
@@ -1062,7 +1062,7 @@ fn kinds_md(out: &Output) -> String {
             );
         }
         // Agreement and deviation per solver.
-        let header: Vec<String> = out.solvers.iter().map(|n| format!("{n}")).collect();
+        let header = &out.solvers;
         let _ = writeln!(s, "\nDominant-bone agreement (%), mean over the rigs that have the kind / pooled over vertices:\n");
         let _ = writeln!(s, "| kind | rigs | vertices | {} |", header.join(" | "));
         let _ = writeln!(s, "|---|---|---|{}", "---|".repeat(header.len()));

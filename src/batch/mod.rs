@@ -401,22 +401,12 @@ fn error_row(
 fn process(c: &Candidate, options: &BatchOptions) -> Done {
     let started = Instant::now();
     let solvers = &options.solvers;
-    let failed_all = |e: &Error, kind: &str, keys: &[String]| {
+    // An input that cannot be read has no key: its rows are computed again on every run.
+    let failed_all = |e: &Error| {
         let seconds = started.elapsed().as_secs_f64();
         let rows: Vec<Row> = solvers
             .iter()
-            .enumerate()
-            .map(|(i, s)| {
-                error_row(
-                    c,
-                    s,
-                    kind,
-                    e,
-                    keys.get(i).map(String::as_str),
-                    seconds,
-                    options,
-                )
-            })
+            .map(|s| error_row(c, s, "", e, None, seconds, options))
             .collect();
         Done {
             computed_seconds: seconds * rows.len() as f64,
@@ -426,11 +416,11 @@ fn process(c: &Candidate, options: &BatchOptions) -> Done {
         }
     };
     if let Some(e) = &c.error {
-        return failed_all(e, "", &[]);
+        return failed_all(e);
     }
     let bytes = match std::fs::read(&c.path) {
         Ok(b) => b,
-        Err(e) => return failed_all(&Error::io(&c.path, e), "", &[]),
+        Err(e) => return failed_all(&Error::io(&c.path, e)),
     };
     let kind = match guarded("classifying", || classify(&c.path, &bytes, c.explicit)) {
         Ok(Some(kind)) => Ok(kind),
@@ -462,11 +452,7 @@ fn process(c: &Candidate, options: &BatchOptions) -> Done {
         .iter()
         .map(|s| hash.clone().field(s).hex())
         .collect();
-    let kind = match kind {
-        Ok(k) => k,
-        Err(e) => return failed_all(&e, "", &keys),
-    };
-    let kind_name = kind.name();
+    let kind_name = kind.as_ref().map_or("", ItemKind::name);
 
     // Rows already done, with their outputs present.
     let mut rows: Vec<Option<Row>> = keys
@@ -485,13 +471,20 @@ fn process(c: &Candidate, options: &BatchOptions) -> Done {
     let reused = rows.iter().filter(|r| r.is_some()).count();
     let mut computed_seconds = 0.0;
     if reused < rows.len() {
-        let loaded = guarded("loading", || load(c, &kind, &id, options));
+        let loaded;
+        let outcome = match &kind {
+            Ok(kind) => {
+                loaded = guarded("loading", || load(c, kind, &id, options));
+                loaded.as_ref()
+            }
+            Err(e) => Err(e),
+        };
         let load_seconds = started.elapsed().as_secs_f64();
         for ((slot, spec), key) in rows.iter_mut().zip(solvers).zip(&keys) {
             if slot.is_some() {
                 continue;
             }
-            let row = match &loaded {
+            let row = match outcome {
                 Ok(loaded) => {
                     solved_row(c, loaded, spec, key, &id, kind_name, load_seconds, options)
                 }

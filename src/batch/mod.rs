@@ -760,3 +760,38 @@ fn score(
     }
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_panic_is_a_typed_error_with_its_message() {
+        let e = guarded("solving", || -> Result<()> { panic!("boom {}", 7) }).unwrap_err();
+        match e {
+            Error::Panicked { context, message } => {
+                assert_eq!((context.as_str(), message.as_str()), ("solving", "boom 7"))
+            }
+            e => panic!("{e:?}"),
+        }
+        assert_eq!(
+            variant_name(&Error::NoMatch {
+                pattern: "*".into()
+            }),
+            "NoMatch"
+        );
+    }
+
+    #[test]
+    fn csv_cells_with_commas_quotes_and_newlines_are_quoted() {
+        let mut row = Row::new("a,b.json", "best");
+        row.fail(&Error::NotAnItem {
+            path: "a,b.json".into(),
+            reason: "say \"hi\"\nagain".into(),
+        });
+        let line = csv_line(&row);
+        assert!(line.starts_with("\"a,b.json\",,best,error,\""), "{line}");
+        assert!(line.contains("say \"\"hi\"\"\nagain\""), "{line}");
+        assert_eq!(to_csv(&[row]).lines().next().unwrap(), COLUMNS.join(","));
+    }
+}

@@ -101,7 +101,7 @@ fn expand(input: &str, out: &Path, top: bool, found: &mut Vec<Candidate>) {
         for p in glob(input) {
             if p.is_dir() {
                 walk(&p, out, found);
-            } else if wanted(&p) {
+            } else if p.is_file() && wanted(&p) {
                 found.push(Candidate::file(p, false));
             }
         }
@@ -151,7 +151,7 @@ fn walk(dir: &Path, out: &Path, found: &mut Vec<Candidate>) {
     for p in paths {
         if p.is_dir() {
             walk(&p, out, found);
-        } else if wanted(&p) {
+        } else if p.is_file() && wanted(&p) {
             found.push(Candidate::file(p, false));
         }
     }

@@ -418,6 +418,15 @@ fn process(c: &Candidate, options: &BatchOptions) -> Done {
     if let Some(e) = &c.error {
         return failed_all(e);
     }
+    if let Ok(m) = std::fs::metadata(&c.path) {
+        if !m.is_file() {
+            // A device or FIFO could block or never end: never read.
+            return failed_all(&Error::NotAnItem {
+                path: c.path.clone(),
+                reason: "not a regular file (a folder, device, FIFO or socket)".into(),
+            });
+        }
+    }
     let bytes = match std::fs::read(&c.path) {
         Ok(b) => b,
         Err(e) => return failed_all(&Error::io(&c.path, e)),

@@ -674,6 +674,20 @@ pub enum Error {
         given: usize,
         vertices: usize,
     },
+
+    // ---- batch ----
+    /// A batch input is no item: not a scene, a rig nor a sprite (`reason` says what it is).
+    #[error("{path}: not a scene, rig or sprite: {reason}")]
+    NotAnItem { path: PathBuf, reason: String },
+    /// A sprite given to a batch has no bones file beside it.
+    #[error("{path}: a sprite needs a bones file beside it: none of {tried}")]
+    SpriteWithoutBones { path: PathBuf, tried: String },
+    /// A batch input pattern (a glob) matches no file.
+    #[error("{pattern}: matches no file")]
+    NoMatch { pattern: String },
+    /// A step panicked (a bug): caught so that the rest of the batch goes on.
+    #[error("{context}: panicked: {message}")]
+    Panicked { context: String, message: String },
 }
 
 impl Error {

@@ -70,6 +70,8 @@
 #![warn(missing_docs)]
 
 pub mod animation;
+#[cfg(feature = "io")]
+pub mod batch;
 pub mod compare;
 pub mod correctives;
 pub mod error;

@@ -2,10 +2,8 @@
 //! the fixed split into folds, and the per-mesh solve of protocol (a).
 
 use super::Res;
-use skinweights::io::creature::load_creature;
-use skinweights::io::dragonbones::load_dragonbones;
-use skinweights::io::godot::load_godot;
-use skinweights::io::spine::{load_spine, SkinSelection, SpineImport, SpineImportOptions};
+use skinweights::io::rig::RigFormat;
+use skinweights::io::spine::SkinSelection;
 use skinweights::metrics::weight_style::WeightStyle;
 use skinweights::scene::SubScene;
 use skinweights::{Scene, Weights};
@@ -50,47 +48,17 @@ pub struct RigSource {
 }
 
 /// Reads a Spine JSON, Creature JSON, DragonBones `_ske.json` or Godot `.tscn` rig with its
-/// artist's weights, by its extension and content: Godot `.tscn`, Spine JSON (a
-/// `skeleton.spine` version; every attachment of every skin), Creature JSON (`mesh.regions`;
-/// regions with two or more bones scored), else DragonBones JSON.
+/// artist's weights, by its extension and content ([`RigFormat::of_file`]; any other JSON is
+/// read as DragonBones), Spine with every attachment of every skin; the scored meshes are
+/// [`skinweights::io::rig::load_rig`]'s.
 pub fn load_rig(path: &Path, name: &str) -> Res<Rig> {
-    let is_tscn = path.extension().is_some_and(|e| e == "tscn");
-    let kind = if is_tscn {
-        JsonKind::Other
-    } else {
-        json_kind(path)?
-    };
-    let (scene, artist, meshes) = if kind == JsonKind::Creature {
-        let c = load_creature(path)?;
-        let meshes = c
-            .report
-            .meshes
-            .iter()
-            .filter(|m| m.bones.len() >= 2)
-            .map(|m| (m.part.clone(), m.bones.clone()));
-        (c.scene, c.artist, meshes.collect())
-    } else if kind == JsonKind::Spine {
-        let options = SpineImportOptions::default().with_skin(SkinSelection::All);
-        let s = load_spine(path, None, &options)?;
-        let meshes = spine_meshes(&s);
-        (s.scene, s.artist, meshes)
-    } else if is_tscn {
-        let g = load_godot(path)?;
-        let meshes = g
-            .report
-            .meshes
-            .iter()
-            .map(|m| (m.part.clone(), m.bones.clone()));
-        (g.scene, g.artist, meshes.collect())
-    } else {
-        let d = load_dragonbones(path)?;
-        let meshes = d
-            .report
-            .meshes
-            .iter()
-            .map(|m| (m.part.clone(), m.bones.clone()));
-        (d.scene, d.artist, meshes.collect())
-    };
+    let bytes = std::fs::read(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+    let format = RigFormat::of_file(path, &bytes)?.unwrap_or(RigFormat::DragonBones);
+    let rig = skinweights::io::rig::load_rig(path, format, SkinSelection::All)?;
+    let artist = rig
+        .artist
+        .ok_or_else(|| format!("{}: the file has no weights", path.display()))?;
+    let (scene, meshes) = (rig.scene, rig.meshes);
     let scored_parts: Vec<usize> = meshes
         .iter()
         .filter_map(|(part, _)| scene.mesh().part_index(part))
@@ -111,51 +79,6 @@ pub fn load_rig(path: &Path, name: &str) -> Res<Rig> {
         meshes,
         style,
     })
-}
-
-/// What a JSON rig file is, by its content.
-#[derive(PartialEq)]
-enum JsonKind {
-    /// A `skeleton` object naming a `spine` version.
-    Spine,
-    /// `mesh.regions` beside a `skeleton` (Creature's export).
-    Creature,
-    /// Anything else (read as DragonBones).
-    Other,
-}
-
-fn json_kind(path: &Path) -> Res<JsonKind> {
-    let text = std::fs::read_to_string(path)
-        .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
-    // As the importers do, a UTF-8 byte order mark is skipped.
-    let text = text.strip_prefix('\u{feff}').unwrap_or(&text);
-    let json: serde_json::Value =
-        serde_json::from_str(text).map_err(|e| format!("{} is not JSON: {e}", path.display()))?;
-    Ok(if json["skeleton"]["spine"].is_string() {
-        JsonKind::Spine
-    } else if json["mesh"]["regions"].is_object() && json["skeleton"].is_object() {
-        JsonKind::Creature
-    } else {
-        JsonKind::Other
-    })
-}
-
-/// A Spine rig's weighted meshes with at least two bones, each with the bones its artist
-/// weighted it to (rigid and one-bone meshes score 100% for every solver and are left out).
-fn spine_meshes(s: &SpineImport) -> Vec<(String, Vec<String>)> {
-    let names = s.scene.skeleton().names();
-    s.report
-        .attachments
-        .iter()
-        .filter(|a| a.weighted)
-        .filter_map(|a| {
-            let bones: Vec<String> = (0..names.len())
-                .filter(|&b| a.vertex_range().any(|v| s.artist.get(v, b) > 0.0))
-                .map(|b| names[b].clone())
-                .collect();
-            (bones.len() >= 2).then(|| (a.part.clone(), bones))
-        })
-        .collect()
 }
 
 /// The artist-rig corpus folder: [`CORPUS_ENV`], else `../shared/data/artist-rigs` beside

@@ -2,8 +2,8 @@
 
 use super::{load_weights_for, resolve_scene, spinner, BuiltinArgs};
 use clap::Args;
-use skinweights::lint::{lint, pixel_edge_checks, LintOptions};
-use skinweights::render::{pixel_edge, PixelEdgeOptions, PixelEdgeRow, Texture};
+use skinweights::lint::{lint, LintOptions};
+use skinweights::render::pixel_edge_lint;
 use skinweights::{Error, Result};
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -43,14 +43,11 @@ pub fn run(a: LintArgs) -> Result<ExitCode> {
         ..LintOptions::default()
     };
     let mut checks = lint(&scene, &w, &options)?;
-    if let Some(art) = scene.art() {
-        let textures = Texture::load_art(art)?;
+    if scene.art().is_some() {
         let pb = spinner("pixel edge: rendering the probes over black, white, red at 1x, 2x, 4x");
-        let edge = PixelEdgeOptions::for_scene(&scene);
-        let rows = pixel_edge(&scene, &w, &textures, &edge);
+        let edge = pixel_edge_lint(&scene, &w);
         pb.finish_and_clear();
-        let measured: Vec<_> = rows?.iter().map(PixelEdgeRow::lint_measure).collect();
-        checks.extend(pixel_edge_checks(&measured, edge.max_bias, edge.max_gap));
+        checks.extend(edge?.unwrap_or_default());
     }
     if a.json {
         let text = serde_json::to_string_pretty(&checks).map_err(|e| Error::Json {

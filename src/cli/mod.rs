@@ -2,6 +2,7 @@
 //! library; this file holds the command list and what several commands share (scene
 //! arguments, output checks, progress spinners).
 
+mod batch;
 mod bleed;
 mod compare;
 mod correct;
@@ -170,6 +171,19 @@ enum Command {
     /// Example: `skinweights correct bar.json --weights bar_w.json --joint lower --angles
     /// 90,150 -o bar_corrected.json`
     Correct(correct::CorrectArgs),
+    /// Weights for many characters: folders, globs or manifests of scene files, rigs
+    /// (Spine, Creature, DragonBones, Godot, glTF) and sprites with bones, on every core.
+    ///
+    /// Per item and solver: solve (the same weights as `solve`), write the weights to --out,
+    /// optionally export the rig with them (--export), lint, score against the artist
+    /// (--reference artist). One row each in OUT/report.csv and OUT/report.json; a bad item
+    /// is a row with its error and the batch goes on. A re-run (even after a kill) reuses
+    /// the rows done (OUT/.batch). Exit code 0 when every row is ok, 3 when some failed
+    /// (docs/batch.md).
+    ///
+    /// Example: `skinweights batch data/spine data/kenney-toon --out weights --export
+    /// --reference artist`
+    Batch(batch::BatchArgs),
 }
 
 /// Parses the command line and runs the command; errors print as `error: ...` with exit code 2.
@@ -202,6 +216,7 @@ fn run(command: Command) -> Result<ExitCode> {
         Command::View(a) => view::run(a),
         Command::Repair(a) => repair::run(a),
         Command::Correct(a) => correct::run(a),
+        Command::Batch(a) => batch::run(a),
     }
 }
 

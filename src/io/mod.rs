@@ -12,6 +12,7 @@ pub mod creature;
 pub mod dragonbones;
 pub mod gltf;
 pub mod godot;
+pub mod rig;
 mod scene_builder;
 mod scene_json;
 pub mod spine;

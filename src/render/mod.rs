@@ -32,7 +32,7 @@ pub use fringe::{coverage, coverage_16, fringe, fringe_excluding, Fringe, Mattin
 pub use overlap::overlap_mask;
 pub use paint::{paint_layers, PaintOptions};
 pub use pixel_edge::{
-    matting_renders, pixel_edge, MattingRenders, PixelEdgeOptions, PixelEdgeRow,
+    matting_renders, pixel_edge, pixel_edge_lint, MattingRenders, PixelEdgeOptions, PixelEdgeRow,
     PIXEL_EDGE_SAMPLES, REFERENCE_SAMPLES,
 };
 pub use raster::{

@@ -225,3 +225,25 @@ pub fn pixel_edge(
     }
     Ok(rows)
 }
+
+/// The pixel-edge rows of `skinweights lint` ([`crate::lint::pixel_edge_checks`] on
+/// [`pixel_edge`] with [`PixelEdgeOptions::for_scene`]) for a scene with art, its textures
+/// loaded from the art's image files; `None` for a scene without art. Errors: an image that
+/// does not load, or the renderer's.
+pub fn pixel_edge_lint(
+    scene: &Scene,
+    weights: &Weights,
+) -> Result<Option<Vec<crate::lint::Check>>> {
+    let Some(art) = scene.art() else {
+        return Ok(None);
+    };
+    let textures = Texture::load_art(art)?;
+    let edge = PixelEdgeOptions::for_scene(scene);
+    let rows = pixel_edge(scene, weights, &textures, &edge)?;
+    let measured: Vec<_> = rows.iter().map(PixelEdgeRow::lint_measure).collect();
+    Ok(Some(crate::lint::pixel_edge_checks(
+        &measured,
+        edge.max_bias,
+        edge.max_gap,
+    )))
+}

@@ -1,0 +1,806 @@
+//! Many characters in, weights and one report out (feature `io`): the library side of
+//! `skinweights batch` (docs/batch.md).
+//!
+//! [`expand_inputs`] turns folders, globs and manifests into candidate files; [`run`] takes
+//! each through [`classify`] (scene file, rig, sprite, or no item), loads it as `solve`,
+//! `import` or `mesh` would, and per solver solves, writes the weights (the same bytes as
+//! `skinweights solve` of the same scene and options), optionally exports the rig in its
+//! own format, lints and scores against the artist. Every (item, solver) gives a [`Row`]:
+//! a failure of any kind (a bad file, a solver error, even a panic) is a row with its typed
+//! error, and the batch goes on.
+//!
+//! **Parallelism.** `jobs` worker threads each take the next item; each worker runs its
+//! solves on a rayon pool of its own with `cores / jobs` threads (1 by default), so the two
+//! levels never oversubscribe the machine, and exactly `jobs` items are in memory at a time
+//! (rayon's work stealing at the outer level would let a worker waiting inside a solve start
+//! another item). Solver results do not depend on the thread count.
+//!
+//! **Resume.** Each (item, solver) has a key: a hash of the input's bytes (and its sprite's
+//! bones file, or a scene's artist file with `--reference artist`), the solver, the options
+//! and the output name. After its outputs are written (each whole or not at all), the row is
+//! recorded in `OUT/.batch/KEY.json`. A run finding a record whose outputs exist reuses the
+//! row (with the time measured when it was computed) instead of computing it: a batch killed
+//! at any point resumes where it stopped, and its final report equals an uninterrupted
+//! run's. Error rows are recorded too, except I/O errors (which may pass); a changed input
+//! or option changes the key and is computed again.
+//!
+//! **Report.** Rows are appended to `OUT/report.running.csv` as they finish; at the end
+//! `OUT/report.csv` and `OUT/report.json` hold every row sorted by input then solver, and the
+//! running file is removed.
+
+mod inputs;
+mod key;
+mod report;
+
+pub use inputs::{
+    bones_beside, classify, expand_inputs, glob, read_manifest, Candidate, ItemKind,
+    ITEM_EXTENSIONS, MANIFEST_EXTENSIONS,
+};
+pub use key::{item_id, normalized, solver_tag, Fnv64};
+pub use report::{
+    csv_header, csv_line, read_report, to_csv, to_json, variant_name, Row, Status, COLUMNS,
+};
+
+use crate::error::{Error, Result};
+use crate::io::rig::{load_rig, weighted_parts, RigFormat};
+use crate::io::spine::SkinSelection;
+use crate::io::{load_scene, save_scene, write_atomic, WeightsFile};
+use crate::lint::{lint, LintOptions};
+use crate::metrics::artist::{score_against_artist, ArtistMesh, ArtistScoreOptions};
+use crate::scene::Scene;
+use crate::weights::Weights;
+use std::io::Write;
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Mutex;
+use std::time::Instant;
+
+/// Which lint checks run on each row's weights.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum LintMode {
+    /// No lint.
+    None,
+    /// [`crate::lint::lint`]: every check of `skinweights lint` but the pixel-edge rows.
+    #[default]
+    Geometry,
+    /// Also the pixel-edge rows for scenes with art, as `skinweights lint` (renders every
+    /// probe at 1x, 2x and 4x: minutes and about 1 GB per Spine rig).
+    Full,
+}
+
+/// What a batch does per item.
+#[derive(Debug, Clone)]
+pub struct BatchOptions {
+    /// The output folder (created if missing).
+    pub out: PathBuf,
+    /// Solver specs, each run on every item (default: [`crate::RECOMMENDED_SOLVER`]).
+    pub solvers: Vec<String>,
+    /// Solver options (`key=value`), given to every solver.
+    pub solver_options: Vec<(String, String)>,
+    /// Keep at most K influences per vertex in the weights written (as `solve`).
+    pub max_influences: Option<usize>,
+    /// Approximate vertex count of a sprite's mesh (as `mesh --vertices`; default 10 000).
+    pub sprite_vertices: usize,
+    /// Which Spine attachments are imported (default: every attachment of every skin, as
+    /// the benchmark reads them).
+    pub skin: SkinSelection,
+    /// Also write each rig in its own format with the new weights.
+    pub export: bool,
+    /// Lint checks run on the weights.
+    pub lint: LintMode,
+    /// Score against the artist's weights (rigs, and scene files with a
+    /// `SCENE.artist.json` beside them).
+    pub reference_artist: bool,
+    /// Items solved at a time (0: one per core).
+    pub jobs: usize,
+    /// Ignore the done records: compute every row again.
+    pub fresh: bool,
+}
+
+impl Default for BatchOptions {
+    fn default() -> Self {
+        BatchOptions {
+            out: PathBuf::from("batch"),
+            solvers: vec![crate::RECOMMENDED_SOLVER.to_string()],
+            solver_options: Vec::new(),
+            max_influences: None,
+            sprite_vertices: 10_000,
+            skin: SkinSelection::All,
+            export: false,
+            lint: LintMode::default(),
+            reference_artist: false,
+            jobs: 0,
+            fresh: false,
+        }
+    }
+}
+
+impl BatchOptions {
+    /// Checks the options before any work: every solver builds with the options
+    /// ([`Error::UnknownSolver`], [`Error::InvalidOption`]), no solver is given twice or
+    /// two specs share a file name, `max_influences` is at least 1.
+    pub fn check(&self) -> Result<()> {
+        if self.solvers.is_empty() {
+            return Err(Error::MissingArgument {
+                argument: "--solver",
+                reason: "a batch needs at least one solver".into(),
+            });
+        }
+        if self.max_influences == Some(0) {
+            return Err(Error::InvalidArgument {
+                argument: "--max-influences",
+                value: "0".into(),
+                reason: "must be at least 1".into(),
+            });
+        }
+        let mut tags = Vec::new();
+        for spec in &self.solvers {
+            crate::solvers::solver_by_name(spec, &self.solver_options)?;
+            let tag = solver_tag(spec);
+            if tags.contains(&tag) {
+                return Err(Error::InvalidArgument {
+                    argument: "--solver",
+                    value: spec.clone(),
+                    reason: format!("given twice (or its file name {tag:?} is another's)"),
+                });
+            }
+            tags.push(tag);
+        }
+        Ok(())
+    }
+
+    /// Workers and threads per worker's solver pool on a machine with `cores` cores.
+    fn threads(&self, cores: usize) -> (usize, usize) {
+        let jobs = if self.jobs == 0 { cores } else { self.jobs }.max(1);
+        (jobs, (cores / jobs).max(1))
+    }
+
+    /// The options that change a row's outputs, for the resume key.
+    fn fingerprint(&self) -> String {
+        format!(
+            "options={:?} max_influences={:?} sprite_vertices={} skin={:?} export={} lint={:?} reference={}",
+            self.solver_options,
+            self.max_influences,
+            self.sprite_vertices,
+            self.skin,
+            self.export,
+            self.lint,
+            self.reference_artist
+        )
+    }
+}
+
+/// What one finished item reports to [`run`]'s callback.
+#[derive(Debug)]
+pub struct ItemDone<'a> {
+    /// The item's rows (none for a file passed over as no item).
+    pub rows: &'a [Row],
+    /// Rows taken from done records.
+    pub reused: usize,
+}
+
+/// The outcome of [`run`].
+#[derive(Debug, Clone)]
+pub struct Summary {
+    /// Every row, sorted by input then solver.
+    pub rows: Vec<Row>,
+    /// Items (candidates that were items or failed to be read).
+    pub items: usize,
+    /// Walked files passed over as no item (weights, bones, atlases, PNGs without bones).
+    pub skipped: usize,
+    /// Rows computed by this run.
+    pub computed: usize,
+    /// Rows reused from done records.
+    pub reused: usize,
+    /// Rows with status error.
+    pub failed: usize,
+    /// Wall time of the run, seconds.
+    pub wall_seconds: f64,
+    /// Summed `seconds` of the rows computed by this run.
+    pub computed_seconds: f64,
+    /// Item workers and threads per worker.
+    pub jobs: (usize, usize),
+    /// `OUT/report.csv`.
+    pub report_csv: PathBuf,
+    /// `OUT/report.json`.
+    pub report_json: PathBuf,
+}
+
+/// Runs a batch over `candidates` (from [`expand_inputs`]); `on_item` is called (from a
+/// worker thread) as each item finishes. Errors only for what stops the whole batch: bad
+/// options, an output folder that cannot be made, a report that cannot be written. Every
+/// per-item failure is a row.
+pub fn run(
+    candidates: &[Candidate],
+    options: &BatchOptions,
+    on_item: &(dyn Fn(ItemDone<'_>) + Sync),
+) -> Result<Summary> {
+    options.check()?;
+    let started = Instant::now();
+    let out = &options.out;
+    let records = out.join(".batch");
+    std::fs::create_dir_all(&records).map_err(|e| Error::io(&records, e))?;
+    remove_partials(out);
+    remove_partials(&records);
+    let running_path = out.join("report.running.csv");
+    let mut running =
+        std::fs::File::create(&running_path).map_err(|e| Error::io(&running_path, e))?;
+    running
+        .write_all(csv_header().as_bytes())
+        .map_err(|e| Error::io(&running_path, e))?;
+    let running = Mutex::new(running);
+
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let (jobs, inner) = options.threads(cores);
+    let next = AtomicUsize::new(0);
+    let results: Mutex<Vec<Done>> = Mutex::new(Vec::new());
+    std::thread::scope(|s| {
+        for _ in 0..jobs.min(candidates.len()).max(1) {
+            s.spawn(|| {
+                let pool = rayon::ThreadPoolBuilder::new().num_threads(inner).build();
+                loop {
+                    let i = next.fetch_add(1, Ordering::Relaxed);
+                    let Some(c) = candidates.get(i) else { break };
+                    let work = || process(c, options);
+                    let done = match &pool {
+                        Ok(pool) => pool.install(work),
+                        Err(_) => work(),
+                    };
+                    if let Ok(mut f) = running.lock() {
+                        for r in &done.rows {
+                            // The running file is a convenience: a failed append loses nothing.
+                            let _ = f.write_all(csv_line(r).as_bytes());
+                        }
+                        let _ = f.flush();
+                    }
+                    on_item(ItemDone {
+                        rows: &done.rows,
+                        reused: done.reused,
+                    });
+                    if let Ok(mut all) = results.lock() {
+                        all.push(done);
+                    }
+                }
+            });
+        }
+    });
+    let results = results.into_inner().unwrap_or_else(|e| e.into_inner());
+    let mut summary = Summary {
+        rows: Vec::new(),
+        items: 0,
+        skipped: 0,
+        computed: 0,
+        reused: 0,
+        failed: 0,
+        wall_seconds: 0.0,
+        computed_seconds: 0.0,
+        jobs: (jobs, inner),
+        report_csv: out.join("report.csv"),
+        report_json: out.join("report.json"),
+    };
+    for done in results {
+        if done.skipped {
+            summary.skipped += 1;
+            continue;
+        }
+        summary.items += 1;
+        summary.reused += done.reused;
+        summary.computed += done.rows.len() - done.reused;
+        summary.computed_seconds += done.computed_seconds;
+        summary.rows.extend(done.rows);
+    }
+    summary
+        .rows
+        .sort_by(|a, b| (&a.input, &a.solver).cmp(&(&b.input, &b.solver)));
+    summary.failed = summary
+        .rows
+        .iter()
+        .filter(|r| r.status == Status::Error)
+        .count();
+    write_atomic(&summary.report_json, to_json(&summary.rows)?)?;
+    write_atomic(&summary.report_csv, to_csv(&summary.rows))?;
+    let _ = std::fs::remove_file(&running_path);
+    summary.wall_seconds = started.elapsed().as_secs_f64();
+    Ok(summary)
+}
+
+/// Removes the temporary files of writes a killed run left (`.NAME.partial-PID-N`).
+fn remove_partials(dir: &Path) {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    for e in entries.filter_map(|e| e.ok()) {
+        let name = e.file_name().to_string_lossy().into_owned();
+        if name.starts_with('.') && name.contains(".partial-") {
+            let _ = std::fs::remove_file(e.path());
+        }
+    }
+}
+
+/// An item's rows and how many were reused; `skipped`: a walked file that is no item.
+struct Done {
+    rows: Vec<Row>,
+    reused: usize,
+    skipped: bool,
+    /// Summed seconds of the rows computed (not reused).
+    computed_seconds: f64,
+}
+
+/// The scene of an item and what goes with it.
+struct Loaded {
+    scene: Scene,
+    /// The scene file the weights belong to.
+    scene_file: PathBuf,
+    artist: Option<Weights>,
+    meshes: Vec<(String, Vec<String>)>,
+    rig: Option<RigFormat>,
+    godot: Option<u32>,
+}
+
+/// Runs `f`, a panic caught as [`Error::Panicked`].
+fn guarded<T>(context: &str, f: impl FnOnce() -> Result<T>) -> Result<T> {
+    catch_unwind(AssertUnwindSafe(f)).unwrap_or_else(|payload| {
+        let message = payload
+            .downcast_ref::<&str>()
+            .map(|s| s.to_string())
+            .or_else(|| payload.downcast_ref::<String>().cloned())
+            .unwrap_or_else(|| "(no message)".into());
+        Err(Error::Panicked {
+            context: context.to_string(),
+            message,
+        })
+    })
+}
+
+/// Whether an error row is recorded (I/O errors are not: they may pass).
+fn recordable(e: &Error) -> bool {
+    !matches!(
+        e,
+        Error::Io { .. } | Error::NoSpace { .. } | Error::PermissionDenied { .. }
+    )
+}
+
+/// The companion files whose bytes are part of an item's key.
+fn companions(c: &Candidate, kind: Option<&ItemKind>, options: &BatchOptions) -> Vec<PathBuf> {
+    match kind {
+        Some(ItemKind::Sprite { bones }) => vec![bones.clone()],
+        Some(ItemKind::Scene) if options.reference_artist => {
+            vec![c.path.with_extension("artist.json")]
+        }
+        _ => Vec::new(),
+    }
+}
+
+/// A failed row for `spec`, recorded under `key` when given and the error is
+/// [`recordable`].
+fn error_row(
+    c: &Candidate,
+    spec: &str,
+    kind: &str,
+    error: &Error,
+    key: Option<&str>,
+    seconds: f64,
+    options: &BatchOptions,
+) -> Row {
+    let mut row = Row::new(&c.input, spec);
+    row.kind = kind.to_string();
+    row.fail(error);
+    row.seconds = seconds;
+    if let Some(key) = key {
+        row.key = key.to_string();
+        if recordable(error) {
+            // A record that cannot be written only means the row is computed again.
+            let _ = report::write_record(&record_path(options, key), &row);
+        }
+    }
+    row
+}
+
+/// One item through every solver.
+fn process(c: &Candidate, options: &BatchOptions) -> Done {
+    let started = Instant::now();
+    let solvers = &options.solvers;
+    // An input that cannot be read has no key: its rows are computed again on every run.
+    let failed_all = |e: &Error| {
+        let seconds = started.elapsed().as_secs_f64();
+        let rows: Vec<Row> = solvers
+            .iter()
+            .map(|s| error_row(c, s, "", e, None, seconds, options))
+            .collect();
+        Done {
+            computed_seconds: seconds * rows.len() as f64,
+            rows,
+            reused: 0,
+            skipped: false,
+        }
+    };
+    if let Some(e) = &c.error {
+        return failed_all(e);
+    }
+    if let Ok(m) = std::fs::metadata(&c.path) {
+        if !m.is_file() {
+            // A device or FIFO could block or never end: never read.
+            return failed_all(&Error::NotAnItem {
+                path: c.path.clone(),
+                reason: "not a regular file (a folder, device, FIFO or socket)".into(),
+            });
+        }
+    }
+    let bytes = match std::fs::read(&c.path) {
+        Ok(b) => b,
+        Err(e) => return failed_all(&Error::io(&c.path, e)),
+    };
+    let kind = match guarded("classifying", || classify(&c.path, &bytes, c.explicit)) {
+        Ok(Some(kind)) => Ok(kind),
+        Ok(None) => {
+            return Done {
+                rows: Vec::new(),
+                reused: 0,
+                skipped: true,
+                computed_seconds: 0.0,
+            }
+        }
+        Err(e) => Err(e),
+    };
+    let id = item_id(&c.path);
+    let mut hash = Fnv64::default();
+    hash.field("skinweights batch/1")
+        .field(env!("CARGO_PKG_VERSION"))
+        .field(options.fingerprint())
+        .field(&id)
+        .field(&bytes);
+    drop(bytes);
+    for p in companions(c, kind.as_ref().ok(), options) {
+        match std::fs::read(&p) {
+            Ok(b) => hash.field(b"present").field(b),
+            Err(_) => hash.field(b"absent"),
+        };
+    }
+    let keys: Vec<String> = solvers
+        .iter()
+        .map(|s| hash.clone().field(s).hex())
+        .collect();
+    let kind_name = kind.as_ref().map_or("", ItemKind::name);
+
+    // Rows already done, with their outputs present.
+    let mut rows: Vec<Option<Row>> = keys
+        .iter()
+        .map(|k| {
+            if options.fresh {
+                return None;
+            }
+            report::read_record(&record_path(options, k)).filter(|r| {
+                [&r.weights, &r.scene, &r.export]
+                    .iter()
+                    .all(|p| p.is_empty() || Path::new(p).is_file())
+            })
+        })
+        .collect();
+    let reused = rows.iter().filter(|r| r.is_some()).count();
+    let mut computed_seconds = 0.0;
+    if reused < rows.len() {
+        let loaded;
+        let outcome = match &kind {
+            Ok(kind) => {
+                loaded = guarded("loading", || load(c, kind, &id, options));
+                loaded.as_ref()
+            }
+            Err(e) => Err(e),
+        };
+        let load_seconds = started.elapsed().as_secs_f64();
+        for ((slot, spec), key) in rows.iter_mut().zip(solvers).zip(&keys) {
+            if slot.is_some() {
+                continue;
+            }
+            let row = match outcome {
+                Ok(loaded) => {
+                    solved_row(c, loaded, spec, key, &id, kind_name, load_seconds, options)
+                }
+                Err(e) => error_row(c, spec, kind_name, e, Some(key), load_seconds, options),
+            };
+            computed_seconds += row.seconds;
+            *slot = Some(row);
+        }
+    }
+    Done {
+        rows: rows.into_iter().flatten().collect(),
+        reused,
+        skipped: false,
+        computed_seconds,
+    }
+}
+
+/// The row of one solver on a loaded item, recorded unless it failed with an I/O error.
+#[allow(clippy::too_many_arguments)]
+fn solved_row(
+    c: &Candidate,
+    loaded: &Loaded,
+    spec: &str,
+    key: &str,
+    id: &str,
+    kind: &str,
+    load_seconds: f64,
+    options: &BatchOptions,
+) -> Row {
+    let t = Instant::now();
+    let mut row = Row::new(&c.input, spec);
+    row.kind = kind.to_string();
+    row.key = key.to_string();
+    row.scene = loaded.scene_file.display().to_string();
+    let mesh = loaded.scene.mesh();
+    row.vertices = Some(mesh.vertex_count());
+    row.triangles = Some(mesh.triangle_count());
+    row.bones = Some(loaded.scene.skeleton().len());
+    let result = guarded(spec, || solve_row(c, loaded, spec, id, options, &mut row));
+    row.seconds = load_seconds + t.elapsed().as_secs_f64();
+    let record = match &result {
+        Ok(()) => true,
+        Err(e) => {
+            row.fail(e);
+            recordable(e)
+        }
+    };
+    if record {
+        if let Err(e) = report::write_record(&record_path(options, key), &row) {
+            row.fail(&e);
+        }
+    }
+    row
+}
+
+fn record_path(options: &BatchOptions, key: &str) -> PathBuf {
+    options.out.join(".batch").join(format!("{key}.json"))
+}
+
+/// The item's scene: a scene file as `solve` loads it; a rig or sprite imported or meshed,
+/// written to `OUT/ID.scene.json` and loaded back from it (so the weights are exactly those
+/// of `skinweights solve OUT/ID.scene.json`).
+fn load(c: &Candidate, kind: &ItemKind, id: &str, options: &BatchOptions) -> Result<Loaded> {
+    let scene_out = options.out.join(format!("{id}.scene.json"));
+    let write_and_reload = |scene: &Scene| -> Result<Scene> {
+        save_scene(scene, &scene_out)?;
+        Ok(load_scene(&scene_out)?.0)
+    };
+    match kind {
+        ItemKind::Scene => {
+            let (scene, _) = load_scene(&c.path)?;
+            let artist_file = c.path.with_extension("artist.json");
+            let artist = if options.reference_artist && artist_file.is_file() {
+                let w = WeightsFile::load(&artist_file)?
+                    .to_weights_for(&scene.skeleton().names(), scene.mesh().vertex_count())?;
+                Some(w)
+            } else {
+                None
+            };
+            let meshes = artist
+                .as_ref()
+                .map_or_else(Vec::new, |a| weighted_parts(&scene, a));
+            Ok(Loaded {
+                scene,
+                scene_file: c.path.clone(),
+                artist,
+                meshes,
+                rig: None,
+                godot: None,
+            })
+        }
+        ItemKind::Rig(format) => {
+            let rig = load_rig(&c.path, *format, options.skin.clone())?;
+            let scene = write_and_reload(&rig.scene)?;
+            Ok(Loaded {
+                scene,
+                scene_file: scene_out.clone(),
+                artist: rig.artist,
+                meshes: rig.meshes,
+                rig: Some(*format),
+                godot: rig.godot,
+            })
+        }
+        ItemKind::Sprite { bones } => {
+            use crate::io::{sprite_scene, BonesFile, Sprite, SpriteOptions};
+            let sprite = Sprite::load(&c.path)?;
+            let bones = BonesFile::load(bones)?;
+            let sprite_options = SpriteOptions {
+                meshing: crate::mesh::MeshingOptions::default()
+                    .with_target_vertices(options.sprite_vertices),
+                ..SpriteOptions::default()
+            };
+            let (scene, _, _) = sprite_scene(&sprite, bones, &sprite_options)?;
+            let scene = write_and_reload(&scene)?;
+            Ok(Loaded {
+                scene,
+                scene_file: scene_out.clone(),
+                artist: None,
+                meshes: Vec::new(),
+                rig: None,
+                godot: None,
+            })
+        }
+    }
+}
+
+/// One solver on a loaded item: solve, write the weights (as `solve` does), export, lint,
+/// score; fills `row`.
+fn solve_row(
+    c: &Candidate,
+    loaded: &Loaded,
+    spec: &str,
+    id: &str,
+    options: &BatchOptions,
+    row: &mut Row,
+) -> Result<()> {
+    let scene = &loaded.scene;
+    let solver = crate::solvers::solver_by_name(spec, &options.solver_options)?;
+    let solution = solver.solve(scene)?;
+    row.warnings = solution.report.warnings.len();
+    let mut weights = solution.weights;
+    if let Some(k) = options.max_influences {
+        weights = weights.top_k(k);
+    }
+    let tag = solver_tag(spec);
+    let weights_out = options.out.join(format!("{id}.{tag}.weights.json"));
+    WeightsFile::save_weights(
+        &weights_out,
+        scene.name(),
+        spec,
+        &scene.skeleton().names(),
+        &weights,
+    )?;
+    row.weights = weights_out.display().to_string();
+    if options.export {
+        if let Some(path) = export(c, loaded, &weights, &format!("{id}.{tag}"), options)? {
+            row.export = path.display().to_string();
+        }
+    }
+    if options.lint != LintMode::None {
+        let mut checks = lint(scene, &weights, &LintOptions::default())?;
+        if options.lint == LintMode::Full {
+            checks.extend(crate::render::pixel_edge_lint(scene, &weights)?.unwrap_or_default());
+        }
+        let failed: Vec<&str> = checks
+            .iter()
+            .filter(|c| !c.pass)
+            .map(|c| c.check.as_str())
+            .collect();
+        row.lint = if failed.is_empty() { "pass" } else { "fail" }.into();
+        row.lint_failed = failed.join("; ");
+    }
+    if options.reference_artist {
+        if let Some(artist) = &loaded.artist {
+            score(scene, &weights, artist, &loaded.meshes, row)?;
+        }
+    }
+    Ok(())
+}
+
+/// The rig written in its own format with `weights` to `OUT/STEM...`; `None` for scenes and
+/// sprites.
+fn export(
+    c: &Candidate,
+    loaded: &Loaded,
+    weights: &Weights,
+    stem: &str,
+    options: &BatchOptions,
+) -> Result<Option<PathBuf>> {
+    use crate::io::{creature, dragonbones, export_gltf, godot, spine, GltfOptions};
+    let Some(format) = loaded.rig else {
+        return Ok(None);
+    };
+    let scene = &loaded.scene;
+    let out = |suffix: &str| options.out.join(format!("{stem}{suffix}"));
+    let path = match format {
+        RigFormat::Spine => {
+            let path = out(".spine.json");
+            let spine_options =
+                spine::SpineExportOptions::default().with_max_influences(options.max_influences);
+            spine::save_spine(scene, weights, Some(&c.path), &spine_options, &path)?;
+            path
+        }
+        RigFormat::Creature => {
+            let path = out(".creature.json");
+            creature::save_creature(scene, weights, &c.path, &path)?;
+            path
+        }
+        RigFormat::DragonBones => {
+            let path = out("_ske.json");
+            dragonbones::save_dragonbones(scene, weights, &path)?;
+            path
+        }
+        RigFormat::Godot => {
+            let path = out(".tscn");
+            let text = godot::export_godot(scene, weights, loaded.godot.unwrap_or(4))?;
+            write_atomic(&path, text)?;
+            path
+        }
+        RigFormat::Gltf => {
+            let path = out(".gltf");
+            write_atomic(&path, export_gltf(scene, weights, &GltfOptions::default())?)?;
+            path
+        }
+    };
+    Ok(Some(path))
+}
+
+/// The benchmark's scores against the artist, over the artist meshes (parts missing from the
+/// scene are left out): agreement and weight distance pooled over vertices, the one-bone
+/// deviation's mean and 95th percentile over (mesh, bone) pairs.
+fn score(
+    scene: &Scene,
+    weights: &Weights,
+    artist: &Weights,
+    meshes: &[(String, Vec<String>)],
+    row: &mut Row,
+) -> Result<()> {
+    let options = ArtistScoreOptions::default();
+    let parts = scene.mesh().vertex_parts();
+    let (mut vertices, mut agreeing, mut distance) = (0, 0, 0.0);
+    let mut deviations = Vec::new();
+    let mut scored = 0;
+    for (part, bones) in meshes {
+        let Some(p) = scene.mesh().part_index(part) else {
+            continue;
+        };
+        let mesh_vertices: Vec<usize> = (0..parts.len()).filter(|&v| parts[v] == p).collect();
+        let mesh_bones: Vec<usize> = bones
+            .iter()
+            .filter_map(|b| scene.skeleton().index_of(b))
+            .collect();
+        let mesh = ArtistMesh {
+            vertices: &mesh_vertices,
+            bones: &mesh_bones,
+        };
+        let s = score_against_artist(scene, weights, artist, mesh, &options)?;
+        scored += 1;
+        vertices += s.vertices;
+        agreeing += s.agreeing;
+        distance += s.weight_distance_sum;
+        deviations.extend(s.one_bone_deviation_pct);
+    }
+    row.artist_meshes = Some(scored);
+    if vertices > 0 {
+        row.artist_agreement_pct = Some(100.0 * agreeing as f64 / vertices as f64);
+        row.artist_weight_distance = Some(distance / vertices as f64);
+    }
+    if !deviations.is_empty() {
+        row.artist_one_bone_mean_pct =
+            Some(deviations.iter().sum::<f64>() / deviations.len() as f64);
+        row.artist_one_bone_p95_pct = Some(crate::metrics::percentile(&deviations, 0.95));
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_panic_is_a_typed_error_with_its_message() {
+        let e = guarded("solving", || -> Result<()> { panic!("boom {}", 7) }).unwrap_err();
+        match e {
+            Error::Panicked { context, message } => {
+                assert_eq!((context.as_str(), message.as_str()), ("solving", "boom 7"))
+            }
+            e => panic!("{e:?}"),
+        }
+        assert_eq!(
+            variant_name(&Error::NoMatch {
+                pattern: "*".into()
+            }),
+            "NoMatch"
+        );
+    }
+
+    #[test]
+    fn csv_cells_with_commas_quotes_and_newlines_are_quoted() {
+        let mut row = Row::new("a,b.json", "best");
+        row.fail(&Error::NotAnItem {
+            path: "a,b.json".into(),
+            reason: "say \"hi\"\nagain".into(),
+        });
+        let line = csv_line(&row);
+        assert!(line.starts_with("\"a,b.json\",,best,error,\""), "{line}");
+        assert!(line.contains("say \"\"hi\"\"\nagain\""), "{line}");
+        assert_eq!(to_csv(&[row]).lines().next().unwrap(), COLUMNS.join(","));
+    }
+}

@@ -1,0 +1,155 @@
+//! `skinweights batch`: folders, globs and manifests of scenes, rigs and sprites in; weights,
+//! exports and one report out, on every core, resumable (docs/batch.md).
+
+use super::parse_options;
+use clap::{Args, ValueEnum};
+use indicatif::{ProgressBar, ProgressStyle};
+use skinweights::batch::{expand_inputs, BatchOptions, ItemDone, LintMode, Status};
+use skinweights::io::spine::SkinSelection;
+use skinweights::Result;
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+/// The exit code when some rows failed (every other row is done and reported).
+pub const SOME_FAILED: u8 = 3;
+
+/// `--lint` values.
+#[derive(Clone, Copy, ValueEnum)]
+enum LintArg {
+    /// No lint.
+    None,
+    /// Every check of `skinweights lint` but the pixel-edge rows (the default).
+    Geometry,
+    /// Also the pixel-edge rows for scenes with art, as `lint` (minutes and ~1 GB per
+    /// Spine rig).
+    Full,
+}
+
+/// `--reference` values.
+#[derive(Clone, Copy, ValueEnum)]
+enum Reference {
+    /// The artist's weights in the rig (or SCENE.artist.json beside a scene file), scored
+    /// as the benchmark does.
+    Artist,
+}
+
+/// Arguments of `batch`.
+#[derive(Args)]
+pub struct BatchArgs {
+    /// Inputs: files, folders (walked for .json, .spinejson, .tscn, .gltf, .glb, .png and
+    /// .swb files), globs (quoted, e.g. 'rigs/**/*.json') or manifests (.txt/.lst/.list:
+    /// one input a line; .json: a list of inputs).
+    #[arg(required = true, value_name = "INPUT")]
+    inputs: Vec<String>,
+    /// Output folder: weights, scenes, exports, report.csv, report.json and the done
+    /// records (.batch/) a re-run resumes from.
+    #[arg(long, value_name = "DIR")]
+    out: PathBuf,
+    /// Solver (repeatable): each runs on every item (default: the recommended one).
+    #[arg(long, default_value = skinweights::RECOMMENDED_SOLVER)]
+    solver: Vec<String>,
+    /// Solver option as key=value (repeatable), given to every solver.
+    #[arg(long = "option", value_name = "KEY=VALUE")]
+    options: Vec<String>,
+    /// Keep at most K influences per vertex in the weights (and exports).
+    #[arg(long, value_name = "K")]
+    max_influences: Option<usize>,
+    /// Also write each rig in its own format with the new weights (Spine, Creature,
+    /// DragonBones, Godot, glTF).
+    #[arg(long)]
+    export: bool,
+    /// Lint checks run on every row's weights.
+    #[arg(long, value_enum, default_value = "geometry")]
+    lint: LintArg,
+    /// Score the weights against a reference.
+    #[arg(long, value_enum)]
+    reference: Option<Reference>,
+    /// Sprites: approximate vertex count of the mesh (as `mesh --vertices`).
+    #[arg(long, default_value_t = BatchOptions::default().sprite_vertices)]
+    vertices: usize,
+    /// Spine: the skin to import, `default`, or `all` (every attachment of every skin, as
+    /// the benchmark reads them).
+    #[arg(long, default_value = "all")]
+    skin: String,
+    /// Items solved at a time (default: one per core; each solve gets cores / jobs threads).
+    #[arg(long, value_name = "N")]
+    jobs: Option<usize>,
+    /// Ignore the done records of an earlier run: compute every row again.
+    #[arg(long)]
+    fresh: bool,
+}
+
+/// Runs `batch`: exit code 0 when every row is ok, [`SOME_FAILED`] when some failed.
+pub fn run(a: BatchArgs) -> Result<ExitCode> {
+    let options = BatchOptions {
+        out: a.out.clone(),
+        solvers: a.solver.clone(),
+        solver_options: parse_options(&a.options)?,
+        max_influences: a.max_influences,
+        sprite_vertices: a.vertices,
+        skin: SkinSelection::from_arg(&a.skin),
+        export: a.export,
+        lint: match a.lint {
+            LintArg::None => LintMode::None,
+            LintArg::Geometry => LintMode::Geometry,
+            LintArg::Full => LintMode::Full,
+        },
+        reference_artist: a.reference.is_some(),
+        jobs: a.jobs.unwrap_or(0),
+        fresh: a.fresh,
+    };
+    options.check()?;
+    let candidates = expand_inputs(&a.inputs, &a.out);
+    // indicatif draws nothing when standard error is not a terminal.
+    let bar = ProgressBar::new(candidates.len() as u64);
+    bar.set_style(
+        ProgressStyle::with_template(
+            "{bar:30} {pos}/{len} files, {msg} failed ({elapsed}, ETA {eta})",
+        )
+        .expect("valid template"),
+    );
+    bar.set_message("0");
+    let failures = AtomicU64::new(0);
+    let on_item = |done: ItemDone<'_>| {
+        let failed = done
+            .rows
+            .iter()
+            .filter(|r| r.status == Status::Error)
+            .count() as u64;
+        let total = failures.fetch_add(failed, Ordering::Relaxed) + failed;
+        bar.set_message(total.to_string());
+        bar.inc(1);
+    };
+    // A panic is caught and reported as the row's error: keep its default message off the
+    // progress bar.
+    let hook = std::panic::take_hook();
+    std::panic::set_hook(Box::new(|_| {}));
+    let summary = skinweights::batch::run(&candidates, &options, &on_item);
+    std::panic::set_hook(hook);
+    bar.finish_and_clear();
+    let s = summary?;
+    println!(
+        "batch: {} items x {} solvers = {} rows: {} ok, {} failed; {} computed, {} reused; \
+         {} files passed over; {:.1} s wall, {:.1} s summed row time ({} workers x {} threads); \
+         report {}",
+        s.items,
+        options.solvers.len(),
+        s.rows.len(),
+        s.rows.len() - s.failed,
+        s.failed,
+        s.computed,
+        s.reused,
+        s.skipped,
+        s.wall_seconds,
+        s.computed_seconds,
+        s.jobs.0,
+        s.jobs.1,
+        s.report_csv.display()
+    );
+    Ok(if s.failed == 0 {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(SOME_FAILED)
+    })
+}

@@ -230,8 +230,8 @@ pub enum Error {
         extension: String,
         supported: String,
     },
-    /// An input file is in a variant of a format this build does not read (e.g. binary glTF,
-    /// `.glb`); `hint` says what to do instead.
+    /// An input file is in a variant of a format this build does not read; `hint` says what
+    /// to do instead.
     #[error("{path}: {format} is not supported: {hint}")]
     UnsupportedInput {
         path: PathBuf,

@@ -81,9 +81,9 @@ enum Command {
     Scene(scene::SceneArgs),
     /// Write a scene and its weights in another tool's format.
     ///
-    /// gltf: a .gltf file with an embedded buffer (mesh at z = 0, one node per bone, a skin,
-    /// the 4 largest influences per vertex, sorted then renormalized) for Blender, three.js
-    /// and Godot.
+    /// gltf: a .gltf file with an embedded buffer, or binary glTF for `-o X.glb` (mesh at
+    /// z = 0, one node per bone, a skin, the 4 largest influences per vertex, sorted then
+    /// renormalized) for Blender, three.js and Godot.
     /// dragonbones: DragonBones 5.5 JSON, the armature in the rest pose and one weighted mesh
     /// display per part.
     /// godot: a Godot .tscn (--godot 4, the default, or 3): Skeleton2D with Bone2D rest poses,

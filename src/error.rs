@@ -334,6 +334,9 @@ pub enum Error {
     /// An output path names a folder.
     #[error("{path} is a folder; name a file to write")]
     OutputIsDirectory { path: PathBuf },
+    /// A scene (or other input) path names a folder, and no built-in scene has that name.
+    #[error("{path} is a folder, not a scene file (built-in scenes: {known})")]
+    InputIsDirectory { path: PathBuf, known: String },
     /// An output path names no file (`/`, `..`).
     #[error("{path} names no file")]
     OutputNamesNoFile { path: PathBuf },

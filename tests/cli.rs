@@ -562,3 +562,67 @@ fn a_closed_standard_output_ends_the_command_quietly() {
         );
     }
 }
+
+/// Runs `skinweights ARGS` in `dir` (issue 47: names resolved against the working folder).
+fn skinweights_in(dir: &Path, args: &[&str]) -> std::process::Output {
+    std::process::Command::new(env!("CARGO_BIN_EXE_skinweights"))
+        .current_dir(dir)
+        .args(args)
+        .output()
+        .expect("runs")
+}
+
+/// Issue 47: after `compare figure --out figure` a folder named `figure` is here; the
+/// built-in scene is still used, with a note saying the folder was ignored. A regular file
+/// named like a built-in is read, with a note saying so; a folder named like no built-in is
+/// a typed error naming it.
+#[test]
+fn a_local_path_named_like_a_built_in_does_not_hide_it_silently() {
+    let dir = tmp();
+    let d = dir.path();
+    std::fs::create_dir(d.join("figure")).unwrap();
+    let o = skinweights_in(d, &["scene", "figure", "--vertices", "500", "-o", "f.json"]);
+    assert!(o.status.success(), "{}", text(&o));
+    assert!(
+        text(&o).contains("using the built-in scene \"figure\"; the folder ./figure is ignored"),
+        "{}",
+        text(&o)
+    );
+    let o = skinweights_in(
+        d,
+        &[
+            "solve",
+            "figure",
+            "--vertices",
+            "500",
+            "--solver",
+            "linear",
+            "-o",
+            "w.json",
+        ],
+    );
+    assert!(o.status.success(), "{}", text(&o));
+    assert!(
+        text(&o).contains("the folder ./figure is ignored"),
+        "{}",
+        text(&o)
+    );
+
+    std::fs::copy(d.join("f.json"), d.join("bar")).unwrap();
+    let o = skinweights_in(d, &["eval", "bar", "w.json"]);
+    assert!(o.status.success(), "{}", text(&o));
+    assert!(
+        text(&o).contains("reading the scene file ./bar, not the built-in scene \"bar\""),
+        "{}",
+        text(&o)
+    );
+
+    std::fs::create_dir(d.join("stuff")).unwrap();
+    let o = skinweights_in(d, &["solve", "stuff", "-o", "w2.json"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        text(&o).contains("stuff is a folder, not a scene file (built-in scenes: "),
+        "{}",
+        text(&o)
+    );
+}

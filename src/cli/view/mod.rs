@@ -79,10 +79,7 @@ pub fn run(a: ViewArgs) -> Result<ExitCode> {
         }
     }
     let name = scene_arg.scene.as_deref().unwrap_or(SEEDS_SCENE);
-    if skinweights::scene::BUILTIN_SCENES.contains(&name)
-        && !Path::new(name).exists()
-        && a.builtin.vertices() > api::MAX_VIEW_VERTICES
-    {
+    if super::means_builtin(name) && a.builtin.vertices() > api::MAX_VIEW_VERTICES {
         // Refuse before meshing, which would take a while at that size.
         return Err(skinweights::Error::InvalidArgument {
             argument: "--vertices",

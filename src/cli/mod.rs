@@ -3,6 +3,7 @@
 //! arguments, output checks, progress spinners).
 
 mod bleed;
+mod bones;
 mod compare;
 mod correct;
 mod eval;
@@ -18,6 +19,7 @@ mod scene;
 mod sigpipe;
 mod solve;
 mod view;
+mod warnings;
 
 use clap::{Args, Parser, Subcommand};
 use indicatif::{ProgressBar, ProgressStyle};

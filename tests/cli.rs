@@ -763,7 +763,7 @@ fn solve_weights_the_deforming_bones_unless_asked() {
     );
 }
 
-/// Issue 47, item 2: `compare` uses the same rule as `solve`.
+/// Issue 47, item 2: `compare` and `view` use the same rule as `solve`.
 #[test]
 fn compare_weights_the_deforming_bones_as_solve_does() {
     let dir = tmp();
@@ -786,4 +786,8 @@ fn compare_weights_the_deforming_bones_as_solve_does() {
     assert!(o.status.success(), "{}", text(&o));
     assert!(text(&o).contains("bone_ikTarget"), "{}", text(&o));
     assert!(text(&o).contains("bones get weight 0"), "{}", text(&o));
+    let args = ["view", "body.json", "--html", "v.html", "--solvers", "heat"];
+    let o = skinweights_in(d, &args);
+    assert!(o.status.success(), "{}", text(&o));
+    assert!(text(&o).contains("bone_ikTarget"), "{}", text(&o));
 }

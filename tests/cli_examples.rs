@@ -153,7 +153,8 @@ fn the_cli_reference_lists_every_flag_help_lists() {
             let generator = ["--gap", "--vertices", "--overlap"].contains(&flag.as_str());
             let listed =
                 |t: &str| t.contains(&format!("`{flag}")) || t.contains(&format!("{flag} "));
-            if !listed(own) && !(generator && listed(conventions)) {
+            let documented = listed(own) || (generator && listed(conventions));
+            if !documented {
                 missing.push(format!("{command} {flag}"));
             }
         }

@@ -77,13 +77,25 @@ pub struct Solved {
 pub fn solve_all(
     scene: &Scene,
     solvers: &[String],
+    progress: impl FnMut(usize, &str),
+) -> Result<Vec<Solved>> {
+    let every: Vec<usize> = (0..scene.skeleton().len()).collect();
+    solve_all_with_bones(scene, solvers, &every, progress)
+}
+
+/// [`solve_all`] weighting only the bones `bones` (scene indices; the others get weight 0,
+/// see [`solve_with_bones`](crate::scene::solve_with_bones)).
+pub fn solve_all_with_bones(
+    scene: &Scene,
+    solvers: &[String],
+    bones: &[usize],
     mut progress: impl FnMut(usize, &str),
 ) -> Result<Vec<Solved>> {
     let mut out = Vec::with_capacity(solvers.len());
     for (i, name) in solvers.iter().enumerate() {
         progress(i, name);
         let solver = solver_by_name(name, NO_OPTIONS)?;
-        let solution = solver.solve(scene)?;
+        let solution = crate::scene::solve_with_bones(solver.as_ref(), scene, bones)?;
         out.push(Solved {
             solver: name.clone(),
             weights: solution.weights,

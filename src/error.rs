@@ -230,8 +230,8 @@ pub enum Error {
         extension: String,
         supported: String,
     },
-    /// An input file is in a variant of a format this build does not read (e.g. binary glTF,
-    /// `.glb`); `hint` says what to do instead.
+    /// An input file is in a variant of a format this build does not read; `hint` says what
+    /// to do instead.
     #[error("{path}: {format} is not supported: {hint}")]
     UnsupportedInput {
         path: PathBuf,
@@ -334,6 +334,9 @@ pub enum Error {
     /// An output path names a folder.
     #[error("{path} is a folder; name a file to write")]
     OutputIsDirectory { path: PathBuf },
+    /// A scene (or other input) path names a folder, and no built-in scene has that name.
+    #[error("{path} is a folder, not a scene file (built-in scenes: {known})")]
+    InputIsDirectory { path: PathBuf, known: String },
     /// An output path names no file (`/`, `..`).
     #[error("{path} names no file")]
     OutputNamesNoFile { path: PathBuf },

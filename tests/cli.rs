@@ -562,3 +562,232 @@ fn a_closed_standard_output_ends_the_command_quietly() {
         );
     }
 }
+
+/// Runs `skinweights ARGS` in `dir` (issue 47: names resolved against the working folder).
+fn skinweights_in(dir: &Path, args: &[&str]) -> std::process::Output {
+    std::process::Command::new(env!("CARGO_BIN_EXE_skinweights"))
+        .current_dir(dir)
+        .args(args)
+        .output()
+        .expect("runs")
+}
+
+/// Issue 47: after `compare figure --out figure` a folder named `figure` is here; the
+/// built-in scene is still used, with a note saying the folder was ignored. A regular file
+/// named like a built-in is read, with a note saying so; a folder named like no built-in is
+/// a typed error naming it.
+#[test]
+fn a_local_path_named_like_a_built_in_does_not_hide_it_silently() {
+    let dir = tmp();
+    let d = dir.path();
+    std::fs::create_dir(d.join("figure")).unwrap();
+    let o = skinweights_in(d, &["scene", "figure", "--vertices", "500", "-o", "f.json"]);
+    assert!(o.status.success(), "{}", text(&o));
+    assert!(
+        text(&o).contains("using the built-in scene \"figure\"; the folder ./figure is ignored"),
+        "{}",
+        text(&o)
+    );
+    let o = skinweights_in(
+        d,
+        &[
+            "solve",
+            "figure",
+            "--vertices",
+            "500",
+            "--solver",
+            "linear",
+            "-o",
+            "w.json",
+        ],
+    );
+    assert!(o.status.success(), "{}", text(&o));
+    assert!(
+        text(&o).contains("the folder ./figure is ignored"),
+        "{}",
+        text(&o)
+    );
+
+    std::fs::copy(d.join("f.json"), d.join("bar")).unwrap();
+    let o = skinweights_in(d, &["eval", "bar", "w.json"]);
+    assert!(o.status.success(), "{}", text(&o));
+    assert!(
+        text(&o).contains("reading the scene file ./bar, not the built-in scene \"bar\""),
+        "{}",
+        text(&o)
+    );
+
+    std::fs::create_dir(d.join("stuff")).unwrap();
+    let o = skinweights_in(d, &["solve", "stuff", "-o", "w2.json"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        text(&o).contains("stuff is a folder, not a scene file (built-in scenes: "),
+        "{}",
+        text(&o)
+    );
+}
+
+/// The DragonBones body imported into `dir` as `body.json` (+ `body.artist.json`).
+fn import_body(dir: &Path) {
+    let ske = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/data/dragonbones-you-xin/body_ske.json"
+    );
+    let o = skinweights_in(dir, &["import", "dragonbones", ske, "-o", "body.json"]);
+    assert!(o.status.success(), "{}", text(&o));
+}
+
+/// Lines of standard error that start with `warning:`.
+fn warning_lines(o: &std::process::Output) -> usize {
+    String::from_utf8_lossy(&o.stderr)
+        .lines()
+        .filter(|l| l.starts_with("warning:"))
+        .count()
+}
+
+/// Issue 47: `solve body.json --solver bbw` printed 70 warning lines; long lists of one kind
+/// are summarised (the first few and a count), the whole list behind --verbose.
+#[test]
+fn long_lists_of_solver_warnings_are_summarised_unless_verbose() {
+    let dir = tmp();
+    let d = dir.path();
+    import_body(d);
+    let args = ["solve", "body.json", "--solver", "bbw", "--bones", "all"];
+    let o = skinweights_in(d, &[&args[..], &["-o", "a.json"]].concat());
+    assert!(o.status.success(), "{}", text(&o));
+    let short = warning_lines(&o);
+    assert!(short <= 10, "{short} warning lines:\n{}", text(&o));
+    assert!(text(&o).contains("more of this kind; --verbose for all"));
+    let o = skinweights_in(d, &[&args[..], &["--verbose", "-o", "b.json"]].concat());
+    assert!(o.status.success(), "{}", text(&o));
+    assert_eq!(warning_lines(&o), 70, "{}", text(&o));
+    assert!(!text(&o).contains("--verbose for all"));
+    assert_eq!(
+        std::fs::read(d.join("a.json")).unwrap(),
+        std::fs::read(d.join("b.json")).unwrap()
+    );
+}
+
+/// `solve body.json --solver heat --bones BONES -o OUT` in `dir`, which must succeed.
+fn solve_heat_with_bones(dir: &Path, bones: &str, out: &str) -> std::process::Output {
+    let args = [
+        "solve",
+        "body.json",
+        "--solver",
+        "heat",
+        "--bones",
+        bones,
+        "-o",
+        out,
+    ];
+    let o = skinweights_in(dir, &args);
+    assert!(o.status.success(), "{}", text(&o));
+    o
+}
+
+/// Issue 47, item 2: `solve` weights the deforming bones only: on the DragonBones body the
+/// IK target `bone_ikTarget` (0 in the artist's weights) gets no weight, a note names it,
+/// rows still sum to 1 over all 70 bones; `--bones all` writes what solving every bone
+/// writes, byte for byte; `--bones A,B` weights those.
+#[test]
+fn solve_weights_the_deforming_bones_unless_asked() {
+    let dir = tmp();
+    let d = dir.path();
+    import_body(d);
+    let o = skinweights_in(
+        d,
+        &["solve", "body.json", "--solver", "heat", "-o", "h.json"],
+    );
+    assert!(o.status.success(), "{}", text(&o));
+    assert!(text(&o).contains("bones get weight 0 (--bones all weights them)"));
+    assert!(text(&o).contains("bone_ikTarget"));
+    let file = skinweights::WeightsFile::load(d.join("h.json")).unwrap();
+    assert_eq!(file.bones.len(), 70);
+    let ik = file
+        .bones
+        .iter()
+        .position(|b| b == "bone_ikTarget")
+        .unwrap();
+    assert!(file.weights.iter().all(|r| r[ik] == 0.0));
+    for row in &file.weights {
+        assert!((row.iter().sum::<f64>() - 1.0).abs() < 1e-9);
+    }
+    let artist = skinweights::WeightsFile::load(d.join("body.artist.json")).unwrap();
+    for (j, bone) in file.bones.iter().enumerate() {
+        let a = artist.bones.iter().position(|b| b == bone).unwrap();
+        if artist.weights.iter().all(|r| r[a] == 0.0) {
+            assert!(file.weights.iter().all(|r| r[j] == 0.0), "{bone}");
+        }
+    }
+
+    let o = solve_heat_with_bones(d, "all", "all.json");
+    assert!(!text(&o).contains("get weight 0"));
+    let (scene, _) = skinweights::load_scene(d.join("body.json")).unwrap();
+    let w = skinweights::solve(&scene, "heat").unwrap();
+    skinweights::WeightsFile::save_weights(
+        d.join("lib.json"),
+        scene.name(),
+        "heat",
+        &scene.skeleton().names(),
+        &w,
+    )
+    .unwrap();
+    assert_eq!(
+        std::fs::read(d.join("all.json")).unwrap(),
+        std::fs::read(d.join("lib.json")).unwrap(),
+        "--bones all is today's output"
+    );
+
+    solve_heat_with_bones(d, "pelvis,spine", "two.json");
+    let two = skinweights::WeightsFile::load(d.join("two.json")).unwrap();
+    let kept = ["pelvis", "spine"].map(|n| two.bones.iter().position(|b| b == n).unwrap());
+    for row in &two.weights {
+        assert!((kept.iter().map(|&j| row[j]).sum::<f64>() - 1.0).abs() < 1e-9);
+    }
+    let o = skinweights_in(
+        d,
+        &[
+            "solve",
+            "body.json",
+            "--bones",
+            "pelvis,nope",
+            "-o",
+            "x.json",
+        ],
+    );
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        text(&o).contains("--bones: unknown bone \"nope\""),
+        "{}",
+        text(&o)
+    );
+}
+
+/// Issue 47, item 2: `compare` and `view` use the same rule as `solve`.
+#[test]
+fn compare_weights_the_deforming_bones_as_solve_does() {
+    let dir = tmp();
+    let d = dir.path();
+    import_body(d);
+    let o = skinweights_in(
+        d,
+        &[
+            "compare",
+            "body.json",
+            "--clip",
+            "idle",
+            "--solvers",
+            "heat",
+            "--json",
+            "--out",
+            "c",
+        ],
+    );
+    assert!(o.status.success(), "{}", text(&o));
+    assert!(text(&o).contains("bone_ikTarget"), "{}", text(&o));
+    assert!(text(&o).contains("bones get weight 0"), "{}", text(&o));
+    let args = ["view", "body.json", "--html", "v.html", "--solvers", "heat"];
+    let o = skinweights_in(d, &args);
+    assert!(o.status.success(), "{}", text(&o));
+    assert!(text(&o).contains("bone_ikTarget"), "{}", text(&o));
+}

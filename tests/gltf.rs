@@ -1232,3 +1232,53 @@ fn json_errors_name_the_file() {
     doc.json["meshes"][0]["extras"] = serde_json::json!({ "skinweights": { "parts": 3 } });
     assert_eq!(field_error(&doc).0, "meshes[0].extras.skinweights");
 }
+
+/// `export gltf -o x.glb` writes binary glTF (issue 47): the 12-byte header, a JSON chunk
+/// padded with spaces, a BIN chunk padded with zeros; importing it gives what importing the
+/// `.gltf` of the same weights gives.
+#[test]
+fn cli_writes_binary_gltf_for_glb_and_reads_it_back() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = |n: &str| dir.path().join(n).to_string_lossy().to_string();
+    let (scene, weights) = figure_with_heat();
+    skinweights::save_scene(&scene, p("f.json")).unwrap();
+    skinweights::WeightsFile::new(scene.name(), "heat", scene.skeleton().names(), &weights)
+        .save(p("w.json"))
+        .unwrap();
+    for out in ["f.glb", "f.gltf"] {
+        let o = common::skinweights(&["export", "gltf", &p("f.json"), &p("w.json"), "-o", &p(out)]);
+        assert!(o.status.success(), "{}", common::text(&o));
+    }
+    let glb = std::fs::read(p("f.glb")).unwrap();
+    let u32_at = |at: usize| u32::from_le_bytes(glb[at..at + 4].try_into().unwrap()) as usize;
+    assert_eq!(&glb[..4], b"glTF");
+    assert_eq!((u32_at(4), u32_at(8)), (2, glb.len()));
+    let json_len = u32_at(12);
+    assert_eq!((json_len % 4, &glb[16..20]), (0, &b"JSON"[..]));
+    let json: Value = serde_json::from_slice(&glb[20..20 + json_len]).unwrap();
+    assert!(
+        json["buffers"][0].get("uri").is_none(),
+        "buffer 0 is the BIN chunk"
+    );
+    let bin_at = 20 + json_len;
+    let bin_len = u32_at(bin_at);
+    assert_eq!(&glb[bin_at + 4..bin_at + 8], b"BIN\0");
+    assert_eq!((bin_len % 4, bin_at + 8 + bin_len), (0, glb.len()));
+    assert!(bin_len >= json["buffers"][0]["byteLength"].as_u64().unwrap() as usize);
+
+    let from_glb = import_gltf(p("f.glb")).unwrap();
+    let from_gltf = import_gltf(p("f.gltf")).unwrap();
+    let (a, b) = (from_glb.scene.mesh(), from_gltf.scene.mesh());
+    assert_eq!((a.vertices(), a.triangles()), (b.vertices(), b.triangles()));
+    assert_eq!(a.vertex_parts(), b.vertex_parts());
+    assert_eq!(
+        from_glb.scene.skeleton().bones(),
+        from_gltf.scene.skeleton().bones()
+    );
+    assert_eq!(
+        from_glb.weights.unwrap().weights,
+        from_gltf.weights.unwrap().weights
+    );
+    let o = common::skinweights(&["import", "gltf", &p("f.glb"), "-o", &p("back.json")]);
+    assert!(o.status.success(), "{}", common::text(&o));
+}

@@ -356,6 +356,13 @@ fn a_component_no_bone_can_see_falls_back_and_is_named() {
             sol.report.warnings
         );
         assert!(sol.report.warnings[0].contains("component 1"), "{solver}");
+        // Issue 47: the warning names the part, not only the component's number.
+        let part = &s.mesh().parts()[s.mesh().vertex_parts()[17]];
+        assert!(
+            sol.report.warnings[0].contains(&format!("part {part:?} (component 1, ")),
+            "{solver}: {:?}",
+            sol.report.warnings
+        );
     }
 }
 

@@ -385,23 +385,18 @@ fn a_view_needs_points_and_finite_settings() {
 // ---------------------------------------------------------------- file formats
 
 #[test]
-fn a_binary_gltf_is_unsupported_input_with_a_hint() {
+fn a_binary_gltf_without_a_json_chunk_is_an_invalid_field() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("character.glb");
-    // A .glb starts with the magic "glTF", then version 2 and the length.
+    // A .glb starts with the magic "glTF", then version 2 and the length; this one ends there.
     let mut bytes = b"glTF".to_vec();
     bytes.extend_from_slice(&2u32.to_le_bytes());
     bytes.extend_from_slice(&12u32.to_le_bytes());
     std::fs::write(&path, &bytes).unwrap();
     match skinweights::io::gltf::import_gltf(&path) {
-        Err(Error::UnsupportedInput {
-            path: p,
-            format,
-            hint,
-        }) => {
-            assert_eq!(p, path);
-            assert!(format.contains(".glb"), "{format}");
-            assert!(hint.contains(".gltf"), "{hint}");
+        Err(Error::InvalidField { field, message }) => {
+            assert_eq!(field, "glb chunk type");
+            assert!(message.contains("no JSON chunk"), "{message}");
         }
         other => panic!("{:?}", other.map(|_| ())),
     }

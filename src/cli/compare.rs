@@ -1,12 +1,16 @@
 //! `skinweights compare`: solvers x metrics on one scene, tables and the overview figure; with
 //! `--clip`, each solver's weights played over the scene's clips instead of a probe.
 
+use super::bones::{chosen_bones, BonesArg};
+use super::warnings::{print_warnings, seconds};
 use super::{check_outputs, load_weights_for, resolve_scene, SceneArg};
 use clap::Args;
 use indicatif::{ProgressBar, ProgressStyle};
 use serde_json::json;
 use skinweights::animation::{Clip, DEFAULT_FPS};
-use skinweights::compare::{compare_solved, probe_view, solve_all, Solved, DEFAULT_SOLVERS};
+use skinweights::compare::{
+    compare_solved, probe_view, solve_all_with_bones, Solved, DEFAULT_SOLVERS,
+};
 use skinweights::metrics::clip::{clips_metrics, ClipMetrics, ClipOptions};
 use skinweights::plot::{figure_panels, save_figure, Grid};
 use skinweights::solvers::solver_by_name;
@@ -50,6 +54,11 @@ pub struct CompareArgs {
     /// Skip the figures (tables only).
     #[arg(long)]
     no_figures: bool,
+    /// Print every solver warning (by default long lists of one kind are summarised).
+    #[arg(long)]
+    verbose: bool,
+    #[command(flatten)]
+    bones: BonesArg,
 }
 
 /// Where `compare` writes by default: a folder of its own, not the tracked results/compare
@@ -104,7 +113,8 @@ pub fn run(a: CompareArgs) -> Result<ExitCode> {
     let outputs_ref: Vec<&Path> = outputs.iter().map(PathBuf::as_path).collect();
     check_outputs(&inputs, &outputs_ref, replace)?;
     let steps = solvers.len() as u64 + if no_figures { 0 } else { 1 };
-    let (solved, pb) = solve_with_progress(&scene, solvers, steps)?;
+    let bones = chosen_bones(&scene, a.scene.scene.as_deref(), &a.bones)?;
+    let (solved, pb) = solve_with_progress(&scene, solvers, &bones, steps)?;
     let table = compare_solved(&scene, &solved, Some(&probe_ref.name))?;
     std::fs::create_dir_all(out).map_err(|e| Error::io(out, e))?;
     let write = |name: &str, text: String| -> Result<()> {
@@ -143,9 +153,7 @@ pub fn run(a: CompareArgs) -> Result<ExitCode> {
     }
     pb.finish_and_clear();
     for r in &table.rows {
-        for w in &r.warnings {
-            eprintln!("warning: {}: {w}", r.solver);
-        }
+        print_warnings(&format!("{}: ", r.solver), &r.warnings, a.verbose);
     }
     if json {
         println!("{}", skinweights::io::comparison_to_json(&table)?);
@@ -169,6 +177,7 @@ pub fn run(a: CompareArgs) -> Result<ExitCode> {
 fn solve_with_progress(
     scene: &Scene,
     solvers: &[String],
+    bones: &[usize],
     steps: u64,
 ) -> Result<(Vec<Solved>, ProgressBar)> {
     let pb = ProgressBar::new(steps);
@@ -176,7 +185,7 @@ fn solve_with_progress(
         ProgressStyle::with_template("{bar:30} {pos}/{len} {msg} ({elapsed})")
             .expect("valid template"),
     );
-    let solved = solve_all(scene, solvers, |i, name| {
+    let solved = solve_all_with_bones(scene, solvers, bones, |i, name| {
         pb.set_position(i as u64);
         pb.set_message(format!("solving {name}"));
     })?;
@@ -215,7 +224,8 @@ fn run_clips(a: &CompareArgs, scene: &Scene, name: &str) -> Result<ExitCode> {
     inputs.extend(a.reference.iter().map(PathBuf::as_path));
     let outputs_ref: Vec<&Path> = outputs.iter().map(PathBuf::as_path).collect();
     check_outputs(&inputs, &outputs_ref, replace)?;
-    let (solved, pb) = solve_with_progress(scene, &a.solvers, a.solvers.len() as u64)?;
+    let bones = chosen_bones(scene, a.scene.scene.as_deref(), &a.bones)?;
+    let (solved, pb) = solve_with_progress(scene, &a.solvers, &bones, a.solvers.len() as u64)?;
     pb.finish_and_clear();
     let rows = solved
         .iter()
@@ -250,9 +260,7 @@ fn run_clips(a: &CompareArgs, scene: &Scene, name: &str) -> Result<ExitCode> {
     skinweights::io::write_atomic(&outputs[0], &table)?;
     skinweights::io::write_atomic(&outputs[1], &json_text)?;
     for s in &solved {
-        for w in &s.warnings {
-            eprintln!("warning: {}: {w}", s.solver);
-        }
+        print_warnings(&format!("{}: ", s.solver), &s.warnings, a.verbose);
     }
     if a.json {
         println!("{json_text}");
@@ -313,6 +321,6 @@ pub(super) fn clip_cell(v: Option<f64>) -> String {
 /// The worst-frame cell of the clip tables: clip, frame index and time.
 pub(super) fn worst_frame_cell(m: &ClipMetrics) -> String {
     m.worst_frame.as_ref().map_or("-".into(), |w| {
-        format!("{} #{} ({:.3} s)", w.clip, w.frame, w.time)
+        format!("{} #{} ({} s)", w.clip, w.frame, seconds(w.time))
     })
 }

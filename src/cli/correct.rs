@@ -1,10 +1,12 @@
 //! `skinweights correct`: automatic corrective shapes fitted for joints of a scene and
 //! written into the scene file, where `render`, `eval --clip`, `view` and `export` use them.
 
+use super::bones::{chosen_bones, BonesArg};
 use super::{check_outputs, load_weights_for, parse_options, resolve_scene, spinner, SceneArg};
 use clap::Args;
 use skinweights::correctives::{auto_corrective, AutoCorrectiveOptions, Interpolation};
 use skinweights::io::save_scene;
+use skinweights::scene::solve_with_bones;
 use skinweights::solvers::solver_by_name;
 use skinweights::{Error, Result};
 use std::path::{Path, PathBuf};
@@ -15,6 +17,8 @@ use std::process::ExitCode;
 pub struct CorrectArgs {
     #[command(flatten)]
     scene: SceneArg,
+    #[command(flatten)]
+    bones: BonesArg,
     /// The joint, named by its child bone (repeatable: one corrective per joint, each with
     /// the keys of --angles). A corrective the scene already has for the joint is replaced.
     #[arg(long = "joint", value_name = "BONE", required = true)]
@@ -74,8 +78,9 @@ pub fn run(a: CorrectArgs) -> Result<ExitCode> {
                 .as_deref()
                 .unwrap_or(skinweights::RECOMMENDED_SOLVER);
             let solver = solver_by_name(name, &parse_options(&a.options)?)?;
+            let bones = chosen_bones(&scene, a.scene.scene.as_deref(), &a.bones)?;
             let pb = spinner(format!("{name} on {}", scene.name()));
-            let solution = solver.solve(&scene);
+            let solution = solve_with_bones(solver.as_ref(), &scene, &bones);
             pb.finish_and_clear();
             solution?.weights
         }

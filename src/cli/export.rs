@@ -6,7 +6,7 @@ use skinweights::io::creature::save_creature;
 use skinweights::io::dragonbones::save_dragonbones;
 use skinweights::io::godot::save_godot;
 use skinweights::io::spine::{save_spine, SpineExportOptions};
-use skinweights::io::{export_gltf, truncation_note, GltfOptions};
+use skinweights::io::{export_glb, export_gltf, truncation_note, GltfOptions};
 use skinweights::weights::Weights;
 use skinweights::{Error, Result, Scene};
 use std::path::{Path, PathBuf};
@@ -15,8 +15,9 @@ use std::process::ExitCode;
 /// Formats `skinweights export` writes.
 #[derive(Clone, Copy, ValueEnum)]
 enum ExportFormat {
-    /// glTF 2.0 (.gltf with an embedded buffer; the scene's art as embedded PNG images, one
-    /// material per image and one primitive per layer).
+    /// glTF 2.0 (.gltf with an embedded buffer, or binary glTF when the output ends in .glb;
+    /// the scene's art as embedded PNG images, one material per image and one primitive per
+    /// layer).
     Gltf,
     /// Creature JSON: the `--source` file (required) with each region's weights rewritten,
     /// everything else kept as in the source.
@@ -144,14 +145,22 @@ fn check_flags(a: &ExportArgs) -> Result<()> {
     Ok(())
 }
 
-/// `export gltf`: the scene, its weights and its art in one .gltf.
+/// `export gltf`: the scene, its weights and its art in one .gltf (JSON, embedded buffer),
+/// or binary glTF when the output ends in `.glb`.
 fn write_gltf(a: &ExportArgs, scene: &Scene, w: &Weights) -> Result<()> {
     let options = GltfOptions {
         scale: a.scale,
         ..Default::default()
     };
-    let text = export_gltf(scene, w, &options)?;
-    skinweights::io::write_atomic(&a.output, text)?;
+    let binary = a
+        .output
+        .extension()
+        .is_some_and(|e| e.eq_ignore_ascii_case("glb"));
+    if binary {
+        skinweights::io::write_atomic(&a.output, export_glb(scene, w, &options)?)?;
+    } else {
+        skinweights::io::write_atomic(&a.output, export_gltf(scene, w, &options)?)?;
+    }
     if let Some(note) = truncation_note(w) {
         eprintln!("note: {note}");
     }

@@ -4,6 +4,7 @@
 
 mod batch;
 mod bleed;
+mod bones;
 mod compare;
 mod correct;
 mod eval;
@@ -19,6 +20,7 @@ mod scene;
 mod sigpipe;
 mod solve;
 mod view;
+mod warnings;
 
 use clap::{Args, Parser, Subcommand};
 use indicatif::{ProgressBar, ProgressStyle};
@@ -82,9 +84,9 @@ enum Command {
     Scene(scene::SceneArgs),
     /// Write a scene and its weights in another tool's format.
     ///
-    /// gltf: a .gltf file with an embedded buffer (mesh at z = 0, one node per bone, a skin,
-    /// the 4 largest influences per vertex, sorted then renormalized) for Blender, three.js
-    /// and Godot.
+    /// gltf: a .gltf file with an embedded buffer, or binary glTF for `-o X.glb` (mesh at
+    /// z = 0, one node per bone, a skin, the 4 largest influences per vertex, sorted then
+    /// renormalized) for Blender, three.js and Godot.
     /// dragonbones: DragonBones 5.5 JSON, the armature in the rest pose and one weighted mesh
     /// display per part.
     /// godot: a Godot .tscn (--godot 4, the default, or 3): Skeleton2D with Bone2D rest poses,
@@ -277,11 +279,31 @@ pub fn spinner(message: impl Into<String>) -> ProgressBar {
     pb
 }
 
-/// Loads a scene file, or generates a built-in scene by name.
+/// Whether a scene argument means the built-in scene of that name: it is one, and no regular
+/// file of that name is here (a folder of that name, such as `compare figure --out figure`
+/// leaves, does not hide the built-in).
+pub fn means_builtin(name: &str) -> bool {
+    BUILTIN_SCENES.contains(&name) && !Path::new(name).is_file()
+}
+
+/// Loads a scene file, or generates a built-in scene by name. A name that is both a built-in
+/// and a path here is resolved with a note: a file is read (the built-in is not used), a
+/// folder is ignored (the built-in is used).
 pub fn resolve_scene(name: Option<&str>, builtin: &BuiltinArgs) -> Result<Scene> {
     let name = name.unwrap_or("arms-down");
     let path = Path::new(name);
-    if path.exists() || name.ends_with(".json") {
+    let is_builtin = BUILTIN_SCENES.contains(&name);
+    if is_builtin && path.is_dir() {
+        eprintln!(
+            "note: using the built-in scene {name:?}; the folder ./{name} is ignored (a scene \
+             file inside it is {name}/SCENE.json)"
+        );
+    } else if path.is_dir() {
+        return Err(Error::InputIsDirectory {
+            path: path.to_path_buf(),
+            known: BUILTIN_SCENES.join(", "),
+        });
+    } else if path.exists() || name.ends_with(".json") {
         if let Some(argument) = builtin.given() {
             return Err(Error::ConflictingArguments {
                 argument,
@@ -291,13 +313,18 @@ pub fn resolve_scene(name: Option<&str>, builtin: &BuiltinArgs) -> Result<Scene>
                 ),
             });
         }
+        if is_builtin {
+            eprintln!(
+                "note: reading the scene file ./{name}, not the built-in scene {name:?} (rename \
+                 the file to use the built-in)"
+            );
+        }
         let (scene, notes) = load_scene(path)?;
         for n in notes {
             eprintln!("note: {}: {n}", path.display());
         }
         return Ok(scene);
-    }
-    if !BUILTIN_SCENES.contains(&name) {
+    } else if !is_builtin {
         return Err(Error::UnknownScene {
             name: name.to_string(),
             known: BUILTIN_SCENES.join(", "),

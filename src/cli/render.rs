@@ -375,7 +375,7 @@ fn run_clip(a: RenderArgs) -> Result<ExitCode> {
             clip.name,
             n,
             a.fps,
-            clip.duration,
+            super::warnings::seconds(clip.duration),
             if sets.len() > 1 {
                 ", two weights side by side"
             } else {

@@ -1,8 +1,11 @@
 //! `skinweights solve`: one solver on a scene, written as a weights file.
 
+use super::bones::{chosen_bones, BonesArg};
+use super::warnings::{print_warnings, seconds};
 use super::{check_outputs, parse_options, resolve_scene, spinner, SceneArg};
 use clap::Args;
 use skinweights::io::WeightsFile;
+use skinweights::scene::solve_with_bones;
 use skinweights::solvers::solver_by_name;
 use skinweights::{Error, Result};
 use std::path::{Path, PathBuf};
@@ -28,6 +31,11 @@ pub struct SolveArgs {
     /// Overwrite the output file if it exists.
     #[arg(long)]
     force: bool,
+    /// Print every solver warning (by default long lists of one kind are summarised).
+    #[arg(long)]
+    verbose: bool,
+    #[command(flatten)]
+    bones: BonesArg,
 }
 
 /// Runs `solve`.
@@ -44,22 +52,21 @@ pub fn run(a: SolveArgs) -> Result<ExitCode> {
     let scene = resolve_scene(a.scene.scene.as_deref(), &a.scene.builtin)?;
     let options = parse_options(&a.options)?;
     let solver = solver_by_name(&a.solver, &options)?;
+    let bones = chosen_bones(&scene, a.scene.scene.as_deref(), &a.bones)?;
     let pb = spinner(format!(
         "{} on {} ({} vertices)",
         a.solver,
         scene.name(),
         scene.mesh().vertex_count()
     ));
-    let solution = solver.solve(&scene);
+    let solution = solve_with_bones(solver.as_ref(), &scene, &bones);
     pb.finish_and_clear();
     let solution = solution?;
     let mut weights = solution.weights;
     if let Some(k) = a.max_influences {
         weights = weights.top_k(k);
     }
-    for w in &solution.report.warnings {
-        eprintln!("warning: {w}");
-    }
+    print_warnings("", &solution.report.warnings, a.verbose);
     WeightsFile::save_weights(
         &a.output,
         scene.name(),
@@ -70,12 +77,12 @@ pub fn run(a: SolveArgs) -> Result<ExitCode> {
     super::status(
         &a.output,
         format_args!(
-            "wrote {}: {} vertices x {} bones, {} in {:.3} s",
+            "wrote {}: {} vertices x {} bones, {} in {} s",
             a.output.display(),
             weights.vertex_count(),
             weights.bone_count(),
             a.solver,
-            solution.report.seconds
+            seconds(solution.report.seconds)
         ),
     );
     Ok(ExitCode::SUCCESS)

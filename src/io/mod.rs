@@ -23,8 +23,8 @@ mod weights_json;
 pub use atomic::{is_stdout, output_kind, write_atomic, OutputKind};
 pub use compare_json::comparison_to_json;
 pub use gltf::{
-    export_gltf, import_gltf, import_gltf_str, truncation_note, EmbeddedImage, GltfImport,
-    GltfOptions, GLTF_INFLUENCES, GLTF_SOLVER_NAME, LEAF_BONE_FRACTION,
+    export_glb, export_gltf, import_gltf, import_gltf_str, truncation_note, EmbeddedImage,
+    GltfImport, GltfOptions, GLTF_INFLUENCES, GLTF_SOLVER_NAME, LEAF_BONE_FRACTION,
 };
 pub use scene_json::{
     load_scene, save_scene, scene_from_binary, scene_from_json, scene_to_binary, scene_to_json,

@@ -137,6 +137,32 @@ impl Mesh {
     pub fn vertex_parts(&self) -> &[usize] {
         &self.vertex_parts
     }
+    /// How messages name connected component `c`: by the part (or parts, at most three named)
+    /// its vertices belong to, e.g. `part "a_leg_R" (component 5, 39 vertices)`.
+    pub fn component_name(&self, c: usize) -> String {
+        let comp = self.topology.component_of();
+        let mut parts: Vec<usize> = (0..self.vertex_count())
+            .filter(|&v| comp[v] == c)
+            .map(|v| self.vertex_parts[v])
+            .collect();
+        let size = parts.len();
+        parts.sort_unstable();
+        parts.dedup();
+        let names: Vec<String> = parts
+            .iter()
+            .take(3)
+            .map(|&p| format!("{:?}", self.parts[p]))
+            .collect();
+        let more = match parts.len() {
+            0..=3 => String::new(),
+            k => format!(" and {} more", k - 3),
+        };
+        let label = if parts.len() == 1 { "part" } else { "parts" };
+        format!(
+            "{label} {}{more} (component {c}, {size} vertices)",
+            names.join(", ")
+        )
+    }
     /// Index of the part called `name`.
     pub fn part_index(&self, name: &str) -> Option<usize> {
         self.parts.iter().position(|p| p == name)

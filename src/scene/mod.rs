@@ -4,6 +4,7 @@
 
 mod art;
 mod builtin;
+mod deforming;
 mod seams;
 mod subscene;
 
@@ -13,6 +14,7 @@ pub use builtin::{
     arms_down_outline, builtin_scene, mirror_vertex_map, mirror_vertex_map_about, BuiltinOptions,
     MirrorAxis, BUILTIN_MIN_ANGLE_DEG, BUILTIN_SCENES, DEFAULT_GAP, ELBOW_BENDS,
 };
+pub use deforming::{solve_with_bones, DeformingBones, LeftOut};
 pub use seams::{Seams, Weld, BARYCENTRIC_TOLERANCE, JOINT_TOLERANCE};
 pub use subscene::SubScene;
 

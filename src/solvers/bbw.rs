@@ -495,8 +495,9 @@ impl Handles {
                 fix(v, &bones, &mut fixed);
             }
             warnings.push(format!(
-                "component {c} has no vertex on a bone: its {} vertices closest to a bone are \
-                 fixed to their nearest bones",
+                "{} has no vertex on a bone: its {} vertices closest to a bone are fixed to \
+                 their nearest bones",
+                mesh.component_name(c),
                 chosen.len()
             ));
         }

@@ -385,9 +385,9 @@ pub(crate) fn blind_warnings(scene: &Scene, blind: &[usize]) -> Vec<String> {
         .iter()
         .map(|&c| {
             format!(
-                "component {c} ({} vertices) sees no bone from inside the shape: visibility \
-                 was ignored inside it (straight-line distances)",
-                nearest::component_size(&scene.mesh, c)
+                "{} sees no bone from inside the shape: visibility was ignored inside it \
+                 (straight-line distances)",
+                scene.mesh.component_name(c)
             )
         })
         .collect()

@@ -303,12 +303,3 @@ pub fn components_where_none(mesh: &Mesh, has: impl Fn(usize) -> bool) -> Vec<us
     }
     (0..seen.len()).filter(|&c| !seen[c]).collect()
 }
-
-/// Number of vertices of component `c`.
-pub fn component_size(mesh: &Mesh, c: usize) -> usize {
-    mesh.topology()
-        .component_of()
-        .iter()
-        .filter(|&&x| x == c)
-        .count()
-}

@@ -14,7 +14,9 @@ use skinweights::metrics::{
     area_change_pct, distortion, drag_of_positions, flipped_triangles, leaked_weight, max_and_p99,
     owning_bones,
 };
-use skinweights::scene::{builtin_scene, ArtImage, BuiltinOptions, Probe, Scene, BUILTIN_SCENES};
+use skinweights::scene::{
+    builtin_scene, solve_with_bones, ArtImage, BuiltinOptions, Probe, Scene, BUILTIN_SCENES,
+};
 use skinweights::skinning::{dqs_with_transforms, lbs_with_transforms, HalfAngleHelper};
 use skinweights::solvers::{solver_by_name, SolverEntry, SOLVERS, SOLVER_NAMES};
 use skinweights::{Error, Pose, Result, Weights};
@@ -107,6 +109,8 @@ pub struct Viewer {
     /// Reference weights of the command line's scene (`--reference`): clip frames then
     /// show the deviation from them.
     reference: Option<Weights>,
+    /// The bones solves of the command line's scene weight (`--bones`); `None`: every bone.
+    startup_bones: Option<Vec<usize>>,
 }
 
 /// Parses a request body; the error says what is wrong with the JSON.
@@ -135,6 +139,7 @@ impl Viewer {
             weights: Mutex::new(Vec::new()),
             builtin_vertices,
             reference: None,
+            startup_bones: None,
         })
     }
 
@@ -142,6 +147,13 @@ impl Viewer {
     /// (whose shape the caller checked against that scene).
     pub fn with_reference(mut self, reference: Option<Weights>) -> Self {
         self.reference = reference;
+        self
+    }
+
+    /// Solves of the command line's scene weight only `bones` (scene indices; the others get
+    /// weight 0), as `solve` does; other scenes weight every bone.
+    pub fn with_bones(mut self, bones: Vec<usize>) -> Self {
+        self.startup_bones = Some(bones);
         self
     }
 
@@ -214,12 +226,21 @@ impl Viewer {
         }
         // A solver bug must come back as an error on the page, not kill the request thread
         // silently (the other requests keep being served either way).
-        let solution =
-            std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| solver.solve(scene)))
-                .map_err(|_| Error::Solver {
-                    solver: req.solver.clone(),
-                    message: format!("panicked on {}; please report it", scene.name()),
-                })??;
+        let every: Vec<usize>;
+        let bones = match (&self.startup_bones, *scene_key == self.startup) {
+            (Some(b), true) => b.as_slice(),
+            _ => {
+                every = (0..scene.skeleton().len()).collect();
+                &every
+            }
+        };
+        let solution = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            solve_with_bones(solver.as_ref(), scene, bones)
+        }))
+        .map_err(|_| Error::Solver {
+            solver: req.solver.clone(),
+            message: format!("panicked on {}; please report it", scene.name()),
+        })??;
         let solved = Arc::new(Solved {
             weights: solution.weights,
             seconds: solution.report.seconds,

@@ -10,12 +10,14 @@
 pub mod api;
 mod server;
 
+use super::bones::{chosen_bones, BonesArg};
 use super::{check_outputs, load_weights_for, resolve_scene, BuiltinArgs, SceneArg};
 use api::{scene_json, solvers_json, Viewer};
 use clap::Args;
 use indicatif::{ProgressBar, ProgressStyle};
 use serde_json::{json, Value};
 use skinweights::metrics::{evaluate, Metrics};
+use skinweights::scene::solve_with_bones;
 use skinweights::solvers::solver_by_name;
 use skinweights::{Result, Scene};
 use std::path::{Path, PathBuf};
@@ -62,6 +64,8 @@ pub struct ViewArgs {
     /// frame's deviation from them (max and p95 px), as `eval --clip --reference` measures.
     #[arg(long, value_name = "REF.json", conflicts_with = "html")]
     reference: Option<PathBuf>,
+    #[command(flatten)]
+    bones: BonesArg,
 }
 
 /// Runs `view`.
@@ -79,10 +83,7 @@ pub fn run(a: ViewArgs) -> Result<ExitCode> {
         }
     }
     let name = scene_arg.scene.as_deref().unwrap_or(SEEDS_SCENE);
-    if skinweights::scene::BUILTIN_SCENES.contains(&name)
-        && !Path::new(name).exists()
-        && a.builtin.vertices() > api::MAX_VIEW_VERTICES
-    {
+    if super::means_builtin(name) && a.builtin.vertices() > api::MAX_VIEW_VERTICES {
         // Refuse before meshing, which would take a while at that size.
         return Err(skinweights::Error::InvalidArgument {
             argument: "--vertices",
@@ -98,8 +99,9 @@ pub fn run(a: ViewArgs) -> Result<ExitCode> {
     api::check_size(&scene)?;
     let builtin = skinweights::scene::BUILTIN_SCENES.contains(&scene.name());
     let state = api::default_state(&scene, seeds, builtin.then_some(a.builtin.vertices()));
+    let bones = chosen_bones(&scene, a.scene.as_deref(), &a.bones)?;
     match &a.html {
-        Some(out) => write_html(&scene, state, &a.solvers, out),
+        Some(out) => write_html(&scene, state, &a.solvers, &bones, out),
         None => {
             let reference = a
                 .reference
@@ -107,7 +109,9 @@ pub fn run(a: ViewArgs) -> Result<ExitCode> {
                 .map(|p| load_weights_for(&scene, p))
                 .transpose()?;
             let viewer = Arc::new(
-                Viewer::new(scene, seeds, a.builtin.vertices())?.with_reference(reference),
+                Viewer::new(scene, seeds, a.builtin.vertices())?
+                    .with_reference(reference)
+                    .with_bones(bones),
             );
             let (server, port) = server::bind(a.port)?;
             let page = Arc::new(page(&json!({"mode": "server"})));
@@ -129,7 +133,13 @@ pub fn page(embedded: &Value) -> String {
 }
 
 /// `--html`: every solver's weights and the library's metrics of every probe, in one page.
-fn write_html(scene: &Scene, mut state: Value, solvers: &[String], out: &Path) -> Result<ExitCode> {
+fn write_html(
+    scene: &Scene,
+    mut state: Value,
+    solvers: &[String],
+    bones: &[usize],
+    out: &Path,
+) -> Result<ExitCode> {
     let pb = ProgressBar::new(solvers.len() as u64);
     pb.set_style(
         ProgressStyle::with_template("{bar:30} {pos}/{len} {msg} ({elapsed})")
@@ -145,7 +155,7 @@ fn write_html(scene: &Scene, mut state: Value, solvers: &[String], out: &Path) -
         } else {
             Vec::new()
         };
-        let solution = solver_by_name(name, &options)?.solve(scene)?;
+        let solution = solve_with_bones(solver_by_name(name, &options)?.as_ref(), scene, bones)?;
         let w = &solution.weights;
         // The library's numbers for each probe pose, shown beside the page's own.
         let mut metrics = serde_json::Map::new();

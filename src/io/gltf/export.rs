@@ -171,6 +171,43 @@ pub fn truncation_note(weights: &Weights) -> Option<String> {
 /// `scale` (one that is not positive, or that takes a coordinate outside f32);
 /// [`Error::InvalidField`] for more than 65536 bones (`JOINTS_0` cannot name them).
 pub fn export_gltf(scene: &Scene, weights: &Weights, options: &GltfOptions) -> Result<String> {
+    let (mut doc, bytes) = export_document(scene, weights, options)?;
+    doc["buffers"][0]["uri"] = json!(format!(
+        "data:application/octet-stream;base64,{}",
+        BASE64.encode(&bytes)
+    ));
+    json_text(&doc, true)
+}
+
+/// The same document as [`export_gltf`] as binary glTF (`.glb`): the JSON in the first
+/// chunk, the buffer in the BIN chunk instead of a base64 `data:` URI (images stay `data:`
+/// URIs). [`import_gltf`](super::import_gltf) reads it back.
+///
+/// Errors: those of [`export_gltf`], and [`Error::InvalidField`] for a file over 4 GiB.
+pub fn export_glb(scene: &Scene, weights: &Weights, options: &GltfOptions) -> Result<Vec<u8>> {
+    let (doc, bytes) = export_document(scene, weights, options)?;
+    super::glb::glb_bytes(&json_text(&doc, false)?, &bytes)
+}
+
+/// The document serialized, indented or compact.
+fn json_text(doc: &Value, pretty: bool) -> Result<String> {
+    let text = if pretty {
+        serde_json::to_string_pretty(doc)
+    } else {
+        serde_json::to_string(doc)
+    };
+    text.map_err(|e| Error::Json {
+        context: "glTF export".into(),
+        message: e.to_string(),
+    })
+}
+
+/// The glTF document (its one buffer without a `uri`) and the bytes of that buffer.
+fn export_document(
+    scene: &Scene,
+    weights: &Weights,
+    options: &GltfOptions,
+) -> Result<(Value, Vec<u8>)> {
     check_export(scene, weights, options.scale)?;
     let mut buf = BufferBuilder::default();
     let attributes = push_vertex_attributes(&mut buf, scene, weights, options.scale);
@@ -187,11 +224,7 @@ pub fn export_gltf(scene: &Scene, weights: &Weights, options: &GltfOptions) -> R
         options.extras,
     )?;
     buf.pad();
-    let doc = document(scene, buf, skeleton, mesh, animations);
-    serde_json::to_string_pretty(&doc).map_err(|e| Error::Json {
-        context: "glTF export".into(),
-        message: e.to_string(),
-    })
+    Ok(document(scene, buf, skeleton, mesh, animations))
 }
 
 /// The checks [`export_gltf`] makes before writing anything: weights that fit the scene,
@@ -480,7 +513,7 @@ fn document(
     skeleton: SkeletonNodes,
     mesh: MeshOut,
     animations: Vec<Value>,
-) -> Value {
+) -> (Value, Vec<u8>) {
     let nb = scene.skeleton.len();
     let mut nodes = skeleton.nodes;
     nodes.push(json!({ "name": format!("{}_mesh", scene.name), "mesh": 0, "skin": 0 }));
@@ -501,10 +534,7 @@ fn document(
         }],
         "accessors": buf.accessors,
         "bufferViews": buf.views,
-        "buffers": [{
-            "byteLength": buf.bytes.len(),
-            "uri": format!("data:application/octet-stream;base64,{}", BASE64.encode(&buf.bytes)),
-        }],
+        "buffers": [{ "byteLength": buf.bytes.len() }],
     });
     if !animations.is_empty() {
         doc["animations"] = json!(animations);
@@ -516,5 +546,5 @@ fn document(
         doc["samplers"] = json!(a.samplers);
         doc["extensionsUsed"] = json!(["KHR_materials_unlit"]);
     }
-    doc
+    (doc, buf.bytes)
 }

@@ -32,28 +32,27 @@ pub struct GltfImport {
     pub embedded_images: Vec<EmbeddedImage>,
 }
 
-/// Reads a glTF 2.0 file (`.gltf` JSON; buffers embedded or next to it) holding a skinned
-/// mesh in a plane. The scene is named after the file stem. See the module docs for what is
-/// read and how.
+/// Reads a glTF 2.0 file holding a skinned mesh in a plane: `.gltf` JSON (buffers embedded
+/// or next to it) or binary glTF (`.glb`, recognised by its magic whatever the extension;
+/// buffer 0 in its BIN chunk). The scene is named after the file stem. See the module docs
+/// for what is read and how.
 pub fn import_gltf(path: impl AsRef<Path>) -> Result<GltfImport> {
     let path = path.as_ref();
     let bytes = std::fs::read(path).map_err(|e| Error::io(path, e))?;
-    if bytes.starts_with(b"glTF") {
-        return Err(Error::UnsupportedInput {
-            path: path.to_path_buf(),
-            format: "binary glTF (.glb)".into(),
-            hint: "convert it to .gltf (e.g. gltf-transform copy)".into(),
-        });
-    }
-    let text = String::from_utf8(bytes).map_err(|e| Error::Json {
-        context: path.display().to_string(),
-        message: e.to_string(),
-    })?;
+    let (text, bin) = if bytes.starts_with(super::GLB_MAGIC) {
+        super::split_glb(&bytes)?
+    } else {
+        let text = String::from_utf8(bytes).map_err(|e| Error::Json {
+            context: path.display().to_string(),
+            message: e.to_string(),
+        })?;
+        (text, None)
+    };
     let name = path
         .file_stem()
         .map(|s| s.to_string_lossy().to_string())
         .unwrap_or_else(|| "gltf".into());
-    import_gltf_str(&text, path.parent(), &name).map_err(|e| e.in_file(path))
+    import_document(&text, bin.as_deref(), path.parent(), &name).map_err(|e| e.in_file(path))
 }
 
 /// Most joints a skin may have: `JOINTS_n` are at most `UNSIGNED_SHORT`, so no vertex can be
@@ -66,10 +65,20 @@ pub const MAX_WEIGHT_ENTRIES: usize = 1 << 28;
 
 /// [`import_gltf`] on JSON text; `base_dir` resolves external buffer files.
 pub fn import_gltf_str(text: &str, base_dir: Option<&Path>, name: &str) -> Result<GltfImport> {
+    import_document(text, None, base_dir, name)
+}
+
+/// [`import_gltf_str`] with the BIN chunk of a `.glb` (buffer 0 when it has no `uri`).
+fn import_document(
+    text: &str,
+    bin: Option<&[u8]>,
+    base_dir: Option<&Path>,
+    name: &str,
+) -> Result<GltfImport> {
     let doc = parse_document(text)?;
     let target = SkinnedNode::find(&doc)?;
     let reader = Reader {
-        buffers: load_buffers(&doc, base_dir)?,
+        buffers: load_buffers(&doc, bin, base_dir)?,
         doc: &doc,
     };
     let mut notes = Vec::new();

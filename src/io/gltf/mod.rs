@@ -2,7 +2,8 @@
 //! lies in a plane.
 //!
 //! **Export** ([`export_gltf`]) writes one `.gltf` JSON file with one embedded buffer (a
-//! `data:application/octet-stream;base64,` URI), so Blender, three.js or Godot load it as is:
+//! `data:application/octet-stream;base64,` URI), so Blender, three.js or Godot load it as is
+//! ([`export_glb`] writes the same document as binary glTF, the buffer in its BIN chunk):
 //!
 //! - the mesh at z = 0, as **one primitive** (glTF has no notion of parts; the part labels
 //!   travel in `extras`, see below) when the scene has no art; with art, one primitive per
@@ -35,7 +36,7 @@
 //!
 //! **Import** ([`import_gltf`], [`import_gltf_str`]) takes the first node that has both a mesh
 //! and a skin. Buffers may be embedded `data:` URIs or files relative to the `.gltf`, in its
-//! directory or below (`.glb` is not read; an absolute path, a `..` component or a scheme
+//! directory or below, or a `.glb`'s BIN chunk (`glb.rs`; an absolute path, a `..` component or a scheme
 //! other than `data:` is an error naming `buffers[i].uri`). Every triangle primitive of the
 //! mesh is read. Primitives that name the same `POSITION` accessor (and the same `JOINTS_n` /
 //! `WEIGHTS_n` accessors), as a mesh split by material does, share their vertices: each
@@ -76,6 +77,7 @@ mod animation_export;
 mod animation_import;
 mod art_export;
 mod export;
+mod glb;
 mod import;
 mod json;
 mod morph_export;
@@ -85,7 +87,8 @@ mod skeleton_read;
 mod texture;
 
 pub use animation_import::ROTATION_SAMPLING_TOLERANCE;
-pub use export::{export_gltf, truncation_note, GltfOptions};
+pub use export::{export_glb, export_gltf, truncation_note, GltfOptions};
+pub use glb::{glb_bytes, split_glb, GLB_MAGIC};
 pub use import::{import_gltf, import_gltf_str, GltfImport, MAX_JOINTS, MAX_WEIGHT_ENTRIES};
 pub use texture::EmbeddedImage;
 

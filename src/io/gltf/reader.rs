@@ -7,34 +7,27 @@ use crate::error::{Error, Result};
 use base64::engine::general_purpose::STANDARD as BASE64;
 use base64::Engine as _;
 use std::path::Path;
+
 /// The decoded buffers of a document.
-pub(super) fn load_buffers(doc: &Doc, base_dir: Option<&Path>) -> Result<Vec<Vec<u8>>> {
+pub(super) fn load_buffers(
+    doc: &Doc,
+    bin: Option<&[u8]>,
+    base_dir: Option<&Path>,
+) -> Result<Vec<Vec<u8>>> {
     doc.buffers
         .iter()
         .enumerate()
         .map(|(i, b)| {
             let field = format!("buffers[{i}].uri");
-            let uri = b
-                .uri
-                .as_deref()
-                .ok_or_else(|| Error::field(&field, "missing (only .glb files have one)"))?;
-            let bytes = if let Some(rest) = uri.strip_prefix("data:") {
-                let (_, data) = rest
-                    .split_once(";base64,")
-                    .ok_or_else(|| Error::field(&field, "data URI is not base64"))?;
-                BASE64
-                    .decode(data)
-                    .map_err(|e| Error::field(&field, format!("bad base64: {e}")))?
-            } else {
-                let name = relative_file(uri).map_err(|m| Error::field(&field, m))?;
-                let dir = base_dir.ok_or_else(|| {
-                    Error::field(
+            let bytes =
+                match (b.uri.as_deref(), i, bin) {
+                    (None, 0, Some(bin)) => bin.to_vec(),
+                    (None, ..) => return Err(Error::field(
                         &field,
-                        format!("external file {uri:?} but no directory to resolve it"),
-                    )
-                })?;
-                read_file_prefix(&dir.join(name), b.byte_length, &field)?
-            };
+                        "missing (only the first buffer of a .glb with a BIN chunk may omit it)",
+                    )),
+                    (Some(uri), ..) => read_uri(uri, b.byte_length, &field, base_dir)?,
+                };
             if bytes.len() < b.byte_length {
                 return Err(Error::field(
                     format!("buffers[{i}].byteLength"),
@@ -44,6 +37,32 @@ pub(super) fn load_buffers(doc: &Doc, base_dir: Option<&Path>) -> Result<Vec<Vec
             Ok(bytes)
         })
         .collect()
+}
+
+/// The bytes a buffer's `uri` names: a base64 `data:` URI, or a file beside the `.gltf`
+/// (read up to `byte_length`).
+fn read_uri(
+    uri: &str,
+    byte_length: usize,
+    field: &str,
+    base_dir: Option<&Path>,
+) -> Result<Vec<u8>> {
+    if let Some(rest) = uri.strip_prefix("data:") {
+        let (_, data) = rest
+            .split_once(";base64,")
+            .ok_or_else(|| Error::field(field, "data URI is not base64"))?;
+        return BASE64
+            .decode(data)
+            .map_err(|e| Error::field(field, format!("bad base64: {e}")));
+    }
+    let name = relative_file(uri).map_err(|m| Error::field(field, m))?;
+    let dir = base_dir.ok_or_else(|| {
+        Error::field(
+            field,
+            format!("external file {uri:?} but no directory to resolve it"),
+        )
+    })?;
+    read_file_prefix(&dir.join(name), byte_length, field)
 }
 
 /// The file name a buffer URI that is not a `data:` URI stands for: percent-decoded, and

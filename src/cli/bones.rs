@@ -1,0 +1,105 @@
+//! `--bones`: which bones the solving commands weight. By default the deforming bones
+//! ([`Scene::deforming_bones`]), with the rig's own weights (`SCENE.artist.json`, which an
+//! import writes beside the scene) as the record of which bones the source binds to a mesh;
+//! a note names the bones left out. `--bones all` weights every bone, `--bones A,B` those.
+
+use super::{load_weights_for, means_builtin};
+use clap::Args;
+use skinweights::scene::LeftOut;
+use skinweights::{Error, Result, Scene, Weights};
+use std::path::{Path, PathBuf};
+
+/// The `--bones` option of the commands that solve.
+#[derive(Args, Clone, Default)]
+pub struct BonesArg {
+    /// Bones the solver weights: `all`, or a comma-separated list of bone names; the others
+    /// get weight 0 [default: the deforming bones: every bone but IK targets and, when
+    /// SCENE.artist.json is beside the scene file, the bones it binds no vertex to; a note
+    /// names the bones left out].
+    #[arg(long, value_name = "all|NAME,...")]
+    pub bones: Option<String>,
+}
+
+/// The rig's own weights an import writes beside a scene file: `SCENE.artist.json` for
+/// `SCENE.json` (or `SCENE.swb`), when the scene argument is a file and that file exists.
+fn binding_path(scene_arg: Option<&str>) -> Option<PathBuf> {
+    let name = scene_arg?;
+    if means_builtin(name) {
+        return None;
+    }
+    let path = Path::new(name).with_extension("artist.json");
+    path.is_file().then_some(path)
+}
+
+/// The rig's own weights for `scene`, or `None` (with a note) when they do not fit it.
+fn binding(scene: &Scene, scene_arg: Option<&str>) -> Option<(PathBuf, Weights)> {
+    let path = binding_path(scene_arg)?;
+    match load_weights_for(scene, &path) {
+        Ok(w) => Some((path, w)),
+        Err(e) => {
+            eprintln!(
+                "note: {} does not fit the scene ({e}); only IK targets are left out",
+                path.display()
+            );
+            None
+        }
+    }
+}
+
+/// The bones to solve with (scene indices) for `--bones` on `scene` given as `scene_arg`;
+/// prints a note naming the bones the default leaves out.
+///
+/// Errors: [`Error::UnknownBone`] for a listed name the skeleton lacks, and those of
+/// [`Scene::deforming_bones`].
+pub fn chosen_bones(scene: &Scene, scene_arg: Option<&str>, arg: &BonesArg) -> Result<Vec<usize>> {
+    let skeleton = scene.skeleton();
+    match arg.bones.as_deref().map(str::trim) {
+        Some("all") => return Ok((0..skeleton.len()).collect()),
+        Some(list) => {
+            return list
+                .split(',')
+                .map(str::trim)
+                .filter(|n| !n.is_empty())
+                .map(|n| {
+                    skeleton.index_of(n).ok_or_else(|| Error::UnknownBone {
+                        context: "--bones".into(),
+                        bone: n.to_string(),
+                    })
+                })
+                .collect()
+        }
+        None => {}
+    }
+    let binding = binding(scene, scene_arg);
+    let split = scene.deforming_bones(binding.as_ref().map(|b| &b.1))?;
+    if !split.left_out.is_empty() {
+        let names = |reason: LeftOut| {
+            split
+                .left_out
+                .iter()
+                .filter(|(_, r)| *r == reason)
+                .map(|(j, _)| skeleton.bones()[*j].name.as_str())
+                .collect::<Vec<_>>()
+        };
+        let mut groups = Vec::new();
+        let targets = names(LeftOut::IkTarget);
+        if !targets.is_empty() {
+            groups.push(format!("IK targets: {}", targets.join(", ")));
+        }
+        let unbound = names(LeftOut::Unbound);
+        if let (false, Some((path, _))) = (unbound.is_empty(), &binding) {
+            groups.push(format!(
+                "bound to no mesh in {}: {}",
+                path.display(),
+                unbound.join(", ")
+            ));
+        }
+        eprintln!(
+            "note: {} of {} bones get weight 0 (--bones all weights them): {}",
+            split.left_out.len(),
+            skeleton.len(),
+            groups.join("; ")
+        );
+    }
+    Ok(split.kept)
+}

@@ -791,3 +791,43 @@ fn compare_weights_the_deforming_bones_as_solve_does() {
     assert!(o.status.success(), "{}", text(&o));
     assert!(text(&o).contains("bone_ikTarget"), "{}", text(&o));
 }
+
+/// Issue 47, item 1: on an imported rig without probes, `compare`, `eval` and `plot` measure
+/// what the rig has: its clips, against the artist's weights the import wrote beside it.
+#[test]
+fn commands_on_a_rig_without_probes_measure_its_clips_against_the_artist() {
+    let dir = tmp();
+    let d = dir.path();
+    let owl = concat!(env!("CARGO_MANIFEST_DIR"), "/data/spine/owl/owl-pro.json");
+    let o = skinweights_in(d, &["import", "spine", owl, "-o", "owl.json"]);
+    assert!(o.status.success(), "{}", text(&o));
+    assert!(d.join("owl.artist.json").is_file());
+    let o = skinweights_in(d, &["solve", "owl.json", "-o", "owl.best.json"]);
+    assert!(o.status.success(), "{}", text(&o));
+
+    let o = skinweights_in(d, &["compare", "owl.json", "--json", "--out", "cmp"]);
+    assert!(o.status.success(), "{}", text(&o));
+    let doc: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(doc["clip"], "all");
+    assert_eq!(doc["reference"], "owl.artist.json");
+    let best = (doc["solvers"].as_array().unwrap().iter())
+        .find(|s| s["solver"] == "best")
+        .unwrap();
+    let deviation = best["all"]["deviation_max_px"].as_f64();
+    assert!(deviation.is_some_and(|x| x > 0.0), "{best}");
+    assert!(text(&o).contains("has no probe"), "{}", text(&o));
+
+    let o = skinweights_in(d, &["eval", "owl.json", "owl.best.json", "--json"]);
+    assert!(o.status.success(), "{}", text(&o));
+    let doc: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(doc["reference"], "owl.artist.json");
+    assert_eq!(
+        doc["all"]["deviation_max_px"].as_f64(),
+        deviation,
+        "eval and compare agree"
+    );
+
+    let o = skinweights_in(d, &["plot", "owl.json", "owl.best.json", "-o", "owl.png"]);
+    assert!(o.status.success(), "{}", text(&o));
+    assert!(d.join("owl.png").is_file());
+}

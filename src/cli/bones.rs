@@ -22,7 +22,7 @@ pub struct BonesArg {
 
 /// The rig's own weights an import writes beside a scene file: `SCENE.artist.json` for
 /// `SCENE.json` (or `SCENE.swb`), when the scene argument is a file and that file exists.
-fn binding_path(scene_arg: Option<&str>) -> Option<PathBuf> {
+pub fn binding_path(scene_arg: Option<&str>) -> Option<PathBuf> {
     let name = scene_arg?;
     if means_builtin(name) {
         return None;
@@ -102,4 +102,47 @@ pub fn chosen_bones(scene: &Scene, scene_arg: Option<&str>, arg: &BonesArg) -> R
         );
     }
     Ok(split.kept)
+}
+
+/// What a command measures over clips: which clip (`all` or a name) and against which
+/// reference weights.
+pub struct ClipMeasure {
+    /// `all` or a clip's name.
+    pub clip: String,
+    /// The reference weights file for the deviation, if any.
+    pub reference: Option<PathBuf>,
+}
+
+/// The clips a command measures: `--clip` when given, else every clip of a scene that has
+/// clips but no probe (an imported rig; a note says so); `None`: measure a probe. The
+/// reference is `--reference`, else the rig's own weights beside the scene file
+/// ([`binding_path`], with a note).
+pub fn clip_measure(
+    scene: &Scene,
+    scene_arg: Option<&str>,
+    probe: Option<&str>,
+    clip: Option<&str>,
+    reference: Option<&Path>,
+) -> Option<ClipMeasure> {
+    let clip = match clip {
+        Some(c) => c.to_string(),
+        None if probe.is_none() && scene.probes().is_empty() && !scene.clips().is_empty() => {
+            eprintln!(
+                "note: scene {:?} has no probe: measuring its {} clip(s) instead (--clip all)",
+                scene.name(),
+                scene.clips().len()
+            );
+            "all".into()
+        }
+        None => return None,
+    };
+    let reference = reference.map(Path::to_path_buf).or_else(|| {
+        let artist = binding_path(scene_arg)?;
+        eprintln!(
+            "note: deviation measured against {} (the rig's own weights; --reference to choose)",
+            artist.display()
+        );
+        Some(artist)
+    });
+    Some(ClipMeasure { clip, reference })
 }

@@ -1,7 +1,7 @@
 //! `skinweights compare`: solvers x metrics on one scene, tables and the overview figure; with
 //! `--clip`, each solver's weights played over the scene's clips instead of a probe.
 
-use super::bones::{chosen_bones, BonesArg};
+use super::bones::{chosen_bones, BonesArg, ClipMeasure};
 use super::warnings::{print_warnings, seconds};
 use super::{check_outputs, load_weights_for, resolve_scene, SceneArg};
 use clap::Args;
@@ -93,8 +93,15 @@ const CLIP_OUTPUT_FILES: [&str; 2] = ["compare-clip.md", "compare-clip.json"];
 /// Runs `compare`.
 pub fn run(a: CompareArgs) -> Result<ExitCode> {
     let scene = resolve_scene(a.scene.scene.as_deref(), &a.scene.builtin)?;
-    if let Some(clip) = &a.clip {
-        return run_clips(&a, &scene, clip);
+    let measure = super::bones::clip_measure(
+        &scene,
+        a.scene.scene.as_deref(),
+        a.probe.as_deref(),
+        a.clip.as_deref(),
+        a.reference.as_deref(),
+    );
+    if let Some(m) = measure {
+        return run_clips(&a, &scene, &m);
     }
     // Validate names and the probe before spending time on solves.
     let (solvers, json, no_figures) = (&a.solvers, a.json, a.no_figures);
@@ -203,12 +210,13 @@ struct SolverClips {
 
 /// `compare --clip`: every solver's weights over the chosen clips, measured exactly as
 /// `eval --clip` measures one weights file (same library call, same keys).
-fn run_clips(a: &CompareArgs, scene: &Scene, name: &str) -> Result<ExitCode> {
+fn run_clips(a: &CompareArgs, scene: &Scene, m: &ClipMeasure) -> Result<ExitCode> {
+    let name = m.clip.as_str();
     for s in &a.solvers {
         solver_by_name(s, skinweights::solvers::NO_OPTIONS)?;
     }
     let clips = chosen_clips(scene, name)?;
-    let reference = a
+    let reference = m
         .reference
         .as_ref()
         .map(|p| load_weights_for(scene, p))
@@ -221,7 +229,7 @@ fn run_clips(a: &CompareArgs, scene: &Scene, name: &str) -> Result<ExitCode> {
     let (out, replace) = a.output_folder();
     let outputs: Vec<PathBuf> = CLIP_OUTPUT_FILES.iter().map(|f| out.join(f)).collect();
     let mut inputs: Vec<&Path> = a.scene.scene.iter().map(Path::new).collect();
-    inputs.extend(a.reference.iter().map(PathBuf::as_path));
+    inputs.extend(m.reference.iter().map(PathBuf::as_path));
     let outputs_ref: Vec<&Path> = outputs.iter().map(PathBuf::as_path).collect();
     check_outputs(&inputs, &outputs_ref, replace)?;
     let bones = chosen_bones(scene, a.scene.scene.as_deref(), &a.bones)?;
@@ -242,7 +250,7 @@ fn run_clips(a: &CompareArgs, scene: &Scene, name: &str) -> Result<ExitCode> {
     let doc = json!({
         "scene": scene.name(),
         "clip": name,
-        "reference": a.reference.as_ref().map(|p| p.display().to_string()),
+        "reference": m.reference.as_ref().map(|p| p.display().to_string()),
         "fps": a.fps,
         "solvers": rows.iter().map(|r| json!({
             "solver": r.solver,

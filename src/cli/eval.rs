@@ -42,13 +42,20 @@ pub struct EvalArgs {
 pub fn run(a: EvalArgs) -> Result<ExitCode> {
     let scene = resolve_scene(Some(&a.scene), &a.builtin)?;
     let w = load_weights_for(&scene, &a.weights)?;
-    if let Some(clip) = &a.clip {
-        let reference = a
+    let measure = super::bones::clip_measure(
+        &scene,
+        Some(&a.scene),
+        a.probe.as_deref(),
+        a.clip.as_deref(),
+        a.reference.as_deref(),
+    );
+    if let Some(m) = measure {
+        let reference = m
             .reference
             .as_ref()
             .map(|p| load_weights_for(&scene, p))
             .transpose()?;
-        return run_clips(&a, &scene, &w, reference.as_ref(), clip);
+        return run_clips(&a, &scene, &w, reference.as_ref(), &m);
     }
     let probe = scene.probe(a.probe.as_deref())?;
     let metrics = evaluate(&scene, &w, probe)?;
@@ -74,8 +81,9 @@ fn run_clips(
     scene: &Scene,
     w: &Weights,
     reference: Option<&Weights>,
-    name: &str,
+    measure: &super::bones::ClipMeasure,
 ) -> Result<ExitCode> {
+    let name = measure.clip.as_str();
     let clips = chosen_clips(scene, name)?;
     let options = ClipOptions::default().with_fps(a.fps);
     let m = clips_metrics(scene, w, reference, &clips, &options)?;
@@ -84,7 +92,7 @@ fn run_clips(
         let out = json!({
             "scene": scene.name(),
             "weights": a.weights.display().to_string(),
-            "reference": a.reference.as_ref().map(|p| p.display().to_string()),
+            "reference": measure.reference.as_ref().map(|p| p.display().to_string()),
             "fps": a.fps,
             "clips": per_clip,
             "all": all,

@@ -4,7 +4,7 @@ use super::{check_outputs, load_weights_for, resolve_scene, BuiltinArgs};
 use clap::Args;
 use skinweights::compare::probe_view;
 use skinweights::plot::{figure_panels, save_figure, Grid};
-use skinweights::Result;
+use skinweights::{Probe, Result, Watch};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
@@ -33,7 +33,31 @@ pub fn run(a: PlotArgs) -> Result<ExitCode> {
     check_outputs(&[Path::new(&a.scene), &a.weights], &[&a.output], a.force)?;
     let scene = resolve_scene(Some(&a.scene), &a.builtin)?;
     let w = load_weights_for(&scene, &a.weights)?;
-    let probe = scene.probe(a.probe.as_deref())?;
+    let clip_frame;
+    let probe = match (
+        a.probe.as_deref(),
+        scene.probes().is_empty(),
+        scene.clips().first(),
+    ) {
+        // A rig without probes: the pose panel shows its first clip halfway through, coloured
+        // by how far each vertex moved from rest.
+        (None, true, Some(clip)) => {
+            let time = 0.5 * clip.duration;
+            clip_frame = Probe {
+                name: format!("clip {} at {} s", clip.name, super::warnings::seconds(time)),
+                pose: scene.clip_pose(clip, time)?,
+                // Every vertex: the pose panel colours how far each one moved.
+                watch: Watch::default(),
+            };
+            eprintln!(
+                "note: scene {:?} has no probe: the pose panel is {}",
+                scene.name(),
+                clip_frame.name
+            );
+            &clip_frame
+        }
+        _ => scene.probe(a.probe.as_deref())?,
+    };
     let label = a
         .weights
         .file_stem()

@@ -33,6 +33,9 @@ pub struct LintArgs {
 }
 
 /// Runs `lint`: exit code 0 when every check passes, 1 when one fails.
+/// Exit code when every check of the weights passes but a pixel-edge check of the art fails.
+pub const ART_FAILED: u8 = 4;
+
 pub fn run(a: LintArgs) -> Result<ExitCode> {
     let scene = resolve_scene(Some(&a.scene), &a.builtin)?;
     let w = load_weights_for(&scene, &a.weights)?;
@@ -43,6 +46,8 @@ pub fn run(a: LintArgs) -> Result<ExitCode> {
         ..LintOptions::default()
     };
     let mut checks = lint(&scene, &w, &options)?;
+    // The checks of the weights come first; the pixel-edge rows check the art as drawn.
+    let weight_checks = checks.len();
     if scene.art().is_some() {
         let pb = spinner("pixel edge: rendering the probes over black, white, red at 1x, 2x, 4x");
         let edge = pixel_edge_lint(&scene, &w);
@@ -72,9 +77,15 @@ pub fn run(a: LintArgs) -> Result<ExitCode> {
             println!("skipped: pixel-edge check (the scene has no art)");
         }
     }
-    Ok(if checks.iter().all(|c| c.pass) {
-        ExitCode::SUCCESS
-    } else {
+    let (weights, art) = checks.split_at(weight_checks);
+    Ok(if !weights.iter().all(|c| c.pass) {
         ExitCode::from(1)
+    } else if !art.iter().all(|c| c.pass) {
+        if !a.json {
+            println!("the weights pass; only the art's pixel-edge checks fail (exit code 4)");
+        }
+        ExitCode::from(ART_FAILED)
+    } else {
+        ExitCode::SUCCESS
     })
 }

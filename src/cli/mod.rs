@@ -71,10 +71,12 @@ enum Command {
     ///
     /// Example: `skinweights pose hero.json --clip walk --time 0.5 --json`
     Pose(pose::PoseArgs),
-    /// Run the seed's check table (bind identity, normalization, continuity, extreme poses).
+    /// Run the table of checks (bind identity, normalization, continuity, extreme poses; the
+    /// pixel edge of the art when the scene has art).
     ///
-    /// Prints PASS/FAIL per check with the measured number and what to inspect first; exits
-    /// with code 1 when any check fails.
+    /// Prints PASS/FAIL per check with the measured number and what to inspect first. Exit
+    /// code 1 when a check of the weights fails; 4 when the weights pass and only a
+    /// pixel-edge check of the art fails.
     Lint(lint::LintArgs),
     /// Draw the weight map and the probe pose of a weights file (PNG or SVG by extension).
     Plot(plot::PlotArgs),

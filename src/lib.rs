@@ -41,7 +41,7 @@
 //! let posed = linear_blend_skinning(mesh.vertices(), &skeleton, &weights, &pose)?;
 //! // The tip (2, 0) swings around the joint to (1.5, 1.5).
 //! assert!((posed[2] - Point2::new(1.5, 1.5)).norm() < 1e-12);
-//! // The rest pose moves nothing (the seed's bind-identity check).
+//! // The rest pose moves nothing (the bind-identity check).
 //! let rest = linear_blend_skinning(mesh.vertices(), &skeleton, &weights, &Pose::rest())?;
 //! assert!(rest.iter().zip(mesh.vertices()).all(|(a, b)| (a - b).norm() < 1e-12));
 //! # Ok::<(), skinweights::Error>(())

@@ -1,4 +1,4 @@
-//! The seed's table of measurable checks, run on a scene and its weights.
+//! The table of measurable checks, run on a scene and its weights.
 //!
 //! | check | pass condition | inspect first on failure |
 //! |---|---|---|
@@ -15,7 +15,7 @@
 //! The pixel-edge rows come from [`pixel_edge_checks`], given the renderer's numbers (they
 //! need the textures and the renderer, feature `io`).
 //!
-//! The interpenetration row is the seeds' extreme-pose condition "no intersection"
+//! The interpenetration row is the extreme-pose condition "no intersection"
 //! ([`mod@crate::metrics::interpenetration`]): crossing pairs of posed boundary edges (a layer's
 //! outline crossing itself, or two layers' outlines crossing where they did not overlap at
 //! rest) and the area covered more than once that was not at rest. Its [`Check::values`]
@@ -35,16 +35,16 @@ use std::collections::BTreeMap;
 /// Thresholds of the checks.
 #[derive(Debug, Clone)]
 pub struct LintOptions {
-    /// Bind-pose identity limit, scene units (default 1e-6, the seed's).
+    /// Bind-pose identity limit, scene units (default 1e-6).
     pub bind_tolerance: f64,
-    /// Normalization limit (default 1e-5, the seed's).
+    /// Normalization limit (default 1e-5).
     pub norm_tolerance: f64,
     /// L1 jump that counts as a discontinuity (default [`DEFAULT_JUMP_THRESHOLD`], 0.5).
     pub jump_threshold: f64,
     /// Largest acceptable area loss in an extreme pose, percent (default 10).
     pub max_area_loss_pct: f64,
     /// Largest acceptable interpenetrating area in an extreme pose, px² (default 0: the
-    /// seeds' "no intersection").
+    /// "no intersection").
     pub max_interpenetration_px2: f64,
     /// Largest acceptable opening between the vertices of a recorded seam joint in a probe
     /// or clip frame, px (default 1e-6).
@@ -99,7 +99,7 @@ pub struct Check {
     pub measured: String,
     /// The pass condition.
     pub condition: String,
-    /// The seed's "inspect first on failure" hint.
+    /// The "inspect first on failure" hint.
     pub inspect_first: String,
     /// The measured numbers by name, for machines (JSON key `values`, left out when empty);
     /// see the module docs for the rows that have them.
@@ -241,7 +241,7 @@ pub fn seam_checks(scene: &Scene, weights: &Weights, max_opening_px: f64) -> Res
 /// the join's mean).
 pub const SEAM_WEIGHT_TOLERANCE: f64 = 1e-12;
 
-/// One pose and scale of the seed's pixel-edge check as the renderer measured it (feature
+/// One pose and scale of the pixel-edge check as the renderer measured it (feature
 /// `io` renders; lint only tabulates): the fringe numbers S, F, G and the red check.
 #[derive(Debug, Clone, PartialEq)]
 pub struct PixelEdgeMeasure {
@@ -263,7 +263,7 @@ pub struct PixelEdgeMeasure {
     pub pass: bool,
 }
 
-/// The seed's pixel-edge check as lint rows, one per measured pose (rest and every probe) and
+/// The pixel-edge check as lint rows, one per measured pose (rest and every probe) and
 /// scale, for a scene with art, with the limits the renderer checked (`max_bias` on |S|,
 /// `max_gap` on G). The caller renders (the `render` module's `pixel_edge`, feature `io`:
 /// rotated 17 degrees with a sub-pixel offset, in the art's own alpha mode, 4 x 4 samples).

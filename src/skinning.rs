@@ -1,4 +1,4 @@
-//! Deforming a mesh with its weights: linear blend skinning (the seed's CPU reference loop).
+//! Deforming a mesh with its weights: linear blend skinning (the reference CPU loop).
 
 use crate::error::{Error, Result};
 use crate::skeleton::{Affine2, Pose, Skeleton};
@@ -6,7 +6,7 @@ use crate::weights::Weights;
 use nalgebra::{Isometry2, Point2};
 use rayon::prelude::*;
 
-/// Smallest weight sum the blend divides by (the seed's `epsilon`).
+/// Smallest weight sum the blend divides by (the reference loop's `epsilon`).
 pub const WEIGHT_SUM_EPSILON: f64 = 1e-12;
 
 /// Blends already-transformed positions `(weight, position)` **without** normalizing:
@@ -20,7 +20,7 @@ pub fn blend_raw(influences: &[(f64, Point2<f64>)]) -> Point2<f64> {
     out
 }
 
-/// Blends transformed positions as the seed's reference loop does: negative weights are
+/// Blends transformed positions as the reference loop does: negative weights are
 /// clamped to 0 and the sum is divided by `max(weight sum, epsilon)`.
 pub fn blend(influences: &[(f64, Point2<f64>)]) -> Point2<f64> {
     let mut out = Point2::origin();

@@ -166,12 +166,12 @@ impl Weights {
     }
 
     /// Keeps the `k` **largest** weights of every row and renormalizes: sort, then truncate,
-    /// then renormalize (the seed's rule). Ties keep the lower bone index.
+    /// then renormalize (sort before truncating). Ties keep the lower bone index.
     pub fn top_k(&self, k: usize) -> Weights {
         self.truncated(k, true)
     }
 
-    /// The seed's bug, kept for experiments: keeps the **first** `k` non-zero influences in
+    /// The truncation bug (the first `k`, not the largest), kept for experiments: keeps the **first** `k` non-zero influences in
     /// bone order, whatever their size, and renormalizes. Do not use for real export.
     pub fn first_k_then_normalize(&self, k: usize) -> Weights {
         self.truncated(k, false)

@@ -50,7 +50,7 @@ pub enum Curve {
     GodotEase(f64),
 }
 
-/// The easing presets the seeds name.
+/// The usual easing presets.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Easing {
     /// Quadratic ease in: `u²`.

@@ -2,7 +2,7 @@
 //! targets by adjusting their rotation offsets.
 //!
 //! - **One bone**: the bone's x axis is turned toward the target bone's world origin.
-//! - **Two bones** (parent, child; the seeds' two-bone pointer): the child's tip (the world
+//! - **Two bones** (parent, child; the two-bone pointer): the child's tip (the world
 //!   image of its rest tail) reaches the target when it can. With `a` the world distance
 //!   from the parent's origin to the child's origin, `b` from the child's origin to its tip
 //!   and `d` from the parent's origin to the target (clamped to `[|a - b|, a + b]`), the

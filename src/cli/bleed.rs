@@ -1,4 +1,4 @@
-//! `skinweights bleed`: the seeds' alpha repairs on a PNG (colour into the transparent
+//! `skinweights bleed`: the alpha repairs on a PNG (colour into the transparent
 //! texels, optionally premultiplied).
 
 use super::check_outputs;

@@ -1,4 +1,4 @@
-//! `skinweights lint`: the seed's table of checks, PASS/FAIL with the measured number.
+//! `skinweights lint`: the table of checks, PASS/FAIL with the measured number.
 
 use super::{load_weights_for, resolve_scene, spinner, BuiltinArgs};
 use clap::Args;

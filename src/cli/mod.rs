@@ -142,14 +142,14 @@ enum Command {
     ///
     /// Example: `skinweights bleed arm.png -o arm_bled.png --rings 4`
     Bleed(bleed::BleedArgs),
-    /// The seeds' interactive demo in the browser: pose any scene, switch solver and skinning,
+    /// The interactive demo in the browser: pose any scene, switch solver and skinning,
     /// read compare's metrics live (a server on 127.0.0.1; --html writes one shareable file).
     ///
     /// Examples: `skinweights view` (the two-bone bar, linear falloff, blend width 48, joint
     /// angle 55), `skinweights view arms-down --port 8080`,
     /// `skinweights view arms-down --html arms.html`
     View(view::ViewArgs),
-    /// Seam repairs for layered art (the crack at the elbow), in the seeds' order, and
+    /// Seam repairs for layered art (the crack at the elbow), in the production order, and
     /// seam-consistent weights.
     ///
     /// Steps (each prints what it changed): --merge-islands AREA (islands under AREA px^2 join
@@ -234,7 +234,7 @@ pub struct BuiltinArgs {
     #[arg(long)]
     pub vertices: Option<usize>,
     /// How far the forearm layer reaches under the upper arm in px (layered-elbow; default
-    /// 0: the contours touch exactly, the seeds' crack).
+    /// 0: the contours touch exactly, the crack at the elbow).
     #[arg(long, value_name = "PX")]
     pub overlap: Option<f64>,
 }

@@ -22,7 +22,7 @@ pub struct RepairArgs {
     /// only boundaries that already touch exactly.
     #[arg(long, value_name = "TOL")]
     weld: Option<f64>,
-    /// Step 2, inward overlap: extend each back layer PX (the seeds say 1-2) under the layer
+    /// Step 2, inward overlap: extend each back layer PX (1-2 is usual) under the layer
     /// in front along every welded seam; the outer silhouette does not move.
     #[arg(long, value_name = "PX")]
     overlap: Option<f64>,

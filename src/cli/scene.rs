@@ -19,7 +19,7 @@ const PAINTED: &[&str] = &["layered-elbow"];
 #[command(
     after_help = "Scenes: arms-down (the leakage scene, --gap), arms-touching (gap 0), \
 layered-arms (torso and arms as separate overlapping layers), layered-elbow (upper arm and \
-forearm as two separate textured layers touching at the elbow, the seeds' crack; --overlap PX \
+forearm as two separate textured layers touching at the elbow (the crack at the elbow); --overlap PX \
 puts the forearm that far under the upper arm; writes one PNG per layer next to the scene \
 file, SCENE_upper.png and SCENE_forearm.png for -o SCENE.json, transparent texels in --transparent), bar (the \
 candy-wrapper limb), figure (a full character)."

@@ -1,4 +1,4 @@
-//! Corrective shapes: the seeds' third remedy for linear blend skinning's collapse, "draw
+//! Corrective shapes: the third remedy for linear blend skinning's collapse, "draw
 //! the correct cross-section at a few key angles and interpolate between them".
 //!
 //! A [`Corrective`] belongs to one **joint**, named by its child bone: the joint angle is the

@@ -1,5 +1,5 @@
 //! Interpenetration: where a posed mesh covers the plane more than once although it did not
-//! at rest (the seeds' extreme-pose check: "the contour does not interpenetrate").
+//! at rest (the extreme-pose check: "the contour does not interpenetrate").
 //!
 //! **Layers.** Every triangle belongs to one layer (for a scene: the part of its corner drawn
 //! first, [`crate::seams::measure::triangle_layers`]; without art, the lowest part index).

@@ -293,7 +293,7 @@ pub fn area_change_pct(mesh: &Mesh, posed: &[Point2<f64>]) -> f64 {
 }
 
 /// Bind identity: the largest displacement when the full skinning path runs with the rest
-/// pose (the seed's check: below 1e-6).
+/// pose (the bind-identity check: below 1e-6).
 pub fn bind_identity_error(scene: &Scene, weights: &Weights) -> Result<f64> {
     let posed = posed_positions(scene, weights, &Pose::rest())?;
     Ok(posed
@@ -303,7 +303,7 @@ pub fn bind_identity_error(scene: &Scene, weights: &Weights) -> Result<f64> {
         .fold(0.0, f64::max))
 }
 
-/// Isolated discontinuities (the seed's neighbourhood-continuity check): vertices whose
+/// Isolated discontinuities (the neighbourhood-continuity check): vertices whose
 /// weight row differs from **every** neighbour's by more than `threshold` in L1 norm — a spike
 /// no neighbour shares, as left by a bad automatic radius or a hard-edge label. Returns the
 /// vertex indices.

@@ -1,4 +1,4 @@
-//! Alpha repairs from the seeds' repair order: alpha bleeding (dilation of colour into the
+//! Alpha repairs from the seam repair order: alpha bleeding (dilation of colour into the
 //! fully transparent texels) and premultiplication.
 
 use image::RgbaImage;

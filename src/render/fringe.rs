@@ -13,7 +13,7 @@
 //! coverage, so silhouette aliasing does not count):
 //!
 //! - **bias S** = mean of d over the band's channels: positive is a bright fringe, negative
-//!   a dark one (the seeds' "fixed-colour fringe").
+//!   a dark one (the "fixed-colour fringe").
 //! - **F** = max |d| and its 99th percentile (nearest rank) over the band's channels: how far
 //!   edge colours are off at worst. Band pixels where the drawn mesh overlaps itself (a fold
 //!   of the posed mesh, or one part over another; [`super::overlap_mask`], given to

@@ -6,14 +6,14 @@
 //!   layers blended 'over' in straight or premultiplied alpha), parallel over tiles.
 //! - [`clip`]: a clip frame by frame, as an animated PNG, a contact sheet or side by side.
 //! - [`texture`]: art images as textures, converted to the alpha mode sampled in.
-//! - [`alpha`]: the seeds' alpha repairs: bleeding and premultiplication.
+//! - [`alpha`]: the alpha repairs: bleeding and premultiplication.
 //! - [`mod@fringe`]: the fringe metric (triangulation matting over black and white against a
 //!   premultiplied 8 x 8 reference): bias S, F, gap G.
 //! - [`paint`]: painted layer images for model-only layered scenes (the built-in
 //!   `layered-elbow`).
 //! - [`seam_gaps`]: the fringe metric's gap G restricted to each seam of
 //!   [`crate::seams::measure`].
-//! - [`mod@pixel_edge`]: the seeds' pixel-edge check (probes over black, white and red at 1x, 2x
+//! - [`mod@pixel_edge`]: the pixel-edge check (probes over black, white and red at 1x, 2x
 //!   and 4x), used by `lint`.
 
 pub mod alpha;
@@ -52,7 +52,7 @@ use nalgebra::Point2;
 /// Which skinning poses the mesh before drawing.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum Skinning {
-    /// Linear blend skinning, the seed's CPU reference loop (the default).
+    /// Linear blend skinning, the reference CPU loop (the default).
     #[default]
     Lbs,
     /// 2D dual-quaternion skinning.

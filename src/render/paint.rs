@@ -22,7 +22,7 @@ use std::path::Path;
 /// Settings of [`paint_layers`].
 #[derive(Debug, Clone, PartialEq)]
 pub struct PaintOptions {
-    /// RGB of the fully transparent texels (default white, the seeds' "white dots").
+    /// RGB of the fully transparent texels (default white, the "white dots").
     pub transparent: [u8; 3],
     /// How far past its own contour a layer is painted where it lies over or against
     /// another layer, px (default 4).

@@ -1,4 +1,4 @@
-//! The seeds' pixel-edge check: "render over black, white and red at 1x, 2x and 4x; pass: no
+//! The pixel-edge check: "render over black, white and red at 1x, 2x and 4x; pass: no
 //! fixed-colour bright or dark fringe", measured with the fringe metric.
 
 use super::fringe::{fringe_excluding, Fringe, Matting};
@@ -91,7 +91,7 @@ pub fn matting_renders(
 /// Settings of [`pixel_edge`].
 #[derive(Debug, Clone)]
 pub struct PixelEdgeOptions {
-    /// Output scales (default 1, 2, 4: the seeds').
+    /// Output scales (default 1, 2, 4).
     pub scales: Vec<f64>,
     /// Rotation of the picture, degrees (default 17: a pixel-aligned render hides fringes).
     pub rotation_deg: f64,

@@ -55,7 +55,7 @@ pub struct BuiltinOptions {
     /// needs about 5000.
     pub vertices: usize,
     /// How far (px) the forearm layer of `layered-elbow` reaches under the upper arm
-    /// (default `None`: 0, the layers' contours touch exactly, the seeds' crack case;
+    /// (default `None`: 0, the layers' contours touch exactly, the crack at the elbow;
     /// accepted 0..=50). The other scenes reject any other value than 0.
     pub overlap: Option<f64>,
 }
@@ -473,7 +473,7 @@ fn layered_arms(g: f64) -> Spec {
 /// Bend angles (degrees) of the `layered-elbow` probes `bend_30` .. `bend_150`.
 pub const ELBOW_BENDS: [f64; 5] = [30.0, 60.0, 90.0, 120.0, 150.0];
 
-/// The seeds' crack: an arm along x drawn as two separate layers, upper arm [0, 100] x
+/// The crack at the elbow: an arm along x drawn as two separate layers, upper arm [0, 100] x
 /// [-20, 20] and a forearm tapering from half-width 20 at x = 100 to 16 at x = 200. The
 /// forearm starts at x = 100 - `overlap`, under the upper arm (0: the contours touch
 /// exactly along the elbow line x = 100). Bones upper (0,0)->(100,0) and forearm

@@ -236,7 +236,7 @@ impl Seams {
     }
 
     /// The largest opening in posed positions: the distance between members of a joint (the
-    /// crack the seeds measure at the elbow). Welds are not openings (an overlap that follows
+    /// crack at the elbow). Welds are not openings (an overlap that follows
     /// the layer under it is not a crack) and are left out.
     pub fn max_opening(&self, posed: &[Point2<f64>]) -> f64 {
         self.joints

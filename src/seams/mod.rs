@@ -1,6 +1,6 @@
-//! Seams between separately drawn layers (the seeds' crack at the elbow): where layers that
+//! Seams between separately drawn layers (the crack at the elbow at the elbow): where layers that
 //! should meet separate once a joint bends, how wide the opening gets, and the repairs in the
-//! seeds' production order (shared boundary vertices, a small inward overlap, alpha dilation,
+//! the production order (shared boundary vertices, a small inward overlap, alpha dilation,
 //! premultiplied alpha, seam-consistent weights with limited smoothing).
 //!
 //! - [`measure`]: finding the seams of a layered scene and measuring them in a pose.

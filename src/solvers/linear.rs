@@ -1,8 +1,8 @@
-//! **linear**: the seed's 1D falloff, generalized to a skeleton.
+//! **linear**: the 1D linear falloff, generalized to a skeleton.
 //!
 //! Each vertex belongs to its nearest bone `j` (bones tied within `tie_tolerance` share the
 //! vertex: their rows are averaged). Near a joint the weight is split linearly along the
-//! bone axis, exactly as the seed's `w_child = clamp((x - (pivot - r)) / (2r), 0, 1)`,
+//! bone axis, exactly as `w_child = clamp((x - (pivot - r)) / (2r), 0, 1)`,
 //! `w_parent = 1 - w_child`, with `x - pivot` the signed distance along the child's axis from
 //! the child's head:
 //! - with `j`'s parent across `j`'s own head (any vertex nearest to `j`);
@@ -149,7 +149,7 @@ impl Axis {
             dir: (len > 0.0).then(|| d / len),
         }
     }
-    /// The seed's child weight at `p` for a joint at this bone's head.
+    /// The linear falloff's child weight at `p` for a joint at this bone's head.
     fn child_share(&self, p: &Point2<f64>, r: f64) -> Option<f64> {
         self.dir
             .map(|u| (((p - self.head).dot(&u) + r) / (2.0 * r)).clamp(0.0, 1.0))

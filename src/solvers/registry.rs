@@ -16,7 +16,7 @@ use crate::error::Result;
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum Role {
-    /// One of the seeds' baselines (closed-form falloffs, diffusion and their masked forms):
+    /// One of the baselines (closed-form falloffs, diffusion and their masked forms):
     /// the set the sweeps in `experiments/` measure.
     Baseline,
     /// The optimum reference: slow, the yardstick the recommended solver is measured against.

@@ -101,7 +101,7 @@ type SceneKey = (String, Option<usize>);
 pub struct Viewer {
     /// The command line's scene: its name, and its vertex count when it is a built-in.
     startup: SceneKey,
-    /// Whether the command line named no scene (the seeds' demo state applies).
+    /// Whether the command line named no scene (the two-bone demo state applies).
     seeds: bool,
     scenes: Mutex<Vec<(SceneKey, Arc<Scene>)>>,
     weights: Mutex<Vec<(String, Arc<Solved>)>>,
@@ -123,7 +123,7 @@ pub fn parse_request(body: &[u8]) -> Result<ViewRequest> {
 
 impl Viewer {
     /// A viewer serving `scene` first. `seeds`: the command line named no scene, so the page
-    /// opens on the seeds' demo. `builtin_vertices` is the vertex count of built-in scenes
+    /// opens on the two-bone demo. `builtin_vertices` is the vertex count of built-in scenes
     /// (the command line's `--vertices`).
     pub fn new(scene: Scene, seeds: bool, builtin_vertices: usize) -> Result<Self> {
         check_size(&scene)?;
@@ -376,7 +376,7 @@ impl Viewer {
     }
 }
 
-/// The page's initial state (what Reset returns to): the seeds' demo (`seeds`: the two-bone
+/// The page's initial state (what Reset returns to): the two-bone demo (`seeds`: the two-bone
 /// bar, linear falloff, blend width 48, joint angle 55, parent blue / child red, point grid),
 /// else the recommended solver ([`skinweights::solvers::RECOMMENDED_SOLVER`]) at the scene's first probe pose, its textured art when it has some, bones
 /// coloured by weight otherwise. `vertices`: the
@@ -852,7 +852,7 @@ mod tests {
             assert!(p.iter().all(|q| q.x.is_finite() && q.y.is_finite()));
             at_bend.push(area_change_pct(scene.mesh(), &p));
         }
-        // LBS loses the most area at a 120-degree bend; DQS and helpers less (the seed's
+        // LBS loses the most area at a 120-degree bend; DQS and helpers less (the
         // candy-wrapper).
         assert!(
             at_bend[0] < at_bend[1] && at_bend[0] < at_bend[2],

@@ -1,4 +1,4 @@
-//! `skinweights view`: the seeds' interactive demo for any scene and solver, in the browser.
+//! `skinweights view`: the interactive demo for any scene and solver, in the browser.
 //!
 //! A loopback HTTP server ([`server`]) answers the page's requests with the library
 //! ([`api`]); the page (`page.html`, `view.js`, `view.css`, embedded with `include_str!`, no
@@ -28,7 +28,7 @@ const PAGE: &str = include_str!("page.html");
 const SCRIPT: &str = include_str!("view.js");
 const STYLE: &str = include_str!("view.css");
 
-/// The seeds' demo: the two-bone bar, linear falloff, blend width 48, joint angle 55.
+/// The two-bone demo: the two-bone bar, linear falloff, blend width 48, joint angle 55.
 const SEEDS_SCENE: &str = "bar";
 
 /// Solvers precomputed into an `--html` file by default: every entry of the registry.
@@ -42,7 +42,7 @@ fn html_solvers() -> Vec<String> {
 /// Arguments of `view`.
 #[derive(Args)]
 pub struct ViewArgs {
-    /// Scene file (JSON) or built-in name (default: the seeds' two-bone bar, linear falloff,
+    /// Scene file (JSON) or built-in name (default: the two-bone bar, linear falloff,
     /// blend width 48, joint angle 55).
     scene: Option<String>,
     #[command(flatten)]

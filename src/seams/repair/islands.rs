@@ -1,4 +1,4 @@
-//! Tiny components (the seeds' Asset Lab): mesh islands under an area threshold join the
+//! Tiny components (the asset lab's repair): mesh islands under an area threshold join the
 //! neighbour with the closest colour, and holes under it are closed.
 
 use super::layers::check_amount;

@@ -1,6 +1,6 @@
-//! Seam repairs, in the seeds' order; each returns the repaired value and what it changed.
+//! Seam repairs, in the production order; each returns the repaired value and what it changed.
 //!
-//! The seeds' production order for separately drawn layers that crack at a joint:
+//! The production order for separately drawn layers that crack at a joint:
 //!
 //! 1. shared boundary vertices: [`weld_seams`] (layer boundaries that meet get the same seam
 //!    vertices at bit-identical positions, T-junctions resolved);
@@ -81,10 +81,10 @@ use crate::weights::Weights;
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct RepairOptions {
     /// Weld layer boundaries that meet within this distance, px (default `None`: no weld;
-    /// the seeds' "shared boundary vertices"). See [`weld_seams`].
+    /// "shared boundary vertices"). See [`weld_seams`].
     pub weld: Option<f64>,
     /// Extend back layers this far under the front layers along welded seams, px (default
-    /// `None`: no overlap; the seeds suggest 1 to 2). Without `weld`, [`repair`] first welds
+    /// `None`: no overlap; 1 to 2 is usual). Without `weld`, [`repair`] first welds
     /// with tolerance 0 (boundaries that already touch exactly). See [`inward_overlap`].
     pub overlap: Option<f64>,
     /// Merge islands and close holes smaller than this area, px^2 (default `None`: off).
@@ -119,7 +119,7 @@ pub struct RepairReport {
     pub overlap: Option<OverlapReport>,
 }
 
-/// Runs the scene repairs `options` asks for, in the seeds' order: tiny components, shared
+/// Runs the scene repairs `options` asks for, in the production order: tiny components, shared
 /// boundary (weld), inward overlap. Errors are those of the steps (bad amounts name the
 /// option; a scene with fewer than two layers cannot be welded or overlapped).
 pub fn repair(scene: &Scene, options: &RepairOptions) -> Result<(Scene, RepairReport)> {

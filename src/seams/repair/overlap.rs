@@ -1,4 +1,4 @@
-//! Inward overlap (the seeds' second repair): a layer extends a pixel or two under the layer
+//! Inward overlap (the second repair): a layer extends a pixel or two under the layer
 //! in front of it along their welded seam, so a sub-pixel opening shows the layer behind
 //! instead of the background.
 

@@ -1,4 +1,4 @@
-//! Limited smoothing of weights near seams (the seeds' fifth repair): a few Laplacian steps in
+//! Limited smoothing of weights near seams (the fifth repair): a few Laplacian steps in
 //! a band around the welded seams, on the layers joined at their seams, leaving the outer
 //! silhouette's vertices bit for bit as they were.
 

@@ -3,7 +3,7 @@
 //! position get the same weights and linear blend skinning moves them together.
 //!
 //! Solving each layer alone (the scene as drawn: separate components) gives the two sides of
-//! a seam different weights, one of the seeds' four causes of the crack at the elbow.
+//! a seam different weights, one of the four causes of the crack at the elbow.
 
 use super::layers::{Layers, TriangleLocator};
 use super::overlap_weights::OverlapWeightsReport;

@@ -1,4 +1,4 @@
-//! Shared boundary (the seeds' first repair): boundaries of different layers that meet are
+//! Shared boundary (the first repair): boundaries of different layers that meet are
 //! welded so both sides have the same seam vertices at the same positions.
 //!
 //! A scene has one texture coordinate per vertex and layers may sample different images, so

@@ -305,6 +305,49 @@ pub fn run(
     Ok(summary)
 }
 
+/// What [`run_item`] did with one candidate.
+#[derive(Debug, Clone)]
+pub struct ItemOutcome {
+    /// The item's rows, one per solver (none when `skipped`).
+    pub rows: Vec<Row>,
+    /// Rows taken from done records.
+    pub reused: usize,
+    /// A file found by a walk or a glob that is no item: passed over.
+    pub skipped: bool,
+    /// Summed `seconds` of the rows computed (not reused).
+    pub computed_seconds: f64,
+}
+
+/// One candidate through every solver exactly as [`run`] takes it (the same outputs, done
+/// records and rows), on a rayon pool of `threads` threads (0: the global pool), without
+/// the batch's report: no `report.*` file is written and no temporary file is removed, so
+/// several processes may run different items into one output folder at the same time. A
+/// [`run`] over every item afterwards reuses their records and writes the report; the
+/// Python module's Dask back end runs one task of this per item.
+pub fn run_item(
+    candidate: &Candidate,
+    options: &BatchOptions,
+    threads: usize,
+) -> Result<ItemOutcome> {
+    options.check()?;
+    let records = options.out.join(".batch");
+    std::fs::create_dir_all(&records).map_err(|e| Error::io(&records, e))?;
+    let work = || process(candidate, options);
+    let done = match threads {
+        0 => work(),
+        n => match rayon::ThreadPoolBuilder::new().num_threads(n).build() {
+            Ok(pool) => pool.install(work),
+            Err(_) => work(),
+        },
+    };
+    Ok(ItemOutcome {
+        rows: done.rows,
+        reused: done.reused,
+        skipped: done.skipped,
+        computed_seconds: done.computed_seconds,
+    })
+}
+
 /// Removes the temporary files of writes a killed run left (`.NAME.partial-PID-N`).
 fn remove_partials(dir: &Path) {
     let Ok(entries) = std::fs::read_dir(dir) else {

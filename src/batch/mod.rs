@@ -27,6 +27,11 @@
 //! **Report.** Rows are appended to `OUT/report.running.csv` as they finish; at the end
 //! `OUT/report.csv` and `OUT/report.json` hold every row sorted by input then solver, and the
 //! running file is removed.
+//!
+//! **Elsewhere.** [`run_item`] takes one candidate as [`run`] does, without the report, so
+//! that items can run in other processes or machines sharing `OUT` (the Python module's Dask
+//! back end); a [`run`] over all of them afterwards reuses their records and writes the
+//! report.
 
 mod inputs;
 mod key;

@@ -10,9 +10,11 @@ venv="$here/.venv"
 if [ ! -x "$venv/bin/python" ]; then
     "$py" -m venv "$venv"
 fi
-# Pinned below the next major so a rerun does not pull a breaking release.
+# Pinned below the next major so a rerun does not pull a breaking release. Dask (calendar
+# versions) for the distributed back end of skinweights.batch, which the tests run on a
+# LocalCluster of 2 worker processes.
 "$venv/bin/python" -m pip install --quiet --disable-pip-version-check \
-    "maturin>=1.5,<2" "numpy>=1.21" "pytest>=7"
+    "maturin>=1.5,<2" "numpy>=1.21" "pytest>=7" "dask[distributed]>=2024,<2027"
 rm -rf "$here/dist"
 # The CLI the tests compare against: the main crate's release binary.
 (cd "$here/.." && cargo build --release --quiet --bin skinweights)

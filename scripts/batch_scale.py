@@ -10,6 +10,14 @@ Builds WORK/items/ once (deterministic: a seeded generator), writes one manifest
 rows failed, wall time, items/s, the summed row time, wall / summed (the parallel speed-up's
 inverse; 1/cores is ideal) and the peak resident memory. Standard library only (the PNGs are
 written with zlib).
+
+    python/.venv/bin/python scripts/batch_scale.py --items 100 --dask 2
+
+also runs each size through the Python module's Dask back end (`skinweights.batch(...,
+backend="dask")`) on a `LocalCluster` of N worker processes with 1 thread each, started
+before the clock: wall time from submitting to the written report, and the peak of the
+summed resident memory of the client and every worker process (sampled every 50 ms with
+psutil, which dask.distributed installs). Needs the wheel and dask in that interpreter.
 """
 
 import argparse
@@ -136,6 +144,51 @@ def peak_kb(stderr):
     return int(m.group(1)) if m else None
 
 
+def run_dask(manifest, out, n, workers, vertices):
+    """One size through skinweights.batch(backend="dask") on a fresh LocalCluster."""
+    import threading
+    import time
+
+    import psutil
+    from distributed import Client, LocalCluster
+
+    import skinweights as sw
+
+    shutil.rmtree(out, ignore_errors=True)
+    with LocalCluster(n_workers=workers, processes=True, threads_per_worker=1,
+                      dashboard_address=None) as cluster, Client(cluster) as client:
+        me = psutil.Process()
+        peak = [0]
+        stop = threading.Event()
+
+        def sample():
+            while not stop.is_set():
+                total = 0
+                for p in [me] + me.children(recursive=True):
+                    try:
+                        total += p.memory_info().rss
+                    except psutil.Error:
+                        pass
+                peak[0] = max(peak[0], total)
+                time.sleep(0.05)
+
+        t = threading.Thread(target=sample, daemon=True)
+        t.start()
+        start = time.perf_counter()
+        rows = sw.batch(manifest, out, backend="dask", client=client, vertices=vertices, fresh=True)
+        wall = time.perf_counter() - start
+        stop.set()
+        t.join()
+    summed = sum(r["seconds"] for r in rows)
+    return {
+        "backend": f"dask LocalCluster {workers} workers x 1 thread", "items": n, "rows": len(rows),
+        "failed": rows.summary["failed"], "computed_on_client": rows.summary["computed_on_client"],
+        "wall_s": round(wall, 2), "items_per_s": round(n / wall, 2), "summed_row_s": round(summed, 2),
+        "wall_over_summed": round(wall / summed, 3),
+        "peak_rss_mb_client_and_workers": round(peak[0] / 2**20, 1),
+    }
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--items", type=int, nargs="+", default=[1000, 100])
@@ -143,6 +196,8 @@ def main():
     ap.add_argument("--bin", default=os.path.join(ROOT, "target/release/skinweights"))
     ap.add_argument("--vertices", default="2000", help="sprite mesh size")
     ap.add_argument("--rebuild", action="store_true")
+    ap.add_argument("--dask", type=int, metavar="N", default=0,
+                    help="also run each size on a Dask LocalCluster of N worker processes")
     args = ap.parse_args()
     os.makedirs(args.work, exist_ok=True)
     list_path = os.path.join(args.work, "all.txt")
@@ -174,6 +229,9 @@ def main():
         })
         print(json.dumps(results[-1]), flush=True)
         print("  " + summary, flush=True)
+        if args.dask:
+            print(json.dumps(run_dask(manifest, os.path.join(args.work, f"out-dask-{n}"), n,
+                                      args.dask, int(args.vertices))), flush=True)
     if len(results) >= 2:
         a, b = results[0], results[-1]
         print(f"peak memory {a['items']} items / {b['items']} items: "

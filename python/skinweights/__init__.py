@@ -9,6 +9,13 @@ plus its scene and weights file loaders::
     m = sw.evaluate(s.vertices, s.triangles, s.bones, w, s.probe("lift_l"), parts=s.parts)
     print(m["drag_max_pct"])
 
+Batches of files (rigs, sprites, scene files) go through :func:`batch`, the library's
+``skinweights batch``: the same outputs and report, on this machine or on a Dask cluster
+(``backend="dask"``, see :mod:`skinweights.distributed`)::
+
+    rows = sw.batch(["characters/"], "weights", solvers=["best", "heat"])
+    print(rows.summary["failed"], rows[0]["weights"])
+
 Errors from bad input or a failed solve raise :class:`SkinweightsError` (a ``ValueError``)
 with the message naming the vertex, triangle, bone or field; wrong Python types or array
 dtypes raise ``TypeError``.
@@ -29,16 +36,20 @@ from ._native import (
     measure_drag,
     solve,
 )
+from ._batch import BatchReport, batch, expand_inputs
 
 __all__ = [
     "BUILTIN_SCENES",
+    "BatchReport",
     "DEFAULT_SOLVER",
     "SOLVER_NAMES",
     "Scene",
     "SkinweightsError",
     "__version__",
+    "batch",
     "builtin_scene",
     "evaluate",
+    "expand_inputs",
     "lbs",
     "load_scene",
     "load_weights",

@@ -1,7 +1,7 @@
 """Type stubs of the compiled module (re-exported by ``skinweights``)."""
 
 from os import PathLike
-from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple, TypedDict, Union
+from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple, TypedDict, Union
 
 import numpy as np
 import numpy.typing as npt
@@ -137,3 +137,97 @@ def load_weights(path: _Path) -> Tuple[npt.NDArray[np.float64], WeightsInfo]:
 
 def builtin_scene(name: str, vertices: int = 10000, gap: Optional[float] = None) -> Scene:
     """Generates a built-in scene (arms-down, arms-touching, layered-arms, bar, figure, ...)."""
+
+# ---- batches (docs/batch.md); skinweights.batch wraps these ----
+
+class ReportRow(TypedDict):
+    """One row of report.json / report.csv: an item and a solver."""
+
+    input: str
+    kind: str
+    solver: str
+    status: str
+    error: str
+    error_kind: str
+    weights: str
+    scene: str
+    export: str
+    seconds: float
+    vertices: Optional[int]
+    triangles: Optional[int]
+    bones: Optional[int]
+    warnings: int
+    lint: str
+    lint_failed: str
+    artist_meshes: Optional[int]
+    artist_agreement_pct: Optional[float]
+    artist_weight_distance: Optional[float]
+    artist_one_bone_mean_pct: Optional[float]
+    artist_one_bone_p95_pct: Optional[float]
+    key: str
+
+class Candidate(TypedDict):
+    input: str
+    path: str
+    explicit: bool
+    error: Optional[str]
+    error_kind: Optional[str]
+
+class ItemResult(TypedDict):
+    rows: List[ReportRow]
+    reused: int
+    skipped: bool
+    computed_seconds: float
+
+_Options = Optional[Mapping[str, Union[str, float, int, bool]]]
+
+def batch(
+    items: List[str],
+    out: _Path,
+    solvers: Optional[List[str]] = None,
+    options: _Options = None,
+    max_influences: Optional[int] = None,
+    export: bool = False,
+    lint: str = "geometry",
+    reference: Optional[str] = None,
+    vertices: int = 10000,
+    skin: str = "all",
+    jobs: Optional[int] = None,
+    fresh: bool = False,
+    progress: Optional[Callable[[int, int, int], Any]] = None,
+) -> Tuple[List[ReportRow], Dict[str, Any]]:
+    """The CLI's ``skinweights batch``: (rows, summary). Runs with the GIL released."""
+
+def expand_inputs(items: List[str], out: _Path) -> List[Candidate]:
+    """The files a batch of ``items`` looks at (folders walked, globs and manifests expanded)."""
+
+def batch_item(
+    input: str,
+    path: _Path,
+    explicit: bool,
+    out: _Path,
+    solvers: Optional[List[str]] = None,
+    options: _Options = None,
+    max_influences: Optional[int] = None,
+    export: bool = False,
+    lint: str = "geometry",
+    reference: Optional[str] = None,
+    vertices: int = 10000,
+    skin: str = "all",
+    fresh: bool = False,
+    threads: int = 1,
+) -> ItemResult:
+    """One file of a batch through every solver (outputs and done records, no report): a Dask task."""
+
+def check_batch_options(
+    solvers: Optional[List[str]] = None,
+    options: _Options = None,
+    max_influences: Optional[int] = None,
+    export: bool = False,
+    lint: str = "geometry",
+    reference: Optional[str] = None,
+    vertices: int = 10000,
+    skin: str = "all",
+    fresh: bool = False,
+) -> None:
+    """Raises SkinweightsError for options a batch refuses (unknown solver, bad option, ...)."""

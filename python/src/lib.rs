@@ -1,10 +1,11 @@
 //! The `skinweights` Python module (PyO3, stable ABI): the crate's solvers, metrics and LBS
-//! with NumPy arrays in and out, and its scene / weights file loaders.
+//! with NumPy arrays in and out, its scene / weights file loaders, and batches (`batch.rs`).
 //!
 //! Errors of the crate become `skinweights.SkinweightsError` (a `ValueError`) carrying the
 //! crate's message; wrong Python types become `TypeError`. Solves and scene generation run
 //! with the interpreter detached (the GIL released), so other Python threads keep running.
 
+mod batch;
 mod convert;
 mod scene;
 
@@ -272,5 +273,9 @@ fn native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(load_scene, m)?)?;
     m.add_function(wrap_pyfunction!(load_weights, m)?)?;
     m.add_function(wrap_pyfunction!(builtin_scene, m)?)?;
+    m.add_function(wrap_pyfunction!(batch::batch, m)?)?;
+    m.add_function(wrap_pyfunction!(batch::expand_inputs, m)?)?;
+    m.add_function(wrap_pyfunction!(batch::batch_item, m)?)?;
+    m.add_function(wrap_pyfunction!(batch::check_batch_options, m)?)?;
     Ok(())
 }

@@ -27,6 +27,11 @@
 //! **Report.** Rows are appended to `OUT/report.running.csv` as they finish; at the end
 //! `OUT/report.csv` and `OUT/report.json` hold every row sorted by input then solver, and the
 //! running file is removed.
+//!
+//! **Elsewhere.** [`run_item`] takes one candidate as [`run`] does, without the report, so
+//! that items can run in other processes or machines sharing `OUT` (the Python module's Dask
+//! back end); a [`run`] over all of them afterwards reuses their records and writes the
+//! report.
 
 mod inputs;
 mod key;
@@ -303,6 +308,49 @@ pub fn run(
     let _ = std::fs::remove_file(&running_path);
     summary.wall_seconds = started.elapsed().as_secs_f64();
     Ok(summary)
+}
+
+/// What [`run_item`] did with one candidate.
+#[derive(Debug, Clone)]
+pub struct ItemOutcome {
+    /// The item's rows, one per solver (none when `skipped`).
+    pub rows: Vec<Row>,
+    /// Rows taken from done records.
+    pub reused: usize,
+    /// A file found by a walk or a glob that is no item: passed over.
+    pub skipped: bool,
+    /// Summed `seconds` of the rows computed (not reused).
+    pub computed_seconds: f64,
+}
+
+/// One candidate through every solver exactly as [`run`] takes it (the same outputs, done
+/// records and rows), on a rayon pool of `threads` threads (0: the global pool), without
+/// the batch's report: no `report.*` file is written and no temporary file is removed, so
+/// several processes may run different items into one output folder at the same time. A
+/// [`run`] over every item afterwards reuses their records and writes the report; the
+/// Python module's Dask back end runs one task of this per item.
+pub fn run_item(
+    candidate: &Candidate,
+    options: &BatchOptions,
+    threads: usize,
+) -> Result<ItemOutcome> {
+    options.check()?;
+    let records = options.out.join(".batch");
+    std::fs::create_dir_all(&records).map_err(|e| Error::io(&records, e))?;
+    let work = || process(candidate, options);
+    let done = match threads {
+        0 => work(),
+        n => match rayon::ThreadPoolBuilder::new().num_threads(n).build() {
+            Ok(pool) => pool.install(work),
+            Err(_) => work(),
+        },
+    };
+    Ok(ItemOutcome {
+        rows: done.rows,
+        reused: done.reused,
+        skipped: done.skipped,
+        computed_seconds: done.computed_seconds,
+    })
 }
 
 /// Removes the temporary files of writes a killed run left (`.NAME.partial-PID-N`).

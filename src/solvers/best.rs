@@ -161,9 +161,9 @@ pub struct BestOptions {
     /// An artist's mesh (under [`ARTIST_MESH`] vertices) is solved on a uniformly subdivided
     /// copy with at least this many vertices and read back at its own vertices
     /// ([`super::refine::Refined`]; key `coarse_refine`, `N` or `none`). Off by default:
-    /// over 20 artists' rigs, left out one at a time, 2000 adds 0.7 points of agreement
+    /// over 20 artists' rigs, left out one at a time, 2000 adds 1.2 points of agreement
     /// and takes 0.3 and 0.1 off the one-bone and clip deviations (% of the diagonal), at
-    /// 27x the time (docs/benchmark.md, "The recipe on artists' meshes").
+    /// 35-47x heat's time (docs/benchmark.md, "The recipe on artists' meshes").
     ///
     /// Default: [`BestOptions::DEFAULT_COARSE_REFINE`] (none).
     pub coarse_refine: Option<usize>,

@@ -233,3 +233,49 @@ pub(crate) fn write_record(path: &Path, row: &Row) -> Result<()> {
     })?;
     crate::io::write_atomic(path, text)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A resumed row must print as the computed one did: every float read back from a done
+    /// record is the float written, including ones whose shortest form has 17 digits (which a
+    /// plain decimal parse can miss by one ulp).
+    #[test]
+    fn records_keep_every_float_exactly() {
+        let dir = std::env::temp_dir().join(format!("sw-record-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("r.json");
+        // The value a CI run lost: 0.00048552999999999997 came back as 0.00048553.
+        let mut row = Row::new("in.json", "best");
+        row.seconds = f64::from_bits(0x3f3f_d1d7_78a2_5326);
+        write_record(&path, &row).unwrap();
+        assert_eq!(
+            read_record(&path).unwrap().seconds.to_bits(),
+            row.seconds.to_bits()
+        );
+        let mut state = 0x9e37_79b9_7f4a_7c15_u64;
+        for _ in 0..2000 {
+            state = state
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            let nanos = state >> 40;
+            let mut row = Row::new("in.json", "best");
+            // How `Instant::elapsed().as_secs_f64()` builds the float: not the nearest one.
+            let load = std::time::Duration::from_nanos(nanos >> 3).as_secs_f64();
+            row.seconds = load + std::time::Duration::from_nanos(nanos).as_secs_f64();
+            row.artist_agreement_pct =
+                Some(f64::from_bits(0x4054_0000_0000_0000 ^ (state & 0xfff_ffff)));
+            write_record(&path, &row).unwrap();
+            let back = read_record(&path).unwrap();
+            assert_eq!(
+                back.seconds.to_bits(),
+                row.seconds.to_bits(),
+                "{}",
+                row.seconds
+            );
+            assert_eq!(csv_line(&back), csv_line(&row));
+        }
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+}

@@ -16,8 +16,9 @@ use skinweights::io::dragonbones::{load_dragonbones, Atlas};
 use skinweights::io::{sprite_scene, BonesFile, Sprite, SpriteOptions, TraceOptions};
 use skinweights::mesh::MeshingOptions;
 use skinweights::render::{
-    bleed, matting_renders, pixel_edge, posed_vertices, render, render_16, Drawing, Frame, Fringe,
-    PixelEdgeOptions, RenderOptions, Skinning, Texture, View, PIXEL_EDGE_SAMPLES,
+    bleed, matting_renders, pixel_edge, posed_vertices, render, render_16, render_16_over,
+    render_over, Drawing, Frame, Fringe, PixelEdgeOptions, RenderOptions, Skinning, Texture, View,
+    PIXEL_EDGE_SAMPLES,
 };
 use skinweights::scene::AlphaMode;
 use skinweights::{Pose, Scene, Weights};
@@ -350,6 +351,58 @@ fn the_16_bit_reference_is_the_8_bit_render_without_its_rounding() {
     }
     // Edge pixels hold levels between the 8-bit ones.
     assert!(between > 100, "{between} channels between 8-bit levels");
+}
+
+/// One pass over several backgrounds draws, for each, the picture a pass over that background
+/// alone draws, byte for byte: the pixel-edge check's five renders come from two passes.
+#[test]
+fn renders_over_several_backgrounds_equal_one_render_each() {
+    for (seed, alpha) in [(5, AlphaMode::Straight), (6, AlphaMode::Premultiplied)] {
+        let (image, bones) = synthetic_sprite(seed, [255, 255, 255]);
+        let (scene, weights) = sprite_case(&image, bones, 400);
+        let textures = vec![Texture::new("limb", image, AlphaMode::Straight)];
+        let positions = match scene.probes().first() {
+            Some(p) => posed_vertices(&scene, &weights, &p.pose, Skinning::Lbs).unwrap(),
+            None => scene.mesh().vertices().to_vec(),
+        };
+        let drawing = Drawing {
+            mesh: scene.mesh(),
+            positions: &positions,
+            art: scene.art(),
+            textures: &textures,
+        };
+        let view = View {
+            scale: 3.0,
+            rotation_deg: 23.0,
+            offset: Vector2::new(0.11, 0.53),
+        };
+        let frame = Frame::fit(&positions, &view, 2.0).unwrap();
+        let backgrounds = [[0, 0, 0], [255, 255, 255], [255, 0, 0]];
+        for samples in [1, 4] {
+            let options = RenderOptions {
+                samples,
+                ..RenderOptions::default()
+            }
+            .with_alpha(alpha);
+            let together = render_over(&drawing, &frame, &options, backgrounds).unwrap();
+            let wide = render_16_over(&drawing, &frame, &options, backgrounds).unwrap();
+            for (k, background) in backgrounds.into_iter().enumerate() {
+                let alone = RenderOptions {
+                    background,
+                    ..options
+                };
+                let one = render(&drawing, &frame, &alone).unwrap();
+                assert!(
+                    one.as_raw() == together[k].as_raw(),
+                    "background {background:?}"
+                );
+                let one_16 = render_16(&drawing, &frame, &alone).unwrap();
+                assert!(one_16.as_raw() == wide[k].as_raw(), "16-bit {background:?}");
+            }
+            // Not one picture three times: the backgrounds show at the edges.
+            assert_ne!(together[0].as_raw(), together[1].as_raw());
+        }
+    }
 }
 
 /// Which texels of an atlas image lie in a region (0), in the one-texel ring around one (1),

@@ -36,8 +36,8 @@ pub use pixel_edge::{
     PIXEL_EDGE_SAMPLES, REFERENCE_SAMPLES,
 };
 pub use raster::{
-    render, render_16, Drawing, Frame, RenderOptions, Rgb16Image, View, MAX_RENDER_PIXELS,
-    MAX_RENDER_SIDE, SAMPLE_COUNTS,
+    render, render_16, render_16_over, render_over, Drawing, Frame, RenderOptions, Rgb16Image,
+    View, MAX_RENDER_PIXELS, MAX_RENDER_SIDE, SAMPLE_COUNTS,
 };
 pub use seam_gaps::{seam_pixel_gaps, seam_pixel_gaps_in_art, SeamPixelGap, OPAQUE_ALPHA};
 pub use texture::{check_uvs, vertex_colours, Texture};

@@ -3,7 +3,7 @@
 
 use super::fringe::{fringe_excluding, Fringe, Matting};
 use super::overlap::overlap_mask;
-use super::raster::{render, render_16, Drawing, Frame, RenderOptions, Rgb16Image, View};
+use super::raster::{render_16_over, render_over, Drawing, Frame, RenderOptions, Rgb16Image, View};
 use super::texture::Texture;
 use super::{posed_vertices, Skinning};
 use crate::error::{Error, Result};
@@ -66,24 +66,25 @@ pub fn matting_renders(
     frame: &Frame,
     options: &RenderOptions,
 ) -> Result<MattingRenders> {
-    let with = |background: [u8; 3]| RenderOptions {
-        background,
-        ..*options
-    };
-    let reference = |background: [u8; 3]| {
-        RenderOptions {
-            samples: REFERENCE_SAMPLES,
-            background,
-            ..RenderOptions::default()
-        }
-        .with_alpha(AlphaMode::Premultiplied)
-    };
+    let [black, white, red] = render_over(
+        drawing,
+        frame,
+        options,
+        [[0, 0, 0], [255, 255, 255], [255, 0, 0]],
+    )?;
+    let reference = RenderOptions {
+        samples: REFERENCE_SAMPLES,
+        ..RenderOptions::default()
+    }
+    .with_alpha(AlphaMode::Premultiplied);
+    let [ref_black, ref_white] =
+        render_16_over(drawing, frame, &reference, [[0, 0, 0], [255, 255, 255]])?;
     Ok(MattingRenders {
-        black: render(drawing, frame, &with([0, 0, 0]))?,
-        white: render(drawing, frame, &with([255, 255, 255]))?,
-        red: render(drawing, frame, &with([255, 0, 0]))?,
-        ref_black: render_16(drawing, frame, &reference([0, 0, 0]))?,
-        ref_white: render_16(drawing, frame, &reference([255, 255, 255]))?,
+        black,
+        white,
+        red,
+        ref_black,
+        ref_white,
         overlap: overlap_mask(drawing.mesh, drawing.positions, frame),
     })
 }

@@ -107,6 +107,14 @@ pub struct Check {
     pub values: BTreeMap<String, f64>,
 }
 
+impl Check {
+    /// Whether the check could not be run ([`not_measured`]): shown as `SKIP`, not a
+    /// failure.
+    pub fn measured_nothing(&self) -> bool {
+        self.measured.starts_with(NOT_MEASURED)
+    }
+}
+
 /// Runs every check; one extreme-pose check per probe of the scene.
 pub fn lint(scene: &Scene, weights: &Weights, options: &LintOptions) -> Result<Vec<Check>> {
     options.check()?;
@@ -285,6 +293,23 @@ pub fn pixel_edge_checks(rows: &[PixelEdgeMeasure], max_bias: f64, max_gap: f64)
             values: BTreeMap::new(),
         })
         .collect()
+}
+
+/// What a check that could not be measured says it measured: [`not_measured`]'s rows start
+/// with it, and [`Check::measured_nothing`] looks for it.
+pub const NOT_MEASURED: &str = "not measured: ";
+
+/// A row for a check that could not be run (`why`, e.g. a render over the size limits): it
+/// neither passes nor fails the lint ([`Check::measured_nothing`]; counted as passing).
+pub fn not_measured(check: &str, why: &str) -> Check {
+    Check {
+        check: check.to_string(),
+        pass: true,
+        measured: format!("{NOT_MEASURED}{why}"),
+        condition: "-".into(),
+        inspect_first: String::new(),
+        values: BTreeMap::new(),
+    }
 }
 
 /// The interpenetration row of one pose (a probe or a clip frame, named `pose`): pass when no

@@ -831,3 +831,34 @@ fn commands_on_a_rig_without_probes_measure_its_clips_against_the_artist() {
     assert!(o.status.success(), "{}", text(&o));
     assert!(d.join("owl.png").is_file());
 }
+
+/// `lint` on imported Spine rigs: the pixel-edge check is drawn at 1, 2 and 4 pixels per
+/// texel of the atlas (packed at half size, so half a pixel per scene unit at 1x), and a
+/// scale whose frame is over the renderer's limits (the 7200-unit-wide tank at 4x) is a
+/// `SKIP` row, not an error: the other rows are still measured and the exit code still
+/// separates the weights (1) from the art (4).
+#[test]
+fn lint_draws_spine_art_per_texel_and_skips_a_scale_too_large_to_render() {
+    let d = tmp();
+    for (rig, json) in [("owl", "owl-pro.json"), ("tank", "tank-pro.json")] {
+        let scene = p(d.path(), &format!("{rig}.json"));
+        let source = format!("{}/data/spine/{rig}/{json}", env!("CARGO_MANIFEST_DIR"));
+        let o = skinweights(&["import", "spine", &source, "-o", &scene]);
+        assert!(o.status.success(), "{}", text(&o));
+        let (loaded, _) = skinweights::load_scene(&scene).unwrap();
+        let density = loaded.art().unwrap().texels_per_unit(loaded.mesh()).unwrap();
+        assert!((density - 0.5).abs() < 0.01, "{rig}: {density}");
+    }
+    let artist = |rig: &str| p(d.path(), &format!("{rig}.artist.json"));
+    let owl = skinweights(&["lint", &p(d.path(), "owl.json"), &artist("owl")]);
+    let out = text(&owl);
+    for scale in ["1x", "2x", "4x"] {
+        assert!(out.contains(&format!("PASS pixel edge rest {scale}")), "{out}");
+    }
+    let tank = skinweights(&["lint", &p(d.path(), "tank.json"), &artist("tank")]);
+    let out = text(&tank);
+    assert!(out.contains("SKIP pixel edge 4x"), "{out}");
+    assert!(out.contains("over the renderer's limit"), "{out}");
+    assert!(out.contains("pixel edge rest 2x"), "{out}");
+    assert!(matches!(tank.status.code(), Some(1) | Some(4)), "{out}");
+}

@@ -360,6 +360,10 @@ fn renders_over_several_backgrounds_equal_one_render_each() {
     for (seed, alpha) in [(5, AlphaMode::Straight), (6, AlphaMode::Premultiplied)] {
         let (image, bones) = synthetic_sprite(seed, [255, 255, 255]);
         let (scene, weights) = sprite_case(&image, bones, 400);
+        // A sprite's texture coordinates are its pixels: the pixel-edge check's 1x is the
+        // scene's own scale.
+        let density = scene.art().unwrap().texels_per_unit(scene.mesh());
+        assert_eq!(density, Some(1.0));
         let textures = vec![Texture::new("limb", image, AlphaMode::Straight)];
         let positions = match scene.probes().first() {
             Some(p) => posed_vertices(&scene, &weights, &p.pose, Skinning::Lbs).unwrap(),

@@ -64,7 +64,11 @@ pub fn run(a: LintArgs) -> Result<ExitCode> {
         for c in &checks {
             println!(
                 "{} {:<28} {}  (pass: {})",
-                if c.pass { "PASS" } else { "FAIL" },
+                match (c.pass, c.measured_nothing()) {
+                    (_, true) => "SKIP",
+                    (true, false) => "PASS",
+                    (false, false) => "FAIL",
+                },
                 c.check,
                 c.measured,
                 c.condition

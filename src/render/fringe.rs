@@ -30,6 +30,7 @@
 use super::raster::Rgb16Image;
 use crate::error::{Error, Result};
 use image::RgbImage;
+use rayon::prelude::*;
 
 /// The fringe numbers of one render (see the module docs).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -78,10 +79,10 @@ pub fn coverage_16(black: &Rgb16Image, white: &Rgb16Image) -> Vec<f64> {
     coverage_of(black.as_raw(), white.as_raw(), 65535.0)
 }
 
-fn coverage_of<T: Copy + Into<f64>>(black: &[T], white: &[T], max: f64) -> Vec<f64> {
+fn coverage_of<T: Copy + Into<f64> + Sync>(black: &[T], white: &[T], max: f64) -> Vec<f64> {
     black
-        .chunks_exact(3)
-        .zip(white.chunks_exact(3))
+        .par_chunks_exact(3)
+        .zip(white.par_chunks_exact(3))
         .map(|(k, w)| {
             let diff: f64 = (0..3).map(|c| w[c].into() - k[c].into()).sum();
             1.0 - diff / (3.0 * max)
@@ -169,28 +170,35 @@ pub fn fringe_excluding(m: &Matting, excluded: Option<&[bool]>) -> Result<Fringe
             && (y as usize) < h
             && a_ref[y as usize * w + x as usize] >= 1.0
     };
-    let mut min_a: f64 = 1.0;
-    let mut interior_pixels = 0;
-    for y in 0..h as isize {
-        for x in 0..w as isize {
-            let inside = (-1..=1).all(|dy| (-1..=1).all(|dx| opaque(x + dx, y + dy)));
-            if inside {
-                interior_pixels += 1;
-                min_a = min_a.min(a[y as usize * w + x as usize]);
+    // Rows in parallel: a count and a minimum do not depend on the order.
+    let (interior_pixels, min_a) = (0..h as isize)
+        .into_par_iter()
+        .map(|y| {
+            let mut row = (0usize, 1.0f64);
+            for x in 0..w as isize {
+                let inside = (-1..=1).all(|dy| (-1..=1).all(|dx| opaque(x + dx, y + dy)));
+                if inside {
+                    row.0 += 1;
+                    row.1 = row.1.min(a[y as usize * w + x as usize]);
+                }
             }
-        }
-    }
+            row
+        })
+        .reduce(|| (0, 1.0), |p, q| (p.0 + q.0, p.1.min(q.1)));
     let red_error = m.red.map(|r| {
         let r = r.as_raw();
-        let mut worst: f64 = 0.0;
-        for i in 0..w * h {
-            let red = [255.0, 0.0, 0.0];
-            for c in 0..3 {
-                let predicted = k[3 * i + c] as f64 + (1.0 - a[i]) * red[c];
-                worst = worst.max((r[3 * i + c] as f64 - predicted).abs());
-            }
-        }
-        worst
+        (0..w * h)
+            .into_par_iter()
+            .map(|i| {
+                let red = [255.0, 0.0, 0.0];
+                let mut worst: f64 = 0.0;
+                for c in 0..3 {
+                    let predicted = k[3 * i + c] as f64 + (1.0 - a[i]) * red[c];
+                    worst = worst.max((r[3 * i + c] as f64 - predicted).abs());
+                }
+                worst
+            })
+            .reduce(|| 0.0, f64::max)
     });
     Ok(Fringe {
         bias,

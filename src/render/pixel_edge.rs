@@ -3,7 +3,9 @@
 
 use super::fringe::{fringe_excluding, Fringe, Matting};
 use super::overlap::overlap_mask;
-use super::raster::{render_16_over, render_over, Drawing, Frame, RenderOptions, Rgb16Image, View};
+use super::raster::{
+    render_16_over_where, render_over, Drawing, Frame, RenderOptions, Rgb16Image, View,
+};
 use super::texture::Texture;
 use super::{posed_vertices, Skinning};
 use crate::error::{Error, Result};
@@ -59,8 +61,39 @@ impl MattingRenders {
     }
 }
 
+/// Where the fringe metric reads the reference: the pixels the render under test covers in
+/// part (`0 < a < 1`, its edge band) and their 8 neighbours (the opaque-interior test's
+/// reach). Everywhere else the render is fully clear or fully opaque.
+fn reference_read(black: &RgbImage, white: &RgbImage) -> Vec<bool> {
+    let (w, h) = (black.width() as usize, black.height() as usize);
+    let partial: Vec<bool> = black
+        .as_raw()
+        .chunks_exact(3)
+        .zip(white.as_raw().chunks_exact(3))
+        .map(|(k, w)| {
+            let diff: i32 = (0..3).map(|c| i32::from(w[c]) - i32::from(k[c])).sum();
+            diff > 0 && diff < 3 * 255
+        })
+        .collect();
+    let mut read = vec![false; w * h];
+    for y in 0..h {
+        for x in 0..w {
+            if partial[y * w + x] {
+                for yy in y.saturating_sub(1)..(y + 2).min(h) {
+                    read[yy * w + x.saturating_sub(1)..yy * w + (x + 2).min(w)].fill(true);
+                }
+            }
+        }
+    }
+    read
+}
+
 /// Renders `drawing` in `frame` over black, white and red with `options` (its background is
-/// ignored), and the premultiplied 8 x 8 reference over black and white (16 bits a channel).
+/// ignored), and the premultiplied 8 x 8 reference over black and white (16 bits a channel)
+/// where the fringe metric reads it: at the render's edge band and one pixel around it
+/// (`0 < a < 1`). Elsewhere the render is fully clear or fully opaque, and the reference
+/// holds the render's own colours (scaled to 16 bits), which give it the same coverage, 0 or
+/// 1, so the metric's band and opaque interior are the reference's there too.
 pub fn matting_renders(
     drawing: &Drawing,
     frame: &Frame,
@@ -77,23 +110,41 @@ pub fn matting_renders(
         ..RenderOptions::default()
     }
     .with_alpha(AlphaMode::Premultiplied);
-    let [ref_black, ref_white] =
-        render_16_over(drawing, frame, &reference, [[0, 0, 0], [255, 255, 255]])?;
+    let read = reference_read(&black, &white);
+    let [mut ref_black, mut ref_white] = render_16_over_where(
+        drawing,
+        frame,
+        &reference,
+        [[0, 0, 0], [255, 255, 255]],
+        Some(&read),
+    )?;
+    for (i, _) in read.iter().enumerate().filter(|(_, &r)| !r) {
+        for c in 3 * i..3 * i + 3 {
+            ref_black.as_mut()[c] = u16::from(black.as_raw()[c]) * 257;
+            ref_white.as_mut()[c] = u16::from(white.as_raw()[c]) * 257;
+        }
+    }
+    let overlap = overlap_mask(drawing.mesh, drawing.positions, frame);
     Ok(MattingRenders {
+        overlap,
         black,
         white,
         red,
         ref_black,
         ref_white,
-        overlap: overlap_mask(drawing.mesh, drawing.positions, frame),
     })
 }
 
 /// Settings of [`pixel_edge`].
 #[derive(Debug, Clone)]
 pub struct PixelEdgeOptions {
-    /// Output scales (default 1, 2, 4).
+    /// Output scales in pixels per texel (default 1, 2, 4): at 1x one texel of the art
+    /// covers one pixel, whatever size the scene draws its images at.
     pub scales: Vec<f64>,
+    /// Texels per scene unit of the art, so that scale `s` draws the scene at
+    /// `s · texels_per_unit` pixels per unit (default 1, a sprite's; see
+    /// [`PixelEdgeOptions::for_scene`], which takes [`crate::scene::Art::texels_per_unit`]).
+    pub texels_per_unit: f64,
     /// Rotation of the picture, degrees (default 17: a pixel-aligned render hides fringes).
     pub rotation_deg: f64,
     /// Sub-pixel offset, pixels (default (0.37, 0.21)).
@@ -115,6 +166,7 @@ impl Default for PixelEdgeOptions {
     fn default() -> Self {
         PixelEdgeOptions {
             scales: vec![1.0, 2.0, 4.0],
+            texels_per_unit: 1.0,
             rotation_deg: 17.0,
             offset: Vector2::new(0.37, 0.21),
             render: RenderOptions {
@@ -131,16 +183,20 @@ impl Default for PixelEdgeOptions {
 
 impl PixelEdgeOptions {
     /// The defaults, drawing the art as it declares itself: texture and blend in the first
-    /// image's stored alpha mode.
+    /// image's stored alpha mode, scales counted in the art's own texels
+    /// ([`crate::scene::Art::texels_per_unit`]: a Spine atlas packed at half size is checked
+    /// at 1, 2 and 4 pixels per texel, not per scene unit).
     pub fn for_scene(scene: &Scene) -> Self {
-        let mode = scene
-            .art
-            .as_ref()
+        let art = scene.art.as_ref();
+        let mode = art
             .and_then(|a| a.images.first())
             .map_or(AlphaMode::Straight, |i| i.alpha);
         let defaults = PixelEdgeOptions::default();
         PixelEdgeOptions {
             render: defaults.render.with_alpha(mode),
+            texels_per_unit: art
+                .and_then(|a| a.texels_per_unit(&scene.mesh))
+                .unwrap_or(defaults.texels_per_unit),
             ..defaults
         }
     }
@@ -207,12 +263,13 @@ pub fn pixel_edge(
         };
         for &scale in &options.scales {
             let view = View {
-                scale,
+                scale: scale * options.texels_per_unit,
                 rotation_deg: options.rotation_deg,
                 offset: options.offset,
             };
             let frame = Frame::fit(&positions, &view, 2.0)?;
-            let f = matting_renders(&drawing, &frame, &options.render)?.fringe()?;
+            let m = matting_renders(&drawing, &frame, &options.render)?;
+            let f = m.fringe()?;
             let pass = f.bias.abs() <= options.max_bias
                 && f.gap <= options.max_gap
                 && f.red_error.is_none_or(|e| e <= options.max_red_error);
@@ -240,11 +297,40 @@ pub fn pixel_edge_lint(
     };
     let textures = Texture::load_art(art)?;
     let edge = PixelEdgeOptions::for_scene(scene);
-    let rows = pixel_edge(scene, weights, &textures, &edge)?;
-    let measured: Vec<_> = rows.iter().map(PixelEdgeRow::lint_measure).collect();
-    Ok(Some(crate::lint::pixel_edge_checks(
-        &measured,
-        edge.max_bias,
-        edge.max_gap,
-    )))
+    let mut checks = Vec::new();
+    // Scale by scale, so that a scale whose frame is over the renderer's limits (a wide
+    // scene at 4x) is reported as not measured while the others are.
+    for &scale in &edge.scales {
+        let at_scale = PixelEdgeOptions {
+            scales: vec![scale],
+            ..edge.clone()
+        };
+        match pixel_edge(scene, weights, &textures, &at_scale) {
+            Ok(rows) => {
+                let measured: Vec<_> = rows.iter().map(PixelEdgeRow::lint_measure).collect();
+                checks.extend(crate::lint::pixel_edge_checks(
+                    &measured,
+                    edge.max_bias,
+                    edge.max_gap,
+                ));
+            }
+            Err(Error::RenderTooLarge {
+                width,
+                height,
+                max_side,
+                max_pixels,
+                ..
+            }) => {
+                checks.push(crate::lint::not_measured(
+                    &format!("pixel edge {scale}x"),
+                    &format!(
+                        "the frame would be {width} x {height} pixels, over the renderer's \
+                         limit ({max_side} a side, {max_pixels} in all)"
+                    ),
+                ));
+            }
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(Some(checks))
 }

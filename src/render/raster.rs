@@ -272,7 +272,7 @@ pub fn render_over<const K: usize>(
     options: &RenderOptions,
     backgrounds: [[u8; 3]; K],
 ) -> Result<[RgbImage; K]> {
-    let resolved = render_resolved(drawing, frame, options, backgrounds, |m| {
+    let resolved = render_resolved(drawing, frame, options, backgrounds, None, |m| {
         round_to_u8(m * 255.0)
     })?;
     into_images(
@@ -299,7 +299,20 @@ pub fn render_16_over<const K: usize>(
     options: &RenderOptions,
     backgrounds: [[u8; 3]; K],
 ) -> Result<[Rgb16Image; K]> {
-    let resolved = render_resolved(drawing, frame, options, backgrounds, |m| {
+    render_16_over_where(drawing, frame, options, backgrounds, None)
+}
+
+/// [`render_16_over`] that draws only what it must for the pixels flagged in `wanted` (one
+/// flag per pixel, row-major; `None`: every pixel). A wanted pixel is what
+/// [`render_16_over`] gives it; the others hold whatever is cheapest.
+pub(crate) fn render_16_over_where<const K: usize>(
+    drawing: &Drawing,
+    frame: &Frame,
+    options: &RenderOptions,
+    backgrounds: [[u8; 3]; K],
+    wanted: Option<&[bool]>,
+) -> Result<[Rgb16Image; K]> {
+    let resolved = render_resolved(drawing, frame, options, backgrounds, wanted, |m| {
         (m * 65535.0 + 0.5) as u16
     })?;
     into_images(
@@ -346,6 +359,7 @@ fn render_resolved<T: Copy + Default + Send, const K: usize>(
     frame: &Frame,
     options: &RenderOptions,
     backgrounds: [[u8; 3]; K],
+    wanted: Option<&[bool]>,
     resolve: impl Fn(f32) -> T + Sync,
 ) -> Result<[Vec<T>; K]> {
     let n = options.samples;
@@ -357,6 +371,13 @@ fn render_resolved<T: Copy + Default + Send, const K: usize>(
         });
     }
     check_size(frame.width as f64, frame.height as f64, n)?;
+    let pixels = frame.width as usize * frame.height as usize;
+    if let Some(flags) = wanted.filter(|f| f.len() != pixels) {
+        return Err(Error::MaskSize {
+            given: flags.len(),
+            pixels,
+        });
+    }
     let mesh = drawing.mesh;
     if drawing.positions.len() != mesh.vertex_count() {
         return Err(Error::PosedPositions {
@@ -408,12 +429,28 @@ fn render_resolved<T: Copy + Default + Send, const K: usize>(
             let y0 = r * TILE;
             let tw = TILE.min(w - x0);
             let th = TILE.min(h - y0);
+            // The samples of each pixel row from its first wanted pixel to its last.
+            let spans = wanted.map(|flags| {
+                (y0..y0 + th)
+                    .map(|y| {
+                        let row = &flags[y * w + x0..y * w + x0 + tw];
+                        match (row.iter().position(|&f| f), row.iter().rposition(|&f| f)) {
+                            (Some(a), Some(b)) => (a * n as usize, (b + 1) * n as usize),
+                            _ => (0, 0),
+                        }
+                    })
+                    .collect::<Vec<_>>()
+            });
+            if spans.as_ref().is_some_and(|s| s.iter().all(|r| r.0 == r.1)) {
+                return std::array::from_fn(|_| vec![T::default(); tw * th * 3]);
+            }
             let tile = TileRef {
                 x0,
                 y0,
                 w: tw,
                 h: th,
                 n: n as usize,
+                spans,
             };
             draw_tile(
                 &tile,
@@ -548,6 +585,9 @@ struct TileRef {
     w: usize,
     h: usize,
     n: usize,
+    /// Per pixel row of the tile, the samples `lo..hi` along the row that must be drawn
+    /// (`None`: all); the others are left at the background.
+    spans: Option<Vec<(usize, usize)>>,
 }
 
 /// Draws one tile over each background: its samples start at the background, every binned
@@ -609,6 +649,19 @@ fn draw_tile<T, const K: usize>(
             let Some((first, end)) = covered_span(e, steps, count) else {
                 continue;
             };
+            let (first, end) = match &tile.spans {
+                Some(spans) => {
+                    let (lo, hi) = spans[j / n];
+                    (
+                        first.max(lo.saturating_sub(i0)),
+                        end.min(hi.saturating_sub(i0)),
+                    )
+                }
+                None => (first, end),
+            };
+            if first >= end {
+                continue;
+            }
             let row = &mut buf[j * sw + i0 + first..j * sw + i0 + end];
             match s.paint {
                 Paint::Flat(col) => row.fill([col; K]),

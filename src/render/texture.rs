@@ -113,7 +113,7 @@ pub(crate) struct Texels {
 impl Texels {
     /// Bilinear sample at `(u, v)` in texel units (texel `(c, r)` covers `[c, c+1] x [r, r+1]`,
     /// its centre at `+0.5`), clamped to the edge texels.
-    #[inline]
+    #[inline(always)]
     pub(crate) fn bilinear(&self, u: f64, v: f64) -> [f32; 4] {
         let (x, y) = (u - 0.5, v - 0.5);
         let (x0, y0) = (floor(x), floor(y));

@@ -165,6 +165,37 @@ impl Art {
             .collect()
     }
 
+    /// How many texels of its image one scene unit of `mesh` covers, along a side: the
+    /// area-weighted median over textured triangles of `sqrt(texture area / scene area)`.
+    /// 1 for a sprite (texture coordinates are the pixel positions); 0.5 for a Spine rig
+    /// whose atlas is packed at `scale: 0.5`. `None` when no textured triangle has area.
+    pub fn texels_per_unit(&self, mesh: &Mesh) -> Option<f64> {
+        let image_of_part = self.image_of_part(mesh.parts());
+        let area = |p: [Point2<f64>; 3]| ((p[1] - p[0]).perp(&(p[2] - p[0])) / 2.0).abs();
+        let vertices = mesh.vertices();
+        let mut ratios: Vec<(f64, f64)> = mesh
+            .triangles()
+            .iter()
+            .filter(|t| image_of_part[mesh.vertex_parts()[t[0]]].is_some())
+            .filter_map(|t| {
+                let scene = area(t.map(|v| vertices[v]));
+                let texture = area(t.map(|v| self.uvs[v]));
+                let ratio = (texture / scene).sqrt();
+                (scene > 0.0 && ratio.is_finite() && ratio > 0.0).then_some((ratio, scene))
+            })
+            .collect();
+        ratios.sort_by(|a, b| a.0.total_cmp(&b.0));
+        let total: f64 = ratios.iter().map(|r| r.1).sum();
+        let mut below = 0.0;
+        for (ratio, weight) in ratios {
+            below += weight;
+            if below >= total / 2.0 {
+                return Some(ratio);
+            }
+        }
+        None
+    }
+
     /// The layer index (draw position) of every part, indexed like the mesh's parts.
     pub fn layer_of_part(&self, parts: &[String]) -> Vec<usize> {
         parts

@@ -846,14 +846,21 @@ fn lint_draws_spine_art_per_texel_and_skips_a_scale_too_large_to_render() {
         let o = skinweights(&["import", "spine", &source, "-o", &scene]);
         assert!(o.status.success(), "{}", text(&o));
         let (loaded, _) = skinweights::load_scene(&scene).unwrap();
-        let density = loaded.art().unwrap().texels_per_unit(loaded.mesh()).unwrap();
+        let density = loaded
+            .art()
+            .unwrap()
+            .texels_per_unit(loaded.mesh())
+            .unwrap();
         assert!((density - 0.5).abs() < 0.01, "{rig}: {density}");
     }
     let artist = |rig: &str| p(d.path(), &format!("{rig}.artist.json"));
     let owl = skinweights(&["lint", &p(d.path(), "owl.json"), &artist("owl")]);
     let out = text(&owl);
     for scale in ["1x", "2x", "4x"] {
-        assert!(out.contains(&format!("PASS pixel edge rest {scale}")), "{out}");
+        assert!(
+            out.contains(&format!("PASS pixel edge rest {scale}")),
+            "{out}"
+        );
     }
     let tank = skinweights(&["lint", &p(d.path(), "tank.json"), &artist("tank")]);
     let out = text(&tank);

@@ -71,6 +71,20 @@ fn apng_frames(path: &str) -> Vec<RgbImage> {
         .collect()
 }
 
+/// Rows of the caption strip above a frame (its dark grey, where the drawing's background is
+/// black).
+fn caption_rows(im: &RgbImage) -> u32 {
+    (0..im.height())
+        .find(|&y| im.get_pixel(0, y).0 != [32, 32, 32])
+        .unwrap_or(im.height())
+}
+
+/// The frame without its caption.
+fn picture(im: &RgbImage) -> RgbImage {
+    let top = caption_rows(im);
+    image::imageops::crop_imm(im, 0, top, im.width(), im.height() - top).to_image()
+}
+
 fn differing_pixels(a: &RgbImage, b: &RgbImage) -> usize {
     a.pixels().zip(b.pixels()).filter(|(p, q)| p != q).count()
 }
@@ -103,8 +117,19 @@ fn clip_renders_as_animation_sheet_and_side_by_side() {
     assert!(text.contains("11 frames at 10 fps"), "{text}");
     let frames = apng_frames(&out("a.apng"));
     assert_eq!(frames.len(), 11);
-    // The pose at 0 s and 1 s is the rest pose: identical frames; at 0.5 s the arm is up.
-    assert_eq!(differing_pixels(&frames[0], &frames[10]), 0);
+    // Every frame is captioned (weights file, clip, time): two lines of text in a strip.
+    let strip = caption_rows(&frames[0]);
+    assert!((20..80).contains(&strip), "{strip} caption rows");
+    // The pose at 0 s and 1 s is the rest pose: identical pictures under captions that
+    // differ (the time); at 0.5 s the arm is up.
+    assert_eq!(
+        differing_pixels(&picture(&frames[0]), &picture(&frames[10])),
+        0
+    );
+    assert!(
+        differing_pixels(&frames[0], &frames[10]) > 0,
+        "no time in the caption"
+    );
     let moved = differing_pixels(&frames[0], &frames[5]);
     assert!(
         moved > 100,
@@ -159,10 +184,15 @@ fn clip_renders_as_animation_sheet_and_side_by_side() {
     let half = |im: &RgbImage, right: bool| {
         image::imageops::crop_imm(im, if right { bw / 2 } else { 0 }, 0, bw / 2, bh).to_image()
     };
+    // The halves say which weights they show: the captions differ, the pictures at rest do not.
     assert_eq!(
-        differing_pixels(&half(&both[0], false), &half(&both[0], true)),
+        differing_pixels(
+            &picture(&half(&both[0], false)),
+            &picture(&half(&both[0], true))
+        ),
         0
     );
+    assert!(differing_pixels(&half(&both[0], false), &half(&both[0], true)) > 0);
     assert!(differing_pixels(&half(&both[5], false), &half(&both[5], true)) > 0);
 }
 

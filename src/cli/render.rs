@@ -327,18 +327,42 @@ fn run_clip(a: RenderArgs) -> Result<ExitCode> {
         ProgressStyle::with_template("{bar:30} {pos}/{len} frames ({elapsed}, eta {eta})")
             .expect("valid template"),
     );
+    // Every panel says what it shows: the weights file, the clip, the time.
+    let names: Vec<String> = std::iter::once(&a.weights)
+        .chain(&a.compare)
+        .map(|p| {
+            p.file_name()
+                .map_or_else(|| p.display().to_string(), |f| f.to_string_lossy().into())
+        })
+        .collect();
+    let label = |set: usize, i: usize| {
+        vec![
+            format!("weights: {}", names[set]),
+            format!(
+                "clip {}  t = {:.3} s  (frame {} of {n})",
+                clip.name,
+                frames[set][i].time,
+                i + 1
+            ),
+        ]
+    };
+    let size = (0..frames.len())
+        .map(|set| skinweights::plot::caption_size(frame.width, &label(set, n - 1)))
+        .fold(f64::INFINITY, f64::min);
     let result = (0..n)
         .map(|i| {
             let pictures = frames
                 .iter()
-                .map(|set| {
+                .enumerate()
+                .map(|(set, frames)| {
                     let drawing = Drawing {
                         mesh: scene.mesh(),
-                        positions: &set[i].positions,
+                        positions: &frames[i].positions,
                         art: scene.art(),
                         textures: &textures,
                     };
-                    let im = render(&drawing, &frame, &options);
+                    let im = render(&drawing, &frame, &options)
+                        .and_then(|im| skinweights::plot::caption_at(&im, &label(set, i), size));
                     pb.inc(1);
                     im
                 })

@@ -5,10 +5,12 @@
 //! `dejavu` crate) and registered with plotters' `ab_glyph` text renderer on first use. The
 //! output format follows the file extension: `.png` or `.svg`.
 
+mod caption;
 mod charts;
 mod maps;
 mod raster;
 
+pub use caption::{caption, caption_at, caption_size};
 pub use charts::{LegendPosition, LineChart, Series, SeriesStyle};
 pub use maps::{bone_colors, PoseMap, WeightMap};
 pub use raster::{rasterize_triangles, RasterView};

@@ -445,7 +445,7 @@ impl Clip {
 }
 
 /// Axis tick text: plain numbers with few digits, `3e4` style from 10^4 up.
-fn short_number(v: f64) -> String {
+pub(crate) fn short_number(v: f64) -> String {
     let a = v.abs();
     if a == 0.0 {
         return "0".into();

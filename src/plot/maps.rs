@@ -53,8 +53,8 @@ fn rgb(c: [f64; 3]) -> RGBColor {
 
 /// Space (pixels) reserved around the mesh panel for axes.
 const MARGIN: u32 = 8;
-const X_LABELS: u32 = 28;
-const Y_LABELS: u32 = 40;
+const X_LABELS: u32 = 40;
+const Y_LABELS: u32 = 56;
 
 /// A titled mesh with a colour per vertex: what weight maps and pose maps share.
 struct ColouredMesh {
@@ -111,10 +111,16 @@ fn draw_mesh_panel<DB: DrawingBackend>(
         .y_label_area_size(Y_LABELS)
         .build_cartesian_2d(x0..x1, y0..y1)
         .map_err(plot_err)?;
+    let ticks = |v: &f64| super::charts::short_number(*v);
     chart
         .configure_mesh()
         .disable_mesh()
         .label_style(("sans-serif", 11))
+        .axis_desc_style(("sans-serif", 11))
+        .x_desc("x, scene units")
+        .y_desc("y, scene units")
+        .x_label_formatter(&ticks)
+        .y_label_formatter(&ticks)
         .x_labels(5)
         .y_labels(5)
         .draw()

@@ -1,17 +1,22 @@
-//! docs/cli.md as a newcomer uses it (issue 47, item 7): every concrete `skinweights ...`
-//! line of its `sh` code blocks, run in order in an empty folder with `data/` beside it,
-//! exits as the page says (0, or the `# exit N` of its comment; `# not run` lines serve until
-//! Ctrl-C and are skipped), and every flag `skinweights COMMAND --help` lists is in the
-//! page's section for that command.
+//! docs/cli.md and README as a newcomer uses them (issue 47, item 7): every concrete
+//! `skinweights ...` line of their `sh` code blocks, run in order in an empty folder with
+//! `data/` beside it (one folder a page), exits as the page says (0, or the `# exit N` of its
+//! comment; `# not run` lines serve until Ctrl-C and are skipped), and every flag
+//! `skinweights COMMAND --help` lists is in docs/cli.md's section for that command.
 
 #![cfg(feature = "cli")]
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-/// The page checked.
+/// The command-line reference.
 fn page() -> String {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/cli.md");
+    read("docs/cli.md")
+}
+
+/// A page of the repository.
+fn read(name: &str) -> String {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join(name);
     std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path:?}: {e}"))
 }
 
@@ -69,6 +74,24 @@ fn bin_dir() -> PathBuf {
 fn every_example_of_the_cli_reference_runs_as_the_page_says() {
     let examples = examples(&page());
     assert!(examples.len() >= 40, "{} examples", examples.len());
+    run_in_order(&examples);
+}
+
+#[test]
+fn every_example_of_the_readme_runs_as_it_says() {
+    let examples = examples(&read("README.md"));
+    assert!(examples.len() >= 12, "{} examples", examples.len());
+    assert!(
+        examples.iter().any(|e| e.skipped),
+        "the view line is marked"
+    );
+    run_in_order(&examples);
+}
+
+/// Runs `examples` (but the skipped ones) in order in a new empty folder with `data/`
+/// beside them and the built binary first on `PATH`; fails listing every line that exits
+/// otherwise than its page says.
+fn run_in_order(examples: &[Example]) {
     let dir = tempfile::tempdir().unwrap();
     let data = Path::new(env!("CARGO_MANIFEST_DIR")).join("data");
     #[cfg(unix)]

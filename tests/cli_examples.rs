@@ -74,7 +74,7 @@ fn bin_dir() -> PathBuf {
 fn every_example_of_the_cli_reference_runs_as_the_page_says() {
     let examples = examples(&page());
     assert!(examples.len() >= 40, "{} examples", examples.len());
-    run_in_order(&examples);
+    assert_all_ran(&run_in_order(&examples));
 }
 
 #[test]
@@ -88,10 +88,19 @@ fn every_example_of_the_readme_runs_as_it_says() {
     run_in_order(&examples);
 }
 
+/// Fails listing the lines that exited otherwise than their page says.
+fn assert_all_ran(wrong: &[String]) {
+    assert!(
+        wrong.is_empty(),
+        "examples that fail:\n{}",
+        wrong.join("\n")
+    );
+}
+
 /// Runs `examples` (but the skipped ones) in order in a new empty folder with `data/`
-/// beside them and the built binary first on `PATH`; fails listing every line that exits
-/// otherwise than its page says.
-fn run_in_order(examples: &[Example]) {
+/// beside them and the built binary first on `PATH`; returns every line that exits otherwise
+/// than its page says, with what it printed.
+fn run_in_order(examples: &[Example]) -> Vec<String> {
     let dir = tempfile::tempdir().unwrap();
     let data = Path::new(env!("CARGO_MANIFEST_DIR")).join("data");
     #[cfg(unix)]
@@ -119,11 +128,7 @@ fn run_in_order(examples: &[Example]) {
             ));
         }
     }
-    assert!(
-        wrong.is_empty(),
-        "examples that fail:\n{}",
-        wrong.join("\n")
-    );
+    wrong
 }
 
 /// The page's text for `## name`, with its subsections, up to the next `## ` heading.

@@ -929,9 +929,7 @@ mod tests {
             .unwrap();
         let deviation = clip["metrics"]["deviation_max_px"].as_array().unwrap();
         assert!(!deviation.is_empty());
-        assert!(deviation
-            .iter()
-            .all(|d| d.as_f64().is_some_and(f64::is_finite)));
+        assert!(deviation.iter().all(|d| d.as_f64().is_some_and(f64::is_finite)));
         assert!(clip["summary"]["deviation_max_px"].as_f64().is_some());
     }
 

@@ -924,8 +924,6 @@
       $("solver-note").dataset.art = artNotes.join("; ");
       state = decodeState(location.hash, scene.default_state);
       if (!state.bone) state.bone = scene.bones[0].name;
-      // A rig with the artist's weights opens on a clip and its deviation from them.
-      if (state.clip && !fileMode) clipName = state.clip;
       buildControls();
       buildClipControls();
       window.addEventListener("resize", () => schedule(1));

@@ -19,6 +19,7 @@
 pub mod alpha;
 pub mod clip;
 pub mod fringe;
+mod mask;
 pub mod overlap;
 pub mod paint;
 pub mod pixel_edge;

@@ -77,15 +77,5 @@ pub fn overlap_mask(mesh: &Mesh, positions: &[Point2<f64>], frame: &Frame) -> Ve
                 flags[(k / gw / GRID) * w + (k % gw) / GRID] = true;
             }
         });
-    let mut mask = vec![false; w * h];
-    for y in 0..h {
-        for x in 0..w {
-            if overlapped[y * w + x] {
-                for yy in y.saturating_sub(1)..(y + 2).min(h) {
-                    mask[yy * w + x.saturating_sub(1)..yy * w + (x + 2).min(w)].fill(true);
-                }
-            }
-        }
-    }
-    mask
+    super::mask::dilate_one_pixel(&overlapped, w, h)
 }

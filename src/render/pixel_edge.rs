@@ -75,17 +75,7 @@ fn reference_read(black: &RgbImage, white: &RgbImage) -> Vec<bool> {
             diff > 0 && diff < 3 * 255
         })
         .collect();
-    let mut read = vec![false; w * h];
-    for y in 0..h {
-        for x in 0..w {
-            if partial[y * w + x] {
-                for yy in y.saturating_sub(1)..(y + 2).min(h) {
-                    read[yy * w + x.saturating_sub(1)..yy * w + (x + 2).min(w)].fill(true);
-                }
-            }
-        }
-    }
-    read
+    super::mask::dilate_one_pixel(&partial, w, h)
 }
 
 /// Renders `drawing` in `frame` over black, white and red with `options` (its background is

@@ -773,6 +773,15 @@ fn browser_textured_art() {
     let url = format!("http://127.0.0.1:{port}/");
     b.open(&format!("{url}#solver=heat&colour=blend"));
     assert_eq!(b.view("error"), Value::Null);
+    // The import wrote gbot.artist.json beside the scene and the rig has clips but no probe:
+    // the page opens on its first clip, each frame measured against the artist's weights.
+    let clip = b.view("clip");
+    assert!(
+        clip["deviation_max_px"]
+            .as_f64()
+            .is_some_and(f64::is_finite),
+        "the rig did not open on its clip deviation: {clip}"
+    );
     let flat = b.canvas();
     b.set("colour", "art", "change");
     let art = b.canvas();
@@ -793,6 +802,12 @@ fn browser_textured_art() {
     );
     b.set(bone.as_str().unwrap(), "40", "input");
     assert_ne!(b.canvas(), art, "posing did not move the art");
+    // Touching a pose control leaves the clip, so the pose shows.
+    assert_eq!(b.view("clip"), Value::Null);
+    assert_eq!(
+        b.js("return document.getElementById('clip').value", json!([])),
+        ""
+    );
     b.screenshot("gbot_art");
 }
 

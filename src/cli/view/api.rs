@@ -209,6 +209,13 @@ impl Viewer {
         let mut info = scene_json(&scene)?;
         info["solvers"] = solvers_json();
         info["default_state"] = default_state(&scene, self.seeds && key == self.startup, key.1);
+        // A rig with the artist's weights and clips but no probe opens on its first clip,
+        // measured against the artist: the deviation is what there is to see.
+        if key == self.startup && self.reference.is_some() && scene.probes().is_empty() {
+            if let Some(clip) = scene.clips().first() {
+                info["default_state"]["clip"] = json!(clip.name);
+            }
+        }
         Ok(info)
     }
 
@@ -897,6 +904,35 @@ mod tests {
             .unwrap();
         assert_eq!(arms["default_state"]["pose"]["upper_arm_l"], -90.0);
         assert_eq!(arms["default_state"]["vertices"], 500);
+    }
+
+    /// A rig with the artist's weights and clips and no probe opens on its first clip, and
+    /// the clip's frames carry the deviation from the artist's weights; without the
+    /// reference it opens on the rest pose as before.
+    #[test]
+    fn a_rig_with_the_artists_weights_opens_on_its_clip_deviation() {
+        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/data/spine/owl/owl-pro.json");
+        let rig = skinweights::io::spine::load_spine(path, None, &Default::default()).unwrap();
+        assert!(rig.scene.probes().is_empty());
+        let first = rig.scene.clips()[0].name.clone();
+        let plain = Viewer::new(rig.scene.clone(), false, 500).unwrap();
+        let info = plain.scene_info(&req(json!({}))).unwrap();
+        assert!(info["default_state"].get("clip").is_none());
+        let v = Viewer::new(rig.scene.clone(), false, 500)
+            .unwrap()
+            .with_reference(Some(rig.artist.clone()));
+        let info = v.scene_info(&req(json!({}))).unwrap();
+        assert_eq!(info["default_state"]["clip"], json!(first));
+        let solver = skinweights::solvers::RECOMMENDED_SOLVER;
+        let clip = v
+            .clip(&req(json!({"solver": solver, "clip": first, "fps": 10})))
+            .unwrap();
+        let deviation = clip["metrics"]["deviation_max_px"].as_array().unwrap();
+        assert!(!deviation.is_empty());
+        assert!(deviation
+            .iter()
+            .all(|d| d.as_f64().is_some_and(f64::is_finite)));
+        assert!(clip["summary"]["deviation_max_px"].as_f64().is_some());
     }
 
     #[test]

@@ -103,8 +103,17 @@ pub fn run(a: ViewArgs) -> Result<ExitCode> {
     match &a.html {
         Some(out) => write_html(&scene, state, &a.solvers, &bones, out),
         None => {
-            let reference = a
-                .reference
+            // Without --reference, the artist's weights an import wrote beside the scene.
+            let reference_path = a.reference.clone().or_else(|| {
+                let beside = super::bones::binding_path(a.scene.as_deref())?;
+                eprintln!(
+                    "note: clips show each frame's deviation from the artist's weights in {} \
+                     (--reference to choose others)",
+                    beside.display()
+                );
+                Some(beside)
+            });
+            let reference = reference_path
                 .as_ref()
                 .map(|p| load_weights_for(&scene, p))
                 .transpose()?;

@@ -678,7 +678,7 @@
       const num = document.createElement("input");
       num.type = "number"; num.step = "any";
       num.id = "angle-num-" + b.name;
-      const set = (v) => { state.pose[b.name] = v; schedule(2); };
+      const set = (v) => { leaveClip(); state.pose[b.name] = v; schedule(2); };
       slider.addEventListener("input", () => { num.value = slider.value; set(Number(slider.value)); });
       num.addEventListener("change", () => { slider.value = num.value; set(num.value.trim() === "" ? NaN : Number(num.value)); });
       row.append(name, slider, num);
@@ -693,7 +693,7 @@
       btn.id = "probe-" + p.name;
       btn.textContent = "probe " + p.name;
       btn.title = "pose " + JSON.stringify(p.pose) + "; measure its watched vertices";
-      btn.onclick = () => { state.pose = clone(p.pose); state.probe = p.name; syncControls(); schedule(2); };
+      btn.onclick = () => { leaveClip(); state.pose = clone(p.pose); state.probe = p.name; syncControls(); schedule(2); };
       probes.append(btn);
     }
     const boneSel = $("bone");
@@ -827,6 +827,24 @@
     $("clip-play").textContent = clipPlaying ? "pause" : "play";
   }
 
+  function selectClip(name) {
+    clipName = name;
+    clipData = null;
+    clipFrame = 0;
+    view.clip = null;
+    $("clip").value = name;
+    $("clip-time").textContent = "";
+    $("clip-metric").textContent = "";
+    $("clip-summary").textContent = "";
+  }
+
+  // A pose control (a bone's angle, a probe) shows that pose: a clip playing would hide it.
+  function leaveClip() {
+    if (!clipName) return;
+    playClip(false);
+    selectClip("");
+  }
+
   function buildClipControls() {
     const clips = scene.clips || [];
     $("clip-box").hidden = clips.length === 0 || fileMode;
@@ -841,13 +859,7 @@
         showError("playing clips needs the server: skinweights view SCENE");
         return;
       }
-      clipName = sel.value;
-      clipData = null;
-      clipFrame = 0;
-      view.clip = null;
-      $("clip-time").textContent = "";
-      $("clip-metric").textContent = "";
-      $("clip-summary").textContent = "";
+      selectClip(sel.value);
       schedule(2);
     };
     $("clip-play").onclick = () => playClip(!clipPlaying);
@@ -924,6 +936,10 @@
       $("solver-note").dataset.art = artNotes.join("; ");
       state = decodeState(location.hash, scene.default_state);
       if (!state.bone) state.bone = scene.bones[0].name;
+      // A rig with the artist's weights and no probe opens on a clip and its deviation from
+      // them (the server's default state names the clip).
+      if (scene.default_state.clip && !fileMode && !/(^|[#&])p\./.test(location.hash)) clipName = scene.default_state.clip;
+      delete state.clip;
       buildControls();
       buildClipControls();
       window.addEventListener("resize", () => schedule(1));

@@ -1,12 +1,14 @@
 //! `skinweights lint`: the table of checks, PASS/FAIL with the measured number.
 
-use super::{load_weights_for, resolve_scene, spinner, BuiltinArgs};
+use super::{load_weights_for, resolve_scene, BuiltinArgs};
 use clap::Args;
+use indicatif::{ProgressBar, ProgressStyle};
 use skinweights::lint::{lint, LintOptions};
-use skinweights::render::pixel_edge_lint;
+use skinweights::render::pixel_edge_lint_reporting;
 use skinweights::{Error, Result};
 use std::path::PathBuf;
 use std::process::ExitCode;
+use std::time::Duration;
 
 /// Arguments of `lint`.
 #[derive(Args)]
@@ -49,8 +51,20 @@ pub fn run(a: LintArgs) -> Result<ExitCode> {
     // The checks of the weights come first; the pixel-edge rows check the art as drawn.
     let weight_checks = checks.len();
     if scene.art().is_some() {
-        let pb = spinner("pixel edge: rendering the probes over black, white, red at 1x, 2x, 4x");
-        let edge = pixel_edge_lint(&scene, &w);
+        let pb = ProgressBar::new(3);
+        pb.set_style(
+            ProgressStyle::with_template("{bar:20} {pos}/{len} scales  {msg} ({elapsed})")
+                .expect("valid template"),
+        );
+        pb.enable_steady_tick(Duration::from_millis(120));
+        let edge = pixel_edge_lint_reporting(&scene, &w, |step| {
+            pb.set_length(step.count as u64);
+            pb.set_position(step.done as u64);
+            pb.set_message(format!(
+                "pixel edge {}x: {} pose(s) over black, white and red, and the reference",
+                step.scale, step.poses
+            ));
+        });
         pb.finish_and_clear();
         checks.extend(edge?.unwrap_or_default());
     }

@@ -33,8 +33,8 @@ pub use fringe::{coverage, coverage_16, fringe, fringe_excluding, Fringe, Mattin
 pub use overlap::overlap_mask;
 pub use paint::{paint_layers, PaintOptions};
 pub use pixel_edge::{
-    matting_renders, pixel_edge, pixel_edge_lint, MattingRenders, PixelEdgeOptions, PixelEdgeRow,
-    PIXEL_EDGE_SAMPLES, REFERENCE_SAMPLES,
+    matting_renders, pixel_edge, pixel_edge_lint, pixel_edge_lint_reporting, MattingRenders,
+    PixelEdgeOptions, PixelEdgeRow, PixelEdgeStep, PIXEL_EDGE_SAMPLES, REFERENCE_SAMPLES,
 };
 pub use raster::{
     render, render_16, render_16_over, render_over, Drawing, Frame, RenderOptions, Rgb16Image,

@@ -276,21 +276,58 @@ pub fn pixel_edge(
 
 /// The pixel-edge rows of `skinweights lint` ([`crate::lint::pixel_edge_checks`] on
 /// [`pixel_edge`] with [`PixelEdgeOptions::for_scene`]) for a scene with art, its textures
-/// loaded from the art's image files; `None` for a scene without art. Errors: an image that
-/// does not load, or the renderer's.
+/// loaded from the art's image files; `None` for a scene without art. An image that does not
+/// load, or a scale whose frame is over the renderer's limits, is a row that measured
+/// nothing ([`crate::lint::not_measured`]), naming the file or the size. Errors: the
+/// renderer's others.
 pub fn pixel_edge_lint(
     scene: &Scene,
     weights: &Weights,
 ) -> Result<Option<Vec<crate::lint::Check>>> {
+    pixel_edge_lint_reporting(scene, weights, |_| {})
+}
+
+/// Where [`pixel_edge_lint_reporting`] is: the scale about to be drawn.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct PixelEdgeStep {
+    /// Scales done so far.
+    pub done: usize,
+    /// Scales in all.
+    pub count: usize,
+    /// The scale about to be drawn, pixels per texel.
+    pub scale: f64,
+    /// Poses drawn at each scale (the rest pose and every probe).
+    pub poses: usize,
+}
+
+/// [`pixel_edge_lint`], calling `started` before each scale is drawn (for a progress bar: a
+/// scale draws every pose over three backgrounds and the reference, seconds on a large rig).
+pub fn pixel_edge_lint_reporting(
+    scene: &Scene,
+    weights: &Weights,
+    mut started: impl FnMut(PixelEdgeStep),
+) -> Result<Option<Vec<crate::lint::Check>>> {
     let Some(art) = scene.art() else {
         return Ok(None);
     };
-    let textures = Texture::load_art(art)?;
+    let textures = match Texture::load_art(art) {
+        Ok(textures) => textures,
+        Err(e) => {
+            let why = format!("the art's images do not load ({e})");
+            return Ok(Some(vec![crate::lint::not_measured("pixel edge", &why)]));
+        }
+    };
     let edge = PixelEdgeOptions::for_scene(scene);
     let mut checks = Vec::new();
     // Scale by scale, so that a scale whose frame is over the renderer's limits (a wide
     // scene at 4x) is reported as not measured while the others are.
-    for &scale in &edge.scales {
+    for (done, &scale) in edge.scales.iter().enumerate() {
+        started(PixelEdgeStep {
+            done,
+            count: edge.scales.len(),
+            scale,
+            poses: 1 + scene.probes().len(),
+        });
         let at_scale = PixelEdgeOptions {
             scales: vec![scale],
             ..edge.clone()

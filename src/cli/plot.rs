@@ -39,10 +39,10 @@ pub fn run(a: PlotArgs) -> Result<ExitCode> {
         scene.probes().is_empty(),
         scene.clips().first(),
     ) {
-        // A rig without probes: the pose panel shows its first clip halfway through, coloured
-        // by how far each vertex moved from rest.
-        (None, true, Some(clip)) => {
-            let time = 0.5 * clip.duration;
+        // A rig without probes: the pose panel shows the clip frame that moves the
+        // character most, coloured by how far each vertex moved from rest.
+        (None, true, Some(_)) => {
+            let (clip, time) = most_moving_frame(&scene, &w)?;
             clip_frame = Probe {
                 name: format!("clip {} at {} s", clip.name, super::warnings::seconds(time)),
                 pose: scene.clip_pose(clip, time)?,
@@ -76,4 +76,97 @@ pub fn run(a: PlotArgs) -> Result<ExitCode> {
     )?;
     println!("wrote {}", a.output.display());
     Ok(ExitCode::SUCCESS)
+}
+
+/// Frames sampled per clip when looking for the one that moves most.
+const FRAMES_PER_CLIP: usize = 16;
+
+/// The clip and time, among [`FRAMES_PER_CLIP`] evenly spaced frames of every clip, whose
+/// skinned vertices lie farthest from rest on average once the character's mean shift is
+/// taken away: a blink or an idle breath shows little in a still picture, a walk or an
+/// attack shows the weights at work, and a clip that only carries the character across the
+/// stage does not count as motion.
+fn most_moving_frame<'a>(
+    scene: &'a skinweights::Scene,
+    weights: &skinweights::Weights,
+) -> Result<(&'a skinweights::animation::Clip, f64)> {
+    use skinweights::render::{posed_vertices, Skinning};
+    let rest = scene.mesh().vertices();
+    let mut best: Option<(&skinweights::animation::Clip, f64, f64)> = None;
+    for clip in scene.clips() {
+        for k in 0..FRAMES_PER_CLIP {
+            let time = clip.duration * k as f64 / (FRAMES_PER_CLIP - 1) as f64;
+            let posed =
+                posed_vertices(scene, weights, &scene.clip_pose(clip, time)?, Skinning::Lbs)?;
+            let n = rest.len().max(1) as f64;
+            let shift = posed
+                .iter()
+                .zip(rest)
+                .map(|(p, r)| p - r)
+                .sum::<nalgebra::Vector2<f64>>()
+                / n;
+            let moved = posed
+                .iter()
+                .zip(rest)
+                .map(|(p, r)| (p - r - shift).norm())
+                .sum::<f64>()
+                / n;
+            if best.is_none_or(|(_, _, m)| moved > m) {
+                best = Some((clip, time, moved));
+            }
+        }
+    }
+    best.map(|(clip, time, _)| (clip, time))
+        .ok_or_else(|| skinweights::Error::InvalidArgument {
+            argument: "scene",
+            value: scene.name().to_string(),
+            reason: "the scene has no clip to pose".into(),
+        })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::most_moving_frame;
+    use skinweights::animation::{BoneTrack, ChannelKind, Clip, Key};
+    use skinweights::{builtin_scene, solve, BuiltinOptions};
+
+    /// A still clip, a clip that only carries the character across the stage, and a wave:
+    /// the panel shows the wave at its largest angle.
+    #[test]
+    fn the_pose_panel_shows_the_frame_that_moves_the_character_most() {
+        let options = BuiltinOptions {
+            vertices: 500,
+            ..Default::default()
+        };
+        let scene = builtin_scene("arms-down", &options).unwrap();
+        let bones = scene.skeleton().bones();
+        let root = bones[0].name.clone();
+        let arm = bones
+            .iter()
+            .find(|b| b.parent.is_some())
+            .unwrap()
+            .name
+            .clone();
+        let keys = |values: [f64; 3]| {
+            vec![
+                Key::new(0.0, values[0]),
+                Key::new(0.5, values[1]),
+                Key::new(1.0, values[2]),
+            ]
+        };
+        let still = Clip::new("still", 1.0)
+            .with_track(BoneTrack::new(&arm).with(ChannelKind::Rotation, keys([0.0; 3])));
+        let carried = Clip::new("carried", 1.0).with_track(
+            BoneTrack::new(&root).with(ChannelKind::TranslateX, keys([0.0, 900.0, 0.0])),
+        );
+        let wave = Clip::new("wave", 1.0)
+            .with_track(BoneTrack::new(&arm).with(ChannelKind::Rotation, keys([0.0, 70.0, 0.0])));
+        let scene = scene
+            .with_animation(vec![still, carried, wave], vec![])
+            .unwrap();
+        let weights = solve(&scene, "linear").unwrap();
+        let (clip, time) = most_moving_frame(&scene, &weights).unwrap();
+        assert_eq!(clip.name, "wave");
+        assert!((time - 0.5).abs() < 0.04, "{time}");
+    }
 }

@@ -450,6 +450,42 @@ fn figure_round_trips_through_gltf() {
         .unwrap();
     let diff = max_abs_diff(&w, &weights.top_k(4));
     assert!(diff < 1e-6, "weights off top_k(4) by {diff:e}");
+    // The probes travel in the mesh node's extras: figure's 4 come back as they were.
+    assert_eq!(scene.probes().len(), 4);
+    assert_eq!(back.probes(), scene.probes());
+}
+
+/// Probes are written in the exported units (lengths times the scale) and read back; a
+/// plain export (no extras) has none.
+#[test]
+fn probes_travel_in_extras_at_the_export_scale() {
+    let (scene, weights) = figure_with_heat();
+    let options = GltfOptions {
+        scale: 2.0,
+        ..GltfOptions::default()
+    };
+    let text = export_gltf(&scene, &weights, &options).unwrap();
+    let back = import_gltf_str(&text, None, "figure").unwrap().scene;
+    assert_eq!(back.probes().len(), scene.probes().len());
+    for (b, a) in back.probes().iter().zip(scene.probes()) {
+        assert_eq!((&b.name, &b.pose.rotations), (&a.name, &a.pose.rotations));
+        assert_eq!(b.watch.below_y, a.watch.below_y.map(|y| 2.0 * y));
+        assert_eq!(b.watch.min_distance, a.watch.min_distance.map(|d| 2.0 * d));
+        assert_eq!(
+            (&b.watch.part, &b.watch.vertices),
+            (&a.watch.part, &a.watch.vertices)
+        );
+    }
+    let plain = GltfOptions {
+        extras: false,
+        ..GltfOptions::default()
+    };
+    let text = export_gltf(&scene, &weights, &plain).unwrap();
+    assert!(import_gltf_str(&text, None, "figure")
+        .unwrap()
+        .scene
+        .probes()
+        .is_empty());
 }
 
 #[test]

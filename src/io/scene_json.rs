@@ -998,6 +998,42 @@ pub(crate) fn skeleton_from_file(bones_file: &[BoneFile]) -> Result<Skeleton> {
     Skeleton::new(bones)
 }
 
+/// The probes as written in scene files (the `probes` list; glTF export writes the same in
+/// `extras.skinweights.probes`).
+pub(crate) fn probe_files(probes: &[Probe]) -> Vec<ProbeFile> {
+    probes
+        .iter()
+        .map(|p| {
+            let mut pose = BTreeMap::new();
+            let names: std::collections::BTreeSet<&String> = p
+                .pose
+                .rotations
+                .keys()
+                .chain(p.pose.translations.keys())
+                .collect();
+            for n in names {
+                let r = p.pose.rotations.get(n).copied();
+                let t = p.pose.translations.get(n).map(|v| [v.x, v.y]);
+                let v = match (r, t) {
+                    (Some(d), None) => PoseValue::Degrees(d),
+                    (rotate, translate) => PoseValue::Full { rotate, translate },
+                };
+                pose.insert(n.clone(), v);
+            }
+            ProbeFile {
+                name: p.name.clone(),
+                pose,
+                watch: WatchFile {
+                    part: p.watch.part.clone(),
+                    below_y: p.watch.below_y,
+                    min_distance: p.watch.min_distance,
+                    vertices: p.watch.vertices.clone(),
+                },
+            }
+        })
+        .collect()
+}
+
 /// Builds the probes of the `probes` list of a scene file.
 pub(crate) fn probes_from_file(probes: Vec<ProbeFile>) -> Vec<Probe> {
     probes
@@ -1092,38 +1128,7 @@ fn scene_file(scene: &Scene, out_dir: Option<&Path>, with_arrays: bool) -> Scene
                 local: b.local.as_ref().map(LocalFile::from_model),
             })
             .collect(),
-        probes: scene
-            .probes
-            .iter()
-            .map(|p| {
-                let mut pose = BTreeMap::new();
-                let names: std::collections::BTreeSet<&String> = p
-                    .pose
-                    .rotations
-                    .keys()
-                    .chain(p.pose.translations.keys())
-                    .collect();
-                for n in names {
-                    let r = p.pose.rotations.get(n).copied();
-                    let t = p.pose.translations.get(n).map(|v| [v.x, v.y]);
-                    let v = match (r, t) {
-                        (Some(d), None) => PoseValue::Degrees(d),
-                        (rotate, translate) => PoseValue::Full { rotate, translate },
-                    };
-                    pose.insert(n.clone(), v);
-                }
-                ProbeFile {
-                    name: p.name.clone(),
-                    pose,
-                    watch: WatchFile {
-                        part: p.watch.part.clone(),
-                        below_y: p.watch.below_y,
-                        min_distance: p.watch.min_distance,
-                        vertices: p.watch.vertices.clone(),
-                    },
-                }
-            })
-            .collect(),
+        probes: probe_files(&scene.probes),
     }
 }
 

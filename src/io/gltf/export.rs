@@ -7,8 +7,9 @@ use super::{
     UNSIGNED_INT, UNSIGNED_SHORT,
 };
 use crate::error::{Error, Result};
+use crate::io::scene_json::{probe_files, ProbeFile};
 use crate::mesh::Mesh;
-use crate::scene::Scene;
+use crate::scene::{Probe, Scene};
 use crate::skeleton::Bone;
 use crate::skinning::check_shape;
 use crate::weights::{Weights, EXPORT_ROW_SUM_TOLERANCE};
@@ -224,7 +225,10 @@ fn export_document(
         options.extras,
     )?;
     buf.pad();
-    Ok(document(scene, buf, skeleton, mesh, animations))
+    let probes = options
+        .extras
+        .then(|| probe_files(&scaled_probes(&scene.probes, options.scale)));
+    Ok(document(scene, buf, skeleton, mesh, animations, probes))
 }
 
 /// The checks [`export_gltf`] makes before writing anything: weights that fit the scene,
@@ -513,10 +517,15 @@ fn document(
     skeleton: SkeletonNodes,
     mesh: MeshOut,
     animations: Vec<Value>,
+    probes: Option<Vec<ProbeFile>>,
 ) -> (Value, Vec<u8>) {
     let nb = scene.skeleton.len();
     let mut nodes = skeleton.nodes;
-    nodes.push(json!({ "name": format!("{}_mesh", scene.name), "mesh": 0, "skin": 0 }));
+    let mut mesh_node = json!({ "name": format!("{}_mesh", scene.name), "mesh": 0, "skin": 0 });
+    if let Some(probes) = probes.filter(|p| !p.is_empty()) {
+        mesh_node["extras"] = json!({ "skinweights": { "probes": probes } });
+    }
+    nodes.push(mesh_node);
     let mut doc = json!({
         "asset": {
             "version": "2.0",
@@ -547,4 +556,21 @@ fn document(
         doc["extensionsUsed"] = json!(["KHR_materials_unlit"]);
     }
     (doc, buf.bytes)
+}
+
+/// `probes` in the exported units: lengths (`below_y`, `min_distance`, translations) times
+/// `scale`, angles as they are.
+fn scaled_probes(probes: &[Probe], scale: f64) -> Vec<Probe> {
+    probes
+        .iter()
+        .map(|p| {
+            let mut p = p.clone();
+            for t in p.pose.translations.values_mut() {
+                *t *= scale;
+            }
+            p.watch.below_y = p.watch.below_y.map(|y| y * scale);
+            p.watch.min_distance = p.watch.min_distance.map(|d| d * scale);
+            p
+        })
+        .collect()
 }

@@ -113,7 +113,16 @@ fn import_document(
         base_dir,
         &mut notes,
     )?;
-    let mut scene = Scene::new(name, read.mesh, skeleton, vec![])?;
+    let probes = read_probes(&doc, target.node_index, &read.kept, &mut notes)?;
+    let mut scene = match Scene::new(name, read.mesh.clone(), skeleton.clone(), probes) {
+        Ok(scene) => scene,
+        Err(e) => {
+            notes.push(format!(
+                "extras.skinweights.probes left out: {e} (the scene is imported without them)"
+            ));
+            Scene::new(name, read.mesh, skeleton, vec![])?
+        }
+    };
     if !clips.is_empty() {
         scene = scene.with_animation(clips, Vec::new())?;
     }
@@ -310,4 +319,42 @@ fn normalized_weights(
         ));
     }
     Ok(w)
+}
+
+/// The probes the skinned mesh node's `extras.skinweights.probes` hold (what
+/// [`super::export_gltf`] writes, in the scene file's `probes` form); none without them.
+/// Probes that watch vertex indices are kept only while the mesh's vertices are the file's
+/// first vertex stream in order (no vertex dropped or merged from another stream).
+fn read_probes(
+    doc: &Doc,
+    node: usize,
+    kept: &[Kept],
+    notes: &mut Vec<String>,
+) -> Result<Vec<crate::scene::Probe>> {
+    let Some(value) = doc.nodes[node]
+        .extras
+        .as_ref()
+        .and_then(|e| e.get("skinweights")?.get("probes"))
+    else {
+        return Ok(Vec::new());
+    };
+    let files: Vec<crate::io::scene_json::ProbeFile> = serde_json::from_value(value.clone())
+        .map_err(|e| Error::Json {
+            context: format!("nodes[{node}].extras.skinweights.probes"),
+            message: e.to_string(),
+        })?;
+    let in_order = kept.iter().enumerate().all(|(i, k)| k.vertex == i);
+    let mut probes = crate::io::scene_json::probes_from_file(files);
+    probes.retain(|p| {
+        let keep = in_order || p.watch.vertices.is_none();
+        if !keep {
+            notes.push(format!(
+                "probe {:?} left out: it watches vertex indices and the mesh's vertices were \
+                 renumbered on import",
+                p.name
+            ));
+        }
+        keep
+    });
+    Ok(probes)
 }

@@ -31,8 +31,9 @@
 //! glTF cannot say everything a skinweights scene holds; with [`GltfOptions::extras`] (the
 //! default) the rest is written into `extras.skinweights` objects, which other tools keep as
 //! custom properties and [`import_gltf`] reads back: each bone node's `length`, `part` and
-//! `influences`, and the mesh's `parts` and `vertex_parts` (when there is more than one part).
-//! Probes are not exported.
+//! `influences`, the mesh's `parts` and `vertex_parts` (when there is more than one part),
+//! and the scene's probes on the skinned mesh node (`probes`, as a scene file writes them,
+//! lengths times the export's scale).
 //!
 //! **Import** ([`import_gltf`], [`import_gltf_str`]) takes the first node that has both a mesh
 //! and a skin. Buffers may be embedded `data:` URIs or files relative to the `.gltf`, in its

@@ -1,7 +1,7 @@
 //! A synthetic character sprite for the leakage tests and the `leakage_folds` experiment:
 //! the Kenney layout (legs, torso, head on a neck, arms hanging beside the torso behind a
 //! slit that ends under the shoulder block), with sizes and outline noise from a seed.
-//! Shared by `tests/best.rs` (through `#[path]`) and the experiments.
+//! Shared by `tests/it/best.rs` (through `#[path]`) and the experiments.
 #![allow(dead_code)]
 
 use skinweights::io::{sprite_scene, BonesFile, Sprite, SpriteOptions};

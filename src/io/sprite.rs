@@ -17,7 +17,7 @@
 //! plus 1/2 per hole: a 2 x 2 block traces to 3.5 px², one pixel to 0.5. Anti-aliased edges
 //! move the boundary with the alpha values; on the shipped sprites the traced area is within
 //! 0.8% of the opaque pixel count, and the simplified outline's within 0.25%
-//! (tests/sprite.rs).
+//! (tests/it/sprite.rs).
 //!
 //! Images are limited to 32 768 pixels a side and 32 Mi (33 554 432) pixels in all, checked
 //! from the PNG header before decoding ([`Error::ImageTooLarge`]), so that decoding and

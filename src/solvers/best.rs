@@ -570,7 +570,7 @@ pub fn locked_vertices(
 /// around a locked vertex, or all locked around a free one) moved to their side: a lone
 /// vertex of another part inside a limb (a part label that follows a traced outline's
 /// corner) would otherwise hold a row no neighbour shares, an isolated spike (2 on the
-/// synthetic sprites of `tests/best.rs` with a band of 0).
+/// synthetic sprites of `tests/it/best.rs` with a band of 0).
 fn without_lone_vertices(topology: &crate::mesh::Topology, mut lock: Vec<bool>) -> Vec<bool> {
     let lone: Vec<usize> = (0..lock.len())
         .filter(|&v| {
@@ -1472,7 +1472,7 @@ mod tests {
 
     #[test]
     fn each_earlier_recipe_folds_more_than_heat_somewhere_on_the_figure_sweep() {
-        // What makes tests/best.rs's figure sweep able to fail, and the measured reason for
+        // What makes tests/it/best.rs's figure sweep able to fail, and the measured reason for
         // BLEND_WIDEN, BLEND_FADE and CUT_FADE: every recipe a constant replaced folds more
         // than heat at one size of the sweep at least (which size depends on the mesh, so
         // none is pinned).

@@ -5,7 +5,7 @@
 //! CDN, no build step) draws on a canvas. `--html` writes the same page as one file with
 //! every solver's weights inside: pose, colouring and the live metrics then run in the page
 //! itself (`view.js` ports the library's forward kinematics, LBS, DQS, helper bones and pose
-//! metrics; `tests/view_browser.rs` checks them against the library).
+//! metrics; `tests/it/view_browser.rs` checks them against the library).
 
 pub mod api;
 mod server;

@@ -1,7 +1,7 @@
 // skinweights view: draws a scene posed with a solver's weights and shows compare's metrics.
 // Served by `skinweights view` (the library solves, poses and measures; this page draws), or
 // inlined into an `--html` file (weights precomputed; posing and the pose metrics below are
-// ports of the library's, checked against it by tests/view_browser.rs).
+// ports of the library's, checked against it by tests/it/view_browser.rs).
 "use strict";
 (function () {
   const embedded = JSON.parse(document.getElementById("embedded").textContent);

@@ -59,7 +59,7 @@ pub fn overlap_consistent_weights(
 /// Default width of the band the blend is spread over, px (12). Confined to the overlap
 /// (band 0), a vertex of a coarse layer alone inside the other layer takes that layer's
 /// rows while its neighbours keep their own: an isolated discontinuity that `lint` rejects
-/// (tests/seams_layered_scenes.rs, seed 23); spread over 12 px the ramp is gentle and the
+/// (tests/it/seams_layered_scenes.rs, seed 23); spread over 12 px the ramp is gentle and the
 /// layers' rows in the overlap end closer (there 0.09-0.11 apart at band 0, 0.025-0.052
 /// at 12).
 pub const DEFAULT_BAND: f64 = 12.0;

@@ -4,6 +4,7 @@ use super::atlas::{atlas_art, Atlas};
 use super::parse::{parse_armature, FileArmature, FileBone, FileMesh};
 use super::{to_scene, Affine, MAX_COORDINATE, MAX_SCALE};
 use crate::error::{Error, Result};
+use crate::io::angles::wrap_degrees;
 use crate::io::scene_builder::{overlapping_edges, SceneBuilder};
 use crate::io::WeightsFile;
 use crate::mesh::{signed_area2, Mesh};
@@ -717,7 +718,8 @@ fn bind_differences(
     let angle_diff = |from: Affine, to: Affine| {
         // y-up angles are the negated y-down ones.
         let d = (-(to.angle() - from.angle())).to_degrees();
-        (d + 180.0).rem_euclid(360.0) - 180.0
+        // Into [-180, 180).
+        -wrap_degrees(-d)
     };
     let pos_diff = |a: Affine, b: Affine| (a.tx - b.tx).hypot(a.ty - b.ty);
     let mut out = Vec::new();

@@ -60,15 +60,6 @@ const MAX_ANGLE_DEG: f64 = 1e6;
 /// for a bone this short.
 pub const ZERO_LENGTH_TAIL: f64 = 1.0;
 
-/// A number for a message: as written when ordinary, in exponent form when huge.
-fn shown(x: f64) -> String {
-    if x.abs() < 1e9 {
-        format!("{x}")
-    } else {
-        format!("{x:e}")
-    }
-}
-
 /// A Spine error naming the context (bone, slot, skin, attachment), the field and the vertex.
 fn spine_error(
     context: impl Into<String>,
@@ -76,10 +67,5 @@ fn spine_error(
     vertex: Option<usize>,
     message: impl Into<String>,
 ) -> Error {
-    Error::Spine {
-        context: context.into(),
-        field: field.into(),
-        vertex,
-        message: message.into(),
-    }
+    crate::io::json_path::Format::Spine.error(context, field, vertex, message)
 }

@@ -14,6 +14,7 @@ pub mod dragonbones;
 pub mod gltf;
 pub mod godot;
 mod json_path;
+mod mesh_parts;
 pub mod rig;
 mod scene_builder;
 mod scene_json;

@@ -15,11 +15,7 @@ use nalgebra::{Isometry2, Point2, Vector2};
 use std::fmt;
 use std::path::Path;
 
-/// Tail length (px) given to bones of length 0 (DragonBones uses them as pivots, e.g. `pelvis`
-/// here): our [`Bone`] is a segment whose direction is its orientation, so a short tail
-/// along the bone's x axis keeps that orientation; solvers see it as (almost) a point.
-/// Export writes it back as the bone's `length`.
-pub const ZERO_LENGTH_TAIL: f64 = 1.0;
+use crate::io::mesh_parts::ZERO_LENGTH_TAIL;
 
 /// Position (px) and angle (degrees) tolerances under which a bone's bind pose counts as equal
 /// to its setup transform.

@@ -29,15 +29,14 @@ mod ffd;
 mod import;
 mod parse;
 
+pub use crate::io::mesh_parts::ZERO_LENGTH_TAIL;
 pub use atlas::Atlas;
 pub use clips::{DEFAULT_FRAME_RATE, EXPORT_FRAME_RATES};
 pub use export::{export_dragonbones, save_dragonbones};
 pub use import::{
     import_dragonbones, import_dragonbones_with_atlas, load_dragonbones, BindDifference,
-    DragonBonesImport, ImportReport, MeshReport, ZERO_LENGTH_TAIL,
+    DragonBonesImport, ImportReport, MeshReport,
 };
-// Shared with the Godot importer (same part and probe rules).
-pub(crate) use export::{triangles_by_part, vertices_of};
 
 use crate::error::Result;
 use crate::io::json_path::JsonAt;

@@ -55,10 +55,7 @@ const MAX_SCALE: f64 = 1e3;
 /// Largest |angle| (degrees) accepted: beyond it the degrees have no fraction left.
 const MAX_ANGLE_DEG: f64 = 1e6;
 
-/// Tail length (px) given to bones of length 0 (IK targets, control bones), along the bone's
-/// x axis, so that the scene's bone keeps its orientation; the export writes length 0 back
-/// for a bone this short.
-pub const ZERO_LENGTH_TAIL: f64 = 1.0;
+pub use crate::io::mesh_parts::ZERO_LENGTH_TAIL;
 
 /// A Spine error naming the context (bone, slot, skin, attachment), the field and the vertex.
 fn spine_error(

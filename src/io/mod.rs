@@ -5,6 +5,7 @@
 //! Formats convert between files and the model types ([`crate::Scene`], [`crate::Weights`]);
 //! they hold no solver or metric logic.
 
+mod angles;
 pub mod atomic;
 pub mod binary;
 mod compare_json;
@@ -12,6 +13,8 @@ pub mod creature;
 pub mod dragonbones;
 pub mod gltf;
 pub mod godot;
+mod json_path;
+mod mesh_parts;
 pub mod rig;
 mod scene_builder;
 mod scene_json;

@@ -13,7 +13,7 @@ use super::dragonbones::load_dragonbones;
 use super::godot::load_godot;
 use super::import_gltf;
 use super::spine::{load_spine, SkinSelection, SpineImport, SpineImportOptions};
-use crate::error::{Error, Result};
+use crate::error::Result;
 use crate::scene::Scene;
 use crate::weights::Weights;
 use std::path::Path;
@@ -82,11 +82,7 @@ pub(crate) fn extension(path: &Path) -> String {
 /// Parses `bytes` as JSON (a UTF-8 byte order mark skipped, as the importers do); errors
 /// name the file.
 pub(crate) fn parse_json(path: &Path, bytes: &[u8]) -> Result<serde_json::Value> {
-    let bytes = bytes.strip_prefix(b"\xef\xbb\xbf").unwrap_or(bytes);
-    serde_json::from_slice(bytes).map_err(|e| Error::Json {
-        context: path.display().to_string(),
-        message: e.to_string(),
-    })
+    crate::io::json_path::parse_json(bytes, &path.display().to_string())
 }
 
 /// A rig read by [`load_rig`].

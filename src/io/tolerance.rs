@@ -24,10 +24,10 @@ pub fn json_flag(v: &Value) -> Option<(bool, bool)> {
     }
 }
 
-/// The text after a UTF-8 byte order mark, which Windows editors write and serde_json
-/// refuses.
-pub fn strip_bom(text: &str) -> &str {
-    text.strip_prefix('\u{feff}').unwrap_or(text)
+/// The bytes after a UTF-8 byte order mark, which Windows editors write and serde_json
+/// refuses (`U+FEFF` at the start of a file is read as that mark, nowhere else).
+pub fn strip_bom(bytes: &[u8]) -> &[u8] {
+    bytes.strip_prefix("\u{feff}".as_bytes()).unwrap_or(bytes)
 }
 
 /// One note for the fields that wrote a boolean as 0/1, `fields` as `what field` phrases.

@@ -19,6 +19,7 @@ use super::parse::FileClip;
 use super::{creature_error, MAX_SCALE};
 use crate::animation::{BoneTrack, Channel, ChannelKind, Clip, Key};
 use crate::error::Result;
+use crate::io::angles::wrap_degrees;
 use crate::skeleton::{Affine2, Skeleton};
 
 /// Frames per second at which a Creature clip's integer frame numbers are read. The file
@@ -156,16 +157,6 @@ fn offsets(skeleton: &Skeleton, world: &[Affine2], j: usize) -> Option<[f64; 6]>
         scale_y,
         shear,
     ])
-}
-
-/// `d` in degrees brought into `(-180, 180]`.
-fn wrap_degrees(d: f64) -> f64 {
-    let w = d - 360.0 * (d / 360.0).round();
-    if w <= -180.0 {
-        w + 360.0
-    } else {
-        w
-    }
 }
 
 /// Consecutive angles made to differ by at most 180° (the short way round between baked

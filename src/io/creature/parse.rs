@@ -5,7 +5,8 @@
 use super::{creature_error, MAX_COORDINATE, MAX_SCALE, MIN_BONE_LENGTH};
 use crate::animation::MAX_KEYS;
 use crate::error::{Error, Result};
-use crate::io::tolerance::{strip_bom, MAX_ROUNDED_WEIGHT};
+use crate::io::json_path::parse_json;
+use crate::io::tolerance::MAX_ROUNDED_WEIGHT;
 use serde_json::{Map, Value};
 use std::collections::{BTreeMap, HashMap};
 
@@ -122,10 +123,7 @@ fn index(obj: &Map<String, Value>, ctx: &str, field: &str) -> Result<usize> {
 
 /// Parses a Creature JSON file (see the module documentation).
 pub(super) fn parse_creature(text: &str) -> Result<FileCreature> {
-    let root: Value = serde_json::from_str(strip_bom(text)).map_err(|e| Error::Json {
-        context: "Creature".into(),
-        message: e.to_string(),
-    })?;
+    let root = parse_json(text.as_bytes(), "Creature")?;
     let root = object(&root, "file", "(root)")?;
     let mesh = object(get(root, "file", "mesh")?, "file", "mesh")?;
     let points = read_points(mesh)?;

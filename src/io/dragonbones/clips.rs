@@ -30,9 +30,10 @@
 //!   5.6+ value (`timeline`) timelines and event frames are not applied (noted), nor are IK
 //!   constraints.
 
-use super::At;
 use crate::animation::{BoneTrack, Channel, ChannelKind, Clip, Curve, Easing, Key, MAX_KEYS};
 use crate::error::{Error, Result};
+use crate::io::angles::wrap_degrees;
+use crate::io::json_path::JsonAt;
 use crate::skeleton::{LocalTransform, Skeleton};
 use serde_json::{json, Value};
 
@@ -49,12 +50,10 @@ pub(super) fn parse_clips(
     armature: &Value,
     notes: &mut Vec<String>,
 ) -> Result<Vec<Clip>> {
-    let top = At {
-        context: "armature",
-    };
+    let top = JsonAt::dragonbones("armature");
     let mut rate = match armature.get("frameRate") {
         Some(v) if !v.is_null() => top.number_or(armature, "frameRate", DEFAULT_FRAME_RATE)?,
-        _ => At { context: "file" }.number_or(root, "frameRate", DEFAULT_FRAME_RATE)?,
+        _ => JsonAt::dragonbones("file").number_or(root, "frameRate", DEFAULT_FRAME_RATE)?,
     };
     // Exports with a frame rate of 0 exist; DragonBones plays them at its default rate.
     if rate == 0.0 {
@@ -64,39 +63,39 @@ pub(super) fn parse_clips(
         rate = DEFAULT_FRAME_RATE;
     }
     if !(rate > 0.0 && rate <= 1e4) {
-        return Err(top.error("frameRate", None, format!("{rate} must be in (0, 10000]")));
+        return Err(top.error("frameRate", format!("{rate} must be in (0, 10000]")));
     }
     let Some(list) = armature.get("animation") else {
         return Ok(Vec::new());
     };
     let list = list
         .as_array()
-        .ok_or_else(|| top.error("animation", None, "expected an array"))?;
+        .ok_or_else(|| top.error("animation", "expected an array"))?;
     let mut reader = Reader::default();
     let mut clips = Vec::with_capacity(list.len());
     for (i, a) in list.iter().enumerate() {
         let ctx = format!("animation {i}");
-        let at = At { context: &ctx };
+        let at = JsonAt::dragonbones(&ctx);
         at.object(a, "animation")?;
         let name = at.string(a, "name")?;
         let ctx = format!("animation {name:?}");
-        let at = At { context: &ctx };
+        let at = JsonAt::dragonbones(&ctx);
         let frames = at.number_or(a, "duration", 0.0)?;
         if frames < 0.0 {
-            return Err(at.error("duration", None, format!("{frames} frames is negative")));
+            return Err(at.error("duration", format!("{frames} frames is negative")));
         }
         reader.unapplied(&name, a);
         let mut clip = Clip::new(name.clone(), frames / rate);
         if let Some(bones) = a.get("bone") {
             let bones = bones
                 .as_array()
-                .ok_or_else(|| at.error("bone", None, "expected an array"))?;
+                .ok_or_else(|| at.error("bone", "expected an array"))?;
             for (b, timeline) in bones.iter().enumerate() {
                 let bone = at.string(timeline, "name").map_err(|e| {
                     super::parse::with_context(e, format!("animation {name:?} bone timeline {b}"))
                 })?;
                 let ctx = format!("animation {name:?} bone {bone:?}");
-                let at = At { context: &ctx };
+                let at = JsonAt::dragonbones(&ctx);
                 let track = reader.track(&at, timeline, bone, rate, &name)?;
                 clip.tracks.push(track);
             }
@@ -212,7 +211,7 @@ impl Reader {
     /// The frames of `field` of a timeline: start times and tweens.
     fn frames<'v>(
         &mut self,
-        at: &At,
+        at: &JsonAt,
         timeline: &'v Value,
         field: &str,
         rate: f64,
@@ -223,7 +222,7 @@ impl Reader {
         };
         let list = list
             .as_array()
-            .ok_or_else(|| at.error(field, None, "expected an array"))?;
+            .ok_or_else(|| at.error(field, "expected an array"))?;
         self.keys = self.keys.saturating_add(list.len());
         if self.keys > MAX_KEYS {
             return Err(Error::TooManyKeys {
@@ -239,11 +238,10 @@ impl Reader {
             at.object(f, &fld)?;
             let d = at
                 .number_or(f, "duration", 1.0)
-                .map_err(|_| at.error(&format!("{fld}.duration"), None, "expected a number"))?;
+                .map_err(|_| at.error(&format!("{fld}.duration"), "expected a number"))?;
             if d < 0.0 {
                 return Err(at.error(
                     &format!("{fld}.duration"),
-                    None,
                     format!("{d} frames is negative"),
                 ));
             }
@@ -258,7 +256,7 @@ impl Reader {
     }
 
     /// A frame's tween to the next frame (see the module documentation).
-    fn tween(&mut self, at: &At, f: &Value, fld: &str) -> Result<Tween> {
+    fn tween(&mut self, at: &JsonAt, f: &Value, fld: &str) -> Result<Tween> {
         if let Some(c) = f.get("curve").filter(|c| !c.is_null()) {
             return self.curve(at, c, &format!("{fld}.curve"));
         }
@@ -268,7 +266,7 @@ impl Reader {
             Some(v) => v
                 .as_f64()
                 .filter(|e| e.is_finite())
-                .ok_or_else(|| at.error(&field, None, format!("expected a number, found {v}")))?,
+                .ok_or_else(|| at.error(&field, format!("expected a number, found {v}")))?,
         };
         // Quadratic in and out (`e` in [-1, 1], and beyond -1, a stronger ease in) are the
         // Bézier `(1/3, (1+e)/3, 2/3, (2+e)/3)` exactly; above 1 the sine blend is not.
@@ -284,7 +282,6 @@ impl Reader {
         } else {
             return Err(at.error(
                 &field,
-                None,
                 format!("{e}: DragonBones' easings run from -1 (and below) to 2"),
             ));
         };
@@ -308,10 +305,10 @@ impl Reader {
     /// A `curve`: Bézier pieces normalized to the segment, `[x1, y1, x2, y2]` then, per
     /// further piece, its start `x, y` and its controls (`4 + 6k` numbers; the first piece
     /// starts at (0, 0), the last ends at (1, 1)). Each piece becomes its own key segment.
-    fn curve(&mut self, at: &At, c: &Value, field: &str) -> Result<Tween> {
+    fn curve(&mut self, at: &JsonAt, c: &Value, field: &str) -> Result<Tween> {
         let arr = c
             .as_array()
-            .ok_or_else(|| at.error(field, None, "expected an array"))?;
+            .ok_or_else(|| at.error(field, "expected an array"))?;
         let n: Vec<f64> = arr
             .iter()
             .filter_map(Value::as_f64)
@@ -320,7 +317,6 @@ impl Reader {
         if n.len() != arr.len() || n.len() < 4 || (n.len() - 4) % 6 != 0 {
             return Err(at.error(
                 field,
-                None,
                 format!(
                     "{} entries: expected Bézier pieces, 4 + 6k finite numbers",
                     arr.len()
@@ -334,7 +330,6 @@ impl Reader {
         if points.windows(2).any(|w| w[1][0] <= w[0][0]) {
             return Err(at.error(
                 field,
-                None,
                 "the pieces' joins must lie strictly inside the segment, in time order",
             ));
         }
@@ -355,7 +350,6 @@ impl Reader {
                     if n.len() == 4 {
                         return Err(at.error(
                             field,
-                            None,
                             format!("control times {} and {} must lie in [0, 1]", n[0], n[2]),
                         ));
                     }
@@ -387,7 +381,7 @@ impl Reader {
     /// the older whole-transform `frame` list.
     fn track(
         &mut self,
-        at: &At,
+        at: &JsonAt,
         timeline: &Value,
         bone: String,
         rate: f64,
@@ -403,11 +397,7 @@ impl Reader {
                     at.number_or(f.raw, name, default)
                         .map(|x| sign * x)
                         .map_err(|_| {
-                            at.error(
-                                &format!("{list}[{i}].{name}"),
-                                None,
-                                "expected a finite number",
-                            )
+                            at.error(&format!("{list}[{i}].{name}"), "expected a finite number")
                         })
                 })
                 .collect::<Result<Vec<f64>>>()
@@ -448,7 +438,6 @@ impl Reader {
         if !(tr.is_empty() && ro.is_empty() && sc.is_empty()) {
             return Err(at.error(
                 "frame",
-                None,
                 "both a `frame` list and translate/rotate/scale frames",
             ));
         }
@@ -583,16 +572,6 @@ pub(super) fn rebase_clips(
         }
     }
     Ok(rebased)
-}
-
-/// `d` in degrees brought into `(-180, 180]`.
-fn wrap_degrees(d: f64) -> f64 {
-    let w = d - 360.0 * (d / 360.0).round();
-    if w <= -180.0 {
-        w + 360.0
-    } else {
-        w
-    }
 }
 
 /// The frame rate at which every key time and duration of `clips` lands on a whole frame

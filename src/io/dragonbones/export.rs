@@ -2,6 +2,7 @@
 
 use super::Affine;
 use crate::error::{Error, Result};
+use crate::io::mesh_parts::{triangles_by_part, vertices_of};
 use crate::mesh::Mesh;
 use crate::scene::Scene;
 use crate::skeleton::{Bone, Inherit};
@@ -225,26 +226,4 @@ pub fn save_dragonbones(scene: &Scene, weights: &Weights, path: impl AsRef<Path>
             message: e.to_string(),
         })?;
     crate::io::write_atomic(path, text)
-}
-
-/// The vertices `tris` use, ascending, once each: a display's (and a Spine mesh's) vertex
-/// order. Shared with the Spine export.
-pub(crate) fn vertices_of(tris: &[[usize; 3]]) -> Vec<usize> {
-    let mut used: Vec<usize> = tris.iter().flatten().copied().collect();
-    used.sort_unstable();
-    used.dedup();
-    used
-}
-
-/// Each part's triangles: a triangle goes to the part most of its corners belong to (ties:
-/// the first corner's). Shared with the Spine export.
-pub(crate) fn triangles_by_part(mesh: &Mesh) -> Vec<Vec<[usize; 3]>> {
-    let vp = mesh.vertex_parts();
-    let mut part_triangles: Vec<Vec<[usize; 3]>> = vec![Vec::new(); mesh.parts().len()];
-    for &t in mesh.triangles() {
-        let [a, b, c] = t.map(|v| vp[v]);
-        let p = if b == c { b } else { a };
-        part_triangles[p].push(t);
-    }
-    part_triangles
 }

@@ -4,6 +4,7 @@ use super::atlas::{atlas_art, Atlas};
 use super::parse::{parse_armature, FileArmature, FileBone, FileMesh};
 use super::{to_scene, Affine, MAX_COORDINATE, MAX_SCALE};
 use crate::error::{Error, Result};
+use crate::io::angles::wrap_degrees;
 use crate::io::scene_builder::{overlapping_edges, SceneBuilder};
 use crate::io::WeightsFile;
 use crate::mesh::{signed_area2, Mesh};
@@ -14,11 +15,7 @@ use nalgebra::{Isometry2, Point2, Vector2};
 use std::fmt;
 use std::path::Path;
 
-/// Tail length (px) given to bones of length 0 (DragonBones uses them as pivots, e.g. `pelvis`
-/// here): our [`Bone`] is a segment whose direction is its orientation, so a short tail
-/// along the bone's x axis keeps that orientation; solvers see it as (almost) a point.
-/// Export writes it back as the bone's `length`.
-pub const ZERO_LENGTH_TAIL: f64 = 1.0;
+use crate::io::mesh_parts::ZERO_LENGTH_TAIL;
 
 /// Position (px) and angle (degrees) tolerances under which a bone's bind pose counts as equal
 /// to its setup transform.
@@ -717,7 +714,8 @@ fn bind_differences(
     let angle_diff = |from: Affine, to: Affine| {
         // y-up angles are the negated y-down ones.
         let d = (-(to.angle() - from.angle())).to_degrees();
-        (d + 180.0).rem_euclid(360.0) - 180.0
+        // Into [-180, 180).
+        -wrap_degrees(-d)
     };
     let pos_diff = |a: Affine, b: Affine| (a.tx - b.tx).hypot(a.ty - b.ty);
     let mut out = Vec::new();

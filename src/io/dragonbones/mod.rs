@@ -29,17 +29,17 @@ mod ffd;
 mod import;
 mod parse;
 
+pub use crate::io::mesh_parts::ZERO_LENGTH_TAIL;
 pub use atlas::Atlas;
 pub use clips::{DEFAULT_FRAME_RATE, EXPORT_FRAME_RATES};
 pub use export::{export_dragonbones, save_dragonbones};
 pub use import::{
     import_dragonbones, import_dragonbones_with_atlas, load_dragonbones, BindDifference,
-    DragonBonesImport, ImportReport, MeshReport, ZERO_LENGTH_TAIL,
+    DragonBonesImport, ImportReport, MeshReport,
 };
-// Shared with the Godot importer (same part and probe rules).
-pub(crate) use export::{triangles_by_part, vertices_of};
 
-use crate::error::{Error, Result};
+use crate::error::Result;
+use crate::io::json_path::JsonAt;
 use nalgebra::{Isometry2, Point2};
 use serde_json::Value;
 
@@ -212,132 +212,27 @@ impl Affine {
     }
 }
 
-/// A number from the file for a message: as written when it is an ordinary size, in
-/// exponent form when it is huge (`1e300`, not 301 digits).
-fn shown(x: f64) -> String {
-    if x.abs() < 1e9 {
-        format!("{x}")
-    } else {
-        format!("{x:e}")
-    }
-}
-
 /// y-down DragonBones point to a y-up scene point.
 fn to_scene([x, y]: [f64; 2]) -> Point2<f64> {
     Point2::new(x, -y)
 }
 
-/// Where a DragonBones value is, for error messages: `context` (e.g. `mesh "a_body"`) and the
-/// field inside it.
-struct At<'a> {
-    context: &'a str,
+/// DragonBones' matrices and transforms read at a place in the file.
+trait ReadTransform {
+    fn matrix(&self, obj: &Value, field: &str) -> Result<Affine>;
+    fn transform(&self, obj: &Value) -> Result<Affine>;
 }
 
-impl At<'_> {
-    fn error(&self, field: &str, vertex: Option<usize>, message: impl Into<String>) -> Error {
-        Error::DragonBones {
-            context: self.context.to_string(),
-            field: field.to_string(),
-            vertex,
-            message: message.into(),
-        }
-    }
-
-    fn object<'v>(&self, v: &'v Value, field: &str) -> Result<&'v serde_json::Map<String, Value>> {
-        v.as_object()
-            .ok_or_else(|| self.error(field, None, "expected a JSON object"))
-    }
-
-    fn required<'v>(&self, obj: &'v Value, field: &str) -> Result<&'v Value> {
-        obj.get(field)
-            .ok_or_else(|| self.error(field, None, "missing"))
-    }
-
-    fn string(&self, obj: &Value, field: &str) -> Result<String> {
-        self.required(obj, field)?
-            .as_str()
-            .map(str::to_string)
-            .ok_or_else(|| self.error(field, None, "expected a string"))
-    }
-
-    fn opt_string(&self, obj: &Value, field: &str) -> Result<Option<String>> {
-        match obj.get(field) {
-            None | Some(Value::Null) => Ok(None),
-            Some(v) => v
-                .as_str()
-                .map(|s| Some(s.to_string()))
-                .ok_or_else(|| self.error(field, None, "expected a string")),
-        }
-    }
-
-    /// A finite number, or `default` when the field is absent.
-    fn number_or(&self, obj: &Value, field: &str, default: f64) -> Result<f64> {
-        match obj.get(field) {
-            None | Some(Value::Null) => Ok(default),
-            Some(v) => match v.as_f64() {
-                Some(x) if x.is_finite() => Ok(x),
-                _ => Err(self.error(field, None, format!("expected a finite number, found {v}"))),
-            },
-        }
-    }
-
-    /// A boolean, or `default` when absent; 0/1 are read as DragonBones 5.0 writes them,
-    /// and the field is added to `numeric` for the report's note.
-    fn bool_or(
-        &self,
-        obj: &Value,
-        field: &str,
-        default: bool,
-        numeric: &mut Vec<String>,
-    ) -> Result<bool> {
-        match obj.get(field) {
-            None | Some(Value::Null) => Ok(default),
-            Some(v) => match crate::io::tolerance::json_flag(v) {
-                Some((b, was_number)) => {
-                    if was_number {
-                        numeric.push(format!("{} {field}", self.context));
-                    }
-                    Ok(b)
-                }
-                None => Err(self.error(
-                    field,
-                    None,
-                    format!("expected true/false (or 0/1), found {v}"),
-                )),
-            },
-        }
-    }
-
-    fn array<'v>(&self, obj: &'v Value, field: &str) -> Result<&'v Vec<Value>> {
-        self.required(obj, field)?
-            .as_array()
-            .ok_or_else(|| self.error(field, None, "expected an array"))
-    }
-
-    fn numbers(&self, obj: &Value, field: &str) -> Result<Vec<f64>> {
-        self.array(obj, field)?
-            .iter()
-            .enumerate()
-            .map(|(i, v)| match v.as_f64() {
-                Some(x) if x.is_finite() => Ok(x),
-                _ => Err(self.error(
-                    field,
-                    None,
-                    format!("entry {i} is {v}, expected a finite number"),
-                )),
-            })
-            .collect()
-    }
-
+impl ReadTransform for JsonAt<'_> {
     /// A bind matrix `[a, b, c, d, tx, ty]`, checked with [`Affine::problem`].
     fn matrix(&self, obj: &Value, field: &str) -> Result<Affine> {
         let m = self.numbers(obj, field)?;
-        let m: [f64; 6] = m.try_into().map_err(|m: Vec<f64>| {
-            self.error(field, None, format!("{} numbers, expected 6", m.len()))
-        })?;
+        let m: [f64; 6] = m
+            .try_into()
+            .map_err(|m: Vec<f64>| self.error(field, format!("{} numbers, expected 6", m.len())))?;
         let m = Affine::from_array(m);
         match m.problem() {
-            Some(p) => Err(self.error(field, None, format!("the matrix {p}"))),
+            Some(p) => Err(self.error(field, format!("the matrix {p}"))),
             None => Ok(m),
         }
     }
@@ -354,7 +249,6 @@ impl At<'_> {
             if x.abs() > limit {
                 return Err(self.error(
                     &format!("transform.{f}"),
-                    None,
                     format!("{x:e} is beyond ±{limit:e}"),
                 ));
             }

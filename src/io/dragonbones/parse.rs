@@ -1,9 +1,10 @@
 //! Reading a DragonBones file into checked values (no geometry is built here).
 
 use super::import::ImportReport;
-use super::{shown, Affine, At, MAX_COORDINATE};
+use super::{Affine, ReadTransform, MAX_COORDINATE};
 use crate::animation::MAX_KEYS;
 use crate::error::{Error, Result};
+use crate::io::json_path::{parse_json, shown, JsonAt};
 use crate::skeleton::{Bone, Skeleton};
 use nalgebra::Point2;
 use serde_json::Value;
@@ -84,27 +85,19 @@ pub(super) struct FileArmature {
 
 /// Parses the first armature: bones, slots and the default skin's mesh displays.
 pub(super) fn parse_armature(text: &str) -> Result<FileArmature> {
-    // Editors on Windows may save JSON with a UTF-8 byte order mark, which JSON parsers refuse.
-    let text = crate::io::tolerance::strip_bom(text);
     let objects = text.bytes().filter(|&b| b == b'{').count();
     if objects > MAX_OBJECTS {
-        return Err(At { context: "file" }.error(
-            "(root)",
-            None,
-            format!(
+        return Err(JsonAt::dragonbones("file").error("(root)", format!(
                 "{objects} JSON objects, more than the {MAX_OBJECTS} the import reads (at most {MAX_KEYS} animation keys)"
             ),
         ));
     }
-    let root: Value = serde_json::from_str(text).map_err(|e| Error::Json {
-        context: "DragonBones".into(),
-        message: e.to_string(),
-    })?;
-    let top = At { context: "file" };
+    let root = parse_json(text.as_bytes(), "DragonBones")?;
+    let top = JsonAt::dragonbones("file");
     top.object(&root, "(root)")?;
     let armatures = top.array(&root, "armature")?;
     if armatures.is_empty() {
-        return Err(top.error("armature", None, "no armature in the file"));
+        return Err(top.error("armature", "no armature in the file"));
     }
     let version = top.opt_string(&root, "version")?.unwrap_or_default();
     refuse_global(&root, &version)?;
@@ -113,9 +106,7 @@ pub(super) fn parse_armature(text: &str) -> Result<FileArmature> {
         ..ImportReport::default()
     };
     let armature = choose_armature(armatures, &mut report.notes)?;
-    let at = At {
-        context: "armature",
-    };
+    let at = JsonAt::dragonbones("armature");
     report.armature = at.opt_string(armature, "name")?.unwrap_or_default();
 
     let bones = parse_bones(armature, &mut report.notes)?;
@@ -149,7 +140,7 @@ pub(super) fn parse_armature(text: &str) -> Result<FileArmature> {
     let slots = parse_slots(armature, &bones)?;
     let meshes = parse_meshes(armature, &bones, &slots, &mut report.notes)?;
     if meshes.is_empty() {
-        return Err(at.error("skin", None, "no mesh display to import"));
+        return Err(at.error("skin", "no mesh display to import"));
     }
 
     let clips = super::clips::parse_clips(&root, armature, &mut report.notes)?;
@@ -164,9 +155,7 @@ pub(super) fn parse_armature(text: &str) -> Result<FileArmature> {
 
 fn parse_bones(armature: &Value, notes: &mut Vec<String>) -> Result<Vec<FileBone>> {
     let mut numeric = Vec::new();
-    let at = At {
-        context: "armature",
-    };
+    let at = JsonAt::dragonbones("armature");
     let raw = at.array(armature, "bone")?;
     let mut names: HashMap<String, usize> = HashMap::new();
     for (i, b) in raw.iter().enumerate() {
@@ -180,10 +169,10 @@ fn parse_bones(armature: &Value, notes: &mut Vec<String>) -> Result<Vec<FileBone
         .enumerate()
         .map(|(i, b)| {
             let ctx = format!("bone {i}");
-            let at = At { context: &ctx };
+            let at = JsonAt::dragonbones(&ctx);
             let name = at.string(b, "name")?;
             let ctx = format!("bone {name:?}");
-            let at = At { context: &ctx };
+            let at = JsonAt::dragonbones(&ctx);
             let parent = match at.opt_string(b, "parent")? {
                 None => None,
                 Some(p) => Some(*names.get(&p).ok_or_else(|| Error::UnknownParent {
@@ -195,7 +184,6 @@ fn parse_bones(armature: &Value, notes: &mut Vec<String>) -> Result<Vec<FileBone
             if !(0.0..=MAX_COORDINATE).contains(&length) {
                 return Err(at.error(
                     "length",
-                    None,
                     format!("{length:e} is outside 0..={MAX_COORDINATE:e} px"),
                 ));
             }
@@ -238,15 +226,13 @@ fn parse_slots(
     armature: &Value,
     bones: &[FileBone],
 ) -> Result<HashMap<String, (Option<usize>, usize)>> {
-    let at = At {
-        context: "armature",
-    };
+    let at = JsonAt::dragonbones("armature");
     let Some(raw) = armature.get("slot") else {
         return Ok(HashMap::new());
     };
     let raw = raw
         .as_array()
-        .ok_or_else(|| at.error("slot", None, "expected an array"))?;
+        .ok_or_else(|| at.error("slot", "expected an array"))?;
     let bone_index: HashMap<&str, usize> = bones
         .iter()
         .enumerate()
@@ -256,12 +242,11 @@ fn parse_slots(
     let mut first_index: HashMap<String, usize> = HashMap::new();
     for (i, s) in raw.iter().enumerate() {
         let ctx = format!("slot {i}");
-        let at = At { context: &ctx };
+        let at = JsonAt::dragonbones(&ctx);
         let name = at.string(s, "name")?;
         if let Some(first) = first_index.insert(name.clone(), i) {
             return Err(at.error(
                 "name",
-                None,
                 format!(
                     "{name:?} is also the name of slot {first} (a skin could not tell them apart)"
                 ),
@@ -302,21 +287,18 @@ fn is_mesh(display: &Value) -> bool {
 /// (what 5.x writes, and 4.5 with `isGlobal: 0`; an absent flag reads as relative, as the 5.x
 /// runtimes read it), so global data is an error rather than a misplaced skeleton.
 fn refuse_global(root: &Value, version: &str) -> Result<()> {
-    let at = At { context: "file" };
+    let at = JsonAt::dragonbones("file");
     let global = match root.get("isGlobal") {
         None | Some(Value::Null) => false,
         Some(Value::Bool(b)) => *b,
         Some(Value::Number(n)) => n.as_f64() != Some(0.0),
         Some(Value::String(s)) => !matches!(s.as_str(), "" | "0" | "false"),
         Some(v) => {
-            return Err(at.error("isGlobal", None, format!("expected 0 or 1, found {v}")));
+            return Err(at.error("isGlobal", format!("expected 0 or 1, found {v}")));
         }
     };
     if global {
-        return Err(at.error(
-            "isGlobal",
-            None,
-            format!("global (armature-space) bone transforms of DragonBones {version} data are not read: export with isGlobal 0 (DragonBones 4.5 or later)"),
+        return Err(at.error("isGlobal", format!("global (armature-space) bone transforms of DragonBones {version} data are not read: export with isGlobal 0 (DragonBones 4.5 or later)"),
         ));
     }
     Ok(())
@@ -327,10 +309,7 @@ fn refuse_global(root: &Value, version: &str) -> Result<()> {
 /// before the character; the others are named in the notes with their mesh displays.
 fn choose_armature<'v>(armatures: &'v [Value], notes: &mut Vec<String>) -> Result<&'v Value> {
     for (i, a) in armatures.iter().enumerate() {
-        At {
-            context: "armature",
-        }
-        .object(a, &format!("armature[{i}]"))?;
+        JsonAt::dragonbones("armature").object(a, &format!("armature[{i}]"))?;
     }
     let counts: Vec<usize> = armatures.iter().map(mesh_display_count).collect();
     let chosen = counts.iter().position(|&n| n > 0).unwrap_or(0);
@@ -402,14 +381,12 @@ fn parse_meshes(
     slots: &HashMap<String, (Option<usize>, usize)>,
     notes: &mut Vec<String>,
 ) -> Result<Vec<FileMesh>> {
-    let at = At {
-        context: "armature",
-    };
+    let at = JsonAt::dragonbones("armature");
     let skins = match armature.get("skin") {
         None => return Ok(Vec::new()),
         Some(s) => s
             .as_array()
-            .ok_or_else(|| at.error("skin", None, "expected an array"))?,
+            .ok_or_else(|| at.error("skin", "expected an array"))?,
     };
     if skins.is_empty() {
         return Ok(Vec::new());
@@ -432,10 +409,10 @@ fn parse_meshes(
         };
         let slot_list = slot_list
             .as_array()
-            .ok_or_else(|| at.error("skin.slot", None, "expected an array"))?;
+            .ok_or_else(|| at.error("skin.slot", "expected an array"))?;
         for (i, s) in slot_list.iter().enumerate() {
             let ctx = format!("skin slot {i}");
-            let at = At { context: &ctx };
+            let at = JsonAt::dragonbones(&ctx);
             let slot = at.string(s, "name")?;
             let (slot_bone, draw_order) = *slots.get(&slot).ok_or_else(|| Error::DragonBones {
                 context: format!("skin slot {slot:?}"),
@@ -447,16 +424,15 @@ fn parse_meshes(
                 None => continue,
                 Some(d) => d
                     .as_array()
-                    .ok_or_else(|| at.error("display", None, "expected an array"))?,
+                    .ok_or_else(|| at.error("display", "expected an array"))?,
             };
             for d in displays {
                 if !is_mesh(d) {
                     skipped += 1;
                     continue;
                 }
-                let dat = At {
-                    context: &format!("slot {slot:?} display"),
-                };
+                let dctx = format!("slot {slot:?} display");
+                let dat = JsonAt::dragonbones(&dctx);
                 let display = dat.string(d, "name")?;
                 let texture = dat
                     .opt_string(d, "path")?
@@ -546,12 +522,11 @@ fn parse_mesh(
     display: String,
 ) -> Result<FileMesh> {
     let ctx = format!("mesh {display:?} (slot {slot:?})");
-    let at = At { context: &ctx };
+    let at = JsonAt::dragonbones(&ctx);
     let raw = at.numbers(d, "vertices")?;
     if raw.len() % 2 != 0 || raw.len() < 6 {
         return Err(at.error(
             "vertices",
-            None,
             format!(
                 "{} numbers: need x, y pairs for at least 3 vertices",
                 raw.len()
@@ -564,9 +539,9 @@ fn parse_mesh(
         .enumerate()
         .find(|(_, p)| p[0].abs() > MAX_COORDINATE || p[1].abs() > MAX_COORDINATE)
     {
-        return Err(at.error(
+        return Err(at.vertex_error(
             "vertices",
-            Some(v),
+            v,
             format!("({:e}, {:e}) is beyond ±{MAX_COORDINATE:e} px", p[0], p[1]),
         ));
     }
@@ -595,12 +570,11 @@ fn parse_mesh(
 }
 
 /// `triangles`: a positive multiple of 3 indices, each a vertex of the `n`.
-fn parse_triangles(at: &At, d: &Value, n: usize) -> Result<Vec<[usize; 3]>> {
+fn parse_triangles(at: &JsonAt, d: &Value, n: usize) -> Result<Vec<[usize; 3]>> {
     let raw = at.numbers(d, "triangles")?;
     if raw.len() % 3 != 0 || raw.is_empty() {
         return Err(at.error(
             "triangles",
-            None,
             format!("{} indices: need a positive multiple of 3", raw.len()),
         ));
     }
@@ -612,7 +586,6 @@ fn parse_triangles(at: &At, d: &Value, n: usize) -> Result<Vec<[usize; 3]>> {
             if !(x >= 0.0 && x.fract() == 0.0) {
                 return Err(at.error(
                     "triangles",
-                    None,
                     format!("triangle {t}: {} is not a vertex index", shown(x)),
                 ));
             }
@@ -620,7 +593,6 @@ fn parse_triangles(at: &At, d: &Value, n: usize) -> Result<Vec<[usize; 3]>> {
             if x >= n as f64 {
                 return Err(at.error(
                     "triangles",
-                    None,
                     format!(
                         "triangle {t} uses vertex {}, but the mesh has {n}",
                         shown(x)
@@ -635,7 +607,7 @@ fn parse_triangles(at: &At, d: &Value, n: usize) -> Result<Vec<[usize; 3]>> {
 }
 
 /// `uvs` when given: a u, v pair for each of the `n` vertices.
-fn parse_uvs(at: &At, d: &Value, n: usize) -> Result<Option<Vec<[f64; 2]>>> {
+fn parse_uvs(at: &JsonAt, d: &Value, n: usize) -> Result<Option<Vec<[f64; 2]>>> {
     if d.get("uvs").is_none() {
         return Ok(None);
     }
@@ -643,7 +615,6 @@ fn parse_uvs(at: &At, d: &Value, n: usize) -> Result<Option<Vec<[f64; 2]>>> {
     if raw.len() != 2 * n {
         return Err(at.error(
             "uvs",
-            None,
             format!(
                 "{} numbers for {n} vertices (need a u, v pair each)",
                 raw.len()
@@ -653,7 +624,7 @@ fn parse_uvs(at: &At, d: &Value, n: usize) -> Result<Option<Vec<[f64; 2]>>> {
     Ok(Some(raw.chunks_exact(2).map(|c| [c[0], c[1]]).collect()))
 }
 
-fn parse_skin(at: &At, d: &Value, bones: &[FileBone], n: usize) -> Result<FileSkin> {
+fn parse_skin(at: &JsonAt, d: &Value, bones: &[FileBone], n: usize) -> Result<FileSkin> {
     let slot_pose = at.matrix(d, "slotPose")?;
     let bone_poses = parse_bone_poses(at, d, bones)?;
     let mut reader = WeightReader {
@@ -674,10 +645,7 @@ fn parse_skin(at: &At, d: &Value, bones: &[FileBone], n: usize) -> Result<FileSk
     }
     let (i, w) = (reader.i, &reader.w);
     if i != w.len() {
-        return Err(at.error(
-            "weights",
-            None,
-            format!(
+        return Err(at.error("weights", format!(
                 "{} numbers left over after the {n} vertices' entries (weights for more vertices than the mesh has?)",
                 w.len() - i
             ),
@@ -693,7 +661,7 @@ fn parse_skin(at: &At, d: &Value, bones: &[FileBone], n: usize) -> Result<FileSk
 
 /// `x` as an index into the armature's bones, else an error on `field` (and `vertex`).
 fn bone_index(
-    at: &At,
+    at: &JsonAt,
     bones: &[FileBone],
     x: f64,
     field: &str,
@@ -702,7 +670,8 @@ fn bone_index(
     if x >= 0.0 && x.fract() == 0.0 && x < bones.len() as f64 {
         Ok(x as usize)
     } else {
-        Err(at.error(
+        Err(at.format.error(
+            at.context,
             field,
             vertex,
             format!(
@@ -716,12 +685,11 @@ fn bone_index(
 
 /// `bonePose`: `[boneIndex, a, b, c, d, tx, ty]` per bone, each bone once, each matrix
 /// usable.
-fn parse_bone_poses(at: &At, d: &Value, bones: &[FileBone]) -> Result<Vec<(usize, Affine)>> {
+fn parse_bone_poses(at: &JsonAt, d: &Value, bones: &[FileBone]) -> Result<Vec<(usize, Affine)>> {
     let raw = at.numbers(d, "bonePose")?;
     if raw.len() % 7 != 0 || raw.is_empty() {
         return Err(at.error(
             "bonePose",
-            None,
             format!(
                 "{} numbers: need [boneIndex, a, b, c, d, tx, ty] per bone",
                 raw.len()
@@ -734,11 +702,11 @@ fn parse_bone_poses(at: &At, d: &Value, bones: &[FileBone]) -> Result<Vec<(usize
         let j = bone_index(at, bones, c[0], "bonePose", None)?;
         let name = &bones[j].name;
         if !posed.insert(j) {
-            return Err(at.error("bonePose", None, format!("bone {name:?} is listed twice")));
+            return Err(at.error("bonePose", format!("bone {name:?} is listed twice")));
         }
         let m = Affine::from_array([c[1], c[2], c[3], c[4], c[5], c[6]]);
         if let Some(p) = m.problem() {
-            return Err(at.error("bonePose", None, format!("the matrix of bone {name:?} {p}")));
+            return Err(at.error("bonePose", format!("the matrix of bone {name:?} {p}")));
         }
         bone_poses.push((j, m));
     }
@@ -747,7 +715,7 @@ fn parse_bone_poses(at: &At, d: &Value, bones: &[FileBone]) -> Result<Vec<(usize
 
 /// Reads `weights` (`[count, boneIndex, w, ...]` per vertex) one vertex at a time.
 struct WeightReader<'a> {
-    at: &'a At<'a>,
+    at: &'a JsonAt<'a>,
     bones: &'a [FileBone],
     /// Bones of `bonePose`.
     posed: HashSet<usize>,
@@ -761,9 +729,9 @@ struct WeightReader<'a> {
 impl WeightReader<'_> {
     /// The array ended inside vertex `v`'s entry.
     fn short(&self, v: usize) -> Error {
-        self.at.error(
+        self.at.vertex_error(
             "weights",
-            Some(v),
+            v,
             format!(
                 "the array ends inside this vertex's entry ({} numbers for {} vertices)",
                 self.w.len(),
@@ -780,9 +748,9 @@ impl WeightReader<'_> {
         // At most one entry per bone of bonePose (that also bounds the loop below).
         let most = self.posed.len();
         if !(count >= 1.0 && count.fract() == 0.0 && count <= most as f64) {
-            return Err(at.error(
+            return Err(at.vertex_error(
                 "weights",
-                Some(v),
+                v,
                 format!(
                     "bone count {} is not an integer in 1..={most} (the bones in bonePose)",
                     shown(count)
@@ -798,17 +766,17 @@ impl WeightReader<'_> {
             self.i += 2;
             let j = bone_index(at, bones, bj, "weights", Some(v))?;
             if !self.posed.contains(&j) {
-                return Err(at.error(
+                return Err(at.vertex_error(
                     "weights",
-                    Some(v),
+                    v,
                     format!("bone {:?} is not listed in bonePose", bones[j].name),
                 ));
             }
             // Weights are fractions; a little over 1 is rounding (rows are normalized).
             if !(0.0..=MAX_WEIGHT).contains(&wv) {
-                return Err(at.error(
+                return Err(at.vertex_error(
                     "weights",
-                    Some(v),
+                    v,
                     format!(
                         "weight {wv:e} of bone {:?} is outside 0..={MAX_WEIGHT}",
                         bones[j].name
@@ -819,7 +787,7 @@ impl WeightReader<'_> {
             row.push((j, wv));
         }
         if sum <= 0.0 {
-            return Err(at.error("weights", Some(v), "the weights sum to 0"));
+            return Err(at.vertex_error("weights", v, "the weights sum to 0"));
         }
         Ok((row, sum))
     }

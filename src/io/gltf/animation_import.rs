@@ -33,6 +33,7 @@ use super::reader::{Reader, Values, Want};
 use super::{BYTE, FLOAT, SHORT, UNSIGNED_BYTE, UNSIGNED_SHORT};
 use crate::animation::{BoneTrack, Channel, ChannelKind, Clip, Curve, Key, MAX_KEYS};
 use crate::error::{Error, Result};
+use crate::io::angles::wrap_degrees_euclid;
 use crate::skeleton::Skeleton;
 use nalgebra::Vector2;
 use serde_json::Value;
@@ -167,16 +168,6 @@ fn z_angle(q: [f64; 4]) -> Option<std::result::Result<f64, ()>> {
     Some(Ok(2.0 * q[2].atan2(q[3])))
 }
 
-/// `x` in degrees wrapped into (-180, 180].
-fn wrap_degrees(x: f64) -> f64 {
-    let y = x.rem_euclid(360.0);
-    if y > 180.0 {
-        y - 360.0
-    } else {
-        y
-    }
-}
-
 /// What every clip's offsets are measured against, per joint.
 struct JointRest {
     /// Per node, its joint index.
@@ -279,7 +270,7 @@ impl JointRest {
                 (ChannelKind::TranslateY, t.y),
             ]);
         }
-        let r = wrap_degrees(self.rotation_offset(chain, k, node.angle));
+        let r = wrap_degrees_euclid(self.rotation_offset(chain, k, node.angle));
         if !animated[1] && r.to_radians().abs() > STATIC_TOLERANCE {
             out.push((ChannelKind::Rotation, r));
         }
@@ -681,9 +672,9 @@ fn unwrap_angles(angles: &mut [f64]) {
     let Some(first) = angles.first_mut() else {
         return;
     };
-    *first = wrap_degrees(*first);
+    *first = wrap_degrees_euclid(*first);
     for k in 1..angles.len() {
-        angles[k] = angles[k - 1] + wrap_degrees(angles[k] - angles[k - 1]);
+        angles[k] = angles[k - 1] + wrap_degrees_euclid(angles[k] - angles[k - 1]);
     }
 }
 
@@ -705,7 +696,7 @@ fn cubic_rotation_keys(
             let h = hermite_basis(s);
             let c = |i: usize| h[0] * v0[i] + h[1] * td * b0[i] + h[2] * v1[i] + h[3] * td * a1[i];
             let a = offset(2.0 * c(2).atan2(c(3)));
-            near + wrap_degrees(a - near)
+            near + wrap_degrees_euclid(a - near)
         };
         let mut segment = vec![(0.0, angles[k]), (1.0, angles[k + 1])];
         refine(&mut segment, &at, 0);

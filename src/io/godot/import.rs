@@ -8,7 +8,7 @@ use super::values::{
     affine_from_parts, apply, each_resource_ref, resource_id, resource_ref, Affine, At,
 };
 use crate::error::{Error, Result};
-use crate::io::dragonbones::ZERO_LENGTH_TAIL;
+use crate::io::mesh_parts::ZERO_LENGTH_TAIL;
 use crate::io::scene_builder::SceneBuilder;
 use crate::io::WeightsFile;
 use crate::mesh::Mesh;

@@ -28,13 +28,14 @@
 //! Slot, deform, attachment, draw-order, event, transform, path and physics timelines are
 //! not applied (the report's notes name each kind and its animations).
 
-use super::parse::{kind, At, FileBone};
-use super::{shown, MAX_ANGLE_DEG, MAX_COORDINATE, MAX_SCALE};
+use super::parse::FileBone;
+use super::{MAX_ANGLE_DEG, MAX_COORDINATE, MAX_SCALE};
 use crate::animation::{
     BoneTrack, Channel, ChannelKind, Clip, Curve, Easing, IkConstraint, IkKey, IkTrack, Key,
     MAX_KEYS,
 };
 use crate::error::{Error, Result};
+use crate::io::json_path::{kind, shown, JsonAt};
 use crate::scene::Scene;
 use serde_json::{json, Map, Value};
 use std::collections::{BTreeMap, HashMap};
@@ -176,10 +177,10 @@ pub(super) fn parse_animation(
     };
     out.ik = parse_ik(root, &reader.bone_index, &mut out.notes)?;
     if let Some(anims) = root.get("animations") {
-        let anims = At("skeleton").object(anims, "animations")?;
+        let anims = JsonAt::spine("skeleton").object(anims, "animations")?;
         for (name, anim) in anims {
             let ctx = format!("animation {name:?}");
-            let at = At(&ctx);
+            let at = JsonAt::spine(&ctx);
             let anim = at.object(anim, "animations")?;
             unapplied(name, anim, &mut reader.not_applied);
             let mut clip = Clip::new(name.clone(), last_time(&Value::Object(anim.clone())));
@@ -240,7 +241,7 @@ impl AnimationReader<'_> {
     /// The track of `bone` in animation `name` from its timelines object.
     fn bone_track(&mut self, name: &str, bone: &str, timelines: &Value) -> Result<BoneTrack> {
         let bctx = format!("animation {name:?} bone {bone:?}");
-        let bat = At(&bctx);
+        let bat = JsonAt::spine(&bctx);
         let mut track = BoneTrack::new(bone.to_string());
         for (tl, keys) in bat.object(timelines, "bones")? {
             let keys = keys.as_array().ok_or_else(|| {
@@ -285,7 +286,13 @@ impl AnimationReader<'_> {
     }
 
     /// The IK track of `constraint` in animation `name`.
-    fn ik_track(&mut self, at: &At, name: &str, constraint: &str, keys: &Value) -> Result<IkTrack> {
+    fn ik_track(
+        &mut self,
+        at: &JsonAt,
+        name: &str,
+        constraint: &str,
+        keys: &Value,
+    ) -> Result<IkTrack> {
         let field = format!("ik.{constraint}");
         let keys = keys.as_array().ok_or_else(|| {
             at.error(
@@ -333,7 +340,7 @@ impl AnimationReader<'_> {
 /// The keys of one timeline, one channel per `channels` entry `(key field, default value,
 /// limit)` (bone timelines; IK timelines' `mix` and `softness`).
 fn read_timeline(
-    at: &At,
+    at: &JsonAt,
     tl: &str,
     keys: &[Value],
     channels: &[(&'static str, f64, f64)],
@@ -347,8 +354,8 @@ fn read_timeline(
     for (i, k) in keys.iter().enumerate() {
         let field = format!("{tl}[{i}]");
         at.object(k, &field)?;
-        let kctx = format!("{} {tl} key {i}", at.0);
-        let key_at = At(&kctx);
+        let kctx = format!("{} {tl} key {i}", at.context);
+        let key_at = JsonAt::spine(&kctx);
         let t = key_at.number(k, "time", 0.0, MAX_TIME)?;
         if t < 0.0 {
             return Err(at.error(&field, format!("time {} is negative", shown(t))));
@@ -379,8 +386,8 @@ fn read_timeline(
 /// The `curve` of key `k` (`field`, `tl[i]`) of a timeline of `n` channels; `key_at`
 /// names the key in errors of its numbers.
 fn read_curve(
-    at: &At,
-    key_at: &At,
+    at: &JsonAt,
+    key_at: &JsonAt,
     k: &Value,
     tl: &str,
     field: &str,
@@ -492,7 +499,7 @@ fn clamp_bezier(x1: f64, y1: f64, x2: f64, y2: f64, counts: &mut CurveCounts) ->
 /// for `mix` and `softness` (4.x: 8 numbers, 4 per channel), as [`read_timeline`] reads
 /// bone timelines. Values are absolute: they replace the constraint's own.
 fn read_ik_timeline(
-    at: &At,
+    at: &JsonAt,
     constraint: &str,
     keys: &[Value],
     legacy: bool,
@@ -504,7 +511,8 @@ fn read_ik_timeline(
     let (mix, softness) = (&read[0].keys, &read[1].keys);
     let mut out = Vec::with_capacity(keys.len());
     for (i, k) in keys.iter().enumerate() {
-        let kat = At(&format!("{} {tl} key {i}", at.0));
+        let kctx = format!("{} {tl} key {i}", at.context);
+        let kat = JsonAt::spine(&kctx);
         if mix[i].value < 0.0 || softness[i].value < 0.0 {
             return Err(kat.error(
                 "mix",
@@ -530,7 +538,7 @@ fn read_ik_timeline(
 }
 
 /// A `true`/`false` field, `default` when absent.
-fn boolean(at: &At, v: &Value, field: &str, default: bool) -> Result<bool> {
+fn boolean(at: &JsonAt, v: &Value, field: &str, default: bool) -> Result<bool> {
     match v.get(field) {
         None | Some(Value::Null) => Ok(default),
         Some(Value::Bool(b)) => Ok(*b),
@@ -544,7 +552,7 @@ fn parse_ik(
     bone_index: &HashMap<&str, usize>,
     notes: &mut Vec<String>,
 ) -> Result<Vec<IkConstraint>> {
-    let top = At("skeleton");
+    let top = JsonAt::spine("skeleton");
     let Some(raw) = root.get("ik") else {
         return Ok(Vec::new());
     };
@@ -555,11 +563,11 @@ fn parse_ik(
     let mut left_out = Vec::new();
     for (i, c) in raw.iter().enumerate() {
         let ctx = format!("ik[{i}]");
-        let at = At(&ctx);
+        let at = JsonAt::spine(&ctx);
         at.object(c, "ik")?;
         let name = at.string(c, "name")?;
         let ctx = format!("IK constraint {name:?}");
-        let at = At(&ctx);
+        let at = JsonAt::spine(&ctx);
         let known = |b: String| -> Result<String> {
             if bone_index.contains_key(b.as_str()) {
                 Ok(b)

@@ -5,6 +5,7 @@ use super::import::{apply, part_name, place, setup_skeleton, Chosen};
 use super::parse::{parse_skeleton, FileAttachment, FileRegion, FileSkeleton, Geometry, Kind};
 use super::{spine_error, ZERO_LENGTH_TAIL};
 use crate::error::{Error, Result};
+use crate::io::mesh_parts::{triangles_by_part, vertices_of};
 use crate::io::png_dimensions;
 use crate::scene::Scene;
 use crate::skeleton::Affine2;
@@ -767,7 +768,7 @@ impl MinimalMeshes {
         let root_bone = skeleton.bones()[new_index.iter().position(|&k| k == 0).unwrap_or(0)]
             .name
             .clone();
-        let part_triangles = crate::io::dragonbones::triangles_by_part(mesh);
+        let part_triangles = triangles_by_part(mesh);
         let layer_order: Vec<usize> = match &scene.art {
             Some(art) => art
                 .layers
@@ -802,7 +803,7 @@ impl MinimalMeshes {
                 ));
                 continue;
             }
-            let used = crate::io::dragonbones::vertices_of(tris);
+            let used = vertices_of(tris);
             let local: std::collections::HashMap<usize, usize> =
                 used.iter().enumerate().map(|(i, &v)| (v, i)).collect();
             let image = image_of_part.as_ref().and_then(|i| i[p]);

@@ -55,19 +55,7 @@ const MAX_SCALE: f64 = 1e3;
 /// Largest |angle| (degrees) accepted: beyond it the degrees have no fraction left.
 const MAX_ANGLE_DEG: f64 = 1e6;
 
-/// Tail length (px) given to bones of length 0 (IK targets, control bones), along the bone's
-/// x axis, so that the scene's bone keeps its orientation; the export writes length 0 back
-/// for a bone this short.
-pub const ZERO_LENGTH_TAIL: f64 = 1.0;
-
-/// A number for a message: as written when ordinary, in exponent form when huge.
-fn shown(x: f64) -> String {
-    if x.abs() < 1e9 {
-        format!("{x}")
-    } else {
-        format!("{x:e}")
-    }
-}
+pub use crate::io::mesh_parts::ZERO_LENGTH_TAIL;
 
 /// A Spine error naming the context (bone, slot, skin, attachment), the field and the vertex.
 fn spine_error(
@@ -76,10 +64,5 @@ fn spine_error(
     vertex: Option<usize>,
     message: impl Into<String>,
 ) -> Error {
-    Error::Spine {
-        context: context.into(),
-        field: field.into(),
-        vertex,
-        message: message.into(),
-    }
+    crate::io::json_path::Format::Spine.error(context, field, vertex, message)
 }

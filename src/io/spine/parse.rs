@@ -1,10 +1,11 @@
 //! Reading a Spine JSON project into checked values (no scene is built here).
 
-use super::{shown, spine_error, MAX_ANGLE_DEG, MAX_COORDINATE, MAX_SCALE};
+use super::{spine_error, MAX_ANGLE_DEG, MAX_COORDINATE, MAX_SCALE};
 use crate::error::{Error, Result};
+use crate::io::json_path::{kind, parse_json, shown, JsonAt};
 use crate::skeleton::{Bone, Inherit, LocalTransform, Skeleton};
 use nalgebra::Point2;
-use serde_json::{Map, Value};
+use serde_json::Value;
 use std::collections::HashMap;
 
 /// Largest weight accepted: weights are fractions of 1, written rounded.
@@ -99,100 +100,6 @@ pub(super) struct FileSkeleton {
     pub constraints: [usize; 4],
 }
 
-/// Where a value is, for errors.
-pub(super) struct At<'a>(pub &'a str);
-
-impl At<'_> {
-    pub(super) fn error(&self, field: &str, message: impl Into<String>) -> Error {
-        spine_error(self.0, field, None, message)
-    }
-    pub(super) fn object<'v>(&self, v: &'v Value, field: &str) -> Result<&'v Map<String, Value>> {
-        v.as_object()
-            .ok_or_else(|| self.error(field, format!("expected a JSON object, found {}", kind(v))))
-    }
-    pub(super) fn string(&self, o: &Value, field: &str) -> Result<String> {
-        match o.get(field) {
-            None => Err(self.error(field, "missing")),
-            Some(v) => v
-                .as_str()
-                .map(str::to_string)
-                .ok_or_else(|| self.error(field, format!("expected a string, found {}", kind(v)))),
-        }
-    }
-    pub(super) fn opt_string(&self, o: &Value, field: &str) -> Result<Option<String>> {
-        match o.get(field) {
-            None | Some(Value::Null) => Ok(None),
-            Some(v) => v
-                .as_str()
-                .map(|s| Some(s.to_string()))
-                .ok_or_else(|| self.error(field, format!("expected a string, found {}", kind(v)))),
-        }
-    }
-    /// A finite number within ±limit, or `default` when absent.
-    pub(super) fn number(&self, o: &Value, field: &str, default: f64, limit: f64) -> Result<f64> {
-        match o.get(field) {
-            None | Some(Value::Null) => Ok(default),
-            Some(v) => match v.as_f64() {
-                Some(x) if x.is_finite() && x.abs() <= limit => Ok(x),
-                Some(x) => {
-                    Err(self.error(field, format!("{} is beyond ±{}", shown(x), shown(limit))))
-                }
-                None => Err(self.error(field, format!("expected a number, found {}", kind(v)))),
-            },
-        }
-    }
-    pub(super) fn array<'v>(&self, o: &'v Value, field: &str) -> Result<&'v Vec<Value>> {
-        match o.get(field) {
-            None => Err(self.error(field, "missing")),
-            Some(v) => v
-                .as_array()
-                .ok_or_else(|| self.error(field, format!("expected an array, found {}", kind(v)))),
-        }
-    }
-    pub(super) fn numbers(&self, o: &Value, field: &str, limit: f64) -> Result<Vec<f64>> {
-        self.array(o, field)?
-            .iter()
-            .enumerate()
-            .map(|(i, v)| match v.as_f64() {
-                Some(x) if x.is_finite() && x.abs() <= limit => Ok(x),
-                _ => Err(self.error(
-                    field,
-                    format!(
-                        "entry {i} is {}, expected a number within ±{}",
-                        short(v),
-                        shown(limit)
-                    ),
-                )),
-            })
-            .collect()
-    }
-}
-
-/// A JSON value's kind, for "expected X, found Y".
-pub(super) fn kind(v: &Value) -> &'static str {
-    match v {
-        Value::Null => "null",
-        Value::Bool(_) => "a boolean",
-        Value::Number(_) => "a number",
-        Value::String(_) => "a string",
-        Value::Array(_) => "an array",
-        Value::Object(_) => "an object",
-    }
-}
-
-/// A value for a message, cut short.
-fn short(v: &Value) -> String {
-    let s = v.to_string();
-    if s.len() > 40 {
-        format!(
-            "{}...",
-            &s[..s.char_indices().nth(40).map_or(s.len(), |(i, _)| i)]
-        )
-    } else {
-        s
-    }
-}
-
 /// An integer index in `0..n` from a number in an array.
 fn index(x: f64, n: usize) -> Option<usize> {
     (x >= 0.0 && x.fract() == 0.0 && x < n as f64).then_some(x as usize)
@@ -200,18 +107,15 @@ fn index(x: f64, n: usize) -> Option<usize> {
 
 /// Parses a Spine JSON project (4.x; 3.8's object-of-skins layout too).
 pub(super) fn parse_skeleton(text: &str) -> Result<FileSkeleton> {
-    // Editors on Windows may save JSON with a UTF-8 byte order mark, which JSON parsers refuse.
-    let text = crate::io::tolerance::strip_bom(text);
-    let root: Value = serde_json::from_str(text).map_err(|e| Error::Json {
-        context: "Spine".into(),
-        message: e.to_string(),
-    })?;
-    let top = At("skeleton");
+    let root = parse_json(text.as_bytes(), "Spine")?;
+    let top = JsonAt::spine("skeleton");
     top.object(&root, "(root)")?;
     let version = match root.get("skeleton") {
         Some(s) => {
             top.object(s, "skeleton")?;
-            At("skeleton").opt_string(s, "spine")?.unwrap_or_default()
+            JsonAt::spine("skeleton")
+                .opt_string(s, "spine")?
+                .unwrap_or_default()
         }
         None => String::new(),
     };
@@ -263,7 +167,7 @@ pub(super) fn parse_skeleton(text: &str) -> Result<FileSkeleton> {
 }
 
 fn parse_bones(root: &Value) -> Result<Vec<FileBone>> {
-    let top = At("skeleton");
+    let top = JsonAt::spine("skeleton");
     let raw = top.array(root, "bones")?;
     if raw.is_empty() {
         return Err(top.error("bones", "no bones"));
@@ -272,11 +176,11 @@ fn parse_bones(root: &Value) -> Result<Vec<FileBone>> {
     let mut out = Vec::with_capacity(raw.len());
     for (i, b) in raw.iter().enumerate() {
         let ctx = format!("bones[{i}]");
-        let at = At(&ctx);
+        let at = JsonAt::spine(&ctx);
         at.object(b, "bones")?;
         let name = at.string(b, "name")?;
         let ctx = format!("bone {name:?}");
-        let at = At(&ctx);
+        let at = JsonAt::spine(&ctx);
         if let Some(&first) = names.get(&name) {
             return Err(Error::DuplicateBone {
                 name,
@@ -332,7 +236,7 @@ fn parse_bones(root: &Value) -> Result<Vec<FileBone>> {
 }
 
 fn parse_slots(root: &Value, bones: &[FileBone]) -> Result<Vec<FileSlot>> {
-    let top = At("skeleton");
+    let top = JsonAt::spine("skeleton");
     let Some(raw) = root.get("slots") else {
         return Ok(Vec::new());
     };
@@ -348,11 +252,11 @@ fn parse_slots(root: &Value, bones: &[FileBone]) -> Result<Vec<FileSlot>> {
     let mut out = Vec::with_capacity(raw.len());
     for (i, s) in raw.iter().enumerate() {
         let ctx = format!("slots[{i}]");
-        let at = At(&ctx);
+        let at = JsonAt::spine(&ctx);
         at.object(s, "slots")?;
         let name = at.string(s, "name")?;
         let ctx = format!("slot {name:?}");
-        let at = At(&ctx);
+        let at = JsonAt::spine(&ctx);
         if let Some(first) = seen.insert(name.clone(), i) {
             return Err(at.error("name", format!("slots {first} and {i} have this name")));
         }
@@ -375,7 +279,7 @@ fn parse_skins(
     bones: &[FileBone],
     slots: &[FileSlot],
 ) -> Result<(Vec<String>, Vec<FileAttachment>)> {
-    let top = At("skeleton");
+    let top = JsonAt::spine("skeleton");
     let slot_index: HashMap<&str, usize> = slots
         .iter()
         .enumerate()
@@ -388,7 +292,7 @@ fn parse_skins(
         Some(Value::Array(list)) => {
             for (i, s) in list.iter().enumerate() {
                 let ctx = format!("skins[{i}]");
-                let at = At(&ctx);
+                let at = JsonAt::spine(&ctx);
                 at.object(s, "skins")?;
                 let name = at.string(s, "name")?;
                 match s.get("attachments") {
@@ -416,13 +320,13 @@ fn parse_skins(
             continue;
         }
         let ctx = format!("skin {skin:?}");
-        let at = At(&ctx);
+        let at = JsonAt::spine(&ctx);
         for (slot_name, atts) in at.object(value, "attachments")? {
             let slot = *slot_index.get(slot_name.as_str()).ok_or_else(|| {
                 at.error("attachments", format!("no slot is called {slot_name:?}"))
             })?;
             let ctx = format!("skin {skin:?} slot {slot_name:?}");
-            let at = At(&ctx);
+            let at = JsonAt::spine(&ctx);
             for (name, a) in at.object(atts, "attachments")? {
                 out.push(parse_attachment(
                     skin,
@@ -449,7 +353,7 @@ fn parse_attachment(
     n_bones: usize,
 ) -> Result<FileAttachment> {
     let ctx = format!("attachment {name:?} (skin {skin_name:?}, slot {slot_name:?})");
-    let at = At(&ctx);
+    let at = JsonAt::spine(&ctx);
     at.object(a, name)?;
     let ty = at.opt_string(a, "type")?.unwrap_or_else(|| "region".into());
     // The image: `path`, else the attachment's `name`, else its key.
@@ -463,7 +367,7 @@ fn parse_attachment(
         None => false,
         Some(seq) => {
             // The setup frame's region: `path` + (start + setup), zero-padded to `digits`.
-            let sat = At(&ctx);
+            let sat = JsonAt::spine(&ctx);
             let start = sat.number(seq, "start", 1.0, 1e9)?;
             let setup = sat.number(seq, "setup", 0.0, 1e9)?;
             let digits = sat.number(seq, "digits", 0.0, 20.0)?;
@@ -511,8 +415,8 @@ fn parse_attachment(
 type WeightRow = Vec<(usize, [f64; 2], f64)>;
 
 /// A mesh attachment's `uvs`, `triangles` and `vertices` (rigid or weighted to bones).
-fn parse_mesh(at: &At, a: &Value, n_bones: usize) -> Result<FileMesh> {
-    let uvs = at.numbers(a, "uvs", MAX_COORDINATE)?;
+fn parse_mesh(at: &JsonAt, a: &Value, n_bones: usize) -> Result<FileMesh> {
+    let uvs = at.numbers_within(a, "uvs", MAX_COORDINATE)?;
     if uvs.len() % 2 != 0 {
         return Err(at.error("uvs", format!("{} numbers, not pairs", uvs.len())));
     }
@@ -522,7 +426,7 @@ fn parse_mesh(at: &At, a: &Value, n_bones: usize) -> Result<FileMesh> {
     }
     let uvs: Vec<[f64; 2]> = uvs.chunks_exact(2).map(|c| [c[0], c[1]]).collect();
     let triangles = parse_triangles(at, a, n)?;
-    let v = at.numbers(a, "vertices", MAX_COORDINATE)?;
+    let v = at.numbers_within(a, "vertices", MAX_COORDINATE)?;
     let geometry = if v.len() == 2 * n {
         Geometry::Rigid(v.chunks_exact(2).map(|c| [c[0], c[1]]).collect())
     } else {
@@ -536,8 +440,8 @@ fn parse_mesh(at: &At, a: &Value, n_bones: usize) -> Result<FileMesh> {
 }
 
 /// A mesh's `triangles`, each index checked against its `n` vertices.
-fn parse_triangles(at: &At, a: &Value, n: usize) -> Result<Vec<[usize; 3]>> {
-    let tri = at.numbers(a, "triangles", f64::MAX)?;
+fn parse_triangles(at: &JsonAt, a: &Value, n: usize) -> Result<Vec<[usize; 3]>> {
+    let tri = at.numbers_within(a, "triangles", f64::MAX)?;
     if tri.len() % 3 != 0 || tri.is_empty() {
         return Err(at.error(
             "triangles",
@@ -565,11 +469,11 @@ fn parse_triangles(at: &At, a: &Value, n: usize) -> Result<Vec<[usize; 3]>> {
 
 /// The weighted `vertices` array `v` of a mesh of `n` vertices: per vertex a boneCount,
 /// then `bone, x, y, weight` per bone.
-fn weighted_vertices(at: &At, v: &[f64], n: usize, n_bones: usize) -> Result<Vec<WeightRow>> {
+fn weighted_vertices(at: &JsonAt, v: &[f64], n: usize, n_bones: usize) -> Result<Vec<WeightRow>> {
     let mut rows = Vec::with_capacity(n);
     let mut i = 0;
     let verr =
-        |vertex: usize, message: String| spine_error(at.0, "vertices", Some(vertex), message);
+        |vertex: usize, message: String| spine_error(at.context, "vertices", Some(vertex), message);
     for vertex in 0..n {
         let count = *v.get(i).ok_or_else(|| {
             verr(

@@ -141,7 +141,7 @@ fn main() -> std::process::ExitCode {
 
 fn run(cli: &Cli) -> Res<()> {
     let dir = cli.common.out_dir("artist_agreement")?;
-    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let root = common::repo_root();
     let db = load_dragonbones(root.join(CHARACTER))?;
     let dragonbones = Character {
         file: CHARACTER,

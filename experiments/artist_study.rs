@@ -710,7 +710,7 @@ fn list_meshes(rigs: &[Rig]) -> Res<()> {
 /// Rig name -> source (the manifest's author up to its first parenthesis); empty when the
 /// manifest cannot be read.
 fn manifest_sources() -> BTreeMap<String, String> {
-    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(common::rigs::MANIFEST);
+    let path = common::repo_root().join(common::rigs::MANIFEST);
     let Ok(text) = std::fs::read_to_string(path) else {
         return BTreeMap::new();
     };

@@ -5,7 +5,7 @@
 //! scenes are split once, so that a recipe is chosen on one fold and reported on the other:
 //!
 //! - **tune**: the built-in arms-down at gaps 2, 12 and 48 and `figure` (10 000 vertices),
-//!   and 32 synthetic sprites (`experiments/common/synthetic_sprite.rs`; seeds 101-124:
+//!   and 32 synthetic sprites (`tests/it/common/synthetic_sprite.rs`; seeds 101-124:
 //!   slits of 1-4 px that end under the shoulder block, the watched torso 0-7 px under the
 //!   slit's top, arms spread 0-15 degrees; seeds 201-208: arms also glued to the torso 18-26
 //!   px under the armpit, a hand on the hip; both arms lifted by 90 degrees);
@@ -33,7 +33,7 @@
 //! `--quick` meshes everything at 3 000 vertices instead of 10 000.
 
 mod common;
-#[path = "common/synthetic_sprite.rs"]
+#[path = "../tests/it/common/synthetic_sprite.rs"]
 mod synthetic_sprite;
 
 use clap::Parser;

@@ -45,7 +45,6 @@ use skinweights::scene::SubScene;
 
 use skinweights::solvers::internals::{best_with_recipe, BestRecipe};
 use skinweights::{builtin_scene, solver_by_name, BuiltinOptions, Scene, Solver, Weights};
-use std::path::Path;
 
 #[derive(Parser)]
 #[command(
@@ -161,7 +160,7 @@ struct Case {
 }
 
 fn scenes(vertices: usize) -> Res<Vec<Case>> {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let root = common::repo_root();
     let mut cases = Vec::new();
     for gap in [0.0, 2.0, 12.0, 48.0] {
         let scene = common::arms_down(gap, vertices)?.with_name(format!("arms-down gap {gap}"));

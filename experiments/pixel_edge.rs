@@ -49,7 +49,6 @@ use skinweights::render::{
 };
 use skinweights::scene::AlphaMode;
 use skinweights::{Pose, Scene, Weights};
-use std::path::Path;
 
 #[derive(Parser)]
 #[command(about = "Fringe (S, F, G) of straight / bleed / premultiplied art at 1x, 2x, 4x")]
@@ -151,7 +150,7 @@ const CSV_HEADER: &str =
 const PIPELINES: [&str; 3] = ["straight", "bleed", "premultiplied"];
 
 fn data(rel: &str) -> std::path::PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("data").join(rel)
+    common::repo_root().join("data").join(rel)
 }
 
 fn sprite_case(name: &str, image: RgbaImage, mut bones: BonesFile, vertices: usize) -> Res<Case> {

@@ -122,7 +122,7 @@ struct Row {
 }
 
 fn data(rel: &str) -> std::path::PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("data").join(rel)
+    common::repo_root().join("data").join(rel)
 }
 
 fn elbow(vertices: usize) -> Res<Case> {

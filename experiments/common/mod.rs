@@ -15,7 +15,7 @@ pub type Res<T> = std::result::Result<T, BoxError>;
 /// Command-line options every experiment accepts.
 #[derive(Debug, Clone, clap::Args)]
 pub struct CommonArgs {
-    /// Output directory (default: results/NAME under the crate root).
+    /// Output directory (default: results/NAME under the repository root).
     #[arg(long, value_name = "DIR")]
     pub out: Option<PathBuf>,
     /// A fast, small run (coarser meshes, fewer points) to check the pipeline; its numbers
@@ -27,15 +27,22 @@ pub struct CommonArgs {
 impl CommonArgs {
     /// The output directory, created if missing.
     pub fn out_dir(&self, name: &str) -> Res<PathBuf> {
-        let dir = self.out.clone().unwrap_or_else(|| {
-            Path::new(env!("CARGO_MANIFEST_DIR"))
-                .join("results")
-                .join(name)
-        });
+        let dir = self
+            .out
+            .clone()
+            .unwrap_or_else(|| repo_root().join("results").join(name));
         std::fs::create_dir_all(&dir)
             .map_err(|e| format!("cannot create output directory {}: {e}", dir.display()))?;
         Ok(dir)
     }
+}
+
+/// The repository root (the workspace's, where `data/` and `results/` are): this crate's
+/// manifest is `experiments/Cargo.toml`, one folder below.
+pub fn repo_root() -> &'static Path {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .expect("experiments/ has a parent folder")
 }
 
 /// Writes `text` to `dir/file`.
@@ -205,7 +212,7 @@ pub fn traced_sprite(
     vertices: usize,
 ) -> Res<skinweights::Scene> {
     use skinweights::io::{sprite_scene, BonesFile, Sprite, SpriteOptions};
-    let data = Path::new(env!("CARGO_MANIFEST_DIR")).join("data");
+    let data = repo_root().join("data");
     let sprite = Sprite::load(data.join(png))?;
     let mut options = SpriteOptions::default();
     options.meshing.target_vertices = vertices;

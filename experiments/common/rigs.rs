@@ -86,7 +86,7 @@ pub fn load_rig(path: &Path, name: &str) -> Res<Rig> {
 pub fn corpus_dir() -> Option<PathBuf> {
     let dir = match std::env::var_os(CORPUS_ENV) {
         Some(d) => PathBuf::from(d),
-        None => Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/data/artist-rigs"),
+        None => super::repo_root().join("../shared/data/artist-rigs"),
     };
     dir.is_dir().then_some(dir)
 }
@@ -94,7 +94,7 @@ pub fn corpus_dir() -> Option<PathBuf> {
 /// The rigs of the manifest ([`MANIFEST`]): the shipped ones, and the corpus ones when the
 /// corpus folder is present (a note on standard error when it is not).
 pub fn default_sources() -> Res<Vec<RigSource>> {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let root = super::repo_root();
     let text = std::fs::read_to_string(root.join(MANIFEST))
         .map_err(|e| format!("cannot read {MANIFEST}: {e}"))?;
     let manifest: serde_json::Value = serde_json::from_str(&text)?;

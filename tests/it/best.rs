@@ -2,9 +2,7 @@
 //! hold; the misses are measured in `experiments/pareto.rs` and reported in docs/best.md.
 
 use crate::common;
-#[path = "../../experiments/common/synthetic_sprite.rs"]
-mod synthetic_sprite;
-use synthetic_sprite::{synthetic_sprite, synthetic_sprite_with, Limbs};
+use crate::common::synthetic_sprite::{synthetic_sprite, synthetic_sprite_with, Limbs};
 
 use skinweights::io::{sprite_scene, BonesFile, Sprite, SpriteOptions};
 use skinweights::metrics::{evaluate, Metrics};

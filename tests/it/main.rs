@@ -20,8 +20,6 @@ mod artist_meshes;
 #[cfg(feature = "cli")]
 mod batch;
 mod bbw;
-#[cfg(feature = "cli")]
-mod benchmark;
 #[cfg(feature = "io")]
 mod best;
 #[cfg(feature = "io")]

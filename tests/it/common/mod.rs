@@ -8,6 +8,11 @@ use skinweights::{builtin_scene, solve, BuiltinOptions, Scene, Weights};
 use std::process::{Command, Output};
 use std::sync::{Mutex, MutexGuard};
 
+/// Seeded synthetic character sprites (`best.rs`; the `leakage_folds` experiment includes the
+/// same file).
+#[cfg(feature = "io")]
+pub mod synthetic_sprite;
+
 /// Held by each test that starts Godot 3 or Chromium, for as long as the program runs: one at
 /// a time. The integration tests share one process, so tests of different modules run side
 /// by side, which they never did as separate binaries; `xvfb-run -a` picks a free display

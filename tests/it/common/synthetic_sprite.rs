@@ -1,7 +1,8 @@
 //! A synthetic character sprite for the leakage tests and the `leakage_folds` experiment:
 //! the Kenney layout (legs, torso, head on a neck, arms hanging beside the torso behind a
 //! slit that ends under the shoulder block), with sizes and outline noise from a seed.
-//! Shared by `tests/it/best.rs` (through `#[path]`) and the experiments.
+//! Shared by `tests/it/best.rs` (as `common::synthetic_sprite`) and the experiments crate
+//! (`experiments/leakage_folds.rs`, through `#[path]`).
 #![allow(dead_code)]
 
 use skinweights::io::{sprite_scene, BonesFile, Sprite, SpriteOptions};

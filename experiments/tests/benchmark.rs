@@ -1,6 +1,7 @@
 //! The `benchmark` experiment: it runs on a rig it is given, scores every solver in both
 //! protocols, and the artist's own weights would score perfectly (checked through the
-//! library's scores, which the experiment uses).
+//! library's scores, which the experiment uses). The experiments crate's tests live in
+//! `experiments/tests/`; the data they read is the repository's `data/`, one folder up.
 
 use skinweights::io::dragonbones::load_dragonbones;
 use skinweights::metrics::artist::{score_against_artist, ArtistMesh, ArtistScoreOptions};
@@ -9,7 +10,7 @@ use std::process::Command;
 
 const BODY: &str = concat!(
     env!("CARGO_MANIFEST_DIR"),
-    "/data/dragonbones-you-xin/body_ske.json"
+    "/../data/dragonbones-you-xin/body_ske.json"
 );
 
 #[test]
@@ -97,7 +98,7 @@ fn benchmark_scores_every_solver_in_both_protocols_on_a_given_rig() {
 fn benchmark_scores_folded_artist_meshes_of_a_spine_rig() {
     let alien = concat!(
         env!("CARGO_MANIFEST_DIR"),
-        "/data/spine/alien/alien-pro.json"
+        "/../data/spine/alien/alien-pro.json"
     );
     let json = benchmark_json(&[alien, "--solvers", "euclidean,heat,best"]);
     let rows = json["meshes"].as_array().unwrap();
@@ -152,6 +153,6 @@ fn a_rig_that_fails_to_load_is_a_row_with_its_error() {
 fn robot_path() -> &'static str {
     concat!(
         env!("CARGO_MANIFEST_DIR"),
-        "/data/artist-rigs/dragonbones-robot_ske.json"
+        "/../data/artist-rigs/dragonbones-robot_ske.json"
     )
 }

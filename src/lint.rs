@@ -19,7 +19,16 @@
 //! ([`mod@crate::metrics::interpenetration`]): crossing pairs of posed boundary edges (a layer's
 //! outline crossing itself, or two layers' outlines crossing where they did not overlap at
 //! rest) and the area covered more than once that was not at rest. Its [`Check::values`]
-//! (JSON key `values`) are `self_crossings`, `layer_crossings`, `area_px2` and `area_pct`.
+//! (JSON key `values`) are `self_crossings`, `layer_crossings`, `area_px2` and `area_pct`;
+//! the continuity row's are `isolated_vertices` and `worst_px` (the largest distance off the
+//! neighbours' blend, 0 without poses), an extreme pose's `flipped_triangles` and
+//! `area_change_pct`.
+//!
+//! An artist's rig is judged against its own weights: [`shared_with_reference`] tells a
+//! failure the reference weights share (as badly or worse) from one these weights add.
+//! Artists paint hard edges on coarse meshes on purpose, so their weights can fail the
+//! continuity row, and an extreme pose derived from the skeleton can exceed what the art
+//! was drawn for.
 
 use crate::error::{Error, Result};
 use crate::metrics::{
@@ -32,6 +41,10 @@ use crate::weights::Weights;
 use serde::Serialize;
 use std::collections::BTreeMap;
 
+/// Default [`LintOptions::visible_jump_px`]: a discontinuity shows when its vertex lands a
+/// pixel or more away from where its neighbours' mean weights would put it.
+pub const DEFAULT_VISIBLE_JUMP_PX: f64 = 1.0;
+
 /// Thresholds of the checks.
 #[derive(Debug, Clone)]
 pub struct LintOptions {
@@ -41,6 +54,11 @@ pub struct LintOptions {
     pub norm_tolerance: f64,
     /// L1 jump that counts as a discontinuity (default [`DEFAULT_JUMP_THRESHOLD`], 0.5).
     pub jump_threshold: f64,
+    /// Smallest distance, px, by which an isolated discontinuity must leave its neighbours'
+    /// blend in some probe or clip frame to fail the continuity check (default
+    /// [`DEFAULT_VISIBLE_JUMP_PX`], a pixel). A scene with neither probes nor clips counts
+    /// every isolated discontinuity.
+    pub visible_jump_px: f64,
     /// Largest acceptable area loss in an extreme pose, percent (default 10).
     pub max_area_loss_pct: f64,
     /// Largest acceptable interpenetrating area in an extreme pose, px² (default 0: the
@@ -57,6 +75,7 @@ impl Default for LintOptions {
             bind_tolerance: 1e-6,
             norm_tolerance: 1e-5,
             jump_threshold: DEFAULT_JUMP_THRESHOLD,
+            visible_jump_px: DEFAULT_VISIBLE_JUMP_PX,
             max_area_loss_pct: 10.0,
             max_interpenetration_px2: 0.0,
             max_seam_opening_px: 1e-6,
@@ -73,6 +92,7 @@ impl LintOptions {
             ("bind_tolerance", self.bind_tolerance),
             ("norm_tolerance", self.norm_tolerance),
             ("jump_threshold", self.jump_threshold),
+            ("visible_jump_px", self.visible_jump_px),
             ("max_area_loss_pct", self.max_area_loss_pct),
             ("max_interpenetration_px2", self.max_interpenetration_px2),
             ("max_seam_opening_px", self.max_seam_opening_px),
@@ -108,11 +128,44 @@ pub struct Check {
 }
 
 impl Check {
+    /// Whether these weights do no worse on this check than `reference` (the same check,
+    /// run on reference weights such as the artist's): every number in [`Check::values`]
+    /// is at most the reference's (for `area_change_pct`, at least: a loss is negative),
+    /// up to rounding. `false` for rows without numbers (bind identity, normalization,
+    /// pixel edge) and for rows of different checks.
+    pub fn no_worse_than(&self, reference: &Check) -> bool {
+        if self.check != reference.check || self.values.is_empty() {
+            return false;
+        }
+        self.values.iter().all(|(key, &ours)| {
+            let Some(&theirs) = reference.values.get(key) else {
+                return false;
+            };
+            let slack = 1e-9 * ours.abs().max(theirs.abs()).max(1.0);
+            if key == "area_change_pct" {
+                ours >= theirs - slack
+            } else {
+                ours <= theirs + slack
+            }
+        })
+    }
+
     /// Whether the check could not be run ([`not_measured`]): shown as `SKIP`, not a
     /// failure.
     pub fn measured_nothing(&self) -> bool {
         self.measured.starts_with(NOT_MEASURED)
     }
+}
+
+/// Whether a failing row `check` of some weights is one the reference weights fail as
+/// badly ([`Check::no_worse_than`] the reference's row of the same name in `reference`):
+/// what the rig itself does, not what these weights add. `false` for a passing row.
+pub fn shared_with_reference(check: &Check, reference: &[Check]) -> bool {
+    !check.pass
+        && reference
+            .iter()
+            .find(|r| r.check == check.check)
+            .is_some_and(|r| !r.pass && check.no_worse_than(r))
 }
 
 /// Runs every check; one extreme-pose check per probe of the scene.
@@ -144,24 +197,7 @@ pub fn lint(scene: &Scene, weights: &Weights, options: &LintOptions) -> Result<V
         inspect_first: "uninitialized weights, import precision, missing influence".into(),
         values: BTreeMap::new(),
     });
-    let jumps = isolated_discontinuities(&scene.mesh, weights, options.jump_threshold);
-    checks.push(Check {
-        check: "neighbourhood continuity".into(),
-        pass: jumps.is_empty(),
-        measured: match jumps.first() {
-            Some(v) => format!(
-                "{} isolated discontinuities (first: vertex {v})",
-                jumps.len()
-            ),
-            None => "0 isolated discontinuities".into(),
-        },
-        condition: format!(
-            "no vertex differs from all its neighbours by L1 > {}",
-            options.jump_threshold
-        ),
-        inspect_first: "automatic-weight radius and hard-edge labels".into(),
-        values: BTreeMap::new(),
-    });
+    checks.push(continuity_check(scene, weights, options)?);
     let contour = Interpenetration::for_scene(scene)?;
     for probe in &scene.probes {
         let posed = posed_positions(scene, weights, &probe.pose)?;
@@ -180,7 +216,10 @@ pub fn lint(scene: &Scene, weights: &Weights, options: &LintOptions) -> Result<V
             measured: format!("{flipped} flipped triangles, area change {area:+.3}%"),
             condition: format!("0 flipped, area loss <= {}%", options.max_area_loss_pct),
             inspect_first: "corrective shape, helper bone, blend width".into(),
-            values: BTreeMap::new(),
+            values: BTreeMap::from([
+                ("flipped_triangles".to_string(), flipped as f64),
+                ("area_change_pct".to_string(), area),
+            ]),
         });
         checks.push(interpenetration_check(
             &contour,
@@ -217,6 +256,24 @@ pub fn seam_checks(scene: &Scene, weights: &Weights, max_opening_px: f64) -> Res
         inspect_first: "weights solved outside the registry, or edited after the solve".into(),
         values: BTreeMap::from([("weight_difference".to_string(), diff)]),
     }];
+    for (name, pose) in checked_poses(scene)? {
+        let posed = posed_positions(scene, weights, &pose)?;
+        let opening = seams.max_opening(&posed);
+        checks.push(Check {
+            check: format!("seam opening {name}"),
+            pass: opening <= max_opening_px,
+            measured: format!("max opening {opening:.3e} px"),
+            condition: format!("<= {max_opening_px:e} px"),
+            inspect_first: "seam weights, then the joint's rest positions".into(),
+            values: BTreeMap::from([("opening_px".to_string(), opening)]),
+        });
+    }
+    Ok(checks)
+}
+
+/// The poses the checks that follow a scene's motion measure: each probe, then each clip
+/// sampled at [`crate::animation::DEFAULT_FPS`] (with its last frame), named for the rows.
+fn checked_poses(scene: &Scene) -> Result<Vec<(String, crate::skeleton::Pose)>> {
     let mut poses: Vec<(String, crate::skeleton::Pose)> = scene
         .probes
         .iter()
@@ -230,19 +287,113 @@ pub fn seam_checks(scene: &Scene, weights: &Weights, max_opening_px: f64) -> Res
             ));
         }
     }
-    for (name, pose) in poses {
-        let posed = posed_positions(scene, weights, &pose)?;
-        let opening = seams.max_opening(&posed);
-        checks.push(Check {
-            check: format!("seam opening {name}"),
-            pass: opening <= max_opening_px,
-            measured: format!("max opening {opening:.3e} px"),
-            condition: format!("<= {max_opening_px:e} px"),
-            inspect_first: "seam weights, then the joint's rest positions".into(),
-            values: BTreeMap::from([("opening_px".to_string(), opening)]),
-        });
-    }
-    Ok(checks)
+    Ok(poses)
+}
+
+/// The neighbourhood-continuity row: vertices whose row differs from every neighbour's by
+/// more than the jump threshold ([`isolated_discontinuities`]) that also show in the
+/// deformed mesh, landing [`LintOptions::visible_jump_px`] or more from where their
+/// neighbours' mean row would put them in some probe or clip frame (the check compares
+/// weights and the deformation). Without probes or clips every such vertex counts.
+fn continuity_check(scene: &Scene, weights: &Weights, options: &LintOptions) -> Result<Check> {
+    let jumps = isolated_discontinuities(&scene.mesh, weights, options.jump_threshold);
+    let poses = if jumps.is_empty() {
+        Vec::new()
+    } else {
+        checked_poses(scene)?
+    };
+    let condition = format!(
+        "no vertex differs from all its neighbours by L1 > {}",
+        options.jump_threshold
+    );
+    let (shown, worst_px, measured) = if poses.is_empty() {
+        let measured = match jumps.first() {
+            Some(v) => format!(
+                "{} isolated discontinuities (first: vertex {v})",
+                jumps.len()
+            ),
+            None => "0 isolated discontinuities".into(),
+        };
+        (jumps.len(), 0.0, measured)
+    } else {
+        let transforms = poses
+            .iter()
+            .map(|(_, pose)| scene.skeleton.skinning_affines(pose))
+            .collect::<Result<Vec<_>>>()?;
+        let mut visible: Vec<(usize, f64)> = jumps
+            .iter()
+            .map(|&v| (v, jump_distance(scene, weights, v, &transforms)))
+            .filter(|&(_, d)| d >= options.visible_jump_px)
+            .collect();
+        let hidden = jumps.len() - visible.len();
+        visible.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
+        let mut measured = match visible.first() {
+            Some((v, d)) => format!(
+                "{} isolated discontinuities that show (worst: vertex {v}, {d:.1} px off its neighbours' blend)",
+                visible.len()
+            ),
+            None => "0 isolated discontinuities that show".into(),
+        };
+        if hidden > 0 {
+            measured += &format!(
+                "; {hidden} more stay within {} px in all {} poses",
+                options.visible_jump_px,
+                poses.len()
+            );
+        }
+        let worst = visible.first().map_or(0.0, |&(_, d)| d);
+        (visible.len(), worst, measured)
+    };
+    Ok(Check {
+        check: "neighbourhood continuity".into(),
+        pass: shown == 0,
+        measured,
+        condition: if poses.is_empty() {
+            condition
+        } else {
+            format!(
+                "{condition} and lands >= {} px from its neighbours' blend in a probe or clip frame",
+                options.visible_jump_px
+            )
+        },
+        inspect_first: "automatic-weight radius and hard-edge labels".into(),
+        values: BTreeMap::from([
+            ("isolated_vertices".to_string(), shown as f64),
+            ("worst_px".to_string(), worst_px),
+        ]),
+    })
+}
+
+/// The largest distance, over the poses' skinning `transforms`, between vertex `v` skinned
+/// with its own row and with the mean of its neighbours' rows.
+fn jump_distance(
+    scene: &Scene,
+    weights: &Weights,
+    v: usize,
+    transforms: &[Vec<crate::skeleton::Affine2>],
+) -> f64 {
+    let neighbours = scene.mesh.topology().neighbors(v);
+    let rest = scene.mesh.vertices()[v];
+    let own = weights.row(v);
+    let bones = own.len();
+    let mean: Vec<f64> = (0..bones)
+        .map(|j| {
+            neighbours.iter().map(|&u| weights.row(u)[j]).sum::<f64>() / neighbours.len() as f64
+        })
+        .collect();
+    transforms
+        .iter()
+        .map(|t| {
+            let mut gap = nalgebra::Vector2::zeros();
+            for (j, a) in t.iter().enumerate() {
+                let delta = own[j] - mean[j];
+                if delta != 0.0 {
+                    gap += a.apply(rest).coords * delta;
+                }
+            }
+            gap.norm()
+        })
+        .fold(0.0, f64::max)
 }
 
 /// Largest weight difference across a recorded seam that the seam row passes (rounding of

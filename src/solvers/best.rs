@@ -24,6 +24,9 @@
 //!   (`COARSE_SEED_BLEND`, `COARSE_SOURCE_BLEND`) on its own vertices, or on a subdivided copy
 //!   with `coarse_refine`; it is solved on a one-thread pool, where rayon's joins would cost
 //!   more than the solve.
+//! - **Rigid small parts** ([`RIGID_PART_VERTICES`]). A part of at most 4 vertices (an
+//!   image attachment's quad) gets one row, its vertices' mean: with nothing to bend around,
+//!   differing corners shear the image.
 //! - **Speed.** Bones with the same locked set are solved together, and the sets' systems are
 //!   factored by substructuring ([`Substructured`]): the vertices the sets share are factored
 //!   once.
@@ -982,10 +985,40 @@ impl Solver for Best {
         }
         check_number("band", self.options.band, |x| x >= 0.0, ">= 0")?;
         let started = Instant::now();
-        if let Some(solved) = self.solve_coarse(scene)? {
-            return finish(self.name(), started, solved.weights, solved.report.warnings);
+        let mut solution = match self.solve_coarse(scene)? {
+            Some(solved) => finish(self.name(), started, solved.weights, solved.report.warnings)?,
+            None => self.compute_recipe(scene)?,
+        };
+        rigid_small_parts(scene, &mut solution.weights);
+        Ok(solution)
+    }
+}
+
+/// A part with at most this many vertices (a quad or a triangle, the shape of an image
+/// attachment) moves rigidly: [`rigid_small_parts`].
+pub const RIGID_PART_VERTICES: usize = 4;
+
+/// Gives every vertex of a part of at most [`RIGID_PART_VERTICES`] vertices the mean of the
+/// part's rows. Such a part has no vertex to bend around: corners on different rows shear
+/// the whole image (a 4-vertex piece of the tank's tread lands a thousand pixels from where
+/// its neighbours' rows put it), and artists bind these pieces to one bone.
+fn rigid_small_parts(scene: &Scene, weights: &mut crate::weights::Weights) {
+    let parts = scene.mesh.vertex_parts();
+    let mut members: Vec<Vec<usize>> = vec![Vec::new(); scene.mesh.parts().len()];
+    for (v, &p) in parts.iter().enumerate() {
+        members[p].push(v);
+    }
+    for vertices in members
+        .iter()
+        .filter(|m| m.len() > 1 && m.len() <= RIGID_PART_VERTICES)
+    {
+        let n = vertices.len() as f64;
+        let mean: Vec<f64> = (0..weights.bone_count())
+            .map(|j| vertices.iter().map(|&v| weights.row(v)[j]).sum::<f64>() / n)
+            .collect();
+        for &v in vertices {
+            weights.row_mut(v).copy_from_slice(&mean);
         }
-        self.compute_recipe(scene)
     }
 }
 

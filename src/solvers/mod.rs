@@ -51,7 +51,7 @@ mod unused;
 mod visibility;
 
 pub use bbw::{Bbw, BbwOptions};
-pub use best::{Best, BestOptions, ARTIST_MESH};
+pub use best::{Best, BestOptions, ARTIST_MESH, RIGID_PART_VERTICES};
 pub use distance::FalloffOptions;
 pub use euclidean::{Euclidean, EuclideanOptions};
 pub use geodesic::{Geodesic, GeodesicOptions};

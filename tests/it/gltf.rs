@@ -1196,8 +1196,14 @@ fn node_cycles_are_errors_and_deep_hierarchies_import() {
         let imported = import_gltf_str(&text, None, "deep").unwrap();
         (imported, start.elapsed())
     };
-    let (_, shallow) = import_above(20_000);
-    let (imported, deep) = import_above(200_000);
+    // The fastest of three runs each: a shared machine's pauses land on one run, not all.
+    let fastest = |depth: usize| {
+        let runs: Vec<_> = (0..3).map(|_| import_above(depth)).collect();
+        let best = runs.iter().map(|r| r.1).min().unwrap();
+        (runs.into_iter().next().unwrap().0, best)
+    };
+    let (_, shallow) = fastest(20_000);
+    let (imported, deep) = fastest(200_000);
     let bones = imported.scene.skeleton().bones();
     assert_eq!(
         (bones.len(), bones[0].parent, bones[1].parent),

@@ -188,11 +188,10 @@ fn dirichlet_energy_of_a_linear_field() {
     assert!((metrics::dirichlet_energy(&mesh, &w) - 0.5).abs() < 1e-12);
 }
 
-#[test]
-fn isolated_discontinuity_is_found_and_lint_reports_it() {
-    let scene = strip_scene(90.0);
+/// The ramp weights with one interior vertex, at x = 0.5 (all neighbours fully on "l"),
+/// jumped to "r": the vertex and the weights.
+fn spiked(scene: &Scene) -> (usize, Weights) {
     let mut w = ramp_weights(scene.mesh());
-    // An interior vertex at x = 0.5 (all neighbours fully on "l") jumps to "r".
     let v = scene
         .mesh()
         .vertices()
@@ -200,6 +199,13 @@ fn isolated_discontinuity_is_found_and_lint_reports_it() {
         .position(|p| (p.x - 0.5).abs() < 1e-12 && (p.y - 0.5).abs() < 1e-12)
         .unwrap();
     w.row_mut(v).copy_from_slice(&[0.0, 1.0]);
+    (v, w)
+}
+
+#[test]
+fn isolated_discontinuity_is_found_and_lint_reports_it() {
+    let scene = strip_scene(90.0);
+    let (v, w) = spiked(&scene);
     assert_eq!(
         metrics::isolated_discontinuities(scene.mesh(), &w, 0.5),
         vec![v]
@@ -215,6 +221,53 @@ fn isolated_discontinuity_is_found_and_lint_reports_it() {
         cont.inspect_first,
         "automatic-weight radius and hard-edge labels"
     );
+}
+
+/// The continuity check compares the deformation too: a discontinuity whose vertex never
+/// leaves its neighbours' blend by a pixel (here the probe does not bend) is reported and
+/// passes; bent 90 degrees it lands 0.5 x the arc away and fails.
+#[test]
+fn an_isolated_discontinuity_fails_lint_only_where_it_shows() {
+    let row = |scene: &Scene, w: &Weights| {
+        lint(scene, w, &LintOptions::default())
+            .unwrap()
+            .into_iter()
+            .find(|c| c.check == "neighbourhood continuity")
+            .unwrap()
+    };
+    let flat = strip_scene(0.0);
+    let (v, w) = spiked(&flat);
+    let c = row(&flat, &w);
+    assert!(c.pass, "{}", c.measured);
+    assert_eq!(c.values["isolated_vertices"], 0.0);
+    assert!(
+        c.measured.contains("1 more stay within 1 px"),
+        "{}",
+        c.measured
+    );
+    let bent = strip_scene(90.0);
+    let c = row(&bent, &w);
+    assert!(!c.pass);
+    assert_eq!(c.values["isolated_vertices"], 1.0);
+    assert!(
+        c.measured.contains(&format!("vertex {v}, ")),
+        "{}",
+        c.measured
+    );
+    // Skinned with "r" rotated 90 degrees about (2, 0.5), the vertex at (0.5, 0.5) lands at
+    // (2, 2); its neighbours' mean row (all "l") keeps it in place: 1.5 * sqrt(2) px apart.
+    let px: f64 = c
+        .measured
+        .split("vertex ")
+        .nth(1)
+        .unwrap()
+        .split(", ")
+        .nth(1)
+        .unwrap()
+        .trim_end_matches(" px off its neighbours' blend)")
+        .parse()
+        .unwrap();
+    assert!((px - 1.5 * 2f64.sqrt()).abs() < 0.05, "{px}");
 }
 
 #[test]

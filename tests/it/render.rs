@@ -712,8 +712,8 @@ fn cli_render_prints_what_the_pngs_it_writes_give_and_lint_checks_pixel_edges() 
             assert!(printed("S = ").abs() <= 1.0, "{text}");
         }
     }
-    // lint adds the pixel-edge rows for a scene with art.
-    let o = run(&["lint", &p("man.json"), &p("w.json")]);
+    // lint --art adds the pixel-edge rows for a scene with art.
+    let o = run(&["lint", &p("man.json"), &p("w.json"), "--art"]);
     let text = common::text(&o);
     assert!(
         text.contains("pixel edge rest 1x") && text.contains("pixel edge lift_l 4x"),

@@ -274,3 +274,130 @@ fn scenes_without_slots_render_as_before() {
 /// The pixels of `skinweights render` of `scene figure --vertices 2000` with `solve
 /// --solver linear` weights, rendered by the code before slots were recorded.
 const FIGURE_RENDER_HASH: u64 = 0x3ebf_b7ab_8d44_3b45;
+
+/// goblins has skins `goblin` and `goblingirl` over a default skin holding only the
+/// weapons: imported with every skin, `render --skin NAME` draws the pixels the import of
+/// that one skin (merged over the default one) draws.
+#[test]
+fn goblins_skin_picks_the_skin_an_import_of_that_skin_draws() {
+    let dir = tempfile::tempdir().unwrap();
+    let (all, all_w) = import(dir.path(), "goblins", "all", "all");
+    for skin in ["goblin", "goblingirl"] {
+        let (one, one_w) = import(dir.path(), "goblins", skin, skin);
+        let a = render_cli(
+            &[&all, &all_w, "--skin", skin],
+            &dir.path().join(format!("all-{skin}.png")),
+        );
+        let b = render_cli(&[&one, &one_w], &dir.path().join(format!("{skin}.png")));
+        assert_eq!(a.dimensions(), b.dimensions(), "{skin}");
+        assert!(a == b, "{skin}");
+        let (_, n) = drawn_box(&a);
+        assert!(n > 20_000, "{skin}: {n} drawn pixels");
+    }
+    // Without --skin the default skin shows: only the weapons.
+    let d = render_cli(&[&all, &all_w], &dir.path().join("default.png"));
+    let g = render_cli(
+        &[&all, &all_w, "--skin", "goblin"],
+        &dir.path().join("g.png"),
+    );
+    assert!(drawn_box(&d).1 < drawn_box(&g).1 / 3);
+}
+
+/// The slot fields and attachment keys go through the scene file (JSON and `.swb`)
+/// unchanged; slot fields in a `/2` file are refused, naming the format.
+#[test]
+fn slots_and_attachment_keys_round_trip_through_scene_files() {
+    use skinweights::io::{load_scene, save_scene};
+    let rig = load_spine(
+        common::data("spine/owl/owl-pro.json"),
+        None,
+        &SpineImportOptions::default().with_skin(SkinSelection::All),
+    )
+    .unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    for name in ["owl.json", "owl.swb"] {
+        let path = dir.path().join(name);
+        save_scene(&rig.scene, &path).unwrap();
+        let (back, _) = load_scene(&path).unwrap();
+        assert_eq!(back.art().unwrap().layers, rig.scene.art().unwrap().layers);
+        let (a, b) = (
+            back.clip("blink").unwrap(),
+            rig.scene.clip("blink").unwrap(),
+        );
+        assert_eq!(a.attachments, b.attachments);
+        assert_eq!(a.attachments.len(), 2);
+    }
+    let text = std::fs::read_to_string(dir.path().join("owl.json")).unwrap();
+    assert!(text.contains("\"format\":\"skinweights.scene/3\""));
+    assert!(text.contains("\"setup\":false") && text.contains("\"skin\":\"default\""));
+    // A /2 scene (art, no animation) with a slot field is refused.
+    let mut v: serde_json::Value = serde_json::from_str(&text).unwrap();
+    let o = v.as_object_mut().unwrap();
+    for k in ["clips", "ik"] {
+        o.remove(k);
+    }
+    for b in o["bones"].as_array_mut().unwrap() {
+        b.as_object_mut().unwrap().remove("local");
+    }
+    o.insert("format".into(), "skinweights.scene/2".into());
+    let e = skinweights::io::scene_from_json(&v.to_string(), Some(dir.path()))
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains("slots") && e.contains("skinweights.scene/3"),
+        "{e}"
+    );
+}
+
+/// The rule of [`skinweights::scene::Art::drawn_layers`] on a hand-made art: a slot shows
+/// its setup attachment, a key's, or nothing; a named skin's attachment replaces the
+/// default skin's of the same name; layers in no slot always draw.
+#[test]
+fn drawn_layers_follow_the_slot_rule() {
+    use skinweights::scene::{Art, Layer, SlotAttachment};
+    let layer = |part: &str, slot: &str, att: &str, skin: Option<&str>, setup: bool| Layer {
+        slot: Some(SlotAttachment {
+            slot: slot.into(),
+            attachment: att.into(),
+            skin: skin.map(Into::into),
+            setup,
+        }),
+        ..Layer::new(part, None)
+    };
+    let art = Art {
+        images: vec![],
+        uvs: vec![],
+        layers: vec![
+            Layer::new("free", None),
+            layer("head", "head", "head", Some("default"), true),
+            layer("red:head", "head", "head", Some("red"), true),
+            layer("head/hat", "head", "hat", Some("default"), false),
+            layer("gun", "hand", "gun", Some("default"), true),
+            layer("flash", "muzzle", "flash", Some("default"), false),
+        ],
+    };
+    let none = BTreeMap::new();
+    let on = |v: &[bool]| v.iter().map(|&b| b as u8).collect::<Vec<_>>();
+    assert_eq!(on(&art.drawn_layers(None, &none)), [1, 1, 0, 0, 1, 0]);
+    assert_eq!(
+        on(&art.drawn_layers(Some("red"), &none)),
+        [1, 0, 1, 0, 1, 0]
+    );
+    let keyed: BTreeMap<String, Option<String>> = [
+        ("head".to_string(), Some("hat".to_string())),
+        ("hand".to_string(), None),
+        ("muzzle".to_string(), Some("flash".to_string())),
+    ]
+    .into_iter()
+    .collect();
+    assert_eq!(
+        on(&art.drawn_layers(Some("red"), &keyed)),
+        [1, 0, 0, 1, 0, 1]
+    );
+    assert_eq!(art.skins(), ["default", "red"]);
+    let e = art.check_skin("blue").unwrap_err().to_string();
+    assert!(
+        e.contains("\"blue\"") && e.contains("[\"default\", \"red\"]"),
+        "{e}"
+    );
+}

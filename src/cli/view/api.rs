@@ -979,6 +979,57 @@ mod tests {
         assert_eq!(arms["default_state"]["vertices"], 500);
     }
 
+    /// A rig imported with every skin: the page is told which layers are drawn at rest (one
+    /// attachment per slot) and per clip frame (the owl's blink draws its closed eyes at
+    /// 0.5 s); an unknown `--skin` is refused naming the skins.
+    #[test]
+    fn slots_tell_the_page_which_layers_are_drawn() {
+        use skinweights::io::spine::{load_spine, SkinSelection, SpineImportOptions};
+        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/data/spine/owl/owl-pro.json");
+        let options = SpineImportOptions::default().with_skin(SkinSelection::All);
+        let rig = load_spine(path, None, &options).unwrap();
+        let v = Viewer::new(rig.scene.clone(), false, 500).unwrap();
+        let info = v.scene_info(&req(json!({}))).unwrap();
+        let flags = |v: &Value| -> Vec<bool> {
+            v.as_array()
+                .unwrap()
+                .iter()
+                .map(|b| b.as_bool().unwrap())
+                .collect()
+        };
+        let rest = flags(&info["art"]["drawn"]);
+        assert_eq!((rest.len(), rest.iter().filter(|&&d| d).count()), (27, 25));
+        assert_eq!(info["art"]["drawn_bounds"].as_array().unwrap().len(), 4);
+        let closed: Vec<usize> = (0..27)
+            .filter(|&i| {
+                let part = info["art"]["layers"][i]["part"].as_u64().unwrap() as usize;
+                info["parts"][part].as_str().unwrap().ends_with("eye-closed")
+            })
+            .collect();
+        assert_eq!(closed.len(), 2);
+        let clip = v
+            .clip(&req(json!({"solver": "linear", "clip": "blink", "fps": 30})))
+            .unwrap();
+        let times = clip["times"].as_array().unwrap();
+        let frame = times
+            .iter()
+            .position(|t| (t.as_f64().unwrap() - 0.5).abs() < 1e-9)
+            .unwrap();
+        let blink = flags(&clip["drawn"][frame]);
+        assert!(closed.iter().all(|&i| blink[i] && !rest[i]));
+        assert_eq!(flags(&clip["drawn"][0]), rest);
+        match v.with_skin(Some("nope".into())) {
+            Err(Error::InvalidArgument { argument, reason, .. }) => {
+                assert_eq!(argument, "skin");
+                assert!(reason.contains("[\"default\"]"), "{reason}");
+            }
+            _ => panic!("an unknown skin is refused"),
+        }
+        // A built-in scene has no art: no flags, every part drawn.
+        let bar = viewer().scene_info(&req(json!({}))).unwrap();
+        assert!(bar["art"].is_null());
+    }
+
     /// A rig with the artist's weights and clips and no probe opens on its first clip, and
     /// the clip's frames carry the deviation from the artist's weights; without the
     /// reference it opens on the rest pose as before.

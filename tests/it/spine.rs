@@ -488,10 +488,10 @@ fn minimal_export_round_trips() {
             a.layers.iter().map(|l| (l.part.clone(), l.image)).collect()
         };
         assert_eq!(plain(a1), plain(a2));
-        assert!(a2.layers.iter().all(|l| l
-            .slot
-            .as_ref()
-            .is_some_and(|s| s.slot == l.part && s.setup)));
+        assert!(a2
+            .layers
+            .iter()
+            .all(|l| l.slot.as_ref().is_some_and(|s| s.slot == l.part && s.setup)));
     }
 }
 

@@ -1003,12 +1003,17 @@ mod tests {
         let closed: Vec<usize> = (0..27)
             .filter(|&i| {
                 let part = info["art"]["layers"][i]["part"].as_u64().unwrap() as usize;
-                info["parts"][part].as_str().unwrap().ends_with("eye-closed")
+                info["parts"][part]
+                    .as_str()
+                    .unwrap()
+                    .ends_with("eye-closed")
             })
             .collect();
         assert_eq!(closed.len(), 2);
         let clip = v
-            .clip(&req(json!({"solver": "linear", "clip": "blink", "fps": 30})))
+            .clip(&req(
+                json!({"solver": "linear", "clip": "blink", "fps": 30}),
+            ))
             .unwrap();
         let times = clip["times"].as_array().unwrap();
         let frame = times
@@ -1019,7 +1024,9 @@ mod tests {
         assert!(closed.iter().all(|&i| blink[i] && !rest[i]));
         assert_eq!(flags(&clip["drawn"][0]), rest);
         match v.with_skin(Some("nope".into())) {
-            Err(Error::InvalidArgument { argument, reason, .. }) => {
+            Err(Error::InvalidArgument {
+                argument, reason, ..
+            }) => {
                 assert_eq!(argument, "skin");
                 assert!(reason.contains("[\"default\"]"), "{reason}");
             }

@@ -10,7 +10,6 @@ use skinweights::render::{
     drawn_parts, hide_parts, posed_vertices, render, Drawing, Frame, RenderOptions, Skinning,
     Texture, View,
 };
-use skinweights::Pose;
 use std::collections::BTreeMap;
 use std::path::Path;
 

@@ -69,10 +69,7 @@ fn bench(c: &mut Criterion) {
             .mesh()
             .parts()
             .iter()
-            .map(|p| Layer {
-                part: p.clone(),
-                image: Some(0),
-            })
+            .map(|p| Layer::new(p.clone(), Some(0)))
             .collect(),
     };
     let scene = scene.with_art(art).unwrap();

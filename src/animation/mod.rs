@@ -2,12 +2,14 @@
 //! a pose step. The format, the curves' formulas and examples are in `docs/clips.md`.
 //!
 //! - [`model`]: [`Clip`], [`BoneTrack`], [`BoneChannels`], [`Channel`], [`Key`], the IK
-//!   timelines [`IkTrack`] and [`IkKey`], and their validation ([`Clip::check`]).
+//!   timelines [`IkTrack`] and [`IkKey`], the slot attachment timelines
+//!   [`AttachmentTrack`] and [`AttachmentKey`], and their validation ([`Clip::check`]).
 //! - [`curves`]: [`Curve`] (stepped, linear, Bézier, easing presets, Godot's transition) and
 //!   their exact evaluation.
 //! - [`sampling`]: [`Channel::sample`], [`Clip::sample`] (a [`crate::Pose`] at a time),
 //!   [`Clip::frame_times`], [`IkTrack::sample`] and [`Clip::ik_at`] (the scene's IK
-//!   constraints with a clip's keyed mix, softness and bend at a time).
+//!   constraints with a clip's keyed mix, softness and bend at a time),
+//!   [`Clip::attachments_at`] (the attachment each keyed slot shows at a time).
 //! - [`ik`]: [`IkConstraint`] and [`apply_ik`].
 //!
 //! Channel values are offsets from the setup pose exactly like [`crate::Pose`]: rotation,
@@ -22,7 +24,8 @@ pub mod sampling;
 pub use curves::{Curve, Easing};
 pub use ik::{apply_ik, IkConstraint};
 pub use model::{
-    BoneChannels, BoneTrack, Channel, ChannelKind, Clip, IkKey, IkTrack, Key, MAX_KEYS,
+    AttachmentKey, AttachmentTrack, BoneChannels, BoneTrack, Channel, ChannelKind, Clip, IkKey,
+    IkTrack, Key, MAX_KEYS,
 };
 pub use sampling::{DEFAULT_FPS, MAX_FRAMES};
 

@@ -254,7 +254,48 @@ impl IkTrack {
     }
 }
 
-/// A named animation: a duration, per-bone keyed channels and keyed IK constraints.
+/// One key of an attachment timeline: from `time` on, the slot shows `attachment`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct AttachmentKey {
+    /// Time in seconds from the clip's start.
+    pub time: f64,
+    /// The attachment's name in the slot ([`crate::scene::SlotAttachment::attachment`]);
+    /// `None`: the slot shows nothing.
+    pub attachment: Option<String>,
+}
+
+impl AttachmentKey {
+    /// A key showing `attachment` (`None`: nothing) from `time` on.
+    pub fn new(time: f64, attachment: Option<&str>) -> Self {
+        AttachmentKey {
+            time,
+            attachment: attachment.map(str::to_string),
+        }
+    }
+}
+
+/// The attachment keys of one slot in a clip: step keys (each holds until the next); before
+/// the first key the slot shows its setup attachment, as Spine applies them.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct AttachmentTrack {
+    /// The slot's name ([`crate::scene::SlotAttachment::slot`]).
+    pub slot: String,
+    /// Its keys in time order (equal times allowed: the later key holds).
+    pub keys: Vec<AttachmentKey>,
+}
+
+impl AttachmentTrack {
+    /// A track of these keys.
+    pub fn new(slot: impl Into<String>, keys: Vec<AttachmentKey>) -> Self {
+        AttachmentTrack {
+            slot: slot.into(),
+            keys,
+        }
+    }
+}
+
+/// A named animation: a duration, per-bone keyed channels, keyed IK constraints and keyed
+/// slot attachments.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Clip {
     /// Unique name within the scene.
@@ -265,6 +306,9 @@ pub struct Clip {
     pub tracks: Vec<BoneTrack>,
     /// One track per keyed IK constraint (constraints without one keep their own values).
     pub ik: Vec<IkTrack>,
+    /// One track per slot whose attachment the clip changes (which layers are drawn,
+    /// [`Clip::attachments_at`]; the pose does not depend on them).
+    pub attachments: Vec<AttachmentTrack>,
 }
 
 impl Clip {
@@ -275,6 +319,7 @@ impl Clip {
             duration,
             tracks: Vec::new(),
             ik: Vec::new(),
+            attachments: Vec::new(),
         }
     }
     /// Adds a track.
@@ -286,6 +331,17 @@ impl Clip {
     pub fn with_ik_track(mut self, track: IkTrack) -> Self {
         self.ik.push(track);
         self
+    }
+
+    /// Adds an attachment track.
+    pub fn with_attachment_track(mut self, track: AttachmentTrack) -> Self {
+        self.attachments.push(track);
+        self
+    }
+
+    /// Number of attachment keys over all attachment tracks.
+    pub fn attachment_key_count(&self) -> usize {
+        self.attachments.iter().map(|t| t.keys.len()).sum()
     }
 
     /// Number of IK keys over all IK tracks.
@@ -331,7 +387,10 @@ impl Clip {
                 message: format!("duration {} must be finite and >= 0", self.duration),
             });
         }
-        let keys = self.key_count().saturating_add(self.ik_key_count());
+        let keys = self
+            .key_count()
+            .saturating_add(self.ik_key_count())
+            .saturating_add(self.attachment_key_count());
         if keys > MAX_KEYS {
             return Err(Error::TooManyKeys {
                 clip: self.name.clone(),
@@ -361,6 +420,43 @@ impl Clip {
         }
         for (i, t) in self.ik.iter().enumerate() {
             self.check_ik_track(i, t)?;
+        }
+        for (i, t) in self.attachments.iter().enumerate() {
+            self.check_attachment_track(i, t)?;
+        }
+        Ok(())
+    }
+
+    /// One attachment track per slot, keys with finite times in order within the clip
+    /// ([`Error::InvalidClip`]).
+    fn check_attachment_track(&self, i: usize, track: &AttachmentTrack) -> Result<()> {
+        let bad = |message: String| Error::InvalidClip {
+            clip: self.name.clone(),
+            message: format!("attachments[{i}] (slot {:?}): {message}", track.slot),
+        };
+        if let Some(first) = self.attachments[..i]
+            .iter()
+            .position(|o| o.slot == track.slot)
+        {
+            return Err(bad(format!(
+                "two attachment tracks ({first} and {i}) key this slot; merge them"
+            )));
+        }
+        let mut previous = f64::NEG_INFINITY;
+        for (k, key) in track.keys.iter().enumerate() {
+            if !key.time.is_finite() || key.time < 0.0 || key.time > self.duration {
+                return Err(bad(format!(
+                    "key {k}: time {} is outside the clip [0, {}]",
+                    key.time, self.duration
+                )));
+            }
+            if key.time < previous {
+                return Err(bad(format!(
+                    "key {k}: time {} comes before the previous key's {previous}: keys out of order",
+                    key.time
+                )));
+            }
+            previous = key.time;
         }
         Ok(())
     }

@@ -5,6 +5,7 @@ use super::model::{BoneChannels, Channel, ChannelKind, Clip, IkKey, IkTrack};
 use crate::error::{Error, Result};
 use crate::skeleton::{Pose, Skeleton};
 use nalgebra::Vector2;
+use std::collections::BTreeMap;
 
 impl Channel {
     /// The value at time `t`: the first key's value before it, the last key's after it;
@@ -134,6 +135,26 @@ impl Clip {
             }
         }
         Ok(pose)
+    }
+
+    /// The attachment each keyed slot shows at `time` (clamped to `[0, duration]`): slot
+    /// name → the attachment of the last key at or before `time` (`None`: the slot is
+    /// empty). Slots whose first key comes after `time`, and slots the clip does not key,
+    /// are left out: they show their setup attachment. The answer is what
+    /// [`crate::scene::Art::drawn_layers`] takes.
+    pub fn attachments_at(&self, time: f64) -> BTreeMap<String, Option<String>> {
+        let t = if time.is_finite() {
+            time.clamp(0.0, self.duration.max(0.0))
+        } else {
+            0.0
+        };
+        self.attachments
+            .iter()
+            .filter_map(|track| {
+                let key = track.keys.iter().rev().find(|k| k.time <= t)?;
+                Some((track.slot.clone(), key.attachment.clone()))
+            })
+            .collect()
     }
 
     /// The scene's IK `constraints` as this clip drives them at `time` (clamped to

@@ -6,11 +6,13 @@ use clap::{Args, ValueEnum};
 use indicatif::{ProgressBar, ProgressStyle};
 use nalgebra::Vector2;
 use skinweights::render::{
-    clip_frames, contact_sheet, encode_apng, matting_renders, parse_colour, posed_vertices, render,
-    side_by_side, Drawing, Frame, RenderOptions, Skinning, Texture, View, PIXEL_EDGE_SAMPLES,
+    clip_frames, contact_sheet, drawn_parts, drawn_positions, encode_apng, hide_parts,
+    matting_renders, parse_colour, posed_vertices, render, side_by_side, Drawing, Frame,
+    RenderOptions, Skinning, Texture, View, PIXEL_EDGE_SAMPLES,
 };
 use skinweights::scene::AlphaMode;
 use skinweights::{Error, Pose, Result};
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
@@ -49,6 +51,10 @@ pub struct RenderArgs {
     /// Contact sheet columns (0: as square as the frame count allows).
     #[arg(long, default_value_t = 0, requires = "clip")]
     columns: u32,
+    /// The skin a rig imported with `--skin all` shows (default: the `default` skin, with
+    /// each slot's setup attachment); an unknown name is an error listing the scene's skins.
+    #[arg(long, value_name = "NAME")]
+    skin: Option<String>,
     /// Background colour: black, white, red or #RRGGBB.
     #[arg(long, default_value = "black")]
     background: String,
@@ -163,13 +169,22 @@ pub fn run(a: RenderArgs) -> Result<ExitCode> {
     let weights = load_weights_for(&scene, &a.weights)?;
     let pose = pose_of(&scene, a.probe.as_deref(), &a.pose)?;
     let skinning = if a.dqs { Skinning::Dqs } else { Skinning::Lbs };
-    let positions = posed_vertices(&scene, &weights, &pose, skinning)?;
+    let mut positions = posed_vertices(&scene, &weights, &pose, skinning)?;
     let view = View {
         scale: a.scale,
         rotation_deg: a.rotate,
         offset: parse_offset(&a.offset)?,
     };
-    let frame = Frame::fit(&positions, &view, 2.0)?;
+    // A rig's slots show one attachment each: the others are hidden and left out of the
+    // frame.
+    let drawn = drawn_parts(&scene, a.skin.as_deref(), &BTreeMap::new())?;
+    let frame = match &drawn {
+        Some(d) => Frame::fit(&drawn_positions(scene.mesh(), &positions, d), &view, 2.0)?,
+        None => Frame::fit(&positions, &view, 2.0)?,
+    };
+    if let Some(d) = &drawn {
+        hide_parts(scene.mesh(), &mut positions, d);
+    }
     let textures = match scene.art() {
         Some(art) => Texture::load_art(art)?,
         None => Vec::new(),
@@ -292,7 +307,7 @@ fn run_clip(a: RenderArgs) -> Result<ExitCode> {
     if let Some(c) = &a.compare {
         sets.push(load_weights_for(&scene, c)?);
     }
-    let frames = sets
+    let mut frames = sets
         .iter()
         .map(|w| clip_frames(&scene, w, clip, a.fps, skinning))
         .collect::<Result<Vec<_>>>()?;
@@ -301,12 +316,28 @@ fn run_clip(a: RenderArgs) -> Result<ExitCode> {
         rotation_deg: a.rotate,
         offset: parse_offset(&a.offset)?,
     };
+    // Each frame draws the attachment each slot shows at its time (the setup one unless
+    // the clip's attachment keys change it); the frame holds what is drawn in any frame.
+    let drawn = frames[0]
+        .iter()
+        .map(|f| drawn_parts(&scene, a.skin.as_deref(), &clip.attachments_at(f.time)))
+        .collect::<Result<Vec<_>>>()?;
     let all: Vec<_> = frames
         .iter()
-        .flatten()
-        .flat_map(|f| f.positions.iter().copied())
+        .flat_map(|set| set.iter().zip(&drawn))
+        .flat_map(|(f, d)| match d {
+            Some(d) => drawn_positions(scene.mesh(), &f.positions, d),
+            None => f.positions.clone(),
+        })
         .collect();
     let frame = Frame::fit(&all, &view, 2.0)?;
+    for set in &mut frames {
+        for (f, d) in set.iter_mut().zip(&drawn) {
+            if let Some(d) = d {
+                hide_parts(scene.mesh(), &mut f.positions, d);
+            }
+        }
+    }
     let textures = match scene.art() {
         Some(art) => Texture::load_art(art)?,
         None => Vec::new(),

@@ -6,7 +6,7 @@
 
 use crate::error::Result;
 use crate::mesh::Mesh;
-use crate::scene::{Art, ArtImage, Layer, Probe, Watch};
+use crate::scene::{Art, ArtImage, Layer, Probe, SlotAttachment, Watch};
 use crate::skeleton::{Bone, Pose, Skeleton};
 use crate::weights::Weights;
 use nalgebra::Point2;
@@ -56,6 +56,7 @@ struct PendingLayer {
     order: i64,
     part: usize,
     image: Option<usize>,
+    slot: Option<SlotAttachment>,
 }
 
 /// How [`SceneBuilder::finish`] checks the assembled mesh.
@@ -212,7 +213,19 @@ impl SceneBuilder {
         order: i64,
     ) {
         self.uvs.extend(uvs);
-        self.layers.push(PendingLayer { order, part, image });
+        self.layers.push(PendingLayer {
+            order,
+            part,
+            image,
+            slot: None,
+        });
+    }
+
+    /// Puts the layer last added ([`SceneBuilder::add_layer`]) in a rig's slot.
+    pub(crate) fn set_layer_slot(&mut self, slot: SlotAttachment) {
+        if let Some(l) = self.layers.last_mut() {
+            l.slot = Some(slot);
+        }
     }
 
     /// Divides every weight row by its sum ([`Weights::normalize`]).
@@ -250,10 +263,11 @@ impl SceneBuilder {
                 images: self.images,
                 uvs: self.uvs,
                 layers: layers
-                    .iter()
+                    .into_iter()
                     .map(|l| Layer {
                         part: self.parts[l.part].clone(),
                         image: l.image,
+                        slot: l.slot,
                     })
                     .collect(),
             })

@@ -9,13 +9,13 @@
 
 use super::binary;
 use crate::animation::{
-    BoneTrack, Channel, ChannelKind, Clip, Curve, Easing, IkConstraint, IkKey, IkTrack, Key,
-    MAX_KEYS,
+    AttachmentKey, AttachmentTrack, BoneTrack, Channel, ChannelKind, Clip, Curve, Easing,
+    IkConstraint, IkKey, IkTrack, Key, MAX_KEYS,
 };
 use crate::correctives::{Corrective, CorrectiveKey, Interpolation};
 use crate::error::{Error, Result};
 use crate::mesh::{Mesh, DEFAULT_PART};
-use crate::scene::{AlphaMode, Art, ArtImage, Layer, Probe, Scene, Watch};
+use crate::scene::{AlphaMode, Art, ArtImage, Layer, Probe, Scene, SlotAttachment, Watch};
 use crate::skeleton::{Bone, Inherit, LocalTransform, Pose, Skeleton};
 use nalgebra::{Point2, Vector2};
 use serde::{Deserialize, Serialize};
@@ -189,6 +189,25 @@ struct ClipFile {
     tracks: Vec<TrackFile>,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     ik: Vec<IkTrackFile>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    attachments: Vec<AttachmentTrackFile>,
+}
+
+/// A slot's attachment timeline in a clip: `{"slot", "keys": [{"time", "attachment"}]}`
+/// (`attachment` `null` or absent: the slot shows nothing from that time on).
+#[derive(Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct AttachmentTrackFile {
+    slot: String,
+    keys: KeyList<AttachmentKeyFile>,
+}
+
+#[derive(Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct AttachmentKeyFile {
+    time: f64,
+    #[serde(default)]
+    attachment: Option<String>,
 }
 
 /// An IK timeline of a clip.
@@ -458,6 +477,18 @@ fn clips_from_file(clips: Vec<ClipFile>) -> Result<Vec<Clip>> {
                     .collect::<Result<Vec<_>>>()?;
                 clip.ik.push(IkTrack::new(t.constraint, keys));
             }
+            for t in c.attachments {
+                let keys = t
+                    .keys
+                    .0
+                    .into_iter()
+                    .map(|k| AttachmentKey {
+                        time: k.time,
+                        attachment: k.attachment,
+                    })
+                    .collect();
+                clip.attachments.push(AttachmentTrack::new(t.slot, keys));
+            }
             Ok(clip)
         })
         .collect()
@@ -521,6 +552,22 @@ fn clips_to_file(clips: &[Clip]) -> Vec<ClipFile> {
                     ),
                 })
                 .collect(),
+            attachments: c
+                .attachments
+                .iter()
+                .map(|t| AttachmentTrackFile {
+                    slot: t.slot.clone(),
+                    keys: KeyList(
+                        t.keys
+                            .iter()
+                            .map(|k| AttachmentKeyFile {
+                                time: k.time,
+                                attachment: k.attachment.clone(),
+                            })
+                            .collect(),
+                    ),
+                })
+                .collect(),
         })
         .collect()
 }
@@ -578,6 +625,25 @@ struct LayerFile {
     part: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     image: Option<usize>,
+    /// The rig's slot (format version 3); absent: the layer is always drawn.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    slot: Option<String>,
+    /// The attachment's name in the slot (default: the part's name).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    attachment: Option<String>,
+    /// The skin it comes from (absent: whichever skin is shown).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    skin: Option<String>,
+    /// Whether it is the slot's setup attachment (default true).
+    #[serde(default = "yes", skip_serializing_if = "is_true")]
+    setup: bool,
+}
+
+impl LayerFile {
+    /// Whether the layer carries slot fields (which need format version 3).
+    fn has_slot_fields(&self) -> bool {
+        self.slot.is_some() || self.attachment.is_some() || self.skin.is_some() || !self.setup
+    }
 }
 
 /// A bone as written in scene files (and in the sprite importer's bones files).
@@ -792,6 +858,17 @@ fn scene_from_file(file: SceneFile, base_dir: Option<&Path>) -> Result<(Scene, V
             format!("a scene with \"clips\" or \"ik\" must say {SCENE_FORMAT_ANIM:?}"),
         ));
     }
+    if version < 3
+        && file
+            .art
+            .as_ref()
+            .is_some_and(|a| a.layers.iter().any(LayerFile::has_slot_fields))
+    {
+        return Err(Error::field(
+            "format",
+            format!("a scene whose art layers name slots must say {SCENE_FORMAT_ANIM:?}"),
+        ));
+    }
     if version < 3 && file.seams.is_some() {
         return Err(Error::field(
             "format",
@@ -892,11 +969,33 @@ fn art_from_file(art: ArtFile, base_dir: Option<&Path>) -> Result<Art> {
         layers: art
             .layers
             .into_iter()
-            .map(|l| Layer {
-                part: l.part,
-                image: l.image,
+            .enumerate()
+            .map(|(i, l)| {
+                let slot = match l.slot {
+                    Some(slot) => Some(SlotAttachment {
+                        slot,
+                        attachment: l.attachment.unwrap_or_else(|| l.part.clone()),
+                        skin: l.skin,
+                        setup: l.setup,
+                    }),
+                    None if l.has_slot_fields() => {
+                        return Err(Error::field(
+                            format!("art.layers[{i}]"),
+                            format!(
+                                "layer of part {:?}: \"attachment\", \"skin\" and \"setup\" need a \"slot\"",
+                                l.part
+                            ),
+                        ))
+                    }
+                    None => None,
+                };
+                Ok(Layer {
+                    part: l.part,
+                    image: l.image,
+                    slot,
+                })
             })
-            .collect(),
+            .collect::<Result<Vec<_>>>()?,
     })
 }
 
@@ -920,6 +1019,15 @@ fn art_to_file(art: &Art, out_dir: Option<&Path>) -> ArtFile {
             .map(|l| LayerFile {
                 part: l.part.clone(),
                 image: l.image,
+                slot: l.slot.as_ref().map(|s| s.slot.clone()),
+                // The attachment is written unless it is the part's name (the default).
+                attachment: l
+                    .slot
+                    .as_ref()
+                    .filter(|s| s.attachment != l.part)
+                    .map(|s| s.attachment.clone()),
+                skin: l.slot.as_ref().and_then(|s| s.skin.clone()),
+                setup: l.slot.as_ref().is_none_or(|s| s.setup),
             })
             .collect(),
     }
@@ -1090,6 +1198,7 @@ fn scene_file(scene: &Scene, out_dir: Option<&Path>, with_arrays: bool) -> Scene
             || !scene.ik.is_empty()
             || !scene.seams.is_empty()
             || !scene.correctives.is_empty()
+            || scene.art.as_ref().is_some_and(Art::has_slots)
         {
             SCENE_FORMAT_ANIM
         } else if scene.art.is_some() {

@@ -983,10 +983,7 @@ fn sprite_art(sprite: &Sprite, mesh: &Mesh) -> Art {
         layers: mesh
             .parts()
             .iter()
-            .map(|part| Layer {
-                part: part.clone(),
-                image: Some(0),
-            })
+            .map(|part| Layer::new(part.clone(), Some(0)))
             .collect(),
     }
 }

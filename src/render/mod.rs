@@ -44,11 +44,13 @@ pub use seam_gaps::{seam_pixel_gaps, seam_pixel_gaps_in_art, SeamPixelGap, OPAQU
 pub use texture::{check_uvs, vertex_colours, Texture};
 
 use crate::error::{Error, Result};
+use crate::mesh::Mesh;
 use crate::scene::Scene;
 use crate::skeleton::Pose;
 use crate::skinning::dual_quaternion_skinning;
 use crate::weights::Weights;
 use nalgebra::Point2;
+use std::collections::BTreeMap;
 
 /// Which skinning poses the mesh before drawing.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -73,6 +75,75 @@ pub fn posed_vertices(
     match skinning {
         Skinning::Lbs => crate::correctives::skin_scene(scene, weights, pose),
         Skinning::Dqs => dual_quaternion_skinning(rest, &scene.skeleton, weights, pose),
+    }
+}
+
+/// Which of the scene's parts are drawn (indexed like the mesh's parts) when the rig shows
+/// skin `skin` (`None`: the default skin) and a clip's attachment keys set the slots in
+/// `keyed` ([`crate::animation::Clip::attachments_at`]; empty at rest and in a pose): one
+/// attachment per slot, [`crate::scene::Art::drawn_layers`]. `None` when the scene's art
+/// puts no layer in a slot: every part is drawn, as before slots were recorded.
+///
+/// Errors: a `skin` the art does not name ([`crate::scene::Art::check_skin`]).
+pub fn drawn_parts(
+    scene: &Scene,
+    skin: Option<&str>,
+    keyed: &BTreeMap<String, Option<String>>,
+) -> Result<Option<Vec<bool>>> {
+    let art = match scene.art() {
+        Some(art) => art,
+        None if skin.is_some() => {
+            return Err(Error::InvalidArgument {
+                argument: "skin",
+                value: skin.unwrap_or_default().to_string(),
+                reason: format!(
+                    "scene {:?} has no art, so no skins to pick from",
+                    scene.name()
+                ),
+            })
+        }
+        None => return Ok(None),
+    };
+    if let Some(k) = skin {
+        art.check_skin(k)?;
+    }
+    if !art.has_slots() {
+        return Ok(None);
+    }
+    let layers = art.drawn_layers(skin, keyed);
+    Ok(Some(art.drawn_parts(scene.mesh().parts(), &layers)))
+}
+
+/// Hides the parts `drawn` marks false: every vertex of such a part is moved onto one
+/// point (the first drawn vertex's position), so its triangles have zero area and the
+/// rasterizer draws nothing for them, as a GPU draws nothing for a triangle of zero area.
+pub fn hide_parts(mesh: &Mesh, positions: &mut [Point2<f64>], drawn: &[bool]) {
+    let vertex_parts = mesh.vertex_parts();
+    let shown = |v: usize| drawn.get(vertex_parts[v]).copied().unwrap_or(true);
+    let anchor = (0..positions.len())
+        .find(|&v| shown(v))
+        .map_or_else(Point2::origin, |v| positions[v]);
+    for (v, p) in positions.iter_mut().enumerate() {
+        if !shown(v) {
+            *p = anchor;
+        }
+    }
+}
+
+/// The positions of the vertices of drawn parts (every position when none is drawn), what
+/// a frame is fitted to.
+pub fn drawn_positions(mesh: &Mesh, positions: &[Point2<f64>], drawn: &[bool]) -> Vec<Point2<f64>> {
+    let vertex_parts = mesh.vertex_parts();
+    let kept: Vec<Point2<f64>> = positions
+        .iter()
+        .enumerate()
+        .filter(|&(v, _)| drawn.get(vertex_parts[v]).copied().unwrap_or(true))
+        .map(|(_, &p)| p)
+        .collect();
+    if kept.is_empty() {
+        positions.to_vec()
+    } else {
+        kept
     }
 }
 

@@ -229,10 +229,7 @@ pub fn paint_layers(
             .parts()
             .iter()
             .enumerate()
-            .map(|(i, p)| Layer {
-                part: p.clone(),
-                image: Some(i),
-            })
+            .map(|(i, p)| Layer::new(p.clone(), Some(i)))
             .collect(),
     };
     Ok((scene.clone().with_art(art)?, textures))

@@ -57,18 +57,42 @@ pub struct Layer {
     pub part: String,
     /// Index into [`Art::images`], or `None` for a flat colour.
     pub image: Option<usize>,
+    /// The rig's slot this layer is one attachment of (Spine, DragonBones), which decides
+    /// when it is drawn ([`Art::drawn_layers`]). `None`: always drawn.
+    pub slot: Option<SlotAttachment>,
 }
 
+/// Where a layer sits in a rig's slot: a slot shows one attachment at a time, its setup
+/// attachment at rest and the one a clip's attachment keys name while it plays.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SlotAttachment {
+    /// The slot's name.
+    pub slot: String,
+    /// The attachment's name in the slot (what the slot's setup and a clip's keys name).
+    pub attachment: String,
+    /// The skin the attachment comes from; `None`: whichever skin is shown (a scene
+    /// imported with one skin).
+    pub skin: Option<String>,
+    /// Whether this is the slot's setup attachment (shown at rest, given the skin).
+    pub setup: bool,
+}
+
+/// The skin a scene shows when none is picked.
+pub const DEFAULT_SKIN: &str = "default";
+
 impl Layer {
+    /// A layer of `part` drawn with `image`, in no slot (always drawn).
+    pub fn new(part: impl Into<String>, image: Option<usize>) -> Self {
+        Layer {
+            part: part.into(),
+            image,
+            slot: None,
+        }
+    }
+
     /// One layer per part, in the parts' order (back to front), each drawn with `image`.
     pub fn one_per_part(parts: &[String], image: Option<usize>) -> Vec<Layer> {
-        parts
-            .iter()
-            .map(|p| Layer {
-                part: p.clone(),
-                image,
-            })
-            .collect()
+        parts.iter().map(|p| Layer::new(p.clone(), image)).collect()
     }
 }
 
@@ -196,6 +220,108 @@ impl Art {
         None
     }
 
+    /// Whether any layer sits in a slot (then [`Art::drawn_layers`] hides some layers).
+    pub fn has_slots(&self) -> bool {
+        self.layers.iter().any(|l| l.slot.is_some())
+    }
+
+    /// The skins the layers name, in first-layer order (empty for a scene imported with one
+    /// skin, or without slots).
+    pub fn skins(&self) -> Vec<String> {
+        let mut skins: Vec<String> = Vec::new();
+        for s in self.layers.iter().filter_map(|l| l.slot.as_ref()) {
+            if let Some(k) = &s.skin {
+                if !skins.contains(k) {
+                    skins.push(k.clone());
+                }
+            }
+        }
+        skins
+    }
+
+    /// Checks that `skin` is one of [`Art::skins`] ([`Error::InvalidArgument`] for
+    /// `skin`, naming the known skins).
+    pub fn check_skin(&self, skin: &str) -> Result<()> {
+        let known = self.skins();
+        if known.iter().any(|k| k == skin) {
+            return Ok(());
+        }
+        Err(Error::InvalidArgument {
+            argument: "skin",
+            value: skin.to_string(),
+            reason: if known.is_empty() {
+                format!(
+                    "no skin is called {skin:?}: the scene records no skins (import a Spine rig with --skin all to keep every skin)"
+                )
+            } else {
+                format!("no skin is called {skin:?} (the scene has {known:?})")
+            },
+        })
+    }
+
+    /// Which layers are drawn (indexed like [`Art::layers`]) when the rig shows skin `skin`
+    /// (`None`: [`DEFAULT_SKIN`]) and a clip's attachment keys set some slots (`keyed`:
+    /// slot name → attachment name, `None` for an empty slot; see
+    /// [`crate::animation::Clip::attachments_at`]).
+    ///
+    /// A layer in no slot is always drawn. A slot shows the attachment `keyed` names for
+    /// it, else its setup attachment (the name of its layers marked
+    /// [`SlotAttachment::setup`]), else nothing; of the layers of that slot and name, the
+    /// one of skin `skin` is drawn, else the one of the default skin, and a layer of no
+    /// skin always. So a scene without slots draws every layer, and a scene imported with
+    /// one skin draws each slot's setup attachment at rest.
+    pub fn drawn_layers(
+        &self,
+        skin: Option<&str>,
+        keyed: &std::collections::BTreeMap<String, Option<String>>,
+    ) -> Vec<bool> {
+        let skin = skin.unwrap_or(DEFAULT_SKIN);
+        let mut setup: std::collections::HashMap<&str, &str> = Default::default();
+        for s in self.layers.iter().filter_map(|l| l.slot.as_ref()) {
+            if s.setup {
+                setup.entry(&s.slot).or_insert(&s.attachment);
+            }
+        }
+        let shown = |slot: &str| -> Option<&str> {
+            match keyed.get(slot) {
+                Some(name) => name.as_deref(),
+                None => setup.get(slot).copied(),
+            }
+        };
+        let in_skin = |slot: &str, name: &str, k: &str| {
+            self.layers.iter().any(|l| {
+                l.slot.as_ref().is_some_and(|s| {
+                    s.slot == slot && s.attachment == name && s.skin.as_deref() == Some(k)
+                })
+            })
+        };
+        self.layers
+            .iter()
+            .map(|l| {
+                let Some(s) = &l.slot else { return true };
+                if shown(&s.slot) != Some(s.attachment.as_str()) {
+                    return false;
+                }
+                match s.skin.as_deref() {
+                    None => true,
+                    Some(k) if k == skin => true,
+                    Some(DEFAULT_SKIN) => !in_skin(&s.slot, &s.attachment, skin),
+                    Some(_) => false,
+                }
+            })
+            .collect()
+    }
+
+    /// Whether each part is drawn, indexed like the mesh's `parts`, from
+    /// [`Art::drawn_layers`]'s answer (a part with no layer is not drawn).
+    pub fn drawn_parts(&self, parts: &[String], drawn_layers: &[bool]) -> Vec<bool> {
+        let layer_of_part = self.layer_of_part(parts);
+        layer_of_part
+            .iter()
+            .map(|&l| drawn_layers.get(l).copied().unwrap_or(false))
+            .collect()
+    }
+
     /// The layer index (draw position) of every part, indexed like the mesh's parts.
     pub fn layer_of_part(&self, parts: &[String]) -> Vec<usize> {
         parts
@@ -239,16 +365,7 @@ mod tests {
                 alpha: AlphaMode::Straight,
             }],
             uvs: vec![Point2::new(0.0, 0.0); 3],
-            layers: vec![
-                Layer {
-                    part: "b".into(),
-                    image: Some(0),
-                },
-                Layer {
-                    part: "a".into(),
-                    image: None,
-                },
-            ],
+            layers: vec![Layer::new("b", Some(0)), Layer::new("a", None)],
         }
     }
 

@@ -8,7 +8,7 @@ mod deforming;
 mod seams;
 mod subscene;
 
-pub use art::{triangle_layers, AlphaMode, Art, ArtImage, Layer};
+pub use art::{triangle_layers, AlphaMode, Art, ArtImage, Layer, SlotAttachment, DEFAULT_SKIN};
 
 pub use builtin::{
     arms_down_outline, builtin_scene, mirror_vertex_map, mirror_vertex_map_about, BuiltinOptions,

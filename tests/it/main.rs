@@ -87,6 +87,8 @@ mod seams_pixels;
 mod seams_repair;
 mod seed;
 mod skinning;
+#[cfg(feature = "cli")]
+mod slots;
 mod solvers;
 #[cfg(feature = "io")]
 mod spine;

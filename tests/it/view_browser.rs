@@ -975,3 +975,49 @@ fn browser_clip_playback() {
     );
     b.screenshot("clip_scrubbed");
 }
+
+/// A Spine rig imported with every skin draws one attachment per slot: at a frame of the
+/// owl's `blink` where its eyes are open, the page draws exactly what it draws for the
+/// default-skin import (which lacks the closed-eye attachments); at 0.5 s, where the clip's
+/// attachment keys show the closed eyes, the two differ.
+#[test]
+fn browser_slots_draw_one_attachment_per_slot() {
+    let Some(b) = browser() else { return };
+    let dir = tempfile::tempdir().unwrap();
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("data/spine/owl/owl-pro.json");
+    let mut canvases = Vec::new();
+    for skin in ["all", "default"] {
+        let scene = dir.path().join(format!("owl-{skin}.json"));
+        let out = Command::new(env!("CARGO_BIN_EXE_skinweights"))
+            .args(["import", "spine"])
+            .arg(&src)
+            .args(["--skin", skin, "-o"])
+            .arg(&scene)
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{out:?}");
+        let (_server, port) = start_view(&[scene.to_str().unwrap()]);
+        b.open(&format!(
+            "http://127.0.0.1:{port}/#solver=linear&colour=art"
+        ));
+        assert_eq!(b.view("error"), Value::Null);
+        b.set("clip", "blink", "change");
+        assert_eq!(b.view("error"), Value::Null);
+        let mut shown = Vec::new();
+        for frame in [15usize, 20] {
+            b.set("clip-scrub", &frame.to_string(), "input");
+            assert_eq!(b.view("clip")["frame"], frame as u64);
+            shown.push(b.canvas());
+        }
+        if skin == "all" {
+            b.set("clip-scrub", "15", "input");
+            b.screenshot("owl_blink");
+        }
+        canvases.push(shown);
+    }
+    assert_ne!(canvases[0][0], canvases[1][0], "0.5 s: closed eyes drawn");
+    assert_eq!(
+        canvases[0][1], canvases[1][1],
+        "0.667 s: the same attachments"
+    );
+}

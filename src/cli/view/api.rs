@@ -111,6 +111,8 @@ pub struct Viewer {
     reference: Option<Weights>,
     /// The bones solves of the command line's scene weight (`--bones`); `None`: every bone.
     startup_bones: Option<Vec<usize>>,
+    /// The skin the command line's scene shows (`--skin`); `None`: the default skin.
+    skin: Option<String>,
 }
 
 /// Parses a request body; the error says what is wrong with the JSON.
@@ -140,7 +142,24 @@ impl Viewer {
             builtin_vertices,
             reference: None,
             startup_bones: None,
+            skin: None,
         })
+    }
+
+    /// The command line's scene shows skin `skin` (a rig imported with `--skin all`).
+    /// Errors: a skin its art does not name ([`skinweights::scene::Art::check_skin`]).
+    pub fn with_skin(mut self, skin: Option<String>) -> Result<Self> {
+        if let Some(k) = &skin {
+            let scene = lock(&self.scenes)[0].1.clone();
+            drawn_layers(&scene, Some(k), &BTreeMap::new())?;
+        }
+        self.skin = skin;
+        Ok(self)
+    }
+
+    /// The skin a scene shows: `--skin` for the command line's scene, the default for others.
+    fn skin_of(&self, key: &SceneKey) -> Option<&str> {
+        self.skin.as_deref().filter(|_| *key == self.startup)
     }
 
     /// Clip frames of the command line's scene measure their deviation from `reference`
@@ -207,6 +226,8 @@ impl Viewer {
     pub fn scene_info(&self, req: &ViewRequest) -> Result<Value> {
         let (key, scene) = self.scene(req)?;
         let mut info = scene_json(&scene)?;
+        // Which layers are drawn at rest and in poses: one attachment per slot.
+        set_drawn(&mut info, &scene, self.skin_of(&key))?;
         info["solvers"] = solvers_json();
         info["default_state"] = default_state(&scene, self.seeds && key == self.startup, key.1);
         // A rig with the artist's weights and clips but no probe opens on its first clip,
@@ -348,6 +369,13 @@ impl Viewer {
         )?;
         let per_frame = std::mem::take(&mut metrics.per_frame);
         let (mut positions, mut bones) = (Vec::new(), Vec::new());
+        // Per frame, which layers are drawn (the attachments the clip's keys select);
+        // `null` for a scene whose art has no slots.
+        let skin = self.skin_of(&keyed.0);
+        let drawn = times
+            .iter()
+            .map(|&t| drawn_layers(scene, skin, &clip.attachments_at(t)))
+            .collect::<Result<Option<Vec<_>>>>()?;
         for &t in &times {
             let pose = scene.clip_pose(clip, t)?;
             let posed = posed_positions(scene, &solved.weights, &pose, req.skinning)?;
@@ -368,6 +396,7 @@ impl Viewer {
             "times": times,
             "positions": positions,
             "bones": bones,
+            "drawn": drawn,
             "metrics": {
                 "flipped": column(|f| json!(f.flipped)),
                 "area_change_pct": column(|f| json!(f.area_change_pct)),
@@ -381,6 +410,50 @@ impl Viewer {
             "warnings": solved.warnings,
         }))
     }
+}
+
+/// Which art layers are drawn (indexed like the art's layers) when the scene shows skin
+/// `skin` and a clip's keys set the slots in `keyed`
+/// ([`skinweights::scene::Art::drawn_layers`]); `None` when its art has no slots (every
+/// layer drawn). Errors: a skin the art does not name.
+pub fn drawn_layers(
+    scene: &Scene,
+    skin: Option<&str>,
+    keyed: &BTreeMap<String, Option<String>>,
+) -> Result<Option<Vec<bool>>> {
+    // The same rule and errors as `render` (drawn_parts checks the skin).
+    skinweights::render::drawn_parts(scene, skin, keyed)?;
+    Ok(scene
+        .art()
+        .filter(|a| a.has_slots())
+        .map(|a| a.drawn_layers(skin, keyed)))
+}
+
+/// Adds to a scene's page data which art layers are drawn at rest (`art.drawn`, one flag a
+/// layer) and the rest bounds of what is drawn (`art.drawn_bounds`, the page's first
+/// frame), when its art puts layers in slots.
+pub fn set_drawn(info: &mut Value, scene: &Scene, skin: Option<&str>) -> Result<()> {
+    let Some(drawn) = drawn_layers(scene, skin, &BTreeMap::new())? else {
+        return Ok(());
+    };
+    let mesh = scene.mesh();
+    let parts = scene
+        .art()
+        .map(|a| a.drawn_parts(mesh.parts(), &drawn))
+        .unwrap_or_default();
+    let kept = skinweights::render::drawn_positions(mesh, mesh.vertices(), &parts);
+    let (lo, hi) = kept.iter().fold(
+        ([f64::INFINITY; 2], [f64::NEG_INFINITY; 2]),
+        |(lo, hi), p| {
+            (
+                [lo[0].min(p.x), lo[1].min(p.y)],
+                [hi[0].max(p.x), hi[1].max(p.y)],
+            )
+        },
+    );
+    info["art"]["drawn"] = json!(drawn);
+    info["art"]["drawn_bounds"] = json!([lo[0], lo[1], hi[0], hi[1]]);
+    Ok(())
 }
 
 /// The page's initial state (what Reset returns to): the two-bone demo (`seeds`: the two-bone
@@ -904,6 +977,64 @@ mod tests {
             .unwrap();
         assert_eq!(arms["default_state"]["pose"]["upper_arm_l"], -90.0);
         assert_eq!(arms["default_state"]["vertices"], 500);
+    }
+
+    /// A rig imported with every skin: the page is told which layers are drawn at rest (one
+    /// attachment per slot) and per clip frame (the owl's blink draws its closed eyes at
+    /// 0.5 s); an unknown `--skin` is refused naming the skins.
+    #[test]
+    fn slots_tell_the_page_which_layers_are_drawn() {
+        use skinweights::io::spine::{load_spine, SkinSelection, SpineImportOptions};
+        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/data/spine/owl/owl-pro.json");
+        let options = SpineImportOptions::default().with_skin(SkinSelection::All);
+        let rig = load_spine(path, None, &options).unwrap();
+        let v = Viewer::new(rig.scene.clone(), false, 500).unwrap();
+        let info = v.scene_info(&req(json!({}))).unwrap();
+        let flags = |v: &Value| -> Vec<bool> {
+            v.as_array()
+                .unwrap()
+                .iter()
+                .map(|b| b.as_bool().unwrap())
+                .collect()
+        };
+        let rest = flags(&info["art"]["drawn"]);
+        assert_eq!((rest.len(), rest.iter().filter(|&&d| d).count()), (27, 25));
+        assert_eq!(info["art"]["drawn_bounds"].as_array().unwrap().len(), 4);
+        let closed: Vec<usize> = (0..27)
+            .filter(|&i| {
+                let part = info["art"]["layers"][i]["part"].as_u64().unwrap() as usize;
+                info["parts"][part]
+                    .as_str()
+                    .unwrap()
+                    .ends_with("eye-closed")
+            })
+            .collect();
+        assert_eq!(closed.len(), 2);
+        let clip = v
+            .clip(&req(
+                json!({"solver": "linear", "clip": "blink", "fps": 30}),
+            ))
+            .unwrap();
+        let times = clip["times"].as_array().unwrap();
+        let frame = times
+            .iter()
+            .position(|t| (t.as_f64().unwrap() - 0.5).abs() < 1e-9)
+            .unwrap();
+        let blink = flags(&clip["drawn"][frame]);
+        assert!(closed.iter().all(|&i| blink[i] && !rest[i]));
+        assert_eq!(flags(&clip["drawn"][0]), rest);
+        match v.with_skin(Some("nope".into())) {
+            Err(Error::InvalidArgument {
+                argument, reason, ..
+            }) => {
+                assert_eq!(argument, "skin");
+                assert!(reason.contains("[\"default\"]"), "{reason}");
+            }
+            _ => panic!("an unknown skin is refused"),
+        }
+        // A built-in scene has no art: no flags, every part drawn.
+        let bar = viewer().scene_info(&req(json!({}))).unwrap();
+        assert!(bar["art"].is_null());
     }
 
     /// A rig with the artist's weights and clips and no probe opens on its first clip, and

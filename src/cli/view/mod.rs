@@ -64,6 +64,10 @@ pub struct ViewArgs {
     /// frame's deviation from them (max and p95 px), as `eval --clip --reference` measures.
     #[arg(long, value_name = "REF.json", conflicts_with = "html")]
     reference: Option<PathBuf>,
+    /// The skin a rig imported with `--skin all` shows in textured art (default: the
+    /// `default` skin); an unknown name is an error listing the scene's skins.
+    #[arg(long, value_name = "NAME")]
+    skin: Option<String>,
     #[command(flatten)]
     bones: BonesArg,
 }
@@ -100,8 +104,10 @@ pub fn run(a: ViewArgs) -> Result<ExitCode> {
     let builtin = skinweights::scene::BUILTIN_SCENES.contains(&scene.name());
     let state = api::default_state(&scene, seeds, builtin.then_some(a.builtin.vertices()));
     let bones = chosen_bones(&scene, a.scene.as_deref(), &a.bones)?;
+    // Refuses an unknown skin before solving or serving.
+    api::drawn_layers(&scene, a.skin.as_deref(), &Default::default())?;
     match &a.html {
-        Some(out) => write_html(&scene, state, &a.solvers, &bones, out),
+        Some(out) => write_html(&scene, state, &a.solvers, &bones, a.skin.as_deref(), out),
         None => {
             // Without --reference, the artist's weights an import wrote beside the scene.
             let reference_path = a.reference.clone().or_else(|| {
@@ -120,7 +126,8 @@ pub fn run(a: ViewArgs) -> Result<ExitCode> {
             let viewer = Arc::new(
                 Viewer::new(scene, seeds, a.builtin.vertices())?
                     .with_reference(reference)
-                    .with_bones(bones),
+                    .with_bones(bones)
+                    .with_skin(a.skin.clone())?,
             );
             let (server, port) = server::bind(a.port)?;
             let page = Arc::new(page(&json!({"mode": "server"})));
@@ -147,6 +154,7 @@ fn write_html(
     mut state: Value,
     solvers: &[String],
     bones: &[usize],
+    skin: Option<&str>,
     out: &Path,
 ) -> Result<ExitCode> {
     let pb = ProgressBar::new(solvers.len() as u64);
@@ -191,6 +199,7 @@ fn write_html(
         state["options"] = json!({});
     }
     let mut info = scene_json(scene)?;
+    api::set_drawn(&mut info, scene, skin)?;
     info["solvers"] = solvers_json();
     info["default_state"] = state;
     let html = page(&json!({"mode": "file", "scene": info, "solved": solved}));

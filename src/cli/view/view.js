@@ -395,10 +395,28 @@
     return notes;
   }
 
+  // A rig's slots show one attachment each: which layers are drawn (art.drawn at rest and in
+  // poses, the clip frame's own while a clip plays), and from them which parts. null: all.
+  function drawnLayers() {
+    if (!scene.art || !scene.art.drawn) return null;
+    if (clipName && clipData && clipData.drawn) return clipData.drawn[clipFrame];
+    return scene.art.drawn;
+  }
+
+  function drawnParts() {
+    const layers = drawnLayers();
+    if (!layers) return null;
+    const parts = new Array(scene.parts.length).fill(false);
+    scene.art.layers.forEach((l, i) => { if (layers[i] && l.part != null) parts[l.part] = true; });
+    return parts;
+  }
+
   function drawArt(P, sx, sy, col) {
     const T = scene.triangles, parts = scene.vertex_parts, uv = scene.art.uvs;
     const grow = 0.6 * (window.devicePixelRatio || 1); // overlap, so clip edges leave no seams
-    for (const layer of scene.art.layers) {
+    const drawn = drawnLayers();
+    for (const [li, layer] of scene.art.layers.entries()) {
+      if (drawn && !drawn[li]) continue;
       const img = layer.image == null ? null : artImages[layer.image];
       for (let t = 0; t < T.length; t += 3) {
         const v = [T[t], T[t + 1], T[t + 2]];
@@ -441,8 +459,10 @@
   // leave no gap.
   function fillTriangles(P, col, sx, sy, W, H) {
     const image = ctx.getImageData(0, 0, W, H), d = image.data, T = scene.triangles;
+    const shown = drawnParts(), vp = scene.vertex_parts;
     for (let t = 0; t < T.length; t += 3) {
       const a = T[t], b = T[t + 1], c = T[t + 2];
+      if (shown && !shown[vp[a]]) continue;
       const x0 = sx(P[2 * a]), y0 = sy(P[2 * a + 1]), x1 = sx(P[2 * b]), y1 = sy(P[2 * b + 1]);
       const x2 = sx(P[2 * c]), y2 = sy(P[2 * c + 1]);
       const area = (x1 - x0) * (y2 - y0) - (x2 - x0) * (y1 - y0);
@@ -470,8 +490,10 @@
   }
 
   function growFrame(P, bones) {
-    let [x0, y0, x1, y1] = frameBox || scene.bounds;
+    let [x0, y0, x1, y1] = frameBox || (scene.art && scene.art.drawn_bounds) || scene.bounds;
+    const shown = drawnParts(), vp = scene.vertex_parts;
     for (let i = 0; i < P.length; i += 2) {
+      if (shown && !shown[vp[i / 2]]) continue;
       x0 = Math.min(x0, P[i]); x1 = Math.max(x1, P[i]);
       y0 = Math.min(y0, P[i + 1]); y1 = Math.max(y1, P[i + 1]);
     }
@@ -504,7 +526,9 @@
     } else if (state.grid) {
       // The seeds' point grid: every vertex a dot in its colour.
       const r = Math.max(1.2 * dpr, Math.min(3 * dpr, 0.35 * k * Math.sqrt(scene.area / n)));
+      const shown = drawnParts(), vp = scene.vertex_parts;
       for (let v = 0; v < n; v++) {
+        if (shown && !shown[vp[v]]) continue;
         ctx.fillStyle = `rgb(${col[3 * v] | 0},${col[3 * v + 1] | 0},${col[3 * v + 2] | 0})`;
         ctx.fillRect(sx(P[2 * v]) - r, sy(P[2 * v + 1]) - r, 2 * r, 2 * r);
       }

@@ -173,10 +173,7 @@ pub(super) fn atlas_art(
         uvs,
         layers: layers
             .into_iter()
-            .map(|(_, part, image)| Layer {
-                part: parts[part].clone(),
-                image,
-            })
+            .map(|(_, part, image)| Layer::new(parts[part].clone(), image))
             .collect(),
     })
 }

@@ -348,10 +348,7 @@ fn draw_layers(
     }
     order
         .iter()
-        .map(|&part| Layer {
-            part: parts[part].clone(),
-            image: part_image[part],
-        })
+        .map(|&part| Layer::new(parts[part].clone(), part_image[part]))
         .collect()
 }
 

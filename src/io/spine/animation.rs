@@ -25,14 +25,19 @@
 //!   absolute, replacing the constraint's while the clip plays; mix and bend are applied,
 //!   softness, compress and stretch kept but not applied (noted).
 //!
-//! Slot, deform, attachment, draw-order, event, transform, path and physics timelines are
-//! not applied (the report's notes name each kind and its animations).
+//! - `animations.NAME.slots.SLOT.attachment` (attachment timelines) become the clip's
+//!   [`AttachmentTrack`]s: per key `time` (default 0) and `name` (absent or `null`: the slot
+//!   is empty), held until the next key; before the first key the slot shows its setup
+//!   attachment. They decide which layers are drawn, not the pose.
+//!
+//! Other slot timelines (colours, sequences), deform, draw-order, event, transform, path and
+//! physics timelines are not applied (the report's notes name each kind and its animations).
 
-use super::parse::FileBone;
+use super::parse::{FileBone, FileSlot};
 use super::{MAX_ANGLE_DEG, MAX_COORDINATE, MAX_SCALE};
 use crate::animation::{
-    BoneTrack, Channel, ChannelKind, Clip, Curve, Easing, IkConstraint, IkKey, IkTrack, Key,
-    MAX_KEYS,
+    AttachmentKey, AttachmentTrack, BoneTrack, Channel, ChannelKind, Clip, Curve, Easing,
+    IkConstraint, IkKey, IkTrack, Key, MAX_KEYS,
 };
 use crate::error::{Error, Result};
 use crate::io::json_path::{kind, shown, JsonAt};
@@ -137,6 +142,10 @@ fn unapplied(name: &str, anim: &Map<String, Value>, out: &mut BTreeMap<String, V
                     }
                 }
                 for (t, n) in kinds {
+                    // Attachment timelines become the clip's attachment tracks.
+                    if t == "attachment" {
+                        continue;
+                    }
                     out.entry(format!("slot {t} timelines"))
                         .or_default()
                         .push(format!("{name} ({n})"));
@@ -161,6 +170,7 @@ fn unapplied(name: &str, anim: &Map<String, Value>, out: &mut BTreeMap<String, V
 pub(super) fn parse_animation(
     root: &Value,
     bones: &[FileBone],
+    slots: &[FileSlot],
     version: &str,
 ) -> Result<FileAnimation> {
     let mut out = FileAnimation::default();
@@ -192,6 +202,16 @@ pub(super) fn parse_animation(
                     let track = reader.bone_track(name, bone, timelines)?;
                     if track.channels.iter().next().is_some() {
                         clip.tracks.push(track);
+                    }
+                }
+            }
+            if let Some(st) = anim.get("slots") {
+                for (slot, timelines) in at.object(st, "slots")? {
+                    if !slots.iter().any(|s| &s.name == slot) {
+                        return Err(at.error("slots", format!("no slot is called {slot:?}")));
+                    }
+                    if let Some(track) = reader.attachment_track(name, slot, timelines)? {
+                        clip.attachments.push(track);
                     }
                 }
             }
@@ -283,6 +303,69 @@ impl AnimationReader<'_> {
             }
         }
         Ok(track)
+    }
+
+    /// The attachment track of `slot` in animation `name` from its timelines object (its
+    /// `attachment` timeline: per key `time`, default 0, and `name`, absent or `null` for
+    /// an empty slot); `None` when the slot has no attachment timeline.
+    fn attachment_track(
+        &mut self,
+        name: &str,
+        slot: &str,
+        timelines: &Value,
+    ) -> Result<Option<AttachmentTrack>> {
+        let sctx = format!("animation {name:?} slot {slot:?}");
+        let sat = JsonAt::spine(&sctx);
+        let Some(keys) = sat.object(timelines, "slots")?.get("attachment") else {
+            return Ok(None);
+        };
+        let keys = keys.as_array().ok_or_else(|| {
+            sat.error(
+                "attachment",
+                format!("expected an array of keys, found {}", kind(keys)),
+            )
+        })?;
+        self.add_keys(name, keys.len())?;
+        let mut out: Vec<AttachmentKey> = Vec::with_capacity(keys.len());
+        for (k, key) in keys.iter().enumerate() {
+            let field = || format!("attachment[{k}]");
+            let key = key.as_object().ok_or_else(|| {
+                sat.error(
+                    &field(),
+                    format!("expected a key object, found {}", kind(key)),
+                )
+            })?;
+            let time = match key.get("time") {
+                None => 0.0,
+                Some(t) => t
+                    .as_f64()
+                    .filter(|t| t.is_finite() && (0.0..=MAX_TIME).contains(t))
+                    .ok_or_else(|| {
+                        sat.error(
+                            &format!("{}.time", field()),
+                            format!("{t} is not a time in [0, {MAX_TIME:e}] s"),
+                        )
+                    })?,
+            };
+            if let Some(previous) = out.last().map(|p| p.time).filter(|&p| time < p) {
+                return Err(sat.error(
+                    &format!("{}.time", field()),
+                    format!("{time} comes before the previous key's {previous}: keys out of order"),
+                ));
+            }
+            let attachment = match key.get("name") {
+                None | Some(Value::Null) => None,
+                Some(Value::String(s)) => Some(s.clone()),
+                Some(v) => {
+                    return Err(sat.error(
+                        &format!("{}.name", field()),
+                        format!("expected an attachment name or null, found {}", kind(v)),
+                    ))
+                }
+            };
+            out.push(AttachmentKey { time, attachment });
+        }
+        Ok(Some(AttachmentTrack::new(slot, out)))
     }
 
     /// The IK track of `constraint` in animation `name`.

@@ -7,7 +7,7 @@ use crate::error::{Error, Result};
 use crate::io::scene_builder::{overlapping_edges, SceneBuilder};
 use crate::io::WeightsFile;
 use crate::mesh::{signed_area2, Mesh};
-use crate::scene::{ArtImage, Scene};
+use crate::scene::{ArtImage, Scene, SlotAttachment};
 use crate::skeleton::{Affine2, Bone, LocalBone, Skeleton};
 use crate::weights::Weights;
 use nalgebra::{Point2, Vector2};
@@ -594,10 +594,13 @@ pub(super) fn place(
 ///   triangle uses, edges shared by three triangles) is skipped with a note naming it.
 /// - With an atlas the scene carries the art: one image per page, each vertex's page
 ///   pixel, layers in draw order. An attachment whose region is missing is drawn flat (noted).
+///   Each layer records its slot, attachment name, whether it is the slot's setup
+///   attachment and (with [`SkinSelection::All`]) its skin, so renders draw one attachment
+///   per slot ([`crate::scene::Art::drawn_layers`]).
 /// - Animations become the scene's clips and IK constraints its IK (see the `animation`
-///   module); transform, path and physics constraints and the timelines the clip model has
-///   no channel for (slots, deform, draw order, events, constraint timelines) are listed in
-///   the notes, not applied.
+///   module), slot attachment timelines the clips' attachment tracks; transform, path and
+///   physics constraints and the timelines the clip model has no channel for (slot colours,
+///   deform, draw order, events, constraint timelines) are listed in the notes, not applied.
 ///
 /// Errors: [`Error::Json`] for text that is not JSON; [`Error::Spine`] naming the bone, slot,
 /// skin or attachment, the field and the vertex (wrong types, numbers beyond ±1e6 px or
@@ -834,6 +837,15 @@ impl Assembly {
         // Layers keep the parts' (draw) order.
         self.builder
             .add_layer(added.index, uvs, image, added.index as i64);
+        // The slot shows this attachment at rest when it is the slot's setup attachment;
+        // with every skin imported, the skin decides among attachments of one name.
+        let slot = &file.slots[c.att.slot];
+        self.builder.set_layer_slot(SlotAttachment {
+            slot: slot.name.clone(),
+            attachment: c.att.name.clone(),
+            skin: all.then(|| file.skins[c.att.skin].clone()),
+            setup: slot.attachment.as_deref() == Some(c.att.name.as_str()),
+        });
         reports.push(AttachmentReport {
             part: added.name,
             skin: file.skins[c.att.skin].clone(),

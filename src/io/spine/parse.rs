@@ -146,7 +146,7 @@ pub(super) fn parse_skeleton(text: &str) -> Result<FileSkeleton> {
                 .ok_or_else(|| top.error(key, format!("expected an array, found {}", kind(v)))),
         }
     };
-    let animation = super::animation::parse_animation(&root, &bones, &version)?;
+    let animation = super::animation::parse_animation(&root, &bones, &slots, &version)?;
     let constraints = [
         count("ik")?,
         count("transform")?,

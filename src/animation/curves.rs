@@ -17,7 +17,7 @@
 //! | `Back` | Penner's ease-out back with s = 1.70158: `1 + (s+1)(u-1)³ + s(u-1)²` (overshoots by 10 % and settles) |
 //! | `GodotEase(c)` | Godot's `ease(u, c)`: `u^c` for c >= 1 (ease in), `1 - (1-u)^(1/c)` for 0 < c < 1 (ease out), 0 for c = 0 (constant), and for c < 0 in-out: `(2u)^-c / 2` for u < 1/2, `1 - (2(1-u))^-c / 2` otherwise |
 //!
-//! The seeds name the presets (ease-in, ease-out, ease-in-out, bounce, back) without formulas;
+//! The presets (ease-in, ease-out, ease-in-out, bounce, back) are known by name, not formula;
 //! the table gives the definitions used (Robert Penner's quadratic, bounce and back easings,
 //! the ones animation tools and CSS libraries call by these names). Bézier control points are
 //! normalized to the segment: a Spine 4 `curve` array holds the absolute (time, value) of the

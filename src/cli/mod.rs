@@ -476,7 +476,7 @@ mod tests {
     use skinweights::Error;
 
     /// clap's own consistency checks (a debug build panics on them at parse time; release
-    /// builds do not check): no flag defined twice, as `repair --overlap` once was.
+    /// builds do not check): no flag defined twice.
     #[test]
     fn the_command_line_is_consistent() {
         Cli::command().debug_assert();

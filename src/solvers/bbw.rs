@@ -98,7 +98,7 @@ pub struct BbwOptions {
     /// (the optimum). Arms-down lift_l drag at 1e-3 / 1e-4 / 1e-5: 0.42% / 0.43% / 0.49% at
     /// 10k (0.37% / 0.42% / 0.49% from the unconstrained start); time with the coarse start
     /// 10k 0.046 / 0.051 / 0.058 s, 50k 0.23 / 0.30-0.33 / 0.49-0.51 s, 496k 4.2 / 6.6 /
-    /// 11.3 s. Until the coarse start the default was 1e-3.
+    /// 11.3 s.
     ///
     /// Default: [`BbwOptions::DEFAULT_TOLERANCE`] (1e-4).
     pub tolerance: f64,

@@ -3,7 +3,7 @@
 //! ([`CoarseMesh`]) and interpolated at the free vertices.
 //!
 //! Started from the unconstrained solution, the active set's border creeps to the
-//! optimum's a few rings per pass, and at 500k vertices that was most of the solve (8-9
+//! optimum's a few rings per pass, and at 500k vertices that is most of the solve (8-9
 //! whole passes and about 12 s of CPU in local passes for arms-down's five bones). From
 //! the coarse optimum it starts a few fine rings away: every bone then takes 2 whole
 //! passes on its own free set and a few local passes in between (arms-down 496k at the

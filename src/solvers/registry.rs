@@ -136,7 +136,7 @@ fn docs<O: SolverOptions>() -> Vec<OptionHelp> {
 pub const SOLVERS: &[SolverEntry] = &[
     SolverEntry {
         name: "linear",
-        summary: "the seeds' rule: nearest bone, a linear blend across each joint",
+        summary: "nearest bone, a linear blend across each joint",
         compare: true,
         role: Role::Baseline,
         masked: false,

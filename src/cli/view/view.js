@@ -524,7 +524,7 @@
     if (state.colour === "art" && scene.art && !state.grid) {
       drawArt(P, sx, sy, col);
     } else if (state.grid) {
-      // The seeds' point grid: every vertex a dot in its colour.
+      // The point grid: every vertex a dot in its colour.
       const r = Math.max(1.2 * dpr, Math.min(3 * dpr, 0.35 * k * Math.sqrt(scene.area / n)));
       const shown = drawnParts(), vp = scene.vertex_parts;
       for (let v = 0; v < n; v++) {

@@ -223,7 +223,7 @@ impl PixelEdgeRow {
 }
 
 /// Runs the pixel-edge check on a scene with art: the rest pose and every probe, at every
-/// scale, each over black, white and red (the red render checks the blend), against the
+/// scale, drawing one attachment per slot as `render` does, each over black, white and red (the red render checks the blend), against the
 /// premultiplied 8 x 8 reference. Errors: a scene without art, textures that do not match
 /// it, renders over the size limits.
 pub fn pixel_edge(
@@ -242,9 +242,18 @@ pub fn pixel_edge(
             .iter()
             .map(|p| (p.name.clone(), p.pose.clone())),
     );
+    // One attachment per slot, as `render` draws the rig (every part without slots).
+    let drawn = super::drawn_parts(scene, None, &std::collections::BTreeMap::new())?;
     let mut rows = Vec::new();
     for (name, pose) in poses {
-        let positions = posed_vertices(scene, weights, &pose, options.skinning)?;
+        let mut positions = posed_vertices(scene, weights, &pose, options.skinning)?;
+        let fitted = match &drawn {
+            Some(d) => {
+                super::hide_parts(&scene.mesh, &mut positions, d);
+                super::drawn_positions(&scene.mesh, &positions, d)
+            }
+            None => positions.clone(),
+        };
         let drawing = Drawing {
             mesh: &scene.mesh,
             positions: &positions,
@@ -257,7 +266,7 @@ pub fn pixel_edge(
                 rotation_deg: options.rotation_deg,
                 offset: options.offset,
             };
-            let frame = Frame::fit(&positions, &view, 2.0)?;
+            let frame = Frame::fit(&fitted, &view, 2.0)?;
             let m = matting_renders(&drawing, &frame, &options.render)?;
             let f = m.fringe()?;
             let pass = f.bias.abs() <= options.max_bias

@@ -1,8 +1,10 @@
-//! docs/cli.md and README as a newcomer uses them (issue 47, item 7): every concrete
-//! `skinweights ...` line of their `sh` code blocks, run in order in an empty folder with
-//! `data/` beside it (one folder a page), exits as the page says (0, or the `# exit N` of its
-//! comment; `# not run` lines serve until Ctrl-C and are skipped), and every flag
-//! `skinweights COMMAND --help` lists is in docs/cli.md's section for that command.
+//! README and every docs/ page as a newcomer uses them (issue 47, item 7): every concrete
+//! `skinweights ...` line of their `sh` code blocks, run in the order a reader meets them in
+//! an empty folder with `data/` and `docs/` beside it (one folder a page, pages independent),
+//! exits as the page says (0, or the `# exit N` of its comment; `# not run` lines serve until
+//! Ctrl-C and are skipped). Synopses with placeholders (`SCENE`, `[--flag]`) are in `text`
+//! blocks, not `sh`, and are not run. Every flag `skinweights COMMAND --help` lists is in
+//! docs/cli.md's section for that command.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -86,6 +88,29 @@ fn every_example_of_the_readme_runs_as_it_says() {
     run_in_order(&examples);
 }
 
+#[test]
+fn every_example_of_every_docs_page_runs_as_it_says() {
+    let docs = Path::new(env!("CARGO_MANIFEST_DIR")).join("docs");
+    let mut pages: Vec<String> = std::fs::read_dir(&docs)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|name| name.ends_with(".md") && name != "cli.md")
+        .collect();
+    pages.sort();
+    let (mut run, mut wrong) = (0, Vec::new());
+    for page in &pages {
+        let examples = examples(&read(&format!("docs/{page}")));
+        run += examples.iter().filter(|e| !e.skipped).count();
+        wrong.extend(
+            run_in_order(&examples)
+                .into_iter()
+                .map(|w| format!("docs/{page}: {w}")),
+        );
+    }
+    assert!(run >= 55, "{run} examples run");
+    assert_all_ran(&wrong);
+}
+
 /// Fails listing the lines that exited otherwise than their page says.
 fn assert_all_ran(wrong: &[String]) {
     assert!(
@@ -95,14 +120,16 @@ fn assert_all_ran(wrong: &[String]) {
     );
 }
 
-/// Runs `examples` (but the skipped ones) in order in a new empty folder with `data/`
-/// beside them and the built binary first on `PATH`; returns every line that exits otherwise
+/// Runs `examples` (but the skipped ones) in order in a new empty folder with `data/` and
+/// `docs/` beside them and the built binary first on `PATH`; returns every line that exits otherwise
 /// than its page says, with what it printed.
 fn run_in_order(examples: &[Example]) -> Vec<String> {
     let dir = tempfile::tempdir().unwrap();
-    let data = Path::new(env!("CARGO_MANIFEST_DIR")).join("data");
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     #[cfg(unix)]
-    std::os::unix::fs::symlink(&data, dir.path().join("data")).unwrap();
+    for folder in ["data", "docs"] {
+        std::os::unix::fs::symlink(root.join(folder), dir.path().join(folder)).unwrap();
+    }
     let path = std::env::join_paths(std::iter::once(bin_dir()).chain(std::env::split_paths(
         &std::env::var_os("PATH").unwrap_or_default(),
     )))

@@ -85,7 +85,7 @@ fn every_example_of_the_readme_runs_as_it_says() {
         examples.iter().any(|e| e.skipped),
         "the view line is marked"
     );
-    run_in_order(&examples);
+    assert_all_ran(&run_in_order(&examples));
 }
 
 #[test]

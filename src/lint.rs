@@ -21,7 +21,8 @@
 //! rest) and the area covered more than once that was not at rest. Its [`Check::values`]
 //! (JSON key `values`) are `self_crossings`, `layer_crossings`, `area_px2` and `area_pct`.
 
-use crate::error::{Error, Result};
+use crate::error::{SceneError, SolverError};
+use crate::error::Result;
 use crate::metrics::{
     area_change_pct, bind_identity_error, flipped_triangles, isolated_discontinuities,
     posed_positions, Interpenetration, DEFAULT_JUMP_THRESHOLD,
@@ -66,7 +67,7 @@ impl Default for LintOptions {
 
 impl LintOptions {
     /// Every threshold must be a finite number >= 0 (`NaN` would make every comparison fail
-    /// silently, infinity would pass anything): [`Error::InvalidOption`] names the first that
+    /// silently, infinity would pass anything): [`SolverError::InvalidOption`](crate::error::SolverError::InvalidOption) names the first that
     /// is not.
     pub fn check(&self) -> Result<()> {
         for (option, value) in [
@@ -78,10 +79,10 @@ impl LintOptions {
             ("max_seam_opening_px", self.max_seam_opening_px),
         ] {
             if !(value.is_finite() && value >= 0.0) {
-                return Err(Error::InvalidOption {
+                return Err(SolverError::InvalidOption {
                     option: option.into(),
                     message: format!("{value} is not a finite number >= 0"),
-                });
+                }.into());
             }
         }
         Ok(())
@@ -168,11 +169,11 @@ pub fn lint(scene: &Scene, weights: &Weights, options: &LintOptions) -> Result<V
         let flipped = flipped_triangles(&scene.mesh, &posed);
         let area = area_change_pct(&scene.mesh, &posed);
         if !area.is_finite() {
-            return Err(Error::UnmeasurablePose {
+            return Err(SceneError::UnmeasurablePose {
                 probe: probe.name.clone(),
                 measure: "the area change",
                 value: area,
-            });
+            }.into());
         }
         checks.push(Check {
             check: format!("extreme pose {:?}", probe.name),

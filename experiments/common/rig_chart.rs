@@ -1,6 +1,7 @@
 //! The benchmark's chart of per-rig scores: one panel per measure, one row per solver, a
 //! dot per rig, and the mean over rigs with its 95% bootstrap interval.
 
+use skinweights::error::OutputError;
 use plotters::coord::Shift;
 use plotters::prelude::*;
 use skinweights::plot::Figure;
@@ -31,9 +32,9 @@ pub struct RigScoresChart {
 }
 
 fn plot_err<E: std::fmt::Debug>(e: E) -> Error {
-    Error::Plot {
+    Error::Output(OutputError::Plot {
         message: format!("{e:?}"),
-    }
+    })
 }
 
 impl Figure for RigScoresChart {

@@ -1,5 +1,6 @@
 //! The clip model: named clips of keyed per-bone channels, and their validation.
 
+use crate::error::{ClipError, SkeletonError};
 use super::curves::Curve;
 use crate::error::{Error, Result};
 use crate::skeleton::Skeleton;
@@ -316,44 +317,44 @@ impl Clip {
         t
     }
 
-    /// Checks the clip against a skeleton: a finite duration >= 0 ([`Error::InvalidClip`]),
-    /// tracks naming known bones ([`Error::UnknownBone`]) once each, at most [`MAX_KEYS`]
-    /// keys ([`Error::TooManyKeys`]), and per key ([`Error::InvalidKey`]): finite time and
+    /// Checks the clip against a skeleton: a finite duration >= 0 ([`ClipError::InvalidClip`](crate::error::ClipError::InvalidClip)),
+    /// tracks naming known bones ([`SkeletonError::UnknownBone`](crate::error::SkeletonError::UnknownBone)) once each, at most [`MAX_KEYS`]
+    /// keys ([`ClipError::TooManyKeys`](crate::error::ClipError::TooManyKeys)), and per key ([`ClipError::InvalidKey`](crate::error::ClipError::InvalidKey)): finite time and
     /// value, times in `[0, duration]` and never decreasing, Bézier control times in
     /// `[0, 1]` and finite control values, finite Godot exponents. IK tracks
-    /// ([`Error::InvalidIk`]): one per constraint, keys with finite times in order within
+    /// ([`SkeletonError::InvalidIk`](crate::error::SkeletonError::InvalidIk)): one per constraint, keys with finite times in order within
     /// the clip, mix in `[0, 1]`, softness finite and >= 0, curves as above (the names are
     /// checked against the scene's constraints by [`Clip::check_ik_names`]).
     pub fn check(&self, skeleton: &Skeleton) -> Result<()> {
         if !self.duration.is_finite() || self.duration < 0.0 {
-            return Err(Error::InvalidClip {
+            return Err(ClipError::InvalidClip {
                 clip: self.name.clone(),
                 message: format!("duration {} must be finite and >= 0", self.duration),
-            });
+            }.into());
         }
         let keys = self.key_count().saturating_add(self.ik_key_count());
         if keys > MAX_KEYS {
-            return Err(Error::TooManyKeys {
+            return Err(ClipError::TooManyKeys {
                 clip: self.name.clone(),
                 count: keys,
                 max: MAX_KEYS,
-            });
+            }.into());
         }
         for (i, t) in self.tracks.iter().enumerate() {
             if skeleton.index_of(&t.bone).is_none() {
-                return Err(Error::UnknownBone {
+                return Err(SkeletonError::UnknownBone {
                     context: format!("clip {:?} track {i}", self.name),
                     bone: t.bone.clone(),
-                });
+                }.into());
             }
             if let Some(first) = self.tracks[..i].iter().position(|o| o.bone == t.bone) {
-                return Err(Error::InvalidClip {
+                return Err(ClipError::InvalidClip {
                     clip: self.name.clone(),
                     message: format!(
                         "bone {:?} has two tracks ({first} and {i}); merge their channels",
                         t.bone
                     ),
-                });
+                }.into());
             }
             for (kind, channel) in t.channels.iter() {
                 self.check_channel(&t.bone, kind, channel)?;
@@ -365,30 +366,30 @@ impl Clip {
         Ok(())
     }
 
-    /// Checks that every IK track names one of `constraints` ([`Error::InvalidIk`]).
+    /// Checks that every IK track names one of `constraints` ([`SkeletonError::InvalidIk`](crate::error::SkeletonError::InvalidIk)).
     pub fn check_ik_names(&self, constraints: &[super::IkConstraint]) -> Result<()> {
         match self
             .ik
             .iter()
             .find(|t| !constraints.iter().any(|c| c.name == t.constraint))
         {
-            Some(t) => Err(Error::InvalidIk {
+            Some(t) => Err(SkeletonError::InvalidIk {
                 constraint: t.constraint.clone(),
                 message: format!(
                     "clip {:?} keys it, but the scene has no IK constraint of that name (it has {:?})",
                     self.name,
                     constraints.iter().map(|c| c.name.as_str()).collect::<Vec<_>>()
                 ),
-            }),
+            }.into()),
             None => Ok(()),
         }
     }
 
     fn check_ik_track(&self, i: usize, track: &IkTrack) -> Result<()> {
-        let bad = |message: String| Error::InvalidIk {
+        let bad = |message: String| Error::Skeleton(SkeletonError::InvalidIk {
             constraint: track.constraint.clone(),
             message: format!("clip {:?}: {message}", self.name),
-        };
+        });
         if let Some(first) = self.ik[..i]
             .iter()
             .position(|o| o.constraint == track.constraint)
@@ -431,13 +432,13 @@ impl Clip {
     }
 
     fn check_channel(&self, bone: &str, kind: ChannelKind, channel: &Channel) -> Result<()> {
-        let bad = |key: usize, message: String| Error::InvalidKey {
+        let bad = |key: usize, message: String| Error::Clip(ClipError::InvalidKey {
             clip: self.name.clone(),
             bone: bone.to_string(),
             channel: kind.name(),
             key,
             message,
-        };
+        });
         let mut previous = f64::NEG_INFINITY;
         for (i, k) in channel.keys.iter().enumerate() {
             if !k.time.is_finite() || !k.value.is_finite() {

@@ -6,7 +6,7 @@ use clap::{Args, ValueEnum};
 use indicatif::{ProgressBar, ProgressStyle};
 use skinweights::batch::{expand_inputs, BatchOptions, ItemDone, LintMode, Status};
 use skinweights::io::spine::SkinSelection;
-use skinweights::Result;
+use crate::cli::error::Result;
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::atomic::{AtomicU64, Ordering};

@@ -5,7 +5,7 @@ use super::check_outputs;
 use clap::Args;
 use skinweights::io::Sprite;
 use skinweights::render::{bleed, premultiply};
-use skinweights::Result;
+use crate::cli::error::Result;
 use std::path::PathBuf;
 use std::process::ExitCode;
 

@@ -1,6 +1,8 @@
 //! `skinweights compare`: solvers x metrics on one scene, tables and the overview figure; with
 //! `--clip`, each solver's weights played over the scene's clips instead of a probe.
 
+use skinweights::error::FormatError;
+use crate::cli::error::CliError;
 use super::bones::{chosen_bones, BonesArg, ClipMeasure};
 use super::warnings::{print_warnings, seconds};
 use super::{check_outputs, load_weights_for, resolve_scene, SceneArg};
@@ -14,7 +16,8 @@ use skinweights::compare::{
 use skinweights::metrics::clip::{clips_metrics, ClipMetrics, ClipOptions};
 use skinweights::plot::{figure_panels, save_figure, Grid};
 use skinweights::solvers::solver_by_name;
-use skinweights::{Error, Result, Scene};
+use skinweights::{Error, Scene};
+use crate::cli::error::Result;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
@@ -126,7 +129,7 @@ pub fn run(a: CompareArgs) -> Result<ExitCode> {
     std::fs::create_dir_all(out).map_err(|e| Error::io(out, e))?;
     let write = |name: &str, text: String| -> Result<()> {
         let path = out.join(name);
-        skinweights::io::write_atomic(&path, text)
+        Ok(skinweights::io::write_atomic(&path, text)?)
     };
     write("compare.md", table.to_markdown())?;
     write("compare.csv", table.to_csv())?;
@@ -259,10 +262,10 @@ fn run_clips(a: &CompareArgs, scene: &Scene, m: &ClipMeasure) -> Result<ExitCode
             "all": r.all,
         })).collect::<Vec<_>>(),
     });
-    let json_text = serde_json::to_string_pretty(&doc).map_err(|e| Error::Json {
+    let json_text = serde_json::to_string_pretty(&doc).map_err(|e| Error::Format(FormatError::Json {
         context: "compare --clip".into(),
         message: e.to_string(),
-    })?;
+    }))?;
     let table = clip_table(scene, name, &rows);
     std::fs::create_dir_all(out).map_err(|e| Error::io(out, e))?;
     skinweights::io::write_atomic(&outputs[0], &table)?;
@@ -282,7 +285,7 @@ fn run_clips(a: &CompareArgs, scene: &Scene, m: &ClipMeasure) -> Result<ExitCode
 /// The clip called `name`, or every clip for `all` (an error when the scene has none).
 pub(super) fn chosen_clips<'s>(scene: &'s Scene, name: &str) -> Result<Vec<&'s Clip>> {
     match name {
-        "all" if scene.clips().is_empty() => Err(Error::NoClips {
+        "all" if scene.clips().is_empty() => Err(CliError::NoClips {
             scene: scene.name().to_string(),
         }),
         "all" => Ok(scene.clips().iter().collect()),

@@ -8,7 +8,8 @@ use serde_json::json;
 use skinweights::compare::{CompareRow, Comparison};
 use skinweights::metrics::clip::{clips_metrics, ClipOptions};
 use skinweights::metrics::evaluate;
-use skinweights::{Result, Scene, Weights};
+use skinweights::{Scene, Weights};
+use crate::cli::error::Result;
 use std::path::PathBuf;
 use std::process::ExitCode;
 

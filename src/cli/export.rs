@@ -1,5 +1,7 @@
 //! `skinweights export`: a scene and its weights in another tool's format.
 
+use skinweights::error::ArgumentError;
+use crate::cli::error::CliError;
 use super::{check_outputs, load_weights_for, resolve_scene, BuiltinArgs};
 use clap::{Args, ValueEnum};
 use skinweights::io::creature::save_creature;
@@ -8,7 +10,8 @@ use skinweights::io::godot::save_godot;
 use skinweights::io::spine::{save_spine, SpineExportOptions};
 use skinweights::io::{export_glb, export_gltf, truncation_note, GltfOptions};
 use skinweights::weights::Weights;
-use skinweights::{Error, Result, Scene};
+use skinweights::Scene;
+use crate::cli::error::Result;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
@@ -98,7 +101,7 @@ pub fn run(a: ExportArgs) -> Result<ExitCode> {
 /// Refuses flags the chosen format does not take, before anything is read.
 fn check_flags(a: &ExportArgs) -> Result<()> {
     let conflict = |argument: &'static str, reason: &str| {
-        Err(Error::ConflictingArguments {
+        Err(CliError::ConflictingArguments {
             argument,
             reason: reason.to_string(),
         })
@@ -106,10 +109,10 @@ fn check_flags(a: &ExportArgs) -> Result<()> {
     let spine = matches!(a.format, ExportFormat::Spine);
     let creature = matches!(a.format, ExportFormat::Creature);
     if creature && a.source.is_none() {
-        return Err(Error::MissingArgument {
+        return Err(ArgumentError::MissingArgument {
             argument: "--source",
             reason: "a Creature export writes the weights into a copy of the file the scene was imported from: give it with --source FILE.json".into(),
-        });
+        }.into());
     }
     if !spine && !creature && a.source.is_some() {
         return conflict(
@@ -184,10 +187,10 @@ fn write_gltf(a: &ExportArgs, scene: &Scene, w: &Weights) -> Result<()> {
 /// `export creature`: the weights into a copy of the `--source` file.
 fn write_creature(a: &ExportArgs, scene: &Scene, w: &Weights) -> Result<()> {
     let Some(source) = a.source.as_deref() else {
-        return Err(Error::MissingArgument {
+        return Err(ArgumentError::MissingArgument {
             argument: "--source",
             reason: "a Creature export needs the file the scene was imported from".into(),
-        });
+        }.into());
     };
     save_creature(scene, w, source, &a.output)?;
     println!(

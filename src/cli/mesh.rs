@@ -7,7 +7,7 @@ use skinweights::io::{
     DEFAULT_THRESHOLD, DEFAULT_TOLERANCE,
 };
 use skinweights::mesh::MeshingOptions;
-use skinweights::Result;
+use crate::cli::error::Result;
 use std::path::PathBuf;
 use std::process::ExitCode;
 

@@ -4,7 +4,8 @@ use super::{check_outputs, load_weights_for, resolve_scene, BuiltinArgs};
 use clap::Args;
 use skinweights::compare::probe_view;
 use skinweights::plot::{figure_panels, save_figure, Grid};
-use skinweights::{Probe, Result, Watch};
+use skinweights::{Probe, Watch};
+use crate::cli::error::Result;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
@@ -117,10 +118,13 @@ fn most_moving_frame<'a>(
         }
     }
     best.map(|(clip, time, _)| (clip, time))
-        .ok_or_else(|| skinweights::Error::InvalidArgument {
-            argument: "scene",
-            value: scene.name().to_string(),
-            reason: "the scene has no clip to pose".into(),
+        .ok_or_else(|| {
+            skinweights::ArgumentError::InvalidArgument {
+                argument: "scene",
+                value: scene.name().to_string(),
+                reason: "the scene has no clip to pose".into(),
+            }
+            .into()
         })
 }
 

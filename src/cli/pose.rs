@@ -5,7 +5,8 @@ use super::{resolve_scene, BuiltinArgs};
 use clap::Args;
 use serde_json::json;
 use skinweights::skeleton::BoneOffset;
-use skinweights::{Pose, Result};
+use skinweights::Pose;
+use crate::cli::error::Result;
 use std::process::ExitCode;
 
 /// Arguments of `pose`.

@@ -1,6 +1,7 @@
 //! `skinweights render`: the scene posed and drawn with its art, and the fringe numbers of
 //! that render.
 
+use skinweights::error::{ArgumentError, OutputError, SkeletonError};
 use super::{check_outputs, load_weights_for, resolve_scene, spinner, BuiltinArgs};
 use clap::{Args, ValueEnum};
 use indicatif::{ProgressBar, ProgressStyle};
@@ -10,7 +11,8 @@ use skinweights::render::{
     side_by_side, Drawing, Frame, RenderOptions, Skinning, Texture, View, PIXEL_EDGE_SAMPLES,
 };
 use skinweights::scene::AlphaMode;
-use skinweights::{Error, Pose, Result};
+use skinweights::{Error, Pose};
+use crate::cli::error::Result;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
@@ -95,26 +97,26 @@ fn pose_of(scene: &skinweights::Scene, probe: Option<&str>, raw: &[String]) -> R
     }
     let mut pose = Pose::rest();
     for kv in raw {
-        let (bone, deg) = kv.split_once('=').ok_or_else(|| Error::InvalidArgument {
+        let (bone, deg) = kv.split_once('=').ok_or_else(|| Error::Argument(ArgumentError::InvalidArgument {
             argument: "--pose",
             value: kv.clone(),
             reason: format!("{kv:?} is not BONE=DEG"),
-        })?;
+        }))?;
         let deg: f64 = deg
             .trim()
             .parse()
             .ok()
             .filter(|d: &f64| d.is_finite())
-            .ok_or_else(|| Error::InvalidArgument {
+            .ok_or_else(|| Error::Argument(ArgumentError::InvalidArgument {
                 argument: "--pose",
                 value: kv.clone(),
                 reason: format!("{kv:?}: {deg:?} is not a number of degrees"),
-            })?;
+            }))?;
         if scene.skeleton().index_of(bone.trim()).is_none() {
-            return Err(Error::UnknownBone {
+            return Err(SkeletonError::UnknownBone {
                 context: "--pose".into(),
                 bone: bone.trim().into(),
-            });
+            }.into());
         }
         pose = pose.rotate(bone.trim(), deg);
     }
@@ -123,11 +125,11 @@ fn pose_of(scene: &skinweights::Scene, probe: Option<&str>, raw: &[String]) -> R
 
 /// `X,Y` as a vector.
 fn parse_offset(text: &str) -> Result<Vector2<f64>> {
-    let bad = || Error::InvalidArgument {
+    let bad = || Error::Argument(ArgumentError::InvalidArgument {
         argument: "--offset",
         value: text.to_string(),
         reason: format!("{text:?} is not X,Y (pixels)"),
-    };
+    });
     let (x, y) = text.split_once(',').ok_or_else(bad)?;
     let x: f64 = x.trim().parse().map_err(|_| bad())?;
     let y: f64 = y.trim().parse().map_err(|_| bad())?;
@@ -263,11 +265,11 @@ fn clip_output(path: &Path) -> Result<ClipOutput> {
         Some("apng") => Ok(ClipOutput::Animation),
         // GIF would need the gif crate (nothing in the build has it); APNG plays in every
         // browser, so it is the animation format.
-        other => Err(Error::UnsupportedOutput {
+        other => Err(OutputError::UnsupportedOutput {
             path: path.to_path_buf(),
             extension: other.unwrap_or("").to_string(),
             supported: CLIP_OUTPUTS.into(),
-        }),
+        }.into()),
     }
 }
 
@@ -295,7 +297,7 @@ fn run_clip(a: RenderArgs) -> Result<ExitCode> {
     let frames = sets
         .iter()
         .map(|w| clip_frames(&scene, w, clip, a.fps, skinning))
-        .collect::<Result<Vec<_>>>()?;
+        .collect::<skinweights::Result<Vec<_>>>()?;
     let view = View {
         scale: a.scale,
         rotation_deg: a.rotate,
@@ -366,14 +368,14 @@ fn run_clip(a: RenderArgs) -> Result<ExitCode> {
                     pb.inc(1);
                     im
                 })
-                .collect::<Result<Vec<_>>>()?;
+                .collect::<skinweights::Result<Vec<_>>>()?;
             if pictures.len() == 1 {
                 Ok(pictures.into_iter().next().unwrap_or_default())
             } else {
                 side_by_side(&pictures)
             }
         })
-        .collect::<Result<Vec<_>>>();
+        .collect::<skinweights::Result<Vec<_>>>();
     pb.finish_and_clear();
     let pictures = result?;
     let times: Vec<f64> = frames[0].iter().map(|f| f.time).collect();

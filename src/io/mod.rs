@@ -41,6 +41,7 @@ pub use weights_json::{WeightsFile, WEIGHTS_FORMAT};
 
 #[cfg(test)]
 mod tests {
+    use crate::error::ClipError;
     use crate::animation::{Channel, Key};
     use crate::error::Error;
 
@@ -59,7 +60,7 @@ mod tests {
             super::dragonbones::export_dragonbones(&scene, &g.artist).unwrap_err(),
         ] {
             assert!(
-                matches!(e, Error::InvalidKey { ref clip, .. } if clip == "fly"),
+                matches!(e, Error::Clip(ClipError::InvalidKey { ref clip, .. }) if clip == "fly"),
                 "{e}"
             );
         }

@@ -20,7 +20,7 @@
 //! (tests/it/sprite.rs).
 //!
 //! Images are limited to 32 768 pixels a side and 32 Mi (33 554 432) pixels in all, checked
-//! from the PNG header before decoding ([`Error::ImageTooLarge`]), so that decoding and
+//! from the PNG header before decoding ([`FormatError::ImageTooLarge`](crate::error::FormatError::ImageTooLarge)), so that decoding and
 //! tracing need at most about 0.5 GB. Tracing takes time about linear in the pixel count plus
 //! the traced points.
 //!
@@ -49,6 +49,7 @@
 //! constraints of bones that cross each other at the crossing. Probes select vertices by
 //! `part`, `below_y` or `min_distance`: a `vertices` list would index a mesh not yet made.
 
+use crate::error::{ArgumentError, FormatError};
 use super::scene_json::{probes_from_file, skeleton_from_file, BoneFile, ProbeFile};
 use crate::error::{Error, Result};
 use crate::geometry::{crosses_ray, loop_area, touching_edge_pairs, Segment};
@@ -91,8 +92,8 @@ pub struct Sprite {
 
 impl Sprite {
     /// Reads a PNG file. A missing file is an [`Error::Io`], anything that is not a PNG an
-    /// [`Error::Image`], an image over 32 768 pixels a side or 32 Mi pixels in all an
-    /// [`Error::ImageTooLarge`]; all name the path.
+    /// [`FormatError::Image`](crate::error::FormatError::Image), an image over 32 768 pixels a side or 32 Mi pixels in all an
+    /// [`FormatError::ImageTooLarge`](crate::error::FormatError::ImageTooLarge); all name the path.
     pub fn load(path: impl AsRef<Path>) -> Result<Sprite> {
         let path = path.as_ref();
         let bytes = std::fs::read(path).map_err(|e| Error::io(path, e))?;
@@ -103,10 +104,10 @@ impl Sprite {
     /// before any pixel is decoded (see [`Sprite::load`]).
     pub fn from_png_bytes(bytes: &[u8], source: impl Into<String>) -> Result<Sprite> {
         let source = source.into();
-        let bad = |e: image::ImageError| Error::Image {
+        let bad = |e: image::ImageError| Error::Format(FormatError::Image {
             path: source.clone().into(),
             message: e.to_string(),
-        };
+        });
         let mut limits = image::Limits::default();
         // 16-bit RGBA at the largest size, plus room for the decoder's own buffers.
         limits.max_alloc = Some(MAX_SPRITE_PIXELS * 8 + (64 << 20));
@@ -192,9 +193,9 @@ impl Trace {
 /// Traces the alpha channel of `sprite` into outline loops (see the module docs).
 ///
 /// Errors: a threshold of 0 or a negative / non-finite tolerance or minimum area
-/// ([`Error::InvalidArgument`]); an image over the size limits ([`Error::ImageTooLarge`]); no
-/// opaque pixel ([`Error::TransparentImage`]); every island's traced area under the minimum
-/// ([`Error::IslandsTooSmall`], giving the largest island's traced area).
+/// ([`ArgumentError::InvalidArgument`](crate::error::ArgumentError::InvalidArgument)); an image over the size limits ([`FormatError::ImageTooLarge`](crate::error::FormatError::ImageTooLarge)); no
+/// opaque pixel ([`FormatError::TransparentImage`](crate::error::FormatError::TransparentImage)); every island's traced area under the minimum
+/// ([`FormatError::IslandsTooSmall`](crate::error::FormatError::IslandsTooSmall), giving the largest island's traced area).
 pub fn trace_alpha(sprite: &Sprite, options: &TraceOptions) -> Result<Trace> {
     check_options(options)?;
     check_size(&sprite.source, sprite.image.width(), sprite.image.height())?;
@@ -204,10 +205,10 @@ pub fn trace_alpha(sprite: &Sprite, options: &TraceOptions) -> Result<Trace> {
         .filter(|p| p[3] >= options.threshold)
         .count();
     if opaque_pixels == 0 {
-        return Err(Error::TransparentImage {
+        return Err(FormatError::TransparentImage {
             image: sprite.source.clone(),
             threshold: options.threshold,
-        });
+        }.into());
     }
     let raw = AlphaGrid::new(&sprite.image, options.threshold).march();
     let total = raw.len();
@@ -217,11 +218,11 @@ pub fn trace_alpha(sprite: &Sprite, options: &TraceOptions) -> Result<Trace> {
         .filter(|l| loop_area(l).abs() >= options.min_area)
         .collect();
     if kept.iter().all(|l| loop_area(l) < 0.0) {
-        return Err(Error::IslandsTooSmall {
+        return Err(FormatError::IslandsTooSmall {
             image: sprite.source.clone(),
             min_area: options.min_area,
             largest,
-        });
+        }.into());
     }
     let traced_points = kept.iter().map(Vec::len).sum();
     let traced_area = kept.iter().map(|l| loop_area(l)).sum();
@@ -245,35 +246,35 @@ fn check_size(source: &str, width: u32, height: u32) -> Result<()> {
         || height > MAX_SPRITE_SIDE
         || width as u64 * height as u64 > MAX_SPRITE_PIXELS
     {
-        return Err(Error::ImageTooLarge {
+        return Err(FormatError::ImageTooLarge {
             path: source.into(),
             width,
             height,
             max_side: MAX_SPRITE_SIDE,
             max_pixels: MAX_SPRITE_PIXELS,
-        });
+        }.into());
     }
     Ok(())
 }
 
 fn check_options(options: &TraceOptions) -> Result<()> {
     if options.threshold == 0 {
-        return Err(Error::InvalidArgument {
+        return Err(ArgumentError::InvalidArgument {
             argument: "threshold",
             value: "0".into(),
             reason: "must be 1 to 255 (0 makes every pixel opaque)".into(),
-        });
+        }.into());
     }
     for (field, value) in [
         ("tolerance", options.tolerance),
         ("min_area", options.min_area),
     ] {
         if !value.is_finite() || value < 0.0 {
-            return Err(Error::InvalidArgument {
+            return Err(ArgumentError::InvalidArgument {
                 argument: field,
                 value: value.to_string(),
                 reason: format!("{value} must be finite and >= 0"),
-            });
+            }.into());
         }
     }
     Ok(())
@@ -824,10 +825,10 @@ struct RegionJson {
 impl BonesFile {
     /// Parses a bones file's JSON text.
     pub fn from_json(text: &str) -> Result<BonesFile> {
-        let file: BonesJson = serde_json::from_str(text).map_err(|e| Error::Json {
+        let file: BonesJson = serde_json::from_str(text).map_err(|e| Error::Format(FormatError::Json {
             context: "bones file".into(),
             message: e.to_string(),
-        })?;
+        }))?;
         Ok(BonesFile {
             skeleton: skeleton_from_file(&file.bones)?,
             regions: file
@@ -870,14 +871,14 @@ impl BonesFile {
 }
 
 /// The size of a PNG file from its header, without decoding pixels. A missing file is an
-/// [`Error::Io`], anything that is not a PNG an [`Error::Image`]; both name the path.
+/// [`Error::Io`], anything that is not a PNG an [`FormatError::Image`](crate::error::FormatError::Image); both name the path.
 pub fn png_dimensions(path: impl AsRef<Path>) -> Result<(u32, u32)> {
     let path = path.as_ref();
     let file = std::fs::File::open(path).map_err(|e| Error::io(path, e))?;
-    let decoder = PngDecoder::new(std::io::BufReader::new(file)).map_err(|e| Error::Image {
+    let decoder = PngDecoder::new(std::io::BufReader::new(file)).map_err(|e| Error::Format(FormatError::Image {
         path: path.into(),
         message: e.to_string(),
-    })?;
+    }))?;
     Ok(decoder.dimensions())
 }
 
@@ -909,13 +910,13 @@ pub fn sprite_scene(
     // meshes 18 and 62 times the requested 10 000 vertices). Refuse before that work.
     let budget = (10 * options.meshing.target_vertices).max(MIN_OUTLINE_POINT_BUDGET);
     if trace.kept_points() > budget {
-        return Err(Error::OutlineTooComplex {
+        return Err(FormatError::OutlineTooComplex {
             image: sprite.source.clone(),
             points: trace.kept_points(),
             loops: trace.outline.loops.len(),
             budget,
             min_budget: MIN_OUTLINE_POINT_BUDGET,
-        });
+        }.into());
     }
     let mut notes = Vec::new();
     if trace.dropped_specks > 0 {

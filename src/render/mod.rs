@@ -43,7 +43,8 @@ pub use raster::{
 pub use seam_gaps::{seam_pixel_gaps, seam_pixel_gaps_in_art, SeamPixelGap, OPAQUE_ALPHA};
 pub use texture::{check_uvs, vertex_colours, Texture};
 
-use crate::error::{Error, Result};
+use crate::error::ArgumentError;
+use crate::error::Result;
 use crate::scene::Scene;
 use crate::skeleton::Pose;
 use crate::skinning::dual_quaternion_skinning;
@@ -93,10 +94,10 @@ pub fn parse_colour(text: &str) -> Result<[u8; 3]> {
             let byte = |i: usize| u8::from_str_radix(&h[i..i + 2], 16).unwrap_or(0);
             Ok([byte(0), byte(2), byte(4)])
         }
-        None => Err(Error::InvalidArgument {
+        None => Err(ArgumentError::InvalidArgument {
             argument: "background",
             value: text.to_string(),
             reason: format!("{text:?} is not a colour (use black, white, red or #RRGGBB)"),
-        }),
+        }.into()),
     }
 }

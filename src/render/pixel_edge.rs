@@ -1,6 +1,7 @@
 //! The pixel-edge check: "render over black, white and red at 1x, 2x and 4x; pass: no
 //! fixed-colour bright or dark fringe", measured with the fringe metric.
 
+use crate::error::{ArtError, OutputError};
 use super::fringe::{fringe_excluding, Fringe, Matting};
 use super::overlap::overlap_mask;
 use super::raster::{
@@ -232,9 +233,9 @@ pub fn pixel_edge(
     textures: &[Texture],
     options: &PixelEdgeOptions,
 ) -> Result<Vec<PixelEdgeRow>> {
-    let art = scene.art.as_ref().ok_or_else(|| Error::NoArt {
+    let art = scene.art.as_ref().ok_or_else(|| Error::Art(ArtError::NoArt {
         scene: scene.name.clone(),
-    })?;
+    }))?;
     let mut poses = vec![("rest".to_string(), Pose::rest())];
     poses.extend(
         scene
@@ -341,13 +342,13 @@ pub fn pixel_edge_lint_reporting(
                     edge.max_gap,
                 ));
             }
-            Err(Error::RenderTooLarge {
+            Err(Error::Output(OutputError::RenderTooLarge {
                 width,
                 height,
                 max_side,
                 max_pixels,
                 ..
-            }) => {
+            })) => {
                 checks.push(crate::lint::not_measured(
                     &format!("pixel edge {scale}x"),
                     &format!(

@@ -4,7 +4,8 @@
 //! Only the model lives here: paths and numbers, no pixels. Reading the images is the
 //! renderer's job (feature `io`), so the numeric core stays free of image decoding.
 
-use crate::error::{Error, Result};
+use crate::error::{ArtError, SkeletonError};
+use crate::error::Result;
 use crate::mesh::Mesh;
 use nalgebra::Point2;
 use std::path::PathBuf;
@@ -102,43 +103,43 @@ impl Art {
     /// indices in range.
     pub fn check(&self, vertex_count: usize, parts: &[String]) -> Result<()> {
         if self.uvs.len() != vertex_count {
-            return Err(Error::ArtUvs {
+            return Err(ArtError::ArtUvs {
                 given: self.uvs.len(),
                 vertices: vertex_count,
-            });
+            }.into());
         }
         if let Some(v) = self
             .uvs
             .iter()
             .position(|p| !p.x.is_finite() || !p.y.is_finite())
         {
-            return Err(Error::NonFiniteUv {
+            return Err(ArtError::NonFiniteUv {
                 vertex: v,
                 u: self.uvs[v].x,
                 v: self.uvs[v].y,
-            });
+            }.into());
         }
         for (i, l) in self.layers.iter().enumerate() {
             if !parts.contains(&l.part) {
-                return Err(Error::UnknownPart {
+                return Err(SkeletonError::UnknownPart {
                     context: format!("art.layers[{i}]"),
                     part: l.part.clone(),
                     known: parts.to_vec(),
-                });
+                }.into());
             }
             if self.layers[..i].iter().any(|o| o.part == l.part) {
-                return Err(Error::DuplicateLayer {
+                return Err(ArtError::DuplicateLayer {
                     layer: i,
                     part: l.part.clone(),
-                });
+                }.into());
             }
             if let Some(k) = l.image {
                 if k >= self.images.len() {
-                    return Err(Error::LayerImage {
+                    return Err(ArtError::LayerImage {
                         layer: i,
                         image: k,
                         images: self.images.len(),
-                    });
+                    }.into());
                 }
             }
         }
@@ -146,7 +147,7 @@ impl Art {
             .iter()
             .find(|p| !self.layers.iter().any(|l| &l.part == *p))
         {
-            return Err(Error::UndrawnPart { part: p.clone() });
+            return Err(ArtError::UndrawnPart { part: p.clone() }.into());
         }
         Ok(())
     }

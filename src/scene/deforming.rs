@@ -9,6 +9,7 @@
 //! to no mesh. Without those weights only IK targets are left out; a scene without IK
 //! constraints (every built-in scene) keeps every bone.
 
+use crate::error::{ArgumentError, SkeletonError};
 use super::{Scene, SubScene};
 use crate::error::{Error, Result};
 use crate::solvers::{Solution, Solver};
@@ -48,8 +49,8 @@ impl Scene {
     /// own weights, columns in the scene's bone order) is given, the bones it puts no weight
     /// on. A bone the binding weights is kept even when it is an IK target.
     ///
-    /// Errors: [`Error::WeightsShape`] when `binding` does not fit the scene;
-    /// [`Error::InvalidArgument`] (`--bones`) when the rule would leave no bone.
+    /// Errors: [`WeightsError::WeightsShape`](crate::error::WeightsError::WeightsShape) when `binding` does not fit the scene;
+    /// [`ArgumentError::InvalidArgument`](crate::error::ArgumentError::InvalidArgument) (`--bones`) when the rule would leave no bone.
     pub fn deforming_bones(&self, binding: Option<&Weights>) -> Result<DeformingBones> {
         let nb = self.skeleton.len();
         if let Some(w) = binding {
@@ -72,7 +73,7 @@ impl Scene {
             }
         }
         if kept.is_empty() {
-            return Err(Error::InvalidArgument {
+            return Err(ArgumentError::InvalidArgument {
                 argument: "--bones",
                 value: "deforming".into(),
                 reason: format!(
@@ -80,7 +81,7 @@ impl Scene {
                      or a list",
                     self.name
                 ),
-            });
+            }.into());
         }
         Ok(DeformingBones { kept, left_out })
     }
@@ -90,7 +91,7 @@ impl Scene {
 /// solution on every bone of the scene: the other bones' columns are 0, so rows still sum
 /// to 1 over all bones. With every bone it is `solver.solve(scene)` itself.
 ///
-/// Errors: those of the solver, and [`Error::UnknownBone`] for an index past the skeleton.
+/// Errors: those of the solver, and [`SkeletonError::UnknownBone`](crate::error::SkeletonError::UnknownBone) for an index past the skeleton.
 pub fn solve_with_bones(solver: &dyn Solver, scene: &Scene, bones: &[usize]) -> Result<Solution> {
     let nb = scene.skeleton.len();
     let mut sorted = bones.to_vec();
@@ -107,10 +108,10 @@ pub fn solve_with_bones(solver: &dyn Solver, scene: &Scene, bones: &[usize]) -> 
                 .bones()
                 .get(j)
                 .map(|b| b.name.clone())
-                .ok_or_else(|| Error::UnknownBone {
+                .ok_or_else(|| Error::Skeleton(SkeletonError::UnknownBone {
                     context: format!("solve with bones of scene {:?}", scene.name),
                     bone: format!("#{j}"),
-                })
+                }))
         })
         .collect::<Result<Vec<_>>>()?;
     let mut cut = SubScene::with_bones(scene, &names)?;

@@ -62,6 +62,7 @@
 //! s, 496k 15.6 s -> 7.0-7.1 s (peak memory 2.41 GB -> 1.24 GB); `figure` 50k (19 bones)
 //! 1.91 s -> 0.89-0.91 s.
 
+use crate::error::SolverError;
 use super::coarse_start::{coarse_applies, coarse_solution};
 use super::distance::{bone_segments, nearest_segment};
 use super::heat::{rows_from_columns, Factorization};
@@ -72,7 +73,7 @@ use super::{
     blind_warnings, check_number, finish, parse_number, scene_extent, unknown_option, OptionDoc,
     Solution, Solver, SolverOptions,
 };
-use crate::error::{Error, Result};
+use crate::error::Result;
 use crate::mesh::{CotanLaplacian, Mesh};
 use crate::scene::Scene;
 use faer::sparse::{SparseColMat, SymbolicSparseColMat};
@@ -544,13 +545,13 @@ impl BiharmonicSystem {
         let lap = CotanLaplacian::new(mesh);
         let mass_all = lap.mass().to_vec();
         if let Some(v) = mass_all.iter().position(|&m| m <= 0.0 || !m.is_finite()) {
-            return Err(Error::Solver {
+            return Err(SolverError::Solver {
                 solver: "bbw".into(),
                 message: format!(
                     "vertex {v} has no area around it (lumped mass {})",
                     mass_all[v]
                 ),
-            });
+            }.into());
         }
         let free: Vec<usize> = (0..n).filter(|&v| !handles.fixed[v]).collect();
         let mut index = vec![usize::MAX; n];

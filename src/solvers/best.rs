@@ -32,6 +32,7 @@
 //! values are constants of the [`Recipe`]; the feature `internals` exposes it so that
 //! experiments can replay variants.
 
+use crate::error::SolverError;
 use super::bbw::with_fixed_rows;
 use super::dijkstra::multi_source_dijkstra_within;
 use super::distance::{bone_segments, nearest_segment};
@@ -264,10 +265,10 @@ impl SolverOptions for BestOptions {
                 self.limit = match value.trim() {
                     "none" => None,
                     v => Some(WeightLimit::parse(v).map_err(|e| match e {
-                        Error::InvalidOption { message, .. } => Error::InvalidOption {
+                        Error::Solver(SolverError::InvalidOption { message, .. }) => Error::Solver(SolverError::InvalidOption {
                             option: key.to_string(),
                             message,
-                        },
+                        }),
                         e => e,
                     })?),
                 }
@@ -276,10 +277,10 @@ impl SolverOptions for BestOptions {
                 self.coarse_refine = match value.trim() {
                     "none" => None,
                     v => Some(super::refine::parse_target(v).map_err(|e| match e {
-                        Error::InvalidOption { message, .. } => Error::InvalidOption {
+                        Error::Solver(SolverError::InvalidOption { message, .. }) => Error::Solver(SolverError::InvalidOption {
                             option: key.to_string(),
                             message,
-                        },
+                        }),
                         e => e,
                     })?),
                 }

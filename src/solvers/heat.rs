@@ -17,6 +17,7 @@
 //! - A vertex that sees no bone (while its component does) has `H_vv = 0`: it gets its
 //!   weights by diffusion alone, which is the point of the method.
 
+use crate::error::SolverError;
 use super::distance::{bone_segments, nearest_segment};
 use super::nearest::{nearest_visible_bones, NearestBones};
 use super::ordering::nested_dissection;
@@ -135,10 +136,10 @@ pub(crate) fn parse_bool(key: &str, value: &str) -> Result<bool> {
     match value.trim() {
         "true" | "1" | "yes" | "on" => Ok(true),
         "false" | "0" | "no" | "off" => Ok(false),
-        _ => Err(Error::InvalidOption {
+        _ => Err(SolverError::InvalidOption {
             option: key.to_string(),
             message: format!("{value:?} is not a boolean (true/false)"),
-        }),
+        }.into()),
     }
 }
 
@@ -196,10 +197,10 @@ impl SolverOptions for HeatOptions {
                     "nd" => Ordering::NestedDissection,
                     "amd" => Ordering::Amd,
                     _ => {
-                        return Err(Error::InvalidOption {
+                        return Err(SolverError::InvalidOption {
                             option: key.to_string(),
                             message: format!("{value:?} is not an ordering (nd, amd)"),
-                        })
+                        }.into())
                     }
                 }
             }
@@ -250,16 +251,16 @@ impl Factorization {
         let inverse: Vec<usize> = match order {
             Some(fwd) => {
                 if fwd.len() != n {
-                    return Err(Error::LinearAlgebra {
+                    return Err(SolverError::LinearAlgebra {
                         message: format!("ordering has {} entries for {n} rows", fwd.len()),
-                    });
+                    }.into());
                 }
                 let mut inv = vec![usize::MAX; n];
                 for (k, &v) in fwd.iter().enumerate() {
                     if v >= n || inv[v] != usize::MAX {
-                        return Err(Error::LinearAlgebra {
+                        return Err(SolverError::LinearAlgebra {
                             message: format!("ordering is not a permutation (row {v})"),
-                        });
+                        }.into());
                     }
                     inv[v] = k;
                 }
@@ -277,9 +278,9 @@ impl Factorization {
             ordering,
             Default::default(),
         )
-        .map_err(|e| Error::LinearAlgebra {
+        .map_err(|e| Error::Solver(SolverError::LinearAlgebra {
             message: format!("symbolic Cholesky: {e:?}"),
-        })?;
+        }))?;
         Self::numeric(std::sync::Arc::new(symbolic), lower, values)
     }
 
@@ -294,9 +295,9 @@ impl Factorization {
             SymmetricOrdering::Amd,
             Default::default(),
         )
-        .map_err(|e| Error::LinearAlgebra {
+        .map_err(|e| Error::Solver(SolverError::LinearAlgebra {
             message: format!("symbolic Cholesky: {e:?}"),
-        })?;
+        }))?;
         Ok(Factorization {
             symbolic: std::sync::Arc::new(symbolic),
             values: Vec::new(),
@@ -381,9 +382,9 @@ impl Factorization {
                 MemStack::new(&mut buf),
                 Default::default(),
             )
-            .map_err(|e| Error::LinearAlgebra {
+            .map_err(|e| Error::Solver(SolverError::LinearAlgebra {
                 message: format!("the system is not positive definite ({e:?})"),
-            })?;
+            }))?;
         Ok(())
     }
 

@@ -4,6 +4,7 @@
 //! targets (evaluated here from the raw accessors), Spine deform keys and DragonBones FFD
 //! frames (each drawn here from the file's own numbers and compared with the library).
 
+use skinweights::error::{CorrectiveError, FormatError, SkeletonError};
 use crate::common;
 
 use base64::engine::general_purpose::STANDARD as BASE64;
@@ -121,40 +122,40 @@ fn hostile_correctives_in_a_scene_file_are_typed_errors() {
     let cases: Vec<(&str, ErrorCheck)> = vec![
         (
             r#"[{"joint": "elbow", "vertices": [0], "keys": [{"angle": 90, "offsets": [[1, 0]]}]}]"#,
-            |e| matches!(e, Error::UnknownBone { bone, .. } if bone == "elbow"),
+            |e| matches!(e, Error::Skeleton(SkeletonError::UnknownBone { bone, .. }) if bone == "elbow"),
         ),
         (
             r#"[{"joint": "upper", "vertices": [0], "keys": [{"angle": 90, "offsets": [[1, 0]]}]}]"#,
-            |e| matches!(e, Error::NotAJoint { bone } if bone == "upper"),
+            |e| matches!(e, Error::Corrective(CorrectiveError::NotAJoint { bone }) if bone == "upper"),
         ),
         (
             r#"[{"joint": "lower", "vertices": [0], "keys": [{"angle": 90, "offsets": [[1, 0]]}, {"angle": 45, "offsets": [[1, 0]]}]}]"#,
-            |e| matches!(e, Error::CorrectiveAngleOrder { key: 1, .. }),
+            |e| matches!(e, Error::Corrective(CorrectiveError::CorrectiveAngleOrder { key: 1, .. })),
         ),
         (
             r#"[{"joint": "lower", "vertices": [0, 99999], "keys": [{"angle": 90, "offsets": [[1, 0], [0, 0]]}]}]"#,
-            |e| matches!(e, Error::CorrectiveVertex { vertex: 99999, .. }),
+            |e| matches!(e, Error::Corrective(CorrectiveError::CorrectiveVertex { vertex: 99999, .. })),
         ),
         (
             r#"[{"joint": "lower", "vertices": [3, 3], "keys": [{"angle": 90, "offsets": [[1, 0], [0, 0]]}]}]"#,
-            |e| matches!(e, Error::DuplicateCorrectiveVertex { vertex: 3, .. }),
+            |e| matches!(e, Error::Corrective(CorrectiveError::DuplicateCorrectiveVertex { vertex: 3, .. })),
         ),
         (
             r#"[{"joint": "lower", "vertices": [0, 1], "keys": [{"angle": 90, "offsets": [[1, 0]]}]}]"#,
             |e| {
                 matches!(
                     e,
-                    Error::CorrectiveOffsets {
+                    Error::Corrective(CorrectiveError::CorrectiveOffsets {
                         given: 1,
                         vertices: 2,
                         ..
-                    }
+                    })
                 )
             },
         ),
         (
             r#"[{"joint": "lower", "vertices": [0], "keys": []}]"#,
-            |e| matches!(e, Error::EmptyCorrective { .. }),
+            |e| matches!(e, Error::Corrective(CorrectiveError::EmptyCorrective { .. })),
         ),
         (
             r#"[{"joint": "lower", "interpolation": "cubic", "vertices": [0], "keys": [{"angle": 90, "offsets": [[1, 0]]}]}]"#,
@@ -165,21 +166,21 @@ fn hostile_correctives_in_a_scene_file_are_typed_errors() {
             |e| {
                 matches!(
                     e,
-                    Error::DuplicateCorrective {
+                    Error::Corrective(CorrectiveError::DuplicateCorrective {
                         first: 0,
                         second: 1,
                         ..
-                    }
+                    })
                 )
             },
         ),
         (
             r#"[{"joint": "lower", "vertices": [0], "keys": [{"angle": 90, "offsets": [[1e999, 0]]}]}]"#,
-            |e| matches!(e, Error::NonFiniteCorrective { .. } | Error::Json { .. }),
+            |e| matches!(e, Error::Corrective(CorrectiveError::NonFiniteCorrective { .. }) | Error::Format(FormatError::Json { .. })),
         ),
         (
             r#"[{"joint": "lower", "vertices": [0], "keys": [{"angle": 90, "offsets": [[1, 0]], "extra": 1}]}]"#,
-            |e| matches!(e, Error::Json { .. }),
+            |e| matches!(e, Error::Format(FormatError::Json { .. })),
         ),
     ];
     for (c, expected) in cases {
@@ -205,14 +206,14 @@ fn hostile_correctives_in_a_scene_file_are_typed_errors() {
         .with_correctives(vec![c.clone()])
         .unwrap_err();
     assert!(
-        matches!(&e, Error::NonFiniteCorrective { key: 0, what, .. } if what.contains("vertex 7")),
+        matches!(&e, Error::Corrective(CorrectiveError::NonFiniteCorrective { key: 0, what, .. }) if what.contains("vertex 7")),
         "{e}"
     );
     c.keys[0].offsets[1].x = 0.0;
     c.keys[0].angle = f64::INFINITY;
     assert!(matches!(
         small_scene("bar").with_correctives(vec![c]),
-        Err(Error::NonFiniteCorrective { .. })
+        Err(Error::Corrective(CorrectiveError::NonFiniteCorrective { .. }))
     ));
 }
 

@@ -1,6 +1,7 @@
 //! DragonBones import and export on the shipped character (`data/dragonbones-you-xin`), and
 //! bad input.
 
+use skinweights::error::{FormatError, RigFormat, SkeletonError};
 use crate::common;
 
 use common::max_abs_diff;
@@ -280,12 +281,12 @@ fn with_body_mesh(edit: impl FnOnce(&mut serde_json::Map<String, Value>)) -> Str
 
 fn dragonbones_error(text: &str) -> (String, String, Option<usize>, String) {
     match import_dragonbones(text) {
-        Err(Error::DragonBones {
+        Err(Error::Format(FormatError::Rig { format: RigFormat::DragonBones,
             context,
             field,
             vertex,
             message,
-        }) => (context, field, vertex, message),
+        })) => (context, field, vertex, message),
         other => panic!("expected a DragonBones error, got {other:?}"),
     }
 }
@@ -353,12 +354,12 @@ fn bad_input_is_a_typed_error_naming_the_field() {
     assert!(message.contains("\"root\""), "{message}");
 
     // Not JSON at all, and a bone with an unknown parent.
-    assert!(matches!(import_dragonbones("{"), Err(Error::Json { .. })));
+    assert!(matches!(import_dragonbones("{"), Err(Error::Format(FormatError::Json { .. }))));
     let mut raw: Value = serde_json::from_str(&body_text()).unwrap();
     raw["armature"][0]["bone"][3]["parent"] = Value::from("nobody");
     assert!(matches!(
         import_dragonbones(&raw.to_string()),
-        Err(Error::UnknownParent { .. })
+        Err(Error::Skeleton(SkeletonError::UnknownParent { .. }))
     ));
 }
 
@@ -500,7 +501,7 @@ fn each_mesh_cut_out_with_the_artist_bones_solves_and_scatters_back() {
     assert_eq!(parent("spine2"), None);
     assert!(matches!(
         SubScene::new(&imp.scene, "tail", &["spine".into()]),
-        Err(Error::UnknownPart { .. })
+        Err(Error::Skeleton(SkeletonError::UnknownPart { .. }))
     ));
 }
 
@@ -1041,7 +1042,7 @@ fn a_file_that_is_not_json_is_named() {
     let path = dir.path().join("broken_ske.json");
     std::fs::write(&path, "{").unwrap();
     match load_dragonbones(&path) {
-        Err(Error::Json { context, .. }) => assert_eq!(context, path.display().to_string()),
+        Err(Error::Format(FormatError::Json { context, .. })) => assert_eq!(context, path.display().to_string()),
         other => panic!("{other:?}"),
     }
 }
@@ -1230,7 +1231,7 @@ fn booleans_written_as_zero_or_one_are_read_with_a_note() {
 
     let e = import_dragonbones(&with(&mut doc, serde_json::json!(2))).unwrap_err();
     assert!(
-        matches!(&e, Error::DragonBones { field, .. } if field == "inheritRotation"),
+        matches!(&e, Error::Format(FormatError::Rig { format: RigFormat::DragonBones, field, .. }) if field == "inheritRotation"),
         "{e}"
     );
 }

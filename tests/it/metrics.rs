@@ -1,5 +1,6 @@
 //! Metrics against an independent computation of docs/metrics.md's definitions.
 
+use skinweights::error::WeightsError;
 use nalgebra::{Point2, Rotation2, Vector2};
 use skinweights::lint::{lint, LintOptions};
 use skinweights::metrics::{self, evaluate, singular_values_2x2};
@@ -252,7 +253,7 @@ fn lint_fails_a_row_summing_to_085_with_the_seed_hint() {
         evaluate(&scene, &short, &scene.probes()[0]).map(|_| ()),
     ] {
         match result {
-            Err(Error::WeightsShape { message }) => assert_eq!(message, expected),
+            Err(Error::Weights(WeightsError::WeightsShape { message })) => assert_eq!(message, expected),
             other => panic!("{other:?}"),
         }
     }

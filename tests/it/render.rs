@@ -1,6 +1,7 @@
 //! The renderer against independent references, the alpha repairs' invariants, the fringe
 //! metric on sprites with dirty transparent texels, and bad input.
 
+use skinweights::error::OutputError;
 use crate::common;
 use common::{data, Rng};
 
@@ -544,7 +545,7 @@ fn bad_input_is_a_clear_error() {
     };
     assert!(matches!(
         Frame::fit(mesh.vertices(), &huge, 1.0),
-        Err(Error::RenderTooLarge { .. })
+        Err(Error::Output(OutputError::RenderTooLarge { .. }))
     ));
     // A frame built by hand is refused before allocating too.
     let frame = Frame {
@@ -559,7 +560,7 @@ fn bad_input_is_a_clear_error() {
     };
     assert!(matches!(
         render(&drawing, &frame, &RenderOptions::default()),
-        Err(Error::RenderTooLarge { .. })
+        Err(Error::Output(OutputError::RenderTooLarge { .. }))
     ));
     // Unknown colour and sample count.
     assert_eq!(parse_colour("#Ff8000").unwrap(), [255, 128, 0]);

@@ -2,6 +2,7 @@
 //! and limited smoothing, on layered scenes built here (two touching rectangles meshed
 //! separately, a scene file read from a string) and on the built-in layered-arms.
 
+use skinweights::error::SeamError;
 use crate::common;
 
 use nalgebra::Point2;
@@ -507,20 +508,20 @@ fn bad_amounts_and_single_layer_scenes_are_typed_errors() {
     // The same refusals as typed variants, naming the option and the layer.
     assert!(matches!(
         inward_overlap(&scene, -1.0),
-        Err(Error::InvalidAmount { ref option, value, .. }) if option == "overlap" && value == -1.0
+        Err(Error::Seam(SeamError::InvalidAmount { ref option, value, .. })) if option == "overlap" && value == -1.0
     ));
     assert!(matches!(
         weld_seams(&scene, 12.0),
-        Err(Error::RepairTooLarge { ref option, ref layer, .. })
+        Err(Error::Seam(SeamError::RepairTooLarge { ref option, ref layer, .. }))
             if option == "weld tolerance" && layer == "upper"
     ));
     assert!(matches!(
         weld_seams(&sliver, 0.3),
-        Err(Error::RepairTooLarge { ref layer, .. }) if layer == "l"
+        Err(Error::Seam(SeamError::RepairTooLarge { ref layer, .. })) if layer == "l"
     ));
     assert!(matches!(
         weld_seams(&single, 0.5),
-        Err(Error::SingleLayer { ref scene, .. }) if scene == single.name()
+        Err(Error::Seam(SeamError::SingleLayer { ref scene, .. })) if scene == single.name()
     ));
 }
 

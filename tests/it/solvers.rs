@@ -2,6 +2,7 @@
 //! pinning, mirror symmetry, geodesic vs Euclidean, masking, the seed's leakage story,
 //! components, and awkward skeletons.
 
+use skinweights::error::SolverError;
 use nalgebra::Point2;
 use skinweights::scene::{mirror_vertex_map, mirror_vertex_map_about, MirrorAxis, BUILTIN_SCENES};
 use skinweights::solvers::allowed_parts;
@@ -475,15 +476,15 @@ fn registry_names_and_options() {
     }
     assert!(matches!(
         solver_by_name("magic", skinweights::solvers::NO_OPTIONS),
-        Err(Error::UnknownSolver { .. })
+        Err(Error::Solver(SolverError::UnknownSolver { .. }))
     ));
     assert!(matches!(
         solver_by_name("magic+mask", skinweights::solvers::NO_OPTIONS),
-        Err(Error::UnknownSolver { .. })
+        Err(Error::Solver(SolverError::UnknownSolver { .. }))
     ));
     let kv = |k: &str, v: &str| vec![(k.to_string(), v.to_string())];
     match solver_by_name("heat", kv("falloff_power", "4")) {
-        Err(Error::InvalidOption { option, message }) => {
+        Err(Error::Solver(SolverError::InvalidOption { option, message })) => {
             assert_eq!(option, "falloff_power");
             assert!(message.contains("tie_tolerance"), "{message}");
         }
@@ -498,7 +499,7 @@ fn registry_names_and_options() {
         ("heat+mask", "distance_floor", "NaN"),
     ] {
         match solver_by_name(solver, kv(key, bad)) {
-            Err(Error::InvalidOption { option, .. }) => assert_eq!(option, key),
+            Err(Error::Solver(SolverError::InvalidOption { option, .. })) => assert_eq!(option, key),
             other => panic!("{solver} {key}={bad}: {:?}", other.map(|s| s.name())),
         }
     }
@@ -566,7 +567,7 @@ fn linear_follows_the_seed_formula_on_the_bar() {
 fn every_options_struct_rejects_unknown_keys_at_the_library_level() {
     use skinweights::solvers::{EuclideanOptions, GeodesicOptions, LinearOptions};
     let check = |e: skinweights::Error, key: &str| match e {
-        skinweights::Error::InvalidOption { option, message } => {
+        skinweights::Error::Solver(skinweights::SolverError::InvalidOption { option, message }) => {
             assert_eq!(option, key);
             assert!(message.contains("unknown option"), "{message}");
         }

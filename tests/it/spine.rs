@@ -2,6 +2,7 @@
 //! against an independent reading of the documented JSON format written here (nalgebra
 //! matrices over the raw JSON, no code shared with the importer).
 
+use skinweights::error::RigFormat;
 use crate::common;
 
 use common::data;
@@ -709,10 +710,10 @@ fn squirrel_loads_and_weights_rounded_past_one_are_renormalised_with_a_note() {
     assert!(
         matches!(
             e,
-            skinweights::Error::Spine {
+            skinweights::Error::Format(skinweights::FormatError::Rig { format: RigFormat::Spine,
                 vertex: Some(0),
                 ..
-            }
+            })
         ),
         "{e}"
     );

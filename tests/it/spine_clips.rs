@@ -4,6 +4,7 @@
 //! from the JSON (this file's own reading of the user guide's transform and inherit rules),
 //! export round trips and hostile animations.
 
+use skinweights::error::ClipError;
 use crate::common;
 
 use common::{data, skinweights, text, TINY_SPINE};
@@ -752,7 +753,7 @@ fn hostile_animations_are_typed_errors() {
     let text = doc.to_string().replacen("\"MANY\"", &many, 1);
     let e = import_spine(&text, None, &SpineImportOptions::default()).unwrap_err();
     assert!(
-        matches!(e, Error::TooManyKeys { ref clip, .. } if clip == "idle"),
+        matches!(e, Error::Clip(ClipError::TooManyKeys { ref clip, .. }) if clip == "idle"),
         "{e}"
     );
     // Control times past the segment are clamped (Spine allows them), noted.

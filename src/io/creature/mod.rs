@@ -33,6 +33,7 @@ pub use clips::FRAME_RATE;
 pub use export::{export_creature, save_creature};
 pub use import::{import_creature, load_creature, CreatureImport, ImportReport, MeshReport};
 
+use crate::error::{FormatError, RigFormat};
 use crate::error::Error;
 
 /// Largest coordinate accepted anywhere in a file or produced from it: points, bone start and
@@ -53,10 +54,10 @@ fn creature_error(
     vertex: Option<usize>,
     message: impl Into<String>,
 ) -> Error {
-    Error::Creature {
+    Error::Format(FormatError::Rig { format: RigFormat::Creature,
         context: context.into(),
         field: field.into(),
         vertex,
         message: message.into(),
-    }
+    })
 }

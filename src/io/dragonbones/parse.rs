@@ -1,5 +1,6 @@
 //! Reading a DragonBones file into checked values (no geometry is built here).
 
+use crate::error::{FormatError, RigFormat, SkeletonError};
 use super::import::ImportReport;
 use super::{Affine, ReadTransform, MAX_COORDINATE};
 use crate::animation::MAX_KEYS;
@@ -175,10 +176,10 @@ fn parse_bones(armature: &Value, notes: &mut Vec<String>) -> Result<Vec<FileBone
             let at = JsonAt::dragonbones(&ctx);
             let parent = match at.opt_string(b, "parent")? {
                 None => None,
-                Some(p) => Some(*names.get(&p).ok_or_else(|| Error::UnknownParent {
+                Some(p) => Some(*names.get(&p).ok_or_else(|| Error::Skeleton(SkeletonError::UnknownParent {
                     bone: name.clone(),
                     parent: p.clone(),
-                })?),
+                }))?),
             };
             let length = at.number_or(b, "length", 0.0)?;
             if !(0.0..=MAX_COORDINATE).contains(&length) {
@@ -204,17 +205,17 @@ fn parse_bones(armature: &Value, notes: &mut Vec<String>) -> Result<Vec<FileBone
 
 pub(super) fn with_context(e: Error, context: String) -> Error {
     match e {
-        Error::DragonBones {
+        Error::Format(FormatError::Rig { format: RigFormat::DragonBones,
             field,
             vertex,
             message,
             ..
-        } => Error::DragonBones {
+        }) => Error::Format(FormatError::Rig { format: RigFormat::DragonBones,
             context,
             field,
             vertex,
             message,
-        },
+        }),
         e => e,
     }
 }
@@ -259,12 +260,12 @@ fn parse_slots(
                     bone_index
                         .get(p.as_str())
                         .copied()
-                        .ok_or_else(|| Error::DragonBones {
+                        .ok_or_else(|| Error::Format(FormatError::Rig { format: RigFormat::DragonBones,
                             context: format!("slot {name:?}"),
                             field: "parent".into(),
                             vertex: None,
                             message: format!("bone {p:?} does not exist"),
-                        })?,
+                        }))?,
                 )
             }
         };
@@ -414,12 +415,12 @@ fn parse_meshes(
             let ctx = format!("skin slot {i}");
             let at = JsonAt::dragonbones(&ctx);
             let slot = at.string(s, "name")?;
-            let (slot_bone, draw_order) = *slots.get(&slot).ok_or_else(|| Error::DragonBones {
+            let (slot_bone, draw_order) = *slots.get(&slot).ok_or_else(|| Error::Format(FormatError::Rig { format: RigFormat::DragonBones,
                 context: format!("skin slot {slot:?}"),
                 field: "name".into(),
                 vertex: None,
                 message: "no armature slot has this name".into(),
-            })?;
+            }))?;
             let displays = match s.get("display") {
                 None => continue,
                 Some(d) => d

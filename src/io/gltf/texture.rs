@@ -18,6 +18,7 @@
 //! coordinate is scaled by its part's image size. `extras.skinweights.alpha` =
 //! `premultiplied` on an image marks art stored premultiplied (glTF's default is straight).
 
+use crate::error::{OutputError, SkeletonError};
 use super::json::{lookup, PrimitiveJson};
 use super::primitives::Kept;
 use super::reader::{relative_file, Reader, Values, Want};
@@ -99,7 +100,7 @@ impl GltfImport {
             .map(|e| dir.join(&e.file_name))
             .collect();
         if let Some(p) = paths.iter().find(|p| !force && p.exists()) {
-            return Err(Error::WouldOverwrite { path: p.clone() });
+            return Err(OutputError::WouldOverwrite { path: p.clone() }.into());
         }
         for (e, path) in self.embedded_images.iter().zip(&paths) {
             crate::io::write_atomic(path, &e.bytes)?;
@@ -382,11 +383,11 @@ fn named_parts(
                 .iter()
                 .position(|q| q == name)
                 .map(Some)
-                .ok_or_else(|| Error::UnknownPart {
+                .ok_or_else(|| Error::Skeleton(SkeletonError::UnknownPart {
                     context,
                     part: name.to_string(),
                     known: parts.to_vec(),
-                })
+                }))
         })
         .collect()
 }

@@ -10,6 +10,7 @@
 //! Every section and property keeps its 1-based line number so that the importer's errors can
 //! name where a value came from.
 
+use crate::error::FormatError;
 use crate::error::{Error, Result};
 
 /// Deepest nesting of arrays, dictionaries and constructors accepted (a scene nests a few
@@ -186,7 +187,7 @@ impl Parser<'_> {
     }
 
     fn error_at(&self, line: usize, message: impl Into<String>) -> Error {
-        Error::Godot {
+        Error::Format(FormatError::Godot {
             line,
             field: if self.field.is_empty() {
                 "file".into()
@@ -194,7 +195,7 @@ impl Parser<'_> {
                 self.field.clone()
             },
             message: message.into(),
-        }
+        })
     }
 
     fn error(&self, message: impl Into<String>) -> Error {

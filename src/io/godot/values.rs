@@ -1,6 +1,7 @@
 //! Reading typed values out of parsed `.tscn` sections, with errors that name the line and
 //! the field: vectors, transforms, packed arrays, resource references.
 
+use crate::error::FormatError;
 use super::tscn::{section_name, Property, Section, Value};
 use crate::error::{Error, Result};
 use nalgebra::Matrix3;
@@ -70,7 +71,7 @@ impl<'a> At<'a> {
 
     /// An error about this value; `detail` narrows the field (e.g. `[3]`).
     pub fn error(&self, detail: &str, message: impl Into<String>) -> Error {
-        Error::Godot {
+        Error::Format(FormatError::Godot {
             line: self.line,
             field: format!(
                 "{} property {}{detail}",
@@ -78,7 +79,7 @@ impl<'a> At<'a> {
                 self.key
             ),
             message: message.into(),
-        }
+        })
     }
 
     /// A finite number.
@@ -196,7 +197,7 @@ impl<'a> At<'a> {
                     v.kind()
                 ),
             )),
-            Err(Error::Godot { message, .. }) => Err(self.error(detail, message)),
+            Err(Error::Format(FormatError::Godot { message, .. })) => Err(self.error(detail, message)),
             Err(e) => Err(e),
         }
     }

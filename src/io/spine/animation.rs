@@ -28,13 +28,14 @@
 //! Slot, deform, attachment, draw-order, event, transform, path and physics timelines are
 //! not applied (the report's notes name each kind and its animations).
 
+use crate::error::ClipError;
 use super::parse::FileBone;
 use super::{MAX_ANGLE_DEG, MAX_COORDINATE, MAX_SCALE};
 use crate::animation::{
     BoneTrack, Channel, ChannelKind, Clip, Curve, Easing, IkConstraint, IkKey, IkTrack, Key,
     MAX_KEYS,
 };
-use crate::error::{Error, Result};
+use crate::error::Result;
 use crate::io::json_path::{kind, shown, JsonAt};
 use crate::scene::Scene;
 use serde_json::{json, Map, Value};
@@ -225,15 +226,15 @@ struct AnimationReader<'a> {
 }
 
 impl AnimationReader<'_> {
-    /// Counts `n` more keys of clip `clip`: [`Error::TooManyKeys`] past [`MAX_KEYS`].
+    /// Counts `n` more keys of clip `clip`: [`ClipError::TooManyKeys`](crate::error::ClipError::TooManyKeys) past [`MAX_KEYS`].
     fn add_keys(&mut self, clip: &str, n: usize) -> Result<()> {
         self.keys_total = self.keys_total.saturating_add(n);
         if self.keys_total > MAX_KEYS {
-            return Err(Error::TooManyKeys {
+            return Err(ClipError::TooManyKeys {
                 clip: clip.to_string(),
                 count: self.keys_total,
                 max: MAX_KEYS,
-            });
+            }.into());
         }
         Ok(())
     }

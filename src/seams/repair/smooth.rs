@@ -2,9 +2,10 @@
 //! a band around the welded seams, on the layers joined at their seams, leaving the outer
 //! silhouette's vertices bit for bit as they were.
 
+use crate::error::SeamError;
 use super::layers::{check_amount, Layers};
 use super::transfer::Union;
-use crate::error::{Error, Result};
+use crate::error::Result;
 use crate::mesh::{CotanLaplacian, Mesh};
 use crate::scene::Scene;
 use crate::weights::Weights;
@@ -67,11 +68,11 @@ pub fn smooth_seam_weights(
 ) -> Result<(Weights, SmoothReport)> {
     let band = check_amount("smooth band", options.band)?;
     if !(options.strength > 0.0 && options.strength <= 1.0) {
-        return Err(Error::InvalidAmount {
+        return Err(SeamError::InvalidAmount {
             option: "smooth strength".into(),
             value: options.strength,
             expected: "in (0, 1]",
-        });
+        }.into());
     }
     crate::skinning::check_shape(scene.mesh.vertex_count(), weights, scene.skeleton.len())?;
     weights.check_scorable()?;

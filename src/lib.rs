@@ -102,7 +102,8 @@ struct LibraryDocDoctests;
 
 pub use error::{
     ArgumentError, ArtError, BatchError, ClipError, CorrectiveError, Error, FormatError, MeshError,
-    OutputError, Result, RigFormat, SceneError, SeamError, SkeletonError, SolverError, WeightsError,
+    OutputError, Result, RigFormat, SceneError, SeamError, SkeletonError, SolverError,
+    WeightsError,
 };
 #[cfg(feature = "io")]
 pub use io::{load_scene, save_scene, WeightsFile};

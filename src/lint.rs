@@ -21,8 +21,8 @@
 //! rest) and the area covered more than once that was not at rest. Its [`Check::values`]
 //! (JSON key `values`) are `self_crossings`, `layer_crossings`, `area_px2` and `area_pct`.
 
-use crate::error::{SceneError, SolverError};
 use crate::error::Result;
+use crate::error::{SceneError, SolverError};
 use crate::metrics::{
     area_change_pct, bind_identity_error, flipped_triangles, isolated_discontinuities,
     posed_positions, Interpenetration, DEFAULT_JUMP_THRESHOLD,
@@ -82,7 +82,8 @@ impl LintOptions {
                 return Err(SolverError::InvalidOption {
                     option: option.into(),
                     message: format!("{value} is not a finite number >= 0"),
-                }.into());
+                }
+                .into());
             }
         }
         Ok(())
@@ -173,7 +174,8 @@ pub fn lint(scene: &Scene, weights: &Weights, options: &LintOptions) -> Result<V
                 probe: probe.name.clone(),
                 measure: "the area change",
                 value: area,
-            }.into());
+            }
+            .into());
         }
         checks.push(Check {
             check: format!("extreme pose {:?}", probe.name),

@@ -1,7 +1,7 @@
 //! Deforming a mesh with its weights: linear blend skinning (the reference CPU loop).
 
-use crate::error::{SkeletonError, WeightsError};
 use crate::error::{Error, Result};
+use crate::error::{SkeletonError, WeightsError};
 use crate::skeleton::{Affine2, Pose, Skeleton};
 use crate::weights::Weights;
 use nalgebra::{Isometry2, Point2};
@@ -124,7 +124,8 @@ pub(crate) fn check_shape(n_vertices: usize, weights: &Weights, n_bones: usize) 
                 n_vertices,
                 n_bones
             ),
-        }.into());
+        }
+        .into());
     }
     Ok(())
 }
@@ -229,15 +230,17 @@ impl HalfAngleHelper {
         weights: &Weights,
         child: &str,
     ) -> Result<(Skeleton, Weights, Self)> {
-        let c = skeleton.index_of(child).ok_or_else(|| Error::Skeleton(SkeletonError::UnknownBone {
-            context: "half-angle helper".into(),
-            bone: child.to_string(),
-        }))?;
-        let p = skeleton.bones()[c]
-            .parent
-            .ok_or_else(|| Error::Skeleton(SkeletonError::HelperWithoutJoint {
+        let c = skeleton.index_of(child).ok_or_else(|| {
+            Error::Skeleton(SkeletonError::UnknownBone {
+                context: "half-angle helper".into(),
                 bone: child.to_string(),
-            }))?;
+            })
+        })?;
+        let p = skeleton.bones()[c].parent.ok_or_else(|| {
+            Error::Skeleton(SkeletonError::HelperWithoutJoint {
+                bone: child.to_string(),
+            })
+        })?;
         check_shape(weights.vertex_count(), weights, skeleton.len())?;
         let name = format!("{child}_half");
         let mut bones = skeleton.bones().to_vec();

@@ -1,7 +1,7 @@
 //! Skinning weights: a dense vertices × bones matrix.
 
-use crate::error::WeightsError;
 use crate::error::Result;
+use crate::error::WeightsError;
 
 /// Tolerance on row sums that solvers guarantee (docs/solvers.md: 1e-9).
 pub const SOLVER_ROW_SUM_TOLERANCE: f64 = 1e-9;
@@ -42,7 +42,8 @@ impl Weights {
                         "row {v} has {} entries, expected {n_bones} (one per bone)",
                         r.len()
                     ),
-                }.into());
+                }
+                .into());
             }
             data.extend_from_slice(r);
         }
@@ -57,7 +58,8 @@ impl Weights {
                     "{} entries is not a multiple of {n_bones} bones",
                     data.len()
                 ),
-            }.into());
+            }
+            .into());
         }
         Ok(Weights { n_bones, data })
     }
@@ -140,7 +142,8 @@ impl Weights {
                     vertex: v,
                     sum: s,
                     tolerance,
-                }.into());
+                }
+                .into());
             }
         }
         Ok(())
@@ -260,7 +263,8 @@ fn checked_row_sum(v: usize, row: &[f64]) -> Result<f64> {
                 vertex: v,
                 bone: b,
                 value: w,
-            }.into());
+            }
+            .into());
         }
         s += w;
     }

@@ -1,9 +1,9 @@
 //! The benchmark's chart of per-rig scores: one panel per measure, one row per solver, a
 //! dot per rig, and the mean over rigs with its 95% bootstrap interval.
 
-use skinweights::error::OutputError;
 use plotters::coord::Shift;
 use plotters::prelude::*;
+use skinweights::error::OutputError;
 use skinweights::plot::Figure;
 use skinweights::{Error, Result};
 

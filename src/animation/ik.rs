@@ -70,10 +70,12 @@ impl IkConstraint {
     /// that exist (a second bone must be the first's child), a known target that is none of
     /// them nor their descendant, finite `mix` in `[0, 1]` and finite `softness` >= 0.
     pub fn check(&self, skeleton: &Skeleton) -> Result<()> {
-        let bad = |message: String| Error::Skeleton(SkeletonError::InvalidIk {
-            constraint: self.name.clone(),
-            message,
-        });
+        let bad = |message: String| {
+            Error::Skeleton(SkeletonError::InvalidIk {
+                constraint: self.name.clone(),
+                message,
+            })
+        };
         if self.bones.is_empty() || self.bones.len() > 2 {
             return Err(bad(format!(
                 "{} bones: an IK constraint moves 1 or 2 bones",
@@ -81,10 +83,12 @@ impl IkConstraint {
             )));
         }
         let index = |name: &String| {
-            skeleton.index_of(name).ok_or_else(|| Error::Skeleton(SkeletonError::UnknownBone {
-                context: format!("IK constraint {:?}", self.name),
-                bone: name.clone(),
-            }))
+            skeleton.index_of(name).ok_or_else(|| {
+                Error::Skeleton(SkeletonError::UnknownBone {
+                    context: format!("IK constraint {:?}", self.name),
+                    bone: name.clone(),
+                })
+            })
         };
         let bones: Vec<usize> = self.bones.iter().map(index).collect::<Result<_>>()?;
         let target = index(&self.target)?;

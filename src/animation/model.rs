@@ -1,7 +1,7 @@
 //! The clip model: named clips of keyed per-bone channels, and their validation.
 
-use crate::error::{ClipError, SkeletonError};
 use super::curves::Curve;
+use crate::error::{ClipError, SkeletonError};
 use crate::error::{Error, Result};
 use crate::skeleton::Skeleton;
 
@@ -330,7 +330,8 @@ impl Clip {
             return Err(ClipError::InvalidClip {
                 clip: self.name.clone(),
                 message: format!("duration {} must be finite and >= 0", self.duration),
-            }.into());
+            }
+            .into());
         }
         let keys = self.key_count().saturating_add(self.ik_key_count());
         if keys > MAX_KEYS {
@@ -338,14 +339,16 @@ impl Clip {
                 clip: self.name.clone(),
                 count: keys,
                 max: MAX_KEYS,
-            }.into());
+            }
+            .into());
         }
         for (i, t) in self.tracks.iter().enumerate() {
             if skeleton.index_of(&t.bone).is_none() {
                 return Err(SkeletonError::UnknownBone {
                     context: format!("clip {:?} track {i}", self.name),
                     bone: t.bone.clone(),
-                }.into());
+                }
+                .into());
             }
             if let Some(first) = self.tracks[..i].iter().position(|o| o.bone == t.bone) {
                 return Err(ClipError::InvalidClip {
@@ -354,7 +357,8 @@ impl Clip {
                         "bone {:?} has two tracks ({first} and {i}); merge their channels",
                         t.bone
                     ),
-                }.into());
+                }
+                .into());
             }
             for (kind, channel) in t.channels.iter() {
                 self.check_channel(&t.bone, kind, channel)?;
@@ -386,10 +390,12 @@ impl Clip {
     }
 
     fn check_ik_track(&self, i: usize, track: &IkTrack) -> Result<()> {
-        let bad = |message: String| Error::Skeleton(SkeletonError::InvalidIk {
-            constraint: track.constraint.clone(),
-            message: format!("clip {:?}: {message}", self.name),
-        });
+        let bad = |message: String| {
+            Error::Skeleton(SkeletonError::InvalidIk {
+                constraint: track.constraint.clone(),
+                message: format!("clip {:?}: {message}", self.name),
+            })
+        };
         if let Some(first) = self.ik[..i]
             .iter()
             .position(|o| o.constraint == track.constraint)
@@ -432,13 +438,15 @@ impl Clip {
     }
 
     fn check_channel(&self, bone: &str, kind: ChannelKind, channel: &Channel) -> Result<()> {
-        let bad = |key: usize, message: String| Error::Clip(ClipError::InvalidKey {
-            clip: self.name.clone(),
-            bone: bone.to_string(),
-            channel: kind.name(),
-            key,
-            message,
-        });
+        let bad = |key: usize, message: String| {
+            Error::Clip(ClipError::InvalidKey {
+                clip: self.name.clone(),
+                bone: bone.to_string(),
+                channel: kind.name(),
+                key,
+                message,
+            })
+        };
         let mut previous = f64::NEG_INFINITY;
         for (i, k) in channel.keys.iter().enumerate() {
             if !k.time.is_finite() || !k.value.is_finite() {

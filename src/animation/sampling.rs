@@ -1,9 +1,9 @@
 //! Sampling: a channel at a time, a clip at a time as a [`Pose`].
 
-use crate::error::{ClipError, SolverError};
 use super::ik::IkConstraint;
 use super::model::{BoneChannels, Channel, ChannelKind, Clip, IkKey, IkTrack};
 use crate::error::Result;
+use crate::error::{ClipError, SolverError};
 use crate::skeleton::{Pose, Skeleton};
 use nalgebra::Vector2;
 
@@ -106,7 +106,8 @@ impl Clip {
             return Err(ClipError::InvalidClip {
                 clip: self.name.clone(),
                 message: format!("cannot sample at time {time}"),
-            }.into());
+            }
+            .into());
         }
         let t = time.clamp(0.0, self.duration.max(0.0));
         let mut pose = Pose::rest();
@@ -173,7 +174,8 @@ impl Clip {
             return Err(SolverError::InvalidOption {
                 option: "fps".into(),
                 message: format!("{fps} must be finite and > 0"),
-            }.into());
+            }
+            .into());
         }
         let d = self.duration.max(0.0);
         let n = (d * fps + 1e-9).floor();
@@ -184,7 +186,8 @@ impl Clip {
                     "clip {:?} of {d} s at {fps} fps is more than {MAX_FRAMES} frames",
                     self.name
                 ),
-            }.into());
+            }
+            .into());
         }
         let mut times: Vec<f64> = (0..=n as usize).map(|i| i as f64 / fps).collect();
         if times.last().is_some_and(|&t| d - t > 1e-9 * d.max(1.0)) {

@@ -1,8 +1,8 @@
 //! A batch's inputs: folders walked, globs expanded, manifests read, each file classified as
 //! a scene, a rig or a sprite (or as no item).
 
-use crate::error::BatchError;
 use super::key::normalized;
+use crate::error::BatchError;
 use crate::error::{Error, Result};
 use crate::io::binary::{SCENE_MAGIC, WEIGHTS_MAGIC};
 use crate::io::rig::{extension, parse_json, RigFormat};
@@ -176,18 +176,20 @@ pub fn read_manifest(path: &Path) -> Result<Vec<String>> {
     let bytes = std::fs::read(path).map_err(|e| Error::io(path, e))?;
     let entries: Vec<String> = if extension(path) == "json" {
         let json = parse_json(path, &bytes)?;
-        let list = json.as_array().ok_or_else(|| Error::Batch(BatchError::NotAnItem {
-            path: path.to_path_buf(),
-            reason: "a JSON manifest must be a list of paths".into(),
-        }))?;
+        let list = json.as_array().ok_or_else(|| {
+            Error::Batch(BatchError::NotAnItem {
+                path: path.to_path_buf(),
+                reason: "a JSON manifest must be a list of paths".into(),
+            })
+        })?;
         list.iter()
             .map(|v| {
-                v.as_str()
-                    .map(str::to_string)
-                    .ok_or_else(|| Error::Batch(BatchError::NotAnItem {
+                v.as_str().map(str::to_string).ok_or_else(|| {
+                    Error::Batch(BatchError::NotAnItem {
                         path: path.to_path_buf(),
                         reason: format!("manifest entry {v} is not a path string"),
-                    }))
+                    })
+                })
             })
             .collect::<Result<_>>()?
     } else {
@@ -359,7 +361,8 @@ pub fn classify(path: &Path, bytes: &[u8], explicit: bool) -> Result<Option<Item
             Err(BatchError::NotAnItem {
                 path: path.to_path_buf(),
                 reason: reason.to_string(),
-            }.into())
+            }
+            .into())
         } else {
             Ok(None)
         }
@@ -376,7 +379,8 @@ pub fn classify(path: &Path, bytes: &[u8], explicit: bool) -> Result<Option<Item
                         .map(|p| p.display().to_string())
                         .collect::<Vec<_>>()
                         .join(", "),
-                }.into()),
+                }
+                .into()),
             }
         }
         "tscn" | "gltf" | "glb" => return Ok(RigFormat::of_file(path, bytes)?.map(ItemKind::Rig)),
@@ -411,7 +415,8 @@ pub fn classify(path: &Path, bytes: &[u8], explicit: bool) -> Result<Option<Item
         } else {
             "JSON that is no scene file, Spine, Creature or DragonBones rig, nor bones file".into()
         },
-    }.into())
+    }
+    .into())
 }
 
 #[cfg(test)]

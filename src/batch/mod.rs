@@ -131,14 +131,16 @@ impl BatchOptions {
             return Err(ArgumentError::MissingArgument {
                 argument: "--solver",
                 reason: "a batch needs at least one solver".into(),
-            }.into());
+            }
+            .into());
         }
         if self.max_influences == Some(0) {
             return Err(ArgumentError::InvalidArgument {
                 argument: "--max-influences",
                 value: "0".into(),
                 reason: "must be at least 1".into(),
-            }.into());
+            }
+            .into());
         }
         let mut tags = Vec::new();
         for spec in &self.solvers {
@@ -149,7 +151,8 @@ impl BatchOptions {
                     argument: "--solver",
                     value: spec.clone(),
                     reason: format!("given twice (or its file name {tag:?} is another's)"),
-                }.into());
+                }
+                .into());
             }
             tags.push(tag);
         }
@@ -398,7 +401,8 @@ fn guarded<T>(context: &str, f: impl FnOnce() -> Result<T>) -> Result<T> {
         Err(BatchError::Panicked {
             context: context.to_string(),
             message,
-        }.into())
+        }
+        .into())
     })
 }
 

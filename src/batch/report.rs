@@ -202,19 +202,23 @@ pub fn to_csv(rows: &[Row]) -> String {
 
 /// The whole JSON report: a list of rows.
 pub fn to_json(rows: &[Row]) -> Result<String> {
-    serde_json::to_string_pretty(rows).map_err(|e| Error::Format(FormatError::Json {
-        context: "batch report".into(),
-        message: e.to_string(),
-    }))
+    serde_json::to_string_pretty(rows).map_err(|e| {
+        Error::Format(FormatError::Json {
+            context: "batch report".into(),
+            message: e.to_string(),
+        })
+    })
 }
 
 /// Reads a JSON report (`report.json`) back.
 pub fn read_report(path: &Path) -> Result<Vec<Row>> {
     let text = std::fs::read_to_string(path).map_err(|e| Error::io(path, e))?;
-    serde_json::from_str(&text).map_err(|e| Error::Format(FormatError::Json {
-        context: path.display().to_string(),
-        message: e.to_string(),
-    }))
+    serde_json::from_str(&text).map_err(|e| {
+        Error::Format(FormatError::Json {
+            context: path.display().to_string(),
+            message: e.to_string(),
+        })
+    })
 }
 
 /// Reads a done record; `None` when it is missing or unreadable (the row is then computed
@@ -226,10 +230,12 @@ pub(crate) fn read_record(path: &Path) -> Option<Row> {
 
 /// Writes a done record, whole or not at all.
 pub(crate) fn write_record(path: &Path, row: &Row) -> Result<()> {
-    let text = serde_json::to_string(row).map_err(|e| Error::Format(FormatError::Json {
-        context: path.display().to_string(),
-        message: e.to_string(),
-    }))?;
+    let text = serde_json::to_string(row).map_err(|e| {
+        Error::Format(FormatError::Json {
+            context: path.display().to_string(),
+            message: e.to_string(),
+        })
+    })?;
     crate::io::write_atomic(path, text)
 }
 

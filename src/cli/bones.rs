@@ -3,12 +3,12 @@
 //! import writes beside the scene) as the record of which bones the source binds to a mesh;
 //! a note names the bones left out. `--bones all` weights every bone, `--bones A,B` those.
 
-use skinweights::error::SkeletonError;
 use super::{load_weights_for, means_builtin};
+use crate::cli::error::Result;
 use clap::Args;
+use skinweights::error::SkeletonError;
 use skinweights::scene::LeftOut;
 use skinweights::{Scene, Weights};
-use crate::cli::error::Result;
 use std::path::{Path, PathBuf};
 
 /// The `--bones` option of the commands that solve.

@@ -1,11 +1,11 @@
 //! `skinweights compare`: solvers x metrics on one scene, tables and the overview figure; with
 //! `--clip`, each solver's weights played over the scene's clips instead of a probe.
 
-use skinweights::error::FormatError;
-use crate::cli::error::CliError;
 use super::bones::{chosen_bones, BonesArg, ClipMeasure};
 use super::warnings::{print_warnings, seconds};
 use super::{check_outputs, load_weights_for, resolve_scene, SceneArg};
+use crate::cli::error::CliError;
+use crate::cli::error::Result;
 use clap::Args;
 use indicatif::{ProgressBar, ProgressStyle};
 use serde_json::json;
@@ -13,11 +13,11 @@ use skinweights::animation::{Clip, DEFAULT_FPS};
 use skinweights::compare::{
     compare_solved, probe_view, solve_all_with_bones, Solved, DEFAULT_SOLVERS,
 };
+use skinweights::error::FormatError;
 use skinweights::metrics::clip::{clips_metrics, ClipMetrics, ClipOptions};
 use skinweights::plot::{figure_panels, save_figure, Grid};
 use skinweights::solvers::solver_by_name;
 use skinweights::{Error, Scene};
-use crate::cli::error::Result;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
@@ -262,10 +262,12 @@ fn run_clips(a: &CompareArgs, scene: &Scene, m: &ClipMeasure) -> Result<ExitCode
             "all": r.all,
         })).collect::<Vec<_>>(),
     });
-    let json_text = serde_json::to_string_pretty(&doc).map_err(|e| Error::Format(FormatError::Json {
-        context: "compare --clip".into(),
-        message: e.to_string(),
-    }))?;
+    let json_text = serde_json::to_string_pretty(&doc).map_err(|e| {
+        Error::Format(FormatError::Json {
+            context: "compare --clip".into(),
+            message: e.to_string(),
+        })
+    })?;
     let table = clip_table(scene, name, &rows);
     std::fs::create_dir_all(out).map_err(|e| Error::io(out, e))?;
     skinweights::io::write_atomic(&outputs[0], &table)?;

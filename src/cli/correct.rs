@@ -1,16 +1,16 @@
 //! `skinweights correct`: automatic corrective shapes fitted for joints of a scene and
 //! written into the scene file, where `render`, `eval --clip`, `view` and `export` use them.
 
-use skinweights::error::ArgumentError;
 use super::bones::{chosen_bones, BonesArg};
 use super::{check_outputs, load_weights_for, parse_options, resolve_scene, spinner, SceneArg};
+use crate::cli::error::Result;
 use clap::Args;
 use skinweights::correctives::{auto_corrective, AutoCorrectiveOptions, Interpolation};
+use skinweights::error::ArgumentError;
 use skinweights::io::save_scene;
 use skinweights::scene::solve_with_bones;
 use skinweights::solvers::solver_by_name;
 use skinweights::Error;
-use crate::cli::error::Result;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
@@ -87,12 +87,13 @@ pub fn run(a: CorrectArgs) -> Result<ExitCode> {
             solution?.weights
         }
     };
-    let interpolation =
-        Interpolation::from_name(&a.interpolation).ok_or_else(|| Error::Argument(ArgumentError::InvalidArgument {
+    let interpolation = Interpolation::from_name(&a.interpolation).ok_or_else(|| {
+        Error::Argument(ArgumentError::InvalidArgument {
             argument: "--interpolation",
             value: a.interpolation.clone(),
             reason: format!("{:?} is not linear or smooth", a.interpolation),
-        }))?;
+        })
+    })?;
     let mut options = AutoCorrectiveOptions::default().with_interpolation(interpolation);
     if let Some(f) = a.max_reach {
         options = options.with_max_reach(f);

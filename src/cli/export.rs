@@ -1,9 +1,10 @@
 //! `skinweights export`: a scene and its weights in another tool's format.
 
-use skinweights::error::ArgumentError;
-use crate::cli::error::CliError;
 use super::{check_outputs, load_weights_for, resolve_scene, BuiltinArgs};
+use crate::cli::error::CliError;
+use crate::cli::error::Result;
 use clap::{Args, ValueEnum};
+use skinweights::error::ArgumentError;
 use skinweights::io::creature::save_creature;
 use skinweights::io::dragonbones::save_dragonbones;
 use skinweights::io::godot::save_godot;
@@ -11,7 +12,6 @@ use skinweights::io::spine::{save_spine, SpineExportOptions};
 use skinweights::io::{export_glb, export_gltf, truncation_note, GltfOptions};
 use skinweights::weights::Weights;
 use skinweights::Scene;
-use crate::cli::error::Result;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
@@ -190,7 +190,8 @@ fn write_creature(a: &ExportArgs, scene: &Scene, w: &Weights) -> Result<()> {
         return Err(ArgumentError::MissingArgument {
             argument: "--source",
             reason: "a Creature export needs the file the scene was imported from".into(),
-        }.into());
+        }
+        .into());
     };
     save_creature(scene, w, source, &a.output)?;
     println!(

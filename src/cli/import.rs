@@ -1,14 +1,14 @@
 //! `skinweights import`: a skinned mesh made by another tool, as a scene file and weights.
 
-use crate::cli::error::CliError;
 use super::check_outputs;
+use crate::cli::error::CliError;
+use crate::cli::error::Result;
 use clap::{Args, ValueEnum};
 use skinweights::io::creature::load_creature;
 use skinweights::io::dragonbones::load_dragonbones;
 use skinweights::io::godot::load_godot;
 use skinweights::io::spine::{load_spine, SkinSelection, SpineImportOptions};
 use skinweights::io::{import_gltf, save_scene};
-use crate::cli::error::Result;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 

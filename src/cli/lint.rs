@@ -1,13 +1,13 @@
 //! `skinweights lint`: the table of checks, PASS/FAIL with the measured number.
 
-use skinweights::error::FormatError;
 use super::{load_weights_for, resolve_scene, BuiltinArgs};
+use crate::cli::error::Result;
 use clap::Args;
 use indicatif::{ProgressBar, ProgressStyle};
+use skinweights::error::FormatError;
 use skinweights::lint::{lint, LintOptions};
 use skinweights::render::pixel_edge_lint_reporting;
 use skinweights::Error;
-use crate::cli::error::Result;
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Duration;
@@ -71,10 +71,12 @@ pub fn run(a: LintArgs) -> Result<ExitCode> {
         checks.extend(edge?.unwrap_or_default());
     }
     if a.json {
-        let text = serde_json::to_string_pretty(&checks).map_err(|e| Error::Format(FormatError::Json {
-            context: "lint".into(),
-            message: e.to_string(),
-        }))?;
+        let text = serde_json::to_string_pretty(&checks).map_err(|e| {
+            Error::Format(FormatError::Json {
+                context: "lint".into(),
+                message: e.to_string(),
+            })
+        })?;
         println!("{text}");
     } else {
         for c in &checks {

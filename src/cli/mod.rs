@@ -23,14 +23,14 @@ mod solve;
 mod view;
 mod warnings;
 
-use skinweights::error::{ArgumentError, FormatError, OutputError};
 use crate::cli::error::CliError;
+use crate::cli::error::Result;
 use clap::{Args, Parser, Subcommand};
 use indicatif::{ProgressBar, ProgressStyle};
+use skinweights::error::{ArgumentError, FormatError, OutputError};
 use skinweights::io::{is_stdout, load_scene, output_kind, OutputKind, WeightsFile};
 use skinweights::scene::{builtin_scene, BuiltinOptions, BUILTIN_SCENES};
 use skinweights::{Error, Scene, Weights};
-use crate::cli::error::Result;
 use std::path::Path;
 use std::process::ExitCode;
 use std::time::Duration;
@@ -406,12 +406,14 @@ pub fn check_output(path: &Path, force: bool) -> Result<()> {
     if kind == OutputKind::Directory {
         return Err(OutputError::OutputIsDirectory {
             path: path.to_path_buf(),
-        }.into());
+        }
+        .into());
     }
     if kind.holds_data() && !force {
         return Err(OutputError::WouldOverwrite {
             path: path.to_path_buf(),
-        }.into());
+        }
+        .into());
     }
     Ok(())
 }
@@ -426,10 +428,12 @@ where
 {
     let format = image::ImageFormat::from_path(path).unwrap_or(image::ImageFormat::Png);
     let mut bytes = std::io::Cursor::new(Vec::new());
-    im.write_to(&mut bytes, format).map_err(|e| Error::Format(FormatError::Image {
-        path: path.into(),
-        message: e.to_string(),
-    }))?;
+    im.write_to(&mut bytes, format).map_err(|e| {
+        Error::Format(FormatError::Image {
+            path: path.into(),
+            message: e.to_string(),
+        })
+    })?;
     Ok(skinweights::io::write_atomic(path, bytes.into_inner())?)
 }
 
@@ -468,16 +472,18 @@ pub fn parse_options(raw: &[String]) -> Result<Vec<(String, String)>> {
                 argument: "--option",
                 value: kv.clone(),
                 reason: format!("{kv:?} is not KEY=VALUE"),
-            }.into()),
+            }
+            .into()),
         })
         .collect()
 }
 
 #[cfg(test)]
 mod tests {
-    use skinweights::error::SceneError;
+    use super::error::CliError;
     use super::Cli;
     use clap::{CommandFactory, Parser};
+    use skinweights::error::{ArgumentError, SceneError};
     use skinweights::Error;
 
     /// clap's own consistency checks (a debug build panics on them at parse time; release
@@ -488,7 +494,7 @@ mod tests {
     }
 
     /// Runs `skinweights ARGS` in-process, returning the command's error.
-    fn refusal(args: &[&str]) -> Error {
+    fn refusal(args: &[&str]) -> CliError {
         let cli = Cli::try_parse_from(std::iter::once("skinweights").chain(args.iter().copied()))
             .expect("the arguments parse");
         super::run(cli.command).expect_err("the command must be refused")
@@ -499,7 +505,9 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let out = |name: &str| dir.path().join(name).display().to_string();
         match refusal(&["scene", "dragon", "-o", &out("x.json")]) {
-            Error::Scene(SceneError::UnknownBuiltin { name, .. }) => assert_eq!(name, "dragon"),
+            CliError::Lib(Error::Scene(SceneError::UnknownBuiltin { name, .. })) => {
+                assert_eq!(name, "dragon")
+            }
             e => panic!("{e:?}"),
         }
         match refusal(&["solve", "no-such-file", "-o", &out("w.json")]) {
@@ -518,20 +526,26 @@ mod tests {
             "0",
         ];
         match refusal(&[&solve[..], &bar[..]].concat()) {
-            Error::Argument(ArgumentError::InvalidArgument {
-                argument, value, ..
-            }) => assert_eq!((argument, value.as_str()), ("--max-influences", "0")),
+            CliError::Lib(Error::Argument(ArgumentError::InvalidArgument {
+                argument,
+                value,
+                ..
+            })) => assert_eq!((argument, value.as_str()), ("--max-influences", "0")),
             e => panic!("{e:?}"),
         }
         let option = ["solve", "bar", "-o", &out("w.json"), "--option", "radius"];
         match refusal(&[&option[..], &bar[..]].concat()) {
-            Error::Argument(ArgumentError::InvalidArgument {
-                argument, value, ..
-            }) => assert_eq!((argument, value.as_str()), ("--option", "radius")),
+            CliError::Lib(Error::Argument(ArgumentError::InvalidArgument {
+                argument,
+                value,
+                ..
+            })) => assert_eq!((argument, value.as_str()), ("--option", "radius")),
             e => panic!("{e:?}"),
         }
         match refusal(&["repair", "bar", "-o", &out("r.json")]) {
-            Error::Argument(ArgumentError::MissingArgument { argument, .. }) => assert_eq!(argument, "repair"),
+            CliError::Lib(Error::Argument(ArgumentError::MissingArgument { argument, .. })) => {
+                assert_eq!(argument, "repair")
+            }
             e => panic!("{e:?}"),
         }
     }

@@ -1,18 +1,18 @@
 //! `skinweights render`: the scene posed and drawn with its art, and the fringe numbers of
 //! that render.
 
-use skinweights::error::{ArgumentError, OutputError, SkeletonError};
 use super::{check_outputs, load_weights_for, resolve_scene, spinner, BuiltinArgs};
+use crate::cli::error::Result;
 use clap::{Args, ValueEnum};
 use indicatif::{ProgressBar, ProgressStyle};
 use nalgebra::Vector2;
+use skinweights::error::{ArgumentError, OutputError, SkeletonError};
 use skinweights::render::{
     clip_frames, contact_sheet, encode_apng, matting_renders, parse_colour, posed_vertices, render,
     side_by_side, Drawing, Frame, RenderOptions, Skinning, Texture, View, PIXEL_EDGE_SAMPLES,
 };
 use skinweights::scene::AlphaMode;
 use skinweights::{Error, Pose};
-use crate::cli::error::Result;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
@@ -97,26 +97,31 @@ fn pose_of(scene: &skinweights::Scene, probe: Option<&str>, raw: &[String]) -> R
     }
     let mut pose = Pose::rest();
     for kv in raw {
-        let (bone, deg) = kv.split_once('=').ok_or_else(|| Error::Argument(ArgumentError::InvalidArgument {
-            argument: "--pose",
-            value: kv.clone(),
-            reason: format!("{kv:?} is not BONE=DEG"),
-        }))?;
+        let (bone, deg) = kv.split_once('=').ok_or_else(|| {
+            Error::Argument(ArgumentError::InvalidArgument {
+                argument: "--pose",
+                value: kv.clone(),
+                reason: format!("{kv:?} is not BONE=DEG"),
+            })
+        })?;
         let deg: f64 = deg
             .trim()
             .parse()
             .ok()
             .filter(|d: &f64| d.is_finite())
-            .ok_or_else(|| Error::Argument(ArgumentError::InvalidArgument {
-                argument: "--pose",
-                value: kv.clone(),
-                reason: format!("{kv:?}: {deg:?} is not a number of degrees"),
-            }))?;
+            .ok_or_else(|| {
+                Error::Argument(ArgumentError::InvalidArgument {
+                    argument: "--pose",
+                    value: kv.clone(),
+                    reason: format!("{kv:?}: {deg:?} is not a number of degrees"),
+                })
+            })?;
         if scene.skeleton().index_of(bone.trim()).is_none() {
             return Err(SkeletonError::UnknownBone {
                 context: "--pose".into(),
                 bone: bone.trim().into(),
-            }.into());
+            }
+            .into());
         }
         pose = pose.rotate(bone.trim(), deg);
     }
@@ -125,11 +130,13 @@ fn pose_of(scene: &skinweights::Scene, probe: Option<&str>, raw: &[String]) -> R
 
 /// `X,Y` as a vector.
 fn parse_offset(text: &str) -> Result<Vector2<f64>> {
-    let bad = || Error::Argument(ArgumentError::InvalidArgument {
-        argument: "--offset",
-        value: text.to_string(),
-        reason: format!("{text:?} is not X,Y (pixels)"),
-    });
+    let bad = || {
+        Error::Argument(ArgumentError::InvalidArgument {
+            argument: "--offset",
+            value: text.to_string(),
+            reason: format!("{text:?} is not X,Y (pixels)"),
+        })
+    };
     let (x, y) = text.split_once(',').ok_or_else(bad)?;
     let x: f64 = x.trim().parse().map_err(|_| bad())?;
     let y: f64 = y.trim().parse().map_err(|_| bad())?;
@@ -269,7 +276,8 @@ fn clip_output(path: &Path) -> Result<ClipOutput> {
             path: path.to_path_buf(),
             extension: other.unwrap_or("").to_string(),
             supported: CLIP_OUTPUTS.into(),
-        }.into()),
+        }
+        .into()),
     }
 }
 

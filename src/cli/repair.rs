@@ -1,16 +1,16 @@
 //! `skinweights repair`: the seam repairs on a layered scene (tiny components, weld, inward
 //! overlap) and, with a solver, seam-consistent weights with optional limited smoothing.
 
-use skinweights::error::ArgumentError;
 use super::{check_outputs, parse_options, resolve_scene, spinner, BuiltinArgs};
+use crate::cli::error::Result;
 use clap::Args;
+use skinweights::error::ArgumentError;
 use skinweights::io::{save_scene, WeightsFile};
 use skinweights::seams::repair::{
     repair, repaired_weights, RepairOptions, RepairReport, SmoothOptions,
 };
 use skinweights::solvers::solver_by_name;
 use skinweights::Scene;
-use crate::cli::error::Result;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
@@ -121,7 +121,8 @@ pub fn run(a: RepairArgs) -> Result<ExitCode> {
                      --weld-overlaps or --solver NAME --weights OUT.json (see skinweights \
                      repair --help)"
                 .into(),
-        }.into());
+        }
+        .into());
     }
     let scene = resolve_scene(Some(&a.scene), &a.builtin())?;
     let options = a.repair_options();

@@ -1,15 +1,15 @@
 //! `skinweights scene`: a built-in scene written as a scene file.
 
-use skinweights::error::{FormatError, SceneError};
 use super::{check_output, check_outputs, resolve_scene, BuiltinArgs};
+use crate::cli::error::Result;
 use clap::Args;
+use skinweights::error::{FormatError, SceneError};
 use skinweights::io::save_scene;
 use skinweights::render::parse_colour;
 use skinweights::render::Texture;
 use skinweights::render::{paint_layers, PaintOptions};
 use skinweights::scene::BUILTIN_SCENES;
 use skinweights::Error;
-use crate::cli::error::Result;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
@@ -50,7 +50,8 @@ pub fn run(a: SceneArgs) -> Result<ExitCode> {
         return Err(SceneError::UnknownBuiltin {
             name: a.name.clone(),
             known: BUILTIN_SCENES.join(", "),
-        }.into());
+        }
+        .into());
     }
     let transparent = parse_colour(&a.transparent)?;
     let mut scene = resolve_scene(Some(&a.name), &a.builtin)?;
@@ -99,10 +100,12 @@ fn save_textures(textures: &[Texture]) -> Result<()> {
                 &mut std::io::Cursor::new(&mut bytes),
                 image::ImageFormat::Png,
             )
-            .map_err(|e| Error::Format(FormatError::Image {
-                path: t.name.clone().into(),
-                message: e.to_string(),
-            }))?;
+            .map_err(|e| {
+                Error::Format(FormatError::Image {
+                    path: t.name.clone().into(),
+                    message: e.to_string(),
+                })
+            })?;
         skinweights::io::write_atomic(Path::new(&t.name), bytes)?;
     }
     Ok(())

@@ -1,14 +1,14 @@
 //! `skinweights solve`: one solver on a scene, written as a weights file.
 
-use skinweights::error::ArgumentError;
 use super::bones::{chosen_bones, BonesArg};
 use super::warnings::{print_warnings, seconds};
 use super::{check_outputs, parse_options, resolve_scene, spinner, SceneArg};
+use crate::cli::error::Result;
 use clap::Args;
+use skinweights::error::ArgumentError;
 use skinweights::io::WeightsFile;
 use skinweights::scene::solve_with_bones;
 use skinweights::solvers::solver_by_name;
-use crate::cli::error::Result;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
@@ -48,7 +48,8 @@ pub fn run(a: SolveArgs) -> Result<ExitCode> {
             argument: "--max-influences",
             value: "0".into(),
             reason: "must be at least 1".into(),
-        }.into());
+        }
+        .into());
     }
     let scene = resolve_scene(a.scene.scene.as_deref(), &a.scene.builtin)?;
     let options = parse_options(&a.options)?;

@@ -42,9 +42,9 @@
 //! the LBS positions; a vertex that one key moves and another does not has zero offsets in
 //! the other.
 
-use crate::error::SolverError;
 use super::{Corrective, CorrectiveKey, Interpolation};
 use crate::error::Result;
+use crate::error::SolverError;
 use crate::geometry::Segment;
 use crate::mesh::Mesh;
 use crate::scene::Scene;
@@ -127,7 +127,8 @@ impl AutoCorrectiveOptions {
                 return Err(SolverError::InvalidOption {
                     option: option.into(),
                     message: format!("{value} is not a number in (0, 1]"),
-                }.into());
+                }
+                .into());
             }
         }
         if let Some(step) = self.key_step {
@@ -135,7 +136,8 @@ impl AutoCorrectiveOptions {
                 return Err(SolverError::InvalidOption {
                     option: "key_step".into(),
                     message: format!("{step} is not a finite number > 0"),
-                }.into());
+                }
+                .into());
             }
         }
         Ok(())
@@ -328,7 +330,8 @@ fn joint_half_width(mesh: &Mesh, joint: &str, center: Point2<f64>) -> Result<f64
                 "joint {joint:?} at ({}, {}) lies on the mesh boundary: it has no width to restore",
                 center.x, center.y
             ),
-        }.into());
+        }
+        .into());
     }
     Ok(half_width)
 }

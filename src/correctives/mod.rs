@@ -127,13 +127,15 @@ impl Corrective {
                     joint: joint(),
                     vertex: v,
                     vertices: vertex_count,
-                }.into());
+                }
+                .into());
             }
             if std::mem::replace(&mut seen[v], true) {
                 return Err(CorrectiveError::DuplicateCorrectiveVertex {
                     joint: joint(),
                     vertex: v,
-                }.into());
+                }
+                .into());
             }
         }
         for (k, key) in self.keys.iter().enumerate() {
@@ -142,7 +144,8 @@ impl Corrective {
                     joint: joint(),
                     key: k,
                     what: format!("the angle ({})", key.angle),
-                }.into());
+                }
+                .into());
             }
             if key.offsets.len() != self.vertices.len() {
                 return Err(CorrectiveError::CorrectiveOffsets {
@@ -150,7 +153,8 @@ impl Corrective {
                     key: k,
                     given: key.offsets.len(),
                     vertices: self.vertices.len(),
-                }.into());
+                }
+                .into());
             }
             if let Some(i) = key
                 .offsets
@@ -164,7 +168,8 @@ impl Corrective {
                         "the offset of vertex {} ({}, {})",
                         self.vertices[i], key.offsets[i].x, key.offsets[i].y
                     ),
-                }.into());
+                }
+                .into());
             }
             if k > 0 && key.angle <= self.keys[k - 1].angle {
                 return Err(CorrectiveError::CorrectiveAngleOrder {
@@ -172,24 +177,25 @@ impl Corrective {
                     key: k,
                     angle: key.angle,
                     previous: self.keys[k - 1].angle,
-                }.into());
+                }
+                .into());
             }
         }
         Ok(())
     }
 
     fn resolve(&self, skeleton: &Skeleton) -> Result<Resolved> {
-        let joint = skeleton
-            .index_of(&self.joint)
-            .ok_or_else(|| Error::Skeleton(SkeletonError::UnknownBone {
+        let joint = skeleton.index_of(&self.joint).ok_or_else(|| {
+            Error::Skeleton(SkeletonError::UnknownBone {
                 context: "corrective joint".into(),
                 bone: self.joint.clone(),
-            }))?;
-        let parent = skeleton.bones()[joint]
-            .parent
-            .ok_or_else(|| Error::Corrective(CorrectiveError::NotAJoint {
+            })
+        })?;
+        let parent = skeleton.bones()[joint].parent.ok_or_else(|| {
+            Error::Corrective(CorrectiveError::NotAJoint {
                 bone: self.joint.clone(),
-            }))?;
+            })
+        })?;
         Ok(Resolved { joint, parent })
     }
 
@@ -282,7 +288,8 @@ pub fn check_correctives(
                 joint: c.joint.clone(),
                 first,
                 second: i,
-            }.into());
+            }
+            .into());
         }
     }
     Ok(())
@@ -427,23 +434,38 @@ mod tests {
         c.keys[1].offsets[1].y = f64::NAN;
         assert!(matches!(
             c.check(&sk, 4),
-            Err(Error::Corrective(CorrectiveError::NonFiniteCorrective { key: 1, .. }))
+            Err(Error::Corrective(CorrectiveError::NonFiniteCorrective {
+                key: 1,
+                ..
+            }))
         ));
         let mut c = corrective(Interpolation::Linear);
         c.keys[1].angle = 60.0;
         assert!(matches!(
             c.check(&sk, 4),
-            Err(Error::Corrective(CorrectiveError::CorrectiveAngleOrder { key: 1, .. }))
+            Err(Error::Corrective(CorrectiveError::CorrectiveAngleOrder {
+                key: 1,
+                ..
+            }))
         ));
         let mut c = corrective(Interpolation::Linear);
         c.joint = "elbow".into();
-        assert!(matches!(c.check(&sk, 4), Err(Error::Skeleton(SkeletonError::UnknownBone { .. }))));
+        assert!(matches!(
+            c.check(&sk, 4),
+            Err(Error::Skeleton(SkeletonError::UnknownBone { .. }))
+        ));
         c.joint = "upper".into();
-        assert!(matches!(c.check(&sk, 4), Err(Error::Corrective(CorrectiveError::NotAJoint { .. }))));
+        assert!(matches!(
+            c.check(&sk, 4),
+            Err(Error::Corrective(CorrectiveError::NotAJoint { .. }))
+        ));
         let c = corrective(Interpolation::Linear);
         assert!(matches!(
             c.check(&sk, 3),
-            Err(Error::Corrective(CorrectiveError::CorrectiveVertex { vertex: 3, .. }))
+            Err(Error::Corrective(CorrectiveError::CorrectiveVertex {
+                vertex: 3,
+                ..
+            }))
         ));
         assert!(matches!(
             check_correctives(&[c.clone(), c], &sk, 4),

@@ -69,7 +69,8 @@ pub fn resolve_output(path: &Path) -> Result<PathBuf> {
     Err(OutputError::SymlinkLoop {
         path: path.to_path_buf(),
         hops: MAX_SYMLINK_HOPS,
-    }.into())
+    }
+    .into())
 }
 
 /// What `path` names (after following symlinks).
@@ -119,7 +120,8 @@ pub fn write_atomic(path: impl AsRef<Path>, bytes: impl AsRef<[u8]>) -> Result<(
     match meta.as_ref().map(kind_of) {
         Some(OutputKind::Directory) => Err(OutputError::OutputIsDirectory {
             path: path.to_path_buf(),
-        }.into()),
+        }
+        .into()),
         Some(OutputKind::Stream | OutputKind::Block) => write_through(&target, bytes),
         _ => replace(path, &target, bytes, meta.as_ref()),
     }
@@ -148,9 +150,11 @@ fn replace(
         Some(d) if !d.as_os_str().is_empty() => d,
         _ => Path::new("."),
     };
-    let name = target.file_name().ok_or_else(|| Error::Output(OutputError::OutputNamesNoFile {
-        path: path.to_path_buf(),
-    }))?;
+    let name = target.file_name().ok_or_else(|| {
+        Error::Output(OutputError::OutputNamesNoFile {
+            path: path.to_path_buf(),
+        })
+    })?;
     let tmp = dir.join(format!(
         ".{}.partial-{}-{}",
         name.to_string_lossy(),

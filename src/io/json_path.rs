@@ -6,17 +6,19 @@
 //! [`parse_json`] is the one place a JSON file is parsed from text: a UTF-8 byte order mark
 //! (see [`crate::io::tolerance::strip_bom`]) is skipped first.
 
-use crate::error::{FormatError, RigFormat};
 use crate::error::{Error, Result};
+use crate::error::{FormatError, RigFormat};
 use serde_json::{Map, Value};
 
 /// Parses `bytes` as JSON after skipping a byte order mark; a syntax error is an
 /// [`FormatError::Json`](crate::error::FormatError::Json) naming `context` (the format, or the file).
 pub(crate) fn parse_json(bytes: &[u8], context: &str) -> Result<Value> {
-    serde_json::from_slice(crate::io::tolerance::strip_bom(bytes)).map_err(|e| Error::Format(FormatError::Json {
-        context: context.to_string(),
-        message: e.to_string(),
-    }))
+    serde_json::from_slice(crate::io::tolerance::strip_bom(bytes)).map_err(|e| {
+        Error::Format(FormatError::Json {
+            context: context.to_string(),
+            message: e.to_string(),
+        })
+    })
 }
 
 /// The format a file is read for: its error variant, and whether a value of the wrong type
@@ -41,13 +43,15 @@ impl Format {
     ) -> Error {
         let (context, field, message) = (context.into(), field.into(), message.into());
         match self {
-            Format::Spine => Error::Format(FormatError::Rig { format: RigFormat::Spine,
+            Format::Spine => Error::Format(FormatError::Rig {
+                format: RigFormat::Spine,
                 context,
                 field,
                 vertex,
                 message,
             }),
-            Format::DragonBones => Error::Format(FormatError::Rig { format: RigFormat::DragonBones,
+            Format::DragonBones => Error::Format(FormatError::Rig {
+                format: RigFormat::DragonBones,
                 context,
                 field,
                 vertex,

@@ -41,8 +41,8 @@ pub use weights_json::{WeightsFile, WEIGHTS_FORMAT};
 
 #[cfg(test)]
 mod tests {
-    use crate::error::ClipError;
     use crate::animation::{Channel, Key};
+    use crate::error::ClipError;
     use crate::error::Error;
 
     /// A NaN key reaching a writer (outside the crate `Scene::with_animation` refuses it):

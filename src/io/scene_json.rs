@@ -7,7 +7,6 @@
 //! the lowest version that holds its content, so older readers keep reading them; all three
 //! versions are read.
 
-use crate::error::{FormatError, SkeletonError};
 use super::binary;
 use crate::animation::{
     BoneTrack, Channel, ChannelKind, Clip, Curve, Easing, IkConstraint, IkKey, IkTrack, Key,
@@ -15,6 +14,7 @@ use crate::animation::{
 };
 use crate::correctives::{Corrective, CorrectiveKey, Interpolation};
 use crate::error::{Error, Result};
+use crate::error::{FormatError, SkeletonError};
 use crate::mesh::{Mesh, DEFAULT_PART};
 use crate::scene::{AlphaMode, Art, ArtImage, Layer, Probe, Scene, Watch};
 use crate::skeleton::{Bone, Inherit, LocalTransform, Pose, Skeleton};
@@ -707,11 +707,12 @@ struct WatchFile {
 ///
 /// Image paths in `art` are resolved against `base_dir` (the scene file's folder) when given.
 pub fn scene_from_json(text: &str, base_dir: Option<&Path>) -> Result<(Scene, Vec<String>)> {
-    let file: SceneFile =
-        parse_with_key_budget(|| serde_json::from_str(text)).map_err(|e| Error::Format(FormatError::Json {
+    let file: SceneFile = parse_with_key_budget(|| serde_json::from_str(text)).map_err(|e| {
+        Error::Format(FormatError::Json {
             context: "scene".into(),
             message: e.to_string(),
-        }))?;
+        })
+    })?;
     scene_from_file(file, base_dir)
 }
 
@@ -730,10 +731,12 @@ struct BinaryHeader {
 pub fn scene_from_binary(bytes: &[u8], base_dir: Option<&Path>) -> Result<(Scene, Vec<String>)> {
     let (mut reader, header) = binary::Reader::open(bytes, binary::SCENE_MAGIC)?;
     let header: BinaryHeader =
-        parse_with_key_budget(|| serde_json::from_str(header)).map_err(|e| Error::Format(FormatError::Json {
-            context: "binary scene header".into(),
-            message: e.to_string(),
-        }))?;
+        parse_with_key_budget(|| serde_json::from_str(header)).map_err(|e| {
+            Error::Format(FormatError::Json {
+                context: "binary scene header".into(),
+                message: e.to_string(),
+            })
+        })?;
     let [n, m] = header.counts;
     let mut file = header.scene;
     file.vertices = reader.f64_records::<2>("vertices", n)?;
@@ -754,10 +757,12 @@ pub fn scene_to_binary(scene: &Scene, out_dir: Option<&Path>) -> Result<Vec<u8>>
         counts: [mesh.vertex_count(), mesh.triangle_count()],
         scene: file,
     };
-    let header = serde_json::to_string(&header).map_err(|e| Error::Format(FormatError::Json {
-        context: "scene".into(),
-        message: e.to_string(),
-    }))?;
+    let header = serde_json::to_string(&header).map_err(|e| {
+        Error::Format(FormatError::Json {
+            context: "scene".into(),
+            message: e.to_string(),
+        })
+    })?;
     let size = mesh.vertex_count() * 20 + mesh.triangle_count() * 12;
     let mut w = binary::Writer::new(binary::SCENE_MAGIC, &header, size);
     w.f64s(mesh.vertices().iter().flat_map(|p| [p.x, p.y]));
@@ -980,10 +985,12 @@ pub(crate) fn skeleton_from_file(bones_file: &[BoneFile]) -> Result<Skeleton> {
                 bones_file
                     .iter()
                     .position(|o| &o.name == p)
-                    .ok_or_else(|| Error::Skeleton(SkeletonError::UnknownParent {
-                        bone: b.name.clone(),
-                        parent: p.clone(),
-                    }))?,
+                    .ok_or_else(|| {
+                        Error::Skeleton(SkeletonError::UnknownParent {
+                            bone: b.name.clone(),
+                            parent: p.clone(),
+                        })
+                    })?,
             ),
         };
         bones.push(Bone {
@@ -1073,10 +1080,12 @@ pub(crate) fn probes_from_file(probes: Vec<ProbeFile>) -> Vec<Probe> {
 /// Serializes a scene to JSON text in the scene format. Image paths in `art` are written
 /// relative to `out_dir` (the folder the file goes to) when given.
 pub fn scene_to_json(scene: &Scene, out_dir: Option<&Path>) -> Result<String> {
-    serde_json::to_string(&scene_file(scene, out_dir, true)).map_err(|e| Error::Format(FormatError::Json {
-        context: "scene".into(),
-        message: e.to_string(),
-    }))
+    serde_json::to_string(&scene_file(scene, out_dir, true)).map_err(|e| {
+        Error::Format(FormatError::Json {
+            context: "scene".into(),
+            message: e.to_string(),
+        })
+    })
 }
 
 /// The scene as file values; `with_arrays: false` leaves vertices and triangles empty (the

@@ -49,8 +49,8 @@
 //! constraints of bones that cross each other at the crossing. Probes select vertices by
 //! `part`, `below_y` or `min_distance`: a `vertices` list would index a mesh not yet made.
 
-use crate::error::{ArgumentError, FormatError};
 use super::scene_json::{probes_from_file, skeleton_from_file, BoneFile, ProbeFile};
+use crate::error::{ArgumentError, FormatError};
 use crate::error::{Error, Result};
 use crate::geometry::{crosses_ray, loop_area, touching_edge_pairs, Segment};
 use crate::mesh::{assign_parts, mesh_outline, LabelledRegion, Mesh, MeshingOptions, Outline};
@@ -104,10 +104,12 @@ impl Sprite {
     /// before any pixel is decoded (see [`Sprite::load`]).
     pub fn from_png_bytes(bytes: &[u8], source: impl Into<String>) -> Result<Sprite> {
         let source = source.into();
-        let bad = |e: image::ImageError| Error::Format(FormatError::Image {
-            path: source.clone().into(),
-            message: e.to_string(),
-        });
+        let bad = |e: image::ImageError| {
+            Error::Format(FormatError::Image {
+                path: source.clone().into(),
+                message: e.to_string(),
+            })
+        };
         let mut limits = image::Limits::default();
         // 16-bit RGBA at the largest size, plus room for the decoder's own buffers.
         limits.max_alloc = Some(MAX_SPRITE_PIXELS * 8 + (64 << 20));
@@ -208,7 +210,8 @@ pub fn trace_alpha(sprite: &Sprite, options: &TraceOptions) -> Result<Trace> {
         return Err(FormatError::TransparentImage {
             image: sprite.source.clone(),
             threshold: options.threshold,
-        }.into());
+        }
+        .into());
     }
     let raw = AlphaGrid::new(&sprite.image, options.threshold).march();
     let total = raw.len();
@@ -222,7 +225,8 @@ pub fn trace_alpha(sprite: &Sprite, options: &TraceOptions) -> Result<Trace> {
             image: sprite.source.clone(),
             min_area: options.min_area,
             largest,
-        }.into());
+        }
+        .into());
     }
     let traced_points = kept.iter().map(Vec::len).sum();
     let traced_area = kept.iter().map(|l| loop_area(l)).sum();
@@ -252,7 +256,8 @@ fn check_size(source: &str, width: u32, height: u32) -> Result<()> {
             height,
             max_side: MAX_SPRITE_SIDE,
             max_pixels: MAX_SPRITE_PIXELS,
-        }.into());
+        }
+        .into());
     }
     Ok(())
 }
@@ -263,7 +268,8 @@ fn check_options(options: &TraceOptions) -> Result<()> {
             argument: "threshold",
             value: "0".into(),
             reason: "must be 1 to 255 (0 makes every pixel opaque)".into(),
-        }.into());
+        }
+        .into());
     }
     for (field, value) in [
         ("tolerance", options.tolerance),
@@ -274,7 +280,8 @@ fn check_options(options: &TraceOptions) -> Result<()> {
                 argument: field,
                 value: value.to_string(),
                 reason: format!("{value} must be finite and >= 0"),
-            }.into());
+            }
+            .into());
         }
     }
     Ok(())
@@ -825,10 +832,12 @@ struct RegionJson {
 impl BonesFile {
     /// Parses a bones file's JSON text.
     pub fn from_json(text: &str) -> Result<BonesFile> {
-        let file: BonesJson = serde_json::from_str(text).map_err(|e| Error::Format(FormatError::Json {
-            context: "bones file".into(),
-            message: e.to_string(),
-        }))?;
+        let file: BonesJson = serde_json::from_str(text).map_err(|e| {
+            Error::Format(FormatError::Json {
+                context: "bones file".into(),
+                message: e.to_string(),
+            })
+        })?;
         Ok(BonesFile {
             skeleton: skeleton_from_file(&file.bones)?,
             regions: file
@@ -875,10 +884,12 @@ impl BonesFile {
 pub fn png_dimensions(path: impl AsRef<Path>) -> Result<(u32, u32)> {
     let path = path.as_ref();
     let file = std::fs::File::open(path).map_err(|e| Error::io(path, e))?;
-    let decoder = PngDecoder::new(std::io::BufReader::new(file)).map_err(|e| Error::Format(FormatError::Image {
-        path: path.into(),
-        message: e.to_string(),
-    }))?;
+    let decoder = PngDecoder::new(std::io::BufReader::new(file)).map_err(|e| {
+        Error::Format(FormatError::Image {
+            path: path.into(),
+            message: e.to_string(),
+        })
+    })?;
     Ok(decoder.dimensions())
 }
 
@@ -916,7 +927,8 @@ pub fn sprite_scene(
             loops: trace.outline.loops.len(),
             budget,
             min_budget: MIN_OUTLINE_POINT_BUDGET,
-        }.into());
+        }
+        .into());
     }
     let mut notes = Vec::new();
     if trace.dropped_specks > 0 {

@@ -1,8 +1,8 @@
 //! The weights file: JSON, `"format": "skinweights.weights/1"` (see docs/formats.md).
 
-use crate::error::{FormatError, WeightsError};
 use super::binary;
 use crate::error::{Error, Result};
+use crate::error::{FormatError, WeightsError};
 use crate::weights::Weights;
 
 /// The `format` tag of weights files.
@@ -51,10 +51,12 @@ impl WeightsFile {
     /// Parses a weights file from JSON text (shape and format are checked; values are not,
     /// so that `eval` and `lint` can score broken weights).
     pub fn from_json(text: &str) -> Result<Self> {
-        let f: WeightsFile = serde_json::from_str(text).map_err(|e| Error::Format(FormatError::Json {
-            context: "weights".into(),
-            message: e.to_string(),
-        }))?;
+        let f: WeightsFile = serde_json::from_str(text).map_err(|e| {
+            Error::Format(FormatError::Json {
+                context: "weights".into(),
+                message: e.to_string(),
+            })
+        })?;
         if f.format != WEIGHTS_FORMAT {
             return Err(Error::field(
                 "format",
@@ -130,10 +132,12 @@ impl WeightsFile {
     /// [`WeightsFile::from_json`]).
     pub fn from_binary(bytes: &[u8]) -> Result<Self> {
         let (mut r, header) = binary::Reader::open(bytes, binary::WEIGHTS_MAGIC)?;
-        let h: BinaryHeader = serde_json::from_str(header).map_err(|e| Error::Format(FormatError::Json {
-            context: "binary weights header".into(),
-            message: e.to_string(),
-        }))?;
+        let h: BinaryHeader = serde_json::from_str(header).map_err(|e| {
+            Error::Format(FormatError::Json {
+                context: "binary weights header".into(),
+                message: e.to_string(),
+            })
+        })?;
         if h.format != WEIGHTS_FORMAT {
             return Err(Error::field(
                 "format",
@@ -201,7 +205,8 @@ impl WeightsFile {
                     "the weights file has {} rows, the scene has {n_vertices} vertices",
                     self.weights.len()
                 ),
-            }.into());
+            }
+            .into());
         }
         for (i, name) in self.bones.iter().enumerate() {
             if let Some(first) = self.bones[..i].iter().position(|b| b == name) {
@@ -209,21 +214,20 @@ impl WeightsFile {
                     message: format!(
                         "the weights file names bone {name:?} twice (columns {first} and {i})"
                     ),
-                }.into());
+                }
+                .into());
             }
         }
         let mut columns = Vec::with_capacity(bone_names.len());
         for name in bone_names {
-            let c =
-                self.bones
-                    .iter()
-                    .position(|b| b == name)
-                    .ok_or_else(|| Error::Weights(WeightsError::WeightsShape {
-                        message: format!(
+            let c = self.bones.iter().position(|b| b == name).ok_or_else(|| {
+                Error::Weights(WeightsError::WeightsShape {
+                    message: format!(
                         "the scene's bone {name:?} is missing from the weights file (it has {:?})",
                         self.bones
                     ),
-                    }))?;
+                })
+            })?;
             columns.push(c);
         }
         if let Some(extra) = self.bones.iter().find(|b| !bone_names.contains(b)) {
@@ -231,7 +235,8 @@ impl WeightsFile {
                 message: format!(
                     "the weights file has bone {extra:?}, which the scene does not have"
                 ),
-            }.into());
+            }
+            .into());
         }
         let mut w = Weights::zeros(n_vertices, bone_names.len());
         for (v, row) in self.weights.iter().enumerate() {
@@ -242,7 +247,8 @@ impl WeightsFile {
                         row.len(),
                         self.bones.len()
                     ),
-                }.into());
+                }
+                .into());
             }
             for (b, &c) in columns.iter().enumerate() {
                 w.set(v, b, row[c]);
@@ -267,10 +273,12 @@ impl<'a, R: Iterator<Item = &'a [f64]> + Clone> FileRef<'a, R> {
         let bytes = if binary::wants_binary(path) {
             self.to_binary()?
         } else {
-            serde_json::to_vec(self).map_err(|e| Error::Format(FormatError::Json {
-                context: path.display().to_string(),
-                message: e.to_string(),
-            }))?
+            serde_json::to_vec(self).map_err(|e| {
+                Error::Format(FormatError::Json {
+                    context: path.display().to_string(),
+                    message: e.to_string(),
+                })
+            })?
         };
         crate::io::write_atomic(path, bytes)
     }
@@ -292,10 +300,12 @@ impl<'a, R: Iterator<Item = &'a [f64]> + Clone> FileRef<'a, R> {
             vertices,
             entries,
         };
-        let text = serde_json::to_string(&header).map_err(|e| Error::Format(FormatError::Json {
-            context: "weights".into(),
-            message: e.to_string(),
-        }))?;
+        let text = serde_json::to_string(&header).map_err(|e| {
+            Error::Format(FormatError::Json {
+                context: "weights".into(),
+                message: e.to_string(),
+            })
+        })?;
         let mut w = binary::Writer::new(binary::WEIGHTS_MAGIC, &text, 4 * vertices + 12 * entries);
         w.u32s("weights", offsets)?;
         if self.bones.len() > u32::MAX as usize {

@@ -18,9 +18,9 @@
 //! A mesh that turns out clean (only re-oriented triangles) is an ordinary [`Mesh`]; any other
 //! is marked as an artist mesh ([`Mesh::artist_notes`]) and checked by the artist invariants.
 
-use crate::error::MeshError;
 use super::topology::{Irregularities, Topology};
 use super::{signed_area2, validate_parts, zero_area_tolerance, Mesh};
+use crate::error::MeshError;
 use crate::error::{Error, Result};
 use nalgebra::Point2;
 
@@ -178,7 +178,8 @@ impl Mesh {
             return Err(MeshError::EmptyMesh {
                 vertices: n,
                 triangles: triangles.len(),
-            }.into());
+            }
+            .into());
         }
         check_points(&vertices)?;
         let mut notes = ArtistMeshNotes {
@@ -213,7 +214,8 @@ impl Mesh {
             return Err(MeshError::EmptyMesh {
                 vertices: n,
                 triangles: 0,
-            }.into());
+            }
+            .into());
         }
         validate_parts(n, &parts, &vertex_parts)?;
         let (topology, found) = Topology::build_lenient(n, &kept)?;
@@ -277,7 +279,8 @@ fn check_points(vertices: &[Point2<f64>]) -> Result<()> {
             vertex: v,
             x: vertices[v].x,
             y: vertices[v].y,
-        }.into()),
+        }
+        .into()),
         None => Ok(()),
     }
 }
@@ -290,7 +293,8 @@ fn checked_area2(vertices: &[Point2<f64>], tri: &[usize; 3], t: usize) -> Result
             triangle: t,
             index: i,
             vertex_count: vertices.len(),
-        }.into());
+        }
+        .into());
     }
     let [a, b, c] = tri.map(|i| &vertices[i]);
     let a2 = signed_area2(a, b, c);
@@ -309,7 +313,8 @@ pub(super) fn validate_stored(vertices: &[Point2<f64>], triangles: &[[usize; 3]]
         return Err(MeshError::EmptyMesh {
             vertices: vertices.len(),
             triangles: triangles.len(),
-        }.into());
+        }
+        .into());
     }
     check_points(vertices)?;
     for (t, tri) in triangles.iter().enumerate() {

@@ -9,9 +9,9 @@
 //! faer matrix (full, or the lower triangle plus an extra diagonal, as the heat solver needs)
 //! is a single linear pass with no sorting.
 
-use crate::error::SolverError;
 use super::{Mesh, Topology};
 use crate::error::Result;
+use crate::error::SolverError;
 use faer::sparse::{SparseColMat, SymbolicSparseColMat};
 
 /// Largest half cotangent a triangle contributes (an angle of about 5e-7 rad): quality meshes
@@ -126,7 +126,8 @@ impl<'m> CotanLaplacian<'m> {
             if e.len() != n {
                 return Err(SolverError::LinearAlgebra {
                     message: format!("diagonal term has {} entries for {n} vertices", e.len()),
-                }.into());
+                }
+                .into());
             }
         }
         let offsets = self.topology.csr_offsets();

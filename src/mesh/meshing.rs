@@ -231,12 +231,14 @@ pub fn calibrate_max_area<T>(
     if !(3..=MAX_VERTICES).contains(&target_vertices) {
         return Err(MeshError::Meshing {
             message: format!("target vertex count {target_vertices} is outside 3..={MAX_VERTICES}"),
-        }.into());
+        }
+        .into());
     }
     if !area.is_finite() || area.abs() <= 0.0 || !perimeter.is_finite() {
         return Err(MeshError::Meshing {
             message: format!("outline area {area} is not positive and finite"),
-        }.into());
+        }
+        .into());
     }
     let target = target_vertices as f64;
     let mut max_area = estimate_max_area(area, perimeter, target_vertices);
@@ -257,9 +259,11 @@ pub fn calibrate_max_area<T>(
             break;
         }
     }
-    let (result, used, _) = best.ok_or_else(|| Error::Mesh(MeshError::Meshing {
-        message: "calibration ran no pass".into(),
-    }))?;
+    let (result, used, _) = best.ok_or_else(|| {
+        Error::Mesh(MeshError::Meshing {
+            message: "calibration ran no pass".into(),
+        })
+    })?;
     Ok((result, used, passes))
 }
 
@@ -267,7 +271,8 @@ fn check_angle(deg: f64) -> Result<()> {
     if !(0.0..=MAX_MIN_ANGLE_DEG).contains(&deg) {
         return Err(MeshError::Meshing {
             message: format!("min_angle_deg {deg} is outside 0..={MAX_MIN_ANGLE_DEG}"),
-        }.into());
+        }
+        .into());
     }
     Ok(())
 }
@@ -276,7 +281,8 @@ fn check_max_area(a: f64) -> Result<()> {
     if !a.is_finite() || a <= 0.0 {
         return Err(MeshError::Meshing {
             message: format!("max_area {a} must be positive and finite"),
-        }.into());
+        }
+        .into());
     }
     Ok(())
 }
@@ -308,7 +314,8 @@ fn check_point(p: Point2<f64>, what: impl Fn() -> String) -> Result<()> {
                 p.x,
                 p.y
             ),
-        }.into());
+        }
+        .into());
     }
     Ok(())
 }
@@ -318,7 +325,8 @@ fn prepare(outline: &Outline) -> Result<Prepared> {
     if outline.loops.is_empty() {
         return Err(MeshError::Meshing {
             message: "the outline has no loops".into(),
-        }.into());
+        }
+        .into());
     }
     let mut loops = Vec::with_capacity(outline.loops.len());
     for (li, l) in outline.loops.iter().enumerate() {
@@ -332,7 +340,8 @@ fn prepare(outline: &Outline) -> Result<Prepared> {
                     "loop {li} is degenerate ({} distinct points, zero area)",
                     cleaned.len()
                 ),
-            }.into());
+            }
+            .into());
         }
         loops.push(cleaned);
     }
@@ -407,7 +416,8 @@ fn check_loop_intersections(loops: &[Vec<Point2<f64>>]) -> Result<()> {
                  away from a shared vertex",
                 e.1, e.0, f.1, f.0
             ),
-        }.into());
+        }
+        .into());
     }
     Ok(())
 }
@@ -415,10 +425,11 @@ fn check_loop_intersections(loops: &[Vec<Point2<f64>>]) -> Result<()> {
 type Cdt = ConstrainedDelaunayTriangulation<spade::Point2<f64>>;
 
 fn insert(cdt: &mut Cdt, p: Point2<f64>) -> Result<FixedVertexHandle> {
-    cdt.insert(spade::Point2::new(p.x, p.y))
-        .map_err(|e| Error::Mesh(MeshError::Meshing {
+    cdt.insert(spade::Point2::new(p.x, p.y)).map_err(|e| {
+        Error::Mesh(MeshError::Meshing {
             message: format!("spade rejected point ({}, {}): {e:?}", p.x, p.y),
-        }))
+        })
+    })
 }
 
 /// One constrained Delaunay triangulation + refinement with a fixed area bound.
@@ -446,7 +457,8 @@ fn triangulate(prepared: &Prepared, max_area: f64, min_angle_deg: f64) -> Result
             if !cdt.can_add_constraint(a, b) {
                 return Err(MeshError::Meshing {
                     message: format!("loop {li} edge {i} crosses another loop edge"),
-                }.into());
+                }
+                .into());
             }
             cdt.add_constraint(a, b);
         }
@@ -458,7 +470,8 @@ fn triangulate(prepared: &Prepared, max_area: f64, min_angle_deg: f64) -> Result
         if !cdt.can_add_constraint(a, b) {
             return Err(MeshError::Meshing {
                 message: format!("segment {si} crosses the outline or another segment"),
-            }.into());
+            }
+            .into());
         }
         cdt.add_constraint(a, b);
     }
@@ -474,7 +487,8 @@ fn triangulate(prepared: &Prepared, max_area: f64, min_angle_deg: f64) -> Result
                 hi.x - lo.x,
                 hi.y - lo.y
             ),
-        }.into());
+        }
+        .into());
     }
     let budget = (4.0 * box_area / max_area).min(1e9) as usize + 20 * cdt.num_vertices() + 10_000;
     let params = RefinementParameters::<f64>::new()
@@ -488,24 +502,27 @@ fn triangulate(prepared: &Prepared, max_area: f64, min_angle_deg: f64) -> Result
     // small traced sprites with tolerance 0): the triangulation is dropped and the panic
     // becomes a typed error.
     let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| cdt.refine(params)))
-        .map_err(|panic| Error::Mesh(MeshError::Meshing {
-            message: format!(
-                "spade's mesh refinement failed on this outline ({}); simplifying it (a \
+        .map_err(|panic| {
+            Error::Mesh(MeshError::Meshing {
+                message: format!(
+                    "spade's mesh refinement failed on this outline ({}); simplifying it (a \
                  tracing tolerance above 0) or a lower minimum angle usually avoids this",
-                panic
-                    .downcast_ref::<&str>()
-                    .copied()
-                    .or_else(|| panic.downcast_ref::<String>().map(String::as_str))
-                    .unwrap_or("panic")
-            ),
-        }))?;
+                    panic
+                        .downcast_ref::<&str>()
+                        .copied()
+                        .or_else(|| panic.downcast_ref::<String>().map(String::as_str))
+                        .unwrap_or("panic")
+                ),
+            })
+        })?;
     if !result.refinement_complete {
         return Err(MeshError::Meshing {
             message: format!(
                 "refinement stopped after {budget} additional vertices without reaching \
                  max area {max_area:e} and min angle {min_angle_deg} degrees"
             ),
-        }.into());
+        }
+        .into());
     }
     let (vertices, triangles) = extract_inside(&cdt, prepared);
     // Near-coincident constraint points (bone ends, outline points far from the origin) can
@@ -521,7 +538,8 @@ fn triangulate(prepared: &Prepared, max_area: f64, min_angle_deg: f64) -> Result
                      the origin",
                     a.x, a.y, b.x, b.y, c.x, c.y
                 ),
-            }.into());
+            }
+            .into());
         }
     }
     Ok(spatial_order(vertices, triangles))
@@ -758,7 +776,8 @@ pub fn assign_parts(
     if regions.is_empty() {
         return Err(MeshError::VertexParts {
             message: "no labelled regions given".into(),
-        }.into());
+        }
+        .into());
     }
     let mut names: Vec<String> = Vec::new();
     let mut region_part = Vec::with_capacity(regions.len());
@@ -771,7 +790,8 @@ pub fn assign_parts(
                     r.part,
                     r.polygon.len()
                 ),
-            }.into());
+            }
+            .into());
         }
         for &p in &r.polygon {
             check_point(p, || format!("region {:?}", r.part))?;
@@ -795,12 +815,14 @@ pub fn assign_parts(
                 .iter()
                 .position(|r| polygon_contains(&r.polygon, p, tol))
                 .map(|i| region_part[i])
-                .ok_or_else(|| Error::Mesh(MeshError::VertexParts {
-                    message: format!(
-                        "vertex {v} at ({}, {}) lies in no labelled region",
-                        p.x, p.y
-                    ),
-                }))
+                .ok_or_else(|| {
+                    Error::Mesh(MeshError::VertexParts {
+                        message: format!(
+                            "vertex {v} at ({}, {}) lies in no labelled region",
+                            p.x, p.y
+                        ),
+                    })
+                })
         })
         .collect::<Result<Vec<_>>>()?;
     Ok((names, labels))

@@ -251,19 +251,22 @@ fn validate_parts(n: usize, parts: &[String], vertex_parts: &[usize]) -> Result<
     if parts.is_empty() {
         return Err(MeshError::VertexParts {
             message: "no part names given".into(),
-        }.into());
+        }
+        .into());
     }
     for (i, name) in parts.iter().enumerate() {
         if let Some(first) = parts[..i].iter().position(|p| p == name) {
             return Err(MeshError::VertexParts {
                 message: format!("part name {name:?} is listed twice (parts {first} and {i})"),
-            }.into());
+            }
+            .into());
         }
     }
     if vertex_parts.len() != n {
         return Err(MeshError::VertexParts {
             message: format!("{} labels for {} vertices", vertex_parts.len(), n),
-        }.into());
+        }
+        .into());
     }
     if let Some((v, &p)) = vertex_parts
         .iter()
@@ -275,7 +278,8 @@ fn validate_parts(n: usize, parts: &[String], vertex_parts: &[usize]) -> Result<
                 "vertex {v} has part {p}, but there are only {} parts",
                 parts.len()
             ),
-        }.into());
+        }
+        .into());
     }
     Ok(())
 }
@@ -305,7 +309,8 @@ fn validate_geometry(vertices: &[Point2<f64>], triangles: &[[usize; 3]]) -> Resu
         return Err(MeshError::EmptyMesh {
             vertices: vertices.len(),
             triangles: triangles.len(),
-        }.into());
+        }
+        .into());
     }
     for (v, p) in vertices.iter().enumerate() {
         if !p.x.is_finite() || !p.y.is_finite() {
@@ -313,7 +318,8 @@ fn validate_geometry(vertices: &[Point2<f64>], triangles: &[[usize; 3]]) -> Resu
                 vertex: v,
                 x: p.x,
                 y: p.y,
-            }.into());
+            }
+            .into());
         }
     }
     let n = vertices.len();
@@ -327,7 +333,8 @@ fn validate_geometry(vertices: &[Point2<f64>], triangles: &[[usize; 3]]) -> Resu
                     triangle: t,
                     index: i,
                     vertex_count: n,
-                }.into());
+                }
+                .into());
             }
         }
         let [a, b, c] = tri.map(|i| &vertices[i]);
@@ -341,7 +348,8 @@ fn validate_geometry(vertices: &[Point2<f64>], triangles: &[[usize; 3]]) -> Resu
                 triangle: t,
                 corners: *tri,
                 area: a2 * 0.5,
-            }.into());
+            }
+            .into());
         }
         if a2 > 0.0 {
             ccw += 1;
@@ -353,7 +361,8 @@ fn validate_geometry(vertices: &[Point2<f64>], triangles: &[[usize; 3]]) -> Resu
     if ccw == 0 {
         return Err(MeshError::ClockwiseMesh {
             total: triangles.len(),
-        }.into());
+        }
+        .into());
     }
     if ccw < triangles.len() {
         // Name a triangle of the minority orientation: that is the one most likely wrong.
@@ -368,7 +377,8 @@ fn validate_geometry(vertices: &[Point2<f64>], triangles: &[[usize; 3]]) -> Resu
             corners: triangles[t],
             ccw,
             total: triangles.len(),
-        }.into());
+        }
+        .into());
     }
     // Repeated triangles (same vertex set) are found by the topology pass: they share edges.
     Ok(())

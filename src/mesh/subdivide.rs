@@ -2,8 +2,8 @@
 //! pieces; shared edges split identically, so the result is conforming). The `refine` solver
 //! option solves on such a copy.
 
-use crate::error::SolverError;
 use super::Mesh;
+use crate::error::SolverError;
 use crate::error::{Error, Result};
 use nalgebra::Point2;
 use std::collections::HashMap;
@@ -38,10 +38,12 @@ pub(crate) fn subdivide(mesh: &Mesh, k: usize) -> Result<Mesh> {
         let base = edge_base
             .get(&(u.min(v), u.max(v)))
             // Named after the `refine` option, its only caller (the message users saw).
-            .ok_or_else(|| Error::Solver(SolverError::Solver {
-                solver: "refine".into(),
-                message: format!("edge ({u}, {v}) missing from the topology"),
-            }))?;
+            .ok_or_else(|| {
+                Error::Solver(SolverError::Solver {
+                    solver: "refine".into(),
+                    message: format!("edge ({u}, {v}) missing from the topology"),
+                })
+            })?;
         Ok(if u < v {
             base + s - 1
         } else {

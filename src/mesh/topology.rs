@@ -180,9 +180,11 @@ impl Topology {
         } else {
             Topology::build_lenient(vertices.len(), triangles)?.0
         };
-        let broken = |what: &str| Error::Mesh(MeshError::Meshing {
-            message: format!("topology sanity check failed: {what}"),
-        });
+        let broken = |what: &str| {
+            Error::Mesh(MeshError::Meshing {
+                message: format!("topology sanity check failed: {what}"),
+            })
+        };
         if rebuilt.edges != self.edges || rebuilt.neighbors != self.neighbors {
             return Err(broken("edges or adjacency differ from a rebuild"));
         }
@@ -570,7 +572,8 @@ fn check_edge(
                     triangle: t,
                     first: earlier,
                     corners: triangles[t],
-                }.into());
+                }
+                .into());
             }
             found.first_repeated.get_or_insert((t, earlier));
         }
@@ -584,7 +587,8 @@ fn check_edge(
                 b,
                 count,
                 triangle: first_triangle,
-            }.into());
+            }
+            .into());
         }
         found.non_manifold_edges += 1;
         found.first_non_manifold_edge.get_or_insert(([a, b], count));
@@ -595,7 +599,8 @@ fn check_edge(
                 b,
                 first: first_triangle,
                 second: (group[1].1 >> 1) as usize / 3,
-            }.into());
+            }
+            .into());
         }
         found.folded_edges += 1;
         found.first_folded_edge.get_or_insert([a, b]);

@@ -21,9 +21,9 @@
 //!   posed signed area is 0 or of the other sign than at rest, with the solver's weights and
 //!   with the artist's (the artist's own rig flips too: the baseline).
 
-use crate::error::WeightsError;
 use crate::animation::Clip;
 use crate::error::Result;
+use crate::error::WeightsError;
 use crate::geometry::signed_area2;
 use crate::scene::Scene;
 use crate::skeleton::{Affine2, Pose};
@@ -185,12 +185,14 @@ fn check_shapes(scene: &Scene, weights: &[&Weights], meshes: &[ArtistMesh<'_>]) 
         if let Some(&v) = mesh.vertices.iter().find(|&&v| v >= n) {
             return Err(WeightsError::WeightsShape {
                 message: format!("artist mesh vertex {v} is out of range ({n} vertices)"),
-            }.into());
+            }
+            .into());
         }
         if let Some(&b) = mesh.bones.iter().find(|&&b| b >= bones) {
             return Err(WeightsError::WeightsShape {
                 message: format!("artist mesh bone {b} is out of range ({bones} bones)"),
-            }.into());
+            }
+            .into());
         }
     }
     Ok(())
@@ -343,6 +345,7 @@ mod tests {
     use super::*;
     use crate::mesh::Mesh;
     use crate::skeleton::{Bone, Skeleton};
+    use crate::Error;
 
     fn strip() -> Scene {
         let mesh = Mesh::new(

@@ -19,9 +19,9 @@
 //! frames. The CLI (`skinweights eval --clip`), the view and Python use these functions and
 //! the JSON keys of [`ClipMetrics`].
 
-use crate::error::WeightsError;
 use super::quantile::{bin, quantile_and_add, Histogram, StreamQuantile, BINS};
 use crate::animation::{Clip, DEFAULT_FPS};
+use crate::error::WeightsError;
 use crate::error::{Error, Result};
 use crate::mesh::signed_area2;
 use crate::scene::Scene;

@@ -147,7 +147,8 @@ impl<'m> Interpenetration<'m> {
                     "{} layers for a mesh of {nt} triangles",
                     triangle_layer.len()
                 ),
-            }.into());
+            }
+            .into());
         }
         if let Some((t, &l)) = triangle_layer
             .iter()
@@ -159,7 +160,8 @@ impl<'m> Interpenetration<'m> {
                     "triangle {t} is in layer {l}, but there are {} layer names",
                     layer_names.len()
                 ),
-            }.into());
+            }
+            .into());
         }
         let triangle_layer: Vec<u32> = triangle_layer.iter().map(|&l| l as u32).collect();
         let edges = layer_boundary_edges(mesh, &triangle_layer);
@@ -262,7 +264,8 @@ impl<'m> Interpenetration<'m> {
             return Err(MeshError::PosedPositions {
                 given: posed.len(),
                 vertices: n,
-            }.into());
+            }
+            .into());
         }
         if let Some(v) = posed
             .iter()
@@ -272,7 +275,8 @@ impl<'m> Interpenetration<'m> {
                 vertex: v,
                 x: posed[v].x,
                 y: posed[v].y,
-            }.into());
+            }
+            .into());
         }
         Ok(())
     }
@@ -593,6 +597,7 @@ pub fn interpenetration(scene: &Scene, posed: &[Point2<f64>]) -> Result<Interpen
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::Error;
 
     fn p(x: f64, y: f64) -> Point2<f64> {
         Point2::new(x, y)
@@ -679,16 +684,19 @@ mod tests {
         let ip = Interpenetration::new(&mesh, &[0; 4], vec!["body".into()]).unwrap();
         assert!(matches!(
             ip.measure(&mesh.vertices()[..5]),
-            Err(MeshError::PosedPositions {
+            Err(Error::Mesh(MeshError::PosedPositions {
                 given: 5,
                 vertices: 6
-            }.into())
+            }))
         ));
         let mut posed = mesh.vertices().to_vec();
         posed[3].y = f64::NAN;
         assert!(matches!(
             ip.measure(&posed),
-            Err(Error::Mesh(MeshError::NonFiniteCoordinate { vertex: 3, .. }))
+            Err(Error::Mesh(MeshError::NonFiniteCoordinate {
+                vertex: 3,
+                ..
+            }))
         ));
     }
 

@@ -17,8 +17,8 @@ pub use interpenetration::{
     interpenetration, EdgeCrossing, Interpenetration, InterpenetrationReport, LayerOverlap,
 };
 
-use crate::error::{MeshError, SceneError, SkeletonError};
 use crate::error::{Error, Result};
+use crate::error::{MeshError, SceneError, SkeletonError};
 use crate::mesh::{signed_area2, Mesh};
 use crate::scene::{Probe, Scene};
 use crate::skeleton::Pose;
@@ -153,7 +153,8 @@ pub fn drag_of_positions(scene: &Scene, probe: &Probe, posed: &[Point2<f64>]) ->
         return Err(MeshError::PosedPositions {
             given: posed.len(),
             vertices: rest.len(),
-        }.into());
+        }
+        .into());
     }
     let transforms = scene.skeleton.skinning_affines(&probe.pose)?;
     let watched = probe.watched_vertices(scene)?;
@@ -161,7 +162,8 @@ pub fn drag_of_positions(scene: &Scene, probe: &Probe, posed: &[Point2<f64>]) ->
         // Nothing watched would measure a drag of 0: a pass that tested nothing.
         return Err(SceneError::ProbeWatchesNothing {
             probe: probe.name.clone(),
-        }.into());
+        }
+        .into());
     }
     let owners = owning_bones(scene);
     let displacement = watched
@@ -186,10 +188,12 @@ pub fn moved_bones(scene: &Scene, pose: &Pose) -> Result<Vec<bool>> {
     let skeleton = &scene.skeleton;
     let mut direct = vec![false; skeleton.len()];
     for name in pose.moved_bones() {
-        let j = skeleton.index_of(name).ok_or_else(|| Error::Skeleton(SkeletonError::UnknownBone {
-            context: "pose".into(),
-            bone: name.to_string(),
-        }))?;
+        let j = skeleton.index_of(name).ok_or_else(|| {
+            Error::Skeleton(SkeletonError::UnknownBone {
+                context: "pose".into(),
+                bone: name.to_string(),
+            })
+        })?;
         direct[j] = true;
     }
     Ok((0..skeleton.len())
@@ -403,7 +407,8 @@ impl Metrics {
                     probe: probe.name.clone(),
                     measure: name,
                     value,
-                }.into());
+                }
+                .into());
             }
         }
         if self.distortion_max.is_nan() || self.distortion_p99.is_nan() {
@@ -411,7 +416,8 @@ impl Metrics {
                 probe: probe.name.clone(),
                 measure: "distortion",
                 value: f64::NAN,
-            }.into());
+            }
+            .into());
         }
         Ok(())
     }

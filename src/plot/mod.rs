@@ -15,8 +15,8 @@ pub use charts::{LegendPosition, LineChart, Series, SeriesStyle};
 pub use maps::{bone_colors, PoseMap, WeightMap};
 pub use raster::{rasterize_triangles, RasterView};
 
-use crate::error::OutputError;
 use crate::compare::ProbeView;
+use crate::error::OutputError;
 use crate::error::{Error, Result};
 use crate::scene::Scene;
 use crate::weights::Weights;
@@ -65,23 +65,28 @@ pub fn save_figure<F: Figure>(figure: &F, path: impl AsRef<Path>, size: (u32, u3
             let root = BitMapBackend::new(path, size).into_drawing_area();
             root.fill(&WHITE).map_err(plot_err)?;
             figure.draw(&root)?;
-            root.present().map_err(|e| Error::Output(OutputError::Plot {
-                message: format!("{}: {e:?}", path.display()),
-            }))
+            root.present().map_err(|e| {
+                Error::Output(OutputError::Plot {
+                    message: format!("{}: {e:?}", path.display()),
+                })
+            })
         }
         Some("svg") => {
             let root = SVGBackend::new(path, size).into_drawing_area();
             root.fill(&WHITE).map_err(plot_err)?;
             figure.draw(&root)?;
-            root.present().map_err(|e| Error::Output(OutputError::Plot {
-                message: format!("{}: {e:?}", path.display()),
-            }))
+            root.present().map_err(|e| {
+                Error::Output(OutputError::Plot {
+                    message: format!("{}: {e:?}", path.display()),
+                })
+            })
         }
         other => Err(OutputError::UnsupportedOutput {
             path: path.to_path_buf(),
             extension: other.unwrap_or("").to_string(),
             supported: ".png or .svg".into(),
-        }.into()),
+        }
+        .into()),
     }
 }
 

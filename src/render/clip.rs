@@ -1,11 +1,11 @@
 //! A clip drawn frame by frame: sampled at a frame rate, skinned, and the frames put
 //! together as an animated PNG, a contact sheet, or two renders side by side.
 
-use crate::error::{FormatError, OutputError};
 use super::raster::check_size;
 use super::{posed_vertices, Skinning};
 use crate::animation::Clip;
 use crate::error::{Error, Result};
+use crate::error::{FormatError, OutputError};
 use crate::scene::Scene;
 use crate::weights::Weights;
 use image::RgbImage;
@@ -44,7 +44,9 @@ pub fn clip_frames(
 
 /// Frames of one size, or an error naming the first that differs.
 fn common_size(frames: &[RgbImage], what: &'static str) -> Result<(u32, u32)> {
-    let first = frames.first().ok_or(Error::Output(OutputError::NoFrames { what }))?;
+    let first = frames
+        .first()
+        .ok_or(Error::Output(OutputError::NoFrames { what }))?;
     let size = first.dimensions();
     if let Some((i, f)) = frames
         .iter()
@@ -56,7 +58,8 @@ fn common_size(frames: &[RgbImage], what: &'static str) -> Result<(u32, u32)> {
             frame: i,
             size: f.dimensions(),
             first: size,
-        }.into());
+        }
+        .into());
     }
     Ok(size)
 }
@@ -71,7 +74,8 @@ pub fn encode_apng(frames: &[RgbImage], times: &[f64], path: &Path) -> Result<Ve
         return Err(OutputError::FrameTimes {
             given: times.len(),
             frames: frames.len(),
-        }.into());
+        }
+        .into());
     }
     let n = frames.len();
     let mean_step = if n > 1 {
@@ -84,10 +88,12 @@ pub fn encode_apng(frames: &[RgbImage], times: &[f64], path: &Path) -> Result<Ve
         let dt = times.get(i + 1).map_or(mean_step, |t| t - times[i]);
         (dt * 10_000.0).round().clamp(1.0, u16::MAX as f64) as u16
     };
-    let err = |e: png::EncodingError| Error::Format(FormatError::Image {
-        path: path.into(),
-        message: e.to_string(),
-    });
+    let err = |e: png::EncodingError| {
+        Error::Format(FormatError::Image {
+            path: path.into(),
+            message: e.to_string(),
+        })
+    };
     let mut bytes = Vec::new();
     {
         let mut encoder = png::Encoder::new(&mut bytes, w, h);
@@ -137,7 +143,8 @@ pub fn side_by_side(images: &[RgbImage]) -> Result<RgbImage> {
             image: i,
             height: im.height(),
             first: h,
-        }.into());
+        }
+        .into());
     }
     let w: u64 = images.iter().map(|im| im.width() as u64).sum();
     check_size(w as f64, h as f64, 1)?;

@@ -27,8 +27,8 @@
 //! - **red check**: a render over red (R) must equal `K + (1 - a)·(255, 0, 0)` up to
 //!   rounding; the largest difference checks that blending is linear in the background.
 
-use crate::error::OutputError;
 use super::raster::Rgb16Image;
+use crate::error::OutputError;
 use crate::error::Result;
 use image::RgbImage;
 use rayon::prelude::*;
@@ -113,7 +113,8 @@ pub fn fringe_excluding(m: &Matting, excluded: Option<&[bool]>) -> Result<Fringe
                     render: name,
                     got: dimensions,
                     frame: size,
-                }.into());
+                }
+                .into());
             }
         }
     }
@@ -123,7 +124,8 @@ pub fn fringe_excluding(m: &Matting, excluded: Option<&[bool]>) -> Result<Fringe
             return Err(OutputError::MaskSize {
                 given: mask.len(),
                 pixels: w * h,
-            }.into());
+            }
+            .into());
         }
     }
     let a = coverage(m.black, m.white);

@@ -98,6 +98,7 @@ pub fn parse_colour(text: &str) -> Result<[u8; 3]> {
             argument: "background",
             value: text.to_string(),
             reason: format!("{text:?} is not a colour (use black, white, red or #RRGGBB)"),
-        }.into()),
+        }
+        .into()),
     }
 }

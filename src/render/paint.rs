@@ -11,8 +11,8 @@
 //! with the RGB of [`PaintOptions::transparent`]: the "dirty" transparent colour that
 //! bilinear filtering pulls into straight-alpha edges.
 
-use crate::error::{ArtError, SeamError};
 use crate::error::Result;
+use crate::error::{ArtError, SeamError};
 use crate::render::Texture;
 use crate::scene::{AlphaMode, Art, ArtImage, Layer, Scene};
 use crate::seams::measure::{triangle_layers, TriangleGrid};
@@ -147,14 +147,16 @@ fn check_paint_input(scene: &Scene, options: &PaintOptions) -> Result<()> {
     if scene.art.is_some() {
         return Err(ArtError::HasArt {
             scene: scene.name.clone(),
-        }.into());
+        }
+        .into());
     }
     if !(options.beyond.is_finite() && options.beyond >= 0.0) {
         return Err(SeamError::InvalidAmount {
             option: "beyond".into(),
             value: options.beyond,
             expected: "finite and >= 0",
-        }.into());
+        }
+        .into());
     }
     Ok(())
 }
@@ -195,7 +197,8 @@ pub fn paint_layers(
                 width,
                 height,
                 max: 16_384,
-            }.into());
+            }
+            .into());
         }
         for &v in &members {
             uvs[v] = frame.uv(points[v]);

@@ -1,7 +1,6 @@
 //! The pixel-edge check: "render over black, white and red at 1x, 2x and 4x; pass: no
 //! fixed-colour bright or dark fringe", measured with the fringe metric.
 
-use crate::error::{ArtError, OutputError};
 use super::fringe::{fringe_excluding, Fringe, Matting};
 use super::overlap::overlap_mask;
 use super::raster::{
@@ -9,6 +8,7 @@ use super::raster::{
 };
 use super::texture::Texture;
 use super::{posed_vertices, Skinning};
+use crate::error::{ArtError, OutputError};
 use crate::error::{Error, Result};
 use crate::lint::PixelEdgeMeasure;
 use crate::scene::{AlphaMode, Scene};
@@ -233,9 +233,11 @@ pub fn pixel_edge(
     textures: &[Texture],
     options: &PixelEdgeOptions,
 ) -> Result<Vec<PixelEdgeRow>> {
-    let art = scene.art.as_ref().ok_or_else(|| Error::Art(ArtError::NoArt {
-        scene: scene.name.clone(),
-    }))?;
+    let art = scene.art.as_ref().ok_or_else(|| {
+        Error::Art(ArtError::NoArt {
+            scene: scene.name.clone(),
+        })
+    })?;
     let mut poses = vec![("rest".to_string(), Pose::rest())];
     poses.extend(
         scene

@@ -16,8 +16,8 @@
 //! - The frame is cut into 32 x 32 pixel tiles rendered in parallel (rayon); each tile sees
 //!   the triangles in the same order, so the image does not depend on the thread count.
 
-use crate::error::{ArgumentError, MeshError, OutputError};
 use super::texture::{Texels, Texture};
+use crate::error::{ArgumentError, MeshError, OutputError};
 use crate::error::{Error, Result};
 use crate::mesh::Mesh;
 use crate::scene::{triangle_layers, AlphaMode, Art};
@@ -85,7 +85,8 @@ impl Frame {
                 argument: "scale",
                 value: view.scale.to_string(),
                 reason: format!("{} must be finite and > 0", view.scale),
-            }.into());
+            }
+            .into());
         }
         for (field, v) in [
             ("rotation", view.rotation_deg),
@@ -98,7 +99,8 @@ impl Frame {
                     argument: field,
                     value: v.to_string(),
                     reason: format!("{v} is not finite"),
-                }.into());
+                }
+                .into());
             }
         }
         if points.is_empty() {
@@ -166,7 +168,8 @@ pub(crate) fn check_size(w: f64, h: f64, samples: u32) -> Result<()> {
             samples,
             max_side: MAX_RENDER_SIDE,
             max_pixels: MAX_RENDER_PIXELS,
-        }.into());
+        }
+        .into());
     }
     Ok(())
 }
@@ -369,7 +372,8 @@ fn render_resolved<T: Copy + Default + Send, const K: usize>(
             argument: "samples",
             value: n.to_string(),
             reason: format!("{n} (use 1, 2, 4 or 8 samples per pixel side)"),
-        }.into());
+        }
+        .into());
     }
     check_size(frame.width as f64, frame.height as f64, n)?;
     let pixels = frame.width as usize * frame.height as usize;
@@ -377,14 +381,16 @@ fn render_resolved<T: Copy + Default + Send, const K: usize>(
         return Err(OutputError::MaskSize {
             given: flags.len(),
             pixels,
-        }.into());
+        }
+        .into());
     }
     let mesh = drawing.mesh;
     if drawing.positions.len() != mesh.vertex_count() {
         return Err(MeshError::PosedPositions {
             given: drawing.positions.len(),
             vertices: mesh.vertex_count(),
-        }.into());
+        }
+        .into());
     }
     if let Some(art) = drawing.art {
         art.check(mesh.vertex_count(), mesh.parts())?;

@@ -65,9 +65,11 @@ pub fn seam_pixel_gaps_in_art(
     renders: &MattingRenders,
     textures: &[Texture],
 ) -> Result<Vec<SeamPixelGap>> {
-    let art = scene.art.as_ref().ok_or_else(|| Error::Art(ArtError::NoArt {
-        scene: scene.name.clone(),
-    }))?;
+    let art = scene.art.as_ref().ok_or_else(|| {
+        Error::Art(ArtError::NoArt {
+            scene: scene.name.clone(),
+        })
+    })?;
     crate::render::check_uvs(&scene.mesh, art, textures)?;
     gaps(scene, seams, posed, frame, renders, Some(textures))
 }
@@ -189,7 +191,8 @@ fn check_render_sizes(frame: &Frame, renders: &MattingRenders) -> Result<()> {
                 render: name,
                 got: dimensions,
                 frame: (frame.width, frame.height),
-            }.into());
+            }
+            .into());
         }
     }
     Ok(())

@@ -78,7 +78,8 @@ pub fn check_uvs(mesh: &Mesh, art: &Art, textures: &[Texture]) -> Result<()> {
         return Err(ArtError::TextureCount {
             given: textures.len(),
             images: art.images.len(),
-        }.into());
+        }
+        .into());
     }
     let image_of_part = art.image_of_part(mesh.parts());
     const TOL: f64 = 1e-6;
@@ -98,7 +99,8 @@ pub fn check_uvs(mesh: &Mesh, art: &Art, textures: &[Texture]) -> Result<()> {
                 image: textures[k].name.clone(),
                 width: w,
                 height: h,
-            }.into());
+            }
+            .into());
         }
     }
     Ok(())

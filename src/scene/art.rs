@@ -4,8 +4,8 @@
 //! Only the model lives here: paths and numbers, no pixels. Reading the images is the
 //! renderer's job (feature `io`), so the numeric core stays free of image decoding.
 
-use crate::error::{ArtError, SkeletonError};
 use crate::error::Result;
+use crate::error::{ArtError, SkeletonError};
 use crate::mesh::Mesh;
 use nalgebra::Point2;
 use std::path::PathBuf;
@@ -106,7 +106,8 @@ impl Art {
             return Err(ArtError::ArtUvs {
                 given: self.uvs.len(),
                 vertices: vertex_count,
-            }.into());
+            }
+            .into());
         }
         if let Some(v) = self
             .uvs
@@ -117,7 +118,8 @@ impl Art {
                 vertex: v,
                 u: self.uvs[v].x,
                 v: self.uvs[v].y,
-            }.into());
+            }
+            .into());
         }
         for (i, l) in self.layers.iter().enumerate() {
             if !parts.contains(&l.part) {
@@ -125,13 +127,15 @@ impl Art {
                     context: format!("art.layers[{i}]"),
                     part: l.part.clone(),
                     known: parts.to_vec(),
-                }.into());
+                }
+                .into());
             }
             if self.layers[..i].iter().any(|o| o.part == l.part) {
                 return Err(ArtError::DuplicateLayer {
                     layer: i,
                     part: l.part.clone(),
-                }.into());
+                }
+                .into());
             }
             if let Some(k) = l.image {
                 if k >= self.images.len() {
@@ -139,7 +143,8 @@ impl Art {
                         layer: i,
                         image: k,
                         images: self.images.len(),
-                    }.into());
+                    }
+                    .into());
                 }
             }
         }

@@ -11,9 +11,9 @@
 //! Bones are inserted as constraint segments, so vertices lie on every bone and the bone is
 //! covered by mesh edges. Bones on the axis (spine, bar bones) lie along the half's seam edge.
 
-use crate::error::{ArgumentError, MeshError, SceneError};
 use super::{Probe, Scene, Watch};
 use crate::error::Result;
+use crate::error::{ArgumentError, MeshError, SceneError};
 use crate::mesh::{calibrate_max_area, mesh_outline, Mesh, MeshArrays, MeshingOptions, Outline};
 use crate::skeleton::{Bone, Pose, Skeleton};
 use nalgebra::Point2;
@@ -132,7 +132,8 @@ pub fn builtin_scene(name: &str, options: &BuiltinOptions) -> Result<Scene> {
             argument: "vertices",
             value: options.vertices.to_string(),
             reason: format!("{} is outside {lo}..={hi}", options.vertices),
-        }.into());
+        }
+        .into());
     }
     if let Some(g) = options.gap {
         if !g.is_finite() || !(0.0..=MAX_GAP).contains(&g) {
@@ -140,7 +141,8 @@ pub fn builtin_scene(name: &str, options: &BuiltinOptions) -> Result<Scene> {
                 argument: "gap",
                 value: g.to_string(),
                 reason: format!("{g} must be finite and in 0..={MAX_GAP}"),
-            }.into());
+            }
+            .into());
         }
     }
     let gap = options.gap.unwrap_or(DEFAULT_GAP);
@@ -150,14 +152,16 @@ pub fn builtin_scene(name: &str, options: &BuiltinOptions) -> Result<Scene> {
             argument: "overlap",
             value: overlap.to_string(),
             reason: format!("{overlap} must be finite and in 0..={MAX_OVERLAP}"),
-        }.into());
+        }
+        .into());
     }
     if overlap != 0.0 && name != "layered-elbow" {
         return Err(ArgumentError::InvalidArgument {
             argument: "overlap",
             value: overlap.to_string(),
             reason: format!("only layered-elbow has an overlap, not {name:?}"),
-        }.into());
+        }
+        .into());
     }
     let spec = match name {
         "arms-down" => arms_down(gap),
@@ -167,7 +171,8 @@ pub fn builtin_scene(name: &str, options: &BuiltinOptions) -> Result<Scene> {
                     argument: "gap",
                     value: gap.to_string(),
                     reason: "arms-touching is the gap-0 scene; use arms-down for other gaps".into(),
-                }.into());
+                }
+                .into());
             }
             arms_down(0.0)
         }
@@ -179,7 +184,8 @@ pub fn builtin_scene(name: &str, options: &BuiltinOptions) -> Result<Scene> {
             return Err(SceneError::UnknownBuiltin {
                 name: name.to_string(),
                 known: BUILTIN_SCENES.join(", "),
-            }.into())
+            }
+            .into())
         }
     };
     build(name, spec, options.vertices)
@@ -312,7 +318,8 @@ fn mirror_half(
                     "half mesh vertex {i} ({}, {}) lies on the wrong side of the mirror axis",
                     vertices[i].x, vertices[i].y
                 ),
-            }.into());
+            }
+            .into());
         }
     }
     let mut out = Vec::with_capacity(2 * triangles.len());

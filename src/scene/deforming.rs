@@ -9,8 +9,8 @@
 //! to no mesh. Without those weights only IK targets are left out; a scene without IK
 //! constraints (every built-in scene) keeps every bone.
 
-use crate::error::{ArgumentError, SkeletonError};
 use super::{Scene, SubScene};
+use crate::error::{ArgumentError, SkeletonError};
 use crate::error::{Error, Result};
 use crate::solvers::{Solution, Solver};
 use crate::weights::Weights;
@@ -81,7 +81,8 @@ impl Scene {
                      or a list",
                     self.name
                 ),
-            }.into());
+            }
+            .into());
         }
         Ok(DeformingBones { kept, left_out })
     }
@@ -108,10 +109,12 @@ pub fn solve_with_bones(solver: &dyn Solver, scene: &Scene, bones: &[usize]) -> 
                 .bones()
                 .get(j)
                 .map(|b| b.name.clone())
-                .ok_or_else(|| Error::Skeleton(SkeletonError::UnknownBone {
-                    context: format!("solve with bones of scene {:?}", scene.name),
-                    bone: format!("#{j}"),
-                }))
+                .ok_or_else(|| {
+                    Error::Skeleton(SkeletonError::UnknownBone {
+                        context: format!("solve with bones of scene {:?}", scene.name),
+                        bone: format!("#{j}"),
+                    })
+                })
         })
         .collect::<Result<Vec<_>>>()?;
     let mut cut = SubScene::with_bones(scene, &names)?;

@@ -18,9 +18,9 @@ pub use deforming::{solve_with_bones, DeformingBones, LeftOut};
 pub use seams::{Seams, Weld, BARYCENTRIC_TOLERANCE, JOINT_TOLERANCE};
 pub use subscene::SubScene;
 
-use crate::error::{ClipError, SceneError, SkeletonError};
 use crate::animation::{Clip, IkConstraint, MAX_KEYS};
 use crate::correctives::{apply_correctives, check_correctives, Corrective};
+use crate::error::{ClipError, SceneError, SkeletonError};
 use crate::error::{Error, Result};
 use crate::mesh::Mesh;
 use crate::skeleton::{Pose, Skeleton};
@@ -233,14 +233,13 @@ impl Scene {
 
     /// The clip called `name`.
     pub fn clip(&self, name: &str) -> Result<&Clip> {
-        self.clips
-            .iter()
-            .find(|c| c.name == name)
-            .ok_or_else(|| Error::Scene(SceneError::UnknownClip {
+        self.clips.iter().find(|c| c.name == name).ok_or_else(|| {
+            Error::Scene(SceneError::UnknownClip {
                 scene: self.name.clone(),
                 clip: name.to_string(),
                 known: self.clips.iter().map(|c| c.name.clone()).collect(),
-            }))
+            })
+        })
     }
 
     /// The pose of `clip` at `time` seconds: sampled ([`Clip::sample`]), then the scene's
@@ -262,7 +261,8 @@ impl Scene {
                     context,
                     part: part.to_string(),
                     known: known.clone(),
-                }.into());
+                }
+                .into());
             }
             Ok(())
         };
@@ -280,13 +280,16 @@ impl Scene {
                     name: probe.name.clone(),
                     first,
                     second: i,
-                }.into());
+                }
+                .into());
             }
             probe.pose.resolve(&self.skeleton).map_err(|e| match e {
-                Error::Skeleton(SkeletonError::UnknownBone { bone, .. }) => Error::Skeleton(SkeletonError::UnknownBone {
-                    context: format!("probe {:?} pose", probe.name),
-                    bone,
-                }),
+                Error::Skeleton(SkeletonError::UnknownBone { bone, .. }) => {
+                    Error::Skeleton(SkeletonError::UnknownBone {
+                        context: format!("probe {:?} pose", probe.name),
+                        bone,
+                    })
+                }
                 e => e,
             })?;
             if let Some(p) = &probe.watch.part {
@@ -298,7 +301,8 @@ impl Scene {
                         probe: probe.name.clone(),
                         vertex: v,
                         vertex_count: self.mesh.vertex_count(),
-                    }.into());
+                    }
+                    .into());
                 }
             }
         }
@@ -308,19 +312,18 @@ impl Scene {
     /// The probe called `name`, or the first probe when `name` is `None`.
     pub fn probe(&self, name: Option<&str>) -> Result<&Probe> {
         match name {
-            Some(n) => {
-                self.probes
-                    .iter()
-                    .find(|p| p.name == n)
-                    .ok_or_else(|| Error::Scene(SceneError::UnknownProbe {
-                        scene: self.name.clone(),
-                        probe: n.to_string(),
-                        known: self.probes.iter().map(|p| p.name.clone()).collect(),
-                    }))
-            }
-            None => self.probes.first().ok_or_else(|| Error::Scene(SceneError::NoProbes {
-                scene: self.name.clone(),
-            })),
+            Some(n) => self.probes.iter().find(|p| p.name == n).ok_or_else(|| {
+                Error::Scene(SceneError::UnknownProbe {
+                    scene: self.name.clone(),
+                    probe: n.to_string(),
+                    known: self.probes.iter().map(|p| p.name.clone()).collect(),
+                })
+            }),
+            None => self.probes.first().ok_or_else(|| {
+                Error::Scene(SceneError::NoProbes {
+                    scene: self.name.clone(),
+                })
+            }),
         }
     }
 
@@ -395,7 +398,8 @@ fn check_animation(skeleton: &Skeleton, clips: &[Clip], ik: &[IkConstraint]) -> 
             return Err(ClipError::InvalidClip {
                 clip: c.name.clone(),
                 message: "two clips have this name".into(),
-            }.into());
+            }
+            .into());
         }
         total = total.saturating_add(c.key_count() + c.ik_key_count());
         if total > MAX_KEYS {
@@ -403,7 +407,8 @@ fn check_animation(skeleton: &Skeleton, clips: &[Clip], ik: &[IkConstraint]) -> 
                 clip: c.name.clone(),
                 count: total,
                 max: MAX_KEYS,
-            }.into());
+            }
+            .into());
         }
         c.check(skeleton)?;
         c.check_ik_names(ik)?;
@@ -413,7 +418,8 @@ fn check_animation(skeleton: &Skeleton, clips: &[Clip], ik: &[IkConstraint]) -> 
             return Err(SkeletonError::InvalidIk {
                 constraint: k.name.clone(),
                 message: "two IK constraints have this name".into(),
-            }.into());
+            }
+            .into());
         }
         k.check(skeleton)?;
     }
@@ -425,29 +431,28 @@ impl Probe {
     pub fn watched_vertices(&self, scene: &Scene) -> Result<Vec<usize>> {
         let mesh = &scene.mesh;
         let part = match &self.watch.part {
-            Some(p) => Some(mesh.part_index(p).ok_or_else(|| Error::Skeleton(SkeletonError::UnknownPart {
-                context: format!("probe {:?} watch", self.name),
-                part: p.clone(),
-                known: mesh.parts().to_vec(),
-            }))?),
+            Some(p) => Some(mesh.part_index(p).ok_or_else(|| {
+                Error::Skeleton(SkeletonError::UnknownPart {
+                    context: format!("probe {:?} watch", self.name),
+                    part: p.clone(),
+                    known: mesh.parts().to_vec(),
+                })
+            })?),
             None => None,
         };
         let anchor = match self.watch.min_distance {
             Some(_) => {
-                let first =
-                    self.pose
-                        .moved_bones()
-                        .next()
-                        .ok_or_else(|| Error::Scene(SceneError::ProbeMovesNoBone {
-                            probe: self.name.clone(),
-                        }))?;
-                let j = scene
-                    .skeleton
-                    .index_of(first)
-                    .ok_or_else(|| Error::Skeleton(SkeletonError::UnknownBone {
+                let first = self.pose.moved_bones().next().ok_or_else(|| {
+                    Error::Scene(SceneError::ProbeMovesNoBone {
+                        probe: self.name.clone(),
+                    })
+                })?;
+                let j = scene.skeleton.index_of(first).ok_or_else(|| {
+                    Error::Skeleton(SkeletonError::UnknownBone {
                         context: format!("probe {:?} pose", self.name),
                         bone: first.to_string(),
-                    }))?;
+                    })
+                })?;
                 Some(scene.skeleton.bones()[j].head)
             }
             None => None,

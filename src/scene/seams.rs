@@ -75,14 +75,16 @@ impl Seams {
                     seam: seam.to_string(),
                     vertex: v,
                     vertex_count: n,
-                }.into());
+                }
+                .into());
             }
             if let Some(first) = &used[v] {
                 return Err(SeamError::SeamVertexRepeated {
                     seam: seam.to_string(),
                     vertex: v,
                     first: first.clone(),
-                }.into());
+                }
+                .into());
             }
             used[v] = Some(seam.to_string());
             Ok(())
@@ -93,7 +95,8 @@ impl Seams {
                 return Err(SeamError::InvalidSeam {
                     seam,
                     message: format!("{} member(s): a joint needs two or more", group.len()),
-                }.into());
+                }
+                .into());
             }
             for &v in group {
                 claim(&seam, v, &mut used)?;
@@ -107,7 +110,8 @@ impl Seams {
                         vertex: v,
                         other: group[0],
                         distance: d,
-                    }.into());
+                    }
+                    .into());
                 }
             }
         }
@@ -124,7 +128,8 @@ impl Seams {
                         seam,
                         vertex: s,
                         vertex_count: n,
-                    }.into());
+                    }
+                    .into());
                 }
                 if self.welds.iter().any(|o| o.vertex == s) {
                     return Err(SeamError::InvalidSeam {
@@ -132,7 +137,8 @@ impl Seams {
                         message: format!(
                             "source vertex {s} is itself a weld target (welds do not chain)"
                         ),
-                    }.into());
+                    }
+                    .into());
                 }
             }
             if !w.at.iter().all(|a| a.is_finite()) {
@@ -142,7 +148,8 @@ impl Seams {
                         "vertex {}: barycentric coordinates {:?} are not finite",
                         w.vertex, w.at
                     ),
-                }.into());
+                }
+                .into());
             }
             let sum: f64 = w.at.iter().sum();
             if w.at.iter().any(|&a| a < -BARYCENTRIC_TOLERANCE)
@@ -154,7 +161,8 @@ impl Seams {
                         "vertex {}: {:?} are not barycentric coordinates (each >= 0, sum 1)",
                         w.vertex, w.at
                     ),
-                }.into());
+                }
+                .into());
             }
         }
         Ok(())
@@ -167,11 +175,13 @@ impl Seams {
     pub fn join(&self, weights: &mut Weights) -> Result<()> {
         let n = weights.vertex_count();
         let bones = weights.bone_count();
-        let out_of_range = |seam: String, v: usize| Error::Seam(SeamError::SeamVertexOutOfRange {
-            seam,
-            vertex: v,
-            vertex_count: n,
-        });
+        let out_of_range = |seam: String, v: usize| {
+            Error::Seam(SeamError::SeamVertexOutOfRange {
+                seam,
+                vertex: v,
+                vertex_count: n,
+            })
+        };
         let mut mean = vec![0.0; bones];
         for (i, group) in self.joints.iter().enumerate() {
             mean.iter_mut().for_each(|m| *m = 0.0);

@@ -1,9 +1,9 @@
 //! One part of a scene with a chosen set of bones: how a solver is scored against an artist
 //! on the same mesh with the same bones (see `ImportReport`'s per-mesh bone lists).
 
-use crate::error::{MeshError, SkeletonError, WeightsError};
 use super::Scene;
 use crate::error::{Error, Result};
+use crate::error::{MeshError, SkeletonError, WeightsError};
 use crate::mesh::Mesh;
 use crate::skeleton::{Bone, Skeleton};
 use crate::weights::Weights;
@@ -35,11 +35,13 @@ impl SubScene {
     /// bones, and a part vertex used only by triangles that cross into other parts.
     pub fn new(scene: &Scene, part: &str, bones: &[String]) -> Result<SubScene> {
         let mesh = &scene.mesh;
-        let p = mesh.part_index(part).ok_or_else(|| Error::Skeleton(SkeletonError::UnknownPart {
-            context: "sub-scene".into(),
-            part: part.to_string(),
-            known: mesh.parts().to_vec(),
-        }))?;
+        let p = mesh.part_index(part).ok_or_else(|| {
+            Error::Skeleton(SkeletonError::UnknownPart {
+                context: "sub-scene".into(),
+                part: part.to_string(),
+                known: mesh.parts().to_vec(),
+            })
+        })?;
         let vertices: Vec<usize> = (0..mesh.vertex_count())
             .filter(|&v| mesh.vertex_parts()[v] == p)
             .collect();
@@ -67,7 +69,8 @@ impl SubScene {
             return Err(MeshError::StrandedVertex {
                 part: part.to_string(),
                 vertex: vertices[i],
-            }.into());
+            }
+            .into());
         }
         let points = vertices.iter().map(|&v| mesh.vertices()[v]).collect();
         let parts = vec![part.to_string()];
@@ -143,7 +146,8 @@ impl SubScene {
                     vertex: v,
                     sum,
                     tolerance: 0.0,
-                }.into());
+                }
+                .into());
             }
             out.row_mut(i).iter_mut().for_each(|w| *w /= sum);
         }
@@ -162,7 +166,8 @@ impl SubScene {
                     weights.vertex_count(),
                     weights.bone_count()
                 ),
-            }.into());
+            }
+            .into());
         }
         Ok(())
     }
@@ -181,7 +186,8 @@ impl SubScene {
                     self.vertices.len(),
                     self.bones.len()
                 ),
-            }.into());
+            }
+            .into());
         }
         self.check_full_shape(weights)?;
         for (i, &v) in self.vertices.iter().enumerate() {
@@ -207,10 +213,12 @@ fn kept_skeleton(
     let mut kept: Vec<usize> = bones
         .iter()
         .map(|name| {
-            sk.index_of(name).ok_or_else(|| Error::Skeleton(SkeletonError::UnknownBone {
-                context: "sub-scene".into(),
-                bone: name.clone(),
-            }))
+            sk.index_of(name).ok_or_else(|| {
+                Error::Skeleton(SkeletonError::UnknownBone {
+                    context: "sub-scene".into(),
+                    bone: name.clone(),
+                })
+            })
         })
         .collect::<Result<_>>()?;
     kept.sort_unstable();

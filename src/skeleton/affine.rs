@@ -112,10 +112,12 @@ impl Affine2 {
     /// inverse overflows, is an [`SkeletonError::SingularTransform`](crate::error::SkeletonError::SingularTransform).
     pub fn inverse(&self) -> Result<Affine2> {
         let det = self.determinant();
-        let singular = || Error::Skeleton(SkeletonError::SingularTransform {
-            context: "affine transform".into(),
-            determinant: det,
-        });
+        let singular = || {
+            Error::Skeleton(SkeletonError::SingularTransform {
+                context: "affine transform".into(),
+                determinant: det,
+            })
+        };
         if det == 0.0 || !det.is_finite() {
             return Err(singular());
         }
@@ -201,7 +203,9 @@ mod tests {
     fn singular_inverse_is_an_error() {
         let flat = Affine2::new(1.0, 2.0, 2.0, 4.0, 0.0, 0.0);
         match flat.inverse() {
-            Err(Error::Skeleton(SkeletonError::SingularTransform { determinant, .. })) => assert_eq!(determinant, 0.0),
+            Err(Error::Skeleton(SkeletonError::SingularTransform { determinant, .. })) => {
+                assert_eq!(determinant, 0.0)
+            }
             other => panic!("{other:?}"),
         }
         let huge = Affine2::new(1e308, 0.0, 0.0, 1e308, 0.0, 0.0);

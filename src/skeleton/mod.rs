@@ -147,7 +147,8 @@ impl Skeleton {
                     return Err(SkeletonError::NonFiniteBone {
                         bone: b.name.clone(),
                         field,
-                    }.into());
+                    }
+                    .into());
                 }
             }
             // The norm of `tail - head` overflows when the difference does or its square does.
@@ -156,7 +157,8 @@ impl Skeleton {
                     bone: b.name.clone(),
                     head: [b.head.x, b.head.y],
                     tail: [b.tail.x, b.tail.y],
-                }.into());
+                }
+                .into());
             }
         }
         let rest = rest_affines(&bones, &order)?;
@@ -170,7 +172,8 @@ impl Skeleton {
                         bone: b.name.clone(),
                         head: [b.head.x, b.head.y],
                         origin: [origin.x, origin.y],
-                    }.into());
+                    }
+                    .into());
                 }
             }
         }
@@ -195,13 +198,15 @@ impl Skeleton {
                 return Err(SkeletonError::NonFiniteBone {
                     bone: b.name.clone(),
                     field: "length",
-                }.into());
+                }
+                .into());
             }
             if b.length < 0.0 {
                 return Err(SkeletonError::NegativeBoneLength {
                     bone: b.name.clone(),
                     length: b.length,
-                }.into());
+                }
+                .into());
             }
         }
         let mut out: Vec<Bone> = bones
@@ -224,7 +229,8 @@ impl Skeleton {
             if !bone.tail.x.is_finite() || !bone.tail.y.is_finite() {
                 return Err(SkeletonError::TransformOverflow {
                     bone: bone.name.clone(),
-                }.into());
+                }
+                .into());
             }
         }
         Skeleton::new(out)
@@ -347,7 +353,8 @@ impl Skeleton {
             return Err(SkeletonError::PoseOffsets {
                 given: offsets.len(),
                 bones: self.bones.len(),
-            }.into());
+            }
+            .into());
         }
         let world = posed_affines(&self.bones, &self.order, offsets, Some(&self.rest_inverse));
         check_finite(&self.bones, &world)?;
@@ -405,7 +412,8 @@ fn validate_and_order(bones: &[Bone]) -> Result<Vec<usize>> {
                 name: b.name.clone(),
                 first,
                 second: i,
-            }.into());
+            }
+            .into());
         }
         seen.insert(&b.name, i);
         if let Some(p) = b.parent {
@@ -413,14 +421,16 @@ fn validate_and_order(bones: &[Bone]) -> Result<Vec<usize>> {
                 return Err(SkeletonError::UnknownParent {
                     bone: b.name.clone(),
                     parent: format!("#{p}"),
-                }.into());
+                }
+                .into());
             }
         }
         if let Some(field) = b.local.as_ref().and_then(LocalTransform::non_finite_field) {
             return Err(SkeletonError::NonFiniteBone {
                 bone: b.name.clone(),
                 field: local_field_name(field),
-            }.into());
+            }
+            .into());
         }
     }
     // Depth-first ordering, detecting cycles.
@@ -440,7 +450,8 @@ fn validate_and_order(bones: &[Bone]) -> Result<Vec<usize>> {
                     return Err(SkeletonError::ParentCycle {
                         bone: bones[b].name.clone(),
                         cycle: names.join(" -> "),
-                    }.into());
+                    }
+                    .into());
                 }
                 _ => {}
             }
@@ -490,10 +501,12 @@ fn rest_inverses(bones: &[Bone], rest: &[Affine2]) -> Result<Vec<Affine2>> {
                 // Exactly the isometry inverse, so rigid skeletons skin as before.
                 return Ok(Affine2::from_isometry(&b.bind_transform().inverse()));
             }
-            w.inverse().map_err(|_| Error::Skeleton(SkeletonError::SingularTransform {
-                context: format!("bone {:?} setup world transform", b.name),
-                determinant: w.determinant(),
-            }))
+            w.inverse().map_err(|_| {
+                Error::Skeleton(SkeletonError::SingularTransform {
+                    context: format!("bone {:?} setup world transform", b.name),
+                    determinant: w.determinant(),
+                })
+            })
         })
         .collect()
 }
@@ -502,7 +515,8 @@ fn check_finite(bones: &[Bone], world: &[Affine2]) -> Result<()> {
     match world.iter().position(|w| !w.is_finite()) {
         Some(j) => Err(SkeletonError::TransformOverflow {
             bone: bones[j].name.clone(),
-        }.into()),
+        }
+        .into()),
         None => Ok(()),
     }
 }
@@ -633,15 +647,19 @@ impl Pose {
     pub fn resolve(&self, skeleton: &Skeleton) -> Result<Vec<BoneOffset>> {
         let mut out = vec![BoneOffset::default(); skeleton.len()];
         let index = |name: &String, context: &str| {
-            skeleton.index_of(name).ok_or_else(|| Error::Skeleton(SkeletonError::UnknownBone {
-                context: context.into(),
-                bone: name.clone(),
-            }))
+            skeleton.index_of(name).ok_or_else(|| {
+                Error::Skeleton(SkeletonError::UnknownBone {
+                    context: context.into(),
+                    bone: name.clone(),
+                })
+            })
         };
-        let non_finite = |name: &String, field| Error::Skeleton(SkeletonError::NonFinitePose {
-            bone: name.clone(),
-            field,
-        });
+        let non_finite = |name: &String, field| {
+            Error::Skeleton(SkeletonError::NonFinitePose {
+                bone: name.clone(),
+                field,
+            })
+        };
         for (name, &deg) in &self.rotations {
             let j = index(name, "pose rotation")?;
             if !deg.is_finite() {

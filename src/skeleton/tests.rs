@@ -1,5 +1,5 @@
-use crate::error::SkeletonError;
 use super::*;
+use crate::error::SkeletonError;
 
 fn close(a: &Affine2, b: &Affine2, tol: f64) -> bool {
     a.max_difference(b) <= tol
@@ -181,7 +181,10 @@ fn hostile_local_bones_are_typed_errors() {
     ));
     assert!(matches!(
         sk.world_affines(&Pose::rest().scale("b", Vector2::new(f64::NAN, 1.0))),
-        Err(Error::Skeleton(SkeletonError::NonFinitePose { field: "scale", .. }))
+        Err(Error::Skeleton(SkeletonError::NonFinitePose {
+            field: "scale",
+            ..
+        }))
     ));
 }
 

@@ -62,7 +62,6 @@
 //! s, 496k 15.6 s -> 7.0-7.1 s (peak memory 2.41 GB -> 1.24 GB); `figure` 50k (19 bones)
 //! 1.91 s -> 0.89-0.91 s.
 
-use crate::error::SolverError;
 use super::coarse_start::{coarse_applies, coarse_solution};
 use super::distance::{bone_segments, nearest_segment};
 use super::heat::{rows_from_columns, Factorization};
@@ -74,6 +73,7 @@ use super::{
     Solution, Solver, SolverOptions,
 };
 use crate::error::Result;
+use crate::error::SolverError;
 use crate::mesh::{CotanLaplacian, Mesh};
 use crate::scene::Scene;
 use faer::sparse::{SparseColMat, SymbolicSparseColMat};
@@ -551,7 +551,8 @@ impl BiharmonicSystem {
                     "vertex {v} has no area around it (lumped mass {})",
                     mass_all[v]
                 ),
-            }.into());
+            }
+            .into());
         }
         let free: Vec<usize> = (0..n).filter(|&v| !handles.fixed[v]).collect();
         let mut index = vec![usize::MAX; n];

@@ -32,7 +32,6 @@
 //! values are constants of the [`Recipe`]; the feature `internals` exposes it so that
 //! experiments can replay variants.
 
-use crate::error::SolverError;
 use super::bbw::with_fixed_rows;
 use super::dijkstra::multi_source_dijkstra_within;
 use super::distance::{bone_segments, nearest_segment};
@@ -47,6 +46,7 @@ use super::visibility::Visibility;
 use super::{
     check_number, finish, parse_number, unknown_option, OptionDoc, Solution, Solver, SolverOptions,
 };
+use crate::error::SolverError;
 use crate::error::{Error, Result};
 use crate::scene::Scene;
 use faer::sparse::SparseColMat;
@@ -265,10 +265,12 @@ impl SolverOptions for BestOptions {
                 self.limit = match value.trim() {
                     "none" => None,
                     v => Some(WeightLimit::parse(v).map_err(|e| match e {
-                        Error::Solver(SolverError::InvalidOption { message, .. }) => Error::Solver(SolverError::InvalidOption {
-                            option: key.to_string(),
-                            message,
-                        }),
+                        Error::Solver(SolverError::InvalidOption { message, .. }) => {
+                            Error::Solver(SolverError::InvalidOption {
+                                option: key.to_string(),
+                                message,
+                            })
+                        }
                         e => e,
                     })?),
                 }
@@ -277,10 +279,12 @@ impl SolverOptions for BestOptions {
                 self.coarse_refine = match value.trim() {
                     "none" => None,
                     v => Some(super::refine::parse_target(v).map_err(|e| match e {
-                        Error::Solver(SolverError::InvalidOption { message, .. }) => Error::Solver(SolverError::InvalidOption {
-                            option: key.to_string(),
-                            message,
-                        }),
+                        Error::Solver(SolverError::InvalidOption { message, .. }) => {
+                            Error::Solver(SolverError::InvalidOption {
+                                option: key.to_string(),
+                                message,
+                            })
+                        }
                         e => e,
                     })?),
                 }

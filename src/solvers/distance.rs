@@ -3,8 +3,8 @@
 //! Every formula here is written so that mirroring the scene (x -> -x) mirrors the result
 //! exactly, bit for bit: the mirror-symmetry tests rely on it.
 
-use crate::error::SolverError;
 use crate::error::Result;
+use crate::error::SolverError;
 pub use crate::geometry::Segment;
 use crate::skeleton::Bone;
 use nalgebra::Point2;
@@ -110,7 +110,8 @@ impl Falloff {
             return Err(SolverError::InvalidOption {
                 option: "falloff_power".into(),
                 message: format!("must be finite and > 0, got {power}"),
-            }.into());
+            }
+            .into());
         }
         Ok(())
     }

@@ -17,7 +17,6 @@
 //! - A vertex that sees no bone (while its component does) has `H_vv = 0`: it gets its
 //!   weights by diffusion alone, which is the point of the method.
 
-use crate::error::SolverError;
 use super::distance::{bone_segments, nearest_segment};
 use super::nearest::{nearest_visible_bones, NearestBones};
 use super::ordering::nested_dissection;
@@ -26,6 +25,7 @@ use super::{
     blind_warnings, check_number, finish, parse_number, scene_extent, unknown_option, OptionDoc,
     Solution, Solver, SolverOptions,
 };
+use crate::error::SolverError;
 use crate::error::{Error, Result};
 use crate::mesh::CotanLaplacian;
 use crate::scene::Scene;
@@ -139,7 +139,8 @@ pub(crate) fn parse_bool(key: &str, value: &str) -> Result<bool> {
         _ => Err(SolverError::InvalidOption {
             option: key.to_string(),
             message: format!("{value:?} is not a boolean (true/false)"),
-        }.into()),
+        }
+        .into()),
     }
 }
 
@@ -200,7 +201,8 @@ impl SolverOptions for HeatOptions {
                         return Err(SolverError::InvalidOption {
                             option: key.to_string(),
                             message: format!("{value:?} is not an ordering (nd, amd)"),
-                        }.into())
+                        }
+                        .into())
                     }
                 }
             }
@@ -253,14 +255,16 @@ impl Factorization {
                 if fwd.len() != n {
                     return Err(SolverError::LinearAlgebra {
                         message: format!("ordering has {} entries for {n} rows", fwd.len()),
-                    }.into());
+                    }
+                    .into());
                 }
                 let mut inv = vec![usize::MAX; n];
                 for (k, &v) in fwd.iter().enumerate() {
                     if v >= n || inv[v] != usize::MAX {
                         return Err(SolverError::LinearAlgebra {
                             message: format!("ordering is not a permutation (row {v})"),
-                        }.into());
+                        }
+                        .into());
                     }
                     inv[v] = k;
                 }
@@ -278,9 +282,11 @@ impl Factorization {
             ordering,
             Default::default(),
         )
-        .map_err(|e| Error::Solver(SolverError::LinearAlgebra {
-            message: format!("symbolic Cholesky: {e:?}"),
-        }))?;
+        .map_err(|e| {
+            Error::Solver(SolverError::LinearAlgebra {
+                message: format!("symbolic Cholesky: {e:?}"),
+            })
+        })?;
         Self::numeric(std::sync::Arc::new(symbolic), lower, values)
     }
 
@@ -295,9 +301,11 @@ impl Factorization {
             SymmetricOrdering::Amd,
             Default::default(),
         )
-        .map_err(|e| Error::Solver(SolverError::LinearAlgebra {
-            message: format!("symbolic Cholesky: {e:?}"),
-        }))?;
+        .map_err(|e| {
+            Error::Solver(SolverError::LinearAlgebra {
+                message: format!("symbolic Cholesky: {e:?}"),
+            })
+        })?;
         Ok(Factorization {
             symbolic: std::sync::Arc::new(symbolic),
             values: Vec::new(),
@@ -382,9 +390,11 @@ impl Factorization {
                 MemStack::new(&mut buf),
                 Default::default(),
             )
-            .map_err(|e| Error::Solver(SolverError::LinearAlgebra {
-                message: format!("the system is not positive definite ({e:?})"),
-            }))?;
+            .map_err(|e| {
+                Error::Solver(SolverError::LinearAlgebra {
+                    message: format!("the system is not positive definite ({e:?})"),
+                })
+            })?;
         Ok(())
     }
 

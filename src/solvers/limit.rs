@@ -8,8 +8,8 @@
 //! jump); rows stay `>= 0` and sum to 1. A row whose every weight is below `LOW` (possible
 //! only when `LOW >= 1 / bones`) keeps its largest weight alone.
 
-use crate::error::SolverError;
 use super::{finish, Solution, Solver};
+use crate::error::SolverError;
 use crate::error::{Error, Result};
 use crate::scene::Scene;
 use crate::weights::Weights;
@@ -32,17 +32,20 @@ impl WeightLimit {
             return Err(SolverError::InvalidOption {
                 option: "limit".into(),
                 message: format!("needs 0 <= LOW < HIGH <= 1, got LOW = {low}, HIGH = {high}"),
-            }.into());
+            }
+            .into());
         }
         Ok(WeightLimit { low, high })
     }
 
     /// Parses `LOW:HIGH`, e.g. `0.05:0.1`.
     pub fn parse(text: &str) -> Result<Self> {
-        let bad = || Error::Solver(SolverError::InvalidOption {
-            option: "limit".into(),
-            message: format!("{text:?} is not LOW:HIGH (two numbers, e.g. 0.05:0.1)"),
-        });
+        let bad = || {
+            Error::Solver(SolverError::InvalidOption {
+                option: "limit".into(),
+                message: format!("{text:?} is not LOW:HIGH (two numbers, e.g. 0.05:0.1)"),
+            })
+        };
         let (a, b) = text.split_once(':').ok_or_else(bad)?;
         let low: f64 = a.trim().parse().map_err(|_| bad())?;
         let high: f64 = b.trim().parse().map_err(|_| bad())?;

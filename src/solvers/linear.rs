@@ -12,12 +12,12 @@
 //!
 //! Zero-length bones have no axis and are never blended.
 
-use crate::error::SolverError;
 use super::distance::{bone_segments, Segment};
 use super::{
     check_number, finish, parse_number, unknown_option, OptionDoc, Solution, Solver, SolverOptions,
 };
 use crate::error::Result;
+use crate::error::SolverError;
 use crate::scene::Scene;
 use crate::skeleton::Bone;
 use crate::weights::Weights;
@@ -184,7 +184,8 @@ impl Solver for Linear {
                 message: format!(
                     "the blend half-width comes out {r:e} px, too wide to compute (2r overflows)"
                 ),
-            }.into());
+            }
+            .into());
         }
         let bones = scene.skeleton.bones();
         let nb = bones.len();

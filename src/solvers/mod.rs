@@ -170,7 +170,9 @@ pub trait SolverOptions: Default {
         let mut o = Self::default();
         for (k, v) in options {
             o.set(k, v).map_err(|e| match e {
-                Error::Solver(SolverError::InvalidOption { option, .. }) if !Self::keys().contains(&k.as_str()) => {
+                Error::Solver(SolverError::InvalidOption { option, .. })
+                    if !Self::keys().contains(&k.as_str()) =>
+                {
                     unknown_option(solver, &option, &Self::keys())
                 }
                 e => e,
@@ -218,10 +220,12 @@ pub(crate) fn parse_number(
     ok: impl Fn(f64) -> bool,
     expect: &str,
 ) -> Result<f64> {
-    let x: f64 = value.trim().parse().map_err(|_| Error::Solver(SolverError::InvalidOption {
-        option: key.to_string(),
-        message: format!("{value:?} is not a number"),
-    }))?;
+    let x: f64 = value.trim().parse().map_err(|_| {
+        Error::Solver(SolverError::InvalidOption {
+            option: key.to_string(),
+            message: format!("{value:?} is not a number"),
+        })
+    })?;
     check_number(key, x, ok, expect)
 }
 
@@ -236,7 +240,8 @@ pub(crate) fn check_number(
         return Err(SolverError::InvalidOption {
             option: key.to_string(),
             message: format!("must be finite and {expect}, got {x}"),
-        }.into());
+        }
+        .into());
     }
     Ok(x)
 }
@@ -312,10 +317,12 @@ where
 
 /// The registry entry for `name` and whether `+mask` is to be added around it.
 fn resolve(name: &str) -> Result<(&'static SolverEntry, bool)> {
-    let unknown = || Error::Solver(SolverError::UnknownSolver {
-        name: name.to_string(),
-        known: known_names(),
-    });
+    let unknown = || {
+        Error::Solver(SolverError::UnknownSolver {
+            name: name.to_string(),
+            known: known_names(),
+        })
+    };
     if let Some(e) = entry(name) {
         return Ok((e, false));
     }
@@ -352,10 +359,12 @@ pub(crate) fn finish(
     weights: Weights,
     warnings: Vec<String>,
 ) -> Result<Solution> {
-    weights.validate().map_err(|e| Error::Solver(SolverError::Solver {
-        solver: solver.clone(),
-        message: format!("produced invalid weights ({e}); this is a bug, please report it"),
-    }))?;
+    weights.validate().map_err(|e| {
+        Error::Solver(SolverError::Solver {
+            solver: solver.clone(),
+            message: format!("produced invalid weights ({e}); this is a bug, please report it"),
+        })
+    })?;
     Ok(Solution {
         weights,
         report: SolveReport {

@@ -3,8 +3,8 @@
 //! from `pose --json` for other weights, the scene file keeps clips, hostile clips are typed
 //! errors.
 
-use skinweights::error::{ClipError, SkeletonError};
 use crate::common;
+use skinweights::error::{ClipError, SkeletonError};
 
 use common::{scene_at, skinweights, small_scene, solved, text};
 use nalgebra::{Point2, Vector2};
@@ -655,7 +655,10 @@ fn hostile_clips_are_typed_errors() {
     let many: Vec<Key> = (0..1_000_001)
         .map(|i| Key::new(i as f64 * 1e-7, 0.0))
         .collect();
-    assert!(matches!(one(rot(many)), Err(Error::Clip(ClipError::TooManyKeys { .. }))));
+    assert!(matches!(
+        one(rot(many)),
+        Err(Error::Clip(ClipError::TooManyKeys { .. }))
+    ));
     // In a file: a scene with 10^7 keys fails while it is read.
     let mut v: Value = serde_json::from_str(&scene_to_json(&scene, None).unwrap()).unwrap();
     v["format"] = "skinweights.scene/3".into();

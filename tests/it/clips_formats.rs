@@ -1,10 +1,10 @@
 //! Clip loaders and writers: DragonBones animations into `Scene.clips` and back.
 
-use skinweights::error::{ClipError, FormatError, RigFormat, SkeletonError};
 use crate::common;
 use serde_json::{json, Value};
 use skinweights::animation::{ChannelKind, Clip, Curve};
 use skinweights::error::Error;
+use skinweights::error::{ClipError, FormatError, RigFormat, SkeletonError};
 use skinweights::io::dragonbones::{export_dragonbones, import_dragonbones};
 use skinweights::io::godot::export_godot;
 use std::collections::BTreeMap;
@@ -321,7 +321,10 @@ fn hostile_dragonbones_clips_are_typed_errors() {
         {"duration": 20, "tweenEasing": 0, "rotate": 1}, {"duration": 0}
     ]))))
     .unwrap_err();
-    assert!(matches!(e, Error::Clip(ClipError::InvalidKey { key: 1, .. })), "{e}");
+    assert!(
+        matches!(e, Error::Clip(ClipError::InvalidKey { key: 1, .. })),
+        "{e}"
+    );
     let e = import_dragonbones(&tiny(frames(json!([
         {"duration": -3, "rotate": 1}, {"duration": 0}
     ]))))
@@ -353,7 +356,10 @@ fn hostile_dragonbones_clips_are_typed_errors() {
         .map(|_| json!({"duration": 0}))
         .collect();
     let e = import_dragonbones(&tiny(frames(Value::Array(many)))).unwrap_err();
-    assert!(matches!(e, Error::Clip(ClipError::TooManyKeys { .. })), "{e}");
+    assert!(
+        matches!(e, Error::Clip(ClipError::TooManyKeys { .. })),
+        "{e}"
+    );
 }
 
 #[test]

@@ -3,12 +3,12 @@
 //! flips nothing, on the built-in bar and on a bar of other proportions at other angles, both
 //! bend directions, linear and heat weights; hostile correctives and options are typed errors.
 
-use skinweights::error::{CorrectiveError, SkeletonError, SolverError};
 use nalgebra::{Point2, Rotation2, Vector2};
 use skinweights::correctives::{
     auto_corrective, check_correctives, skin_with_correctives, AutoCorrectiveOptions, Corrective,
     CorrectiveKey, Interpolation,
 };
+use skinweights::error::{CorrectiveError, SkeletonError, SolverError};
 use skinweights::metrics::flipped_triangles;
 use skinweights::skinning::linear_blend_skinning;
 use skinweights::{
@@ -228,15 +228,23 @@ fn hostile_correctives_are_typed_errors() {
     let fit = |joint: &str, angles: &[f64]| auto_corrective(&scene, &w, joint, angles, &opts);
     assert!(matches!(
         fit("lower", &[150.0, 90.0]),
-        Err(Error::Corrective(CorrectiveError::CorrectiveAngleOrder { key: 1, .. }))
+        Err(Error::Corrective(CorrectiveError::CorrectiveAngleOrder {
+            key: 1,
+            ..
+        }))
     ));
     assert!(matches!(
         fit("lower", &[90.0, 90.0]),
-        Err(Error::Corrective(CorrectiveError::CorrectiveAngleOrder { .. }))
+        Err(Error::Corrective(
+            CorrectiveError::CorrectiveAngleOrder { .. }
+        ))
     ));
     assert!(matches!(
         fit("lower", &[f64::NAN]),
-        Err(Error::Corrective(CorrectiveError::NonFiniteCorrective { key: 0, .. }))
+        Err(Error::Corrective(CorrectiveError::NonFiniteCorrective {
+            key: 0,
+            ..
+        }))
     ));
     assert!(matches!(
         fit("elbow", &[90.0]),
@@ -285,6 +293,9 @@ fn hostile_correctives_are_typed_errors() {
     let pose = Pose::rest().rotate("lower", 90.0);
     assert!(matches!(
         skin_with_correctives(scene.mesh().vertices(), scene.skeleton(), &w, &pose, &[bad]),
-        Err(Error::Corrective(CorrectiveError::NonFiniteCorrective { key: 0, .. }))
+        Err(Error::Corrective(CorrectiveError::NonFiniteCorrective {
+            key: 0,
+            ..
+        }))
     ));
 }

@@ -4,8 +4,8 @@
 //! targets (evaluated here from the raw accessors), Spine deform keys and DragonBones FFD
 //! frames (each drawn here from the file's own numbers and compared with the library).
 
-use skinweights::error::{CorrectiveError, FormatError, SkeletonError};
 use crate::common;
+use skinweights::error::{CorrectiveError, FormatError, SkeletonError};
 
 use base64::engine::general_purpose::STANDARD as BASE64;
 use base64::Engine as _;
@@ -130,15 +130,30 @@ fn hostile_correctives_in_a_scene_file_are_typed_errors() {
         ),
         (
             r#"[{"joint": "lower", "vertices": [0], "keys": [{"angle": 90, "offsets": [[1, 0]]}, {"angle": 45, "offsets": [[1, 0]]}]}]"#,
-            |e| matches!(e, Error::Corrective(CorrectiveError::CorrectiveAngleOrder { key: 1, .. })),
+            |e| {
+                matches!(
+                    e,
+                    Error::Corrective(CorrectiveError::CorrectiveAngleOrder { key: 1, .. })
+                )
+            },
         ),
         (
             r#"[{"joint": "lower", "vertices": [0, 99999], "keys": [{"angle": 90, "offsets": [[1, 0], [0, 0]]}]}]"#,
-            |e| matches!(e, Error::Corrective(CorrectiveError::CorrectiveVertex { vertex: 99999, .. })),
+            |e| {
+                matches!(
+                    e,
+                    Error::Corrective(CorrectiveError::CorrectiveVertex { vertex: 99999, .. })
+                )
+            },
         ),
         (
             r#"[{"joint": "lower", "vertices": [3, 3], "keys": [{"angle": 90, "offsets": [[1, 0], [0, 0]]}]}]"#,
-            |e| matches!(e, Error::Corrective(CorrectiveError::DuplicateCorrectiveVertex { vertex: 3, .. })),
+            |e| {
+                matches!(
+                    e,
+                    Error::Corrective(CorrectiveError::DuplicateCorrectiveVertex { vertex: 3, .. })
+                )
+            },
         ),
         (
             r#"[{"joint": "lower", "vertices": [0, 1], "keys": [{"angle": 90, "offsets": [[1, 0]]}]}]"#,
@@ -155,7 +170,12 @@ fn hostile_correctives_in_a_scene_file_are_typed_errors() {
         ),
         (
             r#"[{"joint": "lower", "vertices": [0], "keys": []}]"#,
-            |e| matches!(e, Error::Corrective(CorrectiveError::EmptyCorrective { .. })),
+            |e| {
+                matches!(
+                    e,
+                    Error::Corrective(CorrectiveError::EmptyCorrective { .. })
+                )
+            },
         ),
         (
             r#"[{"joint": "lower", "interpolation": "cubic", "vertices": [0], "keys": [{"angle": 90, "offsets": [[1, 0]]}]}]"#,
@@ -176,7 +196,13 @@ fn hostile_correctives_in_a_scene_file_are_typed_errors() {
         ),
         (
             r#"[{"joint": "lower", "vertices": [0], "keys": [{"angle": 90, "offsets": [[1e999, 0]]}]}]"#,
-            |e| matches!(e, Error::Corrective(CorrectiveError::NonFiniteCorrective { .. }) | Error::Format(FormatError::Json { .. })),
+            |e| {
+                matches!(
+                    e,
+                    Error::Corrective(CorrectiveError::NonFiniteCorrective { .. })
+                        | Error::Format(FormatError::Json { .. })
+                )
+            },
         ),
         (
             r#"[{"joint": "lower", "vertices": [0], "keys": [{"angle": 90, "offsets": [[1, 0]], "extra": 1}]}]"#,
@@ -213,7 +239,9 @@ fn hostile_correctives_in_a_scene_file_are_typed_errors() {
     c.keys[0].angle = f64::INFINITY;
     assert!(matches!(
         small_scene("bar").with_correctives(vec![c]),
-        Err(Error::Corrective(CorrectiveError::NonFiniteCorrective { .. }))
+        Err(Error::Corrective(
+            CorrectiveError::NonFiniteCorrective { .. }
+        ))
     ));
 }
 

@@ -1,8 +1,8 @@
 //! DragonBones import and export on the shipped character (`data/dragonbones-you-xin`), and
 //! bad input.
 
-use skinweights::error::{FormatError, RigFormat, SkeletonError};
 use crate::common;
+use skinweights::error::{FormatError, RigFormat, SkeletonError};
 
 use common::max_abs_diff;
 use serde_json::Value;
@@ -281,7 +281,8 @@ fn with_body_mesh(edit: impl FnOnce(&mut serde_json::Map<String, Value>)) -> Str
 
 fn dragonbones_error(text: &str) -> (String, String, Option<usize>, String) {
     match import_dragonbones(text) {
-        Err(Error::Format(FormatError::Rig { format: RigFormat::DragonBones,
+        Err(Error::Format(FormatError::Rig {
+            format: RigFormat::DragonBones,
             context,
             field,
             vertex,
@@ -354,7 +355,10 @@ fn bad_input_is_a_typed_error_naming_the_field() {
     assert!(message.contains("\"root\""), "{message}");
 
     // Not JSON at all, and a bone with an unknown parent.
-    assert!(matches!(import_dragonbones("{"), Err(Error::Format(FormatError::Json { .. }))));
+    assert!(matches!(
+        import_dragonbones("{"),
+        Err(Error::Format(FormatError::Json { .. }))
+    ));
     let mut raw: Value = serde_json::from_str(&body_text()).unwrap();
     raw["armature"][0]["bone"][3]["parent"] = Value::from("nobody");
     assert!(matches!(
@@ -1042,7 +1046,9 @@ fn a_file_that_is_not_json_is_named() {
     let path = dir.path().join("broken_ske.json");
     std::fs::write(&path, "{").unwrap();
     match load_dragonbones(&path) {
-        Err(Error::Format(FormatError::Json { context, .. })) => assert_eq!(context, path.display().to_string()),
+        Err(Error::Format(FormatError::Json { context, .. })) => {
+            assert_eq!(context, path.display().to_string())
+        }
         other => panic!("{other:?}"),
     }
 }

@@ -4,8 +4,8 @@
 //! CUBICSPLINE sampler evaluated by hand from its raw accessor bytes, normalized integer
 //! rotations, and hostile animations as typed errors.
 
-use skinweights::error::{ClipError, FormatError};
 use crate::common;
+use skinweights::error::{ClipError, FormatError};
 
 use base64::engine::general_purpose::STANDARD as BASE64;
 use base64::Engine as _;
@@ -555,7 +555,10 @@ fn hostile_animations_are_typed_errors_naming_the_animation() {
         "{e}"
     );
     let e = with(&[-1.0, 0.5], &v6, 1, "LINEAR");
-    assert!(matches!(e, Error::Clip(ClipError::InvalidKey { key: 0, .. })), "{e}");
+    assert!(
+        matches!(e, Error::Clip(ClipError::InvalidKey { key: 0, .. })),
+        "{e}"
+    );
     // Unknown node; unknown interpolation.
     let e = with(&[0.0, 1.0], &v6, 999, "LINEAR");
     assert!(

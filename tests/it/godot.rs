@@ -1,8 +1,8 @@
 //! Godot `.tscn` import and export: the shipped gBot rig (`data/godot-gbot/player.tscn`,
 //! Godot 4), round trips through Godot 3 and 4 text, and malformed input.
 
-use skinweights::error::{FormatError, SolverError};
 use crate::common;
+use skinweights::error::{FormatError, SolverError};
 use skinweights::io::godot::{
     export_godot, godot_vertex_order, import_godot, load_godot, GodotImport,
 };

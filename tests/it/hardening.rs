@@ -3,8 +3,10 @@
 //! misleading error, and must now give a typed error naming the problem (or a documented
 //! behaviour). Every test here fails on the code before the fix.
 
-use skinweights::error::{ArgumentError, FormatError, MeshError, SceneError, SkeletonError, SolverError, WeightsError};
 use crate::common;
+use skinweights::error::{
+    ArgumentError, FormatError, MeshError, SceneError, SkeletonError, SolverError, WeightsError,
+};
 
 use common::{skinweights, small_scene, solved, text};
 use nalgebra::{Point2, Vector2};
@@ -31,7 +33,9 @@ fn an_all_zero_weight_row_is_an_error_naming_the_vertex_not_nan() {
         lint(&scene, &w, &LintOptions::default()).map(|_| ()),
     ] {
         match result {
-            Err(Error::Weights(WeightsError::UnscorableRow { vertex: 3, sum })) => assert_eq!(sum, 0.0),
+            Err(Error::Weights(WeightsError::UnscorableRow { vertex: 3, sum })) => {
+                assert_eq!(sum, 0.0)
+            }
             other => panic!("{other:?}"),
         }
     }
@@ -45,7 +49,9 @@ fn overflowing_and_cancelling_huge_weights_are_errors() {
     let mut w = solved(&scene, "euclidean");
     w.row_mut(7)[..2].copy_from_slice(&[1e308, 1e308]);
     match evaluate(&scene, &w, probe) {
-        Err(Error::Weights(WeightsError::UnscorableRow { vertex: 7, sum })) => assert!(sum.is_infinite()),
+        Err(Error::Weights(WeightsError::UnscorableRow { vertex: 7, sum })) => {
+            assert!(sum.is_infinite())
+        }
         other => panic!("{other:?}"),
     }
     // +1e308 and -1e308 cancel to a sum of 0: the negative entry is named.
@@ -64,7 +70,10 @@ fn overflowing_and_cancelling_huge_weights_are_errors() {
     w.row_mut(11)[0] = 1e200;
     assert!(matches!(
         evaluate(&scene, &w, probe),
-        Err(Error::Weights(WeightsError::UnscorableRow { vertex: 11, .. }))
+        Err(Error::Weights(WeightsError::UnscorableRow {
+            vertex: 11,
+            ..
+        }))
     ));
 }
 
@@ -100,7 +109,9 @@ fn a_probe_translating_a_bone_by_1e308_is_an_error_naming_the_probe() {
     let scene = scene.with_probes(probes).unwrap();
     match evaluate(&scene, &w, &probe) {
         Err(e @ Error::Scene(SceneError::UnmeasurablePose { .. })) => {
-            assert!(matches!(&e, Error::Scene(SceneError::UnmeasurablePose { probe, .. }) if probe == "far"));
+            assert!(
+                matches!(&e, Error::Scene(SceneError::UnmeasurablePose { probe, .. }) if probe == "far")
+            );
             assert!(e.to_string().contains("too far to measure"), "{e}");
         }
         other => panic!("{other:?}"),
@@ -123,7 +134,9 @@ fn lint_thresholds_must_be_finite() {
             ..Default::default()
         };
         match lint(&scene, &w, &options) {
-            Err(Error::Solver(SolverError::InvalidOption { option, .. })) => assert_eq!(option, "max_area_loss_pct"),
+            Err(Error::Solver(SolverError::InvalidOption { option, .. })) => {
+                assert_eq!(option, "max_area_loss_pct")
+            }
             other => panic!("{bad}: {other:?}"),
         }
     }
@@ -537,7 +550,9 @@ fn a_degenerate_mesher_triangle_is_a_meshing_error_not_a_triangle_index() {
     .unwrap();
     match sprite_scene(&sprite, bones, &SpriteOptions::default()) {
         Ok((scene, _, _)) => scene.sanity_check().unwrap(),
-        Err(Error::Mesh(MeshError::Meshing { message })) => assert!(!message.contains("triangle "), "{message}"),
+        Err(Error::Mesh(MeshError::Meshing { message })) => {
+            assert!(!message.contains("triangle "), "{message}")
+        }
         Err(e) => panic!("{e}"),
     }
 }

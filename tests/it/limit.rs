@@ -73,7 +73,9 @@ fn limit_composes_with_mask_and_refuses_bad_values() {
     assert!(w.normalization_error() < 1e-9);
     for bad in ["0.1", "0.3:0.2", "x:0.2", "0:2"] {
         match solver_by_name("heat", opts(bad)) {
-            Err(Error::Solver(SolverError::InvalidOption { option, .. })) => assert_eq!(option, "limit"),
+            Err(Error::Solver(SolverError::InvalidOption { option, .. })) => {
+                assert_eq!(option, "limit")
+            }
             other => panic!(
                 "{bad}: expected InvalidOption, got {:?}",
                 other.map(|s| s.name())

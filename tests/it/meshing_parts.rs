@@ -1,7 +1,7 @@
 //! Parts from labelled regions: mesh an outline, then label its vertices by region.
 
-use skinweights::error::MeshError;
 use nalgebra::Point2;
+use skinweights::error::MeshError;
 use skinweights::mesh::{assign_parts, mesh_outline, LabelledRegion, MeshingOptions, Outline};
 use skinweights::{Error, Mesh};
 
@@ -53,11 +53,15 @@ fn a_vertex_outside_every_region_is_named() {
         polygon: rect(0.0, 0.0, 10.0, 10.0),
     }];
     match assign_parts(&v, &regions) {
-        Err(Error::Mesh(MeshError::VertexParts { message })) => assert!(message.contains("vertex 1"), "{message}"),
+        Err(Error::Mesh(MeshError::VertexParts { message })) => {
+            assert!(message.contains("vertex 1"), "{message}")
+        }
         other => panic!("{other:?}"),
     }
     match assign_parts(&v, &[]) {
-        Err(Error::Mesh(MeshError::VertexParts { message })) => assert_eq!(message, "no labelled regions given"),
+        Err(Error::Mesh(MeshError::VertexParts { message })) => {
+            assert_eq!(message, "no labelled regions given")
+        }
         other => panic!("{other:?}"),
     }
     let bad = vec![LabelledRegion {

@@ -1,9 +1,9 @@
 //! The renderer against independent references, the alpha repairs' invariants, the fringe
 //! metric on sprites with dirty transparent texels, and bad input.
 
-use skinweights::error::OutputError;
 use crate::common;
 use common::{data, Rng};
+use skinweights::error::OutputError;
 
 use image::{Rgb, RgbImage, Rgba, RgbaImage};
 use nalgebra::{Point2, Vector2};

@@ -1,8 +1,8 @@
 //! Seeded random inputs: whatever the input, the library returns valid weights or a typed
 //! error, never a panic and never NaN.
 
-use skinweights::error::{SolverError, WeightsError};
 use nalgebra::Point2;
+use skinweights::error::{SolverError, WeightsError};
 use skinweights::io::{scene_from_json, scene_to_json};
 use skinweights::lint::{lint, LintOptions};
 use skinweights::metrics::evaluate;
@@ -163,7 +163,11 @@ fn corrupted_scene_files_never_panic() {
             // never a message admitting a bug, always more than a bare variant name.
             Err(e) => {
                 assert!(
-                    !matches!(e, Error::Solver(SolverError::LinearAlgebra { .. }) | Error::Solver(SolverError::Solver { .. })),
+                    !matches!(
+                        e,
+                        Error::Solver(SolverError::LinearAlgebra { .. })
+                            | Error::Solver(SolverError::Solver { .. })
+                    ),
                     "{e}"
                 );
                 let msg = e.to_string();

@@ -1,7 +1,7 @@
 //! Built-in scenes and outline meshing: geometry, quality, symmetry and bad input.
 
-use skinweights::error::{ArgumentError, MeshError, SceneError, SkeletonError};
 use nalgebra::Point2;
+use skinweights::error::{ArgumentError, MeshError, SceneError, SkeletonError};
 use skinweights::mesh::{mesh_outline, MeshingOptions, Outline};
 use skinweights::scene::{
     arms_down_outline, mirror_vertex_map, mirror_vertex_map_about, MirrorAxis, BUILTIN_SCENES,
@@ -324,7 +324,8 @@ fn bad_builtin_options_are_typed_errors() {
         assert!(
             matches!(
                 r,
-                Err(Error::Argument(ArgumentError::InvalidArgument { .. }) | Error::Scene(SceneError::UnknownBuiltin { .. }))
+                Err(Error::Argument(ArgumentError::InvalidArgument { .. })
+                    | Error::Scene(SceneError::UnknownBuiltin { .. }))
             ),
             "{name} {gap:?} {vertices}"
         );
@@ -378,7 +379,10 @@ fn bad_outlines_are_meshing_errors() {
     let opts = MeshingOptions::default().with_target_vertices(500);
     let bad = |outline: Outline, what: &str| {
         let r = mesh_outline(&outline, &opts);
-        assert!(matches!(r, Err(Error::Mesh(MeshError::Meshing { .. }))), "{what}: {r:?}");
+        assert!(
+            matches!(r, Err(Error::Mesh(MeshError::Meshing { .. }))),
+            "{what}: {r:?}"
+        );
     };
     bad(Outline::default(), "empty");
     bad(

@@ -2,8 +2,8 @@
 //! and limited smoothing, on layered scenes built here (two touching rectangles meshed
 //! separately, a scene file read from a string) and on the built-in layered-arms.
 
-use skinweights::error::SeamError;
 use crate::common;
+use skinweights::error::SeamError;
 
 use nalgebra::Point2;
 use skinweights::io::scene_from_json;

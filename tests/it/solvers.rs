@@ -2,8 +2,8 @@
 //! pinning, mirror symmetry, geodesic vs Euclidean, masking, the seed's leakage story,
 //! components, and awkward skeletons.
 
-use skinweights::error::SolverError;
 use nalgebra::Point2;
+use skinweights::error::SolverError;
 use skinweights::scene::{mirror_vertex_map, mirror_vertex_map_about, MirrorAxis, BUILTIN_SCENES};
 use skinweights::solvers::allowed_parts;
 use skinweights::solvers::{Heat, HeatOptions, SolverOptions};
@@ -499,7 +499,9 @@ fn registry_names_and_options() {
         ("heat+mask", "distance_floor", "NaN"),
     ] {
         match solver_by_name(solver, kv(key, bad)) {
-            Err(Error::Solver(SolverError::InvalidOption { option, .. })) => assert_eq!(option, key),
+            Err(Error::Solver(SolverError::InvalidOption { option, .. })) => {
+                assert_eq!(option, key)
+            }
             other => panic!("{solver} {key}={bad}: {:?}", other.map(|s| s.name())),
         }
     }

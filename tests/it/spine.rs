@@ -2,8 +2,8 @@
 //! against an independent reading of the documented JSON format written here (nalgebra
 //! matrices over the raw JSON, no code shared with the importer).
 
-use skinweights::error::RigFormat;
 use crate::common;
+use skinweights::error::RigFormat;
 
 use common::data;
 use nalgebra::{Matrix2, Vector2};
@@ -710,7 +710,8 @@ fn squirrel_loads_and_weights_rounded_past_one_are_renormalised_with_a_note() {
     assert!(
         matches!(
             e,
-            skinweights::Error::Format(skinweights::FormatError::Rig { format: RigFormat::Spine,
+            skinweights::Error::Format(skinweights::FormatError::Rig {
+                format: RigFormat::Spine,
                 vertex: Some(0),
                 ..
             })

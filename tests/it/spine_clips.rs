@@ -4,8 +4,8 @@
 //! from the JSON (this file's own reading of the user guide's transform and inherit rules),
 //! export round trips and hostile animations.
 
-use skinweights::error::ClipError;
 use crate::common;
+use skinweights::error::ClipError;
 
 use common::{data, skinweights, text, TINY_SPINE};
 use nalgebra::{Matrix2, Vector2};

@@ -1,9 +1,9 @@
 //! Sprite to mesh: tracing real sprites (area, islands, holes, y-flip), bones, bad input and
 //! the `skinweights mesh` command.
 
-use skinweights::error::{ArgumentError, FormatError, MeshError, SkeletonError};
 use image::{Rgba, RgbaImage};
 use nalgebra::Point2;
+use skinweights::error::{ArgumentError, FormatError, MeshError, SkeletonError};
 use skinweights::io::{
     sprite_scene, trace_alpha, BonesFile, Sprite, SpriteOptions, TraceOptions, DEFAULT_MIN_AREA,
     DEFAULT_THRESHOLD,
@@ -478,7 +478,9 @@ fn bad_input_is_a_typed_error() {
         other => panic!("{other:?}"),
     }
     match BonesFile::from_json(r#"{"bones": [], "extra": 1}"#) {
-        Err(Error::Format(FormatError::Json { message, .. })) => assert!(message.contains("extra"), "{message}"),
+        Err(Error::Format(FormatError::Json { message, .. })) => {
+            assert!(message.contains("extra"), "{message}")
+        }
         other => panic!("{other:?}"),
     }
     let zero = TraceOptions {
@@ -660,7 +662,10 @@ fn oversized_and_broken_pngs_are_typed_errors_before_decoding() {
     let wide = Sprite::from_rgba(RgbaImage::new(32_769, 1), "wide");
     assert!(matches!(
         trace_alpha(&wide, &TraceOptions::default()),
-        Err(Error::Format(FormatError::ImageTooLarge { width: 32_769, .. }))
+        Err(Error::Format(FormatError::ImageTooLarge {
+            width: 32_769,
+            ..
+        }))
     ));
     // Within the limits but with no pixel data, or cut short: not a readable PNG.
     let full = encode(image::DynamicImage::ImageRgba8(RgbaImage::from_pixel(

@@ -2,8 +2,11 @@
 //! readers are typed variants naming the offending index, name or value. One test per
 //! variant, matching the variant (not the message text) and the value it carries.
 
-use skinweights::error::{ArgumentError, ArtError, FormatError, MeshError, OutputError, SceneError, SkeletonError, WeightsError};
 use crate::common;
+use skinweights::error::{
+    ArgumentError, ArtError, FormatError, MeshError, OutputError, SceneError, SkeletonError,
+    WeightsError,
+};
 
 use common::{small_scene, solved};
 use image::{RgbImage, RgbaImage};
@@ -200,7 +203,9 @@ fn art_that_does_not_fit_its_mesh_gets_a_variant_per_problem() {
     assert!(good.check(4, &parts).is_ok());
 
     match good.check(5, &parts) {
-        Err(Error::Art(ArtError::ArtUvs { given, vertices })) => assert_eq!((given, vertices), (4, 5)),
+        Err(Error::Art(ArtError::ArtUvs { given, vertices })) => {
+            assert_eq!((given, vertices), (4, 5))
+        }
         other => panic!("{other:?}"),
     }
     let mut nan = good.clone();
@@ -215,7 +220,9 @@ fn art_that_does_not_fit_its_mesh_gets_a_variant_per_problem() {
     let mut twice = good.clone();
     twice.layers[1].part = "a".into();
     match twice.check(4, &parts) {
-        Err(Error::Art(ArtError::DuplicateLayer { layer, part })) => assert_eq!((layer, part.as_str()), (1, "a")),
+        Err(Error::Art(ArtError::DuplicateLayer { layer, part })) => {
+            assert_eq!((layer, part.as_str()), (1, "a"))
+        }
         other => panic!("{other:?}"),
     }
     let mut no_image = good.clone();
@@ -249,7 +256,9 @@ fn textures_are_checked_against_the_art() {
     let texture = || Texture::new("sheet", RgbaImage::new(8, 4), AlphaMode::Straight);
     assert!(check_uvs(&mesh, &art, &[texture()]).is_ok());
     match check_uvs(&mesh, &art, &[]) {
-        Err(Error::Art(ArtError::TextureCount { given, images })) => assert_eq!((given, images), (0, 1)),
+        Err(Error::Art(ArtError::TextureCount { given, images })) => {
+            assert_eq!((given, images), (0, 1))
+        }
         other => panic!("{other:?}"),
     }
     art.uvs[5] = Point2::new(2.0, 40.0);
@@ -315,7 +324,9 @@ fn frames_that_cannot_be_put_together_name_the_frame() {
         other => panic!("{:?}", other.map(|_| ())),
     }
     match encode_apng(&frames[..2], &[0.0], path) {
-        Err(Error::Output(OutputError::FrameTimes { given, frames })) => assert_eq!((given, frames), (1, 2)),
+        Err(Error::Output(OutputError::FrameTimes { given, frames })) => {
+            assert_eq!((given, frames), (1, 2))
+        }
         other => panic!("{:?}", other.map(|_| ())),
     }
     match side_by_side(&[]) {
@@ -351,7 +362,9 @@ fn matting_renders_and_masks_of_other_sizes_are_refused() {
     }
     let m = Matting { white: &black, ..m };
     match fringe_excluding(&m, Some(&[false; 3])) {
-        Err(Error::Output(OutputError::MaskSize { given, pixels })) => assert_eq!((given, pixels), (3, 16)),
+        Err(Error::Output(OutputError::MaskSize { given, pixels })) => {
+            assert_eq!((given, pixels), (3, 16))
+        }
         other => panic!("{:?}", other.map(|_| ())),
     }
 }

@@ -1,7 +1,7 @@
 //! Every validation error: feed the bad input, check the typed error and what it names.
 
-use skinweights::error::{FormatError, MeshError, SkeletonError, WeightsError};
 use nalgebra::Point2;
+use skinweights::error::{FormatError, MeshError, SkeletonError, WeightsError};
 use skinweights::io::scene_from_json;
 use skinweights::{Bone, Error, Mesh, Pose, Skeleton, Weights, WeightsFile};
 
@@ -18,17 +18,17 @@ fn square() -> Vec<Point2<f64>> {
 fn empty_mesh() {
     assert!(matches!(
         Mesh::new(vec![], vec![]),
-        Err(MeshError::EmptyMesh {
+        Err(Error::Mesh(MeshError::EmptyMesh {
             vertices: 0,
             triangles: 0
-        }.into())
+        }))
     ));
     assert!(matches!(
         Mesh::new(square(), vec![]),
-        Err(MeshError::EmptyMesh {
+        Err(Error::Mesh(MeshError::EmptyMesh {
             vertices: 4,
             triangles: 0
-        }.into())
+        }))
     ));
 }
 
@@ -44,7 +44,10 @@ fn non_finite_coordinate_names_the_vertex() {
     v[3].x = f64::INFINITY;
     assert!(matches!(
         Mesh::new(v, vec![[0, 1, 2], [0, 2, 3]]),
-        Err(Error::Mesh(MeshError::NonFiniteCoordinate { vertex: 3, .. }))
+        Err(Error::Mesh(MeshError::NonFiniteCoordinate {
+            vertex: 3,
+            ..
+        }))
     ));
 }
 
@@ -127,7 +130,7 @@ fn mixed_orientation_names_the_clockwise_triangle() {
 fn clockwise_mesh_is_rejected_by_mesh_and_flipped_by_the_loader() {
     assert!(matches!(
         Mesh::new(square(), vec![[0, 2, 1], [0, 3, 2]]),
-        Err(MeshError::ClockwiseMesh { total: 2 }.into())
+        Err(Error::Mesh(MeshError::ClockwiseMesh { total: 2 }))
     ));
     let json = scene_json(r#"[[0,2,1],[0,3,2]]"#, "null");
     let (scene, notes) = scene_from_json(&json, None).unwrap();
@@ -142,7 +145,7 @@ fn unreferenced_vertex() {
     v.push(Point2::new(5.0, 5.0));
     assert!(matches!(
         Mesh::new(v, vec![[0, 1, 2], [0, 2, 3]]),
-        Err(MeshError::UnreferencedVertex { vertex: 4 }.into())
+        Err(Error::Mesh(MeshError::UnreferencedVertex { vertex: 4 }))
     ));
 }
 
@@ -155,7 +158,9 @@ fn vertex_part_out_of_range() {
         vec![0, 0, 1, 0],
     );
     match e {
-        Err(Error::Mesh(MeshError::VertexParts { message })) => assert!(message.contains("vertex 2"), "{message}"),
+        Err(Error::Mesh(MeshError::VertexParts { message })) => {
+            assert!(message.contains("vertex 2"), "{message}")
+        }
         other => panic!("{other:?}"),
     }
 }
@@ -164,7 +169,10 @@ fn vertex_part_out_of_range() {
 fn skeleton_errors() {
     let o = Point2::new(0.0, 0.0);
     let x = Point2::new(1.0, 0.0);
-    assert!(matches!(Skeleton::new(vec![]), Err(SkeletonError::EmptySkeleton.into())));
+    assert!(matches!(
+        Skeleton::new(vec![]),
+        Err(Error::Skeleton(SkeletonError::EmptySkeleton))
+    ));
     match Skeleton::new(vec![Bone::new("a", o, x), Bone::new("a", x, o)]) {
         Err(Error::Skeleton(SkeletonError::DuplicateBone {
             name,
@@ -256,10 +264,14 @@ fn scene_json_errors_name_the_problem() {
         e => panic!("{e}"),
     }
     let bad_format = scene_json("[[0,1,2],[0,2,3]]", "null").replace("scene/1", "scene/9");
-    assert!(matches!(err(bad_format), Error::Format(FormatError::InvalidField { field, .. }) if field == "format"));
+    assert!(
+        matches!(err(bad_format), Error::Format(FormatError::InvalidField { field, .. }) if field == "format")
+    );
     let missing = scene_json("[[0,1,2],[0,2,3]]", "null").replace(r#""name":"t","#, "");
     match err(missing) {
-        Error::Format(FormatError::Json { message, .. }) => assert!(message.contains("name"), "{message}"),
+        Error::Format(FormatError::Json { message, .. }) => {
+            assert!(message.contains("name"), "{message}")
+        }
         e => panic!("{e}"),
     }
     match err(scene_json("[[0,1,2],[0,2,9]]", "null")) {
@@ -276,7 +288,9 @@ fn scene_json_errors_name_the_problem() {
 fn weights_validation_and_file_mismatch() {
     let w = Weights::from_rows(&[vec![0.5, 0.5], vec![0.25, 0.60]], 2).unwrap();
     match w.validate() {
-        Err(Error::Weights(WeightsError::RowSum { vertex: 1, sum, .. })) => assert!((sum - 0.85).abs() < 1e-12),
+        Err(Error::Weights(WeightsError::RowSum { vertex: 1, sum, .. })) => {
+            assert!((sum - 0.85).abs() < 1e-12)
+        }
         other => panic!("{other:?}"),
     }
     let w = Weights::from_rows(&[vec![1.5, -0.5]], 2).unwrap();
@@ -328,7 +342,9 @@ fn weights_validation_and_file_mismatch() {
         ),
     ] {
         match file.to_weights_for(&bones, n) {
-            Err(Error::Weights(WeightsError::WeightsShape { message })) => assert!(message.contains(says), "{message}"),
+            Err(Error::Weights(WeightsError::WeightsShape { message })) => {
+                assert!(message.contains(says), "{message}")
+            }
             other => panic!("{other:?}"),
         }
     }

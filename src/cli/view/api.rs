@@ -5,12 +5,13 @@
 //! posing through [`skinweights::skinning`], metrics through [`skinweights::metrics`] (the
 //! same functions `compare` runs, so a probe's pose shows `compare`'s numbers).
 
-use skinweights::error::{ArgumentError, FormatError, SkeletonError, SolverError};
 use crate::cli::error::CliError;
+use crate::cli::error::Result;
 use base64::Engine;
 use nalgebra::Point2;
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
+use skinweights::error::{ArgumentError, FormatError, SkeletonError, SolverError};
 use skinweights::metrics::clip::{clip_metrics, ClipOptions, FrameMetrics};
 use skinweights::metrics::{
     area_change_pct, distortion, drag_of_positions, flipped_triangles, leaked_weight, max_and_p99,
@@ -22,7 +23,6 @@ use skinweights::scene::{
 use skinweights::skinning::{dqs_with_transforms, lbs_with_transforms, HalfAngleHelper};
 use skinweights::solvers::{solver_by_name, SolverEntry, SOLVERS, SOLVER_NAMES};
 use skinweights::{Error, Pose, Weights};
-use crate::cli::error::Result;
 use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex};
 
@@ -250,10 +250,12 @@ impl Viewer {
         let solution = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
             solve_with_bones(solver.as_ref(), scene, bones)
         }))
-        .map_err(|_| Error::Solver(SolverError::Solver {
-            solver: req.solver.clone(),
-            message: format!("panicked on {}; please report it", scene.name()),
-        }))??;
+        .map_err(|_| {
+            Error::Solver(SolverError::Solver {
+                solver: req.solver.clone(),
+                message: format!("panicked on {}; please report it", scene.name()),
+            })
+        })??;
         let solved = Arc::new(Solved {
             weights: solution.weights,
             seconds: solution.report.seconds,
@@ -323,10 +325,12 @@ impl Viewer {
     pub fn clip(&self, req: &ViewRequest) -> Result<Value> {
         let keyed = self.scene(req)?;
         let scene = &keyed.1;
-        let name = req.clip.as_deref().ok_or_else(|| Error::Argument(ArgumentError::MissingArgument {
-            argument: "clip",
-            reason: "name the clip to play".into(),
-        }))?;
+        let name = req.clip.as_deref().ok_or_else(|| {
+            Error::Argument(ArgumentError::MissingArgument {
+                argument: "clip",
+                reason: "name the clip to play".into(),
+            })
+        })?;
         let clip = scene.clip(name)?;
         clip.check(scene.skeleton())?;
         let fps = req.fps.unwrap_or(skinweights::animation::DEFAULT_FPS);
@@ -341,7 +345,8 @@ impl Viewer {
                     times.len(),
                     scene.mesh().vertex_count()
                 ),
-            }.into());
+            }
+            .into());
         }
         let solved = self.solved(&keyed, req)?;
         let reference = self.reference.as_ref().filter(|_| keyed.0 == self.startup);
@@ -525,7 +530,8 @@ pub fn parse_pose(raw: &BTreeMap<String, Value>) -> Result<Pose> {
                 return Err(SkeletonError::NonFinitePose {
                     bone: bone.clone(),
                     field: "rotation",
-                }.into())
+                }
+                .into())
             }
         }
     }
@@ -546,7 +552,8 @@ pub fn option_pairs(raw: &BTreeMap<String, Value>) -> Result<Vec<(String, String
                 return Err(SolverError::InvalidOption {
                     option: k.clone(),
                     message: format!("{other} is not a number, text or true/false"),
-                }.into())
+                }
+                .into())
             }
         };
         out.push((k.clone(), text));
@@ -707,8 +714,8 @@ pub fn error_json(e: &CliError) -> Value {
 
 #[cfg(test)]
 mod tests {
-    use skinweights::error::SceneError;
     use super::*;
+    use skinweights::error::SceneError;
     use skinweights::metrics::evaluate;
 
     fn viewer() -> Viewer {
@@ -801,11 +808,16 @@ mod tests {
             other => panic!("{other:?}"),
         }
         match v.clip(&req(json!({"scene": "bar"}))) {
-            Err(Error::Argument(ArgumentError::MissingArgument { argument, .. })) => assert_eq!(argument, "clip"),
+            Err(CliError::Lib(Error::Argument(ArgumentError::MissingArgument {
+                argument,
+                ..
+            }))) => assert_eq!(argument, "clip"),
             other => panic!("{other:?}"),
         }
         match v.clip(&req(json!({"scene": "bar", "clip": "walk"}))) {
-            Err(Error::Scene(SceneError::UnknownClip { clip, .. })) => assert_eq!(clip, "walk"),
+            Err(CliError::Lib(Error::Scene(SceneError::UnknownClip { clip, .. }))) => {
+                assert_eq!(clip, "walk")
+            }
             other => panic!("{other:?}"),
         }
     }

@@ -12,6 +12,7 @@ mod server;
 
 use super::bones::{chosen_bones, BonesArg};
 use super::{check_outputs, load_weights_for, resolve_scene, BuiltinArgs, SceneArg};
+use crate::cli::error::Result;
 use api::{scene_json, solvers_json, Viewer};
 use clap::Args;
 use indicatif::{ProgressBar, ProgressStyle};
@@ -20,7 +21,6 @@ use skinweights::metrics::{evaluate, Metrics};
 use skinweights::scene::solve_with_bones;
 use skinweights::solvers::solver_by_name;
 use skinweights::Scene;
-use crate::cli::error::Result;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::sync::Arc;
@@ -94,7 +94,8 @@ pub fn run(a: ViewArgs) -> Result<ExitCode> {
                 a.builtin.vertices(),
                 api::MAX_VIEW_VERTICES
             ),
-        }.into());
+        }
+        .into());
     }
     let scene = resolve_scene(Some(name), &scene_arg.builtin)?;
     api::check_size(&scene)?;

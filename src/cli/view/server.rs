@@ -1,11 +1,11 @@
 //! The `view` HTTP server: loopback only, one thread per request (a long solve never holds
 //! up the page's other requests), JSON errors for every bad request.
 
-use crate::cli::error::CliError;
 use super::api::{error_json, parse_request, ViewRequest, Viewer};
+use crate::cli::error::CliError;
+use crate::cli::error::Result;
 use serde_json::Value;
 use skinweights::Error;
-use crate::cli::error::Result;
 use std::io::Read;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
@@ -190,7 +190,7 @@ fn header(name: &str, value: &str) -> Header {
 #[cfg(test)]
 mod tests {
     use super::allowed_host;
-    use skinweights::Error;
+    use crate::cli::error::CliError;
 
     #[test]
     fn only_loopback_host_names_are_served() {

@@ -2,9 +2,9 @@
 //! bones with their rest world start and end points, and clips' per-frame bone points. Every
 //! error names the region, bone, clip or frame, the field and, for points, the vertex.
 
-use crate::error::ClipError;
 use super::{creature_error, MAX_COORDINATE, MAX_SCALE, MIN_BONE_LENGTH};
 use crate::animation::MAX_KEYS;
+use crate::error::ClipError;
 use crate::error::Result;
 use crate::io::json_path::parse_json;
 use crate::io::tolerance::MAX_ROUNDED_WEIGHT;
@@ -539,7 +539,8 @@ fn read_clips(animation: &Map<String, Value>, bones: &[FileBone]) -> Result<Vec<
             clip: "(all clips)".into(),
             count: keys,
             max: MAX_KEYS,
-        }.into());
+        }
+        .into());
     }
     let by_name: HashMap<&str, usize> = bones
         .iter()

@@ -7,9 +7,9 @@
 //! not enter. Regions packed rotated (`"rotated": true`) are refused: the runtimes disagree
 //! on their orientation.
 
-use crate::error::{FormatError, RigFormat};
 use super::parse::FileMesh;
 use crate::error::{Error, Result};
+use crate::error::{FormatError, RigFormat};
 use crate::io::png_dimensions;
 use crate::scene::{AlphaMode, Art, ArtImage, Layer};
 use nalgebra::Point2;
@@ -57,10 +57,12 @@ impl Atlas {
     pub fn load(path: impl AsRef<Path>) -> Result<Atlas> {
         let path = path.as_ref();
         let text = std::fs::read_to_string(path).map_err(|e| Error::io(path, e))?;
-        let file: AtlasJson = serde_json::from_str(&text).map_err(|e| Error::Format(FormatError::Json {
-            context: format!("DragonBones atlas {}", path.display()),
-            message: e.to_string(),
-        }))?;
+        let file: AtlasJson = serde_json::from_str(&text).map_err(|e| {
+            Error::Format(FormatError::Json {
+                context: format!("DragonBones atlas {}", path.display()),
+                message: e.to_string(),
+            })
+        })?;
         let image = path
             .parent()
             .unwrap_or(Path::new(""))
@@ -141,19 +143,18 @@ pub(super) fn atlas_art(
                 None
             }
             Some(mesh_uvs) => {
-                let [x, y, w, h] =
-                    *atlas
-                        .regions
-                        .get(&m.texture)
-                        .ok_or_else(|| Error::Format(FormatError::Rig { format: RigFormat::DragonBones,
-                            context: format!("mesh {:?} (slot {:?})", m.display, m.slot),
-                            field: "path".into(),
-                            vertex: None,
-                            message: format!(
-                                "texture {:?} is not a region of atlas {:?}",
-                                m.texture, atlas.name
-                            ),
-                        }))?;
+                let [x, y, w, h] = *atlas.regions.get(&m.texture).ok_or_else(|| {
+                    Error::Format(FormatError::Rig {
+                        format: RigFormat::DragonBones,
+                        context: format!("mesh {:?} (slot {:?})", m.display, m.slot),
+                        field: "path".into(),
+                        vertex: None,
+                        message: format!(
+                            "texture {:?} is not a region of atlas {:?}",
+                            m.texture, atlas.name
+                        ),
+                    })
+                })?;
                 uvs.extend(
                     mesh_uvs
                         .iter()

@@ -30,8 +30,8 @@
 //!   5.6+ value (`timeline`) timelines and event frames are not applied (noted), nor are IK
 //!   constraints.
 
-use crate::error::{ClipError, FormatError, RigFormat};
 use crate::animation::{BoneTrack, Channel, ChannelKind, Clip, Curve, Easing, Key, MAX_KEYS};
+use crate::error::{ClipError, FormatError, RigFormat};
 use crate::error::{Error, Result};
 use crate::io::angles::wrap_degrees;
 use crate::io::json_path::JsonAt;
@@ -230,7 +230,8 @@ impl Reader {
                 clip: clip.to_string(),
                 count: self.keys,
                 max: MAX_KEYS,
-            }.into());
+            }
+            .into());
         }
         let mut start = 0.0_f64;
         let mut out = Vec::with_capacity(list.len());
@@ -605,12 +606,15 @@ pub(super) fn write_clips(clips: &[Clip], rate: f64) -> Result<Vec<Value>> {
 }
 
 fn write_clip(clip: &Clip, rate: f64) -> Result<Value> {
-    let err = |bone: &str, message: String| Error::Format(FormatError::Rig { format: RigFormat::DragonBones,
-        context: format!("export clip {:?} bone {bone:?}", clip.name),
-        field: "animation".into(),
-        vertex: None,
-        message,
-    });
+    let err = |bone: &str, message: String| {
+        Error::Format(FormatError::Rig {
+            format: RigFormat::DragonBones,
+            context: format!("export clip {:?} bone {bone:?}", clip.name),
+            field: "animation".into(),
+            vertex: None,
+            message,
+        })
+    };
     let frame = |t: f64| (t * rate).round();
     let total = frame(clip.duration);
     let mut bones = Vec::new();

@@ -1,7 +1,7 @@
 //! A scene and its weights → DragonBones 5.5 JSON with one weighted mesh display per part.
 
-use crate::error::FormatError;
 use super::Affine;
+use crate::error::FormatError;
 use crate::error::{Error, Result};
 use crate::io::mesh_parts::{triangles_by_part, vertices_of};
 use crate::mesh::Mesh;
@@ -221,10 +221,11 @@ fn animations(scene: &Scene) -> Result<(f64, Vec<Value>)> {
 /// [`export_dragonbones`] written to `path` (overwrites; the CLI asks before doing so).
 pub fn save_dragonbones(scene: &Scene, weights: &Weights, path: impl AsRef<Path>) -> Result<()> {
     let path = path.as_ref();
-    let text =
-        serde_json::to_string(&export_dragonbones(scene, weights)?).map_err(|e| Error::Format(FormatError::Json {
+    let text = serde_json::to_string(&export_dragonbones(scene, weights)?).map_err(|e| {
+        Error::Format(FormatError::Json {
             context: path.display().to_string(),
             message: e.to_string(),
-        }))?;
+        })
+    })?;
     crate::io::write_atomic(path, text)
 }

@@ -1,10 +1,10 @@
 //! DragonBones JSON → one [`Scene`] with a part per mesh display, plus the artist's weights.
 
-use crate::error::{FormatError, MeshError, RigFormat};
 use super::atlas::{atlas_art, Atlas};
 use super::parse::{parse_armature, FileArmature, FileBone, FileMesh};
 use super::{to_scene, Affine, MAX_COORDINATE, MAX_SCALE};
 use crate::error::{Error, Result};
+use crate::error::{FormatError, MeshError, RigFormat};
 use crate::io::angles::wrap_degrees;
 use crate::io::scene_builder::{overlapping_edges, SceneBuilder};
 use crate::io::WeightsFile;
@@ -342,12 +342,15 @@ fn place_display(m: &FileMesh, rest: &[Affine]) -> Result<PlacedDisplay> {
             s.influences.clone(),
         ),
         None => {
-            let j = m.slot_bone.ok_or_else(|| Error::Format(FormatError::Rig { format: RigFormat::DragonBones,
-                context: mesh_context(m),
-                field: "slot.parent".into(),
-                vertex: None,
-                message: "an unweighted mesh needs its slot's bone".into(),
-            }))?;
+            let j = m.slot_bone.ok_or_else(|| {
+                Error::Format(FormatError::Rig {
+                    format: RigFormat::DragonBones,
+                    context: mesh_context(m),
+                    field: "slot.parent".into(),
+                    vertex: None,
+                    message: "an unweighted mesh needs its slot's bone".into(),
+                })
+            })?;
             let to_world = rest[j].then(m.display_transform);
             (
                 m.vertices.iter().map(|&v| to_world.apply(v)).collect(),
@@ -364,7 +367,8 @@ fn place_display(m: &FileMesh, rest: &[Affine]) -> Result<PlacedDisplay> {
             } else {
                 "its slot bone's rest matrix and the display's transform"
             };
-            return Err(FormatError::Rig { format: RigFormat::DragonBones,
+            return Err(FormatError::Rig {
+                format: RigFormat::DragonBones,
                 context: mesh_context(m),
                 field: "vertices".into(),
                 vertex: Some(v),
@@ -372,7 +376,8 @@ fn place_display(m: &FileMesh, rest: &[Affine]) -> Result<PlacedDisplay> {
                     "{by} places it at ({:e}, {:e}), beyond ±{MAX_COORDINATE:e} px",
                     p[0], p[1]
                 ),
-            }.into());
+            }
+            .into());
         }
         scale = scale.max(p[0].abs()).max(p[1].abs());
     }
@@ -508,12 +513,12 @@ fn mesh_context(m: &FileMesh) -> String {
 /// DragonBones error naming the display.
 fn in_display(ctx: &str, e: Error) -> Error {
     let vertex = match e {
-        Error::Mesh(MeshError::UnreferencedVertex { vertex }) | Error::Mesh(MeshError::NonManifoldVertex { vertex, .. }) => {
-            Some(vertex)
-        }
+        Error::Mesh(MeshError::UnreferencedVertex { vertex })
+        | Error::Mesh(MeshError::NonManifoldVertex { vertex, .. }) => Some(vertex),
         _ => None,
     };
-    Error::Format(FormatError::Rig { format: RigFormat::DragonBones,
+    Error::Format(FormatError::Rig {
+        format: RigFormat::DragonBones,
         context: ctx.to_string(),
         field: "triangles".into(),
         vertex,
@@ -544,7 +549,8 @@ fn check_world(bones: &[FileBone], order: &[usize], world: &[Affine], pose: &str
             continue;
         };
         let b = &bones[j];
-        return Err(FormatError::Rig { format: RigFormat::DragonBones,
+        return Err(FormatError::Rig {
+            format: RigFormat::DragonBones,
             context: format!("bone {:?}", b.name),
             field: "transform".into(),
             vertex: None,
@@ -552,7 +558,8 @@ fn check_world(bones: &[FileBone], order: &[usize], world: &[Affine], pose: &str
                 Some(p) => format!("{problem}, on the frame of its parent {:?}", bones[p].name),
                 None => problem,
             },
-        }.into());
+        }
+        .into());
     }
     Ok(())
 }

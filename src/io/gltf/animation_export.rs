@@ -13,10 +13,10 @@
 //! [`ClipError::InvalidClip`](crate::error::ClipError::InvalidClip)). glTF nodes always inherit their parent's transform: bones with
 //! another inherit mode (DragonBones `inheritRotation: false`) move as ordinary children.
 
-use crate::error::ClipError;
 use super::export::BufferBuilder;
 use super::FLOAT;
 use crate::animation::{BoneTrack, Channel, ChannelKind, Clip, Curve, DEFAULT_FPS};
+use crate::error::ClipError;
 use crate::error::Result;
 use crate::scene::Scene;
 use nalgebra::Isometry2;
@@ -190,7 +190,8 @@ impl AnimationOut {
             return Err(ClipError::InvalidClip {
                 clip: clip.name.clone(),
                 message: format!("bone {:?}: shear has no glTF node property", track.bone),
-            }.into());
+            }
+            .into());
         }
         let pair = [ch.get(K::TranslateX), ch.get(K::TranslateY)];
         let present: Vec<&Channel> = pair.iter().flatten().copied().collect();

@@ -28,11 +28,11 @@
 //! the plane. Channels on nodes that are not joints (`weights` paths, props) are left out
 //! with a note.
 
-use crate::error::ClipError;
 use super::json::{AnimationJson, Doc, NodeJson, SamplerJson, SkinJson};
 use super::reader::{Reader, Values, Want};
 use super::{BYTE, FLOAT, SHORT, UNSIGNED_BYTE, UNSIGNED_SHORT};
 use crate::animation::{BoneTrack, Channel, ChannelKind, Clip, Curve, Key, MAX_KEYS};
+use crate::error::ClipError;
 use crate::error::{Error, Result};
 use crate::io::angles::wrap_degrees_euclid;
 use crate::skeleton::Skeleton;
@@ -408,7 +408,8 @@ fn read_samples(reader: &Reader, sampler: &SamplerJson, at: &ChannelAt) -> Resul
             clip: at.clip.to_string(),
             count: times.len(),
             max: MAX_KEYS,
-        }.into());
+        }
+        .into());
     }
     check_times(&times, at)?;
     let (per_key, why) = match interpolation {
@@ -659,7 +660,8 @@ fn rotation_channel(
                         clip: at.clip.to_string(),
                         count: MAX_KEYS + 1,
                         max: MAX_KEYS,
-                    }.into())
+                    }
+                    .into())
                 }
             }
         }
@@ -775,7 +777,8 @@ pub(super) fn read_clips(
                         clip: name,
                         count: total_keys,
                         max: MAX_KEYS,
-                    }.into());
+                    }
+                    .into());
                 }
                 clips.push(clip);
             }
@@ -825,10 +828,12 @@ fn read_clip(
     let mut duration = 0.0f64;
     let mut skipped = Vec::new();
     for (c, channel) in anim.channels.iter().enumerate() {
-        let invalid = |message: String| Error::Clip(ClipError::InvalidClip {
-            clip: name.to_string(),
-            message: format!("animations[{a}].channels[{c}]: {message}"),
-        });
+        let invalid = |message: String| {
+            Error::Clip(ClipError::InvalidClip {
+                clip: name.to_string(),
+                message: format!("animations[{a}].channels[{c}]: {message}"),
+            })
+        };
         let Some(node) = channel.target.node else {
             skipped.push(format!("channels[{c}] (no target node)"));
             continue;

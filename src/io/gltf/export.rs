@@ -1,12 +1,12 @@
 //! glTF export: the scene and its top-4 weights as one `.gltf` JSON file with one embedded
 //! buffer (the layout is in the module documentation of [`super`]).
 
-use crate::error::{ArgumentError, FormatError};
 use super::{animation_export, art_export, morph_export};
 use super::{
     ARRAY_BUFFER, ELEMENT_ARRAY_BUFFER, FLOAT, GLTF_INFLUENCES, TRIANGLES, UNSIGNED_BYTE,
     UNSIGNED_INT, UNSIGNED_SHORT,
 };
+use crate::error::{ArgumentError, FormatError};
 use crate::error::{Error, Result};
 use crate::io::scene_json::{probe_files, ProbeFile};
 use crate::mesh::Mesh;
@@ -198,10 +198,12 @@ fn json_text(doc: &Value, pretty: bool) -> Result<String> {
     } else {
         serde_json::to_string(doc)
     };
-    text.map_err(|e| Error::Format(FormatError::Json {
-        context: "glTF export".into(),
-        message: e.to_string(),
-    }))
+    text.map_err(|e| {
+        Error::Format(FormatError::Json {
+            context: "glTF export".into(),
+            message: e.to_string(),
+        })
+    })
 }
 
 /// The glTF document (its one buffer without a `uri`) and the bytes of that buffer.
@@ -243,7 +245,8 @@ fn check_export(scene: &Scene, weights: &Weights, scale: f64) -> Result<()> {
             argument: "scale",
             value: scale.to_string(),
             reason: format!("{scale} is not a positive number"),
-        }.into());
+        }
+        .into());
     }
     if nb > usize::from(u16::MAX) + 1 {
         return Err(Error::field(

@@ -106,10 +106,12 @@ pub fn split_glb(bytes: &[u8]) -> Result<(String, Option<Vec<u8>>)> {
         })?;
         match (kind, json.is_some()) {
             (CHUNK_JSON, false) => {
-                json = Some(String::from_utf8(data.to_vec()).map_err(|e| Error::Format(FormatError::Json {
-                    context: "glb JSON chunk".into(),
-                    message: e.to_string(),
-                }))?)
+                json = Some(String::from_utf8(data.to_vec()).map_err(|e| {
+                    Error::Format(FormatError::Json {
+                        context: "glb JSON chunk".into(),
+                        message: e.to_string(),
+                    })
+                })?)
             }
             (_, false) => {
                 return Err(Error::field(
@@ -149,7 +151,9 @@ mod tests {
         let length = cut.len() as u32;
         cut[8..12].copy_from_slice(&length.to_le_bytes());
         match split_glb(&cut) {
-            Err(Error::Format(FormatError::InvalidField { field, .. })) => assert_eq!(field, "glb chunk length"),
+            Err(Error::Format(FormatError::InvalidField { field, .. })) => {
+                assert_eq!(field, "glb chunk length")
+            }
             other => panic!("{other:?}"),
         }
     }

@@ -1,7 +1,6 @@
 //! glTF import: the first skinned mesh node as a planar scene with its weights (what is read
 //! and how is in the module documentation of [`super`]).
 
-use crate::error::{FormatError, WeightsError};
 use super::animation_import::read_clips;
 use super::json::{lookup, Doc, MeshJson, SkinJson};
 use super::primitives::{mesh_parts, plane_geometry, read_primitives, Kept};
@@ -9,6 +8,7 @@ use super::reader::{load_buffers, Reader};
 use super::skeleton_read::read_skeleton;
 use super::{texture, EmbeddedImage, GLTF_SOLVER_NAME};
 use crate::error::{Error, Result};
+use crate::error::{FormatError, WeightsError};
 use crate::io::WeightsFile;
 use crate::mesh::Mesh;
 use crate::scene::Scene;
@@ -43,10 +43,12 @@ pub fn import_gltf(path: impl AsRef<Path>) -> Result<GltfImport> {
     let (text, bin) = if bytes.starts_with(super::GLB_MAGIC) {
         super::split_glb(&bytes)?
     } else {
-        let text = String::from_utf8(bytes).map_err(|e| Error::Format(FormatError::Json {
-            context: path.display().to_string(),
-            message: e.to_string(),
-        }))?;
+        let text = String::from_utf8(bytes).map_err(|e| {
+            Error::Format(FormatError::Json {
+                context: path.display().to_string(),
+                message: e.to_string(),
+            })
+        })?;
         (text, None)
     };
     let name = path
@@ -144,10 +146,12 @@ fn import_document(
 
 /// The document parsed, a glTF 2.x file that requires no extension.
 fn parse_document(text: &str) -> Result<Doc> {
-    let doc: Doc = serde_json::from_str(text).map_err(|e| Error::Format(FormatError::Json {
-        context: "glTF".into(),
-        message: e.to_string(),
-    }))?;
+    let doc: Doc = serde_json::from_str(text).map_err(|e| {
+        Error::Format(FormatError::Json {
+            context: "glTF".into(),
+            message: e.to_string(),
+        })
+    })?;
     if !doc.asset.version.starts_with("2.") {
         return Err(Error::field(
             "asset.version",
@@ -306,7 +310,8 @@ fn normalized_weights(
                 vertex: v,
                 sum,
                 tolerance: ROW_SUM_NOTE,
-            }.into());
+            }
+            .into());
         }
         if (sum - 1.0).abs() > ROW_SUM_NOTE {
             off = (off.0 + 1, off.1.max((sum - 1.0).abs()));
@@ -340,10 +345,12 @@ fn read_probes(
         return Ok(Vec::new());
     };
     let files: Vec<crate::io::scene_json::ProbeFile> = serde_json::from_value(value.clone())
-        .map_err(|e| Error::Format(FormatError::Json {
-            context: format!("nodes[{node}].extras.skinweights.probes"),
-            message: e.to_string(),
-        }))?;
+        .map_err(|e| {
+            Error::Format(FormatError::Json {
+                context: format!("nodes[{node}].extras.skinweights.probes"),
+                message: e.to_string(),
+            })
+        })?;
     let in_order = kept.iter().enumerate().all(|(i, k)| k.vertex == i);
     let mut probes = crate::io::scene_json::probes_from_file(files);
     probes.retain(|p| {

@@ -1,11 +1,11 @@
 //! The mesh's triangle primitives: vertex streams (POSITION with its JOINTS_n / WEIGHTS_n),
 //! triangles, the merged planar vertex list and the parts.
 
-use crate::error::{FormatError, MeshError, WeightsError};
 use super::json::{MeshJson, PrimitiveJson};
 use super::reader::{Reader, Values, Want};
 use super::{FLOAT, PLANE_TOLERANCE, TRIANGLES, UNSIGNED_BYTE, UNSIGNED_INT, UNSIGNED_SHORT};
 use crate::error::{Error, Result};
+use crate::error::{FormatError, MeshError, WeightsError};
 use crate::mesh::DEFAULT_PART;
 use nalgebra::Point2;
 use serde::Deserialize;
@@ -100,7 +100,8 @@ pub(super) fn read_primitives(
                     triangle: triangle_base + t,
                     index: base + index,
                     vertex_count: base + n,
-                }.into());
+                }
+                .into());
             }
         }
         triangle_base += triangles.len();
@@ -260,14 +261,16 @@ impl WeightSet {
                         vertex: base + v,
                         bone: joint,
                         value: weight,
-                    }.into());
+                    }
+                    .into());
                 }
                 if joint >= joint_count {
                     return Err(FormatError::JointOutOfRange {
                         vertex: base + v,
                         joint,
                         joints: joint_count,
-                    }.into());
+                    }
+                    .into());
                 }
                 row.push((joint, weight));
             }
@@ -321,7 +324,8 @@ pub(super) fn plane_geometry(
             vertex,
             z: p[2],
             plane_z,
-        }.into());
+        }
+        .into());
     }
     // Per stream vertex, the first primitive that uses it (usize::MAX: none).
     let mut first_use: Vec<Vec<usize>> = streams

@@ -18,13 +18,13 @@
 //! coordinate is scaled by its part's image size. `extras.skinweights.alpha` =
 //! `premultiplied` on an image marks art stored premultiplied (glTF's default is straight).
 
-use crate::error::{OutputError, SkeletonError};
 use super::json::{lookup, PrimitiveJson};
 use super::primitives::Kept;
 use super::reader::{relative_file, Reader, Values, Want};
 use super::GltfImport;
 use super::{FLOAT, UNSIGNED_BYTE, UNSIGNED_SHORT};
 use crate::error::{Error, Result};
+use crate::error::{OutputError, SkeletonError};
 use crate::mesh::Mesh;
 use crate::scene::{AlphaMode, Art, ArtImage, Layer};
 use base64::engine::general_purpose::STANDARD as BASE64;
@@ -383,11 +383,13 @@ fn named_parts(
                 .iter()
                 .position(|q| q == name)
                 .map(Some)
-                .ok_or_else(|| Error::Skeleton(SkeletonError::UnknownPart {
-                    context,
-                    part: name.to_string(),
-                    known: parts.to_vec(),
-                }))
+                .ok_or_else(|| {
+                    Error::Skeleton(SkeletonError::UnknownPart {
+                        context,
+                        part: name.to_string(),
+                        known: parts.to_vec(),
+                    })
+                })
         })
         .collect()
 }

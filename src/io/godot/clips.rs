@@ -37,12 +37,12 @@
 //! keyed at different times with other curves than linear, are sampled at the clip's
 //! frames ([`crate::animation::DEFAULT_FPS`]) into linear keys.
 
-use crate::error::{ClipError, FormatError, SkeletonError};
 use super::tscn::{section_name, Section, Value};
 use super::values::{resource_ref, Affine, At};
 use crate::animation::{
     BoneTrack, Channel, ChannelKind, Clip, Curve, Easing, Key, DEFAULT_FPS, MAX_KEYS,
 };
+use crate::error::{ClipError, FormatError, SkeletonError};
 use crate::error::{Error, Result};
 use crate::skeleton::Skeleton;
 use std::collections::HashMap;
@@ -202,7 +202,8 @@ pub(super) fn read_clips(
             return Err(ClipError::InvalidClip {
                 clip: name,
                 message: format!("length {length} is negative"),
-            }.into());
+            }
+            .into());
         }
         let mut clip = Clip::new(name.clone(), length);
         // Track indices, in order.
@@ -228,7 +229,8 @@ pub(super) fn read_clips(
                     clip: name,
                     count: keys_total,
                     max: MAX_KEYS,
-                }.into());
+                }
+                .into());
             }
             add_track(&mut clip, skeleton, bones, track, &name, i)?;
         }
@@ -434,13 +436,15 @@ fn track_target(
         Some((n, p)) => (n, p),
         None => return Err(t.err("the path has no :property".into())),
     };
-    let node = resolve(root, node_path).ok_or_else(|| Error::Skeleton(SkeletonError::UnknownBone {
-        context: format!(
-            "Godot animation {:?} track {} (line {})",
-            t.clip, t.i, t.line
-        ),
-        bone: node_path.to_string(),
-    }))?;
+    let node = resolve(root, node_path).ok_or_else(|| {
+        Error::Skeleton(SkeletonError::UnknownBone {
+            context: format!(
+                "Godot animation {:?} track {} (line {})",
+                t.clip, t.i, t.line
+            ),
+            bone: node_path.to_string(),
+        })
+    })?;
     let Some(&j) = bone_of_node.get(&node) else {
         notes.push(t.note("not a bone of the skeleton: skipped"));
         return Ok(None);
@@ -502,7 +506,8 @@ fn read_key_dict(t: &TrackAt, prop: Prop) -> Result<KeyDict> {
             clip: t.clip.to_string(),
             count: times.len(),
             max: MAX_KEYS,
-        }.into());
+        }
+        .into());
     }
     let transitions = match field("transitions") {
         Some(v) => at.float_array(v, ".transitions").map_err(wrap)?,
@@ -1036,7 +1041,8 @@ impl ClipWriter<'_> {
                     "bone {:?}: shear channels have no Godot Bone2D property",
                     track.bone
                 ),
-            }.into());
+            }
+            .into());
         }
         let (pos0, rot0) = self.rest[j];
         let g4 = self.g4;

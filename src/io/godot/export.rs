@@ -1,8 +1,8 @@
 //! A scene and its weights → a Godot 3 or 4 `.tscn`: a Skeleton2D with Bone2D rest poses and
 //! one skinned Polygon2D per part.
 
-use crate::error::SolverError;
 use super::values::{affine_columns, affine_from_parts, Affine};
+use crate::error::SolverError;
 use crate::error::{Error, Result};
 use crate::scene::Scene;
 use crate::skeleton::Bone;
@@ -187,7 +187,8 @@ pub fn export_godot(scene: &Scene, weights: &Weights, godot: u32) -> Result<Stri
         return Err(SolverError::InvalidOption {
             option: "godot".into(),
             message: format!("{godot}: expected 3 or 4"),
-        }.into());
+        }
+        .into());
     }
     let bones = scene.skeleton.bones();
     check_shape(scene.mesh.vertex_count(), weights, bones.len())?;

@@ -1,13 +1,13 @@
 //! A Godot `.tscn` with a Skeleton2D and Polygon2D nodes → one [`Scene`] with a part per
 //! Polygon2D, its art, and the painted weights.
 
-use crate::error::FormatError;
 use super::clips::{BoneFrame, NodeRef};
 use super::triangulate::{ear_clip, insert_points};
 use super::tscn::{parse_tscn, section_name, Section, Value};
 use super::values::{
     affine_from_parts, apply, each_resource_ref, resource_id, resource_ref, Affine, At,
 };
+use crate::error::FormatError;
 use crate::error::{Error, Result};
 use crate::io::mesh_parts::ZERO_LENGTH_TAIL;
 use crate::io::scene_builder::SceneBuilder;
@@ -216,12 +216,15 @@ pub fn import_godot(text: &str, base_dir: Option<&Path>) -> Result<GodotImport> 
     let skel = find_skeleton(&sections, &nodes, &mut report)?;
     report.skeleton = nodes[skel].path.clone();
     let bones = read_bones(&sections, &nodes, skel, &mut report)?;
-    let to_skeleton = global[skel].try_inverse().ok_or_else(|| Error::Format(FormatError::Godot {
-        line: sections[nodes[skel].section].line,
-        field: section_name(&sections[nodes[skel].section]),
-        message: "the Skeleton2D's global transform is singular (a scale of 0 on it or a parent)"
-            .into(),
-    }))?;
+    let to_skeleton = global[skel].try_inverse().ok_or_else(|| {
+        Error::Format(FormatError::Godot {
+            line: sections[nodes[skel].section].line,
+            field: section_name(&sections[nodes[skel].section]),
+            message:
+                "the Skeleton2D's global transform is singular (a scale of 0 on it or a parent)"
+                    .into(),
+        })
+    })?;
     let tree = Tree {
         sections: &sections,
         nodes: &nodes,
@@ -269,11 +272,13 @@ pub fn import_godot(text: &str, base_dir: Option<&Path>) -> Result<GodotImport> 
 /// The Godot version of the `[gd_scene]` header's `format`: 3 (`format=2`), 4 (`format=3`
 /// or another format, noted).
 fn godot_version(sections: &[Section], notes: &mut Vec<String>) -> Result<u32> {
-    let first = sections.first().ok_or_else(|| Error::Format(FormatError::Godot {
-        line: 1,
-        field: "file".into(),
-        message: "empty: expected a [gd_scene ...] header".into(),
-    }))?;
+    let first = sections.first().ok_or_else(|| {
+        Error::Format(FormatError::Godot {
+            line: 1,
+            field: "file".into(),
+            message: "empty: expected a [gd_scene ...] header".into(),
+        })
+    })?;
     if first.tag != "gd_scene" {
         return Err(FormatError::Godot {
             line: first.line,
@@ -282,7 +287,8 @@ fn godot_version(sections: &[Section], notes: &mut Vec<String>) -> Result<u32> {
                 "expected a [gd_scene ...] header first, found [{}]",
                 first.tag
             ),
-        }.into());
+        }
+        .into());
     }
     match first.attr("format") {
         Some(Value::Int(2)) => Ok(3),
@@ -291,7 +297,8 @@ fn godot_version(sections: &[Section], notes: &mut Vec<String>) -> Result<u32> {
             line: first.line,
             field: "gd_scene format".into(),
             message: "format=1 is Godot 2, which has no Skeleton2D".into(),
-        }.into()),
+        }
+        .into()),
         other => {
             notes.push(format!(
                 "gd_scene format {other:?} is not 2 (Godot 3) or 3 (Godot 4): read as Godot 4"
@@ -359,7 +366,8 @@ fn add_polygons(
             line: 1,
             field: "file".into(),
             message: "no Polygon2D node: nothing to import".into(),
-        }.into());
+        }
+        .into());
     }
     let n_bones = tree.bones.len();
     let mut builder = SceneBuilder::new(n_bones);
@@ -673,17 +681,20 @@ fn check_resources(sections: &[Section]) -> Result<HashMap<String, String>> {
             ),
             _ => continue,
         };
-        let id = resource_id(s).ok_or_else(|| Error::Format(FormatError::Godot {
-            line: s.line,
-            field: format!("[{kind}] id"),
-            message: "missing or not an integer or string".into(),
-        }))?;
+        let id = resource_id(s).ok_or_else(|| {
+            Error::Format(FormatError::Godot {
+                line: s.line,
+                field: format!("[{kind}] id"),
+                message: "missing or not an integer or string".into(),
+            })
+        })?;
         if map_has {
             return Err(FormatError::Godot {
                 line: s.line,
                 field: format!("[{kind}] id"),
                 message: format!("id {id:?} is declared twice"),
-            }.into());
+            }
+            .into());
         }
         if kind == "ext_resource" {
             let path = s.attr_str("path").unwrap_or_default().to_string();
@@ -725,7 +736,8 @@ fn check_resources(sections: &[Section]) -> Result<HashMap<String, String>> {
                     line,
                     field: format!("{} {attr}", section_name(s)),
                     message,
-                }.into()),
+                }
+                .into()),
                 None => Ok(()),
             }
         };
@@ -761,11 +773,13 @@ fn build_tree(sections: &[Section]) -> Result<Vec<Node>> {
         if s.tag != "node" {
             continue;
         }
-        let err = |field: &str, message: String| Error::Format(FormatError::Godot {
-            line: s.line,
-            field: format!("{} {field}", section_name(s)),
-            message,
-        });
+        let err = |field: &str, message: String| {
+            Error::Format(FormatError::Godot {
+                line: s.line,
+                field: format!("{} {field}", section_name(s)),
+                message,
+            })
+        };
         let name = s
             .attr_str("name")
             .ok_or_else(|| err("name", "missing: every [node] has a name".into()))?
@@ -824,7 +838,8 @@ fn build_tree(sections: &[Section]) -> Result<Vec<Node>> {
             line: 1,
             field: "file".into(),
             message: "no [node] sections".into(),
-        }.into());
+        }
+        .into());
     }
     Ok(nodes)
 }
@@ -975,11 +990,13 @@ fn find_skeleton(sections: &[Section], nodes: &[Node], report: &mut ImportReport
     let first = nodes
         .iter()
         .position(|n| n.kind == "Skeleton2D")
-        .ok_or_else(|| Error::Format(FormatError::Godot {
-            line: 1,
-            field: "file".into(),
-            message: "no Skeleton2D node".into(),
-        }))?;
+        .ok_or_else(|| {
+            Error::Format(FormatError::Godot {
+                line: 1,
+                field: "file".into(),
+                message: "no Skeleton2D node".into(),
+            })
+        })?;
     report.notes.push(format!(
         "no Polygon2D names a skeleton: using the first Skeleton2D, {:?}",
         nodes[first].path
@@ -1014,7 +1031,8 @@ fn read_bones(
             line: sections[nodes[skel].section].line,
             field: section_name(&sections[nodes[skel].section]),
             message: "the Skeleton2D has no Bone2D children".into(),
-        }.into());
+        }
+        .into());
     }
     name_repeated_by_path(&mut bones, &mut report.notes);
     for j in 0..bones.len() {
@@ -1149,7 +1167,8 @@ fn head_and_tail(
                     "the bone's {what} lands at ({:e}, {:e}), beyond ±{MAX_COORDINATE:e} px",
                     p[0], p[1]
                 ),
-            }.into());
+            }
+            .into());
         }
     }
     let (head, tail) = (
@@ -1161,7 +1180,8 @@ fn head_and_tail(
             line: s.line,
             field: format!("{} rest", section_name(s)),
             message: "the rest transform has a scale of 0: the bone has no direction".into(),
-        }.into());
+        }
+        .into());
     }
     Ok((head, tail))
 }

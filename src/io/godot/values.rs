@@ -1,8 +1,8 @@
 //! Reading typed values out of parsed `.tscn` sections, with errors that name the line and
 //! the field: vectors, transforms, packed arrays, resource references.
 
-use crate::error::FormatError;
 use super::tscn::{section_name, Property, Section, Value};
+use crate::error::FormatError;
 use crate::error::{Error, Result};
 use nalgebra::Matrix3;
 
@@ -197,7 +197,9 @@ impl<'a> At<'a> {
                     v.kind()
                 ),
             )),
-            Err(Error::Format(FormatError::Godot { message, .. })) => Err(self.error(detail, message)),
+            Err(Error::Format(FormatError::Godot { message, .. })) => {
+                Err(self.error(detail, message))
+            }
             Err(e) => Err(e),
         }
     }

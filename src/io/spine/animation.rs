@@ -28,13 +28,13 @@
 //! Slot, deform, attachment, draw-order, event, transform, path and physics timelines are
 //! not applied (the report's notes name each kind and its animations).
 
-use crate::error::ClipError;
 use super::parse::FileBone;
 use super::{MAX_ANGLE_DEG, MAX_COORDINATE, MAX_SCALE};
 use crate::animation::{
     BoneTrack, Channel, ChannelKind, Clip, Curve, Easing, IkConstraint, IkKey, IkTrack, Key,
     MAX_KEYS,
 };
+use crate::error::ClipError;
 use crate::error::Result;
 use crate::io::json_path::{kind, shown, JsonAt};
 use crate::scene::Scene;
@@ -234,7 +234,8 @@ impl AnimationReader<'_> {
                 clip: clip.to_string(),
                 count: self.keys_total,
                 max: MAX_KEYS,
-            }.into());
+            }
+            .into());
         }
         Ok(())
     }

@@ -1,10 +1,10 @@
 //! A scene and its weights → Spine JSON: a source project with its meshes' weighted vertices
 //! rewritten, or a minimal project (bones, a slot and a mesh per layer, the atlas).
 
-use crate::error::FormatError;
 use super::import::{apply, part_name, place, setup_skeleton, Chosen};
 use super::parse::{parse_skeleton, FileAttachment, FileRegion, FileSkeleton, Geometry, Kind};
 use super::{spine_error, ZERO_LENGTH_TAIL};
+use crate::error::FormatError;
 use crate::error::{Error, Result};
 use crate::io::mesh_parts::{triangles_by_part, vertices_of};
 use crate::io::png_dimensions;
@@ -153,10 +153,12 @@ fn with_source(
     options: &SpineExportOptions,
 ) -> Result<SpineExport> {
     let file = parse_skeleton(text)?;
-    let root: Value = serde_json::from_str(text).map_err(|e| Error::Format(FormatError::Json {
-        context: "Spine source".into(),
-        message: e.to_string(),
-    }))?;
+    let root: Value = serde_json::from_str(text).map_err(|e| {
+        Error::Format(FormatError::Json {
+            context: "Spine source".into(),
+            message: e.to_string(),
+        })
+    })?;
     check_same_bones(scene, &file)?;
     let setup = setup_skeleton(&file, &mut Vec::new())?;
     let world = setup.rest_affines();
@@ -951,10 +953,12 @@ pub fn save_spine(
         Some(s) => e.in_file(s),
         None => e,
     })?;
-    let json = serde_json::to_string_pretty(&out.json).map_err(|e| Error::Format(FormatError::Json {
-        context: path.display().to_string(),
-        message: e.to_string(),
-    }))?;
+    let json = serde_json::to_string_pretty(&out.json).map_err(|e| {
+        Error::Format(FormatError::Json {
+            context: path.display().to_string(),
+            message: e.to_string(),
+        })
+    })?;
     crate::io::write_atomic(path, json)?;
     if let Some(atlas) = &out.atlas {
         crate::io::write_atomic(path.with_extension("atlas"), atlas)?;

@@ -1,7 +1,7 @@
 //! Reading a Spine JSON project into checked values (no scene is built here).
 
-use crate::error::SkeletonError;
 use super::{spine_error, MAX_ANGLE_DEG, MAX_COORDINATE, MAX_SCALE};
+use crate::error::SkeletonError;
 use crate::error::{Error, Result};
 use crate::io::json_path::{kind, parse_json, shown, JsonAt};
 use crate::skeleton::{Bone, Inherit, LocalTransform, Skeleton};
@@ -187,15 +187,18 @@ fn parse_bones(root: &Value) -> Result<Vec<FileBone>> {
                 name,
                 first,
                 second: i,
-            }.into());
+            }
+            .into());
         }
         // Spine lists parents before children; a later parent is refused like an unknown one.
         let parent = match at.opt_string(b, "parent")? {
             None => None,
-            Some(p) => Some(*names.get(&p).ok_or_else(|| Error::Skeleton(SkeletonError::UnknownParent {
-                bone: name.clone(),
-                parent: p.clone(),
-            }))?),
+            Some(p) => Some(*names.get(&p).ok_or_else(|| {
+                Error::Skeleton(SkeletonError::UnknownParent {
+                    bone: name.clone(),
+                    parent: p.clone(),
+                })
+            })?),
         };
         let length = at.number(b, "length", 0.0, MAX_COORDINATE)?;
         if length < 0.0 {

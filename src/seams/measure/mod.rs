@@ -47,8 +47,8 @@
 //! The fringe metric's gap G restricted to each seam, which needs a render, is in
 //! `render::seam_gaps` (feature `io`): this module only measures geometry.
 
-use crate::error::{MeshError, SeamError};
 use crate::error::Result;
+use crate::error::{MeshError, SeamError};
 use crate::geometry::Segment;
 pub(crate) use crate::mesh::triangle_grid::TriangleGrid;
 use crate::scene::Scene;
@@ -95,7 +95,8 @@ impl SeamOptions {
                     option: field.to_string(),
                     value: v,
                     expected: "finite and > 0 (joint_radius may be infinite)",
-                }.into());
+                }
+                .into());
             }
         }
         if !(1..=64).contains(&self.area_samples) {
@@ -103,7 +104,8 @@ impl SeamOptions {
                 option: "area_samples".into(),
                 value: self.area_samples as f64,
                 expected: "in 1..=64",
-            }.into());
+            }
+            .into());
         }
         Ok(())
     }
@@ -676,7 +678,8 @@ pub(crate) fn check_positions(scene: &Scene, posed: &[Point2<f64>]) -> Result<()
         return Err(MeshError::PosedPositions {
             given: posed.len(),
             vertices: n,
-        }.into());
+        }
+        .into());
     }
     if let Some(v) = posed
         .iter()
@@ -686,7 +689,8 @@ pub(crate) fn check_positions(scene: &Scene, posed: &[Point2<f64>]) -> Result<()
             vertex: v,
             x: posed[v].x,
             y: posed[v].y,
-        }.into());
+        }
+        .into());
     }
     Ok(())
 }

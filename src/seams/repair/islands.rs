@@ -89,7 +89,8 @@ pub fn merge_tiny_components_with(
             return Err(crate::ArtError::VertexColours {
                 given: c.len(),
                 vertices: n,
-            }.into());
+            }
+            .into());
         }
     }
     let comps = Components::of(scene, colours);

@@ -2,8 +2,8 @@
 //! boundary, vertices of different layers at one position (the seams), point location in
 //! triangles, the outer silhouette, and rebuilding a scene with the same art and labels.
 
-use crate::error::SeamError;
 use crate::error::Result;
+use crate::error::SeamError;
 use crate::geometry::{signed_area2, Bounds, Segment};
 use crate::mesh::Mesh;
 use crate::scene::Scene;
@@ -54,7 +54,8 @@ impl Layers {
             return Err(SeamError::SingleLayer {
                 scene: scene.name.clone(),
                 part: names.first().cloned().unwrap_or_default(),
-            }.into());
+            }
+            .into());
         }
         let layer: Vec<usize> = mesh.vertex_parts().iter().map(|&p| of_part[p]).collect();
         let boundary: Vec<[usize; 2]> = mesh
@@ -152,7 +153,8 @@ impl Layers {
                         t,
                         0.5 * t
                     ),
-                }.into());
+                }
+                .into());
             }
         }
         Ok(())
@@ -466,7 +468,8 @@ pub(crate) fn check_amount(what: &str, value: f64) -> Result<f64> {
             option: what.to_string(),
             value,
             expected: "a finite number >= 0",
-        }.into());
+        }
+        .into());
     }
     Ok(value)
 }

@@ -2,10 +2,10 @@
 //! a band around the welded seams, on the layers joined at their seams, leaving the outer
 //! silhouette's vertices bit for bit as they were.
 
-use crate::error::SeamError;
 use super::layers::{check_amount, Layers};
 use super::transfer::Union;
 use crate::error::Result;
+use crate::error::SeamError;
 use crate::mesh::{CotanLaplacian, Mesh};
 use crate::scene::Scene;
 use crate::weights::Weights;
@@ -72,7 +72,8 @@ pub fn smooth_seam_weights(
             option: "smooth strength".into(),
             value: options.strength,
             expected: "in (0, 1]",
-        }.into());
+        }
+        .into());
     }
     crate::skinning::check_shape(scene.mesh.vertex_count(), weights, scene.skeleton.len())?;
     weights.check_scorable()?;

@@ -5,10 +5,10 @@
 //! Solving each layer alone (the scene as drawn: separate components) gives the two sides of
 //! a seam different weights, one of the four causes of the crack at the elbow.
 
-use crate::error::{MeshError, SolverError};
 use super::layers::{Layers, TriangleLocator};
 use super::overlap_weights::OverlapWeightsReport;
 use crate::error::{Error, Result};
+use crate::error::{MeshError, SolverError};
 use crate::mesh::Mesh;
 use crate::scene::Scene;
 use crate::solvers::Solver;
@@ -396,10 +396,14 @@ pub fn seam_consistent_weights(
     let alone = solver.solve(scene)?.weights;
     let joined = solver.solve(&union.scene)?.weights;
     let weights = union.transfer(scene, &layers, &joined);
-    weights.validate().map_err(|e| Error::Solver(SolverError::Solver {
-        solver: solver.name(),
-        message: format!("seam-consistent transfer produced invalid weights ({e}); this is a bug"),
-    }))?;
+    weights.validate().map_err(|e| {
+        Error::Solver(SolverError::Solver {
+            solver: solver.name(),
+            message: format!(
+                "seam-consistent transfer produced invalid weights ({e}); this is a bug"
+            ),
+        })
+    })?;
     let report = SeamWeightsReport {
         solver: solver.name(),
         seam_positions: union.groups.len(),

@@ -6,9 +6,9 @@
 //! welded ones sit at bit-identical positions. Those coincident vertices are the seam that
 //! [`super::seam_consistent_weights`] joins when it solves.
 
-use crate::error::SeamError;
 use super::layers::{check_amount, rebuild, silhouette_change, Layers, PointGrid};
 use crate::error::Result;
+use crate::error::SeamError;
 use crate::geometry::{signed_area2, Segment};
 use crate::mesh::{zero_area_tolerance, Mesh};
 use crate::scene::Scene;
@@ -539,7 +539,8 @@ fn check_folds(
                     layers.names[layers.layer[v.min(n - 1)]],
                     (pts[v] - original[v]).norm()
                 ),
-            }.into());
+            }
+            .into());
         }
     }
     Ok(())
@@ -561,7 +562,8 @@ fn check_layer_share(layers: &Layers, moved: &[usize], tol: f64) -> Result<()> {
                  that welds the whole layer, not its edge; use a smaller tolerance",
                 moved_in[l], total[l], layers.names[l]
             ),
-        }.into());
+        }
+        .into());
     }
     Ok(())
 }

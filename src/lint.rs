@@ -67,7 +67,7 @@ impl Default for LintOptions {
 
 impl LintOptions {
     /// Every threshold must be a finite number >= 0 (`NaN` would make every comparison fail
-    /// silently, infinity would pass anything): [`SolverError::InvalidOption`](crate::error::SolverError::InvalidOption) names the first that
+    /// silently, infinity would pass anything): [`SolverError::InvalidOption`] names the first that
     /// is not.
     pub fn check(&self) -> Result<()> {
         for (option, value) in [

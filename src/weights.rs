@@ -150,8 +150,8 @@ impl Weights {
     }
 
     /// Checks that the weights can be scored (metrics, lint) even when they are not normalized:
-    /// every entry finite and >= 0 ([`WeightsError::InvalidWeight`](crate::error::WeightsError::InvalidWeight)), every row's sum positive and at
-    /// most [`MAX_SCORABLE_ROW_SUM`] ([`WeightsError::UnscorableRow`](crate::error::WeightsError::UnscorableRow): an all-zero row places its
+    /// every entry finite and >= 0 ([`WeightsError::InvalidWeight`]), every row's sum positive and at
+    /// most [`MAX_SCORABLE_ROW_SUM`] ([`WeightsError::UnscorableRow`]: an all-zero row places its
     /// vertex nowhere; sums that overflow, or entries so large that the smoothness energy
     /// squares them past f64, would turn metrics into NaN or infinity).
     pub fn check_scorable(&self) -> Result<()> {

@@ -66,7 +66,7 @@ impl IkConstraint {
         }
     }
 
-    /// Checks the constraint against a skeleton ([`SkeletonError::InvalidIk`](crate::error::SkeletonError::InvalidIk)): one or two bones
+    /// Checks the constraint against a skeleton ([`SkeletonError::InvalidIk`]): one or two bones
     /// that exist (a second bone must be the first's child), a known target that is none of
     /// them nor their descendant, finite `mix` in `[0, 1]` and finite `softness` >= 0.
     pub fn check(&self, skeleton: &Skeleton) -> Result<()> {

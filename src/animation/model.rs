@@ -317,12 +317,12 @@ impl Clip {
         t
     }
 
-    /// Checks the clip against a skeleton: a finite duration >= 0 ([`ClipError::InvalidClip`](crate::error::ClipError::InvalidClip)),
-    /// tracks naming known bones ([`SkeletonError::UnknownBone`](crate::error::SkeletonError::UnknownBone)) once each, at most [`MAX_KEYS`]
-    /// keys ([`ClipError::TooManyKeys`](crate::error::ClipError::TooManyKeys)), and per key ([`ClipError::InvalidKey`](crate::error::ClipError::InvalidKey)): finite time and
+    /// Checks the clip against a skeleton: a finite duration >= 0 ([`ClipError::InvalidClip`]),
+    /// tracks naming known bones ([`SkeletonError::UnknownBone`]) once each, at most [`MAX_KEYS`]
+    /// keys ([`ClipError::TooManyKeys`]), and per key ([`ClipError::InvalidKey`]): finite time and
     /// value, times in `[0, duration]` and never decreasing, Bézier control times in
     /// `[0, 1]` and finite control values, finite Godot exponents. IK tracks
-    /// ([`SkeletonError::InvalidIk`](crate::error::SkeletonError::InvalidIk)): one per constraint, keys with finite times in order within
+    /// ([`SkeletonError::InvalidIk`]): one per constraint, keys with finite times in order within
     /// the clip, mix in `[0, 1]`, softness finite and >= 0, curves as above (the names are
     /// checked against the scene's constraints by [`Clip::check_ik_names`]).
     pub fn check(&self, skeleton: &Skeleton) -> Result<()> {
@@ -370,7 +370,7 @@ impl Clip {
         Ok(())
     }
 
-    /// Checks that every IK track names one of `constraints` ([`SkeletonError::InvalidIk`](crate::error::SkeletonError::InvalidIk)).
+    /// Checks that every IK track names one of `constraints` ([`SkeletonError::InvalidIk`]).
     pub fn check_ik_names(&self, constraints: &[super::IkConstraint]) -> Result<()> {
         match self
             .ik

@@ -93,7 +93,7 @@ impl BoneChannels {
 impl Clip {
     /// The pose at `time` seconds (clamped to `[0, duration]`): each track's channels
     /// sampled (see [`Channel::sample`]) into the pose's offsets. Checks the clip first
-    /// ([`Clip::check`]); a non-finite time is an [`ClipError::InvalidClip`](crate::error::ClipError::InvalidClip).
+    /// ([`Clip::check`]); a non-finite time is an [`ClipError::InvalidClip`].
     pub fn sample(&self, skeleton: &Skeleton, time: f64) -> Result<Pose> {
         self.check(skeleton)?;
         self.sample_checked(time)
@@ -168,7 +168,7 @@ impl Clip {
 
     /// Frame times at `fps` frames per second from 0, plus the last frame at `duration`
     /// when the step does not land on it. `fps` must be finite and > 0, and the clip at
-    /// most [`MAX_FRAMES`] frames long ([`SolverError::InvalidOption`](crate::error::SolverError::InvalidOption)).
+    /// most [`MAX_FRAMES`] frames long ([`SolverError::InvalidOption`]).
     pub fn frame_times(&self, fps: f64) -> Result<Vec<f64>> {
         if !fps.is_finite() || fps <= 0.0 {
             return Err(SolverError::InvalidOption {

@@ -353,8 +353,8 @@ pub fn bones_beside(sprite: &Path) -> std::result::Result<PathBuf, Vec<PathBuf>>
 /// What the file `path` holding `bytes` is. `Ok(None)`: a walked file that is no item (a
 /// weights, bones or texture-atlas file, a PNG without a bones file), passed over; the same
 /// file named by the user ([`Candidate::explicit`]) is an error. Errors: JSON that does not
-/// parse, JSON that is nothing the toolkit reads ([`BatchError::NotAnItem`](crate::error::BatchError::NotAnItem)), a named sprite
-/// without bones ([`BatchError::SpriteWithoutBones`](crate::error::BatchError::SpriteWithoutBones)).
+/// parse, JSON that is nothing the toolkit reads ([`BatchError::NotAnItem`]), a named sprite
+/// without bones ([`BatchError::SpriteWithoutBones`]).
 pub fn classify(path: &Path, bytes: &[u8], explicit: bool) -> Result<Option<ItemKind>> {
     let not_item = |reason: &str| {
         if explicit {

@@ -390,7 +390,7 @@ struct Loaded {
     godot: Option<u32>,
 }
 
-/// Runs `f`, a panic caught as [`BatchError::Panicked`](crate::error::BatchError::Panicked).
+/// Runs `f`, a panic caught as [`BatchError::Panicked`].
 fn guarded<T>(context: &str, f: impl FnOnce() -> Result<T>) -> Result<T> {
     catch_unwind(AssertUnwindSafe(f)).unwrap_or_else(|payload| {
         let message = payload

@@ -51,7 +51,7 @@ fn binding(scene: &Scene, scene_arg: Option<&str>) -> Option<(PathBuf, Weights)>
 /// The bones to solve with (scene indices) for `--bones` on `scene` given as `scene_arg`;
 /// prints a note naming the bones the default leaves out.
 ///
-/// Errors: [`SkeletonError::UnknownBone`](skinweights::error::SkeletonError::UnknownBone) for a listed name the skeleton lacks, and those of
+/// Errors: [`SkeletonError::UnknownBone`] for a listed name the skeleton lacks, and those of
 /// [`Scene::deforming_bones`].
 pub fn chosen_bones(scene: &Scene, scene_arg: Option<&str>, arg: &BonesArg) -> Result<Vec<usize>> {
     let skeleton = scene.skeleton();

@@ -205,8 +205,8 @@ pub struct AutoCorrective {
 /// Errors: the corrective's own ([`SkeletonError::UnknownBone`](crate::error::SkeletonError::UnknownBone), [`CorrectiveError::NotAJoint`](crate::error::CorrectiveError::NotAJoint),
 /// [`CorrectiveError::NonFiniteCorrective`](crate::error::CorrectiveError::NonFiniteCorrective), [`CorrectiveError::CorrectiveAngleOrder`](crate::error::CorrectiveError::CorrectiveAngleOrder),
 /// [`CorrectiveError::EmptyCorrective`](crate::error::CorrectiveError::EmptyCorrective)), bad options or a key angle past [`MAX_KEY_ANGLE`]
-/// ([`SolverError::InvalidOption`](crate::error::SolverError::InvalidOption) naming `margin`, `max_reach` or `angles`), a weights shape that
-/// does not fit, a joint on the mesh boundary ([`SolverError::InvalidOption`](crate::error::SolverError::InvalidOption) naming `joint`).
+/// ([`SolverError::InvalidOption`] naming `margin`, `max_reach` or `angles`), a weights shape that
+/// does not fit, a joint on the mesh boundary ([`SolverError::InvalidOption`] naming `joint`).
 pub fn auto_corrective(
     scene: &Scene,
     weights: &Weights,

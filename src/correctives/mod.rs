@@ -110,10 +110,10 @@ impl Corrective {
     /// joint is a bone with a parent, the vertices exist and are listed once, every key has
     /// one finite offset per vertex and a finite angle, and angles strictly increase.
     ///
-    /// Errors: [`SkeletonError::UnknownBone`](crate::error::SkeletonError::UnknownBone), [`CorrectiveError::NotAJoint`](crate::error::CorrectiveError::NotAJoint), [`CorrectiveError::EmptyCorrective`](crate::error::CorrectiveError::EmptyCorrective),
-    /// [`CorrectiveError::CorrectiveVertex`](crate::error::CorrectiveError::CorrectiveVertex), [`CorrectiveError::DuplicateCorrectiveVertex`](crate::error::CorrectiveError::DuplicateCorrectiveVertex),
-    /// [`CorrectiveError::CorrectiveOffsets`](crate::error::CorrectiveError::CorrectiveOffsets), [`CorrectiveError::NonFiniteCorrective`](crate::error::CorrectiveError::NonFiniteCorrective),
-    /// [`CorrectiveError::CorrectiveAngleOrder`](crate::error::CorrectiveError::CorrectiveAngleOrder).
+    /// Errors: [`SkeletonError::UnknownBone`], [`CorrectiveError::NotAJoint`], [`CorrectiveError::EmptyCorrective`],
+    /// [`CorrectiveError::CorrectiveVertex`], [`CorrectiveError::DuplicateCorrectiveVertex`],
+    /// [`CorrectiveError::CorrectiveOffsets`], [`CorrectiveError::NonFiniteCorrective`],
+    /// [`CorrectiveError::CorrectiveAngleOrder`].
     pub fn check(&self, skeleton: &Skeleton, vertex_count: usize) -> Result<()> {
         self.resolve(skeleton)?;
         let joint = || self.joint.clone();
@@ -260,7 +260,7 @@ impl Corrective {
     }
 
     /// The joint angle in `pose`: the joint bone's local rotation, degrees. Errors: the
-    /// joint's ([`SkeletonError::UnknownBone`](crate::error::SkeletonError::UnknownBone), [`CorrectiveError::NotAJoint`](crate::error::CorrectiveError::NotAJoint)) and the pose's.
+    /// joint's ([`SkeletonError::UnknownBone`], [`CorrectiveError::NotAJoint`]) and the pose's.
     pub fn joint_angle(&self, skeleton: &Skeleton, pose: &Pose) -> Result<f64> {
         let r = self.resolve(skeleton)?;
         Ok(pose.resolve(skeleton)?[r.joint].rotation)

@@ -11,7 +11,7 @@ use crate::error::{FormatError, RigFormat};
 use serde_json::{Map, Value};
 
 /// Parses `bytes` as JSON after skipping a byte order mark; a syntax error is an
-/// [`FormatError::Json`](crate::error::FormatError::Json) naming `context` (the format, or the file).
+/// [`FormatError::Json`] naming `context` (the format, or the file).
 pub(crate) fn parse_json(bytes: &[u8], context: &str) -> Result<Value> {
     serde_json::from_slice(crate::io::tolerance::strip_bom(bytes)).map_err(|e| {
         Error::Format(FormatError::Json {
@@ -26,9 +26,9 @@ pub(crate) fn parse_json(bytes: &[u8], context: &str) -> Result<Value> {
 /// string`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Format {
-    /// [`FormatError::Rig`](crate::error::FormatError::Rig); wrong types are named.
+    /// [`FormatError::Rig`]; wrong types are named.
     Spine,
-    /// [`FormatError::Rig`](crate::error::FormatError::Rig); wrong types are not named.
+    /// [`FormatError::Rig`]; wrong types are not named.
     DragonBones,
 }
 

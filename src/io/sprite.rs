@@ -20,7 +20,7 @@
 //! (tests/it/sprite.rs).
 //!
 //! Images are limited to 32 768 pixels a side and 32 Mi (33 554 432) pixels in all, checked
-//! from the PNG header before decoding ([`FormatError::ImageTooLarge`](crate::error::FormatError::ImageTooLarge)), so that decoding and
+//! from the PNG header before decoding ([`FormatError::ImageTooLarge`]), so that decoding and
 //! tracing need at most about 0.5 GB. Tracing takes time about linear in the pixel count plus
 //! the traced points.
 //!
@@ -92,8 +92,8 @@ pub struct Sprite {
 
 impl Sprite {
     /// Reads a PNG file. A missing file is an [`Error::Io`], anything that is not a PNG an
-    /// [`FormatError::Image`](crate::error::FormatError::Image), an image over 32 768 pixels a side or 32 Mi pixels in all an
-    /// [`FormatError::ImageTooLarge`](crate::error::FormatError::ImageTooLarge); all name the path.
+    /// [`FormatError::Image`], an image over 32 768 pixels a side or 32 Mi pixels in all an
+    /// [`FormatError::ImageTooLarge`]; all name the path.
     pub fn load(path: impl AsRef<Path>) -> Result<Sprite> {
         let path = path.as_ref();
         let bytes = std::fs::read(path).map_err(|e| Error::io(path, e))?;
@@ -195,9 +195,9 @@ impl Trace {
 /// Traces the alpha channel of `sprite` into outline loops (see the module docs).
 ///
 /// Errors: a threshold of 0 or a negative / non-finite tolerance or minimum area
-/// ([`ArgumentError::InvalidArgument`](crate::error::ArgumentError::InvalidArgument)); an image over the size limits ([`FormatError::ImageTooLarge`](crate::error::FormatError::ImageTooLarge)); no
-/// opaque pixel ([`FormatError::TransparentImage`](crate::error::FormatError::TransparentImage)); every island's traced area under the minimum
-/// ([`FormatError::IslandsTooSmall`](crate::error::FormatError::IslandsTooSmall), giving the largest island's traced area).
+/// ([`ArgumentError::InvalidArgument`]); an image over the size limits ([`FormatError::ImageTooLarge`]); no
+/// opaque pixel ([`FormatError::TransparentImage`]); every island's traced area under the minimum
+/// ([`FormatError::IslandsTooSmall`], giving the largest island's traced area).
 pub fn trace_alpha(sprite: &Sprite, options: &TraceOptions) -> Result<Trace> {
     check_options(options)?;
     check_size(&sprite.source, sprite.image.width(), sprite.image.height())?;
@@ -880,7 +880,7 @@ impl BonesFile {
 }
 
 /// The size of a PNG file from its header, without decoding pixels. A missing file is an
-/// [`Error::Io`], anything that is not a PNG an [`FormatError::Image`](crate::error::FormatError::Image); both name the path.
+/// [`Error::Io`], anything that is not a PNG an [`FormatError::Image`]; both name the path.
 pub fn png_dimensions(path: impl AsRef<Path>) -> Result<(u32, u32)> {
     let path = path.as_ref();
     let file = std::fs::File::open(path).map_err(|e| Error::io(path, e))?;

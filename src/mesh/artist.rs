@@ -165,8 +165,8 @@ impl Mesh {
     /// # Ok::<(), skinweights::Error>(())
     /// ```
     ///
-    /// Errors: [`MeshError::EmptyMesh`](crate::error::MeshError::EmptyMesh) (fewer than 3 vertices, or no triangle of non-zero area),
-    /// [`MeshError::NonFiniteCoordinate`](crate::error::MeshError::NonFiniteCoordinate), [`MeshError::IndexOutOfRange`](crate::error::MeshError::IndexOutOfRange), [`MeshError::VertexParts`](crate::error::MeshError::VertexParts).
+    /// Errors: [`MeshError::EmptyMesh`] (fewer than 3 vertices, or no triangle of non-zero area),
+    /// [`MeshError::NonFiniteCoordinate`], [`MeshError::IndexOutOfRange`], [`MeshError::VertexParts`].
     pub fn from_artist(
         vertices: Vec<Point2<f64>>,
         triangles: Vec<[usize; 3]>,
@@ -286,7 +286,7 @@ fn check_points(vertices: &[Point2<f64>]) -> Result<()> {
 }
 
 /// Twice the signed area of triangle `t`, 0 when it counts as zero area (a repeated corner,
-/// or under [`zero_area_tolerance`]); [`MeshError::IndexOutOfRange`](crate::error::MeshError::IndexOutOfRange) for a corner past the list.
+/// or under [`zero_area_tolerance`]); [`MeshError::IndexOutOfRange`] for a corner past the list.
 fn checked_area2(vertices: &[Point2<f64>], tri: &[usize; 3], t: usize) -> Result<f64> {
     if let Some(&i) = tri.iter().find(|&&i| i >= vertices.len()) {
         return Err(MeshError::IndexOutOfRange {

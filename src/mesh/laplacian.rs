@@ -115,7 +115,7 @@ impl<'m> CotanLaplacian<'m> {
 
     /// The **lower triangle** (diagonal included) of `L + diag(extra)`: what a symmetric
     /// factorization reading `Side::Lower` needs, at half the memory of the full matrix.
-    /// Fails with [`SolverError::LinearAlgebra`](crate::error::SolverError::LinearAlgebra) if `extra` has the wrong length.
+    /// Fails with [`SolverError::LinearAlgebra`] if `extra` has the wrong length.
     pub fn lower_plus_diagonal(&self, extra: &[f64]) -> Result<SparseColMat<usize, f64>> {
         self.assemble(Some(extra), true)
     }

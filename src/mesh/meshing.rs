@@ -1,7 +1,7 @@
 //! Meshing of outlines with spade (constrained Delaunay + quality refinement).
 //!
 //! An [`Outline`] is a set of closed loops plus constraint segments (bones). [`mesh_outline`]
-//! cleans the loops, rejects self-overlapping input with [`MeshError::Meshing`](crate::error::MeshError::Meshing), triangulates with
+//! cleans the loops, rejects self-overlapping input with [`MeshError::Meshing`], triangulates with
 //! every loop edge and segment as a constraint, refines to a minimum angle and a maximum
 //! triangle area, and keeps the triangles inside the outline (even-odd rule).
 //!
@@ -158,7 +158,7 @@ const MAX_MIN_ANGLE_DEG: f64 = 34.0;
 /// Meshes an outline into vertices and counter-clockwise triangles.
 ///
 /// Every output vertex is used by a triangle; every loop edge and segment is covered by a chain
-/// of mesh edges. Errors ([`MeshError::Meshing`](crate::error::MeshError::Meshing)): empty outline, non-finite or out-of-range
+/// of mesh edges. Errors ([`MeshError::Meshing`]): empty outline, non-finite or out-of-range
 /// coordinates, degenerate or self-overlapping loops, segments crossing the outline or each
 /// other, bad options, and refinement that could not complete.
 pub fn mesh_outline(outline: &Outline, options: &MeshingOptions) -> Result<MeshedOutline> {
@@ -768,7 +768,7 @@ pub struct LabelledRegion {
 /// Assigns every vertex the part of the first region that contains it (points on a region's
 /// boundary, within `1e-9` of the drawing's size, count as inside: shared borders go to the
 /// region listed first). Returns the part names (in region order, duplicates merged) and
-/// each vertex's part index; a vertex inside no region is an [`MeshError::VertexParts`](crate::error::MeshError::VertexParts) naming it.
+/// each vertex's part index; a vertex inside no region is an [`MeshError::VertexParts`] naming it.
 pub fn assign_parts(
     vertices: &[Point2<f64>],
     regions: &[LabelledRegion],

@@ -63,10 +63,10 @@ impl Mesh {
 
     /// Builds a mesh with named parts (`vertex_parts[v]` indexes `parts`) and validates it.
     ///
-    /// Errors (each names the offending vertex / triangle / edge): [`MeshError::EmptyMesh`](crate::error::MeshError::EmptyMesh),
-    /// [`MeshError::NonFiniteCoordinate`](crate::error::MeshError::NonFiniteCoordinate), [`MeshError::IndexOutOfRange`](crate::error::MeshError::IndexOutOfRange), [`MeshError::ZeroAreaTriangle`](crate::error::MeshError::ZeroAreaTriangle),
-    /// [`MeshError::RepeatedTriangle`](crate::error::MeshError::RepeatedTriangle), [`MeshError::NonManifoldEdge`](crate::error::MeshError::NonManifoldEdge), [`MeshError::MixedOrientation`](crate::error::MeshError::MixedOrientation),
-    /// [`MeshError::ClockwiseMesh`](crate::error::MeshError::ClockwiseMesh), [`MeshError::UnreferencedVertex`](crate::error::MeshError::UnreferencedVertex), [`MeshError::VertexParts`](crate::error::MeshError::VertexParts).
+    /// Errors (each names the offending vertex / triangle / edge): [`MeshError::EmptyMesh`],
+    /// [`MeshError::NonFiniteCoordinate`], [`MeshError::IndexOutOfRange`], [`MeshError::ZeroAreaTriangle`],
+    /// [`MeshError::RepeatedTriangle`], [`MeshError::NonManifoldEdge`], [`MeshError::MixedOrientation`],
+    /// [`MeshError::ClockwiseMesh`], [`MeshError::UnreferencedVertex`], [`MeshError::VertexParts`].
     pub fn with_parts(
         vertices: Vec<Point2<f64>>,
         triangles: Vec<[usize; 3]>,

@@ -56,10 +56,10 @@ const WALK_MAX_FAN: usize = 64;
 
 impl Topology {
     /// Builds the topology of a validated (counter-clockwise, non-degenerate) mesh; fails with
-    /// [`MeshError::RepeatedTriangle`](crate::error::MeshError::RepeatedTriangle), [`MeshError::NonManifoldEdge`](crate::error::MeshError::NonManifoldEdge) when an edge has more than two
-    /// triangles, [`MeshError::FoldedEdge`](crate::error::MeshError::FoldedEdge) when two triangles lie on the same side of their
-    /// shared edge, [`MeshError::UnreferencedVertex`](crate::error::MeshError::UnreferencedVertex) when a vertex has none, or
-    /// [`MeshError::NonManifoldVertex`](crate::error::MeshError::NonManifoldVertex) when a vertex's triangles form several fans.
+    /// [`MeshError::RepeatedTriangle`], [`MeshError::NonManifoldEdge`] when an edge has more than two
+    /// triangles, [`MeshError::FoldedEdge`] when two triangles lie on the same side of their
+    /// shared edge, [`MeshError::UnreferencedVertex`] when a vertex has none, or
+    /// [`MeshError::NonManifoldVertex`] when a vertex's triangles form several fans.
     pub(crate) fn build(vertices: &[Point2<f64>], triangles: &[[usize; 3]]) -> Result<Self> {
         Ok(Self::build_with(vertices.len(), triangles, true)?.0)
     }

@@ -121,7 +121,7 @@ pub struct ArtistMesh<'a> {
 /// a bone's rotation moves what it moves in the artist's rig, children included).
 ///
 /// Errors: weights of the wrong shape, or a vertex or bone of `mesh` out of range
-/// ([`WeightsError::WeightsShape`](crate::error::WeightsError::WeightsShape)); a non-finite angle
+/// ([`WeightsError::WeightsShape`]); a non-finite angle
 /// ([`SkeletonError::NonFinitePose`](crate::error::SkeletonError::NonFinitePose), naming the bone).
 pub fn score_against_artist(
     scene: &Scene,
@@ -167,7 +167,7 @@ pub fn score_against_artist(
 }
 
 /// Weights of the scene's shape, and meshes whose vertices and bones are in range
-/// ([`WeightsError::WeightsShape`](crate::error::WeightsError::WeightsShape) naming what is not).
+/// ([`WeightsError::WeightsShape`] naming what is not).
 fn check_shapes(scene: &Scene, weights: &[&Weights], meshes: &[ArtistMesh<'_>]) -> Result<()> {
     let (n, bones) = (scene.mesh.vertex_count(), scene.skeleton.len());
     for w in weights {
@@ -229,7 +229,7 @@ impl ArtistClipFrames {
     /// Samples every clip at `fps` frames per second ([`Clip::frame_times`]; the scene's IK
     /// applied, [`Scene::clip_pose`]) and skins the rest mesh with `artist`.
     ///
-    /// Errors: `artist` of the wrong shape ([`WeightsError::WeightsShape`](crate::error::WeightsError::WeightsShape)); a clip naming a bone
+    /// Errors: `artist` of the wrong shape ([`WeightsError::WeightsShape`]); a clip naming a bone
     /// the skeleton lacks or a bad frame rate (the clip's and [`Clip::frame_times`]' errors).
     pub fn new(scene: &Scene, artist: &Weights, clips: &[Clip], fps: f64) -> Result<Self> {
         check_shapes(scene, &[artist], &[])?;
@@ -254,7 +254,7 @@ impl ArtistClipFrames {
     /// The clip scores of `weights` on each of `meshes` (whole-scene weights, as for
     /// [`score_against_artist`]).
     ///
-    /// Errors: weights of the wrong shape or a mesh out of range ([`WeightsError::WeightsShape`](crate::error::WeightsError::WeightsShape)).
+    /// Errors: weights of the wrong shape or a mesh out of range ([`WeightsError::WeightsShape`]).
     pub fn score(
         &self,
         scene: &Scene,

@@ -137,7 +137,7 @@ impl<'m> Interpenetration<'m> {
     /// The rest-pose work for `mesh` with one layer per triangle (`triangle_layer[t]` indexes
     /// `layer_names`): the layers' boundary edges, and the layer pairs that overlap at rest.
     ///
-    /// Errors: [`MeshError::TriangleLayers`](crate::error::MeshError::TriangleLayers) when the list's length is not the triangle count or
+    /// Errors: [`MeshError::TriangleLayers`] when the list's length is not the triangle count or
     /// a layer index has no name.
     pub fn new(mesh: &'m Mesh, triangle_layer: &[usize], layer_names: Vec<String>) -> Result<Self> {
         let nt = mesh.triangle_count();
@@ -215,8 +215,8 @@ impl<'m> Interpenetration<'m> {
     /// Interpenetration of one pose: `posed` has one position per mesh vertex, from any
     /// deformation (a probe, a clip frame, correctives).
     ///
-    /// Errors: [`MeshError::PosedPositions`](crate::error::MeshError::PosedPositions) for a list of the wrong length,
-    /// [`MeshError::NonFiniteCoordinate`](crate::error::MeshError::NonFiniteCoordinate) for a position that is not finite.
+    /// Errors: [`MeshError::PosedPositions`] for a list of the wrong length,
+    /// [`MeshError::NonFiniteCoordinate`] for a position that is not finite.
     pub fn measure(&self, posed: &[Point2<f64>]) -> Result<InterpenetrationReport> {
         self.check_posed(posed)?;
         let mut first = Vec::new();

@@ -391,7 +391,7 @@ pub fn evaluate(scene: &Scene, weights: &Weights, probe: &Probe) -> Result<Metri
 impl Metrics {
     /// Every metric except distortion (infinite for a collapsed triangle, written as `null`)
     /// must be finite; otherwise the probe's pose moved vertices too far for f64 (e.g. a
-    /// translation of 1e308): an [`SceneError::UnmeasurablePose`](crate::error::SceneError::UnmeasurablePose) naming the probe and the metric.
+    /// translation of 1e308): an [`SceneError::UnmeasurablePose`] naming the probe and the metric.
     pub fn check_finite(&self, probe: &Probe) -> Result<()> {
         for (name, value) in [
             ("drag_max_pct", self.drag_max_pct),

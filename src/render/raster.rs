@@ -78,7 +78,7 @@ impl Frame {
     /// The smallest frame holding `points` under `view` with `margin` pixels all round (plus
     /// one pixel for the offset). Errors: a scale that is not finite and positive, a
     /// non-finite rotation, offset or margin, and a frame over [`MAX_RENDER_SIDE`] a side or
-    /// [`MAX_RENDER_PIXELS`] pixels ([`OutputError::RenderTooLarge`](crate::error::OutputError::RenderTooLarge), before anything is allocated).
+    /// [`MAX_RENDER_PIXELS`] pixels ([`OutputError::RenderTooLarge`], before anything is allocated).
     pub fn fit(points: &[Point2<f64>], view: &View, margin: f64) -> Result<Frame> {
         if !(view.scale.is_finite() && view.scale > 0.0) {
             return Err(ArgumentError::InvalidArgument {

@@ -50,7 +50,7 @@ impl Scene {
     /// on. A bone the binding weights is kept even when it is an IK target.
     ///
     /// Errors: [`WeightsError::WeightsShape`](crate::error::WeightsError::WeightsShape) when `binding` does not fit the scene;
-    /// [`ArgumentError::InvalidArgument`](crate::error::ArgumentError::InvalidArgument) (`--bones`) when the rule would leave no bone.
+    /// [`ArgumentError::InvalidArgument`] (`--bones`) when the rule would leave no bone.
     pub fn deforming_bones(&self, binding: Option<&Weights>) -> Result<DeformingBones> {
         let nb = self.skeleton.len();
         if let Some(w) = binding {
@@ -92,7 +92,7 @@ impl Scene {
 /// solution on every bone of the scene: the other bones' columns are 0, so rows still sum
 /// to 1 over all bones. With every bone it is `solver.solve(scene)` itself.
 ///
-/// Errors: those of the solver, and [`SkeletonError::UnknownBone`](crate::error::SkeletonError::UnknownBone) for an index past the skeleton.
+/// Errors: those of the solver, and [`SkeletonError::UnknownBone`] for an index past the skeleton.
 pub fn solve_with_bones(solver: &dyn Solver, scene: &Scene, bones: &[usize]) -> Result<Solution> {
     let nb = scene.skeleton.len();
     let mut sorted = bones.to_vec();

@@ -210,9 +210,9 @@ impl Scene {
     }
 
     /// The scene with clips and IK constraints, after checking them against the skeleton:
-    /// unique clip names ([`ClipError::InvalidClip`](crate::error::ClipError::InvalidClip)) and constraint names
-    /// ([`SkeletonError::InvalidIk`](crate::error::SkeletonError::InvalidIk)), every clip ([`Clip::check`]), at most [`MAX_KEYS`] keys over
-    /// all clips ([`ClipError::TooManyKeys`](crate::error::ClipError::TooManyKeys)), every constraint ([`IkConstraint::check`]).
+    /// unique clip names ([`ClipError::InvalidClip`]) and constraint names
+    /// ([`SkeletonError::InvalidIk`]), every clip ([`Clip::check`]), at most [`MAX_KEYS`] keys over
+    /// all clips ([`ClipError::TooManyKeys`]), every constraint ([`IkConstraint::check`]).
     pub fn with_animation(mut self, clips: Vec<Clip>, ik: Vec<IkConstraint>) -> Result<Self> {
         check_animation(&self.skeleton, &clips, &ik)?;
         self.clips = clips;

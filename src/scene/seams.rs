@@ -61,9 +61,9 @@ impl Seams {
     }
 
     /// Checks the seams against the rest positions of a mesh. Errors name the seam
-    /// (`joints[i]` or `welds[i]`) and vertex: [`SeamError::SeamVertexOutOfRange`](crate::error::SeamError::SeamVertexOutOfRange),
-    /// [`SeamError::SeamVertexRepeated`](crate::error::SeamError::SeamVertexRepeated) (a vertex in two groups, or twice in one),
-    /// [`SeamError::SeamSpread`](crate::error::SeamError::SeamSpread), [`SeamError::InvalidSeam`](crate::error::SeamError::InvalidSeam) (fewer than two members, coordinates
+    /// (`joints[i]` or `welds[i]`) and vertex: [`SeamError::SeamVertexOutOfRange`],
+    /// [`SeamError::SeamVertexRepeated`] (a vertex in two groups, or twice in one),
+    /// [`SeamError::SeamSpread`], [`SeamError::InvalidSeam`] (fewer than two members, coordinates
     /// not finite or not barycentric, a weld onto itself).
     pub fn check(&self, rest: &[Point2<f64>]) -> Result<()> {
         let n = rest.len();
@@ -171,7 +171,7 @@ impl Seams {
     /// Applies the seams to `weights` (one row per vertex): every joint's members get their
     /// mean row, then every weld target the interpolated row of its source triangle. Rows stay
     /// non-negative and sum to 1 (means and convex combinations of such rows). Errors:
-    /// [`SeamError::SeamVertexOutOfRange`](crate::error::SeamError::SeamVertexOutOfRange) for weights of fewer vertices than a seam names.
+    /// [`SeamError::SeamVertexOutOfRange`] for weights of fewer vertices than a seam names.
     pub fn join(&self, weights: &mut Weights) -> Result<()> {
         let n = weights.vertex_count();
         let bones = weights.bone_count();

@@ -31,7 +31,7 @@ impl SubScene {
     /// dropped (one part: nothing to mask between). Probes are kept when every bone they
     /// pose is kept and they watch this part (or any part) without a vertex list.
     ///
-    /// Errors: unknown part or bone ([`SkeletonError::UnknownPart`](crate::error::SkeletonError::UnknownPart), [`SkeletonError::UnknownBone`](crate::error::SkeletonError::UnknownBone)), no
+    /// Errors: unknown part or bone ([`SkeletonError::UnknownPart`], [`SkeletonError::UnknownBone`]), no
     /// bones, and a part vertex used only by triangles that cross into other parts.
     pub fn new(scene: &Scene, part: &str, bones: &[String]) -> Result<SubScene> {
         let mesh = &scene.mesh;
@@ -131,7 +131,7 @@ impl SubScene {
     }
 
     /// The rows of full-scene `weights` for this part, on the kept bones only, renormalized.
-    /// Errors with [`WeightsError::RowSum`](crate::error::WeightsError::RowSum) naming the full-scene vertex when a row has no weight on
+    /// Errors with [`WeightsError::RowSum`] naming the full-scene vertex when a row has no weight on
     /// the kept bones.
     pub fn restrict(&self, weights: &Weights) -> Result<Weights> {
         self.check_full_shape(weights)?;
@@ -173,7 +173,7 @@ impl SubScene {
     }
 
     /// Writes sub-scene weights back into the part's rows of full-scene `weights` (other
-    /// bones get 0 on those rows). Errors with [`WeightsError::WeightsShape`](crate::error::WeightsError::WeightsShape) when `sub` is not
+    /// bones get 0 on those rows). Errors with [`WeightsError::WeightsShape`] when `sub` is not
     /// this sub-scene's shape or `weights` not the full scene's.
     pub fn scatter(&self, sub: &Weights, weights: &mut Weights) -> Result<()> {
         if sub.vertex_count() != self.vertices.len() || sub.bone_count() != self.bones.len() {

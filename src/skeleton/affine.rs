@@ -109,7 +109,7 @@ impl Affine2 {
     }
 
     /// The inverse transform. A transform whose determinant is 0 or not finite, or whose
-    /// inverse overflows, is an [`SkeletonError::SingularTransform`](crate::error::SkeletonError::SingularTransform).
+    /// inverse overflows, is an [`SkeletonError::SingularTransform`].
     pub fn inverse(&self) -> Result<Affine2> {
         let det = self.determinant();
         let singular = || {

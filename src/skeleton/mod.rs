@@ -134,11 +134,11 @@ pub struct Skeleton {
 impl Skeleton {
     /// Validates names (unique), parents (in range, no cycles), coordinates (finite) and
     /// lengths: a bone whose finite head and tail are so far apart that `tail - head` or the
-    /// length overflows (e.g. x from 1e308 to -1e308) is an [`SkeletonError::BoneTooLong`](crate::error::SkeletonError::BoneTooLong), since
+    /// length overflows (e.g. x from 1e308 to -1e308) is an [`SkeletonError::BoneTooLong`], since
     /// every distance to it would be infinite. Bones with a local transform must have finite
-    /// fields, a rest world transform that neither overflows ([`SkeletonError::TransformOverflow`](crate::error::SkeletonError::TransformOverflow))
-    /// nor is singular ([`SkeletonError::SingularTransform`](crate::error::SkeletonError::SingularTransform)), and a head at its world origin
-    /// (within [`LOCAL_HEAD_TOLERANCE`] relative, [`SkeletonError::LocalHeadMismatch`](crate::error::SkeletonError::LocalHeadMismatch)).
+    /// fields, a rest world transform that neither overflows ([`SkeletonError::TransformOverflow`])
+    /// nor is singular ([`SkeletonError::SingularTransform`]), and a head at its world origin
+    /// (within [`LOCAL_HEAD_TOLERANCE`] relative, [`SkeletonError::LocalHeadMismatch`]).
     pub fn new(bones: Vec<Bone>) -> Result<Self> {
         let order = validate_and_order(&bones)?;
         for b in &bones {
@@ -188,10 +188,10 @@ impl Skeleton {
     /// A skeleton from setup transforms relative to the parents (Spine's model): computes
     /// each bone's rest world transform, puts the head at its origin and the tail at the
     /// image of `(length, 0)`, and keeps the local transform. Parts and influences are
-    /// unset. Errors name the bone: non-finite fields or length ([`SkeletonError::NonFiniteBone`](crate::error::SkeletonError::NonFiniteBone)),
-    /// a negative length ([`SkeletonError::NegativeBoneLength`](crate::error::SkeletonError::NegativeBoneLength)), a world transform that overflows
-    /// (scales of 1e308, [`SkeletonError::TransformOverflow`](crate::error::SkeletonError::TransformOverflow)) or is singular (a scale of 0,
-    /// [`SkeletonError::SingularTransform`](crate::error::SkeletonError::SingularTransform)), and the checks of [`Skeleton::new`].
+    /// unset. Errors name the bone: non-finite fields or length ([`SkeletonError::NonFiniteBone`]),
+    /// a negative length ([`SkeletonError::NegativeBoneLength`]), a world transform that overflows
+    /// (scales of 1e308, [`SkeletonError::TransformOverflow`]) or is singular (a scale of 0,
+    /// [`SkeletonError::SingularTransform`]), and the checks of [`Skeleton::new`].
     pub fn from_local(bones: Vec<LocalBone>) -> Result<Skeleton> {
         for b in &bones {
             if !b.length.is_finite() {
@@ -341,7 +341,7 @@ impl Skeleton {
 
     /// Posed world transforms `W_j(pose)` (Spine's forward kinematics with every inherit
     /// mode; see the module documentation). A result that overflows is an
-    /// [`SkeletonError::TransformOverflow`](crate::error::SkeletonError::TransformOverflow) naming the bone.
+    /// [`SkeletonError::TransformOverflow`] naming the bone.
     pub fn world_affines(&self, pose: &Pose) -> Result<Vec<Affine2>> {
         let offsets = pose.resolve(self)?;
         self.world_affines_with(&offsets)
@@ -643,7 +643,7 @@ impl Pose {
     }
 
     /// Per-bone offsets in bone order, checking that every named bone exists
-    /// ([`SkeletonError::UnknownBone`](crate::error::SkeletonError::UnknownBone)) and every value is finite ([`SkeletonError::NonFinitePose`](crate::error::SkeletonError::NonFinitePose)).
+    /// ([`SkeletonError::UnknownBone`]) and every value is finite ([`SkeletonError::NonFinitePose`]).
     pub fn resolve(&self, skeleton: &Skeleton) -> Result<Vec<BoneOffset>> {
         let mut out = vec![BoneOffset::default(); skeleton.len()];
         let index = |name: &String, context: &str| {

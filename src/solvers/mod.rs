@@ -282,7 +282,7 @@ pub const NO_OPTIONS: [(&str, &str); 0] = [];
 /// subdivided to at least `N` vertices, [`Refined`]) and `limit=LOW:HIGH` (the soft weight
 /// limit applied to its output, [`WeightLimit`]; `none` = no limit). A solver with a soft
 /// limit of its own (`best`) takes `limit` as that limit, so only one limit is ever applied.
-/// Errors: [`SolverError::UnknownSolver`](crate::error::SolverError::UnknownSolver), [`SolverError::InvalidOption`](crate::error::SolverError::InvalidOption).
+/// Errors: [`SolverError::UnknownSolver`], [`SolverError::InvalidOption`].
 pub fn solver_by_name<I>(name: &str, options: I) -> Result<Box<dyn Solver>>
 where
     I: IntoIterator,

@@ -211,7 +211,7 @@ pub fn import_dragonbones_with_atlas(text: &str, atlas: &Atlas) -> Result<Dragon
 ///   [`ImportReport::notes`]) rotate each upper arm by 90° outward and watch the part of the
 ///   upper arm's parent bone, beyond one upper-arm length from the shoulder.
 ///
-/// Errors: [`FormatError::Json`](crate::error::FormatError::Json) for text that is not JSON; [`FormatError::Rig`](crate::error::FormatError::Rig) naming the
+/// Errors: [`FormatError::Json`] for text that is not JSON; [`FormatError::Rig`] naming the
 /// context (armature, bone, slot or mesh), the field and, for weights and vertices, the
 /// vertex: numbers out of range (coordinates beyond ±1e6 px, scales beyond ±1000, a vertex's
 /// bone count beyond its mesh's `bonePose`), singular `slotPose`/`bonePose` matrices, a

@@ -10,7 +10,7 @@
 //! ([`crate::animation::DEFAULT_FPS`]) and key times into `LINEAR` keys, with extra samples
 //! so that no rotation step reaches 90° (glTF interpolates quaternions the short way).
 //! Two keys at one time (a jump) keep the later. Shear has no glTF node property (an
-//! [`ClipError::InvalidClip`](crate::error::ClipError::InvalidClip)). glTF nodes always inherit their parent's transform: bones with
+//! [`ClipError::InvalidClip`]). glTF nodes always inherit their parent's transform: bones with
 //! another inherit mode (DragonBones `inheritRotation: false`) move as ordinary children.
 
 use super::export::BufferBuilder;

@@ -21,7 +21,7 @@
 //! Malformed input is an error naming the animation and its channel or sampler: a target
 //! node that does not exist, a sampler that does not exist, two channels on one property,
 //! an unknown interpolation or path, input times that are negative, not finite or not
-//! increasing ([`ClipError::InvalidKey`](crate::error::ClipError::InvalidKey)), accessors of the wrong type or count (three per key
+//! increasing ([`ClipError::InvalidKey`]), accessors of the wrong type or count (three per key
 //! for `CUBICSPLINE`) or outside their buffers, non-finite values, zero quaternions. What is
 //! valid glTF but has no 2D reading drops that clip with a note: a rotation about an axis
 //! other than z, a node between joints (or above the root joint) that scales or turns out of

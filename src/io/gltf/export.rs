@@ -169,9 +169,9 @@ pub fn truncation_note(weights: &Weights) -> Option<String> {
 ///
 /// Errors: [`WeightsError::WeightsShape`](crate::error::WeightsError::WeightsShape) when the weights do not match the scene;
 /// [`WeightsError::InvalidWeight`](crate::error::WeightsError::InvalidWeight) / [`WeightsError::RowSum`](crate::error::WeightsError::RowSum) for weights that are not finite,
-/// non-negative rows summing to 1 within 1e-6; [`ArgumentError::InvalidArgument`](crate::error::ArgumentError::InvalidArgument) for a bad
+/// non-negative rows summing to 1 within 1e-6; [`ArgumentError::InvalidArgument`] for a bad
 /// `scale` (one that is not positive, or that takes a coordinate outside f32);
-/// [`FormatError::InvalidField`](crate::error::FormatError::InvalidField) for more than 65536 bones (`JOINTS_0` cannot name them).
+/// [`FormatError::InvalidField`] for more than 65536 bones (`JOINTS_0` cannot name them).
 pub fn export_gltf(scene: &Scene, weights: &Weights, options: &GltfOptions) -> Result<String> {
     let (mut doc, bytes) = export_document(scene, weights, options)?;
     doc["buffers"][0]["uri"] = json!(format!(
@@ -185,7 +185,7 @@ pub fn export_gltf(scene: &Scene, weights: &Weights, options: &GltfOptions) -> R
 /// chunk, the buffer in the BIN chunk instead of a base64 `data:` URI (images stay `data:`
 /// URIs). [`import_gltf`](super::import_gltf) reads it back.
 ///
-/// Errors: those of [`export_gltf`], and [`FormatError::InvalidField`](crate::error::FormatError::InvalidField) for a file over 4 GiB.
+/// Errors: those of [`export_gltf`], and [`FormatError::InvalidField`] for a file over 4 GiB.
 pub fn export_glb(scene: &Scene, weights: &Weights, options: &GltfOptions) -> Result<Vec<u8>> {
     let (doc, bytes) = export_document(scene, weights, options)?;
     super::glb::glb_bytes(&json_text(&doc, false)?, &bytes)

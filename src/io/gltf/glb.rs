@@ -33,7 +33,7 @@ fn length_u32(n: usize, what: &str) -> Result<u32> {
 
 /// Wraps a glTF JSON document and its one binary buffer into a `.glb` container.
 ///
-/// Errors: [`FormatError::InvalidField`](crate::error::FormatError::InvalidField) when the whole file would not fit in 4 GiB.
+/// Errors: [`FormatError::InvalidField`] when the whole file would not fit in 4 GiB.
 pub fn glb_bytes(json: &str, bin: &[u8]) -> Result<Vec<u8>> {
     let json = padded(json.as_bytes().to_vec(), b' ');
     let bin = padded(bin.to_vec(), 0);
@@ -63,9 +63,9 @@ fn u32_at(bytes: &[u8], at: usize, field: &str) -> Result<u32> {
 
 /// Splits a `.glb` container into its JSON text and its BIN chunk (when it has one).
 ///
-/// Errors: [`FormatError::InvalidField`](crate::error::FormatError::InvalidField) naming the header or chunk field that is wrong (magic,
+/// Errors: [`FormatError::InvalidField`] naming the header or chunk field that is wrong (magic,
 /// version other than 2, a length past the end of the file, a first chunk that is not
-/// JSON); [`FormatError::Json`](crate::error::FormatError::Json) when the JSON chunk is not UTF-8.
+/// JSON); [`FormatError::Json`] when the JSON chunk is not UTF-8.
 pub fn split_glb(bytes: &[u8]) -> Result<(String, Option<Vec<u8>>)> {
     if !bytes.starts_with(GLB_MAGIC) {
         return Err(Error::field(

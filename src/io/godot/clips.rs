@@ -11,7 +11,7 @@
 //! - `tracks/N/type = "value"` tracks on a Bone2D of the skeleton with property `rotation`
 //!   (radians), `rotation_degrees`, `position` (also `position:x` / `:y`) or `scale` (also
 //!   `:x` / `:y`) are read; other tracks (methods, audio, other nodes' properties) are
-//!   skipped with a note. A path naming no node is an [`SkeletonError::UnknownBone`](crate::error::SkeletonError::UnknownBone).
+//!   skipped with a note. A path naming no node is an [`SkeletonError::UnknownBone`].
 //! - Godot sets absolute values; a clip holds offsets from the scene's rest (the Bone2D
 //!   `rest`): rotation `θ = -(r - r_rest)` (degrees, y-down → y-up), translation
 //!   `t = R(-α_parent) F (p - p_rest)` with `F` the y flip and `α_parent` the angle between

@@ -179,7 +179,7 @@ pub(super) fn quoted(s: &str) -> String {
 ///   file name: put the image beside the scene) and `uv`.
 /// - Node names have Godot's forbidden characters (`. : @ / " %`) replaced by `_`.
 ///
-/// Errors: `godot` other than 3 or 4 ([`SolverError::InvalidOption`](crate::error::SolverError::InvalidOption)), weights of the wrong shape
+/// Errors: `godot` other than 3 or 4 ([`SolverError::InvalidOption`]), weights of the wrong shape
 /// ([`WeightsError::WeightsShape`](crate::error::WeightsError::WeightsShape)) or invalid ([`WeightsError::InvalidWeight`](crate::error::WeightsError::InvalidWeight), [`WeightsError::RowSum`](crate::error::WeightsError::RowSum) beyond
 /// 1e-6), two bones or parts whose names collide after replacing those characters.
 pub fn export_godot(scene: &Scene, weights: &Weights, godot: u32) -> Result<String> {

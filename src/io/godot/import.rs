@@ -200,7 +200,7 @@ struct Node {
 ///   `texture_scale`, `texture_rotation`) the texture coordinates, draw order = tree order
 ///   sorted by `z_index`.
 ///
-/// Errors ([`FormatError::Godot`](crate::error::FormatError::Godot), naming the line and the node and property): syntax errors
+/// Errors ([`FormatError::Godot`], naming the line and the node and property): syntax errors
 /// (unbalanced brackets, unterminated strings), unknown `ExtResource`/`SubResource` ids,
 /// parents that are not defined before their children (including a node that is its own
 /// parent), a skeleton path that names no Skeleton2D, values of the wrong type, weights

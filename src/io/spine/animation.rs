@@ -226,7 +226,7 @@ struct AnimationReader<'a> {
 }
 
 impl AnimationReader<'_> {
-    /// Counts `n` more keys of clip `clip`: [`ClipError::TooManyKeys`](crate::error::ClipError::TooManyKeys) past [`MAX_KEYS`].
+    /// Counts `n` more keys of clip `clip`: [`ClipError::TooManyKeys`] past [`MAX_KEYS`].
     fn add_keys(&mut self, clip: &str, n: usize) -> Result<()> {
         self.keys_total = self.keys_total.saturating_add(n);
         if self.keys_total > MAX_KEYS {

@@ -99,7 +99,7 @@ impl Atlas {
     }
 
     /// Parses atlas text; page images are `dir/NAME`. A page without `size` takes its PNG's
-    /// size. Errors ([`FormatError::SpineAtlas`](crate::error::FormatError::SpineAtlas), naming the line and region): a field before any
+    /// size. Errors ([`FormatError::SpineAtlas`], naming the line and region): a field before any
     /// page or region, numbers that are not finite or of the wrong count, a rotation other
     /// than 0/90/180/270, a region not inside its page, a repeated region name and index.
     pub fn parse(text: &str, dir: &Path, file: &str) -> Result<Atlas> {
@@ -276,7 +276,7 @@ struct AtlasLine<'a> {
 }
 
 impl AtlasLine<'_> {
-    /// An [`FormatError::SpineAtlas`](crate::error::FormatError::SpineAtlas) at this line.
+    /// An [`FormatError::SpineAtlas`] at this line.
     fn error(self, message: String) -> Error {
         Error::Format(FormatError::SpineAtlas {
             file: self.file.to_string(),

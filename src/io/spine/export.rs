@@ -120,7 +120,7 @@ fn influence_rows(weights: &Weights, k: Option<usize>) -> Vec<Vec<(usize, f64)>>
 /// order, named after the part, and with art an atlas with one page per image and one region
 /// per part spanning its page.
 ///
-/// Errors: weights of the wrong shape or not valid; [`FormatError::Rig`](crate::error::FormatError::Rig) when the source's bones
+/// Errors: weights of the wrong shape or not valid; [`FormatError::Rig`] when the source's bones
 /// differ from the scene's (names in order), or a vertex's only influences are bones whose
 /// setup matrix is singular.
 pub fn export_spine(
@@ -203,7 +203,7 @@ fn with_source(
     Ok(export)
 }
 
-/// [`FormatError::Rig`](crate::error::FormatError::Rig) unless the scene's bones are the source's (names, in order).
+/// [`FormatError::Rig`] unless the scene's bones are the source's (names, in order).
 fn check_same_bones(scene: &Scene, file: &FileSkeleton) -> Result<()> {
     let names = scene.skeleton.names();
     if names.len() == file.bones.len() && names.iter().zip(&file.bones).all(|(a, b)| *a == b.name) {

@@ -179,7 +179,7 @@ fn hostile_correctives_in_a_scene_file_are_typed_errors() {
         ),
         (
             r#"[{"joint": "lower", "interpolation": "cubic", "vertices": [0], "keys": [{"angle": 90, "offsets": [[1, 0]]}]}]"#,
-            |e| e.to_string().contains("correctives[0].interpolation"),
+            |e| crate::common::invalid_field(e).0 == "correctives[0].interpolation",
         ),
         (
             r#"[{"joint": "lower", "vertices": [0], "keys": [{"angle": 90, "offsets": [[1, 0]]}]}, {"joint": "lower", "vertices": [1], "keys": [{"angle": 90, "offsets": [[1, 0]]}]}]"#,
@@ -215,8 +215,12 @@ fn hostile_correctives_in_a_scene_file_are_typed_errors() {
     }
     // A version 1 or 2 file may not carry them.
     let old = bar_file_with(ok).replace("skinweights.scene/3", "skinweights.scene/1");
-    let e = scene_from_json(&old, None).unwrap_err().to_string();
-    assert!(e.contains("correctives") && e.contains("scene/3"), "{e}");
+    let e = scene_from_json(&old, None).unwrap_err();
+    let (field, message) = crate::common::invalid_field(&e);
+    assert!(
+        field == "format" && message.contains("correctives") && message.contains("scene/3"),
+        "{e}"
+    );
 
     // NaN cannot be written in JSON; the library refuses it, naming key and vertex.
     let mut c = Corrective {

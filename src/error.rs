@@ -819,3 +819,51 @@ impl Error {
             .collect()
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rig_errors_show_their_format_as_the_per_format_variants_did() {
+        let e = |format, vertex| -> Error {
+            FormatError::Rig {
+                format,
+                context: "bone \"arm\"".into(),
+                field: "length".into(),
+                vertex,
+                message: "must be finite".into(),
+            }
+            .into()
+        };
+        assert_eq!(
+            e(RigFormat::Spine, Some(3)).to_string(),
+            "Spine bone \"arm\": length, vertex 3: must be finite"
+        );
+        assert_eq!(
+            e(RigFormat::DragonBones, None).to_string(),
+            "DragonBones bone \"arm\": length: must be finite"
+        );
+        assert_eq!(e(RigFormat::Creature, None).variant_name(), "Creature");
+    }
+
+    #[test]
+    fn variant_names_are_the_domain_errors_variants() {
+        let e: Error = MeshError::EmptyMesh {
+            vertices: 0,
+            triangles: 0,
+        }
+        .into();
+        assert_eq!(e.variant_name(), "EmptyMesh");
+        assert_eq!(
+            Error::from(SkeletonError::EmptySkeleton).variant_name(),
+            "EmptySkeleton"
+        );
+        let io = Error::io("a(b).json", std::io::Error::other("x"));
+        assert_eq!(io.variant_name(), "Io");
+        assert!(matches!(
+            Error::field("format", "bad"),
+            Error::Format(FormatError::InvalidField { .. })
+        ));
+    }
+}

@@ -21,8 +21,7 @@
 //! rest) and the area covered more than once that was not at rest. Its [`Check::values`]
 //! (JSON key `values`) are `self_crossings`, `layer_crossings`, `area_px2` and `area_pct`.
 
-use crate::error::Result;
-use crate::error::{SceneError, SolverError};
+use crate::error::{Result, SceneError, SolverError};
 use crate::metrics::{
     area_change_pct, bind_identity_error, flipped_triangles, isolated_discontinuities,
     posed_positions, Interpenetration, DEFAULT_JUMP_THRESHOLD,

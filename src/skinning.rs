@@ -1,7 +1,6 @@
 //! Deforming a mesh with its weights: linear blend skinning (the reference CPU loop).
 
-use crate::error::{Error, Result};
-use crate::error::{SkeletonError, WeightsError};
+use crate::error::{Error, Result, SkeletonError, WeightsError};
 use crate::skeleton::{Affine2, Pose, Skeleton};
 use crate::weights::Weights;
 use nalgebra::{Isometry2, Point2};

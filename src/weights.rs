@@ -1,7 +1,6 @@
 //! Skinning weights: a dense vertices × bones matrix.
 
-use crate::error::Result;
-use crate::error::WeightsError;
+use crate::error::{Result, WeightsError};
 
 /// Tolerance on row sums that solvers guarantee (docs/solvers.md: 1e-9).
 pub const SOLVER_ROW_SUM_TOLERANCE: f64 = 1e-9;

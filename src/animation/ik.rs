@@ -18,8 +18,7 @@
 //! `uniform` are not applied: [`IkConstraint::softness`] is kept so a file round-trips, and
 //! [`IkConstraint::notes`] says it was left out.
 
-use crate::error::SkeletonError;
-use crate::error::{Error, Result};
+use crate::error::{Error, Result, SkeletonError};
 use crate::skeleton::{Affine2, Pose, Skeleton};
 use nalgebra::Point2;
 

@@ -1,8 +1,7 @@
 //! The clip model: named clips of keyed per-bone channels, and their validation.
 
 use super::curves::Curve;
-use crate::error::{ClipError, SkeletonError};
-use crate::error::{Error, Result};
+use crate::error::{ClipError, Error, Result, SkeletonError};
 use crate::skeleton::Skeleton;
 
 /// Most keys a scene's clips may hold in all (checked before sampling or storing).

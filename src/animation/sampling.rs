@@ -2,8 +2,7 @@
 
 use super::ik::IkConstraint;
 use super::model::{BoneChannels, Channel, ChannelKind, Clip, IkKey, IkTrack};
-use crate::error::Result;
-use crate::error::{ClipError, SolverError};
+use crate::error::{ClipError, Result, SolverError};
 use crate::skeleton::{Pose, Skeleton};
 use nalgebra::Vector2;
 

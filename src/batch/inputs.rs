@@ -2,8 +2,7 @@
 //! a scene, a rig or a sprite (or as no item).
 
 use super::key::normalized;
-use crate::error::BatchError;
-use crate::error::{Error, Result};
+use crate::error::{BatchError, Error, Result};
 use crate::io::binary::{SCENE_MAGIC, WEIGHTS_MAGIC};
 use crate::io::rig::{extension, parse_json, RigFormat};
 use std::collections::HashSet;

@@ -46,8 +46,7 @@ pub use report::{
     csv_header, csv_line, read_report, to_csv, to_json, variant_name, Row, Status, COLUMNS,
 };
 
-use crate::error::{ArgumentError, BatchError};
-use crate::error::{Error, Result};
+use crate::error::{ArgumentError, BatchError, Error, Result};
 use crate::io::rig::{load_rig, weighted_parts, RigFormat};
 use crate::io::spine::SkinSelection;
 use crate::io::{load_scene, save_scene, write_atomic, WeightsFile};

@@ -1,8 +1,7 @@
 //! The batch report: one [`Row`] per item and solver, written as CSV and JSON, and the
 //! per-row done records a re-run resumes from.
 
-use crate::error::FormatError;
-use crate::error::{Error, Result};
+use crate::error::{Error, FormatError, Result};
 use serde::{Deserialize, Serialize};
 use std::path::Path;
 

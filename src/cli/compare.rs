@@ -4,8 +4,7 @@
 use super::bones::{chosen_bones, BonesArg, ClipMeasure};
 use super::warnings::{print_warnings, seconds};
 use super::{check_outputs, load_weights_for, resolve_scene, SceneArg};
-use crate::cli::error::CliError;
-use crate::cli::error::Result;
+use crate::cli::error::{CliError, Result};
 use clap::Args;
 use indicatif::{ProgressBar, ProgressStyle};
 use serde_json::json;

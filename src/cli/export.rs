@@ -1,8 +1,7 @@
 //! `skinweights export`: a scene and its weights in another tool's format.
 
 use super::{check_outputs, load_weights_for, resolve_scene, BuiltinArgs};
-use crate::cli::error::CliError;
-use crate::cli::error::Result;
+use crate::cli::error::{CliError, Result};
 use clap::{Args, ValueEnum};
 use skinweights::error::ArgumentError;
 use skinweights::io::creature::save_creature;

@@ -1,8 +1,7 @@
 //! `skinweights import`: a skinned mesh made by another tool, as a scene file and weights.
 
 use super::check_outputs;
-use crate::cli::error::CliError;
-use crate::cli::error::Result;
+use crate::cli::error::{CliError, Result};
 use clap::{Args, ValueEnum};
 use skinweights::io::creature::load_creature;
 use skinweights::io::dragonbones::load_dragonbones;

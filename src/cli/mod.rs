@@ -23,8 +23,7 @@ mod solve;
 mod view;
 mod warnings;
 
-use crate::cli::error::CliError;
-use crate::cli::error::Result;
+use crate::cli::error::{CliError, Result};
 use clap::{Args, Parser, Subcommand};
 use indicatif::{ProgressBar, ProgressStyle};
 use skinweights::error::{ArgumentError, FormatError, OutputError};

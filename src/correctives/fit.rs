@@ -43,8 +43,7 @@
 //! the other.
 
 use super::{Corrective, CorrectiveKey, Interpolation};
-use crate::error::Result;
-use crate::error::SolverError;
+use crate::error::{Result, SolverError};
 use crate::geometry::Segment;
 use crate::mesh::Mesh;
 use crate::scene::Scene;

@@ -30,8 +30,7 @@ pub mod fit;
 
 pub use fit::{auto_corrective, AutoCorrective, AutoCorrectiveOptions};
 
-use crate::error::{CorrectiveError, SkeletonError};
-use crate::error::{Error, Result};
+use crate::error::{CorrectiveError, Error, Result, SkeletonError};
 use crate::scene::Scene;
 use crate::skeleton::{Pose, Skeleton};
 use crate::skinning::linear_blend_skinning;

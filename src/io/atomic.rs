@@ -9,8 +9,7 @@
 //! stays. A full disk and a refused permission come back as [`Error::NoSpace`] and
 //! [`Error::PermissionDenied`] (through [`Error::io`]).
 
-use crate::error::OutputError;
-use crate::error::{Error, Result};
+use crate::error::{Error, OutputError, Result};
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};

@@ -1,8 +1,7 @@
 //! The compare table as JSON: `{"scene", "probe", "rows": [...]}` with docs/metrics.md's keys.
 
 use crate::compare::Comparison;
-use crate::error::FormatError;
-use crate::error::{Error, Result};
+use crate::error::{Error, FormatError, Result};
 
 /// The table as pretty JSON (docs/metrics.md's keys).
 pub fn comparison_to_json(table: &Comparison) -> Result<String> {

@@ -6,8 +6,7 @@
 //! [`parse_json`] is the one place a JSON file is parsed from text: a UTF-8 byte order mark
 //! (see [`crate::io::tolerance::strip_bom`]) is skipped first.
 
-use crate::error::{Error, Result};
-use crate::error::{FormatError, RigFormat};
+use crate::error::{Error, FormatError, Result, RigFormat};
 use serde_json::{Map, Value};
 
 /// Parses `bytes` as JSON after skipping a byte order mark; a syntax error is an

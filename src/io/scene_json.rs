@@ -13,8 +13,7 @@ use crate::animation::{
     MAX_KEYS,
 };
 use crate::correctives::{Corrective, CorrectiveKey, Interpolation};
-use crate::error::{Error, Result};
-use crate::error::{FormatError, SkeletonError};
+use crate::error::{Error, FormatError, Result, SkeletonError};
 use crate::mesh::{Mesh, DEFAULT_PART};
 use crate::scene::{AlphaMode, Art, ArtImage, Layer, Probe, Scene, Watch};
 use crate::skeleton::{Bone, Inherit, LocalTransform, Pose, Skeleton};

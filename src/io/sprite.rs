@@ -50,8 +50,7 @@
 //! `part`, `below_y` or `min_distance`: a `vertices` list would index a mesh not yet made.
 
 use super::scene_json::{probes_from_file, skeleton_from_file, BoneFile, ProbeFile};
-use crate::error::{ArgumentError, FormatError};
-use crate::error::{Error, Result};
+use crate::error::{ArgumentError, Error, FormatError, Result};
 use crate::geometry::{crosses_ray, loop_area, touching_edge_pairs, Segment};
 use crate::mesh::{assign_parts, mesh_outline, LabelledRegion, Mesh, MeshingOptions, Outline};
 use crate::scene::{AlphaMode, Art, ArtImage, Layer, Probe, Scene};

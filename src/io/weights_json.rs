@@ -1,8 +1,7 @@
 //! The weights file: JSON, `"format": "skinweights.weights/1"` (see docs/formats.md).
 
 use super::binary;
-use crate::error::{Error, Result};
-use crate::error::{FormatError, WeightsError};
+use crate::error::{Error, FormatError, Result, WeightsError};
 use crate::weights::Weights;
 
 /// The `format` tag of weights files.

@@ -20,8 +20,7 @@
 
 use super::topology::{Irregularities, Topology};
 use super::{signed_area2, validate_parts, zero_area_tolerance, Mesh};
-use crate::error::MeshError;
-use crate::error::{Error, Result};
+use crate::error::{Error, MeshError, Result};
 use nalgebra::Point2;
 
 /// What [`Mesh::from_artist`] met while reading an artist mesh. Triangle indices are those of

@@ -10,8 +10,7 @@
 //! is a single linear pass with no sorting.
 
 use super::{Mesh, Topology};
-use crate::error::Result;
-use crate::error::SolverError;
+use crate::error::{Result, SolverError};
 use faer::sparse::{SparseColMat, SymbolicSparseColMat};
 
 /// Largest half cotangent a triangle contributes (an angle of about 5e-7 rad): quality meshes

@@ -11,8 +11,7 @@
 //! refine the whole convex hull when there are segments, then flood-fill regions bounded by
 //! constraint edges and test one point of each region against the loops.
 
-use crate::error::MeshError;
-use crate::error::{Error, Result};
+use crate::error::{Error, MeshError, Result};
 use crate::geometry::{
     even_odd_contains, loop_area, loop_edges, signed_area2, touching_edge_pairs, EvenOddIndex,
     Segment,

@@ -27,8 +27,7 @@ pub use meshing::{
 pub(crate) use subdivide::subdivide;
 pub use topology::Topology;
 
-use crate::error::MeshError;
-use crate::error::{Error, Result};
+use crate::error::{Error, MeshError, Result};
 use nalgebra::Point2;
 
 /// Name of the single part a mesh gets when none are given.

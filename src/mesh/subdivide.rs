@@ -3,8 +3,7 @@
 //! option solves on such a copy.
 
 use super::Mesh;
-use crate::error::SolverError;
-use crate::error::{Error, Result};
+use crate::error::{Error, Result, SolverError};
 use nalgebra::Point2;
 use std::collections::HashMap;
 

@@ -1,7 +1,6 @@
 //! Mesh connectivity: unique edges, CSR vertex adjacency, boundary loops, components.
 
-use crate::error::MeshError;
-use crate::error::{Error, Result};
+use crate::error::{Error, MeshError, Result};
 use nalgebra::Point2;
 
 /// Connectivity of a mesh, built once by [`crate::Mesh::new`] (a validated manifold) or

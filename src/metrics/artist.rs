@@ -22,8 +22,7 @@
 //!   with the artist's (the artist's own rig flips too: the baseline).
 
 use crate::animation::Clip;
-use crate::error::Result;
-use crate::error::WeightsError;
+use crate::error::{Result, WeightsError};
 use crate::geometry::signed_area2;
 use crate::scene::Scene;
 use crate::skeleton::{Affine2, Pose};

@@ -21,8 +21,7 @@
 
 use super::quantile::{bin, quantile_and_add, Histogram, StreamQuantile, BINS};
 use crate::animation::{Clip, DEFAULT_FPS};
-use crate::error::WeightsError;
-use crate::error::{Error, Result};
+use crate::error::{Error, Result, WeightsError};
 use crate::mesh::signed_area2;
 use crate::scene::Scene;
 use crate::skeleton::{Affine2, Pose};

@@ -44,8 +44,7 @@
 //! Per pose, [`Interpenetration::measure`] takes posed positions from any deformation (LBS,
 //! DQS, correctives, a clip frame); [`Interpenetration::new`] does the rest-pose work once.
 
-use crate::error::MeshError;
-use crate::error::Result;
+use crate::error::{MeshError, Result};
 use crate::geometry::{bbox_overlapping_pairs, signed_area2, Segment};
 use crate::mesh::Mesh;
 use crate::scene::Scene;

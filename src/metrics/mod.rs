@@ -17,8 +17,7 @@ pub use interpenetration::{
     interpenetration, EdgeCrossing, Interpenetration, InterpenetrationReport, LayerOverlap,
 };
 
-use crate::error::{Error, Result};
-use crate::error::{MeshError, SceneError, SkeletonError};
+use crate::error::{Error, MeshError, Result, SceneError, SkeletonError};
 use crate::mesh::{signed_area2, Mesh};
 use crate::scene::{Probe, Scene};
 use crate::skeleton::Pose;

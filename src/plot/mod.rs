@@ -16,8 +16,7 @@ pub use maps::{bone_colors, PoseMap, WeightMap};
 pub use raster::{rasterize_triangles, RasterView};
 
 use crate::compare::ProbeView;
-use crate::error::OutputError;
-use crate::error::{Error, Result};
+use crate::error::{Error, OutputError, Result};
 use crate::scene::Scene;
 use crate::weights::Weights;
 use plotters::coord::Shift;

@@ -4,8 +4,7 @@
 use super::raster::check_size;
 use super::{posed_vertices, Skinning};
 use crate::animation::Clip;
-use crate::error::{Error, Result};
-use crate::error::{FormatError, OutputError};
+use crate::error::{Error, FormatError, OutputError, Result};
 use crate::scene::Scene;
 use crate::weights::Weights;
 use image::RgbImage;

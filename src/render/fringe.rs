@@ -28,8 +28,7 @@
 //!   rounding; the largest difference checks that blending is linear in the background.
 
 use super::raster::Rgb16Image;
-use crate::error::OutputError;
-use crate::error::Result;
+use crate::error::{OutputError, Result};
 use image::RgbImage;
 use rayon::prelude::*;
 

@@ -43,8 +43,7 @@ pub use raster::{
 pub use seam_gaps::{seam_pixel_gaps, seam_pixel_gaps_in_art, SeamPixelGap, OPAQUE_ALPHA};
 pub use texture::{check_uvs, vertex_colours, Texture};
 
-use crate::error::ArgumentError;
-use crate::error::Result;
+use crate::error::{ArgumentError, Result};
 use crate::scene::Scene;
 use crate::skeleton::Pose;
 use crate::skinning::dual_quaternion_skinning;

@@ -11,8 +11,7 @@
 //! with the RGB of [`PaintOptions::transparent`]: the "dirty" transparent colour that
 //! bilinear filtering pulls into straight-alpha edges.
 
-use crate::error::Result;
-use crate::error::{ArtError, SeamError};
+use crate::error::{ArtError, Result, SeamError};
 use crate::render::Texture;
 use crate::scene::{AlphaMode, Art, ArtImage, Layer, Scene};
 use crate::seams::measure::{triangle_layers, TriangleGrid};

@@ -8,8 +8,7 @@ use super::raster::{
 };
 use super::texture::Texture;
 use super::{posed_vertices, Skinning};
-use crate::error::{ArtError, OutputError};
-use crate::error::{Error, Result};
+use crate::error::{ArtError, Error, OutputError, Result};
 use crate::lint::PixelEdgeMeasure;
 use crate::scene::{AlphaMode, Scene};
 use crate::skeleton::Pose;

@@ -17,8 +17,7 @@
 //!   the triangles in the same order, so the image does not depend on the thread count.
 
 use super::texture::{Texels, Texture};
-use crate::error::{ArgumentError, MeshError, OutputError};
-use crate::error::{Error, Result};
+use crate::error::{ArgumentError, Error, MeshError, OutputError, Result};
 use crate::mesh::Mesh;
 use crate::scene::{triangle_layers, AlphaMode, Art};
 use image::{ImageBuffer, Rgb, RgbImage};

@@ -2,8 +2,7 @@
 //! render's coverage (triangulation matting, [`crate::render::coverage`]) against what should
 //! be covered there (the layers plus the open region).
 
-use crate::error::{ArtError, OutputError};
-use crate::error::{Error, Result};
+use crate::error::{ArtError, Error, OutputError, Result};
 use crate::mesh::triangle_grid::TriangleGrid;
 use crate::render::{coverage, coverage_16, Frame, MattingRenders, Texture};
 use crate::scene::Scene;

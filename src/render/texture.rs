@@ -1,8 +1,7 @@
 //! Textures: an art image's pixels, converted to the alpha mode the renderer samples in, and
 //! bilinear sampling with clamp-to-edge, as a GPU's linear filter does.
 
-use crate::error::ArtError;
-use crate::error::Result;
+use crate::error::{ArtError, Result};
 use crate::io::Sprite;
 use crate::mesh::Mesh;
 use crate::scene::{AlphaMode, Art, Scene};

@@ -4,8 +4,7 @@
 //! Only the model lives here: paths and numbers, no pixels. Reading the images is the
 //! renderer's job (feature `io`), so the numeric core stays free of image decoding.
 
-use crate::error::Result;
-use crate::error::{ArtError, SkeletonError};
+use crate::error::{ArtError, Result, SkeletonError};
 use crate::mesh::Mesh;
 use nalgebra::Point2;
 use std::path::PathBuf;

@@ -12,8 +12,7 @@
 //! covered by mesh edges. Bones on the axis (spine, bar bones) lie along the half's seam edge.
 
 use super::{Probe, Scene, Watch};
-use crate::error::Result;
-use crate::error::{ArgumentError, MeshError, SceneError};
+use crate::error::{ArgumentError, MeshError, Result, SceneError};
 use crate::mesh::{calibrate_max_area, mesh_outline, Mesh, MeshArrays, MeshingOptions, Outline};
 use crate::skeleton::{Bone, Pose, Skeleton};
 use nalgebra::Point2;

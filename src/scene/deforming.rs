@@ -10,8 +10,7 @@
 //! constraints (every built-in scene) keeps every bone.
 
 use super::{Scene, SubScene};
-use crate::error::{ArgumentError, SkeletonError};
-use crate::error::{Error, Result};
+use crate::error::{ArgumentError, Error, Result, SkeletonError};
 use crate::solvers::{Solution, Solver};
 use crate::weights::Weights;
 

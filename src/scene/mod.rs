@@ -20,8 +20,7 @@ pub use subscene::SubScene;
 
 use crate::animation::{Clip, IkConstraint, MAX_KEYS};
 use crate::correctives::{apply_correctives, check_correctives, Corrective};
-use crate::error::{ClipError, SceneError, SkeletonError};
-use crate::error::{Error, Result};
+use crate::error::{ClipError, Error, Result, SceneError, SkeletonError};
 use crate::mesh::Mesh;
 use crate::skeleton::{Pose, Skeleton};
 use nalgebra::Point2;

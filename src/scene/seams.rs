@@ -20,8 +20,7 @@
 //! non-finite or non-barycentric coordinates, members at different rest positions, a vertex
 //! in two groups.
 
-use crate::error::SeamError;
-use crate::error::{Error, Result};
+use crate::error::{Error, Result, SeamError};
 use crate::weights::Weights;
 use nalgebra::Point2;
 

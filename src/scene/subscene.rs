@@ -2,8 +2,7 @@
 //! on the same mesh with the same bones (see `ImportReport`'s per-mesh bone lists).
 
 use super::Scene;
-use crate::error::{Error, Result};
-use crate::error::{MeshError, SkeletonError, WeightsError};
+use crate::error::{Error, MeshError, Result, SkeletonError, WeightsError};
 use crate::mesh::Mesh;
 use crate::skeleton::{Bone, Skeleton};
 use crate::weights::Weights;

@@ -4,8 +4,7 @@
 //! `(b, d)` are the images of the x and y axes, `(tx, ty)` the image of the origin (Spine's
 //! `a, b, c, d, worldX, worldY`). Rigid transforms ([`Isometry2`]) convert exactly.
 
-use crate::error::SkeletonError;
-use crate::error::{Error, Result};
+use crate::error::{Error, Result, SkeletonError};
 use nalgebra::{Isometry2, Point2, Vector2};
 use std::ops::Mul;
 

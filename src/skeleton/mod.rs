@@ -35,8 +35,7 @@ pub mod local;
 pub use affine::Affine2;
 pub use local::{BoneOffset, Inherit, LocalTransform};
 
-use crate::error::SkeletonError;
-use crate::error::{Error, Result};
+use crate::error::{Error, Result, SkeletonError};
 use nalgebra::{Isometry2, Point2, Vector2};
 use std::collections::BTreeMap;
 

@@ -72,8 +72,7 @@ use super::{
     blind_warnings, check_number, finish, parse_number, scene_extent, unknown_option, OptionDoc,
     Solution, Solver, SolverOptions,
 };
-use crate::error::Result;
-use crate::error::SolverError;
+use crate::error::{Result, SolverError};
 use crate::mesh::{CotanLaplacian, Mesh};
 use crate::scene::Scene;
 use faer::sparse::{SparseColMat, SymbolicSparseColMat};

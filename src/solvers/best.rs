@@ -46,8 +46,7 @@ use super::visibility::Visibility;
 use super::{
     check_number, finish, parse_number, unknown_option, OptionDoc, Solution, Solver, SolverOptions,
 };
-use crate::error::SolverError;
-use crate::error::{Error, Result};
+use crate::error::{Error, Result, SolverError};
 use crate::scene::Scene;
 use faer::sparse::SparseColMat;
 use faer::Mat;

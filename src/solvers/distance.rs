@@ -3,8 +3,7 @@
 //! Every formula here is written so that mirroring the scene (x -> -x) mirrors the result
 //! exactly, bit for bit: the mirror-symmetry tests rely on it.
 
-use crate::error::Result;
-use crate::error::SolverError;
+use crate::error::{Result, SolverError};
 pub use crate::geometry::Segment;
 use crate::skeleton::Bone;
 use nalgebra::Point2;

@@ -25,8 +25,7 @@ use super::{
     blind_warnings, check_number, finish, parse_number, scene_extent, unknown_option, OptionDoc,
     Solution, Solver, SolverOptions,
 };
-use crate::error::SolverError;
-use crate::error::{Error, Result};
+use crate::error::{Error, Result, SolverError};
 use crate::mesh::CotanLaplacian;
 use crate::scene::Scene;
 use crate::weights::Weights;

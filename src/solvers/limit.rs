@@ -9,8 +9,7 @@
 //! only when `LOW >= 1 / bones`) keeps its largest weight alone.
 
 use super::{finish, Solution, Solver};
-use crate::error::SolverError;
-use crate::error::{Error, Result};
+use crate::error::{Error, Result, SolverError};
 use crate::scene::Scene;
 use crate::weights::Weights;
 use rayon::prelude::*;

@@ -16,8 +16,7 @@ use super::distance::{bone_segments, Segment};
 use super::{
     check_number, finish, parse_number, unknown_option, OptionDoc, Solution, Solver, SolverOptions,
 };
-use crate::error::Result;
-use crate::error::SolverError;
+use crate::error::{Result, SolverError};
 use crate::scene::Scene;
 use crate::skeleton::Bone;
 use crate::weights::Weights;

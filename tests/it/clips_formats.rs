@@ -3,8 +3,7 @@
 use crate::common;
 use serde_json::{json, Value};
 use skinweights::animation::{ChannelKind, Clip, Curve};
-use skinweights::error::Error;
-use skinweights::error::{ClipError, FormatError, RigFormat, SkeletonError};
+use skinweights::error::{ClipError, Error, FormatError, RigFormat, SkeletonError};
 use skinweights::io::dragonbones::{export_dragonbones, import_dragonbones};
 use skinweights::io::godot::export_godot;
 use std::collections::BTreeMap;

@@ -5,8 +5,7 @@
 //! posing through [`skinweights::skinning`], metrics through [`skinweights::metrics`] (the
 //! same functions `compare` runs, so a probe's pose shows `compare`'s numbers).
 
-use crate::cli::error::CliError;
-use crate::cli::error::Result;
+use crate::cli::error::{CliError, Result};
 use base64::Engine;
 use nalgebra::Point2;
 use serde::{Deserialize, Serialize};
@@ -750,17 +749,33 @@ mod tests {
             assert_eq!((k.as_str(), v.as_str()), (wk, wv));
         }
         let e = option_pairs(&req(json!({"options": {"a": [1]}})).options).unwrap_err();
-        assert!(e.to_string().contains("option a"), "{e}");
+        assert!(
+            matches!(&e, CliError::Lib(Error::Solver(SolverError::InvalidOption { option, .. })) if option == "a"),
+            "{e:?}"
+        );
         let pose = parse_pose(&req(json!({"pose": {"lower": -30.5}})).pose).unwrap();
         assert_eq!(pose.rotations["lower"], -30.5);
         for bad in [json!(null), json!("12"), json!([1])] {
             let e = parse_pose(&req(json!({"pose": {"lower": bad}})).pose).unwrap_err();
-            assert!(e.to_string().contains("non-finite rotation"), "{e}");
+            assert!(
+                matches!(
+                    &e,
+                    CliError::Lib(Error::Skeleton(SkeletonError::NonFinitePose {
+                        bone,
+                        field: "rotation"
+                    })) if bone == "lower"
+                ),
+                "{e:?}"
+            );
         }
         // JSON cannot carry inf or NaN; 1e999 is refused by the parser.
         assert!(parse_request(br#"{"pose": {"lower": 1e999}}"#).is_err());
-        let e = parse_request(br#"{"solver": "heat", "colour": "red"}"#).unwrap_err();
-        assert!(e.to_string().contains("unknown field `colour`"), "{e}");
+        match parse_request(br#"{"solver": "heat", "colour": "red"}"#) {
+            Err(CliError::Lib(Error::Format(FormatError::Json { message, .. }))) => {
+                assert!(message.contains("unknown field `colour`"), "{message}")
+            }
+            other => panic!("{:?}", other.err()),
+        }
     }
 
     #[test]

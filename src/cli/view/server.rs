@@ -2,8 +2,7 @@
 //! up the page's other requests), JSON errors for every bad request.
 
 use super::api::{error_json, parse_request, ViewRequest, Viewer};
-use crate::cli::error::CliError;
-use crate::cli::error::Result;
+use crate::cli::error::{CliError, Result};
 use serde_json::Value;
 use skinweights::Error;
 use std::io::Read;

@@ -33,8 +33,7 @@ pub use clips::FRAME_RATE;
 pub use export::{export_creature, save_creature};
 pub use import::{import_creature, load_creature, CreatureImport, ImportReport, MeshReport};
 
-use crate::error::Error;
-use crate::error::{FormatError, RigFormat};
+use crate::error::{Error, FormatError, RigFormat};
 
 /// Largest coordinate accepted anywhere in a file or produced from it: points, bone start and
 /// end points, matrix translations. A character is a few thousand units wide at most.

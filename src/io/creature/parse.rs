@@ -4,8 +4,7 @@
 
 use super::{creature_error, MAX_COORDINATE, MAX_SCALE, MIN_BONE_LENGTH};
 use crate::animation::MAX_KEYS;
-use crate::error::ClipError;
-use crate::error::Result;
+use crate::error::{ClipError, Result};
 use crate::io::json_path::parse_json;
 use crate::io::tolerance::MAX_ROUNDED_WEIGHT;
 use serde_json::{Map, Value};

@@ -8,8 +8,7 @@
 //! on their orientation.
 
 use super::parse::FileMesh;
-use crate::error::{Error, Result};
-use crate::error::{FormatError, RigFormat};
+use crate::error::{Error, FormatError, Result, RigFormat};
 use crate::io::png_dimensions;
 use crate::scene::{AlphaMode, Art, ArtImage, Layer};
 use nalgebra::Point2;

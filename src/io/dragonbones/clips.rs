@@ -31,8 +31,7 @@
 //!   constraints.
 
 use crate::animation::{BoneTrack, Channel, ChannelKind, Clip, Curve, Easing, Key, MAX_KEYS};
-use crate::error::{ClipError, FormatError, RigFormat};
-use crate::error::{Error, Result};
+use crate::error::{ClipError, Error, FormatError, Result, RigFormat};
 use crate::io::angles::wrap_degrees;
 use crate::io::json_path::JsonAt;
 use crate::skeleton::{LocalTransform, Skeleton};

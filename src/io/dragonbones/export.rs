@@ -1,8 +1,7 @@
 //! A scene and its weights → DragonBones 5.5 JSON with one weighted mesh display per part.
 
 use super::Affine;
-use crate::error::FormatError;
-use crate::error::{Error, Result};
+use crate::error::{Error, FormatError, Result};
 use crate::io::mesh_parts::{triangles_by_part, vertices_of};
 use crate::mesh::Mesh;
 use crate::scene::Scene;

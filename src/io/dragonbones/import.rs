@@ -3,8 +3,7 @@
 use super::atlas::{atlas_art, Atlas};
 use super::parse::{parse_armature, FileArmature, FileBone, FileMesh};
 use super::{to_scene, Affine, MAX_COORDINATE, MAX_SCALE};
-use crate::error::{Error, Result};
-use crate::error::{FormatError, MeshError, RigFormat};
+use crate::error::{Error, FormatError, MeshError, Result, RigFormat};
 use crate::io::angles::wrap_degrees;
 use crate::io::scene_builder::{overlapping_edges, SceneBuilder};
 use crate::io::WeightsFile;

@@ -3,8 +3,7 @@
 use super::import::ImportReport;
 use super::{Affine, ReadTransform, MAX_COORDINATE};
 use crate::animation::MAX_KEYS;
-use crate::error::{Error, Result};
-use crate::error::{FormatError, RigFormat, SkeletonError};
+use crate::error::{Error, FormatError, Result, RigFormat, SkeletonError};
 use crate::io::json_path::{parse_json, shown, JsonAt};
 use crate::skeleton::{Bone, Skeleton};
 use nalgebra::Point2;

@@ -16,8 +16,7 @@
 use super::export::BufferBuilder;
 use super::FLOAT;
 use crate::animation::{BoneTrack, Channel, ChannelKind, Clip, Curve, DEFAULT_FPS};
-use crate::error::ClipError;
-use crate::error::Result;
+use crate::error::{ClipError, Result};
 use crate::scene::Scene;
 use nalgebra::Isometry2;
 use serde_json::{json, Value};

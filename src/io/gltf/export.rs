@@ -6,8 +6,7 @@ use super::{
     ARRAY_BUFFER, ELEMENT_ARRAY_BUFFER, FLOAT, GLTF_INFLUENCES, TRIANGLES, UNSIGNED_BYTE,
     UNSIGNED_INT, UNSIGNED_SHORT,
 };
-use crate::error::{ArgumentError, FormatError};
-use crate::error::{Error, Result};
+use crate::error::{ArgumentError, Error, FormatError, Result};
 use crate::io::scene_json::{probe_files, ProbeFile};
 use crate::mesh::Mesh;
 use crate::scene::{Probe, Scene};

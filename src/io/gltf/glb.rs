@@ -2,8 +2,7 @@
 //! total length), a JSON chunk padded with spaces to 4 bytes, then a BIN chunk padded with
 //! zeros that holds buffer 0 (the buffer without a `uri`).
 
-use crate::error::FormatError;
-use crate::error::{Error, Result};
+use crate::error::{Error, FormatError, Result};
 
 /// The magic every binary glTF file starts with.
 pub const GLB_MAGIC: &[u8; 4] = b"glTF";

@@ -4,8 +4,7 @@
 use super::json::{MeshJson, PrimitiveJson};
 use super::reader::{Reader, Values, Want};
 use super::{FLOAT, PLANE_TOLERANCE, TRIANGLES, UNSIGNED_BYTE, UNSIGNED_INT, UNSIGNED_SHORT};
-use crate::error::{Error, Result};
-use crate::error::{FormatError, MeshError, WeightsError};
+use crate::error::{Error, FormatError, MeshError, Result, WeightsError};
 use crate::mesh::DEFAULT_PART;
 use nalgebra::Point2;
 use serde::Deserialize;

@@ -42,8 +42,7 @@ use super::values::{resource_ref, Affine, At};
 use crate::animation::{
     BoneTrack, Channel, ChannelKind, Clip, Curve, Easing, Key, DEFAULT_FPS, MAX_KEYS,
 };
-use crate::error::{ClipError, FormatError, SkeletonError};
-use crate::error::{Error, Result};
+use crate::error::{ClipError, Error, FormatError, Result, SkeletonError};
 use crate::skeleton::Skeleton;
 use std::collections::HashMap;
 use std::fmt::Write as _;

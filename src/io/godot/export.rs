@@ -2,8 +2,7 @@
 //! one skinned Polygon2D per part.
 
 use super::values::{affine_columns, affine_from_parts, Affine};
-use crate::error::SolverError;
-use crate::error::{Error, Result};
+use crate::error::{Error, Result, SolverError};
 use crate::scene::Scene;
 use crate::skeleton::Bone;
 use crate::skinning::check_shape;

@@ -7,8 +7,7 @@ use super::tscn::{parse_tscn, section_name, Section, Value};
 use super::values::{
     affine_from_parts, apply, each_resource_ref, resource_id, resource_ref, Affine, At,
 };
-use crate::error::FormatError;
-use crate::error::{Error, Result};
+use crate::error::{Error, FormatError, Result};
 use crate::io::mesh_parts::ZERO_LENGTH_TAIL;
 use crate::io::scene_builder::SceneBuilder;
 use crate::io::WeightsFile;

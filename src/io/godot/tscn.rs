@@ -10,8 +10,7 @@
 //! Every section and property keeps its 1-based line number so that the importer's errors can
 //! name where a value came from.
 
-use crate::error::FormatError;
-use crate::error::{Error, Result};
+use crate::error::{Error, FormatError, Result};
 
 /// Deepest nesting of arrays, dictionaries and constructors accepted (a scene nests a few
 /// levels; the limit keeps a malicious file from overflowing the stack).

@@ -2,8 +2,7 @@
 //! the field: vectors, transforms, packed arrays, resource references.
 
 use super::tscn::{section_name, Property, Section, Value};
-use crate::error::FormatError;
-use crate::error::{Error, Result};
+use crate::error::{Error, FormatError, Result};
 use nalgebra::Matrix3;
 
 /// A 2D affine map as a homogeneous matrix `[[a, c, tx], [b, d, ty], [0, 0, 1]]`: Godot's

@@ -34,8 +34,7 @@ use crate::animation::{
     BoneTrack, Channel, ChannelKind, Clip, Curve, Easing, IkConstraint, IkKey, IkTrack, Key,
     MAX_KEYS,
 };
-use crate::error::ClipError;
-use crate::error::Result;
+use crate::error::{ClipError, Result};
 use crate::io::json_path::{kind, shown, JsonAt};
 use crate::scene::Scene;
 use serde_json::{json, Map, Value};

@@ -10,8 +10,7 @@
 //! columns and `width` rows of the page. `offsets` (`x, y, originalWidth, originalHeight`) place
 //! the trimmed region inside its original image: `x` from the left, `y` from the bottom.
 
-use crate::error::FormatError;
-use crate::error::{Error, Result};
+use crate::error::{Error, FormatError, Result};
 use crate::io::png_dimensions;
 use crate::scene::AlphaMode;
 use std::collections::HashMap;

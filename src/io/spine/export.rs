@@ -4,8 +4,7 @@
 use super::import::{apply, part_name, place, setup_skeleton, Chosen};
 use super::parse::{parse_skeleton, FileAttachment, FileRegion, FileSkeleton, Geometry, Kind};
 use super::{spine_error, ZERO_LENGTH_TAIL};
-use crate::error::FormatError;
-use crate::error::{Error, Result};
+use crate::error::{Error, FormatError, Result};
 use crate::io::mesh_parts::{triangles_by_part, vertices_of};
 use crate::io::png_dimensions;
 use crate::scene::Scene;

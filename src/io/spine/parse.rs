@@ -1,8 +1,7 @@
 //! Reading a Spine JSON project into checked values (no scene is built here).
 
 use super::{spine_error, MAX_ANGLE_DEG, MAX_COORDINATE, MAX_SCALE};
-use crate::error::SkeletonError;
-use crate::error::{Error, Result};
+use crate::error::{Error, Result, SkeletonError};
 use crate::io::json_path::{kind, parse_json, shown, JsonAt};
 use crate::skeleton::{Bone, Inherit, LocalTransform, Skeleton};
 use nalgebra::Point2;

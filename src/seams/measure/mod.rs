@@ -47,8 +47,7 @@
 //! The fringe metric's gap G restricted to each seam, which needs a render, is in
 //! `render::seam_gaps` (feature `io`): this module only measures geometry.
 
-use crate::error::Result;
-use crate::error::{MeshError, SeamError};
+use crate::error::{MeshError, Result, SeamError};
 use crate::geometry::Segment;
 pub(crate) use crate::mesh::triangle_grid::TriangleGrid;
 use crate::scene::Scene;

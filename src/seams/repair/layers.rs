@@ -2,8 +2,7 @@
 //! boundary, vertices of different layers at one position (the seams), point location in
 //! triangles, the outer silhouette, and rebuilding a scene with the same art and labels.
 
-use crate::error::Result;
-use crate::error::SeamError;
+use crate::error::{Result, SeamError};
 use crate::geometry::{signed_area2, Bounds, Segment};
 use crate::mesh::Mesh;
 use crate::scene::Scene;

@@ -4,8 +4,7 @@
 
 use super::layers::{check_amount, Layers};
 use super::transfer::Union;
-use crate::error::Result;
-use crate::error::SeamError;
+use crate::error::{Result, SeamError};
 use crate::mesh::{CotanLaplacian, Mesh};
 use crate::scene::Scene;
 use crate::weights::Weights;

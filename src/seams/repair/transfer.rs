@@ -7,8 +7,7 @@
 
 use super::layers::{Layers, TriangleLocator};
 use super::overlap_weights::OverlapWeightsReport;
-use crate::error::{Error, Result};
-use crate::error::{MeshError, SolverError};
+use crate::error::{Error, MeshError, Result, SolverError};
 use crate::mesh::Mesh;
 use crate::scene::Scene;
 use crate::solvers::Solver;

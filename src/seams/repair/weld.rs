@@ -7,8 +7,7 @@
 //! [`super::seam_consistent_weights`] joins when it solves.
 
 use super::layers::{check_amount, rebuild, silhouette_change, Layers, PointGrid};
-use crate::error::Result;
-use crate::error::SeamError;
+use crate::error::{Result, SeamError};
 use crate::geometry::{signed_area2, Segment};
 use crate::mesh::{zero_area_tolerance, Mesh};
 use crate::scene::Scene;

@@ -16,43 +16,43 @@ pub type Result<T, E = Error> = std::result::Result<T, E>;
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum Error {
-    /// A mesh error.
+    /// An error of a mesh ([`MeshError`]).
     #[error(transparent)]
     Mesh(#[from] MeshError),
-    /// A skeleton, a pose or an IK constraint error.
+    /// An error of a skeleton, a pose or an IK constraint ([`SkeletonError`]).
     #[error(transparent)]
     Skeleton(#[from] SkeletonError),
-    /// An animation clip error.
+    /// An error of an animation clip ([`ClipError`]).
     #[error(transparent)]
     Clip(#[from] ClipError),
-    /// A corrective shape error.
+    /// An error of a corrective shape ([`CorrectiveError`]).
     #[error(transparent)]
     Corrective(#[from] CorrectiveError),
-    /// A weights matrix error.
+    /// An error of a weights matrix ([`WeightsError`]).
     #[error(transparent)]
     Weights(#[from] WeightsError),
-    /// A file format error.
+    /// An error of a file format (reading or writing a file) ([`FormatError`]).
     #[error(transparent)]
     Format(#[from] FormatError),
-    /// An output error.
+    /// An error of an output (a write, a render, a plot) ([`OutputError`]).
     #[error(transparent)]
     Output(#[from] OutputError),
-    /// A scene, probe or clip named by name error.
+    /// An error of a scene, probe or clip named by name ([`SceneError`]).
     #[error(transparent)]
     Scene(#[from] SceneError),
-    /// An argument error.
+    /// An error of an argument ([`ArgumentError`]).
     #[error(transparent)]
     Argument(#[from] ArgumentError),
-    /// A seam or seam repair error.
+    /// An error of a seam or a seam repair ([`SeamError`]).
     #[error(transparent)]
     Seam(#[from] SeamError),
-    /// A scene's art error.
+    /// An error of a scene's art ([`ArtError`]).
     #[error(transparent)]
     Art(#[from] ArtError),
-    /// A solver error.
+    /// An error of a solver ([`SolverError`]).
     #[error(transparent)]
     Solver(#[from] SolverError),
-    /// A batch run error.
+    /// An error of a batch run ([`BatchError`]).
     #[error(transparent)]
     Batch(#[from] BatchError),
     /// A file could not be read or written.
@@ -70,7 +70,8 @@ pub enum Error {
     PermissionDenied { path: PathBuf },
 }
 
-/// Errors of a mesh: its vertices and triangles, its parts, meshing an outline, and lists of per-vertex (posed positions) or per-triangle values that must fit it.
+/// Errors of a mesh: its vertices and triangles, its parts, meshing an outline, and lists of
+/// per-vertex (posed positions) or per-triangle values that must fit it.
 #[allow(missing_docs)] // variant fields are named for what they hold; the variant docs explain them
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
@@ -344,7 +345,9 @@ pub enum WeightsError {
     UnscorableRow { vertex: usize, sum: f64 },
 }
 
-/// Errors of the file formats: JSON, a field of a file (glTF, scene JSON, weights JSON, binary), the rig formats (DragonBones, Spine, Creature, Godot, Spine atlases), images and sprites read as input, and meshes or skins that a file holds and the toolkit cannot take.
+/// Errors of the file formats: JSON, a field of a file (glTF, scene JSON, weights JSON,
+/// binary), the rig formats (DragonBones, Spine, Creature, Godot, Spine atlases), images and
+/// sprites read as input, and meshes or skins that a file holds and the toolkit cannot take.
 #[allow(missing_docs)] // variant fields are named for what they hold; the variant docs explain them
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
@@ -440,7 +443,8 @@ pub enum FormatError {
     },
 }
 
-/// Errors of outputs: where a file is written (the atomic writes of `io::atomic`), renders, plots, and images and animations put together.
+/// Errors of outputs: where a file is written (the atomic writes of `io::atomic`), renders,
+/// plots, and images and animations put together.
 #[allow(missing_docs)] // variant fields are named for what they hold; the variant docs explain them
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
@@ -571,7 +575,8 @@ pub enum SceneError {
     },
 }
 
-/// Errors of an argument given to a library function for a user (a command-line flag, a setting of a built-in scene generator or of a render view).
+/// Errors of an argument a user gives through a library function: a command-line flag, a
+/// setting of a built-in scene generator or of a render view, an option of a batch run.
 #[allow(missing_docs)] // variant fields are named for what they hold; the variant docs explain them
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
@@ -645,7 +650,8 @@ pub enum SeamError {
     InvalidSeam { seam: String, message: String },
 }
 
-/// Errors of a scene's art: its layers, images, texture coordinates, textures and per-vertex colours.
+/// Errors of a scene's art: its layers, images, texture coordinates, textures and per-vertex
+/// colours.
 #[allow(missing_docs)] // variant fields are named for what they hold; the variant docs explain them
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]

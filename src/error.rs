@@ -1,20 +1,81 @@
-//! The one error type of the crate.
+//! The errors of the crate: one small enum per domain ([`MeshError`], [`SkeletonError`],
+//! [`FormatError`], ...), all nested in the one [`Error`] that library functions return.
 //!
 //! Every input error names what is wrong and where: the vertex, triangle, bone or field and,
 //! where it helps, the offending value. Library code returns [`Result`]; only the binaries
-//! print or exit.
+//! print or exit. Match a variant through its domain:
+//! `matches!(e, Error::Mesh(MeshError::EmptyMesh { .. }))`.
 
 use std::path::PathBuf;
 
 /// Result alias used across the crate.
 pub type Result<T, E = Error> = std::result::Result<T, E>;
 
-/// Everything that can go wrong in skinweights.
+/// Everything that can go wrong in skinweights: an error of one domain, or an I/O error.
 #[allow(missing_docs)] // variant fields are named for what they hold; the variant docs explain them
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum Error {
-    // ---- mesh ----
+    /// An error of a mesh ([`MeshError`]).
+    #[error(transparent)]
+    Mesh(#[from] MeshError),
+    /// An error of a skeleton, a pose or an IK constraint ([`SkeletonError`]).
+    #[error(transparent)]
+    Skeleton(#[from] SkeletonError),
+    /// An error of an animation clip ([`ClipError`]).
+    #[error(transparent)]
+    Clip(#[from] ClipError),
+    /// An error of a corrective shape ([`CorrectiveError`]).
+    #[error(transparent)]
+    Corrective(#[from] CorrectiveError),
+    /// An error of a weights matrix ([`WeightsError`]).
+    #[error(transparent)]
+    Weights(#[from] WeightsError),
+    /// An error of a file format (reading or writing a file) ([`FormatError`]).
+    #[error(transparent)]
+    Format(#[from] FormatError),
+    /// An error of an output (a write, a render, a plot) ([`OutputError`]).
+    #[error(transparent)]
+    Output(#[from] OutputError),
+    /// An error of a scene, probe or clip named by name ([`SceneError`]).
+    #[error(transparent)]
+    Scene(#[from] SceneError),
+    /// An error of an argument ([`ArgumentError`]).
+    #[error(transparent)]
+    Argument(#[from] ArgumentError),
+    /// An error of a seam or a seam repair ([`SeamError`]).
+    #[error(transparent)]
+    Seam(#[from] SeamError),
+    /// An error of a scene's art ([`ArtError`]).
+    #[error(transparent)]
+    Art(#[from] ArtError),
+    /// An error of a solver ([`SolverError`]).
+    #[error(transparent)]
+    Solver(#[from] SolverError),
+    /// An error of a batch run ([`BatchError`]).
+    #[error(transparent)]
+    Batch(#[from] BatchError),
+    /// A file could not be read or written.
+    #[error("{path}: {source}")]
+    Io {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+    /// The disk (or device) is full: nothing was replaced (ENOSPC).
+    #[error("{path}: no space left on the device (nothing was replaced)")]
+    NoSpace { path: PathBuf },
+    /// The operating system refused access to the path (EACCES / EPERM).
+    #[error("{path}: permission denied")]
+    PermissionDenied { path: PathBuf },
+}
+
+/// Errors of a mesh: its vertices and triangles, its parts, meshing an outline, and lists of
+/// per-vertex (posed positions) or per-triangle values that must fit it.
+#[allow(missing_docs)] // variant fields are named for what they hold; the variant docs explain them
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum MeshError {
     /// The mesh has no vertices or no triangles.
     #[error("empty mesh: {vertices} vertices, {triangles} triangles (need at least 3 vertices and 1 triangle)")]
     EmptyMesh { vertices: usize, triangles: usize },
@@ -87,8 +148,23 @@ pub enum Error {
     /// Meshing an outline failed.
     #[error("meshing failed: {message}")]
     Meshing { message: String },
+    /// A list of posed positions does not have one position per mesh vertex.
+    #[error("posed: {given} positions for a mesh of {vertices} vertices")]
+    PosedPositions { given: usize, vertices: usize },
+    /// A posed position is NaN or infinite.
+    #[error("positions[{vertex}] is not finite: ({x}, {y})")]
+    NonFinitePosition { vertex: usize, x: f64, y: f64 },
+    /// The per-triangle layer list does not fit the mesh (wrong length, or a layer index
+    /// without a name).
+    #[error("triangle layers: {message}")]
+    TriangleLayers { message: String },
+}
 
-    // ---- skeleton / pose ----
+/// Errors of a skeleton, a pose and IK constraints: bones, parents, transforms, pose values.
+#[allow(missing_docs)] // variant fields are named for what they hold; the variant docs explain them
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum SkeletonError {
     /// The skeleton has no bones.
     #[error("the skeleton has no bones")]
     EmptySkeleton,
@@ -153,8 +229,16 @@ pub enum Error {
     /// A pose value is not finite.
     #[error("pose: bone {bone:?} has a non-finite {field}")]
     NonFinitePose { bone: String, field: &'static str },
+    /// An IK constraint does not fit the skeleton or has bad values.
+    #[error("IK constraint {constraint:?}: {message}")]
+    InvalidIk { constraint: String, message: String },
+}
 
-    // ---- clips ----
+/// Errors of an animation clip: the clip as a whole, its keys, how many keys it holds.
+#[allow(missing_docs)] // variant fields are named for what they hold; the variant docs explain them
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum ClipError {
     /// A clip as a whole is invalid (duration, duplicate tracks, sampling time).
     #[error("clip {clip:?}: {message}")]
     InvalidClip { clip: String, message: String },
@@ -175,11 +259,70 @@ pub enum Error {
         count: usize,
         max: usize,
     },
-    /// An IK constraint does not fit the skeleton or has bad values.
-    #[error("IK constraint {constraint:?}: {message}")]
-    InvalidIk { constraint: String, message: String },
+}
 
-    // ---- weights ----
+/// Errors of corrective shapes (per-joint vertex offsets keyed on a joint angle).
+#[allow(missing_docs)] // variant fields are named for what they hold; the variant docs explain them
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum CorrectiveError {
+    /// A corrective names a bone with no parent: there is no joint angle to key it on.
+    #[error(
+        "corrective for bone {bone:?}: the bone has no parent, so there is no joint to correct"
+    )]
+    NotAJoint { bone: String },
+    /// Two correctives for the same joint.
+    #[error("joint {joint:?} has two correctives (correctives {first} and {second})")]
+    DuplicateCorrective {
+        joint: String,
+        first: usize,
+        second: usize,
+    },
+    /// A corrective has no key angles.
+    #[error("corrective for joint {joint:?} has no keys")]
+    EmptyCorrective { joint: String },
+    /// A key angle or an offset of a corrective is NaN or infinite.
+    #[error("corrective for joint {joint:?}, key {key}: {what} is not finite")]
+    NonFiniteCorrective {
+        joint: String,
+        key: usize,
+        what: String,
+    },
+    /// Key angles of a corrective are not strictly increasing.
+    #[error("corrective for joint {joint:?}: key {key} is at {angle} degrees, not after key {} at {previous} degrees (keys must be in strictly increasing angle order)", .key - 1)]
+    CorrectiveAngleOrder {
+        joint: String,
+        key: usize,
+        angle: f64,
+        previous: f64,
+    },
+    /// A corrective names a vertex the mesh does not have.
+    #[error(
+        "corrective for joint {joint:?}: vertex {vertex} out of range (the mesh has {vertices})"
+    )]
+    CorrectiveVertex {
+        joint: String,
+        vertex: usize,
+        vertices: usize,
+    },
+    /// A corrective lists a vertex twice.
+    #[error("corrective for joint {joint:?} lists vertex {vertex} twice")]
+    DuplicateCorrectiveVertex { joint: String, vertex: usize },
+    /// A corrective key does not have one offset per vertex.
+    #[error("corrective for joint {joint:?}, key {key}: {given} offsets for {vertices} vertices")]
+    CorrectiveOffsets {
+        joint: String,
+        key: usize,
+        given: usize,
+        vertices: usize,
+    },
+}
+
+/// Errors of a weights matrix: its shape, its values, its row sums.
+#[allow(missing_docs)] // variant fields are named for what they hold; the variant docs explain them
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum WeightsError {
     /// A weights matrix has the wrong shape for the scene.
     #[error("weights shape mismatch: {message}")]
     WeightsShape { message: String },
@@ -200,15 +343,15 @@ pub enum Error {
     /// A weight row cannot be scored: its sum is 0, not finite, or absurdly large.
     #[error("weights of vertex {vertex} sum to {sum:e}: scoring needs every row to sum to more than 0 and at most 1e6 (an all-zero row, or entries that overflow)")]
     UnscorableRow { vertex: usize, sum: f64 },
+}
 
-    // ---- files and formats ----
-    /// A file could not be read or written.
-    #[error("{path}: {source}")]
-    Io {
-        path: PathBuf,
-        #[source]
-        source: std::io::Error,
-    },
+/// Errors of the file formats: JSON, a field of a file (glTF, scene JSON, weights JSON,
+/// binary), the rig formats (DragonBones, Spine, Creature, Godot, Spine atlases), images and
+/// sprites read as input, and meshes or skins that a file holds and the toolkit cannot take.
+#[allow(missing_docs)] // variant fields are named for what they hold; the variant docs explain them
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum FormatError {
     /// A JSON file is not valid JSON or does not match the schema.
     #[error("{context}: {message}")]
     Json { context: String, message: String },
@@ -222,14 +365,6 @@ pub enum Error {
     /// An image file is not a PNG or cannot be decoded.
     #[error("{path}: not a readable PNG image ({message})")]
     Image { path: PathBuf, message: String },
-    /// An output's extension names a format this build does not write (e.g. `render --clip
-    /// OUT.gif`); `supported` lists the extensions that work.
-    #[error("{path}: cannot write .{extension} files here; use {supported}")]
-    UnsupportedOutput {
-        path: PathBuf,
-        extension: String,
-        supported: String,
-    },
     /// An input file is in a variant of a format this build does not read; `hint` says what
     /// to do instead.
     #[error("{path}: {format} is not supported: {hint}")]
@@ -245,15 +380,6 @@ pub enum Error {
         width: u32,
         height: u32,
         max_side: u32,
-        max_pixels: u64,
-    },
-    /// A render would be larger than the renderer accepts (checked before allocating).
-    #[error("a {width} x {height} pixel render at {samples} x {samples} samples is too large (at most {max_side} pixels a side and {max_pixels} pixels in all): lower the scale")]
-    RenderTooLarge {
-        width: u64,
-        height: u64,
-        samples: u32,
-        max_side: u64,
         max_pixels: u64,
     },
     /// Every opaque island of a sprite traces to less than `min_area` square pixels (the
@@ -277,29 +403,14 @@ pub enum Error {
     /// A sprite has no pixel opaque enough to trace.
     #[error("{image}: no pixel has alpha >= {threshold} (the image is fully transparent at this threshold)")]
     TransparentImage { image: String, threshold: u8 },
-    /// A DragonBones file has a missing or bad value: `context` names the armature, bone,
-    /// slot or mesh, `field` the JSON field, `vertex` the mesh vertex when there is one.
-    #[error("DragonBones {context}: {field}{}: {message}", .vertex.map(|v| format!(", vertex {v}")).unwrap_or_default())]
-    DragonBones {
-        context: String,
-        field: String,
-        vertex: Option<usize>,
-        message: String,
-    },
-    /// A Spine project has a missing or bad value: `context` names the skeleton, bone, slot,
-    /// skin or attachment, `field` the JSON field, `vertex` the mesh vertex when there is one.
-    #[error("Spine {context}: {field}{}: {message}", .vertex.map(|v| format!(", vertex {v}")).unwrap_or_default())]
-    Spine {
-        context: String,
-        field: String,
-        vertex: Option<usize>,
-        message: String,
-    },
-    /// A Creature JSON file has a missing or bad value: `context` names the file part
-    /// (mesh, region, bone, clip and frame), `field` the JSON field, `vertex` the point (the
+    /// A DragonBones, Spine or Creature file has a missing or bad value: `format` names the
+    /// format, `context` names the part of the file (DragonBones: the armature, bone, slot or
+    /// mesh; Spine: the skeleton, bone, slot, skin or attachment; Creature: the mesh, region,
+    /// bone, clip and frame), `field` the JSON field, `vertex` the mesh vertex (Creature: the
     /// file's point index) when there is one.
-    #[error("Creature {context}: {field}{}: {message}", .vertex.map(|v| format!(", vertex {v}")).unwrap_or_default())]
-    Creature {
+    #[error("{format} {context}: {field}{}: {message}", .vertex.map(|v| format!(", vertex {v}")).unwrap_or_default())]
+    Rig {
+        format: RigFormat,
         context: String,
         field: String,
         vertex: Option<usize>,
@@ -320,86 +431,100 @@ pub enum Error {
         field: String,
         message: String,
     },
+    /// An imported mesh does not lie in one plane z = const.
+    #[error("vertex {vertex} lies at z = {z}, off the mesh's plane z = {plane_z} (only flat meshes can be imported)")]
+    NonPlanarMesh { vertex: usize, z: f64, plane_z: f64 },
+    /// An imported vertex has weight on a joint the skin does not have.
+    #[error("vertex {vertex} is weighted to joint {joint}, but the skin has {joints} joints")]
+    JointOutOfRange {
+        vertex: usize,
+        joint: usize,
+        joints: usize,
+    },
+}
+
+/// Errors of outputs: where a file is written (the atomic writes of `io::atomic`), renders,
+/// plots, and images and animations put together.
+#[allow(missing_docs)] // variant fields are named for what they hold; the variant docs explain them
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum OutputError {
     /// Refusing to overwrite a file the user did not ask to overwrite.
     #[error("{path} already exists (pass --force to overwrite)")]
     WouldOverwrite { path: PathBuf },
-
-    // ---- outputs (io::atomic, the CLI's output checks) ----
-    /// The disk (or device) is full: nothing was replaced (ENOSPC).
-    #[error("{path}: no space left on the device (nothing was replaced)")]
-    NoSpace { path: PathBuf },
-    /// The operating system refused access to the path (EACCES / EPERM).
-    #[error("{path}: permission denied")]
-    PermissionDenied { path: PathBuf },
     /// An output path names a folder.
     #[error("{path} is a folder; name a file to write")]
     OutputIsDirectory { path: PathBuf },
-    /// A scene (or other input) path names a folder, and no built-in scene has that name.
-    #[error("{path} is a folder, not a scene file (built-in scenes: {known})")]
-    InputIsDirectory { path: PathBuf, known: String },
     /// An output path names no file (`/`, `..`).
     #[error("{path} names no file")]
     OutputNamesNoFile { path: PathBuf },
     /// Following an output symlink came back to itself (or went on too long).
     #[error("{path}: more than {hops} symlinks to follow (a loop?)")]
     SymlinkLoop { path: PathBuf, hops: usize },
-    /// An output of a command is also one of its inputs (same file, or a hard link to it).
-    #[error("{path} is also an input of this command; write to another path")]
-    OutputIsInput { path: PathBuf },
-    /// Two outputs of one command go to the same file.
-    #[error("two outputs of this command go to {path}")]
-    DuplicateOutput { path: PathBuf },
-    /// Command-line arguments that contradict each other or would be ignored.
-    #[error("{argument}: {reason}")]
-    ConflictingArguments {
-        argument: &'static str,
-        reason: String,
+    /// An output's extension names a format this build does not write (e.g. `render --clip
+    /// OUT.gif`); `supported` lists the extensions that work.
+    #[error("{path}: cannot write .{extension} files here; use {supported}")]
+    UnsupportedOutput {
+        path: PathBuf,
+        extension: String,
+        supported: String,
     },
-    /// An argument (a command-line flag, a setting of a built-in scene generator or of a
-    /// render view) has a bad value: `argument` names it, `value` is the value as given,
-    /// `reason` says what is wrong (and repeats the value where the message shows it).
-    #[error("{argument}: {reason}")]
-    InvalidArgument {
-        argument: &'static str,
-        value: String,
-        reason: String,
+    /// A render would be larger than the renderer accepts (checked before allocating).
+    #[error("a {width} x {height} pixel render at {samples} x {samples} samples is too large (at most {max_side} pixels a side and {max_pixels} pixels in all): lower the scale")]
+    RenderTooLarge {
+        width: u64,
+        height: u64,
+        samples: u32,
+        max_side: u64,
+        max_pixels: u64,
     },
-    /// A command or request lacks an argument it needs: `argument` names the argument (or
-    /// the command when any of several would do), `reason` says what to give.
-    #[error("{argument}: {reason}")]
-    MissingArgument {
-        argument: &'static str,
-        reason: String,
+    /// Plotting failed.
+    #[error("plot: {message}")]
+    Plot { message: String },
+    /// Nothing to put together: no frames (`what` names the output, e.g. `apng`).
+    #[error("{what}: no frames to put together")]
+    NoFrames { what: &'static str },
+    /// A frame whose size differs from frame 0 of the same output.
+    #[error("{what}: frame {frame} is {} x {} px, frame 0 {} x {} px", .size.0, .size.1, .first.0, .first.1)]
+    FrameSize {
+        what: &'static str,
+        frame: usize,
+        size: (u32, u32),
+        first: (u32, u32),
     },
-    /// `import --weights` on a file that carries no skin weights.
-    #[error("--weights: {} has no JOINTS_0 / WEIGHTS_0", .path.display())]
-    NoFileWeights { path: PathBuf },
-    /// The view's server cannot listen on `127.0.0.1:port` (`reason` is the system's error).
-    #[error("--port: cannot listen on 127.0.0.1:{port}: {reason}")]
-    Listen { port: u16, reason: String },
-    /// A request to the view's server has a body longer than `max` bytes.
-    #[error("request: body longer than {max} bytes")]
-    RequestTooLarge { max: usize },
-    /// A scene has more vertices than the view draws (`max`).
-    #[error("scene: {scene} has {vertices} vertices; the view draws at most {max} (use `skinweights compare` or `render` for larger meshes)")]
-    ViewTooLarge {
-        scene: String,
-        vertices: usize,
-        max: usize,
+    /// Images put side by side whose heights differ from image 0's.
+    #[error("side by side: image {image} is {height} px high, image 0 {first} px")]
+    ImageHeight {
+        image: usize,
+        height: u32,
+        first: u32,
     },
+    /// An animation whose frame times are not one per frame.
+    #[error("apng: {given} frame times for {frames} frames")]
+    FrameTimes { given: usize, frames: usize },
+    /// A pixel mask that is not one flag per pixel.
+    #[error("excluded: {given} flags for {pixels} pixels")]
+    MaskSize { given: usize, pixels: usize },
+    /// A view fitted around no points.
+    #[error("points: nothing to frame")]
+    NothingToFrame,
+    /// A render whose size differs from the frame it is measured in.
+    #[error("{render}: render is {got:?} pixels, the frame {frame:?}")]
+    RenderSize {
+        render: &'static str,
+        got: (u32, u32),
+        frame: (u32, u32),
+    },
+}
 
-    // ---- scenes, probes and clips by name ----
+/// Errors of scenes, their probes and clips named by name: built-in scenes, probes, clips.
+#[allow(missing_docs)] // variant fields are named for what they hold; the variant docs explain them
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum SceneError {
     /// No built-in scene has this name; `known` lists the names.
     #[error("scene: unknown built-in scene {name:?} (known: {known})")]
     UnknownBuiltin { name: String, known: String },
-    /// A scene argument that names neither a file, nor (for the view) the server's scene,
-    /// nor a built-in scene; `known` lists the built-ins, `server` is the view's own scene.
-    #[error("scene: {name:?} is neither {} nor a built-in scene ({known})", .server.as_ref().map_or("a file".to_string(), |s| format!("this server's scene ({s:?})")))]
-    UnknownScene {
-        name: String,
-        known: String,
-        server: Option<String>,
-    },
     /// A scene has no clip of this name; `known` lists its clips.
     #[error("clip: scene {scene:?} has no clip {clip:?} (it has: {known:?})")]
     UnknownClip {
@@ -407,9 +532,6 @@ pub enum Error {
         clip: String,
         known: Vec<String>,
     },
-    /// Every clip of a scene was asked for (`--clip all`) and it has none.
-    #[error("--clip: scene {scene:?} has no clips")]
-    NoClips { scene: String },
     /// A scene has no probe of this name; `known` lists its probes.
     #[error("probe: scene {scene:?} has no probe {probe:?} (it has: {known:?})")]
     UnknownProbe {
@@ -451,8 +573,37 @@ pub enum Error {
         measure: &'static str,
         value: f64,
     },
+}
 
-    // ---- seams ----
+/// Errors of an argument a user gives through a library function: a command-line flag, a
+/// setting of a built-in scene generator or of a render view, an option of a batch run.
+#[allow(missing_docs)] // variant fields are named for what they hold; the variant docs explain them
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum ArgumentError {
+    /// An argument (a command-line flag, a setting of a built-in scene generator or of a
+    /// render view) has a bad value: `argument` names it, `value` is the value as given,
+    /// `reason` says what is wrong (and repeats the value where the message shows it).
+    #[error("{argument}: {reason}")]
+    InvalidArgument {
+        argument: &'static str,
+        value: String,
+        reason: String,
+    },
+    /// A command or request lacks an argument it needs: `argument` names the argument (or
+    /// the command when any of several would do), `reason` says what to give.
+    #[error("{argument}: {reason}")]
+    MissingArgument {
+        argument: &'static str,
+        reason: String,
+    },
+}
+
+/// Errors of seams and their repairs: seam members, layers, repair amounts.
+#[allow(missing_docs)] // variant fields are named for what they hold; the variant docs explain them
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum SeamError {
     /// A seam names a vertex the mesh does not have.
     #[error("seam {seam}: vertex {vertex} is out of range (the mesh has {vertex_count} vertices)")]
     SeamVertexOutOfRange {
@@ -494,6 +645,17 @@ pub enum Error {
         layer: String,
         message: String,
     },
+    /// A seam that cannot be applied (too few members, bad barycentric coordinates, a chain).
+    #[error("seam {seam}: {message}")]
+    InvalidSeam { seam: String, message: String },
+}
+
+/// Errors of a scene's art: its layers, images, texture coordinates, textures and per-vertex
+/// colours.
+#[allow(missing_docs)] // variant fields are named for what they hold; the variant docs explain them
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum ArtError {
     /// A scene without art given to a step that reads its art.
     #[error("art: scene {scene:?} has no art")]
     NoArt { scene: String },
@@ -547,57 +709,13 @@ pub enum Error {
         height: f64,
         max: u32,
     },
-    /// Nothing to put together: no frames (`what` names the output, e.g. `apng`).
-    #[error("{what}: no frames to put together")]
-    NoFrames { what: &'static str },
-    /// A frame whose size differs from frame 0 of the same output.
-    #[error("{what}: frame {frame} is {} x {} px, frame 0 {} x {} px", .size.0, .size.1, .first.0, .first.1)]
-    FrameSize {
-        what: &'static str,
-        frame: usize,
-        size: (u32, u32),
-        first: (u32, u32),
-    },
-    /// Images put side by side whose heights differ from image 0's.
-    #[error("side by side: image {image} is {height} px high, image 0 {first} px")]
-    ImageHeight {
-        image: usize,
-        height: u32,
-        first: u32,
-    },
-    /// An animation whose frame times are not one per frame.
-    #[error("apng: {given} frame times for {frames} frames")]
-    FrameTimes { given: usize, frames: usize },
-    /// A pixel mask that is not one flag per pixel.
-    #[error("excluded: {given} flags for {pixels} pixels")]
-    MaskSize { given: usize, pixels: usize },
-    /// A view fitted around no points.
-    #[error("points: nothing to frame")]
-    NothingToFrame,
-    /// A render whose size differs from the frame it is measured in.
-    #[error("{render}: render is {got:?} pixels, the frame {frame:?}")]
-    RenderSize {
-        render: &'static str,
-        got: (u32, u32),
-        frame: (u32, u32),
-    },
-    /// A seam that cannot be applied (too few members, bad barycentric coordinates, a chain).
-    #[error("seam {seam}: {message}")]
-    InvalidSeam { seam: String, message: String },
+}
 
-    // ---- glTF ----
-    /// An imported mesh does not lie in one plane z = const.
-    #[error("vertex {vertex} lies at z = {z}, off the mesh's plane z = {plane_z} (only flat meshes can be imported)")]
-    NonPlanarMesh { vertex: usize, z: f64, plane_z: f64 },
-    /// An imported vertex has weight on a joint the skin does not have.
-    #[error("vertex {vertex} is weighted to joint {joint}, but the skin has {joints} joints")]
-    JointOutOfRange {
-        vertex: usize,
-        joint: usize,
-        joints: usize,
-    },
-
-    // ---- solvers ----
+/// Errors of the solvers: unknown solvers, solver options, linear algebra.
+#[allow(missing_docs)] // variant fields are named for what they hold; the variant docs explain them
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum SolverError {
     /// No solver has this name.
     #[error("unknown solver {name:?}; known: {known}")]
     UnknownSolver { name: String, known: String },
@@ -610,75 +728,13 @@ pub enum Error {
     /// A solver cannot produce weights for this input.
     #[error("solver {solver}: {message}")]
     Solver { solver: String, message: String },
-    /// Plotting failed.
-    #[error("plot: {message}")]
-    Plot { message: String },
+}
 
-    // ---- posed measures ----
-    /// A list of posed positions does not have one position per mesh vertex.
-    #[error("posed: {given} positions for a mesh of {vertices} vertices")]
-    PosedPositions { given: usize, vertices: usize },
-    /// A posed position is NaN or infinite.
-    #[error("positions[{vertex}] is not finite: ({x}, {y})")]
-    NonFinitePosition { vertex: usize, x: f64, y: f64 },
-    /// The per-triangle layer list does not fit the mesh (wrong length, or a layer index
-    /// without a name).
-    #[error("triangle layers: {message}")]
-    TriangleLayers { message: String },
-
-    // ---- corrective shapes ----
-    /// A corrective names a bone with no parent: there is no joint angle to key it on.
-    #[error(
-        "corrective for bone {bone:?}: the bone has no parent, so there is no joint to correct"
-    )]
-    NotAJoint { bone: String },
-    /// Two correctives for the same joint.
-    #[error("joint {joint:?} has two correctives (correctives {first} and {second})")]
-    DuplicateCorrective {
-        joint: String,
-        first: usize,
-        second: usize,
-    },
-    /// A corrective has no key angles.
-    #[error("corrective for joint {joint:?} has no keys")]
-    EmptyCorrective { joint: String },
-    /// A key angle or an offset of a corrective is NaN or infinite.
-    #[error("corrective for joint {joint:?}, key {key}: {what} is not finite")]
-    NonFiniteCorrective {
-        joint: String,
-        key: usize,
-        what: String,
-    },
-    /// Key angles of a corrective are not strictly increasing.
-    #[error("corrective for joint {joint:?}: key {key} is at {angle} degrees, not after key {} at {previous} degrees (keys must be in strictly increasing angle order)", .key - 1)]
-    CorrectiveAngleOrder {
-        joint: String,
-        key: usize,
-        angle: f64,
-        previous: f64,
-    },
-    /// A corrective names a vertex the mesh does not have.
-    #[error(
-        "corrective for joint {joint:?}: vertex {vertex} out of range (the mesh has {vertices})"
-    )]
-    CorrectiveVertex {
-        joint: String,
-        vertex: usize,
-        vertices: usize,
-    },
-    /// A corrective lists a vertex twice.
-    #[error("corrective for joint {joint:?} lists vertex {vertex} twice")]
-    DuplicateCorrectiveVertex { joint: String, vertex: usize },
-    /// A corrective key does not have one offset per vertex.
-    #[error("corrective for joint {joint:?}, key {key}: {given} offsets for {vertices} vertices")]
-    CorrectiveOffsets {
-        joint: String,
-        key: usize,
-        given: usize,
-        vertices: usize,
-    },
-
-    // ---- batch ----
+/// Errors of batch runs: inputs that are no item, patterns that match nothing, steps that panicked.
+#[allow(missing_docs)] // variant fields are named for what they hold; the variant docs explain them
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum BatchError {
     /// A batch input is no item: not a scene, a rig nor a sprite (`reason` says what it is).
     #[error("{path}: not a scene, rig or sprite: {reason}")]
     NotAnItem { path: PathBuf, reason: String },
@@ -691,6 +747,28 @@ pub enum Error {
     /// A step panicked (a bug): caught so that the rest of the batch goes on.
     #[error("{context}: panicked: {message}")]
     Panicked { context: String, message: String },
+}
+
+/// The rig format a [`FormatError::Rig`] comes from; it shows as the format's name.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum RigFormat {
+    /// A DragonBones JSON file.
+    DragonBones,
+    /// A Spine JSON project.
+    Spine,
+    /// A Creature JSON file.
+    Creature,
+}
+
+impl std::fmt::Display for RigFormat {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            RigFormat::DragonBones => "DragonBones",
+            RigFormat::Spine => "Spine",
+            RigFormat::Creature => "Creature",
+        })
+    }
 }
 
 impl Error {
@@ -709,19 +787,89 @@ impl Error {
     /// Names the file a JSON error came from (other errors already say what they concern).
     pub fn in_file(self, path: &std::path::Path) -> Self {
         match self {
-            Error::Json { message, .. } => Error::Json {
+            Error::Format(FormatError::Json { message, .. }) => FormatError::Json {
                 context: path.display().to_string(),
                 message,
-            },
+            }
+            .into(),
             e => e,
         }
     }
 
-    /// An invalid-field error.
+    /// An invalid-field error ([`FormatError::InvalidField`]): only the file-format readers
+    /// and writers of `io` return it.
     pub fn field(field: impl Into<String>, message: impl Into<String>) -> Self {
-        Error::InvalidField {
+        FormatError::InvalidField {
             field: field.into(),
             message: message.into(),
         }
+        .into()
+    }
+
+    /// The name of the variant that says what went wrong: the domain error's variant
+    /// (`EmptyMesh`, `Json`, `NoMatch`), the rig format for a [`FormatError::Rig`]
+    /// (`DragonBones`, `Spine`, `Creature`), or `Io`, `NoSpace`, `PermissionDenied`.
+    pub fn variant_name(&self) -> String {
+        if let Error::Format(FormatError::Rig { format, .. }) = self {
+            return format.to_string();
+        }
+        let debug = format!("{self:?}");
+        // `Mesh(EmptyMesh { .. })`: the domain, then its variant; `Io { .. }`: the variant.
+        let inner = match debug.split_once('(') {
+            Some((outer, rest)) if outer.chars().all(|c| c.is_ascii_alphanumeric()) => rest,
+            _ => &debug,
+        };
+        inner
+            .chars()
+            .take_while(char::is_ascii_alphanumeric)
+            .collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rig_errors_show_their_format_as_the_per_format_variants_did() {
+        let e = |format, vertex| -> Error {
+            FormatError::Rig {
+                format,
+                context: "bone \"arm\"".into(),
+                field: "length".into(),
+                vertex,
+                message: "must be finite".into(),
+            }
+            .into()
+        };
+        assert_eq!(
+            e(RigFormat::Spine, Some(3)).to_string(),
+            "Spine bone \"arm\": length, vertex 3: must be finite"
+        );
+        assert_eq!(
+            e(RigFormat::DragonBones, None).to_string(),
+            "DragonBones bone \"arm\": length: must be finite"
+        );
+        assert_eq!(e(RigFormat::Creature, None).variant_name(), "Creature");
+    }
+
+    #[test]
+    fn variant_names_are_the_domain_errors_variants() {
+        let e: Error = MeshError::EmptyMesh {
+            vertices: 0,
+            triangles: 0,
+        }
+        .into();
+        assert_eq!(e.variant_name(), "EmptyMesh");
+        assert_eq!(
+            Error::from(SkeletonError::EmptySkeleton).variant_name(),
+            "EmptySkeleton"
+        );
+        let io = Error::io("a(b).json", std::io::Error::other("x"));
+        assert_eq!(io.variant_name(), "Io");
+        assert!(matches!(
+            Error::field("format", "bad"),
+            Error::Format(FormatError::InvalidField { .. })
+        ));
     }
 }

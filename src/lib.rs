@@ -100,7 +100,11 @@ struct ReadmeDoctests;
 #[doc = include_str!("../docs/library.md")]
 struct LibraryDocDoctests;
 
-pub use error::{Error, Result};
+pub use error::{
+    ArgumentError, ArtError, BatchError, ClipError, CorrectiveError, Error, FormatError, MeshError,
+    OutputError, Result, RigFormat, SceneError, SeamError, SkeletonError, SolverError,
+    WeightsError,
+};
 #[cfg(feature = "io")]
 pub use io::{load_scene, save_scene, WeightsFile};
 pub use mesh::{Mesh, Topology};

@@ -30,7 +30,7 @@
 //! continuity row, and an extreme pose derived from the skeleton can exceed what the art
 //! was drawn for.
 
-use crate::error::{Error, Result};
+use crate::error::{Result, SceneError, SolverError};
 use crate::metrics::{
     area_change_pct, bind_identity_error, flipped_triangles, isolated_discontinuities,
     posed_positions, Interpenetration, DEFAULT_JUMP_THRESHOLD,
@@ -85,7 +85,7 @@ impl Default for LintOptions {
 
 impl LintOptions {
     /// Every threshold must be a finite number >= 0 (`NaN` would make every comparison fail
-    /// silently, infinity would pass anything): [`Error::InvalidOption`] names the first that
+    /// silently, infinity would pass anything): [`SolverError::InvalidOption`] names the first that
     /// is not.
     pub fn check(&self) -> Result<()> {
         for (option, value) in [
@@ -98,10 +98,11 @@ impl LintOptions {
             ("max_seam_opening_px", self.max_seam_opening_px),
         ] {
             if !(value.is_finite() && value >= 0.0) {
-                return Err(Error::InvalidOption {
+                return Err(SolverError::InvalidOption {
                     option: option.into(),
                     message: format!("{value} is not a finite number >= 0"),
-                });
+                }
+                .into());
             }
         }
         Ok(())
@@ -204,11 +205,12 @@ pub fn lint(scene: &Scene, weights: &Weights, options: &LintOptions) -> Result<V
         let flipped = flipped_triangles(&scene.mesh, &posed);
         let area = area_change_pct(&scene.mesh, &posed);
         if !area.is_finite() {
-            return Err(Error::UnmeasurablePose {
+            return Err(SceneError::UnmeasurablePose {
                 probe: probe.name.clone(),
                 measure: "the area change",
                 value: area,
-            });
+            }
+            .into());
         }
         checks.push(Check {
             check: format!("extreme pose {:?}", probe.name),

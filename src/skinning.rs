@@ -1,6 +1,6 @@
 //! Deforming a mesh with its weights: linear blend skinning (the reference CPU loop).
 
-use crate::error::{Error, Result};
+use crate::error::{Error, Result, SkeletonError, WeightsError};
 use crate::skeleton::{Affine2, Pose, Skeleton};
 use crate::weights::Weights;
 use nalgebra::{Isometry2, Point2};
@@ -115,7 +115,7 @@ pub fn linear_blend_skinning(
 
 pub(crate) fn check_shape(n_vertices: usize, weights: &Weights, n_bones: usize) -> Result<()> {
     if weights.vertex_count() != n_vertices || weights.bone_count() != n_bones {
-        return Err(Error::WeightsShape {
+        return Err(WeightsError::WeightsShape {
             message: format!(
                 "weights are {} vertices x {} bones, the scene has {} vertices x {} bones",
                 weights.vertex_count(),
@@ -123,7 +123,8 @@ pub(crate) fn check_shape(n_vertices: usize, weights: &Weights, n_bones: usize) 
                 n_vertices,
                 n_bones
             ),
-        });
+        }
+        .into());
     }
     Ok(())
 }
@@ -228,15 +229,17 @@ impl HalfAngleHelper {
         weights: &Weights,
         child: &str,
     ) -> Result<(Skeleton, Weights, Self)> {
-        let c = skeleton.index_of(child).ok_or_else(|| Error::UnknownBone {
-            context: "half-angle helper".into(),
-            bone: child.to_string(),
-        })?;
-        let p = skeleton.bones()[c]
-            .parent
-            .ok_or_else(|| Error::HelperWithoutJoint {
+        let c = skeleton.index_of(child).ok_or_else(|| {
+            Error::Skeleton(SkeletonError::UnknownBone {
+                context: "half-angle helper".into(),
                 bone: child.to_string(),
-            })?;
+            })
+        })?;
+        let p = skeleton.bones()[c].parent.ok_or_else(|| {
+            Error::Skeleton(SkeletonError::HelperWithoutJoint {
+                bone: child.to_string(),
+            })
+        })?;
         check_shape(weights.vertex_count(), weights, skeleton.len())?;
         let name = format!("{child}_half");
         let mut bones = skeleton.bones().to_vec();

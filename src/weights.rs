@@ -1,6 +1,6 @@
 //! Skinning weights: a dense vertices × bones matrix.
 
-use crate::error::{Error, Result};
+use crate::error::{Result, WeightsError};
 
 /// Tolerance on row sums that solvers guarantee (docs/solvers.md: 1e-9).
 pub const SOLVER_ROW_SUM_TOLERANCE: f64 = 1e-9;
@@ -36,12 +36,13 @@ impl Weights {
         let mut data = Vec::with_capacity(rows.len() * n_bones);
         for (v, r) in rows.iter().enumerate() {
             if r.len() != n_bones {
-                return Err(Error::WeightsShape {
+                return Err(WeightsError::WeightsShape {
                     message: format!(
                         "row {v} has {} entries, expected {n_bones} (one per bone)",
                         r.len()
                     ),
-                });
+                }
+                .into());
             }
             data.extend_from_slice(r);
         }
@@ -51,12 +52,13 @@ impl Weights {
     /// Weights from a row-major buffer of `n_vertices * n_bones` entries.
     pub fn from_row_major(data: Vec<f64>, n_bones: usize) -> Result<Self> {
         if n_bones == 0 || data.len() % n_bones != 0 {
-            return Err(Error::WeightsShape {
+            return Err(WeightsError::WeightsShape {
                 message: format!(
                     "{} entries is not a multiple of {n_bones} bones",
                     data.len()
                 ),
-            });
+            }
+            .into());
         }
         Ok(Weights { n_bones, data })
     }
@@ -135,26 +137,27 @@ impl Weights {
         for (v, row) in self.rows().enumerate() {
             let s = checked_row_sum(v, row)?;
             if (s - 1.0).abs() > tolerance {
-                return Err(Error::RowSum {
+                return Err(WeightsError::RowSum {
                     vertex: v,
                     sum: s,
                     tolerance,
-                });
+                }
+                .into());
             }
         }
         Ok(())
     }
 
     /// Checks that the weights can be scored (metrics, lint) even when they are not normalized:
-    /// every entry finite and >= 0 ([`Error::InvalidWeight`]), every row's sum positive and at
-    /// most [`MAX_SCORABLE_ROW_SUM`] ([`Error::UnscorableRow`]: an all-zero row places its
+    /// every entry finite and >= 0 ([`WeightsError::InvalidWeight`]), every row's sum positive and at
+    /// most [`MAX_SCORABLE_ROW_SUM`] ([`WeightsError::UnscorableRow`]: an all-zero row places its
     /// vertex nowhere; sums that overflow, or entries so large that the smoothness energy
     /// squares them past f64, would turn metrics into NaN or infinity).
     pub fn check_scorable(&self) -> Result<()> {
         for (v, row) in self.rows().enumerate() {
             let s = checked_row_sum(v, row)?;
             if !(s > 0.0 && s <= MAX_SCORABLE_ROW_SUM) {
-                return Err(Error::UnscorableRow { vertex: v, sum: s });
+                return Err(WeightsError::UnscorableRow { vertex: v, sum: s }.into());
             }
         }
         Ok(())
@@ -255,11 +258,12 @@ fn checked_row_sum(v: usize, row: &[f64]) -> Result<f64> {
     let mut s = 0.0;
     for (b, &w) in row.iter().enumerate() {
         if !w.is_finite() || w < 0.0 {
-            return Err(Error::InvalidWeight {
+            return Err(WeightsError::InvalidWeight {
                 vertex: v,
                 bone: b,
                 value: w,
-            });
+            }
+            .into());
         }
         s += w;
     }

@@ -3,6 +3,7 @@
 
 use plotters::coord::Shift;
 use plotters::prelude::*;
+use skinweights::error::OutputError;
 use skinweights::plot::Figure;
 use skinweights::{Error, Result};
 
@@ -31,9 +32,9 @@ pub struct RigScoresChart {
 }
 
 fn plot_err<E: std::fmt::Debug>(e: E) -> Error {
-    Error::Plot {
+    Error::Output(OutputError::Plot {
         message: format!("{e:?}"),
-    }
+    })
 }
 
 impl Figure for RigScoresChart {

@@ -259,10 +259,12 @@ pub(crate) fn skeleton(obj: &Bound<'_, PyAny>) -> PyResult<Skeleton> {
     for i in 0..bones.len() {
         if let Some(p) = &parents[i] {
             let j = bones.iter().position(|b| &b.name == p).ok_or_else(|| {
-                crate::to_py(skinweights::Error::UnknownParent {
-                    bone: bones[i].name.clone(),
-                    parent: p.clone(),
-                })
+                crate::to_py(skinweights::Error::Skeleton(
+                    skinweights::SkeletonError::UnknownParent {
+                        bone: bones[i].name.clone(),
+                        parent: p.clone(),
+                    },
+                ))
             })?;
             bones[i].parent = Some(j);
         }

@@ -186,11 +186,13 @@ fn lbs<'py>(
         .iter()
         .position(|p| !p.x.is_finite() || !p.y.is_finite())
     {
-        return Err(to_py(skinweights::Error::NonFiniteCoordinate {
-            vertex: v,
-            x: rest[v].x,
-            y: rest[v].y,
-        }));
+        return Err(to_py(skinweights::Error::Mesh(
+            skinweights::MeshError::NonFiniteCoordinate {
+                vertex: v,
+                x: rest[v].x,
+                y: rest[v].y,
+            },
+        )));
     }
     let skeleton = convert::skeleton(bones)?;
     let w = convert::weights(weights, rest.len(), skeleton.len())?;

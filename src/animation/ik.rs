@@ -18,7 +18,7 @@
 //! `uniform` are not applied: [`IkConstraint::softness`] is kept so a file round-trips, and
 //! [`IkConstraint::notes`] says it was left out.
 
-use crate::error::{Error, Result};
+use crate::error::{Error, Result, SkeletonError};
 use crate::skeleton::{Affine2, Pose, Skeleton};
 use nalgebra::Point2;
 
@@ -65,13 +65,15 @@ impl IkConstraint {
         }
     }
 
-    /// Checks the constraint against a skeleton ([`Error::InvalidIk`]): one or two bones
+    /// Checks the constraint against a skeleton ([`SkeletonError::InvalidIk`]): one or two bones
     /// that exist (a second bone must be the first's child), a known target that is none of
     /// them nor their descendant, finite `mix` in `[0, 1]` and finite `softness` >= 0.
     pub fn check(&self, skeleton: &Skeleton) -> Result<()> {
-        let bad = |message: String| Error::InvalidIk {
-            constraint: self.name.clone(),
-            message,
+        let bad = |message: String| {
+            Error::Skeleton(SkeletonError::InvalidIk {
+                constraint: self.name.clone(),
+                message,
+            })
         };
         if self.bones.is_empty() || self.bones.len() > 2 {
             return Err(bad(format!(
@@ -80,9 +82,11 @@ impl IkConstraint {
             )));
         }
         let index = |name: &String| {
-            skeleton.index_of(name).ok_or_else(|| Error::UnknownBone {
-                context: format!("IK constraint {:?}", self.name),
-                bone: name.clone(),
+            skeleton.index_of(name).ok_or_else(|| {
+                Error::Skeleton(SkeletonError::UnknownBone {
+                    context: format!("IK constraint {:?}", self.name),
+                    bone: name.clone(),
+                })
             })
         };
         let bones: Vec<usize> = self.bones.iter().map(index).collect::<Result<_>>()?;

@@ -1,7 +1,7 @@
 //! The clip model: named clips of keyed per-bone channels, and their validation.
 
 use super::curves::Curve;
-use crate::error::{Error, Result};
+use crate::error::{ClipError, Error, Result, SkeletonError};
 use crate::skeleton::Skeleton;
 
 /// Most keys a scene's clips may hold in all (checked before sampling or storing).
@@ -372,47 +372,51 @@ impl Clip {
         t
     }
 
-    /// Checks the clip against a skeleton: a finite duration >= 0 ([`Error::InvalidClip`]),
-    /// tracks naming known bones ([`Error::UnknownBone`]) once each, at most [`MAX_KEYS`]
-    /// keys ([`Error::TooManyKeys`]), and per key ([`Error::InvalidKey`]): finite time and
+    /// Checks the clip against a skeleton: a finite duration >= 0 ([`ClipError::InvalidClip`]),
+    /// tracks naming known bones ([`SkeletonError::UnknownBone`]) once each, at most [`MAX_KEYS`]
+    /// keys ([`ClipError::TooManyKeys`]), and per key ([`ClipError::InvalidKey`]): finite time and
     /// value, times in `[0, duration]` and never decreasing, Bézier control times in
     /// `[0, 1]` and finite control values, finite Godot exponents. IK tracks
-    /// ([`Error::InvalidIk`]): one per constraint, keys with finite times in order within
+    /// ([`SkeletonError::InvalidIk`]): one per constraint, keys with finite times in order within
     /// the clip, mix in `[0, 1]`, softness finite and >= 0, curves as above (the names are
     /// checked against the scene's constraints by [`Clip::check_ik_names`]).
     pub fn check(&self, skeleton: &Skeleton) -> Result<()> {
         if !self.duration.is_finite() || self.duration < 0.0 {
-            return Err(Error::InvalidClip {
+            return Err(ClipError::InvalidClip {
                 clip: self.name.clone(),
                 message: format!("duration {} must be finite and >= 0", self.duration),
-            });
+            }
+            .into());
         }
         let keys = self
             .key_count()
             .saturating_add(self.ik_key_count())
             .saturating_add(self.attachment_key_count());
         if keys > MAX_KEYS {
-            return Err(Error::TooManyKeys {
+            return Err(ClipError::TooManyKeys {
                 clip: self.name.clone(),
                 count: keys,
                 max: MAX_KEYS,
-            });
+            }
+            .into());
         }
         for (i, t) in self.tracks.iter().enumerate() {
             if skeleton.index_of(&t.bone).is_none() {
-                return Err(Error::UnknownBone {
+                return Err(SkeletonError::UnknownBone {
                     context: format!("clip {:?} track {i}", self.name),
                     bone: t.bone.clone(),
-                });
+                }
+                .into());
             }
             if let Some(first) = self.tracks[..i].iter().position(|o| o.bone == t.bone) {
-                return Err(Error::InvalidClip {
+                return Err(ClipError::InvalidClip {
                     clip: self.name.clone(),
                     message: format!(
                         "bone {:?} has two tracks ({first} and {i}); merge their channels",
                         t.bone
                     ),
-                });
+                }
+                .into());
             }
             for (kind, channel) in t.channels.iter() {
                 self.check_channel(&t.bone, kind, channel)?;
@@ -428,11 +432,14 @@ impl Clip {
     }
 
     /// One attachment track per slot, keys with finite times in order within the clip
-    /// ([`Error::InvalidClip`]).
+    /// ([`ClipError::InvalidClip`]).
     fn check_attachment_track(&self, i: usize, track: &AttachmentTrack) -> Result<()> {
-        let bad = |message: String| Error::InvalidClip {
-            clip: self.name.clone(),
-            message: format!("attachments[{i}] (slot {:?}): {message}", track.slot),
+        let bad = |message: String| -> Error {
+            ClipError::InvalidClip {
+                clip: self.name.clone(),
+                message: format!("attachments[{i}] (slot {:?}): {message}", track.slot),
+            }
+            .into()
         };
         if let Some(first) = self.attachments[..i]
             .iter()
@@ -461,29 +468,31 @@ impl Clip {
         Ok(())
     }
 
-    /// Checks that every IK track names one of `constraints` ([`Error::InvalidIk`]).
+    /// Checks that every IK track names one of `constraints` ([`SkeletonError::InvalidIk`]).
     pub fn check_ik_names(&self, constraints: &[super::IkConstraint]) -> Result<()> {
         match self
             .ik
             .iter()
             .find(|t| !constraints.iter().any(|c| c.name == t.constraint))
         {
-            Some(t) => Err(Error::InvalidIk {
+            Some(t) => Err(SkeletonError::InvalidIk {
                 constraint: t.constraint.clone(),
                 message: format!(
                     "clip {:?} keys it, but the scene has no IK constraint of that name (it has {:?})",
                     self.name,
                     constraints.iter().map(|c| c.name.as_str()).collect::<Vec<_>>()
                 ),
-            }),
+            }.into()),
             None => Ok(()),
         }
     }
 
     fn check_ik_track(&self, i: usize, track: &IkTrack) -> Result<()> {
-        let bad = |message: String| Error::InvalidIk {
-            constraint: track.constraint.clone(),
-            message: format!("clip {:?}: {message}", self.name),
+        let bad = |message: String| {
+            Error::Skeleton(SkeletonError::InvalidIk {
+                constraint: track.constraint.clone(),
+                message: format!("clip {:?}: {message}", self.name),
+            })
         };
         if let Some(first) = self.ik[..i]
             .iter()
@@ -527,12 +536,14 @@ impl Clip {
     }
 
     fn check_channel(&self, bone: &str, kind: ChannelKind, channel: &Channel) -> Result<()> {
-        let bad = |key: usize, message: String| Error::InvalidKey {
-            clip: self.name.clone(),
-            bone: bone.to_string(),
-            channel: kind.name(),
-            key,
-            message,
+        let bad = |key: usize, message: String| {
+            Error::Clip(ClipError::InvalidKey {
+                clip: self.name.clone(),
+                bone: bone.to_string(),
+                channel: kind.name(),
+                key,
+                message,
+            })
         };
         let mut previous = f64::NEG_INFINITY;
         for (i, k) in channel.keys.iter().enumerate() {

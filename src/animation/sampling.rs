@@ -2,7 +2,7 @@
 
 use super::ik::IkConstraint;
 use super::model::{BoneChannels, Channel, ChannelKind, Clip, IkKey, IkTrack};
-use crate::error::{Error, Result};
+use crate::error::{ClipError, Result, SolverError};
 use crate::skeleton::{Pose, Skeleton};
 use nalgebra::Vector2;
 use std::collections::BTreeMap;
@@ -93,7 +93,7 @@ impl BoneChannels {
 impl Clip {
     /// The pose at `time` seconds (clamped to `[0, duration]`): each track's channels
     /// sampled (see [`Channel::sample`]) into the pose's offsets. Checks the clip first
-    /// ([`Clip::check`]); a non-finite time is an [`Error::InvalidClip`].
+    /// ([`Clip::check`]); a non-finite time is an [`ClipError::InvalidClip`].
     pub fn sample(&self, skeleton: &Skeleton, time: f64) -> Result<Pose> {
         self.check(skeleton)?;
         self.sample_checked(time)
@@ -103,10 +103,11 @@ impl Clip {
     /// clip).
     pub fn sample_checked(&self, time: f64) -> Result<Pose> {
         if !time.is_finite() {
-            return Err(Error::InvalidClip {
+            return Err(ClipError::InvalidClip {
                 clip: self.name.clone(),
                 message: format!("cannot sample at time {time}"),
-            });
+            }
+            .into());
         }
         let t = time.clamp(0.0, self.duration.max(0.0));
         let mut pose = Pose::rest();
@@ -187,24 +188,26 @@ impl Clip {
 
     /// Frame times at `fps` frames per second from 0, plus the last frame at `duration`
     /// when the step does not land on it. `fps` must be finite and > 0, and the clip at
-    /// most [`MAX_FRAMES`] frames long ([`Error::InvalidOption`]).
+    /// most [`MAX_FRAMES`] frames long ([`SolverError::InvalidOption`]).
     pub fn frame_times(&self, fps: f64) -> Result<Vec<f64>> {
         if !fps.is_finite() || fps <= 0.0 {
-            return Err(Error::InvalidOption {
+            return Err(SolverError::InvalidOption {
                 option: "fps".into(),
                 message: format!("{fps} must be finite and > 0"),
-            });
+            }
+            .into());
         }
         let d = self.duration.max(0.0);
         let n = (d * fps + 1e-9).floor();
         if n.is_nan() || n >= MAX_FRAMES as f64 {
-            return Err(Error::InvalidOption {
+            return Err(SolverError::InvalidOption {
                 option: "fps".into(),
                 message: format!(
                     "clip {:?} of {d} s at {fps} fps is more than {MAX_FRAMES} frames",
                     self.name
                 ),
-            });
+            }
+            .into());
         }
         let mut times: Vec<f64> = (0..=n as usize).map(|i| i as f64 / fps).collect();
         if times.last().is_some_and(|&t| d - t > 1e-9 * d.max(1.0)) {

@@ -2,7 +2,7 @@
 //! a scene, a rig or a sprite (or as no item).
 
 use super::key::normalized;
-use crate::error::{Error, Result};
+use crate::error::{BatchError, Error, Result};
 use crate::io::binary::{SCENE_MAGIC, WEIGHTS_MAGIC};
 use crate::io::rig::{extension, parse_json, RigFormat};
 use std::collections::HashSet;
@@ -108,9 +108,9 @@ fn expand(input: &str, out: &Path, top: bool, found: &mut Vec<Candidate>) {
         if found.len() == before {
             found.push(Candidate::failed(
                 input,
-                Error::NoMatch {
+                Error::Batch(BatchError::NoMatch {
                     pattern: input.to_string(),
-                },
+                }),
             ));
         }
     } else if top && path.is_file() && is_manifest(path) {
@@ -175,18 +175,20 @@ pub fn read_manifest(path: &Path) -> Result<Vec<String>> {
     let bytes = std::fs::read(path).map_err(|e| Error::io(path, e))?;
     let entries: Vec<String> = if extension(path) == "json" {
         let json = parse_json(path, &bytes)?;
-        let list = json.as_array().ok_or_else(|| Error::NotAnItem {
-            path: path.to_path_buf(),
-            reason: "a JSON manifest must be a list of paths".into(),
+        let list = json.as_array().ok_or_else(|| {
+            Error::Batch(BatchError::NotAnItem {
+                path: path.to_path_buf(),
+                reason: "a JSON manifest must be a list of paths".into(),
+            })
         })?;
         list.iter()
             .map(|v| {
-                v.as_str()
-                    .map(str::to_string)
-                    .ok_or_else(|| Error::NotAnItem {
+                v.as_str().map(str::to_string).ok_or_else(|| {
+                    Error::Batch(BatchError::NotAnItem {
                         path: path.to_path_buf(),
                         reason: format!("manifest entry {v} is not a path string"),
                     })
+                })
             })
             .collect::<Result<_>>()?
     } else {
@@ -350,15 +352,16 @@ pub fn bones_beside(sprite: &Path) -> std::result::Result<PathBuf, Vec<PathBuf>>
 /// What the file `path` holding `bytes` is. `Ok(None)`: a walked file that is no item (a
 /// weights, bones or texture-atlas file, a PNG without a bones file), passed over; the same
 /// file named by the user ([`Candidate::explicit`]) is an error. Errors: JSON that does not
-/// parse, JSON that is nothing the toolkit reads ([`Error::NotAnItem`]), a named sprite
-/// without bones ([`Error::SpriteWithoutBones`]).
+/// parse, JSON that is nothing the toolkit reads ([`BatchError::NotAnItem`]), a named sprite
+/// without bones ([`BatchError::SpriteWithoutBones`]).
 pub fn classify(path: &Path, bytes: &[u8], explicit: bool) -> Result<Option<ItemKind>> {
     let not_item = |reason: &str| {
         if explicit {
-            Err(Error::NotAnItem {
+            Err(BatchError::NotAnItem {
                 path: path.to_path_buf(),
                 reason: reason.to_string(),
-            })
+            }
+            .into())
         } else {
             Ok(None)
         }
@@ -368,14 +371,15 @@ pub fn classify(path: &Path, bytes: &[u8], explicit: bool) -> Result<Option<Item
             return match bones_beside(path) {
                 Ok(bones) => Ok(Some(ItemKind::Sprite { bones })),
                 Err(_) if !explicit => Ok(None),
-                Err(tried) => Err(Error::SpriteWithoutBones {
+                Err(tried) => Err(BatchError::SpriteWithoutBones {
                     path: path.to_path_buf(),
                     tried: tried
                         .iter()
                         .map(|p| p.display().to_string())
                         .collect::<Vec<_>>()
                         .join(", "),
-                }),
+                }
+                .into()),
             }
         }
         "tscn" | "gltf" | "glb" => return Ok(RigFormat::of_file(path, bytes)?.map(ItemKind::Rig)),
@@ -403,14 +407,15 @@ pub fn classify(path: &Path, bytes: &[u8], explicit: bool) -> Result<Option<Item
     if json["bones"].is_array() {
         return not_item("a bones file (give the sprite it belongs to)");
     }
-    Err(Error::NotAnItem {
+    Err(BatchError::NotAnItem {
         path: path.to_path_buf(),
         reason: if json.is_array() {
             "a JSON list (give a manifest as an argument of its own)".into()
         } else {
             "JSON that is no scene file, Spine, Creature or DragonBones rig, nor bones file".into()
         },
-    })
+    }
+    .into())
 }
 
 #[cfg(test)]

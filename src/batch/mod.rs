@@ -46,7 +46,7 @@ pub use report::{
     csv_header, csv_line, read_report, to_csv, to_json, variant_name, Row, Status, COLUMNS,
 };
 
-use crate::error::{Error, Result};
+use crate::error::{ArgumentError, BatchError, Error, Result};
 use crate::io::rig::{load_rig, weighted_parts, RigFormat};
 use crate::io::spine::SkinSelection;
 use crate::io::{load_scene, save_scene, write_atomic, WeightsFile};
@@ -123,32 +123,35 @@ impl Default for BatchOptions {
 
 impl BatchOptions {
     /// Checks the options before any work: every solver builds with the options
-    /// ([`Error::UnknownSolver`], [`Error::InvalidOption`]), no solver is given twice or
+    /// ([`SolverError::UnknownSolver`](crate::error::SolverError::UnknownSolver), [`SolverError::InvalidOption`](crate::error::SolverError::InvalidOption)), no solver is given twice or
     /// two specs share a file name, `max_influences` is at least 1.
     pub fn check(&self) -> Result<()> {
         if self.solvers.is_empty() {
-            return Err(Error::MissingArgument {
+            return Err(ArgumentError::MissingArgument {
                 argument: "--solver",
                 reason: "a batch needs at least one solver".into(),
-            });
+            }
+            .into());
         }
         if self.max_influences == Some(0) {
-            return Err(Error::InvalidArgument {
+            return Err(ArgumentError::InvalidArgument {
                 argument: "--max-influences",
                 value: "0".into(),
                 reason: "must be at least 1".into(),
-            });
+            }
+            .into());
         }
         let mut tags = Vec::new();
         for spec in &self.solvers {
             crate::solvers::solver_by_name(spec, &self.solver_options)?;
             let tag = solver_tag(spec);
             if tags.contains(&tag) {
-                return Err(Error::InvalidArgument {
+                return Err(ArgumentError::InvalidArgument {
                     argument: "--solver",
                     value: spec.clone(),
                     reason: format!("given twice (or its file name {tag:?} is another's)"),
-                });
+                }
+                .into());
             }
             tags.push(tag);
         }
@@ -386,7 +389,7 @@ struct Loaded {
     godot: Option<u32>,
 }
 
-/// Runs `f`, a panic caught as [`Error::Panicked`].
+/// Runs `f`, a panic caught as [`BatchError::Panicked`].
 fn guarded<T>(context: &str, f: impl FnOnce() -> Result<T>) -> Result<T> {
     catch_unwind(AssertUnwindSafe(f)).unwrap_or_else(|payload| {
         let message = payload
@@ -394,10 +397,11 @@ fn guarded<T>(context: &str, f: impl FnOnce() -> Result<T>) -> Result<T> {
             .map(|s| s.to_string())
             .or_else(|| payload.downcast_ref::<String>().cloned())
             .unwrap_or_else(|| "(no message)".into());
-        Err(Error::Panicked {
+        Err(BatchError::Panicked {
             context: context.to_string(),
             message,
-        })
+        }
+        .into())
     })
 }
 
@@ -469,10 +473,10 @@ fn process(c: &Candidate, options: &BatchOptions) -> Done {
     if let Ok(m) = std::fs::metadata(&c.path) {
         if !m.is_file() {
             // A device or FIFO could block or never end: never read.
-            return failed_all(&Error::NotAnItem {
+            return failed_all(&Error::Batch(BatchError::NotAnItem {
                 path: c.path.clone(),
                 reason: "not a regular file (a folder, device, FIFO or socket)".into(),
-            });
+            }));
         }
     }
     let bytes = match std::fs::read(&c.path) {
@@ -826,15 +830,15 @@ mod tests {
     fn a_panic_is_a_typed_error_with_its_message() {
         let e = guarded("solving", || -> Result<()> { panic!("boom {}", 7) }).unwrap_err();
         match e {
-            Error::Panicked { context, message } => {
+            Error::Batch(BatchError::Panicked { context, message }) => {
                 assert_eq!((context.as_str(), message.as_str()), ("solving", "boom 7"))
             }
             e => panic!("{e:?}"),
         }
         assert_eq!(
-            variant_name(&Error::NoMatch {
+            variant_name(&Error::Batch(BatchError::NoMatch {
                 pattern: "*".into()
-            }),
+            })),
             "NoMatch"
         );
     }
@@ -842,10 +846,10 @@ mod tests {
     #[test]
     fn csv_cells_with_commas_quotes_and_newlines_are_quoted() {
         let mut row = Row::new("a,b.json", "best");
-        row.fail(&Error::NotAnItem {
+        row.fail(&Error::Batch(BatchError::NotAnItem {
             path: "a,b.json".into(),
             reason: "say \"hi\"\nagain".into(),
-        });
+        }));
         let line = csv_line(&row);
         assert!(line.starts_with("\"a,b.json\",,best,error,\""), "{line}");
         assert!(line.contains("say \"\"hi\"\"\nagain\""), "{line}");

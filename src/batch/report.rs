@@ -1,7 +1,7 @@
 //! The batch report: one [`Row`] per item and solver, written as CSV and JSON, and the
 //! per-row done records a re-run resumes from.
 
-use crate::error::{Error, Result};
+use crate::error::{Error, FormatError, Result};
 use serde::{Deserialize, Serialize};
 use std::path::Path;
 
@@ -169,12 +169,10 @@ pub const COLUMNS: [&str; 22] = [
     "key",
 ];
 
-/// The [`Error`] variant's name, from its `Debug` form (`Json { .. }` is `Json`).
+/// The name of the variant that says what went wrong ([`Error::variant_name`]): the domain
+/// error's variant (`Json`, `NotAnItem`), the format of a rig error (`Spine`), or `Io`.
 pub fn variant_name(error: &Error) -> String {
-    format!("{error:?}")
-        .chars()
-        .take_while(char::is_ascii_alphanumeric)
-        .collect()
+    error.variant_name()
 }
 
 fn csv_cell(s: &str) -> String {
@@ -203,18 +201,22 @@ pub fn to_csv(rows: &[Row]) -> String {
 
 /// The whole JSON report: a list of rows.
 pub fn to_json(rows: &[Row]) -> Result<String> {
-    serde_json::to_string_pretty(rows).map_err(|e| Error::Json {
-        context: "batch report".into(),
-        message: e.to_string(),
+    serde_json::to_string_pretty(rows).map_err(|e| {
+        Error::Format(FormatError::Json {
+            context: "batch report".into(),
+            message: e.to_string(),
+        })
     })
 }
 
 /// Reads a JSON report (`report.json`) back.
 pub fn read_report(path: &Path) -> Result<Vec<Row>> {
     let text = std::fs::read_to_string(path).map_err(|e| Error::io(path, e))?;
-    serde_json::from_str(&text).map_err(|e| Error::Json {
-        context: path.display().to_string(),
-        message: e.to_string(),
+    serde_json::from_str(&text).map_err(|e| {
+        Error::Format(FormatError::Json {
+            context: path.display().to_string(),
+            message: e.to_string(),
+        })
     })
 }
 
@@ -227,9 +229,11 @@ pub(crate) fn read_record(path: &Path) -> Option<Row> {
 
 /// Writes a done record, whole or not at all.
 pub(crate) fn write_record(path: &Path, row: &Row) -> Result<()> {
-    let text = serde_json::to_string(row).map_err(|e| Error::Json {
-        context: path.display().to_string(),
-        message: e.to_string(),
+    let text = serde_json::to_string(row).map_err(|e| {
+        Error::Format(FormatError::Json {
+            context: path.display().to_string(),
+            message: e.to_string(),
+        })
     })?;
     crate::io::write_atomic(path, text)
 }

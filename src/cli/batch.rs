@@ -2,11 +2,11 @@
 //! exports and one report out, on every core, resumable (docs/batch.md).
 
 use super::parse_options;
+use crate::cli::error::Result;
 use clap::{Args, ValueEnum};
 use indicatif::{ProgressBar, ProgressStyle};
 use skinweights::batch::{expand_inputs, BatchOptions, ItemDone, LintMode, Status};
 use skinweights::io::spine::SkinSelection;
-use skinweights::Result;
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::atomic::{AtomicU64, Ordering};

@@ -2,10 +2,10 @@
 //! texels, optionally premultiplied).
 
 use super::check_outputs;
+use crate::cli::error::Result;
 use clap::Args;
 use skinweights::io::Sprite;
 use skinweights::render::{bleed, premultiply};
-use skinweights::Result;
 use std::path::PathBuf;
 use std::process::ExitCode;
 

@@ -4,9 +4,11 @@
 //! a note names the bones left out. `--bones all` weights every bone, `--bones A,B` those.
 
 use super::{load_weights_for, means_builtin};
+use crate::cli::error::Result;
 use clap::Args;
+use skinweights::error::SkeletonError;
 use skinweights::scene::LeftOut;
-use skinweights::{Error, Result, Scene, Weights};
+use skinweights::{Scene, Weights};
 use std::path::{Path, PathBuf};
 
 /// The `--bones` option of the commands that solve.
@@ -49,7 +51,7 @@ fn binding(scene: &Scene, scene_arg: Option<&str>) -> Option<(PathBuf, Weights)>
 /// The bones to solve with (scene indices) for `--bones` on `scene` given as `scene_arg`;
 /// prints a note naming the bones the default leaves out.
 ///
-/// Errors: [`Error::UnknownBone`] for a listed name the skeleton lacks, and those of
+/// Errors: [`SkeletonError::UnknownBone`] for a listed name the skeleton lacks, and those of
 /// [`Scene::deforming_bones`].
 pub fn chosen_bones(scene: &Scene, scene_arg: Option<&str>, arg: &BonesArg) -> Result<Vec<usize>> {
     let skeleton = scene.skeleton();
@@ -61,9 +63,12 @@ pub fn chosen_bones(scene: &Scene, scene_arg: Option<&str>, arg: &BonesArg) -> R
                 .map(str::trim)
                 .filter(|n| !n.is_empty())
                 .map(|n| {
-                    skeleton.index_of(n).ok_or_else(|| Error::UnknownBone {
-                        context: "--bones".into(),
-                        bone: n.to_string(),
+                    skeleton.index_of(n).ok_or_else(|| {
+                        SkeletonError::UnknownBone {
+                            context: "--bones".into(),
+                            bone: n.to_string(),
+                        }
+                        .into()
                     })
                 })
                 .collect()

@@ -4,6 +4,7 @@
 use super::bones::{chosen_bones, BonesArg, ClipMeasure};
 use super::warnings::{print_warnings, seconds};
 use super::{check_outputs, load_weights_for, resolve_scene, SceneArg};
+use crate::cli::error::{CliError, Result};
 use clap::Args;
 use indicatif::{ProgressBar, ProgressStyle};
 use serde_json::json;
@@ -11,10 +12,11 @@ use skinweights::animation::{Clip, DEFAULT_FPS};
 use skinweights::compare::{
     compare_solved, probe_view, solve_all_with_bones, Solved, DEFAULT_SOLVERS,
 };
+use skinweights::error::FormatError;
 use skinweights::metrics::clip::{clips_metrics, ClipMetrics, ClipOptions};
 use skinweights::plot::{figure_panels, save_figure, Grid};
 use skinweights::solvers::solver_by_name;
-use skinweights::{Error, Result, Scene};
+use skinweights::{Error, Scene};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
@@ -126,7 +128,7 @@ pub fn run(a: CompareArgs) -> Result<ExitCode> {
     std::fs::create_dir_all(out).map_err(|e| Error::io(out, e))?;
     let write = |name: &str, text: String| -> Result<()> {
         let path = out.join(name);
-        skinweights::io::write_atomic(&path, text)
+        Ok(skinweights::io::write_atomic(&path, text)?)
     };
     write("compare.md", table.to_markdown())?;
     write("compare.csv", table.to_csv())?;
@@ -259,9 +261,11 @@ fn run_clips(a: &CompareArgs, scene: &Scene, m: &ClipMeasure) -> Result<ExitCode
             "all": r.all,
         })).collect::<Vec<_>>(),
     });
-    let json_text = serde_json::to_string_pretty(&doc).map_err(|e| Error::Json {
-        context: "compare --clip".into(),
-        message: e.to_string(),
+    let json_text = serde_json::to_string_pretty(&doc).map_err(|e| {
+        Error::Format(FormatError::Json {
+            context: "compare --clip".into(),
+            message: e.to_string(),
+        })
     })?;
     let table = clip_table(scene, name, &rows);
     std::fs::create_dir_all(out).map_err(|e| Error::io(out, e))?;
@@ -282,7 +286,7 @@ fn run_clips(a: &CompareArgs, scene: &Scene, m: &ClipMeasure) -> Result<ExitCode
 /// The clip called `name`, or every clip for `all` (an error when the scene has none).
 pub(super) fn chosen_clips<'s>(scene: &'s Scene, name: &str) -> Result<Vec<&'s Clip>> {
     match name {
-        "all" if scene.clips().is_empty() => Err(Error::NoClips {
+        "all" if scene.clips().is_empty() => Err(CliError::NoClips {
             scene: scene.name().to_string(),
         }),
         "all" => Ok(scene.clips().iter().collect()),

@@ -3,12 +3,14 @@
 
 use super::bones::{chosen_bones, BonesArg};
 use super::{check_outputs, load_weights_for, parse_options, resolve_scene, spinner, SceneArg};
+use crate::cli::error::Result;
 use clap::Args;
 use skinweights::correctives::{auto_corrective, AutoCorrectiveOptions, Interpolation};
+use skinweights::error::ArgumentError;
 use skinweights::io::save_scene;
 use skinweights::scene::solve_with_bones;
 use skinweights::solvers::solver_by_name;
-use skinweights::{Error, Result};
+use skinweights::Error;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
@@ -85,12 +87,13 @@ pub fn run(a: CorrectArgs) -> Result<ExitCode> {
             solution?.weights
         }
     };
-    let interpolation =
-        Interpolation::from_name(&a.interpolation).ok_or_else(|| Error::InvalidArgument {
+    let interpolation = Interpolation::from_name(&a.interpolation).ok_or_else(|| {
+        Error::Argument(ArgumentError::InvalidArgument {
             argument: "--interpolation",
             value: a.interpolation.clone(),
             reason: format!("{:?} is not linear or smooth", a.interpolation),
-        })?;
+        })
+    })?;
     let mut options = AutoCorrectiveOptions::default().with_interpolation(interpolation);
     if let Some(f) = a.max_reach {
         options = options.with_max_reach(f);

@@ -3,12 +3,13 @@
 
 use super::compare::{chosen_clips, clip_cell, worst_frame_cell};
 use super::{load_weights_for, resolve_scene, BuiltinArgs};
+use crate::cli::error::Result;
 use clap::Args;
 use serde_json::json;
 use skinweights::compare::{CompareRow, Comparison};
 use skinweights::metrics::clip::{clips_metrics, ClipOptions};
 use skinweights::metrics::evaluate;
-use skinweights::{Result, Scene, Weights};
+use skinweights::{Scene, Weights};
 use std::path::PathBuf;
 use std::process::ExitCode;
 

@@ -1,14 +1,16 @@
 //! `skinweights export`: a scene and its weights in another tool's format.
 
 use super::{check_outputs, load_weights_for, resolve_scene, BuiltinArgs};
+use crate::cli::error::{CliError, Result};
 use clap::{Args, ValueEnum};
+use skinweights::error::ArgumentError;
 use skinweights::io::creature::save_creature;
 use skinweights::io::dragonbones::save_dragonbones;
 use skinweights::io::godot::save_godot;
 use skinweights::io::spine::{save_spine, SpineExportOptions};
 use skinweights::io::{export_glb, export_gltf, truncation_note, GltfOptions};
 use skinweights::weights::Weights;
-use skinweights::{Error, Result, Scene};
+use skinweights::Scene;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
@@ -98,7 +100,7 @@ pub fn run(a: ExportArgs) -> Result<ExitCode> {
 /// Refuses flags the chosen format does not take, before anything is read.
 fn check_flags(a: &ExportArgs) -> Result<()> {
     let conflict = |argument: &'static str, reason: &str| {
-        Err(Error::ConflictingArguments {
+        Err(CliError::ConflictingArguments {
             argument,
             reason: reason.to_string(),
         })
@@ -106,10 +108,10 @@ fn check_flags(a: &ExportArgs) -> Result<()> {
     let spine = matches!(a.format, ExportFormat::Spine);
     let creature = matches!(a.format, ExportFormat::Creature);
     if creature && a.source.is_none() {
-        return Err(Error::MissingArgument {
+        return Err(ArgumentError::MissingArgument {
             argument: "--source",
             reason: "a Creature export writes the weights into a copy of the file the scene was imported from: give it with --source FILE.json".into(),
-        });
+        }.into());
     }
     if !spine && !creature && a.source.is_some() {
         return conflict(
@@ -184,10 +186,11 @@ fn write_gltf(a: &ExportArgs, scene: &Scene, w: &Weights) -> Result<()> {
 /// `export creature`: the weights into a copy of the `--source` file.
 fn write_creature(a: &ExportArgs, scene: &Scene, w: &Weights) -> Result<()> {
     let Some(source) = a.source.as_deref() else {
-        return Err(Error::MissingArgument {
+        return Err(ArgumentError::MissingArgument {
             argument: "--source",
             reason: "a Creature export needs the file the scene was imported from".into(),
-        });
+        }
+        .into());
     };
     save_creature(scene, w, source, &a.output)?;
     println!(

@@ -1,13 +1,13 @@
 //! `skinweights import`: a skinned mesh made by another tool, as a scene file and weights.
 
 use super::check_outputs;
+use crate::cli::error::{CliError, Result};
 use clap::{Args, ValueEnum};
 use skinweights::io::creature::load_creature;
 use skinweights::io::dragonbones::load_dragonbones;
 use skinweights::io::godot::load_godot;
 use skinweights::io::spine::{load_spine, SkinSelection, SpineImportOptions};
 use skinweights::io::{import_gltf, save_scene};
-use skinweights::{Error, Result};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
@@ -71,7 +71,7 @@ pub fn run(a: ImportArgs) -> Result<ExitCode> {
         (ImportFormat::Gltf, None) => None,
     };
     if !matches!(a.format, ImportFormat::Spine) && (a.atlas.is_some() || a.skin.is_some()) {
-        return Err(Error::ConflictingArguments {
+        return Err(CliError::ConflictingArguments {
             argument: if a.atlas.is_some() {
                 "--atlas"
             } else {
@@ -83,7 +83,7 @@ pub fn run(a: ImportArgs) -> Result<ExitCode> {
     let mut outputs: Vec<&Path> = vec![&a.output];
     outputs.extend(weights.as_deref());
     check_outputs(&[&a.file], &outputs, a.force)?;
-    let no_weights = || Error::NoFileWeights {
+    let no_weights = || CliError::NoFileWeights {
         path: a.file.clone(),
     };
     let (scene, file_weights) = match a.format {
@@ -153,7 +153,7 @@ pub fn run(a: ImportArgs) -> Result<ExitCode> {
         if let Err(e) = w.save(path) {
             // Leave no half import behind: the scene alone is not what was asked for.
             let _ = std::fs::remove_file(&a.output);
-            return Err(e);
+            return Err(e.into());
         }
         println!("wrote {}", path.display());
     }

@@ -2,11 +2,13 @@
 
 use super::bones::binding_path;
 use super::{load_weights_for, resolve_scene, BuiltinArgs};
+use crate::cli::error::Result;
 use clap::Args;
 use indicatif::{ProgressBar, ProgressStyle};
+use skinweights::error::FormatError;
 use skinweights::lint::{lint, shared_with_reference, Check, LintOptions};
 use skinweights::render::pixel_edge_lint_reporting;
-use skinweights::{Error, Result};
+use skinweights::Error;
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Duration;
@@ -150,9 +152,11 @@ fn print_json(
     shared: &[bool],
     reference: Option<&(PathBuf, Vec<Check>)>,
 ) -> Result<()> {
-    let json_error = |e: serde_json::Error| Error::Json {
-        context: "lint".into(),
-        message: e.to_string(),
+    let json_error = |e: serde_json::Error| {
+        Error::Format(FormatError::Json {
+            context: "lint".into(),
+            message: e.to_string(),
+        })
     };
     let text = match reference {
         None => serde_json::to_string_pretty(checks).map_err(json_error)?,

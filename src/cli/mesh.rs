@@ -1,13 +1,13 @@
 //! `skinweights mesh`: a sprite's alpha traced and meshed around its bones into a scene.
 
 use super::{check_outputs, spinner};
+use crate::cli::error::Result;
 use clap::Args;
 use skinweights::io::{
     save_scene, sprite_scene, BonesFile, Sprite, SpriteOptions, TraceOptions, DEFAULT_MIN_AREA,
     DEFAULT_THRESHOLD, DEFAULT_TOLERANCE,
 };
 use skinweights::mesh::MeshingOptions;
-use skinweights::Result;
 use std::path::PathBuf;
 use std::process::ExitCode;
 

@@ -7,6 +7,7 @@ mod bleed;
 mod bones;
 mod compare;
 mod correct;
+mod error;
 mod eval;
 mod export;
 mod import;
@@ -22,11 +23,13 @@ mod solve;
 mod view;
 mod warnings;
 
+use crate::cli::error::{CliError, Result};
 use clap::{Args, Parser, Subcommand};
 use indicatif::{ProgressBar, ProgressStyle};
+use skinweights::error::{ArgumentError, FormatError, OutputError};
 use skinweights::io::{is_stdout, load_scene, output_kind, OutputKind, WeightsFile};
 use skinweights::scene::{builtin_scene, BuiltinOptions, BUILTIN_SCENES};
-use skinweights::{Error, Result, Scene, Weights};
+use skinweights::{Error, Scene, Weights};
 use std::path::Path;
 use std::process::ExitCode;
 use std::time::Duration;
@@ -301,13 +304,13 @@ pub fn resolve_scene(name: Option<&str>, builtin: &BuiltinArgs) -> Result<Scene>
              file inside it is {name}/SCENE.json)"
         );
     } else if path.is_dir() {
-        return Err(Error::InputIsDirectory {
+        return Err(CliError::InputIsDirectory {
             path: path.to_path_buf(),
             known: BUILTIN_SCENES.join(", "),
         });
     } else if path.exists() || name.ends_with(".json") {
         if let Some(argument) = builtin.given() {
-            return Err(Error::ConflictingArguments {
+            return Err(CliError::ConflictingArguments {
                 argument,
                 reason: format!(
                     "shapes a built-in scene, but {} is a scene file (it would be ignored)",
@@ -327,7 +330,7 @@ pub fn resolve_scene(name: Option<&str>, builtin: &BuiltinArgs) -> Result<Scene>
         }
         return Ok(scene);
     } else if !is_builtin {
-        return Err(Error::UnknownScene {
+        return Err(CliError::UnknownScene {
             name: name.to_string(),
             known: BUILTIN_SCENES.join(", "),
             server: None,
@@ -343,7 +346,7 @@ pub fn resolve_scene(name: Option<&str>, builtin: &BuiltinArgs) -> Result<Scene>
         },
     );
     pb.finish_and_clear();
-    scene
+    Ok(scene?)
 }
 
 /// Refuses to overwrite a file unless `force`.
@@ -354,19 +357,19 @@ pub fn check_outputs(inputs: &[&Path], outputs: &[&Path], force: bool) -> Result
     for (i, out) in outputs.iter().enumerate() {
         if is_stdout(out) {
             if outputs[..i].iter().any(|o| is_stdout(o)) {
-                return Err(Error::DuplicateOutput {
+                return Err(CliError::DuplicateOutput {
                     path: out.to_path_buf(),
                 });
             }
             continue;
         }
         if inputs.iter().any(|input| same_path(input, out)) {
-            return Err(Error::OutputIsInput {
+            return Err(CliError::OutputIsInput {
                 path: out.to_path_buf(),
             });
         }
         if outputs[..i].iter().any(|other| same_path(other, out)) {
-            return Err(Error::DuplicateOutput {
+            return Err(CliError::DuplicateOutput {
                 path: out.to_path_buf(),
             });
         }
@@ -400,14 +403,16 @@ pub fn same_path(a: &Path, b: &Path) -> bool {
 pub fn check_output(path: &Path, force: bool) -> Result<()> {
     let kind = output_kind(path)?;
     if kind == OutputKind::Directory {
-        return Err(Error::OutputIsDirectory {
+        return Err(OutputError::OutputIsDirectory {
             path: path.to_path_buf(),
-        });
+        }
+        .into());
     }
     if kind.holds_data() && !force {
-        return Err(Error::WouldOverwrite {
+        return Err(OutputError::WouldOverwrite {
             path: path.to_path_buf(),
-        });
+        }
+        .into());
     }
     Ok(())
 }
@@ -422,11 +427,13 @@ where
 {
     let format = image::ImageFormat::from_path(path).unwrap_or(image::ImageFormat::Png);
     let mut bytes = std::io::Cursor::new(Vec::new());
-    im.write_to(&mut bytes, format).map_err(|e| Error::Image {
-        path: path.into(),
-        message: e.to_string(),
+    im.write_to(&mut bytes, format).map_err(|e| {
+        Error::Format(FormatError::Image {
+            path: path.into(),
+            message: e.to_string(),
+        })
     })?;
-    skinweights::io::write_atomic(path, bytes.into_inner())
+    Ok(skinweights::io::write_atomic(path, bytes.into_inner())?)
 }
 
 /// Prints a status line (`wrote ...`) on standard output, or on standard error when the
@@ -450,7 +457,7 @@ pub fn load_weights_for(scene: &Scene, path: &Path) -> Result<Weights> {
             scene.name()
         );
     }
-    file.to_weights_for(&scene.skeleton().names(), scene.mesh().vertex_count())
+    Ok(file.to_weights_for(&scene.skeleton().names(), scene.mesh().vertex_count())?)
 }
 
 /// Splits `key=value` solver options.
@@ -460,19 +467,22 @@ pub fn parse_options(raw: &[String]) -> Result<Vec<(String, String)>> {
             Some((k, v)) if !k.trim().is_empty() => {
                 Ok((k.trim().to_string(), v.trim().to_string()))
             }
-            _ => Err(Error::InvalidArgument {
+            _ => Err(ArgumentError::InvalidArgument {
                 argument: "--option",
                 value: kv.clone(),
                 reason: format!("{kv:?} is not KEY=VALUE"),
-            }),
+            }
+            .into()),
         })
         .collect()
 }
 
 #[cfg(test)]
 mod tests {
+    use super::error::CliError;
     use super::Cli;
     use clap::{CommandFactory, Parser};
+    use skinweights::error::{ArgumentError, SceneError};
     use skinweights::Error;
 
     /// clap's own consistency checks (a debug build panics on them at parse time; release
@@ -483,7 +493,7 @@ mod tests {
     }
 
     /// Runs `skinweights ARGS` in-process, returning the command's error.
-    fn refusal(args: &[&str]) -> Error {
+    fn refusal(args: &[&str]) -> CliError {
         let cli = Cli::try_parse_from(std::iter::once("skinweights").chain(args.iter().copied()))
             .expect("the arguments parse");
         super::run(cli.command).expect_err("the command must be refused")
@@ -494,11 +504,13 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let out = |name: &str| dir.path().join(name).display().to_string();
         match refusal(&["scene", "dragon", "-o", &out("x.json")]) {
-            Error::UnknownBuiltin { name, .. } => assert_eq!(name, "dragon"),
+            CliError::Lib(Error::Scene(SceneError::UnknownBuiltin { name, .. })) => {
+                assert_eq!(name, "dragon")
+            }
             e => panic!("{e:?}"),
         }
         match refusal(&["solve", "no-such-file", "-o", &out("w.json")]) {
-            Error::UnknownScene { name, server, .. } => {
+            CliError::UnknownScene { name, server, .. } => {
                 assert_eq!((name.as_str(), server), ("no-such-file", None))
             }
             e => panic!("{e:?}"),
@@ -513,20 +525,26 @@ mod tests {
             "0",
         ];
         match refusal(&[&solve[..], &bar[..]].concat()) {
-            Error::InvalidArgument {
-                argument, value, ..
-            } => assert_eq!((argument, value.as_str()), ("--max-influences", "0")),
+            CliError::Lib(Error::Argument(ArgumentError::InvalidArgument {
+                argument,
+                value,
+                ..
+            })) => assert_eq!((argument, value.as_str()), ("--max-influences", "0")),
             e => panic!("{e:?}"),
         }
         let option = ["solve", "bar", "-o", &out("w.json"), "--option", "radius"];
         match refusal(&[&option[..], &bar[..]].concat()) {
-            Error::InvalidArgument {
-                argument, value, ..
-            } => assert_eq!((argument, value.as_str()), ("--option", "radius")),
+            CliError::Lib(Error::Argument(ArgumentError::InvalidArgument {
+                argument,
+                value,
+                ..
+            })) => assert_eq!((argument, value.as_str()), ("--option", "radius")),
             e => panic!("{e:?}"),
         }
         match refusal(&["repair", "bar", "-o", &out("r.json")]) {
-            Error::MissingArgument { argument, .. } => assert_eq!(argument, "repair"),
+            CliError::Lib(Error::Argument(ArgumentError::MissingArgument { argument, .. })) => {
+                assert_eq!(argument, "repair")
+            }
             e => panic!("{e:?}"),
         }
     }
@@ -540,7 +558,7 @@ mod tests {
         let scene = skinweights::builtin_scene("bar", &options).unwrap();
         assert!(scene.clips().is_empty());
         match super::compare::chosen_clips(&scene, "all") {
-            Err(Error::NoClips { scene }) => assert_eq!(scene, "bar"),
+            Err(CliError::NoClips { scene }) => assert_eq!(scene, "bar"),
             other => panic!("{:?}", other.map(|c| c.len())),
         }
     }
@@ -584,7 +602,7 @@ mod tests {
         ]
         .map(String::from);
         match refusal(&args.iter().map(String::as_str).collect::<Vec<_>>()) {
-            Error::NoFileWeights { path } => assert_eq!(path, file),
+            CliError::NoFileWeights { path } => assert_eq!(path, file),
             e => panic!("{e:?}"),
         }
     }

@@ -1,10 +1,11 @@
 //! `skinweights plot`: the weight map and the probe pose of a weights file.
 
 use super::{check_outputs, load_weights_for, resolve_scene, BuiltinArgs};
+use crate::cli::error::Result;
 use clap::Args;
 use skinweights::compare::probe_view;
 use skinweights::plot::{figure_panels, save_figure, Grid};
-use skinweights::{Probe, Result, Watch};
+use skinweights::{Probe, Watch};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
@@ -116,12 +117,14 @@ fn most_moving_frame<'a>(
             }
         }
     }
-    best.map(|(clip, time, _)| (clip, time))
-        .ok_or_else(|| skinweights::Error::InvalidArgument {
+    best.map(|(clip, time, _)| (clip, time)).ok_or_else(|| {
+        skinweights::ArgumentError::InvalidArgument {
             argument: "scene",
             value: scene.name().to_string(),
             reason: "the scene has no clip to pose".into(),
-        })
+        }
+        .into()
+    })
 }
 
 #[cfg(test)]

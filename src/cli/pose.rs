@@ -2,10 +2,11 @@
 //! setup pose), so other tools can check the sampling.
 
 use super::{resolve_scene, BuiltinArgs};
+use crate::cli::error::Result;
 use clap::Args;
 use serde_json::json;
 use skinweights::skeleton::BoneOffset;
-use skinweights::{Pose, Result};
+use skinweights::Pose;
 use std::process::ExitCode;
 
 /// Arguments of `pose`.

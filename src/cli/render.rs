@@ -2,16 +2,18 @@
 //! that render.
 
 use super::{check_outputs, load_weights_for, resolve_scene, spinner, BuiltinArgs};
+use crate::cli::error::Result;
 use clap::{Args, ValueEnum};
 use indicatif::{ProgressBar, ProgressStyle};
 use nalgebra::Vector2;
+use skinweights::error::{ArgumentError, OutputError, SkeletonError};
 use skinweights::render::{
     clip_frames, contact_sheet, drawn_parts, drawn_positions, encode_apng, hide_parts,
     matting_renders, parse_colour, posed_vertices, render, side_by_side, Drawing, Frame,
     RenderOptions, Skinning, Texture, View, PIXEL_EDGE_SAMPLES,
 };
 use skinweights::scene::AlphaMode;
-use skinweights::{Error, Pose, Result};
+use skinweights::{Error, Pose};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -101,26 +103,31 @@ fn pose_of(scene: &skinweights::Scene, probe: Option<&str>, raw: &[String]) -> R
     }
     let mut pose = Pose::rest();
     for kv in raw {
-        let (bone, deg) = kv.split_once('=').ok_or_else(|| Error::InvalidArgument {
-            argument: "--pose",
-            value: kv.clone(),
-            reason: format!("{kv:?} is not BONE=DEG"),
+        let (bone, deg) = kv.split_once('=').ok_or_else(|| {
+            Error::Argument(ArgumentError::InvalidArgument {
+                argument: "--pose",
+                value: kv.clone(),
+                reason: format!("{kv:?} is not BONE=DEG"),
+            })
         })?;
         let deg: f64 = deg
             .trim()
             .parse()
             .ok()
             .filter(|d: &f64| d.is_finite())
-            .ok_or_else(|| Error::InvalidArgument {
-                argument: "--pose",
-                value: kv.clone(),
-                reason: format!("{kv:?}: {deg:?} is not a number of degrees"),
+            .ok_or_else(|| {
+                Error::Argument(ArgumentError::InvalidArgument {
+                    argument: "--pose",
+                    value: kv.clone(),
+                    reason: format!("{kv:?}: {deg:?} is not a number of degrees"),
+                })
             })?;
         if scene.skeleton().index_of(bone.trim()).is_none() {
-            return Err(Error::UnknownBone {
+            return Err(SkeletonError::UnknownBone {
                 context: "--pose".into(),
                 bone: bone.trim().into(),
-            });
+            }
+            .into());
         }
         pose = pose.rotate(bone.trim(), deg);
     }
@@ -129,10 +136,12 @@ fn pose_of(scene: &skinweights::Scene, probe: Option<&str>, raw: &[String]) -> R
 
 /// `X,Y` as a vector.
 fn parse_offset(text: &str) -> Result<Vector2<f64>> {
-    let bad = || Error::InvalidArgument {
-        argument: "--offset",
-        value: text.to_string(),
-        reason: format!("{text:?} is not X,Y (pixels)"),
+    let bad = || {
+        Error::Argument(ArgumentError::InvalidArgument {
+            argument: "--offset",
+            value: text.to_string(),
+            reason: format!("{text:?} is not X,Y (pixels)"),
+        })
     };
     let (x, y) = text.split_once(',').ok_or_else(bad)?;
     let x: f64 = x.trim().parse().map_err(|_| bad())?;
@@ -278,11 +287,12 @@ fn clip_output(path: &Path) -> Result<ClipOutput> {
         Some("apng") => Ok(ClipOutput::Animation),
         // GIF would need the gif crate (nothing in the build has it); APNG plays in every
         // browser, so it is the animation format.
-        other => Err(Error::UnsupportedOutput {
+        other => Err(OutputError::UnsupportedOutput {
             path: path.to_path_buf(),
             extension: other.unwrap_or("").to_string(),
             supported: CLIP_OUTPUTS.into(),
-        }),
+        }
+        .into()),
     }
 }
 
@@ -310,7 +320,7 @@ fn run_clip(a: RenderArgs) -> Result<ExitCode> {
     let mut frames = sets
         .iter()
         .map(|w| clip_frames(&scene, w, clip, a.fps, skinning))
-        .collect::<Result<Vec<_>>>()?;
+        .collect::<skinweights::Result<Vec<_>>>()?;
     let view = View {
         scale: a.scale,
         rotation_deg: a.rotate,
@@ -321,7 +331,7 @@ fn run_clip(a: RenderArgs) -> Result<ExitCode> {
     let drawn = frames[0]
         .iter()
         .map(|f| drawn_parts(&scene, a.skin.as_deref(), &clip.attachments_at(f.time)))
-        .collect::<Result<Vec<_>>>()?;
+        .collect::<skinweights::Result<Vec<_>>>()?;
     let all: Vec<_> = frames
         .iter()
         .flat_map(|set| set.iter().zip(&drawn))
@@ -397,14 +407,14 @@ fn run_clip(a: RenderArgs) -> Result<ExitCode> {
                     pb.inc(1);
                     im
                 })
-                .collect::<Result<Vec<_>>>()?;
+                .collect::<skinweights::Result<Vec<_>>>()?;
             if pictures.len() == 1 {
                 Ok(pictures.into_iter().next().unwrap_or_default())
             } else {
                 side_by_side(&pictures)
             }
         })
-        .collect::<Result<Vec<_>>>();
+        .collect::<skinweights::Result<Vec<_>>>();
     pb.finish_and_clear();
     let pictures = result?;
     let times: Vec<f64> = frames[0].iter().map(|f| f.time).collect();

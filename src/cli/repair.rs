@@ -2,13 +2,15 @@
 //! overlap) and, with a solver, seam-consistent weights with optional limited smoothing.
 
 use super::{check_outputs, parse_options, resolve_scene, spinner, BuiltinArgs};
+use crate::cli::error::Result;
 use clap::Args;
+use skinweights::error::ArgumentError;
 use skinweights::io::{save_scene, WeightsFile};
 use skinweights::seams::repair::{
     repair, repaired_weights, RepairOptions, RepairReport, SmoothOptions,
 };
 use skinweights::solvers::solver_by_name;
-use skinweights::{Error, Result, Scene};
+use skinweights::Scene;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
@@ -113,13 +115,14 @@ pub fn run(a: RepairArgs) -> Result<ExitCode> {
         && a.weights.is_none()
         && !a.weld_overlaps
     {
-        return Err(Error::MissingArgument {
+        return Err(ArgumentError::MissingArgument {
             argument: "repair",
             reason: "nothing to do: give --weld TOL, --overlap PX, --merge-islands AREA or \
                      --weld-overlaps or --solver NAME --weights OUT.json (see skinweights \
                      repair --help)"
                 .into(),
-        });
+        }
+        .into());
     }
     let scene = resolve_scene(Some(&a.scene), &a.builtin())?;
     let options = a.repair_options();

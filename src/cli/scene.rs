@@ -1,13 +1,15 @@
 //! `skinweights scene`: a built-in scene written as a scene file.
 
 use super::{check_output, check_outputs, resolve_scene, BuiltinArgs};
+use crate::cli::error::Result;
 use clap::Args;
+use skinweights::error::{FormatError, SceneError};
 use skinweights::io::save_scene;
 use skinweights::render::parse_colour;
 use skinweights::render::Texture;
 use skinweights::render::{paint_layers, PaintOptions};
 use skinweights::scene::BUILTIN_SCENES;
-use skinweights::{Error, Result};
+use skinweights::Error;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
@@ -45,10 +47,11 @@ pub struct SceneArgs {
 pub fn run(a: SceneArgs) -> Result<ExitCode> {
     check_output(&a.output, a.force)?;
     if !BUILTIN_SCENES.contains(&a.name.as_str()) {
-        return Err(Error::UnknownBuiltin {
+        return Err(SceneError::UnknownBuiltin {
             name: a.name.clone(),
             known: BUILTIN_SCENES.join(", "),
-        });
+        }
+        .into());
     }
     let transparent = parse_colour(&a.transparent)?;
     let mut scene = resolve_scene(Some(&a.name), &a.builtin)?;
@@ -97,9 +100,11 @@ fn save_textures(textures: &[Texture]) -> Result<()> {
                 &mut std::io::Cursor::new(&mut bytes),
                 image::ImageFormat::Png,
             )
-            .map_err(|e| Error::Image {
-                path: t.name.clone().into(),
-                message: e.to_string(),
+            .map_err(|e| {
+                Error::Format(FormatError::Image {
+                    path: t.name.clone().into(),
+                    message: e.to_string(),
+                })
             })?;
         skinweights::io::write_atomic(Path::new(&t.name), bytes)?;
     }

@@ -3,11 +3,12 @@
 use super::bones::{chosen_bones, BonesArg};
 use super::warnings::{print_warnings, seconds};
 use super::{check_outputs, parse_options, resolve_scene, spinner, SceneArg};
+use crate::cli::error::Result;
 use clap::Args;
+use skinweights::error::ArgumentError;
 use skinweights::io::WeightsFile;
 use skinweights::scene::solve_with_bones;
 use skinweights::solvers::solver_by_name;
-use skinweights::{Error, Result};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
@@ -43,11 +44,12 @@ pub fn run(a: SolveArgs) -> Result<ExitCode> {
     let input: Vec<&Path> = a.scene.scene.iter().map(Path::new).collect();
     check_outputs(&input, &[&a.output], a.force)?;
     if a.max_influences == Some(0) {
-        return Err(Error::InvalidArgument {
+        return Err(ArgumentError::InvalidArgument {
             argument: "--max-influences",
             value: "0".into(),
             reason: "must be at least 1".into(),
-        });
+        }
+        .into());
     }
     let scene = resolve_scene(a.scene.scene.as_deref(), &a.scene.builtin)?;
     let options = parse_options(&a.options)?;

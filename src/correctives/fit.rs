@@ -43,7 +43,7 @@
 //! the other.
 
 use super::{Corrective, CorrectiveKey, Interpolation};
-use crate::error::{Error, Result};
+use crate::error::{Result, SolverError};
 use crate::geometry::Segment;
 use crate::mesh::Mesh;
 use crate::scene::Scene;
@@ -123,18 +123,20 @@ impl AutoCorrectiveOptions {
     fn check(&self) -> Result<()> {
         for (option, value) in [("margin", self.margin), ("max_reach", self.max_reach)] {
             if !(value.is_finite() && value > 0.0 && value <= 1.0) {
-                return Err(Error::InvalidOption {
+                return Err(SolverError::InvalidOption {
                     option: option.into(),
                     message: format!("{value} is not a number in (0, 1]"),
-                });
+                }
+                .into());
             }
         }
         if let Some(step) = self.key_step {
             if !(step.is_finite() && step > 0.0) {
-                return Err(Error::InvalidOption {
+                return Err(SolverError::InvalidOption {
                     option: "key_step".into(),
                     message: format!("{step} is not a finite number > 0"),
-                });
+                }
+                .into());
             }
         }
         Ok(())
@@ -199,11 +201,11 @@ pub struct AutoCorrective {
 /// `scene` skinned with `weights`, one key per angle of `angles` (degrees, strictly
 /// increasing, each within [`MAX_KEY_ANGLE`] of 0): see the module docs.
 ///
-/// Errors: the corrective's own ([`Error::UnknownBone`], [`Error::NotAJoint`],
-/// [`Error::NonFiniteCorrective`], [`Error::CorrectiveAngleOrder`],
-/// [`Error::EmptyCorrective`]), bad options or a key angle past [`MAX_KEY_ANGLE`]
-/// ([`Error::InvalidOption`] naming `margin`, `max_reach` or `angles`), a weights shape that
-/// does not fit, a joint on the mesh boundary ([`Error::InvalidOption`] naming `joint`).
+/// Errors: the corrective's own ([`SkeletonError::UnknownBone`](crate::error::SkeletonError::UnknownBone), [`CorrectiveError::NotAJoint`](crate::error::CorrectiveError::NotAJoint),
+/// [`CorrectiveError::NonFiniteCorrective`](crate::error::CorrectiveError::NonFiniteCorrective), [`CorrectiveError::CorrectiveAngleOrder`](crate::error::CorrectiveError::CorrectiveAngleOrder),
+/// [`CorrectiveError::EmptyCorrective`](crate::error::CorrectiveError::EmptyCorrective)), bad options or a key angle past [`MAX_KEY_ANGLE`]
+/// ([`SolverError::InvalidOption`] naming `margin`, `max_reach` or `angles`), a weights shape that
+/// does not fit, a joint on the mesh boundary ([`SolverError::InvalidOption`] naming `joint`).
 pub fn auto_corrective(
     scene: &Scene,
     weights: &Weights,
@@ -300,12 +302,12 @@ fn check_request(
         .enumerate()
         .find(|(_, a)| a.abs() > MAX_KEY_ANGLE)
     {
-        return Err(Error::InvalidOption {
+        return Err(SolverError::InvalidOption {
             option: "angles".into(),
             message: format!(
                 "key {k} ({angle} degrees) bends more than {MAX_KEY_ANGLE} degrees: the limbs would lie on each other"
             ),
-        });
+        }.into());
     }
     Ok(())
 }
@@ -321,13 +323,14 @@ fn joint_half_width(mesh: &Mesh, joint: &str, center: Point2<f64>) -> Result<f64
         .map(|&[a, b]| Segment::new(rest[a], rest[b]).distance(&center))
         .fold(f64::INFINITY, f64::min);
     if !(half_width > 0.0 && half_width.is_finite()) {
-        return Err(Error::InvalidOption {
+        return Err(SolverError::InvalidOption {
             option: "joint".into(),
             message: format!(
                 "joint {joint:?} at ({}, {}) lies on the mesh boundary: it has no width to restore",
                 center.x, center.y
             ),
-        });
+        }
+        .into());
     }
     Ok(half_width)
 }

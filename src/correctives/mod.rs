@@ -30,7 +30,7 @@ pub mod fit;
 
 pub use fit::{auto_corrective, AutoCorrective, AutoCorrectiveOptions};
 
-use crate::error::{Error, Result};
+use crate::error::{CorrectiveError, Error, Result, SkeletonError};
 use crate::scene::Scene;
 use crate::skeleton::{Pose, Skeleton};
 use crate::skinning::linear_blend_skinning;
@@ -109,86 +109,92 @@ impl Corrective {
     /// joint is a bone with a parent, the vertices exist and are listed once, every key has
     /// one finite offset per vertex and a finite angle, and angles strictly increase.
     ///
-    /// Errors: [`Error::UnknownBone`], [`Error::NotAJoint`], [`Error::EmptyCorrective`],
-    /// [`Error::CorrectiveVertex`], [`Error::DuplicateCorrectiveVertex`],
-    /// [`Error::CorrectiveOffsets`], [`Error::NonFiniteCorrective`],
-    /// [`Error::CorrectiveAngleOrder`].
+    /// Errors: [`SkeletonError::UnknownBone`], [`CorrectiveError::NotAJoint`], [`CorrectiveError::EmptyCorrective`],
+    /// [`CorrectiveError::CorrectiveVertex`], [`CorrectiveError::DuplicateCorrectiveVertex`],
+    /// [`CorrectiveError::CorrectiveOffsets`], [`CorrectiveError::NonFiniteCorrective`],
+    /// [`CorrectiveError::CorrectiveAngleOrder`].
     pub fn check(&self, skeleton: &Skeleton, vertex_count: usize) -> Result<()> {
         self.resolve(skeleton)?;
         let joint = || self.joint.clone();
         if self.keys.is_empty() {
-            return Err(Error::EmptyCorrective { joint: joint() });
+            return Err(CorrectiveError::EmptyCorrective { joint: joint() }.into());
         }
         let mut seen = vec![false; vertex_count];
         for &v in &self.vertices {
             if v >= vertex_count {
-                return Err(Error::CorrectiveVertex {
+                return Err(CorrectiveError::CorrectiveVertex {
                     joint: joint(),
                     vertex: v,
                     vertices: vertex_count,
-                });
+                }
+                .into());
             }
             if std::mem::replace(&mut seen[v], true) {
-                return Err(Error::DuplicateCorrectiveVertex {
+                return Err(CorrectiveError::DuplicateCorrectiveVertex {
                     joint: joint(),
                     vertex: v,
-                });
+                }
+                .into());
             }
         }
         for (k, key) in self.keys.iter().enumerate() {
             if !key.angle.is_finite() {
-                return Err(Error::NonFiniteCorrective {
+                return Err(CorrectiveError::NonFiniteCorrective {
                     joint: joint(),
                     key: k,
                     what: format!("the angle ({})", key.angle),
-                });
+                }
+                .into());
             }
             if key.offsets.len() != self.vertices.len() {
-                return Err(Error::CorrectiveOffsets {
+                return Err(CorrectiveError::CorrectiveOffsets {
                     joint: joint(),
                     key: k,
                     given: key.offsets.len(),
                     vertices: self.vertices.len(),
-                });
+                }
+                .into());
             }
             if let Some(i) = key
                 .offsets
                 .iter()
                 .position(|o| !o.x.is_finite() || !o.y.is_finite())
             {
-                return Err(Error::NonFiniteCorrective {
+                return Err(CorrectiveError::NonFiniteCorrective {
                     joint: joint(),
                     key: k,
                     what: format!(
                         "the offset of vertex {} ({}, {})",
                         self.vertices[i], key.offsets[i].x, key.offsets[i].y
                     ),
-                });
+                }
+                .into());
             }
             if k > 0 && key.angle <= self.keys[k - 1].angle {
-                return Err(Error::CorrectiveAngleOrder {
+                return Err(CorrectiveError::CorrectiveAngleOrder {
                     joint: joint(),
                     key: k,
                     angle: key.angle,
                     previous: self.keys[k - 1].angle,
-                });
+                }
+                .into());
             }
         }
         Ok(())
     }
 
     fn resolve(&self, skeleton: &Skeleton) -> Result<Resolved> {
-        let joint = skeleton
-            .index_of(&self.joint)
-            .ok_or_else(|| Error::UnknownBone {
+        let joint = skeleton.index_of(&self.joint).ok_or_else(|| {
+            Error::Skeleton(SkeletonError::UnknownBone {
                 context: "corrective joint".into(),
                 bone: self.joint.clone(),
-            })?;
-        let parent = skeleton.bones()[joint]
-            .parent
-            .ok_or_else(|| Error::NotAJoint {
+            })
+        })?;
+        let parent = skeleton.bones()[joint].parent.ok_or_else(|| {
+            Error::Corrective(CorrectiveError::NotAJoint {
                 bone: self.joint.clone(),
-            })?;
+            })
+        })?;
         Ok(Resolved { joint, parent })
     }
 
@@ -253,7 +259,7 @@ impl Corrective {
     }
 
     /// The joint angle in `pose`: the joint bone's local rotation, degrees. Errors: the
-    /// joint's ([`Error::UnknownBone`], [`Error::NotAJoint`]) and the pose's.
+    /// joint's ([`SkeletonError::UnknownBone`], [`CorrectiveError::NotAJoint`]) and the pose's.
     pub fn joint_angle(&self, skeleton: &Skeleton, pose: &Pose) -> Result<f64> {
         let r = self.resolve(skeleton)?;
         Ok(pose.resolve(skeleton)?[r.joint].rotation)
@@ -277,11 +283,12 @@ pub fn check_correctives(
     for (i, c) in correctives.iter().enumerate() {
         c.check(skeleton, vertex_count)?;
         if let Some(first) = correctives[..i].iter().position(|o| o.joint == c.joint) {
-            return Err(Error::DuplicateCorrective {
+            return Err(CorrectiveError::DuplicateCorrective {
                 joint: c.joint.clone(),
                 first,
                 second: i,
-            });
+            }
+            .into());
         }
     }
     Ok(())
@@ -426,31 +433,46 @@ mod tests {
         c.keys[1].offsets[1].y = f64::NAN;
         assert!(matches!(
             c.check(&sk, 4),
-            Err(Error::NonFiniteCorrective { key: 1, .. })
+            Err(Error::Corrective(CorrectiveError::NonFiniteCorrective {
+                key: 1,
+                ..
+            }))
         ));
         let mut c = corrective(Interpolation::Linear);
         c.keys[1].angle = 60.0;
         assert!(matches!(
             c.check(&sk, 4),
-            Err(Error::CorrectiveAngleOrder { key: 1, .. })
+            Err(Error::Corrective(CorrectiveError::CorrectiveAngleOrder {
+                key: 1,
+                ..
+            }))
         ));
         let mut c = corrective(Interpolation::Linear);
         c.joint = "elbow".into();
-        assert!(matches!(c.check(&sk, 4), Err(Error::UnknownBone { .. })));
+        assert!(matches!(
+            c.check(&sk, 4),
+            Err(Error::Skeleton(SkeletonError::UnknownBone { .. }))
+        ));
         c.joint = "upper".into();
-        assert!(matches!(c.check(&sk, 4), Err(Error::NotAJoint { .. })));
+        assert!(matches!(
+            c.check(&sk, 4),
+            Err(Error::Corrective(CorrectiveError::NotAJoint { .. }))
+        ));
         let c = corrective(Interpolation::Linear);
         assert!(matches!(
             c.check(&sk, 3),
-            Err(Error::CorrectiveVertex { vertex: 3, .. })
+            Err(Error::Corrective(CorrectiveError::CorrectiveVertex {
+                vertex: 3,
+                ..
+            }))
         ));
         assert!(matches!(
             check_correctives(&[c.clone(), c], &sk, 4),
-            Err(Error::DuplicateCorrective {
+            Err(Error::Corrective(CorrectiveError::DuplicateCorrective {
                 first: 0,
                 second: 1,
                 ..
-            })
+            }))
         ));
     }
 }

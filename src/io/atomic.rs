@@ -9,7 +9,7 @@
 //! stays. A full disk and a refused permission come back as [`Error::NoSpace`] and
 //! [`Error::PermissionDenied`] (through [`Error::io`]).
 
-use crate::error::{Error, Result};
+use crate::error::{Error, OutputError, Result};
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -65,10 +65,11 @@ pub fn resolve_output(path: &Path) -> Result<PathBuf> {
             _ => return Ok(p),
         }
     }
-    Err(Error::SymlinkLoop {
+    Err(OutputError::SymlinkLoop {
         path: path.to_path_buf(),
         hops: MAX_SYMLINK_HOPS,
-    })
+    }
+    .into())
 }
 
 /// What `path` names (after following symlinks).
@@ -116,9 +117,10 @@ pub fn write_atomic(path: impl AsRef<Path>, bytes: impl AsRef<[u8]>) -> Result<(
     let target = resolve_output(path)?;
     let meta = std::fs::metadata(&target).ok();
     match meta.as_ref().map(kind_of) {
-        Some(OutputKind::Directory) => Err(Error::OutputIsDirectory {
+        Some(OutputKind::Directory) => Err(OutputError::OutputIsDirectory {
             path: path.to_path_buf(),
-        }),
+        }
+        .into()),
         Some(OutputKind::Stream | OutputKind::Block) => write_through(&target, bytes),
         _ => replace(path, &target, bytes, meta.as_ref()),
     }
@@ -147,8 +149,10 @@ fn replace(
         Some(d) if !d.as_os_str().is_empty() => d,
         _ => Path::new("."),
     };
-    let name = target.file_name().ok_or_else(|| Error::OutputNamesNoFile {
-        path: path.to_path_buf(),
+    let name = target.file_name().ok_or_else(|| {
+        Error::Output(OutputError::OutputNamesNoFile {
+            path: path.to_path_buf(),
+        })
     })?;
     let tmp = dir.join(format!(
         ".{}.partial-{}-{}",
@@ -234,7 +238,7 @@ mod tests {
         std::os::unix::fs::symlink("a", d.join("b")).unwrap();
         assert!(matches!(
             write_atomic(d.join("a"), "x"),
-            Err(Error::SymlinkLoop { hops: 40, .. })
+            Err(Error::Output(OutputError::SymlinkLoop { hops: 40, .. }))
         ));
         std::fs::remove_dir_all(&d).unwrap();
     }
@@ -262,7 +266,7 @@ mod tests {
         let d = temp_dir("folder");
         assert!(matches!(
             write_atomic(&d, "x"),
-            Err(Error::OutputIsDirectory { .. })
+            Err(Error::Output(OutputError::OutputIsDirectory { .. }))
         ));
         std::fs::remove_dir_all(&d).unwrap();
     }

@@ -6,15 +6,17 @@
 //! [`parse_json`] is the one place a JSON file is parsed from text: a UTF-8 byte order mark
 //! (see [`crate::io::tolerance::strip_bom`]) is skipped first.
 
-use crate::error::{Error, Result};
+use crate::error::{Error, FormatError, Result, RigFormat};
 use serde_json::{Map, Value};
 
 /// Parses `bytes` as JSON after skipping a byte order mark; a syntax error is an
-/// [`Error::Json`] naming `context` (the format, or the file).
+/// [`FormatError::Json`] naming `context` (the format, or the file).
 pub(crate) fn parse_json(bytes: &[u8], context: &str) -> Result<Value> {
-    serde_json::from_slice(crate::io::tolerance::strip_bom(bytes)).map_err(|e| Error::Json {
-        context: context.to_string(),
-        message: e.to_string(),
+    serde_json::from_slice(crate::io::tolerance::strip_bom(bytes)).map_err(|e| {
+        Error::Format(FormatError::Json {
+            context: context.to_string(),
+            message: e.to_string(),
+        })
     })
 }
 
@@ -23,9 +25,9 @@ pub(crate) fn parse_json(bytes: &[u8], context: &str) -> Result<Value> {
 /// string`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Format {
-    /// [`Error::Spine`]; wrong types are named.
+    /// [`FormatError::Rig`]; wrong types are named.
     Spine,
-    /// [`Error::DragonBones`]; wrong types are not named.
+    /// [`FormatError::Rig`]; wrong types are not named.
     DragonBones,
 }
 
@@ -40,18 +42,20 @@ impl Format {
     ) -> Error {
         let (context, field, message) = (context.into(), field.into(), message.into());
         match self {
-            Format::Spine => Error::Spine {
+            Format::Spine => Error::Format(FormatError::Rig {
+                format: RigFormat::Spine,
                 context,
                 field,
                 vertex,
                 message,
-            },
-            Format::DragonBones => Error::DragonBones {
+            }),
+            Format::DragonBones => Error::Format(FormatError::Rig {
+                format: RigFormat::DragonBones,
                 context,
                 field,
                 vertex,
                 message,
-            },
+            }),
         }
     }
 

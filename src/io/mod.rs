@@ -42,6 +42,7 @@ pub use weights_json::{WeightsFile, WEIGHTS_FORMAT};
 #[cfg(test)]
 mod tests {
     use crate::animation::{Channel, Key};
+    use crate::error::ClipError;
     use crate::error::Error;
 
     /// A NaN key reaching a writer (outside the crate `Scene::with_animation` refuses it):
@@ -59,7 +60,7 @@ mod tests {
             super::dragonbones::export_dragonbones(&scene, &g.artist).unwrap_err(),
         ] {
             assert!(
-                matches!(e, Error::InvalidKey { ref clip, .. } if clip == "fly"),
+                matches!(e, Error::Clip(ClipError::InvalidKey { ref clip, .. }) if clip == "fly"),
                 "{e}"
             );
         }

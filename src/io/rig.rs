@@ -61,7 +61,7 @@ impl RigFormat {
 
     /// The format of the file at `path` whose bytes are `bytes`: by extension for Godot and
     /// glTF, else by content. `Ok(None)`: valid JSON that is no rig. Errors: JSON that does
-    /// not parse ([`Error::Json`](crate::Error::Json), naming the file).
+    /// not parse ([`FormatError::Json`](crate::error::FormatError::Json), naming the file).
     pub fn of_file(path: &Path, bytes: &[u8]) -> Result<Option<RigFormat>> {
         match extension(path).as_str() {
             "tscn" => return Ok(Some(RigFormat::Godot)),

@@ -13,7 +13,7 @@ use crate::animation::{
     IkConstraint, IkKey, IkTrack, Key, MAX_KEYS,
 };
 use crate::correctives::{Corrective, CorrectiveKey, Interpolation};
-use crate::error::{Error, Result};
+use crate::error::{Error, FormatError, Result, SkeletonError};
 use crate::mesh::{Mesh, DEFAULT_PART};
 use crate::scene::{AlphaMode, Art, ArtImage, Layer, Probe, Scene, SlotAttachment, Watch};
 use crate::skeleton::{Bone, Inherit, LocalTransform, Pose, Skeleton};
@@ -772,11 +772,12 @@ struct WatchFile {
 ///
 /// Image paths in `art` are resolved against `base_dir` (the scene file's folder) when given.
 pub fn scene_from_json(text: &str, base_dir: Option<&Path>) -> Result<(Scene, Vec<String>)> {
-    let file: SceneFile =
-        parse_with_key_budget(|| serde_json::from_str(text)).map_err(|e| Error::Json {
+    let file: SceneFile = parse_with_key_budget(|| serde_json::from_str(text)).map_err(|e| {
+        Error::Format(FormatError::Json {
             context: "scene".into(),
             message: e.to_string(),
-        })?;
+        })
+    })?;
     scene_from_file(file, base_dir)
 }
 
@@ -795,9 +796,11 @@ struct BinaryHeader {
 pub fn scene_from_binary(bytes: &[u8], base_dir: Option<&Path>) -> Result<(Scene, Vec<String>)> {
     let (mut reader, header) = binary::Reader::open(bytes, binary::SCENE_MAGIC)?;
     let header: BinaryHeader =
-        parse_with_key_budget(|| serde_json::from_str(header)).map_err(|e| Error::Json {
-            context: "binary scene header".into(),
-            message: e.to_string(),
+        parse_with_key_budget(|| serde_json::from_str(header)).map_err(|e| {
+            Error::Format(FormatError::Json {
+                context: "binary scene header".into(),
+                message: e.to_string(),
+            })
         })?;
     let [n, m] = header.counts;
     let mut file = header.scene;
@@ -819,9 +822,11 @@ pub fn scene_to_binary(scene: &Scene, out_dir: Option<&Path>) -> Result<Vec<u8>>
         counts: [mesh.vertex_count(), mesh.triangle_count()],
         scene: file,
     };
-    let header = serde_json::to_string(&header).map_err(|e| Error::Json {
-        context: "scene".into(),
-        message: e.to_string(),
+    let header = serde_json::to_string(&header).map_err(|e| {
+        Error::Format(FormatError::Json {
+            context: "scene".into(),
+            message: e.to_string(),
+        })
     })?;
     let size = mesh.vertex_count() * 20 + mesh.triangle_count() * 12;
     let mut w = binary::Writer::new(binary::SCENE_MAGIC, &header, size);
@@ -1087,9 +1092,11 @@ pub(crate) fn skeleton_from_file(bones_file: &[BoneFile]) -> Result<Skeleton> {
                 bones_file
                     .iter()
                     .position(|o| &o.name == p)
-                    .ok_or_else(|| Error::UnknownParent {
-                        bone: b.name.clone(),
-                        parent: p.clone(),
+                    .ok_or_else(|| {
+                        Error::Skeleton(SkeletonError::UnknownParent {
+                            bone: b.name.clone(),
+                            parent: p.clone(),
+                        })
                     })?,
             ),
         };
@@ -1180,9 +1187,11 @@ pub(crate) fn probes_from_file(probes: Vec<ProbeFile>) -> Vec<Probe> {
 /// Serializes a scene to JSON text in the scene format. Image paths in `art` are written
 /// relative to `out_dir` (the folder the file goes to) when given.
 pub fn scene_to_json(scene: &Scene, out_dir: Option<&Path>) -> Result<String> {
-    serde_json::to_string(&scene_file(scene, out_dir, true)).map_err(|e| Error::Json {
-        context: "scene".into(),
-        message: e.to_string(),
+    serde_json::to_string(&scene_file(scene, out_dir, true)).map_err(|e| {
+        Error::Format(FormatError::Json {
+            context: "scene".into(),
+            message: e.to_string(),
+        })
     })
 }
 

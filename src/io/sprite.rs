@@ -20,7 +20,7 @@
 //! (tests/it/sprite.rs).
 //!
 //! Images are limited to 32 768 pixels a side and 32 Mi (33 554 432) pixels in all, checked
-//! from the PNG header before decoding ([`Error::ImageTooLarge`]), so that decoding and
+//! from the PNG header before decoding ([`FormatError::ImageTooLarge`]), so that decoding and
 //! tracing need at most about 0.5 GB. Tracing takes time about linear in the pixel count plus
 //! the traced points.
 //!
@@ -50,7 +50,7 @@
 //! `part`, `below_y` or `min_distance`: a `vertices` list would index a mesh not yet made.
 
 use super::scene_json::{probes_from_file, skeleton_from_file, BoneFile, ProbeFile};
-use crate::error::{Error, Result};
+use crate::error::{ArgumentError, Error, FormatError, Result};
 use crate::geometry::{crosses_ray, loop_area, touching_edge_pairs, Segment};
 use crate::mesh::{assign_parts, mesh_outline, LabelledRegion, Mesh, MeshingOptions, Outline};
 use crate::scene::{AlphaMode, Art, ArtImage, Layer, Probe, Scene};
@@ -91,8 +91,8 @@ pub struct Sprite {
 
 impl Sprite {
     /// Reads a PNG file. A missing file is an [`Error::Io`], anything that is not a PNG an
-    /// [`Error::Image`], an image over 32 768 pixels a side or 32 Mi pixels in all an
-    /// [`Error::ImageTooLarge`]; all name the path.
+    /// [`FormatError::Image`], an image over 32 768 pixels a side or 32 Mi pixels in all an
+    /// [`FormatError::ImageTooLarge`]; all name the path.
     pub fn load(path: impl AsRef<Path>) -> Result<Sprite> {
         let path = path.as_ref();
         let bytes = std::fs::read(path).map_err(|e| Error::io(path, e))?;
@@ -103,9 +103,11 @@ impl Sprite {
     /// before any pixel is decoded (see [`Sprite::load`]).
     pub fn from_png_bytes(bytes: &[u8], source: impl Into<String>) -> Result<Sprite> {
         let source = source.into();
-        let bad = |e: image::ImageError| Error::Image {
-            path: source.clone().into(),
-            message: e.to_string(),
+        let bad = |e: image::ImageError| {
+            Error::Format(FormatError::Image {
+                path: source.clone().into(),
+                message: e.to_string(),
+            })
         };
         let mut limits = image::Limits::default();
         // 16-bit RGBA at the largest size, plus room for the decoder's own buffers.
@@ -192,9 +194,9 @@ impl Trace {
 /// Traces the alpha channel of `sprite` into outline loops (see the module docs).
 ///
 /// Errors: a threshold of 0 or a negative / non-finite tolerance or minimum area
-/// ([`Error::InvalidArgument`]); an image over the size limits ([`Error::ImageTooLarge`]); no
-/// opaque pixel ([`Error::TransparentImage`]); every island's traced area under the minimum
-/// ([`Error::IslandsTooSmall`], giving the largest island's traced area).
+/// ([`ArgumentError::InvalidArgument`]); an image over the size limits ([`FormatError::ImageTooLarge`]); no
+/// opaque pixel ([`FormatError::TransparentImage`]); every island's traced area under the minimum
+/// ([`FormatError::IslandsTooSmall`], giving the largest island's traced area).
 pub fn trace_alpha(sprite: &Sprite, options: &TraceOptions) -> Result<Trace> {
     check_options(options)?;
     check_size(&sprite.source, sprite.image.width(), sprite.image.height())?;
@@ -204,10 +206,11 @@ pub fn trace_alpha(sprite: &Sprite, options: &TraceOptions) -> Result<Trace> {
         .filter(|p| p[3] >= options.threshold)
         .count();
     if opaque_pixels == 0 {
-        return Err(Error::TransparentImage {
+        return Err(FormatError::TransparentImage {
             image: sprite.source.clone(),
             threshold: options.threshold,
-        });
+        }
+        .into());
     }
     let raw = AlphaGrid::new(&sprite.image, options.threshold).march();
     let total = raw.len();
@@ -217,11 +220,12 @@ pub fn trace_alpha(sprite: &Sprite, options: &TraceOptions) -> Result<Trace> {
         .filter(|l| loop_area(l).abs() >= options.min_area)
         .collect();
     if kept.iter().all(|l| loop_area(l) < 0.0) {
-        return Err(Error::IslandsTooSmall {
+        return Err(FormatError::IslandsTooSmall {
             image: sprite.source.clone(),
             min_area: options.min_area,
             largest,
-        });
+        }
+        .into());
     }
     let traced_points = kept.iter().map(Vec::len).sum();
     let traced_area = kept.iter().map(|l| loop_area(l)).sum();
@@ -245,35 +249,38 @@ fn check_size(source: &str, width: u32, height: u32) -> Result<()> {
         || height > MAX_SPRITE_SIDE
         || width as u64 * height as u64 > MAX_SPRITE_PIXELS
     {
-        return Err(Error::ImageTooLarge {
+        return Err(FormatError::ImageTooLarge {
             path: source.into(),
             width,
             height,
             max_side: MAX_SPRITE_SIDE,
             max_pixels: MAX_SPRITE_PIXELS,
-        });
+        }
+        .into());
     }
     Ok(())
 }
 
 fn check_options(options: &TraceOptions) -> Result<()> {
     if options.threshold == 0 {
-        return Err(Error::InvalidArgument {
+        return Err(ArgumentError::InvalidArgument {
             argument: "threshold",
             value: "0".into(),
             reason: "must be 1 to 255 (0 makes every pixel opaque)".into(),
-        });
+        }
+        .into());
     }
     for (field, value) in [
         ("tolerance", options.tolerance),
         ("min_area", options.min_area),
     ] {
         if !value.is_finite() || value < 0.0 {
-            return Err(Error::InvalidArgument {
+            return Err(ArgumentError::InvalidArgument {
                 argument: field,
                 value: value.to_string(),
                 reason: format!("{value} must be finite and >= 0"),
-            });
+            }
+            .into());
         }
     }
     Ok(())
@@ -824,9 +831,11 @@ struct RegionJson {
 impl BonesFile {
     /// Parses a bones file's JSON text.
     pub fn from_json(text: &str) -> Result<BonesFile> {
-        let file: BonesJson = serde_json::from_str(text).map_err(|e| Error::Json {
-            context: "bones file".into(),
-            message: e.to_string(),
+        let file: BonesJson = serde_json::from_str(text).map_err(|e| {
+            Error::Format(FormatError::Json {
+                context: "bones file".into(),
+                message: e.to_string(),
+            })
         })?;
         Ok(BonesFile {
             skeleton: skeleton_from_file(&file.bones)?,
@@ -870,13 +879,15 @@ impl BonesFile {
 }
 
 /// The size of a PNG file from its header, without decoding pixels. A missing file is an
-/// [`Error::Io`], anything that is not a PNG an [`Error::Image`]; both name the path.
+/// [`Error::Io`], anything that is not a PNG an [`FormatError::Image`]; both name the path.
 pub fn png_dimensions(path: impl AsRef<Path>) -> Result<(u32, u32)> {
     let path = path.as_ref();
     let file = std::fs::File::open(path).map_err(|e| Error::io(path, e))?;
-    let decoder = PngDecoder::new(std::io::BufReader::new(file)).map_err(|e| Error::Image {
-        path: path.into(),
-        message: e.to_string(),
+    let decoder = PngDecoder::new(std::io::BufReader::new(file)).map_err(|e| {
+        Error::Format(FormatError::Image {
+            path: path.into(),
+            message: e.to_string(),
+        })
     })?;
     Ok(decoder.dimensions())
 }
@@ -909,13 +920,14 @@ pub fn sprite_scene(
     // meshes 18 and 62 times the requested 10 000 vertices). Refuse before that work.
     let budget = (10 * options.meshing.target_vertices).max(MIN_OUTLINE_POINT_BUDGET);
     if trace.kept_points() > budget {
-        return Err(Error::OutlineTooComplex {
+        return Err(FormatError::OutlineTooComplex {
             image: sprite.source.clone(),
             points: trace.kept_points(),
             loops: trace.outline.loops.len(),
             budget,
             min_budget: MIN_OUTLINE_POINT_BUDGET,
-        });
+        }
+        .into());
     }
     let mut notes = Vec::new();
     if trace.dropped_specks > 0 {

@@ -1,7 +1,7 @@
 //! The weights file: JSON, `"format": "skinweights.weights/1"` (see docs/formats.md).
 
 use super::binary;
-use crate::error::{Error, Result};
+use crate::error::{Error, FormatError, Result, WeightsError};
 use crate::weights::Weights;
 
 /// The `format` tag of weights files.
@@ -50,9 +50,11 @@ impl WeightsFile {
     /// Parses a weights file from JSON text (shape and format are checked; values are not,
     /// so that `eval` and `lint` can score broken weights).
     pub fn from_json(text: &str) -> Result<Self> {
-        let f: WeightsFile = serde_json::from_str(text).map_err(|e| Error::Json {
-            context: "weights".into(),
-            message: e.to_string(),
+        let f: WeightsFile = serde_json::from_str(text).map_err(|e| {
+            Error::Format(FormatError::Json {
+                context: "weights".into(),
+                message: e.to_string(),
+            })
         })?;
         if f.format != WEIGHTS_FORMAT {
             return Err(Error::field(
@@ -129,9 +131,11 @@ impl WeightsFile {
     /// [`WeightsFile::from_json`]).
     pub fn from_binary(bytes: &[u8]) -> Result<Self> {
         let (mut r, header) = binary::Reader::open(bytes, binary::WEIGHTS_MAGIC)?;
-        let h: BinaryHeader = serde_json::from_str(header).map_err(|e| Error::Json {
-            context: "binary weights header".into(),
-            message: e.to_string(),
+        let h: BinaryHeader = serde_json::from_str(header).map_err(|e| {
+            Error::Format(FormatError::Json {
+                context: "binary weights header".into(),
+                message: e.to_string(),
+            })
         })?;
         if h.format != WEIGHTS_FORMAT {
             return Err(Error::field(
@@ -195,53 +199,55 @@ impl WeightsFile {
     /// checking that the file has exactly those bones and `n_vertices` rows.
     pub fn to_weights_for(&self, bone_names: &[String], n_vertices: usize) -> Result<Weights> {
         if self.weights.len() != n_vertices {
-            return Err(Error::WeightsShape {
+            return Err(WeightsError::WeightsShape {
                 message: format!(
                     "the weights file has {} rows, the scene has {n_vertices} vertices",
                     self.weights.len()
                 ),
-            });
+            }
+            .into());
         }
         for (i, name) in self.bones.iter().enumerate() {
             if let Some(first) = self.bones[..i].iter().position(|b| b == name) {
-                return Err(Error::WeightsShape {
+                return Err(WeightsError::WeightsShape {
                     message: format!(
                         "the weights file names bone {name:?} twice (columns {first} and {i})"
                     ),
-                });
+                }
+                .into());
             }
         }
         let mut columns = Vec::with_capacity(bone_names.len());
         for name in bone_names {
-            let c =
-                self.bones
-                    .iter()
-                    .position(|b| b == name)
-                    .ok_or_else(|| Error::WeightsShape {
-                        message: format!(
+            let c = self.bones.iter().position(|b| b == name).ok_or_else(|| {
+                Error::Weights(WeightsError::WeightsShape {
+                    message: format!(
                         "the scene's bone {name:?} is missing from the weights file (it has {:?})",
                         self.bones
                     ),
-                    })?;
+                })
+            })?;
             columns.push(c);
         }
         if let Some(extra) = self.bones.iter().find(|b| !bone_names.contains(b)) {
-            return Err(Error::WeightsShape {
+            return Err(WeightsError::WeightsShape {
                 message: format!(
                     "the weights file has bone {extra:?}, which the scene does not have"
                 ),
-            });
+            }
+            .into());
         }
         let mut w = Weights::zeros(n_vertices, bone_names.len());
         for (v, row) in self.weights.iter().enumerate() {
             if row.len() != self.bones.len() {
-                return Err(Error::WeightsShape {
+                return Err(WeightsError::WeightsShape {
                     message: format!(
                         "row {v} has {} entries, the file lists {} bones",
                         row.len(),
                         self.bones.len()
                     ),
-                });
+                }
+                .into());
             }
             for (b, &c) in columns.iter().enumerate() {
                 w.set(v, b, row[c]);
@@ -266,9 +272,11 @@ impl<'a, R: Iterator<Item = &'a [f64]> + Clone> FileRef<'a, R> {
         let bytes = if binary::wants_binary(path) {
             self.to_binary()?
         } else {
-            serde_json::to_vec(self).map_err(|e| Error::Json {
-                context: path.display().to_string(),
-                message: e.to_string(),
+            serde_json::to_vec(self).map_err(|e| {
+                Error::Format(FormatError::Json {
+                    context: path.display().to_string(),
+                    message: e.to_string(),
+                })
             })?
         };
         crate::io::write_atomic(path, bytes)
@@ -291,9 +299,11 @@ impl<'a, R: Iterator<Item = &'a [f64]> + Clone> FileRef<'a, R> {
             vertices,
             entries,
         };
-        let text = serde_json::to_string(&header).map_err(|e| Error::Json {
-            context: "weights".into(),
-            message: e.to_string(),
+        let text = serde_json::to_string(&header).map_err(|e| {
+            Error::Format(FormatError::Json {
+                context: "weights".into(),
+                message: e.to_string(),
+            })
         })?;
         let mut w = binary::Writer::new(binary::WEIGHTS_MAGIC, &text, 4 * vertices + 12 * entries);
         w.u32s("weights", offsets)?;

@@ -20,7 +20,7 @@
 
 use super::topology::{Irregularities, Topology};
 use super::{signed_area2, validate_parts, zero_area_tolerance, Mesh};
-use crate::error::{Error, Result};
+use crate::error::{Error, MeshError, Result};
 use nalgebra::Point2;
 
 /// What [`Mesh::from_artist`] met while reading an artist mesh. Triangle indices are those of
@@ -164,8 +164,8 @@ impl Mesh {
     /// # Ok::<(), skinweights::Error>(())
     /// ```
     ///
-    /// Errors: [`Error::EmptyMesh`] (fewer than 3 vertices, or no triangle of non-zero area),
-    /// [`Error::NonFiniteCoordinate`], [`Error::IndexOutOfRange`], [`Error::VertexParts`].
+    /// Errors: [`MeshError::EmptyMesh`] (fewer than 3 vertices, or no triangle of non-zero area),
+    /// [`MeshError::NonFiniteCoordinate`], [`MeshError::IndexOutOfRange`], [`MeshError::VertexParts`].
     pub fn from_artist(
         vertices: Vec<Point2<f64>>,
         triangles: Vec<[usize; 3]>,
@@ -174,10 +174,11 @@ impl Mesh {
     ) -> Result<(Mesh, ArtistMeshNotes)> {
         let n = vertices.len();
         if n < 3 || triangles.is_empty() {
-            return Err(Error::EmptyMesh {
+            return Err(MeshError::EmptyMesh {
                 vertices: n,
                 triangles: triangles.len(),
-            });
+            }
+            .into());
         }
         check_points(&vertices)?;
         let mut notes = ArtistMeshNotes {
@@ -209,10 +210,11 @@ impl Mesh {
         }
         kept.truncate(w);
         if kept.is_empty() {
-            return Err(Error::EmptyMesh {
+            return Err(MeshError::EmptyMesh {
                 vertices: n,
                 triangles: 0,
-            });
+            }
+            .into());
         }
         validate_parts(n, &parts, &vertex_parts)?;
         let (topology, found) = Topology::build_lenient(n, &kept)?;
@@ -272,24 +274,26 @@ fn check_points(vertices: &[Point2<f64>]) -> Result<()> {
         .iter()
         .position(|p| !p.x.is_finite() || !p.y.is_finite())
     {
-        Some(v) => Err(Error::NonFiniteCoordinate {
+        Some(v) => Err(MeshError::NonFiniteCoordinate {
             vertex: v,
             x: vertices[v].x,
             y: vertices[v].y,
-        }),
+        }
+        .into()),
         None => Ok(()),
     }
 }
 
 /// Twice the signed area of triangle `t`, 0 when it counts as zero area (a repeated corner,
-/// or under [`zero_area_tolerance`]); [`Error::IndexOutOfRange`] for a corner past the list.
+/// or under [`zero_area_tolerance`]); [`MeshError::IndexOutOfRange`] for a corner past the list.
 fn checked_area2(vertices: &[Point2<f64>], tri: &[usize; 3], t: usize) -> Result<f64> {
     if let Some(&i) = tri.iter().find(|&&i| i >= vertices.len()) {
-        return Err(Error::IndexOutOfRange {
+        return Err(MeshError::IndexOutOfRange {
             triangle: t,
             index: i,
             vertex_count: vertices.len(),
-        });
+        }
+        .into());
     }
     let [a, b, c] = tri.map(|i| &vertices[i]);
     let a2 = signed_area2(a, b, c);
@@ -305,27 +309,28 @@ fn checked_area2(vertices: &[Point2<f64>], tri: &[usize; 3], t: usize) -> Result
 /// range, at least one triangle, every triangle counter-clockwise with non-zero area.
 pub(super) fn validate_stored(vertices: &[Point2<f64>], triangles: &[[usize; 3]]) -> Result<()> {
     if vertices.len() < 3 || triangles.is_empty() {
-        return Err(Error::EmptyMesh {
+        return Err(MeshError::EmptyMesh {
             vertices: vertices.len(),
             triangles: triangles.len(),
-        });
+        }
+        .into());
     }
     check_points(vertices)?;
     for (t, tri) in triangles.iter().enumerate() {
         let a2 = checked_area2(vertices, tri, t)?;
         if a2 <= 0.0 {
             return Err(if a2 == 0.0 {
-                Error::ZeroAreaTriangle {
+                Error::Mesh(MeshError::ZeroAreaTriangle {
                     triangle: t,
                     corners: *tri,
                     area: 0.0,
-                }
+                })
             } else {
-                Error::Meshing {
+                Error::Mesh(MeshError::Meshing {
                     message: format!(
                         "artist mesh sanity check failed: stored triangle {t} {tri:?} is clockwise"
                     ),
-                }
+                })
             });
         }
     }

@@ -39,7 +39,7 @@ impl CoarseMesh {
     /// Meshes `mesh` again with about `target_vertices` vertices (see the module docs),
     /// with `segments` (for example the bones) as constrained edges of the components that
     /// contain them whole; a component where they cannot be meshed is meshed without them.
-    /// Errors ([`crate::Error::Meshing`]) when a component's simplified loops cannot be meshed.
+    /// Errors ([`MeshError::Meshing`](crate::error::MeshError::Meshing)) when a component's simplified loops cannot be meshed.
     pub fn new(mesh: &Mesh, segments: &[Segment], target_vertices: usize) -> Result<Self> {
         let n = mesh.vertex_count();
         let topology = mesh.topology();

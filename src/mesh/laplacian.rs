@@ -10,7 +10,7 @@
 //! is a single linear pass with no sorting.
 
 use super::{Mesh, Topology};
-use crate::error::{Error, Result};
+use crate::error::{Result, SolverError};
 use faer::sparse::{SparseColMat, SymbolicSparseColMat};
 
 /// Largest half cotangent a triangle contributes (an angle of about 5e-7 rad): quality meshes
@@ -114,7 +114,7 @@ impl<'m> CotanLaplacian<'m> {
 
     /// The **lower triangle** (diagonal included) of `L + diag(extra)`: what a symmetric
     /// factorization reading `Side::Lower` needs, at half the memory of the full matrix.
-    /// Fails with [`Error::LinearAlgebra`] if `extra` has the wrong length.
+    /// Fails with [`SolverError::LinearAlgebra`] if `extra` has the wrong length.
     pub fn lower_plus_diagonal(&self, extra: &[f64]) -> Result<SparseColMat<usize, f64>> {
         self.assemble(Some(extra), true)
     }
@@ -123,9 +123,10 @@ impl<'m> CotanLaplacian<'m> {
         let n = self.size();
         if let Some(e) = extra {
             if e.len() != n {
-                return Err(Error::LinearAlgebra {
+                return Err(SolverError::LinearAlgebra {
                     message: format!("diagonal term has {} entries for {n} vertices", e.len()),
-                });
+                }
+                .into());
             }
         }
         let offsets = self.topology.csr_offsets();

@@ -1,7 +1,7 @@
 //! Meshing of outlines with spade (constrained Delaunay + quality refinement).
 //!
 //! An [`Outline`] is a set of closed loops plus constraint segments (bones). [`mesh_outline`]
-//! cleans the loops, rejects self-overlapping input with [`Error::Meshing`], triangulates with
+//! cleans the loops, rejects self-overlapping input with [`MeshError::Meshing`], triangulates with
 //! every loop edge and segment as a constraint, refines to a minimum angle and a maximum
 //! triangle area, and keeps the triangles inside the outline (even-odd rule).
 //!
@@ -11,7 +11,7 @@
 //! refine the whole convex hull when there are segments, then flood-fill regions bounded by
 //! constraint edges and test one point of each region against the loops.
 
-use crate::error::{Error, Result};
+use crate::error::{Error, MeshError, Result};
 use crate::geometry::{
     even_odd_contains, loop_area, loop_edges, signed_area2, touching_edge_pairs, EvenOddIndex,
     Segment,
@@ -157,7 +157,7 @@ const MAX_MIN_ANGLE_DEG: f64 = 34.0;
 /// Meshes an outline into vertices and counter-clockwise triangles.
 ///
 /// Every output vertex is used by a triangle; every loop edge and segment is covered by a chain
-/// of mesh edges. Errors ([`Error::Meshing`]): empty outline, non-finite or out-of-range
+/// of mesh edges. Errors ([`MeshError::Meshing`]): empty outline, non-finite or out-of-range
 /// coordinates, degenerate or self-overlapping loops, segments crossing the outline or each
 /// other, bad options, and refinement that could not complete.
 pub fn mesh_outline(outline: &Outline, options: &MeshingOptions) -> Result<MeshedOutline> {
@@ -228,14 +228,16 @@ pub fn calibrate_max_area<T>(
     mut run: impl FnMut(f64) -> Result<(T, usize)>,
 ) -> Result<(T, f64, usize)> {
     if !(3..=MAX_VERTICES).contains(&target_vertices) {
-        return Err(Error::Meshing {
+        return Err(MeshError::Meshing {
             message: format!("target vertex count {target_vertices} is outside 3..={MAX_VERTICES}"),
-        });
+        }
+        .into());
     }
     if !area.is_finite() || area.abs() <= 0.0 || !perimeter.is_finite() {
-        return Err(Error::Meshing {
+        return Err(MeshError::Meshing {
             message: format!("outline area {area} is not positive and finite"),
-        });
+        }
+        .into());
     }
     let target = target_vertices as f64;
     let mut max_area = estimate_max_area(area, perimeter, target_vertices);
@@ -256,26 +258,30 @@ pub fn calibrate_max_area<T>(
             break;
         }
     }
-    let (result, used, _) = best.ok_or_else(|| Error::Meshing {
-        message: "calibration ran no pass".into(),
+    let (result, used, _) = best.ok_or_else(|| {
+        Error::Mesh(MeshError::Meshing {
+            message: "calibration ran no pass".into(),
+        })
     })?;
     Ok((result, used, passes))
 }
 
 fn check_angle(deg: f64) -> Result<()> {
     if !(0.0..=MAX_MIN_ANGLE_DEG).contains(&deg) {
-        return Err(Error::Meshing {
+        return Err(MeshError::Meshing {
             message: format!("min_angle_deg {deg} is outside 0..={MAX_MIN_ANGLE_DEG}"),
-        });
+        }
+        .into());
     }
     Ok(())
 }
 
 fn check_max_area(a: f64) -> Result<()> {
     if !a.is_finite() || a <= 0.0 {
-        return Err(Error::Meshing {
+        return Err(MeshError::Meshing {
             message: format!("max_area {a} must be positive and finite"),
-        });
+        }
+        .into());
     }
     Ok(())
 }
@@ -300,14 +306,15 @@ const COORD_LIMIT: f64 = 1e50;
 
 fn check_point(p: Point2<f64>, what: impl Fn() -> String) -> Result<()> {
     if !p.x.is_finite() || !p.y.is_finite() || p.x.abs() > COORD_LIMIT || p.y.abs() > COORD_LIMIT {
-        return Err(Error::Meshing {
+        return Err(MeshError::Meshing {
             message: format!(
                 "{} has a non-finite or out-of-range coordinate ({}, {})",
                 what(),
                 p.x,
                 p.y
             ),
-        });
+        }
+        .into());
     }
     Ok(())
 }
@@ -315,9 +322,10 @@ fn check_point(p: Point2<f64>, what: impl Fn() -> String) -> Result<()> {
 /// Validates and cleans an outline.
 fn prepare(outline: &Outline) -> Result<Prepared> {
     if outline.loops.is_empty() {
-        return Err(Error::Meshing {
+        return Err(MeshError::Meshing {
             message: "the outline has no loops".into(),
-        });
+        }
+        .into());
     }
     let mut loops = Vec::with_capacity(outline.loops.len());
     for (li, l) in outline.loops.iter().enumerate() {
@@ -326,12 +334,13 @@ fn prepare(outline: &Outline) -> Result<Prepared> {
         }
         let cleaned = clean_loop(l);
         if cleaned.len() < 3 || loop_area(&cleaned) == 0.0 {
-            return Err(Error::Meshing {
+            return Err(MeshError::Meshing {
                 message: format!(
                     "loop {li} is degenerate ({} distinct points, zero area)",
                     cleaned.len()
                 ),
-            });
+            }
+            .into());
         }
         loops.push(cleaned);
     }
@@ -400,13 +409,14 @@ fn check_loop_intersections(loops: &[Vec<Point2<f64>>]) -> Result<()> {
     }
     if let Some(&(i, j)) = touching_edge_pairs(&edges, true).first() {
         let (e, f) = (ids[i], ids[j]);
-        return Err(Error::Meshing {
+        return Err(MeshError::Meshing {
             message: format!(
                 "the outline overlaps itself: edge {} of loop {} meets edge {} of loop {} \
                  away from a shared vertex",
                 e.1, e.0, f.1, f.0
             ),
-        });
+        }
+        .into());
     }
     Ok(())
 }
@@ -414,10 +424,11 @@ fn check_loop_intersections(loops: &[Vec<Point2<f64>>]) -> Result<()> {
 type Cdt = ConstrainedDelaunayTriangulation<spade::Point2<f64>>;
 
 fn insert(cdt: &mut Cdt, p: Point2<f64>) -> Result<FixedVertexHandle> {
-    cdt.insert(spade::Point2::new(p.x, p.y))
-        .map_err(|e| Error::Meshing {
+    cdt.insert(spade::Point2::new(p.x, p.y)).map_err(|e| {
+        Error::Mesh(MeshError::Meshing {
             message: format!("spade rejected point ({}, {}): {e:?}", p.x, p.y),
         })
+    })
 }
 
 /// One constrained Delaunay triangulation + refinement with a fixed area bound.
@@ -443,9 +454,10 @@ fn triangulate(prepared: &Prepared, max_area: f64, min_angle_deg: f64) -> Result
         for i in 0..handles.len() {
             let (a, b) = (handles[i], handles[(i + 1) % handles.len()]);
             if !cdt.can_add_constraint(a, b) {
-                return Err(Error::Meshing {
+                return Err(MeshError::Meshing {
                     message: format!("loop {li} edge {i} crosses another loop edge"),
-                });
+                }
+                .into());
             }
             cdt.add_constraint(a, b);
         }
@@ -455,9 +467,10 @@ fn triangulate(prepared: &Prepared, max_area: f64, min_angle_deg: f64) -> Result
             continue; // a zero-length segment is just its vertex
         }
         if !cdt.can_add_constraint(a, b) {
-            return Err(Error::Meshing {
+            return Err(MeshError::Meshing {
                 message: format!("segment {si} crosses the outline or another segment"),
-            });
+            }
+            .into());
         }
         cdt.add_constraint(a, b);
     }
@@ -466,14 +479,15 @@ fn triangulate(prepared: &Prepared, max_area: f64, min_angle_deg: f64) -> Result
     // slack for angle-driven refinement around small features.
     let box_area = ((hi.x - lo.x) * (hi.y - lo.y)).max(max_area);
     if INTERIOR * box_area / max_area > MAX_VERTICES as f64 {
-        return Err(Error::Meshing {
+        return Err(MeshError::Meshing {
             message: format!(
                 "max area {max_area:e} would need more than {MAX_VERTICES} vertices on a \
                  {:e} x {:e} outline",
                 hi.x - lo.x,
                 hi.y - lo.y
             ),
-        });
+        }
+        .into());
     }
     let budget = (4.0 * box_area / max_area).min(1e9) as usize + 20 * cdt.num_vertices() + 10_000;
     let params = RefinementParameters::<f64>::new()
@@ -487,24 +501,27 @@ fn triangulate(prepared: &Prepared, max_area: f64, min_angle_deg: f64) -> Result
     // small traced sprites with tolerance 0): the triangulation is dropped and the panic
     // becomes a typed error.
     let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| cdt.refine(params)))
-        .map_err(|panic| Error::Meshing {
-            message: format!(
-                "spade's mesh refinement failed on this outline ({}); simplifying it (a \
+        .map_err(|panic| {
+            Error::Mesh(MeshError::Meshing {
+                message: format!(
+                    "spade's mesh refinement failed on this outline ({}); simplifying it (a \
                  tracing tolerance above 0) or a lower minimum angle usually avoids this",
-                panic
-                    .downcast_ref::<&str>()
-                    .copied()
-                    .or_else(|| panic.downcast_ref::<String>().map(String::as_str))
-                    .unwrap_or("panic")
-            ),
+                    panic
+                        .downcast_ref::<&str>()
+                        .copied()
+                        .or_else(|| panic.downcast_ref::<String>().map(String::as_str))
+                        .unwrap_or("panic")
+                ),
+            })
         })?;
     if !result.refinement_complete {
-        return Err(Error::Meshing {
+        return Err(MeshError::Meshing {
             message: format!(
                 "refinement stopped after {budget} additional vertices without reaching \
                  max area {max_area:e} and min angle {min_angle_deg} degrees"
             ),
-        });
+        }
+        .into());
     }
     let (vertices, triangles) = extract_inside(&cdt, prepared);
     // Near-coincident constraint points (bone ends, outline points far from the origin) can
@@ -512,7 +529,7 @@ fn triangulate(prepared: &Prepared, max_area: f64, min_angle_deg: f64) -> Result
     for tri in &triangles {
         let [a, b, c] = tri.map(|i| &vertices[i]);
         if signed_area2(a, b, c).abs() <= super::zero_area_tolerance(a, b, c) {
-            return Err(Error::Meshing {
+            return Err(MeshError::Meshing {
                 message: format!(
                     "the triangulation has a degenerate triangle at ({}, {}), ({}, {}), ({}, {}): \
                      outline points or bone ends lie closer together than f64 separates at \
@@ -520,7 +537,8 @@ fn triangulate(prepared: &Prepared, max_area: f64, min_angle_deg: f64) -> Result
                      the origin",
                     a.x, a.y, b.x, b.y, c.x, c.y
                 ),
-            });
+            }
+            .into());
         }
     }
     Ok(spatial_order(vertices, triangles))
@@ -732,7 +750,7 @@ mod tests {
         };
         assert!(matches!(
             mesh_outline(&outline, &MeshingOptions::default()),
-            Err(Error::Meshing { .. })
+            Err(Error::Mesh(MeshError::Meshing { .. }))
         ));
     }
 }
@@ -749,28 +767,30 @@ pub struct LabelledRegion {
 /// Assigns every vertex the part of the first region that contains it (points on a region's
 /// boundary, within `1e-9` of the drawing's size, count as inside: shared borders go to the
 /// region listed first). Returns the part names (in region order, duplicates merged) and
-/// each vertex's part index; a vertex inside no region is an [`Error::VertexParts`] naming it.
+/// each vertex's part index; a vertex inside no region is an [`MeshError::VertexParts`] naming it.
 pub fn assign_parts(
     vertices: &[Point2<f64>],
     regions: &[LabelledRegion],
 ) -> Result<(Vec<String>, Vec<usize>)> {
     if regions.is_empty() {
-        return Err(Error::VertexParts {
+        return Err(MeshError::VertexParts {
             message: "no labelled regions given".into(),
-        });
+        }
+        .into());
     }
     let mut names: Vec<String> = Vec::new();
     let mut region_part = Vec::with_capacity(regions.len());
     let mut scale: f64 = 0.0;
     for r in regions {
         if r.polygon.len() < 3 {
-            return Err(Error::VertexParts {
+            return Err(MeshError::VertexParts {
                 message: format!(
                     "region {:?} has {} points (need 3)",
                     r.part,
                     r.polygon.len()
                 ),
-            });
+            }
+            .into());
         }
         for &p in &r.polygon {
             check_point(p, || format!("region {:?}", r.part))?;
@@ -794,11 +814,13 @@ pub fn assign_parts(
                 .iter()
                 .position(|r| polygon_contains(&r.polygon, p, tol))
                 .map(|i| region_part[i])
-                .ok_or_else(|| Error::VertexParts {
-                    message: format!(
-                        "vertex {v} at ({}, {}) lies in no labelled region",
-                        p.x, p.y
-                    ),
+                .ok_or_else(|| {
+                    Error::Mesh(MeshError::VertexParts {
+                        message: format!(
+                            "vertex {v} at ({}, {}) lies in no labelled region",
+                            p.x, p.y
+                        ),
+                    })
                 })
         })
         .collect::<Result<Vec<_>>>()?;

@@ -27,7 +27,7 @@ pub use meshing::{
 pub(crate) use subdivide::subdivide;
 pub use topology::Topology;
 
-use crate::error::{Error, Result};
+use crate::error::{Error, MeshError, Result};
 use nalgebra::Point2;
 
 /// Name of the single part a mesh gets when none are given.
@@ -62,10 +62,10 @@ impl Mesh {
 
     /// Builds a mesh with named parts (`vertex_parts[v]` indexes `parts`) and validates it.
     ///
-    /// Errors (each names the offending vertex / triangle / edge): [`Error::EmptyMesh`],
-    /// [`Error::NonFiniteCoordinate`], [`Error::IndexOutOfRange`], [`Error::ZeroAreaTriangle`],
-    /// [`Error::RepeatedTriangle`], [`Error::NonManifoldEdge`], [`Error::MixedOrientation`],
-    /// [`Error::ClockwiseMesh`], [`Error::UnreferencedVertex`], [`Error::VertexParts`].
+    /// Errors (each names the offending vertex / triangle / edge): [`MeshError::EmptyMesh`],
+    /// [`MeshError::NonFiniteCoordinate`], [`MeshError::IndexOutOfRange`], [`MeshError::ZeroAreaTriangle`],
+    /// [`MeshError::RepeatedTriangle`], [`MeshError::NonManifoldEdge`], [`MeshError::MixedOrientation`],
+    /// [`MeshError::ClockwiseMesh`], [`MeshError::UnreferencedVertex`], [`MeshError::VertexParts`].
     pub fn with_parts(
         vertices: Vec<Point2<f64>>,
         triangles: Vec<[usize; 3]>,
@@ -104,7 +104,7 @@ impl Mesh {
         vertex_parts: Vec<usize>,
     ) -> Result<(Self, bool)> {
         match validate_geometry(&vertices, &triangles) {
-            Err(Error::ClockwiseMesh { .. }) => {
+            Err(Error::Mesh(MeshError::ClockwiseMesh { .. })) => {
                 for t in &mut triangles {
                     t.swap(1, 2);
                 }
@@ -248,33 +248,37 @@ impl Mesh {
 
 fn validate_parts(n: usize, parts: &[String], vertex_parts: &[usize]) -> Result<()> {
     if parts.is_empty() {
-        return Err(Error::VertexParts {
+        return Err(MeshError::VertexParts {
             message: "no part names given".into(),
-        });
+        }
+        .into());
     }
     for (i, name) in parts.iter().enumerate() {
         if let Some(first) = parts[..i].iter().position(|p| p == name) {
-            return Err(Error::VertexParts {
+            return Err(MeshError::VertexParts {
                 message: format!("part name {name:?} is listed twice (parts {first} and {i})"),
-            });
+            }
+            .into());
         }
     }
     if vertex_parts.len() != n {
-        return Err(Error::VertexParts {
+        return Err(MeshError::VertexParts {
             message: format!("{} labels for {} vertices", vertex_parts.len(), n),
-        });
+        }
+        .into());
     }
     if let Some((v, &p)) = vertex_parts
         .iter()
         .enumerate()
         .find(|(_, &p)| p >= parts.len())
     {
-        return Err(Error::VertexParts {
+        return Err(MeshError::VertexParts {
             message: format!(
                 "vertex {v} has part {p}, but there are only {} parts",
                 parts.len()
             ),
-        });
+        }
+        .into());
     }
     Ok(())
 }
@@ -301,18 +305,20 @@ pub(crate) fn zero_area_tolerance(a: &Point2<f64>, b: &Point2<f64>, c: &Point2<f
 
 fn validate_geometry(vertices: &[Point2<f64>], triangles: &[[usize; 3]]) -> Result<()> {
     if vertices.len() < 3 || triangles.is_empty() {
-        return Err(Error::EmptyMesh {
+        return Err(MeshError::EmptyMesh {
             vertices: vertices.len(),
             triangles: triangles.len(),
-        });
+        }
+        .into());
     }
     for (v, p) in vertices.iter().enumerate() {
         if !p.x.is_finite() || !p.y.is_finite() {
-            return Err(Error::NonFiniteCoordinate {
+            return Err(MeshError::NonFiniteCoordinate {
                 vertex: v,
                 x: p.x,
                 y: p.y,
-            });
+            }
+            .into());
         }
     }
     let n = vertices.len();
@@ -322,11 +328,12 @@ fn validate_geometry(vertices: &[Point2<f64>], triangles: &[[usize; 3]]) -> Resu
     for (t, tri) in triangles.iter().enumerate() {
         for &i in tri {
             if i >= n {
-                return Err(Error::IndexOutOfRange {
+                return Err(MeshError::IndexOutOfRange {
                     triangle: t,
                     index: i,
                     vertex_count: n,
-                });
+                }
+                .into());
             }
         }
         let [a, b, c] = tri.map(|i| &vertices[i]);
@@ -336,11 +343,12 @@ fn validate_geometry(vertices: &[Point2<f64>], triangles: &[[usize; 3]]) -> Resu
             || tri[0] == tri[2]
             || a2.abs() <= zero_area_tolerance(a, b, c)
         {
-            return Err(Error::ZeroAreaTriangle {
+            return Err(MeshError::ZeroAreaTriangle {
                 triangle: t,
                 corners: *tri,
                 area: a2 * 0.5,
-            });
+            }
+            .into());
         }
         if a2 > 0.0 {
             ccw += 1;
@@ -350,9 +358,10 @@ fn validate_geometry(vertices: &[Point2<f64>], triangles: &[[usize; 3]]) -> Resu
         }
     }
     if ccw == 0 {
-        return Err(Error::ClockwiseMesh {
+        return Err(MeshError::ClockwiseMesh {
             total: triangles.len(),
-        });
+        }
+        .into());
     }
     if ccw < triangles.len() {
         // Name a triangle of the minority orientation: that is the one most likely wrong.
@@ -362,12 +371,13 @@ fn validate_geometry(vertices: &[Point2<f64>], triangles: &[[usize; 3]]) -> Resu
         } else {
             first_ccw.unwrap_or(0)
         };
-        return Err(Error::MixedOrientation {
+        return Err(MeshError::MixedOrientation {
             triangle: t,
             corners: triangles[t],
             ccw,
             total: triangles.len(),
-        });
+        }
+        .into());
     }
     // Repeated triangles (same vertex set) are found by the topology pass: they share edges.
     Ok(())

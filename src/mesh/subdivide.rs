@@ -3,7 +3,7 @@
 //! option solves on such a copy.
 
 use super::Mesh;
-use crate::error::{Error, Result};
+use crate::error::{Error, Result, SolverError};
 use nalgebra::Point2;
 use std::collections::HashMap;
 
@@ -37,9 +37,11 @@ pub(crate) fn subdivide(mesh: &Mesh, k: usize) -> Result<Mesh> {
         let base = edge_base
             .get(&(u.min(v), u.max(v)))
             // Named after the `refine` option, its only caller (the message users saw).
-            .ok_or_else(|| Error::Solver {
-                solver: "refine".into(),
-                message: format!("edge ({u}, {v}) missing from the topology"),
+            .ok_or_else(|| {
+                Error::Solver(SolverError::Solver {
+                    solver: "refine".into(),
+                    message: format!("edge ({u}, {v}) missing from the topology"),
+                })
             })?;
         Ok(if u < v {
             base + s - 1

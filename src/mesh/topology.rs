@@ -1,6 +1,6 @@
 //! Mesh connectivity: unique edges, CSR vertex adjacency, boundary loops, components.
 
-use crate::error::{Error, Result};
+use crate::error::{Error, MeshError, Result};
 use nalgebra::Point2;
 
 /// Connectivity of a mesh, built once by [`crate::Mesh::new`] (a validated manifold) or
@@ -55,10 +55,10 @@ const WALK_MAX_FAN: usize = 64;
 
 impl Topology {
     /// Builds the topology of a validated (counter-clockwise, non-degenerate) mesh; fails with
-    /// [`Error::RepeatedTriangle`], [`Error::NonManifoldEdge`] when an edge has more than two
-    /// triangles, [`Error::FoldedEdge`] when two triangles lie on the same side of their
-    /// shared edge, [`Error::UnreferencedVertex`] when a vertex has none, or
-    /// [`Error::NonManifoldVertex`] when a vertex's triangles form several fans.
+    /// [`MeshError::RepeatedTriangle`], [`MeshError::NonManifoldEdge`] when an edge has more than two
+    /// triangles, [`MeshError::FoldedEdge`] when two triangles lie on the same side of their
+    /// shared edge, [`MeshError::UnreferencedVertex`] when a vertex has none, or
+    /// [`MeshError::NonManifoldVertex`] when a vertex's triangles form several fans.
     pub(crate) fn build(vertices: &[Point2<f64>], triangles: &[[usize; 3]]) -> Result<Self> {
         Ok(Self::build_with(vertices.len(), triangles, true)?.0)
     }
@@ -84,13 +84,13 @@ impl Topology {
         // Indices are stored as u32 in the scratch arrays (the binary format's limit too):
         // at 500k vertices these arrays are most of the build's memory traffic and page faults.
         if triangles.len() * 3 > (u32::MAX >> 1) as usize || n > u32::MAX as usize {
-            return Err(Error::Meshing {
+            return Err(MeshError::Meshing {
                 message: format!(
                     "{} vertices and {} triangles exceed the indices topology supports (2^32 vertices, 2^31 corners)",
                     n,
                     triangles.len()
                 ),
-            });
+            }.into());
         }
         let HalfEdges {
             mut bucket,
@@ -99,7 +99,7 @@ impl Topology {
         let scan = scan_edges(n, triangles, &bucket, &mut half, strict, &mut found)?;
         if strict {
             if let Some(v) = scan.degree.iter().position(|&d| d == 0) {
-                return Err(Error::UnreferencedVertex { vertex: v });
+                return Err(MeshError::UnreferencedVertex { vertex: v }.into());
             }
         } else {
             found.unused_vertices = (0..n).filter(|&v| scan.degree[v] == 0).collect();
@@ -109,7 +109,7 @@ impl Topology {
         let pinched = multi_fan_vertices(triangles, &mut bucket, &mut half, strict);
         if let Some(&(vertex, fans)) = pinched.first() {
             if strict {
-                return Err(Error::NonManifoldVertex { vertex, fans });
+                return Err(MeshError::NonManifoldVertex { vertex, fans }.into());
             }
             found.pinched_vertices = pinched.len();
             found.first_pinched = Some((vertex, fans));
@@ -179,8 +179,10 @@ impl Topology {
         } else {
             Topology::build_lenient(vertices.len(), triangles)?.0
         };
-        let broken = |what: &str| Error::Meshing {
-            message: format!("topology sanity check failed: {what}"),
+        let broken = |what: &str| {
+            Error::Mesh(MeshError::Meshing {
+                message: format!("topology sanity check failed: {what}"),
+            })
         };
         if rebuilt.edges != self.edges || rebuilt.neighbors != self.neighbors {
             return Err(broken("edges or adjacency differ from a rebuild"));
@@ -565,11 +567,12 @@ fn check_edge(
         let (repeats, first) = repeated_triangles(triangles, a, b, group);
         if let Some((t, earlier)) = first {
             if strict {
-                return Err(Error::RepeatedTriangle {
+                return Err(MeshError::RepeatedTriangle {
                     triangle: t,
                     first: earlier,
                     corners: triangles[t],
-                });
+                }
+                .into());
             }
             found.first_repeated.get_or_insert((t, earlier));
         }
@@ -578,23 +581,25 @@ fn check_edge(
     let first_triangle = (group[0].1 >> 1) as usize / 3;
     if count > 2 {
         if strict {
-            return Err(Error::NonManifoldEdge {
+            return Err(MeshError::NonManifoldEdge {
                 a,
                 b,
                 count,
                 triangle: first_triangle,
-            });
+            }
+            .into());
         }
         found.non_manifold_edges += 1;
         found.first_non_manifold_edge.get_or_insert(([a, b], count));
     } else if same_way {
         if strict {
-            return Err(Error::FoldedEdge {
+            return Err(MeshError::FoldedEdge {
                 a,
                 b,
                 first: first_triangle,
                 second: (group[1].1 >> 1) as usize / 3,
-            });
+            }
+            .into());
         }
         found.folded_edges += 1;
         found.first_folded_edge.get_or_insert([a, b]);

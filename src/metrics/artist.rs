@@ -22,7 +22,7 @@
 //!   with the artist's (the artist's own rig flips too: the baseline).
 
 use crate::animation::Clip;
-use crate::error::{Error, Result};
+use crate::error::{Result, WeightsError};
 use crate::geometry::signed_area2;
 use crate::scene::Scene;
 use crate::skeleton::{Affine2, Pose};
@@ -120,8 +120,8 @@ pub struct ArtistMesh<'a> {
 /// a bone's rotation moves what it moves in the artist's rig, children included).
 ///
 /// Errors: weights of the wrong shape, or a vertex or bone of `mesh` out of range
-/// ([`Error::WeightsShape`]); a non-finite angle
-/// ([`Error::NonFinitePose`], naming the bone).
+/// ([`WeightsError::WeightsShape`]); a non-finite angle
+/// ([`SkeletonError::NonFinitePose`](crate::error::SkeletonError::NonFinitePose), naming the bone).
 pub fn score_against_artist(
     scene: &Scene,
     weights: &Weights,
@@ -166,30 +166,32 @@ pub fn score_against_artist(
 }
 
 /// Weights of the scene's shape, and meshes whose vertices and bones are in range
-/// ([`Error::WeightsShape`] naming what is not).
+/// ([`WeightsError::WeightsShape`] naming what is not).
 fn check_shapes(scene: &Scene, weights: &[&Weights], meshes: &[ArtistMesh<'_>]) -> Result<()> {
     let (n, bones) = (scene.mesh.vertex_count(), scene.skeleton.len());
     for w in weights {
         if w.vertex_count() != n || w.bone_count() != bones {
-            return Err(Error::WeightsShape {
+            return Err(WeightsError::WeightsShape {
                 message: format!(
                     "weights are {} vertices x {} bones, the scene has {n} vertices x {bones} bones",
                     w.vertex_count(),
                     w.bone_count()
                 ),
-            });
+            }.into());
         }
     }
     for mesh in meshes {
         if let Some(&v) = mesh.vertices.iter().find(|&&v| v >= n) {
-            return Err(Error::WeightsShape {
+            return Err(WeightsError::WeightsShape {
                 message: format!("artist mesh vertex {v} is out of range ({n} vertices)"),
-            });
+            }
+            .into());
         }
         if let Some(&b) = mesh.bones.iter().find(|&&b| b >= bones) {
-            return Err(Error::WeightsShape {
+            return Err(WeightsError::WeightsShape {
                 message: format!("artist mesh bone {b} is out of range ({bones} bones)"),
-            });
+            }
+            .into());
         }
     }
     Ok(())
@@ -226,7 +228,7 @@ impl ArtistClipFrames {
     /// Samples every clip at `fps` frames per second ([`Clip::frame_times`]; the scene's IK
     /// applied, [`Scene::clip_pose`]) and skins the rest mesh with `artist`.
     ///
-    /// Errors: `artist` of the wrong shape ([`Error::WeightsShape`]); a clip naming a bone
+    /// Errors: `artist` of the wrong shape ([`WeightsError::WeightsShape`]); a clip naming a bone
     /// the skeleton lacks or a bad frame rate (the clip's and [`Clip::frame_times`]' errors).
     pub fn new(scene: &Scene, artist: &Weights, clips: &[Clip], fps: f64) -> Result<Self> {
         check_shapes(scene, &[artist], &[])?;
@@ -251,7 +253,7 @@ impl ArtistClipFrames {
     /// The clip scores of `weights` on each of `meshes` (whole-scene weights, as for
     /// [`score_against_artist`]).
     ///
-    /// Errors: weights of the wrong shape or a mesh out of range ([`Error::WeightsShape`]).
+    /// Errors: weights of the wrong shape or a mesh out of range ([`WeightsError::WeightsShape`]).
     pub fn score(
         &self,
         scene: &Scene,
@@ -342,6 +344,7 @@ mod tests {
     use super::*;
     use crate::mesh::Mesh;
     use crate::skeleton::{Bone, Skeleton};
+    use crate::Error;
 
     fn strip() -> Scene {
         let mesh = Mesh::new(
@@ -450,7 +453,7 @@ mod tests {
         };
         assert!(matches!(
             frames.score(&scene, &artist, &[bad]),
-            Err(Error::WeightsShape { .. })
+            Err(Error::Weights(WeightsError::WeightsShape { .. }))
         ));
     }
 }

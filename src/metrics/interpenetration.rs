@@ -44,7 +44,7 @@
 //! Per pose, [`Interpenetration::measure`] takes posed positions from any deformation (LBS,
 //! DQS, correctives, a clip frame); [`Interpenetration::new`] does the rest-pose work once.
 
-use crate::error::{Error, Result};
+use crate::error::{MeshError, Result};
 use crate::geometry::{bbox_overlapping_pairs, signed_area2, Segment};
 use crate::mesh::Mesh;
 use crate::scene::Scene;
@@ -136,29 +136,31 @@ impl<'m> Interpenetration<'m> {
     /// The rest-pose work for `mesh` with one layer per triangle (`triangle_layer[t]` indexes
     /// `layer_names`): the layers' boundary edges, and the layer pairs that overlap at rest.
     ///
-    /// Errors: [`Error::TriangleLayers`] when the list's length is not the triangle count or
+    /// Errors: [`MeshError::TriangleLayers`] when the list's length is not the triangle count or
     /// a layer index has no name.
     pub fn new(mesh: &'m Mesh, triangle_layer: &[usize], layer_names: Vec<String>) -> Result<Self> {
         let nt = mesh.triangle_count();
         if triangle_layer.len() != nt {
-            return Err(Error::TriangleLayers {
+            return Err(MeshError::TriangleLayers {
                 message: format!(
                     "{} layers for a mesh of {nt} triangles",
                     triangle_layer.len()
                 ),
-            });
+            }
+            .into());
         }
         if let Some((t, &l)) = triangle_layer
             .iter()
             .enumerate()
             .find(|(_, &l)| l >= layer_names.len() || l > u32::MAX as usize)
         {
-            return Err(Error::TriangleLayers {
+            return Err(MeshError::TriangleLayers {
                 message: format!(
                     "triangle {t} is in layer {l}, but there are {} layer names",
                     layer_names.len()
                 ),
-            });
+            }
+            .into());
         }
         let triangle_layer: Vec<u32> = triangle_layer.iter().map(|&l| l as u32).collect();
         let edges = layer_boundary_edges(mesh, &triangle_layer);
@@ -212,8 +214,8 @@ impl<'m> Interpenetration<'m> {
     /// Interpenetration of one pose: `posed` has one position per mesh vertex, from any
     /// deformation (a probe, a clip frame, correctives).
     ///
-    /// Errors: [`Error::PosedPositions`] for a list of the wrong length,
-    /// [`Error::NonFiniteCoordinate`] for a position that is not finite.
+    /// Errors: [`MeshError::PosedPositions`] for a list of the wrong length,
+    /// [`MeshError::NonFiniteCoordinate`] for a position that is not finite.
     pub fn measure(&self, posed: &[Point2<f64>]) -> Result<InterpenetrationReport> {
         self.check_posed(posed)?;
         let mut first = Vec::new();
@@ -258,20 +260,22 @@ impl<'m> Interpenetration<'m> {
     fn check_posed(&self, posed: &[Point2<f64>]) -> Result<()> {
         let n = self.mesh.vertex_count();
         if posed.len() != n {
-            return Err(Error::PosedPositions {
+            return Err(MeshError::PosedPositions {
                 given: posed.len(),
                 vertices: n,
-            });
+            }
+            .into());
         }
         if let Some(v) = posed
             .iter()
             .position(|p| !p.x.is_finite() || !p.y.is_finite())
         {
-            return Err(Error::NonFiniteCoordinate {
+            return Err(MeshError::NonFiniteCoordinate {
                 vertex: v,
                 x: posed[v].x,
                 y: posed[v].y,
-            });
+            }
+            .into());
         }
         Ok(())
     }
@@ -592,6 +596,7 @@ pub fn interpenetration(scene: &Scene, posed: &[Point2<f64>]) -> Result<Interpen
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::Error;
 
     fn p(x: f64, y: f64) -> Point2<f64> {
         Point2::new(x, y)
@@ -669,25 +674,28 @@ mod tests {
         let mesh = strip();
         assert!(matches!(
             Interpenetration::new(&mesh, &[0, 0, 1], vec!["a".into(), "b".into()]),
-            Err(Error::TriangleLayers { .. })
+            Err(Error::Mesh(MeshError::TriangleLayers { .. }))
         ));
         assert!(matches!(
             Interpenetration::new(&mesh, &[0, 0, 1, 2], vec!["a".into(), "b".into()]),
-            Err(Error::TriangleLayers { .. })
+            Err(Error::Mesh(MeshError::TriangleLayers { .. }))
         ));
         let ip = Interpenetration::new(&mesh, &[0; 4], vec!["body".into()]).unwrap();
         assert!(matches!(
             ip.measure(&mesh.vertices()[..5]),
-            Err(Error::PosedPositions {
+            Err(Error::Mesh(MeshError::PosedPositions {
                 given: 5,
                 vertices: 6
-            })
+            }))
         ));
         let mut posed = mesh.vertices().to_vec();
         posed[3].y = f64::NAN;
         assert!(matches!(
             ip.measure(&posed),
-            Err(Error::NonFiniteCoordinate { vertex: 3, .. })
+            Err(Error::Mesh(MeshError::NonFiniteCoordinate {
+                vertex: 3,
+                ..
+            }))
         ));
     }
 

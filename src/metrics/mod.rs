@@ -17,7 +17,7 @@ pub use interpenetration::{
     interpenetration, EdgeCrossing, Interpenetration, InterpenetrationReport, LayerOverlap,
 };
 
-use crate::error::{Error, Result};
+use crate::error::{Error, MeshError, Result, SceneError, SkeletonError};
 use crate::mesh::{signed_area2, Mesh};
 use crate::scene::{Probe, Scene};
 use crate::skeleton::Pose;
@@ -149,18 +149,20 @@ pub fn drag(scene: &Scene, weights: &Weights, probe: &Probe) -> Result<Drag> {
 pub fn drag_of_positions(scene: &Scene, probe: &Probe, posed: &[Point2<f64>]) -> Result<Drag> {
     let rest = scene.mesh.vertices();
     if posed.len() != rest.len() {
-        return Err(Error::PosedPositions {
+        return Err(MeshError::PosedPositions {
             given: posed.len(),
             vertices: rest.len(),
-        });
+        }
+        .into());
     }
     let transforms = scene.skeleton.skinning_affines(&probe.pose)?;
     let watched = probe.watched_vertices(scene)?;
     if watched.is_empty() {
         // Nothing watched would measure a drag of 0: a pass that tested nothing.
-        return Err(Error::ProbeWatchesNothing {
+        return Err(SceneError::ProbeWatchesNothing {
             probe: probe.name.clone(),
-        });
+        }
+        .into());
     }
     let owners = owning_bones(scene);
     let displacement = watched
@@ -185,9 +187,11 @@ pub fn moved_bones(scene: &Scene, pose: &Pose) -> Result<Vec<bool>> {
     let skeleton = &scene.skeleton;
     let mut direct = vec![false; skeleton.len()];
     for name in pose.moved_bones() {
-        let j = skeleton.index_of(name).ok_or_else(|| Error::UnknownBone {
-            context: "pose".into(),
-            bone: name.to_string(),
+        let j = skeleton.index_of(name).ok_or_else(|| {
+            Error::Skeleton(SkeletonError::UnknownBone {
+                context: "pose".into(),
+                bone: name.to_string(),
+            })
         })?;
         direct[j] = true;
     }
@@ -386,7 +390,7 @@ pub fn evaluate(scene: &Scene, weights: &Weights, probe: &Probe) -> Result<Metri
 impl Metrics {
     /// Every metric except distortion (infinite for a collapsed triangle, written as `null`)
     /// must be finite; otherwise the probe's pose moved vertices too far for f64 (e.g. a
-    /// translation of 1e308): an [`Error::UnmeasurablePose`] naming the probe and the metric.
+    /// translation of 1e308): an [`SceneError::UnmeasurablePose`] naming the probe and the metric.
     pub fn check_finite(&self, probe: &Probe) -> Result<()> {
         for (name, value) in [
             ("drag_max_pct", self.drag_max_pct),
@@ -398,19 +402,21 @@ impl Metrics {
             ("dirichlet", self.dirichlet),
         ] {
             if !value.is_finite() {
-                return Err(Error::UnmeasurablePose {
+                return Err(SceneError::UnmeasurablePose {
                     probe: probe.name.clone(),
                     measure: name,
                     value,
-                });
+                }
+                .into());
             }
         }
         if self.distortion_max.is_nan() || self.distortion_p99.is_nan() {
-            return Err(Error::UnmeasurablePose {
+            return Err(SceneError::UnmeasurablePose {
                 probe: probe.name.clone(),
                 measure: "distortion",
                 value: f64::NAN,
-            });
+            }
+            .into());
         }
         Ok(())
     }

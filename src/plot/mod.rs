@@ -16,7 +16,7 @@ pub use maps::{bone_colors, PoseMap, WeightMap};
 pub use raster::{rasterize_triangles, RasterView};
 
 use crate::compare::ProbeView;
-use crate::error::{Error, Result};
+use crate::error::{Error, OutputError, Result};
 use crate::scene::Scene;
 use crate::weights::Weights;
 use plotters::coord::Shift;
@@ -46,9 +46,9 @@ pub fn register_fonts() {
 
 /// Converts a plotters drawing error into the crate's error.
 pub(crate) fn plot_err<E: std::fmt::Debug>(e: E) -> Error {
-    Error::Plot {
+    Error::Output(OutputError::Plot {
         message: format!("{e:?}"),
-    }
+    })
 }
 
 /// Draws `figure` into `path` (`.png` or `.svg`, chosen by extension) at `size` pixels.
@@ -64,23 +64,28 @@ pub fn save_figure<F: Figure>(figure: &F, path: impl AsRef<Path>, size: (u32, u3
             let root = BitMapBackend::new(path, size).into_drawing_area();
             root.fill(&WHITE).map_err(plot_err)?;
             figure.draw(&root)?;
-            root.present().map_err(|e| Error::Plot {
-                message: format!("{}: {e:?}", path.display()),
+            root.present().map_err(|e| {
+                Error::Output(OutputError::Plot {
+                    message: format!("{}: {e:?}", path.display()),
+                })
             })
         }
         Some("svg") => {
             let root = SVGBackend::new(path, size).into_drawing_area();
             root.fill(&WHITE).map_err(plot_err)?;
             figure.draw(&root)?;
-            root.present().map_err(|e| Error::Plot {
-                message: format!("{}: {e:?}", path.display()),
+            root.present().map_err(|e| {
+                Error::Output(OutputError::Plot {
+                    message: format!("{}: {e:?}", path.display()),
+                })
             })
         }
-        other => Err(Error::UnsupportedOutput {
+        other => Err(OutputError::UnsupportedOutput {
             path: path.to_path_buf(),
             extension: other.unwrap_or("").to_string(),
             supported: ".png or .svg".into(),
-        }),
+        }
+        .into()),
     }
 }
 

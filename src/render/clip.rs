@@ -4,7 +4,7 @@
 use super::raster::check_size;
 use super::{posed_vertices, Skinning};
 use crate::animation::Clip;
-use crate::error::{Error, Result};
+use crate::error::{Error, FormatError, OutputError, Result};
 use crate::scene::Scene;
 use crate::weights::Weights;
 use image::RgbImage;
@@ -43,19 +43,22 @@ pub fn clip_frames(
 
 /// Frames of one size, or an error naming the first that differs.
 fn common_size(frames: &[RgbImage], what: &'static str) -> Result<(u32, u32)> {
-    let first = frames.first().ok_or(Error::NoFrames { what })?;
+    let first = frames
+        .first()
+        .ok_or(Error::Output(OutputError::NoFrames { what }))?;
     let size = first.dimensions();
     if let Some((i, f)) = frames
         .iter()
         .enumerate()
         .find(|(_, f)| f.dimensions() != size)
     {
-        return Err(Error::FrameSize {
+        return Err(OutputError::FrameSize {
             what,
             frame: i,
             size: f.dimensions(),
             first: size,
-        });
+        }
+        .into());
     }
     Ok(size)
 }
@@ -67,10 +70,11 @@ fn common_size(frames: &[RgbImage], what: &'static str) -> Result<(u32, u32)> {
 pub fn encode_apng(frames: &[RgbImage], times: &[f64], path: &Path) -> Result<Vec<u8>> {
     let (w, h) = common_size(frames, "apng")?;
     if times.len() != frames.len() {
-        return Err(Error::FrameTimes {
+        return Err(OutputError::FrameTimes {
             given: times.len(),
             frames: frames.len(),
-        });
+        }
+        .into());
     }
     let n = frames.len();
     let mean_step = if n > 1 {
@@ -83,9 +87,11 @@ pub fn encode_apng(frames: &[RgbImage], times: &[f64], path: &Path) -> Result<Ve
         let dt = times.get(i + 1).map_or(mean_step, |t| t - times[i]);
         (dt * 10_000.0).round().clamp(1.0, u16::MAX as f64) as u16
     };
-    let err = |e: png::EncodingError| Error::Image {
-        path: path.into(),
-        message: e.to_string(),
+    let err = |e: png::EncodingError| {
+        Error::Format(FormatError::Image {
+            path: path.into(),
+            message: e.to_string(),
+        })
     };
     let mut bytes = Vec::new();
     {
@@ -127,16 +133,17 @@ pub fn contact_sheet(frames: &[RgbImage], columns: u32, background: [u8; 3]) -> 
 /// Images of one height side by side, left to right. Errors: none given, heights that
 /// differ, a result over the render size limits.
 pub fn side_by_side(images: &[RgbImage]) -> Result<RgbImage> {
-    let first = images.first().ok_or(Error::NoFrames {
+    let first = images.first().ok_or(Error::Output(OutputError::NoFrames {
         what: "side by side",
-    })?;
+    }))?;
     let h = first.height();
     if let Some((i, im)) = images.iter().enumerate().find(|(_, im)| im.height() != h) {
-        return Err(Error::ImageHeight {
+        return Err(OutputError::ImageHeight {
             image: i,
             height: im.height(),
             first: h,
-        });
+        }
+        .into());
     }
     let w: u64 = images.iter().map(|im| im.width() as u64).sum();
     check_size(w as f64, h as f64, 1)?;

@@ -28,7 +28,7 @@
 //!   rounding; the largest difference checks that blending is linear in the background.
 
 use super::raster::Rgb16Image;
-use crate::error::{Error, Result};
+use crate::error::{OutputError, Result};
 use image::RgbImage;
 use rayon::prelude::*;
 
@@ -108,21 +108,23 @@ pub fn fringe_excluding(m: &Matting, excluded: Option<&[bool]>) -> Result<Fringe
     ] {
         if let Some(dimensions) = dimensions {
             if dimensions != size {
-                return Err(Error::RenderSize {
+                return Err(OutputError::RenderSize {
                     render: name,
                     got: dimensions,
                     frame: size,
-                });
+                }
+                .into());
             }
         }
     }
     let (w, h) = (size.0 as usize, size.1 as usize);
     if let Some(mask) = excluded {
         if mask.len() != w * h {
-            return Err(Error::MaskSize {
+            return Err(OutputError::MaskSize {
                 given: mask.len(),
                 pixels: w * h,
-            });
+            }
+            .into());
         }
     }
     let a = coverage(m.black, m.white);

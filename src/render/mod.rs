@@ -43,7 +43,7 @@ pub use raster::{
 pub use seam_gaps::{seam_pixel_gaps, seam_pixel_gaps_in_art, SeamPixelGap, OPAQUE_ALPHA};
 pub use texture::{check_uvs, vertex_colours, Texture};
 
-use crate::error::{Error, Result};
+use crate::error::{ArgumentError, Result};
 use crate::mesh::Mesh;
 use crate::scene::Scene;
 use crate::skeleton::Pose;
@@ -93,14 +93,15 @@ pub fn drawn_parts(
     let art = match scene.art() {
         Some(art) => art,
         None if skin.is_some() => {
-            return Err(Error::InvalidArgument {
+            return Err(ArgumentError::InvalidArgument {
                 argument: "skin",
                 value: skin.unwrap_or_default().to_string(),
                 reason: format!(
                     "scene {:?} has no art, so no skins to pick from",
                     scene.name()
                 ),
-            })
+            }
+            .into())
         }
         None => return Ok(None),
     };
@@ -164,10 +165,11 @@ pub fn parse_colour(text: &str) -> Result<[u8; 3]> {
             let byte = |i: usize| u8::from_str_radix(&h[i..i + 2], 16).unwrap_or(0);
             Ok([byte(0), byte(2), byte(4)])
         }
-        None => Err(Error::InvalidArgument {
+        None => Err(ArgumentError::InvalidArgument {
             argument: "background",
             value: text.to_string(),
             reason: format!("{text:?} is not a colour (use black, white, red or #RRGGBB)"),
-        }),
+        }
+        .into()),
     }
 }

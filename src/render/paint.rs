@@ -11,7 +11,7 @@
 //! with the RGB of [`PaintOptions::transparent`]: the "dirty" transparent colour that
 //! bilinear filtering pulls into straight-alpha edges.
 
-use crate::error::{Error, Result};
+use crate::error::{ArtError, Result, SeamError};
 use crate::render::Texture;
 use crate::scene::{AlphaMode, Art, ArtImage, Layer, Scene};
 use crate::seams::measure::{triangle_layers, TriangleGrid};
@@ -144,16 +144,18 @@ fn paint_part_image(
 /// The errors of [`paint_layers`] that do not depend on the part being painted.
 fn check_paint_input(scene: &Scene, options: &PaintOptions) -> Result<()> {
     if scene.art.is_some() {
-        return Err(Error::HasArt {
+        return Err(ArtError::HasArt {
             scene: scene.name.clone(),
-        });
+        }
+        .into());
     }
     if !(options.beyond.is_finite() && options.beyond >= 0.0) {
-        return Err(Error::InvalidAmount {
+        return Err(SeamError::InvalidAmount {
             option: "beyond".into(),
             value: options.beyond,
             expected: "finite and >= 0",
-        });
+        }
+        .into());
     }
     Ok(())
 }
@@ -188,13 +190,14 @@ pub fn paint_layers(
         let frame = PartFrame::around(points, &members, options.margin as f64 + 0.5);
         let (width, height) = frame.size();
         if width > 16_384.0 || height > 16_384.0 {
-            return Err(Error::LayerTooLarge {
+            return Err(ArtError::LayerTooLarge {
                 part,
                 name: name.to_string(),
                 width,
                 height,
                 max: 16_384,
-            });
+            }
+            .into());
         }
         for &v in &members {
             uvs[v] = frame.uv(points[v]);

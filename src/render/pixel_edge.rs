@@ -8,7 +8,7 @@ use super::raster::{
 };
 use super::texture::Texture;
 use super::{posed_vertices, Skinning};
-use crate::error::{Error, Result};
+use crate::error::{ArtError, Error, OutputError, Result};
 use crate::lint::PixelEdgeMeasure;
 use crate::scene::{AlphaMode, Scene};
 use crate::skeleton::Pose;
@@ -232,8 +232,10 @@ pub fn pixel_edge(
     textures: &[Texture],
     options: &PixelEdgeOptions,
 ) -> Result<Vec<PixelEdgeRow>> {
-    let art = scene.art.as_ref().ok_or_else(|| Error::NoArt {
-        scene: scene.name.clone(),
+    let art = scene.art.as_ref().ok_or_else(|| {
+        Error::Art(ArtError::NoArt {
+            scene: scene.name.clone(),
+        })
     })?;
     let mut poses = vec![("rest".to_string(), Pose::rest())];
     poses.extend(
@@ -350,13 +352,13 @@ pub fn pixel_edge_lint_reporting(
                     edge.max_gap,
                 ));
             }
-            Err(Error::RenderTooLarge {
+            Err(Error::Output(OutputError::RenderTooLarge {
                 width,
                 height,
                 max_side,
                 max_pixels,
                 ..
-            }) => {
+            })) => {
                 checks.push(crate::lint::not_measured(
                     &format!("pixel edge {scale}x"),
                     &format!(

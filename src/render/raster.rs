@@ -17,7 +17,7 @@
 //!   the triangles in the same order, so the image does not depend on the thread count.
 
 use super::texture::{Texels, Texture};
-use crate::error::{Error, Result};
+use crate::error::{ArgumentError, Error, MeshError, OutputError, Result};
 use crate::mesh::Mesh;
 use crate::scene::{triangle_layers, AlphaMode, Art};
 use image::{ImageBuffer, Rgb, RgbImage};
@@ -77,14 +77,15 @@ impl Frame {
     /// The smallest frame holding `points` under `view` with `margin` pixels all round (plus
     /// one pixel for the offset). Errors: a scale that is not finite and positive, a
     /// non-finite rotation, offset or margin, and a frame over [`MAX_RENDER_SIDE`] a side or
-    /// [`MAX_RENDER_PIXELS`] pixels ([`Error::RenderTooLarge`], before anything is allocated).
+    /// [`MAX_RENDER_PIXELS`] pixels ([`OutputError::RenderTooLarge`], before anything is allocated).
     pub fn fit(points: &[Point2<f64>], view: &View, margin: f64) -> Result<Frame> {
         if !(view.scale.is_finite() && view.scale > 0.0) {
-            return Err(Error::InvalidArgument {
+            return Err(ArgumentError::InvalidArgument {
                 argument: "scale",
                 value: view.scale.to_string(),
                 reason: format!("{} must be finite and > 0", view.scale),
-            });
+            }
+            .into());
         }
         for (field, v) in [
             ("rotation", view.rotation_deg),
@@ -93,15 +94,16 @@ impl Frame {
             ("margin", margin),
         ] {
             if !v.is_finite() {
-                return Err(Error::InvalidArgument {
+                return Err(ArgumentError::InvalidArgument {
                     argument: field,
                     value: v.to_string(),
                     reason: format!("{v} is not finite"),
-                });
+                }
+                .into());
             }
         }
         if points.is_empty() {
-            return Err(Error::NothingToFrame);
+            return Err(OutputError::NothingToFrame.into());
         }
         let (s, c) = view.rotation_deg.to_radians().sin_cos();
         let (a, b, cc, d) = (
@@ -159,13 +161,14 @@ pub(crate) fn check_size(w: f64, h: f64, samples: u32) -> Result<()> {
                 u64::MAX
             }
         };
-        return Err(Error::RenderTooLarge {
+        return Err(OutputError::RenderTooLarge {
             width: size(w),
             height: size(h),
             samples,
             max_side: MAX_RENDER_SIDE,
             max_pixels: MAX_RENDER_PIXELS,
-        });
+        }
+        .into());
     }
     Ok(())
 }
@@ -342,11 +345,11 @@ fn into_images<T, I, const K: usize>(
 /// is resolved per pixel).
 fn size_mismatch(frame: &Frame, len: usize) -> Error {
     let rows = len / 3 / (frame.width as usize).max(1);
-    Error::RenderSize {
+    Error::Output(OutputError::RenderSize {
         render: "resolved pixels",
         got: (frame.width, u32::try_from(rows).unwrap_or(u32::MAX)),
         frame: (frame.width, frame.height),
-    }
+    })
 }
 
 /// An RGB image with 16 bits per channel.
@@ -364,26 +367,29 @@ fn render_resolved<T: Copy + Default + Send, const K: usize>(
 ) -> Result<[Vec<T>; K]> {
     let n = options.samples;
     if !SAMPLE_COUNTS.contains(&n) {
-        return Err(Error::InvalidArgument {
+        return Err(ArgumentError::InvalidArgument {
             argument: "samples",
             value: n.to_string(),
             reason: format!("{n} (use 1, 2, 4 or 8 samples per pixel side)"),
-        });
+        }
+        .into());
     }
     check_size(frame.width as f64, frame.height as f64, n)?;
     let pixels = frame.width as usize * frame.height as usize;
     if let Some(flags) = wanted.filter(|f| f.len() != pixels) {
-        return Err(Error::MaskSize {
+        return Err(OutputError::MaskSize {
             given: flags.len(),
             pixels,
-        });
+        }
+        .into());
     }
     let mesh = drawing.mesh;
     if drawing.positions.len() != mesh.vertex_count() {
-        return Err(Error::PosedPositions {
+        return Err(MeshError::PosedPositions {
             given: drawing.positions.len(),
             vertices: mesh.vertex_count(),
-        });
+        }
+        .into());
     }
     if let Some(art) = drawing.art {
         art.check(mesh.vertex_count(), mesh.parts())?;

@@ -2,7 +2,7 @@
 //! render's coverage (triangulation matting, [`crate::render::coverage`]) against what should
 //! be covered there (the layers plus the open region).
 
-use crate::error::{Error, Result};
+use crate::error::{ArtError, Error, OutputError, Result};
 use crate::mesh::triangle_grid::TriangleGrid;
 use crate::render::{coverage, coverage_16, Frame, MattingRenders, Texture};
 use crate::scene::Scene;
@@ -64,8 +64,10 @@ pub fn seam_pixel_gaps_in_art(
     renders: &MattingRenders,
     textures: &[Texture],
 ) -> Result<Vec<SeamPixelGap>> {
-    let art = scene.art.as_ref().ok_or_else(|| Error::NoArt {
-        scene: scene.name.clone(),
+    let art = scene.art.as_ref().ok_or_else(|| {
+        Error::Art(ArtError::NoArt {
+            scene: scene.name.clone(),
+        })
     })?;
     crate::render::check_uvs(&scene.mesh, art, textures)?;
     gaps(scene, seams, posed, frame, renders, Some(textures))
@@ -184,11 +186,12 @@ fn check_render_sizes(frame: &Frame, renders: &MattingRenders) -> Result<()> {
         ("ref_white", renders.ref_white.dimensions()),
     ] {
         if dimensions != (frame.width, frame.height) {
-            return Err(Error::RenderSize {
+            return Err(OutputError::RenderSize {
                 render: name,
                 got: dimensions,
                 frame: (frame.width, frame.height),
-            });
+            }
+            .into());
         }
     }
     Ok(())

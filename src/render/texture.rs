@@ -1,7 +1,7 @@
 //! Textures: an art image's pixels, converted to the alpha mode the renderer samples in, and
 //! bilinear sampling with clamp-to-edge, as a GPU's linear filter does.
 
-use crate::error::{Error, Result};
+use crate::error::{ArtError, Result};
 use crate::io::Sprite;
 use crate::mesh::Mesh;
 use crate::scene::{AlphaMode, Art, Scene};
@@ -74,10 +74,11 @@ impl Texture {
 /// its size.
 pub fn check_uvs(mesh: &Mesh, art: &Art, textures: &[Texture]) -> Result<()> {
     if textures.len() != art.images.len() {
-        return Err(Error::TextureCount {
+        return Err(ArtError::TextureCount {
             given: textures.len(),
             images: art.images.len(),
-        });
+        }
+        .into());
     }
     let image_of_part = art.image_of_part(mesh.parts());
     const TOL: f64 = 1e-6;
@@ -90,14 +91,15 @@ pub fn check_uvs(mesh: &Mesh, art: &Art, textures: &[Texture]) -> Result<()> {
             textures[k].image.height() as f64,
         );
         if !(uv.x >= -TOL && uv.x <= w + TOL && uv.y >= -TOL && uv.y <= h + TOL) {
-            return Err(Error::UvOutsideImage {
+            return Err(ArtError::UvOutsideImage {
                 vertex: v,
                 u: uv.x,
                 v: uv.y,
                 image: textures[k].name.clone(),
                 width: w,
                 height: h,
-            });
+            }
+            .into());
         }
     }
     Ok(())

@@ -4,7 +4,7 @@
 //! Only the model lives here: paths and numbers, no pixels. Reading the images is the
 //! renderer's job (feature `io`), so the numeric core stays free of image decoding.
 
-use crate::error::{Error, Result};
+use crate::error::{ArtError, Result, SkeletonError};
 use crate::mesh::Mesh;
 use nalgebra::Point2;
 use std::path::PathBuf;
@@ -126,43 +126,48 @@ impl Art {
     /// indices in range.
     pub fn check(&self, vertex_count: usize, parts: &[String]) -> Result<()> {
         if self.uvs.len() != vertex_count {
-            return Err(Error::ArtUvs {
+            return Err(ArtError::ArtUvs {
                 given: self.uvs.len(),
                 vertices: vertex_count,
-            });
+            }
+            .into());
         }
         if let Some(v) = self
             .uvs
             .iter()
             .position(|p| !p.x.is_finite() || !p.y.is_finite())
         {
-            return Err(Error::NonFiniteUv {
+            return Err(ArtError::NonFiniteUv {
                 vertex: v,
                 u: self.uvs[v].x,
                 v: self.uvs[v].y,
-            });
+            }
+            .into());
         }
         for (i, l) in self.layers.iter().enumerate() {
             if !parts.contains(&l.part) {
-                return Err(Error::UnknownPart {
+                return Err(SkeletonError::UnknownPart {
                     context: format!("art.layers[{i}]"),
                     part: l.part.clone(),
                     known: parts.to_vec(),
-                });
+                }
+                .into());
             }
             if self.layers[..i].iter().any(|o| o.part == l.part) {
-                return Err(Error::DuplicateLayer {
+                return Err(ArtError::DuplicateLayer {
                     layer: i,
                     part: l.part.clone(),
-                });
+                }
+                .into());
             }
             if let Some(k) = l.image {
                 if k >= self.images.len() {
-                    return Err(Error::LayerImage {
+                    return Err(ArtError::LayerImage {
                         layer: i,
                         image: k,
                         images: self.images.len(),
-                    });
+                    }
+                    .into());
                 }
             }
         }
@@ -170,7 +175,7 @@ impl Art {
             .iter()
             .find(|p| !self.layers.iter().any(|l| &l.part == *p))
         {
-            return Err(Error::UndrawnPart { part: p.clone() });
+            return Err(ArtError::UndrawnPart { part: p.clone() }.into());
         }
         Ok(())
     }
@@ -246,7 +251,7 @@ impl Art {
         if known.iter().any(|k| k == skin) {
             return Ok(());
         }
-        Err(Error::InvalidArgument {
+        Err(crate::error::ArgumentError::InvalidArgument {
             argument: "skin",
             value: skin.to_string(),
             reason: if known.is_empty() {
@@ -256,7 +261,8 @@ impl Art {
             } else {
                 format!("no skin is called {skin:?} (the scene has {known:?})")
             },
-        })
+        }
+        .into())
     }
 
     /// Which layers are drawn (indexed like [`Art::layers`]) when the rig shows skin `skin`
@@ -356,6 +362,7 @@ pub fn triangle_layers(mesh: &Mesh, layer_of_part: &[usize]) -> Vec<usize> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::Error;
 
     fn art() -> Art {
         Art {
@@ -374,27 +381,45 @@ mod tests {
         let parts = vec!["a".to_string(), "b".to_string()];
         art().check(3, &parts).unwrap();
         assert_eq!(art().layer_of_part(&parts), vec![1, 0]);
-        let e = art().check(4, &parts).unwrap_err().to_string();
-        assert!(
-            e.contains("art.uvs") && e.contains("3 texture coordinates"),
-            "{e}"
-        );
+        let art_error = |a: &Art| match a.check(3, &parts) {
+            Err(Error::Art(e)) => e,
+            other => panic!("{other:?}"),
+        };
+        assert!(matches!(
+            art().check(4, &parts),
+            Err(Error::Art(ArtError::ArtUvs {
+                given: 3,
+                vertices: 4
+            }))
+        ));
         let mut a = art();
         a.uvs[1].x = f64::NAN;
-        let e = a.check(3, &parts).unwrap_err().to_string();
-        assert!(e.contains("art.uvs[1]"), "{e}");
+        assert!(matches!(
+            art_error(&a),
+            ArtError::NonFiniteUv { vertex: 1, .. }
+        ));
         let mut a = art();
         a.layers[1].part = "b".into();
-        let e = a.check(3, &parts).unwrap_err().to_string();
-        assert!(e.contains("art.layers[1]") && e.contains("twice"), "{e}");
+        assert!(matches!(
+            art_error(&a),
+            ArtError::DuplicateLayer { layer: 1, ref part } if part == "b"
+        ));
         let mut a = art();
         a.layers.pop();
-        let e = a.check(3, &parts).unwrap_err().to_string();
-        assert!(e.contains("\"a\" is not drawn"), "{e}");
+        assert!(matches!(
+            art_error(&a),
+            ArtError::UndrawnPart { ref part } if part == "a"
+        ));
         let mut a = art();
         a.layers[0].image = Some(3);
-        let e = a.check(3, &parts).unwrap_err().to_string();
-        assert!(e.contains("art.layers[0].image"), "{e}");
+        assert!(matches!(
+            art_error(&a),
+            ArtError::LayerImage {
+                layer: 0,
+                image: 3,
+                ..
+            }
+        ));
         assert_eq!(
             AlphaMode::from_name("premultiplied"),
             Some(AlphaMode::Premultiplied)

@@ -12,7 +12,7 @@
 //! covered by mesh edges. Bones on the axis (spine, bar bones) lie along the half's seam edge.
 
 use super::{Probe, Scene, Watch};
-use crate::error::{Error, Result};
+use crate::error::{ArgumentError, MeshError, Result, SceneError};
 use crate::mesh::{calibrate_max_area, mesh_outline, Mesh, MeshArrays, MeshingOptions, Outline};
 use crate::skeleton::{Bone, Pose, Skeleton};
 use nalgebra::Point2;
@@ -127,46 +127,51 @@ pub fn mirror_vertex_map_about(mesh: &Mesh, axis: MirrorAxis) -> Option<Vec<usiz
 pub fn builtin_scene(name: &str, options: &BuiltinOptions) -> Result<Scene> {
     let (lo, hi) = VERTEX_RANGE;
     if !(lo..=hi).contains(&options.vertices) {
-        return Err(Error::InvalidArgument {
+        return Err(ArgumentError::InvalidArgument {
             argument: "vertices",
             value: options.vertices.to_string(),
             reason: format!("{} is outside {lo}..={hi}", options.vertices),
-        });
+        }
+        .into());
     }
     if let Some(g) = options.gap {
         if !g.is_finite() || !(0.0..=MAX_GAP).contains(&g) {
-            return Err(Error::InvalidArgument {
+            return Err(ArgumentError::InvalidArgument {
                 argument: "gap",
                 value: g.to_string(),
                 reason: format!("{g} must be finite and in 0..={MAX_GAP}"),
-            });
+            }
+            .into());
         }
     }
     let gap = options.gap.unwrap_or(DEFAULT_GAP);
     let overlap = options.overlap.unwrap_or(0.0);
     if !overlap.is_finite() || !(0.0..=MAX_OVERLAP).contains(&overlap) {
-        return Err(Error::InvalidArgument {
+        return Err(ArgumentError::InvalidArgument {
             argument: "overlap",
             value: overlap.to_string(),
             reason: format!("{overlap} must be finite and in 0..={MAX_OVERLAP}"),
-        });
+        }
+        .into());
     }
     if overlap != 0.0 && name != "layered-elbow" {
-        return Err(Error::InvalidArgument {
+        return Err(ArgumentError::InvalidArgument {
             argument: "overlap",
             value: overlap.to_string(),
             reason: format!("only layered-elbow has an overlap, not {name:?}"),
-        });
+        }
+        .into());
     }
     let spec = match name {
         "arms-down" => arms_down(gap),
         "arms-touching" => {
             if options.gap.is_some_and(|g| g != 0.0) {
-                return Err(Error::InvalidArgument {
+                return Err(ArgumentError::InvalidArgument {
                     argument: "gap",
                     value: gap.to_string(),
                     reason: "arms-touching is the gap-0 scene; use arms-down for other gaps".into(),
-                });
+                }
+                .into());
             }
             arms_down(0.0)
         }
@@ -175,10 +180,11 @@ pub fn builtin_scene(name: &str, options: &BuiltinOptions) -> Result<Scene> {
         "bar" => bar(),
         "figure" => figure(),
         _ => {
-            return Err(Error::UnknownBuiltin {
+            return Err(SceneError::UnknownBuiltin {
                 name: name.to_string(),
                 known: BUILTIN_SCENES.join(", "),
-            })
+            }
+            .into())
         }
     };
     build(name, spec, options.vertices)
@@ -306,12 +312,13 @@ fn mirror_half(
             partner.push(vertices.len());
             vertices.push(axis.apply(vertices[i]));
         } else {
-            return Err(Error::Meshing {
+            return Err(MeshError::Meshing {
                 message: format!(
                     "half mesh vertex {i} ({}, {}) lies on the wrong side of the mirror axis",
                     vertices[i].x, vertices[i].y
                 ),
-            });
+            }
+            .into());
         }
     }
     let mut out = Vec::with_capacity(2 * triangles.len());

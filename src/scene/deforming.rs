@@ -10,7 +10,7 @@
 //! constraints (every built-in scene) keeps every bone.
 
 use super::{Scene, SubScene};
-use crate::error::{Error, Result};
+use crate::error::{ArgumentError, Error, Result, SkeletonError};
 use crate::solvers::{Solution, Solver};
 use crate::weights::Weights;
 
@@ -48,8 +48,8 @@ impl Scene {
     /// own weights, columns in the scene's bone order) is given, the bones it puts no weight
     /// on. A bone the binding weights is kept even when it is an IK target.
     ///
-    /// Errors: [`Error::WeightsShape`] when `binding` does not fit the scene;
-    /// [`Error::InvalidArgument`] (`--bones`) when the rule would leave no bone.
+    /// Errors: [`WeightsError::WeightsShape`](crate::error::WeightsError::WeightsShape) when `binding` does not fit the scene;
+    /// [`ArgumentError::InvalidArgument`] (`--bones`) when the rule would leave no bone.
     pub fn deforming_bones(&self, binding: Option<&Weights>) -> Result<DeformingBones> {
         let nb = self.skeleton.len();
         if let Some(w) = binding {
@@ -72,7 +72,7 @@ impl Scene {
             }
         }
         if kept.is_empty() {
-            return Err(Error::InvalidArgument {
+            return Err(ArgumentError::InvalidArgument {
                 argument: "--bones",
                 value: "deforming".into(),
                 reason: format!(
@@ -80,7 +80,8 @@ impl Scene {
                      or a list",
                     self.name
                 ),
-            });
+            }
+            .into());
         }
         Ok(DeformingBones { kept, left_out })
     }
@@ -90,7 +91,7 @@ impl Scene {
 /// solution on every bone of the scene: the other bones' columns are 0, so rows still sum
 /// to 1 over all bones. With every bone it is `solver.solve(scene)` itself.
 ///
-/// Errors: those of the solver, and [`Error::UnknownBone`] for an index past the skeleton.
+/// Errors: those of the solver, and [`SkeletonError::UnknownBone`] for an index past the skeleton.
 pub fn solve_with_bones(solver: &dyn Solver, scene: &Scene, bones: &[usize]) -> Result<Solution> {
     let nb = scene.skeleton.len();
     let mut sorted = bones.to_vec();
@@ -107,9 +108,11 @@ pub fn solve_with_bones(solver: &dyn Solver, scene: &Scene, bones: &[usize]) -> 
                 .bones()
                 .get(j)
                 .map(|b| b.name.clone())
-                .ok_or_else(|| Error::UnknownBone {
-                    context: format!("solve with bones of scene {:?}", scene.name),
-                    bone: format!("#{j}"),
+                .ok_or_else(|| {
+                    Error::Skeleton(SkeletonError::UnknownBone {
+                        context: format!("solve with bones of scene {:?}", scene.name),
+                        bone: format!("#{j}"),
+                    })
                 })
         })
         .collect::<Result<Vec<_>>>()?;

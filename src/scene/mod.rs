@@ -20,7 +20,7 @@ pub use subscene::SubScene;
 
 use crate::animation::{Clip, IkConstraint, MAX_KEYS};
 use crate::correctives::{apply_correctives, check_correctives, Corrective};
-use crate::error::{Error, Result};
+use crate::error::{ClipError, Error, Result, SceneError, SkeletonError};
 use crate::mesh::Mesh;
 use crate::skeleton::{Pose, Skeleton};
 use nalgebra::Point2;
@@ -209,9 +209,9 @@ impl Scene {
     }
 
     /// The scene with clips and IK constraints, after checking them against the skeleton:
-    /// unique clip names ([`Error::InvalidClip`]) and constraint names
-    /// ([`Error::InvalidIk`]), every clip ([`Clip::check`]), at most [`MAX_KEYS`] keys over
-    /// all clips ([`Error::TooManyKeys`]), every constraint ([`IkConstraint::check`]).
+    /// unique clip names ([`ClipError::InvalidClip`]) and constraint names
+    /// ([`SkeletonError::InvalidIk`]), every clip ([`Clip::check`]), at most [`MAX_KEYS`] keys over
+    /// all clips ([`ClipError::TooManyKeys`]), every constraint ([`IkConstraint::check`]).
     pub fn with_animation(mut self, clips: Vec<Clip>, ik: Vec<IkConstraint>) -> Result<Self> {
         check_animation(&self.skeleton, &clips, &ik)?;
         self.clips = clips;
@@ -232,14 +232,13 @@ impl Scene {
 
     /// The clip called `name`.
     pub fn clip(&self, name: &str) -> Result<&Clip> {
-        self.clips
-            .iter()
-            .find(|c| c.name == name)
-            .ok_or_else(|| Error::UnknownClip {
+        self.clips.iter().find(|c| c.name == name).ok_or_else(|| {
+            Error::Scene(SceneError::UnknownClip {
                 scene: self.name.clone(),
                 clip: name.to_string(),
                 known: self.clips.iter().map(|c| c.name.clone()).collect(),
             })
+        })
     }
 
     /// The pose of `clip` at `time` seconds: sampled ([`Clip::sample`]), then the scene's
@@ -257,11 +256,12 @@ impl Scene {
         let known = self.mesh.parts().to_vec();
         let check_part = |context: String, part: &str| -> Result<()> {
             if self.mesh.part_index(part).is_none() {
-                return Err(Error::UnknownPart {
+                return Err(SkeletonError::UnknownPart {
                     context,
                     part: part.to_string(),
                     known: known.clone(),
-                });
+                }
+                .into());
             }
             Ok(())
         };
@@ -275,17 +275,20 @@ impl Scene {
         }
         for (i, probe) in self.probes.iter().enumerate() {
             if let Some(first) = self.probes[..i].iter().position(|p| p.name == probe.name) {
-                return Err(Error::DuplicateProbe {
+                return Err(SceneError::DuplicateProbe {
                     name: probe.name.clone(),
                     first,
                     second: i,
-                });
+                }
+                .into());
             }
             probe.pose.resolve(&self.skeleton).map_err(|e| match e {
-                Error::UnknownBone { bone, .. } => Error::UnknownBone {
-                    context: format!("probe {:?} pose", probe.name),
-                    bone,
-                },
+                Error::Skeleton(SkeletonError::UnknownBone { bone, .. }) => {
+                    Error::Skeleton(SkeletonError::UnknownBone {
+                        context: format!("probe {:?} pose", probe.name),
+                        bone,
+                    })
+                }
                 e => e,
             })?;
             if let Some(p) = &probe.watch.part {
@@ -293,11 +296,12 @@ impl Scene {
             }
             for &v in probe.watch.vertices.iter().flatten() {
                 if v >= self.mesh.vertex_count() {
-                    return Err(Error::ProbeVertex {
+                    return Err(SceneError::ProbeVertex {
                         probe: probe.name.clone(),
                         vertex: v,
                         vertex_count: self.mesh.vertex_count(),
-                    });
+                    }
+                    .into());
                 }
             }
         }
@@ -307,18 +311,17 @@ impl Scene {
     /// The probe called `name`, or the first probe when `name` is `None`.
     pub fn probe(&self, name: Option<&str>) -> Result<&Probe> {
         match name {
-            Some(n) => {
-                self.probes
-                    .iter()
-                    .find(|p| p.name == n)
-                    .ok_or_else(|| Error::UnknownProbe {
-                        scene: self.name.clone(),
-                        probe: n.to_string(),
-                        known: self.probes.iter().map(|p| p.name.clone()).collect(),
-                    })
-            }
-            None => self.probes.first().ok_or_else(|| Error::NoProbes {
-                scene: self.name.clone(),
+            Some(n) => self.probes.iter().find(|p| p.name == n).ok_or_else(|| {
+                Error::Scene(SceneError::UnknownProbe {
+                    scene: self.name.clone(),
+                    probe: n.to_string(),
+                    known: self.probes.iter().map(|p| p.name.clone()).collect(),
+                })
+            }),
+            None => self.probes.first().ok_or_else(|| {
+                Error::Scene(SceneError::NoProbes {
+                    scene: self.name.clone(),
+                })
             }),
         }
     }
@@ -391,28 +394,31 @@ fn check_animation(skeleton: &Skeleton, clips: &[Clip], ik: &[IkConstraint]) -> 
     let mut total = 0usize;
     for (i, c) in clips.iter().enumerate() {
         if clips[..i].iter().any(|o| o.name == c.name) {
-            return Err(Error::InvalidClip {
+            return Err(ClipError::InvalidClip {
                 clip: c.name.clone(),
                 message: "two clips have this name".into(),
-            });
+            }
+            .into());
         }
         total = total.saturating_add(c.key_count() + c.ik_key_count());
         if total > MAX_KEYS {
-            return Err(Error::TooManyKeys {
+            return Err(ClipError::TooManyKeys {
                 clip: c.name.clone(),
                 count: total,
                 max: MAX_KEYS,
-            });
+            }
+            .into());
         }
         c.check(skeleton)?;
         c.check_ik_names(ik)?;
     }
     for (i, k) in ik.iter().enumerate() {
         if ik[..i].iter().any(|o| o.name == k.name) {
-            return Err(Error::InvalidIk {
+            return Err(SkeletonError::InvalidIk {
                 constraint: k.name.clone(),
                 message: "two IK constraints have this name".into(),
-            });
+            }
+            .into());
         }
         k.check(skeleton)?;
     }
@@ -424,29 +430,28 @@ impl Probe {
     pub fn watched_vertices(&self, scene: &Scene) -> Result<Vec<usize>> {
         let mesh = &scene.mesh;
         let part = match &self.watch.part {
-            Some(p) => Some(mesh.part_index(p).ok_or_else(|| Error::UnknownPart {
-                context: format!("probe {:?} watch", self.name),
-                part: p.clone(),
-                known: mesh.parts().to_vec(),
+            Some(p) => Some(mesh.part_index(p).ok_or_else(|| {
+                Error::Skeleton(SkeletonError::UnknownPart {
+                    context: format!("probe {:?} watch", self.name),
+                    part: p.clone(),
+                    known: mesh.parts().to_vec(),
+                })
             })?),
             None => None,
         };
         let anchor = match self.watch.min_distance {
             Some(_) => {
-                let first =
-                    self.pose
-                        .moved_bones()
-                        .next()
-                        .ok_or_else(|| Error::ProbeMovesNoBone {
-                            probe: self.name.clone(),
-                        })?;
-                let j = scene
-                    .skeleton
-                    .index_of(first)
-                    .ok_or_else(|| Error::UnknownBone {
+                let first = self.pose.moved_bones().next().ok_or_else(|| {
+                    Error::Scene(SceneError::ProbeMovesNoBone {
+                        probe: self.name.clone(),
+                    })
+                })?;
+                let j = scene.skeleton.index_of(first).ok_or_else(|| {
+                    Error::Skeleton(SkeletonError::UnknownBone {
                         context: format!("probe {:?} pose", self.name),
                         bone: first.to_string(),
-                    })?;
+                    })
+                })?;
                 Some(scene.skeleton.bones()[j].head)
             }
             None => None,

@@ -20,7 +20,7 @@
 //! non-finite or non-barycentric coordinates, members at different rest positions, a vertex
 //! in two groups.
 
-use crate::error::{Error, Result};
+use crate::error::{Error, Result, SeamError};
 use crate::weights::Weights;
 use nalgebra::Point2;
 
@@ -60,9 +60,9 @@ impl Seams {
     }
 
     /// Checks the seams against the rest positions of a mesh. Errors name the seam
-    /// (`joints[i]` or `welds[i]`) and vertex: [`Error::SeamVertexOutOfRange`],
-    /// [`Error::SeamVertexRepeated`] (a vertex in two groups, or twice in one),
-    /// [`Error::SeamSpread`], [`Error::InvalidSeam`] (fewer than two members, coordinates
+    /// (`joints[i]` or `welds[i]`) and vertex: [`SeamError::SeamVertexOutOfRange`],
+    /// [`SeamError::SeamVertexRepeated`] (a vertex in two groups, or twice in one),
+    /// [`SeamError::SeamSpread`], [`SeamError::InvalidSeam`] (fewer than two members, coordinates
     /// not finite or not barycentric, a weld onto itself).
     pub fn check(&self, rest: &[Point2<f64>]) -> Result<()> {
         let n = rest.len();
@@ -70,18 +70,20 @@ impl Seams {
         let mut used: Vec<Option<String>> = vec![None; n];
         let claim = |seam: &str, v: usize, used: &mut Vec<Option<String>>| -> Result<()> {
             if v >= n {
-                return Err(Error::SeamVertexOutOfRange {
+                return Err(SeamError::SeamVertexOutOfRange {
                     seam: seam.to_string(),
                     vertex: v,
                     vertex_count: n,
-                });
+                }
+                .into());
             }
             if let Some(first) = &used[v] {
-                return Err(Error::SeamVertexRepeated {
+                return Err(SeamError::SeamVertexRepeated {
                     seam: seam.to_string(),
                     vertex: v,
                     first: first.clone(),
-                });
+                }
+                .into());
             }
             used[v] = Some(seam.to_string());
             Ok(())
@@ -89,10 +91,11 @@ impl Seams {
         for (i, group) in self.joints.iter().enumerate() {
             let seam = format!("joints[{i}]");
             if group.len() < 2 {
-                return Err(Error::InvalidSeam {
+                return Err(SeamError::InvalidSeam {
                     seam,
                     message: format!("{} member(s): a joint needs two or more", group.len()),
-                });
+                }
+                .into());
             }
             for &v in group {
                 claim(&seam, v, &mut used)?;
@@ -101,12 +104,13 @@ impl Seams {
             for &v in &group[1..] {
                 let d = (rest[v] - p0).norm();
                 if d.is_nan() || d > JOINT_TOLERANCE {
-                    return Err(Error::SeamSpread {
+                    return Err(SeamError::SeamSpread {
                         seam,
                         vertex: v,
                         other: group[0],
                         distance: d,
-                    });
+                    }
+                    .into());
                 }
             }
         }
@@ -119,41 +123,45 @@ impl Seams {
             let seam = format!("welds[{i}]");
             for &s in &w.from {
                 if s >= n {
-                    return Err(Error::SeamVertexOutOfRange {
+                    return Err(SeamError::SeamVertexOutOfRange {
                         seam,
                         vertex: s,
                         vertex_count: n,
-                    });
+                    }
+                    .into());
                 }
                 if self.welds.iter().any(|o| o.vertex == s) {
-                    return Err(Error::InvalidSeam {
+                    return Err(SeamError::InvalidSeam {
                         seam,
                         message: format!(
                             "source vertex {s} is itself a weld target (welds do not chain)"
                         ),
-                    });
+                    }
+                    .into());
                 }
             }
             if !w.at.iter().all(|a| a.is_finite()) {
-                return Err(Error::InvalidSeam {
+                return Err(SeamError::InvalidSeam {
                     seam,
                     message: format!(
                         "vertex {}: barycentric coordinates {:?} are not finite",
                         w.vertex, w.at
                     ),
-                });
+                }
+                .into());
             }
             let sum: f64 = w.at.iter().sum();
             if w.at.iter().any(|&a| a < -BARYCENTRIC_TOLERANCE)
                 || (sum - 1.0).abs() > BARYCENTRIC_TOLERANCE
             {
-                return Err(Error::InvalidSeam {
+                return Err(SeamError::InvalidSeam {
                     seam,
                     message: format!(
                         "vertex {}: {:?} are not barycentric coordinates (each >= 0, sum 1)",
                         w.vertex, w.at
                     ),
-                });
+                }
+                .into());
             }
         }
         Ok(())
@@ -162,14 +170,16 @@ impl Seams {
     /// Applies the seams to `weights` (one row per vertex): every joint's members get their
     /// mean row, then every weld target the interpolated row of its source triangle. Rows stay
     /// non-negative and sum to 1 (means and convex combinations of such rows). Errors:
-    /// [`Error::SeamVertexOutOfRange`] for weights of fewer vertices than a seam names.
+    /// [`SeamError::SeamVertexOutOfRange`] for weights of fewer vertices than a seam names.
     pub fn join(&self, weights: &mut Weights) -> Result<()> {
         let n = weights.vertex_count();
         let bones = weights.bone_count();
-        let out_of_range = |seam: String, v: usize| Error::SeamVertexOutOfRange {
-            seam,
-            vertex: v,
-            vertex_count: n,
+        let out_of_range = |seam: String, v: usize| {
+            Error::Seam(SeamError::SeamVertexOutOfRange {
+                seam,
+                vertex: v,
+                vertex_count: n,
+            })
         };
         let mut mean = vec![0.0; bones];
         for (i, group) in self.joints.iter().enumerate() {

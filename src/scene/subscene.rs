@@ -2,7 +2,7 @@
 //! on the same mesh with the same bones (see `ImportReport`'s per-mesh bone lists).
 
 use super::Scene;
-use crate::error::{Error, Result};
+use crate::error::{Error, MeshError, Result, SkeletonError, WeightsError};
 use crate::mesh::Mesh;
 use crate::skeleton::{Bone, Skeleton};
 use crate::weights::Weights;
@@ -30,14 +30,16 @@ impl SubScene {
     /// dropped (one part: nothing to mask between). Probes are kept when every bone they
     /// pose is kept and they watch this part (or any part) without a vertex list.
     ///
-    /// Errors: unknown part or bone ([`Error::UnknownPart`], [`Error::UnknownBone`]), no
+    /// Errors: unknown part or bone ([`SkeletonError::UnknownPart`], [`SkeletonError::UnknownBone`]), no
     /// bones, and a part vertex used only by triangles that cross into other parts.
     pub fn new(scene: &Scene, part: &str, bones: &[String]) -> Result<SubScene> {
         let mesh = &scene.mesh;
-        let p = mesh.part_index(part).ok_or_else(|| Error::UnknownPart {
-            context: "sub-scene".into(),
-            part: part.to_string(),
-            known: mesh.parts().to_vec(),
+        let p = mesh.part_index(part).ok_or_else(|| {
+            Error::Skeleton(SkeletonError::UnknownPart {
+                context: "sub-scene".into(),
+                part: part.to_string(),
+                known: mesh.parts().to_vec(),
+            })
         })?;
         let vertices: Vec<usize> = (0..mesh.vertex_count())
             .filter(|&v| mesh.vertex_parts()[v] == p)
@@ -63,10 +65,11 @@ impl SubScene {
         let mut used = vec![false; vertices.len()];
         triangles.iter().flatten().for_each(|&i| used[i] = true);
         if let Some(i) = used.iter().position(|u| !u).filter(|_| !artist) {
-            return Err(Error::StrandedVertex {
+            return Err(MeshError::StrandedVertex {
                 part: part.to_string(),
                 vertex: vertices[i],
-            });
+            }
+            .into());
         }
         let points = vertices.iter().map(|&v| mesh.vertices()[v]).collect();
         let parts = vec![part.to_string()];
@@ -127,7 +130,7 @@ impl SubScene {
     }
 
     /// The rows of full-scene `weights` for this part, on the kept bones only, renormalized.
-    /// Errors with [`Error::RowSum`] naming the full-scene vertex when a row has no weight on
+    /// Errors with [`WeightsError::RowSum`] naming the full-scene vertex when a row has no weight on
     /// the kept bones.
     pub fn restrict(&self, weights: &Weights) -> Result<Weights> {
         self.check_full_shape(weights)?;
@@ -138,11 +141,12 @@ impl SubScene {
             }
             let sum: f64 = out.row(i).iter().sum();
             if !(sum > 0.0 && sum.is_finite()) {
-                return Err(Error::RowSum {
+                return Err(WeightsError::RowSum {
                     vertex: v,
                     sum,
                     tolerance: 0.0,
-                });
+                }
+                .into());
             }
             out.row_mut(i).iter_mut().for_each(|w| *w /= sum);
         }
@@ -154,24 +158,25 @@ impl SubScene {
     fn check_full_shape(&self, weights: &Weights) -> Result<()> {
         let (n, b) = self.full_shape;
         if weights.vertex_count() != n || weights.bone_count() != b {
-            return Err(Error::WeightsShape {
+            return Err(WeightsError::WeightsShape {
                 message: format!(
                     "sub-scene {:?}: full-scene weights are {} x {}, the scene is {n} x {b}",
                     self.scene.name,
                     weights.vertex_count(),
                     weights.bone_count()
                 ),
-            });
+            }
+            .into());
         }
         Ok(())
     }
 
     /// Writes sub-scene weights back into the part's rows of full-scene `weights` (other
-    /// bones get 0 on those rows). Errors with [`Error::WeightsShape`] when `sub` is not
+    /// bones get 0 on those rows). Errors with [`WeightsError::WeightsShape`] when `sub` is not
     /// this sub-scene's shape or `weights` not the full scene's.
     pub fn scatter(&self, sub: &Weights, weights: &mut Weights) -> Result<()> {
         if sub.vertex_count() != self.vertices.len() || sub.bone_count() != self.bones.len() {
-            return Err(Error::WeightsShape {
+            return Err(WeightsError::WeightsShape {
                 message: format!(
                     "sub-scene {:?}: weights are {} x {}, expected {} x {}",
                     self.scene.name,
@@ -180,7 +185,8 @@ impl SubScene {
                     self.vertices.len(),
                     self.bones.len()
                 ),
-            });
+            }
+            .into());
         }
         self.check_full_shape(weights)?;
         for (i, &v) in self.vertices.iter().enumerate() {
@@ -206,9 +212,11 @@ fn kept_skeleton(
     let mut kept: Vec<usize> = bones
         .iter()
         .map(|name| {
-            sk.index_of(name).ok_or_else(|| Error::UnknownBone {
-                context: "sub-scene".into(),
-                bone: name.clone(),
+            sk.index_of(name).ok_or_else(|| {
+                Error::Skeleton(SkeletonError::UnknownBone {
+                    context: "sub-scene".into(),
+                    bone: name.clone(),
+                })
             })
         })
         .collect::<Result<_>>()?;
@@ -301,16 +309,16 @@ mod tests {
         let mut small = Weights::zeros(3, 1);
         assert!(matches!(
             cut.scatter(&sub, &mut small),
-            Err(Error::WeightsShape { .. })
+            Err(Error::Weights(WeightsError::WeightsShape { .. }))
         ));
         assert!(matches!(
             cut.scatter(&Weights::zeros(2, 2), &mut full),
-            Err(Error::WeightsShape { .. })
+            Err(Error::Weights(WeightsError::WeightsShape { .. }))
         ));
         let wide = Weights::zeros(scene.mesh.vertex_count(), scene.skeleton.len() + 1);
         assert!(matches!(
             cut.restrict(&wide),
-            Err(Error::WeightsShape { .. })
+            Err(Error::Weights(WeightsError::WeightsShape { .. }))
         ));
     }
 }

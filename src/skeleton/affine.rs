@@ -4,7 +4,7 @@
 //! `(b, d)` are the images of the x and y axes, `(tx, ty)` the image of the origin (Spine's
 //! `a, b, c, d, worldX, worldY`). Rigid transforms ([`Isometry2`]) convert exactly.
 
-use crate::error::{Error, Result};
+use crate::error::{Error, Result, SkeletonError};
 use nalgebra::{Isometry2, Point2, Vector2};
 use std::ops::Mul;
 
@@ -108,12 +108,14 @@ impl Affine2 {
     }
 
     /// The inverse transform. A transform whose determinant is 0 or not finite, or whose
-    /// inverse overflows, is an [`Error::SingularTransform`].
+    /// inverse overflows, is an [`SkeletonError::SingularTransform`].
     pub fn inverse(&self) -> Result<Affine2> {
         let det = self.determinant();
-        let singular = || Error::SingularTransform {
-            context: "affine transform".into(),
-            determinant: det,
+        let singular = || {
+            Error::Skeleton(SkeletonError::SingularTransform {
+                context: "affine transform".into(),
+                determinant: det,
+            })
         };
         if det == 0.0 || !det.is_finite() {
             return Err(singular());
@@ -200,13 +202,15 @@ mod tests {
     fn singular_inverse_is_an_error() {
         let flat = Affine2::new(1.0, 2.0, 2.0, 4.0, 0.0, 0.0);
         match flat.inverse() {
-            Err(Error::SingularTransform { determinant, .. }) => assert_eq!(determinant, 0.0),
+            Err(Error::Skeleton(SkeletonError::SingularTransform { determinant, .. })) => {
+                assert_eq!(determinant, 0.0)
+            }
             other => panic!("{other:?}"),
         }
         let huge = Affine2::new(1e308, 0.0, 0.0, 1e308, 0.0, 0.0);
         assert!(matches!(
             huge.inverse(),
-            Err(Error::SingularTransform { .. })
+            Err(Error::Skeleton(SkeletonError::SingularTransform { .. }))
         ));
     }
 }

@@ -35,7 +35,7 @@ pub mod local;
 pub use affine::Affine2;
 pub use local::{BoneOffset, Inherit, LocalTransform};
 
-use crate::error::{Error, Result};
+use crate::error::{Error, Result, SkeletonError};
 use nalgebra::{Isometry2, Point2, Vector2};
 use std::collections::BTreeMap;
 
@@ -133,29 +133,31 @@ pub struct Skeleton {
 impl Skeleton {
     /// Validates names (unique), parents (in range, no cycles), coordinates (finite) and
     /// lengths: a bone whose finite head and tail are so far apart that `tail - head` or the
-    /// length overflows (e.g. x from 1e308 to -1e308) is an [`Error::BoneTooLong`], since
+    /// length overflows (e.g. x from 1e308 to -1e308) is an [`SkeletonError::BoneTooLong`], since
     /// every distance to it would be infinite. Bones with a local transform must have finite
-    /// fields, a rest world transform that neither overflows ([`Error::TransformOverflow`])
-    /// nor is singular ([`Error::SingularTransform`]), and a head at its world origin
-    /// (within [`LOCAL_HEAD_TOLERANCE`] relative, [`Error::LocalHeadMismatch`]).
+    /// fields, a rest world transform that neither overflows ([`SkeletonError::TransformOverflow`])
+    /// nor is singular ([`SkeletonError::SingularTransform`]), and a head at its world origin
+    /// (within [`LOCAL_HEAD_TOLERANCE`] relative, [`SkeletonError::LocalHeadMismatch`]).
     pub fn new(bones: Vec<Bone>) -> Result<Self> {
         let order = validate_and_order(&bones)?;
         for b in &bones {
             for (field, p) in [("head", b.head), ("tail", b.tail)] {
                 if !p.x.is_finite() || !p.y.is_finite() {
-                    return Err(Error::NonFiniteBone {
+                    return Err(SkeletonError::NonFiniteBone {
                         bone: b.name.clone(),
                         field,
-                    });
+                    }
+                    .into());
                 }
             }
             // The norm of `tail - head` overflows when the difference does or its square does.
             if !b.length().is_finite() {
-                return Err(Error::BoneTooLong {
+                return Err(SkeletonError::BoneTooLong {
                     bone: b.name.clone(),
                     head: [b.head.x, b.head.y],
                     tail: [b.tail.x, b.tail.y],
-                });
+                }
+                .into());
             }
         }
         let rest = rest_affines(&bones, &order)?;
@@ -165,11 +167,12 @@ impl Skeleton {
                 let origin = Point2::new(w.tx, w.ty);
                 let off = (origin - b.head).norm();
                 if off > LOCAL_HEAD_TOLERANCE * (1.0 + origin.coords.norm()) {
-                    return Err(Error::LocalHeadMismatch {
+                    return Err(SkeletonError::LocalHeadMismatch {
                         bone: b.name.clone(),
                         head: [b.head.x, b.head.y],
                         origin: [origin.x, origin.y],
-                    });
+                    }
+                    .into());
                 }
             }
         }
@@ -184,23 +187,25 @@ impl Skeleton {
     /// A skeleton from setup transforms relative to the parents (Spine's model): computes
     /// each bone's rest world transform, puts the head at its origin and the tail at the
     /// image of `(length, 0)`, and keeps the local transform. Parts and influences are
-    /// unset. Errors name the bone: non-finite fields or length ([`Error::NonFiniteBone`]),
-    /// a negative length ([`Error::NegativeBoneLength`]), a world transform that overflows
-    /// (scales of 1e308, [`Error::TransformOverflow`]) or is singular (a scale of 0,
-    /// [`Error::SingularTransform`]), and the checks of [`Skeleton::new`].
+    /// unset. Errors name the bone: non-finite fields or length ([`SkeletonError::NonFiniteBone`]),
+    /// a negative length ([`SkeletonError::NegativeBoneLength`]), a world transform that overflows
+    /// (scales of 1e308, [`SkeletonError::TransformOverflow`]) or is singular (a scale of 0,
+    /// [`SkeletonError::SingularTransform`]), and the checks of [`Skeleton::new`].
     pub fn from_local(bones: Vec<LocalBone>) -> Result<Skeleton> {
         for b in &bones {
             if !b.length.is_finite() {
-                return Err(Error::NonFiniteBone {
+                return Err(SkeletonError::NonFiniteBone {
                     bone: b.name.clone(),
                     field: "length",
-                });
+                }
+                .into());
             }
             if b.length < 0.0 {
-                return Err(Error::NegativeBoneLength {
+                return Err(SkeletonError::NegativeBoneLength {
                     bone: b.name.clone(),
                     length: b.length,
-                });
+                }
+                .into());
             }
         }
         let mut out: Vec<Bone> = bones
@@ -221,9 +226,10 @@ impl Skeleton {
             bone.head = w.apply(Point2::origin());
             bone.tail = w.apply(Point2::new(src.length, 0.0));
             if !bone.tail.x.is_finite() || !bone.tail.y.is_finite() {
-                return Err(Error::TransformOverflow {
+                return Err(SkeletonError::TransformOverflow {
                     bone: bone.name.clone(),
-                });
+                }
+                .into());
             }
         }
         Skeleton::new(out)
@@ -334,7 +340,7 @@ impl Skeleton {
 
     /// Posed world transforms `W_j(pose)` (Spine's forward kinematics with every inherit
     /// mode; see the module documentation). A result that overflows is an
-    /// [`Error::TransformOverflow`] naming the bone.
+    /// [`SkeletonError::TransformOverflow`] naming the bone.
     pub fn world_affines(&self, pose: &Pose) -> Result<Vec<Affine2>> {
         let offsets = pose.resolve(self)?;
         self.world_affines_with(&offsets)
@@ -343,10 +349,11 @@ impl Skeleton {
     /// [`Skeleton::world_affines`] from already resolved per-bone offsets (in bone order).
     pub fn world_affines_with(&self, offsets: &[BoneOffset]) -> Result<Vec<Affine2>> {
         if offsets.len() != self.bones.len() {
-            return Err(Error::PoseOffsets {
+            return Err(SkeletonError::PoseOffsets {
                 given: offsets.len(),
                 bones: self.bones.len(),
-            });
+            }
+            .into());
         }
         let world = posed_affines(&self.bones, &self.order, offsets, Some(&self.rest_inverse));
         check_finite(&self.bones, &world)?;
@@ -395,31 +402,34 @@ impl Skeleton {
 /// Names unique, parents in range and acyclic; returns the parents-first order.
 fn validate_and_order(bones: &[Bone]) -> Result<Vec<usize>> {
     if bones.is_empty() {
-        return Err(Error::EmptySkeleton);
+        return Err(SkeletonError::EmptySkeleton.into());
     }
     let mut seen: BTreeMap<&str, usize> = BTreeMap::new();
     for (i, b) in bones.iter().enumerate() {
         if let Some(&first) = seen.get(b.name.as_str()) {
-            return Err(Error::DuplicateBone {
+            return Err(SkeletonError::DuplicateBone {
                 name: b.name.clone(),
                 first,
                 second: i,
-            });
+            }
+            .into());
         }
         seen.insert(&b.name, i);
         if let Some(p) = b.parent {
             if p >= bones.len() {
-                return Err(Error::UnknownParent {
+                return Err(SkeletonError::UnknownParent {
                     bone: b.name.clone(),
                     parent: format!("#{p}"),
-                });
+                }
+                .into());
             }
         }
         if let Some(field) = b.local.as_ref().and_then(LocalTransform::non_finite_field) {
-            return Err(Error::NonFiniteBone {
+            return Err(SkeletonError::NonFiniteBone {
                 bone: b.name.clone(),
                 field: local_field_name(field),
-            });
+            }
+            .into());
         }
     }
     // Depth-first ordering, detecting cycles.
@@ -436,10 +446,11 @@ fn validate_and_order(bones: &[Bone]) -> Result<Vec<usize>> {
                         .iter()
                         .map(|&i: &usize| bones[i].name.as_str())
                         .collect();
-                    return Err(Error::ParentCycle {
+                    return Err(SkeletonError::ParentCycle {
                         bone: bones[b].name.clone(),
                         cycle: names.join(" -> "),
-                    });
+                    }
+                    .into());
                 }
                 _ => {}
             }
@@ -489,9 +500,11 @@ fn rest_inverses(bones: &[Bone], rest: &[Affine2]) -> Result<Vec<Affine2>> {
                 // Exactly the isometry inverse, so rigid skeletons skin as before.
                 return Ok(Affine2::from_isometry(&b.bind_transform().inverse()));
             }
-            w.inverse().map_err(|_| Error::SingularTransform {
-                context: format!("bone {:?} setup world transform", b.name),
-                determinant: w.determinant(),
+            w.inverse().map_err(|_| {
+                Error::Skeleton(SkeletonError::SingularTransform {
+                    context: format!("bone {:?} setup world transform", b.name),
+                    determinant: w.determinant(),
+                })
             })
         })
         .collect()
@@ -499,9 +512,10 @@ fn rest_inverses(bones: &[Bone], rest: &[Affine2]) -> Result<Vec<Affine2>> {
 
 fn check_finite(bones: &[Bone], world: &[Affine2]) -> Result<()> {
     match world.iter().position(|w| !w.is_finite()) {
-        Some(j) => Err(Error::TransformOverflow {
+        Some(j) => Err(SkeletonError::TransformOverflow {
             bone: bones[j].name.clone(),
-        }),
+        }
+        .into()),
         None => Ok(()),
     }
 }
@@ -628,18 +642,22 @@ impl Pose {
     }
 
     /// Per-bone offsets in bone order, checking that every named bone exists
-    /// ([`Error::UnknownBone`]) and every value is finite ([`Error::NonFinitePose`]).
+    /// ([`SkeletonError::UnknownBone`]) and every value is finite ([`SkeletonError::NonFinitePose`]).
     pub fn resolve(&self, skeleton: &Skeleton) -> Result<Vec<BoneOffset>> {
         let mut out = vec![BoneOffset::default(); skeleton.len()];
         let index = |name: &String, context: &str| {
-            skeleton.index_of(name).ok_or_else(|| Error::UnknownBone {
-                context: context.into(),
-                bone: name.clone(),
+            skeleton.index_of(name).ok_or_else(|| {
+                Error::Skeleton(SkeletonError::UnknownBone {
+                    context: context.into(),
+                    bone: name.clone(),
+                })
             })
         };
-        let non_finite = |name: &String, field| Error::NonFinitePose {
-            bone: name.clone(),
-            field,
+        let non_finite = |name: &String, field| {
+            Error::Skeleton(SkeletonError::NonFinitePose {
+                bone: name.clone(),
+                field,
+            })
         };
         for (name, &deg) in &self.rotations {
             let j = index(name, "pose rotation")?;

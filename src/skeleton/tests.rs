@@ -1,4 +1,5 @@
 use super::*;
+use crate::error::SkeletonError;
 
 fn close(a: &Affine2, b: &Affine2, tol: f64) -> bool {
     a.max_difference(b) <= tol
@@ -124,25 +125,25 @@ fn hostile_local_bones_are_typed_errors() {
     };
     assert!(matches!(
         one(LocalTransform::default().with_scale(0.0, 1.0), 1.0),
-        Err(Error::SingularTransform { ref context, .. }) if context.contains("\"b\"")
+        Err(Error::Skeleton(SkeletonError::SingularTransform { ref context, .. })) if context.contains("\"b\"")
     ));
     assert!(matches!(
         one(LocalTransform::new(f64::NAN, 0.0, 0.0), 1.0),
-        Err(Error::NonFiniteBone {
+        Err(Error::Skeleton(SkeletonError::NonFiniteBone {
             field: "local.x",
             ..
-        })
+        }))
     ));
     assert!(matches!(
         one(LocalTransform::default(), f64::INFINITY),
-        Err(Error::NonFiniteBone {
+        Err(Error::Skeleton(SkeletonError::NonFiniteBone {
             field: "length",
             ..
-        })
+        }))
     ));
     assert!(matches!(
         one(LocalTransform::default(), -1.0),
-        Err(Error::NegativeBoneLength { .. })
+        Err(Error::Skeleton(SkeletonError::NegativeBoneLength { .. }))
     ));
     // 1e308 scales overflow down a chain.
     let big = LocalTransform::new(1.0, 0.0, 0.0).with_scale(1e308, 1e308);
@@ -161,7 +162,7 @@ fn hostile_local_bones_are_typed_errors() {
         },
     ]);
     assert!(
-        matches!(r, Err(Error::TransformOverflow { ref bone }) if bone == "b"),
+        matches!(r, Err(Error::Skeleton(SkeletonError::TransformOverflow { ref bone })) if bone == "b"),
         "{r:?}"
     );
     // A pose that overflows is an error too.
@@ -176,11 +177,14 @@ fn hostile_local_bones_are_typed_errors() {
         .scale("c", Vector2::new(1e308, 1e308));
     assert!(matches!(
         chain.world_affines(&p),
-        Err(Error::TransformOverflow { ref bone }) if bone == "c"
+        Err(Error::Skeleton(SkeletonError::TransformOverflow { ref bone })) if bone == "c"
     ));
     assert!(matches!(
         sk.world_affines(&Pose::rest().scale("b", Vector2::new(f64::NAN, 1.0))),
-        Err(Error::NonFinitePose { field: "scale", .. })
+        Err(Error::Skeleton(SkeletonError::NonFinitePose {
+            field: "scale",
+            ..
+        }))
     ));
 }
 
@@ -248,6 +252,6 @@ fn local_head_must_match() {
     bones[0].head = Point2::new(0.0, 0.0);
     assert!(matches!(
         Skeleton::new(bones),
-        Err(Error::LocalHeadMismatch { .. })
+        Err(Error::Skeleton(SkeletonError::LocalHeadMismatch { .. }))
     ));
 }

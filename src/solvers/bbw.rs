@@ -72,7 +72,7 @@ use super::{
     blind_warnings, check_number, finish, parse_number, scene_extent, unknown_option, OptionDoc,
     Solution, Solver, SolverOptions,
 };
-use crate::error::{Error, Result};
+use crate::error::{Result, SolverError};
 use crate::mesh::{CotanLaplacian, Mesh};
 use crate::scene::Scene;
 use faer::sparse::{SparseColMat, SymbolicSparseColMat};
@@ -544,13 +544,14 @@ impl BiharmonicSystem {
         let lap = CotanLaplacian::new(mesh);
         let mass_all = lap.mass().to_vec();
         if let Some(v) = mass_all.iter().position(|&m| m <= 0.0 || !m.is_finite()) {
-            return Err(Error::Solver {
+            return Err(SolverError::Solver {
                 solver: "bbw".into(),
                 message: format!(
                     "vertex {v} has no area around it (lumped mass {})",
                     mass_all[v]
                 ),
-            });
+            }
+            .into());
         }
         let free: Vec<usize> = (0..n).filter(|&v| !handles.fixed[v]).collect();
         let mut index = vec![usize::MAX; n];

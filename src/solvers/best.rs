@@ -49,7 +49,7 @@ use super::visibility::Visibility;
 use super::{
     check_number, finish, parse_number, unknown_option, OptionDoc, Solution, Solver, SolverOptions,
 };
-use crate::error::{Error, Result};
+use crate::error::{Error, Result, SolverError};
 use crate::scene::Scene;
 use faer::sparse::SparseColMat;
 use faer::Mat;
@@ -267,10 +267,12 @@ impl SolverOptions for BestOptions {
                 self.limit = match value.trim() {
                     "none" => None,
                     v => Some(WeightLimit::parse(v).map_err(|e| match e {
-                        Error::InvalidOption { message, .. } => Error::InvalidOption {
-                            option: key.to_string(),
-                            message,
-                        },
+                        Error::Solver(SolverError::InvalidOption { message, .. }) => {
+                            Error::Solver(SolverError::InvalidOption {
+                                option: key.to_string(),
+                                message,
+                            })
+                        }
                         e => e,
                     })?),
                 }
@@ -279,10 +281,12 @@ impl SolverOptions for BestOptions {
                 self.coarse_refine = match value.trim() {
                     "none" => None,
                     v => Some(super::refine::parse_target(v).map_err(|e| match e {
-                        Error::InvalidOption { message, .. } => Error::InvalidOption {
-                            option: key.to_string(),
-                            message,
-                        },
+                        Error::Solver(SolverError::InvalidOption { message, .. }) => {
+                            Error::Solver(SolverError::InvalidOption {
+                                option: key.to_string(),
+                                message,
+                            })
+                        }
                         e => e,
                     })?),
                 }

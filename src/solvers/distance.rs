@@ -3,7 +3,7 @@
 //! Every formula here is written so that mirroring the scene (x -> -x) mirrors the result
 //! exactly, bit for bit: the mirror-symmetry tests rely on it.
 
-use crate::error::{Error, Result};
+use crate::error::{Result, SolverError};
 pub use crate::geometry::Segment;
 use crate::skeleton::Bone;
 use nalgebra::Point2;
@@ -106,10 +106,11 @@ impl Falloff {
     /// Checks that the exponent is finite and positive.
     pub fn check(power: f64) -> Result<()> {
         if !(power.is_finite() && power > 0.0) {
-            return Err(Error::InvalidOption {
+            return Err(SolverError::InvalidOption {
                 option: "falloff_power".into(),
                 message: format!("must be finite and > 0, got {power}"),
-            });
+            }
+            .into());
         }
         Ok(())
     }

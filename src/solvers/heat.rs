@@ -25,7 +25,7 @@ use super::{
     blind_warnings, check_number, finish, parse_number, scene_extent, unknown_option, OptionDoc,
     Solution, Solver, SolverOptions,
 };
-use crate::error::{Error, Result};
+use crate::error::{Error, Result, SolverError};
 use crate::mesh::CotanLaplacian;
 use crate::scene::Scene;
 use crate::weights::Weights;
@@ -135,10 +135,11 @@ pub(crate) fn parse_bool(key: &str, value: &str) -> Result<bool> {
     match value.trim() {
         "true" | "1" | "yes" | "on" => Ok(true),
         "false" | "0" | "no" | "off" => Ok(false),
-        _ => Err(Error::InvalidOption {
+        _ => Err(SolverError::InvalidOption {
             option: key.to_string(),
             message: format!("{value:?} is not a boolean (true/false)"),
-        }),
+        }
+        .into()),
     }
 }
 
@@ -196,10 +197,11 @@ impl SolverOptions for HeatOptions {
                     "nd" => Ordering::NestedDissection,
                     "amd" => Ordering::Amd,
                     _ => {
-                        return Err(Error::InvalidOption {
+                        return Err(SolverError::InvalidOption {
                             option: key.to_string(),
                             message: format!("{value:?} is not an ordering (nd, amd)"),
-                        })
+                        }
+                        .into())
                     }
                 }
             }
@@ -250,16 +252,18 @@ impl Factorization {
         let inverse: Vec<usize> = match order {
             Some(fwd) => {
                 if fwd.len() != n {
-                    return Err(Error::LinearAlgebra {
+                    return Err(SolverError::LinearAlgebra {
                         message: format!("ordering has {} entries for {n} rows", fwd.len()),
-                    });
+                    }
+                    .into());
                 }
                 let mut inv = vec![usize::MAX; n];
                 for (k, &v) in fwd.iter().enumerate() {
                     if v >= n || inv[v] != usize::MAX {
-                        return Err(Error::LinearAlgebra {
+                        return Err(SolverError::LinearAlgebra {
                             message: format!("ordering is not a permutation (row {v})"),
-                        });
+                        }
+                        .into());
                     }
                     inv[v] = k;
                 }
@@ -277,8 +281,10 @@ impl Factorization {
             ordering,
             Default::default(),
         )
-        .map_err(|e| Error::LinearAlgebra {
-            message: format!("symbolic Cholesky: {e:?}"),
+        .map_err(|e| {
+            Error::Solver(SolverError::LinearAlgebra {
+                message: format!("symbolic Cholesky: {e:?}"),
+            })
         })?;
         Self::numeric(std::sync::Arc::new(symbolic), lower, values)
     }
@@ -294,8 +300,10 @@ impl Factorization {
             SymmetricOrdering::Amd,
             Default::default(),
         )
-        .map_err(|e| Error::LinearAlgebra {
-            message: format!("symbolic Cholesky: {e:?}"),
+        .map_err(|e| {
+            Error::Solver(SolverError::LinearAlgebra {
+                message: format!("symbolic Cholesky: {e:?}"),
+            })
         })?;
         Ok(Factorization {
             symbolic: std::sync::Arc::new(symbolic),
@@ -381,8 +389,10 @@ impl Factorization {
                 MemStack::new(&mut buf),
                 Default::default(),
             )
-            .map_err(|e| Error::LinearAlgebra {
-                message: format!("the system is not positive definite ({e:?})"),
+            .map_err(|e| {
+                Error::Solver(SolverError::LinearAlgebra {
+                    message: format!("the system is not positive definite ({e:?})"),
+                })
             })?;
         Ok(())
     }

@@ -9,7 +9,7 @@
 //! only when `LOW >= 1 / bones`) keeps its largest weight alone.
 
 use super::{finish, Solution, Solver};
-use crate::error::{Error, Result};
+use crate::error::{Error, Result, SolverError};
 use crate::scene::Scene;
 use crate::weights::Weights;
 use rayon::prelude::*;
@@ -28,19 +28,22 @@ impl WeightLimit {
     /// A limit with `0 <= low < high <= 1`; the error names the option `limit`.
     pub fn new(low: f64, high: f64) -> Result<Self> {
         if !(low.is_finite() && high.is_finite() && 0.0 <= low && low < high && high <= 1.0) {
-            return Err(Error::InvalidOption {
+            return Err(SolverError::InvalidOption {
                 option: "limit".into(),
                 message: format!("needs 0 <= LOW < HIGH <= 1, got LOW = {low}, HIGH = {high}"),
-            });
+            }
+            .into());
         }
         Ok(WeightLimit { low, high })
     }
 
     /// Parses `LOW:HIGH`, e.g. `0.05:0.1`.
     pub fn parse(text: &str) -> Result<Self> {
-        let bad = || Error::InvalidOption {
-            option: "limit".into(),
-            message: format!("{text:?} is not LOW:HIGH (two numbers, e.g. 0.05:0.1)"),
+        let bad = || {
+            Error::Solver(SolverError::InvalidOption {
+                option: "limit".into(),
+                message: format!("{text:?} is not LOW:HIGH (two numbers, e.g. 0.05:0.1)"),
+            })
         };
         let (a, b) = text.split_once(':').ok_or_else(bad)?;
         let low: f64 = a.trim().parse().map_err(|_| bad())?;
@@ -173,7 +176,7 @@ mod tests {
     fn bad_limits_are_typed_errors() {
         for bad in ["0.1", "0.2:0.1", "a:b", "-0.1:0.1", "0.1:1.5", "NaN:0.2"] {
             assert!(
-                matches!(WeightLimit::parse(bad), Err(Error::InvalidOption { ref option, .. }) if option == "limit"),
+                matches!(WeightLimit::parse(bad), Err(Error::Solver(SolverError::InvalidOption { ref option, .. })) if option == "limit"),
                 "{bad}"
             );
         }

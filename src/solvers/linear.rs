@@ -16,7 +16,7 @@ use super::distance::{bone_segments, Segment};
 use super::{
     check_number, finish, parse_number, unknown_option, OptionDoc, Solution, Solver, SolverOptions,
 };
-use crate::error::{Error, Result};
+use crate::error::{Result, SolverError};
 use crate::scene::Scene;
 use crate::skeleton::Bone;
 use crate::weights::Weights;
@@ -173,7 +173,7 @@ impl Solver for Linear {
         };
         if !(2.0 * r).is_finite() {
             // The blend divides by 2r: infinite, every weight would be NaN.
-            return Err(Error::InvalidOption {
+            return Err(SolverError::InvalidOption {
                 option: if o.blend_radius.is_some() {
                     "blend_radius"
                 } else {
@@ -183,7 +183,8 @@ impl Solver for Linear {
                 message: format!(
                     "the blend half-width comes out {r:e} px, too wide to compute (2r overflows)"
                 ),
-            });
+            }
+            .into());
         }
         let bones = scene.skeleton.bones();
         let nb = bones.len();

@@ -74,6 +74,7 @@ pub mod internals {
     pub use super::visibility::Visibility;
 }
 
+use crate::error::SolverError;
 use crate::error::{Error, Result};
 use crate::scene::Scene;
 use crate::weights::Weights;
@@ -169,7 +170,9 @@ pub trait SolverOptions: Default {
         let mut o = Self::default();
         for (k, v) in options {
             o.set(k, v).map_err(|e| match e {
-                Error::InvalidOption { option, .. } if !Self::keys().contains(&k.as_str()) => {
+                Error::Solver(SolverError::InvalidOption { option, .. })
+                    if !Self::keys().contains(&k.as_str()) =>
+                {
                     unknown_option(solver, &option, &Self::keys())
                 }
                 e => e,
@@ -197,7 +200,7 @@ pub trait SolverOptions: Default {
 
 /// The error for a key no option of `solver` has.
 pub(crate) fn unknown_option(solver: &str, key: &str, keys: &[&str]) -> Error {
-    Error::InvalidOption {
+    Error::Solver(SolverError::InvalidOption {
         option: key.to_string(),
         message: format!(
             "unknown option for solver {solver}; it accepts: {}",
@@ -207,7 +210,7 @@ pub(crate) fn unknown_option(solver: &str, key: &str, keys: &[&str]) -> Error {
                 keys.join(", ")
             }
         ),
-    }
+    })
 }
 
 /// Parses option `key` as a number satisfying `ok` (described by `expect`, e.g. "> 0").
@@ -217,9 +220,11 @@ pub(crate) fn parse_number(
     ok: impl Fn(f64) -> bool,
     expect: &str,
 ) -> Result<f64> {
-    let x: f64 = value.trim().parse().map_err(|_| Error::InvalidOption {
-        option: key.to_string(),
-        message: format!("{value:?} is not a number"),
+    let x: f64 = value.trim().parse().map_err(|_| {
+        Error::Solver(SolverError::InvalidOption {
+            option: key.to_string(),
+            message: format!("{value:?} is not a number"),
+        })
     })?;
     check_number(key, x, ok, expect)
 }
@@ -232,10 +237,11 @@ pub(crate) fn check_number(
     expect: &str,
 ) -> Result<f64> {
     if !x.is_finite() || !ok(x) {
-        return Err(Error::InvalidOption {
+        return Err(SolverError::InvalidOption {
             option: key.to_string(),
             message: format!("must be finite and {expect}, got {x}"),
-        });
+        }
+        .into());
     }
     Ok(x)
 }
@@ -276,7 +282,7 @@ pub const NO_OPTIONS: [(&str, &str); 0] = [];
 /// subdivided to at least `N` vertices, [`Refined`]) and `limit=LOW:HIGH` (the soft weight
 /// limit applied to its output, [`WeightLimit`]; `none` = no limit). A solver with a soft
 /// limit of its own (`best`) takes `limit` as that limit, so only one limit is ever applied.
-/// Errors: [`Error::UnknownSolver`], [`Error::InvalidOption`].
+/// Errors: [`SolverError::UnknownSolver`], [`SolverError::InvalidOption`].
 pub fn solver_by_name<I>(name: &str, options: I) -> Result<Box<dyn Solver>>
 where
     I: IntoIterator,
@@ -311,9 +317,11 @@ where
 
 /// The registry entry for `name` and whether `+mask` is to be added around it.
 fn resolve(name: &str) -> Result<(&'static SolverEntry, bool)> {
-    let unknown = || Error::UnknownSolver {
-        name: name.to_string(),
-        known: known_names(),
+    let unknown = || {
+        Error::Solver(SolverError::UnknownSolver {
+            name: name.to_string(),
+            known: known_names(),
+        })
     };
     if let Some(e) = entry(name) {
         return Ok((e, false));
@@ -351,9 +359,11 @@ pub(crate) fn finish(
     weights: Weights,
     warnings: Vec<String>,
 ) -> Result<Solution> {
-    weights.validate().map_err(|e| Error::Solver {
-        solver: solver.clone(),
-        message: format!("produced invalid weights ({e}); this is a bug, please report it"),
+    weights.validate().map_err(|e| {
+        Error::Solver(SolverError::Solver {
+            solver: solver.clone(),
+            message: format!("produced invalid weights ({e}); this is a bug, please report it"),
+        })
     })?;
     Ok(Solution {
         weights,

@@ -357,7 +357,7 @@ mod tests {
         }
         assert!(matches!(
             solver_by_name("euclidean", [("falloff_power", "-1")]),
-            Err(crate::Error::InvalidOption { ref option, .. }) if option == "falloff_power"
+            Err(crate::Error::Solver(crate::SolverError::InvalidOption { ref option, .. })) if option == "falloff_power"
         ));
     }
 

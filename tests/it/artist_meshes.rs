@@ -329,19 +329,25 @@ fn broken_input_is_still_an_error() {
     let (mut v, t) = grid(1, 1);
     assert!(matches!(
         Mesh::from_artist(v.clone(), vec![[0, 1, 9]], vec!["a".into()], vec![0; 4]),
-        Err(skinweights::Error::IndexOutOfRange {
-            triangle: 0,
-            index: 9,
-            ..
-        })
+        Err(skinweights::Error::Mesh(
+            skinweights::MeshError::IndexOutOfRange {
+                triangle: 0,
+                index: 9,
+                ..
+            }
+        ))
     ));
     assert!(matches!(
         Mesh::from_artist(v.clone(), vec![[0, 0, 1]], vec!["a".into()], vec![0; 4]),
-        Err(skinweights::Error::EmptyMesh { triangles: 0, .. })
+        Err(skinweights::Error::Mesh(
+            skinweights::MeshError::EmptyMesh { triangles: 0, .. }
+        ))
     ));
     v[3].x = f64::NAN;
     assert!(matches!(
         Mesh::from_artist(v, t, vec!["a".into()], vec![0; 4]),
-        Err(skinweights::Error::NonFiniteCoordinate { vertex: 3, .. })
+        Err(skinweights::Error::Mesh(
+            skinweights::MeshError::NonFiniteCoordinate { vertex: 3, .. }
+        ))
     ));
 }

@@ -1,8 +1,9 @@
 //! The binary `.swb` scene and weights files: exact round trips, the same scene as JSON, and
 //! corrupt files as typed errors.
 
+use skinweights::error::MeshError;
 use skinweights::io::{load_scene, save_scene, scene_from_binary, scene_to_binary, WeightsFile};
-use skinweights::{builtin_scene, BuiltinOptions};
+use skinweights::{builtin_scene, BuiltinOptions, Error};
 
 fn arms() -> skinweights::Scene {
     builtin_scene(
@@ -57,18 +58,24 @@ fn binary_scene_and_weights_round_trip_bit_for_bit() {
 fn corrupt_binary_files_are_typed_errors() {
     let scene = arms();
     let bytes = scene_to_binary(&scene, None).unwrap();
-    let err = |b: &[u8]| scene_from_binary(b, None).unwrap_err().to_string();
+    let err = |b: &[u8]| scene_from_binary(b, None).unwrap_err();
     // Truncated arrays.
     let e = err(&bytes[..bytes.len() - 5]);
+    let (field, message) = crate::common::invalid_field(&e);
     assert!(
-        e.contains("vertex_parts") && e.contains("do not fit"),
+        field == "vertex_parts" && message.contains("do not fit"),
         "{e}"
     );
     // Trailing garbage.
     let mut longer = bytes.clone();
     longer.extend_from_slice(&[0; 3]);
     let e = err(&longer);
-    assert!(e.contains("3 unexpected bytes"), "{e}");
+    assert!(
+        crate::common::invalid_field(&e)
+            .1
+            .contains("3 unexpected bytes"),
+        "{e}"
+    );
     // A header claiming far more vertices than the file holds allocates nothing.
     let text = String::from_utf8_lossy(&bytes[24..200]).to_string();
     let n = scene.mesh().vertex_count();
@@ -78,24 +85,36 @@ fn corrupt_binary_files_are_typed_errors() {
         "\"counts\":[4000000000000,",
     );
     let e = err(&huge);
+    let (field, message) = crate::common::invalid_field(&e);
     assert!(
-        e.contains("vertices") && e.contains("do not fit"),
+        field.contains("vertices") && message.contains("do not fit"),
         "{e} / {text}"
     );
     // A triangle index out of range is the usual mesh error, naming the triangle.
     let mut bad = bytes.clone();
     let tri_start = bytes.len() - n * 4 - scene.mesh().triangle_count() * 12;
     bad[tri_start..tri_start + 4].copy_from_slice(&u32::MAX.to_le_bytes());
-    let e = err(&bad);
-    assert!(e.contains("triangle 0"), "{e}");
+    assert!(
+        matches!(
+            err(&bad),
+            Error::Mesh(MeshError::IndexOutOfRange { triangle: 0, .. })
+        ),
+        "{:?}",
+        err(&bad)
+    );
     // A weights file whose rows name a bone it does not list.
     let w = skinweights::Weights::from_rows(&vec![vec![1.0, 0.0]; 3], 2).unwrap();
     let file = WeightsFile::new("s", "x", vec!["a".into(), "b".into()], &w);
     let mut wb = file.to_binary().unwrap();
     let at = wb.len() - 3 * 8 - 3 * 4; // first bone index
     wb[at..at + 4].copy_from_slice(&7u32.to_le_bytes());
-    let e = WeightsFile::from_binary(&wb).unwrap_err().to_string();
-    assert!(e.contains("row 0 names bone 7"), "{e}");
+    let e = WeightsFile::from_binary(&wb).unwrap_err();
+    assert!(
+        crate::common::invalid_field(&e)
+            .1
+            .contains("row 0 names bone 7"),
+        "{e}"
+    );
 }
 
 /// `bytes` with one substring of its JSON header replaced (the header length updated).

@@ -4,6 +4,7 @@
 //! errors.
 
 use crate::common;
+use skinweights::error::{ClipError, SkeletonError};
 
 use common::{scene_at, skinweights, small_scene, solved, text};
 use nalgebra::{Point2, Vector2};
@@ -574,7 +575,7 @@ fn without_ik_drops_the_constraints_and_the_clips_ik_tracks() {
         scene
             .clone()
             .with_animation(scene.clips().to_vec(), Vec::new()),
-        Err(Error::InvalidIk { .. })
+        Err(Error::Skeleton(SkeletonError::InvalidIk { .. }))
     ));
     let plain = scene.clone().without_ik();
     plain.sanity_check().unwrap();
@@ -626,35 +627,38 @@ fn hostile_clips_are_typed_errors() {
     };
     assert!(matches!(
         one(rot(vec![Key::new(0.0, f64::NAN)])),
-        Err(Error::InvalidKey { key: 0, .. })
+        Err(Error::Clip(ClipError::InvalidKey { key: 0, .. }))
     ));
     assert!(matches!(
         one(rot(vec![Key::new(0.5, 0.0), Key::new(0.25, 1.0)])),
-        Err(Error::InvalidKey { key: 1, .. })
+        Err(Error::Clip(ClipError::InvalidKey { key: 1, .. }))
     ));
     assert!(matches!(
         one(rot(vec![
             Key::new(0.0, 0.0).with_curve(bezier(1.5, 0.0, 0.5, 1.0)),
             Key::new(1.0, 1.0)
         ])),
-        Err(Error::InvalidKey {
+        Err(Error::Clip(ClipError::InvalidKey {
             channel: "rotation",
             ..
-        })
+        }))
     ));
     assert!(matches!(
         one(rot(vec![Key::new(2.0, 0.0)])),
-        Err(Error::InvalidKey { .. })
+        Err(Error::Clip(ClipError::InvalidKey { .. }))
     ));
     assert!(matches!(
         one(Clip::new("c", 1.0)
             .with_track(BoneTrack::new("nope").with(ChannelKind::Rotation, vec![]))),
-        Err(Error::UnknownBone { .. })
+        Err(Error::Skeleton(SkeletonError::UnknownBone { .. }))
     ));
     let many: Vec<Key> = (0..1_000_001)
         .map(|i| Key::new(i as f64 * 1e-7, 0.0))
         .collect();
-    assert!(matches!(one(rot(many)), Err(Error::TooManyKeys { .. })));
+    assert!(matches!(
+        one(rot(many)),
+        Err(Error::Clip(ClipError::TooManyKeys { .. }))
+    ));
     // In a file: a scene with 10^7 keys fails while it is read.
     let mut v: Value = serde_json::from_str(&scene_to_json(&scene, None).unwrap()).unwrap();
     v["format"] = "skinweights.scene/3".into();
@@ -674,15 +678,15 @@ fn hostile_clips_are_typed_errors() {
     };
     assert!(matches!(
         ik(vec!["nope"], "upper", 1.0),
-        Err(Error::UnknownBone { .. })
+        Err(Error::Skeleton(SkeletonError::UnknownBone { .. }))
     ));
     assert!(matches!(
         ik(vec!["lower"], "upper", f64::NAN),
-        Err(Error::InvalidIk { .. })
+        Err(Error::Skeleton(SkeletonError::InvalidIk { .. }))
     ));
     assert!(matches!(
         ik(vec!["upper"], "lower", 1.0),
-        Err(Error::InvalidIk { .. })
+        Err(Error::Skeleton(SkeletonError::InvalidIk { .. }))
     ));
     assert!(ik(vec!["lower"], "upper", 0.5).is_ok());
 }

@@ -3,7 +3,7 @@
 use crate::common;
 use serde_json::{json, Value};
 use skinweights::animation::{ChannelKind, Clip, Curve};
-use skinweights::error::Error;
+use skinweights::error::{ClipError, Error, FormatError, RigFormat, SkeletonError};
 use skinweights::io::dragonbones::{export_dragonbones, import_dragonbones};
 use skinweights::io::godot::export_godot;
 use std::collections::BTreeMap;
@@ -311,7 +311,7 @@ fn hostile_dragonbones_clips_are_typed_errors() {
         "bone": [{"name": "nobody", "rotateFrame": [{"duration": 0, "rotate": 1}]}]}])))
     .unwrap_err();
     assert!(
-        matches!(e, Error::UnknownBone { ref bone, .. } if bone == "nobody"),
+        matches!(e, Error::Skeleton(SkeletonError::UnknownBone { ref bone, .. }) if bone == "nobody"),
         "{e}"
     );
     // Keys past the clip's end (times out of order cannot be written with durations >= 0;
@@ -320,13 +320,16 @@ fn hostile_dragonbones_clips_are_typed_errors() {
         {"duration": 20, "tweenEasing": 0, "rotate": 1}, {"duration": 0}
     ]))))
     .unwrap_err();
-    assert!(matches!(e, Error::InvalidKey { key: 1, .. }), "{e}");
+    assert!(
+        matches!(e, Error::Clip(ClipError::InvalidKey { key: 1, .. })),
+        "{e}"
+    );
     let e = import_dragonbones(&tiny(frames(json!([
         {"duration": -3, "rotate": 1}, {"duration": 0}
     ]))))
     .unwrap_err();
     assert!(
-        matches!(e, Error::DragonBones { ref field, .. } if field.contains("duration")),
+        matches!(e, Error::Format(FormatError::Rig { format: RigFormat::DragonBones, ref field, .. }) if field.contains("duration")),
         "{e}"
     );
     // Control times outside [0, 1].
@@ -335,7 +338,7 @@ fn hostile_dragonbones_clips_are_typed_errors() {
     ]))))
     .unwrap_err();
     assert!(
-        matches!(e, Error::DragonBones { ref field, .. } if field.ends_with("curve")),
+        matches!(e, Error::Format(FormatError::Rig { format: RigFormat::DragonBones, ref field, .. }) if field.ends_with("curve")),
         "{e}"
     );
     // A non-number key value (JSON has no NaN).
@@ -344,7 +347,7 @@ fn hostile_dragonbones_clips_are_typed_errors() {
     ]))))
     .unwrap_err();
     assert!(
-        matches!(e, Error::DragonBones { ref field, .. } if field.ends_with("rotate")),
+        matches!(e, Error::Format(FormatError::Rig { format: RigFormat::DragonBones, ref field, .. }) if field.ends_with("rotate")),
         "{e}"
     );
     // More keys than MAX_KEYS.
@@ -352,7 +355,10 @@ fn hostile_dragonbones_clips_are_typed_errors() {
         .map(|_| json!({"duration": 0}))
         .collect();
     let e = import_dragonbones(&tiny(frames(Value::Array(many)))).unwrap_err();
-    assert!(matches!(e, Error::TooManyKeys { .. }), "{e}");
+    assert!(
+        matches!(e, Error::Clip(ClipError::TooManyKeys { .. })),
+        "{e}"
+    );
 }
 
 #[test]
@@ -875,14 +881,14 @@ fn hostile_godot_clips_are_typed_errors_naming_the_animation() {
     ] {
         let e = import(HAND, keys);
         assert!(
-            matches!(e, Error::Godot { ref field, .. } if field.contains("\"fall\" track 0")),
+            matches!(e, Error::Format(FormatError::Godot { ref field, .. }) if field.contains("\"fall\" track 0")),
             "{e}"
         );
     }
     // Times out of order, and past the animation's length (1 s by default).
     let e = import(HAND, godot_keys("1, 0.5", "1, 1", "70, 71"));
     assert!(
-        matches!(e, Error::InvalidKey { ref clip, ref bone, channel: "rotation", key: 1, .. } if clip == "fall" && bone == "LeftHand"),
+        matches!(e, Error::Clip(ClipError::InvalidKey { ref clip, ref bone, channel: "rotation", key: 1, .. }) if clip == "fall" && bone == "LeftHand"),
         "{e}"
     );
     // A key past the length is never played: cut at the length with a note (Godot plays
@@ -905,14 +911,14 @@ fn hostile_godot_clips_are_typed_errors_naming_the_animation() {
         godot_keys("0.5, 1", "1, 1", "70, 71"),
     );
     assert!(
-        matches!(e, Error::UnknownBone { ref bone, ref context } if bone.ends_with("Nobody") && context.contains("fall")),
+        matches!(e, Error::Skeleton(SkeletonError::UnknownBone { ref bone, ref context }) if bone.ends_with("Nobody") && context.contains("fall")),
         "{e}"
     );
     // Counts that disagree, an unknown interpolation mode's neighbour: cubic with a
     // transition other than 1.
     let e = import(HAND, godot_keys("0.5, 1", "1, 1", "70"));
     assert!(
-        matches!(e, Error::Godot { ref message, .. } if message.contains("2 times")),
+        matches!(e, Error::Format(FormatError::Godot { ref message, .. }) if message.contains("2 times")),
         "{e}"
     );
     let text = gbot_with(HAND, &godot_keys("0.5, 1", "2, 1", "70, 71")).replacen(
@@ -922,7 +928,7 @@ fn hostile_godot_clips_are_typed_errors_naming_the_animation() {
     );
     let e = skinweights::io::godot::import_godot(&text, None).unwrap_err();
     assert!(
-        matches!(e, Error::Godot { ref message, .. } if message.contains("cubic")),
+        matches!(e, Error::Format(FormatError::Godot { ref message, .. }) if message.contains("cubic")),
         "{e}"
     );
     // More keys than the model holds (MAX_KEYS = 10^6; refused before the values are read).
@@ -931,7 +937,7 @@ fn hostile_godot_clips_are_typed_errors_naming_the_animation() {
         .collect();
     let e = import(HAND, godot_keys(&many.join(","), "1", "70"));
     assert!(
-        matches!(e, Error::TooManyKeys { ref clip, .. } if clip == "fall"),
+        matches!(e, Error::Clip(ClipError::TooManyKeys { ref clip, .. }) if clip == "fall"),
         "{e}"
     );
 }
@@ -989,12 +995,12 @@ fn hostile_writers_are_typed_errors() {
         .unwrap();
     let e = export_godot(&scene, &g.artist, 4).unwrap_err();
     assert!(
-        matches!(e, Error::InvalidClip { ref clip, .. } if clip == "fall"),
+        matches!(e, Error::Clip(ClipError::InvalidClip { ref clip, .. }) if clip == "fall"),
         "{e}"
     );
     let e = export_gltf(&scene, &g.artist, &GltfOptions::default()).unwrap_err();
     assert!(
-        matches!(e, Error::InvalidClip { ref clip, .. } if clip == "fall"),
+        matches!(e, Error::Clip(ClipError::InvalidClip { ref clip, .. }) if clip == "fall"),
         "{e}"
     );
     // A NaN key cannot reach a writer: the scene refuses it (the writers check the clips
@@ -1011,7 +1017,7 @@ fn hostile_writers_are_typed_errors() {
         .with_animation(clips, g.scene.ik().to_vec())
         .unwrap_err();
     assert!(
-        matches!(e, Error::InvalidKey { ref clip, .. } if clip == "fly"),
+        matches!(e, Error::Clip(ClipError::InvalidKey { ref clip, .. }) if clip == "fly"),
         "{e}"
     );
 }
@@ -1031,7 +1037,7 @@ fn ten_million_dragonbones_keys_are_refused_before_parsing() {
     assert!(text.len() > 30_000_000);
     let e = import_dragonbones(&text).unwrap_err();
     assert!(
-        matches!(e, Error::DragonBones { ref field, ref message, .. } if field == "(root)" && message.contains("JSON objects")),
+        matches!(e, Error::Format(FormatError::Rig { format: RigFormat::DragonBones, ref field, ref message, .. }) if field == "(root)" && message.contains("JSON objects")),
         "{e}"
     );
 }
@@ -1044,7 +1050,7 @@ fn ten_million_godot_keys_are_refused_by_count() {
     let text = gbot_with(HAND, &godot_keys(&times.join(","), "1", "70"));
     let e = skinweights::io::godot::import_godot(&text, None).unwrap_err();
     assert!(
-        matches!(e, Error::TooManyKeys { ref clip, count, .. } if clip == "fall" && count >= 10_000_000),
+        matches!(e, Error::Clip(ClipError::TooManyKeys { ref clip, count, .. }) if clip == "fall" && count >= 10_000_000),
         "{e}"
     );
 }

@@ -8,6 +8,7 @@ use skinweights::correctives::{
     auto_corrective, check_correctives, skin_with_correctives, AutoCorrectiveOptions, Corrective,
     CorrectiveKey, Interpolation,
 };
+use skinweights::error::{CorrectiveError, SkeletonError, SolverError};
 use skinweights::metrics::flipped_triangles;
 use skinweights::skinning::linear_blend_skinning;
 use skinweights::{
@@ -227,32 +228,40 @@ fn hostile_correctives_are_typed_errors() {
     let fit = |joint: &str, angles: &[f64]| auto_corrective(&scene, &w, joint, angles, &opts);
     assert!(matches!(
         fit("lower", &[150.0, 90.0]),
-        Err(Error::CorrectiveAngleOrder { key: 1, .. })
+        Err(Error::Corrective(CorrectiveError::CorrectiveAngleOrder {
+            key: 1,
+            ..
+        }))
     ));
     assert!(matches!(
         fit("lower", &[90.0, 90.0]),
-        Err(Error::CorrectiveAngleOrder { .. })
+        Err(Error::Corrective(
+            CorrectiveError::CorrectiveAngleOrder { .. }
+        ))
     ));
     assert!(matches!(
         fit("lower", &[f64::NAN]),
-        Err(Error::NonFiniteCorrective { key: 0, .. })
+        Err(Error::Corrective(CorrectiveError::NonFiniteCorrective {
+            key: 0,
+            ..
+        }))
     ));
     assert!(matches!(
         fit("elbow", &[90.0]),
-        Err(Error::UnknownBone { .. })
+        Err(Error::Skeleton(SkeletonError::UnknownBone { .. }))
     ));
     assert!(matches!(
         fit("upper", &[90.0]),
-        Err(Error::NotAJoint { .. })
+        Err(Error::Corrective(CorrectiveError::NotAJoint { .. }))
     ));
     assert!(matches!(
         fit("lower", &[]),
-        Err(Error::EmptyCorrective { .. })
+        Err(Error::Corrective(CorrectiveError::EmptyCorrective { .. }))
     ));
     let option = |o: AutoCorrectiveOptions, angles: &[f64]| match auto_corrective(
         &scene, &w, "lower", angles, &o,
     ) {
-        Err(Error::InvalidOption { option, .. }) => option,
+        Err(Error::Solver(SolverError::InvalidOption { option, .. })) => option,
         other => panic!("{other:?}"),
     };
     let d = AutoCorrectiveOptions::default;
@@ -284,6 +293,9 @@ fn hostile_correctives_are_typed_errors() {
     let pose = Pose::rest().rotate("lower", 90.0);
     assert!(matches!(
         skin_with_correctives(scene.mesh().vertices(), scene.skeleton(), &w, &pose, &[bad]),
-        Err(Error::NonFiniteCorrective { key: 0, .. })
+        Err(Error::Corrective(CorrectiveError::NonFiniteCorrective {
+            key: 0,
+            ..
+        }))
     ));
 }

@@ -5,6 +5,7 @@
 //! frames (each drawn here from the file's own numbers and compared with the library).
 
 use crate::common;
+use skinweights::error::{CorrectiveError, FormatError, SkeletonError};
 
 use base64::engine::general_purpose::STANDARD as BASE64;
 use base64::Engine as _;
@@ -121,65 +122,91 @@ fn hostile_correctives_in_a_scene_file_are_typed_errors() {
     let cases: Vec<(&str, ErrorCheck)> = vec![
         (
             r#"[{"joint": "elbow", "vertices": [0], "keys": [{"angle": 90, "offsets": [[1, 0]]}]}]"#,
-            |e| matches!(e, Error::UnknownBone { bone, .. } if bone == "elbow"),
+            |e| matches!(e, Error::Skeleton(SkeletonError::UnknownBone { bone, .. }) if bone == "elbow"),
         ),
         (
             r#"[{"joint": "upper", "vertices": [0], "keys": [{"angle": 90, "offsets": [[1, 0]]}]}]"#,
-            |e| matches!(e, Error::NotAJoint { bone } if bone == "upper"),
+            |e| matches!(e, Error::Corrective(CorrectiveError::NotAJoint { bone }) if bone == "upper"),
         ),
         (
             r#"[{"joint": "lower", "vertices": [0], "keys": [{"angle": 90, "offsets": [[1, 0]]}, {"angle": 45, "offsets": [[1, 0]]}]}]"#,
-            |e| matches!(e, Error::CorrectiveAngleOrder { key: 1, .. }),
+            |e| {
+                matches!(
+                    e,
+                    Error::Corrective(CorrectiveError::CorrectiveAngleOrder { key: 1, .. })
+                )
+            },
         ),
         (
             r#"[{"joint": "lower", "vertices": [0, 99999], "keys": [{"angle": 90, "offsets": [[1, 0], [0, 0]]}]}]"#,
-            |e| matches!(e, Error::CorrectiveVertex { vertex: 99999, .. }),
+            |e| {
+                matches!(
+                    e,
+                    Error::Corrective(CorrectiveError::CorrectiveVertex { vertex: 99999, .. })
+                )
+            },
         ),
         (
             r#"[{"joint": "lower", "vertices": [3, 3], "keys": [{"angle": 90, "offsets": [[1, 0], [0, 0]]}]}]"#,
-            |e| matches!(e, Error::DuplicateCorrectiveVertex { vertex: 3, .. }),
+            |e| {
+                matches!(
+                    e,
+                    Error::Corrective(CorrectiveError::DuplicateCorrectiveVertex { vertex: 3, .. })
+                )
+            },
         ),
         (
             r#"[{"joint": "lower", "vertices": [0, 1], "keys": [{"angle": 90, "offsets": [[1, 0]]}]}]"#,
             |e| {
                 matches!(
                     e,
-                    Error::CorrectiveOffsets {
+                    Error::Corrective(CorrectiveError::CorrectiveOffsets {
                         given: 1,
                         vertices: 2,
                         ..
-                    }
+                    })
                 )
             },
         ),
         (
             r#"[{"joint": "lower", "vertices": [0], "keys": []}]"#,
-            |e| matches!(e, Error::EmptyCorrective { .. }),
+            |e| {
+                matches!(
+                    e,
+                    Error::Corrective(CorrectiveError::EmptyCorrective { .. })
+                )
+            },
         ),
         (
             r#"[{"joint": "lower", "interpolation": "cubic", "vertices": [0], "keys": [{"angle": 90, "offsets": [[1, 0]]}]}]"#,
-            |e| e.to_string().contains("correctives[0].interpolation"),
+            |e| crate::common::invalid_field(e).0 == "correctives[0].interpolation",
         ),
         (
             r#"[{"joint": "lower", "vertices": [0], "keys": [{"angle": 90, "offsets": [[1, 0]]}]}, {"joint": "lower", "vertices": [1], "keys": [{"angle": 90, "offsets": [[1, 0]]}]}]"#,
             |e| {
                 matches!(
                     e,
-                    Error::DuplicateCorrective {
+                    Error::Corrective(CorrectiveError::DuplicateCorrective {
                         first: 0,
                         second: 1,
                         ..
-                    }
+                    })
                 )
             },
         ),
         (
             r#"[{"joint": "lower", "vertices": [0], "keys": [{"angle": 90, "offsets": [[1e999, 0]]}]}]"#,
-            |e| matches!(e, Error::NonFiniteCorrective { .. } | Error::Json { .. }),
+            |e| {
+                matches!(
+                    e,
+                    Error::Corrective(CorrectiveError::NonFiniteCorrective { .. })
+                        | Error::Format(FormatError::Json { .. })
+                )
+            },
         ),
         (
             r#"[{"joint": "lower", "vertices": [0], "keys": [{"angle": 90, "offsets": [[1, 0]], "extra": 1}]}]"#,
-            |e| matches!(e, Error::Json { .. }),
+            |e| matches!(e, Error::Format(FormatError::Json { .. })),
         ),
     ];
     for (c, expected) in cases {
@@ -188,8 +215,12 @@ fn hostile_correctives_in_a_scene_file_are_typed_errors() {
     }
     // A version 1 or 2 file may not carry them.
     let old = bar_file_with(ok).replace("skinweights.scene/3", "skinweights.scene/1");
-    let e = scene_from_json(&old, None).unwrap_err().to_string();
-    assert!(e.contains("correctives") && e.contains("scene/3"), "{e}");
+    let e = scene_from_json(&old, None).unwrap_err();
+    let (field, message) = crate::common::invalid_field(&e);
+    assert!(
+        field == "format" && message.contains("correctives") && message.contains("scene/3"),
+        "{e}"
+    );
 
     // NaN cannot be written in JSON; the library refuses it, naming key and vertex.
     let mut c = Corrective {
@@ -205,14 +236,16 @@ fn hostile_correctives_in_a_scene_file_are_typed_errors() {
         .with_correctives(vec![c.clone()])
         .unwrap_err();
     assert!(
-        matches!(&e, Error::NonFiniteCorrective { key: 0, what, .. } if what.contains("vertex 7")),
+        matches!(&e, Error::Corrective(CorrectiveError::NonFiniteCorrective { key: 0, what, .. }) if what.contains("vertex 7")),
         "{e}"
     );
     c.keys[0].offsets[1].x = 0.0;
     c.keys[0].angle = f64::INFINITY;
     assert!(matches!(
         small_scene("bar").with_correctives(vec![c]),
-        Err(Error::NonFiniteCorrective { .. })
+        Err(Error::Corrective(
+            CorrectiveError::NonFiniteCorrective { .. }
+        ))
     ));
 }
 

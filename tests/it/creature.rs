@@ -2,6 +2,7 @@
 //! against an independent reading of the files with serde_json, and hostile input.
 
 use crate::common;
+use skinweights::error::{ClipError, FormatError, RigFormat, SkeletonError};
 
 use serde_json::{json, Value};
 use skinweights::io::creature::{export_creature, import_creature, load_creature, FRAME_RATE};
@@ -294,7 +295,12 @@ fn export_refuses_a_scene_that_is_not_the_sources() {
     doc["mesh"]["points"][4] = json!(4.01);
     let moved = doc.to_string();
     match export_creature(&moved, &imp.scene, &imp.artist) {
-        Err(Error::Creature { vertex, field, .. }) => {
+        Err(Error::Format(FormatError::Rig {
+            format: RigFormat::Creature,
+            vertex,
+            field,
+            ..
+        })) => {
             assert_eq!((vertex, field.as_str()), (Some(2), "mesh.points"))
         }
         other => panic!("{other:?}"),
@@ -313,12 +319,13 @@ fn edited(edit: impl FnOnce(&mut Value)) -> Error {
 
 fn creature_field(e: &Error) -> (&str, &str, Option<usize>) {
     match e {
-        Error::Creature {
+        Error::Format(FormatError::Rig {
+            format: RigFormat::Creature,
             context,
             field,
             vertex,
             ..
-        } => (context.as_str(), field.as_str(), *vertex),
+        }) => (context.as_str(), field.as_str(), *vertex),
         other => panic!("not a Creature error: {other}"),
     }
 }
@@ -354,7 +361,10 @@ fn hostile_files_give_typed_errors() {
     let e = edited(|d| d["skeleton"]["Bone_1"]["id"] = json!(2));
     assert_eq!(creature_field(&e).1, "id");
     let e = edited(|d| d["skeleton"]["Bone_1"]["children"] = json!([2]));
-    assert!(matches!(e, Error::ParentCycle { .. }), "{e}");
+    assert!(
+        matches!(e, Error::Skeleton(SkeletonError::ParentCycle { .. })),
+        "{e}"
+    );
     let e = edited(|d| d["animation"]["wave"]["bones"]["x"] = json!({}));
     assert_eq!(creature_field(&e).1, "bones.x");
     let e = edited(|d| {
@@ -370,7 +380,7 @@ fn hostile_files_give_typed_errors() {
     assert_eq!(creature_field(&e).1, "mesh");
     assert!(matches!(
         import_creature("{\"mesh\": "),
-        Err(Error::Json { .. })
+        Err(Error::Format(FormatError::Json { .. }))
     ));
 }
 
@@ -412,7 +422,10 @@ fn ten_million_keys_and_huge_arrays_are_refused_quickly() {
     );
     let start = Instant::now();
     let e = import_creature(&text).unwrap_err();
-    assert!(matches!(e, Error::TooManyKeys { .. }), "{e}");
+    assert!(
+        matches!(e, Error::Clip(ClipError::TooManyKeys { .. })),
+        "{e}"
+    );
     assert!(start.elapsed().as_secs_f64() < 5.0);
     // A million points with no region: read, left out with a note... but the weights matrix
     // bound holds: 10^6 points × 2 bones is fine; a region past them is not.

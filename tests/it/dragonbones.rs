@@ -2,6 +2,7 @@
 //! bad input.
 
 use crate::common;
+use skinweights::error::{FormatError, RigFormat, SkeletonError};
 
 use common::max_abs_diff;
 use serde_json::Value;
@@ -280,12 +281,13 @@ fn with_body_mesh(edit: impl FnOnce(&mut serde_json::Map<String, Value>)) -> Str
 
 fn dragonbones_error(text: &str) -> (String, String, Option<usize>, String) {
     match import_dragonbones(text) {
-        Err(Error::DragonBones {
+        Err(Error::Format(FormatError::Rig {
+            format: RigFormat::DragonBones,
             context,
             field,
             vertex,
             message,
-        }) => (context, field, vertex, message),
+        })) => (context, field, vertex, message),
         other => panic!("expected a DragonBones error, got {other:?}"),
     }
 }
@@ -353,12 +355,15 @@ fn bad_input_is_a_typed_error_naming_the_field() {
     assert!(message.contains("\"root\""), "{message}");
 
     // Not JSON at all, and a bone with an unknown parent.
-    assert!(matches!(import_dragonbones("{"), Err(Error::Json { .. })));
+    assert!(matches!(
+        import_dragonbones("{"),
+        Err(Error::Format(FormatError::Json { .. }))
+    ));
     let mut raw: Value = serde_json::from_str(&body_text()).unwrap();
     raw["armature"][0]["bone"][3]["parent"] = Value::from("nobody");
     assert!(matches!(
         import_dragonbones(&raw.to_string()),
-        Err(Error::UnknownParent { .. })
+        Err(Error::Skeleton(SkeletonError::UnknownParent { .. }))
     ));
 }
 
@@ -500,7 +505,7 @@ fn each_mesh_cut_out_with_the_artist_bones_solves_and_scatters_back() {
     assert_eq!(parent("spine2"), None);
     assert!(matches!(
         SubScene::new(&imp.scene, "tail", &["spine".into()]),
-        Err(Error::UnknownPart { .. })
+        Err(Error::Skeleton(SkeletonError::UnknownPart { .. }))
     ));
 }
 
@@ -1041,7 +1046,9 @@ fn a_file_that_is_not_json_is_named() {
     let path = dir.path().join("broken_ske.json");
     std::fs::write(&path, "{").unwrap();
     match load_dragonbones(&path) {
-        Err(Error::Json { context, .. }) => assert_eq!(context, path.display().to_string()),
+        Err(Error::Format(FormatError::Json { context, .. })) => {
+            assert_eq!(context, path.display().to_string())
+        }
         other => panic!("{other:?}"),
     }
 }
@@ -1167,12 +1174,18 @@ fn missing_atlas_image_or_region_is_an_error_naming_it() {
     std::fs::write(&ske, body_text()).unwrap();
     let tex = BODY.replace("_ske.json", "_tex.json");
     std::fs::copy(&tex, dir.path().join("body_tex.json")).unwrap();
-    let e = load_dragonbones(&ske).unwrap_err().to_string();
-    assert!(e.contains("body_tex.png"), "{e}");
+    match load_dragonbones(&ske) {
+        Err(Error::Io { path, .. }) => assert!(path.ends_with("body_tex.png"), "{path:?}"),
+        other => panic!("{:?}", other.err()),
+    }
     // An unreadable image names the file too.
     std::fs::write(dir.path().join("body_tex.png"), b"not a png").unwrap();
-    let e = load_dragonbones(&ske).unwrap_err().to_string();
-    assert!(e.contains("body_tex.png") && e.contains("PNG"), "{e}");
+    match load_dragonbones(&ske) {
+        Err(Error::Format(FormatError::Image { path, .. })) => {
+            assert!(path.ends_with("body_tex.png"), "{path:?}")
+        }
+        other => panic!("{:?}", other.err()),
+    }
     // A display whose region is not in the atlas names the display and the texture.
     std::fs::copy(
         BODY.replace("_ske.json", "_tex.png"),
@@ -1183,8 +1196,21 @@ fn missing_atlas_image_or_region_is_an_error_naming_it() {
         .unwrap()
         .replace("body/a_head", "body/other");
     std::fs::write(dir.path().join("body_tex.json"), renamed).unwrap();
-    let e = load_dragonbones(&ske).unwrap_err().to_string();
-    assert!(e.contains("a_head") && e.contains("not a region"), "{e}");
+    match load_dragonbones(&ske) {
+        Err(
+            e @ Error::Format(FormatError::Rig {
+                format: RigFormat::DragonBones,
+                ..
+            }),
+        ) => {
+            let text = e.to_string();
+            assert!(
+                text.contains("a_head") && text.contains("not a region"),
+                "{e}"
+            )
+        }
+        other => panic!("{:?}", other.err()),
+    }
 }
 
 /// DragonBones 5.0 writes booleans as 0/1 (`inheritRotation: 0`), and DragonBones reads
@@ -1230,7 +1256,7 @@ fn booleans_written_as_zero_or_one_are_read_with_a_note() {
 
     let e = import_dragonbones(&with(&mut doc, serde_json::json!(2))).unwrap_err();
     assert!(
-        matches!(&e, Error::DragonBones { field, .. } if field == "inheritRotation"),
+        matches!(&e, Error::Format(FormatError::Rig { format: RigFormat::DragonBones, field, .. }) if field == "inheritRotation"),
         "{e}"
     );
 }

@@ -6,6 +6,7 @@
 
 use serde_json::Value;
 use skinweights::animation::{ChannelKind, Clip, Curve};
+use skinweights::error::{FormatError, RigFormat};
 use skinweights::io::dragonbones::{import_dragonbones, load_dragonbones, DragonBonesImport};
 use skinweights::io::spine::{load_spine, SkinSelection, SpineImport, SpineImportOptions};
 use skinweights::skeleton::Inherit;
@@ -460,7 +461,12 @@ fn dragonbones_unsupported_data_is_a_typed_error_naming_the_field() {
         let mut json: Value = serde_json::from_str(&text).unwrap();
         edit(&mut json);
         match import_dragonbones(&json.to_string()) {
-            Err(Error::DragonBones { field, message, .. }) => (field, message),
+            Err(Error::Format(FormatError::Rig {
+                format: RigFormat::DragonBones,
+                field,
+                message,
+                ..
+            })) => (field, message),
             other => panic!("{:?}", other.map(|d| d.report)),
         }
     };
@@ -513,7 +519,12 @@ fn dragonbones_armature_without_skins_is_a_typed_error() {
             r#"{{"armature": [{{"name": "a", "bone": [{{"name": "root"}}], "skin": {skins}}}]}}"#
         );
         match import_dragonbones(&text) {
-            Err(Error::DragonBones { field, message, .. }) => {
+            Err(Error::Format(FormatError::Rig {
+                format: RigFormat::DragonBones,
+                field,
+                message,
+                ..
+            })) => {
                 assert_eq!(
                     (field.as_str(), message.as_str()),
                     ("skin", "no mesh display to import")

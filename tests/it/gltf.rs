@@ -2,6 +2,7 @@
 //! the SimpleSkin sample imported and round-tripped, and bad input as typed errors.
 
 use crate::common;
+use skinweights::error::{ArgumentError, FormatError, MeshError, WeightsError};
 
 use base64::engine::general_purpose::STANDARD as BASE64;
 use base64::Engine as _;
@@ -722,7 +723,9 @@ fn bad_input_is_a_typed_error() {
     let mut doc = simpleskin_doc();
     doc.json["meshes"][0]["primitives"][0]["attributes"]["POSITION"] = 99.into();
     match import_gltf_str(&encode(&doc), None, "x") {
-        Err(Error::InvalidField { field, .. }) => assert_eq!(field, "accessors[99]"),
+        Err(Error::Format(FormatError::InvalidField { field, .. })) => {
+            assert_eq!(field, "accessors[99]")
+        }
         r => panic!("{:?}", r.map(|i| i.notes)),
     }
     // A weighted joint the skin does not have.
@@ -730,11 +733,11 @@ fn bad_input_is_a_typed_error() {
     let joints = doc.offset(doc.attribute("JOINTS_0"));
     doc.bin[joints + 4 * 4] = 7; // vertex 4's first (non-zero) influence
     match import_gltf_str(&encode(&doc), None, "x") {
-        Err(Error::JointOutOfRange {
+        Err(Error::Format(FormatError::JointOutOfRange {
             vertex,
             joint,
             joints,
-        }) => {
+        })) => {
             assert_eq!((vertex, joint, joints), (4, 7, 2))
         }
         r => panic!("{:?}", r.map(|i| i.notes)),
@@ -744,7 +747,7 @@ fn bad_input_is_a_typed_error() {
     let pos = doc.offset(doc.attribute("POSITION"));
     set_f32(&mut doc, pos + 12 * 3 + 8, 0.5);
     match import_gltf_str(&encode(&doc), None, "x") {
-        Err(Error::NonPlanarMesh { vertex, z, plane_z }) => {
+        Err(Error::Format(FormatError::NonPlanarMesh { vertex, z, plane_z })) => {
             assert_eq!((vertex, z, plane_z), (3, 0.5, 0.0))
         }
         r => panic!("{:?}", r.map(|i| i.notes)),
@@ -755,30 +758,32 @@ fn bad_input_is_a_typed_error() {
     doc.bin[ind + 2 * 5] = 10; // triangle 1, corner 2
     assert!(matches!(
         import_gltf_str(&encode(&doc), None, "x"),
-        Err(Error::IndexOutOfRange {
+        Err(Error::Mesh(MeshError::IndexOutOfRange {
             triangle: 1,
             index: 10,
             vertex_count: 10
-        })
+        }))
     ));
     // A buffer view longer than its buffer.
     let mut doc = simpleskin_doc();
     doc.json["bufferViews"][0]["byteLength"] = 100_000.into();
     assert!(matches!(
         import_gltf_str(&encode(&doc), None, "x"),
-        Err(Error::InvalidField { .. })
+        Err(Error::Format(FormatError::InvalidField { .. }))
     ));
     // Not glTF 2.
     let mut doc = simpleskin_doc();
     doc.json["asset"]["version"] = "1.0".into();
     match import_gltf_str(&encode(&doc), None, "x") {
-        Err(Error::InvalidField { field, .. }) => assert_eq!(field, "asset.version"),
+        Err(Error::Format(FormatError::InvalidField { field, .. })) => {
+            assert_eq!(field, "asset.version")
+        }
         r => panic!("{:?}", r.map(|i| i.notes)),
     }
     // Not JSON.
     assert!(matches!(
         import_gltf_str("{", None, "x"),
-        Err(Error::Json { .. })
+        Err(Error::Format(FormatError::Json { .. }))
     ));
     // Export: weights of another shape.
     let first = import_gltf(SIMPLE_SKIN).unwrap();
@@ -788,7 +793,7 @@ fn bad_input_is_a_typed_error() {
             &Weights::zeros(10, 3),
             &GltfOptions::default()
         ),
-        Err(Error::WeightsShape { .. })
+        Err(Error::Weights(WeightsError::WeightsShape { .. }))
     ));
     let bad_scale = GltfOptions {
         scale: f64::NAN,
@@ -797,7 +802,7 @@ fn bad_input_is_a_typed_error() {
     let w = Weights::from_rows(&vec![vec![1.0, 0.0]; 10], 2).unwrap();
     assert!(matches!(
         export_gltf(&first.scene, &w, &bad_scale),
-        Err(Error::InvalidArgument { argument: "scale", ref value, .. }) if value == "NaN"
+        Err(Error::Argument(ArgumentError::InvalidArgument { argument: "scale", ref value, .. })) if value == "NaN"
     ));
 }
 
@@ -964,7 +969,7 @@ fn cli_says_what_the_four_influence_limit_drops() {
 /// The `InvalidField` error importing `doc` gives: (field, message).
 fn field_error(doc: &Doc) -> (String, String) {
     match import_gltf_str(&encode(doc), None, "x") {
-        Err(Error::InvalidField { field, message }) => (field, message),
+        Err(Error::Format(FormatError::InvalidField { field, message })) => (field, message),
         r => panic!("expected InvalidField, got {:?}", r.map(|i| i.notes)),
     }
 }
@@ -1047,13 +1052,13 @@ fn overflowing_and_overrunning_numbers_are_typed_errors() {
     doc.json["accessors"][pos as usize]["count"] = (-1).into();
     assert!(matches!(
         import_gltf_str(&encode(&doc), None, "x"),
-        Err(Error::Json { .. })
+        Err(Error::Format(FormatError::Json { .. }))
     ));
     let mut doc = simpleskin_doc();
     doc.json["meshes"][0]["primitives"][0]["attributes"]["POSITION"] = 0.5.into();
     assert!(matches!(
         import_gltf_str(&encode(&doc), None, "x"),
-        Err(Error::Json { .. })
+        Err(Error::Format(FormatError::Json { .. }))
     ));
 }
 
@@ -1249,7 +1254,7 @@ fn buffer_uris_stay_beside_the_gltf() {
         ("sub", "not a regular file"),
     ] {
         match import(uri) {
-            Err(Error::InvalidField { field, message }) => {
+            Err(Error::Format(FormatError::InvalidField { field, message })) => {
                 assert_eq!(field, "buffers[0].uri", "{uri}");
                 assert!(message.contains(says), "{uri}: {message}");
             }
@@ -1264,7 +1269,9 @@ fn json_errors_name_the_file() {
     let path = dir.path().join("broken.gltf");
     std::fs::write(&path, "{\"asset\": ").unwrap();
     match import_gltf(&path) {
-        Err(Error::Json { context, .. }) => assert_eq!(context, path.display().to_string()),
+        Err(Error::Format(FormatError::Json { context, .. })) => {
+            assert_eq!(context, path.display().to_string())
+        }
         r => panic!("{:?}", r.map(|i| i.notes)),
     }
     // Bad mesh extras are a field error naming the mesh, not a JSON error losing it.

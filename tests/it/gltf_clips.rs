@@ -5,6 +5,7 @@
 //! rotations, and hostile animations as typed errors.
 
 use crate::common;
+use skinweights::error::{ClipError, FormatError};
 
 use base64::engine::general_purpose::STANDARD as BASE64;
 use base64::Engine as _;
@@ -543,38 +544,41 @@ fn hostile_animations_are_typed_errors_naming_the_animation() {
         ),
     ] {
         assert!(
-            matches!(e, Error::InvalidField { ref field, .. } if field.contains("\"bad\" samplers[0]")),
+            matches!(e, Error::Format(FormatError::InvalidField { ref field, .. }) if field.contains("\"bad\" samplers[0]")),
             "{e}"
         );
     }
     // Times not increasing, negative.
     let e = with(&[0.5, 0.5], &v6, 1, "LINEAR");
     assert!(
-        matches!(e, Error::InvalidKey { ref clip, key: 1, channel: "translation", .. } if clip == "bad"),
+        matches!(e, Error::Clip(ClipError::InvalidKey { ref clip, key: 1, channel: "translation", .. }) if clip == "bad"),
         "{e}"
     );
     let e = with(&[-1.0, 0.5], &v6, 1, "LINEAR");
-    assert!(matches!(e, Error::InvalidKey { key: 0, .. }), "{e}");
+    assert!(
+        matches!(e, Error::Clip(ClipError::InvalidKey { key: 0, .. })),
+        "{e}"
+    );
     // Unknown node; unknown interpolation.
     let e = with(&[0.0, 1.0], &v6, 999, "LINEAR");
     assert!(
-        matches!(e, Error::InvalidClip { ref clip, ref message } if clip == "bad" && message.contains("node 999")),
+        matches!(e, Error::Clip(ClipError::InvalidClip { ref clip, ref message }) if clip == "bad" && message.contains("node 999")),
         "{e}"
     );
     let e = with(&[0.0, 1.0], &v6, 1, "BOUNCY");
     assert!(
-        matches!(e, Error::InvalidClip { ref message, .. } if message.contains("BOUNCY")),
+        matches!(e, Error::Clip(ClipError::InvalidClip { ref message, .. }) if message.contains("BOUNCY")),
         "{e}"
     );
     // Mismatched counts: two keys with one value, and CUBICSPLINE without its tangents.
     let e = with(&[0.0, 1.0], &v6[..3], 1, "LINEAR");
     assert!(
-        matches!(e, Error::InvalidField { ref field, ref message } if field.ends_with(".count") && message.contains("expected 2")),
+        matches!(e, Error::Format(FormatError::InvalidField { ref field, ref message }) if field.ends_with(".count") && message.contains("expected 2")),
         "{e}"
     );
     let e = with(&[0.0, 1.0], &v6, 1, "CUBICSPLINE");
     assert!(
-        matches!(e, Error::InvalidField { ref message, .. } if message.contains("expected 6")),
+        matches!(e, Error::Format(FormatError::InvalidField { ref message, .. }) if message.contains("expected 6")),
         "{e}"
     );
     // More keys than the model holds (MAX_KEYS = 10^6) in one sampler: refused, named.
@@ -582,7 +586,7 @@ fn hostile_animations_are_typed_errors_naming_the_animation() {
     let times: Vec<f32> = (0..n).map(|i| i as f32 * 1e-3).collect();
     let e = with(&times, &vec![0.0f32; 3 * n], 1, "LINEAR");
     assert!(
-        matches!(e, Error::TooManyKeys { ref clip, .. } if clip == "bad"),
+        matches!(e, Error::Clip(ClipError::TooManyKeys { ref clip, .. }) if clip == "bad"),
         "{e}"
     );
     // 10^7 keys: refused by the input accessor's count, before the outputs are read (here
@@ -591,7 +595,7 @@ fn hostile_animations_are_typed_errors_naming_the_animation() {
     let times: Vec<f32> = (0..n).map(|i| i as f32).collect();
     let e = with(&times, &[0.0f32; 3], 1, "LINEAR");
     assert!(
-        matches!(e, Error::TooManyKeys { ref clip, count, .. } if clip == "bad" && count == n),
+        matches!(e, Error::Clip(ClipError::TooManyKeys { ref clip, count, .. }) if clip == "bad" && count == n),
         "{e}"
     );
     // An accessor out of range.
@@ -603,7 +607,7 @@ fn hostile_animations_are_typed_errors_naming_the_animation() {
     add_animation(&mut doc, "bad", &[(1, "translation", i, 12345, "LINEAR")]);
     let e = import_gltf_str(&encode(&doc), None, "bad").unwrap_err();
     assert!(
-        matches!(e, Error::InvalidField { ref field, .. } if field.contains("accessors[12345]")),
+        matches!(e, Error::Format(FormatError::InvalidField { ref field, .. }) if field.contains("accessors[12345]")),
         "{e}"
     );
     // A rotation about x: valid glTF without a 2D reading, the clip is left out with a note.

@@ -161,7 +161,7 @@ fn data_uri_image_is_written_beside_the_scene() {
     );
     // No overwrite without force.
     match imported.write_embedded_images(&out, false) {
-        Err(skinweights::Error::WouldOverwrite { path }) => {
+        Err(skinweights::Error::Output(skinweights::OutputError::WouldOverwrite { path })) => {
             assert_eq!(path, out.join("model_image0.png"))
         }
         other => panic!("{other:?}"),

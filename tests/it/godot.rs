@@ -2,6 +2,7 @@
 //! Godot 4), round trips through Godot 3 and 4 text, and malformed input.
 
 use crate::common;
+use skinweights::error::{FormatError, SolverError};
 use skinweights::io::godot::{
     export_godot, godot_vertex_order, import_godot, load_godot, GodotImport,
 };
@@ -206,7 +207,7 @@ fn solved_scenes_round_trip_through_godot_3_and_4() {
     let w = skinweights::solve(&scene, "linear").unwrap();
     assert!(matches!(
         export_godot(&scene, &w, 5),
-        Err(Error::InvalidOption { .. })
+        Err(Error::Solver(SolverError::InvalidOption { .. }))
     ));
 }
 
@@ -214,7 +215,7 @@ fn solved_scenes_round_trip_through_godot_3_and_4() {
 fn godot_error(text: &str, line: usize) -> String {
     let e = import_godot(text, None).unwrap_err();
     match &e {
-        Error::Godot { line: l, .. } => assert_eq!(*l, line, "{e}"),
+        Error::Format(FormatError::Godot { line: l, .. }) => assert_eq!(*l, line, "{e}"),
         _ => panic!("not a Godot error: {e}"),
     }
     e.to_string()

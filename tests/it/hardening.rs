@@ -4,6 +4,9 @@
 //! behaviour). Every test here fails on the code before the fix.
 
 use crate::common;
+use skinweights::error::{
+    ArgumentError, FormatError, MeshError, SceneError, SkeletonError, SolverError, WeightsError,
+};
 
 use common::{skinweights, small_scene, solved, text};
 use nalgebra::{Point2, Vector2};
@@ -30,7 +33,9 @@ fn an_all_zero_weight_row_is_an_error_naming_the_vertex_not_nan() {
         lint(&scene, &w, &LintOptions::default()).map(|_| ()),
     ] {
         match result {
-            Err(Error::UnscorableRow { vertex: 3, sum }) => assert_eq!(sum, 0.0),
+            Err(Error::Weights(WeightsError::UnscorableRow { vertex: 3, sum })) => {
+                assert_eq!(sum, 0.0)
+            }
             other => panic!("{other:?}"),
         }
     }
@@ -44,18 +49,20 @@ fn overflowing_and_cancelling_huge_weights_are_errors() {
     let mut w = solved(&scene, "euclidean");
     w.row_mut(7)[..2].copy_from_slice(&[1e308, 1e308]);
     match evaluate(&scene, &w, probe) {
-        Err(Error::UnscorableRow { vertex: 7, sum }) => assert!(sum.is_infinite()),
+        Err(Error::Weights(WeightsError::UnscorableRow { vertex: 7, sum })) => {
+            assert!(sum.is_infinite())
+        }
         other => panic!("{other:?}"),
     }
     // +1e308 and -1e308 cancel to a sum of 0: the negative entry is named.
     let mut w = solved(&scene, "euclidean");
     w.row_mut(9)[..2].copy_from_slice(&[1e308, -1e308]);
     match lint(&scene, &w, &LintOptions::default()) {
-        Err(Error::InvalidWeight {
+        Err(Error::Weights(WeightsError::InvalidWeight {
             vertex: 9,
             bone: 1,
             value,
-        }) => assert_eq!(value, -1e308),
+        })) => assert_eq!(value, -1e308),
         other => panic!("{other:?}"),
     }
     // Finite but absurd sums (the smoothness energy squares them) are refused too.
@@ -63,7 +70,10 @@ fn overflowing_and_cancelling_huge_weights_are_errors() {
     w.row_mut(11)[0] = 1e200;
     assert!(matches!(
         evaluate(&scene, &w, probe),
-        Err(Error::UnscorableRow { vertex: 11, .. })
+        Err(Error::Weights(WeightsError::UnscorableRow {
+            vertex: 11,
+            ..
+        }))
     ));
 }
 
@@ -73,11 +83,11 @@ fn negative_weights_are_an_error_in_lint() {
     let mut w = solved(&scene, "euclidean");
     w.row_mut(5)[1] = -0.25;
     match lint(&scene, &w, &LintOptions::default()) {
-        Err(Error::InvalidWeight {
+        Err(Error::Weights(WeightsError::InvalidWeight {
             vertex: 5,
             bone: 1,
             value,
-        }) => assert_eq!(value, -0.25),
+        })) => assert_eq!(value, -0.25),
         other => panic!("{other:?}"),
     }
 }
@@ -98,14 +108,16 @@ fn a_probe_translating_a_bone_by_1e308_is_an_error_naming_the_probe() {
     probes.push(probe.clone());
     let scene = scene.with_probes(probes).unwrap();
     match evaluate(&scene, &w, &probe) {
-        Err(e @ Error::UnmeasurablePose { .. }) => {
-            assert!(matches!(&e, Error::UnmeasurablePose { probe, .. } if probe == "far"));
+        Err(e @ Error::Scene(SceneError::UnmeasurablePose { .. })) => {
+            assert!(
+                matches!(&e, Error::Scene(SceneError::UnmeasurablePose { probe, .. }) if probe == "far")
+            );
             assert!(e.to_string().contains("too far to measure"), "{e}");
         }
         other => panic!("{other:?}"),
     }
     match lint(&scene, &w, &LintOptions::default()) {
-        Err(Error::UnmeasurablePose { probe, measure, .. }) => {
+        Err(Error::Scene(SceneError::UnmeasurablePose { probe, measure, .. })) => {
             assert_eq!((probe.as_str(), measure), ("far", "the area change"))
         }
         other => panic!("{other:?}"),
@@ -122,7 +134,9 @@ fn lint_thresholds_must_be_finite() {
             ..Default::default()
         };
         match lint(&scene, &w, &options) {
-            Err(Error::InvalidOption { option, .. }) => assert_eq!(option, "max_area_loss_pct"),
+            Err(Error::Solver(SolverError::InvalidOption { option, .. })) => {
+                assert_eq!(option, "max_area_loss_pct")
+            }
             other => panic!("{bad}: {other:?}"),
         }
     }
@@ -166,11 +180,11 @@ fn gltf_export_refuses_coordinates_that_overflow_or_underflow_f32() {
                 ..Default::default()
             },
         ) {
-            Err(Error::InvalidArgument {
+            Err(Error::Argument(ArgumentError::InvalidArgument {
                 argument,
                 value,
                 reason,
-            }) => {
+            })) => {
                 assert_eq!((argument, value), ("scale", scale.to_string()));
                 assert!(reason.contains(says), "{reason}");
                 assert!(reason.starts_with("vertex "), "{reason}");
@@ -208,11 +222,11 @@ fn two_probes_with_one_name_are_an_error() {
     probes.push(first);
     let last = probes.len() - 1;
     match load(&doc) {
-        Err(Error::DuplicateProbe {
+        Err(Error::Scene(SceneError::DuplicateProbe {
             name,
             first,
             second,
-        }) => assert_eq!((name.as_str(), first, second), ("lift_l", 0, last)),
+        })) => assert_eq!((name.as_str(), first, second), ("lift_l", 0, last)),
         other => panic!("{other:?}"),
     }
 }
@@ -222,7 +236,7 @@ fn a_part_listed_twice_is_an_error() {
     let mut doc = scene_json("arms-down");
     doc["parts"].as_array_mut().unwrap().push("torso".into());
     match load(&doc) {
-        Err(Error::VertexParts { message }) => {
+        Err(Error::Mesh(MeshError::VertexParts { message })) => {
             assert!(message.contains(r#""torso" is listed twice"#), "{message}")
         }
         other => panic!("{other:?}"),
@@ -237,7 +251,7 @@ fn a_weights_file_naming_a_bone_twice_is_an_error() {
     names[1] = names[0].clone();
     let file = WeightsFile::new("bar", "euclidean", names.clone(), &w);
     match file.to_weights_for(&scene.skeleton().names(), scene.mesh().vertex_count()) {
-        Err(Error::WeightsShape { message }) => {
+        Err(Error::Weights(WeightsError::WeightsShape { message })) => {
             assert!(message.contains("twice (columns 0 and 1)"), "{message}")
         }
         other => panic!("{other:?}"),
@@ -252,7 +266,7 @@ fn a_probe_watching_no_vertex_is_an_error_not_a_pass() {
     probes[0].watch.below_y = Some(-1e9);
     let scene = scene.with_probes(probes).unwrap();
     match evaluate(&scene, &w, &scene.probes()[0]) {
-        Err(Error::ProbeWatchesNothing { probe }) => assert_eq!(probe, "lift_l"),
+        Err(Error::Scene(SceneError::ProbeWatchesNothing { probe })) => assert_eq!(probe, "lift_l"),
         other => panic!("{other:?}"),
     }
 }
@@ -269,7 +283,7 @@ fn gltf_with_required_extensions_is_an_error() {
     assert!(import_gltf_str(&doc.to_string(), None, "x").is_ok());
     doc["extensionsRequired"] = serde_json::json!(["KHR_draco_mesh_compression"]);
     match import_gltf_str(&doc.to_string(), None, "x") {
-        Err(Error::InvalidField { field, message }) => {
+        Err(Error::Format(FormatError::InvalidField { field, message })) => {
             assert_eq!(field, "extensionsRequired");
             assert!(message.contains("KHR_draco_mesh_compression"), "{message}");
         }
@@ -284,7 +298,7 @@ fn a_negative_or_string_bone_length_in_gltf_extras_is_an_error() {
         let node = doc["skins"][0]["joints"][0].as_u64().unwrap() as usize;
         doc["nodes"][node]["extras"]["skinweights"]["length"] = bad.clone();
         match import_gltf_str(&doc.to_string(), None, "x") {
-            Err(Error::InvalidField { field, .. }) => {
+            Err(Error::Format(FormatError::InvalidField { field, .. })) => {
                 assert_eq!(field, format!("nodes[{node}].extras.skinweights.length"))
             }
             other => panic!("{bad}: {other:?}"),
@@ -394,11 +408,11 @@ fn builtin_vertex_counts_past_what_fits_are_refused_up_front() {
             ..Default::default()
         },
     ) {
-        Err(Error::InvalidArgument {
+        Err(Error::Argument(ArgumentError::InvalidArgument {
             argument,
             value,
             reason,
-        }) => {
+        })) => {
             assert_eq!((argument, value.as_str()), ("vertices", "20000000"));
             assert!(reason.contains("5000000"), "{reason}");
         }
@@ -443,7 +457,7 @@ fn a_one_pixel_checkerboard_traced_at_tolerance_0_is_refused_before_meshing() {
     let refusal = sprite_scene(&sprite, bones.clone(), &options);
     let refused = start.elapsed();
     match refusal {
-        Err(Error::OutlineTooComplex { points, budget, .. }) => {
+        Err(Error::Format(FormatError::OutlineTooComplex { points, budget, .. })) => {
             assert_eq!((points, budget), (178_805, 100_000))
         }
         other => panic!("{:?}", other.map(|(s, _, _)| s.mesh().vertex_count())),
@@ -475,7 +489,7 @@ fn a_huge_blend_fraction_is_an_option_error_not_a_bug_report() {
     let scene = small_scene("bar");
     let solver = solver_by_name("linear", [("blend_fraction", "1e308")]).unwrap();
     match solver.solve(&scene) {
-        Err(Error::InvalidOption { option, message }) => {
+        Err(Error::Solver(SolverError::InvalidOption { option, message })) => {
             assert_eq!(option, "blend_fraction");
             assert!(message.contains("overflows"), "{message}");
         }
@@ -486,7 +500,7 @@ fn a_huge_blend_fraction_is_an_option_error_not_a_bug_report() {
 #[test]
 fn a_huge_distance_floor_is_an_option_error_not_a_pivot() {
     match solver_by_name("heat", [("distance_floor", "1e300")]) {
-        Err(Error::InvalidOption { option, message }) => {
+        Err(Error::Solver(SolverError::InvalidOption { option, message })) => {
             assert_eq!(option, "distance_floor");
             assert!(message.contains("(0, 1]"), "{message}");
         }
@@ -536,7 +550,9 @@ fn a_degenerate_mesher_triangle_is_a_meshing_error_not_a_triangle_index() {
     .unwrap();
     match sprite_scene(&sprite, bones, &SpriteOptions::default()) {
         Ok((scene, _, _)) => scene.sanity_check().unwrap(),
-        Err(Error::Meshing { message }) => assert!(!message.contains("triangle "), "{message}"),
+        Err(Error::Mesh(MeshError::Meshing { message })) => {
+            assert!(!message.contains("triangle "), "{message}")
+        }
         Err(e) => panic!("{e}"),
     }
 }
@@ -548,7 +564,7 @@ fn finite_huge_bones_say_too_far_apart_not_not_finite() {
         Point2::new(1e308, 0.0),
         Point2::new(-1e308, 0.0),
     )]) {
-        Err(e @ Error::BoneTooLong { .. }) => {
+        Err(e @ Error::Skeleton(SkeletonError::BoneTooLong { .. })) => {
             assert!(e.to_string().contains("too far apart"), "{e}");
             assert!(!e.to_string().contains("not finite"), "{e}");
         }

@@ -1,6 +1,7 @@
 //! The soft weight limit (`limit=LOW:HIGH`) on real solvers: continuous, normalized, and it
 //! removes heat's far-field drag on arms-down.
 
+use skinweights::error::SolverError;
 use skinweights::metrics::evaluate;
 use skinweights::{builtin_scene, solver_by_name, BuiltinOptions, Error, Weights};
 
@@ -72,7 +73,9 @@ fn limit_composes_with_mask_and_refuses_bad_values() {
     assert!(w.normalization_error() < 1e-9);
     for bad in ["0.1", "0.3:0.2", "x:0.2", "0:2"] {
         match solver_by_name("heat", opts(bad)) {
-            Err(Error::InvalidOption { option, .. }) => assert_eq!(option, "limit"),
+            Err(Error::Solver(SolverError::InvalidOption { option, .. })) => {
+                assert_eq!(option, "limit")
+            }
             other => panic!(
                 "{bad}: expected InvalidOption, got {:?}",
                 other.map(|s| s.name())

@@ -1,6 +1,7 @@
 //! Parts from labelled regions: mesh an outline, then label its vertices by region.
 
 use nalgebra::Point2;
+use skinweights::error::MeshError;
 use skinweights::mesh::{assign_parts, mesh_outline, LabelledRegion, MeshingOptions, Outline};
 use skinweights::{Error, Mesh};
 
@@ -52,11 +53,15 @@ fn a_vertex_outside_every_region_is_named() {
         polygon: rect(0.0, 0.0, 10.0, 10.0),
     }];
     match assign_parts(&v, &regions) {
-        Err(Error::VertexParts { message }) => assert!(message.contains("vertex 1"), "{message}"),
+        Err(Error::Mesh(MeshError::VertexParts { message })) => {
+            assert!(message.contains("vertex 1"), "{message}")
+        }
         other => panic!("{other:?}"),
     }
     match assign_parts(&v, &[]) {
-        Err(Error::VertexParts { message }) => assert_eq!(message, "no labelled regions given"),
+        Err(Error::Mesh(MeshError::VertexParts { message })) => {
+            assert_eq!(message, "no labelled regions given")
+        }
         other => panic!("{other:?}"),
     }
     let bad = vec![LabelledRegion {
@@ -64,7 +69,7 @@ fn a_vertex_outside_every_region_is_named() {
         polygon: rect(0.0, 0.0, f64::NAN, 1.0),
     }];
     match assign_parts(&v, &bad) {
-        Err(Error::Meshing { message }) => {
+        Err(Error::Mesh(MeshError::Meshing { message })) => {
             assert!(message.contains(r#"region "a""#), "{message}");
             assert!(message.contains("NaN"), "{message}");
         }

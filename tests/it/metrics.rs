@@ -1,6 +1,7 @@
 //! Metrics against an independent computation of docs/metrics.md's definitions.
 
 use nalgebra::{Point2, Rotation2, Vector2};
+use skinweights::error::WeightsError;
 use skinweights::lint::{lint, LintOptions};
 use skinweights::metrics::{self, evaluate, singular_values_2x2};
 use skinweights::{Bone, Error, Mesh, Pose, Probe, Scene, Skeleton, Watch, Weights};
@@ -305,7 +306,9 @@ fn lint_fails_a_row_summing_to_085_with_the_seed_hint() {
         evaluate(&scene, &short, &scene.probes()[0]).map(|_| ()),
     ] {
         match result {
-            Err(Error::WeightsShape { message }) => assert_eq!(message, expected),
+            Err(Error::Weights(WeightsError::WeightsShape { message })) => {
+                assert_eq!(message, expected)
+            }
             other => panic!("{other:?}"),
         }
     }

@@ -1,6 +1,7 @@
 //! Built-in scenes and outline meshing: geometry, quality, symmetry and bad input.
 
 use nalgebra::Point2;
+use skinweights::error::{ArgumentError, MeshError, SceneError, SkeletonError};
 use skinweights::mesh::{mesh_outline, MeshingOptions, Outline};
 use skinweights::scene::{
     arms_down_outline, mirror_vertex_map, mirror_vertex_map_about, MirrorAxis, BUILTIN_SCENES,
@@ -251,7 +252,7 @@ fn arms_touching_is_one_glued_shape() {
                 ..Default::default()
             }
         ),
-        Err(Error::InvalidArgument { argument: "gap", ref value, .. }) if value == "4"
+        Err(Error::Argument(ArgumentError::InvalidArgument { argument: "gap", ref value, .. })) if value == "4"
     ));
 }
 
@@ -323,7 +324,8 @@ fn bad_builtin_options_are_typed_errors() {
         assert!(
             matches!(
                 r,
-                Err(Error::InvalidArgument { .. } | Error::UnknownBuiltin { .. })
+                Err(Error::Argument(ArgumentError::InvalidArgument { .. })
+                    | Error::Scene(SceneError::UnknownBuiltin { .. }))
             ),
             "{name} {gap:?} {vertices}"
         );
@@ -377,7 +379,10 @@ fn bad_outlines_are_meshing_errors() {
     let opts = MeshingOptions::default().with_target_vertices(500);
     let bad = |outline: Outline, what: &str| {
         let r = mesh_outline(&outline, &opts);
-        assert!(matches!(r, Err(Error::Meshing { .. })), "{what}: {r:?}");
+        assert!(
+            matches!(r, Err(Error::Mesh(MeshError::Meshing { .. }))),
+            "{what}: {r:?}"
+        );
     };
     bad(Outline::default(), "empty");
     bad(
@@ -474,7 +479,7 @@ fn bad_outlines_are_meshing_errors() {
                 .with_min_angle_deg(angle),
         );
         assert!(
-            matches!(r, Err(Error::Meshing { .. })),
+            matches!(r, Err(Error::Mesh(MeshError::Meshing { .. }))),
             "{max_area:?} {angle}"
         );
     }
@@ -518,26 +523,26 @@ fn probes_and_name_change_through_checking_methods() {
     unknown_bone[0].pose = Pose::rest().rotate("no_such_bone", 10.0);
     assert!(matches!(
         s.clone().with_probes(unknown_bone),
-        Err(Error::UnknownBone { ref bone, .. }) if bone == "no_such_bone"
+        Err(Error::Skeleton(SkeletonError::UnknownBone { ref bone, .. })) if bone == "no_such_bone"
     ));
     let mut twice = probes.clone();
     twice.push(probes[0].clone());
     assert!(matches!(
         s.clone().with_probes(twice),
-        Err(Error::DuplicateProbe { first: 0, second, .. }) if second == probes.len()
+        Err(Error::Scene(SceneError::DuplicateProbe { first: 0, second, .. })) if second == probes.len()
     ));
     let mut out_of_range = probes.clone();
     out_of_range[0].watch.vertices = Some(vec![s.mesh().vertex_count()]);
     assert!(matches!(
         s.clone().with_probes(out_of_range),
-        Err(Error::ProbeVertex { vertex, vertex_count, .. })
+        Err(Error::Scene(SceneError::ProbeVertex { vertex, vertex_count, .. }))
             if vertex == vertex_count && vertex_count == s.mesh().vertex_count()
     ));
     let mut unknown_part = probes.clone();
     unknown_part[0].watch.part = Some("no_such_part".into());
     assert!(matches!(
         s.clone().with_probes(unknown_part),
-        Err(Error::UnknownPart { .. })
+        Err(Error::Skeleton(SkeletonError::UnknownPart { .. }))
     ));
     let one = s.clone().with_probes(probes[..1].to_vec()).unwrap();
     assert_eq!(one.probes(), &probes[..1]);

@@ -3,6 +3,7 @@
 //! probe and the weight difference across a seam 0, after a save/load round trip and after
 //! an export and re-import. Hostile seams give typed errors.
 
+use skinweights::error::SeamError;
 use skinweights::io::{
     export_gltf, import_gltf_str, load_scene, save_scene, scene_from_binary, scene_from_json,
     scene_to_binary, scene_to_json, GltfOptions,
@@ -266,7 +267,7 @@ fn hostile_seams_give_typed_errors() {
     };
     // Out of range.
     match scene.clone().with_seams(joints(vec![vec![2, n + 5]])) {
-        Err(Error::SeamVertexOutOfRange { seam, vertex, .. }) => {
+        Err(Error::Seam(SeamError::SeamVertexOutOfRange { seam, vertex, .. })) => {
             assert_eq!((seam.as_str(), vertex), ("joints[0]", n + 5))
         }
         other => panic!("{other:?}"),
@@ -276,11 +277,11 @@ fn hostile_seams_give_typed_errors() {
         .clone()
         .with_seams(joints(vec![vec![2, 8], vec![8, 2]]))
     {
-        Err(Error::SeamVertexRepeated {
+        Err(Error::Seam(SeamError::SeamVertexRepeated {
             seam,
             vertex,
             first,
-        }) => {
+        })) => {
             assert_eq!(
                 (seam.as_str(), vertex, first.as_str()),
                 ("joints[1]", 8, "joints[0]")
@@ -291,12 +292,12 @@ fn hostile_seams_give_typed_errors() {
     // Members at different rest positions (vertex 0 at x = 0, vertex 8 at x = 40).
     assert!(matches!(
         scene.clone().with_seams(joints(vec![vec![0, 8]])),
-        Err(Error::SeamSpread { vertex: 8, .. })
+        Err(Error::Seam(SeamError::SeamSpread { vertex: 8, .. }))
     ));
     // A lone member.
     assert!(matches!(
         scene.clone().with_seams(joints(vec![vec![2]])),
-        Err(Error::InvalidSeam { .. })
+        Err(Error::Seam(SeamError::InvalidSeam { .. }))
     ));
     let weld = |vertex: usize, at: [f64; 3]| Seams {
         joints: Vec::new(),
@@ -308,7 +309,7 @@ fn hostile_seams_give_typed_errors() {
     };
     // NaN barycentric coordinates.
     match scene.clone().with_seams(weld(9, [f64::NAN, 0.5, 0.5])) {
-        Err(Error::InvalidSeam { seam, message }) => {
+        Err(Error::Seam(SeamError::InvalidSeam { seam, message })) => {
             assert_eq!(seam, "welds[0]");
             assert!(message.contains("vertex 9") && message.contains("not finite"));
         }
@@ -317,7 +318,7 @@ fn hostile_seams_give_typed_errors() {
     // Not barycentric.
     assert!(matches!(
         scene.clone().with_seams(weld(9, [2.0, -0.5, -0.5])),
-        Err(Error::InvalidSeam { .. })
+        Err(Error::Seam(SeamError::InvalidSeam { .. }))
     ));
     // A weld target that is also a joint member.
     let both = Seams {
@@ -330,7 +331,7 @@ fn hostile_seams_give_typed_errors() {
     };
     assert!(matches!(
         scene.clone().with_seams(both),
-        Err(Error::SeamVertexRepeated { vertex: 8, .. })
+        Err(Error::Seam(SeamError::SeamVertexRepeated { vertex: 8, .. }))
     ));
     // The same through a scene file: the loader names the seam.
     let mut text = scene_to_json(&scene, None).unwrap();
@@ -342,7 +343,7 @@ fn hostile_seams_give_typed_errors() {
     );
     assert!(matches!(
         scene_from_json(&text, None),
-        Err(Error::SeamVertexOutOfRange { .. })
+        Err(Error::Seam(SeamError::SeamVertexOutOfRange { .. }))
     ));
     // A scene with seams must say version 3.
     let old = text.replacen("skinweights.scene/3", "skinweights.scene/1", 1);

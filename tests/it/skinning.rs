@@ -1,6 +1,7 @@
 //! Candy-wrapper remedies: the half-angle helper bone and 2D dual-quaternion skinning.
 
 use nalgebra::Point2;
+use skinweights::error::SkeletonError;
 use skinweights::skinning::{dual_quaternion_skinning, linear_blend_skinning, HalfAngleHelper};
 use skinweights::{Bone, Error, Pose, Skeleton, Weights};
 
@@ -84,11 +85,13 @@ fn dual_quaternions_keep_the_joint_width() {
 fn helper_needs_a_joint() {
     let (skeleton, _, w) = joint_pairs(&[0.5]);
     match HalfAngleHelper::add(&skeleton, &w, "parent") {
-        Err(Error::HelperWithoutJoint { bone }) => assert_eq!(bone, "parent"),
+        Err(Error::Skeleton(SkeletonError::HelperWithoutJoint { bone })) => {
+            assert_eq!(bone, "parent")
+        }
         other => panic!("{:?}", other.map(|_| ())),
     }
     match HalfAngleHelper::add(&skeleton, &w, "nope") {
-        Err(Error::UnknownBone { bone, .. }) => assert_eq!(bone, "nope"),
+        Err(Error::Skeleton(SkeletonError::UnknownBone { bone, .. })) => assert_eq!(bone, "nope"),
         other => panic!("{:?}", other.map(|_| ())),
     }
 }

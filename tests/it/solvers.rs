@@ -3,6 +3,7 @@
 //! components, and awkward skeletons.
 
 use nalgebra::Point2;
+use skinweights::error::SolverError;
 use skinweights::scene::{mirror_vertex_map, mirror_vertex_map_about, MirrorAxis, BUILTIN_SCENES};
 use skinweights::solvers::allowed_parts;
 use skinweights::solvers::{Heat, HeatOptions, SolverOptions};
@@ -475,15 +476,15 @@ fn registry_names_and_options() {
     }
     assert!(matches!(
         solver_by_name("magic", skinweights::solvers::NO_OPTIONS),
-        Err(Error::UnknownSolver { .. })
+        Err(Error::Solver(SolverError::UnknownSolver { .. }))
     ));
     assert!(matches!(
         solver_by_name("magic+mask", skinweights::solvers::NO_OPTIONS),
-        Err(Error::UnknownSolver { .. })
+        Err(Error::Solver(SolverError::UnknownSolver { .. }))
     ));
     let kv = |k: &str, v: &str| vec![(k.to_string(), v.to_string())];
     match solver_by_name("heat", kv("falloff_power", "4")) {
-        Err(Error::InvalidOption { option, message }) => {
+        Err(Error::Solver(SolverError::InvalidOption { option, message })) => {
             assert_eq!(option, "falloff_power");
             assert!(message.contains("tie_tolerance"), "{message}");
         }
@@ -498,7 +499,9 @@ fn registry_names_and_options() {
         ("heat+mask", "distance_floor", "NaN"),
     ] {
         match solver_by_name(solver, kv(key, bad)) {
-            Err(Error::InvalidOption { option, .. }) => assert_eq!(option, key),
+            Err(Error::Solver(SolverError::InvalidOption { option, .. })) => {
+                assert_eq!(option, key)
+            }
             other => panic!("{solver} {key}={bad}: {:?}", other.map(|s| s.name())),
         }
     }
@@ -566,7 +569,7 @@ fn linear_follows_the_seed_formula_on_the_bar() {
 fn every_options_struct_rejects_unknown_keys_at_the_library_level() {
     use skinweights::solvers::{EuclideanOptions, GeodesicOptions, LinearOptions};
     let check = |e: skinweights::Error, key: &str| match e {
-        skinweights::Error::InvalidOption { option, message } => {
+        skinweights::Error::Solver(skinweights::SolverError::InvalidOption { option, message }) => {
             assert_eq!(option, key);
             assert!(message.contains("unknown option"), "{message}");
         }
@@ -591,14 +594,13 @@ fn every_options_struct_rejects_unknown_keys_at_the_library_level() {
         "falloff",
     );
     // The same key through the registry names the solver and lists what it accepts.
-    let e = skinweights::solver_by_name("heat+mask", [("visiblity", "false")])
-        .err()
-        .unwrap()
-        .to_string();
-    assert!(
-        e.contains("visiblity") && e.contains("visibility, ordering"),
-        "{e}"
-    );
+    match skinweights::solver_by_name("heat+mask", [("visiblity", "false")]) {
+        Err(Error::Solver(SolverError::InvalidOption { option, message })) => {
+            assert_eq!(option, "visiblity");
+            assert!(message.contains("visibility, ordering"), "{message}");
+        }
+        other => panic!("{:?}", other.err()),
+    }
     // Known keys still set, and `get` reads back what `set` wrote.
     let mut h = HeatOptions::default();
     h.set("ordering", "amd").unwrap();

@@ -3,6 +3,7 @@
 //! matrices over the raw JSON, no code shared with the importer).
 
 use crate::common;
+use skinweights::error::RigFormat;
 
 use common::data;
 use nalgebra::{Matrix2, Vector2};
@@ -719,10 +720,11 @@ fn squirrel_loads_and_weights_rounded_past_one_are_renormalised_with_a_note() {
     assert!(
         matches!(
             e,
-            skinweights::Error::Spine {
+            skinweights::Error::Format(skinweights::FormatError::Rig {
+                format: RigFormat::Spine,
                 vertex: Some(0),
                 ..
-            }
+            })
         ),
         "{e}"
     );

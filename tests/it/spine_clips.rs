@@ -5,6 +5,7 @@
 //! export round trips and hostile animations.
 
 use crate::common;
+use skinweights::error::ClipError;
 
 use common::{data, skinweights, text, TINY_SPINE};
 use nalgebra::{Matrix2, Vector2};
@@ -752,7 +753,7 @@ fn hostile_animations_are_typed_errors() {
     let text = doc.to_string().replacen("\"MANY\"", &many, 1);
     let e = import_spine(&text, None, &SpineImportOptions::default()).unwrap_err();
     assert!(
-        matches!(e, Error::TooManyKeys { ref clip, .. } if clip == "idle"),
+        matches!(e, Error::Clip(ClipError::TooManyKeys { ref clip, .. }) if clip == "idle"),
         "{e}"
     );
     // Control times past the segment are clamped (Spine allows them), noted.

@@ -3,6 +3,7 @@
 
 use image::{Rgba, RgbaImage};
 use nalgebra::Point2;
+use skinweights::error::{ArgumentError, FormatError, MeshError, SkeletonError};
 use skinweights::io::{
     sprite_scene, trace_alpha, BonesFile, Sprite, SpriteOptions, TraceOptions, DEFAULT_MIN_AREA,
     DEFAULT_THRESHOLD,
@@ -255,9 +256,9 @@ fn the_default_min_area_keeps_a_2x2_block_and_drops_3_pixels() {
     // Three pixels in a row trace to 2.5 px²: the error gives the area and the option.
     let three = |min_area| trace_with(5, 3, min_area, |x, y| y == 1 && (1..4).contains(&x));
     match three(DEFAULT_MIN_AREA) {
-        Err(Error::IslandsTooSmall {
+        Err(Error::Format(FormatError::IslandsTooSmall {
             min_area, largest, ..
-        }) => assert_eq!((min_area, largest), (DEFAULT_MIN_AREA, 2.5)),
+        })) => assert_eq!((min_area, largest), (DEFAULT_MIN_AREA, 2.5)),
         other => panic!("{other:?}"),
     }
     assert_eq!(three(2.5).unwrap().traced_area, 2.5);
@@ -459,7 +460,7 @@ fn a_bone_outside_the_shape_is_clipped_and_reported() {
 fn bad_input_is_a_typed_error() {
     let transparent = synthetic(20, 20, |_, _| false);
     match trace_alpha(&transparent, &TraceOptions::default()) {
-        Err(Error::TransparentImage { image, threshold }) => {
+        Err(Error::Format(FormatError::TransparentImage { image, threshold })) => {
             assert_eq!((image.as_str(), threshold), ("synthetic", 128));
         }
         other => panic!("{other:?}"),
@@ -468,7 +469,7 @@ fn bad_input_is_a_typed_error() {
     let not_png = d.path().join("notes.png");
     std::fs::write(&not_png, "this is not a PNG").unwrap();
     match Sprite::load(&not_png) {
-        Err(Error::Image { path, .. }) => assert_eq!(path, not_png),
+        Err(Error::Format(FormatError::Image { path, .. })) => assert_eq!(path, not_png),
         other => panic!("{other:?}"),
     }
     let missing = d.path().join("missing_bones.json");
@@ -477,7 +478,9 @@ fn bad_input_is_a_typed_error() {
         other => panic!("{other:?}"),
     }
     match BonesFile::from_json(r#"{"bones": [], "extra": 1}"#) {
-        Err(Error::Json { message, .. }) => assert!(message.contains("extra"), "{message}"),
+        Err(Error::Format(FormatError::Json { message, .. })) => {
+            assert!(message.contains("extra"), "{message}")
+        }
         other => panic!("{other:?}"),
     }
     let zero = TraceOptions {
@@ -486,14 +489,14 @@ fn bad_input_is_a_typed_error() {
     };
     let block = synthetic(10, 10, |x, _| x < 5);
     assert!(
-        matches!(trace_alpha(&block, &zero), Err(Error::InvalidArgument { argument: "threshold", value, .. }) if value == "0")
+        matches!(trace_alpha(&block, &zero), Err(Error::Argument(ArgumentError::InvalidArgument { argument: "threshold", value, .. })) if value == "0")
     );
     let nan = TraceOptions {
         tolerance: f64::NAN,
         ..TraceOptions::default()
     };
     assert!(
-        matches!(trace_alpha(&block, &nan), Err(Error::InvalidArgument { argument: "tolerance", value, .. }) if value == "NaN")
+        matches!(trace_alpha(&block, &nan), Err(Error::Argument(ArgumentError::InvalidArgument { argument: "tolerance", value, .. })) if value == "NaN")
     );
     // A part region that misses some vertices names the vertex.
     let bones = BonesFile::from_json(
@@ -503,7 +506,7 @@ fn bad_input_is_a_typed_error() {
     .unwrap();
     assert!(matches!(
         sprite_scene(&block, bones, &small_mesh()),
-        Err(Error::VertexParts { .. })
+        Err(Error::Mesh(MeshError::VertexParts { .. }))
     ));
 }
 
@@ -642,13 +645,13 @@ fn oversized_and_broken_pngs_are_typed_errors_before_decoding() {
     // over the pixel limit.
     for (w, h) in [(100_000, 100_000), (40_000, 1), (6000, 6000)] {
         match Sprite::from_png_bytes(&png_header_only(w, h), "huge.png") {
-            Err(Error::ImageTooLarge {
+            Err(Error::Format(FormatError::ImageTooLarge {
                 path,
                 width,
                 height,
                 max_side,
                 max_pixels,
-            }) => {
+            })) => {
                 assert_eq!((path, width, height), ("huge.png".into(), w, h));
                 assert_eq!((max_side, max_pixels), (32_768, 33_554_432));
             }
@@ -659,7 +662,10 @@ fn oversized_and_broken_pngs_are_typed_errors_before_decoding() {
     let wide = Sprite::from_rgba(RgbaImage::new(32_769, 1), "wide");
     assert!(matches!(
         trace_alpha(&wide, &TraceOptions::default()),
-        Err(Error::ImageTooLarge { width: 32_769, .. })
+        Err(Error::Format(FormatError::ImageTooLarge {
+            width: 32_769,
+            ..
+        }))
     ));
     // Within the limits but with no pixel data, or cut short: not a readable PNG.
     let full = encode(image::DynamicImage::ImageRgba8(RgbaImage::from_pixel(
@@ -673,7 +679,7 @@ fn oversized_and_broken_pngs_are_typed_errors_before_decoding() {
     ] {
         assert!(matches!(
             Sprite::from_png_bytes(&bytes, "x.png"),
-            Err(Error::Image { .. })
+            Err(Error::Format(FormatError::Image { .. }))
         ));
     }
     // Without an alpha channel every pixel is opaque; 16-bit grey + alpha decodes too.
@@ -701,13 +707,13 @@ fn a_bone_whose_length_overflows_is_rejected_naming_it() {
         match BonesFile::from_json(&format!(
             r#"{{"bones": [{{"name": "long", "parent": null, "head": {head:?}, "tail": {tail:?}}}]}}"#
         )) {
-            Err(e @ Error::BoneTooLong { .. }) => {
+            Err(e @ Error::Skeleton(SkeletonError::BoneTooLong { .. })) => {
                 // Finite ends are not "not finite": the message says what overflowed.
-                let Error::BoneTooLong {
+                let Error::Skeleton(SkeletonError::BoneTooLong {
                     bone,
                     head: h,
                     tail: t,
-                } = &e
+                }) = &e
                 else {
                     unreachable!()
                 };

@@ -1,8 +1,12 @@
-//! Issue 28 item 2: errors that used to be `Error::InvalidField` catch-alls outside the file
+//! Issue 28 item 2: errors that used to be `FormatError::InvalidField` catch-alls outside the file
 //! readers are typed variants naming the offending index, name or value. One test per
 //! variant, matching the variant (not the message text) and the value it carries.
 
 use crate::common;
+use skinweights::error::{
+    ArgumentError, ArtError, FormatError, MeshError, OutputError, SceneError, SkeletonError,
+    WeightsError,
+};
 
 use common::{small_scene, solved};
 use image::{RgbImage, RgbaImage};
@@ -29,7 +33,7 @@ fn probe(name: &str, pose: Pose, watch: Watch) -> Probe {
 #[test]
 fn an_unknown_built_in_scene_is_unknown_builtin() {
     match builtin_scene("dragon", &BuiltinOptions::default()) {
-        Err(Error::UnknownBuiltin { name, known }) => {
+        Err(Error::Scene(SceneError::UnknownBuiltin { name, known })) => {
             assert_eq!(name, "dragon");
             assert!(known.contains("arms-down"), "{known}");
         }
@@ -45,9 +49,9 @@ fn a_bad_generator_setting_is_invalid_argument_with_its_value() {
         ..Default::default()
     };
     match builtin_scene("bar", &options) {
-        Err(Error::InvalidArgument {
+        Err(Error::Argument(ArgumentError::InvalidArgument {
             argument, value, ..
-        }) => assert_eq!((argument, value.as_str()), ("overlap", "3")),
+        })) => assert_eq!((argument, value.as_str()), ("overlap", "3")),
         other => panic!("{:?}", other.map(|s| s.name().to_string())),
     }
 }
@@ -58,18 +62,18 @@ fn a_bad_generator_setting_is_invalid_argument_with_its_value() {
 fn asking_a_scene_for_a_missing_clip_or_probe_names_it() {
     let scene = small_scene("bar");
     match scene.clip("walk") {
-        Err(Error::UnknownClip {
+        Err(Error::Scene(SceneError::UnknownClip {
             scene: s,
             clip,
             known,
-        }) => {
+        })) => {
             assert_eq!((s.as_str(), clip.as_str()), ("bar", "walk"));
             assert!(known.is_empty());
         }
         other => panic!("{other:?}"),
     }
     match scene.probe(Some("nope")) {
-        Err(Error::UnknownProbe { probe, known, .. }) => {
+        Err(Error::Scene(SceneError::UnknownProbe { probe, known, .. })) => {
             assert_eq!(probe, "nope");
             assert_eq!(known.len(), scene.probes().len());
         }
@@ -77,7 +81,7 @@ fn asking_a_scene_for_a_missing_clip_or_probe_names_it() {
     }
     let scene = scene.with_probes(Vec::new()).unwrap();
     match scene.probe(None) {
-        Err(Error::NoProbes { scene: s }) => assert_eq!(s, "bar"),
+        Err(Error::Scene(SceneError::NoProbes { scene: s })) => assert_eq!(s, "bar"),
         other => panic!("{other:?}"),
     }
 }
@@ -96,11 +100,11 @@ fn a_probe_watching_a_vertex_out_of_range_is_probe_vertex() {
         scene.skeleton().clone(),
         vec![probe("far", Pose::rest(), watch)],
     ) {
-        Err(Error::ProbeVertex {
+        Err(Error::Scene(SceneError::ProbeVertex {
             probe,
             vertex,
             vertex_count,
-        }) => assert_eq!((probe.as_str(), vertex, vertex_count), ("far", n + 7, n)),
+        })) => assert_eq!((probe.as_str(), vertex, vertex_count), ("far", n + 7, n)),
         other => panic!("{:?}", other.map(|s| s.name().to_string())),
     }
 }
@@ -114,7 +118,7 @@ fn a_min_distance_probe_whose_pose_moves_nothing_is_probe_moves_no_bone() {
         ..Default::default()
     };
     match evaluate(&scene, &w, &probe("still", Pose::rest(), watch)) {
-        Err(Error::ProbeMovesNoBone { probe }) => assert_eq!(probe, "still"),
+        Err(Error::Scene(SceneError::ProbeMovesNoBone { probe })) => assert_eq!(probe, "still"),
         other => panic!("{other:?}"),
     }
 }
@@ -124,9 +128,9 @@ fn posed_positions_of_the_wrong_length_are_posed_positions() {
     let scene = small_scene("bar");
     let posed = &scene.mesh().vertices()[..3];
     match drag_of_positions(&scene, &scene.probes()[0], posed) {
-        Err(e @ Error::PosedPositions { .. }) => {
+        Err(e @ Error::Mesh(MeshError::PosedPositions { .. })) => {
             assert!(
-                matches!(e, Error::PosedPositions { given: 3, vertices } if vertices == scene.mesh().vertex_count())
+                matches!(e, Error::Mesh(MeshError::PosedPositions { given: 3, vertices }) if vertices == scene.mesh().vertex_count())
             );
             // The Python module's tests match this text.
             assert!(
@@ -145,7 +149,7 @@ fn posed_positions_of_the_wrong_length_are_posed_positions() {
 fn offsets_not_one_per_bone_are_pose_offsets() {
     let scene = small_scene("bar");
     match scene.skeleton().world_affines_with(&[]) {
-        Err(Error::PoseOffsets { given, bones }) => {
+        Err(Error::Skeleton(SkeletonError::PoseOffsets { given, bones })) => {
             assert_eq!((given, bones), (0, scene.skeleton().len()))
         }
         other => panic!("{other:?}"),
@@ -171,7 +175,7 @@ fn a_part_vertex_only_on_crossing_triangles_is_a_stranded_vertex() {
     let skeleton = Skeleton::new(vec![Bone::new("bone", p(0.0, 0.0), p(1.0, 0.0))]).unwrap();
     let scene = Scene::new("strand", mesh, skeleton, Vec::new()).unwrap();
     match SubScene::new(&scene, "a", &["bone".to_string()]) {
-        Err(Error::StrandedVertex { part, vertex }) => {
+        Err(Error::Mesh(MeshError::StrandedVertex { part, vertex })) => {
             assert_eq!((part.as_str(), vertex), ("a", 4))
         }
         other => panic!("{:?}", other.map(|_| ())),
@@ -199,13 +203,15 @@ fn art_that_does_not_fit_its_mesh_gets_a_variant_per_problem() {
     assert!(good.check(4, &parts).is_ok());
 
     match good.check(5, &parts) {
-        Err(Error::ArtUvs { given, vertices }) => assert_eq!((given, vertices), (4, 5)),
+        Err(Error::Art(ArtError::ArtUvs { given, vertices })) => {
+            assert_eq!((given, vertices), (4, 5))
+        }
         other => panic!("{other:?}"),
     }
     let mut nan = good.clone();
     nan.uvs[2].y = f64::NAN;
     match nan.check(4, &parts) {
-        Err(Error::NonFiniteUv { vertex, u, v }) => {
+        Err(Error::Art(ArtError::NonFiniteUv { vertex, u, v })) => {
             assert_eq!((vertex, u), (2, 1.0));
             assert!(v.is_nan());
         }
@@ -214,23 +220,25 @@ fn art_that_does_not_fit_its_mesh_gets_a_variant_per_problem() {
     let mut twice = good.clone();
     twice.layers[1].part = "a".into();
     match twice.check(4, &parts) {
-        Err(Error::DuplicateLayer { layer, part }) => assert_eq!((layer, part.as_str()), (1, "a")),
+        Err(Error::Art(ArtError::DuplicateLayer { layer, part })) => {
+            assert_eq!((layer, part.as_str()), (1, "a"))
+        }
         other => panic!("{other:?}"),
     }
     let mut no_image = good.clone();
     no_image.layers[1].image = Some(3);
     match no_image.check(4, &parts) {
-        Err(Error::LayerImage {
+        Err(Error::Art(ArtError::LayerImage {
             layer,
             image,
             images,
-        }) => assert_eq!((layer, image, images), (1, 3, 1)),
+        })) => assert_eq!((layer, image, images), (1, 3, 1)),
         other => panic!("{other:?}"),
     }
     let mut undrawn = good.clone();
     undrawn.layers.pop();
     match undrawn.check(4, &parts) {
-        Err(Error::UndrawnPart { part }) => assert_eq!(part, "b"),
+        Err(Error::Art(ArtError::UndrawnPart { part })) => assert_eq!(part, "b"),
         other => panic!("{other:?}"),
     }
 }
@@ -248,19 +256,21 @@ fn textures_are_checked_against_the_art() {
     let texture = || Texture::new("sheet", RgbaImage::new(8, 4), AlphaMode::Straight);
     assert!(check_uvs(&mesh, &art, &[texture()]).is_ok());
     match check_uvs(&mesh, &art, &[]) {
-        Err(Error::TextureCount { given, images }) => assert_eq!((given, images), (0, 1)),
+        Err(Error::Art(ArtError::TextureCount { given, images })) => {
+            assert_eq!((given, images), (0, 1))
+        }
         other => panic!("{other:?}"),
     }
     art.uvs[5] = Point2::new(2.0, 40.0);
     match check_uvs(&mesh, &art, &[texture()]) {
-        Err(Error::UvOutsideImage {
+        Err(Error::Art(ArtError::UvOutsideImage {
             vertex,
             u,
             v,
             image,
             width,
             height,
-        }) => {
+        })) => {
             assert_eq!((vertex, u, v, image.as_str()), (5, 2.0, 40.0, "sheet"));
             assert_eq!((width, height), (8.0, 4.0));
         }
@@ -280,9 +290,9 @@ fn painting_a_part_wider_than_16384_pixels_is_layer_too_large() {
     let scene = Scene::new("wide", mesh, skeleton, Vec::new()).unwrap();
     let dir = tempfile::tempdir().unwrap();
     match paint_layers(&scene, &dir.path().join("wide"), &PaintOptions::default()) {
-        Err(Error::LayerTooLarge {
+        Err(Error::Art(ArtError::LayerTooLarge {
             part, width, max, ..
-        }) => {
+        })) => {
             assert_eq!((part, max), (0, 16_384));
             assert!(width > 20_000.0, "{width}");
         }
@@ -296,7 +306,7 @@ fn painting_a_part_wider_than_16384_pixels_is_layer_too_large() {
 fn frames_that_cannot_be_put_together_name_the_frame() {
     let path = std::path::Path::new("clip.apng");
     match encode_apng(&[], &[], path) {
-        Err(Error::NoFrames { what }) => assert_eq!(what, "apng"),
+        Err(Error::Output(OutputError::NoFrames { what })) => assert_eq!(what, "apng"),
         other => panic!("{:?}", other.map(|_| ())),
     }
     let frames = [
@@ -305,28 +315,30 @@ fn frames_that_cannot_be_put_together_name_the_frame() {
         RgbImage::new(5, 3),
     ];
     match encode_apng(&frames, &[0.0, 0.1, 0.2], path) {
-        Err(Error::FrameSize {
+        Err(Error::Output(OutputError::FrameSize {
             what,
             frame,
             size,
             first,
-        }) => assert_eq!((what, frame, size, first), ("apng", 2, (5, 3), (4, 3))),
+        })) => assert_eq!((what, frame, size, first), ("apng", 2, (5, 3), (4, 3))),
         other => panic!("{:?}", other.map(|_| ())),
     }
     match encode_apng(&frames[..2], &[0.0], path) {
-        Err(Error::FrameTimes { given, frames }) => assert_eq!((given, frames), (1, 2)),
+        Err(Error::Output(OutputError::FrameTimes { given, frames })) => {
+            assert_eq!((given, frames), (1, 2))
+        }
         other => panic!("{:?}", other.map(|_| ())),
     }
     match side_by_side(&[]) {
-        Err(Error::NoFrames { what }) => assert_eq!(what, "side by side"),
+        Err(Error::Output(OutputError::NoFrames { what })) => assert_eq!(what, "side by side"),
         other => panic!("{:?}", other.map(|_| ())),
     }
     match side_by_side(&[RgbImage::new(4, 3), RgbImage::new(2, 6)]) {
-        Err(Error::ImageHeight {
+        Err(Error::Output(OutputError::ImageHeight {
             image,
             height,
             first,
-        }) => assert_eq!((image, height, first), (1, 6, 3)),
+        })) => assert_eq!((image, height, first), (1, 6, 3)),
         other => panic!("{:?}", other.map(|_| ())),
     }
 }
@@ -343,14 +355,16 @@ fn matting_renders_and_masks_of_other_sizes_are_refused() {
         red: None,
     };
     match fringe_excluding(&m, None) {
-        Err(Error::RenderSize { render, got, frame }) => {
+        Err(Error::Output(OutputError::RenderSize { render, got, frame })) => {
             assert_eq!((render, got, frame), ("white", (3, 4), (4, 4)))
         }
         other => panic!("{:?}", other.map(|_| ())),
     }
     let m = Matting { white: &black, ..m };
     match fringe_excluding(&m, Some(&[false; 3])) {
-        Err(Error::MaskSize { given, pixels }) => assert_eq!((given, pixels), (3, 16)),
+        Err(Error::Output(OutputError::MaskSize { given, pixels })) => {
+            assert_eq!((given, pixels), (3, 16))
+        }
         other => panic!("{:?}", other.map(|_| ())),
     }
 }
@@ -358,7 +372,7 @@ fn matting_renders_and_masks_of_other_sizes_are_refused() {
 #[test]
 fn a_view_needs_points_and_finite_settings() {
     match Frame::fit(&[], &View::default(), 0.0) {
-        Err(Error::NothingToFrame) => {}
+        Err(Error::Output(OutputError::NothingToFrame)) => {}
         other => panic!("{:?}", other.map(|f| f.width)),
     }
     let points = [Point2::new(0.0, 0.0), Point2::new(1.0, 1.0)];
@@ -367,15 +381,15 @@ fn a_view_needs_points_and_finite_settings() {
         ..View::default()
     };
     match Frame::fit(&points, &view, 0.0) {
-        Err(Error::InvalidArgument {
+        Err(Error::Argument(ArgumentError::InvalidArgument {
             argument, value, ..
-        }) => assert_eq!((argument, value.as_str()), ("scale", "-2")),
+        })) => assert_eq!((argument, value.as_str()), ("scale", "-2")),
         other => panic!("{:?}", other.map(|f| f.width)),
     }
     match parse_colour("mauve") {
-        Err(Error::InvalidArgument {
+        Err(Error::Argument(ArgumentError::InvalidArgument {
             argument, value, ..
-        }) => assert_eq!((argument, value.as_str()), ("background", "mauve")),
+        })) => assert_eq!((argument, value.as_str()), ("background", "mauve")),
         other => panic!("{other:?}"),
     }
 }
@@ -392,7 +406,7 @@ fn a_binary_gltf_without_a_json_chunk_is_an_invalid_field() {
     bytes.extend_from_slice(&12u32.to_le_bytes());
     std::fs::write(&path, &bytes).unwrap();
     match skinweights::io::gltf::import_gltf(&path) {
-        Err(Error::InvalidField { field, message }) => {
+        Err(Error::Format(FormatError::InvalidField { field, message })) => {
             assert_eq!(field, "glb chunk type");
             assert!(message.contains("no JSON chunk"), "{message}");
         }
@@ -407,7 +421,7 @@ fn figures_of_weights_too_large_to_pose_are_unscorable_row_not_a_panic() {
     w.row_mut(3)[0] = 1e308;
     let probe = &scene.probes()[0];
     match skinweights::compare::probe_view(&scene, &w, probe) {
-        Err(Error::UnscorableRow { vertex, sum }) => {
+        Err(Error::Weights(WeightsError::UnscorableRow { vertex, sum })) => {
             assert_eq!(vertex, 3);
             assert!(sum >= 1e308, "{sum}");
         }

@@ -1,6 +1,7 @@
 //! Every validation error: feed the bad input, check the typed error and what it names.
 
 use nalgebra::Point2;
+use skinweights::error::{ArtError, FormatError, MeshError, SkeletonError, WeightsError};
 use skinweights::io::scene_from_json;
 use skinweights::{Bone, Error, Mesh, Pose, Skeleton, Weights, WeightsFile};
 
@@ -17,17 +18,17 @@ fn square() -> Vec<Point2<f64>> {
 fn empty_mesh() {
     assert!(matches!(
         Mesh::new(vec![], vec![]),
-        Err(Error::EmptyMesh {
+        Err(Error::Mesh(MeshError::EmptyMesh {
             vertices: 0,
             triangles: 0
-        })
+        }))
     ));
     assert!(matches!(
         Mesh::new(square(), vec![]),
-        Err(Error::EmptyMesh {
+        Err(Error::Mesh(MeshError::EmptyMesh {
             vertices: 4,
             triangles: 0
-        })
+        }))
     ));
 }
 
@@ -36,25 +37,28 @@ fn non_finite_coordinate_names_the_vertex() {
     let mut v = square();
     v[2].y = f64::NAN;
     match Mesh::new(v, vec![[0, 1, 2], [0, 2, 3]]) {
-        Err(Error::NonFiniteCoordinate { vertex: 2, .. }) => {}
+        Err(Error::Mesh(MeshError::NonFiniteCoordinate { vertex: 2, .. })) => {}
         other => panic!("{other:?}"),
     }
     let mut v = square();
     v[3].x = f64::INFINITY;
     assert!(matches!(
         Mesh::new(v, vec![[0, 1, 2], [0, 2, 3]]),
-        Err(Error::NonFiniteCoordinate { vertex: 3, .. })
+        Err(Error::Mesh(MeshError::NonFiniteCoordinate {
+            vertex: 3,
+            ..
+        }))
     ));
 }
 
 #[test]
 fn index_out_of_range_names_triangle_and_index() {
     match Mesh::new(square(), vec![[0, 1, 2], [0, 2, 7]]) {
-        Err(Error::IndexOutOfRange {
+        Err(Error::Mesh(MeshError::IndexOutOfRange {
             triangle: 1,
             index: 7,
             vertex_count: 4,
-        }) => {}
+        })) => {}
         other => panic!("{other:?}"),
     }
 }
@@ -64,24 +68,24 @@ fn zero_area_triangle() {
     let mut v = square();
     v.push(Point2::new(2.0, 0.0)); // collinear with 0 and 1
     match Mesh::new(v.clone(), vec![[0, 1, 2], [0, 2, 3], [0, 1, 4]]) {
-        Err(Error::ZeroAreaTriangle { triangle: 2, .. }) => {}
+        Err(Error::Mesh(MeshError::ZeroAreaTriangle { triangle: 2, .. })) => {}
         other => panic!("{other:?}"),
     }
     // A repeated corner is zero area too.
     assert!(matches!(
         Mesh::new(square(), vec![[0, 1, 1]]),
-        Err(Error::ZeroAreaTriangle { triangle: 0, .. })
+        Err(Error::Mesh(MeshError::ZeroAreaTriangle { triangle: 0, .. }))
     ));
 }
 
 #[test]
 fn repeated_triangle_names_both() {
     match Mesh::new(square(), vec![[0, 1, 2], [0, 2, 3], [1, 2, 0]]) {
-        Err(Error::RepeatedTriangle {
+        Err(Error::Mesh(MeshError::RepeatedTriangle {
             triangle: 2,
             first: 0,
             ..
-        }) => {}
+        })) => {}
         other => panic!("{other:?}"),
     }
 }
@@ -98,12 +102,12 @@ fn edge_shared_by_three_triangles() {
         Point2::new(0.5, 3.0),
     ];
     match Mesh::new(v, vec![[0, 1, 2], [0, 1, 3], [0, 1, 4]]) {
-        Err(Error::NonManifoldEdge {
+        Err(Error::Mesh(MeshError::NonManifoldEdge {
             a: 0,
             b: 1,
             count: 3,
             ..
-        }) => {}
+        })) => {}
         other => panic!("{other:?}"),
     }
 }
@@ -112,12 +116,12 @@ fn edge_shared_by_three_triangles() {
 fn mixed_orientation_names_the_clockwise_triangle() {
     match Mesh::new(square(), vec![[0, 1, 2], [0, 3, 2]]) {
         // One of each: the first clockwise one is named.
-        Err(Error::MixedOrientation {
+        Err(Error::Mesh(MeshError::MixedOrientation {
             triangle: 1,
             ccw: 1,
             total: 2,
             ..
-        }) => {}
+        })) => {}
         other => panic!("{other:?}"),
     }
 }
@@ -126,7 +130,7 @@ fn mixed_orientation_names_the_clockwise_triangle() {
 fn clockwise_mesh_is_rejected_by_mesh_and_flipped_by_the_loader() {
     assert!(matches!(
         Mesh::new(square(), vec![[0, 2, 1], [0, 3, 2]]),
-        Err(Error::ClockwiseMesh { total: 2 })
+        Err(Error::Mesh(MeshError::ClockwiseMesh { total: 2 }))
     ));
     let json = scene_json(r#"[[0,2,1],[0,3,2]]"#, "null");
     let (scene, notes) = scene_from_json(&json, None).unwrap();
@@ -141,7 +145,7 @@ fn unreferenced_vertex() {
     v.push(Point2::new(5.0, 5.0));
     assert!(matches!(
         Mesh::new(v, vec![[0, 1, 2], [0, 2, 3]]),
-        Err(Error::UnreferencedVertex { vertex: 4 })
+        Err(Error::Mesh(MeshError::UnreferencedVertex { vertex: 4 }))
     ));
 }
 
@@ -154,7 +158,9 @@ fn vertex_part_out_of_range() {
         vec![0, 0, 1, 0],
     );
     match e {
-        Err(Error::VertexParts { message }) => assert!(message.contains("vertex 2"), "{message}"),
+        Err(Error::Mesh(MeshError::VertexParts { message })) => {
+            assert!(message.contains("vertex 2"), "{message}")
+        }
         other => panic!("{other:?}"),
     }
 }
@@ -163,39 +169,42 @@ fn vertex_part_out_of_range() {
 fn skeleton_errors() {
     let o = Point2::new(0.0, 0.0);
     let x = Point2::new(1.0, 0.0);
-    assert!(matches!(Skeleton::new(vec![]), Err(Error::EmptySkeleton)));
+    assert!(matches!(
+        Skeleton::new(vec![]),
+        Err(Error::Skeleton(SkeletonError::EmptySkeleton))
+    ));
     match Skeleton::new(vec![Bone::new("a", o, x), Bone::new("a", x, o)]) {
-        Err(Error::DuplicateBone {
+        Err(Error::Skeleton(SkeletonError::DuplicateBone {
             name,
             first: 0,
             second: 1,
-        }) => assert_eq!(name, "a"),
+        })) => assert_eq!(name, "a"),
         other => panic!("{other:?}"),
     }
     match Skeleton::new(vec![
         Bone::new("a", o, x).with_parent(1),
         Bone::new("b", x, o).with_parent(0),
     ]) {
-        Err(Error::ParentCycle { cycle, .. }) => {
+        Err(Error::Skeleton(SkeletonError::ParentCycle { cycle, .. })) => {
             assert!(cycle.contains('a') && cycle.contains('b'), "{cycle}")
         }
         other => panic!("{other:?}"),
     }
     match Skeleton::new(vec![Bone::new("a", o, Point2::new(f64::NAN, 0.0))]) {
-        Err(Error::NonFiniteBone {
+        Err(Error::Skeleton(SkeletonError::NonFiniteBone {
             bone,
             field: "tail",
-        }) => assert_eq!(bone, "a"),
+        })) => assert_eq!(bone, "a"),
         other => panic!("{other:?}"),
     }
     let s = Skeleton::new(vec![Bone::new("a", o, x)]).unwrap();
     match s.world_transforms(&Pose::rest().rotate("nope", 10.0)) {
-        Err(Error::UnknownBone { bone, .. }) => assert_eq!(bone, "nope"),
+        Err(Error::Skeleton(SkeletonError::UnknownBone { bone, .. })) => assert_eq!(bone, "nope"),
         other => panic!("{other:?}"),
     }
     assert!(matches!(
         s.world_transforms(&Pose::rest().rotate("a", f64::NAN)),
-        Err(Error::NonFinitePose { .. })
+        Err(Error::Skeleton(SkeletonError::NonFinitePose { .. }))
     ));
 }
 
@@ -231,7 +240,7 @@ fn scene_json_round_trip() {
 fn scene_json_errors_name_the_problem() {
     let err = |j: String| scene_from_json(&j, None).unwrap_err();
     match err(scene_json("[[0,1,2],[0,2,3]]", r#""ghost""#)) {
-        Error::UnknownParent { bone, parent } => {
+        Error::Skeleton(SkeletonError::UnknownParent { bone, parent }) => {
             assert_eq!((bone.as_str(), parent.as_str()), ("tip", "ghost"))
         }
         e => panic!("{e}"),
@@ -239,7 +248,7 @@ fn scene_json_errors_name_the_problem() {
     let bad_part =
         scene_json("[[0,1,2],[0,2,3]]", "null").replace(r#""part":"body""#, r#""part":"arm""#);
     match err(bad_part) {
-        Error::UnknownPart { part, context, .. } => {
+        Error::Skeleton(SkeletonError::UnknownPart { part, context, .. }) => {
             assert_eq!(part, "arm");
             assert!(context.contains("root"), "{context}");
         }
@@ -248,25 +257,29 @@ fn scene_json_errors_name_the_problem() {
     let bad_pose =
         scene_json("[[0,1,2],[0,2,3]]", "null").replace(r#"{"tip":30}"#, r#"{"elbow":30}"#);
     match err(bad_pose) {
-        Error::UnknownBone { bone, context } => {
+        Error::Skeleton(SkeletonError::UnknownBone { bone, context }) => {
             assert_eq!(bone, "elbow");
             assert!(context.contains("probe"), "{context}");
         }
         e => panic!("{e}"),
     }
     let bad_format = scene_json("[[0,1,2],[0,2,3]]", "null").replace("scene/1", "scene/9");
-    assert!(matches!(err(bad_format), Error::InvalidField { field, .. } if field == "format"));
+    assert!(
+        matches!(err(bad_format), Error::Format(FormatError::InvalidField { field, .. }) if field == "format")
+    );
     let missing = scene_json("[[0,1,2],[0,2,3]]", "null").replace(r#""name":"t","#, "");
     match err(missing) {
-        Error::Json { message, .. } => assert!(message.contains("name"), "{message}"),
+        Error::Format(FormatError::Json { message, .. }) => {
+            assert!(message.contains("name"), "{message}")
+        }
         e => panic!("{e}"),
     }
     match err(scene_json("[[0,1,2],[0,2,9]]", "null")) {
-        Error::IndexOutOfRange {
+        Error::Mesh(MeshError::IndexOutOfRange {
             triangle: 1,
             index: 9,
             ..
-        } => {}
+        }) => {}
         e => panic!("{e}"),
     }
 }
@@ -275,30 +288,32 @@ fn scene_json_errors_name_the_problem() {
 fn weights_validation_and_file_mismatch() {
     let w = Weights::from_rows(&[vec![0.5, 0.5], vec![0.25, 0.60]], 2).unwrap();
     match w.validate() {
-        Err(Error::RowSum { vertex: 1, sum, .. }) => assert!((sum - 0.85).abs() < 1e-12),
+        Err(Error::Weights(WeightsError::RowSum { vertex: 1, sum, .. })) => {
+            assert!((sum - 0.85).abs() < 1e-12)
+        }
         other => panic!("{other:?}"),
     }
     let w = Weights::from_rows(&[vec![1.5, -0.5]], 2).unwrap();
     assert!(matches!(
         w.validate(),
-        Err(Error::InvalidWeight {
+        Err(Error::Weights(WeightsError::InvalidWeight {
             vertex: 0,
             bone: 1,
             ..
-        })
+        }))
     ));
     let w = Weights::from_rows(&[vec![f64::NAN, 1.0]], 2).unwrap();
     assert!(matches!(
         w.validate(),
-        Err(Error::InvalidWeight {
+        Err(Error::Weights(WeightsError::InvalidWeight {
             vertex: 0,
             bone: 0,
             ..
-        })
+        }))
     ));
     assert!(matches!(
         Weights::from_rows(&[vec![1.0]], 2),
-        Err(Error::WeightsShape { .. })
+        Err(Error::Weights(WeightsError::WeightsShape { .. }))
     ));
 
     let names = vec!["root".to_string(), "tip".to_string()];
@@ -327,7 +342,9 @@ fn weights_validation_and_file_mismatch() {
         ),
     ] {
         match file.to_weights_for(&bones, n) {
-            Err(Error::WeightsShape { message }) => assert!(message.contains(says), "{message}"),
+            Err(Error::Weights(WeightsError::WeightsShape { message })) => {
+                assert!(message.contains(says), "{message}")
+            }
             other => panic!("{other:?}"),
         }
     }
@@ -335,7 +352,7 @@ fn weights_validation_and_file_mismatch() {
     assert!(WeightsFile::from_json(&json).is_ok());
     assert!(matches!(
         WeightsFile::from_json(&json.replace("weights/1", "weights/2")),
-        Err(Error::InvalidField { .. })
+        Err(Error::Format(FormatError::InvalidField { .. }))
     ));
 }
 
@@ -350,7 +367,7 @@ fn pinched_vertex_and_stray_triangle_are_non_manifold() {
         Point2::new(1.0, 2.0),
     ];
     match Mesh::new(v, vec![[0, 1, 2], [2, 4, 3]]) {
-        Err(Error::NonManifoldVertex { vertex: 2, fans: 2 }) => {}
+        Err(Error::Mesh(MeshError::NonManifoldVertex { vertex: 2, fans: 2 })) => {}
         other => panic!("{other:?}"),
     }
     // A closed fan around the centre of a square plus a stray triangle reaching it: the
@@ -366,7 +383,7 @@ fn pinched_vertex_and_stray_triangle_are_non_manifold() {
     ];
     let t = vec![[0, 1, 4], [1, 2, 4], [2, 3, 4], [3, 0, 4], [4, 5, 6]];
     match Mesh::new(v, t) {
-        Err(Error::NonManifoldVertex { vertex: 4, fans: 2 }) => {}
+        Err(Error::Mesh(MeshError::NonManifoldVertex { vertex: 4, fans: 2 })) => {}
         other => panic!("{other:?}"),
     }
 }
@@ -451,19 +468,31 @@ fn scene_art_round_trips_with_paths_relative_to_the_scene_file() {
 fn bad_scene_art_names_the_field() {
     let scene = bar_with_art();
     let text = skinweights::io::scene_to_json(&scene, None).unwrap();
-    let err = |t: String| scene_from_json(&t, None).unwrap_err().to_string();
+    let err = |t: String| scene_from_json(&t, None).unwrap_err();
     let e = err(text.replace("skinweights.scene/2", "skinweights.scene/1"));
-    assert!(e.contains("format") && e.contains("scene/2"), "{e}");
+    let (field, message) = crate::common::invalid_field(&e);
+    assert!(field == "format" && message.contains("scene/2"), "{e}");
     let e = err(text.replace("\"premultiplied\"", "\"linear\""));
+    let (field, message) = crate::common::invalid_field(&e);
     assert!(
-        e.contains("art.images[0].alpha") && e.contains("linear"),
+        field == "art.images[0].alpha" && message.contains("linear"),
         "{e}"
     );
     let e = err(text.replace("\"image\":0", "\"image\":7"));
     assert!(
-        e.contains("art.layers[0].image") && e.contains("out of range"),
-        "{e}"
+        matches!(
+            e,
+            Error::Art(ArtError::LayerImage {
+                layer: 0,
+                image: 7,
+                ..
+            })
+        ),
+        "{e:?}"
     );
     let e = err(text.replace("\"uvs\":[[", "\"uvs\":[[1,2],["));
-    assert!(e.contains("art.uvs") && e.contains("vertices"), "{e}");
+    assert!(
+        matches!(e, Error::Art(ArtError::ArtUvs { given, vertices }) if given == vertices + 1),
+        "{e:?}"
+    );
 }

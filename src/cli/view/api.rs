@@ -5,10 +5,12 @@
 //! posing through [`skinweights::skinning`], metrics through [`skinweights::metrics`] (the
 //! same functions `compare` runs, so a probe's pose shows `compare`'s numbers).
 
+use crate::cli::error::{CliError, Result};
 use base64::Engine;
 use nalgebra::Point2;
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
+use skinweights::error::{ArgumentError, FormatError, SkeletonError, SolverError};
 use skinweights::metrics::clip::{clip_metrics, ClipOptions, FrameMetrics};
 use skinweights::metrics::{
     area_change_pct, distortion, drag_of_positions, flipped_triangles, leaked_weight, max_and_p99,
@@ -19,7 +21,7 @@ use skinweights::scene::{
 };
 use skinweights::skinning::{dqs_with_transforms, lbs_with_transforms, HalfAngleHelper};
 use skinweights::solvers::{solver_by_name, SolverEntry, SOLVERS, SOLVER_NAMES};
-use skinweights::{Error, Pose, Result, Weights};
+use skinweights::{Error, Pose, Weights};
 use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex};
 
@@ -117,9 +119,12 @@ pub struct Viewer {
 
 /// Parses a request body; the error says what is wrong with the JSON.
 pub fn parse_request(body: &[u8]) -> Result<ViewRequest> {
-    serde_json::from_slice(body).map_err(|e| Error::Json {
-        context: "request".into(),
-        message: e.to_string(),
+    serde_json::from_slice(body).map_err(|e| {
+        FormatError::Json {
+            context: "request".into(),
+            message: e.to_string(),
+        }
+        .into()
     })
 }
 
@@ -194,7 +199,7 @@ impl Viewer {
             return Ok((key, s.1.clone()));
         }
         if !BUILTIN_SCENES.contains(&req.scene.as_str()) {
-            return Err(Error::UnknownScene {
+            return Err(CliError::UnknownScene {
                 name: req.scene.clone(),
                 known: BUILTIN_SCENES.join(", "),
                 server: Some(self.startup.0.clone()),
@@ -265,9 +270,11 @@ impl Viewer {
         let solution = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
             solve_with_bones(solver.as_ref(), scene, bones)
         }))
-        .map_err(|_| Error::Solver {
-            solver: req.solver.clone(),
-            message: format!("panicked on {}; please report it", scene.name()),
+        .map_err(|_| {
+            Error::Solver(SolverError::Solver {
+                solver: req.solver.clone(),
+                message: format!("panicked on {}; please report it", scene.name()),
+            })
         })??;
         let solved = Arc::new(Solved {
             weights: solution.weights,
@@ -338,9 +345,11 @@ impl Viewer {
     pub fn clip(&self, req: &ViewRequest) -> Result<Value> {
         let keyed = self.scene(req)?;
         let scene = &keyed.1;
-        let name = req.clip.as_deref().ok_or_else(|| Error::MissingArgument {
-            argument: "clip",
-            reason: "name the clip to play".into(),
+        let name = req.clip.as_deref().ok_or_else(|| {
+            Error::Argument(ArgumentError::MissingArgument {
+                argument: "clip",
+                reason: "name the clip to play".into(),
+            })
         })?;
         let clip = scene.clip(name)?;
         clip.check(scene.skeleton())?;
@@ -348,7 +357,7 @@ impl Viewer {
         let times = clip.frame_times(fps)?;
         let count = times.len().saturating_mul(scene.mesh().vertex_count());
         if count > MAX_CLIP_POSITIONS {
-            return Err(Error::InvalidOption {
+            return Err(SolverError::InvalidOption {
                 option: "fps".into(),
                 message: format!(
                     "{} frames x {} vertices is over the {MAX_CLIP_POSITIONS} positions the \
@@ -356,7 +365,8 @@ impl Viewer {
                     times.len(),
                     scene.mesh().vertex_count()
                 ),
-            });
+            }
+            .into());
         }
         let solved = self.solved(&keyed, req)?;
         let reference = self.reference.as_ref().filter(|_| keyed.0 == self.startup);
@@ -549,7 +559,7 @@ pub fn posed_positions(
     weights: &Weights,
     pose: &Pose,
     mode: SkinMode,
-) -> Result<Vec<Point2<f64>>> {
+) -> skinweights::Result<Vec<Point2<f64>>> {
     let rest = scene.mesh().vertices();
     match mode {
         SkinMode::Lbs => {
@@ -589,10 +599,11 @@ pub fn parse_pose(raw: &BTreeMap<String, Value>) -> Result<Pose> {
         match v.as_f64() {
             Some(d) if d.is_finite() => pose = pose.rotate(bone.clone(), d),
             _ => {
-                return Err(Error::NonFinitePose {
+                return Err(SkeletonError::NonFinitePose {
                     bone: bone.clone(),
                     field: "rotation",
-                })
+                }
+                .into())
             }
         }
     }
@@ -610,10 +621,11 @@ pub fn option_pairs(raw: &BTreeMap<String, Value>) -> Result<Vec<(String, String
             Value::Number(n) => n.to_string(),
             Value::Bool(b) => b.to_string(),
             other => {
-                return Err(Error::InvalidOption {
+                return Err(SolverError::InvalidOption {
                     option: k.clone(),
                     message: format!("{other} is not a number, text or true/false"),
-                })
+                }
+                .into())
             }
         };
         out.push((k.clone(), text));
@@ -754,8 +766,8 @@ pub fn check_size(scene: &Scene) -> Result<()> {
     Ok(())
 }
 
-fn too_large(name: &str, vertices: usize) -> Error {
-    Error::ViewTooLarge {
+fn too_large(name: &str, vertices: usize) -> CliError {
+    CliError::ViewTooLarge {
         scene: name.to_string(),
         vertices,
         max: MAX_VIEW_VERTICES,
@@ -768,13 +780,14 @@ fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
 }
 
 /// A map for error bodies.
-pub fn error_json(e: &Error) -> Value {
+pub fn error_json(e: &CliError) -> Value {
     json!({ "error": e.to_string() })
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use skinweights::error::SceneError;
     use skinweights::metrics::evaluate;
 
     fn viewer() -> Viewer {
@@ -809,17 +822,33 @@ mod tests {
             assert_eq!((k.as_str(), v.as_str()), (wk, wv));
         }
         let e = option_pairs(&req(json!({"options": {"a": [1]}})).options).unwrap_err();
-        assert!(e.to_string().contains("option a"), "{e}");
+        assert!(
+            matches!(&e, CliError::Lib(Error::Solver(SolverError::InvalidOption { option, .. })) if option == "a"),
+            "{e:?}"
+        );
         let pose = parse_pose(&req(json!({"pose": {"lower": -30.5}})).pose).unwrap();
         assert_eq!(pose.rotations["lower"], -30.5);
         for bad in [json!(null), json!("12"), json!([1])] {
             let e = parse_pose(&req(json!({"pose": {"lower": bad}})).pose).unwrap_err();
-            assert!(e.to_string().contains("non-finite rotation"), "{e}");
+            assert!(
+                matches!(
+                    &e,
+                    CliError::Lib(Error::Skeleton(SkeletonError::NonFinitePose {
+                        bone,
+                        field: "rotation"
+                    })) if bone == "lower"
+                ),
+                "{e:?}"
+            );
         }
         // JSON cannot carry inf or NaN; 1e999 is refused by the parser.
         assert!(parse_request(br#"{"pose": {"lower": 1e999}}"#).is_err());
-        let e = parse_request(br#"{"solver": "heat", "colour": "red"}"#).unwrap_err();
-        assert!(e.to_string().contains("unknown field `colour`"), "{e}");
+        match parse_request(br#"{"solver": "heat", "colour": "red"}"#) {
+            Err(CliError::Lib(Error::Format(FormatError::Json { message, .. }))) => {
+                assert!(message.contains("unknown field `colour`"), "{message}")
+            }
+            other => panic!("{:?}", other.err()),
+        }
     }
 
     #[test]
@@ -854,24 +883,29 @@ mod tests {
     fn refusals_are_typed_variants_naming_the_value() {
         let v = viewer();
         match v.scene(&req(json!({"scene": "moon"}))) {
-            Err(Error::UnknownScene { name, server, .. }) => {
+            Err(CliError::UnknownScene { name, server, .. }) => {
                 assert_eq!((name.as_str(), server.as_deref()), ("moon", Some("bar")))
             }
             other => panic!("{:?}", other.map(|_| ())),
         }
         let huge = req(json!({"scene": "arms-down", "vertices": MAX_VIEW_VERTICES + 1}));
         match v.scene_info(&huge) {
-            Err(Error::ViewTooLarge { vertices, max, .. }) => {
+            Err(CliError::ViewTooLarge { vertices, max, .. }) => {
                 assert_eq!((vertices, max), (MAX_VIEW_VERTICES + 1, MAX_VIEW_VERTICES))
             }
             other => panic!("{other:?}"),
         }
         match v.clip(&req(json!({"scene": "bar"}))) {
-            Err(Error::MissingArgument { argument, .. }) => assert_eq!(argument, "clip"),
+            Err(CliError::Lib(Error::Argument(ArgumentError::MissingArgument {
+                argument,
+                ..
+            }))) => assert_eq!(argument, "clip"),
             other => panic!("{other:?}"),
         }
         match v.clip(&req(json!({"scene": "bar", "clip": "walk"}))) {
-            Err(Error::UnknownClip { clip, .. }) => assert_eq!(clip, "walk"),
+            Err(CliError::Lib(Error::Scene(SceneError::UnknownClip { clip, .. }))) => {
+                assert_eq!(clip, "walk")
+            }
             other => panic!("{other:?}"),
         }
     }
@@ -1024,9 +1058,11 @@ mod tests {
         assert!(closed.iter().all(|&i| blink[i] && !rest[i]));
         assert_eq!(flags(&clip["drawn"][0]), rest);
         match v.with_skin(Some("nope".into())) {
-            Err(Error::InvalidArgument {
-                argument, reason, ..
-            }) => {
+            Err(CliError::Lib(Error::Argument(ArgumentError::InvalidArgument {
+                argument,
+                reason,
+                ..
+            }))) => {
                 assert_eq!(argument, "skin");
                 assert!(reason.contains("[\"default\"]"), "{reason}");
             }

@@ -12,6 +12,7 @@ mod server;
 
 use super::bones::{chosen_bones, BonesArg};
 use super::{check_outputs, load_weights_for, resolve_scene, BuiltinArgs, SceneArg};
+use crate::cli::error::Result;
 use api::{scene_json, solvers_json, Viewer};
 use clap::Args;
 use indicatif::{ProgressBar, ProgressStyle};
@@ -19,7 +20,7 @@ use serde_json::{json, Value};
 use skinweights::metrics::{evaluate, Metrics};
 use skinweights::scene::solve_with_bones;
 use skinweights::solvers::solver_by_name;
-use skinweights::{Result, Scene};
+use skinweights::Scene;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::sync::Arc;
@@ -89,7 +90,7 @@ pub fn run(a: ViewArgs) -> Result<ExitCode> {
     let name = scene_arg.scene.as_deref().unwrap_or(SEEDS_SCENE);
     if super::means_builtin(name) && a.builtin.vertices() > api::MAX_VIEW_VERTICES {
         // Refuse before meshing, which would take a while at that size.
-        return Err(skinweights::Error::InvalidArgument {
+        return Err(skinweights::ArgumentError::InvalidArgument {
             argument: "--vertices",
             value: a.builtin.vertices().to_string(),
             reason: format!(
@@ -97,7 +98,8 @@ pub fn run(a: ViewArgs) -> Result<ExitCode> {
                 a.builtin.vertices(),
                 api::MAX_VIEW_VERTICES
             ),
-        });
+        }
+        .into());
     }
     let scene = resolve_scene(Some(name), &scene_arg.builtin)?;
     api::check_size(&scene)?;

@@ -2,8 +2,9 @@
 //! up the page's other requests), JSON errors for every bad request.
 
 use super::api::{error_json, parse_request, ViewRequest, Viewer};
+use crate::cli::error::{CliError, Result};
 use serde_json::Value;
-use skinweights::{Error, Result};
+use skinweights::Error;
 use std::io::Read;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
@@ -17,7 +18,7 @@ const MAX_IN_FLIGHT: usize = 32;
 
 /// Binds 127.0.0.1:`port` (0 = any free port) and returns the server and its port.
 pub fn bind(port: u16) -> Result<(Server, u16)> {
-    let server = Server::http(("127.0.0.1", port)).map_err(|e| Error::Listen {
+    let server = Server::http(("127.0.0.1", port)).map_err(|e| CliError::Listen {
         port,
         reason: e.to_string(),
     })?;
@@ -25,7 +26,7 @@ pub fn bind(port: u16) -> Result<(Server, u16)> {
         .server_addr()
         .to_ip()
         .map(|a| a.port())
-        .ok_or_else(|| Error::Listen {
+        .ok_or_else(|| CliError::Listen {
             port,
             reason: "the server has no IP address".into(),
         })?;
@@ -168,8 +169,8 @@ fn read_body(request: &mut Request) -> Result<Vec<u8>> {
     Ok(body)
 }
 
-fn too_long() -> Error {
-    Error::RequestTooLarge {
+fn too_long() -> CliError {
+    CliError::RequestTooLarge {
         max: MAX_BODY_BYTES,
     }
 }
@@ -188,7 +189,7 @@ fn header(name: &str, value: &str) -> Header {
 #[cfg(test)]
 mod tests {
     use super::allowed_host;
-    use skinweights::Error;
+    use crate::cli::error::CliError;
 
     #[test]
     fn only_loopback_host_names_are_served() {
@@ -206,7 +207,7 @@ mod tests {
     fn a_taken_port_and_a_long_body_are_typed_errors() {
         let (_server, port) = super::bind(0).unwrap();
         match super::bind(port) {
-            Err(Error::Listen { port: p, reason }) => {
+            Err(CliError::Listen { port: p, reason }) => {
                 assert_eq!(p, port);
                 assert!(!reason.is_empty());
             }
@@ -214,7 +215,7 @@ mod tests {
         }
         assert!(matches!(
             super::too_long(),
-            Error::RequestTooLarge { max } if max == super::MAX_BODY_BYTES
+            CliError::RequestTooLarge { max } if max == super::MAX_BODY_BYTES
         ));
     }
 }

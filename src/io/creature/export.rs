@@ -20,9 +20,9 @@ const MATCH_TOLERANCE: f64 = 1e-3;
 /// its vertices the source regions' points in point order (as [`super::import_creature`]
 /// builds it), each within 1e-3 of the file's position, and its bones named as the source's.
 ///
-/// Errors: the source's own parse errors; [`Error::WeightsShape`] when the weights do not
+/// Errors: the source's own parse errors; [`WeightsError::WeightsShape`](crate::error::WeightsError::WeightsShape) when the weights do not
 /// fit the scene; weights that are not finite, negative or rows not summing to 1
-/// ([`Weights::validate_with_tolerance`]); [`Error::Creature`] (context `export`) when the
+/// ([`Weights::validate_with_tolerance`]); [`FormatError::Rig`](crate::error::FormatError::Rig) (context `export`) when the
 /// vertex count or a position differs from the source's (naming the point), or a scene bone
 /// is not in the source's skeleton.
 pub fn export_creature(source_text: &str, scene: &Scene, weights: &Weights) -> Result<String> {

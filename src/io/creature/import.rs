@@ -127,12 +127,12 @@ pub fn load_creature(path: impl AsRef<Path>) -> Result<CreatureImport> {
 /// - Clips: one key per frame at 60 fps (docs/creature.md); mesh displacements, uv swaps and opacities are not applied
 ///   (a note names the clips that key them).
 ///
-/// Errors: [`Error::Json`] for text that is not JSON; [`Error::Creature`] naming the region,
+/// Errors: [`FormatError::Json`](crate::error::FormatError::Json) for text that is not JSON; [`FormatError::Rig`](crate::error::FormatError::Rig) naming the region,
 /// bone, clip or frame, the field and, for points, the vertex: wrong types, numbers beyond
 /// ±1e6 or NaN, indices outside the mesh or their region, overlapping regions, weights
 /// outside `[0, 1.05]` or a point whose weights are all 0, bones of zero length or stretched
-/// beyond 1000×, frames missing a bone; [`Error::TooManyKeys`]; the skeleton's errors
-/// ([`Error::ParentCycle`]) for the hierarchy.
+/// beyond 1000×, frames missing a bone; [`ClipError::TooManyKeys`](crate::error::ClipError::TooManyKeys); the skeleton's errors
+/// ([`SkeletonError::ParentCycle`](crate::error::SkeletonError::ParentCycle)) for the hierarchy.
 pub fn import_creature(text: &str) -> Result<CreatureImport> {
     let FileCreature {
         points,

@@ -33,7 +33,7 @@ pub use clips::FRAME_RATE;
 pub use export::{export_creature, save_creature};
 pub use import::{import_creature, load_creature, CreatureImport, ImportReport, MeshReport};
 
-use crate::error::Error;
+use crate::error::{Error, FormatError, RigFormat};
 
 /// Largest coordinate accepted anywhere in a file or produced from it: points, bone start and
 /// end points, matrix translations. A character is a few thousand units wide at most.
@@ -53,10 +53,11 @@ fn creature_error(
     vertex: Option<usize>,
     message: impl Into<String>,
 ) -> Error {
-    Error::Creature {
+    Error::Format(FormatError::Rig {
+        format: RigFormat::Creature,
         context: context.into(),
         field: field.into(),
         vertex,
         message: message.into(),
-    }
+    })
 }

@@ -4,7 +4,7 @@
 
 use super::{creature_error, MAX_COORDINATE, MAX_SCALE, MIN_BONE_LENGTH};
 use crate::animation::MAX_KEYS;
-use crate::error::{Error, Result};
+use crate::error::{ClipError, Result};
 use crate::io::json_path::parse_json;
 use crate::io::tolerance::MAX_ROUNDED_WEIGHT;
 use serde_json::{Map, Value};
@@ -534,11 +534,12 @@ fn read_clips(animation: &Map<String, Value>, bones: &[FileBone]) -> Result<Vec<
         .saturating_mul(bones.len())
         .saturating_mul(CHANNELS_PER_BONE);
     if keys > MAX_KEYS {
-        return Err(Error::TooManyKeys {
+        return Err(ClipError::TooManyKeys {
             clip: "(all clips)".into(),
             count: keys,
             max: MAX_KEYS,
-        });
+        }
+        .into());
     }
     let by_name: HashMap<&str, usize> = bones
         .iter()

@@ -8,7 +8,7 @@
 //! on their orientation.
 
 use super::parse::FileMesh;
-use crate::error::{Error, Result};
+use crate::error::{Error, FormatError, Result, RigFormat};
 use crate::io::png_dimensions;
 use crate::scene::{AlphaMode, Art, ArtImage, Layer};
 use nalgebra::Point2;
@@ -56,9 +56,11 @@ impl Atlas {
     pub fn load(path: impl AsRef<Path>) -> Result<Atlas> {
         let path = path.as_ref();
         let text = std::fs::read_to_string(path).map_err(|e| Error::io(path, e))?;
-        let file: AtlasJson = serde_json::from_str(&text).map_err(|e| Error::Json {
-            context: format!("DragonBones atlas {}", path.display()),
-            message: e.to_string(),
+        let file: AtlasJson = serde_json::from_str(&text).map_err(|e| {
+            Error::Format(FormatError::Json {
+                context: format!("DragonBones atlas {}", path.display()),
+                message: e.to_string(),
+            })
         })?;
         let image = path
             .parent()
@@ -140,19 +142,18 @@ pub(super) fn atlas_art(
                 None
             }
             Some(mesh_uvs) => {
-                let [x, y, w, h] =
-                    *atlas
-                        .regions
-                        .get(&m.texture)
-                        .ok_or_else(|| Error::DragonBones {
-                            context: format!("mesh {:?} (slot {:?})", m.display, m.slot),
-                            field: "path".into(),
-                            vertex: None,
-                            message: format!(
-                                "texture {:?} is not a region of atlas {:?}",
-                                m.texture, atlas.name
-                            ),
-                        })?;
+                let [x, y, w, h] = *atlas.regions.get(&m.texture).ok_or_else(|| {
+                    Error::Format(FormatError::Rig {
+                        format: RigFormat::DragonBones,
+                        context: format!("mesh {:?} (slot {:?})", m.display, m.slot),
+                        field: "path".into(),
+                        vertex: None,
+                        message: format!(
+                            "texture {:?} is not a region of atlas {:?}",
+                            m.texture, atlas.name
+                        ),
+                    })
+                })?;
                 uvs.extend(
                     mesh_uvs
                         .iter()

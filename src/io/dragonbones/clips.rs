@@ -31,7 +31,7 @@
 //!   constraints.
 
 use crate::animation::{BoneTrack, Channel, ChannelKind, Clip, Curve, Easing, Key, MAX_KEYS};
-use crate::error::{Error, Result};
+use crate::error::{ClipError, Error, FormatError, Result, RigFormat};
 use crate::io::angles::wrap_degrees;
 use crate::io::json_path::JsonAt;
 use crate::skeleton::{LocalTransform, Skeleton};
@@ -225,11 +225,12 @@ impl Reader {
             .ok_or_else(|| at.error(field, "expected an array"))?;
         self.keys = self.keys.saturating_add(list.len());
         if self.keys > MAX_KEYS {
-            return Err(Error::TooManyKeys {
+            return Err(ClipError::TooManyKeys {
                 clip: clip.to_string(),
                 count: self.keys,
                 max: MAX_KEYS,
-            });
+            }
+            .into());
         }
         let mut start = 0.0_f64;
         let mut out = Vec::with_capacity(list.len());
@@ -588,14 +589,14 @@ pub(super) fn export_rate(clips: &[Clip], preferred: Option<f64>) -> Result<f64>
         .into_iter()
         .chain(EXPORT_FRAME_RATES)
         .find(|&r| on_frames(r))
-        .ok_or_else(|| Error::DragonBones {
+        .ok_or_else(|| Error::Format(FormatError::Rig { format: RigFormat::DragonBones,
             context: "export".into(),
             field: "animation".into(),
             vertex: None,
             message: format!(
                 "the clips' key times do not all land on frames at any of {EXPORT_FRAME_RATES:?} fps"
             ),
-        })
+        }))
 }
 
 /// The clips as DragonBones animations at `rate` frames per second.
@@ -604,11 +605,14 @@ pub(super) fn write_clips(clips: &[Clip], rate: f64) -> Result<Vec<Value>> {
 }
 
 fn write_clip(clip: &Clip, rate: f64) -> Result<Value> {
-    let err = |bone: &str, message: String| Error::DragonBones {
-        context: format!("export clip {:?} bone {bone:?}", clip.name),
-        field: "animation".into(),
-        vertex: None,
-        message,
+    let err = |bone: &str, message: String| {
+        Error::Format(FormatError::Rig {
+            format: RigFormat::DragonBones,
+            context: format!("export clip {:?} bone {bone:?}", clip.name),
+            field: "animation".into(),
+            vertex: None,
+            message,
+        })
     };
     let frame = |t: f64| (t * rate).round();
     let total = frame(clip.duration);

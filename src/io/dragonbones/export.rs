@@ -1,7 +1,7 @@
 //! A scene and its weights → DragonBones 5.5 JSON with one weighted mesh display per part.
 
 use super::Affine;
-use crate::error::{Error, Result};
+use crate::error::{Error, FormatError, Result};
 use crate::io::mesh_parts::{triangles_by_part, vertices_of};
 use crate::mesh::Mesh;
 use crate::scene::Scene;
@@ -30,8 +30,8 @@ use std::path::Path;
 ///   empty `setup` animation; the scene's correctives as `ffd` timelines, one frame per
 ///   frame of each clip (see the `ffd` module).
 ///
-/// Errors: weights of the wrong shape ([`Error::WeightsShape`]) or not valid
-/// ([`Error::InvalidWeight`], [`Error::RowSum`] beyond 1e-6).
+/// Errors: weights of the wrong shape ([`WeightsError::WeightsShape`](crate::error::WeightsError::WeightsShape)) or not valid
+/// ([`WeightsError::InvalidWeight`](crate::error::WeightsError::InvalidWeight), [`WeightsError::RowSum`](crate::error::WeightsError::RowSum) beyond 1e-6).
 pub fn export_dragonbones(scene: &Scene, weights: &Weights) -> Result<Value> {
     let mesh = &scene.mesh;
     let bones = scene.skeleton.bones();
@@ -220,10 +220,11 @@ fn animations(scene: &Scene) -> Result<(f64, Vec<Value>)> {
 /// [`export_dragonbones`] written to `path` (overwrites; the CLI asks before doing so).
 pub fn save_dragonbones(scene: &Scene, weights: &Weights, path: impl AsRef<Path>) -> Result<()> {
     let path = path.as_ref();
-    let text =
-        serde_json::to_string(&export_dragonbones(scene, weights)?).map_err(|e| Error::Json {
+    let text = serde_json::to_string(&export_dragonbones(scene, weights)?).map_err(|e| {
+        Error::Format(FormatError::Json {
             context: path.display().to_string(),
             message: e.to_string(),
-        })?;
+        })
+    })?;
     crate::io::write_atomic(path, text)
 }

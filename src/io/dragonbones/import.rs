@@ -3,7 +3,7 @@
 use super::atlas::{atlas_art, Atlas};
 use super::parse::{parse_armature, FileArmature, FileBone, FileMesh};
 use super::{to_scene, Affine, MAX_COORDINATE, MAX_SCALE};
-use crate::error::{Error, Result};
+use crate::error::{Error, FormatError, MeshError, Result, RigFormat};
 use crate::io::angles::wrap_degrees;
 use crate::io::scene_builder::{overlapping_edges, SceneBuilder};
 use crate::io::WeightsFile;
@@ -210,15 +210,15 @@ pub fn import_dragonbones_with_atlas(text: &str, atlas: &Atlas) -> Result<Dragon
 ///   [`ImportReport::notes`]) rotate each upper arm by 90° outward and watch the part of the
 ///   upper arm's parent bone, beyond one upper-arm length from the shoulder.
 ///
-/// Errors: [`Error::Json`] for text that is not JSON; [`Error::DragonBones`] naming the
+/// Errors: [`FormatError::Json`] for text that is not JSON; [`FormatError::Rig`] naming the
 /// context (armature, bone, slot or mesh), the field and, for weights and vertices, the
 /// vertex: numbers out of range (coordinates beyond ±1e6 px, scales beyond ±1000, a vertex's
 /// bone count beyond its mesh's `bonePose`), singular `slotPose`/`bonePose` matrices, a
 /// world transform that compounds out of range (the first such bone, parents first),
 /// repeated slot names, and a display with no triangle of nonzero area. Zero-area triangles
 /// are left out and repeated triangles, folds and unused vertices kept, as in artist meshes
-/// anywhere (noted); [`Error::UnknownParent`],
-/// [`Error::DuplicateBone`], [`Error::ParentCycle`] for the bone hierarchy.
+/// anywhere (noted); [`SkeletonError::UnknownParent`](crate::error::SkeletonError::UnknownParent),
+/// [`SkeletonError::DuplicateBone`](crate::error::SkeletonError::DuplicateBone), [`SkeletonError::ParentCycle`](crate::error::SkeletonError::ParentCycle) for the bone hierarchy.
 pub fn import_dragonbones(text: &str) -> Result<DragonBonesImport> {
     import(text, None)
 }
@@ -233,7 +233,7 @@ fn import(text: &str, atlas: Option<&Atlas>) -> Result<DragonBonesImport> {
     } = parse_armature(text)?;
     let n_vertices: usize = meshes.iter().map(|m| m.vertices.len()).sum();
     if n_vertices.saturating_mul(bones.len()) > MAX_WEIGHT_ENTRIES {
-        return Err(Error::DragonBones {
+        return Err(FormatError::Rig { format: RigFormat::DragonBones,
             context: "armature".into(),
             field: "bone".into(),
             vertex: None,
@@ -241,7 +241,7 @@ fn import(text: &str, atlas: Option<&Atlas>) -> Result<DragonBonesImport> {
                 "{n_vertices} mesh vertices × {} bones is more than the {MAX_WEIGHT_ENTRIES} weights the import holds",
                 bones.len()
             ),
-        });
+        }.into());
     }
     let setup_world = forward_kinematics(&bones, &order, &[]);
     check_world(&bones, &order, &setup_world, "setup")?;
@@ -341,11 +341,14 @@ fn place_display(m: &FileMesh, rest: &[Affine]) -> Result<PlacedDisplay> {
             s.influences.clone(),
         ),
         None => {
-            let j = m.slot_bone.ok_or_else(|| Error::DragonBones {
-                context: mesh_context(m),
-                field: "slot.parent".into(),
-                vertex: None,
-                message: "an unweighted mesh needs its slot's bone".into(),
+            let j = m.slot_bone.ok_or_else(|| {
+                Error::Format(FormatError::Rig {
+                    format: RigFormat::DragonBones,
+                    context: mesh_context(m),
+                    field: "slot.parent".into(),
+                    vertex: None,
+                    message: "an unweighted mesh needs its slot's bone".into(),
+                })
             })?;
             let to_world = rest[j].then(m.display_transform);
             (
@@ -363,7 +366,8 @@ fn place_display(m: &FileMesh, rest: &[Affine]) -> Result<PlacedDisplay> {
             } else {
                 "its slot bone's rest matrix and the display's transform"
             };
-            return Err(Error::DragonBones {
+            return Err(FormatError::Rig {
+                format: RigFormat::DragonBones,
                 context: mesh_context(m),
                 field: "vertices".into(),
                 vertex: Some(v),
@@ -371,7 +375,8 @@ fn place_display(m: &FileMesh, rest: &[Affine]) -> Result<PlacedDisplay> {
                     "{by} places it at ({:e}, {:e}), beyond ±{MAX_COORDINATE:e} px",
                     p[0], p[1]
                 ),
-            });
+            }
+            .into());
         }
         scale = scale.max(p[0].abs()).max(p[1].abs());
     }
@@ -507,17 +512,17 @@ fn mesh_context(m: &FileMesh) -> String {
 /// DragonBones error naming the display.
 fn in_display(ctx: &str, e: Error) -> Error {
     let vertex = match e {
-        Error::UnreferencedVertex { vertex } | Error::NonManifoldVertex { vertex, .. } => {
-            Some(vertex)
-        }
+        Error::Mesh(MeshError::UnreferencedVertex { vertex })
+        | Error::Mesh(MeshError::NonManifoldVertex { vertex, .. }) => Some(vertex),
         _ => None,
     };
-    Error::DragonBones {
+    Error::Format(FormatError::Rig {
+        format: RigFormat::DragonBones,
         context: ctx.to_string(),
         field: "triangles".into(),
         vertex,
         message: e.to_string(),
-    }
+    })
 }
 
 /// Checks world matrices parents first and names the first bone whose matrix is not finite,
@@ -543,7 +548,8 @@ fn check_world(bones: &[FileBone], order: &[usize], world: &[Affine], pose: &str
             continue;
         };
         let b = &bones[j];
-        return Err(Error::DragonBones {
+        return Err(FormatError::Rig {
+            format: RigFormat::DragonBones,
             context: format!("bone {:?}", b.name),
             field: "transform".into(),
             vertex: None,
@@ -551,7 +557,8 @@ fn check_world(bones: &[FileBone], order: &[usize], world: &[Affine], pose: &str
                 Some(p) => format!("{problem}, on the frame of its parent {:?}", bones[p].name),
                 None => problem,
             },
-        });
+        }
+        .into());
     }
     Ok(())
 }

@@ -3,7 +3,7 @@
 use super::import::ImportReport;
 use super::{Affine, ReadTransform, MAX_COORDINATE};
 use crate::animation::MAX_KEYS;
-use crate::error::{Error, Result};
+use crate::error::{Error, FormatError, Result, RigFormat, SkeletonError};
 use crate::io::json_path::{parse_json, shown, JsonAt};
 use crate::skeleton::{Bone, Skeleton};
 use nalgebra::Point2;
@@ -175,9 +175,11 @@ fn parse_bones(armature: &Value, notes: &mut Vec<String>) -> Result<Vec<FileBone
             let at = JsonAt::dragonbones(&ctx);
             let parent = match at.opt_string(b, "parent")? {
                 None => None,
-                Some(p) => Some(*names.get(&p).ok_or_else(|| Error::UnknownParent {
-                    bone: name.clone(),
-                    parent: p.clone(),
+                Some(p) => Some(*names.get(&p).ok_or_else(|| {
+                    Error::Skeleton(SkeletonError::UnknownParent {
+                        bone: name.clone(),
+                        parent: p.clone(),
+                    })
                 })?),
             };
             let length = at.number_or(b, "length", 0.0)?;
@@ -204,17 +206,19 @@ fn parse_bones(armature: &Value, notes: &mut Vec<String>) -> Result<Vec<FileBone
 
 pub(super) fn with_context(e: Error, context: String) -> Error {
     match e {
-        Error::DragonBones {
+        Error::Format(FormatError::Rig {
+            format: RigFormat::DragonBones,
             field,
             vertex,
             message,
             ..
-        } => Error::DragonBones {
+        }) => Error::Format(FormatError::Rig {
+            format: RigFormat::DragonBones,
             context,
             field,
             vertex,
             message,
-        },
+        }),
         e => e,
     }
 }
@@ -254,19 +258,15 @@ fn parse_slots(
         }
         let bone = match at.opt_string(s, "parent")? {
             None => None,
-            Some(p) => {
-                Some(
-                    bone_index
-                        .get(p.as_str())
-                        .copied()
-                        .ok_or_else(|| Error::DragonBones {
-                            context: format!("slot {name:?}"),
-                            field: "parent".into(),
-                            vertex: None,
-                            message: format!("bone {p:?} does not exist"),
-                        })?,
-                )
-            }
+            Some(p) => Some(bone_index.get(p.as_str()).copied().ok_or_else(|| {
+                Error::Format(FormatError::Rig {
+                    format: RigFormat::DragonBones,
+                    context: format!("slot {name:?}"),
+                    field: "parent".into(),
+                    vertex: None,
+                    message: format!("bone {p:?} does not exist"),
+                })
+            })?),
         };
         slots.insert(name, (bone, i));
     }
@@ -414,11 +414,14 @@ fn parse_meshes(
             let ctx = format!("skin slot {i}");
             let at = JsonAt::dragonbones(&ctx);
             let slot = at.string(s, "name")?;
-            let (slot_bone, draw_order) = *slots.get(&slot).ok_or_else(|| Error::DragonBones {
-                context: format!("skin slot {slot:?}"),
-                field: "name".into(),
-                vertex: None,
-                message: "no armature slot has this name".into(),
+            let (slot_bone, draw_order) = *slots.get(&slot).ok_or_else(|| {
+                Error::Format(FormatError::Rig {
+                    format: RigFormat::DragonBones,
+                    context: format!("skin slot {slot:?}"),
+                    field: "name".into(),
+                    vertex: None,
+                    message: "no armature slot has this name".into(),
+                })
             })?;
             let displays = match s.get("display") {
                 None => continue,

@@ -10,13 +10,13 @@
 //! ([`crate::animation::DEFAULT_FPS`]) and key times into `LINEAR` keys, with extra samples
 //! so that no rotation step reaches 90° (glTF interpolates quaternions the short way).
 //! Two keys at one time (a jump) keep the later. Shear has no glTF node property (an
-//! [`Error::InvalidClip`]). glTF nodes always inherit their parent's transform: bones with
+//! [`ClipError::InvalidClip`]). glTF nodes always inherit their parent's transform: bones with
 //! another inherit mode (DragonBones `inheritRotation: false`) move as ordinary children.
 
 use super::export::BufferBuilder;
 use super::FLOAT;
 use crate::animation::{BoneTrack, Channel, ChannelKind, Clip, Curve, DEFAULT_FPS};
-use crate::error::{Error, Result};
+use crate::error::{ClipError, Result};
 use crate::scene::Scene;
 use nalgebra::Isometry2;
 use serde_json::{json, Value};
@@ -186,10 +186,11 @@ impl AnimationOut {
         use ChannelKind as K;
         let ch = &track.channels;
         if ch.shear_x.is_some() || ch.shear_y.is_some() {
-            return Err(Error::InvalidClip {
+            return Err(ClipError::InvalidClip {
                 clip: clip.name.clone(),
                 message: format!("bone {:?}: shear has no glTF node property", track.bone),
-            });
+            }
+            .into());
         }
         let pair = [ch.get(K::TranslateX), ch.get(K::TranslateY)];
         let present: Vec<&Channel> = pair.iter().flatten().copied().collect();

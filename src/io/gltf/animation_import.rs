@@ -21,7 +21,7 @@
 //! Malformed input is an error naming the animation and its channel or sampler: a target
 //! node that does not exist, a sampler that does not exist, two channels on one property,
 //! an unknown interpolation or path, input times that are negative, not finite or not
-//! increasing ([`Error::InvalidKey`]), accessors of the wrong type or count (three per key
+//! increasing ([`ClipError::InvalidKey`]), accessors of the wrong type or count (three per key
 //! for `CUBICSPLINE`) or outside their buffers, non-finite values, zero quaternions. What is
 //! valid glTF but has no 2D reading drops that clip with a note: a rotation about an axis
 //! other than z, a node between joints (or above the root joint) that scales or turns out of
@@ -32,7 +32,7 @@ use super::json::{AnimationJson, Doc, NodeJson, SamplerJson, SkinJson};
 use super::reader::{Reader, Values, Want};
 use super::{BYTE, FLOAT, SHORT, UNSIGNED_BYTE, UNSIGNED_SHORT};
 use crate::animation::{BoneTrack, Channel, ChannelKind, Clip, Curve, Key, MAX_KEYS};
-use crate::error::{Error, Result};
+use crate::error::{ClipError, Error, Result};
 use crate::io::angles::wrap_degrees_euclid;
 use crate::skeleton::Skeleton;
 use nalgebra::Vector2;
@@ -346,7 +346,7 @@ struct ChannelAt<'a> {
 
 impl ChannelAt<'_> {
     fn invalid(&self, message: String) -> Error {
-        Error::InvalidClip {
+        Error::Clip(ClipError::InvalidClip {
             clip: self.clip.to_string(),
             message: format!(
                 "animations[{}].channels[{}] ({} of bone {:?}): {message}",
@@ -355,10 +355,10 @@ impl ChannelAt<'_> {
                 self.path.name(),
                 self.bone
             ),
-        }
+        })
     }
     fn key(&self, key: usize, message: String) -> Error {
-        Error::InvalidKey {
+        Error::Clip(ClipError::InvalidKey {
             clip: self.clip.to_string(),
             bone: self.bone.to_string(),
             channel: self.path.name(),
@@ -367,7 +367,7 @@ impl ChannelAt<'_> {
                 "animations[{}].samplers[{}]: {message}",
                 self.animation, self.sampler
             ),
-        }
+        })
     }
 }
 
@@ -403,11 +403,12 @@ fn read_samples(reader: &Reader, sampler: &SamplerJson, at: &ChannelAt) -> Resul
     // Refused before the outputs are read or any key is built (10^7 keys would otherwise
     // take gigabytes first).
     if times.len() > MAX_KEYS {
-        return Err(Error::TooManyKeys {
+        return Err(ClipError::TooManyKeys {
             clip: at.clip.to_string(),
             count: times.len(),
             max: MAX_KEYS,
-        });
+        }
+        .into());
     }
     check_times(&times, at)?;
     let (per_key, why) = match interpolation {
@@ -654,11 +655,12 @@ fn rotation_channel(
             match cubic_rotation_keys(samples, &angles, offset) {
                 Some(keys) => keys,
                 None => {
-                    return Err(Error::TooManyKeys {
+                    return Err(ClipError::TooManyKeys {
                         clip: at.clip.to_string(),
                         count: MAX_KEYS + 1,
                         max: MAX_KEYS,
-                    })
+                    }
+                    .into())
                 }
             }
         }
@@ -770,11 +772,12 @@ pub(super) fn read_clips(
             Ok(clip) => {
                 total_keys += clip.key_count();
                 if total_keys > MAX_KEYS {
-                    return Err(Error::TooManyKeys {
+                    return Err(ClipError::TooManyKeys {
                         clip: name,
                         count: total_keys,
                         max: MAX_KEYS,
-                    });
+                    }
+                    .into());
                 }
                 clips.push(clip);
             }
@@ -824,9 +827,11 @@ fn read_clip(
     let mut duration = 0.0f64;
     let mut skipped = Vec::new();
     for (c, channel) in anim.channels.iter().enumerate() {
-        let invalid = |message: String| Error::InvalidClip {
-            clip: name.to_string(),
-            message: format!("animations[{a}].channels[{c}]: {message}"),
+        let invalid = |message: String| {
+            Error::Clip(ClipError::InvalidClip {
+                clip: name.to_string(),
+                message: format!("animations[{a}].channels[{c}]: {message}"),
+            })
         };
         let Some(node) = channel.target.node else {
             skipped.push(format!("channels[{c}] (no target node)"));

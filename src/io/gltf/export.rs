@@ -6,7 +6,7 @@ use super::{
     ARRAY_BUFFER, ELEMENT_ARRAY_BUFFER, FLOAT, GLTF_INFLUENCES, TRIANGLES, UNSIGNED_BYTE,
     UNSIGNED_INT, UNSIGNED_SHORT,
 };
-use crate::error::{Error, Result};
+use crate::error::{ArgumentError, Error, FormatError, Result};
 use crate::io::scene_json::{probe_files, ProbeFile};
 use crate::mesh::Mesh;
 use crate::scene::{Probe, Scene};
@@ -166,11 +166,11 @@ pub fn truncation_note(weights: &Weights) -> Option<String> {
 /// Writes `scene` and `weights` as glTF 2.0 JSON with one embedded buffer (see the module
 /// docs for the layout).
 ///
-/// Errors: [`Error::WeightsShape`] when the weights do not match the scene;
-/// [`Error::InvalidWeight`] / [`Error::RowSum`] for weights that are not finite,
-/// non-negative rows summing to 1 within 1e-6; [`Error::InvalidArgument`] for a bad
+/// Errors: [`WeightsError::WeightsShape`](crate::error::WeightsError::WeightsShape) when the weights do not match the scene;
+/// [`WeightsError::InvalidWeight`](crate::error::WeightsError::InvalidWeight) / [`WeightsError::RowSum`](crate::error::WeightsError::RowSum) for weights that are not finite,
+/// non-negative rows summing to 1 within 1e-6; [`ArgumentError::InvalidArgument`] for a bad
 /// `scale` (one that is not positive, or that takes a coordinate outside f32);
-/// [`Error::InvalidField`] for more than 65536 bones (`JOINTS_0` cannot name them).
+/// [`FormatError::InvalidField`] for more than 65536 bones (`JOINTS_0` cannot name them).
 pub fn export_gltf(scene: &Scene, weights: &Weights, options: &GltfOptions) -> Result<String> {
     let (mut doc, bytes) = export_document(scene, weights, options)?;
     doc["buffers"][0]["uri"] = json!(format!(
@@ -184,7 +184,7 @@ pub fn export_gltf(scene: &Scene, weights: &Weights, options: &GltfOptions) -> R
 /// chunk, the buffer in the BIN chunk instead of a base64 `data:` URI (images stay `data:`
 /// URIs). [`import_gltf`](super::import_gltf) reads it back.
 ///
-/// Errors: those of [`export_gltf`], and [`Error::InvalidField`] for a file over 4 GiB.
+/// Errors: those of [`export_gltf`], and [`FormatError::InvalidField`] for a file over 4 GiB.
 pub fn export_glb(scene: &Scene, weights: &Weights, options: &GltfOptions) -> Result<Vec<u8>> {
     let (doc, bytes) = export_document(scene, weights, options)?;
     super::glb::glb_bytes(&json_text(&doc, false)?, &bytes)
@@ -197,9 +197,11 @@ fn json_text(doc: &Value, pretty: bool) -> Result<String> {
     } else {
         serde_json::to_string(doc)
     };
-    text.map_err(|e| Error::Json {
-        context: "glTF export".into(),
-        message: e.to_string(),
+    text.map_err(|e| {
+        Error::Format(FormatError::Json {
+            context: "glTF export".into(),
+            message: e.to_string(),
+        })
     })
 }
 
@@ -238,11 +240,12 @@ fn check_export(scene: &Scene, weights: &Weights, scale: f64) -> Result<()> {
     check_shape(n, weights, nb)?;
     weights.validate_with_tolerance(EXPORT_ROW_SUM_TOLERANCE)?;
     if !(scale.is_finite() && scale > 0.0) {
-        return Err(Error::InvalidArgument {
+        return Err(ArgumentError::InvalidArgument {
             argument: "scale",
             value: scale.to_string(),
             reason: format!("{scale} is not a positive number"),
-        });
+        }
+        .into());
     }
     if nb > usize::from(u16::MAX) + 1 {
         return Err(Error::field(
@@ -270,18 +273,18 @@ fn check_f32_range(mesh: &Mesh, bones: &[Bone], scale: f64) -> Result<()> {
     let check = |what: &str, x: f64| {
         let y = x * scale;
         if y.is_nan() || y.abs() > f64::from(f32::MAX) {
-            return Err(Error::InvalidArgument {
+            return Err(ArgumentError::InvalidArgument {
                 argument: "scale",
                 value: scale.to_string(),
                 reason: format!("{what}: coordinate {x} times scale {scale:e} overflows f32 (glTF stores f32; at most {:e})", f32::MAX),
-            });
+            }.into());
         }
         if x != 0.0 && y.abs() < f64::from(f32::MIN_POSITIVE) {
-            return Err(Error::InvalidArgument {
+            return Err(ArgumentError::InvalidArgument {
                 argument: "scale",
                 value: scale.to_string(),
                 reason: format!("{what}: coordinate {x} times scale {scale:e} underflows f32 to 0 (glTF stores f32; the smallest normal is {:e})", f32::MIN_POSITIVE),
-            });
+            }.into());
         }
         Ok(())
     };

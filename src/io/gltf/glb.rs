@@ -2,7 +2,7 @@
 //! total length), a JSON chunk padded with spaces to 4 bytes, then a BIN chunk padded with
 //! zeros that holds buffer 0 (the buffer without a `uri`).
 
-use crate::error::{Error, Result};
+use crate::error::{Error, FormatError, Result};
 
 /// The magic every binary glTF file starts with.
 pub const GLB_MAGIC: &[u8; 4] = b"glTF";
@@ -32,7 +32,7 @@ fn length_u32(n: usize, what: &str) -> Result<u32> {
 
 /// Wraps a glTF JSON document and its one binary buffer into a `.glb` container.
 ///
-/// Errors: [`Error::InvalidField`] when the whole file would not fit in 4 GiB.
+/// Errors: [`FormatError::InvalidField`] when the whole file would not fit in 4 GiB.
 pub fn glb_bytes(json: &str, bin: &[u8]) -> Result<Vec<u8>> {
     let json = padded(json.as_bytes().to_vec(), b' ');
     let bin = padded(bin.to_vec(), 0);
@@ -62,9 +62,9 @@ fn u32_at(bytes: &[u8], at: usize, field: &str) -> Result<u32> {
 
 /// Splits a `.glb` container into its JSON text and its BIN chunk (when it has one).
 ///
-/// Errors: [`Error::InvalidField`] naming the header or chunk field that is wrong (magic,
+/// Errors: [`FormatError::InvalidField`] naming the header or chunk field that is wrong (magic,
 /// version other than 2, a length past the end of the file, a first chunk that is not
-/// JSON); [`Error::Json`] when the JSON chunk is not UTF-8.
+/// JSON); [`FormatError::Json`] when the JSON chunk is not UTF-8.
 pub fn split_glb(bytes: &[u8]) -> Result<(String, Option<Vec<u8>>)> {
     if !bytes.starts_with(GLB_MAGIC) {
         return Err(Error::field(
@@ -105,9 +105,11 @@ pub fn split_glb(bytes: &[u8]) -> Result<(String, Option<Vec<u8>>)> {
         })?;
         match (kind, json.is_some()) {
             (CHUNK_JSON, false) => {
-                json = Some(String::from_utf8(data.to_vec()).map_err(|e| Error::Json {
-                    context: "glb JSON chunk".into(),
-                    message: e.to_string(),
+                json = Some(String::from_utf8(data.to_vec()).map_err(|e| {
+                    Error::Format(FormatError::Json {
+                        context: "glb JSON chunk".into(),
+                        message: e.to_string(),
+                    })
                 })?)
             }
             (_, false) => {
@@ -148,7 +150,9 @@ mod tests {
         let length = cut.len() as u32;
         cut[8..12].copy_from_slice(&length.to_le_bytes());
         match split_glb(&cut) {
-            Err(Error::InvalidField { field, .. }) => assert_eq!(field, "glb chunk length"),
+            Err(Error::Format(FormatError::InvalidField { field, .. })) => {
+                assert_eq!(field, "glb chunk length")
+            }
             other => panic!("{other:?}"),
         }
     }

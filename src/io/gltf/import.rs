@@ -7,7 +7,7 @@ use super::primitives::{mesh_parts, plane_geometry, read_primitives, Kept};
 use super::reader::{load_buffers, Reader};
 use super::skeleton_read::read_skeleton;
 use super::{texture, EmbeddedImage, GLTF_SOLVER_NAME};
-use crate::error::{Error, Result};
+use crate::error::{Error, FormatError, Result, WeightsError};
 use crate::io::WeightsFile;
 use crate::mesh::Mesh;
 use crate::scene::Scene;
@@ -42,9 +42,11 @@ pub fn import_gltf(path: impl AsRef<Path>) -> Result<GltfImport> {
     let (text, bin) = if bytes.starts_with(super::GLB_MAGIC) {
         super::split_glb(&bytes)?
     } else {
-        let text = String::from_utf8(bytes).map_err(|e| Error::Json {
-            context: path.display().to_string(),
-            message: e.to_string(),
+        let text = String::from_utf8(bytes).map_err(|e| {
+            Error::Format(FormatError::Json {
+                context: path.display().to_string(),
+                message: e.to_string(),
+            })
         })?;
         (text, None)
     };
@@ -143,9 +145,11 @@ fn import_document(
 
 /// The document parsed, a glTF 2.x file that requires no extension.
 fn parse_document(text: &str) -> Result<Doc> {
-    let doc: Doc = serde_json::from_str(text).map_err(|e| Error::Json {
-        context: "glTF".into(),
-        message: e.to_string(),
+    let doc: Doc = serde_json::from_str(text).map_err(|e| {
+        Error::Format(FormatError::Json {
+            context: "glTF".into(),
+            message: e.to_string(),
+        })
     })?;
     if !doc.asset.version.starts_with("2.") {
         return Err(Error::field(
@@ -301,11 +305,12 @@ fn normalized_weights(
         }
         let sum: f64 = dense.iter().sum();
         if sum <= 0.0 {
-            return Err(Error::RowSum {
+            return Err(WeightsError::RowSum {
                 vertex: v,
                 sum,
                 tolerance: ROW_SUM_NOTE,
-            });
+            }
+            .into());
         }
         if (sum - 1.0).abs() > ROW_SUM_NOTE {
             off = (off.0 + 1, off.1.max((sum - 1.0).abs()));
@@ -339,9 +344,11 @@ fn read_probes(
         return Ok(Vec::new());
     };
     let files: Vec<crate::io::scene_json::ProbeFile> = serde_json::from_value(value.clone())
-        .map_err(|e| Error::Json {
-            context: format!("nodes[{node}].extras.skinweights.probes"),
-            message: e.to_string(),
+        .map_err(|e| {
+            Error::Format(FormatError::Json {
+                context: format!("nodes[{node}].extras.skinweights.probes"),
+                message: e.to_string(),
+            })
         })?;
     let in_order = kept.iter().enumerate().all(|(i, k)| k.vertex == i);
     let mut probes = crate::io::scene_json::probes_from_file(files);

@@ -49,7 +49,7 @@
 //! Then:
 //!
 //! - **Plane.** The mesh must lie in a plane z = const (any constant): a vertex off that plane
-//!   is [`Error::NonPlanarMesh`](crate::Error::NonPlanarMesh). x and y are kept, z dropped. Triangles clockwise seen from
+//!   is [`FormatError::NonPlanarMesh`](crate::error::FormatError::NonPlanarMesh). x and y are kept, z dropped. Triangles clockwise seen from
 //!   +z (a mesh facing -z) are flipped to counter-clockwise and a note says so.
 //! - **Bind pose.** Vertex positions are taken as stored, without the mesh node's transform:
 //!   the glTF spec says a skinned mesh node's transform is ignored, and the inverse bind
@@ -63,7 +63,7 @@
 //! - **Weights** come from every `JOINTS_n` / `WEIGHTS_n` pair (joints `UNSIGNED_BYTE` or
 //!   `UNSIGNED_SHORT`; weights float or normalized ubyte / ushort) and are renormalized (a note
 //!   reports rows that were off by more than 1e-6). A non-zero weight on a joint the skin does
-//!   not have is [`Error::JointOutOfRange`](crate::Error::JointOutOfRange).
+//!   not have is [`FormatError::JointOutOfRange`](crate::error::FormatError::JointOutOfRange).
 //!
 //! Every number of the file is checked before it is used: an accessor must lie inside its
 //! buffer view and the view inside its buffer (no arithmetic overflow), offsets must be

@@ -4,7 +4,7 @@
 use super::json::{MeshJson, PrimitiveJson};
 use super::reader::{Reader, Values, Want};
 use super::{FLOAT, PLANE_TOLERANCE, TRIANGLES, UNSIGNED_BYTE, UNSIGNED_INT, UNSIGNED_SHORT};
-use crate::error::{Error, Result};
+use crate::error::{Error, FormatError, MeshError, Result, WeightsError};
 use crate::mesh::DEFAULT_PART;
 use nalgebra::Point2;
 use serde::Deserialize;
@@ -95,11 +95,12 @@ pub(super) fn read_primitives(
         let base = set.bases[stream];
         for (t, tri) in triangles.iter().enumerate() {
             if let Some(&index) = tri.iter().find(|&&i| i >= n) {
-                return Err(Error::IndexOutOfRange {
+                return Err(MeshError::IndexOutOfRange {
                     triangle: triangle_base + t,
                     index: base + index,
                     vertex_count: base + n,
-                });
+                }
+                .into());
             }
         }
         triangle_base += triangles.len();
@@ -255,18 +256,20 @@ impl WeightSet {
                 // An UNSIGNED_BYTE / UNSIGNED_SHORT value: exact in f64 and in usize.
                 let joint = joint as usize;
                 if weight < 0.0 {
-                    return Err(Error::InvalidWeight {
+                    return Err(WeightsError::InvalidWeight {
                         vertex: base + v,
                         bone: joint,
                         value: weight,
-                    });
+                    }
+                    .into());
                 }
                 if joint >= joint_count {
-                    return Err(Error::JointOutOfRange {
+                    return Err(FormatError::JointOutOfRange {
                         vertex: base + v,
                         joint,
                         joints: joint_count,
-                    });
+                    }
+                    .into());
                 }
                 row.push((joint, weight));
             }
@@ -316,11 +319,12 @@ pub(super) fn plane_geometry(
         .enumerate()
         .find(|(_, p)| (p[2] - plane_z).abs() > PLANE_TOLERANCE * extent.max(f64::MIN_POSITIVE))
     {
-        return Err(Error::NonPlanarMesh {
+        return Err(FormatError::NonPlanarMesh {
             vertex,
             z: p[2],
             plane_z,
-        });
+        }
+        .into());
     }
     // Per stream vertex, the first primitive that uses it (usize::MAX: none).
     let mut first_use: Vec<Vec<usize>> = streams

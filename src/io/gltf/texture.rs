@@ -23,7 +23,7 @@ use super::primitives::Kept;
 use super::reader::{relative_file, Reader, Values, Want};
 use super::GltfImport;
 use super::{FLOAT, UNSIGNED_BYTE, UNSIGNED_SHORT};
-use crate::error::{Error, Result};
+use crate::error::{Error, OutputError, Result, SkeletonError};
 use crate::mesh::Mesh;
 use crate::scene::{AlphaMode, Art, ArtImage, Layer};
 use base64::engine::general_purpose::STANDARD as BASE64;
@@ -99,7 +99,7 @@ impl GltfImport {
             .map(|e| dir.join(&e.file_name))
             .collect();
         if let Some(p) = paths.iter().find(|p| !force && p.exists()) {
-            return Err(Error::WouldOverwrite { path: p.clone() });
+            return Err(OutputError::WouldOverwrite { path: p.clone() }.into());
         }
         for (e, path) in self.embedded_images.iter().zip(&paths) {
             crate::io::write_atomic(path, &e.bytes)?;
@@ -379,10 +379,12 @@ fn named_parts(
                 .iter()
                 .position(|q| q == name)
                 .map(Some)
-                .ok_or_else(|| Error::UnknownPart {
-                    context,
-                    part: name.to_string(),
-                    known: parts.to_vec(),
+                .ok_or_else(|| {
+                    Error::Skeleton(SkeletonError::UnknownPart {
+                        context,
+                        part: name.to_string(),
+                        known: parts.to_vec(),
+                    })
                 })
         })
         .collect()

@@ -11,7 +11,7 @@
 //! - `tracks/N/type = "value"` tracks on a Bone2D of the skeleton with property `rotation`
 //!   (radians), `rotation_degrees`, `position` (also `position:x` / `:y`) or `scale` (also
 //!   `:x` / `:y`) are read; other tracks (methods, audio, other nodes' properties) are
-//!   skipped with a note. A path naming no node is an [`Error::UnknownBone`].
+//!   skipped with a note. A path naming no node is an [`SkeletonError::UnknownBone`].
 //! - Godot sets absolute values; a clip holds offsets from the scene's rest (the Bone2D
 //!   `rest`): rotation `θ = -(r - r_rest)` (degrees, y-down → y-up), translation
 //!   `t = R(-α_parent) F (p - p_rest)` with `F` the y flip and `α_parent` the angle between
@@ -42,7 +42,7 @@ use super::values::{resource_ref, Affine, At};
 use crate::animation::{
     BoneTrack, Channel, ChannelKind, Clip, Curve, Easing, Key, DEFAULT_FPS, MAX_KEYS,
 };
-use crate::error::{Error, Result};
+use crate::error::{ClipError, Error, FormatError, Result, SkeletonError};
 use crate::skeleton::Skeleton;
 use std::collections::HashMap;
 use std::fmt::Write as _;
@@ -198,10 +198,11 @@ pub(super) fn read_clips(
             None => GODOT_DEFAULT_LENGTH,
         };
         if length < 0.0 {
-            return Err(Error::InvalidClip {
+            return Err(ClipError::InvalidClip {
                 clip: name,
                 message: format!("length {length} is negative"),
-            });
+            }
+            .into());
         }
         let mut clip = Clip::new(name.clone(), length);
         // Track indices, in order.
@@ -223,11 +224,12 @@ pub(super) fn read_clips(
             };
             keys_total = keys_total.saturating_add(track.keys.len());
             if keys_total > MAX_KEYS {
-                return Err(Error::TooManyKeys {
+                return Err(ClipError::TooManyKeys {
                     clip: name,
                     count: keys_total,
                     max: MAX_KEYS,
-                });
+                }
+                .into());
             }
             add_track(&mut clip, skeleton, bones, track, &name, i)?;
         }
@@ -293,11 +295,11 @@ fn track_error(
     path: &str,
     message: String,
 ) -> Error {
-    Error::Godot {
+    Error::Format(FormatError::Godot {
         line,
         field: format!("{} animation {clip:?} track {i} ({path})", section_name(s)),
         message,
-    }
+    })
 }
 
 /// A track as read: the bone (index into the skeleton) and property it sets, its keys.
@@ -433,12 +435,14 @@ fn track_target(
         Some((n, p)) => (n, p),
         None => return Err(t.err("the path has no :property".into())),
     };
-    let node = resolve(root, node_path).ok_or_else(|| Error::UnknownBone {
-        context: format!(
-            "Godot animation {:?} track {} (line {})",
-            t.clip, t.i, t.line
-        ),
-        bone: node_path.to_string(),
+    let node = resolve(root, node_path).ok_or_else(|| {
+        Error::Skeleton(SkeletonError::UnknownBone {
+            context: format!(
+                "Godot animation {:?} track {} (line {})",
+                t.clip, t.i, t.line
+            ),
+            bone: node_path.to_string(),
+        })
     })?;
     let Some(&j) = bone_of_node.get(&node) else {
         notes.push(t.note("not a bone of the skeleton: skipped"));
@@ -487,7 +491,7 @@ fn read_key_dict(t: &TrackAt, prop: Prop) -> Result<KeyDict> {
             .map(|(_, v)| v)
     };
     let wrap = |e: Error| match e {
-        Error::Godot { message, .. } => t.err(message),
+        Error::Format(FormatError::Godot { message, .. }) => t.err(message),
         e => e,
     };
     let times = at
@@ -497,11 +501,12 @@ fn read_key_dict(t: &TrackAt, prop: Prop) -> Result<KeyDict> {
         )
         .map_err(wrap)?;
     if times.len() > MAX_KEYS {
-        return Err(Error::TooManyKeys {
+        return Err(ClipError::TooManyKeys {
             clip: t.clip.to_string(),
             count: times.len(),
             max: MAX_KEYS,
-        });
+        }
+        .into());
     }
     let transitions = match field("transitions") {
         Some(v) => at.float_array(v, ".transitions").map_err(wrap)?,
@@ -602,15 +607,15 @@ trait WithSuffix {
 impl WithSuffix for Error {
     fn with_suffix(self, s: &str) -> Self {
         match self {
-            Error::Godot {
+            Error::Format(FormatError::Godot {
                 line,
                 field,
                 message,
-            } => Error::Godot {
+            }) => Error::Format(FormatError::Godot {
                 line,
                 field,
                 message: format!("{message}{s}"),
-            },
+            }),
             e => e,
         }
     }
@@ -714,10 +719,10 @@ struct TrackOf<'a> {
 
 impl TrackOf<'_> {
     fn error(&self, message: String) -> Error {
-        Error::InvalidClip {
+        Error::Clip(ClipError::InvalidClip {
             clip: self.clip.to_string(),
             message: format!("track {}: {message}", self.index),
-        }
+        })
     }
 }
 
@@ -1029,13 +1034,14 @@ impl ClipWriter<'_> {
         let j = self.skeleton.index_of(&track.bone).unwrap_or(0);
         let ch = &track.channels;
         if ch.shear_x.is_some() || ch.shear_y.is_some() {
-            return Err(Error::InvalidClip {
+            return Err(ClipError::InvalidClip {
                 clip: clip.name.clone(),
                 message: format!(
                     "bone {:?}: shear channels have no Godot Bone2D property",
                     track.bone
                 ),
-            });
+            }
+            .into());
         }
         let (pos0, rot0) = self.rest[j];
         let g4 = self.g4;

@@ -2,7 +2,7 @@
 //! one skinned Polygon2D per part.
 
 use super::values::{affine_columns, affine_from_parts, Affine};
-use crate::error::{Error, Result};
+use crate::error::{Error, Result, SolverError};
 use crate::scene::Scene;
 use crate::skeleton::Bone;
 use crate::skinning::check_shape;
@@ -178,15 +178,16 @@ pub(super) fn quoted(s: &str) -> String {
 ///   file name: put the image beside the scene) and `uv`.
 /// - Node names have Godot's forbidden characters (`. : @ / " %`) replaced by `_`.
 ///
-/// Errors: `godot` other than 3 or 4 ([`Error::InvalidOption`]), weights of the wrong shape
-/// ([`Error::WeightsShape`]) or invalid ([`Error::InvalidWeight`], [`Error::RowSum`] beyond
+/// Errors: `godot` other than 3 or 4 ([`SolverError::InvalidOption`]), weights of the wrong shape
+/// ([`WeightsError::WeightsShape`](crate::error::WeightsError::WeightsShape)) or invalid ([`WeightsError::InvalidWeight`](crate::error::WeightsError::InvalidWeight), [`WeightsError::RowSum`](crate::error::WeightsError::RowSum) beyond
 /// 1e-6), two bones or parts whose names collide after replacing those characters.
 pub fn export_godot(scene: &Scene, weights: &Weights, godot: u32) -> Result<String> {
     if godot != 3 && godot != 4 {
-        return Err(Error::InvalidOption {
+        return Err(SolverError::InvalidOption {
             option: "godot".into(),
             message: format!("{godot}: expected 3 or 4"),
-        });
+        }
+        .into());
     }
     let bones = scene.skeleton.bones();
     check_shape(scene.mesh.vertex_count(), weights, bones.len())?;

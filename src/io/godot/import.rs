@@ -7,7 +7,7 @@ use super::tscn::{parse_tscn, section_name, Section, Value};
 use super::values::{
     affine_from_parts, apply, each_resource_ref, resource_id, resource_ref, Affine, At,
 };
-use crate::error::{Error, Result};
+use crate::error::{Error, FormatError, Result};
 use crate::io::mesh_parts::ZERO_LENGTH_TAIL;
 use crate::io::scene_builder::SceneBuilder;
 use crate::io::WeightsFile;
@@ -199,7 +199,7 @@ struct Node {
 ///   `texture_scale`, `texture_rotation`) the texture coordinates, draw order = tree order
 ///   sorted by `z_index`.
 ///
-/// Errors ([`Error::Godot`], naming the line and the node and property): syntax errors
+/// Errors ([`FormatError::Godot`], naming the line and the node and property): syntax errors
 /// (unbalanced brackets, unterminated strings), unknown `ExtResource`/`SubResource` ids,
 /// parents that are not defined before their children (including a node that is its own
 /// parent), a skeleton path that names no Skeleton2D, values of the wrong type, weights
@@ -215,11 +215,14 @@ pub fn import_godot(text: &str, base_dir: Option<&Path>) -> Result<GodotImport> 
     let skel = find_skeleton(&sections, &nodes, &mut report)?;
     report.skeleton = nodes[skel].path.clone();
     let bones = read_bones(&sections, &nodes, skel, &mut report)?;
-    let to_skeleton = global[skel].try_inverse().ok_or_else(|| Error::Godot {
-        line: sections[nodes[skel].section].line,
-        field: section_name(&sections[nodes[skel].section]),
-        message: "the Skeleton2D's global transform is singular (a scale of 0 on it or a parent)"
-            .into(),
+    let to_skeleton = global[skel].try_inverse().ok_or_else(|| {
+        Error::Format(FormatError::Godot {
+            line: sections[nodes[skel].section].line,
+            field: section_name(&sections[nodes[skel].section]),
+            message:
+                "the Skeleton2D's global transform is singular (a scale of 0 on it or a parent)"
+                    .into(),
+        })
     })?;
     let tree = Tree {
         sections: &sections,
@@ -268,29 +271,33 @@ pub fn import_godot(text: &str, base_dir: Option<&Path>) -> Result<GodotImport> 
 /// The Godot version of the `[gd_scene]` header's `format`: 3 (`format=2`), 4 (`format=3`
 /// or another format, noted).
 fn godot_version(sections: &[Section], notes: &mut Vec<String>) -> Result<u32> {
-    let first = sections.first().ok_or_else(|| Error::Godot {
-        line: 1,
-        field: "file".into(),
-        message: "empty: expected a [gd_scene ...] header".into(),
+    let first = sections.first().ok_or_else(|| {
+        Error::Format(FormatError::Godot {
+            line: 1,
+            field: "file".into(),
+            message: "empty: expected a [gd_scene ...] header".into(),
+        })
     })?;
     if first.tag != "gd_scene" {
-        return Err(Error::Godot {
+        return Err(FormatError::Godot {
             line: first.line,
             field: section_name(first),
             message: format!(
                 "expected a [gd_scene ...] header first, found [{}]",
                 first.tag
             ),
-        });
+        }
+        .into());
     }
     match first.attr("format") {
         Some(Value::Int(2)) => Ok(3),
         Some(Value::Int(3)) => Ok(4),
-        Some(Value::Int(1)) => Err(Error::Godot {
+        Some(Value::Int(1)) => Err(FormatError::Godot {
             line: first.line,
             field: "gd_scene format".into(),
             message: "format=1 is Godot 2, which has no Skeleton2D".into(),
-        }),
+        }
+        .into()),
         other => {
             notes.push(format!(
                 "gd_scene format {other:?} is not 2 (Godot 3) or 3 (Godot 4): read as Godot 4"
@@ -354,11 +361,12 @@ fn add_polygons(
         .filter(|&i| tree.nodes[i].kind == "Polygon2D")
         .collect();
     if polygon_nodes.is_empty() {
-        return Err(Error::Godot {
+        return Err(FormatError::Godot {
             line: 1,
             field: "file".into(),
             message: "no Polygon2D node: nothing to import".into(),
-        });
+        }
+        .into());
     }
     let n_bones = tree.bones.len();
     let mut builder = SceneBuilder::new(n_bones);
@@ -368,13 +376,13 @@ fn add_polygons(
     }
     let n_vertices = builder.vertex_count();
     if n_vertices.saturating_mul(n_bones) > MAX_WEIGHT_ENTRIES {
-        return Err(Error::Godot {
+        return Err(FormatError::Godot {
             line: 1,
             field: "file".into(),
             message: format!(
                 "{n_vertices} vertices × {n_bones} bones is more than the {MAX_WEIGHT_ENTRIES} weights the import holds"
             ),
-        });
+        }.into());
     }
     Ok(builder)
 }
@@ -672,17 +680,20 @@ fn check_resources(sections: &[Section]) -> Result<HashMap<String, String>> {
             ),
             _ => continue,
         };
-        let id = resource_id(s).ok_or_else(|| Error::Godot {
-            line: s.line,
-            field: format!("[{kind}] id"),
-            message: "missing or not an integer or string".into(),
+        let id = resource_id(s).ok_or_else(|| {
+            Error::Format(FormatError::Godot {
+                line: s.line,
+                field: format!("[{kind}] id"),
+                message: "missing or not an integer or string".into(),
+            })
         })?;
         if map_has {
-            return Err(Error::Godot {
+            return Err(FormatError::Godot {
                 line: s.line,
                 field: format!("[{kind}] id"),
                 message: format!("id {id:?} is declared twice"),
-            });
+            }
+            .into());
         }
         if kind == "ext_resource" {
             let path = s.attr_str("path").unwrap_or_default().to_string();
@@ -720,11 +731,12 @@ fn check_resources(sections: &[Section]) -> Result<HashMap<String, String>> {
                 }
             });
             match bad {
-                Some(message) => Err(Error::Godot {
+                Some(message) => Err(FormatError::Godot {
                     line,
                     field: format!("{} {attr}", section_name(s)),
                     message,
-                }),
+                }
+                .into()),
                 None => Ok(()),
             }
         };
@@ -760,10 +772,12 @@ fn build_tree(sections: &[Section]) -> Result<Vec<Node>> {
         if s.tag != "node" {
             continue;
         }
-        let err = |field: &str, message: String| Error::Godot {
-            line: s.line,
-            field: format!("{} {field}", section_name(s)),
-            message,
+        let err = |field: &str, message: String| {
+            Error::Format(FormatError::Godot {
+                line: s.line,
+                field: format!("{} {field}", section_name(s)),
+                message,
+            })
         };
         let name = s
             .attr_str("name")
@@ -819,11 +833,12 @@ fn build_tree(sections: &[Section]) -> Result<Vec<Node>> {
         });
     }
     if nodes.is_empty() {
-        return Err(Error::Godot {
+        return Err(FormatError::Godot {
             line: 1,
             field: "file".into(),
             message: "no [node] sections".into(),
-        });
+        }
+        .into());
     }
     Ok(nodes)
 }
@@ -974,10 +989,12 @@ fn find_skeleton(sections: &[Section], nodes: &[Node], report: &mut ImportReport
     let first = nodes
         .iter()
         .position(|n| n.kind == "Skeleton2D")
-        .ok_or_else(|| Error::Godot {
-            line: 1,
-            field: "file".into(),
-            message: "no Skeleton2D node".into(),
+        .ok_or_else(|| {
+            Error::Format(FormatError::Godot {
+                line: 1,
+                field: "file".into(),
+                message: "no Skeleton2D node".into(),
+            })
         })?;
     report.notes.push(format!(
         "no Polygon2D names a skeleton: using the first Skeleton2D, {:?}",
@@ -1009,11 +1026,12 @@ fn read_bones(
 ) -> Result<Vec<ReadBone>> {
     let mut bones = collect_bones(sections, nodes, skel, report)?;
     if bones.is_empty() {
-        return Err(Error::Godot {
+        return Err(FormatError::Godot {
             line: sections[nodes[skel].section].line,
             field: section_name(&sections[nodes[skel].section]),
             message: "the Skeleton2D has no Bone2D children".into(),
-        });
+        }
+        .into());
     }
     name_repeated_by_path(&mut bones, &mut report.notes);
     for j in 0..bones.len() {
@@ -1141,14 +1159,15 @@ fn head_and_tail(
     let tail = apply(world, [length * angle.cos(), length * angle.sin()]);
     for (what, p) in [("head", head), ("tail", tail)] {
         if !(p[0].abs() <= MAX_COORDINATE && p[1].abs() <= MAX_COORDINATE) {
-            return Err(Error::Godot {
+            return Err(FormatError::Godot {
                 line: s.line,
                 field: format!("{} rest", section_name(s)),
                 message: format!(
                     "the bone's {what} lands at ({:e}, {:e}), beyond ±{MAX_COORDINATE:e} px",
                     p[0], p[1]
                 ),
-            });
+            }
+            .into());
         }
     }
     let (head, tail) = (
@@ -1156,11 +1175,12 @@ fn head_and_tail(
         Point2::new(tail[0], -tail[1]),
     );
     if (tail - head).norm() == 0.0 {
-        return Err(Error::Godot {
+        return Err(FormatError::Godot {
             line: s.line,
             field: format!("{} rest", section_name(s)),
             message: "the rest transform has a scale of 0: the bone has no direction".into(),
-        });
+        }
+        .into());
     }
     Ok((head, tail))
 }
@@ -1275,11 +1295,11 @@ fn prop<'a>(s: &'a Section, key: &str) -> Option<(At<'a>, &'a Value)> {
 
 /// An error on field `field` of section `s`, at the section's line.
 fn section_error(s: &Section, field: &str, message: String) -> Error {
-    Error::Godot {
+    Error::Format(FormatError::Godot {
         line: s.line,
         field: format!("{} {field}", section_name(s)),
         message,
-    }
+    })
 }
 
 /// `internal_vertex_count`: a whole number from 0 to the `n` points (default 0).

@@ -10,7 +10,7 @@
 //! Every section and property keeps its 1-based line number so that the importer's errors can
 //! name where a value came from.
 
-use crate::error::{Error, Result};
+use crate::error::{Error, FormatError, Result};
 
 /// Deepest nesting of arrays, dictionaries and constructors accepted (a scene nests a few
 /// levels; the limit keeps a malicious file from overflowing the stack).
@@ -186,7 +186,7 @@ impl Parser<'_> {
     }
 
     fn error_at(&self, line: usize, message: impl Into<String>) -> Error {
-        Error::Godot {
+        Error::Format(FormatError::Godot {
             line,
             field: if self.field.is_empty() {
                 "file".into()
@@ -194,7 +194,7 @@ impl Parser<'_> {
                 self.field.clone()
             },
             message: message.into(),
-        }
+        })
     }
 
     fn error(&self, message: impl Into<String>) -> Error {

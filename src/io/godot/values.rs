@@ -2,7 +2,7 @@
 //! the field: vectors, transforms, packed arrays, resource references.
 
 use super::tscn::{section_name, Property, Section, Value};
-use crate::error::{Error, Result};
+use crate::error::{Error, FormatError, Result};
 use nalgebra::Matrix3;
 
 /// A 2D affine map as a homogeneous matrix `[[a, c, tx], [b, d, ty], [0, 0, 1]]`: Godot's
@@ -70,7 +70,7 @@ impl<'a> At<'a> {
 
     /// An error about this value; `detail` narrows the field (e.g. `[3]`).
     pub fn error(&self, detail: &str, message: impl Into<String>) -> Error {
-        Error::Godot {
+        Error::Format(FormatError::Godot {
             line: self.line,
             field: format!(
                 "{} property {}{detail}",
@@ -78,7 +78,7 @@ impl<'a> At<'a> {
                 self.key
             ),
             message: message.into(),
-        }
+        })
     }
 
     /// A finite number.
@@ -196,7 +196,9 @@ impl<'a> At<'a> {
                     v.kind()
                 ),
             )),
-            Err(Error::Godot { message, .. }) => Err(self.error(detail, message)),
+            Err(Error::Format(FormatError::Godot { message, .. })) => {
+                Err(self.error(detail, message))
+            }
             Err(e) => Err(e),
         }
     }

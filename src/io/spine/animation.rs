@@ -39,7 +39,7 @@ use crate::animation::{
     AttachmentKey, AttachmentTrack, BoneTrack, Channel, ChannelKind, Clip, Curve, Easing,
     IkConstraint, IkKey, IkTrack, Key, MAX_KEYS,
 };
-use crate::error::{Error, Result};
+use crate::error::{ClipError, Result};
 use crate::io::json_path::{kind, shown, JsonAt};
 use crate::scene::Scene;
 use serde_json::{json, Map, Value};
@@ -245,15 +245,16 @@ struct AnimationReader<'a> {
 }
 
 impl AnimationReader<'_> {
-    /// Counts `n` more keys of clip `clip`: [`Error::TooManyKeys`] past [`MAX_KEYS`].
+    /// Counts `n` more keys of clip `clip`: [`ClipError::TooManyKeys`] past [`MAX_KEYS`].
     fn add_keys(&mut self, clip: &str, n: usize) -> Result<()> {
         self.keys_total = self.keys_total.saturating_add(n);
         if self.keys_total > MAX_KEYS {
-            return Err(Error::TooManyKeys {
+            return Err(ClipError::TooManyKeys {
                 clip: clip.to_string(),
                 count: self.keys_total,
                 max: MAX_KEYS,
-            });
+            }
+            .into());
         }
         Ok(())
     }

@@ -10,7 +10,7 @@
 //! columns and `width` rows of the page. `offsets` (`x, y, originalWidth, originalHeight`) place
 //! the trimmed region inside its original image: `x` from the left, `y` from the bottom.
 
-use crate::error::{Error, Result};
+use crate::error::{Error, FormatError, Result};
 use crate::io::png_dimensions;
 use crate::scene::AlphaMode;
 use std::collections::HashMap;
@@ -98,7 +98,7 @@ impl Atlas {
     }
 
     /// Parses atlas text; page images are `dir/NAME`. A page without `size` takes its PNG's
-    /// size. Errors ([`Error::SpineAtlas`], naming the line and region): a field before any
+    /// size. Errors ([`FormatError::SpineAtlas`], naming the line and region): a field before any
     /// page or region, numbers that are not finite or of the wrong count, a rotation other
     /// than 0/90/180/270, a region not inside its page, a repeated region name and index.
     pub fn parse(text: &str, dir: &Path, file: &str) -> Result<Atlas> {
@@ -275,13 +275,13 @@ struct AtlasLine<'a> {
 }
 
 impl AtlasLine<'_> {
-    /// An [`Error::SpineAtlas`] at this line.
+    /// An [`FormatError::SpineAtlas`] at this line.
     fn error(self, message: String) -> Error {
-        Error::SpineAtlas {
+        Error::Format(FormatError::SpineAtlas {
             file: self.file.to_string(),
             line: self.line,
             message,
-        }
+        })
     }
 
     /// The `n` comma-separated numbers of field `key`, each finite and within

@@ -4,7 +4,7 @@
 use super::import::{apply, part_name, place, setup_skeleton, Chosen};
 use super::parse::{parse_skeleton, FileAttachment, FileRegion, FileSkeleton, Geometry, Kind};
 use super::{spine_error, ZERO_LENGTH_TAIL};
-use crate::error::{Error, Result};
+use crate::error::{Error, FormatError, Result};
 use crate::io::mesh_parts::{triangles_by_part, vertices_of};
 use crate::io::png_dimensions;
 use crate::scene::Scene;
@@ -119,7 +119,7 @@ fn influence_rows(weights: &Weights, k: Option<usize>) -> Vec<Vec<(usize, f64)>>
 /// order, named after the part, and with art an atlas with one page per image and one region
 /// per part spanning its page.
 ///
-/// Errors: weights of the wrong shape or not valid; [`Error::Spine`] when the source's bones
+/// Errors: weights of the wrong shape or not valid; [`FormatError::Rig`] when the source's bones
 /// differ from the scene's (names in order), or a vertex's only influences are bones whose
 /// setup matrix is singular.
 pub fn export_spine(
@@ -152,9 +152,11 @@ fn with_source(
     options: &SpineExportOptions,
 ) -> Result<SpineExport> {
     let file = parse_skeleton(text)?;
-    let root: Value = serde_json::from_str(text).map_err(|e| Error::Json {
-        context: "Spine source".into(),
-        message: e.to_string(),
+    let root: Value = serde_json::from_str(text).map_err(|e| {
+        Error::Format(FormatError::Json {
+            context: "Spine source".into(),
+            message: e.to_string(),
+        })
     })?;
     check_same_bones(scene, &file)?;
     let setup = setup_skeleton(&file, &mut Vec::new())?;
@@ -200,7 +202,7 @@ fn with_source(
     Ok(export)
 }
 
-/// [`Error::Spine`] unless the scene's bones are the source's (names, in order).
+/// [`FormatError::Rig`] unless the scene's bones are the source's (names, in order).
 fn check_same_bones(scene: &Scene, file: &FileSkeleton) -> Result<()> {
     let names = scene.skeleton.names();
     if names.len() == file.bones.len() && names.iter().zip(&file.bones).all(|(a, b)| *a == b.name) {
@@ -950,9 +952,11 @@ pub fn save_spine(
         Some(s) => e.in_file(s),
         None => e,
     })?;
-    let json = serde_json::to_string_pretty(&out.json).map_err(|e| Error::Json {
-        context: path.display().to_string(),
-        message: e.to_string(),
+    let json = serde_json::to_string_pretty(&out.json).map_err(|e| {
+        Error::Format(FormatError::Json {
+            context: path.display().to_string(),
+            message: e.to_string(),
+        })
     })?;
     crate::io::write_atomic(path, json)?;
     if let Some(atlas) = &out.atlas {

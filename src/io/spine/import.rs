@@ -602,11 +602,11 @@ pub(super) fn place(
 ///   physics constraints and the timelines the clip model has no channel for (slot colours,
 ///   deform, draw order, events, constraint timelines) are listed in the notes, not applied.
 ///
-/// Errors: [`Error::Json`] for text that is not JSON; [`Error::Spine`] naming the bone, slot,
+/// Errors: [`FormatError::Json`](crate::error::FormatError::Json) for text that is not JSON; [`FormatError::Rig`](crate::error::FormatError::Rig) naming the bone, slot,
 /// skin or attachment, the field and the vertex (wrong types, numbers beyond ±1e6 px or
 /// scales beyond ±1000, bone indices out of range, a `boneCount` overrunning `vertices`,
-/// unknown skins, linked meshes without a parent mesh); [`Error::UnknownParent`],
-/// [`Error::DuplicateBone`] for the hierarchy.
+/// unknown skins, linked meshes without a parent mesh); [`SkeletonError::UnknownParent`](crate::error::SkeletonError::UnknownParent),
+/// [`SkeletonError::DuplicateBone`](crate::error::SkeletonError::DuplicateBone) for the hierarchy.
 pub fn import_spine(
     text: &str,
     atlas: Option<&Atlas>,

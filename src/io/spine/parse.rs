@@ -1,7 +1,7 @@
 //! Reading a Spine JSON project into checked values (no scene is built here).
 
 use super::{spine_error, MAX_ANGLE_DEG, MAX_COORDINATE, MAX_SCALE};
-use crate::error::{Error, Result};
+use crate::error::{Error, Result, SkeletonError};
 use crate::io::json_path::{kind, parse_json, shown, JsonAt};
 use crate::skeleton::{Bone, Inherit, LocalTransform, Skeleton};
 use nalgebra::Point2;
@@ -182,18 +182,21 @@ fn parse_bones(root: &Value) -> Result<Vec<FileBone>> {
         let ctx = format!("bone {name:?}");
         let at = JsonAt::spine(&ctx);
         if let Some(&first) = names.get(&name) {
-            return Err(Error::DuplicateBone {
+            return Err(SkeletonError::DuplicateBone {
                 name,
                 first,
                 second: i,
-            });
+            }
+            .into());
         }
         // Spine lists parents before children; a later parent is refused like an unknown one.
         let parent = match at.opt_string(b, "parent")? {
             None => None,
-            Some(p) => Some(*names.get(&p).ok_or_else(|| Error::UnknownParent {
-                bone: name.clone(),
-                parent: p.clone(),
+            Some(p) => Some(*names.get(&p).ok_or_else(|| {
+                Error::Skeleton(SkeletonError::UnknownParent {
+                    bone: name.clone(),
+                    parent: p.clone(),
+                })
             })?),
         };
         let length = at.number(b, "length", 0.0, MAX_COORDINATE)?;

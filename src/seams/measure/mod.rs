@@ -47,7 +47,7 @@
 //! The fringe metric's gap G restricted to each seam, which needs a render, is in
 //! `render::seam_gaps` (feature `io`): this module only measures geometry.
 
-use crate::error::{Error, Result};
+use crate::error::{MeshError, Result, SeamError};
 use crate::geometry::Segment;
 pub(crate) use crate::mesh::triangle_grid::TriangleGrid;
 use crate::scene::Scene;
@@ -90,19 +90,21 @@ impl SeamOptions {
             ("joint_radius", self.joint_radius),
         ] {
             if v.is_nan() || v <= 0.0 || (field != "joint_radius" && !v.is_finite()) {
-                return Err(Error::InvalidAmount {
+                return Err(SeamError::InvalidAmount {
                     option: field.to_string(),
                     value: v,
                     expected: "finite and > 0 (joint_radius may be infinite)",
-                });
+                }
+                .into());
             }
         }
         if !(1..=64).contains(&self.area_samples) {
-            return Err(Error::InvalidAmount {
+            return Err(SeamError::InvalidAmount {
                 option: "area_samples".into(),
                 value: self.area_samples as f64,
                 expected: "in 1..=64",
-            });
+            }
+            .into());
         }
         Ok(())
     }
@@ -672,20 +674,22 @@ fn jitter(i: i64, j: i64) -> (f64, f64) {
 pub(crate) fn check_positions(scene: &Scene, posed: &[Point2<f64>]) -> Result<()> {
     let n = scene.mesh.vertex_count();
     if posed.len() != n {
-        return Err(Error::PosedPositions {
+        return Err(MeshError::PosedPositions {
             given: posed.len(),
             vertices: n,
-        });
+        }
+        .into());
     }
     if let Some(v) = posed
         .iter()
         .position(|p| !p.x.is_finite() || !p.y.is_finite())
     {
-        return Err(Error::NonFinitePosition {
+        return Err(MeshError::NonFinitePosition {
             vertex: v,
             x: posed[v].x,
             y: posed[v].y,
-        });
+        }
+        .into());
     }
     Ok(())
 }

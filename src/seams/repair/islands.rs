@@ -86,10 +86,11 @@ pub fn merge_tiny_components_with(
     let n = mesh.vertex_count();
     if let Some(c) = colours {
         if c.len() != n {
-            return Err(crate::Error::VertexColours {
+            return Err(crate::ArtError::VertexColours {
                 given: c.len(),
                 vertices: n,
-            });
+            }
+            .into());
         }
     }
     let comps = Components::of(scene, colours);

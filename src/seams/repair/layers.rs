@@ -2,7 +2,7 @@
 //! boundary, vertices of different layers at one position (the seams), point location in
 //! triangles, the outer silhouette, and rebuilding a scene with the same art and labels.
 
-use crate::error::{Error, Result};
+use crate::error::{Result, SeamError};
 use crate::geometry::{signed_area2, Bounds, Segment};
 use crate::mesh::Mesh;
 use crate::scene::Scene;
@@ -50,10 +50,11 @@ impl Layers {
             None => ((0..parts.len()).collect(), parts.to_vec()),
         };
         if names.len() < 2 {
-            return Err(Error::SingleLayer {
+            return Err(SeamError::SingleLayer {
                 scene: scene.name.clone(),
                 part: names.first().cloned().unwrap_or_default(),
-            });
+            }
+            .into());
         }
         let layer: Vec<usize> = mesh.vertex_parts().iter().map(|&p| of_part[p]).collect();
         let boundary: Vec<[usize; 2]> = mesh
@@ -140,7 +141,7 @@ impl Layers {
     ) -> Result<()> {
         for (l, t) in self.thickness(mesh).into_iter().enumerate() {
             if amount > 0.5 * t {
-                return Err(Error::RepairTooLarge {
+                return Err(SeamError::RepairTooLarge {
                     option: what.to_string(),
                     layer: self.names[l].clone(),
                     message: format!(
@@ -151,7 +152,8 @@ impl Layers {
                         t,
                         0.5 * t
                     ),
-                });
+                }
+                .into());
             }
         }
         Ok(())
@@ -461,11 +463,12 @@ pub(crate) fn rebuild(
 /// Checks a repair amount (tolerance, px, area): finite and >= 0.
 pub(crate) fn check_amount(what: &str, value: f64) -> Result<f64> {
     if !(value.is_finite() && value >= 0.0) {
-        return Err(Error::InvalidAmount {
+        return Err(SeamError::InvalidAmount {
             option: what.to_string(),
             value,
             expected: "a finite number >= 0",
-        });
+        }
+        .into());
     }
     Ok(value)
 }

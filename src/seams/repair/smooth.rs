@@ -4,7 +4,7 @@
 
 use super::layers::{check_amount, Layers};
 use super::transfer::Union;
-use crate::error::{Error, Result};
+use crate::error::{Result, SeamError};
 use crate::mesh::{CotanLaplacian, Mesh};
 use crate::scene::Scene;
 use crate::weights::Weights;
@@ -67,11 +67,12 @@ pub fn smooth_seam_weights(
 ) -> Result<(Weights, SmoothReport)> {
     let band = check_amount("smooth band", options.band)?;
     if !(options.strength > 0.0 && options.strength <= 1.0) {
-        return Err(Error::InvalidAmount {
+        return Err(SeamError::InvalidAmount {
             option: "smooth strength".into(),
             value: options.strength,
             expected: "in (0, 1]",
-        });
+        }
+        .into());
     }
     crate::skinning::check_shape(scene.mesh.vertex_count(), weights, scene.skeleton.len())?;
     weights.check_scorable()?;

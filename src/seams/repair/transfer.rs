@@ -7,7 +7,7 @@
 
 use super::layers::{Layers, TriangleLocator};
 use super::overlap_weights::OverlapWeightsReport;
-use crate::error::{Error, Result};
+use crate::error::{Error, MeshError, Result, SolverError};
 use crate::mesh::Mesh;
 use crate::scene::Scene;
 use crate::solvers::Solver;
@@ -139,7 +139,7 @@ impl Union {
             let a = assemble(&split, &left_out);
             match &a.mesh {
                 Ok(_) => return Union::new(scene, a, groups.clone(), overlap),
-                Err(Error::NonManifoldVertex { vertex, .. }) => {
+                Err(Error::Mesh(MeshError::NonManifoldVertex { vertex, .. })) => {
                     let key = a.keys[*vertex];
                     if key >= n {
                         split[key - n] = true;
@@ -395,9 +395,13 @@ pub fn seam_consistent_weights(
     let alone = solver.solve(scene)?.weights;
     let joined = solver.solve(&union.scene)?.weights;
     let weights = union.transfer(scene, &layers, &joined);
-    weights.validate().map_err(|e| Error::Solver {
-        solver: solver.name(),
-        message: format!("seam-consistent transfer produced invalid weights ({e}); this is a bug"),
+    weights.validate().map_err(|e| {
+        Error::Solver(SolverError::Solver {
+            solver: solver.name(),
+            message: format!(
+                "seam-consistent transfer produced invalid weights ({e}); this is a bug"
+            ),
+        })
     })?;
     let report = SeamWeightsReport {
         solver: solver.name(),

@@ -7,7 +7,7 @@
 //! [`super::seam_consistent_weights`] joins when it solves.
 
 use super::layers::{check_amount, rebuild, silhouette_change, Layers, PointGrid};
-use crate::error::{Error, Result};
+use crate::error::{Result, SeamError};
 use crate::geometry::{signed_area2, Segment};
 use crate::mesh::{zero_area_tolerance, Mesh};
 use crate::scene::Scene;
@@ -529,7 +529,7 @@ fn check_folds(
                         .total_cmp(&(pts[y] - original[y]).norm())
                 })
                 .unwrap_or(tri[0]);
-            return Err(Error::RepairTooLarge {
+            return Err(SeamError::RepairTooLarge {
                 option: "weld tolerance".into(),
                 layer: layers.names[layers.layer[v.min(n - 1)]].clone(),
                 message: format!(
@@ -538,7 +538,8 @@ fn check_folds(
                     layers.names[layers.layer[v.min(n - 1)]],
                     (pts[v] - original[v]).norm()
                 ),
-            });
+            }
+            .into());
         }
     }
     Ok(())
@@ -552,7 +553,7 @@ fn check_layer_share(layers: &Layers, moved: &[usize], tol: f64) -> Result<()> {
     layers.layer.iter().for_each(|&l| total[l] += 1);
     moved.iter().for_each(|&v| moved_in[layers.layer[v]] += 1);
     if let Some(l) = (0..layers.count()).find(|&l| 2 * moved_in[l] > total[l]) {
-        return Err(Error::RepairTooLarge {
+        return Err(SeamError::RepairTooLarge {
             option: "weld tolerance".into(),
             layer: layers.names[l].clone(),
             message: format!(
@@ -560,7 +561,8 @@ fn check_layer_share(layers: &Layers, moved: &[usize], tol: f64) -> Result<()> {
                  that welds the whole layer, not its edge; use a smaller tolerance",
                 moved_in[l], total[l], layers.names[l]
             ),
-        });
+        }
+        .into());
     }
     Ok(())
 }

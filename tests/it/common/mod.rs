@@ -183,3 +183,14 @@ pub const TINY_CREATURE: &str = r#"{
 "uv_swap_items": {},
 "anchor_points_items": {"AnchorPoints": []}
 }"#;
+
+/// The field and message of a file-format error naming a field
+/// ([`skinweights::FormatError::InvalidField`]); panics on any other error.
+pub fn invalid_field(e: &skinweights::Error) -> (&str, &str) {
+    match e {
+        skinweights::Error::Format(skinweights::FormatError::InvalidField { field, message }) => {
+            (field, message)
+        }
+        e => panic!("not an invalid field: {e:?}"),
+    }
+}

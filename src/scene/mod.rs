@@ -113,9 +113,11 @@ impl Scene {
     /// ```
     /// use nalgebra::Point2;
     /// use skinweights::{solvers, Bone, Mesh, Scene, Skeleton};
+    /// // A 2 x 1 strip of two squares (a lone quad would move rigidly: nothing to bend around).
+    /// let corners = [(0.0, 0.0), (1.0, 0.0), (2.0, 0.0), (2.0, 1.0), (1.0, 1.0), (0.0, 1.0)];
     /// let mesh = Mesh::new(
-    ///     vec![Point2::new(0.0, 0.0), Point2::new(2.0, 0.0), Point2::new(2.0, 1.0), Point2::new(0.0, 1.0)],
-    ///     vec![[0, 1, 2], [0, 2, 3]],
+    ///     corners.iter().map(|&(x, y)| Point2::new(x, y)).collect(),
+    ///     vec![[0, 1, 4], [0, 4, 5], [1, 2, 3], [1, 3, 4]],
     /// )?;
     /// let skeleton = Skeleton::new(vec![
     ///     Bone::new("a", Point2::new(0.0, 0.5), Point2::new(1.0, 0.5)),

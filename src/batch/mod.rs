@@ -50,7 +50,7 @@ use crate::error::{ArgumentError, BatchError, Error, Result};
 use crate::io::rig::{load_rig, weighted_parts, RigFormat};
 use crate::io::spine::SkinSelection;
 use crate::io::{load_scene, save_scene, write_atomic, WeightsFile};
-use crate::lint::{lint, LintOptions};
+use crate::lint::{lint, shared_with_reference, Check, LintOptions};
 use crate::metrics::artist::{score_against_artist, ArtistMesh, ArtistScoreOptions};
 use crate::scene::Scene;
 use crate::weights::Weights;
@@ -384,6 +384,10 @@ struct Loaded {
     /// The scene file the weights belong to.
     scene_file: PathBuf,
     artist: Option<Weights>,
+    /// The rig's own weights as the record of which bones deform ([`Scene::deforming_bones`]):
+    /// a rig's, written beside its scene file as `ID.scene.artist.json` (as `import` does),
+    /// or a scene file's `SCENE.artist.json`, as `skinweights solve` reads them.
+    binding: Option<Weights>,
     meshes: Vec<(String, Vec<String>)>,
     rig: Option<RigFormat>,
     godot: Option<u32>,
@@ -618,13 +622,14 @@ fn load(c: &Candidate, kind: &ItemKind, id: &str, options: &BatchOptions) -> Res
         ItemKind::Scene => {
             let (scene, _) = load_scene(&c.path)?;
             let artist_file = c.path.with_extension("artist.json");
-            let artist = if options.reference_artist && artist_file.is_file() {
+            let binding = if artist_file.is_file() {
                 let w = WeightsFile::load(&artist_file)?
                     .to_weights_for(&scene.skeleton().names(), scene.mesh().vertex_count())?;
                 Some(w)
             } else {
                 None
             };
+            let artist = binding.clone().filter(|_| options.reference_artist);
             let meshes = artist
                 .as_ref()
                 .map_or_else(Vec::new, |a| weighted_parts(&scene, a));
@@ -632,6 +637,7 @@ fn load(c: &Candidate, kind: &ItemKind, id: &str, options: &BatchOptions) -> Res
                 scene,
                 scene_file: c.path.clone(),
                 artist,
+                binding,
                 meshes,
                 rig: None,
                 godot: None,
@@ -640,9 +646,13 @@ fn load(c: &Candidate, kind: &ItemKind, id: &str, options: &BatchOptions) -> Res
         ItemKind::Rig(format) => {
             let rig = load_rig(&c.path, *format, options.skin.clone())?;
             let scene = write_and_reload(&rig.scene)?;
+            if let Some(w) = &rig.artist {
+                WeightsFile::artist(&scene, w).save(scene_out.with_extension("artist.json"))?;
+            }
             Ok(Loaded {
                 scene,
                 scene_file: scene_out.clone(),
+                binding: rig.artist.clone(),
                 artist: rig.artist,
                 meshes: rig.meshes,
                 rig: Some(*format),
@@ -664,6 +674,7 @@ fn load(c: &Candidate, kind: &ItemKind, id: &str, options: &BatchOptions) -> Res
                 scene,
                 scene_file: scene_out.clone(),
                 artist: None,
+                binding: None,
                 meshes: Vec::new(),
                 rig: None,
                 godot: None,
@@ -684,7 +695,10 @@ fn solve_row(
 ) -> Result<()> {
     let scene = &loaded.scene;
     let solver = crate::solvers::solver_by_name(spec, &options.solver_options)?;
-    let solution = solver.solve(scene)?;
+    // The deforming bones, as `skinweights solve` picks them: no IK target, and with the
+    // rig's own weights, no bone they bind to no vertex.
+    let bones = scene.deforming_bones(loaded.binding.as_ref())?.kept;
+    let solution = crate::scene::solve_with_bones(solver.as_ref(), scene, &bones)?;
     row.warnings = solution.report.warnings.len();
     let mut weights = solution.weights;
     if let Some(k) = options.max_influences {
@@ -710,13 +724,29 @@ fn solve_row(
         if options.lint == LintMode::Full {
             checks.extend(crate::render::pixel_edge_lint(scene, &weights)?.unwrap_or_default());
         }
-        let failed: Vec<&str> = checks
+        // With the artist's weights as the reference, a failure they share as badly is the
+        // rig's (as `skinweights lint` judges an imported rig): listed, not failed.
+        let reference = match (&loaded.artist, options.reference_artist) {
+            (Some(artist), true) => lint(scene, artist, &LintOptions::default())?,
+            _ => Vec::new(),
+        };
+        let failed: Vec<&Check> = checks.iter().filter(|c| !c.pass).collect();
+        let counted = failed
             .iter()
-            .filter(|c| !c.pass)
-            .map(|c| c.check.as_str())
-            .collect();
-        row.lint = if failed.is_empty() { "pass" } else { "fail" }.into();
-        row.lint_failed = failed.join("; ");
+            .filter(|c| !shared_with_reference(c, &reference))
+            .count();
+        row.lint = if counted == 0 { "pass" } else { "fail" }.into();
+        row.lint_failed = failed
+            .iter()
+            .map(|c| {
+                if shared_with_reference(c, &reference) {
+                    format!("{} (as the artist's)", c.check)
+                } else {
+                    c.check.clone()
+                }
+            })
+            .collect::<Vec<_>>()
+            .join("; ");
     }
     if options.reference_artist {
         if let Some(artist) = &loaded.artist {

@@ -419,3 +419,41 @@ fn globs_and_manifests_name_items_and_bad_options_are_refused() {
     assert_eq!(o.status.code(), Some(2));
     assert!(text(&o).contains("nope"), "{}", text(&o));
 }
+
+/// A rig in a batch is solved with the deforming bones, as `solve` picks them (the rig's
+/// weights are written beside its scene, as `import` writes them), and with `--reference
+/// artist` its lint row is judged against the artist's weights as `lint` judges it: the
+/// stretchyman's artist leaves 6 isolated discontinuities that show, best 4 of them no
+/// farther, so the row passes and names the shared failure.
+#[test]
+fn a_rig_is_solved_with_its_deforming_bones_and_linted_against_its_artist() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("out");
+    let rig = data("spine/stretchyman/stretchyman-pro.json");
+    let o = skinweights(&[
+        "batch",
+        &path_arg(&rig),
+        "--out",
+        &path_arg(&out),
+        "--skin",
+        "default",
+        "--reference",
+        "artist",
+    ]);
+    assert!(o.status.success(), "{}", text(&o));
+    let rows = rows(&out);
+    let r = &rows[0];
+    assert_eq!(s(&r["status"]), "ok", "{r}");
+    assert_eq!(s(&r["lint"]), "pass", "{r}");
+    assert_eq!(
+        s(&r["lint_failed"]),
+        "neighbourhood continuity (as the artist's)",
+        "{r}"
+    );
+    let scene = s(&r["scene"]);
+    assert!(Path::new(scene).with_extension("artist.json").is_file());
+    let w = dir.path().join("solved.json");
+    let o = skinweights(&["solve", scene, "-o", &path_arg(&w)]);
+    assert!(o.status.success(), "{}", text(&o));
+    assert!(std::fs::read(&w).unwrap() == std::fs::read(s(&r["weights"])).unwrap());
+}

@@ -130,13 +130,12 @@ fn check(
     let textures = vec![Texture::new("art", texture.clone(), AlphaMode::Straight)];
     let defaults = PixelEdgeOptions::default();
     assert_eq!(defaults.render.samples, PIXEL_EDGE_SAMPLES);
-    let options = PixelEdgeOptions {
-        scales: vec![2.0, 4.0],
-        rotation_deg,
-        offset,
-        render: defaults.render.with_alpha(mode),
-        ..defaults
-    };
+    let render = defaults.render.with_alpha(mode);
+    let options = defaults
+        .with_scales(vec![2.0, 4.0])
+        .with_rotation_deg(rotation_deg)
+        .with_offset(offset)
+        .with_render(render);
     pixel_edge(scene, weights, &textures, &options)
         .unwrap()
         .into_iter()

@@ -129,10 +129,7 @@ fn lint_thresholds_must_be_finite() {
     let scene = small_scene("bar");
     let w = solved(&scene, "euclidean");
     for bad in [f64::NAN, f64::INFINITY, -1.0] {
-        let options = LintOptions {
-            max_area_loss_pct: bad,
-            ..Default::default()
-        };
+        let options = LintOptions::default().with_max_area_loss_pct(bad);
         match lint(&scene, &w, &options) {
             Err(Error::Solver(SolverError::InvalidOption { option, .. })) => {
                 assert_eq!(option, "max_area_loss_pct")

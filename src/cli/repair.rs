@@ -92,10 +92,7 @@ impl RepairArgs {
             overlap: self.overlap,
             merge_islands: self.merge_islands,
             smooth_seams: self.smooth_seams,
-            smooth: SmoothOptions {
-                band: self.smooth_band,
-                ..SmoothOptions::default()
-            },
+            smooth: SmoothOptions::default().with_band(self.smooth_band),
             blend_overlaps: self.blend_overlaps,
             weld_overlaps: self.weld_overlaps,
         }

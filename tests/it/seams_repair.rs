@@ -288,10 +288,7 @@ fn smoothing_closes_weight_jumps_in_the_band_and_keeps_the_silhouette() {
     }
     println!("{unchanged} silhouette / out-of-band vertices bit-identical");
     assert!(max_seam_separation(&welded, &w, "lower") <= 1e-9);
-    let bad = SmoothOptions {
-        strength: 0.0,
-        ..SmoothOptions::default()
-    };
+    let bad = SmoothOptions::default().with_strength(0.0);
     assert!(smooth_seam_weights(&welded, &alone, &bad).is_err());
 }
 

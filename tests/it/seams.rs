@@ -85,10 +85,7 @@ fn posed(scene: &Scene, w: &Weights, bone: &str, degrees: f64) -> Vec<Point2<f64
 fn a_rigid_bend_of_two_rectangles_opens_the_exact_wedge() {
     let (scene, w) = two_rectangles(0.0);
     // A tolerance far below a px: the chord lengths are exact.
-    let options = SeamOptions {
-        tolerance: 1e-6,
-        ..Default::default()
-    };
+    let options = SeamOptions::default().with_tolerance(1e-6);
     let seams = find_seams(&scene, &options).unwrap();
     assert_eq!(seams.len(), 1, "{seams:?}");
     let s = &seams[0];
@@ -211,10 +208,7 @@ fn a_welded_mesh_has_seams_that_never_open() {
 #[test]
 fn bad_options_and_positions_are_errors() {
     let (scene, _) = two_rectangles(0.0);
-    let bad = SeamOptions {
-        tolerance: -1.0,
-        ..Default::default()
-    };
+    let bad = SeamOptions::default().with_tolerance(-1.0);
     assert!(matches!(
         find_seams(&scene, &bad),
         Err(Error::Seam(SeamError::InvalidAmount { ref option, .. })) if option == "tolerance"

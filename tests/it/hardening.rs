@@ -169,14 +169,7 @@ fn gltf_export_refuses_coordinates_that_overflow_or_underflow_f32() {
     let scene = small_scene("bar");
     let w = solved(&scene, "euclidean");
     for (scale, says) in [(1e300, "overflows f32"), (1e-300, "underflows f32")] {
-        match export_gltf(
-            &scene,
-            &w,
-            &GltfOptions {
-                scale,
-                ..Default::default()
-            },
-        ) {
+        match export_gltf(&scene, &w, &GltfOptions::default().with_scale(scale)) {
             Err(Error::Argument(ArgumentError::InvalidArgument {
                 argument,
                 value,
@@ -190,15 +183,7 @@ fn gltf_export_refuses_coordinates_that_overflow_or_underflow_f32() {
         }
     }
     // A scale f32 holds is fine.
-    assert!(export_gltf(
-        &scene,
-        &w,
-        &GltfOptions {
-            scale: 0.01,
-            ..Default::default()
-        }
-    )
-    .is_ok());
+    assert!(export_gltf(&scene, &w, &GltfOptions::default().with_scale(0.01)).is_ok());
 }
 
 // ---------------------------------------------------------------- silently accepted

@@ -180,11 +180,9 @@ fn variant(case: &Case, name: &str) -> Res<Variant> {
     let has = |step: &str| name == step || name == "all" || name.split('+').any(|s| s == step);
     let mut scene = case.scene.clone();
     if has("weld") || has("overlap") {
-        let options = RepairOptions {
-            weld: has("weld").then_some(WELD_TOL),
-            overlap: has("overlap").then_some(OVERLAP_PX),
-            ..Default::default()
-        };
+        let options = RepairOptions::default()
+            .with_weld(has("weld").then_some(WELD_TOL))
+            .with_overlap(has("overlap").then_some(OVERLAP_PX));
         scene = if options.overlap.is_some() {
             repair(&scene, &options)?.0
         } else {
@@ -192,11 +190,9 @@ fn variant(case: &Case, name: &str) -> Res<Variant> {
         };
     }
     let weights = if has("seam_weights") {
-        let options = RepairOptions {
-            smooth_seams: true,
-            blend_overlaps: true,
-            ..Default::default()
-        };
+        let options = RepairOptions::default()
+            .with_smooth_seams(true)
+            .with_blend_overlaps(true);
         repaired_weights(&scene, &options, &Heat::default())?.0
     } else {
         heat(&scene)?

@@ -77,10 +77,7 @@ fn max_opening(scene: &Scene, weights: &Weights) -> f64 {
 /// Repairs (weld 0.5 px), checks seams were recorded, round-trips the file (JSON and
 /// binary), re-solves with every registry solver and checks opening and weight difference.
 fn check_repaired(scene: &Scene, solvers: &[&str]) -> (Scene, Vec<(String, Weights)>) {
-    let options = RepairOptions {
-        weld: Some(0.5),
-        ..Default::default()
-    };
+    let options = RepairOptions::default().with_weld(Some(0.5));
     let (fixed, _) = repair(scene, &options).unwrap();
     assert!(
         !fixed.seams().joints.is_empty(),
@@ -237,10 +234,7 @@ fn weld_overlaps_records_welds_that_every_solver_honours() {
         },
     )
     .unwrap();
-    let options = RepairOptions {
-        weld_overlaps: true,
-        ..Default::default()
-    };
+    let options = RepairOptions::default().with_weld_overlaps(true);
     let (fixed, _) = repair(&scene, &options).unwrap();
     assert!(!fixed.seams().welds.is_empty(), "no weld recorded");
     let text = scene_to_json(&fixed, None).unwrap();
@@ -357,10 +351,7 @@ fn hostile_seams_give_typed_errors() {
 fn every_way_of_building_a_solver_joins_the_seams() {
     use skinweights::solvers::{recommended, Best, Heat, Solver};
     let scene = builtin_scene("layered-elbow", &BuiltinOptions::default()).unwrap();
-    let options = RepairOptions {
-        weld: Some(0.5),
-        ..Default::default()
-    };
+    let options = RepairOptions::default().with_weld(Some(0.5));
     let (fixed, _) = repair(&scene, &options).unwrap();
     assert!(!fixed.seams().is_empty());
     let by_name = |name: &str| {

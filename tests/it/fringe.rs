@@ -103,14 +103,10 @@ fn sprite_case(image: &RgbaImage, mut bones: BonesFile, vertices: usize) -> (Sce
         "the first bone has a part"
     );
     bones.cover_rest_with_first_part(image.width() as f64, image.height() as f64);
-    let options = SpriteOptions {
-        trace: TraceOptions {
-            threshold: 1,
-            ..Default::default()
-        },
-        meshing: MeshingOptions::default().with_target_vertices(vertices),
-        name: Some("sprite".into()),
-    };
+    let options = SpriteOptions::default()
+        .with_trace(TraceOptions::default().with_threshold(1))
+        .with_meshing(MeshingOptions::default().with_target_vertices(vertices))
+        .with_name(Some("sprite".into()));
     let (scene, _, _) =
         sprite_scene(&Sprite::from_rgba(image.clone(), "sprite"), bones, &options).unwrap();
     let weights = skinweights::solve(&scene, "heat+mask").unwrap();

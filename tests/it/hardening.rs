@@ -427,14 +427,11 @@ fn a_one_pixel_checkerboard_traced_at_tolerance_0_is_refused_before_meshing() {
         r#"{"bones":[{"name":"b","parent":null,"head":[1,1],"tail":[299,299]}]}"#,
     )
     .unwrap();
-    let options = SpriteOptions {
-        trace: TraceOptions {
-            tolerance: 0.0,
-            min_area: 0.0,
-            ..Default::default()
-        },
-        ..Default::default()
-    };
+    let options = SpriteOptions::default().with_trace(
+        TraceOptions::default()
+            .with_tolerance(0.0)
+            .with_min_area(0.0),
+    );
     let start = std::time::Instant::now();
     let refusal = sprite_scene(&sprite, bones.clone(), &options);
     let refused = start.elapsed();
@@ -446,10 +443,8 @@ fn a_one_pixel_checkerboard_traced_at_tolerance_0_is_refused_before_meshing() {
     }
     // Asking for enough vertices lifts the limit: the (now banded) inside test meshes it.
     let smaller = checkerboard(60);
-    let options = SpriteOptions {
-        meshing: skinweights::mesh::MeshingOptions::default().with_target_vertices(2000),
-        ..options
-    };
+    let options = options
+        .with_meshing(skinweights::mesh::MeshingOptions::default().with_target_vertices(2000));
     let (scene, trace, _) = sprite_scene(&smaller, bones, &options).unwrap();
     assert!(trace.kept_points() > 5000, "{}", trace.kept_points());
     scene.sanity_check().unwrap();

@@ -304,10 +304,7 @@ fn bleeding_fills_ring_by_ring_with_the_nearest_colour() {
 /// sprite mesh does (the default threshold, 128, cuts the art's soft edge at alpha 1/2 and
 /// with it most of the texels a filter mixes in).
 fn every_visible_texel() -> TraceOptions {
-    TraceOptions {
-        threshold: 1,
-        ..Default::default()
-    }
+    TraceOptions::default().with_threshold(1)
 }
 
 /// A synthetic sprite: an anti-aliased disc of radius 20 (a 2-texel alpha ramp) in a 56 x 56
@@ -332,11 +329,9 @@ fn disc_scene(dirt: [u8; 3]) -> (Scene, RgbaImage) {
     let (scene, _, _) = sprite_scene(
         &sprite,
         bones,
-        &SpriteOptions {
-            meshing: skinweights::mesh::MeshingOptions::default().with_target_vertices(400),
-            trace: every_visible_texel(),
-            ..Default::default()
-        },
+        &SpriteOptions::default()
+            .with_meshing(skinweights::mesh::MeshingOptions::default().with_target_vertices(400))
+            .with_trace(every_visible_texel()),
     )
     .unwrap();
     (scene, image)
@@ -458,10 +453,7 @@ fn kenney_sprite_fringes_in_straight_alpha_and_not_after_the_repairs() {
             Point2::new(-8.0, 136.0),
         ],
     });
-    let options = SpriteOptions {
-        trace: every_visible_texel(),
-        ..Default::default()
-    };
+    let options = SpriteOptions::default().with_trace(every_visible_texel());
     let (scene, _, _) = sprite_scene(&sprite, bones, &options).unwrap();
     let n = RenderOptions::DEFAULT_SAMPLES;
     // As shipped the transparent texels are black: a dark fringe; white ones: a bright one.

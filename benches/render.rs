@@ -93,10 +93,7 @@ fn bench(c: &mut Criterion) {
         art: scene.art(),
         textures: &textures,
     };
-    let options = RenderOptions {
-        samples: 4,
-        ..RenderOptions::default()
-    };
+    let options = RenderOptions::default().with_samples(4);
     let mut group = c.benchmark_group("render");
     group.sample_size(10);
     group.measurement_time(Duration::from_secs(20));

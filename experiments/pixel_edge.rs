@@ -273,11 +273,9 @@ fn renders(
             art: scene.art(),
             textures: &textures,
         };
-        let options = RenderOptions {
-            samples,
-            ..RenderOptions::default()
-        }
-        .with_alpha(mode);
+        let options = RenderOptions::default()
+            .with_samples(samples)
+            .with_alpha(mode);
         out.push((
             pipeline.to_string(),
             matting_renders(&drawing, &frame, &options)?,

@@ -297,10 +297,9 @@ fn crop(case: &Case, v: &Variant, angle: f64) -> Res<RgbImage> {
         art: v.scene.art(),
         textures: &v.textures,
     };
-    let options = RenderOptions {
-        background: [255, 255, 255],
-        ..RenderOptions::default().with_alpha(v.alpha)
-    };
+    let options = RenderOptions::default()
+        .with_alpha(v.alpha)
+        .with_background([255, 255, 255]);
     Ok(skinweights::render::render(&drawing, &frame, &options)?)
 }
 

@@ -254,11 +254,9 @@ fn probe_f_at_4x(
         art: scene.art(),
         textures,
     };
-    let options = RenderOptions {
-        samples,
-        ..RenderOptions::default()
-    }
-    .with_alpha(AlphaMode::Premultiplied);
+    let options = RenderOptions::default()
+        .with_samples(samples)
+        .with_alpha(AlphaMode::Premultiplied);
     matting_renders(&drawing, &frame, &options)
         .unwrap()
         .fringe()
@@ -323,12 +321,10 @@ fn the_16_bit_reference_is_the_8_bit_render_without_its_rounding() {
         offset: Vector2::new(0.37, 0.21),
     };
     let frame = Frame::fit(scene.mesh().vertices(), &view, 2.0).unwrap();
-    let options = RenderOptions {
-        samples: 8,
-        background: [255, 255, 255],
-        ..RenderOptions::default()
-    }
-    .with_alpha(AlphaMode::Premultiplied);
+    let options = RenderOptions::default()
+        .with_samples(8)
+        .with_background([255, 255, 255])
+        .with_alpha(AlphaMode::Premultiplied);
     let coarse = render(&drawing, &frame, &options).unwrap();
     let fine = render_16(&drawing, &frame, &options).unwrap();
     assert_eq!(coarse.dimensions(), fine.dimensions());
@@ -376,18 +372,13 @@ fn renders_over_several_backgrounds_equal_one_render_each() {
         let frame = Frame::fit(&positions, &view, 2.0).unwrap();
         let backgrounds = [[0, 0, 0], [255, 255, 255], [255, 0, 0]];
         for samples in [1, 4] {
-            let options = RenderOptions {
-                samples,
-                ..RenderOptions::default()
-            }
-            .with_alpha(alpha);
+            let options = RenderOptions::default()
+                .with_samples(samples)
+                .with_alpha(alpha);
             let together = render_over(&drawing, &frame, &options, backgrounds).unwrap();
             let wide = render_16_over(&drawing, &frame, &options, backgrounds).unwrap();
             for (k, background) in backgrounds.into_iter().enumerate() {
-                let alone = RenderOptions {
-                    background,
-                    ..options
-                };
+                let alone = options.with_background(background);
                 let one = render(&drawing, &frame, &alone).unwrap();
                 assert!(
                     one.as_raw() == together[k].as_raw(),

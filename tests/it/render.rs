@@ -82,10 +82,7 @@ fn textured_square_matches_an_independent_reference() {
             Point2::new(left, top)
         );
         for n in [1u32, 2, 4, 8] {
-            let options = RenderOptions {
-                samples: n,
-                ..Default::default()
-            };
+            let options = RenderOptions::default().with_samples(n);
             let draw = |textures: &[Texture]| {
                 render(
                     &Drawing {
@@ -193,12 +190,10 @@ fn shared_edges_are_drawn_exactly_once() {
     };
     for mode in [AlphaMode::Straight, AlphaMode::Premultiplied] {
         for n in [1, 4] {
-            let options = RenderOptions {
-                samples: n,
-                background: [255, 0, 0],
-                ..RenderOptions::default()
-            }
-            .with_alpha(mode);
+            let options = RenderOptions::default()
+                .with_samples(n)
+                .with_background([255, 0, 0])
+                .with_alpha(mode);
             let image = render(&drawing, &frame, &options).unwrap();
             // One layer of 50% blue-ish over red everywhere inside: a gap shows more red,
             // a double blend less.
@@ -231,10 +226,7 @@ fn shared_edges_are_drawn_exactly_once() {
     let image = render(
         &flat,
         &frame,
-        &RenderOptions {
-            background: [255, 0, 0],
-            ..Default::default()
-        },
+        &RenderOptions::default().with_background([255, 0, 0]),
     )
     .unwrap();
     let red = image
@@ -375,11 +367,9 @@ fn fringe_at(
         offset: Vector2::new(0.37, 0.21),
     };
     let frame = Frame::fit(scene.mesh().vertices(), &view, 2.0).unwrap();
-    let options = RenderOptions {
-        samples,
-        ..RenderOptions::default()
-    }
-    .with_alpha(mode);
+    let options = RenderOptions::default()
+        .with_samples(samples)
+        .with_alpha(mode);
     matting_renders(&drawing, &frame, &options)
         .unwrap()
         .fringe()
@@ -568,16 +558,9 @@ fn bad_input_is_a_clear_error() {
         }
     }
     let frame = Frame::fit(mesh.vertices(), &View::default(), 1.0).unwrap();
-    let e = render(
-        &drawing,
-        &frame,
-        &RenderOptions {
-            samples: 3,
-            ..Default::default()
-        },
-    )
-    .unwrap_err()
-    .to_string();
+    let e = render(&drawing, &frame, &RenderOptions::default().with_samples(3))
+        .unwrap_err()
+        .to_string();
     assert!(e.contains("samples"), "{e}");
     let _ = (Rgb([0u8, 0, 0]), RgbImage::new(1, 1), Pose::rest());
 }

@@ -32,14 +32,7 @@ const TEXTURE: u32 = 512;
 
 fn bench(c: &mut Criterion) {
     // arms-down (height 200, width 184 + gaps) at about 5 000 vertices: 10k triangles.
-    let scene = builtin_scene(
-        "arms-down",
-        &BuiltinOptions {
-            vertices: 5400,
-            ..Default::default()
-        },
-    )
-    .unwrap();
+    let scene = builtin_scene("arms-down", &BuiltinOptions::default().with_vertices(5400)).unwrap();
     assert!(scene.mesh().triangle_count() >= 10_000);
     let (lo, hi) = scene.mesh().bounds();
     let extent = (hi - lo).max();

@@ -128,10 +128,7 @@ fn data(rel: &str) -> std::path::PathBuf {
 fn elbow(vertices: usize) -> Res<Case> {
     let scene = builtin_scene(
         "layered-elbow",
-        &BuiltinOptions {
-            vertices,
-            ..Default::default()
-        },
+        &BuiltinOptions::default().with_vertices(vertices),
     )?;
     let (scene, textures) =
         paint_layers(&scene, Path::new("layered-elbow"), &PaintOptions::default())?;

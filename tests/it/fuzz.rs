@@ -648,14 +648,7 @@ fn data(path: &str) -> PathBuf {
 }
 
 fn small_scene(name: &str) -> Scene {
-    builtin_scene(
-        name,
-        &BuiltinOptions {
-            vertices: 500,
-            ..Default::default()
-        },
-    )
-    .expect("built-in scene")
+    builtin_scene(name, &BuiltinOptions::default().with_vertices(500)).expect("built-in scene")
 }
 
 fn json_of(text: &str) -> Value {

@@ -172,11 +172,7 @@ fn max_abs_diff(a: &Weights, b: &Weights) -> f64 {
 fn figure_with_heat() -> (Scene, Weights) {
     let scene = builtin_scene(
         "figure",
-        &BuiltinOptions {
-            gap: None,
-            vertices: 3000,
-            ..Default::default()
-        },
+        &BuiltinOptions::default().with_gap(None).with_vertices(3000),
     )
     .unwrap();
     let weights = solve(&scene, "heat").unwrap();
@@ -924,10 +920,7 @@ fn cli_says_what_the_four_influence_limit_drops() {
     let p = |n: &str| dir.path().join(n).to_string_lossy().to_string();
     let scene = skinweights::builtin_scene(
         "figure",
-        &skinweights::BuiltinOptions {
-            vertices: 2000,
-            ..Default::default()
-        },
+        &skinweights::BuiltinOptions::default().with_vertices(2000),
     )
     .unwrap();
     let weights = skinweights::solve(&scene, "heat").unwrap();

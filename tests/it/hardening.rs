@@ -373,22 +373,12 @@ fn writes_leave_no_partial_file_behind() {
 fn builtin_vertex_counts_past_what_fits_are_refused_up_front() {
     // The yardstick: meshing the smallest figure (500 vertices), on this machine, now.
     let start = std::time::Instant::now();
-    builtin_scene(
-        "figure",
-        &BuiltinOptions {
-            vertices: 500,
-            ..Default::default()
-        },
-    )
-    .unwrap();
+    builtin_scene("figure", &BuiltinOptions::default().with_vertices(500)).unwrap();
     let smallest_mesh = start.elapsed();
     let start = std::time::Instant::now();
     match builtin_scene(
         "figure",
-        &BuiltinOptions {
-            vertices: 20_000_000,
-            ..Default::default()
-        },
+        &BuiltinOptions::default().with_vertices(20_000_000),
     ) {
         Err(Error::Argument(ArgumentError::InvalidArgument {
             argument,

@@ -138,14 +138,7 @@ fn textured_square_matches_an_independent_reference() {
 
 /// A scene of about 10k triangles with a uniform translucent texture on every part.
 fn translucent_bar() -> (Scene, Vec<Texture>) {
-    let scene = builtin_scene(
-        "bar",
-        &BuiltinOptions {
-            vertices: 5400,
-            ..Default::default()
-        },
-    )
-    .unwrap();
+    let scene = builtin_scene("bar", &BuiltinOptions::default().with_vertices(5400)).unwrap();
     let art = Art::single_image(
         ArtImage {
             name: "flat".into(),

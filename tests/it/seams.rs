@@ -144,10 +144,7 @@ fn an_overlap_reads_closed_until_the_bend_exceeds_it() {
 fn layered_elbow_opens_with_the_bend() {
     let scene = builtin_scene(
         "layered-elbow",
-        &BuiltinOptions {
-            vertices: 3000,
-            ..Default::default()
-        },
+        &BuiltinOptions::default().with_vertices(3000),
     )
     .unwrap();
     scene.sanity_check().unwrap();
@@ -177,14 +174,7 @@ fn layered_elbow_opens_with_the_bend() {
 
 #[test]
 fn a_welded_mesh_has_seams_that_never_open() {
-    let scene = builtin_scene(
-        "arms-down",
-        &BuiltinOptions {
-            vertices: 2000,
-            ..Default::default()
-        },
-    )
-    .unwrap();
+    let scene = builtin_scene("arms-down", &BuiltinOptions::default().with_vertices(2000)).unwrap();
     let options = SeamOptions::default();
     let seams = find_seams(&scene, &options).unwrap();
     let labels: Vec<String> = seams.iter().map(|s| s.label()).collect();

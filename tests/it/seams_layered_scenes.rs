@@ -233,10 +233,7 @@ fn overlapping_layers_from_scene_files_open_alone_and_close_repaired() {
 fn layered_arms_blend_closes_the_shoulder_and_folds_in_the_lift() {
     let scene = skinweights::builtin_scene(
         "layered-arms",
-        &skinweights::BuiltinOptions {
-            vertices: 1500,
-            ..Default::default()
-        },
+        &skinweights::BuiltinOptions::default().with_vertices(1500),
     )
     .unwrap();
     let options = SeamOptions::default();

@@ -26,11 +26,9 @@ fn tmp(name: &str) -> PathBuf {
 fn from_file(name: &str, vertices: usize, gap: Option<f64>) -> Scene {
     let scene = builtin_scene(
         name,
-        &BuiltinOptions {
-            vertices,
-            gap,
-            ..BuiltinOptions::default()
-        },
+        &BuiltinOptions::default()
+            .with_vertices(vertices)
+            .with_gap(gap),
     )
     .unwrap();
     let path = tmp(&format!("{name}.json"));
@@ -227,11 +225,9 @@ fn exports_keep_identical_weights_at_seams() {
 fn weld_overlaps_records_welds_that_every_solver_honours() {
     let scene = builtin_scene(
         "layered-elbow",
-        &BuiltinOptions {
-            vertices: 1500,
-            overlap: Some(3.0),
-            ..BuiltinOptions::default()
-        },
+        &BuiltinOptions::default()
+            .with_vertices(1500)
+            .with_overlap(Some(3.0)),
     )
     .unwrap();
     let options = RepairOptions::default().with_weld_overlaps(true);

@@ -39,11 +39,9 @@ use std::time::Duration;
 fn scene(vertices: usize) -> Scene {
     builtin_scene(
         "arms-down",
-        &BuiltinOptions {
-            gap: None,
-            vertices,
-            ..Default::default()
-        },
+        &BuiltinOptions::default()
+            .with_gap(None)
+            .with_vertices(vertices),
     )
     .expect("built-in scene")
 }

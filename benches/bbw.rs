@@ -273,11 +273,9 @@ fn bbw(c: &mut Criterion) {
     for vertices in [10_000, 50_000, 500_000] {
         let scene = builtin_scene(
             "arms-down",
-            &BuiltinOptions {
-                gap: None,
-                vertices,
-                ..Default::default()
-            },
+            &BuiltinOptions::default()
+                .with_gap(None)
+                .with_vertices(vertices),
         )
         .expect("built-in scene");
         let solver =

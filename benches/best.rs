@@ -139,14 +139,7 @@ use skinweights::{builtin_scene, solver_by_name, BuiltinOptions, Scene, Solver};
 use std::time::Duration;
 
 fn scene(name: &str, vertices: usize) -> Scene {
-    builtin_scene(
-        name,
-        &BuiltinOptions {
-            vertices,
-            ..Default::default()
-        },
-    )
-    .expect("built-in scene")
+    builtin_scene(name, &BuiltinOptions::default().with_vertices(vertices)).expect("built-in scene")
 }
 
 fn bench_best(c: &mut Criterion) {

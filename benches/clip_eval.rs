@@ -71,14 +71,7 @@ use std::time::Duration;
 /// The bar at 1M vertices with `swing`: the lower bone 0 -> 80 -> -40 -> 0 degrees and the
 /// upper 0 -> 20 -> 0 over 0.99 s, sampled at 100 fps (100 frames).
 fn scene() -> Scene {
-    let s = builtin_scene(
-        "bar",
-        &BuiltinOptions {
-            vertices: 1_000_000,
-            ..Default::default()
-        },
-    )
-    .unwrap();
+    let s = builtin_scene("bar", &BuiltinOptions::default().with_vertices(1_000_000)).unwrap();
     let names = s.skeleton().names();
     let clip = Clip::new("swing", 0.99)
         .with_track(BoneTrack::new(&names[1]).with(

@@ -29,14 +29,7 @@ use std::hint::black_box;
 use std::time::Duration;
 
 fn scene(name: &str) -> Scene {
-    builtin_scene(
-        name,
-        &BuiltinOptions {
-            vertices: 1_000_000,
-            ..Default::default()
-        },
-    )
-    .unwrap()
+    builtin_scene(name, &BuiltinOptions::default().with_vertices(1_000_000)).unwrap()
 }
 
 fn bench(c: &mut Criterion) {

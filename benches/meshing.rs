@@ -34,11 +34,9 @@ fn bench(c: &mut Criterion) {
     group.measurement_time(Duration::from_secs(15));
 
     group.bench_function("builtin arms-down 500k vertices", |b| {
-        let options = BuiltinOptions {
-            gap: None,
-            vertices: VERTICES,
-            ..Default::default()
-        };
+        let options = BuiltinOptions::default()
+            .with_gap(None)
+            .with_vertices(VERTICES);
         b.iter(|| black_box(builtin_scene("arms-down", &options).unwrap()))
     });
 

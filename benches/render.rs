@@ -32,14 +32,7 @@ const TEXTURE: u32 = 512;
 
 fn bench(c: &mut Criterion) {
     // arms-down (height 200, width 184 + gaps) at about 5 000 vertices: 10k triangles.
-    let scene = builtin_scene(
-        "arms-down",
-        &BuiltinOptions {
-            vertices: 5400,
-            ..Default::default()
-        },
-    )
-    .unwrap();
+    let scene = builtin_scene("arms-down", &BuiltinOptions::default().with_vertices(5400)).unwrap();
     assert!(scene.mesh().triangle_count() >= 10_000);
     let (lo, hi) = scene.mesh().bounds();
     let extent = (hi - lo).max();
@@ -93,10 +86,7 @@ fn bench(c: &mut Criterion) {
         art: scene.art(),
         textures: &textures,
     };
-    let options = RenderOptions {
-        samples: 4,
-        ..RenderOptions::default()
-    };
+    let options = RenderOptions::default().with_samples(4);
     let mut group = c.benchmark_group("render");
     group.sample_size(10);
     group.measurement_time(Duration::from_secs(20));

@@ -31,11 +31,9 @@ use std::time::Duration;
 fn scene(name: &str, vertices: usize) -> Scene {
     builtin_scene(
         name,
-        &BuiltinOptions {
-            gap: None,
-            vertices,
-            ..Default::default()
-        },
+        &BuiltinOptions::default()
+            .with_gap(None)
+            .with_vertices(vertices),
     )
     .expect("built-in scene")
 }

@@ -23,11 +23,9 @@ fn main() -> skinweights::Result<()> {
     for vertices in [10_000, 50_000, 200_000] {
         let scene = builtin_scene(
             "arms-down",
-            &BuiltinOptions {
-                vertices,
-                gap: Some(gap),
-                ..Default::default()
-            },
+            &BuiltinOptions::default()
+                .with_vertices(vertices)
+                .with_gap(Some(gap)),
         )?;
         let probe = scene.probe(Some("lift_l"))?;
         let (mesh, pts) = (scene.mesh(), scene.mesh().vertices());

@@ -32,11 +32,9 @@ fn main() -> skinweights::Result<()> {
     for vertices in sizes {
         let scene = builtin_scene(
             scene_name,
-            &BuiltinOptions {
-                gap: None,
-                vertices,
-                ..Default::default()
-            },
+            &BuiltinOptions::default()
+                .with_gap(None)
+                .with_vertices(vertices),
         )?;
         let probe = scene.probe(Some("lift_l")).or_else(|_| scene.probe(None))?;
         let mut runs = Vec::new();

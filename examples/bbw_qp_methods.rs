@@ -20,10 +20,7 @@ fn main() -> skinweights::Result<()> {
     let vertices = args.first().and_then(|s| s.parse().ok()).unwrap_or(10_000);
     let scene = builtin_scene(
         "arms-down",
-        &BuiltinOptions {
-            vertices,
-            ..Default::default()
-        },
+        &BuiltinOptions::default().with_vertices(vertices),
     )?;
     let bones = args
         .get(1)

@@ -46,21 +46,16 @@ fn main() -> skinweights::Result<()> {
     for gap in [0.0, 2.0, 12.0, 48.0] {
         let s = builtin_scene(
             "arms-down",
-            &BuiltinOptions {
-                gap: Some(gap),
-                vertices,
-                ..Default::default()
-            },
+            &BuiltinOptions::default()
+                .with_gap(Some(gap))
+                .with_vertices(vertices),
         )?
         .with_name(format!("arms-down {gap}"));
         scenes.push(s);
     }
     scenes.push(builtin_scene(
         "figure",
-        &BuiltinOptions {
-            vertices,
-            ..Default::default()
-        },
+        &BuiltinOptions::default().with_vertices(vertices),
     )?);
     for (label, png, bones) in [
         (

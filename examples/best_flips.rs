@@ -28,11 +28,9 @@ fn main() -> skinweights::Result<()> {
     } else {
         builtin_scene(
             name,
-            &BuiltinOptions {
-                vertices,
-                gap,
-                ..Default::default()
-            },
+            &BuiltinOptions::default()
+                .with_vertices(vertices)
+                .with_gap(gap),
         )?
     };
     let bones = scene.skeleton().bones();

@@ -47,14 +47,8 @@ fn main() {
     println!("| scene | vertices | bones | heat s | best s | best / heat |");
     println!("|---|---|---|---|---|---|");
     for (name, vertices) in cases {
-        let scene = builtin_scene(
-            &name,
-            &BuiltinOptions {
-                vertices,
-                ..Default::default()
-            },
-        )
-        .expect("built-in scene");
+        let scene = builtin_scene(&name, &BuiltinOptions::default().with_vertices(vertices))
+            .expect("built-in scene");
         let (mut h, mut b) = (f64::INFINITY, f64::INFINITY);
         for _ in 0..REPEATS {
             h = h.min(seconds(heat.as_ref(), &scene));

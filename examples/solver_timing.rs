@@ -49,11 +49,9 @@ fn main() -> skinweights::Result<()> {
         true => skinweights::io::load_scene(scene_name)?.0,
         false => builtin_scene(
             scene_name,
-            &BuiltinOptions {
-                gap: None,
-                vertices,
-                ..Default::default()
-            },
+            &BuiltinOptions::default()
+                .with_gap(None)
+                .with_vertices(vertices),
         )?,
     };
     println!(

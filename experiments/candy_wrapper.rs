@@ -431,10 +431,7 @@ fn run(cli: &Cli) -> Res<()> {
     let quick = cli.common.quick;
     let scene = builtin_scene(
         "bar",
-        &BuiltinOptions {
-            vertices: if quick { 800 } else { 3000 },
-            ..BuiltinOptions::default()
-        },
+        &BuiltinOptions::default().with_vertices(if quick { 800 } else { 3000 }),
     )?;
     let rig = Rig {
         skeleton: scene.skeleton().clone(),
@@ -667,10 +664,7 @@ fn run(cli: &Cli) -> Res<()> {
     }
     let arms = builtin_scene(
         "arms-down",
-        &BuiltinOptions {
-            vertices: if quick { 1500 } else { 5000 },
-            ..BuiltinOptions::default()
-        },
+        &BuiltinOptions::default().with_vertices(if quick { 1500 } else { 5000 }),
     )?;
     let w = skinweights::solve(&arms, "heat")?;
     let elbow_angles = [-150.0, -90.0, 90.0, 150.0];

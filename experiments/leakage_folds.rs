@@ -84,13 +84,7 @@ fn tune_fold(vertices: usize) -> Res<Vec<Case>> {
             scene,
         });
     }
-    let figure = builtin_scene(
-        "figure",
-        &BuiltinOptions {
-            vertices,
-            ..Default::default()
-        },
-    )?;
+    let figure = builtin_scene("figure", &BuiltinOptions::default().with_vertices(vertices))?;
     cases.push(Case {
         fold: "tune",
         scene: figure,

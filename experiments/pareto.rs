@@ -172,11 +172,9 @@ fn scenes(vertices: usize) -> Res<Vec<Case>> {
     cases.push(Case {
         scene: builtin_scene(
             "figure",
-            &BuiltinOptions {
-                gap: None,
-                vertices,
-                ..Default::default()
-            },
+            &BuiltinOptions::default()
+                .with_gap(None)
+                .with_vertices(vertices),
         )?,
         artist: None,
     });

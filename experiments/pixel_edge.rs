@@ -158,14 +158,10 @@ fn sprite_case(name: &str, image: RgbaImage, mut bones: BonesFile, vertices: usi
     // first bone's part.
     bones.cover_rest_with_first_part(image.width() as f64, image.height() as f64);
     let sprite = Sprite::from_rgba(image.clone(), name);
-    let options = SpriteOptions {
-        trace: TraceOptions {
-            threshold: 1,
-            ..Default::default()
-        },
-        meshing: MeshingOptions::default().with_target_vertices(vertices),
-        name: Some(name.into()),
-    };
+    let options = SpriteOptions::default()
+        .with_trace(TraceOptions::default().with_threshold(1))
+        .with_meshing(MeshingOptions::default().with_target_vertices(vertices))
+        .with_name(Some(name.into()));
     let (scene, _, _) = sprite_scene(&sprite, bones, &options)?;
     let weights = skinweights::solve(&scene, "heat+mask")?;
     Ok(Case {
@@ -277,11 +273,9 @@ fn renders(
             art: scene.art(),
             textures: &textures,
         };
-        let options = RenderOptions {
-            samples,
-            ..RenderOptions::default()
-        }
-        .with_alpha(mode);
+        let options = RenderOptions::default()
+            .with_samples(samples)
+            .with_alpha(mode);
         out.push((
             pipeline.to_string(),
             matting_renders(&drawing, &frame, &options)?,

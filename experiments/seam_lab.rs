@@ -128,10 +128,7 @@ fn data(rel: &str) -> std::path::PathBuf {
 fn elbow(vertices: usize) -> Res<Case> {
     let scene = builtin_scene(
         "layered-elbow",
-        &BuiltinOptions {
-            vertices,
-            ..Default::default()
-        },
+        &BuiltinOptions::default().with_vertices(vertices),
     )?;
     let (scene, textures) =
         paint_layers(&scene, Path::new("layered-elbow"), &PaintOptions::default())?;
@@ -180,11 +177,9 @@ fn variant(case: &Case, name: &str) -> Res<Variant> {
     let has = |step: &str| name == step || name == "all" || name.split('+').any(|s| s == step);
     let mut scene = case.scene.clone();
     if has("weld") || has("overlap") {
-        let options = RepairOptions {
-            weld: has("weld").then_some(WELD_TOL),
-            overlap: has("overlap").then_some(OVERLAP_PX),
-            ..Default::default()
-        };
+        let options = RepairOptions::default()
+            .with_weld(has("weld").then_some(WELD_TOL))
+            .with_overlap(has("overlap").then_some(OVERLAP_PX));
         scene = if options.overlap.is_some() {
             repair(&scene, &options)?.0
         } else {
@@ -192,11 +187,9 @@ fn variant(case: &Case, name: &str) -> Res<Variant> {
         };
     }
     let weights = if has("seam_weights") {
-        let options = RepairOptions {
-            smooth_seams: true,
-            blend_overlaps: true,
-            ..Default::default()
-        };
+        let options = RepairOptions::default()
+            .with_smooth_seams(true)
+            .with_blend_overlaps(true);
         repaired_weights(&scene, &options, &Heat::default())?.0
     } else {
         heat(&scene)?
@@ -301,10 +294,9 @@ fn crop(case: &Case, v: &Variant, angle: f64) -> Res<RgbImage> {
         art: v.scene.art(),
         textures: &v.textures,
     };
-    let options = RenderOptions {
-        background: [255, 255, 255],
-        ..RenderOptions::default().with_alpha(v.alpha)
-    };
+    let options = RenderOptions::default()
+        .with_alpha(v.alpha)
+        .with_background([255, 255, 255]);
     Ok(skinweights::render::render(&drawing, &frame, &options)?)
 }
 

@@ -157,10 +157,7 @@ fn run(cli: &Cli) -> Res<()> {
     let out = cli.common.out_dir("truncation")?;
     let scene = builtin_scene(
         "figure",
-        &BuiltinOptions {
-            vertices: if cli.common.quick { 3000 } else { 10_000 },
-            ..BuiltinOptions::default()
-        },
+        &BuiltinOptions::default().with_vertices(if cli.common.quick { 3000 } else { 10_000 }),
     )?;
     let h = scene.mesh().height();
     let n = scene.mesh().vertex_count();

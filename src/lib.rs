@@ -52,7 +52,7 @@
 //! ```
 //! use skinweights::{builtin_scene, metrics, BuiltinOptions};
 //!
-//! let scene = builtin_scene("arms-down", &BuiltinOptions { vertices: 2000, ..Default::default() })?;
+//! let scene = builtin_scene("arms-down", &BuiltinOptions::default().with_vertices(2000))?;
 //! let lift = scene.probe(Some("lift_l"))?;
 //! for solver in ["euclidean", "heat", "heat+mask"] {
 //!     let weights = skinweights::solve(&scene, solver)?;

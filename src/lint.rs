@@ -47,39 +47,78 @@ pub const DEFAULT_VISIBLE_JUMP_PX: f64 = 1.0;
 
 /// Thresholds of the checks.
 #[derive(Debug, Clone)]
+#[non_exhaustive]
 pub struct LintOptions {
-    /// Bind-pose identity limit, scene units (default 1e-6).
+    /// Bind-pose identity limit, scene units (default [`Self::DEFAULT_BIND_TOLERANCE`],
+    /// 1e-6).
     pub bind_tolerance: f64,
-    /// Normalization limit (default 1e-5).
+    /// Normalization limit (default [`Self::DEFAULT_NORM_TOLERANCE`], 1e-5).
     pub norm_tolerance: f64,
-    /// L1 jump that counts as a discontinuity (default [`DEFAULT_JUMP_THRESHOLD`], 0.5).
+    /// L1 jump that counts as a discontinuity (default [`Self::DEFAULT_JUMP_THRESHOLD`] =
+    /// [`DEFAULT_JUMP_THRESHOLD`], 0.5).
     pub jump_threshold: f64,
     /// Smallest distance, px, by which an isolated discontinuity must leave its neighbours'
     /// blend in some probe or clip frame to fail the continuity check (default
-    /// [`DEFAULT_VISIBLE_JUMP_PX`], a pixel). A scene with neither probes nor clips counts
-    /// every isolated discontinuity.
+    /// [`Self::DEFAULT_VISIBLE_JUMP_PX`] = [`DEFAULT_VISIBLE_JUMP_PX`], a pixel). A scene
+    /// with neither probes nor clips counts every isolated discontinuity.
     pub visible_jump_px: f64,
-    /// Largest acceptable area loss in an extreme pose, percent (default 10).
+    /// Largest acceptable area loss in an extreme pose, percent (default
+    /// [`Self::DEFAULT_MAX_AREA_LOSS_PCT`], 10).
     pub max_area_loss_pct: f64,
-    /// Largest acceptable interpenetrating area in an extreme pose, px² (default 0: the
-    /// "no intersection").
+    /// Largest acceptable interpenetrating area in an extreme pose, px² (default
+    /// [`Self::DEFAULT_MAX_INTERPENETRATION_PX2`], 0: the "no intersection").
     pub max_interpenetration_px2: f64,
     /// Largest acceptable opening between the vertices of a recorded seam joint in a probe
-    /// or clip frame, px (default 1e-6).
+    /// or clip frame, px (default [`Self::DEFAULT_MAX_SEAM_OPENING_PX`], 1e-6).
     pub max_seam_opening_px: f64,
 }
 
 impl Default for LintOptions {
     fn default() -> Self {
         LintOptions {
-            bind_tolerance: 1e-6,
-            norm_tolerance: 1e-5,
-            jump_threshold: DEFAULT_JUMP_THRESHOLD,
-            visible_jump_px: DEFAULT_VISIBLE_JUMP_PX,
-            max_area_loss_pct: 10.0,
-            max_interpenetration_px2: 0.0,
-            max_seam_opening_px: 1e-6,
+            bind_tolerance: Self::DEFAULT_BIND_TOLERANCE,
+            norm_tolerance: Self::DEFAULT_NORM_TOLERANCE,
+            jump_threshold: Self::DEFAULT_JUMP_THRESHOLD,
+            visible_jump_px: Self::DEFAULT_VISIBLE_JUMP_PX,
+            max_area_loss_pct: Self::DEFAULT_MAX_AREA_LOSS_PCT,
+            max_interpenetration_px2: Self::DEFAULT_MAX_INTERPENETRATION_PX2,
+            max_seam_opening_px: Self::DEFAULT_MAX_SEAM_OPENING_PX,
         }
+    }
+}
+
+impl LintOptions {
+    /// Default [`Self::bind_tolerance`]: 1e-6 scene units.
+    pub const DEFAULT_BIND_TOLERANCE: f64 = 1e-6;
+    /// Default [`Self::norm_tolerance`]: 1e-5.
+    pub const DEFAULT_NORM_TOLERANCE: f64 = 1e-5;
+    /// Default [`Self::jump_threshold`]: [`DEFAULT_JUMP_THRESHOLD`], 0.5.
+    pub const DEFAULT_JUMP_THRESHOLD: f64 = DEFAULT_JUMP_THRESHOLD;
+    /// Default [`Self::visible_jump_px`]: [`DEFAULT_VISIBLE_JUMP_PX`], a pixel.
+    pub const DEFAULT_VISIBLE_JUMP_PX: f64 = DEFAULT_VISIBLE_JUMP_PX;
+    /// Default [`Self::max_area_loss_pct`]: 10 percent.
+    pub const DEFAULT_MAX_AREA_LOSS_PCT: f64 = 10.0;
+    /// Default [`Self::max_interpenetration_px2`]: 0 px².
+    pub const DEFAULT_MAX_INTERPENETRATION_PX2: f64 = 0.0;
+    /// Default [`Self::max_seam_opening_px`]: 1e-6 px.
+    pub const DEFAULT_MAX_SEAM_OPENING_PX: f64 = 1e-6;
+
+    /// These options with the largest acceptable area loss `pct`, percent.
+    pub fn with_max_area_loss_pct(mut self, pct: f64) -> Self {
+        self.max_area_loss_pct = pct;
+        self
+    }
+
+    /// These options with the largest acceptable interpenetrating area `px2`, px².
+    pub fn with_max_interpenetration_px2(mut self, px2: f64) -> Self {
+        self.max_interpenetration_px2 = px2;
+        self
+    }
+
+    /// These options with the largest acceptable seam opening `px`, px.
+    pub fn with_max_seam_opening_px(mut self, px: f64) -> Self {
+        self.max_seam_opening_px = px;
+        self
     }
 }
 

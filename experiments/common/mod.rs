@@ -145,11 +145,9 @@ impl Figure for AnyFigure {
 pub fn arms_down(gap: f64, vertices: usize) -> Res<skinweights::Scene> {
     Ok(skinweights::builtin_scene(
         "arms-down",
-        &skinweights::BuiltinOptions {
-            gap: Some(gap),
-            vertices,
-            ..Default::default()
-        },
+        &skinweights::BuiltinOptions::default()
+            .with_gap(Some(gap))
+            .with_vertices(vertices),
     )?)
 }
 

@@ -81,21 +81,20 @@ fn batch_options(
             )))
         }
     };
-    let options = BatchOptions {
-        out,
-        solvers: solvers.unwrap_or_else(|| vec![skinweights::RECOMMENDED_SOLVER.to_string()]),
-        solver_options: convert::options(options)?,
-        max_influences,
-        sprite_vertices: vertices,
-        skin: SkinSelection::from_arg(skin),
-        export,
-        lint,
-        reference_artist,
-        jobs: jobs.unwrap_or(0),
-        fresh,
-    };
-    options.check().map_err(to_py)?;
-    Ok(options)
+    let mut o = BatchOptions::default();
+    o.out = out;
+    o.solvers = solvers.unwrap_or_else(|| vec![skinweights::RECOMMENDED_SOLVER.to_string()]);
+    o.solver_options = convert::options(options)?;
+    o.max_influences = max_influences;
+    o.sprite_vertices = vertices;
+    o.skin = SkinSelection::from_arg(skin);
+    o.export = export;
+    o.lint = lint;
+    o.reference_artist = reference_artist;
+    o.jobs = jobs.unwrap_or(0);
+    o.fresh = fresh;
+    o.check().map_err(to_py)?;
+    Ok(o)
 }
 
 /// Rows as a list of dicts: exactly the objects of `report.json`.

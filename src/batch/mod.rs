@@ -76,49 +76,61 @@ pub enum LintMode {
 
 /// What a batch does per item.
 #[derive(Debug, Clone)]
+#[non_exhaustive]
 pub struct BatchOptions {
-    /// The output folder (created if missing).
+    /// The output folder, created if missing (default [`Self::DEFAULT_OUT`], `batch`).
     pub out: PathBuf,
     /// Solver specs, each run on every item (default: [`crate::RECOMMENDED_SOLVER`]).
     pub solvers: Vec<String>,
-    /// Solver options (`key=value`), given to every solver.
+    /// Solver options (`key=value`), given to every solver (default none).
     pub solver_options: Vec<(String, String)>,
-    /// Keep at most K influences per vertex in the weights written (as `solve`).
+    /// Keep at most K influences per vertex in the weights written, as `solve` (default
+    /// `None`: every influence).
     pub max_influences: Option<usize>,
-    /// Approximate vertex count of a sprite's mesh (as `mesh --vertices`; default 10 000).
+    /// Approximate vertex count of a sprite's mesh, as `mesh --vertices` (default
+    /// [`Self::DEFAULT_SPRITE_VERTICES`], 10 000).
     pub sprite_vertices: usize,
-    /// Which Spine attachments are imported (default: every attachment of every skin, as
-    /// the benchmark reads them).
+    /// Which Spine attachments are imported (default [`SkinSelection::All`]: every
+    /// attachment of every skin, as the benchmark reads them).
     pub skin: SkinSelection,
-    /// Also write each rig in its own format with the new weights.
+    /// Also write each rig in its own format with the new weights (default false).
     pub export: bool,
-    /// Lint checks run on the weights.
+    /// Lint checks run on the weights (default [`LintMode::Geometry`]).
     pub lint: LintMode,
     /// Score against the artist's weights (rigs, and scene files with a
-    /// `SCENE.artist.json` beside them).
+    /// `SCENE.artist.json` beside them; default false).
     pub reference_artist: bool,
-    /// Items solved at a time (0: one per core).
+    /// Items solved at a time (default [`Self::DEFAULT_JOBS`], 0: one per core).
     pub jobs: usize,
-    /// Ignore the done records: compute every row again.
+    /// Ignore the done records: compute every row again (default false).
     pub fresh: bool,
 }
 
 impl Default for BatchOptions {
     fn default() -> Self {
         BatchOptions {
-            out: PathBuf::from("batch"),
+            out: PathBuf::from(Self::DEFAULT_OUT),
             solvers: vec![crate::RECOMMENDED_SOLVER.to_string()],
             solver_options: Vec::new(),
             max_influences: None,
-            sprite_vertices: 10_000,
+            sprite_vertices: Self::DEFAULT_SPRITE_VERTICES,
             skin: SkinSelection::All,
             export: false,
             lint: LintMode::default(),
             reference_artist: false,
-            jobs: 0,
+            jobs: Self::DEFAULT_JOBS,
             fresh: false,
         }
     }
+}
+
+impl BatchOptions {
+    /// Default [`Self::out`]: `batch`.
+    pub const DEFAULT_OUT: &'static str = "batch";
+    /// Default [`Self::sprite_vertices`]: 10 000.
+    pub const DEFAULT_SPRITE_VERTICES: usize = 10_000;
+    /// Default [`Self::jobs`]: 0, one per core.
+    pub const DEFAULT_JOBS: usize = 0;
 }
 
 impl BatchOptions {

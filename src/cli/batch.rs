@@ -82,23 +82,22 @@ pub struct BatchArgs {
 
 /// Runs `batch`: exit code 0 when every row is ok, [`SOME_FAILED`] when some failed.
 pub fn run(a: BatchArgs) -> Result<ExitCode> {
-    let options = BatchOptions {
-        out: a.out.clone(),
-        solvers: a.solver.clone(),
-        solver_options: parse_options(&a.options)?,
-        max_influences: a.max_influences,
-        sprite_vertices: a.vertices,
-        skin: SkinSelection::from_arg(&a.skin),
-        export: a.export,
-        lint: match a.lint {
-            LintArg::None => LintMode::None,
-            LintArg::Geometry => LintMode::Geometry,
-            LintArg::Full => LintMode::Full,
-        },
-        reference_artist: a.reference.is_some(),
-        jobs: a.jobs.unwrap_or(0),
-        fresh: a.fresh,
+    let mut options = BatchOptions::default();
+    options.out = a.out.clone();
+    options.solvers = a.solver.clone();
+    options.solver_options = parse_options(&a.options)?;
+    options.max_influences = a.max_influences;
+    options.sprite_vertices = a.vertices;
+    options.skin = SkinSelection::from_arg(&a.skin);
+    options.export = a.export;
+    options.lint = match a.lint {
+        LintArg::None => LintMode::None,
+        LintArg::Geometry => LintMode::Geometry,
+        LintArg::Full => LintMode::Full,
     };
+    options.reference_artist = a.reference.is_some();
+    options.jobs = a.jobs.unwrap_or(0);
+    options.fresh = a.fresh;
     options.check()?;
     let candidates = expand_inputs(&a.inputs, &a.out);
     // indicatif draws nothing when standard error is not a terminal.

@@ -150,10 +150,7 @@ fn check_flags(a: &ExportArgs) -> Result<()> {
 /// `export gltf`: the scene, its weights and its art in one .gltf (JSON, embedded buffer),
 /// or binary glTF when the output ends in `.glb`.
 fn write_gltf(a: &ExportArgs, scene: &Scene, w: &Weights) -> Result<()> {
-    let options = GltfOptions {
-        scale: a.scale,
-        ..Default::default()
-    };
+    let options = GltfOptions::default().with_scale(a.scale);
     let binary = a
         .output
         .extension()

@@ -58,12 +58,10 @@ pub const ART_FAILED: u8 = 4;
 pub fn run(a: LintArgs) -> Result<ExitCode> {
     let scene = resolve_scene(Some(&a.scene), &a.builtin)?;
     let w = load_weights_for(&scene, &a.weights)?;
-    let options = LintOptions {
-        max_area_loss_pct: a.max_area_loss,
-        max_interpenetration_px2: a.max_interpenetration,
-        max_seam_opening_px: a.max_seam_opening,
-        ..LintOptions::default()
-    };
+    let options = LintOptions::default()
+        .with_max_area_loss_pct(a.max_area_loss)
+        .with_max_interpenetration_px2(a.max_interpenetration)
+        .with_max_seam_opening_px(a.max_seam_opening);
     let mut checks = lint(&scene, &w, &options)?;
     let reference = reference_checks(&a, &scene, &options)?;
     // The checks of the weights come first; the pixel-edge rows check the art as drawn.

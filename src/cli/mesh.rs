@@ -45,15 +45,14 @@ pub fn run(a: MeshArgs) -> Result<ExitCode> {
     check_outputs(&[&a.sprite, &a.bones], &[&a.output], a.force)?;
     let image = Sprite::load(&a.sprite)?;
     let bones = BonesFile::load(&a.bones)?;
-    let options = SpriteOptions {
-        trace: TraceOptions {
-            threshold: a.threshold,
-            tolerance: a.tolerance,
-            min_area: a.min_area,
-        },
-        meshing: MeshingOptions::default().with_target_vertices(a.vertices),
-        name: None,
-    };
+    let options = SpriteOptions::default()
+        .with_trace(
+            TraceOptions::default()
+                .with_threshold(a.threshold)
+                .with_tolerance(a.tolerance)
+                .with_min_area(a.min_area),
+        )
+        .with_meshing(MeshingOptions::default().with_target_vertices(a.vertices));
     let pb = spinner(format!("tracing and meshing {}", a.sprite.display()));
     let result = sprite_scene(&image, bones, &options);
     pb.finish_and_clear();

@@ -339,11 +339,10 @@ pub fn resolve_scene(name: Option<&str>, builtin: &BuiltinArgs) -> Result<Scene>
     let pb = spinner(format!("meshing {name} (~{} vertices)", builtin.vertices()));
     let scene = builtin_scene(
         name,
-        &BuiltinOptions {
-            gap: builtin.gap,
-            vertices: builtin.vertices(),
-            overlap: builtin.overlap,
-        },
+        &BuiltinOptions::default()
+            .with_gap(builtin.gap)
+            .with_vertices(builtin.vertices())
+            .with_overlap(builtin.overlap),
     );
     pb.finish_and_clear();
     Ok(scene?)
@@ -551,10 +550,7 @@ mod tests {
 
     #[test]
     fn every_clip_of_a_scene_without_clips_is_no_clips() {
-        let options = skinweights::BuiltinOptions {
-            vertices: 500,
-            ..Default::default()
-        };
+        let options = skinweights::BuiltinOptions::default().with_vertices(500);
         let scene = skinweights::builtin_scene("bar", &options).unwrap();
         assert!(scene.clips().is_empty());
         match super::compare::chosen_clips(&scene, "all") {
@@ -569,10 +565,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let scene = skinweights::builtin_scene(
             "bar",
-            &skinweights::BuiltinOptions {
-                vertices: 500,
-                ..Default::default()
-            },
+            &skinweights::BuiltinOptions::default().with_vertices(500),
         )
         .unwrap();
         let w = skinweights::solver_by_name("euclidean", skinweights::solvers::NO_OPTIONS)

@@ -137,10 +137,7 @@ mod tests {
     /// the panel shows the wave at its largest angle.
     #[test]
     fn the_pose_panel_shows_the_frame_that_moves_the_character_most() {
-        let options = BuiltinOptions {
-            vertices: 500,
-            ..Default::default()
-        };
+        let options = BuiltinOptions::default().with_vertices(500);
         let scene = builtin_scene("arms-down", &options).unwrap();
         let bones = scene.skeleton().bones();
         let root = bones[0].name.clone();

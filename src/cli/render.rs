@@ -208,12 +208,10 @@ pub fn run(a: RenderArgs) -> Result<ExitCode> {
         AlphaArg::Straight => AlphaMode::Straight,
         AlphaArg::Premultiplied => AlphaMode::Premultiplied,
     };
-    let options = RenderOptions {
-        samples: a.samples,
-        background,
-        ..RenderOptions::default()
-    }
-    .with_alpha(mode);
+    let options = RenderOptions::default()
+        .with_samples(a.samples)
+        .with_background(background)
+        .with_alpha(mode);
     let pb = spinner(format!(
         "rendering {} x {} px, and the matting renders",
         frame.width, frame.height
@@ -356,12 +354,10 @@ fn run_clip(a: RenderArgs) -> Result<ExitCode> {
         AlphaArg::Straight => AlphaMode::Straight,
         AlphaArg::Premultiplied => AlphaMode::Premultiplied,
     };
-    let options = RenderOptions {
-        samples: a.samples,
-        background,
-        ..RenderOptions::default()
-    }
-    .with_alpha(mode);
+    let options = RenderOptions::default()
+        .with_samples(a.samples)
+        .with_background(background)
+        .with_alpha(mode);
     let n = frames[0].len();
     let pb = ProgressBar::new((n * frames.len()) as u64);
     pb.set_style(

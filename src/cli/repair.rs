@@ -87,18 +87,14 @@ impl RepairArgs {
 
     /// The repair steps the flags ask for.
     fn repair_options(&self) -> RepairOptions {
-        RepairOptions {
-            weld: self.weld,
-            overlap: self.overlap,
-            merge_islands: self.merge_islands,
-            smooth_seams: self.smooth_seams,
-            smooth: SmoothOptions {
-                band: self.smooth_band,
-                ..SmoothOptions::default()
-            },
-            blend_overlaps: self.blend_overlaps,
-            weld_overlaps: self.weld_overlaps,
-        }
+        RepairOptions::default()
+            .with_weld(self.weld)
+            .with_overlap(self.overlap)
+            .with_merge_islands(self.merge_islands)
+            .with_smooth_seams(self.smooth_seams)
+            .with_smooth(SmoothOptions::default().with_band(self.smooth_band))
+            .with_blend_overlaps(self.blend_overlaps)
+            .with_weld_overlaps(self.weld_overlaps)
     }
 }
 

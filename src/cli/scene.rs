@@ -58,10 +58,7 @@ pub fn run(a: SceneArgs) -> Result<ExitCode> {
     let mut images = Vec::new();
     if PAINTED.contains(&a.name.as_str()) {
         let stem = a.output.with_extension("");
-        let options = PaintOptions {
-            transparent,
-            ..PaintOptions::default()
-        };
+        let options = PaintOptions::default().with_transparent(transparent);
         let (painted, textures) = paint_layers(&scene, &stem, &options)?;
         let paths: Vec<PathBuf> = textures.iter().map(|t| PathBuf::from(&t.name)).collect();
         let outputs: Vec<&Path> = std::iter::once(a.output.as_path())

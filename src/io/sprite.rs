@@ -140,6 +140,7 @@ impl Sprite {
 
 /// How [`trace_alpha`] turns alpha into loops.
 #[derive(Debug, Clone)]
+#[non_exhaustive]
 pub struct TraceOptions {
     /// A pixel is opaque when its alpha is at least this (1 to 255; default
     /// [`DEFAULT_THRESHOLD`] = 128). The traced boundary runs where the interpolated alpha
@@ -162,6 +163,33 @@ impl Default for TraceOptions {
             tolerance: DEFAULT_TOLERANCE,
             min_area: DEFAULT_MIN_AREA,
         }
+    }
+}
+
+impl TraceOptions {
+    /// Default [`Self::threshold`]: [`DEFAULT_THRESHOLD`], 128.
+    pub const DEFAULT_THRESHOLD: u8 = DEFAULT_THRESHOLD;
+    /// Default [`Self::tolerance`]: [`DEFAULT_TOLERANCE`], 0.5 px.
+    pub const DEFAULT_TOLERANCE: f64 = DEFAULT_TOLERANCE;
+    /// Default [`Self::min_area`]: [`DEFAULT_MIN_AREA`], 3 px².
+    pub const DEFAULT_MIN_AREA: f64 = DEFAULT_MIN_AREA;
+
+    /// These options counting a pixel opaque when its alpha is at least `threshold`.
+    pub fn with_threshold(mut self, threshold: u8) -> Self {
+        self.threshold = threshold;
+        self
+    }
+
+    /// These options with the Douglas-Peucker tolerance `tolerance`, pixels.
+    pub fn with_tolerance(mut self, tolerance: f64) -> Self {
+        self.tolerance = tolerance;
+        self
+    }
+
+    /// These options dropping loops whose traced area is less than `min_area` px².
+    pub fn with_min_area(mut self, min_area: f64) -> Self {
+        self.min_area = min_area;
+        self
     }
 }
 
@@ -894,13 +922,36 @@ pub fn png_dimensions(path: impl AsRef<Path>) -> Result<(u32, u32)> {
 
 /// Options of [`sprite_scene`].
 #[derive(Debug, Clone, Default)]
+#[non_exhaustive]
 pub struct SpriteOptions {
-    /// Tracing (defaults: threshold 128, tolerance 0.5 px, minimum area 4 px²).
+    /// Tracing (default [`TraceOptions::default`]: threshold 128, tolerance 0.5 px, minimum
+    /// area 3 px²).
     pub trace: TraceOptions,
-    /// Meshing (defaults: about 10 000 vertices, minimum angle 25 degrees).
+    /// Meshing (default [`MeshingOptions::default`]: about 10 000 vertices, minimum angle 25
+    /// degrees).
     pub meshing: MeshingOptions,
     /// Scene name (default `None`: the sprite's file stem).
     pub name: Option<String>,
+}
+
+impl SpriteOptions {
+    /// These options tracing with `trace`.
+    pub fn with_trace(mut self, trace: TraceOptions) -> Self {
+        self.trace = trace;
+        self
+    }
+
+    /// These options meshing with `meshing`.
+    pub fn with_meshing(mut self, meshing: MeshingOptions) -> Self {
+        self.meshing = meshing;
+        self
+    }
+
+    /// These options naming the scene `name` (`None`: the sprite's file stem).
+    pub fn with_name(mut self, name: Option<String>) -> Self {
+        self.name = name;
+        self
+    }
 }
 
 /// Traces `sprite`, meshes it with the bones as constraint segments, labels parts and builds

@@ -21,22 +21,39 @@ use std::path::Path;
 
 /// Settings of [`paint_layers`].
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct PaintOptions {
-    /// RGB of the fully transparent texels (default white, the "white dots").
+    /// RGB of the fully transparent texels (default [`Self::DEFAULT_TRANSPARENT`], white,
+    /// the "white dots").
     pub transparent: [u8; 3],
     /// How far past its own contour a layer is painted where it lies over or against
-    /// another layer, px (default 4).
+    /// another layer, px (default [`Self::DEFAULT_BEYOND`], 4).
     pub beyond: f64,
-    /// Transparent texels around each layer's outline (default 8).
+    /// Transparent texels around each layer's outline (default [`Self::DEFAULT_MARGIN`], 8).
     pub margin: u32,
+}
+
+impl PaintOptions {
+    /// Default [`Self::transparent`]: white.
+    pub const DEFAULT_TRANSPARENT: [u8; 3] = [255, 255, 255];
+    /// Default [`Self::beyond`]: 4 px.
+    pub const DEFAULT_BEYOND: f64 = 4.0;
+    /// Default [`Self::margin`]: 8 texels.
+    pub const DEFAULT_MARGIN: u32 = 8;
+
+    /// These options with the RGB `transparent` for the fully transparent texels.
+    pub fn with_transparent(mut self, transparent: [u8; 3]) -> Self {
+        self.transparent = transparent;
+        self
+    }
 }
 
 impl Default for PaintOptions {
     fn default() -> Self {
         PaintOptions {
-            transparent: [255, 255, 255],
-            beyond: 4.0,
-            margin: 8,
+            transparent: Self::DEFAULT_TRANSPARENT,
+            beyond: Self::DEFAULT_BEYOND,
+            margin: Self::DEFAULT_MARGIN,
         }
     }
 }

@@ -127,51 +127,96 @@ pub fn matting_renders(
 
 /// Settings of [`pixel_edge`].
 #[derive(Debug, Clone)]
+#[non_exhaustive]
 pub struct PixelEdgeOptions {
-    /// Output scales in pixels per texel (default 1, 2, 4): at 1x one texel of the art
-    /// covers one pixel, whatever size the scene draws its images at.
+    /// Output scales in pixels per texel (default [`Self::DEFAULT_SCALES`], 1, 2, 4): at 1x
+    /// one texel of the art covers one pixel, whatever size the scene draws its images at.
     pub scales: Vec<f64>,
     /// Texels per scene unit of the art, so that scale `s` draws the scene at
-    /// `s · texels_per_unit` pixels per unit (default 1, a sprite's; see
-    /// [`PixelEdgeOptions::for_scene`], which takes [`crate::scene::Art::texels_per_unit`]).
+    /// `s · texels_per_unit` pixels per unit (default [`Self::DEFAULT_TEXELS_PER_UNIT`], 1,
+    /// a sprite's; see [`PixelEdgeOptions::for_scene`], which takes
+    /// [`crate::scene::Art::texels_per_unit`]).
     pub texels_per_unit: f64,
-    /// Rotation of the picture, degrees (default 17: a pixel-aligned render hides fringes).
+    /// Rotation of the picture, degrees (default [`Self::DEFAULT_ROTATION_DEG`], 17: a
+    /// pixel-aligned render hides fringes).
     pub rotation_deg: f64,
-    /// Sub-pixel offset, pixels (default (0.37, 0.21)).
+    /// Sub-pixel offset, pixels (default [`Self::DEFAULT_OFFSET`], (0.37, 0.21)).
     pub offset: Vector2<f64>,
     /// How the art is drawn (default: [`PIXEL_EDGE_SAMPLES`] = 4 x 4 samples, the images'
     /// stored alpha mode for both texture and blend; see [`PixelEdgeOptions::for_scene`]).
     pub render: RenderOptions,
-    /// Skinning (default LBS).
+    /// Skinning (default [`Self::DEFAULT_SKINNING`], LBS).
     pub skinning: Skinning,
-    /// Pass limit on |S|, 8-bit units (default 1).
+    /// Pass limit on |S|, 8-bit units (default [`Self::DEFAULT_MAX_BIAS`], 1).
     pub max_bias: f64,
-    /// Pass limit on G (default 2/255).
+    /// Pass limit on G (default [`Self::DEFAULT_MAX_GAP`], 2/255).
     pub max_gap: f64,
-    /// Pass limit on the red check, 8-bit units (default 3: rounding of three renders).
+    /// Pass limit on the red check, 8-bit units (default [`Self::DEFAULT_MAX_RED_ERROR`], 3:
+    /// rounding of three renders).
     pub max_red_error: f64,
 }
 
 impl Default for PixelEdgeOptions {
     fn default() -> Self {
         PixelEdgeOptions {
-            scales: vec![1.0, 2.0, 4.0],
-            texels_per_unit: 1.0,
-            rotation_deg: 17.0,
-            offset: Vector2::new(0.37, 0.21),
+            scales: Self::DEFAULT_SCALES.to_vec(),
+            texels_per_unit: Self::DEFAULT_TEXELS_PER_UNIT,
+            rotation_deg: Self::DEFAULT_ROTATION_DEG,
+            offset: Self::DEFAULT_OFFSET,
             render: RenderOptions {
                 samples: PIXEL_EDGE_SAMPLES,
                 ..RenderOptions::default()
             },
-            skinning: Skinning::Lbs,
-            max_bias: 1.0,
-            max_gap: 2.0 / 255.0,
-            max_red_error: 3.0,
+            skinning: Self::DEFAULT_SKINNING,
+            max_bias: Self::DEFAULT_MAX_BIAS,
+            max_gap: Self::DEFAULT_MAX_GAP,
+            max_red_error: Self::DEFAULT_MAX_RED_ERROR,
         }
     }
 }
 
 impl PixelEdgeOptions {
+    /// Default [`Self::scales`]: 1, 2 and 4 pixels per texel.
+    pub const DEFAULT_SCALES: [f64; 3] = [1.0, 2.0, 4.0];
+    /// Default [`Self::texels_per_unit`]: 1, a sprite's.
+    pub const DEFAULT_TEXELS_PER_UNIT: f64 = 1.0;
+    /// Default [`Self::rotation_deg`]: 17 degrees.
+    pub const DEFAULT_ROTATION_DEG: f64 = 17.0;
+    /// Default [`Self::offset`]: (0.37, 0.21) px.
+    pub const DEFAULT_OFFSET: Vector2<f64> = Vector2::new(0.37, 0.21);
+    /// Default [`Self::skinning`]: LBS.
+    pub const DEFAULT_SKINNING: Skinning = Skinning::Lbs;
+    /// Default [`Self::max_bias`]: 1 (8-bit units).
+    pub const DEFAULT_MAX_BIAS: f64 = 1.0;
+    /// Default [`Self::max_gap`]: 2/255.
+    pub const DEFAULT_MAX_GAP: f64 = 2.0 / 255.0;
+    /// Default [`Self::max_red_error`]: 3 (8-bit units).
+    pub const DEFAULT_MAX_RED_ERROR: f64 = 3.0;
+
+    /// These options with output scales `scales` (pixels per texel).
+    pub fn with_scales(mut self, scales: Vec<f64>) -> Self {
+        self.scales = scales;
+        self
+    }
+
+    /// These options with the picture rotated by `rotation_deg` degrees.
+    pub fn with_rotation_deg(mut self, rotation_deg: f64) -> Self {
+        self.rotation_deg = rotation_deg;
+        self
+    }
+
+    /// These options with the sub-pixel offset `offset`, pixels.
+    pub fn with_offset(mut self, offset: Vector2<f64>) -> Self {
+        self.offset = offset;
+        self
+    }
+
+    /// These options drawing the art with `render`.
+    pub fn with_render(mut self, render: RenderOptions) -> Self {
+        self.render = render;
+        self
+    }
+
     /// The defaults, drawing the art as it declares itself: texture and blend in the first
     /// image's stored alpha mode, scales counted in the art's own texels
     /// ([`crate::scene::Art::texels_per_unit`]: a Spine atlas packed at half size is checked

@@ -175,17 +175,19 @@ pub(crate) fn check_size(w: f64, h: f64, samples: u32) -> Result<()> {
 
 /// How to draw: supersampling, background, alpha modes.
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[non_exhaustive]
 pub struct RenderOptions {
     /// Samples per pixel side: 1, 2, 4 or 8 (default [`RenderOptions::DEFAULT_SAMPLES`] = 2,
     /// four samples a pixel like a GPU's common 4x multisampling; 1 is one sample at the
     /// pixel centre).
     pub samples: u32,
-    /// Background colour, 8-bit RGB (default black).
+    /// Background colour, 8-bit RGB (default [`Self::DEFAULT_BACKGROUND`], black).
     pub background: [u8; 3],
     /// The alpha mode textures are sampled in: each image is converted from its stored mode
-    /// (default [`AlphaMode::Straight`], what PNG files hold).
+    /// (default [`Self::DEFAULT_TEXTURE_ALPHA`], [`AlphaMode::Straight`], what PNG files
+    /// hold).
     pub texture_alpha: AlphaMode,
-    /// How a sampled colour is blended over what is below (default
+    /// How a sampled colour is blended over what is below (default [`Self::DEFAULT_BLEND`],
     /// [`AlphaMode::Straight`]). Matching `texture_alpha` is correct; a mismatch shows
     /// what a pipeline with inconsistent modes draws.
     pub blend: AlphaMode,
@@ -195,9 +197,9 @@ impl Default for RenderOptions {
     fn default() -> Self {
         RenderOptions {
             samples: RenderOptions::DEFAULT_SAMPLES,
-            background: [0, 0, 0],
-            texture_alpha: AlphaMode::Straight,
-            blend: AlphaMode::Straight,
+            background: RenderOptions::DEFAULT_BACKGROUND,
+            texture_alpha: RenderOptions::DEFAULT_TEXTURE_ALPHA,
+            blend: RenderOptions::DEFAULT_BLEND,
         }
     }
 }
@@ -205,11 +207,41 @@ impl Default for RenderOptions {
 impl RenderOptions {
     /// Default samples per pixel side.
     pub const DEFAULT_SAMPLES: u32 = 2;
+    /// Default [`Self::background`]: black.
+    pub const DEFAULT_BACKGROUND: [u8; 3] = [0, 0, 0];
+    /// Default [`Self::texture_alpha`]: [`AlphaMode::Straight`].
+    pub const DEFAULT_TEXTURE_ALPHA: AlphaMode = AlphaMode::Straight;
+    /// Default [`Self::blend`]: [`AlphaMode::Straight`].
+    pub const DEFAULT_BLEND: AlphaMode = AlphaMode::Straight;
 
     /// Both alpha modes set to `mode` (a consistent pipeline).
     pub fn with_alpha(mut self, mode: AlphaMode) -> Self {
         self.texture_alpha = mode;
         self.blend = mode;
+        self
+    }
+
+    /// These options with `samples` samples per pixel side.
+    pub fn with_samples(mut self, samples: u32) -> Self {
+        self.samples = samples;
+        self
+    }
+
+    /// These options with the background colour `background`, 8-bit RGB.
+    pub fn with_background(mut self, background: [u8; 3]) -> Self {
+        self.background = background;
+        self
+    }
+
+    /// These options sampling textures in `texture_alpha`.
+    pub fn with_texture_alpha(mut self, texture_alpha: AlphaMode) -> Self {
+        self.texture_alpha = texture_alpha;
+        self
+    }
+
+    /// These options blending in `blend`.
+    pub fn with_blend(mut self, blend: AlphaMode) -> Self {
+        self.blend = blend;
         self
     }
 }

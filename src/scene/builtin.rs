@@ -43,16 +43,17 @@ const MAX_OVERLAP: f64 = 50.0;
 
 /// Options of the built-in generators.
 #[derive(Debug, Clone)]
+#[non_exhaustive]
 pub struct BuiltinOptions {
     /// Gap between arms and torso (default `None`: [`DEFAULT_GAP`] for arms-down and
     /// layered-arms). `arms-touching` is the gap-0 scene and rejects any other value; `bar`
     /// and `figure` ignore it.
     pub gap: Option<f64>,
-    /// Approximate vertex count of the whole mesh (default 10 000; accepted 500 to
-    /// 5 000 000, what meshing, topology and a solve fit in memory: 20 000 000 ran out of
-    /// memory after 34 s). The result is within 10% (measured: within 4% from 500 up) unless the
-    /// scene's thinnest feature needs more vertices for a 28-degree quality mesh: a gap of 0.5
-    /// needs about 5000.
+    /// Approximate vertex count of the whole mesh (default [`Self::DEFAULT_VERTICES`],
+    /// 10 000; accepted 500 to 5 000 000, what meshing, topology and a solve fit in memory:
+    /// 20 000 000 ran out of memory after 34 s). The result is within 10% (measured: within
+    /// 4% from 500 up) unless the scene's thinnest feature needs more vertices for a
+    /// 28-degree quality mesh: a gap of 0.5 needs about 5000.
     pub vertices: usize,
     /// How far (px) the forearm layer of `layered-elbow` reaches under the upper arm
     /// (default `None`: 0, the layers' contours touch exactly, the crack at the elbow;
@@ -64,9 +65,33 @@ impl Default for BuiltinOptions {
     fn default() -> Self {
         BuiltinOptions {
             gap: None,
-            vertices: 10_000,
+            vertices: Self::DEFAULT_VERTICES,
             overlap: None,
         }
+    }
+}
+
+impl BuiltinOptions {
+    /// Default [`Self::vertices`]: 10 000.
+    pub const DEFAULT_VERTICES: usize = 10_000;
+
+    /// These options with the gap `gap` between arms and torso (`None`: the scene's own).
+    pub fn with_gap(mut self, gap: Option<f64>) -> Self {
+        self.gap = gap;
+        self
+    }
+
+    /// These options with about `vertices` vertices in the whole mesh.
+    pub fn with_vertices(mut self, vertices: usize) -> Self {
+        self.vertices = vertices;
+        self
+    }
+
+    /// These options with the forearm layer of `layered-elbow` reaching `overlap` px under
+    /// the upper arm (`None`: 0).
+    pub fn with_overlap(mut self, overlap: Option<f64>) -> Self {
+        self.overlap = overlap;
+        self
     }
 }
 

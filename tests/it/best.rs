@@ -60,14 +60,7 @@ fn assert_best_meets_the_targets(case: &str, heat: &Metrics, best: &Metrics) {
 }
 
 fn arms_down(gap: f64) -> Scene {
-    builtin_scene(
-        "arms-down",
-        &BuiltinOptions {
-            gap: Some(gap),
-            ..Default::default()
-        },
-    )
-    .unwrap()
+    builtin_scene("arms-down", &BuiltinOptions::default().with_gap(Some(gap))).unwrap()
 }
 
 #[test]

@@ -6,14 +6,7 @@ use skinweights::io::{load_scene, save_scene, scene_from_binary, scene_to_binary
 use skinweights::{builtin_scene, BuiltinOptions, Error};
 
 fn arms() -> skinweights::Scene {
-    builtin_scene(
-        "arms-down",
-        &BuiltinOptions {
-            vertices: 3000,
-            ..Default::default()
-        },
-    )
-    .unwrap()
+    builtin_scene("arms-down", &BuiltinOptions::default().with_vertices(3000)).unwrap()
 }
 
 #[test]

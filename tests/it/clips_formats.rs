@@ -770,10 +770,7 @@ fn gltf_export_writes_the_clips_as_joint_animations() {
             import_dragonbones(&body_text()).unwrap().artist,
         ),
     ] {
-        let options = GltfOptions {
-            scale,
-            ..GltfOptions::default()
-        };
+        let options = GltfOptions::default().with_scale(scale);
         let (json, bin) = gltf_checked(&export_gltf(&scene, &weights, &options).unwrap());
         let anims = json["animations"].as_array().unwrap();
         assert_eq!(anims.len(), scene.clips().len(), "{label}");

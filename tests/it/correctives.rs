@@ -26,14 +26,7 @@ struct Bar {
 
 /// The built-in bar (200 x 40, 3000 vertices) stretched by `sx` along and `sy` across.
 fn bar(sx: f64, sy: f64) -> Bar {
-    let base = builtin_scene(
-        "bar",
-        &BuiltinOptions {
-            vertices: 3000,
-            ..BuiltinOptions::default()
-        },
-    )
-    .unwrap();
+    let base = builtin_scene("bar", &BuiltinOptions::default().with_vertices(3000)).unwrap();
     let v = base.mesh().vertices();
     // Each top boundary vertex (x, 20) with its mirror (x, -20): the bar's mesh is exactly
     // mirror symmetric.

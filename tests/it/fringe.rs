@@ -103,14 +103,10 @@ fn sprite_case(image: &RgbaImage, mut bones: BonesFile, vertices: usize) -> (Sce
         "the first bone has a part"
     );
     bones.cover_rest_with_first_part(image.width() as f64, image.height() as f64);
-    let options = SpriteOptions {
-        trace: TraceOptions {
-            threshold: 1,
-            ..Default::default()
-        },
-        meshing: MeshingOptions::default().with_target_vertices(vertices),
-        name: Some("sprite".into()),
-    };
+    let options = SpriteOptions::default()
+        .with_trace(TraceOptions::default().with_threshold(1))
+        .with_meshing(MeshingOptions::default().with_target_vertices(vertices))
+        .with_name(Some("sprite".into()));
     let (scene, _, _) =
         sprite_scene(&Sprite::from_rgba(image.clone(), "sprite"), bones, &options).unwrap();
     let weights = skinweights::solve(&scene, "heat+mask").unwrap();
@@ -130,13 +126,12 @@ fn check(
     let textures = vec![Texture::new("art", texture.clone(), AlphaMode::Straight)];
     let defaults = PixelEdgeOptions::default();
     assert_eq!(defaults.render.samples, PIXEL_EDGE_SAMPLES);
-    let options = PixelEdgeOptions {
-        scales: vec![2.0, 4.0],
-        rotation_deg,
-        offset,
-        render: defaults.render.with_alpha(mode),
-        ..defaults
-    };
+    let render = defaults.render.with_alpha(mode);
+    let options = defaults
+        .with_scales(vec![2.0, 4.0])
+        .with_rotation_deg(rotation_deg)
+        .with_offset(offset)
+        .with_render(render);
     pixel_edge(scene, weights, &textures, &options)
         .unwrap()
         .into_iter()
@@ -259,11 +254,9 @@ fn probe_f_at_4x(
         art: scene.art(),
         textures,
     };
-    let options = RenderOptions {
-        samples,
-        ..RenderOptions::default()
-    }
-    .with_alpha(AlphaMode::Premultiplied);
+    let options = RenderOptions::default()
+        .with_samples(samples)
+        .with_alpha(AlphaMode::Premultiplied);
     matting_renders(&drawing, &frame, &options)
         .unwrap()
         .fringe()
@@ -328,12 +321,10 @@ fn the_16_bit_reference_is_the_8_bit_render_without_its_rounding() {
         offset: Vector2::new(0.37, 0.21),
     };
     let frame = Frame::fit(scene.mesh().vertices(), &view, 2.0).unwrap();
-    let options = RenderOptions {
-        samples: 8,
-        background: [255, 255, 255],
-        ..RenderOptions::default()
-    }
-    .with_alpha(AlphaMode::Premultiplied);
+    let options = RenderOptions::default()
+        .with_samples(8)
+        .with_background([255, 255, 255])
+        .with_alpha(AlphaMode::Premultiplied);
     let coarse = render(&drawing, &frame, &options).unwrap();
     let fine = render_16(&drawing, &frame, &options).unwrap();
     assert_eq!(coarse.dimensions(), fine.dimensions());
@@ -381,18 +372,13 @@ fn renders_over_several_backgrounds_equal_one_render_each() {
         let frame = Frame::fit(&positions, &view, 2.0).unwrap();
         let backgrounds = [[0, 0, 0], [255, 255, 255], [255, 0, 0]];
         for samples in [1, 4] {
-            let options = RenderOptions {
-                samples,
-                ..RenderOptions::default()
-            }
-            .with_alpha(alpha);
+            let options = RenderOptions::default()
+                .with_samples(samples)
+                .with_alpha(alpha);
             let together = render_over(&drawing, &frame, &options, backgrounds).unwrap();
             let wide = render_16_over(&drawing, &frame, &options, backgrounds).unwrap();
             for (k, background) in backgrounds.into_iter().enumerate() {
-                let alone = RenderOptions {
-                    background,
-                    ..options
-                };
+                let alone = options.with_background(background);
                 let one = render(&drawing, &frame, &alone).unwrap();
                 assert!(
                     one.as_raw() == together[k].as_raw(),

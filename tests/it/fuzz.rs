@@ -648,14 +648,7 @@ fn data(path: &str) -> PathBuf {
 }
 
 fn small_scene(name: &str) -> Scene {
-    builtin_scene(
-        name,
-        &BuiltinOptions {
-            vertices: 500,
-            ..Default::default()
-        },
-    )
-    .expect("built-in scene")
+    builtin_scene(name, &BuiltinOptions::default().with_vertices(500)).expect("built-in scene")
 }
 
 fn json_of(text: &str) -> Value {
@@ -789,10 +782,7 @@ fn robot() -> Sprite {
 }
 
 fn sprite_options() -> SpriteOptions {
-    SpriteOptions {
-        meshing: MeshingOptions::default().with_target_vertices(400),
-        ..Default::default()
-    }
+    SpriteOptions::default().with_meshing(MeshingOptions::default().with_target_vertices(400))
 }
 
 fn check_bones_json(sprite: &Sprite, input: &[u8]) -> Outcome {
@@ -867,11 +857,10 @@ fn generated_png(rng: &mut Rng) -> Vec<u8> {
 
 /// Trace options packed into the input's first three bytes so a frozen case replays exactly.
 fn trace_options(b: [u8; 3]) -> TraceOptions {
-    TraceOptions {
-        threshold: b[0],
-        tolerance: [0.0, 0.25, 0.5, 1.0, 2.0, 8.0][b[1] as usize % 6],
-        min_area: [0.0, 0.5, 3.0, 10.0, 1e9][b[2] as usize % 5],
-    }
+    TraceOptions::default()
+        .with_threshold(b[0])
+        .with_tolerance([0.0, 0.25, 0.5, 1.0, 2.0, 8.0][b[1] as usize % 6])
+        .with_min_area([0.0, 0.5, 3.0, 10.0, 1e9][b[2] as usize % 5])
 }
 
 fn check_png(input: &[u8]) -> Outcome {

@@ -172,11 +172,7 @@ fn max_abs_diff(a: &Weights, b: &Weights) -> f64 {
 fn figure_with_heat() -> (Scene, Weights) {
     let scene = builtin_scene(
         "figure",
-        &BuiltinOptions {
-            gap: None,
-            vertices: 3000,
-            ..Default::default()
-        },
+        &BuiltinOptions::default().with_gap(None).with_vertices(3000),
     )
     .unwrap();
     let weights = solve(&scene, "heat").unwrap();
@@ -459,10 +455,7 @@ fn figure_round_trips_through_gltf() {
 #[test]
 fn probes_travel_in_extras_at_the_export_scale() {
     let (scene, weights) = figure_with_heat();
-    let options = GltfOptions {
-        scale: 2.0,
-        ..GltfOptions::default()
-    };
+    let options = GltfOptions::default().with_scale(2.0);
     let text = export_gltf(&scene, &weights, &options).unwrap();
     let back = import_gltf_str(&text, None, "figure").unwrap().scene;
     assert_eq!(back.probes().len(), scene.probes().len());
@@ -475,10 +468,7 @@ fn probes_travel_in_extras_at_the_export_scale() {
             (&a.watch.part, &a.watch.vertices)
         );
     }
-    let plain = GltfOptions {
-        extras: false,
-        ..GltfOptions::default()
-    };
+    let plain = GltfOptions::default().with_extras(false);
     let text = export_gltf(&scene, &weights, &plain).unwrap();
     assert!(import_gltf_str(&text, None, "figure")
         .unwrap()
@@ -691,10 +681,7 @@ fn normalized_byte_weights_and_plain_export_import() {
         .unwrap()
         .to_weights_for(&first.scene.skeleton().names(), 10)
         .unwrap();
-    let plain = GltfOptions {
-        extras: false,
-        ..Default::default()
-    };
+    let plain = GltfOptions::default().with_extras(false);
     let text = export_gltf(&first.scene, &w, &plain).unwrap();
     assert!(!text.contains("extras"));
     let again = import_gltf_str(&text, None, "plain").unwrap();
@@ -795,10 +782,7 @@ fn bad_input_is_a_typed_error() {
         ),
         Err(Error::Weights(WeightsError::WeightsShape { .. }))
     ));
-    let bad_scale = GltfOptions {
-        scale: f64::NAN,
-        ..Default::default()
-    };
+    let bad_scale = GltfOptions::default().with_scale(f64::NAN);
     let w = Weights::from_rows(&vec![vec![1.0, 0.0]; 10], 2).unwrap();
     assert!(matches!(
         export_gltf(&first.scene, &w, &bad_scale),
@@ -936,10 +920,7 @@ fn cli_says_what_the_four_influence_limit_drops() {
     let p = |n: &str| dir.path().join(n).to_string_lossy().to_string();
     let scene = skinweights::builtin_scene(
         "figure",
-        &skinweights::BuiltinOptions {
-            vertices: 2000,
-            ..Default::default()
-        },
+        &skinweights::BuiltinOptions::default().with_vertices(2000),
     )
     .unwrap();
     let weights = skinweights::solve(&scene, "heat").unwrap();

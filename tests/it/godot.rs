@@ -177,14 +177,7 @@ fn player_round_trips_through_godot_3_and_4() {
 #[test]
 fn solved_scenes_round_trip_through_godot_3_and_4() {
     for name in ["layered-arms", "arms-down"] {
-        let scene = builtin_scene(
-            name,
-            &BuiltinOptions {
-                vertices: 800,
-                ..BuiltinOptions::default()
-            },
-        )
-        .unwrap();
+        let scene = builtin_scene(name, &BuiltinOptions::default().with_vertices(800)).unwrap();
         let weights = skinweights::solve(&scene, "euclidean").unwrap();
         for godot in [3, 4] {
             let back = round_trip(&scene, &weights, godot);
@@ -196,14 +189,7 @@ fn solved_scenes_round_trip_through_godot_3_and_4() {
             );
         }
     }
-    let scene = builtin_scene(
-        "bar",
-        &BuiltinOptions {
-            vertices: 600,
-            ..BuiltinOptions::default()
-        },
-    )
-    .unwrap();
+    let scene = builtin_scene("bar", &BuiltinOptions::default().with_vertices(600)).unwrap();
     let w = skinweights::solve(&scene, "linear").unwrap();
     assert!(matches!(
         export_godot(&scene, &w, 5),
@@ -481,10 +467,7 @@ fn godot3_loads_the_exported_player() {
     let g = player();
     let scene = builtin_scene(
         "layered-arms",
-        &BuiltinOptions {
-            vertices: 800,
-            ..BuiltinOptions::default()
-        },
+        &BuiltinOptions::default().with_vertices(800),
     )
     .unwrap();
     let weights = skinweights::solve(&scene, "heat").unwrap();

@@ -129,10 +129,7 @@ fn lint_thresholds_must_be_finite() {
     let scene = small_scene("bar");
     let w = solved(&scene, "euclidean");
     for bad in [f64::NAN, f64::INFINITY, -1.0] {
-        let options = LintOptions {
-            max_area_loss_pct: bad,
-            ..Default::default()
-        };
+        let options = LintOptions::default().with_max_area_loss_pct(bad);
         match lint(&scene, &w, &options) {
             Err(Error::Solver(SolverError::InvalidOption { option, .. })) => {
                 assert_eq!(option, "max_area_loss_pct")
@@ -172,14 +169,7 @@ fn gltf_export_refuses_coordinates_that_overflow_or_underflow_f32() {
     let scene = small_scene("bar");
     let w = solved(&scene, "euclidean");
     for (scale, says) in [(1e300, "overflows f32"), (1e-300, "underflows f32")] {
-        match export_gltf(
-            &scene,
-            &w,
-            &GltfOptions {
-                scale,
-                ..Default::default()
-            },
-        ) {
+        match export_gltf(&scene, &w, &GltfOptions::default().with_scale(scale)) {
             Err(Error::Argument(ArgumentError::InvalidArgument {
                 argument,
                 value,
@@ -193,15 +183,7 @@ fn gltf_export_refuses_coordinates_that_overflow_or_underflow_f32() {
         }
     }
     // A scale f32 holds is fine.
-    assert!(export_gltf(
-        &scene,
-        &w,
-        &GltfOptions {
-            scale: 0.01,
-            ..Default::default()
-        }
-    )
-    .is_ok());
+    assert!(export_gltf(&scene, &w, &GltfOptions::default().with_scale(0.01)).is_ok());
 }
 
 // ---------------------------------------------------------------- silently accepted
@@ -391,22 +373,12 @@ fn writes_leave_no_partial_file_behind() {
 fn builtin_vertex_counts_past_what_fits_are_refused_up_front() {
     // The yardstick: meshing the smallest figure (500 vertices), on this machine, now.
     let start = std::time::Instant::now();
-    builtin_scene(
-        "figure",
-        &BuiltinOptions {
-            vertices: 500,
-            ..Default::default()
-        },
-    )
-    .unwrap();
+    builtin_scene("figure", &BuiltinOptions::default().with_vertices(500)).unwrap();
     let smallest_mesh = start.elapsed();
     let start = std::time::Instant::now();
     match builtin_scene(
         "figure",
-        &BuiltinOptions {
-            vertices: 20_000_000,
-            ..Default::default()
-        },
+        &BuiltinOptions::default().with_vertices(20_000_000),
     ) {
         Err(Error::Argument(ArgumentError::InvalidArgument {
             argument,
@@ -445,14 +417,11 @@ fn a_one_pixel_checkerboard_traced_at_tolerance_0_is_refused_before_meshing() {
         r#"{"bones":[{"name":"b","parent":null,"head":[1,1],"tail":[299,299]}]}"#,
     )
     .unwrap();
-    let options = SpriteOptions {
-        trace: TraceOptions {
-            tolerance: 0.0,
-            min_area: 0.0,
-            ..Default::default()
-        },
-        ..Default::default()
-    };
+    let options = SpriteOptions::default().with_trace(
+        TraceOptions::default()
+            .with_tolerance(0.0)
+            .with_min_area(0.0),
+    );
     let start = std::time::Instant::now();
     let refusal = sprite_scene(&sprite, bones.clone(), &options);
     let refused = start.elapsed();
@@ -464,10 +433,8 @@ fn a_one_pixel_checkerboard_traced_at_tolerance_0_is_refused_before_meshing() {
     }
     // Asking for enough vertices lifts the limit: the (now banded) inside test meshes it.
     let smaller = checkerboard(60);
-    let options = SpriteOptions {
-        meshing: skinweights::mesh::MeshingOptions::default().with_target_vertices(2000),
-        ..options
-    };
+    let options = options
+        .with_meshing(skinweights::mesh::MeshingOptions::default().with_target_vertices(2000));
     let (scene, trace, _) = sprite_scene(&smaller, bones, &options).unwrap();
     assert!(trace.kept_points() > 5000, "{}", trace.kept_points());
     scene.sanity_check().unwrap();

@@ -8,14 +8,7 @@ use skinweights::scene::BUILTIN_SCENES;
 use skinweights::{builtin_scene, BuiltinOptions, Pose, Scene, Weights};
 
 fn bar(vertices: usize) -> Scene {
-    builtin_scene(
-        "bar",
-        &BuiltinOptions {
-            vertices,
-            ..BuiltinOptions::default()
-        },
-    )
-    .unwrap()
+    builtin_scene("bar", &BuiltinOptions::default().with_vertices(vertices)).unwrap()
 }
 
 /// Every vertex fully on its own part's bone (the bar's parts and bones are both
@@ -128,14 +121,7 @@ fn the_bar_bent_past_180_degrees_covers_the_exact_kite_once_more() {
 #[test]
 fn every_builtin_scene_is_clean_at_rest() {
     for name in BUILTIN_SCENES {
-        let scene = builtin_scene(
-            name,
-            &BuiltinOptions {
-                vertices: 3000,
-                ..BuiltinOptions::default()
-            },
-        )
-        .unwrap();
+        let scene = builtin_scene(name, &BuiltinOptions::default().with_vertices(3000)).unwrap();
         let contour = Interpenetration::for_scene(&scene).unwrap();
         let report = contour.measure(scene.mesh().vertices()).unwrap();
         assert!(report.is_clean(), "{name}: {report:?}");

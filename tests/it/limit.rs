@@ -59,14 +59,7 @@ fn heat_with_a_soft_limit_drags_less_and_stays_continuous() {
 
 #[test]
 fn limit_composes_with_mask_and_refuses_bad_values() {
-    let scene = builtin_scene(
-        "arms-down",
-        &BuiltinOptions {
-            vertices: 3000,
-            ..Default::default()
-        },
-    )
-    .unwrap();
+    let scene = builtin_scene("arms-down", &BuiltinOptions::default().with_vertices(3000)).unwrap();
     let s = solver_by_name("heat+mask", opts("0.02:0.05")).unwrap();
     assert_eq!(s.name(), "heat+mask+limit(0.02:0.05)");
     let w = s.solve(&scene).unwrap().weights;

@@ -85,14 +85,7 @@ fn refined_heat_agrees_with_the_artist_more_often_but_not_as_often_as_linear() {
 
 #[test]
 fn refine_reads_the_original_vertices_back() {
-    let scene = builtin_scene(
-        "arms-down",
-        &BuiltinOptions {
-            vertices: 500,
-            ..Default::default()
-        },
-    )
-    .unwrap();
+    let scene = builtin_scene("arms-down", &BuiltinOptions::default().with_vertices(500)).unwrap();
     let opts = |n: &str| vec![("refine".to_string(), n.to_string())];
     let refined = solver_by_name("heat", opts("8000")).unwrap();
     assert_eq!(refined.name(), "heat+refine(8000)");

@@ -82,10 +82,7 @@ fn textured_square_matches_an_independent_reference() {
             Point2::new(left, top)
         );
         for n in [1u32, 2, 4, 8] {
-            let options = RenderOptions {
-                samples: n,
-                ..Default::default()
-            };
+            let options = RenderOptions::default().with_samples(n);
             let draw = |textures: &[Texture]| {
                 render(
                     &Drawing {
@@ -141,14 +138,7 @@ fn textured_square_matches_an_independent_reference() {
 
 /// A scene of about 10k triangles with a uniform translucent texture on every part.
 fn translucent_bar() -> (Scene, Vec<Texture>) {
-    let scene = builtin_scene(
-        "bar",
-        &BuiltinOptions {
-            vertices: 5400,
-            ..Default::default()
-        },
-    )
-    .unwrap();
+    let scene = builtin_scene("bar", &BuiltinOptions::default().with_vertices(5400)).unwrap();
     let art = Art::single_image(
         ArtImage {
             name: "flat".into(),
@@ -193,12 +183,10 @@ fn shared_edges_are_drawn_exactly_once() {
     };
     for mode in [AlphaMode::Straight, AlphaMode::Premultiplied] {
         for n in [1, 4] {
-            let options = RenderOptions {
-                samples: n,
-                background: [255, 0, 0],
-                ..RenderOptions::default()
-            }
-            .with_alpha(mode);
+            let options = RenderOptions::default()
+                .with_samples(n)
+                .with_background([255, 0, 0])
+                .with_alpha(mode);
             let image = render(&drawing, &frame, &options).unwrap();
             // One layer of 50% blue-ish over red everywhere inside: a gap shows more red,
             // a double blend less.
@@ -231,10 +219,7 @@ fn shared_edges_are_drawn_exactly_once() {
     let image = render(
         &flat,
         &frame,
-        &RenderOptions {
-            background: [255, 0, 0],
-            ..Default::default()
-        },
+        &RenderOptions::default().with_background([255, 0, 0]),
     )
     .unwrap();
     let red = image
@@ -304,10 +289,7 @@ fn bleeding_fills_ring_by_ring_with_the_nearest_colour() {
 /// sprite mesh does (the default threshold, 128, cuts the art's soft edge at alpha 1/2 and
 /// with it most of the texels a filter mixes in).
 fn every_visible_texel() -> TraceOptions {
-    TraceOptions {
-        threshold: 1,
-        ..Default::default()
-    }
+    TraceOptions::default().with_threshold(1)
 }
 
 /// A synthetic sprite: an anti-aliased disc of radius 20 (a 2-texel alpha ramp) in a 56 x 56
@@ -332,11 +314,9 @@ fn disc_scene(dirt: [u8; 3]) -> (Scene, RgbaImage) {
     let (scene, _, _) = sprite_scene(
         &sprite,
         bones,
-        &SpriteOptions {
-            meshing: skinweights::mesh::MeshingOptions::default().with_target_vertices(400),
-            trace: every_visible_texel(),
-            ..Default::default()
-        },
+        &SpriteOptions::default()
+            .with_meshing(skinweights::mesh::MeshingOptions::default().with_target_vertices(400))
+            .with_trace(every_visible_texel()),
     )
     .unwrap();
     (scene, image)
@@ -380,11 +360,9 @@ fn fringe_at(
         offset: Vector2::new(0.37, 0.21),
     };
     let frame = Frame::fit(scene.mesh().vertices(), &view, 2.0).unwrap();
-    let options = RenderOptions {
-        samples,
-        ..RenderOptions::default()
-    }
-    .with_alpha(mode);
+    let options = RenderOptions::default()
+        .with_samples(samples)
+        .with_alpha(mode);
     matting_renders(&drawing, &frame, &options)
         .unwrap()
         .fringe()
@@ -458,10 +436,7 @@ fn kenney_sprite_fringes_in_straight_alpha_and_not_after_the_repairs() {
             Point2::new(-8.0, 136.0),
         ],
     });
-    let options = SpriteOptions {
-        trace: every_visible_texel(),
-        ..Default::default()
-    };
+    let options = SpriteOptions::default().with_trace(every_visible_texel());
     let (scene, _, _) = sprite_scene(&sprite, bones, &options).unwrap();
     let n = RenderOptions::DEFAULT_SAMPLES;
     // As shipped the transparent texels are black: a dark fringe; white ones: a bright one.
@@ -576,16 +551,9 @@ fn bad_input_is_a_clear_error() {
         }
     }
     let frame = Frame::fit(mesh.vertices(), &View::default(), 1.0).unwrap();
-    let e = render(
-        &drawing,
-        &frame,
-        &RenderOptions {
-            samples: 3,
-            ..Default::default()
-        },
-    )
-    .unwrap_err()
-    .to_string();
+    let e = render(&drawing, &frame, &RenderOptions::default().with_samples(3))
+        .unwrap_err()
+        .to_string();
     assert!(e.contains("samples"), "{e}");
     let _ = (Rgb([0u8, 0, 0]), RgbImage::new(1, 1), Pose::rest());
 }

@@ -68,11 +68,7 @@ fn random_scene(base: &Scene, rng: &mut Rng) -> Scene {
 fn random_skeletons_give_valid_weights_or_typed_errors() {
     let base = builtin_scene(
         "bar",
-        &BuiltinOptions {
-            gap: None,
-            vertices: 600,
-            ..Default::default()
-        },
+        &BuiltinOptions::default().with_gap(None).with_vertices(600),
     )
     .unwrap();
     let mut rng = Rng(0x5eed_0001);
@@ -109,11 +105,7 @@ fn random_skeletons_give_valid_weights_or_typed_errors() {
 fn corrupted_scene_files_never_panic() {
     let scene = builtin_scene(
         "arms-down",
-        &BuiltinOptions {
-            gap: None,
-            vertices: 600,
-            ..Default::default()
-        },
+        &BuiltinOptions::default().with_gap(None).with_vertices(600),
     )
     .unwrap();
     let json = scene_to_json(&scene, None).unwrap();
@@ -183,11 +175,7 @@ fn corrupted_scene_files_never_panic() {
 fn garbage_weights_are_measured_not_trusted() {
     let scene = builtin_scene(
         "bar",
-        &BuiltinOptions {
-            gap: None,
-            vertices: 600,
-            ..Default::default()
-        },
+        &BuiltinOptions::default().with_gap(None).with_vertices(600),
     )
     .unwrap();
     let n = scene.mesh().vertex_count();

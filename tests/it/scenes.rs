@@ -15,11 +15,9 @@ fn p(x: f64, y: f64) -> Point2<f64> {
 fn scene(name: &str, vertices: usize, gap: Option<f64>) -> Scene {
     builtin_scene(
         name,
-        &BuiltinOptions {
-            gap,
-            vertices,
-            ..Default::default()
-        },
+        &BuiltinOptions::default()
+            .with_gap(gap)
+            .with_vertices(vertices),
     )
     .unwrap()
 }
@@ -235,22 +233,16 @@ fn arms_touching_is_one_glued_shape() {
     assert_eq!(s.mesh().topology().boundary_loops().len(), 1);
     let zero_gap = builtin_scene(
         "arms-down",
-        &BuiltinOptions {
-            gap: Some(0.0),
-            vertices: 3000,
-            ..Default::default()
-        },
+        &BuiltinOptions::default()
+            .with_gap(Some(0.0))
+            .with_vertices(3000),
     )
     .unwrap();
     assert_eq!(zero_gap.mesh().vertex_count(), s.mesh().vertex_count());
     assert!(matches!(
         builtin_scene(
             "arms-touching",
-            &BuiltinOptions {
-                gap: Some(4.0),
-                vertices: 3000,
-                ..Default::default()
-            }
+            &BuiltinOptions::default().with_gap(Some(4.0)).with_vertices(3000)
         ),
         Err(Error::Argument(ArgumentError::InvalidArgument { argument: "gap", ref value, .. })) if value == "4"
     ));
@@ -315,11 +307,9 @@ fn bad_builtin_options_are_typed_errors() {
     let bad = |name: &str, gap: Option<f64>, vertices: usize| {
         let r = builtin_scene(
             name,
-            &BuiltinOptions {
-                gap,
-                vertices,
-                ..Default::default()
-            },
+            &BuiltinOptions::default()
+                .with_gap(gap)
+                .with_vertices(vertices),
         );
         assert!(
             matches!(

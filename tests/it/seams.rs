@@ -85,10 +85,7 @@ fn posed(scene: &Scene, w: &Weights, bone: &str, degrees: f64) -> Vec<Point2<f64
 fn a_rigid_bend_of_two_rectangles_opens_the_exact_wedge() {
     let (scene, w) = two_rectangles(0.0);
     // A tolerance far below a px: the chord lengths are exact.
-    let options = SeamOptions {
-        tolerance: 1e-6,
-        ..Default::default()
-    };
+    let options = SeamOptions::default().with_tolerance(1e-6);
     let seams = find_seams(&scene, &options).unwrap();
     assert_eq!(seams.len(), 1, "{seams:?}");
     let s = &seams[0];
@@ -147,10 +144,7 @@ fn an_overlap_reads_closed_until_the_bend_exceeds_it() {
 fn layered_elbow_opens_with_the_bend() {
     let scene = builtin_scene(
         "layered-elbow",
-        &BuiltinOptions {
-            vertices: 3000,
-            ..Default::default()
-        },
+        &BuiltinOptions::default().with_vertices(3000),
     )
     .unwrap();
     scene.sanity_check().unwrap();
@@ -180,14 +174,7 @@ fn layered_elbow_opens_with_the_bend() {
 
 #[test]
 fn a_welded_mesh_has_seams_that_never_open() {
-    let scene = builtin_scene(
-        "arms-down",
-        &BuiltinOptions {
-            vertices: 2000,
-            ..Default::default()
-        },
-    )
-    .unwrap();
+    let scene = builtin_scene("arms-down", &BuiltinOptions::default().with_vertices(2000)).unwrap();
     let options = SeamOptions::default();
     let seams = find_seams(&scene, &options).unwrap();
     let labels: Vec<String> = seams.iter().map(|s| s.label()).collect();
@@ -211,10 +198,7 @@ fn a_welded_mesh_has_seams_that_never_open() {
 #[test]
 fn bad_options_and_positions_are_errors() {
     let (scene, _) = two_rectangles(0.0);
-    let bad = SeamOptions {
-        tolerance: -1.0,
-        ..Default::default()
-    };
+    let bad = SeamOptions::default().with_tolerance(-1.0);
     assert!(matches!(
         find_seams(&scene, &bad),
         Err(Error::Seam(SeamError::InvalidAmount { ref option, .. })) if option == "tolerance"

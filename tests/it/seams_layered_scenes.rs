@@ -148,13 +148,11 @@ fn run(seed: u64, overlapping: bool) -> (f64, f64) {
     let alone = skinweights::solve(&scene, "heat").unwrap();
     let opened = widest_opening(&scene, &alone);
 
-    let repair_options = RepairOptions {
-        weld: Some(0.5),
-        overlap: Some(1.5),
-        smooth_seams: true,
-        blend_overlaps: true,
-        ..RepairOptions::default()
-    };
+    let repair_options = RepairOptions::default()
+        .with_weld(Some(0.5))
+        .with_overlap(Some(1.5))
+        .with_smooth_seams(true)
+        .with_blend_overlaps(true);
     let (fixed, report) = repair(&scene, &repair_options).unwrap();
     fixed.sanity_check().unwrap();
     let weld = report.weld.as_ref().unwrap();
@@ -235,10 +233,7 @@ fn overlapping_layers_from_scene_files_open_alone_and_close_repaired() {
 fn layered_arms_blend_closes_the_shoulder_and_folds_in_the_lift() {
     let scene = skinweights::builtin_scene(
         "layered-arms",
-        &skinweights::BuiltinOptions {
-            vertices: 1500,
-            ..Default::default()
-        },
+        &skinweights::BuiltinOptions::default().with_vertices(1500),
     )
     .unwrap();
     let options = SeamOptions::default();
@@ -262,10 +257,7 @@ fn layered_arms_blend_closes_the_shoulder_and_folds_in_the_lift() {
         (widest, flipped)
     };
     let alone = skinweights::solve(&scene, "heat").unwrap();
-    let blend = RepairOptions {
-        blend_overlaps: true,
-        ..RepairOptions::default()
-    };
+    let blend = RepairOptions::default().with_blend_overlaps(true);
     let (w, _) = repaired_weights(&scene, &blend, &Heat::default()).unwrap();
     check_rows(&w);
     let (open_alone, flips_alone) = measure(&alone);

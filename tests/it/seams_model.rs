@@ -26,11 +26,9 @@ fn tmp(name: &str) -> PathBuf {
 fn from_file(name: &str, vertices: usize, gap: Option<f64>) -> Scene {
     let scene = builtin_scene(
         name,
-        &BuiltinOptions {
-            vertices,
-            gap,
-            ..BuiltinOptions::default()
-        },
+        &BuiltinOptions::default()
+            .with_vertices(vertices)
+            .with_gap(gap),
     )
     .unwrap();
     let path = tmp(&format!("{name}.json"));
@@ -77,10 +75,7 @@ fn max_opening(scene: &Scene, weights: &Weights) -> f64 {
 /// Repairs (weld 0.5 px), checks seams were recorded, round-trips the file (JSON and
 /// binary), re-solves with every registry solver and checks opening and weight difference.
 fn check_repaired(scene: &Scene, solvers: &[&str]) -> (Scene, Vec<(String, Weights)>) {
-    let options = RepairOptions {
-        weld: Some(0.5),
-        ..Default::default()
-    };
+    let options = RepairOptions::default().with_weld(Some(0.5));
     let (fixed, _) = repair(scene, &options).unwrap();
     assert!(
         !fixed.seams().joints.is_empty(),
@@ -230,17 +225,12 @@ fn exports_keep_identical_weights_at_seams() {
 fn weld_overlaps_records_welds_that_every_solver_honours() {
     let scene = builtin_scene(
         "layered-elbow",
-        &BuiltinOptions {
-            vertices: 1500,
-            overlap: Some(3.0),
-            ..BuiltinOptions::default()
-        },
+        &BuiltinOptions::default()
+            .with_vertices(1500)
+            .with_overlap(Some(3.0)),
     )
     .unwrap();
-    let options = RepairOptions {
-        weld_overlaps: true,
-        ..Default::default()
-    };
+    let options = RepairOptions::default().with_weld_overlaps(true);
     let (fixed, _) = repair(&scene, &options).unwrap();
     assert!(!fixed.seams().welds.is_empty(), "no weld recorded");
     let text = scene_to_json(&fixed, None).unwrap();
@@ -357,10 +347,7 @@ fn hostile_seams_give_typed_errors() {
 fn every_way_of_building_a_solver_joins_the_seams() {
     use skinweights::solvers::{recommended, Best, Heat, Solver};
     let scene = builtin_scene("layered-elbow", &BuiltinOptions::default()).unwrap();
-    let options = RepairOptions {
-        weld: Some(0.5),
-        ..Default::default()
-    };
+    let options = RepairOptions::default().with_weld(Some(0.5));
     let (fixed, _) = repair(&scene, &options).unwrap();
     assert!(!fixed.seams().is_empty());
     let by_name = |name: &str| {

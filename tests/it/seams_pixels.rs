@@ -13,10 +13,7 @@ use std::path::Path;
 fn the_open_elbow_shows_the_background_and_the_rest_pose_does_not() {
     let scene = builtin_scene(
         "layered-elbow",
-        &BuiltinOptions {
-            vertices: 2000,
-            ..Default::default()
-        },
+        &BuiltinOptions::default().with_vertices(2000),
     )
     .unwrap();
     let (scene, textures) =

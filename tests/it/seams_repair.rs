@@ -288,10 +288,7 @@ fn smoothing_closes_weight_jumps_in_the_band_and_keeps_the_silhouette() {
     }
     println!("{unchanged} silhouette / out-of-band vertices bit-identical");
     assert!(max_seam_separation(&welded, &w, "lower") <= 1e-9);
-    let bad = SmoothOptions {
-        strength: 0.0,
-        ..SmoothOptions::default()
-    };
+    let bad = SmoothOptions::default().with_strength(0.0);
     assert!(smooth_seam_weights(&welded, &alone, &bad).is_err());
 }
 
@@ -309,12 +306,10 @@ fn a_scene_file_with_two_touching_layers_repairs_the_same_way() {
               "uvs": [[0,10],[10,10],[10,0],[0,0], [30,10],[40,10],[40,0],[30,0],[30,5]],
               "layers": [{"part": "left", "image": 0}, {"part": "right", "image": 0}]}}"#;
     let (scene, _) = scene_from_json(json, None).unwrap();
-    let options = RepairOptions {
-        weld: Some(0.25),
-        overlap: Some(1.0),
-        smooth_seams: true,
-        ..RepairOptions::default()
-    };
+    let options = RepairOptions::default()
+        .with_weld(Some(0.25))
+        .with_overlap(Some(1.0))
+        .with_smooth_seams(true);
     let (fixed, report) = repair(&scene, &options).unwrap();
     println!("{report:?}");
     fixed.sanity_check().unwrap();
@@ -356,12 +351,10 @@ fn layered_arms_repairs_pass_lint() {
 
 fn layered_arms_at(vertices: usize) {
     let scene = common::scene_at("layered-arms", vertices);
-    let options = RepairOptions {
-        weld: Some(0.5),
-        overlap: Some(1.0),
-        smooth_seams: true,
-        ..RepairOptions::default()
-    };
+    let options = RepairOptions::default()
+        .with_weld(Some(0.5))
+        .with_overlap(Some(1.0))
+        .with_smooth_seams(true);
     let (fixed, report) = repair(&scene, &options).unwrap();
     println!("layered-arms: {report:?}");
     fixed.sanity_check().unwrap();

@@ -27,11 +27,9 @@ const ALL: &[&str] = &[
 ];
 
 fn opts(vertices: usize) -> BuiltinOptions {
-    BuiltinOptions {
-        gap: None,
-        vertices,
-        ..Default::default()
-    }
+    BuiltinOptions::default()
+        .with_gap(None)
+        .with_vertices(vertices)
 }
 
 /// Built-in scenes at a test size, built once.

@@ -96,23 +96,14 @@ fn island_loops(outline: &Outline) -> usize {
 }
 
 fn small_mesh() -> SpriteOptions {
-    SpriteOptions {
-        meshing: MeshingOptions::default().with_target_vertices(3000),
-        ..SpriteOptions::default()
-    }
+    SpriteOptions::default().with_meshing(MeshingOptions::default().with_target_vertices(3000))
 }
 
 /// An image `w` x `h` whose pixel (column, row) is opaque where `opaque` says.
 /// Meshing options for synthetic shapes, traced without simplification so that their
 /// coordinates are exact.
 fn exact() -> SpriteOptions {
-    SpriteOptions {
-        trace: TraceOptions {
-            tolerance: 0.0,
-            ..TraceOptions::default()
-        },
-        ..small_mesh()
-    }
+    small_mesh().with_trace(TraceOptions::default().with_tolerance(0.0))
 }
 
 fn synthetic(w: u32, h: u32, opaque: impl Fn(u32, u32) -> bool) -> Sprite {
@@ -186,10 +177,7 @@ fn trace_with(
     min_area: f64,
     opaque: impl Fn(u32, u32) -> bool,
 ) -> skinweights::Result<skinweights::io::Trace> {
-    let options = TraceOptions {
-        min_area,
-        ..TraceOptions::default()
-    };
+    let options = TraceOptions::default().with_min_area(min_area);
     trace_alpha(&synthetic(w, h, opaque), &options)
 }
 
@@ -427,10 +415,7 @@ fn specks_are_dropped_and_counted() {
     let trace = trace_alpha(&sprite, &TraceOptions::default()).unwrap();
     assert_eq!(trace.outline.loops.len(), 1);
     assert_eq!(trace.dropped_specks, 1);
-    let keep = TraceOptions {
-        min_area: 0.0,
-        ..TraceOptions::default()
-    };
+    let keep = TraceOptions::default().with_min_area(0.0);
     assert_eq!(trace_alpha(&sprite, &keep).unwrap().outline.loops.len(), 2);
 }
 
@@ -483,18 +468,12 @@ fn bad_input_is_a_typed_error() {
         }
         other => panic!("{other:?}"),
     }
-    let zero = TraceOptions {
-        threshold: 0,
-        ..TraceOptions::default()
-    };
+    let zero = TraceOptions::default().with_threshold(0);
     let block = synthetic(10, 10, |x, _| x < 5);
     assert!(
         matches!(trace_alpha(&block, &zero), Err(Error::Argument(ArgumentError::InvalidArgument { argument: "threshold", value, .. })) if value == "0")
     );
-    let nan = TraceOptions {
-        tolerance: f64::NAN,
-        ..TraceOptions::default()
-    };
+    let nan = TraceOptions::default().with_tolerance(f64::NAN);
     assert!(
         matches!(trace_alpha(&block, &nan), Err(Error::Argument(ArgumentError::InvalidArgument { argument: "tolerance", value, .. })) if value == "NaN")
     );

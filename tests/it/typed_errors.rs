@@ -43,11 +43,9 @@ fn an_unknown_built_in_scene_is_unknown_builtin() {
 
 #[test]
 fn a_bad_generator_setting_is_invalid_argument_with_its_value() {
-    let options = BuiltinOptions {
-        vertices: 1000,
-        overlap: Some(3.0),
-        ..Default::default()
-    };
+    let options = BuiltinOptions::default()
+        .with_vertices(1000)
+        .with_overlap(Some(3.0));
     match builtin_scene("bar", &options) {
         Err(Error::Argument(ArgumentError::InvalidArgument {
             argument, value, ..

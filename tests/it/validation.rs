@@ -392,10 +392,7 @@ fn bar_with_art() -> skinweights::Scene {
     use skinweights::scene::{AlphaMode, Art, ArtImage};
     let scene = skinweights::builtin_scene(
         "bar",
-        &skinweights::BuiltinOptions {
-            vertices: 600,
-            ..Default::default()
-        },
+        &skinweights::BuiltinOptions::default().with_vertices(600),
     )
     .unwrap();
     // Texture coordinates: the bar's frame flipped to image rows (v down), 1 px per unit.

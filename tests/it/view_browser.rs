@@ -342,14 +342,7 @@ impl Drop for Browser {
 // ------------------------------------------------------------------ expected numbers
 
 fn scene(name: &str) -> Scene {
-    builtin_scene(
-        name,
-        &BuiltinOptions {
-            vertices: 10_000,
-            ..Default::default()
-        },
-    )
-    .unwrap()
+    builtin_scene(name, &BuiltinOptions::default().with_vertices(10_000)).unwrap()
 }
 
 fn weights(scene: &Scene, solver: &str, options: &[(&str, &str)]) -> Weights {
@@ -820,14 +813,7 @@ fn browser_textured_art() {
 /// 0 -> 70 -> 0 degrees over 1 s, saved as a scene file (format with clips) and read back.
 fn clip_scene_file(dir: &Path) -> (PathBuf, Scene) {
     use skinweights::animation::{BoneTrack, ChannelKind, Clip, Key};
-    let s = builtin_scene(
-        "arms-down",
-        &BuiltinOptions {
-            vertices: 2000,
-            ..Default::default()
-        },
-    )
-    .unwrap();
+    let s = builtin_scene("arms-down", &BuiltinOptions::default().with_vertices(2000)).unwrap();
     let bone = s
         .skeleton()
         .bones()

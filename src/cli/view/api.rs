@@ -211,10 +211,7 @@ impl Viewer {
         }
         let scene = Arc::new(builtin_scene(
             &req.scene,
-            &BuiltinOptions {
-                vertices,
-                ..Default::default()
-            },
+            &BuiltinOptions::default().with_vertices(vertices),
         )?);
         check_size(&scene)?;
         let mut scenes = lock(&self.scenes);
@@ -791,14 +788,7 @@ mod tests {
     use skinweights::metrics::evaluate;
 
     fn viewer() -> Viewer {
-        let bar = builtin_scene(
-            "bar",
-            &BuiltinOptions {
-                vertices: 500,
-                ..Default::default()
-            },
-        )
-        .unwrap();
+        let bar = builtin_scene("bar", &BuiltinOptions::default().with_vertices(500)).unwrap();
         Viewer::new(bar, true, 500).unwrap()
     }
 

@@ -20,21 +20,42 @@ use serde_json::{json, Value};
 
 /// Options of [`export_gltf`].
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct GltfOptions {
     /// Multiplies every coordinate (glTF units are metres: 0.01 turns a 200 px character into
-    /// a 2 m one in Blender). Default 1.
+    /// a 2 m one in Blender). Default [`Self::DEFAULT_SCALE`], 1.
     pub scale: f64,
     /// Write `extras.skinweights` (bone lengths, parts, influences) so that
-    /// [`import_gltf`](super::import_gltf) gets the scene back. Default true.
+    /// [`import_gltf`](super::import_gltf) gets the scene back. Default
+    /// [`Self::DEFAULT_EXTRAS`], true.
     pub extras: bool,
 }
 
 impl Default for GltfOptions {
     fn default() -> Self {
         GltfOptions {
-            scale: 1.0,
-            extras: true,
+            scale: Self::DEFAULT_SCALE,
+            extras: Self::DEFAULT_EXTRAS,
         }
+    }
+}
+
+impl GltfOptions {
+    /// Default [`Self::scale`]: 1.
+    pub const DEFAULT_SCALE: f64 = 1.0;
+    /// Default [`Self::extras`]: true.
+    pub const DEFAULT_EXTRAS: bool = true;
+
+    /// These options multiplying every coordinate by `scale`.
+    pub fn with_scale(mut self, scale: f64) -> Self {
+        self.scale = scale;
+        self
+    }
+
+    /// These options writing `extras.skinweights` or not.
+    pub fn with_extras(mut self, extras: bool) -> Self {
+        self.extras = extras;
+        self
     }
 }
 

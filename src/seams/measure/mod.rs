@@ -56,29 +56,50 @@ use std::collections::HashMap;
 
 /// Settings of [`find_seams`] and [`measure_seams`].
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct SeamOptions {
     /// Distance (px) within which a boundary edge's ends count as touching another layer
-    /// (default 0.5: touching layers whose outlines were drawn to the same line).
+    /// (default [`Self::DEFAULT_TOLERANCE`], 0.5: touching layers whose outlines were drawn
+    /// to the same line).
     pub tolerance: f64,
-    /// Contact counts within this many half-widths of the seam's joint (default 3; see the
-    /// module docs). `f64::INFINITY` keeps every contact.
+    /// Contact counts within this many half-widths of the seam's joint (default
+    /// [`Self::DEFAULT_JOINT_RADIUS`], 3; see the module docs). `f64::INFINITY` keeps every
+    /// contact.
     pub joint_radius: f64,
-    /// Largest distance between sample points along a contact edge, rest px (default 0.5).
+    /// Largest distance between sample points along a contact edge, rest px (default
+    /// [`Self::DEFAULT_SPACING`], 0.5).
     pub spacing: f64,
     /// Sample points per px side for the open area (one jittered point per cell of a
-    /// lattice; default 16: within 1% of the exact area of a 10-degree wedge 20 px long and
-    /// 3.5 px wide at its mouth).
+    /// lattice; default [`Self::DEFAULT_AREA_SAMPLES`], 16: within 1% of the exact area of
+    /// a 10-degree wedge 20 px long and 3.5 px wide at its mouth).
     pub area_samples: u32,
 }
 
 impl Default for SeamOptions {
     fn default() -> Self {
         SeamOptions {
-            tolerance: 0.5,
-            joint_radius: 3.0,
-            spacing: 0.5,
-            area_samples: 16,
+            tolerance: Self::DEFAULT_TOLERANCE,
+            joint_radius: Self::DEFAULT_JOINT_RADIUS,
+            spacing: Self::DEFAULT_SPACING,
+            area_samples: Self::DEFAULT_AREA_SAMPLES,
         }
+    }
+}
+
+impl SeamOptions {
+    /// Default [`Self::tolerance`]: 0.5 px.
+    pub const DEFAULT_TOLERANCE: f64 = 0.5;
+    /// Default [`Self::joint_radius`]: 3 half-widths.
+    pub const DEFAULT_JOINT_RADIUS: f64 = 3.0;
+    /// Default [`Self::spacing`]: 0.5 px.
+    pub const DEFAULT_SPACING: f64 = 0.5;
+    /// Default [`Self::area_samples`]: 16 per px side.
+    pub const DEFAULT_AREA_SAMPLES: u32 = 16;
+
+    /// These options counting a boundary edge as touching within `tolerance` px.
+    pub fn with_tolerance(mut self, tolerance: f64) -> Self {
+        self.tolerance = tolerance;
+        self
     }
 }
 

@@ -41,7 +41,7 @@
 //!     Bone::new("b", p(10., 5.), p(20., 5.)).with_parent(0).with_part("lower"),
 //! ])?;
 //! let scene = Scene::from_mesh(mesh, skeleton)?;
-//! let options = RepairOptions { weld: Some(0.25), overlap: Some(1.0), ..Default::default() };
+//! let options = RepairOptions::default().with_weld(Some(0.25)).with_overlap(Some(1.0));
 //! let (fixed, report) = repair(&scene, &options)?;
 //! assert_eq!(report.weld.as_ref().unwrap().vertices_inserted, 1); // (10, 5) on the left
 //! assert!((report.overlap.as_ref().unwrap().area_added - 10.0).abs() < 1e-9); // 1 x 10 px
@@ -79,6 +79,7 @@ use crate::weights::Weights;
 
 /// Which repairs [`repair`] and [`repaired_weights`] run. The default runs none.
 #[derive(Debug, Clone, PartialEq, Default)]
+#[non_exhaustive]
 pub struct RepairOptions {
     /// Weld layer boundaries that meet within this distance, px (default `None`: no weld;
     /// "shared boundary vertices"). See [`weld_seams`].
@@ -106,6 +107,52 @@ pub struct RepairOptions {
     /// weights at its position, whichever solver solves the scene later. See
     /// [`recorded_seams`]. `blend_overlaps` records the same welds.
     pub weld_overlaps: bool,
+}
+
+impl RepairOptions {
+    /// These options welding boundaries that meet within `weld` px (`None`: no weld).
+    pub fn with_weld(mut self, weld: Option<f64>) -> Self {
+        self.weld = weld;
+        self
+    }
+
+    /// These options extending back layers `overlap` px under the front layers (`None`:
+    /// no overlap).
+    pub fn with_overlap(mut self, overlap: Option<f64>) -> Self {
+        self.overlap = overlap;
+        self
+    }
+
+    /// These options merging islands and closing holes smaller than `merge_islands` px^2
+    /// (`None`: off).
+    pub fn with_merge_islands(mut self, merge_islands: Option<f64>) -> Self {
+        self.merge_islands = merge_islands;
+        self
+    }
+
+    /// These options smoothing the weights around the seams or not.
+    pub fn with_smooth_seams(mut self, smooth_seams: bool) -> Self {
+        self.smooth_seams = smooth_seams;
+        self
+    }
+
+    /// These options with `smooth` as the options of that smoothing.
+    pub fn with_smooth(mut self, smooth: SmoothOptions) -> Self {
+        self.smooth = smooth;
+        self
+    }
+
+    /// These options blending the weights of overlapping linked layers or not.
+    pub fn with_blend_overlaps(mut self, blend_overlaps: bool) -> Self {
+        self.blend_overlaps = blend_overlaps;
+        self
+    }
+
+    /// These options recording Spine's Weld in the repaired scene or not.
+    pub fn with_weld_overlaps(mut self, weld_overlaps: bool) -> Self {
+        self.weld_overlaps = weld_overlaps;
+        self
+    }
 }
 
 /// What [`repair`] changed, step by step (`None`: the step did not run).

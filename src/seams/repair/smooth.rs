@@ -11,23 +11,52 @@ use crate::weights::Weights;
 
 /// Options of [`smooth_seam_weights`].
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct SmoothOptions {
-    /// Only vertices within this distance (px) of a seam position move (default 6).
+    /// Only vertices within this distance (px) of a seam position move (default
+    /// [`Self::DEFAULT_BAND`], 6).
     pub band: f64,
-    /// Smoothing steps (default 10).
+    /// Smoothing steps (default [`Self::DEFAULT_ITERATIONS`], 10).
     pub iterations: usize,
     /// How far each step moves a row toward its neighbours' cotangent-weighted mean, in
-    /// (0, 1] (default 0.5).
+    /// (0, 1] (default [`Self::DEFAULT_STRENGTH`], 0.5).
     pub strength: f64,
 }
 
 impl Default for SmoothOptions {
     fn default() -> Self {
         SmoothOptions {
-            band: 6.0,
-            iterations: 10,
-            strength: 0.5,
+            band: Self::DEFAULT_BAND,
+            iterations: Self::DEFAULT_ITERATIONS,
+            strength: Self::DEFAULT_STRENGTH,
         }
+    }
+}
+
+impl SmoothOptions {
+    /// Default [`Self::band`]: 6 px.
+    pub const DEFAULT_BAND: f64 = 6.0;
+    /// Default [`Self::iterations`]: 10.
+    pub const DEFAULT_ITERATIONS: usize = 10;
+    /// Default [`Self::strength`]: 0.5.
+    pub const DEFAULT_STRENGTH: f64 = 0.5;
+
+    /// These options moving only vertices within `band` px of a seam position.
+    pub fn with_band(mut self, band: f64) -> Self {
+        self.band = band;
+        self
+    }
+
+    /// These options with `iterations` smoothing steps.
+    pub fn with_iterations(mut self, iterations: usize) -> Self {
+        self.iterations = iterations;
+        self
+    }
+
+    /// These options moving each row by `strength` toward its neighbours' mean per step.
+    pub fn with_strength(mut self, strength: f64) -> Self {
+        self.strength = strength;
+        self
     }
 }
 

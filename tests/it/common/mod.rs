@@ -49,14 +49,7 @@ pub fn small_scene(name: &str) -> Scene {
 
 /// Built-in scene `name` meshed with about `vertices` vertices (default options otherwise).
 pub fn scene_at(name: &str, vertices: usize) -> Scene {
-    builtin_scene(
-        name,
-        &BuiltinOptions {
-            vertices,
-            ..Default::default()
-        },
-    )
-    .expect("built-in scene")
+    builtin_scene(name, &BuiltinOptions::default().with_vertices(vertices)).expect("built-in scene")
 }
 
 /// Weights of `solver` on `scene`, checked valid.

@@ -244,8 +244,8 @@ impl Art {
         skins
     }
 
-    /// Checks that `skin` is one of [`Art::skins`] ([`Error::InvalidArgument`] for
-    /// `skin`, naming the known skins).
+    /// Checks that `skin` is one of [`Art::skins`]
+    /// ([`crate::error::ArgumentError::InvalidArgument`] for `skin`, naming the known skins).
     pub fn check_skin(&self, skin: &str) -> Result<()> {
         let known = self.skins();
         if known.iter().any(|k| k == skin) {

@@ -999,7 +999,7 @@ impl Solver for Best {
 }
 
 /// A part with at most this many vertices (a quad or a triangle, the shape of an image
-/// attachment) moves rigidly: [`rigid_small_parts`].
+/// attachment) moves rigidly: every vertex gets the mean of the part's rows.
 pub const RIGID_PART_VERTICES: usize = 4;
 
 /// Gives every vertex of a part of at most [`RIGID_PART_VERTICES`] vertices the mean of the

@@ -170,20 +170,61 @@ pub fn bbox_overlapping_pairs(edges: &[[Point2<f64>; 2]], mut visit: impl FnMut(
         .iter()
         .map(|[a, b]| [a.x.min(b.x), a.y.min(b.y), a.x.max(b.x), a.y.max(b.y)])
         .collect();
-    let overlap =
-        |p: &[f64; 4], q: &[f64; 4]| p[0] <= q[2] && q[0] <= p[2] && p[1] <= q[3] && q[1] <= p[3];
+    let [x0, y0, x1, y1] = union_box(&boxes);
+    let h = grid_cell_size(&boxes, [x0, y0, x1, y1]);
+    if !h.is_finite() || h <= 0.0 {
+        // Every edge is a point at one place (or coordinates are not finite): compare all.
+        for i in 0..n {
+            for j in i + 1..n {
+                if boxes_overlap(&boxes[i], &boxes[j]) {
+                    visit(i, j);
+                }
+            }
+        }
+        return;
+    }
+    let grid = Grid {
+        x0,
+        y0,
+        h,
+        cols: (((x1 - x0) / h).floor() as usize).saturating_add(1),
+    };
+    let (mut entries, big) = grid.entries(&boxes);
+    entries.sort_unstable();
+    grid.visit_cell_pairs(&boxes, &entries, &mut visit);
+    visit_big_pairs(&boxes, &big, &mut visit);
+}
+
+/// Whether two boxes `[x0, y0, x1, y1]` overlap (touching counts): the pair test of
+/// [`bbox_overlapping_pairs`].
+#[inline]
+fn boxes_overlap(p: &[f64; 4], q: &[f64; 4]) -> bool {
+    p[0] <= q[2] && q[0] <= p[2] && p[1] <= q[3] && q[1] <= p[3]
+}
+
+/// The box `[x0, y0, x1, y1]` around all `boxes`: the extent the grid of
+/// [`bbox_overlapping_pairs`] covers.
+fn union_box(boxes: &[[f64; 4]]) -> [f64; 4] {
     let (mut x0, mut y0, mut x1, mut y1) = (
         f64::INFINITY,
         f64::INFINITY,
         f64::NEG_INFINITY,
         f64::NEG_INFINITY,
     );
-    for b in &boxes {
+    for b in boxes {
         x0 = x0.min(b[0]);
         y0 = y0.min(b[1]);
         x1 = x1.max(b[2]);
         y1 = y1.max(b[3]);
     }
+    [x0, y0, x1, y1]
+}
+
+/// The side of the grid cells of [`bbox_overlapping_pairs`] for `boxes` within `bounds`:
+/// about twice the median edge extent, but never more cells than 4 per edge (not finite
+/// or zero when every edge is a point at one place).
+fn grid_cell_size(boxes: &[[f64; 4]], [x0, y0, x1, y1]: [f64; 4]) -> f64 {
+    let n = boxes.len();
     let mut extents: Vec<f64> = boxes
         .iter()
         .map(|b| (b[2] - b[0]).max(b[3] - b[1]))
@@ -195,66 +236,93 @@ pub fn bbox_overlapping_pairs(edges: &[[Point2<f64>; 2]], mut visit: impl FnMut(
         / (4.0 * n as f64))
         .sqrt();
     let span = (x1 - x0).max(y1 - y0) / (4.0 * n as f64);
-    let h = (2.0 * median).max(area_cell).max(span);
-    if !h.is_finite() || h <= 0.0 {
-        // Every edge is a point at one place (or coordinates are not finite): compare all.
-        for i in 0..n {
-            for j in i + 1..n {
-                if overlap(&boxes[i], &boxes[j]) {
-                    visit(i, j);
+    (2.0 * median).max(area_cell).max(span)
+}
+
+/// The uniform grid of [`bbox_overlapping_pairs`]: cells of side `h` from `(x0, y0)`,
+/// `cols` to a row.
+struct Grid {
+    x0: f64,
+    y0: f64,
+    h: f64,
+    cols: usize,
+}
+
+impl Grid {
+    /// The (column, row) of the cell holding `(x, y)`.
+    #[inline]
+    fn cell(&self, x: f64, y: f64) -> (usize, usize) {
+        (
+            ((x - self.x0) / self.h) as usize,
+            ((y - self.y0) / self.h) as usize,
+        )
+    }
+
+    /// Lists every box in the cells it covers, as (cell id, box index) entries, unsorted;
+    /// the boxes covering more than [`GRID_MAX_CELLS_PER_EDGE`] cells are returned apart.
+    fn entries(&self, boxes: &[[f64; 4]]) -> (Vec<(usize, u32)>, Vec<usize>) {
+        let mut entries: Vec<(usize, u32)> = Vec::with_capacity(2 * boxes.len());
+        let mut big: Vec<usize> = Vec::new();
+        for (i, b) in boxes.iter().enumerate() {
+            let (c0, r0) = self.cell(b[0], b[1]);
+            let (c1, r1) = self.cell(b[2], b[3]);
+            if (c1 - c0 + 1).saturating_mul(r1 - r0 + 1) > GRID_MAX_CELLS_PER_EDGE {
+                big.push(i);
+                continue;
+            }
+            for r in r0..=r1 {
+                for c in c0..=c1 {
+                    entries.push((r * self.cols + c, i as u32));
                 }
             }
         }
-        return;
+        (entries, big)
     }
-    let cols = (((x1 - x0) / h).floor() as usize).saturating_add(1);
-    let cell =
-        |x: f64, y: f64| -> (usize, usize) { (((x - x0) / h) as usize, ((y - y0) / h) as usize) };
-    let mut entries: Vec<(usize, u32)> = Vec::with_capacity(2 * n);
-    let mut big: Vec<usize> = Vec::new();
-    for (i, b) in boxes.iter().enumerate() {
-        let (c0, r0) = cell(b[0], b[1]);
-        let (c1, r1) = cell(b[2], b[3]);
-        if (c1 - c0 + 1).saturating_mul(r1 - r0 + 1) > GRID_MAX_CELLS_PER_EDGE {
-            big.push(i);
-            continue;
-        }
-        for r in r0..=r1 {
-            for c in c0..=c1 {
-                entries.push((r * cols + c, i as u32));
+
+    /// Visits the overlapping pairs listed together in a cell of the sorted `entries`,
+    /// each in the one cell holding the low corner of the two boxes' intersection, so
+    /// that a pair sharing several cells is visited once.
+    fn visit_cell_pairs(
+        &self,
+        boxes: &[[f64; 4]],
+        entries: &[(usize, u32)],
+        visit: &mut impl FnMut(usize, usize),
+    ) {
+        let mut k = 0;
+        while k < entries.len() {
+            let id = entries[k].0;
+            let mut end = k;
+            while end < entries.len() && entries[end].0 == id {
+                end += 1;
             }
-        }
-    }
-    entries.sort_unstable();
-    let mut k = 0;
-    while k < entries.len() {
-        let id = entries[k].0;
-        let mut end = k;
-        while end < entries.len() && entries[end].0 == id {
-            end += 1;
-        }
-        for a in k..end {
-            let i = entries[a].1 as usize;
-            for e in &entries[a + 1..end] {
-                let j = e.1 as usize;
-                let (p, q) = (&boxes[i], &boxes[j]);
-                if !overlap(p, q) {
-                    continue;
-                }
-                let (c, r) = cell(p[0].max(q[0]), p[1].max(q[1]));
-                if r * cols + c == id {
-                    visit(i.min(j), i.max(j));
+            for a in k..end {
+                let i = entries[a].1 as usize;
+                for e in &entries[a + 1..end] {
+                    let j = e.1 as usize;
+                    let (p, q) = (&boxes[i], &boxes[j]);
+                    if !boxes_overlap(p, q) {
+                        continue;
+                    }
+                    let (c, r) = self.cell(p[0].max(q[0]), p[1].max(q[1]));
+                    if r * self.cols + c == id {
+                        visit(i.min(j), i.max(j));
+                    }
                 }
             }
+            k = end;
         }
-        k = end;
     }
-    // Edges too long for the grid, against every edge (each pair of two long ones once).
+}
+
+/// Visits the pairs of the edges too long for the grid (`big`) with every edge they
+/// overlap, each pair of two long ones once.
+fn visit_big_pairs(boxes: &[[f64; 4]], big: &[usize], visit: &mut impl FnMut(usize, usize)) {
+    let n = boxes.len();
     let mut is_big = vec![false; n];
     big.iter().for_each(|&i| is_big[i] = true);
-    for &i in &big {
+    for &i in big {
         for j in 0..n {
-            if j != i && (!is_big[j] || j > i) && overlap(&boxes[i], &boxes[j]) {
+            if j != i && (!is_big[j] || j > i) && boxes_overlap(&boxes[i], &boxes[j]) {
                 visit(i.min(j), i.max(j));
             }
         }

@@ -836,7 +836,10 @@ pub fn scene_to_binary(scene: &Scene, out_dir: Option<&Path>) -> Result<Vec<u8>>
     Ok(w.finish())
 }
 
-fn scene_from_file(file: SceneFile, base_dir: Option<&Path>) -> Result<(Scene, Vec<String>)> {
+/// Checks the `format` of a scene file: one of the known ones, and late enough for the
+/// fields the file uses (art, then clips, IK, slots, seams, correctives and local bone
+/// transforms). Its version is 1 ([`SCENE_FORMAT`]), 2 (art) or 3 (animation).
+fn check_format(file: &SceneFile) -> Result<u32> {
     let version = match file.format.as_str() {
         SCENE_FORMAT => 1,
         SCENE_FORMAT_ART => 2,
@@ -894,17 +897,20 @@ fn scene_from_file(file: SceneFile, base_dir: Option<&Path>) -> Result<(Scene, V
             ));
         }
     }
-    let mut notes = Vec::new();
-    // Same size and alignment: collected in place, without a copy.
-    let vertices: Vec<Point2<f64>> = file
-        .vertices
-        .into_iter()
-        .map(|[x, y]| Point2::new(x, y))
-        .collect();
-    let (parts, vertex_parts) = match (file.parts, file.vertex_parts) {
+    Ok(version)
+}
+
+/// The part names and each vertex's part from a scene file of `vertex_count` vertices:
+/// both given, or neither (one default part), or one part name without assignments.
+fn parts_from_file(
+    parts: Option<Vec<String>>,
+    vertex_parts: Option<Vec<usize>>,
+    vertex_count: usize,
+) -> Result<(Vec<String>, Vec<usize>)> {
+    Ok(match (parts, vertex_parts) {
         (Some(p), Some(vp)) => (p, vp),
-        (None, None) => (vec![DEFAULT_PART.to_string()], vec![0; vertices.len()]),
-        (Some(p), None) if p.len() == 1 => (p, vec![0; vertices.len()]),
+        (None, None) => (vec![DEFAULT_PART.to_string()], vec![0; vertex_count]),
+        (Some(p), None) if p.len() == 1 => (p, vec![0; vertex_count]),
         (Some(_), None) => {
             return Err(Error::field(
                 "vertex_parts",
@@ -917,7 +923,19 @@ fn scene_from_file(file: SceneFile, base_dir: Option<&Path>) -> Result<(Scene, V
                 "missing: vertex_parts is given without part names",
             ))
         }
-    };
+    })
+}
+
+fn scene_from_file(file: SceneFile, base_dir: Option<&Path>) -> Result<(Scene, Vec<String>)> {
+    check_format(&file)?;
+    let mut notes = Vec::new();
+    // Same size and alignment: collected in place, without a copy.
+    let vertices: Vec<Point2<f64>> = file
+        .vertices
+        .into_iter()
+        .map(|[x, y]| Point2::new(x, y))
+        .collect();
+    let (parts, vertex_parts) = parts_from_file(file.parts, file.vertex_parts, vertices.len())?;
     // Artist meshes (folded, either orientation, unused vertices) load with notes.
     let (mesh, mesh_notes) = Mesh::from_artist(vertices, file.triangles, parts, vertex_parts)?;
     notes.extend(mesh_notes.messages());

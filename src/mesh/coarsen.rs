@@ -43,24 +43,14 @@ impl CoarseMesh {
     pub fn new(mesh: &Mesh, segments: &[Segment], target_vertices: usize) -> Result<Self> {
         let n = mesh.vertex_count();
         let topology = mesh.topology();
-        let component_of = topology.component_of();
         let components = topology.component_count();
         let points = mesh.vertices();
-        let mut loops_of: Vec<Vec<&Vec<usize>>> = vec![Vec::new(); components];
-        for l in topology.boundary_loops() {
-            if let Some(&v) = l.first() {
-                loops_of[component_of[v]].push(l);
-            }
-        }
-        // Every component's vertices, triangles and area, in one pass each.
-        let mut vertices_of: Vec<Vec<usize>> = vec![Vec::new(); components];
-        (0..n).for_each(|v| vertices_of[component_of[v]].push(v));
-        let mut triangles_of: Vec<Vec<usize>> = vec![Vec::new(); components];
-        let mut area = vec![0.0; components];
-        for (t, tri) in mesh.triangles().iter().enumerate() {
-            triangles_of[component_of[tri[0]]].push(t);
-            area[component_of[tri[0]]] += mesh.triangle_area2(t) / 2.0;
-        }
+        let Components {
+            loops_of,
+            vertices_of,
+            triangles_of,
+            area,
+        } = Components::of(mesh);
         let mut vertices: Vec<Point2<f64>> = Vec::new();
         let mut triangles: Vec<[usize; 3]> = Vec::new();
         let mut triangle_component = Vec::new();
@@ -80,10 +70,8 @@ impl CoarseMesh {
                     vertices.push(points[v]);
                     copied_from.push(v);
                 }
-                for &t in &triangles_of[c] {
-                    triangles.push(mesh.triangles()[t].map(|v| index[v]));
-                    triangle_component.push(c);
-                }
+                copy_triangles(mesh, &triangles_of[c], &index, &mut triangles);
+                triangle_component.extend(std::iter::repeat_n(c, triangles_of[c].len()));
                 continue;
             }
             let perimeter = loop_length(points, &loops_of[c]);
@@ -91,19 +79,8 @@ impl CoarseMesh {
             // The edge of an equilateral triangle of that area.
             let edge = (4.0 * max_area / 3f64.sqrt()).sqrt();
             let tolerance = DEVIATION * edge;
-            let loops: Vec<Vec<Point2<f64>>> = loops_of[c]
-                .iter()
-                .map(|l| simplify_loop(points, l, &shared, tolerance))
-                .collect();
-            let mut outline = Outline {
-                loops,
-                segments: Vec::new(),
-            };
-            outline.segments = segments
-                .iter()
-                .filter(|s| outline.contains(s.a) && outline.contains(s.b))
-                .map(|s| [s.a, s.b])
-                .collect();
+            let mut outline =
+                simplified_outline(points, &loops_of[c], &shared, tolerance, segments);
             let options = MeshingOptions::default()
                 .with_target_vertices(target.max(3))
                 .with_max_area(Some(max_area));
@@ -296,6 +273,82 @@ fn coarse_parts(
             })
         })
         .collect()
+}
+
+/// The pieces of each connected component of a mesh that [`CoarseMesh::new`] meshes
+/// apart, gathered in one pass each.
+struct Components<'a> {
+    /// Each component's boundary loops.
+    loops_of: Vec<Vec<&'a Vec<usize>>>,
+    /// Each component's vertices, in increasing order.
+    vertices_of: Vec<Vec<usize>>,
+    /// Each component's triangles, in increasing order.
+    triangles_of: Vec<Vec<usize>>,
+    /// Each component's area.
+    area: Vec<f64>,
+}
+
+impl<'a> Components<'a> {
+    /// Gathers the components of `mesh`.
+    fn of(mesh: &'a Mesh) -> Self {
+        let topology = mesh.topology();
+        let component_of = topology.component_of();
+        let components = topology.component_count();
+        let mut loops_of: Vec<Vec<&Vec<usize>>> = vec![Vec::new(); components];
+        for l in topology.boundary_loops() {
+            if let Some(&v) = l.first() {
+                loops_of[component_of[v]].push(l);
+            }
+        }
+        let mut vertices_of: Vec<Vec<usize>> = vec![Vec::new(); components];
+        (0..mesh.vertex_count()).for_each(|v| vertices_of[component_of[v]].push(v));
+        let mut triangles_of: Vec<Vec<usize>> = vec![Vec::new(); components];
+        let mut area = vec![0.0; components];
+        for (t, tri) in mesh.triangles().iter().enumerate() {
+            triangles_of[component_of[tri[0]]].push(t);
+            area[component_of[tri[0]]] += mesh.triangle_area2(t) / 2.0;
+        }
+        Components {
+            loops_of,
+            vertices_of,
+            triangles_of,
+            area,
+        }
+    }
+}
+
+/// The outline [`CoarseMesh::new`] meshes for a component: its boundary `loops`
+/// simplified within `tolerance` (keeping the `shared` vertices), with the `segments`
+/// it contains whole as constrained edges.
+fn simplified_outline(
+    points: &[Point2<f64>],
+    loops: &[&Vec<usize>],
+    shared: &[bool],
+    tolerance: f64,
+    segments: &[Segment],
+) -> Outline {
+    let loops: Vec<Vec<Point2<f64>>> = loops
+        .iter()
+        .map(|l| simplify_loop(points, l, shared, tolerance))
+        .collect();
+    let mut outline = Outline {
+        loops,
+        segments: Vec::new(),
+    };
+    outline.segments = segments
+        .iter()
+        .filter(|s| outline.contains(s.a) && outline.contains(s.b))
+        .map(|s| [s.a, s.b])
+        .collect();
+    outline
+}
+
+/// Appends the `chosen` triangles of `mesh` to `triangles`, their vertices renumbered by
+/// `index`: a component [`CoarseMesh::new`] keeps as it is.
+fn copy_triangles(mesh: &Mesh, chosen: &[usize], index: &[usize], triangles: &mut Vec<[usize; 3]>) {
+    for &t in chosen {
+        triangles.push(mesh.triangles()[t].map(|v| index[v]));
+    }
 }
 
 #[cfg(test)]

@@ -195,83 +195,107 @@ pub fn clips_metrics(
     let mut all_sum = 0.0;
     let mut per_clip = Vec::with_capacity(clips.len());
     for (clip, times) in clips.iter().zip(&frame_times) {
-        let mut pool = reference.map(|_| StreamQuantile::new(Q, values(times.len())));
-        let mut per_frame = Vec::with_capacity(times.len());
-        let mut worst: Option<(f64, usize)> = None;
-        let mut sum = 0.0;
-        for (fi, &t) in times.iter().enumerate() {
-            let pose = scene.clip_pose(clip, t)?;
-            let f = eval.frame(&scene.skeleton.skinning_affines(&pose)?, scene, &pose)?;
-            let (mut dmax, mut dp95, mut dmean) = (None, None, None);
-            if let Some(pool) = pool.as_mut() {
-                sum += f.sum;
-                if worst.is_none_or(|(w, _)| f.max > w) {
-                    worst = Some((f.max, fi));
-                }
-                dmax = Some(f.max);
-                let mut streams = vec![pool];
-                streams.extend(all_pool.as_mut());
-                dp95 = Some(quantile_and_add(
-                    &eval.hist,
-                    &eval.dev,
-                    eval.zeros,
-                    Q,
-                    &mut streams,
-                ));
-                dmean = Some(if n == 0 { 0.0 } else { f.sum / n as f64 });
-            }
-            per_frame.push(FrameMetrics {
-                time: t,
-                deviation_max_px: dmax,
-                deviation_p95_px: dp95,
-                deviation_mean_px: dmean,
-                flipped: f.flipped,
-                area_change_pct: (f.area / eval.rest_area() - 1.0) * 100.0,
-            });
-        }
+        let pool = reference.map(|_| StreamQuantile::new(Q, values(times.len())));
+        let (m, sum) = score_clip(scene, &mut eval, clip, times, height, pool, &mut all_pool)?;
         all_sum += sum;
-        let count = n * times.len();
-        let deviations = pool.map(|p| {
-            let mean = if count == 0 { 0.0 } else { sum / count as f64 };
-            (worst.map_or(0.0, |w| w.0), p.quantile(), mean)
-        });
-        let mut m = finish(clip.name.clone(), height, per_frame, deviations);
-        m.worst_frame = worst.map(|(_, fi)| WorstFrame {
-            clip: clip.name.clone(),
-            frame: fi,
-            time: times[fi],
-        });
         per_clip.push(m);
     }
-    let deviations = (reference.is_some() && !clips.is_empty()).then(|| {
-        let max = per_clip
-            .iter()
-            .filter_map(|c| c.deviation_max_px)
-            .fold(0.0, f64::max);
-        match (&all_pool, per_clip.as_slice()) {
-            (Some(pool), _) => {
-                let count = n * frames_total;
-                let mean = if count == 0 {
-                    0.0
-                } else {
-                    all_sum / count as f64
-                };
-                (max, pool.quantile(), mean)
-            }
-            // One clip: its own numbers.
-            (None, [one, ..]) => (
-                max,
-                one.deviation_p95_px.unwrap_or(0.0),
-                one.deviation_mean_px.unwrap_or(0.0),
-            ),
-            (None, []) => (0.0, 0.0, 0.0),
-        }
-    });
+    let deviations = (reference.is_some() && !clips.is_empty())
+        .then(|| pooled_deviations(&per_clip, all_pool.as_ref(), n * frames_total, all_sum));
     let all = summary(&per_clip, height, deviations);
     Ok(ClipSetMetrics {
         clips: per_clip,
         all,
     })
+}
+
+/// Scores one clip of [`clips_metrics`] at the frame `times`: its metrics (with the worst
+/// frame) and the sum of its deviations. With a reference (`pool` is `Some`), each frame's
+/// deviations are added to `pool` and `all_pool`.
+fn score_clip(
+    scene: &Scene,
+    eval: &mut Evaluator,
+    clip: &Clip,
+    times: &[f64],
+    height: f64,
+    mut pool: Option<StreamQuantile>,
+    all_pool: &mut Option<StreamQuantile>,
+) -> Result<(ClipMetrics, f64)> {
+    let n = scene.mesh.vertex_count();
+    let mut per_frame = Vec::with_capacity(times.len());
+    let mut worst: Option<(f64, usize)> = None;
+    let mut sum = 0.0;
+    for (fi, &t) in times.iter().enumerate() {
+        let pose = scene.clip_pose(clip, t)?;
+        let f = eval.frame(&scene.skeleton.skinning_affines(&pose)?, scene, &pose)?;
+        let (mut dmax, mut dp95, mut dmean) = (None, None, None);
+        if let Some(pool) = pool.as_mut() {
+            sum += f.sum;
+            if worst.is_none_or(|(w, _)| f.max > w) {
+                worst = Some((f.max, fi));
+            }
+            dmax = Some(f.max);
+            let mut streams = vec![pool];
+            streams.extend(all_pool.as_mut());
+            dp95 = Some(quantile_and_add(
+                &eval.hist,
+                &eval.dev,
+                eval.zeros,
+                Q,
+                &mut streams,
+            ));
+            dmean = Some(if n == 0 { 0.0 } else { f.sum / n as f64 });
+        }
+        per_frame.push(FrameMetrics {
+            time: t,
+            deviation_max_px: dmax,
+            deviation_p95_px: dp95,
+            deviation_mean_px: dmean,
+            flipped: f.flipped,
+            area_change_pct: (f.area / eval.rest_area() - 1.0) * 100.0,
+        });
+    }
+    let count = n * times.len();
+    let deviations = pool.map(|p| {
+        let mean = if count == 0 { 0.0 } else { sum / count as f64 };
+        (worst.map_or(0.0, |w| w.0), p.quantile(), mean)
+    });
+    let mut m = finish(clip.name.clone(), height, per_frame, deviations);
+    m.worst_frame = worst.map(|(_, fi)| WorstFrame {
+        clip: clip.name.clone(),
+        frame: fi,
+        time: times[fi],
+    });
+    Ok((m, sum))
+}
+
+/// The (max, p95, mean) deviations over all clips of [`clips_metrics`] (with a reference
+/// and at least one clip): from `all_pool` when several clips were pooled into it, else
+/// the one clip's own numbers. `count` is the number of (frame, vertex) values and `sum`
+/// their total.
+fn pooled_deviations(
+    per_clip: &[ClipMetrics],
+    all_pool: Option<&StreamQuantile>,
+    count: usize,
+    sum: f64,
+) -> (f64, f64, f64) {
+    let max = per_clip
+        .iter()
+        .filter_map(|c| c.deviation_max_px)
+        .fold(0.0, f64::max);
+    match (all_pool, per_clip) {
+        (Some(pool), _) => {
+            let mean = if count == 0 { 0.0 } else { sum / count as f64 };
+            (max, pool.quantile(), mean)
+        }
+        // One clip: its own numbers.
+        (None, [one, ..]) => (
+            max,
+            one.deviation_p95_px.unwrap_or(0.0),
+            one.deviation_mean_px.unwrap_or(0.0),
+        ),
+        (None, []) => (0.0, 0.0, 0.0),
+    }
 }
 
 /// The `"all"` metrics of `clips` with the pooled `deviations`.

@@ -616,11 +616,12 @@ fn figure_label(p: Point2<f64>) -> usize {
     }
 }
 
-fn figure() -> Spec {
+/// The right half of the figure's outline, from which [`figure`] mirrors the whole.
+fn figure_half_loop() -> Vec<Point2<f64>> {
     // Right half, counter-clockwise from the crotch on the seam: leg (x 8..48, foot to 68),
     // hips, torso side, armpit, arm (x 65..95, gap 10 to the torso) hanging to y = 200,
     // shoulder, neck (x < 12), head (x < 35, chamfered corners), back down the seam.
-    let half_loop = pts(&[
+    pts(&[
         (0.0, 180.0),
         (8.0, 180.0),
         (8.0, 0.0),
@@ -641,7 +642,12 @@ fn figure() -> Spec {
         (35.0, 460.0),
         (25.0, 470.0),
         (0.0, 470.0),
-    ]);
+    ])
+}
+
+/// The figure's skeleton: the spine to the head on the seam, then for each side (left
+/// then right, mirrored in x) the clavicle and arm off the chest and the leg off the hips.
+fn figure_bones() -> Vec<Bone> {
     let mut bones = vec![
         bone("hips", (0.0, 190.0), (0.0, 240.0), "torso"),
         bone("spine", (0.0, 240.0), (0.0, 300.0), "torso").with_parent(0),
@@ -686,6 +692,12 @@ fn figure() -> Spec {
             );
         }
     }
+    bones
+}
+
+fn figure() -> Spec {
+    let half_loop = figure_half_loop();
+    let bones = figure_bones();
     let half = Outline {
         loops: vec![half_loop],
         segments: half_segments(&bones, MirrorAxis::X),

@@ -68,51 +68,8 @@ impl Seams {
         let n = rest.len();
         // Where each vertex was first used, so a second use names both seams.
         let mut used: Vec<Option<String>> = vec![None; n];
-        let claim = |seam: &str, v: usize, used: &mut Vec<Option<String>>| -> Result<()> {
-            if v >= n {
-                return Err(SeamError::SeamVertexOutOfRange {
-                    seam: seam.to_string(),
-                    vertex: v,
-                    vertex_count: n,
-                }
-                .into());
-            }
-            if let Some(first) = &used[v] {
-                return Err(SeamError::SeamVertexRepeated {
-                    seam: seam.to_string(),
-                    vertex: v,
-                    first: first.clone(),
-                }
-                .into());
-            }
-            used[v] = Some(seam.to_string());
-            Ok(())
-        };
         for (i, group) in self.joints.iter().enumerate() {
-            let seam = format!("joints[{i}]");
-            if group.len() < 2 {
-                return Err(SeamError::InvalidSeam {
-                    seam,
-                    message: format!("{} member(s): a joint needs two or more", group.len()),
-                }
-                .into());
-            }
-            for &v in group {
-                claim(&seam, v, &mut used)?;
-            }
-            let p0 = rest[group[0]];
-            for &v in &group[1..] {
-                let d = (rest[v] - p0).norm();
-                if d.is_nan() || d > JOINT_TOLERANCE {
-                    return Err(SeamError::SeamSpread {
-                        seam,
-                        vertex: v,
-                        other: group[0],
-                        distance: d,
-                    }
-                    .into());
-                }
-            }
+            check_joint(format!("joints[{i}]"), group, rest, &mut used)?;
         }
         // Weld targets are claimed first so that a source which is itself a target (a
         // chain, whose result would depend on the order) is caught below.
@@ -120,49 +77,56 @@ impl Seams {
             claim(&format!("welds[{i}]"), w.vertex, &mut used)?;
         }
         for (i, w) in self.welds.iter().enumerate() {
-            let seam = format!("welds[{i}]");
-            for &s in &w.from {
-                if s >= n {
-                    return Err(SeamError::SeamVertexOutOfRange {
-                        seam,
-                        vertex: s,
-                        vertex_count: n,
-                    }
-                    .into());
+            self.check_weld(format!("welds[{i}]"), w, n)?;
+        }
+        Ok(())
+    }
+
+    /// Checks one weld (named `seam`) of `self` on a mesh of `n` vertices: its sources in
+    /// range and none a weld target, its coordinates finite and barycentric. Its target
+    /// was claimed by [`Seams::check`].
+    fn check_weld(&self, seam: String, w: &Weld, n: usize) -> Result<()> {
+        for &s in &w.from {
+            if s >= n {
+                return Err(SeamError::SeamVertexOutOfRange {
+                    seam,
+                    vertex: s,
+                    vertex_count: n,
                 }
-                if self.welds.iter().any(|o| o.vertex == s) {
-                    return Err(SeamError::InvalidSeam {
-                        seam,
-                        message: format!(
-                            "source vertex {s} is itself a weld target (welds do not chain)"
-                        ),
-                    }
-                    .into());
-                }
+                .into());
             }
-            if !w.at.iter().all(|a| a.is_finite()) {
+            if self.welds.iter().any(|o| o.vertex == s) {
                 return Err(SeamError::InvalidSeam {
                     seam,
                     message: format!(
-                        "vertex {}: barycentric coordinates {:?} are not finite",
-                        w.vertex, w.at
+                        "source vertex {s} is itself a weld target (welds do not chain)"
                     ),
                 }
                 .into());
             }
-            let sum: f64 = w.at.iter().sum();
-            if w.at.iter().any(|&a| a < -BARYCENTRIC_TOLERANCE)
-                || (sum - 1.0).abs() > BARYCENTRIC_TOLERANCE
-            {
-                return Err(SeamError::InvalidSeam {
-                    seam,
-                    message: format!(
-                        "vertex {}: {:?} are not barycentric coordinates (each >= 0, sum 1)",
-                        w.vertex, w.at
-                    ),
-                }
-                .into());
+        }
+        if !w.at.iter().all(|a| a.is_finite()) {
+            return Err(SeamError::InvalidSeam {
+                seam,
+                message: format!(
+                    "vertex {}: barycentric coordinates {:?} are not finite",
+                    w.vertex, w.at
+                ),
             }
+            .into());
+        }
+        let sum: f64 = w.at.iter().sum();
+        if w.at.iter().any(|&a| a < -BARYCENTRIC_TOLERANCE)
+            || (sum - 1.0).abs() > BARYCENTRIC_TOLERANCE
+        {
+            return Err(SeamError::InvalidSeam {
+                seam,
+                message: format!(
+                    "vertex {}: {:?} are not barycentric coordinates (each >= 0, sum 1)",
+                    w.vertex, w.at
+                ),
+            }
+            .into());
         }
         Ok(())
     }
@@ -254,6 +218,65 @@ impl Seams {
             .flat_map(|g| g[1..].iter().map(move |&v| (posed[v] - posed[g[0]]).norm()))
             .fold(0.0, f64::max)
     }
+}
+
+/// Records that `seam` uses vertex `v` of a mesh of `used.len()` vertices, for
+/// [`Seams::check`]: an error if `v` is out of range or already used (naming the seam that
+/// used it first).
+fn claim(seam: &str, v: usize, used: &mut [Option<String>]) -> Result<()> {
+    let n = used.len();
+    if v >= n {
+        return Err(SeamError::SeamVertexOutOfRange {
+            seam: seam.to_string(),
+            vertex: v,
+            vertex_count: n,
+        }
+        .into());
+    }
+    if let Some(first) = &used[v] {
+        return Err(SeamError::SeamVertexRepeated {
+            seam: seam.to_string(),
+            vertex: v,
+            first: first.clone(),
+        }
+        .into());
+    }
+    used[v] = Some(seam.to_string());
+    Ok(())
+}
+
+/// Checks one joint (named `seam`) for [`Seams::check`]: two or more members, each
+/// claimed in `used`, all within [`JOINT_TOLERANCE`] of the first at rest.
+fn check_joint(
+    seam: String,
+    group: &[usize],
+    rest: &[Point2<f64>],
+    used: &mut [Option<String>],
+) -> Result<()> {
+    if group.len() < 2 {
+        return Err(SeamError::InvalidSeam {
+            seam,
+            message: format!("{} member(s): a joint needs two or more", group.len()),
+        }
+        .into());
+    }
+    for &v in group {
+        claim(&seam, v, used)?;
+    }
+    let p0 = rest[group[0]];
+    for &v in &group[1..] {
+        let d = (rest[v] - p0).norm();
+        if d.is_nan() || d > JOINT_TOLERANCE {
+            return Err(SeamError::SeamSpread {
+                seam,
+                vertex: v,
+                other: group[0],
+                distance: d,
+            }
+            .into());
+        }
+    }
+    Ok(())
 }
 
 #[cfg(test)]

@@ -440,10 +440,7 @@ impl Handles {
         let mut values = vec![0.0; n * nb];
         let mut warnings = blind_warnings(scene, &nearest.blind_components);
         let mut fix = |v: usize, bones: &[u32], fixed: &mut [bool]| {
-            fixed[v] = true;
-            for &j in bones {
-                values[v * nb + j as usize] = 1.0 / bones.len() as f64;
-            }
+            fix_handle(v, bones, nb, fixed, &mut values)
         };
         let mut has = vec![false; nb];
         for v in 0..n {
@@ -481,26 +478,15 @@ impl Handles {
             ));
         }
         // Components with no handle would leave the energy's null space free there.
-        let comp = mesh.topology().component_of();
-        for c in components_where_none(mesh, |v| fixed[v]) {
-            let closest = (0..n)
-                .filter(|&v| comp[v] == c)
-                .map(|v| nearest.distance[v])
-                .fold(f64::INFINITY, f64::min);
-            let chosen: Vec<usize> = (0..n)
-                .filter(|&v| comp[v] == c && nearest.distance[v] <= closest + step)
-                .collect();
-            for &v in &chosen {
-                let bones = nearest.of(v).to_vec();
-                fix(v, &bones, &mut fixed);
-            }
-            warnings.push(format!(
-                "{} has no vertex on a bone: its {} vertices closest to a bone are fixed to \
-                 their nearest bones",
-                mesh.component_name(c),
-                chosen.len()
-            ));
-        }
+        fix_bare_components(
+            mesh,
+            &nearest,
+            step,
+            nb,
+            &mut fixed,
+            &mut values,
+            &mut warnings,
+        );
         Handles {
             fixed,
             values,
@@ -1291,6 +1277,51 @@ impl Solver for Bbw {
             ));
         }
         finish(self.name(), started, weights, warnings)
+    }
+}
+
+/// Fixes vertex `v` of [`Handles::find`] to the mean of `bones` (of `nb`): marks it in
+/// `fixed` and writes its row of `values`.
+#[inline]
+fn fix_handle(v: usize, bones: &[u32], nb: usize, fixed: &mut [bool], values: &mut [f64]) {
+    fixed[v] = true;
+    for &j in bones {
+        values[v * nb + j as usize] = 1.0 / bones.len() as f64;
+    }
+}
+
+/// Gives handles to the components of `mesh` [`Handles::find`] left without one (their
+/// vertices within `step` of their closest vertex to a bone, fixed to their nearest
+/// bones), so the energy's null space is not free there, with a warning each.
+fn fix_bare_components(
+    mesh: &Mesh,
+    nearest: &NearestBones,
+    step: f64,
+    nb: usize,
+    fixed: &mut [bool],
+    values: &mut [f64],
+    warnings: &mut Vec<String>,
+) {
+    let n = mesh.vertex_count();
+    let comp = mesh.topology().component_of();
+    for c in components_where_none(mesh, |v| fixed[v]) {
+        let closest = (0..n)
+            .filter(|&v| comp[v] == c)
+            .map(|v| nearest.distance[v])
+            .fold(f64::INFINITY, f64::min);
+        let chosen: Vec<usize> = (0..n)
+            .filter(|&v| comp[v] == c && nearest.distance[v] <= closest + step)
+            .collect();
+        for &v in &chosen {
+            let bones = nearest.of(v).to_vec();
+            fix_handle(v, &bones, nb, fixed, values);
+        }
+        warnings.push(format!(
+            "{} has no vertex on a bone: its {} vertices closest to a bone are fixed to \
+                 their nearest bones",
+            mesh.component_name(c),
+            chosen.len()
+        ));
     }
 }
 

@@ -74,7 +74,6 @@ impl Union {
         let mesh = &scene.mesh;
         let pts = mesh.vertices();
         let n = pts.len();
-        let layer = &layers.layer;
         let groups = layers.coincident_groups(mesh);
         let mut group_of: Vec<Option<usize>> = vec![None; n];
         for (g, members) in groups.iter().enumerate() {
@@ -82,53 +81,9 @@ impl Union {
                 group_of[v] = Some(g);
             }
         }
-        // Directed triangle edges: a boundary edge x -> y of one layer has its interior on the
-        // left; the layers meet across it when the other layer has a triangle edge y -> x.
-        let directed: HashSet<(usize, usize)> = mesh
-            .triangles()
-            .iter()
-            .flat_map(|t| (0..3).map(move |k| (t[k], t[(k + 1) % 3])))
-            .collect();
-        let twin = |v: usize, l: usize| {
-            group_of[v].and_then(|g| groups[g].iter().copied().find(|&w| layer[w] == l))
-        };
-        let mut split = vec![true; groups.len()];
-        for &[x, y] in &layers.boundary {
-            let (Some(gx), Some(gy)) = (group_of[x], group_of[y]) else {
-                continue;
-            };
-            let across = groups[gx].iter().any(|&a| {
-                layer[a] != layer[x]
-                    && twin(y, layer[a]).is_some_and(|b| directed.contains(&(b, a)))
-            });
-            if across {
-                split[gx] = false;
-                split[gy] = false;
-            }
-        }
-        // Overlap strip: a vertex on its layer's outline next to one of its layer's joined
-        // seam vertices, inside a layer that the seam joins it to. (The front layer's own
-        // vertices that the strip covers are interior to their layer and stay in the union:
-        // leaving them out would pinch it and undo every join.)
-        let locator = TriangleLocator::new(pts, mesh.triangles());
+        let mut split = Self::seam_splits(mesh, layers, &groups, &group_of);
         let topo = mesh.topology();
-        let overlap: Vec<usize> = (0..n)
-            .filter(|&v| group_of[v].is_none() && !layers.dirs[v].is_empty())
-            .filter(|&v| {
-                let partners: HashSet<usize> = topo
-                    .neighbors(v)
-                    .iter()
-                    .filter_map(|&u| group_of[u].filter(|&g| !split[g]))
-                    .flat_map(|g| groups[g].iter().map(|&w| layer[w]))
-                    .filter(|&l| l != layer[v])
-                    .collect();
-                !partners.is_empty()
-                    && locator
-                        .containing(pts[v], layers.eps)
-                        .iter()
-                        .any(|&(t, _)| partners.contains(&layer[mesh.triangles()[t][0]]))
-            })
-            .collect();
+        let overlap = Self::overlap_strip(mesh, layers, &groups, &group_of, &split);
         let mut left_out = vec![false; n];
         overlap.iter().for_each(|&v| left_out[v] = true);
 
@@ -163,6 +118,78 @@ impl Union {
         // Nothing joined, nothing left out: the scene's own (valid) mesh.
         let a = assemble(&vec![true; groups.len()], &vec![false; n]);
         Union::new(scene, a, groups, Vec::new())
+    }
+
+    /// Which coincident `groups` [`Union::build`] starts with apart (`true`): all but those
+    /// at an end of a seam edge the two layers meet across.
+    fn seam_splits(
+        mesh: &Mesh,
+        layers: &Layers,
+        groups: &[Vec<usize>],
+        group_of: &[Option<usize>],
+    ) -> Vec<bool> {
+        let layer = &layers.layer;
+        // Directed triangle edges: a boundary edge x -> y of one layer has its interior on the
+        // left; the layers meet across it when the other layer has a triangle edge y -> x.
+        let directed: HashSet<(usize, usize)> = mesh
+            .triangles()
+            .iter()
+            .flat_map(|t| (0..3).map(move |k| (t[k], t[(k + 1) % 3])))
+            .collect();
+        let twin = |v: usize, l: usize| {
+            group_of[v].and_then(|g| groups[g].iter().copied().find(|&w| layer[w] == l))
+        };
+        let mut split = vec![true; groups.len()];
+        for &[x, y] in &layers.boundary {
+            let (Some(gx), Some(gy)) = (group_of[x], group_of[y]) else {
+                continue;
+            };
+            let across = groups[gx].iter().any(|&a| {
+                layer[a] != layer[x]
+                    && twin(y, layer[a]).is_some_and(|b| directed.contains(&(b, a)))
+            });
+            if across {
+                split[gx] = false;
+                split[gy] = false;
+            }
+        }
+        split
+    }
+
+    /// The vertices [`Union::build`] leaves out of the union, given which coincident
+    /// `groups` are `split`.
+    fn overlap_strip(
+        mesh: &Mesh,
+        layers: &Layers,
+        groups: &[Vec<usize>],
+        group_of: &[Option<usize>],
+        split: &[bool],
+    ) -> Vec<usize> {
+        let pts = mesh.vertices();
+        let layer = &layers.layer;
+        // Overlap strip: a vertex on its layer's outline next to one of its layer's joined
+        // seam vertices, inside a layer that the seam joins it to. (The front layer's own
+        // vertices that the strip covers are interior to their layer and stay in the union:
+        // leaving them out would pinch it and undo every join.)
+        let locator = TriangleLocator::new(pts, mesh.triangles());
+        let topo = mesh.topology();
+        (0..pts.len())
+            .filter(|&v| group_of[v].is_none() && !layers.dirs[v].is_empty())
+            .filter(|&v| {
+                let partners: HashSet<usize> = topo
+                    .neighbors(v)
+                    .iter()
+                    .filter_map(|&u| group_of[u].filter(|&g| !split[g]))
+                    .flat_map(|g| groups[g].iter().map(|&w| layer[w]))
+                    .filter(|&l| l != layer[v])
+                    .collect();
+                !partners.is_empty()
+                    && locator
+                        .containing(pts[v], layers.eps)
+                        .iter()
+                        .any(|&(t, _)| partners.contains(&layer[mesh.triangles()[t][0]]))
+            })
+            .collect()
     }
 
     fn new(

@@ -451,17 +451,8 @@ impl Clip {
         }
         let mut previous = f64::NEG_INFINITY;
         for (k, key) in track.keys.iter().enumerate() {
-            if !key.time.is_finite() || key.time < 0.0 || key.time > self.duration {
-                return Err(bad(format!(
-                    "key {k}: time {} is outside the clip [0, {}]",
-                    key.time, self.duration
-                )));
-            }
-            if key.time < previous {
-                return Err(bad(format!(
-                    "key {k}: time {} comes before the previous key's {previous}: keys out of order",
-                    key.time
-                )));
+            if let Some(problem) = self.key_time_problem(k, key.time, previous) {
+                return Err(bad(problem));
             }
             previous = key.time;
         }
@@ -487,6 +478,20 @@ impl Clip {
         }
     }
 
+    /// What is wrong with key `k`'s `time` on a step or IK track, if anything: outside the
+    /// clip, or before the `previous` key's time.
+    fn key_time_problem(&self, k: usize, time: f64, previous: f64) -> Option<String> {
+        if !time.is_finite() || time < 0.0 || time > self.duration {
+            return Some(format!(
+                "key {k}: time {time} is outside the clip [0, {}]",
+                self.duration
+            ));
+        }
+        (time < previous).then(|| {
+            format!("key {k}: time {time} comes before the previous key's {previous}: keys out of order")
+        })
+    }
+
     fn check_ik_track(&self, i: usize, track: &IkTrack) -> Result<()> {
         let bad = |message: String| {
             Error::Skeleton(SkeletonError::InvalidIk {
@@ -504,17 +509,8 @@ impl Clip {
         }
         let mut previous = f64::NEG_INFINITY;
         for (k, key) in track.keys.iter().enumerate() {
-            if !key.time.is_finite() || key.time < 0.0 || key.time > self.duration {
-                return Err(bad(format!(
-                    "key {k}: time {} is outside the clip [0, {}]",
-                    key.time, self.duration
-                )));
-            }
-            if key.time < previous {
-                return Err(bad(format!(
-                    "key {k}: time {} comes before the previous key's {previous}: keys out of order",
-                    key.time
-                )));
+            if let Some(problem) = self.key_time_problem(k, key.time, previous) {
+                return Err(bad(problem));
             }
             previous = key.time;
             if !(0.0..=1.0).contains(&key.mix) {

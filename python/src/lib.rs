@@ -239,7 +239,9 @@ fn builtin_scene(
     vertices: usize,
     gap: Option<f64>,
 ) -> PyResult<PyScene> {
-    let options = BuiltinOptions::default().with_gap(gap).with_vertices(vertices);
+    let options = BuiltinOptions::default()
+        .with_gap(gap)
+        .with_vertices(vertices);
     let inner = py
         .detach(|| skinweights::builtin_scene(name, &options))
         .map_err(to_py)?;

@@ -14,7 +14,7 @@
 use crate::error::{ArtError, Result, SeamError};
 use crate::render::Texture;
 use crate::scene::{AlphaMode, Art, ArtImage, Layer, Scene};
-use crate::seams::measure::{triangle_layers, TriangleGrid};
+use crate::seams::measure::TriangleGrid;
 use image::{Rgba, RgbaImage};
 use nalgebra::Point2;
 use std::path::Path;
@@ -189,7 +189,7 @@ pub fn paint_layers(
     check_paint_input(scene, options)?;
     let mesh = &scene.mesh;
     let points = mesh.vertices();
-    let layers = triangle_layers(scene);
+    let layers = scene.triangle_parts();
     let grid = TriangleGrid::new(
         mesh.triangles()
             .iter()

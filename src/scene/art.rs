@@ -345,18 +345,28 @@ impl Art {
 /// The layer every triangle is drawn in, given each part's layer (`layer_of_part`, indexed
 /// like the mesh's parts): the first-drawn layer among its corners' parts. Corners of one
 /// part in a layered mesh; on a sprite mesh split into part regions, a triangle straddling
-/// two regions goes to the back one. The renderer and the glTF exporter share this rule.
+/// two regions goes to the back one. The renderer, the glTF exporter, the seam measures and
+/// the interpenetration metric share this rule ([`crate::Scene::triangle_parts`] gives the
+/// part instead of the layer).
 pub fn triangle_layers(mesh: &Mesh, layer_of_part: &[usize]) -> Vec<usize> {
     let vertex_parts = mesh.vertex_parts();
-    mesh.triangles()
-        .iter()
-        .map(|tri| {
-            tri.iter()
-                .map(|&v| layer_of_part[vertex_parts[v]])
-                .min()
-                .unwrap_or(0)
-        })
+    first_drawn_corners(mesh, layer_of_part)
+        .map(|v| layer_of_part[vertex_parts[v]])
         .collect()
+}
+
+/// The corner of every triangle whose part is drawn first (the first such corner on a tie).
+pub(crate) fn first_drawn_corners<'a>(
+    mesh: &'a Mesh,
+    layer_of_part: &'a [usize],
+) -> impl Iterator<Item = usize> + 'a {
+    let vertex_parts = mesh.vertex_parts();
+    mesh.triangles().iter().map(move |tri| {
+        tri.iter()
+            .copied()
+            .min_by_key(|&v| layer_of_part[vertex_parts[v]])
+            .unwrap_or(tri[0])
+    })
 }
 
 #[cfg(test)]

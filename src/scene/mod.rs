@@ -337,6 +337,21 @@ impl Scene {
             .collect()
     }
 
+    /// The part every triangle is drawn with: the part of its corner drawn first (art layer
+    /// order; without art, the lowest part index). The layer rule of
+    /// [`triangle_layers`], giving the part rather than its layer.
+    pub fn triangle_parts(&self) -> Vec<usize> {
+        let mesh = &self.mesh;
+        let layer_of_part: Vec<usize> = match &self.art {
+            Some(art) => art.layer_of_part(mesh.parts()),
+            None => (0..mesh.parts().len()).collect(),
+        };
+        let vertex_parts = mesh.vertex_parts();
+        art::first_drawn_corners(mesh, &layer_of_part)
+            .map(|v| vertex_parts[v])
+            .collect()
+    }
+
     /// Re-checks mesh invariants and references (used by tests).
     pub fn sanity_check(&self) -> Result<()> {
         self.mesh.sanity_check()?;

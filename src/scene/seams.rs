@@ -1,10 +1,10 @@
 //! Seams recorded in the scene: which vertices of separately drawn layers move together.
 //!
 //! A shared boundary vertex is a property of the scene, not of one weights file, so the scene
-//! keeps it (the scene file's optional `seams` key, format version 3) and every registry
-//! solver honours it by construction: [`Seams::join`] is applied to every solve result that
-//! leaves the registry ([`crate::solvers::solver_by_name`]), so `solve`, `compare`, `view`,
-//! Python and the experiments all give seam-consistent weights on a repaired scene.
+//! keeps it (the scene file's optional `seams` key, format version 3) and every solver
+//! honours it by construction: [`crate::solvers::Solver::solve`] applies [`Seams::join`] to
+//! every result, however the solver was built, so `solve`, `compare`, `view`, Python and the
+//! experiments all give seam-consistent weights on a repaired scene.
 //!
 //! - A **joint** is a group of vertices (of different layers, welded to one rest position)
 //!   that move together: the join gives every member the group's mean row (count-weighted),

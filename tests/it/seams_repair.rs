@@ -158,7 +158,7 @@ fn weld_then_seam_consistent_weights_move_the_seam_together() {
     println!("seam vertices before: upper {up}, lower {low}");
     assert_ne!(up, low, "the two sides are meshed at different densities");
     assert_eq!(seam_vertices(&welded, 0), seam_vertices(&welded, 1));
-    assert_eq!(report.seams[0].vertices, seam_vertices(&welded, 0));
+    assert_eq!(report.seams[0].shared_positions, seam_vertices(&welded, 0));
     assert!(report.vertices_inserted > 0);
     assert!(report.max_displacement <= 0.5);
     assert!(

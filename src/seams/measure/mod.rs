@@ -1,7 +1,8 @@
 //! Finding the seams of a layered scene and measuring their opening in a pose.
 //!
 //! **Layers and their boundaries.** Every triangle belongs to one layer: the part of its
-//! corner drawn first (the renderer's rule; without art, the lowest part index). A layer's
+//! corner drawn first ([`Scene::triangle_parts`], the renderer's rule; without art, the lowest
+//! part index). A layer's
 //! *boundary edges* are the triangle edges with no triangle of the same layer across them:
 //! the outline of a separately drawn layer, and also the line where two parts of one
 //! welded mesh meet.
@@ -197,28 +198,6 @@ pub struct SeamOpening {
     pub open_chords: usize,
 }
 
-/// The layer of every triangle: its corner part drawn first (art layer order), or the
-/// lowest part index without art.
-pub fn triangle_layers(scene: &Scene) -> Vec<usize> {
-    let mesh = &scene.mesh;
-    let order: Vec<usize> = match &scene.art {
-        Some(art) => art.layer_of_part(mesh.parts()),
-        None => (0..mesh.parts().len()).collect(),
-    };
-    let vp = mesh.vertex_parts();
-    mesh.triangles()
-        .iter()
-        .map(|t| {
-            let v = t
-                .iter()
-                .copied()
-                .min_by_key(|&v| order[vp[v]])
-                .unwrap_or(t[0]);
-            vp[v]
-        })
-        .collect()
-}
-
 /// A joint between two parts: a bone that drives one part while its parent drives the other.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct JointLink {
@@ -300,7 +279,7 @@ fn all_contacts(scene: &Scene, options: &SeamOptions) -> Result<Vec<Seam>> {
     options.check()?;
     let mesh = &scene.mesh;
     let points = mesh.vertices();
-    let layers = triangle_layers(scene);
+    let layers = scene.triangle_parts();
     let rest = RestLayers {
         points,
         grid: TriangleGrid::new(

@@ -70,7 +70,7 @@ pub use overlap_weights::{
 pub use record::recorded_seams;
 pub use smooth::{smooth_seam_weights, SmoothOptions, SmoothReport};
 pub use transfer::{seam_consistent_weights, seam_weight_difference, SeamWeightsReport};
-pub use weld::{weld_seams, Seam, WeldReport};
+pub use weld::{weld_seams, WeldReport, WeldedPair};
 
 use crate::error::Result;
 use crate::scene::Scene;

@@ -58,7 +58,7 @@ impl fmt::Display for WeldReport {
             write!(
                 f,
                 "\n  seam {} | {}: {} shared positions",
-                s.layers[0], s.layers[1], s.vertices
+                s.layers[0], s.layers[1], s.shared_positions
             )?;
         }
         Ok(())
@@ -157,7 +157,7 @@ impl fmt::Display for OverlapWeightsReport {
 
 #[cfg(test)]
 mod tests {
-    use super::super::Seam;
+    use super::super::WeldedPair;
     use super::*;
 
     #[test]
@@ -166,9 +166,9 @@ mod tests {
             islands: None,
             weld: Some(WeldReport {
                 tolerance: 1.0,
-                seams: vec![Seam {
+                seams: vec![WeldedPair {
                     layers: ["upper".into(), "forearm".into()],
-                    vertices: 12,
+                    shared_positions: 12,
                 }],
                 vertices_moved: 3,
                 vertices_inserted: 2,

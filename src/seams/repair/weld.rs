@@ -21,7 +21,7 @@ pub struct WeldReport {
     pub tolerance: f64,
     /// The seams found: each pair of layers that now share welded vertices, with how many
     /// positions they share.
-    pub seams: Vec<Seam>,
+    pub seams: Vec<WeldedPair>,
     /// Vertices of the input moved onto a seam position.
     pub vertices_moved: usize,
     /// Vertices inserted into the other layer's boundary edges (T-junctions resolved), plus
@@ -34,13 +34,14 @@ pub struct WeldReport {
     pub silhouette_change: f64,
 }
 
-/// One seam: two layers whose boundaries share welded positions.
+/// Two layers whose boundaries share welded positions (a seam of
+/// [`crate::seams::measure::Seam`]'s kind, counted by the weld).
 #[derive(Debug, Clone, PartialEq)]
-pub struct Seam {
+pub struct WeldedPair {
     /// The two layers' part names, back layer first.
     pub layers: [String; 2],
     /// Positions they share.
-    pub vertices: usize,
+    pub shared_positions: usize,
 }
 
 /// Welds the boundaries of different layers that meet within `tolerance` (px):
@@ -569,7 +570,7 @@ fn check_layer_share(layers: &Layers, moved: &[usize], tol: f64) -> Result<()> {
 
 /// The seams of a scene: per pair of layers, the positions where they have coincident
 /// vertices.
-pub(crate) fn count_seams(layers: &Layers, mesh: &Mesh) -> Vec<Seam> {
+pub(crate) fn count_seams(layers: &Layers, mesh: &Mesh) -> Vec<WeldedPair> {
     let mut count: HashMap<(usize, usize), usize> = HashMap::new();
     for g in layers.coincident_groups(mesh) {
         let mut ls: Vec<usize> = g.iter().map(|&v| layers.layer[v]).collect();
@@ -585,9 +586,9 @@ pub(crate) fn count_seams(layers: &Layers, mesh: &Mesh) -> Vec<Seam> {
     seams.sort_unstable();
     seams
         .into_iter()
-        .map(|((a, b), vertices)| Seam {
+        .map(|((a, b), shared_positions)| WeldedPair {
             layers: [layers.names[a].clone(), layers.names[b].clone()],
-            vertices,
+            shared_positions,
         })
         .collect()
 }

@@ -33,7 +33,7 @@ use skinweights::solvers::internals::nested_dissection;
 use skinweights::solvers::internals::Visibility;
 use skinweights::solvers::internals::{Factorization, HeatSystem};
 use skinweights::solvers::HeatOptions;
-use skinweights::{builtin_scene, BuiltinOptions, Scene};
+use skinweights::{scene::builtin_scene, scene::BuiltinOptions, scene::Scene};
 use std::time::Duration;
 
 fn scene(vertices: usize) -> Scene {

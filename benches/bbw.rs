@@ -263,7 +263,7 @@
 //!   (3e-4: 0.26-0.28 s, 4.8 s, 18.2 s and 30-31 folds; 1e-5: 0.49-0.51 s, 11.3 s).
 
 use criterion::{criterion_group, criterion_main, Criterion};
-use skinweights::{builtin_scene, solver_by_name, BuiltinOptions};
+use skinweights::{scene::builtin_scene, scene::BuiltinOptions, solvers::solver_by_name};
 use std::time::Duration;
 
 fn bbw(c: &mut Criterion) {

@@ -135,7 +135,10 @@
 
 use criterion::{criterion_group, criterion_main, Criterion};
 use skinweights::solvers::NO_OPTIONS;
-use skinweights::{builtin_scene, solver_by_name, BuiltinOptions, Scene, Solver};
+use skinweights::{
+    scene::builtin_scene, scene::BuiltinOptions, scene::Scene, solvers::solver_by_name,
+    solvers::Solver,
+};
 use std::time::Duration;
 
 fn scene(name: &str, vertices: usize) -> Scene {

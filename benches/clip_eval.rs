@@ -64,7 +64,7 @@
 use criterion::{criterion_group, criterion_main, Criterion};
 use skinweights::animation::{BoneTrack, ChannelKind, Clip, Key};
 use skinweights::metrics::clip::{clip_metrics, ClipOptions};
-use skinweights::{builtin_scene, BuiltinOptions, Scene, Weights};
+use skinweights::{scene::builtin_scene, scene::BuiltinOptions, scene::Scene, weights::Weights};
 use std::hint::black_box;
 use std::time::Duration;
 

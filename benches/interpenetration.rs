@@ -24,7 +24,9 @@
 
 use criterion::{criterion_group, criterion_main, Criterion};
 use skinweights::metrics::{posed_positions, Interpenetration};
-use skinweights::{builtin_scene, BuiltinOptions, Pose, Scene, Weights};
+use skinweights::{
+    scene::builtin_scene, scene::BuiltinOptions, scene::Scene, skeleton::Pose, weights::Weights,
+};
 use std::hint::black_box;
 use std::time::Duration;
 
@@ -40,7 +42,7 @@ fn bench(c: &mut Criterion) {
     // The bar with the seed's ramp weights (linear solver), bent 90 degrees and 270 (which
     // LBS draws as the -90 bend): the joint's inner side folds.
     let bar = scene("bar");
-    let w = skinweights::solve(&bar, "linear").unwrap();
+    let w = skinweights::solvers::solve(&bar, "linear").unwrap();
     let contour = Interpenetration::for_scene(&bar).unwrap();
     for theta in [90.0, 270.0] {
         let posed = posed_positions(&bar, &w, &Pose::rest().rotate("lower", theta)).unwrap();
@@ -60,7 +62,7 @@ fn bench(c: &mut Criterion) {
     drop(bar);
     // The figure with every vertex on its part's nearest bone's weights, lifting an arm.
     let figure = scene("figure");
-    let w: Weights = skinweights::solve(&figure, "linear").unwrap();
+    let w: Weights = skinweights::solvers::solve(&figure, "linear").unwrap();
     let contour = Interpenetration::for_scene(&figure).unwrap();
     let probe = figure.probe(Some("lift_l")).unwrap();
     let posed = posed_positions(&figure, &w, &probe.pose).unwrap();

@@ -21,7 +21,7 @@ use skinweights::mesh::{estimate_max_area, mesh_outline, MeshingOptions};
 use skinweights::scene::{arms_down_outline, BUILTIN_MIN_ANGLE_DEG, DEFAULT_GAP};
 
 use skinweights::io::{trace_alpha, Sprite, TraceOptions};
-use skinweights::{builtin_scene, BuiltinOptions};
+use skinweights::{scene::builtin_scene, scene::BuiltinOptions};
 use std::hint::black_box;
 use std::time::Duration;
 

@@ -23,7 +23,7 @@ use image::{Rgba, RgbaImage};
 use nalgebra::Point2;
 use skinweights::render::{render, Drawing, Frame, RenderOptions, Texture};
 use skinweights::scene::{AlphaMode, Art, ArtImage, Layer};
-use skinweights::{builtin_scene, BuiltinOptions};
+use skinweights::{scene::builtin_scene, scene::BuiltinOptions};
 use std::hint::black_box;
 use std::time::Duration;
 

@@ -25,7 +25,9 @@
 //! `parallel_bones = true`).
 
 use criterion::{criterion_group, criterion_main, Criterion};
-use skinweights::{builtin_scene, solver_by_name, BuiltinOptions, Scene};
+use skinweights::{
+    scene::builtin_scene, scene::BuiltinOptions, scene::Scene, solvers::solver_by_name,
+};
 use std::time::Duration;
 
 fn scene(name: &str, vertices: usize) -> Scene {

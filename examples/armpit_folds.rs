@@ -11,7 +11,7 @@
 
 use skinweights::metrics::{flipped_triangles, posed_positions};
 use skinweights::skinning::dual_quaternion_skinning;
-use skinweights::{builtin_scene, solver_by_name, BuiltinOptions};
+use skinweights::{scene::builtin_scene, scene::BuiltinOptions, solvers::solver_by_name};
 
 fn main() -> skinweights::Result<()> {
     let args: Vec<String> = std::env::args().skip(1).collect();

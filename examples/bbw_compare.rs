@@ -8,7 +8,7 @@
 //! difference to the first and the lift_l drag of each.
 
 use skinweights::metrics::evaluate;
-use skinweights::{builtin_scene, solver_by_name, BuiltinOptions};
+use skinweights::{scene::builtin_scene, scene::BuiltinOptions, solvers::solver_by_name};
 use std::time::Instant;
 
 fn main() -> skinweights::Result<()> {

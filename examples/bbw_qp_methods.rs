@@ -12,7 +12,7 @@ mod box_qp_reference;
 use box_qp_reference::{objective, solve_box_qp};
 use skinweights::solvers::internals::BiharmonicSystem;
 use skinweights::solvers::BbwOptions;
-use skinweights::{builtin_scene, BuiltinOptions};
+use skinweights::{scene::builtin_scene, scene::BuiltinOptions};
 use std::time::Instant;
 
 fn main() -> skinweights::Result<()> {

@@ -7,7 +7,9 @@
 use skinweights::io::dragonbones::load_dragonbones;
 use skinweights::io::{sprite_scene, BonesFile, Sprite, SpriteOptions};
 use skinweights::metrics::evaluate;
-use skinweights::{builtin_scene, solver_by_name, BuiltinOptions, Scene};
+use skinweights::{
+    scene::builtin_scene, scene::BuiltinOptions, scene::Scene, solvers::solver_by_name,
+};
 use std::path::Path;
 use std::time::Instant;
 

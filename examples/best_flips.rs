@@ -5,7 +5,7 @@
 
 use skinweights::metrics::{evaluate, posed_positions};
 use skinweights::solvers::Solver;
-use skinweights::{builtin_scene, solver_by_name, BuiltinOptions};
+use skinweights::{scene::builtin_scene, scene::BuiltinOptions, solvers::solver_by_name};
 
 fn main() -> skinweights::Result<()> {
     let args: Vec<String> = std::env::args().skip(1).collect();

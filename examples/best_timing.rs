@@ -5,7 +5,10 @@
 //!
 //! `cargo run --release --example best_timing [SCENE:VERTICES ...]`
 
-use skinweights::{builtin_scene, solver_by_name, BuiltinOptions, Scene, Solver};
+use skinweights::{
+    scene::builtin_scene, scene::BuiltinOptions, scene::Scene, solvers::solver_by_name,
+    solvers::Solver,
+};
 use std::time::Instant;
 
 /// Runs per solver and scene (the smaller time is kept: the machine is shared).

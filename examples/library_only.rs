@@ -11,7 +11,10 @@
 
 use nalgebra::Point2;
 use skinweights::mesh::{mesh_outline, MeshingOptions, Outline};
-use skinweights::{linear_blend_skinning, solvers, Bone, Mesh, Pose, Scene, Skeleton};
+use skinweights::{
+    mesh::Mesh, scene::Scene, skeleton::Bone, skeleton::Pose, skeleton::Skeleton,
+    skinning::linear_blend_skinning, solvers,
+};
 
 fn main() -> skinweights::Result<()> {
     // A 200 x 40 strip along x, the bones inserted as mesh edges.

@@ -7,7 +7,9 @@
 //! memory (Linux).
 
 use skinweights::solvers::internals::{best_with_recipe, BestRecipe};
-use skinweights::{builtin_scene, solver_by_name, BuiltinOptions, Solver};
+use skinweights::{
+    scene::builtin_scene, scene::BuiltinOptions, solvers::solver_by_name, solvers::Solver,
+};
 use std::time::Instant;
 
 fn peak_rss_mb() -> f64 {
@@ -109,7 +111,7 @@ fn main() -> skinweights::Result<()> {
 }
 
 /// Stage-by-stage timing of the heat solver (`SOLVER` = `heat-stages`).
-pub fn heat_stages(scene: &skinweights::Scene) -> skinweights::Result<()> {
+pub fn heat_stages(scene: &skinweights::scene::Scene) -> skinweights::Result<()> {
     use skinweights::solvers::internals::{Factorization, HeatSystem};
     use skinweights::solvers::HeatOptions;
     let t = Instant::now();
@@ -132,7 +134,7 @@ pub fn heat_stages(scene: &skinweights::Scene) -> skinweights::Result<()> {
 }
 
 /// Stage-by-stage timing of the bbw solver's linear algebra (`SOLVER` = `bbw-stages`).
-pub fn bbw_stages(scene: &skinweights::Scene) -> skinweights::Result<()> {
+pub fn bbw_stages(scene: &skinweights::scene::Scene) -> skinweights::Result<()> {
     use skinweights::solvers::internals::{BiharmonicSystem, Factorization};
     use skinweights::solvers::BbwOptions;
     let t = Instant::now();
@@ -182,7 +184,7 @@ pub fn bbw_stages(scene: &skinweights::Scene) -> skinweights::Result<()> {
 }
 
 /// Per-bone timing of the geodesic solver's two stages (`SOLVER` = `geodesic-stages`).
-pub fn geodesic_stages(scene: &skinweights::Scene) {
+pub fn geodesic_stages(scene: &skinweights::scene::Scene) {
     use skinweights::solvers::internals::bone_seeds;
     use skinweights::solvers::internals::multi_source_dijkstra;
     use skinweights::solvers::internals::Visibility;

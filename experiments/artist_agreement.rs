@@ -51,7 +51,7 @@ use skinweights::io::godot::load_godot;
 use skinweights::metrics::drag;
 use skinweights::plot::{figure_panels, Grid};
 use skinweights::scene::SubScene;
-use skinweights::{Scene, Weights};
+use skinweights::{scene::Scene, weights::Weights};
 use std::path::Path;
 
 #[derive(Parser)]
@@ -206,7 +206,7 @@ fn evaluate(character: &Character, dir: &Path) -> Res<()> {
         for (name, cut) in &parts {
             bar.set_message(format!("{solver} on {name}"));
             let t = std::time::Instant::now();
-            let sub = skinweights::solve(&cut.scene, solver)?;
+            let sub = skinweights::solvers::solve(&cut.scene, solver)?;
             total_time += t.elapsed().as_secs_f64();
             cut.scatter(&sub, &mut full)?;
             bar.inc(1);
@@ -217,7 +217,7 @@ fn evaluate(character: &Character, dir: &Path) -> Res<()> {
     for &solver in whole_solvers().iter().chain(WHOLE_EXTRA) {
         bar.set_message(format!("{solver} on the whole character"));
         let t = std::time::Instant::now();
-        let full = skinweights::solve(scene, solver)?;
+        let full = skinweights::solvers::solve(scene, solver)?;
         assembled.push((
             format!("{solver} ({WHOLE})"),
             full,

@@ -36,7 +36,7 @@ use skinweights::metrics::artist::{
     diagonal_of, score_against_artist, ArtistClipFrames, ArtistMesh, ArtistScoreOptions,
 };
 use skinweights::scene::SubScene;
-use skinweights::Weights;
+use skinweights::weights::Weights;
 use std::fmt::Write as _;
 use std::path::PathBuf;
 use std::time::Instant;

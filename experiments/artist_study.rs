@@ -55,7 +55,7 @@ use skinweights::metrics::artist::{
 };
 use skinweights::metrics::weight_style::PAINT_STEP;
 use skinweights::scene::SubScene;
-use skinweights::Weights;
+use skinweights::weights::Weights;
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::path::PathBuf;

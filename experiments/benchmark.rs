@@ -53,7 +53,7 @@ use skinweights::metrics::artist::{
     score_against_artist, ArtistClipFrames, ArtistMesh, ArtistScoreOptions, ClipScore,
 };
 use skinweights::scene::SubScene;
-use skinweights::Weights;
+use skinweights::weights::Weights;
 use std::path::PathBuf;
 use std::time::Instant;
 

@@ -59,7 +59,10 @@ use skinweights::correctives::{
 use skinweights::metrics::{area_change_pct, flipped_triangles};
 use skinweights::plot::{Grid, LineChart, Panel, PoseMap, Series};
 use skinweights::skinning::{dual_quaternion_skinning, linear_blend_skinning, HalfAngleHelper};
-use skinweights::{builtin_scene, BuiltinOptions, Pose, Scene, Skeleton, Weights};
+use skinweights::{
+    scene::builtin_scene, scene::BuiltinOptions, scene::Scene, skeleton::Pose, skeleton::Skeleton,
+    weights::Weights,
+};
 use std::time::Instant;
 
 #[derive(Parser)]
@@ -193,8 +196,8 @@ fn vertex_area_ratio(scene: &Scene, posed: &[Point2<f64>]) -> Vec<Option<f64>> {
     let (mut rest, mut now) = (vec![0.0; n], vec![0.0; n]);
     let r = scene.mesh().vertices();
     for t in scene.mesh().triangles() {
-        let a0 = skinweights::mesh::signed_area2(&r[t[0]], &r[t[1]], &r[t[2]]);
-        let a1 = skinweights::mesh::signed_area2(&posed[t[0]], &posed[t[1]], &posed[t[2]]);
+        let a0 = skinweights::geometry::signed_area2(&r[t[0]], &r[t[1]], &r[t[2]]);
+        let a1 = skinweights::geometry::signed_area2(&posed[t[0]], &posed[t[1]], &posed[t[2]]);
         for &v in t {
             rest[v] += a0;
             now[v] += a1;
@@ -633,7 +636,7 @@ fn run(cli: &Cli) -> Res<()> {
     ];
     let mut cases = Vec::new();
     for solver in ["linear", "heat"] {
-        let w = skinweights::solve(&scene, solver)?;
+        let w = skinweights::solvers::solve(&scene, solver)?;
         let fit = auto_corrective(
             &scene,
             &w,
@@ -666,7 +669,7 @@ fn run(cli: &Cli) -> Res<()> {
         "arms-down",
         &BuiltinOptions::default().with_vertices(if quick { 1500 } else { 5000 }),
     )?;
-    let w = skinweights::solve(&arms, "heat")?;
+    let w = skinweights::solvers::solve(&arms, "heat")?;
     let elbow_angles = [-150.0, -90.0, 90.0, 150.0];
     let fit = auto_corrective(
         &arms,

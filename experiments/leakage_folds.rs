@@ -40,9 +40,12 @@ use clap::Parser;
 use common::Res;
 use serde::Serialize;
 use skinweights::metrics::evaluate;
+use skinweights::scene::Probe;
 use skinweights::solvers::internals::best_with_recipe;
-use skinweights::Probe;
-use skinweights::{builtin_scene, solver_by_name, BuiltinOptions, Scene, Solver};
+use skinweights::{
+    scene::builtin_scene, scene::BuiltinOptions, scene::Scene, solvers::solver_by_name,
+    solvers::Solver,
+};
 use synthetic_sprite::{synthetic_sprite_with, Limbs};
 
 #[derive(Parser)]
@@ -189,7 +192,7 @@ impl Draw {
 /// `probe` mirrored onto the right side (`_l` bones become `_r`, angles negated), if every
 /// bone it moves has a right twin.
 fn mirrored(scene: &Scene, probe: &Probe) -> Option<Probe> {
-    let mut pose = skinweights::Pose::rest();
+    let mut pose = skinweights::skeleton::Pose::rest();
     for (bone, angle) in &probe.pose.rotations {
         let twin = bone.strip_suffix("_l")?.to_string() + "_r";
         scene.skeleton().index_of(&twin)?;
@@ -343,7 +346,7 @@ fn run(cli: &Cli) -> Res<()> {
                 .chars()
                 .map(|c| if c.is_ascii_alphanumeric() { c } else { '_' })
                 .collect();
-            skinweights::save_scene(&case.scene, dir.join(format!("{file}.json")))?;
+            skinweights::io::save_scene(&case.scene, dir.join(format!("{file}.json")))?;
         }
     }
     let heat = solver_by_name("heat", &[] as &[(&str, &str)])?;

@@ -27,7 +27,7 @@ use serde::Serialize;
 use skinweights::compare::solve_all;
 use skinweights::metrics::evaluate;
 use skinweights::plot::{Grid, LineChart, Series};
-use skinweights::{Pose, Probe};
+use skinweights::{scene::Probe, skeleton::Pose};
 
 #[derive(Parser)]
 #[command(about = "Torso drag and distortion vs arm lift angle for every solver")]

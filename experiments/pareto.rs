@@ -44,7 +44,10 @@ use skinweights::plot::{Grid, LegendPosition, LineChart, Series};
 use skinweights::scene::SubScene;
 
 use skinweights::solvers::internals::{best_with_recipe, BestRecipe};
-use skinweights::{builtin_scene, solver_by_name, BuiltinOptions, Scene, Solver, Weights};
+use skinweights::{
+    scene::builtin_scene, scene::BuiltinOptions, scene::Scene, solvers::solver_by_name,
+    solvers::Solver, weights::Weights,
+};
 
 #[derive(Parser)]
 #[command(

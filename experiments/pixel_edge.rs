@@ -48,7 +48,7 @@ use skinweights::render::{
     MattingRenders, RenderOptions, Skinning, Texture, View, PIXEL_EDGE_SAMPLES,
 };
 use skinweights::scene::AlphaMode;
-use skinweights::{Pose, Scene, Weights};
+use skinweights::{scene::Scene, skeleton::Pose, weights::Weights};
 
 #[derive(Parser)]
 #[command(about = "Fringe (S, F, G) of straight / bleed / premultiplied art at 1x, 2x, 4x")]
@@ -163,7 +163,7 @@ fn sprite_case(name: &str, image: RgbaImage, mut bones: BonesFile, vertices: usi
         .with_meshing(MeshingOptions::default().with_target_vertices(vertices))
         .with_name(Some(name.into()));
     let (scene, _, _) = sprite_scene(&sprite, bones, &options)?;
-    let weights = skinweights::solve(&scene, "heat+mask")?;
+    let weights = skinweights::solvers::solve(&scene, "heat+mask")?;
     Ok(Case {
         name: name.into(),
         scene,

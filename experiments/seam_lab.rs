@@ -50,7 +50,9 @@ use skinweights::scene::AlphaMode;
 use skinweights::seams::measure::{find_contacts, find_seams, measure_seams, Seam, SeamOptions};
 use skinweights::seams::repair::{repair, repaired_weights, weld_seams, RepairOptions};
 use skinweights::solvers::{Heat, Solver};
-use skinweights::{builtin_scene, BuiltinOptions, Pose, Scene, Weights};
+use skinweights::{
+    scene::builtin_scene, scene::BuiltinOptions, scene::Scene, skeleton::Pose, weights::Weights,
+};
 use std::path::Path;
 
 #[derive(Parser)]

@@ -39,7 +39,9 @@ use skinweights::metrics::{area_change_pct, posed_positions};
 use skinweights::plot::{Grid, Panel, PoseMap};
 use skinweights::skinning::blend_raw;
 use skinweights::solvers::solver_by_name;
-use skinweights::{builtin_scene, BuiltinOptions, Pose, Scene, Weights};
+use skinweights::{
+    scene::builtin_scene, scene::BuiltinOptions, scene::Scene, skeleton::Pose, weights::Weights,
+};
 
 #[derive(Parser)]
 #[command(about = "Truncation to 4 influences: sort-then-truncate vs first-4, and runtime shrink")]

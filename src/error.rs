@@ -112,7 +112,7 @@ pub enum MeshError {
         triangle: usize,
     },
     /// Two counter-clockwise triangles lie on the same side of their shared edge: the mesh
-    /// folds over itself there (an artist mesh; [`crate::Mesh::from_artist`] accepts it).
+    /// folds over itself there (an artist mesh; [`crate::mesh::Mesh::from_artist`] accepts it).
     #[error("edge ({a}, {b}) is folded: triangles {first} and {second} lie on the same side of it and overlap (load it as an artist mesh)")]
     FoldedEdge {
         a: usize,

@@ -14,7 +14,10 @@
 //!
 //! ```
 //! use nalgebra::Point2;
-//! use skinweights::{linear_blend_skinning, Bone, Mesh, Pose, Skeleton, Weights};
+//! use skinweights::mesh::Mesh;
+//! use skinweights::skeleton::{Bone, Pose, Skeleton};
+//! use skinweights::skinning::linear_blend_skinning;
+//! use skinweights::weights::Weights;
 //!
 //! // A 2 x 1 strip of four triangles, counter-clockwise.
 //! let vertices = vec![
@@ -50,12 +53,13 @@
 //! ## Example: solve weights for a built-in character and measure leakage
 //!
 //! ```
-//! use skinweights::{builtin_scene, metrics, BuiltinOptions};
+//! use skinweights::metrics;
+//! use skinweights::scene::{builtin_scene, BuiltinOptions};
 //!
 //! let scene = builtin_scene("arms-down", &BuiltinOptions::default().with_vertices(2000))?;
 //! let lift = scene.probe(Some("lift_l"))?;
 //! for solver in ["euclidean", "heat", "heat+mask"] {
-//!     let weights = skinweights::solve(&scene, solver)?;
+//!     let weights = skinweights::solvers::solve(&scene, solver)?;
 //!     weights.validate()?; // finite, >= 0, rows sum to 1
 //!     let m = metrics::evaluate(&scene, &weights, lift)?;
 //!     match solver {
@@ -74,7 +78,7 @@ pub mod animation;
 pub mod batch;
 pub mod compare;
 pub mod correctives;
-pub mod error;
+mod error;
 pub mod geometry;
 #[cfg(feature = "io")]
 pub mod io;
@@ -105,17 +109,6 @@ pub use error::{
     OutputError, Result, RigFormat, SceneError, SeamError, SkeletonError, SolverError,
     WeightsError,
 };
-#[cfg(feature = "io")]
-pub use io::{load_scene, save_scene, WeightsFile};
-pub use mesh::{Mesh, Topology};
-pub use scene::{builtin_scene, BuiltinOptions, Probe, Scene, Watch};
-pub use skeleton::{Affine2, Bone, Inherit, LocalBone, LocalTransform, Pose, Skeleton};
-pub use skinning::linear_blend_skinning;
-pub use solvers::{
-    recommended, solve, solver_by_name, Solution, SolveReport, Solver, RECOMMENDED_SOLVER,
-    SOLVER_NAMES,
-};
-pub use weights::Weights;
 
 /// The nalgebra version this crate is built with.
 pub use nalgebra;

@@ -16,7 +16,7 @@
 //! need the textures and the renderer, feature `io`).
 //!
 //! The interpenetration row is the extreme-pose condition "no intersection"
-//! ([`mod@crate::metrics::interpenetration`]): crossing pairs of posed boundary edges (a layer's
+//! ([`crate::metrics::interpenetration()`]): crossing pairs of posed boundary edges (a layer's
 //! outline crossing itself, or two layers' outlines crossing where they did not overlap at
 //! rest) and the area covered more than once that was not at rest. Its [`Check::values`]
 //! (JSON key `values`) are `self_crossings`, `layer_crossings`, `area_px2` and `area_pct`;

@@ -142,10 +142,10 @@ impl Figure for AnyFigure {
 }
 
 /// The arms-down scene with gap `gap` and about `vertices` vertices.
-pub fn arms_down(gap: f64, vertices: usize) -> Res<skinweights::Scene> {
-    Ok(skinweights::builtin_scene(
+pub fn arms_down(gap: f64, vertices: usize) -> Res<skinweights::scene::Scene> {
+    Ok(skinweights::scene::builtin_scene(
         "arms-down",
-        &skinweights::BuiltinOptions::default()
+        &skinweights::scene::BuiltinOptions::default()
             .with_gap(Some(gap))
             .with_vertices(vertices),
     )?)
@@ -194,7 +194,7 @@ pub const SPRITES: [(&str, &str, &str); 4] = [
 
 /// Every sprite of [`SPRITES`] traced as `skinweights mesh` does, at about `vertices`
 /// vertices, with its bones file's bones, parts and probes; named by its label.
-pub fn traced_sprites(vertices: usize) -> Res<Vec<skinweights::Scene>> {
+pub fn traced_sprites(vertices: usize) -> Res<Vec<skinweights::scene::Scene>> {
     SPRITES
         .iter()
         .map(|(label, png, bones)| traced_sprite(label, png, bones, vertices))
@@ -208,7 +208,7 @@ pub fn traced_sprite(
     png: &str,
     bones: &str,
     vertices: usize,
-) -> Res<skinweights::Scene> {
+) -> Res<skinweights::scene::Scene> {
     use skinweights::io::{sprite_scene, BonesFile, Sprite, SpriteOptions};
     let data = repo_root().join("data");
     let sprite = Sprite::load(data.join(png))?;

@@ -3,8 +3,8 @@
 
 use plotters::coord::Shift;
 use plotters::prelude::*;
-use skinweights::error::OutputError;
 use skinweights::plot::Figure;
+use skinweights::OutputError;
 use skinweights::{Error, Result};
 
 /// One solver's scores on one measure.

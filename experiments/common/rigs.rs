@@ -6,7 +6,7 @@ use skinweights::io::rig::RigFormat;
 use skinweights::io::spine::SkinSelection;
 use skinweights::metrics::weight_style::WeightStyle;
 use skinweights::scene::SubScene;
-use skinweights::{Scene, Weights};
+use skinweights::{scene::Scene, weights::Weights};
 use std::path::{Path, PathBuf};
 
 /// The manifest of every rig scored by default (crate-relative): name, format, file,
@@ -264,7 +264,7 @@ pub fn solve_per_mesh_each(
 /// recipe variant, `best@KEY=VALUE;KEY=VALUE` (the keys of
 /// `skinweights::solvers::internals::best_with_recipe`): the cross-validation of `best`'s
 /// recipe runs the benchmark on such variants.
-pub fn solve_spec(scene: &skinweights::Scene, spec: &str) -> skinweights::Result<Weights> {
+pub fn solve_spec(scene: &skinweights::scene::Scene, spec: &str) -> skinweights::Result<Weights> {
     Ok(solver_of_spec(spec)?.solve(scene)?.weights)
 }
 

@@ -83,7 +83,8 @@ fn batch_options(
     };
     let mut o = BatchOptions::default();
     o.out = out;
-    o.solvers = solvers.unwrap_or_else(|| vec![skinweights::RECOMMENDED_SOLVER.to_string()]);
+    o.solvers =
+        solvers.unwrap_or_else(|| vec![skinweights::solvers::RECOMMENDED_SOLVER.to_string()]);
     o.solver_options = convert::options(options)?;
     o.max_influences = max_influences;
     o.sprite_vertices = vertices;

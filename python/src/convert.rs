@@ -10,7 +10,10 @@ use numpy::{PyReadonlyArray1, PyReadonlyArray2, PyUntypedArray};
 use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList, PyString, PyTuple};
-use skinweights::{Bone, Mesh, Pose, Probe, Scene, Skeleton, Watch, Weights};
+use skinweights::{
+    mesh::Mesh, scene::Probe, scene::Scene, scene::Watch, skeleton::Bone, skeleton::Pose,
+    skeleton::Skeleton, weights::Weights,
+};
 
 /// A `SkinweightsError` with `message`.
 pub(crate) fn value_error(message: impl Into<String>) -> PyErr {

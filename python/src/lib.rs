@@ -15,7 +15,7 @@ use pyo3::prelude::*;
 use pyo3::types::PyDict;
 use scene::PyScene;
 use skinweights::io::WeightsFile;
-use skinweights::{metrics, BuiltinOptions};
+use skinweights::{metrics, scene::BuiltinOptions};
 use std::path::PathBuf;
 
 pyo3::create_exception!(
@@ -33,7 +33,10 @@ pub(crate) fn to_py(e: skinweights::Error) -> PyErr {
 /// The solver the module uses when none is named: the crate's recommended solver.
 const DEFAULT_SOLVER: &str = skinweights::solvers::RECOMMENDED_SOLVER;
 
-fn weights_array<'py>(py: Python<'py>, w: &skinweights::Weights) -> Bound<'py, PyArray2<f64>> {
+fn weights_array<'py>(
+    py: Python<'py>,
+    w: &skinweights::weights::Weights,
+) -> Bound<'py, PyArray2<f64>> {
     Array2::from_shape_vec((w.vertex_count(), w.bone_count()), w.as_slice().to_vec())
         .expect("rows x bones values")
         .into_pyarray(py)
@@ -76,7 +79,7 @@ fn solve<'py>(
 ) -> PyResult<(Bound<'py, PyArray2<f64>>, Bound<'py, PyDict>)> {
     let (scene, note) = convert::scene(vertices, triangles, bones, parts, Vec::new())?;
     let options = convert::options(options)?;
-    let solver = skinweights::solver_by_name(solver, &options).map_err(to_py)?;
+    let solver = skinweights::solvers::solver_by_name(solver, &options).map_err(to_py)?;
     let solution = py.detach(|| solver.solve(&scene)).map_err(to_py)?;
     let report = PyDict::new(py);
     report.set_item("solver", &solution.report.solver)?;
@@ -197,7 +200,8 @@ fn lbs<'py>(
     let skeleton = convert::skeleton(bones)?;
     let w = convert::weights(weights, rest.len(), skeleton.len())?;
     let pose = convert::pose(pose)?;
-    let posed = skinweights::linear_blend_skinning(&rest, &skeleton, &w, &pose).map_err(to_py)?;
+    let posed =
+        skinweights::skinning::linear_blend_skinning(&rest, &skeleton, &w, &pose).map_err(to_py)?;
     Ok(points_array(py, &posed))
 }
 
@@ -220,7 +224,8 @@ fn load_weights<'py>(
     path: PathBuf,
 ) -> PyResult<(Bound<'py, PyArray2<f64>>, Bound<'py, PyDict>)> {
     let file = py.detach(|| WeightsFile::load(&path)).map_err(to_py)?;
-    let w = skinweights::Weights::from_rows(&file.weights, file.bones.len()).map_err(to_py)?;
+    let w =
+        skinweights::weights::Weights::from_rows(&file.weights, file.bones.len()).map_err(to_py)?;
     let info = PyDict::new(py);
     info.set_item("scene", &file.scene)?;
     info.set_item("solver", &file.solver)?;
@@ -243,7 +248,7 @@ fn builtin_scene(
         .with_gap(gap)
         .with_vertices(vertices);
     let inner = py
-        .detach(|| skinweights::builtin_scene(name, &options))
+        .detach(|| skinweights::scene::builtin_scene(name, &options))
         .map_err(to_py)?;
     Ok(PyScene {
         inner,
@@ -259,7 +264,7 @@ fn native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     let py = m.py();
     m.add("SkinweightsError", py.get_type::<SkinweightsError>())?;
     m.add("DEFAULT_SOLVER", DEFAULT_SOLVER)?;
-    m.add("SOLVER_NAMES", skinweights::SOLVER_NAMES.to_vec())?;
+    m.add("SOLVER_NAMES", skinweights::solvers::SOLVER_NAMES.to_vec())?;
     m.add(
         "BUILTIN_SCENES",
         skinweights::scene::BUILTIN_SCENES.to_vec(),

@@ -6,7 +6,7 @@ use numpy::ndarray::Array2;
 use numpy::{IntoPyArray, PyArray1, PyArray2};
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList, PyTuple};
-use skinweights::{Probe, Scene};
+use skinweights::{scene::Probe, scene::Scene};
 
 /// A scene: mesh (vertices, triangles, parts), bones and probes.
 ///

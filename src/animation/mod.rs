@@ -1,27 +1,27 @@
 //! Animation clips: named durations of keyed per-bone channels, sampled to poses, with IK as
 //! a pose step. The format, the curves' formulas and examples are in `docs/clips.md`.
 //!
-//! - [`model`]: [`Clip`], [`BoneTrack`], [`BoneChannels`], [`Channel`], [`Key`], the IK
+//! - `model.rs`: [`Clip`], [`BoneTrack`], [`BoneChannels`], [`Channel`], [`Key`], the IK
 //!   timelines [`IkTrack`] and [`IkKey`], the slot attachment timelines
 //!   [`AttachmentTrack`] and [`AttachmentKey`], and their validation ([`Clip::check`]).
-//! - [`curves`]: [`Curve`] (stepped, linear, Bézier, easing presets, Godot's transition) and
+//! - `curves.rs`: [`Curve`] (stepped, linear, Bézier, easing presets, Godot's transition) and
 //!   their exact evaluation.
-//! - [`sampling`]: [`Channel::sample`], [`Clip::sample`] (a [`crate::Pose`] at a time),
+//! - `sampling.rs`: [`Channel::sample`], [`Clip::sample`] (a [`crate::skeleton::Pose`] at a time),
 //!   [`Clip::frame_times`], [`IkTrack::sample`] and [`Clip::ik_at`] (the scene's IK
 //!   constraints with a clip's keyed mix, softness and bend at a time),
 //!   [`Clip::attachments_at`] (the attachment each keyed slot shows at a time).
-//! - [`ik`]: [`IkConstraint`] and [`apply_ik`].
+//! - `ik.rs`: [`IkConstraint`] and [`apply_ik`].
 //!
-//! Channel values are offsets from the setup pose exactly like [`crate::Pose`]: rotation,
+//! Channel values are offsets from the setup pose exactly like [`crate::skeleton::Pose`]: rotation,
 //! translation and shear added, scale multiplied; loaders of formats with absolute
 //! properties (Godot) convert.
 
-pub mod curves;
-pub mod ik;
-pub mod model;
-pub mod sampling;
+mod curves;
+mod ik;
+mod model;
+mod sampling;
 
-pub use curves::{Curve, Easing};
+pub use curves::{bezier, bezier_parameter, godot_ease, Curve, Easing, BEZIER_TOLERANCE};
 pub use ik::{apply_ik, IkConstraint};
 pub use model::{
     AttachmentKey, AttachmentTrack, BoneChannels, BoneTrack, Channel, ChannelKind, Clip, IkKey,

@@ -50,7 +50,7 @@ impl Channel {
 }
 
 /// The seven scalar channels of a bone, each an offset from the setup transform exactly
-/// like [`crate::Pose`]: rotation, translation and shear added, scale multiplied.
+/// like [`crate::skeleton::Pose`]: rotation, translation and shear added, scale multiplied.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum ChannelKind {
     /// Degrees added to the rotation.
@@ -186,7 +186,7 @@ pub struct IkKey {
     pub time: f64,
     /// Blend of the solved rotations, in `[0, 1]`. Default: 1.
     pub mix: f64,
-    /// Spine's softness (px), kept but not applied (see [`crate::animation::ik`]).
+    /// Spine's softness (px), kept but not applied (see [`crate::animation::apply_ik`]).
     /// Default: 0.
     pub softness: f64,
     /// Bend direction of a two-bone chain, held until the next key. Default: true.
@@ -235,7 +235,7 @@ impl IkKey {
     }
 }
 
-/// The keyed values of one IK constraint (of the scene's [`crate::Scene::ik`]) in a clip.
+/// The keyed values of one IK constraint (of the scene's [`crate::scene::Scene::ik`]) in a clip.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct IkTrack {
     /// The constraint's name.

@@ -80,7 +80,7 @@ pub enum LintMode {
 pub struct BatchOptions {
     /// The output folder, created if missing (default [`Self::DEFAULT_OUT`], `batch`).
     pub out: PathBuf,
-    /// Solver specs, each run on every item (default: [`crate::RECOMMENDED_SOLVER`]).
+    /// Solver specs, each run on every item (default: [`crate::solvers::RECOMMENDED_SOLVER`]).
     pub solvers: Vec<String>,
     /// Solver options (`key=value`), given to every solver (default none).
     pub solver_options: Vec<(String, String)>,
@@ -110,7 +110,7 @@ impl Default for BatchOptions {
     fn default() -> Self {
         BatchOptions {
             out: PathBuf::from(Self::DEFAULT_OUT),
-            solvers: vec![crate::RECOMMENDED_SOLVER.to_string()],
+            solvers: vec![crate::solvers::RECOMMENDED_SOLVER.to_string()],
             solver_options: Vec::new(),
             max_influences: None,
             sprite_vertices: Self::DEFAULT_SPRITE_VERTICES,
@@ -777,7 +777,7 @@ fn export(
     stem: &str,
     options: &BatchOptions,
 ) -> Result<Option<PathBuf>> {
-    use crate::io::{creature, dragonbones, export_gltf, godot, spine, GltfOptions};
+    use crate::io::{creature, dragonbones, gltf::export_gltf, gltf::GltfOptions, godot, spine};
     let Some(format) = loaded.rig else {
         return Ok(None);
     };

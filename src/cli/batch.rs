@@ -47,7 +47,7 @@ pub struct BatchArgs {
     #[arg(long, value_name = "DIR")]
     out: PathBuf,
     /// Solver (repeatable): each runs on every item (default: the recommended one).
-    #[arg(long, default_value = skinweights::RECOMMENDED_SOLVER)]
+    #[arg(long, default_value = skinweights::solvers::RECOMMENDED_SOLVER)]
     solver: Vec<String>,
     /// Solver option as key=value (repeatable), given to every solver.
     #[arg(long = "option", value_name = "KEY=VALUE")]

@@ -6,9 +6,10 @@
 use super::{load_weights_for, means_builtin};
 use crate::cli::error::Result;
 use clap::Args;
-use skinweights::error::SkeletonError;
 use skinweights::scene::LeftOut;
-use skinweights::{Scene, Weights};
+use skinweights::scene::Scene;
+use skinweights::weights::Weights;
+use skinweights::SkeletonError;
 use std::path::{Path, PathBuf};
 
 /// The `--bones` option of the commands that solve.

@@ -12,11 +12,12 @@ use skinweights::animation::{Clip, DEFAULT_FPS};
 use skinweights::compare::{
     compare_solved, probe_view, solve_all_with_bones, Solved, DEFAULT_SOLVERS,
 };
-use skinweights::error::FormatError;
 use skinweights::metrics::clip::{clips_metrics, ClipMetrics, ClipOptions};
 use skinweights::plot::{figure_panels, save_figure, Grid};
+use skinweights::scene::Scene;
 use skinweights::solvers::solver_by_name;
-use skinweights::{Error, Scene};
+use skinweights::Error;
+use skinweights::FormatError;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 

@@ -6,10 +6,10 @@ use super::{check_outputs, load_weights_for, parse_options, resolve_scene, spinn
 use crate::cli::error::Result;
 use clap::Args;
 use skinweights::correctives::{auto_corrective, AutoCorrectiveOptions, Interpolation};
-use skinweights::error::ArgumentError;
 use skinweights::io::save_scene;
 use skinweights::scene::solve_with_bones;
 use skinweights::solvers::solver_by_name;
+use skinweights::ArgumentError;
 use skinweights::Error;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -78,7 +78,7 @@ pub fn run(a: CorrectArgs) -> Result<ExitCode> {
             let name = a
                 .solver
                 .as_deref()
-                .unwrap_or(skinweights::RECOMMENDED_SOLVER);
+                .unwrap_or(skinweights::solvers::RECOMMENDED_SOLVER);
             let solver = solver_by_name(name, &parse_options(&a.options)?)?;
             let bones = chosen_bones(&scene, a.scene.scene.as_deref(), &a.bones)?;
             let pb = spinner(format!("{name} on {}", scene.name()));

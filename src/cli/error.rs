@@ -64,8 +64,8 @@ pub enum CliError {
 macro_rules! from_domain {
     ($($domain:ident),* $(,)?) => {
         $(
-            impl From<skinweights::error::$domain> for CliError {
-                fn from(e: skinweights::error::$domain) -> Self {
+            impl From<skinweights::$domain> for CliError {
+                fn from(e: skinweights::$domain) -> Self {
                     CliError::Lib(e.into())
                 }
             }

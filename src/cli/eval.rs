@@ -9,7 +9,8 @@ use serde_json::json;
 use skinweights::compare::{CompareRow, Comparison};
 use skinweights::metrics::clip::{clips_metrics, ClipOptions};
 use skinweights::metrics::evaluate;
-use skinweights::{Scene, Weights};
+use skinweights::scene::Scene;
+use skinweights::weights::Weights;
 use std::path::PathBuf;
 use std::process::ExitCode;
 

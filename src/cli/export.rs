@@ -3,14 +3,16 @@
 use super::{check_outputs, load_weights_for, resolve_scene, BuiltinArgs};
 use crate::cli::error::{CliError, Result};
 use clap::{Args, ValueEnum};
-use skinweights::error::ArgumentError;
 use skinweights::io::creature::save_creature;
 use skinweights::io::dragonbones::save_dragonbones;
 use skinweights::io::godot::save_godot;
 use skinweights::io::spine::{save_spine, SpineExportOptions};
-use skinweights::io::{export_glb, export_gltf, truncation_note, GltfOptions};
+use skinweights::io::{
+    gltf::export_glb, gltf::export_gltf, gltf::truncation_note, gltf::GltfOptions,
+};
+use skinweights::scene::Scene;
 use skinweights::weights::Weights;
-use skinweights::Scene;
+use skinweights::ArgumentError;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 

@@ -7,7 +7,7 @@ use skinweights::io::creature::load_creature;
 use skinweights::io::dragonbones::load_dragonbones;
 use skinweights::io::godot::load_godot;
 use skinweights::io::spine::{load_spine, SkinSelection, SpineImportOptions};
-use skinweights::io::{import_gltf, save_scene};
+use skinweights::io::{gltf::import_gltf, save_scene};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 

@@ -5,10 +5,10 @@ use super::{load_weights_for, resolve_scene, BuiltinArgs};
 use crate::cli::error::Result;
 use clap::Args;
 use indicatif::{ProgressBar, ProgressStyle};
-use skinweights::error::FormatError;
 use skinweights::lint::{lint, shared_with_reference, Check, LintOptions};
 use skinweights::render::pixel_edge_lint_reporting;
 use skinweights::Error;
+use skinweights::FormatError;
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Duration;
@@ -100,7 +100,7 @@ pub fn run(a: LintArgs) -> Result<ExitCode> {
 /// scene file (with a note), none with `--no-reference`.
 fn reference_checks(
     a: &LintArgs,
-    scene: &skinweights::Scene,
+    scene: &skinweights::scene::Scene,
     options: &LintOptions,
 ) -> Result<Option<(PathBuf, Vec<Check>)>> {
     if a.no_reference {
@@ -124,7 +124,10 @@ fn reference_checks(
 }
 
 /// The pixel-edge rows, with a progress bar per scale.
-fn art_checks(scene: &skinweights::Scene, w: &skinweights::Weights) -> Result<Vec<Check>> {
+fn art_checks(
+    scene: &skinweights::scene::Scene,
+    w: &skinweights::weights::Weights,
+) -> Result<Vec<Check>> {
     let pb = ProgressBar::new(3);
     pb.set_style(
         ProgressStyle::with_template("{bar:20} {pos}/{len} scales  {msg} ({elapsed})")
@@ -179,7 +182,7 @@ fn print_json(
 /// failure what to inspect first (or that the reference fails it as badly).
 fn print_table(
     a: &LintArgs,
-    scene: &skinweights::Scene,
+    scene: &skinweights::scene::Scene,
     checks: &[Check],
     shared: &[bool],
     reference: Option<&(PathBuf, Vec<Check>)>,

@@ -26,10 +26,12 @@ mod warnings;
 use crate::cli::error::{CliError, Result};
 use clap::{Args, Parser, Subcommand};
 use indicatif::{ProgressBar, ProgressStyle};
-use skinweights::error::{ArgumentError, FormatError, OutputError};
 use skinweights::io::{is_stdout, load_scene, output_kind, OutputKind, WeightsFile};
+use skinweights::scene::Scene;
 use skinweights::scene::{builtin_scene, BuiltinOptions, BUILTIN_SCENES};
-use skinweights::{Error, Scene, Weights};
+use skinweights::weights::Weights;
+use skinweights::Error;
+use skinweights::{ArgumentError, FormatError, OutputError};
 use std::path::Path;
 use std::process::ExitCode;
 use std::time::Duration;
@@ -481,8 +483,8 @@ mod tests {
     use super::error::CliError;
     use super::Cli;
     use clap::{CommandFactory, Parser};
-    use skinweights::error::{ArgumentError, SceneError};
     use skinweights::Error;
+    use skinweights::{ArgumentError, SceneError};
 
     /// clap's own consistency checks (a debug build panics on them at parse time; release
     /// builds do not check): no flag defined twice.
@@ -550,8 +552,8 @@ mod tests {
 
     #[test]
     fn every_clip_of_a_scene_without_clips_is_no_clips() {
-        let options = skinweights::BuiltinOptions::default().with_vertices(500);
-        let scene = skinweights::builtin_scene("bar", &options).unwrap();
+        let options = skinweights::scene::BuiltinOptions::default().with_vertices(500);
+        let scene = skinweights::scene::builtin_scene("bar", &options).unwrap();
         assert!(scene.clips().is_empty());
         match super::compare::chosen_clips(&scene, "all") {
             Err(CliError::NoClips { scene }) => assert_eq!(scene, "bar"),
@@ -561,14 +563,14 @@ mod tests {
 
     #[test]
     fn import_weights_from_a_gltf_without_weights_is_no_file_weights() {
-        use skinweights::io::{export_gltf, GltfOptions};
+        use skinweights::io::{gltf::export_gltf, gltf::GltfOptions};
         let dir = tempfile::tempdir().unwrap();
-        let scene = skinweights::builtin_scene(
+        let scene = skinweights::scene::builtin_scene(
             "bar",
-            &skinweights::BuiltinOptions::default().with_vertices(500),
+            &skinweights::scene::BuiltinOptions::default().with_vertices(500),
         )
         .unwrap();
-        let w = skinweights::solver_by_name("euclidean", skinweights::solvers::NO_OPTIONS)
+        let w = skinweights::solvers::solver_by_name("euclidean", skinweights::solvers::NO_OPTIONS)
             .unwrap()
             .solve(&scene)
             .unwrap()

@@ -5,7 +5,7 @@ use crate::cli::error::Result;
 use clap::Args;
 use skinweights::compare::probe_view;
 use skinweights::plot::{figure_panels, save_figure, Grid};
-use skinweights::{Probe, Watch};
+use skinweights::scene::{Probe, Watch};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
@@ -88,8 +88,8 @@ const FRAMES_PER_CLIP: usize = 16;
 /// attack shows the weights at work, and a clip that only carries the character across the
 /// stage does not count as motion.
 fn most_moving_frame<'a>(
-    scene: &'a skinweights::Scene,
-    weights: &skinweights::Weights,
+    scene: &'a skinweights::scene::Scene,
+    weights: &skinweights::weights::Weights,
 ) -> Result<(&'a skinweights::animation::Clip, f64)> {
     use skinweights::render::{posed_vertices, Skinning};
     let rest = scene.mesh().vertices();
@@ -131,7 +131,8 @@ fn most_moving_frame<'a>(
 mod tests {
     use super::most_moving_frame;
     use skinweights::animation::{BoneTrack, ChannelKind, Clip, Key};
-    use skinweights::{builtin_scene, solve, BuiltinOptions};
+    use skinweights::scene::{builtin_scene, BuiltinOptions};
+    use skinweights::solvers::solve;
 
     /// A still clip, a clip that only carries the character across the stage, and a wave:
     /// the panel shows the wave at its largest angle.

@@ -6,7 +6,7 @@ use crate::cli::error::Result;
 use clap::Args;
 use serde_json::json;
 use skinweights::skeleton::BoneOffset;
-use skinweights::Pose;
+use skinweights::skeleton::Pose;
 use std::process::ExitCode;
 
 /// Arguments of `pose`.

@@ -6,14 +6,15 @@ use crate::cli::error::Result;
 use clap::{Args, ValueEnum};
 use indicatif::{ProgressBar, ProgressStyle};
 use nalgebra::Vector2;
-use skinweights::error::{ArgumentError, OutputError, SkeletonError};
 use skinweights::render::{
     clip_frames, contact_sheet, drawn_parts, drawn_positions, encode_apng, hide_parts,
     matting_renders, parse_colour, posed_vertices, render, side_by_side, Drawing, Frame,
     RenderOptions, Skinning, Texture, View, PIXEL_EDGE_SAMPLES,
 };
 use skinweights::scene::AlphaMode;
-use skinweights::{Error, Pose};
+use skinweights::skeleton::Pose;
+use skinweights::Error;
+use skinweights::{ArgumentError, OutputError, SkeletonError};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -97,7 +98,7 @@ pub struct RenderArgs {
 }
 
 /// The pose of `--probe` or `--pose` (rest when neither is given).
-fn pose_of(scene: &skinweights::Scene, probe: Option<&str>, raw: &[String]) -> Result<Pose> {
+fn pose_of(scene: &skinweights::scene::Scene, probe: Option<&str>, raw: &[String]) -> Result<Pose> {
     if let Some(name) = probe {
         return Ok(scene.probe(Some(name))?.pose.clone());
     }

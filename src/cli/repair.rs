@@ -4,13 +4,13 @@
 use super::{check_outputs, parse_options, resolve_scene, spinner, BuiltinArgs};
 use crate::cli::error::Result;
 use clap::Args;
-use skinweights::error::ArgumentError;
 use skinweights::io::{save_scene, WeightsFile};
+use skinweights::scene::Scene;
 use skinweights::seams::repair::{
     repair, repaired_weights, RepairOptions, RepairReport, SmoothOptions,
 };
 use skinweights::solvers::solver_by_name;
-use skinweights::Scene;
+use skinweights::ArgumentError;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 

@@ -3,13 +3,13 @@
 use super::{check_output, check_outputs, resolve_scene, BuiltinArgs};
 use crate::cli::error::Result;
 use clap::Args;
-use skinweights::error::{FormatError, SceneError};
 use skinweights::io::save_scene;
 use skinweights::render::parse_colour;
 use skinweights::render::Texture;
 use skinweights::render::{paint_layers, PaintOptions};
 use skinweights::scene::BUILTIN_SCENES;
 use skinweights::Error;
+use skinweights::{FormatError, SceneError};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 

@@ -5,10 +5,10 @@ use super::warnings::{print_warnings, seconds};
 use super::{check_outputs, parse_options, resolve_scene, spinner, SceneArg};
 use crate::cli::error::Result;
 use clap::Args;
-use skinweights::error::ArgumentError;
 use skinweights::io::WeightsFile;
 use skinweights::scene::solve_with_bones;
 use skinweights::solvers::solver_by_name;
+use skinweights::ArgumentError;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
@@ -18,7 +18,7 @@ pub struct SolveArgs {
     #[command(flatten)]
     scene: SceneArg,
     /// Solver: a name from the list below, or SOLVER+mask (default: best, the recommended one).
-    #[arg(long, default_value = skinweights::RECOMMENDED_SOLVER)]
+    #[arg(long, default_value = skinweights::solvers::RECOMMENDED_SOLVER)]
     solver: String,
     /// Solver option as key=value (repeatable), e.g. --option falloff_power=2.
     #[arg(long = "option", value_name = "KEY=VALUE")]

@@ -22,13 +22,16 @@
 //! zero slope at every key (no kink when the angle passes a key).
 //!
 //! Hand-made correctives are plain values (a scene file carries them, `Scene::correctives`);
-//! [`fit`] computes automatic ones: per key angle, the joint's corner replaced by a circular
+//! [`auto_corrective`] computes automatic ones: per key angle, the joint's corner replaced by a circular
 //! bend that keeps every cross-section at its rest width, with the limbs beyond it where the
 //! bones put them ([`fit::auto_corrective`]).
 
-pub mod fit;
+mod fit;
 
-pub use fit::{auto_corrective, AutoCorrective, AutoCorrectiveOptions};
+pub use fit::{
+    auto_corrective, AutoCorrective, AutoCorrectiveOptions, BendShape, DEFAULT_KEY_STEP,
+    DEFAULT_MARGIN, DEFAULT_MAX_REACH, MAX_KEY_ANGLE,
+};
 
 use crate::error::{CorrectiveError, Error, Result, SkeletonError};
 use crate::scene::Scene;

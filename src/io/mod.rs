@@ -2,11 +2,11 @@
 //! sprite tracing (PNG alpha to a scene), glTF 2.0, Creature JSON, DragonBones 5.5, Godot and Spine 4.x; [`binary`] holds
 //! the compact `.swb` form of the scene and weights files for large meshes.
 //!
-//! Formats convert between files and the model types ([`crate::Scene`], [`crate::Weights`]);
+//! Formats convert between files and the model types ([`crate::scene::Scene`], [`crate::weights::Weights`]);
 //! they hold no solver or metric logic.
 
 mod angles;
-pub mod atomic;
+mod atomic;
 pub mod binary;
 mod compare_json;
 pub mod creature;
@@ -23,12 +23,9 @@ mod sprite;
 mod tolerance;
 mod weights_json;
 
-pub use atomic::{is_stdout, output_kind, write_atomic, OutputKind};
+pub use atomic::{is_stdout, output_kind, resolve_output, write_atomic, OutputKind};
 pub use compare_json::comparison_to_json;
-pub use gltf::{
-    export_glb, export_gltf, import_gltf, import_gltf_str, truncation_note, EmbeddedImage,
-    GltfImport, GltfOptions, GLTF_INFLUENCES, GLTF_SOLVER_NAME, LEAF_BONE_FRACTION,
-};
+pub use mesh_parts::ZERO_LENGTH_TAIL;
 pub use scene_json::{
     load_scene, save_scene, scene_from_binary, scene_from_json, scene_to_binary, scene_to_json,
     SCENE_FORMAT, SCENE_FORMAT_ANIM, SCENE_FORMAT_ART,
@@ -56,7 +53,8 @@ mod tests {
             Some(Channel::new(vec![Key::new(0.0, f64::NAN)]));
         for e in [
             super::godot::export_godot(&scene, &g.artist, 3).unwrap_err(),
-            super::export_gltf(&scene, &g.artist, &super::GltfOptions::default()).unwrap_err(),
+            super::gltf::export_gltf(&scene, &g.artist, &super::gltf::GltfOptions::default())
+                .unwrap_err(),
             super::dragonbones::export_dragonbones(&scene, &g.artist).unwrap_err(),
         ] {
             assert!(

@@ -10,8 +10,8 @@
 
 use super::creature::load_creature;
 use super::dragonbones::load_dragonbones;
+use super::gltf::import_gltf;
 use super::godot::load_godot;
-use super::import_gltf;
 use super::spine::{load_spine, SkinSelection, SpineImport, SpineImportOptions};
 use crate::error::Result;
 use crate::scene::Scene;

@@ -90,7 +90,7 @@ pub(crate) struct SceneBuilder {
     layers: Vec<PendingLayer>,
 }
 
-/// What [`SceneBuilder::finish`] made: everything a [`crate::Scene`] is built from.
+/// What [`SceneBuilder::finish`] made: everything a [`crate::scene::Scene`] is built from.
 pub(crate) struct BuiltScene {
     /// The parts as one mesh.
     pub mesh: Mesh,

@@ -152,7 +152,7 @@ impl Mesh {
     ///
     /// ```
     /// use nalgebra::Point2;
-    /// use skinweights::Mesh;
+    /// use skinweights::mesh::Mesh;
     /// let p = |x, y| Point2::new(x, y);
     /// // A square with one clockwise triangle, and a vertex no triangle uses.
     /// let points = vec![p(0.0, 0.0), p(1.0, 0.0), p(1.0, 1.0), p(0.0, 1.0), p(5.0, 5.0)];

@@ -17,6 +17,7 @@ mod subdivide;
 mod topology;
 pub(crate) mod triangle_grid;
 
+pub(crate) use crate::geometry::signed_area2;
 pub use artist::ArtistMeshNotes;
 pub use coarsen::CoarseMesh;
 pub use laplacian::CotanLaplacian;
@@ -45,8 +46,6 @@ pub struct Mesh {
     /// invariants are then the artist ones (see [`Mesh::sanity_check`]).
     artist: Option<Box<ArtistMeshNotes>>,
 }
-
-pub use crate::geometry::signed_area2;
 
 impl Mesh {
     /// Builds a mesh with one part ([`DEFAULT_PART`]) and validates it.

@@ -3,8 +3,8 @@
 use crate::error::{Error, MeshError, Result};
 use nalgebra::Point2;
 
-/// Connectivity of a mesh, built once by [`crate::Mesh::new`] (a validated manifold) or
-/// [`crate::Mesh::from_artist`] (any triangle soup: folds, edges of three or more triangles,
+/// Connectivity of a mesh, built once by [`crate::mesh::Mesh::new`] (a validated manifold) or
+/// [`crate::mesh::Mesh::from_artist`] (any triangle soup: folds, edges of three or more triangles,
 /// unused vertices, each of which is then a component of its own).
 #[derive(Debug, Clone, Default)]
 pub struct Topology {

@@ -2,7 +2,7 @@
 //! at rest (the extreme-pose check: "the contour does not interpenetrate").
 //!
 //! **Layers.** Every triangle belongs to one layer (for a scene: the part of its corner drawn
-//! first, [`crate::Scene::triangle_parts`]; without art, the lowest part index).
+//! first, [`crate::scene::Scene::triangle_parts`]; without art, the lowest part index).
 //! A layer's *boundary edges* are the triangle edges with no triangle of the same layer
 //! across them, directed as in their triangle (the layer on their left): a separately drawn
 //! layer's outline, and the line where two parts of one welded mesh meet.
@@ -182,7 +182,7 @@ impl<'m> Interpenetration<'m> {
     }
 
     /// [`Interpenetration::new`] with the scene's layers: parts, a triangle in the part of
-    /// its corner drawn first ([`crate::Scene::triangle_parts`]).
+    /// its corner drawn first ([`crate::scene::Scene::triangle_parts`]).
     pub fn for_scene(scene: &'m Scene) -> Result<Self> {
         let layers = scene.triangle_parts();
         Interpenetration::new(&scene.mesh, &layers, scene.mesh.parts().to_vec())

@@ -1,6 +1,6 @@
 //! Metrics: how good a set of weights is, measured on a scene with a probe.
 //!
-//! [`interpenetration`](mod@interpenetration) (its own module): where a posed mesh covers the plane more than once.
+//! [`interpenetration()`] (`interpenetration.rs`): where a posed mesh covers the plane more than once.
 //! [`clip`]: the same weights judged over whole animation clips.
 //!
 //! Every function takes plain values (scene, weights, probe) and returns numbers; nothing here
@@ -9,7 +9,7 @@
 
 pub mod artist;
 pub mod clip;
-pub mod interpenetration;
+mod interpenetration;
 mod quantile;
 pub mod weight_style;
 

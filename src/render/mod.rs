@@ -1,31 +1,31 @@
 //! Drawing posed textured characters, and measuring what their edges look like
 //! (feature `io`).
 //!
-//! - [`raster`]: a deterministic CPU rasterizer that draws as a GPU does (fixed-point
+//! - `raster.rs`: a deterministic CPU rasterizer that draws as a GPU does (fixed-point
 //!   vertices, top-left fill rule, N x N supersampling, bilinear clamp-to-edge sampling,
 //!   layers blended 'over' in straight or premultiplied alpha), parallel over tiles.
-//! - [`clip`]: a clip frame by frame, as an animated PNG, a contact sheet or side by side.
-//! - [`texture`]: art images as textures, converted to the alpha mode sampled in.
-//! - [`alpha`]: the alpha repairs: bleeding and premultiplication.
-//! - [`mod@fringe`]: the fringe metric (triangulation matting over black and white against a
+//! - `clip.rs`: a clip frame by frame, as an animated PNG, a contact sheet or side by side.
+//! - `texture.rs`: art images as textures, converted to the alpha mode sampled in.
+//! - `alpha.rs`: the alpha repairs: bleeding and premultiplication.
+//! - `fringe.rs`: the fringe metric (triangulation matting over black and white against a
 //!   premultiplied 8 x 8 reference): bias S, F, gap G.
-//! - [`paint`]: painted layer images for model-only layered scenes (the built-in
+//! - `paint.rs`: painted layer images for model-only layered scenes (the built-in
 //!   `layered-elbow`).
-//! - [`seam_gaps`]: the fringe metric's gap G restricted to each seam of
+//! - `seam_gaps.rs`: the fringe metric's gap G restricted to each seam of
 //!   [`crate::seams::measure`].
-//! - [`mod@pixel_edge`]: the pixel-edge check (probes over black, white and red at 1x, 2x
+//! - `pixel_edge.rs`: the pixel-edge check (probes over black, white and red at 1x, 2x
 //!   and 4x), used by `lint`.
 
-pub mod alpha;
-pub mod clip;
-pub mod fringe;
+mod alpha;
+mod clip;
+mod fringe;
 mod mask;
-pub mod overlap;
-pub mod paint;
-pub mod pixel_edge;
-pub mod raster;
-pub mod seam_gaps;
-pub mod texture;
+mod overlap;
+mod paint;
+mod pixel_edge;
+mod raster;
+mod seam_gaps;
+mod texture;
 
 pub use alpha::{bleed, fill_transparent, premultiply};
 pub use clip::{clip_frames, contact_sheet, encode_apng, side_by_side, ClipFrame};
@@ -38,9 +38,11 @@ pub use pixel_edge::{
 };
 pub use raster::{
     render, render_16, render_16_over, render_over, Drawing, Frame, RenderOptions, Rgb16Image,
-    View, MAX_RENDER_PIXELS, MAX_RENDER_SIDE, SAMPLE_COUNTS,
+    View, MAX_RENDER_PIXELS, MAX_RENDER_SIDE, SAMPLE_COUNTS, SUBPIXEL,
 };
-pub use seam_gaps::{seam_pixel_gaps, seam_pixel_gaps_in_art, SeamPixelGap, OPAQUE_ALPHA};
+pub use seam_gaps::{
+    seam_pixel_gaps, seam_pixel_gaps_in_art, SeamPixelGap, OPAQUE_ALPHA, SEAM_BAND_PX,
+};
 pub use texture::{check_uvs, vertex_colours, Texture};
 
 use crate::error::{ArgumentError, Result};

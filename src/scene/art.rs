@@ -112,7 +112,7 @@ pub struct Art {
 impl Art {
     /// Art with one image and one layer per part, in the parts' order, every layer drawn with
     /// that image: what a single sprite sheet gives (`uvs`: one per vertex, in the image's
-    /// pixels). Checked against the mesh when attached ([`crate::Scene::with_art`]).
+    /// pixels). Checked against the mesh when attached ([`crate::scene::Scene::with_art`]).
     pub fn single_image(image: ArtImage, uvs: Vec<Point2<f64>>, parts: &[String]) -> Self {
         Art {
             images: vec![image],
@@ -346,7 +346,7 @@ impl Art {
 /// like the mesh's parts): the first-drawn layer among its corners' parts. Corners of one
 /// part in a layered mesh; on a sprite mesh split into part regions, a triangle straddling
 /// two regions goes to the back one. The renderer, the glTF exporter, the seam measures and
-/// the interpenetration metric share this rule ([`crate::Scene::triangle_parts`] gives the
+/// the interpenetration metric share this rule ([`crate::scene::Scene::triangle_parts`] gives the
 /// part instead of the layer).
 pub fn triangle_layers(mesh: &Mesh, layer_of_part: &[usize]) -> Vec<usize> {
     let vertex_parts = mesh.vertex_parts();

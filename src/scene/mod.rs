@@ -112,7 +112,10 @@ impl Scene {
     ///
     /// ```
     /// use nalgebra::Point2;
-    /// use skinweights::{solvers, Bone, Mesh, Scene, Skeleton};
+    /// use skinweights::solvers;
+    /// use skinweights::mesh::Mesh;
+    /// use skinweights::scene::Scene;
+    /// use skinweights::skeleton::{Bone, Skeleton};
     /// // A 2 x 1 strip of two squares (a lone quad would move rigidly: nothing to bend around).
     /// let corners = [(0.0, 0.0), (1.0, 0.0), (2.0, 0.0), (2.0, 1.0), (1.0, 1.0), (0.0, 1.0)];
     /// let mesh = Mesh::new(

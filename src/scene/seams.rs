@@ -15,7 +15,7 @@
 //!   under it. `repair --weld-overlaps` records these; `--blend-overlaps` is the symmetric
 //!   blend of the same overlaps and is recorded the same way after its blend.
 //!
-//! [`Seams::check`] (run by [`crate::Scene::with_seams`] and so by every loader) rejects
+//! [`Seams::check`] (run by [`crate::scene::Scene::with_seams`] and so by every loader) rejects
 //! hostile seams with typed errors naming the seam and vertex: indices out of range,
 //! non-finite or non-barycentric coordinates, members at different rest positions, a vertex
 //! in two groups.

@@ -290,7 +290,7 @@ mod tests {
         assert_eq!(bones[1].parent, Some(0));
         assert_eq!(bones[1].head, scene.skeleton.bones()[fore].head);
 
-        let sub = crate::solve(&cut.scene, "heat").unwrap();
+        let sub = crate::solvers::solve(&cut.scene, "heat").unwrap();
         let mut full = Weights::zeros(scene.mesh.vertex_count(), scene.skeleton.len());
         cut.scatter(&sub, &mut full).unwrap();
         for (i, &v) in cut.vertices.iter().enumerate() {

@@ -8,7 +8,7 @@
 //!   segment relative to its parent's bind frame: scale 1, shear 0, [`Inherit::Normal`].
 //! - A bone with a [`LocalTransform`] (`local: Some`, e.g. imported from Spine) carries its
 //!   setup transform relative to its parent in Spine's model (translation, rotation, scale,
-//!   shear, inheritance; see [`local`] for the matrices and every inherit mode). Its rest
+//!   shear, inheritance; see [`LocalTransform`] for the matrices and every inherit mode). Its rest
 //!   world transform `W_j(rest)` is affine; head and tail are the world images of the origin
 //!   and of `(length, 0)`.
 //!
@@ -29,8 +29,8 @@
 //! `W_j = S_parent · B_parent · L_j` with `L_j` its derived local transform posed, so its rest
 //! world is its bind isometry whatever the parent's scale.
 
-pub mod affine;
-pub mod local;
+mod affine;
+mod local;
 
 pub use affine::Affine2;
 pub use local::{BoneOffset, Inherit, LocalTransform};

@@ -1391,7 +1391,7 @@ fn solve_refactored(
 mod tests {
     use super::*;
     use crate::metrics::evaluate;
-    use crate::{builtin_scene, BuiltinOptions};
+    use crate::{scene::builtin_scene, scene::BuiltinOptions};
 
     fn figure(vertices: usize) -> Scene {
         builtin_scene(

@@ -3,8 +3,8 @@
 //! ```no_run
 //! # fn main() -> skinweights::Result<()> {
 //! use skinweights::solvers::{Heat, Solver};
-//! let scene = skinweights::builtin_scene("arms-down", &Default::default())?;
-//! let weights = skinweights::solve(&scene, "heat+mask")?; // by name, as the CLI does
+//! let scene = skinweights::scene::builtin_scene("arms-down", &Default::default())?;
+//! let weights = skinweights::solvers::solve(&scene, "heat+mask")?; // by name, as the CLI does
 //! let solution = Heat::default().solve(&scene)?;          // or typed, with a report
 //! println!("{} took {:.3} s", solution.report.solver, solution.report.seconds);
 //! # Ok(()) }

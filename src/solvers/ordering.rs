@@ -23,7 +23,7 @@ fn dense_degree(n: usize) -> usize {
 /// Elimination order: `order[k]` is the vertex eliminated `k`-th (faer's forward
 /// permutation). Every vertex appears exactly once.
 ///
-/// A dense vertex (see [`dense_degree`], e.g. the centre of a fan) would put every vertex of
+/// A dense vertex (see `dense_degree`, e.g. the centre of a fan) would put every vertex of
 /// the half it borders into one separator, a dense block (a 30 000-triangle fan took 27 s and
 /// 1.7 GB to factor where AMD takes 0.7 s); eliminated last it adds one dense row instead.
 pub fn nested_dissection(mesh: &Mesh) -> Vec<usize> {

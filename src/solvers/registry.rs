@@ -363,9 +363,9 @@ mod tests {
 
     #[test]
     fn best_takes_limit_as_its_own_soft_limit_so_only_one_applies() {
-        let scene = crate::builtin_scene(
+        let scene = crate::scene::builtin_scene(
             "bar",
-            &crate::BuiltinOptions {
+            &crate::scene::BuiltinOptions {
                 vertices: 500,
                 ..Default::default()
             },

@@ -1,4 +1,4 @@
-//! Vertices no triangle uses (artist meshes keep them, [`crate::Mesh::from_artist`]): the
+//! Vertices no triangle uses (artist meshes keep them, [`crate::mesh::Mesh::from_artist`]): the
 //! solvers built on the cotangent Laplacian (`heat`, `bbw`, `best`) would get a zero row and
 //! mass there (a singular system), so they solve on the used vertices only and every unused
 //! vertex is weighted to its nearest bone (straight-line distance to the bone segments; bones

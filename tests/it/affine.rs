@@ -8,7 +8,10 @@ use nalgebra::{Point2, Vector2};
 use skinweights::io::{scene_from_json, scene_to_json};
 use skinweights::scene::BUILTIN_SCENES;
 use skinweights::skinning::{lbs_with_transforms, linear_blend_skinning};
-use skinweights::{Affine2, Bone, Inherit, LocalBone, LocalTransform, Pose, Scene, Skeleton};
+use skinweights::{
+    scene::Scene, skeleton::Affine2, skeleton::Bone, skeleton::Inherit, skeleton::LocalBone,
+    skeleton::LocalTransform, skeleton::Pose, skeleton::Skeleton,
+};
 
 fn random_pose(sk: &Skeleton, rng: &mut Rng) -> Pose {
     let mut pose = Pose::rest();
@@ -64,7 +67,7 @@ fn world_affines_equal_world_transforms_on_every_builtin_scene() {
 }
 
 /// Each vertex split between its two nearest bones (so every vertex blends).
-fn uniform_nearest(scene: &Scene) -> skinweights::Weights {
+fn uniform_nearest(scene: &Scene) -> skinweights::weights::Weights {
     let sk = scene.skeleton();
     let rows: Vec<Vec<f64>> = scene
         .mesh()
@@ -84,7 +87,7 @@ fn uniform_nearest(scene: &Scene) -> skinweights::Weights {
             row
         })
         .collect();
-    skinweights::Weights::from_rows(&rows, sk.len()).unwrap()
+    skinweights::weights::Weights::from_rows(&rows, sk.len()).unwrap()
 }
 
 fn spine_like() -> Skeleton {
@@ -160,7 +163,7 @@ fn local_skeleton_round_trips_through_scene_v3_and_skins_affinely() {
             tris.push([a, a + nx + 1, a + nx]);
         }
     }
-    let mesh = skinweights::Mesh::new(pts, tris).unwrap();
+    let mesh = skinweights::mesh::Mesh::new(pts, tris).unwrap();
     let scene = Scene::from_mesh(mesh, sk.clone()).unwrap();
     let text = scene_to_json(&scene, None).unwrap();
     assert!(text.contains("\"skinweights.scene/3\""));

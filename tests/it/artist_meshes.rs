@@ -8,7 +8,10 @@ use crate::common;
 use common::Rng;
 use nalgebra::Point2;
 use skinweights::io::{scene_from_json, scene_to_json};
-use skinweights::{solver_by_name, Bone, Mesh, Scene, Skeleton, Weights};
+use skinweights::{
+    mesh::Mesh, scene::Scene, skeleton::Bone, skeleton::Skeleton, solvers::solver_by_name,
+    weights::Weights,
+};
 
 /// Every solver of the registry and the two wrappers.
 fn solvers(n: usize) -> Vec<(&'static str, Vec<(String, String)>)> {

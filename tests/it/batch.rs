@@ -120,7 +120,7 @@ fn a_folder_of_rigs_sprites_scenes_and_hostile_files_gives_a_row_each() {
         let r = by_name(name);
         assert_eq!(s(&r["status"]), "ok", "{r}");
         assert_eq!(s(&r["kind"]), kind, "{r}");
-        assert_eq!(s(&r["solver"]), skinweights::RECOMMENDED_SOLVER);
+        assert_eq!(s(&r["solver"]), skinweights::solvers::RECOMMENDED_SOLVER);
         assert!(r["artist_agreement_pct"].is_number(), "scored: {r}");
         assert!(Path::new(s(&r["export"])).is_file(), "exported: {r}");
         assert!(matches!(s(&r["lint"]), "pass" | "fail"), "{r}");

@@ -5,7 +5,7 @@ use crate::common;
 
 use skinweights::metrics::evaluate;
 use skinweights::solvers::{Bbw, BbwOptions, Solver};
-use skinweights::{builtin_scene, BuiltinOptions, Weights};
+use skinweights::{scene::builtin_scene, scene::BuiltinOptions, weights::Weights};
 
 #[test]
 fn bbw_rows_are_bounded_normalized_and_one_on_handles() {
@@ -121,7 +121,7 @@ fn bbw_local_passes_give_the_whole_pass_optimum() {
 fn bbw_solves_meshes_of_many_small_components() {
     use nalgebra::Point2;
     use skinweights::mesh::{mesh_outline, Mesh, MeshingOptions, Outline};
-    use skinweights::{Bone, Scene, Skeleton};
+    use skinweights::{scene::Scene, skeleton::Bone, skeleton::Skeleton};
     let square = |x: f64, y: f64| {
         vec![
             Point2::new(x, y),
@@ -155,7 +155,7 @@ fn bbw_solves_meshes_of_many_small_components() {
 }
 
 /// `bbw` with `options` on `scene`, which must converge without warnings.
-fn solve_quietly(scene: &skinweights::Scene, options: BbwOptions) -> Weights {
+fn solve_quietly(scene: &skinweights::scene::Scene, options: BbwOptions) -> Weights {
     let solution = Bbw::new(options).solve(scene).unwrap();
     assert!(solution.report.warnings.is_empty());
     solution.weights

@@ -7,7 +7,9 @@ use crate::common::synthetic_sprite::{synthetic_sprite, synthetic_sprite_with, L
 use skinweights::io::{sprite_scene, BonesFile, Sprite, SpriteOptions};
 use skinweights::metrics::{evaluate, Metrics};
 use skinweights::solvers::{recommended, RECOMMENDED_SOLVER};
-use skinweights::{builtin_scene, solver_by_name, BuiltinOptions, Scene};
+use skinweights::{
+    scene::builtin_scene, scene::BuiltinOptions, scene::Scene, solvers::solver_by_name,
+};
 use std::path::Path;
 
 fn metrics(scene: &Scene, solver: &str) -> Metrics {
@@ -116,7 +118,7 @@ fn best_on_parts_assigned_vertex_by_vertex_gives_valid_weights() {
     let mesh = base.mesh();
     let parts = mesh.parts().to_vec();
     let scattered: Vec<usize> = (0..mesh.vertex_count()).map(|v| v % parts.len()).collect();
-    let mesh = skinweights::Mesh::with_parts(
+    let mesh = skinweights::mesh::Mesh::with_parts(
         mesh.vertices().to_vec(),
         mesh.triangles().to_vec(),
         parts,

@@ -5,7 +5,7 @@
 use skinweights::io::spine::{load_spine, SkinSelection, SpineImport, SpineImportOptions};
 use skinweights::metrics::artist::dominant_agrees;
 use skinweights::scene::SubScene;
-use skinweights::Weights;
+use skinweights::weights::Weights;
 
 const OWL: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/data/spine/owl/owl-pro.json");
 
@@ -29,7 +29,7 @@ fn solve_part(owl: &SpineImport, part: &str) -> (SubScene, Weights, Weights) {
         .map(|b| names[b].clone())
         .collect();
     let cut = SubScene::new(&owl.scene, part, &bones).unwrap();
-    let best = skinweights::solve(&cut.scene, "best").unwrap();
+    let best = skinweights::solvers::solve(&cut.scene, "best").unwrap();
     let artist = cut.restrict(&owl.artist).unwrap();
     (cut, best, artist)
 }
@@ -75,7 +75,7 @@ fn best_moves_an_image_quad_rigidly_and_adds_no_visible_discontinuity() {
     use skinweights::lint::{lint, shared_with_reference, LintOptions};
     let owl = load_spine(OWL, None, &SpineImportOptions::default()).unwrap();
     let scene = &owl.scene;
-    let w = skinweights::solve(scene, "best").unwrap();
+    let w = skinweights::solvers::solve(scene, "best").unwrap();
     let parts = scene.mesh().vertex_parts();
     let mut quads = 0;
     for p in 0..scene.mesh().parts().len() {

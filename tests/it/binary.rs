@@ -1,11 +1,11 @@
 //! The binary `.swb` scene and weights files: exact round trips, the same scene as JSON, and
 //! corrupt files as typed errors.
 
-use skinweights::error::MeshError;
 use skinweights::io::{load_scene, save_scene, scene_from_binary, scene_to_binary, WeightsFile};
-use skinweights::{builtin_scene, BuiltinOptions, Error};
+use skinweights::MeshError;
+use skinweights::{scene::builtin_scene, scene::BuiltinOptions, Error};
 
-fn arms() -> skinweights::Scene {
+fn arms() -> skinweights::scene::Scene {
     builtin_scene("arms-down", &BuiltinOptions::default().with_vertices(3000)).unwrap()
 }
 
@@ -35,7 +35,7 @@ fn binary_scene_and_weights_round_trip_bit_for_bit() {
         size(&json)
     );
 
-    let w = skinweights::solve(&scene, "heat").unwrap();
+    let w = skinweights::solvers::solve(&scene, "heat").unwrap();
     let file = WeightsFile::new(scene.name(), "heat", scene.skeleton().names(), &w);
     let wb = dir.path().join("heat.swb");
     file.save(&wb).unwrap();
@@ -96,7 +96,7 @@ fn corrupt_binary_files_are_typed_errors() {
         err(&bad)
     );
     // A weights file whose rows name a bone it does not list.
-    let w = skinweights::Weights::from_rows(&vec![vec![1.0, 0.0]; 3], 2).unwrap();
+    let w = skinweights::weights::Weights::from_rows(&vec![vec![1.0, 0.0]; 3], 2).unwrap();
     let file = WeightsFile::new("s", "x", vec!["a".into(), "b".into()], &w);
     let mut wb = file.to_binary().unwrap();
     let at = wb.len() - 3 * 8 - 3 * 4; // first bone index

@@ -28,7 +28,7 @@ fn scene_writes_a_valid_file_and_refuses_to_overwrite() {
         &out,
     ]);
     assert!(o.status.success(), "{}", text(&o));
-    let (scene, notes) = skinweights::load_scene(&out).unwrap();
+    let (scene, notes) = skinweights::io::load_scene(&out).unwrap();
     assert!(notes.is_empty());
     scene.sanity_check().unwrap();
     assert_eq!(scene.name(), "arms-down");
@@ -172,7 +172,7 @@ fn solve_defaults_to_best_and_dash_writes_standard_output() {
     let w = p(d.path(), "w.json");
     let o = skinweights(&["solve", "bar", "--vertices", "500", "-o", &w]);
     assert!(o.status.success(), "{}", text(&o));
-    let file = skinweights::WeightsFile::load(&w).unwrap();
+    let file = skinweights::io::WeightsFile::load(&w).unwrap();
     assert_eq!(file.solver, "best");
     // `-o -`: the file on standard output, the status line on standard error, no file `-`.
     let o = std::process::Command::new(env!("CARGO_BIN_EXE_skinweights"))
@@ -193,7 +193,7 @@ fn solve_defaults_to_best_and_dash_writes_standard_output() {
     let o = skinweights(&["solve", "--help"]);
     let help = String::from_utf8_lossy(&o.stdout).to_string();
     assert!(help.contains("[default: best]"), "{help}");
-    for name in skinweights::SOLVER_NAMES {
+    for name in skinweights::solvers::SOLVER_NAMES {
         assert!(
             help.contains(&format!("  {name} ")),
             "{name} missing from {help}"
@@ -245,7 +245,7 @@ fn repair_applies_the_built_in_scene_overlap_and_its_own() {
         all.extend_from_slice(&["-o", &out]);
         let o = skinweights(&all);
         assert!(o.status.success(), "{}", text(&o));
-        skinweights::load_scene(&out).unwrap().0
+        skinweights::io::load_scene(&out).unwrap().0
     };
     let plain = scene_of(&[], "plain.json");
     let under = scene_of(&["--scene-overlap", "3"], "under.json");
@@ -330,7 +330,7 @@ fn outputs_onto_devices_fifos_and_symlinks() {
         .file_type()
         .is_symlink());
     assert_eq!(
-        skinweights::load_scene(dir.join("real/target.json"))
+        skinweights::io::load_scene(dir.join("real/target.json"))
             .unwrap()
             .0
             .name(),
@@ -360,7 +360,7 @@ fn outputs_onto_devices_fifos_and_symlinks() {
         .unwrap()
         .file_type()
         .is_symlink());
-    let target = skinweights::load_scene(dir.join("real/target.json"))
+    let target = skinweights::io::load_scene(dir.join("real/target.json"))
         .unwrap()
         .0;
     assert_eq!(target.name(), "arms-down");
@@ -388,7 +388,7 @@ fn solve_eval_lint_plot_round_trip() {
         &w,
     ]);
     assert!(o.status.success(), "{}", text(&o));
-    let file = skinweights::WeightsFile::load(&w).unwrap();
+    let file = skinweights::io::WeightsFile::load(&w).unwrap();
     assert_eq!(file.solver, "heat");
     assert!(file
         .weights
@@ -699,7 +699,7 @@ fn solve_weights_the_deforming_bones_unless_asked() {
     assert!(o.status.success(), "{}", text(&o));
     assert!(text(&o).contains("bones get weight 0 (--bones all weights them)"));
     assert!(text(&o).contains("bone_ikTarget"));
-    let file = skinweights::WeightsFile::load(d.join("h.json")).unwrap();
+    let file = skinweights::io::WeightsFile::load(d.join("h.json")).unwrap();
     assert_eq!(file.bones.len(), 70);
     let ik = file
         .bones
@@ -710,7 +710,7 @@ fn solve_weights_the_deforming_bones_unless_asked() {
     for row in &file.weights {
         assert!((row.iter().sum::<f64>() - 1.0).abs() < 1e-9);
     }
-    let artist = skinweights::WeightsFile::load(d.join("body.artist.json")).unwrap();
+    let artist = skinweights::io::WeightsFile::load(d.join("body.artist.json")).unwrap();
     for (j, bone) in file.bones.iter().enumerate() {
         let a = artist.bones.iter().position(|b| b == bone).unwrap();
         if artist.weights.iter().all(|r| r[a] == 0.0) {
@@ -720,9 +720,9 @@ fn solve_weights_the_deforming_bones_unless_asked() {
 
     let o = solve_heat_with_bones(d, "all", "all.json");
     assert!(!text(&o).contains("get weight 0"));
-    let (scene, _) = skinweights::load_scene(d.join("body.json")).unwrap();
-    let w = skinweights::solve(&scene, "heat").unwrap();
-    skinweights::WeightsFile::save_weights(
+    let (scene, _) = skinweights::io::load_scene(d.join("body.json")).unwrap();
+    let w = skinweights::solvers::solve(&scene, "heat").unwrap();
+    skinweights::io::WeightsFile::save_weights(
         d.join("lib.json"),
         scene.name(),
         "heat",
@@ -737,7 +737,7 @@ fn solve_weights_the_deforming_bones_unless_asked() {
     );
 
     solve_heat_with_bones(d, "pelvis,spine", "two.json");
-    let two = skinweights::WeightsFile::load(d.join("two.json")).unwrap();
+    let two = skinweights::io::WeightsFile::load(d.join("two.json")).unwrap();
     let kept = ["pelvis", "spine"].map(|n| two.bones.iter().position(|b| b == n).unwrap());
     for row in &two.weights {
         assert!((kept.iter().map(|&j| row[j]).sum::<f64>() - 1.0).abs() < 1e-9);
@@ -843,7 +843,7 @@ fn lint_draws_spine_art_per_texel_and_skips_a_scale_too_large_to_render() {
         let source = format!("{}/data/spine/{rig}/{json}", env!("CARGO_MANIFEST_DIR"));
         let o = skinweights(&["import", "spine", &source, "-o", &scene]);
         assert!(o.status.success(), "{}", text(&o));
-        let (loaded, _) = skinweights::load_scene(&scene).unwrap();
+        let (loaded, _) = skinweights::io::load_scene(&scene).unwrap();
         let density = loaded
             .art()
             .unwrap()

@@ -4,7 +4,7 @@
 //! errors.
 
 use crate::common;
-use skinweights::error::{ClipError, SkeletonError};
+use skinweights::{ClipError, SkeletonError};
 
 use common::{scene_at, skinweights, small_scene, solved, text};
 use nalgebra::{Point2, Vector2};
@@ -14,7 +14,7 @@ use skinweights::animation::{
 };
 use skinweights::io::{save_scene, scene_from_json, scene_to_json, WeightsFile};
 use skinweights::metrics::clip::{clip_metrics, clips_metrics, ClipMetrics, ClipOptions};
-use skinweights::{Affine2, Error, Pose, Scene};
+use skinweights::{scene::Scene, skeleton::Affine2, skeleton::Pose, Error};
 
 fn bezier(x1: f64, y1: f64, x2: f64, y2: f64) -> Curve {
     Curve::Bezier { x1, y1, x2, y2 }
@@ -181,7 +181,7 @@ fn write_weights(
     dir: &std::path::Path,
     name: &str,
     scene: &Scene,
-    w: &skinweights::Weights,
+    w: &skinweights::weights::Weights,
 ) -> String {
     let p = dir.join(name);
     WeightsFile::new(scene.name(), name, scene.skeleton().names(), w)
@@ -197,8 +197,8 @@ fn write_weights(
 #[allow(clippy::type_complexity)]
 fn straightforward(
     scene: &Scene,
-    w: &skinweights::Weights,
-    r: &skinweights::Weights,
+    w: &skinweights::weights::Weights,
+    r: &skinweights::weights::Weights,
     fps: f64,
 ) -> (Vec<([f64; 3], Vec<[f64; 3]>, Vec<(usize, f64)>)>, [f64; 3]) {
     use skinweights::metrics::percentile;
@@ -316,8 +316,8 @@ fn rigid_parts_score_as_the_straightforward_computation() {
         weights.extend(row);
         reference.extend(r);
     }
-    let w = skinweights::Weights::from_row_major(weights, 2).unwrap();
-    let r = skinweights::Weights::from_row_major(reference, 2).unwrap();
+    let w = skinweights::weights::Weights::from_row_major(weights, 2).unwrap();
+    let r = skinweights::weights::Weights::from_row_major(reference, 2).unwrap();
     let clips: Vec<&Clip> = scene.clips().iter().collect();
     let options = ClipOptions::default().with_fps(20.0);
     let got = clips_metrics(&scene, &w, Some(&r), &clips, &options).unwrap();
@@ -372,8 +372,8 @@ fn clip_metrics_equal_a_straightforward_computation_on_random_weights() {
             reference.extend(row);
             weights.extend(own);
         }
-        let r = skinweights::Weights::from_row_major(reference, 2).unwrap();
-        let w = skinweights::Weights::from_row_major(weights, 2).unwrap();
+        let r = skinweights::weights::Weights::from_row_major(reference, 2).unwrap();
+        let w = skinweights::weights::Weights::from_row_major(weights, 2).unwrap();
         let fps = [30.0, 12.0, 7.5, 10.0][case];
         let clips: Vec<&Clip> = scene.clips().iter().collect();
         let options = ClipOptions::default().with_fps(fps);
@@ -483,7 +483,7 @@ fn clip_deviation_is_zero_for_the_reference_and_matches_lbs_from_pose_json() {
             .collect()
     };
     let rest = world_at(None);
-    let lbs = |w: &skinweights::Weights, s: &[Affine2]| -> Vec<Point2<f64>> {
+    let lbs = |w: &skinweights::weights::Weights, s: &[Affine2]| -> Vec<Point2<f64>> {
         scene
             .mesh()
             .vertices()

@@ -3,9 +3,9 @@
 use crate::common;
 use serde_json::{json, Value};
 use skinweights::animation::{ChannelKind, Clip, Curve};
-use skinweights::error::{ClipError, Error, FormatError, RigFormat, SkeletonError};
 use skinweights::io::dragonbones::{export_dragonbones, import_dragonbones};
 use skinweights::io::godot::export_godot;
+use skinweights::{ClipError, Error, FormatError, RigFormat, SkeletonError};
 use std::collections::BTreeMap;
 
 const BODY: &str = concat!(
@@ -391,7 +391,7 @@ fn player() -> skinweights::io::godot::GodotImport {
 }
 
 /// Skinning transforms `W(pose) W(rest)^-1` of a clip at a time, as 6 numbers per bone.
-fn skinning_at(scene: &skinweights::Scene, clip: &Clip, t: f64) -> Vec<[f64; 6]> {
+fn skinning_at(scene: &skinweights::scene::Scene, clip: &Clip, t: f64) -> Vec<[f64; 6]> {
     let pose = clip.sample(scene.skeleton(), t).unwrap();
     scene
         .skeleton()
@@ -760,7 +760,7 @@ fn read_f32(json: &Value, bin: &[u8], accessor: u64) -> Vec<f32> {
 
 #[test]
 fn gltf_export_writes_the_clips_as_joint_animations() {
-    use skinweights::io::{export_gltf, GltfOptions};
+    use skinweights::io::{gltf::export_gltf, gltf::GltfOptions};
     let scale = 0.001;
     for (label, scene, weights) in [
         ("gBot", player().scene, player().artist),
@@ -979,7 +979,7 @@ fn cubic_godot_tracks_are_catmull_rom_segments() {
 #[test]
 fn hostile_writers_are_typed_errors() {
     use skinweights::animation::{BoneTrack, Key};
-    use skinweights::io::{export_gltf, GltfOptions};
+    use skinweights::io::{gltf::export_gltf, gltf::GltfOptions};
     let g = player();
     // A shear channel: no Godot property, no glTF node property.
     let mut clips = g.scene.clips().to_vec();

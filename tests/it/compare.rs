@@ -3,7 +3,7 @@
 use crate::common;
 
 use skinweights::compare::{compare_solved, solve_all, DEFAULT_SOLVERS};
-use skinweights::{builtin_scene, BuiltinOptions};
+use skinweights::{scene::builtin_scene, scene::BuiltinOptions};
 
 #[test]
 fn arms_down_leakage_story() {

@@ -8,12 +8,13 @@ use skinweights::correctives::{
     auto_corrective, check_correctives, skin_with_correctives, AutoCorrectiveOptions, Corrective,
     CorrectiveKey, Interpolation,
 };
-use skinweights::error::{CorrectiveError, SkeletonError, SolverError};
 use skinweights::metrics::flipped_triangles;
 use skinweights::skinning::linear_blend_skinning;
 use skinweights::{
-    builtin_scene, Bone, BuiltinOptions, Error, Mesh, Pose, Scene, Skeleton, Weights,
+    mesh::Mesh, scene::builtin_scene, scene::BuiltinOptions, scene::Scene, skeleton::Bone,
+    skeleton::Pose, skeleton::Skeleton, weights::Weights, Error,
 };
+use skinweights::{CorrectiveError, SkeletonError, SolverError};
 
 /// A straight two-bone bar along x: joint at (`joint`, 0), limbs of length `joint`, half
 /// height `half`, and its joint's columns (rest vertex indices, top and bottom).
@@ -119,7 +120,7 @@ impl Bar {
 fn the_automatic_corrective_restores_the_bar_at_90_and_150_degrees() {
     let bar = bar(1.0, 1.0);
     let scene = &bar.scene;
-    let w = skinweights::solve(scene, "linear").unwrap();
+    let w = skinweights::solvers::solve(scene, "linear").unwrap();
     let auto = auto_corrective(
         scene,
         &w,
@@ -190,7 +191,7 @@ fn the_automatic_corrective_meets_the_target_on_another_bar_both_ways() {
     let bar = bar(1.5, 0.6);
     let angles = [-165.0, -120.0, -60.0, 45.0, 100.0, 165.0];
     for solver in ["linear", "heat"] {
-        let w = skinweights::solve(&bar.scene, solver).unwrap();
+        let w = skinweights::solvers::solve(&bar.scene, solver).unwrap();
         let auto = auto_corrective(
             &bar.scene,
             &w,
@@ -216,7 +217,7 @@ fn the_automatic_corrective_meets_the_target_on_another_bar_both_ways() {
 #[test]
 fn hostile_correctives_are_typed_errors() {
     let scene = bar(1.0, 1.0).scene;
-    let w = skinweights::solve(&scene, "linear").unwrap();
+    let w = skinweights::solvers::solve(&scene, "linear").unwrap();
     let opts = AutoCorrectiveOptions::default();
     let fit = |joint: &str, angles: &[f64]| auto_corrective(&scene, &w, joint, angles, &opts);
     assert!(matches!(

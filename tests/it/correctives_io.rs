@@ -5,7 +5,7 @@
 //! frames (each drawn here from the file's own numbers and compared with the library).
 
 use crate::common;
-use skinweights::error::{CorrectiveError, FormatError, SkeletonError};
+use skinweights::{CorrectiveError, FormatError, SkeletonError};
 
 use base64::engine::general_purpose::STANDARD as BASE64;
 use base64::Engine as _;
@@ -20,12 +20,14 @@ use skinweights::correctives::{
 use skinweights::io::dragonbones::export_dragonbones;
 use skinweights::io::spine::{export_spine, SpineExportOptions};
 use skinweights::io::{
-    export_gltf, import_gltf_str, scene_from_binary, scene_from_json, scene_to_binary,
-    scene_to_json, GltfOptions,
+    gltf::export_gltf, gltf::import_gltf_str, gltf::GltfOptions, scene_from_binary,
+    scene_from_json, scene_to_binary, scene_to_json,
 };
 use skinweights::metrics::clip::{clip_frame_positions, clip_metrics, ClipOptions};
 use skinweights::render::{posed_vertices, Skinning};
-use skinweights::{linear_blend_skinning, Error, Pose, Scene, Weights};
+use skinweights::{
+    scene::Scene, skeleton::Pose, skinning::linear_blend_skinning, weights::Weights, Error,
+};
 
 /// The bar (500 vertices) with a clip bending the joint to 150 degrees and back, its
 /// `linear` weights and an automatic corrective at 90 and 150 degrees.

@@ -2,11 +2,11 @@
 //! against an independent reading of the files with serde_json, and hostile input.
 
 use crate::common;
-use skinweights::error::{ClipError, FormatError, RigFormat, SkeletonError};
+use skinweights::{ClipError, FormatError, RigFormat, SkeletonError};
 
 use serde_json::{json, Value};
 use skinweights::io::creature::{export_creature, import_creature, load_creature, FRAME_RATE};
-use skinweights::{Error, Scene};
+use skinweights::{scene::Scene, Error};
 use std::process::Command;
 use std::time::Instant;
 

@@ -2,15 +2,16 @@
 //! bad input.
 
 use crate::common;
-use skinweights::error::{FormatError, RigFormat, SkeletonError};
+use skinweights::{FormatError, RigFormat, SkeletonError};
 
 use common::max_abs_diff;
 use serde_json::Value;
 use skinweights::io::dragonbones::{
-    export_dragonbones, import_dragonbones, load_dragonbones, DragonBonesImport, ZERO_LENGTH_TAIL,
+    export_dragonbones, import_dragonbones, load_dragonbones, DragonBonesImport,
 };
+use skinweights::io::ZERO_LENGTH_TAIL;
 use skinweights::scene::SubScene;
-use skinweights::{linear_blend_skinning, metrics, Error, Pose};
+use skinweights::{metrics, skeleton::Pose, skinning::linear_blend_skinning, Error};
 use std::process::Command;
 
 const BODY: &str = concat!(
@@ -204,8 +205,11 @@ fn lift_probes_swing_the_arms_out_and_the_artist_keeps_the_body_still() {
 #[test]
 fn every_solver_gives_valid_weights_on_the_import() {
     let imp = body();
-    for name in skinweights::SOLVER_NAMES.iter().chain(&["heat+mask"]) {
-        let w = skinweights::solve(&imp.scene, name).unwrap();
+    for name in skinweights::solvers::SOLVER_NAMES
+        .iter()
+        .chain(&["heat+mask"])
+    {
+        let w = skinweights::solvers::solve(&imp.scene, name).unwrap();
         w.validate().unwrap();
         assert_eq!(w.vertex_count(), 330);
     }
@@ -261,7 +265,7 @@ fn export_then_import_round_trips_weights_and_positions() {
     let pelvis = b.skeleton().index_of("pelvis").unwrap();
     assert_eq!(b.skeleton().bones()[pelvis].length(), ZERO_LENGTH_TAIL);
     // Heat weights export too, and re-import to the same values.
-    let heat = skinweights::solve(&imp.scene, "heat").unwrap();
+    let heat = skinweights::solvers::solve(&imp.scene, "heat").unwrap();
     let doc = export_dragonbones(&imp.scene, &heat).unwrap();
     let back = import_dragonbones(&doc.to_string()).unwrap();
     let w = max_abs_diff(heat.as_slice(), back.artist.as_slice());
@@ -465,7 +469,7 @@ fn cli_imports_and_exports_and_refuses_to_overwrite() {
 #[test]
 fn each_mesh_cut_out_with_the_artist_bones_solves_and_scatters_back() {
     let imp = body();
-    let mut combined = skinweights::Weights::zeros(330, imp.scene.skeleton().len());
+    let mut combined = skinweights::weights::Weights::zeros(330, imp.scene.skeleton().len());
     for m in &imp.report.meshes {
         let sub = SubScene::new(&imp.scene, &m.part, &m.bones).unwrap();
         sub.scene.sanity_check().unwrap();
@@ -475,8 +479,11 @@ fn each_mesh_cut_out_with_the_artist_bones_solves_and_scatters_back() {
         // The artist's rows only use these bones: restricting loses nothing.
         let artist = sub.restrict(&imp.artist).unwrap();
         sub.scatter(&artist, &mut combined).unwrap();
-        for name in skinweights::SOLVER_NAMES.iter().chain(&["heat+mask"]) {
-            let w = skinweights::solve(&sub.scene, name).unwrap();
+        for name in skinweights::solvers::SOLVER_NAMES
+            .iter()
+            .chain(&["heat+mask"])
+        {
+            let w = skinweights::solvers::solve(&sub.scene, name).unwrap();
             w.validate().unwrap();
         }
     }
@@ -510,7 +517,7 @@ fn each_mesh_cut_out_with_the_artist_bones_solves_and_scatters_back() {
 }
 
 /// Share of vertices whose largest weight is on the same bone in both weight sets.
-fn dominant_agreement(a: &skinweights::Weights, b: &skinweights::Weights) -> f64 {
+fn dominant_agreement(a: &skinweights::weights::Weights, b: &skinweights::weights::Weights) -> f64 {
     let (da, db) = (a.dominant_bones(), b.dominant_bones());
     da.iter().zip(&db).filter(|(x, y)| x == y).count() as f64 / da.len() as f64
 }
@@ -523,18 +530,18 @@ fn dominant_agreement(a: &skinweights::Weights, b: &skinweights::Weights) -> f64
 fn solvers_against_the_artist() {
     let imp = body();
     let scene = &imp.scene;
-    let mut per_mesh = skinweights::Weights::zeros(330, scene.skeleton().len());
+    let mut per_mesh = skinweights::weights::Weights::zeros(330, scene.skeleton().len());
     for m in &imp.report.meshes {
         let sub = SubScene::new(scene, &m.part, &m.bones).unwrap();
-        let w = skinweights::solve(&sub.scene, "heat").unwrap();
+        let w = skinweights::solvers::solve(&sub.scene, "heat").unwrap();
         sub.scatter(&w, &mut per_mesh).unwrap();
     }
     per_mesh.validate().unwrap();
     let agree = dominant_agreement(&per_mesh, &imp.artist);
     assert!(agree > 0.70, "per-mesh heat agrees on {agree}");
 
-    let whole_heat = skinweights::solve(scene, "heat").unwrap();
-    let whole_euclidean = skinweights::solve(scene, "euclidean").unwrap();
+    let whole_heat = skinweights::solvers::solve(scene, "heat").unwrap();
+    let whole_euclidean = skinweights::solvers::solve(scene, "euclidean").unwrap();
     let whole_agree = dominant_agreement(&whole_heat, &imp.artist);
     assert!(
         whole_agree < 0.5,
@@ -542,7 +549,7 @@ fn solvers_against_the_artist() {
     );
 
     let lift = scene.probe(Some("lift_l")).unwrap();
-    let drag = |w: &skinweights::Weights| metrics::drag(scene, w, lift).unwrap().max_pct();
+    let drag = |w: &skinweights::weights::Weights| metrics::drag(scene, w, lift).unwrap().max_pct();
     assert!(drag(&imp.artist) < 1e-9);
     assert!(drag(&per_mesh) < 1e-9);
     assert!(drag(&whole_euclidean) > 1.0, "{}", drag(&whole_euclidean));

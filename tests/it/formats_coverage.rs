@@ -6,11 +6,11 @@
 
 use serde_json::Value;
 use skinweights::animation::{ChannelKind, Clip, Curve};
-use skinweights::error::{FormatError, RigFormat};
 use skinweights::io::dragonbones::{import_dragonbones, load_dragonbones, DragonBonesImport};
 use skinweights::io::spine::{load_spine, SkinSelection, SpineImport, SpineImportOptions};
 use skinweights::skeleton::Inherit;
-use skinweights::{Error, Weights};
+use skinweights::{weights::Weights, Error};
+use skinweights::{FormatError, RigFormat};
 use std::collections::BTreeSet;
 use std::path::PathBuf;
 

@@ -19,7 +19,7 @@ use skinweights::render::{
     PIXEL_EDGE_SAMPLES,
 };
 use skinweights::scene::AlphaMode;
-use skinweights::{Pose, Scene, Weights};
+use skinweights::{scene::Scene, skeleton::Pose, weights::Weights};
 
 /// A limb-like sprite from `seed`: three overlapping ellipses along x (about the distance
 /// inside the outline is the largest of their `(1 - d)·min(rx, ry)`), alpha ramping from 0 to
@@ -109,7 +109,7 @@ fn sprite_case(image: &RgbaImage, mut bones: BonesFile, vertices: usize) -> (Sce
         .with_name(Some("sprite".into()));
     let (scene, _, _) =
         sprite_scene(&Sprite::from_rgba(image.clone(), "sprite"), bones, &options).unwrap();
-    let weights = skinweights::solve(&scene, "heat+mask").unwrap();
+    let weights = skinweights::solvers::solve(&scene, "heat+mask").unwrap();
     (scene, weights)
 }
 

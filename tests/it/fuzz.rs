@@ -20,13 +20,16 @@ use crate::common;
 
 use serde_json::{Map, Value};
 use skinweights::io::{
-    export_gltf, import_gltf_str, scene_from_json, scene_to_json, sprite_scene, trace_alpha,
-    BonesFile, GltfOptions, Sprite, SpriteOptions, TraceOptions, WeightsFile,
+    gltf::export_gltf, gltf::import_gltf_str, gltf::GltfOptions, scene_from_json, scene_to_json,
+    sprite_scene, trace_alpha, BonesFile, Sprite, SpriteOptions, TraceOptions, WeightsFile,
 };
 use skinweights::lint::{lint, LintOptions};
 use skinweights::mesh::MeshingOptions;
 use skinweights::metrics::{evaluate, Metrics};
-use skinweights::{builtin_scene, solve, BuiltinOptions, Error, Scene, Weights};
+use skinweights::{
+    scene::builtin_scene, scene::BuiltinOptions, scene::Scene, solvers::solve, weights::Weights,
+    Error,
+};
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::{Path, PathBuf};
@@ -1354,7 +1357,7 @@ fn check_artist_soup(input: &[u8]) -> Outcome {
             .split_once('=')
             .map(|(k, v)| vec![(k.to_string(), v.to_string())])
             .unwrap_or_default();
-        let w = skinweights::solver_by_name(name, &options)
+        let w = skinweights::solvers::solver_by_name(name, &options)
             .and_then(|s| s.solve(&scene))
             .map_err(|e| format!("{name} {option}: {e}"))?
             .weights;

@@ -2,15 +2,19 @@
 //! the SimpleSkin sample imported and round-tripped, and bad input as typed errors.
 
 use crate::common;
-use skinweights::error::{ArgumentError, FormatError, MeshError, WeightsError};
+use skinweights::{ArgumentError, FormatError, MeshError, WeightsError};
 
 use base64::engine::general_purpose::STANDARD as BASE64;
 use base64::Engine as _;
 use nalgebra::{Matrix4, Point2, Quaternion, UnitQuaternion, Vector3};
 use serde_json::Value;
-use skinweights::io::{export_gltf, import_gltf, import_gltf_str, GltfImport, GltfOptions};
+use skinweights::io::{
+    gltf::export_gltf, gltf::import_gltf, gltf::import_gltf_str, gltf::GltfImport,
+    gltf::GltfOptions,
+};
 use skinweights::{
-    builtin_scene, solve, Bone, BuiltinOptions, Error, Mesh, Scene, Skeleton, Weights,
+    mesh::Mesh, scene::builtin_scene, scene::BuiltinOptions, scene::Scene, skeleton::Bone,
+    skeleton::Skeleton, solvers::solve, weights::Weights, Error,
 };
 use std::path::Path;
 use std::process::Command;
@@ -918,14 +922,14 @@ fn cli_says_what_the_four_influence_limit_drops() {
     let bin = env!("CARGO_BIN_EXE_skinweights");
     let dir = tempfile::tempdir().unwrap();
     let p = |n: &str| dir.path().join(n).to_string_lossy().to_string();
-    let scene = skinweights::builtin_scene(
+    let scene = skinweights::scene::builtin_scene(
         "figure",
-        &skinweights::BuiltinOptions::default().with_vertices(2000),
+        &skinweights::scene::BuiltinOptions::default().with_vertices(2000),
     )
     .unwrap();
-    let weights = skinweights::solve(&scene, "heat").unwrap();
-    skinweights::save_scene(&scene, p("f.json")).unwrap();
-    skinweights::WeightsFile::new(scene.name(), "heat", scene.skeleton().names(), &weights)
+    let weights = skinweights::solvers::solve(&scene, "heat").unwrap();
+    skinweights::io::save_scene(&scene, p("f.json")).unwrap();
+    skinweights::io::WeightsFile::new(scene.name(), "heat", scene.skeleton().names(), &weights)
         .save(p("w.json"))
         .unwrap();
     let dropped = weights.top_k_dropped(4);
@@ -1269,8 +1273,8 @@ fn cli_writes_binary_gltf_for_glb_and_reads_it_back() {
     let dir = tempfile::tempdir().unwrap();
     let p = |n: &str| dir.path().join(n).to_string_lossy().to_string();
     let (scene, weights) = figure_with_heat();
-    skinweights::save_scene(&scene, p("f.json")).unwrap();
-    skinweights::WeightsFile::new(scene.name(), "heat", scene.skeleton().names(), &weights)
+    skinweights::io::save_scene(&scene, p("f.json")).unwrap();
+    skinweights::io::WeightsFile::new(scene.name(), "heat", scene.skeleton().names(), &weights)
         .save(p("w.json"))
         .unwrap();
     for out in ["f.glb", "f.gltf"] {

@@ -12,12 +12,12 @@ use nalgebra::Vector2;
 use serde_json::Value;
 use skinweights::io::dragonbones::load_dragonbones;
 use skinweights::io::{
-    export_gltf, import_gltf, sprite_scene, BonesFile, GltfImport, GltfOptions, Sprite,
-    SpriteOptions,
+    gltf::export_gltf, gltf::import_gltf, gltf::GltfImport, gltf::GltfOptions, sprite_scene,
+    BonesFile, Sprite, SpriteOptions,
 };
 use skinweights::render::{posed_vertices, render, Drawing, Frame, RenderOptions, Texture, View};
 use skinweights::scene::{triangle_layers, AlphaMode, Art, ArtImage, Layer};
-use skinweights::{Pose, Scene, Weights};
+use skinweights::{scene::Scene, skeleton::Pose, weights::Weights};
 use std::path::{Path, PathBuf};
 
 fn data(rel: &str) -> PathBuf {
@@ -606,7 +606,7 @@ fn bad_art_extras_are_errors_naming_the_field() {
     let dir = tempfile::tempdir().unwrap();
     let (_, doc) = exported_red_over_blue_figure(dir.path());
     let import = |doc: &Value| {
-        skinweights::io::import_gltf_str(&doc.to_string(), Some(dir.path()), "x")
+        skinweights::io::gltf::import_gltf_str(&doc.to_string(), Some(dir.path()), "x")
             .map(|_| ())
             .unwrap_err()
             .to_string()

@@ -5,7 +5,7 @@
 //! rotations, and hostile animations as typed errors.
 
 use crate::common;
-use skinweights::error::{ClipError, FormatError};
+use skinweights::{ClipError, FormatError};
 
 use base64::engine::general_purpose::STANDARD as BASE64;
 use base64::Engine as _;
@@ -14,8 +14,8 @@ use nalgebra::{Matrix4, Quaternion, UnitQuaternion, Vector3};
 use serde_json::{json, Value};
 use skinweights::animation::ChannelKind;
 use skinweights::io::spine::{load_spine, SkinSelection, SpineImportOptions};
-use skinweights::io::{export_gltf, import_gltf_str, GltfOptions};
-use skinweights::{Error, Scene, Weights};
+use skinweights::io::{gltf::export_gltf, gltf::import_gltf_str, gltf::GltfOptions};
+use skinweights::{scene::Scene, weights::Weights, Error};
 
 /// The document's JSON and its one decoded buffer.
 struct Doc {

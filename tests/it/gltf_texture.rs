@@ -8,7 +8,7 @@ use base64::Engine as _;
 use common::{small_scene, solved};
 use image::{Rgba, RgbaImage};
 use serde_json::{json, Value};
-use skinweights::io::{export_gltf, import_gltf, GltfOptions};
+use skinweights::io::{gltf::export_gltf, gltf::import_gltf, gltf::GltfOptions};
 use skinweights::render::Texture;
 use std::path::{Path, PathBuf};
 

@@ -2,12 +2,12 @@
 //! Godot 4), round trips through Godot 3 and 4 text, and malformed input.
 
 use crate::common;
-use skinweights::error::{FormatError, SolverError};
 use skinweights::io::godot::{
     export_godot, godot_vertex_order, import_godot, load_godot, GodotImport,
 };
 use skinweights::scene::{builtin_scene, BuiltinOptions};
-use skinweights::{Error, Scene, Weights};
+use skinweights::{scene::Scene, weights::Weights, Error};
+use skinweights::{FormatError, SolverError};
 use std::path::Path;
 
 const PLAYER: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/data/godot-gbot/player.tscn");
@@ -178,7 +178,7 @@ fn player_round_trips_through_godot_3_and_4() {
 fn solved_scenes_round_trip_through_godot_3_and_4() {
     for name in ["layered-arms", "arms-down"] {
         let scene = builtin_scene(name, &BuiltinOptions::default().with_vertices(800)).unwrap();
-        let weights = skinweights::solve(&scene, "euclidean").unwrap();
+        let weights = skinweights::solvers::solve(&scene, "euclidean").unwrap();
         for godot in [3, 4] {
             let back = round_trip(&scene, &weights, godot);
             // Seam vertices of a connected scene are written once per polygon using them.
@@ -190,7 +190,7 @@ fn solved_scenes_round_trip_through_godot_3_and_4() {
         }
     }
     let scene = builtin_scene("bar", &BuiltinOptions::default().with_vertices(600)).unwrap();
-    let w = skinweights::solve(&scene, "linear").unwrap();
+    let w = skinweights::solvers::solve(&scene, "linear").unwrap();
     assert!(matches!(
         export_godot(&scene, &w, 5),
         Err(Error::Solver(SolverError::InvalidOption { .. }))
@@ -470,7 +470,7 @@ fn godot3_loads_the_exported_player() {
         &BuiltinOptions::default().with_vertices(800),
     )
     .unwrap();
-    let weights = skinweights::solve(&scene, "heat").unwrap();
+    let weights = skinweights::solvers::solve(&scene, "heat").unwrap();
     let cases = [
         (
             &g.scene,

@@ -4,7 +4,7 @@
 //! behaviour). Every test here fails on the code before the fix.
 
 use crate::common;
-use skinweights::error::{
+use skinweights::{
     ArgumentError, FormatError, MeshError, SceneError, SkeletonError, SolverError, WeightsError,
 };
 
@@ -12,13 +12,16 @@ use common::{skinweights, small_scene, solved, text};
 use nalgebra::{Point2, Vector2};
 use serde_json::Value;
 use skinweights::io::{
-    export_gltf, import_gltf_str, scene_from_json, scene_to_json, sprite_scene, BonesFile,
-    GltfOptions, Sprite, SpriteOptions, TraceOptions,
+    gltf::export_gltf, gltf::import_gltf_str, gltf::GltfOptions, scene_from_json, scene_to_json,
+    sprite_scene, BonesFile, Sprite, SpriteOptions, TraceOptions,
 };
 use skinweights::lint::{lint, LintOptions};
 use skinweights::metrics::evaluate;
-use skinweights::{builtin_scene, solver_by_name, BuiltinOptions, Error, Pose, Probe, Watch};
-use skinweights::{Weights, WeightsFile};
+use skinweights::{io::WeightsFile, weights::Weights};
+use skinweights::{
+    scene::builtin_scene, scene::BuiltinOptions, scene::Probe, scene::Watch, skeleton::Pose,
+    solvers::solver_by_name, Error,
+};
 
 // ---------------------------------------------------------------- NaN in eval / lint output
 
@@ -192,7 +195,7 @@ fn scene_json(name: &str) -> Value {
     serde_json::from_str(&scene_to_json(&small_scene(name), None).unwrap()).unwrap()
 }
 
-fn load(doc: &Value) -> skinweights::Result<skinweights::Scene> {
+fn load(doc: &Value) -> skinweights::Result<skinweights::scene::Scene> {
     scene_from_json(&doc.to_string(), None).map(|(s, _)| s)
 }
 
@@ -353,13 +356,13 @@ fn output_onto_a_hard_link_of_the_input_is_refused_even_with_force() {
 fn writes_leave_no_partial_file_behind() {
     let dir = tempfile::tempdir().unwrap();
     let missing = dir.path().join("no-such-dir").join("s.json");
-    match skinweights::save_scene(&small_scene("bar"), &missing) {
+    match skinweights::io::save_scene(&small_scene("bar"), &missing) {
         Err(Error::Io { path, .. }) => assert_eq!(path, missing),
         other => panic!("{other:?}"),
     }
     // A successful write leaves exactly the file, no temporary next to it.
     let out = dir.path().join("s.json");
-    skinweights::save_scene(&small_scene("bar"), &out).unwrap();
+    skinweights::io::save_scene(&small_scene("bar"), &out).unwrap();
     let names: Vec<_> = std::fs::read_dir(dir.path())
         .unwrap()
         .map(|e| e.unwrap().file_name().into_string().unwrap())
@@ -526,7 +529,7 @@ fn a_degenerate_mesher_triangle_is_a_meshing_error_not_a_triangle_index() {
 
 #[test]
 fn finite_huge_bones_say_too_far_apart_not_not_finite() {
-    match skinweights::Skeleton::new(vec![skinweights::Bone::new(
+    match skinweights::skeleton::Skeleton::new(vec![skinweights::skeleton::Bone::new(
         "long",
         Point2::new(1e308, 0.0),
         Point2::new(-1e308, 0.0),

@@ -5,7 +5,9 @@ use nalgebra::{Point2, Rotation2};
 use skinweights::lint::{lint, LintOptions};
 use skinweights::metrics::{posed_positions, Interpenetration};
 use skinweights::scene::BUILTIN_SCENES;
-use skinweights::{builtin_scene, BuiltinOptions, Pose, Scene, Weights};
+use skinweights::{
+    scene::builtin_scene, scene::BuiltinOptions, scene::Scene, skeleton::Pose, weights::Weights,
+};
 
 fn bar(vertices: usize) -> Scene {
     builtin_scene("bar", &BuiltinOptions::default().with_vertices(vertices)).unwrap()
@@ -134,7 +136,7 @@ fn every_builtin_scene_is_clean_at_rest() {
             assert!(overlaps.is_empty(), "{name}: {overlaps:?}");
         }
         // And the recommended weights skin the rest pose onto itself: still 0.
-        let w = skinweights::solve(&scene, "linear").unwrap();
+        let w = skinweights::solvers::solve(&scene, "linear").unwrap();
         let posed = posed_positions(&scene, &w, &Pose::rest()).unwrap();
         assert!(contour.measure(&posed).unwrap().is_clean(), "{name}");
     }
@@ -143,7 +145,7 @@ fn every_builtin_scene_is_clean_at_rest() {
 #[test]
 fn lint_has_an_interpenetration_row_per_probe() {
     let scene = bar(3000);
-    let w = skinweights::solve(&scene, "linear").unwrap();
+    let w = skinweights::solvers::solve(&scene, "linear").unwrap();
     let checks = lint(&scene, &w, &LintOptions::default()).unwrap();
     let row = checks
         .iter()
@@ -208,7 +210,7 @@ fn sprites_report_interpenetration_at_their_probes() {
             contour.measure(scene.mesh().vertices()).unwrap().is_clean(),
             "{stem}"
         );
-        let w = skinweights::solve(&scene, "heat").unwrap();
+        let w = skinweights::solvers::solve(&scene, "heat").unwrap();
         assert!(!scene.probes().is_empty());
         for probe in scene.probes() {
             let posed = posed_positions(&scene, &w, &probe.pose).unwrap();

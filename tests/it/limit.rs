@@ -1,16 +1,18 @@
 //! The soft weight limit (`limit=LOW:HIGH`) on real solvers: continuous, normalized, and it
 //! removes heat's far-field drag on arms-down.
 
-use skinweights::error::SolverError;
 use skinweights::metrics::evaluate;
-use skinweights::{builtin_scene, solver_by_name, BuiltinOptions, Error, Weights};
+use skinweights::SolverError;
+use skinweights::{
+    scene::builtin_scene, scene::BuiltinOptions, solvers::solver_by_name, weights::Weights, Error,
+};
 
 fn opts(limit: &str) -> Vec<(String, String)> {
     vec![("limit".to_string(), limit.to_string())]
 }
 
 /// The largest change of any weight across any mesh edge.
-fn largest_edge_jump(scene: &skinweights::Scene, w: &Weights) -> f64 {
+fn largest_edge_jump(scene: &skinweights::scene::Scene, w: &Weights) -> f64 {
     scene
         .mesh()
         .topology()

@@ -1,9 +1,9 @@
 //! Parts from labelled regions: mesh an outline, then label its vertices by region.
 
 use nalgebra::Point2;
-use skinweights::error::MeshError;
 use skinweights::mesh::{assign_parts, mesh_outline, LabelledRegion, MeshingOptions, Outline};
-use skinweights::{Error, Mesh};
+use skinweights::MeshError;
+use skinweights::{mesh::Mesh, Error};
 
 fn rect(x0: f64, y0: f64, x1: f64, y1: f64) -> Vec<Point2<f64>> {
     vec![

@@ -1,10 +1,13 @@
 //! Metrics against an independent computation of docs/metrics.md's definitions.
 
 use nalgebra::{Point2, Rotation2, Vector2};
-use skinweights::error::WeightsError;
 use skinweights::lint::{lint, LintOptions};
 use skinweights::metrics::{self, evaluate, singular_values_2x2};
-use skinweights::{Bone, Error, Mesh, Pose, Probe, Scene, Skeleton, Watch, Weights};
+use skinweights::WeightsError;
+use skinweights::{
+    mesh::Mesh, scene::Probe, scene::Scene, scene::Watch, skeleton::Bone, skeleton::Pose,
+    skeleton::Skeleton, weights::Weights, Error,
+};
 
 /// A `nx` x `ny` grid over [0, 4] x [0, 1], split into parts "left" (x < 2) and "right".
 fn strip(nx: usize, ny: usize) -> Mesh {

@@ -3,7 +3,9 @@
 
 use skinweights::io::dragonbones::load_dragonbones;
 use skinweights::scene::SubScene;
-use skinweights::{builtin_scene, solver_by_name, BuiltinOptions, Weights};
+use skinweights::{
+    scene::builtin_scene, scene::BuiltinOptions, solvers::solver_by_name, weights::Weights,
+};
 
 const BODY: &str = concat!(
     env!("CARGO_MANIFEST_DIR"),
@@ -25,7 +27,7 @@ fn agreement(solver: &str, options: &[(String, String)]) -> f64 {
 }
 
 fn agreement_on(
-    scene: &skinweights::Scene,
+    scene: &skinweights::scene::Scene,
     artist: &Weights,
     meshes: &[(String, Vec<String>)],
     solver: &str,

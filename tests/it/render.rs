@@ -3,7 +3,7 @@
 
 use crate::common;
 use common::{data, Rng};
-use skinweights::error::{ArgumentError, OutputError};
+use skinweights::{ArgumentError, OutputError};
 
 use image::{Rgb, RgbImage, Rgba, RgbaImage};
 use nalgebra::{Point2, Vector2};
@@ -14,7 +14,9 @@ use skinweights::render::{
     RenderOptions, Texture, View,
 };
 use skinweights::scene::{AlphaMode, Art, ArtImage};
-use skinweights::{builtin_scene, BuiltinOptions, Error, Pose, Scene};
+use skinweights::{
+    scene::builtin_scene, scene::BuiltinOptions, scene::Scene, skeleton::Pose, Error,
+};
 use std::path::Path;
 
 /// A 4 x 4 square (two triangles) with the 4 x 4 texture `tex` mapped onto it texel for

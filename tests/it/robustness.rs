@@ -2,14 +2,14 @@
 //! error, never a panic and never NaN.
 
 use nalgebra::Point2;
-use skinweights::error::{SolverError, WeightsError};
 use skinweights::io::{scene_from_json, scene_to_json};
 use skinweights::lint::{lint, LintOptions};
 use skinweights::metrics::evaluate;
 use skinweights::{
-    builtin_scene, solver_by_name, Bone, BuiltinOptions, Error, Probe, Scene, Skeleton, Watch,
-    Weights,
+    scene::builtin_scene, scene::BuiltinOptions, scene::Probe, scene::Scene, scene::Watch,
+    skeleton::Bone, skeleton::Skeleton, solvers::solver_by_name, weights::Weights, Error,
 };
+use skinweights::{SolverError, WeightsError};
 
 /// xorshift64*: a tiny deterministic generator, so failures replay exactly.
 struct Rng(u64);
@@ -57,7 +57,7 @@ fn random_scene(base: &Scene, rng: &mut Rng) -> Scene {
     let skeleton = Skeleton::new(bones).unwrap();
     let probe = Probe {
         name: "p".into(),
-        pose: skinweights::Pose::rest()
+        pose: skinweights::skeleton::Pose::rest()
             .rotate(format!("b{}", rng.below(n)), rng.range(-180.0, 180.0)),
         watch: Watch::default(),
     };

@@ -1,12 +1,14 @@
 //! Built-in scenes and outline meshing: geometry, quality, symmetry and bad input.
 
 use nalgebra::Point2;
-use skinweights::error::{ArgumentError, MeshError, SceneError, SkeletonError};
 use skinweights::mesh::{mesh_outline, MeshingOptions, Outline};
 use skinweights::scene::{
     arms_down_outline, mirror_vertex_map, mirror_vertex_map_about, MirrorAxis, BUILTIN_SCENES,
 };
-use skinweights::{builtin_scene, BuiltinOptions, Error, Mesh, Pose, Scene};
+use skinweights::{
+    mesh::Mesh, scene::builtin_scene, scene::BuiltinOptions, scene::Scene, skeleton::Pose, Error,
+};
+use skinweights::{ArgumentError, MeshError, SceneError, SkeletonError};
 
 fn p(x: f64, y: f64) -> Point2<f64> {
     Point2::new(x, y)

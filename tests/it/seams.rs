@@ -2,11 +2,13 @@
 //! checked against a case with a closed form and on the built-in layered elbow.
 
 use nalgebra::Point2;
-use skinweights::error::{MeshError, SeamError};
 use skinweights::scene::{builtin_scene, BuiltinOptions, Scene, ELBOW_BENDS};
 use skinweights::seams::measure::{find_seams, measure_seams, SeamOptions};
 use skinweights::skinning::linear_blend_skinning;
-use skinweights::{Bone, Error, Mesh, Pose, Skeleton, Weights};
+use skinweights::{
+    mesh::Mesh, skeleton::Bone, skeleton::Pose, skeleton::Skeleton, weights::Weights, Error,
+};
+use skinweights::{MeshError, SeamError};
 
 /// A grid mesh of the rectangle [x0, x1] x [y0, y1] with nx x ny cells, appended to `v`/`t`.
 fn rect(
@@ -154,7 +156,7 @@ fn layered_elbow_opens_with_the_bend() {
     assert_eq!(seams.len(), 1);
     assert_eq!(seams[0].label(), "upper|forearm @ forearm");
     // Each layer solved on its own component: bone heat.
-    let w = skinweights::solve(&scene, "heat").unwrap();
+    let w = skinweights::solvers::solve(&scene, "heat").unwrap();
     let rest = measure_seams(&scene, &seams, scene.mesh().vertices(), &options).unwrap()[0];
     assert_eq!((rest.widest, rest.open_area), (0.0, 0.0));
     let mut last = (0.0, 0.0);
@@ -182,7 +184,7 @@ fn a_welded_mesh_has_seams_that_never_open() {
         labels,
         ["torso|arm_l @ upper_arm_l", "torso|arm_r @ upper_arm_r"]
     );
-    let w = skinweights::solve(&scene, "heat").unwrap();
+    let w = skinweights::solvers::solve(&scene, "heat").unwrap();
     let o = measure_seams(
         &scene,
         &seams,

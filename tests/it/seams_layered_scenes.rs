@@ -14,7 +14,9 @@ use skinweights::seams::repair::{
     repair, repaired_weights, seam_weight_difference, silhouette_change, RepairOptions,
 };
 use skinweights::solvers::Heat;
-use skinweights::{linear_blend_skinning, Pose, Scene, Weights};
+use skinweights::{
+    scene::Scene, skeleton::Pose, skinning::linear_blend_skinning, weights::Weights,
+};
 
 /// splitmix64: a fixed stream of numbers in [0, 1) per seed.
 struct Rng(u64);
@@ -145,7 +147,7 @@ fn run(seed: u64, overlapping: bool) -> (f64, f64) {
     let labels: Vec<String> = contacts.iter().map(|s| s.label()).collect();
     assert_eq!(labels, ["forearm|sleeve"], "seed {seed}");
 
-    let alone = skinweights::solve(&scene, "heat").unwrap();
+    let alone = skinweights::solvers::solve(&scene, "heat").unwrap();
     let opened = widest_opening(&scene, &alone);
 
     let repair_options = RepairOptions::default()
@@ -231,9 +233,9 @@ fn overlapping_layers_from_scene_files_open_alone_and_close_repaired() {
 /// reason `blend_overlaps` is an option, off by default).
 #[test]
 fn layered_arms_blend_closes_the_shoulder_and_folds_in_the_lift() {
-    let scene = skinweights::builtin_scene(
+    let scene = skinweights::scene::builtin_scene(
         "layered-arms",
-        &skinweights::BuiltinOptions::default().with_vertices(1500),
+        &skinweights::scene::BuiltinOptions::default().with_vertices(1500),
     )
     .unwrap();
     let options = SeamOptions::default();
@@ -256,7 +258,7 @@ fn layered_arms_blend_closes_the_shoulder_and_folds_in_the_lift() {
             .count();
         (widest, flipped)
     };
-    let alone = skinweights::solve(&scene, "heat").unwrap();
+    let alone = skinweights::solvers::solve(&scene, "heat").unwrap();
     let blend = RepairOptions::default().with_blend_overlaps(true);
     let (w, _) = repaired_weights(&scene, &blend, &Heat::default()).unwrap();
     check_rows(&w);

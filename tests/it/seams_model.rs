@@ -3,16 +3,16 @@
 //! probe and the weight difference across a seam 0, after a save/load round trip and after
 //! an export and re-import. Hostile seams give typed errors.
 
-use skinweights::error::SeamError;
 use skinweights::io::{
-    export_gltf, import_gltf_str, load_scene, save_scene, scene_from_binary, scene_from_json,
-    scene_to_binary, scene_to_json, GltfOptions,
+    gltf::export_gltf, gltf::import_gltf_str, gltf::GltfOptions, load_scene, save_scene,
+    scene_from_binary, scene_from_json, scene_to_binary, scene_to_json,
 };
 use skinweights::metrics::posed_positions;
 use skinweights::scene::{builtin_scene, BuiltinOptions, Seams, Weld};
 use skinweights::seams::repair::{recorded_seams, repair, RepairOptions};
 use skinweights::solvers::{solver_by_name, NO_OPTIONS, SOLVER_NAMES};
-use skinweights::{Error, Scene, Weights};
+use skinweights::SeamError;
+use skinweights::{scene::Scene, weights::Weights, Error};
 use std::collections::HashMap;
 use std::path::PathBuf;
 

@@ -6,7 +6,7 @@ use skinweights::render::{
 };
 use skinweights::render::{paint_layers, seam_pixel_gaps, PaintOptions};
 use skinweights::seams::measure::{find_seams, SeamOptions};
-use skinweights::{builtin_scene, BuiltinOptions, Pose};
+use skinweights::{scene::builtin_scene, scene::BuiltinOptions, skeleton::Pose};
 use std::path::Path;
 
 #[test]
@@ -23,7 +23,7 @@ fn the_open_elbow_shows_the_background_and_the_rest_pose_does_not() {
     assert_eq!(art.images.len(), 2);
     assert_eq!(textures[0].image.get_pixel(0, 0).0, [255, 255, 255, 0]);
     skinweights::render::check_uvs(scene.mesh(), art, &textures).unwrap();
-    let weights = skinweights::solve(&scene, "heat").unwrap();
+    let weights = skinweights::solvers::solve(&scene, "heat").unwrap();
     let seams = find_seams(&scene, &SeamOptions::default()).unwrap();
     let gap = |degrees: f64| {
         let posed = posed_vertices(
@@ -85,7 +85,7 @@ fn the_scene_command_writes_the_layer_images_and_refuses_to_overwrite_them() {
     let png = dir.join("elbow_forearm.png");
     let image = image::open(&png).unwrap().to_rgba8();
     assert_eq!(image.get_pixel(0, 0).0, [0, 0, 0, 0]);
-    let (scene, _) = skinweights::load_scene(&out).unwrap();
+    let (scene, _) = skinweights::io::load_scene(&out).unwrap();
     assert_eq!(scene.art().unwrap().images.len(), 2);
     // The PNGs exist now: a second run without --force is refused and names one.
     std::fs::remove_file(&out).unwrap();

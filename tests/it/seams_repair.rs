@@ -3,7 +3,7 @@
 //! separately, a scene file read from a string) and on the built-in layered-arms.
 
 use crate::common;
-use skinweights::error::SeamError;
+use skinweights::SeamError;
 
 use nalgebra::Point2;
 use skinweights::io::scene_from_json;
@@ -16,7 +16,10 @@ use skinweights::seams::repair::{
     SmoothOptions,
 };
 use skinweights::solvers::Heat;
-use skinweights::{linear_blend_skinning, Bone, Error, Mesh, Pose, Scene, Skeleton, Weights};
+use skinweights::{
+    mesh::Mesh, scene::Scene, skeleton::Bone, skeleton::Pose, skeleton::Skeleton,
+    skinning::linear_blend_skinning, weights::Weights, Error,
+};
 
 /// An upper arm [0, 100] x [0, 30] and a forearm [100, 200] x [0, 30], meshed separately at
 /// different densities (so their seam vertices do not match), one bone each along y = 15,
@@ -171,7 +174,7 @@ fn weld_then_seam_consistent_weights_move_the_seam_together() {
     let (w, r) = seam_consistent_weights(&welded, &heat).unwrap();
     println!("seam-consistent: {r:?}");
     assert_valid_rows(&w);
-    let alone = skinweights::solve(&welded, "heat").unwrap();
+    let alone = skinweights::solvers::solve(&welded, "heat").unwrap();
     let apart = max_seam_separation(&welded, &alone, "lower");
     let together = max_seam_separation(&welded, &w, "lower");
     println!(
@@ -267,7 +270,7 @@ fn overlap_adds_a_strip_under_the_front_layer_and_keeps_the_silhouette() {
 fn smoothing_closes_weight_jumps_in_the_band_and_keeps_the_silhouette() {
     let scene = two_rectangles();
     let (welded, _) = weld_seams(&scene, 0.5).unwrap();
-    let alone = skinweights::solve(&welded, "heat").unwrap();
+    let alone = skinweights::solvers::solve(&welded, "heat").unwrap();
     let (w, r) = smooth_seam_weights(&welded, &alone, &SmoothOptions::default()).unwrap();
     println!("smooth: {r:?}");
     assert_valid_rows(&w);
@@ -571,7 +574,7 @@ fn cli_repair_writes_a_scene_that_lints_and_refuses_to_overwrite() {
         .collect();
     let scene = scene.with_art(art).unwrap();
     let scene_path = input.join("two.json");
-    skinweights::save_scene(&scene, &scene_path).unwrap();
+    skinweights::io::save_scene(&scene, &scene_path).unwrap();
     let fixed = output.join("fixed.json");
     let weights = output.join("w.json");
     let args = [
@@ -602,7 +605,7 @@ fn cli_repair_writes_a_scene_that_lints_and_refuses_to_overwrite() {
         assert!(t.contains(w), "{w:?} missing");
     }
     // The image reference stays valid from the output folder.
-    let (back, _) = skinweights::load_scene(&fixed).unwrap();
+    let (back, _) = skinweights::io::load_scene(&fixed).unwrap();
     assert!(back.art().unwrap().images[0].path.exists());
     let json = std::fs::read_to_string(&fixed).unwrap();
     assert!(json.contains("../in/sheet.png"), "relative image path");

@@ -2,7 +2,9 @@
 
 use nalgebra::{Isometry2, Point2, Vector2};
 use skinweights::skinning::{blend, blend_raw, lbs_with_transforms, linear_blend_skinning};
-use skinweights::{Bone, Mesh, Pose, Skeleton, Weights};
+use skinweights::{
+    mesh::Mesh, skeleton::Bone, skeleton::Pose, skeleton::Skeleton, weights::Weights,
+};
 
 fn close(a: Point2<f64>, b: Point2<f64>, tol: f64) -> bool {
     (a - b).norm() <= tol

@@ -1,9 +1,9 @@
 //! Candy-wrapper remedies: the half-angle helper bone and 2D dual-quaternion skinning.
 
 use nalgebra::Point2;
-use skinweights::error::SkeletonError;
 use skinweights::skinning::{dual_quaternion_skinning, linear_blend_skinning, HalfAngleHelper};
-use skinweights::{Bone, Error, Pose, Skeleton, Weights};
+use skinweights::SkeletonError;
+use skinweights::{skeleton::Bone, skeleton::Pose, skeleton::Skeleton, weights::Weights, Error};
 
 /// A bar's joint region: pairs of vertices above and below the axis at x = 1, weighted
 /// with child weight `c` for each c in `cs`.

@@ -3,13 +3,14 @@
 //! components, and awkward skeletons.
 
 use nalgebra::Point2;
-use skinweights::error::SolverError;
 use skinweights::scene::{mirror_vertex_map, mirror_vertex_map_about, MirrorAxis, BUILTIN_SCENES};
 use skinweights::solvers::allowed_parts;
 use skinweights::solvers::{Heat, HeatOptions, SolverOptions};
+use skinweights::SolverError;
 use skinweights::{
-    builtin_scene, linear_blend_skinning, solver_by_name, Bone, BuiltinOptions, Error, Mesh, Scene,
-    Skeleton, Solver, Weights,
+    mesh::Mesh, scene::builtin_scene, scene::BuiltinOptions, scene::Scene, skeleton::Bone,
+    skeleton::Skeleton, skinning::linear_blend_skinning, solvers::solver_by_name, solvers::Solver,
+    weights::Weights, Error,
 };
 use std::collections::HashMap;
 use std::sync::{Mutex, OnceLock};
@@ -460,7 +461,7 @@ fn sixty_four_bones() {
 #[test]
 fn registry_names_and_options() {
     let s = scene("bar");
-    for &name in skinweights::SOLVER_NAMES {
+    for &name in skinweights::solvers::SOLVER_NAMES {
         assert_eq!(
             solver_by_name(name, skinweights::solvers::NO_OPTIONS)
                 .unwrap()
@@ -544,7 +545,7 @@ fn registry_names_and_options() {
     }
     // The convenience function agrees with the typed solver.
     assert_eq!(
-        skinweights::solve(&s, "heat").unwrap(),
+        skinweights::solvers::solve(&s, "heat").unwrap(),
         Heat::default().solve(&s).unwrap().weights
     );
 }
@@ -592,7 +593,7 @@ fn every_options_struct_rejects_unknown_keys_at_the_library_level() {
         "falloff",
     );
     // The same key through the registry names the solver and lists what it accepts.
-    match skinweights::solver_by_name("heat+mask", [("visiblity", "false")]) {
+    match skinweights::solvers::solver_by_name("heat+mask", [("visiblity", "false")]) {
         Err(Error::Solver(SolverError::InvalidOption { option, message })) => {
             assert_eq!(option, "visiblity");
             assert!(message.contains("visibility, ordering"), "{message}");

@@ -3,7 +3,7 @@
 //! matrices over the raw JSON, no code shared with the importer).
 
 use crate::common;
-use skinweights::error::RigFormat;
+use skinweights::RigFormat;
 
 use common::data;
 use nalgebra::{Matrix2, Vector2};
@@ -13,7 +13,7 @@ use skinweights::io::spine::{
     SpineImportOptions,
 };
 use skinweights::io::WeightsFile;
-use skinweights::Weights;
+use skinweights::weights::Weights;
 use std::collections::HashMap;
 
 /// (folder, JSON file, mesh attachments, weighted vertices, bones, animations) with
@@ -422,7 +422,7 @@ fn export_of_best_weights_reimports_with_rows_summing_to_one() {
     let (folder, file) = ("vine", "vine-pro.json");
     let text = std::fs::read_to_string(path(folder, file)).unwrap();
     let first = import_spine(&text, None, &SpineImportOptions::default()).unwrap();
-    let best = skinweights::solve(&first.scene, "best").unwrap();
+    let best = skinweights::solvers::solve(&first.scene, "best").unwrap();
     for k in [None, Some(4)] {
         let out = export_spine(
             &first.scene,

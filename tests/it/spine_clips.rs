@@ -5,7 +5,7 @@
 //! export round trips and hostile animations.
 
 use crate::common;
-use skinweights::error::ClipError;
+use skinweights::ClipError;
 
 use common::{data, skinweights, text, TINY_SPINE};
 use nalgebra::{Matrix2, Vector2};

@@ -3,13 +3,13 @@
 
 use image::{Rgba, RgbaImage};
 use nalgebra::Point2;
-use skinweights::error::{ArgumentError, FormatError, MeshError, SkeletonError};
 use skinweights::io::{
     sprite_scene, trace_alpha, BonesFile, Sprite, SpriteOptions, TraceOptions, DEFAULT_MIN_AREA,
     DEFAULT_THRESHOLD,
 };
 use skinweights::mesh::{MeshingOptions, Outline};
-use skinweights::{Error, Scene};
+use skinweights::{scene::Scene, Error};
+use skinweights::{ArgumentError, FormatError, MeshError, SkeletonError};
 use std::path::{Path, PathBuf};
 
 use crate::common;
@@ -312,8 +312,8 @@ fn shipped_sprites_make_valid_scenes_with_bones_inside_and_solvable_weights() {
         );
         // Every part named by a bone has vertices, and the masks keep the probe's watched
         // vertices still.
-        for solver in skinweights::SOLVER_NAMES {
-            let w = skinweights::solve(&scene, solver).unwrap();
+        for solver in skinweights::solvers::SOLVER_NAMES {
+            let w = skinweights::solvers::solve(&scene, solver).unwrap();
             w.validate().unwrap();
             assert_eq!(w.vertex_count(), scene.mesh().vertex_count());
         }
@@ -326,7 +326,7 @@ fn shipped_sprites_make_valid_scenes_with_bones_inside_and_solvable_weights() {
         }
         let probe = scene.probe(Some("lift_l")).unwrap();
         assert!(!probe.watched_vertices(&scene).unwrap().is_empty(), "{png}");
-        let masked = skinweights::solve(&scene, "heat+mask").unwrap();
+        let masked = skinweights::solvers::solve(&scene, "heat+mask").unwrap();
         let m = skinweights::metrics::evaluate(&scene, &masked, probe).unwrap();
         assert!(m.drag_max_pct < 1e-9, "{png}: {}", m.drag_max_pct);
     }
@@ -435,7 +435,7 @@ fn a_bone_outside_the_shape_is_clipped_and_reported() {
         note.contains("\"b\"") && note.contains("25.0 of its 40.0 px"),
         "{note}"
     );
-    skinweights::solve(&scene, "heat")
+    skinweights::solvers::solve(&scene, "heat")
         .unwrap()
         .validate()
         .unwrap();
@@ -511,7 +511,7 @@ fn cli_mesh_writes_a_scene_that_compare_reads() {
     ] {
         assert!(text(&o).contains(want), "{want}: {}", text(&o));
     }
-    let (scene, _): (Scene, _) = skinweights::load_scene(&out).unwrap();
+    let (scene, _): (Scene, _) = skinweights::io::load_scene(&out).unwrap();
     scene.sanity_check().unwrap();
     assert_eq!(scene.name(), "robot_idle");
     // Never overwrite without --force.

@@ -3,7 +3,7 @@
 //! variant, matching the variant (not the message text) and the value it carries.
 
 use crate::common;
-use skinweights::error::{
+use skinweights::{
     ArgumentError, ArtError, FormatError, MeshError, OutputError, SceneError, SkeletonError,
     WeightsError,
 };
@@ -17,8 +17,11 @@ use skinweights::render::{
     Matting, PaintOptions, Rgb16Image, Texture, View,
 };
 use skinweights::scene::{AlphaMode, Art, ArtImage, Layer, SubScene};
-use skinweights::{builtin_scene, Bone, BuiltinOptions, Error, Mesh, Pose, Probe, Scene};
-use skinweights::{Skeleton, Watch};
+use skinweights::{
+    mesh::Mesh, scene::builtin_scene, scene::BuiltinOptions, scene::Probe, scene::Scene,
+    skeleton::Bone, skeleton::Pose, Error,
+};
+use skinweights::{scene::Watch, skeleton::Skeleton};
 
 fn probe(name: &str, pose: Pose, watch: Watch) -> Probe {
     Probe {

@@ -1,9 +1,12 @@
 //! Every validation error: feed the bad input, check the typed error and what it names.
 
 use nalgebra::Point2;
-use skinweights::error::{ArtError, FormatError, MeshError, SkeletonError, WeightsError};
 use skinweights::io::scene_from_json;
-use skinweights::{Bone, Error, Mesh, Pose, Skeleton, Weights, WeightsFile};
+use skinweights::{
+    io::WeightsFile, mesh::Mesh, skeleton::Bone, skeleton::Pose, skeleton::Skeleton,
+    weights::Weights, Error,
+};
+use skinweights::{ArtError, FormatError, MeshError, SkeletonError, WeightsError};
 
 fn square() -> Vec<Point2<f64>> {
     vec![
@@ -388,11 +391,11 @@ fn pinched_vertex_and_stray_triangle_are_non_manifold() {
     }
 }
 
-fn bar_with_art() -> skinweights::Scene {
+fn bar_with_art() -> skinweights::scene::Scene {
     use skinweights::scene::{AlphaMode, Art, ArtImage};
-    let scene = skinweights::builtin_scene(
+    let scene = skinweights::scene::builtin_scene(
         "bar",
-        &skinweights::BuiltinOptions::default().with_vertices(600),
+        &skinweights::scene::BuiltinOptions::default().with_vertices(600),
     )
     .unwrap();
     // Texture coordinates: the bar's frame flipped to image rows (v down), 1 px per unit.
@@ -424,14 +427,14 @@ fn scene_art_round_trips_with_paths_relative_to_the_scene_file() {
     let scene = scene.with_art(art).unwrap();
     let file = dir.path().join("scenes/bar.json");
     std::fs::create_dir_all(file.parent().unwrap()).unwrap();
-    skinweights::save_scene(&scene, &file).unwrap();
+    skinweights::io::save_scene(&scene, &file).unwrap();
     let text = std::fs::read_to_string(&file).unwrap();
     assert!(text.contains("\"skinweights.scene/2\""), "format tag");
     assert!(
         text.contains("\"../art/bar.png\""),
         "path relative to the scene file"
     );
-    let (back, _) = skinweights::load_scene(&file).unwrap();
+    let (back, _) = skinweights::io::load_scene(&file).unwrap();
     back.sanity_check().unwrap();
     let (a, b) = (scene.art().unwrap(), back.art().unwrap());
     let uv_err = a
@@ -456,7 +459,7 @@ fn scene_art_round_trips_with_paths_relative_to_the_scene_file() {
     );
     assert!(file.parent().unwrap().join("../art/bar.png") == b.images[0].path);
     // Without art the file stays at version 1, which older readers accept.
-    let plain = skinweights::builtin_scene("bar", &Default::default()).unwrap();
+    let plain = skinweights::scene::builtin_scene("bar", &Default::default()).unwrap();
     let text = skinweights::io::scene_to_json(&plain, None).unwrap();
     assert!(text.contains("\"skinweights.scene/1\"") && !text.contains("\"art\""));
 }

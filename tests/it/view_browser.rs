@@ -11,7 +11,10 @@ use serde_json::{json, Value};
 use skinweights::metrics::{drag_of_positions, evaluate, Metrics};
 use skinweights::skinning::{dqs_with_transforms, lbs_with_transforms, HalfAngleHelper};
 use skinweights::solvers::solver_by_name;
-use skinweights::{builtin_scene, BuiltinOptions, Pose, Probe, Scene, Weights};
+use skinweights::{
+    scene::builtin_scene, scene::BuiltinOptions, scene::Probe, scene::Scene, skeleton::Pose,
+    weights::Weights,
+};
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpStream;
 use std::path::{Path, PathBuf};
@@ -842,7 +845,7 @@ fn browser_clip_playback() {
     // The page solves euclidean; `--reference` gives linear's weights as the "artist's".
     let reference = weights(&s, "linear", &[]);
     let ref_path = dir.path().join("reference.json");
-    skinweights::WeightsFile::new(s.name(), "linear", s.skeleton().names(), &reference)
+    skinweights::io::WeightsFile::new(s.name(), "linear", s.skeleton().names(), &reference)
         .save(&ref_path)
         .unwrap();
     let (_view, port) = start_view(&[

@@ -10,7 +10,6 @@ use base64::Engine;
 use nalgebra::Point2;
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
-use skinweights::error::{ArgumentError, FormatError, SkeletonError, SolverError};
 use skinweights::metrics::clip::{clip_metrics, ClipOptions, FrameMetrics};
 use skinweights::metrics::{
     area_change_pct, distortion, drag_of_positions, flipped_triangles, leaked_weight, max_and_p99,
@@ -19,9 +18,12 @@ use skinweights::metrics::{
 use skinweights::scene::{
     builtin_scene, solve_with_bones, ArtImage, BuiltinOptions, Probe, Scene, BUILTIN_SCENES,
 };
+use skinweights::skeleton::Pose;
 use skinweights::skinning::{dqs_with_transforms, lbs_with_transforms, HalfAngleHelper};
 use skinweights::solvers::{solver_by_name, SolverEntry, SOLVERS, SOLVER_NAMES};
-use skinweights::{Error, Pose, Weights};
+use skinweights::weights::Weights;
+use skinweights::Error;
+use skinweights::{ArgumentError, FormatError, SkeletonError, SolverError};
 use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex};
 
@@ -784,8 +786,8 @@ pub fn error_json(e: &CliError) -> Value {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use skinweights::error::SceneError;
     use skinweights::metrics::evaluate;
+    use skinweights::SceneError;
 
     fn viewer() -> Viewer {
         let bar = builtin_scene("bar", &BuiltinOptions::default().with_vertices(500)).unwrap();

@@ -19,8 +19,8 @@ use indicatif::{ProgressBar, ProgressStyle};
 use serde_json::{json, Value};
 use skinweights::metrics::{evaluate, Metrics};
 use skinweights::scene::solve_with_bones;
+use skinweights::scene::Scene;
 use skinweights::solvers::solver_by_name;
-use skinweights::Scene;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::sync::Arc;
@@ -34,7 +34,7 @@ const SEEDS_SCENE: &str = "bar";
 
 /// Solvers precomputed into an `--html` file by default: every entry of the registry.
 fn html_solvers() -> Vec<String> {
-    skinweights::SOLVER_NAMES
+    skinweights::solvers::SOLVER_NAMES
         .iter()
         .map(|s| s.to_string())
         .collect()

@@ -29,7 +29,6 @@ mod ffd;
 mod import;
 mod parse;
 
-pub use crate::io::mesh_parts::ZERO_LENGTH_TAIL;
 pub use atlas::Atlas;
 pub use clips::{DEFAULT_FRAME_RATE, EXPORT_FRAME_RATES};
 pub use export::{export_dragonbones, save_dragonbones};

@@ -13,7 +13,7 @@
 //!   below 65535 (that value is reserved) and `UNSIGNED_INT` otherwise;
 //! - `JOINTS_0` (`UNSIGNED_BYTE` VEC4 up to 256 bones, `UNSIGNED_SHORT` above) and
 //!   `WEIGHTS_0` (float VEC4): the 4 largest influences of every vertex
-//!   ([`Weights::top_k`](crate::Weights::top_k)`(4)`: sorted, truncated, renormalized), largest first, padded with
+//!   ([`Weights::top_k`](crate::weights::Weights::top_k)`(4)`: sorted, truncated, renormalized), largest first, padded with
 //!   joint 0 / weight 0;
 //! - one node per bone, under one root node named after the scene (the skin's `skeleton`),
 //!   with local TRS such that each node's world transform is the bone's bind transform

@@ -3,10 +3,11 @@
 
 use super::import::{apply, part_name, place, setup_skeleton, Chosen};
 use super::parse::{parse_skeleton, FileAttachment, FileRegion, FileSkeleton, Geometry, Kind};
-use super::{spine_error, ZERO_LENGTH_TAIL};
+use super::spine_error;
 use crate::error::{Error, FormatError, Result};
 use crate::io::mesh_parts::{triangles_by_part, vertices_of};
 use crate::io::png_dimensions;
+use crate::io::ZERO_LENGTH_TAIL;
 use crate::scene::Scene;
 use crate::skeleton::Affine2;
 use crate::skinning::check_shape;

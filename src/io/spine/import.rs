@@ -2,10 +2,11 @@
 
 use super::atlas::{Atlas, AtlasRegion};
 use super::parse::{parse_skeleton, FileAttachment, FileRegion, FileSkeleton, Geometry, Kind};
-use super::{spine_error, MAX_COORDINATE, MAX_SCALE, ZERO_LENGTH_TAIL};
+use super::{spine_error, MAX_COORDINATE, MAX_SCALE};
 use crate::error::{Error, Result};
 use crate::io::scene_builder::{overlapping_edges, SceneBuilder};
 use crate::io::WeightsFile;
+use crate::io::ZERO_LENGTH_TAIL;
 use crate::mesh::{signed_area2, Mesh};
 use crate::scene::{ArtImage, Scene, SlotAttachment};
 use crate::skeleton::{Affine2, Bone, LocalBone, Skeleton};

@@ -8,7 +8,7 @@
 //! - Spine is y-up, like skinweights: no flip. Angles are degrees, counter-clockwise.
 //! - A bone's local transform is `x, y, rotation, scaleX, scaleY, shearX, shearY` and its
 //!   `inherit` (4.2; `transform` in 4.0/4.1): the scene keeps it as the bone's
-//!   [`crate::skeleton::LocalTransform`], and [`crate::skeleton::local`] holds the matrices
+//!   [`crate::skeleton::LocalTransform`], and [`crate::skeleton::Inherit::compose`] holds the matrices
 //!   of every mode (the setup pose and every clip frame use the same code).
 //! - Animations (`animations.NAME`): bone timelines `rotate`, `translate`, `translatex/y`,
 //!   `scale`, `scalex/y`, `shear`, `shearx/y` become the scene's clips (see `animation.rs`);
@@ -54,8 +54,6 @@ const MAX_SCALE: f64 = 1e3;
 
 /// Largest |angle| (degrees) accepted: beyond it the degrees have no fraction left.
 const MAX_ANGLE_DEG: f64 = 1e6;
-
-pub use crate::io::mesh_parts::ZERO_LENGTH_TAIL;
 
 /// A Spine error naming the context (bone, slot, skin, attachment), the field and the vertex.
 fn spine_error(

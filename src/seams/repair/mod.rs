@@ -6,7 +6,7 @@
 //!    vertices at bit-identical positions, T-junctions resolved);
 //! 2. a 1-2 px inward overlap: [`inward_overlap`] (the back layer extends under the front
 //!    one along each welded seam, the outer silhouette stays put);
-//! 3. alpha dilation and 4. premultiplied alpha: [`crate::render::alpha`] (feature `io`;
+//! 3. alpha dilation and 4. premultiplied alpha: [`crate::render::bleed`] and [`crate::render::premultiply`] (feature `io`;
 //!    the `bleed` command) — image repairs, not geometry;
 //! 5. normalized, seam-consistent weights with limited smoothing:
 //!    [`seam_consistent_weights`] (solve on the layers joined at their seams and transfer
@@ -25,7 +25,10 @@
 //! ```
 //! use nalgebra::Point2;
 //! use skinweights::seams::repair::{repair, repaired_weights, seam_weight_difference, RepairOptions};
-//! use skinweights::{solvers::Heat, Bone, Mesh, Scene, Skeleton};
+//! use skinweights::mesh::Mesh;
+//! use skinweights::scene::Scene;
+//! use skinweights::skeleton::{Bone, Skeleton};
+//! use skinweights::solvers::Heat;
 //! // Two touching 10 x 10 layers meshed separately: no shared vertex, and the right one has
 //! // a vertex at (10, 5) in the middle of the left one's edge (a T-junction).
 //! let p = |x: f64, y: f64| Point2::new(x, y);

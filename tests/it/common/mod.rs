@@ -3,7 +3,9 @@
 
 #![allow(dead_code)]
 
-use skinweights::{builtin_scene, solve, BuiltinOptions, Scene, Weights};
+use skinweights::{
+    scene::builtin_scene, scene::BuiltinOptions, scene::Scene, solvers::solve, weights::Weights,
+};
 #[cfg(feature = "cli")]
 use std::process::{Command, Output};
 use std::sync::{Mutex, MutexGuard};

@@ -6,7 +6,7 @@
 #![allow(dead_code)]
 
 use skinweights::io::{sprite_scene, BonesFile, Sprite, SpriteOptions};
-use skinweights::Scene;
+use skinweights::scene::Scene;
 
 /// A xorshift generator (the tests' `Rng`, so seeded sprites stay the same).
 struct Rng(u64);

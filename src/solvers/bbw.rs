@@ -64,13 +64,14 @@
 
 use super::coarse_start::{coarse_applies, coarse_solution};
 use super::distance::{bone_segments, nearest_segment};
+use super::heat::parse_bool;
 use super::heat::{rows_from_columns, Factorization};
 use super::nearest::{components_where_none, nearest_visible_bones, NearestBones};
 use super::subdomain::Symmetric;
 use super::visibility::Visibility;
 use super::{
-    blind_warnings, check_number, finish, parse_number, scene_extent, unknown_option, OptionDoc,
-    Solution, Solver, SolverOptions,
+    blind_warnings, check_number, finish, parse_number, scene_extent, OptionKey, Solution, Solver,
+    SolverOptions,
 };
 use crate::error::{Result, SolverError};
 use crate::mesh::{CotanLaplacian, Mesh};
@@ -285,117 +286,119 @@ impl Default for BbwOptions {
 }
 
 impl SolverOptions for BbwOptions {
-    const OPTIONS: &'static [OptionDoc] = &[
-        OptionDoc {
+    const SOLVER: &'static str = "bbw";
+    const OPTIONS: &'static [OptionKey<Self>] = &[
+        OptionKey {
             key: "handle_tolerance",
             value: "F",
             doc: "vertices within F x scene size of a bone are its handles",
+            aliases: &[],
+            get: |o| Some(o.handle_tolerance.to_string()),
+            set: |o, k, v| {
+                o.handle_tolerance = parse_number(k, v, |x| x > 0.0, "> 0")?;
+                Ok(())
+            },
         },
-        OptionDoc {
+        OptionKey {
             key: "tolerance",
             value: "T",
             doc: "active-set tolerance on bound violations and multipliers",
+            aliases: &[],
+            get: |o| Some(o.tolerance.to_string()),
+            set: |o, k, v| {
+                o.tolerance = parse_number(k, v, |x| x > 0.0, "> 0")?;
+                Ok(())
+            },
         },
-        OptionDoc {
+        OptionKey {
             key: "max_iterations",
             value: "N",
             doc: "active-set iterations per bone before giving up with a warning",
+            aliases: &[],
+            get: |o| Some(o.max_iterations.to_string()),
+            set: |o, k, v| {
+                o.max_iterations = parse_number(k, v, |x| x >= 1.0 && x.fract() == 0.0, "a whole number >= 1")? as usize;
+                Ok(())
+            },
         },
-        OptionDoc {
+        OptionKey {
             key: "release_rings",
             value: "N",
             doc: "a released vertex also releases same-bound vertices N stencil steps around it",
+            aliases: &[],
+            get: |o| Some(o.release_rings.to_string()),
+            set: |o, k, v| {
+                o.release_rings = parse_number(k, v, |x| x >= 0.0 && x.fract() == 0.0, "a whole number >= 0")? as usize;
+                Ok(())
+            },
         },
-        OptionDoc {
+        OptionKey {
             key: "local_reach",
             value: "F",
             doc: "iterate the active set locally, F x sqrt(free vertices) stencil steps around changes",
+            aliases: &[],
+            get: |o| Some(o.local_reach.to_string()),
+            set: |o, k, v| {
+                o.local_reach = parse_number(k, v, |x| x >= 0.0, ">= 0")?;
+                Ok(())
+            },
         },
-        OptionDoc {
+        OptionKey {
             key: "subdomain",
             value: "F",
             doc: "solve a bone only where its weight is off its bounds if that is <= F of the mesh",
+            aliases: &[],
+            get: |o| Some(o.subdomain.to_string()),
+            set: |o, k, v| {
+                o.subdomain = parse_number(k, v, |x| (0.0..=1.0).contains(&x), "in [0, 1]")?;
+                Ok(())
+            },
         },
-        OptionDoc {
+        OptionKey {
             key: "region_rings",
             value: "N",
             doc: "margin of the subdomain, in stencil steps (two mesh rings each)",
+            aliases: &[],
+            get: |o| Some(o.region_rings.to_string()),
+            set: |o, k, v| {
+                o.region_rings = parse_number(k, v, |x| x >= 0.0 && x.fract() == 0.0, "a whole number >= 0")? as usize;
+                Ok(())
+            },
         },
-        OptionDoc {
+        OptionKey {
             key: "parts",
             value: "BOOL",
             doc: "fix each bone to 0 inside the QP on parts it may not influence",
+            aliases: &[],
+            get: |o| Some(o.parts.to_string()),
+            set: |o, k, v| {
+                o.parts = parse_bool(k, v)?;
+                Ok(())
+            },
         },
-        OptionDoc {
+        OptionKey {
             key: "visibility",
             value: "BOOL",
             doc: "2D visibility when a handle falls back to the nearest bone",
+            aliases: &[],
+            get: |o| Some(o.visibility.to_string()),
+            set: |o, k, v| {
+                o.visibility = parse_bool(k, v)?;
+                Ok(())
+            },
         },
-        OptionDoc {
+        OptionKey {
             key: "coarse",
             value: "F",
             doc: "start the active set from a copy with F times fewer vertices (0: off)",
+            aliases: &[],
+            get: |o| Some(o.coarse.to_string()),
+            set: |o, k, v| {
+                o.coarse = parse_number(k, v, |x| x == 0.0 || x > 1.0, "0 or > 1")?;
+                Ok(())
+            },
         },
     ];
-    fn get(&self, key: &str) -> Option<String> {
-        Some(match key {
-            "handle_tolerance" => self.handle_tolerance.to_string(),
-            "tolerance" => self.tolerance.to_string(),
-            "max_iterations" => self.max_iterations.to_string(),
-            "release_rings" => self.release_rings.to_string(),
-            "local_reach" => self.local_reach.to_string(),
-            "subdomain" => self.subdomain.to_string(),
-            "region_rings" => self.region_rings.to_string(),
-            "parts" => self.parts.to_string(),
-            "visibility" => self.visibility.to_string(),
-            "coarse" => self.coarse.to_string(),
-            _ => return None,
-        })
-    }
-    fn set(&mut self, key: &str, value: &str) -> Result<()> {
-        match key {
-            "handle_tolerance" => {
-                self.handle_tolerance = parse_number(key, value, |x| x > 0.0, "> 0")?
-            }
-            "tolerance" => self.tolerance = parse_number(key, value, |x| x > 0.0, "> 0")?,
-            "max_iterations" => {
-                self.max_iterations = parse_number(
-                    key,
-                    value,
-                    |x| x >= 1.0 && x.fract() == 0.0,
-                    "a whole number >= 1",
-                )? as usize
-            }
-            "release_rings" => {
-                self.release_rings = parse_number(
-                    key,
-                    value,
-                    |x| x >= 0.0 && x.fract() == 0.0,
-                    "a whole number >= 0",
-                )? as usize
-            }
-            "local_reach" => self.local_reach = parse_number(key, value, |x| x >= 0.0, ">= 0")?,
-            "subdomain" => {
-                self.subdomain =
-                    parse_number(key, value, |x| (0.0..=1.0).contains(&x), "in [0, 1]")?
-            }
-            "region_rings" => {
-                self.region_rings = parse_number(
-                    key,
-                    value,
-                    |x| x >= 0.0 && x.fract() == 0.0,
-                    "a whole number >= 0",
-                )? as usize
-            }
-            "parts" => self.parts = super::heat::parse_bool(key, value)?,
-            "visibility" => self.visibility = super::heat::parse_bool(key, value)?,
-            "coarse" => {
-                self.coarse = parse_number(key, value, |x| x == 0.0 || x > 1.0, "0 or > 1")?
-            }
-            _ => return Err(unknown_option("bbw", key, &Self::keys())),
-        }
-        Ok(())
-    }
 }
 
 /// The bounded biharmonic weights solver.

@@ -47,7 +47,7 @@ use super::ordering::nested_dissection;
 use super::substructure::Substructured;
 use super::visibility::Visibility;
 use super::{
-    check_number, finish, parse_number, unknown_option, OptionDoc, Solution, Solver, SolverOptions,
+    check_number, finish, parse_number, unknown_option, OptionKey, Solution, Solver, SolverOptions,
 };
 use crate::error::{Error, Result, SolverError};
 use crate::scene::Scene;
@@ -219,87 +219,80 @@ impl Default for BestOptions {
 }
 
 impl SolverOptions for BestOptions {
-    const OPTIONS: &'static [OptionDoc] = &[
-        OptionDoc {
+    const SOLVER: &'static str = "best";
+    const OPTIONS: &'static [OptionKey<Self>] = &[
+        OptionKey {
             key: "band",
             value: "F",
             doc: "band (fraction of the height) a bone may reach into parts it may not influence",
+            aliases: &[],
+            get: |o| Some(o.band.to_string()),
+            set: |o, k, v| {
+                o.band = parse_number(k, v, |x| x >= 0.0, ">= 0")?;
+                Ok(())
+            },
         },
-        OptionDoc {
+        OptionKey {
             key: "limit",
             value: "LOW:HIGH|none",
             doc: "the soft weight limit applied last (alias soft_limit)",
+            aliases: &["soft_limit"],
+            get: |o| {
+                Some(match o.limit {
+                    Some(l) => format!("{}:{}", l.low, l.high),
+                    None => "none".into(),
+                })
+            },
+            set: |o, k, v| {
+                o.limit = match v.trim() {
+                    "none" => None,
+                    v => Some(WeightLimit::parse(v).map_err(|e| renamed_option(e, k))?),
+                };
+                Ok(())
+            },
         },
-        OptionDoc {
+        OptionKey {
             key: "source_blend",
             value: "F|none",
             doc:
                 "blend each heat source with its parent along the bone axis (half-width F x height)",
+            aliases: &[],
+            get: |o| Some(o.source_blend.map_or("none".into(), |f| f.to_string())),
+            set: |o, k, v| {
+                o.source_blend = match v.trim() {
+                    "none" => None,
+                    v => Some(parse_number(k, v, |x| x > 0.0, "> 0 or none")?),
+                };
+                Ok(())
+            },
         },
-        OptionDoc {
+        OptionKey {
             key: "coarse_refine",
             value: "N|none",
             doc: "artists' meshes (under 2000 vertices) are solved on a subdivided copy of at least N vertices",
+            aliases: &[],
+            get: |o| Some(o.coarse_refine.map_or("none".into(), |n| n.to_string())),
+            set: |o, k, v| {
+                o.coarse_refine = match v.trim() {
+                    "none" => None,
+                    v => Some(super::refine::parse_target(v).map_err(|e| renamed_option(e, k))?),
+                };
+                Ok(())
+            },
         },
     ];
-    fn get(&self, key: &str) -> Option<String> {
-        Some(match key {
-            "band" => self.band.to_string(),
-            "limit" | "soft_limit" => match self.limit {
-                Some(l) => format!("{}:{}", l.low, l.high),
-                None => "none".into(),
-            },
-            "coarse_refine" => match self.coarse_refine {
-                Some(n) => n.to_string(),
-                None => "none".into(),
-            },
-            "source_blend" => match self.source_blend {
-                Some(f) => f.to_string(),
-                None => "none".into(),
-            },
-            _ => return None,
-        })
-    }
-    fn set(&mut self, key: &str, value: &str) -> Result<()> {
-        match key {
-            "band" => self.band = parse_number(key, value, |x| x >= 0.0, ">= 0")?,
-            "limit" | "soft_limit" => {
-                self.limit = match value.trim() {
-                    "none" => None,
-                    v => Some(WeightLimit::parse(v).map_err(|e| match e {
-                        Error::Solver(SolverError::InvalidOption { message, .. }) => {
-                            Error::Solver(SolverError::InvalidOption {
-                                option: key.to_string(),
-                                message,
-                            })
-                        }
-                        e => e,
-                    })?),
-                }
-            }
-            "coarse_refine" => {
-                self.coarse_refine = match value.trim() {
-                    "none" => None,
-                    v => Some(super::refine::parse_target(v).map_err(|e| match e {
-                        Error::Solver(SolverError::InvalidOption { message, .. }) => {
-                            Error::Solver(SolverError::InvalidOption {
-                                option: key.to_string(),
-                                message,
-                            })
-                        }
-                        e => e,
-                    })?),
-                }
-            }
-            "source_blend" => {
-                self.source_blend = match value.trim() {
-                    "none" => None,
-                    v => Some(parse_number(key, v, |x| x > 0.0, "> 0 or none")?),
-                }
-            }
-            _ => return Err(unknown_option("best", key, &Self::keys())),
+}
+
+/// An option error of a value parser, renamed to the key the user wrote.
+fn renamed_option(e: Error, key: &str) -> Error {
+    match e {
+        Error::Solver(SolverError::InvalidOption { message, .. }) => {
+            Error::Solver(SolverError::InvalidOption {
+                option: key.to_string(),
+                message,
+            })
         }
-        Ok(())
+        e => e,
     }
 }
 

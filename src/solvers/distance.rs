@@ -67,25 +67,18 @@ impl FalloffOptions {
 }
 
 impl super::SolverOptions for FalloffOptions {
-    const OPTIONS: &'static [super::OptionDoc] = &[super::OptionDoc {
+    const SOLVER: &'static str = "euclidean/geodesic";
+    const OPTIONS: &'static [super::OptionKey<Self>] = &[super::OptionKey {
         key: "falloff_power",
         value: "P",
         doc: "w ~ 1/d^P on the solver's distance",
+        aliases: &[],
+        get: |o| Some(o.falloff_power.to_string()),
+        set: |o, k, v| {
+            o.falloff_power = super::parse_number(k, v, |x| x > 0.0, "> 0")?;
+            Ok(())
+        },
     }];
-    fn set(&mut self, key: &str, value: &str) -> Result<()> {
-        if key != "falloff_power" {
-            return Err(super::unknown_option(
-                "euclidean/geodesic",
-                key,
-                &Self::keys(),
-            ));
-        }
-        self.falloff_power = super::parse_number(key, value, |x| x > 0.0, "> 0")?;
-        Ok(())
-    }
-    fn get(&self, key: &str) -> Option<String> {
-        (key == "falloff_power").then(|| self.falloff_power.to_string())
-    }
 }
 
 /// The inverse-power falloff `w_j ~ 1 / d_j^power`, shared by euclidean and geodesic.

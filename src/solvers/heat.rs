@@ -22,8 +22,8 @@ use super::nearest::{nearest_visible_bones, NearestBones};
 use super::ordering::nested_dissection;
 use super::visibility::Visibility;
 use super::{
-    blind_warnings, check_number, finish, parse_number, scene_extent, unknown_option, OptionDoc,
-    Solution, Solver, SolverOptions,
+    blind_warnings, check_number, finish, parse_number, scene_extent, OptionKey, Solution, Solver,
+    SolverOptions,
 };
 use crate::error::{Error, Result, SolverError};
 use crate::mesh::CotanLaplacian;
@@ -144,72 +144,82 @@ pub(crate) fn parse_bool(key: &str, value: &str) -> Result<bool> {
 }
 
 impl SolverOptions for HeatOptions {
-    const OPTIONS: &'static [OptionDoc] = &[
-        OptionDoc {
+    const SOLVER: &'static str = "heat";
+    const OPTIONS: &'static [OptionKey<Self>] = &[
+        OptionKey {
             key: "tie_tolerance",
             value: "T",
             doc: "bones within this fraction of the nearest distance share the heat",
+            aliases: &[],
+            get: |o| Some(o.tie_tolerance.to_string()),
+            set: |o, k, v| {
+                o.tie_tolerance = parse_number(k, v, |x| x >= 0.0, ">= 0")?;
+                Ok(())
+            },
         },
-        OptionDoc {
+        OptionKey {
             key: "distance_floor",
             value: "F",
             doc: "nearest-bone distances floored at F x scene size",
+            aliases: &[],
+            get: |o| Some(o.distance_floor.to_string()),
+            set: |o, k, v| {
+                o.distance_floor = parse_number(k, v, floor_ok, FLOOR_RANGE)?;
+                Ok(())
+            },
         },
-        OptionDoc {
+        OptionKey {
             key: "visibility",
             value: "BOOL",
             doc: "2D visibility test; false = every bone visible, as a 3D tool on a flat mesh",
+            aliases: &[],
+            get: |o| Some(o.visibility.to_string()),
+            set: |o, k, v| {
+                o.visibility = parse_bool(k, v)?;
+                Ok(())
+            },
         },
-        OptionDoc {
+        OptionKey {
             key: "ordering",
             value: "nd|amd",
             doc: "Cholesky ordering: nested dissection or faer's AMD",
-        },
-        OptionDoc {
-            key: "parallel_bones",
-            value: "BOOL",
-            doc: "solve bones in blocks on threads",
-        },
-    ];
-    fn get(&self, key: &str) -> Option<String> {
-        Some(match key {
-            "tie_tolerance" => self.tie_tolerance.to_string(),
-            "distance_floor" => self.distance_floor.to_string(),
-            "visibility" => self.visibility.to_string(),
-            "ordering" => match self.ordering {
-                Ordering::NestedDissection => "nd",
-                Ordering::Amd => "amd",
-            }
-            .to_string(),
-            "parallel_bones" => self.parallel_bones.to_string(),
-            _ => return None,
-        })
-    }
-    fn set(&mut self, key: &str, value: &str) -> Result<()> {
-        match key {
-            "tie_tolerance" => self.tie_tolerance = parse_number(key, value, |x| x >= 0.0, ">= 0")?,
-            "distance_floor" => {
-                self.distance_floor = parse_number(key, value, floor_ok, FLOOR_RANGE)?
-            }
-            "visibility" => self.visibility = parse_bool(key, value)?,
-            "ordering" => {
-                self.ordering = match value.trim() {
+            aliases: &[],
+            get: |o| {
+                Some(
+                    match o.ordering {
+                        Ordering::NestedDissection => "nd",
+                        Ordering::Amd => "amd",
+                    }
+                    .to_string(),
+                )
+            },
+            set: |o, k, v| {
+                o.ordering = match v.trim() {
                     "nd" => Ordering::NestedDissection,
                     "amd" => Ordering::Amd,
                     _ => {
                         return Err(SolverError::InvalidOption {
-                            option: key.to_string(),
-                            message: format!("{value:?} is not an ordering (nd, amd)"),
+                            option: k.to_string(),
+                            message: format!("{v:?} is not an ordering (nd, amd)"),
                         }
                         .into())
                     }
-                }
-            }
-            "parallel_bones" => self.parallel_bones = parse_bool(key, value)?,
-            _ => return Err(unknown_option("heat", key, &Self::keys())),
-        }
-        Ok(())
-    }
+                };
+                Ok(())
+            },
+        },
+        OptionKey {
+            key: "parallel_bones",
+            value: "BOOL",
+            doc: "solve bones in blocks on threads",
+            aliases: &[],
+            get: |o| Some(o.parallel_bones.to_string()),
+            set: |o, k, v| {
+                o.parallel_bones = parse_bool(k, v)?;
+                Ok(())
+            },
+        },
+    ];
 }
 
 /// The bone heat solver.

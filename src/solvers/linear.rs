@@ -13,9 +13,7 @@
 //! Zero-length bones have no axis and are never blended.
 
 use super::distance::{bone_segments, Segment};
-use super::{
-    check_number, finish, parse_number, unknown_option, OptionDoc, Solution, Solver, SolverOptions,
-};
+use super::{check_number, finish, parse_number, OptionKey, Solution, Solver, SolverOptions};
 use crate::error::{Result, SolverError};
 use crate::scene::Scene;
 use crate::skeleton::Bone;
@@ -81,42 +79,42 @@ impl Default for LinearOptions {
 }
 
 impl SolverOptions for LinearOptions {
-    const OPTIONS: &'static [OptionDoc] = &[
-        OptionDoc {
+    const SOLVER: &'static str = "linear";
+    const OPTIONS: &'static [OptionKey<Self>] = &[
+        OptionKey {
             key: "blend_radius",
             value: "R",
             doc: "half-width of the joint blend in px (unset: blend_fraction x height)",
+            aliases: &[],
+            get: |o| o.blend_radius.map(|r| r.to_string()),
+            set: |o, k, v| {
+                o.blend_radius = Some(parse_number(k, v, |x| x > 0.0, "> 0")?);
+                Ok(())
+            },
         },
-        OptionDoc {
+        OptionKey {
             key: "blend_fraction",
             value: "F",
             doc: "blend radius as a fraction of the character height",
+            aliases: &[],
+            get: |o| Some(o.blend_fraction.to_string()),
+            set: |o, k, v| {
+                o.blend_fraction = parse_number(k, v, |x| x > 0.0, "> 0")?;
+                Ok(())
+            },
         },
-        OptionDoc {
+        OptionKey {
             key: "tie_tolerance",
             value: "T",
             doc: "relative distance under which bones tie for nearest",
+            aliases: &[],
+            get: |o| Some(o.tie_tolerance.to_string()),
+            set: |o, k, v| {
+                o.tie_tolerance = parse_number(k, v, |x| x >= 0.0, ">= 0")?;
+                Ok(())
+            },
         },
     ];
-    fn get(&self, key: &str) -> Option<String> {
-        match key {
-            "blend_radius" => self.blend_radius.map(|r| r.to_string()),
-            "blend_fraction" => Some(self.blend_fraction.to_string()),
-            "tie_tolerance" => Some(self.tie_tolerance.to_string()),
-            _ => None,
-        }
-    }
-    fn set(&mut self, key: &str, value: &str) -> Result<()> {
-        match key {
-            "blend_radius" => {
-                self.blend_radius = Some(parse_number(key, value, |x| x > 0.0, "> 0")?)
-            }
-            "blend_fraction" => self.blend_fraction = parse_number(key, value, |x| x > 0.0, "> 0")?,
-            "tie_tolerance" => self.tie_tolerance = parse_number(key, value, |x| x >= 0.0, ">= 0")?,
-            _ => return Err(unknown_option("linear", key, &Self::keys())),
-        }
-        Ok(())
-    }
 }
 
 /// The linear solver.

@@ -137,28 +137,53 @@ pub trait Solver: Send + Sync {
     }
 }
 
-/// One documented option key: what `--option KEY=VALUE` accepts. The default is not written
-/// here: it is read from the options struct's `Default` through [`SolverOptions::get`], so it
-/// is stated in one place only.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct OptionDoc {
+/// One option key of a solver's options struct `T`: what `--option KEY=VALUE` accepts,
+/// documented, and how it is read and written. Each solver spells its keys once, in
+/// [`SolverOptions::OPTIONS`]: `set`, `get`, `help` and the registry's docs all read that
+/// table. The default is not written here: it is read from the struct's `Default` through
+/// `get`, so it is stated in one place only.
+pub struct OptionKey<T> {
     /// The key, e.g. `tie_tolerance`.
     pub key: &'static str,
     /// What the value looks like, e.g. `F` or `nd|amd`.
     pub value: &'static str,
     /// One line on what it does.
     pub doc: &'static str,
+    /// Other names `set` accepts for the same key.
+    pub aliases: &'static [&'static str],
+    /// The current value as text (`None`: an unset optional).
+    pub get: fn(&T) -> Option<String>,
+    /// Sets it from text, given the key as written and the value; the error names the key.
+    pub set: fn(&mut T, &str, &str) -> Result<()>,
 }
 
 /// Options a solver accepts as `key=value` strings (the CLI's `--option key=value`).
-pub trait SolverOptions: Default {
-    /// Every key [`SolverOptions::set`] accepts, documented.
-    const OPTIONS: &'static [OptionDoc];
+pub trait SolverOptions: Default + 'static {
+    /// The solver an unknown key's error names (`heat`, `euclidean/geodesic`).
+    const SOLVER: &'static str;
+    /// Every key, documented, in documentation order.
+    const OPTIONS: &'static [OptionKey<Self>];
+
+    /// The entry of `key` (or of one of its aliases).
+    fn option(key: &str) -> Option<&'static OptionKey<Self>> {
+        Self::OPTIONS
+            .iter()
+            .find(|o| o.key == key || o.aliases.contains(&key))
+    }
+
     /// Sets one option from text; the error names the key and says what is wrong. A key not
     /// in [`SolverOptions::OPTIONS`] is an error.
-    fn set(&mut self, key: &str, value: &str) -> Result<()>;
+    fn set(&mut self, key: &str, value: &str) -> Result<()> {
+        match Self::option(key) {
+            Some(o) => (o.set)(self, key, value),
+            None => Err(unknown_option(Self::SOLVER, key, &Self::keys())),
+        }
+    }
+
     /// The current value of `key` as text (`None` for an unknown key or an unset optional).
-    fn get(&self, key: &str) -> Option<String>;
+    fn get(&self, key: &str) -> Option<String> {
+        Self::option(key).and_then(|o| (o.get)(self))
+    }
 
     /// The keys, in documentation order.
     fn keys() -> Vec<&'static str> {

@@ -185,30 +185,10 @@ impl Mesh {
             input_triangles: triangles.len(),
             ..Default::default()
         };
-        let mut kept = triangles;
-        // Stored index -> input index, only once a triangle has been dropped.
-        let mut input_index: Option<Vec<usize>> = None;
-        let mut w = 0;
-        for t in 0..kept.len() {
-            let mut tri = kept[t];
-            let a2 = checked_area2(&vertices, &tri, t)?;
-            if a2 == 0.0 {
-                notes.dropped_degenerate.push(t);
-                input_index.get_or_insert_with(|| (0..w).collect());
-                continue;
-            }
-            if a2 < 0.0 {
-                tri.swap(1, 2);
-                notes.reoriented += 1;
-                notes.first_reoriented.get_or_insert(t);
-            }
-            kept[w] = tri;
-            if let Some(map) = &mut input_index {
-                map.push(t);
-            }
-            w += 1;
-        }
-        kept.truncate(w);
+        let KeptTriangles {
+            triangles: kept,
+            input_index,
+        } = orient_and_drop_degenerate(&vertices, triangles, &mut notes)?;
         if kept.is_empty() {
             return Err(MeshError::EmptyMesh {
                 vertices: n,
@@ -219,26 +199,7 @@ impl Mesh {
         validate_parts(n, &parts, &vertex_parts)?;
         let (topology, found) = Topology::build_lenient(n, &kept)?;
         let input = |t: usize| input_index.as_ref().map_or(t, |m| m[t]);
-        let Irregularities {
-            non_manifold_edges,
-            first_non_manifold_edge,
-            folded_edges,
-            first_folded_edge,
-            repeated_triangles,
-            first_repeated,
-            unused_vertices,
-            pinched_vertices,
-            first_pinched,
-        } = found;
-        notes.non_manifold_edges = non_manifold_edges;
-        notes.first_non_manifold_edge = first_non_manifold_edge;
-        notes.folded_edges = folded_edges;
-        notes.first_folded_edge = first_folded_edge;
-        notes.repeated_triangles = repeated_triangles;
-        notes.first_repeated = first_repeated.map(|(t, u)| (input(t), input(u)));
-        notes.unused_vertices = unused_vertices;
-        notes.pinched_vertices = pinched_vertices;
-        notes.first_pinched = first_pinched;
+        record_irregularities(&mut notes, found, input);
         let artist = (!notes.is_manifold()).then(|| Box::new(notes.clone()));
         Ok((
             Mesh {
@@ -267,6 +228,80 @@ impl Mesh {
             Some(_) => Ok(Mesh::from_artist(vertices, triangles, parts, vertex_parts)?.0),
         }
     }
+}
+
+/// The triangles an artist mesh keeps.
+struct KeptTriangles {
+    /// The triangles of non-zero area, each counter-clockwise, in input order.
+    triangles: Vec<[usize; 3]>,
+    /// Stored index -> input index, only once a triangle has been dropped.
+    input_index: Option<Vec<usize>>,
+}
+
+/// The triangles of non-zero area, each counter-clockwise; dropped and re-oriented
+/// triangles are noted in `notes`.
+fn orient_and_drop_degenerate(
+    vertices: &[Point2<f64>],
+    triangles: Vec<[usize; 3]>,
+    notes: &mut ArtistMeshNotes,
+) -> Result<KeptTriangles> {
+    let mut kept = triangles;
+    // Stored index -> input index, only once a triangle has been dropped.
+    let mut input_index: Option<Vec<usize>> = None;
+    let mut w = 0;
+    for t in 0..kept.len() {
+        let mut tri = kept[t];
+        let a2 = checked_area2(vertices, &tri, t)?;
+        if a2 == 0.0 {
+            notes.dropped_degenerate.push(t);
+            input_index.get_or_insert_with(|| (0..w).collect());
+            continue;
+        }
+        if a2 < 0.0 {
+            tri.swap(1, 2);
+            notes.reoriented += 1;
+            notes.first_reoriented.get_or_insert(t);
+        }
+        kept[w] = tri;
+        if let Some(map) = &mut input_index {
+            map.push(t);
+        }
+        w += 1;
+    }
+    kept.truncate(w);
+    Ok(KeptTriangles {
+        triangles: kept,
+        input_index,
+    })
+}
+
+/// Copies what the topology `found` into `notes`, triangle indices mapped back to the input
+/// list with `input`.
+fn record_irregularities(
+    notes: &mut ArtistMeshNotes,
+    found: Irregularities,
+    input: impl Fn(usize) -> usize,
+) {
+    let Irregularities {
+        non_manifold_edges,
+        first_non_manifold_edge,
+        folded_edges,
+        first_folded_edge,
+        repeated_triangles,
+        first_repeated,
+        unused_vertices,
+        pinched_vertices,
+        first_pinched,
+    } = found;
+    notes.non_manifold_edges = non_manifold_edges;
+    notes.first_non_manifold_edge = first_non_manifold_edge;
+    notes.folded_edges = folded_edges;
+    notes.first_folded_edge = first_folded_edge;
+    notes.repeated_triangles = repeated_triangles;
+    notes.first_repeated = first_repeated.map(|(t, u)| (input(t), input(u)));
+    notes.unused_vertices = unused_vertices;
+    notes.pinched_vertices = pinched_vertices;
+    notes.first_pinched = first_pinched;
 }
 
 fn check_points(vertices: &[Point2<f64>]) -> Result<()> {

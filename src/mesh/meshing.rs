@@ -434,11 +434,23 @@ fn insert(cdt: &mut Cdt, p: Point2<f64>) -> Result<FixedVertexHandle> {
 /// One constrained Delaunay triangulation + refinement with a fixed area bound.
 fn triangulate(prepared: &Prepared, max_area: f64, min_angle_deg: f64) -> Result<MeshArrays> {
     let mut cdt = Cdt::new();
+    let (lo, hi) = insert_constraints(&mut cdt, prepared)?;
+    let budget = refinement_budget(&cdt, max_area, lo, hi)?;
+    refine(&mut cdt, prepared, max_area, min_angle_deg, budget)?;
+    let (vertices, triangles) = extract_inside(&cdt, prepared);
+    check_no_slivers(&vertices, &triangles)?;
+    Ok(spatial_order(vertices, triangles))
+}
+
+/// Inserts the outline loops and the segments into `cdt` as constraints; returns the
+/// bounding box (low and high corners) of the loops' points. Errors: a loop edge or segment
+/// that crosses another constraint.
+fn insert_constraints(cdt: &mut Cdt, prepared: &Prepared) -> Result<(Point2<f64>, Point2<f64>)> {
     // Segment endpoints first: a loop edge inserted later through such a point is split there,
     // so a bone lying along the outline (e.g. on a symmetry seam) gets its end vertices.
     let mut seg_handles = Vec::with_capacity(prepared.segments.len());
     for s in &prepared.segments {
-        seg_handles.push([insert(&mut cdt, s[0])?, insert(&mut cdt, s[1])?]);
+        seg_handles.push([insert(cdt, s[0])?, insert(cdt, s[1])?]);
     }
     let mut lo = Point2::new(f64::INFINITY, f64::INFINITY);
     let mut hi = Point2::new(f64::NEG_INFINITY, f64::NEG_INFINITY);
@@ -448,7 +460,7 @@ fn triangulate(prepared: &Prepared, max_area: f64, min_angle_deg: f64) -> Result
             .map(|&p| {
                 lo = lo.inf(&p);
                 hi = hi.sup(&p);
-                insert(&mut cdt, p)
+                insert(cdt, p)
             })
             .collect::<Result<Vec<_>>>()?;
         for i in 0..handles.len() {
@@ -474,7 +486,12 @@ fn triangulate(prepared: &Prepared, max_area: f64, min_angle_deg: f64) -> Result
         }
         cdt.add_constraint(a, b);
     }
+    Ok((lo, hi))
+}
 
+/// How many vertices refinement may add to `cdt` for triangles of at most `max_area` in the
+/// box `lo`..`hi`. Errors: an area bound that would need more than [`MAX_VERTICES`].
+fn refinement_budget(cdt: &Cdt, max_area: f64, lo: Point2<f64>, hi: Point2<f64>) -> Result<usize> {
     // Budget: the whole bounding box may be refined (see the module docs), with generous
     // slack for angle-driven refinement around small features.
     let box_area = ((hi.x - lo.x) * (hi.y - lo.y)).max(max_area);
@@ -489,7 +506,19 @@ fn triangulate(prepared: &Prepared, max_area: f64, min_angle_deg: f64) -> Result
         }
         .into());
     }
-    let budget = (4.0 * box_area / max_area).min(1e9) as usize + 20 * cdt.num_vertices() + 10_000;
+    Ok((4.0 * box_area / max_area).min(1e9) as usize + 20 * cdt.num_vertices() + 10_000)
+}
+
+/// Refines `cdt` to triangles of at most `max_area` and angles of at least
+/// `min_angle_deg`, adding at most `budget` vertices. Errors: spade panicking, or the
+/// budget running out first.
+fn refine(
+    cdt: &mut Cdt,
+    prepared: &Prepared,
+    max_area: f64,
+    min_angle_deg: f64,
+    budget: usize,
+) -> Result<()> {
     let params = RefinementParameters::<f64>::new()
         .with_angle_limit(AngleLimit::from_deg(min_angle_deg))
         .with_max_allowed_area(max_area)
@@ -523,10 +552,14 @@ fn triangulate(prepared: &Prepared, max_area: f64, min_angle_deg: f64) -> Result
         }
         .into());
     }
-    let (vertices, triangles) = extract_inside(&cdt, prepared);
-    // Near-coincident constraint points (bone ends, outline points far from the origin) can
-    // leave slivers the mesh validation would reject naming a triangle the user never gave.
-    for tri in &triangles {
+    Ok(())
+}
+
+/// Refuses a triangulation with a degenerate triangle: near-coincident constraint points
+/// (bone ends, outline points far from the origin) can leave slivers the mesh validation
+/// would reject naming a triangle the user never gave.
+fn check_no_slivers(vertices: &[Point2<f64>], triangles: &[[usize; 3]]) -> Result<()> {
+    for tri in triangles {
         let [a, b, c] = tri.map(|i| &vertices[i]);
         if signed_area2(a, b, c).abs() <= super::zero_area_tolerance(a, b, c) {
             return Err(MeshError::Meshing {
@@ -541,7 +574,7 @@ fn triangulate(prepared: &Prepared, max_area: f64, min_angle_deg: f64) -> Result
             .into());
         }
     }
-    Ok(spatial_order(vertices, triangles))
+    Ok(())
 }
 
 /// Keeps the faces inside the outline; returns compact vertices and CCW triangles.

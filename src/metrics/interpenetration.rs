@@ -413,16 +413,7 @@ impl<'m> Interpenetration<'m> {
         mut ys: Vec<f64>,
         stats: &mut BTreeMap<(u32, u32), PairStat>,
     ) -> f64 {
-        let mut order: Vec<usize> = (0..segments.len())
-            .filter(|&i| segments[i].lo.y < segments[i].hi.y)
-            .collect();
-        for &i in &order {
-            ys.push(segments[i].lo.y);
-            ys.push(segments[i].hi.y);
-        }
-        ys.sort_unstable_by(f64::total_cmp);
-        ys.dedup();
-        order.sort_unstable_by(|&p, &q| segments[p].lo.y.total_cmp(&segments[q].lo.y));
+        let order = sweep_order(segments, &mut ys);
         let mut next = 0;
         let mut active: Vec<usize> = Vec::new();
         let mut hits: Vec<(f64, u32, i32, usize)> = Vec::new();
@@ -473,19 +464,7 @@ impl<'m> Interpenetration<'m> {
                 if len <= CLOSED {
                     continue;
                 }
-                offending.clear();
-                for (n, &(a, ca)) in state.iter().enumerate() {
-                    if ca >= 2 && !self.allowed(a, a) {
-                        offending.push((a, a));
-                    }
-                    if ca >= 1 {
-                        for &(b, cb) in &state[n + 1..] {
-                            if cb >= 1 && !self.allowed(a, b) {
-                                offending.push((a.min(b), a.max(b)));
-                            }
-                        }
-                    }
-                }
+                self.offending_pairs(&state, &mut offending);
                 if !offending.is_empty() {
                     total += len * h;
                     for &key in &offending {
@@ -496,6 +475,41 @@ impl<'m> Interpenetration<'m> {
         }
         total
     }
+
+    /// Replaces `offending` with the pairs of layers (ascending within a pair) that
+    /// interpenetrate where `state` holds each layer's cover count `c_L` (module docs): a
+    /// layer covering twice, or two layers covering at once, the pair not allowed.
+    fn offending_pairs(&self, state: &[(u32, i32)], offending: &mut Vec<(u32, u32)>) {
+        offending.clear();
+        for (n, &(a, ca)) in state.iter().enumerate() {
+            if ca >= 2 && !self.allowed(a, a) {
+                offending.push((a, a));
+            }
+            if ca >= 1 {
+                for &(b, cb) in &state[n + 1..] {
+                    if cb >= 1 && !self.allowed(a, b) {
+                        offending.push((a.min(b), a.max(b)));
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// The sweep's edges that are not horizontal, by their low end's y; adds their ends' y to
+/// the slab boundaries `ys`, which it sorts and dedups.
+fn sweep_order(segments: &[SweepEdge], ys: &mut Vec<f64>) -> Vec<usize> {
+    let mut order: Vec<usize> = (0..segments.len())
+        .filter(|&i| segments[i].lo.y < segments[i].hi.y)
+        .collect();
+    for &i in &order {
+        ys.push(segments[i].lo.y);
+        ys.push(segments[i].hi.y);
+    }
+    ys.sort_unstable_by(f64::total_cmp);
+    ys.dedup();
+    order.sort_unstable_by(|&p, &q| segments[p].lo.y.total_cmp(&segments[q].lo.y));
+    order
 }
 
 /// Sorts nearly sorted scanline hits by x (stable; linear when already sorted).

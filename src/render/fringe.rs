@@ -99,6 +99,41 @@ pub fn fringe(m: &Matting) -> Result<Fringe> {
 /// [`fringe`] with F taken over the band pixels not flagged in `excluded` (one flag per pixel,
 /// row-major, e.g. [`super::overlap_mask`]). Errors: images or a mask of different sizes.
 pub fn fringe_excluding(m: &Matting, excluded: Option<&[bool]>) -> Result<Fringe> {
+    let (w, h) = checked_size(m, excluded)?;
+    let a = coverage(m.black, m.white);
+    let a_ref = coverage_16(m.ref_black, m.ref_white);
+    let k = m.black.as_raw();
+    let band = band_deviations(k, m.ref_black.as_raw(), &a, &a_ref, excluded);
+    let bias = if band.deviations.is_empty() {
+        0.0
+    } else {
+        band.deviations.iter().sum::<f64>() / band.deviations.len() as f64
+    };
+    let mut abs = band.abs;
+    abs.sort_by(f64::total_cmp);
+    let max = abs.last().copied().unwrap_or(0.0);
+    let p99 = if abs.is_empty() {
+        0.0
+    } else {
+        abs[((0.99 * abs.len() as f64).ceil() as usize).clamp(1, abs.len()) - 1]
+    };
+    let (interior_pixels, min_a) = eroded_interior(&a, &a_ref, w, h);
+    let red_error = m.red.map(|r| red_check_error(k, r.as_raw(), &a));
+    Ok(Fringe {
+        bias,
+        max,
+        p99,
+        gap: 1.0 - min_a,
+        band_pixels: band.band_pixels,
+        f_excluded: band.f_excluded,
+        interior_pixels,
+        red_error,
+    })
+}
+
+/// The width and height, pixels, that every image of `m` and the `excluded` mask share;
+/// an error naming the first that differs from the render over black.
+fn checked_size(m: &Matting, excluded: Option<&[bool]>) -> Result<(usize, usize)> {
     let size = m.black.dimensions();
     for (name, dimensions) in [
         ("white", Some(m.white.dimensions())),
@@ -127,44 +162,60 @@ pub fn fringe_excluding(m: &Matting, excluded: Option<&[bool]>) -> Result<Fringe
             .into());
         }
     }
-    let a = coverage(m.black, m.white);
-    let a_ref = coverage_16(m.ref_black, m.ref_white);
-    let k = m.black.as_raw();
-    let k_ref = m.ref_black.as_raw();
+    Ok((w, h))
+}
+
+/// The edge band's colour deviations `d = K - a·c_ref`, channel by channel in pixel order.
+struct BandDeviations {
+    /// Every band channel's deviation (for S).
+    deviations: Vec<f64>,
+    /// |deviation| of the band channels not excluded (for F).
+    abs: Vec<f64>,
+    /// Pixels in the edge band.
+    band_pixels: usize,
+    /// Band pixels left out of F.
+    f_excluded: usize,
+}
+
+/// The deviations of the band pixels (`0 < a < 1`, `a_ref > 0`) of the render over black
+/// `k` from the 16-bit reference over black `k_ref`, F leaving out the `excluded` pixels.
+fn band_deviations(
+    k: &[u8],
+    k_ref: &[u16],
+    a: &[f64],
+    a_ref: &[f64],
+    excluded: Option<&[bool]>,
+) -> BandDeviations {
     // 16-bit reference levels in 8-bit units.
     let ref_level = 255.0 / 65535.0;
-    let mut deviations = Vec::new();
-    let mut abs = Vec::new();
-    let mut band_pixels = 0;
-    let mut f_excluded = 0;
-    for i in 0..w * h {
+    let mut band = BandDeviations {
+        deviations: Vec::new(),
+        abs: Vec::new(),
+        band_pixels: 0,
+        f_excluded: 0,
+    };
+    for i in 0..a.len() {
         if !(a[i] > 0.0 && a[i] < 1.0 && a_ref[i] > 0.0) {
             continue;
         }
-        band_pixels += 1;
+        band.band_pixels += 1;
         let in_f = !excluded.is_some_and(|mask| mask[i]);
-        f_excluded += usize::from(!in_f);
+        band.f_excluded += usize::from(!in_f);
         for c in 0..3 {
             let c_ref = k_ref[3 * i + c] as f64 * ref_level / a_ref[i];
             let d = k[3 * i + c] as f64 - a[i] * c_ref;
-            deviations.push(d);
+            band.deviations.push(d);
             if in_f {
-                abs.push(d.abs());
+                band.abs.push(d.abs());
             }
         }
     }
-    let bias = if deviations.is_empty() {
-        0.0
-    } else {
-        deviations.iter().sum::<f64>() / deviations.len() as f64
-    };
-    abs.sort_by(f64::total_cmp);
-    let max = abs.last().copied().unwrap_or(0.0);
-    let p99 = if abs.is_empty() {
-        0.0
-    } else {
-        abs[((0.99 * abs.len() as f64).ceil() as usize).clamp(1, abs.len()) - 1]
-    };
+    band
+}
+
+/// The pixel count of the reference's opaque interior eroded by one pixel (a `w` x `h`
+/// frame), and the smallest coverage `a` there (1 if it is empty).
+fn eroded_interior(a: &[f64], a_ref: &[f64], w: usize, h: usize) -> (usize, f64) {
     let opaque = |x: isize, y: isize| {
         x >= 0
             && y >= 0
@@ -173,7 +224,7 @@ pub fn fringe_excluding(m: &Matting, excluded: Option<&[bool]>) -> Result<Fringe
             && a_ref[y as usize * w + x as usize] >= 1.0
     };
     // Rows in parallel: a count and a minimum do not depend on the order.
-    let (interior_pixels, min_a) = (0..h as isize)
+    (0..h as isize)
         .into_par_iter()
         .map(|y| {
             let mut row = (0usize, 1.0f64);
@@ -186,30 +237,22 @@ pub fn fringe_excluding(m: &Matting, excluded: Option<&[bool]>) -> Result<Fringe
             }
             row
         })
-        .reduce(|| (0, 1.0), |p, q| (p.0 + q.0, p.1.min(q.1)));
-    let red_error = m.red.map(|r| {
-        let r = r.as_raw();
-        (0..w * h)
-            .into_par_iter()
-            .map(|i| {
-                let red = [255.0, 0.0, 0.0];
-                let mut worst: f64 = 0.0;
-                for c in 0..3 {
-                    let predicted = k[3 * i + c] as f64 + (1.0 - a[i]) * red[c];
-                    worst = worst.max((r[3 * i + c] as f64 - predicted).abs());
-                }
-                worst
-            })
-            .reduce(|| 0.0, f64::max)
-    });
-    Ok(Fringe {
-        bias,
-        max,
-        p99,
-        gap: 1.0 - min_a,
-        band_pixels,
-        f_excluded,
-        interior_pixels,
-        red_error,
-    })
+        .reduce(|| (0, 1.0), |p, q| (p.0 + q.0, p.1.min(q.1)))
+}
+
+/// The largest |R - (K + (1 - a)·red)| over every pixel and channel of the render over red
+/// `r`, predicted from the render over black `k` and the coverage `a`.
+fn red_check_error(k: &[u8], r: &[u8], a: &[f64]) -> f64 {
+    (0..a.len())
+        .into_par_iter()
+        .map(|i| {
+            let red = [255.0, 0.0, 0.0];
+            let mut worst: f64 = 0.0;
+            for c in 0..3 {
+                let predicted = k[3 * i + c] as f64 + (1.0 - a[i]) * red[c];
+                worst = worst.max((r[3 * i + c] as f64 - predicted).abs());
+            }
+            worst
+        })
+        .reduce(|| 0.0, f64::max)
 }

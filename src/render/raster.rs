@@ -397,6 +397,48 @@ fn render_resolved<T: Copy + Default + Send, const K: usize>(
     wanted: Option<&[bool]>,
     resolve: impl Fn(f32) -> T + Sync,
 ) -> Result<[Vec<T>; K]> {
+    check_render_inputs(drawing, frame, options, wanted)?;
+    let n = options.samples;
+    let texels = drawing_texels(drawing, options);
+    let setups = setup_triangles(drawing, frame);
+    let tiling = Tiling::new(frame);
+    let bins = tiling.bin(&setups);
+
+    let backgrounds = backgrounds.map(|b| b.map(|c| c as f32 / 255.0));
+    let tiles: Vec<[Vec<T>; K]> = (0..tiling.columns * tiling.rows)
+        .into_par_iter()
+        .map(|t| {
+            let tile = tiling.tile(t, n as usize, wanted);
+            if tile
+                .spans
+                .as_ref()
+                .is_some_and(|s| s.iter().all(|r| r.0 == r.1))
+            {
+                return std::array::from_fn(|_| vec![T::default(); tile.w * tile.h * 3]);
+            }
+            draw_tile(
+                &tile,
+                &bins[t],
+                &setups,
+                &texels,
+                options,
+                backgrounds,
+                &resolve,
+            )
+        })
+        .collect();
+    Ok(tiling.assemble(&tiles))
+}
+
+/// Refuses a render before anything is drawn: a sample count not in [`SAMPLE_COUNTS`], a
+/// frame over the size limits, a `wanted` mask of the wrong size, posed positions that do
+/// not match the mesh, and art that does not match the mesh or its textures.
+fn check_render_inputs(
+    drawing: &Drawing,
+    frame: &Frame,
+    options: &RenderOptions,
+    wanted: Option<&[bool]>,
+) -> Result<()> {
     let n = options.samples;
     if !SAMPLE_COUNTS.contains(&n) {
         return Err(ArgumentError::InvalidArgument {
@@ -427,94 +469,125 @@ fn render_resolved<T: Copy + Default + Send, const K: usize>(
         art.check(mesh.vertex_count(), mesh.parts())?;
         super::texture::check_uvs(mesh, art, drawing.textures)?;
     }
-    let texels: Vec<Texels> = match drawing.art {
+    Ok(())
+}
+
+/// The texels of each of the drawing's textures in the alpha mode they are sampled in (none
+/// without art).
+fn drawing_texels(drawing: &Drawing, options: &RenderOptions) -> Vec<Texels> {
+    match drawing.art {
         Some(_) => drawing
             .textures
             .iter()
             .map(|t| t.texels(options.texture_alpha))
             .collect(),
         None => Vec::new(),
-    };
-    let setups = setup_triangles(drawing, frame);
+    }
+}
 
-    // Bin triangle indices (already in draw order) into tiles.
-    let (w, h) = (frame.width as usize, frame.height as usize);
-    let (tx, ty) = (w.div_ceil(TILE), h.div_ceil(TILE));
-    let mut bins: Vec<Vec<u32>> = vec![Vec::new(); tx * ty];
-    let tile_px = (TILE as i64) * SUBPIXEL;
-    for (i, s) in setups.iter().enumerate() {
-        let [x0, y0, x1, y1] = s.bbox;
-        if x1 < 0 || y1 < 0 || x0 >= w as i64 * SUBPIXEL || y0 >= h as i64 * SUBPIXEL {
-            continue;
-        }
-        let c0 = (x0.max(0) / tile_px) as usize;
-        let r0 = (y0.max(0) / tile_px) as usize;
-        let c1 = ((x1 / tile_px) as usize).min(tx - 1);
-        let r1 = ((y1 / tile_px) as usize).min(ty - 1);
-        for r in r0..=r1 {
-            for c in c0..=c1 {
-                bins[r * tx + c].push(i as u32);
-            }
+/// The frame cut into [`TILE`] x [`TILE`] pixel tiles (the last column and row may be
+/// narrower), numbered row by row.
+struct Tiling {
+    /// Frame width, pixels.
+    width: usize,
+    /// Frame height, pixels.
+    height: usize,
+    /// Tiles per row.
+    columns: usize,
+    /// Tile rows.
+    rows: usize,
+}
+
+impl Tiling {
+    /// The tiling of `frame`.
+    fn new(frame: &Frame) -> Self {
+        let (width, height) = (frame.width as usize, frame.height as usize);
+        Tiling {
+            width,
+            height,
+            columns: width.div_ceil(TILE),
+            rows: height.div_ceil(TILE),
         }
     }
 
-    let backgrounds = backgrounds.map(|b| b.map(|c| c as f32 / 255.0));
-    let tiles: Vec<[Vec<T>; K]> = (0..tx * ty)
-        .into_par_iter()
-        .map(|t| {
-            let (c, r) = (t % tx, t / tx);
-            let x0 = c * TILE;
-            let y0 = r * TILE;
-            let tw = TILE.min(w - x0);
-            let th = TILE.min(h - y0);
-            // The samples of each pixel row from its first wanted pixel to its last.
-            let spans = wanted.map(|flags| {
-                (y0..y0 + th)
-                    .map(|y| {
-                        let row = &flags[y * w + x0..y * w + x0 + tw];
-                        match (row.iter().position(|&f| f), row.iter().rposition(|&f| f)) {
-                            (Some(a), Some(b)) => (a * n as usize, (b + 1) * n as usize),
-                            _ => (0, 0),
-                        }
-                    })
-                    .collect::<Vec<_>>()
-            });
-            if spans.as_ref().is_some_and(|s| s.iter().all(|r| r.0 == r.1)) {
-                return std::array::from_fn(|_| vec![T::default(); tw * th * 3]);
-            }
-            let tile = TileRef {
-                x0,
-                y0,
-                w: tw,
-                h: th,
-                n: n as usize,
-                spans,
-            };
-            draw_tile(
-                &tile,
-                &bins[t],
-                &setups,
-                &texels,
-                options,
-                backgrounds,
-                &resolve,
-            )
-        })
-        .collect();
-
-    let mut out: [Vec<T>; K] = std::array::from_fn(|_| vec![T::default(); w * h * 3]);
-    for (t, per_background) in tiles.iter().enumerate() {
-        let (c, r) = (t % tx, t / tx);
+    /// The top-left pixel, width and height of tile `t`.
+    fn bounds(&self, t: usize) -> (usize, usize, usize, usize) {
+        let (c, r) = (t % self.columns, t / self.columns);
         let (x0, y0) = (c * TILE, r * TILE);
-        let tw = TILE.min(w - x0);
-        for (image, pixels) in out.iter_mut().zip(per_background) {
-            for (k, row) in pixels.chunks_exact(3 * tw).enumerate() {
-                let at = 3 * ((y0 + k) * w + x0);
-                image[at..at + 3 * tw].copy_from_slice(row);
+        (
+            x0,
+            y0,
+            TILE.min(self.width - x0),
+            TILE.min(self.height - y0),
+        )
+    }
+
+    /// Per tile, the indices of the triangles whose bounding box touches it, in draw order.
+    fn bin(&self, setups: &[Setup]) -> Vec<Vec<u32>> {
+        let (w, h, tx, ty) = (self.width, self.height, self.columns, self.rows);
+        let mut bins: Vec<Vec<u32>> = vec![Vec::new(); tx * ty];
+        let tile_px = (TILE as i64) * SUBPIXEL;
+        for (i, s) in setups.iter().enumerate() {
+            let [x0, y0, x1, y1] = s.bbox;
+            if x1 < 0 || y1 < 0 || x0 >= w as i64 * SUBPIXEL || y0 >= h as i64 * SUBPIXEL {
+                continue;
+            }
+            let c0 = (x0.max(0) / tile_px) as usize;
+            let r0 = (y0.max(0) / tile_px) as usize;
+            let c1 = ((x1 / tile_px) as usize).min(tx - 1);
+            let r1 = ((y1 / tile_px) as usize).min(ty - 1);
+            for r in r0..=r1 {
+                for c in c0..=c1 {
+                    bins[r * tx + c].push(i as u32);
+                }
             }
         }
+        bins
     }
-    Ok(out)
+
+    /// Tile `t` drawn with `n` x `n` samples a pixel, limited to the samples its `wanted`
+    /// pixels need.
+    fn tile(&self, t: usize, n: usize, wanted: Option<&[bool]>) -> TileRef {
+        let (x0, y0, tw, th) = self.bounds(t);
+        let w = self.width;
+        // The samples of each pixel row from its first wanted pixel to its last.
+        let spans = wanted.map(|flags| {
+            (y0..y0 + th)
+                .map(|y| {
+                    let row = &flags[y * w + x0..y * w + x0 + tw];
+                    match (row.iter().position(|&f| f), row.iter().rposition(|&f| f)) {
+                        (Some(a), Some(b)) => (a * n, (b + 1) * n),
+                        _ => (0, 0),
+                    }
+                })
+                .collect::<Vec<_>>()
+        });
+        TileRef {
+            x0,
+            y0,
+            w: tw,
+            h: th,
+            n,
+            spans,
+        }
+    }
+
+    /// The frame's pixels per background (RGB channels, rows from the top), copied from
+    /// each tile's pixels (`tiles[t]`, as [`draw_tile`] returns them).
+    fn assemble<T: Copy + Default, const K: usize>(&self, tiles: &[[Vec<T>; K]]) -> [Vec<T>; K] {
+        let (w, h) = (self.width, self.height);
+        let mut out: [Vec<T>; K] = std::array::from_fn(|_| vec![T::default(); w * h * 3]);
+        for (t, per_background) in tiles.iter().enumerate() {
+            let (x0, y0, tw, _) = self.bounds(t);
+            for (image, pixels) in out.iter_mut().zip(per_background) {
+                for (k, row) in pixels.chunks_exact(3 * tw).enumerate() {
+                    let at = 3 * ((y0 + k) * w + x0);
+                    image[at..at + 3 * tw].copy_from_slice(row);
+                }
+            }
+        }
+        out
+    }
 }
 
 /// Triangles in draw order, set up in fixed point. A triangle belongs to the layer of its
@@ -628,6 +701,23 @@ struct TileRef {
     spans: Option<Vec<(usize, usize)>>,
 }
 
+impl TileRef {
+    /// The part of the covered samples `first..end` (counted from sample column `i0`) of
+    /// sample row `j` that its pixel row's wanted span keeps.
+    fn wanted_part(&self, j: usize, i0: usize, first: usize, end: usize) -> (usize, usize) {
+        match &self.spans {
+            Some(spans) => {
+                let (lo, hi) = spans[j / self.n];
+                (
+                    first.max(lo.saturating_sub(i0)),
+                    end.min(hi.saturating_sub(i0)),
+                )
+            }
+            None => (first, end),
+        }
+    }
+}
+
 /// Draws one tile over each background: its samples start at the background, every binned
 /// triangle is blended in order (each sample shaded once, blended over every background),
 /// then each pixel is the mean of its samples (in `0..=1`), stored with `resolve`. Returns,
@@ -641,19 +731,57 @@ fn draw_tile<T, const K: usize>(
     backgrounds: [[f32; 3]; K],
     resolve: impl Fn(f32) -> T,
 ) -> [Vec<T>; K] {
-    let n = tile.n;
-    let sw = tile.w * n; // samples per tile row
-    let sh = tile.h * n;
-    let mut buf = vec![backgrounds; sw * sh];
-    // Sample k along a pixel side sits at (2k + 1) / (2n) of the pixel.
-    let step = SUBPIXEL / n as i64;
-    let first = step / 2;
-    let sx0 = tile.x0 as i64 * SUBPIXEL + first;
-    let sy0 = tile.y0 as i64 * SUBPIXEL + first;
+    let grid = SampleGrid::new(tile);
+    let mut buf = vec![backgrounds; grid.sw * grid.sh];
     let premultiplied_blend = options.blend == AlphaMode::Premultiplied;
     for &t in triangles {
-        let s = &setups[t as usize];
-        // Sample index range inside the bounding box and the tile.
+        draw_triangle(
+            &mut buf,
+            tile,
+            &grid,
+            &setups[t as usize],
+            texels,
+            premultiplied_blend,
+        );
+    }
+    resolve_tile(&buf, tile, grid.sw, resolve)
+}
+
+/// The samples of one tile: `sw` x `sh` of them, sample `(i, j)` at fixed-point
+/// `(sx0 + i·step, sy0 + j·step)`.
+struct SampleGrid {
+    /// Samples per tile row.
+    sw: usize,
+    /// Sample rows.
+    sh: usize,
+    /// Fixed-point distance between neighbouring samples.
+    step: i64,
+    /// Fixed-point x of the first sample column.
+    sx0: i64,
+    /// Fixed-point y of the first sample row.
+    sy0: i64,
+}
+
+impl SampleGrid {
+    /// The sample grid of `tile`.
+    fn new(tile: &TileRef) -> Self {
+        let n = tile.n;
+        // Sample k along a pixel side sits at (2k + 1) / (2n) of the pixel.
+        let step = SUBPIXEL / n as i64;
+        let first = step / 2;
+        SampleGrid {
+            sw: tile.w * n,
+            sh: tile.h * n,
+            step,
+            sx0: tile.x0 as i64 * SUBPIXEL + first,
+            sy0: tile.y0 as i64 * SUBPIXEL + first,
+        }
+    }
+
+    /// The sample columns `[i0, i1]` and rows `[j0, j1]` (inclusive) inside the fixed-point
+    /// bounding box `bbox` and the tile; `None` if there are none.
+    fn samples_in(&self, bbox: [i64; 4]) -> Option<([usize; 2], [usize; 2])> {
+        let step = self.step;
         let lo = |b: i64, s0: i64| ((b - s0 + step - 1).div_euclid(step)).max(0) as usize;
         let hi = |b: i64, s0: i64, max: usize| {
             let k = (b - s0).div_euclid(step);
@@ -663,80 +791,114 @@ fn draw_tile<T, const K: usize>(
                 Some((k as usize).min(max - 1))
             }
         };
-        let (i0, j0) = (lo(s.bbox[0], sx0), lo(s.bbox[1], sy0));
-        let (Some(i1), Some(j1)) = (hi(s.bbox[2], sx0, sw), hi(s.bbox[3], sy0, sh)) else {
-            continue;
+        let (i0, j0) = (lo(bbox[0], self.sx0), lo(bbox[1], self.sy0));
+        let (Some(i1), Some(j1)) = (
+            hi(bbox[2], self.sx0, self.sw),
+            hi(bbox[3], self.sy0, self.sh),
+        ) else {
+            return None;
         };
         if i0 > i1 || j0 > j1 {
+            return None;
+        }
+        Some(([i0, i1], [j0, j1]))
+    }
+}
+
+/// Blends triangle `s` into the tile's samples `buf` (row-major, `grid.sw` a row), over
+/// every background alike.
+fn draw_triangle<const K: usize>(
+    buf: &mut [[[f32; 3]; K]],
+    tile: &TileRef,
+    grid: &SampleGrid,
+    s: &Setup,
+    texels: &[Texels],
+    premultiplied_blend: bool,
+) {
+    let Some(([i0, i1], [j0, j1])) = grid.samples_in(s.bbox) else {
+        return;
+    };
+    let (step, sw) = (grid.step, grid.sw);
+    let [a, b, c] = s.v;
+    // Edge functions step by a constant per sample along a row (exact integers).
+    let dx = |p: [i64; 2], q: [i64; 2]| -(q[1] - p[1]) * step;
+    let steps = [dx(a, b), dx(b, c), dx(c, a)];
+    let (du, dv) = (s.u[1] * step as f64, s.w[1] * step as f64);
+    let count = (i1 - i0 + 1) as i64;
+    for j in j0..=j1 {
+        let py = grid.sy0 + j as i64 * step;
+        let p0 = [grid.sx0 + i0 as i64 * step, py];
+        let e = [
+            cross(a, b, p0) + s.bias[0],
+            cross(b, c, p0) + s.bias[1],
+            cross(c, a, p0) + s.bias[2],
+        ];
+        let Some((first, end)) = covered_span(e, steps, count) else {
+            continue;
+        };
+        let (first, end) = tile.wanted_part(j, i0, first, end);
+        if first >= end {
             continue;
         }
-        let [a, b, c] = s.v;
-        // Edge functions step by a constant per sample along a row (exact integers).
-        let dx = |p: [i64; 2], q: [i64; 2]| -(q[1] - p[1]) * step;
-        let steps = [dx(a, b), dx(b, c), dx(c, a)];
-        let (du, dv) = (s.u[1] * step as f64, s.w[1] * step as f64);
-        let count = (i1 - i0 + 1) as i64;
-        for j in j0..=j1 {
-            let py = sy0 + j as i64 * step;
-            let p0 = [sx0 + i0 as i64 * step, py];
-            let e = [
-                cross(a, b, p0) + s.bias[0],
-                cross(b, c, p0) + s.bias[1],
-                cross(c, a, p0) + s.bias[2],
-            ];
-            let Some((first, end)) = covered_span(e, steps, count) else {
-                continue;
-            };
-            let (first, end) = match &tile.spans {
-                Some(spans) => {
-                    let (lo, hi) = spans[j / n];
-                    (
-                        first.max(lo.saturating_sub(i0)),
-                        end.min(hi.saturating_sub(i0)),
-                    )
+        let row = &mut buf[j * sw + i0 + first..j * sw + i0 + end];
+        match s.paint {
+            Paint::Flat(col) => row.fill([col; K]),
+            Paint::Texture(k) => {
+                let (ex, ey) = ((p0[0] - a[0]) as f64, (p0[1] - a[1]) as f64);
+                let mut u = s.u[0] + s.u[1] * ex + s.u[2] * ey;
+                let mut v = s.w[0] + s.w[1] * ex + s.w[2] * ey;
+                // Step over the uncovered samples one by one, so that u and v at each
+                // covered sample are the same sums as when every sample is visited.
+                for _ in 0..first {
+                    u += du;
+                    v += dv;
                 }
-                None => (first, end),
-            };
-            if first >= end {
-                continue;
-            }
-            let row = &mut buf[j * sw + i0 + first..j * sw + i0 + end];
-            match s.paint {
-                Paint::Flat(col) => row.fill([col; K]),
-                Paint::Texture(k) => {
-                    let tex = &texels[k];
-                    let (ex, ey) = ((p0[0] - a[0]) as f64, (p0[1] - a[1]) as f64);
-                    let mut u = s.u[0] + s.u[1] * ex + s.u[2] * ey;
-                    let mut v = s.w[0] + s.w[1] * ex + s.w[2] * ey;
-                    // Step over the uncovered samples one by one, so that u and v at each
-                    // covered sample are the same sums as when every sample is visited.
-                    for _ in 0..first {
-                        u += du;
-                        v += dv;
-                    }
-                    for sample in row.iter_mut() {
-                        let col = tex.bilinear(u, v);
-                        let keep = 1.0 - col[3];
-                        let src: [f32; 3] = std::array::from_fn(|ch| {
-                            if premultiplied_blend {
-                                col[ch]
-                            } else {
-                                col[ch] * col[3]
-                            }
-                        });
-                        for dst in sample.iter_mut() {
-                            for ch in 0..3 {
-                                dst[ch] = src[ch] + dst[ch] * keep;
-                            }
-                        }
-                        u += du;
-                        v += dv;
-                    }
-                }
+                blend_texture_row(row, &texels[k], [u, v], [du, dv], premultiplied_blend);
             }
         }
     }
-    // Resolve: mean of each pixel's n x n samples.
+}
+
+/// Blends texture `tex` over a run of samples, sampled at `uv` for the first and stepping
+/// by `duv` per sample, with the straight or premultiplied 'over'.
+fn blend_texture_row<const K: usize>(
+    row: &mut [[[f32; 3]; K]],
+    tex: &Texels,
+    uv: [f64; 2],
+    duv: [f64; 2],
+    premultiplied_blend: bool,
+) {
+    let [mut u, mut v] = uv;
+    let [du, dv] = duv;
+    for sample in row.iter_mut() {
+        let col = tex.bilinear(u, v);
+        let keep = 1.0 - col[3];
+        let src: [f32; 3] = std::array::from_fn(|ch| {
+            if premultiplied_blend {
+                col[ch]
+            } else {
+                col[ch] * col[3]
+            }
+        });
+        for dst in sample.iter_mut() {
+            for ch in 0..3 {
+                dst[ch] = src[ch] + dst[ch] * keep;
+            }
+        }
+        u += du;
+        v += dv;
+    }
+}
+
+/// Each pixel of the tile the mean of its `n` x `n` samples in `buf` (`sw` a row), clamped
+/// to `0..=1` and stored with `resolve`: per background, RGB channels, rows of the tile.
+fn resolve_tile<T, const K: usize>(
+    buf: &[[[f32; 3]; K]],
+    tile: &TileRef,
+    sw: usize,
+    resolve: impl Fn(f32) -> T,
+) -> [Vec<T>; K] {
+    let n = tile.n;
     let inv = 1.0 / (n * n) as f32;
     std::array::from_fn(|b| {
         let mut out = Vec::with_capacity(tile.w * tile.h * 3);

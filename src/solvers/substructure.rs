@@ -195,51 +195,60 @@ impl Substructured {
         &self,
         rhs: MatRef<'_, f64>,
         columns: &[(usize, usize)],
-        mut x: MatMut<'_, f64>,
+        x: MatMut<'_, f64>,
     ) {
-        let k = columns.len();
-        let column_sets: Vec<usize> = columns.iter().map(|&(s, _)| s).collect();
-        let rhs_col = |c: usize| columns[c].1;
-        // Each atom's columns: those of the sets it lies in.
-        let columns_of = |atom: &Atom| -> Vec<usize> {
-            (0..k)
-                .filter(|&c| atom.sets.binary_search(&column_sets[c]).is_ok())
-                .collect()
-        };
-        // Forward: the interiors' L y = b; L_BB y_B is their Schur term on the border.
-        let forward: Vec<(Vec<usize>, Mat<f64>, Mat<f64>)> = self
-            .atoms
+        let columns = SolveColumns::new(columns);
+        let forward = self.forward(rhs, &columns);
+        let interface = self.interface(rhs, &columns, &forward);
+        let interiors = self.backward(&columns, forward, &interface);
+        self.write_solution(&columns, &interface, &interiors, x);
+    }
+
+    /// Forward: the interiors' L y = b; L_BB y_B is their Schur term on the border. Per
+    /// atom, its columns, y and the term.
+    fn forward(&self, rhs: MatRef<'_, f64>, columns: &SolveColumns) -> Vec<ForwardSolve> {
+        self.atoms
             .par_iter()
             .map(|atom| {
-                let cols = columns_of(atom);
+                let cols = columns.of_atom(atom);
                 let mut y = Mat::<f64>::zeros(atom.elim.len(), cols.len());
                 for (t, &c) in cols.iter().enumerate() {
                     for (i, &v) in atom.elim[..atom.interior].iter().enumerate() {
-                        y[(i, t)] = rhs[(v, rhs_col(c))];
+                        y[(i, t)] = rhs[(v, columns.rhs_col(c))];
                     }
                 }
                 atom.factor.forward_in_place(y.as_mut());
                 let term = &atom.l_bb * y.subrows(atom.interior, atom.l_bb.nrows());
                 (cols, y, term)
             })
-            .collect();
-        // Each set's interface: b_F - A_FI A_II^-1 b_I, solved with its reduced matrix.
-        let interface: Vec<Mat<f64>> = self
-            .sets
+            .collect()
+    }
+
+    /// Each set's interface: b_F - A_FI A_II^-1 b_I, solved with its reduced matrix. Per
+    /// set, its interface vertices' values, one column per column of the set.
+    fn interface(
+        &self,
+        rhs: MatRef<'_, f64>,
+        columns: &SolveColumns,
+        forward: &[ForwardSolve],
+    ) -> Vec<Mat<f64>> {
+        self.sets
             .par_iter()
             .enumerate()
             .map(|(s, set)| {
-                let cols: Vec<usize> = (0..k).filter(|&c| column_sets[c] == s).collect();
+                let cols: Vec<usize> = (0..columns.len())
+                    .filter(|&c| columns.sets[c] == s)
+                    .collect();
                 let mut x = Mat::<f64>::zeros(set.vertices.len(), cols.len());
                 let Some(factor) = &set.factor else {
                     return x;
                 };
                 for (t, &c) in cols.iter().enumerate() {
                     for (i, &v) in set.vertices.iter().enumerate() {
-                        x[(i, t)] = rhs[(v, rhs_col(c))];
+                        x[(i, t)] = rhs[(v, columns.rhs_col(c))];
                     }
                 }
-                for (atom, (atom_cols, _, term)) in self.atoms.iter().zip(&forward) {
+                for (atom, (atom_cols, _, term)) in self.atoms.iter().zip(forward) {
                     if atom.sets.binary_search(&s).is_err() {
                         continue;
                     }
@@ -258,11 +267,20 @@ impl Substructured {
                 factor.solve_in_place(x.as_mut(), 1);
                 x
             })
-            .collect();
-        // Backward: with the border's values x_B in place of y_B (as L_BB^T x_B), L^T x = y
-        // gives the interiors' values.
-        let interiors: Vec<Mat<f64>> = self
-            .atoms
+            .collect()
+    }
+
+    /// Backward: with the border's values x_B in place of y_B (as L_BB^T x_B), L^T x = y
+    /// gives the interiors' values. Per atom, its interior's values, one column per column
+    /// of the atom.
+    fn backward(
+        &self,
+        columns: &SolveColumns,
+        forward: Vec<ForwardSolve>,
+        interface: &[Mat<f64>],
+    ) -> Vec<Mat<f64>> {
+        let column_sets = &columns.sets;
+        self.atoms
             .par_iter()
             .zip(forward)
             .map(|(atom, (cols, mut y, _))| {
@@ -282,22 +300,71 @@ impl Substructured {
                 atom.factor.backward_in_place(y.as_mut());
                 y
             })
-            .collect();
+            .collect()
+    }
+
+    /// Writes the sets' interface values and the atoms' interior values into their
+    /// whole-mesh rows of `x`, each column into its right-hand side's column.
+    fn write_solution(
+        &self,
+        columns: &SolveColumns,
+        interface: &[Mat<f64>],
+        interiors: &[Mat<f64>],
+        mut x: MatMut<'_, f64>,
+    ) {
         for (s, set) in self.sets.iter().enumerate() {
-            let cols = (0..k).filter(|&c| column_sets[c] == s);
+            let cols = (0..columns.len()).filter(|&c| columns.sets[c] == s);
             for (t, c) in cols.enumerate() {
                 for (i, &v) in set.vertices.iter().enumerate() {
-                    x[(v, rhs_col(c))] = interface[s][(i, t)];
+                    x[(v, columns.rhs_col(c))] = interface[s][(i, t)];
                 }
             }
         }
-        for (atom, y) in self.atoms.iter().zip(&interiors) {
-            for (t, c) in columns_of(atom).into_iter().enumerate() {
+        for (atom, y) in self.atoms.iter().zip(interiors) {
+            for (t, c) in columns.of_atom(atom).into_iter().enumerate() {
                 for (i, &v) in atom.elim[..atom.interior].iter().enumerate() {
-                    x[(v, rhs_col(c))] = y[(i, t)];
+                    x[(v, columns.rhs_col(c))] = y[(i, t)];
                 }
             }
         }
+    }
+}
+
+/// An atom's forward solve: its columns (ascending), `y` from `L y = b` on its interior,
+/// and the Schur term `L_BB y_B` on its border.
+type ForwardSolve = (Vec<usize>, Mat<f64>, Mat<f64>);
+
+/// The columns of one [`Substructured::solve`]: `(set, right-hand side column)` pairs.
+struct SolveColumns<'a> {
+    columns: &'a [(usize, usize)],
+    /// Each column's set.
+    sets: Vec<usize>,
+}
+
+impl<'a> SolveColumns<'a> {
+    /// The columns `columns`, `(set, right-hand side column)` each.
+    fn new(columns: &'a [(usize, usize)]) -> Self {
+        SolveColumns {
+            columns,
+            sets: columns.iter().map(|&(s, _)| s).collect(),
+        }
+    }
+
+    /// How many columns there are.
+    fn len(&self) -> usize {
+        self.columns.len()
+    }
+
+    /// Column `c`'s column of the right-hand side (and of the solution).
+    fn rhs_col(&self, c: usize) -> usize {
+        self.columns[c].1
+    }
+
+    /// The columns of the sets `atom` lies in, ascending.
+    fn of_atom(&self, atom: &Atom) -> Vec<usize> {
+        (0..self.len())
+            .filter(|&c| atom.sets.binary_search(&self.sets[c]).is_ok())
+            .collect()
     }
 }
 

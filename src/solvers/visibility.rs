@@ -90,73 +90,9 @@ impl Visibility {
         let n = mesh.vertex_count();
         let component_of: Vec<u32> = topo.component_of().iter().map(|&c| c as u32).collect();
         let boundary = topo.boundary_edges();
-
-        // Interior angles: pair every outgoing boundary edge with the incoming one that comes
-        // first counter-clockwise from it (one pair at an ordinary outline vertex; several
-        // where two loops touch at a vertex).
-        let mut outs: Vec<Vec<usize>> = Vec::new();
-        let mut ins: Vec<Vec<usize>> = Vec::new();
-        let mut slot = vec![u32::MAX; n];
-        for (i, e) in boundary.iter().enumerate() {
-            for (k, list) in [(e[0], 0), (e[1], 1)] {
-                if slot[k] == u32::MAX {
-                    slot[k] = outs.len() as u32;
-                    outs.push(Vec::new());
-                    ins.push(Vec::new());
-                }
-                let s = slot[k] as usize;
-                if list == 0 {
-                    outs[s].push(i);
-                } else {
-                    ins[s].push(i);
-                }
-            }
-        }
-        let mut sector_start = Vec::with_capacity(n + 1);
-        let mut sectors = Vec::new();
-        for (v, &s) in slot.iter().enumerate() {
-            sector_start.push(sectors.len() as u32);
-            if s == u32::MAX {
-                continue;
-            }
-            let (o, i) = (&outs[s as usize], &ins[s as usize]);
-            let w = pts[v];
-            let backs: Vec<Vector2<f64>> = i.iter().map(|&e| pts[boundary[e][0]] - w).collect();
-            for &e in o {
-                let out = pts[boundary[e][1]] - w;
-                let a0 = out.y.atan2(out.x);
-                let ccw =
-                    |b: &Vector2<f64>| (b.y.atan2(b.x) - a0).rem_euclid(std::f64::consts::TAU);
-                let back = if backs.len() == 1 {
-                    backs[0]
-                } else {
-                    *backs
-                        .iter()
-                        .min_by(|x, y| ccw(x).total_cmp(&ccw(y)))
-                        .unwrap_or(&out)
-                };
-                sectors.push(Sector { out, back });
-            }
-        }
-        sector_start.push(sectors.len() as u32);
-
-        // One BVH per component, all in the same node array.
-        let n_comp = topo.component_count();
-        let mut per_comp: Vec<Vec<[u32; 2]>> = vec![Vec::new(); n_comp];
-        for e in boundary {
-            per_comp[component_of[e[0]] as usize].push([e[0] as u32, e[1] as u32]);
-        }
-        let mut nodes = Vec::new();
-        let mut edges = Vec::with_capacity(boundary.len());
-        let mut roots = Vec::with_capacity(n_comp);
-        for mut list in per_comp {
-            if list.is_empty() {
-                roots.push(u32::MAX);
-                continue;
-            }
-            roots.push(nodes.len() as u32);
-            build(&mut nodes, &mut edges, &mut list, pts);
-        }
+        let (sector_start, sectors) = interior_sectors(pts, boundary, n);
+        let (nodes, edges, roots) =
+            component_bvhs(pts, boundary, &component_of, topo.component_count());
         Visibility {
             nodes,
             edges,
@@ -281,6 +217,99 @@ impl Visibility {
         // when leaving towards the exterior.
         o4 < 0.0
     }
+}
+
+/// The interior angles of the `n` vertices `pts`: per vertex, the first index of its
+/// sectors (one more entry ends the last), and the sectors. Every outgoing boundary edge is
+/// paired with the incoming one that comes first counter-clockwise from it (one pair at an
+/// ordinary outline vertex; several where two loops touch at a vertex).
+fn interior_sectors(
+    pts: &[Point2<f64>],
+    boundary: &[[usize; 2]],
+    n: usize,
+) -> (Vec<u32>, Vec<Sector>) {
+    let (slot, outs, ins) = boundary_edges_at_vertices(boundary, n);
+    let mut sector_start = Vec::with_capacity(n + 1);
+    let mut sectors = Vec::new();
+    for (v, &s) in slot.iter().enumerate() {
+        sector_start.push(sectors.len() as u32);
+        if s == u32::MAX {
+            continue;
+        }
+        let (o, i) = (&outs[s as usize], &ins[s as usize]);
+        let w = pts[v];
+        let backs: Vec<Vector2<f64>> = i.iter().map(|&e| pts[boundary[e][0]] - w).collect();
+        for &e in o {
+            let out = pts[boundary[e][1]] - w;
+            let a0 = out.y.atan2(out.x);
+            let ccw = |b: &Vector2<f64>| (b.y.atan2(b.x) - a0).rem_euclid(std::f64::consts::TAU);
+            let back = if backs.len() == 1 {
+                backs[0]
+            } else {
+                *backs
+                    .iter()
+                    .min_by(|x, y| ccw(x).total_cmp(&ccw(y)))
+                    .unwrap_or(&out)
+            };
+            sectors.push(Sector { out, back });
+        }
+    }
+    sector_start.push(sectors.len() as u32);
+    (sector_start, sectors)
+}
+
+/// The boundary edges at each of `n` vertices: per vertex, its slot (`u32::MAX` off the
+/// boundary), and per slot the indices of the edges leaving and of those entering it.
+fn boundary_edges_at_vertices(
+    boundary: &[[usize; 2]],
+    n: usize,
+) -> (Vec<u32>, Vec<Vec<usize>>, Vec<Vec<usize>>) {
+    let mut outs: Vec<Vec<usize>> = Vec::new();
+    let mut ins: Vec<Vec<usize>> = Vec::new();
+    let mut slot = vec![u32::MAX; n];
+    for (i, e) in boundary.iter().enumerate() {
+        for (k, list) in [(e[0], 0), (e[1], 1)] {
+            if slot[k] == u32::MAX {
+                slot[k] = outs.len() as u32;
+                outs.push(Vec::new());
+                ins.push(Vec::new());
+            }
+            let s = slot[k] as usize;
+            if list == 0 {
+                outs[s].push(i);
+            } else {
+                ins[s].push(i);
+            }
+        }
+    }
+    (slot, outs, ins)
+}
+
+/// One BVH per component over its boundary edges, all in the same node array: the nodes,
+/// the edges in leaf order and each component's root (`u32::MAX` for a component without
+/// boundary edges).
+fn component_bvhs(
+    pts: &[Point2<f64>],
+    boundary: &[[usize; 2]],
+    component_of: &[u32],
+    n_comp: usize,
+) -> (Vec<Node>, Vec<[u32; 2]>, Vec<u32>) {
+    let mut per_comp: Vec<Vec<[u32; 2]>> = vec![Vec::new(); n_comp];
+    for e in boundary {
+        per_comp[component_of[e[0]] as usize].push([e[0] as u32, e[1] as u32]);
+    }
+    let mut nodes = Vec::new();
+    let mut edges = Vec::with_capacity(boundary.len());
+    let mut roots = Vec::with_capacity(n_comp);
+    for mut list in per_comp {
+        if list.is_empty() {
+            roots.push(u32::MAX);
+            continue;
+        }
+        roots.push(nodes.len() as u32);
+        build(&mut nodes, &mut edges, &mut list, pts);
+    }
+    (nodes, edges, roots)
 }
 
 /// Builds a BVH over `list` (consumed in any order), appending nodes and leaf edges.

@@ -4,7 +4,7 @@
 //! machine's load changes the figures threefold, so both are given: single runs on a
 //! lightly loaded machine (load average about 2) and, under a load average of 9.7, this
 //! bench (`cargo bench --bench bbw`, 10000-vertex case: mean 1.19 s) and
-//! `cargo run --release --example solver_timing -- arms-down N bbw`.
+//! `cargo run --release --features internals --bin solver_timing -- arms-down N bbw`.
 //!
 //! | arms-down vertices | bbw, load ~2 | bbw, load 9.7 | iterations per bone | heat, load ~2 | libigl bbw | target |
 //! |--------------------|--------------|---------------|---------------------|---------------|------------|--------|
@@ -30,7 +30,7 @@
 //! | 9 817    | 0.515 s | 0.246 s (2.09x)   | 0.367 s (1.40x) | 6-7 -> 2-4      | 0.365% / 0.365%   | 4.2e-3 |
 //! | 49 751   | 10.7 s  | 3.73 s (2.87x)    | 3.78 s (2.83x)  | 11-18 -> 5-6    | 0.345% / 0.343%   | 3.5e-3 |
 //!
-//! With the default, `cargo run --release --features internals --example solver_timing --
+//! With the default, `cargo run --release --features internals --bin solver_timing --
 //! arms-down 100000 bbw` (99 739 vertices, load average 5.5): 11.2 s, peak 530 MB; 500k was
 //! not run (minutes at this rate).
 //!
@@ -204,7 +204,7 @@
 //! (`mesh::CoarseMesh`, recursive), interpolated; each bone's first region is its
 //! predicted free set with no margin, and the whole free set gets only its symbolic
 //! analysis, beside the coarse solve.
-//! `cargo run --release --features internals --example solver_timing -- arms-down N
+//! `cargo run --release --features internals --bin solver_timing -- arms-down N
 //! bbw:coarse=0:tolerance=0.001,bbw:coarse=0,bbw` twice in one process (load average
 //! 1.5-1.8): the previous default, the unconstrained start at the new default tolerance
 //! 1e-4 (see the last item below), and the new default:

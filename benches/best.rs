@@ -1,7 +1,7 @@
 //! The recommended solver against heat (criterion; small samples: the machine has 2 cores
-//! shared with other builds). `best:full` is the previous way of solving the constrained
-//! bones (one refactorization of the whole system per bone; no user option, only with
-//! `--features internals`: `cargo bench --features internals --bench best`).
+//! shared with other builds). `best:full` in the table below was the previous way of solving
+//! the constrained bones (one refactorization of the whole system per bone), measured before
+//! it was removed.
 //!
 //! Measured (`cargo bench --bench best`, load average 4.8-5.4, criterion means):
 //!
@@ -155,19 +155,10 @@ fn bench_best(c: &mut Criterion) {
         g.sample_size(10)
             .warm_up_time(Duration::from_secs(1))
             .measurement_time(Duration::from_secs(5));
-        #[cfg_attr(not(feature = "internals"), allow(unused_mut))]
-        let mut solvers: Vec<(&str, Box<dyn Solver>)> = vec![
+        let solvers: Vec<(&str, Box<dyn Solver>)> = vec![
             ("heat", solver_by_name("heat", NO_OPTIONS).expect("heat")),
             ("best", solver_by_name("best", NO_OPTIONS).expect("best")),
         ];
-        #[cfg(feature = "internals")]
-        solvers.push((
-            "best:full",
-            Box::new(
-                skinweights::solvers::internals::best_with_recipe(&[("reduced_solves", "false")])
-                    .expect("best"),
-            ),
-        ));
         for (id, solver) in &solvers {
             g.bench_function(*id, |b| b.iter(|| solver.solve(&s).expect("solve")));
         }

@@ -14,7 +14,7 @@
 //! (Re-measured after the meshes were renumbered along a Hilbert curve, on an otherwise idle
 //! machine; before: linear 36 ms, euclidean 24 ms, geodesic 0.63 s, heat 1.57 s / 4.35 s.)
 //!
-//! Peak memory (VmHWM of `cargo run --release --example solver_timing -- SCENE N heat`, the
+//! Peak memory (VmHWM of `cargo run --release --features internals --bin solver_timing -- SCENE N heat`, the
 //! whole process including meshing): arms-down 500k heat 0.52 GB (0.15 GB before the
 //! solve); figure 1M heat 1.13 GB (0.30 GB before the solve); target 2 GB.
 //!

@@ -22,7 +22,7 @@
 //!   and never tuned on.
 //!
 //! Each `--variant` is `default` or `key=value,...` with `best`'s options or its recipe's
-//! constants (`solvers::internals::BestRecipe::KEYS`). Per variant and fold: the scenes that
+//! constants (`common::recipe::KEYS`). Per variant and fold: the scenes that
 //! meet all three targets, the largest drag, the flips over heat's, the largest Dirichlet
 //! ratio; per scene the same in `leakage_folds.json`.
 //!
@@ -37,11 +37,11 @@ mod common;
 mod synthetic_sprite;
 
 use clap::Parser;
+use common::recipe::best_with_recipe;
 use common::Res;
 use serde::Serialize;
 use skinweights::metrics::evaluate;
 use skinweights::scene::Probe;
-use skinweights::solvers::internals::best_with_recipe;
 use skinweights::{
     scene::builtin_scene, scene::BuiltinOptions, scene::Scene, solvers::solver_by_name,
     solvers::Solver,

@@ -43,7 +43,7 @@ use skinweights::metrics::evaluate;
 use skinweights::plot::{Grid, LegendPosition, LineChart, Series};
 use skinweights::scene::SubScene;
 
-use skinweights::solvers::internals::{best_with_recipe, BestRecipe};
+use common::recipe::{best_with_recipe, is_recipe_key};
 use skinweights::{
     scene::builtin_scene, scene::BuiltinOptions, scene::Scene, solvers::solver_by_name,
     solvers::Solver, weights::Weights,
@@ -110,11 +110,7 @@ const SOLVERS: &[Variant] = &[
 /// The solver of a variant: `best` with one of its recipe's constants changed comes from
 /// [`best_with_recipe`] (those are no options), any other from the registry.
 fn solver_for(name: &str, options: &[(String, String)]) -> Res<Box<dyn Solver>> {
-    if name == "best"
-        && options
-            .iter()
-            .any(|(k, _)| BestRecipe::KEYS.contains(&k.as_str()))
-    {
+    if name == "best" && options.iter().any(|(k, _)| is_recipe_key(k)) {
         let pairs: Vec<(&str, &str)> = options
             .iter()
             .map(|(k, v)| (k.as_str(), v.as_str()))

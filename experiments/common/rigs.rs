@@ -262,7 +262,7 @@ pub fn solve_per_mesh_each(
 
 /// Solves with a registry name, a registry name with options (`NAME:KEY=VALUE;KEY=VALUE`), or (built with the feature `internals`) with `best` at a
 /// recipe variant, `best@KEY=VALUE;KEY=VALUE` (the keys of
-/// `skinweights::solvers::internals::best_with_recipe`): the cross-validation of `best`'s
+/// `common::recipe::KEYS`): the cross-validation of `best`'s
 /// recipe runs the benchmark on such variants.
 pub fn solve_spec(scene: &skinweights::scene::Scene, spec: &str) -> skinweights::Result<Weights> {
     Ok(solver_of_spec(spec)?.solve(scene)?.weights)
@@ -279,9 +279,7 @@ pub fn solver_of_spec(spec: &str) -> skinweights::Result<Box<dyn skinweights::so
                 .filter(|p| !p.is_empty())
                 .map(|p| p.split_once('=').unwrap_or((p, "")))
                 .collect();
-            Ok(Box::new(skinweights::solvers::internals::best_with_recipe(
-                &pairs,
-            )?))
+            Ok(Box::new(super::recipe::best_with_recipe(&pairs)?))
         }
         _ => match spec.split_once(':') {
             // `NAME:KEY=VALUE;KEY=VALUE`: a registered solver with options.

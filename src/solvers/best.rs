@@ -35,7 +35,6 @@
 //! values are constants of the [`Recipe`]; the feature `internals` exposes it so that
 //! experiments can replay variants.
 
-use super::bbw::with_fixed_rows;
 use super::dijkstra::multi_source_dijkstra_within;
 use super::distance::{bone_segments, nearest_segment};
 use super::heat::{
@@ -46,9 +45,7 @@ use super::nearest::{nearest_visible_bones, nearest_visible_bones_under, Nearest
 use super::ordering::nested_dissection;
 use super::substructure::Substructured;
 use super::visibility::Visibility;
-use super::{
-    check_number, finish, parse_number, unknown_option, OptionKey, Solution, Solver, SolverOptions,
-};
+use super::{check_number, finish, parse_number, OptionKey, Solution, Solver, SolverOptions};
 use crate::error::{Error, Result, SolverError};
 use crate::scene::Scene;
 use faer::sparse::SparseColMat;
@@ -297,8 +294,8 @@ fn renamed_option(e: Error, key: &str) -> Error {
 }
 
 /// The recipe's fixed values: not options (the module docs give each one's measured
-/// reason). The feature `internals` exposes it as `solvers::internals::BestRecipe`, so that
-/// examples and experiments can replay the earlier recipes and the previous way of solving.
+/// reason). The feature `internals` exposes it as `solvers::internals::BestRecipe`, with
+/// [`Best::with_recipe`], so that the experiments can solve with variants of it.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Recipe {
     /// The heat system's options: [`HeatOptions::default()`].
@@ -327,11 +324,6 @@ pub struct Recipe {
     pub coarse_source_blend: f64,
     /// Shipped: `FAR_SOURCES` (`None`: off).
     pub far_sources: Option<(f64, f64)>,
-    /// Each bone with locked vertices is solved on the system restricted to its free
-    /// vertices (true, module docs "Speed"), or the whole system is refactored per bone with
-    /// the locked rows set to the identity (false: the previous way, the same weights within
-    /// 1e-9, 2-3x slower).
-    pub reduced_solves: bool,
 }
 
 impl Default for Recipe {
@@ -350,88 +342,8 @@ impl Default for Recipe {
             handle_length: HANDLE_LENGTH,
             coarse_source_blend: COARSE_SOURCE_BLEND,
             far_sources: FAR_SOURCES,
-            reduced_solves: true,
         }
     }
-}
-
-#[cfg(any(test, feature = "internals"))]
-impl Recipe {
-    /// The keys [`Recipe::set`] takes (the former options' names).
-    pub const KEYS: [&'static str; 14] = [
-        "visibility",
-        "part_sources",
-        "blend_widen",
-        "blend_fade",
-        "cut_fade",
-        "coarse_seed_blend",
-        "joint_band",
-        "own_on_bone",
-        "lock_fade",
-        "lock_source_fade",
-        "handle_length",
-        "coarse_source_blend",
-        "far_sources",
-        "reduced_solves",
-    ];
-
-    /// Sets one value by its former option's key (see [`Recipe::KEYS`]).
-    pub fn set(&mut self, key: &str, value: &str) -> Result<()> {
-        let bool_of = |v: &str| super::heat::parse_bool(key, v);
-        match key {
-            "visibility" => self.heat.visibility = bool_of(value)?,
-            "part_sources" => self.part_sources = bool_of(value)?,
-            "reduced_solves" => self.reduced_solves = bool_of(value)?,
-            "coarse_seed_blend" => self.coarse_seed_blend = bool_of(value)?,
-            "joint_band" => self.joint_band = bool_of(value)?,
-            "own_on_bone" => self.own_on_bone = bool_of(value)?,
-            "lock_fade" => self.lock_fade = parse_number(key, value, |x| x >= 0.0, ">= 0")?,
-            "lock_source_fade" => {
-                self.lock_source_fade = parse_number(key, value, |x| x >= 0.0, ">= 0")?
-            }
-            "handle_length" => self.handle_length = parse_number(key, value, |x| x >= 0.0, ">= 0")?,
-            "far_sources" if value == "none" => self.far_sources = None,
-            "far_sources" => {
-                let (a, b) = value.split_once(':').unwrap_or((value, value));
-                let a = parse_number(key, a, |x| x >= 0.0, ">= 0")?;
-                let b = parse_number(key, b, |x| x > a, &format!("> A ({a}) in A:B"))?;
-                self.far_sources = Some((a, b));
-            }
-            "coarse_source_blend" => {
-                self.coarse_source_blend = parse_number(key, value, |x| x > 0.0, "> 0")?
-            }
-            "blend_widen" => self.blend_widen = parse_number(key, value, |x| x >= 0.0, ">= 0")?,
-            "cut_fade" => self.cut_fade = parse_number(key, value, |x| x >= 0.0, ">= 0")?,
-            "blend_fade" => {
-                let (a, b) = value.split_once(':').unwrap_or((value, value));
-                let a = parse_number(key, a, |x| x >= 0.0, ">= 0")?;
-                let b = parse_number(key, b, |x| x >= a, &format!(">= A ({a}) in A:B"))?;
-                self.blend_fade = (a, b);
-            }
-            _ => {
-                let mut keys = BestOptions::keys();
-                keys.extend(Self::KEYS);
-                return Err(unknown_option("best (recipe)", key, &keys));
-            }
-        }
-        Ok(())
-    }
-}
-
-/// `best` with some of the recipe's fixed values changed (the former option keys of
-/// [`Recipe::KEYS`]; any other key is one of [`BestOptions`]): for the examples and
-/// experiments that replay earlier recipes (feature `internals`; not a user option).
-#[cfg(any(test, feature = "internals"))]
-pub fn best_with_recipe(pairs: &[(&str, &str)]) -> Result<Best> {
-    let (mut options, mut recipe) = (BestOptions::default(), Recipe::default());
-    for &(k, v) in pairs {
-        if Recipe::KEYS.contains(&k) {
-            recipe.set(k, v)?;
-        } else {
-            options.set(k, v)?;
-        }
-    }
-    Ok(Best { options, recipe })
 }
 
 /// The recommended solver (see the module docs).
@@ -439,7 +351,7 @@ pub fn best_with_recipe(pairs: &[(&str, &str)]) -> Result<Best> {
 pub struct Best {
     /// Its options.
     pub options: BestOptions,
-    /// The fixed values (always [`Recipe::default()`] outside `best_with_recipe`).
+    /// The fixed values (always [`Recipe::default()`] outside [`Best::with_recipe`]).
     recipe: Recipe,
 }
 
@@ -450,6 +362,15 @@ impl Best {
             options,
             recipe: Recipe::default(),
         }
+    }
+}
+
+#[cfg(any(test, feature = "internals"))]
+impl Best {
+    /// `best` with the recipe's fixed values replaced (feature `internals`): for the
+    /// experiments that solve with variants of the recipe; not a user option.
+    pub fn with_recipe(options: BestOptions, recipe: Recipe) -> Self {
+        Best { options, recipe }
     }
 }
 
@@ -949,27 +870,6 @@ fn fade_sources_at_locks(scene: &Scene, rhs: &mut Mat<f64>, locked: &[Vec<bool>]
     }
 }
 
-/// Solves with `factor` for the right-hand sides `rhs[.., j]` of `bones`, in one
-/// multi-column call split over the rayon threads.
-fn solve_with(
-    factor: &Factorization,
-    rhs: &Mat<f64>,
-    bones: &[usize],
-) -> Result<Vec<(usize, Vec<f64>)>> {
-    let mut block = Mat::<f64>::zeros(rhs.nrows(), bones.len());
-    for (c, &j) in bones.iter().enumerate() {
-        block
-            .col_as_slice_mut(c)
-            .copy_from_slice(rhs.col_as_slice(j));
-    }
-    factor.solve_in_place(block.as_mut(), rayon::current_num_threads());
-    Ok(bones
-        .iter()
-        .enumerate()
-        .map(|(c, &j)| (j, block.col_as_slice(c).to_vec()))
-        .collect())
-}
-
 impl Solver for Best {
     fn name(&self) -> String {
         "best".into()
@@ -1223,15 +1123,7 @@ impl Best {
     ) -> Result<Mat<f64>> {
         let (n, nb) = (scene.mesh.vertex_count(), scene.skeleton.len());
         let plain: Vec<usize> = (0..nb).filter(|&j| !locked[j].contains(&true)).collect();
-        let columns = if !self.recipe.reduced_solves {
-            adjust(&mut system.rhs, &system.nearest);
-            let rhs = &system.rhs;
-            let factor = Factorization::new(&system.lower, order)?;
-            let constrained = solve_refactored(&factor, system, locked)?;
-            let mut c = solve_with(&factor, rhs, &plain)?;
-            c.extend(constrained);
-            c
-        } else {
+        let columns = {
             let mut sets: Vec<FreeSet> = lock_groups(locked)
                 .into_iter()
                 .map(|bones| FreeSet {
@@ -1352,34 +1244,6 @@ fn factor_sets(
     Substructured::new(lower, &free, &rank)
 }
 
-/// The previous way of solving the constrained bones (`Recipe::reduced_solves` false): the
-/// whole system refactored per bone with its locked rows set to the identity.
-fn solve_refactored(
-    factor: &Factorization,
-    system: &HeatSystem,
-    locked: &[Vec<bool>],
-) -> Result<Vec<(usize, Vec<f64>)>> {
-    let n = system.rhs.nrows();
-    (0..locked.len())
-        .into_par_iter()
-        .filter(|&j| locked[j].contains(&true))
-        .map(|j| {
-            let mut col = Mat::<f64>::zeros(n, 1);
-            for v in 0..n {
-                col[(v, 0)] = if locked[j][v] {
-                    0.0
-                } else {
-                    system.rhs[(v, j)]
-                };
-            }
-            factor
-                .refactor(&with_fixed_rows(&system.lower, &locked[j]))?
-                .solve_in_place(col.as_mut(), 1);
-            Ok((j, col.col_as_slice(0).to_vec()))
-        })
-        .collect()
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -1409,32 +1273,9 @@ mod tests {
     }
 
     #[test]
-    fn reduced_solves_give_the_weights_of_the_full_refactorization() {
-        let scene = figure(10_000);
-        let solve = |reduced: &str| {
-            best_with_recipe(&[("reduced_solves", reduced)])
-                .unwrap()
-                .solve(&scene)
-                .unwrap()
-                .weights
-        };
-        let (a, b) = (solve("true"), solve("false"));
-        // The same system restricted to the free vertices: equal up to rounding.
-        let d = a
-            .as_slice()
-            .iter()
-            .zip(b.as_slice())
-            .map(|(x, y)| (x - y).abs())
-            .fold(0.0, f64::max);
-        assert!(d < 1e-9, "{d}");
-        assert!(d.is_finite());
-    }
-
-    #[test]
     fn the_shipped_recipe_is_the_default_and_the_options_are_four() {
-        let shipped = best_with_recipe(&[]).unwrap();
-        assert_eq!(shipped.recipe, Best::default().recipe);
-        assert_eq!(shipped.options, BestOptions::default());
+        assert_eq!(Best::default().recipe, Recipe::default());
+        assert_eq!(Best::default().options, BestOptions::default());
         assert_eq!(
             BestOptions::keys(),
             ["band", "limit", "source_blend", "coarse_refine"]
@@ -1449,54 +1290,65 @@ mod tests {
             message.contains("band, limit, source_blend, coarse_refine"),
             "{message}"
         );
-        assert!(best_with_recipe(&[("cut_fade", "0")]).is_ok());
-        assert!(best_with_recipe(&[("no_such_key", "0")]).is_err());
     }
 
     /// The resolutions at which `figure` is checked: the coarse and default meshes, and the
     /// finer ones where earlier recipes folded (15k-35k vertices).
     const FIGURE_SWEEP: [usize; 5] = [3_000, 10_000, 15_000, 20_000, 30_000];
 
-    /// The values of the recipe before the lock-fade change (band 0.05, own seeds wherever
-    /// a bone is nearest, no source fade at the lock), which the earlier recipes below
-    /// start from.
-    const BEFORE_LOCK_FADE: [(&str, &str); 3] = [
-        ("band", "0.05"),
-        ("own_on_bone", "false"),
-        ("lock_source_fade", "0"),
-    ];
+    /// The recipe before the lock-fade change (band 0.05, own seeds wherever a bone is
+    /// nearest, no source fade at the lock), which the earlier recipes below start from.
+    fn before_lock_fade() -> (BestOptions, Recipe) {
+        (
+            BestOptions {
+                band: 0.05,
+                ..BestOptions::default()
+            },
+            Recipe {
+                own_on_bone: false,
+                lock_source_fade: 0.0,
+                ..Recipe::default()
+            },
+        )
+    }
+
+    /// Changes one recipe into another.
+    type Undo = fn(&mut BestOptions, &mut Recipe);
 
     /// Earlier recipes, each undone by one constant (see the module docs), with the fold it
     /// had at `figure`'s joints (heat: 0).
-    const EARLIER_RECIPES: [(&str, &[(&str, &str)]); 4] = [
+    const EARLIER_RECIPES: [(&str, Undo); 4] = [
         (
             // A constant-width blend with a hard stop: 1 fold per probe at the
             // clavicle and the outer hip.
             "unwidened blend",
-            &[
-                ("source_blend", "0.05"),
-                ("blend_widen", "0"),
-                ("blend_fade", "1:1"),
-                ("cut_fade", "0"),
-            ],
+            |o, r| {
+                o.source_blend = Some(0.05);
+                r.blend_widen = 0.0;
+                r.blend_fade = (1.0, 1.0);
+                r.cut_fade = 0.0;
+            },
         ),
         (
             // The upper arm's share cut hard at the torso/arm border (CUT_FADE 0): 1 fold
             // per lift at the clavicle at 20k-35k.
             "hard cut",
-            &[("cut_fade", "0")],
+            |_, r| r.cut_fade = 0.0,
         ),
         (
             // Half-width 0.05 (fade 0:1.5): 1 fold per kick at the outer hip from 15k up.
             "narrow ramp",
-            &[("source_blend", "0.05"), ("blend_fade", "0:1.5")],
+            |o, r| {
+                o.source_blend = Some(0.05);
+                r.blend_fade = (0.0, 1.5);
+            },
         ),
         (
             // Band 0 without the source fade at the lock (LOCK_SOURCE_FADE 0): the shoulder's
             // top row, labelled head, is locked next to arm vertices holding 0.25 of the
             // upper arm: 1 fold per lift at 3k and 10k.
             "hard lock",
-            &[("band", "0")],
+            |o, _| o.band = 0.0,
         ),
     ];
 
@@ -1509,13 +1361,10 @@ mod tests {
         let scenes: Vec<Scene> = FIGURE_SWEEP.iter().map(|&n| figure(n)).collect();
         let heat = super::super::solver_by_name("heat", super::super::NO_OPTIONS).unwrap();
         let heat: Vec<usize> = scenes.iter().map(|s| flips(s, heat.as_ref())).collect();
-        for (recipe, pairs) in EARLIER_RECIPES {
-            let pairs: Vec<(&str, &str)> = BEFORE_LOCK_FADE
-                .iter()
-                .chain(pairs.iter())
-                .copied()
-                .collect();
-            let solver = best_with_recipe(&pairs).unwrap();
+        for (recipe, undo) in EARLIER_RECIPES {
+            let (mut options, mut fixed) = before_lock_fade();
+            undo(&mut options, &mut fixed);
+            let solver = Best::with_recipe(options, fixed);
             let folds: Vec<usize> = scenes.iter().map(|s| flips(s, &solver)).collect();
             assert!(
                 folds.iter().zip(&heat).any(|(f, h)| f > h),

@@ -8,7 +8,7 @@
 //! the coarse optimum it starts a few fine rings away: every bone then takes 2 whole
 //! passes on its own free set and a few local passes in between (arms-down 496k at the
 //! default tolerance: 37.2 s -> 7.0-7.1 s; `cargo run --release --features internals
-//! --example solver_timing -- arms-down 500000 bbw:coarse=0,bbw`).
+//! --bin solver_timing -- arms-down 500000 bbw:coarse=0,bbw`).
 
 use super::bbw::{BbwOptions, BiharmonicSystem, COARSE_MIN_FREE};
 use super::distance::bone_segments;

@@ -65,7 +65,7 @@ pub use refine::Refined;
 #[cfg(feature = "internals")]
 pub mod internals {
     pub use super::bbw::{BiharmonicSystem, BoneQp};
-    pub use super::best::{best_with_recipe, Recipe as BestRecipe};
+    pub use super::best::Recipe as BestRecipe;
     pub use super::dijkstra::multi_source_dijkstra;
     pub use super::geodesic::{bone_seeds, geodesic_distances};
     pub use super::heat::{Factorization, HeatSystem};

@@ -1,12 +1,14 @@
 //! Quick release-mode timing of the solvers on a built-in scene, without criterion:
-//! `cargo run --release --example solver_timing -- SCENE VERTICES SOLVER[,SOLVER...]`
+//! `cargo run --release --features internals --bin solver_timing -- SCENE VERTICES SOLVER[,SOLVER...]`
 //! (defaults: arms-down 500000 linear,euclidean,geodesic,heat); `SOLVER:key=value:...` sets
-//! options (for `best` also its recipe's constants, such as `reduced_solves=false`).
+//! options (for `best` also its recipe's constants, such as `cut_fade=0`).
 //! `SCENE` is a built-in name or a scene file (`*.json`; `VERTICES` is then ignored).
 //! Prints wall time per solver, its CPU time (all threads) and the process's peak resident
 //! memory (Linux).
 
-use skinweights::solvers::internals::{best_with_recipe, BestRecipe};
+mod common;
+
+use common::recipe::{best_with_recipe, is_recipe_key};
 use skinweights::{
     scene::builtin_scene, scene::BuiltinOptions, solvers::solver_by_name, solvers::Solver,
 };
@@ -82,11 +84,8 @@ fn main() -> skinweights::Result<()> {
         let options: Vec<(String, String)> = fields
             .filter_map(|kv| kv.split_once('=').map(|(k, v)| (k.into(), v.into())))
             .collect();
-        // `best`'s recipe constants (`reduced_solves=false`, ...) are no options.
-        let recipe = base == "best"
-            && options
-                .iter()
-                .any(|(k, _)| BestRecipe::KEYS.contains(&k.as_str()));
+        // `best`'s recipe constants (`cut_fade=0`, ...) are no options.
+        let recipe = base == "best" && options.iter().any(|(k, _)| is_recipe_key(k));
         let solver: Box<dyn Solver> = if recipe {
             let pairs: Vec<(&str, &str)> = options
                 .iter()

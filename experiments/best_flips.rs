@@ -1,8 +1,11 @@
-//! Where `best` folds triangles that heat does not: `cargo run --release --example best_flips
+//! Where `best` folds triangles that heat does not: `cargo run --release --features internals --bin best_flips
 //! -- SCENE|FILE.json VERTICES [SOLVER,...] [key=value ...]` (`gap=G` sets arms-down's gap) prints, per probe and solver, drag, flips
 //! the smallest posed / rest triangle area ratio (how close the pose is to folding, and where)
 //! and for each flipped triangle its centroid and the weights of its corners.
 
+mod common;
+
+use common::recipe::best_with_recipe;
 use skinweights::metrics::{evaluate, posed_positions};
 use skinweights::solvers::Solver;
 use skinweights::{scene::builtin_scene, scene::BuiltinOptions, solvers::solver_by_name};
@@ -40,7 +43,7 @@ fn main() -> skinweights::Result<()> {
         let w = if s == "best" {
             let pairs: Vec<(&str, &str)> =
                 opts.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
-            skinweights::solvers::internals::best_with_recipe(&pairs)?.solve(&scene)?
+            best_with_recipe(&pairs)?.solve(&scene)?
         } else {
             solver_by_name(s, &opts)?.solve(&scene)?
         }

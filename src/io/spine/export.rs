@@ -86,17 +86,22 @@ pub struct SpineExport {
     pub notes: Vec<String>,
 }
 
-/// Each vertex's influences, largest first, zeros dropped, at most `k` (renormalized).
+/// Each vertex's influences, largest first, zeros dropped, at most `k` ([`Weights::top_k`]),
+/// renormalized.
 fn influence_rows(weights: &Weights, k: Option<usize>) -> Vec<Vec<(usize, f64)>> {
-    weights
-        .influences()
+    let truncated;
+    let kept = match k {
+        Some(k) => {
+            truncated = weights.top_k(k.max(1));
+            &truncated
+        }
+        None => weights,
+    };
+    kept.influences()
         .into_iter()
         .map(|mut row| {
+            // Each written row sums to 1 in the order it is written.
             row.retain(|&(_, w)| w > 0.0);
-            row.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
-            if let Some(k) = k {
-                row.truncate(k.max(1));
-            }
             let s: f64 = row.iter().map(|r| r.1).sum();
             row.iter_mut().for_each(|r| r.1 /= s);
             row

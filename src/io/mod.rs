@@ -13,6 +13,7 @@ pub mod creature;
 pub mod dragonbones;
 pub mod gltf;
 pub mod godot;
+mod imported;
 mod json_path;
 mod mesh_parts;
 pub mod rig;
@@ -25,6 +26,7 @@ mod weights_json;
 
 pub use atomic::{is_stdout, output_kind, resolve_output, write_atomic, OutputKind};
 pub use compare_json::comparison_to_json;
+pub use imported::Imported;
 pub use mesh_parts::ZERO_LENGTH_TAIL;
 pub use scene_json::{
     load_scene, save_scene, scene_from_binary, scene_from_json, scene_to_binary, scene_to_json,

@@ -5,32 +5,15 @@ use super::creature_error;
 use super::parse::{parse_creature, FileBone, FileClip, FileCreature, FileRegion};
 use crate::error::{Error, Result};
 use crate::io::scene_builder::SceneBuilder;
-use crate::io::WeightsFile;
 use crate::mesh::Mesh;
 use crate::scene::Scene;
 use crate::skeleton::Bone;
-use crate::weights::Weights;
 use nalgebra::Point2;
 use std::fmt;
 use std::path::Path;
 
-/// What [`import_creature`] produced.
-#[derive(Debug, Clone)]
-pub struct CreatureImport {
-    /// One part per mesh region, the skeleton in the rest pose, the clips and `lift_*` probes.
-    pub scene: Scene,
-    /// The artist's weights (columns in the scene's bone order), rows normalized.
-    pub artist: Weights,
-    /// What was read and what was left out.
-    pub report: ImportReport,
-}
-
-impl CreatureImport {
-    /// The artist's weights as a weights file (solver `"artist"`).
-    pub fn artist_file(&self) -> WeightsFile {
-        WeightsFile::artist(&self.scene, &self.artist)
-    }
-}
+/// What [`import_creature`] produced: the scene, the artist's weights and the report.
+pub type CreatureImport = crate::io::Imported<ImportReport>;
 
 /// The import report: regions, bones, clips and notes on everything repaired or left out.
 #[derive(Debug, Clone, Default)]

@@ -6,11 +6,9 @@ use super::{to_scene, Affine, MAX_COORDINATE, MAX_SCALE};
 use crate::error::{Error, FormatError, MeshError, Result, RigFormat};
 use crate::io::angles::wrap_degrees;
 use crate::io::scene_builder::{overlapping_edges, SceneBuilder};
-use crate::io::WeightsFile;
 use crate::mesh::{signed_area2, Mesh};
 use crate::scene::Scene;
 use crate::skeleton::{Bone, Inherit, LocalTransform, Skeleton};
-use crate::weights::Weights;
 use nalgebra::{Isometry2, Point2, Vector2};
 use std::fmt;
 use std::path::Path;
@@ -35,23 +33,8 @@ const ZERO_AREA_REL: f64 = 1e-14;
 /// a few thousand vertices and a few hundred bones, 1e6).
 const MAX_WEIGHT_ENTRIES: usize = 100_000_000;
 
-/// What [`import_dragonbones`] produced.
-#[derive(Debug, Clone)]
-pub struct DragonBonesImport {
-    /// One part per mesh display, the skeleton in the bind pose, and `lift_*` probes.
-    pub scene: Scene,
-    /// The artist's weights (columns in the scene's bone order), rows normalized.
-    pub artist: Weights,
-    /// What was read and what was repaired.
-    pub report: ImportReport,
-}
-
-impl DragonBonesImport {
-    /// The artist's weights as a weights file (solver `"artist"`).
-    pub fn artist_file(&self) -> WeightsFile {
-        WeightsFile::artist(&self.scene, &self.artist)
-    }
-}
+/// What [`import_dragonbones`] produced: the scene, the artist's weights and the report.
+pub type DragonBonesImport = crate::io::Imported<ImportReport>;
 
 /// The import report: meshes, bones whose setup transform differs from their bind pose, and
 /// notes on every repair.

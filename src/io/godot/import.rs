@@ -10,11 +10,9 @@ use super::values::{
 use crate::error::{Error, FormatError, Result};
 use crate::io::mesh_parts::ZERO_LENGTH_TAIL;
 use crate::io::scene_builder::SceneBuilder;
-use crate::io::WeightsFile;
 use crate::mesh::Mesh;
 use crate::scene::{AlphaMode, ArtImage, Scene};
 use crate::skeleton::{Bone, Skeleton};
-use crate::weights::Weights;
 use nalgebra::Point2;
 use std::collections::HashMap;
 use std::fmt;
@@ -35,24 +33,8 @@ const ROW_SUM_TOLERANCE: f64 = 1e-9;
 /// Most vertices × bones the import holds (the dense weight matrix).
 const MAX_WEIGHT_ENTRIES: usize = 100_000_000;
 
-/// What [`import_godot`] produced.
-#[derive(Debug, Clone)]
-pub struct GodotImport {
-    /// One part per Polygon2D, the skeleton in its rest pose, the art (texture, UVs, draw
-    /// order) and `lift_*` probes when upper-arm bones are found by name.
-    pub scene: Scene,
-    /// The painted weights (columns in the scene's bone order), after the report's repairs.
-    pub artist: Weights,
-    /// What was read and what was repaired.
-    pub report: ImportReport,
-}
-
-impl GodotImport {
-    /// The painted weights as a weights file (solver `"artist"`).
-    pub fn artist_file(&self) -> WeightsFile {
-        WeightsFile::artist(&self.scene, &self.artist)
-    }
-}
+/// What [`import_godot`] produced: the scene, the artist's weights and the report.
+pub type GodotImport = crate::io::Imported<ImportReport>;
 
 /// The import report.
 #[derive(Debug, Clone, Default)]

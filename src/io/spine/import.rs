@@ -5,12 +5,10 @@ use super::parse::{parse_skeleton, FileAttachment, FileRegion, FileSkeleton, Geo
 use super::{spine_error, MAX_COORDINATE, MAX_SCALE};
 use crate::error::{Error, Result};
 use crate::io::scene_builder::{overlapping_edges, SceneBuilder};
-use crate::io::WeightsFile;
 use crate::io::ZERO_LENGTH_TAIL;
 use crate::mesh::{signed_area2, Mesh};
 use crate::scene::{ArtImage, Scene, SlotAttachment};
 use crate::skeleton::{Affine2, Bone, LocalBone, Skeleton};
-use crate::weights::Weights;
 use nalgebra::{Point2, Vector2};
 use std::fmt;
 use std::path::Path;
@@ -65,23 +63,8 @@ impl SpineImportOptions {
     }
 }
 
-/// What [`import_spine`] produced.
-#[derive(Debug, Clone)]
-pub struct SpineImport {
-    /// One part per imported attachment (slot draw order), the skeleton in the setup pose.
-    pub scene: Scene,
-    /// The artist's weights (columns in the file's bone order), rows normalized.
-    pub artist: Weights,
-    /// What was read, skipped and repaired.
-    pub report: SpineReport,
-}
-
-impl SpineImport {
-    /// The artist's weights as a weights file (solver `"artist"`).
-    pub fn artist_file(&self) -> WeightsFile {
-        WeightsFile::artist(&self.scene, &self.artist)
-    }
-}
+/// What [`import_spine`] produced: the scene, the artist's weights and the report.
+pub type SpineImport = crate::io::Imported<SpineReport>;
 
 /// The import report.
 #[derive(Debug, Clone, Default)]

@@ -65,7 +65,7 @@ pub(super) fn export_art(
 ) -> Result<ExportedArt> {
     let mesh = &scene.mesh;
     art.check(mesh.vertex_count(), mesh.parts())?;
-    let (images, sizes) = image_entries(art, extras)?;
+    let ArtImages { images, sizes } = image_entries(art, extras)?;
     let materials = material_entries(art);
     let textures = (0..art.images.len())
         .map(|k| json!({ "sampler": 0, "source": k }))
@@ -94,9 +94,16 @@ pub(super) fn export_art(
     })
 }
 
+/// The art's images as glTF images, with their sizes.
+struct ArtImages {
+    images: Vec<Value>,
+    /// Each image's width and height in pixels.
+    sizes: Vec<(u32, u32)>,
+}
+
 /// The glTF images (each PNG embedded as a `data:` URI; with `extras`, a premultiplied
 /// image says so) and each image's size in pixels.
-fn image_entries(art: &Art, extras: bool) -> Result<(Vec<Value>, Vec<(u32, u32)>)> {
+fn image_entries(art: &Art, extras: bool) -> Result<ArtImages> {
     let mut images = Vec::with_capacity(art.images.len());
     let mut sizes = Vec::with_capacity(art.images.len());
     for (k, image) in art.images.iter().enumerate() {
@@ -112,7 +119,7 @@ fn image_entries(art: &Art, extras: bool) -> Result<(Vec<Value>, Vec<(u32, u32)>
         images.push(json);
         sizes.push(size);
     }
-    Ok((images, sizes))
+    Ok(ArtImages { images, sizes })
 }
 
 /// One unlit, blended, double-sided material per image, textured by it.

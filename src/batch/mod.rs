@@ -244,15 +244,38 @@ pub fn run(
     remove_partials(out);
     remove_partials(&records);
     let running_path = out.join("report.running.csv");
-    let mut running =
-        std::fs::File::create(&running_path).map_err(|e| Error::io(&running_path, e))?;
-    running
-        .write_all(csv_header().as_bytes())
-        .map_err(|e| Error::io(&running_path, e))?;
-    let running = Mutex::new(running);
+    let running = Mutex::new(start_running_report(&running_path)?);
 
     let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
-    let (jobs, inner) = options.threads(cores);
+    let threads = options.threads(cores);
+    let results = run_workers(candidates, options, threads, &running, on_item);
+    let mut summary = summarize(results, threads, out);
+    write_atomic(&summary.report_json, to_json(&summary.rows)?)?;
+    write_atomic(&summary.report_csv, to_csv(&summary.rows))?;
+    let _ = std::fs::remove_file(&running_path);
+    summary.wall_seconds = started.elapsed().as_secs_f64();
+    Ok(summary)
+}
+
+/// Creates the running report at `path`, its header written.
+fn start_running_report(path: &Path) -> Result<std::fs::File> {
+    let mut running = std::fs::File::create(path).map_err(|e| Error::io(path, e))?;
+    running
+        .write_all(csv_header().as_bytes())
+        .map_err(|e| Error::io(path, e))?;
+    Ok(running)
+}
+
+/// Takes every candidate through [`process`] on `threads.0` workers, each with a rayon pool
+/// of `threads.1` threads; each item's rows are appended to `running` and passed to
+/// `on_item` as it finishes. The items in the order they finished.
+fn run_workers(
+    candidates: &[Candidate],
+    options: &BatchOptions,
+    (jobs, inner): (usize, usize),
+    running: &Mutex<std::fs::File>,
+    on_item: &(dyn Fn(ItemDone<'_>) + Sync),
+) -> Vec<Done> {
     let next = AtomicUsize::new(0);
     let results: Mutex<Vec<Done>> = Mutex::new(Vec::new());
     std::thread::scope(|s| {
@@ -285,7 +308,12 @@ pub fn run(
             });
         }
     });
-    let results = results.into_inner().unwrap_or_else(|e| e.into_inner());
+    results.into_inner().unwrap_or_else(|e| e.into_inner())
+}
+
+/// The summary of the finished items: their counts and every row, sorted by input then
+/// solver (the wall time is left at 0).
+fn summarize(results: Vec<Done>, jobs: (usize, usize), out: &Path) -> Summary {
     let mut summary = Summary {
         rows: Vec::new(),
         items: 0,
@@ -295,7 +323,7 @@ pub fn run(
         failed: 0,
         wall_seconds: 0.0,
         computed_seconds: 0.0,
-        jobs: (jobs, inner),
+        jobs,
         report_csv: out.join("report.csv"),
         report_json: out.join("report.json"),
     };
@@ -318,11 +346,7 @@ pub fn run(
         .iter()
         .filter(|r| r.status == Status::Error)
         .count();
-    write_atomic(&summary.report_json, to_json(&summary.rows)?)?;
-    write_atomic(&summary.report_csv, to_csv(&summary.rows))?;
-    let _ = std::fs::remove_file(&running_path);
-    summary.wall_seconds = started.elapsed().as_secs_f64();
-    Ok(summary)
+    summary
 }
 
 /// What [`run_item`] did with one candidate.
@@ -467,29 +491,18 @@ fn error_row(
 
 /// One item through every solver.
 fn process(c: &Candidate, options: &BatchOptions) -> Done {
-    let started = Instant::now();
-    let solvers = &options.solvers;
-    // An input that cannot be read has no key: its rows are computed again on every run.
-    let failed_all = |e: &Error| {
-        let seconds = started.elapsed().as_secs_f64();
-        let rows: Vec<Row> = solvers
-            .iter()
-            .map(|s| error_row(c, s, "", e, None, seconds, options))
-            .collect();
-        Done {
-            computed_seconds: seconds * rows.len() as f64,
-            rows,
-            reused: 0,
-            skipped: false,
-        }
+    let item = ItemRun {
+        c,
+        options,
+        started: Instant::now(),
     };
     if let Some(e) = &c.error {
-        return failed_all(e);
+        return item.failed_all(e);
     }
     if let Ok(m) = std::fs::metadata(&c.path) {
         if !m.is_file() {
             // A device or FIFO could block or never end: never read.
-            return failed_all(&Error::Batch(BatchError::NotAnItem {
+            return item.failed_all(&Error::Batch(BatchError::NotAnItem {
                 path: c.path.clone(),
                 reason: "not a regular file (a folder, device, FIFO or socket)".into(),
             }));
@@ -497,7 +510,7 @@ fn process(c: &Candidate, options: &BatchOptions) -> Done {
     }
     let bytes = match std::fs::read(&c.path) {
         Ok(b) => b,
-        Err(e) => return failed_all(&Error::io(&c.path, e)),
+        Err(e) => return item.failed_all(&Error::io(&c.path, e)),
     };
     let kind = match guarded("classifying", || classify(&c.path, &bytes, c.explicit)) {
         Ok(Some(kind)) => Ok(kind),
@@ -512,70 +525,122 @@ fn process(c: &Candidate, options: &BatchOptions) -> Done {
         Err(e) => Err(e),
     };
     let id = item_id(&c.path);
-    let mut hash = Fnv64::default();
-    hash.field("skinweights batch/1")
-        .field(env!("CARGO_PKG_VERSION"))
-        .field(options.fingerprint())
-        .field(&id)
-        .field(&bytes);
-    drop(bytes);
-    for p in companions(c, kind.as_ref().ok(), options) {
-        match std::fs::read(&p) {
-            Ok(b) => hash.field(b"present").field(b),
-            Err(_) => hash.field(b"absent"),
-        };
-    }
-    let keys: Vec<String> = solvers
-        .iter()
-        .map(|s| hash.clone().field(s).hex())
-        .collect();
-    let kind_name = kind.as_ref().map_or("", ItemKind::name);
-
-    // Rows already done, with their outputs present.
-    let mut rows: Vec<Option<Row>> = keys
-        .iter()
-        .map(|k| {
-            if options.fresh {
-                return None;
-            }
-            report::read_record(&record_path(options, k)).filter(|r| {
-                [&r.weights, &r.scene, &r.export]
-                    .iter()
-                    .all(|p| p.is_empty() || Path::new(p).is_file())
-            })
-        })
-        .collect();
+    let keys = item.keys(&id, bytes, kind.as_ref().ok());
+    let mut rows = item.done_rows(&keys);
     let reused = rows.iter().filter(|r| r.is_some()).count();
     let mut computed_seconds = 0.0;
     if reused < rows.len() {
-        let loaded;
-        let outcome = match &kind {
-            Ok(kind) => {
-                loaded = guarded("loading", || load(c, kind, &id, options));
-                loaded.as_ref()
-            }
-            Err(e) => Err(e),
-        };
-        let load_seconds = started.elapsed().as_secs_f64();
-        for ((slot, spec), key) in rows.iter_mut().zip(solvers).zip(&keys) {
-            if slot.is_some() {
-                continue;
-            }
-            let row = match outcome {
-                Ok(loaded) => {
-                    solved_row(c, loaded, spec, key, &id, kind_name, load_seconds, options)
-                }
-                Err(e) => error_row(c, spec, kind_name, e, Some(key), load_seconds, options),
-            };
-            computed_seconds += row.seconds;
-            *slot = Some(row);
-        }
+        computed_seconds = item.compute_rows(&kind, &id, &keys, &mut rows);
     }
     Done {
         rows: rows.into_iter().flatten().collect(),
         reused,
         skipped: false,
         computed_seconds,
+    }
+}
+
+/// One item being taken through every solver: its candidate, the batch's options, and when
+/// its work started (the rows' times count from it).
+struct ItemRun<'a> {
+    c: &'a Candidate,
+    options: &'a BatchOptions,
+    started: Instant,
+}
+
+impl ItemRun<'_> {
+    /// Every solver's row failed with `e`. An input that cannot be read has no key: its rows
+    /// are computed again on every run.
+    fn failed_all(&self, e: &Error) -> Done {
+        let seconds = self.started.elapsed().as_secs_f64();
+        let rows: Vec<Row> = self
+            .options
+            .solvers
+            .iter()
+            .map(|s| error_row(self.c, s, "", e, None, seconds, self.options))
+            .collect();
+        Done {
+            computed_seconds: seconds * rows.len() as f64,
+            rows,
+            reused: 0,
+            skipped: false,
+        }
+    }
+
+    /// Each solver's resume key: a hash of the options, the item's id and `bytes`, its
+    /// companion files, and the solver.
+    fn keys(&self, id: &str, bytes: Vec<u8>, kind: Option<&ItemKind>) -> Vec<String> {
+        let mut hash = Fnv64::default();
+        hash.field("skinweights batch/1")
+            .field(env!("CARGO_PKG_VERSION"))
+            .field(self.options.fingerprint())
+            .field(id)
+            .field(&bytes);
+        drop(bytes);
+        for p in companions(self.c, kind, self.options) {
+            match std::fs::read(&p) {
+                Ok(b) => hash.field(b"present").field(b),
+                Err(_) => hash.field(b"absent"),
+            };
+        }
+        self.options
+            .solvers
+            .iter()
+            .map(|s| hash.clone().field(s).hex())
+            .collect()
+    }
+
+    /// The rows already done (none with `fresh`), with their outputs present, by key.
+    fn done_rows(&self, keys: &[String]) -> Vec<Option<Row>> {
+        keys.iter()
+            .map(|k| {
+                if self.options.fresh {
+                    return None;
+                }
+                report::read_record(&record_path(self.options, k)).filter(|r| {
+                    [&r.weights, &r.scene, &r.export]
+                        .iter()
+                        .all(|p| p.is_empty() || Path::new(p).is_file())
+                })
+            })
+            .collect()
+    }
+
+    /// Loads the item (when it was classified) and fills every empty slot of `rows` with
+    /// its solver's row; the summed seconds of the rows computed.
+    fn compute_rows(
+        &self,
+        kind: &Result<ItemKind>,
+        id: &str,
+        keys: &[String],
+        rows: &mut [Option<Row>],
+    ) -> f64 {
+        let (c, options) = (self.c, self.options);
+        let kind_name = kind.as_ref().map_or("", ItemKind::name);
+        let loaded;
+        let outcome = match kind {
+            Ok(kind) => {
+                loaded = guarded("loading", || load(c, kind, id, options));
+                loaded.as_ref()
+            }
+            Err(e) => Err(e),
+        };
+        let load_seconds = self.started.elapsed().as_secs_f64();
+        let mut computed_seconds = 0.0;
+        for ((slot, spec), key) in rows.iter_mut().zip(&options.solvers).zip(keys) {
+            if slot.is_some() {
+                continue;
+            }
+            let row = match outcome {
+                Ok(loaded) => {
+                    solved_row(c, loaded, spec, key, id, kind_name, load_seconds, options)
+                }
+                Err(e) => error_row(c, spec, kind_name, e, Some(key), load_seconds, options),
+            };
+            computed_seconds += row.seconds;
+            *slot = Some(row);
+        }
+        computed_seconds
     }
 }
 

@@ -10,11 +10,11 @@ use indicatif::{ProgressBar, ProgressStyle};
 use serde_json::json;
 use skinweights::animation::{Clip, DEFAULT_FPS};
 use skinweights::compare::{
-    compare_solved, probe_view, solve_all_with_bones, Solved, DEFAULT_SOLVERS,
+    compare_solved, probe_view, solve_all_with_bones, Comparison, Solved, DEFAULT_SOLVERS,
 };
 use skinweights::metrics::clip::{clips_metrics, ClipMetrics, ClipOptions};
 use skinweights::plot::{figure_panels, save_figure, Grid};
-use skinweights::scene::Scene;
+use skinweights::scene::{Probe, Scene};
 use skinweights::solvers::solver_by_name;
 use skinweights::Error;
 use skinweights::FormatError;
@@ -107,7 +107,7 @@ pub fn run(a: CompareArgs) -> Result<ExitCode> {
         return run_clips(&a, &scene, &m);
     }
     // Validate names and the probe before spending time on solves.
-    let (solvers, json, no_figures) = (&a.solvers, a.json, a.no_figures);
+    let (solvers, no_figures) = (&a.solvers, a.no_figures);
     let (out, replace) = a.output_folder();
     for name in solvers {
         solver_by_name(name, skinweights::solvers::NO_OPTIONS)?;
@@ -136,50 +136,70 @@ pub fn run(a: CompareArgs) -> Result<ExitCode> {
     write("compare.json", skinweights::io::comparison_to_json(&table)?)?;
     if !no_figures {
         pb.set_message("drawing figures");
-        // One colour scale for every pose panel, so the panels compare at a glance.
-        let scale = table
-            .rows
-            .iter()
-            .map(|r| r.metrics.drag_max_pct)
-            .fold(1.0, f64::max);
-        let mut weight_row = Vec::new();
-        let mut pose_row = Vec::new();
-        for s in &solved {
-            let view = probe_view(&scene, &s.weights, probe_ref)?;
-            let [w, p] = figure_panels(&scene, &s.weights, &s.solver, &probe_ref.name, view, scale);
-            weight_row.push(w);
-            pose_row.push(p);
-        }
-        let n = solved.len();
-        let panels: Vec<_> = weight_row.into_iter().chain(pose_row).collect();
-        let grid = Grid {
-            panels: &panels,
-            columns: n.max(1),
-        };
-        let size = (440 * n.max(1) as u32, 900);
-        save_figure(&grid, out.join("overview.png"), size)?;
-        save_figure(&grid, out.join("overview.svg"), size)?;
+        save_overview(&scene, &solved, probe_ref, &table, out)?;
         pb.inc(1);
     }
     pb.finish_and_clear();
+    print_comparison(&a, &table, out)?;
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Writes the overview figure (`overview.png` and `overview.svg` in `out`): each solver's
+/// weight map above its probe pose, every pose panel on one colour scale.
+fn save_overview(
+    scene: &Scene,
+    solved: &[Solved],
+    probe: &Probe,
+    table: &Comparison,
+    out: &Path,
+) -> Result<()> {
+    // One colour scale for every pose panel, so the panels compare at a glance.
+    let scale = table
+        .rows
+        .iter()
+        .map(|r| r.metrics.drag_max_pct)
+        .fold(1.0, f64::max);
+    let mut weight_row = Vec::new();
+    let mut pose_row = Vec::new();
+    for s in solved {
+        let view = probe_view(scene, &s.weights, probe)?;
+        let [w, p] = figure_panels(scene, &s.weights, &s.solver, &probe.name, view, scale);
+        weight_row.push(w);
+        pose_row.push(p);
+    }
+    let n = solved.len();
+    let panels: Vec<_> = weight_row.into_iter().chain(pose_row).collect();
+    let grid = Grid {
+        panels: &panels,
+        columns: n.max(1),
+    };
+    let size = (440 * n.max(1) as u32, 900);
+    save_figure(&grid, out.join("overview.png"), size)?;
+    save_figure(&grid, out.join("overview.svg"), size)?;
+    Ok(())
+}
+
+/// Prints each solver's warnings, then the table (Markdown, or JSON with `--json`) and what
+/// was written.
+fn print_comparison(a: &CompareArgs, table: &Comparison, out: &Path) -> Result<()> {
     for r in &table.rows {
         print_warnings(&format!("{}: ", r.solver), &r.warnings, a.verbose);
     }
-    if json {
-        println!("{}", skinweights::io::comparison_to_json(&table)?);
+    if a.json {
+        println!("{}", skinweights::io::comparison_to_json(table)?);
     } else {
         print!("{}", table.to_markdown());
         println!(
             "\nwrote {}/compare.{{md,csv,json}}{}",
             out.display(),
-            if no_figures {
+            if a.no_figures {
                 ""
             } else {
                 " and overview.{png,svg}"
             }
         );
     }
-    Ok(ExitCode::SUCCESS)
+    Ok(())
 }
 
 /// Solves with a progress bar of `steps` steps (the solves first); returns the bar for the

@@ -7,7 +7,8 @@ use skinweights::io::creature::load_creature;
 use skinweights::io::dragonbones::load_dragonbones;
 use skinweights::io::godot::load_godot;
 use skinweights::io::spine::{load_spine, SkinSelection, SpineImportOptions};
-use skinweights::io::{gltf::import_gltf, save_scene};
+use skinweights::io::{gltf::import_gltf, save_scene, WeightsFile};
+use skinweights::scene::Scene;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
@@ -57,10 +58,45 @@ pub struct ImportArgs {
 
 /// Runs `import`.
 pub fn run(a: ImportArgs) -> Result<ExitCode> {
-    // Creature, DragonBones, Godot and Spine files always carry the artist's weights: write
-    // them by default.
-    let weights = match (a.format, a.weights) {
-        (_, Some(w)) => Some(w),
+    let weights = weights_output(&a);
+    check_spine_only(&a)?;
+    let mut outputs: Vec<&Path> = vec![&a.output];
+    outputs.extend(weights.as_deref());
+    check_outputs(&[&a.file], &outputs, a.force)?;
+    let no_weights = || CliError::NoFileWeights {
+        path: a.file.clone(),
+    };
+    let (scene, file_weights) = read_input(&a, weights.is_some())?;
+    // Check before writing anything, so a failed import leaves no half output.
+    let weights_out = match (&weights, &file_weights) {
+        (Some(path), Some(w)) => Some((path, w)),
+        (Some(_), None) => return Err(no_weights()),
+        (None, _) => None,
+    };
+    save_scene(&scene, &a.output)?;
+    println!(
+        "wrote {}: {} vertices, {} triangles, {} bones",
+        a.output.display(),
+        scene.mesh().vertex_count(),
+        scene.mesh().triangle_count(),
+        scene.skeleton().len()
+    );
+    if let Some((path, w)) = weights_out {
+        if let Err(e) = w.save(path) {
+            // Leave no half import behind: the scene alone is not what was asked for.
+            let _ = std::fs::remove_file(&a.output);
+            return Err(e.into());
+        }
+        println!("wrote {}", path.display());
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// The weights file to write: `--weights`, else `SCENE.artist.json` for the formats that
+/// always carry the artist's weights (Creature, DragonBones, Godot and Spine).
+fn weights_output(a: &ImportArgs) -> Option<PathBuf> {
+    match (a.format, &a.weights) {
+        (_, Some(w)) => Some(w.clone()),
         (
             ImportFormat::Creature
             | ImportFormat::Dragonbones
@@ -69,7 +105,11 @@ pub fn run(a: ImportArgs) -> Result<ExitCode> {
             None,
         ) => Some(a.output.with_extension("artist.json")),
         (ImportFormat::Gltf, None) => None,
-    };
+    }
+}
+
+/// Rejects `--atlas` and `--skin` for a format other than Spine.
+fn check_spine_only(a: &ImportArgs) -> Result<()> {
     if !matches!(a.format, ImportFormat::Spine) && (a.atlas.is_some() || a.skin.is_some()) {
         return Err(CliError::ConflictingArguments {
             argument: if a.atlas.is_some() {
@@ -80,31 +120,14 @@ pub fn run(a: ImportArgs) -> Result<ExitCode> {
             reason: "only Spine imports take an atlas file or a skin".into(),
         });
     }
-    let mut outputs: Vec<&Path> = vec![&a.output];
-    outputs.extend(weights.as_deref());
-    check_outputs(&[&a.file], &outputs, a.force)?;
-    let no_weights = || CliError::NoFileWeights {
-        path: a.file.clone(),
-    };
-    let (scene, file_weights) = match a.format {
-        ImportFormat::Gltf => {
-            let mut imported = import_gltf(&a.file)?;
-            for n in &imported.notes {
-                eprintln!("note: {}: {n}", a.file.display());
-            }
-            if weights.is_some() && imported.weights.is_none() {
-                return Err(no_weights());
-            }
-            // Embedded textures become image files beside the scene file.
-            let dir = match a.output.parent() {
-                Some(d) if !d.as_os_str().is_empty() => d,
-                _ => Path::new("."),
-            };
-            for p in imported.write_embedded_images(dir, a.force)? {
-                println!("wrote {}", p.display());
-            }
-            (imported.scene, imported.weights)
-        }
+    Ok(())
+}
+
+/// The input file read as a scene and the weights it carries, its report printed.
+/// `want_weights`: a weights file is to be written, so a glTF without weights is an error.
+fn read_input(a: &ImportArgs, want_weights: bool) -> Result<(Scene, Option<WeightsFile>)> {
+    Ok(match a.format {
+        ImportFormat::Gltf => read_gltf(a, want_weights)?,
         ImportFormat::Creature => {
             let imported = load_creature(&a.file)?;
             print!("{}", imported.report);
@@ -134,28 +157,28 @@ pub fn run(a: ImportArgs) -> Result<ExitCode> {
             let artist = imported.artist_file();
             (imported.scene, Some(artist))
         }
-    };
-    // Check before writing anything, so a failed import leaves no half output.
-    let weights_out = match (&weights, &file_weights) {
-        (Some(path), Some(w)) => Some((path, w)),
-        (Some(_), None) => return Err(no_weights()),
-        (None, _) => None,
-    };
-    save_scene(&scene, &a.output)?;
-    println!(
-        "wrote {}: {} vertices, {} triangles, {} bones",
-        a.output.display(),
-        scene.mesh().vertex_count(),
-        scene.mesh().triangle_count(),
-        scene.skeleton().len()
-    );
-    if let Some((path, w)) = weights_out {
-        if let Err(e) = w.save(path) {
-            // Leave no half import behind: the scene alone is not what was asked for.
-            let _ = std::fs::remove_file(&a.output);
-            return Err(e.into());
-        }
-        println!("wrote {}", path.display());
+    })
+}
+
+/// A glTF file read as a scene and its weights, its embedded images written beside the
+/// scene file.
+fn read_gltf(a: &ImportArgs, want_weights: bool) -> Result<(Scene, Option<WeightsFile>)> {
+    let mut imported = import_gltf(&a.file)?;
+    for n in &imported.notes {
+        eprintln!("note: {}: {n}", a.file.display());
     }
-    Ok(ExitCode::SUCCESS)
+    if want_weights && imported.weights.is_none() {
+        return Err(CliError::NoFileWeights {
+            path: a.file.clone(),
+        });
+    }
+    // Embedded textures become image files beside the scene file.
+    let dir = match a.output.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d,
+        _ => Path::new("."),
+    };
+    for p in imported.write_embedded_images(dir, a.force)? {
+        println!("wrote {}", p.display());
+    }
+    Ok((imported.scene, imported.weights))
 }

@@ -4,14 +4,17 @@
 use super::{check_outputs, load_weights_for, resolve_scene, spinner, BuiltinArgs};
 use crate::cli::error::Result;
 use clap::{Args, ValueEnum};
+use image::RgbImage;
 use indicatif::{ProgressBar, ProgressStyle};
 use nalgebra::Vector2;
+use skinweights::animation::Clip;
 use skinweights::render::{
     clip_frames, contact_sheet, drawn_parts, drawn_positions, encode_apng, hide_parts,
-    matting_renders, parse_colour, posed_vertices, render, side_by_side, Drawing, Frame,
-    RenderOptions, Skinning, Texture, View, PIXEL_EDGE_SAMPLES,
+    matting_renders, parse_colour, posed_vertices, render, side_by_side, ClipFrame, Drawing, Frame,
+    Fringe, MattingRenders, RenderOptions, Skinning, Texture, View, PIXEL_EDGE_SAMPLES,
 };
 use skinweights::scene::AlphaMode;
+use skinweights::scene::Scene;
 use skinweights::skeleton::Pose;
 use skinweights::Error;
 use skinweights::{ArgumentError, OutputError, SkeletonError};
@@ -159,90 +162,83 @@ where
     super::save_image(im, path)
 }
 
-/// Runs `render`.
-pub fn run(a: RenderArgs) -> Result<ExitCode> {
-    if a.clip.is_some() {
-        return run_clip(a);
-    }
-    let background = parse_colour(&a.background)?;
-    let matting_files: Vec<PathBuf> = match &a.matting {
+/// The files `--matting` writes into `dir`, in the order they are written (none without it).
+fn matting_paths(dir: Option<&Path>) -> Vec<PathBuf> {
+    match dir {
         Some(dir) => ["black", "white", "red", "ref_black", "ref_white", "overlap"]
             .iter()
             .map(|n| dir.join(format!("{n}.png")))
             .collect(),
         None => Vec::new(),
-    };
-    let mut outputs: Vec<&Path> = vec![&a.output];
-    outputs.extend(matting_files.iter().map(PathBuf::as_path));
-    check_outputs(&[Path::new(&a.scene), &a.weights], &outputs, a.force)?;
-    let scene = resolve_scene(Some(&a.scene), &a.builtin)?;
-    let weights = load_weights_for(&scene, &a.weights)?;
-    let pose = pose_of(&scene, a.probe.as_deref(), &a.pose)?;
-    let skinning = if a.dqs { Skinning::Dqs } else { Skinning::Lbs };
-    let mut positions = posed_vertices(&scene, &weights, &pose, skinning)?;
-    let view = View {
+    }
+}
+
+/// The skinning `--dqs` picks.
+fn skinning_of(a: &RenderArgs) -> Skinning {
+    if a.dqs {
+        Skinning::Dqs
+    } else {
+        Skinning::Lbs
+    }
+}
+
+/// The view of `--scale`, `--rotate` and `--offset`.
+fn view_of(a: &RenderArgs) -> Result<View> {
+    Ok(View {
         scale: a.scale,
         rotation_deg: a.rotate,
         offset: parse_offset(&a.offset)?,
-    };
-    // A rig's slots show one attachment each: the others are hidden and left out of the
-    // frame.
-    let drawn = drawn_parts(&scene, a.skin.as_deref(), &BTreeMap::new())?;
-    let frame = match &drawn {
-        Some(d) => Frame::fit(&drawn_positions(scene.mesh(), &positions, d), &view, 2.0)?,
-        None => Frame::fit(&positions, &view, 2.0)?,
-    };
-    if let Some(d) = &drawn {
-        hide_parts(scene.mesh(), &mut positions, d);
-    }
-    let textures = match scene.art() {
+    })
+}
+
+/// The scene's art loaded as textures (none for a scene without art).
+fn textures_of(scene: &Scene) -> Result<Vec<Texture>> {
+    Ok(match scene.art() {
         Some(art) => Texture::load_art(art)?,
         None => Vec::new(),
-    };
-    let drawing = Drawing {
-        mesh: scene.mesh(),
-        positions: &positions,
-        art: scene.art(),
-        textures: &textures,
-    };
-    let mode = match a.alpha {
+    })
+}
+
+/// The alpha pipeline of `--alpha`.
+fn alpha_mode(alpha: AlphaArg) -> AlphaMode {
+    match alpha {
         AlphaArg::Straight => AlphaMode::Straight,
         AlphaArg::Premultiplied => AlphaMode::Premultiplied,
-    };
-    let options = RenderOptions::default()
+    }
+}
+
+/// The render options of `--samples`, `--background` and `--alpha`.
+fn render_options(a: &RenderArgs, background: [u8; 3]) -> RenderOptions {
+    RenderOptions::default()
         .with_samples(a.samples)
         .with_background(background)
-        .with_alpha(mode);
-    let pb = spinner(format!(
-        "rendering {} x {} px, and the matting renders",
-        frame.width, frame.height
-    ));
-    let result = render(&drawing, &frame, &options).and_then(|image| {
-        let m = matting_renders(&drawing, &frame, &options)?;
-        Ok((image, m))
+        .with_alpha(alpha_mode(a.alpha))
+}
+
+/// Writes the matting renders into `dir` as the files of [`matting_paths`], with the overlap
+/// mask as a picture (white where the mesh overlaps itself).
+fn save_matting(dir: &Path, frame: &Frame, m: &MattingRenders, files: &[PathBuf]) -> Result<()> {
+    std::fs::create_dir_all(dir).map_err(|e| Error::io(dir, e))?;
+    let overlap = image::RgbImage::from_fn(frame.width, frame.height, |x, y| {
+        let v = if m.overlap[(y * frame.width + x) as usize] {
+            255
+        } else {
+            0
+        };
+        image::Rgb([v, v, v])
     });
-    pb.finish_and_clear();
-    let (image, m) = result?;
-    save(&image, &a.output)?;
-    if let Some(dir) = &a.matting {
-        std::fs::create_dir_all(dir).map_err(|e| Error::io(dir, e))?;
-        let overlap = image::RgbImage::from_fn(frame.width, frame.height, |x, y| {
-            let v = if m.overlap[(y * frame.width + x) as usize] {
-                255
-            } else {
-                0
-            };
-            image::Rgb([v, v, v])
-        });
-        for (im, path) in [&m.black, &m.white, &m.red].into_iter().zip(&matting_files) {
-            save(im, path)?;
-        }
-        // The reference at its own 16 bits a channel, as the fringe numbers read it.
-        save(&m.ref_black, &matting_files[3])?;
-        save(&m.ref_white, &matting_files[4])?;
-        save(&overlap, &matting_files[5])?;
+    for (im, path) in [&m.black, &m.white, &m.red].into_iter().zip(files) {
+        save(im, path)?;
     }
-    let f = m.fringe()?;
+    // The reference at its own 16 bits a channel, as the fringe numbers read it.
+    save(&m.ref_black, &files[3])?;
+    save(&m.ref_white, &files[4])?;
+    save(&overlap, &files[5])?;
+    Ok(())
+}
+
+/// Says what a still render wrote and its fringe numbers.
+fn report_still(a: &RenderArgs, frame: &Frame, mode: AlphaMode, f: &Fringe) {
     let say = |line: String| super::status(&a.output, line);
     say(format!(
         "wrote {} ({} x {} px, {} alpha, {}x{} samples, scale {})",
@@ -264,6 +260,58 @@ pub fn run(a: RenderArgs) -> Result<ExitCode> {
         f.band_pixels,
         f.interior_pixels
     ));
+}
+
+/// Runs `render`.
+pub fn run(a: RenderArgs) -> Result<ExitCode> {
+    if a.clip.is_some() {
+        return run_clip(a);
+    }
+    let background = parse_colour(&a.background)?;
+    let matting_files = matting_paths(a.matting.as_deref());
+    let mut outputs: Vec<&Path> = vec![&a.output];
+    outputs.extend(matting_files.iter().map(PathBuf::as_path));
+    check_outputs(&[Path::new(&a.scene), &a.weights], &outputs, a.force)?;
+    let scene = resolve_scene(Some(&a.scene), &a.builtin)?;
+    let weights = load_weights_for(&scene, &a.weights)?;
+    let pose = pose_of(&scene, a.probe.as_deref(), &a.pose)?;
+    let mut positions = posed_vertices(&scene, &weights, &pose, skinning_of(&a))?;
+    let view = view_of(&a)?;
+    // A rig's slots show one attachment each: the others are hidden and left out of the
+    // frame.
+    let drawn = drawn_parts(&scene, a.skin.as_deref(), &BTreeMap::new())?;
+    let frame = match &drawn {
+        Some(d) => Frame::fit(&drawn_positions(scene.mesh(), &positions, d), &view, 2.0)?,
+        None => Frame::fit(&positions, &view, 2.0)?,
+    };
+    if let Some(d) = &drawn {
+        hide_parts(scene.mesh(), &mut positions, d);
+    }
+    let textures = textures_of(&scene)?;
+    let drawing = Drawing {
+        mesh: scene.mesh(),
+        positions: &positions,
+        art: scene.art(),
+        textures: &textures,
+    };
+    let mode = alpha_mode(a.alpha);
+    let options = render_options(&a, background);
+    let pb = spinner(format!(
+        "rendering {} x {} px, and the matting renders",
+        frame.width, frame.height
+    ));
+    let result = render(&drawing, &frame, &options).and_then(|image| {
+        let m = matting_renders(&drawing, &frame, &options)?;
+        Ok((image, m))
+    });
+    pb.finish_and_clear();
+    let (image, m) = result?;
+    save(&image, &a.output)?;
+    if let Some(dir) = &a.matting {
+        save_matting(dir, &frame, &m, &matting_files)?;
+    }
+    let f = m.fringe()?;
+    report_still(&a, &frame, mode, &f);
     Ok(ExitCode::SUCCESS)
 }
 
@@ -311,7 +359,7 @@ fn run_clip(a: RenderArgs) -> Result<ExitCode> {
     check_outputs(&inputs, &[&a.output], a.force)?;
     let scene = resolve_scene(Some(&a.scene), &a.builtin)?;
     let clip = scene.clip(a.clip.as_deref().unwrap_or_default())?;
-    let skinning = if a.dqs { Skinning::Dqs } else { Skinning::Lbs };
+    let skinning = skinning_of(&a);
     let mut sets = vec![load_weights_for(&scene, &a.weights)?];
     if let Some(c) = &a.compare {
         sets.push(load_weights_for(&scene, c)?);
@@ -320,113 +368,22 @@ fn run_clip(a: RenderArgs) -> Result<ExitCode> {
         .iter()
         .map(|w| clip_frames(&scene, w, clip, a.fps, skinning))
         .collect::<skinweights::Result<Vec<_>>>()?;
-    let view = View {
-        scale: a.scale,
-        rotation_deg: a.rotate,
-        offset: parse_offset(&a.offset)?,
+    let view = view_of(&a)?;
+    let frame = fit_clip_frame(&scene, a.skin.as_deref(), clip, &view, &mut frames)?;
+    let textures = textures_of(&scene)?;
+    let options = render_options(&a, background);
+    let panels = ClipPanels {
+        scene: &scene,
+        textures: &textures,
+        frame: &frame,
+        options: &options,
+        frames: &frames,
+        names: weights_names(&a),
+        clip_name: &clip.name,
     };
-    // Each frame draws the attachment each slot shows at its time (the setup one unless
-    // the clip's attachment keys change it); the frame holds what is drawn in any frame.
-    let drawn = frames[0]
-        .iter()
-        .map(|f| drawn_parts(&scene, a.skin.as_deref(), &clip.attachments_at(f.time)))
-        .collect::<skinweights::Result<Vec<_>>>()?;
-    let all: Vec<_> = frames
-        .iter()
-        .flat_map(|set| set.iter().zip(&drawn))
-        .flat_map(|(f, d)| match d {
-            Some(d) => drawn_positions(scene.mesh(), &f.positions, d),
-            None => f.positions.clone(),
-        })
-        .collect();
-    let frame = Frame::fit(&all, &view, 2.0)?;
-    for set in &mut frames {
-        for (f, d) in set.iter_mut().zip(&drawn) {
-            if let Some(d) = d {
-                hide_parts(scene.mesh(), &mut f.positions, d);
-            }
-        }
-    }
-    let textures = match scene.art() {
-        Some(art) => Texture::load_art(art)?,
-        None => Vec::new(),
-    };
-    let mode = match a.alpha {
-        AlphaArg::Straight => AlphaMode::Straight,
-        AlphaArg::Premultiplied => AlphaMode::Premultiplied,
-    };
-    let options = RenderOptions::default()
-        .with_samples(a.samples)
-        .with_background(background)
-        .with_alpha(mode);
-    let n = frames[0].len();
-    let pb = ProgressBar::new((n * frames.len()) as u64);
-    pb.set_style(
-        ProgressStyle::with_template("{bar:30} {pos}/{len} frames ({elapsed}, eta {eta})")
-            .expect("valid template"),
-    );
-    // Every panel says what it shows: the weights file, the clip, the time.
-    let names: Vec<String> = std::iter::once(&a.weights)
-        .chain(&a.compare)
-        .map(|p| {
-            p.file_name()
-                .map_or_else(|| p.display().to_string(), |f| f.to_string_lossy().into())
-        })
-        .collect();
-    let label = |set: usize, i: usize| {
-        vec![
-            format!("weights: {}", names[set]),
-            format!(
-                "clip {}  t = {:.3} s  (frame {} of {n})",
-                clip.name,
-                frames[set][i].time,
-                i + 1
-            ),
-        ]
-    };
-    let size = (0..frames.len())
-        .map(|set| skinweights::plot::caption_size(frame.width, &label(set, n - 1)))
-        .fold(f64::INFINITY, f64::min);
-    let result = (0..n)
-        .map(|i| {
-            let pictures = frames
-                .iter()
-                .enumerate()
-                .map(|(set, frames)| {
-                    let drawing = Drawing {
-                        mesh: scene.mesh(),
-                        positions: &frames[i].positions,
-                        art: scene.art(),
-                        textures: &textures,
-                    };
-                    let im = render(&drawing, &frame, &options)
-                        .and_then(|im| skinweights::plot::caption_at(&im, &label(set, i), size));
-                    pb.inc(1);
-                    im
-                })
-                .collect::<skinweights::Result<Vec<_>>>()?;
-            if pictures.len() == 1 {
-                Ok(pictures.into_iter().next().unwrap_or_default())
-            } else {
-                side_by_side(&pictures)
-            }
-        })
-        .collect::<skinweights::Result<Vec<_>>>();
-    pb.finish_and_clear();
-    let pictures = result?;
+    let pictures = panels.render_all()?;
     let times: Vec<f64> = frames[0].iter().map(|f| f.time).collect();
-    let (w, h) = match kind {
-        ClipOutput::Sheet => {
-            let sheet = contact_sheet(&pictures, a.columns, background)?;
-            save(&sheet, &a.output)?;
-            sheet.dimensions()
-        }
-        ClipOutput::Animation => {
-            let bytes = encode_apng(&pictures, &times, &a.output)?;
-            skinweights::io::write_atomic(&a.output, bytes)?;
-            pictures[0].dimensions()
-        }
-    };
+    let (w, h) = write_clip_pictures(kind, &pictures, &times, &a, background)?;
     super::status(
         &a.output,
         format!(
@@ -435,7 +392,7 @@ fn run_clip(a: RenderArgs) -> Result<ExitCode> {
             w,
             h,
             clip.name,
-            n,
+            frames[0].len(),
             a.fps,
             super::warnings::seconds(clip.duration),
             if sets.len() > 1 {
@@ -446,4 +403,145 @@ fn run_clip(a: RenderArgs) -> Result<ExitCode> {
         ),
     );
     Ok(ExitCode::SUCCESS)
+}
+
+/// The frame that holds every frame of the clip, fitted to the parts each frame draws; the
+/// parts a frame does not draw are then hidden in its positions.
+fn fit_clip_frame(
+    scene: &Scene,
+    skin: Option<&str>,
+    clip: &Clip,
+    view: &View,
+    frames: &mut [Vec<ClipFrame>],
+) -> Result<Frame> {
+    // Each frame draws the attachment each slot shows at its time (the setup one unless
+    // the clip's attachment keys change it); the frame holds what is drawn in any frame.
+    let drawn = frames[0]
+        .iter()
+        .map(|f| drawn_parts(scene, skin, &clip.attachments_at(f.time)))
+        .collect::<skinweights::Result<Vec<_>>>()?;
+    let all: Vec<_> = frames
+        .iter()
+        .flat_map(|set| set.iter().zip(&drawn))
+        .flat_map(|(f, d)| match d {
+            Some(d) => drawn_positions(scene.mesh(), &f.positions, d),
+            None => f.positions.clone(),
+        })
+        .collect();
+    let frame = Frame::fit(&all, view, 2.0)?;
+    for set in frames.iter_mut() {
+        for (f, d) in set.iter_mut().zip(&drawn) {
+            if let Some(d) = d {
+                hide_parts(scene.mesh(), &mut f.positions, d);
+            }
+        }
+    }
+    Ok(frame)
+}
+
+/// The file names of the weights (`--compare`'s second), as the panels' captions show them.
+fn weights_names(a: &RenderArgs) -> Vec<String> {
+    std::iter::once(&a.weights)
+        .chain(&a.compare)
+        .map(|p| {
+            p.file_name()
+                .map_or_else(|| p.display().to_string(), |f| f.to_string_lossy().into())
+        })
+        .collect()
+}
+
+/// What the panels of `render --clip` are drawn from: one panel a weights set and a frame.
+struct ClipPanels<'a> {
+    scene: &'a Scene,
+    textures: &'a [Texture],
+    frame: &'a Frame,
+    options: &'a RenderOptions,
+    /// The clip's frames skinned with each weights set.
+    frames: &'a [Vec<ClipFrame>],
+    /// Each weights set's file name.
+    names: Vec<String>,
+    clip_name: &'a str,
+}
+
+impl ClipPanels<'_> {
+    /// The caption of weights set `set`'s frame `i`: the weights file, the clip, the time.
+    fn label(&self, set: usize, i: usize) -> Vec<String> {
+        let n = self.frames[0].len();
+        vec![
+            format!("weights: {}", self.names[set]),
+            format!(
+                "clip {}  t = {:.3} s  (frame {} of {n})",
+                self.clip_name,
+                self.frames[set][i].time,
+                i + 1
+            ),
+        ]
+    }
+
+    /// Every frame drawn and captioned (the weights sets side by side), with a progress bar.
+    fn render_all(&self) -> skinweights::Result<Vec<RgbImage>> {
+        let n = self.frames[0].len();
+        let pb = ProgressBar::new((n * self.frames.len()) as u64);
+        pb.set_style(
+            ProgressStyle::with_template("{bar:30} {pos}/{len} frames ({elapsed}, eta {eta})")
+                .expect("valid template"),
+        );
+        // One caption size for every panel: the smallest the last frame's captions fit at.
+        let size = (0..self.frames.len())
+            .map(|set| skinweights::plot::caption_size(self.frame.width, &self.label(set, n - 1)))
+            .fold(f64::INFINITY, f64::min);
+        let result = (0..n)
+            .map(|i| self.picture(i, size, &pb))
+            .collect::<skinweights::Result<Vec<_>>>();
+        pb.finish_and_clear();
+        result
+    }
+
+    /// Frame `i` of every weights set, captioned at `size`, side by side when there are two.
+    fn picture(&self, i: usize, size: f64, pb: &ProgressBar) -> skinweights::Result<RgbImage> {
+        let pictures = self
+            .frames
+            .iter()
+            .enumerate()
+            .map(|(set, frames)| {
+                let drawing = Drawing {
+                    mesh: self.scene.mesh(),
+                    positions: &frames[i].positions,
+                    art: self.scene.art(),
+                    textures: self.textures,
+                };
+                let im = render(&drawing, self.frame, self.options)
+                    .and_then(|im| skinweights::plot::caption_at(&im, &self.label(set, i), size));
+                pb.inc(1);
+                im
+            })
+            .collect::<skinweights::Result<Vec<_>>>()?;
+        if pictures.len() == 1 {
+            Ok(pictures.into_iter().next().unwrap_or_default())
+        } else {
+            side_by_side(&pictures)
+        }
+    }
+}
+
+/// Writes the clip's pictures to `--output` as `kind` says; the size of the written picture.
+fn write_clip_pictures(
+    kind: ClipOutput,
+    pictures: &[RgbImage],
+    times: &[f64],
+    a: &RenderArgs,
+    background: [u8; 3],
+) -> Result<(u32, u32)> {
+    Ok(match kind {
+        ClipOutput::Sheet => {
+            let sheet = contact_sheet(pictures, a.columns, background)?;
+            save(&sheet, &a.output)?;
+            sheet.dimensions()
+        }
+        ClipOutput::Animation => {
+            let bytes = encode_apng(pictures, times, &a.output)?;
+            skinweights::io::write_atomic(&a.output, bytes)?;
+            pictures[0].dimensions()
+        }
+    })
 }

@@ -417,65 +417,12 @@ fn clips_from_file(clips: Vec<ClipFile>) -> Result<Vec<Clip>> {
         .map(|c| {
             let mut clip = Clip::new(c.name, c.duration);
             for (ti, t) in c.tracks.into_iter().enumerate() {
-                let mut track = BoneTrack::new(t.bone);
-                let lists = [
-                    t.rotation,
-                    t.translate_x,
-                    t.translate_y,
-                    t.scale_x,
-                    t.scale_y,
-                    t.shear_x,
-                    t.shear_y,
-                ];
-                for (kind, list) in ChannelKind::ALL.into_iter().zip(lists) {
-                    let Some(list) = list else { continue };
-                    let keys = list
-                        .0
-                        .into_iter()
-                        .enumerate()
-                        .map(|(ki, k)| {
-                            let at = || {
-                                format!(
-                                    "clips[{:?}].tracks[{ti}].{}[{ki}].curve",
-                                    clip.name,
-                                    kind.name()
-                                )
-                            };
-                            Ok(Key {
-                                time: k.time,
-                                value: k.value,
-                                curve: k.curve.to_model(at)?,
-                            })
-                        })
-                        .collect::<Result<Vec<_>>>()?;
-                    *track.channels.get_mut(kind) = Some(Channel::new(keys));
-                }
+                let track = track_from_file(&clip.name, ti, t)?;
                 clip.tracks.push(track);
             }
             for (ti, t) in c.ik.into_iter().enumerate() {
-                let keys = t
-                    .keys
-                    .0
-                    .into_iter()
-                    .enumerate()
-                    .map(|(ki, k)| {
-                        let name = &clip.name;
-                        let at = |what: &'static str| {
-                            move || format!("clips[{name:?}].ik[{ti}].keys[{ki}].{what}")
-                        };
-                        Ok(IkKey {
-                            time: k.time,
-                            mix: k.mix,
-                            softness: k.softness,
-                            bend_positive: k.bend_positive,
-                            compress: k.compress,
-                            stretch: k.stretch,
-                            mix_curve: k.mix_curve.to_model(at("mix_curve"))?,
-                            softness_curve: k.softness_curve.to_model(at("softness_curve"))?,
-                        })
-                    })
-                    .collect::<Result<Vec<_>>>()?;
-                clip.ik.push(IkTrack::new(t.constraint, keys));
+                let track = ik_track_from_file(&clip.name, ti, t)?;
+                clip.ik.push(track);
             }
             for t in c.attachments {
                 let keys = t
@@ -492,6 +439,63 @@ fn clips_from_file(clips: Vec<ClipFile>) -> Result<Vec<Clip>> {
             Ok(clip)
         })
         .collect()
+}
+
+/// Track `ti` of clip `clip` as a bone track; errors name the key whose curve is unknown.
+fn track_from_file(clip: &str, ti: usize, t: TrackFile) -> Result<BoneTrack> {
+    let mut track = BoneTrack::new(t.bone);
+    let lists = [
+        t.rotation,
+        t.translate_x,
+        t.translate_y,
+        t.scale_x,
+        t.scale_y,
+        t.shear_x,
+        t.shear_y,
+    ];
+    for (kind, list) in ChannelKind::ALL.into_iter().zip(lists) {
+        let Some(list) = list else { continue };
+        let keys = list
+            .0
+            .into_iter()
+            .enumerate()
+            .map(|(ki, k)| {
+                let at = || format!("clips[{clip:?}].tracks[{ti}].{}[{ki}].curve", kind.name());
+                Ok(Key {
+                    time: k.time,
+                    value: k.value,
+                    curve: k.curve.to_model(at)?,
+                })
+            })
+            .collect::<Result<Vec<_>>>()?;
+        *track.channels.get_mut(kind) = Some(Channel::new(keys));
+    }
+    Ok(track)
+}
+
+/// IK track `ti` of clip `name` as an IK track; errors name the key whose curve is unknown.
+fn ik_track_from_file(name: &str, ti: usize, t: IkTrackFile) -> Result<IkTrack> {
+    let keys = t
+        .keys
+        .0
+        .into_iter()
+        .enumerate()
+        .map(|(ki, k)| {
+            let at =
+                |what: &'static str| move || format!("clips[{name:?}].ik[{ti}].keys[{ki}].{what}");
+            Ok(IkKey {
+                time: k.time,
+                mix: k.mix,
+                softness: k.softness,
+                bend_positive: k.bend_positive,
+                compress: k.compress,
+                stretch: k.stretch,
+                mix_curve: k.mix_curve.to_model(at("mix_curve"))?,
+                softness_curve: k.softness_curve.to_model(at("softness_curve"))?,
+            })
+        })
+        .collect::<Result<Vec<_>>>()?;
+    Ok(IkTrack::new(t.constraint, keys))
 }
 
 fn clips_to_file(clips: &[Clip]) -> Vec<ClipFile> {

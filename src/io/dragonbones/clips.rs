@@ -388,50 +388,34 @@ impl Reader {
         rate: f64,
         clip: &str,
     ) -> Result<BoneTrack> {
-        let mut track = BoneTrack::new(bone);
-        // A field of every frame (`default` when absent), `sign` applied (y down to y up).
-        let values = |frames: &[Frame], list: &str, name: &str, default: f64, sign: f64| {
-            frames
-                .iter()
-                .enumerate()
-                .map(|(i, f)| {
-                    at.number_or(f.raw, name, default)
-                        .map(|x| sign * x)
-                        .map_err(|_| {
-                            at.error(&format!("{list}[{i}].{name}"), "expected a finite number")
-                        })
-                })
-                .collect::<Result<Vec<f64>>>()
-        };
         use ChannelKind as K;
-        let mut set = |kind: K, frames: &[Frame], values: Vec<f64>| {
-            if !frames.is_empty() {
-                *track.channels.get_mut(kind) = Some(Channel::new(keys(frames, &values)));
-            }
+        let mut track = BoneTrack::new(bone);
+        let values = |frames: &[Frame], list: &str, name: &str, default: f64, sign: f64| {
+            frame_values(at, frames, list, name, default, sign)
         };
         let tr = self.frames(at, timeline, "translateFrame", rate, clip)?;
-        set(
-            K::TranslateX,
-            &tr,
-            values(&tr, "translateFrame", "x", 0.0, 1.0)?,
-        );
-        set(
-            K::TranslateY,
-            &tr,
-            values(&tr, "translateFrame", "y", 0.0, -1.0)?,
-        );
+        let x = values(&tr, "translateFrame", "x", 0.0, 1.0)?;
+        set_channel(&mut track, K::TranslateX, &tr, x);
+        let y = values(&tr, "translateFrame", "y", 0.0, -1.0)?;
+        set_channel(&mut track, K::TranslateY, &tr, y);
         let ro = self.frames(at, timeline, "rotateFrame", rate, clip)?;
         let turns = values(&ro, "rotateFrame", "clockwise", 0.0, 1.0)?;
         let rotate = values(&ro, "rotateFrame", "rotate", 0.0, 1.0)?;
-        set(K::Rotation, &ro, unwrap_turns(&rotate, &turns, -1.0));
+        set_channel(
+            &mut track,
+            K::Rotation,
+            &ro,
+            unwrap_turns(&rotate, &turns, -1.0),
+        );
         let skew = values(&ro, "rotateFrame", "skew", 0.0, -1.0)?;
         if skew.iter().any(|&s| s != 0.0) {
-            set(K::ShearY, &ro, skew);
+            set_channel(&mut track, K::ShearY, &ro, skew);
         }
         let sc = self.frames(at, timeline, "scaleFrame", rate, clip)?;
-        set(K::ScaleX, &sc, values(&sc, "scaleFrame", "x", 1.0, 1.0)?);
-        set(K::ScaleY, &sc, values(&sc, "scaleFrame", "y", 1.0, 1.0)?);
-        // The older whole-transform frames (rotation `skY`, skew `skX - skY`).
+        let x = values(&sc, "scaleFrame", "x", 1.0, 1.0)?;
+        set_channel(&mut track, K::ScaleX, &sc, x);
+        let y = values(&sc, "scaleFrame", "y", 1.0, 1.0)?;
+        set_channel(&mut track, K::ScaleY, &sc, y);
         let old = self.frames(at, timeline, "frame", rate, clip)?;
         if old.is_empty() {
             return Ok(track);
@@ -442,31 +426,68 @@ impl Reader {
                 "both a `frame` list and translate/rotate/scale frames",
             ));
         }
-        let empty = json!({});
-        let transforms: Vec<Frame> = old
-            .iter()
-            .map(|f| Frame {
-                time: f.time,
-                tween: f.tween.clone(),
-                raw: f.raw.get("transform").unwrap_or(&empty),
-            })
-            .collect();
-        let field = |name: &str, default: f64, sign: f64| {
-            values(&transforms, "frame.transform", name, default, sign)
-        };
-        let (sky, skx) = (field("skY", 0.0, 1.0)?, field("skX", 0.0, 1.0)?);
-        let turns = values(&old, "frame", "tweenRotate", 0.0, 1.0)?;
-        set(K::TranslateX, &old, field("x", 0.0, 1.0)?);
-        set(K::TranslateY, &old, field("y", 0.0, -1.0)?);
-        set(K::Rotation, &old, unwrap_turns(&sky, &turns, -1.0));
-        let skew: Vec<f64> = skx.iter().zip(&sky).map(|(x, y)| -(x - y)).collect();
-        if skew.iter().any(|&s| s != 0.0) {
-            set(K::ShearY, &old, skew);
-        }
-        set(K::ScaleX, &old, field("scX", 1.0, 1.0)?);
-        set(K::ScaleY, &old, field("scY", 1.0, 1.0)?);
+        set_transform_channels(&mut track, at, &old)?;
         Ok(track)
     }
+}
+
+/// A field of every frame (`default` when absent), `sign` applied (y down to y up); `list`
+/// names the frames' list in errors.
+fn frame_values(
+    at: &JsonAt,
+    frames: &[Frame],
+    list: &str,
+    name: &str,
+    default: f64,
+    sign: f64,
+) -> Result<Vec<f64>> {
+    frames
+        .iter()
+        .enumerate()
+        .map(|(i, f)| {
+            at.number_or(f.raw, name, default)
+                .map(|x| sign * x)
+                .map_err(|_| at.error(&format!("{list}[{i}].{name}"), "expected a finite number"))
+        })
+        .collect::<Result<Vec<f64>>>()
+}
+
+/// Sets channel `kind` of `track` to keys from `frames` and their `values` (none without
+/// frames).
+fn set_channel(track: &mut BoneTrack, kind: ChannelKind, frames: &[Frame], values: Vec<f64>) {
+    if !frames.is_empty() {
+        *track.channels.get_mut(kind) = Some(Channel::new(keys(frames, &values)));
+    }
+}
+
+/// Sets the channels of the older whole-transform frames `old`: translation, rotation
+/// `skY`, shear `skX - skY` (when not all zero) and scale.
+fn set_transform_channels(track: &mut BoneTrack, at: &JsonAt, old: &[Frame]) -> Result<()> {
+    use ChannelKind as K;
+    let empty = json!({});
+    let transforms: Vec<Frame> = old
+        .iter()
+        .map(|f| Frame {
+            time: f.time,
+            tween: f.tween.clone(),
+            raw: f.raw.get("transform").unwrap_or(&empty),
+        })
+        .collect();
+    let field = |name: &str, default: f64, sign: f64| {
+        frame_values(at, &transforms, "frame.transform", name, default, sign)
+    };
+    let (sky, skx) = (field("skY", 0.0, 1.0)?, field("skX", 0.0, 1.0)?);
+    let turns = frame_values(at, old, "frame", "tweenRotate", 0.0, 1.0)?;
+    set_channel(track, K::TranslateX, old, field("x", 0.0, 1.0)?);
+    set_channel(track, K::TranslateY, old, field("y", 0.0, -1.0)?);
+    set_channel(track, K::Rotation, old, unwrap_turns(&sky, &turns, -1.0));
+    let skew: Vec<f64> = skx.iter().zip(&sky).map(|(x, y)| -(x - y)).collect();
+    if skew.iter().any(|&s| s != 0.0) {
+        set_channel(track, K::ShearY, old, skew);
+    }
+    set_channel(track, K::ScaleX, old, field("scX", 1.0, 1.0)?);
+    set_channel(track, K::ScaleY, old, field("scY", 1.0, 1.0)?);
+    Ok(())
 }
 
 /// A channel's keys from its frames and their values: a key per frame, and a key at each
@@ -614,8 +635,7 @@ fn write_clip(clip: &Clip, rate: f64) -> Result<Value> {
             message,
         })
     };
-    let frame = |t: f64| (t * rate).round();
-    let total = frame(clip.duration);
+    let total = frame_number(clip.duration, rate);
     let mut bones = Vec::new();
     for track in &clip.tracks {
         use ChannelKind as K;
@@ -639,52 +659,65 @@ fn write_clip(clip: &Clip, rate: f64) -> Result<Value> {
                 continue;
             }
             let merged = merge(a, b, kinds).map_err(|m| err(&track.bone, m))?;
-            let mut list = Vec::with_capacity(merged.len());
-            let mut previous_rotate: Option<f64> = None;
-            for (i, (t, [va, vb], curve)) in merged.iter().enumerate() {
-                let next = merged.get(i + 1).map_or(total, |m| frame(m.0));
-                let mut f = json!({"duration": (next - frame(*t)).max(0.0)});
-                let (va, vb) = match field {
-                    "translateFrame" => (*va, -*vb),
-                    "rotateFrame" => (-*va, -*vb),
-                    _ => (*va, *vb),
-                };
-                if field == "rotateFrame" {
-                    if let Some(p) = previous_rotate {
-                        if (va - p).abs() > 180.0 {
-                            return Err(err(
-                                &track.bone,
-                                format!(
-                                    "rotation keys at {t} s turn {}° from the previous: DragonBones takes the short way round",
-                                    va - p
-                                ),
-                            ));
-                        }
-                    }
-                    previous_rotate = Some(va);
-                }
-                f[names[0]] = json!(va);
-                f[names[1]] = json!(vb);
-                match curve {
-                    Curve::Stepped => {}
-                    Curve::Linear => f["tweenEasing"] = json!(0),
-                    Curve::Easing(Easing::EaseOut) => f["tweenEasing"] = json!(1),
-                    Curve::Easing(Easing::EaseIn) => f["tweenEasing"] = json!(-1),
-                    Curve::Bezier { x1, y1, x2, y2 } => f["curve"] = json!([x1, y1, x2, y2]),
-                    other => {
-                        return Err(err(
-                            &track.bone,
-                            format!("curve {other:?} at {t} s has no DragonBones form"),
-                        ))
-                    }
-                }
-                list.push(f);
-            }
+            let list = timeline_frames(&merged, field, names, rate, total)
+                .map_err(|m| err(&track.bone, m))?;
             o[field] = Value::Array(list);
         }
         bones.push(o);
     }
     Ok(json!({"name": clip.name, "duration": total, "playTimes": 0, "bone": bones}))
+}
+
+/// The frame time `t` (seconds) falls on at `rate` frames per second.
+fn frame_number(t: f64, rate: f64) -> f64 {
+    (t * rate).round()
+}
+
+/// The frames of timeline `field` (its two values named `names`) from the merged keys, each
+/// lasting until the next key (the last until frame `total`). `Err`: why a key has no
+/// DragonBones form.
+fn timeline_frames(
+    merged: &[(f64, [f64; 2], Curve)],
+    field: &str,
+    names: [&str; 2],
+    rate: f64,
+    total: f64,
+) -> std::result::Result<Vec<Value>, String> {
+    let frame = |t: f64| frame_number(t, rate);
+    let mut list = Vec::with_capacity(merged.len());
+    let mut previous_rotate: Option<f64> = None;
+    for (i, (t, [va, vb], curve)) in merged.iter().enumerate() {
+        let next = merged.get(i + 1).map_or(total, |m| frame(m.0));
+        let mut f = json!({"duration": (next - frame(*t)).max(0.0)});
+        let (va, vb) = match field {
+            "translateFrame" => (*va, -*vb),
+            "rotateFrame" => (-*va, -*vb),
+            _ => (*va, *vb),
+        };
+        if field == "rotateFrame" {
+            if let Some(p) = previous_rotate {
+                if (va - p).abs() > 180.0 {
+                    return Err(format!(
+                        "rotation keys at {t} s turn {}° from the previous: DragonBones takes the short way round",
+                        va - p
+                    ));
+                }
+            }
+            previous_rotate = Some(va);
+        }
+        f[names[0]] = json!(va);
+        f[names[1]] = json!(vb);
+        match curve {
+            Curve::Stepped => {}
+            Curve::Linear => f["tweenEasing"] = json!(0),
+            Curve::Easing(Easing::EaseOut) => f["tweenEasing"] = json!(1),
+            Curve::Easing(Easing::EaseIn) => f["tweenEasing"] = json!(-1),
+            Curve::Bezier { x1, y1, x2, y2 } => f["curve"] = json!([x1, y1, x2, y2]),
+            other => return Err(format!("curve {other:?} at {t} s has no DragonBones form")),
+        }
+        list.push(f);
+    }
+    Ok(list)
 }
 
 /// Two channels written as one frame list. Channels with the same key times (every

@@ -398,9 +398,13 @@ fn parse_meshes(
         .position(|s| is_default_skin(skin_name(s).as_deref()))
         .unwrap_or(0);
     let order = std::iter::once(default).chain((0..skins.len()).filter(|&k| k != default));
-    let mut meshes: Vec<Option<FileMesh>> = Vec::new();
-    let mut shared: Vec<Shared> = Vec::new();
-    let mut skipped = 0;
+    let mut read = SkinMeshes {
+        bones,
+        slots,
+        meshes: Vec::new(),
+        shared: Vec::new(),
+        skipped: 0,
+    };
     for k in order {
         let skin = &skins[k];
         let name = skin_name(skin).filter(|n| k != default && !is_default_skin(Some(n)));
@@ -411,58 +415,15 @@ fn parse_meshes(
             .as_array()
             .ok_or_else(|| at.error("skin.slot", "expected an array"))?;
         for (i, s) in slot_list.iter().enumerate() {
-            let ctx = format!("skin slot {i}");
-            let at = JsonAt::dragonbones(&ctx);
-            let slot = at.string(s, "name")?;
-            let (slot_bone, draw_order) = *slots.get(&slot).ok_or_else(|| {
-                Error::Format(FormatError::Rig {
-                    format: RigFormat::DragonBones,
-                    context: format!("skin slot {slot:?}"),
-                    field: "name".into(),
-                    vertex: None,
-                    message: "no armature slot has this name".into(),
-                })
-            })?;
-            let displays = match s.get("display") {
-                None => continue,
-                Some(d) => d
-                    .as_array()
-                    .ok_or_else(|| at.error("display", "expected an array"))?,
-            };
-            for d in displays {
-                if !is_mesh(d) {
-                    skipped += 1;
-                    continue;
-                }
-                let dctx = format!("slot {slot:?} display");
-                let dat = JsonAt::dragonbones(&dctx);
-                let display = dat.string(d, "name")?;
-                let texture = dat
-                    .opt_string(d, "path")?
-                    .unwrap_or_else(|| display.clone());
-                if let Some(share) = dat.opt_string(d, "share")? {
-                    let from_skin = dat.opt_string(d, "skin")?;
-                    shared.push(Shared {
-                        index: meshes.len(),
-                        skin: name.clone(),
-                        slot: slot.clone(),
-                        share,
-                        from_skin: from_skin.filter(|n| !is_default_skin(Some(n))),
-                        display_transform: dat.transform(d)?,
-                        display,
-                        texture,
-                    });
-                    meshes.push(None);
-                    continue;
-                }
-                let mut mesh = parse_mesh(d, bones, slot.clone(), slot_bone, display)?;
-                mesh.skin_name = name.clone();
-                mesh.texture = texture;
-                mesh.draw_order = draw_order;
-                meshes.push(Some(mesh));
-            }
+            read.read_slot(s, i, name.as_ref())?;
         }
     }
+    let SkinMeshes {
+        mut meshes,
+        shared,
+        skipped,
+        ..
+    } = read;
     resolve_shared(&mut meshes, shared, notes);
     if skipped > 0 {
         notes.push(format!(
@@ -470,6 +431,76 @@ fn parse_meshes(
         ));
     }
     Ok(meshes.into_iter().flatten().collect())
+}
+
+/// The mesh displays of the skins read so far, with what reading them needs.
+struct SkinMeshes<'a> {
+    bones: &'a [FileBone],
+    /// Each armature slot's bone and draw order, by name.
+    slots: &'a HashMap<String, (Option<usize>, usize)>,
+    /// In part order; `None` holds the place of a `share` mesh until it is resolved.
+    meshes: Vec<Option<FileMesh>>,
+    shared: Vec<Shared>,
+    /// Non-mesh displays passed over.
+    skipped: usize,
+}
+
+impl SkinMeshes<'_> {
+    /// Reads the mesh displays of slot entry `i` (`s`) of skin `skin` (`None`: the default
+    /// skin).
+    fn read_slot(&mut self, s: &Value, i: usize, skin: Option<&String>) -> Result<()> {
+        let ctx = format!("skin slot {i}");
+        let at = JsonAt::dragonbones(&ctx);
+        let slot = at.string(s, "name")?;
+        let (slot_bone, draw_order) = *self.slots.get(&slot).ok_or_else(|| {
+            Error::Format(FormatError::Rig {
+                format: RigFormat::DragonBones,
+                context: format!("skin slot {slot:?}"),
+                field: "name".into(),
+                vertex: None,
+                message: "no armature slot has this name".into(),
+            })
+        })?;
+        let displays = match s.get("display") {
+            None => return Ok(()),
+            Some(d) => d
+                .as_array()
+                .ok_or_else(|| at.error("display", "expected an array"))?,
+        };
+        for d in displays {
+            if !is_mesh(d) {
+                self.skipped += 1;
+                continue;
+            }
+            let dctx = format!("slot {slot:?} display");
+            let dat = JsonAt::dragonbones(&dctx);
+            let display = dat.string(d, "name")?;
+            let texture = dat
+                .opt_string(d, "path")?
+                .unwrap_or_else(|| display.clone());
+            if let Some(share) = dat.opt_string(d, "share")? {
+                let from_skin = dat.opt_string(d, "skin")?;
+                self.shared.push(Shared {
+                    index: self.meshes.len(),
+                    skin: skin.cloned(),
+                    slot: slot.clone(),
+                    share,
+                    from_skin: from_skin.filter(|n| !is_default_skin(Some(n))),
+                    display_transform: dat.transform(d)?,
+                    display,
+                    texture,
+                });
+                self.meshes.push(None);
+                continue;
+            }
+            let mut mesh = parse_mesh(d, self.bones, slot.clone(), slot_bone, display)?;
+            mesh.skin_name = skin.cloned();
+            mesh.texture = texture;
+            mesh.draw_order = draw_order;
+            self.meshes.push(Some(mesh));
+        }
+        Ok(())
+    }
 }
 
 /// Gives each `share` mesh the geometry (vertices, triangles, uvs, weights) of the mesh it

@@ -822,48 +822,21 @@ fn read_clip(
     rest: &JointRest,
     notes: &mut Vec<String>,
 ) -> Result<std::result::Result<Clip, String>> {
-    let doc = reader.doc;
     let mut tracks: BTreeMap<usize, (BoneTrack, [bool; 3])> = BTreeMap::new();
     let mut duration = 0.0f64;
     let mut skipped = Vec::new();
     for (c, channel) in anim.channels.iter().enumerate() {
-        let invalid = |message: String| {
-            Error::Clip(ClipError::InvalidClip {
-                clip: name.to_string(),
-                message: format!("animations[{a}].channels[{c}]: {message}"),
-            })
-        };
-        let Some(node) = channel.target.node else {
-            skipped.push(format!("channels[{c}] (no target node)"));
-            continue;
-        };
-        if node >= doc.nodes.len() {
-            return Err(invalid(format!(
-                "target node {node} does not exist (the file has {} nodes)",
-                doc.nodes.len()
-            )));
-        }
-        let path = match channel.target.path.as_str() {
-            "translation" => Path::Translation,
-            "rotation" => Path::Rotation,
-            "scale" => Path::Scale,
-            "weights" => {
-                skipped.push(format!("channels[{c}] (morph target weights)"));
+        let (k, path, sampler) = match channel_target(reader.doc, anim, a, c, name, rest)? {
+            ChannelTarget::Joint {
+                joint,
+                path,
+                sampler,
+            } => (joint, path, sampler),
+            ChannelTarget::Skipped(why) => {
+                skipped.push(why);
                 continue;
             }
-            other => return Err(invalid(format!("unknown target path {other:?}"))),
         };
-        let Some(k) = rest.joint_of_node[node] else {
-            skipped.push(format!("channels[{c}] (node {node} is not a joint)"));
-            continue;
-        };
-        let sampler = anim.samplers.get(channel.sampler).ok_or_else(|| {
-            invalid(format!(
-                "sampler {} does not exist (the animation has {} samplers)",
-                channel.sampler,
-                anim.samplers.len()
-            ))
-        })?;
         let bone = &skeleton.bones()[k].name;
         let at = ChannelAt {
             clip: name,
@@ -892,16 +865,7 @@ fn read_clip(
             Err(why) => return Ok(Err(why)),
         }
     }
-    // A clip that holds its last pose longer (skinweights' export writes its length).
-    if let Some(d) = anim
-        .extras
-        .as_ref()
-        .and_then(|e| e.pointer("/skinweights/duration"))
-        .and_then(Value::as_f64)
-        .filter(|d| d.is_finite() && *d >= duration)
-    {
-        duration = d;
-    }
+    let duration = held_duration(anim, duration);
     if !skipped.is_empty() {
         notes.push(format!(
             "animation {name:?}: left out {}",
@@ -909,6 +873,88 @@ fn read_clip(
         ));
     }
     Ok(Ok(finish_clip(name, duration, tracks, skeleton, rest)))
+}
+
+/// What a channel of an animation animates.
+enum ChannelTarget<'a> {
+    /// Property `path` of joint `joint`, sampled by `sampler`.
+    Joint {
+        joint: usize,
+        path: Path,
+        sampler: &'a SamplerJson,
+    },
+    /// Nothing a 2D clip holds: the reason the channel is left out.
+    Skipped(String),
+}
+
+/// What channel `c` of animation `a` (clip `name`) animates. Errors: a target node, path or
+/// sampler that does not exist.
+fn channel_target<'a>(
+    doc: &Doc,
+    anim: &'a AnimationJson,
+    a: usize,
+    c: usize,
+    name: &str,
+    rest: &JointRest,
+) -> Result<ChannelTarget<'a>> {
+    let channel = &anim.channels[c];
+    let invalid = |message: String| {
+        Error::Clip(ClipError::InvalidClip {
+            clip: name.to_string(),
+            message: format!("animations[{a}].channels[{c}]: {message}"),
+        })
+    };
+    let Some(node) = channel.target.node else {
+        return Ok(ChannelTarget::Skipped(format!(
+            "channels[{c}] (no target node)"
+        )));
+    };
+    if node >= doc.nodes.len() {
+        return Err(invalid(format!(
+            "target node {node} does not exist (the file has {} nodes)",
+            doc.nodes.len()
+        )));
+    }
+    let path = match channel.target.path.as_str() {
+        "translation" => Path::Translation,
+        "rotation" => Path::Rotation,
+        "scale" => Path::Scale,
+        "weights" => {
+            return Ok(ChannelTarget::Skipped(format!(
+                "channels[{c}] (morph target weights)"
+            )))
+        }
+        other => return Err(invalid(format!("unknown target path {other:?}"))),
+    };
+    let Some(joint) = rest.joint_of_node[node] else {
+        return Ok(ChannelTarget::Skipped(format!(
+            "channels[{c}] (node {node} is not a joint)"
+        )));
+    };
+    let sampler = anim.samplers.get(channel.sampler).ok_or_else(|| {
+        invalid(format!(
+            "sampler {} does not exist (the animation has {} samplers)",
+            channel.sampler,
+            anim.samplers.len()
+        ))
+    })?;
+    Ok(ChannelTarget::Joint {
+        joint,
+        path,
+        sampler,
+    })
+}
+
+/// The clip's length: the last key's time `duration`, or the longer length the file's
+/// extras give (skinweights' export writes its length, for a clip that holds its last pose
+/// longer).
+fn held_duration(anim: &AnimationJson, duration: f64) -> f64 {
+    anim.extras
+        .as_ref()
+        .and_then(|e| e.pointer("/skinweights/duration"))
+        .and_then(Value::as_f64)
+        .filter(|d| d.is_finite() && *d >= duration)
+        .unwrap_or(duration)
 }
 
 /// The clip from its tracks, with constant channels where a joint's static node values

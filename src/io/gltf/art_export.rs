@@ -65,39 +65,8 @@ pub(super) fn export_art(
 ) -> Result<ExportedArt> {
     let mesh = &scene.mesh;
     art.check(mesh.vertex_count(), mesh.parts())?;
-    let mut images = Vec::with_capacity(art.images.len());
-    let mut sizes = Vec::with_capacity(art.images.len());
-    for (k, image) in art.images.iter().enumerate() {
-        let (png, size) = png_bytes(image, k)?;
-        let mut json = json!({
-            "name": image.name,
-            "mimeType": "image/png",
-            "uri": format!("data:image/png;base64,{}", BASE64.encode(&png)),
-        });
-        if extras && image.alpha == AlphaMode::Premultiplied {
-            json["extras"] = json!({ "skinweights": { "alpha": image.alpha.name() } });
-        }
-        images.push(json);
-        sizes.push(size);
-    }
-    let materials = art
-        .images
-        .iter()
-        .enumerate()
-        .map(|(k, image)| {
-            json!({
-                "name": image.name,
-                "pbrMetallicRoughness": {
-                    "baseColorTexture": { "index": k },
-                    "metallicFactor": 0.0,
-                    "roughnessFactor": 1.0,
-                },
-                "alphaMode": "BLEND",
-                "doubleSided": true,
-                "extensions": { "KHR_materials_unlit": {} },
-            })
-        })
-        .collect();
+    let ArtImages { images, sizes } = image_entries(art, extras)?;
+    let materials = material_entries(art);
     let textures = (0..art.images.len())
         .map(|k| json!({ "sampler": 0, "source": k }))
         .collect();
@@ -115,7 +84,75 @@ pub(super) fn export_art(
         let bytes: Vec<u8> = uv.iter().flatten().flat_map(|x| x.to_le_bytes()).collect();
         attributes["TEXCOORD_0"] = json!(buf.push(&bytes, Some(ARRAY_BUFFER), FLOAT, n, "VEC2"));
     }
+    let primitives = layer_primitives(scene, art, &attributes, buf, extras);
+    Ok(ExportedArt {
+        primitives,
+        materials,
+        textures,
+        images,
+        samplers,
+    })
+}
 
+/// The art's images as glTF images, with their sizes.
+struct ArtImages {
+    images: Vec<Value>,
+    /// Each image's width and height in pixels.
+    sizes: Vec<(u32, u32)>,
+}
+
+/// The glTF images (each PNG embedded as a `data:` URI; with `extras`, a premultiplied
+/// image says so) and each image's size in pixels.
+fn image_entries(art: &Art, extras: bool) -> Result<ArtImages> {
+    let mut images = Vec::with_capacity(art.images.len());
+    let mut sizes = Vec::with_capacity(art.images.len());
+    for (k, image) in art.images.iter().enumerate() {
+        let (png, size) = png_bytes(image, k)?;
+        let mut json = json!({
+            "name": image.name,
+            "mimeType": "image/png",
+            "uri": format!("data:image/png;base64,{}", BASE64.encode(&png)),
+        });
+        if extras && image.alpha == AlphaMode::Premultiplied {
+            json["extras"] = json!({ "skinweights": { "alpha": image.alpha.name() } });
+        }
+        images.push(json);
+        sizes.push(size);
+    }
+    Ok(ArtImages { images, sizes })
+}
+
+/// One unlit, blended, double-sided material per image, textured by it.
+fn material_entries(art: &Art) -> Vec<Value> {
+    art.images
+        .iter()
+        .enumerate()
+        .map(|(k, image)| {
+            json!({
+                "name": image.name,
+                "pbrMetallicRoughness": {
+                    "baseColorTexture": { "index": k },
+                    "metallicFactor": 0.0,
+                    "roughnessFactor": 1.0,
+                },
+                "alphaMode": "BLEND",
+                "doubleSided": true,
+                "extensions": { "KHR_materials_unlit": {} },
+            })
+        })
+        .collect()
+}
+
+/// One primitive per layer that has triangles, back to front, its indices written into
+/// `buf`; with `extras`, each names its part.
+fn layer_primitives(
+    scene: &Scene,
+    art: &Art,
+    attributes: &Value,
+    buf: &mut BufferBuilder,
+    extras: bool,
+) -> Vec<Value> {
+    let mesh = &scene.mesh;
     let layer_of_triangle = triangle_layers(mesh, &art.layer_of_part(mesh.parts()));
     let mut primitives = Vec::new();
     for (l, layer) in art.layers.iter().enumerate() {
@@ -142,13 +179,7 @@ pub(super) fn export_art(
         }
         primitives.push(primitive);
     }
-    Ok(ExportedArt {
-        primitives,
-        materials,
-        textures,
-        images,
-        samplers,
-    })
+    primitives
 }
 
 /// Every vertex's texture coordinate in `[0, 1]`: its pixel coordinate over its layer's

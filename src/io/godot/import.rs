@@ -648,6 +648,34 @@ fn weight_notes(
 /// Checks every `ExtResource` / `SubResource` reference against the declared ids; returns
 /// the external resources' `path` by id.
 fn check_resources(sections: &[Section]) -> Result<HashMap<String, String>> {
+    let (ext, sub) = declared_resources(sections)?;
+    for s in sections {
+        let check = |attr: &str, line: usize, v: &Value| -> Result<()> {
+            match bad_reference(v, &ext, &sub) {
+                Some(message) => Err(FormatError::Godot {
+                    line,
+                    field: format!("{} {attr}", section_name(s)),
+                    message,
+                }
+                .into()),
+                None => Ok(()),
+            }
+        };
+        for (k, v) in &s.attrs {
+            check(k, s.line, v)?;
+        }
+        for p in &s.properties {
+            check(&format!("property {}", p.key), p.line, &p.value)?;
+        }
+    }
+    Ok(ext)
+}
+
+/// The declared resources: each `[ext_resource]`'s `path` and each `[sub_resource]`'s line,
+/// by id. Errors: an id missing or declared twice.
+fn declared_resources(
+    sections: &[Section],
+) -> Result<(HashMap<String, String>, HashMap<String, usize>)> {
     let mut ext: HashMap<String, String> = HashMap::new();
     let mut sub: HashMap<String, usize> = HashMap::new();
     for s in sections {
@@ -684,52 +712,41 @@ fn check_resources(sections: &[Section]) -> Result<HashMap<String, String>> {
             sub.insert(id, s.line);
         }
     }
-    for s in sections {
-        let check = |attr: &str, line: usize, v: &Value| -> Result<()> {
-            let mut bad: Option<String> = None;
-            each_resource_ref(v, &mut |r| {
-                if bad.is_some() {
-                    return;
-                }
-                match r {
-                    None => {
-                        bad = Some(
-                            "ExtResource/SubResource takes one id (an integer or a string)".into(),
-                        )
-                    }
-                    Some(("ExtResource", id)) if !ext.contains_key(&id) => {
-                        bad = Some(format!(
-                            "ExtResource({id:?}) names no [ext_resource] (declared ids: {})",
-                            ids(ext.keys())
-                        ))
-                    }
-                    Some(("SubResource", id)) if !sub.contains_key(&id) => {
-                        bad = Some(format!(
-                            "SubResource({id:?}) names no [sub_resource] (declared ids: {})",
-                            ids(sub.keys())
-                        ))
-                    }
-                    _ => {}
-                }
-            });
-            match bad {
-                Some(message) => Err(FormatError::Godot {
-                    line,
-                    field: format!("{} {attr}", section_name(s)),
-                    message,
-                }
-                .into()),
-                None => Ok(()),
+    Ok((ext, sub))
+}
+
+/// Why the first `ExtResource` / `SubResource` reference in `v` is wrong (not one id, or an
+/// id not declared in `ext` / `sub`); `None` when every one is right.
+fn bad_reference(
+    v: &Value,
+    ext: &HashMap<String, String>,
+    sub: &HashMap<String, usize>,
+) -> Option<String> {
+    let mut bad: Option<String> = None;
+    each_resource_ref(v, &mut |r| {
+        if bad.is_some() {
+            return;
+        }
+        match r {
+            None => {
+                bad = Some("ExtResource/SubResource takes one id (an integer or a string)".into())
             }
-        };
-        for (k, v) in &s.attrs {
-            check(k, s.line, v)?;
+            Some(("ExtResource", id)) if !ext.contains_key(&id) => {
+                bad = Some(format!(
+                    "ExtResource({id:?}) names no [ext_resource] (declared ids: {})",
+                    ids(ext.keys())
+                ))
+            }
+            Some(("SubResource", id)) if !sub.contains_key(&id) => {
+                bad = Some(format!(
+                    "SubResource({id:?}) names no [sub_resource] (declared ids: {})",
+                    ids(sub.keys())
+                ))
+            }
+            _ => {}
         }
-        for p in &s.properties {
-            check(&format!("property {}", p.key), p.line, &p.value)?;
-        }
-    }
-    Ok(ext)
+    });
+    bad
 }
 
 fn ids<'a>(keys: impl Iterator<Item = &'a String>) -> String {
@@ -1193,25 +1210,7 @@ fn read_polygon<'a>(
     bones: &[ReadBone],
     skel: usize,
 ) -> Result<Polygon<'a>> {
-    let (at_polygon, points) = match prop(s, "polygon") {
-        Some((at, v)) => {
-            let pts = at.vector2_array(v)?;
-            (at, pts)
-        }
-        None => {
-            return Err(section_error(
-                s,
-                "polygon",
-                "missing: a Polygon2D needs its points".into(),
-            ))
-        }
-    };
-    if points.len() < 3 {
-        return Err(at_polygon.error(
-            "",
-            format!("{} points: a polygon needs at least 3", points.len()),
-        ));
-    }
+    let (at_polygon, points) = read_points(s)?;
     let n = points.len();
     let offset = match prop(s, "offset") {
         Some((at, v)) => at.vector2(v)?,
@@ -1238,17 +1237,7 @@ fn read_polygon<'a>(
             skipped: Vec::new(),
         },
     };
-    let texture = match prop(s, "texture") {
-        Some((at, v)) => match resource_ref(v) {
-            Some(("ExtResource", id)) => Some(id),
-            // An embedded texture (SubResource) has no file to point at.
-            Some(_) => None,
-            None => {
-                return Err(at.error("", format!("expected ExtResource(...), found {}", v.kind())))
-            }
-        },
-        None => None,
-    };
+    let texture = read_texture(s)?;
     // Own z_index only (parents' z_index and z_as_relative are not followed).
     let z_index = match prop(s, "z_index") {
         Some((at, v)) => at.number(v)? as i64,
@@ -1267,6 +1256,45 @@ fn read_polygon<'a>(
         z_index,
         at_polygon,
         at_polygons,
+    })
+}
+
+/// The polygon's points (`polygon`, at least 3) and where they were written.
+fn read_points(s: &Section) -> Result<(At<'_>, Vec<[f64; 2]>)> {
+    let (at_polygon, points) = match prop(s, "polygon") {
+        Some((at, v)) => {
+            let pts = at.vector2_array(v)?;
+            (at, pts)
+        }
+        None => {
+            return Err(section_error(
+                s,
+                "polygon",
+                "missing: a Polygon2D needs its points".into(),
+            ))
+        }
+    };
+    if points.len() < 3 {
+        return Err(at_polygon.error(
+            "",
+            format!("{} points: a polygon needs at least 3", points.len()),
+        ));
+    }
+    Ok((at_polygon, points))
+}
+
+/// The `ExtResource` id of the polygon's `texture` (`None` without one, or for an embedded
+/// `SubResource` texture, which has no file to point at).
+fn read_texture(s: &Section) -> Result<Option<String>> {
+    Ok(match prop(s, "texture") {
+        Some((at, v)) => match resource_ref(v) {
+            Some(("ExtResource", id)) => Some(id),
+            Some(_) => None,
+            None => {
+                return Err(at.error("", format!("expected ExtResource(...), found {}", v.kind())))
+            }
+        },
+        None => None,
     })
 }
 

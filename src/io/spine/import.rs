@@ -805,31 +805,13 @@ impl Assembly {
         let name = self.builder.unique_name(&name);
         let added = self.builder.add_part(name, points, &oriented);
         let first = added.vertices.start;
-        let mut max_err: f64 = 0.0;
-        for (k, row) in p.rows.iter().enumerate() {
-            let s: f64 = row.iter().map(|r| r.1).sum();
-            max_err = max_err.max((s - 1.0).abs());
-            for &(j, w) in row {
-                if w > 1.0 {
-                    self.past_one.push(format!("{ctx} vertex {k}: {w}"));
-                }
-                self.builder.add_weight(first + k, j, w);
-            }
-        }
+        let max_err = self.add_weights(&ctx, first, &p.rows);
         self.max_err_all = self.max_err_all.max(max_err);
         let (uvs, image) = self.layer_art(c, p.uvs, n, atlas);
         // Layers keep the parts' (draw) order.
         self.builder
             .add_layer(added.index, uvs, image, added.index as i64);
-        // The slot shows this attachment at rest when it is the slot's setup attachment;
-        // with every skin imported, the skin decides among attachments of one name.
-        let slot = &file.slots[c.att.slot];
-        self.builder.set_layer_slot(SlotAttachment {
-            slot: slot.name.clone(),
-            attachment: c.att.name.clone(),
-            skin: all.then(|| file.skins[c.att.skin].clone()),
-            setup: slot.attachment.as_deref() == Some(c.att.name.as_str()),
-        });
+        self.set_slot(file, c, all);
         reports.push(AttachmentReport {
             part: added.name,
             skin: file.skins[c.att.skin].clone(),
@@ -846,6 +828,36 @@ impl Assembly {
             first_vertex: first,
             reoriented_triangles: reoriented,
             max_row_sum_error: max_err,
+        });
+    }
+
+    /// Adds the weight rows of a part whose first vertex is `first` (weights past 1 noted,
+    /// named by `ctx`); the largest distance of a row's sum from 1.
+    fn add_weights(&mut self, ctx: &str, first: usize, rows: &[Vec<(usize, f64)>]) -> f64 {
+        let mut max_err: f64 = 0.0;
+        for (k, row) in rows.iter().enumerate() {
+            let s: f64 = row.iter().map(|r| r.1).sum();
+            max_err = max_err.max((s - 1.0).abs());
+            for &(j, w) in row {
+                if w > 1.0 {
+                    self.past_one.push(format!("{ctx} vertex {k}: {w}"));
+                }
+                self.builder.add_weight(first + k, j, w);
+            }
+        }
+        max_err
+    }
+
+    /// Records the slot the last layer's attachment is in. The slot shows it at rest when it
+    /// is the slot's setup attachment; with every skin imported (`all`), the skin decides
+    /// among attachments of one name.
+    fn set_slot(&mut self, file: &FileSkeleton, c: &Chosen, all: bool) {
+        let slot = &file.slots[c.att.slot];
+        self.builder.set_layer_slot(SlotAttachment {
+            slot: slot.name.clone(),
+            attachment: c.att.name.clone(),
+            skin: all.then(|| file.skins[c.att.skin].clone()),
+            setup: slot.attachment.as_deref() == Some(c.att.name.as_str()),
         });
     }
 

@@ -74,6 +74,29 @@ impl Affine2 {
         }
     }
 
+    /// Rotation, scale and skew: the x axis `sx (cos θx, sin θx)`, the y axis
+    /// `sy (-sin θy, cos θy)` and the origin `(tx, ty)`, angles in radians (skew = `θy - θx`).
+    /// Spine's, DragonBones' and Godot's local transforms are all this composition.
+    pub fn from_axis_angles(
+        x_angle: f64,
+        y_angle: f64,
+        sx: f64,
+        sy: f64,
+        tx: f64,
+        ty: f64,
+    ) -> Self {
+        let (sin_x, cos_x) = x_angle.sin_cos();
+        let (sin_y, cos_y) = y_angle.sin_cos();
+        Affine2 {
+            a: sx * cos_x,
+            b: -sy * sin_y,
+            c: sx * sin_x,
+            d: sy * cos_y,
+            tx,
+            ty,
+        }
+    }
+
     /// The entries as `[a, b, c, d, tx, ty]` (the order `pose --json` prints).
     pub fn to_array(&self) -> [f64; 6] {
         [self.a, self.b, self.c, self.d, self.tx, self.ty]
@@ -120,19 +143,26 @@ impl Affine2 {
         if det == 0.0 || !det.is_finite() {
             return Err(singular());
         }
+        let inv = self.inverse_unchecked();
+        if inv.is_finite() {
+            Ok(inv)
+        } else {
+            Err(singular())
+        }
+    }
+
+    /// The inverse's arithmetic without [`Affine2::inverse`]'s checks: callers test the
+    /// determinant with their own threshold.
+    pub(crate) fn inverse_unchecked(&self) -> Affine2 {
+        let det = self.determinant();
         let (a, b, c, d) = (self.d / det, -self.b / det, -self.c / det, self.a / det);
-        let inv = Affine2 {
+        Affine2 {
             a,
             b,
             c,
             d,
             tx: -(a * self.tx + b * self.ty),
             ty: -(c * self.tx + d * self.ty),
-        };
-        if inv.is_finite() {
-            Ok(inv)
-        } else {
-            Err(singular())
         }
     }
 

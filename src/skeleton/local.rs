@@ -304,13 +304,11 @@ pub(crate) fn linear_part(
     shear: Vector2<f64>,
 ) -> Affine2 {
     let scale = scale.into();
-    let (sx_, cx) = (rotation + shear.x).to_radians().sin_cos();
-    let (sy_, cy) = (rotation + shear.y).to_radians().sin_cos();
-    Affine2::new(
-        scale.x * cx,
-        -scale.y * sy_,
-        scale.x * sx_,
-        scale.y * cy,
+    Affine2::from_axis_angles(
+        (rotation + shear.x).to_radians(),
+        (rotation + shear.y).to_radians(),
+        scale.x,
+        scale.y,
         0.0,
         0.0,
     )

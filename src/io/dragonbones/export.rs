@@ -1,10 +1,11 @@
 //! A scene and its weights → DragonBones 5.5 JSON with one weighted mesh display per part.
 
-use super::Affine;
+use super::DragonBonesAffine;
 use crate::error::{Error, FormatError, Result};
 use crate::io::mesh_parts::{triangles_by_part, vertices_of};
 use crate::mesh::Mesh;
 use crate::scene::Scene;
+use crate::skeleton::Affine2;
 use crate::skeleton::{Bone, Inherit};
 use crate::skinning::check_shape;
 use crate::weights::{Weights, EXPORT_ROW_SUM_TOLERANCE};
@@ -39,11 +40,11 @@ pub fn export_dragonbones(scene: &Scene, weights: &Weights) -> Result<Value> {
     weights.validate_with_tolerance(EXPORT_ROW_SUM_TOLERANCE)?;
 
     // Rest matrices, y-down.
-    let world: Vec<Affine> = scene
+    let world: Vec<Affine2> = scene
         .skeleton
         .bind_transforms()
         .iter()
-        .map(|m| Affine::from_isometry(m).flip_y())
+        .map(|m| Affine2::from_isometry_angle(m).flip_y())
         .collect();
     let bone_json: Vec<Value> = (0..bones.len())
         .map(|j| bone_entry(bones, &world, j))
@@ -101,13 +102,11 @@ pub fn export_dragonbones(scene: &Scene, weights: &Weights) -> Result<Value> {
 
 /// Bone `j`'s armature entry: its setup transform = its rest frame (`world`, y-down)
 /// relative to its parent's, its length and inheritance flags.
-fn bone_entry(bones: &[Bone], world: &[Affine], j: usize) -> Value {
+fn bone_entry(bones: &[Bone], world: &[Affine2], j: usize) -> Value {
     let b = &bones[j];
     let local = match b.parent {
         // Rest transforms are rotations, always invertible.
-        Some(p) => world[p]
-            .inverse()
-            .map_or(world[j], |inv| inv.then(world[j])),
+        Some(p) => world[p].db_inverse().map_or(world[j], |inv| inv * world[j]),
         None => world[j],
     };
     let inherit = b.local.map(|l| l.inherit).unwrap_or_default();
@@ -146,7 +145,7 @@ fn mesh_display(
     used: &[usize],
     mesh: &Mesh,
     influences: &[Vec<(usize, f64)>],
-    world: &[Affine],
+    world: &[Affine2],
 ) -> Value {
     let mut local_index = std::collections::HashMap::with_capacity(used.len());
     for (i, &v) in used.iter().enumerate() {
@@ -183,7 +182,7 @@ fn mesh_display(
     display_bones.sort_unstable();
     let bone_pose: Vec<f64> = display_bones
         .iter()
-        .flat_map(|&j| std::iter::once(j as f64).chain(world[j].to_array()))
+        .flat_map(|&j| std::iter::once(j as f64).chain(world[j].db_array()))
         .collect();
     json!({
         "name": name,
@@ -196,7 +195,7 @@ fn mesh_display(
             "uvs": points.iter().flat_map(|q| [(q[0] - lo[0]) / size[0], (q[1] - lo[1]) / size[1]]).collect::<Vec<_>>(),
             "triangles": tris.iter().flatten().map(|v| local_index[v]).collect::<Vec<_>>(),
             "weights": weight_list,
-            "slotPose": Affine::IDENTITY.to_array(),
+            "slotPose": Affine2::IDENTITY.db_array(),
             "bonePose": bone_pose,
         }],
     })

@@ -2,13 +2,13 @@
 
 use super::atlas::{atlas_art, Atlas};
 use super::parse::{parse_armature, FileArmature, FileBone, FileMesh};
-use super::{to_scene, Affine, MAX_COORDINATE, MAX_SCALE};
+use super::{to_scene, DragonBonesAffine, MAX_COORDINATE, MAX_SCALE};
 use crate::error::{Error, FormatError, MeshError, Result, RigFormat};
 use crate::io::angles::wrap_degrees;
 use crate::io::scene_builder::{overlapping_edges, SceneBuilder};
 use crate::mesh::{signed_area2, Mesh};
 use crate::scene::Scene;
-use crate::skeleton::{Bone, Inherit, LocalTransform, Skeleton};
+use crate::skeleton::{Affine2, Bone, Inherit, LocalTransform, Skeleton};
 use nalgebra::{Isometry2, Point2, Vector2};
 use std::fmt;
 use std::path::Path;
@@ -314,12 +314,12 @@ struct PlacedDisplay {
 /// Mesh display `m` placed in armature space: weighted vertices at `slotPose · v` (their bind
 /// position), an unweighted mesh at its slot bone's rest transform (`rest`), weight 1 on that
 /// bone. A coordinate beyond [`MAX_COORDINATE`] is an error naming the vertex.
-fn place_display(m: &FileMesh, rest: &[Affine]) -> Result<PlacedDisplay> {
+fn place_display(m: &FileMesh, rest: &[Affine2]) -> Result<PlacedDisplay> {
     let (points, rows) = match &m.skin {
         Some(s) => (
             m.vertices
                 .iter()
-                .map(|&v| s.slot_pose.apply(v))
+                .map(|&v| s.slot_pose.apply_xy(v))
                 .collect::<Vec<_>>(),
             s.influences.clone(),
         ),
@@ -333,9 +333,9 @@ fn place_display(m: &FileMesh, rest: &[Affine]) -> Result<PlacedDisplay> {
                     message: "an unweighted mesh needs its slot's bone".into(),
                 })
             })?;
-            let to_world = rest[j].then(m.display_transform);
+            let to_world = rest[j] * m.display_transform;
             (
-                m.vertices.iter().map(|&v| to_world.apply(v)).collect(),
+                m.vertices.iter().map(|&v| to_world.apply_xy(v)).collect(),
                 vec![vec![(j, 1.0)]; m.vertices.len()],
             )
         }
@@ -512,10 +512,11 @@ fn in_display(ctx: &str, e: Error) -> Error {
 /// scales beyond [`MAX_SCALE`], puts its head beyond [`MAX_COORDINATE`] or (rest pose: the
 /// scene's bone points along it) has no x axis: its parent's matrix is fine, so its own
 /// transform (on that parent) made it so. `pose` is "setup" or "rest".
-fn check_world(bones: &[FileBone], order: &[usize], world: &[Affine], pose: &str) -> Result<()> {
+fn check_world(bones: &[FileBone], order: &[usize], world: &[Affine2], pose: &str) -> Result<()> {
     for &j in order {
         let m = world[j];
-        let linear = [m.a, m.b, m.c, m.d];
+        let [a, b, c, d, _, _] = m.db_array();
+        let linear = [a, b, c, d];
         let problem = if !linear.iter().all(|x| x.abs() <= MAX_SCALE) {
             format!(
                 "its {pose} matrix scales by more than {MAX_SCALE} ([a, b, c, d] = {linear:?}; its own scale times its ancestors')"
@@ -525,7 +526,7 @@ fn check_world(bones: &[FileBone], order: &[usize], world: &[Affine], pose: &str
                 "its {pose} position ({:e}, {:e}) is beyond ±{MAX_COORDINATE:e} px",
                 m.tx, m.ty
             )
-        } else if pose == "rest" && m.a.hypot(m.b) < 1e-12 {
+        } else if pose == "rest" && a.hypot(b) < 1e-12 {
             "its rest matrix has no x axis (zero scale)".to_string()
         } else {
             continue;
@@ -552,17 +553,17 @@ fn bind_poses(
     bones: &[FileBone],
     meshes: &[FileMesh],
     notes: &mut Vec<String>,
-) -> Vec<Option<Affine>> {
-    let mut bind: Vec<Option<Affine>> = vec![None; bones.len()];
+) -> Vec<Option<Affine2>> {
+    let mut bind: Vec<Option<Affine2>> = vec![None; bones.len()];
     for m in meshes {
         for &(j, pose) in m.skin.iter().flat_map(|s| &s.bone_poses) {
             match bind[j] {
                 None => bind[j] = Some(pose),
                 Some(first) => {
                     let diff = first
-                        .to_array()
+                        .db_array()
                         .iter()
-                        .zip(pose.to_array())
+                        .zip(pose.db_array())
                         .map(|(a, b)| (a - b).abs())
                         .fold(0.0, f64::max);
                     if diff > 1e-6 {
@@ -580,7 +581,7 @@ fn bind_poses(
 
 /// The rest skeleton, y-up, from each bone's rest matrix (y-down; checked by
 /// [`check_world`]).
-fn rest_bones(bones: &[FileBone], rest: &[Affine], notes: &mut Vec<String>) -> Vec<Bone> {
+fn rest_bones(bones: &[FileBone], rest: &[Affine2], notes: &mut Vec<String>) -> Vec<Bone> {
     let mut scene_bones = Vec::with_capacity(bones.len());
     for (j, b) in bones.iter().enumerate() {
         let m = rest[j].flip_y();
@@ -591,7 +592,7 @@ fn rest_bones(bones: &[FileBone], rest: &[Affine], notes: &mut Vec<String>) -> V
                 m.rigidity_error()
             ));
         }
-        let axis = Vector2::new(m.a, m.b);
+        let axis = Vector2::new(m.a, m.c);
         let head = Point2::new(m.tx, m.ty);
         let length = if b.length > 0.0 {
             b.length
@@ -649,9 +650,9 @@ fn inherit_mode(b: &FileBone, notes: &mut Vec<String>) -> Option<Inherit> {
 fn forward_kinematics(
     bones: &[FileBone],
     order: &[usize],
-    fixed: &[Option<Affine>],
-) -> Vec<Affine> {
-    let mut world = vec![Affine::IDENTITY; bones.len()];
+    fixed: &[Option<Affine2>],
+) -> Vec<Affine2> {
+    let mut world = vec![Affine2::IDENTITY; bones.len()];
     for &j in order {
         world[j] = match fixed.get(j) {
             Some(Some(m)) => *m,
@@ -665,49 +666,49 @@ fn forward_kinematics(
 /// DragonBones composes them: `inheritRotation: false` keeps the local orientation,
 /// `inheritScale: false` keeps the parent's rotation without its scale,
 /// `inheritTranslation: false` ignores the parent's frame for the origin.
-fn child_world(b: &FileBone, parent: Option<Affine>) -> Affine {
+fn child_world(b: &FileBone, parent: Option<Affine2>) -> Affine2 {
     let l = b.setup_local;
     let Some(pw) = parent else { return l };
     let [tx, ty] = if b.inherit_translation {
-        pw.apply([l.tx, l.ty])
+        pw.apply_xy([l.tx, l.ty])
     } else {
         [l.tx, l.ty]
     };
-    let linear = Affine {
+    let linear = Affine2 {
         tx: 0.0,
         ty: 0.0,
         ..l
     };
     let parent_linear = match (b.inherit_rotation, b.inherit_scale) {
-        (true, true) => Affine {
+        (true, true) => Affine2 {
             tx: 0.0,
             ty: 0.0,
             ..pw
         },
-        (true, false) => Affine::from_transform(0.0, 0.0, pw.angle(), 0.0, 1.0, 1.0),
-        (false, _) => Affine::IDENTITY,
+        (true, false) => Affine2::from_transform(0.0, 0.0, pw.angle(), 0.0, 1.0, 1.0),
+        (false, _) => Affine2::IDENTITY,
     };
-    Affine {
+    Affine2 {
         tx,
         ty,
-        ..parent_linear.then(linear)
+        ..parent_linear * linear
     }
 }
 
 /// Bound bones whose setup world matrix differs from their bind pose.
 fn bind_differences(
     bones: &[FileBone],
-    setup_world: &[Affine],
-    rest: &[Affine],
-    bind: &[Option<Affine>],
+    setup_world: &[Affine2],
+    rest: &[Affine2],
+    bind: &[Option<Affine2>],
 ) -> Vec<BindDifference> {
-    let angle_diff = |from: Affine, to: Affine| {
+    let angle_diff = |from: Affine2, to: Affine2| {
         // y-up angles are the negated y-down ones.
         let d = (-(to.angle() - from.angle())).to_degrees();
         // Into [-180, 180).
         -wrap_degrees(-d)
     };
-    let pos_diff = |a: Affine, b: Affine| (a.tx - b.tx).hypot(a.ty - b.ty);
+    let pos_diff = |a: Affine2, b: Affine2| (a.tx - b.tx).hypot(a.ty - b.ty);
     let mut out = Vec::new();
     for (j, b) in bones.iter().enumerate() {
         let Some(bp) = bind[j] else { continue };
@@ -732,20 +733,20 @@ fn bind_differences(
 /// A DragonBones setup transform (y-down matrix) as a y-up [`LocalTransform`]: origin,
 /// rotation of the x axis, axis lengths and the y axis' shear (a mirrored matrix gets a
 /// negative y scale).
-pub(super) fn setup_local(m: Affine) -> LocalTransform {
-    let m = m.flip_y();
+pub(super) fn setup_local(m: Affine2) -> LocalTransform {
     // DragonBones' layout: x axis (a, b), y axis (c, d).
-    let rotation = m.b.atan2(m.a);
-    let sx = m.a.hypot(m.b);
-    let det = m.a * m.d - m.b * m.c;
+    let [a, b, c, d, tx, ty] = m.flip_y().db_array();
+    let rotation = b.atan2(a);
+    let sx = a.hypot(b);
+    let det = a * d - b * c;
     let (sy, y_angle) = if det < 0.0 {
-        (-m.c.hypot(m.d), (m.c).atan2(-m.d))
+        (-c.hypot(d), c.atan2(-d))
     } else {
-        (m.c.hypot(m.d), (-m.c).atan2(m.d))
+        (c.hypot(d), (-c).atan2(d))
     };
     let shear = y_angle - rotation;
     let shear = shear - std::f64::consts::TAU * (shear / std::f64::consts::TAU).round();
-    LocalTransform::new(m.tx, m.ty, rotation.to_degrees())
+    LocalTransform::new(tx, ty, rotation.to_degrees())
         .with_scale(sx, sy)
         .with_shear(0.0, shear.to_degrees())
 }

@@ -39,6 +39,7 @@ pub use import::{
 
 use crate::error::Result;
 use crate::io::json_path::JsonAt;
+use crate::skeleton::Affine2;
 use nalgebra::{Isometry2, Point2};
 use serde_json::Value;
 
@@ -59,108 +60,81 @@ const MAX_ANGLE_DEG: f64 = 1e6;
 /// matrix that is not singular.
 const MIN_AXIS_SINE: f64 = 1e-6;
 
-/// A 2D affine matrix in DragonBones' layout: `x' = a·x + c·y + tx`, `y' = b·x + d·y + ty`.
-#[derive(Debug, Clone, Copy, PartialEq)]
-struct Affine {
-    a: f64,
-    b: f64,
-    c: f64,
-    d: f64,
-    tx: f64,
-    ty: f64,
+/// DragonBones' conventions on an [`Affine2`]. Its matrices are `[a, b, c, d, tx, ty]` with
+/// `x' = a·x + c·y + tx`, `y' = b·x + d·y + ty`: DragonBones' `b` is [`Affine2::c`] and its `c`
+/// is [`Affine2::b`]. Composition is [`Affine2`]'s `*`.
+trait DragonBonesAffine: Sized {
+    /// A matrix from DragonBones' `[a, b, c, d, tx, ty]`.
+    fn from_db_array(m: [f64; 6]) -> Self;
+    /// DragonBones' `[a, b, c, d, tx, ty]`.
+    fn db_array(&self) -> [f64; 6];
+    /// DragonBones' `Transform.toMatrix` (angles in radians).
+    fn from_transform(x: f64, y: f64, rotation: f64, skew: f64, sx: f64, sy: f64) -> Self;
+    /// A rotation by the isometry's angle, then its translation.
+    fn from_isometry_angle(iso: &Isometry2<f64>) -> Self;
+    /// The image of a point `[x, y]`.
+    fn apply_xy(&self, p: [f64; 2]) -> [f64; 2];
+    /// The inverse, `None` when `|det| < 1e-12` or not finite.
+    fn db_inverse(&self) -> Option<Self>;
+    /// What is wrong with a bind matrix, or `None`.
+    fn problem(&self) -> Option<String>;
+    /// `F · self · F` for the y flip `F`.
+    fn flip_y(&self) -> Self;
+    /// Angle of the x axis, radians.
+    fn angle(&self) -> f64;
+    /// How far the matrix is from a rotation.
+    fn rigidity_error(&self) -> f64;
 }
 
-impl Affine {
-    const IDENTITY: Affine = Affine {
-        a: 1.0,
-        b: 0.0,
-        c: 0.0,
-        d: 1.0,
-        tx: 0.0,
-        ty: 0.0,
-    };
-
-    fn from_array(m: [f64; 6]) -> Self {
-        Affine {
-            a: m[0],
-            b: m[1],
-            c: m[2],
-            d: m[3],
-            tx: m[4],
-            ty: m[5],
-        }
+impl DragonBonesAffine for Affine2 {
+    fn from_db_array(m: [f64; 6]) -> Self {
+        Affine2::new(m[0], m[2], m[1], m[3], m[4], m[5])
     }
 
-    fn to_array(self) -> [f64; 6] {
-        [self.a, self.b, self.c, self.d, self.tx, self.ty]
+    fn db_array(&self) -> [f64; 6] {
+        [self.a, self.c, self.b, self.d, self.tx, self.ty]
     }
 
-    /// DragonBones' `Transform.toMatrix` (angles in radians).
     fn from_transform(x: f64, y: f64, rotation: f64, skew: f64, sx: f64, sy: f64) -> Self {
-        Affine {
-            a: rotation.cos() * sx,
-            b: rotation.sin() * sx,
-            c: -(rotation + skew).sin() * sy,
-            d: (rotation + skew).cos() * sy,
-            tx: x,
-            ty: y,
-        }
+        Affine2::from_axis_angles(rotation, rotation + skew, sx, sy, x, y)
     }
 
-    /// `self · other` (apply `other` first).
-    fn then(self, other: Affine) -> Affine {
-        let m = self;
-        Affine {
-            a: m.a * other.a + m.c * other.b,
-            b: m.b * other.a + m.d * other.b,
-            c: m.a * other.c + m.c * other.d,
-            d: m.b * other.c + m.d * other.d,
-            tx: m.a * other.tx + m.c * other.ty + m.tx,
-            ty: m.b * other.tx + m.d * other.ty + m.ty,
-        }
+    fn from_isometry_angle(iso: &Isometry2<f64>) -> Self {
+        let angle = iso.rotation.angle();
+        Affine2::from_axis_angles(angle, angle, 1.0, 1.0, iso.translation.x, iso.translation.y)
     }
 
-    fn apply(self, [x, y]: [f64; 2]) -> [f64; 2] {
-        [
-            self.a * x + self.c * y + self.tx,
-            self.b * x + self.d * y + self.ty,
-        ]
+    fn apply_xy(&self, [x, y]: [f64; 2]) -> [f64; 2] {
+        let p = self.apply(Point2::new(x, y));
+        [p.x, p.y]
     }
 
-    fn inverse(self) -> Option<Affine> {
-        let det = self.a * self.d - self.b * self.c;
+    fn db_inverse(&self) -> Option<Self> {
+        let det = self.determinant();
         if det.abs() < 1e-12 || !det.is_finite() {
             return None;
         }
-        let (a, b, c, d) = (self.d / det, -self.b / det, -self.c / det, self.a / det);
-        Some(Affine {
-            a,
-            b,
-            c,
-            d,
-            tx: -(a * self.tx + c * self.ty),
-            ty: -(b * self.tx + d * self.ty),
-        })
+        Some(self.inverse_unchecked())
     }
 
     /// What is wrong with a bind matrix (`slotPose`, `bonePose`), or `None`: not finite,
     /// scales beyond [`MAX_SCALE`] either way, translates beyond [`MAX_COORDINATE`], or is
     /// singular (an axis of length 0 or the axes parallel).
-    fn problem(self) -> Option<String> {
-        let linear = [("a", self.a), ("b", self.b), ("c", self.c), ("d", self.d)];
-        for (name, x) in linear {
+    fn problem(&self) -> Option<String> {
+        let [a, b, c, d, tx, ty] = self.db_array();
+        for (name, x) in [("a", a), ("b", b), ("c", c), ("d", d)] {
             if !x.is_finite() || x.abs() > MAX_SCALE {
                 return Some(format!("{name} = {x:e} is beyond ±{MAX_SCALE} (scale)"));
             }
         }
-        for (name, x) in [("tx", self.tx), ("ty", self.ty)] {
+        for (name, x) in [("tx", tx), ("ty", ty)] {
             if !x.is_finite() || x.abs() > MAX_COORDINATE {
                 return Some(format!("{name} = {x:e} is beyond ±{MAX_COORDINATE:e} px"));
             }
         }
-        let sx = self.a.hypot(self.b);
-        let sy = self.c.hypot(self.d);
-        let det = self.a * self.d - self.b * self.c;
+        let sx = a.hypot(b);
+        let sy = c.hypot(d);
+        let det = a * d - b * c;
         if sx < 1.0 / MAX_SCALE || sy < 1.0 / MAX_SCALE || det.abs() < MIN_AXIS_SINE * sx * sy {
             return Some(format!(
                 "is singular (axis lengths {sx:e} and {sy:e}, determinant {det:e})"
@@ -171,43 +145,24 @@ impl Affine {
 
     /// The same map seen through the y flip `F = diag(1, -1)`: `F · self · F`. Converts
     /// between DragonBones' y-down and skinweights' y-up frames (its own inverse).
-    fn flip_y(self) -> Affine {
-        Affine {
-            a: self.a,
-            b: -self.b,
-            c: -self.c,
-            d: self.d,
-            tx: self.tx,
-            ty: -self.ty,
-        }
+    fn flip_y(&self) -> Self {
+        Affine2::new(self.a, -self.b, -self.c, self.d, self.tx, -self.ty)
     }
 
-    /// Angle of the x axis, radians.
-    fn angle(self) -> f64 {
-        self.b.atan2(self.a)
+    fn angle(&self) -> f64 {
+        self.c.atan2(self.a)
     }
 
-    /// How far the matrix is from a rotation: the largest deviation of the axes' lengths from
-    /// 1 and of their dot product from 0, and of the determinant's sign.
-    fn rigidity_error(self) -> f64 {
-        let sx = (self.a * self.a + self.b * self.b).sqrt();
-        let sy = (self.c * self.c + self.d * self.d).sqrt();
-        let dot = self.a * self.c + self.b * self.d;
-        let det = self.a * self.d - self.b * self.c;
+    /// The largest deviation of the axes' lengths from 1 and of their dot product from 0, plus
+    /// 2 for a reflection.
+    fn rigidity_error(&self) -> f64 {
+        let [a, b, c, d, _, _] = self.db_array();
+        let sx = (a * a + b * b).sqrt();
+        let sy = (c * c + d * d).sqrt();
+        let dot = a * c + b * d;
+        let det = a * d - b * c;
         let reflect = if det < 0.0 { 2.0 } else { 0.0 };
         (sx - 1.0).abs().max((sy - 1.0).abs()).max(dot.abs()) + reflect
-    }
-
-    fn from_isometry(iso: &Isometry2<f64>) -> Affine {
-        let (s, c) = iso.rotation.angle().sin_cos();
-        Affine {
-            a: c,
-            b: s,
-            c: -s,
-            d: c,
-            tx: iso.translation.x,
-            ty: iso.translation.y,
-        }
     }
 }
 
@@ -218,18 +173,18 @@ fn to_scene([x, y]: [f64; 2]) -> Point2<f64> {
 
 /// DragonBones' matrices and transforms read at a place in the file.
 trait ReadTransform {
-    fn matrix(&self, obj: &Value, field: &str) -> Result<Affine>;
-    fn transform(&self, obj: &Value) -> Result<Affine>;
+    fn matrix(&self, obj: &Value, field: &str) -> Result<Affine2>;
+    fn transform(&self, obj: &Value) -> Result<Affine2>;
 }
 
 impl ReadTransform for JsonAt<'_> {
-    /// A bind matrix `[a, b, c, d, tx, ty]`, checked with [`Affine::problem`].
-    fn matrix(&self, obj: &Value, field: &str) -> Result<Affine> {
+    /// A bind matrix `[a, b, c, d, tx, ty]`, checked with [`DragonBonesAffine::problem`].
+    fn matrix(&self, obj: &Value, field: &str) -> Result<Affine2> {
         let m = self.numbers(obj, field)?;
         let m: [f64; 6] = m
             .try_into()
             .map_err(|m: Vec<f64>| self.error(field, format!("{} numbers, expected 6", m.len())))?;
-        let m = Affine::from_array(m);
+        let m = Affine2::from_db_array(m);
         match m.problem() {
             Some(p) => Err(self.error(field, format!("the matrix {p}"))),
             None => Ok(m),
@@ -237,9 +192,9 @@ impl ReadTransform for JsonAt<'_> {
     }
 
     /// A bone or display `transform` object (absent: identity).
-    fn transform(&self, obj: &Value) -> Result<Affine> {
+    fn transform(&self, obj: &Value) -> Result<Affine2> {
         let Some(t) = obj.get("transform") else {
-            return Ok(Affine::IDENTITY);
+            return Ok(Affine2::IDENTITY);
         };
         self.object(t, "transform")?;
         // A finite number within ±limit.
@@ -260,7 +215,7 @@ impl ReadTransform for JsonAt<'_> {
             let sky = angle("skY")?;
             (sky, angle("skX")? - sky)
         };
-        Ok(Affine::from_transform(
+        Ok(Affine2::from_transform(
             n("x", 0.0, MAX_COORDINATE)?,
             n("y", 0.0, MAX_COORDINATE)?,
             rotation.to_radians(),

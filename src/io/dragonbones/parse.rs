@@ -1,10 +1,11 @@
 //! Reading a DragonBones file into checked values (no geometry is built here).
 
 use super::import::ImportReport;
-use super::{Affine, ReadTransform, MAX_COORDINATE};
+use super::{DragonBonesAffine, ReadTransform, MAX_COORDINATE};
 use crate::animation::MAX_KEYS;
 use crate::error::{Error, FormatError, Result, RigFormat, SkeletonError};
 use crate::io::json_path::{parse_json, shown, JsonAt};
+use crate::skeleton::Affine2;
 use crate::skeleton::{Bone, Skeleton};
 use nalgebra::Point2;
 use serde_json::Value;
@@ -25,7 +26,7 @@ pub(super) struct FileBone {
     pub name: String,
     pub parent: Option<usize>,
     pub length: f64,
-    pub setup_local: Affine,
+    pub setup_local: Affine2,
     pub inherit_translation: bool,
     pub inherit_rotation: bool,
     pub inherit_scale: bool,
@@ -34,8 +35,8 @@ pub(super) struct FileBone {
 /// The skinning data of a weighted mesh (bone indices into the armature's bone list).
 #[derive(Clone)]
 pub(super) struct FileSkin {
-    pub slot_pose: Affine,
-    pub bone_poses: Vec<(usize, Affine)>,
+    pub slot_pose: Affine2,
+    pub bone_poses: Vec<(usize, Affine2)>,
     pub influences: Vec<Vec<(usize, f64)>>,
     pub max_row_sum_error: f64,
 }
@@ -48,7 +49,7 @@ pub(super) struct FileMesh {
     pub slot: String,
     pub slot_bone: Option<usize>,
     pub display: String,
-    pub display_transform: Affine,
+    pub display_transform: Affine2,
     pub vertices: Vec<[f64; 2]>,
     pub triangles: Vec<[usize; 3]>,
     pub skin: Option<FileSkin>,
@@ -370,7 +371,7 @@ struct Shared {
     from_skin: Option<String>,
     display: String,
     texture: String,
-    display_transform: Affine,
+    display_transform: Affine2,
 }
 
 /// Every mesh display of every skin, the default skin first (each skin's in file order):
@@ -719,7 +720,7 @@ fn bone_index(
 
 /// `bonePose`: `[boneIndex, a, b, c, d, tx, ty]` per bone, each bone once, each matrix
 /// usable.
-fn parse_bone_poses(at: &JsonAt, d: &Value, bones: &[FileBone]) -> Result<Vec<(usize, Affine)>> {
+fn parse_bone_poses(at: &JsonAt, d: &Value, bones: &[FileBone]) -> Result<Vec<(usize, Affine2)>> {
     let raw = at.numbers(d, "bonePose")?;
     if raw.len() % 7 != 0 || raw.is_empty() {
         return Err(at.error(
@@ -730,7 +731,7 @@ fn parse_bone_poses(at: &JsonAt, d: &Value, bones: &[FileBone]) -> Result<Vec<(u
             ),
         ));
     }
-    let mut bone_poses: Vec<(usize, Affine)> = Vec::new();
+    let mut bone_poses: Vec<(usize, Affine2)> = Vec::new();
     let mut posed: HashSet<usize> = HashSet::new();
     for c in raw.chunks_exact(7) {
         let j = bone_index(at, bones, c[0], "bonePose", None)?;
@@ -738,7 +739,7 @@ fn parse_bone_poses(at: &JsonAt, d: &Value, bones: &[FileBone]) -> Result<Vec<(u
         if !posed.insert(j) {
             return Err(at.error("bonePose", format!("bone {name:?} is listed twice")));
         }
-        let m = Affine::from_array([c[1], c[2], c[3], c[4], c[5], c[6]]);
+        let m = Affine2::from_db_array([c[1], c[2], c[3], c[4], c[5], c[6]]);
         if let Some(p) = m.problem() {
             return Err(at.error("bonePose", format!("the matrix of bone {name:?} {p}")));
         }

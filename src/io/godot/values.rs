@@ -3,10 +3,12 @@
 
 use super::tscn::{section_name, Property, Section, Value};
 use crate::error::{Error, FormatError, Result};
+use crate::skeleton::Affine2;
 use nalgebra::Matrix3;
 
 /// A 2D affine map as a homogeneous matrix `[[a, c, tx], [b, d, ty], [0, 0, 1]]`: Godot's
-/// `Transform2D(a, b, c, d, tx, ty)` (x axis, y axis, origin).
+/// `Transform2D(a, b, c, d, tx, ty)` (x axis, y axis, origin). Kept as nalgebra's matrix, not
+/// [`Affine2`]: the Godot outputs depend on the rounding of its product and `try_inverse`.
 pub type Affine = Matrix3<f64>;
 
 /// `Transform2D(xx, xy, yx, yy, ox, oy)` as a matrix.
@@ -28,16 +30,15 @@ pub fn affine_columns(m: &Affine) -> [f64; 6] {
 
 /// Godot's `Transform2D(rotation, scale, skew, position)` (angles in radians).
 pub fn affine_from_parts(position: [f64; 2], rotation: f64, scale: [f64; 2], skew: f64) -> Affine {
-    let (s, c) = rotation.sin_cos();
-    let (s2, c2) = (rotation + skew).sin_cos();
-    affine_from_columns([
-        c * scale[0],
-        s * scale[0],
-        -s2 * scale[1],
-        c2 * scale[1],
+    let m = Affine2::from_axis_angles(
+        rotation,
+        rotation + skew,
+        scale[0],
+        scale[1],
         position[0],
         position[1],
-    ])
+    );
+    affine_from_columns([m.a, m.c, m.b, m.d, m.tx, m.ty])
 }
 
 /// Applies `m` to a point.

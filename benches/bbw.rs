@@ -3,7 +3,7 @@
 //! Measured figures (release build, this 2-core machine shared with other builds). The
 //! machine's load changes the figures threefold, so both are given: single runs on a
 //! lightly loaded machine (load average about 2) and, under a load average of 9.7, this
-//! bench (`cargo bench --bench bbw`, 10000-vertex case: mean 1.19 s) and
+//! bench (`cargo bench -p skinweights-benches --bench bbw`, 10000-vertex case: mean 1.19 s) and
 //! `cargo run --release --features internals --bin solver_timing -- arms-down N bbw`.
 //!
 //! | arms-down vertices | bbw, load ~2 | bbw, load 9.7 | iterations per bone | heat, load ~2 | libigl bbw | target |
@@ -108,7 +108,7 @@
 //!
 //! (`solver_timing -- arms-down N bbw:local_reach=0:subdomain=0.5,bbw`, one process, load
 //! average 0.8-1.8 with one other developer building; `figure` 10k: 0.759 s -> 0.315 s.)
-//! Criterion this round (`cargo bench --bench bbw`, load 1.3-1.8): 10k 77.6 ms, 10k parts
+//! Criterion this round (`cargo bench -p skinweights-benches --bench bbw`, load 1.3-1.8): 10k 77.6 ms, 10k parts
 //! 51.7 ms, 50k 690 ms. Both targets are still missed: 1.3x at 50k and 1.55x at 500k. What
 //! is left at 500k: the shared factorization of the unconstrained system (AMD + numeric,
 //! 2.8 s, sequential), 8 whole passes of 1.7 s, and 9.4 s of local passes (CPU).
@@ -221,7 +221,7 @@
 //! 0.89-0.91 s. The Kenney sprites traced at 60k vertices (11 bones, scene files from
 //! `skinweights mesh ... --vertices 60000`): robot 4.04-4.24 / 5.63-5.73 / 3.18-3.22 s,
 //! malePerson 4.13-4.24 / 4.77-4.89 / 2.35 s, femaleAdventurer 3.90-3.96 / 5.43-5.44 /
-//! 1.91-1.92 s. Criterion (`cargo bench --bench bbw`): 10k 54.6 ms, 10k parts 41.1 ms,
+//! 1.91-1.92 s. Criterion (`cargo bench -p skinweights-benches --bench bbw`): 10k 54.6 ms, 10k parts 41.1 ms,
 //! 50k 324 ms, 50k parts 277 ms, 500k 7.05 s (7.01-7.09 s).
 //!
 //! Measured on the way (scratch builds, one process each, `figure` and arms-down at 50k

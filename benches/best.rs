@@ -3,7 +3,7 @@
 //! the constrained bones (one refactorization of the whole system per bone), measured before
 //! it was removed.
 //!
-//! Measured (`cargo bench --bench best`, load average 4.8-5.4, criterion means):
+//! Measured (`cargo bench -p skinweights-benches --bench best`, load average 4.8-5.4, criterion means):
 //!
 //! | scene                | heat   | best   | best:full |
 //! |----------------------|--------|--------|-----------|
@@ -67,7 +67,7 @@
 //!
 //! Re-measured after the nested free sets (one factorization per tree of nested locked
 //! sets) and the shared searches, machine idle (load average 0.8-1.0, 2026-12-03):
-//! `cargo bench --bench best`, criterion means: arms-down 50k heat 69.0 ms, best 77.6 ms
+//! `cargo bench -p skinweights-benches --bench best`, criterion means: arms-down 50k heat 69.0 ms, best 77.6 ms
 //! (1.12x); `figure` 50k heat 75.5 ms, best 111.0 ms (1.47x).
 //! `cargo run --release --example best_timing`, the same hour:
 //!

@@ -3,7 +3,7 @@
 //! mean), flipped triangles and area change, and over the clip the pooled max / p95 / mean
 //! ([`clip_metrics`], what `eval --clip` and `view` report).
 //!
-//! Measured on this 2-core machine (shared with other helpers' builds), `cargo bench --bench
+//! Measured on this 2-core machine (shared with other helpers' builds), `cargo bench -p skinweights-benches --bench
 //! clip_eval` (`bar 1M 100 frames with reference`: 991 731 vertices, 1 978 544 triangles, two
 //! bones; deviation max 7.7520 px, p95 1.9887, mean 0.3060, 0 flips, area change -3.187 %, the
 //! same numbers before and after):

@@ -2,7 +2,7 @@
 //! and the interpenetrating area (scanline over the outlines and the flipped triangles),
 //! given the rest-pose work ([`Interpenetration::new`], done once per mesh, not timed).
 //!
-//! Measured on this 2-core machine, `cargo bench --bench interpenetration` (2026-12-02,
+//! Measured on this 2-core machine, `cargo bench -p skinweights-benches --bench interpenetration` (2026-12-02,
 //! load average 2-5):
 //! - `bar 1M bend 90` (991 731 vertices, 5 856 boundary edges, the seed's ramp folding the
 //!   inner side: 262.2 px², 0 crossings): 19.8 ms (19.3-20.6 ms);

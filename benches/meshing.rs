@@ -1,6 +1,6 @@
 //! Meshing arms-down at about 1M triangles.
 //!
-//! Measured on this 2-core machine (shared with other builds), `cargo bench --bench meshing`:
+//! Measured on this 2-core machine (shared with other builds), `cargo bench -p skinweights-benches --bench meshing`:
 //! - `builtin arms-down 500k vertices` (~990k triangles; half meshed + mirrored, then
 //!   validated into a `Mesh` with its topology; 986 952 triangles): 0.92 s (893-952 ms; 0.98 s
 //!   before the Hilbert renumbering, which costs about 0.05 s and speeds up every solver)
@@ -9,7 +9,7 @@
 //!
 //! Target: under 1.5 s.
 //!
-//! - `trace_alpha 40 000 islands` (800 x 800 px of 3 x 3 px islands; `cargo bench --bench
+//! - `trace_alpha 40 000 islands` (800 x 800 px of 3 x 3 px islands; `cargo bench -p skinweights-benches --bench
 //!   meshing -- tracing`): 86 ms (85-87 ms). The nesting check used to compare every loop with
 //!   every other (about 60 s here); it now indexes loops by row. Meshing those islands still
 //!   takes about 24 s: `extract_inside` in `mesh/meshing.rs` tests every region against every

@@ -1,6 +1,6 @@
 //! Rendering a 2048 x 2048 frame of a 10k-triangle textured mesh at 4 x 4 supersampling.
 //!
-//! Measured on this 2-core machine (shared with other builds), `cargo bench --bench render`:
+//! Measured on this 2-core machine (shared with other builds), `cargo bench -p skinweights-benches --bench render`:
 //! - `2048x2048 10k triangles 4x4 textured` (arms-down, 10.4k triangles, 512 x 512 texture):
 //!   3.12 s (2.77-3.50 s) after stepping edge functions incrementally (3.45 s before), both
 //!   measured with the machine under a load average of about 10-11 (other builds on its 2

@@ -743,7 +743,7 @@ fn a_bone_whose_length_overflows_is_rejected_naming_it() {
 #[test]
 fn tracing_40000_islands_keeps_every_island() {
     // The reviewer's p08 at 800 x 800: 3 x 3 islands 1 px apart. Its speed (the nesting check
-    // was quadratic: about 60 s, now about 0.1 s) is measured by `cargo bench --bench meshing`,
+    // was quadratic: about 60 s, now about 0.1 s) is measured by `cargo bench -p skinweights-benches --bench meshing`,
     // not here: timings in tests are noise on a shared machine.
     let sprite = synthetic(800, 800, |x, y| x % 4 != 3 && y % 4 != 3);
     let trace = trace_alpha(&sprite, &TraceOptions::default()).unwrap();

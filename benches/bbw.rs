@@ -171,7 +171,7 @@
 //! and a large `rho` stops early far from the optimum (drag 143%).
 //!
 //! **Round 6: an interior point** (Clarabel 0.11 with its default sparse LDL', the issue's
-//! third route; `cargo run --release --features internals --example bbw_qp_methods -- N`,
+//! third route; `cargo run --release -p skinweights-benches --example bbw_qp_methods -- N`,
 //! one bone at a time, load average 1.4-1.5 with a second job on the other core at 148k):
 //!
 //! | arms-down vertices | interior point, per bone | iterations | 5 bones | active set, 5 bones |
@@ -183,8 +183,8 @@
 //! Each iteration factorizes a quasi-definite KKT system three times the size of `Q` (its
 //! faer-based LDL' was 10.6 s against 11.9 s for one bone at 50k, in a scratch build). The
 //! objectives agree (50k: -2.092753291e3 both for bone 0; the others within 3.6e-8
-//! relative), which the unit test `the_active_set_reaches_the_interior_point_optimum`
-//! asserts at 3k vertices. Also measured this round: faer's AVX-512 kernels (feature
+//! relative). The unit test `the_active_set_reaches_the_certified_optimum` checks optimality
+//! at 3k vertices without a second solver, against a lower bound proved by duality. Also measured this round: faer's AVX-512 kernels (feature
 //! `nightly`, which builds on stable 1.95) give the same numeric factorization time at 50k
 //! (0.081-0.089 s against 0.082-0.087 s, alternating runs); nested dissection on `Q`'s own
 //! two-ring graph gives 6.4 M factor values against AMD's 5.4 M at 50k and 93.7 M against

@@ -30,8 +30,6 @@
 
 mod bbw;
 mod best;
-#[cfg(test)]
-mod box_qp_reference;
 mod coarse_start;
 mod dijkstra;
 mod distance;

@@ -471,7 +471,18 @@ fn run_case(input: &[u8], check: &dyn Fn(&[u8]) -> Outcome) -> Result<bool, Bad>
     Ok(loaded)
 }
 
-/// Runs `cases` mutated inputs through `check`; case `i` uses seed `seed_base + i`.
+/// How many of a target's `cases` this run tries: all of them with `SKINWEIGHTS_FUZZ=full`
+/// (what CI runs, `.ci/run`), else the first half of the seeds, so that a plain
+/// `cargo test` stays quick (docs/hardening.md).
+fn cases_this_run(cases: usize) -> usize {
+    match std::env::var("SKINWEIGHTS_FUZZ").as_deref() {
+        Ok("full") => cases,
+        _ => cases.div_ceil(2),
+    }
+}
+
+/// Runs `cases` mutated inputs through `check` (half of them unless `SKINWEIGHTS_FUZZ=full`,
+/// [`cases_this_run`]); case `i` uses seed `seed_base + i`.
 fn fuzz(
     target: &'static str,
     seed_base: u64,
@@ -492,7 +503,7 @@ fn fuzz(
     };
     // Failing inputs are kept under the target directory, to be frozen as regressions.
     let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("fuzz-failures");
-    for i in 0..cases {
+    for i in 0..cases_this_run(cases) {
         let seed = seed_base + i as u64;
         let input = generate(&mut Rng(seed));
         report.cases += 1;

@@ -1,8 +1,7 @@
 //! A reference solver for the bounded biharmonic QP, `min 1/2 x'Qx - b'x` subject to
 //! `0 <= x <= upper`, by an independent method: Clarabel's interior point (a
-//! dev-dependency). Used by bbw's unit tests to check that the active set reaches the same
-//! optimum, and by `examples/bbw_qp_methods.rs` to time the interior-point route the issue
-//! asked to measure. Not part of the library.
+//! dependency of this crate only). `bbw_qp_methods.rs` times it against the active set and
+//! compares their optima. Not part of the library.
 
 use clarabel::algebra::CscMatrix;
 use clarabel::solver::{

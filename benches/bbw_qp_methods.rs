@@ -1,12 +1,11 @@
 //! bbw's QP by two methods on the same system: the active set the solver uses, and
 //! Clarabel's interior point (the issue's "interior-point crate such as clarabel:
 //! measure"). Prints each method's time, iterations and objective per bone:
-//! `cargo run --release --features internals --example bbw_qp_methods -- [VERTICES] [BONES]`
+//! `cargo run --release -p skinweights-benches --example bbw_qp_methods -- [VERTICES] [BONES]`
 //! (defaults: arms-down at 10000 vertices, every bone). The interior point runs one bone
 //! at a time with Clarabel's default settings (its own sparse LDL'); the active set solves
 //! all bones together (two threads), as `bbw` does.
 
-#[path = "../src/solvers/box_qp_reference.rs"]
 mod box_qp_reference;
 
 use box_qp_reference::{objective, solve_box_qp};

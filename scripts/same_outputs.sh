@@ -143,6 +143,26 @@ run pose-owl "$SW" pose "$IMP/spine-owl-pro.json" --clip blink --time 0.5 --json
 run pose-body "$SW" pose "$IMP/dragonbones-body.json" --json
 run pose-gbot "$SW" pose "$IMP/godot-gbot.json" --json
 
+# --- images --------------------------------------------------------------------------------
+# Every way an image is encoded: a still render with its art, a clip as an animated PNG and
+# as a contact sheet, the matting passes (16 bits a channel), a bled sprite, and the layers
+# a built-in scene paints.
+IMG="$OUT/images"
+mkdir -p "$IMG"
+run images/solve-body "$SW" solve "$IMP/dragonbones-body.json" --solver heat -o "$IMG/body-heat.json" --force
+run images/render-owl "$SW" render "$IMP/spine-owl-pro.json" "$IMP/spine-owl-pro.artist.json" \
+    --clip blink --fps 4 --scale 0.25 -o "$IMG/owl-blink.png" --force
+run images/render-owl-still "$SW" render "$IMP/spine-owl-pro.json" "$IMP/spine-owl-pro.artist.json" \
+    --scale 0.25 --background white -o "$IMG/owl.png" --force
+run images/render-body-apng "$SW" render "$IMP/dragonbones-body.json" "$IMG/body-heat.json" \
+    --clip idle --fps 6 --scale 0.25 -o "$IMG/body.apng" --force
+run images/render-body-sheet "$SW" render "$IMP/dragonbones-body.json" "$IMG/body-heat.json" \
+    --clip idle --fps 6 --scale 0.25 --columns 4 -o "$IMG/body-sheet.png" --force
+run images/render-body-matting "$SW" render "$IMP/dragonbones-body.json" "$IMG/body-heat.json" \
+    --scale 0.25 --matting "$IMG/matting" -o "$IMG/body-matting.png" --force
+run images/bleed "$SW" bleed data/kenney-toon/robot_idle.png -o "$IMG/robot-bled.png" --rings 4 --force
+(cd "$IMG" && run images/scene-elbow "$SW" scene layered-elbow --overlap 2 -o elbow2.json --force)
+
 # --- experiments -------------------------------------------------------------------------
 run benchmark "$BIN/benchmark" --out "$OUT/benchmark"
 run leakage_folds "$BIN/leakage_folds" --out "$OUT/leakage_folds"

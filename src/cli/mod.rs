@@ -31,7 +31,7 @@ use skinweights::scene::Scene;
 use skinweights::scene::{builtin_scene, BuiltinOptions, BUILTIN_SCENES};
 use skinweights::weights::Weights;
 use skinweights::Error;
-use skinweights::{ArgumentError, FormatError, OutputError};
+use skinweights::{ArgumentError, OutputError};
 use std::path::Path;
 use std::process::ExitCode;
 use std::time::Duration;
@@ -418,23 +418,30 @@ pub fn check_output(path: &Path, force: bool) -> Result<()> {
     Ok(())
 }
 
-/// Writes an image through [`skinweights::io::write_atomic`] (so `-`, devices, FIFOs and
-/// symlinks behave as for every other output), encoded by the path's extension (PNG when it
-/// has none that names a format, as for `-`).
+/// Writes an image as a PNG through [`skinweights::io::write_atomic`] (so `-`, devices,
+/// FIFOs and symlinks behave as for every other output). A path whose extension names
+/// another image format (`.jpg`, `.bmp`, ...) is refused rather than written as a PNG under
+/// a misleading name.
 pub fn save_image<P>(im: &image::ImageBuffer<P, Vec<P::Subpixel>>, path: &Path) -> Result<()>
 where
     P: image::PixelWithColorType,
     [P::Subpixel]: image::EncodableLayout,
 {
-    let format = image::ImageFormat::from_path(path).unwrap_or(image::ImageFormat::Png);
-    let mut bytes = std::io::Cursor::new(Vec::new());
-    im.write_to(&mut bytes, format).map_err(|e| {
-        Error::Format(FormatError::Image {
-            path: path.into(),
-            message: e.to_string(),
-        })
-    })?;
-    Ok(skinweights::io::write_atomic(path, bytes.into_inner())?)
+    if let Ok(format) = image::ImageFormat::from_path(path) {
+        if format != image::ImageFormat::Png {
+            return Err(Error::from(OutputError::UnsupportedOutput {
+                path: path.into(),
+                extension: path
+                    .extension()
+                    .map(|e| e.to_string_lossy().into_owned())
+                    .unwrap_or_default(),
+                supported: ".png".into(),
+            })
+            .into());
+        }
+    }
+    let bytes = skinweights::io::encode_png(im, path)?;
+    Ok(skinweights::io::write_atomic(path, bytes)?)
 }
 
 /// Prints a status line (`wrote ...`) on standard output, or on standard error when the

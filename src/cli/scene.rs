@@ -8,8 +8,7 @@ use skinweights::render::parse_colour;
 use skinweights::render::Texture;
 use skinweights::render::{paint_layers, PaintOptions};
 use skinweights::scene::BUILTIN_SCENES;
-use skinweights::Error;
-use skinweights::{FormatError, SceneError};
+use skinweights::SceneError;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
@@ -91,19 +90,8 @@ pub fn run(a: SceneArgs) -> Result<ExitCode> {
 /// whole or not at all per file.
 fn save_textures(textures: &[Texture]) -> Result<()> {
     for t in textures {
-        let mut bytes = Vec::new();
-        t.image
-            .write_to(
-                &mut std::io::Cursor::new(&mut bytes),
-                image::ImageFormat::Png,
-            )
-            .map_err(|e| {
-                Error::Format(FormatError::Image {
-                    path: t.name.clone().into(),
-                    message: e.to_string(),
-                })
-            })?;
-        skinweights::io::write_atomic(Path::new(&t.name), bytes)?;
+        let path = Path::new(&t.name);
+        skinweights::io::write_atomic(path, skinweights::io::encode_png(&t.image, path)?)?;
     }
     Ok(())
 }

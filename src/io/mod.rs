@@ -16,6 +16,7 @@ pub mod godot;
 mod imported;
 mod json_path;
 mod mesh_parts;
+mod png;
 pub mod rig;
 mod scene_builder;
 mod scene_json;
@@ -28,6 +29,7 @@ pub use atomic::{is_stdout, output_kind, resolve_output, write_atomic, OutputKin
 pub use compare_json::comparison_to_json;
 pub use imported::Imported;
 pub use mesh_parts::ZERO_LENGTH_TAIL;
+pub use png::encode_png;
 pub use scene_json::{
     load_scene, save_scene, scene_from_binary, scene_from_json, scene_to_binary, scene_to_json,
     SCENE_FORMAT, SCENE_FORMAT_ANIM, SCENE_FORMAT_ART,

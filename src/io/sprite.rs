@@ -109,7 +109,7 @@ impl Sprite {
                 message: e.to_string(),
             })
         };
-        let mut limits = image::Limits::default();
+        let mut limits = image::io::Limits::default();
         // 16-bit RGBA at the largest size, plus room for the decoder's own buffers.
         limits.max_alloc = Some(MAX_SPRITE_PIXELS * 8 + (64 << 20));
         let decoder = PngDecoder::with_limits(std::io::Cursor::new(bytes), limits).map_err(bad)?;

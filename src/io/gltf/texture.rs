@@ -465,12 +465,20 @@ fn read_image(
         }
     };
     let size = match &bytes {
-        Some(b) => image::load_from_memory(b)
+        // PNG only, whatever image formats other features of the build may decode.
+        Some(b) => image::load_from_memory_with_format(b, image::ImageFormat::Png)
             .map(|im| (im.width(), im.height()))
             .map_err(|e| Error::field(&field, format!("embedded image does not decode: {e}")))?,
-        None => image::image_dimensions(&path).map_err(|e| {
-            Error::field(&field, format!("cannot read image {}: {e}", path.display()))
-        })?,
+        None => std::fs::File::open(&path)
+            .map_err(|e| e.to_string())
+            .and_then(|file| {
+                image::codecs::png::PngDecoder::new(std::io::BufReader::new(file))
+                    .map(|decoder| image::ImageDecoder::dimensions(&decoder))
+                    .map_err(|e| e.to_string())
+            })
+            .map_err(|e| {
+                Error::field(&field, format!("cannot read image {}: {e}", path.display()))
+            })?,
     };
     if size.0 == 0 || size.1 == 0 {
         return Err(Error::field(&field, "image has no pixels"));

@@ -164,10 +164,10 @@ fn read_input(a: &ImportArgs, want_weights: bool) -> Result<(Scene, Option<Weigh
 /// scene file.
 fn read_gltf(a: &ImportArgs, want_weights: bool) -> Result<(Scene, Option<WeightsFile>)> {
     let mut imported = import_gltf(&a.file)?;
-    for n in &imported.notes {
+    for n in &imported.report.notes {
         eprintln!("note: {}: {n}", a.file.display());
     }
-    if want_weights && imported.weights.is_none() {
+    if want_weights && imported.artist.is_none() {
         return Err(CliError::NoFileWeights {
             path: a.file.clone(),
         });
@@ -180,5 +180,6 @@ fn read_gltf(a: &ImportArgs, want_weights: bool) -> Result<(Scene, Option<Weight
     for p in imported.write_embedded_images(dir, a.force)? {
         println!("wrote {}", p.display());
     }
-    Ok((imported.scene, imported.weights))
+    let weights = imported.weights_file();
+    Ok((imported.scene, weights))
 }

@@ -156,16 +156,11 @@ pub fn load_rig(path: &Path, format: RigFormat, skin: SkinSelection) -> Result<R
         }
         RigFormat::Gltf => {
             let g = import_gltf(path)?;
-            let artist = g
-                .weights
-                .map(|w| {
-                    w.to_weights_for(&g.scene.skeleton().names(), g.scene.mesh().vertex_count())
-                })
-                .transpose()?;
-            let meshes = artist
+            let meshes = g
+                .artist
                 .as_ref()
                 .map_or_else(Vec::new, |a| weighted_parts(&g.scene, a));
-            (g.scene, artist, meshes, g.notes, None)
+            (g.scene, g.artist, meshes, g.report.notes, None)
         }
     };
     Ok(RigImport {

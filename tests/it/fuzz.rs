@@ -953,7 +953,7 @@ fn check_gltf(input: &[u8]) -> Outcome {
     match import_gltf_str(text, None, "fuzz") {
         Ok(import) => {
             check_scene(&import.scene)?;
-            if let Some(file) = import.weights {
+            if let Some(file) = import.weights_file() {
                 let names: Vec<String> = import
                     .scene
                     .skeleton()

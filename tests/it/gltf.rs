@@ -409,7 +409,7 @@ fn figure_round_trips_through_gltf() {
     let text = export_gltf(&scene, &weights, &GltfOptions::default()).unwrap();
     let GltfImport {
         scene: back,
-        weights: w,
+        artist: w,
         ..
     } = import_gltf_str(&text, None, "figure").unwrap();
     assert_eq!(back.mesh().triangles(), scene.mesh().triangles());
@@ -443,10 +443,8 @@ fn figure_round_trips_through_gltf() {
             a.name
         );
     }
-    let w = w
-        .unwrap()
-        .to_weights_for(&back.skeleton().names(), back.mesh().vertex_count())
-        .unwrap();
+    let w = w.unwrap();
+    assert_eq!(w.vertex_count(), back.mesh().vertex_count());
     let diff = max_abs_diff(&w, &weights.top_k(4));
     assert!(diff < 1e-6, "weights off top_k(4) by {diff:e}");
     // The probes travel in the mesh node's extras: figure's 4 come back as they were.
@@ -503,7 +501,7 @@ fn simpleskin_imports() {
         assert!((b.tail - Point2::new(0.7, 1.0)).norm() < 1e-12);
     }
     let w = imported
-        .weights
+        .weights_file()
         .unwrap()
         .to_weights_for(&scene.skeleton().names(), 10)
         .unwrap();
@@ -518,10 +516,18 @@ fn simpleskin_imports() {
 fn simpleskin_round_trips() {
     let first = import_gltf(SIMPLE_SKIN).unwrap();
     let names = first.scene.skeleton().names();
-    let w1 = first.weights.unwrap().to_weights_for(&names, 10).unwrap();
+    let w1 = first
+        .weights_file()
+        .unwrap()
+        .to_weights_for(&names, 10)
+        .unwrap();
     let text = export_gltf(&first.scene, &w1, &GltfOptions::default()).unwrap();
     let second = import_gltf_str(&text, None, "SimpleSkin").unwrap();
-    let w2 = second.weights.unwrap().to_weights_for(&names, 10).unwrap();
+    let w2 = second
+        .weights_file()
+        .unwrap()
+        .to_weights_for(&names, 10)
+        .unwrap();
     let (a, b) = (&first.scene, &second.scene);
     assert_eq!(a.mesh().triangles(), b.mesh().triangles());
     for (p, q) in a.mesh().vertices().iter().zip(b.mesh().vertices()) {
@@ -538,7 +544,11 @@ fn simpleskin_round_trips() {
 fn simpleskin_doc() -> Doc {
     let first = import_gltf(SIMPLE_SKIN).unwrap();
     let names = first.scene.skeleton().names();
-    let w = first.weights.unwrap().to_weights_for(&names, 10).unwrap();
+    let w = first
+        .weights_file()
+        .unwrap()
+        .to_weights_for(&names, 10)
+        .unwrap();
     parse(&export_gltf(&first.scene, &w, &GltfOptions::default()).unwrap())
 }
 
@@ -559,9 +569,9 @@ fn planes_other_than_z_0_and_back_faces_import() {
     let imported = import_gltf_str(&encode(&doc), None, "z").unwrap();
     assert_eq!(imported.scene.mesh().vertex_count(), 10);
     assert!(
-        imported.notes.iter().any(|n| n.contains("z = 2.5")),
+        imported.report.notes.iter().any(|n| n.contains("z = 2.5")),
         "{:?}",
-        imported.notes
+        imported.report.notes
     );
 
     // Reverse every triangle: the mesh now faces -z and is flipped back, with a note.
@@ -575,9 +585,9 @@ fn planes_other_than_z_0_and_back_faces_import() {
     }
     let imported = import_gltf_str(&encode(&doc), None, "back").unwrap();
     assert!(
-        imported.notes.iter().any(|n| n.contains("flipped")),
+        imported.report.notes.iter().any(|n| n.contains("flipped")),
         "{:?}",
-        imported.notes
+        imported.report.notes
     );
     assert!((imported.scene.mesh().area() - 2.0).abs() < 1e-12);
 }
@@ -616,11 +626,11 @@ fn primitives_sharing_accessors_share_vertices() {
     assert_eq!(mesh.parts(), ["primitive0", "primitive1"]);
     assert_eq!(mesh.vertex_parts(), [0, 0, 0, 0, 0, 0, 1, 1, 1, 1]);
     assert!(
-        !imported.notes.iter().any(|n| n.contains("dropped")),
+        !imported.report.notes.iter().any(|n| n.contains("dropped")),
         "{:?}",
-        imported.notes
+        imported.report.notes
     );
-    let w = imported.weights.unwrap();
+    let w = imported.weights_file().unwrap();
     assert_eq!(w.weights[4], vec![0.5, 0.5]);
     assert_eq!(w.weights[6], vec![0.25, 0.75]);
 
@@ -639,11 +649,12 @@ fn primitives_sharing_accessors_share_vertices() {
     assert_eq!(mesh.vertex_parts(), [0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1]);
     assert!(
         imported
+            .report
             .notes
             .iter()
             .any(|n| n.contains("dropped 8 vertices")),
         "{:?}",
-        imported.notes
+        imported.report.notes
     );
 }
 
@@ -667,21 +678,25 @@ fn normalized_byte_weights_and_plain_export_import() {
     let a = accessors.len() - 1;
     doc.json["meshes"][0]["primitives"][0]["attributes"]["WEIGHTS_0"] = a.into();
     let imported = import_gltf_str(&encode(&doc), None, "bytes").unwrap();
-    let w = imported.weights.unwrap();
+    let w = imported.weights_file().unwrap();
     // 0.75 -> 191/255 and 0.25 -> 64/255: rows sum to 1 exactly, ratios within 1/255.
     assert_eq!(w.weights[2], vec![191.0 / 255.0, 64.0 / 255.0]);
     assert_eq!(w.weights[4], vec![0.5, 0.5]);
     // 0.5 -> 128/255 twice sums to 256/255: renormalized, with a note.
     assert!(
-        imported.notes.iter().any(|n| n.contains("renormalized")),
+        imported
+            .report
+            .notes
+            .iter()
+            .any(|n| n.contains("renormalized")),
         "{:?}",
-        imported.notes
+        imported.report.notes
     );
 
     // Without extras the file carries nothing skinweights-specific, and still imports.
     let first = import_gltf(SIMPLE_SKIN).unwrap();
     let w = first
-        .weights
+        .weights_file()
         .unwrap()
         .to_weights_for(&first.scene.skeleton().names(), 10)
         .unwrap();
@@ -717,7 +732,7 @@ fn bad_input_is_a_typed_error() {
         Err(Error::Format(FormatError::InvalidField { field, .. })) => {
             assert_eq!(field, "accessors[99]")
         }
-        r => panic!("{:?}", r.map(|i| i.notes)),
+        r => panic!("{:?}", r.map(|i| i.report.notes)),
     }
     // A weighted joint the skin does not have.
     let mut doc = simpleskin_doc();
@@ -731,7 +746,7 @@ fn bad_input_is_a_typed_error() {
         })) => {
             assert_eq!((vertex, joint, joints), (4, 7, 2))
         }
-        r => panic!("{:?}", r.map(|i| i.notes)),
+        r => panic!("{:?}", r.map(|i| i.report.notes)),
     }
     // A vertex off the plane.
     let mut doc = simpleskin_doc();
@@ -741,7 +756,7 @@ fn bad_input_is_a_typed_error() {
         Err(Error::Format(FormatError::NonPlanarMesh { vertex, z, plane_z })) => {
             assert_eq!((vertex, z, plane_z), (3, 0.5, 0.0))
         }
-        r => panic!("{:?}", r.map(|i| i.notes)),
+        r => panic!("{:?}", r.map(|i| i.report.notes)),
     }
     // An index past the end of the positions.
     let mut doc = simpleskin_doc();
@@ -769,7 +784,7 @@ fn bad_input_is_a_typed_error() {
         Err(Error::Format(FormatError::InvalidField { field, .. })) => {
             assert_eq!(field, "asset.version")
         }
-        r => panic!("{:?}", r.map(|i| i.notes)),
+        r => panic!("{:?}", r.map(|i| i.report.notes)),
     }
     // Not JSON.
     assert!(matches!(
@@ -855,7 +870,7 @@ fn large_meshes_use_wide_indices_and_joints() {
     let back = import_gltf_str(&encode(&doc), None, "grid").unwrap();
     assert_eq!(back.scene.mesh().triangles(), scene.mesh().triangles());
     let w = back
-        .weights
+        .weights_file()
         .unwrap()
         .to_weights_for(&scene.skeleton().names(), 66_000)
         .unwrap();
@@ -955,7 +970,7 @@ fn cli_says_what_the_four_influence_limit_drops() {
 fn field_error(doc: &Doc) -> (String, String) {
     match import_gltf_str(&encode(doc), None, "x") {
         Err(Error::Format(FormatError::InvalidField { field, message })) => (field, message),
-        r => panic!("expected InvalidField, got {:?}", r.map(|i| i.notes)),
+        r => panic!("expected InvalidField, got {:?}", r.map(|i| i.report.notes)),
     }
 }
 
@@ -1018,7 +1033,7 @@ fn overflowing_and_overrunning_numbers_are_typed_errors() {
     // ... and with it, it reads as the spec's zeros: every weight goes to joint 0.
     doc.json["accessors"][joints as usize]["count"] = 10.into();
     let imported = import_gltf_str(&encode(&doc), None, "zeros").unwrap();
-    let w = imported.weights.unwrap();
+    let w = imported.weights_file().unwrap();
     assert_eq!(w.weights.len(), 10);
     assert!(w.weights.iter().all(|row| row == &vec![1.0, 0.0]));
 
@@ -1243,7 +1258,7 @@ fn buffer_uris_stay_beside_the_gltf() {
                 assert_eq!(field, "buffers[0].uri", "{uri}");
                 assert!(message.contains(says), "{uri}: {message}");
             }
-            r => panic!("{uri}: {:?}", r.map(|i| i.notes)),
+            r => panic!("{uri}: {:?}", r.map(|i| i.report.notes)),
         }
     }
 }
@@ -1257,7 +1272,7 @@ fn json_errors_name_the_file() {
         Err(Error::Format(FormatError::Json { context, .. })) => {
             assert_eq!(context, path.display().to_string())
         }
-        r => panic!("{:?}", r.map(|i| i.notes)),
+        r => panic!("{:?}", r.map(|i| i.report.notes)),
     }
     // Bad mesh extras are a field error naming the mesh, not a JSON error losing it.
     let mut doc = simpleskin_doc();
@@ -1308,8 +1323,8 @@ fn cli_writes_binary_gltf_for_glb_and_reads_it_back() {
         from_gltf.scene.skeleton().bones()
     );
     assert_eq!(
-        from_glb.weights.unwrap().weights,
-        from_gltf.weights.unwrap().weights
+        from_glb.weights_file().unwrap().weights,
+        from_gltf.weights_file().unwrap().weights
     );
     let o = common::skinweights(&["import", "gltf", &p("f.glb"), "-o", &p("back.json")]);
     assert!(o.status.success(), "{}", common::text(&o));

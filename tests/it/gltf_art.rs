@@ -33,8 +33,7 @@ fn round_trip(scene: &Scene, weights: &Weights, dir: &Path) -> (Value, GltfImpor
     let mut imported = import_gltf(&path).unwrap();
     imported.write_embedded_images(dir, false).unwrap();
     let w = imported
-        .weights
-        .as_ref()
+        .weights_file()
         .unwrap()
         .to_weights_for(
             &imported.scene.skeleton().names(),

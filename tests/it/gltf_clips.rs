@@ -170,7 +170,7 @@ fn round_trip(label: &str, scene: &Scene, weights: &Weights) -> (f64, f64, usize
         back.clips().len(),
         scene.clips().len(),
         "{label}: {:?}",
-        import.notes
+        import.report.notes
     );
     let sk = scene.skeleton();
     let plain = |j: usize| {
@@ -629,10 +629,11 @@ fn hostile_animations_are_typed_errors_naming_the_animation() {
     assert!(import.scene.clips().is_empty());
     assert!(
         import
+            .report
             .notes
             .iter()
             .any(|n| n.contains("\"tumble\" left out") && n.contains("axis other than z")),
         "{:?}",
-        import.notes
+        import.report.notes
     );
 }

@@ -115,7 +115,7 @@ fn image_file_beside_the_gltf_becomes_the_art() {
     let max_u = art.uvs.iter().map(|p| p.x).fold(0.0, f64::max);
     let max_v = art.uvs.iter().map(|p| p.y).fold(0.0, f64::max);
     assert!((max_u - W as f64).abs() < 1e-4 && (max_v - H as f64).abs() < 1e-4);
-    assert!(imported.embedded_images.is_empty());
+    assert!(imported.report.embedded_images.is_empty());
     let textures = Texture::load_art(art).unwrap();
     assert_eq!(textures[0].image.dimensions(), (W, H));
 }
@@ -146,8 +146,11 @@ fn data_uri_image_is_written_beside_the_scene() {
     let uri = format!("data:image/png;base64,{}", BASE64.encode(png_bytes()));
     let (doc, expected) = textured(json!({"uri": uri}), None);
     let mut imported = import_gltf(write(dir.path(), &doc)).unwrap();
-    assert_eq!(imported.embedded_images.len(), 1);
-    assert_eq!(imported.embedded_images[0].file_name, "model_image0.png");
+    assert_eq!(imported.report.embedded_images.len(), 1);
+    assert_eq!(
+        imported.report.embedded_images[0].file_name,
+        "model_image0.png"
+    );
     assert_uvs(imported.scene.art().unwrap(), &expected);
     let out = dir.path().join("out");
     std::fs::create_dir(&out).unwrap();
@@ -175,8 +178,8 @@ fn buffer_view_image_is_read() {
     let png = png_bytes();
     let (doc, expected) = textured(json!({"mimeType": "image/png"}), Some(&png));
     let imported = import_gltf(write(dir.path(), &doc)).unwrap();
-    assert_eq!(imported.embedded_images.len(), 1);
-    assert_eq!(imported.embedded_images[0].bytes, png);
+    assert_eq!(imported.report.embedded_images.len(), 1);
+    assert_eq!(imported.report.embedded_images[0].bytes, png);
     assert_uvs(imported.scene.art().unwrap(), &expected);
     // A corrupt embedded image is an error naming the image.
     let (doc, _) = textured(json!({"mimeType": "image/png"}), Some(b"garbage"));
@@ -219,7 +222,7 @@ fn simpleskin_has_no_texture_and_no_art() {
         Path::new(env!("CARGO_MANIFEST_DIR")).join("data/khronos-simpleskin/SimpleSkin.gltf");
     let imported = import_gltf(path).unwrap();
     assert!(imported.scene.art().is_none());
-    assert!(imported.embedded_images.is_empty());
+    assert!(imported.report.embedded_images.is_empty());
 }
 
 #[test]

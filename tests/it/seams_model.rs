@@ -194,7 +194,7 @@ fn exports_keep_identical_weights_at_seams() {
     let text = export_gltf(&scene, weights, &GltfOptions::default()).unwrap();
     let imported = import_gltf_str(&text, None, "arm").unwrap();
     let w = imported
-        .weights
+        .weights_file()
         .unwrap()
         .to_weights_for(
             &imported.scene.skeleton().names(),

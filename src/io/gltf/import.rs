@@ -8,7 +8,7 @@ use super::reader::{load_buffers, Reader};
 use super::skeleton_read::read_skeleton;
 use super::{texture, EmbeddedImage, GLTF_SOLVER_NAME};
 use crate::error::{Error, FormatError, Result, WeightsError};
-use crate::io::WeightsFile;
+use crate::io::{Imported, WeightsFile};
 use crate::mesh::Mesh;
 use crate::scene::Scene;
 use crate::weights::Weights;
@@ -17,19 +17,33 @@ use std::path::Path;
 /// Row sums of imported weights further than this from 1 are reported in a note.
 const ROW_SUM_NOTE: f64 = 1e-6;
 
-/// What [`import_gltf`] read: the scene, its weights (when the mesh has `JOINTS_0` /
-/// `WEIGHTS_0`) and notes about what was repaired or assumed.
-#[derive(Debug, Clone)]
-pub struct GltfImport {
-    /// Mesh and skeleton (no probes: glTF has none).
-    pub scene: Scene,
-    /// The weights, columns in the skeleton's bone order.
-    pub weights: Option<WeightsFile>,
+/// What [`import_gltf`] read: the scene, its weights when the mesh has `JOINTS_0` /
+/// `WEIGHTS_0` (`artist`, columns in the skeleton's bone order), and the [`GltfReport`].
+pub type GltfImport = Imported<GltfReport, Option<Weights>>;
+
+/// What a glTF import repaired or assumed, and the images it found inside the file.
+#[derive(Debug, Clone, Default)]
+#[non_exhaustive]
+pub struct GltfReport {
     /// Repairs and assumptions (flipped winding, renormalized rows, dropped vertices, ...).
     pub notes: Vec<String>,
     /// Images the file embeds (`data:` URIs, buffer views) that the scene's art names by file
     /// name: write them with [`GltfImport::write_embedded_images`] before saving the scene.
     pub embedded_images: Vec<EmbeddedImage>,
+}
+
+impl GltfImport {
+    /// The weights as a weights file (solver [`GLTF_SOLVER_NAME`]), when the mesh has them.
+    pub fn weights_file(&self) -> Option<WeightsFile> {
+        self.artist.as_ref().map(|w| {
+            WeightsFile::new(
+                &self.scene.name,
+                GLTF_SOLVER_NAME,
+                self.scene.skeleton.names(),
+                w,
+            )
+        })
+    }
 }
 
 /// Reads a glTF 2.0 file holding a skinned mesh in a plane: `.gltf` JSON (buffers embedded
@@ -133,13 +147,13 @@ fn import_document(
         scene = scene.with_art(art)?;
         embedded_images = embedded;
     }
-    let weights = weights
-        .map(|w| WeightsFile::new(&scene.name, GLTF_SOLVER_NAME, scene.skeleton.names(), &w));
     Ok(GltfImport {
         scene,
-        weights,
-        notes,
-        embedded_images,
+        artist: weights,
+        report: GltfReport {
+            notes,
+            embedded_images,
+        },
     })
 }
 

@@ -90,7 +90,9 @@ mod texture;
 pub use animation_import::ROTATION_SAMPLING_TOLERANCE;
 pub use export::{export_glb, export_gltf, truncation_note, GltfOptions};
 pub use glb::{glb_bytes, split_glb, GLB_MAGIC};
-pub use import::{import_gltf, import_gltf_str, GltfImport, MAX_JOINTS, MAX_WEIGHT_ENTRIES};
+pub use import::{
+    import_gltf, import_gltf_str, GltfImport, GltfReport, MAX_JOINTS, MAX_WEIGHT_ENTRIES,
+};
 pub use texture::EmbeddedImage;
 
 /// Influences per vertex in `JOINTS_0` / `WEIGHTS_0` (what every glTF loader reads).

@@ -94,6 +94,7 @@ impl GltfImport {
             return Ok(Vec::new());
         };
         let paths: Vec<PathBuf> = self
+            .report
             .embedded_images
             .iter()
             .map(|e| dir.join(&e.file_name))
@@ -101,12 +102,20 @@ impl GltfImport {
         if let Some(p) = paths.iter().find(|p| !force && p.exists()) {
             return Err(OutputError::WouldOverwrite { path: p.clone() }.into());
         }
-        for (e, path) in self.embedded_images.iter().zip(&paths) {
+        for (e, path) in self.report.embedded_images.iter().zip(&paths) {
             crate::io::write_atomic(path, &e.bytes)?;
             art.images[e.image].path = path.clone();
         }
         Ok(paths)
     }
+}
+
+/// The size of PNG bytes, decoded whole (PNG only, whatever image formats other features of
+/// the build may decode).
+fn png_size(bytes: &[u8]) -> std::result::Result<(u32, u32), String> {
+    image::load_from_memory_with_format(bytes, image::ImageFormat::Png)
+        .map(|im| (im.width(), im.height()))
+        .map_err(|e| e.to_string())
 }
 
 /// The art of the imported mesh, or `None` when no primitive has a base colour texture.
@@ -465,20 +474,10 @@ fn read_image(
         }
     };
     let size = match &bytes {
-        // PNG only, whatever image formats other features of the build may decode.
-        Some(b) => image::load_from_memory_with_format(b, image::ImageFormat::Png)
-            .map(|im| (im.width(), im.height()))
+        Some(b) => png_size(b)
             .map_err(|e| Error::field(&field, format!("embedded image does not decode: {e}")))?,
-        None => std::fs::File::open(&path)
-            .map_err(|e| e.to_string())
-            .and_then(|file| {
-                image::codecs::png::PngDecoder::new(std::io::BufReader::new(file))
-                    .map(|decoder| image::ImageDecoder::dimensions(&decoder))
-                    .map_err(|e| e.to_string())
-            })
-            .map_err(|e| {
-                Error::field(&field, format!("cannot read image {}: {e}", path.display()))
-            })?,
+        None => crate::io::png_dimensions(&path)
+            .map_err(|e| Error::field(&field, format!("cannot read image: {e}")))?,
     };
     if size.0 == 0 || size.1 == 0 {
         return Err(Error::field(&field, "image has no pixels"));

@@ -38,12 +38,12 @@
 //! frames ([`crate::animation::DEFAULT_FPS`]) into linear keys.
 
 use super::tscn::{section_name, Section, Value};
-use super::values::{resource_ref, Affine, At};
+use super::values::{resource_ref, At};
 use crate::animation::{
     BoneTrack, Channel, ChannelKind, Clip, Curve, Easing, Key, DEFAULT_FPS, MAX_KEYS,
 };
 use crate::error::{ClipError, Error, FormatError, Result, SkeletonError};
-use crate::skeleton::Skeleton;
+use crate::skeleton::{Affine2, Skeleton};
 use std::collections::HashMap;
 use std::fmt::Write as _;
 
@@ -56,9 +56,9 @@ pub(super) struct BoneFrame {
     /// Node index of the Bone2D.
     pub node: usize,
     /// `rest` relative to the parent (y-down).
-    pub rest: Affine,
+    pub rest: Affine2,
     /// The node's saved transform (`position` / `rotation` / `scale`).
-    pub saved: Affine,
+    pub saved: Affine2,
     /// Radians from the Godot bone frame to the scene bone's frame (y-up), when that map is
     /// a rotation (`None`: the rest scales or skews).
     pub alpha: Option<f64>,
@@ -72,12 +72,12 @@ pub(super) struct NodeRef<'a> {
 }
 
 /// Godot's `position`, `rotation` (radians) and `scale` of a rest or saved transform.
-fn parts(m: &Affine) -> ([f64; 2], f64, [f64; 2]) {
-    let (xx, xy, yx, yy) = (m[(0, 0)], m[(1, 0)], m[(0, 1)], m[(1, 1)]);
+fn parts(m: &Affine2) -> ([f64; 2], f64, [f64; 2]) {
+    let (xx, xy, yx, yy) = (m.a, m.c, m.b, m.d);
     let sx = xx.hypot(xy);
     let det = xx * yy - xy * yx;
     let sy = if sx > 0.0 { det / sx } else { yx.hypot(yy) };
-    ([m[(0, 2)], m[(1, 2)]], xy.atan2(xx), [sx, sy])
+    ([m.tx, m.ty], xy.atan2(xx), [sx, sy])
 }
 
 /// Resolves a NodePath written on a node to a node index (the importer's).
@@ -853,7 +853,7 @@ fn scale_offsets(
 /// leaves a property no track sets as the node has it).
 fn fill_saved(clip: &mut Clip, skeleton: &Skeleton, bones: &[BoneFrame]) -> Result<()> {
     for (j, b) in bones.iter().enumerate() {
-        if (b.saved - b.rest).abs().max() <= 1e-9 || b.alpha.is_none() {
+        if b.saved.max_difference(&b.rest) <= 1e-9 || b.alpha.is_none() {
             continue;
         }
         let (pos, rot, scale) = parts(&b.saved);

@@ -1,10 +1,10 @@
 //! A scene and its weights → a Godot 3 or 4 `.tscn`: a Skeleton2D with Bone2D rest poses and
 //! one skinned Polygon2D per part.
 
-use super::values::{affine_columns, affine_from_parts, Affine};
+use super::values::{affine_columns, affine_from_parts, inverse_by_cofactors};
 use crate::error::{Error, Result, SolverError};
 use crate::scene::Scene;
-use crate::skeleton::Bone;
+use crate::skeleton::{Affine2, Bone};
 use crate::skinning::check_shape;
 use crate::weights::{Weights, EXPORT_ROW_SUM_TOLERANCE};
 use std::collections::{HashMap, HashSet};
@@ -136,9 +136,11 @@ fn node_name(name: &str) -> String {
 }
 
 /// A number as Godot reads it back exactly: the shortest decimal that round-trips, with an
-/// exponent for tiny values (no 300-digit fractions).
+/// exponent for tiny values (no 300-digit fractions), and zero always as `0` (never `-0`).
 pub(super) fn num(x: f64) -> String {
-    if x != 0.0 && x.abs() < 1e-4 {
+    if x == 0.0 {
+        "0".into()
+    } else if x.abs() < 1e-4 {
         format!("{x:e}")
     } else {
         format!("{x}")
@@ -194,7 +196,7 @@ pub fn export_godot(scene: &Scene, weights: &Weights, godot: u32) -> Result<Stri
     weights.validate_with_tolerance(EXPORT_ROW_SUM_TOLERANCE)?;
     let paths = bone_paths(bones)?;
     // Rest frames in the y-down skeleton frame.
-    let world: Vec<Affine> = bones
+    let world: Vec<Affine2> = bones
         .iter()
         .map(|b| {
             let d = b.tail - b.head;
@@ -299,7 +301,7 @@ struct TscnWriter<'a> {
     /// Bone node paths below the skeleton.
     paths: Vec<String>,
     /// Bone rest frames in the skeleton's y-down frame.
-    world: Vec<Affine>,
+    world: Vec<Affine2>,
 }
 
 impl TscnWriter<'_> {
@@ -327,10 +329,12 @@ impl TscnWriter<'_> {
     }
 
     /// Bone `j`'s rest frame relative to its parent's.
-    fn local_rest(&self, j: usize) -> Affine {
+    fn local_rest(&self, j: usize) -> Affine2 {
         match self.scene.skeleton.bones()[j].parent {
             // Rest frames are rotations: always invertible.
-            Some(p) => self.world[p].try_inverse().unwrap_or_else(Affine::identity) * self.world[j],
+            Some(p) => {
+                inverse_by_cofactors(&self.world[p]).unwrap_or(Affine2::IDENTITY) * self.world[j]
+            }
             None => self.world[j],
         }
     }

@@ -5,14 +5,15 @@ use super::clips::{BoneFrame, NodeRef};
 use super::triangulate::{ear_clip, insert_points};
 use super::tscn::{parse_tscn, section_name, Section, Value};
 use super::values::{
-    affine_from_parts, apply, each_resource_ref, resource_id, resource_ref, Affine, At,
+    affine_from_parts, apply, each_resource_ref, inverse_by_cofactors, resource_id, resource_ref,
+    At,
 };
 use crate::error::{Error, FormatError, Result};
 use crate::io::mesh_parts::ZERO_LENGTH_TAIL;
 use crate::io::scene_builder::SceneBuilder;
 use crate::mesh::Mesh;
 use crate::scene::{AlphaMode, ArtImage, Scene};
-use crate::skeleton::{Bone, Skeleton};
+use crate::skeleton::{Affine2, Bone, Skeleton};
 use nalgebra::Point2;
 use std::collections::HashMap;
 use std::fmt;
@@ -151,7 +152,7 @@ struct Node {
     parent: Option<usize>,
     section: usize,
     /// Transform relative to the parent (identity for nodes that are not 2D).
-    local: Affine,
+    local: Affine2,
 }
 
 /// Parses a Godot 3 or 4 text scene and builds one scene (see the module docs for the
@@ -197,7 +198,7 @@ pub fn import_godot(text: &str, base_dir: Option<&Path>) -> Result<GodotImport> 
     let skel = find_skeleton(&sections, &nodes, &mut report)?;
     report.skeleton = nodes[skel].path.clone();
     let bones = read_bones(&sections, &nodes, skel, &mut report)?;
-    let to_skeleton = global[skel].try_inverse().ok_or_else(|| {
+    let to_skeleton = inverse_by_cofactors(&global[skel]).ok_or_else(|| {
         Error::Format(FormatError::Godot {
             line: sections[nodes[skel].section].line,
             field: section_name(&sections[nodes[skel].section]),
@@ -334,8 +335,8 @@ impl Textures<'_> {
 /// weights than the import holds.
 fn add_polygons(
     tree: &Tree,
-    global: &[Affine],
-    to_skeleton: &Affine,
+    global: &[Affine2],
+    to_skeleton: &Affine2,
     mut textures: Textures,
     report: &mut ImportReport,
 ) -> Result<SceneBuilder> {
@@ -353,7 +354,7 @@ fn add_polygons(
     let n_bones = tree.bones.len();
     let mut builder = SceneBuilder::new(n_bones);
     for &n in &polygon_nodes {
-        let place = to_skeleton * global[n];
+        let place = *to_skeleton * global[n];
         add_polygon(tree, n, &place, &mut textures, &mut builder, report)?;
     }
     let n_vertices = builder.vertex_count();
@@ -374,7 +375,7 @@ fn add_polygons(
 fn add_polygon(
     tree: &Tree,
     n: usize,
-    place: &Affine,
+    place: &Affine2,
     textures: &mut Textures,
     builder: &mut SceneBuilder,
     report: &mut ImportReport,
@@ -445,7 +446,7 @@ fn add_polygon(
 
 /// The polygon's points (plus `offset`) by `place`, y flipped: the scene's frame. A point
 /// beyond [`MAX_COORDINATE`] is an error naming it.
-fn place_points(poly: &Polygon, place: &Affine) -> Result<Vec<Point2<f64>>> {
+fn place_points(poly: &Polygon, place: &Affine2) -> Result<Vec<Point2<f64>>> {
     let placed: Vec<Point2<f64>> = poly
         .points
         .iter()
@@ -881,7 +882,7 @@ fn find_parent(
 
 /// A node's transform relative to its parent: `transform`, else `position`, `rotation`
 /// (radians; or `rotation_degrees`), `scale` and `skew`.
-fn node_transform(s: &Section) -> Result<Affine> {
+fn node_transform(s: &Section) -> Result<Affine2> {
     if let Some(p) = s.get("transform") {
         return At::property(s, p).transform(&p.value);
     }
@@ -908,8 +909,8 @@ fn node_transform(s: &Section) -> Result<Affine> {
     ))
 }
 
-fn global_transforms(nodes: &[Node]) -> Vec<Affine> {
-    let mut global: Vec<Affine> = Vec::with_capacity(nodes.len());
+fn global_transforms(nodes: &[Node]) -> Vec<Affine2> {
+    let mut global: Vec<Affine2> = Vec::with_capacity(nodes.len());
     for n in nodes {
         let g = match n.parent {
             Some(p) => global[p] * n.local,
@@ -1012,9 +1013,9 @@ struct ReadBone {
     /// Index of the parent bone (none: a child of the skeleton).
     parent: Option<usize>,
     /// `rest` relative to the parent bone (y-down).
-    rest_local: Affine,
+    rest_local: Affine2,
     /// `rest` composed down to the skeleton (y-down).
-    rest_world: Affine,
+    rest_world: Affine2,
 }
 
 fn read_bones(
@@ -1075,13 +1076,13 @@ fn collect_bones(
         let s = &sections[n.section];
         let rest = match s.get("rest") {
             Some(r) => At::property(s, r).transform(&r.value)?,
-            None => Affine::identity(),
+            None => Affine2::IDENTITY,
         };
         let world = match parent_bone {
             Some(pb) => bones[pb].rest_world * rest,
             None => rest,
         };
-        if (n.local - rest).abs().max() > 1e-4 {
+        if n.local.max_difference(&rest) > 1e-4 {
             report.posed_bones.push(n.name.clone());
         }
         index_of_node.insert(i, bones.len());
@@ -1129,7 +1130,7 @@ fn bone_direction(s: &Section, bones: &[ReadBone], j: usize) -> Result<(f64, f64
     };
     match bones.iter().find(|c| c.parent == Some(j)) {
         Some(c) if auto => {
-            let o = [c.rest_local[(0, 2)], c.rest_local[(1, 2)]];
+            let o = [c.rest_local.tx, c.rest_local.ty];
             Ok((o[0].hypot(o[1]), o[1].atan2(o[0])))
         }
         _ => {
@@ -1150,7 +1151,7 @@ fn bone_direction(s: &Section, bones: &[ReadBone], j: usize) -> Result<(f64, f64
 /// the skeleton (`world`, y-down); beyond [`MAX_COORDINATE`] or of no direction is an error.
 fn head_and_tail(
     s: &Section,
-    world: &Affine,
+    world: &Affine2,
     length: f64,
     angle: f64,
 ) -> Result<(Point2<f64>, Point2<f64>)> {
@@ -1574,7 +1575,7 @@ fn read_clips(
         .zip(skeleton.bones())
         .map(|(b, sb)| {
             let w = &b.rest_world;
-            let (xx, xy, yx, yy) = (w[(0, 0)], w[(1, 0)], w[(0, 1)], w[(1, 1)]);
+            let (xx, xy, yx, yy) = (w.a, w.c, w.b, w.d);
             let rigid = (xx.hypot(xy) - 1.0).abs() < 1e-6
                 && (yx.hypot(yy) - 1.0).abs() < 1e-6
                 && (xx * yx + xy * yy).abs() < 1e-6

@@ -4,49 +4,59 @@
 use super::tscn::{section_name, Property, Section, Value};
 use crate::error::{Error, FormatError, Result};
 use crate::skeleton::Affine2;
-use nalgebra::Matrix3;
 
-/// A 2D affine map as a homogeneous matrix `[[a, c, tx], [b, d, ty], [0, 0, 1]]`: Godot's
-/// `Transform2D(a, b, c, d, tx, ty)` (x axis, y axis, origin). Kept as nalgebra's matrix, not
-/// [`Affine2`]: the Godot outputs depend on the rounding of its product and `try_inverse`.
-pub type Affine = Matrix3<f64>;
-
-/// `Transform2D(xx, xy, yx, yy, ox, oy)` as a matrix.
-pub fn affine_from_columns(m: [f64; 6]) -> Affine {
-    Matrix3::new(m[0], m[2], m[4], m[1], m[3], m[5], 0.0, 0.0, 1.0)
+/// `Transform2D(xx, xy, yx, yy, ox, oy)` (x axis, y axis, origin) as an affine map.
+pub fn affine_from_columns(m: [f64; 6]) -> Affine2 {
+    Affine2::new(m[0], m[2], m[1], m[3], m[4], m[5])
 }
 
 /// The six numbers Godot writes for a `Transform2D`.
-pub fn affine_columns(m: &Affine) -> [f64; 6] {
-    [
-        m[(0, 0)],
-        m[(1, 0)],
-        m[(0, 1)],
-        m[(1, 1)],
-        m[(0, 2)],
-        m[(1, 2)],
-    ]
+pub fn affine_columns(m: &Affine2) -> [f64; 6] {
+    [m.a, m.c, m.b, m.d, m.tx, m.ty]
 }
 
 /// Godot's `Transform2D(rotation, scale, skew, position)` (angles in radians).
-pub fn affine_from_parts(position: [f64; 2], rotation: f64, scale: [f64; 2], skew: f64) -> Affine {
-    let m = Affine2::from_axis_angles(
+pub fn affine_from_parts(position: [f64; 2], rotation: f64, scale: [f64; 2], skew: f64) -> Affine2 {
+    Affine2::from_axis_angles(
         rotation,
         rotation + skew,
         scale[0],
         scale[1],
         position[0],
         position[1],
-    );
-    affine_from_columns([m.a, m.c, m.b, m.d, m.tx, m.ty])
+    )
+}
+
+/// The inverse of `m` by cofactors over the determinant, as a 3 x 3 homogeneous matrix
+/// inverts (the translation takes one rounding fewer than [`Affine2::inverse`]'s, and the
+/// Godot files written and read stay the same to the last bit); `None` when the determinant
+/// is 0.
+pub fn inverse_by_cofactors(m: &Affine2) -> Option<Affine2> {
+    // The homogeneous matrix [[a, b, tx], [c, d, ty], [0, 0, 1]], written out in full so that
+    // every product and its rounding is the one of the 3 x 3 formula.
+    let (m11, m12, m13) = (m.a, m.b, m.tx);
+    let (m21, m22, m23) = (m.c, m.d, m.ty);
+    let (m31, m32, m33) = (0.0_f64, 0.0_f64, 1.0_f64);
+    let minor_m12_m23 = m22 * m33 - m32 * m23;
+    let minor_m11_m23 = m21 * m33 - m31 * m23;
+    let minor_m11_m22 = m21 * m32 - m31 * m22;
+    let det = m11 * minor_m12_m23 - m12 * minor_m11_m23 + m13 * minor_m11_m22;
+    if det == 0.0 {
+        return None;
+    }
+    Some(Affine2::new(
+        minor_m12_m23 / det,
+        (m13 * m32 - m33 * m12) / det,
+        -minor_m11_m23 / det,
+        (m11 * m33 - m31 * m13) / det,
+        (m12 * m23 - m22 * m13) / det,
+        (m13 * m21 - m23 * m11) / det,
+    ))
 }
 
 /// Applies `m` to a point.
-pub fn apply(m: &Affine, [x, y]: [f64; 2]) -> [f64; 2] {
-    [
-        m[(0, 0)] * x + m[(0, 1)] * y + m[(0, 2)],
-        m[(1, 0)] * x + m[(1, 1)] * y + m[(1, 2)],
-    ]
+pub fn apply(m: &Affine2, [x, y]: [f64; 2]) -> [f64; 2] {
+    [m.a * x + m.b * y + m.tx, m.c * x + m.d * y + m.ty]
 }
 
 /// Where a value came from: the section and the property (or header attribute).
@@ -135,7 +145,7 @@ impl<'a> At<'a> {
     }
 
     /// `Transform2D(xx, xy, yx, yy, ox, oy)`.
-    pub fn transform(&self, v: &Value) -> Result<Affine> {
+    pub fn transform(&self, v: &Value) -> Result<Affine2> {
         match self.call_numbers(v, &["Transform2D"])? {
             Some(n) if n.len() == 6 => {
                 Ok(affine_from_columns([n[0], n[1], n[2], n[3], n[4], n[5]]))

@@ -22,7 +22,7 @@
 //!
 //! **Bulk release** (option `release_rings`, default 1; issue 13): a vertex the active set
 //! releases also releases the vertices fixed at the same bound one step of `Q`'s stencil
-//! around it (each vertex at most once). `cargo run --release --example bbw_compare` (old =
+//! around it (each vertex at most once). `cargo run --release -p skinweights-benches --example bbw_compare` (old =
 //! `release_rings=0` and new in one process, load average 3.8-4.0, arms-down):
 //!
 //! | vertices | rings=0 | rings=1 (default) | rings=2 | passes per bone, 0 -> 1 | lift_l drag 0 / 1 | max weight difference |
@@ -39,7 +39,7 @@
 //! with its own symbolic analysis; the multipliers outside grow it when needed and the
 //! stopping test covers the whole mesh (test `bbw_subdomains_give_the_whole_mesh_optimum`:
 //! same weights within 2e-3 as the whole free set, with and without `parts`).
-//! `cargo run --release --example bbw_compare -- [figure] N parts=true,subdomain=0
+//! `cargo run --release -p skinweights-benches --example bbw_compare -- [figure] N parts=true,subdomain=0
 //! parts=true` (old = `subdomain=0` and new in one process; uptime's load average given):
 //!
 //! | scene, vertices | load | bbw old / new | bbw parts=true old / new | parts speed-up |

@@ -16,7 +16,7 @@
 //!
 //! Issue 27's target is 1.5x heat from 10k to 500k vertices. Measured in one process,
 //! single shots, the smaller of 2 runs each, heat and best alternating
-//! (`cargo run --release --example best_timing`, load average 8-9 on 2 cores):
+//! (`cargo run --release -p skinweights-benches --example best_timing`, load average 8-9 on 2 cores):
 //!
 //! | scene     | vertices | bones | heat s | best s | best / heat |
 //! |-----------|----------|-------|--------|--------|-------------|
@@ -51,7 +51,7 @@
 //! running beside the whole one on 2 shared cores.
 //!
 //! Re-measured with the recipe of issue 27's later steps (band 0, lock source fade, the
-//! handle rule and far sources; `cargo run --release --example best_timing`, load average
+//! handle rule and far sources; `cargo run --release -p skinweights-benches --example best_timing`, load average
 //! 3.4, 2026-12-02):
 //!
 //! | scene     | vertices | bones | heat s | best s | best / heat |
@@ -69,7 +69,7 @@
 //! sets) and the shared searches, machine idle (load average 0.8-1.0, 2026-12-03):
 //! `cargo bench -p skinweights-benches --bench best`, criterion means: arms-down 50k heat 69.0 ms, best 77.6 ms
 //! (1.12x); `figure` 50k heat 75.5 ms, best 111.0 ms (1.47x).
-//! `cargo run --release --example best_timing`, the same hour:
+//! `cargo run --release -p skinweights-benches --example best_timing`, the same hour:
 //!
 //! | scene     | vertices | bones | heat s | best s | best / heat |
 //! |-----------|----------|-------|--------|--------|-------------|

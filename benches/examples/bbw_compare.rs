@@ -1,5 +1,5 @@
 //! Old vs new bbw in one process, so that the machine's load cancels in the ratio:
-//! `cargo run --release --example bbw_compare -- [SCENE] [VERTICES...]
+//! `cargo run --release -p skinweights-benches --example bbw_compare -- [SCENE] [VERTICES...]
 //! [KEY=VALUE[,KEY=VALUE]...]` (defaults arms-down, 10000 50000) solves the built-in scene
 //! with the whole free set factored every pass
 //! (`subdomain=0`, the solver before the subdomains; with `release_rings=0` as well,

@@ -1,5 +1,5 @@
 //! `best` variants against heat on the shipped scenes, worst over each scene's probes:
-//! `cargo run --release --example best_check -- VERTICES VARIANT...` where a variant is
+//! `cargo run --release -p skinweights-benches --example best_check -- VERTICES VARIANT...` where a variant is
 //! `default` or `key=value,key=value` (options of `best`). Prints drag % / flips /
 //! Dirichlet energy relative to heat's / seconds, so option changes are compared in one
 //! process.

@@ -2,7 +2,7 @@
 //! the mesh resolution.
 //!
 //! ```text
-//! cargo run --release --example armpit_folds -- [GAP] [SOLVER ...]
+//! cargo run --release -p skinweights-benches --example armpit_folds -- [GAP] [SOLVER ...]
 //! ```
 //!
 //! For 10k, 50k and 200k vertices: the flipped triangles after LBS in lift_l and the largest

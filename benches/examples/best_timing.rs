@@ -3,7 +3,7 @@
 //! of `REPEATS` runs each (criterion at 500k is too slow; `benches/best.rs` has the 50k
 //! rows with criterion). The results are recorded in `benches/best.rs`.
 //!
-//! `cargo run --release --example best_timing [SCENE:VERTICES ...]`
+//! `cargo run --release -p skinweights-benches --example best_timing [SCENE:VERTICES ...]`
 
 use skinweights::{
     scene::builtin_scene, scene::BuiltinOptions, scene::Scene, solvers::solver_by_name,

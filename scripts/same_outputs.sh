@@ -2,8 +2,8 @@
 # Writes the outputs of the file formats into one folder, so that two builds can be
 # compared byte for byte with `diff -r`: every shipped rig imported (and every rig of the
 # artist-rig corpus when present), imported rigs exported to every format, `compare`,
-# `eval` and `lint` on built-in and imported scenes, and the `benchmark` and
-# `leakage_folds` experiments. Timings (seconds, milliseconds) are replaced by `T` so
+# `eval` and `lint` on built-in and imported scenes, and the `benchmark`, `leakage_folds`
+# and `pareto` experiments. Timings (seconds, milliseconds) are replaced by `T` so
 # that two runs of the same build agree.
 #
 #   scripts/same_outputs.sh OUT_DIR      (made in target/same-outputs, then copied)
@@ -27,7 +27,7 @@ CORPUS="${SKINWEIGHTS_ARTIST_RIGS:-$ROOT/../shared/data/artist-rigs}"
 
 cd "$ROOT"
 cargo build --release --locked --features internals \
-    --bin skinweights --bin benchmark --bin leakage_folds
+    --bin skinweights --bin benchmark --bin leakage_folds --bin pareto
 BIN="$ROOT/target/release"
 SW="$BIN/skinweights"
 
@@ -166,6 +166,8 @@ run images/bleed "$SW" bleed data/kenney-toon/robot_idle.png -o "$IMG/robot-bled
 # --- experiments -------------------------------------------------------------------------
 run benchmark "$BIN/benchmark" --out "$OUT/benchmark"
 run leakage_folds "$BIN/leakage_folds" --out "$OUT/leakage_folds"
+# pareto prints its table with a time column: its files carry the same table, timings marked.
+run pareto sh -c '"$1" --out "$2" >/dev/null' sh "$BIN/pareto" "$OUT/pareto"
 
 # --- timings out -------------------------------------------------------------------------
 # The output folder's own path, JSON keys holding seconds, Markdown and CSV columns headed

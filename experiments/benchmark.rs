@@ -45,7 +45,8 @@ mod common;
 use clap::Parser;
 use common::rig_chart::{MeasurePanel, RigScoresChart, SolverScores};
 use common::rigs::{
-    cut_meshes, load_sources, solve_per_mesh, solve_spec, solver_specs, sources, uniform, Rig,
+    cut_meshes, load_rig, solve_per_mesh, solve_spec, solver_specs, sources, uniform, Rig,
+    RigSource,
 };
 use common::{csv_num, json_num, main_with, progress, save_png_svg, write_json, write_text, Res};
 use serde::Serialize;
@@ -143,6 +144,8 @@ struct Output {
 struct RigInfo {
     name: String,
     fold: String,
+    /// The repository the rig came from (the manifest's `source`; the path for a given file).
+    source: String,
     file: String,
     vertices: usize,
     bones: usize,
@@ -152,7 +155,29 @@ struct RigInfo {
     /// Share of the scored vertices blending two or more bones, and on the paint grid.
     blend_share: f64,
     grid_share: f64,
+    /// The stage a failed rig stopped at, and its error.
+    stage: Option<&'static str>,
     error: Option<String>,
+}
+
+impl RigInfo {
+    fn failed(source: &RigSource, failure: RigFailure) -> Self {
+        RigInfo {
+            name: source.name.clone(),
+            fold: "failed".into(),
+            source: source.source.clone(),
+            file: source.file.display().to_string(),
+            vertices: 0,
+            bones: 0,
+            meshes: 0,
+            clips: 0,
+            clip_frames: 0,
+            blend_share: 0.0,
+            grid_share: 0.0,
+            stage: Some(failure.stage),
+            error: Some(failure.error),
+        }
+    }
 }
 
 /// Meshes under this many vertices are also scored apart: most artist meshes are this small.
@@ -164,105 +189,52 @@ fn main() -> std::process::ExitCode {
 }
 
 /// Scores the rigs, prints the JSON (`--json`) or the report to `printed`, then writes the
-/// results folder when asked.
+/// results folder when asked. A rig that fails at any stage (loading, clip sampling with its
+/// IK, cutting its meshes, a solver, a score; a panic too) is a row with its stage and error:
+/// one rig never stops the run.
 fn run(cli: &Cli, printed: &mut dyn std::io::Write) -> Res<()> {
     let started = Instant::now();
     let sources = sources(&cli.rigs)?;
-    let (rigs, failed_rigs) = load_sources(&sources);
-    for f in &failed_rigs {
-        eprintln!("error: rig {} ({}): {}", f.name, f.file.display(), f.error);
-    }
-    let file_of = |name: &str| {
-        sources
-            .iter()
-            .find(|s| s.name == name)
-            .map_or(String::new(), |s| s.file.display().to_string())
-    };
     let solvers = solver_specs(&cli.solvers, &DEFAULT_SOLVERS)?;
-    let clip_frames: Vec<ArtistClipFrames> = rigs
-        .iter()
-        .map(|r| {
-            ArtistClipFrames::new(&r.scene, &r.artist, r.scene.clips(), cli.fps)
-                .map_err(|e| format!("{}: {e}", r.name).into())
-        })
-        .collect::<Res<_>>()?;
-
-    let jobs: usize = rigs.iter().map(|r| r.meshes.len() + 1).sum::<usize>() * solvers.len();
-    let bar = progress(jobs as u64, "solving");
+    let bar = progress(sources.len() as u64, "rigs");
     let mut rows = Vec::new();
     let mut times: Vec<(String, &'static str, String, f64)> = Vec::new();
-    for (rig, frames) in rigs.iter().zip(&clip_frames) {
-        let cuts = cut_meshes(rig)?;
-        let deforming = deforming_bones(rig);
-        for solver in &solvers {
-            // (a) mesh by mesh with the artist's bones.
-            let t = Instant::now();
-            let (full, failed) = solve_per_mesh(rig, &cuts, solver, |part| {
-                bar.set_message(format!("{} {solver} on {part}", rig.name));
-                bar.inc(1);
-            })?;
-            times.push((
-                rig.fold.clone(),
-                "per mesh",
-                solver.clone(),
-                t.elapsed().as_secs_f64(),
-            ));
-            rows.extend(score_rig(
-                rig, frames, &cuts, &full, solver, "per mesh", &failed,
-            )?);
-
-            // (b) the whole character with its deforming bones.
-            bar.set_message(format!("{} {solver} on the whole character", rig.name));
-            let t = Instant::now();
-            let (whole, failure) = solve_whole(rig, &deforming, solver)?;
-            times.push((
-                rig.fold.clone(),
-                "whole",
-                solver.clone(),
-                t.elapsed().as_secs_f64(),
-            ));
-            let failed = vec![failure; cuts.len()];
-            rows.extend(score_rig(
-                rig, frames, &cuts, &whole, solver, "whole", &failed,
-            )?);
-            bar.inc(1);
+    let mut infos = Vec::new();
+    for source in &sources {
+        bar.set_message(source.name.clone());
+        let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            score_source(source, &solvers, cli.fps, &bar)
+        }))
+        .unwrap_or_else(|panic| Err(RigFailure::panicked(panic)));
+        match outcome {
+            Ok(scored) => {
+                rows.extend(scored.rows);
+                times.extend(scored.times);
+                infos.push(scored.info);
+            }
+            Err(failure) => {
+                bar.suspend(|| {
+                    eprintln!(
+                        "error: rig {} ({}) at {}: {}",
+                        source.name,
+                        source.file.display(),
+                        failure.stage,
+                        failure.error
+                    )
+                });
+                infos.push(RigInfo::failed(source, failure));
+            }
         }
+        bar.inc(1);
     }
     bar.finish_and_clear();
+    // Rigs that scored first, then the failed ones, as before.
+    infos.sort_by_key(|i| i.error.is_some());
 
     let leaderboard = leaderboard(&rows, &times, &solvers);
     let output = Output {
         experiment: "benchmark",
-        rigs: rigs
-            .iter()
-            .zip(&clip_frames)
-            .map(|(r, f)| RigInfo {
-                name: r.name.clone(),
-                fold: r.fold.clone(),
-                file: file_of(&r.name),
-                vertices: r.scene.mesh().vertex_count(),
-                bones: r.scene.skeleton().len(),
-                meshes: r.meshes.len(),
-                clips: r.scene.clips().len(),
-                clip_frames: f.frame_count(),
-                blend_share: r.style.blend_share(),
-                grid_share: r.style.grid_share(),
-                error: None,
-            })
-            .chain(failed_rigs.iter().map(|f| RigInfo {
-                name: f.name.clone(),
-                fold: "failed".into(),
-                file: f.file.display().to_string(),
-                vertices: 0,
-                bones: 0,
-                meshes: 0,
-                clips: 0,
-                clip_frames: 0,
-                blend_share: 0.0,
-                grid_share: 0.0,
-                error: Some(f.error.clone()),
-            }))
-            .collect(),
+        rigs: infos,
         solvers: solvers.clone(),
         leaderboard: leaderboard.clone(),
         meshes: rows,
@@ -290,6 +262,105 @@ fn run(cli: &Cli, printed: &mut dyn std::io::Write) -> Res<()> {
         eprintln!("wrote {} in {:.1} s", dir.display(), output.seconds);
     }
     Ok(())
+}
+
+/// Where a rig failed (`load`, `clips`, `cut`, `solve`, `score`, or `panic`) and why.
+struct RigFailure {
+    stage: &'static str,
+    error: String,
+}
+
+impl RigFailure {
+    fn panicked(panic: Box<dyn std::any::Any + Send>) -> Self {
+        let error = panic
+            .downcast_ref::<String>()
+            .cloned()
+            .or_else(|| panic.downcast_ref::<&str>().map(|s| s.to_string()))
+            .unwrap_or_else(|| "a panic without a message".into());
+        RigFailure {
+            stage: "panic",
+            error,
+        }
+    }
+}
+
+/// Tags an error with the stage it happened at.
+fn at<E: std::fmt::Display>(stage: &'static str) -> impl Fn(E) -> RigFailure {
+    move |e| RigFailure {
+        stage,
+        error: e.to_string(),
+    }
+}
+
+/// One rig's rows, solve times and description.
+struct ScoredRig {
+    rows: Vec<MeshRow>,
+    times: Vec<(String, &'static str, String, f64)>,
+    info: RigInfo,
+}
+
+/// Loads one rig, samples its clips, and scores every solver on it by both protocols.
+fn score_source(
+    source: &RigSource,
+    solvers: &[String],
+    fps: f64,
+    bar: &indicatif::ProgressBar,
+) -> std::result::Result<ScoredRig, RigFailure> {
+    let rig = load_rig(&source.file, &source.name).map_err(at("load"))?;
+    let frames = ArtistClipFrames::new(&rig.scene, &rig.artist, rig.scene.clips(), fps)
+        .map_err(at("clips"))?;
+    let cuts = cut_meshes(&rig).map_err(at("cut"))?;
+    let deforming = deforming_bones(&rig);
+    let mut rows = Vec::new();
+    let mut times = Vec::new();
+    for solver in solvers {
+        // (a) mesh by mesh with the artist's bones.
+        bar.set_message(format!("{} {solver} per mesh", rig.name));
+        let t = Instant::now();
+        let (full, failed) = solve_per_mesh(&rig, &cuts, solver, |_| {}).map_err(at("solve"))?;
+        times.push((
+            rig.fold.clone(),
+            "per mesh",
+            solver.clone(),
+            t.elapsed().as_secs_f64(),
+        ));
+        rows.extend(
+            score_rig(&rig, &frames, &cuts, &full, solver, "per mesh", &failed)
+                .map_err(at("score"))?,
+        );
+
+        // (b) the whole character with its deforming bones.
+        bar.set_message(format!("{} {solver} whole", rig.name));
+        let t = Instant::now();
+        let (whole, failure) = solve_whole(&rig, &deforming, solver).map_err(at("solve"))?;
+        times.push((
+            rig.fold.clone(),
+            "whole",
+            solver.clone(),
+            t.elapsed().as_secs_f64(),
+        ));
+        let failed = vec![failure; cuts.len()];
+        rows.extend(
+            score_rig(&rig, &frames, &cuts, &whole, solver, "whole", &failed)
+                .map_err(at("score"))?,
+        );
+    }
+    let info = RigInfo {
+        name: rig.name.clone(),
+        fold: rig.fold.clone(),
+        source: source.source.clone(),
+        file: source.file.display().to_string(),
+        vertices: rig.scene.mesh().vertex_count(),
+        bones: rig.scene.skeleton().len(),
+        meshes: rig.meshes.len(),
+        clips: rig.scene.clips().len(),
+        clip_frames: frames.frame_count(),
+        blend_share: rig.style.blend_share(),
+        grid_share: rig.style.grid_share(),
+        stage: None,
+        error: None,
+    };
+    Ok(ScoredRig { rows, times, info })
 }
 
 /// Scene indices of the bones some mesh of the rig is bound to, in scene order.
@@ -693,12 +764,13 @@ fn rig_means_md(rows: &[MeshRow], solvers: &[String]) -> String {
 /// The rigs scored and the ones that failed to load.
 fn rigs_md(rigs: &[RigInfo]) -> String {
     let mut s = String::from(
-        "## rigs\n\n| rig | group | vertices | bones | scored meshes | clips | blend 2+ bones (%) | on the 0.05 grid (%) | error |\n|---|---|---|---|---|---|---|---|---|\n",
+        "## rigs\n\n| rig | source | group | vertices | bones | scored meshes | clips | blend 2+ bones (%) | on the 0.05 grid (%) | error |\n|---|---|---|---|---|---|---|---|---|---|\n",
     );
     for r in rigs {
         s += &format!(
-            "| {} | {} | {} | {} | {} | {} | {:.0} | {:.0} | {} |\n",
+            "| {} | {} | {} | {} | {} | {} | {} | {:.0} | {:.0} | {} |\n",
             r.name,
+            r.source,
             r.fold,
             r.vertices,
             r.bones,
@@ -706,7 +778,10 @@ fn rigs_md(rigs: &[RigInfo]) -> String {
             r.clips,
             100.0 * r.blend_share,
             100.0 * r.grid_share,
-            r.error.as_deref().unwrap_or("")
+            match (r.stage, &r.error) {
+                (Some(stage), Some(e)) => format!("{stage}: {}", e.replace('|', "\\|")),
+                _ => String::new(),
+            }
         );
     }
     s

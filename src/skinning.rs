@@ -101,6 +101,54 @@ pub(crate) fn lbs_vertex(v: Point2<f64>, row: &[f64], transforms: &[Affine2]) ->
     Point2::from(out / sum.max(WEIGHT_SUM_EPSILON))
 }
 
+/// Chosen rows of a weights matrix as their nonzero entries (clamped at 0 as
+/// [`lbs_vertex`] clamps), in bone order: skinning a few vertices of a rig with many bones
+/// then reads a handful of entries per vertex instead of a whole row, with the same sums in
+/// the same order (bit-identical positions).
+#[derive(Debug, Clone)]
+pub(crate) struct SparseRows {
+    /// Per chosen vertex (and one past the last), the index of its first entry.
+    start: Vec<usize>,
+    bone: Vec<u32>,
+    w: Vec<f64>,
+}
+
+impl SparseRows {
+    /// The rows of `vertices` (in that order) of `weights`.
+    pub(crate) fn new(weights: &Weights, vertices: impl IntoIterator<Item = usize>) -> Self {
+        let mut rows = SparseRows {
+            start: vec![0],
+            bone: Vec::new(),
+            w: Vec::new(),
+        };
+        for v in vertices {
+            for (j, &w) in weights.row(v).iter().enumerate() {
+                let w = w.max(0.0);
+                if w != 0.0 {
+                    rows.bone.push(j as u32);
+                    rows.w.push(w);
+                }
+            }
+            rows.start.push(rows.bone.len());
+        }
+        rows
+    }
+
+    /// The `k`-th chosen vertex, at rest position `v`, skinned with `transforms` (as
+    /// [`lbs_vertex`] computes it).
+    #[inline]
+    pub(crate) fn skin(&self, k: usize, v: Point2<f64>, transforms: &[Affine2]) -> Point2<f64> {
+        let e = self.start[k]..self.start[k + 1];
+        let mut out = nalgebra::Vector2::zeros();
+        let mut sum = 0.0;
+        for (&j, &w) in self.bone[e.clone()].iter().zip(&self.w[e]) {
+            out += w * transforms[j as usize].apply(v).coords;
+            sum += w;
+        }
+        Point2::from(out / sum.max(WEIGHT_SUM_EPSILON))
+    }
+}
+
 /// Linear blend skinning of `rest` positions for a pose of `skeleton` (the affine path:
 /// rotation, translation, scale, shear and every inherit mode).
 pub fn linear_blend_skinning(

@@ -17,6 +17,10 @@ pub const MANIFEST: &str = "data/rigs.json";
 /// `../shared/data/artist-rigs` beside the crate.
 pub const CORPUS_ENV: &str = "SKINWEIGHTS_ARTIST_RIGS";
 
+/// Environment variable naming the second corpus folder; default
+/// `../shared/data/artist-rigs-2` beside the crate.
+pub const CORPUS_2_ENV: &str = "SKINWEIGHTS_ARTIST_RIGS_2";
+
 /// A character with painted weights, and per mesh the bones the artist bound it to.
 pub struct Rig {
     /// Its name (the manifest's, or the file stem for a given file).
@@ -41,10 +45,12 @@ pub struct FailedRig {
     pub error: String,
 }
 
-/// One rig to load: a name and a file.
+/// One rig to load: a name, a file and the repository it came from (the group left out
+/// together when something is chosen on the rigs).
 pub struct RigSource {
     pub name: String,
     pub file: PathBuf,
+    pub source: String,
 }
 
 /// Reads a Spine JSON, Creature JSON, DragonBones `_ske.json` or Godot `.tscn` rig with its
@@ -81,26 +87,31 @@ pub fn load_rig(path: &Path, name: &str) -> Res<Rig> {
     })
 }
 
-/// The artist-rig corpus folder: [`CORPUS_ENV`], else `../shared/data/artist-rigs` beside
-/// the crate; `None` when it does not exist.
-pub fn corpus_dir() -> Option<PathBuf> {
-    let dir = match std::env::var_os(CORPUS_ENV) {
+/// The corpus folder `corpus` of the manifest (`artist-rigs` or `artist-rigs-2`): its
+/// environment variable ([`CORPUS_ENV`], [`CORPUS_2_ENV`]), else `../shared/data/CORPUS`
+/// beside the crate; `None` when it does not exist.
+pub fn corpus_dir(corpus: &str) -> Option<PathBuf> {
+    let env = match corpus {
+        "artist-rigs" => Some(CORPUS_ENV),
+        "artist-rigs-2" => Some(CORPUS_2_ENV),
+        _ => None,
+    };
+    let dir = match env.and_then(std::env::var_os) {
         Some(d) => PathBuf::from(d),
-        None => super::repo_root().join("../shared/data/artist-rigs"),
+        None => super::repo_root().join("../shared/data").join(corpus),
     };
     dir.is_dir().then_some(dir)
 }
 
-/// The rigs of the manifest ([`MANIFEST`]): the shipped ones, and the corpus ones when the
-/// corpus folder is present (a note on standard error when it is not).
+/// The rigs of the manifest ([`MANIFEST`]): the shipped ones, and the corpus ones whose
+/// corpus folder is present (a note on standard error for those that are not).
 pub fn default_sources() -> Res<Vec<RigSource>> {
     let root = super::repo_root();
     let text = std::fs::read_to_string(root.join(MANIFEST))
         .map_err(|e| format!("cannot read {MANIFEST}: {e}"))?;
     let manifest: serde_json::Value = serde_json::from_str(&text)?;
-    let corpus = corpus_dir();
     let mut out = Vec::new();
-    let mut skipped = Vec::new();
+    let mut skipped: Vec<(String, String)> = Vec::new();
     for r in manifest["rigs"]
         .as_array()
         .ok_or("rigs.json: no rigs array")?
@@ -108,25 +119,32 @@ pub fn default_sources() -> Res<Vec<RigSource>> {
         let name = r["name"]
             .as_str()
             .ok_or("rigs.json: a rig without a name")?;
-        let file = match (r["file"].as_str(), r["corpus_file"].as_str(), &corpus) {
-            (Some(f), _, _) => root.join(f),
-            (None, Some(f), Some(dir)) => dir.join(f),
-            (None, Some(_), None) => {
-                skipped.push(name.to_string());
-                continue;
-            }
-            (None, None, _) => return Err(format!("rigs.json: rig {name} has no file").into()),
+        let corpus = r["corpus"].as_str().unwrap_or("artist-rigs");
+        let file = match (r["file"].as_str(), r["corpus_file"].as_str()) {
+            (Some(f), _) => root.join(f),
+            (None, Some(f)) => match corpus_dir(corpus) {
+                Some(dir) => dir.join(f),
+                None => {
+                    skipped.push((name.to_string(), corpus.to_string()));
+                    continue;
+                }
+            },
+            (None, None) => return Err(format!("rigs.json: rig {name} has no file").into()),
         };
         out.push(RigSource {
             name: name.to_string(),
             file,
+            source: r["source"].as_str().unwrap_or(name).to_string(),
         });
     }
     if !skipped.is_empty() {
+        let mut folders: Vec<&str> = skipped.iter().map(|(_, c)| c.as_str()).collect();
+        folders.dedup();
         eprintln!(
-            "note: the artist-rig corpus folder is absent (set {CORPUS_ENV}): {} rigs not scored ({})",
+            "note: corpus folder(s) {} absent (set {CORPUS_ENV} / {CORPUS_2_ENV}): {} rigs not scored ({})",
+            folders.join(", "),
             skipped.len(),
-            skipped.join(", ")
+            skipped.iter().map(|(n, _)| n.as_str()).collect::<Vec<_>>().join(", ")
         );
     }
     Ok(out)
@@ -145,6 +163,7 @@ pub fn sources(given: &[PathBuf]) -> Res<Vec<RigSource>> {
                 .map(|s| s.to_string_lossy().into_owned())
                 .unwrap_or_else(|| path.display().to_string()),
             file: path.clone(),
+            source: path.display().to_string(),
         })
         .collect())
 }

@@ -26,9 +26,10 @@ use crate::error::{Result, WeightsError};
 use crate::geometry::signed_area2;
 use crate::scene::Scene;
 use crate::skeleton::{Affine2, Pose};
-use crate::skinning::{lbs_with_affines, linear_blend_skinning};
+use crate::skinning::SparseRows;
 use crate::weights::Weights;
 use nalgebra::Point2;
+use rayon::prelude::*;
 
 /// Two weights this close are a tie in the artist's row.
 pub const TIE_TOLERANCE: f64 = 1e-9;
@@ -143,17 +144,18 @@ pub fn score_against_artist(
         .map(|&v| scene.mesh.vertices()[v])
         .collect();
     let diagonal = diagonal_of(&points).max(f64::MIN_POSITIVE);
-    let rest = scene.mesh.vertices();
+    // Only the mesh's vertices are compared: skin those alone, from their nonzero entries.
+    let ours = SparseRows::new(weights, mesh.vertices.iter().copied());
+    let theirs = SparseRows::new(artist, mesh.vertices.iter().copied());
     let mut one_bone_deviation_pct = Vec::with_capacity(mesh.bones.len());
     for &b in mesh.bones {
         let name = scene.skeleton.bones()[b].name.clone();
         let pose = Pose::rest().rotate(name, options.angle_deg);
-        let ours = linear_blend_skinning(rest, &scene.skeleton, weights, &pose)?;
-        let theirs = linear_blend_skinning(rest, &scene.skeleton, artist, &pose)?;
-        let worst = mesh
-            .vertices
+        let affines = scene.skeleton.skinning_affines(&pose)?;
+        let worst = points
             .iter()
-            .map(|&v| (ours[v] - theirs[v]).norm())
+            .enumerate()
+            .map(|(k, &p)| (ours.skin(k, p, &affines) - theirs.skin(k, p, &affines)).norm())
             .fold(0.0, f64::max);
         one_bone_deviation_pct.push(100.0 * worst / diagonal);
     }
@@ -232,16 +234,25 @@ impl ArtistClipFrames {
     /// the skeleton lacks or a bad frame rate (the clip's and [`Clip::frame_times`]' errors).
     pub fn new(scene: &Scene, artist: &Weights, clips: &[Clip], fps: f64) -> Result<Self> {
         check_shapes(scene, &[artist], &[])?;
-        let mut frames = Vec::new();
+        let mut times = Vec::new();
         for clip in clips {
             clip.check(&scene.skeleton)?;
-            for t in clip.frame_times(fps)? {
+            times.extend(clip.frame_times(fps)?.into_iter().map(|t| (clip, t)));
+        }
+        let rest = scene.mesh.vertices();
+        let rows = SparseRows::new(artist, 0..rest.len());
+        // Frames are independent: sampled in parallel, kept in clip and time order.
+        let frames = times
+            .par_iter()
+            .map(|&(clip, t)| {
                 let pose = scene.clip_pose(clip, t)?;
                 let affines = scene.skeleton.skinning_affines(&pose)?;
-                let artist = lbs_with_affines(scene.mesh.vertices(), artist, &affines)?;
-                frames.push(SampledFrame { affines, artist });
-            }
-        }
+                let artist = (0..rest.len())
+                    .map(|v| rows.skin(v, rest[v], &affines))
+                    .collect();
+                Ok(SampledFrame { affines, artist })
+            })
+            .collect::<Result<Vec<_>>>()?;
         Ok(ArtistClipFrames { frames })
     }
 
@@ -274,31 +285,77 @@ impl ArtistClipFrames {
             .iter()
             .map(|ts| ts.iter().map(|t| area2(rest, t).signum()).collect())
             .collect();
-        let mut scores: Vec<ClipScore> = triangles
+        // The meshes' vertices, each skinned once per frame from its nonzero entries.
+        let order: Vec<usize> = meshes
             .iter()
-            .map(|ts| ClipScore {
-                frame_deviation_pct: Vec::with_capacity(self.frames.len()),
-                flipped: 0,
-                artist_flipped: 0,
+            .flat_map(|m| m.vertices.iter().copied())
+            .collect();
+        let rows = SparseRows::new(weights, order.iter().copied());
+        let mut offsets = vec![0];
+        for m in meshes {
+            offsets.push(offsets[offsets.len() - 1] + m.vertices.len());
+        }
+        let local_triangles: Vec<Vec<[usize; 3]>> = triangles
+            .iter()
+            .zip(meshes)
+            .zip(&offsets)
+            .map(|((ts, m), &o)| {
+                let mut local = vec![usize::MAX; rest.len()];
+                m.vertices
+                    .iter()
+                    .enumerate()
+                    .for_each(|(k, &v)| local[v] = o + k);
+                ts.iter().map(|t| t.map(|v| local[v])).collect()
+            })
+            .collect();
+        // Per frame and mesh: the worst deviation, the flips with the weights and the artist's.
+        let per_frame: Vec<Vec<(f64, usize, usize)>> = self
+            .frames
+            .par_iter()
+            .map_init(Vec::new, |ours, frame| {
+                ours.clear();
+                ours.extend(
+                    order
+                        .iter()
+                        .enumerate()
+                        .map(|(k, &v)| rows.skin(k, rest[v], &frame.affines)),
+                );
+                meshes
+                    .iter()
+                    .enumerate()
+                    .map(|(k, mesh)| {
+                        let o = offsets[k];
+                        let worst = mesh
+                            .vertices
+                            .iter()
+                            .enumerate()
+                            .map(|(i, &v)| (ours[o + i] - frame.artist[v]).norm())
+                            .fold(0.0, f64::max);
+                        let mut flipped = 0;
+                        let mut artist_flipped = 0;
+                        for ((t, lt), &sign) in triangles[k]
+                            .iter()
+                            .zip(&local_triangles[k])
+                            .zip(&rest_signs[k])
+                        {
+                            flipped += usize::from(area2(ours, lt) * sign <= 0.0);
+                            artist_flipped += usize::from(area2(&frame.artist, t) * sign <= 0.0);
+                        }
+                        (100.0 * worst / diagonals[k], flipped, artist_flipped)
+                    })
+                    .collect()
+            })
+            .collect();
+        let scores = triangles
+            .iter()
+            .enumerate()
+            .map(|(k, ts)| ClipScore {
+                frame_deviation_pct: per_frame.iter().map(|f| f[k].0).collect(),
+                flipped: per_frame.iter().map(|f| f[k].1).sum(),
+                artist_flipped: per_frame.iter().map(|f| f[k].2).sum(),
                 triangle_frames: ts.len() * self.frames.len(),
             })
             .collect();
-        for frame in &self.frames {
-            let ours = lbs_with_affines(rest, weights, &frame.affines)?;
-            for (k, mesh) in meshes.iter().enumerate() {
-                let worst = mesh
-                    .vertices
-                    .iter()
-                    .map(|&v| (ours[v] - frame.artist[v]).norm())
-                    .fold(0.0, f64::max);
-                let score = &mut scores[k];
-                score.frame_deviation_pct.push(100.0 * worst / diagonals[k]);
-                for (t, &sign) in triangles[k].iter().zip(&rest_signs[k]) {
-                    score.flipped += usize::from(area2(&ours, t) * sign <= 0.0);
-                    score.artist_flipped += usize::from(area2(&frame.artist, t) * sign <= 0.0);
-                }
-            }
-        }
         Ok(scores)
     }
 }

@@ -284,6 +284,32 @@ impl RigFailure {
     }
 }
 
+// Tests make one rig fail at one stage (`(rig, stage)`; `panic` panics) to check that the
+// run goes on; compiled out of the binary.
+#[cfg(test)]
+thread_local! {
+    static FAIL_AT: std::cell::RefCell<Option<(String, &'static str)>> =
+        const { std::cell::RefCell::new(None) };
+}
+
+/// Passes, except where a test asked rig `rig` to fail at `stage`.
+fn checkpoint(rig: &str, stage: &'static str) -> std::result::Result<(), RigFailure> {
+    #[cfg(test)]
+    if let Some((name, at)) = FAIL_AT.with(|f| f.borrow().clone()) {
+        if name == rig && (at == stage || (at == "panic" && stage == "score")) {
+            if at == "panic" {
+                panic!("a planted panic in {rig}");
+            }
+            return Err(RigFailure {
+                stage,
+                error: format!("a planted failure at {stage}"),
+            });
+        }
+    }
+    let _ = (rig, stage);
+    Ok(())
+}
+
 /// Tags an error with the stage it happened at.
 fn at<E: std::fmt::Display>(stage: &'static str) -> impl Fn(E) -> RigFailure {
     move |e| RigFailure {
@@ -306,9 +332,13 @@ fn score_source(
     fps: f64,
     bar: &indicatif::ProgressBar,
 ) -> std::result::Result<ScoredRig, RigFailure> {
-    let rig = load_rig(&source.file, &source.name).map_err(at("load"))?;
+    let name = source.name.as_str();
+    checkpoint(name, "load")?;
+    let rig = load_rig(&source.file, name).map_err(at("load"))?;
+    checkpoint(name, "clips")?;
     let frames = ArtistClipFrames::new(&rig.scene, &rig.artist, rig.scene.clips(), fps)
         .map_err(at("clips"))?;
+    checkpoint(name, "cut")?;
     let cuts = cut_meshes(&rig).map_err(at("cut"))?;
     let deforming = deforming_bones(&rig);
     let mut rows = Vec::new();
@@ -317,6 +347,7 @@ fn score_source(
         // (a) mesh by mesh with the artist's bones.
         bar.set_message(format!("{} {solver} per mesh", rig.name));
         let t = Instant::now();
+        checkpoint(name, "solve")?;
         let (full, failed) = solve_per_mesh(&rig, &cuts, solver, |_| {}).map_err(at("solve"))?;
         times.push((
             rig.fold.clone(),
@@ -324,6 +355,7 @@ fn score_source(
             solver.clone(),
             t.elapsed().as_secs_f64(),
         ));
+        checkpoint(name, "score")?;
         rows.extend(
             score_rig(&rig, &frames, &cuts, &full, solver, "per mesh", &failed)
                 .map_err(at("score"))?,
@@ -1081,6 +1113,42 @@ mod tests {
         let pooled = text.find("pooled over vertices").expect("a pooled table");
         assert!(means < pooled, "means over rigs come first");
         assert!(text.contains("rigs won"), "{text}");
+    }
+
+    /// A rig that fails at any stage after loading (clip sampling, cutting, a solver, a
+    /// score, or a panic) is a row with that stage and its error, and the other rig is scored.
+    #[test]
+    fn a_rig_that_fails_at_any_stage_is_a_row_and_the_run_goes_on() {
+        for stage in ["load", "clips", "cut", "solve", "score", "panic"] {
+            super::FAIL_AT
+                .with(|f| *f.borrow_mut() = Some(("dragonbones-robot_ske".into(), stage)));
+            let json = benchmark_json(&[robot_path(), BODY, "--solvers", "euclidean"]);
+            super::FAIL_AT.with(|f| *f.borrow_mut() = None);
+            let rigs = json["rigs"].as_array().unwrap();
+            assert_eq!(rigs.len(), 2, "{stage}");
+            let robot = rigs
+                .iter()
+                .find(|r| r["name"] == "dragonbones-robot_ske")
+                .unwrap();
+            assert_eq!(robot["fold"], "failed", "{stage}");
+            assert_eq!(robot["stage"], stage, "{robot}");
+            let planted = if stage == "panic" {
+                "a planted panic in dragonbones-robot_ske".to_string()
+            } else {
+                format!("a planted failure at {stage}")
+            };
+            assert_eq!(robot["error"], planted.as_str(), "{robot}");
+            let body = rigs.iter().find(|r| r["name"] == "body_ske").unwrap();
+            assert!(body["error"].is_null(), "{stage}: {body}");
+            assert_eq!(body["meshes"], 7, "{stage}");
+            let rows = json["meshes"].as_array().unwrap();
+            assert_eq!(
+                rows.len(),
+                14,
+                "{stage}: the body's 7 meshes in 2 protocols"
+            );
+            assert!(rows.iter().all(|r| r["rig"] == "body_ske"), "{stage}");
+        }
     }
 
     fn robot_path() -> &'static str {

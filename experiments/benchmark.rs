@@ -158,6 +158,25 @@ struct RigInfo {
     /// The stage a failed rig stopped at, and its error.
     stage: Option<&'static str>,
     error: Option<String>,
+    /// Wall-clock seconds per stage (every solver's solves and scores summed).
+    seconds: StageSeconds,
+}
+
+/// Where a rig's time goes, in wall-clock seconds.
+#[derive(Serialize, Default, Clone, Copy)]
+struct StageSeconds {
+    load: f64,
+    /// Sampling the clips' frames and skinning them with the artist's weights.
+    clips: f64,
+    solve: f64,
+    /// Agreement and one-bone deviation, and replaying the frames with the solver's weights.
+    score: f64,
+}
+
+impl StageSeconds {
+    fn total(&self) -> f64 {
+        self.load + self.clips + self.solve + self.score
+    }
 }
 
 impl RigInfo {
@@ -176,6 +195,7 @@ impl RigInfo {
             grid_share: 0.0,
             stage: Some(failure.stage),
             error: Some(failure.error),
+            seconds: StageSeconds::default(),
         }
     }
 }
@@ -241,6 +261,7 @@ fn run(cli: &Cli, printed: &mut dyn std::io::Write) -> Res<()> {
         seconds: started.elapsed().as_secs_f64(),
     };
     let report = rigs_md(&output.rigs)
+        + &time_md(&output.rigs)
         + &rig_means_md(&output.meshes, &solvers)
         + &per_rig_md(&output.meshes, &solvers)
         + "\n## pooled over vertices (each rig weighted by its size)\n"
@@ -333,11 +354,16 @@ fn score_source(
     bar: &indicatif::ProgressBar,
 ) -> std::result::Result<ScoredRig, RigFailure> {
     let name = source.name.as_str();
+    let mut seconds = StageSeconds::default();
+    let t = Instant::now();
     checkpoint(name, "load")?;
     let rig = load_rig(&source.file, name).map_err(at("load"))?;
+    seconds.load = t.elapsed().as_secs_f64();
     checkpoint(name, "clips")?;
+    let t = Instant::now();
     let frames = ArtistClipFrames::new(&rig.scene, &rig.artist, rig.scene.clips(), fps)
         .map_err(at("clips"))?;
+    seconds.clips = t.elapsed().as_secs_f64();
     checkpoint(name, "cut")?;
     let cuts = cut_meshes(&rig).map_err(at("cut"))?;
     let deforming = deforming_bones(&rig);
@@ -349,33 +375,31 @@ fn score_source(
         let t = Instant::now();
         checkpoint(name, "solve")?;
         let (full, failed) = solve_per_mesh(&rig, &cuts, solver, |_| {}).map_err(at("solve"))?;
-        times.push((
-            rig.fold.clone(),
-            "per mesh",
-            solver.clone(),
-            t.elapsed().as_secs_f64(),
-        ));
+        let solved = t.elapsed().as_secs_f64();
+        seconds.solve += solved;
+        times.push((rig.fold.clone(), "per mesh", solver.clone(), solved));
         checkpoint(name, "score")?;
+        let t = Instant::now();
         rows.extend(
             score_rig(&rig, &frames, &cuts, &full, solver, "per mesh", &failed)
                 .map_err(at("score"))?,
         );
+        seconds.score += t.elapsed().as_secs_f64();
 
         // (b) the whole character with its deforming bones.
         bar.set_message(format!("{} {solver} whole", rig.name));
         let t = Instant::now();
         let (whole, failure) = solve_whole(&rig, &deforming, solver).map_err(at("solve"))?;
-        times.push((
-            rig.fold.clone(),
-            "whole",
-            solver.clone(),
-            t.elapsed().as_secs_f64(),
-        ));
+        let solved = t.elapsed().as_secs_f64();
+        seconds.solve += solved;
+        times.push((rig.fold.clone(), "whole", solver.clone(), solved));
         let failed = vec![failure; cuts.len()];
+        let t = Instant::now();
         rows.extend(
             score_rig(&rig, &frames, &cuts, &whole, solver, "whole", &failed)
                 .map_err(at("score"))?,
         );
+        seconds.score += t.elapsed().as_secs_f64();
     }
     let info = RigInfo {
         name: rig.name.clone(),
@@ -391,6 +415,7 @@ fn score_source(
         grid_share: rig.style.grid_share(),
         stage: None,
         error: None,
+        seconds,
     };
     Ok(ScoredRig { rows, times, info })
 }
@@ -815,6 +840,38 @@ fn rigs_md(rigs: &[RigInfo]) -> String {
                 _ => String::new(),
             }
         );
+    }
+    s
+}
+
+/// Where the run's time went: each stage summed over rigs, and the slowest rigs.
+fn time_md(rigs: &[RigInfo]) -> String {
+    let mut total = StageSeconds::default();
+    for r in rigs {
+        total.load += r.seconds.load;
+        total.clips += r.seconds.clips;
+        total.solve += r.seconds.solve;
+        total.score += r.seconds.score;
+    }
+    let mut s = String::from(
+        "\n## where the time goes (wall-clock seconds on the machine that ran it)\n\n| rig | frames | load | clips | solve | score | total |\n|---|---|---|---|---|---|---|\n",
+    );
+    let row = |name: &str, frames: usize, t: &StageSeconds| {
+        format!(
+            "| {name} | {frames} | {:.2} | {:.2} | {:.2} | {:.2} | {:.2} |\n",
+            t.load,
+            t.clips,
+            t.solve,
+            t.score,
+            t.total()
+        )
+    };
+    let frames: usize = rigs.iter().map(|r| r.clip_frames).sum();
+    s += &row("**all rigs**", frames, &total);
+    let mut slow: Vec<&RigInfo> = rigs.iter().filter(|r| r.error.is_none()).collect();
+    slow.sort_by(|a, b| b.seconds.total().total_cmp(&a.seconds.total()));
+    for r in slow.iter().take(5) {
+        s += &row(&r.name, r.clip_frames, &r.seconds);
     }
     s
 }

@@ -60,7 +60,7 @@ pub struct BindOptions {
 impl Default for BindOptions {
     /// The threshold chosen by leaving one source out (`docs/binding.md`).
     fn default() -> Self {
-        BindOptions { min_mass: 0.05 }
+        BindOptions { min_mass: 0.02 }
     }
 }
 
@@ -185,4 +185,78 @@ pub fn bind(
         bindings.extend(artist.iter().cloned());
     }
     solve_bound(solver, scene, &bindings, whole)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::scene::{builtin_scene, BuiltinOptions};
+
+    fn arms_down() -> Scene {
+        let options = BuiltinOptions {
+            vertices: 2000,
+            ..BuiltinOptions::default()
+        };
+        builtin_scene("arms-down", &options).unwrap()
+    }
+
+    #[test]
+    fn names_parse_and_a_wrong_one_is_named() {
+        assert_eq!("auto".parse::<Bind>().unwrap(), Bind::Auto);
+        assert_eq!("artist".parse::<Bind>().unwrap(), Bind::Artist);
+        let e = "some".parse::<Bind>().unwrap_err().to_string();
+        assert!(
+            e.contains("--bind") && e.contains("artist, auto, all"),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn the_threshold_splits_equal_weights() {
+        let scene = arms_down();
+        let (nv, nb) = (scene.mesh.vertex_count(), scene.skeleton.len());
+        let mut w = Weights::zeros(nv, nb);
+        w.rows_mut().for_each(|r| r.fill(1.0 / nb as f64));
+        let below = BindOptions {
+            min_mass: 0.5 / nb as f64,
+        };
+        let all = auto_bones(&scene, &w, &below).unwrap();
+        assert_eq!(all.len(), scene.mesh.parts().len());
+        assert!(all.iter().all(|mb| mb.bones.len() == nb));
+        let above = BindOptions {
+            min_mass: 2.0 / nb as f64,
+        };
+        let one = auto_bones(&scene, &w, &above).unwrap();
+        assert!(one.iter().all(|mb| mb.bones.len() == 1), "{one:?}");
+        let nan = BindOptions { min_mass: f64::NAN };
+        let e = auto_bones(&scene, &w, &nan).unwrap_err().to_string();
+        assert!(e.contains("min_mass"), "{e}");
+    }
+
+    #[test]
+    fn all_is_the_whole_solve_and_auto_weights_every_vertex() {
+        let scene = arms_down();
+        let solver = crate::solvers::recommended();
+        let every: Vec<usize> = (0..scene.skeleton.len()).collect();
+        let options = BindOptions::default();
+        let all = bind(solver.as_ref(), &scene, Bind::All, &every, None, &options).unwrap();
+        assert_eq!(all, solver.solve(&scene).unwrap().weights);
+        let auto = bind(solver.as_ref(), &scene, Bind::Auto, &every, None, &options).unwrap();
+        assert!(auto.normalization_error() < 1e-9);
+        let wrong = [MeshBones {
+            part: scene.mesh.parts()[0].clone(),
+            bones: vec![999],
+        }];
+        let e = bind(
+            solver.as_ref(),
+            &scene,
+            Bind::Artist,
+            &every,
+            Some(&wrong),
+            &options,
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(e.contains("#999"), "{e}");
+    }
 }

@@ -3,12 +3,14 @@
 //! [`crate::io`] (feature `io`).
 
 mod art;
+mod binding;
 mod builtin;
 mod deforming;
 mod seams;
 mod subscene;
 
 pub use art::{triangle_layers, AlphaMode, Art, ArtImage, Layer, SlotAttachment, DEFAULT_SKIN};
+pub use binding::{auto_bones, bind, solve_bound, Bind, BindOptions, MeshBones};
 
 pub use builtin::{
     arms_down_outline, builtin_scene, mirror_vertex_map, mirror_vertex_map_about, BuiltinOptions,

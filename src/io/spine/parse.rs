@@ -9,7 +9,7 @@ use serde_json::Value;
 use std::collections::HashMap;
 
 /// Largest weight accepted: weights are fractions of 1, written rounded.
-const MAX_WEIGHT: f64 = crate::io::tolerance::MAX_ROUNDED_WEIGHT;
+use crate::io::tolerance::{MAX_ROUNDED_WEIGHT as MAX_WEIGHT, MIN_ROUNDED_WEIGHT as MIN_WEIGHT};
 
 /// A bone as the file gives it.
 #[derive(Debug, Clone)]
@@ -513,11 +513,12 @@ fn weighted_vertices(at: &JsonAt, v: &[f64], n: usize, n_bones: usize) -> Result
                 )
             })?;
             let w = v[i + 3];
-            if !(0.0..=MAX_WEIGHT).contains(&w) {
+            // Slightly below 0 or above 1 is the export's rounding: the import clamps and notes.
+            if !(MIN_WEIGHT..=MAX_WEIGHT).contains(&w) {
                 return Err(verr(
                     vertex,
                     format!(
-                        "weight {} at entry {} is outside 0..={MAX_WEIGHT} (a fraction of 1, rounded)",
+                        "weight {} at entry {} is outside {MIN_WEIGHT}..={MAX_WEIGHT} (a fraction of 1, rounded)",
                         shown(w),
                         i + 3
                     ),

@@ -235,3 +235,23 @@ fn add_rotation(skeleton: &Skeleton, pose: &mut Pose, world: &[Affine2], j: usiz
     let deg = if reflected { -delta } else { delta }.to_degrees();
     *pose.rotations.entry(b.name.clone()).or_insert(0.0) += deg;
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn mix_past_one_is_accepted_and_noted_hostile_mix_refused() {
+        assert_eq!(mix_problem(1.0206613571016943), None);
+        assert_eq!(mix_problem(-0.5), None);
+        assert!(mix_problem(1000.5).unwrap().contains("|mix| <= 1000"));
+        assert!(mix_problem(f64::NAN).is_some());
+        let mut c = IkConstraint::new("IK_right_hand", vec!["a".into()], "t");
+        c.mix = 1.0206613571016943;
+        let notes = c.notes();
+        assert_eq!(notes.len(), 1);
+        assert!(notes[0].contains("\"IK_right_hand\"") && notes[0].contains("unclamped"));
+        c.mix = 1.0;
+        assert!(c.notes().is_empty());
+    }
+}

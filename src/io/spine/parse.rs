@@ -543,3 +543,23 @@ fn weighted_vertices(at: &JsonAt, v: &[f64], n: usize, n_bones: usize) -> Result
     }
     Ok(rows)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn weight_rounded_below_zero_is_read_beyond_it_refused() {
+        let at = JsonAt::spine("mesh");
+        // One vertex on bones 0 and 1: weights 1.00135 and -0.00135, as a 4.2 export writes.
+        let v = [2.0, 0.0, 1.0, 2.0, 1.00135, 1.0, 3.0, 4.0, -0.00135];
+        let rows = weighted_vertices(&at, &v, 1, 2).unwrap();
+        assert_eq!(rows[0][1].2, -0.00135);
+        let v = [2.0, 0.0, 1.0, 2.0, 1.0, 1.0, 3.0, 4.0, -0.06];
+        let e = weighted_vertices(&at, &v, 1, 2).unwrap_err().to_string();
+        assert!(
+            e.contains("weight -0.06 at entry 8 is outside -0.05..=1.05"),
+            "{e}"
+        );
+    }
+}

@@ -1048,7 +1048,7 @@ fn scene_bones(
 /// Adds the file's clips and the IK constraints the scene's model takes, noting the rest.
 fn attach_animation(file: &FileSkeleton, scene: Scene, report: &mut SpineReport) -> Result<Scene> {
     // IK constraints the scene's model cannot take (a second bone that is not the first's
-    // child, a mix outside [0, 1]) are left out, named; clips are checked as they are.
+    // child, a mix beyond ±1000) are left out, named; clips are checked as they are.
     let mut ik = Vec::new();
     for c in &file.animation.ik {
         match c.check(&scene.skeleton) {

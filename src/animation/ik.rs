@@ -10,7 +10,9 @@
 //!   from the target direction (`+` = counter-clockwise when `bend_positive`), then the
 //!   child turns its tip toward the target.
 //!
-//! `mix` in `[0, 1]` blends each rotation change (0 = the sampled pose, 1 = fully solved).
+//! `mix` blends each rotation change (0 = the sampled pose, 1 = fully solved). Like Spine's
+//! runtimes it is a lerp factor applied unclamped: exporters write 1.0207 and the runtime
+//! overshoots by 2%. Beyond [`MAX_IK_MIX`] in magnitude it is refused as hostile.
 //! A world rotation becomes a local rotation offset through the bone's parent frame (its
 //! sign flips under a reflecting parent); this is exact when the parents' transforms are
 //! rotations with uniform scale, as Spine requires of bones an IK constraint moves (they
@@ -22,6 +24,15 @@ use crate::error::{Error, Result, SkeletonError};
 use crate::skeleton::{Affine2, Pose, Skeleton};
 use nalgebra::Point2;
 
+/// Largest `|mix|` accepted: no tool writes more, and it keeps rotations finite.
+pub const MAX_IK_MIX: f64 = 1000.0;
+
+/// The problem with a mix, if any: not finite or `|mix|` above [`MAX_IK_MIX`].
+pub fn mix_problem(mix: f64) -> Option<String> {
+    (!mix.is_finite() || mix.abs() > MAX_IK_MIX)
+        .then(|| format!("mix {mix} must be finite with |mix| <= {MAX_IK_MIX}"))
+}
+
 /// An IK constraint: `bones` (1, or 2 = parent and child) aim at `target`'s origin.
 #[derive(Debug, Clone, PartialEq)]
 pub struct IkConstraint {
@@ -31,7 +42,7 @@ pub struct IkConstraint {
     pub bones: Vec<String>,
     /// The bone whose world origin is the target.
     pub target: String,
-    /// Blend of the solved rotations, in `[0, 1]`. Default: 1.
+    /// Blend of the solved rotations, usually in `[0, 1]`; applied unclamped. Default: 1.
     pub mix: f64,
     /// Bend direction of a two-bone chain (counter-clockwise when true). Default: true.
     pub bend_positive: bool,
@@ -53,21 +64,27 @@ impl IkConstraint {
         }
     }
 
-    /// Notes about what is not applied (softness).
+    /// Notes about what is not applied (softness) and a mix outside `[0, 1]`.
     pub fn notes(&self) -> Vec<String> {
+        let mut notes = Vec::new();
         if self.softness != 0.0 {
-            vec![format!(
+            notes.push(format!(
                 "IK constraint {:?}: softness {} is not applied (the chain reaches fully)",
                 self.name, self.softness
-            )]
-        } else {
-            Vec::new()
+            ));
         }
+        if !(0.0..=1.0).contains(&self.mix) {
+            notes.push(format!(
+                "IK constraint {:?}: mix {} is outside [0, 1]; applied unclamped, as Spine's runtime does",
+                self.name, self.mix
+            ));
+        }
+        notes
     }
 
     /// Checks the constraint against a skeleton ([`SkeletonError::InvalidIk`]): one or two bones
     /// that exist (a second bone must be the first's child), a known target that is none of
-    /// them nor their descendant, finite `mix` in `[0, 1]` and finite `softness` >= 0.
+    /// them nor their descendant, finite `mix` with `|mix|` <= [`MAX_IK_MIX`] and finite `softness` >= 0.
     pub fn check(&self, skeleton: &Skeleton) -> Result<()> {
         let bad = |message: String| {
             Error::Skeleton(SkeletonError::InvalidIk {
@@ -103,8 +120,8 @@ impl IkConstraint {
                 self.target, self.bones[0]
             )));
         }
-        if !self.mix.is_finite() || !(0.0..=1.0).contains(&self.mix) {
-            return Err(bad(format!("mix {} must lie in [0, 1]", self.mix)));
+        if let Some(problem) = mix_problem(self.mix) {
+            return Err(bad(problem));
         }
         if !self.softness.is_finite() || self.softness < 0.0 {
             return Err(bad(format!(
@@ -217,4 +234,24 @@ fn add_rotation(skeleton: &Skeleton, pose: &mut Pose, world: &[Affine2], j: usiz
     let reflected = inherits_reflection && b.parent.is_some_and(|p| world[p].determinant() < 0.0);
     let deg = if reflected { -delta } else { delta }.to_degrees();
     *pose.rotations.entry(b.name.clone()).or_insert(0.0) += deg;
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn mix_past_one_is_accepted_and_noted_hostile_mix_refused() {
+        assert_eq!(mix_problem(1.0206613571016943), None);
+        assert_eq!(mix_problem(-0.5), None);
+        assert!(mix_problem(1000.5).unwrap().contains("|mix| <= 1000"));
+        assert!(mix_problem(f64::NAN).is_some());
+        let mut c = IkConstraint::new("IK_right_hand", vec!["a".into()], "t");
+        c.mix = 1.0206613571016943;
+        let notes = c.notes();
+        assert_eq!(notes.len(), 1);
+        assert!(notes[0].contains("\"IK_right_hand\"") && notes[0].contains("unclamped"));
+        c.mix = 1.0;
+        assert!(c.notes().is_empty());
+    }
 }

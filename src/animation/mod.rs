@@ -22,7 +22,7 @@ mod model;
 mod sampling;
 
 pub use curves::{bezier, bezier_parameter, godot_ease, Curve, Easing, BEZIER_TOLERANCE};
-pub use ik::{apply_ik, IkConstraint};
+pub use ik::{apply_ik, IkConstraint, MAX_IK_MIX};
 pub use model::{
     AttachmentKey, AttachmentTrack, BoneChannels, BoneTrack, Channel, ChannelKind, Clip, IkKey,
     IkTrack, Key, MAX_KEYS,

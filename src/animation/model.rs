@@ -378,7 +378,7 @@ impl Clip {
     /// value, times in `[0, duration]` and never decreasing, Bézier control times in
     /// `[0, 1]` and finite control values, finite Godot exponents. IK tracks
     /// ([`SkeletonError::InvalidIk`]): one per constraint, keys with finite times in order within
-    /// the clip, mix in `[0, 1]`, softness finite and >= 0, curves as above (the names are
+    /// the clip, mix finite with `|mix|` <= 1000, softness finite and >= 0, curves as above (the names are
     /// checked against the scene's constraints by [`Clip::check_ik_names`]).
     pub fn check(&self, skeleton: &Skeleton) -> Result<()> {
         if !self.duration.is_finite() || self.duration < 0.0 {
@@ -513,8 +513,8 @@ impl Clip {
                 return Err(bad(problem));
             }
             previous = key.time;
-            if !(0.0..=1.0).contains(&key.mix) {
-                return Err(bad(format!("key {k}: mix {} must lie in [0, 1]", key.mix)));
+            if let Some(problem) = crate::animation::ik::mix_problem(key.mix) {
+                return Err(bad(format!("key {k}: {problem}")));
             }
             if !key.softness.is_finite() || key.softness < 0.0 {
                 return Err(bad(format!(

@@ -895,7 +895,7 @@ fn file_numbers_used_as_sizes_or_indices_are_checked_first() {
         d.get_mut("weights").unwrap()[2] = Value::from(1e300);
     }));
     assert_eq!((field.as_str(), vertex), ("weights", Some(0)));
-    assert!(message.contains("outside 0..=1.001"), "{message}");
+    assert!(message.contains("outside -0.05..=1.001"), "{message}");
 
     // A vertex coordinate far outside any canvas names the vertex.
     let (_, field, vertex, message) = dragonbones_error(&with_body_mesh(|d| {

@@ -13,6 +13,7 @@ use std::collections::{HashMap, HashSet};
 
 /// Largest weight accepted: weights are fractions of 1, written rounded.
 const MAX_WEIGHT: f64 = 1.001;
+use crate::io::tolerance::MIN_ROUNDED_WEIGHT;
 
 /// Most JSON objects (`{` bytes, counted before parsing) a file may hold. Every animation
 /// key is one frame object and a file holds at most [`MAX_KEYS`] of them; the quarter more
@@ -39,6 +40,8 @@ pub(super) struct FileSkin {
     pub bone_poses: Vec<(usize, Affine2)>,
     pub influences: Vec<Vec<(usize, f64)>>,
     pub max_row_sum_error: f64,
+    /// Weights below 0 (rounding in the export) clamped to 0, as `vertex v bone "B": w`.
+    pub below_zero: Vec<String>,
 }
 
 /// A mesh display as the file gives it.
@@ -405,6 +408,7 @@ fn parse_meshes(
         meshes: Vec::new(),
         shared: Vec::new(),
         skipped: 0,
+        below_zero: Vec::new(),
     };
     for k in order {
         let skin = &skins[k];
@@ -423,8 +427,21 @@ fn parse_meshes(
         mut meshes,
         shared,
         skipped,
+        below_zero,
         ..
     } = read;
+    if !below_zero.is_empty() {
+        let n = below_zero.len();
+        let more = if n > 4 {
+            format!(" and {} more", n - 4)
+        } else {
+            String::new()
+        };
+        notes.push(format!(
+            "{n} weights below 0 (rounding in the export; clamped to 0, their rows renormalized): {}{more}",
+            below_zero[..n.min(4)].join("; ")
+        ));
+    }
     resolve_shared(&mut meshes, shared, notes);
     if skipped > 0 {
         notes.push(format!(
@@ -444,6 +461,8 @@ struct SkinMeshes<'a> {
     shared: Vec<Shared>,
     /// Non-mesh displays passed over.
     skipped: usize,
+    /// Weights below 0 clamped to 0, as `display: vertex v bone "B": w`.
+    below_zero: Vec<String>,
 }
 
 impl SkinMeshes<'_> {
@@ -494,7 +513,11 @@ impl SkinMeshes<'_> {
                 self.meshes.push(None);
                 continue;
             }
-            let mut mesh = parse_mesh(d, self.bones, slot.clone(), slot_bone, display)?;
+            let mut mesh = parse_mesh(d, self.bones, slot.clone(), slot_bone, display.clone())?;
+            if let Some(skin) = &mesh.skin {
+                let clamped = skin.below_zero.iter().map(|w| format!("{display} {w}"));
+                self.below_zero.extend(clamped);
+            }
             mesh.skin_name = skin.cloned();
             mesh.texture = texture;
             mesh.draw_order = draw_order;
@@ -670,6 +693,7 @@ fn parse_skin(at: &JsonAt, d: &Value, bones: &[FileBone], n: usize) -> Result<Fi
         w: at.numbers(d, "weights")?,
         i: 0,
         n,
+        below_zero: Vec::new(),
     };
     let mut influences = Vec::with_capacity(n);
     let mut max_row_sum_error: f64 = 0.0;
@@ -691,6 +715,7 @@ fn parse_skin(at: &JsonAt, d: &Value, bones: &[FileBone], n: usize) -> Result<Fi
         bone_poses,
         influences,
         max_row_sum_error,
+        below_zero: reader.below_zero,
     })
 }
 
@@ -759,6 +784,8 @@ struct WeightReader<'a> {
     i: usize,
     /// Vertices of the mesh.
     n: usize,
+    /// Weights below 0 clamped to 0, as `vertex v bone "B": w`.
+    below_zero: Vec<String>,
 }
 
 impl WeightReader<'_> {
@@ -808,15 +835,22 @@ impl WeightReader<'_> {
                 ));
             }
             // Weights are fractions; a little over 1 is rounding (rows are normalized).
-            if !(0.0..=MAX_WEIGHT).contains(&wv) {
+            if !(MIN_ROUNDED_WEIGHT..=MAX_WEIGHT).contains(&wv) {
                 return Err(at.vertex_error(
                     "weights",
                     v,
                     format!(
-                        "weight {wv:e} of bone {:?} is outside 0..={MAX_WEIGHT}",
+                        "weight {wv:e} of bone {:?} is outside {MIN_ROUNDED_WEIGHT}..={MAX_WEIGHT}",
                         bones[j].name
                     ),
                 ));
+            }
+            if wv < 0.0 {
+                // Rounding of 0: left out of the row, which is renormalised.
+                let name = &bones[j].name;
+                self.below_zero
+                    .push(format!("vertex {v} bone {name:?}: {wv}"));
+                continue;
             }
             sum += wv;
             row.push((j, wv));

@@ -37,7 +37,7 @@ use super::parse::{FileBone, FileSlot};
 use super::{MAX_ANGLE_DEG, MAX_COORDINATE, MAX_SCALE};
 use crate::animation::{
     AttachmentKey, AttachmentTrack, BoneTrack, Channel, ChannelKind, Clip, Curve, Easing,
-    IkConstraint, IkKey, IkTrack, Key, MAX_KEYS,
+    IkConstraint, IkKey, IkTrack, Key, MAX_IK_MIX, MAX_KEYS,
 };
 use crate::error::{ClipError, Result};
 use crate::io::json_path::{kind, shown, JsonAt};
@@ -590,21 +590,18 @@ fn read_ik_timeline(
     counts: &mut CurveCounts,
 ) -> Result<IkTrack> {
     let tl = format!("ik.{constraint}");
-    let channels = [("mix", 1.0, 1.0), ("softness", 0.0, MAX_COORDINATE)];
+    let channels = [("mix", 1.0, MAX_IK_MIX), ("softness", 0.0, MAX_COORDINATE)];
     let read = read_timeline(at, &tl, keys, &channels, legacy, counts)?;
     let (mix, softness) = (&read[0].keys, &read[1].keys);
     let mut out = Vec::with_capacity(keys.len());
     for (i, k) in keys.iter().enumerate() {
         let kctx = format!("{} {tl} key {i}", at.context);
         let kat = JsonAt::spine(&kctx);
-        if mix[i].value < 0.0 || softness[i].value < 0.0 {
+        // A keyed mix outside [0, 1] is applied unclamped, as the runtime does.
+        if softness[i].value < 0.0 {
             return Err(kat.error(
-                "mix",
-                format!(
-                    "mix {} and softness {} must not be negative",
-                    shown(mix[i].value),
-                    shown(softness[i].value)
-                ),
+                "softness",
+                format!("softness {} must not be negative", shown(softness[i].value)),
             ));
         }
         out.push(IkKey {
@@ -673,7 +670,7 @@ fn parse_ik(
             .collect::<Result<Vec<String>>>()?;
         let target = known(at.string(c, "target")?)?;
         let mut ik = IkConstraint::new(name.clone(), bones, target);
-        ik.mix = at.number(c, "mix", 1.0, 1e6)?;
+        ik.mix = at.number(c, "mix", 1.0, MAX_IK_MIX)?;
         ik.softness = at.number(c, "softness", 0.0, MAX_COORDINATE)?;
         ik.bend_positive = boolean(&at, c, "bendPositive", true)?;
         for flag in ["compress", "stretch", "uniform"] {

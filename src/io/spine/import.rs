@@ -733,6 +733,8 @@ struct Assembly {
     max_err_all: f64,
     /// Weights past 1 (rounding in the export), as `attachment vertex k: w`.
     past_one: Vec<String>,
+    /// Weights below 0 (rounding in the export, clamped to 0), as `attachment vertex k: w`.
+    below_zero: Vec<String>,
     /// Notes of zero-area triangles dropped, per attachment.
     dropped_notes: Vec<String>,
 }
@@ -758,6 +760,7 @@ impl Assembly {
             folded: Vec::new(),
             max_err_all: 0.0,
             past_one: Vec::new(),
+            below_zero: Vec::new(),
             dropped_notes: Vec::new(),
         }
     }
@@ -836,11 +839,15 @@ impl Assembly {
     fn add_weights(&mut self, ctx: &str, first: usize, rows: &[Vec<(usize, f64)>]) -> f64 {
         let mut max_err: f64 = 0.0;
         for (k, row) in rows.iter().enumerate() {
-            let s: f64 = row.iter().map(|r| r.1).sum();
+            let s: f64 = row.iter().map(|r| r.1.max(0.0)).sum();
             max_err = max_err.max((s - 1.0).abs());
             for &(j, w) in row {
                 if w > 1.0 {
                     self.past_one.push(format!("{ctx} vertex {k}: {w}"));
+                }
+                if w < 0.0 {
+                    self.below_zero.push(format!("{ctx} vertex {k}: {w}"));
+                    continue;
                 }
                 self.builder.add_weight(first + k, j, w);
             }
@@ -947,17 +954,28 @@ fn assembly_notes(
             parts.missing_regions.join(", ")
         ));
     }
-    if !parts.past_one.is_empty() {
-        let n = parts.past_one.len();
-        let shown = parts.past_one[..n.min(4)].join("; ");
-        report.notes.push(format!(
-            "{n} weights past 1 (rounding in the export; their rows are renormalized): {shown}{}",
-            if n > 4 {
+    for (list, what) in [
+        (
+            &parts.past_one,
+            "past 1 (rounding in the export; their rows are renormalized)",
+        ),
+        (
+            &parts.below_zero,
+            "below 0 (rounding in the export; clamped to 0, their rows renormalized)",
+        ),
+    ] {
+        if !list.is_empty() {
+            let n = list.len();
+            let shown = list[..n.min(4)].join("; ");
+            let more = if n > 4 {
                 format!(" and {} more", n - 4)
             } else {
                 String::new()
-            }
-        ));
+            };
+            report
+                .notes
+                .push(format!("{n} weights {what}: {shown}{more}"));
+        }
     }
     if parts.max_err_all > 1e-9 {
         report.notes.push(format!(
@@ -1030,7 +1048,7 @@ fn scene_bones(
 /// Adds the file's clips and the IK constraints the scene's model takes, noting the rest.
 fn attach_animation(file: &FileSkeleton, scene: Scene, report: &mut SpineReport) -> Result<Scene> {
     // IK constraints the scene's model cannot take (a second bone that is not the first's
-    // child, a mix outside [0, 1]) are left out, named; clips are checked as they are.
+    // child, a mix beyond ±1000) are left out, named; clips are checked as they are.
     let mut ik = Vec::new();
     for c in &file.animation.ik {
         match c.check(&scene.skeleton) {

@@ -9,7 +9,7 @@ use serde_json::Value;
 use std::collections::HashMap;
 
 /// Largest weight accepted: weights are fractions of 1, written rounded.
-const MAX_WEIGHT: f64 = crate::io::tolerance::MAX_ROUNDED_WEIGHT;
+use crate::io::tolerance::{MAX_ROUNDED_WEIGHT as MAX_WEIGHT, MIN_ROUNDED_WEIGHT as MIN_WEIGHT};
 
 /// A bone as the file gives it.
 #[derive(Debug, Clone)]
@@ -513,11 +513,12 @@ fn weighted_vertices(at: &JsonAt, v: &[f64], n: usize, n_bones: usize) -> Result
                 )
             })?;
             let w = v[i + 3];
-            if !(0.0..=MAX_WEIGHT).contains(&w) {
+            // Slightly below 0 or above 1 is the export's rounding: the import clamps and notes.
+            if !(MIN_WEIGHT..=MAX_WEIGHT).contains(&w) {
                 return Err(verr(
                     vertex,
                     format!(
-                        "weight {} at entry {} is outside 0..={MAX_WEIGHT} (a fraction of 1, rounded)",
+                        "weight {} at entry {} is outside {MIN_WEIGHT}..={MAX_WEIGHT} (a fraction of 1, rounded)",
                         shown(w),
                         i + 3
                     ),
@@ -541,4 +542,24 @@ fn weighted_vertices(at: &JsonAt, v: &[f64], n: usize, n_bones: usize) -> Result
         ));
     }
     Ok(rows)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn weight_rounded_below_zero_is_read_beyond_it_refused() {
+        let at = JsonAt::spine("mesh");
+        // One vertex on bones 0 and 1: weights 1.00135 and -0.00135, as a 4.2 export writes.
+        let v = [2.0, 0.0, 1.0, 2.0, 1.00135, 1.0, 3.0, 4.0, -0.00135];
+        let rows = weighted_vertices(&at, &v, 1, 2).unwrap();
+        assert_eq!(rows[0][1].2, -0.00135);
+        let v = [2.0, 0.0, 1.0, 2.0, 1.0, 1.0, 3.0, 4.0, -0.06];
+        let e = weighted_vertices(&at, &v, 1, 2).unwrap_err().to_string();
+        assert!(
+            e.contains("weight -0.06 at entry 8 is outside -0.05..=1.05"),
+            "{e}"
+        );
+    }
 }

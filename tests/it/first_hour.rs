@@ -87,3 +87,22 @@ fn a_file_cut_short_is_called_truncated() {
         assert!(t.contains(&want), "{args:?}: {t}");
     }
 }
+
+#[test]
+fn batch_on_a_misspelt_folder_exits_2_and_prints_the_row() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("out");
+    let missing = dir.path().join("charcters");
+    let o = skinweights(&[
+        "batch",
+        missing.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    let t = text(&o);
+    assert_eq!(o.status.code(), Some(2), "{t}");
+    assert!(
+        t.contains(&format!("error: {} (", missing.display())),
+        "{t}"
+    );
+}

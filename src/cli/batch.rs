@@ -146,8 +146,14 @@ pub fn run(a: BatchArgs) -> Result<ExitCode> {
         s.jobs.1,
         s.report_csv.display()
     );
+    for r in s.rows.iter().filter(|r| r.status == Status::Error) {
+        eprintln!("error: {} ({}): {}", r.input, r.solver, r.error);
+    }
     Ok(if s.failed == 0 {
         ExitCode::SUCCESS
+    } else if s.failed == s.rows.len() {
+        // Nothing could run (a misspelt folder, every input unreadable): as a refused batch.
+        ExitCode::from(2)
     } else {
         ExitCode::from(SOME_FAILED)
     })

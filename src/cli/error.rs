@@ -55,6 +55,17 @@ pub enum CliError {
         known: String,
         server: Option<String>,
     },
+    /// An input file is of another kind than the command reads; `command` reads it.
+    #[error("{}: this is {looks_like}, not {expected}{}", .path.display(), .command.as_ref().map_or(String::new(), |c| format!(": `{c}` reads it")))]
+    WrongFile {
+        path: PathBuf,
+        looks_like: &'static str,
+        expected: &'static str,
+        command: Option<String>,
+    },
+    /// An input JSON file ends (after `bytes` bytes) before its last value closes.
+    #[error("{}: the file looks truncated: its JSON stops after {bytes} bytes before it closes; copy or export it again", .path.display())]
+    Truncated { path: PathBuf, bytes: u64 },
     /// Every clip of a scene was asked for (`--clip all`) and it has none.
     #[error("--clip: scene {scene:?} has no clips")]
     NoClips { scene: String },

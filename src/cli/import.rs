@@ -2,12 +2,13 @@
 
 use super::check_outputs;
 use crate::cli::error::{CliError, Result};
+use crate::cli::wrong_file::explain;
 use clap::{Args, ValueEnum};
 use skinweights::io::creature::load_creature;
 use skinweights::io::dragonbones::load_dragonbones;
 use skinweights::io::godot::load_godot;
 use skinweights::io::spine::{load_spine, SkinSelection, SpineImportOptions};
-use skinweights::io::{gltf::import_gltf, save_scene, WeightsFile};
+use skinweights::io::{gltf::import_gltf, save_scene, FileKind, WeightsFile};
 use skinweights::scene::Scene;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -129,13 +130,15 @@ fn read_input(a: &ImportArgs, want_weights: bool) -> Result<(Scene, Option<Weigh
     Ok(match a.format {
         ImportFormat::Gltf => read_gltf(a, want_weights)?,
         ImportFormat::Creature => {
-            let imported = load_creature(&a.file)?;
+            let imported =
+                load_creature(&a.file).map_err(|e| explain(&a.file, FileKind::Creature, e))?;
             print!("{}", imported.report);
             let artist = imported.artist_file();
             (imported.scene, Some(artist))
         }
         ImportFormat::Dragonbones => {
-            let imported = load_dragonbones(&a.file)?;
+            let imported = load_dragonbones(&a.file)
+                .map_err(|e| explain(&a.file, FileKind::DragonBones, e))?;
             print!("{}", imported.report);
             let artist = imported.artist_file();
             (imported.scene, Some(artist))
@@ -146,13 +149,15 @@ fn read_input(a: &ImportArgs, want_weights: bool) -> Result<(Scene, Option<Weigh
                     .as_deref()
                     .map_or(SkinSelection::Default, SkinSelection::from_arg),
             );
-            let imported = load_spine(&a.file, a.atlas.as_deref(), &options)?;
+            let imported = load_spine(&a.file, a.atlas.as_deref(), &options)
+                .map_err(|e| explain(&a.file, FileKind::SpineJson, e))?;
             print!("{}", imported.report);
             let artist = imported.artist_file();
             (imported.scene, Some(artist))
         }
         ImportFormat::Godot => {
-            let imported = load_godot(&a.file)?;
+            let imported =
+                load_godot(&a.file).map_err(|e| explain(&a.file, FileKind::GodotScene, e))?;
             print!("{}", imported.report);
             let artist = imported.artist_file();
             (imported.scene, Some(artist))
@@ -163,7 +168,12 @@ fn read_input(a: &ImportArgs, want_weights: bool) -> Result<(Scene, Option<Weigh
 /// A glTF file read as a scene and its weights, its embedded images written beside the
 /// scene file.
 fn read_gltf(a: &ImportArgs, want_weights: bool) -> Result<(Scene, Option<WeightsFile>)> {
-    let mut imported = import_gltf(&a.file)?;
+    let expected = if skinweights::io::sniff_file(&a.file) == FileKind::Glb {
+        FileKind::Glb
+    } else {
+        FileKind::Gltf
+    };
+    let mut imported = import_gltf(&a.file).map_err(|e| explain(&a.file, expected, e))?;
     for n in &imported.report.notes {
         eprintln!("note: {}: {n}", a.file.display());
     }

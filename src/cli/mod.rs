@@ -22,6 +22,7 @@ mod sigpipe;
 mod solve;
 mod view;
 mod warnings;
+mod wrong_file;
 
 use crate::cli::error::{CliError, Result};
 use clap::{Args, Parser, Subcommand};
@@ -326,7 +327,8 @@ pub fn resolve_scene(name: Option<&str>, builtin: &BuiltinArgs) -> Result<Scene>
                  the file to use the built-in)"
             );
         }
-        let (scene, notes) = load_scene(path)?;
+        let (scene, notes) = load_scene(path)
+            .map_err(|e| wrong_file::explain(path, skinweights::io::FileKind::Scene, e))?;
         for n in notes {
             eprintln!("note: {}: {n}", path.display());
         }
@@ -456,7 +458,8 @@ pub fn status(output: &Path, line: impl std::fmt::Display) {
 
 /// Loads a weights file and matches its bones to the scene's.
 pub fn load_weights_for(scene: &Scene, path: &Path) -> Result<Weights> {
-    let file = WeightsFile::load(path)?;
+    let file = WeightsFile::load(path)
+        .map_err(|e| wrong_file::explain(path, skinweights::io::FileKind::Weights, e))?;
     if file.scene != scene.name() {
         eprintln!(
             "note: {} was made for scene {:?}, scoring it on {:?}",

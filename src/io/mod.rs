@@ -20,6 +20,7 @@ mod png;
 pub mod rig;
 mod scene_builder;
 mod scene_json;
+mod sniff;
 pub mod spine;
 mod sprite;
 mod tolerance;
@@ -34,6 +35,7 @@ pub use scene_json::{
     load_scene, save_scene, scene_from_binary, scene_from_json, scene_to_binary, scene_to_json,
     SCENE_FORMAT, SCENE_FORMAT_ANIM, SCENE_FORMAT_ART,
 };
+pub use sniff::{sniff_bytes, sniff_file, FileKind};
 pub use sprite::{
     png_dimensions, sprite_scene, trace_alpha, BonesFile, Sprite, SpriteOptions, Trace,
     TraceOptions, CLIP_MARGIN, DEFAULT_MIN_AREA, DEFAULT_THRESHOLD, DEFAULT_TOLERANCE,

@@ -45,6 +45,8 @@ mod creature;
 mod docs;
 #[cfg(feature = "io")]
 mod dragonbones;
+#[cfg(feature = "cli")]
+mod first_hour;
 #[cfg(feature = "io")]
 mod formats_coverage;
 #[cfg(feature = "io")]

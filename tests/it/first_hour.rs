@@ -1,0 +1,108 @@
+//! Issue 58, a new user's first hour: every wrong-file error names what the file is and the
+//! command that reads it; batch's exit codes and console rows; the notes that name a fix.
+
+use crate::common::{data, skinweights, text};
+
+/// Runs `args`, asserts exit code 2 and returns the output text.
+fn refused(args: &[&str]) -> String {
+    let o = skinweights(args);
+    let t = text(&o);
+    assert_eq!(o.status.code(), Some(2), "{args:?}: {t}");
+    t
+}
+
+#[test]
+fn a_file_of_another_format_names_the_command_that_reads_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("o.json");
+    let out = out.to_str().unwrap();
+    let spine = data("spine/spineboy/spineboy-pro.json");
+    let spine = spine.to_str().unwrap();
+    let png = data("kenney-toon/robot_idle.png");
+    let atlas = data("spine/spineboy/spineboy.atlas");
+    let creature = data("creature/creature-bat.json");
+    let dragon = data("dragonbones-you-xin/body_ske.json");
+    let godot = data("godot-gbot/player.tscn");
+    let cases: [(&[&str], &str); 9] = [
+        (
+            &["import", "spine", png.to_str().unwrap(), "-o", out],
+            "this is a PNG image, not a Spine skeleton: `skinweights mesh ",
+        ),
+        (
+            &["import", "creature", spine, "-o", out],
+            "this is a Spine skeleton, not a Creature export: `skinweights import spine ",
+        ),
+        (
+            &["solve", spine, "-o", out],
+            "this is a Spine skeleton, not a skinweights scene: `skinweights import spine ",
+        ),
+        (
+            &["import", "spine", atlas.to_str().unwrap(), "-o", out],
+            "this is a Spine atlas, not a Spine skeleton: `skinweights import spine SKELETON.json --atlas ",
+        ),
+        (
+            &["solve", creature.to_str().unwrap(), "-o", out],
+            "this is a Creature export, not a skinweights scene: `skinweights import creature ",
+        ),
+        (
+            &["solve", dragon.to_str().unwrap(), "-o", out],
+            "this is a DragonBones skeleton, not a skinweights scene: `skinweights import dragonbones ",
+        ),
+        (
+            &["solve", godot.to_str().unwrap(), "-o", out],
+            "this is a Godot scene, not a skinweights scene: `skinweights import godot ",
+        ),
+        (
+            &["eval", "arms-down", spine],
+            "this is a Spine skeleton, not a skinweights weights file: `skinweights import spine ",
+        ),
+        (
+            &["import", "gltf", spine, "-o", out],
+            "this is a Spine skeleton, not a glTF file: `skinweights import spine ",
+        ),
+    ];
+    for (args, want) in cases {
+        let t = refused(args);
+        assert!(t.contains(want), "{args:?}: {t}");
+    }
+}
+
+#[test]
+fn a_file_cut_short_is_called_truncated() {
+    let dir = tempfile::tempdir().unwrap();
+    let bytes = std::fs::read(data("spine/spineboy/spineboy-pro.json")).unwrap();
+    let cut = dir.path().join("cut.json");
+    std::fs::write(&cut, &bytes[..bytes.len() / 2]).unwrap();
+    let cut = cut.to_str().unwrap();
+    let out = dir.path().join("o.json");
+    let want = format!(
+        "the file looks truncated: its JSON stops after {} bytes",
+        bytes.len() / 2
+    );
+    for args in [
+        vec!["import", "spine", cut, "-o", out.to_str().unwrap()],
+        vec!["solve", cut, "-o", out.to_str().unwrap()],
+    ] {
+        let t = refused(&args);
+        assert!(t.contains(&want), "{args:?}: {t}");
+    }
+}
+
+#[test]
+fn batch_on_a_misspelt_folder_exits_2_and_prints_the_row() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("out");
+    let missing = dir.path().join("charcters");
+    let o = skinweights(&[
+        "batch",
+        missing.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    let t = text(&o);
+    assert_eq!(o.status.code(), Some(2), "{t}");
+    assert!(
+        t.contains(&format!("error: {} (", missing.display())),
+        "{t}"
+    );
+}

@@ -995,6 +995,7 @@ fn assembly_notes(
         (transform, "transform"),
         (path, "path"),
         (physics, "physics"),
+        (file.sliders, "slider"),
     ] {
         if n > 0 {
             report

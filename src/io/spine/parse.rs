@@ -98,6 +98,8 @@ pub(super) struct FileSkeleton {
     pub animation: super::animation::FileAnimation,
     /// Constraint counts: ik, transform, path, physics.
     pub constraints: [usize; 4],
+    /// Spine 4.3 slider constraints (not applied).
+    pub sliders: usize,
 }
 
 /// An integer index in `0..n` from a number in an array.
@@ -107,9 +109,10 @@ fn index(x: f64, n: usize) -> Option<usize> {
 
 /// Parses a Spine JSON project (4.x; 3.8's object-of-skins layout too).
 pub(super) fn parse_skeleton(text: &str) -> Result<FileSkeleton> {
-    let root = parse_json(text.as_bytes(), "Spine")?;
+    let mut root = parse_json(text.as_bytes(), "Spine")?;
     let top = JsonAt::spine("skeleton");
     top.object(&root, "(root)")?;
+    let sliders = split_constraints(&mut root)?;
     let version = match root.get("skeleton") {
         Some(s) => {
             top.object(s, "skeleton")?;
@@ -163,7 +166,65 @@ pub(super) fn parse_skeleton(text: &str) -> Result<FileSkeleton> {
         animations,
         animation,
         constraints,
+        sliders,
     })
+}
+
+/// Spine 4.3 writes every constraint in one `constraints` list, each with a `type`, in the
+/// order they apply. Each goes to the 4.2 list of its type (`ik`, `transform`, `path`,
+/// `physics`) with its list position as `order`, where the rest of the reader finds it; the
+/// animations already key constraints by name per type. Returns how many `slider`
+/// constraints (4.3's, not applied) the list held.
+fn split_constraints(root: &mut Value) -> Result<usize> {
+    let Some(list) = root.as_object_mut().and_then(|o| o.remove("constraints")) else {
+        return Ok(0);
+    };
+    let top = JsonAt::spine("skeleton");
+    let list = match list {
+        Value::Array(a) => a,
+        v => {
+            return Err(top.error(
+                "constraints",
+                format!("expected an array, found {}", kind(&v)),
+            ))
+        }
+    };
+    let mut sliders = 0;
+    for (i, mut c) in list.into_iter().enumerate() {
+        let ctx = format!("constraints[{i}]");
+        let at = JsonAt::spine(&ctx);
+        at.object(&c, "constraints")?;
+        let ty = at.string(&c, "type")?;
+        let key =
+            match ty.as_str() {
+                "ik" | "transform" | "path" | "physics" => ty,
+                "slider" => {
+                    sliders += 1;
+                    continue;
+                }
+                other => return Err(at.error(
+                    "type",
+                    format!(
+                        "{other:?} is not a constraint type (ik, transform, path, physics, slider)"
+                    ),
+                )),
+            };
+        if let Some(o) = c.as_object_mut() {
+            o.remove("type");
+            o.entry("order").or_insert(Value::from(i));
+        }
+        let Some(object) = root.as_object_mut() else {
+            return Err(top.error("(root)", "expected an object"));
+        };
+        let entry = object
+            .entry(key.clone())
+            .or_insert_with(|| Value::Array(Vec::new()));
+        match entry {
+            Value::Array(a) => a.push(c),
+            v => return Err(top.error(&key, format!("expected an array, found {}", kind(v)))),
+        }
+    }
+    Ok(sliders)
 }
 
 fn parse_bones(root: &Value) -> Result<Vec<FileBone>> {

@@ -25,7 +25,7 @@ pub use curves::{bezier, bezier_parameter, godot_ease, Curve, Easing, BEZIER_TOL
 pub use ik::{apply_ik, IkConstraint, MAX_IK_MIX};
 pub use model::{
     AttachmentKey, AttachmentTrack, BoneChannels, BoneTrack, Channel, ChannelKind, Clip, IkKey,
-    IkTrack, Key, MAX_KEYS,
+    IkTrack, Key, KEY_MEMORY_BUDGET, MAX_KEYS,
 };
 pub use sampling::{DEFAULT_FPS, MAX_FRAMES};
 

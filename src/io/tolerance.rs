@@ -7,6 +7,8 @@ use serde_json::Value;
 /// Largest single weight read as rounding of 1: exporters write weights rounded, and a
 /// real Spine 4.2 export holds 1.00135. The row is renormalised and a note names it.
 pub const MAX_ROUNDED_WEIGHT: f64 = 1.05;
+/// Smallest single weight read as rounding of 0: the row is clamped, renormalised and noted.
+pub const MIN_ROUNDED_WEIGHT: f64 = -0.05;
 
 /// Smallest single weight read as rounding of 0: the row is clamped, renormalised and noted.
 pub const MIN_ROUNDED_WEIGHT: f64 = -0.05;

@@ -42,6 +42,8 @@ mod correctives;
 mod correctives_io;
 #[cfg(feature = "io")]
 mod creature;
+#[cfg(feature = "io")]
+mod creature_large;
 mod docs;
 #[cfg(feature = "io")]
 mod dragonbones;

@@ -113,7 +113,7 @@ pub fn load_creature(path: impl AsRef<Path>) -> Result<CreatureImport> {
 /// Errors: [`FormatError::Json`](crate::error::FormatError::Json) for text that is not JSON; [`FormatError::Rig`](crate::error::FormatError::Rig) naming the region,
 /// bone, clip or frame, the field and, for points, the vertex: wrong types, numbers beyond
 /// ±1e6 or NaN, indices outside the mesh or their region, overlapping regions, weights
-/// outside `[0, 1.05]` or a point whose weights are all 0, bones of zero length or stretched
+/// outside `[-0.05, 1.05]` (those in `[-0.05, 0)` read as 0, noted) or a point whose weights are all 0, bones of zero length or stretched
 /// beyond 1000×, frames missing a bone; [`ClipError::TooManyKeys`](crate::error::ClipError::TooManyKeys); the skeleton's errors
 /// ([`SkeletonError::ParentCycle`](crate::error::SkeletonError::ParentCycle)) for the hierarchy.
 pub fn import_creature(text: &str) -> Result<CreatureImport> {
@@ -192,6 +192,13 @@ fn add_region(
     for (bone, why) in &r.skipped {
         notes.push(format!(
             "{ctx}: the weights of bone {bone:?} are skipped ({why}); the region's other weights are kept"
+        ));
+    }
+    if let Some((point, bone, x)) = r.clamped.first() {
+        notes.push(format!(
+            "{ctx}: {} weights just below 0 (rounding) read as 0 and their rows renormalised, \
+             the first {x} on bone {bone:?} at point {point}",
+            r.clamped.len()
         ));
     }
     let mut sums = vec![0.0; r.points];

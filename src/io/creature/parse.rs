@@ -6,7 +6,7 @@ use super::{creature_error, MAX_COORDINATE, MAX_SCALE, MIN_BONE_LENGTH};
 use crate::animation::MAX_KEYS;
 use crate::error::{ClipError, Result};
 use crate::io::json_path::parse_json;
-use crate::io::tolerance::MAX_ROUNDED_WEIGHT;
+use crate::io::tolerance::{MAX_ROUNDED_WEIGHT, MIN_ROUNDED_WEIGHT};
 use serde_json::{Map, Value};
 use std::collections::{BTreeMap, HashMap};
 
@@ -42,6 +42,8 @@ pub(super) struct FileRegion {
     pub weights: Vec<(usize, Vec<f64>)>,
     /// Bones whose weights were left out, with why (wrong length, unknown bone).
     pub skipped: Vec<(String, String)>,
+    /// Weights just below 0 (rounding) read as 0: (point index in the file, bone, value).
+    pub clamped: Vec<(usize, String, f64)>,
 }
 
 /// One clip: frame numbers in order and, per frame, each bone's world `[start, end]`.
@@ -447,7 +449,8 @@ fn read_region(
         }
         triangles.push(out);
     }
-    let (weights, skipped) = read_weights(get(r, &ctx, "weights")?, &ctx, first, count, bones)?;
+    let (weights, skipped, clamped) =
+        read_weights(get(r, &ctx, "weights")?, &ctx, first, count, bones)?;
     Ok(FileRegion {
         name: name.to_string(),
         first_point: first,
@@ -455,12 +458,14 @@ fn read_region(
         triangles,
         weights,
         skipped,
+        clamped,
     })
 }
 
 /// A region's `weights`: bone name → one weight per point. An array of another length is
 /// skipped (noted by the importer); a bone not in the skeleton is skipped when all its
-/// weights are 0 and an error otherwise (its weight would be lost).
+/// weights are 0 and an error otherwise (its weight would be lost). A weight in
+/// `[MIN_ROUNDED_WEIGHT, 0)` is rounding of 0: read as 0 and listed (the row is renormalised).
 #[allow(clippy::type_complexity)]
 fn read_weights(
     w: &Value,
@@ -468,10 +473,15 @@ fn read_weights(
     first: usize,
     count: usize,
     bones: &HashMap<&str, usize>,
-) -> Result<(Vec<(usize, Vec<f64>)>, Vec<(String, String)>)> {
+) -> Result<(
+    Vec<(usize, Vec<f64>)>,
+    Vec<(String, String)>,
+    Vec<(usize, String, f64)>,
+)> {
     let w = object(w, ctx, "weights")?;
     let mut out = Vec::with_capacity(w.len());
     let mut skipped = Vec::new();
+    let mut clamped = Vec::new();
     for (bone, arr) in w {
         let field = format!("weights.{bone}");
         let values = array(arr, ctx, &field)?;
@@ -486,12 +496,18 @@ fn read_weights(
         for (i, v) in values.iter().enumerate() {
             match v.as_f64() {
                 Some(x) if (0.0..=MAX_ROUNDED_WEIGHT).contains(&x) => row.push(x),
+                Some(x) if (MIN_ROUNDED_WEIGHT..0.0).contains(&x) => {
+                    clamped.push((first + i, bone.clone(), x));
+                    row.push(0.0);
+                }
                 _ => {
                     return Err(creature_error(
                         ctx,
                         &field,
                         Some(first + i),
-                        format!("{v} is not a weight in [0, {MAX_ROUNDED_WEIGHT}]"),
+                        format!(
+                            "{v} is not a weight in [{MIN_ROUNDED_WEIGHT}, {MAX_ROUNDED_WEIGHT}]"
+                        ),
                     ))
                 }
             }
@@ -517,7 +533,7 @@ fn read_weights(
             },
         }
     }
-    Ok((out, skipped))
+    Ok((out, skipped, clamped))
 }
 
 /// Every clip's frames: each frame must give every bone's start and end point.

@@ -10,9 +10,6 @@ pub const MAX_ROUNDED_WEIGHT: f64 = 1.05;
 /// Smallest single weight read as rounding of 0: the row is clamped, renormalised and noted.
 pub const MIN_ROUNDED_WEIGHT: f64 = -0.05;
 
-/// Smallest single weight read as rounding of 0: the row is clamped, renormalised and noted.
-pub const MIN_ROUNDED_WEIGHT: f64 = -0.05;
-
 /// A JSON boolean as the tools read it: `true`/`false`, or the integers 0 and 1 (DragonBones
 /// 5.0 writes `inheritRotation: 0`; Spine's runtimes read any number as `!= 0`, we take 0
 /// and 1 only). The second value is true when the file wrote a number. `None` for anything

@@ -96,6 +96,8 @@ mod slots;
 mod solvers;
 #[cfg(feature = "io")]
 mod spine;
+#[cfg(feature = "io")]
+mod spine43;
 #[cfg(all(feature = "io", feature = "cli"))]
 mod spine_clips;
 #[cfg(feature = "cli")]

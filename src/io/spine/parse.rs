@@ -195,20 +195,21 @@ fn split_constraints(root: &mut Value) -> Result<usize> {
         let at = JsonAt::spine(&ctx);
         at.object(&c, "constraints")?;
         let ty = at.string(&c, "type")?;
-        let key =
-            match ty.as_str() {
-                "ik" | "transform" | "path" | "physics" => ty,
-                "slider" => {
-                    sliders += 1;
-                    continue;
-                }
-                other => return Err(at.error(
+        let key = match ty.as_str() {
+            "ik" | "transform" | "path" | "physics" => ty,
+            "slider" => {
+                sliders += 1;
+                continue;
+            }
+            other => {
+                return Err(at.error(
                     "type",
                     format!(
                         "{other:?} is not a constraint type (ik, transform, path, physics, slider)"
                     ),
-                )),
-            };
+                ))
+            }
+        };
         if let Some(o) = c.as_object_mut() {
             o.remove("type");
             o.entry("order").or_insert(Value::from(i));

@@ -1,0 +1,86 @@
+//! Spine 4.3's one `constraints` list: a shipped 4.2 rig rewritten in the 4.3 layout imports
+//! to the same scene, and an export onto the 4.3 source stays 4.3.
+
+use crate::common;
+
+use common::data;
+use serde_json::Value;
+use skinweights::io::spine::{export_spine, import_spine, SpineExportOptions, SpineImportOptions};
+
+/// `doc` with its `ik`, `transform`, `path` and `physics` lists moved into one `constraints`
+/// list in their `order`, each with its `type`, as Spine 4.3 writes them (plus one slider).
+fn as_spine_43(mut doc: Value) -> Value {
+    let mut list: Vec<(f64, Value)> = Vec::new();
+    for ty in ["ik", "transform", "path", "physics"] {
+        if let Some(Value::Array(cs)) = doc.as_object_mut().unwrap().remove(ty) {
+            for mut c in cs {
+                let order = c.get("order").and_then(Value::as_f64).unwrap_or(0.0);
+                let o = c.as_object_mut().unwrap();
+                o.remove("order");
+                o.insert("type".into(), ty.into());
+                list.push((order, c));
+            }
+        }
+    }
+    list.sort_by(|a, b| a.0.total_cmp(&b.0));
+    let mut list: Vec<Value> = list.into_iter().map(|(_, c)| c).collect();
+    list.push(serde_json::json!({"type": "slider", "name": "dial"}));
+    doc["constraints"] = Value::Array(list);
+    doc["skeleton"]["spine"] = "4.3.23".into();
+    doc
+}
+
+#[test]
+fn a_spine_43_constraints_list_imports_as_its_42_lists_do() {
+    let text = std::fs::read_to_string(data("spine/spineboy/spineboy-pro.json")).unwrap();
+    let doc: Value = serde_json::from_str(&text).unwrap();
+    let ik_count = doc["ik"].as_array().unwrap().len();
+    let doc43 = as_spine_43(doc);
+    let listed = doc43["constraints"].as_array().unwrap().len();
+    let text43 = doc43.to_string();
+    assert!(!text43.contains(r#""ik":["#), "the 4.3 file has no ik list");
+
+    let options = SpineImportOptions::default();
+    let old = import_spine(&text, None, &options).unwrap();
+    let new = import_spine(&text43, None, &options).unwrap();
+    assert_eq!(new.scene.ik().len(), ik_count);
+    // Debug prints every bone, vertex, IK constraint and clip key to the last bit.
+    assert_eq!(
+        format!("{:?}", new.scene),
+        format!("{:?}", old.scene),
+        "the same bones, meshes, IK and clips"
+    );
+    assert!(
+        new.report
+            .notes
+            .iter()
+            .any(|n| n == "1 slider constraints not applied"),
+        "{:?}",
+        new.report.notes
+    );
+
+    // Written back onto the 4.3 source: still one constraints list, still 4.3.
+    let out = export_spine(
+        &new.scene,
+        &new.artist,
+        Some(&text43),
+        &SpineExportOptions::default(),
+    )
+    .unwrap();
+    assert!(out.json.get("ik").is_none());
+    assert_eq!(out.json["constraints"].as_array().unwrap().len(), listed);
+    assert_eq!(out.json["skeleton"]["spine"], "4.3.23");
+    let again = import_spine(&out.json.to_string(), None, &options).unwrap();
+    assert_eq!(again.scene.ik().len(), ik_count);
+}
+
+#[test]
+fn an_unknown_constraint_type_is_named() {
+    let text = r#"{"skeleton":{"spine":"4.3.23"},"bones":[{"name":"root"}],
+        "constraints":[{"type":"wobble","name":"w"}]}"#;
+    let e = import_spine(text, None, &SpineImportOptions::default())
+        .err()
+        .expect("refused");
+    let m = e.to_string();
+    assert!(m.contains("constraints[0]") && m.contains("wobble"), "{m}");
+}

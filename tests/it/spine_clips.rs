@@ -741,11 +741,6 @@ fn hostile_animations_are_typed_errors() {
         e.contains("IK constraint \"reach\"") && e.contains("nobody"),
         "{e}"
     );
-    let e = err(|d| {
-        let keys: Vec<Value> = (0..1_000_001).map(|_| serde_json::json!({})).collect();
-        d["animations"]["idle"]["bones"]["root"]["rotate"] = Value::Array(keys);
-    });
-    assert!(e.contains("1000001 keys"), "{e}");
     // 10^7 keys (a 30 MB timeline), written as text: a typed error naming the count.
     let mut doc: Value = serde_json::from_str(TINY_SPINE).unwrap();
     doc["animations"]["idle"]["bones"]["root"]["rotate"] = serde_json::json!("MANY");

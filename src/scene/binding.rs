@@ -8,7 +8,7 @@
 //! it pulling vertices it should not.
 
 use super::{Scene, SubScene};
-use crate::error::{ArgumentError, Error, Result, SkeletonError};
+use crate::error::{ArgumentError, Result};
 use crate::solvers::Solver;
 use crate::weights::Weights;
 
@@ -141,22 +141,11 @@ pub fn solve_bound(
 }
 
 fn bone_names(scene: &Scene, bones: &[usize], part: &str) -> Result<Vec<String>> {
-    bones
-        .iter()
-        .map(|&j| {
-            scene
-                .skeleton
-                .bones()
-                .get(j)
-                .map(|b| b.name.clone())
-                .ok_or_else(|| {
-                    Error::Skeleton(SkeletonError::UnknownBone {
-                        context: format!("binding of mesh {part:?} in scene {:?}", scene.name),
-                        bone: format!("#{j}"),
-                    })
-                })
-        })
-        .collect()
+    super::deforming::bone_names(
+        scene,
+        bones,
+        &format!("binding of mesh {part:?} in scene {:?}", scene.name),
+    )
 }
 
 /// The weights of `scene` by `bind`: the step every driver calls.

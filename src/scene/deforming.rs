@@ -100,22 +100,11 @@ pub fn solve_with_bones(solver: &dyn Solver, scene: &Scene, bones: &[usize]) -> 
     if sorted == (0..nb).collect::<Vec<_>>() {
         return solver.solve(scene);
     }
-    let names = sorted
-        .iter()
-        .map(|&j| {
-            scene
-                .skeleton
-                .bones()
-                .get(j)
-                .map(|b| b.name.clone())
-                .ok_or_else(|| {
-                    Error::Skeleton(SkeletonError::UnknownBone {
-                        context: format!("solve with bones of scene {:?}", scene.name),
-                        bone: format!("#{j}"),
-                    })
-                })
-        })
-        .collect::<Result<Vec<_>>>()?;
+    let names = bone_names(
+        scene,
+        &sorted,
+        &format!("solve with bones of scene {:?}", scene.name),
+    )?;
     let mut cut = SubScene::with_bones(scene, &names)?;
     if !scene.seams.is_empty() {
         cut.scene = cut.scene.with_seams(scene.seams.clone())?;
@@ -127,4 +116,25 @@ pub fn solve_with_bones(solver: &dyn Solver, scene: &Scene, bones: &[usize]) -> 
         weights: full,
         report: solution.report,
     })
+}
+
+/// The names of `bones` (scene indices); an index past the skeleton is
+/// [`SkeletonError::UnknownBone`] in `context`.
+pub(crate) fn bone_names(scene: &Scene, bones: &[usize], context: &str) -> Result<Vec<String>> {
+    bones
+        .iter()
+        .map(|&j| {
+            scene
+                .skeleton
+                .bones()
+                .get(j)
+                .map(|b| b.name.clone())
+                .ok_or_else(|| {
+                    Error::Skeleton(SkeletonError::UnknownBone {
+                        context: context.to_string(),
+                        bone: format!("#{j}"),
+                    })
+                })
+        })
+        .collect()
 }

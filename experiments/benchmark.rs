@@ -366,7 +366,7 @@ fn score_source(
     seconds.clips = t.elapsed().as_secs_f64();
     checkpoint(name, "cut")?;
     let cuts = cut_meshes(&rig).map_err(at("cut"))?;
-    let deforming = deforming_bones(&rig);
+    let deforming = rig.artist_bones();
     let mut rows = Vec::new();
     let mut times = Vec::new();
     for solver in solvers {
@@ -418,19 +418,6 @@ fn score_source(
         seconds,
     };
     Ok(ScoredRig { rows, times, info })
-}
-
-/// Scene indices of the bones some mesh of the rig is bound to, in scene order.
-fn deforming_bones(rig: &Rig) -> Vec<usize> {
-    let mut out: Vec<usize> = rig
-        .meshes
-        .iter()
-        .flat_map(|(_, bones)| bones.iter())
-        .filter_map(|b| rig.scene.skeleton().index_of(b))
-        .collect();
-    out.sort_unstable();
-    out.dedup();
-    out
 }
 
 /// Protocol (b): the whole mesh with the deforming bones only, scattered back to the rig.

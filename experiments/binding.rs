@@ -75,7 +75,7 @@ fn score_rig(name: &str, file: &std::path::Path) -> Res<Option<RigResult>> {
     solve_per_mesh(&rig, &cuts, "heat", |_| {})?;
     let heat_s = t.elapsed().as_secs_f64();
     let solver = common::rigs::solver_of_spec(SOLVER)?;
-    let b = solve_with_bones(solver.as_ref(), &rig.scene, &artist_deforming(&rig))?.weights;
+    let b = solve_with_bones(solver.as_ref(), &rig.scene, &rig.artist_bones())?.weights;
     let t = Instant::now();
     // Nothing from the artist's weights: only IK targets are left out.
     let deforming = rig.scene.deforming_bones(None)?.kept;
@@ -103,19 +103,6 @@ fn score_rig(name: &str, file: &std::path::Path) -> Res<Option<RigResult>> {
         heat_s,
         c_s,
     }))
-}
-
-/// Protocol (b)'s bones as the benchmark takes them: those some mesh is bound to.
-fn artist_deforming(rig: &Rig) -> Vec<usize> {
-    let mut out: Vec<usize> = rig
-        .meshes
-        .iter()
-        .flat_map(|(_, bones)| bones.iter())
-        .filter_map(|b| rig.scene.skeleton().index_of(b))
-        .collect();
-    out.sort_unstable();
-    out.dedup();
-    out
 }
 
 fn precision_recall(

@@ -38,6 +38,22 @@ pub struct Rig {
     pub style: WeightStyle,
 }
 
+impl Rig {
+    /// Scene indices of the bones some mesh of the rig is bound to, in scene order: protocol
+    /// (b)'s deforming bones.
+    pub fn artist_bones(&self) -> Vec<usize> {
+        let mut out: Vec<usize> = self
+            .meshes
+            .iter()
+            .flat_map(|(_, bones)| bones.iter())
+            .filter_map(|b| self.scene.skeleton().index_of(b))
+            .collect();
+        out.sort_unstable();
+        out.dedup();
+        out
+    }
+}
+
 /// A rig that did not load: its name, file and the error.
 pub struct FailedRig {
     pub name: String,

@@ -121,7 +121,7 @@ pub fn auto_bones(scene: &Scene, whole: &Weights, options: &BindOptions) -> Resu
 /// Each mesh of `bindings` solved alone with `solver` over its bones, scattered into weights on
 /// the whole scene; vertices of parts not listed keep their row of `rest`.
 ///
-/// Errors: an unknown part or bone index ([`SkeletonError`]), `rest` of the wrong shape, and the
+/// Errors: an unknown part or bone index ([`SkeletonError`](crate::SkeletonError)), `rest` of the wrong shape, and the
 /// solver's own errors (each names the mesh it was solving).
 pub fn solve_bound(
     solver: &dyn Solver,

@@ -48,6 +48,7 @@ use common::rigs::{
     cut_meshes, load_rig, solve_per_mesh, solve_spec, solver_specs, sources, uniform, Rig,
     RigSource,
 };
+use common::stats::{mean_interval, percentile, SplitMix};
 use common::{csv_num, json_num, main_with, progress, save_png_svg, write_json, write_text, Res};
 use serde::Serialize;
 use skinweights::metrics::artist::{
@@ -687,34 +688,6 @@ fn winners(totals: &[RigTotals], m: usize) -> Vec<usize> {
         .collect()
 }
 
-/// Bootstrap resamples of the rigs for the intervals over rigs.
-const BOOTSTRAP: usize = 4000;
-
-/// A small seeded generator (splitmix64) for the bootstrap: the same draws on every run.
-struct SplitMix(u64);
-
-impl SplitMix {
-    fn below(&mut self, n: usize) -> usize {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^= z >> 31;
-        (z % n as u64) as usize
-    }
-}
-
-/// Mean of `values` and its 95% percentile-bootstrap interval over them (each value one rig).
-fn mean_interval(values: &[f64], rng: &mut SplitMix) -> (f64, f64, f64) {
-    let n = values.len();
-    let mean = values.iter().sum::<f64>() / n as f64;
-    let mut means: Vec<f64> = (0..BOOTSTRAP)
-        .map(|_| (0..n).map(|_| values[rng.below(n)]).sum::<f64>() / n as f64)
-        .collect();
-    means.sort_by(f64::total_cmp);
-    (mean, percentile(&means, 0.025), percentile(&means, 0.975))
-}
-
 /// The chart of per-rig scores of the rigs of `group` (`None`: no such rigs).
 fn rig_chart(rows: &[MeshRow], solvers: &[String], group: &str) -> Option<RigScoresChart> {
     let (_, rigs) = rig_totals(rows, solvers)
@@ -920,15 +893,6 @@ fn per_rig_md(rows: &[MeshRow], solvers: &[String]) -> String {
         }
     }
     s
-}
-
-/// Nearest-rank percentile of sorted `values` (0 for none).
-fn percentile(sorted: &[f64], q: f64) -> f64 {
-    if sorted.is_empty() {
-        return 0.0;
-    }
-    let rank = ((q * sorted.len() as f64).ceil() as usize).clamp(1, sorted.len());
-    sorted[rank - 1]
 }
 
 fn leaderboard_md(rows: &[Leader]) -> String {

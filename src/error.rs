@@ -573,6 +573,13 @@ pub enum SceneError {
         measure: &'static str,
         value: f64,
     },
+    /// A weight transfer was given no source mesh with a triangle and a weighted vertex:
+    /// `given` names what was asked for (the parts, skin or file).
+    #[error("transfer: no weighted source mesh in {given} (a source needs a triangle with a weighted corner)")]
+    EmptyTransferSource { given: String },
+    /// A weight transfer's target part has no vertex to weight.
+    #[error("transfer: target part {part:?} has no vertex")]
+    EmptyTransferTarget { part: String },
 }
 
 /// Errors of an argument a user gives through a library function: a command-line flag, a

@@ -94,6 +94,7 @@ pub mod seams;
 pub mod skeleton;
 pub mod skinning;
 pub mod solvers;
+pub mod transfer;
 pub mod weights;
 
 // README's and docs/library.md's Rust examples run as doctests, so they cannot drift from the API.

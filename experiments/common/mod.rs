@@ -106,6 +106,7 @@ pub mod rig_chart;
 pub mod rigs;
 #[path = "../../src/cli/sigpipe.rs"]
 mod sigpipe;
+pub mod stats;
 
 /// Runs an experiment's body and turns an error into a message and exit code 1.
 pub fn main_with(run: impl FnOnce() -> Res<()>) -> std::process::ExitCode {

@@ -36,6 +36,8 @@ pub struct Rig {
     pub meshes: Vec<(String, Vec<String>)>,
     /// How the scored meshes' weights are spread over bones.
     pub style: WeightStyle,
+    /// Per attachment of a format with slots: its part, slot and whether it is weighted.
+    pub slots: Vec<skinweights::transfer::SlotPart>,
 }
 
 impl Rig {
@@ -80,7 +82,7 @@ pub fn load_rig(path: &Path, name: &str) -> Res<Rig> {
     let artist = rig
         .artist
         .ok_or_else(|| format!("{}: the file has no weights", path.display()))?;
-    let (scene, meshes) = (rig.scene, rig.meshes);
+    let (scene, meshes, slots) = (rig.scene, rig.meshes, rig.slots);
     let scored_parts: Vec<usize> = meshes
         .iter()
         .filter_map(|(part, _)| scene.mesh().part_index(part))
@@ -100,6 +102,7 @@ pub fn load_rig(path: &Path, name: &str) -> Res<Rig> {
         artist,
         meshes,
         style,
+        slots,
     })
 }
 

@@ -20,6 +20,7 @@ mod repair;
 mod scene;
 mod sigpipe;
 mod solve;
+mod transfer;
 mod view;
 mod warnings;
 mod wrong_file;
@@ -194,6 +195,18 @@ enum Command {
     /// Example: `skinweights batch data/spine data/kenney-toon --out weights --export
     /// --reference artist`
     Batch(batch::BatchArgs),
+    /// Carry an artist's weights to the costumes of a rig: each target part (by default every
+    /// unweighted attachment beside a weighted one in its slot) gets the weights of its
+    /// sources at its vertices.
+    ///
+    /// Methods: `nearest` (the closest source point, barycentric interpolation; the default,
+    /// chosen by leaving one source out) and `robust` (copy only where the target matches a
+    /// source, Laplacian fill elsewhere). Source bones the target is not bound to are mapped
+    /// to its bones; what no source covers is weighted from scratch by --solver, with a note.
+    ///
+    /// Examples: `skinweights transfer hero.json -o hero_dressed.json`, `skinweights transfer
+    /// hero.json --to-skin winter --from skin:summer --weights winter.weights.json`
+    Transfer(transfer::TransferArgs),
 }
 
 /// Parses the command line and runs the command; errors print as `error: ...` with exit code 2.
@@ -227,6 +240,7 @@ fn run(command: Command) -> Result<ExitCode> {
         Command::Repair(a) => repair::run(a),
         Command::Correct(a) => correct::run(a),
         Command::Batch(a) => batch::run(a),
+        Command::Transfer(a) => transfer::run(a),
     }
 }
 

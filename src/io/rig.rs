@@ -15,6 +15,7 @@ use super::godot::load_godot;
 use super::spine::{load_spine, SkinSelection, SpineImport, SpineImportOptions};
 use crate::error::Result;
 use crate::scene::Scene;
+use crate::transfer::SlotPart;
 use crate::weights::Weights;
 use std::path::Path;
 
@@ -99,6 +100,10 @@ pub struct RigImport {
     pub meshes: Vec<(String, Vec<String>)>,
     /// Notes of the import (repairs, things left out).
     pub notes: Vec<String>,
+    /// Per imported attachment of a format with slots (Spine, DragonBones): its part, its
+    /// slot and whether the file weights it. Parts drawn in one slot are one part's costumes
+    /// ([`crate::transfer::slot_partners`]).
+    pub slots: Vec<SlotPart>,
     /// Godot only: the Godot version the file is written for (3 or 4).
     pub godot: Option<u32>,
 }
@@ -111,6 +116,7 @@ pub struct RigImport {
 ///
 /// Errors: the format importer's.
 pub fn load_rig(path: &Path, format: RigFormat, skin: SkinSelection) -> Result<RigImport> {
+    let mut slots = Vec::new();
     let (scene, artist, meshes, notes, godot) = match format {
         RigFormat::Creature => {
             let c = load_creature(path)?;
@@ -126,6 +132,12 @@ pub fn load_rig(path: &Path, format: RigFormat, skin: SkinSelection) -> Result<R
         RigFormat::Spine => {
             let s = load_spine(path, None, &SpineImportOptions::default().with_skin(skin))?;
             let meshes = spine_meshes(&s);
+            slots = s
+                .report
+                .attachments
+                .iter()
+                .map(|a| SlotPart::new(&a.part, &a.slot, a.weighted).in_skin(&a.skin))
+                .collect();
             (s.scene, Some(s.artist), meshes, s.report.notes, None)
         }
         RigFormat::Godot => {
@@ -146,6 +158,12 @@ pub fn load_rig(path: &Path, format: RigFormat, skin: SkinSelection) -> Result<R
         }
         RigFormat::DragonBones => {
             let d = load_dragonbones(path)?;
+            slots = d
+                .report
+                .meshes
+                .iter()
+                .map(|m| SlotPart::new(&m.part, &m.slot, m.weighted))
+                .collect();
             let meshes = d
                 .report
                 .meshes
@@ -169,6 +187,7 @@ pub fn load_rig(path: &Path, format: RigFormat, skin: SkinSelection) -> Result<R
         artist,
         meshes,
         notes,
+        slots,
         godot,
     })
 }

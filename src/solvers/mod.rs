@@ -59,6 +59,9 @@ pub use linear::{Linear, LinearOptions};
 pub use mask::{allowed_parts, Masked};
 pub use refine::Refined;
 
+/// The sparse Cholesky the heat solver factors with, for the transfer's Laplacian fill.
+pub(crate) use heat::Factorization;
+
 /// Solver internals for the back-end benches (feature `internals`; not a stable API).
 #[cfg(feature = "internals")]
 pub mod internals {

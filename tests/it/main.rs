@@ -103,6 +103,8 @@ mod spine_clips;
 #[cfg(feature = "cli")]
 mod sprite;
 #[cfg(feature = "cli")]
+mod transfer;
+#[cfg(feature = "cli")]
 mod typed_errors;
 #[cfg(feature = "io")]
 mod validation;

@@ -1,0 +1,198 @@
+//! `skinweights transfer`: an artist's weights carried to the costumes of a rig.
+
+use super::check_outputs;
+use crate::cli::error::{CliError, Result};
+use clap::Args;
+use skinweights::io::rig::{load_rig, RigFormat};
+use skinweights::io::spine::{save_spine, SkinSelection, SpineExportOptions};
+use skinweights::io::WeightsFile;
+use skinweights::solvers::solver_by_name;
+use skinweights::transfer::{
+    default_targets, skin_parts, transfer_parts, SourceSet, TransferMethod, TransferOptions,
+    TransferTarget,
+};
+use skinweights::ArgumentError;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+/// Arguments of `transfer`.
+#[derive(Args)]
+pub struct TransferArgs {
+    /// The rig: Spine JSON, DragonBones `_ske.json`, Creature JSON, Godot `.tscn` or glTF
+    /// (every skin is read; parts are named as `skinweights import spine --skin all` names
+    /// them).
+    file: PathBuf,
+    /// A part to weight (repeatable). Default: every attachment the file does not weight
+    /// whose slot holds a weighted one.
+    #[arg(long = "to", value_name = "PART")]
+    to: Vec<String>,
+    /// Weight every part of this skin (Spine, DragonBones).
+    #[arg(long, value_name = "SKIN", conflicts_with = "to")]
+    to_skin: Option<String>,
+    /// Where each target takes its weights from: `slot` (the weighted attachments of its
+    /// own slot), `all` (every other part), or `skin:NAME` (the parts of a skin).
+    #[arg(long, default_value = "slot", value_name = "SOURCES")]
+    from: String,
+    /// `nearest` (the closest source point, interpolated) or `robust` (copy where the
+    /// target matches a source, Laplacian fill elsewhere); see docs/transfer.md.
+    #[arg(long, default_value = "nearest")]
+    method: String,
+    /// `robust`'s match radius as a fraction of the target's diagonal.
+    #[arg(long, default_value_t = TransferOptions::default().max_distance)]
+    max_distance: f64,
+    /// A target with no vertex within this fraction of its diagonal of a source is weighted
+    /// from scratch, with a note.
+    #[arg(long, default_value_t = TransferOptions::default().far_distance)]
+    far_distance: f64,
+    /// The solver for what the sources do not cover.
+    #[arg(long, default_value = skinweights::solvers::RECOMMENDED_SOLVER)]
+    solver: String,
+    /// The rig with the transferred weights written into the target attachments, in the
+    /// input's format (Spine, DragonBones).
+    #[arg(short, long)]
+    output: Option<PathBuf>,
+    /// Also (or instead) write the weights of the whole character (skinweights.weights/1).
+    #[arg(long, value_name = "WEIGHTS")]
+    weights: Option<PathBuf>,
+    /// Overwrite output files that exist.
+    #[arg(long)]
+    force: bool,
+}
+
+/// Runs `transfer`.
+pub fn run(a: TransferArgs) -> Result<ExitCode> {
+    if a.output.is_none() && a.weights.is_none() {
+        return Err(ArgumentError::InvalidArgument {
+            argument: "--output",
+            value: String::new(),
+            reason: "give -o RIG (the rig with the new weights) and/or --weights FILE".into(),
+        }
+        .into());
+    }
+    let outputs: Vec<&Path> = a
+        .output
+        .iter()
+        .chain(&a.weights)
+        .map(|p| p.as_path())
+        .collect();
+    check_outputs(&[a.file.as_path()], &outputs, a.force)?;
+    let method: TransferMethod = a.method.parse()?;
+    let from: SourceSet = a.from.parse()?;
+    let solver = solver_by_name(&a.solver, std::iter::empty::<(String, String)>())?;
+    let bytes = std::fs::read(&a.file).map_err(|e| skinweights::Error::io(&a.file, e))?;
+    let format = RigFormat::of_file(&a.file, &bytes)?.unwrap_or(RigFormat::DragonBones);
+    if a.output.is_some() && !matches!(format, RigFormat::Spine | RigFormat::DragonBones) {
+        return Err(ArgumentError::InvalidArgument {
+            argument: "--output",
+            value: a.file.display().to_string(),
+            reason: format!(
+                "transfer writes Spine and DragonBones rigs; for {} use --weights FILE (and `skinweights export` to write it)",
+                format.name()
+            ),
+        }
+        .into());
+    }
+    let rig = load_rig(&a.file, format, SkinSelection::All)?;
+    let artist = rig.artist.ok_or_else(|| ArgumentError::InvalidArgument {
+        argument: "FILE",
+        value: a.file.display().to_string(),
+        reason: "the file has no weights to transfer".into(),
+    })?;
+    let parts = match (&a.to_skin, a.to.is_empty()) {
+        (Some(skin), _) => skin_parts(&rig.slots, skin),
+        (None, false) => a.to.clone(),
+        (None, true) => default_targets(&rig.slots),
+    };
+    if parts.is_empty() {
+        return Err(CliError::Lib(skinweights::Error::from(ArgumentError::InvalidArgument {
+            argument: "--to",
+            value: a.to_skin.clone().unwrap_or_default(),
+            reason: "no part to weight: the file has no unweighted attachment beside a weighted one in its slot; name parts with --to PART or a skin with --to-skin SKIN".into(),
+        })));
+    }
+    let bound = |part: &str| rig.meshes.iter().find(|(p, _)| p == part).map(|(_, b)| b);
+    let targets = parts
+        .iter()
+        .map(|part| {
+            let bones = bound(part).map(|names| {
+                names
+                    .iter()
+                    .filter_map(|n| rig.scene.skeleton().index_of(n))
+                    .collect()
+            });
+            TransferTarget {
+                part: part.clone(),
+                bones,
+            }
+        })
+        .collect::<Vec<_>>();
+    let options = TransferOptions {
+        method,
+        max_distance: a.max_distance,
+        far_distance: a.far_distance,
+        ..TransferOptions::default()
+    };
+    let (weights, done) = transfer_parts(
+        &rig.scene,
+        &artist,
+        &rig.slots,
+        &targets,
+        &from,
+        &options,
+        solver.as_ref(),
+    )?;
+    for t in &done {
+        let r = &t.report;
+        println!(
+            "{}: {} vertices, {} copied, {} inpainted, {} partly from scratch (farthest {:.2} from a source)",
+            t.part,
+            t.vertices.len(),
+            r.copied,
+            r.inpainted,
+            r.from_scratch,
+            r.farthest
+        );
+        for n in &r.notes {
+            println!("  note: {n}");
+        }
+    }
+    if let Some(path) = &a.weights {
+        WeightsFile::save_weights(
+            path,
+            rig.scene.name(),
+            &format!("transfer-{}", method.name()),
+            &rig.scene.skeleton().names(),
+            &weights,
+        )?;
+        println!("wrote {}", path.display());
+    }
+    if let Some(path) = &a.output {
+        write_rig(format, &a.file, &rig.scene, &weights, path)?;
+        println!(
+            "wrote {} ({} parts transferred)",
+            path.display(),
+            done.len()
+        );
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn write_rig(
+    format: RigFormat,
+    source: &Path,
+    scene: &skinweights::scene::Scene,
+    weights: &skinweights::weights::Weights,
+    path: &Path,
+) -> Result<()> {
+    match format {
+        RigFormat::Spine => {
+            let options = SpineExportOptions::default().with_regions_to_meshes(true);
+            let out = save_spine(scene, weights, Some(source), &options, path)?;
+            for n in &out.notes {
+                println!("  note: {n}");
+            }
+        }
+        _ => skinweights::io::dragonbones::save_dragonbones(scene, weights, path)?,
+    }
+    Ok(())
+}

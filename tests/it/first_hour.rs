@@ -1,7 +1,7 @@
 //! Issue 58, a new user's first hour: every wrong-file error names what the file is and the
 //! command that reads it; batch's exit codes and console rows; the notes that name a fix.
 
-use crate::common::{data, skinweights, text};
+use crate::common::{data, skinweights, spine_with_named_skins, text};
 
 /// Runs `args`, asserts exit code 2 and returns the output text.
 fn refused(args: &[&str]) -> String {
@@ -105,28 +105,6 @@ fn batch_on_a_misspelt_folder_exits_2_and_prints_the_row() {
         t.contains(&format!("error: {} (", missing.display())),
         "{t}"
     );
-}
-
-/// A Spine rig whose default skin is empty and whose art is in `skins` (name, the slots whose
-/// setup attachment it holds), with slots `s0`..`s3` each set up with attachment `a`.
-fn spine_with_named_skins(skins: &[(&str, usize)]) -> String {
-    let square = serde_json::json!({"width": 10, "height": 10});
-    let mut list = vec![serde_json::json!({"name": "default", "attachments": {}})];
-    for &(name, slots) in skins {
-        let attachments: serde_json::Map<String, serde_json::Value> = (0..slots)
-            .map(|s| (format!("s{s}"), serde_json::json!({ "a": square })))
-            .collect();
-        list.push(serde_json::json!({"name": name, "attachments": attachments}));
-    }
-    serde_json::json!({
-        "skeleton": {"spine": "4.2.0"},
-        "bones": [{"name": "root", "length": 20}],
-        "slots": (0..4)
-            .map(|s| serde_json::json!({"name": format!("s{s}"), "bone": "root", "attachment": "a"}))
-            .collect::<Vec<_>>(),
-        "skins": list,
-    })
-    .to_string()
 }
 
 #[test]

@@ -1611,15 +1611,15 @@ fn check_tolerance(input: &[u8]) -> Outcome {
     let loaded = match format {
         "spine" => {
             let options = SpineImportOptions::default().with_skin(SkinSelection::All);
-            import_spine(file, None, &options).map(|i| (i.scene, i.artist))
+            import_spine(file, None, &options).map(|i| (i.scene, i.artist, i.report.notes))
         }
-        "dragonbones" => {
-            skinweights::io::dragonbones::import_dragonbones(file).map(|i| (i.scene, i.artist))
-        }
-        _ => skinweights::io::creature::import_creature(file).map(|i| (i.scene, i.artist)),
+        "dragonbones" => skinweights::io::dragonbones::import_dragonbones(file)
+            .map(|i| (i.scene, i.artist, i.report.notes)),
+        _ => skinweights::io::creature::import_creature(file)
+            .map(|i| (i.scene, i.artist, i.report.notes)),
     };
     match loaded {
-        Ok((scene, artist)) => {
+        Ok((scene, artist, notes)) => {
             scene
                 .sanity_check()
                 .map_err(|e| format!("imported scene fails sanity_check: {e}"))?;
@@ -1627,6 +1627,10 @@ fn check_tolerance(input: &[u8]) -> Outcome {
             for ik in scene.ik() {
                 if !ik.mix.is_finite() || ik.mix.abs() > skinweights::animation::MAX_IK_MIX {
                     return Err(format!("IK {:?} loaded with mix {}", ik.name, ik.mix));
+                }
+                let noted = notes.iter().any(|n| n.contains("applied unclamped"));
+                if !(0.0..=1.0).contains(&ik.mix) && !noted {
+                    return Err(format!("IK mix {} applied without a note", ik.mix));
                 }
             }
             check_clip_poses(&scene, &[0.0, 0.37, 1.0])?;

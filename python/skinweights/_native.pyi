@@ -165,6 +165,7 @@ class ReportRow(TypedDict):
     artist_one_bone_mean_pct: Optional[float]
     artist_one_bone_p95_pct: Optional[float]
     key: str
+    stage: Optional[str]
 
 class Candidate(TypedDict):
     input: str

@@ -43,7 +43,7 @@ pub use inputs::{
 };
 pub use key::{item_id, normalized, solver_tag, Fnv64};
 pub use report::{
-    csv_header, csv_line, read_report, to_csv, to_json, variant_name, Row, Status, COLUMNS,
+    csv_header, csv_line, read_report, to_csv, to_json, variant_name, Row, Stage, Status, COLUMNS,
 };
 
 use crate::error::{ArgumentError, BatchError, Error, Result};
@@ -464,20 +464,20 @@ fn companions(c: &Candidate, kind: Option<&ItemKind>, options: &BatchOptions) ->
     }
 }
 
-/// A failed row for `spec`, recorded under `key` when given and the error is
-/// [`recordable`].
+/// A failed row for `spec` (the stage it failed at and the error), recorded under `key`
+/// when given and the error is [`recordable`].
 fn error_row(
     c: &Candidate,
     spec: &str,
     kind: &str,
-    error: &Error,
+    (stage, error): (Stage, &Error),
     key: Option<&str>,
     seconds: f64,
     options: &BatchOptions,
 ) -> Row {
     let mut row = Row::new(&c.input, spec);
     row.kind = kind.to_string();
-    row.fail(error);
+    row.fail(stage, error);
     row.seconds = seconds;
     if let Some(key) = key {
         row.key = key.to_string();
@@ -557,7 +557,7 @@ impl ItemRun<'_> {
             .options
             .solvers
             .iter()
-            .map(|s| error_row(self.c, s, "", e, None, seconds, self.options))
+            .map(|s| error_row(self.c, s, "", (Stage::Read, e), None, seconds, self.options))
             .collect();
         Done {
             computed_seconds: seconds * rows.len() as f64,
@@ -621,9 +621,9 @@ impl ItemRun<'_> {
         let outcome = match kind {
             Ok(kind) => {
                 loaded = guarded("loading", || load(c, kind, id, options));
-                loaded.as_ref()
+                loaded.as_ref().map_err(|e| (Stage::Load, e))
             }
-            Err(e) => Err(e),
+            Err(e) => Err((Stage::Classify, e)),
         };
         let load_seconds = self.started.elapsed().as_secs_f64();
         let mut computed_seconds = 0.0;
@@ -635,7 +635,9 @@ impl ItemRun<'_> {
                 Ok(loaded) => {
                     solved_row(c, loaded, spec, key, id, kind_name, load_seconds, options)
                 }
-                Err(e) => error_row(c, spec, kind_name, e, Some(key), load_seconds, options),
+                Err(failed) => {
+                    error_row(c, spec, kind_name, failed, Some(key), load_seconds, options)
+                }
             };
             computed_seconds += row.seconds;
             *slot = Some(row);
@@ -665,18 +667,22 @@ fn solved_row(
     row.vertices = Some(mesh.vertex_count());
     row.triangles = Some(mesh.triangle_count());
     row.bones = Some(loaded.scene.skeleton().len());
-    let result = guarded(spec, || solve_row(c, loaded, spec, id, options, &mut row));
+    // The stage solve_row is in: where its error (or a panic) stopped it.
+    let mut stage = Stage::Solve;
+    let result = guarded(spec, || {
+        solve_row(c, loaded, spec, id, options, &mut row, &mut stage)
+    });
     row.seconds = load_seconds + t.elapsed().as_secs_f64();
     let record = match &result {
         Ok(()) => true,
         Err(e) => {
-            row.fail(e);
+            row.fail(stage, e);
             recordable(e)
         }
     };
     if record {
         if let Err(e) = report::write_record(&record_path(options, key), &row) {
-            row.fail(&e);
+            row.fail(Stage::Record, &e);
         }
     }
     row
@@ -761,7 +767,8 @@ fn load(c: &Candidate, kind: &ItemKind, id: &str, options: &BatchOptions) -> Res
 }
 
 /// One solver on a loaded item: solve, write the weights (as `solve` does), export, lint,
-/// score; fills `row`.
+/// score; fills `row`, and `stage` with each step as it starts (the one an error or panic
+/// stopped).
 fn solve_row(
     c: &Candidate,
     loaded: &Loaded,
@@ -769,7 +776,9 @@ fn solve_row(
     id: &str,
     options: &BatchOptions,
     row: &mut Row,
+    stage: &mut Stage,
 ) -> Result<()> {
+    *stage = Stage::Solve;
     let scene = &loaded.scene;
     let solver = crate::solvers::solver_by_name(spec, &options.solver_options)?;
     // The deforming bones, as `skinweights solve` picks them: no IK target, and with the
@@ -781,6 +790,7 @@ fn solve_row(
     if let Some(k) = options.max_influences {
         weights = weights.top_k(k);
     }
+    *stage = Stage::Write;
     let tag = solver_tag(spec);
     let weights_out = options.out.join(format!("{id}.{tag}.weights.json"));
     WeightsFile::save_weights(
@@ -792,11 +802,13 @@ fn solve_row(
     )?;
     row.weights = weights_out.display().to_string();
     if options.export {
+        *stage = Stage::Export;
         if let Some(path) = export(c, loaded, &weights, &format!("{id}.{tag}"), options)? {
             row.export = path.display().to_string();
         }
     }
     if options.lint != LintMode::None {
+        *stage = Stage::Lint;
         let mut checks = lint(scene, &weights, &LintOptions::default())?;
         if options.lint == LintMode::Full {
             checks.extend(crate::render::pixel_edge_lint(scene, &weights)?.unwrap_or_default());
@@ -827,6 +839,7 @@ fn solve_row(
     }
     if options.reference_artist {
         if let Some(artist) = &loaded.artist {
+            *stage = Stage::Score;
             score(scene, &weights, artist, &loaded.meshes, row)?;
         }
     }
@@ -953,10 +966,13 @@ mod tests {
     #[test]
     fn csv_cells_with_commas_quotes_and_newlines_are_quoted() {
         let mut row = Row::new("a,b.json", "best");
-        row.fail(&Error::Batch(BatchError::NotAnItem {
-            path: "a,b.json".into(),
-            reason: "say \"hi\"\nagain".into(),
-        }));
+        row.fail(
+            Stage::Read,
+            &Error::Batch(BatchError::NotAnItem {
+                path: "a,b.json".into(),
+                reason: "say \"hi\"\nagain".into(),
+            }),
+        );
         let line = csv_line(&row);
         assert!(line.starts_with("\"a,b.json\",,best,error,\""), "{line}");
         assert!(line.contains("say \"\"hi\"\"\nagain\""), "{line}");

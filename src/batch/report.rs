@@ -15,6 +15,49 @@ pub enum Status {
     Error,
 }
 
+/// Where a row's work stopped with its error: the step of the batch it was in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Stage {
+    /// Finding and reading the input file (a glob matching nothing, a missing file, a
+    /// folder or device, a read error).
+    Read,
+    /// Telling what the input is (a file that is no item of any kind it could be).
+    Classify,
+    /// Importing the rig, meshing the sprite or reading the scene, and writing the item's
+    /// scene file.
+    Load,
+    /// Making the solver from its spec and solving.
+    Solve,
+    /// Writing the weights file.
+    Write,
+    /// Writing the rig back in its format (`--export`).
+    Export,
+    /// Running the lint checks.
+    Lint,
+    /// Scoring against the artist (`--reference artist`).
+    Score,
+    /// Writing the row's done record.
+    Record,
+}
+
+impl Stage {
+    /// The stage as the report writes it (`load`, `solve`, ...).
+    pub fn name(self) -> &'static str {
+        match self {
+            Stage::Read => "read",
+            Stage::Classify => "classify",
+            Stage::Load => "load",
+            Stage::Solve => "solve",
+            Stage::Write => "write",
+            Stage::Export => "export",
+            Stage::Lint => "lint",
+            Stage::Score => "score",
+            Stage::Record => "record",
+        }
+    }
+}
+
 /// One item solved by one solver (the columns of `report.csv`, the objects of
 /// `report.json`). Paths are the files written, joined to the output folder as given.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -71,6 +114,10 @@ pub struct Row {
     /// The resume key: a hash of the input's bytes (and its bones or artist file) and the
     /// options (empty when the input could not be read).
     pub key: String,
+    /// Where the row failed (`None` when ok; a record written before this column reads
+    /// back as `None`).
+    #[serde(default)]
+    pub stage: Option<Stage>,
 }
 
 impl Row {
@@ -99,12 +146,15 @@ impl Row {
             artist_one_bone_mean_pct: None,
             artist_one_bone_p95_pct: None,
             key: String::new(),
+            stage: None,
         }
     }
 
-    /// Marks the row failed with `error` (its message, and its variant as the kind).
-    pub fn fail(&mut self, error: &Error) {
+    /// Marks the row failed at `stage` with `error` (its message, and its variant as the
+    /// kind).
+    pub fn fail(&mut self, stage: Stage, error: &Error) {
         self.status = Status::Error;
+        self.stage = Some(stage);
         self.error = error.to_string();
         self.error_kind = variant_name(error);
     }
@@ -139,12 +189,13 @@ impl Row {
             f(self.artist_one_bone_mean_pct),
             f(self.artist_one_bone_p95_pct),
             self.key.clone(),
+            self.stage.map_or(String::new(), |s| s.name().to_string()),
         ]
     }
 }
 
 /// The columns of `report.csv`, the fields of [`Row`] in order.
-pub const COLUMNS: [&str; 22] = [
+pub const COLUMNS: [&str; 23] = [
     "input",
     "kind",
     "solver",
@@ -167,6 +218,7 @@ pub const COLUMNS: [&str; 22] = [
     "artist_one_bone_mean_pct",
     "artist_one_bone_p95_pct",
     "key",
+    "stage",
 ];
 
 /// The name of the variant that says what went wrong ([`Error::variant_name`]): the domain

@@ -147,7 +147,8 @@ pub fn run(a: BatchArgs) -> Result<ExitCode> {
         s.report_csv.display()
     );
     for r in s.rows.iter().filter(|r| r.status == Status::Error) {
-        eprintln!("error: {} ({}): {}", r.input, r.solver, r.error);
+        let stage = r.stage.map_or("", |s| s.name());
+        eprintln!("error: {} ({}, {stage}): {}", r.input, r.solver, r.error);
     }
     Ok(if s.failed == 0 {
         ExitCode::SUCCESS

@@ -457,3 +457,101 @@ fn a_rig_is_solved_with_its_deforming_bones_and_linted_against_its_artist() {
     assert!(o.status.success(), "{}", text(&o));
     assert!(std::fs::read(&w).unwrap() == std::fs::read(s(&r["weights"])).unwrap());
 }
+
+/// The `stage` column: where each error row stopped (`read`, `classify`, `load`, `write`),
+/// empty on ok rows, in the CSV's last column and on the console line.
+#[test]
+fn an_error_row_names_the_stage_it_failed_at() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("in");
+    std::fs::create_dir_all(&input).unwrap();
+    let rig = input.join("rig.json");
+    let blocked = input.join("blocked.json");
+    let garbage = input.join("garbage.json");
+    let missing = input.join("missing.json");
+    let text_of_rig = common::spine_with_named_skins(&[("red", 1), ("blue", 3)]);
+    std::fs::write(&rig, &text_of_rig).unwrap();
+    std::fs::write(&blocked, &text_of_rig).unwrap();
+    std::fs::write(&garbage, "{nope").unwrap();
+    let out = dir.path().join("out");
+    let arg = |p: &Path| path_arg(p);
+    let run = |skin: &str, items: &[&Path]| {
+        let mut args = vec!["batch".to_string()];
+        args.extend(items.iter().map(|p| arg(p)));
+        args.extend(
+            [
+                "--out",
+                &arg(&out),
+                "--skin",
+                skin,
+                "--lint",
+                "none",
+                "--fresh",
+            ]
+            .map(String::from),
+        );
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        skinweights(&args)
+    };
+
+    // The default skin is empty: the import refuses (load); the others fail before it.
+    let o = run("default", &[&rig, &garbage, &missing]);
+    assert_eq!(o.status.code(), Some(2), "every row failed: {}", text(&o));
+    let stage_of = |rows: &[Value], p: &Path| {
+        let r = rows
+            .iter()
+            .find(|r| s(&r["input"]) == arg(p))
+            .unwrap_or_else(|| panic!("no row for {}: {rows:#?}", p.display()));
+        (s(&r["status"]).to_string(), r["stage"].clone())
+    };
+    let found = rows(&out);
+    assert_eq!(
+        stage_of(&found, &rig),
+        ("error".into(), Value::from("load"))
+    );
+    assert_eq!(
+        stage_of(&found, &garbage),
+        ("error".into(), Value::from("classify"))
+    );
+    assert_eq!(
+        stage_of(&found, &missing),
+        ("error".into(), Value::from("read"))
+    );
+    assert!(
+        text(&o).contains(&format!(
+            "error: {} (best, load): Spine skeleton: skins: ",
+            arg(&rig)
+        )),
+        "{}",
+        text(&o)
+    );
+
+    // With blue the rig solves; a folder where blocked's weights file goes fails the write.
+    let id = skinweights::batch::item_id(&blocked);
+    std::fs::create_dir_all(out.join(format!("{id}.best.weights.json"))).unwrap();
+    let o = run("blue", &[&rig, &blocked]);
+    assert_eq!(o.status.code(), Some(3), "one row failed: {}", text(&o));
+    let found = rows(&out);
+    assert_eq!(stage_of(&found, &rig), ("ok".into(), Value::Null));
+    assert_eq!(
+        stage_of(&found, &blocked),
+        ("error".into(), Value::from("write"))
+    );
+    let csv = std::fs::read_to_string(out.join("report.csv")).unwrap();
+    let mut lines = csv.lines();
+    assert!(lines.next().unwrap().ends_with(",key,stage"), "{csv}");
+    for line in lines {
+        let want = if line.contains("blocked") {
+            ",write"
+        } else {
+            ","
+        };
+        let key_and_stage = line.rsplitn(3, ',').take(2).collect::<Vec<_>>();
+        assert_eq!(
+            key_and_stage[1].len(),
+            16,
+            "the key before the stage: {line}"
+        );
+        assert!(line.ends_with(want), "{line}");
+    }
+}

@@ -434,3 +434,30 @@ fn ten_million_keys_and_huge_arrays_are_refused_quickly() {
     let e = import_creature(&doc.to_string()).unwrap_err();
     assert_eq!(creature_field(&e).1, "end_pt_index");
 }
+
+/// A loaded file names its scene after its stem (the scene file `import` writes too); text
+/// imported without a path is `creature`.
+#[test]
+fn the_scene_is_named_after_the_file() {
+    let imp = load_creature(path("creature-bat")).unwrap();
+    assert_eq!(imp.scene.name(), "creature-bat");
+    let text = std::fs::read_to_string(path("creature-bat")).unwrap();
+    let from_text = import_creature(&text).unwrap();
+    assert_eq!(from_text.scene.name(), "creature");
+
+    let dir = tempfile::tempdir().unwrap();
+    let copy = dir.path().join("night flyer.v2.json");
+    std::fs::write(&copy, &text).unwrap();
+    assert_eq!(load_creature(&copy).unwrap().scene.name(), "night flyer.v2");
+    let out = dir.path().join("bat.json");
+    let o = common::skinweights(&[
+        "import",
+        "creature",
+        copy.to_str().unwrap(),
+        "-o",
+        out.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", common::text(&o));
+    let scene: Value = serde_json::from_str(&std::fs::read_to_string(&out).unwrap()).unwrap();
+    assert_eq!(scene["name"], "night flyer.v2");
+}

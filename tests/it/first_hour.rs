@@ -1,7 +1,7 @@
 //! Issue 58, a new user's first hour: every wrong-file error names what the file is and the
 //! command that reads it; batch's exit codes and console rows; the notes that name a fix.
 
-use crate::common::{data, skinweights, text};
+use crate::common::{data, skinweights, spine_with_named_skins, text};
 
 /// Runs `args`, asserts exit code 2 and returns the output text.
 fn refused(args: &[&str]) -> String {
@@ -104,5 +104,68 @@ fn batch_on_a_misspelt_folder_exits_2_and_prints_the_row() {
     assert!(
         t.contains(&format!("error: {} (", missing.display())),
         "{t}"
+    );
+}
+
+#[test]
+fn an_empty_default_skin_names_the_skins_that_have_the_art_and_the_flag() {
+    let dir = tempfile::tempdir().unwrap();
+    let rig = dir.path().join("rig.json");
+    let out = dir.path().join("scene.json");
+    let (rig, out) = (rig.to_str().unwrap(), out.to_str().unwrap());
+    std::fs::write(rig, spine_with_named_skins(&[("red", 1), ("blue", 3)])).unwrap();
+    let t = refused(&["import", "spine", rig, "-o", out]);
+    assert!(
+        t.contains(
+            "no attachment to import with the default skin (no slot's setup attachment is \
+             drawable art in it); skins with setup attachments: \"blue\" (3 setup attachments), \
+             \"red\" (1); import one with `--skin NAME` (e.g. `--skin blue`) or every skin's \
+             attachments with `--skin all`"
+        ),
+        "{t}"
+    );
+
+    // The flag named imports: blue's three squares, four vertices each.
+    for (skin, vertices) in [("blue", 12), ("red", 4), ("all", 16)] {
+        let o = skinweights(&["import", "spine", rig, "--skin", skin, "-o", out, "--force"]);
+        let t = text(&o);
+        assert_eq!(o.status.code(), Some(0), "--skin {skin}: {t}");
+        assert!(
+            t.contains(&format!("{vertices} vertices")),
+            "--skin {skin}: {t}"
+        );
+    }
+}
+
+#[test]
+fn many_skins_are_listed_eight_then_counted() {
+    let names: Vec<String> = (0..11).map(|k| format!("k{k}")).collect();
+    let skins: Vec<(&str, usize)> = names.iter().map(|n| (n.as_str(), 1)).collect();
+    let e = skinweights::io::spine::import_spine(
+        &spine_with_named_skins(&skins),
+        None,
+        &Default::default(),
+    )
+    .unwrap_err()
+    .to_string();
+    assert!(
+        e.contains("\"k0\" (1 setup attachments), \"k1\" (1), "),
+        "file order among equals: {e}"
+    );
+    assert!(e.contains("\"k7\" (1), and 3 more; "), "{e}");
+    assert!(!e.contains("\"k8\""), "{e}");
+
+    // `--skin k3` tried: the hint lists the other skins, not k3.
+    let e = skinweights::io::spine::import_spine(
+        &spine_with_named_skins(&[("k3", 0), ("k4", 2)]),
+        None,
+        &skinweights::io::spine::SpineImportOptions::default()
+            .with_skin(skinweights::io::spine::SkinSelection::Named("k3".into())),
+    )
+    .unwrap_err()
+    .to_string();
+    assert!(
+        e.contains("with skin \"k3\" (no slot's setup attachment is drawable art in it); skins with setup attachments: \"k4\" (2 setup attachments);"),
+        "{e}"
     );
 }

@@ -1031,14 +1031,19 @@ fn check_dragonbones(input: &[u8]) -> Outcome {
     }
 }
 
+/// The DragonBones seed: You Xin's body, 7 weighted meshes.
+fn dragonbones_seed() -> Value {
+    json_of(
+        &std::fs::read_to_string(data("dragonbones-you-xin/body_ske.json")).expect("dragonbones"),
+    )
+}
+
 #[test]
 fn fuzz_dragonbones() {
     if alone("fuzz_dragonbones") {
         return;
     }
-    let seed = json_of(
-        &std::fs::read_to_string(data("dragonbones-you-xin/body_ske.json")).expect("dragonbones"),
-    );
+    let seed = dragonbones_seed();
     let gen = from_seeds(vec![seed]);
     assert_clean(fuzz(
         "dragonbones",
@@ -1538,6 +1543,355 @@ fn fuzz_godot_clips() {
     assert_clean(report);
 }
 
+// ---------------------------------------------------------------- tolerance rules
+
+// The readers' tolerances (src/io/tolerance.rs, `MAX_IK_MIX`): values just inside a limit
+// load (clamped or applied, with a note), values past it are a typed error naming the field.
+// A case is `FORMAT FIELD\n` + the file: the format to read it as and the field an error
+// must name (`json`: text serde_json refuses, a `Json` error).
+
+/// A tolerance case: its format, the field its error must name, and the file.
+fn tolerance_case(format: &str, field: &str, doc: &Value) -> Vec<u8> {
+    format!("{format} {field}\n{doc}").into_bytes()
+}
+
+/// A number near and past a tolerance: most within `inside`, the rest at its ends, just
+/// past them, far past, or not a number at all.
+fn near_limit(rng: &mut Rng, inside: (f64, f64)) -> Value {
+    use serde_json::json;
+    let (lo, hi) = inside;
+    match rng.below(10) {
+        0..=4 => json!(lo + (hi - lo) * (rng.next() >> 11) as f64 / (1u64 << 53) as f64),
+        5 => json!(*rng.pick(&[lo, hi, 0.0, -0.0])),
+        6 => json!(*rng.pick(&[
+            lo - 1e-9,
+            hi + 1e-9,
+            lo - (hi - lo) * 1e-3,
+            hi + (hi - lo) * 1e-3
+        ])),
+        7 => json!(*rng.pick(&[-1e308, 1e308, 5e-324, -5e-324, 1e300])),
+        8 => rng
+            .pick(&[
+                json!("NaN"),
+                json!("1"),
+                json!(null),
+                json!([]),
+                json!({}),
+                json!(true),
+            ])
+            .clone(),
+        _ => {
+            let w = hi - lo;
+            json!(lo - w + 3.0 * w * (rng.next() >> 11) as f64 / (1u64 << 53) as f64)
+        }
+    }
+}
+
+/// The artist's weights of an import: every entry finite and >= 0, every row summing to 1.
+fn check_rows(w: &Weights) -> Result<(), String> {
+    for (v, row) in w.rows().enumerate() {
+        if let Some(x) = row.iter().find(|x| !x.is_finite() || **x < 0.0) {
+            return Err(format!("vertex {v} has weight {x}"));
+        }
+        let sum: f64 = row.iter().sum();
+        if (sum - 1.0).abs() > 1e-9 {
+            return Err(format!("vertex {v}'s weights sum to {sum}"));
+        }
+    }
+    Ok(())
+}
+
+/// Reads a tolerance case: Ok(true) when it loaded sane with clean weights, Ok(false) when
+/// it was refused with an error naming its field.
+fn check_tolerance(input: &[u8]) -> Outcome {
+    use skinweights::io::spine::{import_spine, SkinSelection, SpineImportOptions};
+    let text = std::str::from_utf8(input).map_err(|_| "the case is not UTF-8".to_string())?;
+    let (head, file) = text.split_once('\n').ok_or("no case header")?;
+    let (format, field) = head.split_once(' ').ok_or("no case field")?;
+    let loaded = match format {
+        "spine" => {
+            let options = SpineImportOptions::default().with_skin(SkinSelection::All);
+            import_spine(file, None, &options).map(|i| (i.scene, i.artist, i.report.notes))
+        }
+        "dragonbones" => skinweights::io::dragonbones::import_dragonbones(file)
+            .map(|i| (i.scene, i.artist, i.report.notes)),
+        _ => skinweights::io::creature::import_creature(file)
+            .map(|i| (i.scene, i.artist, i.report.notes)),
+    };
+    match loaded {
+        Ok((scene, artist, notes)) => {
+            scene
+                .sanity_check()
+                .map_err(|e| format!("imported scene fails sanity_check: {e}"))?;
+            check_rows(&artist)?;
+            for ik in scene.ik() {
+                if !ik.mix.is_finite() || ik.mix.abs() > skinweights::animation::MAX_IK_MIX {
+                    return Err(format!("IK {:?} loaded with mix {}", ik.name, ik.mix));
+                }
+                let noted = notes.iter().any(|n| n.contains("applied unclamped"));
+                if !(0.0..=1.0).contains(&ik.mix) && !noted {
+                    return Err(format!("IK mix {} applied without a note", ik.mix));
+                }
+            }
+            check_clip_poses(&scene, &[0.0, 0.37, 1.0])?;
+            score(&scene, &artist).map(|()| true)
+        }
+        Err(e) if admits_bug(&e) => Err(format!("misleading error: {e}")),
+        Err(Error::Format(skinweights::FormatError::Json { .. })) if field == "json" => Ok(false),
+        Err(e) if field != "json" && e.to_string().contains(field) => Ok(false),
+        Err(e) => Err(format!("the error does not name {field:?}: {e}")),
+    }
+}
+
+/// (a) Spine IK `mix`, in the setup and in an IK timeline, anywhere in [-2000, 2000], at and
+/// past ±[`MAX_IK_MIX`], or not a number (also raw tokens serde_json refuses).
+fn ik_mix_case(rng: &mut Rng) -> Vec<u8> {
+    use serde_json::json;
+    let mut doc = json_of(common::TINY_SPINE);
+    let limit = skinweights::animation::MAX_IK_MIX;
+    let mix = if rng.chance(2) {
+        near_limit(rng, (-limit, limit))
+    } else {
+        json!(-2000.0 + 4000.0 * (rng.next() >> 11) as f64 / (1u64 << 53) as f64)
+    };
+    let timeline = rng.chance(3);
+    if timeline {
+        doc["animations"]["wave"]["ik"]["reach"] =
+            json!([{"mix": 0.5}, {"time": 0.5, "mix": mix}, {"time": 1}]);
+    } else {
+        doc["ik"][0]["mix"] = mix;
+    }
+    if rng.chance(8) {
+        // Tokens JSON has no number for: the parser refuses them.
+        let raw = *rng.pick(&["NaN", "Infinity", "-Infinity", "1e999", "-1e400", "0x10"]);
+        let text = doc
+            .to_string()
+            .replacen("\"mix\":0.5", &format!("\"mix\":{raw}"), 1);
+        let text = if text.contains(raw) {
+            text
+        } else {
+            doc["ik"][0]["mix"] = json!("@");
+            doc.to_string().replace("\"@\"", raw)
+        };
+        return format!("spine json\n{text}").into_bytes();
+    }
+    tolerance_case("spine", "mix", &doc)
+}
+
+#[test]
+fn fuzz_spine_ik_mix() {
+    if alone("fuzz_spine_ik_mix") {
+        return;
+    }
+    assert_clean(fuzz(
+        "spine-ik-mix",
+        11_000_000,
+        600,
+        &ik_mix_case,
+        &check_tolerance,
+    ));
+}
+
+/// Where the weights are in a weighted-vertex array written `count, (bone, ...values,
+/// weight) * count` per vertex, `stride` numbers per influence (weight last).
+fn weight_entries(v: &[Value], stride: usize) -> Vec<usize> {
+    let mut out = Vec::new();
+    let mut i = 0;
+    while let Some(n) = v.get(i).and_then(Value::as_u64) {
+        let n = n as usize;
+        out.extend((0..n).map(|k| i + (k + 1) * stride));
+        i += 1 + n * stride;
+    }
+    out.retain(|&k| k < v.len());
+    out
+}
+
+/// (b) Weights slightly below 0 (to [`MIN_ROUNDED_WEIGHT`] read as rounding of 0) and
+/// below it, slightly above 1 and above [`MAX_ROUNDED_WEIGHT`], in the weighted meshes of
+/// Spine (`vertices`), DragonBones (`weights`) and Creature (`weights.BONE`): one to three
+/// weights per case, sometimes a whole row.
+///
+/// [`MIN_ROUNDED_WEIGHT`]: skinweights::io::MIN_ROUNDED_WEIGHT
+/// [`MAX_ROUNDED_WEIGHT`]: skinweights::io::MAX_ROUNDED_WEIGHT
+fn weight_case(rng: &mut Rng, dragonbones: &Value) -> Vec<u8> {
+    use skinweights::io::{MAX_ROUNDED_WEIGHT, MIN_ROUNDED_WEIGHT};
+    let weight = |rng: &mut Rng| {
+        if rng.chance(3) {
+            near_limit(rng, (1.0, MAX_ROUNDED_WEIGHT))
+        } else {
+            near_limit(rng, (MIN_ROUNDED_WEIGHT, 0.0))
+        }
+    };
+    let edits = 1 + rng.below(3);
+    match rng.below(3) {
+        0 => {
+            let mut doc = json_of(common::TINY_SPINE);
+            let v = &mut doc["skins"][0]["attachments"]["arm"]["arm"]["vertices"];
+            let entries = weight_entries(v.as_array().expect("vertices"), 4);
+            for _ in 0..edits {
+                v[*rng.pick(&entries)] = weight(rng);
+            }
+            tolerance_case("spine", "vertices", &doc)
+        }
+        1 => {
+            let mut doc = dragonbones.clone();
+            let slots = doc["armature"][0]["skin"][0]["slot"]
+                .as_array_mut()
+                .expect("slots");
+            let meshes: Vec<(usize, usize)> = slots
+                .iter()
+                .enumerate()
+                .flat_map(|(s, slot)| {
+                    let displays = slot["display"].as_array().cloned().unwrap_or_default();
+                    (0..displays.len())
+                        .filter(move |&d| displays[d].get("weights").is_some())
+                        .map(move |d| (s, d))
+                })
+                .collect();
+            let (s, d) = *rng.pick(&meshes);
+            let w = &mut slots[s]["display"][d]["weights"];
+            let entries = weight_entries(w.as_array().expect("weights"), 2);
+            for _ in 0..edits {
+                w[*rng.pick(&entries)] = weight(rng);
+            }
+            tolerance_case("dragonbones", "weights", &doc)
+        }
+        _ => {
+            let mut doc = json_of(common::TINY_CREATURE);
+            let (region, points) = *rng.pick(&[("body", 6), ("tip", 3)]);
+            let point = rng.below(points);
+            for _ in 0..edits {
+                let bone = *rng.pick(&["Bone_0", "Bone_1"]);
+                // A whole point now and then: every bone's weight of it near 0.
+                let p = if rng.chance(3) {
+                    point
+                } else {
+                    rng.below(points)
+                };
+                doc["mesh"]["regions"][region]["weights"][bone][p] = weight(rng);
+            }
+            tolerance_case("creature", "weights", &doc)
+        }
+    }
+}
+
+#[test]
+fn fuzz_rounded_weights() {
+    if alone("fuzz_rounded_weights") {
+        return;
+    }
+    let dragonbones = dragonbones_seed();
+    let gen = |rng: &mut Rng| weight_case(rng, &dragonbones);
+    assert_clean(fuzz(
+        "rounded-weights",
+        12_000_000,
+        900,
+        &gen,
+        &check_tolerance,
+    ));
+}
+
+/// (c) Spine 4.3's one `constraints` list (the tiny rig's IK, a transform, a physics and a
+/// slider constraint), shuffled, with a `type` unknown, missing, of the wrong type or of
+/// the wrong case, entries that are no objects, a list that is none, or beside a 4.2 `ik`
+/// list.
+fn constraints_case(rng: &mut Rng) -> Vec<u8> {
+    use serde_json::json;
+    let mut doc = json_of(common::TINY_SPINE);
+    let ik = doc
+        .as_object_mut()
+        .expect("object")
+        .remove("ik")
+        .expect("ik");
+    let mut list = vec![
+        json!({"type": "transform", "name": "follow", "bones": ["tip"], "target": "target",
+               "mixRotate": 0.5}),
+        json!({"type": "physics", "name": "sway", "bone": "lower", "inertia": 0.5}),
+        json!({"type": "slider", "name": "dial"}),
+    ];
+    let mut reach = ik[0].clone();
+    reach["type"] = json!("ik");
+    list.insert(rng.below(list.len() + 1), reach);
+    for i in (1..list.len()).rev() {
+        list.swap(i, rng.below(i + 1));
+    }
+    let mut field = "type";
+    match rng.below(8) {
+        0 | 1 => field = "(none)", // shuffled only: it loads
+        2 => {
+            let i = rng.below(list.len());
+            list[i]["type"] = rng
+                .pick(&[
+                    json!("wobble"),
+                    json!("IK"),
+                    json!(""),
+                    json!(" ik"),
+                    json!("sliders"),
+                ])
+                .clone();
+        }
+        3 => {
+            let i = rng.below(list.len());
+            list[i].as_object_mut().expect("object").remove("type");
+        }
+        4 => {
+            let i = rng.below(list.len());
+            list[i]["type"] = rng
+                .pick(&[
+                    json!(null),
+                    json!(5),
+                    json!(["ik"]),
+                    json!({"ik": 1}),
+                    json!(true),
+                ])
+                .clone();
+        }
+        5 => {
+            let i = rng.below(list.len() + 1);
+            list.insert(
+                i,
+                rng.pick(&[json!("ik"), json!(7), json!(null), json!([])])
+                    .clone(),
+            );
+            field = "constraints";
+        }
+        6 => {
+            // The 4.2 list too: the constraint twice, or the list of another shape.
+            if rng.chance(2) {
+                doc["ik"] = ik;
+                field = "reach";
+            } else {
+                doc["ik"] = rng.pick(&[json!({}), json!("x"), json!(1)]).clone();
+                field = "ik";
+            }
+        }
+        _ => {
+            let whole = rng
+                .pick(&[json!({}), json!("ik"), json!(null), json!(3)])
+                .clone();
+            doc["constraints"] = whole;
+            return tolerance_case("spine", "constraints", &doc);
+        }
+    }
+    doc["constraints"] = Value::Array(list);
+    doc["skeleton"]["spine"] = json!("4.3.23");
+    tolerance_case("spine", field, &doc)
+}
+
+#[test]
+fn fuzz_spine_43_constraints() {
+    if alone("fuzz_spine_43_constraints") {
+        return;
+    }
+    assert_clean(fuzz(
+        "spine-43-constraints",
+        13_000_000,
+        600,
+        &constraints_case,
+        &check_tolerance,
+    ));
+}
+
 // ---------------------------------------------------------------- frozen regressions
 
 /// Every file under `tests/fuzz_regressions/<target>/` replays through its target.
@@ -1566,6 +1920,9 @@ fn frozen_regressions() {
         "spine",
         "godot-clips",
         "creature",
+        "spine-ik-mix",
+        "rounded-weights",
+        "spine-43-constraints",
     ] {
         let Ok(dir) = std::fs::read_dir(root.join(target)) else {
             continue;
@@ -1585,6 +1942,9 @@ fn frozen_regressions() {
                 "spine" => Box::new(check_spine),
                 "godot-clips" => Box::new(check_godot),
                 "creature" => Box::new(check_creature),
+                "spine-ik-mix" | "rounded-weights" | "spine-43-constraints" => {
+                    Box::new(check_tolerance)
+                }
                 _ => Box::new(check_dragonbones),
             };
             if let Err(bad) = run_case(&input, &*check) {

@@ -87,14 +87,20 @@ impl fmt::Display for ImportReport {
     }
 }
 
-/// Reads a Creature JSON file (see [`import_creature`]).
+/// Reads a Creature JSON file (see [`import_creature`]); the scene is named after the
+/// file's stem (`creature-bat.json` → `creature-bat`; `creature` when the path has none).
 pub fn load_creature(path: impl AsRef<Path>) -> Result<CreatureImport> {
     let path = path.as_ref();
     let text = std::fs::read_to_string(path).map_err(|e| Error::io(path, e))?;
-    import_creature(&text).map_err(|e| e.in_file(path))
+    let mut import = import_creature(&text).map_err(|e| e.in_file(path))?;
+    if let Some(stem) = path.file_stem().filter(|s| !s.is_empty()) {
+        import.scene = import.scene.with_name(stem.to_string_lossy());
+    }
+    Ok(import)
 }
 
-/// Parses a Creature JSON export and builds one scene (see the module docs).
+/// Parses a Creature JSON export and builds one scene named `creature` (see the module
+/// docs; [`load_creature`] names it after the file).
 ///
 /// - Every region becomes a part named after it, in the order of its points; its vertices
 ///   are its points as the file places them (the rest pose, y up), its triangles the

@@ -616,7 +616,7 @@ pub fn import_spine(
         parts.add(&file, c, p, atlas, all, &mut report.attachments);
     }
     if parts.builder.part_count() == 0 {
-        return Err(no_attachment_error(&options.skin, &parts.rejected));
+        return Err(no_attachment_error(&file, &options.skin, &parts.rejected));
     }
     assembly_notes(&file, &chosen, &parts, &mut report);
 
@@ -892,26 +892,87 @@ impl Assembly {
     }
 }
 
-/// The error when no chosen attachment made it into the mesh.
-fn no_attachment_error(skin: &SkinSelection, rejected: &[String]) -> Error {
+/// Most skins the no-attachment error lists by name.
+const LISTED_SKINS: usize = 8;
+
+/// The error when `skin` selects nothing to import: the rejections, else the skins that hold
+/// slots' setup attachments (name and count, most first, at most [`LISTED_SKINS`]) and the
+/// `--skin` argument that imports them (`import` and `batch` take it).
+fn no_attachment_error(file: &FileSkeleton, skin: &SkinSelection, rejected: &[String]) -> Error {
+    let selected = match skin {
+        SkinSelection::Default => "the default skin".to_string(),
+        SkinSelection::Named(n) => format!("skin {n:?}"),
+        SkinSelection::All => "every skin".to_string(),
+    };
+    let why = if rejected.is_empty() {
+        "no slot's setup attachment is drawable art in it".to_string()
+    } else {
+        format!("rejected: {}", rejected.join("; "))
+    };
+    let hint = if *skin == SkinSelection::All {
+        String::new()
+    } else {
+        other_skins_hint(file, skin)
+    };
     spine_error(
         "skeleton",
         "skins",
         None,
-        format!(
-            "no attachment to import with {} ({})",
-            match skin {
-                SkinSelection::Default => "the default skin".to_string(),
-                SkinSelection::Named(n) => format!("skin {n:?}"),
-                SkinSelection::All => "every skin".to_string(),
-            },
-            if rejected.is_empty() {
-                "try --skin all".to_string()
-            } else {
-                format!("rejected: {}", rejected.join("; "))
-            }
-        ),
+        format!("no attachment to import with {selected} ({why}){hint}"),
     )
+}
+
+/// Where else the art is, for [`no_attachment_error`]: the skins other than `skin` and the
+/// default holding drawable setup attachments, with `--skin NAME` / `--skin all`; when none
+/// does, the skins holding any drawable attachment, with `--skin all`.
+fn other_skins_hint(file: &FileSkeleton, skin: &SkinSelection) -> String {
+    let tried = |k: usize| {
+        file.skins[k] == "default" || matches!(skin, SkinSelection::Named(n) if *n == file.skins[k])
+    };
+    let mut setup = vec![0usize; file.skins.len()];
+    let mut drawable = vec![0usize; file.skins.len()];
+    for a in &file.attachments {
+        if tried(a.skin) || matches!(a.kind, Kind::Skipped(_)) {
+            continue;
+        }
+        drawable[a.skin] += 1;
+        if file.slots[a.slot].attachment.as_deref() == Some(a.name.as_str()) {
+            setup[a.skin] += 1;
+        }
+    }
+    let listed = |counts: &[usize], unit: &str| {
+        let mut skins: Vec<usize> = (0..counts.len()).filter(|&k| counts[k] > 0).collect();
+        skins.sort_by_key(|&k| std::cmp::Reverse(counts[k]));
+        let mut names: Vec<String> = skins
+            .iter()
+            .take(LISTED_SKINS)
+            .enumerate()
+            .map(|(i, &k)| match i {
+                0 => format!("{:?} ({} {unit})", file.skins[k], counts[k]),
+                _ => format!("{:?} ({})", file.skins[k], counts[k]),
+            })
+            .collect();
+        if skins.len() > LISTED_SKINS {
+            names.push(format!("and {} more", skins.len() - LISTED_SKINS));
+        }
+        (
+            skins.first().map(|&k| file.skins[k].clone()),
+            names.join(", "),
+        )
+    };
+    match listed(&setup, "setup attachments") {
+        (Some(first), names) => format!(
+            "; skins with setup attachments: {names}; import one with `--skin NAME` \
+             (e.g. `--skin {first}`) or every skin's attachments with `--skin all`"
+        ),
+        (None, _) => match listed(&drawable, "attachments") {
+            (Some(_), names) => format!(
+                "; no other skin holds a slot's setup attachment either; skins with attachments: \
+                 {names}; import every skin's attachments with `--skin all`"
+            ),
+            (None, _) => "; no skin holds drawable art".to_string(),
+        },
+    }
 }
 
 /// The report's notes about the assembled attachments, the animations and the

@@ -189,3 +189,25 @@ pub fn invalid_field(e: &skinweights::Error) -> (&str, &str) {
         e => panic!("not an invalid field: {e:?}"),
     }
 }
+
+/// A Spine rig whose default skin is empty and whose art is in `skins` (name, the slots whose
+/// setup attachment it holds), with slots `s0`..`s3` each set up with attachment `a`.
+pub fn spine_with_named_skins(skins: &[(&str, usize)]) -> String {
+    let square = serde_json::json!({"width": 10, "height": 10});
+    let mut list = vec![serde_json::json!({"name": "default", "attachments": {}})];
+    for &(name, slots) in skins {
+        let attachments: serde_json::Map<String, serde_json::Value> = (0..slots)
+            .map(|s| (format!("s{s}"), serde_json::json!({ "a": square })))
+            .collect();
+        list.push(serde_json::json!({"name": name, "attachments": attachments}));
+    }
+    serde_json::json!({
+        "skeleton": {"spine": "4.2.0"},
+        "bones": [{"name": "root", "length": 20}],
+        "slots": (0..4)
+            .map(|s| serde_json::json!({"name": format!("s{s}"), "bone": "root", "attachment": "a"}))
+            .collect::<Vec<_>>(),
+        "skins": list,
+    })
+    .to_string()
+}

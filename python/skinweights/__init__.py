@@ -35,6 +35,7 @@ from ._native import (
     load_weights,
     measure_drag,
     solve,
+    transfer,
 )
 from ._batch import BatchReport, batch, expand_inputs
 
@@ -55,4 +56,5 @@ __all__ = [
     "load_weights",
     "measure_drag",
     "solve",
+    "transfer",
 ]

@@ -34,6 +34,13 @@ class SolveReport(TypedDict):
     warnings: List[str]
     bones: List[str]
 
+class TransferReport(TypedDict):
+    copied: int
+    inpainted: int
+    from_scratch: int
+    farthest: float
+    notes: List[str]
+
 class Metrics(TypedDict):
     drag_max_pct: float
     drag_mean_pct: float
@@ -99,6 +106,23 @@ def solve(
 ) -> Tuple[npt.NDArray[np.float64], SolveReport]:
     """Skinning weights (n, b) for a 2D mesh, rows summing to 1, and the solve report.
     Runs with the GIL released."""
+
+def transfer(
+    vertices: npt.ArrayLike,
+    triangles: npt.ArrayLike,
+    bones: Sequence[Bone],
+    source_vertices: npt.ArrayLike,
+    source_triangles: npt.ArrayLike,
+    source_weights: npt.ArrayLike,
+    method: str = "nearest",
+    target_bones: Optional[Sequence[str]] = None,
+    solver: str = "best",
+    max_distance: Optional[float] = None,
+    far_distance: Optional[float] = None,
+) -> Tuple[npt.NDArray[np.float64], TransferReport]:
+    """Weights (n, b) for the target mesh carried from the weighted source mesh (costume
+    transfer, docs/transfer.md), rows summing to 1, and the transfer report. Runs with the
+    GIL released."""
 
 def evaluate(
     vertices: npt.ArrayLike,

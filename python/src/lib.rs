@@ -90,6 +90,94 @@ fn solve<'py>(
     Ok((weights_array(py, &solution.weights), report))
 }
 
+/// Weights for a new drawing (the target mesh) carried from a weighted source mesh: the
+/// crate's costume transfer (docs/transfer.md).
+///
+/// vertices, triangles: the target mesh; bones: the skeleton (as `solve` takes it), shared by
+/// source and target. source_vertices, source_triangles, source_weights: the weighted source,
+/// source_weights an (s, b) array with columns in bone order. method: "nearest" (default) or
+/// "robust". target_bones: None, or the bone names the target is bound to (a target whose
+/// bones the source does not reach is weighted from scratch). solver: the solver for what
+/// the source does not cover. max_distance / far_distance: `robust`'s match radius and the
+/// far-target radius, fractions of the target's diagonal.
+///
+/// Returns (weights, report): weights an (n, b) float64 array, rows summing to 1; report a
+/// dict with "copied", "inpainted", "from_scratch", "farthest" and "notes".
+/// Runs with the GIL released.
+#[pyfunction]
+#[pyo3(signature = (vertices, triangles, bones, source_vertices, source_triangles, source_weights,
+    method="nearest", target_bones=None, solver=DEFAULT_SOLVER, max_distance=None,
+    far_distance=None))]
+#[allow(clippy::too_many_arguments)]
+fn transfer<'py>(
+    py: Python<'py>,
+    vertices: &Bound<'py, PyAny>,
+    triangles: &Bound<'py, PyAny>,
+    bones: &Bound<'py, PyAny>,
+    source_vertices: &Bound<'py, PyAny>,
+    source_triangles: &Bound<'py, PyAny>,
+    source_weights: &Bound<'py, PyAny>,
+    method: &str,
+    target_bones: Option<Vec<String>>,
+    solver: &str,
+    max_distance: Option<f64>,
+    far_distance: Option<f64>,
+) -> PyResult<(Bound<'py, PyArray2<f64>>, Bound<'py, PyDict>)> {
+    use skinweights::transfer::{TransferOptions, TransferSource, TransferTarget};
+    let (scene, _) = convert::scene(vertices, triangles, bones, None, Vec::new())?;
+    let points = convert::points(source_vertices, "source_vertices")?;
+    let tris = convert::triangles(source_triangles)?;
+    let nb = scene.skeleton().len();
+    let w = convert::weights(source_weights, points.len(), nb)?;
+    let source = TransferSource::new(
+        scene.skeleton(),
+        points,
+        tris,
+        w,
+        "the source arrays".into(),
+    )
+    .map_err(to_py)?;
+    let bones = match target_bones {
+        None => None,
+        Some(names) => Some(
+            names
+                .iter()
+                .map(|n| {
+                    scene.skeleton().index_of(n).ok_or_else(|| {
+                        convert::value_error(format!("target_bones: no bone {n:?} in bones"))
+                    })
+                })
+                .collect::<PyResult<Vec<usize>>>()?,
+        ),
+    };
+    let defaults = TransferOptions::default();
+    let options = TransferOptions {
+        method: method.parse().map_err(to_py)?,
+        max_distance: max_distance.unwrap_or(defaults.max_distance),
+        far_distance: far_distance.unwrap_or(defaults.far_distance),
+        ..defaults
+    };
+    let solver =
+        skinweights::solvers::solver_by_name(solver, std::iter::empty::<(String, String)>())
+            .map_err(to_py)?;
+    let target = TransferTarget {
+        part: scene.mesh().parts()[0].clone(),
+        bones,
+    };
+    let out = py
+        .detach(|| {
+            skinweights::transfer::transfer(&scene, &target, &source, &options, solver.as_ref())
+        })
+        .map_err(to_py)?;
+    let report = PyDict::new(py);
+    report.set_item("copied", out.report.copied)?;
+    report.set_item("inpainted", out.report.inpainted)?;
+    report.set_item("from_scratch", out.report.from_scratch)?;
+    report.set_item("farthest", out.report.farthest)?;
+    report.set_item("notes", &out.report.notes)?;
+    Ok((weights_array(py, &out.weights), report))
+}
+
 /// Every metric of `weights` on one probe: the numbers of `skinweights eval --json` and
 /// `skinweights compare --json`.
 ///
@@ -278,6 +366,7 @@ fn native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(load_scene, m)?)?;
     m.add_function(wrap_pyfunction!(load_weights, m)?)?;
     m.add_function(wrap_pyfunction!(builtin_scene, m)?)?;
+    m.add_function(wrap_pyfunction!(transfer, m)?)?;
     m.add_function(wrap_pyfunction!(batch::batch, m)?)?;
     m.add_function(wrap_pyfunction!(batch::expand_inputs, m)?)?;
     m.add_function(wrap_pyfunction!(batch::batch_item, m)?)?;

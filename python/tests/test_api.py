@@ -103,3 +103,43 @@ def test_solve_releases_the_gil():
     # ticks at most, before the solve starts).
     assert seconds[0] > 0.05, seconds
     assert ticks >= 20, (ticks, seconds)
+
+
+def _strip(x0, x1, nx, ny, y0=0.0, y1=20.0):
+    xs, ys = np.meshgrid(np.linspace(x0, x1, nx), np.linspace(y0, y1, ny))
+    v = np.stack([xs.ravel(), ys.ravel()], axis=1)
+    t = []
+    for j in range(ny - 1):
+        for i in range(nx - 1):
+            a = j * nx + i
+            t += [[a, a + 1, a + nx + 1], [a, a + nx + 1, a + nx]]
+    return v, np.array(t, dtype=np.int64)
+
+
+TRANSFER_BONES = [("a", None, (0.0, 10.0), (50.0, 10.0), None), ("b", "a", (50.0, 10.0), (100.0, 10.0), None)]
+
+
+def test_transfer_copies_linear_weights_exactly():
+    sv, st = _strip(0.0, 100.0, 21, 5)
+    sw_b = sv[:, 0] / 100.0
+    source_w = np.stack([1 - sw_b, sw_b], axis=1)
+    tv, tt = _strip(2.0, 98.0, 13, 4, 1.0, 19.0)
+    w, report = sw.transfer(tv, tt, TRANSFER_BONES, sv, st, source_w)
+    assert w.shape == (len(tv), 2)
+    assert np.max(np.abs(w[:, 1] - tv[:, 0] / 100.0)) < 1e-12
+    assert report["copied"] == len(tv) and report["from_scratch"] == 0 and report["notes"] == []
+    # A source moved far away: weighted from scratch, with a note, still normalised.
+    w, report = sw.transfer(tv, tt, TRANSFER_BONES, sv + [5000.0, 0.0], st, source_w, method="robust")
+    assert np.all(np.isfinite(w)) and np.max(np.abs(w.sum(axis=1) - 1)) < 1e-9
+    assert report["from_scratch"] == len(tv) and "farther than" in report["notes"][0]
+
+
+def test_transfer_errors_name_the_problem():
+    sv, st = _strip(0.0, 100.0, 3, 2)
+    tv, tt = _strip(0.0, 100.0, 3, 2)
+    with pytest.raises(sw.SkinweightsError, match="no weighted source mesh"):
+        sw.transfer(tv, tt, TRANSFER_BONES, sv, st, np.zeros((len(sv), 2)))
+    with pytest.raises(sw.SkinweightsError, match="nearest, robust"):
+        sw.transfer(tv, tt, TRANSFER_BONES, sv, st, np.ones((len(sv), 2)) / 2, method="closest")
+    with pytest.raises(ValueError, match="target_bones"):
+        sw.transfer(tv, tt, TRANSFER_BONES, sv, st, np.ones((len(sv), 2)) / 2, target_bones=["c"])

@@ -53,6 +53,7 @@ use crate::io::{load_scene, save_scene, write_atomic, WeightsFile};
 use crate::lint::{lint, shared_with_reference, Check, LintOptions};
 use crate::metrics::artist::{score_against_artist, ArtistMesh, ArtistScoreOptions};
 use crate::scene::Scene;
+use crate::transfer::{SlotPart, SourceSet};
 use crate::weights::Weights;
 use std::io::Write;
 use std::panic::{catch_unwind, AssertUnwindSafe};
@@ -133,6 +134,11 @@ impl BatchOptions {
     pub const DEFAULT_JOBS: usize = 0;
 }
 
+/// A solver spec `transfer:SOURCES` is not a solver: its row's weights are the item's artist
+/// weights with each costume transferred from SOURCES ([`SourceSet`], as `skinweights
+/// transfer --from`).
+pub const TRANSFER_PREFIX: &str = "transfer:";
+
 impl BatchOptions {
     /// Checks the options before any work: every solver builds with the options
     /// ([`SolverError::UnknownSolver`](crate::error::SolverError::UnknownSolver), [`SolverError::InvalidOption`](crate::error::SolverError::InvalidOption)), no solver is given twice or
@@ -155,7 +161,10 @@ impl BatchOptions {
         }
         let mut tags = Vec::new();
         for spec in &self.solvers {
-            crate::solvers::solver_by_name(spec, &self.solver_options)?;
+            match spec.strip_prefix(TRANSFER_PREFIX) {
+                Some(from) => drop(from.parse::<SourceSet>()?),
+                None => drop(crate::solvers::solver_by_name(spec, &self.solver_options)?),
+            }
             let tag = solver_tag(spec);
             if tags.contains(&tag) {
                 return Err(ArgumentError::InvalidArgument {
@@ -425,6 +434,8 @@ struct Loaded {
     /// or a scene file's `SCENE.artist.json`, as `skinweights solve` reads them.
     binding: Option<Weights>,
     meshes: Vec<(String, Vec<String>)>,
+    /// The slots of a rig's attachments (what a `transfer:` row's costumes are).
+    slots: Vec<SlotPart>,
     rig: Option<RigFormat>,
     godot: Option<u32>,
 }
@@ -716,12 +727,14 @@ fn load(c: &Candidate, kind: &ItemKind, id: &str, options: &BatchOptions) -> Res
             let meshes = artist
                 .as_ref()
                 .map_or_else(Vec::new, |a| weighted_parts(&scene, a));
+            let slots = crate::transfer::art_slots(&scene);
             Ok(Loaded {
                 scene,
                 scene_file: c.path.clone(),
                 artist,
                 binding,
                 meshes,
+                slots,
                 rig: None,
                 godot: None,
             })
@@ -738,6 +751,7 @@ fn load(c: &Candidate, kind: &ItemKind, id: &str, options: &BatchOptions) -> Res
                 binding: rig.artist.clone(),
                 artist: rig.artist,
                 meshes: rig.meshes,
+                slots: rig.slots,
                 rig: Some(*format),
                 godot: rig.godot,
             })
@@ -759,6 +773,7 @@ fn load(c: &Candidate, kind: &ItemKind, id: &str, options: &BatchOptions) -> Res
                 artist: None,
                 binding: None,
                 meshes: Vec::new(),
+                slots: Vec::new(),
                 rig: None,
                 godot: None,
             })
@@ -780,13 +795,18 @@ fn solve_row(
 ) -> Result<()> {
     *stage = Stage::Solve;
     let scene = &loaded.scene;
-    let solver = crate::solvers::solver_by_name(spec, &options.solver_options)?;
-    // The deforming bones, as `skinweights solve` picks them: no IK target, and with the
-    // rig's own weights, no bone they bind to no vertex.
-    let bones = scene.deforming_bones(loaded.binding.as_ref())?.kept;
-    let solution = crate::scene::solve_with_bones(solver.as_ref(), scene, &bones)?;
-    row.warnings = solution.report.warnings.len();
-    let mut weights = solution.weights;
+    let mut weights = match spec.strip_prefix(TRANSFER_PREFIX) {
+        Some(from) => transferred(loaded, from, spec, row)?,
+        None => {
+            let solver = crate::solvers::solver_by_name(spec, &options.solver_options)?;
+            // The deforming bones, as `skinweights solve` picks them: no IK target, and
+            // with the rig's own weights, no bone they bind to no vertex.
+            let bones = scene.deforming_bones(loaded.binding.as_ref())?.kept;
+            let solution = crate::scene::solve_with_bones(solver.as_ref(), scene, &bones)?;
+            row.warnings = solution.report.warnings.len();
+            solution.weights
+        }
+    };
     if let Some(k) = options.max_influences {
         weights = weights.top_k(k);
     }
@@ -844,6 +864,35 @@ fn solve_row(
         }
     }
     Ok(())
+}
+
+/// A `transfer:` row's weights: the item's artist weights with every costume (an unweighted
+/// attachment beside a weighted one in its slot) transferred from `from`; each fallback note
+/// counts as a warning.
+fn transferred(loaded: &Loaded, from: &str, spec: &str, row: &mut Row) -> Result<Weights> {
+    use crate::transfer::{default_targets, transfer_parts, TransferOptions, TransferTarget};
+    let artist = loaded.binding.as_ref().ok_or_else(|| ArgumentError::InvalidArgument {
+        argument: "--transfer-from",
+        value: spec.to_string(),
+        reason: "the item has no artist weights to transfer (a rig, or a scene with SCENE.artist.json)".into(),
+    })?;
+    let from: SourceSet = from.parse()?;
+    let targets: Vec<TransferTarget> = default_targets(&loaded.slots)
+        .into_iter()
+        .map(|part| TransferTarget { part, bones: None })
+        .collect();
+    let solver = crate::solvers::recommended();
+    let (weights, done) = transfer_parts(
+        &loaded.scene,
+        artist,
+        &loaded.slots,
+        &targets,
+        &from,
+        &TransferOptions::default(),
+        solver.as_ref(),
+    )?;
+    row.warnings = done.iter().map(|t| t.report.notes.len()).sum();
+    Ok(weights)
 }
 
 /// The rig written in its own format with `weights` to `OUT/STEM...`; `None` for scenes and

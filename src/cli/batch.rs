@@ -75,6 +75,12 @@ pub struct BatchArgs {
     /// Items solved at a time (default: one per core; each solve gets cores / jobs threads).
     #[arg(long, value_name = "N")]
     jobs: Option<usize>,
+    /// Also give every rig a row whose weights are the artist's with each costume (an
+    /// unweighted attachment beside a weighted one in its slot) transferred from SOURCES:
+    /// `slot`, `all` or `skin:NAME`, as `skinweights transfer --from` (its solver column
+    /// reads `transfer:SOURCES`).
+    #[arg(long, value_name = "SOURCES")]
+    transfer_from: Option<String>,
     /// Ignore the done records of an earlier run: compute every row again.
     #[arg(long)]
     fresh: bool,
@@ -85,6 +91,11 @@ pub fn run(a: BatchArgs) -> Result<ExitCode> {
     let mut options = BatchOptions::default();
     options.out = a.out.clone();
     options.solvers = a.solver.clone();
+    if let Some(from) = &a.transfer_from {
+        options
+            .solvers
+            .push(format!("{}{from}", skinweights::batch::TRANSFER_PREFIX));
+    }
     options.solver_options = parse_options(&a.options)?;
     options.max_influences = a.max_influences;
     options.sprite_vertices = a.vertices;

@@ -290,3 +290,45 @@ fn the_command_writes_a_skins_transferred_weights_into_its_attachments() {
     assert_eq!(again.status.code(), Some(2), "{}", text(&again));
     assert!(text(&again).contains("--force"), "{}", text(&again));
 }
+
+#[test]
+fn batch_gives_every_rig_a_transfer_row() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("b");
+    let goblins = data("spine/goblins");
+    let sprite = data("kenney-toon/robot_idle.png");
+    let o = skinweights(&[
+        "batch",
+        goblins.to_str().unwrap(),
+        sprite.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+        "--transfer-from",
+        "slot",
+        "--lint",
+        "none",
+    ]);
+    let t = text(&o);
+    let report = std::fs::read_to_string(out.join("report.csv")).unwrap();
+    let row = report
+        .lines()
+        .find(|l| l.contains("goblins-pro.json") && l.contains(",transfer:slot,"))
+        .unwrap_or_else(|| panic!("{report}\n{t}"));
+    assert!(row.contains(",ok,"), "{row}");
+    let weights = row
+        .split(',')
+        .find(|c| c.ends_with("transfer_slot.weights.json"))
+        .unwrap();
+    let file = skinweights::io::WeightsFile::load(weights).unwrap();
+    assert_eq!(file.solver, "transfer:slot");
+    // The sprite has no artist weights: its transfer row fails at the solve stage and says why.
+    let sprite_row = report
+        .lines()
+        .find(|l| l.contains("robot_idle.png") && l.contains(",transfer:slot,"))
+        .unwrap_or_else(|| panic!("{report}"));
+    assert!(
+        sprite_row.contains("no artist weights to transfer"),
+        "{sprite_row}"
+    );
+    assert_eq!(o.status.code(), Some(3), "{t}"); // some rows failed
+}

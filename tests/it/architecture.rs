@@ -16,20 +16,12 @@ const LAYERS: &[&[&str]] = &[
     &["animation", "skinning"],
     &["scene"],
     &["solvers", "correctives"],
-    &["seams", "metrics"],
+    &["binding", "seams", "metrics"],
     &["lint", "compare"],
     &["io", "plot"],
     &["render"],
     &["batch"],
     &["cli"],
-];
-
-/// The breaks issue 59 names, tolerated until they are fixed: (file, imported module).
-const KNOWN_BREAKS: &[(&str, &str)] = &[
-    ("src/scene/binding.rs", "solvers"),
-    ("src/scene/deforming.rs", "solvers"),
-    ("src/scene/mod.rs", "correctives"),
-    ("src/seams/repair/islands.rs", "render"),
 ];
 
 /// What the crate root holds besides the modules (ARCHITECTURE.md, "One path per public
@@ -404,19 +396,8 @@ fn imports_go_downwards_only_and_modules_form_no_cycle() {
     for (file, path, segments) in library_files(&src) {
         let text = std::fs::read_to_string(&path).unwrap();
         let module_path: Vec<&str> = segments.iter().map(String::as_str).collect();
-        broken.extend(
-            check_file(&file, &text, &module_path)
-                .into_iter()
-                .filter(|b| {
-                    !KNOWN_BREAKS.iter().any(|(f, m)| {
-                        b.starts_with(&format!("{f}:")) && b.contains(&format!("crate::{m}::"))
-                    })
-                }),
-        );
+        broken.extend(check_file(&file, &text, &module_path));
         for i in imports_of(&text, &module_path) {
-            if KNOWN_BREAKS.contains(&(file.as_str(), i.module.as_str())) {
-                continue;
-            }
             edges
                 .entry(module_path[0].to_string())
                 .or_default()

@@ -1,6 +1,6 @@
 //! Protocol (c) of issue 60: each mesh bound to bones chosen without any artist weight, then
 //! solved over them, scored beside (a) (the artist's bones per mesh) and (b) (the whole
-//! character). The binder ([`skinweights::scene::auto_bones`]) keeps, per mesh, the bones the
+//! character). The binder ([`skinweights::binding::auto_bones`]) keeps, per mesh, the bones the
 //! whole solve over the non-IK-target bones weights on it with a mean weight of at least a
 //! threshold; the threshold is chosen by leaving one source out. Writes
 //! `results/binding/binding.md`. `cargo run --release --bin binding`.
@@ -9,10 +9,11 @@ mod common;
 
 use common::rigs::{cut_meshes, default_sources, load_rig, solve_per_mesh, Rig};
 use common::Res;
+use skinweights::binding::{auto_bones, solve_bound, solve_with_bones, BindOptions};
 use skinweights::metrics::artist::{
     score_against_artist, ArtistClipFrames, ArtistMesh, ArtistScoreOptions,
 };
-use skinweights::scene::{auto_bones, solve_bound, solve_with_bones, BindOptions, SubScene};
+use skinweights::scene::SubScene;
 use skinweights::weights::Weights;
 use std::time::Instant;
 
@@ -107,7 +108,7 @@ fn score_rig(name: &str, file: &std::path::Path) -> Res<Option<RigResult>> {
 
 fn precision_recall(
     cuts: &[(String, SubScene)],
-    chosen: &[skinweights::scene::MeshBones],
+    chosen: &[skinweights::binding::MeshBones],
 ) -> (f64, f64) {
     let (mut hit, mut picked, mut truth) = (0usize, 0usize, 0usize);
     for (part, cut) in cuts {

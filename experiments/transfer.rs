@@ -11,10 +11,11 @@ mod common;
 use common::rigs::{cut_meshes, default_sources, load_rig, solve_per_mesh, RigSource};
 use common::stats::{mean_interval, SplitMix};
 use common::Res;
+use skinweights::binding::{auto_bones, solve_bound, solve_with_bones, BindOptions};
 use skinweights::metrics::artist::{
     score_against_artist, ArtistClipFrames, ArtistMesh, ArtistScoreOptions,
 };
-use skinweights::scene::{auto_bones, solve_bound, solve_with_bones, BindOptions, SubScene};
+use skinweights::scene::SubScene;
 use skinweights::transfer::{
     slot_partners, transfer, TransferMethod, TransferOptions, TransferSource, TransferTarget,
 };

@@ -84,7 +84,7 @@ pub fn solve_all(
 }
 
 /// [`solve_all`] weighting only the bones `bones` (scene indices; the others get weight 0,
-/// see [`solve_with_bones`](crate::scene::solve_with_bones)).
+/// see [`solve_with_bones`](crate::binding::solve_with_bones)).
 pub fn solve_all_with_bones(
     scene: &Scene,
     solvers: &[String],
@@ -95,7 +95,7 @@ pub fn solve_all_with_bones(
     for (i, name) in solvers.iter().enumerate() {
         progress(i, name);
         let solver = solver_by_name(name, NO_OPTIONS)?;
-        let solution = crate::scene::solve_with_bones(solver.as_ref(), scene, bones)?;
+        let solution = crate::binding::solve_with_bones(solver.as_ref(), scene, bones)?;
         out.push(Solved {
             solver: name.clone(),
             weights: solution.weights,

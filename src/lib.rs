@@ -76,6 +76,7 @@
 pub mod animation;
 #[cfg(feature = "io")]
 pub mod batch;
+pub mod binding;
 pub mod compare;
 pub mod correctives;
 mod error;

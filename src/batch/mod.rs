@@ -802,7 +802,7 @@ fn solve_row(
             // The deforming bones, as `skinweights solve` picks them: no IK target, and
             // with the rig's own weights, no bone they bind to no vertex.
             let bones = scene.deforming_bones(loaded.binding.as_ref())?.kept;
-            let solution = crate::scene::solve_with_bones(solver.as_ref(), scene, &bones)?;
+            let solution = crate::binding::solve_with_bones(solver.as_ref(), scene, &bones)?;
             row.warnings = solution.report.warnings.len();
             solution.weights
         }

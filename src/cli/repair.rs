@@ -5,6 +5,7 @@ use super::{check_outputs, parse_options, resolve_scene, spinner, BuiltinArgs};
 use crate::cli::error::Result;
 use clap::Args;
 use skinweights::io::{save_scene, WeightsFile};
+use skinweights::render::vertex_colours;
 use skinweights::scene::Scene;
 use skinweights::seams::repair::{
     repair, repaired_weights, RepairOptions, RepairReport, SmoothOptions,
@@ -98,6 +99,18 @@ impl RepairArgs {
     }
 }
 
+/// `options` with the art's vertex colours when islands are merged in a scene with art (the
+/// merge then joins each island to the neighbour of the closest colour).
+fn with_art_colours(scene: &Scene, options: RepairOptions) -> skinweights::Result<RepairOptions> {
+    match (options.merge_islands, scene.art()) {
+        (Some(_), Some(art)) => {
+            let colours = vertex_colours(scene, art)?;
+            Ok(options.with_vertex_colours(Some(colours)))
+        }
+        _ => Ok(options),
+    }
+}
+
 /// Runs `repair`.
 pub fn run(a: RepairArgs) -> Result<ExitCode> {
     let input = Path::new(&a.scene);
@@ -127,7 +140,7 @@ pub fn run(a: RepairArgs) -> Result<ExitCode> {
         scene.name(),
         scene.mesh().vertex_count()
     ));
-    let repaired = repair(&scene, &options);
+    let repaired = with_art_colours(&scene, options.clone()).and_then(|o| repair(&scene, &o));
     pb.finish_and_clear();
     let (fixed, report) = repaired?;
     if report != RepairReport::default() {

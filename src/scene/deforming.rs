@@ -9,9 +9,8 @@
 //! to no mesh. Without those weights only IK targets are left out; a scene without IK
 //! constraints (every built-in scene) keeps every bone.
 
-use super::{Scene, SubScene};
-use crate::error::{ArgumentError, Error, Result, SkeletonError};
-use crate::solvers::{Solution, Solver};
+use super::Scene;
+use crate::error::{ArgumentError, Result};
 use crate::weights::Weights;
 
 /// Why a bone is left out of an automatic solve.
@@ -85,56 +84,4 @@ impl Scene {
         }
         Ok(DeformingBones { kept, left_out })
     }
-}
-
-/// Solves `scene` with only the bones `bones` (scene indices; seams kept), and returns the
-/// solution on every bone of the scene: the other bones' columns are 0, so rows still sum
-/// to 1 over all bones. With every bone it is `solver.solve(scene)` itself.
-///
-/// Errors: those of the solver, and [`SkeletonError::UnknownBone`] for an index past the skeleton.
-pub fn solve_with_bones(solver: &dyn Solver, scene: &Scene, bones: &[usize]) -> Result<Solution> {
-    let nb = scene.skeleton.len();
-    let mut sorted = bones.to_vec();
-    sorted.sort_unstable();
-    sorted.dedup();
-    if sorted == (0..nb).collect::<Vec<_>>() {
-        return solver.solve(scene);
-    }
-    let names = bone_names(
-        scene,
-        &sorted,
-        &format!("solve with bones of scene {:?}", scene.name),
-    )?;
-    let mut cut = SubScene::with_bones(scene, &names)?;
-    if !scene.seams.is_empty() {
-        cut.scene = cut.scene.with_seams(scene.seams.clone())?;
-    }
-    let solution = solver.solve(&cut.scene)?;
-    let mut full = Weights::zeros(scene.mesh.vertex_count(), nb);
-    cut.scatter(&solution.weights, &mut full)?;
-    Ok(Solution {
-        weights: full,
-        report: solution.report,
-    })
-}
-
-/// The names of `bones` (scene indices); an index past the skeleton is
-/// [`SkeletonError::UnknownBone`] in `context`.
-pub(crate) fn bone_names(scene: &Scene, bones: &[usize], context: &str) -> Result<Vec<String>> {
-    bones
-        .iter()
-        .map(|&j| {
-            scene
-                .skeleton
-                .bones()
-                .get(j)
-                .map(|b| b.name.clone())
-                .ok_or_else(|| {
-                    Error::Skeleton(SkeletonError::UnknownBone {
-                        context: context.to_string(),
-                        bone: format!("#{j}"),
-                    })
-                })
-        })
-        .collect()
 }

@@ -3,25 +3,24 @@
 //! [`crate::io`] (feature `io`).
 
 mod art;
-mod binding;
 mod builtin;
+pub(crate) mod correctives;
 mod deforming;
 mod seams;
 mod subscene;
 
 pub use art::{triangle_layers, AlphaMode, Art, ArtImage, Layer, SlotAttachment, DEFAULT_SKIN};
-pub use binding::{auto_bones, bind, solve_bound, Bind, BindOptions, MeshBones};
-
 pub use builtin::{
     arms_down_outline, builtin_scene, mirror_vertex_map, mirror_vertex_map_about, BuiltinOptions,
     MirrorAxis, BUILTIN_MIN_ANGLE_DEG, BUILTIN_SCENES, DEFAULT_GAP, ELBOW_BENDS,
 };
-pub use deforming::{solve_with_bones, DeformingBones, LeftOut};
+pub use deforming::{DeformingBones, LeftOut};
 pub use seams::{Seams, Weld, BARYCENTRIC_TOLERANCE, JOINT_TOLERANCE};
 pub use subscene::SubScene;
 
+use correctives::{apply_correctives, check_correctives, Corrective};
+
 use crate::animation::{Clip, IkConstraint, MAX_KEYS};
-use crate::correctives::{apply_correctives, check_correctives, Corrective};
 use crate::error::{ClipError, Error, Result, SceneError, SkeletonError};
 use crate::mesh::Mesh;
 use crate::skeleton::{Pose, Skeleton};

@@ -613,7 +613,7 @@ impl BiharmonicSystem {
             }
         };
         let predicted = coarse.is_some();
-        let locked = locked_vertices(scene, &self.free, o.parts);
+        let locked = locked_outside_parts(scene, &self.free, o.parts);
         let q = Symmetric::from_lower(&self.q_lower);
         let order = factor.as_ref().map_or_else(Vec::new, Factorization::order);
         // Longest first, one bone per task, so that the threads finish together: a bone
@@ -1218,23 +1218,18 @@ fn solve_region(
 }
 
 /// `locked[j][f]`: free vertex `f` is in a part bone `j` may not influence (all false
-/// without the `parts` option; a part no bone may influence is never locked).
-fn locked_vertices(scene: &Scene, free: &[usize], parts: bool) -> Vec<Vec<bool>> {
+/// without the `parts` option; a part no bone may influence is open to every bone,
+/// [`super::mask::open_to_every_bone`]).
+fn locked_outside_parts(scene: &Scene, free: &[usize], parts: bool) -> Vec<Vec<bool>> {
     let nb = scene.skeleton.len();
     if !parts {
         return vec![vec![false; free.len()]; nb];
     }
     let allowed = super::mask::allowed_parts(scene);
+    let may = super::mask::open_to_every_bone(&allowed, scene.mesh.parts().len());
     let vertex_parts = scene.mesh.vertex_parts();
-    let anyone: Vec<bool> = (0..scene.mesh.parts().len())
-        .map(|p| (0..nb).any(|j| allowed[j][p]))
-        .collect();
     (0..nb)
-        .map(|j| {
-            free.iter()
-                .map(|&v| anyone[vertex_parts[v]] && !allowed[j][vertex_parts[v]])
-                .collect()
-        })
+        .map(|j| free.iter().map(|&v| !may[j][vertex_parts[v]]).collect())
         .collect()
 }
 
@@ -1423,7 +1418,7 @@ mod tests {
         };
         let system = BiharmonicSystem::assemble(&scene, &o).unwrap();
         let ours = system.bone_solutions(&scene, &o).unwrap();
-        let locked = locked_vertices(&scene, &system.free, parts);
+        let locked = locked_outside_parts(&scene, &system.free, parts);
         let factor = Factorization::new(&system.q_lower, None).unwrap();
         let mut gap = 0.0f64;
         for (j, qp) in ours.iter().enumerate() {

@@ -381,7 +381,8 @@ impl Best {
 /// with no arm vertex, stays out of reach), else the distance along the mesh to the nearest
 /// such vertex (infinite in components it cannot reach, and beyond `limit`: the search stops
 /// there, which leaves the distances up to it exact). `None` for a bone that may influence
-/// every vertex. A part no bone may influence is reachable by every bone.
+/// every vertex. A part no bone may influence is reachable by every bone
+/// ([`super::mask::open_to_every_bone`]).
 pub fn reach_distances(
     scene: &Scene,
     nearest: &NearestBones,
@@ -396,13 +397,11 @@ pub fn reach_distances(
     let component = scene.mesh.topology().component_of();
     let n_comp = scene.mesh.topology().component_count();
     let nb = scene.skeleton.len();
-    let anyone: Vec<bool> = (0..scene.mesh.parts().len())
-        .map(|p| (0..nb).any(|j| allowed[j][p]))
-        .collect();
+    let may = super::mask::open_to_every_bone(&allowed, scene.mesh.parts().len());
     (0..nb)
         .into_par_iter()
         .map(|j| {
-            let allowed_here = |v: usize| allowed[j][parts[v]] || !anyone[parts[v]];
+            let allowed_here = |v: usize| may[j][parts[v]];
             if (0..parts.len()).all(allowed_here) {
                 return None;
             }
@@ -469,7 +468,7 @@ fn joint_anchors(scene: &Scene) -> Vec<Point2<f64>> {
 
 /// `locked[j][v]`: [`reach_distances`] farther than `band` (see there; the search stops at
 /// `band`: arms-down 200k 0.15 s -> 0.03 s, `figure` 50k 0.13 s -> 0.05 s).
-pub fn locked_vertices(
+pub fn locked_beyond_band(
     scene: &Scene,
     nearest: &NearestBones,
     band: f64,
@@ -1018,9 +1017,7 @@ impl Best {
         let allowed = source_parts(scene, &segments, floor);
         let (nearest, sources) = if r.part_sources {
             let parts = scene.mesh.vertex_parts();
-            let anyone: Vec<bool> = (0..scene.mesh.parts().len())
-                .map(|p| allowed.iter().any(|a| a[p]))
-                .collect();
+            let may = super::mask::open_to_every_bone(&allowed, scene.mesh.parts().len());
             // The nearest bones of all and of the vertex's part, in one pass.
             let [nearest, sources] = nearest_visible_bones_under(
                 &scene.mesh,
@@ -1028,9 +1025,7 @@ impl Best {
                 visibility.as_ref(),
                 r.heat.tie_tolerance,
                 floor,
-                [&|_, _| true, &|v, j| {
-                    !anyone[parts[v]] || allowed[j][parts[v]]
-                }],
+                [&|_, _| true, &|v, j| may[j][parts[v]]],
             );
             (nearest, sources)
         } else {
@@ -1065,7 +1060,7 @@ impl Best {
         source_parts: &[Vec<bool>],
     ) -> Vec<Vec<bool>> {
         let (o, r) = (&self.options, &self.recipe);
-        locked_vertices(
+        locked_beyond_band(
             scene,
             nearest,
             o.band * scene.mesh.height(),

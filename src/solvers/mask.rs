@@ -57,6 +57,26 @@ pub fn allowed_parts(scene: &Scene) -> Vec<Vec<bool>> {
     allowed
 }
 
+/// The parts (of `n_parts`) that no bone of `allowed` (`allowed[j][part]`) may influence.
+/// Such a part is open to every bone: the rule every part-restricted solver applies (mask
+/// leaves its rows as the inner solver gave them; see [`open_to_every_bone`]).
+pub(crate) fn unclaimed_parts(allowed: &[Vec<bool>], n_parts: usize) -> Vec<bool> {
+    (0..n_parts)
+        .map(|p| !allowed.iter().any(|a| a[p]))
+        .collect()
+}
+
+/// `allowed` (`allowed[j][part]`, over `n_parts` parts) with every part no bone may influence
+/// opened to every bone ([`unclaimed_parts`]): `may[j][part]`, whether bone `j` may weight
+/// vertices of `part`.
+pub(crate) fn open_to_every_bone(allowed: &[Vec<bool>], n_parts: usize) -> Vec<Vec<bool>> {
+    let unclaimed = unclaimed_parts(allowed, n_parts);
+    allowed
+        .iter()
+        .map(|a| a.iter().zip(&unclaimed).map(|(&x, &u)| x || u).collect())
+        .collect()
+}
+
 impl Solver for Masked {
     fn name(&self) -> String {
         format!("{}+mask", self.inner.name())
@@ -73,10 +93,7 @@ impl Solver for Masked {
         let parts = mesh.vertex_parts();
         let pts = mesh.vertices();
         let segments = bone_segments(scene.skeleton.bones());
-        let mut unmaskable = vec![false; mesh.parts().len()];
-        for (p, flag) in unmaskable.iter_mut().enumerate() {
-            *flag = (0..nb).all(|j| !allowed[j][p]);
-        }
+        let unmaskable = unclaimed_parts(&allowed, mesh.parts().len());
         data.par_chunks_mut(nb).enumerate().for_each(|(v, row)| {
             let part = parts[v];
             if unmaskable[part] {

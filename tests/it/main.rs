@@ -15,6 +15,7 @@ mod common;
 
 #[cfg(feature = "io")]
 mod affine;
+mod architecture;
 #[cfg(feature = "io")]
 mod artist_meshes;
 #[cfg(feature = "cli")]

@@ -431,7 +431,7 @@ fn tiny_islands_join_their_neighbour_and_small_holes_close() {
     .unwrap();
     let scene = Scene::new("islands", mesh, skeleton, Vec::new()).unwrap();
     let area_before = scene.mesh().area();
-    let (fixed, r) = merge_tiny_components(&scene, 5.0).unwrap();
+    let (fixed, r) = merge_tiny_components(&scene, 5.0, None).unwrap();
     println!("{r:?}");
     fixed.sanity_check().unwrap();
     assert_eq!(r.merged.len(), 1);
@@ -494,7 +494,7 @@ fn bad_amounts_and_single_layer_scenes_are_typed_errors() {
     );
     assert_eq!(too_large(inward_overlap(&scene, 12.0)).0, "overlap");
     assert_eq!(
-        invalid_amount(merge_tiny_components(&scene, -3.0)).0,
+        invalid_amount(merge_tiny_components(&scene, -3.0, None)).0,
         "island area"
     );
     let one = common::scene_at("bar", 500);

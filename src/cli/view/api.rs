@@ -10,14 +10,13 @@ use base64::Engine;
 use nalgebra::Point2;
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
+use skinweights::binding::solve_with_bones;
 use skinweights::metrics::clip::{clip_metrics, ClipOptions, FrameMetrics};
 use skinweights::metrics::{
     area_change_pct, distortion, drag_of_positions, flipped_triangles, leaked_weight, max_and_p99,
     owning_bones,
 };
-use skinweights::scene::{
-    builtin_scene, solve_with_bones, ArtImage, BuiltinOptions, Probe, Scene, BUILTIN_SCENES,
-};
+use skinweights::scene::{builtin_scene, ArtImage, BuiltinOptions, Probe, Scene, BUILTIN_SCENES};
 use skinweights::skeleton::Pose;
 use skinweights::skinning::{dqs_with_transforms, lbs_with_transforms, HalfAngleHelper};
 use skinweights::solvers::{solver_by_name, SolverEntry, SOLVERS, SOLVER_NAMES};

@@ -48,7 +48,7 @@ use std::collections::HashMap;
 use std::fmt::Write as _;
 
 /// Godot's default `Animation.length` (seconds).
-pub const GODOT_DEFAULT_LENGTH: f64 = 1.0;
+pub const GODOT_DEFAULT_ANIMATION_LENGTH: f64 = 1.0;
 
 /// What the clip reader needs of a bone: its node, Godot frames and the angle `α` from the
 /// Godot frame to the scene bone.
@@ -195,7 +195,7 @@ pub(super) fn read_clips(
         };
         let length = match s.get("length") {
             Some(p) => At::property(s, p).number(&p.value)?,
-            None => GODOT_DEFAULT_LENGTH,
+            None => GODOT_DEFAULT_ANIMATION_LENGTH,
         };
         if length < 0.0 {
             return Err(ClipError::InvalidClip {

@@ -25,7 +25,7 @@ const MAX_COORDINATE: f64 = 1e6;
 
 /// Bone length Godot uses when nothing else gives one (`Bone2D.length` / Godot 3
 /// `default_length` default).
-const GODOT_DEFAULT_LENGTH: f64 = 16.0;
+const GODOT_DEFAULT_BONE_LENGTH: f64 = 16.0;
 
 /// A row whose weights sum to within this of 1 is left as it is (not counted as
 /// renormalized).
@@ -1136,7 +1136,7 @@ fn bone_direction(s: &Section, bones: &[ReadBone], j: usize) -> Result<(f64, f64
         _ => {
             let length = match get("length").or_else(|| get("default_length")) {
                 Some((at, v)) => at.number(v)?,
-                None => GODOT_DEFAULT_LENGTH,
+                None => GODOT_DEFAULT_BONE_LENGTH,
             };
             let angle = match get("bone_angle") {
                 Some((at, v)) => at.number(v)?.to_radians(),

@@ -29,6 +29,6 @@ mod triangulate;
 pub mod tscn;
 mod values;
 
-pub use clips::GODOT_DEFAULT_LENGTH;
+pub use clips::GODOT_DEFAULT_ANIMATION_LENGTH;
 pub use export::{export_godot, godot_vertex_order, save_godot, PolygonOrder};
 pub use import::{import_godot, load_godot, GodotImport, ImportReport, MeshReport};

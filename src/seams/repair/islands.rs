@@ -47,22 +47,10 @@ pub struct MergedIsland {
 
 /// Merges mesh islands (connected components) smaller than `area` (px^2) into the
 /// neighbouring component with the closest colour, and closes holes smaller than `area`.
-///
-/// With the `io` feature and art, colours are the layers' mean texture colours sampled at
-/// the vertices' texture coordinates (alpha-weighted), read from the images; otherwise the
-/// nearest neighbour wins (see [`merge_tiny_components_with`] to pass colours yourself).
-pub fn merge_tiny_components(scene: &Scene, area: f64) -> Result<(Scene, IslandReport)> {
-    #[cfg(feature = "io")]
-    let colours = match &scene.art {
-        Some(art) => Some(crate::render::vertex_colours(scene, art)?),
-        None => None,
-    };
-    #[cfg(not(feature = "io"))]
-    let colours: Option<Vec<[f64; 4]>> = None;
-    merge_tiny_components_with(scene, area, colours.as_deref())
-}
-
-/// [`merge_tiny_components`] with the colour (RGBA in 0..1) of every vertex given, or none.
+/// `colours` is the colour (RGBA in 0..1) of every vertex, or none: then the nearest
+/// neighbour wins. The art's colours (the layers' texture colours at the vertices' texture
+/// coordinates) are [`crate::render::vertex_colours`] (feature `io`); the `repair` command
+/// passes them.
 ///
 /// - An island is a connected component with area below `area`. Its neighbours are the other
 ///   components (islands merged in this call excluded) drawn with the same image (so its
@@ -76,7 +64,7 @@ pub fn merge_tiny_components(scene: &Scene, area: f64) -> Result<(Scene, IslandR
 ///   vertices, texture coordinates untouched).
 ///
 /// Errors: `area` negative or not finite; colours of the wrong length.
-pub fn merge_tiny_components_with(
+pub fn merge_tiny_components(
     scene: &Scene,
     area: f64,
     colours: Option<&[[f64; 4]]>,

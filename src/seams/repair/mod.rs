@@ -63,7 +63,7 @@ mod smooth;
 mod transfer;
 mod weld;
 
-pub use islands::{merge_tiny_components, merge_tiny_components_with, IslandReport, MergedIsland};
+pub use islands::{merge_tiny_components, IslandReport, MergedIsland};
 pub use layers::silhouette_change;
 pub use overlap::{inward_overlap, OverlapReport};
 pub use overlap_weights::{
@@ -94,6 +94,10 @@ pub struct RepairOptions {
     /// Merge islands and close holes smaller than this area, px^2 (default `None`: off).
     /// See [`merge_tiny_components`].
     pub merge_islands: Option<f64>,
+    /// The colour (RGBA in 0..1) of every vertex of the scene [`repair`] is given, for
+    /// merging islands into the neighbour with the closest colour (default `None`: the
+    /// nearest neighbour). See [`merge_tiny_components`].
+    pub vertex_colours: Option<Vec<[f64; 4]>>,
     /// Smooth the weights in a band around the seams after the seam-consistent solve
     /// (default `false`). See [`smooth_seam_weights`].
     pub smooth_seams: bool,
@@ -130,6 +134,12 @@ impl RepairOptions {
     /// (`None`: off).
     pub fn with_merge_islands(mut self, merge_islands: Option<f64>) -> Self {
         self.merge_islands = merge_islands;
+        self
+    }
+
+    /// These options merging islands by `vertex_colours` (`None`: by distance alone).
+    pub fn with_vertex_colours(mut self, vertex_colours: Option<Vec<[f64; 4]>>) -> Self {
+        self.vertex_colours = vertex_colours;
         self
     }
 
@@ -176,7 +186,7 @@ pub fn repair(scene: &Scene, options: &RepairOptions) -> Result<(Scene, RepairRe
     let mut report = RepairReport::default();
     let mut current = scene.clone();
     if let Some(area) = options.merge_islands {
-        let (s, r) = merge_tiny_components(&current, area)?;
+        let (s, r) = merge_tiny_components(&current, area, options.vertex_colours.as_deref())?;
         current = s;
         report.islands = Some(r);
     }

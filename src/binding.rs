@@ -1,15 +1,20 @@
 //! Which bones each mesh of a scene is solved over (issue 60): the imported bindings
 //! ([`Bind::Artist`], protocol (a)), a binder that picks each mesh's bones without any artist
 //! weight ([`Bind::Auto`], protocol (c)), or every deforming bone at once ([`Bind::All`], the
-//! whole solve, protocol (b)). The binder's figures: `docs/binding.md`.
+//! whole solve, protocol (b)); and a solve over a subset of the bones
+//! ([`solve_with_bones`], the deforming bones of [`Scene::deforming_bones`]). The binder's
+//! figures: `docs/binding.md`.
 //!
 //! The binder starts from the whole solve: a bone that the whole solve gives little weight on
 //! a mesh is one an artist rarely binds that mesh to, and re-solving the mesh without it stops
 //! it pulling vertices it should not.
+//!
+//! It runs solvers, so it sits above [`crate::solvers`] (and [`crate::scene`], whose model it
+//! cuts into sub-scenes).
 
-use super::{Scene, SubScene};
-use crate::error::{ArgumentError, Result};
-use crate::solvers::Solver;
+use crate::error::{ArgumentError, Error, Result, SkeletonError};
+use crate::scene::{Scene, SubScene};
+use crate::solvers::{Solution, Solver};
 use crate::weights::Weights;
 
 /// How the bones of each mesh are chosen before its weights are solved.
@@ -121,7 +126,7 @@ pub fn auto_bones(scene: &Scene, whole: &Weights, options: &BindOptions) -> Resu
 /// Each mesh of `bindings` solved alone with `solver` over its bones, scattered into weights on
 /// the whole scene; vertices of parts not listed keep their row of `rest`.
 ///
-/// Errors: an unknown part or bone index ([`SkeletonError`](crate::SkeletonError)), `rest` of the wrong shape, and the
+/// Errors: an unknown part or bone index ([`SkeletonError`]), `rest` of the wrong shape, and the
 /// solver's own errors (each names the mesh it was solving).
 pub fn solve_bound(
     solver: &dyn Solver,
@@ -141,7 +146,7 @@ pub fn solve_bound(
 }
 
 fn bone_names(scene: &Scene, bones: &[usize], part: &str) -> Result<Vec<String>> {
-    super::deforming::bone_names(
+    bone_names_in(
         scene,
         bones,
         &format!("binding of mesh {part:?} in scene {:?}", scene.name),
@@ -155,7 +160,7 @@ fn bone_names(scene: &Scene, bones: &[usize], part: &str) -> Result<Vec<String>>
 /// - [`Bind::Artist`]: the meshes of `artist` solved over their bones; the other parts get
 ///   the binder's bones. Without `artist` it is [`Bind::Auto`].
 ///
-/// Errors: those of [`super::solve_with_bones`], [`auto_bones`] and [`solve_bound`].
+/// Errors: those of [`solve_with_bones`], [`auto_bones`] and [`solve_bound`].
 pub fn bind(
     solver: &dyn Solver,
     scene: &Scene,
@@ -164,7 +169,7 @@ pub fn bind(
     artist: Option<&[MeshBones]>,
     options: &BindOptions,
 ) -> Result<Weights> {
-    let whole = super::solve_with_bones(solver, scene, deforming)?.weights;
+    let whole = solve_with_bones(solver, scene, deforming)?.weights;
     let mut bindings = match bind {
         Bind::All => return Ok(whole),
         Bind::Auto | Bind::Artist => auto_bones(scene, &whole, options)?,
@@ -174,6 +179,58 @@ pub fn bind(
         bindings.extend(artist.iter().cloned());
     }
     solve_bound(solver, scene, &bindings, whole)
+}
+
+/// Solves `scene` with only the bones `bones` (scene indices; seams kept), and returns the
+/// solution on every bone of the scene: the other bones' columns are 0, so rows still sum
+/// to 1 over all bones. With every bone it is `solver.solve(scene)` itself.
+///
+/// Errors: those of the solver, and [`SkeletonError::UnknownBone`] for an index past the skeleton.
+pub fn solve_with_bones(solver: &dyn Solver, scene: &Scene, bones: &[usize]) -> Result<Solution> {
+    let nb = scene.skeleton.len();
+    let mut sorted = bones.to_vec();
+    sorted.sort_unstable();
+    sorted.dedup();
+    if sorted == (0..nb).collect::<Vec<_>>() {
+        return solver.solve(scene);
+    }
+    let names = bone_names_in(
+        scene,
+        &sorted,
+        &format!("solve with bones of scene {:?}", scene.name),
+    )?;
+    let mut cut = SubScene::with_bones(scene, &names)?;
+    if !scene.seams.is_empty() {
+        cut.scene = cut.scene.with_seams(scene.seams.clone())?;
+    }
+    let solution = solver.solve(&cut.scene)?;
+    let mut full = Weights::zeros(scene.mesh.vertex_count(), nb);
+    cut.scatter(&solution.weights, &mut full)?;
+    Ok(Solution {
+        weights: full,
+        report: solution.report,
+    })
+}
+
+/// The names of `bones` (scene indices); an index past the skeleton is
+/// [`SkeletonError::UnknownBone`] in `context`.
+fn bone_names_in(scene: &Scene, bones: &[usize], context: &str) -> Result<Vec<String>> {
+    bones
+        .iter()
+        .map(|&j| {
+            scene
+                .skeleton
+                .bones()
+                .get(j)
+                .map(|b| b.name.clone())
+                .ok_or_else(|| {
+                    Error::Skeleton(SkeletonError::UnknownBone {
+                        context: context.to_string(),
+                        bone: format!("#{j}"),
+                    })
+                })
+        })
+        .collect()
 }
 
 #[cfg(test)]

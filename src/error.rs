@@ -540,7 +540,7 @@ pub enum SceneError {
         known: Vec<String>,
     },
     /// A probe was asked for (the first by default) and the scene has none.
-    #[error("probe: scene {scene:?} has no probes")]
+    #[error("probe: scene {scene:?} has no probes (add one under `probes` in the scene file, or in a sprite's bones file: docs/formats.md; or score a clip with --clip NAME)")]
     NoProbes { scene: String },
     /// Two probes of a scene share a name (probes `first` and `second`).
     #[error("probes[{second}].name: probe name {name:?} is used by probes {first} and {second}")]

@@ -32,16 +32,22 @@ pub fn strip_bom(bytes: &[u8]) -> &[u8] {
     bytes.strip_prefix("\u{feff}".as_bytes()).unwrap_or(bytes)
 }
 
+/// The first `shown` of `items` joined by `separator`, then " and N more" for the rest: a note
+/// that names what it is about without printing thousands of names.
+pub(crate) fn listed(items: &[String], shown: usize, separator: &str) -> String {
+    let mut list = items[..items.len().min(shown)].join(separator);
+    if items.len() > shown {
+        list.push_str(&format!(" and {} more", items.len() - shown));
+    }
+    list
+}
+
 /// One note for the fields that wrote a boolean as 0/1, `fields` as `what field` phrases.
 pub fn numeric_flags_note(fields: &[String]) -> Option<String> {
     if fields.is_empty() {
         return None;
     }
-    const SHOWN: usize = 6;
-    let mut list = fields[..fields.len().min(SHOWN)].join(", ");
-    if fields.len() > SHOWN {
-        list.push_str(&format!(" and {} more", fields.len() - SHOWN));
-    }
+    let list = listed(fields, 6, ", ");
     Some(format!(
         "{} boolean fields written as 0/1 read as false/true, as the authoring tool reads them: {list}",
         fields.len()

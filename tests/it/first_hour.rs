@@ -169,3 +169,56 @@ fn many_skins_are_listed_eight_then_counted() {
         "{e}"
     );
 }
+
+#[test]
+fn a_spine_import_without_its_atlas_or_page_says_so() {
+    let dir = tempfile::tempdir().unwrap();
+    let json = dir.path().join("spineboy-pro.json");
+    std::fs::copy(data("spine/spineboy/spineboy-pro.json"), &json).unwrap();
+    let out = dir.path().join("s.json");
+    let o = skinweights(&[
+        "import",
+        "spine",
+        json.to_str().unwrap(),
+        "-o",
+        out.to_str().unwrap(),
+    ]);
+    let t = text(&o);
+    assert!(o.status.success(), "{t}");
+    assert!(
+        t.contains("no atlas beside") && t.contains("--atlas FILE"),
+        "{t}"
+    );
+    // The atlas without its page image: the import names the missing PNG.
+    std::fs::copy(
+        data("spine/spineboy/spineboy.atlas"),
+        dir.path().join("spineboy.atlas"),
+    )
+    .unwrap();
+    let o = skinweights(&[
+        "import",
+        "spine",
+        json.to_str().unwrap(),
+        "-o",
+        out.to_str().unwrap(),
+        "--force",
+    ]);
+    let t = text(&o);
+    assert!(o.status.success(), "{t}");
+    assert!(
+        t.contains("page images are missing") && t.contains("spineboy.png"),
+        "{t}"
+    );
+}
+
+#[test]
+fn a_scene_without_probes_points_to_where_a_probe_goes() {
+    let e = skinweights::SceneError::NoProbes {
+        scene: "robot".into(),
+    }
+    .to_string();
+    assert!(
+        e.contains("docs/formats.md") && e.contains("--clip NAME"),
+        "{e}"
+    );
+}

@@ -431,15 +431,10 @@ fn parse_meshes(
         ..
     } = read;
     if !below_zero.is_empty() {
-        let n = below_zero.len();
-        let more = if n > 4 {
-            format!(" and {} more", n - 4)
-        } else {
-            String::new()
-        };
         notes.push(format!(
-            "{n} weights below 0 (rounding in the export; clamped to 0, their rows renormalized): {}{more}",
-            below_zero[..n.min(4)].join("; ")
+            "{} weights below 0 (rounding in the export; clamped to 0, their rows renormalized): {}",
+            below_zero.len(),
+            crate::io::tolerance::listed(&below_zero, 4, "; ")
         ));
     }
     resolve_shared(&mut meshes, shared, notes);

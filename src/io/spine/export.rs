@@ -30,6 +30,9 @@ pub const DEFAULT_REGIONS_TO_MESHES: bool = false;
 /// rectangle for the part to be taken as that region.
 const REGION_UV_TOLERANCE: f64 = 1e-6;
 
+/// Names a note lists before "and N more" (a 10-skin project bends hundreds of regions).
+const NAMES_SHOWN: usize = 12;
+
 /// Options of [`export_spine`].
 #[derive(Debug, Clone)]
 #[non_exhaustive]
@@ -511,7 +514,7 @@ impl<'a> SourceWriter<'a> {
             notes.push(format!(
                 "{} region attachments are bent by the new weights but were kept rigid (--regions-to-meshes writes them as weighted meshes): {}",
                 self.bent.len(),
-                self.bent.join(", ")
+                crate::io::tolerance::listed(&self.bent, NAMES_SHOWN, ", ")
             ));
         }
         if self.converted > 0 {
@@ -524,7 +527,7 @@ impl<'a> SourceWriter<'a> {
             notes.push(format!(
                 "{} parts match no mesh of the source (name and setup vertices): not written: {}",
                 self.unmatched.len(),
-                self.unmatched.join(", ")
+                crate::io::tolerance::listed(&self.unmatched, NAMES_SHOWN, ", ")
             ));
         }
         if !self.singular.is_empty() {
@@ -532,7 +535,7 @@ impl<'a> SourceWriter<'a> {
             s.sort();
             notes.push(format!(
                 "weights on bones with a singular setup matrix were dropped and rows renormalized: {}",
-                s.join(", ")
+                crate::io::tolerance::listed(&s, NAMES_SHOWN, ", ")
             ));
         }
         SpineExport {

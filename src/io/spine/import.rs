@@ -201,7 +201,29 @@ pub fn load_spine(
             .file_stem()
             .map(|s| s.to_string_lossy().trim_end_matches("-pro").to_string());
     }
-    import_spine(&text, atlas.as_ref(), &options).map_err(|e| e.in_file(path))
+    let mut imported =
+        import_spine(&text, atlas.as_ref(), &options).map_err(|e| e.in_file(path))?;
+    match &atlas {
+        None => imported.report.notes.push(format!(
+            "no atlas beside {} (looked for the file's stem, without -pro/-ess, + .atlas): imported without art, so `render` draws flat colours; give the atlas with --atlas FILE",
+            path.display()
+        )),
+        Some(a) => {
+            let missing: Vec<String> = a
+                .pages
+                .iter()
+                .filter(|p| !p.image.is_file())
+                .map(|p| p.image.display().to_string())
+                .collect();
+            if !missing.is_empty() {
+                imported.report.notes.push(format!(
+                    "the atlas's page images are missing ({}): `render` and `view` need them beside the atlas",
+                    missing.join(", ")
+                ));
+            }
+        }
+    }
+    Ok(imported)
 }
 
 /// An attachment ready to place: where its geometry comes from and its image.
@@ -1026,16 +1048,10 @@ fn assembly_notes(
         ),
     ] {
         if !list.is_empty() {
-            let n = list.len();
-            let shown = list[..n.min(4)].join("; ");
-            let more = if n > 4 {
-                format!(" and {} more", n - 4)
-            } else {
-                String::new()
-            };
+            let shown = crate::io::tolerance::listed(list, 4, "; ");
             report
                 .notes
-                .push(format!("{n} weights {what}: {shown}{more}"));
+                .push(format!("{} weights {what}: {shown}", list.len()));
         }
     }
     if parts.max_err_all > 1e-9 {

@@ -272,7 +272,7 @@ fn evaluate(character: &Character, dir: &Path) -> Res<()> {
             .filter(|(l, _)| FIGURE.contains(&l.as_str()))
         {
             let view = probe_view(scene, w, probe)?;
-            let [map, pose] = figure_panels(scene, w, label, &probe.name, view, scale);
+            let [map, pose] = figure_panels(scene, w, label, &probe.name, view, scale, "drag");
             weight_maps.push(map);
             poses.push(pose);
         }

@@ -115,6 +115,7 @@ fn run(cli: &Cli) -> Res<()> {
                     &probe.name,
                     probe_view(&scene, &s.weights, probe)?,
                     5.0,
+                    "drag",
                 );
                 pose_panels.push(AnyFigure::Mesh(pose));
             }

@@ -163,7 +163,15 @@ fn save_overview(
     let mut pose_row = Vec::new();
     for s in solved {
         let view = probe_view(scene, &s.weights, probe)?;
-        let [w, p] = figure_panels(scene, &s.weights, &s.solver, &probe.name, view, scale);
+        let [w, p] = figure_panels(
+            scene,
+            &s.weights,
+            &s.solver,
+            &probe.name,
+            view,
+            scale,
+            "drag",
+        );
         weight_row.push(w);
         pose_row.push(p);
     }

@@ -35,6 +35,7 @@ pub fn run(a: PlotArgs) -> Result<ExitCode> {
     let scene = resolve_scene(Some(&a.scene), &a.builtin)?;
     let w = load_weights_for(&scene, &a.weights)?;
     let clip_frame;
+    let mut measure = "drag";
     let probe = match (
         a.probe.as_deref(),
         scene.probes().is_empty(),
@@ -55,6 +56,7 @@ pub fn run(a: PlotArgs) -> Result<ExitCode> {
                 scene.name(),
                 clip_frame.name
             );
+            measure = "movement";
             &clip_frame
         }
         _ => scene.probe(a.probe.as_deref())?,
@@ -66,7 +68,7 @@ pub fn run(a: PlotArgs) -> Result<ExitCode> {
         .unwrap_or_default();
     let view = probe_view(&scene, &w, probe)?;
     let drag_scale = view.max_drag_pct.max(1.0);
-    let panels = figure_panels(&scene, &w, &label, &probe.name, view, drag_scale);
+    let panels = figure_panels(&scene, &w, &label, &probe.name, view, drag_scale, measure);
     save_figure(
         &Grid {
             panels: &panels,

@@ -152,8 +152,9 @@ impl Figure for Panel {
 }
 
 /// The two figure panels of one weights set: its weight map, and the posed mesh of `probe`
-/// (its name) with the watched vertices coloured by the drag measured in `view` (% of height,
-/// colour bar up to `drag_scale_pct`).
+/// (its name) with the watched vertices coloured by the displacement measured in `view` (% of
+/// height, colour bar up to `drag_scale_pct`), named `measure`: "drag" for a probe's watched
+/// vertices, "movement" for a clip frame's every vertex.
 pub fn figure_panels(
     scene: &Scene,
     weights: &Weights,
@@ -161,17 +162,21 @@ pub fn figure_panels(
     probe: &str,
     view: ProbeView,
     drag_scale_pct: f64,
+    measure: &str,
 ) -> [Panel; 2] {
     [
         Panel::Weights(WeightMap::new(scene, weights, format!("{label}: weights"))),
         Panel::Pose(PoseMap::new(
-            format!("{label}: {probe} (max drag {:.2}% h)", view.max_drag_pct),
+            format!(
+                "{label}: {probe} (max {measure} {:.2}% h)",
+                view.max_drag_pct
+            ),
             scene,
             view.posed,
             view.bones,
             &view.drag_pct,
             drag_scale_pct,
-            "drag % h",
+            format!("{measure} % h"),
         )),
     ]
 }

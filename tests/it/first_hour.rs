@@ -222,3 +222,37 @@ fn a_scene_without_probes_points_to_where_a_probe_goes() {
         "{e}"
     );
 }
+
+#[test]
+fn plot_on_a_rig_without_probes_titles_its_panel_by_movement_not_drag() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = |n: &str| dir.path().join(n).to_str().unwrap().to_string();
+    let rig = data("spine/spineboy/spineboy-pro.json");
+    let run = |args: &[&str]| {
+        let o = skinweights(args);
+        assert!(o.status.success(), "{args:?}: {}", text(&o));
+        text(&o)
+    };
+    run(&[
+        "import",
+        "spine",
+        rig.to_str().unwrap(),
+        "-o",
+        &p("boy.json"),
+    ]);
+    run(&[
+        "solve",
+        &p("boy.json"),
+        "--solver",
+        "euclidean",
+        "-o",
+        &p("w.json"),
+    ]);
+    let t = run(&["plot", &p("boy.json"), &p("w.json"), "-o", &p("fig.svg")]);
+    assert!(t.contains("has no probe"), "{t}");
+    let svg = std::fs::read_to_string(p("fig.svg")).unwrap();
+    assert!(
+        svg.contains("max movement") && !svg.contains("max drag"),
+        "title not found"
+    );
+}

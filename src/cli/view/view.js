@@ -584,7 +584,7 @@
     }
     $("m-seconds").textContent = solvedInfo ? solvedInfo.seconds.toFixed(3) : "–";
     view.seconds = solvedInfo?.seconds ?? null;
-    $("warnings").textContent = (solvedInfo?.warnings || []).map((w) => "warning: " + w).join("\n");
+    showWarnings(solvedInfo?.warnings || []);
     let note = !m ? "No probe: nothing watched to measure." : (state.skinning === "lbs" ? "LBS: compare's numbers for this pose." :
       "Pose metrics of the " + (state.skinning === "dqs" ? "DQS" : "helper-bone") + " positions (compare uses LBS).") +
       " Dots: the watched vertices, magenta where dragged.";
@@ -976,3 +976,34 @@
   }
   start();
 })();
+
+// A warning's kind: its text with quoted names and numbers blanked (as the command line
+// groups them), so 60 "part ... sees no bone" lines are one kind with a count.
+function warningKind(w) {
+  return w.replace(/"[^"]*"/g, '"…"').replace(/\d+(\.\d+)?/g, "#");
+}
+
+// The warnings grouped by kind, collapsed: a summary line with the counts, then per kind
+// the first three and how many more.
+function showWarnings(list) {
+  const box = document.getElementById("warnings");
+  box.replaceChildren();
+  if (list.length === 0) return;
+  const kinds = new Map();
+  for (const w of list) {
+    const k = warningKind(w);
+    if (!kinds.has(k)) kinds.set(k, []);
+    kinds.get(k).push(w);
+  }
+  const details = document.createElement("details");
+  const summary = document.createElement("summary");
+  summary.textContent = list.length + " warning" + (list.length === 1 ? "" : "s") + " of " + kinds.size + " kind" + (kinds.size === 1 ? "" : "s");
+  details.appendChild(summary);
+  for (const ws of kinds.values()) {
+    const p = document.createElement("p");
+    p.textContent = ws.slice(0, 3).map((w) => "warning: " + w).join("\n") +
+      (ws.length > 3 ? "\n... and " + (ws.length - 3) + " more of this kind" : "");
+    details.appendChild(p);
+  }
+  box.appendChild(details);
+}

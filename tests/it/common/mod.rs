@@ -192,6 +192,7 @@ pub fn invalid_field(e: &skinweights::Error) -> (&str, &str) {
 
 /// A Spine rig whose default skin is empty and whose art is in `skins` (name, the slots whose
 /// setup attachment it holds), with slots `s0`..`s3` each set up with attachment `a`.
+#[cfg(feature = "io")]
 pub fn spine_with_named_skins(skins: &[(&str, usize)]) -> String {
     let square = serde_json::json!({"width": 10, "height": 10});
     let mut list = vec![serde_json::json!({"name": "default", "attachments": {}})];

@@ -85,7 +85,7 @@ fn score_rig(name: &str, file: &std::path::Path) -> Res<Option<RigResult>> {
     let (mut c, mut pr, mut c_s) = (Vec::new(), Vec::new(), Vec::new());
     for &min_mass in &THRESHOLDS {
         let t = Instant::now();
-        let mut chosen = auto_bones(&rig.scene, &b0, &BindOptions { min_mass })?;
+        let mut chosen = auto_bones(&rig.scene, &b0, &[], &BindOptions { min_mass })?;
         chosen.retain(|mb| cuts.iter().any(|(p, _)| *p == mb.part));
         let w = solve_bound(solver.as_ref(), &rig.scene, &chosen, b0.clone())?;
         c_s.push(whole_s + t.elapsed().as_secs_f64());

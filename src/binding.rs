@@ -79,12 +79,18 @@ pub struct MeshBones {
 }
 
 /// Per part of `scene` with vertices, the bones `whole` (weights on the whole scene) gives a
-/// mean weight of at least `options.min_mass` on it, and always the heaviest one.
+/// mean weight of at least `options.min_mass` on it, and always the heaviest one and the
+/// part's home bone (`home`, when listed: the bone an unweighted mesh hangs on).
 ///
 /// Errors: [`WeightsError::WeightsShape`](crate::error::WeightsError::WeightsShape) when
 /// `whole` does not fit the scene; [`ArgumentError::InvalidArgument`] (`min_mass`) when the
 /// threshold is not finite or not in [0, 1].
-pub fn auto_bones(scene: &Scene, whole: &Weights, options: &BindOptions) -> Result<Vec<MeshBones>> {
+pub fn auto_bones(
+    scene: &Scene,
+    whole: &Weights,
+    home: &[MeshBones],
+    options: &BindOptions,
+) -> Result<Vec<MeshBones>> {
     let nb = scene.skeleton.len();
     crate::skinning::check_shape(scene.mesh.vertex_count(), whole, nb)?;
     if !(0.0..=1.0).contains(&options.min_mass) {
@@ -112,8 +118,14 @@ pub fn auto_bones(scene: &Scene, whole: &Weights, options: &BindOptions) -> Resu
         .map(|(p, part)| {
             let mean: Vec<f64> = mass[p].iter().map(|m| m / count[p] as f64).collect();
             let heaviest = (0..nb).max_by(|&a, &b| mean[a].total_cmp(&mean[b]));
+            let homes: &[usize] = home
+                .iter()
+                .find(|h| h.part == *part)
+                .map_or(&[], |h| &h.bones);
             let bones = (0..nb)
-                .filter(|&j| mean[j] >= options.min_mass || Some(j) == heaviest)
+                .filter(|&j| {
+                    mean[j] >= options.min_mass || Some(j) == heaviest || homes.contains(&j)
+                })
                 .collect();
             MeshBones {
                 part: part.clone(),
@@ -153,12 +165,64 @@ fn bone_names(scene: &Scene, bones: &[usize], part: &str) -> Result<Vec<String>>
     )
 }
 
+/// What a file says about each mesh's bones: the input of [`bind`].
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct FileBindings {
+    /// Meshes the file weights, each with the bones it weights it to.
+    pub artist: Vec<MeshBones>,
+    /// Meshes the file does not weight (every vertex on one bone, as an unweighted Spine or
+    /// DragonBones mesh is read), each with that bone: the binder keeps it.
+    pub home: Vec<MeshBones>,
+}
+
+impl FileBindings {
+    /// The bindings `weights` (a rig's own weights on `scene`, as an import writes them)
+    /// record: per part with vertices, the bones with weight on any of its vertices; a part
+    /// whose every vertex lies wholly on one bone goes to [`FileBindings::home`].
+    ///
+    /// Errors: [`WeightsError::WeightsShape`](crate::error::WeightsError::WeightsShape) when
+    /// `weights` does not fit the scene.
+    pub fn from_weights(scene: &Scene, weights: &Weights) -> Result<FileBindings> {
+        let nb = scene.skeleton.len();
+        crate::skinning::check_shape(scene.mesh.vertex_count(), weights, nb)?;
+        let parts = scene.mesh.parts();
+        let mut used = vec![vec![false; nb]; parts.len()];
+        let mut rigid = vec![true; parts.len()];
+        let mut count = vec![0usize; parts.len()];
+        for (v, &p) in scene.mesh.vertex_parts().iter().enumerate() {
+            count[p] += 1;
+            let row = weights.row(v);
+            let on: Vec<usize> = (0..nb).filter(|&j| row[j] > BOUND_WEIGHT).collect();
+            rigid[p] &= on.len() == 1;
+            on.into_iter().for_each(|j| used[p][j] = true);
+        }
+        let mut out = FileBindings::default();
+        for (p, part) in parts.iter().enumerate().filter(|&(p, _)| count[p] > 0) {
+            let bones: Vec<usize> = (0..nb).filter(|&j| used[p][j]).collect();
+            let mb = MeshBones {
+                part: part.clone(),
+                bones,
+            };
+            match (rigid[p], mb.bones.len()) {
+                (_, 0) => {}
+                (true, 1) => out.home.push(mb),
+                _ => out.artist.push(mb),
+            }
+        }
+        Ok(out)
+    }
+}
+
+/// A weight above this binds a vertex to a bone (below it is rounding in the file).
+const BOUND_WEIGHT: f64 = 1e-6;
+
 /// The weights of `scene` by `bind`: the step every driver calls.
 ///
 /// - [`Bind::All`]: `solver` over the `deforming` bones on the whole scene.
-/// - [`Bind::Auto`]: that whole solve, then [`auto_bones`] and [`solve_bound`].
-/// - [`Bind::Artist`]: the meshes of `artist` solved over their bones; the other parts get
-///   the binder's bones. Without `artist` it is [`Bind::Auto`].
+/// - [`Bind::Auto`]: that whole solve, then [`auto_bones`] (with `file.home`) and
+///   [`solve_bound`]; `file.artist` is not used.
+/// - [`Bind::Artist`]: the meshes of `file.artist` solved over their bones; the other parts
+///   get the binder's bones (the whole solve is skipped when every part is listed).
 ///
 /// Errors: those of [`solve_with_bones`], [`auto_bones`] and [`solve_bound`].
 pub fn bind(
@@ -166,18 +230,33 @@ pub fn bind(
     scene: &Scene,
     bind: Bind,
     deforming: &[usize],
-    artist: Option<&[MeshBones]>,
+    file: &FileBindings,
     options: &BindOptions,
 ) -> Result<Weights> {
-    let whole = solve_with_bones(solver, scene, deforming)?.weights;
-    let mut bindings = match bind {
-        Bind::All => return Ok(whole),
-        Bind::Auto | Bind::Artist => auto_bones(scene, &whole, options)?,
+    let artist: &[MeshBones] = match bind {
+        Bind::Artist => &file.artist,
+        Bind::Auto | Bind::All => &[],
     };
-    if let (Bind::Artist, Some(artist)) = (bind, artist) {
-        bindings.retain(|mb| !artist.iter().any(|a| a.part == mb.part));
-        bindings.extend(artist.iter().cloned());
+    let mut has_vertices = vec![false; scene.mesh.parts().len()];
+    scene
+        .mesh
+        .vertex_parts()
+        .iter()
+        .for_each(|&p| has_vertices[p] = true);
+    let unbound = scene.mesh.parts().iter().enumerate().any(|(p, part)| {
+        has_vertices[p] && !artist.iter().any(|a| a.part == *part)
+    });
+    if !unbound && bind == Bind::Artist {
+        let rest = Weights::zeros(scene.mesh.vertex_count(), scene.skeleton.len());
+        return solve_bound(solver, scene, artist, rest);
     }
+    let whole = solve_with_bones(solver, scene, deforming)?.weights;
+    if bind == Bind::All {
+        return Ok(whole);
+    }
+    let mut bindings = auto_bones(scene, &whole, &file.home, options)?;
+    bindings.retain(|mb| !artist.iter().any(|a| a.part == mb.part));
+    bindings.extend(artist.iter().cloned());
     solve_bound(solver, scene, &bindings, whole)
 }
 
@@ -266,16 +345,16 @@ mod tests {
         let below = BindOptions {
             min_mass: 0.5 / nb as f64,
         };
-        let all = auto_bones(&scene, &w, &below).unwrap();
+        let all = auto_bones(&scene, &w, &[], &below).unwrap();
         assert_eq!(all.len(), scene.mesh.parts().len());
         assert!(all.iter().all(|mb| mb.bones.len() == nb));
         let above = BindOptions {
             min_mass: 2.0 / nb as f64,
         };
-        let one = auto_bones(&scene, &w, &above).unwrap();
+        let one = auto_bones(&scene, &w, &[], &above).unwrap();
         assert!(one.iter().all(|mb| mb.bones.len() == 1), "{one:?}");
         let nan = BindOptions { min_mass: f64::NAN };
-        let e = auto_bones(&scene, &w, &nan).unwrap_err().to_string();
+        let e = auto_bones(&scene, &w, &[], &nan).unwrap_err().to_string();
         assert!(e.contains("min_mass"), "{e}");
     }
 
@@ -285,20 +364,24 @@ mod tests {
         let solver = crate::solvers::recommended();
         let every: Vec<usize> = (0..scene.skeleton.len()).collect();
         let options = BindOptions::default();
-        let all = bind(solver.as_ref(), &scene, Bind::All, &every, None, &options).unwrap();
+        let none = FileBindings::default();
+        let all = bind(solver.as_ref(), &scene, Bind::All, &every, &none, &options).unwrap();
         assert_eq!(all, solver.solve(&scene).unwrap().weights);
-        let auto = bind(solver.as_ref(), &scene, Bind::Auto, &every, None, &options).unwrap();
+        let auto = bind(solver.as_ref(), &scene, Bind::Auto, &every, &none, &options).unwrap();
         assert!(auto.normalization_error() < 1e-9);
-        let wrong = [MeshBones {
-            part: scene.mesh.parts()[0].clone(),
-            bones: vec![999],
-        }];
+        let wrong = FileBindings {
+            artist: vec![MeshBones {
+                part: scene.mesh.parts()[0].clone(),
+                bones: vec![999],
+            }],
+            home: vec![],
+        };
         let e = bind(
             solver.as_ref(),
             &scene,
             Bind::Artist,
             &every,
-            Some(&wrong),
+            &wrong,
             &options,
         )
         .unwrap_err()

@@ -32,6 +32,16 @@ pub enum Bind {
 impl Bind {
     /// The names `--bind` takes, in [`Bind`]'s order.
     pub const NAMES: [&'static str; 3] = ["artist", "auto", "all"];
+
+    /// The default: [`Bind::Artist`] for a scene with the rig's own weights (an imported rig),
+    /// else [`Bind::All`] (sprites and built-in scenes keep the whole solve).
+    pub fn default_for(has_artist_weights: bool) -> Bind {
+        if has_artist_weights {
+            Bind::Artist
+        } else {
+            Bind::All
+        }
+    }
 }
 
 impl std::str::FromStr for Bind {
@@ -146,6 +156,17 @@ pub fn solve_bound(
     bindings: &[MeshBones],
     rest: Weights,
 ) -> Result<Weights> {
+    solve_bound_warning(solver, scene, bindings, rest, &mut Vec::new())
+}
+
+/// [`solve_bound`], adding each mesh solve's warnings to `warnings`, prefixed by the mesh.
+fn solve_bound_warning(
+    solver: &dyn Solver,
+    scene: &Scene,
+    bindings: &[MeshBones],
+    rest: Weights,
+    warnings: &mut Vec<String>,
+) -> Result<Weights> {
     let mut full = rest;
     crate::skinning::check_shape(scene.mesh.vertex_count(), &full, scene.skeleton.len())?;
     for mb in bindings {
@@ -153,6 +174,14 @@ pub fn solve_bound(
         let cut = SubScene::new(scene, &mb.part, &names)?;
         let solved = solver.solve(&cut.scene)?;
         cut.scatter(&solved.weights, &mut full)?;
+        let part = &mb.part;
+        warnings.extend(
+            solved
+                .report
+                .warnings
+                .into_iter()
+                .map(|w| format!("mesh {part:?}: {w}")),
+        );
     }
     Ok(full)
 }
@@ -216,13 +245,17 @@ impl FileBindings {
 /// A weight above this binds a vertex to a bone (below it is rounding in the file).
 const BOUND_WEIGHT: f64 = 1e-6;
 
-/// The weights of `scene` by `bind`: the step every driver calls.
+/// The weights of `scene` by `bind`: the step every driver calls (through
+/// [`Binding::solve`]).
 ///
-/// - [`Bind::All`]: `solver` over the `deforming` bones on the whole scene.
+/// - [`Bind::All`]: `solver` over the `deforming` bones on the whole scene
+///   ([`solve_with_bones`], its report unchanged).
 /// - [`Bind::Auto`]: that whole solve, then [`auto_bones`] (with `file.home`) and
-///   [`solve_bound`]; `file.artist` is not used.
+///   [`solve_bound`] for every mesh; `file.artist` is not used.
 /// - [`Bind::Artist`]: the meshes of `file.artist` solved over their bones; the other parts
-///   get the binder's bones (the whole solve is skipped when every part is listed).
+///   keep the whole solve's rows (the whole solve is skipped when every part is listed).
+///
+/// The report's warnings are the whole solve's and each mesh solve's, prefixed by the mesh.
 ///
 /// Errors: those of [`solve_with_bones`], [`auto_bones`] and [`solve_bound`].
 pub fn bind(
@@ -232,32 +265,158 @@ pub fn bind(
     deforming: &[usize],
     file: &FileBindings,
     options: &BindOptions,
-) -> Result<Weights> {
-    let artist: &[MeshBones] = match bind {
-        Bind::Artist => &file.artist,
-        Bind::Auto | Bind::All => &[],
-    };
+) -> Result<Solution> {
+    if bind == Bind::All {
+        return solve_with_bones(solver, scene, deforming);
+    }
+    let start = std::time::Instant::now();
+    let mut warnings = Vec::new();
     let mut has_vertices = vec![false; scene.mesh.parts().len()];
     scene
         .mesh
         .vertex_parts()
         .iter()
         .for_each(|&p| has_vertices[p] = true);
-    let unbound = scene.mesh.parts().iter().enumerate().any(|(p, part)| {
-        has_vertices[p] && !artist.iter().any(|a| a.part == *part)
-    });
-    if !unbound && bind == Bind::Artist {
-        let rest = Weights::zeros(scene.mesh.vertex_count(), scene.skeleton.len());
-        return solve_bound(solver, scene, artist, rest);
+    let unbound = scene
+        .mesh
+        .parts()
+        .iter()
+        .enumerate()
+        .any(|(p, part)| has_vertices[p] && !file.artist.iter().any(|a| a.part == *part));
+    let whole = if bind == Bind::Artist && !unbound {
+        Weights::zeros(scene.mesh.vertex_count(), scene.skeleton.len())
+    } else {
+        let solved = solve_with_bones(solver, scene, deforming)?;
+        warnings.extend(solved.report.warnings);
+        solved.weights
+    };
+    let bindings = match bind {
+        Bind::Artist => file.artist.clone(),
+        _ => auto_bones(scene, &whole, &file.home, options)?,
+    };
+    let weights = solve_bound_warning(solver, scene, &bindings, whole, &mut warnings)?;
+    Ok(Solution {
+        weights,
+        report: crate::solvers::SolveReport {
+            solver: solver.name(),
+            seconds: start.elapsed().as_secs_f64(),
+            warnings,
+        },
+    })
+}
+
+/// Everything a driver settles before it solves a scene: how meshes are bound ([`Bind`]), over
+/// which bones, and what the file binds. [`Binding::solve`] is the one solve every driver
+/// (`solve`, `compare`, `batch`, `view`, Python) calls.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Binding {
+    /// How each mesh's bones are chosen.
+    pub bind: Bind,
+    /// The bones any solve may weight (scene indices): the whole solve's and the binder's
+    /// candidates. A mesh of [`FileBindings::artist`] keeps its own bones.
+    pub bones: Vec<usize>,
+    /// What the rig's own weights record (empty for a sprite or a built-in scene).
+    pub file: FileBindings,
+    /// The binder's settings.
+    pub options: BindOptions,
+}
+
+impl Binding {
+    /// The whole solve over `bones`: [`Bind::All`], no file bindings.
+    pub fn whole(bones: Vec<usize>) -> Binding {
+        Binding {
+            bind: Bind::All,
+            bones,
+            file: FileBindings::default(),
+            options: BindOptions::default(),
+        }
     }
-    let whole = solve_with_bones(solver, scene, deforming)?.weights;
-    if bind == Bind::All {
-        return Ok(whole);
+
+    /// The binding of `scene` when a driver is told `bind` (`None`: the default) over `bones`,
+    /// with the rig's own weights `artist` when it has them.
+    ///
+    /// - The default is [`Bind::Artist`] when there are `artist` weights (an imported rig keeps
+    ///   its artist's bones; its unweighted meshes keep the whole solve), else [`Bind::All`]
+    ///   (sprites and built-in scenes keep the whole solve).
+    /// - With `restrict` (the user listed the bones), each artist mesh keeps only its bones in
+    ///   `bones`; a mesh left with none is solved with the whole character.
+    /// - Otherwise, under [`Bind::Artist`] and [`Bind::Auto`] with `artist` weights, the whole
+    ///   solve is over every bone but IK targets ([`Scene::deforming_bones`] without them), not
+    ///   `bones`: the bones the file binds no vertex to are left out only by [`Bind::All`].
+    ///
+    /// Errors: [`WeightsError::WeightsShape`](crate::error::WeightsError::WeightsShape) when
+    /// `artist` does not fit the scene.
+    pub fn for_scene(
+        scene: &Scene,
+        bind: Option<Bind>,
+        bones: Vec<usize>,
+        artist: Option<&Weights>,
+        restrict: bool,
+    ) -> Result<Binding> {
+        let mut file = match artist {
+            Some(w) => FileBindings::from_weights(scene, w)?,
+            None => FileBindings::default(),
+        };
+        if restrict {
+            for mb in &mut file.artist {
+                mb.bones.retain(|j| bones.contains(j));
+            }
+            file.artist.retain(|mb| !mb.bones.is_empty());
+            file.home
+                .retain(|mb| mb.bones.iter().all(|j| bones.contains(j)));
+        }
+        let bind = bind.unwrap_or(Bind::default_for(artist.is_some()));
+        // Which bones no vertex is bound to says nothing about the meshes the file does not
+        // weight, nor may the binder learn it from the artist: per mesh, the whole solve is over
+        // every bone but IK targets.
+        let bones = match (restrict, bind) {
+            (false, Bind::Artist | Bind::Auto) if artist.is_some() => {
+                scene.deforming_bones(None)?.kept
+            }
+            _ => bones,
+        };
+        Ok(Binding {
+            bind,
+            bones,
+            file,
+            options: BindOptions::default(),
+        })
     }
-    let mut bindings = auto_bones(scene, &whole, &file.home, options)?;
-    bindings.retain(|mb| !artist.iter().any(|a| a.part == mb.part));
-    bindings.extend(artist.iter().cloned());
-    solve_bound(solver, scene, &bindings, whole)
+
+    /// Meshes of `scene` with vertices whose bones this binding takes from the file, and the
+    /// others (the binder's under [`Bind::Auto`], the whole solve's under [`Bind::Artist`]):
+    /// `(artist, others)`; both 0 under [`Bind::All`].
+    pub fn counts(&self, scene: &Scene) -> (usize, usize) {
+        if self.bind == Bind::All {
+            return (0, 0);
+        }
+        let mut has_vertices = vec![false; scene.mesh.parts().len()];
+        scene
+            .mesh
+            .vertex_parts()
+            .iter()
+            .for_each(|&p| has_vertices[p] = true);
+        let meshes = has_vertices.iter().filter(|&&h| h).count();
+        let artist = match self.bind {
+            Bind::Artist => self.file.artist.len().min(meshes),
+            _ => 0,
+        };
+        (artist, meshes - artist)
+    }
+
+    /// `solver`'s weights on `scene` under this binding: [`bind`].
+    ///
+    /// Errors: those of [`bind`].
+    pub fn solve(&self, solver: &dyn Solver, scene: &Scene) -> Result<Solution> {
+        bind(
+            solver,
+            scene,
+            self.bind,
+            &self.bones,
+            &self.file,
+            &self.options,
+        )
+    }
 }
 
 /// Solves `scene` with only the bones `bones` (scene indices; seams kept), and returns the
@@ -365,9 +524,13 @@ mod tests {
         let every: Vec<usize> = (0..scene.skeleton.len()).collect();
         let options = BindOptions::default();
         let none = FileBindings::default();
-        let all = bind(solver.as_ref(), &scene, Bind::All, &every, &none, &options).unwrap();
+        let all = bind(solver.as_ref(), &scene, Bind::All, &every, &none, &options)
+            .unwrap()
+            .weights;
         assert_eq!(all, solver.solve(&scene).unwrap().weights);
-        let auto = bind(solver.as_ref(), &scene, Bind::Auto, &every, &none, &options).unwrap();
+        let auto = bind(solver.as_ref(), &scene, Bind::Auto, &every, &none, &options)
+            .unwrap()
+            .weights;
         assert!(auto.normalization_error() < 1e-9);
         let wrong = FileBindings {
             artist: vec![MeshBones {

@@ -1,6 +1,7 @@
 //! Solvers × metrics on one scene → a table (Markdown, CSV; JSON through the serde derive,
 //! written by the `io` layer), and the probe view its figures draw.
 
+use crate::binding::Binding;
 use crate::error::Result;
 use crate::metrics::{evaluate, Metrics};
 use crate::scene::{Probe, Scene};
@@ -79,23 +80,23 @@ pub fn solve_all(
     solvers: &[String],
     progress: impl FnMut(usize, &str),
 ) -> Result<Vec<Solved>> {
-    let every: Vec<usize> = (0..scene.skeleton().len()).collect();
-    solve_all_with_bones(scene, solvers, &every, progress)
+    let every = Binding::whole((0..scene.skeleton().len()).collect());
+    solve_all_bound(scene, solvers, &every, progress)
 }
 
-/// [`solve_all`] weighting only the bones `bones` (scene indices; the others get weight 0,
-/// see [`solve_with_bones`](crate::binding::solve_with_bones)).
-pub fn solve_all_with_bones(
+/// [`solve_all`] under `binding` (which bones each mesh is solved over; see
+/// [`Binding::solve`]).
+pub fn solve_all_bound(
     scene: &Scene,
     solvers: &[String],
-    bones: &[usize],
+    binding: &Binding,
     mut progress: impl FnMut(usize, &str),
 ) -> Result<Vec<Solved>> {
     let mut out = Vec::with_capacity(solvers.len());
     for (i, name) in solvers.iter().enumerate() {
         progress(i, name);
         let solver = solver_by_name(name, NO_OPTIONS)?;
-        let solution = crate::binding::solve_with_bones(solver.as_ref(), scene, bones)?;
+        let solution = binding.solve(solver.as_ref(), scene)?;
         out.push(Solved {
             solver: name.clone(),
             weights: solution.weights,

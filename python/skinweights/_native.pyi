@@ -33,6 +33,7 @@ class SolveReport(TypedDict):
     seconds: float
     warnings: List[str]
     bones: List[str]
+    bind: str
 
 class TransferReport(TypedDict):
     copied: int
@@ -103,8 +104,12 @@ def solve(
     solver: str = "best",
     options: Optional[Mapping[str, Union[str, float, int, bool]]] = None,
     parts: Optional[Parts] = None,
+    bind: Optional[str] = None,
+    bindings: Optional[Mapping[str, Sequence[str]]] = None,
 ) -> Tuple[npt.NDArray[np.float64], SolveReport]:
     """Skinning weights (n, b) for a 2D mesh, rows summing to 1, and the solve report.
+    bind: "artist", "auto" or "all" (None: "artist" when bindings lists a part with two or
+    more bones, else "all"); bindings: part name -> bone names its file binds it to.
     Runs with the GIL released."""
 
 def transfer(

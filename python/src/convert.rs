@@ -10,6 +10,7 @@ use numpy::{PyReadonlyArray1, PyReadonlyArray2, PyUntypedArray};
 use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList, PyString, PyTuple};
+use skinweights::binding::{Bind, Binding, FileBindings, MeshBones};
 use skinweights::{
     mesh::Mesh, scene::Probe, scene::Scene, scene::Watch, skeleton::Bone, skeleton::Pose,
     skeleton::Skeleton, weights::Weights,
@@ -445,4 +446,48 @@ pub(crate) fn scene(
     let skeleton = skeleton(bones)?;
     let scene = Scene::new("python", mesh, skeleton, probes).map_err(crate::to_py)?;
     Ok((scene, note))
+}
+
+/// The binding `solve(bind=, bindings=)` asks for on `scene`: `bindings` maps a part to the
+/// bone names its file binds it to (one bone: an unweighted part's home bone).
+pub(crate) fn binding(
+    scene: &Scene,
+    bind: Option<&str>,
+    bindings: Option<std::collections::BTreeMap<String, Vec<String>>>,
+) -> PyResult<Binding> {
+    let bind = bind
+        .map(str::parse::<Bind>)
+        .transpose()
+        .map_err(crate::to_py)?;
+    let mut file = FileBindings::default();
+    for (part, names) in bindings.unwrap_or_default() {
+        if !scene.mesh().parts().contains(&part) {
+            return Err(value_error(format!("bindings: no part {part:?} in parts")));
+        }
+        let mut bones = names
+            .iter()
+            .map(|n| {
+                scene.skeleton().index_of(n).ok_or_else(|| {
+                    value_error(format!("bindings[{part:?}]: no bone {n:?} in bones"))
+                })
+            })
+            .collect::<PyResult<Vec<usize>>>()?;
+        bones.sort_unstable();
+        bones.dedup();
+        let entry = MeshBones { part, bones };
+        match entry.bones.len() {
+            0 => {}
+            1 => file.home.push(entry),
+            _ => file.artist.push(entry),
+        }
+    }
+    let default = if file.artist.is_empty() {
+        Bind::All
+    } else {
+        Bind::Artist
+    };
+    let mut binding = Binding::whole((0..scene.skeleton().len()).collect());
+    binding.bind = bind.unwrap_or(default);
+    binding.file = file;
+    Ok(binding)
 }

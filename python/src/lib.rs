@@ -14,6 +14,7 @@ use numpy::{IntoPyArray, PyArray2};
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 use scene::PyScene;
+use skinweights::binding::Bind;
 use skinweights::io::WeightsFile;
 use skinweights::{metrics, scene::BuiltinOptions};
 use std::path::PathBuf;
@@ -63,11 +64,19 @@ pub(crate) fn points_array<'py>(
 /// parts: None (one part) or (part_names, vertex_parts) with vertex_parts an (n,) integer
 /// array of indices into part_names; masks and the drag metric use them.
 ///
+/// bind: how each part's bones are chosen, as the CLI's --bind: "artist" (each part of
+/// `bindings` with two or more bones over them, the others by the whole solve), "auto" (the binder for every part) or "all" (the whole solve);
+/// None: "artist" when `bindings` lists a part with two or more bones, else "all".
+/// bindings: None, or a dict from part name to the bone names its file binds it to (a part
+/// with one bone is an unweighted mesh hanging on that bone: the binder keeps it).
+///
 /// Returns (weights, report): weights an (n, b) float64 array, rows summing to 1, columns
-/// in bone order; report a dict with "solver", "seconds", "warnings" and "bones".
+/// in bone order; report a dict with "solver", "seconds", "warnings", "bones" and "bind".
 /// The solve runs with the GIL released.
 #[pyfunction]
-#[pyo3(signature = (vertices, triangles, bones, solver=DEFAULT_SOLVER, options=None, parts=None))]
+#[pyo3(signature = (vertices, triangles, bones, solver=DEFAULT_SOLVER, options=None, parts=None,
+    bind=None, bindings=None))]
+#[allow(clippy::too_many_arguments)]
 fn solve<'py>(
     py: Python<'py>,
     vertices: &Bound<'py, PyAny>,
@@ -76,17 +85,23 @@ fn solve<'py>(
     solver: &str,
     options: Option<&Bound<'py, PyAny>>,
     parts: Option<&Bound<'py, PyAny>>,
+    bind: Option<&str>,
+    bindings: Option<std::collections::BTreeMap<String, Vec<String>>>,
 ) -> PyResult<(Bound<'py, PyArray2<f64>>, Bound<'py, PyDict>)> {
     let (scene, note) = convert::scene(vertices, triangles, bones, parts, Vec::new())?;
     let options = convert::options(options)?;
     let solver = skinweights::solvers::solver_by_name(solver, &options).map_err(to_py)?;
-    let solution = py.detach(|| solver.solve(&scene)).map_err(to_py)?;
+    let binding = convert::binding(&scene, bind, bindings)?;
+    let solution = py
+        .detach(|| binding.solve(solver.as_ref(), &scene))
+        .map_err(to_py)?;
     let report = PyDict::new(py);
     report.set_item("solver", &solution.report.solver)?;
     report.set_item("seconds", solution.report.seconds)?;
     let warnings: Vec<String> = note.into_iter().chain(solution.report.warnings).collect();
     report.set_item("warnings", warnings)?;
     report.set_item("bones", scene.skeleton().names())?;
+    report.set_item("bind", Bind::NAMES[binding.bind as usize])?;
     Ok((weights_array(py, &solution.weights), report))
 }
 

@@ -143,3 +143,27 @@ def test_transfer_errors_name_the_problem():
         sw.transfer(tv, tt, TRANSFER_BONES, sv, st, np.ones((len(sv), 2)) / 2, method="closest")
     with pytest.raises(ValueError, match="target_bones"):
         sw.transfer(tv, tt, TRANSFER_BONES, sv, st, np.ones((len(sv), 2)) / 2, target_bones=["c"])
+
+
+def test_solve_binds_each_part_to_its_bones():
+    s = sw.builtin_scene("arms-down", vertices=3000)
+    names, vertex_parts = s.parts
+    bone_names = [b[0] for b in s.bones]
+    whole, report = sw.solve(s.vertices, s.triangles, s.bones, parts=s.parts)
+    assert report["bind"] == "all"
+    # The first part bound to the first two bones: the other columns are 0 on its vertices,
+    # the rest of the character keeps the binder's bones, every row sums to 1.
+    part = names[0]
+    chosen = bone_names[:2]
+    w, report = sw.solve(s.vertices, s.triangles, s.bones, parts=s.parts, bindings={part: chosen})
+    assert report["bind"] == "artist"
+    rows = w[np.asarray(vertex_parts) == 0]
+    others = [j for j, n in enumerate(bone_names) if n not in chosen]
+    assert len(rows) > 0 and np.max(rows[:, others]) == 0.0
+    assert np.all(np.isfinite(w)) and np.min(w) >= 0 and np.max(np.abs(w.sum(axis=1) - 1)) < 1e-9
+    same, report = sw.solve(s.vertices, s.triangles, s.bones, parts=s.parts, bindings={part: chosen}, bind="all")
+    assert report["bind"] == "all" and np.array_equal(same, whole)
+    with pytest.raises(ValueError, match="bindings"):
+        sw.solve(s.vertices, s.triangles, s.bones, parts=s.parts, bindings={part: ["no-such-bone"]})
+    with pytest.raises(sw.SkinweightsError, match="artist, auto, all"):
+        sw.solve(s.vertices, s.triangles, s.bones, parts=s.parts, bind="some")

@@ -46,6 +46,7 @@ pub use report::{
     csv_header, csv_line, read_report, to_csv, to_json, variant_name, Row, Stage, Status, COLUMNS,
 };
 
+use crate::binding::{Bind, Binding};
 use crate::error::{ArgumentError, BatchError, Error, Result};
 use crate::io::rig::{load_rig, weighted_parts, RigFormat};
 use crate::io::spine::SkinSelection;
@@ -101,6 +102,10 @@ pub struct BatchOptions {
     /// Score against the artist's weights (rigs, and scene files with a
     /// `SCENE.artist.json` beside them; default false).
     pub reference_artist: bool,
+    /// How each mesh's bones are chosen (default `None`: [`Bind::Artist`] for a rig whose
+    /// own weights bind its meshes, [`Bind::All`] for sprites and scenes without them; see
+    /// [`Binding::for_scene`]).
+    pub bind: Option<Bind>,
     /// Items solved at a time (default [`Self::DEFAULT_JOBS`], 0: one per core).
     pub jobs: usize,
     /// Ignore the done records: compute every row again (default false).
@@ -119,6 +124,7 @@ impl Default for BatchOptions {
             export: false,
             lint: LintMode::default(),
             reference_artist: false,
+            bind: None,
             jobs: Self::DEFAULT_JOBS,
             fresh: false,
         }
@@ -188,14 +194,15 @@ impl BatchOptions {
     /// The options that change a row's outputs, for the resume key.
     fn fingerprint(&self) -> String {
         format!(
-            "options={:?} max_influences={:?} sprite_vertices={} skin={:?} export={} lint={:?} reference={}",
+            "options={:?} max_influences={:?} sprite_vertices={} skin={:?} export={} lint={:?} reference={} bind={:?}",
             self.solver_options,
             self.max_influences,
             self.sprite_vertices,
             self.skin,
             self.export,
             self.lint,
-            self.reference_artist
+            self.reference_artist,
+            self.bind
         )
     }
 }
@@ -799,10 +806,13 @@ fn solve_row(
         Some(from) => transferred(loaded, from, spec, row)?,
         None => {
             let solver = crate::solvers::solver_by_name(spec, &options.solver_options)?;
-            // The deforming bones, as `skinweights solve` picks them: no IK target, and
-            // with the rig's own weights, no bone they bind to no vertex.
+            // The deforming bones and the binding, as `skinweights solve` picks them: no IK
+            // target, and with the rig's own weights, no bone they bind to no vertex and
+            // each weighted mesh over its own bones.
             let bones = scene.deforming_bones(loaded.binding.as_ref())?.kept;
-            let solution = crate::binding::solve_with_bones(solver.as_ref(), scene, &bones)?;
+            let binding =
+                Binding::for_scene(scene, options.bind, bones, loaded.binding.as_ref(), false)?;
+            let solution = binding.solve(solver.as_ref(), scene)?;
             row.warnings = solution.report.warnings.len();
             solution.weights
         }

@@ -72,6 +72,8 @@ pub struct BatchArgs {
     /// the benchmark reads them).
     #[arg(long, default_value = "all")]
     skin: String,
+    #[command(flatten)]
+    bind: super::bones::BindArg,
     /// Items solved at a time (default: one per core; each solve gets cores / jobs threads).
     #[arg(long, value_name = "N")]
     jobs: Option<usize>,
@@ -107,6 +109,7 @@ pub fn run(a: BatchArgs) -> Result<ExitCode> {
         LintArg::Full => LintMode::Full,
     };
     options.reference_artist = a.reference.is_some();
+    options.bind = a.bind.bind;
     options.jobs = a.jobs.unwrap_or(0);
     options.fresh = a.fresh;
     options.check()?;

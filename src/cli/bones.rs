@@ -6,6 +6,7 @@
 use super::{load_weights_for, means_builtin};
 use crate::cli::error::Result;
 use clap::Args;
+use skinweights::binding::{Bind, Binding};
 use skinweights::scene::LeftOut;
 use skinweights::scene::Scene;
 use skinweights::weights::Weights;
@@ -55,6 +56,15 @@ fn binding(scene: &Scene, scene_arg: Option<&str>) -> Option<(PathBuf, Weights)>
 /// Errors: [`SkeletonError::UnknownBone`] for a listed name the skeleton lacks, and those of
 /// [`Scene::deforming_bones`].
 pub fn chosen_bones(scene: &Scene, scene_arg: Option<&str>, arg: &BonesArg) -> Result<Vec<usize>> {
+    bones_with(scene, arg, binding(scene, scene_arg).as_ref())
+}
+
+/// [`chosen_bones`] with the rig's own weights already read.
+fn bones_with(
+    scene: &Scene,
+    arg: &BonesArg,
+    binding: Option<&(PathBuf, Weights)>,
+) -> Result<Vec<usize>> {
     let skeleton = scene.skeleton();
     match arg.bones.as_deref().map(str::trim) {
         Some("all") => return Ok((0..skeleton.len()).collect()),
@@ -76,8 +86,7 @@ pub fn chosen_bones(scene: &Scene, scene_arg: Option<&str>, arg: &BonesArg) -> R
         }
         None => {}
     }
-    let binding = binding(scene, scene_arg);
-    let split = scene.deforming_bones(binding.as_ref().map(|b| &b.1))?;
+    let split = scene.deforming_bones(binding.map(|b| &b.1))?;
     if !split.left_out.is_empty() {
         let names = |reason: LeftOut| {
             split
@@ -93,7 +102,7 @@ pub fn chosen_bones(scene: &Scene, scene_arg: Option<&str>, arg: &BonesArg) -> R
             groups.push(format!("IK targets: {}", targets.join(", ")));
         }
         let unbound = names(LeftOut::Unbound);
-        if let (false, Some((path, _))) = (unbound.is_empty(), &binding) {
+        if let (false, Some((path, _))) = (unbound.is_empty(), binding) {
             groups.push(format!(
                 "bound to no mesh in {}: {}",
                 path.display(),
@@ -108,6 +117,57 @@ pub fn chosen_bones(scene: &Scene, scene_arg: Option<&str>, arg: &BonesArg) -> R
         );
     }
     Ok(split.kept)
+}
+
+/// The `--bind` option of the commands that solve.
+#[derive(Args, Clone, Default)]
+pub struct BindArg {
+    /// How each mesh's bones are chosen. `artist`: the bones the rig's own weights
+    /// (SCENE.artist.json) bind the mesh to, weights recomputed; a mesh they do not weight
+    /// (every vertex on one bone) keeps the whole solve's weights. `auto`: the binder for every mesh, from
+    /// the whole solve, never from the artist's weights. `all`: the whole character at once
+    /// over the --bones bones. --bones limits every choice: an artist mesh keeps only its
+    /// listed bones [default: artist when SCENE.artist.json is beside the scene (an imported
+    /// rig), else all].
+    #[arg(long, value_name = "artist|auto|all")]
+    pub bind: Option<Bind>,
+}
+
+/// The binding a solving command uses on `scene` given as `scene_arg`: `--bones` and
+/// `--bind` together ([`Binding::for_scene`]); a note says how the meshes were bound.
+///
+/// Errors: those of [`chosen_bones`], and a rig's own weights that do not fit the scene.
+pub fn chosen_binding(
+    scene: &Scene,
+    scene_arg: Option<&str>,
+    bones: &BonesArg,
+    bind: &BindArg,
+) -> Result<Binding> {
+    let file = binding(scene, scene_arg);
+    // Only the whole solve leaves out the bones the file binds no vertex to.
+    let whole = bind.bind.unwrap_or(Bind::default_for(file.is_some())) == Bind::All;
+    let kept = bones_with(scene, bones, file.as_ref().filter(|_| whole))?;
+    let binding = Binding::for_scene(
+        scene,
+        bind.bind,
+        kept,
+        file.as_ref().map(|f| &f.1),
+        bones.bones.is_some(),
+    )?;
+    let (artist, binder) = binding.counts(scene);
+    match (binding.bind, &file) {
+        (Bind::Artist, Some((path, _))) => eprintln!(
+            "note: {artist} mesh(es) solved over the bones {} binds them to, {binder} it \
+             does not weight by the whole solve (--bind all: every mesh by the whole solve; \
+             --bind auto: by the binder's bones)",
+            path.display()
+        ),
+        (Bind::Auto, _) => {
+            eprintln!("note: {binder} mesh(es) solved over the binder's bones (--bind auto)")
+        }
+        (Bind::All, _) | (Bind::Artist, None) => {}
+    }
+    Ok(binding)
 }
 
 /// What a command measures over clips: which clip (`all` or a name) and against which

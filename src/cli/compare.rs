@@ -1,7 +1,7 @@
 //! `skinweights compare`: solvers x metrics on one scene, tables and the overview figure; with
 //! `--clip`, each solver's weights played over the scene's clips instead of a probe.
 
-use super::bones::{chosen_bones, BonesArg, ClipMeasure};
+use super::bones::{chosen_binding, BindArg, BonesArg, ClipMeasure};
 use super::warnings::{print_warnings, seconds};
 use super::{check_outputs, load_weights_for, resolve_scene, SceneArg};
 use crate::cli::error::{CliError, Result};
@@ -9,8 +9,9 @@ use clap::Args;
 use indicatif::{ProgressBar, ProgressStyle};
 use serde_json::json;
 use skinweights::animation::{Clip, DEFAULT_FPS};
+use skinweights::binding::Binding;
 use skinweights::compare::{
-    compare_solved, probe_view, solve_all_with_bones, Comparison, Solved, DEFAULT_SOLVERS,
+    compare_solved, probe_view, solve_all_bound, Comparison, Solved, DEFAULT_SOLVERS,
 };
 use skinweights::metrics::clip::{clips_metrics, ClipMetrics, ClipOptions};
 use skinweights::plot::{figure_panels, save_figure, Grid};
@@ -62,6 +63,8 @@ pub struct CompareArgs {
     verbose: bool,
     #[command(flatten)]
     bones: BonesArg,
+    #[command(flatten)]
+    bind: BindArg,
 }
 
 /// Where `compare` writes by default: a folder of its own, not the tracked results/compare
@@ -123,8 +126,8 @@ pub fn run(a: CompareArgs) -> Result<ExitCode> {
     let outputs_ref: Vec<&Path> = outputs.iter().map(PathBuf::as_path).collect();
     check_outputs(&inputs, &outputs_ref, replace)?;
     let steps = solvers.len() as u64 + if no_figures { 0 } else { 1 };
-    let bones = chosen_bones(&scene, a.scene.scene.as_deref(), &a.bones)?;
-    let (solved, pb) = solve_with_progress(&scene, solvers, &bones, steps)?;
+    let binding = chosen_binding(&scene, a.scene.scene.as_deref(), &a.bones, &a.bind)?;
+    let (solved, pb) = solve_with_progress(&scene, solvers, &binding, steps)?;
     let table = compare_solved(&scene, &solved, Some(&probe_ref.name))?;
     std::fs::create_dir_all(out).map_err(|e| Error::io(out, e))?;
     let write = |name: &str, text: String| -> Result<()> {
@@ -215,7 +218,7 @@ fn print_comparison(a: &CompareArgs, table: &Comparison, out: &Path) -> Result<(
 fn solve_with_progress(
     scene: &Scene,
     solvers: &[String],
-    bones: &[usize],
+    binding: &Binding,
     steps: u64,
 ) -> Result<(Vec<Solved>, ProgressBar)> {
     let pb = ProgressBar::new(steps);
@@ -223,7 +226,7 @@ fn solve_with_progress(
         ProgressStyle::with_template("{bar:30} {pos}/{len} {msg} ({elapsed})")
             .expect("valid template"),
     );
-    let solved = solve_all_with_bones(scene, solvers, bones, |i, name| {
+    let solved = solve_all_bound(scene, solvers, binding, |i, name| {
         pb.set_position(i as u64);
         pb.set_message(format!("solving {name}"));
     })?;
@@ -263,8 +266,8 @@ fn run_clips(a: &CompareArgs, scene: &Scene, m: &ClipMeasure) -> Result<ExitCode
     inputs.extend(m.reference.iter().map(PathBuf::as_path));
     let outputs_ref: Vec<&Path> = outputs.iter().map(PathBuf::as_path).collect();
     check_outputs(&inputs, &outputs_ref, replace)?;
-    let bones = chosen_bones(scene, a.scene.scene.as_deref(), &a.bones)?;
-    let (solved, pb) = solve_with_progress(scene, &a.solvers, &bones, a.solvers.len() as u64)?;
+    let binding = chosen_binding(scene, a.scene.scene.as_deref(), &a.bones, &a.bind)?;
+    let (solved, pb) = solve_with_progress(scene, &a.solvers, &binding, a.solvers.len() as u64)?;
     pb.finish_and_clear();
     let rows = solved
         .iter()

@@ -1,11 +1,10 @@
 //! `skinweights solve`: one solver on a scene, written as a weights file.
 
-use super::bones::{chosen_bones, BonesArg};
+use super::bones::{chosen_binding, BindArg, BonesArg};
 use super::warnings::{print_warnings, seconds};
 use super::{check_outputs, parse_options, resolve_scene, spinner, SceneArg};
 use crate::cli::error::Result;
 use clap::Args;
-use skinweights::binding::solve_with_bones;
 use skinweights::io::WeightsFile;
 use skinweights::solvers::solver_by_name;
 use skinweights::ArgumentError;
@@ -37,6 +36,8 @@ pub struct SolveArgs {
     verbose: bool,
     #[command(flatten)]
     bones: BonesArg,
+    #[command(flatten)]
+    bind: BindArg,
 }
 
 /// Runs `solve`.
@@ -54,14 +55,14 @@ pub fn run(a: SolveArgs) -> Result<ExitCode> {
     let scene = resolve_scene(a.scene.scene.as_deref(), &a.scene.builtin)?;
     let options = parse_options(&a.options)?;
     let solver = solver_by_name(&a.solver, &options)?;
-    let bones = chosen_bones(&scene, a.scene.scene.as_deref(), &a.bones)?;
+    let binding = chosen_binding(&scene, a.scene.scene.as_deref(), &a.bones, &a.bind)?;
     let pb = spinner(format!(
         "{} on {} ({} vertices)",
         a.solver,
         scene.name(),
         scene.mesh().vertex_count()
     ));
-    let solution = solve_with_bones(solver.as_ref(), &scene, &bones);
+    let solution = binding.solve(solver.as_ref(), &scene);
     pb.finish_and_clear();
     let solution = solution?;
     let mut weights = solution.weights;

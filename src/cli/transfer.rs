@@ -6,11 +6,15 @@ use clap::Args;
 use skinweights::io::rig::{load_rig, RigFormat};
 use skinweights::io::spine::{save_spine, SkinSelection, SpineExportOptions};
 use skinweights::io::WeightsFile;
+use skinweights::plot::{save_figure, Grid, Panel, WeightMap};
+use skinweights::scene::{Scene, SubScene};
 use skinweights::solvers::solver_by_name;
+use skinweights::transfer::Transferred;
 use skinweights::transfer::{
     default_targets, skin_parts, transfer_parts, SourceSet, TransferMethod, TransferOptions,
     TransferTarget,
 };
+use skinweights::weights::Weights;
 use skinweights::ArgumentError;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -54,18 +58,63 @@ pub struct TransferArgs {
     /// Also (or instead) write the weights of the whole character (skinweights.weights/1).
     #[arg(long, value_name = "WEIGHTS")]
     weights: Option<PathBuf>,
+    /// Also draw each target beside its first source, as weight maps (bone colours shared;
+    /// one row per target, the first 8): `.png` or `.svg`.
+    #[arg(long, value_name = "FILE")]
+    figure: Option<PathBuf>,
     /// Overwrite output files that exist.
     #[arg(long)]
     force: bool,
 }
 
+/// Rows of the `--figure`: targets drawn beside a source.
+const FIGURE_ROWS: usize = 8;
+
+/// The `--figure`: per target (the first [`FIGURE_ROWS`]), its first source with the artist's
+/// weights and the target with the transferred ones, side by side.
+fn write_figure(
+    scene: &Scene,
+    artist: &Weights,
+    weights: &Weights,
+    sources: impl Fn(&str) -> Vec<String>,
+    done: &[Transferred],
+    path: &Path,
+) -> Result<()> {
+    let names = scene.skeleton().names();
+    let map = |part: &str, w: &Weights, label: &str| -> Result<Panel> {
+        let cut = SubScene::new(scene, part, &names)?;
+        Ok(Panel::Weights(WeightMap::new(
+            &cut.scene,
+            &cut.restrict(w)?,
+            format!("{label} {part}"),
+        )))
+    };
+    let mut panels = Vec::new();
+    for t in done.iter().take(FIGURE_ROWS) {
+        match sources(&t.part).first() {
+            Some(source) => panels.push(map(source, artist, "source")?),
+            None => panels.push(map(&t.part, artist, "before:")?),
+        }
+        panels.push(map(&t.part, weights, "target")?);
+    }
+    let rows = panels.len().div_ceil(2) as u32;
+    let grid = Grid {
+        panels: &panels,
+        columns: 2,
+    };
+    save_figure(&grid, path, (1000, 420 * rows.max(1)))?;
+    Ok(())
+}
+
 /// Runs `transfer`.
 pub fn run(a: TransferArgs) -> Result<ExitCode> {
-    if a.output.is_none() && a.weights.is_none() {
+    if a.output.is_none() && a.weights.is_none() && a.figure.is_none() {
         return Err(ArgumentError::InvalidArgument {
             argument: "--output",
             value: String::new(),
-            reason: "give -o RIG (the rig with the new weights) and/or --weights FILE".into(),
+            reason:
+                "give -o RIG (the rig with the new weights), --weights FILE and/or --figure FILE"
+                    .into(),
         }
         .into());
     }
@@ -73,6 +122,7 @@ pub fn run(a: TransferArgs) -> Result<ExitCode> {
         .output
         .iter()
         .chain(&a.weights)
+        .chain(&a.figure)
         .map(|p| p.as_path())
         .collect();
     check_outputs(&[a.file.as_path()], &outputs, a.force)?;
@@ -164,6 +214,11 @@ pub fn run(a: TransferArgs) -> Result<ExitCode> {
             &rig.scene.skeleton().names(),
             &weights,
         )?;
+        println!("wrote {}", path.display());
+    }
+    if let Some(path) = &a.figure {
+        let sources = |part: &str| from.parts(&rig.scene, &rig.slots, part);
+        write_figure(&rig.scene, &artist, &weights, sources, &done, path)?;
         println!("wrote {}", path.display());
     }
     if let Some(path) = &a.output {

@@ -650,7 +650,16 @@ fn long_lists_of_solver_warnings_are_summarised_unless_verbose() {
     let dir = tmp();
     let d = dir.path();
     import_body(d);
-    let args = ["solve", "body.json", "--solver", "bbw", "--bones", "all"];
+    let args = [
+        "solve",
+        "body.json",
+        "--solver",
+        "bbw",
+        "--bones",
+        "all",
+        "--bind",
+        "all",
+    ];
     let o = skinweights_in(d, &[&args[..], &["-o", "a.json"]].concat());
     assert!(o.status.success(), "{}", text(&o));
     let short = warning_lines(&o);
@@ -675,6 +684,8 @@ fn solve_heat_with_bones(dir: &Path, bones: &str, out: &str) -> std::process::Ou
         "heat",
         "--bones",
         bones,
+        "--bind",
+        "all",
         "-o",
         out,
     ];
@@ -918,7 +929,11 @@ fn lint_judges_an_imported_rig_against_the_artists_weights() {
     );
     assert_eq!(o.status.code(), Some(1), "{}", text(&o));
 
-    let o = skinweights_in(dir, &["solve", "owl.json", "-o", "owl.best.json"]);
+    // The whole solve (the default binds each weighted mesh to its artist's bones).
+    let o = skinweights_in(
+        dir,
+        &["solve", "owl.json", "--bind", "all", "-o", "owl.best.json"],
+    );
     assert!(o.status.success(), "{}", text(&o));
     let o = skinweights_in(dir, &["lint", "owl.json", "owl.best.json", "--json"]);
     let rows: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();

@@ -28,6 +28,8 @@ mod best_artists;
 #[cfg(feature = "io")]
 mod binary;
 #[cfg(feature = "cli")]
+mod binding;
+#[cfg(feature = "cli")]
 mod cli;
 #[cfg(feature = "cli")]
 mod cli_examples;

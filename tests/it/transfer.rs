@@ -332,3 +332,58 @@ fn batch_gives_every_rig_a_transfer_row() {
     );
     assert_eq!(o.status.code(), Some(3), "{t}"); // some rows failed
 }
+
+/// A DragonBones rig written by `transfer -o` reads back with the transferred weights, exactly.
+#[test]
+fn a_dragonbones_transfer_reads_back_with_the_weights_it_wrote() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("body_ske.json");
+    let weights = dir.path().join("body.weights.json");
+    let body = data("dragonbones-you-xin/body_ske.json");
+    let o = skinweights(&[
+        "transfer",
+        body.to_str().unwrap(),
+        "--to",
+        "a_arm_L",
+        "--from",
+        "all",
+        "-o",
+        out.to_str().unwrap(),
+        "--weights",
+        weights.to_str().unwrap(),
+    ]);
+    let t = text(&o);
+    assert!(o.status.success(), "{t}");
+    assert!(t.contains("(1 parts transferred)"), "{t}");
+    let written = skinweights::io::WeightsFile::load(&weights).unwrap();
+    let before = load_rig(&body, RigFormat::DragonBones, SkinSelection::All).unwrap();
+    let after = load_rig(&out, RigFormat::DragonBones, SkinSelection::All).unwrap();
+    assert_eq!(after.scene.mesh().parts(), before.scene.mesh().parts());
+    assert_eq!(
+        after.scene.mesh().vertices(),
+        before.scene.mesh().vertices()
+    );
+    let read = after.artist.unwrap();
+    let worst = written
+        .weights
+        .iter()
+        .enumerate()
+        .flat_map(|(v, row)| row.iter().zip(read.row(v)).map(|(a, b)| (a - b).abs()))
+        .fold(0.0, f64::max);
+    assert!(worst < 1e-12, "{worst}");
+    let part = after
+        .scene
+        .mesh()
+        .parts()
+        .iter()
+        .position(|p| p == "a_arm_L");
+    let part = part.unwrap();
+    let original = before.artist.unwrap();
+    let changed = (0..read.vertex_count())
+        .filter(|&v| after.scene.mesh().vertex_parts()[v] == part)
+        .any(|v| read.row(v) != original.row(v));
+    assert!(
+        changed,
+        "the arm's weights are the transferred ones, not the file's"
+    );
+}

@@ -10,7 +10,7 @@ use base64::Engine;
 use nalgebra::Point2;
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
-use skinweights::binding::solve_with_bones;
+use skinweights::binding::Binding;
 use skinweights::metrics::clip::{clip_metrics, ClipOptions, FrameMetrics};
 use skinweights::metrics::{
     area_change_pct, distortion, drag_of_positions, flipped_triangles, leaked_weight, max_and_p99,
@@ -112,8 +112,9 @@ pub struct Viewer {
     /// Reference weights of the command line's scene (`--reference`): clip frames then
     /// show the deviation from them.
     reference: Option<Weights>,
-    /// The bones solves of the command line's scene weight (`--bones`); `None`: every bone.
-    startup_bones: Option<Vec<usize>>,
+    /// How solves of the command line's scene bind its meshes (`--bones`, `--bind`); `None`:
+    /// the whole solve over every bone.
+    startup_binding: Option<Binding>,
     /// The skin the command line's scene shows (`--skin`); `None`: the default skin.
     skin: Option<String>,
 }
@@ -147,7 +148,7 @@ impl Viewer {
             weights: Mutex::new(Vec::new()),
             builtin_vertices,
             reference: None,
-            startup_bones: None,
+            startup_binding: None,
             skin: None,
         })
     }
@@ -175,10 +176,9 @@ impl Viewer {
         self
     }
 
-    /// Solves of the command line's scene weight only `bones` (scene indices; the others get
-    /// weight 0), as `solve` does; other scenes weight every bone.
-    pub fn with_bones(mut self, bones: Vec<usize>) -> Self {
-        self.startup_bones = Some(bones);
+    /// Solves of the command line's scene use `binding` (its bones and how meshes are bound).
+    pub fn with_binding(mut self, binding: Binding) -> Self {
+        self.startup_binding = Some(binding);
         self
     }
 
@@ -257,16 +257,16 @@ impl Viewer {
         }
         // A solver bug must come back as an error on the page, not kill the request thread
         // silently (the other requests keep being served either way).
-        let every: Vec<usize>;
-        let bones = match (&self.startup_bones, *scene_key == self.startup) {
-            (Some(b), true) => b.as_slice(),
+        let every: Binding;
+        let binding = match (&self.startup_binding, *scene_key == self.startup) {
+            (Some(b), true) => b,
             _ => {
-                every = (0..scene.skeleton().len()).collect();
+                every = Binding::whole((0..scene.skeleton().len()).collect());
                 &every
             }
         };
         let solution = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-            solve_with_bones(solver.as_ref(), scene, bones)
+            binding.solve(solver.as_ref(), scene)
         }))
         .map_err(|_| {
             Error::Solver(SolverError::Solver {

@@ -10,14 +10,14 @@
 pub mod api;
 mod server;
 
-use super::bones::{chosen_bones, BonesArg};
+use super::bones::{chosen_binding, BindArg, BonesArg};
 use super::{check_outputs, load_weights_for, resolve_scene, BuiltinArgs, SceneArg};
 use crate::cli::error::Result;
 use api::{scene_json, solvers_json, Viewer};
 use clap::Args;
 use indicatif::{ProgressBar, ProgressStyle};
 use serde_json::{json, Value};
-use skinweights::binding::solve_with_bones;
+use skinweights::binding::Binding;
 use skinweights::metrics::{evaluate, Metrics};
 use skinweights::scene::Scene;
 use skinweights::solvers::solver_by_name;
@@ -71,6 +71,8 @@ pub struct ViewArgs {
     skin: Option<String>,
     #[command(flatten)]
     bones: BonesArg,
+    #[command(flatten)]
+    bind: BindArg,
 }
 
 /// Runs `view`.
@@ -105,11 +107,11 @@ pub fn run(a: ViewArgs) -> Result<ExitCode> {
     api::check_size(&scene)?;
     let builtin = skinweights::scene::BUILTIN_SCENES.contains(&scene.name());
     let state = api::default_state(&scene, seeds, builtin.then_some(a.builtin.vertices()));
-    let bones = chosen_bones(&scene, a.scene.as_deref(), &a.bones)?;
+    let binding = chosen_binding(&scene, a.scene.as_deref(), &a.bones, &a.bind)?;
     // Refuses an unknown skin before solving or serving.
     api::drawn_layers(&scene, a.skin.as_deref(), &Default::default())?;
     match &a.html {
-        Some(out) => write_html(&scene, state, &a.solvers, &bones, a.skin.as_deref(), out),
+        Some(out) => write_html(&scene, state, &a.solvers, &binding, a.skin.as_deref(), out),
         None => {
             // Without --reference, the artist's weights an import wrote beside the scene.
             let reference_path = a.reference.clone().or_else(|| {
@@ -128,7 +130,7 @@ pub fn run(a: ViewArgs) -> Result<ExitCode> {
             let viewer = Arc::new(
                 Viewer::new(scene, seeds, a.builtin.vertices())?
                     .with_reference(reference)
-                    .with_bones(bones)
+                    .with_binding(binding)
                     .with_skin(a.skin.clone())?,
             );
             let (server, port) = server::bind(a.port)?;
@@ -155,7 +157,7 @@ fn write_html(
     scene: &Scene,
     mut state: Value,
     solvers: &[String],
-    bones: &[usize],
+    binding: &Binding,
     skin: Option<&str>,
     out: &Path,
 ) -> Result<ExitCode> {
@@ -174,7 +176,7 @@ fn write_html(
         } else {
             Vec::new()
         };
-        let solution = solve_with_bones(solver_by_name(name, &options)?.as_ref(), scene, bones)?;
+        let solution = binding.solve(solver_by_name(name, &options)?.as_ref(), scene)?;
         let w = &solution.weights;
         // The library's numbers for each probe pose, shown beside the page's own.
         let mut metrics = serde_json::Map::new();

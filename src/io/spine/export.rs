@@ -304,6 +304,13 @@ impl<'a> SourceWriter<'a> {
             .iter()
             .find_map(|&(a, r)| self.region_uvs(a, r, verts).map(|uvs| (a, r, uvs)));
         let Some((a, r, uvs)) = found else {
+            // A mesh of another skin by the same name is the part, not a region it does not fit.
+            let mesh = candidates(file, part)
+                .iter()
+                .any(|a| !matches!(a.kind, Kind::Region(_)));
+            if mesh {
+                return Ok(false);
+            }
             self.regions_kept += 1;
             return Ok(true);
         };

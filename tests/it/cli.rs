@@ -705,7 +705,16 @@ fn solve_weights_the_deforming_bones_unless_asked() {
     import_body(d);
     let o = skinweights_in(
         d,
-        &["solve", "body.json", "--solver", "heat", "-o", "h.json"],
+        &[
+            "solve",
+            "body.json",
+            "--solver",
+            "heat",
+            "--bind",
+            "all",
+            "-o",
+            "h.json",
+        ],
     );
     assert!(o.status.success(), "{}", text(&o));
     assert!(text(&o).contains("bones get weight 0 (--bones all weights them)"));
@@ -787,6 +796,8 @@ fn compare_weights_the_deforming_bones_as_solve_does() {
             "idle",
             "--solvers",
             "heat",
+            "--bind",
+            "all",
             "--json",
             "--out",
             "c",
@@ -795,7 +806,16 @@ fn compare_weights_the_deforming_bones_as_solve_does() {
     assert!(o.status.success(), "{}", text(&o));
     assert!(text(&o).contains("bone_ikTarget"), "{}", text(&o));
     assert!(text(&o).contains("bones get weight 0"), "{}", text(&o));
-    let args = ["view", "body.json", "--html", "v.html", "--solvers", "heat"];
+    let args = [
+        "view",
+        "body.json",
+        "--html",
+        "v.html",
+        "--solvers",
+        "heat",
+        "--bind",
+        "all",
+    ];
     let o = skinweights_in(d, &args);
     assert!(o.status.success(), "{}", text(&o));
     assert!(text(&o).contains("bone_ikTarget"), "{}", text(&o));

@@ -387,3 +387,41 @@ fn a_dragonbones_transfer_reads_back_with_the_weights_it_wrote() {
         "the arm's weights are the transferred ones, not the file's"
     );
 }
+
+/// `--figure`: one row per target, its source beside it.
+#[test]
+fn the_figure_draws_each_target_beside_its_source() {
+    let dir = tempfile::tempdir().unwrap();
+    let figure = dir.path().join("girl.png");
+    let goblins = data("spine/goblins/goblins-pro.json");
+    let o = skinweights(&[
+        "transfer",
+        goblins.to_str().unwrap(),
+        "--to",
+        "goblingirl:head",
+        "--to",
+        "goblingirl:torso",
+        "--from",
+        "skin:goblin",
+        "--figure",
+        figure.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", text(&o));
+    let png = image::open(&figure).unwrap();
+    assert_eq!((png.width(), png.height()), (1000, 840));
+    // Both halves are drawn: neither column is blank.
+    let rgb = png.to_rgb8();
+    for x0 in [0, 500] {
+        let coloured = (x0..x0 + 500)
+            .flat_map(|x| (0..840).map(move |y| (x, y)))
+            .filter(|&(x, y)| {
+                let p = rgb.get_pixel(x, y);
+                p[0] != p[1] || p[1] != p[2]
+            })
+            .count();
+        assert!(
+            coloured > 1000,
+            "column at {x0}: {coloured} coloured pixels"
+        );
+    }
+}

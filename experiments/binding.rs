@@ -1,15 +1,22 @@
 //! Protocol (c) of issue 60: each mesh bound to bones chosen without any artist weight, then
-//! solved over them, scored beside (a) (the artist's bones per mesh) and (b) (the whole
-//! character). The binder ([`skinweights::binding::auto_bones`]) keeps, per mesh, the bones the
-//! whole solve over the non-IK-target bones weights on it with a mean weight of at least a
-//! threshold; the threshold is chosen by leaving one source out. Writes
-//! `results/binding/binding.md`. `cargo run --release --bin binding`.
+//! weighted over them, scored beside (a) (the artist's bones per mesh) and (b) (the whole
+//! character). The binder sees only the skeleton and each part's slot bone (its home). Every
+//! variant starts from one whole solve per rig (cached): over the non-IK-target bones (D0) or
+//! over [`skinweights::binding::whole_bones`] of them (D1: without roots, points and holders
+//! of rigid art), then pruned per mesh ([`skinweights::binding::prune`]) to the bones
+//! [`skinweights::binding::auto_bones`] keeps (a mean-weight threshold, optionally within k
+//! hierarchy steps of the mesh's heaviest or home bone). The variant is chosen by leaving one
+//! source out. Rigs with more than [`MAX_MESHES`] scored meshes are scored on an even
+//! subsample of them. Writes `results/binding/binding.md`. `cargo run --release --bin binding`
+//! (`BINDING_RIGS=a,b` scores only those rigs).
 
 mod common;
 
 use common::rigs::{cut_meshes, default_sources, load_rig, solve_per_mesh, Rig};
 use common::Res;
-use skinweights::binding::{auto_bones, solve_bound, solve_with_bones, BindOptions};
+use skinweights::binding::{
+    auto_bones, prune, solve_with_bones, whole_bones, BindOptions, MeshBones,
+};
 use skinweights::metrics::artist::{
     score_against_artist, ArtistClipFrames, ArtistMesh, ArtistScoreOptions,
 };
@@ -18,8 +25,47 @@ use skinweights::weights::Weights;
 use std::time::Instant;
 
 const SOLVER: &str = "best";
-const THRESHOLDS: [f64; 6] = [0.005, 0.01, 0.02, 0.05, 0.1, 0.2];
+const THRESHOLDS: [f64; 5] = [0.0, 0.01, 0.02, 0.05, 0.1];
+const HOPS: [Option<usize>; 4] = [None, Some(1), Some(2), Some(3)];
 const FPS: f64 = 30.0;
+/// Rigs with more scored meshes are scored on every k-th of them (ggx-character: 652).
+const MAX_MESHES: usize = 160;
+
+/// One binder variant: the whole solve's bones (D1 when `skip`), threshold, hops.
+#[derive(Clone, Copy)]
+struct Variant {
+    skip: bool,
+    min_mass: f64,
+    max_hops: Option<usize>,
+}
+
+impl Variant {
+    fn all() -> Vec<Variant> {
+        let mut out = Vec::new();
+        for skip in [false, true] {
+            for &min_mass in &THRESHOLDS {
+                for &max_hops in &HOPS {
+                    out.push(Variant {
+                        skip,
+                        min_mass,
+                        max_hops,
+                    });
+                }
+            }
+        }
+        out
+    }
+
+    fn name(&self) -> String {
+        format!(
+            "{} min_mass {}{}",
+            if self.skip { "D1" } else { "D0" },
+            self.min_mass,
+            self.max_hops
+                .map_or(String::new(), |k| format!(" hops {k}"))
+        )
+    }
+}
 
 /// One rig's three means: agreement %, one-bone % diag, clip % diag.
 type Scores = [f64; 3];
@@ -30,11 +76,13 @@ struct RigResult {
     a: Scores,
     b: Scores,
     b_no_artist: Scores,
+    /// Per variant ([`Variant::all`]).
     c: Vec<Scores>,
-    /// Per threshold: precision and recall of the chosen bone sets (pooled over meshes).
+    /// Per variant: precision and recall of the chosen bone sets (pooled over meshes).
     pr: Vec<(f64, f64)>,
     meshes: usize,
     heat_s: f64,
+    /// Per variant: the whole solve's time (pruning is negligible).
     c_s: Vec<f64>,
 }
 
@@ -43,12 +91,26 @@ fn main() -> std::process::ExitCode {
 }
 
 fn run() -> Res<()> {
+    let only: Option<Vec<String>> = std::env::var("BINDING_RIGS")
+        .ok()
+        .map(|v| v.split(',').map(str::to_string).collect());
     let mut results = Vec::new();
     for src in default_sources()? {
+        if only.as_ref().is_some_and(|o| !o.contains(&src.name)) {
+            continue;
+        }
+        let t = Instant::now();
         match score_rig(&src.name, &src.file) {
             Ok(Some(mut r)) => {
                 r.source = src.source.clone();
-                eprintln!("{}: a {:?} b {:?} c {:?}", r.name, r.a, r.b, r.c[3]);
+                eprintln!(
+                    "{}: a {:?} b {:?} c {:?} ({:.0} s)",
+                    r.name,
+                    r.a,
+                    r.b,
+                    r.c[0],
+                    t.elapsed().as_secs_f64()
+                );
                 results.push(r);
             }
             Ok(None) => {}
@@ -63,6 +125,21 @@ fn run() -> Res<()> {
     Ok(())
 }
 
+/// Each part's home: its slot's bone (Spine: the slot's bone; DragonBones: the slot's
+/// parent), what an unweighted mesh of the format carries; every part with a slot.
+fn homes(rig: &Rig) -> Vec<MeshBones> {
+    rig.slots
+        .iter()
+        .filter_map(|s| {
+            let j = rig.scene.skeleton().index_of(s.bone.as_deref()?)?;
+            Some(MeshBones {
+                part: s.part.clone(),
+                bones: vec![j],
+            })
+        })
+        .collect()
+}
+
 /// `None` for a rig whose weights look computed (reported apart in the benchmark).
 fn score_rig(name: &str, file: &std::path::Path) -> Res<Option<RigResult>> {
     let rig = load_rig(file, name)?;
@@ -70,25 +147,39 @@ fn score_rig(name: &str, file: &std::path::Path) -> Res<Option<RigResult>> {
         return Ok(None);
     }
     let frames = ArtistClipFrames::new(&rig.scene, &rig.artist, rig.scene.clips(), FPS)?;
-    let cuts = cut_meshes(&rig)?;
+    let mut cuts = cut_meshes(&rig)?;
+    if cuts.len() > MAX_MESHES {
+        let step = cuts.len().div_ceil(MAX_MESHES);
+        cuts = cuts.into_iter().step_by(step).collect();
+    }
     let (a, _) = solve_per_mesh(&rig, &cuts, SOLVER, |_| {})?;
     let t = Instant::now();
     solve_per_mesh(&rig, &cuts, "heat", |_| {})?;
     let heat_s = t.elapsed().as_secs_f64();
     let solver = common::rigs::solver_of_spec(SOLVER)?;
     let b = solve_with_bones(solver.as_ref(), &rig.scene, &rig.artist_bones())?.weights;
-    let t = Instant::now();
-    // Nothing from the artist's weights: only IK targets are left out.
-    let deforming = rig.scene.deforming_bones(None)?.kept;
-    let b0 = solve_with_bones(solver.as_ref(), &rig.scene, &deforming)?.weights;
-    let whole_s = t.elapsed().as_secs_f64();
-    let (mut c, mut pr, mut c_s) = (Vec::new(), Vec::new(), Vec::new());
-    for &min_mass in &THRESHOLDS {
+    // Nothing from the artist's weights: the skeleton and the slots' bones.
+    let home = homes(&rig);
+    let d0 = rig.scene.deforming_bones(None)?.kept;
+    let d1 = whole_bones(&rig.scene, &d0, &home);
+    let mut wholes = Vec::new();
+    for bones in [&d0, &d1] {
         let t = Instant::now();
-        let mut chosen = auto_bones(&rig.scene, &b0, &[], &BindOptions { min_mass })?;
+        let w = solve_with_bones(solver.as_ref(), &rig.scene, bones)?.weights;
+        wholes.push((w, t.elapsed().as_secs_f64()));
+    }
+    let (mut c, mut pr, mut c_s) = (Vec::new(), Vec::new(), Vec::new());
+    for v in Variant::all() {
+        let (whole, secs) = &wholes[v.skip as usize];
+        let options = BindOptions {
+            min_mass: v.min_mass,
+            max_hops: v.max_hops,
+            ..BindOptions::default()
+        };
+        let mut chosen = auto_bones(&rig.scene, whole, &home, &options)?;
         chosen.retain(|mb| cuts.iter().any(|(p, _)| *p == mb.part));
-        let w = solve_bound(solver.as_ref(), &rig.scene, &chosen, b0.clone())?;
-        c_s.push(whole_s + t.elapsed().as_secs_f64());
+        let w = prune(&rig.scene, whole, &chosen)?;
+        c_s.push(*secs);
         pr.push(precision_recall(&cuts, &chosen));
         c.push(scores(&rig, &frames, &cuts, &w)?);
     }
@@ -97,7 +188,7 @@ fn score_rig(name: &str, file: &std::path::Path) -> Res<Option<RigResult>> {
         source: String::new(),
         a: scores(&rig, &frames, &cuts, &a)?,
         b: scores(&rig, &frames, &cuts, &b)?,
-        b_no_artist: scores(&rig, &frames, &cuts, &b0)?,
+        b_no_artist: c[0],
         c,
         pr,
         meshes: cuts.len(),
@@ -108,7 +199,7 @@ fn score_rig(name: &str, file: &std::path::Path) -> Res<Option<RigResult>> {
 
 fn precision_recall(
     cuts: &[(String, SubScene)],
-    chosen: &[skinweights::binding::MeshBones],
+    chosen: &[MeshBones],
 ) -> (f64, f64) {
     let (mut hit, mut picked, mut truth) = (0usize, 0usize, 0usize);
     for (part, cut) in cuts {
@@ -164,15 +255,19 @@ fn mean(v: &[f64]) -> f64 {
     v.iter().sum::<f64>() / v.len().max(1) as f64
 }
 
-/// Sum over the three measures of the rank of each threshold's mean over `rigs` (lower wins).
+fn n_variants() -> usize {
+    Variant::all().len()
+}
+
+/// Sum over the three measures of the rank of each variant's mean over `rigs` (lower wins).
 fn rank_sum(rigs: &[&RigResult]) -> Vec<usize> {
-    let means: Vec<Scores> = (0..THRESHOLDS.len())
+    let means: Vec<Scores> = (0..n_variants())
         .map(|k| {
             let col = |m: usize| mean(&rigs.iter().map(|r| r.c[k][m]).collect::<Vec<_>>());
             [-col(0), col(1), col(2)]
         })
         .collect();
-    (0..THRESHOLDS.len())
+    (0..n_variants())
         .map(|k| {
             (0..3)
                 .map(|m| means.iter().filter(|o| o[m] < means[k][m]).count())
@@ -183,7 +278,7 @@ fn rank_sum(rigs: &[&RigResult]) -> Vec<usize> {
 
 fn best_threshold(rigs: &[&RigResult]) -> usize {
     let ranks = rank_sum(rigs);
-    (0..THRESHOLDS.len()).min_by_key(|&k| ranks[k]).unwrap_or(0)
+    (0..n_variants()).min_by_key(|&k| ranks[k]).unwrap_or(0)
 }
 
 struct SplitMix(u64);
@@ -251,16 +346,18 @@ fn report(results: &[RigResult]) -> String {
     row("(b0) whole, non-IK bones (no artist data)".into(), &|i| {
         results[i].b_no_artist
     });
-    for (k, t) in THRESHOLDS.iter().enumerate() {
-        row(format!("(c) min_mass {t} (all rigs)"), &|i| results[i].c[k]);
+    for (k, v) in Variant::all().iter().enumerate() {
+        row(format!("(c) {} (all rigs)", v.name()), &|i| results[i].c[k]);
     }
     row("(c) held out (leave one source out)".into(), &|i| held[i].0);
     let all: Vec<&RigResult> = results.iter().collect();
     s += &format!(
-        "\nThreshold chosen on all rigs: {}; held-out choices: {:?}\n\n\
-         ## Per rig (held out)\n\n| rig | source | meshes | threshold | precision % | recall % | (a) | (b) | (c) | (c) time / heat time |\n|---|---|---|---|---|---|---|---|---|---|\n",
-        THRESHOLDS[best_threshold(&all)],
-        held.iter().map(|h| THRESHOLDS[h.2]).collect::<Vec<_>>()
+        "\nVariant chosen on all rigs: {}; held-out choices: {:?}\n\n\
+         ## Per rig (held out)\n\n| rig | source | meshes | variant | precision % | recall % | (a) | (b) | (c) | (c) time / heat time |\n|---|---|---|---|---|---|---|---|---|---|\n",
+        Variant::all()[best_threshold(&all)].name(),
+        held.iter()
+            .map(|h| Variant::all()[h.2].name())
+            .collect::<Vec<_>>()
     );
     let f = |x: Scores| format!("{:.1} / {:.2} / {:.2}", x[0], x[1], x[2]);
     let mut ratio = Vec::new();
@@ -271,7 +368,7 @@ fn report(results: &[RigResult]) -> String {
             r.name,
             r.source,
             r.meshes,
-            THRESHOLDS[*k],
+            Variant::all()[*k].name(),
             f(r.a),
             f(r.b),
             f(*c),
@@ -280,7 +377,7 @@ fn report(results: &[RigResult]) -> String {
     }
     let (p, rc): (Vec<f64>, Vec<f64>) = held.iter().map(|h| h.1).unzip();
     s += &format!(
-        "\nMean precision {:.1}%, recall {:.1}% (held out). (c)'s time (whole solve + per-mesh solves) over heat's per-mesh time: median {:.2}x.\n",
+        "\nMean precision {:.1}%, recall {:.1}% (held out). (c)'s time (the whole solve; pruning is negligible) over heat's per-mesh time: median {:.2}x.\n",
         mean(&p),
         mean(&rc),
         {

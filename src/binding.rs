@@ -5,9 +5,11 @@
 //! ([`solve_with_bones`], the deforming bones of [`Scene::deforming_bones`]). The binder's
 //! figures: `docs/binding.md`.
 //!
-//! The binder starts from the whole solve: a bone that the whole solve gives little weight on
-//! a mesh is one an artist rarely binds that mesh to, and re-solving the mesh without it stops
-//! it pulling vertices it should not.
+//! The binder starts from a whole solve over the bones that look like they deform (not the
+//! root, points and holders of rigid art: [`whole_bones`]); a bone that the whole solve gives
+//! little weight on a mesh is one an artist rarely binds that mesh to, and it is pruned from
+//! the mesh ([`prune`]). Re-solving each mesh over its bones instead scored worse held out and
+//! costs a solve per mesh.
 //!
 //! It runs solvers, so it sits above [`crate::solvers`] (and [`crate::scene`], whose model it
 //! cuts into sub-scenes).
@@ -60,12 +62,26 @@ pub struct BindOptions {
     /// A bone is kept for a mesh when its whole-solve weight, averaged over the mesh's
     /// vertices, is at least this. The mesh's heaviest bone is always kept.
     pub min_mass: f64,
+    /// When set, a bone is kept for a mesh only within this many steps in the hierarchy
+    /// (parent or child links) of the mesh's heaviest bone or its home bone.
+    pub max_hops: Option<usize>,
+    /// Whether each mesh is solved again over its bones ([`solve_bound`]); otherwise the whole
+    /// solve is pruned to them ([`prune`]), which is cheaper and scored better held out.
+    pub resolve: bool,
+    /// Whether the whole solve leaves out the bones that look like they carry no mesh
+    /// ([`whole_bones`]).
+    pub skip_holders: bool,
 }
 
 impl Default for BindOptions {
-    /// The threshold chosen by leaving one source out (`docs/binding.md`).
+    /// The variant chosen by leaving one source out (`docs/binding.md`).
     fn default() -> Self {
-        BindOptions { min_mass: 0.02 }
+        BindOptions {
+            min_mass: 0.02,
+            max_hops: None,
+            resolve: false,
+            skip_holders: true,
+        }
     }
 }
 
@@ -78,9 +94,86 @@ pub struct MeshBones {
     pub bones: Vec<usize>,
 }
 
+/// A part with at most this many vertices is a quad (a Spine region, a DragonBones image): it
+/// cannot be weighted in its file, so the binder keeps it rigid on its home bone.
+pub const RIGID_VERTICES: usize = 4;
+
+/// The bones of `deforming` the whole solve of [`Bind::Auto`] uses: without the bones that
+/// look like they carry no mesh, read from the skeleton and the home bones alone
+/// (`docs/binding.md`: over 50 painted rigs an artist bound a mesh to 3 of 442 such leaf bones
+/// and to 5 of 52 roots):
+/// - a root (a bone without parent) that has children;
+/// - a bone of zero length (below 1e-3 of the longest bone);
+/// - a bone that is the home of some part and of no part with more than [`RIGID_VERTICES`]
+///   vertices (it holds rigid art only).
+///
+/// `deforming` itself when that would leave no bone.
+pub fn whole_bones(scene: &Scene, deforming: &[usize], home: &[MeshBones]) -> Vec<usize> {
+    let bones = scene.skeleton.bones();
+    let longest = bones.iter().map(|b| b.length()).fold(0.0, f64::max);
+    let mut count = vec![0usize; scene.mesh.parts().len()];
+    scene
+        .mesh
+        .vertex_parts()
+        .iter()
+        .for_each(|&p| count[p] += 1);
+    let (mut holds_rigid, mut holds_mesh) = (vec![false; bones.len()], vec![false; bones.len()]);
+    for h in home {
+        let n = scene.mesh.part_index(&h.part).map_or(0, |p| count[p]);
+        for &j in h.bones.iter().filter(|&&j| j < bones.len()) {
+            if n > RIGID_VERTICES {
+                holds_mesh[j] = true;
+            } else {
+                holds_rigid[j] = true;
+            }
+        }
+    }
+    let has_children = |j: usize| bones.iter().any(|b| b.parent == Some(j));
+    let kept: Vec<usize> = deforming
+        .iter()
+        .copied()
+        .filter(|&j| {
+            let Some(b) = bones.get(j) else { return true };
+            let root = b.parent.is_none() && has_children(j);
+            let point = b.length() < 1e-3 * longest;
+            let holder = holds_rigid[j] && !holds_mesh[j];
+            !(root || point || holder)
+        })
+        .collect();
+    if kept.is_empty() {
+        deforming.to_vec()
+    } else {
+        kept
+    }
+}
+
+/// Steps from `from` to every bone along parent and child links (`usize::MAX`: another tree).
+fn hops_from(scene: &Scene, from: usize) -> Vec<usize> {
+    let bones = scene.skeleton.bones();
+    let mut dist = vec![usize::MAX; bones.len()];
+    let mut queue = std::collections::VecDeque::from([from]);
+    dist[from] = 0;
+    while let Some(j) = queue.pop_front() {
+        let near = bones
+            .iter()
+            .enumerate()
+            .filter(|(_, b)| b.parent == Some(j))
+            .map(|(c, _)| c)
+            .chain(bones[j].parent);
+        for k in near.collect::<Vec<_>>() {
+            if dist[k] == usize::MAX {
+                dist[k] = dist[j] + 1;
+                queue.push_back(k);
+            }
+        }
+    }
+    dist
+}
+
 /// Per part of `scene` with vertices, the bones `whole` (weights on the whole scene) gives a
-/// mean weight of at least `options.min_mass` on it, and always the heaviest one and the
-/// part's home bone (`home`, when listed: the bone an unweighted mesh hangs on).
+/// mean weight of at least `options.min_mass` on it (within `options.max_hops` of the
+/// heaviest or the home bone, when set), and always the heaviest one and the part's home bone
+/// (`home`, when listed: the bone an unweighted mesh hangs on).
 ///
 /// Errors: [`WeightsError::WeightsShape`](crate::error::WeightsError::WeightsShape) when
 /// `whole` does not fit the scene; [`ArgumentError::InvalidArgument`] (`min_mass`) when the
@@ -114,17 +207,37 @@ pub fn auto_bones(
     Ok(parts
         .iter()
         .enumerate()
-        .filter(|&(p, _)| count[p] > 0)
+        .filter(|&(p, _)| count[p] > 0 && nb > 0)
         .map(|(p, part)| {
             let mean: Vec<f64> = mass[p].iter().map(|m| m / count[p] as f64).collect();
-            let heaviest = (0..nb).max_by(|&a, &b| mean[a].total_cmp(&mean[b]));
-            let homes: &[usize] = home
+            let heaviest = (0..nb)
+                .max_by(|&a, &b| mean[a].total_cmp(&mean[b]))
+                .unwrap_or(0);
+            let homes: Vec<usize> = home
                 .iter()
                 .find(|h| h.part == *part)
-                .map_or(&[], |h| &h.bones);
+                .map_or(&[][..], |h| &h.bones)
+                .iter()
+                .copied()
+                .filter(|&j| j < nb)
+                .collect();
+            let dists: Vec<Vec<usize>> = match options.max_hops {
+                Some(_) => std::iter::once(heaviest)
+                    .chain(homes.iter().copied())
+                    .map(|from| hops_from(scene, from))
+                    .collect(),
+                None => Vec::new(),
+            };
+            let near = |j: usize| {
+                options
+                    .max_hops
+                    .is_none_or(|k| dists.iter().any(|d| d[j] <= k))
+            };
             let bones = (0..nb)
                 .filter(|&j| {
-                    mean[j] >= options.min_mass || Some(j) == heaviest || homes.contains(&j)
+                    (mean[j] >= options.min_mass && mean[j] > 0.0 && near(j))
+                        || j == heaviest
+                        || homes.contains(&j)
                 })
                 .collect();
             MeshBones {
@@ -133,6 +246,54 @@ pub fn auto_bones(
             }
         })
         .collect())
+}
+
+/// `whole` with each part of `bindings` restricted to its bones: the other bones' weights set
+/// to 0 and each row renormalised. A row left without weight goes wholly to the part's bone
+/// with the most weight over the part (its first bone when none has any). Parts not listed
+/// keep their rows.
+///
+/// Errors: `whole` of the wrong shape, an unknown part or bone index.
+pub fn prune(scene: &Scene, whole: &Weights, bindings: &[MeshBones]) -> Result<Weights> {
+    let nb = scene.skeleton.len();
+    crate::skinning::check_shape(scene.mesh.vertex_count(), whole, nb)?;
+    let mut out = whole.clone();
+    let vertex_parts = scene.mesh.vertex_parts();
+    for mb in bindings {
+        bone_names(scene, &mb.bones, &mb.part)?;
+        let p = scene.mesh.part_index(&mb.part).ok_or_else(|| {
+            Error::Argument(ArgumentError::InvalidArgument {
+                argument: "binding",
+                value: mb.part.clone(),
+                reason: format!("no part of that name in scene {:?}", scene.name),
+            })
+        })?;
+        let verts: Vec<usize> = (0..vertex_parts.len())
+            .filter(|&v| vertex_parts[v] == p)
+            .collect();
+        let mut keep = vec![false; nb];
+        mb.bones.iter().for_each(|&j| keep[j] = true);
+        let mass = |j: usize| verts.iter().map(|&v| whole.get(v, j)).sum::<f64>();
+        let fallback = mb
+            .bones
+            .iter()
+            .copied()
+            .max_by(|&a, &b| mass(a).total_cmp(&mass(b)).then(b.cmp(&a)));
+        for &v in &verts {
+            let row = out.row_mut(v);
+            row.iter_mut()
+                .zip(&keep)
+                .filter(|(_, &k)| !k)
+                .for_each(|(w, _)| *w = 0.0);
+            let sum: f64 = row.iter().sum();
+            if sum > 0.0 {
+                row.iter_mut().for_each(|w| *w /= sum);
+            } else if let Some(j) = fallback {
+                row[j] = 1.0;
+            }
+        }
+    }
+    Ok(out)
 }
 
 /// Each mesh of `bindings` solved alone with `solver` over its bones, scattered into weights on
@@ -219,12 +380,14 @@ const BOUND_WEIGHT: f64 = 1e-6;
 /// The weights of `scene` by `bind`: the step every driver calls.
 ///
 /// - [`Bind::All`]: `solver` over the `deforming` bones on the whole scene.
-/// - [`Bind::Auto`]: that whole solve, then [`auto_bones`] (with `file.home`) and
-///   [`solve_bound`]; `file.artist` is not used.
+/// - [`Bind::Auto`]: the whole solve over [`whole_bones`] of `deforming` (all of `deforming`
+///   without `options.skip_holders`), then [`auto_bones`] (with `file.home`) and [`prune`]
+///   ([`solve_bound`] with `options.resolve`); a part of `file.home` with at most
+///   [`RIGID_VERTICES`] vertices stays rigid on its home bone; `file.artist` is not used.
 /// - [`Bind::Artist`]: the meshes of `file.artist` solved over their bones; the other parts
 ///   get the binder's bones (the whole solve is skipped when every part is listed).
 ///
-/// Errors: those of [`solve_with_bones`], [`auto_bones`] and [`solve_bound`].
+/// Errors: those of [`solve_with_bones`], [`auto_bones`], [`prune`] and [`solve_bound`].
 pub fn bind(
     solver: &dyn Solver,
     scene: &Scene,
@@ -250,14 +413,47 @@ pub fn bind(
         let rest = Weights::zeros(scene.mesh.vertex_count(), scene.skeleton.len());
         return solve_bound(solver, scene, artist, rest);
     }
-    let whole = solve_with_bones(solver, scene, deforming)?.weights;
     if bind == Bind::All {
-        return Ok(whole);
+        return Ok(solve_with_bones(solver, scene, deforming)?.weights);
     }
+    let bones = if options.skip_holders {
+        whole_bones(scene, deforming, &file.home)
+    } else {
+        deforming.to_vec()
+    };
+    let whole = solve_with_bones(solver, scene, &bones)?.weights;
     let mut bindings = auto_bones(scene, &whole, &file.home, options)?;
     bindings.retain(|mb| !artist.iter().any(|a| a.part == mb.part));
-    bindings.extend(artist.iter().cloned());
-    solve_bound(solver, scene, &bindings, whole)
+    let mut w = if options.resolve {
+        solve_bound(solver, scene, &bindings, whole)?
+    } else {
+        prune(scene, &whole, &bindings)?
+    };
+    rigid_quads(scene, &file.home, &mut w);
+    let rest = w;
+    solve_bound(solver, scene, artist, rest)
+}
+
+/// Each part of `home` with at most [`RIGID_VERTICES`] vertices set wholly on its (first) home
+/// bone, as its file has it.
+fn rigid_quads(scene: &Scene, home: &[MeshBones], w: &mut Weights) {
+    let vertex_parts = scene.mesh.vertex_parts();
+    for h in home {
+        let (Some(p), Some(&j)) = (scene.mesh.part_index(&h.part), h.bones.first()) else {
+            continue;
+        };
+        let verts: Vec<usize> = (0..vertex_parts.len())
+            .filter(|&v| vertex_parts[v] == p)
+            .collect();
+        if verts.len() > RIGID_VERTICES || j >= scene.skeleton.len() {
+            continue;
+        }
+        for v in verts {
+            let row = w.row_mut(v);
+            row.fill(0.0);
+            row[j] = 1.0;
+        }
+    }
 }
 
 /// Solves `scene` with only the bones `bones` (scene indices; seams kept), and returns the

@@ -15,7 +15,7 @@ mod common;
 use common::rigs::{cut_meshes, default_sources, load_rig, solve_per_mesh, Rig};
 use common::Res;
 use skinweights::binding::{
-    auto_bones, prune, solve_with_bones, whole_bones, BindOptions, MeshBones,
+    auto_bones, geometric_bones, masked, prune, solve_bound, solve_with_bones, whole_bones, BindOptions, MeshBones,
 };
 use skinweights::metrics::artist::{
     score_against_artist, ArtistClipFrames, ArtistMesh, ArtistScoreOptions,
@@ -25,31 +25,51 @@ use skinweights::weights::Weights;
 use std::time::Instant;
 
 const SOLVER: &str = "best";
-const THRESHOLDS: [f64; 5] = [0.0, 0.01, 0.02, 0.05, 0.1];
-const HOPS: [Option<usize>; 4] = [None, Some(1), Some(2), Some(3)];
+const THRESHOLDS: [f64; 3] = [0.0, 0.01, 0.02];
+const INSIDE: [usize; 3] = [0, 1, 3];
 const FPS: f64 = 30.0;
 /// Rigs with more scored meshes are scored on every k-th of them (ggx-character: 652).
 const MAX_MESHES: usize = 160;
+/// The whole solve's bones: D0 the non-IK-target bones; D1 without roots, points and holders
+/// of rigid art; D2 also without bones outside every mesh.
+const WHOLES: [&str; 3] = ["D0", "D1", "D2"];
+/// The whole solves the variants use (D1 is reported as a whole solve only).
+const VARIANT_WHOLES: [usize; 2] = [0, 2];
 
-/// One binder variant: the whole solve's bones (D1 when `skip`), threshold, hops.
+/// One binder variant: the whole solve's bones (index in [`WHOLES`]), threshold, how many
+/// points of a bone's segment must lie in a mesh to keep it (0: no condition), and whether each mesh is solved again over its bones.
 #[derive(Clone, Copy)]
 struct Variant {
-    skip: bool,
+    whole: usize,
     min_mass: f64,
-    max_hops: Option<usize>,
+    min_inside: usize,
+    resolve: bool,
 }
 
 impl Variant {
     fn all() -> Vec<Variant> {
-        let mut out = Vec::new();
-        for skip in [false, true] {
-            for &min_mass in &THRESHOLDS {
-                for &max_hops in &HOPS {
-                    out.push(Variant {
-                        skip,
-                        min_mass,
-                        max_hops,
-                    });
+        let mut out: Vec<Variant> = (0..WHOLES.len())
+            .map(|whole| Variant {
+                whole,
+                min_mass: 0.0,
+                min_inside: 0,
+                resolve: false,
+            })
+            .collect();
+        for resolve in [false, true] {
+            for whole in VARIANT_WHOLES {
+                for &min_mass in &THRESHOLDS {
+                    for &min_inside in &INSIDE {
+                        let v = Variant {
+                            whole,
+                            min_mass,
+                            min_inside,
+                            resolve,
+                        };
+                        if resolve || min_mass > 0.0 || min_inside > 0 {
+                            out.push(v);
+                        }
+                    }
                 }
             }
         }
@@ -58,12 +78,26 @@ impl Variant {
 
     fn name(&self) -> String {
         format!(
-            "{} min_mass {}{}",
-            if self.skip { "D1" } else { "D0" },
+            "{} min_mass {}{}{}",
+            WHOLES[self.whole],
             self.min_mass,
-            self.max_hops
-                .map_or(String::new(), |k| format!(" hops {k}"))
+            if self.min_inside > 0 {
+                format!(" inside {}", self.min_inside)
+            } else {
+                String::new()
+            },
+            if self.resolve { " re-solved" } else { "" }
         )
+    }
+
+    fn options(&self) -> BindOptions {
+        BindOptions {
+            min_mass: self.min_mass,
+            resolve: self.resolve,
+            skip_holders: self.whole >= 1,
+            skip_outside: self.whole >= 2,
+            min_inside: self.min_inside,
+        }
     }
 }
 
@@ -76,13 +110,14 @@ struct RigResult {
     a: Scores,
     b: Scores,
     b_no_artist: Scores,
-    /// Per variant ([`Variant::all`]).
+    /// Per variant ([`Variant::all`]), then the masked solves (named in `extra`).
     c: Vec<Scores>,
+    extra: Vec<String>,
     /// Per variant: precision and recall of the chosen bone sets (pooled over meshes).
     pr: Vec<(f64, f64)>,
     meshes: usize,
     heat_s: f64,
-    /// Per variant: the whole solve's time (pruning is negligible).
+    /// Per variant: the whole solve's time and the binder's.
     c_s: Vec<f64>,
 }
 
@@ -161,27 +196,88 @@ fn score_rig(name: &str, file: &std::path::Path) -> Res<Option<RigResult>> {
     // Nothing from the artist's weights: the skeleton and the slots' bones.
     let home = homes(&rig);
     let d0 = rig.scene.deforming_bones(None)?.kept;
-    let d1 = whole_bones(&rig.scene, &d0, &home);
     let mut wholes = Vec::new();
-    for bones in [&d0, &d1] {
+    for k in 0..WHOLES.len() {
         let t = Instant::now();
-        let w = solve_with_bones(solver.as_ref(), &rig.scene, bones)?.weights;
+        let options = Variant {
+            whole: k,
+            min_mass: 0.0,
+            min_inside: 0,
+            resolve: false,
+        }
+        .options();
+        let bones = whole_bones(&rig.scene, &d0, &home, &options);
+        let w = solve_with_bones(solver.as_ref(), &rig.scene, &bones)?.weights;
         wholes.push((w, t.elapsed().as_secs_f64()));
     }
     let (mut c, mut pr, mut c_s) = (Vec::new(), Vec::new(), Vec::new());
+    let mut extra = Vec::new();
     for v in Variant::all() {
-        let (whole, secs) = &wholes[v.skip as usize];
-        let options = BindOptions {
-            min_mass: v.min_mass,
-            max_hops: v.max_hops,
-            ..BindOptions::default()
-        };
+        let (whole, secs) = &wholes[v.whole];
+        let options = v.options();
+        let t = Instant::now();
         let mut chosen = auto_bones(&rig.scene, whole, &home, &options)?;
         chosen.retain(|mb| cuts.iter().any(|(p, _)| *p == mb.part));
-        let w = prune(&rig.scene, whole, &chosen)?;
-        c_s.push(*secs);
+        let w = if v.resolve {
+            solve_bound(solver.as_ref(), &rig.scene, &chosen, whole.clone())?
+        } else {
+            prune(&rig.scene, whole, &chosen)?
+        };
+        c_s.push(secs + t.elapsed().as_secs_f64());
         pr.push(precision_recall(&cuts, &chosen));
         c.push(scores(&rig, &frames, &cuts, &w)?);
+    }
+    // Masked whole solves: each mesh allowed only its bones (the binder's from the D0 whole
+    // solve, or the bones lying in it), then optionally pruned to them.
+    let mass_sets = auto_bones(
+        &rig.scene,
+        &wholes[0].0,
+        &home,
+        &Variant {
+            whole: 0,
+            min_mass: 0.0,
+            min_inside: 3,
+            resolve: false,
+        }
+        .options(),
+    )?;
+    let mut sets = vec![("mass inside 3".to_string(), mass_sets, wholes[0].1, d0.clone())];
+    for k in [1, 3, 5] {
+        for w in [0, 2] {
+            let options = Variant {
+                whole: w,
+                min_mass: 0.0,
+                min_inside: 0,
+                resolve: false,
+            }
+            .options();
+            let bones = whole_bones(&rig.scene, &d0, &home, &options);
+            sets.push((
+                format!("{} geometric inside {k}", WHOLES[w]),
+                geometric_bones(&rig.scene, &bones, &home, k),
+                0.0,
+                bones,
+            ));
+        }
+    }
+    for (name, set, before, bones) in sets {
+        let t = Instant::now();
+        let scene = masked(&rig.scene, &set)?;
+        let mut used: Vec<usize> = set.iter().flat_map(|mb| mb.bones.iter().copied()).collect();
+        used.retain(|j| bones.contains(j));
+        used.sort_unstable();
+        used.dedup();
+        let w = solve_with_bones(solver.as_ref(), &scene, &used)?.weights;
+        let secs = before + t.elapsed().as_secs_f64();
+        let mut chosen = set.clone();
+        chosen.retain(|mb| cuts.iter().any(|(p, _)| *p == mb.part));
+        let pruned = prune(&rig.scene, &w, &chosen)?;
+        for (tag, w) in [("masked", &w), ("masked pruned", &pruned)] {
+            extra.push(format!("{name} {tag}"));
+            c_s.push(secs);
+            pr.push(precision_recall(&cuts, &chosen));
+            c.push(scores(&rig, &frames, &cuts, w)?);
+        }
     }
     Ok(Some(RigResult {
         name: name.to_string(),
@@ -189,6 +285,7 @@ fn score_rig(name: &str, file: &std::path::Path) -> Res<Option<RigResult>> {
         a: scores(&rig, &frames, &cuts, &a)?,
         b: scores(&rig, &frames, &cuts, &b)?,
         b_no_artist: c[0],
+        extra,
         c,
         pr,
         meshes: cuts.len(),
@@ -255,19 +352,24 @@ fn mean(v: &[f64]) -> f64 {
     v.iter().sum::<f64>() / v.len().max(1) as f64
 }
 
-fn n_variants() -> usize {
-    Variant::all().len()
+/// The variants' names: [`Variant::all`], then the masked solves.
+fn names(results: &[RigResult]) -> Vec<String> {
+    Variant::all()
+        .iter()
+        .map(Variant::name)
+        .chain(results.first().map_or(Vec::new(), |r| r.extra.clone()))
+        .collect()
 }
 
 /// Sum over the three measures of the rank of each variant's mean over `rigs` (lower wins).
 fn rank_sum(rigs: &[&RigResult]) -> Vec<usize> {
-    let means: Vec<Scores> = (0..n_variants())
+    let means: Vec<Scores> = (0..rigs.first().map_or(0, |r| r.c.len()))
         .map(|k| {
             let col = |m: usize| mean(&rigs.iter().map(|r| r.c[k][m]).collect::<Vec<_>>());
             [-col(0), col(1), col(2)]
         })
         .collect();
-    (0..n_variants())
+    (0..rigs.first().map_or(0, |r| r.c.len()))
         .map(|k| {
             (0..3)
                 .map(|m| means.iter().filter(|o| o[m] < means[k][m]).count())
@@ -278,7 +380,7 @@ fn rank_sum(rigs: &[&RigResult]) -> Vec<usize> {
 
 fn best_threshold(rigs: &[&RigResult]) -> usize {
     let ranks = rank_sum(rigs);
-    (0..n_variants()).min_by_key(|&k| ranks[k]).unwrap_or(0)
+    (0..rigs.first().map_or(0, |r| r.c.len())).min_by_key(|&k| ranks[k]).unwrap_or(0)
 }
 
 struct SplitMix(u64);
@@ -346,17 +448,17 @@ fn report(results: &[RigResult]) -> String {
     row("(b0) whole, non-IK bones (no artist data)".into(), &|i| {
         results[i].b_no_artist
     });
-    for (k, v) in Variant::all().iter().enumerate() {
-        row(format!("(c) {} (all rigs)", v.name()), &|i| results[i].c[k]);
+    for (k, v) in names(results).iter().enumerate() {
+        row(format!("(c) {v} (all rigs)"), &|i| results[i].c[k]);
     }
     row("(c) held out (leave one source out)".into(), &|i| held[i].0);
     let all: Vec<&RigResult> = results.iter().collect();
     s += &format!(
         "\nVariant chosen on all rigs: {}; held-out choices: {:?}\n\n\
          ## Per rig (held out)\n\n| rig | source | meshes | variant | precision % | recall % | (a) | (b) | (c) | (c) time / heat time |\n|---|---|---|---|---|---|---|---|---|---|\n",
-        Variant::all()[best_threshold(&all)].name(),
+        names(results)[best_threshold(&all)],
         held.iter()
-            .map(|h| Variant::all()[h.2].name())
+            .map(|h| names(results)[h.2].clone())
             .collect::<Vec<_>>()
     );
     let f = |x: Scores| format!("{:.1} / {:.2} / {:.2}", x[0], x[1], x[2]);
@@ -368,7 +470,7 @@ fn report(results: &[RigResult]) -> String {
             r.name,
             r.source,
             r.meshes,
-            Variant::all()[*k].name(),
+            names(results)[*k],
             f(r.a),
             f(r.b),
             f(*c),
@@ -377,7 +479,7 @@ fn report(results: &[RigResult]) -> String {
     }
     let (p, rc): (Vec<f64>, Vec<f64>) = held.iter().map(|h| h.1).unzip();
     s += &format!(
-        "\nMean precision {:.1}%, recall {:.1}% (held out). (c)'s time (the whole solve; pruning is negligible) over heat's per-mesh time: median {:.2}x.\n",
+        "\nMean precision {:.1}%, recall {:.1}% (held out). (c)'s time (whole solve + binder) over heat's per-mesh time: median {:.2}x.\n",
         mean(&p),
         mean(&rc),
         {
@@ -387,3 +489,4 @@ fn report(results: &[RigResult]) -> String {
     );
     s
 }
+

@@ -18,6 +18,7 @@ use crate::error::{ArgumentError, Error, Result, SkeletonError};
 use crate::scene::{Scene, SubScene};
 use crate::solvers::{Solution, Solver};
 use crate::weights::Weights;
+use nalgebra::Point2;
 
 /// How the bones of each mesh are chosen before its weights are solved.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -62,15 +63,19 @@ pub struct BindOptions {
     /// A bone is kept for a mesh when its whole-solve weight, averaged over the mesh's
     /// vertices, is at least this. The mesh's heaviest bone is always kept.
     pub min_mass: f64,
-    /// When set, a bone is kept for a mesh only within this many steps in the hierarchy
-    /// (parent or child links) of the mesh's heaviest bone or its home bone.
-    pub max_hops: Option<usize>,
     /// Whether each mesh is solved again over its bones ([`solve_bound`]); otherwise the whole
     /// solve is pruned to them ([`prune`]), which is cheaper and scored better held out.
     pub resolve: bool,
-    /// Whether the whole solve leaves out the bones that look like they carry no mesh
+    /// Whether the whole solve leaves out roots, points and holders of rigid art
     /// ([`whole_bones`]).
     pub skip_holders: bool,
+    /// Whether the whole solve leaves out the bones that lie outside every mesh
+    /// ([`whole_bones`]).
+    pub skip_outside: bool,
+    /// A mesh keeps, besides its heaviest and home bones, only bones with at least this many
+    /// of the five points of their segment (ends and quarters) inside its triangles (0: no
+    /// condition).
+    pub min_inside: usize,
 }
 
 impl Default for BindOptions {
@@ -78,9 +83,10 @@ impl Default for BindOptions {
     fn default() -> Self {
         BindOptions {
             min_mass: 0.02,
-            max_hops: None,
             resolve: false,
             skip_holders: true,
+            skip_outside: true,
+            min_inside: 1,
         }
     }
 }
@@ -98,28 +104,33 @@ pub struct MeshBones {
 /// cannot be weighted in its file, so the binder keeps it rigid on its home bone.
 pub const RIGID_VERTICES: usize = 4;
 
-/// The bones of `deforming` the whole solve of [`Bind::Auto`] uses: without the bones that
-/// look like they carry no mesh, read from the skeleton and the home bones alone
-/// (`docs/binding.md`: over 50 painted rigs an artist bound a mesh to 3 of 442 such leaf bones
-/// and to 5 of 52 roots):
+/// The bones of `deforming` the whole solve of [`Bind::Auto`] uses, read from the skeleton,
+/// the meshes and the home bones alone (`docs/binding.md`: over 51 painted rigs an artist bound
+/// a mesh to 3 of 442 leaf bones holding rigid art, 5 of 52 roots, and 15 of 114 bones lying
+/// outside every mesh). With `options.skip_holders`, without:
 /// - a root (a bone without parent) that has children;
 /// - a bone of zero length (below 1e-3 of the longest bone);
 /// - a bone that is the home of some part and of no part with more than [`RIGID_VERTICES`]
-///   vertices (it holds rigid art only).
+///   vertices (it holds rigid art only);
 ///
+/// and with `options.skip_outside`, without a bone none of whose five points (head, tail and
+/// three between) lies in a triangle of a part with more than [`RIGID_VERTICES`] vertices.
 /// `deforming` itself when that would leave no bone.
-pub fn whole_bones(scene: &Scene, deforming: &[usize], home: &[MeshBones]) -> Vec<usize> {
+pub fn whole_bones(
+    scene: &Scene,
+    deforming: &[usize],
+    home: &[MeshBones],
+    options: &BindOptions,
+) -> Vec<usize> {
     let bones = scene.skeleton.bones();
     let longest = bones.iter().map(|b| b.length()).fold(0.0, f64::max);
-    let mut count = vec![0usize; scene.mesh.parts().len()];
-    scene
-        .mesh
-        .vertex_parts()
-        .iter()
-        .for_each(|&p| count[p] += 1);
+    let shapes = PartShapes::new(scene);
     let (mut holds_rigid, mut holds_mesh) = (vec![false; bones.len()], vec![false; bones.len()]);
     for h in home {
-        let n = scene.mesh.part_index(&h.part).map_or(0, |p| count[p]);
+        let n = scene
+            .mesh
+            .part_index(&h.part)
+            .map_or(0, |p| shapes.count[p]);
         for &j in h.bones.iter().filter(|&&j| j < bones.len()) {
             if n > RIGID_VERTICES {
                 holds_mesh[j] = true;
@@ -137,7 +148,11 @@ pub fn whole_bones(scene: &Scene, deforming: &[usize], home: &[MeshBones]) -> Ve
             let root = b.parent.is_none() && has_children(j);
             let point = b.length() < 1e-3 * longest;
             let holder = holds_rigid[j] && !holds_mesh[j];
-            !(root || point || holder)
+            let holds = options.skip_holders && (root || point || holder);
+            let outside = options.skip_outside
+                && !(0..shapes.count.len())
+                    .any(|p| shapes.count[p] > RIGID_VERTICES && shapes.meets(p, b));
+            !(holds || outside)
         })
         .collect();
     if kept.is_empty() {
@@ -147,32 +162,74 @@ pub fn whole_bones(scene: &Scene, deforming: &[usize], home: &[MeshBones]) -> Ve
     }
 }
 
-/// Steps from `from` to every bone along parent and child links (`usize::MAX`: another tree).
-fn hops_from(scene: &Scene, from: usize) -> Vec<usize> {
-    let bones = scene.skeleton.bones();
-    let mut dist = vec![usize::MAX; bones.len()];
-    let mut queue = std::collections::VecDeque::from([from]);
-    dist[from] = 0;
-    while let Some(j) = queue.pop_front() {
-        let near = bones
-            .iter()
-            .enumerate()
-            .filter(|(_, b)| b.parent == Some(j))
-            .map(|(c, _)| c)
-            .chain(bones[j].parent);
-        for k in near.collect::<Vec<_>>() {
-            if dist[k] == usize::MAX {
-                dist[k] = dist[j] + 1;
-                queue.push_back(k);
-            }
+/// Each part's triangles and bounding box, to ask whether a bone lies in it.
+struct PartShapes {
+    /// Vertices per part.
+    count: Vec<usize>,
+    /// Triangles per part, as corner points.
+    triangles: Vec<Vec<[Point2<f64>; 3]>>,
+    /// Bounding box per part: min and max corner.
+    bounds: Vec<[Point2<f64>; 2]>,
+}
+
+impl PartShapes {
+    fn new(scene: &Scene) -> PartShapes {
+        let n = scene.mesh.parts().len();
+        let vertex_parts = scene.mesh.vertex_parts();
+        let points = scene.mesh.vertices();
+        let mut count = vec![0usize; n];
+        let far = Point2::new(f64::INFINITY, f64::INFINITY);
+        let mut bounds = vec![[far, -far]; n];
+        for (v, &p) in vertex_parts.iter().enumerate() {
+            count[p] += 1;
+            let [lo, hi] = &mut bounds[p];
+            *lo = lo.inf(&points[v]);
+            *hi = hi.sup(&points[v]);
+        }
+        let mut triangles = vec![Vec::new(); n];
+        for t in scene.mesh.triangles() {
+            triangles[vertex_parts[t[0]]].push(t.map(|v| points[v]));
+        }
+        PartShapes {
+            count,
+            triangles,
+            bounds,
         }
     }
-    dist
+
+    /// Whether one of the five points of `bone`'s segment (ends and quarters) lies in part `p`.
+    fn meets(&self, p: usize, bone: &crate::skeleton::Bone) -> bool {
+        self.points_in(p, bone) > 0
+    }
+
+    /// How many of the five points of `bone`'s segment (ends and quarters) lie in part `p`.
+    fn points_in(&self, p: usize, bone: &crate::skeleton::Bone) -> usize {
+        (0..=4)
+            .filter(|&k| {
+                let q = bone.head + (bone.tail - bone.head) * (k as f64 / 4.0);
+                self.contains(p, &q)
+            })
+            .count()
+    }
+
+    fn contains(&self, p: usize, q: &Point2<f64>) -> bool {
+        let [lo, hi] = self.bounds[p];
+        if q.x < lo.x || q.y < lo.y || q.x > hi.x || q.y > hi.y {
+            return false;
+        }
+        self.triangles[p].iter().any(|[a, b, c]| {
+            let side = |u: &Point2<f64>, w: &Point2<f64>| {
+                (w.x - u.x) * (q.y - u.y) - (w.y - u.y) * (q.x - u.x)
+            };
+            let (x, y, z) = (side(a, b), side(b, c), side(c, a));
+            (x >= 0.0 && y >= 0.0 && z >= 0.0) || (x <= 0.0 && y <= 0.0 && z <= 0.0)
+        })
+    }
 }
 
 /// Per part of `scene` with vertices, the bones `whole` (weights on the whole scene) gives a
-/// mean weight of at least `options.min_mass` on it (within `options.max_hops` of the
-/// heaviest or the home bone, when set), and always the heaviest one and the part's home bone
+/// mean weight of at least `options.min_mass` on it and at least `options.min_inside` points
+/// of their segment in it, and always the heaviest one and the part's home bone
 /// (`home`, when listed: the bone an unweighted mesh hangs on).
 ///
 /// Errors: [`WeightsError::WeightsShape`](crate::error::WeightsError::WeightsShape) when
@@ -195,6 +252,7 @@ pub fn auto_bones(
         .into());
     }
     let parts = scene.mesh.parts();
+    let shapes = PartShapes::new(scene);
     let mut mass = vec![vec![0.0; nb]; parts.len()];
     let mut count = vec![0usize; parts.len()];
     for (v, &p) in scene.mesh.vertex_parts().iter().enumerate() {
@@ -221,21 +279,13 @@ pub fn auto_bones(
                 .copied()
                 .filter(|&j| j < nb)
                 .collect();
-            let dists: Vec<Vec<usize>> = match options.max_hops {
-                Some(_) => std::iter::once(heaviest)
-                    .chain(homes.iter().copied())
-                    .map(|from| hops_from(scene, from))
-                    .collect(),
-                None => Vec::new(),
-            };
-            let near = |j: usize| {
-                options
-                    .max_hops
-                    .is_none_or(|k| dists.iter().any(|d| d[j] <= k))
+            let lies_in = |j: usize| {
+                options.min_inside == 0
+                    || shapes.points_in(p, &scene.skeleton.bones()[j]) >= options.min_inside
             };
             let bones = (0..nb)
                 .filter(|&j| {
-                    (mean[j] >= options.min_mass && mean[j] > 0.0 && near(j))
+                    (mean[j] >= options.min_mass && mean[j] > 0.0 && lies_in(j))
                         || j == heaviest
                         || homes.contains(&j)
                 })
@@ -246,6 +296,98 @@ pub fn auto_bones(
             }
         })
         .collect())
+}
+
+/// Per part of `scene` with vertices, the bones of `deforming` with at least `min_inside` of
+/// the five points of their segment (ends and quarters) inside its triangles, and its home
+/// bone (`home`); the bone of `deforming` nearest its centre when that leaves none. Reads the
+/// skeleton and the meshes alone: no solve.
+pub fn geometric_bones(
+    scene: &Scene,
+    deforming: &[usize],
+    home: &[MeshBones],
+    min_inside: usize,
+) -> Vec<MeshBones> {
+    let shapes = PartShapes::new(scene);
+    let bones = scene.skeleton.bones();
+    let points = scene.mesh.vertices();
+    let mut centre = vec![Point2::origin(); shapes.count.len()];
+    for (v, &p) in scene.mesh.vertex_parts().iter().enumerate() {
+        centre[p] += points[v].coords / shapes.count[p] as f64;
+    }
+    scene
+        .mesh
+        .parts()
+        .iter()
+        .enumerate()
+        .filter(|&(p, _)| shapes.count[p] > 0)
+        .map(|(p, part)| {
+            let homes = home
+                .iter()
+                .find(|h| h.part == *part)
+                .map_or(&[][..], |h| &h.bones);
+            let mut chosen: Vec<usize> = deforming
+                .iter()
+                .copied()
+                .filter(|&j| j < bones.len() && shapes.points_in(p, &bones[j]) >= min_inside.max(1))
+                .chain(homes.iter().copied().filter(|&j| j < bones.len()))
+                .collect();
+            if chosen.is_empty() {
+                let d = |j: usize| bones[j].segment().distance(&centre[p]);
+                chosen.extend(
+                    deforming
+                        .iter()
+                        .copied()
+                        .filter(|&j| j < bones.len())
+                        .min_by(|&a, &b| d(a).total_cmp(&d(b))),
+                );
+            }
+            chosen.sort_unstable();
+            chosen.dedup();
+            MeshBones {
+                part: part.clone(),
+                bones: chosen,
+            }
+        })
+        .collect()
+}
+
+/// `scene` with each bone allowed to influence (its `influences`) only the parts of
+/// `bindings` that list it and the parts `bindings` does not list: a whole solve of it is a
+/// solve of each mesh over its bones that the solver's part constraint keeps continuous.
+///
+/// Errors: a bone index past the skeleton ([`SkeletonError::UnknownBone`]).
+pub fn masked(scene: &Scene, bindings: &[MeshBones]) -> Result<Scene> {
+    let nb = scene.skeleton.len();
+    let listed: Vec<&str> = bindings.iter().map(|mb| mb.part.as_str()).collect();
+    let free: Vec<String> = scene
+        .mesh
+        .parts()
+        .iter()
+        .filter(|p| !listed.contains(&p.as_str()))
+        .cloned()
+        .collect();
+    let mut allowed = vec![free; nb];
+    for mb in bindings {
+        bone_names(scene, &mb.bones, &mb.part)?;
+        mb.bones
+            .iter()
+            .for_each(|&j| allowed[j].push(mb.part.clone()));
+    }
+    let bones = scene
+        .skeleton
+        .bones()
+        .iter()
+        .zip(allowed)
+        .map(|(b, parts)| crate::skeleton::Bone {
+            part: None,
+            influences: Some(parts),
+            ..b.clone()
+        })
+        .collect();
+    let mut out = scene.clone();
+    out.skeleton = crate::skeleton::Skeleton::new(bones)?;
+    Ok(out)
 }
 
 /// `whole` with each part of `bindings` restricted to its bones: the other bones' weights set
@@ -380,8 +522,7 @@ const BOUND_WEIGHT: f64 = 1e-6;
 /// The weights of `scene` by `bind`: the step every driver calls.
 ///
 /// - [`Bind::All`]: `solver` over the `deforming` bones on the whole scene.
-/// - [`Bind::Auto`]: the whole solve over [`whole_bones`] of `deforming` (all of `deforming`
-///   without `options.skip_holders`), then [`auto_bones`] (with `file.home`) and [`prune`]
+/// - [`Bind::Auto`]: the whole solve over [`whole_bones`] of `deforming`, then [`auto_bones`] (with `file.home`) and [`prune`]
 ///   ([`solve_bound`] with `options.resolve`); a part of `file.home` with at most
 ///   [`RIGID_VERTICES`] vertices stays rigid on its home bone; `file.artist` is not used.
 /// - [`Bind::Artist`]: the meshes of `file.artist` solved over their bones; the other parts
@@ -416,11 +557,7 @@ pub fn bind(
     if bind == Bind::All {
         return Ok(solve_with_bones(solver, scene, deforming)?.weights);
     }
-    let bones = if options.skip_holders {
-        whole_bones(scene, deforming, &file.home)
-    } else {
-        deforming.to_vec()
-    };
+    let bones = whole_bones(scene, deforming, &file.home, options);
     let whole = solve_with_bones(solver, scene, &bones)?.weights;
     let mut bindings = auto_bones(scene, &whole, &file.home, options)?;
     bindings.retain(|mb| !artist.iter().any(|a| a.part == mb.part));

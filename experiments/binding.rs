@@ -26,7 +26,7 @@ use std::time::Instant;
 
 const SOLVER: &str = "best";
 const THRESHOLDS: [f64; 3] = [0.0, 0.01, 0.02];
-const INSIDE: [usize; 3] = [0, 1, 3];
+const INSIDE: [usize; 4] = [0, 1, 3, 5];
 const FPS: f64 = 30.0;
 /// Rigs with more scored meshes are scored on every k-th of them (ggx-character: 652).
 const MAX_MESHES: usize = 160;
@@ -44,6 +44,7 @@ struct Variant {
     min_mass: f64,
     min_inside: usize,
     resolve: bool,
+    keep_home: bool,
 }
 
 impl Variant {
@@ -54,9 +55,10 @@ impl Variant {
                 min_mass: 0.0,
                 min_inside: 0,
                 resolve: false,
+                keep_home: true,
             })
             .collect();
-        for resolve in [false, true] {
+        for (resolve, keep_home) in [(false, true), (false, false), (true, true), (true, false)] {
             for whole in VARIANT_WHOLES {
                 for &min_mass in &THRESHOLDS {
                     for &min_inside in &INSIDE {
@@ -65,8 +67,10 @@ impl Variant {
                             min_mass,
                             min_inside,
                             resolve,
+                            keep_home,
                         };
-                        if resolve || min_mass > 0.0 || min_inside > 0 {
+                        let plain = min_mass == 0.0 && min_inside == 0;
+                        if !plain || resolve || !keep_home {
                             out.push(v);
                         }
                     }
@@ -78,7 +82,7 @@ impl Variant {
 
     fn name(&self) -> String {
         format!(
-            "{} min_mass {}{}{}",
+            "{} min_mass {}{}{}{}",
             WHOLES[self.whole],
             self.min_mass,
             if self.min_inside > 0 {
@@ -86,7 +90,8 @@ impl Variant {
             } else {
                 String::new()
             },
-            if self.resolve { " re-solved" } else { "" }
+            if self.resolve { " re-solved" } else { "" },
+            if self.keep_home { "" } else { " home not kept" }
         )
     }
 
@@ -97,6 +102,7 @@ impl Variant {
             skip_holders: self.whole >= 1,
             skip_outside: self.whole >= 2,
             min_inside: self.min_inside,
+            keep_home: self.keep_home,
         }
     }
 }
@@ -204,6 +210,7 @@ fn score_rig(name: &str, file: &std::path::Path) -> Res<Option<RigResult>> {
             min_mass: 0.0,
             min_inside: 0,
             resolve: false,
+            keep_home: true,
         }
         .options();
         let bones = whole_bones(&rig.scene, &d0, &home, &options);
@@ -218,6 +225,15 @@ fn score_rig(name: &str, file: &std::path::Path) -> Res<Option<RigResult>> {
         let t = Instant::now();
         let mut chosen = auto_bones(&rig.scene, whole, &home, &options)?;
         chosen.retain(|mb| cuts.iter().any(|(p, _)| *p == mb.part));
+        if std::env::var_os("BINDING_DEBUG").is_some() && v.min_inside == 3 && v.whole == 0 && v.min_mass == 0.0 && !v.resolve {
+            let sk = rig.scene.skeleton();
+            let nm = |j: &usize| format!("{}({:.0},p={:?})", sk.bones()[*j].name, sk.bones()[*j].length(), sk.bones()[*j].parent.map(|q| sk.bones()[q].name.clone()));
+            for mb in &chosen {
+                let cut = &cuts.iter().find(|(p, _)| *p == mb.part).unwrap().1;
+                eprintln!("{}: home {:?}\n  artist {:?}\n  chosen {:?}", mb.part, home.iter().find(|h| h.part == mb.part).map(|h| h.bones.iter().map(nm).collect::<Vec<_>>()), cut.bones.iter().map(nm).collect::<Vec<_>>(), mb.bones.iter().map(nm).collect::<Vec<_>>());
+            }
+            eprintln!("d0 {:?}", d0.iter().map(nm).collect::<Vec<_>>());
+        }
         let w = if v.resolve {
             solve_bound(solver.as_ref(), &rig.scene, &chosen, whole.clone())?
         } else {
@@ -238,6 +254,7 @@ fn score_rig(name: &str, file: &std::path::Path) -> Res<Option<RigResult>> {
             min_mass: 0.0,
             min_inside: 3,
             resolve: false,
+            keep_home: true,
         }
         .options(),
     )?;
@@ -249,6 +266,7 @@ fn score_rig(name: &str, file: &std::path::Path) -> Res<Option<RigResult>> {
                 min_mass: 0.0,
                 min_inside: 0,
                 resolve: false,
+                keep_home: true,
             }
             .options();
             let bones = whole_bones(&rig.scene, &d0, &home, &options);

@@ -76,6 +76,9 @@ pub struct BindOptions {
     /// of the five points of their segment (ends and quarters) inside its triangles (0: no
     /// condition).
     pub min_inside: usize,
+    /// Whether a mesh always keeps its home bone (the bone an unweighted mesh hangs on); else
+    /// the home bone is kept by the same rules as the others.
+    pub keep_home: bool,
 }
 
 impl Default for BindOptions {
@@ -87,6 +90,7 @@ impl Default for BindOptions {
             skip_holders: true,
             skip_outside: true,
             min_inside: 1,
+            keep_home: true,
         }
     }
 }
@@ -287,7 +291,7 @@ pub fn auto_bones(
                 .filter(|&j| {
                     (mean[j] >= options.min_mass && mean[j] > 0.0 && lies_in(j))
                         || j == heaviest
-                        || homes.contains(&j)
+                        || (options.keep_home && homes.contains(&j))
                 })
                 .collect();
             MeshBones {

@@ -15,6 +15,7 @@ mod common;
 use common::rigs::{cut_meshes, default_sources, load_rig, solve_per_mesh, Rig};
 use common::Res;
 use skinweights::binding::{
+    bind, Bind, FileBindings,
     auto_bones, geometric_bones, masked, prune, solve_bound, solve_with_bones, whole_bones, BindOptions, MeshBones,
 };
 use skinweights::metrics::artist::{
@@ -26,13 +27,15 @@ use std::time::Instant;
 
 const SOLVER: &str = "best";
 const THRESHOLDS: [f64; 3] = [0.0, 0.01, 0.02];
-const INSIDE: [usize; 4] = [0, 1, 3, 5];
+const INSIDE: [usize; 3] = [0, 1, 3];
 const FPS: f64 = 30.0;
 /// Rigs with more scored meshes are scored on every k-th of them (ggx-character: 652).
 const MAX_MESHES: usize = 160;
 /// The whole solve's bones: D0 the non-IK-target bones; D1 without roots, points and holders
 /// of rigid art; D2 also without bones outside every mesh.
-const WHOLES: [&str; 3] = ["D0", "D1", "D2"];
+const WHOLES: [&str; 5] = ["D0", "D1", "D2", "D0 by heat", "D0 by euclidean"];
+/// The solver of each whole solve of [`WHOLES`].
+const WHOLE_SOLVERS: [&str; 5] = [SOLVER, SOLVER, SOLVER, "heat", "euclidean"];
 /// The whole solves the variants use (D1 is reported as a whole solve only).
 const VARIANT_WHOLES: [usize; 2] = [0, 2];
 
@@ -77,6 +80,17 @@ impl Variant {
                 }
             }
         }
+        for whole in [3, 4] {
+            for &min_mass in &THRESHOLDS {
+                out.push(Variant {
+                    whole,
+                    min_mass,
+                    min_inside: 3,
+                    resolve: true,
+                    keep_home: false,
+                });
+            }
+        }
         out
     }
 
@@ -99,8 +113,8 @@ impl Variant {
         BindOptions {
             min_mass: self.min_mass,
             resolve: self.resolve,
-            skip_holders: self.whole >= 1,
-            skip_outside: self.whole >= 2,
+            skip_holders: (1..=2).contains(&self.whole),
+            skip_outside: self.whole == 2,
             min_inside: self.min_inside,
             keep_home: self.keep_home,
         }
@@ -214,7 +228,8 @@ fn score_rig(name: &str, file: &std::path::Path) -> Res<Option<RigResult>> {
         }
         .options();
         let bones = whole_bones(&rig.scene, &d0, &home, &options);
-        let w = solve_with_bones(solver.as_ref(), &rig.scene, &bones)?.weights;
+        let by = common::rigs::solver_of_spec(WHOLE_SOLVERS[k])?;
+        let w = solve_with_bones(by.as_ref(), &rig.scene, &bones)?.weights;
         wholes.push((w, t.elapsed().as_secs_f64()));
     }
     let (mut c, mut pr, mut c_s) = (Vec::new(), Vec::new(), Vec::new());
@@ -225,15 +240,6 @@ fn score_rig(name: &str, file: &std::path::Path) -> Res<Option<RigResult>> {
         let t = Instant::now();
         let mut chosen = auto_bones(&rig.scene, whole, &home, &options)?;
         chosen.retain(|mb| cuts.iter().any(|(p, _)| *p == mb.part));
-        if std::env::var_os("BINDING_DEBUG").is_some() && v.min_inside == 3 && v.whole == 0 && v.min_mass == 0.0 && !v.resolve {
-            let sk = rig.scene.skeleton();
-            let nm = |j: &usize| format!("{}({:.0},p={:?})", sk.bones()[*j].name, sk.bones()[*j].length(), sk.bones()[*j].parent.map(|q| sk.bones()[q].name.clone()));
-            for mb in &chosen {
-                let cut = &cuts.iter().find(|(p, _)| *p == mb.part).unwrap().1;
-                eprintln!("{}: home {:?}\n  artist {:?}\n  chosen {:?}", mb.part, home.iter().find(|h| h.part == mb.part).map(|h| h.bones.iter().map(nm).collect::<Vec<_>>()), cut.bones.iter().map(nm).collect::<Vec<_>>(), mb.bones.iter().map(nm).collect::<Vec<_>>());
-            }
-            eprintln!("d0 {:?}", d0.iter().map(nm).collect::<Vec<_>>());
-        }
         let w = if v.resolve {
             solve_bound(solver.as_ref(), &rig.scene, &chosen, whole.clone())?
         } else {
@@ -297,6 +303,26 @@ fn score_rig(name: &str, file: &std::path::Path) -> Res<Option<RigResult>> {
             c.push(scores(&rig, &frames, &cuts, w)?);
         }
     }
+    // The library's own path with its defaults, as the command line calls it.
+    let t = Instant::now();
+    let file = FileBindings {
+        artist: Vec::new(),
+        home: home.clone(),
+    };
+    let w = bind(
+        solver.as_ref(),
+        &rig.scene,
+        Bind::Auto,
+        &d0,
+        &file,
+        &BindOptions::default(),
+    )?;
+    c_s.push(t.elapsed().as_secs_f64());
+    let mut chosen = auto_bones(&rig.scene, &wholes[0].0, &home, &BindOptions::default())?;
+    chosen.retain(|mb| cuts.iter().any(|(p, _)| *p == mb.part));
+    pr.push(precision_recall(&cuts, &chosen));
+    c.push(scores(&rig, &frames, &cuts, &w)?);
+    extra.push("bind(Auto, BindOptions::default())".to_string());
     Ok(Some(RigResult {
         name: name.to_string(),
         source: String::new(),

@@ -15,8 +15,8 @@ mod common;
 use common::rigs::{cut_meshes, default_sources, load_rig, solve_per_mesh, Rig};
 use common::Res;
 use skinweights::binding::{
-    bind, Bind, FileBindings,
-    auto_bones, geometric_bones, masked, prune, solve_bound, solve_with_bones, whole_bones, BindOptions, MeshBones,
+    auto_bones, bind, geometric_bones, masked, prune, solve_bound, solve_with_bones, whole_bones,
+    Bind, BindOptions, FileBindings, MeshBones,
 };
 use skinweights::metrics::artist::{
     score_against_artist, ArtistClipFrames, ArtistMesh, ArtistScoreOptions,
@@ -217,7 +217,7 @@ fn score_rig(name: &str, file: &std::path::Path) -> Res<Option<RigResult>> {
     let home = homes(&rig);
     let d0 = rig.scene.deforming_bones(None)?.kept;
     let mut wholes = Vec::new();
-    for k in 0..WHOLES.len() {
+    for (k, spec) in WHOLE_SOLVERS.iter().enumerate() {
         let t = Instant::now();
         let options = Variant {
             whole: k,
@@ -228,7 +228,7 @@ fn score_rig(name: &str, file: &std::path::Path) -> Res<Option<RigResult>> {
         }
         .options();
         let bones = whole_bones(&rig.scene, &d0, &home, &options);
-        let by = common::rigs::solver_of_spec(WHOLE_SOLVERS[k])?;
+        let by = common::rigs::solver_of_spec(spec)?;
         let w = solve_with_bones(by.as_ref(), &rig.scene, &bones)?.weights;
         wholes.push((w, t.elapsed().as_secs_f64()));
     }
@@ -264,7 +264,12 @@ fn score_rig(name: &str, file: &std::path::Path) -> Res<Option<RigResult>> {
         }
         .options(),
     )?;
-    let mut sets = vec![("mass inside 3".to_string(), mass_sets, wholes[0].1, d0.clone())];
+    let mut sets = vec![(
+        "mass inside 3".to_string(),
+        mass_sets,
+        wholes[0].1,
+        d0.clone(),
+    )];
     for k in [1, 3, 5] {
         for w in [0, 2] {
             let options = Variant {
@@ -338,10 +343,7 @@ fn score_rig(name: &str, file: &std::path::Path) -> Res<Option<RigResult>> {
     }))
 }
 
-fn precision_recall(
-    cuts: &[(String, SubScene)],
-    chosen: &[MeshBones],
-) -> (f64, f64) {
+fn precision_recall(cuts: &[(String, SubScene)], chosen: &[MeshBones]) -> (f64, f64) {
     let (mut hit, mut picked, mut truth) = (0usize, 0usize, 0usize);
     for (part, cut) in cuts {
         let Some(mb) = chosen.iter().find(|mb| &mb.part == part) else {
@@ -424,7 +426,9 @@ fn rank_sum(rigs: &[&RigResult]) -> Vec<usize> {
 
 fn best_threshold(rigs: &[&RigResult]) -> usize {
     let ranks = rank_sum(rigs);
-    (0..rigs.first().map_or(0, |r| r.c.len())).min_by_key(|&k| ranks[k]).unwrap_or(0)
+    (0..rigs.first().map_or(0, |r| r.c.len()))
+        .min_by_key(|&k| ranks[k])
+        .unwrap_or(0)
 }
 
 struct SplitMix(u64);
@@ -533,4 +537,3 @@ fn report(results: &[RigResult]) -> String {
     );
     s
 }
-

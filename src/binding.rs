@@ -552,9 +552,12 @@ pub fn bind(
         .vertex_parts()
         .iter()
         .for_each(|&p| has_vertices[p] = true);
-    let unbound = scene.mesh.parts().iter().enumerate().any(|(p, part)| {
-        has_vertices[p] && !artist.iter().any(|a| a.part == *part)
-    });
+    let unbound = scene
+        .mesh
+        .parts()
+        .iter()
+        .enumerate()
+        .any(|(p, part)| has_vertices[p] && !artist.iter().any(|a| a.part == *part));
     if !unbound && bind == Bind::Artist {
         let rest = Weights::zeros(scene.mesh.vertex_count(), scene.skeleton.len());
         return solve_bound(solver, scene, artist, rest);
@@ -706,7 +709,14 @@ mod tests {
     fn strip() -> Scene {
         use crate::mesh::Mesh;
         use crate::skeleton::{Bone, Skeleton};
-        let corners = [(0.0, 0.0), (1.0, 0.0), (2.0, 0.0), (2.0, 1.0), (1.0, 1.0), (0.0, 1.0)];
+        let corners = [
+            (0.0, 0.0),
+            (1.0, 0.0),
+            (2.0, 0.0),
+            (2.0, 1.0),
+            (1.0, 1.0),
+            (0.0, 1.0),
+        ];
         let mesh = Mesh::new(
             corners.iter().map(|&(x, y)| Point2::new(x, y)).collect(),
             vec![[0, 1, 4], [0, 4, 5], [1, 2, 3], [1, 3, 4]],
@@ -723,7 +733,8 @@ mod tests {
     /// Weights `share` on bone 0 and the rest on bone 1, on every vertex.
     fn split(scene: &Scene, share: f64) -> Weights {
         let mut w = Weights::zeros(scene.mesh.vertex_count(), 2);
-        w.rows_mut().for_each(|r| r.copy_from_slice(&[share, 1.0 - share]));
+        w.rows_mut()
+            .for_each(|r| r.copy_from_slice(&[share, 1.0 - share]));
         w
     }
 

@@ -166,7 +166,9 @@ pub fn load_rig(path: &Path, format: RigFormat, skin: SkinSelection) -> Result<R
                 .report
                 .meshes
                 .iter()
-                .map(|m| SlotPart::new(&m.part, &m.slot, m.weighted).on_bone(m.slot_bone.as_deref()))
+                .map(|m| {
+                    SlotPart::new(&m.part, &m.slot, m.weighted).on_bone(m.slot_bone.as_deref())
+                })
                 .collect();
             let meshes = d
                 .report

@@ -51,16 +51,19 @@ struct Variant {
 }
 
 impl Variant {
+    /// The whole solve `whole` alone: nothing pruned.
+    fn plain(whole: usize) -> Variant {
+        Variant {
+            whole,
+            min_mass: 0.0,
+            min_inside: 0,
+            resolve: false,
+            keep_home: true,
+        }
+    }
+
     fn all() -> Vec<Variant> {
-        let mut out: Vec<Variant> = (0..WHOLES.len())
-            .map(|whole| Variant {
-                whole,
-                min_mass: 0.0,
-                min_inside: 0,
-                resolve: false,
-                keep_home: true,
-            })
-            .collect();
+        let mut out: Vec<Variant> = (0..WHOLES.len()).map(Variant::plain).collect();
         for (resolve, keep_home) in [(false, true), (false, false), (true, true), (true, false)] {
             for whole in VARIANT_WHOLES {
                 for &min_mass in &THRESHOLDS {
@@ -219,15 +222,7 @@ fn score_rig(name: &str, file: &std::path::Path) -> Res<Option<RigResult>> {
     let mut wholes = Vec::new();
     for (k, spec) in WHOLE_SOLVERS.iter().enumerate() {
         let t = Instant::now();
-        let options = Variant {
-            whole: k,
-            min_mass: 0.0,
-            min_inside: 0,
-            resolve: false,
-            keep_home: true,
-        }
-        .options();
-        let bones = whole_bones(&rig.scene, &d0, &home, &options);
+        let bones = whole_bones(&rig.scene, &d0, &home, &Variant::plain(k).options());
         let by = common::rigs::solver_of_spec(spec)?;
         let w = solve_with_bones(by.as_ref(), &rig.scene, &bones)?.weights;
         wholes.push((w, t.elapsed().as_secs_f64()));
@@ -272,15 +267,7 @@ fn score_rig(name: &str, file: &std::path::Path) -> Res<Option<RigResult>> {
     )];
     for k in [1, 3, 5] {
         for w in [0, 2] {
-            let options = Variant {
-                whole: w,
-                min_mass: 0.0,
-                min_inside: 0,
-                resolve: false,
-                keep_home: true,
-            }
-            .options();
-            let bones = whole_bones(&rig.scene, &d0, &home, &options);
+            let bones = whole_bones(&rig.scene, &d0, &home, &Variant::plain(w).options());
             sets.push((
                 format!("{} geometric inside {k}", WHOLES[w]),
                 geometric_bones(&rig.scene, &bones, &home, k),

@@ -1,15 +1,23 @@
 //! Protocol (c) of issue 60: each mesh bound to bones chosen without any artist weight, then
-//! solved over them, scored beside (a) (the artist's bones per mesh) and (b) (the whole
-//! character). The binder ([`skinweights::binding::auto_bones`]) keeps, per mesh, the bones the
-//! whole solve over the non-IK-target bones weights on it with a mean weight of at least a
-//! threshold; the threshold is chosen by leaving one source out. Writes
-//! `results/binding/binding.md`. `cargo run --release --bin binding`.
+//! weighted over them, scored beside (a) (the artist's bones per mesh) and (b) (the whole
+//! character). The binder sees only the skeleton and each part's slot bone (its home). Every
+//! variant starts from one whole solve per rig (cached): over the non-IK-target bones (D0) or
+//! over [`skinweights::binding::whole_bones`] of them (D1: without roots, points and holders
+//! of rigid art), then pruned per mesh ([`skinweights::binding::prune`]) to the bones
+//! [`skinweights::binding::auto_bones`] keeps (a mean-weight threshold, optionally within k
+//! hierarchy steps of the mesh's heaviest or home bone). The variant is chosen by leaving one
+//! source out. Rigs with more than [`MAX_MESHES`] scored meshes are scored on an even
+//! subsample of them. Writes `results/binding/binding.md`. `cargo run --release --bin binding`
+//! (`BINDING_RIGS=a,b` scores only those rigs).
 
 mod common;
 
 use common::rigs::{cut_meshes, default_sources, load_rig, solve_per_mesh, Rig};
 use common::Res;
-use skinweights::binding::{auto_bones, solve_bound, solve_with_bones, BindOptions};
+use skinweights::binding::{
+    auto_bones, bind, geometric_bones, masked, prune, solve_bound, solve_with_bones, whole_bones,
+    Bind, BindOptions, FileBindings, MeshBones,
+};
 use skinweights::metrics::artist::{
     score_against_artist, ArtistClipFrames, ArtistMesh, ArtistScoreOptions,
 };
@@ -18,8 +26,103 @@ use skinweights::weights::Weights;
 use std::time::Instant;
 
 const SOLVER: &str = "best";
-const THRESHOLDS: [f64; 6] = [0.005, 0.01, 0.02, 0.05, 0.1, 0.2];
+const THRESHOLDS: [f64; 3] = [0.0, 0.01, 0.02];
+const INSIDE: [usize; 3] = [0, 1, 3];
 const FPS: f64 = 30.0;
+/// Rigs with more scored meshes are scored on every k-th of them (ggx-character: 652).
+const MAX_MESHES: usize = 160;
+/// The whole solve's bones: D0 the non-IK-target bones; D1 without roots, points and holders
+/// of rigid art; D2 also without bones outside every mesh.
+const WHOLES: [&str; 5] = ["D0", "D1", "D2", "D0 by heat", "D0 by euclidean"];
+/// The solver of each whole solve of [`WHOLES`].
+const WHOLE_SOLVERS: [&str; 5] = [SOLVER, SOLVER, SOLVER, "heat", "euclidean"];
+/// The whole solves the variants use (D1 is reported as a whole solve only).
+const VARIANT_WHOLES: [usize; 2] = [0, 2];
+
+/// One binder variant: the whole solve's bones (index in [`WHOLES`]), threshold, how many
+/// points of a bone's segment must lie in a mesh to keep it (0: no condition), and whether each mesh is solved again over its bones.
+#[derive(Clone, Copy)]
+struct Variant {
+    whole: usize,
+    min_mass: f64,
+    min_inside: usize,
+    resolve: bool,
+    keep_home: bool,
+}
+
+impl Variant {
+    /// The whole solve `whole` alone: nothing pruned.
+    fn plain(whole: usize) -> Variant {
+        Variant {
+            whole,
+            min_mass: 0.0,
+            min_inside: 0,
+            resolve: false,
+            keep_home: true,
+        }
+    }
+
+    fn all() -> Vec<Variant> {
+        let mut out: Vec<Variant> = (0..WHOLES.len()).map(Variant::plain).collect();
+        for (resolve, keep_home) in [(false, true), (false, false), (true, true), (true, false)] {
+            for whole in VARIANT_WHOLES {
+                for &min_mass in &THRESHOLDS {
+                    for &min_inside in &INSIDE {
+                        let v = Variant {
+                            whole,
+                            min_mass,
+                            min_inside,
+                            resolve,
+                            keep_home,
+                        };
+                        let plain = min_mass == 0.0 && min_inside == 0;
+                        if !plain || resolve || !keep_home {
+                            out.push(v);
+                        }
+                    }
+                }
+            }
+        }
+        for whole in [3, 4] {
+            for &min_mass in &THRESHOLDS {
+                out.push(Variant {
+                    whole,
+                    min_mass,
+                    min_inside: 3,
+                    resolve: true,
+                    keep_home: false,
+                });
+            }
+        }
+        out
+    }
+
+    fn name(&self) -> String {
+        format!(
+            "{} min_mass {}{}{}{}",
+            WHOLES[self.whole],
+            self.min_mass,
+            if self.min_inside > 0 {
+                format!(" inside {}", self.min_inside)
+            } else {
+                String::new()
+            },
+            if self.resolve { " re-solved" } else { "" },
+            if self.keep_home { "" } else { " home not kept" }
+        )
+    }
+
+    fn options(&self) -> BindOptions {
+        BindOptions {
+            min_mass: self.min_mass,
+            resolve: self.resolve,
+            skip_holders: (1..=2).contains(&self.whole),
+            skip_outside: self.whole == 2,
+            min_inside: self.min_inside,
+            keep_home: self.keep_home,
+        }
+    }
+}
 
 /// One rig's three means: agreement %, one-bone % diag, clip % diag.
 type Scores = [f64; 3];
@@ -30,11 +133,14 @@ struct RigResult {
     a: Scores,
     b: Scores,
     b_no_artist: Scores,
+    /// Per variant ([`Variant::all`]), then the masked solves (named in `extra`).
     c: Vec<Scores>,
-    /// Per threshold: precision and recall of the chosen bone sets (pooled over meshes).
+    extra: Vec<String>,
+    /// Per variant: precision and recall of the chosen bone sets (pooled over meshes).
     pr: Vec<(f64, f64)>,
     meshes: usize,
     heat_s: f64,
+    /// Per variant: the whole solve's time and the binder's.
     c_s: Vec<f64>,
 }
 
@@ -43,12 +149,26 @@ fn main() -> std::process::ExitCode {
 }
 
 fn run() -> Res<()> {
+    let only: Option<Vec<String>> = std::env::var("BINDING_RIGS")
+        .ok()
+        .map(|v| v.split(',').map(str::to_string).collect());
     let mut results = Vec::new();
     for src in default_sources()? {
+        if only.as_ref().is_some_and(|o| !o.contains(&src.name)) {
+            continue;
+        }
+        let t = Instant::now();
         match score_rig(&src.name, &src.file) {
             Ok(Some(mut r)) => {
                 r.source = src.source.clone();
-                eprintln!("{}: a {:?} b {:?} c {:?}", r.name, r.a, r.b, r.c[3]);
+                eprintln!(
+                    "{}: a {:?} b {:?} c {:?} ({:.0} s)",
+                    r.name,
+                    r.a,
+                    r.b,
+                    r.c[0],
+                    t.elapsed().as_secs_f64()
+                );
                 results.push(r);
             }
             Ok(None) => {}
@@ -63,6 +183,21 @@ fn run() -> Res<()> {
     Ok(())
 }
 
+/// Each part's home: its slot's bone (Spine: the slot's bone; DragonBones: the slot's
+/// parent), what an unweighted mesh of the format carries; every part with a slot.
+fn homes(rig: &Rig) -> Vec<MeshBones> {
+    rig.slots
+        .iter()
+        .filter_map(|s| {
+            let j = rig.scene.skeleton().index_of(s.bone.as_deref()?)?;
+            Some(MeshBones {
+                part: s.part.clone(),
+                bones: vec![j],
+            })
+        })
+        .collect()
+}
+
 /// `None` for a rig whose weights look computed (reported apart in the benchmark).
 fn score_rig(name: &str, file: &std::path::Path) -> Res<Option<RigResult>> {
     let rig = load_rig(file, name)?;
@@ -70,34 +205,124 @@ fn score_rig(name: &str, file: &std::path::Path) -> Res<Option<RigResult>> {
         return Ok(None);
     }
     let frames = ArtistClipFrames::new(&rig.scene, &rig.artist, rig.scene.clips(), FPS)?;
-    let cuts = cut_meshes(&rig)?;
+    let mut cuts = cut_meshes(&rig)?;
+    if cuts.len() > MAX_MESHES {
+        let step = cuts.len().div_ceil(MAX_MESHES);
+        cuts = cuts.into_iter().step_by(step).collect();
+    }
     let (a, _) = solve_per_mesh(&rig, &cuts, SOLVER, |_| {})?;
     let t = Instant::now();
     solve_per_mesh(&rig, &cuts, "heat", |_| {})?;
     let heat_s = t.elapsed().as_secs_f64();
     let solver = common::rigs::solver_of_spec(SOLVER)?;
     let b = solve_with_bones(solver.as_ref(), &rig.scene, &rig.artist_bones())?.weights;
-    let t = Instant::now();
-    // Nothing from the artist's weights: only IK targets are left out.
-    let deforming = rig.scene.deforming_bones(None)?.kept;
-    let b0 = solve_with_bones(solver.as_ref(), &rig.scene, &deforming)?.weights;
-    let whole_s = t.elapsed().as_secs_f64();
-    let (mut c, mut pr, mut c_s) = (Vec::new(), Vec::new(), Vec::new());
-    for &min_mass in &THRESHOLDS {
+    // Nothing from the artist's weights: the skeleton and the slots' bones.
+    let home = homes(&rig);
+    let d0 = rig.scene.deforming_bones(None)?.kept;
+    let mut wholes = Vec::new();
+    for (k, spec) in WHOLE_SOLVERS.iter().enumerate() {
         let t = Instant::now();
-        let mut chosen = auto_bones(&rig.scene, &b0, &[], &BindOptions { min_mass })?;
+        let bones = whole_bones(&rig.scene, &d0, &home, &Variant::plain(k).options());
+        let by = common::rigs::solver_of_spec(spec)?;
+        let w = solve_with_bones(by.as_ref(), &rig.scene, &bones)?.weights;
+        wholes.push((w, t.elapsed().as_secs_f64()));
+    }
+    let (mut c, mut pr, mut c_s) = (Vec::new(), Vec::new(), Vec::new());
+    let mut extra = Vec::new();
+    for v in Variant::all() {
+        let (whole, secs) = &wholes[v.whole];
+        let options = v.options();
+        let t = Instant::now();
+        let mut chosen = auto_bones(&rig.scene, whole, &home, &options)?;
         chosen.retain(|mb| cuts.iter().any(|(p, _)| *p == mb.part));
-        let w = solve_bound(solver.as_ref(), &rig.scene, &chosen, b0.clone())?;
-        c_s.push(whole_s + t.elapsed().as_secs_f64());
+        let w = if v.resolve {
+            solve_bound(solver.as_ref(), &rig.scene, &chosen, whole.clone())?
+        } else {
+            prune(&rig.scene, whole, &chosen)?
+        };
+        c_s.push(secs + t.elapsed().as_secs_f64());
         pr.push(precision_recall(&cuts, &chosen));
         c.push(scores(&rig, &frames, &cuts, &w)?);
     }
+    // Masked whole solves: each mesh allowed only its bones (the binder's from the D0 whole
+    // solve, or the bones lying in it), then optionally pruned to them.
+    let mass_sets = auto_bones(
+        &rig.scene,
+        &wholes[0].0,
+        &home,
+        &Variant {
+            whole: 0,
+            min_mass: 0.0,
+            min_inside: 3,
+            resolve: false,
+            keep_home: true,
+        }
+        .options(),
+    )?;
+    let mut sets = vec![(
+        "mass inside 3".to_string(),
+        mass_sets,
+        wholes[0].1,
+        d0.clone(),
+    )];
+    for k in [1, 3, 5] {
+        for w in [0, 2] {
+            let bones = whole_bones(&rig.scene, &d0, &home, &Variant::plain(w).options());
+            sets.push((
+                format!("{} geometric inside {k}", WHOLES[w]),
+                geometric_bones(&rig.scene, &bones, &home, k),
+                0.0,
+                bones,
+            ));
+        }
+    }
+    for (name, set, before, bones) in sets {
+        let t = Instant::now();
+        let scene = masked(&rig.scene, &set)?;
+        let mut used: Vec<usize> = set.iter().flat_map(|mb| mb.bones.iter().copied()).collect();
+        used.retain(|j| bones.contains(j));
+        used.sort_unstable();
+        used.dedup();
+        let w = solve_with_bones(solver.as_ref(), &scene, &used)?.weights;
+        let secs = before + t.elapsed().as_secs_f64();
+        let mut chosen = set.clone();
+        chosen.retain(|mb| cuts.iter().any(|(p, _)| *p == mb.part));
+        let pruned = prune(&rig.scene, &w, &chosen)?;
+        for (tag, w) in [("masked", &w), ("masked pruned", &pruned)] {
+            extra.push(format!("{name} {tag}"));
+            c_s.push(secs);
+            pr.push(precision_recall(&cuts, &chosen));
+            c.push(scores(&rig, &frames, &cuts, w)?);
+        }
+    }
+    // The library's own path with its defaults, as the command line calls it.
+    let t = Instant::now();
+    let file = FileBindings {
+        artist: Vec::new(),
+        home: home.clone(),
+    };
+    let w = bind(
+        solver.as_ref(),
+        &rig.scene,
+        Bind::Auto,
+        &d0,
+        &file,
+        &BindOptions::default(),
+    )?
+    .weights;
+    c_s.push(t.elapsed().as_secs_f64());
+    let mut chosen = auto_bones(&rig.scene, &wholes[0].0, &home, &BindOptions::default())?;
+    chosen.retain(|mb| cuts.iter().any(|(p, _)| *p == mb.part));
+    pr.push(precision_recall(&cuts, &chosen));
+    c.push(scores(&rig, &frames, &cuts, &w)?);
+    extra.push("bind(Auto, BindOptions::default())".to_string());
     Ok(Some(RigResult {
         name: name.to_string(),
         source: String::new(),
         a: scores(&rig, &frames, &cuts, &a)?,
         b: scores(&rig, &frames, &cuts, &b)?,
-        b_no_artist: scores(&rig, &frames, &cuts, &b0)?,
+        b_no_artist: c[0],
+        extra,
         c,
         pr,
         meshes: cuts.len(),
@@ -106,10 +331,7 @@ fn score_rig(name: &str, file: &std::path::Path) -> Res<Option<RigResult>> {
     }))
 }
 
-fn precision_recall(
-    cuts: &[(String, SubScene)],
-    chosen: &[skinweights::binding::MeshBones],
-) -> (f64, f64) {
+fn precision_recall(cuts: &[(String, SubScene)], chosen: &[MeshBones]) -> (f64, f64) {
     let (mut hit, mut picked, mut truth) = (0usize, 0usize, 0usize);
     for (part, cut) in cuts {
         let Some(mb) = chosen.iter().find(|mb| &mb.part == part) else {
@@ -164,15 +386,24 @@ fn mean(v: &[f64]) -> f64 {
     v.iter().sum::<f64>() / v.len().max(1) as f64
 }
 
-/// Sum over the three measures of the rank of each threshold's mean over `rigs` (lower wins).
+/// The variants' names: [`Variant::all`], then the masked solves.
+fn names(results: &[RigResult]) -> Vec<String> {
+    Variant::all()
+        .iter()
+        .map(Variant::name)
+        .chain(results.first().map_or(Vec::new(), |r| r.extra.clone()))
+        .collect()
+}
+
+/// Sum over the three measures of the rank of each variant's mean over `rigs` (lower wins).
 fn rank_sum(rigs: &[&RigResult]) -> Vec<usize> {
-    let means: Vec<Scores> = (0..THRESHOLDS.len())
+    let means: Vec<Scores> = (0..rigs.first().map_or(0, |r| r.c.len()))
         .map(|k| {
             let col = |m: usize| mean(&rigs.iter().map(|r| r.c[k][m]).collect::<Vec<_>>());
             [-col(0), col(1), col(2)]
         })
         .collect();
-    (0..THRESHOLDS.len())
+    (0..rigs.first().map_or(0, |r| r.c.len()))
         .map(|k| {
             (0..3)
                 .map(|m| means.iter().filter(|o| o[m] < means[k][m]).count())
@@ -183,7 +414,9 @@ fn rank_sum(rigs: &[&RigResult]) -> Vec<usize> {
 
 fn best_threshold(rigs: &[&RigResult]) -> usize {
     let ranks = rank_sum(rigs);
-    (0..THRESHOLDS.len()).min_by_key(|&k| ranks[k]).unwrap_or(0)
+    (0..rigs.first().map_or(0, |r| r.c.len()))
+        .min_by_key(|&k| ranks[k])
+        .unwrap_or(0)
 }
 
 struct SplitMix(u64);
@@ -251,16 +484,18 @@ fn report(results: &[RigResult]) -> String {
     row("(b0) whole, non-IK bones (no artist data)".into(), &|i| {
         results[i].b_no_artist
     });
-    for (k, t) in THRESHOLDS.iter().enumerate() {
-        row(format!("(c) min_mass {t} (all rigs)"), &|i| results[i].c[k]);
+    for (k, v) in names(results).iter().enumerate() {
+        row(format!("(c) {v} (all rigs)"), &|i| results[i].c[k]);
     }
     row("(c) held out (leave one source out)".into(), &|i| held[i].0);
     let all: Vec<&RigResult> = results.iter().collect();
     s += &format!(
-        "\nThreshold chosen on all rigs: {}; held-out choices: {:?}\n\n\
-         ## Per rig (held out)\n\n| rig | source | meshes | threshold | precision % | recall % | (a) | (b) | (c) | (c) time / heat time |\n|---|---|---|---|---|---|---|---|---|---|\n",
-        THRESHOLDS[best_threshold(&all)],
-        held.iter().map(|h| THRESHOLDS[h.2]).collect::<Vec<_>>()
+        "\nVariant chosen on all rigs: {}; held-out choices: {:?}\n\n\
+         ## Per rig (held out)\n\n| rig | source | meshes | variant | precision % | recall % | (a) | (b) | (c) | (c) time / heat time |\n|---|---|---|---|---|---|---|---|---|---|\n",
+        names(results)[best_threshold(&all)],
+        held.iter()
+            .map(|h| names(results)[h.2].clone())
+            .collect::<Vec<_>>()
     );
     let f = |x: Scores| format!("{:.1} / {:.2} / {:.2}", x[0], x[1], x[2]);
     let mut ratio = Vec::new();
@@ -271,7 +506,7 @@ fn report(results: &[RigResult]) -> String {
             r.name,
             r.source,
             r.meshes,
-            THRESHOLDS[*k],
+            names(results)[*k],
             f(r.a),
             f(r.b),
             f(*c),
@@ -280,7 +515,7 @@ fn report(results: &[RigResult]) -> String {
     }
     let (p, rc): (Vec<f64>, Vec<f64>) = held.iter().map(|h| h.1).unzip();
     s += &format!(
-        "\nMean precision {:.1}%, recall {:.1}% (held out). (c)'s time (whole solve + per-mesh solves) over heat's per-mesh time: median {:.2}x.\n",
+        "\nMean precision {:.1}%, recall {:.1}% (held out). (c)'s time (whole solve + binder) over heat's per-mesh time: median {:.2}x.\n",
         mean(&p),
         mean(&rc),
         {

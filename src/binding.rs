@@ -6,8 +6,9 @@
 //! figures: `docs/binding.md`.
 //!
 //! The binder starts from the whole solve: a bone that the whole solve gives little weight on
-//! a mesh is one an artist rarely binds that mesh to, and re-solving the mesh without it stops
-//! it pulling vertices it should not.
+//! a mesh, or whose segment does not mostly lie in the mesh, is one an artist rarely binds
+//! that mesh to; each mesh is then solved again over the bones it keeps
+//! ([`BindOptions`] documents each rule and its default).
 //!
 //! It runs solvers, so it sits above [`crate::solvers`] (and [`crate::scene`], whose model it
 //! cuts into sub-scenes).
@@ -16,6 +17,7 @@ use crate::error::{ArgumentError, Error, Result, SkeletonError};
 use crate::scene::{Scene, SubScene};
 use crate::solvers::{Solution, Solver};
 use crate::weights::Weights;
+use nalgebra::Point2;
 
 /// How the bones of each mesh are chosen before its weights are solved.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -64,18 +66,43 @@ impl std::str::FromStr for Bind {
     }
 }
 
-/// The binder's settings.
+/// The binder's settings. The defaults are the variant chosen on 51 painted rigs (every
+/// source's choice held out agrees but for the threshold: `docs/binding.md`).
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct BindOptions {
     /// A bone is kept for a mesh when its whole-solve weight, averaged over the mesh's
-    /// vertices, is at least this. The mesh's heaviest bone is always kept.
+    /// vertices, is at least this. The mesh's heaviest bone is always kept. Default 0.02.
     pub min_mass: f64,
+    /// A mesh keeps, besides its heaviest bone, only bones with at least this many of the
+    /// five points of their segment (ends and quarters) inside its triangles (0: no
+    /// condition). Default 3: bones whose segment mostly lies in the mesh.
+    pub min_inside: usize,
+    /// Whether a mesh always keeps its home bone (the bone an unweighted mesh hangs on); else
+    /// the home bone is kept by the same rules as the others. Default false: forcing it in
+    /// made the re-solve fold meshes whose artist binds the home bone's children instead.
+    pub keep_home: bool,
+    /// Whether each mesh is solved again over its bones ([`solve_bound`]); otherwise the whole
+    /// solve is pruned to them ([`prune`]: cheaper, one solve in all). Default true.
+    pub resolve: bool,
+    /// Whether the whole solve leaves out roots, points and holders of rigid art
+    /// ([`whole_bones`]). Default false.
+    pub skip_holders: bool,
+    /// Whether the whole solve leaves out the bones that lie outside every mesh
+    /// ([`whole_bones`]). Default false.
+    pub skip_outside: bool,
 }
 
 impl Default for BindOptions {
-    /// The threshold chosen by leaving one source out (`docs/binding.md`).
+    /// The variant chosen on all rigs (`docs/binding.md`).
     fn default() -> Self {
-        BindOptions { min_mass: 0.02 }
+        BindOptions {
+            min_mass: 0.02,
+            min_inside: 3,
+            keep_home: false,
+            resolve: true,
+            skip_holders: false,
+            skip_outside: false,
+        }
     }
 }
 
@@ -88,8 +115,136 @@ pub struct MeshBones {
     pub bones: Vec<usize>,
 }
 
+/// A part with at most this many vertices is a quad (a Spine region, a DragonBones image): it
+/// cannot be weighted in its file, so the binder keeps it rigid on its home bone.
+pub const RIGID_VERTICES: usize = 4;
+
+/// The bones of `deforming` the whole solve of [`Bind::Auto`] uses, read from the skeleton,
+/// the meshes and the home bones alone (`docs/binding.md`: over 51 painted rigs an artist bound
+/// a mesh to 3 of 442 leaf bones holding rigid art, 5 of 52 roots, and 15 of 114 bones lying
+/// outside every mesh). With `options.skip_holders`, without:
+/// - a root (a bone without parent) that has children;
+/// - a bone of zero length (below 1e-3 of the longest bone);
+/// - a bone that is the home of some part and of no part with more than [`RIGID_VERTICES`]
+///   vertices (it holds rigid art only);
+///
+/// and with `options.skip_outside`, without a bone none of whose five points (head, tail and
+/// three between) lies in a triangle of a part with more than [`RIGID_VERTICES`] vertices.
+/// `deforming` itself when that would leave no bone.
+pub fn whole_bones(
+    scene: &Scene,
+    deforming: &[usize],
+    home: &[MeshBones],
+    options: &BindOptions,
+) -> Vec<usize> {
+    let bones = scene.skeleton.bones();
+    let longest = bones.iter().map(|b| b.length()).fold(0.0, f64::max);
+    let shapes = PartShapes::new(scene);
+    let (mut holds_rigid, mut holds_mesh) = (vec![false; bones.len()], vec![false; bones.len()]);
+    for h in home {
+        let n = scene
+            .mesh
+            .part_index(&h.part)
+            .map_or(0, |p| shapes.count[p]);
+        for &j in h.bones.iter().filter(|&&j| j < bones.len()) {
+            if n > RIGID_VERTICES {
+                holds_mesh[j] = true;
+            } else {
+                holds_rigid[j] = true;
+            }
+        }
+    }
+    let has_children = |j: usize| bones.iter().any(|b| b.parent == Some(j));
+    let kept: Vec<usize> = deforming
+        .iter()
+        .copied()
+        .filter(|&j| {
+            let Some(b) = bones.get(j) else { return true };
+            let root = b.parent.is_none() && has_children(j);
+            let point = b.length() < 1e-3 * longest;
+            let holder = holds_rigid[j] && !holds_mesh[j];
+            let holds = options.skip_holders && (root || point || holder);
+            let outside = options.skip_outside
+                && !(0..shapes.count.len())
+                    .any(|p| shapes.count[p] > RIGID_VERTICES && shapes.meets(p, b));
+            !(holds || outside)
+        })
+        .collect();
+    if kept.is_empty() {
+        deforming.to_vec()
+    } else {
+        kept
+    }
+}
+
+/// Each part's triangles and bounding box, to ask whether a bone lies in it.
+struct PartShapes {
+    /// Vertices per part.
+    count: Vec<usize>,
+    /// Triangles per part, as corner points.
+    triangles: Vec<Vec<[Point2<f64>; 3]>>,
+    /// Bounding box per part: min and max corner.
+    bounds: Vec<[Point2<f64>; 2]>,
+}
+
+impl PartShapes {
+    fn new(scene: &Scene) -> PartShapes {
+        let n = scene.mesh.parts().len();
+        let vertex_parts = scene.mesh.vertex_parts();
+        let points = scene.mesh.vertices();
+        let mut count = vec![0usize; n];
+        let far = Point2::new(f64::INFINITY, f64::INFINITY);
+        let mut bounds = vec![[far, -far]; n];
+        for (v, &p) in vertex_parts.iter().enumerate() {
+            count[p] += 1;
+            let [lo, hi] = &mut bounds[p];
+            *lo = lo.inf(&points[v]);
+            *hi = hi.sup(&points[v]);
+        }
+        let mut triangles = vec![Vec::new(); n];
+        for t in scene.mesh.triangles() {
+            triangles[vertex_parts[t[0]]].push(t.map(|v| points[v]));
+        }
+        PartShapes {
+            count,
+            triangles,
+            bounds,
+        }
+    }
+
+    /// Whether one of the five points of `bone`'s segment (ends and quarters) lies in part `p`.
+    fn meets(&self, p: usize, bone: &crate::skeleton::Bone) -> bool {
+        self.points_in(p, bone) > 0
+    }
+
+    /// How many of the five points of `bone`'s segment (ends and quarters) lie in part `p`.
+    fn points_in(&self, p: usize, bone: &crate::skeleton::Bone) -> usize {
+        (0..=4)
+            .filter(|&k| {
+                let q = bone.head + (bone.tail - bone.head) * (k as f64 / 4.0);
+                self.contains(p, &q)
+            })
+            .count()
+    }
+
+    fn contains(&self, p: usize, q: &Point2<f64>) -> bool {
+        let [lo, hi] = self.bounds[p];
+        if q.x < lo.x || q.y < lo.y || q.x > hi.x || q.y > hi.y {
+            return false;
+        }
+        self.triangles[p].iter().any(|[a, b, c]| {
+            let side = |u: &Point2<f64>, w: &Point2<f64>| {
+                (w.x - u.x) * (q.y - u.y) - (w.y - u.y) * (q.x - u.x)
+            };
+            let (x, y, z) = (side(a, b), side(b, c), side(c, a));
+            (x >= 0.0 && y >= 0.0 && z >= 0.0) || (x <= 0.0 && y <= 0.0 && z <= 0.0)
+        })
+    }
+}
+
 /// Per part of `scene` with vertices, the bones `whole` (weights on the whole scene) gives a
-/// mean weight of at least `options.min_mass` on it, and always the heaviest one and the
+/// mean weight of at least `options.min_mass` on it and at least `options.min_inside` points
+/// of their segment in it, and always the heaviest one; with `options.keep_home` also the
 /// part's home bone (`home`, when listed: the bone an unweighted mesh hangs on).
 ///
 /// Errors: [`WeightsError::WeightsShape`](crate::error::WeightsError::WeightsShape) when
@@ -112,6 +267,7 @@ pub fn auto_bones(
         .into());
     }
     let parts = scene.mesh.parts();
+    let shapes = PartShapes::new(scene);
     let mut mass = vec![vec![0.0; nb]; parts.len()];
     let mut count = vec![0usize; parts.len()];
     for (v, &p) in scene.mesh.vertex_parts().iter().enumerate() {
@@ -124,17 +280,29 @@ pub fn auto_bones(
     Ok(parts
         .iter()
         .enumerate()
-        .filter(|&(p, _)| count[p] > 0)
+        .filter(|&(p, _)| count[p] > 0 && nb > 0)
         .map(|(p, part)| {
             let mean: Vec<f64> = mass[p].iter().map(|m| m / count[p] as f64).collect();
-            let heaviest = (0..nb).max_by(|&a, &b| mean[a].total_cmp(&mean[b]));
-            let homes: &[usize] = home
+            let heaviest = (0..nb)
+                .max_by(|&a, &b| mean[a].total_cmp(&mean[b]))
+                .unwrap_or(0);
+            let homes: Vec<usize> = home
                 .iter()
                 .find(|h| h.part == *part)
-                .map_or(&[], |h| &h.bones);
-            let bones = (0..nb)
+                .map_or(&[][..], |h| &h.bones)
+                .iter()
+                .copied()
+                .filter(|&j| j < nb)
+                .collect();
+            let lies_in = |j: usize| {
+                options.min_inside == 0
+                    || shapes.points_in(p, &scene.skeleton.bones()[j]) >= options.min_inside
+            };
+            let bones: Vec<usize> = (0..nb)
                 .filter(|&j| {
-                    mean[j] >= options.min_mass || Some(j) == heaviest || homes.contains(&j)
+                    (mean[j] >= options.min_mass && mean[j] > 0.0 && lies_in(j))
+                        || j == heaviest
+                        || (options.keep_home && homes.contains(&j))
                 })
                 .collect();
             MeshBones {
@@ -143,6 +311,146 @@ pub fn auto_bones(
             }
         })
         .collect())
+}
+
+/// Per part of `scene` with vertices, the bones of `deforming` with at least `min_inside` of
+/// the five points of their segment (ends and quarters) inside its triangles, and its home
+/// bone (`home`); the bone of `deforming` nearest its centre when that leaves none. Reads the
+/// skeleton and the meshes alone: no solve.
+pub fn geometric_bones(
+    scene: &Scene,
+    deforming: &[usize],
+    home: &[MeshBones],
+    min_inside: usize,
+) -> Vec<MeshBones> {
+    let shapes = PartShapes::new(scene);
+    let bones = scene.skeleton.bones();
+    let points = scene.mesh.vertices();
+    let mut centre = vec![Point2::origin(); shapes.count.len()];
+    for (v, &p) in scene.mesh.vertex_parts().iter().enumerate() {
+        centre[p] += points[v].coords / shapes.count[p] as f64;
+    }
+    scene
+        .mesh
+        .parts()
+        .iter()
+        .enumerate()
+        .filter(|&(p, _)| shapes.count[p] > 0)
+        .map(|(p, part)| {
+            let homes = home
+                .iter()
+                .find(|h| h.part == *part)
+                .map_or(&[][..], |h| &h.bones);
+            let mut chosen: Vec<usize> = deforming
+                .iter()
+                .copied()
+                .filter(|&j| j < bones.len() && shapes.points_in(p, &bones[j]) >= min_inside.max(1))
+                .chain(homes.iter().copied().filter(|&j| j < bones.len()))
+                .collect();
+            if chosen.is_empty() {
+                let d = |j: usize| bones[j].segment().distance(&centre[p]);
+                chosen.extend(
+                    deforming
+                        .iter()
+                        .copied()
+                        .filter(|&j| j < bones.len())
+                        .min_by(|&a, &b| d(a).total_cmp(&d(b))),
+                );
+            }
+            chosen.sort_unstable();
+            chosen.dedup();
+            MeshBones {
+                part: part.clone(),
+                bones: chosen,
+            }
+        })
+        .collect()
+}
+
+/// `scene` with each bone allowed to influence (its `influences`) only the parts of
+/// `bindings` that list it and the parts `bindings` does not list: a whole solve of it is a
+/// solve of each mesh over its bones that the solver's part constraint keeps continuous.
+///
+/// Errors: a bone index past the skeleton ([`SkeletonError::UnknownBone`]).
+pub fn masked(scene: &Scene, bindings: &[MeshBones]) -> Result<Scene> {
+    let nb = scene.skeleton.len();
+    let listed: Vec<&str> = bindings.iter().map(|mb| mb.part.as_str()).collect();
+    let free: Vec<String> = scene
+        .mesh
+        .parts()
+        .iter()
+        .filter(|p| !listed.contains(&p.as_str()))
+        .cloned()
+        .collect();
+    let mut allowed = vec![free; nb];
+    for mb in bindings {
+        bone_names(scene, &mb.bones, &mb.part)?;
+        mb.bones
+            .iter()
+            .for_each(|&j| allowed[j].push(mb.part.clone()));
+    }
+    let bones = scene
+        .skeleton
+        .bones()
+        .iter()
+        .zip(allowed)
+        .map(|(b, parts)| crate::skeleton::Bone {
+            part: None,
+            influences: Some(parts),
+            ..b.clone()
+        })
+        .collect();
+    let mut out = scene.clone();
+    out.skeleton = crate::skeleton::Skeleton::new(bones)?;
+    Ok(out)
+}
+
+/// `whole` with each part of `bindings` restricted to its bones: the other bones' weights set
+/// to 0 and each row renormalised. A row left without weight goes wholly to the part's bone
+/// with the most weight over the part (its first bone when none has any). Parts not listed
+/// keep their rows.
+///
+/// Errors: `whole` of the wrong shape, an unknown part or bone index.
+pub fn prune(scene: &Scene, whole: &Weights, bindings: &[MeshBones]) -> Result<Weights> {
+    let nb = scene.skeleton.len();
+    crate::skinning::check_shape(scene.mesh.vertex_count(), whole, nb)?;
+    let mut out = whole.clone();
+    let vertex_parts = scene.mesh.vertex_parts();
+    for mb in bindings {
+        bone_names(scene, &mb.bones, &mb.part)?;
+        let p = scene.mesh.part_index(&mb.part).ok_or_else(|| {
+            Error::Argument(ArgumentError::InvalidArgument {
+                argument: "binding",
+                value: mb.part.clone(),
+                reason: format!("no part {:?} in scene {:?}", mb.part, scene.name),
+            })
+        })?;
+        let verts: Vec<usize> = (0..vertex_parts.len())
+            .filter(|&v| vertex_parts[v] == p)
+            .collect();
+        let mut keep = vec![false; nb];
+        mb.bones.iter().for_each(|&j| keep[j] = true);
+        let mass = |j: usize| verts.iter().map(|&v| whole.get(v, j)).sum::<f64>();
+        let fallback = mb
+            .bones
+            .iter()
+            .copied()
+            .max_by(|&a, &b| mass(a).total_cmp(&mass(b)).then(b.cmp(&a)));
+        for &v in &verts {
+            let row = out.row_mut(v);
+            row.iter_mut()
+                .zip(&keep)
+                .filter(|(_, &k)| !k)
+                .for_each(|(w, _)| *w = 0.0);
+            let sum: f64 = row.iter().sum();
+            if sum > 0.0 {
+                row.iter_mut().for_each(|w| *w /= sum);
+            } else if let Some(j) = fallback {
+                row[j] = 1.0;
+            }
+        }
+    }
+    Ok(out)
 }
 
 /// Each mesh of `bindings` solved alone with `solver` over its bones, scattered into weights on
@@ -250,14 +558,16 @@ const BOUND_WEIGHT: f64 = 1e-6;
 ///
 /// - [`Bind::All`]: `solver` over the `deforming` bones on the whole scene
 ///   ([`solve_with_bones`], its report unchanged).
-/// - [`Bind::Auto`]: that whole solve, then [`auto_bones`] (with `file.home`) and
-///   [`solve_bound`] for every mesh; `file.artist` is not used.
+/// - [`Bind::Auto`]: the whole solve over [`whole_bones`] of `deforming`, then [`auto_bones`]
+///   (with `file.home`) and [`solve_bound`] ([`prune`] without `options.resolve`); a part of
+///   `file.home` with at most [`RIGID_VERTICES`] vertices stays rigid on its home bone;
+///   `file.artist` is not used.
 /// - [`Bind::Artist`]: the meshes of `file.artist` solved over their bones; the other parts
 ///   keep the whole solve's rows (the whole solve is skipped when every part is listed).
 ///
 /// The report's warnings are the whole solve's and each mesh solve's, prefixed by the mesh.
 ///
-/// Errors: those of [`solve_with_bones`], [`auto_bones`] and [`solve_bound`].
+/// Errors: those of [`solve_with_bones`], [`auto_bones`], [`prune`] and [`solve_bound`].
 pub fn bind(
     solver: &dyn Solver,
     scene: &Scene,
@@ -283,18 +593,29 @@ pub fn bind(
         .iter()
         .enumerate()
         .any(|(p, part)| has_vertices[p] && !file.artist.iter().any(|a| a.part == *part));
-    let whole = if bind == Bind::Artist && !unbound {
-        Weights::zeros(scene.mesh.vertex_count(), scene.skeleton.len())
+    let weights = if bind == Bind::Artist {
+        let whole = if unbound {
+            let solved = solve_with_bones(solver, scene, deforming)?;
+            warnings.extend(solved.report.warnings);
+            solved.weights
+        } else {
+            Weights::zeros(scene.mesh.vertex_count(), scene.skeleton.len())
+        };
+        solve_bound_warning(solver, scene, &file.artist, whole, &mut warnings)?
     } else {
-        let solved = solve_with_bones(solver, scene, deforming)?;
+        let bones = whole_bones(scene, deforming, &file.home, options);
+        let solved = solve_with_bones(solver, scene, &bones)?;
         warnings.extend(solved.report.warnings);
-        solved.weights
+        let whole = solved.weights;
+        let bindings = auto_bones(scene, &whole, &file.home, options)?;
+        let mut w = if options.resolve {
+            solve_bound_warning(solver, scene, &bindings, whole, &mut warnings)?
+        } else {
+            prune(scene, &whole, &bindings)?
+        };
+        rigid_quads(scene, &file.home, &mut w);
+        w
     };
-    let bindings = match bind {
-        Bind::Artist => file.artist.clone(),
-        _ => auto_bones(scene, &whole, &file.home, options)?,
-    };
-    let weights = solve_bound_warning(solver, scene, &bindings, whole, &mut warnings)?;
     Ok(Solution {
         weights,
         report: crate::solvers::SolveReport {
@@ -419,6 +740,28 @@ impl Binding {
     }
 }
 
+/// Each part of `home` with at most [`RIGID_VERTICES`] vertices set wholly on its (first) home
+/// bone, as its file has it.
+fn rigid_quads(scene: &Scene, home: &[MeshBones], w: &mut Weights) {
+    let vertex_parts = scene.mesh.vertex_parts();
+    for h in home {
+        let (Some(p), Some(&j)) = (scene.mesh.part_index(&h.part), h.bones.first()) else {
+            continue;
+        };
+        let verts: Vec<usize> = (0..vertex_parts.len())
+            .filter(|&v| vertex_parts[v] == p)
+            .collect();
+        if verts.len() > RIGID_VERTICES || j >= scene.skeleton.len() {
+            continue;
+        }
+        for v in verts {
+            let row = w.row_mut(v);
+            row.fill(0.0);
+            row[j] = 1.0;
+        }
+    }
+}
+
 /// Solves `scene` with only the bones `bones` (scene indices; seams kept), and returns the
 /// solution on every bone of the scene: the other bones' columns are 0, so rows still sum
 /// to 1 over all bones. With every bone it is `solver.solve(scene)` itself.
@@ -503,18 +846,142 @@ mod tests {
         w.rows_mut().for_each(|r| r.fill(1.0 / nb as f64));
         let below = BindOptions {
             min_mass: 0.5 / nb as f64,
+            min_inside: 0,
+            ..BindOptions::default()
         };
         let all = auto_bones(&scene, &w, &[], &below).unwrap();
         assert_eq!(all.len(), scene.mesh.parts().len());
         assert!(all.iter().all(|mb| mb.bones.len() == nb));
         let above = BindOptions {
             min_mass: 2.0 / nb as f64,
+            ..below
         };
         let one = auto_bones(&scene, &w, &[], &above).unwrap();
         assert!(one.iter().all(|mb| mb.bones.len() == 1), "{one:?}");
-        let nan = BindOptions { min_mass: f64::NAN };
+        let nan = BindOptions {
+            min_mass: f64::NAN,
+            ..below
+        };
         let e = auto_bones(&scene, &w, &[], &nan).unwrap_err().to_string();
         assert!(e.contains("min_mass"), "{e}");
+    }
+
+    /// A 2 x 1 strip with bone `in` along it and bone `out` far beside it.
+    fn strip() -> Scene {
+        use crate::mesh::Mesh;
+        use crate::skeleton::{Bone, Skeleton};
+        let corners = [
+            (0.0, 0.0),
+            (1.0, 0.0),
+            (2.0, 0.0),
+            (2.0, 1.0),
+            (1.0, 1.0),
+            (0.0, 1.0),
+        ];
+        let mesh = Mesh::new(
+            corners.iter().map(|&(x, y)| Point2::new(x, y)).collect(),
+            vec![[0, 1, 4], [0, 4, 5], [1, 2, 3], [1, 3, 4]],
+        )
+        .unwrap();
+        let skeleton = Skeleton::new(vec![
+            Bone::new("in", Point2::new(0.1, 0.5), Point2::new(1.9, 0.5)),
+            Bone::new("out", Point2::new(0.0, 5.0), Point2::new(2.0, 5.0)).with_parent(0),
+        ])
+        .unwrap();
+        Scene::from_mesh(mesh, skeleton).unwrap()
+    }
+
+    /// Weights `share` on bone 0 and the rest on bone 1, on every vertex.
+    fn split(scene: &Scene, share: f64) -> Weights {
+        let mut w = Weights::zeros(scene.mesh.vertex_count(), 2);
+        w.rows_mut()
+            .for_each(|r| r.copy_from_slice(&[share, 1.0 - share]));
+        w
+    }
+
+    #[test]
+    fn a_bone_outside_the_mesh_is_dropped_and_the_home_bone_kept_only_when_asked() {
+        let scene = strip();
+        let part = scene.mesh.parts()[0].clone();
+        let w = split(&scene, 0.7);
+        let loose = BindOptions {
+            min_inside: 0,
+            ..BindOptions::default()
+        };
+        let both = auto_bones(&scene, &w, &[], &loose).unwrap();
+        assert_eq!(both[0].bones, vec![0, 1]);
+        // Default: 3 of the 5 points of the segment in the mesh; `out` has none.
+        let inside = auto_bones(&scene, &w, &[], &BindOptions::default()).unwrap();
+        assert_eq!(inside[0].bones, vec![0]);
+        // The heaviest bone stays even outside the mesh.
+        let heavy_out = auto_bones(&scene, &split(&scene, 0.2), &[], &BindOptions::default());
+        assert_eq!(heavy_out.unwrap()[0].bones, vec![0, 1]);
+        let home = [MeshBones {
+            part,
+            bones: vec![1],
+        }];
+        let not_kept = auto_bones(&scene, &w, &home, &BindOptions::default()).unwrap();
+        assert_eq!(not_kept[0].bones, vec![0]);
+        let keep = BindOptions {
+            keep_home: true,
+            ..BindOptions::default()
+        };
+        assert_eq!(
+            auto_bones(&scene, &w, &home, &keep).unwrap()[0].bones,
+            vec![0, 1]
+        );
+    }
+
+    #[test]
+    fn pruning_zeroes_the_other_bones_and_keeps_rows_normalised() {
+        let scene = strip();
+        let part = scene.mesh.parts()[0].clone();
+        let mut w = split(&scene, 0.25);
+        w.row_mut(0).copy_from_slice(&[0.0, 1.0]);
+        let only_in = [MeshBones {
+            part,
+            bones: vec![0],
+        }];
+        let pruned = prune(&scene, &w, &only_in).unwrap();
+        assert!(pruned.normalization_error() < 1e-12);
+        // Every row wholly on bone 0, the one left without weight too.
+        for v in 0..scene.mesh.vertex_count() {
+            assert_eq!(pruned.row(v), &[1.0, 0.0], "vertex {v}");
+        }
+        let unknown = [MeshBones {
+            part: "nope".into(),
+            bones: vec![0],
+        }];
+        let e = prune(&scene, &w, &unknown).unwrap_err().to_string();
+        assert!(e.contains("nope"), "{e}");
+    }
+
+    #[test]
+    fn the_whole_solve_can_leave_out_roots_and_holders_of_rigid_art() {
+        let scene = arms_down();
+        let every: Vec<usize> = (0..scene.skeleton.len()).collect();
+        assert_eq!(
+            whole_bones(&scene, &every, &[], &BindOptions::default()),
+            every
+        );
+        let skip = BindOptions {
+            skip_holders: true,
+            ..BindOptions::default()
+        };
+        let roots: Vec<usize> = scene
+            .skeleton
+            .bones()
+            .iter()
+            .enumerate()
+            .filter(|(j, b)| {
+                b.parent.is_none() && scene.skeleton.bones().iter().any(|c| c.parent == Some(*j))
+            })
+            .map(|(j, _)| j)
+            .collect();
+        assert!(!roots.is_empty());
+        let kept = whole_bones(&scene, &every, &[], &skip);
+        assert!(roots.iter().all(|r| !kept.contains(r)), "{kept:?}");
+        assert_eq!(kept.len() + roots.len(), every.len());
     }
 
     #[test]

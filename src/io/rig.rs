@@ -136,7 +136,11 @@ pub fn load_rig(path: &Path, format: RigFormat, skin: SkinSelection) -> Result<R
                 .report
                 .attachments
                 .iter()
-                .map(|a| SlotPart::new(&a.part, &a.slot, a.weighted).in_skin(&a.skin))
+                .map(|a| {
+                    SlotPart::new(&a.part, &a.slot, a.weighted)
+                        .in_skin(&a.skin)
+                        .on_bone(Some(&a.slot_bone))
+                })
                 .collect();
             (s.scene, Some(s.artist), meshes, s.report.notes, None)
         }
@@ -162,7 +166,9 @@ pub fn load_rig(path: &Path, format: RigFormat, skin: SkinSelection) -> Result<R
                 .report
                 .meshes
                 .iter()
-                .map(|m| SlotPart::new(&m.part, &m.slot, m.weighted))
+                .map(|m| {
+                    SlotPart::new(&m.part, &m.slot, m.weighted).on_bone(m.slot_bone.as_deref())
+                })
                 .collect();
             let meshes = d
                 .report

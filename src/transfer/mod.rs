@@ -361,6 +361,9 @@ pub struct SlotPart {
     pub skin: Option<String>,
     /// Whether the file weights it (false: rigid to its slot's bone).
     pub weighted: bool,
+    /// The slot's bone (Spine: the slot's bone; DragonBones: the slot's parent), by name:
+    /// what an unweighted mesh hangs on. `None`: the format or the file does not say.
+    pub bone: Option<String>,
 }
 
 impl SlotPart {
@@ -371,7 +374,14 @@ impl SlotPart {
             slot: slot.to_string(),
             skin: None,
             weighted,
+            bone: None,
         }
+    }
+
+    /// Sets [`SlotPart::bone`].
+    pub fn on_bone(mut self, bone: Option<&str>) -> SlotPart {
+        self.bone = bone.map(str::to_string);
+        self
     }
 
     /// Sets [`SlotPart::skin`].

@@ -72,6 +72,8 @@ pub struct MeshReport {
     /// Bones the artist's weights use on this mesh, in skeleton order: the bones to give a
     /// solver when scoring it against the artist.
     pub bones: Vec<String>,
+    /// The slot's parent bone (what an unweighted mesh hangs on), when the file names one.
+    pub slot_bone: Option<String>,
     /// Triangles whose winding was reversed to make them counter-clockwise.
     pub reoriented_triangles: usize,
     /// Largest `|row sum - 1|` in the file's weights before normalizing.
@@ -244,6 +246,10 @@ fn import(text: &str, atlas: Option<&Atlas>) -> Result<DragonBonesImport> {
         let added = add_display(&mut builder, m, p, scale, &mut report.notes)?;
         report.meshes.push(MeshReport {
             bones: added.used.iter().map(|&j| bones[j].name.clone()).collect(),
+            slot_bone: m
+                .slot_bone
+                .and_then(|j| bones.get(j))
+                .map(|b| b.name.clone()),
             ..added.report
         });
     }
@@ -446,6 +452,7 @@ fn add_display(
             weighted: m.skin.is_some(),
             first_vertex: added.vertices.start,
             bones: Vec::new(),
+            slot_bone: None,
             reoriented_triangles: reoriented,
             max_row_sum_error: m.skin.as_ref().map_or(0.0, |s| s.max_row_sum_error),
         },

@@ -120,6 +120,8 @@ pub struct AttachmentReport {
     pub skin: String,
     /// Slot.
     pub slot: String,
+    /// The slot's bone (what an unweighted attachment hangs on).
+    pub slot_bone: String,
     /// Attachment key in the skin.
     pub attachment: String,
     /// `mesh`, `linkedmesh` or `region`.
@@ -841,6 +843,7 @@ impl Assembly {
             part: added.name,
             skin: file.skins[c.att.skin].clone(),
             slot: file.slots[c.att.slot].name.clone(),
+            slot_bone: file.bones[file.slots[c.att.slot].bone].name.clone(),
             attachment: c.att.name.clone(),
             kind: match c.att.kind {
                 Kind::Region(_) => "region",

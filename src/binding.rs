@@ -243,9 +243,12 @@ pub fn bind(
         .vertex_parts()
         .iter()
         .for_each(|&p| has_vertices[p] = true);
-    let unbound = scene.mesh.parts().iter().enumerate().any(|(p, part)| {
-        has_vertices[p] && !artist.iter().any(|a| a.part == *part)
-    });
+    let unbound = scene
+        .mesh
+        .parts()
+        .iter()
+        .enumerate()
+        .any(|(p, part)| has_vertices[p] && !artist.iter().any(|a| a.part == *part));
     if !unbound && bind == Bind::Artist {
         let rest = Weights::zeros(scene.mesh.vertex_count(), scene.skeleton.len());
         return solve_bound(solver, scene, artist, rest);

@@ -64,8 +64,14 @@ pub fn run(a: LintArgs) -> Result<ExitCode> {
         .with_max_seam_opening_px(a.max_seam_opening);
     // The poses and the rest-pose work are computed once for both weights sets.
     let at = LintScene::new(&scene);
-    let mut checks = lint_on(&at, &w, &options)?;
-    let reference = reference_checks(&a, &at, &options)?;
+    let pb = super::spinner_after_delay("checking the weights in every probe and clip frame");
+    let checks = lint_on(&at, &w, &options);
+    let reference = checks
+        .is_ok()
+        .then(|| reference_checks(&a, &at, &options))
+        .transpose();
+    pb.finish_and_clear();
+    let (mut checks, reference) = (checks?, reference?.flatten());
     // The checks of the weights come first; the pixel-edge rows check the art as drawn.
     let weight_checks = checks.len();
     if a.art && scene.art().is_some() {

@@ -537,15 +537,30 @@ impl ClipPanels<'_> {
         let size = (0..self.frames.len())
             .map(|set| skinweights::plot::caption_size(self.frame.width, &self.label(set, n - 1)))
             .fold(f64::INFINITY, f64::min);
+        // One strip height for every panel: the most lines any caption wraps to.
+        let rows = (0..self.frames.len())
+            .flat_map(|set| (0..n).map(move |i| (set, i)))
+            .map(|(set, i)| {
+                skinweights::plot::caption_layout(self.frame.width, &self.label(set, i), size).len()
+            })
+            .max()
+            .unwrap_or(0);
         let result = (0..n)
-            .map(|i| self.picture(i, size, &pb))
+            .map(|i| self.picture(i, size, rows, &pb))
             .collect::<skinweights::Result<Vec<_>>>();
         pb.finish_and_clear();
         result
     }
 
-    /// Frame `i` of every weights set, captioned at `size`, side by side when there are two.
-    fn picture(&self, i: usize, size: f64, pb: &ProgressBar) -> skinweights::Result<RgbImage> {
+    /// Frame `i` of every weights set, captioned at `size` in a strip of `rows` lines, side by
+    /// side when there are two.
+    fn picture(
+        &self,
+        i: usize,
+        size: f64,
+        rows: usize,
+        pb: &ProgressBar,
+    ) -> skinweights::Result<RgbImage> {
         let pictures = self
             .frames
             .iter()
@@ -557,8 +572,9 @@ impl ClipPanels<'_> {
                     art: self.scene.art(),
                     textures: self.textures,
                 };
-                let im = render(&drawing, self.frame, self.options)
-                    .and_then(|im| skinweights::plot::caption_at(&im, &self.label(set, i), size));
+                let im = render(&drawing, self.frame, self.options).and_then(|im| {
+                    skinweights::plot::caption_rows(&im, &self.label(set, i), size, rows)
+                });
                 pb.inc(1);
                 im
             })

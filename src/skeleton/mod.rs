@@ -37,7 +37,7 @@ pub use local::{BoneOffset, Inherit, LocalTransform};
 
 use crate::error::{Error, Result, SkeletonError};
 use nalgebra::{Isometry2, Point2, Vector2};
-use std::collections::{BTreeMap, HashMap};
+use std::collections::BTreeMap;
 
 /// Relative tolerance on a bone's head against the world origin of its local transform
 /// (`Skeleton::new` refuses bones whose two descriptions disagree by more).
@@ -131,7 +131,7 @@ pub struct Skeleton {
     /// Bone index by name ([`Skeleton::index_of`]): poses name their bones, and resolving a
     /// pose of B bones by a linear search was O(B²) name comparisons (most of a clip
     /// frame's cost on a 245-bone rig).
-    by_name: HashMap<String, usize>,
+    by_name: BTreeMap<String, usize>,
 }
 
 impl Skeleton {

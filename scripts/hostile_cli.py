@@ -1,16 +1,20 @@
 #!/usr/bin/env python3
 """Hostile inputs through every command of the `skinweights` binary (issue 28's check).
 
-Usage: python3 scripts/hostile_cli.py [--bin target/release/skinweights] [--seed 7] [--per-kind 24]
+Usage: python3 scripts/hostile_cli.py [--bin target/release/skinweights] [--seed 7] [--per-kind 24] [--timeout 30]
 
 Builds valid inputs with the binary itself (a built-in scene, its weights, a sprite, and the
-shipped Spine / DragonBones / Godot / glTF files), derives hostile variants of each (empty,
-truncated, byte damage, numbers replaced by 1e308 / -1 / 0 / NaN-like text / strings, fields
-deleted, deep nesting, a directory, /dev/null, a missing path), runs every command that reads
-that kind of input on each, with a timeout, and counts:
+shipped Spine / DragonBones / Godot / glTF / Creature files), derives hostile variants of each
+(empty, truncated, byte damage, numbers replaced by 1e308 / -1 / 0 / NaN-like text / strings,
+fields deleted, deep nesting, a directory, /dev/null, a missing path), each real file cut at
+every tenth of its length, and every file given to the reader of every other format; runs
+every command that reads that kind of input on each, with a time limit, and counts:
 
 - panics: exit status 101 or "panicked" on standard error;
-- hangs: the timeout (60 s) reached;
+- hangs: the time limit per case (`--timeout`, default 30 s) reached;
+- silent: a file of one format given where another is read, a real rig cut at a tenth of
+  its length (10% .. 90%), or a bones file listing vertex indices, accepted with exit
+  status 0 and no note or warning on standard error;
 - NaN: an output file written with exit status 0 that contains "NaN" or "inf";
 - lost inputs: an input file whose bytes changed, or /dev/null no longer a character device.
 
@@ -34,7 +38,7 @@ import sys
 import tempfile
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-TIMEOUT = 60
+TIMEOUT = 30
 
 
 def sha(path):
@@ -163,7 +167,9 @@ def main():
     ap.add_argument("--bin", default=os.path.join(ROOT, "target/release/skinweights"))
     ap.add_argument("--seed", type=int, default=7)
     ap.add_argument("--per-kind", type=int, default=24)
+    ap.add_argument("--timeout", type=float, default=TIMEOUT, help="seconds per case before it counts as a hang")
     args = ap.parse_args()
+    globals()["TIMEOUT"] = args.timeout
     rng = random.Random(args.seed)
     exe = os.path.abspath(args.bin)
     work = tempfile.mkdtemp(prefix="hostile_cli_")
@@ -189,6 +195,7 @@ def main():
         "dragonbones": os.path.join(ROOT, "data/dragonbones-you-xin/body_ske.json"),
         "godot": os.path.join(ROOT, "data/godot-gbot/player.tscn"),
         "gltf": os.path.join(ROOT, "data/khronos-simpleskin/SimpleSkin.gltf"),
+        "creature": os.path.join(ROOT, "data/creature/creature-bat.json"),
     }
 
     def hostile_files(kind, valid_path, is_json):
@@ -255,6 +262,53 @@ def main():
     for kind, files in foreign_files.items():
         for f in files:
             runs += [["import", kind, f, "-o", "out.json", "--weights", "out_w.json", "--force"]]
+    # Every file given where each other format is read: an error naming what the file is,
+    # never a silent exit 0.
+    real = dict(foreign)
+    real.update({
+        "scene": os.path.join(work, "bar.json"),
+        "weights": os.path.join(work, "bar_w.json"),
+        "bones": bones,
+        "png": sprite,
+        "atlas": os.path.join(ROOT, "data/spine/owl/owl.atlas"),
+    })
+
+    def reader(kind, f):
+        if kind in foreign:
+            return ["import", kind, f, "-o", "out.json", "--weights", "out_w.json", "--force"]
+        return {
+            "scene": ["solve", f, "-o", "out.json", "--force"],
+            "weights": ["eval", S, f],
+            "bones": ["mesh", sprite, "--bones", f, "-o", "out.json", "--force"],
+            "png": ["mesh", f, "--bones", bones, "-o", "out.json", "--force"],
+        }.get(kind)
+
+    strict = set()
+    for file_kind, f in real.items():
+        for read_kind in real:
+            cmd = reader(read_kind, f)
+            if cmd is not None and read_kind != file_kind:
+                runs.append(cmd)
+                strict.add(len(runs) - 1)
+    # A bones file whose probe lists vertex indices (a bones file comes before the mesh).
+    doc = json.load(open(bones))
+    doc["probes"] = [{"name": "p", "pose": {doc["bones"][0]["name"]: 30}, "watch": {"vertices": [0, 1]}}]
+    indexed = os.path.join(work, "indexed_bones.json")
+    with open(indexed, "w") as out:
+        json.dump(doc, out)
+    runs.append(reader("bones", indexed))
+    strict.add(len(runs) - 1)
+    # Real files cut at every tenth of their length, read as their own format.
+    for kind, f in real.items():
+        if reader(kind, f) is None:
+            continue
+        data = open(f, "rb").read()
+        for k in range(1, 10):
+            p = os.path.join(work, f"cut{k}0_{kind}{os.path.splitext(f)[1]}")
+            with open(p, "wb") as out:
+                out.write(data[: len(data) * k // 10])
+            runs.append(reader(kind, p))
+            strict.add(len(runs) - 1)
     # Hostile numbers on the command line.
     for bad in ["nan", "inf", "-1", "0", "1e308", "abc", ""]:
         runs += [
@@ -283,6 +337,9 @@ def main():
             where = next((l for l in lines if "panicked" in l), lines[-1])
             failures.append(("panic", label + " :: " + where[:200]))
         elif code == 0:
+            said = any(l.startswith(("note", "warning")) for l in err.splitlines())
+            if i in strict and not said:
+                failures.append(("silent", label))
             for out in ["out.json", "out.gltf", "out.tscn", "out_ske.json", "out_spine.json"]:
                 p = os.path.join(work, out)
                 if os.path.isfile(p):
@@ -297,7 +354,7 @@ def main():
         failures.append(("lost device", "/dev/null"))
     for kind, label in failures:
         print(f"{kind}: {label}")
-    kinds = {k: sum(1 for f in failures if f[0] == k) for k in ["panic", "hang", "nan", "lost input", "lost device"]}
+    kinds = {k: sum(1 for f in failures if f[0] == k) for k in ["panic", "hang", "nan", "silent", "lost input", "lost device"]}
     print(f"{cases} cases: " + ", ".join(f"{v} {k}" for k, v in kinds.items()))
     if not failures:
         shutil.rmtree(work, ignore_errors=True)

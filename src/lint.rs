@@ -36,9 +36,11 @@ use crate::metrics::{
     posed_positions, Interpenetration, DEFAULT_JUMP_THRESHOLD,
 };
 use crate::scene::Scene;
-use crate::skinning::check_shape;
+use crate::skinning::{check_shape, lbs_with_affines};
 use crate::weights::Weights;
+use rayon::prelude::*;
 use serde::Serialize;
+use std::cell::OnceCell;
 use std::collections::BTreeMap;
 
 /// Default [`LintOptions::visible_jump_px`]: a discontinuity shows when its vertex lands a
@@ -210,6 +212,113 @@ pub fn shared_with_reference(check: &Check, reference: &[Check]) -> bool {
 
 /// Runs every check; one extreme-pose check per probe of the scene.
 pub fn lint(scene: &Scene, weights: &Weights, options: &LintOptions) -> Result<Vec<Check>> {
+    lint_on(&LintScene::new(scene), weights, options)
+}
+
+/// Most clip frames lint measures over all of a scene's clips together: clips are sampled
+/// at [`crate::animation::DEFAULT_FPS`], or, when that would give more frames in all, at
+/// the lower rate that gives about this many ([`LintScene::clip_fps`]; every clip keeps its
+/// first and last frames). A rig with 141 clips (430 s of animation) had 13 149 frames at
+/// 30 fps, 48 s of lint.
+pub const MAX_LINT_CLIP_FRAMES: usize = 1000;
+
+/// What lint measures that does not depend on the weights: the probe and clip poses, their
+/// skinning transforms, and the rest-pose work of the interpenetration check. Each is
+/// computed on first use and shared by every weights set linted with [`lint_on`] on the
+/// same scene (the command line lints the weights and the reference weights with one).
+pub struct LintScene<'a> {
+    scene: &'a Scene,
+    poses: OnceCell<Vec<CheckedPose>>,
+    contour: OnceCell<Interpenetration<'a>>,
+}
+
+/// One pose the checks that follow a scene's motion measure.
+struct CheckedPose {
+    /// The probe's name, or the clip's and the time, quoted for the rows.
+    name: String,
+    /// The skinning transform of every bone in this pose.
+    transforms: Vec<crate::skeleton::Affine2>,
+}
+
+impl<'a> LintScene<'a> {
+    /// Nothing computed yet.
+    pub fn new(scene: &'a Scene) -> Self {
+        LintScene {
+            scene,
+            poses: OnceCell::new(),
+            contour: OnceCell::new(),
+        }
+    }
+
+    /// The scene linted.
+    pub fn scene(&self) -> &'a Scene {
+        self.scene
+    }
+
+    /// The frame rate lint samples the scene's clips at: [`crate::animation::DEFAULT_FPS`],
+    /// lowered in proportion when the clips together would have more than
+    /// [`MAX_LINT_CLIP_FRAMES`] frames at that rate.
+    pub fn clip_fps(&self) -> Result<f64> {
+        let fps = crate::animation::DEFAULT_FPS;
+        let mut total = 0usize;
+        for clip in &self.scene.clips {
+            total += clip.frame_times(fps)?.len();
+        }
+        Ok(if total > MAX_LINT_CLIP_FRAMES {
+            fps * MAX_LINT_CLIP_FRAMES as f64 / total as f64
+        } else {
+            fps
+        })
+    }
+
+    /// The poses the checks that follow a scene's motion measure: each probe, then each clip
+    /// sampled at [`LintScene::clip_fps`] (with its last frame).
+    fn poses(&self) -> Result<&[CheckedPose]> {
+        if let Some(p) = self.poses.get() {
+            return Ok(p);
+        }
+        let scene = self.scene;
+        let skeleton = &scene.skeleton;
+        let mut poses = Vec::new();
+        for p in &scene.probes {
+            poses.push(CheckedPose {
+                name: format!("{:?}", p.name),
+                transforms: skeleton.skinning_affines(&p.pose)?,
+            });
+        }
+        let fps = self.clip_fps()?;
+        let mut frames = Vec::new();
+        for clip in &scene.clips {
+            frames.extend(clip.frame_times(fps)?.into_iter().map(|t| (clip, t)));
+        }
+        // A frame's pose (IK applied) costs far more than its skinning: in parallel.
+        let clip_poses = frames
+            .into_par_iter()
+            .map(|(clip, t)| {
+                Ok(CheckedPose {
+                    name: format!("{:?} at {t:.3} s", clip.name),
+                    transforms: skeleton.skinning_affines(&scene.clip_pose(clip, t)?)?,
+                })
+            })
+            .collect::<Result<Vec<_>>>()?;
+        poses.extend(clip_poses);
+        Ok(self.poses.get_or_init(|| poses))
+    }
+
+    /// The interpenetration check's rest-pose work.
+    fn contour(&self) -> Result<&Interpenetration<'a>> {
+        if let Some(c) = self.contour.get() {
+            return Ok(c);
+        }
+        let c = Interpenetration::for_scene(self.scene)?;
+        Ok(self.contour.get_or_init(|| c))
+    }
+}
+
+/// [`lint`] on a [`LintScene`], which keeps what does not depend on the weights for the
+/// next weights set linted on the same scene.
+pub fn lint_on(at: &LintScene<'_>, weights: &Weights, options: &LintOptions) -> Result<Vec<Check>> {
+    let scene = at.scene;
     options.check()?;
     check_shape(scene.mesh.vertex_count(), weights, scene.skeleton.len())?;
     weights.check_scorable()?;
@@ -237,8 +346,7 @@ pub fn lint(scene: &Scene, weights: &Weights, options: &LintOptions) -> Result<V
         inspect_first: "uninitialized weights, import precision, missing influence".into(),
         values: BTreeMap::new(),
     });
-    checks.push(continuity_check(scene, weights, options)?);
-    let contour = Interpenetration::for_scene(scene)?;
+    checks.push(continuity_check(at, weights, options)?);
     for probe in &scene.probes {
         let posed = posed_positions(scene, weights, &probe.pose)?;
         let flipped = flipped_triangles(&scene.mesh, &posed);
@@ -263,22 +371,31 @@ pub fn lint(scene: &Scene, weights: &Weights, options: &LintOptions) -> Result<V
             ]),
         });
         checks.push(interpenetration_check(
-            &contour,
+            at.contour()?,
             &probe.name,
             &posed,
             options.max_interpenetration_px2,
         )?);
     }
-    checks.extend(seam_checks(scene, weights, options.max_seam_opening_px)?);
+    checks.extend(seam_checks_on(at, weights, options.max_seam_opening_px)?);
     Ok(checks)
 }
 
 /// The seam rows of a scene with recorded seams ([`crate::scene::Seams`]; none without):
 /// the largest weight difference across a seam (pass: 0 up to 1e-12), and the largest
 /// opening between a joint's vertices in each probe and each clip frame (at
-/// [`crate::animation::DEFAULT_FPS`]), pass when at most `max_opening_px`. Their
+/// [`LintScene::clip_fps`]), pass when at most `max_opening_px`. Their
 /// [`Check::values`] are `weight_difference`, and `opening_px` per pose.
 pub fn seam_checks(scene: &Scene, weights: &Weights, max_opening_px: f64) -> Result<Vec<Check>> {
+    seam_checks_on(&LintScene::new(scene), weights, max_opening_px)
+}
+
+fn seam_checks_on(
+    at: &LintScene<'_>,
+    weights: &Weights,
+    max_opening_px: f64,
+) -> Result<Vec<Check>> {
+    let scene = at.scene;
     let seams = &scene.seams;
     if seams.is_empty() {
         return Ok(Vec::new());
@@ -297,11 +414,11 @@ pub fn seam_checks(scene: &Scene, weights: &Weights, max_opening_px: f64) -> Res
         inspect_first: "weights solved outside the registry, or edited after the solve".into(),
         values: BTreeMap::from([("weight_difference".to_string(), diff)]),
     }];
-    for (name, pose) in checked_poses(scene)? {
-        let posed = posed_positions(scene, weights, &pose)?;
+    for pose in at.poses()? {
+        let posed = lbs_with_affines(scene.mesh.vertices(), weights, &pose.transforms)?;
         let opening = seams.max_opening(&posed);
         checks.push(Check {
-            check: format!("seam opening {name}"),
+            check: format!("seam opening {}", pose.name),
             pass: opening <= max_opening_px,
             measured: format!("max opening {opening:.3e} px"),
             condition: format!("<= {max_opening_px:e} px"),
@@ -312,37 +429,15 @@ pub fn seam_checks(scene: &Scene, weights: &Weights, max_opening_px: f64) -> Res
     Ok(checks)
 }
 
-/// The poses the checks that follow a scene's motion measure: each probe, then each clip
-/// sampled at [`crate::animation::DEFAULT_FPS`] (with its last frame), named for the rows.
-fn checked_poses(scene: &Scene) -> Result<Vec<(String, crate::skeleton::Pose)>> {
-    let mut poses: Vec<(String, crate::skeleton::Pose)> = scene
-        .probes
-        .iter()
-        .map(|p| (format!("{:?}", p.name), p.pose.clone()))
-        .collect();
-    for clip in &scene.clips {
-        for t in clip.frame_times(crate::animation::DEFAULT_FPS)? {
-            poses.push((
-                format!("{:?} at {t:.3} s", clip.name),
-                scene.clip_pose(clip, t)?,
-            ));
-        }
-    }
-    Ok(poses)
-}
-
 /// The neighbourhood-continuity row: vertices whose row differs from every neighbour's by
 /// more than the jump threshold ([`isolated_discontinuities`]) that also show in the
 /// deformed mesh, landing [`LintOptions::visible_jump_px`] or more from where their
 /// neighbours' mean row would put them in some probe or clip frame (the check compares
 /// weights and the deformation). Without probes or clips every such vertex counts.
-fn continuity_check(scene: &Scene, weights: &Weights, options: &LintOptions) -> Result<Check> {
+fn continuity_check(at: &LintScene<'_>, weights: &Weights, options: &LintOptions) -> Result<Check> {
+    let scene = at.scene;
     let jumps = isolated_discontinuities(&scene.mesh, weights, options.jump_threshold);
-    let poses = if jumps.is_empty() {
-        Vec::new()
-    } else {
-        checked_poses(scene)?
-    };
+    let poses = if jumps.is_empty() { &[] } else { at.poses()? };
     let condition = format!(
         "no vertex differs from all its neighbours by L1 > {}",
         options.jump_threshold
@@ -357,10 +452,8 @@ fn continuity_check(scene: &Scene, weights: &Weights, options: &LintOptions) -> 
         };
         (jumps.len(), 0.0, measured)
     } else {
-        let transforms = poses
-            .iter()
-            .map(|(_, pose)| scene.skeleton.skinning_affines(pose))
-            .collect::<Result<Vec<_>>>()?;
+        let transforms: Vec<&[crate::skeleton::Affine2]> =
+            poses.iter().map(|p| p.transforms.as_slice()).collect();
         let mut visible: Vec<(usize, f64)> = jumps
             .iter()
             .map(|&v| (v, jump_distance(scene, weights, v, &transforms)))
@@ -381,6 +474,11 @@ fn continuity_check(scene: &Scene, weights: &Weights, options: &LintOptions) -> 
                 options.visible_jump_px,
                 poses.len()
             );
+        }
+        let fps = at.clip_fps()?;
+        if fps < crate::animation::DEFAULT_FPS {
+            measured +=
+                &format!("; clips sampled at {fps:.2} fps ({MAX_LINT_CLIP_FRAMES} frames at most)");
         }
         let worst = visible.first().map_or(0.0, |&(_, d)| d);
         (visible.len(), worst, measured)
@@ -411,7 +509,7 @@ fn jump_distance(
     scene: &Scene,
     weights: &Weights,
     v: usize,
-    transforms: &[Vec<crate::skeleton::Affine2>],
+    transforms: &[&[crate::skeleton::Affine2]],
 ) -> f64 {
     let neighbours = scene.mesh.topology().neighbors(v);
     let rest = scene.mesh.vertices()[v];

@@ -349,6 +349,43 @@ pub fn bones_beside(sprite: &Path) -> std::result::Result<PathBuf, Vec<PathBuf>>
     }
 }
 
+/// The bones files (JSON holding a `bones` list, neither a scene, a weights file nor a rig)
+/// beside `sprite` that no PNG beside them claims by name ([`bones_beside`]): a sprite's
+/// bones file under another name (`hero-bones.json`, `bones.json`), which a batch would
+/// otherwise pass over with the sprite in silence.
+pub fn unclaimed_bones_files(sprite: &Path) -> Vec<PathBuf> {
+    let dir = match sprite.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d,
+        _ => Path::new("."),
+    };
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return Vec::new();
+    };
+    let mut files: Vec<PathBuf> = entries.filter_map(|e| e.ok()).map(|e| e.path()).collect();
+    files.sort();
+    let claimed: HashSet<PathBuf> = files
+        .iter()
+        .filter(|p| extension(p) == "png")
+        .filter_map(|p| bones_beside(p).ok())
+        .collect();
+    files
+        .into_iter()
+        .filter(|p| extension(p) == "json" && p.is_file() && !claimed.contains(p))
+        .filter(|p| {
+            // Bones files are small; a large JSON is a rig or a scene.
+            let small = std::fs::metadata(p).is_ok_and(|m| m.len() <= 4 << 20);
+            small
+                && std::fs::read(p).is_ok_and(|bytes| {
+                    parse_json(p, &bytes).is_ok_and(|json| {
+                        json["format"].is_null()
+                            && RigFormat::of_json(&json).is_none()
+                            && json["bones"].is_array()
+                    })
+                })
+        })
+        .collect()
+}
+
 /// What the file `path` holding `bytes` is. `Ok(None)`: a walked file that is no item (a
 /// weights, bones or texture-atlas file, a PNG without a bones file), passed over; the same
 /// file named by the user ([`Candidate::explicit`]) is an error. Errors: JSON that does not
@@ -370,17 +407,47 @@ pub fn classify(path: &Path, bytes: &[u8], explicit: bool) -> Result<Option<Item
         "png" => {
             return match bones_beside(path) {
                 Ok(bones) => Ok(Some(ItemKind::Sprite { bones })),
-                Err(_) if !explicit => Ok(None),
-                Err(tried) => Err(BatchError::SpriteWithoutBones {
-                    path: path.to_path_buf(),
-                    tried: tried
+                Err(tried) => {
+                    let unclaimed = unclaimed_bones_files(path);
+                    if !explicit && unclaimed.is_empty() {
+                        // A texture (an atlas page, a background): no item.
+                        return Ok(None);
+                    }
+                    let mut tried = tried
                         .iter()
                         .map(|p| p.display().to_string())
                         .collect::<Vec<_>>()
-                        .join(", "),
+                        .join(", ");
+                    if !unclaimed.is_empty() {
+                        let stem = path
+                            .file_stem()
+                            .map(|s| s.to_string_lossy().into_owned())
+                            .unwrap_or_default();
+                        tried += &format!(
+                            " ({} beside it {} no sprite's name matches: rename the one for \
+                             this sprite {stem}_bones.json)",
+                            crate::io::listed(
+                                &unclaimed
+                                    .iter()
+                                    .map(|p| p.display().to_string())
+                                    .collect::<Vec<_>>(),
+                                5,
+                                ", "
+                            ),
+                            if unclaimed.len() == 1 {
+                                "is a bones file"
+                            } else {
+                                "are bones files"
+                            }
+                        );
+                    }
+                    Err(BatchError::SpriteWithoutBones {
+                        path: path.to_path_buf(),
+                        tried,
+                    }
+                    .into())
                 }
-                .into()),
-            }
+            };
         }
         "tscn" | "gltf" | "glb" => return Ok(RigFormat::of_file(path, bytes)?.map(ItemKind::Rig)),
         _ => {}

@@ -5,7 +5,7 @@ use super::{load_weights_for, resolve_scene, BuiltinArgs};
 use crate::cli::error::Result;
 use clap::Args;
 use indicatif::{ProgressBar, ProgressStyle};
-use skinweights::lint::{lint, shared_with_reference, Check, LintOptions};
+use skinweights::lint::{lint_on, shared_with_reference, Check, LintOptions, LintScene};
 use skinweights::render::pixel_edge_lint_reporting;
 use skinweights::Error;
 use skinweights::FormatError;
@@ -62,8 +62,16 @@ pub fn run(a: LintArgs) -> Result<ExitCode> {
         .with_max_area_loss_pct(a.max_area_loss)
         .with_max_interpenetration_px2(a.max_interpenetration)
         .with_max_seam_opening_px(a.max_seam_opening);
-    let mut checks = lint(&scene, &w, &options)?;
-    let reference = reference_checks(&a, &scene, &options)?;
+    // The poses and the rest-pose work are computed once for both weights sets.
+    let at = LintScene::new(&scene);
+    let pb = super::spinner_after_delay("checking the weights in every probe and clip frame");
+    let checks = lint_on(&at, &w, &options);
+    let reference = checks
+        .is_ok()
+        .then(|| reference_checks(&a, &at, &options))
+        .transpose();
+    pb.finish_and_clear();
+    let (mut checks, reference) = (checks?, reference?.flatten());
     // The checks of the weights come first; the pixel-edge rows check the art as drawn.
     let weight_checks = checks.len();
     if a.art && scene.art().is_some() {
@@ -100,7 +108,7 @@ pub fn run(a: LintArgs) -> Result<ExitCode> {
 /// scene file (with a note), none with `--no-reference`.
 fn reference_checks(
     a: &LintArgs,
-    scene: &skinweights::scene::Scene,
+    at: &LintScene<'_>,
     options: &LintOptions,
 ) -> Result<Option<(PathBuf, Vec<Check>)>> {
     if a.no_reference {
@@ -119,8 +127,8 @@ fn reference_checks(
             None => return Ok(None),
         },
     };
-    let reference = load_weights_for(scene, &path)?;
-    Ok(Some((path, lint(scene, &reference, options)?)))
+    let reference = load_weights_for(at.scene(), &path)?;
+    Ok(Some((path, lint_on(at, &reference, options)?)))
 }
 
 /// The pixel-edge rows, with a progress bar per scale.

@@ -291,6 +291,28 @@ pub struct SceneArg {
     pub builtin: BuiltinArgs,
 }
 
+/// A [`spinner`] that shows only once the work has taken [`SPINNER_DELAY`]: quick runs
+/// print nothing, slow ones say what they are doing. Finish it with `finish_and_clear`.
+pub fn spinner_after_delay(message: impl Into<String>) -> ProgressBar {
+    let pb = ProgressBar::with_draw_target(None, indicatif::ProgressDrawTarget::hidden());
+    pb.set_style(
+        ProgressStyle::with_template("{spinner} {msg} ({elapsed})").expect("valid template"),
+    );
+    pb.set_message(message.into());
+    pb.enable_steady_tick(Duration::from_millis(120));
+    let shown = pb.clone();
+    std::thread::spawn(move || {
+        std::thread::sleep(SPINNER_DELAY);
+        if !shown.is_finished() {
+            shown.set_draw_target(indicatif::ProgressDrawTarget::stderr());
+        }
+    });
+    pb
+}
+
+/// How long work runs before [`spinner_after_delay`] shows.
+pub const SPINNER_DELAY: Duration = Duration::from_secs(1);
+
 pub fn spinner(message: impl Into<String>) -> ProgressBar {
     let pb = ProgressBar::new_spinner();
     pb.set_style(

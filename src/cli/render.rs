@@ -1,17 +1,18 @@
 //! `skinweights render`: the scene posed and drawn with its art, and the fringe numbers of
 //! that render.
 
-use super::{check_outputs, load_weights_for, resolve_scene, spinner, BuiltinArgs};
+use super::{check_outputs, load_weights_for, resolve_scene, spinner_after_delay, BuiltinArgs};
 use crate::cli::error::Result;
 use clap::{Args, ValueEnum};
 use image::RgbImage;
 use indicatif::{ProgressBar, ProgressStyle};
-use nalgebra::Vector2;
+use nalgebra::{Point2, Vector2};
 use skinweights::animation::Clip;
 use skinweights::render::{
     clip_frames, contact_sheet, drawn_parts, drawn_positions, encode_apng, hide_parts,
-    matting_renders, parse_colour, posed_vertices, render, side_by_side, ClipFrame, Drawing, Frame,
-    Fringe, MattingRenders, RenderOptions, Skinning, Texture, View, PIXEL_EDGE_SAMPLES,
+    matting_renders, parse_colour, posed_vertices, readable_scale, render, side_by_side, ClipFrame,
+    Drawing, Frame, Fringe, MattingRenders, RenderOptions, Skinning, Texture, View,
+    PIXEL_EDGE_SAMPLES,
 };
 use skinweights::scene::AlphaMode;
 use skinweights::scene::Scene;
@@ -65,9 +66,12 @@ pub struct RenderArgs {
     #[arg(long, default_value = "black")]
     background: String,
     /// Output units per scene unit, here pixels (sprites: 1 = the art's own size); the same
-    /// factor as `export --scale`, whose output units are glTF's metres.
-    #[arg(long, default_value_t = 1.0)]
-    scale: f64,
+    /// factor as `export --scale`, whose output units are glTF's metres [default: 1, or,
+    /// when the drawn character's longer side would be under 200 or over 2048 px at 1, the
+    /// integer scale that makes it about 512 px or the power of 1/2 that brings it within
+    /// 2048 px; the output line states the scale].
+    #[arg(long)]
+    scale: Option<f64>,
     /// Alpha pipeline.
     #[arg(long, value_enum, default_value_t = AlphaArg::Straight)]
     alpha: AlphaArg,
@@ -90,6 +94,11 @@ pub struct RenderArgs {
     /// the mesh overlaps itself, which F leaves out).
     #[arg(long, conflicts_with = "clip")]
     matting: Option<PathBuf>,
+    /// Also measure and print the fringe numbers of the render (bias S, F, gap G, the red
+    /// check): four more renders, two of them at 8 x 8 samples, seconds on large art (on
+    /// with --matting).
+    #[arg(long, conflicts_with = "clip")]
+    fringe: bool,
     /// Output image (PNG; with --clip also APNG).
     #[arg(short, long)]
     output: PathBuf,
@@ -182,13 +191,28 @@ fn skinning_of(a: &RenderArgs) -> Skinning {
     }
 }
 
-/// The view of `--scale`, `--rotate` and `--offset`.
-fn view_of(a: &RenderArgs) -> Result<View> {
+/// The view of `--scale`, `--rotate` and `--offset`; without `--scale`, the scale
+/// [`readable_scale`] picks for `drawn` (the positions drawn at rest, in a probe or in every
+/// clip frame).
+fn view_of(a: &RenderArgs, drawn: &[Point2<f64>]) -> Result<View> {
     Ok(View {
-        scale: a.scale,
+        scale: a.scale.unwrap_or_else(|| readable_scale(drawn, a.rotate)),
         rotation_deg: a.rotate,
         offset: parse_offset(&a.offset)?,
     })
+}
+
+/// How the output line states the scale: as given, or as picked and why.
+fn scale_note(a: &RenderArgs, view: &View) -> String {
+    match a.scale {
+        Some(s) => format!("scale {s}"),
+        None if view.scale == 1.0 => "scale 1".into(),
+        None => format!(
+            "scale {} (picked for a readable size: the character is {} at scale 1; --scale to set it)",
+            view.scale,
+            if view.scale > 1.0 { "under 200 px" } else { "over 2048 px" }
+        ),
+    }
 }
 
 /// The scene's art loaded as textures (none for a scene without art).
@@ -237,19 +261,22 @@ fn save_matting(dir: &Path, frame: &Frame, m: &MattingRenders, files: &[PathBuf]
     Ok(())
 }
 
-/// Says what a still render wrote and its fringe numbers.
-fn report_still(a: &RenderArgs, frame: &Frame, mode: AlphaMode, f: &Fringe) {
+/// Says what a still render wrote and, when measured, its fringe numbers.
+fn report_still(a: &RenderArgs, frame: &Frame, view: &View, mode: AlphaMode, f: Option<&Fringe>) {
     let say = |line: String| super::status(&a.output, line);
     say(format!(
-        "wrote {} ({} x {} px, {} alpha, {}x{} samples, scale {})",
+        "wrote {} ({} x {} px, {} alpha, {}x{} samples, {})",
         a.output.display(),
         frame.width,
         frame.height,
         mode.name(),
         a.samples,
         a.samples,
-        a.scale
+        scale_note(a, view)
     ));
+    let Some(f) = f else {
+        return;
+    };
     say(format!(
         "fringe: S = {:+.3}  F = {:.3} (p99 {:.3})  G = {:.4}  red check {:.2}  ({} edge pixels, {} interior)",
         f.bias,
@@ -276,14 +303,15 @@ pub fn run(a: RenderArgs) -> Result<ExitCode> {
     let weights = load_weights_for(&scene, &a.weights)?;
     let pose = pose_of(&scene, a.probe.as_deref(), &a.pose)?;
     let mut positions = posed_vertices(&scene, &weights, &pose, skinning_of(&a))?;
-    let view = view_of(&a)?;
     // A rig's slots show one attachment each: the others are hidden and left out of the
     // frame.
     let drawn = drawn_parts(&scene, a.skin.as_deref(), &BTreeMap::new())?;
-    let frame = match &drawn {
-        Some(d) => Frame::fit(&drawn_positions(scene.mesh(), &positions, d), &view, 2.0)?,
-        None => Frame::fit(&positions, &view, 2.0)?,
+    let shown = match &drawn {
+        Some(d) => drawn_positions(scene.mesh(), &positions, d),
+        None => positions.clone(),
     };
+    let view = view_of(&a, &shown)?;
+    let frame = Frame::fit(&shown, &view, 2.0)?;
     if let Some(d) = &drawn {
         hide_parts(scene.mesh(), &mut positions, d);
     }
@@ -296,22 +324,39 @@ pub fn run(a: RenderArgs) -> Result<ExitCode> {
     };
     let mode = alpha_mode(a.alpha);
     let options = render_options(&a, background);
-    let pb = spinner(format!(
-        "rendering {} x {} px, and the matting renders",
-        frame.width, frame.height
+    // The fringe numbers take four more renders, two at 8 x 8 samples: only when asked.
+    let fringe = a.fringe || a.matting.is_some();
+    let pb = spinner_after_delay(format!(
+        "rendering {} x {} px{}",
+        frame.width,
+        frame.height,
+        if fringe {
+            ", and the matting renders"
+        } else {
+            ""
+        }
     ));
     let result = render(&drawing, &frame, &options).and_then(|image| {
-        let m = matting_renders(&drawing, &frame, &options)?;
+        let m = if fringe {
+            Some(matting_renders(&drawing, &frame, &options)?)
+        } else {
+            None
+        };
         Ok((image, m))
     });
     pb.finish_and_clear();
     let (image, m) = result?;
     save(&image, &a.output)?;
-    if let Some(dir) = &a.matting {
-        save_matting(dir, &frame, &m, &matting_files)?;
-    }
-    let f = m.fringe()?;
-    report_still(&a, &frame, mode, &f);
+    let f = match &m {
+        Some(m) => {
+            if let Some(dir) = &a.matting {
+                save_matting(dir, &frame, m, &matting_files)?;
+            }
+            Some(m.fringe()?)
+        }
+        None => None,
+    };
+    report_still(&a, &frame, &view, mode, f.as_ref());
     Ok(ExitCode::SUCCESS)
 }
 
@@ -368,8 +413,9 @@ fn run_clip(a: RenderArgs) -> Result<ExitCode> {
         .iter()
         .map(|w| clip_frames(&scene, w, clip, a.fps, skinning))
         .collect::<skinweights::Result<Vec<_>>>()?;
-    let view = view_of(&a)?;
-    let frame = fit_clip_frame(&scene, a.skin.as_deref(), clip, &view, &mut frames)?;
+    let frame = fit_clip_frame(&a, &scene, clip, &mut frames)?;
+    let view_line = scale_note(&a, &frame.1);
+    let frame = frame.0;
     let textures = textures_of(&scene)?;
     let options = render_options(&a, background);
     let panels = ClipPanels {
@@ -387,7 +433,7 @@ fn run_clip(a: RenderArgs) -> Result<ExitCode> {
     super::status(
         &a.output,
         format!(
-            "wrote {} ({} x {} px, clip {:?}: {} frames at {} fps, {} s{})",
+            "wrote {} ({} x {} px, {view_line}, clip {:?}: {} frames at {} fps, {} s{})",
             a.output.display(),
             w,
             h,
@@ -408,12 +454,12 @@ fn run_clip(a: RenderArgs) -> Result<ExitCode> {
 /// The frame that holds every frame of the clip, fitted to the parts each frame draws; the
 /// parts a frame does not draw are then hidden in its positions.
 fn fit_clip_frame(
+    a: &RenderArgs,
     scene: &Scene,
-    skin: Option<&str>,
     clip: &Clip,
-    view: &View,
     frames: &mut [Vec<ClipFrame>],
-) -> Result<Frame> {
+) -> Result<(Frame, View)> {
+    let skin = a.skin.as_deref();
     // Each frame draws the attachment each slot shows at its time (the setup one unless
     // the clip's attachment keys change it); the frame holds what is drawn in any frame.
     let drawn = frames[0]
@@ -428,7 +474,8 @@ fn fit_clip_frame(
             None => f.positions.clone(),
         })
         .collect();
-    let frame = Frame::fit(&all, view, 2.0)?;
+    let view = view_of(a, &all)?;
+    let frame = Frame::fit(&all, &view, 2.0)?;
     for set in frames.iter_mut() {
         for (f, d) in set.iter_mut().zip(&drawn) {
             if let Some(d) = d {
@@ -436,7 +483,7 @@ fn fit_clip_frame(
             }
         }
     }
-    Ok(frame)
+    Ok((frame, view))
 }
 
 /// The file names of the weights (`--compare`'s second), as the panels' captions show them.
@@ -490,15 +537,30 @@ impl ClipPanels<'_> {
         let size = (0..self.frames.len())
             .map(|set| skinweights::plot::caption_size(self.frame.width, &self.label(set, n - 1)))
             .fold(f64::INFINITY, f64::min);
+        // One strip height for every panel: the most lines any caption wraps to.
+        let rows = (0..self.frames.len())
+            .flat_map(|set| (0..n).map(move |i| (set, i)))
+            .map(|(set, i)| {
+                skinweights::plot::caption_layout(self.frame.width, &self.label(set, i), size).len()
+            })
+            .max()
+            .unwrap_or(0);
         let result = (0..n)
-            .map(|i| self.picture(i, size, &pb))
+            .map(|i| self.picture(i, size, rows, &pb))
             .collect::<skinweights::Result<Vec<_>>>();
         pb.finish_and_clear();
         result
     }
 
-    /// Frame `i` of every weights set, captioned at `size`, side by side when there are two.
-    fn picture(&self, i: usize, size: f64, pb: &ProgressBar) -> skinweights::Result<RgbImage> {
+    /// Frame `i` of every weights set, captioned at `size` in a strip of `rows` lines, side by
+    /// side when there are two.
+    fn picture(
+        &self,
+        i: usize,
+        size: f64,
+        rows: usize,
+        pb: &ProgressBar,
+    ) -> skinweights::Result<RgbImage> {
         let pictures = self
             .frames
             .iter()
@@ -510,8 +572,9 @@ impl ClipPanels<'_> {
                     art: self.scene.art(),
                     textures: self.textures,
                 };
-                let im = render(&drawing, self.frame, self.options)
-                    .and_then(|im| skinweights::plot::caption_at(&im, &self.label(set, i), size));
+                let im = render(&drawing, self.frame, self.options).and_then(|im| {
+                    skinweights::plot::caption_rows(&im, &self.label(set, i), size, rows)
+                });
                 pb.inc(1);
                 im
             })

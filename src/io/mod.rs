@@ -40,6 +40,7 @@ pub use sprite::{
     png_dimensions, sprite_scene, trace_alpha, BonesFile, Sprite, SpriteOptions, Trace,
     TraceOptions, CLIP_MARGIN, DEFAULT_MIN_AREA, DEFAULT_THRESHOLD, DEFAULT_TOLERANCE,
 };
+pub(crate) use tolerance::listed;
 pub use tolerance::{MAX_ROUNDED_WEIGHT, MIN_ROUNDED_WEIGHT};
 pub use weights_json::{WeightsFile, WEIGHTS_FORMAT};
 

@@ -1172,6 +1172,18 @@ pub(crate) fn probe_files(probes: &[Probe]) -> Vec<ProbeFile> {
 }
 
 /// Builds the probes of the `probes` list of a scene file.
+impl ProbeFile {
+    /// The probe's name.
+    pub(crate) fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// Whether its `watch` lists vertex indices.
+    pub(crate) fn watches_vertices(&self) -> bool {
+        self.watch.vertices.is_some()
+    }
+}
+
 pub(crate) fn probes_from_file(probes: Vec<ProbeFile>) -> Vec<Probe> {
     probes
         .into_iter()

@@ -858,16 +858,39 @@ struct RegionJson {
 
 impl BonesFile {
     /// Parses a bones file's JSON text.
+    ///
+    /// A probe whose `watch` lists `vertices` is an [`FormatError::InvalidField`] naming the
+    /// probe: a bones file comes before the mesh (traced and meshed from the sprite), so a
+    /// vertex index in it means nothing.
     pub fn from_json(text: &str) -> Result<BonesFile> {
-        let file: BonesJson = serde_json::from_str(text).map_err(|e| {
+        BonesFile::parse(text, "bones file")
+    }
+
+    /// [`BonesFile::from_json`], errors naming the file as `file`.
+    fn parse(text: &str, file: &str) -> Result<BonesFile> {
+        let json: BonesJson = serde_json::from_str(text).map_err(|e| {
             Error::Format(FormatError::Json {
-                context: "bones file".into(),
+                context: file.into(),
                 message: e.to_string(),
             })
         })?;
+        if let Some((i, p)) = json
+            .probes
+            .iter()
+            .enumerate()
+            .find(|(_, p)| p.watches_vertices())
+        {
+            return Err(Error::field(
+                format!("{file}: probes[{i}] ({:?}): watch.vertices", p.name()),
+                "a bones file may not list vertex indices: the mesh is traced and meshed from \
+                 the sprite after it is read, so no index names a vertex yet; select the \
+                 watched vertices by `part`, `below_y` or `min_distance` (docs/formats.md, \
+                 bones file), or list vertices in the scene file `skinweights mesh` writes",
+            ));
+        }
         Ok(BonesFile {
-            skeleton: skeleton_from_file(&file.bones)?,
-            regions: file
+            skeleton: skeleton_from_file(&json.bones)?,
+            regions: json
                 .parts
                 .into_iter()
                 .map(|r| LabelledRegion {
@@ -875,7 +898,7 @@ impl BonesFile {
                     polygon: r.polygon.iter().map(|&[x, y]| Point2::new(x, y)).collect(),
                 })
                 .collect(),
-            probes: probes_from_file(file.probes),
+            probes: probes_from_file(json.probes),
         })
     }
 
@@ -883,7 +906,7 @@ impl BonesFile {
     pub fn load(path: impl AsRef<Path>) -> Result<BonesFile> {
         let path = path.as_ref();
         let text = std::fs::read_to_string(path).map_err(|e| Error::io(path, e))?;
-        BonesFile::from_json(&text).map_err(|e| e.in_file(path))
+        BonesFile::parse(&text, &path.display().to_string())
     }
 
     /// Appends a last-priority region covering a `width` x `height` image (and 8 px around

@@ -10,7 +10,7 @@ mod charts;
 mod maps;
 mod raster;
 
-pub use caption::{caption, caption_at, caption_size};
+pub use caption::{caption, caption_at, caption_layout, caption_rows, caption_size};
 pub use charts::{LegendPosition, LineChart, Series, SeriesStyle};
 pub use maps::{bone_colors, PoseMap, WeightMap};
 pub use raster::{rasterize_triangles, RasterView};

@@ -37,8 +37,9 @@ pub use pixel_edge::{
     PixelEdgeOptions, PixelEdgeRow, PixelEdgeStep, PIXEL_EDGE_SAMPLES, REFERENCE_SAMPLES,
 };
 pub use raster::{
-    render, render_16, render_16_over, render_over, Drawing, Frame, RenderOptions, Rgb16Image,
-    View, MAX_RENDER_PIXELS, MAX_RENDER_SIDE, SAMPLE_COUNTS, SUBPIXEL,
+    readable_scale, render, render_16, render_16_over, render_over, Drawing, Frame, RenderOptions,
+    Rgb16Image, View, MAX_RENDER_PIXELS, MAX_RENDER_SIDE, READABLE_MAX_SIDE, READABLE_MIN_SIDE,
+    READABLE_SIDE, SAMPLE_COUNTS, SUBPIXEL,
 };
 pub use seam_gaps::{
     seam_pixel_gaps, seam_pixel_gaps_in_art, SeamPixelGap, OPAQUE_ALPHA, SEAM_BAND_PX,

@@ -144,6 +144,43 @@ impl Frame {
     }
 }
 
+/// Longer side, px, below which [`readable_scale`] enlarges a picture.
+pub const READABLE_MIN_SIDE: f64 = 200.0;
+/// Longer side, px, above which [`readable_scale`] shrinks a picture.
+pub const READABLE_MAX_SIDE: f64 = 2048.0;
+/// Longer side, px, [`readable_scale`] enlarges a small picture towards.
+pub const READABLE_SIDE: f64 = 512.0;
+
+/// The output scale (pixels per scene unit) for a picture of `points` rotated by
+/// `rotation_deg` when none is asked for: 1 (a sprite at its art's own size, a Spine rig in
+/// its own units) when the longer side of their bounding box at scale 1 is between
+/// [`READABLE_MIN_SIDE`] and [`READABLE_MAX_SIDE`] px; for a smaller one (a Creature rig
+/// exported 24 units tall) the integer scale giving a longer side of at most
+/// [`READABLE_SIDE`] px; for a larger one, the power of 1/2 that brings the longer side
+/// within [`READABLE_MAX_SIDE`]. 1 for no points or a box without extent.
+pub fn readable_scale(points: &[Point2<f64>], rotation_deg: f64) -> f64 {
+    let (s, c) = rotation_deg.to_radians().sin_cos();
+    let mut lo = Vector2::new(f64::INFINITY, f64::INFINITY);
+    let mut hi = -lo;
+    for p in points {
+        let q = Vector2::new(c * p.x - s * p.y, s * p.x + c * p.y);
+        lo = lo.inf(&q);
+        hi = hi.sup(&q);
+    }
+    let side = (hi.x - lo.x).max(hi.y - lo.y);
+    if !(side.is_finite() && side > 0.0) {
+        return 1.0;
+    }
+    if side < READABLE_MIN_SIDE {
+        (READABLE_SIDE / side).floor().max(1.0)
+    } else if side > READABLE_MAX_SIDE {
+        let halvings = (side / READABLE_MAX_SIDE).log2().ceil().min(1000.0);
+        0.5f64.powf(halvings)
+    } else {
+        1.0
+    }
+}
+
 /// Refuses a render of `w` x `h` pixels (any non-finite or huge size) before allocating.
 pub(crate) fn check_size(w: f64, h: f64, samples: u32) -> Result<()> {
     let ok = w.is_finite()

@@ -256,3 +256,27 @@ fn plot_on_a_rig_without_probes_titles_its_panel_by_movement_not_drag() {
         "title not found"
     );
 }
+
+/// A Godot scene whose texture is not where it says imports, and says the texture is missing
+/// (before, `render` failed later with no word at import).
+#[test]
+fn a_godot_import_without_its_texture_names_where_it_looked() {
+    let dir = tempfile::tempdir().unwrap();
+    let tscn = dir.path().join("bot.tscn");
+    std::fs::copy(data("artist-rigs/godot-godotbot.tscn"), &tscn).unwrap();
+    let out = dir.path().join("bot.json");
+    let o = skinweights(&[
+        "import",
+        "godot",
+        tscn.to_str().unwrap(),
+        "-o",
+        out.to_str().unwrap(),
+    ]);
+    let t = text(&o);
+    assert!(o.status.success(), "{t}");
+    assert!(
+        t.contains("texture \"res://gBot_pieces.png\": not found at")
+            && t.contains("`render` needs it"),
+        "{t}"
+    );
+}

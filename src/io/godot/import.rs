@@ -1551,6 +1551,12 @@ fn resolve_res_path(
             return beside;
         }
     }
+    if !resolved.exists() {
+        notes.push(format!(
+            "texture {path:?}: not found at {}; `render` needs it there (the import itself does not)",
+            resolved.display()
+        ));
+    }
     resolved
 }
 

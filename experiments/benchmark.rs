@@ -926,7 +926,7 @@ fn group_protocols(rows: &[MeshRow], solvers: &[String], group: &str) -> Option<
 
 /// Per group, protocols (a), (b) and (c) side by side: each solver's mean over rigs (each rig
 /// once) of the three measures with the 95% bootstrap interval over rigs, and the rigs where
-/// (c) beats (b) (ties shared).
+/// (c) beats (b), and where they tie.
 fn protocols_md(rows: &[MeshRow], solvers: &[String]) -> String {
     let mut s = String::from(
         "\n## protocols (a) per mesh, (b) whole, (c) auto side by side: mean over rigs (each rig counts once), 95% bootstrap interval over rigs, rigs (c) wins against (b)\n\n\
@@ -969,16 +969,17 @@ fn protocols_md(rows: &[MeshRow], solvers: &[String]) -> String {
                         s += " |";
                         continue;
                     }
-                    let (mut won, mut rated) = (0, 0);
+                    let (mut won, mut tied, mut rated) = (0, 0, 0);
                     for (rig, c) in &by[2] {
                         let Some((_, b)) = by[1].iter().find(|(r, _)| r == rig) else {
                             continue;
                         };
                         let w = winners(&[b[k], c[k]], m);
                         rated += usize::from(!w.is_empty());
-                        won += usize::from(w.contains(&1));
+                        won += usize::from(w == [1]);
+                        tied += usize::from(w.len() == 2);
                     }
-                    s += &format!(" {won} of {rated} |");
+                    s += &format!(" {won} (+{tied} tied) of {rated} |");
                 }
                 s += "\n";
             }
@@ -1347,7 +1348,11 @@ mod tests {
             assert_eq!(row["meshes"], 7);
             assert_eq!(row["vertices"], 330);
             // The binder's euclidean weights agree on 36.4% of the body when measured.
-            let floor = if row["protocol"] == "auto" { 25.0 } else { 40.0 };
+            let floor = if row["protocol"] == "auto" {
+                25.0
+            } else {
+                40.0
+            };
             let agreement = row["agreement_pct"].as_f64().unwrap();
             assert!(agreement > floor && agreement < 100.0, "{row}");
             let deviation = row["one_bone_mean_pct"].as_f64().unwrap();

@@ -2,14 +2,19 @@
 //!
 //! Each rig is a character whose weights an artist painted (Spine, DragonBones, Godot; any
 //! such file can be given). Spine rigs are read with every attachment of every skin, and
-//! their weighted meshes with two or more bones are scored. Two protocols:
+//! their weighted meshes with two or more bones are scored. Three protocols:
 //! - **(a) the artist's workflow** (`per mesh`): each mesh is solved alone with the bones its
 //!   artist bound it to ([`skinweights::scene::SubScene`]), and the per-mesh weights are
 //!   assembled into whole-character weights;
-//! - **(b) fully automatic** (`whole`): the whole character is solved once with all its
-//!   deforming bones (the bones some mesh is bound to).
+//! - **(b) whole** (`whole`): the whole character is solved once with all its deforming bones
+//!   (the bones some mesh is bound to);
+//! - **(c) automatic binding** (`auto`): no artist data at all. The library's binder
+//!   ([`skinweights::binding::bind`], [`Bind::Auto`], default options) sees the non-IK-target
+//!   bones and each part's slot bone (what an unweighted mesh of the format carries), chooses
+//!   each mesh's bones and solves it over them. Its bone sets are also scored against the
+//!   artist's (precision and recall per rig, with `best`'s whole solve when `best` runs).
 //!
-//! Both are scored against the artist with [`skinweights::metrics::artist`], mesh by mesh:
+//! All are scored against the artist with [`skinweights::metrics::artist`], mesh by mesh:
 //! dominant-bone agreement (ties in the artist's row count for every tied bone), the
 //! total-variation weight distance, and the one-bone deviation (each bone of the mesh rotated
 //! by 40 degrees in turn on the whole rig: the worst vertex's distance from where the
@@ -32,9 +37,11 @@
 //! `../shared/data/artist-rigs` beside the crate).
 //!
 //! Writes `results/benchmark/`: `benchmark.json` (every score per rig, mesh and solver),
-//! `leaderboard.md` (means over rigs, per rig, then pooled per group and protocol) and
-//! `leaderboard.csv` (pooled per group and protocol) and `rigs.csv` (protocol (a) per rig
-//! and solver).
+//! `leaderboard.md` (means over rigs: protocol (a), then (a), (b), (c) side by side with the
+//! rigs (c) wins against (b); per rig (a) and (c); the binder's precision and recall per rig;
+//! then pooled per group and protocol), `leaderboard.csv` (pooled per group and protocol),
+//! `rigs.csv` (protocol (a) per rig and solver), `rigs.png/svg` (protocol (a) per rig) and
+//! `protocols.png/svg` ((a), (b), (c) per rig, a row per solver and protocol).
 //!
 //! ```text
 //! cargo run --release --bin benchmark [-- RIG ...] [--solvers LIST] [--json] [--out DIR]
@@ -45,12 +52,15 @@ mod common;
 use clap::Parser;
 use common::rig_chart::{MeasurePanel, RigScoresChart, SolverScores};
 use common::rigs::{
-    cut_meshes, load_rig, solve_per_mesh, solve_spec, solver_specs, sources, uniform, Rig,
-    RigSource,
+    cut_meshes, load_rig, precision_recall, solve_per_mesh, solve_spec, solver_of_spec,
+    solver_specs, sources, uniform, Rig, RigSource,
 };
 use common::stats::{mean_interval, percentile, SplitMix};
 use common::{csv_num, json_num, main_with, progress, save_png_svg, write_json, write_text, Res};
 use serde::Serialize;
+use skinweights::binding::{
+    auto_bones, bind, solve_with_bones, whole_bones, Bind, BindOptions, FileBindings,
+};
 use skinweights::metrics::artist::{
     score_against_artist, ArtistClipFrames, ArtistMesh, ArtistScoreOptions, ClipScore,
 };
@@ -161,6 +171,20 @@ struct RigInfo {
     error: Option<String>,
     /// Wall-clock seconds per stage (every solver's solves and scores summed).
     seconds: StageSeconds,
+    /// Protocol (c)'s bone sets against the artist's, with [`binder_solver`]'s whole solve.
+    binder: Option<BinderScore>,
+}
+
+/// How well protocol (c)'s binder chose each scored mesh's bones: precision and recall (%) of
+/// its bone sets against the artist's, pooled over the rig's scored meshes, and the mean set
+/// sizes.
+#[derive(Serialize, Clone)]
+struct BinderScore {
+    solver: String,
+    precision_pct: f64,
+    recall_pct: f64,
+    chosen_bones_mean: f64,
+    artist_bones_mean: f64,
 }
 
 /// Where a rig's time goes, in wall-clock seconds.
@@ -197,6 +221,7 @@ impl RigInfo {
             stage: Some(failure.stage),
             error: Some(failure.error),
             seconds: StageSeconds::default(),
+            binder: None,
         }
     }
 }
@@ -264,7 +289,10 @@ fn run(cli: &Cli, printed: &mut dyn std::io::Write) -> Res<()> {
     let report = rigs_md(&output.rigs)
         + &time_md(&output.rigs)
         + &rig_means_md(&output.meshes, &solvers)
-        + &per_rig_md(&output.meshes, &solvers)
+        + &protocols_md(&output.meshes, &solvers)
+        + &per_rig_md(&output.meshes, &solvers, "per mesh")
+        + &per_rig_md(&output.meshes, &solvers, "auto")
+        + &binder_md(&output.rigs)
         + "\n## pooled over vertices (each rig weighted by its size)\n"
         + &leaderboard_md(&leaderboard);
     if cli.json {
@@ -280,6 +308,10 @@ fn run(cli: &Cli, printed: &mut dyn std::io::Write) -> Res<()> {
         write_json(&dir, "benchmark.json", &output)?;
         if let Some(chart) = rig_chart(&output.meshes, &solvers, "painted") {
             save_png_svg(&chart, &dir, "rigs", (1500, 520))?;
+        }
+        if let Some(chart) = protocol_chart(&output.meshes, &solvers, "painted") {
+            let rows = 3 * solvers.len() as u32;
+            save_png_svg(&chart, &dir, "protocols", (1500, 140 + 34 * rows))?;
         }
         eprintln!("wrote {} in {:.1} s", dir.display(), output.seconds);
     }
@@ -347,7 +379,7 @@ struct ScoredRig {
     info: RigInfo,
 }
 
-/// Loads one rig, samples its clips, and scores every solver on it by both protocols.
+/// Loads one rig, samples its clips, and scores every solver on it by every protocol.
 fn score_source(
     source: &RigSource,
     solvers: &[String],
@@ -368,6 +400,15 @@ fn score_source(
     checkpoint(name, "cut")?;
     let cuts = cut_meshes(&rig).map_err(at("cut"))?;
     let deforming = rig.artist_bones();
+    // Protocol (c) sees no artist data: the non-IK-target bones and each part's slot bone.
+    let home = rig.homes();
+    let non_ik = rig.scene.deforming_bones(None).map_err(at("cut"))?.kept;
+    let file = FileBindings {
+        artist: Vec::new(),
+        home,
+    };
+    let binder_solver = binder_solver(solvers);
+    let mut binder = None;
     let mut rows = Vec::new();
     let mut times = Vec::new();
     for solver in solvers {
@@ -401,6 +442,23 @@ fn score_source(
                 .map_err(at("score"))?,
         );
         seconds.score += t.elapsed().as_secs_f64();
+
+        // (c) the binder's bones per mesh, chosen without the artist's data.
+        bar.set_message(format!("{} {solver} auto", rig.name));
+        let t = Instant::now();
+        let (auto, failure) = solve_auto(&rig, &non_ik, &file, solver).map_err(at("solve"))?;
+        let solved = t.elapsed().as_secs_f64();
+        seconds.solve += solved;
+        times.push((rig.fold.clone(), "auto", solver.clone(), solved));
+        let failed = vec![failure; cuts.len()];
+        let t = Instant::now();
+        rows.extend(
+            score_rig(&rig, &frames, &cuts, &auto, solver, "auto", &failed).map_err(at("score"))?,
+        );
+        if Some(solver) == binder_solver {
+            binder = Some(binder_score(&rig, &cuts, &non_ik, &file, solver).map_err(at("score"))?);
+        }
+        seconds.score += t.elapsed().as_secs_f64();
     }
     let info = RigInfo {
         name: rig.name.clone(),
@@ -417,17 +475,14 @@ fn score_source(
         stage: None,
         error: None,
         seconds,
+        binder,
     };
     Ok(ScoredRig { rows, times, info })
 }
 
 /// Protocol (b): the whole mesh with the deforming bones only, scattered back to the rig.
 fn solve_whole(rig: &Rig, deforming: &[usize], solver: &str) -> Res<(Weights, Option<String>)> {
-    let names: Vec<String> = deforming
-        .iter()
-        .map(|&b| rig.scene.skeleton().bones()[b].name.clone())
-        .collect();
-    let cut = SubScene::with_bones(&rig.scene, &names)?;
+    let cut = whole_cut(rig, deforming)?;
     let (solved, failure) = match solve_spec(&cut.scene, solver) {
         Ok(w) => (w, None),
         Err(e) => (
@@ -438,6 +493,73 @@ fn solve_whole(rig: &Rig, deforming: &[usize], solver: &str) -> Res<(Weights, Op
     let mut full = Weights::zeros(rig.scene.mesh().vertex_count(), rig.scene.skeleton().len());
     cut.scatter(&solved, &mut full)?;
     Ok((full, failure))
+}
+
+/// The whole character cut to `bones`.
+fn whole_cut(rig: &Rig, bones: &[usize]) -> Res<SubScene> {
+    let names: Vec<String> = bones
+        .iter()
+        .map(|&b| rig.scene.skeleton().bones()[b].name.clone())
+        .collect();
+    Ok(SubScene::with_bones(&rig.scene, &names)?)
+}
+
+/// Protocol (c): the library's binder ([`bind`] with [`Bind::Auto`] and the default options)
+/// over the non-IK-target bones `non_ik`, given only each part's home bone (`file`). A failed
+/// bind is scored with equal weights on `non_ik`, its error returned.
+fn solve_auto(
+    rig: &Rig,
+    non_ik: &[usize],
+    file: &FileBindings,
+    solver: &str,
+) -> Res<(Weights, Option<String>)> {
+    let by = solver_of_spec(solver)?;
+    let options = BindOptions::default();
+    match bind(by.as_ref(), &rig.scene, Bind::Auto, non_ik, file, &options) {
+        Ok(solution) => Ok((solution.weights, None)),
+        Err(e) => {
+            let cut = whole_cut(rig, non_ik)?;
+            let mut full =
+                Weights::zeros(rig.scene.mesh().vertex_count(), rig.scene.skeleton().len());
+            cut.scatter(&uniform(cut.vertices.len(), cut.bones.len()), &mut full)?;
+            Ok((full, Some(e.to_string())))
+        }
+    }
+}
+
+/// The solver whose binder bone sets are scored against the artist's: `best` (the
+/// recommended solver, the command line's default) when run, else the first solver.
+fn binder_solver(solvers: &[String]) -> Option<&String> {
+    solvers
+        .iter()
+        .find(|s| s.as_str() == "best")
+        .or(solvers.first())
+}
+
+/// The bone sets [`bind`] chooses for the scored meshes (the same steps: the whole solve over
+/// [`whole_bones`], then [`auto_bones`], default options), against the artist's.
+fn binder_score(
+    rig: &Rig,
+    cuts: &[(String, SubScene)],
+    non_ik: &[usize],
+    file: &FileBindings,
+    solver: &str,
+) -> Res<BinderScore> {
+    let by = solver_of_spec(solver)?;
+    let options = BindOptions::default();
+    let bones = whole_bones(&rig.scene, non_ik, &file.home, &options);
+    let whole = solve_with_bones(by.as_ref(), &rig.scene, &bones)?.weights;
+    let mut chosen = auto_bones(&rig.scene, &whole, &file.home, &options)?;
+    chosen.retain(|mb| cuts.iter().any(|(p, _)| *p == mb.part));
+    let (precision_pct, recall_pct) = precision_recall(cuts, &chosen);
+    let n = cuts.len().max(1) as f64;
+    Ok(BinderScore {
+        solver: solver.to_string(),
+        precision_pct,
+        recall_pct,
+        chosen_bones_mean: chosen.iter().map(|mb| mb.bones.len()).sum::<usize>() as f64 / n,
+        artist_bones_mean: cuts.iter().map(|(_, c)| c.bones.len()).sum::<usize>() as f64 / n,
+    })
 }
 
 fn score_rig(
@@ -508,7 +630,7 @@ fn leaderboard(
     folds.dedup();
     let mut out = Vec::new();
     for fold in &folds {
-        for protocol in ["per mesh", "whole"] {
+        for (protocol, _) in PROTOCOLS {
             for solver in solvers {
                 let mine: Vec<&MeshRow> = rows
                     .iter()
@@ -577,7 +699,22 @@ fn leaderboard(
     out
 }
 
-/// Protocol (a) totals of one solver on one rig.
+/// The protocols, as the rows name them, and as the report does.
+const PROTOCOLS: [(&str, &str); 3] = [
+    ("per mesh", "(a) per mesh"),
+    ("whole", "(b) whole"),
+    ("auto", "(c) auto"),
+];
+
+/// The report's name of `protocol` (a row's).
+fn protocol_label(protocol: &str) -> &'static str {
+    PROTOCOLS
+        .iter()
+        .find(|(p, _)| *p == protocol)
+        .map_or("?", |(_, label)| label)
+}
+
+/// One protocol's totals of one solver on one rig.
 #[derive(Clone, Copy, Default)]
 struct RigTotals {
     agreeing: usize,
@@ -608,14 +745,14 @@ impl RigTotals {
     }
 }
 
-/// A rig's name and each solver's protocol (a) totals on it.
+/// A rig's name and each solver's totals on it in one protocol.
 type RigRow = (String, Vec<RigTotals>);
 
-/// Per group: its rigs (in name order) and, per rig, each solver's protocol (a) totals in
+/// Per group: its rigs (in name order) and, per rig, each solver's totals in `protocol` in
 /// the order of `solvers`.
-fn rig_totals(rows: &[MeshRow], solvers: &[String]) -> Vec<(String, Vec<RigRow>)> {
+fn rig_totals(rows: &[MeshRow], solvers: &[String], protocol: &str) -> Vec<(String, Vec<RigRow>)> {
     let mut folds: Vec<(String, Vec<RigRow>)> = Vec::new();
-    for r in rows.iter().filter(|r| r.protocol == "per mesh") {
+    for r in rows.iter().filter(|r| r.protocol == protocol) {
         let Some(k) = solvers.iter().position(|s| s == &r.solver) else {
             continue;
         };
@@ -690,40 +827,13 @@ fn winners(totals: &[RigTotals], m: usize) -> Vec<usize> {
 
 /// The chart of per-rig scores of the rigs of `group` (`None`: no such rigs).
 fn rig_chart(rows: &[MeshRow], solvers: &[String], group: &str) -> Option<RigScoresChart> {
-    let (_, rigs) = rig_totals(rows, solvers)
+    let (_, rigs) = rig_totals(rows, solvers, "per mesh")
         .into_iter()
         .find(|(g, _)| g == group)?;
-    let panels = MEASURES
+    let series: Vec<(String, [Vec<f64>; 3])> = solvers
         .iter()
         .enumerate()
-        .map(|(m, &(name, higher))| MeasurePanel {
-            measure: name.to_string(),
-            higher_is_better: higher,
-            solvers: solvers
-                .iter()
-                .enumerate()
-                .map(|(k, solver)| {
-                    let values: Vec<f64> = rigs
-                        .iter()
-                        .filter_map(|(_, t)| measures(&t[k])[m])
-                        .collect();
-                    // The same draws as the table's intervals.
-                    let mut rng = SplitMix(0x5EED ^ (m as u64) << 8);
-                    let (mean, low, high) = if values.is_empty() {
-                        (f64::NAN, f64::NAN, f64::NAN)
-                    } else {
-                        mean_interval(&values, &mut rng)
-                    };
-                    let scores = SolverScores {
-                        rigs: values,
-                        mean,
-                        low,
-                        high,
-                    };
-                    (solver.clone(), scores)
-                })
-                .collect(),
-        })
+        .map(|(k, solver)| (solver.clone(), rig_values(&rigs, k)))
         .collect();
     Some(RigScoresChart {
         title: format!(
@@ -731,8 +841,201 @@ fn rig_chart(rows: &[MeshRow], solvers: &[String], group: &str) -> Option<RigSco
              and its 95% bootstrap interval (bar)",
             rigs.len()
         ),
-        panels,
+        panels: chart_panels(&series),
     })
+}
+
+/// The chart of per-rig scores of the rigs of `group` in protocols (a), (b) and (c), a row per
+/// solver and protocol (`None`: no such rigs).
+fn protocol_chart(rows: &[MeshRow], solvers: &[String], group: &str) -> Option<RigScoresChart> {
+    let by_protocol = group_protocols(rows, solvers, group)?;
+    let mut series = Vec::new();
+    for (k, solver) in solvers.iter().enumerate() {
+        for ((_, label), rigs) in PROTOCOLS.iter().zip(&by_protocol) {
+            let short = &label[..3];
+            series.push((format!("{solver} {short}"), rig_values(rigs, k)));
+        }
+    }
+    Some(RigScoresChart {
+        title: format!(
+            "(a) per mesh, (b) whole, (c) auto on the {} {group} rigs: one dot per rig, mean \
+             over rigs (triangle) and its 95% bootstrap interval (bar)",
+            by_protocol[0].len()
+        ),
+        panels: chart_panels(&series),
+    })
+}
+
+/// Per measure, the values of solver `k` on `rigs` (rigs where it is undefined left out).
+fn rig_values(rigs: &[RigRow], k: usize) -> [Vec<f64>; 3] {
+    std::array::from_fn(|m| {
+        rigs.iter()
+            .filter_map(|(_, t)| measures(&t[k])[m])
+            .collect()
+    })
+}
+
+/// A panel per measure, a row per named series of per-rig values.
+fn chart_panels(series: &[(String, [Vec<f64>; 3])]) -> Vec<MeasurePanel> {
+    MEASURES
+        .iter()
+        .enumerate()
+        .map(|(m, &(name, higher))| MeasurePanel {
+            measure: name.to_string(),
+            higher_is_better: higher,
+            solvers: series
+                .iter()
+                .map(|(row, values)| {
+                    let (mean, low, high) = if values[m].is_empty() {
+                        (f64::NAN, f64::NAN, f64::NAN)
+                    } else {
+                        interval(&values[m], m)
+                    };
+                    let scores = SolverScores {
+                        rigs: values[m].clone(),
+                        mean,
+                        low,
+                        high,
+                    };
+                    (row.clone(), scores)
+                })
+                .collect(),
+        })
+        .collect()
+}
+
+/// The mean of measure `m` over rigs (`values`, not empty) and its 95% bootstrap interval:
+/// the same draws for every table and chart.
+fn interval(values: &[f64], m: usize) -> (f64, f64, f64) {
+    let mut rng = SplitMix(0x5EED ^ (m as u64) << 8);
+    mean_interval(values, &mut rng)
+}
+
+/// The rigs of `group` in each protocol of [`PROTOCOLS`] (`None`: no such rigs), each with
+/// every solver's totals; a rig missing from a protocol has empty totals there.
+fn group_protocols(rows: &[MeshRow], solvers: &[String], group: &str) -> Option<[Vec<RigRow>; 3]> {
+    let mut out: [Vec<RigRow>; 3] = Default::default();
+    for (k, (protocol, _)) in PROTOCOLS.iter().enumerate() {
+        out[k] = rig_totals(rows, solvers, protocol)
+            .into_iter()
+            .find(|(g, _)| g == group)
+            .map_or(Vec::new(), |(_, rigs)| rigs);
+    }
+    (!out[0].is_empty()).then_some(out)
+}
+
+/// Per group, protocols (a), (b) and (c) side by side: each solver's mean over rigs (each rig
+/// once) of the three measures with the 95% bootstrap interval over rigs, and the rigs where
+/// (c) beats (b), and where they tie.
+fn protocols_md(rows: &[MeshRow], solvers: &[String]) -> String {
+    let mut s = String::from(
+        "\n## protocols (a) per mesh, (b) whole, (c) auto side by side: mean over rigs (each rig counts once), 95% bootstrap interval over rigs, rigs (c) wins against (b)\n\n\
+         (a) solves each mesh over its artist's bones; (b) the whole character over the bones some mesh is bound to; (c) binds each mesh with the library's binder (`bind`, `Bind::Auto`, default options) from the non-IK-target bones and each mesh's slot bone alone, then solves it over the bones chosen: no artist data.\n",
+    );
+    let groups: Vec<String> = rig_totals(rows, solvers, "per mesh")
+        .into_iter()
+        .map(|(g, _)| g)
+        .collect();
+    for group in groups {
+        let Some(by) = group_protocols(rows, solvers, &group) else {
+            continue;
+        };
+        s += &format!(
+            "\n### group `{group}` ({} rigs)\n\n| solver | protocol |",
+            by[0].len()
+        );
+        for (name, _) in MEASURES {
+            s += &format!(" {name}: mean [95% interval] |");
+        }
+        for (name, _) in MEASURES {
+            s += &format!(" (c) beats (b): {name} |");
+        }
+        s += "\n|---|---|";
+        s += &"---|---|".repeat(MEASURES.len());
+        s += "\n";
+        for (k, solver) in solvers.iter().enumerate() {
+            for (p, (_, label)) in PROTOCOLS.iter().enumerate() {
+                s += &format!("| {solver} | {label} |");
+                for (m, values) in rig_values(&by[p], k).iter().enumerate() {
+                    if values.is_empty() {
+                        s += " - |";
+                        continue;
+                    }
+                    let (mean, lo, hi) = interval(values, m);
+                    s += &format!(" {mean:.2} [{lo:.2}, {hi:.2}] |");
+                }
+                for m in 0..MEASURES.len() {
+                    if p != 2 {
+                        s += " |";
+                        continue;
+                    }
+                    let (mut won, mut tied, mut rated) = (0, 0, 0);
+                    for (rig, c) in &by[2] {
+                        let Some((_, b)) = by[1].iter().find(|(r, _)| r == rig) else {
+                            continue;
+                        };
+                        let w = winners(&[b[k], c[k]], m);
+                        rated += usize::from(!w.is_empty());
+                        won += usize::from(w == [1]);
+                        tied += usize::from(w.len() == 2);
+                    }
+                    s += &format!(" {won} (+{tied} tied) of {rated} |");
+                }
+                s += "\n";
+            }
+        }
+    }
+    s
+}
+
+/// Per rig, protocol (c)'s binder: its bone sets against the artist's (precision, recall,
+/// mean set sizes), then per group the means over rigs with their 95% bootstrap intervals.
+fn binder_md(rigs: &[RigInfo]) -> String {
+    let scored: Vec<(&RigInfo, &BinderScore)> = rigs
+        .iter()
+        .filter_map(|r| Some((r, r.binder.as_ref()?)))
+        .collect();
+    let Some((_, first)) = scored.first() else {
+        return String::new();
+    };
+    let mut s = format!(
+        "\n## protocol (c)'s binder per rig: its bone sets against the artist's (the whole solve by `{}`), pooled over the rig's scored meshes\n\n\
+         | group | rig | scored meshes | artist's bones per mesh | binder's bones per mesh | precision (%) | recall (%) |\n|---|---|---|---|---|---|---|\n",
+        first.solver
+    );
+    let mut groups: Vec<&str> = scored.iter().map(|(r, _)| r.fold.as_str()).collect();
+    groups.sort_unstable();
+    groups.dedup();
+    for group in &groups {
+        let mut mine: Vec<&(&RigInfo, &BinderScore)> =
+            scored.iter().filter(|(r, _)| r.fold == *group).collect();
+        mine.sort_by(|a, b| a.0.name.cmp(&b.0.name));
+        let mean = |f: fn(&BinderScore) -> f64, m: usize| {
+            let values: Vec<f64> = mine.iter().map(|(_, b)| f(b)).collect();
+            let (mean, lo, hi) = interval(&values, m);
+            format!("**{mean:.1}** [{lo:.1}, {hi:.1}]")
+        };
+        s += &format!(
+            "| {group} | **mean over {} rigs** [95% interval] | | {} | {} | {} | {} |\n",
+            mine.len(),
+            mean(|b| b.artist_bones_mean, 0),
+            mean(|b| b.chosen_bones_mean, 0),
+            mean(|b| b.precision_pct, 0),
+            mean(|b| b.recall_pct, 0)
+        );
+        for (r, b) in mine {
+            s += &format!(
+                "| {group} | {} | {} | {:.1} | {:.1} | {:.1} | {:.1} |\n",
+                r.name,
+                r.meshes,
+                b.artist_bones_mean,
+                b.chosen_bones_mean,
+                b.precision_pct,
+                b.recall_pct
+            );
+        }
+    }
+    s
 }
 
 /// Per group, protocol (a): each solver's mean over rigs (each rig once) of the three
@@ -741,7 +1044,7 @@ fn rig_means_md(rows: &[MeshRow], solvers: &[String]) -> String {
     let mut s = String::from(
         "\n## protocol (a), mean over rigs (each rig counts once), 95% bootstrap interval over rigs, rigs won\n",
     );
-    for (group, rigs) in rig_totals(rows, solvers) {
+    for (group, rigs) in rig_totals(rows, solvers, "per mesh") {
         s += &format!("\n### group `{group}` ({} rigs)\n\n| solver |", rigs.len());
         for (name, _) in MEASURES {
             s += &format!(" {name}: mean [95% interval] | rigs won |");
@@ -768,8 +1071,7 @@ fn rig_means_md(rows: &[MeshRow], solvers: &[String]) -> String {
                     s += " - | - |";
                     continue;
                 }
-                let mut rng = SplitMix(0x5EED ^ (m as u64) << 8);
-                let (mean, lo, hi) = mean_interval(&values, &mut rng);
+                let (mean, lo, hi) = interval(&values, m);
                 s += &format!(" {mean:.2} [{lo:.2}, {hi:.2}] | {won} of {rated} |");
             }
             s += "\n";
@@ -841,7 +1143,7 @@ fn rigs_csv(rows: &[MeshRow], solvers: &[String]) -> String {
     let mut s = String::from(
         "group,rig,solver,vertices,agreement_pct,one_bone_mean_pct,clip_deviation_mean_pct\n",
     );
-    for (group, rigs) in rig_totals(rows, solvers) {
+    for (group, rigs) in rig_totals(rows, solvers, "per mesh") {
         for (rig, totals) in rigs {
             for (solver, t) in solvers.iter().zip(&totals) {
                 let [a, o, c] = measures(t).map(|m| m.map_or(String::new(), csv_num));
@@ -854,9 +1156,10 @@ fn rigs_csv(rows: &[MeshRow], solvers: &[String]) -> String {
 
 /// Protocol (a) per rig: agreement / one-bone / clip deviation per solver, and which solvers
 /// lead each measure on that rig.
-fn per_rig_md(rows: &[MeshRow], solvers: &[String]) -> String {
-    let mut s = String::from(
-        "\n## protocol (a) per rig: agreement (%) / one-bone deviation / clip deviation (% diag)\n\n| group | rig | vertices |",
+fn per_rig_md(rows: &[MeshRow], solvers: &[String], protocol: &str) -> String {
+    let mut s = format!(
+        "\n## protocol {} per rig: agreement (%) / one-bone deviation / clip deviation (% diag)\n\n| group | rig | vertices |",
+        &protocol_label(protocol)[..3]
     );
     for solver in solvers {
         s += &format!(" {solver} |");
@@ -864,7 +1167,7 @@ fn per_rig_md(rows: &[MeshRow], solvers: &[String]) -> String {
     s += " leads agreement | leads one-bone | leads clip |\n|---|---|---|";
     s += &"---|".repeat(solvers.len() + 3);
     s += "\n";
-    for (group, rigs) in rig_totals(rows, solvers) {
+    for (group, rigs) in rig_totals(rows, solvers, protocol) {
         for (rig, totals) in &rigs {
             s += &format!("| {group} | {rig} | {} |", totals[0].vertices);
             for t in totals {
@@ -904,11 +1207,7 @@ fn leaderboard_md(rows: &[Leader]) -> String {
             s += &format!(
                 "\n### fold `{}`, protocol {} ({} rigs, {} meshes, {} vertices)\n\n",
                 r.fold,
-                if r.protocol == "per mesh" {
-                    "(a) per mesh"
-                } else {
-                    "(b) whole"
-                },
+                protocol_label(r.protocol),
                 r.rigs,
                 r.meshes,
                 r.vertices
@@ -974,7 +1273,7 @@ fn leaderboard_csv(rows: &[Leader]) -> String {
     s
 }
 
-/// The experiment on a rig it is given: it scores every solver in both protocols, and the
+/// The experiment on a rig it is given: it scores every solver in every protocol, and the
 /// artist's own weights would score perfectly (checked through the library's scores, which
 /// the experiment uses). The data it reads is the repository's `data/`, one folder up.
 #[cfg(test)]
@@ -1034,22 +1333,28 @@ mod tests {
     }
 
     #[test]
-    fn benchmark_scores_every_solver_in_both_protocols_on_a_given_rig() {
+    fn benchmark_scores_every_solver_in_every_protocol_on_a_given_rig() {
         let out = tempfile::tempdir().unwrap();
         let dir = out.path().to_str().unwrap();
         let json = benchmark_json(&[BODY, "--solvers", "euclidean,heat", "--out", dir]);
         let board = json["leaderboard"].as_array().unwrap();
         assert_eq!(
             board.len(),
-            4,
-            "2 solvers x 2 protocols in the `painted` group"
+            6,
+            "2 solvers x 3 protocols in the `painted` group"
         );
         for row in board {
             assert_eq!(row["fold"], "painted");
             assert_eq!(row["meshes"], 7);
             assert_eq!(row["vertices"], 330);
+            // The binder's euclidean weights agree on 36.4% of the body when measured.
+            let floor = if row["protocol"] == "auto" {
+                25.0
+            } else {
+                40.0
+            };
             let agreement = row["agreement_pct"].as_f64().unwrap();
-            assert!(agreement > 40.0 && agreement < 100.0, "{row}");
+            assert!(agreement > floor && agreement < 100.0, "{row}");
             let deviation = row["one_bone_mean_pct"].as_f64().unwrap();
             assert!(deviation > 0.0 && deviation.is_finite(), "{row}");
             assert!(row["one_bone_p95_pct"].as_f64().unwrap() >= deviation);
@@ -1065,6 +1370,21 @@ mod tests {
                 .unwrap()
         };
         assert!(agreement("per mesh", "euclidean") > agreement("whole", "euclidean") + 5.0);
+        // Protocol (c)'s binder is scored against the artist's bone sets.
+        let binder = &json["rigs"][0]["binder"];
+        assert_eq!(
+            binder["solver"], "euclidean",
+            "best not run: the first solver"
+        );
+        for key in ["precision_pct", "recall_pct"] {
+            let v = binder[key].as_f64().unwrap();
+            assert!(v > 0.0 && v <= 100.0, "{binder}");
+        }
+        let report = std::fs::read_to_string(out.path().join("leaderboard.md")).unwrap();
+        assert!(report.contains("| heat | (c) auto |"), "{report}");
+        assert!(report.contains("(c) beats (b)"), "{report}");
+        assert!(report.contains("precision (%)"), "{report}");
+        assert!(out.path().join("protocols.png").exists());
         assert!(out.path().join("leaderboard.md").exists());
         assert!(out.path().join("benchmark.json").exists());
     }
@@ -1152,8 +1472,8 @@ mod tests {
             let rows = json["meshes"].as_array().unwrap();
             assert_eq!(
                 rows.len(),
-                14,
-                "{stage}: the body's 7 meshes in 2 protocols"
+                21,
+                "{stage}: the body's 7 meshes in 3 protocols"
             );
             assert!(rows.iter().all(|r| r["rig"] == "body_ske"), "{stage}");
         }

@@ -12,11 +12,11 @@
 
 mod common;
 
-use common::rigs::{cut_meshes, default_sources, load_rig, solve_per_mesh, Rig};
+use common::rigs::{cut_meshes, default_sources, load_rig, precision_recall, solve_per_mesh, Rig};
 use common::Res;
 use skinweights::binding::{
     auto_bones, bind, geometric_bones, masked, prune, solve_bound, solve_with_bones, whole_bones,
-    Bind, BindOptions, FileBindings, MeshBones,
+    Bind, BindOptions, FileBindings,
 };
 use skinweights::metrics::artist::{
     score_against_artist, ArtistClipFrames, ArtistMesh, ArtistScoreOptions,
@@ -183,21 +183,6 @@ fn run() -> Res<()> {
     Ok(())
 }
 
-/// Each part's home: its slot's bone (Spine: the slot's bone; DragonBones: the slot's
-/// parent), what an unweighted mesh of the format carries; every part with a slot.
-fn homes(rig: &Rig) -> Vec<MeshBones> {
-    rig.slots
-        .iter()
-        .filter_map(|s| {
-            let j = rig.scene.skeleton().index_of(s.bone.as_deref()?)?;
-            Some(MeshBones {
-                part: s.part.clone(),
-                bones: vec![j],
-            })
-        })
-        .collect()
-}
-
 /// `None` for a rig whose weights look computed (reported apart in the benchmark).
 fn score_rig(name: &str, file: &std::path::Path) -> Res<Option<RigResult>> {
     let rig = load_rig(file, name)?;
@@ -217,7 +202,7 @@ fn score_rig(name: &str, file: &std::path::Path) -> Res<Option<RigResult>> {
     let solver = common::rigs::solver_of_spec(SOLVER)?;
     let b = solve_with_bones(solver.as_ref(), &rig.scene, &rig.artist_bones())?.weights;
     // Nothing from the artist's weights: the skeleton and the slots' bones.
-    let home = homes(&rig);
+    let home = rig.homes();
     let d0 = rig.scene.deforming_bones(None)?.kept;
     let mut wholes = Vec::new();
     for (k, spec) in WHOLE_SOLVERS.iter().enumerate() {
@@ -329,22 +314,6 @@ fn score_rig(name: &str, file: &std::path::Path) -> Res<Option<RigResult>> {
         heat_s,
         c_s,
     }))
-}
-
-fn precision_recall(cuts: &[(String, SubScene)], chosen: &[MeshBones]) -> (f64, f64) {
-    let (mut hit, mut picked, mut truth) = (0usize, 0usize, 0usize);
-    for (part, cut) in cuts {
-        let Some(mb) = chosen.iter().find(|mb| &mb.part == part) else {
-            continue;
-        };
-        hit += mb.bones.iter().filter(|j| cut.bones.contains(j)).count();
-        picked += mb.bones.len();
-        truth += cut.bones.len();
-    }
-    (
-        100.0 * hit as f64 / picked.max(1) as f64,
-        100.0 * hit as f64 / truth.max(1) as f64,
-    )
 }
 
 /// The benchmark's per-rig means: agreement over the scored vertices, one-bone deviation over

@@ -2,6 +2,7 @@
 //! the fixed split into folds, and the per-mesh solve of protocol (a).
 
 use super::Res;
+use skinweights::binding::MeshBones;
 use skinweights::io::rig::RigFormat;
 use skinweights::io::spine::SkinSelection;
 use skinweights::metrics::weight_style::WeightStyle;
@@ -41,6 +42,22 @@ pub struct Rig {
 }
 
 impl Rig {
+    /// Each part's home: its slot's bone (Spine: the slot's bone; DragonBones: the slot's
+    /// parent), what an unweighted mesh of the format carries; every part with a slot. Nothing
+    /// from the artist's weights: protocol (c)'s only per-mesh input.
+    pub fn homes(&self) -> Vec<MeshBones> {
+        self.slots
+            .iter()
+            .filter_map(|s| {
+                let j = self.scene.skeleton().index_of(s.bone.as_deref()?)?;
+                Some(MeshBones {
+                    part: s.part.clone(),
+                    bones: vec![j],
+                })
+            })
+            .collect()
+    }
+
     /// Scene indices of the bones some mesh of the rig is bound to, in scene order: protocol
     /// (b)'s deforming bones.
     pub fn artist_bones(&self) -> Vec<usize> {
@@ -229,6 +246,24 @@ pub fn load_rigs(given: &[PathBuf]) -> Res<Vec<Rig>> {
         );
     }
     Ok(rigs)
+}
+
+/// Precision and recall (%) of the `chosen` bone sets against the artist's (each cut's
+/// bones), pooled over the cut meshes; a cut without a chosen set is left out.
+pub fn precision_recall(cuts: &[(String, SubScene)], chosen: &[MeshBones]) -> (f64, f64) {
+    let (mut hit, mut picked, mut truth) = (0usize, 0usize, 0usize);
+    for (part, cut) in cuts {
+        let Some(mb) = chosen.iter().find(|mb| &mb.part == part) else {
+            continue;
+        };
+        hit += mb.bones.iter().filter(|j| cut.bones.contains(j)).count();
+        picked += mb.bones.len();
+        truth += cut.bones.len();
+    }
+    (
+        100.0 * hit as f64 / picked.max(1) as f64,
+        100.0 * hit as f64 / truth.max(1) as f64,
+    )
 }
 
 /// Each artist mesh of the rig cut out with the bones its artist bound it to.

@@ -52,6 +52,7 @@ mod docs;
 mod dragonbones;
 #[cfg(feature = "cli")]
 mod first_hour;
+#[cfg(feature = "cli")]
 mod first_hour_speed;
 #[cfg(feature = "io")]
 mod formats_coverage;

@@ -56,14 +56,17 @@ fn binding(scene: &Scene, scene_arg: Option<&str>) -> Option<(PathBuf, Weights)>
 /// Errors: [`SkeletonError::UnknownBone`] for a listed name the skeleton lacks, and those of
 /// [`Scene::deforming_bones`].
 pub fn chosen_bones(scene: &Scene, scene_arg: Option<&str>, arg: &BonesArg) -> Result<Vec<usize>> {
-    bones_with(scene, arg, binding(scene, scene_arg).as_ref())
+    bones_with(scene, arg, binding(scene, scene_arg).as_ref(), true)
 }
 
 /// [`chosen_bones`] with the rig's own weights already read.
+/// `every_mesh`: the bones are every mesh's (the whole solve); otherwise only the meshes the
+/// artist did not bind are solved over them, which the note says.
 fn bones_with(
     scene: &Scene,
     arg: &BonesArg,
     binding: Option<&(PathBuf, Weights)>,
+    every_mesh: bool,
 ) -> Result<Vec<usize>> {
     let skeleton = scene.skeleton();
     match arg.bones.as_deref().map(str::trim) {
@@ -109,8 +112,13 @@ fn bones_with(
                 unbound.join(", ")
             ));
         }
+        let whom = if every_mesh {
+            ""
+        } else {
+            " on the meshes the artist did not bind (the others keep their artist's bones)"
+        };
         eprintln!(
-            "note: {} of {} bones get weight 0 (--bones all weights them): {}",
+            "note: {} of {} bones get weight 0{whom} (--bones all weights them): {}",
             split.left_out.len(),
             skeleton.len(),
             groups.join("; ")
@@ -145,8 +153,15 @@ pub fn chosen_binding(
 ) -> Result<Binding> {
     let file = binding(scene, scene_arg);
     // Only the whole solve leaves out the bones the file binds no vertex to.
-    let whole = bind.bind.unwrap_or(Bind::default_for(file.is_some())) == Bind::All;
-    let kept = bones_with(scene, bones, file.as_ref().filter(|_| whole))?;
+    let resolved = bind.bind.unwrap_or(Bind::default_for(file.is_some()));
+    let whole = resolved == Bind::All;
+    let artist_meshes = file.is_some() && resolved == Bind::Artist;
+    let kept = bones_with(
+        scene,
+        bones,
+        file.as_ref().filter(|_| whole),
+        !artist_meshes,
+    )?;
     let binding = Binding::for_scene(
         scene,
         bind.bind,

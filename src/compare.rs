@@ -5,36 +5,10 @@ use crate::binding::Binding;
 use crate::error::Result;
 use crate::metrics::{evaluate, Metrics};
 use crate::scene::{Probe, Scene};
-use crate::solvers::{solver_by_name, NO_OPTIONS, SOLVERS};
+use crate::solvers::{solver_by_name, NO_OPTIONS};
 use crate::weights::Weights;
 use nalgebra::Point2;
 use serde::{Deserialize, Serialize};
-
-/// The solvers `compare` runs by default, in table order: the registry's entries marked
-/// `compare` ([`crate::solvers::SOLVERS`]).
-pub const DEFAULT_SOLVERS: &[&str] = &default_solvers();
-
-const DEFAULT_COUNT: usize = {
-    let (mut n, mut i) = (0, 0);
-    while i < SOLVERS.len() {
-        n += SOLVERS[i].compare as usize;
-        i += 1;
-    }
-    n
-};
-
-const fn default_solvers() -> [&'static str; DEFAULT_COUNT] {
-    let mut out = [""; DEFAULT_COUNT];
-    let (mut n, mut i) = (0, 0);
-    while i < SOLVERS.len() {
-        if SOLVERS[i].compare {
-            out[n] = SOLVERS[i].name;
-            n += 1;
-        }
-        i += 1;
-    }
-    out
-}
 
 /// One row of the table: a solver and its metrics.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

@@ -2,13 +2,14 @@
 
 use crate::common;
 
-use skinweights::compare::{compare_solved, solve_all, DEFAULT_SOLVERS};
+use skinweights::compare::{compare_solved, solve_all};
+use skinweights::solvers::COMPARE_DEFAULTS;
 use skinweights::{scene::builtin_scene, scene::BuiltinOptions};
 
 #[test]
 fn arms_down_leakage_story() {
     let scene = builtin_scene("arms-down", &BuiltinOptions::default()).unwrap();
-    let names: Vec<String> = DEFAULT_SOLVERS.iter().map(|s| s.to_string()).collect();
+    let names: Vec<String> = COMPARE_DEFAULTS.iter().map(|s| s.to_string()).collect();
     let started = std::time::Instant::now();
     let solved = solve_all(&scene, &names, |_, _| {}).unwrap();
     let wall = started.elapsed().as_secs_f64();

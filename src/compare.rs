@@ -5,36 +5,10 @@ use crate::binding::Binding;
 use crate::error::Result;
 use crate::metrics::{evaluate, Metrics};
 use crate::scene::{Probe, Scene};
-use crate::solvers::{solver_by_name, NO_OPTIONS, SOLVERS};
+use crate::solvers::{solver_by_name, NO_OPTIONS};
 use crate::weights::Weights;
 use nalgebra::Point2;
 use serde::{Deserialize, Serialize};
-
-/// The solvers `compare` runs by default, in table order: the registry's entries marked
-/// `compare` ([`crate::solvers::SOLVERS`]).
-pub const DEFAULT_SOLVERS: &[&str] = &default_solvers();
-
-const DEFAULT_COUNT: usize = {
-    let (mut n, mut i) = (0, 0);
-    while i < SOLVERS.len() {
-        n += SOLVERS[i].compare as usize;
-        i += 1;
-    }
-    n
-};
-
-const fn default_solvers() -> [&'static str; DEFAULT_COUNT] {
-    let mut out = [""; DEFAULT_COUNT];
-    let (mut n, mut i) = (0, 0);
-    while i < SOLVERS.len() {
-        if SOLVERS[i].compare {
-            out[n] = SOLVERS[i].name;
-            n += 1;
-        }
-        i += 1;
-    }
-    out
-}
 
 /// One row of the table: a solver and its metrics.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -131,86 +105,180 @@ pub fn compare_solved(scene: &Scene, solved: &[Solved], probe: Option<&str>) -> 
     })
 }
 
-/// Column headers with units, and how to print each metric.
-const COLUMNS: &[&str] = &[
-    "solver",
-    "drag max (% h)",
-    "drag mean (% h)",
-    "leaked weight",
-    "flipped",
-    "distortion max",
-    "distortion p99",
-    "area change (%)",
-    "norm err",
-    "bind err (px)",
-    "discontinuities",
-    "Dirichlet",
-    "time (s)",
+/// How the Markdown table prints a metric's value (CSV always prints it in full).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Shown {
+    /// A real with this many decimals; `inf` when not finite.
+    Fixed(usize),
+    /// A real in scientific notation with one decimal (`1.2e-5`).
+    Sci,
+    /// A count.
+    Count,
+    /// Seconds with three decimals; `-` when unknown.
+    Seconds,
+}
+
+/// A metric's value as a column reads it.
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Value {
+    Real(f64),
+    Count(usize),
+    Maybe(Option<f64>),
+}
+
+/// One metric column of the table: its JSON and CSV key, its Markdown header with the unit,
+/// how Markdown prints it, and where its value is in [`Metrics`].
+#[derive(Clone, Copy)]
+pub struct MetricColumn {
+    /// The key: the CSV header and the JSON key (docs/metrics.md).
+    pub key: &'static str,
+    /// The Markdown header, with the unit.
+    pub header: &'static str,
+    /// How Markdown prints it.
+    pub shown: Shown,
+    value: fn(&Metrics) -> Value,
+}
+
+impl std::fmt::Debug for MetricColumn {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("MetricColumn")
+            .field("key", &self.key)
+            .field("header", &self.header)
+            .field("shown", &self.shown)
+            .finish_non_exhaustive()
+    }
+}
+
+impl MetricColumn {
+    /// Its value in `m` as a CSV cell: in full (`Display`), empty when unknown.
+    pub fn csv(&self, m: &Metrics) -> String {
+        match (self.value)(m) {
+            Value::Real(v) => v.to_string(),
+            Value::Count(n) => n.to_string(),
+            Value::Maybe(v) => v.map(|v| v.to_string()).unwrap_or_default(),
+        }
+    }
+
+    /// Its value in `m` as a Markdown cell, printed as [`Self::shown`] says.
+    pub fn markdown(&self, m: &Metrics) -> String {
+        match ((self.value)(m), self.shown) {
+            (Value::Real(v), Shown::Fixed(digits)) if v.is_finite() => format!("{v:.digits$}"),
+            (Value::Real(_), Shown::Fixed(_)) => "inf".to_string(),
+            (Value::Real(v), _) => format!("{v:.1e}"),
+            (Value::Count(n), _) => n.to_string(),
+            (Value::Maybe(v), _) => v.map(|t| format!("{t:.3}")).unwrap_or_else(|| "-".into()),
+        }
+    }
+}
+
+/// The metric columns of the table, in order (after the solver's name): the one list that
+/// the Markdown and CSV writers read. JSON writes [`Metrics`]' fields, with the same keys in
+/// the same order.
+pub const METRIC_COLUMNS: &[MetricColumn] = &[
+    MetricColumn {
+        key: "drag_max_pct",
+        header: "drag max (% h)",
+        shown: Shown::Fixed(3),
+        value: |m| Value::Real(m.drag_max_pct),
+    },
+    MetricColumn {
+        key: "drag_mean_pct",
+        header: "drag mean (% h)",
+        shown: Shown::Fixed(3),
+        value: |m| Value::Real(m.drag_mean_pct),
+    },
+    MetricColumn {
+        key: "leaked_weight",
+        header: "leaked weight",
+        shown: Shown::Fixed(4),
+        value: |m| Value::Real(m.leaked_weight),
+    },
+    MetricColumn {
+        key: "flipped",
+        header: "flipped",
+        shown: Shown::Count,
+        value: |m| Value::Count(m.flipped),
+    },
+    MetricColumn {
+        key: "distortion_max",
+        header: "distortion max",
+        shown: Shown::Fixed(2),
+        value: |m| Value::Real(m.distortion_max),
+    },
+    MetricColumn {
+        key: "distortion_p99",
+        header: "distortion p99",
+        shown: Shown::Fixed(3),
+        value: |m| Value::Real(m.distortion_p99),
+    },
+    MetricColumn {
+        key: "area_change_pct",
+        header: "area change (%)",
+        shown: Shown::Fixed(3),
+        value: |m| Value::Real(m.area_change_pct),
+    },
+    MetricColumn {
+        key: "norm_err",
+        header: "norm err",
+        shown: Shown::Sci,
+        value: |m| Value::Real(m.norm_err),
+    },
+    MetricColumn {
+        key: "bind_err",
+        header: "bind err (px)",
+        shown: Shown::Sci,
+        value: |m| Value::Real(m.bind_err),
+    },
+    MetricColumn {
+        key: "discontinuities",
+        header: "discontinuities",
+        shown: Shown::Count,
+        value: |m| Value::Count(m.discontinuities),
+    },
+    MetricColumn {
+        key: "dirichlet",
+        header: "Dirichlet",
+        shown: Shown::Fixed(3),
+        value: |m| Value::Real(m.dirichlet),
+    },
+    MetricColumn {
+        key: "time_s",
+        header: "time (s)",
+        shown: Shown::Seconds,
+        value: |m| Value::Maybe(m.time_s),
+    },
 ];
 
-fn cells(row: &CompareRow) -> Vec<String> {
-    let m = &row.metrics;
-    let num = |v: f64, digits: usize| {
-        if v.is_finite() {
-            format!("{v:.digits$}")
-        } else {
-            "inf".to_string()
-        }
-    };
-    vec![
-        row.solver.clone(),
-        num(m.drag_max_pct, 3),
-        num(m.drag_mean_pct, 3),
-        num(m.leaked_weight, 4),
-        m.flipped.to_string(),
-        num(m.distortion_max, 2),
-        num(m.distortion_p99, 3),
-        num(m.area_change_pct, 3),
-        format!("{:.1e}", m.norm_err),
-        format!("{:.1e}", m.bind_err),
-        m.discontinuities.to_string(),
-        num(m.dirichlet, 3),
-        m.time_s
-            .map(|t| format!("{t:.3}"))
-            .unwrap_or_else(|| "-".into()),
-    ]
+/// One table line: the solver's cell, then one cell per metric column.
+fn line(solver: &str, cell: impl Fn(&MetricColumn) -> String) -> Vec<String> {
+    std::iter::once(solver.to_string())
+        .chain(METRIC_COLUMNS.iter().map(cell))
+        .collect()
 }
 
 impl Comparison {
     /// The table as Markdown (solver rows, metric columns, units in the header).
     pub fn to_markdown(&self) -> String {
         let mut s = format!("Scene `{}`, probe `{}`\n\n", self.scene, self.probe);
-        s += &format!("| {} |\n", COLUMNS.join(" | "));
-        s += &format!("|{}\n", "---|".repeat(COLUMNS.len()));
+        let header = line("solver", |c| c.header.to_string());
+        s += &format!("| {} |\n", header.join(" | "));
+        s += &format!("|{}\n", "---|".repeat(header.len()));
         for r in &self.rows {
-            s += &format!("| {} |\n", cells(r).join(" | "));
+            s += &format!(
+                "| {} |\n",
+                line(&r.solver, |c| c.markdown(&r.metrics)).join(" | ")
+            );
         }
         s
     }
 
     /// The table as CSV, with the JSON keys as header.
     pub fn to_csv(&self) -> String {
-        let mut s = String::from(
-            "solver,drag_max_pct,drag_mean_pct,leaked_weight,flipped,distortion_max,distortion_p99,area_change_pct,norm_err,bind_err,discontinuities,dirichlet,time_s\n",
-        );
+        let mut s = line("solver", |c| c.key.to_string()).join(",") + "\n";
         for r in &self.rows {
-            let m = &r.metrics;
-            s += &format!(
-                "{},{},{},{},{},{},{},{},{},{},{},{},{}\n",
-                r.solver,
-                m.drag_max_pct,
-                m.drag_mean_pct,
-                m.leaked_weight,
-                m.flipped,
-                m.distortion_max,
-                m.distortion_p99,
-                m.area_change_pct,
-                m.norm_err,
-                m.bind_err,
-                m.discontinuities,
-                m.dirichlet,
-                m.time_s.map(|t| t.to_string()).unwrap_or_default()
-            );
+            s += &line(&r.solver, |c| c.csv(&r.metrics)).join(",");
+            s += "\n";
         }
         s
     }

@@ -817,19 +817,244 @@ impl Error {
     /// (`EmptyMesh`, `Json`, `NoMatch`), the rig format for a [`FormatError::Rig`]
     /// (`DragonBones`, `Spine`, `Creature`), or `Io`, `NoSpace`, `PermissionDenied`.
     pub fn variant_name(&self) -> String {
-        if let Error::Format(FormatError::Rig { format, .. }) = self {
-            return format.to_string();
-        }
-        let debug = format!("{self:?}");
-        // `Mesh(EmptyMesh { .. })`: the domain, then its variant; `Io { .. }`: the variant.
-        let inner = match debug.split_once('(') {
-            Some((outer, rest)) if outer.chars().all(|c| c.is_ascii_alphanumeric()) => rest,
-            _ => &debug,
+        let name = match self {
+            Error::Format(FormatError::Rig { format, .. }) => return format.to_string(),
+            Error::Mesh(e) => e.variant_name(),
+            Error::Skeleton(e) => e.variant_name(),
+            Error::Clip(e) => e.variant_name(),
+            Error::Corrective(e) => e.variant_name(),
+            Error::Weights(e) => e.variant_name(),
+            Error::Format(e) => e.variant_name(),
+            Error::Output(e) => e.variant_name(),
+            Error::Scene(e) => e.variant_name(),
+            Error::Argument(e) => e.variant_name(),
+            Error::Seam(e) => e.variant_name(),
+            Error::Art(e) => e.variant_name(),
+            Error::Solver(e) => e.variant_name(),
+            Error::Batch(e) => e.variant_name(),
+            Error::Io { .. } => "Io",
+            Error::NoSpace { .. } => "NoSpace",
+            Error::PermissionDenied { .. } => "PermissionDenied",
         };
-        inner
-            .chars()
-            .take_while(char::is_ascii_alphanumeric)
-            .collect()
+        name.to_string()
+    }
+}
+
+impl MeshError {
+    /// The variant's name, e.g. `EmptyMesh` (what [`Error::variant_name`] reports).
+    pub fn variant_name(&self) -> &'static str {
+        match self {
+            Self::EmptyMesh { .. } => "EmptyMesh",
+            Self::NonFiniteCoordinate { .. } => "NonFiniteCoordinate",
+            Self::IndexOutOfRange { .. } => "IndexOutOfRange",
+            Self::ZeroAreaTriangle { .. } => "ZeroAreaTriangle",
+            Self::RepeatedTriangle { .. } => "RepeatedTriangle",
+            Self::NonManifoldEdge { .. } => "NonManifoldEdge",
+            Self::FoldedEdge { .. } => "FoldedEdge",
+            Self::NonManifoldVertex { .. } => "NonManifoldVertex",
+            Self::MixedOrientation { .. } => "MixedOrientation",
+            Self::ClockwiseMesh { .. } => "ClockwiseMesh",
+            Self::UnreferencedVertex { .. } => "UnreferencedVertex",
+            Self::VertexParts { .. } => "VertexParts",
+            Self::StrandedVertex { .. } => "StrandedVertex",
+            Self::Meshing { .. } => "Meshing",
+            Self::PosedPositions { .. } => "PosedPositions",
+            Self::NonFinitePosition { .. } => "NonFinitePosition",
+            Self::TriangleLayers { .. } => "TriangleLayers",
+        }
+    }
+}
+
+impl SkeletonError {
+    /// The variant's name, e.g. `EmptySkeleton` (what [`Error::variant_name`] reports).
+    pub fn variant_name(&self) -> &'static str {
+        match self {
+            Self::EmptySkeleton => "EmptySkeleton",
+            Self::DuplicateBone { .. } => "DuplicateBone",
+            Self::UnknownParent { .. } => "UnknownParent",
+            Self::ParentCycle { .. } => "ParentCycle",
+            Self::NonFiniteBone { .. } => "NonFiniteBone",
+            Self::BoneTooLong { .. } => "BoneTooLong",
+            Self::UnknownPart { .. } => "UnknownPart",
+            Self::UnknownBone { .. } => "UnknownBone",
+            Self::SingularTransform { .. } => "SingularTransform",
+            Self::TransformOverflow { .. } => "TransformOverflow",
+            Self::LocalHeadMismatch { .. } => "LocalHeadMismatch",
+            Self::NegativeBoneLength { .. } => "NegativeBoneLength",
+            Self::PoseOffsets { .. } => "PoseOffsets",
+            Self::HelperWithoutJoint { .. } => "HelperWithoutJoint",
+            Self::NonFinitePose { .. } => "NonFinitePose",
+            Self::InvalidIk { .. } => "InvalidIk",
+        }
+    }
+}
+
+impl ClipError {
+    /// The variant's name, e.g. `InvalidClip` (what [`Error::variant_name`] reports).
+    pub fn variant_name(&self) -> &'static str {
+        match self {
+            Self::InvalidClip { .. } => "InvalidClip",
+            Self::InvalidKey { .. } => "InvalidKey",
+            Self::TooManyKeys { .. } => "TooManyKeys",
+        }
+    }
+}
+
+impl CorrectiveError {
+    /// The variant's name, e.g. `NotAJoint` (what [`Error::variant_name`] reports).
+    pub fn variant_name(&self) -> &'static str {
+        match self {
+            Self::NotAJoint { .. } => "NotAJoint",
+            Self::DuplicateCorrective { .. } => "DuplicateCorrective",
+            Self::EmptyCorrective { .. } => "EmptyCorrective",
+            Self::NonFiniteCorrective { .. } => "NonFiniteCorrective",
+            Self::CorrectiveAngleOrder { .. } => "CorrectiveAngleOrder",
+            Self::CorrectiveVertex { .. } => "CorrectiveVertex",
+            Self::DuplicateCorrectiveVertex { .. } => "DuplicateCorrectiveVertex",
+            Self::CorrectiveOffsets { .. } => "CorrectiveOffsets",
+        }
+    }
+}
+
+impl WeightsError {
+    /// The variant's name, e.g. `WeightsShape` (what [`Error::variant_name`] reports).
+    pub fn variant_name(&self) -> &'static str {
+        match self {
+            Self::WeightsShape { .. } => "WeightsShape",
+            Self::InvalidWeight { .. } => "InvalidWeight",
+            Self::RowSum { .. } => "RowSum",
+            Self::UnscorableRow { .. } => "UnscorableRow",
+        }
+    }
+}
+
+impl FormatError {
+    /// The variant's name, e.g. `Json` (what [`Error::variant_name`] reports).
+    pub fn variant_name(&self) -> &'static str {
+        match self {
+            Self::Json { .. } => "Json",
+            Self::InvalidField { .. } => "InvalidField",
+            Self::Image { .. } => "Image",
+            Self::UnsupportedInput { .. } => "UnsupportedInput",
+            Self::ImageTooLarge { .. } => "ImageTooLarge",
+            Self::IslandsTooSmall { .. } => "IslandsTooSmall",
+            Self::OutlineTooComplex { .. } => "OutlineTooComplex",
+            Self::TransparentImage { .. } => "TransparentImage",
+            Self::Rig { .. } => "Rig",
+            Self::SpineAtlas { .. } => "SpineAtlas",
+            Self::Godot { .. } => "Godot",
+            Self::NonPlanarMesh { .. } => "NonPlanarMesh",
+            Self::JointOutOfRange { .. } => "JointOutOfRange",
+        }
+    }
+}
+
+impl OutputError {
+    /// The variant's name, e.g. `WouldOverwrite` (what [`Error::variant_name`] reports).
+    pub fn variant_name(&self) -> &'static str {
+        match self {
+            Self::WouldOverwrite { .. } => "WouldOverwrite",
+            Self::OutputIsDirectory { .. } => "OutputIsDirectory",
+            Self::OutputNamesNoFile { .. } => "OutputNamesNoFile",
+            Self::SymlinkLoop { .. } => "SymlinkLoop",
+            Self::UnsupportedOutput { .. } => "UnsupportedOutput",
+            Self::RenderTooLarge { .. } => "RenderTooLarge",
+            Self::Plot { .. } => "Plot",
+            Self::NoFrames { .. } => "NoFrames",
+            Self::FrameSize { .. } => "FrameSize",
+            Self::ImageHeight { .. } => "ImageHeight",
+            Self::FrameTimes { .. } => "FrameTimes",
+            Self::MaskSize { .. } => "MaskSize",
+            Self::NothingToFrame => "NothingToFrame",
+            Self::RenderSize { .. } => "RenderSize",
+        }
+    }
+}
+
+impl SceneError {
+    /// The variant's name, e.g. `UnknownBuiltin` (what [`Error::variant_name`] reports).
+    pub fn variant_name(&self) -> &'static str {
+        match self {
+            Self::UnknownBuiltin { .. } => "UnknownBuiltin",
+            Self::UnknownClip { .. } => "UnknownClip",
+            Self::UnknownProbe { .. } => "UnknownProbe",
+            Self::NoProbes { .. } => "NoProbes",
+            Self::DuplicateProbe { .. } => "DuplicateProbe",
+            Self::ProbeVertex { .. } => "ProbeVertex",
+            Self::ProbeWatchesNothing { .. } => "ProbeWatchesNothing",
+            Self::ProbeMovesNoBone { .. } => "ProbeMovesNoBone",
+            Self::UnmeasurablePose { .. } => "UnmeasurablePose",
+            Self::EmptyTransferSource { .. } => "EmptyTransferSource",
+            Self::EmptyTransferTarget { .. } => "EmptyTransferTarget",
+        }
+    }
+}
+
+impl ArgumentError {
+    /// The variant's name, e.g. `InvalidArgument` (what [`Error::variant_name`] reports).
+    pub fn variant_name(&self) -> &'static str {
+        match self {
+            Self::InvalidArgument { .. } => "InvalidArgument",
+            Self::MissingArgument { .. } => "MissingArgument",
+        }
+    }
+}
+
+impl SeamError {
+    /// The variant's name, e.g. `SeamVertexOutOfRange` (what [`Error::variant_name`] reports).
+    pub fn variant_name(&self) -> &'static str {
+        match self {
+            Self::SeamVertexOutOfRange { .. } => "SeamVertexOutOfRange",
+            Self::SeamVertexRepeated { .. } => "SeamVertexRepeated",
+            Self::SeamSpread { .. } => "SeamSpread",
+            Self::SingleLayer { .. } => "SingleLayer",
+            Self::InvalidAmount { .. } => "InvalidAmount",
+            Self::RepairTooLarge { .. } => "RepairTooLarge",
+            Self::InvalidSeam { .. } => "InvalidSeam",
+        }
+    }
+}
+
+impl ArtError {
+    /// The variant's name, e.g. `NoArt` (what [`Error::variant_name`] reports).
+    pub fn variant_name(&self) -> &'static str {
+        match self {
+            Self::NoArt { .. } => "NoArt",
+            Self::HasArt { .. } => "HasArt",
+            Self::VertexColours { .. } => "VertexColours",
+            Self::ArtUvs { .. } => "ArtUvs",
+            Self::NonFiniteUv { .. } => "NonFiniteUv",
+            Self::UvOutsideImage { .. } => "UvOutsideImage",
+            Self::DuplicateLayer { .. } => "DuplicateLayer",
+            Self::LayerImage { .. } => "LayerImage",
+            Self::UndrawnPart { .. } => "UndrawnPart",
+            Self::TextureCount { .. } => "TextureCount",
+            Self::LayerTooLarge { .. } => "LayerTooLarge",
+        }
+    }
+}
+
+impl SolverError {
+    /// The variant's name, e.g. `UnknownSolver` (what [`Error::variant_name`] reports).
+    pub fn variant_name(&self) -> &'static str {
+        match self {
+            Self::UnknownSolver { .. } => "UnknownSolver",
+            Self::InvalidOption { .. } => "InvalidOption",
+            Self::LinearAlgebra { .. } => "LinearAlgebra",
+            Self::Solver { .. } => "Solver",
+        }
+    }
+}
+
+impl BatchError {
+    /// The variant's name, e.g. `NotAnItem` (what [`Error::variant_name`] reports).
+    pub fn variant_name(&self) -> &'static str {
+        match self {
+            Self::NotAnItem { .. } => "NotAnItem",
+            Self::SpriteWithoutBones { .. } => "SpriteWithoutBones",
+            Self::NoMatch { .. } => "NoMatch",
+            Self::Panicked { .. } => "Panicked",
+        }
     }
 }
 

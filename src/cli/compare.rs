@@ -10,13 +10,11 @@ use indicatif::{ProgressBar, ProgressStyle};
 use serde_json::json;
 use skinweights::animation::{Clip, DEFAULT_FPS};
 use skinweights::binding::Binding;
-use skinweights::compare::{
-    compare_solved, probe_view, solve_all_bound, Comparison, Solved, DEFAULT_SOLVERS,
-};
+use skinweights::compare::{compare_solved, probe_view, solve_all_bound, Comparison, Solved};
 use skinweights::metrics::clip::{clips_metrics, ClipMetrics, ClipOptions};
 use skinweights::plot::{figure_panels, save_figure, Grid};
 use skinweights::scene::{Probe, Scene};
-use skinweights::solvers::solver_by_name;
+use skinweights::solvers::{solver_by_name, COMPARE_DEFAULTS};
 use skinweights::Error;
 use skinweights::FormatError;
 use std::path::{Path, PathBuf};
@@ -28,7 +26,7 @@ pub struct CompareArgs {
     #[command(flatten)]
     scene: SceneArg,
     /// Comma-separated solver names (default: every registered solver, listed below).
-    #[arg(long, value_delimiter = ',', default_values_t = DEFAULT_SOLVERS.iter().map(|s| s.to_string()))]
+    #[arg(long, value_delimiter = ',', default_values_t = COMPARE_DEFAULTS.iter().map(|s| s.to_string()))]
     solvers: Vec<String>,
     /// Probe to measure (default: the scene's first probe).
     #[arg(long, conflicts_with = "clip")]

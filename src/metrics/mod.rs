@@ -359,6 +359,51 @@ pub fn dirichlet_energy(mesh: &Mesh, weights: &Weights) -> f64 {
         .sum()
 }
 
+/// The metrics of one pose ([`Metrics`]' first seven): what moving the bones does to the
+/// mesh, measured on positions posed by anything. Serializes with [`Metrics`]' keys.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct PoseMetrics {
+    /// Largest drag of a watched vertex, % of character height ([`drag`]).
+    pub drag_max_pct: f64,
+    /// Mean drag of the watched vertices, % of character height.
+    pub drag_mean_pct: f64,
+    /// Mean total weight of the moved bones on the watched vertices ([`leaked_weight`]).
+    pub leaked_weight: f64,
+    /// Triangles with signed area <= 0 in the pose ([`flipped_triangles`]).
+    pub flipped: usize,
+    /// Largest singular-value ratio of a triangle's deformation gradient ([`distortion`]);
+    /// `null` in JSON when a triangle collapsed to zero area.
+    #[serde(with = "finite_or_null")]
+    pub distortion_max: f64,
+    /// 99th percentile (nearest rank) of the same ratio.
+    #[serde(with = "finite_or_null")]
+    pub distortion_p99: f64,
+    /// Posed total signed area vs rest, % ([`area_change_pct`]).
+    pub area_change_pct: f64,
+}
+
+/// The [`PoseMetrics`] of `posed` (one position per mesh vertex, in `probe`'s pose, e.g. LBS
+/// of `weights` or any other skinning), with the drag they were measured from.
+pub fn pose_metrics(
+    scene: &Scene,
+    weights: &Weights,
+    probe: &Probe,
+    posed: &[Point2<f64>],
+) -> Result<(PoseMetrics, Drag)> {
+    let drag = drag_of_positions(scene, probe, posed)?;
+    let (distortion_max, distortion_p99) = max_and_p99(&distortion(&scene.mesh, posed));
+    let metrics = PoseMetrics {
+        drag_max_pct: drag.max_pct(),
+        drag_mean_pct: drag.mean_pct(),
+        leaked_weight: leaked_weight(scene, weights, probe)?,
+        flipped: flipped_triangles(&scene.mesh, posed),
+        distortion_max,
+        distortion_p99,
+        area_change_pct: area_change_pct(&scene.mesh, posed),
+    };
+    Ok((metrics, drag))
+}
+
 /// Every metric for one probe. `time_s` is left `None`: the solve time is the caller's to
 /// record (a compare row sets it), metrics never solve.
 pub fn evaluate(scene: &Scene, weights: &Weights, probe: &Probe) -> Result<Metrics> {
@@ -366,16 +411,15 @@ pub fn evaluate(scene: &Scene, weights: &Weights, probe: &Probe) -> Result<Metri
     weights.check_scorable()?;
     let transforms = scene.skeleton.skinning_affines(&probe.pose)?;
     let posed = lbs_with_affines(scene.mesh.vertices(), weights, &transforms)?;
-    let d = drag(scene, weights, probe)?;
-    let (distortion_max, distortion_p99) = max_and_p99(&distortion(&scene.mesh, &posed));
+    let (pose, _) = pose_metrics(scene, weights, probe, &posed)?;
     let metrics = Metrics {
-        drag_max_pct: d.max_pct(),
-        drag_mean_pct: d.mean_pct(),
-        leaked_weight: leaked_weight(scene, weights, probe)?,
-        flipped: flipped_triangles(&scene.mesh, &posed),
-        distortion_max,
-        distortion_p99,
-        area_change_pct: area_change_pct(&scene.mesh, &posed),
+        drag_max_pct: pose.drag_max_pct,
+        drag_mean_pct: pose.drag_mean_pct,
+        leaked_weight: pose.leaked_weight,
+        flipped: pose.flipped,
+        distortion_max: pose.distortion_max,
+        distortion_p99: pose.distortion_p99,
+        area_change_pct: pose.area_change_pct,
         norm_err: weights.normalization_error(),
         bind_err: bind_identity_error(scene, weights)?,
         discontinuities: isolated_discontinuities(&scene.mesh, weights, DEFAULT_JUMP_THRESHOLD)

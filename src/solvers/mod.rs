@@ -90,8 +90,8 @@ pub fn recommended() -> Box<dyn Solver> {
 }
 
 pub use registry::{
-    compare_defaults, entry, known_names, options_help, solvers_help, with_role, OptionHelp, Role,
-    SolverEntry, GENERIC_OPTIONS, SOLVERS, SOLVER_NAMES,
+    entry, known_names, options_help, solvers_help, with_role, OptionHelp, Role, SolverEntry,
+    COMPARE_DEFAULTS, GENERIC_OPTIONS, SOLVERS, SOLVER_NAMES,
 };
 
 /// What a solver reports besides the weights.

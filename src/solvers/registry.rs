@@ -247,14 +247,31 @@ pub fn entry(name: &str) -> Option<&'static SolverEntry> {
     SOLVERS.iter().find(|e| e.name == name.trim())
 }
 
-/// The solvers `compare` runs by default, in table order.
-pub fn compare_defaults() -> Vec<&'static str> {
-    SOLVERS
-        .iter()
-        .filter(|e| e.compare)
-        .map(|e| e.name)
-        .collect()
+const COMPARE_COUNT: usize = {
+    let (mut n, mut i) = (0, 0);
+    while i < SOLVERS.len() {
+        n += SOLVERS[i].compare as usize;
+        i += 1;
+    }
+    n
+};
+
+const fn compare_names() -> [&'static str; COMPARE_COUNT] {
+    let mut out = [""; COMPARE_COUNT];
+    let (mut n, mut i) = (0, 0);
+    while i < SOLVERS.len() {
+        if SOLVERS[i].compare {
+            out[n] = SOLVERS[i].name;
+            n += 1;
+        }
+        i += 1;
+    }
+    out
 }
+
+/// The solvers `compare` runs by default, in table order: the entries marked `compare`
+/// (read from [`SOLVERS`]).
+pub const COMPARE_DEFAULTS: &[&str] = &compare_names();
 
 /// The solvers of one role, in table order.
 pub fn with_role(role: Role) -> Vec<&'static str> {
@@ -325,7 +342,7 @@ mod tests {
             assert_eq!(built, expected);
         }
         assert_eq!(
-            compare_defaults(),
+            COMPARE_DEFAULTS,
             [
                 "linear",
                 "euclidean",

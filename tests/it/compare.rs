@@ -2,13 +2,14 @@
 
 use crate::common;
 
-use skinweights::compare::{compare_solved, solve_all, DEFAULT_SOLVERS};
+use skinweights::compare::{compare_solved, solve_all, METRIC_COLUMNS};
+use skinweights::solvers::COMPARE_DEFAULTS;
 use skinweights::{scene::builtin_scene, scene::BuiltinOptions};
 
 #[test]
 fn arms_down_leakage_story() {
     let scene = builtin_scene("arms-down", &BuiltinOptions::default()).unwrap();
-    let names: Vec<String> = DEFAULT_SOLVERS.iter().map(|s| s.to_string()).collect();
+    let names: Vec<String> = COMPARE_DEFAULTS.iter().map(|s| s.to_string()).collect();
     let started = std::time::Instant::now();
     let solved = solve_all(&scene, &names, |_, _| {}).unwrap();
     let wall = started.elapsed().as_secs_f64();
@@ -98,4 +99,26 @@ fn mask_crease_shows_in_dirichlet_energy_at_every_resolution() {
     // 10x the vertices: the mask's energy grows by more than 2x (a jump), heat's by less than 1.5x.
     assert!(mask[2] > 2.0 * mask[0], "mask {mask:?}");
     assert!(heat[2] < 1.5 * heat[0], "heat {heat:?}");
+}
+
+#[test]
+fn metric_columns_are_the_json_keys_in_order() {
+    let scene = builtin_scene(
+        "bar",
+        &BuiltinOptions::default().with_gap(None).with_vertices(600),
+    )
+    .unwrap();
+    let solved = solve_all(&scene, &["linear".to_string()], |_, _| {}).unwrap();
+    let table = compare_solved(&scene, &solved, None).unwrap();
+    let json = serde_json::to_string(&table.rows[0].metrics).unwrap();
+    let keys: Vec<&str> = METRIC_COLUMNS.iter().map(|c| c.key).collect();
+    let at: Vec<usize> = keys
+        .iter()
+        .map(|k| json.find(&format!("\"{k}\":")).unwrap())
+        .collect();
+    assert!(at.windows(2).all(|w| w[0] < w[1]), "{keys:?} vs {json}");
+    assert_eq!(json.matches("\":").count(), keys.len(), "{json}");
+    assert!(table
+        .to_csv()
+        .starts_with(&format!("solver,{}\n", keys.join(","))));
 }

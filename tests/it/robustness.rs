@@ -73,7 +73,7 @@ fn random_skeletons_give_valid_weights_or_typed_errors() {
     .unwrap();
     let mut rng = Rng(0x5eed_0001);
     // compare's solvers plus one more mask combination.
-    let solvers = skinweights::compare::DEFAULT_SOLVERS
+    let solvers = skinweights::solvers::COMPARE_DEFAULTS
         .iter()
         .copied()
         .chain(["geodesic+mask"])

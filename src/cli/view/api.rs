@@ -12,10 +12,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 use skinweights::binding::Binding;
 use skinweights::metrics::clip::{clip_metrics, ClipOptions, FrameMetrics};
-use skinweights::metrics::{
-    area_change_pct, distortion, drag_of_positions, flipped_triangles, leaked_weight, max_and_p99,
-    owning_bones,
-};
+use skinweights::metrics::{owning_bones, pose_metrics, PoseMetrics};
 use skinweights::scene::{builtin_scene, ArtImage, BuiltinOptions, Probe, Scene, BUILTIN_SCENES};
 use skinweights::skeleton::Pose;
 use skinweights::skinning::{dqs_with_transforms, lbs_with_transforms, HalfAngleHelper};
@@ -504,20 +501,9 @@ pub fn default_state(scene: &Scene, seeds: bool, vertices: Option<usize>) -> Val
 pub struct LiveMetrics {
     /// Probe whose watched vertices are measured.
     pub probe: String,
-    /// Largest drag of a watched vertex, % of height.
-    pub drag_max_pct: f64,
-    /// Mean drag, % of height.
-    pub drag_mean_pct: f64,
-    /// Mean weight of the moved bones on the watched vertices.
-    pub leaked_weight: f64,
-    /// Triangles with signed area <= 0.
-    pub flipped: usize,
-    /// Largest singular-value ratio (`null` when a triangle collapsed).
-    pub distortion_max: f64,
-    /// Its 99th percentile.
-    pub distortion_p99: f64,
-    /// Posed total area vs rest, %.
-    pub area_change_pct: f64,
+    /// The library's pose metrics, flattened into this object.
+    #[serde(flatten)]
+    pub metrics: PoseMetrics,
 }
 
 /// Live metrics of `posed` (positions of every vertex in `pose`) and the drag of each of
@@ -535,17 +521,10 @@ pub fn live_metrics(
         pose: pose.clone(),
         watch: probe.watch.clone(),
     };
-    let drag = drag_of_positions(scene, &probe, posed)?;
-    let (distortion_max, distortion_p99) = max_and_p99(&distortion(scene.mesh(), posed));
+    let (metrics, drag) = pose_metrics(scene, weights, &probe, posed)?;
     let m = LiveMetrics {
-        probe: probe.name.clone(),
-        drag_max_pct: drag.max_pct(),
-        drag_mean_pct: drag.mean_pct(),
-        leaked_weight: leaked_weight(scene, weights, &probe)?,
-        flipped: flipped_triangles(scene.mesh(), posed),
-        distortion_max,
-        distortion_p99,
-        area_change_pct: area_change_pct(scene.mesh(), posed),
+        probe: probe.name,
+        metrics,
     };
     let pct = 100.0 / drag.height;
     Ok((m, drag.displacement.iter().map(|d| d * pct).collect()))
@@ -785,7 +764,7 @@ pub fn error_json(e: &CliError) -> Value {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use skinweights::metrics::evaluate;
+    use skinweights::metrics::{area_change_pct, evaluate};
     use skinweights::SceneError;
 
     fn viewer() -> Viewer {

@@ -101,6 +101,7 @@ fn mask_crease_shows_in_dirichlet_energy_at_every_resolution() {
     assert!(heat[2] < 1.5 * heat[0], "heat {heat:?}");
 }
 
+#[cfg(feature = "io")]
 #[test]
 fn metric_columns_are_the_json_keys_in_order() {
     let scene = builtin_scene(

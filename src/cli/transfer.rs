@@ -58,8 +58,8 @@ pub struct TransferArgs {
     /// Also (or instead) write the weights of the whole character (skinweights.weights/1).
     #[arg(long, value_name = "WEIGHTS")]
     weights: Option<PathBuf>,
-    /// Also draw each target beside its first source, as weight maps (bone colours shared;
-    /// one row per target, the first 8): `.png` or `.svg`.
+    /// Also draw each target beside a source (one of its slot when there is one), as weight
+    /// maps (bone colours shared; one row per target, the first 8): `.png` or `.svg`.
     #[arg(long, value_name = "FILE")]
     figure: Option<PathBuf>,
     /// Overwrite output files that exist.
@@ -70,8 +70,8 @@ pub struct TransferArgs {
 /// Rows of the `--figure`: targets drawn beside a source.
 const FIGURE_ROWS: usize = 8;
 
-/// The `--figure`: per target (the first [`FIGURE_ROWS`]), its first source with the artist's
-/// weights and the target with the transferred ones, side by side.
+/// The `--figure`: per target (the first [`FIGURE_ROWS`]), the first of `sources` with the
+/// artist's weights and the target with the transferred ones, side by side.
 fn write_figure(
     scene: &Scene,
     artist: &Weights,
@@ -217,7 +217,19 @@ pub fn run(a: TransferArgs) -> Result<ExitCode> {
         println!("wrote {}", path.display());
     }
     if let Some(path) = &a.figure {
-        let sources = |part: &str| from.parts(&rig.scene, &rig.slots, part);
+        // The source drawn beside a target: one of its own slot when there is one.
+        let slot_of = |part: &str| {
+            rig.slots
+                .iter()
+                .find(|s| s.part == part)
+                .map(|s| s.slot.clone())
+        };
+        let sources = |part: &str| {
+            let mut all = from.parts(&rig.scene, &rig.slots, part);
+            let slot = slot_of(part);
+            all.sort_by_key(|p| slot.is_none() || slot_of(p) != slot);
+            all
+        };
         write_figure(&rig.scene, &artist, &weights, sources, &done, path)?;
         println!("wrote {}", path.display());
     }

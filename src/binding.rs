@@ -581,12 +581,7 @@ pub fn bind(
     }
     let start = std::time::Instant::now();
     let mut warnings = Vec::new();
-    let mut has_vertices = vec![false; scene.mesh.parts().len()];
-    scene
-        .mesh
-        .vertex_parts()
-        .iter()
-        .for_each(|&p| has_vertices[p] = true);
+    let has_vertices = parts_with_vertices(scene);
     let unbound = scene
         .mesh
         .parts()
@@ -711,12 +706,7 @@ impl Binding {
         if self.bind == Bind::All {
             return (0, 0);
         }
-        let mut has_vertices = vec![false; scene.mesh.parts().len()];
-        scene
-            .mesh
-            .vertex_parts()
-            .iter()
-            .for_each(|&p| has_vertices[p] = true);
+        let has_vertices = parts_with_vertices(scene);
         let meshes = has_vertices.iter().filter(|&&h| h).count();
         let artist = match self.bind {
             Bind::Artist => self.file.artist.len().min(meshes),
@@ -738,6 +728,17 @@ impl Binding {
             &self.options,
         )
     }
+}
+
+/// Per part of `scene`, whether any vertex lies in it.
+fn parts_with_vertices(scene: &Scene) -> Vec<bool> {
+    let mut has = vec![false; scene.mesh.parts().len()];
+    scene
+        .mesh
+        .vertex_parts()
+        .iter()
+        .for_each(|&p| has[p] = true);
+    has
 }
 
 /// Each part of `home` with at most [`RIGID_VERTICES`] vertices set wholly on its (first) home

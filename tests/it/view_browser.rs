@@ -1010,3 +1010,140 @@ fn browser_slots_draw_one_attachment_per_slot() {
         "0.667 s: the same attachments"
     );
 }
+
+/// `view --transfer-from`: the server's weights are `skinweights transfer`'s (the artist's,
+/// each target's rows transferred), the page learns which parts are sources and which
+/// targets, and draws both halves of the canvas.
+#[test]
+fn transfer_shows_the_sources_beside_the_targets() {
+    let dir = tempfile::tempdir().unwrap();
+    let rig = Path::new(env!("CARGO_MANIFEST_DIR")).join("data/spine/goblins/goblins-pro.json");
+    let scene = dir.path().join("goblins.json");
+    let cli = |args: &[&std::ffi::OsStr]| {
+        let out = Command::new(env!("CARGO_BIN_EXE_skinweights"))
+            .args(args)
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{out:?}");
+    };
+    cli(&[
+        "import".as_ref(),
+        "spine".as_ref(),
+        rig.as_os_str(),
+        "--skin".as_ref(),
+        "all".as_ref(),
+        "-o".as_ref(),
+        scene.as_os_str(),
+    ]);
+    let expected = dir.path().join("transferred.json");
+    cli(&[
+        "transfer".as_ref(),
+        rig.as_os_str(),
+        "--to-skin".as_ref(),
+        "goblingirl".as_ref(),
+        "--from".as_ref(),
+        "skin:goblin".as_ref(),
+        "--weights".as_ref(),
+        expected.as_os_str(),
+    ]);
+    let expected = skinweights::io::WeightsFile::load(&expected).unwrap();
+    let args = [
+        scene.to_str().unwrap(),
+        "--transfer-from",
+        "skin:goblin",
+        "--transfer-to",
+        "skin:goblingirl",
+    ];
+    let (_server, port) = start_view(&args);
+    let (status, info) = post_json(port, "/api/scene", &json!({}));
+    assert_eq!(status, 200, "{info}");
+    let parts: Vec<&str> = info["parts"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p.as_str().unwrap())
+        .collect();
+    let named = |key: &str| -> Vec<&str> {
+        info["transfer"][key]
+            .as_array()
+            .unwrap_or_else(|| panic!("no transfer.{key} in the scene info"))
+            .iter()
+            .map(|i| parts[i.as_u64().unwrap() as usize])
+            .collect()
+    };
+    let (sources, targets) = (named("sources"), named("targets"));
+    assert_eq!(targets.len(), 20, "{targets:?}");
+    assert!(
+        targets.iter().all(|p| p.starts_with("goblingirl:")),
+        "{targets:?}"
+    );
+    assert!(
+        sources.iter().all(|p| p.starts_with("goblin:")),
+        "{sources:?}"
+    );
+    assert_eq!(info["default_state"]["colour"], "blend");
+    let (status, solved) = post_json(port, "/api/solve", &json!({"solver": "best"}));
+    assert_eq!(status, 200, "{solved}");
+    use base64::Engine;
+    let bytes = base64::engine::general_purpose::STANDARD
+        .decode(solved["weights"].as_str().unwrap())
+        .unwrap();
+    let shown: Vec<f64> = bytes
+        .chunks_exact(4)
+        .map(|c| f32::from_le_bytes(c.try_into().unwrap()) as f64)
+        .collect();
+    let nb = expected.bones.len();
+    assert_eq!(solved["bones"], nb as u64);
+    assert_eq!(shown.len(), expected.weights.len() * nb);
+    let worst = expected
+        .weights
+        .iter()
+        .flatten()
+        .zip(&shown)
+        .map(|(a, b)| (a - b).abs())
+        .fold(0.0, f64::max);
+    assert!(
+        worst < 1e-6,
+        "the view's weights are {worst} from `transfer`'s"
+    );
+    // A bad source set and a skin with no part are refused, naming the argument.
+    for (bad, needle) in [
+        (["--transfer-from", "nowhere"], "--transfer-from"),
+        (["--transfer-to", "skin:nobody"], "skin \"nobody\""),
+    ] {
+        let mut a = vec![scene.to_str().unwrap(), "--port", "0"];
+        if bad[0] == "--transfer-to" {
+            a.extend(["--transfer-from", "slot"]);
+        }
+        a.extend(bad);
+        let out = Command::new(env!("CARGO_BIN_EXE_skinweights"))
+            .arg("view")
+            .args(&a)
+            .output()
+            .unwrap();
+        let e = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{e}");
+        assert!(e.contains(needle), "{e}");
+    }
+    let Some(b) = browser() else { return };
+    b.open(&format!("http://127.0.0.1:{port}/"));
+    assert_eq!(b.view("error"), Value::Null);
+    b.screenshot("goblins_transfer");
+    // Both halves of the canvas hold drawn pixels (not the background).
+    let halves = b.js(
+        "const c = document.getElementById('canvas'), g = c.getContext('2d');
+         const d = g.getImageData(0, 0, c.width, c.height).data; const n = [0, 0];
+         for (let i = 0; i < d.length; i += 4) {
+           if (d[i] === 15 && d[i+1] === 17 && d[i+2] === 21) continue;
+           n[((i / 4) % c.width) < c.width / 2 ? 0 : 1]++;
+         }
+         return n.map((k) => k / (d.length / 8));",
+        json!([]),
+    );
+    for (side, share) in ["left", "right"].iter().zip(halves.as_array().unwrap()) {
+        assert!(
+            share.as_f64().unwrap() > 0.05,
+            "{side} half drawn share {share}"
+        );
+    }
+}

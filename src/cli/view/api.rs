@@ -114,6 +114,9 @@ pub struct Viewer {
     startup_binding: Option<Binding>,
     /// The skin the command line's scene shows (`--skin`); `None`: the default skin.
     skin: Option<String>,
+    /// A costume transfer of the command line's scene (`--transfer-from`): its weights are
+    /// the transfer's, and the page draws the sources beside the targets.
+    transfer: Option<super::transfer::TransferView>,
 }
 
 /// Parses a request body; the error says what is wrong with the JSON.
@@ -147,6 +150,7 @@ impl Viewer {
             reference: None,
             startup_binding: None,
             skin: None,
+            transfer: None,
         })
     }
 
@@ -176,6 +180,13 @@ impl Viewer {
     /// Solves of the command line's scene use `binding` (its bones and how meshes are bound).
     pub fn with_binding(mut self, binding: Binding) -> Self {
         self.startup_binding = Some(binding);
+        self
+    }
+
+    /// Solves of the command line's scene are `transfer`'s: the artist's weights with its
+    /// targets transferred (the solver weights only what the sources do not cover).
+    pub fn with_transfer(mut self, transfer: Option<super::transfer::TransferView>) -> Self {
+        self.transfer = transfer;
         self
     }
 
@@ -237,6 +248,13 @@ impl Viewer {
                 info["default_state"]["clip"] = json!(clip.name);
             }
         }
+        if let Some(t) = self.transfer.as_ref().filter(|_| key == self.startup) {
+            info["transfer"] = t.page_json(&scene);
+            // Weight colours show what was carried over; the art would hide it.
+            if info["default_state"]["colour"] == "art" {
+                info["default_state"]["colour"] = json!("blend");
+            }
+        }
         Ok(info)
     }
 
@@ -262,8 +280,28 @@ impl Viewer {
                 &every
             }
         };
-        let solution = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-            binding.solve(solver.as_ref(), scene)
+        let transfer = self
+            .transfer
+            .as_ref()
+            .filter(|_| *scene_key == self.startup);
+        let solved = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| match transfer {
+            Some(t) => {
+                let started = std::time::Instant::now();
+                let (weights, warnings) = t.weights(scene, solver.as_ref())?;
+                Ok::<_, CliError>(Solved {
+                    weights,
+                    seconds: started.elapsed().as_secs_f64(),
+                    warnings,
+                })
+            }
+            None => {
+                let solution = binding.solve(solver.as_ref(), scene)?;
+                Ok(Solved {
+                    weights: solution.weights,
+                    seconds: solution.report.seconds,
+                    warnings: solution.report.warnings,
+                })
+            }
         }))
         .map_err(|_| {
             Error::Solver(SolverError::Solver {
@@ -271,11 +309,7 @@ impl Viewer {
                 message: format!("panicked on {}; please report it", scene.name()),
             })
         })??;
-        let solved = Arc::new(Solved {
-            weights: solution.weights,
-            seconds: solution.report.seconds,
-            warnings: solution.report.warnings,
-        });
+        let solved = Arc::new(solved);
         let mut cache = lock(&self.weights);
         cache.push((key, solved.clone()));
         let bytes = |c: &[(String, Arc<Solved>)]| -> usize {

@@ -9,6 +9,7 @@
 
 pub mod api;
 mod server;
+mod transfer;
 
 use super::bones::{chosen_binding, BindArg, BonesArg};
 use super::{check_outputs, load_weights_for, resolve_scene, BuiltinArgs, SceneArg};
@@ -24,6 +25,7 @@ use skinweights::solvers::solver_by_name;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::sync::Arc;
+use transfer::TransferView;
 
 const PAGE: &str = include_str!("page.html");
 const SCRIPT: &str = include_str!("view.js");
@@ -73,6 +75,17 @@ pub struct ViewArgs {
     bones: BonesArg,
     #[command(flatten)]
     bind: BindArg,
+    /// Show a costume transfer: the artist's weights (the scene's SCENE.artist.json, or
+    /// --reference) with each target's transferred from SOURCES (`slot`, `all` or
+    /// `skin:NAME`, as `transfer --from`), the sources drawn beside the targets and posed
+    /// together; the solver weights only what the sources do not cover.
+    #[arg(long, value_name = "SOURCES", conflicts_with = "html")]
+    transfer_from: Option<String>,
+    /// The transfer's targets (repeatable): a part, or `skin:NAME` for every part of a skin.
+    /// Default: every attachment the artist's weights leave on one bone whose slot holds
+    /// one they weight.
+    #[arg(long, value_name = "PART|skin:NAME", requires = "transfer_from")]
+    transfer_to: Vec<String>,
 }
 
 /// Runs `view`.
@@ -127,11 +140,21 @@ pub fn run(a: ViewArgs) -> Result<ExitCode> {
                 .as_ref()
                 .map(|p| load_weights_for(&scene, p))
                 .transpose()?;
+            let transfer = match &a.transfer_from {
+                Some(from) => Some(transfer_view(
+                    &scene,
+                    reference.clone(),
+                    from,
+                    &a.transfer_to,
+                )?),
+                None => None,
+            };
             let viewer = Arc::new(
                 Viewer::new(scene, seeds, a.builtin.vertices())?
                     .with_reference(reference)
                     .with_binding(binding)
-                    .with_skin(a.skin.clone())?,
+                    .with_skin(a.skin.clone())?
+                    .with_transfer(transfer),
             );
             let (server, port) = server::bind(a.port)?;
             let page = Arc::new(page(&json!({"mode": "server"})));
@@ -140,6 +163,33 @@ pub fn run(a: ViewArgs) -> Result<ExitCode> {
             Ok(ExitCode::SUCCESS)
         }
     }
+}
+
+/// `--transfer-from`: the transfer of the scene's artist's weights, with a note naming
+/// its targets. Errors: no artist's weights, and those of [`TransferView::new`].
+fn transfer_view(
+    scene: &Scene,
+    artist: Option<skinweights::weights::Weights>,
+    from: &str,
+    to: &[String],
+) -> Result<TransferView> {
+    let artist = artist.ok_or_else(|| skinweights::ArgumentError::InvalidArgument {
+        argument: "--transfer-from",
+        value: from.to_string(),
+        reason: "a transfer needs the artist's weights: import the rig with `skinweights \
+                 import` (it writes SCENE.artist.json beside the scene) or give --reference"
+            .into(),
+    })?;
+    let t = TransferView::new(scene, artist, from, to)?;
+    let names = t.target_names();
+    eprintln!(
+        "note: {} target(s) transferred from {from} ({}{}); the page draws the sources (left) \
+         beside the targets (right)",
+        names.len(),
+        names.iter().take(6).copied().collect::<Vec<_>>().join(", "),
+        if names.len() > 6 { ", ..." } else { "" }
+    );
+    Ok(t)
 }
 
 /// The page with `embedded` (the mode, and for a file the scene and weights) inlined.

@@ -18,7 +18,8 @@
   let weights = null; // Float32Array / Float64Array, vertices x bones
   let solvedInfo = null; // {seconds, warnings}
   let posed = null; // {positions, bones, metrics, drag}
-  let frameBox = null; // drawing frame: grows to hold every pose seen, Reset shrinks it
+  let frameBox = null; // drawing frame: grows to hold every pose seen, Reset shrinks it (one a panel)
+  let panelParts = null; // while a transfer panel draws: the parts it shows
 
   // ---------------------------------------------------------------- state and URL
   const clone = (x) => JSON.parse(JSON.stringify(x));
@@ -404,6 +405,7 @@
   }
 
   function drawnParts() {
+    if (panelParts) return panelParts;
     const layers = drawnLayers();
     if (!layers) return null;
     const parts = new Array(scene.parts.length).fill(false);
@@ -416,7 +418,7 @@
     const grow = 0.6 * (window.devicePixelRatio || 1); // overlap, so clip edges leave no seams
     const drawn = drawnLayers();
     for (const [li, layer] of scene.art.layers.entries()) {
-      if (drawn && !drawn[li]) continue;
+      if (panelParts ? !panelParts[layer.part] : drawn && !drawn[li]) continue;
       const img = layer.image == null ? null : artImages[layer.image];
       for (let t = 0; t < T.length; t += 3) {
         const v = [T[t], T[t + 1], T[t + 2]];
@@ -457,7 +459,7 @@
   // canvas's pixels directly: a path fill per triangle took 0.3-1 s at 19k triangles in
   // software-rendered Chromium. Pixel centres inside or on an edge are filled, so shared edges
   // leave no gap.
-  function fillTriangles(P, col, sx, sy, W, H) {
+  function fillTriangles(P, col, sx, sy, W, H, left = 0, right = W) {
     const image = ctx.getImageData(0, 0, W, H), d = image.data, T = scene.triangles;
     const shown = drawnParts(), vp = scene.vertex_parts;
     for (let t = 0; t < T.length; t += 3) {
@@ -467,7 +469,7 @@
       const x2 = sx(P[2 * c]), y2 = sy(P[2 * c + 1]);
       const area = (x1 - x0) * (y2 - y0) - (x2 - x0) * (y1 - y0);
       if (!(Math.abs(area) > 0)) continue;
-      const xa = Math.max(0, Math.floor(Math.min(x0, x1, x2))), xb = Math.min(W - 1, Math.ceil(Math.max(x0, x1, x2)));
+      const xa = Math.max(left, Math.floor(Math.min(x0, x1, x2))), xb = Math.min(right - 1, Math.ceil(Math.max(x0, x1, x2)));
       const ya = Math.max(0, Math.floor(Math.min(y0, y1, y2))), yb = Math.min(H - 1, Math.ceil(Math.max(y0, y1, y2)));
       const inv = 1 / area;
       for (let py = ya; py <= yb; py++) {
@@ -489,8 +491,10 @@
     ctx.putImageData(image, 0, 0);
   }
 
-  function growFrame(P, bones) {
-    let [x0, y0, x1, y1] = frameBox || (scene.art && scene.art.drawn_bounds) || scene.bounds;
+  // The frame grown to hold `P`'s shown vertices and `bones` (a transfer's panels frame
+  // their own parts and no bones: a costume part is small beside the skeleton).
+  function growFrame(box, P, bones) {
+    let [x0, y0, x1, y1] = box;
     const shown = drawnParts(), vp = scene.vertex_parts;
     for (let i = 0; i < P.length; i += 2) {
       if (shown && !shown[vp[i / 2]]) continue;
@@ -501,7 +505,16 @@
       x0 = Math.min(x0, b[0], b[2]); x1 = Math.max(x1, b[0], b[2]);
       y0 = Math.min(y0, b[1], b[3]); y1 = Math.max(y1, b[1], b[3]);
     }
-    frameBox = [x0, y0, x1, y1];
+    return [x0, y0, x1, y1];
+  }
+
+  // The transfer's two panels (`view --transfer-from`): the sources' parts, then the
+  // targets'. null: one panel, the whole scene.
+  function transferPanels() {
+    const t = scene.transfer;
+    if (!t) return null;
+    const mask = (list) => { const m = new Array(scene.parts.length).fill(false); list.forEach((p) => { m[p] = true; }); return m; };
+    return [["sources", mask(t.sources)], ["targets", mask(t.targets)]];
   }
 
   function draw() {
@@ -513,13 +526,45 @@
     ctx.fillRect(0, 0, W, H);
     if (!posed || !weights) return;
     const P = posed.positions;
-    growFrame(P, posed.bones);
-    const [x0, y0, x1, y1] = frameBox;
-    const margin = 30 * dpr;
-    const k = Math.min((W - 2 * margin) / (x1 - x0 || 1), (H - 2 * margin - 30 * dpr) / (y1 - y0 || 1));
-    const ox = (W - k * (x1 - x0)) / 2 - k * x0, oy = (H + 30 * dpr + k * (y1 - y0)) / 2 + k * y0;
-    const sx = (x) => ox + k * x, sy = (y) => oy - k * y; // y up
     const col = vertexColours();
+    const panels = transferPanels();
+    if (!panels) {
+      frameBox = growFrame(frameBox || (scene.art && scene.art.drawn_bounds) || scene.bounds, P, posed.bones);
+      drawPanel(P, col, frameBox, 0, W, H, dpr);
+    } else {
+      if (!frameBox) frameBox = panels.map(() => [Infinity, Infinity, -Infinity, -Infinity]);
+      const w = Math.floor(W / panels.length);
+      panels.forEach(([label, parts], i) => {
+        panelParts = parts;
+        frameBox[i] = growFrame(frameBox[i], P, []);
+        ctx.save();
+        ctx.beginPath(); ctx.rect(i * w, 0, w, H); ctx.clip();
+        drawPanel(P, col, frameBox[i], i * w, w, H, dpr);
+        ctx.fillStyle = "#9aa3b2";
+        ctx.font = `${13 * dpr}px system-ui, sans-serif`;
+        ctx.fillText(label === "sources" ? "source (the artist's weights)" : "target (transferred)", i * w + 12 * dpr, H - 12 * dpr);
+        ctx.restore();
+        panelParts = null;
+      });
+      ctx.strokeStyle = "#2a2f3a"; ctx.lineWidth = dpr;
+      ctx.beginPath(); ctx.moveTo(w + 0.5, 30 * dpr); ctx.lineTo(w + 0.5, H); ctx.stroke();
+    }
+    // Caption, so a screenshot says what it shows.
+    const pose = Object.entries(state.pose).filter(([, d]) => d !== 0).map(([b, d]) => `${b} ${d}°`).join(", ");
+    const opts = Object.entries(state.options).filter(([, v]) => v !== "" && v != null).map(([k, v]) => `${k}=${v}`).join(" ");
+    ctx.fillStyle = "#dde1e8";
+    ctx.font = `${14 * dpr}px system-ui, sans-serif`;
+    ctx.fillText(`${scene.name} · ${panels ? "transfer, fallback " : ""}${state.solver}${opts ? " " + opts : ""} · ${state.skinning.toUpperCase()} · ${clipName && view.clip ? `clip ${clipName} ${view.clip.time.toFixed(2)} s` : pose || "rest"}` +
+      (posed.metrics ? ` · drag max ${fmt(posed.metrics.drag_max_pct, 3)}% h` : ""), 12 * dpr, 22 * dpr);
+  }
+
+  // The posed scene framed by `box` into the columns [left, left + w) of the canvas.
+  function drawPanel(P, col, box, left, w, H, dpr) {
+    const [x0, y0, x1, y1] = box;
+    const margin = 30 * dpr;
+    const k = Math.min((w - 2 * margin) / (x1 - x0 || 1), (H - 2 * margin - 30 * dpr) / (y1 - y0 || 1));
+    const ox = left + (w - k * (x1 - x0)) / 2 - k * x0, oy = (H + 30 * dpr + k * (y1 - y0)) / 2 + k * y0;
+    const sx = (x) => ox + k * x, sy = (y) => oy - k * y; // y up
     const n = P.length / 2;
     if (state.colour === "art" && scene.art && !state.grid) {
       drawArt(P, sx, sy, col);
@@ -533,7 +578,7 @@
         ctx.fillRect(sx(P[2 * v]) - r, sy(P[2 * v + 1]) - r, 2 * r, 2 * r);
       }
     } else {
-      fillTriangles(P, col, sx, sy, W, H);
+      fillTriangles(P, col, sx, sy, canvas.width, H, left, left + w);
     }
     // Watched vertices shaded by drag: faint white = stays put, opaque magenta = dragged
     // (scale: the larger of 1% of the height and the current max).
@@ -550,20 +595,13 @@
     // Bones.
     ctx.lineCap = "round";
     for (const [hx, hy, tx, ty] of posed.bones) {
-      for (const [w, s] of [[5 * dpr, "#000"], [2.5 * dpr, "#fff"]]) {
-        ctx.lineWidth = w; ctx.strokeStyle = s;
+      for (const [lw, s] of [[5 * dpr, "#000"], [2.5 * dpr, "#fff"]]) {
+        ctx.lineWidth = lw; ctx.strokeStyle = s;
         ctx.beginPath(); ctx.moveTo(sx(hx), sy(hy)); ctx.lineTo(sx(tx), sy(ty)); ctx.stroke();
       }
       ctx.fillStyle = "#fff";
       ctx.beginPath(); ctx.arc(sx(hx), sy(hy), 4 * dpr, 0, 2 * Math.PI); ctx.fill();
     }
-    // Caption, so a screenshot says what it shows.
-    const pose = Object.entries(state.pose).filter(([, d]) => d !== 0).map(([b, d]) => `${b} ${d}°`).join(", ");
-    const opts = Object.entries(state.options).filter(([, v]) => v !== "" && v != null).map(([k, v]) => `${k}=${v}`).join(" ");
-    ctx.fillStyle = "#dde1e8";
-    ctx.font = `${14 * dpr}px system-ui, sans-serif`;
-    ctx.fillText(`${scene.name} · ${state.solver}${opts ? " " + opts : ""} · ${state.skinning.toUpperCase()} · ${clipName && view.clip ? `clip ${clipName} ${view.clip.time.toFixed(2)} s` : pose || "rest"}` +
-      (posed.metrics ? ` · drag max ${fmt(posed.metrics.drag_max_pct, 3)}% h` : ""), 12 * dpr, 22 * dpr);
   }
 
   // ---------------------------------------------------------------- panels

@@ -1,11 +1,13 @@
-//! # artist_fit: models fitted on the artists' weights, and the recipe chosen on artists' meshes, by leaving one rig out
+//! # artist_fit: models fitted on the artists' weights, and the recipe chosen on artists' meshes, by leaving one source out
 //!
 //! Scores exactly as the benchmark's protocol (a) does (each artist mesh solved alone with
 //! its artist's bones; dominant-bone agreement, one-bone deviation at 40 degrees, clip
 //! deviation over the rig's own clips), on the painted rigs (the ones whose weights look
 //! computed are left out), each rig counting once:
 //! - every solver of `--solvers`;
-//! - models fitted on all the other rigs and scored on the one left out, each over a mesh's
+//! - models fitted on the rigs of all the other sources (the manifest's `source`: rigs from
+//!   one repository share an author's habits) and scored on the rigs of the one left out, each
+//!   over a mesh's
 //!   bones `b` at a vertex `v`:
 //!   - **`mix`**: a convex combination of the solvers' rows, fitted by EM;
 //!   - **`logit ...`**: `w_b = softmax_b(theta . f(v, b))`, a multinomial logit fitted by
@@ -15,7 +17,7 @@
 //!     ([`mesh_geometry`]: distance ratios to the bone's segment and head, handle, depth,
 //!     nearest bone and its parent and child, length);
 //! - `--candidates`: recipes of the recommended solver; each rig is scored with the one
-//!   whose rank sum over the three measures is lowest on the other rigs, among those within
+//!   whose rank sum over the three measures is lowest on the other sources' rigs, among those within
 //!   `--max-time-ratio` (1.5) of heat's time;
 //! - the time of each solver over every mesh (mean of `--timing-runs` runs after a warm-up).
 //!
@@ -28,7 +30,8 @@
 mod common;
 
 use clap::Parser;
-use common::rigs::{cut_meshes, rigs_and_solvers, solve_per_mesh, Rig};
+use common::rigs::{cut_meshes, rigs_and_solvers, solve_per_mesh, sources, Rig};
+use common::stats::{mean_interval, SplitMix};
 use common::{main_with, write_json, write_text, Res};
 use nalgebra::{DMatrix, DVector};
 use serde::Serialize;
@@ -37,6 +40,7 @@ use skinweights::metrics::artist::{
 };
 use skinweights::scene::SubScene;
 use skinweights::weights::Weights;
+use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::path::PathBuf;
 use std::time::Instant;
@@ -55,7 +59,7 @@ struct Cli {
     #[arg(long, default_value_t = 30.0)]
     fps: f64,
     /// Candidate recipes for the recommended solver on artists' meshes (solver specs, each
-    /// also in `--solvers`): each rig is scored with the candidate chosen on the other rigs
+    /// also in `--solvers`): each rig is scored with the candidate chosen on the other sources' rigs
     /// (lowest mean rank over the three measures) among those within `--max-time-ratio` of
     /// heat's time.
     #[arg(
@@ -207,7 +211,7 @@ struct RigScores {
 
 #[derive(Serialize)]
 struct Output {
-    /// Per held-out rig, the candidate chosen on the other rigs (`--candidates`).
+    /// Per held-out rig, the candidate chosen on the other sources' rigs (`--candidates`).
     chosen: Vec<(String, String)>,
     experiment: &'static str,
     solvers: Vec<String>,
@@ -272,21 +276,39 @@ fn run(cli: &Cli) -> Res<()> {
     let painted: Vec<usize> = (0..samples.len())
         .filter(|&r| samples[r].rig.fold == "painted")
         .collect();
-    if painted.len() < 3 {
-        return Err("leave-one-rig-out needs at least 3 painted rigs".into());
+    let source_of = rig_sources(&cli.rigs)?;
+    let source = |r: usize| -> &str {
+        let name = &samples[r].rig.name;
+        source_of.get(name).map_or(name.as_str(), String::as_str)
+    };
+    let mut held_sources: Vec<&str> = painted.iter().map(|&r| source(r)).collect();
+    held_sources.sort_unstable();
+    held_sources.dedup();
+    if held_sources.len() < 3 {
+        return Err("leave-one-source-out needs painted rigs from at least 3 sources".into());
     }
-    let per_rig: Vec<Vec<Fitted>> = painted
+    // One fit per source left out: the rigs of a source share an author's habits.
+    let per_source: BTreeMap<&str, Vec<Fitted>> = held_sources
         .iter()
-        .map(|&r| {
-            let train: Vec<usize> = painted.iter().copied().filter(|&o| o != r).collect();
-            fit_models(&samples, &train, &models)
+        .map(|&s| {
+            let train: Vec<usize> = painted
+                .iter()
+                .copied()
+                .filter(|&o| source(o) != s)
+                .collect();
+            Ok((s, fit_models(&samples, &train, &models)?))
         })
         .collect::<Res<_>>()?;
+    let per_rig: Vec<Vec<Fitted>> = painted
+        .iter()
+        .map(|&r| per_source[source(r)].clone())
+        .collect();
+    let painted_sources: Vec<String> = painted.iter().map(|&r| source(r).to_string()).collect();
     let all_fitted = fit_models(&samples, &painted, &models)?;
     let rigs_scores = score_rigs(&samples, &painted, &solvers, &models, |k| {
         per_rig[k].clone()
     })?;
-    let chosen = choose_by_rig(&rigs_scores, &solvers, &seconds, cli)?;
+    let chosen = choose_by_rig(&rigs_scores, &painted_sources, &solvers, &seconds, cli)?;
     let out = Output {
         chosen,
         experiment: "artist_fit",
@@ -666,11 +688,20 @@ fn score_rig(s: &RigSamples, weights: &Weights) -> Res<Pooled> {
     Ok(p)
 }
 
-/// Leave one rig out over the candidates: per rig, the candidate (solver index) whose mean
-/// over the other rigs of its rank sum on the three measures is lowest, among those within
+/// Leave one source out over the candidates: per rig, the candidate (solver index) whose mean
+/// over the other sources' rigs of its rank sum on the three measures is lowest, among those within
 /// `max_time_ratio` of heat.
+/// Each rig's source (the manifest's `source`; a given file is its own source).
+fn rig_sources(given: &[PathBuf]) -> Res<BTreeMap<String, String>> {
+    Ok(sources(given)?
+        .into_iter()
+        .map(|s| (s.name, s.source))
+        .collect())
+}
+
 fn choose_by_rig(
     rigs: &[RigScores],
+    sources: &[String],
     solvers: &[String],
     seconds: &[f64],
     cli: &Cli,
@@ -726,7 +757,7 @@ fn choose_by_rig(
         .map(|held| {
             let mean = |i: usize| -> f64 {
                 (0..rigs.len())
-                    .filter(|&r| r != held)
+                    .filter(|&r| sources[r] != sources[held])
                     .map(|r| ranks[r][i])
                     .sum::<f64>()
             };
@@ -738,27 +769,34 @@ fn choose_by_rig(
         .collect())
 }
 
+/// `mean [lo, hi]` over rigs (the 95% bootstrap interval; seeded by the measure).
+fn with_interval(values: &[f64], measure: usize) -> String {
+    let (mean, lo, hi) = mean_interval(values, &mut SplitMix(0x5EED ^ (measure as u64) << 8));
+    format!("{mean:.2} [{lo:.2}, {hi:.2}]")
+}
+
 fn fit_md(out: &Output) -> String {
     let mut md = String::from("# artist_fit: models fitted on the artists' weights\n\n");
     let _ = writeln!(
         md,
-        "Protocol (a) of the benchmark on {} painted rigs, leave one rig out: each rig \
-         predicted by the models fitted on all the others. Models built from: {}.\n",
+        "Protocol (a) of the benchmark on {} painted rigs, leave one source out: each rig \
+         predicted by the models fitted on the rigs of the other sources. Models built from: {}.\n",
         out.rigs.len(),
         out.solvers.join(", ")
     );
     md.push_str("## mean over rigs (each rig counts once), rigs won\n\n");
     md.push_str(
-        "| method | agreement % | won | one-bone mean % | won | clip mean % | won |\n\
+        "Means over rigs with their 95% bootstrap intervals over rigs.\n\n\
+         | method | agreement % | won | one-bone mean % | won | clip mean % | won |\n\
          |---|---|---|---|---|---|---|\n",
     );
-    let n = out.rigs.len() as f64;
     // (index in the summary, higher is better)
     let measures = [(0, true), (2, false), (3, false)];
     for (k, name) in out.methods.iter().enumerate() {
         let _ = write!(md, "| {name} |");
         for &(i, higher) in &measures {
-            let mean = out.rigs.iter().map(|r| r.scores[k][i]).sum::<f64>() / n;
+            let values: Vec<f64> = out.rigs.iter().map(|r| r.scores[k][i]).collect();
+            let mean = with_interval(&values, i);
             let won = out
                 .rigs
                 .iter()
@@ -772,22 +810,21 @@ fn fit_md(out: &Output) -> String {
                     (r.scores[k][i] - top).abs() <= 1e-9
                 })
                 .count();
-            let _ = write!(md, " {mean:.2} | {won} |");
+            let _ = write!(md, " {mean} | {won} |");
         }
         md.push('\n');
     }
     if !out.chosen.is_empty() {
-        let _ = write!(md, "| chosen by leave one rig out |");
+        let _ = write!(md, "| chosen by leave one source out |");
         for &(i, _) in &measures {
             let value = |r: &RigScores, name: &str| -> f64 {
                 let k = out.methods.iter().position(|m| m == name).unwrap_or(0);
                 r.scores[k][i]
             };
-            let mean = (out.rigs.iter().zip(&out.chosen))
+            let values: Vec<f64> = (out.rigs.iter().zip(&out.chosen))
                 .map(|(r, (_, c))| value(r, c))
-                .sum::<f64>()
-                / n;
-            let _ = write!(md, " {mean:.2} | - |");
+                .collect();
+            let _ = write!(md, " {} | - |", with_interval(&values, i));
         }
         md.push_str("\n\nChosen per held-out rig:\n\n");
         for (rig, c) in &out.chosen {

@@ -84,3 +84,45 @@ fn an_unknown_constraint_type_is_named() {
     let m = e.to_string();
     assert!(m.contains("constraints[0]") && m.contains("wobble"), "{m}");
 }
+
+/// What the 4.3 runtime's reader reads and the import does not apply is said: an IK
+/// constraint's `scaleY` mode (4.2's `uniform`), a slot hidden in the setup pose, and slider
+/// timelines.
+#[test]
+fn what_43_adds_and_the_import_does_not_apply_is_noted() {
+    let text = std::fs::read_to_string(data("spine/spineboy/spineboy-pro.json")).unwrap();
+    let mut doc = as_spine_43(serde_json::from_str(&text).unwrap());
+    let ik = doc["constraints"]
+        .as_array_mut()
+        .unwrap()
+        .iter_mut()
+        .find(|c| c["type"] == "ik")
+        .unwrap();
+    ik["scaleY"] = "uniform".into();
+    let ik_name = ik["name"].as_str().unwrap().to_string();
+    doc["slots"][0]["visible"] = false.into();
+    let slot = doc["slots"][0]["name"].as_str().unwrap().to_string();
+    let (_, anim) = doc["animations"]
+        .as_object_mut()
+        .unwrap()
+        .iter_mut()
+        .next()
+        .unwrap();
+    anim["slider"] = serde_json::json!({"dial": {"time": [{"time": 0, "value": 0.5}]}});
+    let new = import_spine(&doc.to_string(), None, &SpineImportOptions::default()).unwrap();
+    let notes = new.report.notes.join("\n");
+    for needle in [
+        format!("{ik_name} scaleY uniform"),
+        format!("1 slots are hidden in the setup pose (visible: false), drawn anyway: {slot}"),
+        "slider constraint timelines".to_string(),
+    ] {
+        assert!(notes.contains(&needle), "no {needle:?} in\n{notes}");
+    }
+    // A `visible` that is not a boolean is refused, naming the slot and field.
+    doc["slots"][0]["visible"] = "no".into();
+    let Err(e) = import_spine(&doc.to_string(), None, &SpineImportOptions::default()) else {
+        panic!("a string visible was accepted");
+    };
+    let m = e.to_string();
+    assert!(m.contains(&slot) && m.contains("visible"), "{m}");
+}

@@ -158,6 +158,7 @@ fn unapplied(name: &str, anim: &Map<String, Value>, out: &mut BTreeMap<String, V
             "transform" => "transform constraint timelines".to_string(),
             "path" => "path constraint timelines".to_string(),
             "physics" => "physics constraint timelines".to_string(),
+            "slider" => "slider constraint timelines".to_string(),
             other => format!("{other:?} timelines"),
         };
         out.entry(label)
@@ -619,7 +620,7 @@ fn read_ik_timeline(
 }
 
 /// A `true`/`false` field, `default` when absent.
-fn boolean(at: &JsonAt, v: &Value, field: &str, default: bool) -> Result<bool> {
+pub(super) fn boolean(at: &JsonAt, v: &Value, field: &str, default: bool) -> Result<bool> {
     match v.get(field) {
         None | Some(Value::Null) => Ok(default),
         Some(Value::Bool(b)) => Ok(*b),
@@ -677,6 +678,10 @@ fn parse_ik(
             if c.get(flag).and_then(Value::as_bool) == Some(true) {
                 left_out.push(format!("{name} {flag}"));
             }
+        }
+        // Spine 4.3 writes how the chain's y scale follows (`scaleY`) where 4.2 wrote `uniform`.
+        if let Some(mode) = c.get("scaleY").and_then(Value::as_str) {
+            left_out.push(format!("{name} scaleY {mode}"));
         }
         notes.extend(ik.notes());
         out.push((at.number(c, "order", 0.0, 1e9)?, ik));

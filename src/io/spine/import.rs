@@ -1070,6 +1070,19 @@ fn assembly_notes(
         ));
     }
     report.notes.extend(file.animation.notes.iter().cloned());
+    let hidden: Vec<&str> = file
+        .slots
+        .iter()
+        .filter(|s| !s.visible)
+        .map(|s| s.name.as_str())
+        .collect();
+    if !hidden.is_empty() {
+        report.notes.push(format!(
+            "{} slots are hidden in the setup pose (visible: false), drawn anyway: {}",
+            hidden.len(),
+            hidden.join(", ")
+        ));
+    }
     let [_, transform, path, physics] = file.constraints;
     for (n, what) in [
         (transform, "transform"),

@@ -1,5 +1,6 @@
 //! Reading a Spine JSON project into checked values (no scene is built here).
 
+use super::animation::boolean;
 use super::{spine_error, MAX_ANGLE_DEG, MAX_COORDINATE, MAX_SCALE};
 use crate::error::{Error, Result, SkeletonError};
 use crate::io::json_path::{kind, parse_json, shown, JsonAt};
@@ -26,6 +27,8 @@ pub(super) struct FileSlot {
     pub name: String,
     pub bone: usize,
     pub attachment: Option<String>,
+    /// Spine 4.3's `visible` (default true): false hides the slot in the setup pose.
+    pub visible: bool,
 }
 
 /// A mesh's vertices: weighted (`(bone, bind, weight)` per influence) or rigid to the slot.
@@ -333,6 +336,7 @@ fn parse_slots(root: &Value, bones: &[FileBone]) -> Result<Vec<FileSlot>> {
             name,
             bone,
             attachment: at.opt_string(s, "attachment")?,
+            visible: boolean(&at, s, "visible", true)?,
         });
     }
     Ok(out)

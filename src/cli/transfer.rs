@@ -11,8 +11,8 @@ use skinweights::scene::{Scene, SubScene};
 use skinweights::solvers::solver_by_name;
 use skinweights::transfer::Transferred;
 use skinweights::transfer::{
-    default_targets, skin_parts, transfer_parts, SourceSet, TransferMethod, TransferOptions,
-    TransferTarget,
+    default_targets, skin_parts, transfer, transfer_parts, SourceSet, TransferMethod,
+    TransferOptions, TransferSource, TransferTarget,
 };
 use skinweights::weights::Weights;
 use skinweights::ArgumentError;
@@ -37,6 +37,16 @@ pub struct TransferArgs {
     /// own slot), `all` (every other part), or `skin:NAME` (the parts of a skin).
     #[arg(long, default_value = "slot", value_name = "SOURCES")]
     from: String,
+    /// Take the weights from every part of another scene instead (a scene file, e.g. the
+    /// character an artist weighted, imported with `skinweights import`); its bones are
+    /// mapped onto the rig's by name, hierarchy and rest transform. Needs `--to` or
+    /// `--to-skin`.
+    #[arg(long, value_name = "SCENE.json", conflicts_with = "from")]
+    from_scene: Option<PathBuf>,
+    /// The weights of `--from-scene` (skinweights.weights/1). Default: the SCENE.artist.json
+    /// an import wrote beside it.
+    #[arg(long, value_name = "WEIGHTS.json", requires = "from_scene")]
+    from_weights: Option<PathBuf>,
     /// `nearest` (the closest source point, interpolated) or `robust` (copy where the
     /// target matches a source, Laplacian fill elsewhere); see docs/transfer.md.
     #[arg(long, default_value = "nearest")]
@@ -143,11 +153,32 @@ pub fn run(a: TransferArgs) -> Result<ExitCode> {
         .into());
     }
     let rig = load_rig(&a.file, format, SkinSelection::All)?;
-    let artist = rig.artist.ok_or_else(|| ArgumentError::InvalidArgument {
-        argument: "FILE",
-        value: a.file.display().to_string(),
-        reason: "the file has no weights to transfer".into(),
-    })?;
+    if a.from_scene.is_some() && a.to.is_empty() && a.to_skin.is_none() {
+        return Err(ArgumentError::InvalidArgument {
+            argument: "--to",
+            value: String::new(),
+            reason:
+                "--from-scene needs the parts to weight: --to PART (repeatable) or --to-skin SKIN"
+                    .into(),
+        }
+        .into());
+    }
+    let artist = match (rig.artist, &a.from_scene) {
+        (Some(w), _) => w,
+        // The parts a transfer from another scene does not reach are weighted from scratch.
+        (None, Some(_)) => {
+            let every: Vec<usize> = (0..rig.scene.skeleton().len()).collect();
+            skinweights::binding::solve_with_bones(solver.as_ref(), &rig.scene, &every)?.weights
+        }
+        (None, None) => return Err(ArgumentError::InvalidArgument {
+            argument: "FILE",
+            value: a.file.display().to_string(),
+            reason:
+                "the file has no weights to transfer (--from-scene takes them from another scene)"
+                    .into(),
+        }
+        .into()),
+    };
     let parts = match (&a.to_skin, a.to.is_empty()) {
         (Some(skin), _) => skin_parts(&rig.slots, skin),
         (None, false) => a.to.clone(),
@@ -182,15 +213,26 @@ pub fn run(a: TransferArgs) -> Result<ExitCode> {
         far_distance: a.far_distance,
         ..TransferOptions::default()
     };
-    let (weights, done) = transfer_parts(
-        &rig.scene,
-        &artist,
-        &rig.slots,
-        &targets,
-        &from,
-        &options,
-        solver.as_ref(),
-    )?;
+    let (weights, done) = match &a.from_scene {
+        Some(path) => from_scene(
+            &rig.scene,
+            &artist,
+            &targets,
+            path,
+            a.from_weights.as_deref(),
+            &options,
+            solver.as_ref(),
+        )?,
+        None => transfer_parts(
+            &rig.scene,
+            &artist,
+            &rig.slots,
+            &targets,
+            &from,
+            &options,
+            solver.as_ref(),
+        )?,
+    };
     for t in &done {
         let r = &t.report;
         println!(
@@ -225,6 +267,10 @@ pub fn run(a: TransferArgs) -> Result<ExitCode> {
                 .map(|s| s.slot.clone())
         };
         let sources = |part: &str| {
+            if a.from_scene.is_some() {
+                // The sources are another scene's: the target is drawn before and after.
+                return Vec::new();
+            }
             let mut all = from.parts(&rig.scene, &rig.slots, part);
             let slot = slot_of(part);
             all.sort_by_key(|p| slot.is_none() || slot_of(p) != slot);
@@ -242,6 +288,53 @@ pub fn run(a: TransferArgs) -> Result<ExitCode> {
         );
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// `--from-scene`: every target transferred from every part of the scene in `path` with
+/// its weights (`weights_path`, default `SCENE.artist.json` beside it), written into a copy
+/// of `base`.
+///
+/// Errors: an unreadable scene or weights file (naming `--from-weights` when it is missing),
+/// and those of [`transfer`].
+fn from_scene(
+    scene: &Scene,
+    base: &Weights,
+    targets: &[TransferTarget],
+    path: &Path,
+    weights_path: Option<&Path>,
+    options: &TransferOptions,
+    solver: &dyn skinweights::solvers::Solver,
+) -> Result<(Weights, Vec<Transferred>)> {
+    let (source_scene, notes) = skinweights::io::load_scene(path)
+        .map_err(|e| super::wrong_file::explain(path, skinweights::io::FileKind::Scene, e))?;
+    for n in notes {
+        eprintln!("note: {}: {n}", path.display());
+    }
+    let weights_path = weights_path
+        .map(Path::to_path_buf)
+        .unwrap_or_else(|| path.with_extension("artist.json"));
+    if !weights_path.is_file() {
+        return Err(ArgumentError::InvalidArgument {
+            argument: "--from-weights",
+            value: weights_path.display().to_string(),
+            reason: format!(
+                "no weights for {}: give them with --from-weights WEIGHTS.json (`skinweights import` writes SCENE.artist.json beside the scene)",
+                path.display()
+            ),
+        }
+        .into());
+    }
+    let source_weights = super::load_weights_for(&source_scene, &weights_path)?;
+    let parts = source_scene.mesh().parts().to_vec();
+    let source = TransferSource::from_parts(&source_scene, &source_weights, &parts)?;
+    let mut out = base.clone();
+    let mut done = Vec::with_capacity(targets.len());
+    for t in targets {
+        let moved = transfer(scene, t, &source, options, solver)?;
+        moved.scatter(&mut out)?;
+        done.push(moved);
+    }
+    Ok((out, done))
 }
 
 fn write_rig(

@@ -425,3 +425,85 @@ fn the_figure_draws_each_target_beside_its_source() {
         );
     }
 }
+
+/// `--from-scene`: the weights come from another scene, an artist's character imported on
+/// its own; its bones map onto the rig's by name. The goblin imported alone dresses the
+/// goblingirl skin as `--from skin:goblin` does, apart from the vertices nearest the goblin's
+/// default-skin items (dagger, spear, shield), which that scene also holds.
+#[test]
+fn weights_come_from_another_scene() {
+    let dir = tempfile::tempdir().unwrap();
+    let goblins = data("spine/goblins/goblins-pro.json");
+    let goblin = dir.path().join("goblin.json");
+    let o = skinweights(&[
+        "import",
+        "spine",
+        goblins.to_str().unwrap(),
+        "--skin",
+        "goblin",
+        "-o",
+        goblin.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", text(&o));
+    let read = |p: &std::path::Path| -> skinweights::io::WeightsFile {
+        skinweights::io::WeightsFile::load(p).unwrap()
+    };
+    let mut rows = Vec::new();
+    for (name, from) in [
+        ("scene", ["--from-scene", goblin.to_str().unwrap()]),
+        ("skin", ["--from", "skin:goblin"]),
+    ] {
+        let w = dir.path().join(format!("{name}.weights.json"));
+        let mut args = vec![
+            "transfer",
+            goblins.to_str().unwrap(),
+            "--to-skin",
+            "goblingirl",
+        ];
+        args.extend(from);
+        args.extend(["--weights", w.to_str().unwrap()]);
+        let o = skinweights(&args);
+        assert!(o.status.success(), "{}", text(&o));
+        rows.push(read(&w).weights);
+    }
+    let dominant = |r: &[f64]| (0..r.len()).max_by(|&a, &b| r[a].total_cmp(&r[b])).unwrap();
+    let n = rows[0].len();
+    let agree = (0..n)
+        .filter(|&v| dominant(&rows[0][v]) == dominant(&rows[1][v]))
+        .count();
+    assert!(
+        agree * 100 >= 95 * n,
+        "{agree} of {n} vertices on the same bone"
+    );
+    for r in &rows[0] {
+        assert!(r.iter().all(|w| w.is_finite() && *w >= 0.0));
+        assert!((r.iter().sum::<f64>() - 1.0).abs() < 1e-9);
+    }
+    // Without targets, and without the source's weights, the errors name the flag to give.
+    let copy = dir.path().join("alone.json");
+    std::fs::copy(&goblin, &copy).unwrap();
+    let out = dir.path().join("x.json");
+    for (args, needle) in [
+        (vec!["--from-scene", goblin.to_str().unwrap()], "--to"),
+        (
+            vec![
+                "--to-skin",
+                "goblingirl",
+                "--from-scene",
+                copy.to_str().unwrap(),
+            ],
+            "--from-weights",
+        ),
+    ] {
+        let mut all = vec![
+            "transfer",
+            goblins.to_str().unwrap(),
+            "--weights",
+            out.to_str().unwrap(),
+        ];
+        all.extend(args);
+        let o = skinweights(&all);
+        assert_eq!(o.status.code(), Some(2), "{}", text(&o));
+        assert!(text(&o).contains(needle), "{}", text(&o));
+    }
+}

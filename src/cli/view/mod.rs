@@ -79,7 +79,7 @@ pub struct ViewArgs {
     /// --reference) with each target's transferred from SOURCES (`slot`, `all` or
     /// `skin:NAME`, as `transfer --from`), the sources drawn beside the targets and posed
     /// together; the solver weights only what the sources do not cover.
-    #[arg(long, value_name = "SOURCES", conflicts_with = "html")]
+    #[arg(long, value_name = "SOURCES", conflicts_with_all = ["html", "bones", "bind"])]
     transfer_from: Option<String>,
     /// The transfer's targets (repeatable): a part, or `skin:NAME` for every part of a skin.
     /// Default: every attachment the artist's weights leave on one bone whose slot holds
@@ -120,7 +120,11 @@ pub fn run(a: ViewArgs) -> Result<ExitCode> {
     api::check_size(&scene)?;
     let builtin = skinweights::scene::BUILTIN_SCENES.contains(&scene.name());
     let state = api::default_state(&scene, seeds, builtin.then_some(a.builtin.vertices()));
-    let binding = chosen_binding(&scene, a.scene.as_deref(), &a.bones, &a.bind)?;
+    // A transfer's weights are the artist's and the transfer's: no binding note applies.
+    let binding = match a.transfer_from {
+        Some(_) => Binding::whole((0..scene.skeleton().len()).collect()),
+        None => chosen_binding(&scene, a.scene.as_deref(), &a.bones, &a.bind)?,
+    };
     // Refuses an unknown skin before solving or serving.
     api::drawn_layers(&scene, a.skin.as_deref(), &Default::default())?;
     match &a.html {

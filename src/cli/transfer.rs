@@ -3,7 +3,7 @@
 use super::check_outputs;
 use crate::cli::error::{CliError, Result};
 use clap::Args;
-use skinweights::io::rig::{load_rig, RigFormat};
+use skinweights::io::rig::load_rig;
 use skinweights::io::spine::{save_spine, SkinSelection, SpineExportOptions};
 use skinweights::io::WeightsFile;
 use skinweights::plot::{save_figure, Grid, Panel, WeightMap};
@@ -16,6 +16,7 @@ use skinweights::transfer::{
 };
 use skinweights::weights::Weights;
 use skinweights::ArgumentError;
+use skinweights::RigFormat;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
@@ -143,15 +144,16 @@ pub fn run(a: TransferArgs) -> Result<ExitCode> {
         .into());
     }
     let rig = load_rig(&a.file, format, SkinSelection::All)?;
+    let (slots, meshes) = (rig.report.slots(), rig.report.scored_meshes());
     let artist = rig.artist.ok_or_else(|| ArgumentError::InvalidArgument {
         argument: "FILE",
         value: a.file.display().to_string(),
         reason: "the file has no weights to transfer".into(),
     })?;
     let parts = match (&a.to_skin, a.to.is_empty()) {
-        (Some(skin), _) => skin_parts(&rig.slots, skin),
+        (Some(skin), _) => skin_parts(&slots, skin),
         (None, false) => a.to.clone(),
-        (None, true) => default_targets(&rig.slots),
+        (None, true) => default_targets(&slots),
     };
     if parts.is_empty() {
         return Err(CliError::Lib(skinweights::Error::from(ArgumentError::InvalidArgument {
@@ -160,7 +162,7 @@ pub fn run(a: TransferArgs) -> Result<ExitCode> {
             reason: "no part to weight: the file has no unweighted attachment beside a weighted one in its slot; name parts with --to PART or a skin with --to-skin SKIN".into(),
         })));
     }
-    let bound = |part: &str| rig.meshes.iter().find(|(p, _)| p == part).map(|(_, b)| b);
+    let bound = |part: &str| meshes.iter().find(|(p, _)| p == part).map(|(_, b)| b);
     let targets = parts
         .iter()
         .map(|part| {
@@ -185,7 +187,7 @@ pub fn run(a: TransferArgs) -> Result<ExitCode> {
     let (weights, done) = transfer_parts(
         &rig.scene,
         &artist,
-        &rig.slots,
+        &slots,
         &targets,
         &from,
         &options,
@@ -219,13 +221,13 @@ pub fn run(a: TransferArgs) -> Result<ExitCode> {
     if let Some(path) = &a.figure {
         // The source drawn beside a target: one of its own slot when there is one.
         let slot_of = |part: &str| {
-            rig.slots
+            slots
                 .iter()
                 .find(|s| s.part == part)
                 .map(|s| s.slot.clone())
         };
         let sources = |part: &str| {
-            let mut all = from.parts(&rig.scene, &rig.slots, part);
+            let mut all = from.parts(&rig.scene, &slots, part);
             let slot = slot_of(part);
             all.sort_by_key(|p| slot.is_none() || slot_of(p) != slot);
             all

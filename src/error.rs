@@ -756,24 +756,33 @@ pub enum BatchError {
     Panicked { context: String, message: String },
 }
 
-/// The rig format a [`FormatError::Rig`] comes from; it shows as the format's name.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// A rig format the toolkit reads and writes: the one "which format" type. It shows as the
+/// format's name in its tool's spelling ("DragonBones"). Its row of the format table (CLI
+/// name, extensions, detection, import and export) is `io::Format` (feature `io`); the
+/// variants are in that table's order.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 #[non_exhaustive]
 pub enum RigFormat {
-    /// A DragonBones JSON file.
-    DragonBones,
-    /// A Spine JSON project.
-    Spine,
-    /// A Creature JSON file.
+    /// glTF 2.0 (`.gltf`, `.glb`).
+    Gltf,
+    /// Creature JSON.
     Creature,
+    /// DragonBones 5.5 JSON (`*_ske.json`).
+    DragonBones,
+    /// Godot 3 or 4 text scene (`.tscn`).
+    Godot,
+    /// Spine 4.x JSON.
+    Spine,
 }
 
 impl std::fmt::Display for RigFormat {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str(match self {
-            RigFormat::DragonBones => "DragonBones",
-            RigFormat::Spine => "Spine",
+            RigFormat::Gltf => "glTF",
             RigFormat::Creature => "Creature",
+            RigFormat::DragonBones => "DragonBones",
+            RigFormat::Godot => "Godot",
+            RigFormat::Spine => "Spine",
         })
     }
 }

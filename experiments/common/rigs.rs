@@ -3,10 +3,10 @@
 
 use super::Res;
 use skinweights::binding::MeshBones;
-use skinweights::io::rig::RigFormat;
 use skinweights::io::spine::SkinSelection;
 use skinweights::metrics::weight_style::WeightStyle;
 use skinweights::scene::SubScene;
+use skinweights::RigFormat;
 use skinweights::{scene::Scene, weights::Weights};
 use std::path::{Path, PathBuf};
 
@@ -99,7 +99,8 @@ pub fn load_rig(path: &Path, name: &str) -> Res<Rig> {
     let artist = rig
         .artist
         .ok_or_else(|| format!("{}: the file has no weights", path.display()))?;
-    let (scene, meshes, slots) = (rig.scene, rig.meshes, rig.slots);
+    let (meshes, slots) = (rig.report.scored_meshes(), rig.report.slots());
+    let scene = rig.scene;
     let scored_parts: Vec<usize> = meshes
         .iter()
         .filter_map(|(part, _)| scene.mesh().part_index(part))

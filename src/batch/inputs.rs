@@ -2,9 +2,10 @@
 //! a scene, a rig or a sprite (or as no item).
 
 use super::key::normalized;
+use crate::error::RigFormat;
 use crate::error::{BatchError, Error, Result};
 use crate::io::binary::{SCENE_MAGIC, WEIGHTS_MAGIC};
-use crate::io::rig::{extension, parse_json, RigFormat};
+use crate::io::{extension, parse_json, Format};
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 
@@ -449,8 +450,11 @@ pub fn classify(path: &Path, bytes: &[u8], explicit: bool) -> Result<Option<Item
                 }
             };
         }
-        "tscn" | "gltf" | "glb" => return Ok(RigFormat::of_file(path, bytes)?.map(ItemKind::Rig)),
-        _ => {}
+        ext => {
+            if let Some(f) = Format::by_extension(ext) {
+                return Ok(Some(ItemKind::Rig(f.kind)));
+            }
+        }
     }
     if bytes.starts_with(SCENE_MAGIC) {
         return Ok(Some(ItemKind::Scene));

@@ -47,10 +47,10 @@ pub use report::{
 };
 
 use crate::binding::{Bind, Binding};
-use crate::error::{ArgumentError, BatchError, Error, Result};
-use crate::io::rig::{load_rig, weighted_parts, RigFormat};
+use crate::error::{ArgumentError, BatchError, Error, Result, RigFormat};
+use crate::io::rig::{load_rig, weighted_parts};
 use crate::io::spine::SkinSelection;
-use crate::io::{load_scene, save_scene, write_atomic, WeightsFile};
+use crate::io::{load_scene, save_scene, write_atomic, ExportOptions, GodotVersion, WeightsFile};
 use crate::lint::{lint, shared_with_reference, Check, LintOptions};
 use crate::metrics::artist::{score_against_artist, ArtistMesh, ArtistScoreOptions};
 use crate::scene::Scene;
@@ -444,7 +444,7 @@ struct Loaded {
     /// The slots of a rig's attachments (what a `transfer:` row's costumes are).
     slots: Vec<SlotPart>,
     rig: Option<RigFormat>,
-    godot: Option<u32>,
+    godot: Option<GodotVersion>,
 }
 
 /// Runs `f`, a panic caught as [`BatchError::Panicked`].
@@ -757,10 +757,10 @@ fn load(c: &Candidate, kind: &ItemKind, id: &str, options: &BatchOptions) -> Res
                 scene_file: scene_out.clone(),
                 binding: rig.artist.clone(),
                 artist: rig.artist,
-                meshes: rig.meshes,
-                slots: rig.slots,
+                meshes: rig.report.scored_meshes(),
+                slots: rig.report.slots(),
                 rig: Some(*format),
-                godot: rig.godot,
+                godot: rig.report.godot(),
             })
         }
         ItemKind::Sprite { bones } => {
@@ -914,42 +914,21 @@ fn export(
     stem: &str,
     options: &BatchOptions,
 ) -> Result<Option<PathBuf>> {
-    use crate::io::{creature, dragonbones, gltf::export_gltf, gltf::GltfOptions, godot, spine};
     let Some(format) = loaded.rig else {
         return Ok(None);
     };
-    let scene = &loaded.scene;
-    let out = |suffix: &str| options.out.join(format!("{stem}{suffix}"));
-    let path = match format {
-        RigFormat::Spine => {
-            let path = out(".spine.json");
-            let spine_options =
-                spine::SpineExportOptions::default().with_max_influences(options.max_influences);
-            spine::save_spine(scene, weights, Some(&c.path), &spine_options, &path)?;
-            path
-        }
-        RigFormat::Creature => {
-            let path = out(".creature.json");
-            creature::save_creature(scene, weights, &c.path, &path)?;
-            path
-        }
-        RigFormat::DragonBones => {
-            let path = out("_ske.json");
-            dragonbones::save_dragonbones(scene, weights, &path)?;
-            path
-        }
-        RigFormat::Godot => {
-            let path = out(".tscn");
-            let text = godot::export_godot(scene, weights, loaded.godot.unwrap_or(4))?;
-            write_atomic(&path, text)?;
-            path
-        }
-        RigFormat::Gltf => {
-            let path = out(".gltf");
-            write_atomic(&path, export_gltf(scene, weights, &GltfOptions::default())?)?;
-            path
-        }
-    };
+    let path = options
+        .out
+        .join(format!("{stem}{}", format.format().batch_suffix));
+    let export_options = ExportOptions::default()
+        .with_source(Some(&c.path))
+        .with_max_influences(options.max_influences)
+        .with_godot(loaded.godot.unwrap_or_default())
+        .with_output(&path);
+    format
+        .format()
+        .export(&loaded.scene, weights, &export_options)?
+        .save(&path)?;
     Ok(Some(path))
 }
 

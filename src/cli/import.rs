@@ -1,34 +1,15 @@
 //! `skinweights import`: a skinned mesh made by another tool, as a scene file and weights.
 
 use super::check_outputs;
+use super::format_arg::ImportFormat;
 use crate::cli::error::{CliError, Result};
 use crate::cli::wrong_file::explain;
-use clap::{Args, ValueEnum};
-use skinweights::io::creature::load_creature;
-use skinweights::io::dragonbones::load_dragonbones;
-use skinweights::io::godot::load_godot;
-use skinweights::io::spine::{load_spine, SkinSelection, SpineImportOptions};
-use skinweights::io::{gltf::import_gltf, save_scene, FileKind, WeightsFile};
+use clap::Args;
+use skinweights::io::spine::SkinSelection;
+use skinweights::io::{save_scene, sniff_file, ImportOptions, WeightsFile};
 use skinweights::scene::Scene;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
-
-/// Formats `skinweights import` reads.
-#[derive(Clone, Copy, ValueEnum)]
-enum ImportFormat {
-    /// glTF 2.0 (.gltf; buffers embedded or beside it).
-    Gltf,
-    /// Creature JSON (Kestrel Moon's "Game Engines" export): mesh regions as parts, the
-    /// skeleton, artist weights and clips (frames at 60 fps).
-    Creature,
-    /// DragonBones 5.5 JSON (`*_ske.json`): armature, mesh displays, artist weights.
-    Dragonbones,
-    /// Godot 3 or 4 text scene (.tscn): Skeleton2D, Polygon2D layers, painted weights.
-    Godot,
-    /// Spine 4.x JSON: bones in the setup pose, mesh and region attachments, artist weights,
-    /// the atlas (`--atlas`, default NAME.atlas beside the file).
-    Spine,
-}
 
 /// Arguments of `import`.
 #[derive(Args)]
@@ -96,22 +77,16 @@ pub fn run(a: ImportArgs) -> Result<ExitCode> {
 /// The weights file to write: `--weights`, else `SCENE.artist.json` for the formats that
 /// always carry the artist's weights (Creature, DragonBones, Godot and Spine).
 fn weights_output(a: &ImportArgs) -> Option<PathBuf> {
-    match (a.format, &a.weights) {
-        (_, Some(w)) => Some(w.clone()),
-        (
-            ImportFormat::Creature
-            | ImportFormat::Dragonbones
-            | ImportFormat::Godot
-            | ImportFormat::Spine,
-            None,
-        ) => Some(a.output.with_extension("artist.json")),
-        (ImportFormat::Gltf, None) => None,
+    match &a.weights {
+        Some(w) => Some(w.clone()),
+        None if a.format.0.always_weighted => Some(a.output.with_extension("artist.json")),
+        None => None,
     }
 }
 
 /// Rejects `--atlas` and `--skin` for a format other than Spine.
 fn check_spine_only(a: &ImportArgs) -> Result<()> {
-    if !matches!(a.format, ImportFormat::Spine) && (a.atlas.is_some() || a.skin.is_some()) {
+    if !a.format.0.skins && (a.atlas.is_some() || a.skin.is_some()) {
         return Err(CliError::ConflictingArguments {
             argument: if a.atlas.is_some() {
                 "--atlas"
@@ -124,57 +99,23 @@ fn check_spine_only(a: &ImportArgs) -> Result<()> {
     Ok(())
 }
 
-/// The input file read as a scene and the weights it carries, its report printed.
-/// `want_weights`: a weights file is to be written, so a glTF without weights is an error.
+/// The input file read as a scene and the weights it carries, its report printed and the
+/// images it embeds written beside the scene file. `want_weights`: a weights file is to be
+/// written, so a file without weights (a glTF's) is an error.
 fn read_input(a: &ImportArgs, want_weights: bool) -> Result<(Scene, Option<WeightsFile>)> {
-    Ok(match a.format {
-        ImportFormat::Gltf => read_gltf(a, want_weights)?,
-        ImportFormat::Creature => {
-            let imported =
-                load_creature(&a.file).map_err(|e| explain(&a.file, FileKind::Creature, e))?;
-            print!("{}", imported.report);
-            let artist = imported.artist_file();
-            (imported.scene, Some(artist))
-        }
-        ImportFormat::Dragonbones => {
-            let imported = load_dragonbones(&a.file)
-                .map_err(|e| explain(&a.file, FileKind::DragonBones, e))?;
-            print!("{}", imported.report);
-            let artist = imported.artist_file();
-            (imported.scene, Some(artist))
-        }
-        ImportFormat::Spine => {
-            let options = SpineImportOptions::default().with_skin(
-                a.skin
-                    .as_deref()
-                    .map_or(SkinSelection::Default, SkinSelection::from_arg),
-            );
-            let imported = load_spine(&a.file, a.atlas.as_deref(), &options)
-                .map_err(|e| explain(&a.file, FileKind::SpineJson, e))?;
-            print!("{}", imported.report);
-            let artist = imported.artist_file();
-            (imported.scene, Some(artist))
-        }
-        ImportFormat::Godot => {
-            let imported =
-                load_godot(&a.file).map_err(|e| explain(&a.file, FileKind::GodotScene, e))?;
-            print!("{}", imported.report);
-            let artist = imported.artist_file();
-            (imported.scene, Some(artist))
-        }
-    })
-}
-
-/// A glTF file read as a scene and its weights, its embedded images written beside the
-/// scene file.
-fn read_gltf(a: &ImportArgs, want_weights: bool) -> Result<(Scene, Option<WeightsFile>)> {
-    let expected = if skinweights::io::sniff_file(&a.file) == FileKind::Glb {
-        FileKind::Glb
-    } else {
-        FileKind::Gltf
-    };
-    let mut imported = import_gltf(&a.file).map_err(|e| explain(&a.file, expected, e))?;
-    for n in &imported.report.notes {
+    let format = a.format.0;
+    let options = ImportOptions::default()
+        .with_skin(
+            a.skin
+                .as_deref()
+                .map_or(SkinSelection::Default, SkinSelection::from_arg),
+        )
+        .with_atlas(a.atlas.clone());
+    let mut imported = format
+        .import(&a.file, &options)
+        .map_err(|e| explain(&a.file, format.expected_kind(sniff_file(&a.file)), e))?;
+    print!("{}", imported.report);
+    for n in imported.report.unshown_notes() {
         eprintln!("note: {}: {n}", a.file.display());
     }
     if want_weights && imported.artist.is_none() {
@@ -190,6 +131,13 @@ fn read_gltf(a: &ImportArgs, want_weights: bool) -> Result<(Scene, Option<Weight
     for p in imported.write_embedded_images(dir, a.force)? {
         println!("wrote {}", p.display());
     }
-    let weights = imported.weights_file();
+    let weights = imported.artist.as_ref().map(|w| {
+        WeightsFile::new(
+            imported.scene.name(),
+            format.weights_solver,
+            imported.scene.skeleton().names(),
+            w,
+        )
+    });
     Ok((imported.scene, weights))
 }

@@ -10,6 +10,7 @@ mod correct;
 mod error;
 mod eval;
 mod export;
+mod format_arg;
 mod import;
 mod lint;
 mod mesh;

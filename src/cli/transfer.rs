@@ -3,8 +3,9 @@
 use super::check_outputs;
 use crate::cli::error::{CliError, Result};
 use clap::Args;
-use skinweights::io::rig::{load_rig, RigFormat};
-use skinweights::io::spine::{save_spine, SkinSelection, SpineExportOptions};
+use skinweights::io::rig::load_rig;
+use skinweights::io::spine::SkinSelection;
+use skinweights::io::ExportOptions;
 use skinweights::io::WeightsFile;
 use skinweights::plot::{save_figure, Grid, Panel, WeightMap};
 use skinweights::scene::{Scene, SubScene};
@@ -16,6 +17,7 @@ use skinweights::transfer::{
 };
 use skinweights::weights::Weights;
 use skinweights::ArgumentError;
+use skinweights::RigFormat;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
@@ -153,6 +155,7 @@ pub fn run(a: TransferArgs) -> Result<ExitCode> {
         .into());
     }
     let rig = load_rig(&a.file, format, SkinSelection::All)?;
+    let (slots, meshes) = (rig.report.slots(), rig.report.scored_meshes());
     if a.from_scene.is_some() && a.to.is_empty() && a.to_skin.is_none() {
         return Err(ArgumentError::InvalidArgument {
             argument: "--to",
@@ -180,9 +183,9 @@ pub fn run(a: TransferArgs) -> Result<ExitCode> {
         .into()),
     };
     let parts = match (&a.to_skin, a.to.is_empty()) {
-        (Some(skin), _) => skin_parts(&rig.slots, skin),
+        (Some(skin), _) => skin_parts(&slots, skin),
         (None, false) => a.to.clone(),
-        (None, true) => default_targets(&rig.slots),
+        (None, true) => default_targets(&slots),
     };
     if parts.is_empty() {
         return Err(CliError::Lib(skinweights::Error::from(ArgumentError::InvalidArgument {
@@ -191,7 +194,7 @@ pub fn run(a: TransferArgs) -> Result<ExitCode> {
             reason: "no part to weight: the file has no unweighted attachment beside a weighted one in its slot; name parts with --to PART or a skin with --to-skin SKIN".into(),
         })));
     }
-    let bound = |part: &str| rig.meshes.iter().find(|(p, _)| p == part).map(|(_, b)| b);
+    let bound = |part: &str| meshes.iter().find(|(p, _)| p == part).map(|(_, b)| b);
     let targets = parts
         .iter()
         .map(|part| {
@@ -226,7 +229,7 @@ pub fn run(a: TransferArgs) -> Result<ExitCode> {
         None => transfer_parts(
             &rig.scene,
             &artist,
-            &rig.slots,
+            &slots,
             &targets,
             &from,
             &options,
@@ -261,7 +264,7 @@ pub fn run(a: TransferArgs) -> Result<ExitCode> {
     if let Some(path) = &a.figure {
         // The source drawn beside a target: one of its own slot when there is one.
         let slot_of = |part: &str| {
-            rig.slots
+            slots
                 .iter()
                 .find(|s| s.part == part)
                 .map(|s| s.slot.clone())
@@ -271,7 +274,7 @@ pub fn run(a: TransferArgs) -> Result<ExitCode> {
                 // The sources are another scene's: the target is drawn before and after.
                 return Vec::new();
             }
-            let mut all = from.parts(&rig.scene, &rig.slots, part);
+            let mut all = from.parts(&rig.scene, &slots, part);
             let slot = slot_of(part);
             all.sort_by_key(|p| slot.is_none() || slot_of(p) != slot);
             all
@@ -344,15 +347,15 @@ fn write_rig(
     weights: &skinweights::weights::Weights,
     path: &Path,
 ) -> Result<()> {
-    match format {
-        RigFormat::Spine => {
-            let options = SpineExportOptions::default().with_regions_to_meshes(true);
-            let out = save_spine(scene, weights, Some(source), &options, path)?;
-            for n in &out.notes {
-                println!("  note: {n}");
-            }
-        }
-        _ => skinweights::io::dragonbones::save_dragonbones(scene, weights, path)?,
+    // Spine rewrites the input project; its regions the weights now bend become meshes.
+    let options = ExportOptions::default()
+        .with_source(Some(source))
+        .with_regions_to_meshes(true)
+        .with_output(path);
+    let out = format.format().export(scene, weights, &options)?;
+    for n in &out.notes {
+        println!("  note: {n}");
     }
+    out.save(path)?;
     Ok(())
 }

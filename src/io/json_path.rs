@@ -1,6 +1,6 @@
 //! Reading a format's JSON file with every error naming where the value is: the context
 //! (`bone "hip"`, `mesh "a_body"`), the field and, for vertices, the vertex. The Spine and
-//! DragonBones readers share it; [`Format`] picks the error variant and the wording a
+//! DragonBones readers share it; [`Wording`] picks the error variant and the wording a
 //! format's messages use, so each format's errors read as its documentation shows them.
 //!
 //! [`parse_json`] is the one place a JSON file is parsed from text: a UTF-8 byte order mark
@@ -20,18 +20,28 @@ pub(crate) fn parse_json(bytes: &[u8], context: &str) -> Result<Value> {
     })
 }
 
-/// The format a file is read for: its error variant, and whether a value of the wrong type
-/// is named in the message (`expected a string, found a number`) or not (`expected a
+/// How a format's errors read: the [`RigFormat`] they name, and whether a value of the wrong
+/// type is named in the message (`expected a string, found a number`) or not (`expected a
 /// string`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Format {
-    /// [`FormatError::Rig`]; wrong types are named.
-    Spine,
-    /// [`FormatError::Rig`]; wrong types are not named.
-    DragonBones,
+pub(crate) struct Wording {
+    format: RigFormat,
+    names_found: bool,
 }
 
-impl Format {
+/// Spine's errors: wrong types are named.
+pub(crate) const SPINE: Wording = Wording {
+    format: RigFormat::Spine,
+    names_found: true,
+};
+
+/// DragonBones' errors: wrong types are not named.
+pub(crate) const DRAGONBONES: Wording = Wording {
+    format: RigFormat::DragonBones,
+    names_found: false,
+};
+
+impl Wording {
     /// The format's error for `context`, `field` and `vertex`.
     pub(crate) fn error(
         self,
@@ -40,30 +50,21 @@ impl Format {
         vertex: Option<usize>,
         message: impl Into<String>,
     ) -> Error {
-        let (context, field, message) = (context.into(), field.into(), message.into());
-        match self {
-            Format::Spine => Error::Format(FormatError::Rig {
-                format: RigFormat::Spine,
-                context,
-                field,
-                vertex,
-                message,
-            }),
-            Format::DragonBones => Error::Format(FormatError::Rig {
-                format: RigFormat::DragonBones,
-                context,
-                field,
-                vertex,
-                message,
-            }),
-        }
+        Error::Format(FormatError::Rig {
+            format: self.format,
+            context: context.into(),
+            field: field.into(),
+            vertex,
+            message: message.into(),
+        })
     }
 
     /// "expected `what`", with the kind of `found` when the format names it.
     fn expected(self, what: &str, found: &Value) -> String {
-        match self {
-            Format::Spine => format!("expected {what}, found {}", kind(found)),
-            Format::DragonBones => format!("expected {what}"),
+        if self.names_found {
+            format!("expected {what}, found {}", kind(found))
+        } else {
+            format!("expected {what}")
         }
     }
 }
@@ -72,7 +73,7 @@ impl Format {
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct JsonAt<'a> {
     /// The format the file is read for.
-    pub format: Format,
+    pub format: Wording,
     /// What holds the value (`skeleton`, `bone "hip"`, `mesh "a_body"`).
     pub context: &'a str,
 }
@@ -81,7 +82,7 @@ impl<'a> JsonAt<'a> {
     /// A place in a Spine file.
     pub(crate) fn spine(context: &'a str) -> Self {
         JsonAt {
-            format: Format::Spine,
+            format: SPINE,
             context,
         }
     }
@@ -89,7 +90,7 @@ impl<'a> JsonAt<'a> {
     /// A place in a DragonBones file.
     pub(crate) fn dragonbones(context: &'a str) -> Self {
         JsonAt {
-            format: Format::DragonBones,
+            format: DRAGONBONES,
             context,
         }
     }

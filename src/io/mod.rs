@@ -11,6 +11,8 @@ pub mod binary;
 mod compare_json;
 pub mod creature;
 pub mod dragonbones;
+mod exported;
+mod format;
 pub mod gltf;
 pub mod godot;
 mod imported;
@@ -28,7 +30,10 @@ mod weights_json;
 
 pub use atomic::{is_stdout, output_kind, resolve_output, write_atomic, OutputKind};
 pub use compare_json::comparison_to_json;
-pub use imported::Imported;
+pub use exported::{ExportOptions, Exported, GodotVersion};
+pub(crate) use format::{extension, parse_json};
+pub use format::{Format, Source, FORMATS};
+pub use imported::{ImportOptions, Imported, RigImport, RigReport};
 pub use mesh_parts::ZERO_LENGTH_TAIL;
 pub use png::encode_png;
 pub use scene_json::{

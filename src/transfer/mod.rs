@@ -406,7 +406,7 @@ pub fn slot_partners(slots: &[SlotPart], part: &str) -> Vec<String> {
 
 /// A [`SlotPart`] for every layer of the scene's art that sits in a slot (`weighted` true:
 /// a scene file does not say): what [`slot_partners`] takes for a scene file (imports give
-/// [`crate::io::rig::RigImport::slots`]).
+/// [`crate::io::RigReport::slots`]).
 pub fn art_slots(scene: &Scene) -> Vec<SlotPart> {
     scene
         .art()

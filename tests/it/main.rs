@@ -57,6 +57,8 @@ mod first_hour_speed;
 #[cfg(feature = "io")]
 mod formats_coverage;
 #[cfg(feature = "io")]
+mod formats_table;
+#[cfg(feature = "io")]
 mod fringe;
 #[cfg(feature = "io")]
 mod fuzz;

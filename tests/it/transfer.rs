@@ -4,7 +4,7 @@
 
 use crate::common::{data, skinweights, text};
 use nalgebra::Point2;
-use skinweights::io::rig::{load_rig, RigFormat};
+use skinweights::io::rig::load_rig;
 use skinweights::io::spine::SkinSelection;
 use skinweights::mesh::Mesh;
 use skinweights::scene::Scene;
@@ -13,6 +13,7 @@ use skinweights::transfer::{
     transfer, SourceSet, TransferMethod, TransferOptions, TransferSource, TransferTarget,
 };
 use skinweights::weights::Weights;
+use skinweights::RigFormat;
 
 /// A grid of `nx` x `ny` vertices over the box `lo`-`hi`, its vertex indices from `first`.
 fn grid(
@@ -277,8 +278,8 @@ fn the_command_writes_a_skins_transferred_weights_into_its_attachments() {
     assert!(t.contains("goblingirl:head: 4 vertices, 4 copied"), "{t}");
     // The written project reads back with the girl's regions weighted as meshes.
     let rig = load_rig(&out, RigFormat::Spine, SkinSelection::All).unwrap();
-    let weighted: Vec<&str> = rig
-        .slots
+    let slots = rig.report.slots();
+    let weighted: Vec<&str> = slots
         .iter()
         .filter(|s| s.weighted && s.skin.as_deref() == Some("goblingirl"))
         .map(|s| s.part.as_str())

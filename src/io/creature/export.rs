@@ -65,10 +65,13 @@ pub fn save_creature(
     source: impl AsRef<Path>,
     path: impl AsRef<Path>,
 ) -> Result<()> {
-    let source = source.as_ref();
+    crate::io::write_atomic(path, creature_file(scene, weights, source.as_ref())?)
+}
+
+/// [`export_creature`] with the source read from its file (its errors name it).
+pub(crate) fn creature_file(scene: &Scene, weights: &Weights, source: &Path) -> Result<String> {
     let text = std::fs::read_to_string(source).map_err(|e| Error::io(source, e))?;
-    let out = export_creature(&text, scene, weights).map_err(|e| e.in_file(source))?;
-    crate::io::write_atomic(path, out)
+    export_creature(&text, scene, weights).map_err(|e| e.in_file(source))
 }
 
 /// The scene's vertices are the source regions' points, in order, within

@@ -58,6 +58,21 @@ impl MeshReport {
     }
 }
 
+/// Scored: the regions with two or more bones.
+impl crate::io::RigReport for ImportReport {
+    fn notes(&self) -> &[String] {
+        &self.notes
+    }
+
+    fn scored_meshes(&self) -> Vec<(String, Vec<String>)> {
+        self.meshes
+            .iter()
+            .filter(|m| m.bones.len() >= 2)
+            .map(|m| (m.part.clone(), m.bones.clone()))
+            .collect()
+    }
+}
+
 impl fmt::Display for ImportReport {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         writeln!(

@@ -30,6 +30,7 @@ mod import;
 mod parse;
 
 pub use clips::FRAME_RATE;
+pub(crate) use export::creature_file;
 pub use export::{export_creature, save_creature};
 pub use import::{import_creature, load_creature, CreatureImport, ImportReport, MeshReport};
 

@@ -219,11 +219,16 @@ fn animations(scene: &Scene) -> Result<(f64, Vec<Value>)> {
 /// [`export_dragonbones`] written to `path` (overwrites; the CLI asks before doing so).
 pub fn save_dragonbones(scene: &Scene, weights: &Weights, path: impl AsRef<Path>) -> Result<()> {
     let path = path.as_ref();
-    let text = serde_json::to_string(&export_dragonbones(scene, weights)?).map_err(|e| {
+    let text = dragonbones_text(scene, weights, &path.display().to_string())?;
+    crate::io::write_atomic(path, text)
+}
+
+/// [`export_dragonbones`] as JSON text; `context` names the output in a serialization error.
+pub(crate) fn dragonbones_text(scene: &Scene, weights: &Weights, context: &str) -> Result<String> {
+    serde_json::to_string(&export_dragonbones(scene, weights)?).map_err(|e| {
         Error::Format(FormatError::Json {
-            context: path.display().to_string(),
+            context: context.to_string(),
             message: e.to_string(),
         })
-    })?;
-    crate::io::write_atomic(path, text)
+    })
 }

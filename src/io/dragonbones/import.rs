@@ -52,6 +52,30 @@ pub struct ImportReport {
     pub notes: Vec<String>,
 }
 
+/// Scored: every mesh; the slots are the meshes'.
+impl crate::io::RigReport for ImportReport {
+    fn notes(&self) -> &[String] {
+        &self.notes
+    }
+
+    fn scored_meshes(&self) -> Vec<(String, Vec<String>)> {
+        self.meshes
+            .iter()
+            .map(|m| (m.part.clone(), m.bones.clone()))
+            .collect()
+    }
+
+    fn slots(&self) -> Vec<crate::transfer::SlotPart> {
+        self.meshes
+            .iter()
+            .map(|m| {
+                crate::transfer::SlotPart::new(&m.part, &m.slot, m.weighted)
+                    .on_bone(m.slot_bone.as_deref())
+            })
+            .collect()
+    }
+}
+
 /// One imported mesh display.
 #[derive(Debug, Clone, PartialEq)]
 pub struct MeshReport {

@@ -31,6 +31,7 @@ mod parse;
 
 pub use atlas::Atlas;
 pub use clips::{DEFAULT_FRAME_RATE, EXPORT_FRAME_RATES};
+pub(crate) use export::dragonbones_text;
 pub use export::{export_dragonbones, save_dragonbones};
 pub use import::{
     import_dragonbones, import_dragonbones_with_atlas, load_dragonbones, BindDifference,

@@ -8,11 +8,12 @@ use super::reader::{load_buffers, Reader};
 use super::skeleton_read::read_skeleton;
 use super::{texture, EmbeddedImage, GLTF_SOLVER_NAME};
 use crate::error::{Error, FormatError, Result, WeightsError};
-use crate::io::{Imported, WeightsFile};
+use crate::io::rig::weighted_parts;
+use crate::io::{Imported, RigReport, WeightsFile};
 use crate::mesh::Mesh;
 use crate::scene::Scene;
 use crate::weights::Weights;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 /// Row sums of imported weights further than this from 1 are reported in a note.
 const ROW_SUM_NOTE: f64 = 1e-6;
@@ -30,6 +31,39 @@ pub struct GltfReport {
     /// Images the file embeds (`data:` URIs, buffer views) that the scene's art names by file
     /// name: write them with [`GltfImport::write_embedded_images`] before saving the scene.
     pub embedded_images: Vec<EmbeddedImage>,
+    /// Each part whose weights use two or more bones, with those bones
+    /// ([`RigReport::scored_meshes`]).
+    pub scored: Vec<(String, Vec<String>)>,
+}
+
+impl RigReport for GltfReport {
+    fn notes(&self) -> &[String] {
+        &self.notes
+    }
+
+    fn scored_meshes(&self) -> Vec<(String, Vec<String>)> {
+        self.scored.clone()
+    }
+
+    fn unshown_notes(&self) -> &[String] {
+        &self.notes
+    }
+
+    fn write_embedded_images(
+        &self,
+        scene: &mut Scene,
+        dir: &Path,
+        force: bool,
+    ) -> Result<Vec<PathBuf>> {
+        texture::write_embedded_images(scene, &self.embedded_images, dir, force)
+    }
+}
+
+/// Nothing: `import` prints a glTF import's notes on their own ([`RigReport::unshown_notes`]).
+impl std::fmt::Display for GltfReport {
+    fn fmt(&self, _: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        Ok(())
+    }
 }
 
 impl GltfImport {
@@ -147,12 +181,16 @@ fn import_document(
         scene = scene.with_art(art)?;
         embedded_images = embedded;
     }
+    let scored = weights
+        .as_ref()
+        .map_or_else(Vec::new, |a| weighted_parts(&scene, a));
     Ok(GltfImport {
         scene,
         artist: weights,
         report: GltfReport {
             notes,
             embedded_images,
+            scored,
         },
     })
 }

@@ -25,7 +25,7 @@ use super::GltfImport;
 use super::{FLOAT, UNSIGNED_BYTE, UNSIGNED_SHORT};
 use crate::error::{Error, OutputError, Result, SkeletonError};
 use crate::mesh::Mesh;
-use crate::scene::{AlphaMode, Art, ArtImage, Layer};
+use crate::scene::{AlphaMode, Art, ArtImage, Layer, Scene};
 use base64::engine::general_purpose::STANDARD as BASE64;
 use base64::Engine as _;
 use nalgebra::Point2;
@@ -90,24 +90,30 @@ impl GltfImport {
     /// overwrite a file unless `force`. Returns the paths written (none for a glTF whose
     /// images are files).
     pub fn write_embedded_images(&mut self, dir: &Path, force: bool) -> Result<Vec<PathBuf>> {
-        let Some(art) = self.scene.art.as_mut() else {
-            return Ok(Vec::new());
-        };
-        let paths: Vec<PathBuf> = self
-            .report
-            .embedded_images
-            .iter()
-            .map(|e| dir.join(&e.file_name))
-            .collect();
-        if let Some(p) = paths.iter().find(|p| !force && p.exists()) {
-            return Err(OutputError::WouldOverwrite { path: p.clone() }.into());
-        }
-        for (e, path) in self.report.embedded_images.iter().zip(&paths) {
-            crate::io::write_atomic(path, &e.bytes)?;
-            art.images[e.image].path = path.clone();
-        }
-        Ok(paths)
+        write_embedded_images(&mut self.scene, &self.report.embedded_images, dir, force)
     }
+}
+
+/// Writes `embedded` into `dir` and points `scene`'s art at them (see
+/// [`GltfImport::write_embedded_images`]).
+pub(super) fn write_embedded_images(
+    scene: &mut Scene,
+    embedded: &[EmbeddedImage],
+    dir: &Path,
+    force: bool,
+) -> Result<Vec<PathBuf>> {
+    let Some(art) = scene.art.as_mut() else {
+        return Ok(Vec::new());
+    };
+    let paths: Vec<PathBuf> = embedded.iter().map(|e| dir.join(&e.file_name)).collect();
+    if let Some(p) = paths.iter().find(|p| !force && p.exists()) {
+        return Err(OutputError::WouldOverwrite { path: p.clone() }.into());
+    }
+    for (e, path) in embedded.iter().zip(&paths) {
+        crate::io::write_atomic(path, &e.bytes)?;
+        art.images[e.image].path = path.clone();
+    }
+    Ok(paths)
 }
 
 /// The size of PNG bytes, decoded whole (PNG only, whatever image formats other features of

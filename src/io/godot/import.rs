@@ -56,6 +56,24 @@ pub struct ImportReport {
     pub clip_keys: usize,
 }
 
+/// Scored: every polygon.
+impl crate::io::RigReport for ImportReport {
+    fn notes(&self) -> &[String] {
+        &self.notes
+    }
+
+    fn scored_meshes(&self) -> Vec<(String, Vec<String>)> {
+        self.meshes
+            .iter()
+            .map(|m| (m.part.clone(), m.bones.clone()))
+            .collect()
+    }
+
+    fn godot(&self) -> Option<crate::io::GodotVersion> {
+        crate::io::GodotVersion::from_number(self.godot)
+    }
+}
+
 /// One imported Polygon2D.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct MeshReport {

@@ -949,6 +949,32 @@ fn atlas_text(
     text
 }
 
+/// [`export_spine`] with `source` read from its file (its errors name it) and the project
+/// as JSON text; `context` names the output in a serialization error.
+pub(crate) fn spine_file(
+    scene: &Scene,
+    weights: &Weights,
+    source: Option<&Path>,
+    options: &SpineExportOptions,
+    context: &str,
+) -> Result<(SpineExport, String)> {
+    let text = match source {
+        Some(s) => Some(std::fs::read_to_string(s).map_err(|e| Error::io(s, e))?),
+        None => None,
+    };
+    let out = export_spine(scene, weights, text.as_deref(), options).map_err(|e| match source {
+        Some(s) => e.in_file(s),
+        None => e,
+    })?;
+    let json = serde_json::to_string_pretty(&out.json).map_err(|e| {
+        Error::Format(FormatError::Json {
+            context: context.to_string(),
+            message: e.to_string(),
+        })
+    })?;
+    Ok((out, json))
+}
+
 /// [`export_spine`] written to `path` (and, for a minimal project with art, `path` with the
 /// extension `.atlas` beside it; the page images are named by file name, to be copied beside
 /// it). `source` is read from its file. Outputs are written whole or not at all.
@@ -960,20 +986,7 @@ pub fn save_spine(
     path: impl AsRef<Path>,
 ) -> Result<SpineExport> {
     let path = path.as_ref();
-    let text = match source {
-        Some(s) => Some(std::fs::read_to_string(s).map_err(|e| Error::io(s, e))?),
-        None => None,
-    };
-    let out = export_spine(scene, weights, text.as_deref(), options).map_err(|e| match source {
-        Some(s) => e.in_file(s),
-        None => e,
-    })?;
-    let json = serde_json::to_string_pretty(&out.json).map_err(|e| {
-        Error::Format(FormatError::Json {
-            context: path.display().to_string(),
-            message: e.to_string(),
-        })
-    })?;
+    let (out, json) = spine_file(scene, weights, source, options, &path.display().to_string())?;
     crate::io::write_atomic(path, json)?;
     if let Some(atlas) = &out.atlas {
         crate::io::write_atomic(path.with_extension("atlas"), atlas)?;

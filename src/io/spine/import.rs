@@ -4,11 +4,13 @@ use super::atlas::{Atlas, AtlasRegion};
 use super::parse::{parse_skeleton, FileAttachment, FileRegion, FileSkeleton, Geometry, Kind};
 use super::{spine_error, MAX_COORDINATE, MAX_SCALE};
 use crate::error::{Error, Result};
+use crate::io::rig::weighted_bones;
 use crate::io::scene_builder::{overlapping_edges, SceneBuilder};
-use crate::io::ZERO_LENGTH_TAIL;
+use crate::io::{RigReport, ZERO_LENGTH_TAIL};
 use crate::mesh::{signed_area2, Mesh};
 use crate::scene::{ArtImage, Scene, SlotAttachment};
 use crate::skeleton::{Affine2, Bone, LocalBone, Skeleton};
+use crate::transfer::SlotPart;
 use nalgebra::{Point2, Vector2};
 use std::fmt;
 use std::path::Path;
@@ -91,6 +93,31 @@ pub struct SpineReport {
     pub attachments: Vec<AttachmentReport>,
     /// Things skipped and repaired.
     pub notes: Vec<String>,
+    /// The weighted attachments whose artist weights use two or more bones, each with those
+    /// bones ([`RigReport::scored_meshes`]; rigid and one-bone meshes score 100% for
+    /// every solver and are left out).
+    pub scored: Vec<(String, Vec<String>)>,
+}
+
+impl RigReport for SpineReport {
+    fn notes(&self) -> &[String] {
+        &self.notes
+    }
+
+    fn scored_meshes(&self) -> Vec<(String, Vec<String>)> {
+        self.scored.clone()
+    }
+
+    fn slots(&self) -> Vec<SlotPart> {
+        self.attachments
+            .iter()
+            .map(|a| {
+                SlotPart::new(&a.part, &a.slot, a.weighted)
+                    .in_skin(&a.skin)
+                    .on_bone(Some(&a.slot_bone))
+            })
+            .collect()
+    }
 }
 
 impl SpineReport {
@@ -655,6 +682,15 @@ pub fn import_spine(
     }
     let artist = built.artist;
     let scene = attach_animation(&file, scene, &mut report)?;
+    report.scored = report
+        .attachments
+        .iter()
+        .filter(|a| a.weighted)
+        .filter_map(|a| {
+            let bones = weighted_bones(&scene, &artist, a.vertex_range());
+            (bones.len() >= 2).then(|| (a.part.clone(), bones))
+        })
+        .collect();
     Ok(SpineImport {
         scene,
         artist,

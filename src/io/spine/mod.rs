@@ -35,6 +35,7 @@ mod import;
 mod parse;
 
 pub use atlas::{Atlas, AtlasPage, AtlasRegion};
+pub(crate) use export::spine_file;
 pub use export::{
     export_spine, save_spine, SpineExport, SpineExportOptions, DEFAULT_MAX_INFLUENCES,
     DEFAULT_REGIONS_TO_MESHES,
@@ -62,5 +63,5 @@ fn spine_error(
     vertex: Option<usize>,
     message: impl Into<String>,
 ) -> Error {
-    crate::io::json_path::Format::Spine.error(context, field, vertex, message)
+    crate::io::json_path::SPINE.error(context, field, vertex, message)
 }

@@ -118,6 +118,7 @@ impl Variant {
             resolve: self.resolve,
             skip_holders: (1..=2).contains(&self.whole),
             skip_outside: self.whole == 2,
+            model: None,
             min_inside: self.min_inside,
             keep_home: self.keep_home,
         }
@@ -152,6 +153,9 @@ fn run() -> Res<()> {
     let only: Option<Vec<String>> = std::env::var("BINDING_RIGS")
         .ok()
         .map(|v| v.split(',').map(str::to_string).collect());
+    if std::env::var("BINDING_MODE").is_ok_and(|m| m == "learned") {
+        return learned::run(only);
+    }
     let mut results = Vec::new();
     for src in default_sources()? {
         if only.as_ref().is_some_and(|o| !o.contains(&src.name)) {
@@ -493,4 +497,494 @@ fn report(results: &[RigResult]) -> String {
         }
     );
     s
+}
+
+/// The learned binder (`BINDING_MODE=learned`): a logit per (mesh, bone) pair over
+/// [`skinweights::binding::pair_features`] of a whole solve, fitted on the rigs of the other
+/// sources, its threshold chosen by the scores of the other sources' rigs; each mesh re-solved
+/// with [`SOLVER`] over the bones it binds. Writes `results/binding/learned.md`.
+mod learned {
+    use super::common::logit::{fit, Logit};
+    use super::common::rigs::{cut_meshes, default_sources, load_rig, precision_recall, Rig};
+    use super::common::Res;
+    use super::{interval, mean, scores, Scores, MAX_MESHES, SOLVER};
+    use skinweights::binding::{
+        auto_bones, pair_features, solve_with_bones, BindOptions, BinderModel, MeshBones,
+        PartFeatures, FEATURES, FEATURE_NAMES,
+    };
+    use skinweights::metrics::artist::ArtistClipFrames;
+    use skinweights::scene::SubScene;
+    use skinweights::weights::Weights;
+    use std::collections::HashMap;
+    use std::time::Instant;
+
+    /// Probability thresholds tried (fixed before any run).
+    pub const THRESHOLDS: [f64; 5] = [0.2, 0.3, 0.4, 0.5, 0.6];
+    /// The L2 penalty of the logit per unit of training weight.
+    const LAMBDA: f64 = 1e-3;
+    /// The whole solves the features are read from: [`SOLVER`]'s and heat's (cheaper).
+    const FEATURE_SOLVERS: [&str; 2] = [SOLVER, "heat"];
+    /// How training pairs are weighted: every mesh alike, or every rig alike.
+    const WEIGHTINGS: [&str; 2] = ["per mesh", "per rig"];
+
+    /// One rig: everything solved once, and each mesh solve cached by its bone set.
+    struct Case {
+        name: String,
+        source: String,
+        rig: Rig,
+        frames: ArtistClipFrames,
+        cuts: Vec<(String, SubScene)>,
+        a: Scores,
+        b: Scores,
+        /// The current default binder (`auto_bones` defaults over the best whole solve).
+        current: Scores,
+        current_pr: (f64, f64),
+        current_s: f64,
+        /// Per feature solver: the whole solve's weights and seconds, then the cuts' features.
+        wholes: Vec<(Weights, f64)>,
+        features: Vec<Vec<PartFeatures>>,
+        feature_s: f64,
+        heat_s: f64,
+        a_s: f64,
+        /// Each mesh solve by (part, bones): its weights on the cut and seconds.
+        cache: HashMap<(String, Vec<usize>), (SubScene, Weights, f64)>,
+    }
+
+    impl Case {
+        /// The cuts solved over `sets` (from the cache when solved before), scattered into
+        /// `base`; with the seconds the solves took when first solved.
+        fn solve_sets(&mut self, sets: &[MeshBones], base: &Weights) -> Res<(Weights, f64)> {
+            let solver = super::common::rigs::solver_of_spec(SOLVER)?;
+            let mut w = base.clone();
+            let mut secs = 0.0;
+            for (part, _) in &self.cuts {
+                let Some(mb) = sets.iter().find(|mb| &mb.part == part) else {
+                    continue;
+                };
+                let key = (part.clone(), mb.bones.clone());
+                if !self.cache.contains_key(&key) {
+                    let names: Vec<String> = mb
+                        .bones
+                        .iter()
+                        .map(|&j| self.rig.scene.skeleton().bones()[j].name.clone())
+                        .collect();
+                    let cut = SubScene::new(&self.rig.scene, part, &names)?;
+                    let t = Instant::now();
+                    let sub = solver.solve(&cut.scene)?.weights;
+                    let s = t.elapsed().as_secs_f64();
+                    self.cache.insert(key.clone(), (cut, sub, s));
+                }
+                let (cut, sub, s) = &self.cache[&key];
+                cut.scatter(sub, &mut w)?;
+                secs += s;
+            }
+            Ok((w, secs))
+        }
+
+        fn score(&self, w: &Weights) -> Res<Scores> {
+            scores(&self.rig, &self.frames, &self.cuts, w)
+        }
+
+        /// Per scored mesh's candidate pair: features and whether the artist bound it.
+        fn pairs(&self, by: usize) -> Vec<(&[f64; FEATURES], bool, usize)> {
+            let mut out = Vec::new();
+            for pf in &self.features[by] {
+                let Some((_, cut)) = self.cuts.iter().find(|(p, _)| *p == pf.part) else {
+                    continue;
+                };
+                for (x, j) in pf.features.iter().zip(&pf.bones) {
+                    out.push((x, cut.bones.contains(j), self.cuts.len()));
+                }
+            }
+            out
+        }
+    }
+
+    fn collect(name: &str, source: &str, file: &std::path::Path) -> Res<Option<Case>> {
+        let rig = load_rig(file, name)?;
+        if rig.fold != "painted" {
+            return Ok(None);
+        }
+        let frames = ArtistClipFrames::new(&rig.scene, &rig.artist, rig.scene.clips(), super::FPS)?;
+        let mut cuts = cut_meshes(&rig)?;
+        if cuts.len() > MAX_MESHES {
+            let step = cuts.len().div_ceil(MAX_MESHES);
+            cuts = cuts.into_iter().step_by(step).collect();
+        }
+        let solver = super::common::rigs::solver_of_spec(SOLVER)?;
+        let heat = super::common::rigs::solver_of_spec("heat")?;
+        let t = Instant::now();
+        for (_, cut) in &cuts {
+            heat.solve(&cut.scene)?;
+        }
+        let heat_s = t.elapsed().as_secs_f64();
+        let b = solve_with_bones(solver.as_ref(), &rig.scene, &rig.artist_bones())?.weights;
+        let home = rig.homes();
+        let d0 = rig.scene.deforming_bones(None)?.kept;
+        let mut wholes = Vec::new();
+        let mut features = Vec::new();
+        let mut feature_s = 0.0;
+        for spec in FEATURE_SOLVERS {
+            let by = super::common::rigs::solver_of_spec(spec)?;
+            let t = Instant::now();
+            let w = solve_with_bones(by.as_ref(), &rig.scene, &d0)?.weights;
+            let whole_s = t.elapsed().as_secs_f64();
+            let t = Instant::now();
+            let mut f = pair_features(&rig.scene, &w, &home)?;
+            feature_s = t.elapsed().as_secs_f64();
+            f.retain(|pf| cuts.iter().any(|(p, _)| *p == pf.part));
+            features.push(f);
+            wholes.push((w, whole_s));
+        }
+        let mut case = Case {
+            name: name.to_string(),
+            source: source.to_string(),
+            a: [0.0; 3],
+            b: [0.0; 3],
+            current: [0.0; 3],
+            current_pr: (0.0, 0.0),
+            current_s: 0.0,
+            frames,
+            cuts,
+            wholes,
+            features,
+            feature_s,
+            heat_s,
+            a_s: 0.0,
+            cache: HashMap::new(),
+            rig,
+        };
+        case.b = case.score(&b)?;
+        let artist_sets: Vec<MeshBones> = case
+            .cuts
+            .iter()
+            .map(|(p, c)| MeshBones {
+                part: p.clone(),
+                bones: c.bones.clone(),
+            })
+            .collect();
+        let base = case.wholes[0].0.clone();
+        let (a, a_s) = case.solve_sets(&artist_sets, &base)?;
+        case.a = case.score(&a)?;
+        case.a_s = a_s;
+        let mut current = auto_bones(&case.rig.scene, &base, &home, &BindOptions::default())?;
+        current.retain(|mb| case.cuts.iter().any(|(p, _)| *p == mb.part));
+        let (w, s) = case.solve_sets(&current, &base)?;
+        case.current = case.score(&w)?;
+        case.current_pr = precision_recall(&case.cuts, &current);
+        case.current_s = case.wholes[0].1 + s;
+        Ok(Some(case))
+    }
+
+    /// A model's key: feature solver, weighting.
+    type Key = (usize, usize);
+
+    fn model(l: &Logit, threshold: f64) -> BinderModel {
+        let arr = |v: &[f64]| {
+            let mut a = [0.0; FEATURES];
+            a.copy_from_slice(v);
+            a
+        };
+        BinderModel {
+            mean: arr(&l.mean),
+            scale: arr(&l.scale),
+            coef: arr(&l.coef),
+            bias: l.bias,
+            threshold,
+        }
+    }
+
+    /// Per rig and variant (key, threshold): scores, precision/recall, seconds of (c).
+    struct Scored {
+        scores: Vec<Scores>,
+        pr: Vec<(f64, f64)>,
+        secs: Vec<f64>,
+    }
+
+    fn variants() -> Vec<(Key, f64)> {
+        let mut out = Vec::new();
+        for by in 0..FEATURE_SOLVERS.len() {
+            for weighting in 0..WEIGHTINGS.len() {
+                for t in THRESHOLDS {
+                    out.push(((by, weighting), t));
+                }
+            }
+        }
+        out
+    }
+
+    fn variant_name(v: &(Key, f64)) -> String {
+        let ((by, weighting), t) = v;
+        format!(
+            "logit on {} whole, {}, p >= {t}",
+            FEATURE_SOLVERS[*by], WEIGHTINGS[*weighting]
+        )
+    }
+
+    pub fn run(only: Option<Vec<String>>) -> Res<()> {
+        let mut cases = Vec::new();
+        for src in default_sources()? {
+            if only.as_ref().is_some_and(|o| !o.contains(&src.name)) {
+                continue;
+            }
+            let t = Instant::now();
+            match collect(&src.name, &src.source, &src.file) {
+                Ok(Some(c)) => {
+                    eprintln!(
+                        "{}: a {:?} b {:?} current {:?} ({:.0} s)",
+                        c.name,
+                        c.a,
+                        c.b,
+                        c.current,
+                        t.elapsed().as_secs_f64()
+                    );
+                    cases.push(c);
+                }
+                Ok(None) => {}
+                Err(e) => eprintln!("warning: rig {} left out: {e}", src.name),
+            }
+        }
+        let vars = variants();
+        let mut scored: Vec<Scored> = Vec::new();
+        let sources: Vec<String> = cases.iter().map(|c| c.source.clone()).collect();
+        let mut held_models: HashMap<(String, Key), Logit> = HashMap::new();
+        for i in 0..cases.len() {
+            let t = Instant::now();
+            let mut s = Scored {
+                scores: Vec::new(),
+                pr: Vec::new(),
+                secs: Vec::new(),
+            };
+            for v in &vars {
+                let (key, threshold) = *v;
+                let src = sources[i].clone();
+                if !held_models.contains_key(&(src.clone(), key)) {
+                    let train_on: Vec<&Case> = cases.iter().filter(|c| c.source != src).collect();
+                    let l = train_refs(&train_on, key.0, key.1);
+                    held_models.insert((src.clone(), key), l);
+                }
+                let m = model(&held_models[&(src, key)], threshold);
+                let c = &mut cases[i];
+                let mut sets = m.choose(&c.features[key.0]);
+                sets.retain(|mb| c.cuts.iter().any(|(p, _)| *p == mb.part));
+                let base = c.wholes[key.0].0.clone();
+                let (w, secs) = c.solve_sets(&sets, &base)?;
+                s.scores.push(c.score(&w)?);
+                s.pr.push(precision_recall(&c.cuts, &sets));
+                s.secs.push(c.wholes[key.0].1 + c.feature_s + secs);
+            }
+            eprintln!(
+                "{} scored ({:.0} s): best-whole p>=0.4 {:?}",
+                cases[i].name,
+                t.elapsed().as_secs_f64(),
+                s.scores[2]
+            );
+            scored.push(s);
+        }
+        let text = report(&cases, &scored, &vars);
+        print!("{text}");
+        let dir = super::common::repo_root().join("results/binding");
+        std::fs::create_dir_all(&dir)?;
+        super::common::write_text(&dir, "learned.md", &text)?;
+        Ok(())
+    }
+
+    fn train_refs(cases: &[&Case], by: usize, weighting: usize) -> Logit {
+        let (mut x, mut y, mut w) = (Vec::new(), Vec::new(), Vec::new());
+        for c in cases {
+            for (f, label, meshes) in c.pairs(by) {
+                x.push(f.to_vec());
+                y.push(label);
+                w.push(if weighting == 0 {
+                    1.0
+                } else {
+                    1.0 / meshes as f64
+                });
+            }
+        }
+        fit(&x, &y, &w, LAMBDA)
+    }
+
+    /// Sum over the three measures of each variant's rank by its mean over `rows` (lower wins).
+    fn choose(rows: &[&Vec<Scores>]) -> usize {
+        let n = rows.first().map_or(0, |r| r.len());
+        let means: Vec<[f64; 3]> = (0..n)
+            .map(|k| {
+                let col = |m: usize| mean(&rows.iter().map(|r| r[k][m]).collect::<Vec<_>>());
+                [-col(0), col(1), col(2)]
+            })
+            .collect();
+        (0..n)
+            .min_by_key(|&k| {
+                (0..3)
+                    .map(|m| means.iter().filter(|o| o[m] < means[k][m]).count())
+                    .sum::<usize>()
+            })
+            .unwrap_or(0)
+    }
+
+    fn report(cases: &[Case], scored: &[Scored], vars: &[(Key, f64)]) -> String {
+        let n = cases.len();
+        let mut s = format!(
+            "# Protocol (c) with a learned binder, {n} painted rigs, solver {SOLVER}\n\n\
+             Each rig is scored with the logit fitted on the rigs of the other sources; the \
+             held-out row takes each rig's variant (feature solve, weighting, threshold) by the \
+             rank sum of the means of the other sources' rigs.\n\n\
+             | protocol | agreement % | one-bone % diag | clip % diag | rigs won vs (b) (agr / one-bone / clip) | precision % | recall % |\n|---|---|---|---|---|---|---|\n"
+        );
+        let mut row = |name: String,
+                       get: &dyn Fn(usize) -> Scores,
+                       pr: Option<&dyn Fn(usize) -> (f64, f64)>| {
+            let col = |m: usize| (0..n).map(|i| get(i)[m]).collect::<Vec<_>>();
+            let won = |m: usize| {
+                (0..n)
+                    .filter(|&i| {
+                        let (x, y) = (get(i)[m], cases[i].b[m]);
+                        if m == 0 {
+                            x > y
+                        } else {
+                            x < y
+                        }
+                    })
+                    .count()
+            };
+            let (p, r) = pr.map_or((String::from("-"), String::from("-")), |f| {
+                let (p, r): (Vec<f64>, Vec<f64>) = (0..n).map(f).unzip();
+                (format!("{:.1}", mean(&p)), format!("{:.1}", mean(&r)))
+            });
+            s += &format!(
+                "| {name} | {} | {} | {} | {} / {} / {} | {p} | {r} |\n",
+                interval(&col(0)),
+                interval(&col(1)),
+                interval(&col(2)),
+                won(0),
+                won(1),
+                won(2)
+            );
+        };
+        row("(a) artist's bones per mesh".into(), &|i| cases[i].a, None);
+        row(
+            "(b) whole, artist-bound bones".into(),
+            &|i| cases[i].b,
+            None,
+        );
+        row(
+            "(c) current binder (min_mass 0.02, inside 3, re-solved)".into(),
+            &|i| cases[i].current,
+            Some(&|i| cases[i].current_pr),
+        );
+        for (k, v) in vars.iter().enumerate() {
+            row(
+                format!("(c) {} (model held out)", variant_name(v)),
+                &|i| scored[i].scores[k],
+                Some(&|i| scored[i].pr[k]),
+            );
+        }
+        let held: Vec<usize> = (0..n)
+            .map(|i| {
+                let rows: Vec<&Vec<Scores>> = (0..n)
+                    .filter(|&o| cases[o].source != cases[i].source)
+                    .map(|o| &scored[o].scores)
+                    .collect();
+                choose(&rows)
+            })
+            .collect();
+        row(
+            "**(c) learned, held out** (variant by leaving one source out)".into(),
+            &|i| scored[i].scores[held[i]],
+            Some(&|i| scored[i].pr[held[i]]),
+        );
+        // The same, the feature solve fixed to heat (the cheaper one).
+        let heat_vars: Vec<usize> = (0..vars.len()).filter(|&k| vars[k].0 .0 == 1).collect();
+        let held_heat: Vec<usize> = (0..n)
+            .map(|i| {
+                let rows: Vec<Vec<Scores>> = (0..n)
+                    .filter(|&o| cases[o].source != cases[i].source)
+                    .map(|o| heat_vars.iter().map(|&k| scored[o].scores[k]).collect())
+                    .collect();
+                heat_vars[choose(&rows.iter().collect::<Vec<_>>())]
+            })
+            .collect();
+        row(
+            "(c) learned on heat's whole solve, held out".into(),
+            &|i| scored[i].scores[held_heat[i]],
+            Some(&|i| scored[i].pr[held_heat[i]]),
+        );
+        let all_rows: Vec<&Vec<Scores>> = scored.iter().map(|s| &s.scores).collect();
+        let chosen = choose(&all_rows);
+        s += &format!(
+            "\nVariant chosen on all rigs: {}. Held-out choices: {}.\n",
+            variant_name(&vars[chosen]),
+            {
+                let mut counts: Vec<(String, usize)> = Vec::new();
+                for &k in &held {
+                    let name = variant_name(&vars[k]);
+                    match counts.iter_mut().find(|(n, _)| *n == name) {
+                        Some((_, c)) => *c += 1,
+                        None => counts.push((name, 1)),
+                    }
+                }
+                counts
+                    .iter()
+                    .map(|(n, c)| format!("{n} ({c} rigs)"))
+                    .collect::<Vec<_>>()
+                    .join("; ")
+            }
+        );
+        let ratio = |secs: &dyn Fn(usize) -> f64| {
+            let mut r: Vec<f64> = (0..n)
+                .map(|i| secs(i) / cases[i].heat_s.max(1e-9))
+                .collect();
+            r.sort_by(f64::total_cmp);
+            r.get(n / 2).copied().unwrap_or(0.0)
+        };
+        s += &format!(
+            "\nTime per rig over heat's per-mesh time (scored meshes), median over rigs: \
+             (a) with {SOLVER} {:.2}x; current binder {:.2}x; learned held out {:.2}x; learned on heat's whole solve {:.2}x; \
+             {SOLVER}'s whole solve alone {:.2}x, heat's {:.2}x.\n",
+            ratio(&|i| cases[i].a_s),
+            ratio(&|i| cases[i].current_s),
+            ratio(&|i| scored[i].secs[held[i]]),
+            ratio(&|i| scored[i].secs[held_heat[i]]),
+            ratio(&|i| cases[i].wholes[0].1),
+            ratio(&|i| cases[i].wholes[1].1),
+        );
+        // The model fitted on every rig at the chosen variant, as the library's table.
+        let ((by, weighting), threshold) = vars[chosen];
+        let all: Vec<&Case> = cases.iter().collect();
+        let l = train_refs(&all, by, weighting);
+        s += &format!(
+            "\n## The model fitted on all rigs ({})\n\n| feature | mean | scale | coefficient |\n|---|---|---|---|\n",
+            variant_name(&vars[chosen])
+        );
+        for k in 0..FEATURES {
+            s += &format!(
+                "| {} | {:.6} | {:.6} | {:.6} |\n",
+                FEATURE_NAMES[k], l.mean[k], l.scale[k], l.coef[k]
+            );
+        }
+        s += &format!(
+            "\n```rust\npub const LEARNED: BinderModel = BinderModel {{\n    mean: {:?},\n    scale: {:?},\n    coef: {:?},\n    bias: {:?},\n    threshold: {threshold:?},\n}};\n```\n",
+            l.mean, l.scale, l.coef, l.bias
+        );
+        s += "\n## Per rig (held out)\n\n| rig | source | meshes | variant | precision % | recall % | (a) | (b) | current (c) | learned (c) | time / heat |\n|---|---|---|---|---|---|---|---|---|---|---|\n";
+        let f = |x: Scores| format!("{:.1} / {:.2} / {:.2}", x[0], x[1], x[2]);
+        for (i, c) in cases.iter().enumerate() {
+            let k = held[i];
+            let (p, r) = scored[i].pr[k];
+            s += &format!(
+                "| {} | {} | {} | {} | {p:.1} | {r:.1} | {} | {} | {} | {} | {:.2} |\n",
+                c.name,
+                c.source,
+                c.cuts.len(),
+                variant_name(&vars[k]),
+                f(c.a),
+                f(c.b),
+                f(c.current),
+                f(scored[i].scores[k]),
+                scored[i].secs[k] / c.heat_s.max(1e-9)
+            );
+        }
+        s
+    }
 }

@@ -90,6 +90,10 @@ pub struct BindOptions {
     /// Whether the whole solve leaves out the bones that lie outside every mesh
     /// ([`whole_bones`]). Default false.
     pub skip_outside: bool,
+    /// A learned binder: when set, each mesh keeps the bones this model binds
+    /// ([`BinderModel::choose`] over [`pair_features`]) instead of `min_mass` and
+    /// `min_inside`. Default `None`.
+    pub model: Option<BinderModel>,
 }
 
 impl Default for BindOptions {
@@ -102,6 +106,7 @@ impl Default for BindOptions {
             resolve: true,
             skip_holders: false,
             skip_outside: false,
+            model: None,
         }
     }
 }
@@ -266,6 +271,9 @@ pub fn auto_bones(
         }
         .into());
     }
+    if let Some(model) = &options.model {
+        return Ok(model.choose(&pair_features(scene, whole, home)?));
+    }
     let parts = scene.mesh.parts();
     let shapes = PartShapes::new(scene);
     let mut mass = vec![vec![0.0; nb]; parts.len()];
@@ -308,6 +316,278 @@ pub fn auto_bones(
             MeshBones {
                 part: part.clone(),
                 bones,
+            }
+        })
+        .collect())
+}
+
+/// How many numbers describe a (mesh, bone) pair for the learned binder ([`pair_features`]).
+pub const FEATURES: usize = 20;
+
+/// The name of each feature of [`pair_features`], in order. Distances and lengths are relative
+/// to the mesh's size (the diagonal of its bounding box); hierarchy steps are capped at
+/// [`MAX_STEPS`] and divided by it.
+pub const FEATURE_NAMES: [&str; FEATURES] = [
+    "mean whole weight",
+    "sqrt mean whole weight",
+    "max whole weight",
+    "share of vertices it leads",
+    "share of segment points inside",
+    "segment to nearest vertex",
+    "segment to centre",
+    "is home",
+    "steps to home",
+    "mesh has a home",
+    "steps to heaviest",
+    "is heaviest",
+    "log length",
+    "children",
+    "1 / (1 + mass rank)",
+    "is root",
+    "ancestor of heaviest",
+    "descendant of heaviest",
+    "mass over heaviest's",
+    "mass 0.02 and 3 points inside",
+];
+
+/// Hierarchy steps beyond this count as this many in [`pair_features`].
+pub const MAX_STEPS: usize = 6;
+
+/// One part's candidate bones and the features of each ([`FEATURE_NAMES`]).
+#[derive(Debug, Clone, PartialEq)]
+pub struct PartFeatures {
+    /// The part's name.
+    pub part: String,
+    /// Candidate bones (scene indices, ascending).
+    pub bones: Vec<usize>,
+    /// Per candidate, its features.
+    pub features: Vec<[f64; FEATURES]>,
+}
+
+/// A regularised logit over [`pair_features`]: a bone is bound to a mesh when its probability
+/// is at least `threshold`; the most probable bone always is. Fitted by the binding experiment
+/// (`experiments/binding.rs`) on the painted rigs, leaving one source out.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct BinderModel {
+    /// Per feature, the mean it is centred by.
+    pub mean: [f64; FEATURES],
+    /// Per feature, the spread it is divided by (1 for a constant feature).
+    pub scale: [f64; FEATURES],
+    /// Per standardised feature, its coefficient.
+    pub coef: [f64; FEATURES],
+    /// The intercept.
+    pub bias: f64,
+    /// The probability from which a bone is bound.
+    pub threshold: f64,
+}
+
+impl BinderModel {
+    /// The probability that an artist binds the pair with features `x`.
+    pub fn probability(&self, x: &[f64; FEATURES]) -> f64 {
+        let z = self.bias
+            + (0..FEATURES)
+                .map(|k| self.coef[k] * (x[k] - self.mean[k]) / self.scale[k])
+                .sum::<f64>();
+        1.0 / (1.0 + (-z).exp())
+    }
+
+    /// Per part of `features`, the bones with a probability of at least the threshold, and
+    /// always the most probable one.
+    pub fn choose(&self, features: &[PartFeatures]) -> Vec<MeshBones> {
+        features
+            .iter()
+            .map(|pf| {
+                let p: Vec<f64> = pf.features.iter().map(|x| self.probability(x)).collect();
+                let top = (0..p.len()).max_by(|&a, &b| p[a].total_cmp(&p[b]));
+                let bones = (0..p.len())
+                    .filter(|&k| p[k] >= self.threshold || Some(k) == top)
+                    .map(|k| pf.bones[k])
+                    .collect();
+                MeshBones {
+                    part: pf.part.clone(),
+                    bones,
+                }
+            })
+            .collect()
+    }
+}
+
+/// Hierarchy steps between bones, from their depths and parents.
+struct Hierarchy {
+    parent: Vec<Option<usize>>,
+    depth: Vec<usize>,
+    children: Vec<usize>,
+}
+
+impl Hierarchy {
+    fn new(bones: &[crate::skeleton::Bone]) -> Hierarchy {
+        let parent: Vec<Option<usize>> = bones
+            .iter()
+            .map(|b| b.parent.filter(|&q| q < bones.len()))
+            .collect();
+        let mut children = vec![0usize; bones.len()];
+        parent.iter().flatten().for_each(|&q| children[q] += 1);
+        // Bounded by the bone count so that a cycle cannot loop.
+        let depth = (0..bones.len())
+            .map(|j| {
+                let (mut d, mut at) = (0, j);
+                while let Some(q) = parent[at].filter(|_| d < bones.len()) {
+                    d += 1;
+                    at = q;
+                }
+                d
+            })
+            .collect();
+        Hierarchy {
+            parent,
+            depth,
+            children,
+        }
+    }
+
+    /// Steps from `a` to `b` through their lowest common ancestor; [`MAX_STEPS`] at most.
+    fn steps(&self, a: usize, b: usize) -> usize {
+        let (mut a, mut b, mut n) = (a, b, 0);
+        while a != b && n < MAX_STEPS {
+            if self.depth[a] >= self.depth[b] {
+                match self.parent[a] {
+                    Some(q) => a = q,
+                    None => return MAX_STEPS,
+                }
+            } else {
+                match self.parent[b] {
+                    Some(q) => b = q,
+                    None => return MAX_STEPS,
+                }
+            }
+            n += 1;
+        }
+        if a == b {
+            n
+        } else {
+            MAX_STEPS
+        }
+    }
+
+    /// Whether `a` is a strict ancestor of `b`.
+    fn is_ancestor(&self, a: usize, b: usize) -> bool {
+        let (mut at, mut n) = (b, 0);
+        while let Some(q) = self.parent[at].filter(|_| n < self.parent.len()) {
+            if q == a {
+                return true;
+            }
+            at = q;
+            n += 1;
+        }
+        false
+    }
+}
+
+/// The features ([`FEATURE_NAMES`]) of each part of `scene` with vertices and each candidate
+/// bone: the bones `whole` (the whole solve) gives any weight to somewhere; read from `whole`,
+/// the skeleton, the meshes and `home` (the parts' home bones) alone.
+///
+/// Errors: [`WeightsError::WeightsShape`](crate::error::WeightsError::WeightsShape) when
+/// `whole` does not fit the scene.
+pub fn pair_features(
+    scene: &Scene,
+    whole: &Weights,
+    home: &[MeshBones],
+) -> Result<Vec<PartFeatures>> {
+    let nb = scene.skeleton.len();
+    crate::skinning::check_shape(scene.mesh.vertex_count(), whole, nb)?;
+    let bones = scene.skeleton.bones();
+    let tree = Hierarchy::new(bones);
+    let shapes = PartShapes::new(scene);
+    let points = scene.mesh.vertices();
+    let parts = scene.mesh.parts();
+    let mut verts = vec![Vec::new(); parts.len()];
+    let mut used = vec![false; nb];
+    for (v, &p) in scene.mesh.vertex_parts().iter().enumerate() {
+        verts[p].push(v);
+        whole
+            .row(v)
+            .iter()
+            .zip(used.iter_mut())
+            .for_each(|(&w, u)| *u |= w > 0.0);
+    }
+    let candidates: Vec<usize> = (0..nb).filter(|&j| used[j]).collect();
+    let f = |b: bool| if b { 1.0 } else { 0.0 };
+    let steps = |a: usize, b: usize| tree.steps(a, b) as f64 / MAX_STEPS as f64;
+    Ok(parts
+        .iter()
+        .enumerate()
+        .filter(|&(p, _)| !verts[p].is_empty() && !candidates.is_empty())
+        .map(|(p, part)| {
+            let vs = &verts[p];
+            let n = vs.len() as f64;
+            let [lo, hi] = shapes.bounds[p];
+            let size = (hi - lo).norm().max(1e-9);
+            let centre = vs
+                .iter()
+                .fold(Point2::origin(), |c, &v| c + points[v].coords / n);
+            let (mut mean, mut max, mut leads) = (vec![0.0; nb], vec![0.0f64; nb], vec![0.0; nb]);
+            for &v in vs {
+                let row = whole.row(v);
+                let lead = (0..nb).max_by(|&a, &b| row[a].total_cmp(&row[b]));
+                for &j in &candidates {
+                    mean[j] += row[j] / n;
+                    max[j] = max[j].max(row[j]);
+                }
+                lead.into_iter().for_each(|j| leads[j] += 1.0 / n);
+            }
+            let heaviest = candidates
+                .iter()
+                .copied()
+                .max_by(|&a, &b| mean[a].total_cmp(&mean[b]).then(b.cmp(&a)))
+                .unwrap_or(0);
+            let mut order = candidates.clone();
+            order.sort_by(|&a, &b| mean[b].total_cmp(&mean[a]).then(a.cmp(&b)));
+            let mut rank = vec![0usize; nb];
+            order.iter().enumerate().for_each(|(r, &j)| rank[j] = r);
+            let home_bone = home
+                .iter()
+                .find(|h| h.part == *part)
+                .and_then(|h| h.bones.first().copied())
+                .filter(|&j| j < nb);
+            let features = candidates
+                .iter()
+                .map(|&j| {
+                    let b = &bones[j];
+                    let seg = b.segment();
+                    let nearest = vs
+                        .iter()
+                        .map(|&v| seg.distance(&points[v]))
+                        .fold(f64::INFINITY, f64::min);
+                    let inside = shapes.points_in(p, b);
+                    [
+                        mean[j],
+                        mean[j].sqrt(),
+                        max[j],
+                        leads[j],
+                        inside as f64 / 5.0,
+                        (nearest / size).min(2.0),
+                        (seg.distance(&centre) / size).min(2.0),
+                        f(home_bone == Some(j)),
+                        home_bone.map_or(1.0, |h| steps(h, j)),
+                        f(home_bone.is_some()),
+                        steps(heaviest, j),
+                        f(j == heaviest),
+                        (b.length() / size).max(1e-3).ln().clamp(-5.0, 2.0),
+                        tree.children[j].min(3) as f64 / 3.0,
+                        1.0 / (1.0 + rank[j] as f64),
+                        f(tree.parent[j].is_none()),
+                        f(tree.is_ancestor(j, heaviest)),
+                        f(tree.is_ancestor(heaviest, j)),
+                        mean[j] / mean[heaviest].max(1e-12),
+                        f(mean[j] >= 0.02 && inside >= 3),
+                    ]
+                })
+                .collect();
+            PartFeatures {
+                part: part.clone(),
+                bones: candidates.clone(),
+                features,
             }
         })
         .collect())

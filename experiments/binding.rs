@@ -518,8 +518,12 @@ mod learned {
     use std::collections::HashMap;
     use std::time::Instant;
 
-    /// Probability thresholds tried (fixed before any run).
+    /// Probability thresholds of a plain logit (fixed before any run).
     pub const THRESHOLDS: [f64; 5] = [0.2, 0.3, 0.4, 0.5, 0.6];
+    /// The model editing the hand-made rule: probabilities from which a rule bone stays, and
+    /// from which any other bone is added (above 1: none added).
+    const KEEPS: [f64; 4] = [0.0, 0.05, 0.1, 0.2];
+    const ADDS: [f64; 4] = [0.5, 0.7, 0.9, 1.1];
     /// The L2 penalty of the logit per unit of training weight.
     const LAMBDA: f64 = 1e-3;
     /// The whole solves the features are read from: [`SOLVER`]'s and heat's (cheaper).
@@ -679,7 +683,7 @@ mod learned {
     /// A model's key: feature solver, weighting.
     type Key = (usize, usize);
 
-    fn model(l: &Logit, threshold: f64) -> BinderModel {
+    fn model(l: &Logit, threshold: f64, keep: f64) -> BinderModel {
         let arr = |v: &[f64]| {
             let mut a = [0.0; FEATURES];
             a.copy_from_slice(v);
@@ -691,6 +695,7 @@ mod learned {
             coef: arr(&l.coef),
             bias: l.bias,
             threshold,
+            keep,
         }
     }
 
@@ -701,22 +706,37 @@ mod learned {
         secs: Vec<f64>,
     }
 
-    fn variants() -> Vec<(Key, f64)> {
+    /// A variant: the model's key, its threshold and keep probability.
+    type Variant = (Key, f64, f64);
+
+    fn variants() -> Vec<Variant> {
         let mut out = Vec::new();
-        for by in 0..FEATURE_SOLVERS.len() {
-            for weighting in 0..WEIGHTINGS.len() {
-                for t in THRESHOLDS {
-                    out.push(((by, weighting), t));
+        for weighting in 0..WEIGHTINGS.len() {
+            for t in THRESHOLDS {
+                out.push(((0, weighting), t, t));
+            }
+            for keep in KEEPS {
+                for add in ADDS {
+                    out.push(((0, weighting), add, keep));
                 }
             }
+        }
+        // Heat's whole solve (cheaper) with a plain logit only: far behind in the first run.
+        for t in [0.4, 0.5] {
+            out.push(((1, 1), t, t));
         }
         out
     }
 
-    fn variant_name(v: &(Key, f64)) -> String {
-        let ((by, weighting), t) = v;
+    fn variant_name(v: &Variant) -> String {
+        let ((by, weighting), t, keep) = v;
+        let what = if t == keep {
+            format!("p >= {t}")
+        } else {
+            format!("rule bones kept from p >= {keep}, others added from p >= {t}")
+        };
         format!(
-            "logit on {} whole, {}, p >= {t}",
+            "logit on {} whole, {}, {what}",
             FEATURE_SOLVERS[*by], WEIGHTINGS[*weighting]
         )
     }
@@ -756,14 +776,14 @@ mod learned {
                 secs: Vec::new(),
             };
             for v in &vars {
-                let (key, threshold) = *v;
+                let (key, threshold, keep) = *v;
                 let src = sources[i].clone();
                 if !held_models.contains_key(&(src.clone(), key)) {
                     let train_on: Vec<&Case> = cases.iter().filter(|c| c.source != src).collect();
                     let l = train_refs(&train_on, key.0, key.1);
                     held_models.insert((src.clone(), key), l);
                 }
-                let m = model(&held_models[&(src, key)], threshold);
+                let m = model(&held_models[&(src, key)], threshold, keep);
                 let c = &mut cases[i];
                 let mut sets = m.choose(&c.features[key.0]);
                 sets.retain(|mb| c.cuts.iter().any(|(p, _)| *p == mb.part));
@@ -774,7 +794,7 @@ mod learned {
                 s.secs.push(c.wholes[key.0].1 + c.feature_s + secs);
             }
             eprintln!(
-                "{} scored ({:.0} s): best-whole p>=0.4 {:?}",
+                "{} scored ({:.0} s): best-whole p >= 0.4 {:?}",
                 cases[i].name,
                 t.elapsed().as_secs_f64(),
                 s.scores[2]
@@ -823,7 +843,7 @@ mod learned {
             .unwrap_or(0)
     }
 
-    fn report(cases: &[Case], scored: &[Scored], vars: &[(Key, f64)]) -> String {
+    fn report(cases: &[Case], scored: &[Scored], vars: &[Variant]) -> String {
         let n = cases.len();
         let mut s = format!(
             "# Protocol (c) with a learned binder, {n} painted rigs, solver {SOLVER}\n\n\
@@ -950,7 +970,7 @@ mod learned {
             ratio(&|i| cases[i].wholes[1].1),
         );
         // The model fitted on every rig at the chosen variant, as the library's table.
-        let ((by, weighting), threshold) = vars[chosen];
+        let ((by, weighting), threshold, keep) = vars[chosen];
         let all: Vec<&Case> = cases.iter().collect();
         let l = train_refs(&all, by, weighting);
         s += &format!(
@@ -964,7 +984,7 @@ mod learned {
             );
         }
         s += &format!(
-            "\n```rust\npub const LEARNED: BinderModel = BinderModel {{\n    mean: {:?},\n    scale: {:?},\n    coef: {:?},\n    bias: {:?},\n    threshold: {threshold:?},\n}};\n```\n",
+            "\n```rust\npub const LEARNED: BinderModel = BinderModel {{\n    mean: {:?},\n    scale: {:?},\n    coef: {:?},\n    bias: {:?},\n    threshold: {threshold:?},\n    keep: {keep:?},\n}};\n```\n",
             l.mean, l.scale, l.coef, l.bias
         );
         s += "\n## Per rig (held out)\n\n| rig | source | meshes | variant | precision % | recall % | (a) | (b) | current (c) | learned (c) | time / heat |\n|---|---|---|---|---|---|---|---|---|---|---|\n";

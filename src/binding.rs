@@ -322,7 +322,7 @@ pub fn auto_bones(
 }
 
 /// How many numbers describe a (mesh, bone) pair for the learned binder ([`pair_features`]).
-pub const FEATURES: usize = 20;
+pub const FEATURES: usize = 24;
 
 /// The name of each feature of [`pair_features`], in order. Distances and lengths are relative
 /// to the mesh's size (the diagonal of its bounding box); hierarchy steps are capped at
@@ -348,7 +348,17 @@ pub const FEATURE_NAMES: [&str; FEATURES] = [
     "descendant of heaviest",
     "mass over heaviest's",
     "mass 0.02 and 3 points inside",
+    "log(1 + bones of the mesh passing the rule)",
+    "parent passes the rule",
+    "a child passes the rule",
+    "log(1 + rig's mean bones passing the rule per mesh)",
 ];
+
+/// The feature of [`FEATURE_NAMES`] that is the hand-made rule (mean weight 0.02 and 3 of the
+/// segment's 5 points in the mesh), and the one that marks the heaviest bone: together the
+/// base set [`BinderModel::choose`] edits.
+const RULE: usize = 19;
+const HEAVIEST: usize = 11;
 
 /// Hierarchy steps beyond this count as this many in [`pair_features`].
 pub const MAX_STEPS: usize = 6;
@@ -377,8 +387,11 @@ pub struct BinderModel {
     pub coef: [f64; FEATURES],
     /// The intercept.
     pub bias: f64,
-    /// The probability from which a bone is bound.
+    /// The probability from which any bone is bound.
     pub threshold: f64,
+    /// The probability from which a bone of the base set (the hand-made rule's bones and the
+    /// heaviest) stays bound: the model edits the rule. Equal to `threshold` for a plain logit.
+    pub keep: f64,
 }
 
 impl BinderModel {
@@ -391,8 +404,8 @@ impl BinderModel {
         1.0 / (1.0 + (-z).exp())
     }
 
-    /// Per part of `features`, the bones with a probability of at least the threshold, and
-    /// always the most probable one.
+    /// Per part of `features`, the bones with a probability of at least `threshold`, those of
+    /// the base set with at least `keep`, and always the most probable one.
     pub fn choose(&self, features: &[PartFeatures]) -> Vec<MeshBones> {
         features
             .iter()
@@ -400,7 +413,11 @@ impl BinderModel {
                 let p: Vec<f64> = pf.features.iter().map(|x| self.probability(x)).collect();
                 let top = (0..p.len()).max_by(|&a, &b| p[a].total_cmp(&p[b]));
                 let bones = (0..p.len())
-                    .filter(|&k| p[k] >= self.threshold || Some(k) == top)
+                    .filter(|&k| {
+                        let x = &pf.features[k];
+                        let base = x[RULE] > 0.5 || x[HEAVIEST] > 0.5;
+                        p[k] >= self.threshold || (base && p[k] >= self.keep) || Some(k) == top
+                    })
                     .map(|k| pf.bones[k])
                     .collect();
                 MeshBones {
@@ -514,7 +531,7 @@ pub fn pair_features(
     let candidates: Vec<usize> = (0..nb).filter(|&j| used[j]).collect();
     let f = |b: bool| if b { 1.0 } else { 0.0 };
     let steps = |a: usize, b: usize| tree.steps(a, b) as f64 / MAX_STEPS as f64;
-    Ok(parts
+    let mut out: Vec<PartFeatures> = parts
         .iter()
         .enumerate()
         .filter(|&(p, _)| !verts[p].is_empty() && !candidates.is_empty())
@@ -581,16 +598,45 @@ pub fn pair_features(
                         f(tree.is_ancestor(heaviest, j)),
                         mean[j] / mean[heaviest].max(1e-12),
                         f(mean[j] >= 0.02 && inside >= 3),
+                        0.0,
+                        0.0,
+                        0.0,
+                        0.0,
                     ]
                 })
-                .collect();
+                .collect::<Vec<[f64; FEATURES]>>();
             PartFeatures {
                 part: part.clone(),
                 bones: candidates.clone(),
                 features,
             }
         })
-        .collect())
+        .collect();
+    context_features(&mut out, &tree);
+    Ok(out)
+}
+
+/// Fills the features of [`pair_features`] that read the other bones of the mesh and the rig:
+/// whether the bone's parent or a child passes the rule, how many bones of the mesh do, and how
+/// many do per mesh over the rig (long chains inside a mesh are bound whole by their artists).
+fn context_features(parts: &mut [PartFeatures], tree: &Hierarchy) {
+    let passing = |pf: &PartFeatures| pf.features.iter().filter(|x| x[RULE] > 0.5).count();
+    let per_mesh = parts.iter().map(passing).sum::<usize>() as f64 / parts.len().max(1) as f64;
+    for pf in parts.iter_mut() {
+        let n = passing(pf) as f64;
+        let rule: Vec<usize> = (0..pf.bones.len())
+            .filter(|&k| pf.features[k][RULE] > 0.5)
+            .map(|k| pf.bones[k])
+            .collect();
+        for (x, &j) in pf.features.iter_mut().zip(&pf.bones) {
+            let parent = tree.parent[j].is_some_and(|q| rule.contains(&q));
+            let child = rule.iter().any(|&c| tree.parent[c] == Some(j));
+            x[RULE + 1] = n.ln_1p();
+            x[RULE + 2] = if parent { 1.0 } else { 0.0 };
+            x[RULE + 3] = if child { 1.0 } else { 0.0 };
+            x[RULE + 4] = per_mesh.ln_1p();
+        }
+    }
 }
 
 /// Per part of `scene` with vertices, the bones of `deforming` with at least `min_inside` of

@@ -509,7 +509,7 @@ mod learned {
     use super::common::Res;
     use super::{interval, mean, scores, Scores, MAX_MESHES, SOLVER};
     use skinweights::binding::{
-        auto_bones, pair_features, solve_with_bones, BindOptions, BinderModel, MeshBones,
+        auto_bones, pair_features, prune, solve_with_bones, BindOptions, BinderModel, MeshBones,
         PartFeatures, FEATURES, FEATURE_NAMES,
     };
     use skinweights::metrics::artist::ArtistClipFrames;
@@ -524,12 +524,27 @@ mod learned {
     /// from which any other bone is added (above 1: none added).
     const KEEPS: [f64; 4] = [0.0, 0.05, 0.1, 0.2];
     const ADDS: [f64; 4] = [0.5, 0.7, 0.9, 1.1];
+    /// Per-mesh fallbacks of the current binder: to the whole solve pruned to the mesh's bones
+    /// or to the whole solve itself, when the re-solve moves the leading bone of more than
+    /// this share of the mesh's vertices (fixed before the run).
+    const FALLBACKS: [(&str, f64); 8] = [
+        ("prune", 0.1),
+        ("prune", 0.2),
+        ("prune", 0.3),
+        ("prune", 0.5),
+        ("whole", 0.1),
+        ("whole", 0.2),
+        ("whole", 0.3),
+        ("whole", 0.5),
+    ];
     /// The L2 penalty of the logit per unit of training weight.
     const LAMBDA: f64 = 1e-3;
     /// The whole solves the features are read from: [`SOLVER`]'s and heat's (cheaper).
     const FEATURE_SOLVERS: [&str; 2] = [SOLVER, "heat"];
     /// How training pairs are weighted: every mesh alike, or every rig alike.
-    const WEIGHTINGS: [&str; 2] = ["per mesh", "per rig"];
+    /// `by cost`: every rig alike, and within it each pair by what a wrong call costs: a bound
+    /// bone by the artist's mean weight on the mesh, an unbound one by the whole solve's.
+    const WEIGHTINGS: [&str; 3] = ["per mesh", "per rig", "by cost"];
 
     /// One rig: everything solved once, and each mesh solve cached by its bone set.
     struct Case {
@@ -544,6 +559,9 @@ mod learned {
         current: Scores,
         current_pr: (f64, f64),
         current_s: f64,
+        /// The current binder's sets, each mesh falling back (per [`FALLBACKS`]) when its
+        /// re-solve moves the leading bone of more than a share of its vertices.
+        hybrid: Vec<Scores>,
         /// Per feature solver: the whole solve's weights and seconds, then the cuts' features.
         wholes: Vec<(Weights, f64)>,
         features: Vec<Vec<PartFeatures>>,
@@ -589,15 +607,32 @@ mod learned {
             scores(&self.rig, &self.frames, &self.cuts, w)
         }
 
-        /// Per scored mesh's candidate pair: features and whether the artist bound it.
-        fn pairs(&self, by: usize) -> Vec<(&[f64; FEATURES], bool, usize)> {
+        /// Per scored mesh's candidate pair: features, whether the artist bound it, and its
+        /// training weight by `weighting` ([`WEIGHTINGS`]).
+        fn pairs(&self, by: usize, weighting: usize) -> Vec<(&[f64; FEATURES], bool, f64)> {
             let mut out = Vec::new();
+            let per_rig = 1.0 / self.cuts.len().max(1) as f64;
             for pf in &self.features[by] {
                 let Some((_, cut)) = self.cuts.iter().find(|(p, _)| *p == pf.part) else {
                     continue;
                 };
                 for (x, j) in pf.features.iter().zip(&pf.bones) {
-                    out.push((x, cut.bones.contains(j), self.cuts.len()));
+                    let bound = cut.bones.contains(j);
+                    let w = match weighting {
+                        0 => 1.0,
+                        1 => per_rig,
+                        _ => {
+                            let n = cut.vertices.len().max(1) as f64;
+                            let artist: f64 = cut
+                                .vertices
+                                .iter()
+                                .map(|&v| self.rig.artist.get(v, *j))
+                                .sum();
+                            let cost = if bound { artist / n } else { x[0] };
+                            per_rig * (0.02 + cost)
+                        }
+                    };
+                    out.push((x, bound, w));
                 }
             }
             out
@@ -648,6 +683,7 @@ mod learned {
             current: [0.0; 3],
             current_pr: (0.0, 0.0),
             current_s: 0.0,
+            hybrid: Vec::new(),
             frames,
             cuts,
             wholes,
@@ -677,6 +713,28 @@ mod learned {
         case.current = case.score(&w)?;
         case.current_pr = precision_recall(&case.cuts, &current);
         case.current_s = case.wholes[0].1 + s;
+        let pruned = prune(&case.rig.scene, &base, &current)?;
+        for (fallback, share) in FALLBACKS {
+            let mut h = w.clone();
+            let to = if fallback == "prune" { &pruned } else { &base };
+            for (_, cut) in &case.cuts {
+                let lead = |m: &Weights, v: usize| {
+                    let r = m.row(v);
+                    (0..r.len()).max_by(|&a, &b| r[a].total_cmp(&r[b]))
+                };
+                let moved = cut
+                    .vertices
+                    .iter()
+                    .filter(|&&v| lead(&w, v) != lead(&base, v))
+                    .count();
+                if moved as f64 > share * cut.vertices.len() as f64 {
+                    for &v in &cut.vertices {
+                        h.row_mut(v).copy_from_slice(to.row(v));
+                    }
+                }
+            }
+            case.hybrid.push(case.score(&h)?);
+        }
         Ok(Some(case))
     }
 
@@ -812,14 +870,10 @@ mod learned {
     fn train_refs(cases: &[&Case], by: usize, weighting: usize) -> Logit {
         let (mut x, mut y, mut w) = (Vec::new(), Vec::new(), Vec::new());
         for c in cases {
-            for (f, label, meshes) in c.pairs(by) {
+            for (f, label, weight) in c.pairs(by, weighting) {
                 x.push(f.to_vec());
                 y.push(label);
-                w.push(if weighting == 0 {
-                    1.0
-                } else {
-                    1.0 / meshes as f64
-                });
+                w.push(weight);
             }
         }
         fit(&x, &y, &w, LAMBDA)
@@ -893,6 +947,35 @@ mod learned {
             &|i| cases[i].current,
             Some(&|i| cases[i].current_pr),
         );
+        for (k, (fallback, share)) in FALLBACKS.iter().enumerate() {
+            row(
+                format!("(c) current binder, a mesh whose re-solve moves the leading bone of more than {share} of its vertices takes the {fallback}"),
+                &|i| cases[i].hybrid[k],
+                Some(&|i| cases[i].current_pr),
+            );
+        }
+        // The fallback chosen by leaving one source out (none among the choices).
+        let held_fallback: Vec<Scores> = (0..n)
+            .map(|i| {
+                let rows: Vec<Vec<Scores>> = (0..n)
+                    .filter(|&o| cases[o].source != cases[i].source)
+                    .map(|o| {
+                        std::iter::once(cases[o].current)
+                            .chain(cases[o].hybrid.iter().copied())
+                            .collect()
+                    })
+                    .collect();
+                match choose(&rows.iter().collect::<Vec<_>>()) {
+                    0 => cases[i].current,
+                    k => cases[i].hybrid[k - 1],
+                }
+            })
+            .collect();
+        row(
+            "(c) current binder with the fallback held out".into(),
+            &|i| held_fallback[i],
+            Some(&|i| cases[i].current_pr),
+        );
         for (k, v) in vars.iter().enumerate() {
             row(
                 format!("(c) {} (model held out)", variant_name(v)),
@@ -900,31 +983,37 @@ mod learned {
                 Some(&|i| scored[i].pr[k]),
             );
         }
-        let held: Vec<usize> = (0..n)
-            .map(|i| {
-                let rows: Vec<&Vec<Scores>> = (0..n)
-                    .filter(|&o| cases[o].source != cases[i].source)
-                    .map(|o| &scored[o].scores)
-                    .collect();
-                choose(&rows)
-            })
-            .collect();
+        // Per rig, the variant of `family` chosen on the other sources' rigs.
+        let held_in = |family: &[usize]| -> Vec<usize> {
+            (0..n)
+                .map(|i| {
+                    let rows: Vec<Vec<Scores>> = (0..n)
+                        .filter(|&o| cases[o].source != cases[i].source)
+                        .map(|o| family.iter().map(|&k| scored[o].scores[k]).collect())
+                        .collect();
+                    family[choose(&rows.iter().collect::<Vec<_>>())]
+                })
+                .collect()
+        };
+        let held = held_in(&(0..vars.len()).collect::<Vec<_>>());
         row(
             "**(c) learned, held out** (variant by leaving one source out)".into(),
             &|i| scored[i].scores[held[i]],
             Some(&|i| scored[i].pr[held[i]]),
         );
+        // Only the model editing the rule: a family picked after the first runs (post hoc).
+        let edits: Vec<usize> = (0..vars.len())
+            .filter(|&k| vars[k].0 .0 == 0 && vars[k].1 != vars[k].2)
+            .collect();
+        let held_edit = held_in(&edits);
+        row(
+            "(c) learned editing the rule, held out (family chosen post hoc)".into(),
+            &|i| scored[i].scores[held_edit[i]],
+            Some(&|i| scored[i].pr[held_edit[i]]),
+        );
         // The same, the feature solve fixed to heat (the cheaper one).
         let heat_vars: Vec<usize> = (0..vars.len()).filter(|&k| vars[k].0 .0 == 1).collect();
-        let held_heat: Vec<usize> = (0..n)
-            .map(|i| {
-                let rows: Vec<Vec<Scores>> = (0..n)
-                    .filter(|&o| cases[o].source != cases[i].source)
-                    .map(|o| heat_vars.iter().map(|&k| scored[o].scores[k]).collect())
-                    .collect();
-                heat_vars[choose(&rows.iter().collect::<Vec<_>>())]
-            })
-            .collect();
+        let held_heat = held_in(&heat_vars);
         row(
             "(c) learned on heat's whole solve, held out".into(),
             &|i| scored[i].scores[held_heat[i]],

@@ -322,7 +322,7 @@ pub fn auto_bones(
 }
 
 /// How many numbers describe a (mesh, bone) pair for the learned binder ([`pair_features`]).
-pub const FEATURES: usize = 24;
+pub const FEATURES: usize = 26;
 
 /// The name of each feature of [`pair_features`], in order. Distances and lengths are relative
 /// to the mesh's size (the diagonal of its bounding box); hierarchy steps are capped at
@@ -352,6 +352,8 @@ pub const FEATURE_NAMES: [&str; FEATURES] = [
     "parent passes the rule",
     "a child passes the rule",
     "log(1 + rig's mean bones passing the rule per mesh)",
+    "name tokens shared (Jaccard)",
+    "every name token of the bone in the mesh's",
 ];
 
 /// The feature of [`FEATURE_NAMES`] that is the hand-made rule (mean weight 0.02 and 3 of the
@@ -567,6 +569,7 @@ pub fn pair_features(
                 .find(|h| h.part == *part)
                 .and_then(|h| h.bones.first().copied())
                 .filter(|&j| j < nb);
+            let part_tokens = name_tokens(part);
             let features = candidates
                 .iter()
                 .map(|&j| {
@@ -577,6 +580,13 @@ pub fn pair_features(
                         .map(|&v| seg.distance(&points[v]))
                         .fold(f64::INFINITY, f64::min);
                     let inside = shapes.points_in(p, b);
+                    let bone_tokens = name_tokens(&b.name);
+                    let common = bone_tokens
+                        .iter()
+                        .filter(|t| part_tokens.contains(t))
+                        .count();
+                    let union = bone_tokens.len() + part_tokens.len() - common;
+                    let shared = common as f64 / union.max(1) as f64;
                     [
                         mean[j],
                         mean[j].sqrt(),
@@ -602,6 +612,9 @@ pub fn pair_features(
                         0.0,
                         0.0,
                         0.0,
+                        shared,
+                        f(!bone_tokens.is_empty()
+                            && bone_tokens.iter().all(|t| part_tokens.contains(t))),
                     ]
                 })
                 .collect::<Vec<[f64; FEATURES]>>();
@@ -614,6 +627,37 @@ pub fn pair_features(
         .collect();
     context_features(&mut out, &tree);
     Ok(out)
+}
+
+/// The words of a bone or part name, lowercase: split at anything not a letter or digit and
+/// between letters and digits, numbers left out (`front-arm2` and `raptor-front-arm` share
+/// `front` and `arm`: artists name a mesh after the bones that move it).
+fn name_tokens(name: &str) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    let mut word = String::new();
+    let mut flush = |word: &mut String| {
+        if !word.is_empty() && !word.chars().all(|c| c.is_ascii_digit()) {
+            out.push(std::mem::take(word));
+        }
+        word.clear();
+    };
+    for c in name.chars().flat_map(char::to_lowercase) {
+        let digit = c.is_ascii_digit();
+        let switch = word
+            .chars()
+            .last()
+            .is_some_and(|l| l.is_ascii_digit() != digit);
+        if !c.is_alphanumeric() || switch {
+            flush(&mut word);
+        }
+        if c.is_alphanumeric() {
+            word.push(c);
+        }
+    }
+    flush(&mut word);
+    out.sort();
+    out.dedup();
+    out
 }
 
 /// Fills the features of [`pair_features`] that read the other bones of the mesh and the rig:

@@ -1040,6 +1040,32 @@ mod learned {
                     .join("; ")
             }
         );
+        // Where the artist's pairs stand before any model: the binder's recall ceiling.
+        let (mut total, mut candidate, mut weighted, mut rule) = (0usize, 0usize, 0usize, 0usize);
+        for c in cases {
+            for (part, cut) in &c.cuts {
+                let pf = c.features[0].iter().find(|pf| pf.part == *part);
+                for j in &cut.bones {
+                    total += 1;
+                    let Some(k) = pf.and_then(|pf| pf.bones.iter().position(|b| b == j)) else {
+                        continue;
+                    };
+                    let x = &pf.map_or([0.0; FEATURES], |pf| pf.features[k]);
+                    candidate += 1;
+                    weighted += usize::from(x[0] > 0.0);
+                    rule += usize::from(x[19] > 0.5 || x[11] > 0.5);
+                }
+            }
+        }
+        let pct = |k: usize| 100.0 * k as f64 / total.max(1) as f64;
+        s += &format!(
+            "\nOf the artist's {total} (scored mesh, bone) pairs, {:.1}% are candidates (the whole \
+             solve weights the bone somewhere), {:.1}% get whole-solve weight on the mesh, {:.1}% \
+             pass the rule (or are the heaviest).\n",
+            pct(candidate),
+            pct(weighted),
+            pct(rule)
+        );
         let ratio = |secs: &dyn Fn(usize) -> f64| {
             let mut r: Vec<f64> = (0..n)
                 .map(|i| secs(i) / cases[i].heat_s.max(1e-9))

@@ -250,7 +250,8 @@ impl PartShapes {
 /// Per part of `scene` with vertices, the bones `whole` (weights on the whole scene) gives a
 /// mean weight of at least `options.min_mass` on it and at least `options.min_inside` points
 /// of their segment in it, and always the heaviest one; with `options.keep_home` also the
-/// part's home bone (`home`, when listed: the bone an unweighted mesh hangs on).
+/// part's home bone (`home`, when listed: the bone an unweighted mesh hangs on). With
+/// `options.model`, the bones that model binds instead ([`BinderModel::choose`]).
 ///
 /// Errors: [`WeightsError::WeightsShape`](crate::error::WeightsError::WeightsShape) when
 /// `whole` does not fit the scene; [`ArgumentError::InvalidArgument`] (`min_mass`) when the
@@ -1301,6 +1302,61 @@ mod tests {
             auto_bones(&scene, &w, &home, &keep).unwrap()[0].bones,
             vec![0, 1]
         );
+    }
+
+    #[test]
+    fn names_split_into_words_without_numbers() {
+        assert_eq!(name_tokens("raptor-front-arm"), ["arm", "front", "raptor"]);
+        assert_eq!(name_tokens("Front_Arm2"), ["arm", "front"]);
+        assert_eq!(name_tokens("bone12"), ["bone"]);
+        assert!(name_tokens("12").is_empty());
+    }
+
+    #[test]
+    fn the_learned_binder_edits_the_rule_and_keeps_the_most_probable_bone() {
+        let scene = strip();
+        let features = pair_features(&scene, &split(&scene, 0.7), &[]).unwrap();
+        assert_eq!(features.len(), 1);
+        assert_eq!(features[0].bones, vec![0, 1]);
+        let [inb, out] = [features[0].features[0], features[0].features[1]];
+        assert!(inb.iter().chain(&out).all(|x| x.is_finite()));
+        // `in` lies in the mesh, is the heaviest and passes the rule; `out` does none of these.
+        assert_eq!(
+            (inb[RULE], inb[HEAVIEST], out[RULE], out[HEAVIEST]),
+            (1.0, 1.0, 0.0, 0.0)
+        );
+        // A model reading only the rule feature: `in` is likely, `out` not.
+        let mut coef = [0.0; FEATURES];
+        coef[RULE] = 4.0;
+        let model = BinderModel {
+            mean: [0.0; FEATURES],
+            scale: [1.0; FEATURES],
+            coef,
+            bias: -2.0,
+            threshold: 0.5,
+            keep: 0.5,
+        };
+        assert!(model.probability(&inb) > 0.8 && model.probability(&out) < 0.2);
+        assert_eq!(model.choose(&features)[0].bones, vec![0]);
+        // Adding from a low probability takes `out` too; keeping the rule's bones from above
+        // every probability still keeps the most probable one.
+        let add = BinderModel {
+            threshold: 0.1,
+            ..model
+        };
+        assert_eq!(add.choose(&features)[0].bones, vec![0, 1]);
+        let none = BinderModel {
+            threshold: 2.0,
+            keep: 2.0,
+            ..model
+        };
+        assert_eq!(none.choose(&features)[0].bones, vec![0]);
+        let options = BindOptions {
+            model: Some(add),
+            ..BindOptions::default()
+        };
+        let chosen = auto_bones(&scene, &split(&scene, 0.7), &[], &options).unwrap();
+        assert_eq!(chosen[0].bones, vec![0, 1]);
     }
 
     #[test]

@@ -836,12 +836,11 @@ mod learned {
             for v in &vars {
                 let (key, threshold, keep) = *v;
                 let src = sources[i].clone();
-                if !held_models.contains_key(&(src.clone(), key)) {
+                let l = held_models.entry((src.clone(), key)).or_insert_with(|| {
                     let train_on: Vec<&Case> = cases.iter().filter(|c| c.source != src).collect();
-                    let l = train_refs(&train_on, key.0, key.1);
-                    held_models.insert((src.clone(), key), l);
-                }
-                let m = model(&held_models[&(src, key)], threshold, keep);
+                    train_refs(&train_on, key.0, key.1)
+                });
+                let m = model(l, threshold, keep);
                 let c = &mut cases[i];
                 let mut sets = m.choose(&c.features[key.0]);
                 sets.retain(|mb| c.cuts.iter().any(|(p, _)| *p == mb.part));
@@ -1092,10 +1091,10 @@ mod learned {
             "\n## The model fitted on all rigs ({})\n\n| feature | mean | scale | coefficient |\n|---|---|---|---|\n",
             variant_name(&vars[chosen])
         );
-        for k in 0..FEATURES {
+        for (k, name) in FEATURE_NAMES.iter().enumerate() {
             s += &format!(
-                "| {} | {:.6} | {:.6} | {:.6} |\n",
-                FEATURE_NAMES[k], l.mean[k], l.scale[k], l.coef[k]
+                "| {name} | {:.6} | {:.6} | {:.6} |\n",
+                l.mean[k], l.scale[k], l.coef[k]
             );
         }
         s += &format!(

@@ -509,8 +509,8 @@ mod learned {
     use super::common::Res;
     use super::{interval, mean, scores, Scores, MAX_MESHES, SOLVER};
     use skinweights::binding::{
-        auto_bones, pair_features, prune, solve_with_bones, BindOptions, BinderModel, MeshBones,
-        PartFeatures, FEATURES, FEATURE_NAMES,
+        auto_bones, bind, pair_features, prune, solve_with_bones, Bind, BindOptions, BinderModel,
+        FileBindings, MeshBones, PartFeatures, FEATURES, FEATURE_NAMES,
     };
     use skinweights::metrics::artist::ArtistClipFrames;
     use skinweights::scene::SubScene;
@@ -559,6 +559,10 @@ mod learned {
         current: Scores,
         current_pr: (f64, f64),
         current_s: f64,
+        /// The library's own `bind(Auto, default)` on the whole rig (every part re-solved):
+        /// seconds, and whether its weights on the scored meshes are the current binder's.
+        library_s: f64,
+        library_same: bool,
         /// The current binder's sets, each mesh falling back (per [`FALLBACKS`]) when its
         /// re-solve moves the leading bone of more than a share of its vertices.
         hybrid: Vec<Scores>,
@@ -683,6 +687,8 @@ mod learned {
             current: [0.0; 3],
             current_pr: (0.0, 0.0),
             current_s: 0.0,
+            library_s: 0.0,
+            library_same: false,
             hybrid: Vec::new(),
             frames,
             cuts,
@@ -713,6 +719,22 @@ mod learned {
         case.current = case.score(&w)?;
         case.current_pr = precision_recall(&case.cuts, &current);
         case.current_s = case.wholes[0].1 + s;
+        let file = FileBindings {
+            artist: Vec::new(),
+            home: home.clone(),
+        };
+        let t = Instant::now();
+        let lib = bind(
+            solver.as_ref(),
+            &case.rig.scene,
+            Bind::Auto,
+            &d0,
+            &file,
+            &BindOptions::default(),
+        )?
+        .weights;
+        case.library_s = t.elapsed().as_secs_f64();
+        case.library_same = case.score(&lib)? == case.current;
         let pruned = prune(&case.rig.scene, &base, &current)?;
         for (fallback, share) in FALLBACKS {
             let mut h = w.clone();
@@ -1075,13 +1097,16 @@ mod learned {
         s += &format!(
             "\nTime per rig over heat's per-mesh time (scored meshes), median over rigs: \
              (a) with {SOLVER} {:.2}x; current binder {:.2}x; learned held out {:.2}x; learned on heat's whole solve {:.2}x; \
-             {SOLVER}'s whole solve alone {:.2}x, heat's {:.2}x.\n",
+             {SOLVER}'s whole solve alone {:.2}x, heat's {:.2}x; the library's `bind(Auto)` \
+             (every part of the rig re-solved) {:.2}x, its weights the current binder's on {} of {n} rigs.\n",
             ratio(&|i| cases[i].a_s),
             ratio(&|i| cases[i].current_s),
             ratio(&|i| scored[i].secs[held[i]]),
             ratio(&|i| scored[i].secs[held_heat[i]]),
             ratio(&|i| cases[i].wholes[0].1),
             ratio(&|i| cases[i].wholes[1].1),
+            ratio(&|i| cases[i].library_s),
+            cases.iter().filter(|c| c.library_same).count(),
         );
         // The model fitted on every rig at the chosen variant, as the library's table.
         let ((by, weighting), threshold, keep) = vars[chosen];

@@ -931,8 +931,8 @@ const BOUND_WEIGHT: f64 = 1e-6;
 ///   ([`solve_with_bones`], its report unchanged).
 /// - [`Bind::Auto`]: the whole solve over [`whole_bones`] of `deforming`, then [`auto_bones`]
 ///   (with `file.home`) and [`solve_bound`] ([`prune`] without `options.resolve`); a part of
-///   `file.home` with at most [`RIGID_VERTICES`] vertices stays rigid on its home bone;
-///   `file.artist` is not used.
+///   `file.home` with at most [`RIGID_VERTICES`] vertices stays rigid on its home bone and a
+///   mesh bound to one bone is set wholly on it, neither solved; `file.artist` is not used.
 /// - [`Bind::Artist`]: the meshes of `file.artist` solved over their bones; the other parts
 ///   keep the whole solve's rows (the whole solve is skipped when every part is listed).
 ///

@@ -566,6 +566,12 @@ mod learned {
         /// The current binder's sets, each mesh falling back (per [`FALLBACKS`]) when its
         /// re-solve moves the leading bone of more than a share of its vertices.
         hybrid: Vec<Scores>,
+        /// Two passes: the whole solve again over the bones the rule binds some part to, then
+        /// (scores) that solve alone and the rule on it re-solved; precision and recall of
+        /// that bone set against the artist-bound bones; seconds of the second whole solve.
+        two_pass: [Scores; 2],
+        two_pass_pr: [(f64, f64); 2],
+        second_s: f64,
         /// Per feature solver: the whole solve's weights and seconds, then the cuts' features.
         wholes: Vec<(Weights, f64)>,
         features: Vec<Vec<PartFeatures>>,
@@ -690,6 +696,9 @@ mod learned {
             library_s: 0.0,
             library_same: false,
             hybrid: Vec::new(),
+            two_pass: [[0.0; 3]; 2],
+            two_pass_pr: [(0.0, 0.0); 2],
+            second_s: 0.0,
             frames,
             cuts,
             wholes,
@@ -735,6 +744,26 @@ mod learned {
         .weights;
         case.library_s = t.elapsed().as_secs_f64();
         case.library_same = case.score(&lib)? == case.current;
+        // Second pass over the bones the rule binds some part (any part, not only the scored
+        // ones) to: the binder's estimate of the artist-bound bones of (b).
+        let every = auto_bones(&case.rig.scene, &base, &home, &BindOptions::default())?;
+        let mut union: Vec<usize> = every.iter().flat_map(|mb| mb.bones.clone()).collect();
+        union.sort_unstable();
+        union.dedup();
+        let truth = case.rig.artist_bones();
+        let hit = union.iter().filter(|j| truth.contains(j)).count();
+        let set_pr = (
+            100.0 * hit as f64 / union.len().max(1) as f64,
+            100.0 * hit as f64 / truth.len().max(1) as f64,
+        );
+        let t = Instant::now();
+        let second = solve_with_bones(solver.as_ref(), &case.rig.scene, &union)?.weights;
+        case.second_s = t.elapsed().as_secs_f64();
+        let mut sets = auto_bones(&case.rig.scene, &second, &home, &BindOptions::default())?;
+        sets.retain(|mb| case.cuts.iter().any(|(p, _)| *p == mb.part));
+        let (w2, _) = case.solve_sets(&sets, &second)?;
+        case.two_pass = [case.score(&second)?, case.score(&w2)?];
+        case.two_pass_pr = [set_pr, precision_recall(&case.cuts, &sets)];
         let pruned = prune(&case.rig.scene, &base, &current)?;
         for (fallback, share) in FALLBACKS {
             let mut h = w.clone();
@@ -996,6 +1025,16 @@ mod learned {
             "(c) current binder with the fallback held out".into(),
             &|i| held_fallback[i],
             Some(&|i| cases[i].current_pr),
+        );
+        row(
+            "(c) second whole solve over the bones the rule binds some part to (precision / recall: of that set against (b)'s bones)".into(),
+            &|i| cases[i].two_pass[0],
+            Some(&|i| cases[i].two_pass_pr[0]),
+        );
+        row(
+            "(c) the rule on that second whole solve, re-solved".into(),
+            &|i| cases[i].two_pass[1],
+            Some(&|i| cases[i].two_pass_pr[1]),
         );
         for (k, v) in vars.iter().enumerate() {
             row(

@@ -8,7 +8,8 @@
 //! hierarchy steps of the mesh's heaviest or home bone). The variant is chosen by leaving one
 //! source out. Rigs with more than [`MAX_MESHES`] scored meshes are scored on an even
 //! subsample of them. Writes `results/binding/binding.md`. `cargo run --release --bin binding`
-//! (`BINDING_RIGS=a,b` scores only those rigs).
+//! (`BINDING_RIGS=a,b` scores only those rigs). `BINDING_MODE=learned` runs the learned binder
+//! instead (module [`learned`], `results/binding/learned.md`).
 
 mod common;
 

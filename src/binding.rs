@@ -8,7 +8,9 @@
 //! The binder starts from the whole solve: a bone that the whole solve gives little weight on
 //! a mesh, or whose segment does not mostly lie in the mesh, is one an artist rarely binds
 //! that mesh to; each mesh is then solved again over the bones it keeps
-//! ([`BindOptions`] documents each rule and its default).
+//! ([`BindOptions`] documents each rule and its default). A learned binder
+//! ([`BinderModel`] over [`pair_features`], `BindOptions::model`) can replace the rule; fitted
+//! leaving one source out it did not beat the rule, so it is off by default.
 //!
 //! It runs solvers, so it sits above [`crate::solvers`] (and [`crate::scene`], whose model it
 //! cuts into sub-scenes).

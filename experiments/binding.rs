@@ -573,6 +573,9 @@ mod learned {
         two_pass: [Scores; 2],
         two_pass_pr: [(f64, f64); 2],
         second_s: f64,
+        /// Oracles (they read the artist's weights; bounds, not binders): the artist's bones
+        /// that are candidates, and those the whole solve weights on the mesh.
+        oracle: [Scores; 2],
         /// Per feature solver: the whole solve's weights and seconds, then the cuts' features.
         wholes: Vec<(Weights, f64)>,
         features: Vec<Vec<PartFeatures>>,
@@ -700,6 +703,7 @@ mod learned {
             two_pass: [[0.0; 3]; 2],
             two_pass_pr: [(0.0, 0.0); 2],
             second_s: 0.0,
+            oracle: [[0.0; 3]; 2],
             frames,
             cuts,
             wholes,
@@ -764,6 +768,35 @@ mod learned {
         sets.retain(|mb| case.cuts.iter().any(|(p, _)| *p == mb.part));
         let (w2, _) = case.solve_sets(&sets, &second)?;
         case.two_pass = [case.score(&second)?, case.score(&w2)?];
+        for (k, weighted) in [false, true].into_iter().enumerate() {
+            let sets: Vec<MeshBones> = case.features[0]
+                .iter()
+                .filter_map(|pf| {
+                    let (_, cut) = case.cuts.iter().find(|(p, _)| *p == pf.part)?;
+                    let mut bones: Vec<usize> = (0..pf.bones.len())
+                        .filter(|&k| {
+                            cut.bones.contains(&pf.bones[k])
+                                && (!weighted || pf.features[k][0] > 0.0)
+                        })
+                        .map(|k| pf.bones[k])
+                        .collect();
+                    if bones.is_empty() {
+                        // The heaviest, as every binder keeps.
+                        bones.extend(
+                            (0..pf.bones.len())
+                                .find(|&k| pf.features[k][11] > 0.5)
+                                .map(|k| pf.bones[k]),
+                        );
+                    }
+                    Some(MeshBones {
+                        part: pf.part.clone(),
+                        bones,
+                    })
+                })
+                .collect();
+            let (w, _) = case.solve_sets(&sets, &base)?;
+            case.oracle[k] = case.score(&w)?;
+        }
         case.two_pass_pr = [set_pr, precision_recall(&case.cuts, &sets)];
         let pruned = prune(&case.rig.scene, &base, &current)?;
         for (fallback, share) in FALLBACKS {
@@ -1031,6 +1064,16 @@ mod learned {
             "(c) second whole solve over the bones the rule binds some part to (precision / recall: of that set against (b)'s bones)".into(),
             &|i| cases[i].two_pass[0],
             Some(&|i| cases[i].two_pass_pr[0]),
+        );
+        row(
+            "oracle: the artist's bones among the candidates (reads the artist's weights)".into(),
+            &|i| cases[i].oracle[0],
+            None,
+        );
+        row(
+            "oracle: the artist's bones the whole solve weights on the mesh".into(),
+            &|i| cases[i].oracle[1],
+            None,
         );
         row(
             "(c) the rule on that second whole solve, re-solved".into(),

@@ -510,7 +510,7 @@ mod learned {
     use super::common::Res;
     use super::{interval, mean, scores, Scores, MAX_MESHES, SOLVER};
     use skinweights::binding::{
-        auto_bones, bind, pair_features, prune, solve_with_bones, Bind, BindOptions, BinderModel,
+        auto_bones, bind, choose_by, pair_features, prune, solve_with_bones, Bind, BindOptions,
         FileBindings, MeshBones, PartFeatures, FEATURES, FEATURE_NAMES,
     };
     use skinweights::metrics::artist::ArtistClipFrames;
@@ -545,7 +545,32 @@ mod learned {
     /// How training pairs are weighted: every mesh alike, or every rig alike.
     /// `by cost`: every rig alike, and within it each pair by what a wrong call costs: a bound
     /// bone by the artist's mean weight on the mesh, an unbound one by the whole solve's.
-    const WEIGHTINGS: [&str; 3] = ["per mesh", "per rig", "by cost"];
+    /// The last two fit boosted trees of depth 2 ([`super::common::boost`]; 100 rounds, rate
+    /// 0.1) on the first two weightings instead of a logit.
+    const WEIGHTINGS: [&str; 5] = [
+        "per mesh",
+        "per rig",
+        "by cost",
+        "per mesh, trees",
+        "per rig, trees",
+    ];
+    /// The first of [`WEIGHTINGS`] that fits trees.
+    const TREES: usize = 3;
+
+    /// A fitted pair model.
+    enum Fitted {
+        Logit(Logit),
+        Trees(super::common::boost::Boost),
+    }
+
+    impl Fitted {
+        fn probability(&self, x: &[f64]) -> f64 {
+            match self {
+                Fitted::Logit(l) => l.probability(x),
+                Fitted::Trees(t) => t.probability(x),
+            }
+        }
+    }
 
     /// One rig: everything solved once, and each mesh solve cached by its bone set.
     struct Case {
@@ -826,22 +851,6 @@ mod learned {
     /// A model's key: feature solver, weighting.
     type Key = (usize, usize);
 
-    fn model(l: &Logit, threshold: f64, keep: f64) -> BinderModel {
-        let arr = |v: &[f64]| {
-            let mut a = [0.0; FEATURES];
-            a.copy_from_slice(v);
-            a
-        };
-        BinderModel {
-            mean: arr(&l.mean),
-            scale: arr(&l.scale),
-            coef: arr(&l.coef),
-            bias: l.bias,
-            threshold,
-            keep,
-        }
-    }
-
     /// Per rig and variant (key, threshold): scores, precision/recall, seconds of (c).
     struct Scored {
         scores: Vec<Scores>,
@@ -910,7 +919,7 @@ mod learned {
         let vars = variants();
         let mut scored: Vec<Scored> = Vec::new();
         let sources: Vec<String> = cases.iter().map(|c| c.source.clone()).collect();
-        let mut held_models: HashMap<(String, Key), Logit> = HashMap::new();
+        let mut held_models: HashMap<(String, Key), Fitted> = HashMap::new();
         for i in 0..cases.len() {
             let t = Instant::now();
             let mut s = Scored {
@@ -925,9 +934,8 @@ mod learned {
                     let train_on: Vec<&Case> = cases.iter().filter(|c| c.source != src).collect();
                     train_refs(&train_on, key.0, key.1)
                 });
-                let m = model(l, threshold, keep);
                 let c = &mut cases[i];
-                let mut sets = m.choose(&c.features[key.0]);
+                let mut sets = choose_by(&c.features[key.0], |x| l.probability(x), threshold, keep);
                 sets.retain(|mb| c.cuts.iter().any(|(p, _)| *p == mb.part));
                 let base = c.wholes[key.0].0.clone();
                 let (w, secs) = c.solve_sets(&sets, &base)?;
@@ -951,16 +959,22 @@ mod learned {
         Ok(())
     }
 
-    fn train_refs(cases: &[&Case], by: usize, weighting: usize) -> Logit {
+    fn train_refs(cases: &[&Case], by: usize, weighting: usize) -> Fitted {
+        let trees = weighting >= TREES;
+        let pairs_by = if trees { weighting - TREES } else { weighting };
         let (mut x, mut y, mut w) = (Vec::new(), Vec::new(), Vec::new());
         for c in cases {
-            for (f, label, weight) in c.pairs(by, weighting) {
+            for (f, label, weight) in c.pairs(by, pairs_by) {
                 x.push(f.to_vec());
                 y.push(label);
                 w.push(weight);
             }
         }
-        fit(&x, &y, &w, LAMBDA)
+        if trees {
+            Fitted::Trees(super::common::boost::fit(&x, &y, &w, 100, 0.1))
+        } else {
+            Fitted::Logit(fit(&x, &y, &w, LAMBDA))
+        }
     }
 
     /// Sum over the three measures of each variant's rank by its mean over `rows` (lower wins).
@@ -1107,13 +1121,21 @@ mod learned {
         );
         // Only the model editing the rule: a family picked after the first runs (post hoc).
         let edits: Vec<usize> = (0..vars.len())
-            .filter(|&k| vars[k].0 .0 == 0 && vars[k].1 != vars[k].2)
+            .filter(|&k| vars[k].0 .0 == 0 && vars[k].0 .1 < TREES && vars[k].1 != vars[k].2)
             .collect();
         let held_edit = held_in(&edits);
         row(
             "(c) learned editing the rule, held out (family chosen post hoc)".into(),
             &|i| scored[i].scores[held_edit[i]],
             Some(&|i| scored[i].pr[held_edit[i]]),
+        );
+        // Trees only (declared before their first run).
+        let trees: Vec<usize> = (0..vars.len()).filter(|&k| vars[k].0 .1 >= TREES).collect();
+        let held_trees = held_in(&trees);
+        row(
+            "(c) learned with trees, held out (variant among the trees')".into(),
+            &|i| scored[i].scores[held_trees[i]],
+            Some(&|i| scored[i].pr[held_trees[i]]),
         );
         // The same, the feature solve fixed to heat (the cheaper one).
         let heat_vars: Vec<usize> = (0..vars.len()).filter(|&k| vars[k].0 .0 == 1).collect();
@@ -1191,24 +1213,6 @@ mod learned {
             ratio(&|i| cases[i].library_s),
             cases.iter().filter(|c| c.library_same).count(),
         );
-        // The model fitted on every rig at the chosen variant, as the library's table.
-        let ((by, weighting), threshold, keep) = vars[chosen];
-        let all: Vec<&Case> = cases.iter().collect();
-        let l = train_refs(&all, by, weighting);
-        s += &format!(
-            "\n## The model fitted on all rigs ({})\n\n| feature | mean | scale | coefficient |\n|---|---|---|---|\n",
-            variant_name(&vars[chosen])
-        );
-        for (k, name) in FEATURE_NAMES.iter().enumerate() {
-            s += &format!(
-                "| {name} | {:.6} | {:.6} | {:.6} |\n",
-                l.mean[k], l.scale[k], l.coef[k]
-            );
-        }
-        s += &format!(
-            "\n```rust\npub const LEARNED: BinderModel = BinderModel {{\n    mean: {:?},\n    scale: {:?},\n    coef: {:?},\n    bias: {:?},\n    threshold: {threshold:?},\n    keep: {keep:?},\n}};\n```\n",
-            l.mean, l.scale, l.coef, l.bias
-        );
         s += "\n## Per rig (held out)\n\n| rig | source | meshes | variant | precision % | recall % | (a) | (b) | current (c) | learned (c) | time / heat |\n|---|---|---|---|---|---|---|---|---|---|---|\n";
         let f = |x: Scores| format!("{:.1} / {:.2} / {:.2}", x[0], x[1], x[2]);
         for (i, c) in cases.iter().enumerate() {
@@ -1227,6 +1231,26 @@ mod learned {
                 scored[i].secs[k] / c.heat_s.max(1e-9)
             );
         }
+        // The model fitted on every rig at the chosen variant, as the library's table.
+        let ((by, weighting), threshold, keep) = vars[chosen];
+        let all: Vec<&Case> = cases.iter().collect();
+        let Fitted::Logit(l) = train_refs(&all, by, weighting) else {
+            return s + "\nThe variant chosen on all rigs fits trees: no table.\n";
+        };
+        s += &format!(
+            "\n## The model fitted on all rigs ({})\n\n| feature | mean | scale | coefficient |\n|---|---|---|---|\n",
+            variant_name(&vars[chosen])
+        );
+        for (k, name) in FEATURE_NAMES.iter().enumerate() {
+            s += &format!(
+                "| {name} | {:.6} | {:.6} | {:.6} |\n",
+                l.mean[k], l.scale[k], l.coef[k]
+            );
+        }
+        s += &format!(
+            "\n```rust\npub const LEARNED: BinderModel = BinderModel {{\n    mean: {:?},\n    scale: {:?},\n    coef: {:?},\n    bias: {:?},\n    threshold: {threshold:?},\n    keep: {keep:?},\n}};\n```\n",
+            l.mean, l.scale, l.coef, l.bias
+        );
         s
     }
 }

@@ -412,26 +412,38 @@ impl BinderModel {
     /// Per part of `features`, the bones with a probability of at least `threshold`, those of
     /// the base set with at least `keep`, and always the most probable one.
     pub fn choose(&self, features: &[PartFeatures]) -> Vec<MeshBones> {
-        features
-            .iter()
-            .map(|pf| {
-                let p: Vec<f64> = pf.features.iter().map(|x| self.probability(x)).collect();
-                let top = (0..p.len()).max_by(|&a, &b| p[a].total_cmp(&p[b]));
-                let bones = (0..p.len())
-                    .filter(|&k| {
-                        let x = &pf.features[k];
-                        let base = x[RULE] > 0.5 || x[HEAVIEST] > 0.5;
-                        p[k] >= self.threshold || (base && p[k] >= self.keep) || Some(k) == top
-                    })
-                    .map(|k| pf.bones[k])
-                    .collect();
-                MeshBones {
-                    part: pf.part.clone(),
-                    bones,
-                }
-            })
-            .collect()
+        choose_by(features, |x| self.probability(x), self.threshold, self.keep)
     }
+}
+
+/// Per part of `features`, the bones whose `probability` is at least `threshold`, those of the
+/// base set (the rule's bones and the heaviest) with at least `keep`, and always the most
+/// probable one: [`BinderModel::choose`] for any model of the pairs.
+pub fn choose_by(
+    features: &[PartFeatures],
+    probability: impl Fn(&[f64; FEATURES]) -> f64,
+    threshold: f64,
+    keep: f64,
+) -> Vec<MeshBones> {
+    features
+        .iter()
+        .map(|pf| {
+            let p: Vec<f64> = pf.features.iter().map(&probability).collect();
+            let top = (0..p.len()).max_by(|&a, &b| p[a].total_cmp(&p[b]));
+            let bones = (0..p.len())
+                .filter(|&k| {
+                    let x = &pf.features[k];
+                    let base = x[RULE] > 0.5 || x[HEAVIEST] > 0.5;
+                    p[k] >= threshold || (base && p[k] >= keep) || Some(k) == top
+                })
+                .map(|k| pf.bones[k])
+                .collect();
+            MeshBones {
+                part: pf.part.clone(),
+                bones,
+            }
+        })
+        .collect()
 }
 
 /// Hierarchy steps between bones, from their depths and parents.

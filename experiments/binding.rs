@@ -887,9 +887,15 @@ mod learned {
         } else {
             format!("rule bones kept from p >= {keep}, others added from p >= {t}")
         };
+        let model = if *weighting >= TREES {
+            "trees"
+        } else {
+            "logit"
+        };
+        let weighting = WEIGHTINGS[*weighting].trim_end_matches(", trees");
         format!(
-            "logit on {} whole, {}, {what}",
-            FEATURE_SOLVERS[*by], WEIGHTINGS[*weighting]
+            "{model} on {} whole, {weighting}, {what}",
+            FEATURE_SOLVERS[*by]
         )
     }
 

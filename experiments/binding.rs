@@ -8,7 +8,8 @@
 //! hierarchy steps of the mesh's heaviest or home bone). The variant is chosen by leaving one
 //! source out. Rigs with more than [`MAX_MESHES`] scored meshes are scored on an even
 //! subsample of them. Writes `results/binding/binding.md`. `cargo run --release --bin binding`
-//! (`BINDING_RIGS=a,b` scores only those rigs).
+//! (`BINDING_RIGS=a,b` scores only those rigs). `BINDING_MODE=learned` runs the learned binder
+//! instead (module [`learned`], `results/binding/learned.md`).
 
 mod common;
 
@@ -118,6 +119,7 @@ impl Variant {
             resolve: self.resolve,
             skip_holders: (1..=2).contains(&self.whole),
             skip_outside: self.whole == 2,
+            model: None,
             min_inside: self.min_inside,
             keep_home: self.keep_home,
         }
@@ -152,6 +154,9 @@ fn run() -> Res<()> {
     let only: Option<Vec<String>> = std::env::var("BINDING_RIGS")
         .ok()
         .map(|v| v.split(',').map(str::to_string).collect());
+    if std::env::var("BINDING_MODE").is_ok_and(|m| m == "learned") {
+        return learned::run(only);
+    }
     let mut results = Vec::new();
     for src in default_sources()? {
         if only.as_ref().is_some_and(|o| !o.contains(&src.name)) {
@@ -493,4 +498,765 @@ fn report(results: &[RigResult]) -> String {
         }
     );
     s
+}
+
+/// The learned binder (`BINDING_MODE=learned`): a logit per (mesh, bone) pair over
+/// [`skinweights::binding::pair_features`] of a whole solve, fitted on the rigs of the other
+/// sources, its threshold chosen by the scores of the other sources' rigs; each mesh re-solved
+/// with [`SOLVER`] over the bones it binds. Writes `results/binding/learned.md`.
+mod learned {
+    use super::common::logit::{fit, Logit};
+    use super::common::rigs::{cut_meshes, default_sources, load_rig, precision_recall, Rig};
+    use super::common::Res;
+    use super::{interval, mean, scores, Scores, MAX_MESHES, SOLVER};
+    use skinweights::binding::{
+        auto_bones, bind, choose_by, pair_features, prune, solve_with_bones, Bind, BindOptions,
+        FileBindings, MeshBones, PartFeatures, FEATURES, FEATURE_NAMES,
+    };
+    use skinweights::metrics::artist::ArtistClipFrames;
+    use skinweights::scene::SubScene;
+    use skinweights::weights::Weights;
+    use std::collections::HashMap;
+    use std::time::Instant;
+
+    /// Probability thresholds of a plain logit (fixed before any run).
+    pub const THRESHOLDS: [f64; 5] = [0.2, 0.3, 0.4, 0.5, 0.6];
+    /// The model editing the hand-made rule: probabilities from which a rule bone stays, and
+    /// from which any other bone is added (above 1: none added).
+    const KEEPS: [f64; 4] = [0.0, 0.05, 0.1, 0.2];
+    const ADDS: [f64; 4] = [0.5, 0.7, 0.9, 1.1];
+    /// Per-mesh fallbacks of the current binder: to the whole solve pruned to the mesh's bones
+    /// or to the whole solve itself, when the re-solve moves the leading bone of more than
+    /// this share of the mesh's vertices (fixed before the run).
+    const FALLBACKS: [(&str, f64); 8] = [
+        ("prune", 0.1),
+        ("prune", 0.2),
+        ("prune", 0.3),
+        ("prune", 0.5),
+        ("whole", 0.1),
+        ("whole", 0.2),
+        ("whole", 0.3),
+        ("whole", 0.5),
+    ];
+    /// The L2 penalty of the logit per unit of training weight.
+    const LAMBDA: f64 = 1e-3;
+    /// The whole solves the features are read from: [`SOLVER`]'s and heat's (cheaper).
+    const FEATURE_SOLVERS: [&str; 2] = [SOLVER, "heat"];
+    /// How training pairs are weighted: every mesh alike, or every rig alike.
+    /// `by cost`: every rig alike, and within it each pair by what a wrong call costs: a bound
+    /// bone by the artist's mean weight on the mesh, an unbound one by the whole solve's.
+    /// The last two fit boosted trees of depth 2 ([`super::common::boost`]; 100 rounds, rate
+    /// 0.1) on the first two weightings instead of a logit.
+    const WEIGHTINGS: [&str; 5] = [
+        "per mesh",
+        "per rig",
+        "by cost",
+        "per mesh, trees",
+        "per rig, trees",
+    ];
+    /// The first of [`WEIGHTINGS`] that fits trees.
+    const TREES: usize = 3;
+
+    /// A fitted pair model.
+    enum Fitted {
+        Logit(Logit),
+        Trees(super::common::boost::Boost),
+    }
+
+    impl Fitted {
+        fn probability(&self, x: &[f64]) -> f64 {
+            match self {
+                Fitted::Logit(l) => l.probability(x),
+                Fitted::Trees(t) => t.probability(x),
+            }
+        }
+    }
+
+    /// One rig: everything solved once, and each mesh solve cached by its bone set.
+    struct Case {
+        name: String,
+        source: String,
+        rig: Rig,
+        frames: ArtistClipFrames,
+        cuts: Vec<(String, SubScene)>,
+        a: Scores,
+        b: Scores,
+        /// The current default binder (`auto_bones` defaults over the best whole solve).
+        current: Scores,
+        current_pr: (f64, f64),
+        current_s: f64,
+        /// The library's own `bind(Auto, default)` on the whole rig (every part re-solved):
+        /// seconds, and whether its weights on the scored meshes are the current binder's.
+        library_s: f64,
+        library_same: bool,
+        /// The current binder's sets, each mesh falling back (per [`FALLBACKS`]) when its
+        /// re-solve moves the leading bone of more than a share of its vertices.
+        hybrid: Vec<Scores>,
+        /// Two passes: the whole solve again over the bones the rule binds some part to, then
+        /// (scores) that solve alone and the rule on it re-solved; precision and recall of
+        /// that bone set against the artist-bound bones; seconds of the second whole solve.
+        two_pass: [Scores; 2],
+        two_pass_pr: [(f64, f64); 2],
+        second_s: f64,
+        /// Oracles (they read the artist's weights; bounds, not binders): the artist's bones
+        /// that are candidates, and those the whole solve weights on the mesh.
+        oracle: [Scores; 2],
+        /// Per feature solver: the whole solve's weights and seconds, then the cuts' features.
+        wholes: Vec<(Weights, f64)>,
+        features: Vec<Vec<PartFeatures>>,
+        feature_s: f64,
+        heat_s: f64,
+        a_s: f64,
+        /// Each mesh solve by (part, bones): its weights on the cut and seconds.
+        cache: HashMap<(String, Vec<usize>), (SubScene, Weights, f64)>,
+    }
+
+    impl Case {
+        /// The cuts solved over `sets` (from the cache when solved before), scattered into
+        /// `base`; with the seconds the solves took when first solved.
+        fn solve_sets(&mut self, sets: &[MeshBones], base: &Weights) -> Res<(Weights, f64)> {
+            let solver = super::common::rigs::solver_of_spec(SOLVER)?;
+            let mut w = base.clone();
+            let mut secs = 0.0;
+            for (part, _) in &self.cuts {
+                let Some(mb) = sets.iter().find(|mb| &mb.part == part) else {
+                    continue;
+                };
+                let key = (part.clone(), mb.bones.clone());
+                if !self.cache.contains_key(&key) {
+                    let names: Vec<String> = mb
+                        .bones
+                        .iter()
+                        .map(|&j| self.rig.scene.skeleton().bones()[j].name.clone())
+                        .collect();
+                    let cut = SubScene::new(&self.rig.scene, part, &names)?;
+                    let t = Instant::now();
+                    let sub = solver.solve(&cut.scene)?.weights;
+                    let s = t.elapsed().as_secs_f64();
+                    self.cache.insert(key.clone(), (cut, sub, s));
+                }
+                let (cut, sub, s) = &self.cache[&key];
+                cut.scatter(sub, &mut w)?;
+                secs += s;
+            }
+            Ok((w, secs))
+        }
+
+        fn score(&self, w: &Weights) -> Res<Scores> {
+            scores(&self.rig, &self.frames, &self.cuts, w)
+        }
+
+        /// Per scored mesh's candidate pair: features, whether the artist bound it, and its
+        /// training weight by `weighting` ([`WEIGHTINGS`]).
+        fn pairs(&self, by: usize, weighting: usize) -> Vec<(&[f64; FEATURES], bool, f64)> {
+            let mut out = Vec::new();
+            let per_rig = 1.0 / self.cuts.len().max(1) as f64;
+            for pf in &self.features[by] {
+                let Some((_, cut)) = self.cuts.iter().find(|(p, _)| *p == pf.part) else {
+                    continue;
+                };
+                for (x, j) in pf.features.iter().zip(&pf.bones) {
+                    let bound = cut.bones.contains(j);
+                    let w = match weighting {
+                        0 => 1.0,
+                        1 => per_rig,
+                        _ => {
+                            let n = cut.vertices.len().max(1) as f64;
+                            let artist: f64 = cut
+                                .vertices
+                                .iter()
+                                .map(|&v| self.rig.artist.get(v, *j))
+                                .sum();
+                            let cost = if bound { artist / n } else { x[0] };
+                            per_rig * (0.02 + cost)
+                        }
+                    };
+                    out.push((x, bound, w));
+                }
+            }
+            out
+        }
+    }
+
+    fn collect(name: &str, source: &str, file: &std::path::Path) -> Res<Option<Case>> {
+        let rig = load_rig(file, name)?;
+        if rig.fold != "painted" {
+            return Ok(None);
+        }
+        let frames = ArtistClipFrames::new(&rig.scene, &rig.artist, rig.scene.clips(), super::FPS)?;
+        let mut cuts = cut_meshes(&rig)?;
+        if cuts.len() > MAX_MESHES {
+            let step = cuts.len().div_ceil(MAX_MESHES);
+            cuts = cuts.into_iter().step_by(step).collect();
+        }
+        let solver = super::common::rigs::solver_of_spec(SOLVER)?;
+        let heat = super::common::rigs::solver_of_spec("heat")?;
+        let t = Instant::now();
+        for (_, cut) in &cuts {
+            heat.solve(&cut.scene)?;
+        }
+        let heat_s = t.elapsed().as_secs_f64();
+        let b = solve_with_bones(solver.as_ref(), &rig.scene, &rig.artist_bones())?.weights;
+        let home = rig.homes();
+        let d0 = rig.scene.deforming_bones(None)?.kept;
+        let mut wholes = Vec::new();
+        let mut features = Vec::new();
+        let mut feature_s = 0.0;
+        for spec in FEATURE_SOLVERS {
+            let by = super::common::rigs::solver_of_spec(spec)?;
+            let t = Instant::now();
+            let w = solve_with_bones(by.as_ref(), &rig.scene, &d0)?.weights;
+            let whole_s = t.elapsed().as_secs_f64();
+            let t = Instant::now();
+            let mut f = pair_features(&rig.scene, &w, &home)?;
+            feature_s = t.elapsed().as_secs_f64();
+            f.retain(|pf| cuts.iter().any(|(p, _)| *p == pf.part));
+            features.push(f);
+            wholes.push((w, whole_s));
+        }
+        let mut case = Case {
+            name: name.to_string(),
+            source: source.to_string(),
+            a: [0.0; 3],
+            b: [0.0; 3],
+            current: [0.0; 3],
+            current_pr: (0.0, 0.0),
+            current_s: 0.0,
+            library_s: 0.0,
+            library_same: false,
+            hybrid: Vec::new(),
+            two_pass: [[0.0; 3]; 2],
+            two_pass_pr: [(0.0, 0.0); 2],
+            second_s: 0.0,
+            oracle: [[0.0; 3]; 2],
+            frames,
+            cuts,
+            wholes,
+            features,
+            feature_s,
+            heat_s,
+            a_s: 0.0,
+            cache: HashMap::new(),
+            rig,
+        };
+        case.b = case.score(&b)?;
+        let artist_sets: Vec<MeshBones> = case
+            .cuts
+            .iter()
+            .map(|(p, c)| MeshBones {
+                part: p.clone(),
+                bones: c.bones.clone(),
+            })
+            .collect();
+        let base = case.wholes[0].0.clone();
+        let (a, a_s) = case.solve_sets(&artist_sets, &base)?;
+        case.a = case.score(&a)?;
+        case.a_s = a_s;
+        let mut current = auto_bones(&case.rig.scene, &base, &home, &BindOptions::default())?;
+        current.retain(|mb| case.cuts.iter().any(|(p, _)| *p == mb.part));
+        let (w, s) = case.solve_sets(&current, &base)?;
+        case.current = case.score(&w)?;
+        case.current_pr = precision_recall(&case.cuts, &current);
+        case.current_s = case.wholes[0].1 + s;
+        let file = FileBindings {
+            artist: Vec::new(),
+            home: home.clone(),
+        };
+        let t = Instant::now();
+        let lib = bind(
+            solver.as_ref(),
+            &case.rig.scene,
+            Bind::Auto,
+            &d0,
+            &file,
+            &BindOptions::default(),
+        )?
+        .weights;
+        case.library_s = t.elapsed().as_secs_f64();
+        case.library_same = case.score(&lib)? == case.current;
+        // Second pass over the bones the rule binds some part (any part, not only the scored
+        // ones) to: the binder's estimate of the artist-bound bones of (b).
+        let every = auto_bones(&case.rig.scene, &base, &home, &BindOptions::default())?;
+        let mut union: Vec<usize> = every.iter().flat_map(|mb| mb.bones.clone()).collect();
+        union.sort_unstable();
+        union.dedup();
+        let truth = case.rig.artist_bones();
+        let hit = union.iter().filter(|j| truth.contains(j)).count();
+        let set_pr = (
+            100.0 * hit as f64 / union.len().max(1) as f64,
+            100.0 * hit as f64 / truth.len().max(1) as f64,
+        );
+        let t = Instant::now();
+        let second = solve_with_bones(solver.as_ref(), &case.rig.scene, &union)?.weights;
+        case.second_s = t.elapsed().as_secs_f64();
+        let mut sets = auto_bones(&case.rig.scene, &second, &home, &BindOptions::default())?;
+        sets.retain(|mb| case.cuts.iter().any(|(p, _)| *p == mb.part));
+        let (w2, _) = case.solve_sets(&sets, &second)?;
+        case.two_pass = [case.score(&second)?, case.score(&w2)?];
+        for (k, weighted) in [false, true].into_iter().enumerate() {
+            let sets: Vec<MeshBones> = case.features[0]
+                .iter()
+                .filter_map(|pf| {
+                    let (_, cut) = case.cuts.iter().find(|(p, _)| *p == pf.part)?;
+                    let mut bones: Vec<usize> = (0..pf.bones.len())
+                        .filter(|&k| {
+                            cut.bones.contains(&pf.bones[k])
+                                && (!weighted || pf.features[k][0] > 0.0)
+                        })
+                        .map(|k| pf.bones[k])
+                        .collect();
+                    if bones.is_empty() {
+                        // The heaviest, as every binder keeps.
+                        bones.extend(
+                            (0..pf.bones.len())
+                                .find(|&k| pf.features[k][11] > 0.5)
+                                .map(|k| pf.bones[k]),
+                        );
+                    }
+                    Some(MeshBones {
+                        part: pf.part.clone(),
+                        bones,
+                    })
+                })
+                .collect();
+            let (w, _) = case.solve_sets(&sets, &base)?;
+            case.oracle[k] = case.score(&w)?;
+        }
+        case.two_pass_pr = [set_pr, precision_recall(&case.cuts, &sets)];
+        let pruned = prune(&case.rig.scene, &base, &current)?;
+        for (fallback, share) in FALLBACKS {
+            let mut h = w.clone();
+            let to = if fallback == "prune" { &pruned } else { &base };
+            for (_, cut) in &case.cuts {
+                let lead = |m: &Weights, v: usize| {
+                    let r = m.row(v);
+                    (0..r.len()).max_by(|&a, &b| r[a].total_cmp(&r[b]))
+                };
+                let moved = cut
+                    .vertices
+                    .iter()
+                    .filter(|&&v| lead(&w, v) != lead(&base, v))
+                    .count();
+                if moved as f64 > share * cut.vertices.len() as f64 {
+                    for &v in &cut.vertices {
+                        h.row_mut(v).copy_from_slice(to.row(v));
+                    }
+                }
+            }
+            case.hybrid.push(case.score(&h)?);
+        }
+        Ok(Some(case))
+    }
+
+    /// A model's key: feature solver, weighting.
+    type Key = (usize, usize);
+
+    /// Per rig and variant (key, threshold): scores, precision/recall, seconds of (c).
+    struct Scored {
+        scores: Vec<Scores>,
+        pr: Vec<(f64, f64)>,
+        secs: Vec<f64>,
+    }
+
+    /// A variant: the model's key, its threshold and keep probability.
+    type Variant = (Key, f64, f64);
+
+    fn variants() -> Vec<Variant> {
+        let mut out = Vec::new();
+        for weighting in 0..WEIGHTINGS.len() {
+            for t in THRESHOLDS {
+                out.push(((0, weighting), t, t));
+            }
+            for keep in KEEPS {
+                for add in ADDS {
+                    out.push(((0, weighting), add, keep));
+                }
+            }
+        }
+        // Heat's whole solve (cheaper) with a plain logit only: far behind in the first run.
+        for t in [0.4, 0.5] {
+            out.push(((1, 1), t, t));
+        }
+        out
+    }
+
+    fn variant_name(v: &Variant) -> String {
+        let ((by, weighting), t, keep) = v;
+        let what = if t == keep {
+            format!("p >= {t}")
+        } else {
+            format!("rule bones kept from p >= {keep}, others added from p >= {t}")
+        };
+        let model = if *weighting >= TREES {
+            "trees"
+        } else {
+            "logit"
+        };
+        let weighting = WEIGHTINGS[*weighting].trim_end_matches(", trees");
+        format!(
+            "{model} on {} whole, {weighting}, {what}",
+            FEATURE_SOLVERS[*by]
+        )
+    }
+
+    pub fn run(only: Option<Vec<String>>) -> Res<()> {
+        let mut cases = Vec::new();
+        for src in default_sources()? {
+            if only.as_ref().is_some_and(|o| !o.contains(&src.name)) {
+                continue;
+            }
+            let t = Instant::now();
+            match collect(&src.name, &src.source, &src.file) {
+                Ok(Some(c)) => {
+                    eprintln!(
+                        "{}: a {:?} b {:?} current {:?} ({:.0} s)",
+                        c.name,
+                        c.a,
+                        c.b,
+                        c.current,
+                        t.elapsed().as_secs_f64()
+                    );
+                    cases.push(c);
+                }
+                Ok(None) => {}
+                Err(e) => eprintln!("warning: rig {} left out: {e}", src.name),
+            }
+        }
+        let vars = variants();
+        let mut scored: Vec<Scored> = Vec::new();
+        let sources: Vec<String> = cases.iter().map(|c| c.source.clone()).collect();
+        let mut held_models: HashMap<(String, Key), Fitted> = HashMap::new();
+        for i in 0..cases.len() {
+            let t = Instant::now();
+            let mut s = Scored {
+                scores: Vec::new(),
+                pr: Vec::new(),
+                secs: Vec::new(),
+            };
+            for v in &vars {
+                let (key, threshold, keep) = *v;
+                let src = sources[i].clone();
+                let l = held_models.entry((src.clone(), key)).or_insert_with(|| {
+                    let train_on: Vec<&Case> = cases.iter().filter(|c| c.source != src).collect();
+                    train_refs(&train_on, key.0, key.1)
+                });
+                let c = &mut cases[i];
+                let mut sets = choose_by(&c.features[key.0], |x| l.probability(x), threshold, keep);
+                sets.retain(|mb| c.cuts.iter().any(|(p, _)| *p == mb.part));
+                let base = c.wholes[key.0].0.clone();
+                let (w, secs) = c.solve_sets(&sets, &base)?;
+                s.scores.push(c.score(&w)?);
+                s.pr.push(precision_recall(&c.cuts, &sets));
+                s.secs.push(c.wholes[key.0].1 + c.feature_s + secs);
+            }
+            eprintln!(
+                "{} scored ({:.0} s): best-whole p >= 0.4 {:?}",
+                cases[i].name,
+                t.elapsed().as_secs_f64(),
+                s.scores[2]
+            );
+            scored.push(s);
+        }
+        let text = report(&cases, &scored, &vars);
+        print!("{text}");
+        let dir = super::common::repo_root().join("results/binding");
+        std::fs::create_dir_all(&dir)?;
+        super::common::write_text(&dir, "learned.md", &text)?;
+        Ok(())
+    }
+
+    fn train_refs(cases: &[&Case], by: usize, weighting: usize) -> Fitted {
+        let trees = weighting >= TREES;
+        let pairs_by = if trees { weighting - TREES } else { weighting };
+        let (mut x, mut y, mut w) = (Vec::new(), Vec::new(), Vec::new());
+        for c in cases {
+            for (f, label, weight) in c.pairs(by, pairs_by) {
+                x.push(f.to_vec());
+                y.push(label);
+                w.push(weight);
+            }
+        }
+        if trees {
+            Fitted::Trees(super::common::boost::fit(&x, &y, &w, 100, 0.1))
+        } else {
+            Fitted::Logit(fit(&x, &y, &w, LAMBDA))
+        }
+    }
+
+    /// Sum over the three measures of each variant's rank by its mean over `rows` (lower wins).
+    fn choose(rows: &[&Vec<Scores>]) -> usize {
+        let n = rows.first().map_or(0, |r| r.len());
+        let means: Vec<[f64; 3]> = (0..n)
+            .map(|k| {
+                let col = |m: usize| mean(&rows.iter().map(|r| r[k][m]).collect::<Vec<_>>());
+                [-col(0), col(1), col(2)]
+            })
+            .collect();
+        (0..n)
+            .min_by_key(|&k| {
+                (0..3)
+                    .map(|m| means.iter().filter(|o| o[m] < means[k][m]).count())
+                    .sum::<usize>()
+            })
+            .unwrap_or(0)
+    }
+
+    fn report(cases: &[Case], scored: &[Scored], vars: &[Variant]) -> String {
+        let n = cases.len();
+        let mut s = format!(
+            "# Protocol (c) with a learned binder, {n} painted rigs, solver {SOLVER}\n\n\
+             Each rig is scored with the logit fitted on the rigs of the other sources; the \
+             held-out row takes each rig's variant (feature solve, weighting, threshold) by the \
+             rank sum of the means of the other sources' rigs.\n\n\
+             | protocol | agreement % | one-bone % diag | clip % diag | rigs won vs (b) (agr / one-bone / clip) | precision % | recall % |\n|---|---|---|---|---|---|---|\n"
+        );
+        let mut row = |name: String,
+                       get: &dyn Fn(usize) -> Scores,
+                       pr: Option<&dyn Fn(usize) -> (f64, f64)>| {
+            let col = |m: usize| (0..n).map(|i| get(i)[m]).collect::<Vec<_>>();
+            let won = |m: usize| {
+                (0..n)
+                    .filter(|&i| {
+                        let (x, y) = (get(i)[m], cases[i].b[m]);
+                        if m == 0 {
+                            x > y
+                        } else {
+                            x < y
+                        }
+                    })
+                    .count()
+            };
+            let (p, r) = pr.map_or((String::from("-"), String::from("-")), |f| {
+                let (p, r): (Vec<f64>, Vec<f64>) = (0..n).map(f).unzip();
+                (format!("{:.1}", mean(&p)), format!("{:.1}", mean(&r)))
+            });
+            s += &format!(
+                "| {name} | {} | {} | {} | {} / {} / {} | {p} | {r} |\n",
+                interval(&col(0)),
+                interval(&col(1)),
+                interval(&col(2)),
+                won(0),
+                won(1),
+                won(2)
+            );
+        };
+        row("(a) artist's bones per mesh".into(), &|i| cases[i].a, None);
+        row(
+            "(b) whole, artist-bound bones".into(),
+            &|i| cases[i].b,
+            None,
+        );
+        row(
+            "(c) current binder (min_mass 0.02, inside 3, re-solved)".into(),
+            &|i| cases[i].current,
+            Some(&|i| cases[i].current_pr),
+        );
+        for (k, (fallback, share)) in FALLBACKS.iter().enumerate() {
+            row(
+                format!("(c) current binder, a mesh whose re-solve moves the leading bone of more than {share} of its vertices takes the {fallback}"),
+                &|i| cases[i].hybrid[k],
+                Some(&|i| cases[i].current_pr),
+            );
+        }
+        // The fallback chosen by leaving one source out (none among the choices).
+        let held_fallback: Vec<Scores> = (0..n)
+            .map(|i| {
+                let rows: Vec<Vec<Scores>> = (0..n)
+                    .filter(|&o| cases[o].source != cases[i].source)
+                    .map(|o| {
+                        std::iter::once(cases[o].current)
+                            .chain(cases[o].hybrid.iter().copied())
+                            .collect()
+                    })
+                    .collect();
+                match choose(&rows.iter().collect::<Vec<_>>()) {
+                    0 => cases[i].current,
+                    k => cases[i].hybrid[k - 1],
+                }
+            })
+            .collect();
+        row(
+            "(c) current binder with the fallback held out".into(),
+            &|i| held_fallback[i],
+            Some(&|i| cases[i].current_pr),
+        );
+        row(
+            "(c) second whole solve over the bones the rule binds some part to (precision / recall: of that set against (b)'s bones)".into(),
+            &|i| cases[i].two_pass[0],
+            Some(&|i| cases[i].two_pass_pr[0]),
+        );
+        row(
+            "oracle: the artist's bones among the candidates (reads the artist's weights)".into(),
+            &|i| cases[i].oracle[0],
+            None,
+        );
+        row(
+            "oracle: the artist's bones the whole solve weights on the mesh".into(),
+            &|i| cases[i].oracle[1],
+            None,
+        );
+        row(
+            "(c) the rule on that second whole solve, re-solved".into(),
+            &|i| cases[i].two_pass[1],
+            Some(&|i| cases[i].two_pass_pr[1]),
+        );
+        for (k, v) in vars.iter().enumerate() {
+            row(
+                format!("(c) {} (model held out)", variant_name(v)),
+                &|i| scored[i].scores[k],
+                Some(&|i| scored[i].pr[k]),
+            );
+        }
+        // Per rig, the variant of `family` chosen on the other sources' rigs.
+        let held_in = |family: &[usize]| -> Vec<usize> {
+            (0..n)
+                .map(|i| {
+                    let rows: Vec<Vec<Scores>> = (0..n)
+                        .filter(|&o| cases[o].source != cases[i].source)
+                        .map(|o| family.iter().map(|&k| scored[o].scores[k]).collect())
+                        .collect();
+                    family[choose(&rows.iter().collect::<Vec<_>>())]
+                })
+                .collect()
+        };
+        let held = held_in(&(0..vars.len()).collect::<Vec<_>>());
+        row(
+            "**(c) learned, held out** (variant by leaving one source out)".into(),
+            &|i| scored[i].scores[held[i]],
+            Some(&|i| scored[i].pr[held[i]]),
+        );
+        // Only the model editing the rule: a family picked after the first runs (post hoc).
+        let edits: Vec<usize> = (0..vars.len())
+            .filter(|&k| vars[k].0 .0 == 0 && vars[k].0 .1 < TREES && vars[k].1 != vars[k].2)
+            .collect();
+        let held_edit = held_in(&edits);
+        row(
+            "(c) learned editing the rule, held out (family chosen post hoc)".into(),
+            &|i| scored[i].scores[held_edit[i]],
+            Some(&|i| scored[i].pr[held_edit[i]]),
+        );
+        // Trees only (declared before their first run).
+        let trees: Vec<usize> = (0..vars.len()).filter(|&k| vars[k].0 .1 >= TREES).collect();
+        let held_trees = held_in(&trees);
+        row(
+            "(c) learned with trees, held out (variant among the trees')".into(),
+            &|i| scored[i].scores[held_trees[i]],
+            Some(&|i| scored[i].pr[held_trees[i]]),
+        );
+        // The same, the feature solve fixed to heat (the cheaper one).
+        let heat_vars: Vec<usize> = (0..vars.len()).filter(|&k| vars[k].0 .0 == 1).collect();
+        let held_heat = held_in(&heat_vars);
+        row(
+            "(c) learned on heat's whole solve, held out".into(),
+            &|i| scored[i].scores[held_heat[i]],
+            Some(&|i| scored[i].pr[held_heat[i]]),
+        );
+        let all_rows: Vec<&Vec<Scores>> = scored.iter().map(|s| &s.scores).collect();
+        let chosen = choose(&all_rows);
+        s += &format!(
+            "\nVariant chosen on all rigs: {}. Held-out choices: {}.\n",
+            variant_name(&vars[chosen]),
+            {
+                let mut counts: Vec<(String, usize)> = Vec::new();
+                for &k in &held {
+                    let name = variant_name(&vars[k]);
+                    match counts.iter_mut().find(|(n, _)| *n == name) {
+                        Some((_, c)) => *c += 1,
+                        None => counts.push((name, 1)),
+                    }
+                }
+                counts
+                    .iter()
+                    .map(|(n, c)| format!("{n} ({c} rigs)"))
+                    .collect::<Vec<_>>()
+                    .join("; ")
+            }
+        );
+        // Where the artist's pairs stand before any model: the binder's recall ceiling.
+        let (mut total, mut candidate, mut weighted, mut rule) = (0usize, 0usize, 0usize, 0usize);
+        for c in cases {
+            for (part, cut) in &c.cuts {
+                let pf = c.features[0].iter().find(|pf| pf.part == *part);
+                for j in &cut.bones {
+                    total += 1;
+                    let Some(k) = pf.and_then(|pf| pf.bones.iter().position(|b| b == j)) else {
+                        continue;
+                    };
+                    let x = &pf.map_or([0.0; FEATURES], |pf| pf.features[k]);
+                    candidate += 1;
+                    weighted += usize::from(x[0] > 0.0);
+                    rule += usize::from(x[19] > 0.5 || x[11] > 0.5);
+                }
+            }
+        }
+        let pct = |k: usize| 100.0 * k as f64 / total.max(1) as f64;
+        s += &format!(
+            "\nOf the artist's {total} (scored mesh, bone) pairs, {:.1}% are candidates (the whole \
+             solve weights the bone somewhere), {:.1}% get whole-solve weight on the mesh, {:.1}% \
+             pass the rule (or are the heaviest).\n",
+            pct(candidate),
+            pct(weighted),
+            pct(rule)
+        );
+        let ratio = |secs: &dyn Fn(usize) -> f64| {
+            let mut r: Vec<f64> = (0..n)
+                .map(|i| secs(i) / cases[i].heat_s.max(1e-9))
+                .collect();
+            r.sort_by(f64::total_cmp);
+            r.get(n / 2).copied().unwrap_or(0.0)
+        };
+        s += &format!(
+            "\nTime per rig over heat's per-mesh time (scored meshes), median over rigs: \
+             (a) with {SOLVER} {:.2}x; current binder {:.2}x; learned held out {:.2}x; learned on heat's whole solve {:.2}x; \
+             {SOLVER}'s whole solve alone {:.2}x, heat's {:.2}x; the library's `bind(Auto)` \
+             (every part of the rig re-solved) {:.2}x, its weights the current binder's on {} of {n} rigs.\n",
+            ratio(&|i| cases[i].a_s),
+            ratio(&|i| cases[i].current_s),
+            ratio(&|i| scored[i].secs[held[i]]),
+            ratio(&|i| scored[i].secs[held_heat[i]]),
+            ratio(&|i| cases[i].wholes[0].1),
+            ratio(&|i| cases[i].wholes[1].1),
+            ratio(&|i| cases[i].library_s),
+            cases.iter().filter(|c| c.library_same).count(),
+        );
+        s += "\n## Per rig (held out)\n\n| rig | source | meshes | variant | precision % | recall % | (a) | (b) | current (c) | learned (c) | time / heat |\n|---|---|---|---|---|---|---|---|---|---|---|\n";
+        let f = |x: Scores| format!("{:.1} / {:.2} / {:.2}", x[0], x[1], x[2]);
+        for (i, c) in cases.iter().enumerate() {
+            let k = held[i];
+            let (p, r) = scored[i].pr[k];
+            s += &format!(
+                "| {} | {} | {} | {} | {p:.1} | {r:.1} | {} | {} | {} | {} | {:.2} |\n",
+                c.name,
+                c.source,
+                c.cuts.len(),
+                variant_name(&vars[k]),
+                f(c.a),
+                f(c.b),
+                f(c.current),
+                f(scored[i].scores[k]),
+                scored[i].secs[k] / c.heat_s.max(1e-9)
+            );
+        }
+        // The model fitted on every rig at the chosen variant, as the library's table.
+        let ((by, weighting), threshold, keep) = vars[chosen];
+        let all: Vec<&Case> = cases.iter().collect();
+        let Fitted::Logit(l) = train_refs(&all, by, weighting) else {
+            return s + "\nThe variant chosen on all rigs fits trees: no table.\n";
+        };
+        s += &format!(
+            "\n## The model fitted on all rigs ({})\n\n| feature | mean | scale | coefficient |\n|---|---|---|---|\n",
+            variant_name(&vars[chosen])
+        );
+        for (k, name) in FEATURE_NAMES.iter().enumerate() {
+            s += &format!(
+                "| {name} | {:.6} | {:.6} | {:.6} |\n",
+                l.mean[k], l.scale[k], l.coef[k]
+            );
+        }
+        s += &format!(
+            "\n```rust\npub const LEARNED: BinderModel = BinderModel {{\n    mean: {:?},\n    scale: {:?},\n    coef: {:?},\n    bias: {:?},\n    threshold: {threshold:?},\n    keep: {keep:?},\n}};\n```\n",
+            l.mean, l.scale, l.coef, l.bias
+        );
+        s
+    }
 }

@@ -8,7 +8,9 @@
 //! The binder starts from the whole solve: a bone that the whole solve gives little weight on
 //! a mesh, or whose segment does not mostly lie in the mesh, is one an artist rarely binds
 //! that mesh to; each mesh is then solved again over the bones it keeps
-//! ([`BindOptions`] documents each rule and its default).
+//! ([`BindOptions`] documents each rule and its default). A learned binder
+//! ([`BinderModel`] over [`pair_features`], `BindOptions::model`) can replace the rule; fitted
+//! leaving one source out it did not beat the rule, so it is off by default.
 //!
 //! It runs solvers, so it sits above [`crate::solvers`] (and [`crate::scene`], whose model it
 //! cuts into sub-scenes).
@@ -90,6 +92,10 @@ pub struct BindOptions {
     /// Whether the whole solve leaves out the bones that lie outside every mesh
     /// ([`whole_bones`]). Default false.
     pub skip_outside: bool,
+    /// A learned binder: when set, each mesh keeps the bones this model binds
+    /// ([`BinderModel::choose`] over [`pair_features`]) instead of `min_mass` and
+    /// `min_inside`. Default `None`.
+    pub model: Option<BinderModel>,
 }
 
 impl Default for BindOptions {
@@ -102,6 +108,7 @@ impl Default for BindOptions {
             resolve: true,
             skip_holders: false,
             skip_outside: false,
+            model: None,
         }
     }
 }
@@ -245,7 +252,8 @@ impl PartShapes {
 /// Per part of `scene` with vertices, the bones `whole` (weights on the whole scene) gives a
 /// mean weight of at least `options.min_mass` on it and at least `options.min_inside` points
 /// of their segment in it, and always the heaviest one; with `options.keep_home` also the
-/// part's home bone (`home`, when listed: the bone an unweighted mesh hangs on).
+/// part's home bone (`home`, when listed: the bone an unweighted mesh hangs on). With
+/// `options.model`, the bones that model binds instead ([`BinderModel::choose`]).
 ///
 /// Errors: [`WeightsError::WeightsShape`](crate::error::WeightsError::WeightsShape) when
 /// `whole` does not fit the scene; [`ArgumentError::InvalidArgument`] (`min_mass`) when the
@@ -265,6 +273,9 @@ pub fn auto_bones(
             reason: "the binder's threshold is a mean weight, between 0 and 1".into(),
         }
         .into());
+    }
+    if let Some(model) = &options.model {
+        return Ok(model.choose(&pair_features(scene, whole, home)?));
     }
     let parts = scene.mesh.parts();
     let shapes = PartShapes::new(scene);
@@ -311,6 +322,380 @@ pub fn auto_bones(
             }
         })
         .collect())
+}
+
+/// How many numbers describe a (mesh, bone) pair for the learned binder ([`pair_features`]).
+pub const FEATURES: usize = 26;
+
+/// The name of each feature of [`pair_features`], in order. Distances and lengths are relative
+/// to the mesh's size (the diagonal of its bounding box); hierarchy steps are capped at
+/// [`MAX_STEPS`] and divided by it.
+pub const FEATURE_NAMES: [&str; FEATURES] = [
+    "mean whole weight",
+    "sqrt mean whole weight",
+    "max whole weight",
+    "share of vertices it leads",
+    "share of segment points inside",
+    "segment to nearest vertex",
+    "segment to centre",
+    "is home",
+    "steps to home",
+    "mesh has a home",
+    "steps to heaviest",
+    "is heaviest",
+    "log length",
+    "children",
+    "1 / (1 + mass rank)",
+    "is root",
+    "ancestor of heaviest",
+    "descendant of heaviest",
+    "mass over heaviest's",
+    "mass 0.02 and 3 points inside",
+    "log(1 + bones of the mesh passing the rule)",
+    "parent passes the rule",
+    "a child passes the rule",
+    "log(1 + rig's mean bones passing the rule per mesh)",
+    "name tokens shared (Jaccard)",
+    "every name token of the bone in the mesh's",
+];
+
+/// The feature of [`FEATURE_NAMES`] that is the hand-made rule (mean weight 0.02 and 3 of the
+/// segment's 5 points in the mesh), and the one that marks the heaviest bone: together the
+/// base set [`BinderModel::choose`] edits.
+const RULE: usize = 19;
+const HEAVIEST: usize = 11;
+
+/// Hierarchy steps beyond this count as this many in [`pair_features`].
+pub const MAX_STEPS: usize = 6;
+
+/// One part's candidate bones and the features of each ([`FEATURE_NAMES`]).
+#[derive(Debug, Clone, PartialEq)]
+pub struct PartFeatures {
+    /// The part's name.
+    pub part: String,
+    /// Candidate bones (scene indices, ascending).
+    pub bones: Vec<usize>,
+    /// Per candidate, its features.
+    pub features: Vec<[f64; FEATURES]>,
+}
+
+/// A regularised logit over [`pair_features`]: a bone is bound to a mesh when its probability
+/// is at least `threshold`; the most probable bone always is. Fitted by the binding experiment
+/// (`experiments/binding.rs`) on the painted rigs, leaving one source out.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct BinderModel {
+    /// Per feature, the mean it is centred by.
+    pub mean: [f64; FEATURES],
+    /// Per feature, the spread it is divided by (1 for a constant feature).
+    pub scale: [f64; FEATURES],
+    /// Per standardised feature, its coefficient.
+    pub coef: [f64; FEATURES],
+    /// The intercept.
+    pub bias: f64,
+    /// The probability from which any bone is bound.
+    pub threshold: f64,
+    /// The probability from which a bone of the base set (the hand-made rule's bones and the
+    /// heaviest) stays bound: the model edits the rule. Equal to `threshold` for a plain logit.
+    pub keep: f64,
+}
+
+impl BinderModel {
+    /// The probability that an artist binds the pair with features `x`.
+    pub fn probability(&self, x: &[f64; FEATURES]) -> f64 {
+        let z = self.bias
+            + (0..FEATURES)
+                .map(|k| self.coef[k] * (x[k] - self.mean[k]) / self.scale[k])
+                .sum::<f64>();
+        1.0 / (1.0 + (-z).exp())
+    }
+
+    /// Per part of `features`, the bones with a probability of at least `threshold`, those of
+    /// the base set with at least `keep`, and always the most probable one.
+    pub fn choose(&self, features: &[PartFeatures]) -> Vec<MeshBones> {
+        choose_by(features, |x| self.probability(x), self.threshold, self.keep)
+    }
+}
+
+/// Per part of `features`, the bones whose `probability` is at least `threshold`, those of the
+/// base set (the rule's bones and the heaviest) with at least `keep`, and always the most
+/// probable one: [`BinderModel::choose`] for any model of the pairs.
+pub fn choose_by(
+    features: &[PartFeatures],
+    probability: impl Fn(&[f64; FEATURES]) -> f64,
+    threshold: f64,
+    keep: f64,
+) -> Vec<MeshBones> {
+    features
+        .iter()
+        .map(|pf| {
+            let p: Vec<f64> = pf.features.iter().map(&probability).collect();
+            let top = (0..p.len()).max_by(|&a, &b| p[a].total_cmp(&p[b]));
+            let bones = (0..p.len())
+                .filter(|&k| {
+                    let x = &pf.features[k];
+                    let base = x[RULE] > 0.5 || x[HEAVIEST] > 0.5;
+                    p[k] >= threshold || (base && p[k] >= keep) || Some(k) == top
+                })
+                .map(|k| pf.bones[k])
+                .collect();
+            MeshBones {
+                part: pf.part.clone(),
+                bones,
+            }
+        })
+        .collect()
+}
+
+/// Hierarchy steps between bones, from their depths and parents.
+struct Hierarchy {
+    parent: Vec<Option<usize>>,
+    depth: Vec<usize>,
+    children: Vec<usize>,
+}
+
+impl Hierarchy {
+    fn new(bones: &[crate::skeleton::Bone]) -> Hierarchy {
+        let parent: Vec<Option<usize>> = bones
+            .iter()
+            .map(|b| b.parent.filter(|&q| q < bones.len()))
+            .collect();
+        let mut children = vec![0usize; bones.len()];
+        parent.iter().flatten().for_each(|&q| children[q] += 1);
+        // Bounded by the bone count so that a cycle cannot loop.
+        let depth = (0..bones.len())
+            .map(|j| {
+                let (mut d, mut at) = (0, j);
+                while let Some(q) = parent[at].filter(|_| d < bones.len()) {
+                    d += 1;
+                    at = q;
+                }
+                d
+            })
+            .collect();
+        Hierarchy {
+            parent,
+            depth,
+            children,
+        }
+    }
+
+    /// Steps from `a` to `b` through their lowest common ancestor; [`MAX_STEPS`] at most.
+    fn steps(&self, a: usize, b: usize) -> usize {
+        let (mut a, mut b, mut n) = (a, b, 0);
+        while a != b && n < MAX_STEPS {
+            if self.depth[a] >= self.depth[b] {
+                match self.parent[a] {
+                    Some(q) => a = q,
+                    None => return MAX_STEPS,
+                }
+            } else {
+                match self.parent[b] {
+                    Some(q) => b = q,
+                    None => return MAX_STEPS,
+                }
+            }
+            n += 1;
+        }
+        if a == b {
+            n
+        } else {
+            MAX_STEPS
+        }
+    }
+
+    /// Whether `a` is a strict ancestor of `b`.
+    fn is_ancestor(&self, a: usize, b: usize) -> bool {
+        let (mut at, mut n) = (b, 0);
+        while let Some(q) = self.parent[at].filter(|_| n < self.parent.len()) {
+            if q == a {
+                return true;
+            }
+            at = q;
+            n += 1;
+        }
+        false
+    }
+}
+
+/// The features ([`FEATURE_NAMES`]) of each part of `scene` with vertices and each candidate
+/// bone: the bones `whole` (the whole solve) gives any weight to somewhere; read from `whole`,
+/// the skeleton, the meshes and `home` (the parts' home bones) alone.
+///
+/// Errors: [`WeightsError::WeightsShape`](crate::error::WeightsError::WeightsShape) when
+/// `whole` does not fit the scene.
+pub fn pair_features(
+    scene: &Scene,
+    whole: &Weights,
+    home: &[MeshBones],
+) -> Result<Vec<PartFeatures>> {
+    let nb = scene.skeleton.len();
+    crate::skinning::check_shape(scene.mesh.vertex_count(), whole, nb)?;
+    let bones = scene.skeleton.bones();
+    let tree = Hierarchy::new(bones);
+    let shapes = PartShapes::new(scene);
+    let points = scene.mesh.vertices();
+    let parts = scene.mesh.parts();
+    let mut verts = vec![Vec::new(); parts.len()];
+    let mut used = vec![false; nb];
+    for (v, &p) in scene.mesh.vertex_parts().iter().enumerate() {
+        verts[p].push(v);
+        whole
+            .row(v)
+            .iter()
+            .zip(used.iter_mut())
+            .for_each(|(&w, u)| *u |= w > 0.0);
+    }
+    let candidates: Vec<usize> = (0..nb).filter(|&j| used[j]).collect();
+    let f = |b: bool| if b { 1.0 } else { 0.0 };
+    let steps = |a: usize, b: usize| tree.steps(a, b) as f64 / MAX_STEPS as f64;
+    let mut out: Vec<PartFeatures> = parts
+        .iter()
+        .enumerate()
+        .filter(|&(p, _)| !verts[p].is_empty() && !candidates.is_empty())
+        .map(|(p, part)| {
+            let vs = &verts[p];
+            let n = vs.len() as f64;
+            let [lo, hi] = shapes.bounds[p];
+            let size = (hi - lo).norm().max(1e-9);
+            let centre = vs
+                .iter()
+                .fold(Point2::origin(), |c, &v| c + points[v].coords / n);
+            let (mut mean, mut max, mut leads) = (vec![0.0; nb], vec![0.0f64; nb], vec![0.0; nb]);
+            for &v in vs {
+                let row = whole.row(v);
+                let lead = (0..nb).max_by(|&a, &b| row[a].total_cmp(&row[b]));
+                for &j in &candidates {
+                    mean[j] += row[j] / n;
+                    max[j] = max[j].max(row[j]);
+                }
+                lead.into_iter().for_each(|j| leads[j] += 1.0 / n);
+            }
+            let heaviest = candidates
+                .iter()
+                .copied()
+                .max_by(|&a, &b| mean[a].total_cmp(&mean[b]).then(b.cmp(&a)))
+                .unwrap_or(0);
+            let mut order = candidates.clone();
+            order.sort_by(|&a, &b| mean[b].total_cmp(&mean[a]).then(a.cmp(&b)));
+            let mut rank = vec![0usize; nb];
+            order.iter().enumerate().for_each(|(r, &j)| rank[j] = r);
+            let home_bone = home
+                .iter()
+                .find(|h| h.part == *part)
+                .and_then(|h| h.bones.first().copied())
+                .filter(|&j| j < nb);
+            let part_tokens = name_tokens(part);
+            let features = candidates
+                .iter()
+                .map(|&j| {
+                    let b = &bones[j];
+                    let seg = b.segment();
+                    let nearest = vs
+                        .iter()
+                        .map(|&v| seg.distance(&points[v]))
+                        .fold(f64::INFINITY, f64::min);
+                    let inside = shapes.points_in(p, b);
+                    let bone_tokens = name_tokens(&b.name);
+                    let common = bone_tokens
+                        .iter()
+                        .filter(|t| part_tokens.contains(t))
+                        .count();
+                    let union = bone_tokens.len() + part_tokens.len() - common;
+                    let shared = common as f64 / union.max(1) as f64;
+                    [
+                        mean[j],
+                        mean[j].sqrt(),
+                        max[j],
+                        leads[j],
+                        inside as f64 / 5.0,
+                        (nearest / size).min(2.0),
+                        (seg.distance(&centre) / size).min(2.0),
+                        f(home_bone == Some(j)),
+                        home_bone.map_or(1.0, |h| steps(h, j)),
+                        f(home_bone.is_some()),
+                        steps(heaviest, j),
+                        f(j == heaviest),
+                        (b.length() / size).max(1e-3).ln().clamp(-5.0, 2.0),
+                        tree.children[j].min(3) as f64 / 3.0,
+                        1.0 / (1.0 + rank[j] as f64),
+                        f(tree.parent[j].is_none()),
+                        f(tree.is_ancestor(j, heaviest)),
+                        f(tree.is_ancestor(heaviest, j)),
+                        mean[j] / mean[heaviest].max(1e-12),
+                        f(mean[j] >= 0.02 && inside >= 3),
+                        0.0,
+                        0.0,
+                        0.0,
+                        0.0,
+                        shared,
+                        f(!bone_tokens.is_empty()
+                            && bone_tokens.iter().all(|t| part_tokens.contains(t))),
+                    ]
+                })
+                .collect::<Vec<[f64; FEATURES]>>();
+            PartFeatures {
+                part: part.clone(),
+                bones: candidates.clone(),
+                features,
+            }
+        })
+        .collect();
+    context_features(&mut out, &tree);
+    Ok(out)
+}
+
+/// The words of a bone or part name, lowercase: split at anything not a letter or digit and
+/// between letters and digits, numbers left out (`front-arm2` and `raptor-front-arm` share
+/// `front` and `arm`: artists name a mesh after the bones that move it).
+fn name_tokens(name: &str) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    let mut word = String::new();
+    let mut flush = |word: &mut String| {
+        if !word.is_empty() && !word.chars().all(|c| c.is_ascii_digit()) {
+            out.push(std::mem::take(word));
+        }
+        word.clear();
+    };
+    for c in name.chars().flat_map(char::to_lowercase) {
+        let digit = c.is_ascii_digit();
+        let switch = word
+            .chars()
+            .last()
+            .is_some_and(|l| l.is_ascii_digit() != digit);
+        if !c.is_alphanumeric() || switch {
+            flush(&mut word);
+        }
+        if c.is_alphanumeric() {
+            word.push(c);
+        }
+    }
+    flush(&mut word);
+    out.sort();
+    out.dedup();
+    out
+}
+
+/// Fills the features of [`pair_features`] that read the other bones of the mesh and the rig:
+/// whether the bone's parent or a child passes the rule, how many bones of the mesh do, and how
+/// many do per mesh over the rig (long chains inside a mesh are bound whole by their artists).
+fn context_features(parts: &mut [PartFeatures], tree: &Hierarchy) {
+    let passing = |pf: &PartFeatures| pf.features.iter().filter(|x| x[RULE] > 0.5).count();
+    let per_mesh = parts.iter().map(passing).sum::<usize>() as f64 / parts.len().max(1) as f64;
+    for pf in parts.iter_mut() {
+        let n = passing(pf) as f64;
+        let rule: Vec<usize> = (0..pf.bones.len())
+            .filter(|&k| pf.features[k][RULE] > 0.5)
+            .map(|k| pf.bones[k])
+            .collect();
+        for (x, &j) in pf.features.iter_mut().zip(&pf.bones) {
+            let parent = tree.parent[j].is_some_and(|q| rule.contains(&q));
+            let child = rule.iter().any(|&c| tree.parent[c] == Some(j));
+            x[RULE + 1] = n.ln_1p();
+            x[RULE + 2] = if parent { 1.0 } else { 0.0 };
+            x[RULE + 3] = if child { 1.0 } else { 0.0 };
+            x[RULE + 4] = per_mesh.ln_1p();
+        }
+    }
 }
 
 /// Per part of `scene` with vertices, the bones of `deforming` with at least `min_inside` of
@@ -560,8 +945,8 @@ const BOUND_WEIGHT: f64 = 1e-6;
 ///   ([`solve_with_bones`], its report unchanged).
 /// - [`Bind::Auto`]: the whole solve over [`whole_bones`] of `deforming`, then [`auto_bones`]
 ///   (with `file.home`) and [`solve_bound`] ([`prune`] without `options.resolve`); a part of
-///   `file.home` with at most [`RIGID_VERTICES`] vertices stays rigid on its home bone;
-///   `file.artist` is not used.
+///   `file.home` with at most [`RIGID_VERTICES`] vertices stays rigid on its home bone and a
+///   mesh bound to one bone is set wholly on it, neither solved; `file.artist` is not used.
 /// - [`Bind::Artist`]: the meshes of `file.artist` solved over their bones; the other parts
 ///   keep the whole solve's rows (the whole solve is skipped when every part is listed).
 ///
@@ -602,9 +987,17 @@ pub fn bind(
         let solved = solve_with_bones(solver, scene, &bones)?;
         warnings.extend(solved.report.warnings);
         let whole = solved.weights;
-        let bindings = auto_bones(scene, &whole, &file.home, options)?;
+        let mut bindings = auto_bones(scene, &whole, &file.home, options)?;
         let mut w = if options.resolve {
-            solve_bound_warning(solver, scene, &bindings, whole, &mut warnings)?
+            // Neither an image quad kept rigid below nor a mesh bound to one bone needs a
+            // solve: re-solving them was half of `bind`'s time on the painted rigs.
+            let quads = rigid_parts(scene, &file.home);
+            bindings.retain(|mb| !quads.contains(&mb.part));
+            let (one, many): (Vec<MeshBones>, Vec<MeshBones>) =
+                bindings.into_iter().partition(|mb| mb.bones.len() == 1);
+            let mut w = solve_bound_warning(solver, scene, &many, whole, &mut warnings)?;
+            one_bone(scene, &one, &mut w);
+            w
         } else {
             prune(scene, &whole, &bindings)?
         };
@@ -741,24 +1134,57 @@ fn parts_with_vertices(scene: &Scene) -> Vec<bool> {
     has
 }
 
+/// The parts of `home` that [`rigid_quads`] sets rigid: at most [`RIGID_VERTICES`] vertices
+/// and a home bone in the skeleton.
+fn rigid_parts(scene: &Scene, home: &[MeshBones]) -> Vec<String> {
+    let mut count = vec![0usize; scene.mesh.parts().len()];
+    scene
+        .mesh
+        .vertex_parts()
+        .iter()
+        .for_each(|&p| count[p] += 1);
+    home.iter()
+        .filter(|h| {
+            let small = scene
+                .mesh
+                .part_index(&h.part)
+                .is_some_and(|p| count[p] <= RIGID_VERTICES);
+            small && h.bones.first().is_some_and(|&j| j < scene.skeleton.len())
+        })
+        .map(|h| h.part.clone())
+        .collect()
+}
+
 /// Each part of `home` with at most [`RIGID_VERTICES`] vertices set wholly on its (first) home
 /// bone, as its file has it.
 fn rigid_quads(scene: &Scene, home: &[MeshBones], w: &mut Weights) {
+    let rigid = rigid_parts(scene, home);
+    let on_home: Vec<MeshBones> = home
+        .iter()
+        .filter(|h| rigid.contains(&h.part))
+        .map(|h| MeshBones {
+            part: h.part.clone(),
+            bones: h.bones[..1].to_vec(),
+        })
+        .collect();
+    one_bone(scene, &on_home, w);
+}
+
+/// Each part of `bindings` with one bone set wholly on it (what a solve over one bone gives);
+/// a part or bone unknown to the scene is left alone.
+fn one_bone(scene: &Scene, bindings: &[MeshBones], w: &mut Weights) {
     let vertex_parts = scene.mesh.vertex_parts();
-    for h in home {
-        let (Some(p), Some(&j)) = (scene.mesh.part_index(&h.part), h.bones.first()) else {
+    for mb in bindings {
+        let (Some(p), [j]) = (scene.mesh.part_index(&mb.part), mb.bones.as_slice()) else {
             continue;
         };
-        let verts: Vec<usize> = (0..vertex_parts.len())
-            .filter(|&v| vertex_parts[v] == p)
-            .collect();
-        if verts.len() > RIGID_VERTICES || j >= scene.skeleton.len() {
+        if *j >= scene.skeleton.len() {
             continue;
         }
-        for v in verts {
+        for v in (0..vertex_parts.len()).filter(|&v| vertex_parts[v] == p) {
             let row = w.row_mut(v);
             row.fill(0.0);
-            row[j] = 1.0;
+            row[*j] = 1.0;
         }
     }
 }
@@ -931,6 +1357,85 @@ mod tests {
             auto_bones(&scene, &w, &home, &keep).unwrap()[0].bones,
             vec![0, 1]
         );
+    }
+
+    #[test]
+    fn names_split_into_words_without_numbers() {
+        assert_eq!(name_tokens("raptor-front-arm"), ["arm", "front", "raptor"]);
+        assert_eq!(name_tokens("Front_Arm2"), ["arm", "front"]);
+        assert_eq!(name_tokens("bone12"), ["bone"]);
+        assert!(name_tokens("12").is_empty());
+    }
+
+    #[test]
+    fn the_learned_binder_edits_the_rule_and_keeps_the_most_probable_bone() {
+        let scene = strip();
+        let features = pair_features(&scene, &split(&scene, 0.7), &[]).unwrap();
+        assert_eq!(features.len(), 1);
+        assert_eq!(features[0].bones, vec![0, 1]);
+        let [inb, out] = [features[0].features[0], features[0].features[1]];
+        assert!(inb.iter().chain(&out).all(|x| x.is_finite()));
+        // `in` lies in the mesh, is the heaviest and passes the rule; `out` does none of these.
+        assert_eq!(
+            (inb[RULE], inb[HEAVIEST], out[RULE], out[HEAVIEST]),
+            (1.0, 1.0, 0.0, 0.0)
+        );
+        // A model reading only the rule feature: `in` is likely, `out` not.
+        let mut coef = [0.0; FEATURES];
+        coef[RULE] = 4.0;
+        let model = BinderModel {
+            mean: [0.0; FEATURES],
+            scale: [1.0; FEATURES],
+            coef,
+            bias: -2.0,
+            threshold: 0.5,
+            keep: 0.5,
+        };
+        assert!(model.probability(&inb) > 0.8 && model.probability(&out) < 0.2);
+        assert_eq!(model.choose(&features)[0].bones, vec![0]);
+        // Adding from a low probability takes `out` too; keeping the rule's bones from above
+        // every probability still keeps the most probable one.
+        let add = BinderModel {
+            threshold: 0.1,
+            ..model
+        };
+        assert_eq!(add.choose(&features)[0].bones, vec![0, 1]);
+        let none = BinderModel {
+            threshold: 2.0,
+            keep: 2.0,
+            ..model
+        };
+        assert_eq!(none.choose(&features)[0].bones, vec![0]);
+        let options = BindOptions {
+            model: Some(add),
+            ..BindOptions::default()
+        };
+        let chosen = auto_bones(&scene, &split(&scene, 0.7), &[], &options).unwrap();
+        assert_eq!(chosen[0].bones, vec![0, 1]);
+    }
+
+    #[test]
+    fn a_mesh_bound_to_one_bone_is_set_on_it_as_its_solve_would() {
+        // `bind` skips the solve of such meshes: the solve over one bone puts every vertex
+        // wholly on it.
+        let scene = strip();
+        let solver = crate::solvers::recommended();
+        let part = scene.mesh.parts()[0].clone();
+        let one = [MeshBones {
+            part,
+            bones: vec![1],
+        }];
+        let zeros = Weights::zeros(scene.mesh.vertex_count(), 2);
+        let solved = solve_bound(solver.as_ref(), &scene, &one, zeros.clone()).unwrap();
+        let mut set = zeros;
+        one_bone(&scene, &one, &mut set);
+        let gap = solved
+            .as_slice()
+            .iter()
+            .zip(set.as_slice())
+            .map(|(a, b)| (a - b).abs())
+            .fold(0.0, f64::max);
+        assert!(gap < 1e-12, "{gap}");
     }
 
     #[test]

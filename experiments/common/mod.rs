@@ -100,6 +100,8 @@ pub fn json_num(v: f64) -> Option<f64> {
     v.is_finite().then_some(v)
 }
 
+pub mod boost;
+pub mod logit;
 #[cfg(feature = "internals")]
 pub mod recipe;
 pub mod rig_chart;

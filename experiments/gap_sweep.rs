@@ -49,7 +49,7 @@ struct Row {
     leaked_weight: f64,
     flipped: usize,
     time_s: f64,
-    warnings: Vec<String>,
+    warnings: Vec<skinweights::solvers::SolveWarning>,
 }
 
 #[derive(Serialize)]

@@ -136,7 +136,7 @@ struct Row {
     artist_whole_pct: Option<f64>,
     artist_per_mesh_pct: Option<f64>,
     on_front: bool,
-    warnings: Vec<String>,
+    warnings: Vec<skinweights::solvers::SolveWarning>,
 }
 
 #[derive(Serialize)]

@@ -88,7 +88,7 @@ struct Run {
     peak_mb: f64,
     /// Whether the peak was reset after meshing (otherwise `peak_mb` is the process peak).
     peak_reset: bool,
-    warnings: Vec<String>,
+    warnings: Vec<skinweights::solvers::SolveWarning>,
 }
 
 #[derive(Serialize, Clone, Debug)]

@@ -103,7 +103,12 @@ fn main() -> skinweights::Result<()> {
             solution.report.seconds,
             cpu_seconds() - cpu,
             peak_rss_mb(),
-            solution.report.warnings
+            solution
+                .report
+                .warnings
+                .iter()
+                .map(|w| w.to_string())
+                .collect::<Vec<_>>()
         );
     }
     Ok(())

@@ -17,7 +17,7 @@
 
 use crate::error::{ArgumentError, Error, Result, SkeletonError};
 use crate::scene::{Scene, SubScene};
-use crate::solvers::{Solution, Solver};
+use crate::solvers::{Solution, SolveWarning, Solver};
 use crate::weights::Weights;
 use nalgebra::Point2;
 
@@ -858,7 +858,7 @@ fn solve_bound_warning(
     scene: &Scene,
     bindings: &[MeshBones],
     rest: Weights,
-    warnings: &mut Vec<String>,
+    warnings: &mut Vec<SolveWarning>,
 ) -> Result<Weights> {
     let mut full = rest;
     crate::skinning::check_shape(scene.mesh.vertex_count(), &full, scene.skeleton.len())?;
@@ -868,13 +868,7 @@ fn solve_bound_warning(
         let solved = solver.solve(&cut.scene)?;
         cut.scatter(&solved.weights, &mut full)?;
         let part = &mb.part;
-        warnings.extend(
-            solved
-                .report
-                .warnings
-                .into_iter()
-                .map(|w| format!("mesh {part:?}: {w}")),
-        );
+        warnings.extend(solved.report.warnings.into_iter().map(|w| w.in_mesh(part)));
     }
     Ok(full)
 }

@@ -5,7 +5,7 @@ use crate::binding::Binding;
 use crate::error::Result;
 use crate::metrics::{evaluate, Metrics};
 use crate::scene::{Probe, Scene};
-use crate::solvers::{solver_by_name, NO_OPTIONS};
+use crate::solvers::{solver_by_name, SolveWarning, NO_OPTIONS};
 use crate::weights::Weights;
 use nalgebra::Point2;
 use serde::{Deserialize, Serialize};
@@ -20,7 +20,7 @@ pub struct CompareRow {
     pub metrics: Metrics,
     /// Warnings from the solver's report.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub warnings: Vec<String>,
+    pub warnings: Vec<SolveWarning>,
 }
 
 /// A comparison: `{"scene": NAME, "probe": NAME, "rows": [...]}` in JSON.
@@ -44,7 +44,7 @@ pub struct Solved {
     /// Wall time of the solve, seconds.
     pub seconds: f64,
     /// Warnings from the solver's report.
-    pub warnings: Vec<String>,
+    pub warnings: Vec<SolveWarning>,
 }
 
 /// Runs each named solver on `scene` (one after another, so every timing has the machine to

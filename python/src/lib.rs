@@ -98,7 +98,10 @@ fn solve<'py>(
     let report = PyDict::new(py);
     report.set_item("solver", &solution.report.solver)?;
     report.set_item("seconds", solution.report.seconds)?;
-    let warnings: Vec<String> = note.into_iter().chain(solution.report.warnings).collect();
+    let warnings: Vec<String> = note
+        .into_iter()
+        .chain(solution.report.warnings.iter().map(|w| w.to_string()))
+        .collect();
     report.set_item("warnings", warnings)?;
     report.set_item("bones", scene.skeleton().names())?;
     report.set_item("bind", Bind::NAMES[binding.bind as usize])?;

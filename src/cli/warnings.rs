@@ -1,47 +1,22 @@
-//! Long lists of warnings, summarised: the first few of each kind, then how many more, with
+//! Long lists of warnings, summarised by kind: the first few of each kind, then how many more, with
 //! the full list behind `--verbose` (issue 47); and times printed with sensible precision.
+
+use skinweights::solvers::SolveWarning;
 
 /// Warnings of one kind printed before the rest is summarised.
 pub const SHOWN_PER_KIND: usize = 3;
 
-/// The kind of a warning: its text with quoted names and numbers blanked, so that
-/// `no vertex lies on bone "a" ... 2 vertices` and `... bone "b" ... 7 vertices` are one kind.
-fn kind(warning: &str) -> String {
-    let mut out = String::new();
-    let mut quoted = false;
-    let mut last_digit = false;
-    for ch in warning.chars() {
-        if ch == '"' {
-            quoted = !quoted;
-            if quoted {
-                out.push_str("\"…\"");
-            }
-            continue;
-        }
-        if quoted {
-            continue;
-        }
-        let digit = ch.is_ascii_digit() || (last_digit && ch == '.');
-        if !digit {
-            out.push(ch);
-        } else if !last_digit {
-            out.push('#');
-        }
-        last_digit = digit;
-    }
-    out
-}
-
-/// The lines to print for `warnings`: all of them when `verbose`; otherwise, per kind (in
-/// order of first appearance), the first [`SHOWN_PER_KIND`] and one line saying how many
-/// more there are.
-pub fn summary(warnings: &[String], verbose: bool) -> Vec<String> {
+/// The lines to print for `warnings`: all of them when `verbose`; otherwise, per kind
+/// ([`SolveWarning::kind`], a mesh's apart from the whole solve's, in order of first
+/// appearance), the first [`SHOWN_PER_KIND`] and one line saying how many more there are.
+pub fn summary(warnings: &[SolveWarning], verbose: bool) -> Vec<String> {
     if verbose {
-        return warnings.to_vec();
+        return warnings.iter().map(|w| w.to_string()).collect();
     }
-    let mut kinds: Vec<(String, Vec<&String>)> = Vec::new();
+    // A mesh's warnings are listed apart from the whole solve's of the same kind.
+    let mut kinds: Vec<((&str, bool), Vec<&SolveWarning>)> = Vec::new();
     for w in warnings {
-        let k = kind(w);
+        let k = (w.kind(), matches!(w, SolveWarning::InMesh { .. }));
         match kinds.iter_mut().find(|(kk, _)| *kk == k) {
             Some((_, list)) => list.push(w),
             None => kinds.push((k, vec![w])),
@@ -61,7 +36,7 @@ pub fn summary(warnings: &[String], verbose: bool) -> Vec<String> {
 }
 
 /// Prints [`summary`] of `warnings` on standard error, each line as `warning: {prefix}...`.
-pub fn print_warnings(prefix: &str, warnings: &[String], verbose: bool) {
+pub fn print_warnings(prefix: &str, warnings: &[SolveWarning], verbose: bool) {
     for line in summary(warnings, verbose) {
         eprintln!("warning: {prefix}{line}");
     }
@@ -83,15 +58,24 @@ mod tests {
 
     #[test]
     fn repeated_warnings_of_one_kind_are_summarised() {
-        let mut w: Vec<String> = (0..10)
-            .map(|i| format!("no vertex lies on bone \"b{i}\": its {i} handles ({i}.5 away)"))
+        let mut w: Vec<SolveWarning> = (0..10)
+            .map(|i| SolveWarning::HandlesNearBone {
+                bone: format!("b{i}"),
+                handles: i,
+                step: 1.0,
+                closest: i as f64 + 0.5,
+            })
             .collect();
-        w.insert(2, "bone \"x\" is no vertex's nearest bone".into());
+        w.insert(
+            2,
+            SolveWarning::BoneWithoutHandle { bone: "x".into() }.in_mesh("torso"),
+        );
         let lines = summary(&w, false);
         assert_eq!(lines.len(), 5, "{lines:?}");
         assert_eq!(lines[3], "... and 7 more of this kind; --verbose for all");
-        assert_eq!(lines[4], w[2]);
-        assert_eq!(summary(&w, true), w);
+        assert_eq!(lines[4], w[2].to_string());
+        let all: Vec<String> = w.iter().map(|w| w.to_string()).collect();
+        assert_eq!(summary(&w, true), all);
     }
 
     #[test]

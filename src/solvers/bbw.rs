@@ -70,8 +70,8 @@ use super::nearest::{components_where_none, nearest_visible_bones, NearestBones}
 use super::subdomain::Symmetric;
 use super::visibility::Visibility;
 use super::{
-    blind_warnings, check_number, finish, parse_number, scene_extent, OptionKey, Solution, Solver,
-    SolverOptions,
+    blind_warnings, check_number, finish, parse_number, scene_extent, OptionKey, Solution,
+    SolveWarning, Solver, SolverOptions,
 };
 use crate::error::{Result, SolverError};
 use crate::mesh::{CotanLaplacian, Mesh};
@@ -423,7 +423,7 @@ pub struct Handles {
     /// Row-major `vertices x bones` fixed values (rows of free vertices are zero).
     pub values: Vec<f64>,
     /// What the fallbacks did, for the report.
-    pub warnings: Vec<String>,
+    pub warnings: Vec<SolveWarning>,
     /// Nearest visible bones of every vertex (reused for the row fallback).
     pub nearest: NearestBones,
 }
@@ -461,10 +461,9 @@ impl Handles {
                 .map(|v| nearest.distance[v])
                 .fold(f64::INFINITY, f64::min);
             if !closest.is_finite() {
-                warnings.push(format!(
-                    "bone {:?} is no vertex's nearest bone: it has no handle and gets weight 0",
-                    scene.skeleton.bones()[j].name
-                ));
+                warnings.push(SolveWarning::BoneWithoutHandle {
+                    bone: scene.skeleton.bones()[j].name.clone(),
+                });
                 continue;
             }
             let chosen: Vec<usize> = (0..n)
@@ -473,12 +472,12 @@ impl Handles {
             for &v in &chosen {
                 fix(v, &[j as u32], &mut fixed);
             }
-            warnings.push(format!(
-                "no vertex lies on bone {:?}: its handles are the {} vertices within one mean \
-                 edge length ({step:.3}) of its closest vertex ({closest:.3} away)",
-                scene.skeleton.bones()[j].name,
-                chosen.len()
-            ));
+            warnings.push(SolveWarning::HandlesNearBone {
+                bone: scene.skeleton.bones()[j].name.clone(),
+                handles: chosen.len(),
+                step,
+                closest,
+            });
         }
         // Components with no handle would leave the energy's null space free there.
         fix_bare_components(
@@ -1267,12 +1266,10 @@ impl Solver for Bbw {
         })?;
         let mut warnings = system.handles.warnings;
         for (j, r) in per_bone.iter().enumerate().filter(|(_, r)| !r.converged) {
-            warnings.push(format!(
-                "bone {:?}: the active set still changed after {} iterations; its weights are \
-                 clipped to [0, 1] but not the exact optimum",
-                scene.skeleton.bones()[j].name,
-                r.iterations
-            ));
+            warnings.push(SolveWarning::NotConverged {
+                bone: scene.skeleton.bones()[j].name.clone(),
+                iterations: r.iterations,
+            });
         }
         finish(self.name(), started, weights, warnings)
     }
@@ -1298,7 +1295,7 @@ fn fix_bare_components(
     nb: usize,
     fixed: &mut [bool],
     values: &mut [f64],
-    warnings: &mut Vec<String>,
+    warnings: &mut Vec<SolveWarning>,
 ) {
     let n = mesh.vertex_count();
     let comp = mesh.topology().component_of();
@@ -1314,12 +1311,10 @@ fn fix_bare_components(
             let bones = nearest.of(v).to_vec();
             fix_handle(v, &bones, nb, fixed, values);
         }
-        warnings.push(format!(
-            "{} has no vertex on a bone: its {} vertices closest to a bone are fixed to \
-                 their nearest bones",
-            mesh.component_name(c),
-            chosen.len()
-        ));
+        warnings.push(SolveWarning::ComponentOffBones {
+            component: mesh.component_name(c),
+            handles: chosen.len(),
+        });
     }
 }
 

@@ -3,7 +3,7 @@
 //! baseline that leaks across the gap between an arm and the torso.
 
 use super::distance::{bone_segments, FalloffOptions};
-use super::{finish, Solution, Solver};
+use super::{finish, Solution, SolveWarning, Solver};
 use crate::error::Result;
 use crate::scene::Scene;
 use crate::weights::Weights;
@@ -48,10 +48,10 @@ impl Solver for Euclidean {
             data[v * nb..(v + 1) * nb].fill(1.0 / nb as f64);
         }
         let warnings = match empty.first() {
-            Some(v) => vec![format!(
-                "{} vertices (e.g. vertex {v}) are so far away that every bone distance overflows: equal weights",
-                empty.len()
-            )],
+            Some(&first) => vec![SolveWarning::DistancesOverflow {
+                count: empty.len(),
+                first,
+            }],
             None => Vec::new(),
         };
         let weights = Weights::from_row_major(data, nb)?;

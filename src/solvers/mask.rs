@@ -9,7 +9,7 @@
 //! keeps the inner solver's row (with a warning naming the part).
 
 use super::distance::bone_segments;
-use super::{finish, Solution, Solver};
+use super::{finish, Solution, SolveWarning, Solver};
 use crate::error::Result;
 use crate::scene::Scene;
 use crate::weights::Weights;
@@ -122,10 +122,9 @@ impl Solver for Masked {
         });
         for (p, &flag) in unmaskable.iter().enumerate() {
             if flag {
-                warnings.push(format!(
-                    "no bone may influence part {:?}: its vertices keep the unmasked weights",
-                    mesh.parts()[p]
-                ));
+                warnings.push(SolveWarning::UnmaskablePart {
+                    part: mesh.parts()[p].clone(),
+                });
             }
         }
         let weights = Weights::from_row_major(data, nb)?;

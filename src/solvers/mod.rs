@@ -47,6 +47,7 @@ mod subdomain;
 mod substructure;
 mod unused;
 mod visibility;
+mod warning;
 
 pub use bbw::{Bbw, BbwOptions};
 pub use best::{Best, BestOptions, ARTIST_MESH, RIGID_PART_VERTICES};
@@ -58,6 +59,7 @@ pub use limit::{Limited, WeightLimit};
 pub use linear::{Linear, LinearOptions};
 pub use mask::{allowed_parts, Masked};
 pub use refine::Refined;
+pub use warning::SolveWarning;
 
 /// The sparse Cholesky the heat solver factors with, for the transfer's Laplacian fill.
 pub(crate) use heat::Factorization;
@@ -101,8 +103,9 @@ pub struct SolveReport {
     pub solver: String,
     /// Wall time of the whole solve, in seconds.
     pub seconds: f64,
-    /// Things the user should know, e.g. "component 3 sees no bone: visibility ignored".
-    pub warnings: Vec<String>,
+    /// Things the user should know, e.g. that a component sees no bone and visibility was
+    /// ignored in it.
+    pub warnings: Vec<SolveWarning>,
 }
 
 /// Weights plus the report of the solve that made them.
@@ -383,7 +386,7 @@ pub(crate) fn finish(
     solver: String,
     started: Instant,
     weights: Weights,
-    warnings: Vec<String>,
+    warnings: Vec<SolveWarning>,
 ) -> Result<Solution> {
     weights.validate().map_err(|e| {
         Error::Solver(SolverError::Solver {
@@ -416,15 +419,11 @@ pub(crate) fn scene_extent(scene: &Scene) -> f64 {
 }
 
 /// Warnings for components where visibility had to be ignored.
-pub(crate) fn blind_warnings(scene: &Scene, blind: &[usize]) -> Vec<String> {
+pub(crate) fn blind_warnings(scene: &Scene, blind: &[usize]) -> Vec<SolveWarning> {
     blind
         .iter()
-        .map(|&c| {
-            format!(
-                "{} sees no bone from inside the shape: visibility was ignored inside it \
-                 (straight-line distances)",
-                scene.mesh.component_name(c)
-            )
+        .map(|&c| SolveWarning::BlindComponent {
+            component: scene.mesh.component_name(c),
         })
         .collect()
 }

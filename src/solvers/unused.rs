@@ -5,7 +5,7 @@
 //! tied within 1e-9 share it), with a warning. The distance-based solvers need nothing.
 
 use super::distance::bone_segments;
-use super::{finish, Solution};
+use super::{finish, Solution, SolveWarning};
 use crate::error::Result;
 use crate::scene::Scene;
 use crate::weights::Weights;
@@ -71,12 +71,10 @@ pub(crate) fn solve_on_used(
         }
     }
     let mut warnings = inner.report.warnings;
-    warnings.push(format!(
-        "{} vertices are used by no triangle (e.g. vertex {}): solved without them, each \
-         weighted to its nearest bone",
-        unused.len(),
-        unused[0]
-    ));
+    warnings.push(SolveWarning::UnusedVertices {
+        count: unused.len(),
+        first: unused[0],
+    });
     let weights = Weights::from_row_major(data, nb)?;
     let mut solution = finish(solver, started, weights, warnings)?;
     solution.report.seconds += inner.report.seconds;

@@ -299,7 +299,12 @@ impl Viewer {
                 Ok(Solved {
                     weights: solution.weights,
                     seconds: solution.report.seconds,
-                    warnings: solution.report.warnings,
+                    warnings: solution
+                        .report
+                        .warnings
+                        .iter()
+                        .map(|w| w.to_string())
+                        .collect(),
                 })
             }
         }))

@@ -92,7 +92,7 @@
 //! heat 69.9 ms, best 77.9 ms (1.11x); `figure` 50k heat 76.3 ms, best 110.1 ms (1.44x).
 //! `best_timing`, 3 runs: `figure` 10k 1.23-1.26x, 50k 1.29-1.39x, 200k 1.25-1.30x.
 //!
-//! After substructuring (`src/solvers/substructure.rs`: the torso and every other part
+//! After substructuring (`src/solvers/numeric/substructure.rs`: the torso and every other part
 //! shared by several free sets factored once; weights within 3.4e-15), 2026-12-04, the
 //! machine shared with another developer's builds (load average 2.7-3.7, so one core was
 //! often busy; criterion runs in turn: this commit, the previous one, this one again):

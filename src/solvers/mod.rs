@@ -15,12 +15,11 @@
 //! `>= 0` and every row summing to 1 within 1e-9 (checked before returning), plus a
 //! [`SolveReport`].
 //!
-//! Shared pieces, written once and private to the crate: `distance` (point-to-bone distance
-//! and the falloff kernel), `visibility` (is a vertex-to-bone segment inside the shape),
-//! `dijkstra` (multi-source shortest paths over the mesh), `nearest` (nearest visible bones,
-//! blind components) and `ordering` (nested dissection for the heat system's Cholesky
-//! factorization). The feature `internals` re-exports them as `solvers::internals` for the
-//! back-end benches. The cotangent Laplacian lives with the mesh:
+//! This folder holds the solvers (`linear`, `euclidean`, `geodesic`, `heat`, `bbw`, `best`),
+//! the wrappers (`mask`, `refine`, `limit`, `unused`), the registry and the report's
+//! warnings; the numeric pieces they share, written once and private to the crate, are in
+//! `numeric/` (distance kernel, visibility, Dijkstra, nearest bones, orderings, subdomains).
+//! The feature `internals` re-exports some as `solvers::internals` for the back-end benches. The cotangent Laplacian lives with the mesh:
 //! [`crate::mesh::CotanLaplacian`]; segment geometry in [`crate::geometry`].
 //!
 //! Options from the command line (`--option key=value`) go through [`solver_by_name`]; each
@@ -31,22 +30,16 @@
 mod bbw;
 mod best;
 mod coarse_start;
-mod dijkstra;
-mod distance;
 mod euclidean;
 mod geodesic;
 mod heat;
 mod limit;
 mod linear;
 mod mask;
-mod nearest;
-mod ordering;
+mod numeric;
 mod refine;
 mod registry;
-mod subdomain;
-mod substructure;
 mod unused;
-mod visibility;
 mod warning;
 
 pub use bbw::{Bbw, BbwOptions};
@@ -59,6 +52,8 @@ pub use limit::{Limited, WeightLimit};
 pub use linear::{Linear, LinearOptions};
 pub use mask::{allowed_parts, Masked};
 pub use refine::Refined;
+// The shared numeric pieces, reachable from every solver as `super::distance` and so on.
+use numeric::{dijkstra, distance, nearest, ordering, subdomain, substructure, visibility};
 pub use warning::SolveWarning;
 
 /// The sparse Cholesky the heat solver factors with, for the transfer's Laplacian fill.

@@ -61,21 +61,21 @@ impl FalloffOptions {
         Falloff::check(self.falloff_power)?;
         Ok(Falloff {
             power: self.falloff_power,
-            pin_distance: pin_distance(super::scene_extent(scene)),
+            pin_distance: pin_distance(crate::solvers::scene_extent(scene)),
         })
     }
 }
 
-impl super::SolverOptions for FalloffOptions {
+impl crate::solvers::SolverOptions for FalloffOptions {
     const SOLVER: &'static str = "euclidean/geodesic";
-    const OPTIONS: &'static [super::OptionKey<Self>] = &[super::OptionKey {
+    const OPTIONS: &'static [crate::solvers::OptionKey<Self>] = &[crate::solvers::OptionKey {
         key: "falloff_power",
         value: "P",
         doc: "w ~ 1/d^P on the solver's distance",
         aliases: &[],
         get: |o| Some(o.falloff_power.to_string()),
         set: |o, k, v| {
-            o.falloff_power = super::parse_number(k, v, |x| x > 0.0, "> 0")?;
+            o.falloff_power = crate::solvers::parse_number(k, v, |x| x > 0.0, "> 0")?;
             Ok(())
         },
     }];

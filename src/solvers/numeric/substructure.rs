@@ -14,8 +14,8 @@
 //! right-hand side and the interiors' values come from one forward and one backward
 //! solve per atom, all of the atom's columns at once.
 
-use super::heat::Factorization;
 use crate::error::Result;
+use crate::solvers::heat::Factorization;
 use faer::linalg::matmul::triangular::{self, BlockStructure};
 use faer::sparse::{SparseColMat, SymbolicSparseColMat};
 use faer::{Accum, Mat, MatMut, MatRef, Par};

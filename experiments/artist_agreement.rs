@@ -201,7 +201,8 @@ fn evaluate(character: &Character, dir: &Path) -> Res<()> {
     let mut agreement = Vec::new();
     let mut assembled = Vec::new();
     for solver in PER_MESH_SOLVERS {
-        let mut full = Weights::zeros(scene.mesh().vertex_count(), scene.skeleton().len());
+        let mut full =
+            Weights::zeros_unchecked(scene.mesh().vertex_count(), scene.skeleton().len());
         let mut total_time = 0.0;
         for (name, cut) in &parts {
             bar.set_message(format!("{solver} on {name}"));

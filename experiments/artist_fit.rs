@@ -633,7 +633,7 @@ fn score_rigs(
             scores.push(score_rig(s, w)?.summary());
         }
         for fitted in fitted_for(k) {
-            let mut w = Weights::zeros(
+            let mut w = Weights::zeros_unchecked(
                 s.rig.scene.mesh().vertex_count(),
                 s.rig.scene.skeleton().len(),
             );
@@ -643,7 +643,7 @@ fn score_rigs(
                     .zip(&m.vertices)
                 {
                     for (x, &b) in row.iter().zip(&m.bones) {
-                        w.set(v, b, *x);
+                        w.set_unchecked(v, b, *x);
                     }
                 }
             }

@@ -490,7 +490,8 @@ fn solve_whole(rig: &Rig, deforming: &[usize], solver: &str) -> Res<(Weights, Op
             Some(e.to_string()),
         ),
     };
-    let mut full = Weights::zeros(rig.scene.mesh().vertex_count(), rig.scene.skeleton().len());
+    let mut full =
+        Weights::zeros_unchecked(rig.scene.mesh().vertex_count(), rig.scene.skeleton().len());
     cut.scatter(&solved, &mut full)?;
     Ok((full, failure))
 }
@@ -519,8 +520,10 @@ fn solve_auto(
         Ok(solution) => Ok((solution.weights, None)),
         Err(e) => {
             let cut = whole_cut(rig, non_ik)?;
-            let mut full =
-                Weights::zeros(rig.scene.mesh().vertex_count(), rig.scene.skeleton().len());
+            let mut full = Weights::zeros_unchecked(
+                rig.scene.mesh().vertex_count(),
+                rig.scene.skeleton().len(),
+            );
             cut.scatter(&uniform(cut.vertices.len(), cut.bones.len()), &mut full)?;
             Ok((full, Some(e.to_string())))
         }

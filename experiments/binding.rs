@@ -839,7 +839,7 @@ mod learned {
                     .count();
                 if moved as f64 > share * cut.vertices.len() as f64 {
                     for &v in &cut.vertices {
-                        h.row_mut(v).copy_from_slice(to.row(v));
+                        h.row_mut_unchecked(v).copy_from_slice(to.row(v));
                     }
                 }
             }

@@ -235,8 +235,10 @@ fn run(cli: &Cli) -> Res<()> {
             }
             let (whole, per_mesh) = match &case.artist {
                 Some((artist, cuts)) => {
-                    let mut full =
-                        Weights::zeros(scene.mesh().vertex_count(), scene.skeleton().len());
+                    let mut full = Weights::zeros_unchecked(
+                        scene.mesh().vertex_count(),
+                        scene.skeleton().len(),
+                    );
                     for cut in cuts {
                         cut.scatter(&solver.solve(&cut.scene)?.weights, &mut full)?;
                     }

@@ -104,7 +104,7 @@ fn main() -> std::process::ExitCode {
 /// Drops weights below the export floor and renormalizes.
 fn export(w: &Weights) -> Weights {
     let mut out = w.clone();
-    for row in out.rows_mut() {
+    for row in out.rows_mut_unchecked() {
         for x in row.iter_mut() {
             if *x < EXPORT_FLOOR {
                 *x = 0.0;
@@ -119,7 +119,7 @@ fn export(w: &Weights) -> Weights {
 fn runtime_truncate(w: &Weights, k: usize) -> Weights {
     let mut out = w.clone();
     let mut idx = Vec::new();
-    for row in out.rows_mut() {
+    for row in out.rows_mut_unchecked() {
         idx.clear();
         idx.extend((0..row.len()).filter(|&b| row[b] > 0.0));
         idx.sort_by(|&a, &b| row[b].total_cmp(&row[a]));

@@ -822,7 +822,7 @@ pub fn prune(scene: &Scene, whole: &Weights, bindings: &[MeshBones]) -> Result<W
             .copied()
             .max_by(|&a, &b| mass(a).total_cmp(&mass(b)).then(b.cmp(&a)));
         for &v in &verts {
-            let row = out.row_mut(v);
+            let row = out.row_mut_unchecked(v);
             row.iter_mut()
                 .zip(&keep)
                 .filter(|(_, &k)| !k)
@@ -973,7 +973,7 @@ pub fn bind(
             warnings.extend(solved.report.warnings);
             solved.weights
         } else {
-            Weights::zeros(scene.mesh.vertex_count(), scene.skeleton.len())
+            Weights::zeros_unchecked(scene.mesh.vertex_count(), scene.skeleton.len())
         };
         solve_bound_warning(solver, scene, &file.artist, whole, &mut warnings)?
     } else {
@@ -1176,7 +1176,7 @@ fn one_bone(scene: &Scene, bindings: &[MeshBones], w: &mut Weights) {
             continue;
         }
         for v in (0..vertex_parts.len()).filter(|&v| vertex_parts[v] == p) {
-            let row = w.row_mut(v);
+            let row = w.row_mut_unchecked(v);
             row.fill(0.0);
             row[*j] = 1.0;
         }
@@ -1206,7 +1206,7 @@ pub fn solve_with_bones(solver: &dyn Solver, scene: &Scene, bones: &[usize]) -> 
         cut.scene = cut.scene.with_seams(scene.seams.clone())?;
     }
     let solution = solver.solve(&cut.scene)?;
-    let mut full = Weights::zeros(scene.mesh.vertex_count(), nb);
+    let mut full = Weights::zeros_unchecked(scene.mesh.vertex_count(), nb);
     cut.scatter(&solution.weights, &mut full)?;
     Ok(Solution {
         weights: full,
@@ -1263,8 +1263,8 @@ mod tests {
     fn the_threshold_splits_equal_weights() {
         let scene = arms_down();
         let (nv, nb) = (scene.mesh.vertex_count(), scene.skeleton.len());
-        let mut w = Weights::zeros(nv, nb);
-        w.rows_mut().for_each(|r| r.fill(1.0 / nb as f64));
+        let mut w = Weights::zeros_unchecked(nv, nb);
+        w.rows_mut_unchecked().for_each(|r| r.fill(1.0 / nb as f64));
         let below = BindOptions {
             min_mass: 0.5 / nb as f64,
             min_inside: 0,
@@ -1314,8 +1314,8 @@ mod tests {
 
     /// Weights `share` on bone 0 and the rest on bone 1, on every vertex.
     fn split(scene: &Scene, share: f64) -> Weights {
-        let mut w = Weights::zeros(scene.mesh.vertex_count(), 2);
-        w.rows_mut()
+        let mut w = Weights::zeros_unchecked(scene.mesh.vertex_count(), 2);
+        w.rows_mut_unchecked()
             .for_each(|r| r.copy_from_slice(&[share, 1.0 - share]));
         w
     }
@@ -1419,7 +1419,7 @@ mod tests {
             part,
             bones: vec![1],
         }];
-        let zeros = Weights::zeros(scene.mesh.vertex_count(), 2);
+        let zeros = Weights::zeros_unchecked(scene.mesh.vertex_count(), 2);
         let solved = solve_bound(solver.as_ref(), &scene, &one, zeros.clone()).unwrap();
         let mut set = zeros;
         one_bone(&scene, &one, &mut set);
@@ -1437,7 +1437,7 @@ mod tests {
         let scene = strip();
         let part = scene.mesh.parts()[0].clone();
         let mut w = split(&scene, 0.25);
-        w.row_mut(0).copy_from_slice(&[0.0, 1.0]);
+        w.row_mut_unchecked(0).copy_from_slice(&[0.0, 1.0]);
         let only_in = [MeshBones {
             part,
             bones: vec![0],

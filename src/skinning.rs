@@ -297,9 +297,9 @@ impl HalfAngleHelper {
         bones.push(helper);
         let extended = Skeleton::new(bones)?;
         let h = extended.len() - 1;
-        let mut out = Weights::zeros(weights.vertex_count(), extended.len());
+        let mut out = Weights::zeros_unchecked(weights.vertex_count(), extended.len());
         for (v, row) in weights.rows().enumerate() {
-            let dst = out.row_mut(v);
+            let dst = out.row_mut_unchecked(v);
             dst[..row.len()].copy_from_slice(row);
             let (wp, wc) = (row[p].max(0.0), row[c].max(0.0));
             let s = wp + wc;

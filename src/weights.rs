@@ -1,4 +1,10 @@
 //! Skinning weights: a dense vertices × bones matrix.
+//!
+//! Weights built by the checked constructors ([`Weights::from_rows`],
+//! [`Weights::from_row_major`]) hold finite entries; every solver's are also >= 0 with rows
+//! summing to 1 ([`Weights::validate`]). The only ways around those checks say so in their
+//! names (`*_unchecked`): an all-zero start to fill in, and writes into rows; whoever uses them
+//! finishes with rows that validate (a solver's `finish` checks).
 
 use crate::error::{Result, WeightsError};
 
@@ -23,8 +29,8 @@ pub struct Weights {
 }
 
 impl Weights {
-    /// All-zero weights.
-    pub fn zeros(n_vertices: usize, n_bones: usize) -> Self {
+    /// All-zero weights, to be filled in: rows summing to 0 are not valid weights.
+    pub fn zeros_unchecked(n_vertices: usize, n_bones: usize) -> Self {
         Weights {
             n_bones,
             data: vec![0.0; n_vertices * n_bones],
@@ -75,24 +81,24 @@ impl Weights {
     pub fn row(&self, v: usize) -> &[f64] {
         &self.data[v * self.n_bones..(v + 1) * self.n_bones]
     }
-    /// Mutable row of vertex `v`.
-    pub fn row_mut(&mut self, v: usize) -> &mut [f64] {
+    /// Mutable row of vertex `v`, written without any check.
+    pub fn row_mut_unchecked(&mut self, v: usize) -> &mut [f64] {
         &mut self.data[v * self.n_bones..(v + 1) * self.n_bones]
     }
     /// Iterator over rows.
     pub fn rows(&self) -> std::slice::ChunksExact<'_, f64> {
         self.data.chunks_exact(self.n_bones)
     }
-    /// Mutable iterator over rows.
-    pub fn rows_mut(&mut self) -> std::slice::ChunksExactMut<'_, f64> {
+    /// Mutable iterator over rows, written without any check.
+    pub fn rows_mut_unchecked(&mut self) -> std::slice::ChunksExactMut<'_, f64> {
         self.data.chunks_exact_mut(self.n_bones)
     }
     /// Weight of bone `b` on vertex `v`.
     pub fn get(&self, v: usize, b: usize) -> f64 {
         self.data[v * self.n_bones + b]
     }
-    /// Sets the weight of bone `b` on vertex `v`.
-    pub fn set(&mut self, v: usize, b: usize, w: f64) {
+    /// Sets the weight of bone `b` on vertex `v`, without any check.
+    pub fn set_unchecked(&mut self, v: usize, b: usize, w: f64) {
         self.data[v * self.n_bones + b] = w;
     }
     /// The row-major buffer.
@@ -108,7 +114,7 @@ impl Weights {
     /// finite) is left as is and reported: its vertex index is returned.
     pub fn normalize(&mut self) -> Vec<usize> {
         let mut bad = Vec::new();
-        for (v, row) in self.rows_mut().enumerate() {
+        for (v, row) in self.rows_mut_unchecked().enumerate() {
             for w in row.iter_mut() {
                 if *w < 0.0 {
                     *w = 0.0;
@@ -196,7 +202,7 @@ impl Weights {
     fn truncated(&self, k: usize, sort: bool) -> Weights {
         let mut out = self.clone();
         let mut idx: Vec<usize> = Vec::with_capacity(self.n_bones);
-        for row in out.rows_mut() {
+        for row in out.rows_mut_unchecked() {
             ranked_influences(row, sort, &mut idx);
             if idx.len() <= k {
                 continue;

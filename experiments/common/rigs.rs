@@ -225,9 +225,9 @@ pub fn load_sources(sources: &[RigSource]) -> (Vec<Rig>, Vec<FailedRig>) {
 
 /// Equal weights on every bone: what a failed mesh is scored with.
 pub fn uniform(vertices: usize, bones: usize) -> Weights {
-    let mut w = Weights::zeros(vertices, bones);
+    let mut w = Weights::zeros_unchecked(vertices, bones);
     for v in 0..vertices {
-        w.row_mut(v)
+        w.row_mut_unchecked(v)
             .iter_mut()
             .for_each(|x| *x = 1.0 / bones as f64);
     }
@@ -284,7 +284,8 @@ pub fn solve_per_mesh(
     solver: &str,
     mut each: impl FnMut(&str),
 ) -> Res<(Weights, Vec<Option<String>>)> {
-    let mut full = Weights::zeros(rig.scene.mesh().vertex_count(), rig.scene.skeleton().len());
+    let mut full =
+        Weights::zeros_unchecked(rig.scene.mesh().vertex_count(), rig.scene.skeleton().len());
     let mut failed = vec![None; cuts.len()];
     for (k, (part, cut)) in cuts.iter().enumerate() {
         let sub = match solve_spec(&cut.scene, solver) {

@@ -249,7 +249,7 @@ impl SceneBuilder {
         notes: &mut Vec<String>,
     ) -> Result<BuiltScene> {
         let artist = if self.n_bones == 0 {
-            Weights::zeros(self.vertices.len(), 0)
+            Weights::zeros_unchecked(self.vertices.len(), 0)
         } else {
             Weights::from_row_major(self.weights, self.n_bones)?
         };

@@ -237,7 +237,7 @@ impl WeightsFile {
             }
             .into());
         }
-        let mut w = Weights::zeros(n_vertices, bone_names.len());
+        let mut w = Weights::zeros_unchecked(n_vertices, bone_names.len());
         for (v, row) in self.weights.iter().enumerate() {
             if row.len() != self.bones.len() {
                 return Err(WeightsError::WeightsShape {
@@ -250,7 +250,7 @@ impl WeightsFile {
                 .into());
             }
             for (b, &c) in columns.iter().enumerate() {
-                w.set(v, b, row[c]);
+                w.set_unchecked(v, b, row[c]);
             }
         }
         Ok(w)

@@ -90,9 +90,9 @@ mod tests {
     use super::*;
 
     fn weights(rows: &[[f64; 4]]) -> Weights {
-        let mut w = Weights::zeros(rows.len(), 4);
+        let mut w = Weights::zeros_unchecked(rows.len(), 4);
         for (v, r) in rows.iter().enumerate() {
-            w.row_mut(v).copy_from_slice(r);
+            w.row_mut_unchecked(v).copy_from_slice(r);
         }
         w
     }

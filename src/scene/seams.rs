@@ -159,7 +159,7 @@ impl Seams {
             let k = group.len() as f64;
             mean.iter_mut().for_each(|m| *m /= k);
             for &v in group {
-                weights.row_mut(v).copy_from_slice(&mean);
+                weights.row_mut_unchecked(v).copy_from_slice(&mean);
             }
         }
         for (i, w) in self.welds.iter().enumerate() {
@@ -174,7 +174,7 @@ impl Seams {
             }
             let sum: f64 = mean.iter().sum();
             weights
-                .row_mut(w.vertex)
+                .row_mut_unchecked(w.vertex)
                 .iter_mut()
                 .zip(&mean)
                 .for_each(|(x, m)| *x = m / sum);

@@ -134,10 +134,10 @@ impl SubScene {
     /// the kept bones.
     pub fn restrict(&self, weights: &Weights) -> Result<Weights> {
         self.check_full_shape(weights)?;
-        let mut out = Weights::zeros(self.vertices.len(), self.bones.len());
+        let mut out = Weights::zeros_unchecked(self.vertices.len(), self.bones.len());
         for (i, &v) in self.vertices.iter().enumerate() {
             for (k, &j) in self.bones.iter().enumerate() {
-                out.set(i, k, weights.get(v, j));
+                out.set_unchecked(i, k, weights.get(v, j));
             }
             let sum: f64 = out.row(i).iter().sum();
             if !(sum > 0.0 && sum.is_finite()) {
@@ -148,7 +148,7 @@ impl SubScene {
                 }
                 .into());
             }
-            out.row_mut(i).iter_mut().for_each(|w| *w /= sum);
+            out.row_mut_unchecked(i).iter_mut().for_each(|w| *w /= sum);
         }
         Ok(out)
     }
@@ -190,9 +190,12 @@ impl SubScene {
         }
         self.check_full_shape(weights)?;
         for (i, &v) in self.vertices.iter().enumerate() {
-            weights.row_mut(v).iter_mut().for_each(|w| *w = 0.0);
+            weights
+                .row_mut_unchecked(v)
+                .iter_mut()
+                .for_each(|w| *w = 0.0);
             for (k, &j) in self.bones.iter().enumerate() {
-                weights.set(v, j, sub.get(i, k));
+                weights.set_unchecked(v, j, sub.get(i, k));
             }
         }
         Ok(())
@@ -291,7 +294,7 @@ mod tests {
         assert_eq!(bones[1].head, scene.skeleton.bones()[fore].head);
 
         let sub = crate::solvers::solve(&cut.scene, "heat").unwrap();
-        let mut full = Weights::zeros(scene.mesh.vertex_count(), scene.skeleton.len());
+        let mut full = Weights::zeros_unchecked(scene.mesh.vertex_count(), scene.skeleton.len());
         cut.scatter(&sub, &mut full).unwrap();
         for (i, &v) in cut.vertices.iter().enumerate() {
             assert_eq!(full.get(v, upper), sub.get(i, 0));
@@ -306,16 +309,16 @@ mod tests {
             .zip(sub.as_slice())
             .all(|(a, b)| (a - b).abs() < 1e-12));
         // Wrong shapes are named, not a panic.
-        let mut small = Weights::zeros(3, 1);
+        let mut small = Weights::zeros_unchecked(3, 1);
         assert!(matches!(
             cut.scatter(&sub, &mut small),
             Err(Error::Weights(WeightsError::WeightsShape { .. }))
         ));
         assert!(matches!(
-            cut.scatter(&Weights::zeros(2, 2), &mut full),
+            cut.scatter(&Weights::zeros_unchecked(2, 2), &mut full),
             Err(Error::Weights(WeightsError::WeightsShape { .. }))
         ));
-        let wide = Weights::zeros(scene.mesh.vertex_count(), scene.skeleton.len() + 1);
+        let wide = Weights::zeros_unchecked(scene.mesh.vertex_count(), scene.skeleton.len() + 1);
         assert!(matches!(
             cut.restrict(&wide),
             Err(Error::Weights(WeightsError::WeightsShape { .. }))

@@ -913,7 +913,7 @@ fn rigid_small_parts(scene: &Scene, weights: &mut crate::weights::Weights) {
             .map(|j| vertices.iter().map(|&v| weights.row(v)[j]).sum::<f64>() / n)
             .collect();
         for &v in vertices {
-            weights.row_mut(v).copy_from_slice(&mean);
+            weights.row_mut_unchecked(v).copy_from_slice(&mean);
         }
     }
 }

@@ -89,7 +89,7 @@ impl WeightLimit {
             }
         });
         for (v, row) in data.chunks(nb).enumerate() {
-            weights.row_mut(v).copy_from_slice(row);
+            weights.row_mut_unchecked(v).copy_from_slice(row);
         }
     }
 }

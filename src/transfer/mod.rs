@@ -344,7 +344,9 @@ impl Transferred {
             .into());
         }
         for (i, &v) in self.vertices.iter().enumerate() {
-            weights.row_mut(v).copy_from_slice(self.weights.row(i));
+            weights
+                .row_mut_unchecked(v)
+                .copy_from_slice(self.weights.row(i));
         }
         Ok(())
     }
@@ -659,12 +661,12 @@ fn blend(
     report: &mut TransferReport,
 ) -> Result<Weights> {
     let n = cut.vertices.len();
-    let mut out = Weights::zeros(n, nb);
+    let mut out = Weights::zeros_unchecked(n, nb);
     for v in 0..n {
         let row = &rows[v * (nb + 1)..(v + 1) * (nb + 1)];
         let kept: f64 = row[..nb].iter().map(|w| w.max(0.0)).sum();
         let share = if scratch.is_some() { share[v] } else { 0.0 };
-        let dst = out.row_mut(v);
+        let dst = out.row_mut_unchecked(v);
         if share < 1.0 && kept > 0.0 {
             for (d, w) in dst.iter_mut().zip(&row[..nb]) {
                 *d = (1.0 - share) * w.max(0.0) / kept;

@@ -796,7 +796,7 @@ fn bad_input_is_a_typed_error() {
     assert!(matches!(
         export_gltf(
             &first.scene,
-            &Weights::zeros(10, 3),
+            &Weights::zeros_unchecked(10, 3),
             &GltfOptions::default()
         ),
         Err(Error::Weights(WeightsError::WeightsShape { .. }))
@@ -839,11 +839,11 @@ fn grid_scene(cols: usize, rows: usize) -> (Scene, Weights) {
         .collect();
     let skeleton = Skeleton::new(bones).unwrap();
     let nb = cols - 1;
-    let mut w = Weights::zeros(cols * rows, nb);
+    let mut w = Weights::zeros_unchecked(cols * rows, nb);
     for r in 0..rows {
         for c in 0..cols {
-            w.set(at(c, r), c.min(nb - 1), 0.7);
-            w.set(
+            w.set_unchecked(at(c, r), c.min(nb - 1), 0.7);
+            w.set_unchecked(
                 at(c, r),
                 c.saturating_sub(1),
                 0.3 + w.get(at(c, r), c.saturating_sub(1)),

@@ -207,7 +207,7 @@ fn garbage_weights_are_measured_not_trusted() {
     }
     // A negative weight is not measured but named (vertex and bone).
     let mut w = Weights::from_rows(&vec![vec![1.0, 0.0]; n], 2).unwrap();
-    w.set(4, 1, -0.5);
+    w.set_unchecked(4, 1, -0.5);
     match evaluate(&scene, &w, &scene.probes()[0]) {
         Err(Error::Weights(WeightsError::InvalidWeight {
             vertex: 4,
@@ -218,7 +218,7 @@ fn garbage_weights_are_measured_not_trusted() {
     }
     // NaN weights are reported by validation, with the vertex.
     let mut w = Weights::from_rows(&vec![vec![1.0, 0.0]; n], 2).unwrap();
-    w.set(3, 1, f64::NAN);
+    w.set_unchecked(3, 1, f64::NAN);
     assert!(matches!(
         w.validate(),
         Err(Error::Weights(WeightsError::InvalidWeight {

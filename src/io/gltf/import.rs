@@ -348,10 +348,10 @@ fn normalized_weights(
     joints: usize,
     notes: &mut Vec<String>,
 ) -> Result<Weights> {
-    let mut w = Weights::zeros(rows.len(), joints);
+    let mut w = Weights::zeros_unchecked(rows.len(), joints);
     let mut off = (0usize, 0.0f64);
     for (v, row) in rows.iter().enumerate() {
-        let dense = w.row_mut(v);
+        let dense = w.row_mut_unchecked(v);
         for &(j, x) in row {
             dense[j] += x;
         }

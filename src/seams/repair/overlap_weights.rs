@@ -256,7 +256,7 @@ impl Context<'_> {
                     1.0 / n
                 }
             };
-            let row = out.row_mut(v);
+            let row = out.row_mut_unchecked(v);
             row.iter_mut().for_each(|w| *w *= share(d_own));
             for ((_, other), &d) in others.iter().zip(&ds) {
                 for (w, o) in row.iter_mut().zip(other) {

@@ -240,7 +240,7 @@ fn take_band_rows(
             None => true,
         };
         if take {
-            out.row_mut(v).copy_from_slice(transferred.row(v));
+            out.row_mut_unchecked(v).copy_from_slice(transferred.row(v));
         }
     }
     out

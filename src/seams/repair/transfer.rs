@@ -221,19 +221,19 @@ impl Union {
     pub fn transfer(&self, original: &Scene, layers: &Layers, union: &Weights) -> Weights {
         let pts = original.mesh.vertices();
         let bones = union.bone_count();
-        let mut out = Weights::zeros(pts.len(), bones);
+        let mut out = Weights::zeros_unchecked(pts.len(), bones);
         let umesh = &self.scene.mesh;
         let locator = TriangleLocator::new(umesh.vertices(), umesh.triangles());
         for (v, &p) in pts.iter().enumerate() {
             match self.of[v] {
-                Some(u) => out.row_mut(v).copy_from_slice(union.row(u)),
+                Some(u) => out.row_mut_unchecked(v).copy_from_slice(union.row(u)),
                 None => {
                     let hits = locator.containing(p, layers.eps);
                     let pick = hits
                         .iter()
                         .find(|&&(t, _)| self.triangle_layer[t] != layers.layer[v])
                         .or_else(|| hits.first());
-                    let row = out.row_mut(v);
+                    let row = out.row_mut_unchecked(v);
                     match pick {
                         Some(&(t, l)) => {
                             for (k, &c) in umesh.triangles()[t].iter().enumerate() {
@@ -361,7 +361,7 @@ pub(crate) fn average_rows(weights: &mut Weights, group: &[usize]) {
         }
     }
     for &v in group {
-        weights.row_mut(v).copy_from_slice(&mean);
+        weights.row_mut_unchecked(v).copy_from_slice(&mean);
     }
 }
 

@@ -431,18 +431,7 @@ fn report(results: &[RigResult]) -> String {
     );
     let mut row = |name: String, get: &dyn Fn(usize) -> Scores| {
         let col = |m: usize| (0..results.len()).map(|i| get(i)[m]).collect::<Vec<_>>();
-        let won = |m: usize| {
-            (0..results.len())
-                .filter(|&i| {
-                    let (x, y) = (get(i)[m], results[i].b[m]);
-                    if m == 0 {
-                        x > y
-                    } else {
-                        x < y
-                    }
-                })
-                .count()
-        };
+        let won = |m: usize| rigs_won(results.len(), get, &|i| results[i].b, m);
         s += &format!(
             "| {name} | {} | {} | {} | {} / {} / {} |\n",
             interval(&col(0)),
@@ -1014,18 +1003,7 @@ mod learned {
                        get: &dyn Fn(usize) -> Scores,
                        pr: Option<&dyn Fn(usize) -> (f64, f64)>| {
             let col = |m: usize| (0..n).map(|i| get(i)[m]).collect::<Vec<_>>();
-            let won = |m: usize| {
-                (0..n)
-                    .filter(|&i| {
-                        let (x, y) = (get(i)[m], cases[i].b[m]);
-                        if m == 0 {
-                            x > y
-                        } else {
-                            x < y
-                        }
-                    })
-                    .count()
-            };
+            let won = |m: usize| crate::rigs_won(n, get, &|i| cases[i].b, m);
             let (p, r) = pr.map_or((String::from("-"), String::from("-")), |f| {
                 let (p, r): (Vec<f64>, Vec<f64>) = (0..n).map(f).unzip();
                 (format!("{:.1}", mean(&p)), format!("{:.1}", mean(&r)))
@@ -1259,4 +1237,24 @@ mod learned {
         );
         s
     }
+}
+
+/// Of `n` rigs, how many score better on measure `m` by `get` than by `b` (agreement, `m` 0:
+/// higher is better; the deviations: lower).
+fn rigs_won(
+    n: usize,
+    get: &dyn Fn(usize) -> Scores,
+    b: &dyn Fn(usize) -> Scores,
+    m: usize,
+) -> usize {
+    (0..n)
+        .filter(|&i| {
+            let (x, y) = (get(i)[m], b(i)[m]);
+            if m == 0 {
+                x > y
+            } else {
+                x < y
+            }
+        })
+        .count()
 }

@@ -9,7 +9,9 @@
 //! source out. Rigs with more than [`MAX_MESHES`] scored meshes are scored on an even
 //! subsample of them. Writes `results/binding/binding.md`. `cargo run --release --bin binding`
 //! (`BINDING_RIGS=a,b` scores only those rigs). `BINDING_MODE=learned` runs the learned binder
-//! instead (module [`learned`], `results/binding/learned.md`).
+//! instead (module [`learned`], `results/binding/learned.md`); `timing` times `bind(Auto)`
+//! against heat per mesh, `explain` lists each mesh's artist bones against the binder's with
+//! their features, `probe` scores the default binder against edits of its sets (stdout only).
 
 mod common;
 
@@ -156,6 +158,15 @@ fn run() -> Res<()> {
         .map(|v| v.split(',').map(str::to_string).collect());
     if std::env::var("BINDING_MODE").is_ok_and(|m| m == "learned") {
         return learned::run(only);
+    }
+    if std::env::var("BINDING_MODE").is_ok_and(|m| m == "timing") {
+        return timing::run(only);
+    }
+    if std::env::var("BINDING_MODE").is_ok_and(|m| m == "explain") {
+        return explain::run(only);
+    }
+    if std::env::var("BINDING_MODE").is_ok_and(|m| m == "probe") {
+        return probe::run(only);
     }
     let mut results = Vec::new();
     for src in default_sources()? {
@@ -1257,4 +1268,221 @@ fn rigs_won(
             }
         })
         .count()
+}
+
+/// `BINDING_MODE=timing`: per rig, the time of protocol (c)'s steps against heat per mesh.
+mod timing {
+    use super::common::rigs::{cut_meshes, default_sources, load_rig, solve_per_mesh};
+    use super::common::Res;
+    use skinweights::binding::{bind, Bind, BindOptions, FileBindings};
+    use std::time::Instant;
+
+    pub fn run(only: Option<Vec<String>>) -> Res<()> {
+        let mut ratios = Vec::new();
+        for src in default_sources()? {
+            if only.as_ref().is_some_and(|o| !o.contains(&src.name)) {
+                continue;
+            }
+            let rig = match load_rig(&src.file, &src.name) {
+                Ok(r) => r,
+                Err(e) => {
+                    eprintln!("{}: {e}", src.name);
+                    continue;
+                }
+            };
+            if rig.fold != "painted" {
+                continue;
+            }
+            let cuts = cut_meshes(&rig)?;
+            let t = Instant::now();
+            solve_per_mesh(&rig, &cuts, "heat", |_| {})?;
+            let heat = t.elapsed().as_secs_f64();
+            let solver = super::common::rigs::solver_of_spec("best")?;
+            let d0 = rig.scene.deforming_bones(None)?.kept;
+            let file = FileBindings {
+                artist: Vec::new(),
+                home: rig.homes(),
+            };
+            let t = Instant::now();
+            let whole = skinweights::binding::solve_with_bones(solver.as_ref(), &rig.scene, &d0)?;
+            let whole_s = t.elapsed().as_secs_f64();
+            let t = Instant::now();
+            bind(
+                solver.as_ref(),
+                &rig.scene,
+                Bind::Auto,
+                &d0,
+                &file,
+                &BindOptions::default(),
+            )?;
+            let c = t.elapsed().as_secs_f64();
+            let _ = whole;
+            println!(
+                "{:<28} v {:>6} meshes {:>4} heat {:>7.3} whole {:>7.3} c {:>7.3} ratio {:>6.2}",
+                src.name,
+                rig.scene.mesh().vertex_count(),
+                cuts.len(),
+                heat,
+                whole_s,
+                c,
+                c / heat
+            );
+            ratios.push(c / heat);
+        }
+        let mean = ratios.iter().sum::<f64>() / ratios.len() as f64;
+        println!("mean ratio {mean:.2} over {} rigs", ratios.len());
+        Ok(())
+    }
+}
+
+/// `BINDING_MODE=explain`: per scored mesh, the artist's bones against the binder's, with the
+/// features of every bone either names.
+mod explain {
+    use super::common::rigs::{default_sources, load_rig};
+    use super::common::Res;
+    use skinweights::binding::{auto_bones, pair_features, solve_with_bones, BindOptions};
+
+    pub fn run(only: Option<Vec<String>>) -> Res<()> {
+        for src in default_sources()? {
+            if only.as_ref().is_some_and(|o| !o.contains(&src.name)) {
+                continue;
+            }
+            let rig = load_rig(&src.file, &src.name)?;
+            let solver = super::common::rigs::solver_of_spec("best")?;
+            let d0 = rig.scene.deforming_bones(None)?.kept;
+            let home = rig.homes();
+            let whole = solve_with_bones(solver.as_ref(), &rig.scene, &d0)?.weights;
+            let chosen = auto_bones(&rig.scene, &whole, &home, &BindOptions::default())?;
+            let feats = pair_features(&rig.scene, &whole, &home)?;
+            let names: Vec<String> = rig
+                .scene
+                .skeleton()
+                .bones()
+                .iter()
+                .map(|b| b.name.clone())
+                .collect();
+            println!("# {}", src.name);
+            for (part, artist) in &rig.meshes {
+                let ch = chosen.iter().find(|m| &m.part == part);
+                let pf = feats.iter().find(|f| &f.part == part);
+                let (Some(ch), Some(pf)) = (ch, pf) else {
+                    continue;
+                };
+                let home_of = home
+                    .iter()
+                    .find(|h| &h.part == part)
+                    .map(|h| h.bones.clone());
+                println!(
+                    "## {part} home {:?}",
+                    home_of.map(|b| b.iter().map(|&j| names[j].clone()).collect::<Vec<_>>())
+                );
+                let mut all: Vec<usize> = ch.bones.clone();
+                for a in artist {
+                    if let Some(j) = names.iter().position(|n| n == a) {
+                        all.push(j);
+                    }
+                }
+                all.sort_unstable();
+                all.dedup();
+                for j in all {
+                    let in_a = artist.contains(&names[j]);
+                    let in_c = ch.bones.contains(&j);
+                    let f = pf
+                        .bones
+                        .iter()
+                        .position(|&b| b == j)
+                        .map(|k| pf.features[k]);
+                    let tag = match (in_a, in_c) {
+                        (true, true) => "  ok ",
+                        (true, false) => "MISS ",
+                        (false, true) => "EXTRA",
+                        _ => "",
+                    };
+                    match f {
+                        Some(x) => println!(
+                            "  {tag} {:<24} mass {:.3} max {:.2} lead {:.2} inside {:.1} dist {:.2} steps_home {:.2} heaviest {} len {:.2} children {}",
+                            names[j], x[0], x[2], x[3], x[4], x[5], x[8], x[11], x[12], x[13]
+                        ),
+                        None => println!("  {tag} {:<24} (no whole weight)", names[j]),
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+/// `BINDING_MODE=probe`: the default binder against edits of its bone sets, every painted rig.
+mod probe {
+    use super::common::rigs::{cut_meshes, default_sources, load_rig};
+    use super::common::Res;
+    use super::{interval, scores, Scores, FPS, MAX_MESHES};
+    use skinweights::binding::{
+        add_lying_in, auto_bones, solve_bound, solve_with_bones, BindOptions, MeshBones,
+    };
+    use skinweights::metrics::artist::ArtistClipFrames;
+
+    const NAMES: [&str; 5] = [
+        "(b)",
+        "(c) default",
+        "+ inside 5",
+        "+ inside 4",
+        "+ inside 3",
+    ];
+
+    pub fn run(only: Option<Vec<String>>) -> Res<()> {
+        let mut rows: Vec<(String, Vec<Scores>)> = Vec::new();
+        for src in default_sources()? {
+            if only.as_ref().is_some_and(|o| !o.contains(&src.name)) {
+                continue;
+            }
+            let Ok(rig) = load_rig(&src.file, &src.name) else {
+                continue;
+            };
+            if rig.fold != "painted" {
+                continue;
+            }
+            let frames = ArtistClipFrames::new(&rig.scene, &rig.artist, rig.scene.clips(), FPS)?;
+            let mut cuts = cut_meshes(&rig)?;
+            if cuts.len() > MAX_MESHES {
+                let step = cuts.len().div_ceil(MAX_MESHES);
+                cuts = cuts.into_iter().step_by(step).collect();
+            }
+            let solver = super::common::rigs::solver_of_spec("best")?;
+            let b = solve_with_bones(solver.as_ref(), &rig.scene, &rig.artist_bones())?.weights;
+            let d0 = rig.scene.deforming_bones(None)?.kept;
+            let home = rig.homes();
+            let whole = solve_with_bones(solver.as_ref(), &rig.scene, &d0)?.weights;
+            let mut base = auto_bones(&rig.scene, &whole, &home, &BindOptions::default())?;
+            base.retain(|mb| cuts.iter().any(|(p, _)| *p == mb.part));
+            let mut sets: Vec<Vec<MeshBones>> = vec![base.clone()];
+            for k in [5, 4, 3] {
+                let mut s = base.clone();
+                add_lying_in(&rig.scene, &mut s, &d0, k);
+                sets.push(s);
+            }
+            let mut out = vec![scores(&rig, &frames, &cuts, &b)?];
+            for s in &sets {
+                let w = solve_bound(solver.as_ref(), &rig.scene, s, whole.clone())?;
+                out.push(scores(&rig, &frames, &cuts, &w)?);
+            }
+            eprintln!(
+                "{}: {:?}",
+                src.name,
+                out.iter().map(|s| s[0].round()).collect::<Vec<_>>()
+            );
+            rows.push((src.source.clone(), out));
+        }
+        println!("| variant | agreement % | one-bone % | clip % |\n|---|---|---|---|");
+        for (k, name) in NAMES.iter().enumerate() {
+            let col = |m: usize| rows.iter().map(|r| r.1[k][m]).collect::<Vec<f64>>();
+            println!(
+                "| {name} | {} | {} | {} |",
+                interval(&col(0)),
+                interval(&col(1)),
+                interval(&col(2))
+            );
+        }
+        Ok(())
+    }
 }

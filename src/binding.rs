@@ -726,10 +726,7 @@ pub fn geometric_bones(
                 .iter()
                 .find(|h| h.part == *part)
                 .map_or(&[][..], |h| &h.bones);
-            let mut chosen: Vec<usize> = deforming
-                .iter()
-                .copied()
-                .filter(|&j| j < bones.len() && shapes.points_in(p, &bones[j]) >= min_inside.max(1))
+            let mut chosen: Vec<usize> = lying_in(&shapes, p, bones, deforming, min_inside)
                 .chain(homes.iter().copied().filter(|&j| j < bones.len()))
                 .collect();
             if chosen.is_empty() {
@@ -750,6 +747,43 @@ pub fn geometric_bones(
             }
         })
         .collect()
+}
+
+/// The bones of `candidates` with at least `min_inside` (at least 1) of the five points of
+/// their segment inside part `p`.
+fn lying_in<'a>(
+    shapes: &'a PartShapes,
+    p: usize,
+    bones: &'a [crate::skeleton::Bone],
+    candidates: &'a [usize],
+    min_inside: usize,
+) -> impl Iterator<Item = usize> + 'a {
+    candidates
+        .iter()
+        .copied()
+        .filter(move |&j| j < bones.len() && shapes.points_in(p, &bones[j]) >= min_inside.max(1))
+}
+
+/// Adds to each mesh of `bindings` the bones of `candidates` with at least `min_inside` of the
+/// five points of their segment (ends and quarters) inside it: bones lying in a mesh that the
+/// whole solve gave no weight there (its part constraint gave them to another mesh).
+pub fn add_lying_in(
+    scene: &Scene,
+    bindings: &mut [MeshBones],
+    candidates: &[usize],
+    min_inside: usize,
+) {
+    let shapes = PartShapes::new(scene);
+    let bones = scene.skeleton.bones();
+    for mb in bindings.iter_mut() {
+        let Some(p) = scene.mesh.part_index(&mb.part) else {
+            continue;
+        };
+        mb.bones
+            .extend(lying_in(&shapes, p, bones, candidates, min_inside));
+        mb.bones.sort_unstable();
+        mb.bones.dedup();
+    }
 }
 
 /// `scene` with each bone allowed to influence (its `influences`) only the parts of

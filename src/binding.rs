@@ -530,10 +530,6 @@ pub fn pair_features(
 ) -> Result<Vec<PartFeatures>> {
     let nb = scene.skeleton.len();
     crate::skinning::check_shape(scene.mesh.vertex_count(), whole, nb)?;
-    let bones = scene.skeleton.bones();
-    let tree = Hierarchy::new(bones);
-    let shapes = PartShapes::new(scene);
-    let points = scene.mesh.vertices();
     let parts = scene.mesh.parts();
     let mut verts = vec![Vec::new(); parts.len()];
     let mut used = vec![false; nb];
@@ -546,102 +542,160 @@ pub fn pair_features(
             .for_each(|(&w, u)| *u |= w > 0.0);
     }
     let candidates: Vec<usize> = (0..nb).filter(|&j| used[j]).collect();
-    let f = |b: bool| if b { 1.0 } else { 0.0 };
-    let steps = |a: usize, b: usize| tree.steps(a, b) as f64 / MAX_STEPS as f64;
+    let rig = PairContext {
+        bones: scene.skeleton.bones(),
+        tree: Hierarchy::new(scene.skeleton.bones()),
+        shapes: PartShapes::new(scene),
+        points: scene.mesh.vertices(),
+        whole,
+        candidates,
+    };
     let mut out: Vec<PartFeatures> = parts
         .iter()
         .enumerate()
-        .filter(|&(p, _)| !verts[p].is_empty() && !candidates.is_empty())
+        .filter(|&(p, _)| !verts[p].is_empty() && !rig.candidates.is_empty())
         .map(|(p, part)| {
-            let vs = &verts[p];
-            let n = vs.len() as f64;
-            let [lo, hi] = shapes.bounds[p];
-            let size = (hi - lo).norm().max(1e-9);
-            let centre = vs
-                .iter()
-                .fold(Point2::origin(), |c, &v| c + points[v].coords / n);
-            let (mut mean, mut max, mut leads) = (vec![0.0; nb], vec![0.0f64; nb], vec![0.0; nb]);
-            for &v in vs {
-                let row = whole.row(v);
-                let lead = (0..nb).max_by(|&a, &b| row[a].total_cmp(&row[b]));
-                for &j in &candidates {
-                    mean[j] += row[j] / n;
-                    max[j] = max[j].max(row[j]);
-                }
-                lead.into_iter().for_each(|j| leads[j] += 1.0 / n);
-            }
-            let heaviest = candidates
-                .iter()
-                .copied()
-                .max_by(|&a, &b| mean[a].total_cmp(&mean[b]).then(b.cmp(&a)))
-                .unwrap_or(0);
-            let mut order = candidates.clone();
-            order.sort_by(|&a, &b| mean[b].total_cmp(&mean[a]).then(a.cmp(&b)));
-            let mut rank = vec![0usize; nb];
-            order.iter().enumerate().for_each(|(r, &j)| rank[j] = r);
             let home_bone = home
                 .iter()
                 .find(|h| h.part == *part)
                 .and_then(|h| h.bones.first().copied())
                 .filter(|&j| j < nb);
-            let part_tokens = name_tokens(part);
-            let features = candidates
-                .iter()
-                .map(|&j| {
-                    let b = &bones[j];
-                    let seg = b.segment();
-                    let nearest = vs
-                        .iter()
-                        .map(|&v| seg.distance(&points[v]))
-                        .fold(f64::INFINITY, f64::min);
-                    let inside = shapes.points_in(p, b);
-                    let bone_tokens = name_tokens(&b.name);
-                    let common = bone_tokens
-                        .iter()
-                        .filter(|t| part_tokens.contains(t))
-                        .count();
-                    let union = bone_tokens.len() + part_tokens.len() - common;
-                    let shared = common as f64 / union.max(1) as f64;
-                    [
-                        mean[j],
-                        mean[j].sqrt(),
-                        max[j],
-                        leads[j],
-                        inside as f64 / 5.0,
-                        (nearest / size).min(2.0),
-                        (seg.distance(&centre) / size).min(2.0),
-                        f(home_bone == Some(j)),
-                        home_bone.map_or(1.0, |h| steps(h, j)),
-                        f(home_bone.is_some()),
-                        steps(heaviest, j),
-                        f(j == heaviest),
-                        (b.length() / size).max(1e-3).ln().clamp(-5.0, 2.0),
-                        tree.children[j].min(3) as f64 / 3.0,
-                        1.0 / (1.0 + rank[j] as f64),
-                        f(tree.parent[j].is_none()),
-                        f(tree.is_ancestor(j, heaviest)),
-                        f(tree.is_ancestor(heaviest, j)),
-                        mean[j] / mean[heaviest].max(1e-12),
-                        f(mean[j] >= 0.02 && inside >= 3),
-                        0.0,
-                        0.0,
-                        0.0,
-                        0.0,
-                        shared,
-                        f(!bone_tokens.is_empty()
-                            && bone_tokens.iter().all(|t| part_tokens.contains(t))),
-                    ]
-                })
-                .collect::<Vec<[f64; FEATURES]>>();
-            PartFeatures {
-                part: part.clone(),
-                bones: candidates.clone(),
-                features,
-            }
+            rig.part(p, part, &verts[p], home_bone)
         })
         .collect();
-    context_features(&mut out, &tree);
+    context_features(&mut out, &rig.tree);
     Ok(out)
+}
+
+/// What [`pair_features`] reads for every part: the skeleton, the meshes, the whole solve and
+/// its candidate bones.
+struct PairContext<'a> {
+    bones: &'a [crate::skeleton::Bone],
+    tree: Hierarchy,
+    shapes: PartShapes,
+    points: &'a [Point2<f64>],
+    whole: &'a Weights,
+    candidates: Vec<usize>,
+}
+
+/// The whole solve on one part: per bone its mean and max weight and the share of the part's
+/// vertices it leads, the heaviest candidate and each candidate's rank by mean weight.
+struct WholeOnPart {
+    mean: Vec<f64>,
+    max: Vec<f64>,
+    leads: Vec<f64>,
+    heaviest: usize,
+    rank: Vec<usize>,
+}
+
+impl PairContext<'_> {
+    /// The features of part `p` (named `part`, vertices `vs`, home bone `home_bone`) with each
+    /// candidate bone. The four context features are left 0 ([`context_features`]).
+    fn part(&self, p: usize, part: &str, vs: &[usize], home_bone: Option<usize>) -> PartFeatures {
+        let n = vs.len() as f64;
+        let [lo, hi] = self.shapes.bounds[p];
+        let size = (hi - lo).norm().max(1e-9);
+        let centre = vs
+            .iter()
+            .fold(Point2::origin(), |c, &v| c + self.points[v].coords / n);
+        let w = self.whole_on(vs);
+        let (tree, heaviest) = (&self.tree, w.heaviest);
+        let f = |b: bool| if b { 1.0 } else { 0.0 };
+        let steps = |a: usize, b: usize| tree.steps(a, b) as f64 / MAX_STEPS as f64;
+        let part_tokens = name_tokens(part);
+        let features = self
+            .candidates
+            .iter()
+            .map(|&j| {
+                let b = &self.bones[j];
+                let seg = b.segment();
+                let nearest = vs
+                    .iter()
+                    .map(|&v| seg.distance(&self.points[v]))
+                    .fold(f64::INFINITY, f64::min);
+                let inside = self.shapes.points_in(p, b);
+                let bone_tokens = name_tokens(&b.name);
+                let mean = &w.mean;
+                [
+                    mean[j],
+                    mean[j].sqrt(),
+                    w.max[j],
+                    w.leads[j],
+                    inside as f64 / 5.0,
+                    (nearest / size).min(2.0),
+                    (seg.distance(&centre) / size).min(2.0),
+                    f(home_bone == Some(j)),
+                    home_bone.map_or(1.0, |h| steps(h, j)),
+                    f(home_bone.is_some()),
+                    steps(heaviest, j),
+                    f(j == heaviest),
+                    (b.length() / size).max(1e-3).ln().clamp(-5.0, 2.0),
+                    tree.children[j].min(3) as f64 / 3.0,
+                    1.0 / (1.0 + w.rank[j] as f64),
+                    f(tree.parent[j].is_none()),
+                    f(tree.is_ancestor(j, heaviest)),
+                    f(tree.is_ancestor(heaviest, j)),
+                    mean[j] / mean[heaviest].max(1e-12),
+                    f(mean[j] >= 0.02 && inside >= 3),
+                    0.0,
+                    0.0,
+                    0.0,
+                    0.0,
+                    shared_tokens(&bone_tokens, &part_tokens),
+                    f(!bone_tokens.is_empty()
+                        && bone_tokens.iter().all(|t| part_tokens.contains(t))),
+                ]
+            })
+            .collect::<Vec<[f64; FEATURES]>>();
+        PartFeatures {
+            part: part.to_string(),
+            bones: self.candidates.clone(),
+            features,
+        }
+    }
+
+    /// The whole solve on the vertices `vs` of one part.
+    fn whole_on(&self, vs: &[usize]) -> WholeOnPart {
+        let nb = self.bones.len();
+        let n = vs.len() as f64;
+        let (mut mean, mut max, mut leads) = (vec![0.0; nb], vec![0.0f64; nb], vec![0.0; nb]);
+        for &v in vs {
+            let row = self.whole.row(v);
+            let lead = (0..nb).max_by(|&a, &b| row[a].total_cmp(&row[b]));
+            for &j in &self.candidates {
+                mean[j] += row[j] / n;
+                max[j] = max[j].max(row[j]);
+            }
+            lead.into_iter().for_each(|j| leads[j] += 1.0 / n);
+        }
+        let heaviest = self
+            .candidates
+            .iter()
+            .copied()
+            .max_by(|&a, &b| mean[a].total_cmp(&mean[b]).then(b.cmp(&a)))
+            .unwrap_or(0);
+        let mut order = self.candidates.clone();
+        order.sort_by(|&a, &b| mean[b].total_cmp(&mean[a]).then(a.cmp(&b)));
+        let mut rank = vec![0usize; nb];
+        order.iter().enumerate().for_each(|(r, &j)| rank[j] = r);
+        WholeOnPart {
+            mean,
+            max,
+            leads,
+            heaviest,
+            rank,
+        }
+    }
+}
+
+/// The Jaccard index of two names' words ([`name_tokens`]).
+fn shared_tokens(bone_tokens: &[String], part_tokens: &[String]) -> f64 {
+    let common = bone_tokens
+        .iter()
+        .filter(|t| part_tokens.contains(t))
+        .count();
+    let union = bone_tokens.len() + part_tokens.len() - common;
+    common as f64 / union.max(1) as f64
 }
 
 /// The words of a bone or part name, lowercase: split at anything not a letter or digit and

@@ -9,12 +9,12 @@ use skinweights::io::ExportOptions;
 use skinweights::io::WeightsFile;
 use skinweights::plot::{save_figure, Grid, Panel, WeightMap};
 use skinweights::scene::{Scene, SubScene};
-use skinweights::solvers::solver_by_name;
-use skinweights::transfer::Transferred;
+use skinweights::solvers::{solver_by_name, Solver};
 use skinweights::transfer::{
     default_targets, skin_parts, transfer, transfer_parts, SourceSet, TransferMethod,
     TransferOptions, TransferSource, TransferTarget,
 };
+use skinweights::transfer::{SlotPart, Transferred};
 use skinweights::weights::Weights;
 use skinweights::ArgumentError;
 use skinweights::RigFormat;
@@ -120,96 +120,15 @@ fn write_figure(
 
 /// Runs `transfer`.
 pub fn run(a: TransferArgs) -> Result<ExitCode> {
-    if a.output.is_none() && a.weights.is_none() && a.figure.is_none() {
-        return Err(ArgumentError::InvalidArgument {
-            argument: "--output",
-            value: String::new(),
-            reason:
-                "give -o RIG (the rig with the new weights), --weights FILE and/or --figure FILE"
-                    .into(),
-        }
-        .into());
-    }
-    let outputs: Vec<&Path> = a
-        .output
-        .iter()
-        .chain(&a.weights)
-        .chain(&a.figure)
-        .map(|p| p.as_path())
-        .collect();
-    check_outputs(&[a.file.as_path()], &outputs, a.force)?;
+    check_outputs_asked(&a)?;
     let method: TransferMethod = a.method.parse()?;
     let from: SourceSet = a.from.parse()?;
     let solver = solver_by_name(&a.solver, std::iter::empty::<(String, String)>())?;
-    let bytes = std::fs::read(&a.file).map_err(|e| skinweights::Error::io(&a.file, e))?;
-    let format = RigFormat::of_file(&a.file, &bytes)?.unwrap_or(RigFormat::DragonBones);
-    if a.output.is_some() && !matches!(format, RigFormat::Spine | RigFormat::DragonBones) {
-        return Err(ArgumentError::InvalidArgument {
-            argument: "--output",
-            value: a.file.display().to_string(),
-            reason: format!(
-                "transfer writes Spine and DragonBones rigs; for {} use --weights FILE (and `skinweights export` to write it)",
-                format.name()
-            ),
-        }
-        .into());
-    }
+    let format = written_format(&a)?;
     let rig = load_rig(&a.file, format, SkinSelection::All)?;
     let (slots, meshes) = (rig.report.slots(), rig.report.scored_meshes());
-    if a.from_scene.is_some() && a.to.is_empty() && a.to_skin.is_none() {
-        return Err(ArgumentError::InvalidArgument {
-            argument: "--to",
-            value: String::new(),
-            reason:
-                "--from-scene needs the parts to weight: --to PART (repeatable) or --to-skin SKIN"
-                    .into(),
-        }
-        .into());
-    }
-    let artist = match (rig.artist, &a.from_scene) {
-        (Some(w), _) => w,
-        // The parts a transfer from another scene does not reach are weighted from scratch.
-        (None, Some(_)) => {
-            let every: Vec<usize> = (0..rig.scene.skeleton().len()).collect();
-            skinweights::binding::solve_with_bones(solver.as_ref(), &rig.scene, &every)?.weights
-        }
-        (None, None) => return Err(ArgumentError::InvalidArgument {
-            argument: "FILE",
-            value: a.file.display().to_string(),
-            reason:
-                "the file has no weights to transfer (--from-scene takes them from another scene)"
-                    .into(),
-        }
-        .into()),
-    };
-    let parts = match (&a.to_skin, a.to.is_empty()) {
-        (Some(skin), _) => skin_parts(&slots, skin),
-        (None, false) => a.to.clone(),
-        (None, true) => default_targets(&slots),
-    };
-    if parts.is_empty() {
-        return Err(CliError::Lib(skinweights::Error::from(ArgumentError::InvalidArgument {
-            argument: "--to",
-            value: a.to_skin.clone().unwrap_or_default(),
-            reason: "no part to weight: the file has no unweighted attachment beside a weighted one in its slot; name parts with --to PART or a skin with --to-skin SKIN".into(),
-        })));
-    }
-    let bound = |part: &str| meshes.iter().find(|(p, _)| p == part).map(|(_, b)| b);
-    let targets = parts
-        .iter()
-        .map(|part| {
-            let bones = bound(part).map(|names| {
-                names
-                    .iter()
-                    .filter_map(|n| rig.scene.skeleton().index_of(n))
-                    .collect()
-            });
-            TransferTarget {
-                part: part.clone(),
-                bones,
-            }
-        })
-        .collect::<Vec<_>>();
+    let artist = source_weights(&a, rig.artist, &rig.scene, solver.as_ref())?;
+    let targets = targets_of(&a, &rig.scene, &slots, &meshes)?;
     let options = TransferOptions {
         method,
         max_distance: a.max_distance,
@@ -236,21 +155,7 @@ pub fn run(a: TransferArgs) -> Result<ExitCode> {
             solver.as_ref(),
         )?,
     };
-    for t in &done {
-        let r = &t.report;
-        println!(
-            "{}: {} vertices, {} copied, {} inpainted, {} partly from scratch (farthest {:.2} from a source)",
-            t.part,
-            t.vertices.len(),
-            r.copied,
-            r.inpainted,
-            r.from_scratch,
-            r.farthest
-        );
-        for n in &r.notes {
-            println!("  note: {n}");
-        }
-    }
+    print_done(&done);
     if let Some(path) = &a.weights {
         WeightsFile::save_weights(
             path,
@@ -291,6 +196,137 @@ pub fn run(a: TransferArgs) -> Result<ExitCode> {
         );
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// Some output asked for, and none overwritten without `--force`.
+fn check_outputs_asked(a: &TransferArgs) -> Result<()> {
+    if a.output.is_none() && a.weights.is_none() && a.figure.is_none() {
+        return Err(ArgumentError::InvalidArgument {
+            argument: "--output",
+            value: String::new(),
+            reason:
+                "give -o RIG (the rig with the new weights), --weights FILE and/or --figure FILE"
+                    .into(),
+        }
+        .into());
+    }
+    let outputs: Vec<&Path> = a
+        .output
+        .iter()
+        .chain(&a.weights)
+        .chain(&a.figure)
+        .map(|p| p.as_path())
+        .collect();
+    check_outputs(&[a.file.as_path()], &outputs, a.force)
+}
+
+/// The rig's format, read from its name and content; `-o` only for the formats transfer
+/// writes.
+fn written_format(a: &TransferArgs) -> Result<RigFormat> {
+    let bytes = std::fs::read(&a.file).map_err(|e| skinweights::Error::io(&a.file, e))?;
+    let format = RigFormat::of_file(&a.file, &bytes)?.unwrap_or(RigFormat::DragonBones);
+    if a.output.is_some() && !matches!(format, RigFormat::Spine | RigFormat::DragonBones) {
+        return Err(ArgumentError::InvalidArgument {
+            argument: "--output",
+            value: a.file.display().to_string(),
+            reason: format!(
+                "transfer writes Spine and DragonBones rigs; for {} use --weights FILE (and `skinweights export` to write it)",
+                format.name()
+            ),
+        }
+        .into());
+    }
+    Ok(format)
+}
+
+/// The weights transferred from: the rig's own, or (with `--from-scene` and a rig without
+/// weights) a whole solve, since the parts the other scene does not reach are weighted from
+/// scratch.
+fn source_weights(
+    a: &TransferArgs,
+    artist: Option<Weights>,
+    scene: &Scene,
+    solver: &dyn Solver,
+) -> Result<Weights> {
+    if a.from_scene.is_some() && a.to.is_empty() && a.to_skin.is_none() {
+        return Err(ArgumentError::InvalidArgument {
+            argument: "--to",
+            value: String::new(),
+            reason:
+                "--from-scene needs the parts to weight: --to PART (repeatable) or --to-skin SKIN"
+                    .into(),
+        }
+        .into());
+    }
+    match (artist, &a.from_scene) {
+        (Some(w), _) => Ok(w),
+        (None, Some(_)) => {
+            let every: Vec<usize> = (0..scene.skeleton().len()).collect();
+            Ok(skinweights::binding::solve_with_bones(solver, scene, &every)?.weights)
+        }
+        (None, None) => Err(ArgumentError::InvalidArgument {
+            argument: "FILE",
+            value: a.file.display().to_string(),
+            reason:
+                "the file has no weights to transfer (--from-scene takes them from another scene)"
+                    .into(),
+        }
+        .into()),
+    }
+}
+
+/// The parts to weight (`--to`, `--to-skin`, or the unweighted attachments beside a weighted
+/// one in their slot), each with the bones its file binds it to when it has any.
+fn targets_of(
+    a: &TransferArgs,
+    scene: &Scene,
+    slots: &[SlotPart],
+    meshes: &[(String, Vec<String>)],
+) -> Result<Vec<TransferTarget>> {
+    let parts = match (&a.to_skin, a.to.is_empty()) {
+        (Some(skin), _) => skin_parts(slots, skin),
+        (None, false) => a.to.clone(),
+        (None, true) => default_targets(slots),
+    };
+    if parts.is_empty() {
+        return Err(CliError::Lib(skinweights::Error::from(ArgumentError::InvalidArgument {
+            argument: "--to",
+            value: a.to_skin.clone().unwrap_or_default(),
+            reason: "no part to weight: the file has no unweighted attachment beside a weighted one in its slot; name parts with --to PART or a skin with --to-skin SKIN".into(),
+        })));
+    }
+    let bound = |part: &str| meshes.iter().find(|(p, _)| p == part).map(|(_, b)| b);
+    Ok(parts
+        .iter()
+        .map(|part| TransferTarget {
+            part: part.clone(),
+            bones: bound(part).map(|names| {
+                names
+                    .iter()
+                    .filter_map(|n| scene.skeleton().index_of(n))
+                    .collect()
+            }),
+        })
+        .collect())
+}
+
+/// One line per transferred part: how its vertices were weighted, and its notes.
+fn print_done(done: &[Transferred]) {
+    for t in done {
+        let r = &t.report;
+        println!(
+            "{}: {} vertices, {} copied, {} inpainted, {} partly from scratch (farthest {:.2} from a source)",
+            t.part,
+            t.vertices.len(),
+            r.copied,
+            r.inpainted,
+            r.from_scratch,
+            r.farthest
+        );
+        for n in &r.notes {
+            println!("  note: {n}");
+        }
+    }
 }
 
 /// `--from-scene`: every target transferred from every part of the scene in `path` with

@@ -274,13 +274,7 @@ impl ArtistClipFrames {
         check_shapes(scene, &[weights], meshes)?;
         let rest = scene.mesh.vertices();
         let triangles = mesh_triangles(scene, meshes);
-        let diagonals: Vec<f64> = meshes
-            .iter()
-            .map(|m| {
-                let points: Vec<_> = m.vertices.iter().map(|&v| rest[v]).collect();
-                diagonal_of(&points).max(f64::MIN_POSITIVE)
-            })
-            .collect();
+        let diagonals = mesh_diagonals(rest, meshes);
         let rest_signs: Vec<Vec<f64>> = triangles
             .iter()
             .map(|ts| ts.iter().map(|t| area2(rest, t).signum()).collect())
@@ -295,19 +289,7 @@ impl ArtistClipFrames {
         for m in meshes {
             offsets.push(offsets[offsets.len() - 1] + m.vertices.len());
         }
-        let local_triangles: Vec<Vec<[usize; 3]>> = triangles
-            .iter()
-            .zip(meshes)
-            .zip(&offsets)
-            .map(|((ts, m), &o)| {
-                let mut local = vec![usize::MAX; rest.len()];
-                m.vertices
-                    .iter()
-                    .enumerate()
-                    .for_each(|(k, &v)| local[v] = o + k);
-                ts.iter().map(|t| t.map(|v| local[v])).collect()
-            })
-            .collect();
+        let local_triangles = local_triangles(&triangles, meshes, &offsets, rest.len());
         // Per frame and mesh: the worst deviation, the flips with the weights and the artist's.
         let per_frame: Vec<Vec<(f64, usize, usize)>> = self
             .frames
@@ -358,6 +340,40 @@ impl ArtistClipFrames {
             .collect();
         Ok(scores)
     }
+}
+
+/// Per mesh, the diagonal of its rest bounding box (never 0).
+fn mesh_diagonals(rest: &[Point2<f64>], meshes: &[ArtistMesh<'_>]) -> Vec<f64> {
+    meshes
+        .iter()
+        .map(|m| {
+            let points: Vec<_> = m.vertices.iter().map(|&v| rest[v]).collect();
+            diagonal_of(&points).max(f64::MIN_POSITIVE)
+        })
+        .collect()
+}
+
+/// Per mesh, its `triangles` renumbered into the meshes' vertices laid end to end (mesh `k`
+/// from `offsets[k]`), as [`ArtistClipFrames::score`] skins them; `n` scene vertices.
+fn local_triangles(
+    triangles: &[Vec<[usize; 3]>],
+    meshes: &[ArtistMesh<'_>],
+    offsets: &[usize],
+    n: usize,
+) -> Vec<Vec<[usize; 3]>> {
+    triangles
+        .iter()
+        .zip(meshes)
+        .zip(offsets)
+        .map(|((ts, m), &o)| {
+            let mut local = vec![usize::MAX; n];
+            m.vertices
+                .iter()
+                .enumerate()
+                .for_each(|(k, &v)| local[v] = o + k);
+            ts.iter().map(|t| t.map(|v| local[v])).collect()
+        })
+        .collect()
 }
 
 /// Per mesh, the scene triangles whose three corners are vertices of the mesh.

@@ -464,69 +464,19 @@ pub fn transfer(
     }
     let finder = Finder::new(source);
     let hits: Vec<Hit> = points.iter().map(|&p| finder.closest(p)).collect();
-    let diagonal = Bounds::of(points.iter()).size().norm();
-    let radius = options.max_distance * diagonal;
-    let far = options.far_distance * diagonal;
     let farthest = hits.iter().map(|h| h.distance).fold(0.0, f64::max);
-    let mut report = TransferReport {
-        method: options.method,
-        copied: 0,
-        inpainted: 0,
-        from_scratch: 0,
-        farthest,
-        mapped: plan.mapped.clone(),
-        unmapped: plan.unmapped.clone(),
-        notes: Vec::new(),
-    };
-    let near = hits.iter().filter(|h| h.distance <= far).count();
+    let mut report = TransferReport::new(options.method, farthest, &plan);
     // Rows over the scene's bones plus one last column: the share of unmapped bones.
     let mut rows = vec![0.0; points.len() * (nb + 1)];
-    let mut solve_rows = vec![false; points.len()];
-    let coverage = coverage(target, &plan);
-    if near > 0
-        && coverage.is_some_and(|(reached, of)| (reached as f64) < options.min_coverage * of as f64)
-    {
-        let (reached, of) = coverage.unwrap_or_default();
-        report.notes.push(format!(
-            "{}: the sources reach {reached} of its {of} bones (fewer than {} of them): weighted from scratch",
-            target.part,
-            options.min_coverage
-        ));
-        solve_rows.fill(true);
-    } else if near == 0 {
-        report.notes.push(format!(
-            "{}: farther than {far:.3} ({} of its diagonal) from every source ({}): weighted from scratch over {} bones",
-            target.part,
-            options.far_distance,
-            source.given,
-            names.len()
-        ));
-        solve_rows.fill(true);
-    } else {
-        for (v, hit) in hits.iter().enumerate() {
-            plan.interpolate(source, hit, &mut rows[v * (nb + 1)..(v + 1) * (nb + 1)]);
-        }
-        report.copied = points.len();
-        if options.method == TransferMethod::Robust {
-            let matched = robust_matches(&cut, &hits, radius, options.max_angle_deg);
-            let orphans = inpaint::fill(&cut.scene.mesh, &matched, &mut rows, nb + 1)?;
-            report.copied = matched.iter().filter(|&&m| m).count();
-            report.inpainted = points.len() - report.copied - orphans.len();
-            orphans.iter().for_each(|&v| solve_rows[v] = true);
-        }
-    }
-    let mut share: Vec<f64> = (0..points.len())
-        .map(|v| {
-            let row = &rows[v * (nb + 1)..(v + 1) * (nb + 1)];
-            let kept: f64 = row[..nb].iter().map(|w| w.max(0.0)).sum();
-            let lost = row[nb].max(0.0);
-            if solve_rows[v] || kept <= 0.0 {
-                1.0
-            } else {
-                (lost / (kept + lost)).clamp(0.0, 1.0)
-            }
-        })
-        .collect();
+    let sources = Sources {
+        target,
+        source,
+        plan: &plan,
+        hits: &hits,
+        nb,
+    };
+    let solve_rows = sources.fill_rows(&cut, names.len(), options, &mut rows, &mut report)?;
+    let mut share = scratch_share(&rows, &solve_rows, nb);
     let uncovered = match (&target.bones, options.uncovered_from_scratch) {
         (Some(bones), true) => bones
             .iter()
@@ -541,13 +491,7 @@ pub fn transfer(
         None
     };
     if let (Some(s), false) = (&scratch, uncovered.is_empty()) {
-        let columns: Vec<usize> = (0..cut.bones.len())
-            .filter(|&k| uncovered.contains(&cut.bones[k]))
-            .collect();
-        for (v, sh) in share.iter_mut().enumerate() {
-            let missing: f64 = columns.iter().map(|&k| s.row(v)[k]).sum();
-            *sh = sh.max(missing.clamp(0.0, 1.0));
-        }
+        give_uncovered(&cut, s, &uncovered, &mut share);
         let names: Vec<&str> = uncovered
             .iter()
             .map(|&j| scene.skeleton.bones()[j].name.as_str())
@@ -566,6 +510,126 @@ pub fn transfer(
         weights,
         report,
     })
+}
+
+impl TransferReport {
+    /// Nothing copied, inpainted or solved yet; the plan's mapped and unmapped bones.
+    fn new(method: TransferMethod, farthest: f64, plan: &BonePlan) -> TransferReport {
+        TransferReport {
+            method,
+            copied: 0,
+            inpainted: 0,
+            from_scratch: 0,
+            farthest,
+            mapped: plan.mapped.clone(),
+            unmapped: plan.unmapped.clone(),
+            notes: Vec::new(),
+        }
+    }
+}
+
+/// What [`transfer`] reads the source rows from: the target, its sources, the bone plan and
+/// each target vertex's closest source point.
+struct Sources<'a> {
+    target: &'a TransferTarget,
+    source: &'a TransferSource<'a>,
+    plan: &'a BonePlan,
+    hits: &'a [Hit],
+    /// The scene's bones.
+    nb: usize,
+}
+
+impl Sources<'_> {
+    /// Fills `rows` (per target vertex of `cut`, the scene's bones and the unmapped share)
+    /// from the sources, and returns which vertices are weighted from scratch instead: all of
+    /// them when the sources are too far or reach too few of the target's bones, the robust
+    /// method's orphans otherwise. `bones` counts the from-scratch solve's bones (for the note).
+    fn fill_rows(
+        &self,
+        cut: &SubScene,
+        bones: usize,
+        options: &TransferOptions,
+        rows: &mut [f64],
+        report: &mut TransferReport,
+    ) -> Result<Vec<bool>> {
+        let (target, plan, hits) = (self.target, self.plan, self.hits);
+        let points = cut.scene.mesh.vertices();
+        let nb = self.nb;
+        let diagonal = Bounds::of(points.iter()).size().norm();
+        let radius = options.max_distance * diagonal;
+        let far = options.far_distance * diagonal;
+        let near = hits.iter().filter(|h| h.distance <= far).count();
+        let mut solve_rows = vec![false; points.len()];
+        let coverage = coverage(target, plan);
+        if near > 0
+            && coverage
+                .is_some_and(|(reached, of)| (reached as f64) < options.min_coverage * of as f64)
+        {
+            let (reached, of) = coverage.unwrap_or_default();
+            report.notes.push(format!(
+                "{}: the sources reach {reached} of its {of} bones (fewer than {} of them): weighted from scratch",
+                target.part,
+                options.min_coverage
+            ));
+            solve_rows.fill(true);
+        } else if near == 0 {
+            report.notes.push(format!(
+                "{}: farther than {far:.3} ({} of its diagonal) from every source ({}): weighted from scratch over {} bones",
+                target.part,
+                options.far_distance,
+                self.source.given,
+                bones
+            ));
+            solve_rows.fill(true);
+        } else {
+            for (v, hit) in hits.iter().enumerate() {
+                plan.interpolate(
+                    self.source,
+                    hit,
+                    &mut rows[v * (nb + 1)..(v + 1) * (nb + 1)],
+                );
+            }
+            report.copied = points.len();
+            if options.method == TransferMethod::Robust {
+                let matched = robust_matches(cut, hits, radius, options.max_angle_deg);
+                let orphans = inpaint::fill(&cut.scene.mesh, &matched, rows, nb + 1)?;
+                report.copied = matched.iter().filter(|&&m| m).count();
+                report.inpainted = points.len() - report.copied - orphans.len();
+                orphans.iter().for_each(|&v| solve_rows[v] = true);
+            }
+        }
+        Ok(solve_rows)
+    }
+}
+
+/// Per target vertex, the share of its row the from-scratch solve takes: all of it for a vertex
+/// weighted from scratch or given no source weight, else the unmapped bones' share (`rows`:
+/// per vertex the scene's `nb` bones and that share).
+fn scratch_share(rows: &[f64], solve_rows: &[bool], nb: usize) -> Vec<f64> {
+    (0..solve_rows.len())
+        .map(|v| {
+            let row = &rows[v * (nb + 1)..(v + 1) * (nb + 1)];
+            let kept: f64 = row[..nb].iter().map(|w| w.max(0.0)).sum();
+            let lost = row[nb].max(0.0);
+            if solve_rows[v] || kept <= 0.0 {
+                1.0
+            } else {
+                (lost / (kept + lost)).clamp(0.0, 1.0)
+            }
+        })
+        .collect()
+}
+
+/// Raises each vertex's from-scratch share to the weight `scratch` (the from-scratch solve on
+/// `cut`) gives the `uncovered` bones (scene indices) there.
+fn give_uncovered(cut: &SubScene, scratch: &Weights, uncovered: &[usize], share: &mut [f64]) {
+    let columns: Vec<usize> = (0..cut.bones.len())
+        .filter(|&k| uncovered.contains(&cut.bones[k]))
+        .collect();
+    for (v, sh) in share.iter_mut().enumerate() {
+        let missing: f64 = columns.iter().map(|&k| scratch.row(v)[k]).sum();
+        *sh = sh.max(missing.clamp(0.0, 1.0));
+    }
 }
 
 /// How many of the target's bones the plan sends source weight to, and of how many.

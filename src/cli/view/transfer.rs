@@ -26,6 +26,38 @@ pub struct TransferView {
     targets: Vec<TransferTarget>,
 }
 
+/// The parts `to` names (parts, or `skin:NAME` for a skin's parts), each checked.
+fn named_parts(scene: &Scene, slots: &[SlotPart], to: &[String]) -> Result<Vec<String>> {
+    let mut parts = Vec::new();
+    for t in to {
+        match t.strip_prefix("skin:") {
+            Some(skin) => {
+                let of_skin = skin_parts(slots, skin);
+                if of_skin.is_empty() {
+                    return Err(invalid(
+                        "--transfer-to",
+                        t,
+                        format!("no part of the scene is in skin {skin:?} (import the rig with --skin all)"),
+                    ));
+                }
+                parts.extend(of_skin);
+            }
+            None if scene.mesh().parts().contains(t) => parts.push(t.clone()),
+            None => {
+                return Err(invalid(
+                    "--transfer-to",
+                    t,
+                    format!(
+                        "no such part; the scene's parts: {}",
+                        list(scene.mesh().parts())
+                    ),
+                ))
+            }
+        }
+    }
+    Ok(parts)
+}
+
 impl TransferView {
     /// The transfer of `to` (parts, or `skin:NAME` for a skin's parts; empty: every
     /// attachment the artist's weights leave on one bone whose slot holds one they weight)
@@ -50,36 +82,11 @@ impl TransferView {
                 s
             })
             .collect();
-        let mut parts = Vec::new();
-        for t in to {
-            match t.strip_prefix("skin:") {
-                Some(skin) => {
-                    let of_skin = skin_parts(&slots, skin);
-                    if of_skin.is_empty() {
-                        return Err(invalid(
-                            "--transfer-to",
-                            t,
-                            format!("no part of the scene is in skin {skin:?} (import the rig with --skin all)"),
-                        ));
-                    }
-                    parts.extend(of_skin);
-                }
-                None if scene.mesh().parts().contains(t) => parts.push(t.clone()),
-                None => {
-                    return Err(invalid(
-                        "--transfer-to",
-                        t,
-                        format!(
-                            "no such part; the scene's parts: {}",
-                            list(scene.mesh().parts())
-                        ),
-                    ))
-                }
-            }
-        }
-        if to.is_empty() {
-            parts = default_targets(&slots);
-        }
+        let parts = if to.is_empty() {
+            default_targets(&slots)
+        } else {
+            named_parts(scene, &slots, to)?
+        };
         if parts.is_empty() {
             return Err(invalid(
                 "--transfer-to",

@@ -1044,6 +1044,13 @@ fn assembly_notes(
     parts: &Assembly,
     report: &mut SpineReport,
 ) {
+    mesh_notes(parts, report);
+    file_notes(file, chosen, report);
+}
+
+/// The notes about the assembled meshes: dropped, reoriented, folded, skipped, without an
+/// atlas region, and the artist weights rounded in the file.
+fn mesh_notes(parts: &Assembly, report: &mut SpineReport) {
     report.notes.extend(parts.dropped_notes.iter().cloned());
     let reoriented: usize = report
         .attachments
@@ -1099,6 +1106,11 @@ fn assembly_notes(
             parts.max_err_all
         ));
     }
+}
+
+/// The notes about the file itself: sequences, animations, hidden slots and the constraints
+/// not applied.
+fn file_notes(file: &FileSkeleton, chosen: &[Chosen], report: &mut SpineReport) {
     let sequences = chosen.iter().filter(|c| c.att.sequence).count();
     if sequences > 0 {
         report.notes.push(format!(

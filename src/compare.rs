@@ -119,11 +119,14 @@ pub enum Shown {
     Seconds,
 }
 
-/// A metric's value as a column reads it.
+/// A metric's value as a column reads it ([`MetricColumn::value`]).
 #[derive(Debug, Clone, Copy, PartialEq)]
-enum Value {
+pub enum MetricValue {
+    /// A real number.
     Real(f64),
+    /// A count.
     Count(usize),
+    /// A real that may be unknown (the solve time of weights read from a file).
     Maybe(Option<f64>),
 }
 
@@ -137,7 +140,7 @@ pub struct MetricColumn {
     pub header: &'static str,
     /// How Markdown prints it.
     pub shown: Shown,
-    value: fn(&Metrics) -> Value,
+    value: fn(&Metrics) -> MetricValue,
 }
 
 impl std::fmt::Debug for MetricColumn {
@@ -151,23 +154,32 @@ impl std::fmt::Debug for MetricColumn {
 }
 
 impl MetricColumn {
+    /// Its value in `m`.
+    pub fn value(&self, m: &Metrics) -> MetricValue {
+        (self.value)(m)
+    }
+
     /// Its value in `m` as a CSV cell: in full (`Display`), empty when unknown.
     pub fn csv(&self, m: &Metrics) -> String {
         match (self.value)(m) {
-            Value::Real(v) => v.to_string(),
-            Value::Count(n) => n.to_string(),
-            Value::Maybe(v) => v.map(|v| v.to_string()).unwrap_or_default(),
+            MetricValue::Real(v) => v.to_string(),
+            MetricValue::Count(n) => n.to_string(),
+            MetricValue::Maybe(v) => v.map(|v| v.to_string()).unwrap_or_default(),
         }
     }
 
     /// Its value in `m` as a Markdown cell, printed as [`Self::shown`] says.
     pub fn markdown(&self, m: &Metrics) -> String {
         match ((self.value)(m), self.shown) {
-            (Value::Real(v), Shown::Fixed(digits)) if v.is_finite() => format!("{v:.digits$}"),
-            (Value::Real(_), Shown::Fixed(_)) => "inf".to_string(),
-            (Value::Real(v), _) => format!("{v:.1e}"),
-            (Value::Count(n), _) => n.to_string(),
-            (Value::Maybe(v), _) => v.map(|t| format!("{t:.3}")).unwrap_or_else(|| "-".into()),
+            (MetricValue::Real(v), Shown::Fixed(digits)) if v.is_finite() => {
+                format!("{v:.digits$}")
+            }
+            (MetricValue::Real(_), Shown::Fixed(_)) => "inf".to_string(),
+            (MetricValue::Real(v), _) => format!("{v:.1e}"),
+            (MetricValue::Count(n), _) => n.to_string(),
+            (MetricValue::Maybe(v), _) => {
+                v.map(|t| format!("{t:.3}")).unwrap_or_else(|| "-".into())
+            }
         }
     }
 }
@@ -180,73 +192,73 @@ pub const METRIC_COLUMNS: &[MetricColumn] = &[
         key: "drag_max_pct",
         header: "drag max (% h)",
         shown: Shown::Fixed(3),
-        value: |m| Value::Real(m.drag_max_pct),
+        value: |m| MetricValue::Real(m.drag_max_pct),
     },
     MetricColumn {
         key: "drag_mean_pct",
         header: "drag mean (% h)",
         shown: Shown::Fixed(3),
-        value: |m| Value::Real(m.drag_mean_pct),
+        value: |m| MetricValue::Real(m.drag_mean_pct),
     },
     MetricColumn {
         key: "leaked_weight",
         header: "leaked weight",
         shown: Shown::Fixed(4),
-        value: |m| Value::Real(m.leaked_weight),
+        value: |m| MetricValue::Real(m.leaked_weight),
     },
     MetricColumn {
         key: "flipped",
         header: "flipped",
         shown: Shown::Count,
-        value: |m| Value::Count(m.flipped),
+        value: |m| MetricValue::Count(m.flipped),
     },
     MetricColumn {
         key: "distortion_max",
         header: "distortion max",
         shown: Shown::Fixed(2),
-        value: |m| Value::Real(m.distortion_max),
+        value: |m| MetricValue::Real(m.distortion_max),
     },
     MetricColumn {
         key: "distortion_p99",
         header: "distortion p99",
         shown: Shown::Fixed(3),
-        value: |m| Value::Real(m.distortion_p99),
+        value: |m| MetricValue::Real(m.distortion_p99),
     },
     MetricColumn {
         key: "area_change_pct",
         header: "area change (%)",
         shown: Shown::Fixed(3),
-        value: |m| Value::Real(m.area_change_pct),
+        value: |m| MetricValue::Real(m.area_change_pct),
     },
     MetricColumn {
         key: "norm_err",
         header: "norm err",
         shown: Shown::Sci,
-        value: |m| Value::Real(m.norm_err),
+        value: |m| MetricValue::Real(m.norm_err),
     },
     MetricColumn {
         key: "bind_err",
         header: "bind err (px)",
         shown: Shown::Sci,
-        value: |m| Value::Real(m.bind_err),
+        value: |m| MetricValue::Real(m.bind_err),
     },
     MetricColumn {
         key: "discontinuities",
         header: "discontinuities",
         shown: Shown::Count,
-        value: |m| Value::Count(m.discontinuities),
+        value: |m| MetricValue::Count(m.discontinuities),
     },
     MetricColumn {
         key: "dirichlet",
         header: "Dirichlet",
         shown: Shown::Fixed(3),
-        value: |m| Value::Real(m.dirichlet),
+        value: |m| MetricValue::Real(m.dirichlet),
     },
     MetricColumn {
         key: "time_s",
         header: "time (s)",
         shown: Shown::Seconds,
-        value: |m| Value::Maybe(m.time_s),
+        value: |m| MetricValue::Maybe(m.time_s),
     },
 ];
 

@@ -15,6 +15,7 @@ use pyo3::prelude::*;
 use pyo3::types::PyDict;
 use scene::PyScene;
 use skinweights::binding::Bind;
+use skinweights::compare::{MetricValue, METRIC_COLUMNS};
 use skinweights::io::WeightsFile;
 use skinweights::{metrics, scene::BuiltinOptions};
 use std::path::PathBuf;
@@ -224,19 +225,15 @@ fn evaluate<'py>(
         .map_err(to_py)?;
     // The caller's solve time, reported as given: metrics never time a solve.
     let m = metrics::Metrics { time_s, ..m };
+    // One key per column of `compare`'s table, in its order.
     let d = PyDict::new(py);
-    d.set_item("drag_max_pct", m.drag_max_pct)?;
-    d.set_item("drag_mean_pct", m.drag_mean_pct)?;
-    d.set_item("leaked_weight", m.leaked_weight)?;
-    d.set_item("flipped", m.flipped)?;
-    d.set_item("distortion_max", m.distortion_max)?;
-    d.set_item("distortion_p99", m.distortion_p99)?;
-    d.set_item("area_change_pct", m.area_change_pct)?;
-    d.set_item("norm_err", m.norm_err)?;
-    d.set_item("bind_err", m.bind_err)?;
-    d.set_item("discontinuities", m.discontinuities)?;
-    d.set_item("dirichlet", m.dirichlet)?;
-    d.set_item("time_s", m.time_s)?;
+    for column in METRIC_COLUMNS {
+        match column.value(&m) {
+            MetricValue::Real(v) => d.set_item(column.key, v)?,
+            MetricValue::Count(n) => d.set_item(column.key, n)?,
+            MetricValue::Maybe(v) => d.set_item(column.key, v)?,
+        }
+    }
     Ok(d)
 }
 

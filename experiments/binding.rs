@@ -308,15 +308,15 @@ fn score_rig(name: &str, file: &std::path::Path) -> Res<Option<RigResult>> {
         Bind::Auto,
         &d0,
         &file,
-        &BindOptions::default(),
+        &BindOptions::rule(),
     )?
     .weights;
     c_s.push(t.elapsed().as_secs_f64());
-    let mut chosen = auto_bones(&rig.scene, &wholes[0].0, &home, &BindOptions::default())?;
+    let mut chosen = auto_bones(&rig.scene, &wholes[0].0, &home, &BindOptions::rule())?;
     chosen.retain(|mb| cuts.iter().any(|(p, _)| *p == mb.part));
     pr.push(precision_recall(&cuts, &chosen));
     c.push(scores(&rig, &frames, &cuts, &w)?);
-    extra.push("bind(Auto, BindOptions::default())".to_string());
+    extra.push("bind(Auto, BindOptions::rule())".to_string());
     Ok(Some(RigResult {
         name: name.to_string(),
         source: String::new(),
@@ -752,7 +752,7 @@ mod learned {
         let (a, a_s) = case.solve_sets(&artist_sets, &base)?;
         case.a = case.score(&a)?;
         case.a_s = a_s;
-        let mut current = auto_bones(&case.rig.scene, &base, &home, &BindOptions::default())?;
+        let mut current = auto_bones(&case.rig.scene, &base, &home, &BindOptions::rule())?;
         current.retain(|mb| case.cuts.iter().any(|(p, _)| *p == mb.part));
         let (w, s) = case.solve_sets(&current, &base)?;
         case.current = case.score(&w)?;
@@ -769,14 +769,14 @@ mod learned {
             Bind::Auto,
             &d0,
             &file,
-            &BindOptions::default(),
+            &BindOptions::rule(),
         )?
         .weights;
         case.library_s = t.elapsed().as_secs_f64();
         case.library_same = case.score(&lib)? == case.current;
         // Second pass over the bones the rule binds some part (any part, not only the scored
         // ones) to: the binder's estimate of the artist-bound bones of (b).
-        let every = auto_bones(&case.rig.scene, &base, &home, &BindOptions::default())?;
+        let every = auto_bones(&case.rig.scene, &base, &home, &BindOptions::rule())?;
         let mut union: Vec<usize> = every.iter().flat_map(|mb| mb.bones.clone()).collect();
         union.sort_unstable();
         union.dedup();
@@ -789,7 +789,7 @@ mod learned {
         let t = Instant::now();
         let second = solve_with_bones(solver.as_ref(), &case.rig.scene, &union)?.weights;
         case.second_s = t.elapsed().as_secs_f64();
-        let mut sets = auto_bones(&case.rig.scene, &second, &home, &BindOptions::default())?;
+        let mut sets = auto_bones(&case.rig.scene, &second, &home, &BindOptions::rule())?;
         sets.retain(|mb| case.cuts.iter().any(|(p, _)| *p == mb.part));
         let (w2, _) = case.solve_sets(&sets, &second)?;
         case.two_pass = [case.score(&second)?, case.score(&w2)?];
@@ -957,12 +957,61 @@ mod learned {
             );
             scored.push(s);
         }
-        let text = report(&cases, &scored, &vars);
+        let mut text = report(&cases, &scored, &vars);
+        if only.is_none() {
+            text += &ship_trees(&cases, &scored, &vars)?;
+        }
         print!("{text}");
         let dir = super::common::repo_root().join("results/binding");
         std::fs::create_dir_all(&dir)?;
         super::common::write_text(&dir, "learned.md", &text)?;
         Ok(())
+    }
+
+    /// The trees the library ships: the variant among the trees' chosen by the rank sum over
+    /// every rig, fitted on every rig, written to `src/binding/fitted_trees.rs` once the
+    /// library's evaluation of them is checked against the fit's on every pair.
+    fn ship_trees(cases: &[Case], scored: &[Scored], vars: &[Variant]) -> Res<String> {
+        let trees: Vec<usize> = (0..vars.len()).filter(|&k| vars[k].0 .1 >= TREES).collect();
+        let rows: Vec<Vec<Scores>> = scored
+            .iter()
+            .map(|s| trees.iter().map(|&k| s.scores[k]).collect())
+            .collect();
+        let pick = trees[choose(&rows.iter().collect::<Vec<_>>())];
+        let ((by, weighting), threshold, keep) = vars[pick];
+        let all: Vec<&Case> = cases.iter().collect();
+        let Fitted::Trees(fitted) = train_refs(&all, by, weighting) else {
+            return Err("a trees variant fitted a logit".into());
+        };
+        let library = fitted.to_library(threshold, keep);
+        let mut worst = 0.0f64;
+        for c in cases {
+            for pf in &c.features[by] {
+                for x in &pf.features {
+                    worst = worst.max((library.probability(x) - fitted.probability(x)).abs());
+                }
+            }
+        }
+        if worst > 1e-12 {
+            return Err(format!("the library's trees differ from the fit by {worst}").into());
+        }
+        let name = variant_name(&vars[pick]);
+        let what = format!(
+            "{} trees of depth 2, {name}, fitted on the {} painted rigs: the trees' variant chosen by \
+             the rank sum of the three means over every rig (`results/binding/learned.md`).",
+            fitted.len(),
+            cases.len()
+        );
+        let path = super::common::repo_root().join("src/binding/fitted_trees.rs");
+        std::fs::write(&path, fitted.to_rust(threshold, keep, &what))?;
+        Ok(format!(
+            "\nShipped (`src/binding/fitted_trees.rs`, `BindOptions::default()`): {name}, fitted \
+             on all {} rigs; the library's probabilities match the fit's within {worst:.1e}. \
+             Held out, the family scores the row \"(c) learned with trees, held out\" (variant and \
+             model chosen without the rig's source), and this variant the row \"(c) {name} \
+             (model held out)\".\n",
+            cases.len()
+        ))
     }
 
     fn train_refs(cases: &[&Case], by: usize, weighting: usize) -> Fitted {
@@ -1243,7 +1292,7 @@ mod learned {
             );
         }
         s += &format!(
-            "\n```rust\npub const LEARNED: BinderModel = BinderModel {{\n    mean: {:?},\n    scale: {:?},\n    coef: {:?},\n    bias: {:?},\n    threshold: {threshold:?},\n    keep: {keep:?},\n}};\n```\n",
+            "\n```rust\npub const LEARNED: BinderLogit = BinderLogit {{\n    mean: {:?},\n    scale: {:?},\n    coef: {:?},\n    bias: {:?},\n    threshold: {threshold:?},\n    keep: {keep:?},\n}};\n```\n",
             l.mean, l.scale, l.coef, l.bias
         );
         s
@@ -1352,7 +1401,7 @@ mod explain {
             let d0 = rig.scene.deforming_bones(None)?.kept;
             let home = rig.homes();
             let whole = solve_with_bones(solver.as_ref(), &rig.scene, &d0)?.weights;
-            let chosen = auto_bones(&rig.scene, &whole, &home, &BindOptions::default())?;
+            let chosen = auto_bones(&rig.scene, &whole, &home, &BindOptions::rule())?;
             let feats = pair_features(&rig.scene, &whole, &home)?;
             let names: Vec<String> = rig
                 .scene
@@ -1421,14 +1470,28 @@ mod probe {
         add_lying_in, auto_bones, solve_bound, solve_with_bones, BindOptions, MeshBones,
     };
     use skinweights::metrics::artist::ArtistClipFrames;
+    use skinweights::weights::Weights;
 
-    const NAMES: [&str; 5] = [
+    const NAMES: [&str; 7] = [
         "(b)",
         "(c) default",
         "+ inside 5",
         "+ inside 4",
         "+ inside 3",
+        "(c) blended 3:1 with the whole solve",
+        "(c) blended 1:1 with the whole solve",
     ];
+
+    /// `a` times `whole` plus `1 - a` times `bound`, row by row (both rows sum to 1).
+    fn blend(whole: &Weights, bound: &Weights, a: f64) -> Res<Weights> {
+        let data = whole
+            .as_slice()
+            .iter()
+            .zip(bound.as_slice())
+            .map(|(w, b)| a * w + (1.0 - a) * b)
+            .collect();
+        Ok(Weights::from_row_major(data, whole.bone_count())?)
+    }
 
     pub fn run(only: Option<Vec<String>>) -> Res<()> {
         let mut rows: Vec<(String, Vec<Scores>)> = Vec::new();
@@ -1453,7 +1516,7 @@ mod probe {
             let d0 = rig.scene.deforming_bones(None)?.kept;
             let home = rig.homes();
             let whole = solve_with_bones(solver.as_ref(), &rig.scene, &d0)?.weights;
-            let mut base = auto_bones(&rig.scene, &whole, &home, &BindOptions::default())?;
+            let mut base = auto_bones(&rig.scene, &whole, &home, &BindOptions::rule())?;
             base.retain(|mb| cuts.iter().any(|(p, _)| *p == mb.part));
             let mut sets: Vec<Vec<MeshBones>> = vec![base.clone()];
             for k in [5, 4, 3] {
@@ -1462,8 +1525,15 @@ mod probe {
                 sets.push(s);
             }
             let mut out = vec![scores(&rig, &frames, &cuts, &b)?];
+            let mut default = None;
             for s in &sets {
                 let w = solve_bound(solver.as_ref(), &rig.scene, s, whole.clone())?;
+                out.push(scores(&rig, &frames, &cuts, &w)?);
+                default.get_or_insert(w);
+            }
+            let default = default.expect("four sets");
+            for a in [0.25, 0.5] {
+                let w = blend(&whole, &default, a)?;
                 out.push(scores(&rig, &frames, &cuts, &w)?);
             }
             eprintln!(

@@ -180,7 +180,7 @@ fn score_rig(name: &str, file: &std::path::Path) -> Res<Option<RigResult>> {
     let solver = common::rigs::solver_of_spec(SOLVER)?;
     let deforming = rig.scene.deforming_bones(None)?.kept;
     let b0 = solve_with_bones(solver.as_ref(), &rig.scene, &deforming)?.weights;
-    let mut chosen = auto_bones(&rig.scene, &b0, &[], &BindOptions::default())?;
+    let mut chosen = auto_bones(&rig.scene, &b0, &[], &BindOptions::rule())?;
     chosen.retain(|mb| target_cuts.iter().any(|(p, _)| *p == mb.part));
     let wc = solve_bound(solver.as_ref(), &rig.scene, &chosen, b0)?;
     let mut work = rig.artist.clone();

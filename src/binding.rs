@@ -9,8 +9,9 @@
 //! a mesh, or whose segment does not mostly lie in the mesh, is one an artist rarely binds
 //! that mesh to; each mesh is then solved again over the bones it keeps
 //! ([`BindOptions`] documents each rule and its default). A learned binder
-//! ([`BinderModel`] over [`pair_features`], `BindOptions::model`) can replace the rule; fitted
-//! leaving one source out it did not beat the rule, so it is off by default.
+//! ([`BinderModel`] over [`pair_features`], `BindOptions::model`) edits or replaces the rule:
+//! boosted trees ([`FITTED_TREES`]) beat the rule leaving one source out, so
+//! [`BindOptions::default`] uses them; [`BindOptions::rule`] is the rule alone.
 //!
 //! It runs solvers, so it sits above [`crate::solvers`] (and [`crate::scene`], whose model it
 //! cuts into sub-scenes).
@@ -20,6 +21,11 @@ use crate::scene::{Scene, SubScene};
 use crate::solvers::{Solution, SolveWarning, Solver};
 use crate::weights::Weights;
 use nalgebra::Point2;
+
+mod fitted_trees;
+mod trees;
+
+pub use trees::{BinderTrees, PairTree, FITTED_TREES};
 
 /// How the bones of each mesh are chosen before its weights are solved.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -93,14 +99,27 @@ pub struct BindOptions {
     /// ([`whole_bones`]). Default false.
     pub skip_outside: bool,
     /// A learned binder: when set, each mesh keeps the bones this model binds
-    /// ([`BinderModel::choose`] over [`pair_features`]) instead of `min_mass` and
-    /// `min_inside`. Default `None`.
+    /// ([`BinderModel::choose`] over [`pair_features`], whose rule feature is `min_mass` 0.02
+    /// and `min_inside` 3) instead of `min_mass` and `min_inside`. Default
+    /// `Some(BinderModel::Trees(FITTED_TREES))`; `None` in [`BindOptions::rule`].
     pub model: Option<BinderModel>,
 }
 
 impl Default for BindOptions {
-    /// The variant chosen on all rigs (`docs/binding.md`).
+    /// The shipped trees over the rule's settings: chosen by leaving one source out
+    /// (`docs/binding.md`).
     fn default() -> Self {
+        BindOptions {
+            model: Some(BinderModel::Trees(FITTED_TREES)),
+            ..BindOptions::rule()
+        }
+    }
+}
+
+impl BindOptions {
+    /// The hand-made rule alone (no model): the mean weight and segment rules with the
+    /// settings chosen on all rigs.
+    pub fn rule() -> Self {
         BindOptions {
             min_mass: 0.02,
             min_inside: 3,
@@ -383,7 +402,7 @@ pub struct PartFeatures {
 /// is at least `threshold`; the most probable bone always is. Fitted by the binding experiment
 /// (`experiments/binding.rs`) on the painted rigs, leaving one source out.
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub struct BinderModel {
+pub struct BinderLogit {
     /// Per feature, the mean it is centred by.
     pub mean: [f64; FEATURES],
     /// Per feature, the spread it is divided by (1 for a constant feature).
@@ -399,7 +418,7 @@ pub struct BinderModel {
     pub keep: f64,
 }
 
-impl BinderModel {
+impl BinderLogit {
     /// The probability that an artist binds the pair with features `x`.
     pub fn probability(&self, x: &[f64; FEATURES]) -> f64 {
         let z = self.bias
@@ -413,6 +432,33 @@ impl BinderModel {
     /// the base set with at least `keep`, and always the most probable one.
     pub fn choose(&self, features: &[PartFeatures]) -> Vec<MeshBones> {
         choose_by(features, |x| self.probability(x), self.threshold, self.keep)
+    }
+}
+
+/// A learned binder over [`pair_features`]: a logit or boosted trees.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum BinderModel {
+    /// A regularised logit.
+    Logit(BinderLogit),
+    /// Boosted trees ([`FITTED_TREES`] is the one [`BindOptions::default`] uses).
+    Trees(BinderTrees),
+}
+
+impl BinderModel {
+    /// The probability that an artist binds the pair with features `x`.
+    pub fn probability(&self, x: &[f64; FEATURES]) -> f64 {
+        match self {
+            BinderModel::Logit(l) => l.probability(x),
+            BinderModel::Trees(t) => t.probability(x),
+        }
+    }
+
+    /// Per part of `features`, the bones this model binds.
+    pub fn choose(&self, features: &[PartFeatures]) -> Vec<MeshBones> {
+        match self {
+            BinderModel::Logit(l) => l.choose(features),
+            BinderModel::Trees(t) => t.choose(features),
+        }
     }
 }
 
@@ -1356,7 +1402,7 @@ mod tests {
         let below = BindOptions {
             min_mass: 0.5 / nb as f64,
             min_inside: 0,
-            ..BindOptions::default()
+            ..BindOptions::rule()
         };
         let all = auto_bones(&scene, &w, &[], &below).unwrap();
         assert_eq!(all.len(), scene.mesh.parts().len());
@@ -1415,25 +1461,25 @@ mod tests {
         let w = split(&scene, 0.7);
         let loose = BindOptions {
             min_inside: 0,
-            ..BindOptions::default()
+            ..BindOptions::rule()
         };
         let both = auto_bones(&scene, &w, &[], &loose).unwrap();
         assert_eq!(both[0].bones, vec![0, 1]);
         // Default: 3 of the 5 points of the segment in the mesh; `out` has none.
-        let inside = auto_bones(&scene, &w, &[], &BindOptions::default()).unwrap();
+        let inside = auto_bones(&scene, &w, &[], &BindOptions::rule()).unwrap();
         assert_eq!(inside[0].bones, vec![0]);
         // The heaviest bone stays even outside the mesh.
-        let heavy_out = auto_bones(&scene, &split(&scene, 0.2), &[], &BindOptions::default());
+        let heavy_out = auto_bones(&scene, &split(&scene, 0.2), &[], &BindOptions::rule());
         assert_eq!(heavy_out.unwrap()[0].bones, vec![0, 1]);
         let home = [MeshBones {
             part,
             bones: vec![1],
         }];
-        let not_kept = auto_bones(&scene, &w, &home, &BindOptions::default()).unwrap();
+        let not_kept = auto_bones(&scene, &w, &home, &BindOptions::rule()).unwrap();
         assert_eq!(not_kept[0].bones, vec![0]);
         let keep = BindOptions {
             keep_home: true,
-            ..BindOptions::default()
+            ..BindOptions::rule()
         };
         assert_eq!(
             auto_bones(&scene, &w, &home, &keep).unwrap()[0].bones,
@@ -1465,7 +1511,7 @@ mod tests {
         // A model reading only the rule feature: `in` is likely, `out` not.
         let mut coef = [0.0; FEATURES];
         coef[RULE] = 4.0;
-        let model = BinderModel {
+        let model = BinderLogit {
             mean: [0.0; FEATURES],
             scale: [1.0; FEATURES],
             coef,
@@ -1477,20 +1523,20 @@ mod tests {
         assert_eq!(model.choose(&features)[0].bones, vec![0]);
         // Adding from a low probability takes `out` too; keeping the rule's bones from above
         // every probability still keeps the most probable one.
-        let add = BinderModel {
+        let add = BinderLogit {
             threshold: 0.1,
             ..model
         };
         assert_eq!(add.choose(&features)[0].bones, vec![0, 1]);
-        let none = BinderModel {
+        let none = BinderLogit {
             threshold: 2.0,
             keep: 2.0,
             ..model
         };
         assert_eq!(none.choose(&features)[0].bones, vec![0]);
         let options = BindOptions {
-            model: Some(add),
-            ..BindOptions::default()
+            model: Some(BinderModel::Logit(add)),
+            ..BindOptions::rule()
         };
         let chosen = auto_bones(&scene, &split(&scene, 0.7), &[], &options).unwrap();
         assert_eq!(chosen[0].bones, vec![0, 1]);
@@ -1549,12 +1595,12 @@ mod tests {
         let scene = arms_down();
         let every: Vec<usize> = (0..scene.skeleton.len()).collect();
         assert_eq!(
-            whole_bones(&scene, &every, &[], &BindOptions::default()),
+            whole_bones(&scene, &every, &[], &BindOptions::rule()),
             every
         );
         let skip = BindOptions {
             skip_holders: true,
-            ..BindOptions::default()
+            ..BindOptions::rule()
         };
         let roots: Vec<usize> = scene
             .skeleton

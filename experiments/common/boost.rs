@@ -153,3 +153,68 @@ fn best_split(
     }
     (best.0, best.1)
 }
+
+impl Boost {
+    /// How many trees.
+    pub fn len(&self) -> usize {
+        self.trees.len()
+    }
+
+    /// The library's form of these trees ([`skinweights::binding::BinderTrees`]), binding from
+    /// probability `threshold` (rule bones from `keep`). The trees are leaked: an experiment
+    /// fits a few dozen models once.
+    pub fn to_library(&self, threshold: f64, keep: f64) -> skinweights::binding::BinderTrees {
+        let trees: Vec<skinweights::binding::PairTree> = self
+            .trees
+            .iter()
+            .map(|t| skinweights::binding::PairTree {
+                splits: t.splits,
+                leaves: t.leaves,
+            })
+            .collect();
+        skinweights::binding::BinderTrees {
+            bias: self.bias,
+            trees: Box::leak(trees.into_boxed_slice()),
+            threshold,
+            keep,
+        }
+    }
+
+    /// These trees as the Rust source of `src/binding/fitted_trees.rs`, `what` saying how they
+    /// were chosen.
+    pub fn to_rust(&self, threshold: f64, keep: f64, what: &str) -> String {
+        let num = |v: f64| {
+            if v == f64::INFINITY {
+                "f64::INFINITY".to_string()
+            } else {
+                format!("{v:?}")
+            }
+        };
+        let mut s = format!(
+            "//! Written by `BINDING_MODE=learned cargo run --release --bin binding`; do not edit.\n\n\
+             use super::trees::{{BinderTrees, PairTree}};\n\n\
+             /// {what}\n\
+             pub const FITTED_TREES: BinderTrees = BinderTrees {{\n    bias: {},\n    trees: &[\n",
+            num(self.bias)
+        );
+        for t in &self.trees {
+            let splits: Vec<String> = t
+                .splits
+                .iter()
+                .map(|&(f, v)| format!("({f}, {})", num(v)))
+                .collect();
+            let leaves: Vec<String> = t.leaves.iter().map(|&v| num(v)).collect();
+            s += &format!(
+                "        PairTree {{\n            splits: [{}],\n            leaves: [{}],\n        }},\n",
+                splits.join(", "),
+                leaves.join(", ")
+            );
+        }
+        s += &format!(
+            "    ],\n    threshold: {},\n    keep: {},\n}};\n",
+            num(threshold),
+            num(keep)
+        );
+        s
+    }
+}

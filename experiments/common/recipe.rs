@@ -14,13 +14,13 @@ pub const KEYS: [&str; 13] = [
     "blend_widen",
     "blend_fade",
     "cut_fade",
-    "coarse_seed_blend",
+    "artist_mesh_seed_blend",
     "joint_band",
     "own_on_bone",
     "lock_fade",
     "lock_source_fade",
     "handle_length",
-    "coarse_source_blend",
+    "artist_mesh_source_blend",
     "far_sources",
 ];
 
@@ -71,7 +71,7 @@ pub fn set(recipe: &mut BestRecipe, key: &str, value: &str) -> Result<()> {
     match key {
         "visibility" => recipe.heat.visibility = boolean(key, value)?,
         "part_sources" => recipe.part_sources = boolean(key, value)?,
-        "coarse_seed_blend" => recipe.coarse_seed_blend = boolean(key, value)?,
+        "artist_mesh_seed_blend" => recipe.artist_mesh_seed_blend = boolean(key, value)?,
         "joint_band" => recipe.joint_band = boolean(key, value)?,
         "own_on_bone" => recipe.own_on_bone = boolean(key, value)?,
         "lock_fade" => recipe.lock_fade = non_negative(value)?,
@@ -79,8 +79,8 @@ pub fn set(recipe: &mut BestRecipe, key: &str, value: &str) -> Result<()> {
         "handle_length" => recipe.handle_length = non_negative(value)?,
         "far_sources" if value == "none" => recipe.far_sources = None,
         "far_sources" => recipe.far_sources = Some(pair(key, value, |a, b| b > a, ">")?),
-        "coarse_source_blend" => {
-            recipe.coarse_source_blend = number(key, value, |x| x > 0.0, "> 0")?
+        "artist_mesh_source_blend" => {
+            recipe.artist_mesh_source_blend = number(key, value, |x| x > 0.0, "> 0")?
         }
         "blend_widen" => recipe.blend_widen = non_negative(value)?,
         "cut_fade" => recipe.cut_fade = non_negative(value)?,

@@ -21,7 +21,7 @@
 //! - **Soft limit** (`limit`). Small far-field weights are removed smoothly
 //!   ([`WeightLimit`]).
 //! - **Artists' meshes** ([`ARTIST_MESH`]). A mesh under 2000 vertices gets the narrow blend
-//!   (`COARSE_SEED_BLEND`, `COARSE_SOURCE_BLEND`) on its own vertices, or on a subdivided copy
+//!   (`ARTIST_MESH_SEED_BLEND`, `ARTIST_MESH_SOURCE_BLEND`) on its own vertices, or on a subdivided copy
 //!   with `coarse_refine`; it is solved on a one-thread pool, where rayon's joins would cost
 //!   more than the solve.
 //! - **Rigid small parts** ([`RIGID_PART_VERTICES`]). A part of at most 4 vertices (an
@@ -55,8 +55,8 @@ use rayon::prelude::*;
 use std::time::Instant;
 
 /// The blended sources' half-width (fraction of the height) on meshes solved through
-/// `coarse_refine` (`COARSE_SEED_BLEND`): 0.12 drops the DragonBones agreement to 87.6%.
-const COARSE_SOURCE_BLEND: f64 = 0.05;
+/// `coarse_refine` (`ARTIST_MESH_SEED_BLEND`): 0.12 drops the DragonBones agreement to 87.6%.
+const ARTIST_MESH_SOURCE_BLEND: f64 = 0.05;
 
 /// Each vertex's heat source is its nearest visible bone among those that may influence its
 /// part, not its nearest visible bone of all (module docs, "Part sources": flips on
@@ -83,10 +83,10 @@ const BLEND_FADE: (f64, f64) = (0.0, 0.6);
 const CUT_FADE: f64 = 0.5;
 
 /// An artist's mesh ([`ARTIST_MESH`]) uses the narrow linear joint blend
-/// (widen 0, fade 1:1, half-width `COARSE_SOURCE_BLEND`): dominant-bone agreement with the
+/// (widen 0, fade 1:1, half-width `ARTIST_MESH_SOURCE_BLEND`): dominant-bone agreement with the
 /// artists 88.2% on gBot and 90.0% on DragonBones, where the widened blend of half-width
 /// 0.05 gets 87.3% and 88.8%, and the fine meshes' blend 88.2% and 87.6%.
-const COARSE_SEED_BLEND: bool = true;
+const ARTIST_MESH_SEED_BLEND: bool = true;
 
 /// The band is measured from the allowed vertices around the joint a bone's part hangs
 /// from, not from all of them: an arm drawn against the torso below the shoulder gets no
@@ -124,7 +124,7 @@ const HANDLE_LENGTH: f64 = 0.04;
 const FAR_SOURCES: Option<(f64, f64)> = Some((0.5, 1.0));
 
 /// A mesh with fewer vertices than this is an artist's mesh (module docs, "Artists'
-/// meshes"): its sources get the narrow linear joint blend (`COARSE_SEED_BLEND`), and it is
+/// meshes"): its sources get the narrow linear joint blend (`ARTIST_MESH_SEED_BLEND`), and it is
 /// subdivided first only when [`BestOptions::coarse_refine`] asks. The benchmark's artists'
 /// meshes have 4-679 vertices; the sprites and built-in scenes are meshed at 3 000 or more.
 pub const ARTIST_MESH: usize = 2000;
@@ -308,8 +308,8 @@ pub struct Recipe {
     pub blend_fade: (f64, f64),
     /// Shipped: `CUT_FADE`.
     pub cut_fade: f64,
-    /// Shipped: `COARSE_SEED_BLEND`.
-    pub coarse_seed_blend: bool,
+    /// Shipped: `ARTIST_MESH_SEED_BLEND`.
+    pub artist_mesh_seed_blend: bool,
     /// Shipped: `JOINT_BAND`.
     pub joint_band: bool,
     /// Shipped: `OWN_ON_BONE`.
@@ -320,8 +320,8 @@ pub struct Recipe {
     pub lock_source_fade: f64,
     /// Shipped: `HANDLE_LENGTH`.
     pub handle_length: f64,
-    /// Shipped: `COARSE_SOURCE_BLEND`.
-    pub coarse_source_blend: f64,
+    /// Shipped: `ARTIST_MESH_SOURCE_BLEND`.
+    pub artist_mesh_source_blend: f64,
     /// Shipped: `FAR_SOURCES` (`None`: off).
     pub far_sources: Option<(f64, f64)>,
 }
@@ -334,13 +334,13 @@ impl Default for Recipe {
             blend_widen: BLEND_WIDEN,
             blend_fade: BLEND_FADE,
             cut_fade: CUT_FADE,
-            coarse_seed_blend: COARSE_SEED_BLEND,
+            artist_mesh_seed_blend: ARTIST_MESH_SEED_BLEND,
             joint_band: JOINT_BAND,
             own_on_bone: OWN_ON_BONE,
             lock_fade: LOCK_FADE,
             lock_source_fade: LOCK_SOURCE_FADE,
             handle_length: HANDLE_LENGTH,
-            coarse_source_blend: COARSE_SOURCE_BLEND,
+            artist_mesh_source_blend: ARTIST_MESH_SOURCE_BLEND,
             far_sources: FAR_SOURCES,
         }
     }
@@ -881,7 +881,7 @@ impl Solver for Best {
         }
         check_number("band", self.options.band, |x| x >= 0.0, ">= 0")?;
         let started = Instant::now();
-        let mut solution = match self.solve_coarse(scene)? {
+        let mut solution = match self.solve_artist_mesh(scene)? {
             Some(solved) => finish(self.name(), started, solved.weights, solved.report.warnings)?,
             None => self.compute_recipe(scene)?,
         };
@@ -981,20 +981,20 @@ struct Sourced {
 }
 
 impl Best {
-    /// An artist's mesh (under [`ARTIST_MESH`] vertices) solved with the coarse recipe
+    /// An artist's mesh (under [`ARTIST_MESH`] vertices) solved with the artist-mesh recipe
     /// (module docs, "Artists' meshes"), on a subdivided copy when `coarse_refine` asks for
     /// one; `None` for any other mesh.
-    fn solve_coarse(&self, scene: &Scene) -> Result<Option<Solution>> {
+    fn solve_artist_mesh(&self, scene: &Scene) -> Result<Option<Solution>> {
         let (o, r) = (&self.options, &self.recipe);
         if scene.mesh.vertex_count() >= ARTIST_MESH {
             return Ok(None);
         }
         let mut fine = self.clone();
         fine.options.coarse_refine = None;
-        if r.coarse_seed_blend {
+        if r.artist_mesh_seed_blend {
             fine.recipe.blend_widen = 0.0;
             fine.recipe.blend_fade = (1.0, 1.0);
-            fine.options.source_blend = o.source_blend.map(|_| r.coarse_source_blend);
+            fine.options.source_blend = o.source_blend.map(|_| r.artist_mesh_source_blend);
         }
         match o.coarse_refine {
             Some(target) if super::refine::subdivision_factor(&scene.mesh, target) > 1 => {

@@ -610,7 +610,7 @@ mod tests {
 
     #[test]
     fn import_weights_from_a_gltf_without_weights_is_no_file_weights() {
-        use skinweights::io::{gltf::export_gltf, gltf::GltfOptions};
+        use skinweights::io::{ExportOptions, Format};
         let dir = tempfile::tempdir().unwrap();
         let scene = skinweights::scene::builtin_scene(
             "bar",
@@ -622,8 +622,9 @@ mod tests {
             .solve(&scene)
             .unwrap()
             .weights;
-        let text = export_gltf(&scene, &w, &GltfOptions::default()).unwrap();
-        let mut doc: serde_json::Value = serde_json::from_str(&text).unwrap();
+        let gltf = Format::by_name("gltf").unwrap();
+        let exported = gltf.export(&scene, &w, &ExportOptions::default()).unwrap();
+        let mut doc: serde_json::Value = serde_json::from_slice(&exported.bytes).unwrap();
         for mesh in doc["meshes"].as_array_mut().unwrap() {
             for prim in mesh["primitives"].as_array_mut().unwrap() {
                 let attributes = prim["attributes"].as_object_mut().unwrap();

@@ -40,9 +40,13 @@ impl GodotVersion {
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
 pub struct ExportOptions {
-    /// Spine (optional) and Creature (required): the file the scene was imported from, of
-    /// which only the weights are rewritten.
+    /// Spine (optional) and Creature (required, unless [`ExportOptions::source_text`] gives
+    /// it): the file the scene was imported from, of which only the weights are rewritten.
     pub source: Option<PathBuf>,
+    /// Spine and Creature: the source's text, taken instead of reading
+    /// [`ExportOptions::source`] (which, when set too, only names it in errors and the
+    /// summary). `None`: the source, if any, is read from its file.
+    pub source_text: Option<String>,
     /// Spine: keep at most K influences per vertex (the largest, renormalized); `None`: all.
     pub max_influences: Option<usize>,
     /// Spine with a source: write region attachments the new weights bend as weighted
@@ -52,6 +56,9 @@ pub struct ExportOptions {
     pub godot: GodotVersion,
     /// glTF: every coordinate multiplied by this (glTF units are metres).
     pub gltf_scale: f64,
+    /// glTF: write `extras.skinweights` (bone lengths, parts, influences) so that the
+    /// import gets the scene back. Default true.
+    pub gltf_extras: bool,
     /// Where the file goes: glTF is binary when it ends in `.glb`, and the summary names
     /// it. `None`: text glTF.
     pub output: Option<PathBuf>,
@@ -61,10 +68,12 @@ impl Default for ExportOptions {
     fn default() -> Self {
         ExportOptions {
             source: None,
+            source_text: None,
             max_influences: None,
             regions_to_meshes: false,
             godot: GodotVersion::default(),
             gltf_scale: 1.0,
+            gltf_extras: true,
             output: None,
         }
     }
@@ -74,6 +83,13 @@ impl ExportOptions {
     /// Sets [`ExportOptions::source`].
     pub fn with_source(mut self, source: Option<&Path>) -> Self {
         self.source = source.map(Path::to_path_buf);
+        self
+    }
+
+    /// Sets [`ExportOptions::source_text`]: the source as text (a Spine or Creature file
+    /// already read, or made in memory) rather than a file to read.
+    pub fn with_source_text(mut self, text: impl Into<String>) -> Self {
+        self.source_text = Some(text.into());
         self
     }
 
@@ -98,6 +114,12 @@ impl ExportOptions {
     /// Sets [`ExportOptions::gltf_scale`].
     pub fn with_gltf_scale(mut self, scale: f64) -> Self {
         self.gltf_scale = scale;
+        self
+    }
+
+    /// Sets [`ExportOptions::gltf_extras`].
+    pub fn with_gltf_extras(mut self, extras: bool) -> Self {
+        self.gltf_extras = extras;
         self
     }
 
@@ -129,6 +151,15 @@ pub struct Exported {
     pub summary: String,
     /// Notes on what to copy beside the output, said after the summary.
     pub reminders: Vec<String>,
+    /// Spine: the mesh attachments whose vertices were written (converted regions
+    /// included); 0 for the other formats.
+    pub meshes: usize,
+    /// Spine: the region attachments written as weighted meshes
+    /// ([`ExportOptions::regions_to_meshes`]); 0 for the other formats.
+    pub regions_to_meshes: usize,
+    /// Spine: the region attachments (part names) the new weights bend, kept rigid because
+    /// [`ExportOptions::regions_to_meshes`] is off; empty for the other formats.
+    pub bent_regions: Vec<String>,
 }
 
 impl Exported {
@@ -140,6 +171,9 @@ impl Exported {
             notes: Vec::new(),
             summary,
             reminders: Vec::new(),
+            meshes: 0,
+            regions_to_meshes: 0,
+            bent_regions: Vec::new(),
         }
     }
 

@@ -321,7 +321,9 @@ fn boxed<R: RigReport + 'static>(i: Imported<R>) -> RigImport {
 
 /// glTF, binary when the output ends in `.glb`; a note on the influences past four.
 fn export_gltf(scene: &Scene, weights: &Weights, o: &ExportOptions) -> Result<Exported> {
-    let options = gltf::GltfOptions::default().with_scale(o.gltf_scale);
+    let options = gltf::GltfOptions::default()
+        .with_scale(o.gltf_scale)
+        .with_extras(o.gltf_extras);
     let binary = o
         .output
         .as_deref()
@@ -352,17 +354,26 @@ fn export_gltf(scene: &Scene, weights: &Weights, o: &ExportOptions) -> Result<Ex
 
 /// The weights written into a copy of the source file.
 fn export_creature(scene: &Scene, weights: &Weights, o: &ExportOptions) -> Result<Exported> {
-    let Some(source) = o.source.as_deref() else {
-        return Err(crate::error::ArgumentError::MissingArgument {
-            argument: "--source",
-            reason: "a Creature export needs the file the scene was imported from".into(),
+    let source = o.source.as_deref();
+    let text = match (o.source_text.as_deref(), source) {
+        (Some(text), _) => {
+            creature::export_creature(text, scene, weights).map_err(|e| match source {
+                Some(s) => e.in_file(s),
+                None => e,
+            })?
         }
-        .into());
+        (None, Some(source)) => creature::creature_file(scene, weights, source)?,
+        (None, None) => {
+            return Err(crate::error::ArgumentError::MissingArgument {
+                argument: "--source",
+                reason: "a Creature export needs the file the scene was imported from".into(),
+            }
+            .into())
+        }
     };
-    let text = creature::creature_file(scene, weights, source)?;
     let summary = format!(
         ": {} with the weights of {} vertices on {} bones",
-        source.display(),
+        source.map_or_else(|| "the source".into(), |s| s.display().to_string()),
         scene.mesh().vertex_count(),
         scene.skeleton().len()
     );
@@ -406,6 +417,7 @@ fn export_spine(scene: &Scene, weights: &Weights, o: &ExportOptions) -> Result<E
         scene,
         weights,
         o.source.as_deref(),
+        o.source_text.as_deref(),
         &options,
         &o.output_name(),
     )?;
@@ -426,5 +438,8 @@ fn export_spine(scene: &Scene, weights: &Weights, o: &ExportOptions) -> Result<E
     let mut exported = Exported::new(json, summary);
     exported.atlas = out.atlas;
     exported.notes = out.notes;
+    exported.meshes = out.meshes;
+    exported.regions_to_meshes = out.regions_to_meshes;
+    exported.bent_regions = out.bent_regions;
     Ok(exported)
 }

@@ -3,8 +3,8 @@
 use crate::common;
 use serde_json::{json, Value};
 use skinweights::animation::{ChannelKind, Clip, Curve};
-use skinweights::io::dragonbones::{export_dragonbones, import_dragonbones};
-use skinweights::io::godot::export_godot;
+use skinweights::io::dragonbones::import_dragonbones;
+use skinweights::io::ExportOptions;
 use skinweights::{ClipError, Error, FormatError, RigFormat, SkeletonError};
 use std::collections::BTreeMap;
 
@@ -112,7 +112,13 @@ fn poses_agree(a: &[Clip], b: &[Clip], skeleton: &skinweights::skeleton::Skeleto
 #[test]
 fn dragonbones_round_trip_keeps_the_clips() {
     let rig = import_dragonbones(&body_text()).unwrap();
-    let out = export_dragonbones(&rig.scene, &rig.artist).unwrap();
+    let out = common::export_json(
+        "dragonbones",
+        &rig.scene,
+        &rig.artist,
+        &ExportOptions::default(),
+    )
+    .unwrap();
     assert_eq!(out["frameRate"], json!(30.0));
     let back = import_dragonbones(&out.to_string()).unwrap();
     assert_eq!(back.scene.clips().len(), 10);
@@ -628,7 +634,9 @@ fn godot_round_trip_keeps_the_clips() {
         // back turned from their Godot frames, where a non-uniform scale key is refused.
         let versions: &[u32] = if label == "gBot" { &[3, 4] } else { &[4] };
         for &godot in versions {
-            let text = export_godot(&scene, &weights, godot).unwrap();
+            let text =
+                common::export_text("godot", &scene, &weights, &common::godot_options(godot))
+                    .unwrap();
             let back = skinweights::io::godot::import_godot(&text, None).unwrap();
             assert_eq!(back.scene.clips().len(), scene.clips().len(), "{label}");
             let (mut worst, mut free) = (0.0_f64, 0.0_f64);
@@ -761,7 +769,6 @@ fn read_f32(json: &Value, bin: &[u8], accessor: u64) -> Vec<f32> {
 
 #[test]
 fn gltf_export_writes_the_clips_as_joint_animations() {
-    use skinweights::io::{gltf::export_gltf, gltf::GltfOptions};
     let scale = 0.001;
     for (label, scene, weights) in [
         ("gBot", player().scene, player().artist),
@@ -771,8 +778,9 @@ fn gltf_export_writes_the_clips_as_joint_animations() {
             import_dragonbones(&body_text()).unwrap().artist,
         ),
     ] {
-        let options = GltfOptions::default().with_scale(scale);
-        let (json, bin) = gltf_checked(&export_gltf(&scene, &weights, &options).unwrap());
+        let options = ExportOptions::default().with_gltf_scale(scale);
+        let (json, bin) =
+            gltf_checked(&common::export_text("gltf", &scene, &weights, &options).unwrap());
         let anims = json["animations"].as_array().unwrap();
         assert_eq!(anims.len(), scene.clips().len(), "{label}");
         let sk = scene.skeleton();
@@ -980,7 +988,6 @@ fn cubic_godot_tracks_are_catmull_rom_segments() {
 #[test]
 fn hostile_writers_are_typed_errors() {
     use skinweights::animation::{BoneTrack, Key};
-    use skinweights::io::{gltf::export_gltf, gltf::GltfOptions};
     let g = player();
     // A shear channel: no Godot property, no glTF node property.
     let mut clips = g.scene.clips().to_vec();
@@ -991,12 +998,12 @@ fn hostile_writers_are_typed_errors() {
         .clone()
         .with_animation(clips, g.scene.ik().to_vec())
         .unwrap();
-    let e = export_godot(&scene, &g.artist, 4).unwrap_err();
+    let e = common::export_text("godot", &scene, &g.artist, &common::godot_options(4)).unwrap_err();
     assert!(
         matches!(e, Error::Clip(ClipError::InvalidClip { ref clip, .. }) if clip == "fall"),
         "{e}"
     );
-    let e = export_gltf(&scene, &g.artist, &GltfOptions::default()).unwrap_err();
+    let e = common::export_text("gltf", &scene, &g.artist, &ExportOptions::default()).unwrap_err();
     assert!(
         matches!(e, Error::Clip(ClipError::InvalidClip { ref clip, .. }) if clip == "fall"),
         "{e}"
@@ -1153,7 +1160,7 @@ fn godot3_plays_the_exported_clips() {
     .unwrap();
     std::fs::write(
         p.join("scene.tscn"),
-        export_godot(&g.scene, &g.artist, 3).unwrap(),
+        common::export_text("godot", &g.scene, &g.artist, &common::godot_options(3)).unwrap(),
     )
     .unwrap();
     std::fs::copy(&g.scene.art().unwrap().images[0].path, p.join("gBot.png")).unwrap();

@@ -17,11 +17,9 @@ use skinweights::correctives::{
     auto_corrective, skin_scene, skin_with_correctives, AutoCorrectiveOptions, Corrective,
     CorrectiveKey, Interpolation,
 };
-use skinweights::io::dragonbones::export_dragonbones;
-use skinweights::io::spine::{export_spine, SpineExportOptions};
 use skinweights::io::{
-    gltf::export_gltf, gltf::import_gltf_str, gltf::GltfOptions, scene_from_binary,
-    scene_from_json, scene_to_binary, scene_to_json,
+    gltf::import_gltf_str, scene_from_binary, scene_from_json, scene_to_binary, scene_to_json,
+    ExportOptions,
 };
 use skinweights::metrics::clip::{clip_frame_positions, clip_metrics, ClipOptions};
 use skinweights::render::{posed_vertices, Skinning};
@@ -406,7 +404,7 @@ impl Gltf {
 #[test]
 fn gltf_morph_targets_reproduce_the_offsets() {
     let (scene, weights) = corrected_bar();
-    let text = export_gltf(&scene, &weights, &GltfOptions::default()).unwrap();
+    let text = common::export_text("gltf", &scene, &weights, &ExportOptions::default()).unwrap();
     let doc = Gltf::parse(&text);
     let prim = &doc.json["meshes"][0]["primitives"][0];
     let base = doc.floats(&prim["attributes"]["POSITION"]);
@@ -477,7 +475,7 @@ fn gltf_morph_targets_reproduce_the_offsets() {
 
     // Without correctives: no targets, no weights channel.
     let bare = scene.clone().without_correctives();
-    let plain = export_gltf(&bare, &weights, &GltfOptions::default()).unwrap();
+    let plain = common::export_text("gltf", &bare, &weights, &ExportOptions::default()).unwrap();
     assert!(!plain.contains("targets") && !plain.contains("\"weights\""));
 }
 
@@ -527,8 +525,7 @@ fn part_vertices(scene: &Scene, part: &str) -> Vec<usize> {
 #[test]
 fn spine_deform_keys_reproduce_the_corrected_positions() {
     let (scene, weights) = corrected_bar();
-    let out = export_spine(&scene, &weights, None, &SpineExportOptions::default()).unwrap();
-    let json = &out.json;
+    let json = &common::export_json("spine", &scene, &weights, &ExportOptions::default()).unwrap();
     let bones: Vec<String> = json["bones"]
         .as_array()
         .unwrap()
@@ -586,7 +583,8 @@ fn spine_deform_keys_reproduce_the_corrected_positions() {
 #[test]
 fn dragonbones_ffd_frames_reproduce_the_corrected_positions() {
     let (scene, weights) = corrected_bar();
-    let doc = export_dragonbones(&scene, &weights).unwrap();
+    let doc =
+        common::export_json("dragonbones", &scene, &weights, &ExportOptions::default()).unwrap();
     let armature = &doc["armature"][0];
     let rate = armature["frameRate"].as_f64().unwrap();
     let anim = &armature["animation"][0];

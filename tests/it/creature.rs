@@ -5,7 +5,8 @@ use crate::common;
 use skinweights::{ClipError, FormatError, RigFormat, SkeletonError};
 
 use serde_json::{json, Value};
-use skinweights::io::creature::{export_creature, import_creature, load_creature, FRAME_RATE};
+use skinweights::io::creature::{import_creature, load_creature, FRAME_RATE};
+use skinweights::io::ExportOptions;
 use skinweights::{scene::Scene, Error};
 use std::process::Command;
 use std::time::Instant;
@@ -225,7 +226,13 @@ fn export_with_the_artist_weights_reproduces_the_source() {
     for rig in RIGS {
         let text = std::fs::read_to_string(path(rig)).unwrap();
         let imp = import_creature(&text).unwrap();
-        let out = export_creature(&text, &imp.scene, &imp.artist).unwrap();
+        let out = common::export_text(
+            "creature",
+            &imp.scene,
+            &imp.artist,
+            &ExportOptions::default().with_source_text(&text),
+        )
+        .unwrap();
         let worst = same_but_weights(&raw(rig), &serde_json::from_str(&out).unwrap());
         assert!(worst <= 1e-6, "{rig}: weights differ by {worst}");
         // Read back: the same vertices and weights.
@@ -294,7 +301,12 @@ fn export_refuses_a_scene_that_is_not_the_sources() {
     let mut doc: Value = serde_json::from_str(common::TINY_CREATURE).unwrap();
     doc["mesh"]["points"][4] = json!(4.01);
     let moved = doc.to_string();
-    match export_creature(&moved, &imp.scene, &imp.artist) {
+    match common::export_text(
+        "creature",
+        &imp.scene,
+        &imp.artist,
+        &ExportOptions::default().with_source_text(moved),
+    ) {
         Err(Error::Format(FormatError::Rig {
             format: RigFormat::Creature,
             vertex,
@@ -307,7 +319,13 @@ fn export_refuses_a_scene_that_is_not_the_sources() {
     }
     // Within 1e-3 is the same mesh.
     doc["mesh"]["points"][4] = json!(4.0005);
-    assert!(export_creature(&doc.to_string(), &imp.scene, &imp.artist).is_ok());
+    assert!(common::export_text(
+        "creature",
+        &imp.scene,
+        &imp.artist,
+        &ExportOptions::default().with_source_text(doc.to_string())
+    )
+    .is_ok());
 }
 
 /// The tiny rig with one edit; the import's error.

@@ -6,9 +6,8 @@ use skinweights::{FormatError, RigFormat, SkeletonError};
 
 use common::max_abs_diff;
 use serde_json::Value;
-use skinweights::io::dragonbones::{
-    export_dragonbones, import_dragonbones, load_dragonbones, DragonBonesImport,
-};
+use skinweights::io::dragonbones::{import_dragonbones, load_dragonbones, DragonBonesImport};
+use skinweights::io::ExportOptions;
 use skinweights::io::ZERO_LENGTH_TAIL;
 use skinweights::scene::SubScene;
 use skinweights::{metrics, skeleton::Pose, skinning::linear_blend_skinning, Error};
@@ -218,7 +217,13 @@ fn every_solver_gives_valid_weights_on_the_import() {
 #[test]
 fn export_then_import_round_trips_weights_and_positions() {
     let imp = body();
-    let doc = export_dragonbones(&imp.scene, &imp.artist).unwrap();
+    let doc = common::export_json(
+        "dragonbones",
+        &imp.scene,
+        &imp.artist,
+        &ExportOptions::default(),
+    )
+    .unwrap();
     assert_eq!(doc["version"], "5.5");
     let again = import_dragonbones(&doc.to_string()).unwrap();
     let (a, b) = (&imp.scene, &again.scene);
@@ -266,7 +271,8 @@ fn export_then_import_round_trips_weights_and_positions() {
     assert_eq!(b.skeleton().bones()[pelvis].length(), ZERO_LENGTH_TAIL);
     // Heat weights export too, and re-import to the same values.
     let heat = skinweights::solvers::solve(&imp.scene, "heat").unwrap();
-    let doc = export_dragonbones(&imp.scene, &heat).unwrap();
+    let doc =
+        common::export_json("dragonbones", &imp.scene, &heat, &ExportOptions::default()).unwrap();
     let back = import_dragonbones(&doc.to_string()).unwrap();
     let w = max_abs_diff(heat.as_slice(), back.artist.as_slice());
     assert!(w < 1e-6, "heat weights {w}");

@@ -20,8 +20,8 @@ use crate::common;
 
 use serde_json::{Map, Value};
 use skinweights::io::{
-    gltf::export_gltf, gltf::import_gltf_str, gltf::GltfOptions, scene_from_json, scene_to_json,
-    sprite_scene, trace_alpha, BonesFile, Sprite, SpriteOptions, TraceOptions, WeightsFile,
+    gltf::import_gltf_str, scene_from_json, scene_to_json, sprite_scene, trace_alpha, BonesFile,
+    ExportOptions, Sprite, SpriteOptions, TraceOptions, WeightsFile,
 };
 use skinweights::lint::{lint, LintOptions};
 use skinweights::mesh::MeshingOptions;
@@ -983,7 +983,9 @@ fn fuzz_gltf() {
     );
     let scene = small_scene("arms-down");
     let w = solve(&scene, "heat").expect("solves");
-    let exported = json_of(&export_gltf(&scene, &w, &GltfOptions::default()).expect("exports"));
+    let exported = json_of(
+        &common::export_text("gltf", &scene, &w, &ExportOptions::default()).expect("exports"),
+    );
     // The same scene with a clip: linear, stepped and Bézier keys become LINEAR and STEP
     // samplers on the joint nodes (the animation import).
     let animated = {
@@ -1005,7 +1007,9 @@ fn fuzz_gltf() {
             .clone()
             .with_animation(vec![clip], vec![])
             .expect("clip");
-        json_of(&export_gltf(&scene, &w, &GltfOptions::default()).expect("exports"))
+        json_of(
+            &common::export_text("gltf", &scene, &w, &ExportOptions::default()).expect("exports"),
+        )
     };
     let gen = from_seeds(vec![simple, exported, animated]);
     assert_clean(fuzz("gltf", 5_000_000, 4000, &gen, &check_gltf));

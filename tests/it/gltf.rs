@@ -8,10 +8,7 @@ use base64::engine::general_purpose::STANDARD as BASE64;
 use base64::Engine as _;
 use nalgebra::{Matrix4, Point2, Quaternion, UnitQuaternion, Vector3};
 use serde_json::Value;
-use skinweights::io::{
-    gltf::export_gltf, gltf::import_gltf, gltf::import_gltf_str, gltf::GltfImport,
-    gltf::GltfOptions,
-};
+use skinweights::io::{gltf::import_gltf, gltf::import_gltf_str, gltf::GltfImport, ExportOptions};
 use skinweights::{
     mesh::Mesh, scene::builtin_scene, scene::BuiltinOptions, scene::Scene, skeleton::Bone,
     skeleton::Skeleton, solvers::solve, weights::Weights, Error,
@@ -196,7 +193,8 @@ fn figure_export_is_valid_gltf() {
         .count();
     assert!(over4 > 500, "{over4} vertices with more than 4 influences");
 
-    let doc = parse(&export_gltf(&scene, &weights, &GltfOptions::default()).unwrap());
+    let doc =
+        parse(&common::export_text("gltf", &scene, &weights, &ExportOptions::default()).unwrap());
     let j = &doc.json;
     assert_eq!(j["asset"]["version"], "2.0");
     assert!(j["asset"]["generator"]
@@ -406,7 +404,7 @@ fn figure_export_is_valid_gltf() {
 #[test]
 fn figure_round_trips_through_gltf() {
     let (scene, weights) = figure_with_heat();
-    let text = export_gltf(&scene, &weights, &GltfOptions::default()).unwrap();
+    let text = common::export_text("gltf", &scene, &weights, &ExportOptions::default()).unwrap();
     let GltfImport {
         scene: back,
         artist: w,
@@ -457,8 +455,8 @@ fn figure_round_trips_through_gltf() {
 #[test]
 fn probes_travel_in_extras_at_the_export_scale() {
     let (scene, weights) = figure_with_heat();
-    let options = GltfOptions::default().with_scale(2.0);
-    let text = export_gltf(&scene, &weights, &options).unwrap();
+    let options = ExportOptions::default().with_gltf_scale(2.0);
+    let text = common::export_text("gltf", &scene, &weights, &options).unwrap();
     let back = import_gltf_str(&text, None, "figure").unwrap().scene;
     assert_eq!(back.probes().len(), scene.probes().len());
     for (b, a) in back.probes().iter().zip(scene.probes()) {
@@ -470,8 +468,8 @@ fn probes_travel_in_extras_at_the_export_scale() {
             (&a.watch.part, &a.watch.vertices)
         );
     }
-    let plain = GltfOptions::default().with_extras(false);
-    let text = export_gltf(&scene, &weights, &plain).unwrap();
+    let plain = ExportOptions::default().with_gltf_extras(false);
+    let text = common::export_text("gltf", &scene, &weights, &plain).unwrap();
     assert!(import_gltf_str(&text, None, "figure")
         .unwrap()
         .scene
@@ -521,7 +519,7 @@ fn simpleskin_round_trips() {
         .unwrap()
         .to_weights_for(&names, 10)
         .unwrap();
-    let text = export_gltf(&first.scene, &w1, &GltfOptions::default()).unwrap();
+    let text = common::export_text("gltf", &first.scene, &w1, &ExportOptions::default()).unwrap();
     let second = import_gltf_str(&text, None, "SimpleSkin").unwrap();
     let w2 = second
         .weights_file()
@@ -549,7 +547,7 @@ fn simpleskin_doc() -> Doc {
         .unwrap()
         .to_weights_for(&names, 10)
         .unwrap();
-    parse(&export_gltf(&first.scene, &w, &GltfOptions::default()).unwrap())
+    parse(&common::export_text("gltf", &first.scene, &w, &ExportOptions::default()).unwrap())
 }
 
 fn set_f32(doc: &mut Doc, at: usize, x: f32) {
@@ -700,8 +698,8 @@ fn normalized_byte_weights_and_plain_export_import() {
         .unwrap()
         .to_weights_for(&first.scene.skeleton().names(), 10)
         .unwrap();
-    let plain = GltfOptions::default().with_extras(false);
-    let text = export_gltf(&first.scene, &w, &plain).unwrap();
+    let plain = ExportOptions::default().with_gltf_extras(false);
+    let text = common::export_text("gltf", &first.scene, &w, &plain).unwrap();
     assert!(!text.contains("extras"));
     let again = import_gltf_str(&text, None, "plain").unwrap();
     assert_eq!(
@@ -794,17 +792,18 @@ fn bad_input_is_a_typed_error() {
     // Export: weights of another shape.
     let first = import_gltf(SIMPLE_SKIN).unwrap();
     assert!(matches!(
-        export_gltf(
+        common::export_text(
+            "gltf",
             &first.scene,
             &Weights::zeros_unchecked(10, 3),
-            &GltfOptions::default()
+            &ExportOptions::default()
         ),
         Err(Error::Weights(WeightsError::WeightsShape { .. }))
     ));
-    let bad_scale = GltfOptions::default().with_scale(f64::NAN);
+    let bad_scale = ExportOptions::default().with_gltf_scale(f64::NAN);
     let w = Weights::from_rows(&vec![vec![1.0, 0.0]; 10], 2).unwrap();
     assert!(matches!(
-        export_gltf(&first.scene, &w, &bad_scale),
+        common::export_text("gltf", &first.scene, &w, &bad_scale),
         Err(Error::Argument(ArgumentError::InvalidArgument { argument: "scale", ref value, .. })) if value == "NaN"
     ));
 }
@@ -857,7 +856,8 @@ fn grid_scene(cols: usize, rows: usize) -> (Scene, Weights) {
 fn large_meshes_use_wide_indices_and_joints() {
     // 300 x 220 = 66,000 vertices (> 65,535) and 299 bones (> 256).
     let (scene, weights) = grid_scene(300, 220);
-    let doc = parse(&export_gltf(&scene, &weights, &GltfOptions::default()).unwrap());
+    let doc =
+        parse(&common::export_text("gltf", &scene, &weights, &ExportOptions::default()).unwrap());
     let ind = doc.primitive()["indices"].as_u64().unwrap();
     assert_eq!(
         doc.accessor(ind)["componentType"].as_u64(),
@@ -1136,7 +1136,8 @@ fn joint_and_weight_limits_are_typed_errors() {
     // 4,225 vertices x 65,536 distinct joints = 2.8e8 weights (2.2 GB dense): refused before
     // the matrix is allocated.
     let (scene, weights) = grid_scene(65, 65);
-    let mut doc = parse(&export_gltf(&scene, &weights, &GltfOptions::default()).unwrap());
+    let mut doc =
+        parse(&common::export_text("gltf", &scene, &weights, &ExportOptions::default()).unwrap());
     let nodes = doc.json["nodes"].as_array_mut().unwrap();
     let first = nodes.len();
     nodes.extend((0..65_536).map(|_| serde_json::json!({})));

@@ -12,8 +12,8 @@ use nalgebra::Vector2;
 use serde_json::Value;
 use skinweights::io::dragonbones::load_dragonbones;
 use skinweights::io::{
-    gltf::export_gltf, gltf::import_gltf, gltf::GltfImport, gltf::GltfOptions, sprite_scene,
-    BonesFile, Sprite, SpriteOptions,
+    gltf::import_gltf, gltf::GltfImport, sprite_scene, BonesFile, ExportOptions, Sprite,
+    SpriteOptions,
 };
 use skinweights::render::{posed_vertices, render, Drawing, Frame, RenderOptions, Texture, View};
 use skinweights::scene::{triangle_layers, AlphaMode, Art, ArtImage, Layer};
@@ -27,7 +27,7 @@ fn data(rel: &str) -> PathBuf {
 /// Exports `scene` with `weights` into `dir/NAME.gltf`, imports it back with its embedded
 /// images written into `dir`; returns the glTF JSON, the import and its weights.
 fn round_trip(scene: &Scene, weights: &Weights, dir: &Path) -> (Value, GltfImport, Weights) {
-    let text = export_gltf(scene, weights, &GltfOptions::default()).unwrap();
+    let text = common::export_text("gltf", scene, weights, &ExportOptions::default()).unwrap();
     let path = dir.join(format!("{}.gltf", scene.name()));
     std::fs::write(&path, &text).unwrap();
     let mut imported = import_gltf(&path).unwrap();
@@ -251,7 +251,7 @@ fn exported_red_over_blue_figure(dir: &Path) -> (Scene, Value) {
     let base = small_scene("arms-down");
     let scene = figure_with_art(&png, size, all_layers(&base));
     let weights = solved(&scene, "euclidean");
-    let text = export_gltf(&scene, &weights, &GltfOptions::default()).unwrap();
+    let text = common::export_text("gltf", &scene, &weights, &ExportOptions::default()).unwrap();
     let doc: Value = serde_json::from_str(&text).unwrap();
     (scene, doc)
 }
@@ -443,7 +443,8 @@ fn check_gltf_rules(doc: &Value) {
 #[test]
 fn exported_art_follows_the_gltf_rules() {
     let db = load_dragonbones(data("dragonbones-you-xin/body_ske.json")).unwrap();
-    let text = export_gltf(&db.scene, &db.artist, &GltfOptions::default()).unwrap();
+    let text =
+        common::export_text("gltf", &db.scene, &db.artist, &ExportOptions::default()).unwrap();
     let doc: Value = serde_json::from_str(&text).unwrap();
     check_gltf_rules(&doc);
     assert_eq!(doc["images"][0]["name"], "body");
@@ -460,9 +461,10 @@ fn scene_without_art_exports_one_untextured_primitive() {
     let scene = small_scene("arms-down");
     assert!(scene.art().is_none());
     let weights = solved(&scene, "euclidean");
-    let doc: Value =
-        serde_json::from_str(&export_gltf(&scene, &weights, &GltfOptions::default()).unwrap())
-            .unwrap();
+    let doc: Value = serde_json::from_str(
+        &common::export_text("gltf", &scene, &weights, &ExportOptions::default()).unwrap(),
+    )
+    .unwrap();
     let prims = doc["meshes"][0]["primitives"].as_array().unwrap();
     assert_eq!(prims.len(), 1);
     assert!(prims[0]["attributes"].get("TEXCOORD_0").is_none());
@@ -522,7 +524,7 @@ fn unreadable_images_and_coordinates_outside_them_are_errors() {
     let weights = solved(&base, "euclidean");
     let missing = dir.path().join("missing.png");
     let scene = figure_with_art(&missing, size, all_layers(&base));
-    let e = export_gltf(&scene, &weights, &GltfOptions::default())
+    let e = common::export_text("gltf", &scene, &weights, &ExportOptions::default())
         .unwrap_err()
         .to_string();
     assert!(
@@ -532,7 +534,7 @@ fn unreadable_images_and_coordinates_outside_them_are_errors() {
     let not_png = dir.path().join("not.png");
     std::fs::write(&not_png, b"GIF89a").unwrap();
     let scene = figure_with_art(&not_png, size, all_layers(&base));
-    let e = export_gltf(&scene, &weights, &GltfOptions::default())
+    let e = common::export_text("gltf", &scene, &weights, &ExportOptions::default())
         .unwrap_err()
         .to_string();
     assert!(e.contains("not.png"), "{e}");
@@ -540,7 +542,7 @@ fn unreadable_images_and_coordinates_outside_them_are_errors() {
     let mut art = scene.art().cloned().unwrap();
     art.uvs[7].x = f64::from(size.0) + 0.5;
     let scene = scene.with_art(art).unwrap();
-    let e = export_gltf(&scene, &weights, &GltfOptions::default())
+    let e = common::export_text("gltf", &scene, &weights, &ExportOptions::default())
         .unwrap_err()
         .to_string();
     assert!(e.contains("art.uvs[7]") && e.contains("outside"), "{e}");

@@ -14,7 +14,7 @@ use nalgebra::{Matrix4, Quaternion, UnitQuaternion, Vector3};
 use serde_json::{json, Value};
 use skinweights::animation::ChannelKind;
 use skinweights::io::spine::{load_spine, SkinSelection, SpineImportOptions};
-use skinweights::io::{gltf::export_gltf, gltf::import_gltf_str, gltf::GltfOptions};
+use skinweights::io::{gltf::import_gltf_str, ExportOptions};
 use skinweights::{scene::Scene, weights::Weights, Error};
 
 /// The document's JSON and its one decoded buffer.
@@ -161,7 +161,7 @@ fn gltf_world(doc: &Doc, anim: &Value, t: f64) -> Vec<Matrix4<f64>> {
 /// and (for bones with no local transform or inherit mode on them or above) the original
 /// scene's, over every frame (30 fps) and key time of every clip.
 fn round_trip(label: &str, scene: &Scene, weights: &Weights) -> (f64, f64, usize) {
-    let text = export_gltf(scene, weights, &GltfOptions::default()).unwrap();
+    let text = common::export_text("gltf", scene, weights, &ExportOptions::default()).unwrap();
     let doc = parse(&text);
     let import = import_gltf_str(&text, None, label).unwrap();
     let back = &import.scene;
@@ -259,7 +259,9 @@ fn shipped_rigs_clips_round_trip_through_gltf() {
             load_spine(data(&format!("spine/{f}")), None, &options).unwrap(),
         )
     })
-    .find(|(_, s)| export_gltf(&s.scene, &s.artist, &GltfOptions::default()).is_ok())
+    .find(|(_, s)| {
+        common::export_text("gltf", &s.scene, &s.artist, &ExportOptions::default()).is_ok()
+    })
     .unwrap();
     eprintln!("Spine example: {}", spine.0);
     let spine = spine.1;
@@ -280,7 +282,7 @@ fn shipped_rigs_clips_round_trip_through_gltf() {
 fn base_doc() -> (Scene, Doc) {
     let scene = common::small_scene("arms-down");
     let w = common::solved(&scene, "linear");
-    let text = export_gltf(&scene, &w, &GltfOptions::default()).unwrap();
+    let text = common::export_text("gltf", &scene, &w, &ExportOptions::default()).unwrap();
     (scene, parse(&text))
 }
 

@@ -8,7 +8,7 @@ use base64::Engine as _;
 use common::{small_scene, solved};
 use image::{Rgba, RgbaImage};
 use serde_json::{json, Value};
-use skinweights::io::{gltf::export_gltf, gltf::import_gltf, gltf::GltfOptions};
+use skinweights::io::{gltf::import_gltf, ExportOptions};
 use skinweights::render::Texture;
 use std::path::{Path, PathBuf};
 
@@ -33,7 +33,7 @@ fn png_bytes() -> Vec<u8> {
 fn textured(image: Value, extra_buffer: Option<&[u8]>) -> (Value, Vec<[f64; 2]>) {
     let scene = small_scene("arms-down");
     let weights = solved(&scene, "euclidean");
-    let text = export_gltf(&scene, &weights, &GltfOptions::default()).unwrap();
+    let text = common::export_text("gltf", &scene, &weights, &ExportOptions::default()).unwrap();
     let mut doc: Value = serde_json::from_str(&text).unwrap();
     let (lo, hi) = scene.mesh().bounds();
     let uv: Vec<[f32; 2]> = scene

@@ -12,8 +12,8 @@ use common::{skinweights, small_scene, solved, text};
 use nalgebra::{Point2, Vector2};
 use serde_json::Value;
 use skinweights::io::{
-    gltf::export_gltf, gltf::import_gltf_str, gltf::GltfOptions, scene_from_json, scene_to_json,
-    sprite_scene, BonesFile, Sprite, SpriteOptions, TraceOptions,
+    gltf::import_gltf_str, scene_from_json, scene_to_json, sprite_scene, BonesFile, ExportOptions,
+    Sprite, SpriteOptions, TraceOptions,
 };
 use skinweights::lint::{lint, LintOptions};
 use skinweights::metrics::evaluate;
@@ -172,7 +172,12 @@ fn gltf_export_refuses_coordinates_that_overflow_or_underflow_f32() {
     let scene = small_scene("bar");
     let w = solved(&scene, "euclidean");
     for (scale, says) in [(1e300, "overflows f32"), (1e-300, "underflows f32")] {
-        match export_gltf(&scene, &w, &GltfOptions::default().with_scale(scale)) {
+        match common::export_text(
+            "gltf",
+            &scene,
+            &w,
+            &ExportOptions::default().with_gltf_scale(scale),
+        ) {
             Err(Error::Argument(ArgumentError::InvalidArgument {
                 argument,
                 value,
@@ -186,7 +191,13 @@ fn gltf_export_refuses_coordinates_that_overflow_or_underflow_f32() {
         }
     }
     // A scale f32 holds is fine.
-    assert!(export_gltf(&scene, &w, &GltfOptions::default().with_scale(0.01)).is_ok());
+    assert!(common::export_text(
+        "gltf",
+        &scene,
+        &w,
+        &ExportOptions::default().with_gltf_scale(0.01)
+    )
+    .is_ok());
 }
 
 // ---------------------------------------------------------------- silently accepted
@@ -259,7 +270,10 @@ fn a_probe_watching_no_vertex_is_an_error_not_a_pass() {
 fn exported_gltf() -> Value {
     let scene = small_scene("bar");
     let w = solved(&scene, "euclidean");
-    serde_json::from_str(&export_gltf(&scene, &w, &GltfOptions::default()).unwrap()).unwrap()
+    serde_json::from_str(
+        &common::export_text("gltf", &scene, &w, &ExportOptions::default()).unwrap(),
+    )
+    .unwrap()
 }
 
 #[test]

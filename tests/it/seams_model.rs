@@ -3,9 +3,10 @@
 //! probe and the weight difference across a seam 0, after a save/load round trip and after
 //! an export and re-import. Hostile seams give typed errors.
 
+use crate::common;
 use skinweights::io::{
-    gltf::export_gltf, gltf::import_gltf_str, gltf::GltfOptions, load_scene, save_scene,
-    scene_from_binary, scene_from_json, scene_to_binary, scene_to_json,
+    gltf::import_gltf_str, load_scene, save_scene, scene_from_binary, scene_from_json,
+    scene_to_binary, scene_to_json, ExportOptions, GodotVersion,
 };
 use skinweights::metrics::posed_positions;
 use skinweights::scene::{builtin_scene, BuiltinOptions, Seams, Weld};
@@ -191,7 +192,7 @@ fn exports_keep_identical_weights_at_seams() {
     let weights = &solved[0].1;
     let joints = scene.seams().joints.len();
     // glTF
-    let text = export_gltf(&scene, weights, &GltfOptions::default()).unwrap();
+    let text = common::export_text("gltf", &scene, weights, &ExportOptions::default()).unwrap();
     let imported = import_gltf_str(&text, None, "arm").unwrap();
     let w = imported
         .weights_file()
@@ -208,13 +209,15 @@ fn exports_keep_identical_weights_at_seams() {
     );
     assert_eq!(diff, 0.0, "glTF seam weight difference");
     // DragonBones
-    let value = skinweights::io::dragonbones::export_dragonbones(&scene, weights).unwrap();
-    let imported = skinweights::io::dragonbones::import_dragonbones(&value.to_string()).unwrap();
+    let text =
+        common::export_text("dragonbones", &scene, weights, &ExportOptions::default()).unwrap();
+    let imported = skinweights::io::dragonbones::import_dragonbones(&text).unwrap();
     let (groups, diff) = imported_seam_difference(&imported.scene, &imported.artist);
     assert!(groups >= joints, "DragonBones: {groups} of {joints}");
     assert_eq!(diff, 0.0, "DragonBones seam weight difference");
     // Godot 4
-    let text = skinweights::io::godot::export_godot(&scene, weights, 4).unwrap();
+    let godot4 = ExportOptions::default().with_godot(GodotVersion::Godot4);
+    let text = common::export_text("godot", &scene, weights, &godot4).unwrap();
     let imported = skinweights::io::godot::import_godot(&text, None).unwrap();
     let (groups, diff) = imported_seam_difference(&imported.scene, &imported.artist);
     assert!(groups >= joints, "Godot: {groups} of {joints}");

@@ -3,14 +3,14 @@
 //! matrices over the raw JSON, no code shared with the importer).
 
 use crate::common;
+use skinweights::io::ExportOptions;
 use skinweights::RigFormat;
 
 use common::data;
 use nalgebra::{Matrix2, Vector2};
 use serde_json::Value;
 use skinweights::io::spine::{
-    export_spine, import_spine, load_spine, Atlas, SkinSelection, SpineExportOptions, SpineImport,
-    SpineImportOptions,
+    import_spine, load_spine, Atlas, SkinSelection, SpineImport, SpineImportOptions,
 };
 use skinweights::io::WeightsFile;
 use skinweights::weights::Weights;
@@ -373,11 +373,11 @@ fn export_with_source_reproduces_the_source_and_round_trips() {
         let atlas = Atlas::load(Atlas::beside(&path(folder, file)).unwrap()).unwrap();
         let options = SpineImportOptions::default().with_skin(SkinSelection::All);
         let first = import_spine(&text, Some(&atlas), &options).unwrap();
-        let out = export_spine(
+        let (out, out_json) = common::export_with_json(
+            "spine",
             &first.scene,
             &first.artist,
-            Some(&text),
-            &SpineExportOptions::default(),
+            &ExportOptions::default().with_source_text(&text),
         )
         .unwrap();
         assert!(
@@ -387,7 +387,7 @@ fn export_with_source_reproduces_the_source_and_round_trips() {
         );
         // Everything but the meshes' vertices is unchanged.
         assert_eq!(
-            without_vertices(out.json.clone()),
+            without_vertices(out_json.clone()),
             without_vertices(doc.clone()),
             "{folder}"
         );
@@ -397,10 +397,10 @@ fn export_with_source_reproduces_the_source_and_round_trips() {
                 continue;
             }
             let (old, bone) = attachment(&doc, &a.skin, &a.slot, &a.attachment);
-            let (new, _) = attachment(&out.json, &a.skin, &a.slot, &a.attachment);
+            let (new, _) = attachment(&out_json, &a.skin, &a.slot, &a.attachment);
             let (p, q) = (
                 mesh_positions(&doc, old, bone),
-                mesh_positions(&out.json, new, bone),
+                mesh_positions(&out_json, new, bone),
             );
             let d = p
                 .iter()
@@ -410,7 +410,7 @@ fn export_with_source_reproduces_the_source_and_round_trips() {
             assert!(d <= 1e-4, "{folder} {}: {d} px", a.part);
         }
         // Import again: the same scene and weights.
-        let again_text = serde_json::to_string(&out.json).unwrap();
+        let again_text = serde_json::to_string(&out_json).unwrap();
         let again = import_spine(&again_text, Some(&atlas), &options).unwrap();
         assert_same_import(&first, &again, folder);
         assert_eq!(first.scene.skeleton(), again.scene.skeleton(), "{folder}");
@@ -424,16 +424,18 @@ fn export_of_best_weights_reimports_with_rows_summing_to_one() {
     let first = import_spine(&text, None, &SpineImportOptions::default()).unwrap();
     let best = skinweights::solvers::solve(&first.scene, "best").unwrap();
     for k in [None, Some(4)] {
-        let out = export_spine(
+        let (out, out_json) = common::export_with_json(
+            "spine",
             &first.scene,
             &best,
-            Some(&text),
-            &SpineExportOptions::default().with_max_influences(k),
+            &ExportOptions::default()
+                .with_max_influences(k)
+                .with_source_text(&text),
         )
         .unwrap();
         assert_eq!(out.meshes, 1);
         let again = import_spine(
-            &serde_json::to_string(&out.json).unwrap(),
+            &serde_json::to_string(&out_json).unwrap(),
             None,
             &SpineImportOptions::default(),
         )
@@ -462,18 +464,18 @@ fn minimal_export_round_trips() {
         ("raptor", "raptor-pro.json"),
     ] {
         let first = import(folder, file, SkinSelection::All);
-        let out = export_spine(
+        let (out, out_json) = common::export_with_json(
+            "spine",
             &first.scene,
             &first.artist,
-            None,
-            &SpineExportOptions::default(),
+            &ExportOptions::default(),
         )
         .unwrap();
         let atlas_text = out.atlas.clone().expect("art gives an atlas");
         let dir = path(folder, "");
         let atlas = Atlas::parse(&atlas_text, &dir, "minimal.atlas").unwrap();
         let again = import_spine(
-            &serde_json::to_string(&out.json).unwrap(),
+            &serde_json::to_string(&out_json).unwrap(),
             Some(&atlas),
             &SpineImportOptions::default(),
         )
@@ -557,11 +559,13 @@ fn raptor_with_bent_regions() -> (String, Atlas, SpineImport, Weights, Vec<Strin
 fn export_turns_bent_regions_into_meshes_with_the_option() {
     let (text, atlas, first, w, regions) = raptor_with_bent_regions();
     assert_eq!(regions.len(), 24);
-    let out = export_spine(
+    let (out, out_json) = common::export_with_json(
+        "spine",
         &first.scene,
         &w,
-        Some(&text),
-        &SpineExportOptions::default().with_regions_to_meshes(true),
+        &ExportOptions::default()
+            .with_regions_to_meshes(true)
+            .with_source_text(&text),
     )
     .unwrap();
     assert_eq!(out.regions_to_meshes, 24, "{:?}", out.notes);
@@ -570,7 +574,7 @@ fn export_turns_bent_regions_into_meshes_with_the_option() {
     let doc: Value = serde_json::from_str(&text).unwrap();
     let options = SpineImportOptions::default().with_skin(SkinSelection::All);
     let again = import_spine(
-        &serde_json::to_string(&out.json).unwrap(),
+        &serde_json::to_string(&out_json).unwrap(),
         Some(&atlas),
         &options,
     )
@@ -588,7 +592,7 @@ fn export_turns_bent_regions_into_meshes_with_the_option() {
         );
         // The same image: the mesh keeps the region's name and path.
         let (src, _) = attachment(&doc, &old.skin, &old.slot, &old.attachment);
-        let (mesh, _) = attachment(&out.json, &old.skin, &old.slot, &old.attachment);
+        let (mesh, _) = attachment(&out_json, &old.skin, &old.slot, &old.attachment);
         assert_eq!(mesh["type"], "mesh");
         assert_eq!(mesh["hull"], 4);
         assert_eq!(mesh.get("path"), src.get("path"), "{part}");
@@ -615,11 +619,11 @@ fn export_turns_bent_regions_into_meshes_with_the_option() {
 #[test]
 fn export_keeps_bent_regions_without_the_option_and_names_them() {
     let (text, _, first, w, regions) = raptor_with_bent_regions();
-    let out = export_spine(
+    let (out, out_json) = common::export_with_json(
+        "spine",
         &first.scene,
         &w,
-        Some(&text),
-        &SpineExportOptions::default(),
+        &ExportOptions::default().with_source_text(&text),
     )
     .unwrap();
     assert_eq!(out.regions_to_meshes, 0);
@@ -651,19 +655,21 @@ fn export_keeps_bent_regions_without_the_option_and_names_them() {
         .filter(|a| a.kind == "region")
     {
         let (old, _) = attachment(&doc, &a.skin, &a.slot, &a.attachment);
-        let (new, _) = attachment(&out.json, &a.skin, &a.slot, &a.attachment);
+        let (new, _) = attachment(&out_json, &a.skin, &a.slot, &a.attachment);
         assert_eq!(old, new, "{}", a.part);
     }
     // The artist's own weights bend no region: no note.
-    let own = export_spine(
+    let (own, own_json) = common::export_with_json(
+        "spine",
         &first.scene,
         &first.artist,
-        Some(&text),
-        &SpineExportOptions::default().with_regions_to_meshes(true),
+        &ExportOptions::default()
+            .with_regions_to_meshes(true)
+            .with_source_text(&text),
     )
     .unwrap();
     assert_eq!((own.regions_to_meshes, own.bent_regions.len()), (0, 0));
-    assert_eq!(without_vertices(own.json), without_vertices(doc));
+    assert_eq!(without_vertices(own_json), without_vertices(doc));
 }
 
 /// Every weighted vertex of `imported` against the independent reading of `doc`: placed

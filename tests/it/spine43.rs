@@ -2,10 +2,11 @@
 //! to the same scene, and an export onto the 4.3 source stays 4.3.
 
 use crate::common;
+use skinweights::io::ExportOptions;
 
 use common::data;
 use serde_json::Value;
-use skinweights::io::spine::{export_spine, import_spine, SpineExportOptions, SpineImportOptions};
+use skinweights::io::spine::{import_spine, SpineImportOptions};
 
 /// `doc` with its `ik`, `transform`, `path` and `physics` lists moved into one `constraints`
 /// list in their `order`, each with its `type`, as Spine 4.3 writes them (plus one slider).
@@ -60,17 +61,17 @@ fn a_spine_43_constraints_list_imports_as_its_42_lists_do() {
     );
 
     // Written back onto the 4.3 source: still one constraints list, still 4.3.
-    let out = export_spine(
+    let out_json = common::export_json(
+        "spine",
         &new.scene,
         &new.artist,
-        Some(&text43),
-        &SpineExportOptions::default(),
+        &ExportOptions::default().with_source_text(&text43),
     )
     .unwrap();
-    assert!(out.json.get("ik").is_none());
-    assert_eq!(out.json["constraints"].as_array().unwrap().len(), listed);
-    assert_eq!(out.json["skeleton"]["spine"], "4.3.23");
-    let again = import_spine(&out.json.to_string(), None, &options).unwrap();
+    assert!(out_json.get("ik").is_none());
+    assert_eq!(out_json["constraints"].as_array().unwrap().len(), listed);
+    assert_eq!(out_json["skeleton"]["spine"], "4.3.23");
+    let again = import_spine(&out_json.to_string(), None, &options).unwrap();
     assert_eq!(again.scene.ik().len(), ik_count);
 }
 

@@ -5,6 +5,7 @@
 //! export round trips and hostile animations.
 
 use crate::common;
+use skinweights::io::ExportOptions;
 use skinweights::ClipError;
 
 use common::{data, skinweights, text, TINY_SPINE};
@@ -13,8 +14,7 @@ use serde_json::Value;
 use skinweights::animation::ChannelKind;
 use skinweights::io::save_scene;
 use skinweights::io::spine::{
-    export_spine, import_spine, load_spine, SkinSelection, SpineExportOptions, SpineImport,
-    SpineImportOptions,
+    import_spine, load_spine, SkinSelection, SpineImport, SpineImportOptions,
 };
 use skinweights::Error;
 
@@ -589,26 +589,26 @@ fn export_round_trips_the_clips() {
         let options = SpineImportOptions::default().with_skin(SkinSelection::All);
         let first = import_spine(&text, None, &options).unwrap();
         // With the source, its animations and constraints are left as they were.
-        let kept = export_spine(
+        let kept_json = common::export_json(
+            "spine",
             &first.scene,
             &first.artist,
-            Some(&text),
-            &SpineExportOptions::default(),
+            &ExportOptions::default().with_source_text(&text),
         )
         .unwrap();
         for key in ["animations", "ik", "transform", "path", "physics"] {
-            assert_eq!(kept.json.get(key), doc.get(key), "{folder} {key}");
+            assert_eq!(kept_json.get(key), doc.get(key), "{folder} {key}");
         }
         // Without it, the scene's clips and IK are written and read back the same.
-        let out = export_spine(
+        let out_json = common::export_json(
+            "spine",
             &first.scene,
             &first.artist,
-            None,
-            &SpineExportOptions::default(),
+            &ExportOptions::default(),
         )
         .unwrap();
         let again =
-            import_spine(&serde_json::to_string(&out.json).unwrap(), None, &options).unwrap();
+            import_spine(&serde_json::to_string(&out_json).unwrap(), None, &options).unwrap();
         assert_eq!(again.scene.ik(), first.scene.ik(), "{folder}");
         let names = |i: &SpineImport| {
             i.scene
@@ -926,14 +926,14 @@ fn ik_timelines_round_trip_through_scene_files_and_spine_export() {
         let (loaded, _) = skinweights::io::load_scene(&sp).unwrap();
         assert_eq!(loaded.clips(), first.scene.clips(), "{folder}");
         // Spine without --source: written as animations.NAME.ik and read back.
-        let out = export_spine(
+        let out_json = common::export_json(
+            "spine",
             &first.scene,
             &first.artist,
-            None,
-            &SpineExportOptions::default(),
+            &ExportOptions::default(),
         )
         .unwrap();
-        let text = serde_json::to_string(&out.json).unwrap();
+        let text = serde_json::to_string(&out_json).unwrap();
         let options = SpineImportOptions::default().with_skin(SkinSelection::All);
         let again = import_spine(&text, None, &options).unwrap();
         assert_eq!(

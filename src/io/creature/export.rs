@@ -25,7 +25,11 @@ const MATCH_TOLERANCE: f64 = 1e-3;
 /// ([`Weights::validate_with_tolerance`]); [`FormatError::Rig`](crate::error::FormatError::Rig) (context `export`) when the
 /// vertex count or a position differs from the source's (naming the point), or a scene bone
 /// is not in the source's skeleton.
-pub fn export_creature(source_text: &str, scene: &Scene, weights: &Weights) -> Result<String> {
+pub(crate) fn export_creature(
+    source_text: &str,
+    scene: &Scene,
+    weights: &Weights,
+) -> Result<String> {
     crate::skinning::check_shape(scene.mesh().vertex_count(), weights, scene.skeleton().len())?;
     weights.validate_with_tolerance(EXPORT_ROW_SUM_TOLERANCE)?;
     let file = parse_creature(source_text)?;
@@ -56,16 +60,6 @@ pub fn export_creature(source_text: &str, scene: &Scene, weights: &Weights) -> R
     }
     out.push_str(&source_text[at..]);
     Ok(out)
-}
-
-/// Reads `source`, writes [`export_creature`]'s text to `path` (atomically).
-pub fn save_creature(
-    scene: &Scene,
-    weights: &Weights,
-    source: impl AsRef<Path>,
-    path: impl AsRef<Path>,
-) -> Result<()> {
-    crate::io::write_atomic(path, creature_file(scene, weights, source.as_ref())?)
 }
 
 /// [`export_creature`] with the source read from its file (its errors name it).

@@ -30,8 +30,7 @@ mod import;
 mod parse;
 
 pub use clips::FRAME_RATE;
-pub(crate) use export::creature_file;
-pub use export::{export_creature, save_creature};
+pub(crate) use export::{creature_file, export_creature};
 pub use import::{import_creature, load_creature, CreatureImport, ImportReport, MeshReport};
 
 use crate::error::{Error, FormatError, RigFormat};

@@ -10,7 +10,6 @@ use crate::skeleton::{Bone, Inherit};
 use crate::skinning::check_shape;
 use crate::weights::{Weights, EXPORT_ROW_SUM_TOLERANCE};
 use serde_json::{json, Value};
-use std::path::Path;
 
 /// Writes `scene` and `weights` as a DragonBones 5.5 `_ske.json` document.
 ///
@@ -33,7 +32,7 @@ use std::path::Path;
 ///
 /// Errors: weights of the wrong shape ([`WeightsError::WeightsShape`](crate::error::WeightsError::WeightsShape)) or not valid
 /// ([`WeightsError::InvalidWeight`](crate::error::WeightsError::InvalidWeight), [`WeightsError::RowSum`](crate::error::WeightsError::RowSum) beyond 1e-6).
-pub fn export_dragonbones(scene: &Scene, weights: &Weights) -> Result<Value> {
+pub(crate) fn export_dragonbones(scene: &Scene, weights: &Weights) -> Result<Value> {
     let mesh = &scene.mesh;
     let bones = scene.skeleton.bones();
     check_shape(mesh.vertex_count(), weights, bones.len())?;
@@ -214,13 +213,6 @@ fn animations(scene: &Scene) -> Result<(f64, Vec<Value>)> {
     }
     let rate = super::clips::export_rate(&scene.clips, None)?;
     Ok((rate, super::clips::write_clips(&scene.clips, rate)?))
-}
-
-/// [`export_dragonbones`] written to `path` (overwrites; the CLI asks before doing so).
-pub fn save_dragonbones(scene: &Scene, weights: &Weights, path: impl AsRef<Path>) -> Result<()> {
-    let path = path.as_ref();
-    let text = dragonbones_text(scene, weights, &path.display().to_string())?;
-    crate::io::write_atomic(path, text)
 }
 
 /// [`export_dragonbones`] as JSON text; `context` names the output in a serialization error.

@@ -32,7 +32,8 @@ mod parse;
 pub use atlas::Atlas;
 pub use clips::{DEFAULT_FRAME_RATE, EXPORT_FRAME_RATES};
 pub(crate) use export::dragonbones_text;
-pub use export::{export_dragonbones, save_dragonbones};
+#[cfg(test)]
+pub(crate) use export::export_dragonbones;
 pub use import::{
     import_dragonbones, import_dragonbones_with_atlas, load_dragonbones, BindDifference,
     DragonBonesImport, ImportReport, MeshReport,

@@ -18,7 +18,8 @@ use base64::Engine as _;
 use nalgebra::{Isometry2, Point2};
 use serde_json::{json, Value};
 
-/// Options of [`export_gltf`].
+/// Options of the glTF writer ([`crate::io::ExportOptions::gltf_scale`] and
+/// [`crate::io::ExportOptions::gltf_extras`] set them).
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
 pub struct GltfOptions {
@@ -192,7 +193,11 @@ pub fn truncation_note(weights: &Weights) -> Option<String> {
 /// non-negative rows summing to 1 within 1e-6; [`ArgumentError::InvalidArgument`] for a bad
 /// `scale` (one that is not positive, or that takes a coordinate outside f32);
 /// [`FormatError::InvalidField`] for more than 65536 bones (`JOINTS_0` cannot name them).
-pub fn export_gltf(scene: &Scene, weights: &Weights, options: &GltfOptions) -> Result<String> {
+pub(crate) fn export_gltf(
+    scene: &Scene,
+    weights: &Weights,
+    options: &GltfOptions,
+) -> Result<String> {
     let (mut doc, bytes) = export_document(scene, weights, options)?;
     doc["buffers"][0]["uri"] = json!(format!(
         "data:application/octet-stream;base64,{}",
@@ -206,7 +211,11 @@ pub fn export_gltf(scene: &Scene, weights: &Weights, options: &GltfOptions) -> R
 /// URIs). [`import_gltf`](super::import_gltf) reads it back.
 ///
 /// Errors: those of [`export_gltf`], and [`FormatError::InvalidField`] for a file over 4 GiB.
-pub fn export_glb(scene: &Scene, weights: &Weights, options: &GltfOptions) -> Result<Vec<u8>> {
+pub(crate) fn export_glb(
+    scene: &Scene,
+    weights: &Weights,
+    options: &GltfOptions,
+) -> Result<Vec<u8>> {
     let (doc, bytes) = export_document(scene, weights, options)?;
     super::glb::glb_bytes(&json_text(&doc, false)?, &bytes)
 }

@@ -1,9 +1,11 @@
 //! glTF 2.0: export a scene with its weights as a skinned mesh, and import a skinned mesh that
 //! lies in a plane.
 //!
-//! **Export** ([`export_gltf`]) writes one `.gltf` JSON file with one embedded buffer (a
+//! **Export** (the `gltf` row of [`crate::io::FORMATS`], [`crate::io::Format::export`])
+//! writes one `.gltf` JSON file with one embedded buffer (a
 //! `data:application/octet-stream;base64,` URI), so Blender, three.js or Godot load it as is
-//! ([`export_glb`] writes the same document as binary glTF, the buffer in its BIN chunk):
+//! (an [`ExportOptions::output`](crate::io::ExportOptions::output) ending in `.glb` gives the
+//! same document as binary glTF, the buffer in its BIN chunk):
 //!
 //! - the mesh at z = 0, as **one primitive** (glTF has no notion of parts; the part labels
 //!   travel in `extras`, see below) when the scene has no art; with art, one primitive per
@@ -88,7 +90,8 @@ mod skeleton_read;
 mod texture;
 
 pub use animation_import::ROTATION_SAMPLING_TOLERANCE;
-pub use export::{export_glb, export_gltf, truncation_note, GltfOptions};
+pub(crate) use export::{export_glb, export_gltf};
+pub use export::{truncation_note, GltfOptions};
 pub use glb::{glb_bytes, split_glb, GLB_MAGIC};
 pub use import::{
     import_gltf, import_gltf_str, GltfImport, GltfReport, MAX_JOINTS, MAX_WEIGHT_ENTRIES,

@@ -9,7 +9,6 @@ use crate::skinning::check_shape;
 use crate::weights::{Weights, EXPORT_ROW_SUM_TOLERANCE};
 use std::collections::{HashMap, HashSet};
 use std::fmt::Write as _;
-use std::path::Path;
 
 /// One Polygon2D of the export: the part and the scene vertices it holds, in the order
 /// written (outline first, then the other vertices), with its triangles in that numbering.
@@ -26,7 +25,7 @@ pub struct PolygonOrder {
     pub triangles: Vec<[usize; 3]>,
 }
 
-/// How [`export_godot`] lays out the polygons: one per part with triangles, in draw order
+/// How the Godot export lays out the polygons: one per part with triangles, in draw order
 /// (the art's layers back to front, else part order).
 ///
 /// A triangle goes to the part most of its corners belong to (ties: the first corner's), and
@@ -183,7 +182,7 @@ pub(super) fn quoted(s: &str) -> String {
 /// Errors: `godot` other than 3 or 4 ([`SolverError::InvalidOption`]), weights of the wrong shape
 /// ([`WeightsError::WeightsShape`](crate::error::WeightsError::WeightsShape)) or invalid ([`WeightsError::InvalidWeight`](crate::error::WeightsError::InvalidWeight), [`WeightsError::RowSum`](crate::error::WeightsError::RowSum) beyond
 /// 1e-6), two bones or parts whose names collide after replacing those characters.
-pub fn export_godot(scene: &Scene, weights: &Weights, godot: u32) -> Result<String> {
+pub(crate) fn export_godot(scene: &Scene, weights: &Weights, godot: u32) -> Result<String> {
     if godot != 3 && godot != 4 {
         return Err(SolverError::InvalidOption {
             option: "godot".into(),
@@ -537,15 +536,4 @@ impl TscnWriter<'_> {
         }
         s.push('\n');
     }
-}
-
-/// [`export_godot`] written to `path` (overwrites; the CLI asks before doing so).
-pub fn save_godot(
-    scene: &Scene,
-    weights: &Weights,
-    godot: u32,
-    path: impl AsRef<Path>,
-) -> Result<()> {
-    let path = path.as_ref();
-    std::fs::write(path, export_godot(scene, weights, godot)?).map_err(|e| Error::io(path, e))
 }

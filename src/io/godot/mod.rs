@@ -30,5 +30,6 @@ pub mod tscn;
 mod values;
 
 pub use clips::GODOT_DEFAULT_ANIMATION_LENGTH;
-pub use export::{export_godot, godot_vertex_order, save_godot, PolygonOrder};
+pub(crate) use export::export_godot;
+pub use export::{godot_vertex_order, PolygonOrder};
 pub use import::{import_godot, load_godot, GodotImport, ImportReport, MeshReport};

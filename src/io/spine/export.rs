@@ -33,7 +33,8 @@ const REGION_UV_TOLERANCE: f64 = 1e-6;
 /// Names a note lists before "and N more" (a 10-skin project bends hundreds of regions).
 const NAMES_SHOWN: usize = 12;
 
-/// Options of [`export_spine`].
+/// Options of the Spine writer ([`crate::io::ExportOptions::max_influences`] and
+/// [`crate::io::ExportOptions::regions_to_meshes`] set them).
 #[derive(Debug, Clone)]
 #[non_exhaustive]
 pub struct SpineExportOptions {
@@ -70,7 +71,7 @@ impl SpineExportOptions {
     }
 }
 
-/// What [`export_spine`] produced.
+/// What the Spine writer produced ([`crate::io::Exported`] carries its counts).
 #[derive(Debug, Clone)]
 pub struct SpineExport {
     /// The skeleton JSON.
@@ -131,7 +132,7 @@ fn influence_rows(weights: &Weights, k: Option<usize>) -> Vec<Vec<(usize, f64)>>
 /// Errors: weights of the wrong shape or not valid; [`FormatError::Rig`] when the source's bones
 /// differ from the scene's (names in order), or a vertex's only influences are bones whose
 /// setup matrix is singular.
-pub fn export_spine(
+pub(crate) fn export_spine(
     scene: &Scene,
     weights: &Weights,
     source: Option<&str>,
@@ -949,18 +950,21 @@ fn atlas_text(
     text
 }
 
-/// [`export_spine`] with `source` read from its file (its errors name it) and the project
-/// as JSON text; `context` names the output in a serialization error.
+/// [`export_spine`] with `source` read from its file (its errors name it), unless
+/// `source_text` gives its text, and the project as JSON text; `context` names the output
+/// in a serialization error.
 pub(crate) fn spine_file(
     scene: &Scene,
     weights: &Weights,
     source: Option<&Path>,
+    source_text: Option<&str>,
     options: &SpineExportOptions,
     context: &str,
 ) -> Result<(SpineExport, String)> {
-    let text = match source {
-        Some(s) => Some(std::fs::read_to_string(s).map_err(|e| Error::io(s, e))?),
-        None => None,
+    let text = match (source_text, source) {
+        (Some(t), _) => Some(t.to_string()),
+        (None, Some(s)) => Some(std::fs::read_to_string(s).map_err(|e| Error::io(s, e))?),
+        (None, None) => None,
     };
     let out = export_spine(scene, weights, text.as_deref(), options).map_err(|e| match source {
         Some(s) => e.in_file(s),
@@ -973,23 +977,4 @@ pub(crate) fn spine_file(
         })
     })?;
     Ok((out, json))
-}
-
-/// [`export_spine`] written to `path` (and, for a minimal project with art, `path` with the
-/// extension `.atlas` beside it; the page images are named by file name, to be copied beside
-/// it). `source` is read from its file. Outputs are written whole or not at all.
-pub fn save_spine(
-    scene: &Scene,
-    weights: &Weights,
-    source: Option<&Path>,
-    options: &SpineExportOptions,
-    path: impl AsRef<Path>,
-) -> Result<SpineExport> {
-    let path = path.as_ref();
-    let (out, json) = spine_file(scene, weights, source, options, &path.display().to_string())?;
-    crate::io::write_atomic(path, json)?;
-    if let Some(atlas) = &out.atlas {
-        crate::io::write_atomic(path.with_extension("atlas"), atlas)?;
-    }
-    Ok(out)
 }

@@ -37,8 +37,7 @@ mod parse;
 pub use atlas::{Atlas, AtlasPage, AtlasRegion};
 pub(crate) use export::spine_file;
 pub use export::{
-    export_spine, save_spine, SpineExport, SpineExportOptions, DEFAULT_MAX_INFLUENCES,
-    DEFAULT_REGIONS_TO_MESHES,
+    SpineExport, SpineExportOptions, DEFAULT_MAX_INFLUENCES, DEFAULT_REGIONS_TO_MESHES,
 };
 pub use import::{
     import_spine, load_spine, AttachmentReport, SkinSelection, SpineImport, SpineImportOptions,

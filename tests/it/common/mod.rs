@@ -212,3 +212,59 @@ pub fn spine_with_named_skins(skins: &[(&str, usize)]) -> String {
     })
     .to_string()
 }
+
+/// `scene` and `weights` as a file of the format named `format` (a row of
+/// [`skinweights::io::FORMATS`]), through the table's one export.
+#[cfg(feature = "io")]
+pub fn export(
+    format: &str,
+    scene: &Scene,
+    weights: &Weights,
+    options: &skinweights::io::ExportOptions,
+) -> skinweights::Result<skinweights::io::Exported> {
+    skinweights::io::Format::by_name(format)
+        .unwrap_or_else(|| panic!("no format {format}"))
+        .export(scene, weights, options)
+}
+
+/// [`export`]'s file as text (every format but binary glTF writes text).
+#[cfg(feature = "io")]
+pub fn export_text(
+    format: &str,
+    scene: &Scene,
+    weights: &Weights,
+    options: &skinweights::io::ExportOptions,
+) -> skinweights::Result<String> {
+    export(format, scene, weights, options).map(|e| String::from_utf8(e.bytes).unwrap())
+}
+
+/// [`export`]'s file parsed as JSON (DragonBones, Spine, text glTF).
+#[cfg(feature = "io")]
+pub fn export_json(
+    format: &str,
+    scene: &Scene,
+    weights: &Weights,
+    options: &skinweights::io::ExportOptions,
+) -> skinweights::Result<serde_json::Value> {
+    export(format, scene, weights, options).map(|e| serde_json::from_slice(&e.bytes).unwrap())
+}
+
+/// Export options writing for Godot `n` (3 or 4).
+#[cfg(feature = "io")]
+pub fn godot_options(n: u32) -> skinweights::io::ExportOptions {
+    let version = skinweights::io::GodotVersion::from_number(n).expect("Godot 3 or 4");
+    skinweights::io::ExportOptions::default().with_godot(version)
+}
+
+/// [`export`] and its file parsed as JSON (DragonBones, Spine, text glTF).
+#[cfg(feature = "io")]
+pub fn export_with_json(
+    format: &str,
+    scene: &Scene,
+    weights: &Weights,
+    options: &skinweights::io::ExportOptions,
+) -> skinweights::Result<(skinweights::io::Exported, serde_json::Value)> {
+    let out = export(format, scene, weights, options)?;
+    let json = serde_json::from_slice(&out.bytes).unwrap();
+    Ok((out, json))
+}

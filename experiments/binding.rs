@@ -1004,6 +1004,14 @@ mod learned {
         );
         let path = super::common::repo_root().join("src/binding/fitted_trees.rs");
         std::fs::write(&path, fitted.to_rust(threshold, keep, &what))?;
+        // Formatted as `cargo fmt` would, so CI's format check holds after a run.
+        let formatted = std::process::Command::new("rustfmt")
+            .args(["--edition", "2021"])
+            .arg(&path)
+            .status();
+        if !formatted.is_ok_and(|s| s.success()) {
+            eprintln!("warning: rustfmt did not format {}", path.display());
+        }
         Ok(format!(
             "\nShipped (`src/binding/fitted_trees.rs`, `BindOptions::default()`): {name}, fitted \
              on all {} rigs; the library's probabilities match the fit's within {worst:.1e}. \

@@ -436,6 +436,8 @@ impl BinderLogit {
 }
 
 /// A learned binder over [`pair_features`]: a logit or boosted trees.
+// `BindOptions` is `Copy` and a model is copied once per bind, so the logit stays unboxed.
+#[allow(clippy::large_enum_variant)]
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub enum BinderModel {
     /// A regularised logit.

@@ -192,6 +192,8 @@ impl Boost {
         };
         let mut s = format!(
             "//! Written by `BINDING_MODE=learned cargo run --release --bin binding`; do not edit.\n\n\
+             // Fitted thresholds, such as log(1 + 1), not spelled constants.\n\
+             #![allow(clippy::approx_constant)]\n\n\
              use super::trees::{{BinderTrees, PairTree}};\n\n\
              /// {what}\n\
              pub const FITTED_TREES: BinderTrees = BinderTrees {{\n    bias: {},\n    trees: &[\n",

@@ -1654,4 +1654,30 @@ mod tests {
         .to_string();
         assert!(e.contains("#999"), "{e}");
     }
+
+    #[test]
+    fn the_default_binder_is_the_shipped_trees_and_weights_every_vertex() {
+        let scene = arms_down();
+        let options = BindOptions::default();
+        assert_eq!(options.model, Some(BinderModel::Trees(FITTED_TREES)));
+        assert_eq!(
+            BindOptions {
+                model: None,
+                ..options
+            },
+            BindOptions::rule()
+        );
+        let solver = crate::solvers::recommended();
+        let every: Vec<usize> = (0..scene.skeleton.len()).collect();
+        let whole = solver.solve(&scene).unwrap().weights;
+        let chosen = auto_bones(&scene, &whole, &[], &options).unwrap();
+        assert_eq!(chosen.len(), scene.mesh.parts().len());
+        assert!(chosen.iter().all(|mb| !mb.bones.is_empty()));
+        let none = FileBindings::default();
+        let auto = bind(solver.as_ref(), &scene, Bind::Auto, &every, &none, &options)
+            .unwrap()
+            .weights;
+        assert!(auto.normalization_error() < 1e-9);
+        assert!(auto.as_slice().iter().all(|w| w.is_finite() && *w >= 0.0));
+    }
 }

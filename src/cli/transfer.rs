@@ -225,12 +225,18 @@ fn check_outputs_asked(a: &TransferArgs) -> Result<()> {
 fn written_format(a: &TransferArgs) -> Result<RigFormat> {
     let bytes = std::fs::read(&a.file).map_err(|e| skinweights::Error::io(&a.file, e))?;
     let format = RigFormat::of_file(&a.file, &bytes)?.unwrap_or(RigFormat::DragonBones);
-    if a.output.is_some() && !matches!(format, RigFormat::Spine | RigFormat::DragonBones) {
+    if a.output.is_some() && !format.format().transfer_writes {
+        let written: Vec<String> = skinweights::io::FORMATS
+            .iter()
+            .filter(|f| f.transfer_writes)
+            .map(|f| f.kind.to_string())
+            .collect();
         return Err(ArgumentError::InvalidArgument {
             argument: "--output",
             value: a.file.display().to_string(),
             reason: format!(
-                "transfer writes Spine and DragonBones rigs; for {} use --weights FILE (and `skinweights export` to write it)",
+                "transfer writes {} rigs; for {} use --weights FILE (and `skinweights export` to write it)",
+                written.join(" and "),
                 format.name()
             ),
         }

@@ -76,6 +76,9 @@ pub struct Format {
     pub atlas_without_source: bool,
     /// What `batch` appends to an item's stem for the rig written back.
     pub batch_suffix: &'static str,
+    /// Whether `transfer -o` writes the rig back: the formats whose costume parts (Spine
+    /// skins, DragonBones displays) it carries weights between.
+    pub transfer_writes: bool,
     detect: Option<fn(&Value) -> bool>,
     import: Import,
     export: Export,
@@ -196,6 +199,7 @@ pub const FORMATS: &[Format] = &[
         scales: true,
         atlas_without_source: false,
         batch_suffix: ".gltf",
+        transfer_writes: false,
         detect: None,
         import: |path, _| {
             let g = gltf::import_gltf(path)?;
@@ -222,6 +226,7 @@ pub const FORMATS: &[Format] = &[
         scales: false,
         atlas_without_source: false,
         batch_suffix: ".creature.json",
+        transfer_writes: false,
         // A Spine skeleton names its version where a Creature skeleton names a bone.
         detect: Some(|json| {
             json["mesh"]["regions"].is_object()
@@ -246,6 +251,7 @@ pub const FORMATS: &[Format] = &[
         scales: false,
         atlas_without_source: false,
         batch_suffix: "_ske.json",
+        transfer_writes: true,
         detect: Some(|json| json["armature"].is_array()),
         import: |path, _| Ok(boxed(dragonbones::load_dragonbones(path)?)),
         export: |scene, weights, o| {
@@ -273,6 +279,7 @@ pub const FORMATS: &[Format] = &[
         scales: false,
         atlas_without_source: false,
         batch_suffix: ".tscn",
+        transfer_writes: false,
         detect: None,
         import: |path, _| Ok(boxed(godot::load_godot(path)?)),
         export: export_godot,
@@ -292,6 +299,7 @@ pub const FORMATS: &[Format] = &[
         scales: false,
         atlas_without_source: true,
         batch_suffix: ".spine.json",
+        transfer_writes: true,
         detect: Some(|json| json["skeleton"]["spine"].is_string()),
         import: |path, o| {
             let options = spine::SpineImportOptions::default().with_skin(o.skin.clone());

@@ -4,7 +4,7 @@ use super::format_arg::ExportFormat;
 use super::{check_outputs, load_weights_for, resolve_scene, BuiltinArgs};
 use crate::cli::error::{CliError, Result};
 use clap::Args;
-use skinweights::io::{gltf::GltfOptions, ExportOptions, GodotVersion, Source};
+use skinweights::io::{ExportOptions, GodotVersion, Source};
 use skinweights::ArgumentError;
 use std::path::Path;
 use std::path::PathBuf;
@@ -26,7 +26,7 @@ pub struct ExportArgs {
     #[arg(long)]
     force: bool,
     /// glTF only: multiply every coordinate (glTF units are metres: 0.01 makes 200 px 2 m).
-    #[arg(long, default_value_t = GltfOptions::default().scale)]
+    #[arg(long, default_value_t = ExportOptions::default().gltf_scale)]
     scale: f64,
     /// Godot only: the Godot version to write for, 3 (format=2, Pool*Array) or 4 (format=3,
     /// Packed*Array).

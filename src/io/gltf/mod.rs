@@ -30,9 +30,9 @@
 //!   channel per animation on the mesh node (`morph_export.rs`; glTF applies them before
 //!   skinning).
 //!
-//! glTF cannot say everything a skinweights scene holds; with [`GltfOptions::extras`] (the
-//! default) the rest is written into `extras.skinweights` objects, which other tools keep as
-//! custom properties and [`import_gltf`] reads back: each bone node's `length`, `part` and
+//! glTF cannot say everything a skinweights scene holds; with
+//! [`ExportOptions::gltf_extras`](crate::io::ExportOptions::gltf_extras) (the default) the rest
+//! is written into `extras.skinweights` objects, which other tools keep as custom properties and [`import_gltf`] reads back: each bone node's `length`, `part` and
 //! `influences`, the mesh's `parts` and `vertex_parts` (when there is more than one part),
 //! and the scene's probes on the skinned mesh node (`probes`, as a scene file writes them,
 //! lengths times the export's scale).
@@ -90,8 +90,9 @@ mod skeleton_read;
 mod texture;
 
 pub use animation_import::ROTATION_SAMPLING_TOLERANCE;
+pub use export::truncation_note;
+pub(crate) use export::GltfOptions;
 pub(crate) use export::{export_glb, export_gltf};
-pub use export::{truncation_note, GltfOptions};
 pub use glb::{glb_bytes, split_glb, GLB_MAGIC};
 pub use import::{
     import_gltf, import_gltf_str, GltfImport, GltfReport, MAX_JOINTS, MAX_WEIGHT_ENTRIES,

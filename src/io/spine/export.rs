@@ -16,14 +16,14 @@ use serde_json::{json, Value};
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 
-/// Default of [`SpineExportOptions::max_influences`]: no limit (Spine has none).
+/// Default of [`ExportOptions::max_influences`](crate::io::ExportOptions::max_influences): no limit (Spine has none).
 pub const DEFAULT_MAX_INFLUENCES: Option<usize> = None;
 
 /// How far (px) a scene part's vertices may be from a source mesh's setup positions for the
 /// part to be taken as that mesh.
 const MATCH_TOLERANCE_PX: f64 = 1e-3;
 
-/// Default of [`SpineExportOptions::regions_to_meshes`]: region attachments stay regions.
+/// Default of [`ExportOptions::regions_to_meshes`](crate::io::ExportOptions::regions_to_meshes): region attachments stay regions.
 pub const DEFAULT_REGIONS_TO_MESHES: bool = false;
 
 /// How far (in 0..1 image units) a region part's recovered corner may be from its image's

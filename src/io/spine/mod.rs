@@ -36,9 +36,8 @@ mod parse;
 
 pub use atlas::{Atlas, AtlasPage, AtlasRegion};
 pub(crate) use export::spine_file;
-pub use export::{
-    SpineExport, SpineExportOptions, DEFAULT_MAX_INFLUENCES, DEFAULT_REGIONS_TO_MESHES,
-};
+pub(crate) use export::SpineExportOptions;
+pub use export::{DEFAULT_MAX_INFLUENCES, DEFAULT_REGIONS_TO_MESHES};
 pub use import::{
     import_spine, load_spine, AttachmentReport, SkinSelection, SpineImport, SpineImportOptions,
     SpineReport,

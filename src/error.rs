@@ -653,8 +653,8 @@ pub enum SeamError {
         message: String,
     },
     /// A seam that cannot be applied (too few members, bad barycentric coordinates, a chain).
-    #[error("seam {seam}: {message}")]
-    InvalidSeam { seam: String, message: String },
+    #[error("seam {seam}: {problem}")]
+    InvalidSeam { seam: String, problem: SeamProblem },
 }
 
 /// Errors of a scene's art: its layers, images, texture coordinates, textures and per-vertex
@@ -808,6 +808,25 @@ pub enum TriangleLayersProblem {
         layer: usize,
         names: usize,
     },
+}
+
+/// Why a seam cannot be applied ([`SeamError::InvalidSeam`]).
+#[allow(missing_docs)] // fields are named for what they hold; the variant docs explain them
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[non_exhaustive]
+pub enum SeamProblem {
+    /// A joint with fewer than two members.
+    #[error("{members} member(s): a joint needs two or more")]
+    TooFewMembers { members: usize },
+    /// A weld's source triangle has a vertex that is itself a weld target.
+    #[error("source vertex {vertex} is itself a weld target (welds do not chain)")]
+    ChainedWeld { vertex: usize },
+    /// A weld's barycentric coordinates (of its target `vertex`) are NaN or infinite.
+    #[error("vertex {vertex}: barycentric coordinates {at:?} are not finite")]
+    NonFiniteBarycentric { vertex: usize, at: [f64; 3] },
+    /// A weld's coordinates (of its target `vertex`) are negative or do not sum to 1.
+    #[error("vertex {vertex}: {at:?} are not barycentric coordinates (each >= 0, sum 1)")]
+    NotBarycentric { vertex: usize, at: [f64; 3] },
 }
 
 /// What is wrong with the shape of a weights matrix (or a weights file, or what it is checked
@@ -1255,6 +1274,47 @@ mod tests {
         assert_eq!(
             Error::from(SkeletonError::EmptySkeleton).variant_name(),
             "EmptySkeleton"
+        );
+        let shape: Error = WeightsError::WeightsShape {
+            problem: WeightsShapeProblem::RowLength {
+                row: 3,
+                entries: 1,
+                bones: 2,
+            },
+        }
+        .into();
+        assert_eq!(shape.variant_name(), "WeightsShape");
+        assert_eq!(
+            shape.to_string(),
+            "weights shape mismatch: row 3 has 1 entries, expected 2 (one per bone)"
+        );
+        let parts: Error = MeshError::VertexParts {
+            problem: VertexPartsProblem::NoParts,
+        }
+        .into();
+        assert_eq!(parts.variant_name(), "VertexParts");
+        let layers: Error = MeshError::TriangleLayers {
+            problem: TriangleLayersProblem::Count {
+                layers: 1,
+                triangles: 2,
+            },
+        }
+        .into();
+        assert_eq!(layers.variant_name(), "TriangleLayers");
+        let algebra: Error = SolverError::LinearAlgebra {
+            problem: LinearAlgebraProblem::NotAPermutation { row: 4 },
+        }
+        .into();
+        assert_eq!(algebra.variant_name(), "LinearAlgebra");
+        let seam: Error = SeamError::InvalidSeam {
+            seam: "joints[0]".into(),
+            problem: SeamProblem::TooFewMembers { members: 1 },
+        }
+        .into();
+        assert_eq!(seam.variant_name(), "InvalidSeam");
+        assert_eq!(
+            seam.to_string(),
+            "seam joints[0]: 1 member(s): a joint needs two or more"
         );
         let io = Error::io("a(b).json", std::io::Error::other("x"));
         assert_eq!(io.variant_name(), "Io");

@@ -109,8 +109,8 @@ struct LibraryDocDoctests;
 pub use error::{
     ArgumentError, ArtError, BatchError, ClipError, CorrectiveError, Error, FormatError,
     LinearAlgebraProblem, MeshError, OutputError, Result, RigFormat, SceneError, SeamError,
-    SkeletonError, SolverError, TriangleLayersProblem, VertexPartsProblem, WeightsError,
-    WeightsShapeProblem,
+    SeamProblem, SkeletonError, SolverError, TriangleLayersProblem, VertexPartsProblem,
+    WeightsError, WeightsShapeProblem,
 };
 
 /// The nalgebra version this crate is built with.

@@ -139,8 +139,8 @@ pub enum MeshError {
     #[error("vertex {vertex} is not used by any triangle")]
     UnreferencedVertex { vertex: usize },
     /// A per-vertex part index is out of range, or the list has the wrong length.
-    #[error("vertex_parts: {message}")]
-    VertexParts { message: String },
+    #[error("vertex_parts: {problem}")]
+    VertexParts { problem: VertexPartsProblem },
     /// Splitting a part out of a mesh leaves one of its vertices only on triangles that
     /// cross into other parts.
     #[error("part: vertex {vertex} of part {part:?} is only used by triangles that cross into other parts")]
@@ -156,8 +156,8 @@ pub enum MeshError {
     NonFinitePosition { vertex: usize, x: f64, y: f64 },
     /// The per-triangle layer list does not fit the mesh (wrong length, or a layer index
     /// without a name).
-    #[error("triangle layers: {message}")]
-    TriangleLayers { message: String },
+    #[error("triangle layers: {problem}")]
+    TriangleLayers { problem: TriangleLayersProblem },
 }
 
 /// Errors of a skeleton, a pose and IK constraints: bones, parents, transforms, pose values.
@@ -324,8 +324,8 @@ pub enum CorrectiveError {
 #[non_exhaustive]
 pub enum WeightsError {
     /// A weights matrix has the wrong shape for the scene.
-    #[error("weights shape mismatch: {message}")]
-    WeightsShape { message: String },
+    #[error("weights shape mismatch: {problem}")]
+    WeightsShape { problem: WeightsShapeProblem },
     /// A weight is NaN, infinite or negative.
     #[error("weight of vertex {vertex} for bone {bone} is {value} (must be finite and >= 0)")]
     InvalidWeight {
@@ -653,8 +653,8 @@ pub enum SeamError {
         message: String,
     },
     /// A seam that cannot be applied (too few members, bad barycentric coordinates, a chain).
-    #[error("seam {seam}: {message}")]
-    InvalidSeam { seam: String, message: String },
+    #[error("seam {seam}: {problem}")]
+    InvalidSeam { seam: String, problem: SeamProblem },
 }
 
 /// Errors of a scene's art: its layers, images, texture coordinates, textures and per-vertex
@@ -730,8 +730,8 @@ pub enum SolverError {
     #[error("solver option {option}: {message}")]
     InvalidOption { option: String, message: String },
     /// A sparse factorization or solve failed.
-    #[error("linear algebra: {message}")]
-    LinearAlgebra { message: String },
+    #[error("linear algebra: {problem}")]
+    LinearAlgebra { problem: LinearAlgebraProblem },
     /// A solver cannot produce weights for this input.
     #[error("solver {solver}: {message}")]
     Solver { solver: String, message: String },
@@ -754,6 +754,175 @@ pub enum BatchError {
     /// A step panicked (a bug): caught so that the rest of the batch goes on.
     #[error("{context}: panicked: {message}")]
     Panicked { context: String, message: String },
+}
+
+/// What is wrong with per-vertex part labels or the regions that assign them
+/// ([`MeshError::VertexParts`]).
+#[allow(missing_docs)] // fields are named for what they hold; the variant docs explain them
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[non_exhaustive]
+pub enum VertexPartsProblem {
+    /// Parts were to be assigned from labelled regions, and none was given.
+    #[error("no labelled regions given")]
+    NoRegions,
+    /// A labelled region has fewer than 3 points.
+    #[error("region {part:?} has {points} points (need 3)")]
+    RegionTooSmall { part: String, points: usize },
+    /// A vertex lies inside none of the labelled regions.
+    #[error("vertex {vertex} at ({x}, {y}) lies in no labelled region")]
+    OutsideRegions { vertex: usize, x: f64, y: f64 },
+    /// The mesh has no part names.
+    #[error("no part names given")]
+    NoParts,
+    /// A part name is listed twice (parts `first` and `second`).
+    #[error("part name {name:?} is listed twice (parts {first} and {second})")]
+    DuplicatePart {
+        name: String,
+        first: usize,
+        second: usize,
+    },
+    /// The per-vertex part list does not have one label per vertex.
+    #[error("{labels} labels for {vertices} vertices")]
+    LabelCount { labels: usize, vertices: usize },
+    /// A vertex's part index has no part name.
+    #[error("vertex {vertex} has part {part}, but there are only {parts} parts")]
+    PartOutOfRange {
+        vertex: usize,
+        part: usize,
+        parts: usize,
+    },
+}
+
+/// What is wrong with a per-triangle layer list ([`MeshError::TriangleLayers`]).
+#[allow(missing_docs)] // fields are named for what they hold; the variant docs explain them
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum TriangleLayersProblem {
+    /// The list does not have one layer per triangle.
+    #[error("{layers} layers for a mesh of {triangles} triangles")]
+    Count { layers: usize, triangles: usize },
+    /// A triangle's layer index has no layer name.
+    #[error("triangle {triangle} is in layer {layer}, but there are {names} layer names")]
+    UnnamedLayer {
+        triangle: usize,
+        layer: usize,
+        names: usize,
+    },
+}
+
+/// Why a seam cannot be applied ([`SeamError::InvalidSeam`]).
+#[allow(missing_docs)] // fields are named for what they hold; the variant docs explain them
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[non_exhaustive]
+pub enum SeamProblem {
+    /// A joint with fewer than two members.
+    #[error("{members} member(s): a joint needs two or more")]
+    TooFewMembers { members: usize },
+    /// A weld's source triangle has a vertex that is itself a weld target.
+    #[error("source vertex {vertex} is itself a weld target (welds do not chain)")]
+    ChainedWeld { vertex: usize },
+    /// A weld's barycentric coordinates (of its target `vertex`) are NaN or infinite.
+    #[error("vertex {vertex}: barycentric coordinates {at:?} are not finite")]
+    NonFiniteBarycentric { vertex: usize, at: [f64; 3] },
+    /// A weld's coordinates (of its target `vertex`) are negative or do not sum to 1.
+    #[error("vertex {vertex}: {at:?} are not barycentric coordinates (each >= 0, sum 1)")]
+    NotBarycentric { vertex: usize, at: [f64; 3] },
+}
+
+/// What is wrong with the shape of a weights matrix (or a weights file, or what it is checked
+/// against) ([`WeightsError::WeightsShape`]).
+#[allow(missing_docs)] // fields are named for what they hold; the variant docs explain them
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum WeightsShapeProblem {
+    /// The weights are `found` (vertices, bones) where `expected` (vertices, bones) is
+    /// needed; `context` names what they were checked against (`scene`, `sub-scene "arm"`,
+    /// `transfer source ...`).
+    #[error("{context}: weights are {} vertices x {} bones, expected {} vertices x {} bones", .found.0, .found.1, .expected.0, .expected.1)]
+    Dimensions {
+        context: String,
+        found: (usize, usize),
+        expected: (usize, usize),
+    },
+    /// Weights written back by a transfer to `part` must have `bones` bones and at least
+    /// `min_vertices` rows; they are `found` (vertices, bones).
+    #[error("transfer to {part:?}: weights are {} vertices x {} bones, the transfer needs at least {min_vertices} vertices x {bones} bones", .found.0, .found.1)]
+    TransferRows {
+        part: String,
+        found: (usize, usize),
+        min_vertices: usize,
+        bones: usize,
+    },
+    /// A row does not have one entry per bone.
+    #[error("row {row} has {entries} entries, expected {bones} (one per bone)")]
+    RowLength {
+        row: usize,
+        entries: usize,
+        bones: usize,
+    },
+    /// A row-major buffer whose length is not a multiple of the bone count (or 0 bones).
+    #[error("{entries} entries is not a multiple of {bones} bones")]
+    NotAMultiple { entries: usize, bones: usize },
+    /// A weights file does not have one row per scene vertex.
+    #[error("the weights file has {rows} rows, the scene has {vertices} vertices")]
+    RowCount { rows: usize, vertices: usize },
+    /// A weights file names a bone twice (columns `first` and `second`).
+    #[error("the weights file names bone {bone:?} twice (columns {first} and {second})")]
+    DuplicateBone {
+        bone: String,
+        first: usize,
+        second: usize,
+    },
+    /// A bone of the scene has no column in the weights file (`file_bones` are its columns).
+    #[error("the scene's bone {bone:?} is missing from the weights file (it has {file_bones:?})")]
+    MissingBone {
+        bone: String,
+        file_bones: Vec<String>,
+    },
+    /// A weights file has a column for a bone the scene does not have.
+    #[error("the weights file has bone {bone:?}, which the scene does not have")]
+    ExtraBone { bone: String },
+    /// An artist mesh names a vertex past the scene's `vertices`.
+    #[error("artist mesh vertex {vertex} is out of range ({vertices} vertices)")]
+    ArtistVertex { vertex: usize, vertices: usize },
+    /// An artist mesh names a bone past the scene's `bones`.
+    #[error("artist mesh bone {bone} is out of range ({bones} bones)")]
+    ArtistBone { bone: usize, bones: usize },
+    /// A triangle of a transfer source (`given` names the source) names a vertex past its
+    /// `vertices`.
+    #[error("transfer source {given}: triangle {triangle:?} names a vertex past {vertices}")]
+    SourceTriangle {
+        given: String,
+        triangle: [usize; 3],
+        vertices: usize,
+    },
+    /// More vertices than the clip metrics' 32-bit indices reach.
+    #[error(
+        "{vertices} vertices: the clip metrics index vertices and weight entries with 32 bits"
+    )]
+    TooManyVertices { vertices: usize },
+}
+
+/// What went wrong in a sparse factorization or solve ([`SolverError::LinearAlgebra`]).
+#[allow(missing_docs)] // fields are named for what they hold; the variant docs explain them
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum LinearAlgebraProblem {
+    /// A diagonal term added to a Laplacian does not have one entry per vertex.
+    #[error("diagonal term has {given} entries for {vertices} vertices")]
+    DiagonalLength { given: usize, vertices: usize },
+    /// A fill-reducing ordering does not have one entry per row.
+    #[error("ordering has {given} entries for {rows} rows")]
+    OrderingLength { given: usize, rows: usize },
+    /// A fill-reducing ordering repeats a row or names one past the end.
+    #[error("ordering is not a permutation (row {row})")]
+    NotAPermutation { row: usize },
+    /// The symbolic Cholesky analysis failed; `detail` is faer's error.
+    #[error("symbolic Cholesky: {detail}")]
+    Symbolic { detail: String },
+    /// The numeric Cholesky factorization failed; `detail` is faer's error.
+    #[error("the system is not positive definite ({detail})")]
+    NotPositiveDefinite { detail: String },
 }
 
 /// A rig format the toolkit reads and writes: the one "which format" type. It shows as the
@@ -1105,6 +1274,47 @@ mod tests {
         assert_eq!(
             Error::from(SkeletonError::EmptySkeleton).variant_name(),
             "EmptySkeleton"
+        );
+        let shape: Error = WeightsError::WeightsShape {
+            problem: WeightsShapeProblem::RowLength {
+                row: 3,
+                entries: 1,
+                bones: 2,
+            },
+        }
+        .into();
+        assert_eq!(shape.variant_name(), "WeightsShape");
+        assert_eq!(
+            shape.to_string(),
+            "weights shape mismatch: row 3 has 1 entries, expected 2 (one per bone)"
+        );
+        let parts: Error = MeshError::VertexParts {
+            problem: VertexPartsProblem::NoParts,
+        }
+        .into();
+        assert_eq!(parts.variant_name(), "VertexParts");
+        let layers: Error = MeshError::TriangleLayers {
+            problem: TriangleLayersProblem::Count {
+                layers: 1,
+                triangles: 2,
+            },
+        }
+        .into();
+        assert_eq!(layers.variant_name(), "TriangleLayers");
+        let algebra: Error = SolverError::LinearAlgebra {
+            problem: LinearAlgebraProblem::NotAPermutation { row: 4 },
+        }
+        .into();
+        assert_eq!(algebra.variant_name(), "LinearAlgebra");
+        let seam: Error = SeamError::InvalidSeam {
+            seam: "joints[0]".into(),
+            problem: SeamProblem::TooFewMembers { members: 1 },
+        }
+        .into();
+        assert_eq!(seam.variant_name(), "InvalidSeam");
+        assert_eq!(
+            seam.to_string(),
+            "seam joints[0]: 1 member(s): a joint needs two or more"
         );
         let io = Error::io("a(b).json", std::io::Error::other("x"));
         assert_eq!(io.variant_name(), "Io");

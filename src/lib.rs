@@ -107,9 +107,10 @@ struct ReadmeDoctests;
 struct LibraryDocDoctests;
 
 pub use error::{
-    ArgumentError, ArtError, BatchError, ClipError, CorrectiveError, Error, FormatError, MeshError,
-    OutputError, Result, RigFormat, SceneError, SeamError, SkeletonError, SolverError,
-    WeightsError,
+    ArgumentError, ArtError, BatchError, ClipError, CorrectiveError, Error, FormatError,
+    LinearAlgebraProblem, MeshError, OutputError, Result, RigFormat, SceneError, SeamError,
+    SeamProblem, SkeletonError, SolverError, TriangleLayersProblem, VertexPartsProblem,
+    WeightsError, WeightsShapeProblem,
 };
 
 /// The nalgebra version this crate is built with.

@@ -1,6 +1,6 @@
 //! Deforming a mesh with its weights: linear blend skinning (the reference CPU loop).
 
-use crate::error::{Error, Result, SkeletonError, WeightsError};
+use crate::error::{Error, Result, SkeletonError, WeightsError, WeightsShapeProblem};
 use crate::skeleton::{Affine2, Pose, Skeleton};
 use crate::weights::Weights;
 use nalgebra::{Isometry2, Point2};
@@ -164,13 +164,11 @@ pub fn linear_blend_skinning(
 pub(crate) fn check_shape(n_vertices: usize, weights: &Weights, n_bones: usize) -> Result<()> {
     if weights.vertex_count() != n_vertices || weights.bone_count() != n_bones {
         return Err(WeightsError::WeightsShape {
-            message: format!(
-                "weights are {} vertices x {} bones, the scene has {} vertices x {} bones",
-                weights.vertex_count(),
-                weights.bone_count(),
-                n_vertices,
-                n_bones
-            ),
+            problem: WeightsShapeProblem::Dimensions {
+                context: "scene".into(),
+                found: (weights.vertex_count(), weights.bone_count()),
+                expected: (n_vertices, n_bones),
+            },
         }
         .into());
     }

@@ -6,7 +6,7 @@
 //! names (`*_unchecked`): an all-zero start to fill in, and writes into rows; whoever uses them
 //! finishes with rows that validate (a solver's `finish` checks).
 
-use crate::error::{Result, WeightsError};
+use crate::error::{Result, WeightsError, WeightsShapeProblem};
 
 /// Tolerance on row sums that solvers guarantee (docs/solvers.md: 1e-9).
 pub const SOLVER_ROW_SUM_TOLERANCE: f64 = 1e-9;
@@ -43,10 +43,11 @@ impl Weights {
         for (v, r) in rows.iter().enumerate() {
             if r.len() != n_bones {
                 return Err(WeightsError::WeightsShape {
-                    message: format!(
-                        "row {v} has {} entries, expected {n_bones} (one per bone)",
-                        r.len()
-                    ),
+                    problem: WeightsShapeProblem::RowLength {
+                        row: v,
+                        entries: r.len(),
+                        bones: n_bones,
+                    },
                 }
                 .into());
             }
@@ -59,10 +60,10 @@ impl Weights {
     pub fn from_row_major(data: Vec<f64>, n_bones: usize) -> Result<Self> {
         if n_bones == 0 || data.len() % n_bones != 0 {
             return Err(WeightsError::WeightsShape {
-                message: format!(
-                    "{} entries is not a multiple of {n_bones} bones",
-                    data.len()
-                ),
+                problem: WeightsShapeProblem::NotAMultiple {
+                    entries: data.len(),
+                    bones: n_bones,
+                },
             }
             .into());
         }

@@ -1,7 +1,7 @@
 //! The weights file: JSON, `"format": "skinweights.weights/1"` (see docs/formats.md).
 
 use super::binary;
-use crate::error::{Error, FormatError, Result, WeightsError};
+use crate::error::{Error, FormatError, Result, WeightsError, WeightsShapeProblem};
 use crate::weights::Weights;
 
 /// The `format` tag of weights files.
@@ -200,19 +200,21 @@ impl WeightsFile {
     pub fn to_weights_for(&self, bone_names: &[String], n_vertices: usize) -> Result<Weights> {
         if self.weights.len() != n_vertices {
             return Err(WeightsError::WeightsShape {
-                message: format!(
-                    "the weights file has {} rows, the scene has {n_vertices} vertices",
-                    self.weights.len()
-                ),
+                problem: WeightsShapeProblem::RowCount {
+                    rows: self.weights.len(),
+                    vertices: n_vertices,
+                },
             }
             .into());
         }
         for (i, name) in self.bones.iter().enumerate() {
             if let Some(first) = self.bones[..i].iter().position(|b| b == name) {
                 return Err(WeightsError::WeightsShape {
-                    message: format!(
-                        "the weights file names bone {name:?} twice (columns {first} and {i})"
-                    ),
+                    problem: WeightsShapeProblem::DuplicateBone {
+                        bone: name.clone(),
+                        first,
+                        second: i,
+                    },
                 }
                 .into());
             }
@@ -221,19 +223,19 @@ impl WeightsFile {
         for name in bone_names {
             let c = self.bones.iter().position(|b| b == name).ok_or_else(|| {
                 Error::Weights(WeightsError::WeightsShape {
-                    message: format!(
-                        "the scene's bone {name:?} is missing from the weights file (it has {:?})",
-                        self.bones
-                    ),
+                    problem: WeightsShapeProblem::MissingBone {
+                        bone: name.clone(),
+                        file_bones: self.bones.clone(),
+                    },
                 })
             })?;
             columns.push(c);
         }
         if let Some(extra) = self.bones.iter().find(|b| !bone_names.contains(b)) {
             return Err(WeightsError::WeightsShape {
-                message: format!(
-                    "the weights file has bone {extra:?}, which the scene does not have"
-                ),
+                problem: WeightsShapeProblem::ExtraBone {
+                    bone: extra.clone(),
+                },
             }
             .into());
         }
@@ -241,11 +243,11 @@ impl WeightsFile {
         for (v, row) in self.weights.iter().enumerate() {
             if row.len() != self.bones.len() {
                 return Err(WeightsError::WeightsShape {
-                    message: format!(
-                        "row {v} has {} entries, the file lists {} bones",
-                        row.len(),
-                        self.bones.len()
-                    ),
+                    problem: WeightsShapeProblem::RowLength {
+                        row: v,
+                        entries: row.len(),
+                        bones: self.bones.len(),
+                    },
                 }
                 .into());
             }

@@ -10,7 +10,7 @@
 //! is a single linear pass with no sorting.
 
 use super::{Mesh, Topology};
-use crate::error::{Result, SolverError};
+use crate::error::{LinearAlgebraProblem, Result, SolverError};
 use faer::sparse::{SparseColMat, SymbolicSparseColMat};
 
 /// Largest half cotangent a triangle contributes (an angle of about 5e-7 rad): quality meshes
@@ -124,7 +124,10 @@ impl<'m> CotanLaplacian<'m> {
         if let Some(e) = extra {
             if e.len() != n {
                 return Err(SolverError::LinearAlgebra {
-                    message: format!("diagonal term has {} entries for {n} vertices", e.len()),
+                    problem: LinearAlgebraProblem::DiagonalLength {
+                        given: e.len(),
+                        vertices: n,
+                    },
                 }
                 .into());
             }

@@ -11,7 +11,7 @@
 //! refine the whole convex hull when there are segments, then flood-fill regions bounded by
 //! constraint edges and test one point of each region against the loops.
 
-use crate::error::{Error, MeshError, Result};
+use crate::error::{Error, MeshError, Result, VertexPartsProblem};
 use crate::geometry::{
     even_odd_contains, loop_area, loop_edges, signed_area2, touching_edge_pairs, EvenOddIndex,
     Segment,
@@ -807,7 +807,7 @@ pub fn assign_parts(
 ) -> Result<(Vec<String>, Vec<usize>)> {
     if regions.is_empty() {
         return Err(MeshError::VertexParts {
-            message: "no labelled regions given".into(),
+            problem: VertexPartsProblem::NoRegions,
         }
         .into());
     }
@@ -817,11 +817,10 @@ pub fn assign_parts(
     for r in regions {
         if r.polygon.len() < 3 {
             return Err(MeshError::VertexParts {
-                message: format!(
-                    "region {:?} has {} points (need 3)",
-                    r.part,
-                    r.polygon.len()
-                ),
+                problem: VertexPartsProblem::RegionTooSmall {
+                    part: r.part.clone(),
+                    points: r.polygon.len(),
+                },
             }
             .into());
         }
@@ -849,10 +848,11 @@ pub fn assign_parts(
                 .map(|i| region_part[i])
                 .ok_or_else(|| {
                     Error::Mesh(MeshError::VertexParts {
-                        message: format!(
-                            "vertex {v} at ({}, {}) lies in no labelled region",
-                            p.x, p.y
-                        ),
+                        problem: VertexPartsProblem::OutsideRegions {
+                            vertex: v,
+                            x: p.x,
+                            y: p.y,
+                        },
                     })
                 })
         })

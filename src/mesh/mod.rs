@@ -28,7 +28,7 @@ pub use meshing::{
 pub(crate) use subdivide::subdivide;
 pub use topology::Topology;
 
-use crate::error::{Error, MeshError, Result};
+use crate::error::{Error, MeshError, Result, VertexPartsProblem};
 use nalgebra::Point2;
 
 /// Name of the single part a mesh gets when none are given.
@@ -248,21 +248,28 @@ impl Mesh {
 fn validate_parts(n: usize, parts: &[String], vertex_parts: &[usize]) -> Result<()> {
     if parts.is_empty() {
         return Err(MeshError::VertexParts {
-            message: "no part names given".into(),
+            problem: VertexPartsProblem::NoParts,
         }
         .into());
     }
     for (i, name) in parts.iter().enumerate() {
         if let Some(first) = parts[..i].iter().position(|p| p == name) {
             return Err(MeshError::VertexParts {
-                message: format!("part name {name:?} is listed twice (parts {first} and {i})"),
+                problem: VertexPartsProblem::DuplicatePart {
+                    name: name.clone(),
+                    first,
+                    second: i,
+                },
             }
             .into());
         }
     }
     if vertex_parts.len() != n {
         return Err(MeshError::VertexParts {
-            message: format!("{} labels for {} vertices", vertex_parts.len(), n),
+            problem: VertexPartsProblem::LabelCount {
+                labels: vertex_parts.len(),
+                vertices: n,
+            },
         }
         .into());
     }
@@ -272,10 +279,11 @@ fn validate_parts(n: usize, parts: &[String], vertex_parts: &[usize]) -> Result<
         .find(|(_, &p)| p >= parts.len())
     {
         return Err(MeshError::VertexParts {
-            message: format!(
-                "vertex {v} has part {p}, but there are only {} parts",
-                parts.len()
-            ),
+            problem: VertexPartsProblem::PartOutOfRange {
+                vertex: v,
+                part: p,
+                parts: parts.len(),
+            },
         }
         .into());
     }

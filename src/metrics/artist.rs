@@ -22,7 +22,7 @@
 //!   with the artist's (the artist's own rig flips too: the baseline).
 
 use crate::animation::Clip;
-use crate::error::{Result, WeightsError};
+use crate::error::{Result, WeightsError, WeightsShapeProblem};
 use crate::geometry::signed_area2;
 use crate::scene::Scene;
 use crate::skeleton::{Affine2, Pose};
@@ -174,24 +174,28 @@ fn check_shapes(scene: &Scene, weights: &[&Weights], meshes: &[ArtistMesh<'_>]) 
     for w in weights {
         if w.vertex_count() != n || w.bone_count() != bones {
             return Err(WeightsError::WeightsShape {
-                message: format!(
-                    "weights are {} vertices x {} bones, the scene has {n} vertices x {bones} bones",
-                    w.vertex_count(),
-                    w.bone_count()
-                ),
-            }.into());
+                problem: WeightsShapeProblem::Dimensions {
+                    context: "scene".into(),
+                    found: (w.vertex_count(), w.bone_count()),
+                    expected: (n, bones),
+                },
+            }
+            .into());
         }
     }
     for mesh in meshes {
         if let Some(&v) = mesh.vertices.iter().find(|&&v| v >= n) {
             return Err(WeightsError::WeightsShape {
-                message: format!("artist mesh vertex {v} is out of range ({n} vertices)"),
+                problem: WeightsShapeProblem::ArtistVertex {
+                    vertex: v,
+                    vertices: n,
+                },
             }
             .into());
         }
         if let Some(&b) = mesh.bones.iter().find(|&&b| b >= bones) {
             return Err(WeightsError::WeightsShape {
-                message: format!("artist mesh bone {b} is out of range ({bones} bones)"),
+                problem: WeightsShapeProblem::ArtistBone { bone: b, bones },
             }
             .into());
         }

@@ -21,7 +21,7 @@
 
 use super::quantile::{bin, quantile_and_add, Histogram, StreamQuantile, BINS};
 use crate::animation::{Clip, DEFAULT_FPS};
-use crate::error::{Error, Result, WeightsError};
+use crate::error::{Error, Result, WeightsError, WeightsShapeProblem};
 use crate::mesh::signed_area2;
 use crate::scene::Scene;
 use crate::skeleton::{Affine2, Pose};
@@ -665,9 +665,7 @@ impl Triangles {
 /// The error of a mesh or weights too large for the 32-bit indices of the fused passes.
 fn too_large(n: usize) -> Error {
     Error::Weights(WeightsError::WeightsShape {
-        message: format!(
-            "{n} vertices: the clip metrics index vertices and weight entries with 32 bits"
-        ),
+        problem: WeightsShapeProblem::TooManyVertices { vertices: n },
     })
 }
 

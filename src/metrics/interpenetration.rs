@@ -44,7 +44,7 @@
 //! Per pose, [`Interpenetration::measure`] takes posed positions from any deformation (LBS,
 //! DQS, correctives, a clip frame); [`Interpenetration::new`] does the rest-pose work once.
 
-use crate::error::{MeshError, Result};
+use crate::error::{MeshError, Result, TriangleLayersProblem};
 use crate::geometry::{bbox_overlapping_pairs, signed_area2, Segment};
 use crate::mesh::Mesh;
 use crate::scene::Scene;
@@ -142,10 +142,10 @@ impl<'m> Interpenetration<'m> {
         let nt = mesh.triangle_count();
         if triangle_layer.len() != nt {
             return Err(MeshError::TriangleLayers {
-                message: format!(
-                    "{} layers for a mesh of {nt} triangles",
-                    triangle_layer.len()
-                ),
+                problem: TriangleLayersProblem::Count {
+                    layers: triangle_layer.len(),
+                    triangles: nt,
+                },
             }
             .into());
         }
@@ -155,10 +155,11 @@ impl<'m> Interpenetration<'m> {
             .find(|(_, &l)| l >= layer_names.len() || l > u32::MAX as usize)
         {
             return Err(MeshError::TriangleLayers {
-                message: format!(
-                    "triangle {t} is in layer {l}, but there are {} layer names",
-                    layer_names.len()
-                ),
+                problem: TriangleLayersProblem::UnnamedLayer {
+                    triangle: t,
+                    layer: l,
+                    names: layer_names.len(),
+                },
             }
             .into());
         }

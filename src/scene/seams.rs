@@ -20,7 +20,7 @@
 //! non-finite or non-barycentric coordinates, members at different rest positions, a vertex
 //! in two groups.
 
-use crate::error::{Error, Result, SeamError};
+use crate::error::{Error, Result, SeamError, SeamProblem};
 use crate::weights::Weights;
 use nalgebra::Point2;
 
@@ -98,9 +98,7 @@ impl Seams {
             if self.welds.iter().any(|o| o.vertex == s) {
                 return Err(SeamError::InvalidSeam {
                     seam,
-                    message: format!(
-                        "source vertex {s} is itself a weld target (welds do not chain)"
-                    ),
+                    problem: SeamProblem::ChainedWeld { vertex: s },
                 }
                 .into());
             }
@@ -108,10 +106,10 @@ impl Seams {
         if !w.at.iter().all(|a| a.is_finite()) {
             return Err(SeamError::InvalidSeam {
                 seam,
-                message: format!(
-                    "vertex {}: barycentric coordinates {:?} are not finite",
-                    w.vertex, w.at
-                ),
+                problem: SeamProblem::NonFiniteBarycentric {
+                    vertex: w.vertex,
+                    at: w.at,
+                },
             }
             .into());
         }
@@ -121,10 +119,10 @@ impl Seams {
         {
             return Err(SeamError::InvalidSeam {
                 seam,
-                message: format!(
-                    "vertex {}: {:?} are not barycentric coordinates (each >= 0, sum 1)",
-                    w.vertex, w.at
-                ),
+                problem: SeamProblem::NotBarycentric {
+                    vertex: w.vertex,
+                    at: w.at,
+                },
             }
             .into());
         }
@@ -256,7 +254,9 @@ fn check_joint(
     if group.len() < 2 {
         return Err(SeamError::InvalidSeam {
             seam,
-            message: format!("{} member(s): a joint needs two or more", group.len()),
+            problem: SeamProblem::TooFewMembers {
+                members: group.len(),
+            },
         }
         .into());
     }

@@ -2,7 +2,7 @@
 //! on the same mesh with the same bones (see `ImportReport`'s per-mesh bone lists).
 
 use super::Scene;
-use crate::error::{Error, MeshError, Result, SkeletonError, WeightsError};
+use crate::error::{Error, MeshError, Result, SkeletonError, WeightsError, WeightsShapeProblem};
 use crate::mesh::Mesh;
 use crate::skeleton::{Bone, Skeleton};
 use crate::weights::Weights;
@@ -159,12 +159,11 @@ impl SubScene {
         let (n, b) = self.full_shape;
         if weights.vertex_count() != n || weights.bone_count() != b {
             return Err(WeightsError::WeightsShape {
-                message: format!(
-                    "sub-scene {:?}: full-scene weights are {} x {}, the scene is {n} x {b}",
-                    self.scene.name,
-                    weights.vertex_count(),
-                    weights.bone_count()
-                ),
+                problem: WeightsShapeProblem::Dimensions {
+                    context: format!("sub-scene {:?}: full scene", self.scene.name),
+                    found: (weights.vertex_count(), weights.bone_count()),
+                    expected: (n, b),
+                },
             }
             .into());
         }
@@ -177,14 +176,11 @@ impl SubScene {
     pub fn scatter(&self, sub: &Weights, weights: &mut Weights) -> Result<()> {
         if sub.vertex_count() != self.vertices.len() || sub.bone_count() != self.bones.len() {
             return Err(WeightsError::WeightsShape {
-                message: format!(
-                    "sub-scene {:?}: weights are {} x {}, expected {} x {}",
-                    self.scene.name,
-                    sub.vertex_count(),
-                    sub.bone_count(),
-                    self.vertices.len(),
-                    self.bones.len()
-                ),
+                problem: WeightsShapeProblem::Dimensions {
+                    context: format!("sub-scene {:?}", self.scene.name),
+                    found: (sub.vertex_count(), sub.bone_count()),
+                    expected: (self.vertices.len(), self.bones.len()),
+                },
             }
             .into());
         }

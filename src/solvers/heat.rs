@@ -25,7 +25,7 @@ use super::{
     blind_warnings, check_number, finish, parse_number, scene_extent, OptionKey, Solution, Solver,
     SolverOptions,
 };
-use crate::error::{Error, Result, SolverError};
+use crate::error::{Error, LinearAlgebraProblem, Result, SolverError};
 use crate::mesh::CotanLaplacian;
 use crate::scene::Scene;
 use crate::weights::Weights;
@@ -263,7 +263,10 @@ impl Factorization {
             Some(fwd) => {
                 if fwd.len() != n {
                     return Err(SolverError::LinearAlgebra {
-                        message: format!("ordering has {} entries for {n} rows", fwd.len()),
+                        problem: LinearAlgebraProblem::OrderingLength {
+                            given: fwd.len(),
+                            rows: n,
+                        },
                     }
                     .into());
                 }
@@ -271,7 +274,7 @@ impl Factorization {
                 for (k, &v) in fwd.iter().enumerate() {
                     if v >= n || inv[v] != usize::MAX {
                         return Err(SolverError::LinearAlgebra {
-                            message: format!("ordering is not a permutation (row {v})"),
+                            problem: LinearAlgebraProblem::NotAPermutation { row: v },
                         }
                         .into());
                     }
@@ -293,7 +296,9 @@ impl Factorization {
         )
         .map_err(|e| {
             Error::Solver(SolverError::LinearAlgebra {
-                message: format!("symbolic Cholesky: {e:?}"),
+                problem: LinearAlgebraProblem::Symbolic {
+                    detail: format!("{e:?}"),
+                },
             })
         })?;
         Self::numeric(std::sync::Arc::new(symbolic), lower, values)
@@ -312,7 +317,9 @@ impl Factorization {
         )
         .map_err(|e| {
             Error::Solver(SolverError::LinearAlgebra {
-                message: format!("symbolic Cholesky: {e:?}"),
+                problem: LinearAlgebraProblem::Symbolic {
+                    detail: format!("{e:?}"),
+                },
             })
         })?;
         Ok(Factorization {
@@ -401,7 +408,9 @@ impl Factorization {
             )
             .map_err(|e| {
                 Error::Solver(SolverError::LinearAlgebra {
-                    message: format!("the system is not positive definite ({e:?})"),
+                    problem: LinearAlgebraProblem::NotPositiveDefinite {
+                        detail: format!("{e:?}"),
+                    },
                 })
             })?;
         Ok(())

@@ -18,7 +18,7 @@ mod inpaint;
 pub use bone_map::{bone_map_cost, BonePlan};
 pub use costumes::{default_targets, skin_parts, transfer_parts, SourceSet};
 
-use crate::error::{ArgumentError, Result, SceneError, WeightsError};
+use crate::error::{ArgumentError, Result, SceneError, WeightsError, WeightsShapeProblem};
 use crate::geometry::Bounds;
 use crate::scene::{Scene, SubScene};
 use crate::skeleton::Skeleton;
@@ -233,12 +233,11 @@ impl<'s> TransferSource<'s> {
         let n = vertices.len();
         if weights.vertex_count() != n || (n > 0 && weights.bone_count() != skeleton.len()) {
             return Err(WeightsError::WeightsShape {
-                message: format!(
-                    "transfer source {given}: weights are {} x {}, expected {n} vertices x {} bones",
-                    weights.vertex_count(),
-                    weights.bone_count(),
-                    skeleton.len()
-                ),
+                problem: WeightsShapeProblem::Dimensions {
+                    context: format!("transfer source {given}"),
+                    found: (weights.vertex_count(), weights.bone_count()),
+                    expected: (n, skeleton.len()),
+                },
             }
             .into());
         }
@@ -257,7 +256,11 @@ impl<'s> TransferSource<'s> {
         }
         if let Some(t) = triangles.iter().find(|t| t.iter().any(|&v| v >= n)) {
             return Err(WeightsError::WeightsShape {
-                message: format!("transfer source {given}: triangle {t:?} names a vertex past {n}"),
+                problem: WeightsShapeProblem::SourceTriangle {
+                    given,
+                    triangle: *t,
+                    vertices: n,
+                },
             }
             .into());
         }
@@ -333,13 +336,12 @@ impl Transferred {
             && self.vertices.iter().all(|&v| v < weights.vertex_count());
         if !fits {
             return Err(WeightsError::WeightsShape {
-                message: format!(
-                    "transfer to {:?}: weights are {} x {}, the transfer's rows have {} bones",
-                    self.part,
-                    weights.vertex_count(),
-                    weights.bone_count(),
-                    self.weights.bone_count()
-                ),
+                problem: WeightsShapeProblem::TransferRows {
+                    part: self.part.clone(),
+                    found: (weights.vertex_count(), weights.bone_count()),
+                    min_vertices: self.vertices.iter().max().map_or(0, |&v| v + 1),
+                    bones: self.weights.bone_count(),
+                },
             }
             .into());
         }

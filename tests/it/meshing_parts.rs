@@ -2,8 +2,8 @@
 
 use nalgebra::Point2;
 use skinweights::mesh::{assign_parts, mesh_outline, LabelledRegion, MeshingOptions, Outline};
-use skinweights::MeshError;
 use skinweights::{mesh::Mesh, Error};
+use skinweights::{MeshError, VertexPartsProblem};
 
 fn rect(x0: f64, y0: f64, x1: f64, y1: f64) -> Vec<Point2<f64>> {
     vec![
@@ -53,14 +53,25 @@ fn a_vertex_outside_every_region_is_named() {
         polygon: rect(0.0, 0.0, 10.0, 10.0),
     }];
     match assign_parts(&v, &regions) {
-        Err(Error::Mesh(MeshError::VertexParts { message })) => {
-            assert!(message.contains("vertex 1"), "{message}")
-        }
+        Err(Error::Mesh(MeshError::VertexParts { problem })) => assert_eq!(
+            problem,
+            VertexPartsProblem::OutsideRegions {
+                vertex: 1,
+                x: 50.0,
+                y: 1.0
+            }
+        ),
         other => panic!("{other:?}"),
     }
     match assign_parts(&v, &[]) {
-        Err(Error::Mesh(MeshError::VertexParts { message })) => {
-            assert_eq!(message, "no labelled regions given")
+        Err(e @ Error::Mesh(MeshError::VertexParts { .. })) => {
+            assert_eq!(e.to_string(), "vertex_parts: no labelled regions given");
+            assert!(matches!(
+                e,
+                Error::Mesh(MeshError::VertexParts {
+                    problem: VertexPartsProblem::NoRegions
+                })
+            ))
         }
         other => panic!("{other:?}"),
     }

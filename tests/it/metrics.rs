@@ -3,11 +3,11 @@
 use nalgebra::{Point2, Rotation2, Vector2};
 use skinweights::lint::{lint, LintOptions};
 use skinweights::metrics::{self, evaluate, singular_values_2x2};
-use skinweights::WeightsError;
 use skinweights::{
     mesh::Mesh, scene::Probe, scene::Scene, scene::Watch, skeleton::Bone, skeleton::Pose,
     skeleton::Skeleton, weights::Weights, Error,
 };
+use skinweights::{WeightsError, WeightsShapeProblem};
 
 /// A `nx` x `ny` grid over [0, 4] x [0, 1], split into parts "left" (x < 2) and "right".
 fn strip(nx: usize, ny: usize) -> Mesh {
@@ -300,17 +300,28 @@ fn lint_fails_a_row_summing_to_085_with_the_seed_hint() {
     assert!(bind.pass, "{bind:?}");
     // Shape mismatch is an error naming both shapes, not a panic.
     let short = Weights::from_rows(&[vec![1.0, 0.0]], 2).unwrap();
-    let expected = format!(
-        "weights are 1 vertices x 2 bones, the scene has {} vertices x 2 bones",
-        scene.mesh().vertex_count()
-    );
+    let expected = WeightsShapeProblem::Dimensions {
+        context: "scene".into(),
+        found: (1, 2),
+        expected: (scene.mesh().vertex_count(), 2),
+    };
     for result in [
         lint(&scene, &short, &LintOptions::default()).map(|_| ()),
         evaluate(&scene, &short, &scene.probes()[0]).map(|_| ()),
     ] {
         match result {
-            Err(Error::Weights(WeightsError::WeightsShape { message })) => {
-                assert_eq!(message, expected)
+            Err(e @ Error::Weights(WeightsError::WeightsShape { .. })) => {
+                assert_eq!(
+                    e.to_string(),
+                    format!(
+                        "weights shape mismatch: scene: weights are 1 vertices x 2 bones, expected {} vertices x 2 bones",
+                        scene.mesh().vertex_count()
+                    )
+                );
+                let Error::Weights(WeightsError::WeightsShape { problem }) = e else {
+                    unreachable!()
+                };
+                assert_eq!(problem, expected)
             }
             other => panic!("{other:?}"),
         }

@@ -12,8 +12,8 @@ use skinweights::metrics::posed_positions;
 use skinweights::scene::{builtin_scene, BuiltinOptions, Seams, Weld};
 use skinweights::seams::repair::{recorded_seams, repair, RepairOptions};
 use skinweights::solvers::{solver_by_name, NO_OPTIONS, SOLVER_NAMES};
-use skinweights::SeamError;
 use skinweights::{scene::Scene, weights::Weights, Error};
+use skinweights::{SeamError, SeamProblem};
 use std::collections::HashMap;
 use std::path::PathBuf;
 
@@ -290,7 +290,10 @@ fn hostile_seams_give_typed_errors() {
     // A lone member.
     assert!(matches!(
         scene.clone().with_seams(joints(vec![vec![2]])),
-        Err(Error::Seam(SeamError::InvalidSeam { .. }))
+        Err(Error::Seam(SeamError::InvalidSeam {
+            problem: SeamProblem::TooFewMembers { members: 1 },
+            ..
+        }))
     ));
     let weld = |vertex: usize, at: [f64; 3]| Seams {
         joints: Vec::new(),
@@ -302,9 +305,12 @@ fn hostile_seams_give_typed_errors() {
     };
     // NaN barycentric coordinates.
     match scene.clone().with_seams(weld(9, [f64::NAN, 0.5, 0.5])) {
-        Err(Error::Seam(SeamError::InvalidSeam { seam, message })) => {
+        Err(Error::Seam(SeamError::InvalidSeam { seam, problem })) => {
             assert_eq!(seam, "welds[0]");
-            assert!(message.contains("vertex 9") && message.contains("not finite"));
+            assert!(matches!(
+                problem,
+                SeamProblem::NonFiniteBarycentric { vertex: 9, .. }
+            ));
         }
         other => panic!("{other:?}"),
     }

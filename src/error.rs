@@ -646,11 +646,11 @@ pub enum SeamError {
         expected: &'static str,
     },
     /// A repair amount that would weld or cover a whole layer instead of its edge.
-    #[error("{option}: {message}")]
+    #[error("{option}: {}", .problem.describe(.layer))]
     RepairTooLarge {
         option: String,
         layer: String,
-        message: String,
+        problem: RepairProblem,
     },
     /// A seam that cannot be applied (too few members, bad barycentric coordinates, a chain).
     #[error("seam {seam}: {problem}")]
@@ -808,6 +808,61 @@ pub enum TriangleLayersProblem {
         layer: usize,
         names: usize,
     },
+}
+
+/// Why a repair amount is too large for a layer ([`SeamError::RepairTooLarge`], which names
+/// the layer).
+#[allow(missing_docs)] // fields are named for what they hold; the variant docs explain them
+#[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
+pub enum RepairProblem {
+    /// `amount` px is more than half the layer's `thickness` (2 x area / boundary length).
+    HalfTheThickness { amount: f64, thickness: f64 },
+    /// Welding at `tolerance` px moves `vertex` by `moved` px and folds `triangle`.
+    FoldsTriangle {
+        tolerance: f64,
+        vertex: usize,
+        moved: f64,
+        triangle: usize,
+    },
+    /// Welding at `tolerance` px would move `moved` of the layer's `total` vertices.
+    MovesMostOfLayer {
+        tolerance: f64,
+        moved: usize,
+        total: usize,
+    },
+}
+
+impl RepairProblem {
+    /// The problem in words, naming `layer`.
+    pub fn describe(&self, layer: &str) -> String {
+        match self {
+            RepairProblem::HalfTheThickness { amount, thickness } => format!(
+                "{amount} px is more than half the thickness of layer {layer:?} ({thickness:.3} px = \
+                 2 x area / boundary length): it would weld or cover the whole layer, not its \
+                 edge; use a value below {:.3}",
+                0.5 * thickness
+            ),
+            RepairProblem::FoldsTriangle {
+                tolerance,
+                vertex,
+                moved,
+                triangle,
+            } => format!(
+                "{tolerance} px is too large here: welding moves vertex {vertex} of layer \
+                 {layer:?} by {moved:.4} px and folds triangle {triangle}; use a smaller tolerance"
+            ),
+            RepairProblem::MovesMostOfLayer {
+                tolerance,
+                moved,
+                total,
+            } => format!(
+                "{tolerance} px would move {moved} of the {total} vertices of layer {layer:?} \
+                 (more than half): that welds the whole layer, not its edge; use a smaller \
+                 tolerance"
+            ),
+        }
+    }
 }
 
 /// Why a seam cannot be applied ([`SeamError::InvalidSeam`]).

@@ -108,8 +108,8 @@ struct LibraryDocDoctests;
 
 pub use error::{
     ArgumentError, ArtError, BatchError, ClipError, CorrectiveError, Error, FormatError,
-    LinearAlgebraProblem, MeshError, OutputError, Result, RigFormat, SceneError, SeamError,
-    SeamProblem, SkeletonError, SolverError, TriangleLayersProblem, VertexPartsProblem,
+    LinearAlgebraProblem, MeshError, OutputError, RepairProblem, Result, RigFormat, SceneError,
+    SeamError, SeamProblem, SkeletonError, SolverError, TriangleLayersProblem, VertexPartsProblem,
     WeightsError, WeightsShapeProblem,
 };
 

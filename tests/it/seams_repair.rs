@@ -3,7 +3,7 @@
 //! separately, a scene file read from a string) and on the built-in layered-arms.
 
 use crate::common;
-use skinweights::SeamError;
+use skinweights::{RepairProblem, SeamError};
 
 use nalgebra::Point2;
 use skinweights::io::scene_from_json;
@@ -493,6 +493,22 @@ fn bad_amounts_and_single_layer_scenes_are_typed_errors() {
         ("weld tolerance".into(), "upper".into())
     );
     assert_eq!(too_large(inward_overlap(&scene, 12.0)).0, "overlap");
+    // The problem is typed, and its text names the amount, the layer and the limit.
+    let e = seam_error(weld_seams(&scene, 12.0));
+    match &e {
+        SeamError::RepairTooLarge {
+            problem: RepairProblem::HalfTheThickness { amount, thickness },
+            ..
+        } => assert!(*amount == 12.0 && (thickness - 6000.0 / 260.0).abs() < 0.5),
+        e => panic!("{e:?}"),
+    }
+    let text = e.to_string();
+    assert!(
+        text.starts_with(
+            "weld tolerance: 12 px is more than half the thickness of layer \"upper\""
+        ) && text.contains("use a value below"),
+        "{text}"
+    );
     assert_eq!(
         invalid_amount(merge_tiny_components(&scene, -3.0, None)).0,
         "island area"
@@ -530,6 +546,17 @@ fn bad_amounts_and_single_layer_scenes_are_typed_errors() {
       "bones": [{"name": "a", "parent": null, "head": [0,5], "tail": [10,5], "part": "l"}]}"#;
     let (sliver, _) = scene_from_json(json, None).unwrap();
     assert_eq!(too_large(weld_seams(&sliver, 0.3)).1, "l");
+    let e = seam_error(weld_seams(&sliver, 0.3));
+    assert!(
+        matches!(
+            &e,
+            SeamError::RepairTooLarge {
+                problem: RepairProblem::MovesMostOfLayer { moved, total: 3, .. },
+                ..
+            } if *moved >= 2
+        ),
+        "{e:?}"
+    );
 }
 
 #[cfg(feature = "cli")]

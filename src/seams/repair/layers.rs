@@ -2,7 +2,7 @@
 //! boundary, vertices of different layers at one position (the seams), point location in
 //! triangles, the outer silhouette, and rebuilding a scene with the same art and labels.
 
-use crate::error::{Result, SeamError};
+use crate::error::{RepairProblem, Result, SeamError};
 use crate::geometry::{signed_area2, Bounds, Segment};
 use crate::mesh::Mesh;
 use crate::scene::Scene;
@@ -144,14 +144,10 @@ impl Layers {
                 return Err(SeamError::RepairTooLarge {
                     option: what.to_string(),
                     layer: self.names[l].clone(),
-                    message: format!(
-                        "{amount} px is more than half the thickness of layer {:?} ({:.3} px = \
-                         2 x area / boundary length): it would weld or cover the whole layer, \
-                         not its edge; use a value below {:.3}",
-                        self.names[l],
-                        t,
-                        0.5 * t
-                    ),
+                    problem: RepairProblem::HalfTheThickness {
+                        amount,
+                        thickness: t,
+                    },
                 }
                 .into());
             }

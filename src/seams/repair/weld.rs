@@ -7,7 +7,7 @@
 //! [`super::seam_consistent_weights`] joins when it solves.
 
 use super::layers::{check_amount, rebuild, silhouette_change, Layers, PointGrid};
-use crate::error::{Result, SeamError};
+use crate::error::{RepairProblem, Result, SeamError};
 use crate::geometry::{signed_area2, Segment};
 use crate::mesh::{zero_area_tolerance, Mesh};
 use crate::scene::Scene;
@@ -533,12 +533,12 @@ fn check_folds(
             return Err(SeamError::RepairTooLarge {
                 option: "weld tolerance".into(),
                 layer: layers.names[layers.layer[v.min(n - 1)]].clone(),
-                message: format!(
-                    "{tol} px is too large here: welding moves vertex {v} of layer {:?} by \
-                     {:.4} px and folds triangle {t}; use a smaller tolerance",
-                    layers.names[layers.layer[v.min(n - 1)]],
-                    (pts[v] - original[v]).norm()
-                ),
+                problem: RepairProblem::FoldsTriangle {
+                    tolerance: tol,
+                    vertex: v,
+                    moved: (pts[v] - original[v]).norm(),
+                    triangle: t,
+                },
             }
             .into());
         }
@@ -557,11 +557,11 @@ fn check_layer_share(layers: &Layers, moved: &[usize], tol: f64) -> Result<()> {
         return Err(SeamError::RepairTooLarge {
             option: "weld tolerance".into(),
             layer: layers.names[l].clone(),
-            message: format!(
-                "{tol} px would move {} of the {} vertices of layer {:?} (more than half): \
-                 that welds the whole layer, not its edge; use a smaller tolerance",
-                moved_in[l], total[l], layers.names[l]
-            ),
+            problem: RepairProblem::MovesMostOfLayer {
+                tolerance: tol,
+                moved: moved_in[l],
+                total: total[l],
+            },
         }
         .into());
     }

@@ -74,8 +74,9 @@ impl std::str::FromStr for Bind {
     }
 }
 
-/// The binder's settings. The defaults are the variant chosen on 51 painted rigs (every
-/// source's choice held out agrees but for the threshold: `docs/binding.md`).
+/// The binder's settings. The default is the shipped trees ([`FITTED_TREES`], chosen by
+/// leaving one source out of 51 painted rigs); [`BindOptions::rule`] is the hand-made rule,
+/// whose settings were chosen on the same rigs (`docs/binding.md`).
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct BindOptions {
     /// A bone is kept for a mesh when its whole-solve weight, averaged over the mesh's

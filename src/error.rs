@@ -145,9 +145,9 @@ pub enum MeshError {
     /// cross into other parts.
     #[error("part: vertex {vertex} of part {part:?} is only used by triangles that cross into other parts")]
     StrandedVertex { part: String, vertex: usize },
-    /// Meshing an outline failed.
-    #[error("meshing failed: {message}")]
-    Meshing { message: String },
+    /// Meshing an outline failed, or a mesh's structure check did.
+    #[error("meshing failed: {problem}")]
+    Meshing { problem: MeshingProblem },
     /// A list of posed positions does not have one position per mesh vertex.
     #[error("posed: {given} positions for a mesh of {vertices} vertices")]
     PosedPositions { given: usize, vertices: usize },
@@ -754,6 +754,118 @@ pub enum BatchError {
     /// A step panicked (a bug): caught so that the rest of the batch goes on.
     #[error("{context}: panicked: {message}")]
     Panicked { context: String, message: String },
+}
+
+/// Why meshing an outline failed, or which structure check of a mesh did
+/// ([`MeshError::Meshing`]).
+#[allow(missing_docs)] // fields are named for what they hold; the variant docs explain them
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[non_exhaustive]
+pub enum MeshingProblem {
+    /// The target vertex count is outside `3..=max`.
+    #[error("target vertex count {target} is outside 3..={max}")]
+    TargetVertices { target: usize, max: usize },
+    /// The outline's area, which calibration scales from, is zero or not finite.
+    #[error("outline area {area} is not positive and finite")]
+    OutlineArea { area: f64 },
+    /// Calibrating the triangle area ran no meshing pass.
+    #[error("calibration ran no pass")]
+    NoCalibrationPass,
+    /// The minimum angle is outside `0..=max` degrees.
+    #[error("min_angle_deg {degrees} is outside 0..={max}")]
+    MinAngle { degrees: f64, max: f64 },
+    /// The maximum triangle area is zero, negative or not finite.
+    #[error("max_area {max_area} must be positive and finite")]
+    MaxArea { max_area: f64 },
+    /// A point of the outline (or of a labelled region) is NaN, infinite or too far out.
+    #[error("{place} has a non-finite or out-of-range coordinate ({x}, {y})")]
+    BadCoordinate { place: OutlinePlace, x: f64, y: f64 },
+    /// The outline has no loops.
+    #[error("the outline has no loops")]
+    NoLoops,
+    /// A loop has fewer than 3 distinct points or zero area.
+    #[error("loop {loop_index} is degenerate ({points} distinct points, zero area)")]
+    DegenerateLoop { loop_index: usize, points: usize },
+    /// Two loop edges touch away from a shared vertex.
+    #[error("the outline overlaps itself: edge {edge} of loop {loop_index} meets edge {other_edge} of loop {other_loop} away from a shared vertex")]
+    OverlappingOutline {
+        loop_index: usize,
+        edge: usize,
+        other_loop: usize,
+        other_edge: usize,
+    },
+    /// The triangulator refused a point (`detail`: spade's own words).
+    #[error("spade rejected point ({x}, {y}): {detail}")]
+    PointRejected { x: f64, y: f64, detail: String },
+    /// A loop edge crosses another loop edge.
+    #[error("loop {loop_index} edge {edge} crosses another loop edge")]
+    LoopEdgeCrosses { loop_index: usize, edge: usize },
+    /// A segment (a bone inside the outline) crosses the outline or another segment.
+    #[error("segment {segment} crosses the outline or another segment")]
+    SegmentCrosses { segment: usize },
+    /// The area bound would need more vertices than meshing allows on this outline.
+    #[error("max area {max_area:e} would need more than {max} vertices on a {width:e} x {height:e} outline")]
+    TooManyVertices {
+        max_area: f64,
+        max: usize,
+        width: f64,
+        height: f64,
+    },
+    /// The triangulator's refinement panicked (`detail`: its panic message).
+    #[error("spade's mesh refinement failed on this outline ({detail}); simplifying it (a tracing tolerance above 0) or a lower minimum angle usually avoids this")]
+    RefinementFailed { detail: String },
+    /// Refinement used its whole vertex budget before meeting the area and angle bounds.
+    #[error("refinement stopped after {budget} additional vertices without reaching max area {max_area:e} and min angle {min_angle_deg} degrees")]
+    RefinementIncomplete {
+        budget: usize,
+        max_area: f64,
+        min_angle_deg: f64,
+    },
+    /// The triangulation has a triangle of (numerically) zero area at these corners.
+    #[error("the triangulation has a degenerate triangle at ({}, {}), ({}, {}), ({}, {}): outline points or bone ends lie closer together than f64 separates at this distance from the origin; move them apart or bring the drawing nearer the origin", .corners[0][0], .corners[0][1], .corners[1][0], .corners[1][1], .corners[2][0], .corners[2][1])]
+    DegenerateTriangle { corners: [[f64; 2]; 3] },
+    /// An artist mesh's stored triangle turns clockwise.
+    #[error(
+        "artist mesh sanity check failed: stored triangle {triangle} {corners:?} is clockwise"
+    )]
+    ClockwiseArtistTriangle {
+        triangle: usize,
+        corners: [usize; 3],
+    },
+    /// The mesh has more vertices or triangle corners than the topology's indices hold.
+    #[error("{vertices} vertices and {triangles} triangles exceed the indices topology supports (2^32 vertices, 2^31 corners)")]
+    TooLargeForTopology { vertices: usize, triangles: usize },
+    /// A topology's stored structure disagrees with its mesh.
+    #[error("topology sanity check failed: {check}")]
+    TopologyBroken { check: &'static str },
+    /// A vertex of a half mesh to be mirrored lies on the wrong side of the axis.
+    #[error("half mesh vertex {vertex} ({x}, {y}) lies on the wrong side of the mirror axis")]
+    MirrorWrongSide { vertex: usize, x: f64, y: f64 },
+}
+
+/// Which point of an outline a [`MeshingProblem::BadCoordinate`] is.
+#[allow(missing_docs)] // fields are named for what they hold; the variant docs explain them
+#[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
+pub enum OutlinePlace {
+    /// Point `point` of loop `loop_index`.
+    LoopPoint { loop_index: usize, point: usize },
+    /// An end of segment `segment`.
+    Segment { segment: usize },
+    /// A point of the labelled region of part `part`.
+    Region { part: String },
+}
+
+impl std::fmt::Display for OutlinePlace {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            OutlinePlace::LoopPoint { loop_index, point } => {
+                write!(f, "loop {loop_index} point {point}")
+            }
+            OutlinePlace::Segment { segment } => write!(f, "segment {segment}"),
+            OutlinePlace::Region { part } => write!(f, "region {part:?}"),
+        }
+    }
 }
 
 /// What is wrong with per-vertex part labels or the regions that assign them

@@ -108,9 +108,9 @@ struct LibraryDocDoctests;
 
 pub use error::{
     ArgumentError, ArtError, BatchError, ClipError, CorrectiveError, Error, FormatError,
-    LinearAlgebraProblem, MeshError, OutputError, RepairProblem, Result, RigFormat, SceneError,
-    SeamError, SeamProblem, SkeletonError, SolverError, TriangleLayersProblem, VertexPartsProblem,
-    WeightsError, WeightsShapeProblem,
+    LinearAlgebraProblem, MeshError, MeshingProblem, OutlinePlace, OutputError, RepairProblem,
+    Result, RigFormat, SceneError, SeamError, SeamProblem, SkeletonError, SolverError,
+    TriangleLayersProblem, VertexPartsProblem, WeightsError, WeightsShapeProblem,
 };
 
 /// The nalgebra version this crate is built with.

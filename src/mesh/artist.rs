@@ -20,7 +20,7 @@
 
 use super::topology::{Irregularities, Topology};
 use super::{signed_area2, validate_parts, zero_area_tolerance, Mesh};
-use crate::error::{Error, MeshError, Result};
+use crate::error::{Error, MeshError, MeshingProblem, Result};
 use nalgebra::Point2;
 
 /// What [`Mesh::from_artist`] met while reading an artist mesh. Triangle indices are those of
@@ -362,9 +362,10 @@ pub(super) fn validate_stored(vertices: &[Point2<f64>], triangles: &[[usize; 3]]
                 })
             } else {
                 Error::Mesh(MeshError::Meshing {
-                    message: format!(
-                        "artist mesh sanity check failed: stored triangle {t} {tri:?} is clockwise"
-                    ),
+                    problem: MeshingProblem::ClockwiseArtistTriangle {
+                        triangle: t,
+                        corners: *tri,
+                    },
                 })
             });
         }

@@ -11,7 +11,7 @@
 //! refine the whole convex hull when there are segments, then flood-fill regions bounded by
 //! constraint edges and test one point of each region against the loops.
 
-use crate::error::{Error, MeshError, Result, VertexPartsProblem};
+use crate::error::{Error, MeshError, MeshingProblem, OutlinePlace, Result, VertexPartsProblem};
 use crate::geometry::{
     even_odd_contains, loop_area, loop_edges, signed_area2, touching_edge_pairs, EvenOddIndex,
     Segment,
@@ -229,13 +229,16 @@ pub fn calibrate_max_area<T>(
 ) -> Result<(T, f64, usize)> {
     if !(3..=MAX_VERTICES).contains(&target_vertices) {
         return Err(MeshError::Meshing {
-            message: format!("target vertex count {target_vertices} is outside 3..={MAX_VERTICES}"),
+            problem: MeshingProblem::TargetVertices {
+                target: target_vertices,
+                max: MAX_VERTICES,
+            },
         }
         .into());
     }
     if !area.is_finite() || area.abs() <= 0.0 || !perimeter.is_finite() {
         return Err(MeshError::Meshing {
-            message: format!("outline area {area} is not positive and finite"),
+            problem: MeshingProblem::OutlineArea { area },
         }
         .into());
     }
@@ -258,18 +261,19 @@ pub fn calibrate_max_area<T>(
             break;
         }
     }
-    let (result, used, _) = best.ok_or_else(|| {
-        Error::Mesh(MeshError::Meshing {
-            message: "calibration ran no pass".into(),
-        })
-    })?;
+    let (result, used, _) = best.ok_or(Error::Mesh(MeshError::Meshing {
+        problem: MeshingProblem::NoCalibrationPass,
+    }))?;
     Ok((result, used, passes))
 }
 
 fn check_angle(deg: f64) -> Result<()> {
     if !(0.0..=MAX_MIN_ANGLE_DEG).contains(&deg) {
         return Err(MeshError::Meshing {
-            message: format!("min_angle_deg {deg} is outside 0..={MAX_MIN_ANGLE_DEG}"),
+            problem: MeshingProblem::MinAngle {
+                degrees: deg,
+                max: MAX_MIN_ANGLE_DEG,
+            },
         }
         .into());
     }
@@ -279,7 +283,7 @@ fn check_angle(deg: f64) -> Result<()> {
 fn check_max_area(a: f64) -> Result<()> {
     if !a.is_finite() || a <= 0.0 {
         return Err(MeshError::Meshing {
-            message: format!("max_area {a} must be positive and finite"),
+            problem: MeshingProblem::MaxArea { max_area: a },
         }
         .into());
     }
@@ -304,15 +308,14 @@ impl Prepared {
 /// spade rejects coordinates whose magnitude is outside this range (besides exact zero).
 const COORD_LIMIT: f64 = 1e50;
 
-fn check_point(p: Point2<f64>, what: impl Fn() -> String) -> Result<()> {
+fn check_point(p: Point2<f64>, place: impl Fn() -> OutlinePlace) -> Result<()> {
     if !p.x.is_finite() || !p.y.is_finite() || p.x.abs() > COORD_LIMIT || p.y.abs() > COORD_LIMIT {
         return Err(MeshError::Meshing {
-            message: format!(
-                "{} has a non-finite or out-of-range coordinate ({}, {})",
-                what(),
-                p.x,
-                p.y
-            ),
+            problem: MeshingProblem::BadCoordinate {
+                place: place(),
+                x: p.x,
+                y: p.y,
+            },
         }
         .into());
     }
@@ -323,22 +326,25 @@ fn check_point(p: Point2<f64>, what: impl Fn() -> String) -> Result<()> {
 fn prepare(outline: &Outline) -> Result<Prepared> {
     if outline.loops.is_empty() {
         return Err(MeshError::Meshing {
-            message: "the outline has no loops".into(),
+            problem: MeshingProblem::NoLoops,
         }
         .into());
     }
     let mut loops = Vec::with_capacity(outline.loops.len());
     for (li, l) in outline.loops.iter().enumerate() {
         for (pi, p) in l.iter().enumerate() {
-            check_point(*p, || format!("loop {li} point {pi}"))?;
+            check_point(*p, || OutlinePlace::LoopPoint {
+                loop_index: li,
+                point: pi,
+            })?;
         }
         let cleaned = clean_loop(l);
         if cleaned.len() < 3 || loop_area(&cleaned) == 0.0 {
             return Err(MeshError::Meshing {
-                message: format!(
-                    "loop {li} is degenerate ({} distinct points, zero area)",
-                    cleaned.len()
-                ),
+                problem: MeshingProblem::DegenerateLoop {
+                    loop_index: li,
+                    points: cleaned.len(),
+                },
             }
             .into());
         }
@@ -346,7 +352,7 @@ fn prepare(outline: &Outline) -> Result<Prepared> {
     }
     for (si, s) in outline.segments.iter().enumerate() {
         for p in s {
-            check_point(*p, || format!("segment {si}"))?;
+            check_point(*p, || OutlinePlace::Segment { segment: si })?;
         }
     }
     check_loop_intersections(&loops)?;
@@ -410,11 +416,12 @@ fn check_loop_intersections(loops: &[Vec<Point2<f64>>]) -> Result<()> {
     if let Some(&(i, j)) = touching_edge_pairs(&edges, true).first() {
         let (e, f) = (ids[i], ids[j]);
         return Err(MeshError::Meshing {
-            message: format!(
-                "the outline overlaps itself: edge {} of loop {} meets edge {} of loop {} \
-                 away from a shared vertex",
-                e.1, e.0, f.1, f.0
-            ),
+            problem: MeshingProblem::OverlappingOutline {
+                loop_index: e.0,
+                edge: e.1,
+                other_loop: f.0,
+                other_edge: f.1,
+            },
         }
         .into());
     }
@@ -426,7 +433,11 @@ type Cdt = ConstrainedDelaunayTriangulation<spade::Point2<f64>>;
 fn insert(cdt: &mut Cdt, p: Point2<f64>) -> Result<FixedVertexHandle> {
     cdt.insert(spade::Point2::new(p.x, p.y)).map_err(|e| {
         Error::Mesh(MeshError::Meshing {
-            message: format!("spade rejected point ({}, {}): {e:?}", p.x, p.y),
+            problem: MeshingProblem::PointRejected {
+                x: p.x,
+                y: p.y,
+                detail: format!("{e:?}"),
+            },
         })
     })
 }
@@ -467,7 +478,10 @@ fn insert_constraints(cdt: &mut Cdt, prepared: &Prepared) -> Result<(Point2<f64>
             let (a, b) = (handles[i], handles[(i + 1) % handles.len()]);
             if !cdt.can_add_constraint(a, b) {
                 return Err(MeshError::Meshing {
-                    message: format!("loop {li} edge {i} crosses another loop edge"),
+                    problem: MeshingProblem::LoopEdgeCrosses {
+                        loop_index: li,
+                        edge: i,
+                    },
                 }
                 .into());
             }
@@ -480,7 +494,7 @@ fn insert_constraints(cdt: &mut Cdt, prepared: &Prepared) -> Result<(Point2<f64>
         }
         if !cdt.can_add_constraint(a, b) {
             return Err(MeshError::Meshing {
-                message: format!("segment {si} crosses the outline or another segment"),
+                problem: MeshingProblem::SegmentCrosses { segment: si },
             }
             .into());
         }
@@ -497,12 +511,12 @@ fn refinement_budget(cdt: &Cdt, max_area: f64, lo: Point2<f64>, hi: Point2<f64>)
     let box_area = ((hi.x - lo.x) * (hi.y - lo.y)).max(max_area);
     if INTERIOR * box_area / max_area > MAX_VERTICES as f64 {
         return Err(MeshError::Meshing {
-            message: format!(
-                "max area {max_area:e} would need more than {MAX_VERTICES} vertices on a \
-                 {:e} x {:e} outline",
-                hi.x - lo.x,
-                hi.y - lo.y
-            ),
+            problem: MeshingProblem::TooManyVertices {
+                max_area,
+                max: MAX_VERTICES,
+                width: hi.x - lo.x,
+                height: hi.y - lo.y,
+            },
         }
         .into());
     }
@@ -532,23 +546,23 @@ fn refine(
     let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| cdt.refine(params)))
         .map_err(|panic| {
             Error::Mesh(MeshError::Meshing {
-                message: format!(
-                    "spade's mesh refinement failed on this outline ({}); simplifying it (a \
-                 tracing tolerance above 0) or a lower minimum angle usually avoids this",
-                    panic
+                problem: MeshingProblem::RefinementFailed {
+                    detail: panic
                         .downcast_ref::<&str>()
                         .copied()
                         .or_else(|| panic.downcast_ref::<String>().map(String::as_str))
                         .unwrap_or("panic")
-                ),
+                        .to_string(),
+                },
             })
         })?;
     if !result.refinement_complete {
         return Err(MeshError::Meshing {
-            message: format!(
-                "refinement stopped after {budget} additional vertices without reaching \
-                 max area {max_area:e} and min angle {min_angle_deg} degrees"
-            ),
+            problem: MeshingProblem::RefinementIncomplete {
+                budget,
+                max_area,
+                min_angle_deg,
+            },
         }
         .into());
     }
@@ -563,13 +577,9 @@ fn check_no_slivers(vertices: &[Point2<f64>], triangles: &[[usize; 3]]) -> Resul
         let [a, b, c] = tri.map(|i| &vertices[i]);
         if signed_area2(a, b, c).abs() <= super::zero_area_tolerance(a, b, c) {
             return Err(MeshError::Meshing {
-                message: format!(
-                    "the triangulation has a degenerate triangle at ({}, {}), ({}, {}), ({}, {}): \
-                     outline points or bone ends lie closer together than f64 separates at \
-                     this distance from the origin; move them apart or bring the drawing nearer \
-                     the origin",
-                    a.x, a.y, b.x, b.y, c.x, c.y
-                ),
+                problem: MeshingProblem::DegenerateTriangle {
+                    corners: [[a.x, a.y], [b.x, b.y], [c.x, c.y]],
+                },
             }
             .into());
         }
@@ -825,7 +835,9 @@ pub fn assign_parts(
             .into());
         }
         for &p in &r.polygon {
-            check_point(p, || format!("region {:?}", r.part))?;
+            check_point(p, || OutlinePlace::Region {
+                part: r.part.clone(),
+            })?;
             scale = scale.max(p.x.abs()).max(p.y.abs());
         }
         let idx = match names.iter().position(|n| n == &r.part) {

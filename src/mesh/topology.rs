@@ -1,6 +1,6 @@
 //! Mesh connectivity: unique edges, CSR vertex adjacency, boundary loops, components.
 
-use crate::error::{Error, MeshError, Result};
+use crate::error::{Error, MeshError, MeshingProblem, Result};
 use nalgebra::Point2;
 
 /// Connectivity of a mesh, built once by [`crate::mesh::Mesh::new`] (a validated manifold) or
@@ -85,12 +85,12 @@ impl Topology {
         // at 500k vertices these arrays are most of the build's memory traffic and page faults.
         if triangles.len() * 3 > (u32::MAX >> 1) as usize || n > u32::MAX as usize {
             return Err(MeshError::Meshing {
-                message: format!(
-                    "{} vertices and {} triangles exceed the indices topology supports (2^32 vertices, 2^31 corners)",
-                    n,
-                    triangles.len()
-                ),
-            }.into());
+                problem: MeshingProblem::TooLargeForTopology {
+                    vertices: n,
+                    triangles: triangles.len(),
+                },
+            }
+            .into());
         }
         let HalfEdges {
             mut bucket,
@@ -179,9 +179,9 @@ impl Topology {
         } else {
             Topology::build_lenient(vertices.len(), triangles)?.0
         };
-        let broken = |what: &str| {
+        let broken = |check: &'static str| {
             Error::Mesh(MeshError::Meshing {
-                message: format!("topology sanity check failed: {what}"),
+                problem: MeshingProblem::TopologyBroken { check },
             })
         };
         if rebuilt.edges != self.edges || rebuilt.neighbors != self.neighbors {

@@ -12,7 +12,7 @@
 //! covered by mesh edges. Bones on the axis (spine, bar bones) lie along the half's seam edge.
 
 use super::{Probe, Scene, Watch};
-use crate::error::{ArgumentError, MeshError, Result, SceneError};
+use crate::error::{ArgumentError, MeshError, MeshingProblem, Result, SceneError};
 use crate::mesh::{calibrate_max_area, mesh_outline, Mesh, MeshArrays, MeshingOptions, Outline};
 use crate::skeleton::{Bone, Pose, Skeleton};
 use nalgebra::Point2;
@@ -338,10 +338,11 @@ fn mirror_half(
             vertices.push(axis.apply(vertices[i]));
         } else {
             return Err(MeshError::Meshing {
-                message: format!(
-                    "half mesh vertex {i} ({}, {}) lies on the wrong side of the mirror axis",
-                    vertices[i].x, vertices[i].y
-                ),
+                problem: MeshingProblem::MirrorWrongSide {
+                    vertex: i,
+                    x: vertices[i].x,
+                    y: vertices[i].y,
+                },
             }
             .into());
         }

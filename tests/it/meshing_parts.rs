@@ -3,7 +3,7 @@
 use nalgebra::Point2;
 use skinweights::mesh::{assign_parts, mesh_outline, LabelledRegion, MeshingOptions, Outline};
 use skinweights::{mesh::Mesh, Error};
-use skinweights::{MeshError, VertexPartsProblem};
+use skinweights::{MeshError, MeshingProblem, OutlinePlace, VertexPartsProblem};
 
 fn rect(x0: f64, y0: f64, x1: f64, y1: f64) -> Vec<Point2<f64>> {
     vec![
@@ -80,9 +80,19 @@ fn a_vertex_outside_every_region_is_named() {
         polygon: rect(0.0, 0.0, f64::NAN, 1.0),
     }];
     match assign_parts(&v, &bad) {
-        Err(Error::Mesh(MeshError::Meshing { message })) => {
+        Err(e @ Error::Mesh(MeshError::Meshing { .. })) => {
+            let message = e.to_string();
             assert!(message.contains(r#"region "a""#), "{message}");
             assert!(message.contains("NaN"), "{message}");
+            match e {
+                Error::Mesh(MeshError::Meshing {
+                    problem: MeshingProblem::BadCoordinate { place, x, .. },
+                }) => {
+                    assert_eq!(place, OutlinePlace::Region { part: "a".into() });
+                    assert!(x.is_nan(), "{x}");
+                }
+                other => panic!("{other:?}"),
+            }
         }
         other => panic!("{other:?}"),
     }

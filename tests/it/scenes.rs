@@ -8,7 +8,9 @@ use skinweights::scene::{
 use skinweights::{
     mesh::Mesh, scene::builtin_scene, scene::BuiltinOptions, scene::Scene, skeleton::Pose, Error,
 };
-use skinweights::{ArgumentError, MeshError, SceneError, SkeletonError};
+use skinweights::{
+    ArgumentError, MeshError, MeshingProblem, OutlinePlace, SceneError, SkeletonError,
+};
 
 fn p(x: f64, y: f64) -> Point2<f64> {
     Point2::new(x, y)
@@ -369,14 +371,11 @@ fn holes_and_several_components() {
 #[test]
 fn bad_outlines_are_meshing_errors() {
     let opts = MeshingOptions::default().with_target_vertices(500);
-    let bad = |outline: Outline, what: &str| {
-        let r = mesh_outline(&outline, &opts);
-        assert!(
-            matches!(r, Err(Error::Mesh(MeshError::Meshing { .. }))),
-            "{what}: {r:?}"
-        );
+    let bad = |outline: Outline, what: &str| match mesh_outline(&outline, &opts) {
+        Err(Error::Mesh(MeshError::Meshing { problem })) => problem,
+        r => panic!("{what}: {r:?}"),
     };
-    bad(Outline::default(), "empty");
+    assert_eq!(bad(Outline::default(), "empty"), MeshingProblem::NoLoops);
     bad(
         Outline {
             loops: vec![vec![]],
@@ -391,12 +390,18 @@ fn bad_outlines_are_meshing_errors() {
         },
         "two points",
     );
-    bad(
-        Outline {
-            loops: vec![vec![p(0., 0.), p(1., 0.), p(2., 0.)]],
-            segments: vec![],
-        },
-        "collinear",
+    assert_eq!(
+        bad(
+            Outline {
+                loops: vec![vec![p(0., 0.), p(1., 0.), p(2., 0.)]],
+                segments: vec![],
+            },
+            "collinear",
+        ),
+        MeshingProblem::DegenerateLoop {
+            loop_index: 0,
+            points: 2
+        }
     );
     bad(
         Outline {
@@ -432,19 +437,37 @@ fn bad_outlines_are_meshing_errors() {
         },
         "NaN",
     );
-    bad(
+    let infinite = bad(
         Outline {
             loops: vec![vec![p(0., 0.), p(f64::INFINITY, 0.), p(0., 1.)]],
             segments: vec![],
         },
         "infinite",
     );
-    bad(
-        Outline {
-            loops: vec![square(0., 0., 10.)],
-            segments: vec![[p(5., 5.), p(15., 5.)]],
-        },
-        "segment crossing the outline",
+    assert_eq!(
+        infinite,
+        MeshingProblem::BadCoordinate {
+            place: OutlinePlace::LoopPoint {
+                loop_index: 0,
+                point: 1
+            },
+            x: f64::INFINITY,
+            y: 0.0
+        }
+    );
+    assert_eq!(
+        infinite.to_string(),
+        "loop 0 point 1 has a non-finite or out-of-range coordinate (inf, 0)"
+    );
+    assert_eq!(
+        bad(
+            Outline {
+                loops: vec![square(0., 0., 10.)],
+                segments: vec![[p(5., 5.), p(15., 5.)]],
+            },
+            "segment crossing the outline",
+        ),
+        MeshingProblem::SegmentCrosses { segment: 0 }
     );
     bad(
         Outline {

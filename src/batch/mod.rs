@@ -5,7 +5,8 @@
 //! each through [`classify`] (scene file, rig, sprite, or no item), loads it as `solve`,
 //! `import` or `mesh` would, and per solver solves, writes the weights (the same bytes as
 //! `skinweights solve` of the same scene and options), optionally exports the rig in its
-//! own format, lints and scores against the artist. Every (item, solver) gives a [`Row`]:
+//! own format, lints and scores against the artist, each step one of [`crate::pipeline`]'s
+//! (the commands' own). Every (item, solver) gives a [`Row`]:
 //! a failure of any kind (a bad file, a solver error, even a panic) is a row with its typed
 //! error, and the batch goes on.
 //!
@@ -46,15 +47,13 @@ pub use report::{
     csv_header, csv_line, read_report, to_csv, to_json, variant_name, Row, Stage, Status, COLUMNS,
 };
 
-use crate::binding::{Bind, Binding};
-use crate::error::{ArgumentError, BatchError, Error, Result, RigFormat};
-use crate::io::rig::{load_rig, weighted_parts};
+use crate::binding::Bind;
+use crate::error::{ArgumentError, BatchError, Error, Result};
 use crate::io::spine::SkinSelection;
-use crate::io::{load_scene, save_scene, write_atomic, ExportOptions, GodotVersion, WeightsFile};
-use crate::lint::{lint, shared_with_reference, Check, LintOptions};
-use crate::metrics::artist::{score_against_artist, ArtistMesh, ArtistScoreOptions};
-use crate::scene::Scene;
-use crate::transfer::{SlotPart, SourceSet};
+use crate::io::{write_atomic, ExportOptions, WeightsFile};
+use crate::lint::{Check, LintOptions};
+use crate::pipeline::{self, Item};
+use crate::transfer::SourceSet;
 use crate::weights::Weights;
 use std::io::Write;
 use std::panic::{catch_unwind, AssertUnwindSafe};
@@ -104,7 +103,7 @@ pub struct BatchOptions {
     pub reference_artist: bool,
     /// How each mesh's bones are chosen (default `None`: [`Bind::Artist`] for a rig whose
     /// own weights bind its meshes, [`Bind::All`] for sprites and scenes without them; see
-    /// [`Binding::for_scene`]).
+    /// [`Binding::for_scene`](crate::binding::Binding::for_scene)).
     pub bind: Option<Bind>,
     /// Items solved at a time (default [`Self::DEFAULT_JOBS`], 0: one per core).
     pub jobs: usize,
@@ -430,23 +429,6 @@ struct Done {
     computed_seconds: f64,
 }
 
-/// The scene of an item and what goes with it.
-struct Loaded {
-    scene: Scene,
-    /// The scene file the weights belong to.
-    scene_file: PathBuf,
-    artist: Option<Weights>,
-    /// The rig's own weights as the record of which bones deform ([`Scene::deforming_bones`]):
-    /// a rig's, written beside its scene file as `ID.scene.artist.json` (as `import` does),
-    /// or a scene file's `SCENE.artist.json`, as `skinweights solve` reads them.
-    binding: Option<Weights>,
-    meshes: Vec<(String, Vec<String>)>,
-    /// The slots of a rig's attachments (what a `transfer:` row's costumes are).
-    slots: Vec<SlotPart>,
-    rig: Option<RigFormat>,
-    godot: Option<GodotVersion>,
-}
-
 /// Runs `f`, a panic caught as [`BatchError::Panicked`].
 fn guarded<T>(context: &str, f: impl FnOnce() -> Result<T>) -> Result<T> {
     catch_unwind(AssertUnwindSafe(f)).unwrap_or_else(|payload| {
@@ -650,9 +632,7 @@ impl ItemRun<'_> {
                 continue;
             }
             let row = match outcome {
-                Ok(loaded) => {
-                    solved_row(c, loaded, spec, key, id, kind_name, load_seconds, options)
-                }
+                Ok(item) => solved_row(c, item, spec, key, id, kind_name, load_seconds, options),
                 Err(failed) => {
                     error_row(c, spec, kind_name, failed, Some(key), load_seconds, options)
                 }
@@ -668,7 +648,7 @@ impl ItemRun<'_> {
 #[allow(clippy::too_many_arguments)]
 fn solved_row(
     c: &Candidate,
-    loaded: &Loaded,
+    item: &Item,
     spec: &str,
     key: &str,
     id: &str,
@@ -680,15 +660,17 @@ fn solved_row(
     let mut row = Row::new(&c.input, spec);
     row.kind = kind.to_string();
     row.key = key.to_string();
-    row.scene = loaded.scene_file.display().to_string();
-    let mesh = loaded.scene.mesh();
+    if let Some(file) = &item.scene_file {
+        row.scene = file.display().to_string();
+    }
+    let mesh = item.scene.mesh();
     row.vertices = Some(mesh.vertex_count());
     row.triangles = Some(mesh.triangle_count());
-    row.bones = Some(loaded.scene.skeleton().len());
+    row.bones = Some(item.scene.skeleton().len());
     // The stage solve_row is in: where its error (or a panic) stopped it.
     let mut stage = Stage::Solve;
     let result = guarded(spec, || {
-        solve_row(c, loaded, spec, id, options, &mut row, &mut stage)
+        solve_row(item, spec, id, options, &mut row, &mut stage)
     });
     row.seconds = load_seconds + t.elapsed().as_secs_f64();
     let record = match &result {
@@ -713,77 +695,15 @@ fn record_path(options: &BatchOptions, key: &str) -> PathBuf {
 /// The item's scene: a scene file as `solve` loads it; a rig or sprite imported or meshed,
 /// written to `OUT/ID.scene.json` and loaded back from it (so the weights are exactly those
 /// of `skinweights solve OUT/ID.scene.json`).
-fn load(c: &Candidate, kind: &ItemKind, id: &str, options: &BatchOptions) -> Result<Loaded> {
+fn load(c: &Candidate, kind: &ItemKind, id: &str, options: &BatchOptions) -> Result<Item> {
     let scene_out = options.out.join(format!("{id}.scene.json"));
-    let write_and_reload = |scene: &Scene| -> Result<Scene> {
-        save_scene(scene, &scene_out)?;
-        Ok(load_scene(&scene_out)?.0)
-    };
     match kind {
-        ItemKind::Scene => {
-            let (scene, _) = load_scene(&c.path)?;
-            let artist_file = c.path.with_extension("artist.json");
-            let binding = if artist_file.is_file() {
-                let w = WeightsFile::load(&artist_file)?
-                    .to_weights_for(&scene.skeleton().names(), scene.mesh().vertex_count())?;
-                Some(w)
-            } else {
-                None
-            };
-            let artist = binding.clone().filter(|_| options.reference_artist);
-            let meshes = artist
-                .as_ref()
-                .map_or_else(Vec::new, |a| weighted_parts(&scene, a));
-            let slots = crate::transfer::art_slots(&scene);
-            Ok(Loaded {
-                scene,
-                scene_file: c.path.clone(),
-                artist,
-                binding,
-                meshes,
-                slots,
-                rig: None,
-                godot: None,
-            })
-        }
+        ItemKind::Scene => Item::scene_file(&c.path),
         ItemKind::Rig(format) => {
-            let rig = load_rig(&c.path, *format, options.skin.clone())?;
-            let scene = write_and_reload(&rig.scene)?;
-            if let Some(w) = &rig.artist {
-                WeightsFile::artist(&scene, w).save(scene_out.with_extension("artist.json"))?;
-            }
-            Ok(Loaded {
-                scene,
-                scene_file: scene_out.clone(),
-                binding: rig.artist.clone(),
-                artist: rig.artist,
-                meshes: rig.report.scored_meshes(),
-                slots: rig.report.slots(),
-                rig: Some(*format),
-                godot: rig.report.godot(),
-            })
+            Item::rig(&c.path, *format, options.skin.clone())?.saved_as(&scene_out)
         }
         ItemKind::Sprite { bones } => {
-            use crate::io::{sprite_scene, BonesFile, Sprite, SpriteOptions};
-            let sprite = Sprite::load(&c.path)?;
-            let bones = BonesFile::load(bones)?;
-            let sprite_options = SpriteOptions {
-                meshing: crate::mesh::MeshingOptions::default()
-                    .with_target_vertices(options.sprite_vertices),
-                ..SpriteOptions::default()
-            };
-            let (scene, _, _) = sprite_scene(&sprite, bones, &sprite_options)?;
-            let scene = write_and_reload(&scene)?;
-            Ok(Loaded {
-                scene,
-                scene_file: scene_out.clone(),
-                artist: None,
-                binding: None,
-                meshes: Vec::new(),
-                slots: Vec::new(),
-                rig: None,
-                godot: None,
-            })
+            Item::sprite(&c.path, bones, options.sprite_vertices)?.saved_as(&scene_out)
         }
     }
 }
@@ -792,8 +712,7 @@ fn load(c: &Candidate, kind: &ItemKind, id: &str, options: &BatchOptions) -> Res
 /// score; fills `row`, and `stage` with each step as it starts (the one an error or panic
 /// stopped).
 fn solve_row(
-    c: &Candidate,
-    loaded: &Loaded,
+    item: &Item,
     spec: &str,
     id: &str,
     options: &BatchOptions,
@@ -801,28 +720,25 @@ fn solve_row(
     stage: &mut Stage,
 ) -> Result<()> {
     *stage = Stage::Solve;
-    let scene = &loaded.scene;
-    let mut weights = match spec.strip_prefix(TRANSFER_PREFIX) {
-        Some(from) => transferred(loaded, from, spec, row)?,
+    let weights = match spec.strip_prefix(TRANSFER_PREFIX) {
+        Some(from) => transferred(item, from, spec, options, row)?,
         None => {
             let solver = crate::solvers::solver_by_name(spec, &options.solver_options)?;
-            // The deforming bones and the binding, as `skinweights solve` picks them: no IK
-            // target, and with the rig's own weights, no bone they bind to no vertex and
-            // each weighted mesh over its own bones.
-            let bones = scene.deforming_bones(loaded.binding.as_ref())?.kept;
-            let binding =
-                Binding::for_scene(scene, options.bind, bones, loaded.binding.as_ref(), false)?;
-            let solution = binding.solve(solver.as_ref(), scene)?;
+            let binding = pipeline::binding(&item.scene, options.bind, None, item.artist.as_ref())?;
+            let solution = pipeline::solve(
+                &item.scene,
+                solver.as_ref(),
+                &binding,
+                options.max_influences,
+            )?;
             row.warnings = solution.report.warnings.len();
             solution.weights
         }
     };
-    if let Some(k) = options.max_influences {
-        weights = weights.top_k(k);
-    }
     *stage = Stage::Write;
     let tag = solver_tag(spec);
     let weights_out = options.out.join(format!("{id}.{tag}.weights.json"));
+    let scene = &item.scene;
     WeightsFile::save_weights(
         &weights_out,
         scene.name(),
@@ -833,151 +749,110 @@ fn solve_row(
     row.weights = weights_out.display().to_string();
     if options.export {
         *stage = Stage::Export;
-        if let Some(path) = export(c, loaded, &weights, &format!("{id}.{tag}"), options)? {
+        if let Some(path) = export(item, &weights, &format!("{id}.{tag}"), options)? {
             row.export = path.display().to_string();
         }
     }
     if options.lint != LintMode::None {
         *stage = Stage::Lint;
-        let mut checks = lint(scene, &weights, &LintOptions::default())?;
-        if options.lint == LintMode::Full {
-            checks.extend(crate::render::pixel_edge_lint(scene, &weights)?.unwrap_or_default());
-        }
-        // With the artist's weights as the reference, a failure they share as badly is the
-        // rig's (as `skinweights lint` judges an imported rig): listed, not failed.
-        let reference = match (&loaded.artist, options.reference_artist) {
-            (Some(artist), true) => lint(scene, artist, &LintOptions::default())?,
-            _ => Vec::new(),
-        };
-        let failed: Vec<&Check> = checks.iter().filter(|c| !c.pass).collect();
-        let counted = failed
-            .iter()
-            .filter(|c| !shared_with_reference(c, &reference))
-            .count();
-        row.lint = if counted == 0 { "pass" } else { "fail" }.into();
-        row.lint_failed = failed
-            .iter()
-            .map(|c| {
-                if shared_with_reference(c, &reference) {
-                    format!("{} (as the artist's)", c.check)
-                } else {
-                    c.check.clone()
-                }
-            })
-            .collect::<Vec<_>>()
-            .join("; ");
+        lint_row(item, &weights, options, row)?;
     }
-    if options.reference_artist {
-        if let Some(artist) = &loaded.artist {
-            *stage = Stage::Score;
-            score(scene, &weights, artist, &loaded.meshes, row)?;
-        }
+    if let (Some(artist), true) = (&item.artist, options.reference_artist) {
+        *stage = Stage::Score;
+        let scores = pipeline::score(scene, &weights, artist, &item.scored_meshes)?;
+        row.artist_meshes = Some(scores.meshes);
+        row.artist_agreement_pct = scores.agreement_pct;
+        row.artist_weight_distance = scores.weight_distance;
+        row.artist_one_bone_mean_pct = scores.one_bone_mean_pct;
+        row.artist_one_bone_p95_pct = scores.one_bone_p95_pct;
     }
     Ok(())
 }
 
+/// The row's lint columns: with the artist's weights as the reference, a failure they share
+/// as badly is the rig's (as `skinweights lint` judges an imported rig): listed, not failed.
+fn lint_row(item: &Item, weights: &Weights, options: &BatchOptions, row: &mut Row) -> Result<()> {
+    let reference = item.artist.as_ref().filter(|_| options.reference_artist);
+    let scene = &item.scene;
+    let mut linted = pipeline::lint(scene, weights, reference, &LintOptions::default())?;
+    if options.lint == LintMode::Full {
+        let edge = crate::render::pixel_edge_lint(scene, weights)?;
+        linted.checks.extend(edge.unwrap_or_default());
+    }
+    let failed: Vec<&Check> = linted.checks.iter().filter(|c| !c.pass).collect();
+    let counted = failed.iter().filter(|c| !linted.shared(c)).count();
+    row.lint = if counted == 0 { "pass" } else { "fail" }.into();
+    row.lint_failed = failed
+        .iter()
+        .map(|c| {
+            if linted.shared(c) {
+                format!("{} (as the artist's)", c.check)
+            } else {
+                c.check.clone()
+            }
+        })
+        .collect::<Vec<_>>()
+        .join("; ");
+    Ok(())
+}
+
 /// A `transfer:` row's weights: the item's artist weights with every costume (an unweighted
-/// attachment beside a weighted one in its slot) transferred from `from`; each fallback note
-/// counts as a warning.
-fn transferred(loaded: &Loaded, from: &str, spec: &str, row: &mut Row) -> Result<Weights> {
+/// attachment beside a weighted one in its slot) transferred from `from`, at most
+/// `max_influences` per vertex; each fallback note counts as a warning.
+fn transferred(
+    item: &Item,
+    from: &str,
+    spec: &str,
+    options: &BatchOptions,
+    row: &mut Row,
+) -> Result<Weights> {
     use crate::transfer::{default_targets, transfer_parts, TransferOptions, TransferTarget};
-    let artist = loaded.binding.as_ref().ok_or_else(|| ArgumentError::InvalidArgument {
+    let artist = item.artist.as_ref().ok_or_else(|| ArgumentError::InvalidArgument {
         argument: "--transfer-from",
         value: spec.to_string(),
         reason: "the item has no artist weights to transfer (a rig, or a scene with SCENE.artist.json)".into(),
     })?;
     let from: SourceSet = from.parse()?;
-    let targets: Vec<TransferTarget> = default_targets(&loaded.slots)
+    let targets: Vec<TransferTarget> = default_targets(&item.slots)
         .into_iter()
         .map(|part| TransferTarget { part, bones: None })
         .collect();
     let solver = crate::solvers::recommended();
     let (weights, done) = transfer_parts(
-        &loaded.scene,
+        &item.scene,
         artist,
-        &loaded.slots,
+        &item.slots,
         &targets,
         &from,
         &TransferOptions::default(),
         solver.as_ref(),
     )?;
     row.warnings = done.iter().map(|t| t.report.notes.len()).sum();
-    Ok(weights)
+    Ok(match options.max_influences {
+        Some(k) => weights.top_k(k),
+        None => weights,
+    })
 }
 
 /// The rig written in its own format with `weights` to `OUT/STEM...`; `None` for scenes and
 /// sprites.
 fn export(
-    c: &Candidate,
-    loaded: &Loaded,
+    item: &Item,
     weights: &Weights,
     stem: &str,
     options: &BatchOptions,
 ) -> Result<Option<PathBuf>> {
-    let Some(format) = loaded.rig else {
+    let Some(format) = item.rig.map(|f| f.format()) else {
         return Ok(None);
     };
-    let path = options
-        .out
-        .join(format!("{stem}{}", format.format().batch_suffix));
+    let path = options.out.join(format!("{stem}{}", format.batch_suffix));
     let export_options = ExportOptions::default()
-        .with_source(Some(&c.path))
+        .with_source(Some(&item.source))
         .with_max_influences(options.max_influences)
-        .with_godot(loaded.godot.unwrap_or_default())
+        .with_godot(item.godot.unwrap_or_default())
         .with_output(&path);
-    format
-        .format()
-        .export(&loaded.scene, weights, &export_options)?
-        .save(&path)?;
+    pipeline::export(format, &item.scene, weights, &export_options, &path)?;
     Ok(Some(path))
-}
-
-/// The benchmark's scores against the artist, over the artist meshes (parts missing from the
-/// scene are left out): agreement and weight distance pooled over vertices, the one-bone
-/// deviation's mean and 95th percentile over (mesh, bone) pairs.
-fn score(
-    scene: &Scene,
-    weights: &Weights,
-    artist: &Weights,
-    meshes: &[(String, Vec<String>)],
-    row: &mut Row,
-) -> Result<()> {
-    let options = ArtistScoreOptions::default();
-    let parts = scene.mesh().vertex_parts();
-    let (mut vertices, mut agreeing, mut distance) = (0, 0, 0.0);
-    let mut deviations = Vec::new();
-    let mut scored = 0;
-    for (part, bones) in meshes {
-        let Some(p) = scene.mesh().part_index(part) else {
-            continue;
-        };
-        let mesh_vertices: Vec<usize> = (0..parts.len()).filter(|&v| parts[v] == p).collect();
-        let mesh_bones: Vec<usize> = bones
-            .iter()
-            .filter_map(|b| scene.skeleton().index_of(b))
-            .collect();
-        let mesh = ArtistMesh {
-            vertices: &mesh_vertices,
-            bones: &mesh_bones,
-        };
-        let s = score_against_artist(scene, weights, artist, mesh, &options)?;
-        scored += 1;
-        vertices += s.vertices;
-        agreeing += s.agreeing;
-        distance += s.weight_distance_sum;
-        deviations.extend(s.one_bone_deviation_pct);
-    }
-    row.artist_meshes = Some(scored);
-    if vertices > 0 {
-        row.artist_agreement_pct = Some(100.0 * agreeing as f64 / vertices as f64);
-        row.artist_weight_distance = Some(distance / vertices as f64);
-    }
-    if !deviations.is_empty() {
-        row.artist_one_bone_mean_pct =
-            Some(deviations.iter().sum::<f64>() / deviations.len() as f64);
-        row.artist_one_bone_p95_pct = Some(crate::metrics::percentile(&deviations, 0.95));
-    }
-    Ok(())
 }
 
 #[cfg(test)]

@@ -86,6 +86,8 @@ pub mod io;
 pub mod lint;
 pub mod mesh;
 pub mod metrics;
+#[cfg(feature = "io")]
+pub mod pipeline;
 #[cfg(feature = "plot")]
 pub mod plot;
 #[cfg(feature = "io")]

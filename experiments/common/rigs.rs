@@ -5,6 +5,7 @@ use super::Res;
 use skinweights::binding::MeshBones;
 use skinweights::io::spine::SkinSelection;
 use skinweights::metrics::weight_style::WeightStyle;
+use skinweights::pipeline::Item;
 use skinweights::scene::SubScene;
 use skinweights::RigFormat;
 use skinweights::{scene::Scene, weights::Weights};
@@ -95,12 +96,12 @@ pub struct RigSource {
 pub fn load_rig(path: &Path, name: &str) -> Res<Rig> {
     let bytes = std::fs::read(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
     let format = RigFormat::of_file(path, &bytes)?.unwrap_or(RigFormat::DragonBones);
-    let rig = skinweights::io::rig::load_rig(path, format, SkinSelection::All)?;
-    let artist = rig
+    let item = Item::rig(path, format, SkinSelection::All)?;
+    let artist = item
         .artist
         .ok_or_else(|| format!("{}: the file has no weights", path.display()))?;
-    let (meshes, slots) = (rig.report.scored_meshes(), rig.report.slots());
-    let scene = rig.scene;
+    let (meshes, slots) = (item.scored_meshes, item.slots);
+    let scene = item.scene;
     let scored_parts: Vec<usize> = meshes
         .iter()
         .filter_map(|(part, _)| scene.mesh().part_index(part))

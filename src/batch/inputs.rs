@@ -405,51 +405,7 @@ pub fn classify(path: &Path, bytes: &[u8], explicit: bool) -> Result<Option<Item
         }
     };
     match extension(path).as_str() {
-        "png" => {
-            return match bones_beside(path) {
-                Ok(bones) => Ok(Some(ItemKind::Sprite { bones })),
-                Err(tried) => {
-                    let unclaimed = unclaimed_bones_files(path);
-                    if !explicit && unclaimed.is_empty() {
-                        // A texture (an atlas page, a background): no item.
-                        return Ok(None);
-                    }
-                    let mut tried = tried
-                        .iter()
-                        .map(|p| p.display().to_string())
-                        .collect::<Vec<_>>()
-                        .join(", ");
-                    if !unclaimed.is_empty() {
-                        let stem = path
-                            .file_stem()
-                            .map(|s| s.to_string_lossy().into_owned())
-                            .unwrap_or_default();
-                        tried += &format!(
-                            " ({} beside it {} no sprite's name matches: rename the one for \
-                             this sprite {stem}_bones.json)",
-                            crate::io::listed(
-                                &unclaimed
-                                    .iter()
-                                    .map(|p| p.display().to_string())
-                                    .collect::<Vec<_>>(),
-                                5,
-                                ", "
-                            ),
-                            if unclaimed.len() == 1 {
-                                "is a bones file"
-                            } else {
-                                "are bones files"
-                            }
-                        );
-                    }
-                    Err(BatchError::SpriteWithoutBones {
-                        path: path.to_path_buf(),
-                        tried,
-                    }
-                    .into())
-                }
-            };
-        }
+        "png" => return sprite_kind(path, explicit),
         ext => {
             if let Some(f) = Format::by_extension(ext) {
                 return Ok(Some(ItemKind::Rig(f.kind)));
@@ -487,6 +443,54 @@ pub fn classify(path: &Path, bytes: &[u8], explicit: bool) -> Result<Option<Item
         },
     }
     .into())
+}
+
+/// A PNG's kind: a sprite when a bones file is beside it; else no item (a texture) when
+/// walked and no unclaimed bones file is beside it, or an error naming the files tried.
+fn sprite_kind(path: &Path, explicit: bool) -> Result<Option<ItemKind>> {
+    match bones_beside(path) {
+        Ok(bones) => Ok(Some(ItemKind::Sprite { bones })),
+        Err(tried) => {
+            let unclaimed = unclaimed_bones_files(path);
+            if !explicit && unclaimed.is_empty() {
+                // A texture (an atlas page, a background): no item.
+                return Ok(None);
+            }
+            let mut tried = tried
+                .iter()
+                .map(|p| p.display().to_string())
+                .collect::<Vec<_>>()
+                .join(", ");
+            if !unclaimed.is_empty() {
+                let stem = path
+                    .file_stem()
+                    .map(|s| s.to_string_lossy().into_owned())
+                    .unwrap_or_default();
+                tried += &format!(
+                    " ({} beside it {} no sprite's name matches: rename the one for \
+                     this sprite {stem}_bones.json)",
+                    crate::io::listed(
+                        &unclaimed
+                            .iter()
+                            .map(|p| p.display().to_string())
+                            .collect::<Vec<_>>(),
+                        5,
+                        ", "
+                    ),
+                    if unclaimed.len() == 1 {
+                        "is a bones file"
+                    } else {
+                        "are bones files"
+                    }
+                );
+            }
+            Err(BatchError::SpriteWithoutBones {
+                path: path.to_path_buf(),
+                tried,
+            }
+            .into())
+        }
+    }
 }
 
 #[cfg(test)]

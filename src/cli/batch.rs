@@ -5,7 +5,7 @@ use super::parse_options;
 use crate::cli::error::Result;
 use clap::{Args, ValueEnum};
 use indicatif::{ProgressBar, ProgressStyle};
-use skinweights::batch::{expand_inputs, BatchOptions, ItemDone, LintMode, Status};
+use skinweights::batch::{expand_inputs, BatchOptions, ItemDone, LintMode, Status, Summary};
 use skinweights::io::spine::SkinSelection;
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -90,29 +90,7 @@ pub struct BatchArgs {
 
 /// Runs `batch`: exit code 0 when every row is ok, [`SOME_FAILED`] when some failed.
 pub fn run(a: BatchArgs) -> Result<ExitCode> {
-    let mut options = BatchOptions::default();
-    options.out = a.out.clone();
-    options.solvers = a.solver.clone();
-    if let Some(from) = &a.transfer_from {
-        options
-            .solvers
-            .push(format!("{}{from}", skinweights::batch::TRANSFER_PREFIX));
-    }
-    options.solver_options = parse_options(&a.options)?;
-    options.max_influences = a.max_influences;
-    options.sprite_vertices = a.vertices;
-    options.skin = SkinSelection::from_arg(&a.skin);
-    options.export = a.export;
-    options.lint = match a.lint {
-        LintArg::None => LintMode::None,
-        LintArg::Geometry => LintMode::Geometry,
-        LintArg::Full => LintMode::Full,
-    };
-    options.reference_artist = a.reference.is_some();
-    options.bind = a.bind.bind;
-    options.jobs = a.jobs.unwrap_or(0);
-    options.fresh = a.fresh;
-    options.check()?;
+    let options = batch_options(&a)?;
     let candidates = expand_inputs(&a.inputs, &a.out);
     // indicatif draws nothing when standard error is not a terminal.
     let bar = ProgressBar::new(candidates.len() as u64);
@@ -142,12 +120,53 @@ pub fn run(a: BatchArgs) -> Result<ExitCode> {
     std::panic::set_hook(hook);
     bar.finish_and_clear();
     let s = summary?;
+    print_summary(&s, options.solvers.len());
+    Ok(if s.failed == 0 {
+        ExitCode::SUCCESS
+    } else if s.failed == s.rows.len() {
+        // Nothing could run (a misspelt folder, every input unreadable): as a refused batch.
+        ExitCode::from(2)
+    } else {
+        ExitCode::from(SOME_FAILED)
+    })
+}
+
+/// The library's options from the arguments, checked.
+fn batch_options(a: &BatchArgs) -> Result<BatchOptions> {
+    let mut options = BatchOptions::default();
+    options.out = a.out.clone();
+    options.solvers = a.solver.clone();
+    if let Some(from) = &a.transfer_from {
+        options
+            .solvers
+            .push(format!("{}{from}", skinweights::batch::TRANSFER_PREFIX));
+    }
+    options.solver_options = parse_options(&a.options)?;
+    options.max_influences = a.max_influences;
+    options.sprite_vertices = a.vertices;
+    options.skin = SkinSelection::from_arg(&a.skin);
+    options.export = a.export;
+    options.lint = match a.lint {
+        LintArg::None => LintMode::None,
+        LintArg::Geometry => LintMode::Geometry,
+        LintArg::Full => LintMode::Full,
+    };
+    options.reference_artist = a.reference.is_some();
+    options.bind = a.bind.bind;
+    options.jobs = a.jobs.unwrap_or(0);
+    options.fresh = a.fresh;
+    options.check()?;
+    Ok(options)
+}
+
+/// The summary line, and each failed row on standard error.
+fn print_summary(s: &Summary, solvers: usize) {
     println!(
         "batch: {} items x {} solvers = {} rows: {} ok, {} failed; {} computed, {} reused; \
          {} files passed over; {:.1} s wall, {:.1} s summed row time ({} workers x {} threads); \
          report {}",
         s.items,
-        options.solvers.len(),
+        solvers,
         s.rows.len(),
         s.rows.len() - s.failed,
         s.failed,
@@ -164,12 +183,4 @@ pub fn run(a: BatchArgs) -> Result<ExitCode> {
         let stage = r.stage.map_or("", |s| s.name());
         eprintln!("error: {} ({}, {stage}): {}", r.input, r.solver, r.error);
     }
-    Ok(if s.failed == 0 {
-        ExitCode::SUCCESS
-    } else if s.failed == s.rows.len() {
-        // Nothing could run (a misspelt folder, every input unreadable): as a refused batch.
-        ExitCode::from(2)
-    } else {
-        ExitCode::from(SOME_FAILED)
-    })
 }

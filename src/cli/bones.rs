@@ -7,6 +7,7 @@ use super::{load_weights_for, means_builtin};
 use crate::cli::error::Result;
 use clap::Args;
 use skinweights::binding::{Bind, Binding};
+use skinweights::pipeline;
 use skinweights::scene::LeftOut;
 use skinweights::scene::Scene;
 use skinweights::weights::Weights;
@@ -56,39 +57,45 @@ fn binding(scene: &Scene, scene_arg: Option<&str>) -> Option<(PathBuf, Weights)>
 /// Errors: [`SkeletonError::UnknownBone`] for a listed name the skeleton lacks, and those of
 /// [`Scene::deforming_bones`].
 pub fn chosen_bones(scene: &Scene, scene_arg: Option<&str>, arg: &BonesArg) -> Result<Vec<usize>> {
-    bones_with(scene, arg, binding(scene, scene_arg).as_ref(), true)
+    match listed_bones(scene, arg)? {
+        Some(bones) => Ok(bones),
+        None => deforming_bones(scene, binding(scene, scene_arg).as_ref(), true),
+    }
 }
 
-/// [`chosen_bones`] with the rig's own weights already read.
+/// The bones `--bones` lists (`all`: every bone), `None` when it is not given.
+fn listed_bones(scene: &Scene, arg: &BonesArg) -> Result<Option<Vec<usize>>> {
+    let skeleton = scene.skeleton();
+    match arg.bones.as_deref().map(str::trim) {
+        Some("all") => Ok(Some((0..skeleton.len()).collect())),
+        Some(list) => list
+            .split(',')
+            .map(str::trim)
+            .filter(|n| !n.is_empty())
+            .map(|n| {
+                skeleton.index_of(n).ok_or_else(|| {
+                    SkeletonError::UnknownBone {
+                        context: "--bones".into(),
+                        bone: n.to_string(),
+                    }
+                    .into()
+                })
+            })
+            .collect::<Result<Vec<usize>>>()
+            .map(Some),
+        None => Ok(None),
+    }
+}
+
+/// The deforming bones ([`Scene::deforming_bones`]), with a note naming those left out.
 /// `every_mesh`: the bones are every mesh's (the whole solve); otherwise only the meshes the
 /// artist did not bind are solved over them, which the note says.
-fn bones_with(
+fn deforming_bones(
     scene: &Scene,
-    arg: &BonesArg,
     binding: Option<&(PathBuf, Weights)>,
     every_mesh: bool,
 ) -> Result<Vec<usize>> {
     let skeleton = scene.skeleton();
-    match arg.bones.as_deref().map(str::trim) {
-        Some("all") => return Ok((0..skeleton.len()).collect()),
-        Some(list) => {
-            return list
-                .split(',')
-                .map(str::trim)
-                .filter(|n| !n.is_empty())
-                .map(|n| {
-                    skeleton.index_of(n).ok_or_else(|| {
-                        SkeletonError::UnknownBone {
-                            context: "--bones".into(),
-                            bone: n.to_string(),
-                        }
-                        .into()
-                    })
-                })
-                .collect()
-        }
-        None => {}
-    }
     let split = scene.deforming_bones(binding.map(|b| &b.1))?;
     if !split.left_out.is_empty() {
         let names = |reason: LeftOut| {
@@ -156,19 +163,12 @@ pub fn chosen_binding(
     let resolved = bind.bind.unwrap_or(Bind::default_for(file.is_some()));
     let whole = resolved == Bind::All;
     let artist_meshes = file.is_some() && resolved == Bind::Artist;
-    let kept = bones_with(
-        scene,
-        bones,
-        file.as_ref().filter(|_| whole),
-        !artist_meshes,
-    )?;
-    let binding = Binding::for_scene(
-        scene,
-        bind.bind,
-        kept,
-        file.as_ref().map(|f| &f.1),
-        bones.bones.is_some(),
-    )?;
+    let listed = listed_bones(scene, bones)?;
+    if listed.is_none() {
+        // For the note; the binding picks the same bones.
+        deforming_bones(scene, file.as_ref().filter(|_| whole), !artist_meshes)?;
+    }
+    let binding = pipeline::binding(scene, bind.bind, listed, file.as_ref().map(|f| &f.1))?;
     let (artist, binder) = binding.counts(scene);
     match (binding.bind, &file) {
         (Bind::Artist, Some((path, _))) => eprintln!(

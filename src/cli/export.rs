@@ -5,6 +5,7 @@ use super::{check_outputs, load_weights_for, resolve_scene, BuiltinArgs};
 use crate::cli::error::{CliError, Result};
 use clap::Args;
 use skinweights::io::{ExportOptions, GodotVersion, Source};
+use skinweights::pipeline;
 use skinweights::ArgumentError;
 use std::path::Path;
 use std::path::PathBuf;
@@ -72,8 +73,7 @@ pub fn run(a: ExportArgs) -> Result<ExitCode> {
         .with_godot(GodotVersion::from_number(a.godot).unwrap_or_default())
         .with_gltf_scale(a.scale)
         .with_output(&a.output);
-    let exported = format.export(&scene, &w, &options)?;
-    exported.save(&a.output)?;
+    let exported = pipeline::export(format, &scene, &w, &options, &a.output)?;
     for n in &exported.notes {
         eprintln!("note: {n}");
     }

@@ -5,8 +5,11 @@ use super::{load_weights_for, resolve_scene, BuiltinArgs};
 use crate::cli::error::Result;
 use clap::Args;
 use indicatif::{ProgressBar, ProgressStyle};
-use skinweights::lint::{lint_on, shared_with_reference, Check, LintOptions, LintScene};
+use skinweights::lint::{Check, LintOptions};
+use skinweights::pipeline;
 use skinweights::render::pixel_edge_lint_reporting;
+use skinweights::scene::Scene;
+use skinweights::weights::Weights;
 use skinweights::Error;
 use skinweights::FormatError;
 use std::path::PathBuf;
@@ -62,29 +65,19 @@ pub fn run(a: LintArgs) -> Result<ExitCode> {
         .with_max_area_loss_pct(a.max_area_loss)
         .with_max_interpenetration_px2(a.max_interpenetration)
         .with_max_seam_opening_px(a.max_seam_opening);
-    // The poses and the rest-pose work are computed once for both weights sets.
-    let at = LintScene::new(&scene);
+    let reference = reference_weights(&a, &scene)?;
     let pb = super::spinner_after_delay("checking the weights in every probe and clip frame");
-    let checks = lint_on(&at, &w, &options);
-    let reference = checks
-        .is_ok()
-        .then(|| reference_checks(&a, &at, &options))
-        .transpose();
+    let linted = pipeline::lint(&scene, &w, reference.as_ref().map(|r| &r.1), &options);
     pb.finish_and_clear();
-    let (mut checks, reference) = (checks?, reference?.flatten());
+    let mut linted = linted?;
     // The checks of the weights come first; the pixel-edge rows check the art as drawn.
-    let weight_checks = checks.len();
+    let weight_checks = linted.checks.len();
     if a.art && scene.art().is_some() {
-        checks.extend(art_checks(&scene, &w)?);
+        linted.checks.extend(art_checks(&scene, &w)?);
     }
-    let shared: Vec<bool> = checks
-        .iter()
-        .map(|c| {
-            reference
-                .as_ref()
-                .is_some_and(|(_, r)| shared_with_reference(c, r))
-        })
-        .collect();
+    let shared: Vec<bool> = linted.checks.iter().map(|c| linted.shared(c)).collect();
+    let checks = linted.checks;
+    let reference = reference.map(|r| r.0).zip(linted.reference);
     if a.json {
         print_json(&checks, &shared, reference.as_ref())?;
     } else {
@@ -104,13 +97,9 @@ pub fn run(a: LintArgs) -> Result<ExitCode> {
     })
 }
 
-/// The reference file and its checks: `--reference`, else the rig's own weights beside the
-/// scene file (with a note), none with `--no-reference`.
-fn reference_checks(
-    a: &LintArgs,
-    at: &LintScene<'_>,
-    options: &LintOptions,
-) -> Result<Option<(PathBuf, Vec<Check>)>> {
+/// The reference file and its weights: `--reference`, else the rig's own weights beside
+/// the scene file (with a note), none with `--no-reference`.
+fn reference_weights(a: &LintArgs, scene: &Scene) -> Result<Option<(PathBuf, Weights)>> {
     if a.no_reference {
         return Ok(None);
     }
@@ -127,15 +116,12 @@ fn reference_checks(
             None => return Ok(None),
         },
     };
-    let reference = load_weights_for(at.scene(), &path)?;
-    Ok(Some((path, lint_on(at, &reference, options)?)))
+    let reference = load_weights_for(scene, &path)?;
+    Ok(Some((path, reference)))
 }
 
 /// The pixel-edge rows, with a progress bar per scale.
-fn art_checks(
-    scene: &skinweights::scene::Scene,
-    w: &skinweights::weights::Weights,
-) -> Result<Vec<Check>> {
+fn art_checks(scene: &Scene, w: &Weights) -> Result<Vec<Check>> {
     let pb = ProgressBar::new(3);
     pb.set_style(
         ProgressStyle::with_template("{bar:20} {pos}/{len} scales  {msg} ({elapsed})")
@@ -190,7 +176,7 @@ fn print_json(
 /// failure what to inspect first (or that the reference fails it as badly).
 fn print_table(
     a: &LintArgs,
-    scene: &skinweights::scene::Scene,
+    scene: &Scene,
     checks: &[Check],
     shared: &[bool],
     reference: Option<&(PathBuf, Vec<Check>)>,

@@ -6,6 +6,7 @@ use super::{check_outputs, parse_options, resolve_scene, spinner, SceneArg};
 use crate::cli::error::Result;
 use clap::Args;
 use skinweights::io::WeightsFile;
+use skinweights::pipeline;
 use skinweights::solvers::solver_by_name;
 use skinweights::ArgumentError;
 use std::path::{Path, PathBuf};
@@ -62,13 +63,10 @@ pub fn run(a: SolveArgs) -> Result<ExitCode> {
         scene.name(),
         scene.mesh().vertex_count()
     ));
-    let solution = binding.solve(solver.as_ref(), &scene);
+    let solution = pipeline::solve(&scene, solver.as_ref(), &binding, a.max_influences);
     pb.finish_and_clear();
     let solution = solution?;
-    let mut weights = solution.weights;
-    if let Some(k) = a.max_influences {
-        weights = weights.top_k(k);
-    }
+    let weights = solution.weights;
     print_warnings("", &solution.report.warnings, a.verbose);
     WeightsFile::save_weights(
         &a.output,

@@ -3,10 +3,10 @@
 use super::check_outputs;
 use crate::cli::error::{CliError, Result};
 use clap::Args;
-use skinweights::io::rig::load_rig;
 use skinweights::io::spine::SkinSelection;
 use skinweights::io::ExportOptions;
 use skinweights::io::WeightsFile;
+use skinweights::pipeline::{self, Item};
 use skinweights::plot::{save_figure, Grid, Panel, WeightMap};
 use skinweights::scene::{Scene, SubScene};
 use skinweights::solvers::{solver_by_name, Solver};
@@ -125,8 +125,8 @@ pub fn run(a: TransferArgs) -> Result<ExitCode> {
     let from: SourceSet = a.from.parse()?;
     let solver = solver_by_name(&a.solver, std::iter::empty::<(String, String)>())?;
     let format = written_format(&a)?;
-    let rig = load_rig(&a.file, format, SkinSelection::All)?;
-    let (slots, meshes) = (rig.report.slots(), rig.report.scored_meshes());
+    let rig = Item::rig(&a.file, format, SkinSelection::All)?;
+    let (slots, meshes) = (rig.slots, rig.scored_meshes);
     let artist = source_weights(&a, rig.artist, &rig.scene, solver.as_ref())?;
     let targets = targets_of(&a, &rig.scene, &slots, &meshes)?;
     let options = TransferOptions {
@@ -394,10 +394,9 @@ fn write_rig(
         .with_source(Some(source))
         .with_regions_to_meshes(true)
         .with_output(path);
-    let out = format.format().export(scene, weights, &options)?;
+    let out = pipeline::export(format.format(), scene, weights, &options, path)?;
     for n in &out.notes {
         println!("  note: {n}");
     }
-    out.save(path)?;
     Ok(())
 }

@@ -20,6 +20,7 @@ const LAYERS: &[&[&str]] = &[
     &["lint", "compare"],
     &["io", "plot"],
     &["render"],
+    &["pipeline"],
     &["batch"],
     &["cli"],
 ];

@@ -13,6 +13,7 @@ use serde_json::{json, Value};
 use skinweights::binding::Binding;
 use skinweights::metrics::clip::{clip_metrics, ClipOptions, FrameMetrics};
 use skinweights::metrics::{owning_bones, pose_metrics, PoseMetrics};
+use skinweights::pipeline;
 use skinweights::scene::{builtin_scene, ArtImage, BuiltinOptions, Probe, Scene, BUILTIN_SCENES};
 use skinweights::skeleton::Pose;
 use skinweights::skinning::{dqs_with_transforms, lbs_with_transforms, HalfAngleHelper};
@@ -295,7 +296,7 @@ impl Viewer {
                 })
             }
             None => {
-                let solution = binding.solve(solver.as_ref(), scene)?;
+                let solution = pipeline::solve(scene, solver.as_ref(), binding, None)?;
                 Ok(Solved {
                     weights: solution.weights,
                     seconds: solution.report.seconds,

@@ -20,6 +20,7 @@ use indicatif::{ProgressBar, ProgressStyle};
 use serde_json::{json, Value};
 use skinweights::binding::Binding;
 use skinweights::metrics::{evaluate, Metrics};
+use skinweights::pipeline;
 use skinweights::scene::Scene;
 use skinweights::solvers::solver_by_name;
 use std::path::{Path, PathBuf};
@@ -230,7 +231,8 @@ fn write_html(
         } else {
             Vec::new()
         };
-        let solution = binding.solve(solver_by_name(name, &options)?.as_ref(), scene)?;
+        let solver = solver_by_name(name, &options)?;
+        let solution = pipeline::solve(scene, solver.as_ref(), binding, None)?;
         let w = &solution.weights;
         // The library's numbers for each probe pose, shown beside the page's own.
         let mut metrics = serde_json::Map::new();

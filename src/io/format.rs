@@ -142,7 +142,11 @@ impl Format {
 impl RigFormat {
     /// Its row of [`FORMATS`].
     pub fn format(self) -> &'static Format {
-        &FORMATS[self as usize]
+        FORMATS
+            .iter()
+            .find(|f| f.kind == self)
+            // Only a format's folder makes a `RigFormat`, for the row it lists here.
+            .expect("every RigFormat is the kind of a row of FORMATS")
     }
 
     /// Lower-case name, as the `import` and `export` commands spell it.
@@ -181,11 +185,10 @@ pub(crate) fn parse_json(path: &Path, bytes: &[u8]) -> Result<Value> {
     crate::io::json_path::parse_json(bytes, &path.display().to_string())
 }
 
-/// The format table, in the commands' order; row `i` is the [`RigFormat`] of discriminant
-/// `i` (checked when the crate compiles).
+/// The format table, in the commands' order.
 pub const FORMATS: &[Format] = &[
     Format {
-        kind: RigFormat::Gltf,
+        kind: RigFormat::GLTF,
         name: "gltf",
         extensions: &["gltf", "glb"],
         import_help: "glTF 2.0 (.gltf; buffers embedded or beside it)",
@@ -212,7 +215,7 @@ pub const FORMATS: &[Format] = &[
         export: export_gltf,
     },
     Format {
-        kind: RigFormat::Creature,
+        kind: RigFormat::CREATURE,
         name: "creature",
         extensions: &[],
         import_help: "Creature JSON (Kestrel Moon's \"Game Engines\" export): mesh regions as parts, the skeleton, artist weights and clips (frames at 60 fps)",
@@ -237,7 +240,7 @@ pub const FORMATS: &[Format] = &[
         export: export_creature,
     },
     Format {
-        kind: RigFormat::DragonBones,
+        kind: RigFormat::DRAGONBONES,
         name: "dragonbones",
         extensions: &[],
         import_help: "DragonBones 5.5 JSON (`*_ske.json`): armature, mesh displays, artist weights",
@@ -265,7 +268,7 @@ pub const FORMATS: &[Format] = &[
         },
     },
     Format {
-        kind: RigFormat::Godot,
+        kind: RigFormat::GODOT,
         name: "godot",
         extensions: &["tscn"],
         import_help: "Godot 3 or 4 text scene (.tscn): Skeleton2D, Polygon2D layers, painted weights",
@@ -285,7 +288,7 @@ pub const FORMATS: &[Format] = &[
         export: export_godot,
     },
     Format {
-        kind: RigFormat::Spine,
+        kind: RigFormat::SPINE,
         name: "spine",
         extensions: &[],
         import_help: "Spine 4.x JSON: bones in the setup pose, mesh and region attachments, artist weights, the atlas (`--atlas`, default NAME.atlas beside the file)",
@@ -308,15 +311,6 @@ pub const FORMATS: &[Format] = &[
         export: export_spine,
     },
 ];
-
-// Row `i` is the format of discriminant `i`, so that `RigFormat::format` is an index.
-const _: () = {
-    let mut i = 0;
-    while i < FORMATS.len() {
-        assert!(FORMATS[i].kind as usize == i);
-        i += 1;
-    }
-};
 
 /// An importer's result with its report boxed and its weights optional.
 fn boxed<R: RigReport + 'static>(i: Imported<R>) -> RigImport {

@@ -35,6 +35,11 @@ pub use import::{import_creature, load_creature, CreatureImport, ImportReport, M
 
 use crate::error::{Error, FormatError, RigFormat};
 
+impl crate::RigFormat {
+    /// Creature JSON.
+    pub const CREATURE: Self = Self::named("Creature");
+}
+
 /// Largest coordinate accepted anywhere in a file or produced from it: points, bone start and
 /// end points, matrix translations. A character is a few thousand units wide at most.
 const MAX_COORDINATE: f64 = 1e6;
@@ -54,7 +59,7 @@ fn creature_error(
     message: impl Into<String>,
 ) -> Error {
     Error::Format(FormatError::Rig {
-        format: RigFormat::Creature,
+        format: RigFormat::CREATURE,
         context: context.into(),
         field: field.into(),
         vertex,

@@ -45,6 +45,11 @@ use crate::skeleton::Affine2;
 use nalgebra::{Isometry2, Point2};
 use serde_json::Value;
 
+impl crate::RigFormat {
+    /// DragonBones 5.5 JSON (`*_ske.json`).
+    pub const DRAGONBONES: Self = Self::named("DragonBones");
+}
+
 /// Largest coordinate (px) accepted anywhere in a file or produced from it: vertices,
 /// translations, bone lengths, bone heads and placed vertices. A character is a few thousand
 /// px; beyond this a number is a corrupt file, and the mesh's relative zero-area test would

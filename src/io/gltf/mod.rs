@@ -99,6 +99,11 @@ pub use import::{
 };
 pub use texture::EmbeddedImage;
 
+impl crate::RigFormat {
+    /// glTF 2.0 (`.gltf`, `.glb`).
+    pub const GLTF: Self = Self::named("glTF");
+}
+
 /// Influences per vertex in `JOINTS_0` / `WEIGHTS_0` (what every glTF loader reads).
 pub const GLTF_INFLUENCES: usize = 4;
 

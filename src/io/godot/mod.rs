@@ -33,3 +33,8 @@ pub use clips::GODOT_DEFAULT_ANIMATION_LENGTH;
 pub(crate) use export::export_godot;
 pub use export::{godot_vertex_order, PolygonOrder};
 pub use import::{import_godot, load_godot, GodotImport, ImportReport, MeshReport};
+
+impl crate::RigFormat {
+    /// Godot 3 or 4 text scene (`.tscn`).
+    pub const GODOT: Self = Self::named("Godot");
+}

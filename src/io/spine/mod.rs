@@ -45,6 +45,11 @@ pub use import::{
 
 use crate::error::Error;
 
+impl crate::RigFormat {
+    /// Spine 4.x JSON.
+    pub const SPINE: Self = Self::named("Spine");
+}
+
 /// Largest coordinate (px) accepted in a file or produced from it (bone origins, vertices).
 const MAX_COORDINATE: f64 = 1e6;
 

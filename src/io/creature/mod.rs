@@ -3,7 +3,7 @@
 //! weights back into a copy of the source file.
 //!
 //! Format semantics, as Kestrel Moon's runtime documentation describes the exported file and
-//! as the shipped files bear out (see `docs/creature.md`):
+//! as the shipped files bear out (see `docs/formats/creature.md`):
 //!
 //! - `mesh.points` (x, y per point, flat) are the rest pose in the character's world frame,
 //!   y up (legs below the torso, as in the WebGL viewer): no flip is applied.

@@ -144,7 +144,7 @@ impl RigFormat {
         FORMATS
             .iter()
             .find(|f| f.kind == self)
-            // Only a format's folder makes a `RigFormat`, for the row it lists here.
+            // A `RigFormat` is made only in its format's folder, beside the row listed here.
             .expect("every RigFormat is the kind of a row of FORMATS")
     }
 

@@ -95,7 +95,7 @@ pub struct RigSource {
 /// [`skinweights::io::rig::load_rig`]'s.
 pub fn load_rig(path: &Path, name: &str) -> Res<Rig> {
     let bytes = std::fs::read(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
-    let format = RigFormat::of_file(path, &bytes)?.unwrap_or(RigFormat::DragonBones);
+    let format = RigFormat::of_file(path, &bytes)?.unwrap_or(RigFormat::DRAGONBONES);
     let item = Item::rig(path, format, SkinSelection::All)?;
     let artist = item
         .artist

@@ -5,7 +5,7 @@ use crate::error::{ClipError, Error, Result, SkeletonError};
 use crate::skeleton::Skeleton;
 
 /// Memory the keys of a scene's clips may take in all: 256 MiB. Creature bakes every frame,
-/// and real exports hold 2 030 208 keys (34 MB file); docs/creature.md has the measurement.
+/// and real exports hold 2 030 208 keys (34 MB file); docs/formats/creature.md has the measurement.
 pub const KEY_MEMORY_BUDGET: usize = 256 << 20;
 
 /// Most keys a scene's clips may hold in all (checked before sampling or storing): the

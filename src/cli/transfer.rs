@@ -224,7 +224,7 @@ fn check_outputs_asked(a: &TransferArgs) -> Result<()> {
 /// writes.
 fn written_format(a: &TransferArgs) -> Result<RigFormat> {
     let bytes = std::fs::read(&a.file).map_err(|e| skinweights::Error::io(&a.file, e))?;
-    let format = RigFormat::of_file(&a.file, &bytes)?.unwrap_or(RigFormat::DragonBones);
+    let format = RigFormat::of_file(&a.file, &bytes)?.unwrap_or(RigFormat::DRAGONBONES);
     if a.output.is_some() && !format.format().transfer_writes {
         let written: Vec<String> = skinweights::io::FORMATS
             .iter()

@@ -31,13 +31,13 @@ pub(crate) struct Wording {
 
 /// Spine's errors: wrong types are named.
 pub(crate) const SPINE: Wording = Wording {
-    format: RigFormat::Spine,
+    format: RigFormat::SPINE,
     names_found: true,
 };
 
 /// DragonBones' errors: wrong types are not named.
 pub(crate) const DRAGONBONES: Wording = Wording {
-    format: RigFormat::DragonBones,
+    format: RigFormat::DRAGONBONES,
     names_found: false,
 };
 

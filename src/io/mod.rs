@@ -32,7 +32,7 @@ pub use atomic::{is_stdout, output_kind, resolve_output, write_atomic, OutputKin
 pub use compare_json::comparison_to_json;
 pub use exported::{ExportOptions, Exported, GodotVersion};
 pub(crate) use format::{extension, parse_json};
-pub use format::{Format, Source, FORMATS};
+pub use format::{Format, Source};
 pub use imported::{ImportOptions, Imported, RigImport, RigReport};
 pub use mesh_parts::ZERO_LENGTH_TAIL;
 pub use png::encode_png;
@@ -48,6 +48,16 @@ pub use sprite::{
 pub(crate) use tolerance::listed;
 pub use tolerance::{MAX_ROUNDED_WEIGHT, MIN_ROUNDED_WEIGHT};
 pub use weights_json::{WeightsFile, WEIGHTS_FORMAT};
+
+/// The format table: one row ([`Format`]) per rig format, in the commands' order. Each row
+/// is defined in its format's folder.
+pub const FORMATS: &[Format] = &[
+    gltf::FORMAT,
+    creature::FORMAT,
+    dragonbones::FORMAT,
+    godot::FORMAT,
+    spine::FORMAT,
+];
 
 #[cfg(test)]
 mod tests {

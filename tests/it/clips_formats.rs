@@ -335,7 +335,7 @@ fn hostile_dragonbones_clips_are_typed_errors() {
     ]))))
     .unwrap_err();
     assert!(
-        matches!(e, Error::Format(FormatError::Rig { format: RigFormat::DragonBones, ref field, .. }) if field.contains("duration")),
+        matches!(e, Error::Format(FormatError::Rig { format: RigFormat::DRAGONBONES, ref field, .. }) if field.contains("duration")),
         "{e}"
     );
     // Control times outside [0, 1].
@@ -344,7 +344,7 @@ fn hostile_dragonbones_clips_are_typed_errors() {
     ]))))
     .unwrap_err();
     assert!(
-        matches!(e, Error::Format(FormatError::Rig { format: RigFormat::DragonBones, ref field, .. }) if field.ends_with("curve")),
+        matches!(e, Error::Format(FormatError::Rig { format: RigFormat::DRAGONBONES, ref field, .. }) if field.ends_with("curve")),
         "{e}"
     );
     // A non-number key value (JSON has no NaN).
@@ -353,7 +353,7 @@ fn hostile_dragonbones_clips_are_typed_errors() {
     ]))))
     .unwrap_err();
     assert!(
-        matches!(e, Error::Format(FormatError::Rig { format: RigFormat::DragonBones, ref field, .. }) if field.ends_with("rotate")),
+        matches!(e, Error::Format(FormatError::Rig { format: RigFormat::DRAGONBONES, ref field, .. }) if field.ends_with("rotate")),
         "{e}"
     );
     // More keys than MAX_KEYS.
@@ -1042,7 +1042,7 @@ fn ten_million_dragonbones_keys_are_refused_before_parsing() {
     assert!(text.len() > 30_000_000);
     let e = import_dragonbones(&text).unwrap_err();
     assert!(
-        matches!(e, Error::Format(FormatError::Rig { format: RigFormat::DragonBones, ref field, ref message, .. }) if field == "(root)" && message.contains("JSON objects")),
+        matches!(e, Error::Format(FormatError::Rig { format: RigFormat::DRAGONBONES, ref field, ref message, .. }) if field == "(root)" && message.contains("JSON objects")),
         "{e}"
     );
 }

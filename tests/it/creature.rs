@@ -308,7 +308,7 @@ fn export_refuses_a_scene_that_is_not_the_sources() {
         &ExportOptions::default().with_source_text(moved),
     ) {
         Err(Error::Format(FormatError::Rig {
-            format: RigFormat::Creature,
+            format: RigFormat::CREATURE,
             vertex,
             field,
             ..
@@ -338,7 +338,7 @@ fn edited(edit: impl FnOnce(&mut Value)) -> Error {
 fn creature_field(e: &Error) -> (&str, &str, Option<usize>) {
     match e {
         Error::Format(FormatError::Rig {
-            format: RigFormat::Creature,
+            format: RigFormat::CREATURE,
             context,
             field,
             vertex,

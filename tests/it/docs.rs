@@ -1,7 +1,9 @@
 //! The documentation a newcomer navigates: every relative link in README, ARCHITECTURE and
 //! `docs/` names a file (and heading) that exists, every `docs/` page is reachable from
-//! README in at most two clicks (README or `docs/README.md` links it), and no page names a
-//! repository path (`src/...rs`, `docs/...md`, ...) the repository lacks.
+//! README in at most two clicks (README or `docs/README.md` links it; a format's page is
+//! in the folder `docs/formats/` README links), each row of the format table has its page
+//! there and each page there is a row's, and no page names a repository path
+//! (`src/...rs`, `docs/...md`, ...) the repository lacks.
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
@@ -10,15 +12,26 @@ fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
 }
 
-/// README, ARCHITECTURE, python/README and every `docs/*.md`, relative to the root.
+/// The format pages' folder, relative to the root: one page per row of the format table.
+const FORMAT_PAGES: &str = "docs/formats";
+
+/// README, ARCHITECTURE, python/README, every `docs/*.md` and every format page, relative to
+/// the root.
 fn pages() -> Vec<PathBuf> {
     let mut pages: Vec<PathBuf> = ["README.md", "ARCHITECTURE.md", "python/README.md"]
         .iter()
         .map(PathBuf::from)
         .collect();
-    let mut docs: Vec<PathBuf> = std::fs::read_dir(root().join("docs"))
-        .expect("docs/ exists")
-        .map(|e| e.expect("readable docs/ entry").path())
+    pages.extend(markdown_in("docs"));
+    pages.extend(markdown_in(FORMAT_PAGES));
+    pages
+}
+
+/// The `.md` files in the folder `dir` (relative to the root), sorted.
+fn markdown_in(dir: &str) -> Vec<PathBuf> {
+    let mut pages: Vec<PathBuf> = std::fs::read_dir(root().join(dir))
+        .unwrap_or_else(|e| panic!("{dir}: {e}"))
+        .map(|e| e.expect("readable entry").path())
         .filter(|p| p.extension().is_some_and(|e| e == "md"))
         .map(|p| {
             p.strip_prefix(root())
@@ -26,8 +39,7 @@ fn pages() -> Vec<PathBuf> {
                 .to_path_buf()
         })
         .collect();
-    docs.sort();
-    pages.extend(docs);
+    pages.sort();
     pages
 }
 
@@ -139,15 +151,40 @@ fn every_docs_page_is_linked_from_readme_or_the_docs_index() {
         readme.contains("(docs/README.md)"),
         "README links the docs index"
     );
+    assert!(
+        readme.contains(&format!("({FORMAT_PAGES}/)")) && index.contains("(formats/)"),
+        "README and the docs index link the format pages' folder"
+    );
     let unlinked: Vec<String> = pages()
         .into_iter()
-        .filter(|p| p.starts_with("docs") && p != Path::new("docs/README.md"))
+        .filter(|p| p.parent() == Some(Path::new("docs")) && p != Path::new("docs/README.md"))
         .map(|p| p.file_name().unwrap().to_string_lossy().to_string())
         .filter(|name| {
             !readme.contains(&format!("(docs/{name}")) && !index.contains(&format!("({name}"))
         })
         .collect();
     assert!(unlinked.is_empty(), "pages no index links: {unlinked:?}");
+}
+
+/// A format's page is `docs/formats/NAME.md`, NAME its row's name in the format table, so
+/// that a new format needs no link to its page anywhere else.
+#[cfg(feature = "io")]
+#[test]
+fn every_format_has_its_page_and_every_format_page_is_a_format() {
+    let rows: BTreeSet<String> = skinweights::io::FORMATS
+        .iter()
+        .map(|f| format!("{FORMAT_PAGES}/{}.md", f.name))
+        .collect();
+    let pages: BTreeSet<String> = markdown_in(FORMAT_PAGES)
+        .iter()
+        .map(|p| p.display().to_string())
+        .collect();
+    let without_page: Vec<_> = rows.difference(&pages).collect();
+    let without_row: Vec<_> = pages.difference(&rows).collect();
+    assert!(
+        without_page.is_empty() && without_row.is_empty(),
+        "format pages missing: {without_page:?}; pages of no format: {without_row:?}"
+    );
 }
 
 #[test]

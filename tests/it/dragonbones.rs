@@ -292,7 +292,7 @@ fn with_body_mesh(edit: impl FnOnce(&mut serde_json::Map<String, Value>)) -> Str
 fn dragonbones_error(text: &str) -> (String, String, Option<usize>, String) {
     match import_dragonbones(text) {
         Err(Error::Format(FormatError::Rig {
-            format: RigFormat::DragonBones,
+            format: RigFormat::DRAGONBONES,
             context,
             field,
             vertex,
@@ -1213,7 +1213,7 @@ fn missing_atlas_image_or_region_is_an_error_naming_it() {
     match load_dragonbones(&ske) {
         Err(
             e @ Error::Format(FormatError::Rig {
-                format: RigFormat::DragonBones,
+                format: RigFormat::DRAGONBONES,
                 ..
             }),
         ) => {
@@ -1270,7 +1270,7 @@ fn booleans_written_as_zero_or_one_are_read_with_a_note() {
 
     let e = import_dragonbones(&with(&mut doc, serde_json::json!(2))).unwrap_err();
     assert!(
-        matches!(&e, Error::Format(FormatError::Rig { format: RigFormat::DragonBones, field, .. }) if field == "inheritRotation"),
+        matches!(&e, Error::Format(FormatError::Rig { format: RigFormat::DRAGONBONES, field, .. }) if field == "inheritRotation"),
         "{e}"
     );
 }

@@ -462,7 +462,7 @@ fn dragonbones_unsupported_data_is_a_typed_error_naming_the_field() {
         edit(&mut json);
         match import_dragonbones(&json.to_string()) {
             Err(Error::Format(FormatError::Rig {
-                format: RigFormat::DragonBones,
+                format: RigFormat::DRAGONBONES,
                 field,
                 message,
                 ..
@@ -520,7 +520,7 @@ fn dragonbones_armature_without_skins_is_a_typed_error() {
         );
         match import_dragonbones(&text) {
             Err(Error::Format(FormatError::Rig {
-                format: RigFormat::DragonBones,
+                format: RigFormat::DRAGONBONES,
                 field,
                 message,
                 ..

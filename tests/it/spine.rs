@@ -740,7 +740,7 @@ fn squirrel_loads_and_weights_rounded_past_one_are_renormalised_with_a_note() {
         matches!(
             e,
             skinweights::Error::Format(skinweights::FormatError::Rig {
-                format: RigFormat::Spine,
+                format: RigFormat::SPINE,
                 vertex: Some(0),
                 ..
             })

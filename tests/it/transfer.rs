@@ -277,7 +277,7 @@ fn the_command_writes_a_skins_transferred_weights_into_its_attachments() {
     assert!(o.status.success(), "{t}");
     assert!(t.contains("goblingirl:head: 4 vertices, 4 copied"), "{t}");
     // The written project reads back with the girl's regions weighted as meshes.
-    let rig = load_rig(&out, RigFormat::Spine, SkinSelection::All).unwrap();
+    let rig = load_rig(&out, RigFormat::SPINE, SkinSelection::All).unwrap();
     let slots = rig.report.slots();
     let weighted: Vec<&str> = slots
         .iter()
@@ -357,8 +357,8 @@ fn a_dragonbones_transfer_reads_back_with_the_weights_it_wrote() {
     assert!(o.status.success(), "{t}");
     assert!(t.contains("(1 parts transferred)"), "{t}");
     let written = skinweights::io::WeightsFile::load(&weights).unwrap();
-    let before = load_rig(&body, RigFormat::DragonBones, SkinSelection::All).unwrap();
-    let after = load_rig(&out, RigFormat::DragonBones, SkinSelection::All).unwrap();
+    let before = load_rig(&body, RigFormat::DRAGONBONES, SkinSelection::All).unwrap();
+    let after = load_rig(&out, RigFormat::DRAGONBONES, SkinSelection::All).unwrap();
     assert_eq!(after.scene.mesh().parts(), before.scene.mesh().parts());
     assert_eq!(
         after.scene.mesh().vertices(),

@@ -128,7 +128,7 @@ pub fn load_creature(path: impl AsRef<Path>) -> Result<CreatureImport> {
 ///   file rounds them). A bone whose array is not one weight per point of the region is
 ///   skipped and noted (Creature-like tolerance); weights on a bone the skeleton lacks are an
 ///   error unless all 0 (then noted).
-/// - Clips: one key per frame at 60 fps (docs/creature.md); mesh displacements, uv swaps and opacities are not applied
+/// - Clips: one key per frame at 60 fps (docs/formats/creature.md); mesh displacements, uv swaps and opacities are not applied
 ///   (a note names the clips that key them).
 ///
 /// Errors: [`FormatError::Json`](crate::error::FormatError::Json) for text that is not JSON; [`FormatError::Rig`](crate::error::FormatError::Rig) naming the region,

@@ -3,7 +3,7 @@
 //! weights back into a copy of the source file.
 //!
 //! Format semantics, as Kestrel Moon's runtime documentation describes the exported file and
-//! as the shipped files bear out (see `docs/creature.md`):
+//! as the shipped files bear out (see `docs/formats/creature.md`):
 //!
 //! - `mesh.points` (x, y per point, flat) are the rest pose in the character's world frame,
 //!   y up (legs below the torso, as in the WebGL viewer): no flip is applied.
@@ -33,7 +33,69 @@ pub use clips::FRAME_RATE;
 pub(crate) use export::{creature_file, export_creature};
 pub use import::{import_creature, load_creature, CreatureImport, ImportReport, MeshReport};
 
-use crate::error::{Error, FormatError, RigFormat};
+use super::format::{boxed, Format, Source};
+use super::{ExportOptions, Exported, FileKind};
+use crate::error::{Error, FormatError, Result, RigFormat};
+use crate::scene::Scene;
+use crate::weights::Weights;
+
+impl RigFormat {
+    /// Creature JSON.
+    pub const CREATURE: Self = Self::named("Creature");
+}
+
+/// Its row of the format table ([`super::FORMATS`]).
+pub(super) const FORMAT: Format = Format {
+    kind: RigFormat::CREATURE,
+    name: "creature",
+    extensions: &[],
+    import_help: "Creature JSON (Kestrel Moon's \"Game Engines\" export): mesh regions as parts, the skeleton, artist weights and clips (frames at 60 fps)",
+    export_help: "Creature JSON: the `--source` file (required) with each region's weights rewritten, everything else kept as in the source",
+    file_kinds: &[FileKind::Creature],
+    always_weighted: true,
+    weights_solver: "artist",
+    skins: false,
+    source: Source::Required,
+    influence_limit: false,
+    scales: false,
+    atlas_without_source: false,
+    batch_suffix: ".creature.json",
+    transfer_writes: false,
+    // A Spine skeleton names its version where a Creature skeleton names a bone.
+    detect: Some(|json| {
+        json["mesh"]["regions"].is_object()
+            && json["skeleton"].is_object()
+            && !json["skeleton"]["spine"].is_string()
+    }),
+    import: |path, _| Ok(boxed(load_creature(path)?)),
+    export: exported,
+};
+
+/// The weights written into a copy of the source file.
+fn exported(scene: &Scene, weights: &Weights, o: &ExportOptions) -> Result<Exported> {
+    let source = o.source.as_deref();
+    let text = match (o.source_text.as_deref(), source) {
+        (Some(text), _) => export_creature(text, scene, weights).map_err(|e| match source {
+            Some(s) => e.in_file(s),
+            None => e,
+        })?,
+        (None, Some(source)) => creature_file(scene, weights, source)?,
+        (None, None) => {
+            return Err(crate::error::ArgumentError::MissingArgument {
+                argument: "--source",
+                reason: "a Creature export needs the file the scene was imported from".into(),
+            }
+            .into())
+        }
+    };
+    let summary = format!(
+        ": {} with the weights of {} vertices on {} bones",
+        source.map_or_else(|| "the source".into(), |s| s.display().to_string()),
+        scene.mesh().vertex_count(),
+        scene.skeleton().len()
+    );
+    Ok(Exported::new(text, summary))
+}
 
 /// Largest coordinate accepted anywhere in a file or produced from it: points, bone start and
 /// end points, matrix translations. A character is a few thousand units wide at most.
@@ -54,7 +116,7 @@ fn creature_error(
     message: impl Into<String>,
 ) -> Error {
     Error::Format(FormatError::Rig {
-        format: RigFormat::Creature,
+        format: RigFormat::CREATURE,
         context: context.into(),
         field: field.into(),
         vertex,

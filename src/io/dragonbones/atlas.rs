@@ -144,7 +144,7 @@ pub(super) fn atlas_art(
             Some(mesh_uvs) => {
                 let [x, y, w, h] = *atlas.regions.get(&m.texture).ok_or_else(|| {
                     Error::Format(FormatError::Rig {
-                        format: RigFormat::DragonBones,
+                        format: RigFormat::DRAGONBONES,
                         context: format!("mesh {:?} (slot {:?})", m.display, m.slot),
                         field: "path".into(),
                         vertex: None,

@@ -610,7 +610,7 @@ pub(super) fn export_rate(clips: &[Clip], preferred: Option<f64>) -> Result<f64>
         .into_iter()
         .chain(EXPORT_FRAME_RATES)
         .find(|&r| on_frames(r))
-        .ok_or_else(|| Error::Format(FormatError::Rig { format: RigFormat::DragonBones,
+        .ok_or_else(|| Error::Format(FormatError::Rig { format: RigFormat::DRAGONBONES,
             context: "export".into(),
             field: "animation".into(),
             vertex: None,
@@ -628,7 +628,7 @@ pub(super) fn write_clips(clips: &[Clip], rate: f64) -> Result<Vec<Value>> {
 fn write_clip(clip: &Clip, rate: f64) -> Result<Value> {
     let err = |bone: &str, message: String| {
         Error::Format(FormatError::Rig {
-            format: RigFormat::DragonBones,
+            format: RigFormat::DRAGONBONES,
             context: format!("export clip {:?} bone {bone:?}", clip.name),
             field: "animation".into(),
             vertex: None,

@@ -242,7 +242,7 @@ fn import(text: &str, atlas: Option<&Atlas>) -> Result<DragonBonesImport> {
     } = parse_armature(text)?;
     let n_vertices: usize = meshes.iter().map(|m| m.vertices.len()).sum();
     if n_vertices.saturating_mul(bones.len()) > MAX_WEIGHT_ENTRIES {
-        return Err(FormatError::Rig { format: RigFormat::DragonBones,
+        return Err(FormatError::Rig { format: RigFormat::DRAGONBONES,
             context: "armature".into(),
             field: "bone".into(),
             vertex: None,
@@ -356,7 +356,7 @@ fn place_display(m: &FileMesh, rest: &[Affine2]) -> Result<PlacedDisplay> {
         None => {
             let j = m.slot_bone.ok_or_else(|| {
                 Error::Format(FormatError::Rig {
-                    format: RigFormat::DragonBones,
+                    format: RigFormat::DRAGONBONES,
                     context: mesh_context(m),
                     field: "slot.parent".into(),
                     vertex: None,
@@ -380,7 +380,7 @@ fn place_display(m: &FileMesh, rest: &[Affine2]) -> Result<PlacedDisplay> {
                 "its slot bone's rest matrix and the display's transform"
             };
             return Err(FormatError::Rig {
-                format: RigFormat::DragonBones,
+                format: RigFormat::DRAGONBONES,
                 context: mesh_context(m),
                 field: "vertices".into(),
                 vertex: Some(v),
@@ -531,7 +531,7 @@ fn in_display(ctx: &str, e: Error) -> Error {
         _ => None,
     };
     Error::Format(FormatError::Rig {
-        format: RigFormat::DragonBones,
+        format: RigFormat::DRAGONBONES,
         context: ctx.to_string(),
         field: "triangles".into(),
         vertex,
@@ -564,7 +564,7 @@ fn check_world(bones: &[FileBone], order: &[usize], world: &[Affine2], pose: &st
         };
         let b = &bones[j];
         return Err(FormatError::Rig {
-            format: RigFormat::DragonBones,
+            format: RigFormat::DRAGONBONES,
             context: format!("bone {:?}", b.name),
             field: "transform".into(),
             vertex: None,

@@ -39,11 +39,48 @@ pub use import::{
     DragonBonesImport, ImportReport, MeshReport,
 };
 
-use crate::error::Result;
+use super::format::{boxed, Format, Source};
+use super::{Exported, FileKind};
+use crate::error::{Result, RigFormat};
 use crate::io::json_path::JsonAt;
 use crate::skeleton::Affine2;
 use nalgebra::{Isometry2, Point2};
 use serde_json::Value;
+
+impl RigFormat {
+    /// DragonBones 5.5 JSON (`*_ske.json`).
+    pub const DRAGONBONES: Self = Self::named("DragonBones");
+}
+
+/// Its row of the format table ([`super::FORMATS`]).
+pub(super) const FORMAT: Format = Format {
+    kind: RigFormat::DRAGONBONES,
+    name: "dragonbones",
+    extensions: &[],
+    import_help: "DragonBones 5.5 JSON (`*_ske.json`): armature, mesh displays, artist weights",
+    export_help: "DragonBones 5.5 JSON: one weighted mesh display per part",
+    file_kinds: &[FileKind::DragonBones],
+    always_weighted: true,
+    weights_solver: "artist",
+    skins: false,
+    source: Source::Never,
+    influence_limit: false,
+    scales: false,
+    atlas_without_source: false,
+    batch_suffix: "_ske.json",
+    transfer_writes: true,
+    detect: Some(|json| json["armature"].is_array()),
+    import: |path, _| Ok(boxed(load_dragonbones(path)?)),
+    export: |scene, weights, o| {
+        let text = dragonbones_text(scene, weights, &o.output_name())?;
+        let summary = format!(
+            ": {} parts as weighted mesh displays, {} bones",
+            scene.mesh().parts().len(),
+            scene.skeleton().len()
+        );
+        Ok(Exported::new(text, summary))
+    },
+};
 
 /// Largest coordinate (px) accepted anywhere in a file or produced from it: vertices,
 /// translations, bone lengths, bone heads and placed vertices. A character is a few thousand

@@ -211,13 +211,13 @@ fn parse_bones(armature: &Value, notes: &mut Vec<String>) -> Result<Vec<FileBone
 pub(super) fn with_context(e: Error, context: String) -> Error {
     match e {
         Error::Format(FormatError::Rig {
-            format: RigFormat::DragonBones,
+            format: RigFormat::DRAGONBONES,
             field,
             vertex,
             message,
             ..
         }) => Error::Format(FormatError::Rig {
-            format: RigFormat::DragonBones,
+            format: RigFormat::DRAGONBONES,
             context,
             field,
             vertex,
@@ -264,7 +264,7 @@ fn parse_slots(
             None => None,
             Some(p) => Some(bone_index.get(p.as_str()).copied().ok_or_else(|| {
                 Error::Format(FormatError::Rig {
-                    format: RigFormat::DragonBones,
+                    format: RigFormat::DRAGONBONES,
                     context: format!("slot {name:?}"),
                     field: "parent".into(),
                     vertex: None,
@@ -469,7 +469,7 @@ impl SkinMeshes<'_> {
         let slot = at.string(s, "name")?;
         let (slot_bone, draw_order) = *self.slots.get(&slot).ok_or_else(|| {
             Error::Format(FormatError::Rig {
-                format: RigFormat::DragonBones,
+                format: RigFormat::DRAGONBONES,
                 context: format!("skin slot {slot:?}"),
                 field: "name".into(),
                 vertex: None,

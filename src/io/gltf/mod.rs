@@ -99,6 +99,80 @@ pub use import::{
 };
 pub use texture::EmbeddedImage;
 
+use super::format::{Format, Source};
+use super::{ExportOptions, Exported, FileKind, Imported};
+use crate::error::{Result, RigFormat};
+use crate::scene::Scene;
+use crate::weights::Weights;
+use std::path::Path;
+
+impl RigFormat {
+    /// glTF 2.0 (`.gltf`, `.glb`).
+    pub const GLTF: Self = Self::named("glTF");
+}
+
+/// Its row of the format table ([`super::FORMATS`]).
+pub(super) const FORMAT: Format = Format {
+    kind: RigFormat::GLTF,
+    name: "gltf",
+    extensions: &["gltf", "glb"],
+    import_help: "glTF 2.0 (.gltf; buffers embedded or beside it)",
+    export_help: "glTF 2.0 (.gltf with an embedded buffer, or binary glTF when the output ends in .glb; the scene's art as embedded PNG images, one material per image and one primitive per layer)",
+    file_kinds: &[FileKind::Gltf, FileKind::Glb],
+    always_weighted: false,
+    weights_solver: GLTF_SOLVER_NAME,
+    skins: false,
+    source: Source::Never,
+    influence_limit: false,
+    scales: true,
+    atlas_without_source: false,
+    batch_suffix: ".gltf",
+    transfer_writes: false,
+    detect: None,
+    import: |path, _| {
+        let g = import_gltf(path)?;
+        Ok(Imported {
+            scene: g.scene,
+            artist: g.artist,
+            report: Box::new(g.report),
+        })
+    },
+    export: exported,
+};
+
+/// glTF, binary when the output ends in `.glb`; a note on the influences past four.
+fn exported(scene: &Scene, weights: &Weights, o: &ExportOptions) -> Result<Exported> {
+    let options = GltfOptions::default()
+        .with_scale(o.gltf_scale)
+        .with_extras(o.gltf_extras);
+    let binary = o
+        .output
+        .as_deref()
+        .and_then(Path::extension)
+        .is_some_and(|e| e.eq_ignore_ascii_case("glb"));
+    let bytes = if binary {
+        export_glb(scene, weights, &options)?
+    } else {
+        export_gltf(scene, weights, &options)?.into_bytes()
+    };
+    let art = scene.art().map_or(String::new(), |art| {
+        format!(
+            ", {} images embedded, {} layers as primitives",
+            art.images.len(),
+            art.layers.len()
+        )
+    });
+    let summary = format!(
+        ": {} vertices, {} triangles, {} joints{art}",
+        scene.mesh().vertex_count(),
+        scene.mesh().triangle_count(),
+        scene.skeleton().len()
+    );
+    let mut out = Exported::new(bytes, summary);
+    out.notes.extend(truncation_note(weights));
+    Ok(out)
+}
+
 /// Influences per vertex in `JOINTS_0` / `WEIGHTS_0` (what every glTF loader reads).
 pub const GLTF_INFLUENCES: usize = 4;
 

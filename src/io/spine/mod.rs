@@ -43,7 +43,77 @@ pub use import::{
     SpineReport,
 };
 
-use crate::error::Error;
+use super::format::{boxed, Format, Source};
+use super::{ExportOptions, Exported, FileKind};
+use crate::error::{Error, Result, RigFormat};
+use crate::scene::Scene;
+use crate::weights::Weights;
+
+impl RigFormat {
+    /// Spine 4.x JSON.
+    pub const SPINE: Self = Self::named("Spine");
+}
+
+/// Its row of the format table ([`super::FORMATS`]).
+pub(super) const FORMAT: Format = Format {
+    kind: RigFormat::SPINE,
+    name: "spine",
+    extensions: &[],
+    import_help: "Spine 4.x JSON: bones in the setup pose, mesh and region attachments, artist weights, the atlas (`--atlas`, default NAME.atlas beside the file)",
+    export_help: "Spine 4.2 JSON: with `--source`, that project with its meshes' weighted vertices rewritten; without, a minimal project (bones, a slot and mesh per part, the atlas)",
+    file_kinds: &[FileKind::SpineJson],
+    always_weighted: true,
+    weights_solver: "artist",
+    skins: true,
+    source: Source::Optional,
+    influence_limit: true,
+    scales: false,
+    atlas_without_source: true,
+    batch_suffix: ".spine.json",
+    transfer_writes: true,
+    detect: Some(|json| json["skeleton"]["spine"].is_string()),
+    import: |path, o| {
+        let options = SpineImportOptions::default().with_skin(o.skin.clone());
+        Ok(boxed(load_spine(path, o.atlas.as_deref(), &options)?))
+    },
+    export: exported,
+};
+
+/// The weights into the source project's meshes, or a new project and its atlas.
+fn exported(scene: &Scene, weights: &Weights, o: &ExportOptions) -> Result<Exported> {
+    let options = SpineExportOptions::default()
+        .with_max_influences(o.max_influences)
+        .with_regions_to_meshes(o.regions_to_meshes);
+    let (out, json) = spine_file(
+        scene,
+        weights,
+        o.source.as_deref(),
+        o.source_text.as_deref(),
+        &options,
+        &o.output_name(),
+    )?;
+    let summary = format!(
+        ": {} mesh attachments with weighted vertices{}, {} bones{}",
+        out.meshes,
+        if out.regions_to_meshes > 0 {
+            format!(" ({} of them regions before)", out.regions_to_meshes)
+        } else {
+            String::new()
+        },
+        scene.skeleton().len(),
+        match (&out.atlas, o.output.as_deref()) {
+            (Some(_), Some(path)) => format!(" (and {})", path.with_extension("atlas").display()),
+            _ => String::new(),
+        }
+    );
+    let mut exported = Exported::new(json, summary);
+    exported.atlas = out.atlas;
+    exported.notes = out.notes;
+    exported.meshes = out.meshes;
+    exported.regions_to_meshes = out.regions_to_meshes;
+    exported.bent_regions = out.bent_regions;
+    Ok(exported)
+}
 
 /// Largest coordinate (px) accepted in a file or produced from it (bone origins, vertices).
 const MAX_COORDINATE: f64 = 1e6;

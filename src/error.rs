@@ -1159,9 +1159,9 @@ impl Error {
     /// The name of the variant that says what went wrong: the domain error's variant
     /// (`EmptyMesh`, `Json`, `NoMatch`), the rig format for a [`FormatError::Rig`]
     /// (`DragonBones`, `Spine`, `Creature`), or `Io`, `NoSpace`, `PermissionDenied`.
-    pub fn variant_name(&self) -> String {
-        let name = match self {
-            Error::Format(FormatError::Rig { format, .. }) => return format.to_string(),
+    pub fn variant_name(&self) -> &'static str {
+        match self {
+            Error::Format(FormatError::Rig { format, .. }) => format.name,
             Error::Mesh(e) => e.variant_name(),
             Error::Skeleton(e) => e.variant_name(),
             Error::Clip(e) => e.variant_name(),
@@ -1178,8 +1178,7 @@ impl Error {
             Error::Io { .. } => "Io",
             Error::NoSpace { .. } => "NoSpace",
             Error::PermissionDenied { .. } => "PermissionDenied",
-        };
-        name.to_string()
+        }
     }
 }
 

@@ -224,7 +224,7 @@ pub const COLUMNS: [&str; 23] = [
 /// The name of the variant that says what went wrong ([`Error::variant_name`]): the domain
 /// error's variant (`Json`, `NotAnItem`), the format of a rig error (`Spine`), or `Io`.
 pub fn variant_name(error: &Error) -> String {
-    error.variant_name()
+    error.variant_name().to_string()
 }
 
 fn csv_cell(s: &str) -> String {

@@ -123,3 +123,32 @@ fn every_format_imports_exports_and_imports_back() {
         );
     }
 }
+
+/// Every `RigFormat` constant a folder of `src/io/` defines names a row of the table, so
+/// `RigFormat::format` (which looks the row up) finds one for every value a caller can hold.
+#[test]
+fn every_format_constant_has_its_row() {
+    let io = Path::new(env!("CARGO_MANIFEST_DIR")).join("src/io");
+    let mut constants = Vec::new();
+    for entry in std::fs::read_dir(&io).unwrap() {
+        let module = entry.unwrap().path().join("mod.rs");
+        let Ok(text) = std::fs::read_to_string(&module) else {
+            continue;
+        };
+        let mut at = 0;
+        while let Some(i) = text[at..].find("Self::named(\"") {
+            let start = at + i + "Self::named(\"".len();
+            let end = start + text[start..].find('"').unwrap();
+            constants.push((module.clone(), text[start..end].to_string()));
+            at = end;
+        }
+    }
+    assert_eq!(constants.len(), FORMATS.len(), "{constants:?}");
+    for (module, name) in &constants {
+        assert!(
+            FORMATS.iter().any(|row| row.kind.to_string() == *name),
+            "{}: RigFormat {name:?} has no row in FORMATS",
+            module.display()
+        );
+    }
+}

@@ -11,7 +11,8 @@
 //! (`BINDING_RIGS=a,b` scores only those rigs). `BINDING_MODE=learned` runs the learned binder
 //! instead (module [`learned`], `results/binding/learned.md`); `timing` times `bind(Auto)`
 //! against heat per mesh, `explain` lists each mesh's artist bones against the binder's with
-//! their features, `probe` scores the default binder against edits of its sets (stdout only).
+//! their features, `probe` scores the rule and the shipped trees against edits of their sets
+//! (stdout only).
 
 mod common;
 
@@ -1494,7 +1495,8 @@ mod explain {
     }
 }
 
-/// `BINDING_MODE=probe`: the default binder against edits of its bone sets, every painted rig.
+/// `BINDING_MODE=probe`: the rule binder and the shipped trees against edits of their bone
+/// sets, every painted rig.
 mod probe {
     use super::common::rigs::{cut_meshes, default_sources, load_rig};
     use super::common::Res;
@@ -1505,15 +1507,50 @@ mod probe {
     use skinweights::metrics::artist::ArtistClipFrames;
     use skinweights::weights::Weights;
 
-    const NAMES: [&str; 7] = [
+    const NAMES: [&str; 11] = [
         "(b)",
-        "(c) default",
+        "(c) the rule",
         "+ inside 5",
         "+ inside 4",
         "+ inside 3",
-        "(c) blended 3:1 with the whole solve",
-        "(c) blended 1:1 with the whole solve",
+        "(c) the rule blended 3:1 with the whole solve",
+        "(c) the rule blended 1:1 with the whole solve",
+        "(c) the shipped trees (in-sample)",
+        "the trees' sets without the bones the artist did not bind (misses left)",
+        "the trees' sets with the artist's bones they missed (extras left)",
+        "the artist's bones, re-solved over the same whole solve",
     ];
+
+    /// Per part of `sets`, its bones kept (`keep`) or joined (`!keep`) with the artist's.
+    fn with_artist(sets: &[MeshBones], artist: &[MeshBones], keep: bool) -> Vec<MeshBones> {
+        sets.iter()
+            .map(|mb| {
+                let theirs = artist
+                    .iter()
+                    .find(|a| a.part == mb.part)
+                    .map_or(&[][..], |a| &a.bones[..]);
+                let mut bones: Vec<usize> = if keep {
+                    mb.bones
+                        .iter()
+                        .copied()
+                        .filter(|b| theirs.contains(b))
+                        .collect()
+                } else {
+                    mb.bones.iter().chain(theirs).copied().collect()
+                };
+                bones.sort_unstable();
+                bones.dedup();
+                if bones.is_empty() {
+                    // Nothing in common: the artist's set, so the mesh is still solved.
+                    bones = theirs.to_vec();
+                }
+                MeshBones {
+                    part: mb.part.clone(),
+                    bones,
+                }
+            })
+            .collect()
+    }
 
     /// `a` times `whole` plus `1 - a` times `bound`, row by row (both rows sum to 1).
     fn blend(whole: &Weights, bound: &Weights, a: f64) -> Res<Weights> {
@@ -1567,6 +1604,33 @@ mod probe {
             let default = default.expect("four sets");
             for a in [0.25, 0.5] {
                 let w = blend(&whole, &default, a)?;
+                out.push(scores(&rig, &frames, &cuts, &w)?);
+            }
+            // Which of the shipped trees' errors cost more: bones added or bones missed.
+            let mut trees = auto_bones(&rig.scene, &whole, &home, &BindOptions::default())?;
+            trees.retain(|mb| cuts.iter().any(|(p, _)| *p == mb.part));
+            let artist: Vec<MeshBones> = rig
+                .meshes
+                .iter()
+                .map(|(part, bones)| MeshBones {
+                    part: part.clone(),
+                    bones: bones
+                        .iter()
+                        .filter_map(|b| rig.scene.skeleton().index_of(b))
+                        .collect(),
+                })
+                .collect();
+            let artist_sets: Vec<MeshBones> = trees
+                .iter()
+                .filter_map(|mb| artist.iter().find(|a| a.part == mb.part).cloned())
+                .collect();
+            for s in [
+                trees.clone(),
+                with_artist(&trees, &artist, true),
+                with_artist(&trees, &artist, false),
+                artist_sets,
+            ] {
+                let w = solve_bound(solver.as_ref(), &rig.scene, &s, whole.clone())?;
                 out.push(scores(&rig, &frames, &cuts, &w)?);
             }
             eprintln!(

@@ -501,6 +501,51 @@ fn report(results: &[RigResult]) -> String {
     s
 }
 
+/// `bound` with each vertex's weight on bone `j` of its part's set times `p^power`, `p` the
+/// model's probability of (part, `j`), renormalised: the bones the model doubts cede their
+/// vertices to the ones it is sure of.
+fn by_probability(
+    scene: &skinweights::scene::Scene,
+    bound: &skinweights::weights::Weights,
+    features: &[skinweights::binding::PartFeatures],
+    sets: &[skinweights::binding::MeshBones],
+    probability: impl Fn(&[f64; skinweights::binding::FEATURES]) -> f64,
+    power: i32,
+) -> common::Res<skinweights::weights::Weights> {
+    let nb = bound.bone_count();
+    let names = scene.mesh().parts();
+    let mut factor = vec![vec![1.0; nb]; names.len()];
+    for pf in features {
+        let (Some(p), Some(set)) = (
+            names.iter().position(|n| *n == pf.part),
+            sets.iter().find(|s| s.part == pf.part),
+        ) else {
+            continue;
+        };
+        for (j, x) in pf.bones.iter().zip(&pf.features) {
+            if set.bones.contains(j) {
+                factor[p][*j] = probability(x).powi(power);
+            }
+        }
+    }
+    let mut data = Vec::with_capacity(bound.as_slice().len());
+    for (v, &p) in scene.mesh().vertex_parts().iter().enumerate() {
+        let row: Vec<f64> = bound
+            .row(v)
+            .iter()
+            .zip(&factor[p])
+            .map(|(w, f)| w * f)
+            .collect();
+        let sum: f64 = row.iter().sum();
+        if sum > 0.0 {
+            data.extend(row.iter().map(|w| w / sum));
+        } else {
+            data.extend_from_slice(bound.row(v));
+        }
+    }
+    Ok(skinweights::weights::Weights::from_row_major(data, nb)?)
+}
+
 /// The learned binder (`BINDING_MODE=learned`): a logit per (mesh, bone) pair over
 /// [`skinweights::binding::pair_features`] of a whole solve, fitted on the rigs of the other
 /// sources, its threshold chosen by the scores of the other sources' rigs; each mesh re-solved
@@ -940,6 +985,13 @@ mod learned {
                 pr: Vec::new(),
                 secs: Vec::new(),
             };
+            // The first trees run's variants again, each bone's weight times its held-out
+            // probability to the power 1, then 2 (appended after `vars`' scores).
+            let mut weighted: [Scored; 2] = std::array::from_fn(|_| Scored {
+                scores: Vec::new(),
+                pr: Vec::new(),
+                secs: Vec::new(),
+            });
             for v in &vars {
                 let (key, threshold, keep) = *v;
                 let src = sources[i].clone();
@@ -955,6 +1007,26 @@ mod learned {
                 s.scores.push(c.score(&w)?);
                 s.pr.push(precision_recall(&c.cuts, &sets));
                 s.secs.push(c.wholes[key.0].1 + c.feature_s + secs);
+                if (TREES..TREES + 2).contains(&key.1) {
+                    for (power, out) in [1, 2].into_iter().zip(weighted.iter_mut()) {
+                        let pw = super::by_probability(
+                            &c.rig.scene,
+                            &w,
+                            &c.features[key.0],
+                            &sets,
+                            |x| l.probability(x),
+                            power,
+                        )?;
+                        out.scores.push(c.score(&pw)?);
+                        out.pr.push(precision_recall(&c.cuts, &sets));
+                        out.secs.push(c.wholes[key.0].1 + c.feature_s + secs);
+                    }
+                }
+            }
+            for w in weighted {
+                s.scores.extend(w.scores);
+                s.pr.extend(w.pr);
+                s.secs.extend(w.secs);
             }
             eprintln!(
                 "{} scored ({:.0} s): best-whole p >= 0.4 {:?}",
@@ -1214,6 +1286,36 @@ mod learned {
             "(c) learned with 100 trees, held out (variant among the first trees run's)".into(),
             &|i| scored[i].scores[held_first[i]],
             Some(&|i| scored[i].pr[held_first[i]]),
+        );
+        // The same trees with each bone's weight times its probability (power 1, 2), and
+        // with the power chosen held out too (0, 1 or 2); added after the trees shipped.
+        let weighted = |power: usize| -> Vec<usize> {
+            (0..first_trees.len())
+                .map(|m| vars.len() + (power - 1) * first_trees.len() + m)
+                .collect()
+        };
+        for power in [1, 2] {
+            let held_power = held_in(&weighted(power));
+            row(
+                format!(
+                    "(c) learned with 100 trees, held out, each bone's weight times its \
+                     probability^{power}, renormalised"
+                ),
+                &|i| scored[i].scores[held_power[i]],
+                Some(&|i| scored[i].pr[held_power[i]]),
+            );
+        }
+        let with_power: Vec<usize> = first_trees
+            .iter()
+            .copied()
+            .chain(weighted(1))
+            .chain(weighted(2))
+            .collect();
+        let held_with_power = held_in(&with_power);
+        row(
+            "(c) learned with 100 trees, held out, the power (0, 1, 2) held out too".into(),
+            &|i| scored[i].scores[held_with_power[i]],
+            Some(&|i| scored[i].pr[held_with_power[i]]),
         );
         // The same, the feature solve fixed to heat (the cheaper one).
         let heat_vars: Vec<usize> = (0..vars.len()).filter(|&k| vars[k].0 .0 == 1).collect();
@@ -1502,12 +1604,13 @@ mod probe {
     use super::common::Res;
     use super::{interval, scores, Scores, FPS, MAX_MESHES};
     use skinweights::binding::{
-        add_lying_in, auto_bones, solve_bound, solve_with_bones, BindOptions, MeshBones,
+        add_lying_in, auto_bones, pair_features, solve_bound, solve_with_bones, BindOptions,
+        MeshBones, FITTED_TREES,
     };
     use skinweights::metrics::artist::ArtistClipFrames;
     use skinweights::weights::Weights;
 
-    const NAMES: [&str; 11] = [
+    const NAMES: [&str; 13] = [
         "(b)",
         "(c) the rule",
         "+ inside 5",
@@ -1519,6 +1622,8 @@ mod probe {
         "the trees' sets without the bones the artist did not bind (misses left)",
         "the trees' sets with the artist's bones they missed (extras left)",
         "the artist's bones, re-solved over the same whole solve",
+        "(c) the trees, each bone's weight times its probability, renormalised",
+        "(c) the trees, each bone's weight times its probability squared, renormalised",
     ];
 
     /// Per part of `sets`, its bones kept (`keep`) or joined (`!keep`) with the artist's.
@@ -1624,6 +1729,7 @@ mod probe {
                 .iter()
                 .filter_map(|mb| artist.iter().find(|a| a.part == mb.part).cloned())
                 .collect();
+            let mut trees_weights = None;
             for s in [
                 trees.clone(),
                 with_artist(&trees, &artist, true),
@@ -1631,6 +1737,20 @@ mod probe {
                 artist_sets,
             ] {
                 let w = solve_bound(solver.as_ref(), &rig.scene, &s, whole.clone())?;
+                out.push(scores(&rig, &frames, &cuts, &w)?);
+                trees_weights.get_or_insert(w);
+            }
+            let trees_weights = trees_weights.expect("four sets");
+            let features = pair_features(&rig.scene, &whole, &home)?;
+            for power in [1, 2] {
+                let w = super::by_probability(
+                    &rig.scene,
+                    &trees_weights,
+                    &features,
+                    &trees,
+                    |x| FITTED_TREES.probability(x),
+                    power,
+                )?;
                 out.push(scores(&rig, &frames, &cuts, &w)?);
             }
             eprintln!(

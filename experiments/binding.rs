@@ -12,9 +12,12 @@
 //! instead (module [`learned`], `results/binding/learned.md`); `timing` times `bind(Auto)`
 //! against heat per mesh, `explain` lists each mesh's artist bones against the binder's with
 //! their features, `probe` scores the rule and the shipped trees against edits of their sets
-//! (stdout only).
+//! (stdout only), `deforming` a per-rig classifier of the deforming bones before the whole
+//! solve and `chains` how often the trees' IK-chain bones are the artist's (both stdout only).
 
 mod common;
+#[path = "binding/deforming.rs"]
+mod deforming;
 
 use common::rigs::{cut_meshes, default_sources, load_rig, precision_recall, solve_per_mesh, Rig};
 use common::Res;
@@ -168,6 +171,12 @@ fn run() -> Res<()> {
     }
     if std::env::var("BINDING_MODE").is_ok_and(|m| m == "probe") {
         return probe::run(only);
+    }
+    if std::env::var("BINDING_MODE").is_ok_and(|m| m == "deforming") {
+        return deforming::run(only);
+    }
+    if std::env::var("BINDING_MODE").is_ok_and(|m| m == "chains") {
+        return deforming::chains(only);
     }
     let mut results = Vec::new();
     for src in default_sources()? {
@@ -366,6 +375,32 @@ fn scores(
         mean(&dev),
         mean(&clip),
     ])
+}
+
+/// The painted rigs of the corpus that load (only those `only` names, when given), each with
+/// its source.
+fn painted_rigs(
+    only: Option<&[String]>,
+) -> Res<impl Iterator<Item = (common::rigs::RigSource, Rig)>> {
+    let only = only.map(<[String]>::to_vec);
+    Ok(default_sources()?.into_iter().filter_map(move |src| {
+        if only.as_ref().is_some_and(|o| !o.contains(&src.name)) {
+            return None;
+        }
+        let rig = load_rig(&src.file, &src.name).ok()?;
+        (rig.fold == "painted").then_some((src, rig))
+    }))
+}
+
+/// The artist meshes of `rig` that are scored: all of them, or an even subsample of
+/// [`MAX_MESHES`].
+fn scored_cuts(rig: &Rig) -> Res<Vec<(String, SubScene)>> {
+    let mut cuts = cut_meshes(rig)?;
+    if cuts.len() > MAX_MESHES {
+        let step = cuts.len().div_ceil(MAX_MESHES);
+        cuts = cuts.into_iter().step_by(step).collect();
+    }
+    Ok(cuts)
 }
 
 fn mean(v: &[f64]) -> f64 {
@@ -1501,14 +1536,23 @@ mod timing {
                 &BindOptions::default(),
             )?;
             let c = t.elapsed().as_secs_f64();
-            let _ = whole;
+            // The binder's own step: features and the trees over the whole solve.
+            let t = Instant::now();
+            skinweights::binding::auto_bones(
+                &rig.scene,
+                &whole.weights,
+                &file.home,
+                &BindOptions::default(),
+            )?;
+            let binder_s = t.elapsed().as_secs_f64();
             println!(
-                "{:<28} v {:>6} meshes {:>4} heat {:>7.3} whole {:>7.3} c {:>7.3} ratio {:>6.2}",
+                "{:<28} v {:>6} meshes {:>4} heat {:>7.3} whole {:>7.3} binder {:>7.3} c {:>7.3} ratio {:>6.2}",
                 src.name,
                 rig.scene.mesh().vertex_count(),
                 cuts.len(),
                 heat,
                 whole_s,
+                binder_s,
                 c,
                 c / heat
             );
@@ -1600,9 +1644,8 @@ mod explain {
 /// `BINDING_MODE=probe`: the rule binder and the shipped trees against edits of their bone
 /// sets, every painted rig.
 mod probe {
-    use super::common::rigs::{cut_meshes, default_sources, load_rig};
     use super::common::Res;
-    use super::{interval, scores, Scores, FPS, MAX_MESHES};
+    use super::{interval, scores, Scores, FPS};
     use skinweights::binding::{
         add_lying_in, auto_bones, pair_features, solve_bound, solve_with_bones, BindOptions,
         MeshBones, FITTED_TREES,
@@ -1610,7 +1653,7 @@ mod probe {
     use skinweights::metrics::artist::ArtistClipFrames;
     use skinweights::weights::Weights;
 
-    const NAMES: [&str; 13] = [
+    const NAMES: [&str; 15] = [
         "(b)",
         "(c) the rule",
         "+ inside 5",
@@ -1624,6 +1667,8 @@ mod probe {
         "the artist's bones, re-solved over the same whole solve",
         "(c) the trees, each bone's weight times its probability, renormalised",
         "(c) the trees, each bone's weight times its probability squared, renormalised",
+        "the trees over the whole solve of (b) (the artist-bound bones; reads artist weights)",
+        "the rule over the whole solve of (b) (reads artist weights)",
     ];
 
     /// Per part of `sets`, its bones kept (`keep`) or joined (`!keep`) with the artist's.
@@ -1670,22 +1715,9 @@ mod probe {
 
     pub fn run(only: Option<Vec<String>>) -> Res<()> {
         let mut rows: Vec<(String, Vec<Scores>)> = Vec::new();
-        for src in default_sources()? {
-            if only.as_ref().is_some_and(|o| !o.contains(&src.name)) {
-                continue;
-            }
-            let Ok(rig) = load_rig(&src.file, &src.name) else {
-                continue;
-            };
-            if rig.fold != "painted" {
-                continue;
-            }
+        for (src, rig) in super::painted_rigs(only.as_deref())? {
             let frames = ArtistClipFrames::new(&rig.scene, &rig.artist, rig.scene.clips(), FPS)?;
-            let mut cuts = cut_meshes(&rig)?;
-            if cuts.len() > MAX_MESHES {
-                let step = cuts.len().div_ceil(MAX_MESHES);
-                cuts = cuts.into_iter().step_by(step).collect();
-            }
+            let cuts = super::scored_cuts(&rig)?;
             let solver = super::common::rigs::solver_of_spec("best")?;
             let b = solve_with_bones(solver.as_ref(), &rig.scene, &rig.artist_bones())?.weights;
             let d0 = rig.scene.deforming_bones(None)?.kept;
@@ -1751,6 +1783,14 @@ mod probe {
                     |x| FITTED_TREES.probability(x),
                     power,
                 )?;
+                out.push(scores(&rig, &frames, &cuts, &w)?);
+            }
+            // How much a rig-level choice of the deforming bones could give: the binders
+            // over (b)'s whole solve.
+            for options in [BindOptions::default(), BindOptions::rule()] {
+                let mut s = auto_bones(&rig.scene, &b, &home, &options)?;
+                s.retain(|mb| cuts.iter().any(|(p, _)| *p == mb.part));
+                let w = solve_bound(solver.as_ref(), &rig.scene, &s, b.clone())?;
                 out.push(scores(&rig, &frames, &cuts, &w)?);
             }
             eprintln!(

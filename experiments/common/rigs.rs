@@ -6,7 +6,7 @@ use skinweights::binding::MeshBones;
 use skinweights::io::spine::SkinSelection;
 use skinweights::metrics::weight_style::WeightStyle;
 use skinweights::pipeline::Item;
-use skinweights::scene::SubScene;
+use skinweights::scene::{MeshParts, SubScene};
 use skinweights::RigFormat;
 use skinweights::{scene::Scene, weights::Weights};
 use std::path::{Path, PathBuf};
@@ -270,9 +270,13 @@ pub fn precision_recall(cuts: &[(String, SubScene)], chosen: &[MeshBones]) -> (f
 
 /// Each artist mesh of the rig cut out with the bones its artist bound it to.
 pub fn cut_meshes(rig: &Rig) -> Res<Vec<(String, SubScene)>> {
+    let parts = MeshParts::new(&rig.scene);
     rig.meshes
         .iter()
-        .map(|(part, bones)| Ok((part.clone(), SubScene::new(&rig.scene, part, bones)?)))
+        .map(|(part, bones)| {
+            let cut = SubScene::in_parts(&rig.scene, &parts, part, bones)?;
+            Ok((part.clone(), cut))
+        })
         .collect()
 }
 

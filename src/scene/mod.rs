@@ -16,7 +16,7 @@ pub use builtin::{
 };
 pub use deforming::{DeformingBones, LeftOut};
 pub use seams::{Seams, Weld, BARYCENTRIC_TOLERANCE, JOINT_TOLERANCE};
-pub use subscene::SubScene;
+pub use subscene::{MeshParts, SubScene};
 
 use correctives::{apply_correctives, check_correctives, Corrective};
 

@@ -6,7 +6,6 @@ use crate::error::{Error, MeshError, Result, SkeletonError, WeightsError, Weight
 use crate::mesh::Mesh;
 use crate::skeleton::{Bone, Skeleton};
 use crate::weights::Weights;
-use std::collections::HashMap;
 
 /// A part cut out of a scene, with the maps back to the full scene.
 #[derive(Debug, Clone)]
@@ -21,6 +20,40 @@ pub struct SubScene {
     full_shape: (usize, usize),
 }
 
+/// Each part's vertices (scene indices, in order) and the triangles whose corners all lie in
+/// it (in the part's own numbering, in scene order): one pass over a scene's mesh, shared by
+/// every [`SubScene::in_parts`] cut of that scene.
+#[derive(Debug, Clone)]
+pub struct MeshParts {
+    vertices: Vec<Vec<usize>>,
+    triangles: Vec<Vec<[usize; 3]>>,
+}
+
+impl MeshParts {
+    /// The parts of `scene`'s mesh.
+    pub fn new(scene: &Scene) -> MeshParts {
+        let mesh = &scene.mesh;
+        let of = mesh.vertex_parts();
+        let mut vertices = vec![Vec::new(); mesh.parts().len()];
+        let mut local = vec![0usize; of.len()];
+        for (v, &p) in of.iter().enumerate() {
+            local[v] = vertices[p].len();
+            vertices[p].push(v);
+        }
+        let mut triangles = vec![Vec::new(); vertices.len()];
+        for t in mesh.triangles() {
+            let p = of[t[0]];
+            if of[t[1]] == p && of[t[2]] == p {
+                triangles[p].push(t.map(|v| local[v]));
+            }
+        }
+        MeshParts {
+            vertices,
+            triangles,
+        }
+    }
+}
+
 impl SubScene {
     /// Cuts `part` out of `scene` with only the named bones.
     ///
@@ -33,6 +66,19 @@ impl SubScene {
     /// Errors: unknown part or bone ([`SkeletonError::UnknownPart`], [`SkeletonError::UnknownBone`]), no
     /// bones, and a part vertex used only by triangles that cross into other parts.
     pub fn new(scene: &Scene, part: &str, bones: &[String]) -> Result<SubScene> {
+        SubScene::in_parts(scene, &MeshParts::new(scene), part, bones)
+    }
+
+    /// [`SubScene::new`] with the scene's parts already split ([`MeshParts::new`] of this
+    /// scene): cutting every part of a scene then reads the mesh once, not once per part.
+    ///
+    /// Errors: those of [`SubScene::new`].
+    pub fn in_parts(
+        scene: &Scene,
+        parts: &MeshParts,
+        part: &str,
+        bones: &[String],
+    ) -> Result<SubScene> {
         let mesh = &scene.mesh;
         let p = mesh.part_index(part).ok_or_else(|| {
             Error::Skeleton(SkeletonError::UnknownPart {
@@ -41,24 +87,8 @@ impl SubScene {
                 known: mesh.parts().to_vec(),
             })
         })?;
-        let vertices: Vec<usize> = (0..mesh.vertex_count())
-            .filter(|&v| mesh.vertex_parts()[v] == p)
-            .collect();
-        let mut new_index = HashMap::with_capacity(vertices.len());
-        for (i, &v) in vertices.iter().enumerate() {
-            new_index.insert(v, i);
-        }
-        let triangles: Vec<[usize; 3]> = mesh
-            .triangles()
-            .iter()
-            .filter_map(|t| {
-                Some([
-                    *new_index.get(&t[0])?,
-                    *new_index.get(&t[1])?,
-                    *new_index.get(&t[2])?,
-                ])
-            })
-            .collect();
+        let vertices = parts.vertices[p].clone();
+        let triangles = parts.triangles[p].clone();
         // An artist mesh may fold and leave vertices unused (the solvers handle both); a
         // meshed scene may not.
         let artist = mesh.artist_notes().is_some();
@@ -259,6 +289,35 @@ fn kept_skeleton(
 mod tests {
     use super::*;
     use crate::scene::{builtin_scene, BuiltinOptions};
+
+    #[test]
+    fn every_part_cut_from_one_split_keeps_its_vertices_and_triangles_in_order() {
+        let scene = builtin_scene(
+            "layered-arms",
+            &BuiltinOptions {
+                vertices: 2000,
+                ..Default::default()
+            },
+        )
+        .unwrap();
+        let parts = MeshParts::new(&scene);
+        let names = scene.skeleton.names();
+        let of = scene.mesh.vertex_parts();
+        for (p, part) in scene.mesh.parts().iter().enumerate() {
+            let cut = SubScene::in_parts(&scene, &parts, part, &names).unwrap();
+            let expected: Vec<usize> = (0..of.len()).filter(|&v| of[v] == p).collect();
+            assert_eq!(cut.vertices, expected, "part {part}");
+            let local = |v: usize| expected.iter().position(|&u| u == v);
+            let triangles: Vec<[usize; 3]> = scene
+                .mesh
+                .triangles()
+                .iter()
+                .filter_map(|t| Some([local(t[0])?, local(t[1])?, local(t[2])?]))
+                .collect();
+            assert!(!triangles.is_empty());
+            assert_eq!(cut.scene.mesh.triangles(), &triangles[..], "part {part}");
+        }
+    }
 
     #[test]
     fn arm_layer_with_its_two_bones() {

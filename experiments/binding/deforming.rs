@@ -1,0 +1,372 @@
+//! `BINDING_MODE=deforming`: which bones deform anything, chosen per rig before the whole
+//! solve. Protocol (b) solves the whole character over the bones some artist mesh is bound to
+//! and the binder over (b)'s whole solve scores well past (b) (`probe`), so this mode fits a
+//! classifier of those bones (boosted trees over the skeleton and a first whole solve; no
+//! artist weight of the rig), held out by source, and scores the pipeline: first whole solve
+//! over D0, the classifier's bones, a second whole solve over them, the shipped trees per mesh,
+//! each mesh re-solved.
+use super::common::boost;
+use super::common::rigs::Rig;
+use super::common::Res;
+use super::{interval, mean, scores, Scores, FPS};
+use skinweights::binding::{
+    auto_bones, pair_features, solve_bound, solve_with_bones, BindOptions, MeshBones,
+    RIGID_VERTICES,
+};
+use skinweights::metrics::artist::ArtistClipFrames;
+use skinweights::weights::Weights;
+
+/// The classifier's thresholds tried (a bone is kept from this probability).
+const THRESHOLDS: [f64; 4] = [0.2, 0.35, 0.5, 0.65];
+
+/// Names of [`bone_features`]' columns.
+const NAMES: [&str; 22] = [
+    "max mean whole weight over meshes",
+    "share of all mesh vertices' weight",
+    "share of mesh vertices it leads",
+    "max points of segment inside a mesh",
+    "meshes passing the rule (log)",
+    "share of meshes passing the rule",
+    "is heaviest of some mesh",
+    "is root",
+    "children",
+    "descendants (log)",
+    "depth",
+    "log length over longest",
+    "zero length",
+    "home of a mesh",
+    "home of rigid art only",
+    "home of anything",
+    "in an IK chain",
+    "parent of an IK target",
+    "bones of the rig (log)",
+    "name says ik/target/ctrl/control",
+    "children that pass the rule somewhere",
+    "parent passes the rule somewhere",
+];
+
+/// Per bone of `d0`, its features ([`NAMES`]).
+fn bone_features(rig: &Rig, whole: &Weights, d0: &[usize]) -> Res<Vec<Vec<f64>>> {
+    let scene = &rig.scene;
+    let bones = scene.skeleton().bones();
+    let nb = bones.len();
+    let home = rig.homes();
+    let parts = scene.mesh().parts();
+    let vertex_parts = scene.mesh().vertex_parts();
+    let mut count = vec![0usize; parts.len()];
+    for &p in vertex_parts {
+        count[p] += 1;
+    }
+    let meshy = |p: usize| count[p] > RIGID_VERTICES;
+    let (mut total, mut lead, mut nverts) = (vec![0.0; nb], vec![0.0; nb], 0.0);
+    for (v, &p) in vertex_parts.iter().enumerate() {
+        if !meshy(p) {
+            continue;
+        }
+        nverts += 1.0;
+        let row = whole.row(v);
+        let mut top = 0;
+        for j in 0..nb {
+            total[j] += row[j];
+            if row[j] > row[top] {
+                top = j;
+            }
+        }
+        lead[top] += 1.0;
+    }
+    let features = pair_features(scene, whole, &home)?;
+    let (mut max_mean, mut max_inside, mut passes, mut heaviest) =
+        (vec![0.0; nb], vec![0.0; nb], vec![0.0; nb], vec![0.0; nb]);
+    let mut meshes = 0.0;
+    for pf in &features {
+        let Some(p) = scene.mesh().part_index(&pf.part) else {
+            continue;
+        };
+        if !meshy(p) {
+            continue;
+        }
+        meshes += 1.0;
+        for (k, &j) in pf.bones.iter().enumerate() {
+            let f = &pf.features[k];
+            max_mean[j] = f64::max(max_mean[j], f[0]);
+            max_inside[j] = f64::max(max_inside[j], f[4]);
+            passes[j] += f[19];
+            heaviest[j] = f64::max(heaviest[j], f[11]);
+        }
+    }
+    let (mut home_mesh, mut home_rigid) = (vec![false; nb], vec![false; nb]);
+    for h in &home {
+        let Some(p) = scene.mesh().part_index(&h.part) else {
+            continue;
+        };
+        for &j in &h.bones {
+            if meshy(p) {
+                home_mesh[j] = true;
+            } else {
+                home_rigid[j] = true;
+            }
+        }
+    }
+    let (mut in_chain, mut target_parent) = (vec![false; nb], vec![false; nb]);
+    for c in scene.ik() {
+        for b in &c.bones {
+            if let Some(j) = scene.skeleton().index_of(b) {
+                in_chain[j] = true;
+            }
+        }
+        if let Some(t) = scene.skeleton().index_of(&c.target) {
+            if let Some(p) = bones[t].parent {
+                target_parent[p] = true;
+            }
+        }
+    }
+    let longest = bones.iter().map(|b| b.length()).fold(1e-9, f64::max);
+    let children = |j: usize| bones.iter().filter(|b| b.parent == Some(j)).count();
+    let depth = |mut j: usize| {
+        let mut d = 0;
+        while let Some(p) = bones[j].parent {
+            d += 1;
+            j = p;
+        }
+        d
+    };
+    let descendants = |j: usize| {
+        (0..nb)
+            .filter(|&k| k != j && is_ancestor(bones, j, k))
+            .count()
+    };
+    let rows: Vec<Vec<f64>> = d0
+        .iter()
+        .map(|&j| {
+            let b = &bones[j];
+            let name = b.name.to_lowercase();
+            let control = ["ik", "target", "ctrl", "control"]
+                .iter()
+                .any(|w| name.split(|c: char| !c.is_alphanumeric()).any(|t| t == *w))
+                || name.contains("target")
+                || name.contains("ctrl");
+            let child_pass = (0..nb)
+                .filter(|&k| bones[k].parent == Some(j) && passes[k] > 0.0)
+                .count();
+            let parent_pass = b.parent.is_some_and(|p| passes[p] > 0.0);
+            vec![
+                max_mean[j],
+                total[j] / f64::max(nverts, 1.0),
+                lead[j] / f64::max(nverts, 1.0),
+                max_inside[j],
+                (1.0 + passes[j]).ln(),
+                passes[j] / f64::max(meshes, 1.0),
+                heaviest[j],
+                f64::from(u8::from(b.parent.is_none())),
+                children(j) as f64,
+                (1.0 + descendants(j) as f64).ln(),
+                depth(j) as f64,
+                (f64::max(b.length(), 1e-9 * longest) / longest).ln(),
+                f64::from(u8::from(b.length() < 1e-3 * longest)),
+                f64::from(u8::from(home_mesh[j])),
+                f64::from(u8::from(home_rigid[j] && !home_mesh[j])),
+                f64::from(u8::from(home_rigid[j] || home_mesh[j])),
+                f64::from(u8::from(in_chain[j])),
+                f64::from(u8::from(target_parent[j])),
+                (nb as f64).ln(),
+                f64::from(u8::from(control)),
+                child_pass as f64,
+                f64::from(u8::from(parent_pass)),
+            ]
+        })
+        .collect();
+    debug_assert!(rows.iter().all(|r| r.len() == NAMES.len()));
+    Ok(rows)
+}
+
+fn is_ancestor(bones: &[skinweights::skeleton::Bone], a: usize, mut k: usize) -> bool {
+    while let Some(p) = bones[k].parent {
+        if p == a {
+            return true;
+        }
+        k = p;
+    }
+    false
+}
+
+/// One rig's data: its first whole solve's bones and features, and the label.
+struct Case {
+    name: String,
+    source: String,
+    rig: Rig,
+    frames: ArtistClipFrames,
+    cuts: Vec<(String, skinweights::scene::SubScene)>,
+    d0: Vec<usize>,
+    x: Vec<Vec<f64>>,
+    label: Vec<bool>,
+    /// (b) and (c) with the shipped trees over the first whole solve.
+    base: [Scores; 2],
+}
+
+pub fn run(only: Option<Vec<String>>) -> Res<()> {
+    let solver = super::common::rigs::solver_of_spec("best")?;
+    let mut cases = Vec::new();
+    for (src, rig) in super::painted_rigs(only.as_deref())? {
+        let frames = ArtistClipFrames::new(&rig.scene, &rig.artist, rig.scene.clips(), FPS)?;
+        let cuts = super::scored_cuts(&rig)?;
+        let d0 = rig.scene.deforming_bones(None)?.kept;
+        let whole = solve_with_bones(solver.as_ref(), &rig.scene, &d0)?.weights;
+        let x = bone_features(&rig, &whole, &d0)?;
+        let bound = rig.artist_bones();
+        let label = d0.iter().map(|j| bound.contains(j)).collect();
+        let b = solve_with_bones(solver.as_ref(), &rig.scene, &bound)?.weights;
+        let c = c_over(&rig, &whole, &cuts, solver.as_ref())?;
+        let base = [
+            scores(&rig, &frames, &cuts, &b)?,
+            scores(&rig, &frames, &cuts, &c)?,
+        ];
+        eprintln!("{}: {} bones, {} bound", src.name, d0.len(), bound.len());
+        cases.push(Case {
+            name: src.name.clone(),
+            source: src.source.clone(),
+            rig,
+            frames,
+            cuts,
+            d0,
+            x,
+            label,
+            base,
+        });
+    }
+    // Held out by source: per rig, the probabilities of the model fitted without its source.
+    let mut rows: Vec<Vec<Scores>> = Vec::new();
+    let mut pr: Vec<Vec<[f64; 2]>> = Vec::new();
+    for case in &cases {
+        let (mut x, mut y, mut w) = (Vec::new(), Vec::new(), Vec::new());
+        for other in cases.iter().filter(|o| o.source != case.source) {
+            // Each rig counts alike.
+            let n = other.x.len().max(1) as f64;
+            x.extend(other.x.iter().cloned());
+            y.extend(other.label.iter().copied());
+            w.extend(std::iter::repeat_n(1.0 / n, other.x.len()));
+        }
+        let model = boost::fit(&x, &y, &w, 100, 0.1);
+        let p: Vec<f64> = case.x.iter().map(|r| model.probability(r)).collect();
+        let mut out = vec![case.base[0], case.base[1]];
+        let mut acc = Vec::new();
+        for t in THRESHOLDS {
+            let kept: Vec<usize> = case
+                .d0
+                .iter()
+                .zip(&p)
+                .filter(|(_, &q)| q >= t)
+                .map(|(&j, _)| j)
+                .collect();
+            let kept = if kept.is_empty() {
+                case.d0.clone()
+            } else {
+                kept
+            };
+            let tp = kept
+                .iter()
+                .filter(|j| case.label[case.d0.iter().position(|d| d == *j).unwrap_or(0)])
+                .count() as f64;
+            let positives = case.label.iter().filter(|&&l| l).count() as f64;
+            acc.push([tp / kept.len() as f64, tp / positives.max(1.0)]);
+            let whole = solve_with_bones(solver.as_ref(), &case.rig.scene, &kept)?.weights;
+            out.push(scores(&case.rig, &case.frames, &case.cuts, &whole)?);
+            let c = c_over(&case.rig, &whole, &case.cuts, solver.as_ref())?;
+            out.push(scores(&case.rig, &case.frames, &case.cuts, &c)?);
+        }
+        eprintln!(
+            "{}: {:?}",
+            case.name,
+            out.iter().map(|s| s[0].round()).collect::<Vec<_>>()
+        );
+        rows.push(out);
+        pr.push(acc);
+    }
+    let mut names = vec!["(b)".to_string(), "(c) shipped trees over D0".to_string()];
+    for t in THRESHOLDS {
+        names.push(format!("whole over the classifier's bones (p >= {t})"));
+        names.push(format!("(c) shipped trees over it (p >= {t})"));
+    }
+    println!("| variant | agreement % | one-bone % | clip % |\n|---|---|---|---|");
+    for (k, name) in names.iter().enumerate() {
+        let col = |m: usize| rows.iter().map(|r| r[k][m]).collect::<Vec<f64>>();
+        println!(
+            "| {name} | {} | {} | {} |",
+            interval(&col(0)),
+            interval(&col(1)),
+            interval(&col(2))
+        );
+    }
+    for (i, t) in THRESHOLDS.iter().enumerate() {
+        println!(
+            "classifier p >= {t}: precision {:.1}%, recall {:.1}% (mean over rigs)",
+            100.0 * mean(&pr.iter().map(|a| a[i][0]).collect::<Vec<_>>()),
+            100.0 * mean(&pr.iter().map(|a| a[i][1]).collect::<Vec<_>>())
+        );
+    }
+    Ok(())
+}
+
+/// The shipped trees' sets over `whole`, the scored meshes re-solved.
+fn c_over(
+    rig: &Rig,
+    whole: &Weights,
+    cuts: &[(String, skinweights::scene::SubScene)],
+    solver: &dyn skinweights::solvers::Solver,
+) -> Res<Weights> {
+    let mut sets: Vec<MeshBones> =
+        auto_bones(&rig.scene, whole, &rig.homes(), &BindOptions::default())?;
+    sets.retain(|mb| cuts.iter().any(|(p, _)| *p == mb.part));
+    Ok(solve_bound(solver, &rig.scene, &sets, whole.clone())?)
+}
+
+/// `BINDING_MODE=chains`: of the shipped trees' bones per scored mesh, how many are in an IK
+/// chain, and how many of those the artist bound (against the other bones).
+pub fn chains(only: Option<Vec<String>>) -> Res<()> {
+    let solver = super::common::rigs::solver_of_spec("best")?;
+    // [in chain, not in chain] x [chosen and bound, chosen not bound, missed]
+    let mut n = [[0usize; 3]; 2];
+    for (src, rig) in super::painted_rigs(only.as_deref())? {
+        let sk = rig.scene.skeleton();
+        let chain: Vec<usize> = rig
+            .scene
+            .ik()
+            .iter()
+            .flat_map(|c| c.bones.iter().filter_map(|b| sk.index_of(b)))
+            .collect();
+        let d0 = rig.scene.deforming_bones(None)?.kept;
+        let whole = solve_with_bones(solver.as_ref(), &rig.scene, &d0)?.weights;
+        let sets = auto_bones(&rig.scene, &whole, &rig.homes(), &BindOptions::default())?;
+        let mut local = [[0usize; 3]; 2];
+        for (part, bones) in &rig.meshes {
+            let artist: Vec<usize> = bones.iter().filter_map(|b| sk.index_of(b)).collect();
+            let Some(mb) = sets.iter().find(|m| m.part == *part) else {
+                continue;
+            };
+            for &j in &mb.bones {
+                let k = usize::from(!chain.contains(&j));
+                local[k][usize::from(!artist.contains(&j))] += 1;
+            }
+            for &j in artist.iter().filter(|j| !mb.bones.contains(j)) {
+                local[usize::from(!chain.contains(&j))][2] += 1;
+            }
+        }
+        eprintln!(
+            "{}: in chain {:?}, others {:?}",
+            src.name, local[0], local[1]
+        );
+        for k in 0..2 {
+            for m in 0..3 {
+                n[k][m] += local[k][m];
+            }
+        }
+    }
+    println!(
+        "IK-chain bones: {} chosen and bound, {} chosen not bound, {} missed",
+        n[0][0], n[0][1], n[0][2]
+    );
+    println!(
+        "other bones: {} chosen and bound, {} chosen not bound, {} missed",
+        n[1][0], n[1][1], n[1][2]
+    );
+    Ok(())
+}

@@ -319,54 +319,92 @@ fn c_over(
     Ok(solve_bound(solver, &rig.scene, &sets, whole.clone())?)
 }
 
-/// `BINDING_MODE=chains`: of the shipped trees' bones per scored mesh, how many are in an IK
-/// chain, and how many of those the artist bound (against the other bones).
+/// Properties of a bone chosen for a mesh, each a question `chains` counts the artist's
+/// answer to.
+const PROPERTIES: [&str; 6] = [
+    "in an IK chain",
+    "home of some part",
+    "home of no part",
+    "a point (under 1e-3 of the longest bone)",
+    "a point with children, home of no part",
+    "an ancestor of another bone chosen for the mesh",
+];
+
+/// `BINDING_MODE=chains`: of the shipped trees' bones per scored mesh, for each of
+/// [`PROPERTIES`], how many bones with it the artist bound, how many not, and how many of the
+/// artist's bones with it the trees missed.
 pub fn chains(only: Option<Vec<String>>) -> Res<()> {
     let solver = super::common::rigs::solver_of_spec("best")?;
-    // [in chain, not in chain] x [chosen and bound, chosen not bound, missed]
-    let mut n = [[0usize; 3]; 2];
+    // Per property: [chosen and bound, chosen not bound, missed], pooled; and per rig the
+    // share of the chosen bones with it that are bound.
+    let mut n = [[0usize; 3]; PROPERTIES.len()];
+    let mut shares: Vec<Vec<f64>> = vec![Vec::new(); PROPERTIES.len()];
     for (src, rig) in super::painted_rigs(only.as_deref())? {
         let sk = rig.scene.skeleton();
+        let bones = sk.bones();
         let chain: Vec<usize> = rig
             .scene
             .ik()
             .iter()
             .flat_map(|c| c.bones.iter().filter_map(|b| sk.index_of(b)))
             .collect();
+        let homes: Vec<usize> = rig.homes().iter().flat_map(|h| h.bones.clone()).collect();
+        let longest = bones.iter().map(|b| b.length()).fold(0.0, f64::max);
         let d0 = rig.scene.deforming_bones(None)?.kept;
         let whole = solve_with_bones(solver.as_ref(), &rig.scene, &d0)?.weights;
         let sets = auto_bones(&rig.scene, &whole, &rig.homes(), &BindOptions::default())?;
-        let mut local = [[0usize; 3]; 2];
-        for (part, bones) in &rig.meshes {
-            let artist: Vec<usize> = bones.iter().filter_map(|b| sk.index_of(b)).collect();
+        let mut local = [[0usize; 3]; PROPERTIES.len()];
+        for (part, names) in &rig.meshes {
+            let artist: Vec<usize> = names.iter().filter_map(|b| sk.index_of(b)).collect();
             let Some(mb) = sets.iter().find(|m| m.part == *part) else {
                 continue;
             };
+            let has = |j: usize| {
+                let point = bones[j].length() < 1e-3 * longest;
+                let children = bones.iter().any(|b| b.parent == Some(j));
+                [
+                    chain.contains(&j),
+                    homes.contains(&j),
+                    !homes.contains(&j),
+                    point,
+                    point && children && !homes.contains(&j),
+                    mb.bones.iter().any(|&k| k != j && is_ancestor(bones, j, k)),
+                ]
+            };
             for &j in &mb.bones {
-                let k = usize::from(!chain.contains(&j));
-                local[k][usize::from(!artist.contains(&j))] += 1;
+                let m = usize::from(!artist.contains(&j));
+                has(j)
+                    .iter()
+                    .zip(&mut local)
+                    .for_each(|(h, l)| l[m] += usize::from(*h));
             }
             for &j in artist.iter().filter(|j| !mb.bones.contains(j)) {
-                local[usize::from(!chain.contains(&j))][2] += 1;
+                has(j)
+                    .iter()
+                    .zip(&mut local)
+                    .for_each(|(h, l)| l[2] += usize::from(*h));
             }
         }
-        eprintln!(
-            "{}: in chain {:?}, others {:?}",
-            src.name, local[0], local[1]
-        );
-        for k in 0..2 {
+        eprintln!("{}: {:?}", src.name, local);
+        for (k, l) in local.iter().enumerate() {
+            if l[0] + l[1] > 0 {
+                shares[k].push(l[0] as f64 / (l[0] + l[1]) as f64);
+            }
             for m in 0..3 {
-                n[k][m] += local[k][m];
+                n[k][m] += l[m];
             }
         }
     }
-    println!(
-        "IK-chain bones: {} chosen and bound, {} chosen not bound, {} missed",
-        n[0][0], n[0][1], n[0][2]
-    );
-    println!(
-        "other bones: {} chosen and bound, {} chosen not bound, {} missed",
-        n[1][0], n[1][1], n[1][2]
-    );
+    println!("| bone chosen by the trees | bound by the artist | not bound | missed | share bound, mean over rigs (rigs) |\n|---|---|---|---|---|");
+    for (k, name) in PROPERTIES.iter().enumerate() {
+        println!(
+            "| {name} | {} | {} | {} | {:.1}% ({}) |",
+            n[k][0],
+            n[k][1],
+            n[k][2],
+            100.0 * mean(&shares[k]),
+            shares[k].len()
+        );
+    }
     Ok(())
 }

@@ -1360,8 +1360,12 @@ mod learned {
             &|i| scored[i].scores[held_heat[i]],
             Some(&|i| scored[i].pr[held_heat[i]]),
         );
-        let all_rows: Vec<&Vec<Scores>> = scored.iter().map(|s| &s.scores).collect();
-        let chosen = choose(&all_rows);
+        // Among the variants (the weighted columns after them are not variants).
+        let all_rows: Vec<Vec<Scores>> = scored
+            .iter()
+            .map(|s| s.scores[..vars.len()].to_vec())
+            .collect();
+        let chosen = choose(&all_rows.iter().collect::<Vec<_>>());
         s += &format!(
             "\nVariant chosen on all rigs: {}. Held-out choices: {}.\n",
             variant_name(&vars[chosen]),

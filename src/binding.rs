@@ -1022,7 +1022,7 @@ fn solve_bound_warning(
     let parts = MeshParts::new(scene);
     for mb in bindings {
         let names = bone_names(scene, &mb.bones, &mb.part)?;
-        let cut = SubScene::in_parts(scene, &parts, &mb.part, &names)?;
+        let cut = parts.cut(&mb.part, &names)?;
         let solved = solver.solve(&cut.scene)?;
         cut.scatter(&solved.weights, &mut full)?;
         let part = &mb.part;

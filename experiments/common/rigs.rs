@@ -274,7 +274,7 @@ pub fn cut_meshes(rig: &Rig) -> Res<Vec<(String, SubScene)>> {
     rig.meshes
         .iter()
         .map(|(part, bones)| {
-            let cut = SubScene::in_parts(&rig.scene, &parts, part, bones)?;
+            let cut = parts.cut(part, bones)?;
             Ok((part.clone(), cut))
         })
         .collect()

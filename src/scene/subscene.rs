@@ -20,18 +20,19 @@ pub struct SubScene {
     full_shape: (usize, usize),
 }
 
-/// Each part's vertices (scene indices, in order) and the triangles whose corners all lie in
-/// it (in the part's own numbering, in scene order): one pass over a scene's mesh, shared by
-/// every [`SubScene::in_parts`] cut of that scene.
+/// A scene's mesh split into its parts once: each part's vertices (scene indices, in order)
+/// and the triangles whose corners all lie in it (in the part's own numbering, in scene
+/// order). [`MeshParts::cut`] is [`SubScene::new`] without a pass over the whole mesh per part.
 #[derive(Debug, Clone)]
-pub struct MeshParts {
+pub struct MeshParts<'a> {
+    scene: &'a Scene,
     vertices: Vec<Vec<usize>>,
     triangles: Vec<Vec<[usize; 3]>>,
 }
 
-impl MeshParts {
+impl<'a> MeshParts<'a> {
     /// The parts of `scene`'s mesh.
-    pub fn new(scene: &Scene) -> MeshParts {
+    pub fn new(scene: &'a Scene) -> MeshParts<'a> {
         let mesh = &scene.mesh;
         let of = mesh.vertex_parts();
         let mut vertices = vec![Vec::new(); mesh.parts().len()];
@@ -48,38 +49,17 @@ impl MeshParts {
             }
         }
         MeshParts {
+            scene,
             vertices,
             triangles,
         }
     }
-}
 
-impl SubScene {
-    /// Cuts `part` out of `scene` with only the named bones.
-    ///
-    /// Vertices keep their order; triangles whose corners all lie in the part are kept. Each
-    /// kept bone's parent becomes its nearest kept ancestor, so posing a bone still moves the
-    /// kept bones below it. A bone keeps its `part` only if it is this part; `influences` are
-    /// dropped (one part: nothing to mask between). Probes are kept when every bone they
-    /// pose is kept and they watch this part (or any part) without a vertex list.
-    ///
-    /// Errors: unknown part or bone ([`SkeletonError::UnknownPart`], [`SkeletonError::UnknownBone`]), no
-    /// bones, and a part vertex used only by triangles that cross into other parts.
-    pub fn new(scene: &Scene, part: &str, bones: &[String]) -> Result<SubScene> {
-        SubScene::in_parts(scene, &MeshParts::new(scene), part, bones)
-    }
-
-    /// [`SubScene::new`] with the scene's parts already split ([`MeshParts::new`] of this
-    /// scene): cutting every part of a scene then reads the mesh once, not once per part.
+    /// `part` cut out of the scene with only the named bones: [`SubScene::new`].
     ///
     /// Errors: those of [`SubScene::new`].
-    pub fn in_parts(
-        scene: &Scene,
-        parts: &MeshParts,
-        part: &str,
-        bones: &[String],
-    ) -> Result<SubScene> {
-        let mesh = &scene.mesh;
+    pub fn cut(&self, part: &str, bones: &[String]) -> Result<SubScene> {
+        let (scene, mesh) = (self.scene, &self.scene.mesh);
         let p = mesh.part_index(part).ok_or_else(|| {
             Error::Skeleton(SkeletonError::UnknownPart {
                 context: "sub-scene".into(),
@@ -87,8 +67,8 @@ impl SubScene {
                 known: mesh.parts().to_vec(),
             })
         })?;
-        let vertices = parts.vertices[p].clone();
-        let triangles = parts.triangles[p].clone();
+        let vertices = self.vertices[p].clone();
+        let triangles = self.triangles[p].clone();
         // An artist mesh may fold and leave vertices unused (the solvers handle both); a
         // meshed scene may not.
         let artist = mesh.artist_notes().is_some();
@@ -133,6 +113,22 @@ impl SubScene {
             bones: kept,
             full_shape: (mesh.vertex_count(), scene.skeleton.len()),
         })
+    }
+}
+
+impl SubScene {
+    /// Cuts `part` out of `scene` with only the named bones.
+    ///
+    /// Vertices keep their order; triangles whose corners all lie in the part are kept. Each
+    /// kept bone's parent becomes its nearest kept ancestor, so posing a bone still moves the
+    /// kept bones below it. A bone keeps its `part` only if it is this part; `influences` are
+    /// dropped (one part: nothing to mask between). Probes are kept when every bone they
+    /// pose is kept and they watch this part (or any part) without a vertex list.
+    ///
+    /// Errors: unknown part or bone ([`SkeletonError::UnknownPart`], [`SkeletonError::UnknownBone`]), no
+    /// bones, and a part vertex used only by triangles that cross into other parts.
+    pub fn new(scene: &Scene, part: &str, bones: &[String]) -> Result<SubScene> {
+        MeshParts::new(scene).cut(part, bones)
     }
 
     /// The whole scene (every vertex, every part, the probes that only move kept bones) with
@@ -304,7 +300,7 @@ mod tests {
         let names = scene.skeleton.names();
         let of = scene.mesh.vertex_parts();
         for (p, part) in scene.mesh.parts().iter().enumerate() {
-            let cut = SubScene::in_parts(&scene, &parts, part, &names).unwrap();
+            let cut = parts.cut(part, &names).unwrap();
             let expected: Vec<usize> = (0..of.len()).filter(|&v| of[v] == p).collect();
             assert_eq!(cut.vertices, expected, "part {part}");
             let local = |v: usize| expected.iter().position(|&u| u == v);

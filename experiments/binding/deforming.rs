@@ -20,7 +20,7 @@ use skinweights::weights::Weights;
 const THRESHOLDS: [f64; 4] = [0.2, 0.35, 0.5, 0.65];
 
 /// Names of [`bone_features`]' columns.
-const NAMES: [&str; 22] = [
+const NAMES: [&str; 27] = [
     "max mean whole weight over meshes",
     "share of all mesh vertices' weight",
     "share of mesh vertices it leads",
@@ -43,6 +43,11 @@ const NAMES: [&str; 22] = [
     "name says ik/target/ctrl/control",
     "children that pass the rule somewhere",
     "parent passes the rule somewhere",
+    "rig has clips",
+    "log(1 + rotation range over clips, degrees)",
+    "translation range over clips over the longest bone",
+    "scale range over clips",
+    "rotated in no clip but translated",
 ];
 
 /// Per bone of `d0`, its features ([`NAMES`]).
@@ -130,6 +135,33 @@ fn bone_features(rig: &Rig, whole: &Weights, d0: &[usize]) -> Res<Vec<Vec<f64>>>
         }
         d
     };
+    // Per bone, the range of its keyed rotation, translation and scale over the clips.
+    let (mut turn, mut shift, mut scale) = (vec![0.0; nb], vec![0.0; nb], vec![0.0; nb]);
+    let range = |c: Option<&skinweights::animation::Channel>, zero: f64| {
+        c.map_or(0.0, |c| {
+            let lo = c.keys.iter().map(|k| k.value).fold(zero, f64::min);
+            let hi = c.keys.iter().map(|k| k.value).fold(zero, f64::max);
+            hi - lo
+        })
+    };
+    for clip in scene.clips() {
+        for t in &clip.tracks {
+            let Some(j) = scene.skeleton().index_of(&t.bone) else {
+                continue;
+            };
+            let ch = &t.channels;
+            turn[j] = f64::max(turn[j], range(ch.rotation.as_ref(), 0.0));
+            shift[j] = f64::max(
+                shift[j],
+                range(ch.translate_x.as_ref(), 0.0).hypot(range(ch.translate_y.as_ref(), 0.0)),
+            );
+            scale[j] = f64::max(
+                scale[j],
+                range(ch.scale_x.as_ref(), 1.0).max(range(ch.scale_y.as_ref(), 1.0)),
+            );
+        }
+    }
+    let clips = f64::from(u8::from(!scene.clips().is_empty()));
     let descendants = |j: usize| {
         (0..nb)
             .filter(|&k| k != j && is_ancestor(bones, j, k))
@@ -172,6 +204,11 @@ fn bone_features(rig: &Rig, whole: &Weights, d0: &[usize]) -> Res<Vec<Vec<f64>>>
                 f64::from(u8::from(control)),
                 child_pass as f64,
                 f64::from(u8::from(parent_pass)),
+                clips,
+                turn[j].ln_1p(),
+                shift[j] / longest,
+                scale[j],
+                f64::from(u8::from(turn[j] < 1.0 && shift[j] > 1e-3 * longest)),
             ]
         })
         .collect();
@@ -201,6 +238,8 @@ struct Case {
     label: Vec<bool>,
     /// (b) and (c) with the shipped trees over the first whole solve.
     base: [Scores; 2],
+    /// The first whole solve.
+    whole: Weights,
 }
 
 pub fn run(only: Option<Vec<String>>) -> Res<()> {
@@ -231,6 +270,7 @@ pub fn run(only: Option<Vec<String>>) -> Res<()> {
             x,
             label,
             base,
+            whole,
         });
     }
     // Held out by source: per rig, the probabilities of the model fitted without its source.
@@ -273,6 +313,21 @@ pub fn run(only: Option<Vec<String>>) -> Res<()> {
             let c = c_over(&case.rig, &whole, &case.cuts, solver.as_ref())?;
             out.push(scores(&case.rig, &case.frames, &case.cuts, &c)?);
         }
+        // The classifier as a filter of each mesh's set instead: the whole solve keeps every
+        // bone, a mesh drops the bones the classifier doubts (the oracle: those no artist
+        // mesh is bound to).
+        let bound = case.rig.artist_bones();
+        let oracle = filtered(case, solver.as_ref(), |j| bound.contains(&j))?;
+        out.push(scores(&case.rig, &case.frames, &case.cuts, &oracle)?);
+        for t in FILTERS {
+            let w = filtered(case, solver.as_ref(), |j| {
+                case.d0
+                    .iter()
+                    .position(|&d| d == j)
+                    .is_none_or(|k| p[k] >= t)
+            })?;
+            out.push(scores(&case.rig, &case.frames, &case.cuts, &w)?);
+        }
         eprintln!(
             "{}: {:?}",
             case.name,
@@ -285,6 +340,12 @@ pub fn run(only: Option<Vec<String>>) -> Res<()> {
     for t in THRESHOLDS {
         names.push(format!("whole over the classifier's bones (p >= {t})"));
         names.push(format!("(c) shipped trees over it (p >= {t})"));
+    }
+    names.push("(c) each mesh's set without the bones no artist mesh is bound to (oracle)".into());
+    for t in FILTERS {
+        names.push(format!(
+            "(c) each mesh's set without the bones of classifier p < {t}"
+        ));
     }
     println!("| variant | agreement % | one-bone % | clip % |\n|---|---|---|---|");
     for (k, name) in names.iter().enumerate() {
@@ -304,6 +365,33 @@ pub fn run(only: Option<Vec<String>>) -> Res<()> {
         );
     }
     Ok(())
+}
+
+/// The classifier's thresholds as a filter of each mesh's set.
+const FILTERS: [f64; 3] = [0.1, 0.2, 0.35];
+
+/// The shipped trees' sets over the case's first whole solve, each without the bones `keep`
+/// refuses (a set left empty keeps its bones), the scored meshes re-solved.
+fn filtered(
+    case: &Case,
+    solver: &dyn skinweights::solvers::Solver,
+    keep: impl Fn(usize) -> bool,
+) -> Res<Weights> {
+    let rig = &case.rig;
+    let mut sets: Vec<MeshBones> = auto_bones(
+        &rig.scene,
+        &case.whole,
+        &rig.homes(),
+        &BindOptions::default(),
+    )?;
+    sets.retain(|mb| case.cuts.iter().any(|(p, _)| *p == mb.part));
+    for mb in &mut sets {
+        let kept: Vec<usize> = mb.bones.iter().copied().filter(|&j| keep(j)).collect();
+        if !kept.is_empty() {
+            mb.bones = kept;
+        }
+    }
+    Ok(solve_bound(solver, &rig.scene, &sets, case.whole.clone())?)
 }
 
 /// The shipped trees' sets over `whole`, the scored meshes re-solved.

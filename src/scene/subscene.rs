@@ -286,16 +286,18 @@ mod tests {
     use super::*;
     use crate::scene::{builtin_scene, BuiltinOptions};
 
+    /// The built-in layered arms at 2 000 vertices: separate parts for the arms and torso.
+    fn layered_arms() -> Scene {
+        let options = BuiltinOptions {
+            vertices: 2000,
+            ..Default::default()
+        };
+        builtin_scene("layered-arms", &options).unwrap()
+    }
+
     #[test]
     fn every_part_cut_from_one_split_keeps_its_vertices_and_triangles_in_order() {
-        let scene = builtin_scene(
-            "layered-arms",
-            &BuiltinOptions {
-                vertices: 2000,
-                ..Default::default()
-            },
-        )
-        .unwrap();
+        let scene = layered_arms();
         let parts = MeshParts::new(&scene);
         let names = scene.skeleton.names();
         let of = scene.mesh.vertex_parts();
@@ -317,14 +319,7 @@ mod tests {
 
     #[test]
     fn arm_layer_with_its_two_bones() {
-        let scene = builtin_scene(
-            "layered-arms",
-            &BuiltinOptions {
-                vertices: 2000,
-                ..Default::default()
-            },
-        )
-        .unwrap();
+        let scene = layered_arms();
         let upper = scene.skeleton.index_of("upper_arm_l").unwrap();
         let fore = scene.skeleton.index_of("forearm_l").unwrap();
         let cut =

@@ -226,6 +226,141 @@ fn is_ancestor(bones: &[skinweights::skeleton::Bone], a: usize, mut k: usize) ->
     false
 }
 
+/// Names of [`colour_features`]' columns.
+const COLOUR_NAMES: [&str; 7] = [
+    "has a colour of its own (not the editor's default)",
+    "has an icon",
+    "share of the rig's bones in its colour group",
+    "peers in its colour group passing the rule somewhere (share, -1 alone)",
+    "peers in its colour group heaviest of some mesh (share, -1 alone)",
+    "peers' mean of the max mean whole weight (-1 alone)",
+    "hue / 360 (-1 grey)",
+];
+
+/// Per bone of `d0`, features of the editor's display of it (Spine's bone `color` and
+/// `icon`): artists colour control bones apart from deforming ones, so a bone's colour group
+/// shares its fate. The group's evidence is the first whole solve's (no artist weight).
+fn colour_features(
+    file: &std::path::Path,
+    rig: &Rig,
+    base: &[Vec<f64>],
+    d0: &[usize],
+) -> Res<Vec<Vec<f64>>> {
+    let bones = rig.scene.skeleton().bones();
+    let SpineMarks { colour, icon, .. } = spine_marks(file, rig)?;
+    // Evidence per bone of d0: passes the rule somewhere, heaviest somewhere, max mean.
+    let row_of = |j: usize| d0.iter().position(|&d| d == j);
+    let hue = |c: &str| -> f64 {
+        let v = u32::from_str_radix(&c[..6.min(c.len())], 16).unwrap_or(0x98_98_98);
+        let (r, g, b) = (
+            f64::from((v >> 16) & 255) / 255.0,
+            f64::from((v >> 8) & 255) / 255.0,
+            f64::from(v & 255) / 255.0,
+        );
+        let (hi, lo) = (r.max(g).max(b), r.min(g).min(b));
+        if hi - lo < 0.1 {
+            return -1.0;
+        }
+        let h = if hi == r {
+            ((g - b) / (hi - lo)).rem_euclid(6.0)
+        } else if hi == g {
+            (b - r) / (hi - lo) + 2.0
+        } else {
+            (r - g) / (hi - lo) + 4.0
+        };
+        h / 6.0
+    };
+    Ok(d0
+        .iter()
+        .map(|&j| {
+            let peers: Vec<usize> = (0..bones.len())
+                .filter(|&k| k != j && colour[k] == colour[j])
+                .filter_map(row_of)
+                .collect();
+            let share = |f: &dyn Fn(usize) -> f64| {
+                if peers.is_empty() {
+                    -1.0
+                } else {
+                    peers.iter().map(|&r| f(r)).sum::<f64>() / peers.len() as f64
+                }
+            };
+            vec![
+                f64::from(u8::from(colour[j] != "989898ff")),
+                f64::from(u8::from(icon[j])),
+                (peers.len() + 1) as f64 / bones.len() as f64,
+                share(&|r| f64::from(u8::from(base[r][4] > 0.0))),
+                share(&|r| base[r][6]),
+                share(&|r| base[r][0]),
+                hue(&colour[j]),
+            ]
+        })
+        .collect())
+}
+
+/// Per bone, what a Spine file says of it beyond the skeleton the scene keeps: the editor's
+/// colour (`989898ff`, the default, where none is given) and icon, and whether a path
+/// constraint drives it. Other formats: defaults.
+struct SpineMarks {
+    colour: Vec<String>,
+    icon: Vec<bool>,
+    path: Vec<bool>,
+}
+
+fn spine_marks(file: &std::path::Path, rig: &Rig) -> Res<SpineMarks> {
+    let sk = rig.scene.skeleton();
+    let n = sk.bones().len();
+    let mut marks = SpineMarks {
+        colour: vec![String::from("989898ff"); n],
+        icon: vec![false; n],
+        path: vec![false; n],
+    };
+    if file.extension().is_none_or(|e| e != "json") {
+        return Ok(marks);
+    }
+    let json: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(file)?)?;
+    let index = |v: &serde_json::Value| v.as_str().and_then(|name| sk.index_of(name));
+    for b in json
+        .get("bones")
+        .and_then(|b| b.as_array())
+        .into_iter()
+        .flatten()
+    {
+        let Some(j) = b.get("name").and_then(index) else {
+            continue;
+        };
+        if let Some(c) = b.get("color").and_then(|c| c.as_str()) {
+            marks.colour[j] = c.to_lowercase();
+        }
+        marks.icon[j] = b.get("icon").is_some();
+    }
+    // Spine 4.2 and earlier list path constraints under `path`; 4.3 lists every constraint
+    // under `constraints` with a `type`.
+    let listed = json
+        .get("path")
+        .and_then(|p| p.as_array())
+        .into_iter()
+        .flatten();
+    let typed = json
+        .get("constraints")
+        .and_then(|p| p.as_array())
+        .into_iter()
+        .flatten()
+        .filter(|c| c.get("type").and_then(|t| t.as_str()) == Some("path"));
+    for c in listed.chain(typed) {
+        for b in c
+            .get("bones")
+            .and_then(|b| b.as_array())
+            .into_iter()
+            .flatten()
+        {
+            if let Some(j) = index(b) {
+                marks.path[j] = true;
+            }
+        }
+    }
+    Ok(marks)
+}
+
 /// One rig's data: its first whole solve's bones and features, and the label.
 struct Case {
     name: String,
@@ -250,7 +385,19 @@ pub fn run(only: Option<Vec<String>>) -> Res<()> {
         let cuts = super::scored_cuts(&rig)?;
         let d0 = rig.scene.deforming_bones(None)?.kept;
         let whole = solve_with_bones(solver.as_ref(), &rig.scene, &d0)?.weights;
-        let x = bone_features(&rig, &whole, &d0)?;
+        let mut x = bone_features(&rig, &whole, &d0)?;
+        let extra = std::env::var("DEFORMING_FEATURES").unwrap_or_default();
+        if extra == "colour" || extra == "hue" {
+            eprintln!(
+                "extra features: {:?}",
+                &COLOUR_NAMES[..if extra == "hue" { 7 } else { 6 }]
+            );
+            let cols = if extra == "hue" { 7 } else { 6 };
+            let c = colour_features(&src.file, &rig, &x, &d0)?;
+            for (r, c) in x.iter_mut().zip(c) {
+                r.extend_from_slice(&c[..cols]);
+            }
+        }
         let bound = rig.artist_bones();
         let label = d0.iter().map(|j| bound.contains(j)).collect();
         let b = solve_with_bones(solver.as_ref(), &rig.scene, &bound)?.weights;
@@ -409,13 +556,16 @@ fn c_over(
 
 /// Properties of a bone chosen for a mesh, each a question `chains` counts the artist's
 /// answer to.
-const PROPERTIES: [&str; 6] = [
+const PROPERTIES: [&str; 9] = [
     "in an IK chain",
     "home of some part",
     "home of no part",
     "a point (under 1e-3 of the longest bone)",
     "a point with children, home of no part",
     "an ancestor of another bone chosen for the mesh",
+    "driven by a path constraint (Spine)",
+    "coloured apart from the editor's default (Spine)",
+    "shown with an icon (Spine)",
 ];
 
 /// `BINDING_MODE=chains`: of the shipped trees' bones per scored mesh, for each of
@@ -427,6 +577,7 @@ pub fn chains(only: Option<Vec<String>>) -> Res<()> {
     // share of the chosen bones with it that are bound.
     let mut n = [[0usize; 3]; PROPERTIES.len()];
     let mut shares: Vec<Vec<f64>> = vec![Vec::new(); PROPERTIES.len()];
+    let mut purity = Vec::new();
     for (src, rig) in super::painted_rigs(only.as_deref())? {
         let sk = rig.scene.skeleton();
         let bones = sk.bones();
@@ -437,6 +588,10 @@ pub fn chains(only: Option<Vec<String>>) -> Res<()> {
             .flat_map(|c| c.bones.iter().filter_map(|b| sk.index_of(b)))
             .collect();
         let homes: Vec<usize> = rig.homes().iter().flat_map(|h| h.bones.clone()).collect();
+        let marks = spine_marks(&src.file, &rig)?;
+        if let Some(p) = colour_purity(&rig, &marks) {
+            purity.push(p);
+        }
         let longest = bones.iter().map(|b| b.length()).fold(0.0, f64::max);
         let d0 = rig.scene.deforming_bones(None)?.kept;
         let whole = solve_with_bones(solver.as_ref(), &rig.scene, &d0)?.weights;
@@ -457,6 +612,9 @@ pub fn chains(only: Option<Vec<String>>) -> Res<()> {
                     point,
                     point && children && !homes.contains(&j),
                     mb.bones.iter().any(|&k| k != j && is_ancestor(bones, j, k)),
+                    marks.path[j],
+                    marks.colour[j] != "989898ff",
+                    marks.icon[j],
                 ]
             };
             for &j in &mb.bones {
@@ -494,5 +652,33 @@ pub fn chains(only: Option<Vec<String>>) -> Res<()> {
             shares[k].len()
         );
     }
+    println!(
+        "\nColour groups (rigs colouring some bone: {}): bones whose group's majority (bound by some \
+         artist mesh or not) is their own, mean over rigs {:.1}%, against {:.1}% for the rig's \
+         majority alone.",
+        purity.len(),
+        100.0 * mean(&purity.iter().map(|p| p[0]).collect::<Vec<_>>()),
+        100.0 * mean(&purity.iter().map(|p| p[1]).collect::<Vec<_>>())
+    );
     Ok(())
+}
+
+/// For a rig colouring some bone: the share of its bones on the side (bound by some artist
+/// mesh or not) of their colour group's majority, and on the side of the rig's majority.
+fn colour_purity(rig: &Rig, marks: &SpineMarks) -> Option<[f64; 2]> {
+    if marks.colour.iter().all(|c| c == "989898ff") {
+        return None;
+    }
+    let bound = rig.artist_bones();
+    let mut groups: std::collections::BTreeMap<&str, [usize; 2]> = Default::default();
+    for (j, c) in marks.colour.iter().enumerate() {
+        groups.entry(c.as_str()).or_default()[usize::from(bound.contains(&j))] += 1;
+    }
+    let n = marks.colour.len() as f64;
+    let by_group: usize = groups.values().map(|g| g[0].max(g[1])).sum();
+    let yes = bound.len().min(marks.colour.len());
+    Some([
+        by_group as f64 / n,
+        yes.max(marks.colour.len() - yes) as f64 / n,
+    ])
 }

@@ -13,11 +13,14 @@
 //! against heat per mesh, `explain` lists each mesh's artist bones against the binder's with
 //! their features, `probe` scores the rule and the shipped trees against edits of their sets
 //! (stdout only), `deforming` a per-rig classifier of the deforming bones before the whole
-//! solve and `chains` how often the trees' IK-chain bones are the artist's (both stdout only).
+//! solve, `chains` how often the trees' IK-chain bones are the artist's, and `refine` each
+//! mesh's re-solve on subdivided copies of it (all three stdout only).
 
 mod common;
 #[path = "binding/deforming.rs"]
 mod deforming;
+#[path = "binding/refine.rs"]
+mod refine;
 
 use common::rigs::{cut_meshes, default_sources, load_rig, precision_recall, solve_per_mesh, Rig};
 use common::Res;
@@ -128,6 +131,7 @@ impl Variant {
             model: None,
             min_inside: self.min_inside,
             keep_home: self.keep_home,
+            refine: None,
         }
     }
 }
@@ -177,6 +181,9 @@ fn run() -> Res<()> {
     }
     if std::env::var("BINDING_MODE").is_ok_and(|m| m == "chains") {
         return deforming::chains(only);
+    }
+    if std::env::var("BINDING_MODE").is_ok_and(|m| m == "refine") {
+        return refine::run(only);
     }
     let mut results = Vec::new();
     for src in default_sources()? {
@@ -694,22 +701,50 @@ mod learned {
         feature_s: f64,
         heat_s: f64,
         a_s: f64,
-        /// Each mesh solve by (part, bones): its weights on the cut and seconds.
-        cache: HashMap<(String, Vec<usize>), (SubScene, Weights, f64)>,
+        /// Each mesh solve by (solver, part, bones): its weights on the cut and seconds.
+        cache: SolveCache,
+    }
+
+    type SolveCache = HashMap<(String, String, Vec<usize>), (SubScene, Weights, f64)>;
+
+    /// The binder's re-solve of each mesh: [`SOLVER`] with the library default binder's
+    /// subdivision ([`BindOptions::DEFAULT_REFINE`]), or `BINDING_REFINE=N|none`.
+    fn refine() -> Res<Option<usize>> {
+        match std::env::var("BINDING_REFINE") {
+            Err(_) => Ok(Some(BindOptions::DEFAULT_REFINE)),
+            Ok(v) if v == "none" => Ok(None),
+            Ok(v) => Ok(Some(
+                v.parse().map_err(|e| format!("BINDING_REFINE={v}: {e}"))?,
+            )),
+        }
+    }
+
+    fn resolve_spec() -> Res<String> {
+        Ok(refine()?.map_or(SOLVER.to_string(), |n| format!("{SOLVER}:refine={n}")))
     }
 
     impl Case {
-        /// The cuts solved over `sets` (from the cache when solved before), scattered into
-        /// `base`; with the seconds the solves took when first solved.
+        /// The cuts solved over the binder's `sets` with its re-solve ([`resolve_spec`]).
         fn solve_sets(&mut self, sets: &[MeshBones], base: &Weights) -> Res<(Weights, f64)> {
-            let solver = super::common::rigs::solver_of_spec(SOLVER)?;
+            self.solve_sets_by(&resolve_spec()?, sets, base)
+        }
+
+        /// The cuts solved by `spec` over `sets` (from the cache when solved before), scattered
+        /// into `base`; with the seconds the solves took when first solved.
+        fn solve_sets_by(
+            &mut self,
+            spec: &str,
+            sets: &[MeshBones],
+            base: &Weights,
+        ) -> Res<(Weights, f64)> {
+            let solver = super::common::rigs::solver_of_spec(spec)?;
             let mut w = base.clone();
             let mut secs = 0.0;
             for (part, _) in &self.cuts {
                 let Some(mb) = sets.iter().find(|mb| &mb.part == part) else {
                     continue;
                 };
-                let key = (part.clone(), mb.bones.clone());
+                let key = (spec.to_string(), part.clone(), mb.bones.clone());
                 if !self.cache.contains_key(&key) {
                     let names: Vec<String> = mb
                         .bones
@@ -836,7 +871,8 @@ mod learned {
             })
             .collect();
         let base = case.wholes[0].0.clone();
-        let (a, a_s) = case.solve_sets(&artist_sets, &base)?;
+        // (a) as the library's `Bind::Artist`: each mesh on its own vertices.
+        let (a, a_s) = case.solve_sets_by(SOLVER, &artist_sets, &base)?;
         case.a = case.score(&a)?;
         case.a_s = a_s;
         let mut current = auto_bones(&case.rig.scene, &base, &home, &BindOptions::rule())?;
@@ -856,7 +892,10 @@ mod learned {
             Bind::Auto,
             &d0,
             &file,
-            &BindOptions::rule(),
+            &BindOptions {
+                refine: refine()?,
+                ..BindOptions::rule()
+            },
         )?
         .weights;
         case.library_s = t.elapsed().as_secs_f64();
@@ -1182,11 +1221,14 @@ mod learned {
 
     fn report(cases: &[Case], scored: &[Scored], vars: &[Variant]) -> String {
         let n = cases.len();
+        let resolve = resolve_spec().unwrap_or_else(|e| e.to_string());
         let mut s = format!(
             "# Protocol (c) with a learned binder, {n} painted rigs, solver {SOLVER}\n\n\
              Each rig is scored with the logit fitted on the rigs of the other sources; the \
              held-out row takes each rig's variant (feature solve, weighting, threshold) by the \
-             rank sum of the means of the other sources' rigs.\n\n\
+             rank sum of the means of the other sources' rigs. Every (c) row re-solves each mesh \
+             with `{resolve}` (the default binder's re-solve; `BINDING_REFINE=none`: on its own \
+             vertices); (a) solves each mesh on its own vertices, as `--bind artist` does.\n\n\
              | protocol | agreement % | one-bone % diag | clip % diag | rigs won vs (b) (agr / one-bone / clip) | precision % | recall % |\n|---|---|---|---|---|---|---|\n"
         );
         let mut row = |name: String,
@@ -1585,7 +1627,13 @@ mod explain {
             let d0 = rig.scene.deforming_bones(None)?.kept;
             let home = rig.homes();
             let whole = solve_with_bones(solver.as_ref(), &rig.scene, &d0)?.weights;
-            let chosen = auto_bones(&rig.scene, &whole, &home, &BindOptions::rule())?;
+            // The shipped binder's sets (`EXPLAIN=rule`: the hand-made rule's).
+            let options = if std::env::var("EXPLAIN").is_ok_and(|e| e == "rule") {
+                BindOptions::rule()
+            } else {
+                BindOptions::default()
+            };
+            let chosen = auto_bones(&rig.scene, &whole, &home, &options)?;
             let feats = pair_features(&rig.scene, &whole, &home)?;
             let names: Vec<String> = rig
                 .scene

@@ -105,22 +105,35 @@ pub struct BindOptions {
     /// and `min_inside` 3) instead of `min_mass` and `min_inside`. Default
     /// `Some(BinderModel::Trees(FITTED_TREES))`; `None` in [`BindOptions::rule`].
     pub model: Option<BinderModel>,
+    /// With `resolve`, each re-solved mesh of fewer vertices than this is solved on a
+    /// uniformly subdivided copy of at least this many vertices and read back at its own
+    /// vertices ([`crate::solvers::Refined`]): an artist's mesh of 20-150 vertices is too
+    /// coarse for a diffusion to resolve. `None`: every mesh on its own vertices. Default
+    /// `Some(`[`BindOptions::DEFAULT_REFINE`]`)`; `None` in [`BindOptions::rule`].
+    pub refine: Option<usize>,
 }
 
 impl Default for BindOptions {
-    /// The shipped trees over the rule's settings: chosen by leaving one source out
+    /// The shipped trees over the rule's settings, each mesh re-solved subdivided to
+    /// [`BindOptions::DEFAULT_REFINE`] vertices: both chosen by leaving one source out
     /// (`docs/binding.md`).
     fn default() -> Self {
         BindOptions {
             model: Some(BinderModel::Trees(FITTED_TREES)),
+            refine: Some(BindOptions::DEFAULT_REFINE),
             ..BindOptions::rule()
         }
     }
 }
 
 impl BindOptions {
+    /// Default of [`BindOptions::refine`]: the subdivision target chosen for every painted
+    /// rig with its source left out, among none, 50, 100, 150, 500 and 2000 vertices
+    /// (`BINDING_MODE=refine`, `docs/binding.md`).
+    pub const DEFAULT_REFINE: usize = 150;
+
     /// The hand-made rule alone (no model): the mean weight and segment rules with the
-    /// settings chosen on all rigs.
+    /// settings chosen on all rigs, each mesh re-solved on its own vertices.
     pub fn rule() -> Self {
         BindOptions {
             min_mass: 0.02,
@@ -130,7 +143,25 @@ impl BindOptions {
             skip_holders: false,
             skip_outside: false,
             model: None,
+            refine: None,
         }
+    }
+}
+
+/// A solver run on each scene's mesh subdivided to at least `target` vertices (the binder's
+/// re-solve with [`BindOptions::refine`]).
+struct RefinedBy<'a> {
+    inner: &'a dyn Solver,
+    target: usize,
+}
+
+impl Solver for RefinedBy<'_> {
+    fn name(&self) -> String {
+        self.inner.name()
+    }
+
+    fn compute(&self, scene: &Scene) -> Result<Solution> {
+        crate::solvers::compute_refined(self.inner, self.name(), scene, self.target)
     }
 }
 
@@ -1147,7 +1178,15 @@ pub fn bind(
             bindings.retain(|mb| !quads.contains(&mb.part));
             let (one, many): (Vec<MeshBones>, Vec<MeshBones>) =
                 bindings.into_iter().partition(|mb| mb.bones.len() == 1);
-            let mut w = solve_bound_warning(solver, scene, &many, whole, &mut warnings)?;
+            let refined = options.refine.map(|target| RefinedBy {
+                inner: solver,
+                target,
+            });
+            let per_mesh: &dyn Solver = match &refined {
+                Some(r) => r,
+                None => solver,
+            };
+            let mut w = solve_bound_warning(per_mesh, scene, &many, whole, &mut warnings)?;
             one_bone(scene, &one, &mut w);
             w
         } else {
@@ -1569,6 +1608,15 @@ mod tests {
         assert_eq!(chosen[0].bones, vec![0, 1]);
     }
 
+    /// The largest difference between two weight tables, entry by entry.
+    fn largest_difference(a: &Weights, b: &Weights) -> f64 {
+        a.as_slice()
+            .iter()
+            .zip(b.as_slice())
+            .map(|(x, y)| (x - y).abs())
+            .fold(0.0, f64::max)
+    }
+
     #[test]
     fn a_mesh_bound_to_one_bone_is_set_on_it_as_its_solve_would() {
         // `bind` skips the solve of such meshes: the solve over one bone puts every vertex
@@ -1584,12 +1632,7 @@ mod tests {
         let solved = solve_bound(solver.as_ref(), &scene, &one, zeros.clone()).unwrap();
         let mut set = zeros;
         one_bone(&scene, &one, &mut set);
-        let gap = solved
-            .as_slice()
-            .iter()
-            .zip(set.as_slice())
-            .map(|(a, b)| (a - b).abs())
-            .fold(0.0, f64::max);
+        let gap = largest_difference(&solved, &set);
         assert!(gap < 1e-12, "{gap}");
     }
 
@@ -1685,9 +1728,11 @@ mod tests {
         let scene = arms_down();
         let options = BindOptions::default();
         assert_eq!(options.model, Some(BinderModel::Trees(FITTED_TREES)));
+        assert_eq!(options.refine, Some(BindOptions::DEFAULT_REFINE));
         assert_eq!(
             BindOptions {
                 model: None,
+                refine: None,
                 ..options
             },
             BindOptions::rule()
@@ -1704,5 +1749,73 @@ mod tests {
             .weights;
         assert!(auto.normalization_error() < 1e-9);
         assert!(auto.as_slice().iter().all(|w| w.is_finite() && *w >= 0.0));
+    }
+
+    /// An arm of two bones drawn as an artist's strip: 2 x 11 vertices, 20 triangles.
+    fn coarse_arm() -> Scene {
+        use crate::mesh::Mesh;
+        use crate::skeleton::{Bone, Skeleton};
+        let vertices: Vec<Point2<f64>> = (0..=10)
+            .flat_map(|i| {
+                [
+                    Point2::new(f64::from(i), 0.0),
+                    Point2::new(f64::from(i), 1.0),
+                ]
+            })
+            .collect();
+        let triangles: Vec<[usize; 3]> = (0..10)
+            .flat_map(|i| {
+                let (a, b, c, d) = (2 * i, 2 * i + 2, 2 * i + 3, 2 * i + 1);
+                [[a, b, c], [a, c, d]]
+            })
+            .collect();
+        let mesh = Mesh::new(vertices, triangles).unwrap();
+        let skeleton = Skeleton::new(vec![
+            Bone::new("upper", Point2::new(0.0, 0.5), Point2::new(5.0, 0.5)),
+            Bone::new("lower", Point2::new(5.0, 0.5), Point2::new(10.0, 0.5)).with_parent(0),
+        ])
+        .unwrap();
+        Scene::from_mesh(mesh, skeleton).unwrap()
+    }
+
+    #[test]
+    fn the_binder_re_solves_a_coarse_mesh_on_a_subdivided_copy() {
+        let scene = coarse_arm();
+        assert!(scene.mesh.vertex_count() < BindOptions::DEFAULT_REFINE);
+        let solver = crate::solvers::recommended();
+        let every = [0, 1];
+        let none = FileBindings::default();
+        let options = BindOptions::default();
+        let refined = bind(solver.as_ref(), &scene, Bind::Auto, &every, &none, &options)
+            .unwrap()
+            .weights;
+        let own = BindOptions {
+            refine: None,
+            ..options
+        };
+        let plain = bind(solver.as_ref(), &scene, Bind::Auto, &every, &none, &own)
+            .unwrap()
+            .weights;
+        // The same as the registry's `refine` wrapper over the binder's sets.
+        let whole = solve_with_bones(solver.as_ref(), &scene, &every)
+            .unwrap()
+            .weights;
+        let sets = auto_bones(&scene, &whole, &[], &options).unwrap();
+        assert_eq!(sets[0].bones, vec![0, 1], "both bones lie in the arm");
+        let wrapper = crate::solvers::Refined::new(
+            crate::solvers::recommended(),
+            BindOptions::DEFAULT_REFINE,
+        );
+        let expected = solve_bound(&wrapper, &scene, &sets, whole).unwrap();
+        assert_eq!(refined, expected);
+        let moved = largest_difference(&refined, &plain);
+        assert!(
+            moved > 1e-3,
+            "the subdivided solve moved no weight: {moved}"
+        );
+        for w in [&refined, &plain] {
+            assert!(w.normalization_error() < 1e-9);
+            assert!(w.as_slice().iter().all(|x| x.is_finite() && *x >= 0.0));
+        }
     }
 }

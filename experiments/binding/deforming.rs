@@ -379,6 +379,10 @@ struct Case {
 
 pub fn run(only: Option<Vec<String>>) -> Res<()> {
     let solver = super::common::rigs::solver_of_spec("best")?;
+    // The solver of each mesh's re-solve (`RESOLVE=SPEC`; default `best`, the whole solves'.
+    let resolve = super::common::rigs::solver_of_spec(
+        &std::env::var("RESOLVE").unwrap_or_else(|_| "best".into()),
+    )?;
     let mut cases = Vec::new();
     for (src, rig) in super::painted_rigs(only.as_deref())? {
         let frames = ArtistClipFrames::new(&rig.scene, &rig.artist, rig.scene.clips(), FPS)?;
@@ -401,7 +405,7 @@ pub fn run(only: Option<Vec<String>>) -> Res<()> {
         let bound = rig.artist_bones();
         let label = d0.iter().map(|j| bound.contains(j)).collect();
         let b = solve_with_bones(solver.as_ref(), &rig.scene, &bound)?.weights;
-        let c = c_over(&rig, &whole, &cuts, solver.as_ref())?;
+        let c = c_over(&rig, &whole, &cuts, resolve.as_ref())?;
         let base = [
             scores(&rig, &frames, &cuts, &b)?,
             scores(&rig, &frames, &cuts, &c)?,
@@ -457,17 +461,17 @@ pub fn run(only: Option<Vec<String>>) -> Res<()> {
             acc.push([tp / kept.len() as f64, tp / positives.max(1.0)]);
             let whole = solve_with_bones(solver.as_ref(), &case.rig.scene, &kept)?.weights;
             out.push(scores(&case.rig, &case.frames, &case.cuts, &whole)?);
-            let c = c_over(&case.rig, &whole, &case.cuts, solver.as_ref())?;
+            let c = c_over(&case.rig, &whole, &case.cuts, resolve.as_ref())?;
             out.push(scores(&case.rig, &case.frames, &case.cuts, &c)?);
         }
         // The classifier as a filter of each mesh's set instead: the whole solve keeps every
         // bone, a mesh drops the bones the classifier doubts (the oracle: those no artist
         // mesh is bound to).
         let bound = case.rig.artist_bones();
-        let oracle = filtered(case, solver.as_ref(), |j| bound.contains(&j))?;
+        let oracle = filtered(case, resolve.as_ref(), |j| bound.contains(&j))?;
         out.push(scores(&case.rig, &case.frames, &case.cuts, &oracle)?);
         for t in FILTERS {
-            let w = filtered(case, solver.as_ref(), |j| {
+            let w = filtered(case, resolve.as_ref(), |j| {
                 case.d0
                     .iter()
                     .position(|&d| d == j)

@@ -51,6 +51,7 @@ pub use heat::{Heat, HeatOptions};
 pub use limit::{Limited, WeightLimit};
 pub use linear::{Linear, LinearOptions};
 pub use mask::{allowed_parts, Masked};
+pub(crate) use refine::compute_refined;
 pub use refine::Refined;
 // The shared numeric pieces, reachable from every solver as `super::distance` and so on.
 use numeric::{dijkstra, distance, nearest, ordering, subdomain, substructure, visibility};

@@ -63,25 +63,37 @@ impl Solver for Refined {
     }
 
     fn compute(&self, scene: &Scene) -> Result<Solution> {
-        let started = Instant::now();
-        let n = scene.mesh.vertex_count();
-        let k = subdivision_factor(&scene.mesh, self.target);
-        if k == 1 {
-            let inner = self.inner.compute(scene)?;
-            return finish(self.name(), started, inner.weights, inner.report.warnings);
-        }
-        let fine = Scene::new(
-            scene.name.clone(),
-            subdivide(&scene.mesh, k)?,
-            scene.skeleton.clone(),
-            Vec::new(),
-        )?;
-        let inner = self.inner.compute(&fine)?;
-        let nb = inner.weights.bone_count();
-        let data = inner.weights.as_slice()[..n * nb].to_vec();
-        let weights = Weights::from_row_major(data, nb)?;
-        finish(self.name(), started, weights, inner.report.warnings)
+        compute_refined(self.inner.as_ref(), self.name(), scene, self.target)
     }
+}
+
+/// `inner` on `scene`'s mesh subdivided to at least `target` vertices, read back at the
+/// scene's own vertices; the solution is named `name`. [`Refined`]'s solve, for a solver
+/// borrowed rather than owned (the binder's re-solve of each mesh).
+pub(crate) fn compute_refined(
+    inner: &dyn Solver,
+    name: String,
+    scene: &Scene,
+    target: usize,
+) -> Result<Solution> {
+    let started = Instant::now();
+    let n = scene.mesh.vertex_count();
+    let k = subdivision_factor(&scene.mesh, target);
+    if k == 1 {
+        let inner = inner.compute(scene)?;
+        return finish(name, started, inner.weights, inner.report.warnings);
+    }
+    let fine = Scene::new(
+        scene.name.clone(),
+        subdivide(&scene.mesh, k)?,
+        scene.skeleton.clone(),
+        Vec::new(),
+    )?;
+    let solved = inner.compute(&fine)?;
+    let nb = solved.weights.bone_count();
+    let data = solved.weights.as_slice()[..n * nb].to_vec();
+    let weights = Weights::from_row_major(data, nb)?;
+    finish(name, started, weights, solved.report.warnings)
 }
 
 /// Parses the `refine` option: a whole number of vertices.

@@ -1,0 +1,219 @@
+//! `BINDING_MODE=refine`: each mesh's re-solve on a subdivided copy of it. The binder
+//! re-solves every mesh over the bones it keeps; artists' meshes have 20-150 vertices, too
+//! few for a diffusion to resolve, and `best` on a subdivided copy is closer to the artists
+//! (`artist_fit`). This mode scores (a) and (c) (the shipped trees' sets over D0's whole
+//! solve) with each mesh under `target` vertices solved on a copy subdivided to at least
+//! `target`, for each of [`TARGETS`], the target chosen per rig by leaving its source out, and
+//! times each re-solve against heat's per-mesh time.
+use super::common::rigs::Rig;
+use super::common::Res;
+use super::{interval, mean, scores, Scores, FPS};
+use skinweights::binding::{auto_bones, solve_bound, solve_with_bones, BindOptions, MeshBones};
+use skinweights::metrics::artist::ArtistClipFrames;
+use skinweights::scene::SubScene;
+use skinweights::solvers::Solver;
+use skinweights::weights::Weights;
+use std::time::Instant;
+
+/// The subdivision targets tried (`None`: each mesh on its own vertices, as today).
+const TARGETS: [Option<usize>; 6] = [None, Some(50), Some(100), Some(150), Some(500), Some(2000)];
+
+/// One rig's scores and times per target.
+struct RigRow {
+    name: String,
+    source: String,
+    b: Scores,
+    /// Per target: (a), (c).
+    scores: Vec<[Scores; 2]>,
+    /// Per target: the (c) re-solve's time over heat's on the artist's bones.
+    ratio: Vec<f64>,
+}
+
+/// The sets re-solved with `solver` over `whole`; the time of the re-solve.
+fn resolve(
+    rig: &Rig,
+    solver: &dyn Solver,
+    sets: &[MeshBones],
+    whole: &Weights,
+) -> Res<(Weights, f64)> {
+    let t = Instant::now();
+    let w = solve_bound(solver, &rig.scene, sets, whole.clone())?;
+    Ok((w, t.elapsed().as_secs_f64()))
+}
+
+fn solver_for(target: Option<usize>) -> Res<Box<dyn Solver>> {
+    Ok(match target {
+        None => super::common::rigs::solver_of_spec("best")?,
+        Some(n) => super::common::rigs::solver_of_spec(&format!("best:refine={n}"))?,
+    })
+}
+
+fn score_rig(source: &str, rig: &Rig) -> Res<RigRow> {
+    let best = solver_for(None)?;
+    let heat = super::common::rigs::solver_of_spec("heat")?;
+    let frames = ArtistClipFrames::new(&rig.scene, &rig.artist, rig.scene.clips(), FPS)?;
+    let cuts: Vec<(String, SubScene)> = super::scored_cuts(rig)?;
+    let d0 = rig.scene.deforming_bones(None)?.kept;
+    let whole = solve_with_bones(best.as_ref(), &rig.scene, &d0)?.weights;
+    let b = solve_with_bones(best.as_ref(), &rig.scene, &rig.artist_bones())?.weights;
+    let mut sets = auto_bones(&rig.scene, &whole, &rig.homes(), &BindOptions::default())?;
+    sets.retain(|mb| cuts.iter().any(|(p, _)| *p == mb.part));
+    let artist: Vec<MeshBones> = cuts
+        .iter()
+        .map(|(p, c)| MeshBones {
+            part: p.clone(),
+            bones: c.bones.clone(),
+        })
+        .collect();
+    // Heat's per-mesh time on the artist's bones, the issue's unit (best of three).
+    let mut heat_s = f64::INFINITY;
+    for _ in 0..3 {
+        let t = Instant::now();
+        for (_, cut) in &cuts {
+            heat.solve(&cut.scene)?;
+        }
+        heat_s = heat_s.min(t.elapsed().as_secs_f64());
+    }
+    let mut out = RigRow {
+        name: rig.name.clone(),
+        source: source.to_string(),
+        b: scores(rig, &frames, &cuts, &b)?,
+        scores: Vec::new(),
+        ratio: Vec::new(),
+    };
+    for target in TARGETS {
+        let solver = solver_for(target)?;
+        let (a, _) = resolve(rig, solver.as_ref(), &artist, &whole)?;
+        let mut c_s = f64::INFINITY;
+        let mut c = whole.clone();
+        for _ in 0..3 {
+            let (w, s) = resolve(rig, solver.as_ref(), &sets, &whole)?;
+            c = w;
+            c_s = c_s.min(s);
+        }
+        out.scores.push([
+            scores(rig, &frames, &cuts, &a)?,
+            scores(rig, &frames, &cuts, &c)?,
+        ]);
+        out.ratio.push(c_s / heat_s.max(1e-9));
+    }
+    Ok(out)
+}
+
+/// Sum over the three measures of the rank of each target's (c) mean over `rows`.
+fn rank_sum(rows: &[&RigRow]) -> Vec<usize> {
+    let means: Vec<Scores> = (0..TARGETS.len())
+        .map(|k| {
+            let col = |m: usize| mean(&rows.iter().map(|r| r.scores[k][1][m]).collect::<Vec<_>>());
+            [col(0), col(1), col(2)]
+        })
+        .collect();
+    let mut sum = vec![0; TARGETS.len()];
+    // Agreement: higher is better; the deviations: lower.
+    for (m, higher) in [(0, true), (1, false), (2, false)] {
+        let mut order: Vec<usize> = (0..TARGETS.len()).collect();
+        order.sort_by(|&x, &y| {
+            let (u, v) = (means[x][m], means[y][m]);
+            if higher {
+                v.total_cmp(&u)
+            } else {
+                u.total_cmp(&v)
+            }
+        });
+        for (rank, &k) in order.iter().enumerate() {
+            sum[k] += rank;
+        }
+    }
+    sum
+}
+
+fn median(mut v: Vec<f64>) -> f64 {
+    v.sort_by(f64::total_cmp);
+    v.get(v.len() / 2).copied().unwrap_or(f64::NAN)
+}
+
+pub fn run(only: Option<Vec<String>>) -> Res<()> {
+    let mut rows = Vec::new();
+    for (src, rig) in super::painted_rigs(only.as_deref())? {
+        let row = score_rig(&src.source, &rig)?;
+        eprintln!(
+            "{}: (c) agreement per target {:?}",
+            row.name,
+            row.scores
+                .iter()
+                .map(|s| (s[1][0] * 10.0).round() / 10.0)
+                .collect::<Vec<_>>()
+        );
+        rows.push(row);
+    }
+    let label = |t: Option<usize>| {
+        t.map_or("own vertices (today)".to_string(), |n| {
+            format!("subdivided to {n}")
+        })
+    };
+    println!("| re-solve of each mesh | (a) agreement % | (a) one-bone % | (a) clip % | (c) agreement % | (c) one-bone % | (c) clip % | (c) re-solve time / heat, median over rigs |");
+    println!("|---|---|---|---|---|---|---|---|");
+    let col =
+        |k: usize, p: usize, m: usize| rows.iter().map(|r| r.scores[k][p][m]).collect::<Vec<_>>();
+    let b = |m: usize| rows.iter().map(|r| r.b[m]).collect::<Vec<_>>();
+    println!(
+        "| (b) whole, artist-bound bones | - | - | - | {} | {} | {} | - |",
+        interval(&b(0)),
+        interval(&b(1)),
+        interval(&b(2))
+    );
+    for (k, t) in TARGETS.iter().enumerate() {
+        println!(
+            "| {} | {} | {} | {} | {} | {} | {} | {:.2}x |",
+            label(*t),
+            interval(&col(k, 0, 0)),
+            interval(&col(k, 0, 1)),
+            interval(&col(k, 0, 2)),
+            interval(&col(k, 1, 0)),
+            interval(&col(k, 1, 1)),
+            interval(&col(k, 1, 2)),
+            median(rows.iter().map(|r| r.ratio[k]).collect())
+        );
+    }
+    // The target chosen per rig on the other sources' rigs (rank sum of the three means).
+    let mut held = Vec::new();
+    let mut chosen = std::collections::BTreeMap::<String, usize>::new();
+    for r in &rows {
+        let others: Vec<&RigRow> = rows.iter().filter(|o| o.source != r.source).collect();
+        let sums = rank_sum(&others);
+        let k = (0..TARGETS.len()).min_by_key(|&k| sums[k]).unwrap_or(0);
+        *chosen.entry(label(TARGETS[k])).or_default() += 1;
+        held.push((r.scores[k][1], r.ratio[k]));
+    }
+    let h = |m: usize| held.iter().map(|x| x.0[m]).collect::<Vec<_>>();
+    println!(
+        "| (c) target chosen leaving the rig's source out | - | - | - | {} | {} | {} | {:.2}x |",
+        interval(&h(0)),
+        interval(&h(1)),
+        interval(&h(2)),
+        median(held.iter().map(|x| x.1).collect())
+    );
+    let all: Vec<&RigRow> = rows.iter().collect();
+    let sums = rank_sum(&all);
+    println!(
+        "\nChosen held out (rigs): {chosen:?}; on all rigs: {}. (c)'s sets are the shipped trees' \
+         (in-sample); rigs won by (c) against (b) per target (agreement / one-bone / clip):",
+        label(TARGETS[(0..TARGETS.len()).min_by_key(|&k| sums[k]).unwrap_or(0)])
+    );
+    for (k, t) in TARGETS.iter().enumerate() {
+        let won = |m: usize| {
+            rows.iter()
+                .filter(|r| {
+                    let (c, b) = (r.scores[k][1][m], r.b[m]);
+                    if m == 0 {
+                        c > b
+                    } else {
+                        c < b
+                    }
+                })
+                .count()
+        };
+        println!("- {}: {} / {} / {}", label(*t), won(0), won(1), won(2));
+    }
+    Ok(())
+}

@@ -160,8 +160,21 @@ impl Solver for RefinedBy<'_> {
         self.inner.name()
     }
 
+    /// A copy the inner solver cannot solve (bbw's system on a subdivided sliver is not
+    /// positive definite) does not stop the bind: the mesh is solved on its own vertices,
+    /// with a [`SolveWarning::RefineFailed`] saying so.
     fn compute(&self, scene: &Scene) -> Result<Solution> {
-        crate::solvers::compute_refined(self.inner, self.name(), scene, self.target)
+        match crate::solvers::compute_refined(self.inner, self.name(), scene, self.target) {
+            Ok(solved) => Ok(solved),
+            Err(error) => {
+                let mut own = self.inner.compute(scene)?;
+                own.report.warnings.push(SolveWarning::RefineFailed {
+                    target: self.target,
+                    error: error.to_string(),
+                });
+                Ok(own)
+            }
+        }
     }
 }
 
@@ -1817,5 +1830,62 @@ mod tests {
             assert!(w.normalization_error() < 1e-9);
             assert!(w.as_slice().iter().all(|x| x.is_finite() && *x >= 0.0));
         }
+    }
+
+    /// The recommended solver on meshes of at most 30 vertices; an error on larger ones.
+    struct SmallMeshesOnly;
+
+    impl Solver for SmallMeshesOnly {
+        fn name(&self) -> String {
+            "small meshes only".into()
+        }
+
+        fn compute(&self, scene: &Scene) -> Result<Solution> {
+            if scene.mesh.vertex_count() > 30 {
+                return Err(crate::error::SolverError::Solver {
+                    solver: self.name(),
+                    message: format!("{} vertices", scene.mesh.vertex_count()),
+                }
+                .into());
+            }
+            crate::solvers::recommended().compute(scene)
+        }
+    }
+
+    #[test]
+    fn a_mesh_whose_subdivided_solve_fails_is_solved_on_its_own_vertices_and_says_so() {
+        let scene = coarse_arm();
+        let every = [0, 1];
+        let none = FileBindings::default();
+        let options = BindOptions::default();
+        let solved = bind(
+            &SmallMeshesOnly,
+            &scene,
+            Bind::Auto,
+            &every,
+            &none,
+            &options,
+        )
+        .unwrap();
+        let own = BindOptions {
+            refine: None,
+            ..options
+        };
+        let plain = bind(&SmallMeshesOnly, &scene, Bind::Auto, &every, &none, &own).unwrap();
+        assert_eq!(solved.weights, plain.weights);
+        let said: Vec<String> = solved
+            .report
+            .warnings
+            .iter()
+            .map(ToString::to_string)
+            .collect();
+        assert_eq!(said.len(), 1, "{said:?}");
+        assert!(
+            said[0].starts_with("mesh \"")
+                && said[0].contains("subdivided to 150 vertices failed")
+                && said[0].contains("own vertices"),
+            "{said:?}"
+        );
+        assert!(plain.report.warnings.is_empty());
     }
 }

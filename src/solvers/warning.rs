@@ -70,6 +70,14 @@ pub enum SolveWarning {
         /// What its solve said.
         warning: Box<SolveWarning>,
     },
+    /// The solve on a subdivided copy of the mesh failed (the binder's re-solve,
+    /// [`crate::binding::BindOptions::refine`]): the mesh was solved on its own vertices.
+    RefineFailed {
+        /// The subdivision target (vertices).
+        target: usize,
+        /// Why the subdivided solve failed.
+        error: String,
+    },
     /// A warning read back from a file (`compare.json`), as its text.
     Recorded(String),
 }
@@ -87,6 +95,7 @@ impl SolveWarning {
             SolveWarning::NotConverged { .. } => "not converged",
             SolveWarning::ComponentOffBones { .. } => "component off bones",
             SolveWarning::UnmaskablePart { .. } => "unmaskable part",
+            SolveWarning::RefineFailed { .. } => "refine failed",
             SolveWarning::InMesh { warning, .. } => warning.kind(),
             SolveWarning::Recorded(_) => "recorded",
         }
@@ -146,6 +155,11 @@ impl fmt::Display for SolveWarning {
             SolveWarning::UnmaskablePart { part } => write!(
                 f,
                 "no bone may influence part {part:?}: its vertices keep the unmasked weights"
+            ),
+            SolveWarning::RefineFailed { target, error } => write!(
+                f,
+                "the solve on a copy subdivided to {target} vertices failed ({error}): solved \
+                 on the mesh's own vertices"
             ),
             SolveWarning::InMesh { mesh, warning } => write!(f, "mesh {mesh:?}: {warning}"),
             SolveWarning::Recorded(text) => f.write_str(text),

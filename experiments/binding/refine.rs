@@ -41,11 +41,22 @@ fn resolve(
     Ok((w, t.elapsed().as_secs_f64()))
 }
 
+/// `best` with each mesh subdivided to `target`; `REFINE_OPTIONS=KEY=VALUE;...` adds options
+/// of `best` to every target's solver.
 fn solver_for(target: Option<usize>) -> Res<Box<dyn Solver>> {
-    Ok(match target {
-        None => super::common::rigs::solver_of_spec("best")?,
-        Some(n) => super::common::rigs::solver_of_spec(&format!("best:refine={n}"))?,
-    })
+    let mut options: Vec<String> = std::env::var("REFINE_OPTIONS")
+        .ok()
+        .into_iter()
+        .filter(|o| !o.is_empty())
+        .collect();
+    options.extend(target.map(|n| format!("refine={n}")));
+    if options.is_empty() {
+        return Ok(super::common::rigs::solver_of_spec("best")?);
+    }
+    Ok(super::common::rigs::solver_of_spec(&format!(
+        "best:{}",
+        options.join(";")
+    ))?)
 }
 
 fn score_rig(source: &str, rig: &Rig) -> Res<RigRow> {

@@ -164,26 +164,15 @@ fn run() -> Res<()> {
     let only: Option<Vec<String>> = std::env::var("BINDING_RIGS")
         .ok()
         .map(|v| v.split(',').map(str::to_string).collect());
-    if std::env::var("BINDING_MODE").is_ok_and(|m| m == "learned") {
-        return learned::run(only);
-    }
-    if std::env::var("BINDING_MODE").is_ok_and(|m| m == "timing") {
-        return timing::run(only);
-    }
-    if std::env::var("BINDING_MODE").is_ok_and(|m| m == "explain") {
-        return explain::run(only);
-    }
-    if std::env::var("BINDING_MODE").is_ok_and(|m| m == "probe") {
-        return probe::run(only);
-    }
-    if std::env::var("BINDING_MODE").is_ok_and(|m| m == "deforming") {
-        return deforming::run(only);
-    }
-    if std::env::var("BINDING_MODE").is_ok_and(|m| m == "chains") {
-        return deforming::chains(only);
-    }
-    if std::env::var("BINDING_MODE").is_ok_and(|m| m == "refine") {
-        return refine::run(only);
+    match std::env::var("BINDING_MODE").as_deref() {
+        Ok("learned") => return learned::run(only),
+        Ok("timing") => return timing::run(only),
+        Ok("explain") => return explain::run(only),
+        Ok("probe") => return probe::run(only),
+        Ok("deforming") => return deforming::run(only),
+        Ok("chains") => return deforming::chains(only),
+        Ok("refine") => return refine::run(only),
+        _ => {}
     }
     let mut results = Vec::new();
     for src in default_sources()? {
@@ -456,6 +445,17 @@ impl SplitMix {
         z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
         (((z ^ (z >> 31)) % n as u64) as usize).min(n - 1)
     }
+}
+
+/// The three measures' cells of a table row (`interval` of each), `col(m)` the column of
+/// measure `m` over rigs.
+fn three_cells(col: impl Fn(usize) -> Vec<f64>) -> String {
+    format!(
+        "{} | {} | {}",
+        interval(&col(0)),
+        interval(&col(1)),
+        interval(&col(2))
+    )
 }
 
 fn interval(v: &[f64]) -> String {

@@ -8,7 +8,7 @@
 use super::common::boost;
 use super::common::rigs::Rig;
 use super::common::Res;
-use super::{interval, mean, scores, Scores, FPS};
+use super::{mean, scores, three_cells, Scores, FPS};
 use skinweights::binding::{
     auto_bones, pair_features, solve_bound, solve_with_bones, BindOptions, MeshBones,
     RIGID_VERTICES,
@@ -500,13 +500,8 @@ pub fn run(only: Option<Vec<String>>) -> Res<()> {
     }
     println!("| variant | agreement % | one-bone % | clip % |\n|---|---|---|---|");
     for (k, name) in names.iter().enumerate() {
-        let col = |m: usize| rows.iter().map(|r| r[k][m]).collect::<Vec<f64>>();
-        println!(
-            "| {name} | {} | {} | {} |",
-            interval(&col(0)),
-            interval(&col(1)),
-            interval(&col(2))
-        );
+        let cells = three_cells(|m| rows.iter().map(|r| r[k][m]).collect());
+        println!("| {name} | {cells} |");
     }
     for (i, t) in THRESHOLDS.iter().enumerate() {
         println!(

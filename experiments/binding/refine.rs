@@ -7,7 +7,7 @@
 //! times each re-solve against heat's per-mesh time.
 use super::common::rigs::Rig;
 use super::common::Res;
-use super::{interval, mean, scores, Scores, FPS};
+use super::{mean, scores, three_cells, Scores, FPS};
 use skinweights::binding::{auto_bones, solve_bound, solve_with_bones, BindOptions, MeshBones};
 use skinweights::metrics::artist::ArtistClipFrames;
 use skinweights::scene::SubScene;
@@ -164,25 +164,15 @@ pub fn run(only: Option<Vec<String>>) -> Res<()> {
     };
     println!("| re-solve of each mesh | (a) agreement % | (a) one-bone % | (a) clip % | (c) agreement % | (c) one-bone % | (c) clip % | (c) re-solve time / heat, median over rigs |");
     println!("|---|---|---|---|---|---|---|---|");
-    let col =
-        |k: usize, p: usize, m: usize| rows.iter().map(|r| r.scores[k][p][m]).collect::<Vec<_>>();
-    let b = |m: usize| rows.iter().map(|r| r.b[m]).collect::<Vec<_>>();
-    println!(
-        "| (b) whole, artist-bound bones | - | - | - | {} | {} | {} | - |",
-        interval(&b(0)),
-        interval(&b(1)),
-        interval(&b(2))
-    );
+    let b = three_cells(|m| rows.iter().map(|r| r.b[m]).collect());
+    println!("| (b) whole, artist-bound bones | - | - | - | {b} | - |");
     for (k, t) in TARGETS.iter().enumerate() {
+        let cells = |p: usize| three_cells(|m| rows.iter().map(|r| r.scores[k][p][m]).collect());
         println!(
-            "| {} | {} | {} | {} | {} | {} | {} | {:.2}x |",
+            "| {} | {} | {} | {:.2}x |",
             label(*t),
-            interval(&col(k, 0, 0)),
-            interval(&col(k, 0, 1)),
-            interval(&col(k, 0, 2)),
-            interval(&col(k, 1, 0)),
-            interval(&col(k, 1, 1)),
-            interval(&col(k, 1, 2)),
+            cells(0),
+            cells(1),
             median(rows.iter().map(|r| r.ratio[k]).collect())
         );
     }
@@ -196,12 +186,9 @@ pub fn run(only: Option<Vec<String>>) -> Res<()> {
         *chosen.entry(label(TARGETS[k])).or_default() += 1;
         held.push((r.scores[k][1], r.ratio[k]));
     }
-    let h = |m: usize| held.iter().map(|x| x.0[m]).collect::<Vec<_>>();
     println!(
-        "| (c) target chosen leaving the rig's source out | - | - | - | {} | {} | {} | {:.2}x |",
-        interval(&h(0)),
-        interval(&h(1)),
-        interval(&h(2)),
+        "| (c) target chosen leaving the rig's source out | - | - | - | {} | {:.2}x |",
+        three_cells(|m| held.iter().map(|x| x.0[m]).collect()),
         median(held.iter().map(|x| x.1).collect())
     );
     let all: Vec<&RigRow> = rows.iter().collect();

@@ -1454,11 +1454,7 @@ mod tests {
     use crate::scene::{builtin_scene, BuiltinOptions};
 
     fn arms_down() -> Scene {
-        let options = BuiltinOptions {
-            vertices: 2000,
-            ..BuiltinOptions::default()
-        };
-        builtin_scene("arms-down", &options).unwrap()
+        builtin_scene("arms-down", &BuiltinOptions::default().with_vertices(2000)).unwrap()
     }
 
     #[test]

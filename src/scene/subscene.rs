@@ -288,11 +288,11 @@ mod tests {
 
     /// The built-in layered arms at 2 000 vertices: separate parts for the arms and torso.
     fn layered_arms() -> Scene {
-        let options = BuiltinOptions {
-            vertices: 2000,
-            ..Default::default()
-        };
-        builtin_scene("layered-arms", &options).unwrap()
+        builtin_scene(
+            "layered-arms",
+            &BuiltinOptions::default().with_vertices(2000),
+        )
+        .unwrap()
     }
 
     #[test]

@@ -13,14 +13,17 @@
 //! against heat per mesh, `explain` lists each mesh's artist bones against the binder's with
 //! their features, `probe` scores the rule and the shipped trees against edits of their sets
 //! (stdout only), `deforming` a per-rig classifier of the deforming bones before the whole
-//! solve, `chains` how often the trees' IK-chain bones are the artist's, and `refine` each
-//! mesh's re-solve on subdivided copies of it (all three stdout only).
+//! solve, `chains` how often the trees' IK-chain bones are the artist's, `refine` each
+//! mesh's re-solve on subdivided copies of it, and `second` a second pass dropping the bones
+//! that lead few vertices in that re-solve (all four stdout only).
 
 mod common;
 #[path = "binding/deforming.rs"]
 mod deforming;
 #[path = "binding/refine.rs"]
 mod refine;
+#[path = "binding/second.rs"]
+mod second;
 
 use common::rigs::{cut_meshes, default_sources, load_rig, precision_recall, solve_per_mesh, Rig};
 use common::Res;
@@ -172,6 +175,7 @@ fn run() -> Res<()> {
         Ok("deforming") => return deforming::run(only),
         Ok("chains") => return deforming::chains(only),
         Ok("refine") => return refine::run(only),
+        Ok("second") => return second::run(only),
         _ => {}
     }
     let mut results = Vec::new();

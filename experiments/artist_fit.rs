@@ -21,23 +21,30 @@
 //!   `--max-time-ratio` (1.5) of heat's time;
 //! - the time of each solver over every mesh (mean of `--timing-runs` runs after a warm-up).
 //!
-//! Writes `results/artist_fit/`: `fit.md` and `fit.json`.
+//! With `--bound`, every solver and model is also scored in protocol (c): each artist mesh
+//! solved over the bones the default binder chooses for it (the models still fitted on the
+//! artists' rows over their bones), which is how issue 60's item 3 asks a learned model to be
+//! judged.
+//!
+//! Writes `results/artist_fit/`: `fit.md`, `fit.json` and with `--bound` `bound.md`.
 //!
 //! ```text
-//! cargo run --release --bin artist_fit [-- RIG ...] [--solvers LIST] [--candidates LIST]
+//! cargo run --release --bin artist_fit [-- RIG ...] [--solvers LIST] [--candidates LIST] [--bound]
 //! ```
 
 mod common;
 
 use clap::Parser;
-use common::rigs::{cut_meshes, rigs_and_solvers, solve_per_mesh, sources, Rig};
+use common::rigs::{cut_meshes, rigs_and_solvers, solve_per_mesh, solver_of_spec, sources, Rig};
 use common::stats::{mean_interval, SplitMix};
 use common::{main_with, write_json, write_text, Res};
 use nalgebra::{DMatrix, DVector};
 use serde::Serialize;
+use skinweights::binding::{auto_bones, solve_with_bones, BindOptions};
 use skinweights::metrics::artist::{
     diagonal_of, score_against_artist, ArtistClipFrames, ArtistMesh, ArtistScoreOptions,
 };
+use skinweights::scene::MeshParts;
 use skinweights::scene::SubScene;
 use skinweights::weights::Weights;
 use std::collections::BTreeMap;
@@ -52,7 +59,7 @@ struct Cli {
     /// benchmark scores, with its folds.
     rigs: Vec<PathBuf>,
     /// Comma-separated solvers the models combine, as `NAME` or `NAME:KEY=VALUE;...` (default:
-    /// linear, euclidean, geodesic, heat, bbw, best, best:coarse_refine=2000).
+    /// linear, euclidean, geodesic, heat, bbw, best, best:coarse_refine=2000, best:refine=150).
     #[arg(long, value_delimiter = ',')]
     solvers: Option<Vec<String>>,
     /// Frames per second the rigs' clips are played at for the clip scores.
@@ -75,11 +82,20 @@ struct Cli {
     /// comes first).
     #[arg(long, default_value_t = 3)]
     timing_runs: usize,
+    /// Also score every solver and model in protocol (c): each artist mesh solved over the
+    /// bones the default binder chooses for it (`BindOptions::default()` over `best`'s whole
+    /// solve of the non-IK bones; its trees were fitted on these rigs), the models still fitted
+    /// on the artists' rows over the artists' bones. Writes `bound.md`.
+    #[arg(long)]
+    bound: bool,
     #[command(flatten)]
     common: common::CommonArgs,
 }
 
-const DEFAULT_SOLVERS: [&str; 7] = [
+/// The solvers scored and combined by default: the registry's, `best` on a copy subdivided
+/// to 2 000 vertices (the former recipe on artists' meshes), and to 150 (the binder's re-solve,
+/// `BindOptions::DEFAULT_REFINE`).
+const DEFAULT_SOLVERS: [&str; 8] = [
     "linear",
     "euclidean",
     "geodesic",
@@ -87,6 +103,7 @@ const DEFAULT_SOLVERS: [&str; 7] = [
     "bbw",
     "best",
     "best:coarse_refine=2000",
+    "best:refine=150",
 ];
 /// Weights are floored at this before their logarithm is a feature.
 const LOG_FLOOR: f64 = 1e-3;
@@ -167,6 +184,15 @@ struct RigSamples<'a> {
     meshes: Vec<MeshSample>,
     frames: ArtistClipFrames,
     /// Every solver's protocol (a) weights on the whole rig.
+    solved: Vec<Weights>,
+    /// With `--bound`: the same meshes over the binder's bones.
+    bound: Option<Bound>,
+}
+
+/// Protocol (c)'s samples of one rig: each artist mesh over the bones the binder chose for it,
+/// and every solver's weights over them.
+struct Bound {
+    meshes: Vec<MeshSample>,
     solved: Vec<Weights>,
 }
 
@@ -261,12 +287,18 @@ fn run(cli: &Cli) -> Res<()> {
             .collect();
         let frames = ArtistClipFrames::new(&rig.scene, &rig.artist, rig.scene.clips(), cli.fps)
             .map_err(|e| format!("{}: {e}", rig.name))?;
+        let bound = if cli.bound {
+            Some(bound_samples(rig, &cuts, &solvers)?)
+        } else {
+            None
+        };
         samples.push(RigSamples {
             rig,
             cuts,
             meshes,
             frames,
             solved,
+            bound,
         });
     }
     bar.finish_and_clear();
@@ -305,10 +337,42 @@ fn run(cli: &Cli) -> Res<()> {
         .collect();
     let painted_sources: Vec<String> = painted.iter().map(|&r| source(r).to_string()).collect();
     let all_fitted = fit_models(&samples, &painted, &models)?;
-    let rigs_scores = score_rigs(&samples, &painted, &solvers, &models, |k| {
+    let rigs_scores = score_rigs(&samples, &painted, &solvers, &models, false, |k| {
         per_rig[k].clone()
     })?;
     let chosen = choose_by_rig(&rigs_scores, &painted_sources, &solvers, &seconds, cli)?;
+    let dir = cli.common.out_dir("artist_fit")?;
+    if cli.bound {
+        let scores = score_rigs(&samples, &painted, &solvers, &models, true, |k| {
+            per_rig[k].clone()
+        })?;
+        let methods: Vec<String> = (solvers.iter().cloned())
+            .chain(models.iter().map(|m| m.name.clone()))
+            .collect();
+        let every: Vec<usize> = (0..methods.len()).collect();
+        let chosen: Vec<(String, String)> = loso_pick(&scores, &painted_sources, &every)
+            .into_iter()
+            .zip(&scores)
+            .map(|(k, r)| (r.rig.clone(), methods[k].clone()))
+            .collect();
+        let mut md = String::from(
+            "# artist_fit --bound: solvers and models over the binder's bones (protocol (c))\n\n",
+        );
+        let _ = writeln!(
+            md,
+            "Each artist mesh of {} painted rigs solved over the bones `BindOptions::default()` \
+             chooses for it (the shipped trees over `best`'s whole solve of the non-IK bones, \
+             fitted on these rigs), then scored against the artist's weights as the benchmark \
+             does. The models are fitted on the artists' rows over the artists' bones, leaving \
+             the rig's source out, and predict over the binder's bones. The last row chooses \
+             among every method per rig, leaving its source out (rank sum of the three \
+             measures).\n",
+            scores.len()
+        );
+        md.push_str(&means_table(&methods, &scores, &chosen));
+        println!("{md}");
+        write_text(&dir, "bound.md", &md)?;
+    }
     let out = Output {
         chosen,
         experiment: "artist_fit",
@@ -326,11 +390,45 @@ fn run(cli: &Cli) -> Res<()> {
     };
     let md = fit_md(&out);
     println!("{md}");
-    let dir = cli.common.out_dir("artist_fit")?;
     write_text(&dir, "fit.md", &md)?;
     write_json(&dir, "fit.json", &out)?;
     eprintln!("wrote {}", dir.display());
     Ok(())
+}
+
+/// Protocol (c)'s samples: each artist mesh of `cuts` cut again over the bones the default
+/// binder chooses for it, from `best`'s whole solve of the non-IK bones and the slots' bones
+/// (no artist weight), and every solver's rows over them.
+fn bound_samples(rig: &Rig, cuts: &[(String, SubScene)], solvers: &[String]) -> Res<Bound> {
+    let best = solver_of_spec("best")?;
+    let d0 = rig.scene.deforming_bones(None)?.kept;
+    let whole = solve_with_bones(best.as_ref(), &rig.scene, &d0)?.weights;
+    let sets = auto_bones(&rig.scene, &whole, &rig.homes(), &BindOptions::default())?;
+    let names = rig.scene.skeleton().bones();
+    let parts = MeshParts::new(&rig.scene);
+    let bound: Vec<(String, SubScene)> = cuts
+        .iter()
+        .map(|(part, _)| {
+            let bones: Vec<String> = sets
+                .iter()
+                .find(|s| s.part == *part)
+                .ok_or_else(|| format!("{}: the binder left mesh {part} without bones", rig.name))?
+                .bones
+                .iter()
+                .map(|&b| names[b].name.clone())
+                .collect();
+            Ok((part.clone(), parts.cut(part, &bones)?))
+        })
+        .collect::<Res<_>>()?;
+    let solved = solvers
+        .iter()
+        .map(|solver| Ok(solve_per_mesh(rig, &bound, solver, |_| {})?.0))
+        .collect::<Res<Vec<Weights>>>()?;
+    let meshes = bound
+        .iter()
+        .map(|(_, cut)| mesh_sample(rig, cut, &solved))
+        .collect();
+    Ok(Bound { meshes, solved })
 }
 
 /// The solvers' rows, the geometric features and the artist's rows of one artist mesh.
@@ -623,13 +721,19 @@ fn score_rigs(
     test: &[usize],
     solvers: &[String],
     models: &[Model],
+    bound: bool,
     fitted_for: impl Fn(usize) -> Vec<Fitted>,
 ) -> Res<Vec<RigScores>> {
     let mut out = Vec::new();
     for (k, &r) in test.iter().enumerate() {
         let s = &samples[r];
+        let (meshes, solved) = match (&s.bound, bound) {
+            (Some(b), true) => (&b.meshes, &b.solved),
+            (None, true) => return Err("protocol (c) scores need --bound samples".into()),
+            (_, false) => (&s.meshes, &s.solved),
+        };
         let mut scores = Vec::new();
-        for w in &s.solved {
+        for w in solved {
             scores.push(score_rig(s, w)?.summary());
         }
         for fitted in fitted_for(k) {
@@ -637,7 +741,7 @@ fn score_rigs(
                 s.rig.scene.mesh().vertex_count(),
                 s.rig.scene.skeleton().len(),
             );
-            for m in &s.meshes {
+            for m in meshes {
                 for (row, &v) in predict(&models[fitted.model], &fitted, m)
                     .iter()
                     .zip(&m.vertices)
@@ -729,14 +833,24 @@ fn choose_by_rig(
     if fast.is_empty() {
         return Err("no candidate is within the time budget".into());
     }
-    // ranks[r][i]: candidate fast[i]'s rank sum on rig r (1 = best on a measure; ties share).
+    Ok(loso_pick(rigs, sources, &fast)
+        .into_iter()
+        .zip(rigs)
+        .map(|(k, r)| (r.rig.clone(), solvers[k].clone()))
+        .collect())
+}
+
+/// Per rig, the method of `candidates` (indices into the rigs' scores) whose rank sum over the
+/// three measures, summed over the other sources' rigs, is lowest.
+fn loso_pick(rigs: &[RigScores], sources: &[String], candidates: &[usize]) -> Vec<usize> {
+    // ranks[r][i]: candidates[i]'s rank sum on rig r (1 = best on a measure; ties share).
     let ranks: Vec<Vec<f64>> = rigs
         .iter()
         .map(|r| {
-            let mut sum = vec![0.0; fast.len()];
+            let mut sum = vec![0.0; candidates.len()];
             for (m, higher) in [(0, true), (2, false), (3, false)] {
-                for (i, &k) in fast.iter().enumerate() {
-                    let better = fast
+                for (i, &k) in candidates.iter().enumerate() {
+                    let better = candidates
                         .iter()
                         .filter(|&&o| {
                             let (a, b) = (r.scores[o][m], r.scores[k][m]);
@@ -753,20 +867,20 @@ fn choose_by_rig(
             sum
         })
         .collect();
-    Ok((0..rigs.len())
+    (0..rigs.len())
         .map(|held| {
-            let mean = |i: usize| -> f64 {
+            let total = |i: usize| -> f64 {
                 (0..rigs.len())
                     .filter(|&r| sources[r] != sources[held])
                     .map(|r| ranks[r][i])
                     .sum::<f64>()
             };
-            let pick = (0..fast.len())
-                .min_by(|&a, &b| mean(a).total_cmp(&mean(b)))
+            let pick = (0..candidates.len())
+                .min_by(|&a, &b| total(a).total_cmp(&total(b)))
                 .unwrap_or(0);
-            (rigs[held].rig.clone(), solvers[fast[pick]].clone())
+            candidates[pick]
         })
-        .collect())
+        .collect()
 }
 
 /// `mean [lo, hi]` over rigs (the 95% bootstrap interval; seeded by the measure).
@@ -775,16 +889,10 @@ fn with_interval(values: &[f64], measure: usize) -> String {
     format!("{mean:.2} [{lo:.2}, {hi:.2}]")
 }
 
-fn fit_md(out: &Output) -> String {
-    let mut md = String::from("# artist_fit: models fitted on the artists' weights\n\n");
-    let _ = writeln!(
-        md,
-        "Protocol (a) of the benchmark on {} painted rigs, leave one source out: each rig \
-         predicted by the models fitted on the rigs of the other sources. Models built from: {}.\n",
-        out.rigs.len(),
-        out.solvers.join(", ")
-    );
-    md.push_str("## mean over rigs (each rig counts once), rigs won\n\n");
+/// The table of means over rigs with intervals and rigs won per method, then the row of the
+/// methods `chosen` per rig (if any) and the list of those choices.
+fn means_table(methods: &[String], rigs: &[RigScores], chosen: &[(String, String)]) -> String {
+    let mut md = String::from("## mean over rigs (each rig counts once), rigs won\n\n");
     md.push_str(
         "Means over rigs with their 95% bootstrap intervals over rigs.\n\n\
          | method | agreement % | won | one-bone mean % | won | clip mean % | won |\n\
@@ -792,13 +900,12 @@ fn fit_md(out: &Output) -> String {
     );
     // (index in the summary, higher is better)
     let measures = [(0, true), (2, false), (3, false)];
-    for (k, name) in out.methods.iter().enumerate() {
+    for (k, name) in methods.iter().enumerate() {
         let _ = write!(md, "| {name} |");
         for &(i, higher) in &measures {
-            let values: Vec<f64> = out.rigs.iter().map(|r| r.scores[k][i]).collect();
+            let values: Vec<f64> = rigs.iter().map(|r| r.scores[k][i]).collect();
             let mean = with_interval(&values, i);
-            let won = out
-                .rigs
+            let won = rigs
                 .iter()
                 .filter(|r| {
                     let top = r
@@ -814,23 +921,36 @@ fn fit_md(out: &Output) -> String {
         }
         md.push('\n');
     }
-    if !out.chosen.is_empty() {
+    if !chosen.is_empty() {
         let _ = write!(md, "| chosen by leave one source out |");
         for &(i, _) in &measures {
             let value = |r: &RigScores, name: &str| -> f64 {
-                let k = out.methods.iter().position(|m| m == name).unwrap_or(0);
+                let k = methods.iter().position(|m| m == name).unwrap_or(0);
                 r.scores[k][i]
             };
-            let values: Vec<f64> = (out.rigs.iter().zip(&out.chosen))
+            let values: Vec<f64> = (rigs.iter().zip(chosen))
                 .map(|(r, (_, c))| value(r, c))
                 .collect();
             let _ = write!(md, " {} | - |", with_interval(&values, i));
         }
         md.push_str("\n\nChosen per held-out rig:\n\n");
-        for (rig, c) in &out.chosen {
+        for (rig, c) in chosen {
             let _ = writeln!(md, "- {rig}: `{c}`");
         }
     }
+    md
+}
+
+fn fit_md(out: &Output) -> String {
+    let mut md = String::from("# artist_fit: models fitted on the artists' weights\n\n");
+    let _ = writeln!(
+        md,
+        "Protocol (a) of the benchmark on {} painted rigs, leave one source out: each rig \
+         predicted by the models fitted on the rigs of the other sources. Models built from: {}.\n",
+        out.rigs.len(),
+        out.solvers.join(", ")
+    );
+    md.push_str(&means_table(&out.methods, &out.rigs, &out.chosen));
     md.push_str(
         "\n## time: every mesh of every rig solved (mean of the timed runs after a warm-up)\n\n",
     );

@@ -555,7 +555,7 @@ fn c_over(
 
 /// Properties of a bone chosen for a mesh, each a question `chains` counts the artist's
 /// answer to.
-const PROPERTIES: [&str; 9] = [
+const PROPERTIES: [&str; 14] = [
     "in an IK chain",
     "home of some part",
     "home of no part",
@@ -565,6 +565,11 @@ const PROPERTIES: [&str; 9] = [
     "driven by a path constraint (Spine)",
     "coloured apart from the editor's default (Spine)",
     "shown with an icon (Spine)",
+    "the mesh's home (its slot's bone)",
+    "a descendant of the mesh's home",
+    "an ancestor of the mesh's home",
+    "on another branch than the mesh's home",
+    "of a mesh with no home",
 ];
 
 /// `BINDING_MODE=chains`: of the shipped trees' bones per scored mesh, for each of
@@ -601,8 +606,16 @@ pub fn chains(only: Option<Vec<String>>) -> Res<()> {
             let Some(mb) = sets.iter().find(|m| m.part == *part) else {
                 continue;
             };
+            let home = rig
+                .homes()
+                .into_iter()
+                .find(|h| h.part == *part)
+                .and_then(|h| h.bones.first().copied());
             let has = |j: usize| {
                 let point = bones[j].length() < 1e-3 * longest;
+                let (below, above) = home.map_or((false, false), |h| {
+                    (is_ancestor(bones, h, j), is_ancestor(bones, j, h))
+                });
                 let children = bones.iter().any(|b| b.parent == Some(j));
                 [
                     chain.contains(&j),
@@ -614,6 +627,11 @@ pub fn chains(only: Option<Vec<String>>) -> Res<()> {
                     marks.path[j],
                     marks.colour[j] != "989898ff",
                     marks.icon[j],
+                    home == Some(j),
+                    below,
+                    above,
+                    home.is_some_and(|h| h != j) && !below && !above,
+                    home.is_none(),
                 ]
             };
             for &j in &mb.bones {

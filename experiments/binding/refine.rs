@@ -4,7 +4,9 @@
 //! (`artist_fit`). This mode scores (a) and (c) (the shipped trees' sets over D0's whole
 //! solve) with each mesh under `target` vertices solved on a copy subdivided to at least
 //! `target`, for each of [`TARGETS`], the target chosen per rig by leaving its source out, and
-//! times each re-solve against heat's per-mesh time.
+//! times each re-solve against heat's per-mesh time. `WHOLE_SPEC=SPEC` solves the whole
+//! character the binder reads with another solver spec, `REFINE_BINDER=rule` binds with the
+//! hand-made rule, and `REFINE_OPTIONS=KEY=VALUE;...` adds options of `best` to every re-solve.
 use super::common::rigs::Rig;
 use super::common::Res;
 use super::{mean, scores, three_cells, Scores, FPS};
@@ -65,9 +67,19 @@ fn score_rig(source: &str, rig: &Rig) -> Res<RigRow> {
     let frames = ArtistClipFrames::new(&rig.scene, &rig.artist, rig.scene.clips(), FPS)?;
     let cuts: Vec<(String, SubScene)> = super::scored_cuts(rig)?;
     let d0 = rig.scene.deforming_bones(None)?.kept;
-    let whole = solve_with_bones(best.as_ref(), &rig.scene, &d0)?.weights;
+    // `WHOLE_SPEC`: the solver of the whole solve the binder reads (default `best`);
+    // `REFINE_BINDER=rule`: the hand-made rule instead of the shipped trees.
+    let whole_solver = match std::env::var("WHOLE_SPEC") {
+        Ok(spec) => super::common::rigs::solver_of_spec(&spec)?,
+        Err(_) => solver_for(None)?,
+    };
+    let whole = solve_with_bones(whole_solver.as_ref(), &rig.scene, &d0)?.weights;
     let b = solve_with_bones(best.as_ref(), &rig.scene, &rig.artist_bones())?.weights;
-    let mut sets = auto_bones(&rig.scene, &whole, &rig.homes(), &BindOptions::default())?;
+    let options = match std::env::var("REFINE_BINDER").as_deref() {
+        Ok("rule") => BindOptions::rule(),
+        _ => BindOptions::default(),
+    };
+    let mut sets = auto_bones(&rig.scene, &whole, &rig.homes(), &options)?;
     sets.retain(|mb| cuts.iter().any(|(p, _)| *p == mb.part));
     let artist: Vec<MeshBones> = cuts
         .iter()

@@ -44,8 +44,7 @@ use skinweights::binding::{auto_bones, solve_with_bones, BindOptions};
 use skinweights::metrics::artist::{
     diagonal_of, score_against_artist, ArtistClipFrames, ArtistMesh, ArtistScoreOptions,
 };
-use skinweights::scene::MeshParts;
-use skinweights::scene::SubScene;
+use skinweights::scene::{MeshParts, SubScene};
 use skinweights::weights::Weights;
 use std::collections::BTreeMap;
 use std::fmt::Write as _;

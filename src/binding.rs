@@ -1064,10 +1064,19 @@ fn solve_bound_warning(
     let mut full = rest;
     crate::skinning::check_shape(scene.mesh.vertex_count(), &full, scene.skeleton.len())?;
     let parts = MeshParts::new(scene);
-    for mb in bindings {
-        let names = bone_names(scene, &mb.bones, &mb.part)?;
-        let cut = parts.cut(&mb.part, &names)?;
-        let solved = solver.solve(&cut.scene)?;
+    // The meshes are solved apart, so side by side; scattered and reported in the bindings'
+    // order, so the weights, the warnings and the first error are the sequential ones.
+    let solved: Vec<Result<(SubScene, Solution)>> = bindings
+        .par_iter()
+        .map(|mb| {
+            let names = bone_names(scene, &mb.bones, &mb.part)?;
+            let cut = parts.cut(&mb.part, &names)?;
+            let solved = solver.solve(&cut.scene)?;
+            Ok((cut, solved))
+        })
+        .collect();
+    for (mb, solved) in bindings.iter().zip(solved) {
+        let (cut, solved) = solved?;
         cut.scatter(&solved.weights, &mut full)?;
         let part = &mb.part;
         warnings.extend(solved.report.warnings.into_iter().map(|w| w.in_mesh(part)));

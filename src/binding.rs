@@ -515,12 +515,14 @@ impl BinderModel {
 /// probable one: [`BinderModel::choose`] for any model of the pairs.
 pub fn choose_by(
     features: &[PartFeatures],
-    probability: impl Fn(&[f64; FEATURES]) -> f64,
+    probability: impl Fn(&[f64; FEATURES]) -> f64 + Sync,
     threshold: f64,
     keep: f64,
 ) -> Vec<MeshBones> {
+    // Parts on rayon's threads: a hundred trees per pair were a third of the binder's time on
+    // ggx-character (652 parts x 84 bones).
     features
-        .iter()
+        .par_iter()
         .map(|pf| {
             let p: Vec<f64> = pf.features.iter().map(&probability).collect();
             let top = (0..p.len()).max_by(|&a, &b| p[a].total_cmp(&p[b]));

@@ -5,9 +5,11 @@
 //! take at most 1.5x heat's per-mesh time).
 //!
 //! Measured on this 2-core machine, `cargo bench -p skinweights-benches --bench binding`
-//! (medians of 20 samples): heat per mesh 1.59 ms, `best` per mesh 1.78 ms (1.12x heat),
-//! `Bind::Auto` on the meshes' own vertices 7.20 ms (4.5x), with the default subdivided
-//! re-solve 9.22 ms (5.8x). `docs/binding.md` has the figures over every painted rig.
+//! (medians of 20 samples), with `solve_bound` solving the meshes side by side: heat per mesh
+//! 0.37 ms, `best` per mesh 0.59 ms (1.6x heat), `Bind::Auto` on the meshes' own vertices
+//! 5.55 ms (15x), with the default subdivided re-solve 6.07 ms (16x); one mesh after the other
+//! they were 1.47, 1.74, 6.58 and 8.60 ms. `docs/binding.md` has the figures over every
+//! painted rig.
 
 use criterion::{criterion_group, criterion_main, Criterion};
 use skinweights::binding::{bind, solve_bound, Bind, BindOptions, FileBindings};

@@ -94,6 +94,11 @@ impl Weights {
     pub fn rows_mut_unchecked(&mut self) -> std::slice::ChunksExactMut<'_, f64> {
         self.data.chunks_exact_mut(self.n_bones)
     }
+    /// [`Weights::rows_mut_unchecked`] on rayon's threads.
+    pub(crate) fn par_rows_mut_unchecked(&mut self) -> rayon::slice::ChunksExactMut<'_, f64> {
+        use rayon::slice::ParallelSliceMut;
+        self.data.par_chunks_exact_mut(self.n_bones)
+    }
     /// Weight of bone `b` on vertex `v`.
     pub fn get(&self, v: usize, b: usize) -> f64 {
         self.data[v * self.n_bones + b]

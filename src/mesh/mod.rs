@@ -139,28 +139,49 @@ impl Mesh {
     /// How messages name connected component `c`: by the part (or parts, at most three named)
     /// its vertices belong to, e.g. `part "a_leg_R" (component 5, 39 vertices)`.
     pub fn component_name(&self, c: usize) -> String {
+        self.component_names(&[c]).remove(0)
+    }
+    /// [`Mesh::component_name`] of each of `components`, in one pass over the vertices (a
+    /// scene of hundreds of meshes may have hundreds of blind components to name).
+    pub fn component_names(&self, components: &[usize]) -> Vec<String> {
         let comp = self.topology.component_of();
-        let mut parts: Vec<usize> = (0..self.vertex_count())
-            .filter(|&v| comp[v] == c)
-            .map(|v| self.vertex_parts[v])
-            .collect();
-        let size = parts.len();
-        parts.sort_unstable();
-        parts.dedup();
-        let names: Vec<String> = parts
+        let mut slot = vec![usize::MAX; self.topology.component_count()];
+        for (k, &c) in components.iter().enumerate() {
+            if let Some(s) = slot.get_mut(c) {
+                *s = k;
+            }
+        }
+        let mut parts: Vec<Vec<usize>> = vec![Vec::new(); components.len()];
+        for (v, &c) in comp.iter().enumerate() {
+            if let Some(&k) = slot.get(c).filter(|&&k| k != usize::MAX) {
+                parts[k].push(self.vertex_parts[v]);
+            }
+        }
+        components
             .iter()
-            .take(3)
-            .map(|&p| format!("{:?}", self.parts[p]))
-            .collect();
-        let more = match parts.len() {
-            0..=3 => String::new(),
-            k => format!(" and {} more", k - 3),
-        };
-        let label = if parts.len() == 1 { "part" } else { "parts" };
-        format!(
-            "{label} {}{more} (component {c}, {size} vertices)",
-            names.join(", ")
-        )
+            .enumerate()
+            .map(|(k, &c)| {
+                // A component listed twice was gathered in its last slot.
+                let mut parts = parts[slot.get(c).map_or(k, |&s| s)].clone();
+                let size = parts.len();
+                parts.sort_unstable();
+                parts.dedup();
+                let names: Vec<String> = parts
+                    .iter()
+                    .take(3)
+                    .map(|&p| format!("{:?}", self.parts[p]))
+                    .collect();
+                let more = match parts.len() {
+                    0..=3 => String::new(),
+                    k => format!(" and {} more", k - 3),
+                };
+                let label = if parts.len() == 1 { "part" } else { "parts" };
+                format!(
+                    "{label} {}{more} (component {c}, {size} vertices)",
+                    names.join(", ")
+                )
+            })
+            .collect()
     }
     /// Index of the part called `name`.
     pub fn part_index(&self, name: &str) -> Option<usize> {

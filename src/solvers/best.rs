@@ -958,8 +958,13 @@ impl Best {
 /// `f` on a one-thread pool of the calling thread's own: an artist's mesh solves in a few
 /// tenths of a millisecond, less than rayon's joins cost when each hands work to the global
 /// pool (measured over the benchmark's 124 artists' meshes: 1.5x heat's time on the pool,
-/// docs/benchmark.md).
+/// docs/benchmark.md). Run in place on a thread of a rayon pool (the binder's meshes solved
+/// side by side): its joins stay on that thread unless another is idle, and a worker waiting
+/// for a pool of its own would take up further meshes meanwhile, nesting them on its stack.
 fn on_one_thread<T: Send>(f: impl FnOnce() -> T + Send) -> T {
+    if rayon::current_thread_index().is_some() {
+        return f();
+    }
     thread_local! {
         static POOL: Option<rayon::ThreadPool> =
             rayon::ThreadPoolBuilder::new().num_threads(1).build().ok();

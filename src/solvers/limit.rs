@@ -73,8 +73,8 @@ impl WeightLimit {
         if nb == 0 {
             return;
         }
-        let mut data = weights.as_slice().to_vec();
-        data.par_chunks_mut(nb).for_each(|row| {
+        // In place: a copy of the rows costs as much as the remap on a large scene.
+        weights.par_rows_mut_unchecked().for_each(|row| {
             let largest = (0..nb).fold(0, |b, j| if row[j] > row[b] { j } else { b });
             let mut sum = 0.0;
             for w in row.iter_mut() {
@@ -88,9 +88,6 @@ impl WeightLimit {
                 row[largest] = 1.0;
             }
         });
-        for (v, row) in data.chunks(nb).enumerate() {
-            weights.row_mut_unchecked(v).copy_from_slice(row);
-        }
     }
 }
 

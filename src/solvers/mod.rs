@@ -416,10 +416,7 @@ pub(crate) fn scene_extent(scene: &Scene) -> f64 {
 
 /// Warnings for components where visibility had to be ignored.
 pub(crate) fn blind_warnings(scene: &Scene, blind: &[usize]) -> Vec<SolveWarning> {
-    blind
-        .iter()
-        .map(|&c| SolveWarning::BlindComponent {
-            component: scene.mesh.component_name(c),
-        })
+    (scene.mesh.component_names(blind).into_iter())
+        .map(|component| SolveWarning::BlindComponent { component })
         .collect()
 }

@@ -421,13 +421,21 @@ fn rank_sum(rigs: &[&RigResult]) -> Vec<usize> {
     let means: Vec<Scores> = (0..rigs.first().map_or(0, |r| r.c.len()))
         .map(|k| {
             let col = |m: usize| mean(&rigs.iter().map(|r| r.c[k][m]).collect::<Vec<_>>());
-            [-col(0), col(1), col(2)]
+            [col(0), col(1), col(2)]
         })
         .collect();
-    (0..rigs.first().map_or(0, |r| r.c.len()))
+    rank_sum_of(&means)
+}
+
+/// Per candidate, the sum over the three measures of how many candidates' means are better
+/// (agreement higher, the deviations lower): the leave-one-source-out choices take the lowest.
+fn rank_sum_of(means: &[Scores]) -> Vec<usize> {
+    let better = |o: &Scores, k: &Scores, m: usize| if m == 0 { o[m] > k[m] } else { o[m] < k[m] };
+    means
+        .iter()
         .map(|k| {
             (0..3)
-                .map(|m| means.iter().filter(|o| o[m] < means[k][m]).count())
+                .map(|m| means.iter().filter(|o| better(o, k, m)).count())
                 .sum()
         })
         .collect()

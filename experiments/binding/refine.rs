@@ -131,23 +131,7 @@ fn rank_sum(rows: &[&RigRow]) -> Vec<usize> {
             [col(0), col(1), col(2)]
         })
         .collect();
-    let mut sum = vec![0; TARGETS.len()];
-    // Agreement: higher is better; the deviations: lower.
-    for (m, higher) in [(0, true), (1, false), (2, false)] {
-        let mut order: Vec<usize> = (0..TARGETS.len()).collect();
-        order.sort_by(|&x, &y| {
-            let (u, v) = (means[x][m], means[y][m]);
-            if higher {
-                v.total_cmp(&u)
-            } else {
-                u.total_cmp(&v)
-            }
-        });
-        for (rank, &k) in order.iter().enumerate() {
-            sum[k] += rank;
-        }
-    }
-    sum
+    super::rank_sum_of(&means)
 }
 
 fn median(mut v: Vec<f64>) -> f64 {

@@ -188,22 +188,7 @@ fn rank_sum(rows: &[&RigRow]) -> Vec<usize> {
             [col(0), col(1), col(2)]
         })
         .collect();
-    let mut sum = vec![0; CUTS.len()];
-    for (m, higher) in [(0, true), (1, false), (2, false)] {
-        let mut order: Vec<usize> = (0..CUTS.len()).collect();
-        order.sort_by(|&x, &y| {
-            let (u, v) = (means[x][m], means[y][m]);
-            if higher {
-                v.total_cmp(&u)
-            } else {
-                u.total_cmp(&v)
-            }
-        });
-        for (rank, &k) in order.iter().enumerate() {
-            sum[k] += rank;
-        }
-    }
-    sum
+    super::rank_sum_of(&means)
 }
 
 pub fn run(only: Option<Vec<String>>) -> Res<()> {

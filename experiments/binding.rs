@@ -174,6 +174,7 @@ fn run() -> Res<()> {
         Ok("probe") => return probe::run(only),
         Ok("deforming") => return deforming::run(only),
         Ok("chains") => return deforming::chains(only),
+        Ok("targets") => return deforming::targets(only),
         Ok("refine") => return refine::run(only),
         Ok("second") => return second::run(only),
         _ => {}
@@ -1584,6 +1585,10 @@ mod timing {
             let t = Instant::now();
             let whole = skinweights::binding::solve_with_bones(solver.as_ref(), &rig.scene, &d0)?;
             let whole_s = t.elapsed().as_secs_f64();
+            let heat_solver = super::common::rigs::solver_of_spec("heat")?;
+            let t = Instant::now();
+            skinweights::binding::solve_with_bones(heat_solver.as_ref(), &rig.scene, &d0)?;
+            let whole_heat_s = t.elapsed().as_secs_f64();
             let t = Instant::now();
             bind(
                 solver.as_ref(),
@@ -1604,12 +1609,13 @@ mod timing {
             )?;
             let binder_s = t.elapsed().as_secs_f64();
             println!(
-                "{:<28} v {:>6} meshes {:>4} heat {:>7.3} whole {:>7.3} binder {:>7.3} c {:>7.3} ratio {:>6.2}",
+                "{:<28} v {:>6} meshes {:>4} heat {:>7.3} whole {:>7.3} whole heat {:>7.3} binder {:>7.3} c {:>7.3} ratio {:>6.2}",
                 src.name,
                 rig.scene.mesh().vertex_count(),
                 cuts.len(),
                 heat,
                 whole_s,
+                whole_heat_s,
                 binder_s,
                 c,
                 c / heat

@@ -105,7 +105,8 @@ pub struct BindOptions {
     /// and `min_inside` 3) instead of `min_mass` and `min_inside`. Default
     /// `Some(BinderModel::Trees(FITTED_TREES))`; `None` in [`BindOptions::rule`].
     pub model: Option<BinderModel>,
-    /// With `resolve`, each re-solved mesh of fewer vertices than this is solved on a
+    /// With `resolve`, each mesh the binder re-solves ([`Bind::Auto`], and the parts
+    /// [`Bind::Artist`] leaves to the binder) with fewer vertices than this is solved on a
     /// uniformly subdivided copy of at least this many vertices and read back at its own
     /// vertices ([`crate::solvers::Refined`]): an artist's mesh of 20-150 vertices is too
     /// coarse for a diffusion to resolve. `None`: every mesh on its own vertices. Default
@@ -153,6 +154,16 @@ impl BindOptions {
 struct RefinedBy<'a> {
     inner: &'a dyn Solver,
     target: usize,
+}
+
+impl<'a> RefinedBy<'a> {
+    /// `solver` subdivided as `options.refine` says; `None` when it says no.
+    fn from_options(solver: &'a dyn Solver, options: &BindOptions) -> Option<Self> {
+        options.refine.map(|target| RefinedBy {
+            inner: solver,
+            target,
+        })
+    }
 }
 
 impl Solver for RefinedBy<'_> {
@@ -1154,8 +1165,9 @@ const BOUND_WEIGHT: f64 = 1e-6;
 ///   (with `file.home`) and [`solve_bound`] ([`prune`] without `options.resolve`); a part of
 ///   `file.home` with at most [`RIGID_VERTICES`] vertices stays rigid on its home bone and a
 ///   mesh bound to one bone is set wholly on it, neither solved; `file.artist` is not used.
-/// - [`Bind::Artist`]: the meshes of `file.artist` solved over their bones; the other parts
-///   keep the whole solve's rows (the whole solve is skipped when every part is listed).
+/// - [`Bind::Artist`]: the meshes of `file.artist` solved over their bones, on their own
+///   vertices; the other parts get [`Bind::Auto`]'s binder over the same whole solve (skipped
+///   when every part is listed).
 ///
 /// The report's warnings are the whole solve's and each mesh solve's, prefixed by the mesh.
 ///
@@ -1180,44 +1192,37 @@ pub fn bind(
         .iter()
         .enumerate()
         .any(|(p, part)| has_vertices[p] && !file.artist.iter().any(|a| a.part == *part));
-    let weights = if bind == Bind::Artist {
-        let whole = if unbound {
-            let solved = solve_with_bones(solver, scene, deforming)?;
-            warnings.extend(solved.report.warnings);
-            solved.weights
-        } else {
-            Weights::zeros_unchecked(scene.mesh.vertex_count(), scene.skeleton.len())
-        };
-        solve_bound_warning(solver, scene, &file.artist, whole, &mut warnings)?
+    // Under `Bind::Artist` the parts the file does not weight get the binder; its meshes are
+    // solved over their bones after it.
+    let artist: &[MeshBones] = if bind == Bind::Artist {
+        &file.artist
     } else {
+        &[]
+    };
+    let rest = if bind == Bind::Auto || unbound {
         let bones = whole_bones(scene, deforming, &file.home, options);
         let solved = solve_with_bones(solver, scene, &bones)?;
         warnings.extend(solved.report.warnings);
-        let whole = solved.weights;
-        let mut bindings = auto_bones(scene, &whole, &file.home, options)?;
-        let mut w = if options.resolve {
-            // Neither an image quad kept rigid below nor a mesh bound to one bone needs a
-            // solve: re-solving them was half of `bind`'s time on the painted rigs.
-            let quads = rigid_parts(scene, &file.home);
-            bindings.retain(|mb| !quads.contains(&mb.part));
-            let (one, many): (Vec<MeshBones>, Vec<MeshBones>) =
-                bindings.into_iter().partition(|mb| mb.bones.len() == 1);
-            let refined = options.refine.map(|target| RefinedBy {
-                inner: solver,
-                target,
-            });
-            let per_mesh: &dyn Solver = match &refined {
-                Some(r) => r,
-                None => solver,
-            };
-            let mut w = solve_bound_warning(per_mesh, scene, &many, whole, &mut warnings)?;
-            one_bone(scene, &one, &mut w);
-            w
-        } else {
-            prune(scene, &whole, &bindings)?
-        };
-        rigid_quads(scene, &file.home, &mut w);
-        w
+        let mut bindings = auto_bones(scene, &solved.weights, &file.home, options)?;
+        bindings.retain(|mb| !artist.iter().any(|a| a.part == mb.part));
+        solve_binder_sets(
+            solver,
+            scene,
+            &file.home,
+            bindings,
+            solved.weights,
+            options,
+            &mut warnings,
+        )?
+    } else {
+        Weights::zeros_unchecked(scene.mesh.vertex_count(), scene.skeleton.len())
+    };
+    // The file's meshes on their own vertices: the recipe chosen for artists' meshes within
+    // 1.5x heat's time (`docs/benchmark.md`).
+    let weights = if artist.is_empty() {
+        rest
+    } else {
+        solve_bound_warning(solver, scene, artist, rest, &mut warnings)?
     };
     Ok(Solution {
         weights,
@@ -1227,6 +1232,37 @@ pub fn bind(
             warnings,
         },
     })
+}
+
+/// `whole` with each part of `bindings` re-solved over its bones ([`prune`]d instead without
+/// `options.resolve`); a part of `home` with at most [`RIGID_VERTICES`] vertices stays rigid
+/// on its home bone and a part bound to one bone is set wholly on it, neither solved.
+fn solve_binder_sets(
+    solver: &dyn Solver,
+    scene: &Scene,
+    home: &[MeshBones],
+    mut bindings: Vec<MeshBones>,
+    whole: Weights,
+    options: &BindOptions,
+    warnings: &mut Vec<SolveWarning>,
+) -> Result<Weights> {
+    let mut w = if options.resolve {
+        // Neither an image quad kept rigid below nor a mesh bound to one bone needs a
+        // solve: re-solving them was half of `bind`'s time on the painted rigs.
+        let quads = rigid_parts(scene, home);
+        bindings.retain(|mb| !quads.contains(&mb.part));
+        let (one, many): (Vec<MeshBones>, Vec<MeshBones>) =
+            bindings.into_iter().partition(|mb| mb.bones.len() == 1);
+        let refined = RefinedBy::from_options(solver, options);
+        let per_mesh: &dyn Solver = refined.as_ref().map_or(solver, |r| r);
+        let mut w = solve_bound_warning(per_mesh, scene, &many, whole, warnings)?;
+        one_bone(scene, &one, &mut w);
+        w
+    } else {
+        prune(scene, &whole, &bindings)?
+    };
+    rigid_quads(scene, home, &mut w);
+    Ok(w)
 }
 
 /// Everything a driver settles before it solves a scene: how meshes are bound ([`Bind`]), over
@@ -1260,7 +1296,7 @@ impl Binding {
     /// with the rig's own weights `artist` when it has them.
     ///
     /// - The default is [`Bind::Artist`] when there are `artist` weights (an imported rig keeps
-    ///   its artist's bones; its unweighted meshes keep the whole solve), else [`Bind::All`]
+    ///   its artist's bones; its unweighted meshes get the binder), else [`Bind::All`]
     ///   (sprites and built-in scenes keep the whole solve).
     /// - With `restrict` (the user listed the bones), each artist mesh keeps only its bones in
     ///   `bones`; a mesh left with none is solved with the whole character.

@@ -699,3 +699,47 @@ fn colour_purity(rig: &Rig, marks: &SpineMarks) -> Option<[f64; 2]> {
         yes.max(marks.colour.len() - yes) as f64 / n,
     ])
 }
+
+/// `BINDING_MODE=targets`: per IK target, whether it is some part's home (a slot hangs on it)
+/// and whether some artist mesh is bound to it (pooled counts, and the rigs with such bones).
+pub fn targets(only: Option<Vec<String>>) -> Res<()> {
+    // [home of a part, not a home] x [bound by some artist mesh, not bound]
+    let mut n = [[0usize; 2]; 2];
+    for (src, rig) in super::painted_rigs(only.as_deref())? {
+        let sk = rig.scene.skeleton();
+        let homes: Vec<usize> = rig.homes().iter().flat_map(|h| h.bones.clone()).collect();
+        let bound: Vec<usize> = rig
+            .meshes
+            .iter()
+            .flat_map(|(_, names)| names.iter().filter_map(|b| sk.index_of(b)))
+            .collect();
+        let mut targets: Vec<usize> = rig
+            .scene
+            .ik()
+            .iter()
+            .filter_map(|c| sk.index_of(&c.target))
+            .collect();
+        targets.sort_unstable();
+        targets.dedup();
+        for j in targets {
+            let h = usize::from(!homes.contains(&j));
+            let b = usize::from(!bound.contains(&j));
+            n[h][b] += 1;
+            let slot_meshes = rig.homes().iter().filter(|m| m.bones == [j]).count();
+            let bound_meshes = rig
+                .meshes
+                .iter()
+                .filter(|(_, names)| names.iter().any(|x| sk.index_of(x) == Some(j)))
+                .count();
+            println!(
+                "{}\t{}\thome of {} parts\tbound by {} artist meshes",
+                src.name,
+                sk.bones()[j].name,
+                slot_meshes,
+                bound_meshes
+            );
+        }
+    }
+    println!("IK targets, pooled: home and bound {}, home not bound {}, not home but bound {}, neither {}", n[0][0], n[0][1], n[1][0], n[1][1]);
+    Ok(())
+}

@@ -123,11 +123,19 @@ fn score_rig(source: &str, rig: &Rig) -> Res<RigRow> {
     Ok(out)
 }
 
-/// Sum over the three measures of the rank of each target's (c) mean over `rows`.
-fn rank_sum(rows: &[&RigRow]) -> Vec<usize> {
+/// Sum over the three measures of the rank of each target's mean over `rows` in protocol
+/// `protocol` (0: (a), 1: (c)).
+fn rank_sum(rows: &[&RigRow], protocol: usize) -> Vec<usize> {
     let means: Vec<Scores> = (0..TARGETS.len())
         .map(|k| {
-            let col = |m: usize| mean(&rows.iter().map(|r| r.scores[k][1][m]).collect::<Vec<_>>());
+            let col = |m: usize| {
+                mean(
+                    &rows
+                        .iter()
+                        .map(|r| r.scores[k][protocol][m])
+                        .collect::<Vec<_>>(),
+                )
+            };
             [col(0), col(1), col(2)]
         })
         .collect();
@@ -172,40 +180,56 @@ pub fn run(only: Option<Vec<String>>) -> Res<()> {
             median(rows.iter().map(|r| r.ratio[k]).collect())
         );
     }
-    // The target chosen per rig on the other sources' rigs (rank sum of the three means).
-    let mut held = Vec::new();
-    let mut chosen = std::collections::BTreeMap::<String, usize>::new();
-    for r in &rows {
-        let others: Vec<&RigRow> = rows.iter().filter(|o| o.source != r.source).collect();
-        let sums = rank_sum(&others);
-        let k = (0..TARGETS.len()).min_by_key(|&k| sums[k]).unwrap_or(0);
-        *chosen.entry(label(TARGETS[k])).or_default() += 1;
-        held.push((r.scores[k][1], r.ratio[k]));
+    // The target chosen per rig on the other sources' rigs (rank sum of the three means), for
+    // (a) (the artist's bones, `Bind::Artist`) and for (c).
+    let mut chosen = [
+        std::collections::BTreeMap::<String, usize>::new(),
+        std::collections::BTreeMap::<String, usize>::new(),
+    ];
+    for protocol in [0, 1] {
+        let mut held = Vec::new();
+        for r in &rows {
+            let others: Vec<&RigRow> = rows.iter().filter(|o| o.source != r.source).collect();
+            let sums = rank_sum(&others, protocol);
+            let k = (0..TARGETS.len()).min_by_key(|&k| sums[k]).unwrap_or(0);
+            *chosen[protocol].entry(label(TARGETS[k])).or_default() += 1;
+            held.push((r.scores[k][protocol], r.ratio[k]));
+        }
+        let cells = three_cells(|m| held.iter().map(|x| x.0[m]).collect());
+        if protocol == 0 {
+            println!(
+                "| (a) target chosen leaving the rig's source out | {cells} | - | - | - | - |"
+            );
+        } else {
+            println!(
+                "| (c) target chosen leaving the rig's source out | - | - | - | {cells} | {:.2}x |",
+                median(held.iter().map(|x| x.1).collect())
+            );
+        }
     }
-    println!(
-        "| (c) target chosen leaving the rig's source out | - | - | - | {} | {:.2}x |",
-        three_cells(|m| held.iter().map(|x| x.0[m]).collect()),
-        median(held.iter().map(|x| x.1).collect())
-    );
+    let chosen_a = &chosen[0];
+    let chosen = &chosen[1];
     let all: Vec<&RigRow> = rows.iter().collect();
-    let sums = rank_sum(&all);
+    let sums = rank_sum(&all, 1);
+    let sums_a = rank_sum(&all, 0);
     println!(
-        "\nChosen held out (rigs): {chosen:?}; on all rigs: {}. (c)'s sets are the shipped trees' \
-         (in-sample); rigs won by (c) against (b) per target (agreement / one-bone / clip):",
+        "\nChosen held out (rigs): (a) {chosen_a:?}, (c) {chosen:?}; on all rigs: (a) {}, (c) {}. \
+         (c)'s sets are the shipped trees' (in-sample); rigs won by (c) against (b) per target \
+         (agreement / one-bone / clip):",
+        label(TARGETS[(0..TARGETS.len()).min_by_key(|&k| sums_a[k]).unwrap_or(0)]),
         label(TARGETS[(0..TARGETS.len()).min_by_key(|&k| sums[k]).unwrap_or(0)])
     );
     for (k, t) in TARGETS.iter().enumerate() {
-        let won = |m: usize| {
-            rows.iter()
-                .filter(|r| {
-                    let (c, b) = (r.scores[k][1][m], r.b[m]);
-                    if m == 0 {
-                        c > b
-                    } else {
-                        c < b
-                    }
-                })
-                .count()
+        let won = |m| super::rigs_won(rows.len(), &|i| rows[i].scores[k][1], &|i| rows[i].b, m);
+        println!("- {}: {} / {} / {}", label(*t), won(0), won(1), won(2));
+    }
+    println!(
+        "\nRigs won by (a) per target against (a) on own vertices (agreement / one-bone / clip):"
+    );
+    for (k, t) in TARGETS.iter().enumerate().skip(1) {
+        let won = |m| {
+            let own = |i: usize| rows[i].scores[0][0];
+            super::rigs_won(rows.len(), &|i| rows[i].scores[k][0], &own, m)
         };
         println!("- {}: {} / {} / {}", label(*t), won(0), won(1), won(2));
     }

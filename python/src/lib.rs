@@ -66,7 +66,8 @@ pub(crate) fn points_array<'py>(
 /// array of indices into part_names; masks and the drag metric use them.
 ///
 /// bind: how each part's bones are chosen, as the CLI's --bind: "artist" (each part of
-/// `bindings` with two or more bones over them, the others by the whole solve), "auto" (the binder for every part) or "all" (the whole solve);
+/// `bindings` with two or more bones over them, the others by the binder), "auto" (the
+/// binder for every part) or "all" (the whole solve);
 /// None: "artist" when `bindings` lists a part with two or more bones, else "all".
 /// bindings: None, or a dict from part name to the bone names its file binds it to (a part
 /// with one bone is an unweighted mesh hanging on that bone: the binder keeps it).

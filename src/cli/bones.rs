@@ -139,9 +139,9 @@ fn deforming_bones(
 pub struct BindArg {
     /// How each mesh's bones are chosen. `artist`: the bones the rig's own weights
     /// (SCENE.artist.json) bind the mesh to, weights recomputed; a mesh they do not weight
-    /// (every vertex on one bone) keeps the whole solve's weights. `auto`: the binder for every mesh, from
-    /// the whole solve, never from the artist's weights, each mesh then solved over its bones
-    /// (under 150 vertices on a subdivided copy). `all`: the whole character at once
+    /// (every vertex on one bone) gets the binder, as with auto. `auto`: the binder for every mesh, from the whole solve, never from the
+    /// artist's weights, each mesh then solved over its bones (under 150 vertices on a
+    /// subdivided copy; an image quad stays rigid on its bone). `all`: the whole character at once
     /// over the --bones bones. --bones limits every choice: an artist mesh keeps only its
     /// listed bones [default: artist when SCENE.artist.json is beside the scene (an imported
     /// rig), else all].
@@ -174,8 +174,8 @@ pub fn chosen_binding(
     match (binding.bind, &file) {
         (Bind::Artist, Some((path, _))) => eprintln!(
             "note: {artist} mesh(es) solved over the bones {} binds them to, {binder} it \
-             does not weight by the whole solve (--bind all: every mesh by the whole solve; \
-             --bind auto: by the binder's bones)",
+             does not weight over the binder's bones (--bind all: every mesh by the whole \
+             solve; --bind auto: every mesh by the binder's bones)",
             path.display()
         ),
         (Bind::Auto, _) => {

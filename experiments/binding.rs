@@ -14,8 +14,10 @@
 //! their features, `probe` scores the rule and the shipped trees against edits of their sets
 //! (stdout only), `deforming` a per-rig classifier of the deforming bones before the whole
 //! solve, `chains` how often the trees' IK-chain bones are the artist's, `refine` each
-//! mesh's re-solve on subdivided copies of it, and `second` a second pass dropping the bones
-//! that lead few vertices in that re-solve (all four stdout only).
+//! mesh's re-solve on subdivided copies of it (`DROP_APART=1`: the sets without the bones
+//! animated apart from the mesh's heaviest), `second` a second pass dropping the bones that
+//! lead few vertices in that re-solve, `targets` which IK targets the artists bind, and
+//! `shown` two clip signals against the artist's bones (all stdout only).
 
 mod common;
 #[path = "binding/deforming.rs"]
@@ -175,6 +177,7 @@ fn run() -> Res<()> {
         Ok("deforming") => return deforming::run(only),
         Ok("chains") => return deforming::chains(only),
         Ok("targets") => return deforming::targets(only),
+        Ok("shown") => return deforming::shown(only),
         Ok("refine") => return refine::run(only),
         Ok("second") => return second::run(only),
         _ => {}

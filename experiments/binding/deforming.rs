@@ -743,3 +743,168 @@ pub fn targets(only: Option<Vec<String>>) -> Res<()> {
     println!("IK targets, pooled: home and bound {}, home not bound {}, not home but bound {}, neither {}", n[0][0], n[0][1], n[1][0], n[1][1]);
     Ok(())
 }
+
+/// `BINDING_MODE=shown`: per artist mesh and bone the shipped trees choose for it, two clip
+/// signals against whether the artist binds it (pooled counts, and the rigs where they fire):
+/// - drawn: the bone is keyed (its own track, or an IK chain whose target is keyed) in some
+///   clip but in no clip that draws the mesh (its slot showing its attachment at the clip's
+///   start or at one of its attachment keys); only scenes whose art keeps slots;
+/// - apart: the bone and the mesh's heaviest bone in the whole solve are both keyed, never in
+///   the same clip.
+pub fn shown(only: Option<Vec<String>>) -> Res<()> {
+    use std::collections::{BTreeMap, BTreeSet};
+    let solver = super::common::rigs::solver_of_spec("best")?;
+    // Per signal: [fires, does not] x [bound, not bound]
+    let mut pooled = [[[0usize; 2]; 2]; 2];
+    let mut without_slots = 0;
+    for (_, rig) in super::painted_rigs(only.as_deref())? {
+        let sk = rig.scene.skeleton();
+        let keyed = keyed_per_clip(&rig);
+        let animated: BTreeSet<usize> = keyed.iter().flatten().copied().collect();
+        let art = rig.scene.art().filter(|a| a.has_slots());
+        if art.is_none() {
+            without_slots += 1;
+        }
+        let setup: BTreeMap<&str, &str> = art
+            .iter()
+            .flat_map(|a| a.layers.iter())
+            .filter_map(|l| l.slot.as_ref())
+            .filter(|s| s.setup)
+            .map(|s| (s.slot.as_str(), s.attachment.as_str()))
+            .collect();
+        let d0 = rig.scene.deforming_bones(None)?.kept;
+        let whole = solve_with_bones(solver.as_ref(), &rig.scene, &d0)?.weights;
+        let sets = auto_bones(&rig.scene, &whole, &rig.homes(), &BindOptions::default())?;
+        let mut local = [[[0usize; 2]; 2]; 2];
+        for (part, names) in &rig.meshes {
+            let Some(mb) = sets.iter().find(|m| m.part == *part) else {
+                continue;
+            };
+            let heaviest = heaviest_of(&rig, &whole, mb);
+            let slot = art.and_then(|a| {
+                a.layers
+                    .iter()
+                    .find(|l| &l.part == part)
+                    .and_then(|l| l.slot.as_ref())
+            });
+            let drawn_in = |c: &skinweights::animation::Clip| {
+                let Some(slot) = slot else { return true };
+                let times = std::iter::once(0.0).chain(
+                    c.attachments
+                        .iter()
+                        .filter(|t| t.slot == slot.slot)
+                        .flat_map(|t| t.keys.iter().map(|k| k.time)),
+                );
+                times.into_iter().any(|t| {
+                    let at = c.attachments_at(t);
+                    let shown = match at.get(&slot.slot) {
+                        Some(a) => a.as_deref(),
+                        None => setup.get(slot.slot.as_str()).copied(),
+                    };
+                    shown == Some(slot.attachment.as_str())
+                })
+            };
+            let moving: BTreeSet<usize> = rig
+                .scene
+                .clips()
+                .iter()
+                .zip(&keyed)
+                .filter(|(c, _)| drawn_in(c))
+                .flat_map(|(_, k)| k.iter().copied())
+                .collect();
+            let artist: Vec<usize> = names.iter().filter_map(|b| sk.index_of(b)).collect();
+            for &j in &mb.bones {
+                let never = slot.is_some() && animated.contains(&j) && !moving.contains(&j);
+                let apart = heaviest.is_some_and(|h| {
+                    h != j
+                        && animated.contains(&j)
+                        && animated.contains(&h)
+                        && !keyed.iter().any(|k| k.contains(&j) && k.contains(&h))
+                });
+                let bound = usize::from(!artist.contains(&j));
+                local[0][usize::from(!never)][bound] += 1;
+                local[1][usize::from(!apart)][bound] += 1;
+            }
+        }
+        for (signal, name) in ["drawn", "apart"].iter().enumerate() {
+            for f in 0..2 {
+                for b in 0..2 {
+                    pooled[signal][f][b] += local[signal][f][b];
+                }
+            }
+            let l = local[signal];
+            if l[0][0] + l[0][1] > 0 {
+                println!(
+                    "{} {name}: fires on bound {} not {}; the rest: bound {} not {}",
+                    rig.name, l[0][0], l[0][1], l[1][0], l[1][1]
+                );
+            }
+        }
+    }
+    for (signal, name) in ["drawn", "apart"].iter().enumerate() {
+        let l = pooled[signal];
+        println!(
+            "pooled {name}: fires on bound {} not {}; the rest: bound {} not {}",
+            l[0][0], l[0][1], l[1][0], l[1][1]
+        );
+    }
+    println!("{without_slots} rigs whose scene keeps no slots (drawn cannot fire)");
+    Ok(())
+}
+
+/// Per clip of `rig`, the bones it keys: its own tracks, and the chain of each IK constraint
+/// whose target it keys.
+pub fn keyed_per_clip(rig: &Rig) -> Vec<std::collections::BTreeSet<usize>> {
+    let sk = rig.scene.skeleton();
+    rig.scene
+        .clips()
+        .iter()
+        .map(|c| {
+            let mut set: std::collections::BTreeSet<usize> = c
+                .tracks
+                .iter()
+                .filter_map(|t| sk.index_of(&t.bone))
+                .collect();
+            for k in rig.scene.ik() {
+                if sk.index_of(&k.target).is_some_and(|t| set.contains(&t)) {
+                    set.extend(k.bones.iter().filter_map(|b| sk.index_of(b)));
+                }
+            }
+            set
+        })
+        .collect()
+}
+
+/// `sets` without the bones keyed in some clip of `rig` but never in one clip with the set's
+/// heaviest bone in `whole` (itself keyed somewhere); a set keeps its heaviest bone.
+pub fn without_apart(rig: &Rig, whole: &Weights, sets: &mut [MeshBones]) {
+    let keyed = keyed_per_clip(rig);
+    let animated = |j: usize| keyed.iter().any(|k| k.contains(&j));
+    for mb in sets.iter_mut() {
+        let Some(h) = heaviest_of(rig, whole, mb) else {
+            continue;
+        };
+        if !animated(h) {
+            continue;
+        }
+        mb.bones.retain(|&j| {
+            j == h || !animated(j) || keyed.iter().any(|k| k.contains(&j) && k.contains(&h))
+        });
+    }
+}
+
+/// The bone of `mb` with the most weight in `whole` on its part's vertices.
+fn heaviest_of(rig: &Rig, whole: &Weights, mb: &MeshBones) -> Option<usize> {
+    let p = rig.scene.mesh().part_index(&mb.part)?;
+    let parts = rig.scene.mesh().vertex_parts();
+    let mass = |j: usize| -> f64 {
+        (0..parts.len())
+            .filter(|&v| parts[v] == p)
+            .map(|v| whole.get(v, j))
+            .sum()
+    };
+    mb.bones
+        .iter()
+        .copied()
+        .max_by(|&a, &b| mass(a).total_cmp(&mass(b)))
+}

@@ -81,6 +81,10 @@ fn score_rig(source: &str, rig: &Rig) -> Res<RigRow> {
     };
     let mut sets = auto_bones(&rig.scene, &whole, &rig.homes(), &options)?;
     sets.retain(|mb| cuts.iter().any(|(p, _)| *p == mb.part));
+    // `DROP_APART=1`: each set without the bones never keyed in a clip with its heaviest.
+    if std::env::var("DROP_APART").is_ok_and(|v| v == "1") {
+        super::deforming::without_apart(rig, &whole, &mut sets);
+    }
     let artist: Vec<MeshBones> = cuts
         .iter()
         .map(|(p, c)| MeshBones {

@@ -5,7 +5,8 @@
 //! solve) with each mesh under `target` vertices solved on a copy subdivided to at least
 //! `target`, for each of [`TARGETS`], the target chosen per rig by leaving its source out, and
 //! times each re-solve against heat's per-mesh time. `WHOLE_SPEC=SPEC` solves the whole
-//! character the binder reads with another solver spec, `REFINE_BINDER=rule` binds with the
+//! character the binder reads with another solver spec, `WHOLE_NEAR=F` replaces that solve by
+//! each part solved alone over the bones near it, `REFINE_BINDER=rule` binds with the
 //! hand-made rule, and `REFINE_OPTIONS=KEY=VALUE;...` adds options of `best` to every re-solve.
 use super::common::rigs::Rig;
 use super::common::Res;
@@ -73,7 +74,30 @@ fn score_rig(source: &str, rig: &Rig) -> Res<RigRow> {
         Ok(spec) => super::common::rigs::solver_of_spec(&spec)?,
         Err(_) => solver_for(None)?,
     };
-    let whole = solve_with_bones(whole_solver.as_ref(), &rig.scene, &d0)?.weights;
+    let t = Instant::now();
+    let mut whole = solve_with_bones(whole_solver.as_ref(), &rig.scene, &d0)?.weights;
+    let whole_s = t.elapsed().as_secs_f64();
+    // `WHOLE_NEAR=F`: the whole solve replaced by each part solved alone over the bones of D0
+    // within F times its bounding box's diagonal of it.
+    if let Some(f) = std::env::var("WHOLE_NEAR")
+        .ok()
+        .and_then(|v| v.parse::<f64>().ok())
+    {
+        let sets = near_bones(&rig.scene, &d0, f);
+        let t = Instant::now();
+        let zeros =
+            Weights::zeros_unchecked(rig.scene.mesh().vertex_count(), rig.scene.skeleton().len());
+        whole = solve_bound(whole_solver.as_ref(), &rig.scene, &sets, zeros)?;
+        let near_s = t.elapsed().as_secs_f64();
+        let mean_bones =
+            sets.iter().map(|m| m.bones.len()).sum::<usize>() as f64 / sets.len().max(1) as f64;
+        eprintln!(
+            "{}: whole {whole_s:.4} s, near {near_s:.4} s ({:.2}x), {mean_bones:.1} of {} bones per part",
+            rig.name,
+            near_s / whole_s.max(1e-9),
+            d0.len()
+        );
+    }
     let b = solve_with_bones(best.as_ref(), &rig.scene, &rig.artist_bones())?.weights;
     let options = match std::env::var("REFINE_BINDER").as_deref() {
         Ok("rule") => BindOptions::rule(),
@@ -144,6 +168,58 @@ fn rank_sum(rows: &[&RigRow], protocol: usize) -> Vec<usize> {
         })
         .collect();
     super::rank_sum_of(&means)
+}
+
+/// Per part with vertices, the bones of `d0` whose segment comes within `f` times the part's
+/// bounding-box diagonal of the box (the nearest one when none does).
+fn near_bones(scene: &skinweights::scene::Scene, d0: &[usize], f: f64) -> Vec<MeshBones> {
+    let mesh = scene.mesh();
+    let np = mesh.parts().len();
+    let mut lo = vec![[f64::INFINITY; 2]; np];
+    let mut hi = vec![[f64::NEG_INFINITY; 2]; np];
+    for (v, &p) in mesh.vertex_parts().iter().enumerate() {
+        let q = mesh.vertices()[v];
+        for k in 0..2 {
+            lo[p][k] = lo[p][k].min(q[k]);
+            hi[p][k] = hi[p][k].max(q[k]);
+        }
+    }
+    let bones = scene.skeleton().bones();
+    (0..np)
+        .filter(|&p| lo[p][0].is_finite())
+        .map(|p| {
+            let diag = ((hi[p][0] - lo[p][0]).powi(2) + (hi[p][1] - lo[p][1]).powi(2)).sqrt();
+            let to_box = |j: usize| {
+                let (a, b) = (bones[j].head, bones[j].tail);
+                (0..=10)
+                    .map(|i| {
+                        let t = f64::from(i) / 10.0;
+                        let x = a.x + (b.x - a.x) * t;
+                        let y = a.y + (b.y - a.y) * t;
+                        let dx = (lo[p][0] - x).max(x - hi[p][0]).max(0.0);
+                        let dy = (lo[p][1] - y).max(y - hi[p][1]).max(0.0);
+                        (dx * dx + dy * dy).sqrt()
+                    })
+                    .fold(f64::INFINITY, f64::min)
+            };
+            let mut near: Vec<usize> = d0
+                .iter()
+                .copied()
+                .filter(|&j| to_box(j) <= f * diag)
+                .collect();
+            if near.is_empty() {
+                near.extend(
+                    d0.iter()
+                        .copied()
+                        .min_by(|&a, &b| to_box(a).total_cmp(&to_box(b))),
+                );
+            }
+            MeshBones {
+                part: mesh.parts()[p].clone(),
+                bones: near,
+            }
+        })
+        .collect()
 }
 
 fn median(mut v: Vec<f64>) -> f64 {

@@ -205,6 +205,30 @@ fn unweighted_spine_meshes_come_back_weighted_with_the_same_weights() {
                 && a["vertices"].as_array().unwrap().len() > a["uvs"].as_array().unwrap().len()
         })
         .count();
+    // Exactly the unweighted meshes the solve bends (rows on two or more bones) are written
+    // weighted (the file's weighted mesh, the spear, is in the default skin).
+    let solved_rows = weights(&solved, loaded.skeleton().len());
+    let vertex_parts = loaded.mesh().vertex_parts();
+    let names = loaded.mesh().parts();
+    let bent = (0..names.len())
+        .filter(|&part| !file.artist.iter().any(|mb| mb.part == names[part]))
+        .filter(|&part| {
+            let mut bones = (0..vertex_parts.len())
+                .filter(|&v| vertex_parts[v] == part)
+                .flat_map(|v| {
+                    let row = solved_rows.row(v).to_vec();
+                    (0..row.len()).filter(move |&j| row[j] > 0.0)
+                })
+                .collect::<Vec<_>>();
+            bones.sort_unstable();
+            bones.dedup();
+            bones.len() > 1
+        })
+        .count();
+    assert_eq!(
+        weighted, bent,
+        "{weighted} weighted meshes, {bent} bent parts"
+    );
     assert!(weighted >= 6, "{weighted} weighted meshes");
     let back = p(dir, "back.json");
     run(&["import", "spine", &spine, "--skin", "goblin", "-o", &back]);

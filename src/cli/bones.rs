@@ -139,10 +139,10 @@ fn deforming_bones(
 pub struct BindArg {
     /// How each mesh's bones are chosen. `artist`: the bones the rig's own weights
     /// (SCENE.artist.json) bind the mesh to, weights recomputed; a mesh they do not weight
-    /// (every vertex on one bone) gets the binder, as with auto. `auto`: the binder for every mesh, from the whole solve, never from the
-    /// artist's weights, each mesh then solved over its bones (under 150 vertices on a
-    /// subdivided copy; an image quad stays rigid on its bone). `all`: the whole character at once
-    /// over the --bones bones. --bones limits every choice: an artist mesh keeps only its
+    /// (every vertex on one bone) gets the binder, as with auto. `auto`: the binder for every
+    /// mesh, from the whole solve, never from the artist's weights, each mesh then solved over
+    /// its bones (under 150 vertices on a subdivided copy; an image quad stays rigid on its
+    /// bone). `all`: the whole character at once over the --bones bones. --bones limits every choice: an artist mesh keeps only its
     /// listed bones [default: artist when SCENE.artist.json is beside the scene (an imported
     /// rig), else all].
     #[arg(long, value_name = "artist|auto|all")]
